@@ -1,0 +1,369 @@
+// Package postgres is the default event-store adapter: one events table in PostgreSQL.
+//
+// Concurrency: the unique (stream_id, version) constraint is the optimistic-concurrency check,
+// so an append is one INSERT when the stream's head is known (cached after this process's own
+// appends) and a head read plus an INSERT otherwise. Global order: see migrations/001_events.sql.
+// Wake-ups: appends wake subscribers of this process directly and send one coalesced NOTIFY after
+// commit for other processes; subscribers also poll, so a lost notification costs only latency.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/eventstore"
+)
+
+// Channel is the LISTEN/NOTIFY channel that announces new events.
+const Channel = "payledger_events"
+
+// NotifyMode chooses how other processes learn of new events.
+type NotifyMode int
+
+const (
+	// NotifyAfterCommit sends one coalesced NOTIFY after commit, outside the append (default).
+	NotifyAfterCommit NotifyMode = iota
+	// NotifyInTx calls pg_notify inside the appending transaction; every commit then takes the
+	// notification queue's global lock. Kept for measurement.
+	NotifyInTx
+	// NotifyOff sends no NOTIFY; other processes find events by polling.
+	NotifyOff
+)
+
+// Store is the PostgreSQL adapter.
+type Store struct {
+	pool         *pgxpool.Pool
+	now          func() time.Time
+	notifyMode   NotifyMode
+	pollInterval time.Duration
+	beforeCommit func(context.Context)
+
+	heads *headCache
+	wake  *signal
+
+	notifying atomic.Bool // a NOTIFY goroutine is running
+	again     atomic.Bool // another append happened while it ran
+}
+
+var _ eventstore.Store = (*Store)(nil)
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithNotifyMode sets how other processes are woken (default NotifyAfterCommit).
+func WithNotifyMode(m NotifyMode) Option { return func(s *Store) { s.notifyMode = m } }
+
+// WithPollInterval sets how often subscribers look for events without a wake-up (default 100ms).
+func WithPollInterval(d time.Duration) Option { return func(s *Store) { s.pollInterval = d } }
+
+// WithClock sets the clock that stamps recorded times (default time.Now).
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithBeforeCommit runs fn inside every append transaction just before it commits. Tests use it
+// to hold transactions open and provoke out-of-order commits; appends then always use an
+// explicit transaction.
+func WithBeforeCommit(fn func(context.Context)) Option { return func(s *Store) { s.beforeCommit = fn } }
+
+// New returns a Store on pool, whose database must be migrated.
+func New(pool *pgxpool.Pool, opts ...Option) *Store {
+	s := &Store{pool: pool, now: time.Now, pollInterval: 100 * time.Millisecond, heads: newHeadCache(100_000), wake: newSignal()}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Append implements eventstore.Store.
+func (s *Store) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.AppendResult, error) {
+	if err := eventstore.Validate(stream, events); err != nil {
+		return eventstore.AppendResult{}, err
+	}
+	if len(events) == 0 {
+		h, err := s.readHead(ctx, stream)
+		return eventstore.AppendResult{Version: h.version}, err
+	}
+	for attempt := 0; ; attempt++ {
+		res, err := s.tryAppend(ctx, stream, expected, events)
+		var wrong *eventstore.WrongExpectedVersionError
+		if errors.As(err, &wrong) && expected.IsAny() && attempt < 50 {
+			continue // another writer took the version we computed; Any means try again
+		}
+		if err == nil {
+			s.announce()
+		}
+		return res, err
+	}
+}
+
+func (s *Store) tryAppend(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events []eventstore.EventData) (eventstore.AppendResult, error) {
+	h, known := s.heads.get(stream)
+	if !known || !expected.Matches(h.version) {
+		var err error
+		if h, err = s.readHead(ctx, stream); err != nil {
+			return eventstore.AppendResult{}, err
+		}
+	}
+	if !expected.Matches(h.version) {
+		if res, ok, err := s.alreadyAppended(ctx, events); err != nil || ok {
+			return res, err
+		}
+		return eventstore.AppendResult{}, &eventstore.WrongExpectedVersionError{Stream: stream, Expected: expected, Actual: h.version}
+	}
+	recs, err := eventstore.Prepare(stream, h.version, h.hash, s.now(), events)
+	if err != nil {
+		return eventstore.AppendResult{}, err
+	}
+	res, err := s.insert(ctx, recs)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		s.heads.forget(stream)
+		if res, ok, err := s.alreadyAppended(ctx, events); err != nil || ok {
+			return res, err
+		}
+		if pgErr.ConstraintName == "events_event_id_key" {
+			return eventstore.AppendResult{}, fmt.Errorf("%w: an event id is already stored in another append", eventstore.ErrInvalidEvent)
+		}
+		actual, err := s.readHead(ctx, stream)
+		if err != nil {
+			return eventstore.AppendResult{}, err
+		}
+		return eventstore.AppendResult{}, &eventstore.WrongExpectedVersionError{Stream: stream, Expected: expected, Actual: actual.version}
+	}
+	if err != nil {
+		return eventstore.AppendResult{}, fmt.Errorf("append to %q: %w", stream, err)
+	}
+	last := recs[len(recs)-1]
+	s.heads.put(stream, head{version: last.Version, hash: last.Hash})
+	return res, nil
+}
+
+const insertSQL = `
+INSERT INTO events (event_id, stream_id, version, type, data, metadata, recorded_at, prev_hash, hash)
+SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::json[], $6::json[], $7::timestamptz[], $8::bytea[], $9::bytea[])
+RETURNING tx_id, seq`
+
+const insertNotifySQL = `
+WITH ins AS (` + insertSQL + `), n AS (SELECT pg_notify('` + Channel + `', ''))
+SELECT ins.tx_id, ins.seq FROM ins, n`
+
+func (s *Store) insert(ctx context.Context, recs []eventstore.RecordedEvent) (eventstore.AppendResult, error) {
+	n := len(recs)
+	ids, streams, types, data, meta := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	versions, times := make([]int64, n), make([]time.Time, n)
+	prev, hashes := make([][]byte, n), make([][]byte, n)
+	for i, r := range recs {
+		ids[i], streams[i], types[i] = r.ID.String(), r.StreamID, r.Type
+		data[i], meta[i] = string(r.Data), string(r.Metadata)
+		versions[i], times[i], prev[i], hashes[i] = int64(r.Version), r.RecordedAt, r.PrevHash, r.Hash
+	}
+	query := insertSQL
+	if s.notifyMode == NotifyInTx {
+		query = insertNotifySQL
+	}
+	args := []any{ids, streams, versions, types, data, meta, times, prev, hashes}
+	var q interface {
+		Query(context.Context, string, ...any) (pgx.Rows, error)
+	} = s.pool
+	var tx pgx.Tx
+	if s.beforeCommit != nil {
+		var err error
+		if tx, err = s.pool.Begin(ctx); err != nil {
+			return eventstore.AppendResult{}, err
+		}
+		defer func() { _ = tx.Rollback(context.Background()) }()
+		q = tx
+	}
+	rows, err := q.Query(ctx, query, args...)
+	if err != nil {
+		return eventstore.AppendResult{}, err
+	}
+	var pos eventstore.Position
+	for rows.Next() {
+		var txID, seq int64
+		if err := rows.Scan(&txID, &seq); err != nil {
+			rows.Close()
+			return eventstore.AppendResult{}, err
+		}
+		if p := (eventstore.Position{Commit: uint64(txID), Prepare: uint64(seq)}); pos.Less(p) {
+			pos = p
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return eventstore.AppendResult{}, err
+	}
+	if tx != nil {
+		s.beforeCommit(ctx)
+		if err := tx.Commit(ctx); err != nil {
+			return eventstore.AppendResult{}, err
+		}
+	}
+	return eventstore.AppendResult{Version: recs[n-1].Version, Position: pos}, nil
+}
+
+// alreadyAppended reports the original result when the batch's last event is already stored.
+func (s *Store) alreadyAppended(ctx context.Context, events []eventstore.EventData) (eventstore.AppendResult, bool, error) {
+	var version, txID, seq int64
+	err := s.pool.QueryRow(ctx, `SELECT version, tx_id, seq FROM events WHERE event_id = $1`, events[len(events)-1].ID.String()).
+		Scan(&version, &txID, &seq)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return eventstore.AppendResult{}, false, nil
+	}
+	if err != nil {
+		return eventstore.AppendResult{}, false, fmt.Errorf("look up event id: %w", err)
+	}
+	return eventstore.AppendResult{Version: uint64(version), Position: eventstore.Position{Commit: uint64(txID), Prepare: uint64(seq)}}, true, nil
+}
+
+func (s *Store) readHead(ctx context.Context, stream string) (head, error) {
+	var h head
+	var v int64
+	err := s.pool.QueryRow(ctx, `SELECT version, hash FROM events WHERE stream_id = $1 ORDER BY version DESC LIMIT 1`, stream).Scan(&v, &h.hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return head{}, nil
+	}
+	if err != nil {
+		return head{}, fmt.Errorf("read head of %q: %w", stream, err)
+	}
+	h.version = uint64(v)
+	return h, nil
+}
+
+const selectColumns = `tx_id, seq, event_id, stream_id, version, type, data, metadata, recorded_at, prev_hash, hash`
+
+// ReadStream implements eventstore.Store.
+func (s *Store) ReadStream(ctx context.Context, stream string, from uint64, limit int) ([]eventstore.RecordedEvent, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+selectColumns+` FROM events WHERE stream_id = $1 AND version >= $2 ORDER BY version LIMIT $3`,
+		stream, int64(from), limit)
+	if err != nil {
+		return nil, fmt.Errorf("read stream %q: %w", stream, err)
+	}
+	return scanEvents(rows, limit)
+}
+
+// ReadAll implements eventstore.Store. Only events of transactions older than every transaction
+// still running are returned, so no later commit can land before the returned position.
+func (s *Store) ReadAll(ctx context.Context, from eventstore.Position, limit int) ([]eventstore.RecordedEvent, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+selectColumns+` FROM events
+		WHERE (tx_id, seq) > ($1, $2) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+		ORDER BY tx_id, seq LIMIT $3`, int64(from.Commit), int64(from.Prepare), limit)
+	if err != nil {
+		return nil, fmt.Errorf("read all from %s: %w", from, err)
+	}
+	return scanEvents(rows, limit)
+}
+
+func scanEvents(rows pgx.Rows, capHint int) ([]eventstore.RecordedEvent, error) {
+	defer rows.Close()
+	out := make([]eventstore.RecordedEvent, 0, min(capHint, 1024))
+	for rows.Next() {
+		var e eventstore.RecordedEvent
+		var txID, seq, version int64
+		var data, meta []byte
+		if err := rows.Scan(&txID, &seq, &e.ID, &e.StreamID, &version, &e.Type, &data, &meta, &e.RecordedAt, &e.PrevHash, &e.Hash); err != nil {
+			return nil, fmt.Errorf("scan event: %w", err)
+		}
+		e.Position = eventstore.Position{Commit: uint64(txID), Prepare: uint64(seq)}
+		e.Version = uint64(version)
+		e.Data, e.Metadata = data, meta
+		e.RecordedAt = e.RecordedAt.UTC()
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	return out, nil
+}
+
+// announce wakes this process's subscribers at once and other processes by NOTIFY.
+func (s *Store) announce() {
+	s.wake.broadcast()
+	if s.notifyMode != NotifyAfterCommit {
+		return
+	}
+	s.again.Store(true)
+	if !s.notifying.CompareAndSwap(false, true) {
+		return // the running goroutine will send one more
+	}
+	go func() {
+		for {
+			for s.again.Swap(false) {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				// A failed NOTIFY only delays other processes until their next poll.
+				_, _ = s.pool.Exec(ctx, `SELECT pg_notify('`+Channel+`', '')`)
+				cancel()
+			}
+			s.notifying.Store(false)
+			// An append may have set again after the last Swap but before Store(false).
+			if !s.again.Load() || !s.notifying.CompareAndSwap(false, true) {
+				return
+			}
+		}
+	}()
+}
+
+// head is a stream's last version and hash.
+type head struct {
+	version uint64
+	hash    []byte
+}
+
+// headCache remembers stream heads this process wrote, so most appends skip the head read. A
+// stale entry is harmless: the unique (stream, version) constraint rejects the insert.
+type headCache struct {
+	mu    sync.Mutex
+	max   int
+	heads map[string]head
+}
+
+func newHeadCache(max int) *headCache { return &headCache{max: max, heads: map[string]head{}} }
+
+func (c *headCache) get(stream string) (head, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h, ok := c.heads[stream]
+	return h, ok
+}
+
+func (c *headCache) put(stream string, h head) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.heads) >= c.max {
+		clear(c.heads)
+	}
+	c.heads[stream] = h
+}
+
+func (c *headCache) forget(stream string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.heads, stream)
+}
+
+// signal is a broadcast: waiters take the current channel, which is closed on the next event.
+type signal struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func newSignal() *signal { return &signal{ch: make(chan struct{})} }
+
+func (s *signal) wait() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ch
+}
+
+func (s *signal) broadcast() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	close(s.ch)
+	s.ch = make(chan struct{})
+}

@@ -1,0 +1,76 @@
+// Package migrations holds the SQL schema as numbered files, embedded in the binary and applied
+// in order, each in its own transaction, with the applied version recorded in schema_version.
+package migrations
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/tern/v2/migrate"
+)
+
+//go:embed *.sql
+var files embed.FS
+
+// Apply brings the database at databaseURL up to the newest migration. Concurrent callers are
+// serialised by an advisory lock, so several processes may start at once.
+func Apply(ctx context.Context, databaseURL string) error {
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return fmt.Errorf("migrate: connect: %w", err)
+	}
+	defer conn.Close(context.Background())
+	m, err := migrate.NewMigrator(ctx, conn, "schema_version")
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if err := m.LoadMigrations(files); err != nil {
+		return fmt.Errorf("migrate: load: %w", err)
+	}
+	if err := m.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// EnsureDatabase creates the database named in databaseURL if it does not exist, connecting to
+// the server's "postgres" database to do so.
+func EnsureDatabase(ctx context.Context, databaseURL string) error {
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return fmt.Errorf("parse database url: %w", err)
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	if name == "" {
+		return errors.New("database url names no database")
+	}
+	admin := *u
+	admin.Path = "/postgres"
+	conn, err := pgx.Connect(ctx, admin.String())
+	if err != nil {
+		return fmt.Errorf("connect to create database %q: %w", name, err)
+	}
+	defer conn.Close(context.Background())
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		return fmt.Errorf("look up database %q: %w", name, err)
+	}
+	if exists {
+		return nil
+	}
+	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // created meanwhile by another process
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create database %q: %w", name, err)
+	}
+	return nil
+}

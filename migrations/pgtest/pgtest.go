@@ -1,0 +1,83 @@
+// Package pgtest gives tests a fresh, migrated PostgreSQL database that is dropped afterwards.
+// It talks to the real server at PAYLEDGER_TEST_DATABASE_URL (default: the local trust-auth
+// server); tests never mock PostgreSQL.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/migrations"
+)
+
+// DefaultURL is the server tests use when PAYLEDGER_TEST_DATABASE_URL is unset.
+const DefaultURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// URL creates a fresh migrated database, registers its removal with tb.Cleanup and returns its URL.
+func URL(tb testing.TB) string {
+	tb.Helper()
+	base := os.Getenv("PAYLEDGER_TEST_DATABASE_URL")
+	if base == "" {
+		base = DefaultURL
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		tb.Fatalf("pgtest: parse %q: %v", base, err)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "payledger_test_" + hex.EncodeToString(b[:])
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		tb.Fatalf("pgtest: connect to %s (is PostgreSQL running?): %v", u.Redacted(), err)
+	}
+	defer admin.Close(context.Background())
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		tb.Fatalf("pgtest: create database: %v", err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := pgx.Connect(ctx, base)
+		if err != nil {
+			tb.Logf("pgtest: drop %s: %v", name, err)
+			return
+		}
+		defer c.Close(context.Background())
+		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			tb.Logf("pgtest: drop %s: %v", name, err)
+		}
+	})
+	u.Path = "/" + name
+	if err := migrations.Apply(ctx, u.String()); err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	return u.String()
+}
+
+// Pool returns a pool on a fresh migrated database, closed and dropped when tb ends.
+func Pool(tb testing.TB) *pgxpool.Pool {
+	tb.Helper()
+	return PoolFor(tb, URL(tb))
+}
+
+// PoolFor opens a pool on databaseURL and closes it when tb ends.
+func PoolFor(tb testing.TB, databaseURL string) *pgxpool.Pool {
+	tb.Helper()
+	pool, err := pgxpool.New(context.Background(), databaseURL)
+	if err != nil {
+		tb.Fatalf("pgtest: open pool: %v", err)
+	}
+	tb.Cleanup(pool.Close)
+	return pool
+}
