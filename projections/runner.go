@@ -1,0 +1,282 @@
+// Package projections runs projectors: checkpointed subscribers of the global event log that keep
+// PostgreSQL read models. A projector's read-model writes and its checkpoint commit in one
+// transaction, so every event takes effect exactly once, whatever crashes in between.
+package projections
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/eventstore"
+)
+
+// Projector turns events into read-model changes.
+type Projector interface {
+	// Name identifies the projector's checkpoint and leader lock.
+	Name() string
+	// Apply writes the effect of events inside tx; the runner commits it with the checkpoint.
+	Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error
+	// Reset empties the projector's read models inside tx, before a rebuild.
+	Reset(ctx context.Context, tx pgx.Tx) error
+}
+
+// Source is the part of the event store that a runner follows.
+type Source interface {
+	Subscribe(ctx context.Context, from eventstore.Position, handle func(context.Context, []eventstore.RecordedEvent) error) error
+}
+
+// errCheckpointMoved means the stored checkpoint is no longer the one this runner started from:
+// a rebuild reset it, or another instance took over.
+var errCheckpointMoved = errors.New("checkpoint moved under the runner")
+
+// Runner keeps one projector up to date. Several processes may run a Runner for the same
+// projector; an advisory lock lets one of them apply events while the others stand by.
+type Runner struct {
+	pool  *pgxpool.Pool
+	src   Source
+	proj  Projector
+	log   zerolog.Logger
+	retry time.Duration
+
+	leader atomic.Bool
+	mu     sync.Mutex
+	pos    eventstore.Position
+	moved  chan struct{} // closed and replaced whenever pos changes
+}
+
+// NewRunner returns a runner for proj that follows src and writes through pool.
+func NewRunner(pool *pgxpool.Pool, src Source, proj Projector, log zerolog.Logger) (*Runner, error) {
+	if pool == nil || src == nil || proj == nil {
+		return nil, errors.New("projections: runner needs a pool, a source and a projector")
+	}
+	return &Runner{
+		pool: pool, src: src, proj: proj, retry: time.Second, moved: make(chan struct{}),
+		log: log.With().Str("projector", proj.Name()).Logger(),
+	}, nil
+}
+
+// Name is the projector's name.
+func (r *Runner) Name() string { return r.proj.Name() }
+
+// Leader reports whether this instance is the one applying events.
+func (r *Runner) Leader() bool { return r.leader.Load() }
+
+// Position is the global position the read models are known to reflect.
+func (r *Runner) Position() eventstore.Position {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pos
+}
+
+func (r *Runner) setPosition(p eventstore.Position) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p == r.pos {
+		return
+	}
+	r.pos = p
+	close(r.moved)
+	r.moved = make(chan struct{})
+}
+
+// Run applies events until ctx ends, taking the leader lock when it is free and standing by
+// (following the stored checkpoint) while another instance holds it. It returns ctx.Err().
+func (r *Runner) Run(ctx context.Context) error {
+	if err := r.ensureCheckpoint(ctx); err != nil {
+		r.log.Error().Err(err).Msg("projection checkpoint")
+	}
+	for ctx.Err() == nil {
+		err := r.lead(ctx)
+		switch {
+		case ctx.Err() != nil:
+		case errors.Is(err, errCheckpointMoved):
+			r.log.Info().Msg("checkpoint moved; resuming from the stored checkpoint")
+			continue
+		case err != nil:
+			r.log.Error().Err(err).Msg("projection stopped; retrying")
+		}
+		if !sleep(ctx, r.retry) {
+			break
+		}
+	}
+	return ctx.Err()
+}
+
+// lead takes the leader lock if free and applies events while holding it; without the lock it
+// follows the stored checkpoint until ctx ends or the lock may be free again.
+func (r *Runner) lead(ctx context.Context) error {
+	// The lock lives on its own connection so that it lasts as long as this call, and no
+	// pooled connection is held for the lifetime of the process.
+	conn, err := pgx.ConnectConfig(ctx, r.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return fmt.Errorf("connect for leader lock: %w", err)
+	}
+	defer conn.Close(context.Background())
+	var got bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey(r.proj.Name())).Scan(&got); err != nil {
+		return fmt.Errorf("leader lock: %w", err)
+	}
+	if !got {
+		return r.follow(ctx)
+	}
+	r.leader.Store(true)
+	defer r.leader.Store(false)
+	from, err := r.loadCheckpoint(ctx)
+	if err != nil {
+		return err
+	}
+	r.setPosition(from)
+	r.log.Info().Stringer("from", from).Msg("projector leading")
+	subCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go r.watchReset(subCtx, cancel)
+	err = r.src.Subscribe(subCtx, from, func(ctx context.Context, batch []eventstore.RecordedEvent) error {
+		return r.apply(ctx, batch)
+	})
+	if cause := context.Cause(subCtx); ctx.Err() == nil && errors.Is(cause, errCheckpointMoved) {
+		return errCheckpointMoved
+	}
+	return err
+}
+
+// watchReset stops the leader's subscription when the stored checkpoint falls behind what it has
+// applied: a rebuild reset it while the leader was idle.
+func (r *Runner) watchReset(ctx context.Context, stop context.CancelCauseFunc) {
+	for sleep(ctx, 200*time.Millisecond) {
+		stored, err := r.loadCheckpoint(ctx)
+		if err == nil && stored.Less(r.Position()) {
+			stop(errCheckpointMoved)
+			return
+		}
+	}
+}
+
+// follow refreshes the position from the stored checkpoint for a while, then returns so that
+// the caller tries the lock again.
+func (r *Runner) follow(ctx context.Context) error {
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		p, err := r.loadCheckpoint(ctx)
+		if err != nil {
+			return err
+		}
+		r.setPosition(p)
+		if !sleep(ctx, 50*time.Millisecond) {
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (r *Runner) apply(ctx context.Context, batch []eventstore.RecordedEvent) error {
+	from := r.Position()
+	to := batch[len(batch)-1].Position
+	tx, err := r.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	if err := r.proj.Apply(ctx, tx, batch); err != nil {
+		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
+	}
+	tag, err := tx.Exec(ctx, `UPDATE projection_checkpoints SET commit_pos = $2, prepare_pos = $3, updated_at = now()
+		WHERE name = $1 AND commit_pos = $4 AND prepare_pos = $5`,
+		r.proj.Name(), int64(to.Commit), int64(to.Prepare), int64(from.Commit), int64(from.Prepare))
+	if err != nil {
+		return fmt.Errorf("save checkpoint: %w", err)
+	}
+	if tag.RowsAffected() != 1 {
+		return errCheckpointMoved
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	r.setPosition(to)
+	return nil
+}
+
+func (r *Runner) ensureCheckpoint(ctx context.Context) error {
+	_, err := r.pool.Exec(ctx, `INSERT INTO projection_checkpoints (name) VALUES ($1) ON CONFLICT DO NOTHING`, r.proj.Name())
+	return err
+}
+
+func (r *Runner) loadCheckpoint(ctx context.Context) (eventstore.Position, error) {
+	if err := r.ensureCheckpoint(ctx); err != nil {
+		return eventstore.Position{}, fmt.Errorf("create checkpoint: %w", err)
+	}
+	var c, p int64
+	err := r.pool.QueryRow(ctx, `SELECT commit_pos, prepare_pos FROM projection_checkpoints WHERE name = $1`, r.proj.Name()).Scan(&c, &p)
+	if err != nil {
+		return eventstore.Position{}, fmt.Errorf("load checkpoint: %w", err)
+	}
+	return eventstore.Position{Commit: uint64(c), Prepare: uint64(p)}, nil
+}
+
+// WaitFor blocks until the read models reflect pos (read-your-writes) or ctx ends.
+func (r *Runner) WaitFor(ctx context.Context, pos eventstore.Position) error {
+	for {
+		r.mu.Lock()
+		cur, moved := r.pos, r.moved
+		r.mu.Unlock()
+		if !cur.Less(pos) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for %s at %s: %w", r.proj.Name(), pos, ctx.Err())
+		case <-moved:
+		case <-time.After(10 * time.Millisecond):
+			if !r.Leader() { // another process applies; its progress is in the table
+				if p, err := r.loadCheckpoint(ctx); err == nil && cur.Less(p) {
+					r.setPosition(p)
+				}
+			}
+		}
+	}
+}
+
+// Rebuild empties the projector's read models and resets its checkpoint to the start of the
+// log, in one transaction. The leader (in this process or another) notices that its checkpoint
+// moved and replays every event from the beginning.
+func Rebuild(ctx context.Context, pool *pgxpool.Pool, proj Projector) error {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("rebuild %s: %w", proj.Name(), err)
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	// Read models first, then the checkpoint: the same lock order as a leader's batch.
+	if err := proj.Reset(ctx, tx); err != nil {
+		return fmt.Errorf("rebuild %s: reset: %w", proj.Name(), err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO projection_checkpoints (name) VALUES ($1)
+		ON CONFLICT (name) DO UPDATE SET commit_pos = 0, prepare_pos = 0, updated_at = now()`, proj.Name()); err != nil {
+		return fmt.Errorf("rebuild %s: reset checkpoint: %w", proj.Name(), err)
+	}
+	return tx.Commit(ctx)
+}
+
+func lockKey(name string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("payledger-projection:" + name))
+	return int64(h.Sum64())
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
