@@ -1,0 +1,28 @@
+GO ?= go
+export PATH := $(PATH):/usr/local/go/bin
+
+.PHONY: run test bench lint migrate build
+
+## run: the service on :8080 against DATABASE_URL (a private cluster under .data/ if none answers)
+run:
+	$(GO) run ./cmd/payledger serve
+
+## test: every test, with the race detector, against the local PostgreSQL
+test:
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+## bench: the benchmarks (figures go to docs/benchmarks.md by hand, with the machine)
+bench:
+	$(GO) test -run "^$$" -bench . -benchtime=5s -timeout 60m ./eventstore/postgres/ | tee bench.out
+
+## lint: gofmt and go vet
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## migrate: create the database if missing and apply migrations
+migrate:
+	$(GO) run ./cmd/payledger migrate
+
+build:
+	$(GO) build -o bin/payledger ./cmd/payledger

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"crypto/rand"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestConfigDefaultsGenerateSecretsInDevelopment(t *testing.T) {
+	c, generated, err := loadConfig(env(nil), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DatabaseURL != DefaultDatabaseURL || c.HTTPAddr != ":8080" || c.EventStore != "postgres" || c.AuthMode != "standalone" {
+		t.Fatalf("defaults: %+v", c)
+	}
+	if len(c.SecretsKey) != 32 || c.JWTSecret == "" || c.CronSecret == "" || c.ProcessorWebhookSecret == "" {
+		t.Fatal("secrets not generated")
+	}
+	if strings.Join(generated, ",") != "JWT_SECRET,CRON_SECRET,PROCESSOR_WEBHOOK_SECRET,SECRETS_KEY" {
+		t.Fatalf("generated = %v", generated)
+	}
+	if c.RateLimitPerMinute != 600 || c.RateLimitPublicPerMinute != 60 {
+		t.Fatalf("rate limits %d %d", c.RateLimitPerMinute, c.RateLimitPublicPerMinute)
+	}
+}
+
+func TestConfigProblems(t *testing.T) {
+	good := strings.Repeat("ab", 32)
+	cases := []struct {
+		name string
+		env  map[string]string
+		want []string
+	}{
+		{"production without secrets", map[string]string{"APP_ENV": "production"},
+			[]string{"JWT_SECRET is required in production", "CRON_SECRET is required", "SECRETS_KEY is required", "PROCESSOR_WEBHOOK_SECRET is required"}},
+		{"gateway in production needs the edge secret", map[string]string{"APP_ENV": "production", "AUTH_MODE": "gateway",
+			"JWT_SECRET": good, "CRON_SECRET": "c", "SECRETS_KEY": good, "PROCESSOR_WEBHOOK_SECRET": "p"}, []string{"EDGE_SECRET is required"}},
+		{"bad values", map[string]string{"APP_ENV": "staging", "EVENTSTORE": "mongo", "AUTH_MODE": "open", "SECRETS_KEY": "xyz",
+			"CHAIN_ID": "abc", "PLATFORM_RECIPIENT": "0x12", "ADMIN_WALLETS": "0xnope", "DATABASE_URL": "mysql://x", "RATE_LIMIT_PER_MINUTE": "0"},
+			[]string{"APP_ENV must be", "EVENTSTORE must be", "AUTH_MODE must be", "SECRETS_KEY must be 64 hex", "CHAIN_ID must be",
+				"PLATFORM_RECIPIENT must be", "ADMIN_WALLETS has an invalid address", "DATABASE_URL must be", "RATE_LIMIT_PER_MINUTE must be"}},
+		{"esdb without url", map[string]string{"EVENTSTORE": "esdb"}, []string{"EVENTSTORE_URL is required"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := loadConfig(env(c.env), rand.Reader)
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+			if lines := strings.Count(err.Error(), "\n  - "); lines != len(c.want) {
+				t.Errorf("%d problems reported, want %d:\n%v", lines, len(c.want), err)
+			}
+		})
+	}
+}
+
+func TestConfigProductionWithEverything(t *testing.T) {
+	good := strings.Repeat("ab", 32)
+	c, generated, err := loadConfig(env(map[string]string{"APP_ENV": "production", "JWT_SECRET": good, "CRON_SECRET": "c",
+		"SECRETS_KEY": good, "PROCESSOR_WEBHOOK_SECRET": "p", "ADMIN_WALLETS": "0xAbCdEf0123456789abcdef0123456789ABCDEF01"}), rand.Reader)
+	if err != nil || len(generated) != 0 {
+		t.Fatalf("err %v generated %v", err, generated)
+	}
+	if c.EmbeddedPostgres {
+		t.Error("production must not start a private database unless asked")
+	}
+	if c.AdminWallets[0] != "0xabcdef0123456789abcdef0123456789abcdef01" {
+		t.Errorf("admin wallets not normalised: %v", c.AdminWallets)
+	}
+}

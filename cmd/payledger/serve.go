@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/esdb"
+	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/migrations"
+	"github.com/payledger/payledger/transport"
+)
+
+// embeddedDataDir is where `make run` keeps a private PostgreSQL cluster when none answers.
+const embeddedDataDir = ".data/pg"
+
+// prepareDatabase makes sure PostgreSQL answers (starting a private cluster if allowed), the
+// database exists and migrations are applied. stop, when not nil, stops the private cluster.
+func prepareDatabase(ctx context.Context, cfg config, log zerolog.Logger) (stop func(), err error) {
+	if cfg.EmbeddedPostgres {
+		if stop, err = ensurePostgres(ctx, cfg.DatabaseURL, embeddedDataDir, log); err != nil {
+			return nil, err
+		}
+	}
+	if err := migrations.EnsureDatabase(ctx, cfg.DatabaseURL); err != nil {
+		return stop, err
+	}
+	if err := migrations.Apply(ctx, cfg.DatabaseURL); err != nil {
+		return stop, err
+	}
+	return stop, nil
+}
+
+func migrate(ctx context.Context, cfg config, log zerolog.Logger) error {
+	stop, err := prepareDatabase(ctx, cfg, log)
+	if stop != nil {
+		defer stop()
+	}
+	if err == nil {
+		log.Info().Msg("migrations applied")
+	}
+	return err
+}
+
+// worker is a background job that runs until its context ends.
+type worker interface {
+	Run(ctx context.Context) error
+}
+
+// backgroundWorkers lists the workers serve runs; the projectors join as read models arrive.
+func backgroundWorkers() []worker { return nil }
+
+func openStore(cfg config, pool *pgxpool.Pool) (eventstore.Store, func(), error) {
+	switch cfg.EventStore {
+	case "esdb":
+		s, err := esdb.Open(cfg.EventStoreURL)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, func() { _ = s.Close() }, nil
+	default:
+		return postgres.New(pool), func() {}, nil
+	}
+}
+
+// serve runs the HTTP service until ctx ends, then drains in-flight requests and stops the
+// background workers before returning.
+func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
+	stopDB, err := prepareDatabase(ctx, cfg, log)
+	if stopDB != nil {
+		defer stopDB()
+	}
+	if err != nil {
+		return err
+	}
+	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return fmt.Errorf("open database pool: %w", err)
+	}
+	defer pool.Close()
+	store, closeStore, err := openStore(cfg, pool)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	_ = store // the command and projection wiring that uses it arrives with the receipts issues
+
+	e, err := transport.New(transport.Deps{Log: base, DB: pool})
+	if err != nil {
+		return err
+	}
+
+	// Background workers (projectors, dispatchers) run until the HTTP server has drained.
+	workCtx, stopWork := context.WithCancel(context.Background())
+	var workers sync.WaitGroup
+	defer func() { stopWork(); workers.Wait() }()
+	for _, w := range backgroundWorkers() {
+		workers.Go(func() {
+			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
+				log.Error().Err(err).Msg("background worker stopped")
+			}
+		})
+	}
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- e.Start(cfg.HTTPAddr) }()
+	log.Info().Str("addr", cfg.HTTPAddr).Str("env", cfg.AppEnv).Str("eventstore", cfg.EventStore).Msg("serving")
+
+	select {
+	case err := <-serveErr:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("http server: %w", err)
+		}
+	case <-ctx.Done():
+		log.Info().Msg("shutting down: draining in-flight requests")
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := e.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("drain http server: %w", err)
+	}
+	stopWork()
+	workers.Wait()
+	log.Info().Msg("stopped")
+	return nil
+}

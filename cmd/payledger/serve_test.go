@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/payledger/payledger/migrations/pgtest"
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestServeAnswersHealthzAndStopsOnSignal(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	vars := map[string]string{"DATABASE_URL": dbURL, "HTTP_ADDR": addr, "EMBEDDED_POSTGRES": "off"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out syncBuffer
+	exit := make(chan int, 1)
+	go func() { exit <- run(ctx, []string{"serve"}, env(vars), &out, &out) }()
+
+	var body string
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body = string(b)
+			if resp.Header.Get("X-Correlation-Id") == "" {
+				t.Error("no correlation id on /healthz")
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("service never answered: %v\n%s", err, out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(body, `"status":"ok"`) {
+		t.Fatalf("/healthz = %s", body)
+	}
+	cancel() // what SIGTERM does through signal.NotifyContext
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Fatalf("exit %d\n%s", code, out.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop after the signal")
+	}
+	if !strings.Contains(out.String(), "generated") || !strings.Contains(out.String(), `"stopped"`) {
+		t.Errorf("expected generated-secret and stop log lines:\n%s", out.String())
+	}
+}
+
+func TestMigrateCreatesTheDatabase(t *testing.T) {
+	base := pgtest.URL(t) // a server we know answers; the new database is named after it
+	dbURL := strings.Replace(base, "payledger_test_", "payledger_mig_", 1)
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(context.Background(), base)
+		if err == nil {
+			name := dbURL[strings.LastIndex(dbURL, "/")+1 : strings.Index(dbURL, "?")]
+			_, _ = conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			conn.Close(context.Background())
+		}
+	})
+	var out bytes.Buffer
+	if code := run(context.Background(), []string{"migrate"}, env(map[string]string{"DATABASE_URL": dbURL, "EMBEDDED_POSTGRES": "off"}), &out, &out); code != 0 {
+		t.Fatalf("migrate exit %d: %s", code, out.String())
+	}
+	conn, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM events`).Scan(&n); err != nil {
+		t.Fatalf("events table missing after migrate: %v", err)
+	}
+}
+
+func TestUnknownCommandAndBadConfig(t *testing.T) {
+	var out bytes.Buffer
+	if code := run(context.Background(), []string{"frobnicate"}, env(nil), &out, &out); code != 2 {
+		t.Errorf("unknown command exit %d", code)
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"serve"}, env(map[string]string{"APP_ENV": "production"}), &out, &out); code != 2 ||
+		!strings.Contains(out.String(), "JWT_SECRET is required in production") {
+		t.Errorf("production without secrets: exit %d %s", code, out.String())
+	}
+}

@@ -1,0 +1,45 @@
+package transport
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// DecodeJSON reads the request body as one JSON value into v. Malformed JSON, a value of the
+// wrong type, unknown fields or trailing data give 400 invalid_input naming the problem.
+func DecodeJSON(c echo.Context, v any) error {
+	dec := json.NewDecoder(c.Request().Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) { // the body limit cut the read: 413, not 400
+			return he
+		}
+		return InvalidInput(describeJSONError(err))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return InvalidInput("Invalid request parameters: body must hold a single JSON value")
+	}
+	return nil
+}
+
+func describeJSONError(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return "Invalid request parameters: body is empty"
+	case errors.As(err, &syn):
+		return fmt.Sprintf("Invalid request parameters: malformed JSON at byte %d", syn.Offset)
+	case errors.As(err, &typ):
+		return fmt.Sprintf("Invalid request parameters: field %q must be %s", typ.Field, typ.Type.String())
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return "Invalid request parameters: unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
+	}
+	return "Invalid request parameters"
+}

@@ -1,0 +1,156 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+	"github.com/rs/zerolog"
+)
+
+type fakePinger struct{ err error }
+
+func (f fakePinger) Ping(context.Context) error { return f.err }
+
+func newTestServer(t *testing.T, db Pinger, logs io.Writer) *echo.Echo {
+	t.Helper()
+	e, err := New(Deps{Log: zerolog.New(logs), DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.POST("/test/json", func(c echo.Context) error {
+		var body struct {
+			Name string `json:"name"`
+			Qty  int    `json:"qty"`
+		}
+		if err := DecodeJSON(c, &body); err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, body)
+	})
+	e.GET("/test/panic", func(c echo.Context) error { panic("secret internal detail") })
+	e.GET("/test/fail", func(c echo.Context) error { return errors.New("db exploded: password=hunter2") })
+	return e
+}
+
+func do(e *echo.Echo, method, path, body string, hdr map[string]string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, req)
+	return rec
+}
+
+func envelope(t *testing.T, rec *httptest.ResponseRecorder) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
+		t.Fatalf("body %q is not JSON: %v", rec.Body.String(), err)
+	}
+	return m
+}
+
+func TestHealthz(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		db   Pinger
+		want string
+	}{
+		{"database answers", fakePinger{}, "ok"},
+		{"database down", fakePinger{errors.New("connection refused")}, "degraded"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := do(newTestServer(t, c.db, io.Discard), http.MethodGet, "/healthz", "", nil)
+			if rec.Code != http.StatusOK || envelope(t, rec)["status"] != c.want {
+				t.Fatalf("got %d %s, want 200 status %s", rec.Code, rec.Body, c.want)
+			}
+		})
+	}
+}
+
+func TestErrorEnvelopes(t *testing.T) {
+	big := `{"name":"` + strings.Repeat("x", MaxBodyBytes) + `"}`
+	cases := []struct {
+		name, method, path, body string
+		status                   int
+		code                     string
+	}{
+		{"unknown route", http.MethodGet, "/nope", "", 404, "not_found"},
+		{"wrong method", http.MethodDelete, "/healthz", "", 405, "method_not_allowed"},
+		{"malformed json", http.MethodPost, "/test/json", `{"name":`, 400, "invalid_input"},
+		{"wrong type", http.MethodPost, "/test/json", `{"qty":"two"}`, 400, "invalid_input"},
+		{"unknown field", http.MethodPost, "/test/json", `{"nam":"x"}`, 400, "invalid_input"},
+		{"trailing data", http.MethodPost, "/test/json", `{"name":"x"} {}`, 400, "invalid_input"},
+		{"empty body", http.MethodPost, "/test/json", ``, 400, "invalid_input"},
+		{"body over 1 MiB", http.MethodPost, "/test/json", big, 413, "payload_too_large"},
+		{"panic", http.MethodGet, "/test/panic", "", 500, "failed"},
+		{"internal error", http.MethodGet, "/test/fail", "", 500, "failed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := do(newTestServer(t, fakePinger{}, io.Discard), c.method, c.path, c.body, nil)
+			env := envelope(t, rec)
+			if rec.Code != c.status || env["error"] != c.code {
+				t.Fatalf("got %d %v, want %d %s", rec.Code, env, c.status, c.code)
+			}
+			if msg, _ := env["message"].(string); msg == "" {
+				t.Errorf("no message in %v", env)
+			}
+			if strings.Contains(rec.Body.String(), "secret") || strings.Contains(rec.Body.String(), "hunter2") ||
+				strings.Contains(rec.Body.String(), "goroutine") {
+				t.Errorf("internal detail leaked: %s", rec.Body)
+			}
+		})
+	}
+}
+
+func TestValidJSONPassesThrough(t *testing.T) {
+	rec := do(newTestServer(t, fakePinger{}, io.Discard), http.MethodPost, "/test/json", `{"name":"a","qty":2}`, nil)
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"qty":2`) {
+		t.Fatalf("got %d %s", rec.Code, rec.Body)
+	}
+}
+
+func TestCorrelationIDOnEveryResponseAndLogLine(t *testing.T) {
+	var logs bytes.Buffer
+	e := newTestServer(t, fakePinger{}, &logs)
+	rec := do(e, http.MethodGet, "/healthz", "", map[string]string{CorrelationHeader: "abc-123"})
+	if got := rec.Header().Get(CorrelationHeader); got != "abc-123" {
+		t.Fatalf("correlation id %q, want the request's", got)
+	}
+	rec = do(e, http.MethodGet, "/test/panic", "", map[string]string{CorrelationHeader: "bad id with spaces"})
+	generated := rec.Header().Get(CorrelationHeader)
+	if len(generated) != 32 {
+		t.Fatalf("generated correlation id %q", generated)
+	}
+	rec = do(e, http.MethodGet, "/nope", "", nil)
+	if rec.Header().Get(CorrelationHeader) == "" {
+		t.Fatal("404 without a correlation id")
+	}
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if len(lines) < 4 {
+		t.Fatalf("expected access and panic log lines, got %q", logs.String())
+	}
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("log line is not JSON: %s", l)
+		}
+		if id, _ := m["correlation_id"].(string); id == "" {
+			t.Errorf("log line without correlation_id: %s", l)
+		}
+	}
+	if !strings.Contains(logs.String(), `"correlation_id":"`+generated+`"`) || !strings.Contains(logs.String(), "handler panicked") {
+		t.Errorf("panic not logged with its correlation id: %s", logs.String())
+	}
+}
