@@ -129,10 +129,18 @@ func (pg *embeddedPostgres) run(ctx context.Context, name string, args ...string
 }
 
 func (pg *embeddedPostgres) start(ctx context.Context) error {
+	parent := filepath.Dir(pg.dataDir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", parent, err)
+	}
 	if err := os.MkdirAll(pg.dataDir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", pg.dataDir, err)
 	}
 	if pg.cred != nil {
+		// The unprivileged user must be able to pass through the parent to its own folder.
+		if err := os.Chmod(parent, 0o755); err != nil {
+			return fmt.Errorf("open %s to the postgres user: %w", parent, err)
+		}
 		if err := os.Chown(pg.dataDir, int(pg.cred.Uid), int(pg.cred.Gid)); err != nil {
 			return fmt.Errorf("hand %s to the postgres user: %w", pg.dataDir, err)
 		}

@@ -67,6 +67,6 @@ func TestEnsurePostgresRefusesRemoteHosts(t *testing.T) {
 }
 
 func urlPort(u string) string {
-	_, port, _ := net.SplitHostPort(u[len("postgres://postgres@"):len(u)-len("/payledger?sslmode=disable")])
+	_, port, _ := net.SplitHostPort(u[len("postgres://postgres@") : len(u)-len("/payledger?sslmode=disable")])
 	return port
 }
