@@ -27,26 +27,83 @@ type Pinger interface {
 	Ping(ctx context.Context) error
 }
 
-// Deps are what the HTTP layer needs.
-type Deps struct {
-	Log zerolog.Logger
-	DB  Pinger
+// Config is the access-control configuration of the HTTP layer.
+type Config struct {
+	GatewayMode          bool
+	EdgeSecret           string
+	JWTSecret            string
+	CronSecret           string
+	AdminWallets         []string // lower-case
+	Production           bool
+	KeyLimitPerMinute    int
+	PublicLimitPerMinute int
 }
 
-// New returns the echo instance with middleware and every route registered.
-func New(d Deps) (*echo.Echo, error) {
-	if d.DB == nil {
-		return nil, fmt.Errorf("transport: a datastore pinger is required")
+// Deps are what the HTTP layer needs.
+type Deps struct {
+	Log     zerolog.Logger
+	DB      Pinger
+	Keys    KeyStore
+	Nonces  NonceStore
+	Signer  LoginSigner
+	Limiter Limiter
+	Now     func() time.Time
+	Config  Config
+}
+
+// Server is the HTTP API: the echo instance and the access policy of every route.
+type Server struct {
+	Echo     *echo.Echo
+	policies map[string]Policy
+	cfg      Config
+	keys     KeyStore
+	nonces   NonceStore
+	signer   LoginSigner
+	limiter  Limiter
+	now      func() time.Time
+}
+
+// ServeHTTP lets the server be used as an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Echo.ServeHTTP(w, r) }
+
+// New returns the server with middleware and every route registered.
+func New(d Deps) (*Server, error) {
+	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil {
+		return nil, fmt.Errorf("transport: missing dependency (database, keys, nonces, signer, limiter and clock are required)")
+	}
+	if d.Config.JWTSecret == "" || d.Config.CronSecret == "" || (d.Config.GatewayMode && d.Config.EdgeSecret == "") {
+		return nil, fmt.Errorf("transport: JWT and cron secrets (and the edge secret in gateway mode) are required")
+	}
+	if d.Config.KeyLimitPerMinute <= 0 || d.Config.PublicLimitPerMinute <= 0 {
+		return nil, fmt.Errorf("transport: rate limits must be positive")
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler
+	// Client addresses come from the connection, never from X-Forwarded-For that anyone can send.
+	e.IPExtractor = echo.ExtractIPDirect()
 	e.Server.ReadHeaderTimeout = 10 * time.Second
 	e.Server.IdleTimeout = 2 * time.Minute
 	e.Use(correlation(d.Log), accessLog, recoverPanics)
 	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
-	e.GET("/healthz", health(d.DB))
-	return e, nil
+	s := &Server{Echo: e, policies: map[string]Policy{}, cfg: d.Config, keys: d.Keys, nonces: d.Nonces,
+		signer: d.Signer, limiter: d.Limiter, now: d.Now}
+	s.routes(d.DB)
+	return s, nil
+}
+
+func (s *Server) routes(db Pinger) {
+	s.handle(http.MethodGet, "/healthz", Policy{Access: Open}, health(db))
+	s.handle(http.MethodGet, "/api/status/ping", Policy{Access: Developer}, s.ping)
+
+	s.handle(http.MethodPost, "/api/auth/nonce", Policy{Access: Public}, s.issueNonce)
+	s.handle(http.MethodPost, "/api/auth/login", Policy{Access: Public}, s.login)
+	s.handle(http.MethodPost, "/api/auth/logout", Policy{Access: Public}, s.logout)
+	s.handle(http.MethodGet, "/api/auth/me", Policy{Access: Admin}, s.me)
+
+	s.handle(http.MethodPost, "/api/admin/keys", Policy{Access: Admin}, s.createKey)
+	s.handle(http.MethodGet, "/api/admin/keys", Policy{Access: Admin}, s.listKeys)
+	s.handle(http.MethodDelete, "/api/admin/keys/:id", Policy{Access: Admin}, s.revokeKey)
 }
 
 // correlation takes the request's correlation id (or makes one), echoes it on the response and

@@ -2,7 +2,6 @@ package transport
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -15,17 +14,13 @@ import (
 	"github.com/rs/zerolog"
 )
 
-type fakePinger struct{ err error }
-
-func (f fakePinger) Ping(context.Context) error { return f.err }
-
-func newTestServer(t *testing.T, db Pinger, logs io.Writer) *echo.Echo {
+func newTestServer(t *testing.T, db Pinger, logs io.Writer) *Server {
 	t.Helper()
-	e, err := New(Deps{Log: zerolog.New(logs), DB: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.POST("/test/json", func(c echo.Context) error {
+	e := newEnv(t, func(d *Deps) {
+		d.DB = db
+		d.Log = zerolog.New(logs)
+	})
+	e.srv.Echo.POST("/test/json", func(c echo.Context) error {
 		var body struct {
 			Name string `json:"name"`
 			Qty  int    `json:"qty"`
@@ -35,19 +30,19 @@ func newTestServer(t *testing.T, db Pinger, logs io.Writer) *echo.Echo {
 		}
 		return c.JSON(http.StatusOK, body)
 	})
-	e.GET("/test/panic", func(c echo.Context) error { panic("secret internal detail") })
-	e.GET("/test/fail", func(c echo.Context) error { return errors.New("db exploded: password=hunter2") })
-	return e
+	e.srv.Echo.GET("/test/panic", func(c echo.Context) error { panic("secret internal detail") })
+	e.srv.Echo.GET("/test/fail", func(c echo.Context) error { return errors.New("db exploded: password=hunter2") })
+	return e.srv
 }
 
-func do(e *echo.Echo, method, path, body string, hdr map[string]string) *httptest.ResponseRecorder {
+func do(s *Server, method, path, body string, hdr map[string]string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
 	rec := httptest.NewRecorder()
-	e.ServeHTTP(rec, req)
+	s.ServeHTTP(rec, req)
 	return rec
 }
 
@@ -66,8 +61,8 @@ func TestHealthz(t *testing.T) {
 		db   Pinger
 		want string
 	}{
-		{"database answers", fakePinger{}, "ok"},
-		{"database down", fakePinger{errors.New("connection refused")}, "degraded"},
+		{"database answers", pinger{}, "ok"},
+		{"database down", pinger{errors.New("connection refused")}, "degraded"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := do(newTestServer(t, c.db, io.Discard), http.MethodGet, "/healthz", "", nil)
@@ -96,9 +91,10 @@ func TestErrorEnvelopes(t *testing.T) {
 		{"panic", http.MethodGet, "/test/panic", "", 500, "failed"},
 		{"internal error", http.MethodGet, "/test/fail", "", 500, "failed"},
 	}
+	srv := newTestServer(t, pinger{}, io.Discard)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rec := do(newTestServer(t, fakePinger{}, io.Discard), c.method, c.path, c.body, nil)
+			rec := do(srv, c.method, c.path, c.body, nil)
 			env := envelope(t, rec)
 			if rec.Code != c.status || env["error"] != c.code {
 				t.Fatalf("got %d %v, want %d %s", rec.Code, env, c.status, c.code)
@@ -115,7 +111,7 @@ func TestErrorEnvelopes(t *testing.T) {
 }
 
 func TestValidJSONPassesThrough(t *testing.T) {
-	rec := do(newTestServer(t, fakePinger{}, io.Discard), http.MethodPost, "/test/json", `{"name":"a","qty":2}`, nil)
+	rec := do(newTestServer(t, pinger{}, io.Discard), http.MethodPost, "/test/json", `{"name":"a","qty":2}`, nil)
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"qty":2`) {
 		t.Fatalf("got %d %s", rec.Code, rec.Body)
 	}
@@ -123,7 +119,7 @@ func TestValidJSONPassesThrough(t *testing.T) {
 
 func TestCorrelationIDOnEveryResponseAndLogLine(t *testing.T) {
 	var logs bytes.Buffer
-	e := newTestServer(t, fakePinger{}, &logs)
+	e := newTestServer(t, pinger{}, &logs)
 	rec := do(e, http.MethodGet, "/healthz", "", map[string]string{CorrelationHeader: "abc-123"})
 	if got := rec.Header().Get(CorrelationHeader); got != "abc-123" {
 		t.Fatalf("correlation id %q, want the request's", got)

@@ -19,6 +19,7 @@ const usage = `usage: payledger <command>
 commands:
   serve     run the HTTP service (creates the database if missing and applies migrations)
   migrate   create the database if missing and apply migrations, then exit
+  keys      create or revoke subscription keys (payledger keys for usage)
 
 Configuration comes from the environment; see README.md.
 `
@@ -54,6 +55,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = serve(ctx, cfg, base, log)
 	case "migrate":
 		err = migrate(ctx, cfg, log)
+	case "keys":
+		// Logs go to stderr so that the key is alone on stdout's last line.
+		err = keysCommand(ctx, cfg, log.Output(stderr), args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -11,11 +11,14 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
+	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/esdb"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations"
+	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport"
+	"github.com/payledger/payledger/transport/ratelimit"
 )
 
 // embeddedDataDir is where `make run` keeps a private PostgreSQL cluster when none answers.
@@ -57,6 +60,19 @@ type worker interface {
 // backgroundWorkers lists the workers serve runs; the projectors join as read models arrive.
 func backgroundWorkers() []worker { return nil }
 
+// openLimiter returns the Redis limiter when REDIS_URL is set (limits shared by every instance),
+// else the in-process one.
+func openLimiter(cfg config) (transport.Limiter, func(), error) {
+	if cfg.RedisURL == "" {
+		return ratelimit.NewMemory(time.Now), func() {}, nil
+	}
+	l, client, err := ratelimit.NewRedis(cfg.RedisURL, time.Now)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, func() { _ = client.Close() }, nil
+}
+
 func openStore(cfg config, pool *pgxpool.Pool) (eventstore.Store, func(), error) {
 	switch cfg.EventStore {
 	case "esdb":
@@ -92,10 +108,25 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	defer closeStore()
 	_ = store // the command and projection wiring that uses it arrives with the receipts issues
 
-	e, err := transport.New(transport.Deps{Log: base, DB: pool})
+	limiter, closeLimiter, err := openLimiter(cfg)
 	if err != nil {
 		return err
 	}
+	defer closeLimiter()
+	api, err := transport.New(transport.Deps{
+		Log: base, DB: pool, Now: time.Now,
+		Keys: readmodels.NewKeys(pool), Nonces: readmodels.NewNonces(pool),
+		Signer: chain.Login{ChainID: cfg.ChainID}, Limiter: limiter,
+		Config: transport.Config{
+			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
+			CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),
+			KeyLimitPerMinute: cfg.RateLimitPerMinute, PublicLimitPerMinute: cfg.RateLimitPublicPerMinute,
+		},
+	})
+	if err != nil {
+		return err
+	}
+	e := api.Echo
 
 	// Background workers (projectors, dispatchers) run until the HTTP server has drained.
 	workCtx, stopWork := context.WithCancel(context.Background())

@@ -1,0 +1,123 @@
+// Package readmodels holds the PostgreSQL tables and queries behind the read endpoints and the
+// plain CRUD stores (keys, nonces, inventory, configuration).
+package readmodels
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ErrNotFound is returned when a row does not exist or belongs to someone else.
+var ErrNotFound = errors.New("not found")
+
+// KeyPrefix starts every subscription key, so leaked keys are easy to recognise.
+const KeyPrefix = "plk_"
+
+// APIKey is a subscription key's record; the secret itself is never stored.
+type APIKey struct {
+	ID        uuid.UUID  `json:"id"`
+	Wallet    string     `json:"wallet"`
+	Name      string     `json:"name"`
+	Scopes    []string   `json:"scopes"`
+	Prefix    string     `json:"prefix"`
+	CreatedAt time.Time  `json:"-"`
+	RevokedAt *time.Time `json:"-"`
+}
+
+// Keys stores subscription keys.
+type Keys struct{ pool *pgxpool.Pool }
+
+// NewKeys returns the key store on pool.
+func NewKeys(pool *pgxpool.Pool) *Keys { return &Keys{pool: pool} }
+
+func hashKey(secret string) []byte {
+	h := sha256.Sum256([]byte(secret))
+	return h[:]
+}
+
+// Create makes a key for wallet and returns the secret (shown once) and its record.
+func (k *Keys) Create(ctx context.Context, wallet, name string, scopes []string) (string, APIKey, error) {
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", APIKey{}, fmt.Errorf("generate key: %w", err)
+	}
+	secret := KeyPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
+	key := APIKey{ID: uuid.New(), Wallet: wallet, Name: name, Scopes: scopes, Prefix: secret[:len(KeyPrefix)+6]}
+	err := k.pool.QueryRow(ctx, `INSERT INTO api_keys (id, wallet, name, scopes, key_hash, prefix) VALUES ($1,$2,$3,$4,$5,$6)
+		RETURNING created_at`, key.ID, wallet, name, scopes, hashKey(secret), key.Prefix).Scan(&key.CreatedAt)
+	if err != nil {
+		return "", APIKey{}, fmt.Errorf("store key: %w", err)
+	}
+	return secret, key, nil
+}
+
+// Authenticate returns the live key whose secret is given, or ErrNotFound.
+func (k *Keys) Authenticate(ctx context.Context, secret string) (APIKey, error) {
+	want := hashKey(secret)
+	var stored []byte
+	key, err := k.scanOne(ctx, `WHERE key_hash = $1 AND revoked_at IS NULL`, &stored, want)
+	if err != nil {
+		return APIKey{}, err
+	}
+	// The index lookup already matched; compare again in constant time so that no code path
+	// decides on a variable-time comparison of key material.
+	if subtle.ConstantTimeCompare(stored, want) != 1 {
+		return APIKey{}, ErrNotFound
+	}
+	return key, nil
+}
+
+// ByID returns the live key with id (a gateway subscription id), or ErrNotFound.
+func (k *Keys) ByID(ctx context.Context, id uuid.UUID) (APIKey, error) {
+	var stored []byte
+	return k.scanOne(ctx, `WHERE id = $1 AND revoked_at IS NULL`, &stored, id)
+}
+
+func (k *Keys) scanOne(ctx context.Context, where string, hash *[]byte, arg any) (APIKey, error) {
+	var key APIKey
+	err := k.pool.QueryRow(ctx, `SELECT id, wallet, name, scopes, prefix, created_at, revoked_at, key_hash FROM api_keys `+where, arg).
+		Scan(&key.ID, &key.Wallet, &key.Name, &key.Scopes, &key.Prefix, &key.CreatedAt, &key.RevokedAt, hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return APIKey{}, ErrNotFound
+	}
+	if err != nil {
+		return APIKey{}, fmt.Errorf("look up key: %w", err)
+	}
+	return key, nil
+}
+
+// List returns wallet's keys, revoked ones included, oldest first.
+func (k *Keys) List(ctx context.Context, wallet string) ([]APIKey, error) {
+	rows, err := k.pool.Query(ctx, `SELECT id, wallet, name, scopes, prefix, created_at, revoked_at FROM api_keys
+		WHERE wallet = $1 ORDER BY created_at, id`, wallet)
+	if err != nil {
+		return nil, fmt.Errorf("list keys: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (APIKey, error) {
+		var key APIKey
+		err := r.Scan(&key.ID, &key.Wallet, &key.Name, &key.Scopes, &key.Prefix, &key.CreatedAt, &key.RevokedAt)
+		return key, err
+	})
+}
+
+// Revoke revokes wallet's key id at once; another wallet's or an unknown key is ErrNotFound.
+func (k *Keys) Revoke(ctx context.Context, wallet string, id uuid.UUID) error {
+	tag, err := k.pool.Exec(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND wallet = $2`, id, wallet)
+	if err != nil {
+		return fmt.Errorf("revoke key: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return ErrNotFound
+	}
+	return nil
+}

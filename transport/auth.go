@@ -1,0 +1,151 @@
+package transport
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/readmodels"
+)
+
+// Scopes a subscription key may carry (spec, Authentication point 4).
+var Scopes = []string{
+	"inventory:read", "inventory:write", "orders:create", "receipts:read", "receipts:write",
+	"shop:read", "split:read", "users:read", "graphql:read",
+}
+
+// KeyStore is what authentication needs of the subscription keys.
+type KeyStore interface {
+	Authenticate(ctx context.Context, secret string) (readmodels.APIKey, error)
+	ByID(ctx context.Context, id uuid.UUID) (readmodels.APIKey, error)
+	Create(ctx context.Context, wallet, name string, scopes []string) (string, readmodels.APIKey, error)
+	List(ctx context.Context, wallet string) ([]readmodels.APIKey, error)
+	Revoke(ctx context.Context, wallet string, id uuid.UUID) error
+}
+
+// Principal is the merchant a developer request acts for.
+type Principal struct {
+	Wallet string
+	Scopes []string
+	KeyID  uuid.UUID
+	// Secret is the key the request presented (standalone mode only): webhook signing uses it.
+	Secret string
+}
+
+// HasScope reports whether the principal carries scope.
+func (p Principal) HasScope(scope string) bool { return slices.Contains(p.Scopes, scope) }
+
+type principalKey struct{}
+
+// PrincipalFrom returns the developer principal of the request, set by the developer middleware.
+func PrincipalFrom(c echo.Context) (Principal, bool) {
+	p, ok := c.Request().Context().Value(principalKey{}).(Principal)
+	return p, ok
+}
+
+var (
+	errNoKey      = NewError(http.StatusUnauthorized, "unauthorized", "Missing or invalid subscription key")
+	errNoScope    = NewError(http.StatusForbidden, "forbidden", "Insufficient scope or not allowed")
+	errEdge       = NewError(http.StatusForbidden, "forbidden", "Insufficient scope or origin enforcement failed")
+	errWalletHdr  = NewError(http.StatusForbidden, "forbidden", "Wallet identity headers are not accepted; send a subscription key")
+	errCronSecret = NewError(http.StatusUnauthorized, "unauthorized", "Missing or invalid cron secret")
+)
+
+// presentedKey is the subscription key a request carries: the subscription-key header, or the
+// merchant API key as x-api-key or a bearer token (spec, Authentication points 1 and 6).
+func presentedKey(r *http.Request) string {
+	if k := r.Header.Get("Ocp-Apim-Subscription-Key"); k != "" {
+		return k
+	}
+	if k := r.Header.Get("x-api-key"); k != "" {
+		return k
+	}
+	if a := r.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+		return strings.TrimSpace(a[7:])
+	}
+	return ""
+}
+
+func offersWalletHeader(r *http.Request) bool {
+	return r.Header.Get("x-wallet") != "" || r.Header.Get("wallet") != ""
+}
+
+func equalSecret(got, want string) bool {
+	return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+// developer authenticates a developer request and checks scope, then applies the per-key limit.
+func (s *Server) developer(scope string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			p, err := s.authenticate(c)
+			if err != nil {
+				return err
+			}
+			if scope != "" && !p.HasScope(scope) {
+				return errNoScope
+			}
+			if err := s.limit(c, "key:"+p.KeyID.String(), s.cfg.KeyLimitPerMinute); err != nil {
+				return err
+			}
+			ctx := context.WithValue(c.Request().Context(), principalKey{}, p)
+			c.SetRequest(c.Request().WithContext(ctx))
+			return next(c)
+		}
+	}
+}
+
+func (s *Server) authenticate(c echo.Context) (Principal, error) {
+	r := c.Request()
+	ctx := r.Context()
+	if s.cfg.GatewayMode {
+		// Only the gateway, proven by the edge secret, may say which subscription is calling.
+		if !equalSecret(r.Header.Get("x-edge-secret"), s.cfg.EdgeSecret) {
+			return Principal{}, errEdge
+		}
+		id, err := uuid.Parse(r.Header.Get("x-subscription-id"))
+		if err != nil {
+			return Principal{}, errNoKey
+		}
+		key, err := s.keys.ByID(ctx, id)
+		if err != nil {
+			return Principal{}, keyError(err)
+		}
+		return Principal{Wallet: key.Wallet, Scopes: key.Scopes, KeyID: key.ID}, nil
+	}
+	secret := presentedKey(r)
+	if secret == "" {
+		if offersWalletHeader(r) {
+			return Principal{}, errWalletHdr
+		}
+		return Principal{}, errNoKey
+	}
+	key, err := s.keys.Authenticate(ctx, secret)
+	if err != nil {
+		return Principal{}, keyError(err)
+	}
+	return Principal{Wallet: key.Wallet, Scopes: key.Scopes, KeyID: key.ID, Secret: secret}, nil
+}
+
+func keyError(err error) error {
+	if errors.Is(err, readmodels.ErrNotFound) {
+		return errNoKey
+	}
+	return err
+}
+
+// cron admits internal charging calls that carry the cron secret.
+func (s *Server) cron(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !equalSecret(c.Request().Header.Get("x-cron-secret"), s.cfg.CronSecret) {
+			return errCronSecret
+		}
+		return next(c)
+	}
+}

@@ -1,0 +1,192 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/migrations/pgtest"
+	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/ratelimit"
+)
+
+const (
+	testJWTSecret  = "test-jwt-secret-0123456789abcdef0123456789"
+	testCronSecret = "cron-s3cret"
+	testEdgeSecret = "edge-s3cret"
+)
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuffer) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+type env struct {
+	t     *testing.T
+	srv   *Server
+	pool  *pgxpool.Pool
+	keys  *readmodels.Keys
+	clk   *clock
+	logs  *syncBuffer
+	admin *ecdsa.PrivateKey // its wallet is in AdminWallets
+}
+
+type pinger struct{ err error }
+
+func (p pinger) Ping(context.Context) error { return p.err }
+
+// newEnv builds a server on a fresh database; mutate adjusts its dependencies first.
+func newEnv(t *testing.T, mutate func(*Deps)) *env {
+	t.Helper()
+	pool := pgtest.Pool(t)
+	adminKey, _ := crypto.GenerateKey()
+	e := &env{t: t, pool: pool, keys: readmodels.NewKeys(pool), clk: &clock{t: time.Now()}, logs: &syncBuffer{}, admin: adminKey}
+	d := Deps{
+		Log: zerolog.New(e.logs), DB: pinger{}, Keys: e.keys, Nonces: readmodels.NewNonces(pool),
+		Signer: chain.Login{ChainID: 8453}, Limiter: ratelimit.NewMemory(e.clk.Now), Now: e.clk.Now,
+		Config: Config{JWTSecret: testJWTSecret, CronSecret: testCronSecret, EdgeSecret: testEdgeSecret,
+			AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000},
+	}
+	if mutate != nil {
+		mutate(&d)
+	}
+	srv, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv = srv
+	return e
+}
+
+func walletOf(k *ecdsa.PrivateKey) string {
+	return strings.ToLower(crypto.PubkeyToAddress(k.PublicKey).Hex())
+}
+
+// key creates a subscription key for wallet with scopes.
+func (e *env) key(wallet string, scopes ...string) string {
+	e.t.Helper()
+	secret, _, err := e.keys.Create(context.Background(), wallet, "test", scopes)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return secret
+}
+
+type req struct {
+	method, path, body string
+	header             map[string]string
+	cookies            []*http.Cookie
+	remote             string
+}
+
+func (e *env) do(r req) *httptest.ResponseRecorder {
+	e.t.Helper()
+	var body io.Reader
+	if r.body != "" {
+		body = strings.NewReader(r.body)
+	}
+	hr := httptest.NewRequest(r.method, r.path, body)
+	if r.body != "" {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	if r.remote != "" {
+		hr.RemoteAddr = r.remote
+	}
+	for k, v := range r.header {
+		hr.Header.Set(k, v)
+	}
+	for _, c := range r.cookies {
+		hr.AddCookie(c)
+	}
+	rec := httptest.NewRecorder()
+	e.srv.ServeHTTP(rec, hr)
+	return rec
+}
+
+func decode(t *testing.T, rec *httptest.ResponseRecorder) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
+		t.Fatalf("body %q is not a JSON object: %v", rec.Body.String(), err)
+	}
+	return m
+}
+
+// signNonce asks for a login challenge for key's wallet and signs it as a wallet would.
+func (e *env) signNonce(signer *ecdsa.PrivateKey, wallet string) (nonce, signature string) {
+	e.t.Helper()
+	rec := e.do(req{method: http.MethodPost, path: "/api/auth/nonce", body: `{"wallet":"` + wallet + `"}`})
+	if rec.Code != http.StatusOK {
+		e.t.Fatalf("nonce: %d %s", rec.Code, rec.Body)
+	}
+	var resp struct {
+		TypedData apitypes.TypedData `json:"typedData"`
+		Nonce     string             `json:"nonce"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
+		e.t.Fatal(err)
+	}
+	hash, _, err := apitypes.TypedDataAndHash(resp.TypedData)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	sig, err := crypto.Sign(hash, signer)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	sig[64] += 27 // as eth_signTypedData_v4 returns it
+	return resp.Nonce, hexutil.Encode(sig)
+}
+
+func loginBody(wallet, signature string) string {
+	return `{"wallet":"` + wallet + `","signature":"` + signature + `"}`
+}
+
+// login signs in with key and returns the session cookies and the CSRF token.
+func (e *env) login(key *ecdsa.PrivateKey) ([]*http.Cookie, string) {
+	e.t.Helper()
+	wallet := walletOf(key)
+	_, sig := e.signNonce(key, wallet)
+	rec := e.do(req{method: http.MethodPost, path: "/api/auth/login", body: loginBody(wallet, sig)})
+	if rec.Code != http.StatusOK {
+		e.t.Fatalf("login: %d %s", rec.Code, rec.Body)
+	}
+	cookies := rec.Result().Cookies()
+	csrf := ""
+	for _, c := range cookies {
+		if c.Name == CSRFCookie {
+			csrf = c.Value
+		}
+	}
+	return cookies, csrf
+}

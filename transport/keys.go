@@ -1,0 +1,107 @@
+package transport
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/readmodels"
+)
+
+// keyView is a key as listed: never the secret.
+type keyView struct {
+	ID        uuid.UUID `json:"id"`
+	Name      string    `json:"name"`
+	Scopes    []string  `json:"scopes"`
+	Prefix    string    `json:"prefix"`
+	Wallet    string    `json:"wallet"`
+	CreatedAt int64     `json:"createdAt"`
+	RevokedAt *int64    `json:"revokedAt"`
+}
+
+func viewKey(k readmodels.APIKey) keyView {
+	v := keyView{ID: k.ID, Name: k.Name, Scopes: k.Scopes, Prefix: k.Prefix, Wallet: k.Wallet, CreatedAt: k.CreatedAt.UnixMilli()}
+	if k.RevokedAt != nil {
+		ms := k.RevokedAt.UnixMilli()
+		v.RevokedAt = &ms
+	}
+	return v
+}
+
+// ValidateScopes checks a key's scopes: at least one, each from the spec's list, no repeats.
+func ValidateScopes(scopes []string) error {
+	if len(scopes) == 0 {
+		return InvalidInput("scopes must name at least one of: " + strings.Join(Scopes, ", "))
+	}
+	for i, sc := range scopes {
+		if !slices.Contains(Scopes, sc) {
+			return InvalidInput("unknown scope " + sc + "; allowed: " + strings.Join(Scopes, ", "))
+		}
+		if slices.Contains(scopes[:i], sc) {
+			return InvalidInput("scope " + sc + " is repeated")
+		}
+	}
+	return nil
+}
+
+type createKeyRequest struct {
+	Name   string   `json:"name"`
+	Scopes []string `json:"scopes"`
+}
+
+func (s *Server) createKey(c echo.Context) error {
+	var req createKeyRequest
+	if err := DecodeJSON(c, &req); err != nil {
+		return err
+	}
+	if len(req.Name) > 100 {
+		return InvalidInput("name must be at most 100 characters")
+	}
+	if err := ValidateScopes(req.Scopes); err != nil {
+		return err
+	}
+	sess, _ := SessionFrom(c)
+	secret, key, err := s.keys.Create(c.Request().Context(), sess.Wallet, req.Name, req.Scopes)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"ok": true, "key": secret, "apiKey": viewKey(key)})
+}
+
+func (s *Server) listKeys(c echo.Context) error {
+	sess, _ := SessionFrom(c)
+	keys, err := s.keys.List(c.Request().Context(), sess.Wallet)
+	if err != nil {
+		return err
+	}
+	out := make([]keyView, len(keys))
+	for i, k := range keys {
+		out[i] = viewKey(k)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"keys": out})
+}
+
+func (s *Server) revokeKey(c echo.Context) error {
+	id, err := uuid.Parse(c.Param("id"))
+	if err != nil {
+		return NewError(http.StatusNotFound, "not_found", "Key not found")
+	}
+	sess, _ := SessionFrom(c)
+	err = s.keys.Revoke(c.Request().Context(), sess.Wallet, id)
+	if errors.Is(err, readmodels.ErrNotFound) {
+		return NewError(http.StatusNotFound, "not_found", "Key not found")
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"ok": true})
+}
+
+func (s *Server) ping(c echo.Context) error {
+	p, _ := PrincipalFrom(c)
+	return c.JSON(http.StatusOK, map[string]any{"ok": true, "wallet": p.Wallet, "scopes": p.Scopes, "time": s.now().UnixMilli()})
+}

@@ -1,0 +1,99 @@
+// Package ratelimit holds the request limiters: an in-process GCRA (the default) and a Redis
+// GCRA (redis_rate) that shares limits across instances. Both allow `perMinute` requests per
+// minute per key, with a burst of the same size.
+package ratelimit
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
+)
+
+// Result is the outcome of one request against a limit.
+type Result struct {
+	Allowed   bool
+	Limit     int
+	Remaining int
+	// RetryAt is when a denied request may be retried (zero when allowed).
+	RetryAt time.Time
+	// ResetAt is when the limit is whole again.
+	ResetAt time.Time
+}
+
+// Memory is an in-process GCRA limiter.
+type Memory struct {
+	now func() time.Time
+	mu  sync.Mutex
+	tat map[string]time.Time // theoretical arrival time per key
+}
+
+// NewMemory returns an in-process limiter on clock now.
+func NewMemory(now func() time.Time) *Memory {
+	return &Memory{now: now, tat: map[string]time.Time{}}
+}
+
+// Allow counts one request for key.
+func (m *Memory) Allow(_ context.Context, key string, perMinute int) (Result, error) {
+	now := m.now()
+	interval := time.Minute / time.Duration(perMinute)
+	burst := time.Duration(perMinute) * interval
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.tat) > 100_000 {
+		m.sweep(now)
+	}
+	tat := m.tat[key]
+	if tat.Before(now) {
+		tat = now
+	}
+	next := tat.Add(interval)
+	allowAt := next.Add(-burst)
+	if now.Before(allowAt) {
+		return Result{Limit: perMinute, RetryAt: allowAt, ResetAt: tat}, nil
+	}
+	m.tat[key] = next
+	remaining := int(now.Sub(next.Add(-burst)) / interval)
+	return Result{Allowed: true, Limit: perMinute, Remaining: remaining, ResetAt: next}, nil
+}
+
+func (m *Memory) sweep(now time.Time) {
+	for k, t := range m.tat {
+		if t.Before(now) {
+			delete(m.tat, k)
+		}
+	}
+}
+
+// Redis is a GCRA limiter in Redis, shared by every instance that uses the same server.
+type Redis struct {
+	limiter *redis_rate.Limiter
+	now     func() time.Time
+}
+
+// NewRedis connects to the Redis at url (redis://host:port/db).
+func NewRedis(url string, now func() time.Time) (*Redis, *redis.Client, error) {
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse REDIS_URL: %w", err)
+	}
+	client := redis.NewClient(opts)
+	return &Redis{limiter: redis_rate.NewLimiter(client), now: now}, client, nil
+}
+
+// Allow counts one request for key.
+func (r *Redis) Allow(ctx context.Context, key string, perMinute int) (Result, error) {
+	res, err := r.limiter.Allow(ctx, "payledger:rl:"+key, redis_rate.PerMinute(perMinute))
+	if err != nil {
+		return Result{}, fmt.Errorf("redis rate limit: %w", err)
+	}
+	now := r.now()
+	out := Result{Allowed: res.Allowed > 0, Limit: perMinute, Remaining: res.Remaining, ResetAt: now.Add(res.ResetAfter)}
+	if !out.Allowed {
+		out.RetryAt = now.Add(res.RetryAfter)
+	}
+	return out, nil
+}

@@ -1,0 +1,237 @@
+package transport
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/readmodels"
+)
+
+// Session cookie names (spec, Authentication point 5).
+const (
+	SessionCookie = "cb_auth_token"
+	CSRFCookie    = "cb_csrf"
+	CSRFHeader    = "x-csrf-token"
+	sessionTTL    = 24 * time.Hour
+	nonceTTL      = 5 * time.Minute
+)
+
+// Roles.
+const (
+	RoleMerchant = "merchant"
+	RoleAdmin    = "admin"
+)
+
+var walletRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
+
+// ValidWallet reports whether s is a 0x-prefixed 40-hex-character address.
+func ValidWallet(s string) bool { return walletRE.MatchString(s) }
+
+// NonceStore keeps single-use login nonces.
+type NonceStore interface {
+	Issue(ctx context.Context, n readmodels.LoginNonce) error
+	Consume(ctx context.Context, wallet, nonce string, now time.Time) (readmodels.LoginNonce, error)
+}
+
+// LoginSigner builds the EIP-712 login document and recovers who signed it.
+type LoginSigner interface {
+	Challenge(wallet, nonce string, issuedAt, expiresAt time.Time) any
+	Signer(wallet, nonce string, issuedAt, expiresAt time.Time, signature string) (string, error)
+}
+
+// Session is the signed-in wallet of an admin request.
+type Session struct {
+	Wallet    string
+	Roles     []string
+	ExpiresAt time.Time
+}
+
+type sessionKey struct{}
+
+// SessionFrom returns the admin session of the request, set by the admin middleware.
+func SessionFrom(c echo.Context) (Session, bool) {
+	s, ok := c.Request().Context().Value(sessionKey{}).(Session)
+	return s, ok
+}
+
+type sessionClaims struct {
+	Roles []string `json:"roles"`
+	// CSRF is the SHA-256 of the cb_csrf value issued with this token, which binds the header
+	// to this session: a cookie planted by another site cannot match it.
+	CSRF string `json:"csrf"`
+	jwt.RegisteredClaims
+}
+
+var (
+	errSession = NewError(http.StatusUnauthorized, "unauthorized", "JWT authentication failed")
+	errCSRF    = NewError(http.StatusForbidden, "forbidden", "Missing or invalid CSRF token")
+	errRole    = NewError(http.StatusForbidden, "forbidden", "Insufficient scope or not allowed")
+	errLogin   = NewError(http.StatusUnauthorized, "unauthorized", "Login failed: signature, wallet or nonce invalid")
+)
+
+func (s *Server) rolesOf(wallet string) []string {
+	roles := []string{RoleMerchant}
+	if slices.Contains(s.cfg.AdminWallets, strings.ToLower(wallet)) {
+		roles = append(roles, RoleAdmin)
+	}
+	return roles
+}
+
+// admin checks the session cookie, the CSRF header on state-changing requests and the role, then
+// applies the per-wallet limit.
+func (s *Server) admin(role string, changesState bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			sess, claims, err := s.parseSession(c)
+			if err != nil {
+				return err
+			}
+			if changesState {
+				header := c.Request().Header.Get(CSRFHeader)
+				cookie, _ := c.Cookie(CSRFCookie)
+				if header == "" || cookie == nil || !equalSecret(header, cookie.Value) || !equalSecret(hashHex(header), claims.CSRF) {
+					return errCSRF
+				}
+			}
+			if role != "" && !slices.Contains(sess.Roles, role) {
+				return errRole
+			}
+			if err := s.limit(c, "wallet:"+sess.Wallet, s.cfg.KeyLimitPerMinute); err != nil {
+				return err
+			}
+			c.SetRequest(c.Request().WithContext(context.WithValue(c.Request().Context(), sessionKey{}, sess)))
+			return next(c)
+		}
+	}
+}
+
+func (s *Server) parseSession(c echo.Context) (Session, *sessionClaims, error) {
+	cookie, err := c.Cookie(SessionCookie)
+	if err != nil || cookie.Value == "" {
+		return Session{}, nil, errSession
+	}
+	claims := &sessionClaims{}
+	_, err = jwt.ParseWithClaims(cookie.Value, claims, func(*jwt.Token) (any, error) { return []byte(s.cfg.JWTSecret), nil },
+		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}), jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(), jwt.WithTimeFunc(s.now))
+	if err != nil || !ValidWallet(claims.Subject) {
+		return Session{}, nil, errSession
+	}
+	// Roles come from the current configuration, so removing a wallet from ADMIN_WALLETS takes
+	// effect at once; the token only says who signed in.
+	return Session{Wallet: claims.Subject, Roles: s.rolesOf(claims.Subject), ExpiresAt: claims.ExpiresAt.Time}, claims, nil
+}
+
+func hashHex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+type nonceRequest struct {
+	Wallet string `json:"wallet"`
+}
+
+func (s *Server) issueNonce(c echo.Context) error {
+	var req nonceRequest
+	if err := DecodeJSON(c, &req); err != nil {
+		return err
+	}
+	if !ValidWallet(req.Wallet) {
+		return InvalidInput("wallet must be a 0x-prefixed 40-hex-character address")
+	}
+	wallet := strings.ToLower(req.Wallet)
+	now := s.now().Truncate(time.Second)
+	n := readmodels.LoginNonce{Nonce: randomHex(16), Wallet: wallet, IssuedAt: now, ExpiresAt: now.Add(nonceTTL)}
+	if err := s.nonces.Issue(c.Request().Context(), n); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{
+		"typedData": s.signer.Challenge(wallet, n.Nonce, n.IssuedAt, n.ExpiresAt),
+		"nonce":     n.Nonce,
+		"expiresAt": n.ExpiresAt.UnixMilli(),
+	})
+}
+
+type loginRequest struct {
+	Wallet    string `json:"wallet"`
+	Signature string `json:"signature"`
+	Nonce     string `json:"nonce"` // optional: the newest unused nonce of the wallet otherwise
+}
+
+func (s *Server) login(c echo.Context) error {
+	var req loginRequest
+	if err := DecodeJSON(c, &req); err != nil {
+		return err
+	}
+	if !ValidWallet(req.Wallet) || req.Signature == "" {
+		return InvalidInput("wallet (0x + 40 hex) and signature are required")
+	}
+	wallet := strings.ToLower(req.Wallet)
+	now := s.now()
+	// The nonce is consumed before anything is checked, so a failed attempt cannot be retried.
+	n, err := s.nonces.Consume(c.Request().Context(), wallet, req.Nonce, now)
+	if errors.Is(err, readmodels.ErrNotFound) {
+		return errLogin
+	}
+	if err != nil {
+		return err
+	}
+	if !now.Before(n.ExpiresAt) {
+		return errLogin
+	}
+	signer, err := s.signer.Signer(wallet, n.Nonce, n.IssuedAt, n.ExpiresAt, req.Signature)
+	if err != nil || signer != wallet {
+		return errLogin
+	}
+	csrf := randomHex(32)
+	roles := s.rolesOf(wallet)
+	exp := now.Add(sessionTTL)
+	token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, sessionClaims{
+		Roles: roles, CSRF: hashHex(csrf),
+		RegisteredClaims: jwt.RegisteredClaims{Subject: wallet, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp), ID: randomHex(8)},
+	}).SignedString([]byte(s.cfg.JWTSecret))
+	if err != nil {
+		return err
+	}
+	s.setCookie(c, SessionCookie, token, true, exp)
+	s.setCookie(c, CSRFCookie, csrf, false, exp)
+	return c.JSON(http.StatusOK, map[string]any{"ok": true, "wallet": wallet, "roles": roles, "expiresAt": exp.UnixMilli(), "csrfToken": csrf})
+}
+
+func (s *Server) setCookie(c echo.Context, name, value string, httpOnly bool, exp time.Time) {
+	ck := &http.Cookie{Name: name, Value: value, Path: "/", HttpOnly: httpOnly, Secure: s.cfg.Production, SameSite: http.SameSiteLaxMode}
+	if value == "" {
+		ck.MaxAge = -1
+	} else {
+		ck.Expires = exp
+	}
+	c.SetCookie(ck)
+}
+
+func (s *Server) logout(c echo.Context) error {
+	s.setCookie(c, SessionCookie, "", true, time.Time{})
+	s.setCookie(c, CSRFCookie, "", false, time.Time{})
+	return c.JSON(http.StatusOK, map[string]any{"ok": true})
+}
+
+func (s *Server) me(c echo.Context) error {
+	sess, _ := SessionFrom(c)
+	return c.JSON(http.StatusOK, map[string]any{"wallet": sess.Wallet, "roles": sess.Roles, "expiresAt": sess.ExpiresAt.UnixMilli()})
+}
