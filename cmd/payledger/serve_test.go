@@ -115,3 +115,37 @@ func TestUnknownCommandAndBadConfig(t *testing.T) {
 		t.Errorf("production without secrets: exit %d %s", code, out.String())
 	}
 }
+
+func TestKeysCreatePrintsTheKeyOnItsLastLine(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	vars := map[string]string{"DATABASE_URL": dbURL, "EMBEDDED_POSTGRES": "off"}
+	wallet := "0x" + strings.Repeat("Ab", 20)
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"keys", "create", "--wallet", wallet, "--scopes", "orders:create,receipts:read", "--name", "pos"}, env(vars), &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out.String(), errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	secret := lines[len(lines)-1]
+	if !strings.HasPrefix(secret, "plk_") || strings.Contains(secret, " ") {
+		t.Fatalf("last line %q is not a key", secret)
+	}
+	pool := pgtest.PoolFor(t, dbURL)
+	var wallets, scopes string
+	if err := pool.QueryRow(context.Background(), `SELECT wallet, array_to_string(scopes, ',') FROM api_keys WHERE key_hash = sha256($1::bytea)`, []byte(secret)).
+		Scan(&wallets, &scopes); err != nil {
+		t.Fatalf("key not stored by its hash: %v", err)
+	}
+	if wallets != strings.ToLower(wallet) || scopes != "orders:create,receipts:read" {
+		t.Fatalf("stored %s %s", wallets, scopes)
+	}
+	for _, bad := range [][]string{
+		{"keys", "create", "--wallet", "0x12", "--scopes", "orders:create"},
+		{"keys", "create", "--wallet", wallet, "--scopes", "root"},
+		{"keys", "create", "--wallet", wallet},
+	} {
+		if code := run(context.Background(), bad, env(vars), &out, &errOut); code == 0 {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
