@@ -1,0 +1,127 @@
+// Package money is exact money arithmetic: amounts are integer minor units (cents), rates are
+// exact decimals (big.Rat), and rounding is half-up to the cent.
+package money
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+)
+
+// Cents is an amount in minor units.
+type Cents int64
+
+// ErrInvalidAmount is returned for a decimal that is negative, malformed or has more than two
+// decimal places.
+var ErrInvalidAmount = errors.New("invalid amount")
+
+// ParseCents reads a decimal string such as "12.5" or "3" as cents. At most two decimal places;
+// negative values are rejected.
+func ParseCents(s string) (Cents, error) {
+	r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
+	if !ok || r.Sign() < 0 {
+		return 0, fmt.Errorf("%w: %q", ErrInvalidAmount, s)
+	}
+	c := new(big.Rat).Mul(r, big.NewRat(100, 1))
+	if !isWhole(c) {
+		return 0, fmt.Errorf("%w: %q has more than two decimal places", ErrInvalidAmount, s)
+	}
+	if !c.Num().IsInt64() || c.Num().Int64() > 1e15 {
+		return 0, fmt.Errorf("%w: %q is too large", ErrInvalidAmount, s)
+	}
+	return Cents(c.Num().Int64()), nil
+}
+
+func isWhole(r *big.Rat) bool { return r.IsInt() }
+
+// String renders cents as a decimal with two places, e.g. "12.50".
+func (c Cents) String() string {
+	sign := ""
+	v := int64(c)
+	if v < 0 {
+		sign, v = "-", -v
+	}
+	return fmt.Sprintf("%s%d.%02d", sign, v/100, v%100)
+}
+
+// Float is the amount in major units for JSON output only; it is never used for arithmetic.
+func (c Cents) Float() float64 {
+	f, _ := new(big.Rat).SetFrac64(int64(c), 100).Float64()
+	return f
+}
+
+// Rate is an exact decimal rate, 0.0725 for 7.25%.
+type Rate struct{ r *big.Rat }
+
+// ParseRate reads a decimal rate such as "0.0725".
+func ParseRate(s string) (Rate, error) {
+	r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
+	if !ok {
+		return Rate{}, fmt.Errorf("invalid rate %q", s)
+	}
+	return Rate{r}, nil
+}
+
+// MustRate is ParseRate for constants; it panics on a malformed literal.
+func MustRate(s string) Rate {
+	r, err := ParseRate(s)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// Percent turns a percentage such as "1.25" into the rate 0.0125.
+func Percent(p Rate) Rate { return Rate{new(big.Rat).Quo(p.rat(), big.NewRat(100, 1))} }
+
+func (r Rate) rat() *big.Rat {
+	if r.r == nil {
+		return new(big.Rat)
+	}
+	return r.r
+}
+
+// Add returns r + q.
+func (r Rate) Add(q Rate) Rate { return Rate{new(big.Rat).Add(r.rat(), q.rat())} }
+
+// Cmp compares r and q like big.Rat.Cmp.
+func (r Rate) Cmp(q Rate) int { return r.rat().Cmp(q.rat()) }
+
+// Sign is -1, 0 or 1.
+func (r Rate) Sign() int { return r.rat().Sign() }
+
+// String renders the rate exactly, with no trailing zeros ("0.0725").
+func (r Rate) String() string {
+	s := r.rat().FloatString(12)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if s == "" || s == "-" {
+		return "0"
+	}
+	return s
+}
+
+// Float is the rate for JSON output only.
+func (r Rate) Float() float64 {
+	f, _ := r.rat().Float64()
+	return f
+}
+
+// Apply returns amount × r rounded half-up to the cent (half away from zero for negatives).
+func (r Rate) Apply(amount Cents) Cents {
+	return RoundHalfUp(new(big.Rat).Mul(new(big.Rat).SetInt64(int64(amount)), r.rat()))
+}
+
+// RoundHalfUp rounds an exact number of cents to an integer, halves away from zero.
+func RoundHalfUp(x *big.Rat) Cents {
+	num, den := new(big.Int).Set(x.Num()), x.Denom()
+	neg := num.Sign() < 0
+	num.Abs(num)
+	twice := new(big.Int).Mul(num, big.NewInt(2))
+	twice.Add(twice, den)
+	q := new(big.Int).Quo(twice, new(big.Int).Mul(den, big.NewInt(2)))
+	if neg {
+		q.Neg(q)
+	}
+	return Cents(q.Int64())
+}

@@ -1,0 +1,68 @@
+package money
+
+import (
+	"errors"
+	"math/big"
+	"testing"
+)
+
+func TestParseCents(t *testing.T) {
+	cases := []struct {
+		in   string
+		want Cents
+		err  bool
+	}{
+		{"0", 0, false}, {"12", 1200, false}, {"12.5", 1250, false}, {"12.05", 1205, false}, {"0.01", 1, false},
+		{"1e2", 10000, false}, {"12.345", 0, true}, {"-1", 0, true}, {"abc", 0, true}, {"", 0, true}, {"1e20", 0, true},
+	}
+	for _, c := range cases {
+		got, err := ParseCents(c.in)
+		if (err != nil) != c.err || got != c.want {
+			t.Errorf("ParseCents(%q) = %d, %v", c.in, got, err)
+		}
+		if c.err && err != nil && !errors.Is(err, ErrInvalidAmount) {
+			t.Errorf("ParseCents(%q) error %v is not ErrInvalidAmount", c.in, err)
+		}
+	}
+}
+
+func TestRoundHalfUp(t *testing.T) {
+	cases := []struct {
+		num, den int64
+		want     Cents
+	}{
+		{5, 10, 1}, {4, 10, 0}, {15, 10, 2}, {25, 10, 3}, {-5, 10, -1}, {-4, 10, 0}, {7249999, 1000000, 7}, {1, 3, 0}, {2, 3, 1},
+	}
+	for _, c := range cases {
+		if got := RoundHalfUp(big.NewRat(c.num, c.den)); got != c.want {
+			t.Errorf("RoundHalfUp(%d/%d) = %d, want %d", c.num, c.den, got, c.want)
+		}
+	}
+}
+
+func TestRateApplyAndString(t *testing.T) {
+	cases := []struct {
+		rate   string
+		amount Cents
+		want   Cents
+	}{
+		{"0.0725", 1000, 73},    // 72.5 -> 73 (half up)
+		{"0.0725", 200, 15},     // 14.5 -> 15
+		{"0.005", 100, 1},       // 0.5 -> 1
+		{"0.005", 99, 0},        // 0.495 -> 0
+		{"0.08875", 10000, 888}, // 887.5 -> 888
+		{"0", 12345, 0},
+		{"1", 12345, 12345},
+	}
+	for _, c := range cases {
+		if got := MustRate(c.rate).Apply(c.amount); got != c.want {
+			t.Errorf("%s × %d = %d, want %d", c.rate, c.amount, got, c.want)
+		}
+	}
+	if s := Percent(MustRate("1.25")).Add(MustRate("0.005")).String(); s != "0.0175" {
+		t.Errorf("1.25%% + 0.5%% = %s", s)
+	}
+	if s := Cents(-1205).String(); s != "-12.05" {
+		t.Errorf("String = %s", s)
+	}
+}

@@ -1,0 +1,134 @@
+// Package split is the merchant's payment split: who receives what share of each payment.
+//
+// Rules:
+//   - A split is configured once per merchant; a later configure request changes nothing and
+//     answers the existing configuration (idempotent).
+//   - Recipients have valid 0x addresses, no repeats, positive integer shares in basis points
+//     that add up to exactly 10,000.
+//   - Without recipients the default is the merchant at 9,950 and the platform recipient at 50;
+//     that needs a platform recipient.
+//   - A split contract address is required until contracts can be deployed from here.
+package split
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// TotalBps is 100% in basis points.
+const TotalBps = 10_000
+
+// Default shares when the merchant names no recipients.
+const (
+	DefaultMerchantBps = 9_950
+	DefaultPlatformBps = 50
+	MaxRecipients      = 50
+)
+
+// EventConfigured is the type name of Configured.
+const EventConfigured = "SplitConfigured"
+
+// Errors of Decide.
+var (
+	ErrInvalid               = errors.New("invalid split")
+	ErrAddressRequired       = errors.New("a split contract address is required: no chain is configured to deploy one")
+	ErrPlatformNotConfigured = errors.New("platform recipient address not set up")
+)
+
+// Recipient receives SharesBps of each payment.
+type Recipient struct {
+	Address   string `json:"address"`
+	SharesBps int    `json:"sharesBps"`
+}
+
+// Configured records a merchant's split (version 1 of the event).
+type Configured struct {
+	Merchant     string      `json:"merchant"`
+	Address      string      `json:"address"`
+	Recipients   []Recipient `json:"recipients"`
+	ConfiguredAt int64       `json:"configuredAt"` // Unix ms
+}
+
+// State is a merchant's split as its events say.
+type State struct {
+	Configured bool
+	Address    string
+	Recipients []Recipient
+}
+
+// Evolve applies one event.
+func Evolve(s State, e Configured) State {
+	if s.Configured { // the first configuration stands
+		return s
+	}
+	return State{Configured: true, Address: e.Address, Recipients: e.Recipients}
+}
+
+// Configure asks for a split.
+type Configure struct {
+	Merchant   string
+	Address    string      // split contract address; empty when none was given
+	Recipients []Recipient // nil: the default
+	Platform   string      // PLATFORM_RECIPIENT, may be empty
+}
+
+var addressRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
+
+// Decide returns the event that configures the split, or none when it is already configured
+// (idempotent). Errors: ErrInvalid (wrapped with the reason), ErrAddressRequired,
+// ErrPlatformNotConfigured.
+func Decide(s State, c Configure, now time.Time) ([]Configured, error) {
+	if s.Configured {
+		return nil, nil
+	}
+	if c.Address == "" {
+		return nil, ErrAddressRequired
+	}
+	if !addressRE.MatchString(c.Address) {
+		return nil, fmt.Errorf("%w: splitAddress must be a 0x-prefixed 40-hex-character address", ErrInvalid)
+	}
+	recipients := c.Recipients
+	if recipients == nil {
+		if c.Platform == "" {
+			return nil, ErrPlatformNotConfigured
+		}
+		recipients = []Recipient{{c.Merchant, DefaultMerchantBps}, {c.Platform, DefaultPlatformBps}}
+	}
+	if err := validate(recipients); err != nil {
+		return nil, err
+	}
+	out := make([]Recipient, len(recipients))
+	for i, r := range recipients {
+		out[i] = Recipient{Address: strings.ToLower(r.Address), SharesBps: r.SharesBps}
+	}
+	return []Configured{{Merchant: c.Merchant, Address: strings.ToLower(c.Address), Recipients: out, ConfiguredAt: now.UnixMilli()}}, nil
+}
+
+func validate(rs []Recipient) error {
+	if len(rs) == 0 || len(rs) > MaxRecipients {
+		return fmt.Errorf("%w: between 1 and %d recipients are required", ErrInvalid, MaxRecipients)
+	}
+	seen := map[string]bool{}
+	total := 0
+	for i, r := range rs {
+		if !addressRE.MatchString(r.Address) {
+			return fmt.Errorf("%w: recipients[%d].address must be a 0x-prefixed 40-hex-character address", ErrInvalid, i)
+		}
+		if r.SharesBps <= 0 || r.SharesBps > TotalBps {
+			return fmt.Errorf("%w: recipients[%d].sharesBps must be a positive integer up to %d", ErrInvalid, i, TotalBps)
+		}
+		a := strings.ToLower(r.Address)
+		if seen[a] {
+			return fmt.Errorf("%w: recipients[%d].address appears twice", ErrInvalid, i)
+		}
+		seen[a] = true
+		total += r.SharesBps
+	}
+	if total != TotalBps {
+		return fmt.Errorf("%w: sharesBps add up to %d, they must add up to exactly %d", ErrInvalid, total, TotalBps)
+	}
+	return nil
+}
