@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport/ratelimit"
@@ -29,6 +30,7 @@ const (
 	testJWTSecret  = "test-jwt-secret-0123456789abcdef0123456789"
 	testCronSecret = "cron-s3cret"
 	testEdgeSecret = "edge-s3cret"
+	testPlatform   = "0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 )
 
 type clock struct {
@@ -78,8 +80,10 @@ func newEnv(t *testing.T, mutate func(*Deps)) *env {
 	d := Deps{
 		Log: zerolog.New(e.logs), DB: pinger{}, Keys: e.keys, Nonces: readmodels.NewNonces(pool),
 		Signer: chain.Login{ChainID: 8453}, Limiter: ratelimit.NewMemory(e.clk.Now), Now: e.clk.Now,
+		Events: postgres.New(pool), Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
 		Config: Config{JWTSecret: testJWTSecret, CronSecret: testCronSecret, EdgeSecret: testEdgeSecret,
-			AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000},
+			AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000,
+			PlatformRecipient: testPlatform},
 	}
 	if mutate != nil {
 		mutate(&d)

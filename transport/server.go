@@ -14,6 +14,8 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/commands"
 )
 
 // MaxBodyBytes is the largest request body accepted.
@@ -37,6 +39,9 @@ type Config struct {
 	Production           bool
 	KeyLimitPerMinute    int
 	PublicLimitPerMinute int
+	PlatformRecipient    string // lower-case wallet, may be empty
+	// SiteConfigRequiresKey makes GET /api/site/config a developer route.
+	SiteConfigRequiresKey bool
 }
 
 // Deps are what the HTTP layer needs.
@@ -49,6 +54,9 @@ type Deps struct {
 	Limiter Limiter
 	Now     func() time.Time
 	Config  Config
+	Events  commands.Store
+	Shops   ShopStore
+	Sites   SiteStore
 }
 
 // Server is the HTTP API: the echo instance and the access policy of every route.
@@ -61,6 +69,9 @@ type Server struct {
 	signer   LoginSigner
 	limiter  Limiter
 	now      func() time.Time
+	events   commands.Store
+	shops    ShopStore
+	sites    SiteStore
 }
 
 // ServeHTTP lets the server be used as an http.Handler.
@@ -68,8 +79,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Echo.Serv
 
 // New returns the server with middleware and every route registered.
 func New(d Deps) (*Server, error) {
-	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil {
-		return nil, fmt.Errorf("transport: missing dependency (database, keys, nonces, signer, limiter and clock are required)")
+	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil ||
+		d.Events == nil || d.Shops == nil || d.Sites == nil {
+		return nil, fmt.Errorf("transport: missing dependency (database, keys, nonces, signer, limiter, clock, events, shops and sites are required)")
 	}
 	if d.Config.JWTSecret == "" || d.Config.CronSecret == "" || (d.Config.GatewayMode && d.Config.EdgeSecret == "") {
 		return nil, fmt.Errorf("transport: JWT and cron secrets (and the edge secret in gateway mode) are required")
@@ -87,7 +99,7 @@ func New(d Deps) (*Server, error) {
 	e.Use(correlation(d.Log), accessLog, recoverPanics)
 	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
 	s := &Server{Echo: e, policies: map[string]Policy{}, cfg: d.Config, keys: d.Keys, nonces: d.Nonces,
-		signer: d.Signer, limiter: d.Limiter, now: d.Now}
+		signer: d.Signer, limiter: d.Limiter, now: d.Now, events: d.Events, shops: d.Shops, sites: d.Sites}
 	s.routes(d.DB)
 	return s, nil
 }
@@ -104,6 +116,19 @@ func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodPost, "/api/admin/keys", Policy{Access: Admin}, s.createKey)
 	s.handle(http.MethodGet, "/api/admin/keys", Policy{Access: Admin}, s.listKeys)
 	s.handle(http.MethodDelete, "/api/admin/keys/:id", Policy{Access: Admin}, s.revokeKey)
+
+	s.handle(http.MethodGet, "/api/shop/config", Policy{Access: Developer, Scope: "shop:read"}, s.getShopConfig)
+	s.handle(http.MethodPost, "/api/shop/config", Policy{Access: Admin}, s.postShopConfig)
+	sitePolicy := Policy{Access: Public}
+	if s.cfg.SiteConfigRequiresKey {
+		sitePolicy = Policy{Access: Developer}
+	}
+	s.handle(http.MethodGet, "/api/site/config", sitePolicy, s.getSiteConfig)
+	s.handle(http.MethodPost, "/api/site/config", Policy{Access: Admin, Role: RoleAdmin}, s.postSiteConfig)
+	s.handle(http.MethodGet, "/api/split/deploy", Policy{Access: Developer, Scope: "split:read"}, s.getSplit)
+	s.handle(http.MethodPost, "/api/split/deploy", Policy{Access: Admin}, s.postSplit)
+	s.handle(http.MethodPost, "/api/split/withdraw", Policy{Access: Open}, s.withdraw)
+	s.handle(http.MethodGet, "/api/tax/catalog", Policy{Access: Developer}, s.taxCatalog)
 }
 
 // correlation takes the request's correlation id (or makes one), echoes it on the response and

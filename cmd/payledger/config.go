@@ -37,6 +37,7 @@ type config struct {
 	RateLimitPerMinute       int
 	RateLimitPublicPerMinute int
 	EmbeddedPostgres         bool
+	SiteConfigRequiresKey    bool
 }
 
 func (c config) production() bool { return c.AppEnv == "production" }
@@ -89,6 +90,13 @@ func loadConfig(getenv func(string) string, random io.Reader) (config, []string,
 	}
 	c.RateLimitPerMinute = int(integer("RATE_LIMIT_PER_MINUTE", 600, 1))
 	c.RateLimitPublicPerMinute = int(integer("RATE_LIMIT_PUBLIC_PER_MINUTE", 60, 1))
+	switch str("SITE_CONFIG_REQUIRES_KEY", "false") {
+	case "true", "1":
+		c.SiteConfigRequiresKey = true
+	case "false", "0":
+	default:
+		bad("SITE_CONFIG_REQUIRES_KEY must be true or false")
+	}
 	switch str("EMBEDDED_POSTGRES", "auto") {
 	case "auto", "on", "true", "1":
 		c.EmbeddedPostgres = true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -106,7 +107,6 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		return err
 	}
 	defer closeStore()
-	_ = store // the command and projection wiring that uses it arrives with the receipts issues
 
 	limiter, closeLimiter, err := openLimiter(cfg)
 	if err != nil {
@@ -117,10 +117,12 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		Log: base, DB: pool, Now: time.Now,
 		Keys: readmodels.NewKeys(pool), Nonces: readmodels.NewNonces(pool),
 		Signer: chain.Login{ChainID: cfg.ChainID}, Limiter: limiter,
+		Events: store, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
 		Config: transport.Config{
 			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 			CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),
 			KeyLimitPerMinute: cfg.RateLimitPerMinute, PublicLimitPerMinute: cfg.RateLimitPublicPerMinute,
+			PlatformRecipient: strings.ToLower(cfg.PlatformRecipient), SiteConfigRequiresKey: cfg.SiteConfigRequiresKey,
 		},
 	})
 	if err != nil {

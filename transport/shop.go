@@ -1,0 +1,252 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/readmodels"
+)
+
+// ShopStore keeps merchants' shop configurations.
+type ShopStore interface {
+	Get(ctx context.Context, wallet string) (readmodels.ShopConfig, error)
+	GetBySlug(ctx context.Context, slug string) (readmodels.ShopConfig, string, error)
+	Update(ctx context.Context, wallet string, now time.Time, change func(*readmodels.ShopConfig) error) (readmodels.ShopConfig, error)
+}
+
+var (
+	colorRE = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
+	slugRE  = regexp.MustCompile(`^[a-z0-9-]{3,40}$`)
+
+	arrangements  = []string{"grid", "featured_first", "groups", "carousel"}
+	industryPacks = []string{"restaurant", "retail", "hotel", "freelancer"}
+	logoShapes    = []string{"square", "circle"}
+	heroSizes     = []string{"microtext", "small", "medium", "large", "xlarge"}
+)
+
+func (s *Server) getShopConfig(c echo.Context) error {
+	p, _ := PrincipalFrom(c)
+	ctx := c.Request().Context()
+	var cfg readmodels.ShopConfig
+	var err error
+	if slug := c.QueryParam("slug"); slug != "" {
+		cfg, _, err = s.shops.GetBySlug(ctx, slug)
+	} else {
+		cfg, err = s.shops.Get(ctx, p.Wallet)
+	}
+	if errors.Is(err, readmodels.ErrNotFound) {
+		// An authenticated merchant without a config gets 404, never defaults (spec).
+		return NewError(http.StatusNotFound, "not_found", "Shop config not found")
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"config": cfg})
+}
+
+func (s *Server) postShopConfig(c echo.Context) error {
+	var patch map[string]json.RawMessage
+	if err := DecodeJSON(c, &patch); err != nil {
+		return err
+	}
+	sess, _ := SessionFrom(c)
+	now := s.now()
+	// Validate against a scratch copy first, so a bad field writes nothing.
+	if err := applyShopPatch(&readmodels.ShopConfig{}, patch, now); err != nil {
+		return err
+	}
+	cfg, err := s.shops.Update(c.Request().Context(), sess.Wallet, now, func(cfg *readmodels.ShopConfig) error {
+		return applyShopPatch(cfg, patch, now)
+	})
+	if errors.Is(err, readmodels.ErrSlugTaken) {
+		return NewError(http.StatusConflict, "conflict", "slug is already used by another merchant")
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"ok": true, "config": cfg})
+}
+
+// applyShopPatch applies the present fields of patch to cfg, validating each; the first bad field
+// gives invalid_input naming it.
+func applyShopPatch(cfg *readmodels.ShopConfig, patch map[string]json.RawMessage, now time.Time) error {
+	for field, raw := range patch {
+		if err := applyShopField(cfg, field, raw, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func applyShopField(cfg *readmodels.ShopConfig, field string, raw json.RawMessage, now time.Time) error {
+	bad := func(why string) error { return InvalidInput(field + " " + why) }
+	switch field {
+	case "name", "description", "bio":
+		v, err := str(raw, map[string]int{"name": 200, "description": 2000, "bio": 2000}[field])
+		if err != nil {
+			return bad(err.Error())
+		}
+		*map[string]*string{"name": &cfg.Name, "description": &cfg.Description, "bio": &cfg.Bio}[field] = v
+	case "arrangement":
+		v, err := enum(raw, arrangements)
+		if err != nil {
+			return bad(err.Error())
+		}
+		cfg.Arrangement = v
+	case "xpPerDollar":
+		var v float64
+		if json.Unmarshal(raw, &v) != nil || v < 0 {
+			return bad("must be a number >= 0")
+		}
+		cfg.XPPerDollar = v
+	case "setupComplete":
+		if json.Unmarshal(raw, &cfg.SetupComplete) != nil {
+			return bad("must be a boolean")
+		}
+	case "slug":
+		if isNull(raw) {
+			cfg.Slug = nil
+			return nil
+		}
+		var v string
+		if json.Unmarshal(raw, &v) != nil || !slugRE.MatchString(v) {
+			return bad("must be 3-40 characters of a-z, 0-9 and '-'")
+		}
+		cfg.Slug = &v
+	case "industryPack":
+		if isNull(raw) {
+			cfg.IndustryPack, cfg.IndustryPackActivatedAt = nil, nil
+			return nil
+		}
+		v, err := enum(raw, industryPacks)
+		if err != nil {
+			return bad(err.Error())
+		}
+		if cfg.IndustryPack == nil || *cfg.IndustryPack != v {
+			at := now.UnixMilli()
+			cfg.IndustryPack, cfg.IndustryPackActivatedAt = &v, &at
+		}
+	case "links":
+		var links []readmodels.Link
+		if json.Unmarshal(raw, &links) != nil || links == nil {
+			return bad("must be an array of {label, url}")
+		}
+		if len(links) > 20 {
+			return bad("may hold at most 20 links")
+		}
+		for i, l := range links {
+			if strings.TrimSpace(l.Label) == "" || len(l.Label) > 100 || !httpURL(l.URL) {
+				return InvalidInput(fmt.Sprintf("links[%d] needs a label (up to 100 characters) and an http(s) url", i))
+			}
+		}
+		cfg.Links = links
+	case "processingFeePct":
+		pct, err := percent(raw, 10)
+		if err != nil {
+			return bad(err.Error())
+		}
+		cfg.ProcessingFeePct = pct
+	case "theme":
+		var theme map[string]json.RawMessage
+		if json.Unmarshal(raw, &theme) != nil || theme == nil {
+			return bad("must be an object")
+		}
+		for k, v := range theme {
+			if err := applyThemeField(&cfg.Theme, k, v); err != nil {
+				return err
+			}
+		}
+	default:
+		return InvalidInput("unknown field " + field)
+	}
+	return nil
+}
+
+func applyThemeField(t *readmodels.ShopTheme, field string, raw json.RawMessage) error {
+	bad := func(why string) error { return InvalidInput("theme." + field + " " + why) }
+	colors := map[string]*string{"primaryColor": &t.PrimaryColor, "secondaryColor": &t.SecondaryColor, "textColor": &t.TextColor, "accentColor": &t.AccentColor}
+	urls := map[string]*string{"brandLogoUrl": &t.BrandLogoURL, "coverPhotoUrl": &t.CoverPhotoURL}
+	var err error
+	switch {
+	case colors[field] != nil:
+		var v string
+		if json.Unmarshal(raw, &v) != nil || (v != "" && !colorRE.MatchString(v)) {
+			return bad("must be a colour #RGB or #RRGGBB")
+		}
+		*colors[field] = v
+	case urls[field] != nil:
+		var v string
+		if json.Unmarshal(raw, &v) != nil || (v != "" && !httpURL(v)) {
+			return bad("must be an http(s) URL")
+		}
+		*urls[field] = v
+	case field == "fontFamily":
+		if t.FontFamily, err = str(raw, 100); err != nil {
+			return bad(err.Error())
+		}
+	case field == "logoShape":
+		if t.LogoShape, err = enum(raw, logoShapes); err != nil {
+			return bad(err.Error())
+		}
+	case field == "heroFontSize":
+		if t.HeroFontSize, err = enum(raw, heroSizes); err != nil {
+			return bad(err.Error())
+		}
+	default:
+		return InvalidInput("unknown field theme." + field)
+	}
+	return nil
+}
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+func str(raw json.RawMessage, max int) (string, error) {
+	var v string
+	if json.Unmarshal(raw, &v) != nil {
+		return "", errors.New("must be a string")
+	}
+	if len(v) > max {
+		return "", fmt.Errorf("must be at most %d characters", max)
+	}
+	return v, nil
+}
+
+func enum(raw json.RawMessage, allowed []string) (string, error) {
+	var v string
+	if json.Unmarshal(raw, &v) != nil || !slices.Contains(allowed, v) {
+		return "", errors.New("must be one of " + strings.Join(allowed, ", "))
+	}
+	return v, nil
+}
+
+// percent reads an exact decimal percentage between 0 and max.
+func percent(raw json.RawMessage, max int64) (json.Number, error) {
+	var n json.Number
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&n) != nil {
+		return "", errors.New("must be a number")
+	}
+	r, ok := new(big.Rat).SetString(n.String())
+	if !ok || r.Sign() < 0 || r.Cmp(big.NewRat(max, 1)) > 0 {
+		return "", fmt.Errorf("must be a number from 0 to %d (percent)", max)
+	}
+	return n, nil
+}
+
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
