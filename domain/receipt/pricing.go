@@ -1,0 +1,67 @@
+package receipt
+
+import (
+	"github.com/payledger/payledger/domain/money"
+)
+
+// PlatformBaseRate is the platform's processing fee (0.5%) unless the site configuration
+// replaces it.
+var PlatformBaseRate = money.MustRate("0.005")
+
+// Item is one service line of an order, priced from the inventory.
+type Item struct {
+	ItemID, SKU, Label, Thumb string
+	Unit                      money.Cents
+	Qty                       int64
+	Taxable                   bool
+}
+
+// PriceInput is everything pricing needs; it is resolved by the caller (catalog lookups, shop
+// and site settings) so that pricing itself is pure.
+type PriceInput struct {
+	Items         []Item
+	TaxRate       money.Rate // the rate applied to taxable items
+	PlatformRate  money.Rate // base fee rate (0.005 unless the site replaces it)
+	MerchantAddOn money.Rate // the merchant's add-on rate (percent / 100)
+}
+
+// Priced is a priced order.
+type Priced struct {
+	LineItems   []LineItem
+	Subtotal    money.Cents
+	Taxable     money.Cents
+	Tax         money.Cents
+	Fee         money.Cents
+	PlatformFee money.Cents
+	MerchantFee money.Cents
+	Total       money.Cents
+	FeeRate     money.Rate
+}
+
+// Price computes the receipt's lines: the service lines, then Tax, then Processing Fee.
+// Tax applies to taxable lines only, rounded half-up to the cent once; the fee (platform base plus
+// merchant add-on) applies to subtotal + tax, rounded once. The platform's part of the fee is
+// its own rate rounded the same way and never more than the fee; the merchant's part is the rest.
+func Price(in PriceInput) Priced {
+	var p Priced
+	for _, it := range in.Items {
+		line := it.Unit * money.Cents(it.Qty)
+		p.Subtotal += line
+		if it.Taxable {
+			p.Taxable += line
+		}
+		p.LineItems = append(p.LineItems, LineItem{Kind: KindItem, Label: it.Label, Amount: line, Unit: it.Unit, Qty: it.Qty,
+			Thumb: it.Thumb, ItemID: it.ItemID, SKU: it.SKU})
+	}
+	p.Tax = in.TaxRate.Apply(p.Taxable)
+	p.FeeRate = in.PlatformRate.Add(in.MerchantAddOn)
+	base := p.Subtotal + p.Tax
+	p.Fee = p.FeeRate.Apply(base)
+	p.PlatformFee = min(in.PlatformRate.Apply(base), p.Fee)
+	p.MerchantFee = p.Fee - p.PlatformFee
+	p.LineItems = append(p.LineItems,
+		LineItem{Kind: KindTax, Label: "Tax", Amount: p.Tax},
+		LineItem{Kind: KindFee, Label: "Processing Fee", Amount: p.Fee})
+	p.Total = base + p.Fee
+	return p
+}
