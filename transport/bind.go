@@ -13,19 +13,11 @@ import (
 // DecodeJSON reads the request body as one JSON value into v. Malformed JSON, a value of the
 // wrong type, unknown fields or trailing data give 400 invalid_input naming the problem.
 func DecodeJSON(c echo.Context, v any) error {
-	dec := json.NewDecoder(c.Request().Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var he *echo.HTTPError
-		if errors.As(err, &he) { // the body limit cut the read: 413, not 400
-			return he
-		}
-		return InvalidInput(describeJSONError(err))
+	b, err := readBody(c)
+	if err != nil {
+		return err
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return InvalidInput("Invalid request parameters: body must hold a single JSON value")
-	}
-	return nil
+	return decodeBytes(b, v)
 }
 
 func describeJSONError(err error) string {

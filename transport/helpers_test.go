@@ -22,6 +22,7 @@ import (
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations/pgtest"
+	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport/ratelimit"
 )
@@ -65,6 +66,8 @@ type env struct {
 	clk   *clock
 	logs  *syncBuffer
 	admin *ecdsa.PrivateKey // its wallet is in AdminWallets
+
+	webhookKeys *readmodels.WebhookKeys
 }
 
 type pinger struct{ err error }
@@ -77,10 +80,26 @@ func newEnv(t *testing.T, mutate func(*Deps)) *env {
 	pool := pgtest.Pool(t)
 	adminKey, _ := crypto.GenerateKey()
 	e := &env{t: t, pool: pool, keys: readmodels.NewKeys(pool), clk: &clock{t: time.Now()}, logs: &syncBuffer{}, admin: adminKey}
+	store := postgres.New(pool)
+	runner, err := projections.NewRunner(pool, store, projections.Receipts{}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = runner.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	webhookKeys, err := readmodels.NewWebhookKeys(pool, bytes.Repeat([]byte{7}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.webhookKeys = webhookKeys
 	d := Deps{
 		Log: zerolog.New(e.logs), DB: pinger{}, Keys: e.keys, Nonces: readmodels.NewNonces(pool),
 		Signer: chain.Login{ChainID: 8453}, Limiter: ratelimit.NewMemory(e.clk.Now), Now: e.clk.Now,
-		Events: postgres.New(pool), Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
+		Events: store, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
+		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: runner,
+		WebhookKeys: webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
 		Config: Config{JWTSecret: testJWTSecret, CronSecret: testCronSecret, EdgeSecret: testEdgeSecret,
 			AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000,
 			PlatformRecipient: testPlatform},

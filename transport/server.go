@@ -57,6 +57,12 @@ type Deps struct {
 	Events  commands.Store
 	Shops   ShopStore
 	Sites   SiteStore
+
+	Inventory    InventoryStore
+	Receipts     ReceiptReader
+	ReceiptsView Waiter // the receipts projection, for read-your-writes
+	WebhookKeys  WebhookKeyStore
+	Idempotency  IdempotencyStore
 }
 
 // Server is the HTTP API: the echo instance and the access policy of every route.
@@ -72,6 +78,12 @@ type Server struct {
 	events   commands.Store
 	shops    ShopStore
 	sites    SiteStore
+
+	inventory    InventoryStore
+	receipts     ReceiptReader
+	receiptsView Waiter
+	webhookKeys  WebhookKeyStore
+	idempotency  IdempotencyStore
 }
 
 // ServeHTTP lets the server be used as an http.Handler.
@@ -80,8 +92,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Echo.Serv
 // New returns the server with middleware and every route registered.
 func New(d Deps) (*Server, error) {
 	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil ||
-		d.Events == nil || d.Shops == nil || d.Sites == nil {
-		return nil, fmt.Errorf("transport: missing dependency (database, keys, nonces, signer, limiter, clock, events, shops and sites are required)")
+		d.Events == nil || d.Shops == nil || d.Sites == nil || d.Inventory == nil || d.Receipts == nil || d.ReceiptsView == nil ||
+		d.WebhookKeys == nil || d.Idempotency == nil {
+		return nil, fmt.Errorf("transport: missing dependency (every field of Deps but Log and Config is required)")
 	}
 	if d.Config.JWTSecret == "" || d.Config.CronSecret == "" || (d.Config.GatewayMode && d.Config.EdgeSecret == "") {
 		return nil, fmt.Errorf("transport: JWT and cron secrets (and the edge secret in gateway mode) are required")
@@ -99,7 +112,8 @@ func New(d Deps) (*Server, error) {
 	e.Use(correlation(d.Log), accessLog, recoverPanics)
 	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
 	s := &Server{Echo: e, policies: map[string]Policy{}, cfg: d.Config, keys: d.Keys, nonces: d.Nonces,
-		signer: d.Signer, limiter: d.Limiter, now: d.Now, events: d.Events, shops: d.Shops, sites: d.Sites}
+		signer: d.Signer, limiter: d.Limiter, now: d.Now, events: d.Events, shops: d.Shops, sites: d.Sites,
+		inventory: d.Inventory, receipts: d.Receipts, receiptsView: d.ReceiptsView, webhookKeys: d.WebhookKeys, idempotency: d.Idempotency}
 	s.routes(d.DB)
 	return s, nil
 }
@@ -129,6 +143,16 @@ func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodPost, "/api/split/deploy", Policy{Access: Admin}, s.postSplit)
 	s.handle(http.MethodPost, "/api/split/withdraw", Policy{Access: Open}, s.withdraw)
 	s.handle(http.MethodGet, "/api/tax/catalog", Policy{Access: Developer}, s.taxCatalog)
+
+	s.handle(http.MethodGet, "/api/inventory", Policy{Access: Developer, Scope: "inventory:read"}, s.listInventory)
+	s.handle(http.MethodPost, "/api/inventory", Policy{Access: Developer, Scope: "inventory:write"}, s.postInventory)
+	s.handle(http.MethodDelete, "/api/inventory", Policy{Access: Developer, Scope: "inventory:write"}, s.deleteInventory)
+	s.handle(http.MethodPost, "/api/orders", Policy{Access: Developer, Scope: "orders:create"}, s.createOrder)
+	s.handle(http.MethodPost, "/api/receipts", Policy{Access: Developer, Scope: "receipts:write"}, s.createReceipt)
+	s.handle(http.MethodGet, "/api/receipts", Policy{Access: Developer, Scope: "receipts:read"}, s.listReceipts)
+	s.handle(http.MethodGet, "/api/receipts/status", Policy{Access: Developer, Scope: "receipts:read"}, s.receiptStatus)
+	s.handle(http.MethodGet, "/api/receipts/:id", Policy{Access: Developer, Scope: "receipts:read"}, s.getReceipt)
+	s.handle(http.MethodGet, "/api/receipts/:id/events", Policy{Access: Developer, Scope: "receipts:read"}, s.receiptEvents)
 }
 
 // correlation takes the request's correlation id (or makes one), echoes it on the response and

@@ -17,6 +17,7 @@ import (
 	"github.com/payledger/payledger/eventstore/esdb"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations"
+	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport"
 	"github.com/payledger/payledger/transport/ratelimit"
@@ -57,9 +58,6 @@ func migrate(ctx context.Context, cfg config, log zerolog.Logger) error {
 type worker interface {
 	Run(ctx context.Context) error
 }
-
-// backgroundWorkers lists the workers serve runs; the projectors join as read models arrive.
-func backgroundWorkers() []worker { return nil }
 
 // openLimiter returns the Redis limiter when REDIS_URL is set (limits shared by every instance),
 // else the in-process one.
@@ -108,6 +106,14 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	}
 	defer closeStore()
 
+	receiptsRunner, err := projections.NewRunner(pool, store, projections.Receipts{}, log)
+	if err != nil {
+		return err
+	}
+	webhookKeys, err := readmodels.NewWebhookKeys(pool, cfg.SecretsKey)
+	if err != nil {
+		return err
+	}
 	limiter, closeLimiter, err := openLimiter(cfg)
 	if err != nil {
 		return err
@@ -118,6 +124,8 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		Keys: readmodels.NewKeys(pool), Nonces: readmodels.NewNonces(pool),
 		Signer: chain.Login{ChainID: cfg.ChainID}, Limiter: limiter,
 		Events: store, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
+		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: receiptsRunner,
+		WebhookKeys: webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
 		Config: transport.Config{
 			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 			CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),
@@ -134,7 +142,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	workCtx, stopWork := context.WithCancel(context.Background())
 	var workers sync.WaitGroup
 	defer func() { stopWork(); workers.Wait() }()
-	for _, w := range backgroundWorkers() {
+	for _, w := range []worker{receiptsRunner} {
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
 				log.Error().Err(err).Msg("background worker stopped")

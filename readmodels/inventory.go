@@ -1,0 +1,158 @@
+package readmodels
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Item is an inventory item.
+type Item struct {
+	ID         uuid.UUID
+	Wallet     string
+	SKU        string
+	Name       string
+	PriceCents int64
+	Currency   string
+	StockQty   int64
+	Taxable    bool
+	Thumb      string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// Inventory stores merchants' items.
+type Inventory struct{ pool *pgxpool.Pool }
+
+// NewInventory returns the inventory store on pool.
+func NewInventory(pool *pgxpool.Pool) *Inventory { return &Inventory{pool: pool} }
+
+const itemColumns = `id, wallet, sku, name, price_cents, currency, stock_qty, taxable, thumb, created_at, updated_at`
+
+func scanItem(r pgx.Row) (Item, error) {
+	var it Item
+	err := r.Scan(&it.ID, &it.Wallet, &it.SKU, &it.Name, &it.PriceCents, &it.Currency, &it.StockQty, &it.Taxable, &it.Thumb, &it.CreatedAt, &it.UpdatedAt)
+	return it, err
+}
+
+// Upsert creates the item or updates the one with the same SKU; created tells which.
+func (s *Inventory) Upsert(ctx context.Context, it Item) (Item, bool, error) {
+	var created bool
+	row := s.pool.QueryRow(ctx, `INSERT INTO inventory_items (id, wallet, sku, name, price_cents, currency, stock_qty, taxable, thumb)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)
+		ON CONFLICT (wallet, sku) DO UPDATE SET name = EXCLUDED.name, price_cents = EXCLUDED.price_cents,
+			currency = EXCLUDED.currency, stock_qty = EXCLUDED.stock_qty, taxable = EXCLUDED.taxable,
+			thumb = EXCLUDED.thumb, updated_at = now()
+		RETURNING `+itemColumns+`, (xmax = 0)`, uuid.New(), it.Wallet, it.SKU, it.Name, it.PriceCents, it.Currency, it.StockQty, it.Taxable, it.Thumb)
+	var out Item
+	err := row.Scan(&out.ID, &out.Wallet, &out.SKU, &out.Name, &out.PriceCents, &out.Currency, &out.StockQty, &out.Taxable, &out.Thumb, &out.CreatedAt, &out.UpdatedAt, &created)
+	if err != nil {
+		return Item{}, false, fmt.Errorf("save item: %w", err)
+	}
+	return out, created, nil
+}
+
+// Delete removes wallet's item id; another wallet's or an unknown item is ErrNotFound.
+func (s *Inventory) Delete(ctx context.Context, wallet string, id uuid.UUID) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM inventory_items WHERE id = $1 AND wallet = $2`, id, wallet)
+	if err != nil {
+		return fmt.Errorf("delete item: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// Find returns wallet's items by ids and by SKUs (missing ones are simply absent).
+func (s *Inventory) Find(ctx context.Context, wallet string, ids []uuid.UUID, skus []string) ([]Item, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+itemColumns+` FROM inventory_items WHERE wallet = $1 AND (id = ANY($2) OR sku = ANY($3))`, wallet, ids, skus)
+	if err != nil {
+		return nil, fmt.Errorf("find items: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Item, error) { return scanItem(r) })
+}
+
+// ItemFilter narrows an inventory listing.
+type ItemFilter struct {
+	Q, SKU, Currency string
+	Taxable          *bool
+	Limit            int
+	Cursor           string
+}
+
+// ErrBadCursor is returned for a cursor this store did not issue.
+var ErrBadCursor = errors.New("invalid cursor")
+
+// List returns a page of wallet's items oldest first and the cursor of the next page ("" at the end).
+func (s *Inventory) List(ctx context.Context, wallet string, f ItemFilter) ([]Item, string, error) {
+	after, afterID, err := decodeCursor(f.Cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	var taxable any
+	if f.Taxable != nil {
+		taxable = *f.Taxable
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+itemColumns+` FROM inventory_items
+		WHERE wallet = $1
+		  AND ($2 = '' OR name ILIKE '%' || $2 || '%' OR sku ILIKE '%' || $2 || '%')
+		  AND ($3 = '' OR sku = $3)
+		  AND ($4 = '' OR currency = $4)
+		  AND ($5::boolean IS NULL OR taxable = $5)
+		  AND ($6::timestamptz IS NULL OR (created_at, id) > ($6, NULLIF($7, '')::uuid))
+		ORDER BY created_at, id LIMIT $8`,
+		wallet, escapeLike(f.Q), f.SKU, f.Currency, taxable, after, afterID, f.Limit+1)
+	if err != nil {
+		return nil, "", fmt.Errorf("list items: %w", err)
+	}
+	items, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Item, error) { return scanItem(r) })
+	if err != nil {
+		return nil, "", fmt.Errorf("list items: %w", err)
+	}
+	next := ""
+	if len(items) > f.Limit {
+		items = items[:f.Limit]
+		last := items[len(items)-1]
+		next = encodeCursor(last.CreatedAt, last.ID.String())
+	}
+	return items, next, nil
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// Cursors are opaque to clients: base64 of "<unix µs>|<id>".
+func encodeCursor(t time.Time, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("%d|%s", t.UnixMicro(), id)))
+}
+
+func decodeCursor(c string) (*time.Time, string, error) {
+	if c == "" {
+		return nil, "", nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return nil, "", ErrBadCursor
+	}
+	var us int64
+	var id string
+	parts := strings.SplitN(string(raw), "|", 2)
+	if len(parts) != 2 || parts[1] == "" {
+		return nil, "", ErrBadCursor
+	}
+	if _, err := fmt.Sscanf(parts[0], "%d", &us); err != nil {
+		return nil, "", ErrBadCursor
+	}
+	id = parts[1]
+	t := time.UnixMicro(us)
+	return &t, id, nil
+}

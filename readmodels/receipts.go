@@ -1,0 +1,115 @@
+package readmodels
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/domain/receipt"
+)
+
+// ReceiptRow is a receipt as the read model holds it.
+type ReceiptRow struct {
+	Receipt        receipt.Generated
+	Status         receipt.Status
+	PreviousStatus receipt.Status
+	UpdatedAt      time.Time
+	Version        uint64
+}
+
+// Receipts queries the receipts read model.
+type Receipts struct{ pool *pgxpool.Pool }
+
+// NewReceipts returns the receipts read model on pool.
+func NewReceipts(pool *pgxpool.Pool) *Receipts { return &Receipts{pool: pool} }
+
+const receiptColumns = `receipt, status, coalesce(previous_status, ''), updated_at, version, created_at, receipt_id`
+
+func scanReceipt(r pgx.Row) (ReceiptRow, time.Time, string, error) {
+	var row ReceiptRow
+	var raw []byte
+	var created time.Time
+	var id string
+	var version int64
+	if err := r.Scan(&raw, &row.Status, &row.PreviousStatus, &row.UpdatedAt, &version, &created, &id); err != nil {
+		return row, created, id, err
+	}
+	row.Version = uint64(version)
+	if err := json.Unmarshal(raw, &row.Receipt); err != nil {
+		return row, created, id, fmt.Errorf("decode receipt %s: %w", id, err)
+	}
+	return row, created, id, nil
+}
+
+// Get returns merchant's receipt id, or ErrNotFound (also for another merchant's receipt).
+func (s *Receipts) Get(ctx context.Context, merchant, id string) (ReceiptRow, error) {
+	row, _, _, err := scanReceipt(s.pool.QueryRow(ctx, `SELECT `+receiptColumns+` FROM receipts WHERE receipt_id = $1 AND merchant_wallet = $2`, id, merchant))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ReceiptRow{}, ErrNotFound
+	}
+	return row, err
+}
+
+// List returns a page of merchant's receipts, newest first, optionally of one status, and the
+// cursor of the next page ("" at the end).
+func (s *Receipts) List(ctx context.Context, merchant, status string, limit int, cursor string) ([]ReceiptRow, string, error) {
+	before, beforeID, err := decodeCursor(cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+receiptColumns+` FROM receipts
+		WHERE merchant_wallet = $1 AND ($2 = '' OR status = $2)
+		  AND ($3::timestamptz IS NULL OR (created_at, receipt_id) < ($3, $4))
+		ORDER BY created_at DESC, receipt_id DESC LIMIT $5`, merchant, status, before, beforeID, limit+1)
+	if err != nil {
+		return nil, "", fmt.Errorf("list receipts: %w", err)
+	}
+	defer rows.Close()
+	var out []ReceiptRow
+	var lastCreated time.Time
+	var lastID string
+	for rows.Next() {
+		if len(out) == limit {
+			return out, encodeCursor(lastCreated, lastID), nil
+		}
+		row, created, id, err := scanReceipt(rows)
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, row)
+		lastCreated, lastID = created, id
+	}
+	return out, "", rows.Err()
+}
+
+// ApplyGenerated inserts a new receipt; it is called by the receipts projector inside its
+// transaction. A receipt already present is left alone (its first event wins).
+func ApplyGenerated(ctx context.Context, tx pgx.Tx, g receipt.Generated, version uint64) error {
+	raw, err := json.Marshal(g)
+	if err != nil {
+		return err
+	}
+	var webhook *string
+	if g.WebhookURL != "" {
+		webhook = &g.WebhookURL
+	}
+	created := time.UnixMilli(g.CreatedAt).UTC()
+	_, err = tx.Exec(ctx, `INSERT INTO receipts (receipt_id, merchant_wallet, status, currency, total_cents, webhook_url, receipt, created_at, updated_at, version)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$8,$9) ON CONFLICT (receipt_id) DO NOTHING`,
+		g.ReceiptID, g.Merchant, string(receipt.StatusGenerated), g.Currency, int64(g.Total), webhook, raw, created, int64(version))
+	if err != nil {
+		return fmt.Errorf("insert receipt %s: %w", g.ReceiptID, err)
+	}
+	return nil
+}
+
+// ResetReceipts empties the receipts read model (rebuilds).
+func ResetReceipts(ctx context.Context, tx pgx.Tx) error {
+	_, err := tx.Exec(ctx, `DELETE FROM receipts`)
+	return err
+}

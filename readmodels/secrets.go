@@ -1,0 +1,91 @@
+package readmodels
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// WebhookKeys stores the API key that signs each receipt's webhooks, encrypted with AES-256-GCM.
+// The receipt id is the additional data, so a ciphertext cannot be moved to another receipt.
+type WebhookKeys struct {
+	pool *pgxpool.Pool
+	aead cipher.AEAD
+}
+
+// NewWebhookKeys returns the store; key is SECRETS_KEY (32 bytes).
+func NewWebhookKeys(pool *pgxpool.Pool, key []byte) (*WebhookKeys, error) {
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, fmt.Errorf("webhook keys: %w", err)
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, fmt.Errorf("webhook keys: %w", err)
+	}
+	return &WebhookKeys{pool: pool, aead: aead}, nil
+}
+
+// Save stores the key for receiptID unless one is stored already (the first capture stands).
+func (w *WebhookKeys) Save(ctx context.Context, receiptID, secret string) error {
+	nonce := make([]byte, w.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return err
+	}
+	ct := w.aead.Seal(nil, nonce, []byte(secret), []byte(receiptID))
+	_, err := w.pool.Exec(ctx, `INSERT INTO receipt_webhook_keys (receipt_id, nonce, ciphertext) VALUES ($1,$2,$3) ON CONFLICT DO NOTHING`, receiptID, nonce, ct)
+	if err != nil {
+		return fmt.Errorf("save webhook key: %w", err)
+	}
+	return nil
+}
+
+// Get returns the key for receiptID, or ErrNotFound.
+func (w *WebhookKeys) Get(ctx context.Context, receiptID string) (string, error) {
+	var nonce, ct []byte
+	err := w.pool.QueryRow(ctx, `SELECT nonce, ciphertext FROM receipt_webhook_keys WHERE receipt_id = $1`, receiptID).Scan(&nonce, &ct)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("read webhook key: %w", err)
+	}
+	pt, err := w.aead.Open(nil, nonce, ct, []byte(receiptID))
+	if err != nil {
+		return "", fmt.Errorf("decrypt webhook key of %s: %w", receiptID, err)
+	}
+	return string(pt), nil
+}
+
+// Idempotency remembers which receipt an Idempotency-Key created, for 24 hours.
+type Idempotency struct{ pool *pgxpool.Pool }
+
+// NewIdempotency returns the store on pool.
+func NewIdempotency(pool *pgxpool.Pool) *Idempotency { return &Idempotency{pool: pool} }
+
+// IdempotencyTTL is how long a key is remembered.
+const IdempotencyTTL = 24 * 60 * 60 // seconds
+
+// Claim binds (wallet, key) to receiptID and requestHash unless a live binding exists; it returns
+// the binding in force (the new one, or the earlier one).
+func (i *Idempotency) Claim(ctx context.Context, wallet, key, requestHash, receiptID string) (string, string, error) {
+	var hash, id string
+	err := i.pool.QueryRow(ctx, `INSERT INTO idempotency_keys (wallet, key, request_hash, receipt_id, created_at)
+		VALUES ($1, $2, $3, $4, now())
+		ON CONFLICT (wallet, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, receipt_id = EXCLUDED.receipt_id, created_at = now()
+			WHERE idempotency_keys.created_at < now() - make_interval(secs => $5)
+		RETURNING request_hash, receipt_id`, wallet, key, requestHash, receiptID, IdempotencyTTL).Scan(&hash, &id)
+	if errors.Is(err, pgx.ErrNoRows) { // a live binding exists
+		err = i.pool.QueryRow(ctx, `SELECT request_hash, receipt_id FROM idempotency_keys WHERE wallet = $1 AND key = $2`, wallet, key).Scan(&hash, &id)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("claim idempotency key: %w", err)
+	}
+	return hash, id, nil
+}

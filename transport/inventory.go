@@ -1,0 +1,231 @@
+package transport
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/readmodels"
+)
+
+// InventoryStore keeps merchants' items.
+type InventoryStore interface {
+	Upsert(ctx context.Context, it readmodels.Item) (readmodels.Item, bool, error)
+	Delete(ctx context.Context, wallet string, id uuid.UUID) error
+	Find(ctx context.Context, wallet string, ids []uuid.UUID, skus []string) ([]readmodels.Item, error)
+	List(ctx context.Context, wallet string, f readmodels.ItemFilter) ([]readmodels.Item, string, error)
+}
+
+type itemView struct {
+	ID        string   `json:"id"`
+	SKU       string   `json:"sku"`
+	Name      string   `json:"name"`
+	PriceUSD  *float64 `json:"priceUsd,omitempty"`
+	Price     float64  `json:"price"`
+	Currency  string   `json:"currency"`
+	StockQty  int64    `json:"stockQty"`
+	Taxable   bool     `json:"taxable"`
+	Thumb     string   `json:"thumb,omitempty"`
+	CreatedAt int64    `json:"createdAt"`
+	UpdatedAt int64    `json:"updatedAt"`
+}
+
+func viewItem(it readmodels.Item) itemView {
+	price := money.Cents(it.PriceCents).Float()
+	v := itemView{ID: it.ID.String(), SKU: it.SKU, Name: it.Name, Price: price, Currency: it.Currency, StockQty: it.StockQty,
+		Taxable: it.Taxable, Thumb: it.Thumb, CreatedAt: it.CreatedAt.UnixMilli(), UpdatedAt: it.UpdatedAt.UnixMilli()}
+	if it.Currency == "USD" {
+		v.PriceUSD = &price
+	}
+	return v
+}
+
+type itemRequest struct {
+	SKU      *string      `json:"sku"`
+	Name     *string      `json:"name"`
+	PriceUSD *json.Number `json:"priceUsd"`
+	Price    *json.Number `json:"price"`
+	Currency *string      `json:"currency"`
+	StockQty *json.Number `json:"stockQty"`
+	Taxable  *bool        `json:"taxable"`
+	Thumb    *string      `json:"thumb"`
+}
+
+var (
+	skuRE   = regexp.MustCompile(`^[A-Za-z0-9._:/-]{1,64}$`)
+	thumbRE = regexp.MustCompile(`^data:image/(png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/]+=*$`)
+)
+
+const maxThumbBytes = 64 << 10
+
+// parseItem validates an inventory write; every problem is invalid_input naming the field.
+func parseItem(req itemRequest, wallet string) (readmodels.Item, error) {
+	it := readmodels.Item{Wallet: wallet, StockQty: -1}
+	if req.SKU == nil || !skuRE.MatchString(*req.SKU) {
+		return it, InvalidInput("sku is required: 1-64 characters of letters, digits and . _ : / -")
+	}
+	if req.Name == nil || strings.TrimSpace(*req.Name) == "" || len(*req.Name) > 200 {
+		return it, InvalidInput("name is required (up to 200 characters)")
+	}
+	it.SKU, it.Name = *req.SKU, strings.TrimSpace(*req.Name)
+	switch {
+	case req.PriceUSD != nil && req.Price != nil:
+		return it, InvalidInput("give priceUsd, or price with currency, not both")
+	case req.PriceUSD != nil:
+		if req.Currency != nil && !strings.EqualFold(*req.Currency, "USD") {
+			return it, InvalidInput("priceUsd is a USD price; use price with currency for " + *req.Currency)
+		}
+		c, err := money.ParseCents(req.PriceUSD.String())
+		if err != nil {
+			return it, InvalidInput("priceUsd must be a number >= 0 with at most 2 decimals")
+		}
+		it.PriceCents, it.Currency = int64(c), "USD"
+	case req.Price != nil:
+		if req.Currency == nil {
+			return it, InvalidInput("currency is required with price (USD or EUR)")
+		}
+		cur := strings.ToUpper(*req.Currency)
+		if cur != "USD" && cur != "EUR" {
+			return it, InvalidInput("currency must be USD or EUR")
+		}
+		c, err := money.ParseCents(req.Price.String())
+		if err != nil {
+			return it, InvalidInput("price must be a number >= 0 with at most 2 decimals")
+		}
+		it.PriceCents, it.Currency = int64(c), cur
+	default:
+		return it, InvalidInput("priceUsd, or price with currency, is required")
+	}
+	if req.StockQty != nil {
+		n, err := strconv.ParseInt(req.StockQty.String(), 10, 64)
+		if err != nil || n < -1 {
+			return it, InvalidInput("stockQty must be an integer >= -1 (-1 = unlimited)")
+		}
+		it.StockQty = n
+	}
+	if req.Taxable != nil {
+		it.Taxable = *req.Taxable
+	}
+	if req.Thumb != nil && *req.Thumb != "" {
+		if len(*req.Thumb) > maxThumbBytes || !thumbRE.MatchString(*req.Thumb) {
+			return it, InvalidInput("thumb must be a base64 data-URI image up to 64 KiB")
+		}
+		it.Thumb = *req.Thumb
+	}
+	return it, nil
+}
+
+func (s *Server) postInventory(c echo.Context) error {
+	var req itemRequest
+	if err := DecodeJSON(c, &req); err != nil {
+		return err
+	}
+	p, _ := PrincipalFrom(c)
+	it, err := parseItem(req, p.Wallet)
+	if err != nil {
+		return err
+	}
+	saved, created, err := s.inventory.Upsert(c.Request().Context(), it)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return c.JSON(status, map[string]any{"ok": true, "item": viewItem(saved)})
+}
+
+func (s *Server) listInventory(c echo.Context) error {
+	p, _ := PrincipalFrom(c)
+	f := readmodels.ItemFilter{Q: c.QueryParam("q"), SKU: c.QueryParam("sku"), Cursor: c.QueryParam("cursor"), Limit: 25}
+	if cur := c.QueryParam("currency"); cur != "" {
+		f.Currency = strings.ToUpper(cur)
+		if f.Currency != "USD" && f.Currency != "EUR" {
+			return InvalidInput("currency must be USD or EUR")
+		}
+	}
+	if t := c.QueryParam("taxable"); t != "" {
+		b, err := strconv.ParseBool(t)
+		if err != nil {
+			return InvalidInput("taxable must be true or false")
+		}
+		f.Taxable = &b
+	}
+	limit, err := intParam(c, "limit", 25, 1, 100)
+	if err != nil {
+		return err
+	}
+	f.Limit = limit
+	items, next, err := s.inventory.List(c.Request().Context(), p.Wallet, f)
+	if errors.Is(err, readmodels.ErrBadCursor) {
+		return InvalidInput("cursor is not one this API issued")
+	}
+	if err != nil {
+		return err
+	}
+	out := make([]itemView, len(items))
+	for i, it := range items {
+		out[i] = viewItem(it)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"items": out, "next": nullable(next)})
+}
+
+func (s *Server) deleteInventory(c echo.Context) error {
+	p, _ := PrincipalFrom(c)
+	id, err := uuid.Parse(c.QueryParam("id"))
+	if err == nil {
+		err = s.inventory.Delete(c.Request().Context(), p.Wallet, id)
+	} else {
+		err = readmodels.ErrNotFound
+	}
+	if errors.Is(err, readmodels.ErrNotFound) {
+		return NewError(http.StatusNotFound, "not_found", "Product not found in inventory")
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"ok": true})
+}
+
+// intParam reads an integer query parameter within [lo, hi]; absent gives def.
+func intParam(c echo.Context, name string, def, lo, hi int) (int, error) {
+	v := c.QueryParam(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, InvalidInput(fmt.Sprintf("%s must be an integer from %d to %d", name, lo, hi))
+	}
+	return n, nil
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// placeholderThumb is a small SVG with the item's initial, for items without a picture.
+func placeholderThumb(name string) string {
+	initial := "?"
+	if r := []rune(strings.TrimSpace(name)); len(r) > 0 {
+		initial = strings.ToUpper(string(r[0]))
+	}
+	initial = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(initial)
+	svg := `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="#e5e7eb"/>` +
+		`<text x="32" y="42" font-size="28" text-anchor="middle" font-family="sans-serif" fill="#374151">` + initial + `</text></svg>`
+	return "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(svg))
+}

@@ -1,0 +1,357 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/readmodels"
+)
+
+// ReceiptReader queries the receipts read model.
+type ReceiptReader interface {
+	Get(ctx context.Context, merchant, id string) (readmodels.ReceiptRow, error)
+	List(ctx context.Context, merchant, status string, limit int, cursor string) ([]readmodels.ReceiptRow, string, error)
+}
+
+// WebhookKeyStore keeps each receipt's webhook signing key, encrypted.
+type WebhookKeyStore interface {
+	Save(ctx context.Context, receiptID, secret string) error
+}
+
+// IdempotencyStore binds Idempotency-Keys to receipts.
+type IdempotencyStore interface {
+	Claim(ctx context.Context, wallet, key, requestHash, receiptID string) (string, string, error)
+}
+
+// Waiter blocks until a projection has reached a position (read-your-writes).
+type Waiter interface {
+	WaitFor(ctx context.Context, pos eventstore.Position) error
+}
+
+// readWait bounds how long a write waits for its read model.
+const readWait = 5 * time.Second
+
+func (s *Server) waitReadable(ctx context.Context, res eventstore.AppendResult) error {
+	ctx, cancel := context.WithTimeout(ctx, readWait)
+	defer cancel()
+	return s.receiptsView.WaitFor(ctx, res.Position)
+}
+
+func readBody(c echo.Context) ([]byte, error) {
+	b, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) {
+			return nil, he
+		}
+		return nil, InvalidInput("Invalid request parameters: unreadable body")
+	}
+	return b, nil
+}
+
+func decodeBytes(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return InvalidInput(describeJSONError(err))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return InvalidInput("Invalid request parameters: body must hold a single JSON value")
+	}
+	return nil
+}
+
+// privateHost reports a URL whose host is localhost or a loopback, private, link-local or
+// unspecified address literal.
+func privateHost(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return true
+	}
+	h := strings.ToLower(u.Hostname())
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified())
+}
+
+type lineView struct {
+	Label        string   `json:"label"`
+	PriceUSD     float64  `json:"priceUsd"`
+	UnitPriceUSD *float64 `json:"unitPriceUsd,omitempty"`
+	Qty          *int64   `json:"qty,omitempty"`
+	Thumb        string   `json:"thumb,omitempty"`
+	ItemID       string   `json:"itemId,omitempty"`
+	SKU          string   `json:"sku,omitempty"`
+}
+
+// viewReceipt renders the spec's Receipt. Amounts are in the receipt's currency (see
+// docs/decisions.md for EUR).
+func viewReceipt(st receipt.State) map[string]any {
+	g := st.Receipt
+	lines := make([]lineView, len(g.LineItems))
+	for i, l := range g.LineItems {
+		lines[i] = lineView{Label: l.Label, PriceUSD: l.Amount.Float(), Thumb: l.Thumb, ItemID: l.ItemID, SKU: l.SKU}
+		if l.Kind == receipt.KindItem {
+			q, u := l.Qty, l.Unit.Float()
+			lines[i].Qty, lines[i].UnitPriceUSD = &q, &u
+		}
+	}
+	taxRate, _ := money.ParseRate(orZero(g.TaxRate))
+	components := g.TaxComponents
+	if components == nil {
+		components = []string{}
+	}
+	return map[string]any{
+		"receiptId": g.ReceiptID, "totalUsd": g.Total.Float(), "currency": g.Currency, "lineItems": lines,
+		"createdAt": g.CreatedAt, "brandName": g.BrandName, "status": string(st.Status),
+		"jurisdictionCode": nullable(g.JurisdictionCode), "taxRate": taxRate.Float(), "taxComponents": components,
+		"transactionId": nullable(g.TransactionID), "metadata": nullMap(g.Metadata),
+		"subtotalUsd": g.Subtotal.Float(), "taxUsd": g.Tax.Float(), "processingFeeUsd": g.Fee.Float(),
+		"merchantWallet": g.Merchant,
+	}
+}
+
+func orZero(s string) string {
+	if s == "" {
+		return "0"
+	}
+	return s
+}
+
+func nullMap(m map[string]string) any {
+	if m == nil {
+		return nil
+	}
+	return m
+}
+
+func stateOf(row readmodels.ReceiptRow) receipt.State {
+	return receipt.State{Exists: true, Receipt: row.Receipt, Status: row.Status, PreviousStatus: row.PreviousStatus, UpdatedAt: row.UpdatedAt.UnixMilli()}
+}
+
+type directLine struct {
+	Label    string       `json:"label"`
+	PriceUSD *json.Number `json:"priceUsd"`
+}
+
+type directReceiptRequest struct {
+	ID        string        `json:"id"`
+	LineItems *[]directLine `json:"lineItems"`
+	TotalUSD  *json.Number  `json:"totalUsd"`
+	Currency  string        `json:"currency"`
+	optionalFields
+}
+
+var receiptIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func (s *Server) createReceipt(c echo.Context) error {
+	raw, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	var req directReceiptRequest
+	if err := decodeBytes(raw, &req); err != nil {
+		return err
+	}
+	p, _ := PrincipalFrom(c)
+	if req.ID != "" && !receiptIDRE.MatchString(req.ID) {
+		return InvalidInput("id must be 1-64 characters of letters, digits, _ and -")
+	}
+	currency := strings.ToUpper(first(req.Currency, "USD"))
+	if currency != "USD" && currency != "EUR" {
+		return InvalidInput("currency must be USD or EUR")
+	}
+	if req.LineItems == nil || len(*req.LineItems) == 0 || len(*req.LineItems) > 500 {
+		return InvalidInput("lineItems must hold between 1 and 500 lines of {label, priceUsd}")
+	}
+	g := receipt.Generated{ReceiptID: req.ID, Merchant: p.Wallet, Source: "direct", Currency: currency, TaxRate: "0", TaxComponents: []string{}}
+	for i, l := range *req.LineItems {
+		if strings.TrimSpace(l.Label) == "" || len(l.Label) > 200 {
+			return InvalidInput(fmt.Sprintf("lineItems[%d].label is required (up to 200 characters)", i))
+		}
+		if l.PriceUSD == nil {
+			return InvalidInput(fmt.Sprintf("lineItems[%d].priceUsd is required", i))
+		}
+		amt, err := money.ParseCents(l.PriceUSD.String())
+		if err != nil {
+			return InvalidInput(fmt.Sprintf("lineItems[%d].priceUsd must be a number >= 0 with at most 2 decimals", i))
+		}
+		g.LineItems = append(g.LineItems, receipt.LineItem{Kind: receipt.KindCustom, Label: l.Label, Amount: amt})
+		g.Subtotal += amt
+	}
+	if req.TotalUSD == nil {
+		return InvalidInput("totalUsd is required")
+	}
+	total, err := money.ParseCents(req.TotalUSD.String())
+	if err != nil || total != g.Subtotal {
+		return InvalidInput(fmt.Sprintf("totalUsd must equal the sum of the line items (%s)", g.Subtotal))
+	}
+	g.Total = total
+	if err := s.parseOptional(req.optionalFields, &g); err != nil {
+		return err
+	}
+	_, _, brand, err := s.feeRates(c.Request().Context(), p.Wallet)
+	if err != nil {
+		return err
+	}
+	g.BrandName = brand
+	return s.storeReceipt(c, raw, g, http.StatusCreated)
+}
+
+var knownStatuses = []string{"generated", "pending", "paid", "ach_pending", "reconciled", "failed", "refund_requested", "refunded"}
+
+func (s *Server) listReceipts(c echo.Context) error {
+	p, _ := PrincipalFrom(c)
+	limit, err := intParam(c, "limit", 25, 1, 100)
+	if err != nil {
+		return err
+	}
+	status := c.QueryParam("status")
+	if status != "" && !slices.Contains(knownStatuses, status) {
+		return InvalidInput("status must be one of " + strings.Join(knownStatuses, ", "))
+	}
+	rows, next, err := s.receipts.List(c.Request().Context(), p.Wallet, status, limit, c.QueryParam("cursor"))
+	if errors.Is(err, readmodels.ErrBadCursor) {
+		return InvalidInput("cursor is not one this API issued")
+	}
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, len(rows))
+	for i, r := range rows {
+		out[i] = viewReceipt(stateOf(r))
+	}
+	return c.JSON(http.StatusOK, map[string]any{"receipts": out, "next": nullable(next)})
+}
+
+var errReceiptNotFound = NewError(http.StatusNotFound, "not_found", "Receipt not found")
+
+func (s *Server) ownReceipt(c echo.Context, id string) (readmodels.ReceiptRow, error) {
+	p, _ := PrincipalFrom(c)
+	if id == "" {
+		return readmodels.ReceiptRow{}, InvalidInput("receiptId is required")
+	}
+	row, err := s.receipts.Get(c.Request().Context(), p.Wallet, id)
+	if errors.Is(err, readmodels.ErrNotFound) {
+		return row, errReceiptNotFound
+	}
+	return row, err
+}
+
+func (s *Server) getReceipt(c echo.Context) error {
+	row, err := s.ownReceipt(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"receipt": viewReceipt(stateOf(row))})
+}
+
+// statusView is the status read: the webhook payload's fields without event and idempotencyKey,
+// plus webhookDelivery. Failure fields and provider references are null unless failed.
+func statusView(row readmodels.ReceiptRow) map[string]any {
+	g := row.Receipt
+	delivery := "none"
+	if g.WebhookURL != "" {
+		delivery = "pending"
+	}
+	return map[string]any{
+		"receiptId": g.ReceiptID, "status": string(row.Status), "previousStatus": nullable(string(row.PreviousStatus)),
+		"failureCode": nil, "failureCategory": nil, "failureReason": nil, "failureAction": nil,
+		"providerErrorCode": nil, "providerRequestId": nil, "transactionHash": nil, "buyerWallet": nil,
+		"merchantWallet": g.Merchant, "totalUsd": g.Total.Float(), "customerTotalUsd": nil, "processorSourceAmountUsd": nil,
+		"processorSessionId": nil, "isProcessorSessionUnique": false, "transactionId": nullable(g.TransactionID),
+		"metadata": nullMap(g.Metadata), "token": nil, "brandKey": "payledger", "timestamp": row.UpdatedAt.UnixMilli(),
+		"webhookDelivery": delivery,
+	}
+}
+
+func (s *Server) receiptStatus(c echo.Context) error {
+	row, err := s.ownReceipt(c, c.QueryParam("receiptId"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, statusView(row))
+}
+
+// EventView is one event of a receipt's audit history.
+type EventView struct {
+	Version    uint64          `json:"version"`
+	Type       string          `json:"type"`
+	RecordedAt int64           `json:"recordedAt"`
+	Position   string          `json:"position"`
+	Data       json.RawMessage `json:"data"`
+	Metadata   json.RawMessage `json:"metadata"`
+	Hash       string          `json:"hash"`
+	PrevHash   *string         `json:"prevHash"`
+}
+
+// HistoryView is a receipt's whole event history and the check of its hash chain.
+type HistoryView struct {
+	ReceiptID  string      `json:"receiptId"`
+	Events     []EventView `json:"events"`
+	ChainValid bool        `json:"chainValid"`
+	BrokenAt   *BrokenLink `json:"brokenAt"`
+}
+
+// BrokenLink names the first event whose hash link does not hold.
+type BrokenLink struct {
+	Version  uint64 `json:"version"`
+	Position string `json:"position"`
+	Reason   string `json:"reason"`
+}
+
+// NewHistoryView renders a receipt's events and verifies their chain.
+func NewHistoryView(id string, events []eventstore.RecordedEvent) HistoryView {
+	v := HistoryView{ReceiptID: id, Events: make([]EventView, len(events)), ChainValid: true}
+	for i, e := range events {
+		ev := EventView{Version: e.Version, Type: e.Type, RecordedAt: e.RecordedAt.UnixMilli(), Position: e.Position.String(),
+			Data: e.Data, Metadata: e.Metadata, Hash: hex.EncodeToString(e.Hash)}
+		if e.PrevHash != nil {
+			ph := hex.EncodeToString(e.PrevHash)
+			ev.PrevHash = &ph
+		}
+		v.Events[i] = ev
+	}
+	if brk := eventstore.VerifyChain(events); brk != nil {
+		v.ChainValid = false
+		v.BrokenAt = &BrokenLink{Version: brk.Version, Position: brk.Position.String(), Reason: brk.Reason}
+	}
+	return v
+}
+
+func (s *Server) receiptEvents(c echo.Context) error {
+	p, _ := PrincipalFrom(c)
+	id := c.Param("id")
+	events, err := commands.ReadReceiptEvents(c.Request().Context(), s.events, id)
+	if err != nil {
+		return err
+	}
+	if len(events) == 0 {
+		return errReceiptNotFound
+	}
+	var g receipt.Generated
+	if json.Unmarshal(events[0].Data, &g) != nil || g.Merchant != p.Wallet {
+		return errReceiptNotFound
+	}
+	return c.JSON(http.StatusOK, NewHistoryView(id, events))
+}
