@@ -27,10 +27,13 @@ CREATE TABLE receipts (
     receipt         jsonb       NOT NULL, -- the ReceiptGenerated data
     created_at      timestamptz NOT NULL,
     updated_at      timestamptz NOT NULL,
-    version         bigint      NOT NULL
+    version         bigint      NOT NULL,
+    -- global position of the generating event: "newest first" is log order, the same after rebuilds
+    pos_commit      bigint      NOT NULL,
+    pos_prepare     bigint      NOT NULL
 );
-CREATE INDEX receipts_list ON receipts (merchant_wallet, created_at DESC, receipt_id DESC);
-CREATE INDEX receipts_status ON receipts (merchant_wallet, status, created_at DESC, receipt_id DESC);
+CREATE INDEX receipts_list ON receipts (merchant_wallet, pos_commit DESC, pos_prepare DESC);
+CREATE INDEX receipts_status ON receipts (merchant_wallet, status, pos_commit DESC, pos_prepare DESC);
 
 -- The API key that signs a receipt's webhooks, AES-256-GCM encrypted with SECRETS_KEY. Kept out
 -- of events because events are kept forever and replayed.

@@ -35,7 +35,7 @@ func (Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Record
 		}
 		switch ev := ev.(type) {
 		case receipt.Generated:
-			if err := readmodels.ApplyGenerated(ctx, tx, ev, e.Version); err != nil {
+			if err := readmodels.ApplyGenerated(ctx, tx, ev, e.Version, e.Position); err != nil {
 				return err
 			}
 		}

@@ -24,8 +24,10 @@ type Item struct {
 	StockQty   int64
 	Taxable    bool
 	Thumb      string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// On an update by SKU, fields not given keep their stored values.
+	HasStock, HasTaxable, HasThumb bool
+	CreatedAt                      time.Time
+	UpdatedAt                      time.Time
 }
 
 // Inventory stores merchants' items.
@@ -48,9 +50,12 @@ func (s *Inventory) Upsert(ctx context.Context, it Item) (Item, bool, error) {
 	row := s.pool.QueryRow(ctx, `INSERT INTO inventory_items (id, wallet, sku, name, price_cents, currency, stock_qty, taxable, thumb)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)
 		ON CONFLICT (wallet, sku) DO UPDATE SET name = EXCLUDED.name, price_cents = EXCLUDED.price_cents,
-			currency = EXCLUDED.currency, stock_qty = EXCLUDED.stock_qty, taxable = EXCLUDED.taxable,
-			thumb = EXCLUDED.thumb, updated_at = now()
-		RETURNING `+itemColumns+`, (xmax = 0)`, uuid.New(), it.Wallet, it.SKU, it.Name, it.PriceCents, it.Currency, it.StockQty, it.Taxable, it.Thumb)
+			currency = EXCLUDED.currency,
+			stock_qty = CASE WHEN $10 THEN EXCLUDED.stock_qty ELSE inventory_items.stock_qty END,
+			taxable = CASE WHEN $11 THEN EXCLUDED.taxable ELSE inventory_items.taxable END,
+			thumb = CASE WHEN $12 THEN EXCLUDED.thumb ELSE inventory_items.thumb END, updated_at = now()
+		RETURNING `+itemColumns+`, (xmax = 0)`, uuid.New(), it.Wallet, it.SKU, it.Name, it.PriceCents, it.Currency, it.StockQty, it.Taxable, it.Thumb,
+		it.HasStock, it.HasTaxable, it.HasThumb)
 	var out Item
 	err := row.Scan(&out.ID, &out.Wallet, &out.SKU, &out.Name, &out.PriceCents, &out.Currency, &out.StockQty, &out.Taxable, &out.Thumb, &out.CreatedAt, &out.UpdatedAt, &created)
 	if err != nil {

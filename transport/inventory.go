@@ -111,11 +111,12 @@ func parseItem(req itemRequest, wallet string) (readmodels.Item, error) {
 		if err != nil || n < -1 {
 			return it, InvalidInput("stockQty must be an integer >= -1 (-1 = unlimited)")
 		}
-		it.StockQty = n
+		it.StockQty, it.HasStock = n, true
 	}
 	if req.Taxable != nil {
-		it.Taxable = *req.Taxable
+		it.Taxable, it.HasTaxable = *req.Taxable, true
 	}
+	it.HasThumb = req.Thumb != nil
 	if req.Thumb != nil && *req.Thumb != "" {
 		if len(*req.Thumb) > maxThumbBytes || !thumbRE.MatchString(*req.Thumb) {
 			return it, InvalidInput("thumb must be a base64 data-URI image up to 64 KiB")
