@@ -20,6 +20,8 @@ commands:
   serve     run the HTTP service (creates the database if missing and applies migrations)
   migrate   create the database if missing and apply migrations, then exit
   keys      create or revoke subscription keys (payledger keys for usage)
+  receipts history <id>
+            print a receipt's event history and check its hash chain (exit 1 if broken)
 
 Configuration comes from the environment; see README.md.
 `
@@ -55,6 +57,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = serve(ctx, cfg, base, log)
 	case "migrate":
 		err = migrate(ctx, cfg, log)
+	case "receipts":
+		err = receiptsCommand(ctx, cfg, log.Output(stderr), args[1:], stdout)
 	case "keys":
 		// Logs go to stderr so that the key is alone on stdout's last line.
 		err = keysCommand(ctx, cfg, log.Output(stderr), args[1:], stdout)

@@ -13,6 +13,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations/pgtest"
 )
 
@@ -147,5 +151,32 @@ func TestKeysCreatePrintsTheKeyOnItsLastLine(t *testing.T) {
 		if code := run(context.Background(), bad, env(vars), &out, &errOut); code == 0 {
 			t.Errorf("%v accepted", bad)
 		}
+	}
+}
+
+func TestReceiptsHistoryCommand(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	pool := pgtest.PoolFor(t, dbURL)
+	store := postgres.New(pool)
+	g := receipt.Generated{ReceiptID: "hist-1", Merchant: "0x" + strings.Repeat("a", 40), Currency: "USD",
+		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 500}}, Total: 500}
+	if _, _, err := commands.GenerateReceipt(context.Background(), store, time.Now(), eventstore.Metadata{Actor: "test"}, g); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"DATABASE_URL": dbURL, "EMBEDDED_POSTGRES": "off"}
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"receipts", "history", "hist-1"}, env(vars), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), `"type": "ReceiptGenerated"`) || !strings.Contains(out.String(), `"chainValid": true`) {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	if _, err := pool.Exec(context.Background(), `UPDATE events SET type = 'Forged' WHERE stream_id = 'receipt-hist-1'`); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"receipts", "history", "hist-1"}, env(vars), &out, &errOut); code != 1 ||
+		!strings.Contains(out.String(), `"chainValid": false`) {
+		t.Fatalf("tampered: exit %d\n%s", code, out.String())
 	}
 }

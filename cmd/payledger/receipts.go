@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/transport"
+)
+
+// errChainBroken makes `receipts history` exit non-zero when the hash chain does not hold.
+var errChainBroken = errors.New("hash chain broken")
+
+// receiptsCommand prints a receipt's audit history: the same document as
+// GET /api/receipts/{id}/events.
+func receiptsCommand(ctx context.Context, cfg config, log zerolog.Logger, args []string, stdout io.Writer) error {
+	if len(args) != 2 || args[0] != "history" {
+		return errors.New("usage: payledger receipts history <receipt id>")
+	}
+	stop, err := prepareDatabase(ctx, cfg, log)
+	if stop != nil {
+		defer stop()
+	}
+	if err != nil {
+		return err
+	}
+	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	store, closeStore, err := openStore(cfg, pool)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	events, err := commands.ReadReceiptEvents(ctx, store, args[1])
+	if err != nil {
+		return err
+	}
+	if len(events) == 0 {
+		return fmt.Errorf("receipt %q not found", args[1])
+	}
+	view := transport.NewHistoryView(args[1], events)
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(view); err != nil {
+		return err
+	}
+	if !view.ChainValid {
+		return fmt.Errorf("%w at version %d: %s", errChainBroken, view.BrokenAt.Version, view.BrokenAt.Reason)
+	}
+	return nil
+}
