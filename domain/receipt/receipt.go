@@ -95,7 +95,7 @@ type Generated struct {
 	PostPaymentAction string            `json:"postPaymentAction,omitempty"`
 	WebhookURL        string            `json:"webhookUrl,omitempty"`
 	RequestHash       string            `json:"requestHash,omitempty"` // idempotency: hash of the creating request
-	CreatedAt         int64             `json:"createdAt"`            // Unix ms
+	CreatedAt         int64             `json:"createdAt"`             // Unix ms
 }
 
 // Event is a decoded receipt event.

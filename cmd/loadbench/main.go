@@ -1,0 +1,366 @@
+// Command loadbench measures the HTTP service under load, next to a raw-SQL ceiling measured in
+// the same run on the same machine, and reports the service's peak resident memory.
+//
+// It builds and starts `payledger serve` on a fresh database, signs up a merchant (EIP-712 login,
+// split, three inventory items), then runs 16 concurrent clients against POST /api/orders and
+// GET /api/receipts/status. `make bench` runs it.
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+func main() {
+	base := flag.String("db", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "PostgreSQL server (a fresh database is created on it)")
+	duration := flag.Duration("duration", 30*time.Second, "length of each load phase")
+	clients := flag.Int("clients", 16, "concurrent clients")
+	flag.Parse()
+	if err := run(*base, *duration, *clients); err != nil {
+		fmt.Fprintln(os.Stderr, "loadbench:", err)
+		os.Exit(1)
+	}
+}
+
+type result struct {
+	name      string
+	requests  int64
+	errors    int64
+	perSecond float64
+	p50, p99  time.Duration
+}
+
+func run(base string, duration time.Duration, clients int) error {
+	ctx := context.Background()
+	dbURL, drop, err := freshDatabase(ctx, base)
+	if err != nil {
+		return err
+	}
+	defer drop()
+	dir, err := os.MkdirTemp("", "loadbench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "payledger")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/payledger").CombinedOutput(); err != nil {
+		return fmt.Errorf("build: %v: %s", err, out)
+	}
+	admin, _ := crypto.GenerateKey()
+	addr := freeAddr()
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "HTTP_ADDR="+addr, "EMBEDDED_POSTGRES=off",
+		"PLATFORM_RECIPIENT=0x"+strings.Repeat("b", 40), "RATE_LIMIT_PER_MINUTE=100000000", "RATE_LIMIT_PUBLIC_PER_MINUTE=100000000",
+		"ADMIN_WALLETS="+crypto.PubkeyToAddress(admin.PublicKey).Hex())
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
+	baseURL := "http://" + addr
+	if err := waitUp(baseURL); err != nil {
+		return err
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients * 2}, Timeout: 10 * time.Second}
+	key, err := signUp(client, baseURL, bin, dbURL, admin)
+	if err != nil {
+		return err
+	}
+
+	ceiling, err := rawCeiling(ctx, dbURL, clients, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	order := `{"items":[{"sku":"latte","qty":2},{"sku":"beans","qty":1},{"sku":"mug","qty":1}],"jurisdictionCode":"US-CA"}`
+	var idsMu sync.Mutex
+	var ids []string
+	orders := load("POST /api/orders (3 lines)", clients, duration, func() error {
+		body, err := call(client, http.MethodPost, baseURL+"/api/orders", key, order)
+		if err != nil {
+			return err
+		}
+		var resp struct {
+			Receipt struct {
+				ReceiptID string `json:"receiptId"`
+			} `json:"receipt"`
+		}
+		if err := json.Unmarshal(body, &resp); err != nil {
+			return err
+		}
+		idsMu.Lock()
+		if len(ids) < 5000 {
+			ids = append(ids, resp.Receipt.ReceiptID)
+		}
+		idsMu.Unlock()
+		return nil
+	})
+	var n atomic.Int64
+	status := load("GET /api/receipts/status", clients, duration, func() error {
+		id := ids[int(n.Add(1))%len(ids)]
+		_, err := call(client, http.MethodGet, baseURL+"/api/receipts/status?receiptId="+url.QueryEscape(id), key, "")
+		return err
+	})
+	rss := peakRSS(cmd.Process.Pid)
+
+	fmt.Printf("\n| measure | requests/s | p50 | p99 | errors |\n|---|---|---|---|---|\n")
+	for _, r := range []result{orders, status} {
+		fmt.Printf("| %s | %.0f | %s | %s | %d of %d |\n", r.name, r.perSecond, r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.errors, r.requests)
+	}
+	fmt.Printf("| raw-SQL ceiling: 1-row INSERT transactions, %d writers | %.0f | | | |\n", clients, ceiling)
+	fmt.Printf("\norder creation = %.0f%% of the raw-SQL ceiling; serve peak resident memory (VmHWM) = %.1f MiB\n",
+		100*orders.perSecond/ceiling, float64(rss)/1024)
+	return nil
+}
+
+func freshDatabase(ctx context.Context, base string) (string, func(), error) {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "payledger_bench_" + hex.EncodeToString(b[:])
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		return "", nil, err
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", nil, err
+	}
+	u, _ := url.Parse(base)
+	u.Path = "/" + name
+	drop := func() {
+		c, err := pgx.Connect(context.Background(), base)
+		if err == nil {
+			_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			c.Close(context.Background())
+		}
+	}
+	return u.String(), drop, nil
+}
+
+func freeAddr() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func waitUp(base string) error {
+	for i := 0; i < 300; i++ {
+		if resp, err := http.Get(base + "/healthz"); err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("service did not start")
+}
+
+func call(c *http.Client, method, url, key, body string) ([]byte, error) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, _ := http.NewRequest(method, url, rd)
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Ocp-Apim-Subscription-Key", key)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		return b, fmt.Errorf("%s %s: %d %s", method, url, resp.StatusCode, b)
+	}
+	return b, nil
+}
+
+// signUp logs in as a merchant, configures its split, adds three items and returns a key.
+func signUp(c *http.Client, base, bin, dbURL string, key *ecdsa.PrivateKey) (string, error) {
+	wallet := strings.ToLower(crypto.PubkeyToAddress(key.PublicKey).Hex())
+	body, err := call(c, http.MethodPost, base+"/api/auth/nonce", "", `{"wallet":"`+wallet+`"}`)
+	if err != nil {
+		return "", err
+	}
+	var nonce struct {
+		TypedData apitypes.TypedData `json:"typedData"`
+	}
+	if err := json.Unmarshal(body, &nonce); err != nil {
+		return "", err
+	}
+	hash, _, err := apitypes.TypedDataAndHash(nonce.TypedData)
+	if err != nil {
+		return "", err
+	}
+	sig, err := crypto.Sign(hash, key)
+	if err != nil {
+		return "", err
+	}
+	req, _ := http.NewRequest(http.MethodPost, base+"/api/auth/login", strings.NewReader(`{"wallet":"`+wallet+`","signature":"`+hexutil.Encode(sig)+`"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return "", err
+	}
+	resp.Body.Close()
+	var csrf string
+	cookies := resp.Cookies()
+	for _, ck := range cookies {
+		if ck.Name == "cb_csrf" {
+			csrf = ck.Value
+		}
+	}
+	split, _ := http.NewRequest(http.MethodPost, base+"/api/split/deploy", strings.NewReader(`{"splitAddress":"0x`+strings.Repeat("c", 40)+`"}`))
+	split.Header.Set("Content-Type", "application/json")
+	split.Header.Set("x-csrf-token", csrf)
+	for _, ck := range cookies {
+		split.AddCookie(ck)
+	}
+	if resp, err := c.Do(split); err != nil || resp.StatusCode != 200 {
+		return "", fmt.Errorf("split: %v %v", err, resp)
+	}
+	keys := exec.Command(bin, "keys", "create", "--wallet", wallet, "--scopes", "orders:create,receipts:read,inventory:write")
+	keys.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "EMBEDDED_POSTGRES=off")
+	out, err := keys.Output()
+	if err != nil {
+		return "", fmt.Errorf("keys create: %w", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	apiKey := lines[len(lines)-1]
+	for _, it := range []string{
+		`{"sku":"latte","name":"Latte","priceUsd":4.5,"taxable":true}`,
+		`{"sku":"beans","name":"Beans","priceUsd":18}`,
+		`{"sku":"mug","name":"Mug","priceUsd":12,"taxable":true}`,
+	} {
+		if _, err := call(c, http.MethodPost, base+"/api/inventory", apiKey, it); err != nil {
+			return "", err
+		}
+	}
+	return apiKey, nil
+}
+
+// load runs fn from clients goroutines for d and reports throughput and latency.
+func load(name string, clients int, d time.Duration, fn func() error) result {
+	var mu sync.Mutex
+	var lat []time.Duration
+	var errs, total atomic.Int64
+	deadline := time.Now().Add(d)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			local := make([]time.Duration, 0, 4096)
+			for time.Now().Before(deadline) {
+				t := time.Now()
+				err := fn()
+				local = append(local, time.Since(t))
+				total.Add(1)
+				if err != nil {
+					if errs.Add(1) <= 3 {
+						fmt.Fprintln(os.Stderr, name, err)
+					}
+				}
+			}
+			mu.Lock()
+			lat = append(lat, local...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(p float64) time.Duration {
+		if len(lat) == 0 {
+			return 0
+		}
+		return lat[int(float64(len(lat)-1)*p)]
+	}
+	return result{name: name, requests: total.Load(), errors: errs.Load(), perSecond: float64(total.Load()-errs.Load()) / elapsed.Seconds(), p50: pct(0.5), p99: pct(0.99)}
+}
+
+// rawCeiling writes single-row INSERT transactions into a copy of the events table from
+// `writers` goroutines, as the foundation benchmark's ceiling does.
+func rawCeiling(ctx context.Context, dbURL string, writers int, d time.Duration) (float64, error) {
+	cfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		return 0, err
+	}
+	cfg.MaxConns = int32(writers)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return 0, err
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(ctx, `CREATE TABLE raw_ceiling (LIKE events INCLUDING ALL)`); err != nil {
+		return 0, err
+	}
+	var n, version atomic.Int64
+	deadline := time.Now().Add(d)
+	start := time.Now()
+	var wg sync.WaitGroup
+	data := bytes.Repeat([]byte("x"), 100)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				var id [16]byte
+				_, _ = rand.Read(id[:])
+				id[6], id[8] = (id[6]&0x0f)|0x40, (id[8]&0x3f)|0x80
+				_, err := pool.Exec(ctx, `INSERT INTO raw_ceiling (event_id, stream_id, version, type, data, metadata, recorded_at, hash)
+					VALUES ($1, $2, $3, 'Raw', $4, '{}', now(), $5)`, hex.EncodeToString(id[:]), fmt.Sprintf("raw-%d", w), version.Add(1),
+					`{"d":"`+string(data)+`"}`, id[:])
+				if err == nil {
+					n.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(n.Load()) / time.Since(start).Seconds(), nil
+}
+
+// peakRSS reads the process's peak resident set (VmHWM) in KiB.
+func peakRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:")), "%d", &kb)
+			return kb
+		}
+	}
+	return 0
+}
