@@ -38,6 +38,7 @@ type config struct {
 	RateLimitPublicPerMinute int
 	EmbeddedPostgres         bool
 	SiteConfigRequiresKey    bool
+	DBMaxConns               int
 }
 
 func (c config) production() bool { return c.AppEnv == "production" }
@@ -90,6 +91,7 @@ func loadConfig(getenv func(string) string, random io.Reader) (config, []string,
 	}
 	c.RateLimitPerMinute = int(integer("RATE_LIMIT_PER_MINUTE", 600, 1))
 	c.RateLimitPublicPerMinute = int(integer("RATE_LIMIT_PUBLIC_PER_MINUTE", 60, 1))
+	c.DBMaxConns = int(integer("DB_MAX_CONNS", 32, 2))
 	switch str("SITE_CONFIG_REQUIRES_KEY", "false") {
 	case "true", "1":
 		c.SiteConfigRequiresKey = true

@@ -54,6 +54,21 @@ func migrate(ctx context.Context, cfg config, log zerolog.Logger) error {
 	return err
 }
 
+// openPool opens the database pool with DB_MAX_CONNS connections: pgx's default (4 on a 2-core
+// machine) starves 16 concurrent requests plus the projectors.
+func openPool(ctx context.Context, cfg config) (*pgxpool.Pool, error) {
+	pc, err := pgxpool.ParseConfig(cfg.DatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	pc.MaxConns = int32(cfg.DBMaxConns)
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("open database pool: %w", err)
+	}
+	return pool, nil
+}
+
 // worker is a background job that runs until its context ends.
 type worker interface {
 	Run(ctx context.Context) error
@@ -95,9 +110,9 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	if err != nil {
 		return err
 	}
-	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
+	pool, err := openPool(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("open database pool: %w", err)
+		return err
 	}
 	defer pool.Close()
 	store, closeStore, err := openStore(cfg, pool)
