@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -26,21 +27,26 @@ func LoadReceipt(ctx context.Context, store Store, id string) (Loaded[receipt.St
 	return Load(ctx, store, ReceiptStream(id), receiptAggregate, receipt.State{})
 }
 
-// GenerateReceipt appends the generation of receipt g.ReceiptID. Errors: receipt.ErrExists,
+// GenerateReceipt appends the generation of receipt g.ReceiptID. A receipt is generated once, so
+// the append expects no stream at all and skips loading one. Errors: receipt.ErrExists,
 // receipt.ErrTotal, wrapped store errors.
 func GenerateReceipt(ctx context.Context, store Store, now time.Time, meta eventstore.Metadata, g receipt.Generated) (receipt.State, eventstore.AppendResult, error) {
-	var state receipt.State
-	_, res, err := Execute(ctx, store, ReceiptStream(g.ReceiptID), receiptAggregate, receipt.State{},
-		func(l Loaded[receipt.State]) (Decision, error) {
-			evs, err := receipt.Generate(l.State, g, now)
-			if err != nil {
-				return nil, err
-			}
-			state = receipt.Evolve(l.State, evs[0])
-			ev, err := NewEvent(uuid.New(), receipt.EventGenerated, evs[0], meta)
-			return Decision{ev}, err
-		})
-	return state, res, err
+	evs, err := receipt.Generate(receipt.State{}, g, now)
+	if err != nil {
+		return receipt.State{}, eventstore.AppendResult{}, err
+	}
+	ev, err := NewEvent(uuid.New(), receipt.EventGenerated, evs[0], meta)
+	if err != nil {
+		return receipt.State{}, eventstore.AppendResult{}, err
+	}
+	res, err := store.Append(ctx, ReceiptStream(g.ReceiptID), eventstore.NoStream(), ev)
+	if errors.Is(err, eventstore.ErrWrongExpectedVersion) {
+		return receipt.State{}, res, receipt.ErrExists
+	}
+	if err != nil {
+		return receipt.State{}, res, err
+	}
+	return receipt.Evolve(receipt.State{}, evs[0]), res, nil
 }
 
 // ReadReceiptEvents returns every event of a receipt's stream, in order.

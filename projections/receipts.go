@@ -23,8 +23,9 @@ var _ Projector = Receipts{}
 // Name implements Projector.
 func (Receipts) Name() string { return "receipts" }
 
-// Apply implements Projector.
+// Apply implements Projector. The batch's writes are pipelined in one round trip.
 func (Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
+	batch := &pgx.Batch{}
 	for _, e := range events {
 		if !strings.HasPrefix(e.StreamID, ReceiptStreamPrefix) {
 			continue
@@ -35,10 +36,16 @@ func (Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Record
 		}
 		switch ev := ev.(type) {
 		case receipt.Generated:
-			if err := readmodels.ApplyGenerated(ctx, tx, ev, e.Version, e.Position); err != nil {
+			if err := readmodels.QueueGenerated(batch, ev, e.Version, e.Position); err != nil {
 				return err
 			}
 		}
+	}
+	if batch.Len() == 0 {
+		return nil
+	}
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("receipts projector: %w", err)
 	}
 	return nil
 }

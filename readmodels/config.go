@@ -197,3 +197,27 @@ func (s *Sites) Save(ctx context.Context, c SiteConfig) error {
 	}
 	return nil
 }
+
+// PricingSettings reads the platform configuration and wallet's shop configuration (found says
+// whether it has one) in one round trip: order creation needs both.
+func (s *Shops) PricingSettings(ctx context.Context, wallet string) (shop ShopConfig, found bool, site SiteConfig, err error) {
+	var shopRaw, siteRaw []byte
+	err = s.pool.QueryRow(ctx, `SELECT (SELECT config FROM shop_configs WHERE wallet = $1), (SELECT config FROM site_config WHERE id = 1)`, wallet).
+		Scan(&shopRaw, &siteRaw)
+	if err != nil {
+		return shop, false, site, fmt.Errorf("read pricing settings: %w", err)
+	}
+	site = SiteConfig{DefaultPaymentToken: "USDC"}
+	if siteRaw != nil {
+		if err := json.Unmarshal(siteRaw, &site); err != nil {
+			return shop, false, site, fmt.Errorf("decode site config: %w", err)
+		}
+	}
+	if shopRaw != nil {
+		if err := json.Unmarshal(shopRaw, &shop); err != nil {
+			return shop, false, site, fmt.Errorf("decode shop config: %w", err)
+		}
+		found = true
+	}
+	return shop, found, site, nil
+}

@@ -107,9 +107,9 @@ func decodePositionCursor(c string) (positionCursor, error) {
 	return positionCursor{&commit, &prepare}, nil
 }
 
-// ApplyGenerated inserts a new receipt; it is called by the receipts projector inside its
-// transaction. A receipt already present is left alone (its first event wins).
-func ApplyGenerated(ctx context.Context, tx pgx.Tx, g receipt.Generated, version uint64, pos eventstore.Position) error {
+// QueueGenerated queues the insert of a new receipt into batch; the receipts projector sends it
+// inside its transaction. A receipt already present is left alone (its first event wins).
+func QueueGenerated(batch *pgx.Batch, g receipt.Generated, version uint64, pos eventstore.Position) error {
 	raw, err := json.Marshal(g)
 	if err != nil {
 		return err
@@ -119,13 +119,10 @@ func ApplyGenerated(ctx context.Context, tx pgx.Tx, g receipt.Generated, version
 		webhook = &g.WebhookURL
 	}
 	created := time.UnixMilli(g.CreatedAt).UTC()
-	_, err = tx.Exec(ctx, `INSERT INTO receipts (receipt_id, merchant_wallet, status, currency, total_cents, webhook_url, receipt, created_at, updated_at, version, pos_commit, pos_prepare)
+	batch.Queue(`INSERT INTO receipts (receipt_id, merchant_wallet, status, currency, total_cents, webhook_url, receipt, created_at, updated_at, version, pos_commit, pos_prepare)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$8,$9,$10,$11) ON CONFLICT (receipt_id) DO NOTHING`,
 		g.ReceiptID, g.Merchant, string(receipt.StatusGenerated), g.Currency, int64(g.Total), webhook, raw, created, int64(version),
 		int64(pos.Commit), int64(pos.Prepare))
-	if err != nil {
-		return fmt.Errorf("insert receipt %s: %w", g.ReceiptID, err)
-	}
 	return nil
 }
 

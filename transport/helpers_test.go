@@ -89,7 +89,7 @@ func newEnv(t *testing.T, mutate func(*Deps)) *env {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = runner.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	webhookKeys, err := readmodels.NewWebhookKeys(pool, bytes.Repeat([]byte{7}, 32))
+	webhookKeys, err := readmodels.NewWebhookKeys(pool, bytes.Repeat([]byte{7}, 32), true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/domain/split"
 	"github.com/payledger/payledger/domain/tax"
 	"github.com/payledger/payledger/readmodels"
 )
@@ -173,34 +174,41 @@ func newReceiptID() string {
 	return "rcpt_" + hex.EncodeToString(b[:])
 }
 
-// feeRates returns the platform base rate (the site's replaces 0.5%) and the merchant's add-on.
+// feeRates returns the platform base rate (the site's replaces 0.5%), the merchant's add-on and
+// the brand name.
 func (s *Server) feeRates(ctx context.Context, wallet string) (money.Rate, money.Rate, string, error) {
 	platform := receipt.PlatformBaseRate
-	site, err := s.sites.Get(ctx)
+	var addOn money.Rate
+	shop, found, site, err := s.shops.PricingSettings(ctx, wallet)
 	if err != nil {
-		return platform, money.Rate{}, "", err
+		return platform, addOn, "", err
 	}
 	if site.ProcessingFeePct != nil {
 		if r, err := money.ParseRate(site.ProcessingFeePct.String()); err == nil {
 			platform = money.Percent(r)
 		}
 	}
-	var addOn money.Rate
-	brand := ""
-	shop, err := s.shops.Get(ctx, wallet)
-	switch {
-	case errors.Is(err, readmodels.ErrNotFound):
-	case err != nil:
-		return platform, addOn, "", err
-	default:
-		brand = shop.Name
-		if shop.ProcessingFeePct != "" {
-			if r, err := money.ParseRate(shop.ProcessingFeePct.String()); err == nil {
-				addOn = money.Percent(r)
-			}
+	if !found {
+		return platform, addOn, "", nil
+	}
+	if shop.ProcessingFeePct != "" {
+		if r, err := money.ParseRate(shop.ProcessingFeePct.String()); err == nil {
+			addOn = money.Percent(r)
 		}
 	}
-	return platform, addOn, brand, nil
+	return platform, addOn, shop.Name, nil
+}
+
+// split returns the merchant's split. A configured split never changes, so it is remembered.
+func (s *Server) split(ctx context.Context, wallet string) (split.State, error) {
+	if st, ok := s.splits.Load(wallet); ok {
+		return st.(split.State), nil
+	}
+	st, err := commands.LoadSplit(ctx, s.events, wallet)
+	if err == nil && st.Configured {
+		s.splits.Store(wallet, st)
+	}
+	return st, err
 }
 
 var errItemsRequired = NewError(http.StatusBadRequest, "items_required", "At least one the service is required")
@@ -276,7 +284,7 @@ func (s *Server) createOrder(c echo.Context) error {
 		return errItemsRequired
 	}
 	// 3. split_required, 4. platform_recipient_not_configured.
-	sp, err := commands.LoadSplit(ctx, s.events, p.Wallet)
+	sp, err := s.split(ctx, p.Wallet)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -84,6 +85,8 @@ type Server struct {
 	receiptsView Waiter
 	webhookKeys  WebhookKeyStore
 	idempotency  IdempotencyStore
+
+	splits sync.Map // wallet -> configured split.State (immutable once configured)
 }
 
 // ServeHTTP lets the server be used as an http.Handler.

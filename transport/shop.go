@@ -24,6 +24,7 @@ type ShopStore interface {
 	Get(ctx context.Context, wallet string) (readmodels.ShopConfig, error)
 	GetBySlug(ctx context.Context, slug string) (readmodels.ShopConfig, string, error)
 	Update(ctx context.Context, wallet string, now time.Time, change func(*readmodels.ShopConfig) error) (readmodels.ShopConfig, error)
+	PricingSettings(ctx context.Context, wallet string) (readmodels.ShopConfig, bool, readmodels.SiteConfig, error)
 }
 
 var (

@@ -39,6 +39,7 @@ type config struct {
 	EmbeddedPostgres         bool
 	SiteConfigRequiresKey    bool
 	DBMaxConns               int
+	PprofAddr                string
 }
 
 func (c config) production() bool { return c.AppEnv == "production" }
@@ -92,6 +93,7 @@ func loadConfig(getenv func(string) string, random io.Reader) (config, []string,
 	c.RateLimitPerMinute = int(integer("RATE_LIMIT_PER_MINUTE", 600, 1))
 	c.RateLimitPublicPerMinute = int(integer("RATE_LIMIT_PUBLIC_PER_MINUTE", 60, 1))
 	c.DBMaxConns = int(integer("DB_MAX_CONNS", 32, 2))
+	c.PprofAddr = str("PPROF_ADDR", "")
 	switch str("SITE_CONFIG_REQUIRES_KEY", "false") {
 	case "true", "1":
 		c.SiteConfigRequiresKey = true

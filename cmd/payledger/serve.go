@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	_ "net/http/pprof" // served only on PPROF_ADDR
 	"strings"
 	"sync"
 	"time"
@@ -125,7 +126,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	if err != nil {
 		return err
 	}
-	webhookKeys, err := readmodels.NewWebhookKeys(pool, cfg.SecretsKey)
+	webhookKeys, err := readmodels.NewWebhookKeys(pool, cfg.SecretsKey, cfg.EventStore == "postgres")
 	if err != nil {
 		return err
 	}
@@ -165,6 +166,16 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		})
 	}
 
+	if cfg.PprofAddr != "" {
+		// Profiling stays off the public listener: a separate, operator-chosen address.
+		go func() {
+			log.Warn().Str("addr", cfg.PprofAddr).Msg("pprof listening")
+			srv := &http.Server{Addr: cfg.PprofAddr, Handler: http.DefaultServeMux, ReadHeaderTimeout: 10 * time.Second}
+			if err := srv.ListenAndServe(); err != nil {
+				log.Error().Err(err).Msg("pprof listener")
+			}
+		}()
+	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- e.Start(cfg.HTTPAddr) }()
 	log.Info().Str("addr", cfg.HTTPAddr).Str("env", cfg.AppEnv).Str("eventstore", cfg.EventStore).Msg("serving")

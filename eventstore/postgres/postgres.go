@@ -105,6 +105,11 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 
 func (s *Store) tryAppend(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events []eventstore.EventData) (eventstore.AppendResult, error) {
 	h, known := s.heads.get(stream)
+	if !known && expected.Matches(0) && !expected.IsAny() {
+		// NoStream: the stream is expected empty, so there is no head to read; if it is not
+		// empty after all, the insert of version 1 fails on the unique constraint.
+		known = true
+	}
 	if !known || !expected.Matches(h.version) {
 		var err error
 		if h, err = s.readHead(ctx, stream); err != nil {
@@ -262,7 +267,7 @@ func (s *Store) ReadAll(ctx context.Context, from eventstore.Position, limit int
 
 func scanEvents(rows pgx.Rows, capHint int) ([]eventstore.RecordedEvent, error) {
 	defer rows.Close()
-	out := make([]eventstore.RecordedEvent, 0, min(capHint, 1024))
+	out := make([]eventstore.RecordedEvent, 0, min(capHint, 64))
 	for rows.Next() {
 		var e eventstore.RecordedEvent
 		var txID, seq, version int64
