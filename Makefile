@@ -11,9 +11,10 @@ run:
 test:
 	$(GO) test -race -count=1 -timeout 30m ./...
 
-## bench: the benchmarks (figures go to docs/benchmarks.md by hand, with the machine)
+## bench: Go benchmarks of the event store, then the HTTP load run (figures: docs/benchmarks.md)
 bench:
 	$(GO) test -run "^$$" -bench . -benchtime=5s -timeout 60m ./eventstore/postgres/ | tee bench.out
+	$(GO) run ./cmd/loadbench -duration 30s | tee -a bench.out
 
 ## lint: gofmt and go vet
 lint:
