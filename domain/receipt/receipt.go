@@ -1,13 +1,29 @@
 // Package receipt is the receipt aggregate: an order's itemized bill and its payment lifecycle.
 //
-// Rules (this part: generation; the payment flow adds the status guards):
+// Rules:
 //   - A receipt is generated once; generating an id that exists is ErrExists.
 //   - Its total is the sum of its lines to the cent; every amount is integer cents.
-//   - Canonical status is a pure function of the receipt's events: replaying them gives it.
+//   - Canonical status is a pure function of the receipt's events: Evolve is the only place state
+//     changes, so replaying the events always gives the live status.
+//   - Every payment attempt (onramp session, wallet transaction, terminal) has an attempt id; the
+//     newest started attempt is the current one. A new attempt may start from generated, pending
+//     or failed (the customer retries).
+//   - Telemetry (link_opened, checkout_initialized, onramp_*, error, checkout_success, closing the
+//     form) is recorded but never changes status and never fails a receipt. checkout_success
+//     leads to paid only through server verification.
+//   - paid needs a verified source: the processor's signed event or API, the chain verifier, or
+//     the merchant's attestation (terminal). A verified success wins from generated, pending,
+//     ach_pending and failed, whichever attempt it belongs to.
+//   - A failure applies only to a generated or pending receipt whose current attempt is the
+//     failure's attempt. Any other failure (late, duplicate, or for another attempt) never
+//     replaces ach_pending, paid, reconciled, refund_requested or refunded: it is recorded as
+//     FailureIgnored with the reason, for auditors, and changes nothing.
+//   - reconciled follows paid (split distributed). Refunds start from paid or reconciled, never
+//     exceed what is unrefunded, and the receipt is refunded once the whole total is back.
+//   - Failure fields are shown only while the status is failed (FailureView).
 package receipt
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -103,33 +119,98 @@ type Event interface{ eventType() string }
 
 func (Generated) eventType() string { return EventGenerated }
 
-// Decode turns a stored event into its domain type; unknown types are ErrUnknownEvent.
-func Decode(typ string, data []byte) (Event, error) {
-	switch typ {
-	case EventGenerated:
-		var e Generated
-		if err := json.Unmarshal(data, &e); err != nil {
-			return nil, fmt.Errorf("decode %s: %w", typ, err)
-		}
-		return e, nil
-	}
-	return nil, fmt.Errorf("%w: %s", ErrUnknownEvent, typ)
-}
-
 // Errors.
 var (
 	ErrExists       = errors.New("receipt already exists")
+	ErrNotFound     = errors.New("receipt not found")
 	ErrUnknownEvent = errors.New("unknown receipt event")
 	ErrTotal        = errors.New("total does not equal the sum of the line items")
+	ErrState        = errors.New("not allowed in the receipt's current status")
+	ErrAmount       = errors.New("invalid amount")
 )
 
-// State is a receipt as its events say.
+// Attempt is one payment attempt.
+type Attempt struct {
+	ID              string `json:"id"`
+	Kind            string `json:"kind"` // onramp | wallet | terminal
+	SessionID       string `json:"sessionId,omitempty"`
+	SessionUnique   bool   `json:"sessionUnique,omitempty"`
+	StartedAt       int64  `json:"startedAt"`
+	Token           string `json:"token,omitempty"`
+	TransactionHash string `json:"transactionHash,omitempty"`
+	BuyerWallet     string `json:"buyerWallet,omitempty"`
+}
+
+// Payment is the verified payment of a receipt.
+type Payment struct {
+	AttemptID       string       `json:"attemptId"`
+	TransactionHash string       `json:"transactionHash,omitempty"`
+	BuyerWallet     string       `json:"buyerWallet,omitempty"`
+	Token           string       `json:"token,omitempty"`
+	SourceAmount    *money.Cents `json:"sourceAmountCents,omitempty"`
+	VerifiedBy      string       `json:"verifiedBy"`
+	Method          string       `json:"method,omitempty"`
+	At              int64        `json:"at"`
+}
+
+// Failure is the last applied failure of a receipt.
+type Failure struct {
+	AttemptID         string `json:"attemptId"`
+	Code              string `json:"failureCode"`
+	Category          string `json:"failureCategory"`
+	Reason            string `json:"failureReason"`
+	Action            string `json:"failureAction"`
+	ProviderErrorCode string `json:"providerErrorCode,omitempty"`
+	ProviderRequestID string `json:"providerRequestId,omitempty"`
+	At                int64  `json:"at"`
+}
+
+// State is a receipt as its events say. It is also what the receipts read model stores.
 type State struct {
-	Exists         bool
-	Receipt        Generated
-	Status         Status
-	PreviousStatus Status
-	UpdatedAt      int64
+	Exists         bool               `json:"exists"`
+	Receipt        Generated          `json:"receipt"`
+	Status         Status             `json:"status"`
+	PreviousStatus Status             `json:"previousStatus,omitempty"`
+	UpdatedAt      int64              `json:"updatedAt"`
+	Attempts       map[string]Attempt `json:"attempts,omitempty"`
+	CurrentAttempt string             `json:"currentAttempt,omitempty"`
+	Payment        *Payment           `json:"payment,omitempty"`
+	Failure        *Failure           `json:"failure,omitempty"` // kept internally after recovery
+	RefundedCents  money.Cents        `json:"refundedCents"`
+	RequestedCents money.Cents        `json:"requestedRefundCents"`
+	SettledStatus  Status             `json:"settledStatus,omitempty"` // paid or reconciled: where partial refunds return
+	SplitTxHash    string             `json:"splitTransactionHash,omitempty"`
+	RefundTxHashes []string           `json:"refundTransactionHashes,omitempty"`
+}
+
+// FailureView is the failure to show: only while the status is failed (spec rule 5).
+func (s State) FailureView() *Failure {
+	if s.Status != StatusFailed {
+		return nil
+	}
+	return s.Failure
+}
+
+// Current returns the current attempt, if any.
+func (s State) Current() (Attempt, bool) {
+	a, ok := s.Attempts[s.CurrentAttempt]
+	return a, ok && s.CurrentAttempt != ""
+}
+
+func (s *State) setStatus(st Status, at int64) {
+	if s.Status != st {
+		s.PreviousStatus, s.Status = s.Status, st
+	}
+	s.UpdatedAt = at
+}
+
+func (s *State) withAttempt(a Attempt) {
+	attempts := make(map[string]Attempt, len(s.Attempts)+1)
+	for k, v := range s.Attempts {
+		attempts[k] = v
+	}
+	attempts[a.ID] = a
+	s.Attempts = attempts
 }
 
 // Evolve applies one event; it is the only place state changes.
@@ -140,6 +221,50 @@ func Evolve(s State, e Event) State {
 			return s
 		}
 		s.Exists, s.Receipt, s.Status, s.UpdatedAt = true, e, StatusGenerated, e.CreatedAt
+	case AttemptStarted:
+		s.withAttempt(Attempt{ID: e.AttemptID, Kind: e.Kind, SessionID: e.SessionID, SessionUnique: e.SessionUnique, StartedAt: e.At})
+		s.CurrentAttempt = e.AttemptID
+	case PaymentSubmitted:
+		if a, ok := s.Attempts[e.AttemptID]; ok {
+			a.Token, a.TransactionHash, a.BuyerWallet = e.Token, e.TransactionHash, e.BuyerWallet
+			s.withAttempt(a)
+		}
+		s.setStatus(StatusPending, e.At)
+	case ACHAccepted:
+		s.setStatus(StatusACHPending, e.At)
+	case PaymentConfirmed:
+		p := Payment{AttemptID: e.AttemptID, TransactionHash: e.TransactionHash, BuyerWallet: e.BuyerWallet, Token: e.Token,
+			VerifiedBy: e.VerifiedBy, Method: e.Method, At: e.At}
+		if e.SourceAmountCents != nil {
+			c := money.Cents(*e.SourceAmountCents)
+			p.SourceAmount = &c
+		}
+		s.Payment, s.SettledStatus = &p, StatusPaid
+		s.setStatus(StatusPaid, e.At)
+	case PaymentFailed:
+		s.Failure = &Failure{AttemptID: e.AttemptID, Code: e.Code, Category: e.Category, Reason: e.Reason, Action: e.Action,
+			ProviderErrorCode: e.ProviderErrorCode, ProviderRequestID: e.ProviderRequestID, At: e.At}
+		s.setStatus(StatusFailed, e.At)
+	case SplitDistributed:
+		s.SplitTxHash, s.SettledStatus = e.TransactionHash, StatusReconciled
+		s.setStatus(StatusReconciled, e.At)
+	case RefundRequested:
+		s.RequestedCents += money.Cents(e.AmountCents)
+		s.setStatus(StatusRefundRequested, e.At)
+	case RefundProcessed:
+		s.RefundedCents += money.Cents(e.AmountCents)
+		s.RequestedCents = max(0, s.RequestedCents-money.Cents(e.AmountCents))
+		if e.TransactionHash != "" {
+			s.RefundTxHashes = append(append([]string(nil), s.RefundTxHashes...), e.TransactionHash)
+		}
+		switch {
+		case s.RefundedCents >= s.Receipt.Total:
+			s.setStatus(StatusRefunded, e.At)
+		case s.RequestedCents == 0:
+			s.setStatus(s.SettledStatus, e.At)
+		}
+	case TelemetryRecorded, FailureIgnored:
+		// Recorded for auditors; never a change of state.
 	}
 	return s
 }

@@ -1,0 +1,188 @@
+package receipt
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Event type names.
+const (
+	EventAttemptStarted   = "PaymentAttemptStarted"
+	EventTelemetry        = "CheckoutTelemetryRecorded"
+	EventSubmitted        = "PaymentSubmitted"
+	EventACHAccepted      = "ACHPaymentAccepted"
+	EventConfirmed        = "PaymentConfirmed"
+	EventFailed           = "PaymentFailed"
+	EventFailureIgnored   = "PaymentFailureIgnored"
+	EventSplitDistributed = "SplitDistributed"
+	EventRefundRequested  = "RefundRequested"
+	EventRefundProcessed  = "RefundProcessed"
+)
+
+// AttemptStarted opens a payment attempt; it becomes the current one.
+type AttemptStarted struct {
+	AttemptID     string `json:"attemptId"`
+	Kind          string `json:"kind"` // onramp | wallet | terminal
+	SessionID     string `json:"processorSessionId,omitempty"`
+	SessionUnique bool   `json:"isProcessorSessionUnique,omitempty"`
+	OpenedBy      string `json:"openedBy,omitempty"` // service | processor (a session the service did not start)
+	At            int64  `json:"at"`
+}
+
+// TelemetryRecorded is a browser report from checkout: it never changes status.
+type TelemetryRecorded struct {
+	Event     string `json:"event"`
+	AttemptID string `json:"attemptId,omitempty"`
+	At        int64  `json:"at"`
+}
+
+// PaymentSubmitted: a payment is under way (wallet transaction submitted, or the processor
+// fulfilling). Status pending.
+type PaymentSubmitted struct {
+	AttemptID       string `json:"attemptId"`
+	Source          string `json:"source"` // wallet | processor
+	Token           string `json:"token,omitempty"`
+	TransactionHash string `json:"transactionHash,omitempty"`
+	BuyerWallet     string `json:"buyerWallet,omitempty"`
+	At              int64  `json:"at"`
+}
+
+// ACHAccepted: an ACH payment was accepted and settlement is pending.
+type ACHAccepted struct {
+	AttemptID string `json:"attemptId"`
+	At        int64  `json:"at"`
+}
+
+// PaymentConfirmed: a verified payment. Status paid.
+type PaymentConfirmed struct {
+	AttemptID         string `json:"attemptId"`
+	TransactionHash   string `json:"transactionHash,omitempty"`
+	BuyerWallet       string `json:"buyerWallet,omitempty"`
+	Token             string `json:"token,omitempty"`
+	SourceAmountCents *int64 `json:"processorSourceAmountCents,omitempty"`
+	VerifiedBy        string `json:"verifiedBy"` // processor | chain | merchant
+	Method            string `json:"method,omitempty"`
+	At                int64  `json:"at"`
+}
+
+// PaymentFailed: a server-verified failure of the current attempt. Status failed.
+type PaymentFailed struct {
+	AttemptID         string `json:"attemptId"`
+	Code              string `json:"failureCode"`
+	Category          string `json:"failureCategory"`
+	Reason            string `json:"failureReason"`
+	Action            string `json:"failureAction"`
+	ProviderErrorCode string `json:"providerErrorCode,omitempty"`
+	ProviderRequestID string `json:"providerRequestId,omitempty"`
+	At                int64  `json:"at"`
+}
+
+// FailureIgnored records why a failure was not applied (late, duplicate, another attempt).
+type FailureIgnored struct {
+	AttemptID         string `json:"attemptId"`
+	Code              string `json:"failureCode"`
+	ProviderErrorCode string `json:"providerErrorCode,omitempty"`
+	Why               string `json:"why"`
+	StatusAtArrival   Status `json:"statusAtArrival"`
+	At                int64  `json:"at"`
+}
+
+// SplitDistributed: funds verified and the split executed. Status reconciled.
+type SplitDistributed struct {
+	TransactionHash string `json:"transactionHash,omitempty"`
+	At              int64  `json:"at"`
+}
+
+// RefundRequested: a refund was asked for and is not yet sent.
+type RefundRequested struct {
+	AmountCents int64  `json:"amountCents"`
+	Reason      string `json:"reason"`
+	RequestedBy string `json:"requestedBy"`
+	At          int64  `json:"at"`
+}
+
+// RefundProcessed: a refund was sent (with its transaction hash when known).
+type RefundProcessed struct {
+	AmountCents     int64  `json:"amountCents"`
+	Reason          string `json:"reason"`
+	TransactionHash string `json:"transactionHash,omitempty"`
+	ProcessedBy     string `json:"processedBy"`
+	At              int64  `json:"at"`
+}
+
+func (AttemptStarted) eventType() string    { return EventAttemptStarted }
+func (TelemetryRecorded) eventType() string { return EventTelemetry }
+func (PaymentSubmitted) eventType() string  { return EventSubmitted }
+func (ACHAccepted) eventType() string       { return EventACHAccepted }
+func (PaymentConfirmed) eventType() string  { return EventConfirmed }
+func (PaymentFailed) eventType() string     { return EventFailed }
+func (FailureIgnored) eventType() string    { return EventFailureIgnored }
+func (SplitDistributed) eventType() string  { return EventSplitDistributed }
+func (RefundRequested) eventType() string   { return EventRefundRequested }
+func (RefundProcessed) eventType() string   { return EventRefundProcessed }
+
+// TypeOf returns an event's type name.
+func TypeOf(e Event) string { return e.eventType() }
+
+// Decode turns a stored event into its domain type; unknown types are ErrUnknownEvent.
+func Decode(typ string, data []byte) (Event, error) {
+	var e Event
+	switch typ {
+	case EventGenerated:
+		e = &Generated{}
+	case EventAttemptStarted:
+		e = &AttemptStarted{}
+	case EventTelemetry:
+		e = &TelemetryRecorded{}
+	case EventSubmitted:
+		e = &PaymentSubmitted{}
+	case EventACHAccepted:
+		e = &ACHAccepted{}
+	case EventConfirmed:
+		e = &PaymentConfirmed{}
+	case EventFailed:
+		e = &PaymentFailed{}
+	case EventFailureIgnored:
+		e = &FailureIgnored{}
+	case EventSplitDistributed:
+		e = &SplitDistributed{}
+	case EventRefundRequested:
+		e = &RefundRequested{}
+	case EventRefundProcessed:
+		e = &RefundProcessed{}
+	default:
+		return nil, fmt.Errorf("%w: %s", ErrUnknownEvent, typ)
+	}
+	if err := json.Unmarshal(data, e); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", typ, err)
+	}
+	return deref(e), nil
+}
+
+func deref(e Event) Event {
+	switch v := e.(type) {
+	case *Generated:
+		return *v
+	case *AttemptStarted:
+		return *v
+	case *TelemetryRecorded:
+		return *v
+	case *PaymentSubmitted:
+		return *v
+	case *ACHAccepted:
+		return *v
+	case *PaymentConfirmed:
+		return *v
+	case *PaymentFailed:
+		return *v
+	case *FailureIgnored:
+		return *v
+	case *SplitDistributed:
+		return *v
+	case *RefundRequested:
+		return *v
+	case *RefundProcessed:
+		return *v
+	}
+	return e
+}

@@ -1,0 +1,158 @@
+package receipt
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// statuses from which a new attempt may start and a payment may be under way.
+var open = []Status{StatusGenerated, StatusPending, StatusFailed}
+
+// settled statuses: a verified payment exists.
+var settled = []Status{StatusPaid, StatusReconciled, StatusRefundRequested, StatusRefunded}
+
+// TelemetryEvents are the browser reports accepted from checkout; onramp_* is a prefix.
+var TelemetryEvents = []string{"link_opened", "checkout_initialized", "checkout_success", "checkout_closed", "error"}
+
+// ValidTelemetry reports whether name is a known telemetry event.
+func ValidTelemetry(name string) bool {
+	return slices.Contains(TelemetryEvents, name) || (strings.HasPrefix(name, "onramp_") && len(name) > len("onramp_") && len(name) <= 64)
+}
+
+func must(s State) error {
+	if !s.Exists {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// StartAttempt opens a payment attempt. Errors: ErrNotFound, ErrState (the receipt is being
+// settled, paid, or beyond).
+func StartAttempt(s State, a AttemptStarted) ([]Event, error) {
+	if err := must(s); err != nil {
+		return nil, err
+	}
+	if !slices.Contains(open, s.Status) {
+		return nil, fmt.Errorf("%w: a payment cannot start while the receipt is %s", ErrState, s.Status)
+	}
+	if _, exists := s.Attempts[a.AttemptID]; exists {
+		return nil, nil
+	}
+	return []Event{a}, nil
+}
+
+// RecordTelemetry records a browser report; it never changes status. Errors: ErrNotFound.
+func RecordTelemetry(s State, t TelemetryRecorded) ([]Event, error) {
+	if err := must(s); err != nil {
+		return nil, err
+	}
+	return []Event{t}, nil
+}
+
+// Submit marks a payment of the current attempt as under way (pending). A report for another
+// attempt, or after the payment was accepted, changes nothing.
+func Submit(s State, p PaymentSubmitted) ([]Event, error) {
+	if err := must(s); err != nil {
+		return nil, err
+	}
+	if p.AttemptID != s.CurrentAttempt || !slices.Contains(open, s.Status) || s.Status == StatusPending && p.Source == "processor" {
+		return nil, nil
+	}
+	return []Event{p}, nil
+}
+
+// AcceptACH marks an ACH payment of the current attempt accepted, settlement pending.
+func AcceptACH(s State, a ACHAccepted) ([]Event, error) {
+	if err := must(s); err != nil {
+		return nil, err
+	}
+	if a.AttemptID != s.CurrentAttempt || !slices.Contains(open, s.Status) {
+		return nil, nil
+	}
+	return []Event{a}, nil
+}
+
+// Confirm records a verified payment. It wins from generated, pending, ach_pending and failed;
+// once paid (or beyond) a repeat changes nothing.
+func Confirm(s State, c PaymentConfirmed) ([]Event, error) {
+	if err := must(s); err != nil {
+		return nil, err
+	}
+	if slices.Contains(settled, s.Status) {
+		return nil, nil
+	}
+	if c.VerifiedBy == "" {
+		return nil, fmt.Errorf("%w: a payment is confirmed only by a verified source", ErrState)
+	}
+	return []Event{c}, nil
+}
+
+// Fail applies a server-verified failure when the receipt is generated or pending and its
+// current attempt is the failure's; otherwise it records why the failure was ignored. A repeat of
+// the failure that already applied changes nothing.
+func Fail(s State, f PaymentFailed) ([]Event, error) {
+	if err := must(s); err != nil {
+		return nil, err
+	}
+	ignore := func(why string) ([]Event, error) {
+		return []Event{FailureIgnored{AttemptID: f.AttemptID, Code: f.Code, ProviderErrorCode: f.ProviderErrorCode, Why: why, StatusAtArrival: s.Status, At: f.At}}, nil
+	}
+	switch {
+	case s.Status == StatusFailed && s.Failure != nil && s.Failure.AttemptID == f.AttemptID:
+		return nil, nil
+	case s.CurrentAttempt == "" || f.AttemptID != s.CurrentAttempt:
+		return ignore("the failure belongs to another payment attempt than the current one")
+	case s.Status != StatusGenerated && s.Status != StatusPending:
+		return ignore("a failure never replaces a receipt that is " + string(s.Status))
+	}
+	return []Event{f}, nil
+}
+
+// DistributeSplit marks a paid receipt reconciled. Errors: ErrNotFound, ErrState.
+func DistributeSplit(s State, d SplitDistributed) ([]Event, error) {
+	if err := must(s); err != nil {
+		return nil, err
+	}
+	if s.Status == StatusReconciled {
+		return nil, nil
+	}
+	if s.Status != StatusPaid {
+		return nil, fmt.Errorf("%w: only a paid receipt is reconciled, this one is %s", ErrState, s.Status)
+	}
+	return []Event{d}, nil
+}
+
+// Unrefunded is what can still be refunded.
+func (s State) Unrefunded() int64 { return int64(s.Receipt.Total - s.RefundedCents - s.RequestedCents) }
+
+// Refund requests a refund (without a transaction hash) or records one as processed (with it).
+// A zero amount means the whole unrefunded total. Errors: ErrNotFound, ErrState, ErrAmount.
+func Refund(s State, amountCents int64, reason, txHash, by string, at int64) ([]Event, error) {
+	if err := must(s); err != nil {
+		return nil, err
+	}
+	switch s.Status {
+	case StatusPaid, StatusReconciled:
+	case StatusRefundRequested:
+		if txHash == "" {
+			return nil, fmt.Errorf("%w: a refund is already requested", ErrState)
+		}
+	default:
+		return nil, fmt.Errorf("%w: only a paid or reconciled receipt can be refunded, this one is %s", ErrState, s.Status)
+	}
+	remaining := s.Unrefunded()
+	if txHash != "" { // processing covers what was requested too
+		remaining += int64(s.RequestedCents)
+	}
+	if amountCents == 0 {
+		amountCents = remaining
+	}
+	if amountCents <= 0 || amountCents > remaining {
+		return nil, fmt.Errorf("%w: the refund must be between 0.01 and the unrefunded %d cents", ErrAmount, remaining)
+	}
+	if txHash == "" {
+		return []Event{RefundRequested{AmountCents: amountCents, Reason: reason, RequestedBy: by, At: at}}, nil
+	}
+	return []Event{RefundProcessed{AmountCents: amountCents, Reason: reason, TransactionHash: txHash, ProcessedBy: by, At: at}}, nil
+}
