@@ -23,22 +23,47 @@ var _ Projector = Receipts{}
 // Name implements Projector.
 func (Receipts) Name() string { return "receipts" }
 
-// Apply implements Projector. The batch's writes are pipelined in one round trip.
+// Apply implements Projector: it folds the batch's events into each receipt's stored state with
+// receipt.Evolve (the aggregate's own function) and writes the states back in one round trip.
 func (Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
-	batch := &pgx.Batch{}
+	var ids []string
+	seen := map[string]bool{}
 	for _, e := range events {
-		if !strings.HasPrefix(e.StreamID, ReceiptStreamPrefix) {
+		if id, ok := strings.CutPrefix(e.StreamID, ReceiptStreamPrefix); ok && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	states, versions, err := readmodels.LoadStates(ctx, tx, ids)
+	if err != nil {
+		return err
+	}
+	firstPos := map[string]eventstore.Position{}
+	dirty := map[string]bool{}
+	for _, e := range events {
+		id, ok := strings.CutPrefix(e.StreamID, ReceiptStreamPrefix)
+		if !ok || e.Version <= versions[id] {
 			continue
 		}
 		ev, err := receipt.Decode(e.Type, e.Data)
 		if err != nil {
 			return fmt.Errorf("receipts projector at %s: %w", e.Position, err)
 		}
-		switch ev := ev.(type) {
-		case receipt.Generated:
-			if err := readmodels.QueueGenerated(batch, ev, e.Version, e.Position); err != nil {
-				return err
-			}
+		if e.Version == 1 {
+			firstPos[id] = e.Position
+		}
+		states[id], versions[id], dirty[id] = receipt.Evolve(states[id], ev), e.Version, true
+	}
+	batch := &pgx.Batch{}
+	for _, id := range ids {
+		if !dirty[id] || !states[id].Exists {
+			continue
+		}
+		if err := readmodels.QueueState(batch, states[id], versions[id], firstPos[id]); err != nil {
+			return err
 		}
 	}
 	if batch.Len() == 0 {

@@ -17,11 +17,8 @@ import (
 
 // ReceiptRow is a receipt as the read model holds it.
 type ReceiptRow struct {
-	Receipt        receipt.Generated
-	Status         receipt.Status
-	PreviousStatus receipt.Status
-	UpdatedAt      time.Time
-	Version        uint64
+	State   receipt.State
+	Version uint64
 }
 
 // Receipts queries the receipts read model.
@@ -30,29 +27,42 @@ type Receipts struct{ pool *pgxpool.Pool }
 // NewReceipts returns the receipts read model on pool.
 func NewReceipts(pool *pgxpool.Pool) *Receipts { return &Receipts{pool: pool} }
 
-const receiptColumns = `receipt, status, coalesce(previous_status, ''), updated_at, version, pos_commit, pos_prepare`
+const receiptColumns = `state, version, pos_commit, pos_prepare`
 
 func scanReceipt(r pgx.Row) (ReceiptRow, eventstore.Position, error) {
 	var row ReceiptRow
 	var raw []byte
 	var version, commit, prepare int64
-	if err := r.Scan(&raw, &row.Status, &row.PreviousStatus, &row.UpdatedAt, &version, &commit, &prepare); err != nil {
+	if err := r.Scan(&raw, &version, &commit, &prepare); err != nil {
 		return row, eventstore.Position{}, err
 	}
 	row.Version = uint64(version)
-	if err := json.Unmarshal(raw, &row.Receipt); err != nil {
-		return row, eventstore.Position{}, fmt.Errorf("decode receipt: %w", err)
+	if err := json.Unmarshal(raw, &row.State); err != nil {
+		return row, eventstore.Position{}, fmt.Errorf("decode receipt state: %w", err)
 	}
 	return row, eventstore.Position{Commit: uint64(commit), Prepare: uint64(prepare)}, nil
 }
 
 // Get returns merchant's receipt id, or ErrNotFound (also for another merchant's receipt).
+// An empty merchant reads any merchant's receipt (public status polling, platform admins).
 func (s *Receipts) Get(ctx context.Context, merchant, id string) (ReceiptRow, error) {
-	row, _, err := scanReceipt(s.pool.QueryRow(ctx, `SELECT `+receiptColumns+` FROM receipts WHERE receipt_id = $1 AND merchant_wallet = $2`, id, merchant))
+	row, _, err := scanReceipt(s.pool.QueryRow(ctx, `SELECT `+receiptColumns+` FROM receipts WHERE receipt_id = $1 AND ($2 = '' OR merchant_wallet = $2)`, id, merchant))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ReceiptRow{}, ErrNotFound
 	}
 	return row, err
+}
+
+// OpenOnrampAttempts lists receipts still generated or pending whose current attempt is an
+// onramp session started before `before`, oldest first: the verifier's work list.
+func (s *Receipts) OpenOnrampAttempts(ctx context.Context, before time.Time, limit int) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT receipt_id FROM receipts
+		WHERE status IN ('generated', 'pending') AND attempt_kind = 'onramp' AND attempt_started_at < $1
+		ORDER BY attempt_started_at LIMIT $2`, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list open attempts: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 // List returns a page of merchant's receipts, newest first (log order), optionally of one status,
@@ -107,22 +117,65 @@ func decodePositionCursor(c string) (positionCursor, error) {
 	return positionCursor{&commit, &prepare}, nil
 }
 
-// QueueGenerated queues the insert of a new receipt into batch; the receipts projector sends it
-// inside its transaction. A receipt already present is left alone (its first event wins).
-func QueueGenerated(batch *pgx.Batch, g receipt.Generated, version uint64, pos eventstore.Position) error {
-	raw, err := json.Marshal(g)
+// LoadStates returns the stored states and versions of the given receipts (absent ones are
+// missing from the maps); the projector folds new events into them.
+func LoadStates(ctx context.Context, tx pgx.Tx, ids []string) (map[string]receipt.State, map[string]uint64, error) {
+	states, versions := map[string]receipt.State{}, map[string]uint64{}
+	rows, err := tx.Query(ctx, `SELECT receipt_id, state, version FROM receipts WHERE receipt_id = ANY($1) FOR UPDATE`, ids)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load receipt states: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var raw []byte
+		var version int64
+		if err := rows.Scan(&id, &raw, &version); err != nil {
+			return nil, nil, err
+		}
+		var st receipt.State
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return nil, nil, fmt.Errorf("decode state of %s: %w", id, err)
+		}
+		states[id], versions[id] = st, uint64(version)
+	}
+	return states, versions, rows.Err()
+}
+
+// QueueState queues the upsert of a receipt's state into batch. pos is the position of the
+// receipt's first event (kept from the insert: list order never changes).
+func QueueState(batch *pgx.Batch, st receipt.State, version uint64, pos eventstore.Position) error {
+	raw, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	var webhook *string
+	g := st.Receipt
+	var webhook, kind *string
 	if g.WebhookURL != "" {
 		webhook = &g.WebhookURL
 	}
-	created := time.UnixMilli(g.CreatedAt).UTC()
-	batch.Queue(`INSERT INTO receipts (receipt_id, merchant_wallet, status, currency, total_cents, webhook_url, receipt, created_at, updated_at, version, pos_commit, pos_prepare)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$8,$9,$10,$11) ON CONFLICT (receipt_id) DO NOTHING`,
-		g.ReceiptID, g.Merchant, string(receipt.StatusGenerated), g.Currency, int64(g.Total), webhook, raw, created, int64(version),
-		int64(pos.Commit), int64(pos.Prepare))
+	var attemptAt *time.Time
+	if a, ok := st.Current(); ok {
+		k, at := a.Kind, time.UnixMilli(a.StartedAt).UTC()
+		kind, attemptAt = &k, &at
+	}
+	var prev *string
+	if st.PreviousStatus != "" {
+		p := string(st.PreviousStatus)
+		prev = &p
+	}
+	genRaw, err := json.Marshal(g)
+	if err != nil {
+		return err
+	}
+	batch.Queue(`INSERT INTO receipts (receipt_id, merchant_wallet, status, previous_status, currency, total_cents, webhook_url, receipt, state,
+			created_at, updated_at, version, pos_commit, pos_prepare, attempt_kind, attempt_started_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)
+		ON CONFLICT (receipt_id) DO UPDATE SET status = EXCLUDED.status, previous_status = EXCLUDED.previous_status,
+			state = EXCLUDED.state, updated_at = EXCLUDED.updated_at, version = EXCLUDED.version,
+			attempt_kind = EXCLUDED.attempt_kind, attempt_started_at = EXCLUDED.attempt_started_at`,
+		g.ReceiptID, g.Merchant, string(st.Status), prev, g.Currency, int64(g.Total), webhook, genRaw, raw,
+		time.UnixMilli(g.CreatedAt).UTC(), time.UnixMilli(st.UpdatedAt).UTC(), int64(version), int64(pos.Commit), int64(pos.Prepare), kind, attemptAt)
 	return nil
 }
 

@@ -145,9 +145,7 @@ func nullMap(m map[string]string) any {
 	return m
 }
 
-func stateOf(row readmodels.ReceiptRow) receipt.State {
-	return receipt.State{Exists: true, Receipt: row.Receipt, Status: row.Status, PreviousStatus: row.PreviousStatus, UpdatedAt: row.UpdatedAt.UnixMilli()}
-}
+func stateOf(row readmodels.ReceiptRow) receipt.State { return row.State }
 
 type directLine struct {
 	Label    string       `json:"label"`
@@ -267,22 +265,48 @@ func (s *Server) getReceipt(c echo.Context) error {
 }
 
 // statusView is the status read: the webhook payload's fields without event and idempotencyKey,
-// plus webhookDelivery. Failure fields and provider references are null unless failed.
-func statusView(row readmodels.ReceiptRow) map[string]any {
-	g := row.Receipt
+// plus webhookDelivery. Failure fields and provider references are null unless the status is
+// failed; missing provider details stay null.
+func statusView(st receipt.State) map[string]any {
+	g := st.Receipt
 	delivery := "none"
 	if g.WebhookURL != "" {
 		delivery = "pending"
 	}
-	return map[string]any{
-		"receiptId": g.ReceiptID, "status": string(row.Status), "previousStatus": nullable(string(row.PreviousStatus)),
+	v := map[string]any{
+		"receiptId": g.ReceiptID, "status": string(st.Status), "previousStatus": nullable(string(st.PreviousStatus)),
 		"failureCode": nil, "failureCategory": nil, "failureReason": nil, "failureAction": nil,
 		"providerErrorCode": nil, "providerRequestId": nil, "transactionHash": nil, "buyerWallet": nil,
 		"merchantWallet": g.Merchant, "totalUsd": g.Total.Float(), "customerTotalUsd": nil, "processorSourceAmountUsd": nil,
 		"processorSessionId": nil, "isProcessorSessionUnique": false, "transactionId": nullable(g.TransactionID),
-		"metadata": nullMap(g.Metadata), "token": nil, "brandKey": "payledger", "timestamp": row.UpdatedAt.UnixMilli(),
+		"metadata": nullMap(g.Metadata), "token": nil, "brandKey": "payledger", "timestamp": st.UpdatedAt,
 		"webhookDelivery": delivery,
 	}
+	if a, ok := st.Current(); ok {
+		v["processorSessionId"], v["isProcessorSessionUnique"] = nullable(a.SessionID), a.SessionUnique && a.SessionID != ""
+		if a.Token != "" {
+			v["token"] = a.Token
+		}
+		if a.BuyerWallet != "" {
+			v["buyerWallet"] = a.BuyerWallet
+		}
+	}
+	if p := st.Payment; p != nil && st.Status != receipt.StatusFailed {
+		v["transactionHash"], v["buyerWallet"] = nullable(p.TransactionHash), nullable(p.BuyerWallet)
+		v["customerTotalUsd"] = g.Total.Float()
+		if p.Token != "" {
+			v["token"] = p.Token
+		}
+		if p.SourceAmount != nil {
+			v["processorSourceAmountUsd"] = p.SourceAmount.Float()
+		}
+	}
+	if f := st.FailureView(); f != nil {
+		v["failureCode"], v["failureCategory"], v["failureReason"], v["failureAction"] = f.Code, f.Category, f.Reason, f.Action
+		v["providerErrorCode"], v["providerRequestId"] = nullable(f.ProviderErrorCode), nullable(f.ProviderRequestID)
+		v["transactionHash"], v["buyerWallet"] = nil, nil
+	}
+	return v
 }
 
 func (s *Server) receiptStatus(c echo.Context) error {
@@ -290,7 +314,7 @@ func (s *Server) receiptStatus(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, statusView(row))
+	return c.JSON(http.StatusOK, statusView(row.State))
 }
 
 // EventView is one event of a receipt's audit history.
