@@ -48,7 +48,7 @@ func TestEveryRouteHasAnAuthDecision(t *testing.T) {
 		switch p.Access {
 		case Open, Public:
 			return allowed
-		case Cron:
+		case Cron, Signed:
 			return http.StatusUnauthorized
 		case Developer:
 			switch c.name {

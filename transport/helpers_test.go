@@ -32,6 +32,8 @@ const (
 	testCronSecret = "cron-s3cret"
 	testEdgeSecret = "edge-s3cret"
 	testPlatform   = "0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+	testProcessorSecret = "whsec_test"
 )
 
 type clock struct {
@@ -100,9 +102,10 @@ func newEnv(t *testing.T, mutate func(*Deps)) *env {
 		Events: store, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
 		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: runner,
 		WebhookKeys: webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
+		ProcessorEvents: readmodels.NewProcessorEvents(pool),
 		Config: Config{JWTSecret: testJWTSecret, CronSecret: testCronSecret, EdgeSecret: testEdgeSecret,
 			AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000,
-			PlatformRecipient: testPlatform},
+			PlatformRecipient: testPlatform, ProcessorWebhookSecret: testProcessorSecret, PublicBaseURL: "https://pay.example"},
 	}
 	if mutate != nil {
 		mutate(&d)

@@ -21,6 +21,9 @@ const (
 	Admin
 	// Cron routes need x-cron-secret.
 	Cron
+	// Signed routes need a valid signature over the raw body (the processor's webhook); the
+	// handler checks it, since it needs the exact bytes.
+	Signed
 	// Open routes (health) need nothing and are not limited.
 	Open
 )

@@ -43,6 +43,10 @@ type Config struct {
 	PlatformRecipient    string // lower-case wallet, may be empty
 	// SiteConfigRequiresKey makes GET /api/site/config a developer route.
 	SiteConfigRequiresKey bool
+	// ProcessorWebhookSecret keys the HMAC of the onramp processor's events.
+	ProcessorWebhookSecret string
+	// PublicBaseURL is where payment pages are served, for the links the API returns.
+	PublicBaseURL string
 }
 
 // Deps are what the HTTP layer needs.
@@ -64,6 +68,9 @@ type Deps struct {
 	ReceiptsView Waiter // the receipts projection, for read-your-writes
 	WebhookKeys  WebhookKeyStore
 	Idempotency  IdempotencyStore
+
+	Processor       Processor // nil when PROCESSOR_API_URL is unset
+	ProcessorEvents ProcessorEventStore
 }
 
 // Server is the HTTP API: the echo instance and the access policy of every route.
@@ -86,6 +93,10 @@ type Server struct {
 	webhookKeys  WebhookKeyStore
 	idempotency  IdempotencyStore
 
+	processor       Processor
+	processorEvents ProcessorEventStore
+	openAttempts    OpenAttempts
+
 	splits sync.Map // wallet -> configured split.State (immutable once configured)
 }
 
@@ -96,7 +107,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Echo.Serv
 func New(d Deps) (*Server, error) {
 	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil ||
 		d.Events == nil || d.Shops == nil || d.Sites == nil || d.Inventory == nil || d.Receipts == nil || d.ReceiptsView == nil ||
-		d.WebhookKeys == nil || d.Idempotency == nil {
+		d.WebhookKeys == nil || d.Idempotency == nil || d.ProcessorEvents == nil {
 		return nil, fmt.Errorf("transport: missing dependency (every field of Deps but Log and Config is required)")
 	}
 	if d.Config.JWTSecret == "" || d.Config.CronSecret == "" || (d.Config.GatewayMode && d.Config.EdgeSecret == "") {
@@ -116,7 +127,11 @@ func New(d Deps) (*Server, error) {
 	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
 	s := &Server{Echo: e, policies: map[string]Policy{}, cfg: d.Config, keys: d.Keys, nonces: d.Nonces,
 		signer: d.Signer, limiter: d.Limiter, now: d.Now, events: d.Events, shops: d.Shops, sites: d.Sites,
-		inventory: d.Inventory, receipts: d.Receipts, receiptsView: d.ReceiptsView, webhookKeys: d.WebhookKeys, idempotency: d.Idempotency}
+		inventory: d.Inventory, receipts: d.Receipts, receiptsView: d.ReceiptsView, webhookKeys: d.WebhookKeys, idempotency: d.Idempotency,
+		processor: d.Processor, processorEvents: d.ProcessorEvents}
+	if oa, ok := d.Receipts.(OpenAttempts); ok {
+		s.openAttempts = oa
+	}
 	s.routes(d.DB)
 	return s, nil
 }
@@ -156,6 +171,15 @@ func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodGet, "/api/receipts/status", Policy{Access: Developer, Scope: "receipts:read"}, s.receiptStatus)
 	s.handle(http.MethodGet, "/api/receipts/:id", Policy{Access: Developer, Scope: "receipts:read"}, s.getReceipt)
 	s.handle(http.MethodGet, "/api/receipts/:id/events", Policy{Access: Developer, Scope: "receipts:read"}, s.receiptEvents)
+
+	s.handle(http.MethodPost, "/api/processor/webhook", Policy{Access: Signed}, s.processorWebhook)
+	s.handle(http.MethodPost, "/api/portal/:id/onramp", Policy{Access: Public}, s.startOnramp)
+	s.handle(http.MethodPost, "/api/portal/:id/telemetry", Policy{Access: Public}, s.telemetry)
+	s.handle(http.MethodPost, "/api/portal/:id/payment", Policy{Access: Public}, s.walletPayment)
+	s.handle(http.MethodPost, "/api/receipts/refund", Policy{Access: Admin}, s.refund)
+	s.handle(http.MethodPost, "/api/receipts/terminal", Policy{Access: Admin}, s.terminal)
+	s.handle(http.MethodGet, "/api/terminal/check-payment", Policy{Access: Public}, s.checkPayment)
+	s.handle(http.MethodPost, "/api/cron/reconcile", Policy{Access: Cron}, s.cronReconcile)
 }
 
 // correlation takes the request's correlation id (or makes one), echoes it on the response and

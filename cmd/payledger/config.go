@@ -40,6 +40,7 @@ type config struct {
 	SiteConfigRequiresKey    bool
 	DBMaxConns               int
 	PprofAddr                string
+	PublicBaseURL            string
 }
 
 func (c config) production() bool { return c.AppEnv == "production" }
@@ -94,6 +95,10 @@ func loadConfig(getenv func(string) string, random io.Reader) (config, []string,
 	c.RateLimitPublicPerMinute = int(integer("RATE_LIMIT_PUBLIC_PER_MINUTE", 60, 1))
 	c.DBMaxConns = int(integer("DB_MAX_CONNS", 32, 2))
 	c.PprofAddr = str("PPROF_ADDR", "")
+	c.PublicBaseURL = strings.TrimRight(str("PUBLIC_BASE_URL", "http://localhost:8080"), "/")
+	if u, err := url.Parse(c.PublicBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad("PUBLIC_BASE_URL must be an http(s) URL")
+	}
 	switch str("SITE_CONFIG_REQUIRES_KEY", "false") {
 	case "true", "1":
 		c.SiteConfigRequiresKey = true

@@ -21,6 +21,7 @@ import (
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport"
+	"github.com/payledger/payledger/transport/onramp"
 	"github.com/payledger/payledger/transport/ratelimit"
 )
 
@@ -130,6 +131,10 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	if err != nil {
 		return err
 	}
+	var processor transport.Processor
+	if cfg.ProcessorAPIURL != "" {
+		processor = onramp.New(cfg.ProcessorAPIURL, cfg.ProcessorAPIKey)
+	}
 	limiter, closeLimiter, err := openLimiter(cfg)
 	if err != nil {
 		return err
@@ -142,11 +147,13 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		Events: store, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
 		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: receiptsRunner,
 		WebhookKeys: webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
+		Processor: processor, ProcessorEvents: readmodels.NewProcessorEvents(pool),
 		Config: transport.Config{
 			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 			CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),
 			KeyLimitPerMinute: cfg.RateLimitPerMinute, PublicLimitPerMinute: cfg.RateLimitPublicPerMinute,
 			PlatformRecipient: strings.ToLower(cfg.PlatformRecipient), SiteConfigRequiresKey: cfg.SiteConfigRequiresKey,
+			ProcessorWebhookSecret: cfg.ProcessorWebhookSecret, PublicBaseURL: cfg.PublicBaseURL,
 		},
 	})
 	if err != nil {
@@ -158,7 +165,8 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	workCtx, stopWork := context.WithCancel(context.Background())
 	var workers sync.WaitGroup
 	defer func() { stopWork(); workers.Wait() }()
-	for _, w := range []worker{receiptsRunner} {
+	reconciler := transport.Reconciler{Server: api, Interval: 30 * time.Second, MinAge: 2 * time.Minute, Log: log}
+	for _, w := range []worker{receiptsRunner, reconciler} {
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
 				log.Error().Err(err).Msg("background worker stopped")
