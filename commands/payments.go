@@ -60,9 +60,9 @@ func Then(s receipt.State, first []receipt.Event, err error, next func(receipt.S
 // ProcessorUpdate is a status report from the onramp processor, by signed event or its API.
 type ProcessorUpdate struct {
 	SessionID, AttemptID, Status, ErrorCode, RequestID, TransactionHash, Wallet string
-	SourceAmountCents                                                          *int64
-	SessionUnique                                                              bool
-	At                                                                         int64 // Unix ms
+	SourceAmountCents                                                           *int64
+	SessionUnique                                                               bool
+	At                                                                          int64 // Unix ms
 }
 
 // IsFailure reports a terminal failure status of the processor.

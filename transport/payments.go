@@ -333,7 +333,11 @@ func (s *Server) verifyReceipt(ctx context.Context, id string) (bool, error) {
 	_, res, err := commands.ChangeReceipt(ctx, s.events, id, eventstoreMeta("verifier"), func(st receipt.State) ([]receipt.Event, error) {
 		return commands.DecideProcessorUpdate(st, u)
 	})
-	return err == nil && res.Version > loaded.Version, err
+	changed := err == nil && res.Version > loaded.Version
+	if changed {
+		_ = s.waitReadable(ctx, res)
+	}
+	return changed, err
 }
 
 // Reconcile verifies every onramp attempt still open and started before now-minAge.
