@@ -15,8 +15,19 @@ import (
 // ReceiptStreamPrefix starts the stream id of every receipt.
 const ReceiptStreamPrefix = "receipt-"
 
-// Receipts keeps the receipts read model (lists, reads, status).
-type Receipts struct{}
+// Receipts keeps the receipts read model (lists, reads, status) and the webhook outbox: a status
+// change of a receipt with a webhook URL queues a notification in the same transaction.
+type Receipts struct {
+	// Notify, when set, is called after each committed batch that may have queued notifications.
+	Notify func()
+}
+
+// Committed implements the runner's post-commit hook.
+func (r Receipts) Committed() {
+	if r.Notify != nil {
+		r.Notify()
+	}
+}
 
 var _ Projector = Receipts{}
 
@@ -43,6 +54,10 @@ func (Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Record
 	}
 	firstPos := map[string]eventstore.Position{}
 	dirty := map[string]bool{}
+	before := make(map[string]receipt.Status, len(states))
+	for id, st := range states {
+		before[id] = st.Status
+	}
 	for _, e := range events {
 		id, ok := strings.CutPrefix(e.StreamID, ReceiptStreamPrefix)
 		if !ok || e.Version <= versions[id] {
@@ -62,8 +77,16 @@ func (Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Record
 		if !dirty[id] || !states[id].Exists {
 			continue
 		}
-		if err := readmodels.QueueState(batch, states[id], versions[id], firstPos[id]); err != nil {
+		st := states[id]
+		if err := readmodels.QueueState(batch, st, versions[id], firstPos[id]); err != nil {
 			return err
+		}
+		old, existed := before[id]
+		if !existed { // generated in this batch: generation itself is not a status change
+			old = receipt.StatusGenerated
+		}
+		if old != st.Status && st.Receipt.WebhookURL != "" {
+			readmodels.QueueNotification(batch, id, st.Receipt.Merchant, st.Receipt.WebhookURL, st.IdempotencyKey())
 		}
 	}
 	if batch.Len() == 0 {

@@ -201,6 +201,9 @@ func (r *Runner) apply(ctx context.Context, batch []eventstore.RecordedEvent) er
 		return fmt.Errorf("commit: %w", err)
 	}
 	r.setPosition(to)
+	if c, ok := r.proj.(interface{ Committed() }); ok {
+		c.Committed()
+	}
 	return nil
 }
 

@@ -70,6 +70,8 @@ type env struct {
 	admin *ecdsa.PrivateKey // its wallet is in AdminWallets
 
 	webhookKeys *readmodels.WebhookKeys
+	outbox      *readmodels.Outbox
+	dispatcher  *Dispatcher
 }
 
 type pinger struct{ err error }
@@ -79,23 +81,36 @@ func (p pinger) Ping(context.Context) error { return p.err }
 // newEnv builds a server on a fresh database; mutate adjusts its dependencies first.
 func newEnv(t *testing.T, mutate func(*Deps)) *env {
 	t.Helper()
+	return newEnvWith(t, mutate, nil)
+}
+
+// newEnvWith also adjusts the webhook dispatcher (short retry delay and timeout by default).
+func newEnvWith(t *testing.T, mutate func(*Deps), dispatch func(*Dispatcher)) *env {
+	t.Helper()
 	pool := pgtest.Pool(t)
 	adminKey, _ := crypto.GenerateKey()
 	e := &env{t: t, pool: pool, keys: readmodels.NewKeys(pool), clk: &clock{t: time.Now()}, logs: &syncBuffer{}, admin: adminKey}
 	store := postgres.New(pool)
-	runner, err := projections.NewRunner(pool, store, projections.Receipts{}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = runner.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
 	webhookKeys, err := readmodels.NewWebhookKeys(pool, bytes.Repeat([]byte{7}, 32), true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.webhookKeys = webhookKeys
+	e.outbox = readmodels.NewOutbox(pool)
+	disp := &Dispatcher{Outbox: e.outbox, Keys: webhookKeys, Events: store, Log: zerolog.Nop(), RetryDelay: 300 * time.Millisecond, Timeout: time.Second}
+	if dispatch != nil {
+		dispatch(disp)
+	}
+	e.dispatcher = disp.Init()
+	runner, err := projections.NewRunner(pool, store, projections.Receipts{Notify: e.dispatcher.Wake}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{}, 2)
+	go func() { defer func() { done <- struct{}{} }(); _ = runner.Run(ctx) }()
+	go func() { defer func() { done <- struct{}{} }(); _ = e.dispatcher.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done; <-done })
 	d := Deps{
 		Log: zerolog.New(e.logs), DB: pinger{}, Keys: e.keys, Nonces: readmodels.NewNonces(pool),
 		Signer: chain.Login{ChainID: 8453}, Limiter: ratelimit.NewMemory(e.clk.Now), Now: e.clk.Now,
@@ -103,6 +118,7 @@ func newEnv(t *testing.T, mutate func(*Deps)) *env {
 		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: runner,
 		WebhookKeys: webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
 		ProcessorEvents: readmodels.NewProcessorEvents(pool),
+		Outbox: e.outbox, Webhooks: e.dispatcher,
 		Config: Config{JWTSecret: testJWTSecret, CronSecret: testCronSecret, EdgeSecret: testEdgeSecret,
 			AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000,
 			PlatformRecipient: testPlatform, ProcessorWebhookSecret: testProcessorSecret, PublicBaseURL: "https://pay.example"},

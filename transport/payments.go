@@ -365,11 +365,18 @@ func (s *Server) Reconcile(ctx context.Context, minAge time.Duration) (checked, 
 
 func (s *Server) cronReconcile(c echo.Context) error {
 	start := s.now()
-	checked, updated, err := s.Reconcile(c.Request().Context(), 0)
+	ctx := c.Request().Context()
+	checked, updated, err := s.Reconcile(ctx, 0)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "checked": checked, "updated": updated, "durationMs": s.now().Sub(start).Milliseconds()})
+	// Every notification with the pending-delivery marker is retried now; backoff paces only the ticker.
+	tried, delivered, err := s.webhooks.ReconcileMarked(ctx, true)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "checked": checked, "updated": updated,
+		"webhooksRetried": tried, "webhooksDelivered": delivered, "durationMs": s.now().Sub(start).Milliseconds()})
 }
 
 type refundRequest struct {
@@ -515,8 +522,9 @@ func eventstoreMeta(actor string) eventstore.Metadata {
 	return eventstore.Metadata{Actor: actor, Source: actor}
 }
 
-// Reconciler runs the verifier in the background: every interval it verifies onramp attempts
-// open for longer than MinAge (the scheduled reconciliation; POST /api/cron/reconcile runs it at once).
+// Reconciler is the scheduled reconciliation in the background: every interval it verifies
+// onramp attempts open for longer than MinAge and retries marked webhook notifications whose
+// backoff is due (POST /api/cron/reconcile does both at once, for everything).
 type Reconciler struct {
 	Server   *Server
 	Interval time.Duration
@@ -538,6 +546,11 @@ func (r Reconciler) Run(ctx context.Context) error {
 				r.Log.Warn().Err(err).Msg("reconcile")
 			} else if checked > 0 {
 				r.Log.Info().Int("checked", checked).Int("updated", updated).Msg("reconciled open onramp attempts")
+			}
+			if tried, delivered, err := r.Server.webhooks.ReconcileMarked(ctx, false); err != nil {
+				r.Log.Warn().Err(err).Msg("webhook reconciliation")
+			} else if tried > 0 {
+				r.Log.Info().Int("retried", tried).Int("delivered", delivered).Msg("retried marked webhook notifications")
 			}
 		}
 	}

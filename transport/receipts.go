@@ -267,11 +267,14 @@ func (s *Server) getReceipt(c echo.Context) error {
 // statusView is the status read: the webhook payload's fields without event and idempotencyKey,
 // plus webhookDelivery. Failure fields and provider references are null unless the status is
 // failed; missing provider details stay null.
-func statusView(st receipt.State) map[string]any {
+func statusView(st receipt.State, outboxState string) map[string]any {
 	g := st.Receipt
-	delivery := "none"
-	if g.WebhookURL != "" {
+	delivery := "none" // no webhook URL, or nothing owed yet
+	switch outboxState {
+	case readmodels.NotePending, readmodels.NoteRetrying, readmodels.NoteMarked:
 		delivery = "pending"
+	case readmodels.NoteDelivered, readmodels.NoteFailed:
+		delivery = outboxState
 	}
 	v := map[string]any{
 		"receiptId": g.ReceiptID, "status": string(st.Status), "previousStatus": nullable(string(st.PreviousStatus)),
@@ -314,7 +317,11 @@ func (s *Server) receiptStatus(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, statusView(row.State))
+	outboxState, err := s.outbox.DeliveryState(c.Request().Context(), row.State.Receipt.ReceiptID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, statusView(row.State, outboxState))
 }
 
 // EventView is one event of a receipt's audit history.

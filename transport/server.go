@@ -71,6 +71,9 @@ type Deps struct {
 
 	Processor       Processor // nil when PROCESSOR_API_URL is unset
 	ProcessorEvents ProcessorEventStore
+
+	Outbox   Outbox
+	Webhooks WebhookSender
 }
 
 // Server is the HTTP API: the echo instance and the access policy of every route.
@@ -96,6 +99,8 @@ type Server struct {
 	processor       Processor
 	processorEvents ProcessorEventStore
 	openAttempts    OpenAttempts
+	outbox          Outbox
+	webhooks        WebhookSender
 
 	splits sync.Map // wallet -> configured split.State (immutable once configured)
 }
@@ -107,7 +112,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Echo.Serv
 func New(d Deps) (*Server, error) {
 	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil ||
 		d.Events == nil || d.Shops == nil || d.Sites == nil || d.Inventory == nil || d.Receipts == nil || d.ReceiptsView == nil ||
-		d.WebhookKeys == nil || d.Idempotency == nil || d.ProcessorEvents == nil {
+		d.WebhookKeys == nil || d.Idempotency == nil || d.ProcessorEvents == nil || d.Outbox == nil || d.Webhooks == nil {
 		return nil, fmt.Errorf("transport: missing dependency (every field of Deps but Log and Config is required)")
 	}
 	if d.Config.JWTSecret == "" || d.Config.CronSecret == "" || (d.Config.GatewayMode && d.Config.EdgeSecret == "") {
@@ -128,7 +133,7 @@ func New(d Deps) (*Server, error) {
 	s := &Server{Echo: e, policies: map[string]Policy{}, cfg: d.Config, keys: d.Keys, nonces: d.Nonces,
 		signer: d.Signer, limiter: d.Limiter, now: d.Now, events: d.Events, shops: d.Shops, sites: d.Sites,
 		inventory: d.Inventory, receipts: d.Receipts, receiptsView: d.ReceiptsView, webhookKeys: d.WebhookKeys, idempotency: d.Idempotency,
-		processor: d.Processor, processorEvents: d.ProcessorEvents}
+		processor: d.Processor, processorEvents: d.ProcessorEvents, outbox: d.Outbox, webhooks: d.Webhooks}
 	if oa, ok := d.Receipts.(OpenAttempts); ok {
 		s.openAttempts = oa
 	}
@@ -180,6 +185,8 @@ func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodPost, "/api/receipts/terminal", Policy{Access: Admin}, s.terminal)
 	s.handle(http.MethodGet, "/api/terminal/check-payment", Policy{Access: Public}, s.checkPayment)
 	s.handle(http.MethodPost, "/api/cron/reconcile", Policy{Access: Cron}, s.cronReconcile)
+	s.handle(http.MethodGet, "/api/webhooks/deliveries", Policy{Access: Developer, Scope: "receipts:read"}, s.listDeliveries)
+	s.handle(http.MethodPost, "/api/webhooks/deliveries/:id/redeliver", Policy{Access: Admin}, s.redeliver)
 }
 
 // correlation takes the request's correlation id (or makes one), echoes it on the response and

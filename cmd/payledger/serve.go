@@ -123,11 +123,13 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	}
 	defer closeStore()
 
-	receiptsRunner, err := projections.NewRunner(pool, store, projections.Receipts{}, log)
+	webhookKeys, err := readmodels.NewWebhookKeys(pool, cfg.SecretsKey, cfg.EventStore == "postgres")
 	if err != nil {
 		return err
 	}
-	webhookKeys, err := readmodels.NewWebhookKeys(pool, cfg.SecretsKey, cfg.EventStore == "postgres")
+	outbox := readmodels.NewOutbox(pool)
+	dispatcher := (&transport.Dispatcher{Outbox: outbox, Keys: webhookKeys, Events: store, Log: log, Production: cfg.production()}).Init()
+	receiptsRunner, err := projections.NewRunner(pool, store, projections.Receipts{Notify: dispatcher.Wake}, log)
 	if err != nil {
 		return err
 	}
@@ -148,6 +150,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: receiptsRunner,
 		WebhookKeys: webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
 		Processor: processor, ProcessorEvents: readmodels.NewProcessorEvents(pool),
+		Outbox: outbox, Webhooks: dispatcher,
 		Config: transport.Config{
 			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 			CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),
@@ -166,7 +169,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	var workers sync.WaitGroup
 	defer func() { stopWork(); workers.Wait() }()
 	reconciler := transport.Reconciler{Server: api, Interval: 30 * time.Second, MinAge: 2 * time.Minute, Log: log}
-	for _, w := range []worker{receiptsRunner, reconciler} {
+	for _, w := range []worker{receiptsRunner, reconciler, dispatcher} {
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
 				log.Error().Err(err).Msg("background worker stopped")

@@ -284,3 +284,17 @@ func Generate(s State, g Generated, now time.Time) ([]Event, error) {
 	g.CreatedAt = now.UnixMilli()
 	return []Event{g}, nil
 }
+
+// TransactionHash is the on-chain hash to report: the verified payment's, except while failed.
+func (s State) TransactionHash() string {
+	if s.Payment == nil || s.Status == StatusFailed {
+		return ""
+	}
+	return s.Payment.TransactionHash
+}
+
+// IdempotencyKey is the webhook notification key of the receipt's current state:
+// receipt-status:<receiptId>:<status>:<transactionHash or empty>.
+func (s State) IdempotencyKey() string {
+	return "receipt-status:" + s.Receipt.ReceiptID + ":" + string(s.Status) + ":" + s.TransactionHash()
+}

@@ -1,0 +1,197 @@
+package readmodels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Notification states.
+const (
+	NotePending   = "pending"   // due for its first attempt
+	NoteRetrying  = "retrying"  // the automatic retry is scheduled
+	NoteMarked    = "marked"    // both attempts failed: pending-delivery marker, reconciliation retries
+	NoteDelivered = "delivered" // a 2xx answer
+	NoteFailed    = "failed"    // reconciliation gave up
+)
+
+// QueueNotification queues (or re-aims the open) notification of a receipt's status change; it
+// is sent inside the receipts projector's transaction.
+func QueueNotification(batch *pgx.Batch, receiptID, merchant, url, key string) {
+	batch.Queue(`WITH upd AS (
+			UPDATE webhook_notifications SET queued_key = $2, state = 'pending', next_attempt_at = now(), delivery_id = NULL,
+				attempts = 0, marked_at = NULL, updated_at = now()
+			WHERE receipt_id = $1 AND state IN ('pending', 'retrying', 'marked')
+			  AND NOT EXISTS (SELECT 1 FROM webhook_notifications WHERE queued_key = $2)
+			RETURNING id)
+		INSERT INTO webhook_notifications (id, receipt_id, merchant_wallet, url, queued_key, state, next_attempt_at, created_at, updated_at)
+		SELECT $3, $1, $4, $5, $2, 'pending', now(), now(), now()
+		WHERE NOT EXISTS (SELECT 1 FROM upd)
+		  AND NOT EXISTS (SELECT 1 FROM webhook_notifications WHERE receipt_id = $1 AND state IN ('pending', 'retrying', 'marked'))
+		ON CONFLICT (queued_key) DO NOTHING`, receiptID, key, uuid.New(), merchant, url)
+}
+
+// Claimed is a notification a dispatcher holds a lease on.
+type Claimed struct {
+	ID         uuid.UUID
+	ReceiptID  string
+	Merchant   string
+	URL        string
+	QueuedKey  string
+	State      string
+	DeliveryID *uuid.UUID
+	Attempts   int
+	MarkedAt   *time.Time
+	Lease      uuid.UUID
+}
+
+// Outbox is the dispatcher's view of the webhook outbox.
+type Outbox struct{ pool *pgxpool.Pool }
+
+// NewOutbox returns the outbox on pool.
+func NewOutbox(pool *pgxpool.Pool) *Outbox { return &Outbox{pool: pool} }
+
+// Claim leases up to limit due notifications in states (FOR UPDATE SKIP LOCKED, so several
+// dispatchers never take the same one). With ignoreSchedule, due time is not checked (manual
+// reconciliation retries every marked notification at once).
+func (o *Outbox) Claim(ctx context.Context, states []string, ignoreSchedule bool, limit int, lease time.Duration) ([]Claimed, error) {
+	token := uuid.New()
+	rows, err := o.pool.Query(ctx, `UPDATE webhook_notifications n SET lease_until = now() + make_interval(secs => $4), lease_token = $5
+		WHERE id IN (SELECT id FROM webhook_notifications
+			WHERE state = ANY($1) AND ($2 OR next_attempt_at <= now()) AND (lease_until IS NULL OR lease_until < now())
+			ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+		RETURNING id, receipt_id, merchant_wallet, url, queued_key, state, delivery_id, attempts, marked_at`,
+		states, ignoreSchedule, limit, lease.Seconds(), token)
+	if err != nil {
+		return nil, fmt.Errorf("claim notifications: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Claimed, error) {
+		c := Claimed{Lease: token}
+		err := r.Scan(&c.ID, &c.ReceiptID, &c.Merchant, &c.URL, &c.QueuedKey, &c.State, &c.DeliveryID, &c.Attempts, &c.MarkedAt)
+		return c, err
+	})
+}
+
+// Attempt is one recorded delivery attempt.
+type Attempt struct {
+	ID             uuid.UUID
+	NotificationID uuid.UUID
+	ReceiptID      string
+	Merchant       string
+	DeliveryID     uuid.UUID
+	IdempotencyKey string
+	StatusSent     string
+	URL            string
+	AttemptedAt    time.Time
+	HTTPStatus     *int
+	LatencyMS      int
+	Error          string
+	Kind           string
+}
+
+// Outcome is what a delivery attempt changes on its notification.
+type Outcome struct {
+	State      string
+	DeliveryID uuid.UUID
+	SentKey    string
+	NextAt     time.Time
+	MarkedAt   *time.Time
+}
+
+// Complete records an attempt and, if the notification still aims at the key it was claimed
+// with, moves it to the outcome's state; the lease is released either way.
+func (o *Outbox) Complete(ctx context.Context, c Claimed, a Attempt, out Outcome) error {
+	batch := &pgx.Batch{}
+	batch.Queue(`INSERT INTO webhook_deliveries (id, notification_id, receipt_id, merchant_wallet, delivery_id, idempotency_key, status_sent, url,
+			attempted_at, http_status, latency_ms, error, kind) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,NULLIF($12, ''),$13)`,
+		a.ID, c.ID, a.ReceiptID, a.Merchant, a.DeliveryID, a.IdempotencyKey, a.StatusSent, a.URL, a.AttemptedAt, a.HTTPStatus, a.LatencyMS, a.Error, a.Kind)
+	batch.Queue(`UPDATE webhook_notifications SET lease_until = NULL, lease_token = NULL, updated_at = now(),
+			state = CASE WHEN queued_key = $3 THEN $4 ELSE state END,
+			delivery_id = CASE WHEN queued_key = $3 THEN $5 ELSE delivery_id END,
+			sent_key = $6,
+			attempts = CASE WHEN queued_key = $3 THEN attempts + 1 ELSE attempts END,
+			next_attempt_at = CASE WHEN queued_key = $3 THEN $7 ELSE next_attempt_at END,
+			marked_at = CASE WHEN queued_key = $3 THEN $8 ELSE marked_at END,
+			delivered_at = CASE WHEN queued_key = $3 AND $4 = 'delivered' THEN now() ELSE delivered_at END
+		WHERE id = $1 AND lease_token = $2`, c.ID, c.Lease, c.QueuedKey, out.State, out.DeliveryID, out.SentKey, out.NextAt, out.MarkedAt)
+	if err := o.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("complete delivery: %w", err)
+	}
+	return nil
+}
+
+// DeliveryState is the state of a receipt's newest notification ("" when it has none).
+func (o *Outbox) DeliveryState(ctx context.Context, receiptID string) (string, error) {
+	var st string
+	err := o.pool.QueryRow(ctx, `SELECT state FROM webhook_notifications WHERE receipt_id = $1 ORDER BY (state IN ('pending','retrying','marked')) DESC, created_at DESC LIMIT 1`, receiptID).Scan(&st)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return st, err
+}
+
+// Deliveries lists merchant's delivery attempts, newest first, optionally for one receipt.
+func (o *Outbox) Deliveries(ctx context.Context, merchant, receiptID string, limit int, cursor string) ([]Attempt, string, error) {
+	before, beforeID, err := decodeCursor(cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, err := o.pool.Query(ctx, `SELECT id, notification_id, receipt_id, merchant_wallet, delivery_id, idempotency_key, status_sent, url,
+			attempted_at, http_status, latency_ms, coalesce(error, ''), kind
+		FROM webhook_deliveries WHERE merchant_wallet = $1 AND ($2 = '' OR receipt_id = $2)
+		  AND ($3::timestamptz IS NULL OR (attempted_at, id) < ($3, NULLIF($4, '')::uuid))
+		ORDER BY attempted_at DESC, id DESC LIMIT $5`, merchant, receiptID, before, beforeID, limit+1)
+	if err != nil {
+		return nil, "", fmt.Errorf("list deliveries: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Attempt, error) {
+		var a Attempt
+		err := r.Scan(&a.ID, &a.NotificationID, &a.ReceiptID, &a.Merchant, &a.DeliveryID, &a.IdempotencyKey, &a.StatusSent, &a.URL,
+			&a.AttemptedAt, &a.HTTPStatus, &a.LatencyMS, &a.Error, &a.Kind)
+		return a, err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(out) > limit {
+		out = out[:limit]
+		last := out[len(out)-1]
+		next = encodeCursor(last.AttemptedAt, last.ID.String())
+	}
+	return out, next, nil
+}
+
+// NotificationOfDelivery returns the notification a delivery attempt belongs to, with its
+// merchant, or ErrNotFound.
+func (o *Outbox) NotificationOfDelivery(ctx context.Context, deliveryAttemptID uuid.UUID) (Claimed, error) {
+	var c Claimed
+	err := o.pool.QueryRow(ctx, `SELECT n.id, n.receipt_id, n.merchant_wallet, n.url, n.queued_key, n.state, n.delivery_id, n.attempts, n.marked_at
+		FROM webhook_deliveries d JOIN webhook_notifications n ON n.id = d.notification_id WHERE d.id = $1`, deliveryAttemptID).
+		Scan(&c.ID, &c.ReceiptID, &c.Merchant, &c.URL, &c.QueuedKey, &c.State, &c.DeliveryID, &c.Attempts, &c.MarkedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Claimed{}, ErrNotFound
+	}
+	return c, err
+}
+
+// RecordAttempt stores a delivery attempt without changing its notification (manual redelivery
+// of a notification that is not leased).
+func (o *Outbox) RecordAttempt(ctx context.Context, a Attempt) error {
+	_, err := o.pool.Exec(ctx, `INSERT INTO webhook_deliveries (id, notification_id, receipt_id, merchant_wallet, delivery_id, idempotency_key, status_sent, url,
+			attempted_at, http_status, latency_ms, error, kind) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,NULLIF($12, ''),$13)`,
+		a.ID, a.NotificationID, a.ReceiptID, a.Merchant, a.DeliveryID, a.IdempotencyKey, a.StatusSent, a.URL, a.AttemptedAt, a.HTTPStatus, a.LatencyMS, a.Error, a.Kind)
+	return err
+}
+
+// MarkDelivered closes an open notification after a successful manual redelivery.
+func (o *Outbox) MarkDelivered(ctx context.Context, id uuid.UUID, sentKey string) error {
+	_, err := o.pool.Exec(ctx, `UPDATE webhook_notifications SET state = 'delivered', delivered_at = now(), sent_key = $2, updated_at = now()
+		WHERE id = $1 AND state IN ('pending', 'retrying', 'marked', 'failed') AND lease_token IS NULL`, id, sentKey)
+	return err
+}
