@@ -118,7 +118,7 @@ func newEnvWith(t *testing.T, mutate func(*Deps), dispatch func(*Dispatcher)) *e
 		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: runner,
 		WebhookKeys: webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
 		ProcessorEvents: readmodels.NewProcessorEvents(pool),
-		Outbox: e.outbox, Webhooks: e.dispatcher,
+		Outbox:          e.outbox, Webhooks: e.dispatcher,
 		Config: Config{JWTSecret: testJWTSecret, CronSecret: testCronSecret, EdgeSecret: testEdgeSecret,
 			AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000,
 			PlatformRecipient: testPlatform, ProcessorWebhookSecret: testProcessorSecret, PublicBaseURL: "https://pay.example"},

@@ -340,7 +340,6 @@ func deliveryView(a readmodels.Attempt) map[string]any {
 	}
 }
 
-
 // WebhookSender is what the HTTP layer needs of the dispatcher.
 type WebhookSender interface {
 	ReconcileMarked(ctx context.Context, all bool) (tried, delivered int, err error)

@@ -1,0 +1,335 @@
+package transport
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+type received struct {
+	header http.Header
+	body   []byte
+	at     time.Time
+}
+
+// receiver is a real local HTTP receiver whose answers the test scripts.
+type receiver struct {
+	mu      sync.Mutex
+	got     []received
+	answers []int         // status per request in order; 200 once exhausted
+	hang    time.Duration // sleep before answering
+	srv     *httptest.Server
+}
+
+func newReceiver(t *testing.T, answers ...int) *receiver {
+	r := &receiver{answers: answers}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.got = append(r.got, received{header: req.Header.Clone(), body: body, at: time.Now()})
+		code := 200
+		if len(r.answers) > 0 {
+			code, r.answers = r.answers[0], r.answers[1:]
+		}
+		hang := r.hang
+		r.mu.Unlock()
+		if hang > 0 {
+			time.Sleep(hang)
+		}
+		w.WriteHeader(code)
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *receiver) count() int { r.mu.Lock(); defer r.mu.Unlock(); return len(r.got) }
+
+func (r *receiver) all() []received {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]received(nil), r.got...)
+}
+
+func waitUntil(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (e *env) hookedReceipt(m merchant, url string) string {
+	e.t.Helper()
+	rec := e.dev(m, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"Order","priceUsd":42}],"totalUsd":42,"webhook_url":"`+url+`","transactionId":"ord-9","metadata":{"k":"v"}}`)
+	if rec.Code != 201 {
+		e.t.Fatalf("receipt: %d %s", rec.Code, rec.Body)
+	}
+	return decode(e.t, rec)["receipt"].(map[string]any)["receiptId"].(string)
+}
+
+func (e *env) pay(id, evt string) {
+	e.t.Helper()
+	if rec := e.processorEvent(evt, id, "att_1", "cos_1", "fulfillment_complete", `,"transactionHash":"0x`+strings.Repeat("A", 64)+`","walletAddress":"0x`+strings.Repeat("b", 40)+`"`); rec.Code != 200 {
+		e.t.Fatalf("pay: %d %s", rec.Code, rec.Body)
+	}
+}
+
+func TestWebhookSignatureHeadersAndPayload(t *testing.T) {
+	e := newEnv(t, nil)
+	m := e.merchant(true)
+	r := newReceiver(t)
+	id := e.hookedReceipt(m, r.srv.URL+"/hook")
+	// Telemetry and ignored failures queue nothing.
+	e.do(req{method: http.MethodPost, path: "/api/portal/" + id + "/telemetry", body: `{"event":"checkout_initialized"}`})
+	e.processorEvent("evt_f", id, "att_unknown", "cos_x", "rejected", `,"errorCode":"card_declined"`)
+	time.Sleep(300 * time.Millisecond)
+	if n := r.count(); n != 0 {
+		t.Fatalf("%d webhooks for telemetry and an ignored failure", n)
+	}
+	e.pay(id, "evt_p")
+	waitUntil(t, "delivery", 10*time.Second, func() bool { return r.count() == 1 })
+	got := r.all()[0]
+	h := got.header
+	mac := hmac.New(sha256.New, []byte(m.key))
+	mac.Write(got.body)
+	want := "sha256=" + hex.EncodeToString(mac.Sum(nil))
+	if !hmac.Equal([]byte(h.Get("X-Service-Signature")), []byte(want)) {
+		t.Fatalf("signature %q does not verify with the merchant's key", h.Get("X-Service-Signature"))
+	}
+	other := hmac.New(sha256.New, []byte("plk_some_other_key"))
+	other.Write(got.body)
+	if h.Get("X-Service-Signature") == "sha256="+hex.EncodeToString(other.Sum(nil)) {
+		t.Fatal("signature verifies with another key")
+	}
+	key := "receipt-status:" + id + ":paid:0x" + strings.Repeat("a", 64)
+	if h.Get("Content-Type") != "application/json" || h.Get("X-Service-Event") != "receipt.status_updated" || len(h.Get("X-Service-Delivery")) != 36 ||
+		h.Get("X-Service-Idempotency-Key") != key || h.Get("User-Agent") != "Service-Webhook/1.0" || len(h.Get("X-Service-Timestamp")) != 13 {
+		t.Fatalf("headers %v", h)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(got.body, &p); err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]string{"event": "string", "idempotencyKey": "string", "receiptId": "string", "status": "string", "previousStatus": "string",
+		"failureCode": "null", "failureCategory": "null", "failureReason": "null", "failureAction": "null", "providerErrorCode": "null",
+		"providerRequestId": "null", "transactionHash": "string", "buyerWallet": "string", "merchantWallet": "string", "totalUsd": "number",
+		"customerTotalUsd": "number", "processorSourceAmountUsd": "null", "processorSessionId": "string", "isProcessorSessionUnique": "bool",
+		"transactionId": "string", "metadata": "object", "token": "string", "brandKey": "string", "timestamp": "number"}
+	for f, typ := range types {
+		v, ok := p[f]
+		if !ok {
+			t.Errorf("payload lacks %s", f)
+			continue
+		}
+		var got string
+		switch v.(type) {
+		case nil:
+			got = "null"
+		case string:
+			got = "string"
+		case float64:
+			got = "number"
+		case bool:
+			got = "bool"
+		case map[string]any:
+			got = "object"
+		}
+		if got != typ {
+			t.Errorf("%s is %s (%v), want %s", f, got, v, typ)
+		}
+	}
+	if len(p) != len(types) {
+		t.Errorf("payload has %d fields, want %d: %v", len(p), len(types), p)
+	}
+	if p["idempotencyKey"] != key || p["status"] != "paid" || p["previousStatus"] != "generated" || p["totalUsd"] != 42.0 {
+		t.Fatalf("payload %v", p)
+	}
+	if st := e.status(m, id); st["webhookDelivery"] != "delivered" {
+		t.Fatalf("webhookDelivery %v", st["webhookDelivery"])
+	}
+}
+
+func TestWebhookRetryKeepsDeliveryID(t *testing.T) {
+	e := newEnv(t, nil)
+	m := e.merchant(true)
+	r := newReceiver(t, 500, 200)
+	id := e.hookedReceipt(m, r.srv.URL)
+	e.pay(id, "evt_1")
+	waitUntil(t, "retry", 10*time.Second, func() bool { return r.count() == 2 })
+	got := r.all()
+	if gap := got[1].at.Sub(got[0].at); gap < 250*time.Millisecond {
+		t.Fatalf("retry came %v after the first attempt, want the retry delay", gap)
+	}
+	if got[0].header.Get("X-Service-Delivery") != got[1].header.Get("X-Service-Delivery") {
+		t.Fatal("the automatic retry changed the delivery id")
+	}
+	waitUntil(t, "delivered", 5*time.Second, func() bool { return e.status(m, id)["webhookDelivery"] == "delivered" })
+	log := decode(t, e.dev(m, http.MethodGet, "/api/webhooks/deliveries?receiptId="+id, ""))["deliveries"].([]any)
+	if len(log) != 2 || log[0].(map[string]any)["httpStatus"] != 200.0 || log[1].(map[string]any)["httpStatus"] != 500.0 || log[1].(map[string]any)["kind"] != "first" {
+		t.Fatalf("delivery log %v", log)
+	}
+}
+
+func TestWebhookMarkerThenReconciliation(t *testing.T) {
+	e := newEnv(t, nil)
+	m := e.merchant(true)
+	r := newReceiver(t, 503, 503)
+	id := e.hookedReceipt(m, r.srv.URL)
+	e.pay(id, "evt_1")
+	waitUntil(t, "both attempts", 10*time.Second, func() bool { return r.count() == 2 })
+	waitUntil(t, "marker", 5*time.Second, func() bool { return e.count("webhook_notifications WHERE state = 'marked'") == 1 })
+	if st := e.status(m, id); st["webhookDelivery"] != "pending" {
+		t.Fatalf("marked notification shows %v", st["webhookDelivery"])
+	}
+	time.Sleep(500 * time.Millisecond)
+	if r.count() != 2 {
+		t.Fatal("the dispatcher retried a marked notification by itself")
+	}
+	// Receiver is up again; reconciliation delivers with a new delivery id.
+	rec := e.do(req{method: http.MethodPost, path: "/api/cron/reconcile", header: map[string]string{"x-cron-secret": testCronSecret}})
+	if body := decode(t, rec); rec.Code != 200 || body["webhooksDelivered"] != 1.0 {
+		t.Fatalf("reconcile: %d %v", rec.Code, body)
+	}
+	got := r.all()
+	if len(got) != 3 || got[2].header.Get("X-Service-Delivery") == got[1].header.Get("X-Service-Delivery") {
+		t.Fatalf("reconciliation delivery: %d requests", len(got))
+	}
+	if st := e.status(m, id); st["webhookDelivery"] != "delivered" {
+		t.Fatalf("after reconciliation: %v", st["webhookDelivery"])
+	}
+}
+
+func TestWebhookTimeoutAndGivingUp(t *testing.T) {
+	e := newEnvWith(t, nil, func(d *Dispatcher) { d.Timeout = 300 * time.Millisecond })
+	m := e.merchant(true)
+	r := newReceiver(t)
+	r.hang = 2 * time.Second
+	id := e.hookedReceipt(m, r.srv.URL)
+	e.pay(id, "evt_1")
+	waitUntil(t, "marker after two timeouts", 15*time.Second, func() bool { return e.count("webhook_notifications WHERE state = 'marked'") == 1 })
+	log := decode(t, e.dev(m, http.MethodGet, "/api/webhooks/deliveries?receiptId="+id, ""))["deliveries"].([]any)
+	if len(log) != 2 || log[0].(map[string]any)["error"] == nil || !strings.Contains(strings.ToLower(log[0].(map[string]any)["error"].(string)), "timeout") {
+		t.Fatalf("timeouts not recorded: %v", log)
+	}
+	// After 3 days of failed reconciliation the notification is failed.
+	if _, err := e.pool.Exec(context.Background(), `UPDATE webhook_notifications SET marked_at = now() - interval '73 hours'`); err != nil {
+		t.Fatal(err)
+	}
+	e.do(req{method: http.MethodPost, path: "/api/cron/reconcile", header: map[string]string{"x-cron-secret": testCronSecret}})
+	if st := e.status(m, id); st["webhookDelivery"] != "failed" {
+		t.Fatalf("after 3 days: %v", st["webhookDelivery"])
+	}
+}
+
+func TestWebhookRetryCarriesTheNewStatus(t *testing.T) {
+	e := newEnvWith(t, nil, func(d *Dispatcher) { d.RetryDelay = time.Second })
+	m := e.merchant(true)
+	r := newReceiver(t, 500)
+	id := e.hookedReceipt(m, r.srv.URL)
+	if rec := e.processorEvent("evt_1", id, "att_1", "cos_1", "fulfillment_processing", ""); rec.Code != 200 {
+		t.Fatal(rec.Body)
+	}
+	waitUntil(t, "first attempt", 5*time.Second, func() bool { return r.count() == 1 })
+	e.pay(id, "evt_2") // status changes before the retry
+	waitUntil(t, "second delivery", 10*time.Second, func() bool { return r.count() >= 2 })
+	time.Sleep(1500 * time.Millisecond)
+	got := r.all()
+	var first, last map[string]any
+	_ = json.Unmarshal(got[0].body, &first)
+	_ = json.Unmarshal(got[len(got)-1].body, &last)
+	if first["status"] != "pending" || last["status"] != "paid" || got[len(got)-1].header.Get("X-Service-Idempotency-Key") != last["idempotencyKey"] {
+		t.Fatalf("first %v, last %v", first["status"], last["status"])
+	}
+	if n := e.count("webhook_notifications"); n != 1 {
+		t.Fatalf("%d notifications, want one coalesced", n)
+	}
+}
+
+func TestTwoDispatchersSendEachCycleOnce(t *testing.T) {
+	e := newEnv(t, nil)
+	second := (&Dispatcher{Outbox: e.outbox, Keys: e.webhookKeys, Events: e.srv.events, Log: zerolog.Nop(), RetryDelay: 300 * time.Millisecond, Timeout: time.Second}).Init()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = second.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	m := e.merchant(true)
+	r := newReceiver(t)
+	var ids []string
+	for i := range 20 {
+		id := e.hookedReceipt(m, r.srv.URL)
+		ids = append(ids, id)
+		e.pay(id, "evt_"+id+"_"+string(rune('a'+i)))
+	}
+	waitUntil(t, "20 deliveries", 15*time.Second, func() bool { return r.count() >= 20 })
+	time.Sleep(500 * time.Millisecond)
+	seen := map[string]int{}
+	for _, g := range r.all() {
+		seen[g.header.Get("X-Service-Delivery")]++
+	}
+	if r.count() != 20 || len(seen) != 20 {
+		t.Fatalf("%d requests for %d delivery ids, want 20 and 20", r.count(), len(seen))
+	}
+}
+
+func TestProductionRefusesInternalAddressesAtSendTime(t *testing.T) {
+	e := newEnvWith(t, nil, func(d *Dispatcher) { d.Production = true })
+	m := e.merchant(true)
+	r := newReceiver(t)
+	for _, url := range []string{strings.Replace(r.srv.URL, "http://", "https://", 1), "https://10.0.0.1/hook", "https://localhost:1/x", "http://hooks.example/x"} {
+		id := e.hookedReceipt(m, url)
+		e.pay(id, "evt_"+id)
+		waitUntil(t, "refused attempt", 10*time.Second, func() bool {
+			log := decode(t, e.dev(m, http.MethodGet, "/api/webhooks/deliveries?receiptId="+id, ""))["deliveries"].([]any)
+			return len(log) > 0
+		})
+		log := decode(t, e.dev(m, http.MethodGet, "/api/webhooks/deliveries?receiptId="+id, ""))["deliveries"].([]any)
+		errText, _ := log[0].(map[string]any)["error"].(string)
+		if log[0].(map[string]any)["httpStatus"] != nil || !(strings.Contains(errText, "not allowed") || strings.Contains(errText, "https")) {
+			t.Errorf("%s: %v", url, log[0])
+		}
+	}
+	if r.count() != 0 {
+		t.Fatalf("the receiver on 127.0.0.1 got %d requests", r.count())
+	}
+}
+
+func TestRedeliver(t *testing.T) {
+	e := newEnv(t, nil)
+	m := e.merchant(true)
+	r := newReceiver(t)
+	id := e.hookedReceipt(m, r.srv.URL)
+	e.pay(id, "evt_1")
+	waitUntil(t, "delivery", 10*time.Second, func() bool { return r.count() == 1 })
+	log := decode(t, e.dev(m, http.MethodGet, "/api/webhooks/deliveries", ""))["deliveries"].([]any)
+	did := log[0].(map[string]any)["id"].(string)
+	other := e.merchant(true)
+	if rec := e.adminCall(other.cookies, other.csrf, http.MethodPost, "/api/webhooks/deliveries/"+did+"/redeliver", ""); rec.Code != 404 {
+		t.Fatalf("another merchant redelivering: %d", rec.Code)
+	}
+	rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/webhooks/deliveries/"+did+"/redeliver", "")
+	if body := decode(t, rec); rec.Code != 200 || body["ok"] != true {
+		t.Fatalf("redeliver: %d %v", rec.Code, body)
+	}
+	got := r.all()
+	if len(got) != 2 || got[1].header.Get("X-Service-Idempotency-Key") != got[0].header.Get("X-Service-Idempotency-Key") ||
+		got[1].header.Get("X-Service-Delivery") == got[0].header.Get("X-Service-Delivery") {
+		t.Fatalf("redelivery headers: %v / %v", got[0].header, got[1].header)
+	}
+	if rec := e.dev(m, http.MethodGet, "/api/webhooks/deliveries?limit=1", ""); decode(t, rec)["next"] == nil {
+		t.Fatal("no next cursor with 2 deliveries and limit 1")
+	}
+}
