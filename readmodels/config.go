@@ -49,6 +49,7 @@ type ShopConfig struct {
 	IndustryPackActivatedAt *int64      `json:"industryPackActivatedAt"`
 	SetupComplete           bool        `json:"setupComplete"`
 	ProcessingFeePct        json.Number `json:"processingFeePct,omitempty"` // exact decimal, percent
+	BrandKey                string      `json:"brandKey,omitempty"`         // partner brand: X-<Brand>-* webhook headers
 	CreatedAt               int64       `json:"createdAt"`
 	UpdatedAt               int64       `json:"updatedAt"`
 }

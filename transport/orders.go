@@ -174,29 +174,35 @@ func newReceiptID() string {
 	return "rcpt_" + hex.EncodeToString(b[:])
 }
 
-// feeRates returns the platform base rate (the site's replaces 0.5%), the merchant's add-on and
-// the brand name.
-func (s *Server) feeRates(ctx context.Context, wallet string) (money.Rate, money.Rate, string, error) {
-	platform := receipt.PlatformBaseRate
-	var addOn money.Rate
+// merchantPricing is what order creation reads of the platform and the merchant's shop.
+type merchantPricing struct {
+	platform, addOn     money.Rate
+	brandName, brandKey string
+}
+
+// pricingFor returns the platform base rate (the site's replaces 0.5%), the merchant's add-on
+// and brand.
+func (s *Server) pricingFor(ctx context.Context, wallet string) (merchantPricing, error) {
+	mp := merchantPricing{platform: receipt.PlatformBaseRate}
 	shop, found, site, err := s.shops.PricingSettings(ctx, wallet)
 	if err != nil {
-		return platform, addOn, "", err
+		return mp, err
 	}
 	if site.ProcessingFeePct != nil {
 		if r, err := money.ParseRate(site.ProcessingFeePct.String()); err == nil {
-			platform = money.Percent(r)
+			mp.platform = money.Percent(r)
 		}
 	}
 	if !found {
-		return platform, addOn, "", nil
+		return mp, nil
 	}
 	if shop.ProcessingFeePct != "" {
 		if r, err := money.ParseRate(shop.ProcessingFeePct.String()); err == nil {
-			addOn = money.Percent(r)
+			mp.addOn = money.Percent(r)
 		}
 	}
-	return platform, addOn, shop.Name, nil
+	mp.brandName, mp.brandKey = shop.Name, shop.BrandKey
+	return mp, nil
 }
 
 // split returns the merchant's split. A configured split never changes, so it is remembered.
@@ -299,12 +305,12 @@ func (s *Server) createOrder(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	platform, addOn, brand, err := s.feeRates(ctx, p.Wallet)
+	mp, err := s.pricingFor(ctx, p.Wallet)
 	if err != nil {
 		return err
 	}
-	pr := receipt.Price(receipt.PriceInput{Items: priced, TaxRate: rate, PlatformRate: platform, MerchantAddOn: addOn})
-	g.Currency, g.BrandName = currency, brand
+	pr := receipt.Price(receipt.PriceInput{Items: priced, TaxRate: rate, PlatformRate: mp.platform, MerchantAddOn: mp.addOn})
+	g.Currency, g.BrandName, g.BrandKey = currency, mp.brandName, mp.brandKey
 	g.LineItems, g.Subtotal, g.Tax, g.Fee, g.PlatformFee, g.MerchantFee, g.Total = pr.LineItems, pr.Subtotal, pr.Tax, pr.Fee, pr.PlatformFee, pr.MerchantFee, pr.Total
 	g.FeeRate = pr.FeeRate.String()
 	return s.storeReceipt(c, raw, g, http.StatusOK)

@@ -452,12 +452,12 @@ func (s *Server) terminal(c echo.Context) error {
 		if len(label) > 200 {
 			return InvalidInput("label must be at most 200 characters")
 		}
-		_, _, brand, err := s.feeRates(ctx, sess.Wallet)
+		mp, err := s.pricingFor(ctx, sess.Wallet)
 		if err != nil {
 			return err
 		}
 		g := receipt.Generated{ReceiptID: newReceiptID(), Merchant: sess.Wallet, Source: "terminal", Currency: "USD", TaxRate: "0",
-			TaxComponents: []string{}, BrandName: brand, LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: label, Amount: amount}},
+			TaxComponents: []string{}, BrandName: mp.brandName, BrandKey: mp.brandKey, LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: label, Amount: amount}},
 			Subtotal: amount, Total: amount}
 		st, res, err := commands.GenerateReceipt(ctx, s.events, s.now(), s.metadata(c, sess.Wallet), g)
 		if err != nil {

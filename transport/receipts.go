@@ -208,11 +208,11 @@ func (s *Server) createReceipt(c echo.Context) error {
 	if err := s.parseOptional(req.optionalFields, &g); err != nil {
 		return err
 	}
-	_, _, brand, err := s.feeRates(c.Request().Context(), p.Wallet)
+	mp, err := s.pricingFor(c.Request().Context(), p.Wallet)
 	if err != nil {
 		return err
 	}
-	g.BrandName = brand
+	g.BrandName, g.BrandKey = mp.brandName, mp.brandKey
 	return s.storeReceipt(c, raw, g, http.StatusCreated)
 }
 
@@ -282,7 +282,7 @@ func statusView(st receipt.State, outboxState string) map[string]any {
 		"providerErrorCode": nil, "providerRequestId": nil, "transactionHash": nil, "buyerWallet": nil,
 		"merchantWallet": g.Merchant, "totalUsd": g.Total.Float(), "customerTotalUsd": nil, "processorSourceAmountUsd": nil,
 		"processorSessionId": nil, "isProcessorSessionUnique": false, "transactionId": nullable(g.TransactionID),
-		"metadata": nullMap(g.Metadata), "token": nil, "brandKey": "payledger", "timestamp": st.UpdatedAt,
+		"metadata": nullMap(g.Metadata), "token": nil, "brandKey": first(g.BrandKey, DefaultBrandKey), "timestamp": st.UpdatedAt,
 		"webhookDelivery": delivery,
 	}
 	if a, ok := st.Current(); ok {

@@ -31,6 +31,8 @@ var (
 	colorRE = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 	slugRE  = regexp.MustCompile(`^[a-z0-9-]{3,40}$`)
 
+	brandKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{1,30}$`)
+
 	arrangements  = []string{"grid", "featured_first", "groups", "carousel"}
 	industryPacks = []string{"restaurant", "retail", "hotel", "freelancer"}
 	logoShapes    = []string{"square", "circle"}
@@ -153,6 +155,12 @@ func applyShopField(cfg *readmodels.ShopConfig, field string, raw json.RawMessag
 			}
 		}
 		cfg.Links = links
+	case "brandKey":
+		var v string
+		if json.Unmarshal(raw, &v) != nil || (v != "" && !brandKeyRE.MatchString(v)) {
+			return bad("must be 2-31 letters and digits, starting with a letter")
+		}
+		cfg.BrandKey = v
 	case "processingFeePct":
 		pct, err := percent(raw, 10)
 		if err != nil {

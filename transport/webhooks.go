@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,6 +29,9 @@ import (
 
 // WebhookEvent is the one event kind sent.
 const WebhookEvent = "receipt.status_updated"
+
+// DefaultBrandKey is the brand of merchants without a partner brand.
+const DefaultBrandKey = "payledger"
 
 // Outbox is the dispatcher's and the delivery log's view of the webhook outbox.
 type Outbox interface {
@@ -262,7 +266,13 @@ func (d *Dispatcher) send(ctx context.Context, c readmodels.Claimed, deliveryID 
 	if err != nil {
 		return fail(err)
 	}
-	setWebhookHeaders(req.Header, "Service", "Service-Webhook/1.0", body, secret, deliveryID, a.IdempotencyKey, d.Now())
+	sentAt := d.Now()
+	setWebhookHeaders(req.Header, "Service", "Service-Webhook/1.0", body, secret, deliveryID, a.IdempotencyKey, sentAt)
+	if brand := st.Receipt.BrandKey; brand != "" && brand != DefaultBrandKey {
+		// Partner brands get their own prefix and user agent; the X-Service-* aliases remain.
+		name := strings.ToUpper(brand[:1]) + brand[1:]
+		setWebhookHeaders(req.Header, name, name+"-Webhook/1.0", body, secret, deliveryID, a.IdempotencyKey, sentAt)
+	}
 	resp, err := d.client.Do(req)
 	a.LatencyMS = int(d.Now().Sub(start).Milliseconds())
 	if err != nil {

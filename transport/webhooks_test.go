@@ -333,3 +333,32 @@ func TestRedeliver(t *testing.T) {
 		t.Fatal("no next cursor with 2 deliveries and limit 1")
 	}
 }
+
+func TestPartnerBrandTwins(t *testing.T) {
+	e := newEnv(t, nil)
+	m := e.merchant(true)
+	if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/shop/config", `{"brandKey":"acme"}`); rec.Code != 200 {
+		t.Fatalf("brand key: %d %s", rec.Code, rec.Body)
+	}
+	if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/shop/config", `{"brandKey":"a-b"}`); rec.Code != 400 {
+		t.Fatalf("bad brand key: %d", rec.Code)
+	}
+	r := newReceiver(t)
+	id := e.hookedReceipt(m, r.srv.URL)
+	e.pay(id, "evt_b")
+	waitUntil(t, "delivery", 10*time.Second, func() bool { return r.count() == 1 })
+	h := r.all()[0].header
+	for _, name := range []string{"Signature", "Event", "Delivery", "Idempotency-Key", "Timestamp"} {
+		if h.Get("X-Acme-"+name) == "" || h.Get("X-Acme-"+name) != h.Get("X-Service-"+name) {
+			t.Errorf("X-Acme-%s = %q, X-Service-%s = %q", name, h.Get("X-Acme-"+name), name, h.Get("X-Service-"+name))
+		}
+	}
+	if h.Get("User-Agent") != "Acme-Webhook/1.0" {
+		t.Errorf("user agent %q", h.Get("User-Agent"))
+	}
+	var p map[string]any
+	_ = json.Unmarshal(r.all()[0].body, &p)
+	if p["brandKey"] != "acme" || e.status(m, id)["brandKey"] != "acme" {
+		t.Fatalf("brandKey %v", p["brandKey"])
+	}
+}
