@@ -14,6 +14,7 @@ test:
 ## bench: Go benchmarks of the event store, then the HTTP load run (figures: docs/benchmarks.md)
 bench:
 	$(GO) test -run "^$$" -bench . -benchtime=5s -timeout 60m ./eventstore/postgres/ | tee bench.out
+	$(GO) test -run "^$$" -bench WebhookDelivery -benchtime=1x -timeout 30m ./transport/ | tee -a bench.out
 	$(GO) run ./cmd/loadbench -duration 30s | tee -a bench.out
 
 ## lint: gofmt and go vet

@@ -64,6 +64,15 @@ func (w *WebhookKeys) Save(ctx context.Context, receiptID, secret string) error 
 	return nil
 }
 
+// Open decrypts a sealed key of receiptID (as read alongside a claimed notification).
+func (w *WebhookKeys) Open(receiptID string, nonce, sealed []byte) (string, error) {
+	pt, err := w.aead.Open(nil, nonce, sealed, []byte(receiptID))
+	if err != nil {
+		return "", fmt.Errorf("decrypt webhook key of %s: %w", receiptID, err)
+	}
+	return string(pt), nil
+}
+
 // Get returns the key for receiptID, or ErrNotFound.
 func (w *WebhookKeys) Get(ctx context.Context, receiptID string) (string, error) {
 	var nonce, ct []byte

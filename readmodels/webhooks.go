@@ -48,6 +48,11 @@ type Claimed struct {
 	Attempts   int
 	MarkedAt   *time.Time
 	Lease      uuid.UUID
+	// StateJSON is the receipt's read-model state at claim time: the projector writes it in the same
+	// transaction that queues the notification, so it is never older than the notification.
+	StateJSON []byte
+	// KeyNonce and KeySealed are the encrypted signing key (nil when none was captured).
+	KeyNonce, KeySealed []byte
 }
 
 // Outbox is the dispatcher's view of the webhook outbox.
@@ -61,18 +66,23 @@ func NewOutbox(pool *pgxpool.Pool) *Outbox { return &Outbox{pool: pool} }
 // reconciliation retries every marked notification at once).
 func (o *Outbox) Claim(ctx context.Context, states []string, ignoreSchedule bool, limit int, lease time.Duration) ([]Claimed, error) {
 	token := uuid.New()
-	rows, err := o.pool.Query(ctx, `UPDATE webhook_notifications n SET lease_until = now() + make_interval(secs => $4), lease_token = $5
-		WHERE id IN (SELECT id FROM webhook_notifications
-			WHERE state = ANY($1) AND ($2 OR next_attempt_at <= now()) AND (lease_until IS NULL OR lease_until < now())
-			ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-		RETURNING id, receipt_id, merchant_wallet, url, queued_key, state, delivery_id, attempts, marked_at`,
+	rows, err := o.pool.Query(ctx, `WITH claimed AS (
+			UPDATE webhook_notifications n SET lease_until = now() + make_interval(secs => $4), lease_token = $5
+			WHERE id IN (SELECT id FROM webhook_notifications
+				WHERE state = ANY($1) AND ($2 OR next_attempt_at <= now()) AND (lease_until IS NULL OR lease_until < now())
+				ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+			RETURNING id, receipt_id, merchant_wallet, url, queued_key, state, delivery_id, attempts, marked_at)
+		SELECT c.id, c.receipt_id, c.merchant_wallet, c.url, c.queued_key, c.state, c.delivery_id, c.attempts, c.marked_at,
+			r.state, k.nonce, k.ciphertext
+		FROM claimed c LEFT JOIN receipts r ON r.receipt_id = c.receipt_id LEFT JOIN receipt_webhook_keys k ON k.receipt_id = c.receipt_id`,
 		states, ignoreSchedule, limit, lease.Seconds(), token)
 	if err != nil {
 		return nil, fmt.Errorf("claim notifications: %w", err)
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Claimed, error) {
 		c := Claimed{Lease: token}
-		err := r.Scan(&c.ID, &c.ReceiptID, &c.Merchant, &c.URL, &c.QueuedKey, &c.State, &c.DeliveryID, &c.Attempts, &c.MarkedAt)
+		err := r.Scan(&c.ID, &c.ReceiptID, &c.Merchant, &c.URL, &c.QueuedKey, &c.State, &c.DeliveryID, &c.Attempts, &c.MarkedAt,
+			&c.StateJSON, &c.KeyNonce, &c.KeySealed)
 		return c, err
 	})
 }

@@ -61,7 +61,7 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *Server
 	pool  *pgxpool.Pool
 	keys  *readmodels.Keys
@@ -79,13 +79,13 @@ type pinger struct{ err error }
 func (p pinger) Ping(context.Context) error { return p.err }
 
 // newEnv builds a server on a fresh database; mutate adjusts its dependencies first.
-func newEnv(t *testing.T, mutate func(*Deps)) *env {
+func newEnv(t testing.TB, mutate func(*Deps)) *env {
 	t.Helper()
 	return newEnvWith(t, mutate, nil)
 }
 
 // newEnvWith also adjusts the webhook dispatcher (short retry delay and timeout by default).
-func newEnvWith(t *testing.T, mutate func(*Deps), dispatch func(*Dispatcher)) *env {
+func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*Dispatcher)) *env {
 	t.Helper()
 	pool := pgtest.Pool(t)
 	adminKey, _ := crypto.GenerateKey()
@@ -179,7 +179,7 @@ func (e *env) do(r req) *httptest.ResponseRecorder {
 	return rec
 }
 
-func decode(t *testing.T, rec *httptest.ResponseRecorder) map[string]any {
+func decode(t testing.TB, rec *httptest.ResponseRecorder) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {

@@ -47,6 +47,7 @@ type Outbox interface {
 // SigningKeys returns the API key that signs a receipt's webhooks.
 type SigningKeys interface {
 	Get(ctx context.Context, receiptID string) (string, error)
+	Open(receiptID string, nonce, sealed []byte) (string, error)
 }
 
 // Webhook delivery defaults (spec, Delivery and retry).
@@ -55,6 +56,7 @@ const (
 	DefaultRetryDelay     = 5 * time.Second
 	markedRetention       = 72 * time.Hour // reconciliation gives up after 3 days
 	leaseFor              = 30 * time.Second
+	claimBatch            = 8
 )
 
 // Dispatcher delivers queued notifications: first attempt, one automatic retry after
@@ -84,7 +86,7 @@ func (d *Dispatcher) Init() *Dispatcher {
 		d.RetryDelay = DefaultRetryDelay
 	}
 	if d.Workers == 0 {
-		d.Workers = 4
+		d.Workers = 8
 	}
 	if d.Now == nil {
 		d.Now = time.Now
@@ -156,9 +158,12 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 
 func (d *Dispatcher) work(ctx context.Context) {
 	for ctx.Err() == nil {
-		claimed, err := d.Outbox.Claim(ctx, []string{readmodels.NotePending, readmodels.NoteRetrying}, false, 8, leaseFor)
+		claimed, err := d.Outbox.Claim(ctx, []string{readmodels.NotePending, readmodels.NoteRetrying}, false, claimBatch, leaseFor)
 		if err != nil && ctx.Err() == nil {
 			d.Log.Warn().Err(err).Msg("webhook claim")
+		}
+		if len(claimed) == claimBatch {
+			d.Wake() // more may be due: let another worker claim too
 		}
 		for _, c := range claimed {
 			d.deliver(ctx, c)
@@ -245,13 +250,17 @@ func (d *Dispatcher) send(ctx context.Context, c readmodels.Claimed, deliveryID 
 		a.Error, a.LatencyMS = err.Error(), int(d.Now().Sub(start).Milliseconds())
 		return a
 	}
-	loaded, err := commands.LoadReceipt(ctx, d.Events, c.ReceiptID)
+	st, err := d.receiptState(ctx, c)
 	if err != nil {
 		return fail(fmt.Errorf("load receipt: %w", err))
 	}
-	st := loaded.State
 	a.IdempotencyKey, a.StatusSent = st.IdempotencyKey(), string(st.Status)
-	secret, err := d.Keys.Get(ctx, c.ReceiptID)
+	var secret string
+	if c.KeySealed != nil {
+		secret, err = d.Keys.Open(c.ReceiptID, c.KeyNonce, c.KeySealed)
+	} else {
+		secret, err = d.Keys.Get(ctx, c.ReceiptID)
+	}
 	if err != nil {
 		return fail(fmt.Errorf("no signing key for this receipt: %w", err))
 	}
@@ -286,6 +295,19 @@ func (d *Dispatcher) send(ctx context.Context, c readmodels.Claimed, deliveryID 
 		a.Error = "receiver answered " + strconv.Itoa(code)
 	}
 	return a
+}
+
+// receiptState is the state claimed with the notification, or the event stream's when the
+// claim carried none (redelivery).
+func (d *Dispatcher) receiptState(ctx context.Context, c readmodels.Claimed) (receipt.State, error) {
+	if c.StateJSON != nil {
+		var st receipt.State
+		if err := json.Unmarshal(c.StateJSON, &st); err == nil && st.Exists {
+			return st, nil
+		}
+	}
+	loaded, err := commands.LoadReceipt(ctx, d.Events, c.ReceiptID)
+	return loaded.State, err
 }
 
 func (d *Dispatcher) checkURL(raw string) error {
