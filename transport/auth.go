@@ -94,6 +94,7 @@ func (s *Server) developer(scope string) echo.MiddlewareFunc {
 			if err := s.limit(c, "key:"+p.KeyID.String(), s.cfg.KeyLimitPerMinute); err != nil {
 				return err
 			}
+			s.usage.Count(p.Wallet)
 			ctx := context.WithValue(c.Request().Context(), principalKey{}, p)
 			c.SetRequest(c.Request().WithContext(ctx))
 			return next(c)

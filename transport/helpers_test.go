@@ -72,6 +72,7 @@ type env struct {
 	webhookKeys *readmodels.WebhookKeys
 	outbox      *readmodels.Outbox
 	dispatcher  *Dispatcher
+	usage       *readmodels.Usage
 }
 
 type pinger struct{ err error }
@@ -97,6 +98,7 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*Dispatcher)) *e
 	}
 	e.webhookKeys = webhookKeys
 	e.outbox = readmodels.NewOutbox(pool)
+	e.usage = readmodels.NewUsage(pool, e.clk.Now)
 	disp := &Dispatcher{Outbox: e.outbox, Keys: webhookKeys, Events: store, Log: zerolog.Nop(), RetryDelay: 300 * time.Millisecond, Timeout: time.Second}
 	if dispatch != nil {
 		dispatch(disp)
@@ -119,6 +121,7 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*Dispatcher)) *e
 		WebhookKeys: webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
 		ProcessorEvents: readmodels.NewProcessorEvents(pool),
 		Outbox:          e.outbox, Webhooks: e.dispatcher,
+		Prices: readmodels.NewPrices(pool), Usage: e.usage, Figures: readmodels.NewReceipts(pool),
 		Config: Config{JWTSecret: testJWTSecret, CronSecret: testCronSecret, EdgeSecret: testEdgeSecret,
 			AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000,
 			PlatformRecipient: testPlatform, ProcessorWebhookSecret: testProcessorSecret, PublicBaseURL: "https://pay.example"},

@@ -74,6 +74,10 @@ type Deps struct {
 
 	Outbox   Outbox
 	Webhooks WebhookSender
+
+	Prices  PriceStore
+	Usage   UsageCounter
+	Figures Figures
 }
 
 // Server is the HTTP API: the echo instance and the access policy of every route.
@@ -101,6 +105,9 @@ type Server struct {
 	openAttempts    OpenAttempts
 	outbox          Outbox
 	webhooks        WebhookSender
+	prices          PriceStore
+	usage           UsageCounter
+	figures         Figures
 
 	splits sync.Map // wallet -> configured split.State (immutable once configured)
 }
@@ -112,7 +119,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Echo.Serv
 func New(d Deps) (*Server, error) {
 	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil ||
 		d.Events == nil || d.Shops == nil || d.Sites == nil || d.Inventory == nil || d.Receipts == nil || d.ReceiptsView == nil ||
-		d.WebhookKeys == nil || d.Idempotency == nil || d.ProcessorEvents == nil || d.Outbox == nil || d.Webhooks == nil {
+		d.WebhookKeys == nil || d.Idempotency == nil || d.ProcessorEvents == nil || d.Outbox == nil || d.Webhooks == nil ||
+		d.Prices == nil || d.Usage == nil || d.Figures == nil {
 		return nil, fmt.Errorf("transport: missing dependency (every field of Deps but Log and Config is required)")
 	}
 	if d.Config.JWTSecret == "" || d.Config.CronSecret == "" || (d.Config.GatewayMode && d.Config.EdgeSecret == "") {
@@ -133,7 +141,8 @@ func New(d Deps) (*Server, error) {
 	s := &Server{Echo: e, policies: map[string]Policy{}, cfg: d.Config, keys: d.Keys, nonces: d.Nonces,
 		signer: d.Signer, limiter: d.Limiter, now: d.Now, events: d.Events, shops: d.Shops, sites: d.Sites,
 		inventory: d.Inventory, receipts: d.Receipts, receiptsView: d.ReceiptsView, webhookKeys: d.WebhookKeys, idempotency: d.Idempotency,
-		processor: d.Processor, processorEvents: d.ProcessorEvents, outbox: d.Outbox, webhooks: d.Webhooks}
+		processor: d.Processor, processorEvents: d.ProcessorEvents, outbox: d.Outbox, webhooks: d.Webhooks,
+		prices: d.Prices, usage: d.Usage, figures: d.Figures}
 	if oa, ok := d.Receipts.(OpenAttempts); ok {
 		s.openAttempts = oa
 	}
@@ -187,6 +196,14 @@ func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodPost, "/api/cron/reconcile", Policy{Access: Cron}, s.cronReconcile)
 	s.handle(http.MethodGet, "/api/webhooks/deliveries", Policy{Access: Developer, Scope: "receipts:read"}, s.listDeliveries)
 	s.handle(http.MethodPost, "/api/webhooks/deliveries/:id/redeliver", Policy{Access: Admin}, s.redeliver)
+
+	s.handle(http.MethodGet, "/api/pricing/config", Policy{Access: Developer}, s.getPricing)
+	s.handle(http.MethodPost, "/api/pricing/config", Policy{Access: Admin, Role: RoleAdmin}, s.postPricing)
+	s.handle(http.MethodPost, "/api/portal/:id/quote", Policy{Access: Public}, s.quote)
+	s.handle(http.MethodGet, "/api/billing/balance", Policy{Access: Developer}, s.billing)
+	s.handle(http.MethodGet, "/api/reserve/balances", Policy{Access: Developer}, s.reserveBalances)
+	s.handle(http.MethodGet, "/api/reserve/recommend", Policy{Access: Developer}, s.reserveRecommend)
+	s.handle(http.MethodGet, "/api/split/transactions", Policy{Access: Developer, Scope: "split:read"}, s.splitTransactions)
 }
 
 // correlation takes the request's correlation id (or makes one), echoes it on the response and

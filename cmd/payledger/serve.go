@@ -128,6 +128,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		return err
 	}
 	outbox := readmodels.NewOutbox(pool)
+	usage := readmodels.NewUsage(pool, time.Now)
 	dispatcher := (&transport.Dispatcher{Outbox: outbox, Keys: webhookKeys, Events: store, Log: log, Production: cfg.production()}).Init()
 	receiptsRunner, err := projections.NewRunner(pool, store, projections.Receipts{Notify: dispatcher.Wake}, log)
 	if err != nil {
@@ -151,6 +152,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		WebhookKeys: webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
 		Processor: processor, ProcessorEvents: readmodels.NewProcessorEvents(pool),
 		Outbox: outbox, Webhooks: dispatcher,
+		Prices: readmodels.NewPrices(pool), Usage: usage, Figures: readmodels.NewReceipts(pool),
 		Config: transport.Config{
 			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 			CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),
@@ -169,7 +171,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	var workers sync.WaitGroup
 	defer func() { stopWork(); workers.Wait() }()
 	reconciler := transport.Reconciler{Server: api, Interval: 30 * time.Second, MinAge: 2 * time.Minute, Log: log}
-	for _, w := range []worker{receiptsRunner, reconciler, dispatcher} {
+	for _, w := range []worker{receiptsRunner, reconciler, dispatcher, usage} {
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
 				log.Error().Err(err).Msg("background worker stopped")

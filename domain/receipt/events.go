@@ -17,7 +17,18 @@ const (
 	EventSplitDistributed = "SplitDistributed"
 	EventRefundRequested  = "RefundRequested"
 	EventRefundProcessed  = "RefundProcessed"
+	EventTokenQuoted      = "TokenQuoted"
 )
+
+// TokenQuoted records a price quote in a token and the rates it used. Status unchanged.
+type TokenQuoted struct {
+	Token         string `json:"token"`
+	Amount        string `json:"amount"` // exact decimal, 8 places
+	TokenUSDPrice string `json:"tokenUsdPrice"`
+	EURUSDRate    string `json:"eurUsdRate,omitempty"`
+	AmountUSD     string `json:"amountUsd"`
+	At            int64  `json:"at"`
+}
 
 // AttemptStarted opens a payment attempt; it becomes the current one.
 type AttemptStarted struct {
@@ -120,6 +131,7 @@ func (FailureIgnored) eventType() string    { return EventFailureIgnored }
 func (SplitDistributed) eventType() string  { return EventSplitDistributed }
 func (RefundRequested) eventType() string   { return EventRefundRequested }
 func (RefundProcessed) eventType() string   { return EventRefundProcessed }
+func (TokenQuoted) eventType() string       { return EventTokenQuoted }
 
 // TypeOf returns an event's type name.
 func TypeOf(e Event) string { return e.eventType() }
@@ -150,6 +162,8 @@ func Decode(typ string, data []byte) (Event, error) {
 		e = &RefundRequested{}
 	case EventRefundProcessed:
 		e = &RefundProcessed{}
+	case EventTokenQuoted:
+		e = &TokenQuoted{}
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrUnknownEvent, typ)
 	}
@@ -182,6 +196,8 @@ func deref(e Event) Event {
 	case *RefundRequested:
 		return *v
 	case *RefundProcessed:
+		return *v
+	case *TokenQuoted:
 		return *v
 	}
 	return e

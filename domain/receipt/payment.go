@@ -2,6 +2,7 @@ package receipt
 
 import (
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 )
@@ -155,4 +156,31 @@ func Refund(s State, amountCents int64, reason, txHash, by string, at int64) ([]
 		return []Event{RefundRequested{AmountCents: amountCents, Reason: reason, RequestedBy: by, At: at}}, nil
 	}
 	return []Event{RefundProcessed{AmountCents: amountCents, Reason: reason, TransactionHash: txHash, ProcessedBy: by, At: at}}, nil
+}
+
+// Quote prices the receipt in token with the given exact USD prices (eurUSD for EUR receipts)
+// and returns the event that records the quote with the rates it used. Errors: ErrNotFound,
+// ErrState (nothing left to pay).
+func Quote(s State, token, tokenUSD, eurUSD string, at int64) (TokenQuoted, error) {
+	if err := must(s); err != nil {
+		return TokenQuoted{}, err
+	}
+	if slices.Contains(settled, s.Status) || s.Status == StatusACHPending {
+		return TokenQuoted{}, fmt.Errorf("%w: the receipt is %s", ErrState, s.Status)
+	}
+	usd := new(big.Rat).SetFrac64(int64(s.Receipt.Total), 100)
+	if s.Receipt.Currency == "EUR" {
+		r, ok := new(big.Rat).SetString(eurUSD)
+		if !ok || r.Sign() <= 0 {
+			return TokenQuoted{}, fmt.Errorf("%w: no EUR/USD rate", ErrAmount)
+		}
+		usd.Mul(usd, r)
+	}
+	price, ok := new(big.Rat).SetString(tokenUSD)
+	if !ok || price.Sign() <= 0 {
+		return TokenQuoted{}, fmt.Errorf("%w: no price for %s", ErrAmount, token)
+	}
+	amount := new(big.Rat).Quo(usd, price)
+	return TokenQuoted{Token: token, Amount: amount.FloatString(8), TokenUSDPrice: tokenUSD, EURUSDRate: eurUSD,
+		AmountUSD: usd.FloatString(2), At: at}, nil
 }

@@ -181,6 +181,7 @@ type State struct {
 	RequestedCents money.Cents        `json:"requestedRefundCents"`
 	SettledStatus  Status             `json:"settledStatus,omitempty"` // paid or reconciled: where partial refunds return
 	SplitTxHash    string             `json:"splitTransactionHash,omitempty"`
+	SplitAt        int64              `json:"splitDistributedAt,omitempty"`
 	RefundTxHashes []string           `json:"refundTransactionHashes,omitempty"`
 }
 
@@ -247,7 +248,7 @@ func Evolve(s State, e Event) State {
 			ProviderErrorCode: e.ProviderErrorCode, ProviderRequestID: e.ProviderRequestID, At: e.At}
 		s.setStatus(StatusFailed, e.At)
 	case SplitDistributed:
-		s.SplitTxHash, s.SettledStatus = e.TransactionHash, StatusReconciled
+		s.SplitTxHash, s.SplitAt, s.SettledStatus = e.TransactionHash, e.At, StatusReconciled
 		s.setStatus(StatusReconciled, e.At)
 	case RefundRequested:
 		s.RequestedCents += money.Cents(e.AmountCents)
@@ -264,7 +265,7 @@ func Evolve(s State, e Event) State {
 		case s.RequestedCents == 0:
 			s.setStatus(s.SettledStatus, e.At)
 		}
-	case TelemetryRecorded, FailureIgnored:
+	case TelemetryRecorded, FailureIgnored, TokenQuoted:
 		// Recorded for auditors; never a change of state.
 	}
 	return s

@@ -1,0 +1,303 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/big"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/readmodels"
+)
+
+// PriceStore keeps token prices and the EUR/USD rate.
+type PriceStore interface {
+	All(ctx context.Context) (map[string]readmodels.Price, error)
+	Set(ctx context.Context, prices []readmodels.Price) error
+}
+
+// UsageCounter counts API calls per merchant.
+type UsageCounter interface {
+	Count(wallet string)
+	Calls(ctx context.Context, wallet string, from time.Time) (period, all int64, err error)
+}
+
+// Figures is what billing and reserves read from the receipts read model.
+type Figures interface {
+	Summaries(ctx context.Context, wallet string, from, to time.Time) ([]readmodels.MoneySummary, error)
+	OrdersCreated(ctx context.Context, wallet string, from time.Time) (period, all int64, err error)
+	SettledByToken(ctx context.Context, wallet string) ([]readmodels.Settled, error)
+	SplitTransactions(ctx context.Context, wallet string, limit int) ([]readmodels.SplitTransaction, error)
+}
+
+// pricedAssets have a configurable USD price; stablecoins are fixed at 1.
+var pricedAssets = []string{"ETH", "cbBTC", "cbXRP", "EUR"}
+
+func (s *Server) getPricing(c echo.Context) error {
+	prices, err := s.prices.All(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	tokens := map[string]any{
+		"USDC": map[string]any{"usd": 1, "fixed": true},
+		"USDT": map[string]any{"usd": 1, "fixed": true},
+	}
+	for _, a := range pricedAssets[:3] {
+		tokens[a] = priceView(prices[a])
+	}
+	return c.JSON(http.StatusOK, map[string]any{"tokens": tokens, "eurUsd": priceView(prices["EUR"])})
+}
+
+func priceView(p readmodels.Price) any {
+	if p.USDPrice == "" {
+		return map[string]any{"usd": nil, "setAt": nil}
+	}
+	return map[string]any{"usd": json.Number(p.USDPrice), "setAt": p.SetAt.UnixMilli(), "setBy": p.SetBy}
+}
+
+type pricingRequest struct {
+	Tokens map[string]json.Number `json:"tokens"`
+	EURUSD *json.Number           `json:"eurUsd"`
+}
+
+func (s *Server) postPricing(c echo.Context) error {
+	var req pricingRequest
+	if err := DecodeJSON(c, &req); err != nil {
+		return err
+	}
+	sess, _ := SessionFrom(c)
+	now := s.now()
+	var out []readmodels.Price
+	positive := func(name string, n json.Number) error {
+		r, ok := new(big.Rat).SetString(n.String())
+		if !ok || r.Sign() <= 0 {
+			return InvalidInput(name + " must be a positive number")
+		}
+		return nil
+	}
+	for token, n := range req.Tokens {
+		if token == "USDC" || token == "USDT" {
+			return InvalidInput(token + " is fixed at 1 USD")
+		}
+		if !contains(pricedAssets[:3], token) {
+			return InvalidInput("tokens." + token + " is not a priced token (" + strings.Join(pricedAssets[:3], ", ") + ")")
+		}
+		if err := positive("tokens."+token, n); err != nil {
+			return err
+		}
+		out = append(out, readmodels.Price{Asset: token, USDPrice: n.String(), SetAt: now, SetBy: sess.Wallet})
+	}
+	if req.EURUSD != nil {
+		if err := positive("eurUsd", *req.EURUSD); err != nil {
+			return err
+		}
+		out = append(out, readmodels.Price{Asset: "EUR", USDPrice: req.EURUSD.String(), SetAt: now, SetBy: sess.Wallet})
+	}
+	if len(out) == 0 {
+		return InvalidInput("give tokens and/or eurUsd")
+	}
+	if err := s.prices.Set(c.Request().Context(), out); err != nil {
+		return err
+	}
+	return s.getPricing(c)
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+type quoteRequest struct {
+	Token string `json:"token"`
+}
+
+// quote prices a receipt in a token with the current rates and records the quote (and the rates
+// it used) in the receipt's events.
+func (s *Server) quote(c echo.Context) error {
+	var req quoteRequest
+	if err := DecodeJSON(c, &req); err != nil {
+		return err
+	}
+	if !contains(paymentTokens, req.Token) {
+		return InvalidInput("token must be one of " + strings.Join(paymentTokens, ", "))
+	}
+	ctx := c.Request().Context()
+	prices, err := s.prices.All(ctx)
+	if err != nil {
+		return err
+	}
+	tokenUSD := "1"
+	if req.Token != "USDC" && req.Token != "USDT" {
+		p, ok := prices[req.Token]
+		if !ok {
+			return NewError(http.StatusServiceUnavailable, "price_unavailable", "No USD price is set for "+req.Token)
+		}
+		tokenUSD = p.USDPrice
+	}
+	var q receipt.TokenQuoted
+	st, res, err := commands.ChangeReceipt(ctx, s.events, c.Param("id"), s.metadata(c, "customer"), func(st receipt.State) ([]receipt.Event, error) {
+		eurUSD := ""
+		if st.Receipt.Currency == "EUR" {
+			p, ok := prices["EUR"]
+			if !ok {
+				return nil, errNoEURRate
+			}
+			eurUSD = p.USDPrice
+		}
+		var err error
+		q, err = receipt.Quote(st, req.Token, tokenUSD, eurUSD, s.now().UnixMilli())
+		if err != nil {
+			return nil, err
+		}
+		return []receipt.Event{q}, nil
+	})
+	if errors.Is(err, errNoEURRate) {
+		return NewError(http.StatusServiceUnavailable, "price_unavailable", "No EUR/USD rate is set")
+	}
+	if err != nil {
+		return receiptErr(err)
+	}
+	_ = res
+	return c.JSON(http.StatusOK, map[string]any{"receiptId": st.Receipt.ReceiptID, "token": q.Token, "amount": q.Amount,
+		"tokenUsdPrice": json.Number(q.TokenUSDPrice), "eurUsdRate": nullable(q.EURUSDRate), "amountUsd": json.Number(q.AmountUSD), "quotedAt": q.At})
+}
+
+var errNoEURRate = errors.New("no EUR/USD rate")
+
+func monthStart(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+}
+
+func (s *Server) billing(c echo.Context) error {
+	p, _ := PrincipalFrom(c)
+	ctx := c.Request().Context()
+	now := s.now()
+	from := monthStart(now)
+	view := func(list []readmodels.MoneySummary) []map[string]any {
+		out := []map[string]any{}
+		for _, m := range list {
+			out = append(out, map[string]any{"currency": m.Currency, "paidReceipts": m.PaidCount, "paidVolume": money.Cents(m.PaidCents).Float(),
+				"platformFees": money.Cents(m.PlatformCents).Float(), "merchantAddOnFees": money.Cents(m.MerchantCents).Float(),
+				"refunds": money.Cents(m.RefundedCents).Float()})
+		}
+		return out
+	}
+	period, err := s.figures.Summaries(ctx, p.Wallet, from, now.Add(time.Millisecond))
+	if err != nil {
+		return err
+	}
+	all, err := s.figures.Summaries(ctx, p.Wallet, time.Unix(0, 0), now.Add(time.Millisecond))
+	if err != nil {
+		return err
+	}
+	ordersPeriod, ordersAll, err := s.figures.OrdersCreated(ctx, p.Wallet, from)
+	if err != nil {
+		return err
+	}
+	callsPeriod, callsAll, err := s.usage.Calls(ctx, p.Wallet, from)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{
+		"wallet": p.Wallet, "periodStart": from.UnixMilli(), "asOf": now.UnixMilli(),
+		"period":  map[string]any{"byCurrency": view(period), "ordersCreated": ordersPeriod, "apiCalls": callsPeriod},
+		"allTime": map[string]any{"byCurrency": view(all), "ordersCreated": ordersAll, "apiCalls": callsAll},
+		"note":    "computed from the receipts projection; API calls are flushed every few seconds",
+	})
+}
+
+func (s *Server) reserveBalances(c echo.Context) error {
+	p, _ := PrincipalFrom(c)
+	list, err := s.figures.SettledByToken(c.Request().Context(), p.Wallet)
+	if err != nil {
+		return err
+	}
+	out := []map[string]any{}
+	for _, x := range list {
+		out = append(out, map[string]any{"token": x.Token, "currency": x.Currency, "receipts": x.Receipts,
+			"settled": money.Cents(x.SettledCents).Float(), "refunded": money.Cents(x.RefundedCents).Float()})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"balances": out})
+}
+
+// defaultReserveRatio applies to currencies the site configuration gives no ratio for.
+const defaultReserveRatio = 0.1
+
+func (s *Server) reserveRecommend(c echo.Context) error {
+	p, _ := PrincipalFrom(c)
+	ctx := c.Request().Context()
+	now := s.now()
+	from := now.Add(-30 * 24 * time.Hour)
+	list, err := s.figures.Summaries(ctx, p.Wallet, from, now.Add(time.Millisecond))
+	if err != nil {
+		return err
+	}
+	site, err := s.sites.Get(ctx)
+	if err != nil {
+		return err
+	}
+	out := []map[string]any{}
+	for _, m := range list {
+		ratio, ok := site.ReserveRatios[m.Currency]
+		if !ok {
+			ratio = defaultReserveRatio
+		}
+		volume := m.PaidCents
+		refundRate := 0.0
+		if volume > 0 {
+			refundRate = float64(m.RefundedCents) / float64(volume)
+		}
+		// Hold the configured share of the trailing volume plus what refunds have been taking.
+		rec := money.RoundHalfUp(new(big.Rat).Mul(big.NewRat(volume, 1), new(big.Rat).SetFloat64(ratio+refundRate)))
+		out = append(out, map[string]any{"currency": m.Currency, "recommended": rec.Float(),
+			"inputs": map[string]any{"windowDays": 30, "volume": money.Cents(volume).Float(), "refunds": money.Cents(m.RefundedCents).Float(),
+				"refundRate": refundRate, "reserveRatio": ratio, "ratioSource": map[bool]string{true: "site reserveRatios", false: "default"}[ok],
+				"formula": "volume × (reserveRatio + refundRate)"}})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"recommendations": out, "asOf": now.UnixMilli()})
+}
+
+func (s *Server) splitTransactions(c echo.Context) error {
+	p, _ := PrincipalFrom(c)
+	ctx := c.Request().Context()
+	limit, err := intParam(c, "limit", 50, 1, 500)
+	if err != nil {
+		return err
+	}
+	out := []map[string]any{}
+	if addr := strings.ToLower(c.QueryParam("address")); addr != "" {
+		sp, err := s.split(ctx, p.Wallet)
+		if err != nil {
+			return err
+		}
+		match := sp.Address == addr
+		for _, r := range sp.Recipients {
+			match = match || r.Address == addr
+		}
+		if !match {
+			return c.JSON(http.StatusOK, out)
+		}
+	}
+	list, err := s.figures.SplitTransactions(ctx, p.Wallet, limit)
+	if err != nil {
+		return err
+	}
+	for _, t := range list {
+		out = append(out, map[string]any{"id": "split_" + t.ReceiptID, "receiptId": t.ReceiptID, "amount": money.Cents(t.TotalCents).Float(),
+			"currency": t.Currency, "status": "distributed", "timestamp": time.UnixMilli(t.At).UTC().Format(time.RFC3339),
+			"transactionHash": t.TransactionHash, "fees": money.Cents(t.FeeCents).Float()})
+	}
+	return c.JSON(http.StatusOK, out)
+}
