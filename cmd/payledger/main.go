@@ -20,6 +20,10 @@ commands:
   serve     run the HTTP service (creates the database if missing and applies migrations)
   migrate   create the database if missing and apply migrations, then exit
   keys      create or revoke subscription keys (payledger keys for usage)
+  projections rebuild [name|--all]
+            empty a projection's read models and replay the whole log into them
+  verify [--stream id]
+            walk every stream's hash chain; report the first broken link (exit 1 if any)
   receipts history <id>
             print a receipt's event history and check its hash chain (exit 1 if broken)
 
@@ -57,6 +61,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = serve(ctx, cfg, base, log)
 	case "migrate":
 		err = migrate(ctx, cfg, log)
+	case "projections":
+		err = projectionsCommand(ctx, cfg, log.Output(stderr), args[1:], stdout)
+	case "verify":
+		err = verifyCommand(ctx, cfg, log.Output(stderr), args[1:], stdout)
 	case "receipts":
 		err = receiptsCommand(ctx, cfg, log.Output(stderr), args[1:], stdout)
 	case "keys":

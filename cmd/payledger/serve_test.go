@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/payledger/payledger/commands"
@@ -178,5 +179,69 @@ func TestReceiptsHistoryCommand(t *testing.T) {
 	if code := run(context.Background(), []string{"receipts", "history", "hist-1"}, env(vars), &out, &errOut); code != 1 ||
 		!strings.Contains(out.String(), `"chainValid": false`) {
 		t.Fatalf("tampered: exit %d\n%s", code, out.String())
+	}
+}
+
+func TestVerifyReportsTheExactBrokenLink(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	pool := pgtest.PoolFor(t, dbURL)
+	store := postgres.New(pool)
+	ctx := context.Background()
+	for i := range 30 {
+		ev := eventstore.EventData{ID: uuid.New(), Type: "T", Data: []byte(fmt.Sprintf(`{"i":%d}`, i))}
+		if _, err := store.Append(ctx, fmt.Sprintf("s-%d", i%3), eventstore.Any(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vars := map[string]string{"DATABASE_URL": dbURL, "EMBEDDED_POSTGRES": "off"}
+	var out, errOut bytes.Buffer
+	if code := run(ctx, []string{"verify"}, env(vars), &out, &errOut); code != 0 || !strings.Contains(out.String(), "ok: 30 events") {
+		t.Fatalf("clean ledger: exit %d %s %s", code, out.String(), errOut.String())
+	}
+	if !strings.Contains(errOut.String(), `"task":"verify"`) {
+		t.Errorf("no progress lines: %s", errOut.String())
+	}
+	var pos string
+	if err := pool.QueryRow(ctx, `UPDATE events SET data = '{"i":999}' WHERE stream_id = 's-1' AND version = 4 RETURNING tx_id || '/' || seq`).Scan(&pos); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := run(ctx, []string{"verify"}, env(vars), &out, &errOut); code != 1 ||
+		!strings.Contains(out.String(), "BROKEN: stream s-1 version 4 position "+pos) {
+		t.Fatalf("tampered: exit %d %s", code, out.String())
+	}
+	out.Reset()
+	if code := run(ctx, []string{"verify", "--stream", "s-2"}, env(vars), &out, &errOut); code != 0 {
+		t.Fatalf("an intact stream: exit %d %s", code, out.String())
+	}
+	out.Reset()
+	if code := run(ctx, []string{"verify", "--stream", "s-1"}, env(vars), &out, &errOut); code != 1 || !strings.Contains(out.String(), "version 4") {
+		t.Fatalf("the tampered stream: exit %d %s", code, out.String())
+	}
+}
+
+func TestProjectionsRebuildCommand(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	pool := pgtest.PoolFor(t, dbURL)
+	store := postgres.New(pool)
+	ctx := context.Background()
+	for i := range 5 {
+		g := receipt.Generated{ReceiptID: fmt.Sprintf("rb-%d", i), Merchant: "0x" + strings.Repeat("a", 40), Currency: "USD",
+			LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 100}}, Total: 100}
+		if _, _, err := commands.GenerateReceipt(ctx, store, time.Now(), eventstore.Metadata{}, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vars := map[string]string{"DATABASE_URL": dbURL, "EMBEDDED_POSTGRES": "off"}
+	var out, errOut bytes.Buffer
+	if code := run(ctx, []string{"projections", "rebuild", "--all"}, env(vars), &out, &errOut); code != 0 || !strings.Contains(out.String(), "rebuilt receipts") {
+		t.Fatalf("exit %d: %s %s", code, out.String(), errOut.String())
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM receipts`).Scan(&n); err != nil || n != 5 {
+		t.Fatalf("%d receipts after the rebuild (%v)", n, err)
+	}
+	if code := run(ctx, []string{"projections", "rebuild", "nope"}, env(vars), &out, &errOut); code == 0 {
+		t.Fatal("an unknown projection was accepted")
 	}
 }

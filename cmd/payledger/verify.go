@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/eventstore"
+)
+
+// errLedgerBroken makes `verify` exit non-zero.
+var errLedgerBroken = errors.New("ledger verification failed")
+
+// verifyCommand walks the hash chains of every stream (or one) and reports the first broken link.
+func verifyCommand(ctx context.Context, cfg config, log zerolog.Logger, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	stream := fs.String("stream", "", "verify one stream only")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%v\nusage: payledger verify [--stream id]", err)
+	}
+	stop, err := prepareDatabase(ctx, cfg, log)
+	if stop != nil {
+		defer stop()
+	}
+	if err != nil {
+		return err
+	}
+	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	store, closeStore, err := openStore(cfg, pool)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	var brk *eventstore.ChainBreak
+	var checked uint64
+	if *stream != "" {
+		events, err := store.ReadStream(ctx, *stream, 1, 1<<30)
+		if err != nil {
+			return err
+		}
+		if len(events) == 0 {
+			return fmt.Errorf("stream %q has no events", *stream)
+		}
+		brk, checked = eventstore.VerifyChain(events), uint64(len(events))
+	} else {
+		var total uint64
+		if cfg.EventStore == "postgres" {
+			_ = pool.QueryRow(ctx, `SELECT count(*) FROM events`).Scan(&total)
+		}
+		report := progressReporter(log, "verify")
+		brk, checked, err = eventstore.VerifyLog(ctx, store, total, report)
+		if err != nil {
+			return err
+		}
+	}
+	if brk != nil {
+		fmt.Fprintf(stdout, "BROKEN: stream %s version %d position %s: %s (%d events checked before it)\n", brk.StreamID, brk.Version, brk.Position, brk.Reason, checked)
+		return errLedgerBroken
+	}
+	fmt.Fprintf(stdout, "ok: %d events, every hash chain holds\n", checked)
+	return nil
+}
+
+// progressReporter logs events done / total, events/s and the time left, at most every second.
+func progressReporter(log zerolog.Logger, what string) eventstore.Progress {
+	var last time.Time
+	return func(done, total uint64, elapsed time.Duration) {
+		if time.Since(last) < time.Second && done != total {
+			return
+		}
+		last = time.Now()
+		rate := float64(done) / max(elapsed.Seconds(), 1e-3)
+		ev := log.Info().Str("task", what).Uint64("done", done).Uint64("total", total).Float64("events_per_s", rate)
+		if total > done && rate > 0 {
+			ev = ev.Dur("eta", time.Duration(float64(total-done)/rate*float64(time.Second)))
+		}
+		ev.Msg("progress")
+	}
+}
