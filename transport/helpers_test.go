@@ -99,7 +99,8 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*Dispatcher)) *e
 	e.webhookKeys = webhookKeys
 	e.outbox = readmodels.NewOutbox(pool)
 	e.usage = readmodels.NewUsage(pool, e.clk.Now)
-	disp := &Dispatcher{Outbox: e.outbox, Keys: webhookKeys, Events: store, Log: zerolog.Nop(), RetryDelay: 300 * time.Millisecond, Timeout: time.Second}
+	metrics := NewMetrics(readmodels.NewOps(pool))
+	disp := &Dispatcher{Outbox: e.outbox, Keys: webhookKeys, Events: store, Log: zerolog.Nop(), RetryDelay: 300 * time.Millisecond, Timeout: time.Second, Metrics: metrics}
 	if dispatch != nil {
 		dispatch(disp)
 	}
@@ -121,7 +122,7 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*Dispatcher)) *e
 		WebhookKeys: webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
 		ProcessorEvents: readmodels.NewProcessorEvents(pool),
 		Outbox:          e.outbox, Webhooks: e.dispatcher,
-		Prices: readmodels.NewPrices(pool), Usage: e.usage, Figures: readmodels.NewReceipts(pool),
+		Prices: readmodels.NewPrices(pool), Usage: e.usage, Figures: readmodels.NewReceipts(pool), Metrics: metrics,
 		Config: Config{JWTSecret: testJWTSecret, CronSecret: testCronSecret, EdgeSecret: testEdgeSecret,
 			AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000,
 			PlatformRecipient: testPlatform, ProcessorWebhookSecret: testProcessorSecret, PublicBaseURL: "https://pay.example"},

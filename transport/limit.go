@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
@@ -29,6 +30,8 @@ func (s *Server) limit(c echo.Context, key string, perMinute int) error {
 	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
 	if !res.Allowed {
+		kind, _, _ := strings.Cut(key, ":")
+		s.metrics.limited.WithLabelValues(kind).Inc()
 		reset := res.RetryAt.UnixMilli()
 		h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
 		h.Set("Retry-After", strconv.FormatInt(max(1, (reset-s.now().UnixMilli()+999)/1000), 10))

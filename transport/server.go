@@ -47,6 +47,8 @@ type Config struct {
 	ProcessorWebhookSecret string
 	// PublicBaseURL is where payment pages are served, for the links the API returns.
 	PublicBaseURL string
+	// MetricsToken, when set, is the bearer token /metrics requires.
+	MetricsToken string
 }
 
 // Deps are what the HTTP layer needs.
@@ -78,6 +80,8 @@ type Deps struct {
 	Prices  PriceStore
 	Usage   UsageCounter
 	Figures Figures
+
+	Metrics *Metrics // optional: a fresh registry without scrape-time gauges
 }
 
 // Server is the HTTP API: the echo instance and the access policy of every route.
@@ -108,6 +112,7 @@ type Server struct {
 	prices          PriceStore
 	usage           UsageCounter
 	figures         Figures
+	metrics         *Metrics
 
 	splits sync.Map // wallet -> configured split.State (immutable once configured)
 }
@@ -136,22 +141,26 @@ func New(d Deps) (*Server, error) {
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.Server.ReadHeaderTimeout = 10 * time.Second
 	e.Server.IdleTimeout = 2 * time.Minute
-	e.Use(correlation(d.Log), accessLog, recoverPanics)
-	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
 	s := &Server{Echo: e, policies: map[string]Policy{}, cfg: d.Config, keys: d.Keys, nonces: d.Nonces,
 		signer: d.Signer, limiter: d.Limiter, now: d.Now, events: d.Events, shops: d.Shops, sites: d.Sites,
 		inventory: d.Inventory, receipts: d.Receipts, receiptsView: d.ReceiptsView, webhookKeys: d.WebhookKeys, idempotency: d.Idempotency,
 		processor: d.Processor, processorEvents: d.ProcessorEvents, outbox: d.Outbox, webhooks: d.Webhooks,
-		prices: d.Prices, usage: d.Usage, figures: d.Figures}
+		prices: d.Prices, usage: d.Usage, figures: d.Figures, metrics: d.Metrics}
+	if s.metrics == nil {
+		s.metrics = NewMetrics(nil)
+	}
 	if oa, ok := d.Receipts.(OpenAttempts); ok {
 		s.openAttempts = oa
 	}
+	e.Use(correlation(d.Log), s.accessLog, recoverPanics)
+	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
 	s.routes(d.DB)
 	return s, nil
 }
 
 func (s *Server) routes(db Pinger) {
-	s.handle(http.MethodGet, "/healthz", Policy{Access: Open}, health(db))
+	s.handle(http.MethodGet, "/healthz", Policy{Access: Open}, s.health(db))
+	s.handle(http.MethodGet, "/metrics", Policy{Access: Open}, s.metricsHandler())
 	s.handle(http.MethodGet, "/api/status/ping", Policy{Access: Developer}, s.ping)
 
 	s.handle(http.MethodPost, "/api/auth/nonce", Policy{Access: Public}, s.issueNonce)
@@ -271,29 +280,33 @@ func recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func accessLog(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
 		err := next(c)
 		if err != nil {
 			c.Error(err) // write the envelope now so the logged status is the one sent
 		}
+		took := time.Since(start)
+		s.metrics.observe(c.Path(), c.Request().Method, c.Response().Status, took)
 		zerolog.Ctx(c.Request().Context()).Info().
 			Str("method", c.Request().Method).Str("route", c.Path()).Str("path", c.Request().URL.Path).
-			Int("status", c.Response().Status).Dur("took", time.Since(start)).Msg("request")
+			Int("status", c.Response().Status).Dur("took", took).Msg("request")
 		return nil
 	}
 }
 
-func health(db Pinger) echo.HandlerFunc {
+func (s *Server) health(db Pinger) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
 		defer cancel()
 		status := "ok"
-		if err := db.Ping(ctx); err != nil {
+		err := db.Ping(ctx)
+		if err != nil {
 			status = "degraded"
 			zerolog.Ctx(c.Request().Context()).Warn().Err(err).Msg("datastore does not answer")
 		}
+		s.metrics.setDegraded(err != nil)
 		return c.JSON(http.StatusOK, map[string]string{"status": status})
 	}
 }

@@ -70,7 +70,8 @@ type Dispatcher struct {
 	Production bool          // https only and public addresses only, checked at connect time
 	Timeout    time.Duration // per attempt (default 5 s)
 	RetryDelay time.Duration // before the automatic retry (default 5 s)
-	Workers    int           // concurrent senders (default 4)
+	Workers    int           // concurrent senders (default 8)
+	Metrics    *Metrics      // optional
 	Now        func() time.Time
 
 	wake   chan struct{}
@@ -234,6 +235,7 @@ func (d *Dispatcher) deliver(ctx context.Context, c readmodels.Claimed) readmode
 			out.State = readmodels.NoteFailed
 		}
 	}
+	d.Metrics.Delivered(map[bool]string{true: "delivered", false: "failed_attempt"}[out.State == readmodels.NoteDelivered])
 	if err := d.Outbox.Complete(context.WithoutCancel(ctx), c, a, out); err != nil {
 		d.Log.Error().Err(err).Str("receipt_id", c.ReceiptID).Msg("record webhook delivery")
 	}

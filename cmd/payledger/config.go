@@ -41,6 +41,7 @@ type config struct {
 	DBMaxConns               int
 	PprofAddr                string
 	PublicBaseURL            string
+	MetricsToken             string
 }
 
 func (c config) production() bool { return c.AppEnv == "production" }
@@ -95,6 +96,7 @@ func loadConfig(getenv func(string) string, random io.Reader) (config, []string,
 	c.RateLimitPublicPerMinute = int(integer("RATE_LIMIT_PUBLIC_PER_MINUTE", 60, 1))
 	c.DBMaxConns = int(integer("DB_MAX_CONNS", 32, 2))
 	c.PprofAddr = str("PPROF_ADDR", "")
+	c.MetricsToken = str("METRICS_TOKEN", "")
 	c.PublicBaseURL = strings.TrimRight(str("PUBLIC_BASE_URL", "http://localhost:8080"), "/")
 	if u, err := url.Parse(c.PublicBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		bad("PUBLIC_BASE_URL must be an http(s) URL")

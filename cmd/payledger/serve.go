@@ -129,7 +129,8 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	}
 	outbox := readmodels.NewOutbox(pool)
 	usage := readmodels.NewUsage(pool, time.Now)
-	dispatcher := (&transport.Dispatcher{Outbox: outbox, Keys: webhookKeys, Events: store, Log: log, Production: cfg.production()}).Init()
+	metrics := transport.NewMetrics(readmodels.NewOps(pool))
+	dispatcher := (&transport.Dispatcher{Outbox: outbox, Keys: webhookKeys, Events: store, Log: log, Production: cfg.production(), Metrics: metrics}).Init()
 	receiptsRunner, err := projections.NewRunner(pool, store, projections.Receipts{Notify: dispatcher.Wake}, log)
 	if err != nil {
 		return err
@@ -152,13 +153,13 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		WebhookKeys: webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
 		Processor: processor, ProcessorEvents: readmodels.NewProcessorEvents(pool),
 		Outbox: outbox, Webhooks: dispatcher,
-		Prices: readmodels.NewPrices(pool), Usage: usage, Figures: readmodels.NewReceipts(pool),
+		Prices: readmodels.NewPrices(pool), Usage: usage, Figures: readmodels.NewReceipts(pool), Metrics: metrics,
 		Config: transport.Config{
 			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 			CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),
 			KeyLimitPerMinute: cfg.RateLimitPerMinute, PublicLimitPerMinute: cfg.RateLimitPublicPerMinute,
 			PlatformRecipient: strings.ToLower(cfg.PlatformRecipient), SiteConfigRequiresKey: cfg.SiteConfigRequiresKey,
-			ProcessorWebhookSecret: cfg.ProcessorWebhookSecret, PublicBaseURL: cfg.PublicBaseURL,
+			ProcessorWebhookSecret: cfg.ProcessorWebhookSecret, PublicBaseURL: cfg.PublicBaseURL, MetricsToken: cfg.MetricsToken,
 		},
 	})
 	if err != nil {
