@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -152,7 +153,8 @@ func New(d Deps) (*Server, error) {
 	if oa, ok := d.Receipts.(OpenAttempts); ok {
 		s.openAttempts = oa
 	}
-	e.Use(correlation(d.Log), s.accessLog, recoverPanics)
+	e.Pre(preflight)
+	e.Use(correlation(d.Log), noStore, s.accessLog, recoverPanics)
 	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
 	s.routes(d.DB)
 	return s, nil
@@ -213,6 +215,39 @@ func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodGet, "/api/reserve/balances", Policy{Access: Developer}, s.reserveBalances)
 	s.handle(http.MethodGet, "/api/reserve/recommend", Policy{Access: Developer}, s.reserveRecommend)
 	s.handle(http.MethodGet, "/api/split/transactions", Policy{Access: Developer, Scope: "split:read"}, s.splitTransactions)
+}
+
+// preflight answers CORS preflights (OPTIONS) for every path before routing (spec, point 6:
+// origin any; methods GET, POST, OPTIONS, PUT, DELETE; any headers).
+func preflight(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Request().Method != http.MethodOptions {
+			return next(c)
+		}
+		h := c.Response().Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS, PUT, DELETE")
+		allow := c.Request().Header.Get("Access-Control-Request-Headers")
+		if allow == "" {
+			allow = "*"
+		}
+		h.Set("Access-Control-Allow-Headers", allow)
+		h.Set("Access-Control-Max-Age", "600")
+		if strings.HasPrefix(c.Request().URL.Path, "/api/") {
+			h.Set("Cache-Control", "no-store")
+		}
+		return c.NoContent(http.StatusNoContent)
+	}
+}
+
+// noStore marks every /api/* response uncacheable: statuses and receipts change.
+func noStore(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if strings.HasPrefix(c.Request().URL.Path, "/api/") {
+			c.Response().Header().Set("Cache-Control", "no-store")
+		}
+		return next(c)
+	}
 }
 
 // correlation takes the request's correlation id (or makes one), echoes it on the response and

@@ -150,3 +150,24 @@ func TestCorrelationIDOnEveryResponseAndLogLine(t *testing.T) {
 		t.Errorf("panic not logged with its correlation id: %s", logs.String())
 	}
 }
+
+func TestEdgeHeaders(t *testing.T) {
+	srv := newTestServer(t, pinger{}, io.Discard)
+	for _, path := range []string{"/api/status/ping", "/api/nope", "/api/site/config"} {
+		rec := do(srv, http.MethodGet, path, "", nil)
+		if rec.Header().Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: Cache-Control %q", path, rec.Header().Get("Cache-Control"))
+		}
+	}
+	req := httptest.NewRequest(http.MethodOptions, "/api/orders", nil)
+	req.Header.Set("Origin", "https://shop.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "content-type, ocp-apim-subscription-key")
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	h := rec.Header()
+	if rec.Code != 204 || h.Get("Access-Control-Allow-Origin") != "*" || h.Get("Access-Control-Allow-Methods") != "GET, POST, OPTIONS, PUT, DELETE" ||
+		h.Get("Access-Control-Allow-Headers") != "content-type, ocp-apim-subscription-key" || h.Get("Cache-Control") != "no-store" {
+		t.Fatalf("preflight: %d %v", rec.Code, h)
+	}
+}
