@@ -52,6 +52,11 @@ func (Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Record
 	if err != nil {
 		return err
 	}
+	mark, err := ReplayMark(ctx, tx, Receipts{}.Name())
+	if err != nil {
+		return err
+	}
+	replayed := map[string]bool{} // receipts whose last change in this batch is history being replayed
 	firstPos := map[string]eventstore.Position{}
 	dirty := map[string]bool{}
 	before := make(map[string]receipt.Status, len(states))
@@ -71,6 +76,7 @@ func (Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Record
 			firstPos[id] = e.Position
 		}
 		states[id], versions[id], dirty[id] = receipt.Evolve(states[id], ev), e.Version, true
+		replayed[id] = !mark.Less(e.Position)
 	}
 	batch := &pgx.Batch{}
 	for _, id := range ids {
@@ -85,7 +91,7 @@ func (Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Record
 		if !existed { // generated in this batch: generation itself is not a status change
 			old = receipt.StatusGenerated
 		}
-		if old != st.Status && st.Receipt.WebhookURL != "" {
+		if old != st.Status && st.Receipt.WebhookURL != "" && !replayed[id] {
 			readmodels.QueueNotification(batch, id, st.Receipt.Merchant, st.Receipt.WebhookURL, st.IdempotencyKey())
 		}
 	}

@@ -260,8 +260,15 @@ func Rebuild(ctx context.Context, pool *pgxpool.Pool, proj Projector) error {
 	if err := proj.Reset(ctx, tx); err != nil {
 		return fmt.Errorf("rebuild %s: reset: %w", proj.Name(), err)
 	}
+	// The replay mark is the furthest position the projector had applied: events up to it were
+	// already acted on, and a replay must only rebuild state (see ReplayMark).
 	if _, err := tx.Exec(ctx, `INSERT INTO projection_checkpoints (name) VALUES ($1)
-		ON CONFLICT (name) DO UPDATE SET commit_pos = 0, prepare_pos = 0, updated_at = now()`, proj.Name()); err != nil {
+		ON CONFLICT (name) DO UPDATE SET
+			replay_commit = CASE WHEN (projection_checkpoints.commit_pos, projection_checkpoints.prepare_pos) > (projection_checkpoints.replay_commit, projection_checkpoints.replay_prepare)
+				THEN projection_checkpoints.commit_pos ELSE projection_checkpoints.replay_commit END,
+			replay_prepare = CASE WHEN (projection_checkpoints.commit_pos, projection_checkpoints.prepare_pos) > (projection_checkpoints.replay_commit, projection_checkpoints.replay_prepare)
+				THEN projection_checkpoints.prepare_pos ELSE projection_checkpoints.replay_prepare END,
+			commit_pos = 0, prepare_pos = 0, updated_at = now()`, proj.Name()); err != nil {
 		return fmt.Errorf("rebuild %s: reset checkpoint: %w", proj.Name(), err)
 	}
 	return tx.Commit(ctx)
@@ -282,4 +289,19 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// ReplayMark returns the position up to which a projector's events were already applied before
+// its last rebuild (the zero position if it was never rebuilt). Side effects (webhooks) must not
+// be repeated for events at or below it.
+func ReplayMark(ctx context.Context, tx pgx.Tx, name string) (eventstore.Position, error) {
+	var c, p int64
+	err := tx.QueryRow(ctx, `SELECT replay_commit, replay_prepare FROM projection_checkpoints WHERE name = $1`, name).Scan(&c, &p)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return eventstore.Position{}, nil
+	}
+	if err != nil {
+		return eventstore.Position{}, fmt.Errorf("replay mark: %w", err)
+	}
+	return eventstore.Position{Commit: uint64(c), Prepare: uint64(p)}, nil
 }

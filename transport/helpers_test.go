@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/docs"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/projections"
@@ -116,7 +117,7 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*Dispatcher)) *e
 	t.Cleanup(func() { cancel(); <-done; <-done })
 	d := Deps{
 		Log: zerolog.New(e.logs), DB: pinger{}, Keys: e.keys, Nonces: readmodels.NewNonces(pool),
-		Signer: chain.Login{ChainID: 8453}, Limiter: ratelimit.NewMemory(e.clk.Now), Now: e.clk.Now,
+		OpenAPIJSON: openapiJSON(t), Signer: chain.Login{ChainID: 8453}, Limiter: ratelimit.NewMemory(e.clk.Now), Now: e.clk.Now,
 		Events: store, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
 		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: runner,
 		WebhookKeys: webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
@@ -180,6 +181,7 @@ func (e *env) do(r req) *httptest.ResponseRecorder {
 	}
 	rec := httptest.NewRecorder()
 	e.srv.ServeHTTP(rec, hr)
+	record(hr, rec)
 	return rec
 }
 
@@ -239,4 +241,13 @@ func (e *env) login(key *ecdsa.PrivateKey) ([]*http.Cookie, string) {
 		}
 	}
 	return cookies, csrf
+}
+
+func openapiJSON(t testing.TB) []byte {
+	t.Helper()
+	b, err := docs.OpenAPIJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

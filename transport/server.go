@@ -83,6 +83,8 @@ type Deps struct {
 	Figures Figures
 
 	Metrics *Metrics // optional: a fresh registry without scrape-time gauges
+
+	OpenAPIJSON []byte // served at /api/openapi.json
 }
 
 // Server is the HTTP API: the echo instance and the access policy of every route.
@@ -115,7 +117,8 @@ type Server struct {
 	figures         Figures
 	metrics         *Metrics
 
-	splits sync.Map // wallet -> configured split.State (immutable once configured)
+	splits  sync.Map // wallet -> configured split.State (immutable once configured)
+	openapi []byte
 }
 
 // ServeHTTP lets the server be used as an http.Handler.
@@ -156,6 +159,7 @@ func New(d Deps) (*Server, error) {
 	e.Pre(preflight)
 	e.Use(correlation(d.Log), noStore, s.accessLog, recoverPanics)
 	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
+	s.openapi = d.OpenAPIJSON
 	s.routes(d.DB)
 	return s, nil
 }
@@ -163,6 +167,9 @@ func New(d Deps) (*Server, error) {
 func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodGet, "/healthz", Policy{Access: Open}, s.health(db))
 	s.handle(http.MethodGet, "/metrics", Policy{Access: Open}, s.metricsHandler())
+	s.handle(http.MethodGet, "/api/openapi.json", Policy{Access: Open}, func(c echo.Context) error {
+		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, s.openapi)
+	})
 	s.handle(http.MethodGet, "/api/status/ping", Policy{Access: Developer}, s.ping)
 
 	s.handle(http.MethodPost, "/api/auth/nonce", Policy{Access: Public}, s.issueNonce)

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/docs"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/esdb"
 	"github.com/payledger/payledger/eventstore/postgres"
@@ -144,8 +145,13 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		return err
 	}
 	defer closeLimiter()
+	openapi, err := docs.OpenAPIJSON()
+	if err != nil {
+		return err
+	}
 	api, err := transport.New(transport.Deps{
-		Log: base, DB: pool, Now: time.Now,
+		OpenAPIJSON: openapi,
+		Log:         base, DB: pool, Now: time.Now,
 		Keys: readmodels.NewKeys(pool), Nonces: readmodels.NewNonces(pool),
 		Signer: chain.Login{ChainID: cfg.ChainID}, Limiter: limiter,
 		Events: store, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
