@@ -20,6 +20,19 @@ const ReceiptStreamPrefix = "receipt-"
 type Receipts struct {
 	// Notify, when set, is called after each committed batch that may have queued notifications.
 	Notify func()
+	// Shadow, when set, names the table of a blue/green rebuild: the projector writes there, under
+	// its own checkpoint name, and queues no notifications (it replays history).
+	Shadow string
+}
+
+// LiveTable is the receipts read model that reads use.
+const LiveTable = "receipts"
+
+func (r Receipts) table() string {
+	if r.Shadow != "" {
+		return r.Shadow
+	}
+	return LiveTable
 }
 
 // Committed implements the runner's post-commit hook.
@@ -32,11 +45,16 @@ func (r Receipts) Committed() {
 var _ Projector = Receipts{}
 
 // Name implements Projector.
-func (Receipts) Name() string { return "receipts" }
+func (r Receipts) Name() string {
+	if r.Shadow != "" {
+		return "receipts@" + r.Shadow
+	}
+	return "receipts"
+}
 
 // Apply implements Projector: it folds the batch's events into each receipt's stored state with
 // receipt.Evolve (the aggregate's own function) and writes the states back in one round trip.
-func (Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
+func (r Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
 	var ids []string
 	seen := map[string]bool{}
 	for _, e := range events {
@@ -48,7 +66,7 @@ func (Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Record
 	if len(ids) == 0 {
 		return nil
 	}
-	states, versions, err := readmodels.LoadStates(ctx, tx, ids)
+	states, versions, err := readmodels.LoadStates(ctx, tx, r.table(), ids)
 	if err != nil {
 		return err
 	}
@@ -84,14 +102,14 @@ func (Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Record
 			continue
 		}
 		st := states[id]
-		if err := readmodels.QueueState(batch, st, versions[id], firstPos[id]); err != nil {
+		if err := readmodels.QueueState(batch, r.table(), st, versions[id], firstPos[id]); err != nil {
 			return err
 		}
 		old, existed := before[id]
 		if !existed { // generated in this batch: generation itself is not a status change
 			old = receipt.StatusGenerated
 		}
-		if old != st.Status && st.Receipt.WebhookURL != "" && !replayed[id] {
+		if old != st.Status && st.Receipt.WebhookURL != "" && !replayed[id] && r.Shadow == "" {
 			readmodels.QueueNotification(batch, id, st.Receipt.Merchant, st.Receipt.WebhookURL, st.IdempotencyKey())
 		}
 	}
@@ -105,4 +123,6 @@ func (Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Record
 }
 
 // Reset implements Projector.
-func (Receipts) Reset(ctx context.Context, tx pgx.Tx) error { return readmodels.ResetReceipts(ctx, tx) }
+func (r Receipts) Reset(ctx context.Context, tx pgx.Tx) error {
+	return readmodels.ResetReceipts(ctx, tx, r.table())
+}

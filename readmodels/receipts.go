@@ -119,9 +119,9 @@ func decodePositionCursor(c string) (positionCursor, error) {
 
 // LoadStates returns the stored states and versions of the given receipts (absent ones are
 // missing from the maps); the projector folds new events into them.
-func LoadStates(ctx context.Context, tx pgx.Tx, ids []string) (map[string]receipt.State, map[string]uint64, error) {
+func LoadStates(ctx context.Context, tx pgx.Tx, table string, ids []string) (map[string]receipt.State, map[string]uint64, error) {
 	states, versions := map[string]receipt.State{}, map[string]uint64{}
-	rows, err := tx.Query(ctx, `SELECT receipt_id, state, version FROM receipts WHERE receipt_id = ANY($1) FOR UPDATE`, ids)
+	rows, err := tx.Query(ctx, `SELECT receipt_id, state, version FROM `+pgx.Identifier{table}.Sanitize()+` WHERE receipt_id = ANY($1) FOR UPDATE`, ids)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load receipt states: %w", err)
 	}
@@ -144,7 +144,7 @@ func LoadStates(ctx context.Context, tx pgx.Tx, ids []string) (map[string]receip
 
 // QueueState queues the upsert of a receipt's state into batch. pos is the position of the
 // receipt's first event (kept from the insert: list order never changes).
-func QueueState(batch *pgx.Batch, st receipt.State, version uint64, pos eventstore.Position) error {
+func QueueState(batch *pgx.Batch, table string, st receipt.State, version uint64, pos eventstore.Position) error {
 	raw, err := json.Marshal(st)
 	if err != nil {
 		return err
@@ -168,7 +168,7 @@ func QueueState(batch *pgx.Batch, st receipt.State, version uint64, pos eventsto
 	if err != nil {
 		return err
 	}
-	batch.Queue(`INSERT INTO receipts (receipt_id, merchant_wallet, status, previous_status, currency, total_cents, webhook_url, receipt, state,
+	batch.Queue(`INSERT INTO `+pgx.Identifier{table}.Sanitize()+` (receipt_id, merchant_wallet, status, previous_status, currency, total_cents, webhook_url, receipt, state,
 			created_at, updated_at, version, pos_commit, pos_prepare, attempt_kind, attempt_started_at)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)
 		ON CONFLICT (receipt_id) DO UPDATE SET status = EXCLUDED.status, previous_status = EXCLUDED.previous_status,
@@ -179,8 +179,8 @@ func QueueState(batch *pgx.Batch, st receipt.State, version uint64, pos eventsto
 	return nil
 }
 
-// ResetReceipts empties the receipts read model (rebuilds).
-func ResetReceipts(ctx context.Context, tx pgx.Tx) error {
-	_, err := tx.Exec(ctx, `DELETE FROM receipts`)
+// ResetReceipts empties a receipts read-model table (rebuilds).
+func ResetReceipts(ctx context.Context, tx pgx.Tx, table string) error {
+	_, err := tx.Exec(ctx, `DELETE FROM `+pgx.Identifier{table}.Sanitize())
 	return err
 }

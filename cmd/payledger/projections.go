@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
@@ -19,9 +20,8 @@ func projectorsByName() map[string]projections.Projector {
 	return map[string]projections.Projector{"receipts": projections.Receipts{}}
 }
 
-// projectionsCommand: `projections rebuild [name|--all]` empties the read models and replays the
-// log into them. When a serve process leads the projector, it replays and this command follows
-// its progress; otherwise this command replays itself.
+// projectionsCommand: `projections rebuild [name|--all]` replays the log into fresh read-model
+// tables and swaps them in atomically once caught up (blue/green); reads keep answering meanwhile.
 func projectionsCommand(ctx context.Context, cfg config, log zerolog.Logger, args []string, stdout io.Writer) error {
 	if len(args) < 1 || args[0] != "rebuild" || len(args) > 2 {
 		return errors.New("usage: payledger projections rebuild [name|--all]")
@@ -61,16 +61,25 @@ func projectionsCommand(ctx context.Context, cfg config, log zerolog.Logger, arg
 
 func rebuildOne(ctx context.Context, pool *pgxpool.Pool, store eventstore.Store, proj projections.Projector, log zerolog.Logger) error {
 	var total uint64
-	var head eventstore.Position
-	var c, p int64
-	if err := pool.QueryRow(ctx, `SELECT count(*), coalesce(max(tx_id), 0), coalesce((SELECT max(seq) FROM events WHERE tx_id = (SELECT max(tx_id) FROM events)), 0) FROM events`).
-		Scan(&total, &c, &p); err != nil {
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM events`).Scan(&total); err != nil {
 		return fmt.Errorf("size the log: %w", err)
 	}
-	head = eventstore.Position{Commit: uint64(c), Prepare: uint64(p)}
-	if err := projections.Rebuild(ctx, pool, proj); err != nil {
+	report := progressReporter(log, "rebuild "+proj.Name())
+	start := time.Now()
+	// Blue/green: reads keep answering from the live table until the swap.
+	if err := projections.RebuildReceiptsBlueGreen(ctx, pool, store, func(done uint64) { report(done, total, time.Since(start)) }); err != nil {
 		return err
 	}
+	// The swap happened at the live checkpoint; bring the live projector to the head of the log
+	// (a serve process that leads it does that itself, and this runner only follows).
+	var c, p int64
+	if err := pool.QueryRow(ctx, `SELECT tx_id, seq FROM events ORDER BY tx_id DESC, seq DESC LIMIT 1`).Scan(&c, &p); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		return fmt.Errorf("find the head of the log: %w", err)
+	}
+	head := eventstore.Position{Commit: uint64(c), Prepare: uint64(p)}
 	runner, err := projections.NewRunner(pool, store, proj, log)
 	if err != nil {
 		return err
@@ -78,22 +87,9 @@ func rebuildOne(ctx context.Context, pool *pgxpool.Pool, store eventstore.Store,
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan struct{})
-	go func() { defer close(done); _ = runner.Run(runCtx) }() // stands by if a serve process leads
-	report := progressReporter(log, "rebuild "+proj.Name())
-	start := time.Now()
-	for runner.Position().Less(head) {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(250 * time.Millisecond):
-		}
-		var n uint64
-		pos := runner.Position()
-		_ = pool.QueryRow(ctx, `SELECT count(*) FROM events WHERE (tx_id, seq) <= ($1, $2)`, int64(pos.Commit), int64(pos.Prepare)).Scan(&n)
-		report(n, total, time.Since(start))
-	}
-	report(total, total, time.Since(start))
-	cancel()
-	<-done
-	return nil
+	go func() { defer close(done); _ = runner.Run(runCtx) }()
+	defer func() { cancel(); <-done }()
+	waitCtx, stopWaiting := context.WithTimeout(ctx, 10*time.Minute)
+	defer stopWaiting()
+	return runner.WaitFor(waitCtx, head)
 }

@@ -1,0 +1,124 @@
+package projections
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/eventstore"
+)
+
+// LogReader reads the global log.
+type LogReader interface {
+	ReadAll(ctx context.Context, from eventstore.Position, limit int) ([]eventstore.RecordedEvent, error)
+}
+
+const shadowTable = "receipts_next"
+
+// RebuildReceiptsBlueGreen rebuilds the receipts read model into a fresh table while reads (and
+// the live projector) keep using the live one, then swaps the tables in one transaction at the
+// live projector's checkpoint. The shadow never passes the live checkpoint, so the live
+// projector resumes exactly where the swap left it and no status change misses its webhook.
+// progress, when set, is told how many events were replayed.
+func RebuildReceiptsBlueGreen(ctx context.Context, pool *pgxpool.Pool, log LogReader, progress func(done uint64)) error {
+	shadow := Receipts{Shadow: shadowTable}
+	if _, err := pool.Exec(ctx, `DROP TABLE IF EXISTS `+shadowTable+`; CREATE TABLE `+shadowTable+` (LIKE receipts INCLUDING ALL)`); err != nil {
+		return fmt.Errorf("create shadow table: %w", err)
+	}
+	var pos eventstore.Position
+	var done uint64
+	// Replay up to the live checkpoint as it moves, outside any long transaction.
+	for {
+		live, err := liveCheckpoint(ctx, pool)
+		if err != nil {
+			return err
+		}
+		n, next, err := replayUpTo(ctx, log, pool, nil, shadow, pos, live)
+		if err != nil {
+			return err
+		}
+		done, pos = done+n, next
+		if progress != nil {
+			progress(done)
+		}
+		if n == 0 || !pos.Less(live) {
+			break
+		}
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	// The live projector's next batch blocks on this lock; reads wait only for the swap itself.
+	if _, err := tx.Exec(ctx, `LOCK TABLE receipts IN ACCESS EXCLUSIVE MODE`); err != nil {
+		return fmt.Errorf("lock live table: %w", err)
+	}
+	var c, p int64
+	if err := tx.QueryRow(ctx, `SELECT commit_pos, prepare_pos FROM projection_checkpoints WHERE name = 'receipts'`).Scan(&c, &p); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("read live checkpoint: %w", err)
+	}
+	live := eventstore.Position{Commit: uint64(c), Prepare: uint64(p)}
+	if n, _, err := replayUpTo(ctx, log, pool, tx, shadow, pos, live); err != nil {
+		return err
+	} else {
+		done += n
+	}
+	for _, stmt := range []string{`ALTER TABLE receipts RENAME TO receipts_old`, `ALTER TABLE ` + shadowTable + ` RENAME TO receipts`, `DROP TABLE receipts_old`} {
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("swap tables: %w", err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return err
+	}
+	if progress != nil {
+		progress(done)
+	}
+	return nil
+}
+
+func liveCheckpoint(ctx context.Context, pool *pgxpool.Pool) (eventstore.Position, error) {
+	var c, p int64
+	err := pool.QueryRow(ctx, `SELECT commit_pos, prepare_pos FROM projection_checkpoints WHERE name = 'receipts'`).Scan(&c, &p)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return eventstore.Position{}, nil
+	}
+	return eventstore.Position{Commit: uint64(c), Prepare: uint64(p)}, err
+}
+
+// replayUpTo applies the events in (from, to] to the shadow projector, in tx when given (else one
+// transaction per batch), and returns how many it applied and the position reached.
+func replayUpTo(ctx context.Context, log LogReader, pool *pgxpool.Pool, tx pgx.Tx, proj Receipts, from, to eventstore.Position) (uint64, eventstore.Position, error) {
+	var n uint64
+	for from.Less(to) {
+		batch, err := log.ReadAll(ctx, from, 1000)
+		if err != nil {
+			return n, from, err
+		}
+		keep := batch[:0]
+		for _, e := range batch {
+			if !to.Less(e.Position) {
+				keep = append(keep, e)
+			}
+		}
+		if len(keep) == 0 {
+			return n, from, nil
+		}
+		apply := func(t pgx.Tx) error { return proj.Apply(ctx, t, keep) }
+		if tx != nil {
+			err = apply(tx)
+		} else {
+			err = pgx.BeginFunc(ctx, pool, apply)
+		}
+		if err != nil {
+			return n, from, fmt.Errorf("replay: %w", err)
+		}
+		n += uint64(len(keep))
+		from = keep[len(keep)-1].Position
+	}
+	return n, from, nil
+}
