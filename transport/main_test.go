@@ -58,6 +58,7 @@ func validateRecorded() []string {
 	if err != nil {
 		return []string{err.Error()}
 	}
+	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
 	router, err := gorillamux.NewRouter(doc)
 	if err != nil {
 		return []string{err.Error()}

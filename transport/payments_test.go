@@ -412,3 +412,36 @@ func TestTerminal(t *testing.T) {
 		t.Fatalf("unknown receipt: %d", rec.Code)
 	}
 }
+
+func TestPaymentPageAndStaticAssets(t *testing.T) {
+	e := newEnv(t, nil)
+	m := e.merchant(true)
+	id := e.receiptFor(m, "12")
+	for _, p := range []string{"/portal/" + id, "/pay/" + id} {
+		rec := e.do(req{method: http.MethodGet, path: p})
+		if rec.Code != 200 || rec.Header().Get("Cache-Control") != "no-store" || !strings.Contains(rec.Body.String(), `data-receipt="`+id+`"`) {
+			t.Fatalf("%s: %d %v", p, rec.Code, rec.Header())
+		}
+	}
+	page := e.do(req{method: http.MethodGet, path: "/pay/" + id}).Body.String()
+	start := strings.Index(page, "/_next/static/")
+	js := page[start : start+strings.Index(page[start:], `"`)]
+	if !strings.HasSuffix(js, ".css") && !strings.HasSuffix(js, ".js") {
+		t.Fatalf("asset path %q", js)
+	}
+	rec := e.do(req{method: http.MethodGet, path: js})
+	h := rec.Header()
+	if rec.Code != 200 || h.Get("Cache-Control") != "public, max-age=31536000, immutable" || h.Get("Access-Control-Allow-Origin") != "*" ||
+		h.Get("Access-Control-Allow-Methods") != "GET, POST, OPTIONS, PUT, DELETE" || h.Get("Access-Control-Allow-Headers") != "*" {
+		t.Fatalf("asset %s: %d %v", js, rec.Code, h)
+	}
+	if rec := e.do(req{method: http.MethodGet, path: "/_next/static/0000000000000000/app.js"}); rec.Code != 404 {
+		t.Fatalf("stale hash: %d", rec.Code)
+	}
+	if rec := e.do(req{method: http.MethodGet, path: "/pay/nope"}); rec.Code != 404 {
+		t.Fatalf("unknown receipt page: %d", rec.Code)
+	}
+	if r := decode(t, e.do(req{method: http.MethodGet, path: "/api/portal/" + id}))["receipt"].(map[string]any); r["totalUsd"] != 12.0 {
+		t.Fatalf("portal receipt %v", r)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/transport/page"
 )
 
 // MaxBodyBytes is the largest request body accepted.
@@ -119,6 +120,7 @@ type Server struct {
 
 	splits  sync.Map // wallet -> configured split.State (immutable once configured)
 	openapi []byte
+	assets  *page.Assets
 }
 
 // ServeHTTP lets the server be used as an http.Handler.
@@ -160,6 +162,11 @@ func New(d Deps) (*Server, error) {
 	e.Use(correlation(d.Log), noStore, s.accessLog, recoverPanics)
 	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
 	s.openapi = d.OpenAPIJSON
+	assets, err := page.Load()
+	if err != nil {
+		return nil, fmt.Errorf("transport: payment page assets: %w", err)
+	}
+	s.assets = assets
 	s.routes(d.DB)
 	return s, nil
 }
@@ -167,6 +174,10 @@ func New(d Deps) (*Server, error) {
 func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodGet, "/healthz", Policy{Access: Open}, s.health(db))
 	s.handle(http.MethodGet, "/metrics", Policy{Access: Open}, s.metricsHandler())
+	s.handle(http.MethodGet, page.StaticPrefix+"*", Policy{Access: Open}, echo.WrapHandler(http.HandlerFunc(s.assets.ServeAsset)))
+	s.handle(http.MethodGet, "/portal/:id", Policy{Access: Public}, s.paymentPage)
+	s.handle(http.MethodGet, "/pay/:id", Policy{Access: Public}, s.paymentPage)
+	s.handle(http.MethodGet, "/api/portal/:id", Policy{Access: Public}, s.portalReceipt)
 	s.handle(http.MethodGet, "/api/openapi.json", Policy{Access: Open}, func(c echo.Context) error {
 		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, s.openapi)
 	})
