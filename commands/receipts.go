@@ -31,11 +31,7 @@ func LoadReceipt(ctx context.Context, store Store, id string) (Loaded[receipt.St
 // the append expects no stream at all and skips loading one. Errors: receipt.ErrExists,
 // receipt.ErrTotal, wrapped store errors.
 func GenerateReceipt(ctx context.Context, store Store, now time.Time, meta eventstore.Metadata, g receipt.Generated) (receipt.State, eventstore.AppendResult, error) {
-	evs, err := receipt.Generate(receipt.State{}, g, now)
-	if err != nil {
-		return receipt.State{}, eventstore.AppendResult{}, err
-	}
-	ev, err := NewEvent(uuid.New(), receipt.EventGenerated, evs[0], meta)
+	ev, state, err := GenerationEvent(g, now, meta)
 	if err != nil {
 		return receipt.State{}, eventstore.AppendResult{}, err
 	}
@@ -46,7 +42,21 @@ func GenerateReceipt(ctx context.Context, store Store, now time.Time, meta event
 	if err != nil {
 		return receipt.State{}, res, err
 	}
-	return receipt.Evolve(receipt.State{}, evs[0]), res, nil
+	return state, res, nil
+}
+
+// GenerationEvent decides a receipt's generation and encodes its event without appending it
+// (degraded mode journals it). Errors: receipt.ErrTotal.
+func GenerationEvent(g receipt.Generated, now time.Time, meta eventstore.Metadata) (eventstore.EventData, receipt.State, error) {
+	evs, err := receipt.Generate(receipt.State{}, g, now)
+	if err != nil {
+		return eventstore.EventData{}, receipt.State{}, err
+	}
+	ev, err := NewEvent(uuid.New(), receipt.EventGenerated, evs[0], meta)
+	if err != nil {
+		return eventstore.EventData{}, receipt.State{}, err
+	}
+	return ev, receipt.Evolve(receipt.State{}, evs[0]), nil
 }
 
 // ReadReceiptEvents returns every event of a receipt's stream, in order.

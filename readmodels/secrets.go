@@ -64,6 +64,24 @@ func (w *WebhookKeys) Save(ctx context.Context, receiptID, secret string) error 
 	return nil
 }
 
+// Seal encrypts a key for receiptID without storing it (the degraded-mode journal keeps it).
+func (w *WebhookKeys) Seal(receiptID, secret string) ([]byte, []byte, error) {
+	nonce := make([]byte, w.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, nil, err
+	}
+	return nonce, w.aead.Seal(nil, nonce, []byte(secret), []byte(receiptID)), nil
+}
+
+// SaveSealed stores an already sealed key unless one is stored (journal replay).
+func (w *WebhookKeys) SaveSealed(ctx context.Context, receiptID string, nonce, sealed []byte) error {
+	_, err := w.pool.Exec(ctx, `INSERT INTO receipt_webhook_keys (receipt_id, nonce, ciphertext) VALUES ($1,$2,$3) ON CONFLICT DO NOTHING`, receiptID, nonce, sealed)
+	if err != nil {
+		return fmt.Errorf("save webhook key: %w", err)
+	}
+	return nil
+}
+
 // Open decrypts a sealed key of receiptID (as read alongside a claimed notification).
 func (w *WebhookKeys) Open(receiptID string, nonce, sealed []byte) (string, error) {
 	pt, err := w.aead.Open(nil, nonce, sealed, []byte(receiptID))

@@ -50,6 +50,9 @@ func toAPIError(err error) (*Error, bool) {
 	if errors.As(err, &apiErr) {
 		return apiErr, false
 	}
+	if unavailable(err) {
+		return errUnavailable, false
+	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
 		msg := http.StatusText(he.Code)

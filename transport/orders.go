@@ -15,12 +15,15 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
+	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/domain/split"
 	"github.com/payledger/payledger/domain/tax"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/journal"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -185,9 +188,15 @@ type merchantPricing struct {
 func (s *Server) pricingFor(ctx context.Context, wallet string) (merchantPricing, error) {
 	mp := merchantPricing{platform: receipt.PlatformBaseRate}
 	shop, found, site, err := s.shops.PricingSettings(ctx, wallet)
+	if unavailable(err) {
+		if cached, ok := s.known.pricingOf(wallet); ok {
+			return cached, nil
+		}
+	}
 	if err != nil {
 		return mp, err
 	}
+	defer func() { s.known.rememberPricing(wallet, mp) }()
 	if site.ProcessingFeePct != nil {
 		if r, err := money.ParseRate(site.ProcessingFeePct.String()); err == nil {
 			mp.platform = money.Percent(r)
@@ -328,8 +337,24 @@ func (s *Server) resolveItems(ctx context.Context, wallet string, items []orderI
 		}
 	}
 	found, err := s.inventory.Find(ctx, wallet, ids, skus)
-	if err != nil {
+	switch {
+	case unavailable(err):
+		found = nil
+		for _, it := range items {
+			ref := "sku:" + it.SKU
+			if it.ID != "" {
+				ref = "id:" + strings.ToLower(it.ID)
+			}
+			cached, ok := s.known.item(wallet, ref)
+			if !ok {
+				return nil, err // not seen before: cannot price it without the datastore
+			}
+			found = append(found, cached)
+		}
+	case err != nil:
 		return nil, err
+	default:
+		s.known.rememberItems(wallet, found)
 	}
 	byID, bySKU := map[string]readmodels.Item{}, map[string]readmodels.Item{}
 	for _, it := range found {
@@ -388,12 +413,18 @@ func (s *Server) storeReceipt(c echo.Context, rawBody []byte, g receipt.Generate
 		replay = id != g.ReceiptID
 		g.ReceiptID = id
 	}
-	if secret := s.signingKey(c, p); secret != "" {
-		if err := s.webhookKeys.Save(ctx, g.ReceiptID, secret); err != nil {
+	secret := s.signingKey(c, p)
+	if secret != "" {
+		if err := s.webhookKeys.Save(ctx, g.ReceiptID, secret); unavailable(err) && g.RequestHash == "" {
+			return s.journalReceipt(c, g, secret)
+		} else if err != nil {
 			return err
 		}
 	}
 	state, res, err := commands.GenerateReceipt(ctx, s.events, s.now(), s.metadata(c, p.Wallet), g)
+	if unavailable(err) && g.RequestHash == "" {
+		return s.journalReceipt(c, g, secret)
+	}
 	if errors.Is(err, receipt.ErrExists) {
 		if !replay && g.RequestHash == "" {
 			return NewError(http.StatusConflict, "conflict", "A receipt with this id already exists")
@@ -426,4 +457,33 @@ func (s *Server) signingKey(c echo.Context, p Principal) string {
 		return p.Secret
 	}
 	return presentedKey(c.Request())
+}
+
+// journalReceipt accepts a receipt while the datastore is down: its generation event (and sealed
+// webhook key) is written durably to the local journal, replayed into the event store with the
+// same ids when the datastore is back, and the spec's degraded body is answered. Without a
+// journal, or if the journal cannot be written, the answer is 503.
+func (s *Server) journalReceipt(c echo.Context, g receipt.Generated, secret string) error {
+	if s.journal == nil {
+		return errUnavailable
+	}
+	p, _ := PrincipalFrom(c)
+	ev, state, err := commands.GenerationEvent(g, s.now(), s.metadata(c, p.Wallet))
+	if err != nil {
+		return err
+	}
+	entry := journal.Entry{Stream: commands.ReceiptStream(g.ReceiptID), Events: []eventstore.EventData{ev}, At: s.now().UnixMilli()}
+	if secret != "" {
+		nonce, sealed, err := s.webhookKeys.Seal(g.ReceiptID, secret)
+		if err != nil {
+			return err
+		}
+		entry.Side = map[string]json.RawMessage{"webhookKey": marshalSide(sealedKey{ReceiptID: g.ReceiptID, Nonce: nonce, Sealed: sealed})}
+	}
+	if err := s.journal.Append(entry); err != nil {
+		zerolog.Ctx(c.Request().Context()).Error().Err(err).Msg("degraded mode: journal write failed")
+		return errUnavailable
+	}
+	zerolog.Ctx(c.Request().Context()).Warn().Str("receipt_id", g.ReceiptID).Msg("degraded mode: receipt journaled")
+	return c.JSON(http.StatusOK, map[string]any{"ok": true, "degraded": true, "reason": "datastore_unavailable", "receipt": viewReceipt(state)})
 }

@@ -34,6 +34,7 @@ type ReceiptReader interface {
 // WebhookKeyStore keeps each receipt's webhook signing key, encrypted.
 type WebhookKeyStore interface {
 	Save(ctx context.Context, receiptID, secret string) error
+	Seal(receiptID, secret string) (nonce, sealed []byte, err error)
 }
 
 // IdempotencyStore binds Idempotency-Keys to receipts.

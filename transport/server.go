@@ -86,6 +86,8 @@ type Deps struct {
 	Metrics *Metrics // optional: a fresh registry without scrape-time gauges
 
 	OpenAPIJSON []byte // served at /api/openapi.json
+
+	Journal Journal // degraded mode: orders accepted while the datastore is down (nil: 503 instead)
 }
 
 // Server is the HTTP API: the echo instance and the access policy of every route.
@@ -121,6 +123,8 @@ type Server struct {
 	splits  sync.Map // wallet -> configured split.State (immutable once configured)
 	openapi []byte
 	assets  *page.Assets
+	journal Journal
+	known   *lastKnown
 }
 
 // ServeHTTP lets the server be used as an http.Handler.
@@ -162,6 +166,7 @@ func New(d Deps) (*Server, error) {
 	e.Use(correlation(d.Log), noStore, s.accessLog, recoverPanics)
 	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
 	s.openapi = d.OpenAPIJSON
+	s.journal, s.known = d.Journal, newLastKnown()
 	assets, err := page.Load()
 	if err != nil {
 		return nil, fmt.Errorf("transport: payment page assets: %w", err)

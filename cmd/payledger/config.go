@@ -42,6 +42,7 @@ type config struct {
 	PprofAddr                string
 	PublicBaseURL            string
 	MetricsToken             string
+	JournalPath              string
 }
 
 func (c config) production() bool { return c.AppEnv == "production" }
@@ -97,6 +98,7 @@ func loadConfig(getenv func(string) string, random io.Reader) (config, []string,
 	c.DBMaxConns = int(integer("DB_MAX_CONNS", 32, 2))
 	c.PprofAddr = str("PPROF_ADDR", "")
 	c.MetricsToken = str("METRICS_TOKEN", "")
+	c.JournalPath = str("JOURNAL_PATH", ".data/journal.jsonl")
 	c.PublicBaseURL = strings.TrimRight(str("PUBLIC_BASE_URL", "http://localhost:8080"), "/")
 	if u, err := url.Parse(c.PublicBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		bad("PUBLIC_BASE_URL must be an http(s) URL")

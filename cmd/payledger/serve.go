@@ -17,6 +17,7 @@ import (
 	"github.com/payledger/payledger/docs"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/esdb"
+	"github.com/payledger/payledger/eventstore/journal"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations"
 	"github.com/payledger/payledger/projections"
@@ -65,6 +66,8 @@ func openPool(ctx context.Context, cfg config) (*pgxpool.Pool, error) {
 		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
 	}
 	pc.MaxConns = int32(cfg.DBMaxConns)
+	// A datastore that stops answering must turn into quick 503s, not hanging requests.
+	pc.ConnConfig.ConnectTimeout = 3 * time.Second
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("open database pool: %w", err)
@@ -136,6 +139,14 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	if err != nil {
 		return err
 	}
+	jrnl, err := journal.Open(cfg.JournalPath)
+	if err != nil {
+		return err
+	}
+	replayer := transport.JournalReplayer{Journal: jrnl, Store: store, Keys: webhookKeys, Log: log, Every: 2 * time.Second}
+	if _, err := replayer.DrainOnce(ctx); err != nil { // orders accepted before a crash go in first
+		log.Warn().Err(err).Msg("journal replay at start; will retry in the background")
+	}
 	var processor transport.Processor
 	if cfg.ProcessorAPIURL != "" {
 		processor = onramp.New(cfg.ProcessorAPIURL, cfg.ProcessorAPIKey)
@@ -150,8 +161,8 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		return err
 	}
 	api, err := transport.New(transport.Deps{
-		OpenAPIJSON: openapi,
-		Log:         base, DB: pool, Now: time.Now,
+		OpenAPIJSON: openapi, Journal: jrnl,
+		Log: base, DB: pool, Now: time.Now,
 		Keys: readmodels.NewKeys(pool), Nonces: readmodels.NewNonces(pool),
 		Signer: chain.Login{ChainID: cfg.ChainID}, Limiter: limiter,
 		Events: store, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
@@ -178,7 +189,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	var workers sync.WaitGroup
 	defer func() { stopWork(); workers.Wait() }()
 	reconciler := transport.Reconciler{Server: api, Interval: 30 * time.Second, MinAge: 2 * time.Minute, Log: log}
-	for _, w := range []worker{receiptsRunner, reconciler, dispatcher, usage} {
+	for _, w := range []worker{receiptsRunner, reconciler, dispatcher, usage, replayer} {
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
 				log.Error().Err(err).Msg("background worker stopped")
