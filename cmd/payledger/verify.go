@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/eventstore"
@@ -72,15 +74,30 @@ func verifyCommand(ctx context.Context, cfg config, log zerolog.Logger, args []s
 	return nil
 }
 
-// progressReporter logs events done / total, events/s and the time left, at most every second.
+// progressReporter shows events done / total, events/s and the time left, at most every second:
+// as a line that rewrites itself when stderr is a terminal, as log lines otherwise.
 func progressReporter(log zerolog.Logger, what string) eventstore.Progress {
 	var last time.Time
+	tty := isatty.IsTerminal(os.Stderr.Fd())
 	return func(done, total uint64, elapsed time.Duration) {
 		if time.Since(last) < time.Second && done != total {
 			return
 		}
 		last = time.Now()
 		rate := float64(done) / max(elapsed.Seconds(), 1e-3)
+		if tty {
+			eta := "?"
+			if total > done && rate > 0 {
+				eta = time.Duration(float64(total-done) / rate * float64(time.Second)).Round(time.Second).String()
+			} else if total <= done {
+				eta = "0s"
+			}
+			fmt.Fprintf(os.Stderr, "\r%s: %d / %d events, %.0f events/s, ETA %s   ", what, done, total, rate, eta)
+			if done >= total && total > 0 {
+				fmt.Fprintln(os.Stderr)
+			}
+			return
+		}
 		ev := log.Info().Str("task", what).Uint64("done", done).Uint64("total", total).Float64("events_per_s", rate)
 		if total > done && rate > 0 {
 			ev = ev.Dur("eta", time.Duration(float64(total-done)/rate*float64(time.Second)))
