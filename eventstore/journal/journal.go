@@ -113,4 +113,3 @@ func (j *Journal) Drain(ctx context.Context, apply func(context.Context, Entry) 
 	}
 	return len(entries), nil
 }
-
