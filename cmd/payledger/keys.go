@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/readmodels"
@@ -38,18 +37,11 @@ func keysCommand(ctx context.Context, cfg config, log zerolog.Logger, args []str
 	if !transport.ValidWallet(*wallet) {
 		return errors.New("--wallet must be a 0x-prefixed 40-hex-character address")
 	}
-	stop, err := prepareDatabase(ctx, cfg, log)
-	if stop != nil {
-		defer stop()
-	}
+	pool, _, closeLedger, err := openLedger(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
+	defer closeLedger()
 	keys := readmodels.NewKeys(pool)
 	w := strings.ToLower(*wallet)
 	switch args[0] {

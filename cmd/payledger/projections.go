@@ -33,23 +33,11 @@ func projectionsCommand(ctx context.Context, cfg config, log zerolog.Logger, arg
 		}
 		names = []string{args[1]}
 	}
-	stop, err := prepareDatabase(ctx, cfg, log)
-	if stop != nil {
-		defer stop()
-	}
+	pool, store, closeLedger, err := openLedger(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	store, closeStore, err := openStore(cfg, pool)
-	if err != nil {
-		return err
-	}
-	defer closeStore()
+	defer closeLedger()
 	for _, name := range names {
 		if err := rebuildOne(ctx, pool, store, projectorsByName()[name], log); err != nil {
 			return err

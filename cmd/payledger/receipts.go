@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
@@ -23,23 +22,11 @@ func receiptsCommand(ctx context.Context, cfg config, log zerolog.Logger, args [
 	if len(args) != 2 || args[0] != "history" {
 		return errors.New("usage: payledger receipts history <receipt id>")
 	}
-	stop, err := prepareDatabase(ctx, cfg, log)
-	if stop != nil {
-		defer stop()
-	}
+	_, store, closeLedger, err := openLedger(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	store, closeStore, err := openStore(cfg, pool)
-	if err != nil {
-		return err
-	}
-	defer closeStore()
+	defer closeLedger()
 	events, err := commands.ReadReceiptEvents(ctx, store, args[1])
 	if err != nil {
 		return err

@@ -58,6 +58,37 @@ func migrate(ctx context.Context, cfg config, log zerolog.Logger) error {
 	return err
 }
 
+// openLedger prepares the database (private cluster, creation, migrations) and opens the pool
+// and the configured event store; close releases all three in reverse order.
+func openLedger(ctx context.Context, cfg config, log zerolog.Logger) (pool *pgxpool.Pool, store eventstore.Store, close func(), err error) {
+	stopDB, err := prepareDatabase(ctx, cfg, log)
+	closers := []func(){}
+	close = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	if stopDB != nil {
+		closers = append(closers, stopDB)
+	}
+	if err != nil {
+		close()
+		return nil, nil, nil, err
+	}
+	if pool, err = openPool(ctx, cfg); err != nil {
+		close()
+		return nil, nil, nil, err
+	}
+	closers = append(closers, pool.Close)
+	store, closeStore, err := openStore(cfg, pool)
+	if err != nil {
+		close()
+		return nil, nil, nil, err
+	}
+	closers = append(closers, closeStore)
+	return pool, store, close, nil
+}
+
 // openPool opens the database pool with DB_MAX_CONNS connections: pgx's default (4 on a 2-core
 // machine) starves 16 concurrent requests plus the projectors.
 func openPool(ctx context.Context, cfg config) (*pgxpool.Pool, error) {
@@ -109,23 +140,11 @@ func openStore(cfg config, pool *pgxpool.Pool) (eventstore.Store, func(), error)
 // serve runs the HTTP service until ctx ends, then drains in-flight requests and stops the
 // background workers before returning.
 func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
-	stopDB, err := prepareDatabase(ctx, cfg, log)
-	if stopDB != nil {
-		defer stopDB()
-	}
+	pool, store, closeLedger, err := openLedger(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	pool, err := openPool(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	store, closeStore, err := openStore(cfg, pool)
-	if err != nil {
-		return err
-	}
-	defer closeStore()
+	defer closeLedger()
 
 	webhookKeys, err := readmodels.NewWebhookKeys(pool, cfg.SecretsKey, cfg.EventStore == "postgres")
 	if err != nil {

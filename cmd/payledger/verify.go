@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 
@@ -27,23 +26,11 @@ func verifyCommand(ctx context.Context, cfg config, log zerolog.Logger, args []s
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%v\nusage: payledger verify [--stream id]", err)
 	}
-	stop, err := prepareDatabase(ctx, cfg, log)
-	if stop != nil {
-		defer stop()
-	}
+	pool, store, closeLedger, err := openLedger(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	store, closeStore, err := openStore(cfg, pool)
-	if err != nil {
-		return err
-	}
-	defer closeStore()
+	defer closeLedger()
 	var brk *eventstore.ChainBreak
 	var checked uint64
 	if *stream != "" {
