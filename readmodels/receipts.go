@@ -19,6 +19,9 @@ import (
 type ReceiptRow struct {
 	State   receipt.State
 	Version uint64
+	// Delivery is the state of the receipt's newest webhook notification ("" when none), read
+	// along with the receipt by Get.
+	Delivery string
 }
 
 // Receipts queries the receipts read model.
@@ -46,11 +49,24 @@ func scanReceipt(r pgx.Row) (ReceiptRow, eventstore.Position, error) {
 // Get returns merchant's receipt id, or ErrNotFound (also for another merchant's receipt).
 // An empty merchant reads any merchant's receipt (public status polling, platform admins).
 func (s *Receipts) Get(ctx context.Context, merchant, id string) (ReceiptRow, error) {
-	row, _, err := scanReceipt(s.pool.QueryRow(ctx, `SELECT `+receiptColumns+` FROM receipts WHERE receipt_id = $1 AND ($2 = '' OR merchant_wallet = $2)`, id, merchant))
+	var row ReceiptRow
+	var raw []byte
+	var version int64
+	err := s.pool.QueryRow(ctx, `SELECT r.state, r.version, coalesce(n.state, '') FROM receipts r
+		LEFT JOIN LATERAL (SELECT state FROM webhook_notifications WHERE receipt_id = r.receipt_id
+			ORDER BY (state IN ('pending', 'retrying', 'marked')) DESC, created_at DESC LIMIT 1) n ON true
+		WHERE r.receipt_id = $1 AND ($2 = '' OR r.merchant_wallet = $2)`, id, merchant).Scan(&raw, &version, &row.Delivery)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ReceiptRow{}, ErrNotFound
 	}
-	return row, err
+	if err != nil {
+		return ReceiptRow{}, fmt.Errorf("read receipt %s: %w", id, err)
+	}
+	row.Version = uint64(version)
+	if err := json.Unmarshal(raw, &row.State); err != nil {
+		return ReceiptRow{}, fmt.Errorf("decode receipt state: %w", err)
+	}
+	return row, nil
 }
 
 // OpenOnrampAttempts lists receipts still generated or pending whose current attempt is an

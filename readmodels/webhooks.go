@@ -135,16 +135,6 @@ func (o *Outbox) Complete(ctx context.Context, c Claimed, a Attempt, out Outcome
 	return nil
 }
 
-// DeliveryState is the state of a receipt's newest notification ("" when it has none).
-func (o *Outbox) DeliveryState(ctx context.Context, receiptID string) (string, error) {
-	var st string
-	err := o.pool.QueryRow(ctx, `SELECT state FROM webhook_notifications WHERE receipt_id = $1 ORDER BY (state IN ('pending','retrying','marked')) DESC, created_at DESC LIMIT 1`, receiptID).Scan(&st)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
-	}
-	return st, err
-}
-
 // Deliveries lists merchant's delivery attempts, newest first, optionally for one receipt.
 func (o *Outbox) Deliveries(ctx context.Context, merchant, receiptID string, limit int, cursor string) ([]Attempt, string, error) {
 	before, beforeID, err := decodeCursor(cursor)

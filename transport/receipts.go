@@ -318,11 +318,7 @@ func (s *Server) receiptStatus(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	outboxState, err := s.outbox.DeliveryState(c.Request().Context(), row.State.Receipt.ReceiptID)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, statusView(row.State, outboxState))
+	return c.JSON(http.StatusOK, statusView(row.State, row.Delivery))
 }
 
 // EventView is one event of a receipt's audit history.

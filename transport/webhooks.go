@@ -37,7 +37,6 @@ const DefaultBrandKey = "payledger"
 type Outbox interface {
 	Claim(ctx context.Context, states []string, ignoreSchedule bool, limit int, lease time.Duration) ([]readmodels.Claimed, error)
 	Complete(ctx context.Context, c readmodels.Claimed, a readmodels.Attempt, out readmodels.Outcome) error
-	DeliveryState(ctx context.Context, receiptID string) (string, error)
 	Deliveries(ctx context.Context, merchant, receiptID string, limit int, cursor string) ([]readmodels.Attempt, string, error)
 	NotificationOfDelivery(ctx context.Context, id uuid.UUID) (readmodels.Claimed, error)
 	RecordAttempt(ctx context.Context, a readmodels.Attempt) error
