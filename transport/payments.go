@@ -379,7 +379,6 @@ func (s *Server) cronReconcile(c echo.Context) error {
 		"webhooksRetried": tried, "webhooksDelivered": delivered, "durationMs": s.now().Sub(start).Milliseconds()})
 }
 
-
 // OpenAttempts lists receipts whose onramp attempt is still open.
 type OpenAttempts interface {
 	OpenOnrampAttempts(ctx context.Context, before time.Time, limit int) ([]string, error)
