@@ -241,18 +241,25 @@ func testInvalid(t *testing.T, s eventstore.Store) {
 	}
 }
 
-// readOwn reads the global log from the start and keeps the events of streams with prefix p.
-func readOwn(t *testing.T, s eventstore.Store, p string) []eventstore.RecordedEvent {
+// readOwn reads the global log from the start and keeps the events of streams with prefix p,
+// until it has want of them. An empty read is not the end: a transaction still open anywhere in
+// the cluster (another test package) hides newer events for a moment, so it waits, up to 30 s.
+func readOwn(t *testing.T, s eventstore.Store, p string, want int) []eventstore.RecordedEvent {
 	t.Helper()
 	var out []eventstore.RecordedEvent
 	from := eventstore.Start
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		batch, err := s.ReadAll(context.Background(), from, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(batch) == 0 {
-			return out
+			if len(out) >= want || time.Now().After(deadline) {
+				return out
+			}
+			time.Sleep(10 * time.Millisecond)
+			continue
 		}
 		for _, e := range batch {
 			if strings.HasPrefix(e.StreamID, p) {
@@ -271,7 +278,7 @@ func testGlobalOrder(t *testing.T, s eventstore.Store) {
 		want = append(want, e.ID)
 		mustAppend(t, s, fmt.Sprintf("%s%d", p, i%4), eventstore.Any(), e)
 	}
-	got := readOwn(t, s, p)
+	got := readOwn(t, s, p, len(want))
 	if len(got) != len(want) {
 		t.Fatalf("global log has %d of our events, want %d", len(got), len(want))
 	}
@@ -335,7 +342,7 @@ func testResume(t *testing.T, s eventstore.Store) {
 	}()
 	rest, _ := collect(t, s, p, checkpoint, 150, 30*time.Second)
 	all := append(firstHalf, rest...)
-	want := readOwn(t, s, p)
+	want := readOwn(t, s, p, 200)
 	if len(all) != 200 || len(want) != 200 {
 		t.Fatalf("got %d events by subscription, %d in the log, want 200", len(all), len(want))
 	}
@@ -404,7 +411,7 @@ func testGap(t *testing.T, h Harness) {
 		cancel()
 		got = <-done
 	}
-	final := readOwn(t, s, p)
+	final := readOwn(t, s, p, total)
 	if len(final) != total {
 		t.Fatalf("log holds %d events, want %d", len(final), total)
 	}
