@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -35,10 +36,84 @@ type APIKey struct {
 }
 
 // Keys stores subscription keys.
-type Keys struct{ pool *pgxpool.Pool }
+type Keys struct {
+	pool  *pgxpool.Pool
+	cache keyCache
+}
 
-// NewKeys returns the key store on pool.
-func NewKeys(pool *pgxpool.Pool) *Keys { return &Keys{pool: pool} }
+// NewKeys returns the key store on pool. Authentication reads the database every time until
+// RunCache runs.
+func NewKeys(pool *pgxpool.Pool) *Keys {
+	return &Keys{pool: pool, cache: keyCache{byHash: map[[32]byte]APIKey{}}}
+}
+
+// RevokedChannel is the LISTEN/NOTIFY channel that announces key revocations to every instance.
+const RevokedChannel = "payledger_keys_revoked"
+
+// keyCache remembers authenticated keys. It is trusted only while a LISTEN on RevokedChannel is
+// connected, so that a revocation in any instance clears it at once; the generation counter
+// stops a lookup that raced a revocation from caching the revoked key again.
+type keyCache struct {
+	mu        sync.Mutex
+	byHash    map[[32]byte]APIKey
+	gen       uint64
+	listening bool
+}
+
+func (c *keyCache) get(h [32]byte) (APIKey, uint64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.listening {
+		return APIKey{}, c.gen, false
+	}
+	k, ok := c.byHash[h]
+	return k, c.gen, ok
+}
+
+func (c *keyCache) put(h [32]byte, k APIKey, gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.listening || gen != c.gen {
+		return
+	}
+	if len(c.byHash) >= 100_000 {
+		clear(c.byHash)
+	}
+	c.byHash[h] = k
+}
+
+func (c *keyCache) reset(listening bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.byHash)
+	c.gen++
+	c.listening = listening
+}
+
+// RunCache caches authenticated keys while it listens for revocations; it reconnects after a
+// failure (the cache is off meanwhile) and returns when ctx ends.
+func (k *Keys) RunCache(ctx context.Context) error {
+	defer k.cache.reset(false)
+	for ctx.Err() == nil {
+		conn, err := k.pool.Acquire(ctx)
+		if err == nil {
+			if _, err = conn.Exec(ctx, "LISTEN "+RevokedChannel); err == nil {
+				k.cache.reset(true)
+				for err == nil {
+					_, err = conn.Conn().WaitForNotification(ctx)
+					k.cache.reset(err == nil) // a revocation, or the listener is gone: forget everything
+				}
+			}
+			k.cache.reset(false)
+			conn.Release()
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+	return ctx.Err()
+}
 
 func hashKey(secret string) []byte {
 	h := sha256.Sum256([]byte(secret))
@@ -64,6 +139,19 @@ func (k *Keys) Create(ctx context.Context, wallet, name string, scopes []string)
 // Authenticate returns the live key whose secret is given, or ErrNotFound.
 func (k *Keys) Authenticate(ctx context.Context, secret string) (APIKey, error) {
 	want := hashKey(secret)
+	h := [32]byte(want)
+	cached, gen, ok := k.cache.get(h)
+	if ok {
+		return cached, nil
+	}
+	key, err := k.authenticate(ctx, want)
+	if err == nil {
+		k.cache.put(h, key, gen)
+	}
+	return key, err
+}
+
+func (k *Keys) authenticate(ctx context.Context, want []byte) (APIKey, error) {
 	var stored []byte
 	key, err := k.scanOne(ctx, `WHERE key_hash = $1 AND revoked_at IS NULL`, &stored, want)
 	if err != nil {
@@ -112,12 +200,24 @@ func (k *Keys) List(ctx context.Context, wallet string) ([]APIKey, error) {
 
 // Revoke revokes wallet's key id at once; another wallet's or an unknown key is ErrNotFound.
 func (k *Keys) Revoke(ctx context.Context, wallet string, id uuid.UUID) error {
-	tag, err := k.pool.Exec(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND wallet = $2`, id, wallet)
+	// The NOTIFY is delivered at commit, to every instance's cache (this one's included).
+	var found bool
+	err := k.pool.QueryRow(ctx, `WITH upd AS (
+			UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND wallet = $2 RETURNING id),
+		n AS (SELECT pg_notify('`+RevokedChannel+`', $1::text))
+		SELECT EXISTS (SELECT 1 FROM upd) FROM n`, id, wallet).Scan(&found)
 	if err != nil {
 		return fmt.Errorf("revoke key: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if !found {
 		return ErrNotFound
 	}
+	k.cache.reset(k.cache.isListening()) // this instance forgets at once, before the notification arrives
 	return nil
+}
+
+func (c *keyCache) isListening() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.listening
 }

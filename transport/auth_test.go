@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport/ratelimit"
 )
 
@@ -517,4 +518,24 @@ func TestRedisLimitIsSharedAcrossInstances(t *testing.T) {
 		rec := srv.do(req{method: http.MethodGet, path: "/api/status/ping", header: h})
 		assertLimited(t, rec, rec.Code, decode(t, rec), time.Now())
 	}
+}
+
+// TestRevocationReachesEveryInstanceCache: a key cached by one instance stops working there as
+// soon as another instance revokes it.
+func TestRevocationReachesEveryInstanceCache(t *testing.T) {
+	e := newEnv(t, nil)
+	wallet := "0x" + strings.Repeat("7c", 20)
+	secret, key, err := e.keys.Create(context.Background(), wallet, "x", []string{"receipts:read"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ping := func() int {
+		return e.do(req{method: http.MethodGet, path: "/api/status/ping", header: map[string]string{"x-api-key": secret}}).Code
+	}
+	waitUntil(t, "the key cache to listen", 5*time.Second, func() bool { return ping() == 200 && ping() == 200 })
+	other := readmodels.NewKeys(e.pool) // another instance, on the same database
+	if err := other.Revoke(context.Background(), wallet, key.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the revocation to reach this instance", 2*time.Second, func() bool { return ping() == 401 })
 }

@@ -111,10 +111,11 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*Dispatcher)) *e
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, 2)
+	done := make(chan struct{}, 3)
 	go func() { defer func() { done <- struct{}{} }(); _ = runner.Run(ctx) }()
 	go func() { defer func() { done <- struct{}{} }(); _ = e.dispatcher.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done; <-done })
+	go func() { defer func() { done <- struct{}{} }(); _ = e.keys.RunCache(ctx) }()
+	t.Cleanup(func() { cancel(); <-done; <-done; <-done })
 	d := Deps{
 		Log: zerolog.New(e.logs), DB: pinger{}, Keys: e.keys, Nonces: readmodels.NewNonces(pool),
 		OpenAPIJSON: openapiJSON(t), Signer: chain.Login{ChainID: 8453}, Limiter: ratelimit.NewMemory(e.clk.Now), Now: e.clk.Now,

@@ -111,6 +111,12 @@ type worker interface {
 	Run(ctx context.Context) error
 }
 
+// workerFunc makes a function a worker.
+type workerFunc func(ctx context.Context) error
+
+// Run implements worker.
+func (f workerFunc) Run(ctx context.Context) error { return f(ctx) }
+
 // openLimiter returns the Redis limiter when REDIS_URL is set (limits shared by every instance),
 // else the in-process one.
 func openLimiter(cfg config) (transport.Limiter, func(), error) {
@@ -151,6 +157,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		return err
 	}
 	outbox := readmodels.NewOutbox(pool)
+	keys := readmodels.NewKeys(pool)
 	usage := readmodels.NewUsage(pool, time.Now)
 	metrics := transport.NewMetrics(readmodels.NewOps(pool))
 	dispatcher := (&transport.Dispatcher{Outbox: outbox, Keys: webhookKeys, Events: store, Log: log, Production: cfg.production(), Metrics: metrics}).Init()
@@ -182,7 +189,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	api, err := transport.New(transport.Deps{
 		OpenAPIJSON: openapi, Journal: jrnl,
 		Log: base, DB: pool, Now: time.Now,
-		Keys: readmodels.NewKeys(pool), Nonces: readmodels.NewNonces(pool),
+		Keys: keys, Nonces: readmodels.NewNonces(pool),
 		Signer: chain.Login{ChainID: cfg.ChainID}, Limiter: limiter,
 		Events: store, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
 		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: receiptsRunner,
@@ -208,7 +215,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	var workers sync.WaitGroup
 	defer func() { stopWork(); workers.Wait() }()
 	reconciler := transport.Reconciler{Server: api, Interval: 30 * time.Second, MinAge: 2 * time.Minute, Log: log}
-	for _, w := range []worker{receiptsRunner, reconciler, dispatcher, usage, replayer} {
+	for _, w := range []worker{receiptsRunner, reconciler, dispatcher, usage, replayer, workerFunc(keys.RunCache)} {
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
 				log.Error().Err(err).Msg("background worker stopped")
