@@ -174,16 +174,23 @@ func (r JournalReplayer) DrainOnce(ctx context.Context) (int, error) {
 
 // Run replays the journal every interval until ctx ends.
 func (r JournalReplayer) Run(ctx context.Context) error {
-	t := time.NewTicker(r.Every)
+	return every(ctx, r.Every, func(ctx context.Context) {
+		if _, err := r.DrainOnce(ctx); err != nil && ctx.Err() == nil {
+			r.Log.Warn().Err(err).Msg("journal replay: will retry")
+		}
+	})
+}
+
+// every runs fn at each tick of interval until ctx ends, and returns ctx.Err().
+func every(ctx context.Context, interval time.Duration, fn func(context.Context)) error {
+	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
-			if _, err := r.DrainOnce(ctx); err != nil && ctx.Err() == nil {
-				r.Log.Warn().Err(err).Msg("journal replay: will retry")
-			}
+			fn(ctx)
 		}
 	}
 }

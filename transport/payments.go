@@ -407,24 +407,17 @@ type Reconciler struct {
 
 // Run verifies until ctx ends.
 func (r Reconciler) Run(ctx context.Context) error {
-	t := time.NewTicker(r.Interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-			checked, updated, err := r.Server.Reconcile(r.Log.WithContext(ctx), r.MinAge)
-			if err != nil {
-				r.Log.Warn().Err(err).Msg("reconcile")
-			} else if checked > 0 {
-				r.Log.Info().Int("checked", checked).Int("updated", updated).Msg("reconciled open onramp attempts")
-			}
-			if tried, delivered, err := r.Server.webhooks.ReconcileMarked(ctx, false); err != nil {
-				r.Log.Warn().Err(err).Msg("webhook reconciliation")
-			} else if tried > 0 {
-				r.Log.Info().Int("retried", tried).Int("delivered", delivered).Msg("retried marked webhook notifications")
-			}
+	return every(ctx, r.Interval, func(ctx context.Context) {
+		checked, updated, err := r.Server.Reconcile(r.Log.WithContext(ctx), r.MinAge)
+		if err != nil {
+			r.Log.Warn().Err(err).Msg("reconcile")
+		} else if checked > 0 {
+			r.Log.Info().Int("checked", checked).Int("updated", updated).Msg("reconciled open onramp attempts")
 		}
-	}
+		if tried, delivered, err := r.Server.webhooks.ReconcileMarked(ctx, false); err != nil {
+			r.Log.Warn().Err(err).Msg("webhook reconciliation")
+		} else if tried > 0 {
+			r.Log.Info().Int("retried", tried).Int("delivered", delivered).Msg("retried marked webhook notifications")
+		}
+	})
 }
