@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/readmodels"
 )
 
 // LogReader reads the global log.
@@ -67,7 +68,9 @@ func RebuildReceiptsBlueGreen(ctx context.Context, pool *pgxpool.Pool, log LogRe
 	} else {
 		done += n
 	}
-	for _, stmt := range []string{`ALTER TABLE receipts RENAME TO receipts_old`, `ALTER TABLE ` + shadowTable + ` RENAME TO receipts`, `DROP TABLE receipts_old`} {
+	swap := []string{`ALTER TABLE receipts RENAME TO receipts_old`, `ALTER TABLE ` + shadowTable + ` RENAME TO receipts`, `DROP TABLE receipts_old`,
+		`SELECT pg_notify('` + readmodels.ReceiptsChangedChannel + `', '*')`} // cached statuses came from the old table
+	for _, stmt := range swap {
 		if _, err := tx.Exec(ctx, stmt); err != nil {
 			return fmt.Errorf("swap tables: %w", err)
 		}

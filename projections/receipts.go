@@ -97,9 +97,13 @@ func (r Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Reco
 		replayed[id] = !mark.Less(e.Position)
 	}
 	batch := &pgx.Batch{}
+	var changed []string // receipts that existed before this batch: status caches may hold them
 	for _, id := range ids {
 		if !dirty[id] || !states[id].Exists {
 			continue
+		}
+		if _, existed := before[id]; existed && r.Shadow == "" {
+			changed = append(changed, id)
 		}
 		st := states[id]
 		if err := readmodels.QueueState(batch, r.table(), st, versions[id], firstPos[id]); err != nil {
@@ -113,6 +117,7 @@ func (r Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Reco
 			readmodels.QueueNotification(batch, id, st.Receipt.Merchant, st.Receipt.WebhookURL, st.IdempotencyKey())
 		}
 	}
+	readmodels.QueueReceiptsChanged(batch, changed)
 	if batch.Len() == 0 {
 		return nil
 	}

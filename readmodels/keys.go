@@ -10,7 +10,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -38,82 +37,21 @@ type APIKey struct {
 // Keys stores subscription keys.
 type Keys struct {
 	pool  *pgxpool.Pool
-	cache keyCache
+	cache *Cache[APIKey]
 }
 
-// NewKeys returns the key store on pool. Authentication reads the database every time until
-// RunCache runs.
+// NewKeys returns the key store on pool. Authentication reads the database every time until the
+// cache (Cache) is registered with a running Invalidations listener.
 func NewKeys(pool *pgxpool.Pool) *Keys {
-	return &Keys{pool: pool, cache: keyCache{byHash: map[[32]byte]APIKey{}}}
+	return &Keys{pool: pool, cache: NewCache[APIKey](100_000, false)}
 }
 
 // RevokedChannel is the LISTEN/NOTIFY channel that announces key revocations to every instance.
 const RevokedChannel = "payledger_keys_revoked"
 
-// keyCache remembers authenticated keys. It is trusted only while a LISTEN on RevokedChannel is
-// connected, so that a revocation in any instance clears it at once; the generation counter
-// stops a lookup that raced a revocation from caching the revoked key again.
-type keyCache struct {
-	mu        sync.Mutex
-	byHash    map[[32]byte]APIKey
-	gen       uint64
-	listening bool
-}
-
-func (c *keyCache) get(h [32]byte) (APIKey, uint64, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.listening {
-		return APIKey{}, c.gen, false
-	}
-	k, ok := c.byHash[h]
-	return k, c.gen, ok
-}
-
-func (c *keyCache) put(h [32]byte, k APIKey, gen uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.listening || gen != c.gen {
-		return
-	}
-	if len(c.byHash) >= 100_000 {
-		clear(c.byHash)
-	}
-	c.byHash[h] = k
-}
-
-func (c *keyCache) reset(listening bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	clear(c.byHash)
-	c.gen++
-	c.listening = listening
-}
-
-// RunCache caches authenticated keys while it listens for revocations; it reconnects after a
-// failure (the cache is off meanwhile) and returns when ctx ends.
-func (k *Keys) RunCache(ctx context.Context) error {
-	defer k.cache.reset(false)
-	for ctx.Err() == nil {
-		conn, err := k.pool.Acquire(ctx)
-		if err == nil {
-			if _, err = conn.Exec(ctx, "LISTEN "+RevokedChannel); err == nil {
-				k.cache.reset(true)
-				for err == nil {
-					_, err = conn.Conn().WaitForNotification(ctx)
-					k.cache.reset(err == nil) // a revocation, or the listener is gone: forget everything
-				}
-			}
-			k.cache.reset(false)
-			conn.Release()
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-	}
-	return ctx.Err()
-}
+// Cache is the cache of authenticated keys, to register on RevokedChannel: a revocation in any
+// instance empties it in every instance.
+func (k *Keys) Cache() *Cache[APIKey] { return k.cache }
 
 func hashKey(secret string) []byte {
 	h := sha256.Sum256([]byte(secret))
@@ -139,14 +77,13 @@ func (k *Keys) Create(ctx context.Context, wallet, name string, scopes []string)
 // Authenticate returns the live key whose secret is given, or ErrNotFound.
 func (k *Keys) Authenticate(ctx context.Context, secret string) (APIKey, error) {
 	want := hashKey(secret)
-	h := [32]byte(want)
-	cached, gen, ok := k.cache.get(h)
+	cached, gen, ok := k.cache.Get(string(want))
 	if ok {
 		return cached, nil
 	}
 	key, err := k.authenticate(ctx, want)
 	if err == nil {
-		k.cache.put(h, key, gen)
+		k.cache.Put(string(want), key, gen)
 	}
 	return key, err
 }
@@ -204,7 +141,7 @@ func (k *Keys) Revoke(ctx context.Context, wallet string, id uuid.UUID) error {
 	var found bool
 	err := k.pool.QueryRow(ctx, `WITH upd AS (
 			UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND wallet = $2 RETURNING id),
-		n AS (SELECT pg_notify('`+RevokedChannel+`', $1::text))
+		n AS (SELECT pg_notify('`+RevokedChannel+`', ''))
 		SELECT EXISTS (SELECT 1 FROM upd) FROM n`, id, wallet).Scan(&found)
 	if err != nil {
 		return fmt.Errorf("revoke key: %w", err)
@@ -212,12 +149,6 @@ func (k *Keys) Revoke(ctx context.Context, wallet string, id uuid.UUID) error {
 	if !found {
 		return ErrNotFound
 	}
-	k.cache.reset(k.cache.isListening()) // this instance forgets at once, before the notification arrives
+	k.cache.Forget() // this instance forgets at once, before the notification arrives
 	return nil
-}
-
-func (c *keyCache) isListening() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.listening
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -195,8 +196,39 @@ func QueueState(batch *pgx.Batch, table string, st receipt.State, version uint64
 	return nil
 }
 
-// ResetReceipts empties a receipts read-model table (rebuilds).
+// ReceiptsChangedChannel announces, at commit, receipts whose read-model row or webhook delivery
+// state changed; its payload is a comma-separated list of receipt ids, or "*" for all of them.
+// Status caches in every instance listen on it.
+const ReceiptsChangedChannel = "payledger_receipts_changed"
+
+// notifyPayloadMax keeps NOTIFY payloads under PostgreSQL's 8000-byte limit.
+const notifyPayloadMax = 7900
+
+// ReceiptsChangedPayload is the notification of ids changing, "*" when the list is too long.
+func ReceiptsChangedPayload(ids []string) string {
+	n := 0
+	for _, id := range ids {
+		n += len(id) + 1
+	}
+	if n > notifyPayloadMax {
+		return "*"
+	}
+	return strings.Join(ids, ",")
+}
+
+// QueueReceiptsChanged queues, into a transaction's batch, the notification that ids changed.
+func QueueReceiptsChanged(batch *pgx.Batch, ids []string) {
+	if len(ids) > 0 {
+		batch.Queue(`SELECT pg_notify('`+ReceiptsChangedChannel+`', $1)`, ReceiptsChangedPayload(ids))
+	}
+}
+
+// ResetReceipts empties a receipts read-model table (rebuilds); every cached status is dropped
+// when the transaction commits.
 func ResetReceipts(ctx context.Context, tx pgx.Tx, table string) error {
 	_, err := tx.Exec(ctx, `DELETE FROM `+pgx.Identifier{table}.Sanitize())
+	if err == nil && table == "receipts" {
+		_, err = tx.Exec(ctx, `SELECT pg_notify('`+ReceiptsChangedChannel+`', '*')`)
+	}
 	return err
 }

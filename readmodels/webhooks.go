@@ -191,7 +191,10 @@ func (o *Outbox) RecordAttempt(ctx context.Context, a Attempt) error {
 
 // MarkDelivered closes an open notification after a successful manual redelivery.
 func (o *Outbox) MarkDelivered(ctx context.Context, id uuid.UUID, sentKey string) error {
-	_, err := o.pool.Exec(ctx, `UPDATE webhook_notifications SET state = 'delivered', delivered_at = now(), sent_key = $2, updated_at = now()
-		WHERE id = $1 AND state IN ('pending', 'retrying', 'marked', 'failed') AND lease_token IS NULL`, id, sentKey)
+	// failed -> delivered changes a settled state that status caches may hold: announce it.
+	_, err := o.pool.Exec(ctx, `WITH upd AS (
+			UPDATE webhook_notifications SET state = 'delivered', delivered_at = now(), sent_key = $2, updated_at = now()
+			WHERE id = $1 AND state IN ('pending', 'retrying', 'marked', 'failed') AND lease_token IS NULL RETURNING receipt_id)
+		SELECT pg_notify('`+ReceiptsChangedChannel+`', receipt_id) FROM upd`, id, sentKey)
 	return err
 }

@@ -85,7 +85,7 @@ func TestBillingReservesAndSplitTransactionsFromReceipts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.srv.waitReadable(context.Background(), res); err != nil {
+	if err := e.srv.waitReadable(context.Background(), ids[0], res); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.usage.Flush(context.Background()); err != nil {

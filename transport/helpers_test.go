@@ -111,11 +111,12 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*Dispatcher)) *e
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, 3)
+	done := make(chan struct{}, 2)
 	go func() { defer func() { done <- struct{}{} }(); _ = runner.Run(ctx) }()
 	go func() { defer func() { done <- struct{}{} }(); _ = e.dispatcher.Run(ctx) }()
-	go func() { defer func() { done <- struct{}{} }(); _ = e.keys.RunCache(ctx) }()
-	t.Cleanup(func() { cancel(); <-done; <-done; <-done })
+	caches := readmodels.NewInvalidations(pool)
+	caches.Register(readmodels.RevokedChannel, e.keys.Cache())
+	t.Cleanup(func() { cancel(); <-done; <-done })
 	d := Deps{
 		Log: zerolog.New(e.logs), DB: pinger{}, Keys: e.keys, Nonces: readmodels.NewNonces(pool),
 		OpenAPIJSON: openapiJSON(t), Signer: chain.Login{ChainID: 8453}, Limiter: ratelimit.NewMemory(e.clk.Now), Now: e.clk.Now,
@@ -125,6 +126,7 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*Dispatcher)) *e
 		ProcessorEvents: readmodels.NewProcessorEvents(pool),
 		Outbox:          e.outbox, Webhooks: e.dispatcher,
 		Prices: readmodels.NewPrices(pool), Usage: e.usage, Figures: readmodels.NewReceipts(pool), Metrics: metrics,
+		Invalidations: caches,
 		Config: Config{JWTSecret: testJWTSecret, CronSecret: testCronSecret, EdgeSecret: testEdgeSecret,
 			AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000,
 			PlatformRecipient: testPlatform, ProcessorWebhookSecret: testProcessorSecret, PublicBaseURL: "https://pay.example"},
@@ -137,6 +139,11 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*Dispatcher)) *e
 		t.Fatal(err)
 	}
 	e.srv = srv
+	if d.Invalidations != nil {
+		listening := make(chan struct{})
+		go func() { defer close(listening); _ = d.Invalidations.Run(ctx) }()
+		t.Cleanup(func() { cancel(); <-listening })
+	}
 	return e
 }
 

@@ -445,7 +445,7 @@ func (s *Server) storeReceipt(c echo.Context, rawBody []byte, g receipt.Generate
 	if err != nil {
 		return err
 	}
-	if err := s.waitReadable(ctx, res); err != nil {
+	if err := s.waitReadable(ctx, g.ReceiptID, res); err != nil {
 		return err
 	}
 	return c.JSON(status, map[string]any{"ok": true, "receipt": viewReceipt(state)})

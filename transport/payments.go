@@ -186,7 +186,7 @@ func (s *Server) processorWebhook(c echo.Context) error {
 		return err
 	}
 	if res.Version > 0 {
-		_ = s.waitReadable(ctx, res)
+		_ = s.waitReadable(ctx, d.ReceiptID, res)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"ok": true})
 }
@@ -236,7 +236,7 @@ func (s *Server) startOnramp(c echo.Context) error {
 	if err != nil {
 		return receiptErr(err)
 	}
-	_ = s.waitReadable(ctx, res)
+	_ = s.waitReadable(ctx, id, res)
 	return c.JSON(http.StatusOK, map[string]any{"ok": true, "attemptId": attemptID, "processorSessionId": sess.ID, "redirectUrl": sess.RedirectURL})
 }
 
@@ -304,7 +304,7 @@ func (s *Server) walletPayment(c echo.Context) error {
 	if err != nil {
 		return receiptErr(err)
 	}
-	_ = s.waitReadable(ctx, res)
+	_ = s.waitReadable(ctx, c.Param("id"), res)
 	// Paid comes only from the chain verifier reading the transaction receipt.
 	return c.JSON(http.StatusOK, map[string]any{"ok": true, "status": string(st.Status), "attemptId": attemptID})
 }
@@ -335,7 +335,7 @@ func (s *Server) verifyReceipt(ctx context.Context, id string) (bool, error) {
 	})
 	changed := err == nil && res.Version > loaded.Version
 	if changed {
-		_ = s.waitReadable(ctx, res)
+		_ = s.waitReadable(ctx, id, res)
 	}
 	return changed, err
 }

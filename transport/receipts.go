@@ -50,10 +50,13 @@ type Waiter interface {
 // readWait bounds how long a write waits for its read model.
 const readWait = 5 * time.Second
 
-func (s *Server) waitReadable(ctx context.Context, res eventstore.AppendResult) error {
+// waitReadable waits until the receipts projection holds the append res to receipt id.
+func (s *Server) waitReadable(ctx context.Context, id string, res eventstore.AppendResult) error {
 	ctx, cancel := context.WithTimeout(ctx, readWait)
 	defer cancel()
-	return s.receiptsView.WaitFor(ctx, res.Position)
+	err := s.receiptsView.WaitFor(ctx, res.Position)
+	s.forgetStatus(id)
+	return err
 }
 
 func readBody(c echo.Context) ([]byte, error) {
@@ -313,12 +316,53 @@ func statusView(st receipt.State, outboxState string) map[string]any {
 	return v
 }
 
+// cachedStatus is a rendered status read and the merchant that may see it.
+type cachedStatus struct {
+	merchant string
+	body     []byte
+}
+
+// statusCacheSize bounds the status cache (about 1 KB an entry).
+const statusCacheSize = 50_000
+
+// receiptStatus answers the status read, from the instance's status cache when it holds the
+// receipt. Only settled delivery states are cached ("none", "delivered", "failed"): the
+// dispatcher moves pending notifications on without announcing it, while every change out of a
+// settled state is a receipts-projector commit (or a manual redelivery) that invalidates the
+// receipt in every instance.
 func (s *Server) receiptStatus(c echo.Context) error {
-	row, err := s.ownReceipt(c, c.QueryParam("receiptId"))
+	id := c.QueryParam("receiptId")
+	p, _ := PrincipalFrom(c)
+	var gen uint64
+	if s.statusCache != nil && id != "" {
+		var hit cachedStatus
+		var ok bool
+		if hit, gen, ok = s.statusCache.Get(id); ok && (p.Wallet == "" || p.Wallet == hit.merchant) {
+			return c.JSONBlob(http.StatusOK, hit.body)
+		}
+	}
+	row, err := s.ownReceipt(c, id)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, statusView(row.State, row.Delivery))
+	view := statusView(row.State, row.Delivery)
+	if s.statusCache == nil || view["webhookDelivery"] == "pending" {
+		return c.JSON(http.StatusOK, view)
+	}
+	body, err := json.Marshal(view)
+	if err != nil {
+		return fmt.Errorf("encode status: %w", err)
+	}
+	s.statusCache.Put(id, cachedStatus{merchant: row.State.Receipt.Merchant, body: body}, gen)
+	return c.JSONBlob(http.StatusOK, body)
+}
+
+// forgetStatus drops a receipt's cached status in this instance once a command's change is
+// readable, so this instance's next read sees it even before the projector's NOTIFY arrives.
+func (s *Server) forgetStatus(id string) {
+	if s.statusCache != nil {
+		s.statusCache.Forget(id)
+	}
 }
 
 // EventView is one event of a receipt's audit history.

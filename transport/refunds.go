@@ -50,7 +50,7 @@ func (s *Server) refund(c echo.Context) error {
 	if err != nil {
 		return receiptErr(err)
 	}
-	_ = s.waitReadable(c.Request().Context(), res)
+	_ = s.waitReadable(c.Request().Context(), req.ReceiptID, res)
 	return c.JSON(http.StatusOK, map[string]any{"ok": true, "receiptId": req.ReceiptID, "status": string(st.Status),
 		"refundedUsd": st.RefundedCents.Float(), "requestedRefundUsd": st.RequestedCents.Float(), "unrefundedUsd": money.Cents(st.Unrefunded()).Float()})
 }
@@ -97,7 +97,7 @@ func (s *Server) terminal(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := s.waitReadable(ctx, res); err != nil {
+		if err := s.waitReadable(ctx, g.ReceiptID, res); err != nil {
 			return err
 		}
 		return c.JSON(http.StatusOK, map[string]any{"ok": true, "receipt": viewReceipt(st), "paymentUrl": s.cfg.PublicBaseURL + "/pay/" + g.ReceiptID})
@@ -119,7 +119,7 @@ func (s *Server) terminal(c echo.Context) error {
 		if err != nil {
 			return receiptErr(err)
 		}
-		_ = s.waitReadable(ctx, res)
+		_ = s.waitReadable(ctx, req.ReceiptID, res)
 		return c.JSON(http.StatusOK, map[string]any{"ok": true, "receipt": viewReceipt(st)})
 	}
 	return InvalidInput(`action must be "display" or "complete"`)

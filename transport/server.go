@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport/page"
 )
 
@@ -88,6 +89,10 @@ type Deps struct {
 	OpenAPIJSON []byte // served at /api/openapi.json
 
 	Journal Journal // degraded mode: orders accepted while the datastore is down (nil: 503 instead)
+
+	// Invalidations, when set, keeps the server's status cache; it must run (Run) after New.
+	// Without it every status read goes to the database.
+	Invalidations *readmodels.Invalidations
 }
 
 // Server is the HTTP API: the echo instance and the access policy of every route.
@@ -107,6 +112,7 @@ type Server struct {
 	inventory    InventoryStore
 	receipts     ReceiptReader
 	receiptsView Waiter
+	statusCache  *readmodels.Cache[cachedStatus]
 	webhookKeys  WebhookKeyStore
 	idempotency  IdempotencyStore
 
@@ -161,6 +167,10 @@ func New(d Deps) (*Server, error) {
 	}
 	if oa, ok := d.Receipts.(OpenAttempts); ok {
 		s.openAttempts = oa
+	}
+	if d.Invalidations != nil {
+		s.statusCache = readmodels.NewCache[cachedStatus](statusCacheSize, false)
+		d.Invalidations.Register(readmodels.ReceiptsChangedChannel, s.statusCache)
 	}
 	e.Pre(preflight)
 	e.Use(correlation(d.Log), noStore, s.accessLog, recoverPanics)

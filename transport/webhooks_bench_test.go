@@ -61,7 +61,7 @@ func benchWebhooks(b *testing.B, n, perSecond int) {
 		}
 		last = res
 	}
-	if err := e.srv.waitReadable(ctx, last); err != nil {
+	if err := e.srv.waitReadable(ctx, "", last); err != nil {
 		b.Fatal(err)
 	}
 	committed := make(map[string]time.Time, n)

@@ -158,6 +158,9 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	}
 	outbox := readmodels.NewOutbox(pool)
 	keys := readmodels.NewKeys(pool)
+	// In-process caches (keys, status reads, inventory, pricing) stay honest through NOTIFYs.
+	caches := readmodels.NewInvalidations(pool)
+	caches.Register(readmodels.RevokedChannel, keys.Cache())
 	usage := readmodels.NewUsage(pool, time.Now)
 	metrics := transport.NewMetrics(readmodels.NewOps(pool))
 	dispatcher := (&transport.Dispatcher{Outbox: outbox, Keys: webhookKeys, Events: store, Log: log, Production: cfg.production(), Metrics: metrics}).Init()
@@ -197,6 +200,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		Processor: processor, ProcessorEvents: readmodels.NewProcessorEvents(pool),
 		Outbox: outbox, Webhooks: dispatcher,
 		Prices: readmodels.NewPrices(pool), Usage: usage, Figures: readmodels.NewReceipts(pool), Metrics: metrics,
+		Invalidations: caches,
 		Config: transport.Config{
 			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 			CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),
@@ -215,7 +219,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	var workers sync.WaitGroup
 	defer func() { stopWork(); workers.Wait() }()
 	reconciler := transport.Reconciler{Server: api, Interval: 30 * time.Second, MinAge: 2 * time.Minute, Log: log}
-	for _, w := range []worker{receiptsRunner, reconciler, dispatcher, usage, replayer, workerFunc(keys.RunCache)} {
+	for _, w := range []worker{receiptsRunner, reconciler, dispatcher, usage, replayer, workerFunc(caches.Run)} {
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
 				log.Error().Err(err).Msg("background worker stopped")

@@ -1,0 +1,198 @@
+package readmodels
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Cache is an in-process cache of read-model rows that every instance can invalidate. It is
+// trusted only while its Invalidations listener is connected: a change committed in any instance
+// sends a NOTIFY on the cache's channel, and a lost listener empties and disables the cache until
+// it is back, so a cached value is never older than the notification latency.
+//
+// The generation counter closes the race between a reader and a writer: a reader takes the
+// generation before it reads the database and stores its row only if no invalidation arrived in
+// between.
+type Cache[V any] struct {
+	mu        sync.Mutex
+	entries   map[string]V
+	gen       uint64
+	listening bool
+	max       int
+	// byPrefix makes a notification's keys prefixes (all entries that start with one go).
+	byPrefix bool
+}
+
+// NewCache returns a cache of at most max entries (an arbitrary one is evicted beyond that).
+// With byPrefix, invalidation payloads name key prefixes rather than whole keys.
+func NewCache[V any](max int, byPrefix bool) *Cache[V] {
+	return &Cache[V]{entries: map[string]V{}, max: max, byPrefix: byPrefix}
+}
+
+// Get returns the cached value of key and the generation to pass to Put after a database read.
+func (c *Cache[V]) Get(key string) (V, uint64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.entries[key]
+	return v, c.gen, ok && c.listening
+}
+
+// Put stores v unless the cache was invalidated since gen was read or is not listening.
+func (c *Cache[V]) Put(key string, v V, gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.listening || gen != c.gen {
+		return
+	}
+	if _, ok := c.entries[key]; !ok && len(c.entries) >= c.max {
+		for k := range c.entries { // map order is unspecified: an arbitrary victim
+			delete(c.entries, k)
+			break
+		}
+	}
+	c.entries[key] = v
+}
+
+// Forget drops keys (all entries when none is given) in this instance at once, ahead of the
+// notification that the change sends to every instance.
+func (c *Cache[V]) Forget(keys ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	if len(keys) == 0 {
+		clear(c.entries)
+		return
+	}
+	for _, k := range keys {
+		if !c.byPrefix {
+			delete(c.entries, k)
+			continue
+		}
+		for key := range c.entries {
+			if strings.HasPrefix(key, k) {
+				delete(c.entries, key)
+			}
+		}
+	}
+}
+
+// Len is the number of cached entries.
+func (c *Cache[V]) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
+
+// invalidate applies a notification payload: "" or "*" empties the cache, otherwise it is a
+// comma-separated list of keys (or prefixes).
+func (c *Cache[V]) invalidate(payload string) {
+	if payload == "" || payload == "*" {
+		c.Forget()
+		return
+	}
+	c.Forget(strings.Split(payload, ",")...)
+}
+
+func (c *Cache[V]) setListening(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.entries)
+	c.gen++
+	c.listening = on
+}
+
+// invalidatable is a cache that an Invalidations listener keeps honest.
+type invalidatable interface {
+	invalidate(payload string)
+	setListening(on bool)
+}
+
+// Invalidations listens on one connection for the channels of every registered cache.
+type Invalidations struct {
+	pool  *pgxpool.Pool
+	mu    sync.Mutex
+	subs  map[string][]invalidatable
+	retry time.Duration
+}
+
+// NewInvalidations returns a listener on pool; caches registered with it stay off until Run
+// connects.
+func NewInvalidations(pool *pgxpool.Pool) *Invalidations {
+	return &Invalidations{pool: pool, subs: map[string][]invalidatable{}, retry: time.Second}
+}
+
+// Register has c invalidated by NOTIFYs on channel. Call it before Run.
+func (i *Invalidations) Register(channel string, c invalidatable) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.subs[channel] = append(i.subs[channel], c)
+}
+
+func (i *Invalidations) all(on bool) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	for _, cs := range i.subs {
+		for _, c := range cs {
+			c.setListening(on)
+		}
+	}
+}
+
+// Run listens until ctx ends; after a failure the caches are off until it has reconnected.
+func (i *Invalidations) Run(ctx context.Context) error {
+	defer i.all(false)
+	for ctx.Err() == nil {
+		i.listen(ctx)
+		i.all(false)
+		select {
+		case <-ctx.Done():
+		case <-time.After(i.retry):
+		}
+	}
+	return ctx.Err()
+}
+
+func (i *Invalidations) listen(ctx context.Context) {
+	conn, err := i.pool.Acquire(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Release()
+	i.mu.Lock()
+	channels := make([]string, 0, len(i.subs))
+	for ch := range i.subs {
+		channels = append(channels, ch)
+	}
+	i.mu.Unlock()
+	for _, ch := range channels {
+		if _, err := conn.Exec(ctx, "LISTEN "+ch); err != nil {
+			return
+		}
+	}
+	defer func() {
+		// The connection goes back to the pool: stop listening on it.
+		uctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if _, err := conn.Exec(uctx, "UNLISTEN *"); err != nil {
+			conn.Conn().Close(uctx)
+		}
+	}()
+	// Only now may the caches fill: every change committed from here on is announced.
+	i.all(true)
+	for {
+		n, err := conn.Conn().WaitForNotification(ctx)
+		if err != nil {
+			return
+		}
+		i.mu.Lock()
+		cs := i.subs[n.Channel]
+		i.mu.Unlock()
+		for _, c := range cs {
+			c.invalidate(n.Payload)
+		}
+	}
+}
