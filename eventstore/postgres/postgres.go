@@ -51,6 +51,8 @@ type Store struct {
 
 	notifying atomic.Bool // a NOTIFY goroutine is running
 	again     atomic.Bool // another append happened while it ran
+
+	group groupCommit
 }
 
 var _ eventstore.Store = (*Store)(nil)
@@ -72,9 +74,14 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // explicit transaction.
 func WithBeforeCommit(fn func(context.Context)) Option { return func(s *Store) { s.beforeCommit = fn } }
 
+// WithGroupCommit sets how many group commits may be in flight at once (default 4; 0 turns group
+// commit off and every append is its own transaction).
+func WithGroupCommit(n int) Option { return func(s *Store) { s.group.max = n } }
+
 // New returns a Store on pool, whose database must be migrated.
 func New(pool *pgxpool.Pool, opts ...Option) *Store {
-	s := &Store{pool: pool, now: time.Now, pollInterval: 100 * time.Millisecond, heads: newHeadCache(100_000), wake: newSignal()}
+	s := &Store{pool: pool, now: time.Now, pollInterval: 100 * time.Millisecond, heads: newHeadCache(100_000), wake: newSignal(),
+		group: groupCommit{max: 4}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -126,7 +133,7 @@ func (s *Store) tryAppend(ctx context.Context, stream string, expected eventstor
 	if err != nil {
 		return eventstore.AppendResult{}, err
 	}
-	res, err := s.insert(ctx, recs)
+	res, err := s.commit(ctx, recs)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		s.heads.forget(stream)
@@ -153,13 +160,35 @@ func (s *Store) tryAppend(ctx context.Context, stream string, expected eventstor
 const insertSQL = `
 INSERT INTO events (event_id, stream_id, version, type, data, metadata, recorded_at, prev_hash, hash)
 SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::json[], $6::json[], $7::timestamptz[], $8::bytea[], $9::bytea[])
-RETURNING tx_id, seq`
+RETURNING tx_id, seq, stream_id, version`
 
 const insertNotifySQL = `
 WITH ins AS (` + insertSQL + `), n AS (SELECT pg_notify('` + Channel + `', ''))
-SELECT ins.tx_id, ins.seq FROM ins, n`
+SELECT ins.tx_id, ins.seq, ins.stream_id, ins.version FROM ins, n`
 
+// insert stores one append's events in one transaction.
 func (s *Store) insert(ctx context.Context, recs []eventstore.RecordedEvent) (eventstore.AppendResult, error) {
+	positions, err := s.insertRows(ctx, recs)
+	if err != nil {
+		return eventstore.AppendResult{}, err
+	}
+	var pos eventstore.Position
+	for _, p := range positions {
+		if pos.Less(p) {
+			pos = p
+		}
+	}
+	return eventstore.AppendResult{Version: recs[len(recs)-1].Version, Position: pos}, nil
+}
+
+type streamVersion struct {
+	stream  string
+	version uint64
+}
+
+// insertRows stores recs (one or several appends) in one transaction and returns each one's
+// position, in the order of recs.
+func (s *Store) insertRows(ctx context.Context, recs []eventstore.RecordedEvent) ([]eventstore.Position, error) {
 	n := len(recs)
 	ids, streams, types, data, meta := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	versions, times := make([]int64, n), make([]time.Time, n)
@@ -181,36 +210,43 @@ func (s *Store) insert(ctx context.Context, recs []eventstore.RecordedEvent) (ev
 	if s.beforeCommit != nil {
 		var err error
 		if tx, err = s.pool.Begin(ctx); err != nil {
-			return eventstore.AppendResult{}, err
+			return nil, err
 		}
 		defer func() { _ = tx.Rollback(context.Background()) }()
 		q = tx
 	}
 	rows, err := q.Query(ctx, query, args...)
 	if err != nil {
-		return eventstore.AppendResult{}, err
+		return nil, err
 	}
-	var pos eventstore.Position
+	stored := make(map[streamVersion]eventstore.Position, n)
 	for rows.Next() {
-		var txID, seq int64
-		if err := rows.Scan(&txID, &seq); err != nil {
+		var txID, seq, version int64
+		var stream string
+		if err := rows.Scan(&txID, &seq, &stream, &version); err != nil {
 			rows.Close()
-			return eventstore.AppendResult{}, err
+			return nil, err
 		}
-		if p := (eventstore.Position{Commit: uint64(txID), Prepare: uint64(seq)}); pos.Less(p) {
-			pos = p
-		}
+		stored[streamVersion{stream, uint64(version)}] = eventstore.Position{Commit: uint64(txID), Prepare: uint64(seq)}
 	}
 	if err := rows.Err(); err != nil {
-		return eventstore.AppendResult{}, err
+		return nil, err
 	}
 	if tx != nil {
 		s.beforeCommit(ctx)
 		if err := tx.Commit(ctx); err != nil {
-			return eventstore.AppendResult{}, err
+			return nil, err
 		}
 	}
-	return eventstore.AppendResult{Version: recs[n-1].Version, Position: pos}, nil
+	out := make([]eventstore.Position, n)
+	for i, r := range recs {
+		p, ok := stored[streamVersion{r.StreamID, r.Version}]
+		if !ok {
+			return nil, fmt.Errorf("append: event %s/%d was not returned by the insert", r.StreamID, r.Version)
+		}
+		out[i] = p
+	}
+	return out, nil
 }
 
 // alreadyAppended reports the original result when the batch's last event is already stored.

@@ -2,7 +2,12 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/conformance"
@@ -17,4 +22,69 @@ func TestConformance(t *testing.T) {
 			return postgres.New(pgtest.Pool(t), postgres.WithBeforeCommit(pause))
 		},
 	})
+}
+
+// TestGroupCommit: concurrent appends share commits, and a stale expected version inside a shared
+// commit fails only its own append.
+func TestGroupCommit(t *testing.T) {
+	pool := pgtest.Pool(t)
+	s := postgres.New(pool)
+	ctx := context.Background()
+	ev := func() eventstore.EventData {
+		return eventstore.EventData{ID: uuid.New(), Type: "Tested", Data: []byte(`{"a":1}`)}
+	}
+	if _, err := s.Append(ctx, "taken", eventstore.NoStream(), ev()); err != nil {
+		t.Fatal(err)
+	}
+	const fresh, stale = 96, 16
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make([]error, fresh+stale)
+	results := make([]eventstore.AppendResult, fresh+stale)
+	for i := range fresh + stale {
+		wg.Go(func() {
+			<-start
+			stream := fmt.Sprintf("fresh-%d", i)
+			if i >= fresh {
+				stream = "taken" // expected empty, but it holds one event
+			}
+			results[i], errs[i] = s.Append(ctx, stream, eventstore.NoStream(), ev(), ev())
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		var wrong *eventstore.WrongExpectedVersionError
+		switch {
+		case i < fresh && (err != nil || results[i].Version != 2):
+			t.Fatalf("fresh append %d: %v %+v", i, err, results[i])
+		case i >= fresh && !errors.As(err, &wrong):
+			t.Fatalf("stale append %d: %v, want a wrong-expected-version error", i, err)
+		}
+	}
+	var events, commits int
+	if err := pool.QueryRow(ctx, `SELECT count(*), count(DISTINCT tx_id) FROM events WHERE stream_id LIKE 'fresh-%'`).Scan(&events, &commits); err != nil {
+		t.Fatal(err)
+	}
+	if events != 2*fresh {
+		t.Fatalf("%d events stored, want %d", events, 2*fresh)
+	}
+	if commits >= fresh {
+		t.Fatalf("%d appends took %d commits: nothing was grouped", fresh, commits)
+	}
+	t.Logf("%d appends in %d commits", fresh, commits)
+	// Each append's position is that of its last event.
+	all, err := s.ReadAll(ctx, eventstore.Position{}, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := map[string]eventstore.Position{}
+	for _, e := range all {
+		last[e.StreamID] = e.Position
+	}
+	for i := range fresh {
+		if p := last[fmt.Sprintf("fresh-%d", i)]; p != results[i].Position {
+			t.Fatalf("append %d answered position %v, stored %v", i, results[i].Position, p)
+		}
+	}
 }
