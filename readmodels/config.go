@@ -59,6 +59,10 @@ func DefaultShopConfig() ShopConfig {
 	return ShopConfig{Arrangement: "grid", Links: []Link{}, Theme: ShopTheme{LogoShape: "square", HeroFontSize: "medium"}}
 }
 
+// PricingChangedChannel announces, at commit, a change of what order pricing reads: a merchant's
+// shop configuration (payload: the wallet) or the site configuration (payload "*").
+const PricingChangedChannel = "payledger_pricing_changed"
+
 // Shops stores shop configurations.
 type Shops struct{ pool *pgxpool.Pool }
 
@@ -140,6 +144,10 @@ func (s *Shops) Update(ctx context.Context, wallet string, now time.Time, change
 	if err != nil {
 		return ShopConfig{}, fmt.Errorf("save shop config: %w", err)
 	}
+	// Pricing caches of every instance forget this merchant when the change commits.
+	if _, err := tx.Exec(ctx, `SELECT pg_notify('`+PricingChangedChannel+`', $1)`, wallet); err != nil {
+		return ShopConfig{}, fmt.Errorf("announce shop config: %w", err)
+	}
 	return c, tx.Commit(ctx)
 }
 
@@ -191,8 +199,9 @@ func (s *Sites) Save(ctx context.Context, c SiteConfig) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO site_config (id, config) VALUES (1, $1)
-		ON CONFLICT (id) DO UPDATE SET config = EXCLUDED.config, updated_at = now()`, raw)
+	_, err = s.pool.Exec(ctx, `WITH up AS (INSERT INTO site_config (id, config) VALUES (1, $1)
+			ON CONFLICT (id) DO UPDATE SET config = EXCLUDED.config, updated_at = now() RETURNING 1)
+		SELECT pg_notify('`+PricingChangedChannel+`', '*') FROM up`, raw)
 	if err != nil {
 		return fmt.Errorf("save site config: %w", err)
 	}

@@ -30,6 +30,10 @@ type Item struct {
 	UpdatedAt                      time.Time
 }
 
+// InventoryChangedChannel announces, at commit, a change to a merchant's items; the payload is
+// the wallet followed by "|", the prefix of that merchant's entries in inventory caches.
+const InventoryChangedChannel = "payledger_inventory_changed"
+
 // Inventory stores merchants' items.
 type Inventory struct{ pool *pgxpool.Pool }
 
@@ -47,17 +51,19 @@ func scanItem(r pgx.Row) (Item, error) {
 // Upsert creates the item or updates the one with the same SKU; created tells which.
 func (s *Inventory) Upsert(ctx context.Context, it Item) (Item, bool, error) {
 	var created bool
-	row := s.pool.QueryRow(ctx, `INSERT INTO inventory_items (id, wallet, sku, name, price_cents, currency, stock_qty, taxable, thumb)
+	row := s.pool.QueryRow(ctx, `WITH up AS (INSERT INTO inventory_items (id, wallet, sku, name, price_cents, currency, stock_qty, taxable, thumb)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)
 		ON CONFLICT (wallet, sku) DO UPDATE SET name = EXCLUDED.name, price_cents = EXCLUDED.price_cents,
 			currency = EXCLUDED.currency,
 			stock_qty = CASE WHEN $10 THEN EXCLUDED.stock_qty ELSE inventory_items.stock_qty END,
 			taxable = CASE WHEN $11 THEN EXCLUDED.taxable ELSE inventory_items.taxable END,
 			thumb = CASE WHEN $12 THEN EXCLUDED.thumb ELSE inventory_items.thumb END, updated_at = now()
-		RETURNING `+itemColumns+`, (xmax = 0)`, uuid.New(), it.Wallet, it.SKU, it.Name, it.PriceCents, it.Currency, it.StockQty, it.Taxable, it.Thumb,
+		RETURNING `+itemColumns+`, (xmax = 0) AS created)
+		SELECT up.*, pg_notify('`+InventoryChangedChannel+`', $2 || '|') IS NULL FROM up`, uuid.New(), it.Wallet, it.SKU, it.Name, it.PriceCents, it.Currency, it.StockQty, it.Taxable, it.Thumb,
 		it.HasStock, it.HasTaxable, it.HasThumb)
 	var out Item
-	err := row.Scan(&out.ID, &out.Wallet, &out.SKU, &out.Name, &out.PriceCents, &out.Currency, &out.StockQty, &out.Taxable, &out.Thumb, &out.CreatedAt, &out.UpdatedAt, &created)
+	var notified bool
+	err := row.Scan(&out.ID, &out.Wallet, &out.SKU, &out.Name, &out.PriceCents, &out.Currency, &out.StockQty, &out.Taxable, &out.Thumb, &out.CreatedAt, &out.UpdatedAt, &created, &notified)
 	if err != nil {
 		return Item{}, false, fmt.Errorf("save item: %w", err)
 	}
@@ -66,11 +72,13 @@ func (s *Inventory) Upsert(ctx context.Context, it Item) (Item, bool, error) {
 
 // Delete removes wallet's item id; another wallet's or an unknown item is ErrNotFound.
 func (s *Inventory) Delete(ctx context.Context, wallet string, id uuid.UUID) error {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM inventory_items WHERE id = $1 AND wallet = $2`, id, wallet)
+	var deleted int
+	err := s.pool.QueryRow(ctx, `WITH d AS (DELETE FROM inventory_items WHERE id = $1 AND wallet = $2 RETURNING wallet)
+		SELECT count(*) FROM (SELECT pg_notify('`+InventoryChangedChannel+`', wallet || '|') FROM d) n`, id, wallet).Scan(&deleted)
 	if err != nil {
 		return fmt.Errorf("delete item: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if deleted == 0 {
 		return ErrNotFound
 	}
 	return nil

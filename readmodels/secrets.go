@@ -7,9 +7,12 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/eventstore/groupcommit"
 )
 
 // WebhookKeys stores the API key that signs each receipt's webhooks, encrypted with AES-256-GCM.
@@ -18,6 +21,13 @@ type WebhookKeys struct {
 	pool                *pgxpool.Pool
 	aead                cipher.AEAD
 	sameClusterAsEvents bool
+	group               *groupcommit.Group[sealedKey, struct{}]
+}
+
+// sealedKey is one encrypted key waiting to be stored.
+type sealedKey struct {
+	receiptID         string
+	nonce, ciphertext []byte
 }
 
 // NewWebhookKeys returns the store; key is SECRETS_KEY (32 bytes). sameClusterAsEvents says that
@@ -31,7 +41,10 @@ func NewWebhookKeys(pool *pgxpool.Pool, key []byte, sameClusterAsEvents bool) (*
 	if err != nil {
 		return nil, fmt.Errorf("webhook keys: %w", err)
 	}
-	return &WebhookKeys{pool: pool, aead: aead, sameClusterAsEvents: sameClusterAsEvents}, nil
+	w := &WebhookKeys{pool: pool, aead: aead, sameClusterAsEvents: sameClusterAsEvents}
+	// Concurrent orders share one insert and one (asynchronous) commit.
+	w.group = &groupcommit.Group[sealedKey, struct{}]{Slots: 2, MaxSize: 256, Flush: w.flush}
+	return w, nil
 }
 
 // Save stores the key for receiptID unless one is stored already (the first capture stands).
@@ -41,27 +54,46 @@ func NewWebhookKeys(pool *pgxpool.Pool, key []byte, sameClusterAsEvents bool) (*
 // synchronous commit, and that flush writes all earlier WAL, this commit record included. So
 // the key is durable before the receipt exists, one fsync cheaper.
 func (w *WebhookKeys) Save(ctx context.Context, receiptID, secret string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	nonce := make([]byte, w.aead.NonceSize())
 	if _, err := rand.Read(nonce); err != nil {
 		return err
 	}
 	ct := w.aead.Seal(nil, nonce, []byte(secret), []byte(receiptID))
-	const insert = `INSERT INTO receipt_webhook_keys (receipt_id, nonce, ciphertext) VALUES ($1,$2,$3) ON CONFLICT DO NOTHING`
-	if !w.sameClusterAsEvents {
-		if _, err := w.pool.Exec(ctx, insert, receiptID, nonce, ct); err != nil {
-			return fmt.Errorf("save webhook key: %w", err)
+	_, err := w.group.Do(sealedKey{receiptID: receiptID, nonce: nonce, ciphertext: ct})
+	return err
+}
+
+const insertKeys = `INSERT INTO receipt_webhook_keys (receipt_id, nonce, ciphertext)
+	SELECT * FROM unnest($1::text[], $2::bytea[], $3::bytea[]) ON CONFLICT DO NOTHING`
+
+// flush stores a group of keys in one statement.
+func (w *WebhookKeys) flush(batch []*groupcommit.Call[sealedKey, struct{}]) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ids, nonces, cts := make([]string, len(batch)), make([][]byte, len(batch)), make([][]byte, len(batch))
+	for i, c := range batch {
+		ids[i], nonces[i], cts[i] = c.Item.receiptID, c.Item.nonce, c.Item.ciphertext
+	}
+	var err error
+	if w.sameClusterAsEvents {
+		b := &pgx.Batch{}
+		b.Queue(`BEGIN`)
+		b.Queue(`SET LOCAL synchronous_commit TO off`)
+		b.Queue(insertKeys, ids, nonces, cts)
+		b.Queue(`COMMIT`)
+		err = w.pool.SendBatch(ctx, b).Close()
+	} else {
+		_, err = w.pool.Exec(ctx, insertKeys, ids, nonces, cts)
+	}
+	if err != nil {
+		err = fmt.Errorf("save webhook key: %w", err)
+		for _, c := range batch {
+			c.Err = err
 		}
-		return nil
 	}
-	batch := &pgx.Batch{}
-	batch.Queue(`BEGIN`)
-	batch.Queue(`SET LOCAL synchronous_commit TO off`)
-	batch.Queue(insert, receiptID, nonce, ct)
-	batch.Queue(`COMMIT`)
-	if err := w.pool.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("save webhook key: %w", err)
-	}
-	return nil
 }
 
 // Seal encrypts a key for receiptID without storing it (the degraded-mode journal keeps it).

@@ -95,7 +95,9 @@ func (s *Server) postSiteConfig(c echo.Context) error {
 		}
 		cfg.ReserveRatios = ratios
 	}
-	if err := s.sites.Save(ctx, cfg); err != nil {
+	err = s.sites.Save(ctx, cfg)
+	s.caches.forgetPricing() // the site's rate prices every merchant's orders
+	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"ok": true, "config": cfg})

@@ -137,6 +137,7 @@ func (s *Server) postInventory(c echo.Context) error {
 		return err
 	}
 	saved, created, err := s.inventory.Upsert(c.Request().Context(), it)
+	s.caches.forgetInventory(it.Wallet)
 	if err != nil {
 		return err
 	}
@@ -187,6 +188,7 @@ func (s *Server) deleteInventory(c echo.Context) error {
 	id, err := uuid.Parse(c.QueryParam("id"))
 	if err == nil {
 		err = s.inventory.Delete(c.Request().Context(), p.Wallet, id)
+		s.caches.forgetInventory(p.Wallet)
 	} else {
 		err = readmodels.ErrNotFound
 	}

@@ -186,6 +186,22 @@ type merchantPricing struct {
 // pricingFor returns the platform base rate (the site's replaces 0.5%), the merchant's add-on
 // and brand.
 func (s *Server) pricingFor(ctx context.Context, wallet string) (merchantPricing, error) {
+	var gen uint64
+	if s.caches.pricing != nil {
+		cached, g, ok := s.caches.pricing.Get(wallet)
+		if ok {
+			return cached, nil
+		}
+		gen = g
+	}
+	mp, err := s.readPricing(ctx, wallet)
+	if err == nil && s.caches.pricing != nil {
+		s.caches.pricing.Put(wallet, mp, gen)
+	}
+	return mp, err
+}
+
+func (s *Server) readPricing(ctx context.Context, wallet string) (merchantPricing, error) {
 	mp := merchantPricing{platform: receipt.PlatformBaseRate}
 	shop, found, site, err := s.shops.PricingSettings(ctx, wallet)
 	if unavailable(err) {
@@ -336,7 +352,7 @@ func (s *Server) resolveItems(ctx context.Context, wallet string, items []orderI
 			skus = append(skus, it.SKU)
 		}
 	}
-	found, err := s.inventory.Find(ctx, wallet, ids, skus)
+	found, err := s.findItems(ctx, wallet, ids, skus)
 	switch {
 	case unavailable(err):
 		found = nil
@@ -386,6 +402,45 @@ func (s *Server) resolveItems(ctx context.Context, wallet string, items []orderI
 		out[i] = receipt.Item{ItemID: it.ID.String(), SKU: it.SKU, Label: it.Name, Thumb: thumb, Unit: money.Cents(it.PriceCents), Qty: qtys[i], Taxable: it.Taxable}
 	}
 	return out, nil
+}
+
+// findItems looks items up by id and SKU, in the inventory cache when it holds them all.
+func (s *Server) findItems(ctx context.Context, wallet string, ids []uuid.UUID, skus []string) ([]readmodels.Item, error) {
+	if s.caches.inventory == nil {
+		return s.inventory.Find(ctx, wallet, ids, skus)
+	}
+	prefix := inventoryPrefix(wallet)
+	refs := make([]string, 0, len(ids)+len(skus))
+	for _, id := range ids {
+		refs = append(refs, prefix+"id:"+id.String())
+	}
+	for _, sku := range skus {
+		refs = append(refs, prefix+"sku:"+sku)
+	}
+	var gen uint64
+	hits := make([]readmodels.Item, 0, len(refs))
+	for i, ref := range refs {
+		it, g, ok := s.caches.inventory.Get(ref)
+		if i == 0 {
+			gen = g // the generation before any database read
+		}
+		if !ok {
+			break
+		}
+		hits = append(hits, it)
+	}
+	if len(hits) == len(refs) && len(refs) > 0 {
+		return hits, nil
+	}
+	found, err := s.inventory.Find(ctx, wallet, ids, skus)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range found {
+		s.caches.inventory.Put(prefix+"id:"+it.ID.String(), it, gen)
+		s.caches.inventory.Put(prefix+"sku:"+it.SKU, it, gen)
+	}
+	return found, nil
 }
 
 // storeReceipt captures the webhook key, honours Idempotency-Key, appends the generation and

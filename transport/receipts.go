@@ -55,7 +55,7 @@ func (s *Server) waitReadable(ctx context.Context, id string, res eventstore.App
 	ctx, cancel := context.WithTimeout(ctx, readWait)
 	defer cancel()
 	err := s.receiptsView.WaitFor(ctx, res.Position)
-	s.forgetStatus(id)
+	s.caches.forgetStatus(id)
 	return err
 }
 
@@ -316,15 +316,6 @@ func statusView(st receipt.State, outboxState string) map[string]any {
 	return v
 }
 
-// cachedStatus is a rendered status read and the merchant that may see it.
-type cachedStatus struct {
-	merchant string
-	body     []byte
-}
-
-// statusCacheSize bounds the status cache (about 1 KB an entry).
-const statusCacheSize = 50_000
-
 // receiptStatus answers the status read, from the instance's status cache when it holds the
 // receipt. Only settled delivery states are cached ("none", "delivered", "failed"): the
 // dispatcher moves pending notifications on without announcing it, while every change out of a
@@ -334,10 +325,10 @@ func (s *Server) receiptStatus(c echo.Context) error {
 	id := c.QueryParam("receiptId")
 	p, _ := PrincipalFrom(c)
 	var gen uint64
-	if s.statusCache != nil && id != "" {
+	if s.caches.status != nil && id != "" {
 		var hit cachedStatus
 		var ok bool
-		if hit, gen, ok = s.statusCache.Get(id); ok && (p.Wallet == "" || p.Wallet == hit.merchant) {
+		if hit, gen, ok = s.caches.status.Get(id); ok && (p.Wallet == "" || p.Wallet == hit.merchant) {
 			return c.JSONBlob(http.StatusOK, hit.body)
 		}
 	}
@@ -346,23 +337,15 @@ func (s *Server) receiptStatus(c echo.Context) error {
 		return err
 	}
 	view := statusView(row.State, row.Delivery)
-	if s.statusCache == nil || view["webhookDelivery"] == "pending" {
+	if s.caches.status == nil || view["webhookDelivery"] == "pending" {
 		return c.JSON(http.StatusOK, view)
 	}
 	body, err := json.Marshal(view)
 	if err != nil {
 		return fmt.Errorf("encode status: %w", err)
 	}
-	s.statusCache.Put(id, cachedStatus{merchant: row.State.Receipt.Merchant, body: body}, gen)
+	s.caches.status.Put(id, cachedStatus{merchant: row.State.Receipt.Merchant, body: body}, gen)
 	return c.JSONBlob(http.StatusOK, body)
-}
-
-// forgetStatus drops a receipt's cached status in this instance once a command's change is
-// readable, so this instance's next read sees it even before the projector's NOTIFY arrives.
-func (s *Server) forgetStatus(id string) {
-	if s.statusCache != nil {
-		s.statusCache.Forget(id)
-	}
 }
 
 // EventView is one event of a receipt's audit history.

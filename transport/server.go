@@ -112,7 +112,7 @@ type Server struct {
 	inventory    InventoryStore
 	receipts     ReceiptReader
 	receiptsView Waiter
-	statusCache  *readmodels.Cache[cachedStatus]
+	caches       caches
 	webhookKeys  WebhookKeyStore
 	idempotency  IdempotencyStore
 
@@ -169,8 +169,7 @@ func New(d Deps) (*Server, error) {
 		s.openAttempts = oa
 	}
 	if d.Invalidations != nil {
-		s.statusCache = readmodels.NewCache[cachedStatus](statusCacheSize, false)
-		d.Invalidations.Register(readmodels.ReceiptsChangedChannel, s.statusCache)
+		s.caches = newCaches(d.Invalidations)
 	}
 	e.Pre(preflight)
 	e.Use(correlation(d.Log), noStore, s.accessLog, recoverPanics)

@@ -73,6 +73,7 @@ func (s *Server) postShopConfig(c echo.Context) error {
 	cfg, err := s.shops.Update(c.Request().Context(), sess.Wallet, now, func(cfg *readmodels.ShopConfig) error {
 		return applyShopPatch(cfg, patch, now)
 	})
+	s.caches.forgetPricing(sess.Wallet)
 	if errors.Is(err, readmodels.ErrSlugTaken) {
 		return NewError(http.StatusConflict, "conflict", "slug is already used by another merchant")
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/groupcommit"
 )
 
 // Channel is the LISTEN/NOTIFY channel that announces new events.
@@ -52,7 +53,8 @@ type Store struct {
 	notifying atomic.Bool // a NOTIFY goroutine is running
 	again     atomic.Bool // another append happened while it ran
 
-	group groupCommit
+	groupSlots int
+	group      *groupcommit.Group[[]eventstore.RecordedEvent, eventstore.AppendResult]
 }
 
 var _ eventstore.Store = (*Store)(nil)
@@ -76,15 +78,16 @@ func WithBeforeCommit(fn func(context.Context)) Option { return func(s *Store) {
 
 // WithGroupCommit sets how many group commits may be in flight at once (default 4; 0 turns group
 // commit off and every append is its own transaction).
-func WithGroupCommit(n int) Option { return func(s *Store) { s.group.max = n } }
+func WithGroupCommit(n int) Option { return func(s *Store) { s.groupSlots = n } }
 
 // New returns a Store on pool, whose database must be migrated.
 func New(pool *pgxpool.Pool, opts ...Option) *Store {
 	s := &Store{pool: pool, now: time.Now, pollInterval: 100 * time.Millisecond, heads: newHeadCache(100_000), wake: newSignal(),
-		group: groupCommit{max: 4}}
+		groupSlots: 4}
 	for _, o := range opts {
 		o(s)
 	}
+	s.group = s.newGroup(s.groupSlots)
 	return s
 }
 

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/readmodels"
 )
 
 // TestStatusCacheFollowsChangesFromAnyInstance: a status read is served from the instance's cache
@@ -34,7 +36,7 @@ func TestStatusCacheFollowsChangesFromAnyInstance(t *testing.T) {
 	}
 	waitUntil(t, "the status to be cached", 5*time.Second, func() bool {
 		_, st := status(m)
-		return st == "generated" && e.srv.statusCache.Len() == 1
+		return st == "generated" && e.srv.caches.status.Len() == 1
 	})
 	// Another merchant never reads the cached entry.
 	if code, _ := status(e.merchant(false)); code != 404 {
@@ -84,4 +86,54 @@ func TestStatusCacheSkipsPendingDeliveries(t *testing.T) {
 	if got := read(); got != "delivered" {
 		t.Fatalf("after delivery: %q (a pending state was cached)", got)
 	}
+}
+
+// TestOrderPricingCachesFollowOtherInstances: inventory prices, a merchant's add-on fee and the
+// platform rate are cached by order creation; changes saved by another instance (here: the stores
+// used directly, bypassing this server) reach later orders through their NOTIFYs.
+func TestOrderPricingCachesFollowOtherInstances(t *testing.T) {
+	e := newEnv(t, nil)
+	m := e.merchant(true)
+	e.item(m, `{"sku":"tea","name":"Tea","priceUsd":10}`)
+	order := func() (subtotal, fee float64) {
+		rec := e.dev(m, http.MethodPost, "/api/orders", `{"items":[{"sku":"tea","qty":1}]}`)
+		if rec.Code != 200 {
+			t.Fatalf("order: %d %s", rec.Code, rec.Body)
+		}
+		for _, li := range decode(t, rec)["receipt"].(map[string]any)["lineItems"].([]any) {
+			l := li.(map[string]any)
+			switch l["label"] {
+			case "Processing Fee":
+				fee = l["priceUsd"].(float64)
+			default:
+				subtotal += l["priceUsd"].(float64)
+			}
+		}
+		return subtotal, fee
+	}
+	waitUntil(t, "the caches to fill", 5*time.Second, func() bool {
+		order()
+		return e.srv.caches.inventory.Len() > 0 && e.srv.caches.pricing.Len() > 0
+	})
+	if sub, fee := order(); sub != 10 || fee != 0.05 {
+		t.Fatalf("before: subtotal %v fee %v", sub, fee)
+	}
+	ctx := context.Background()
+	elsewhere := readmodels.NewInventory(e.pool)
+	if _, _, err := elsewhere.Upsert(ctx, readmodels.Item{Wallet: m.wallet, SKU: "tea", Name: "Tea", PriceCents: 2000, Currency: "USD"}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the new price", 3*time.Second, func() bool { sub, _ := order(); return sub == 20 })
+	if _, err := readmodels.NewShops(e.pool).Update(ctx, m.wallet, time.Now(), func(c *readmodels.ShopConfig) error {
+		c.ProcessingFeePct = "1.5"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the merchant's add-on", 3*time.Second, func() bool { _, fee := order(); return fee == 0.4 }) // 2% of 20
+	pct := json.Number("1")
+	if err := readmodels.NewSites(e.pool).Save(ctx, readmodels.SiteConfig{ProcessingFeePct: &pct, DefaultPaymentToken: "USDC"}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the platform rate", 3*time.Second, func() bool { _, fee := order(); return fee == 0.5 }) // 2.5% of 20
 }

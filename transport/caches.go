@@ -1,0 +1,59 @@
+package transport
+
+import "github.com/payledger/payledger/readmodels"
+
+// caches are the instance's read caches for the hot paths (status reads, order pricing). Each is
+// emptied by the NOTIFY that a change sends at commit, in every instance, and is off while the
+// instance is not listening (readmodels.Cache). This instance also forgets at once after its own
+// writes, so its next read never waits for its own notification. All nil without Invalidations.
+type caches struct {
+	status    *readmodels.Cache[cachedStatus]
+	pricing   *readmodels.Cache[merchantPricing]
+	inventory *readmodels.Cache[readmodels.Item] // key: wallet|id:<uuid> or wallet|sku:<sku>
+}
+
+// Cache sizes: a rendered status is about 1 KB, an item a few hundred bytes.
+const (
+	statusCacheSize    = 50_000
+	pricingCacheSize   = 10_000
+	inventoryCacheSize = 50_000
+)
+
+func newCaches(inv *readmodels.Invalidations) caches {
+	c := caches{
+		status:    readmodels.NewCache[cachedStatus](statusCacheSize, false),
+		pricing:   readmodels.NewCache[merchantPricing](pricingCacheSize, false),
+		inventory: readmodels.NewCache[readmodels.Item](inventoryCacheSize, true),
+	}
+	inv.Register(readmodels.ReceiptsChangedChannel, c.status)
+	inv.Register(readmodels.PricingChangedChannel, c.pricing)
+	inv.Register(readmodels.InventoryChangedChannel, c.inventory)
+	return c
+}
+
+// cachedStatus is a rendered status read and the merchant that may see it.
+type cachedStatus struct {
+	merchant string
+	body     []byte
+}
+
+func (c caches) forgetStatus(id string) {
+	if c.status != nil {
+		c.status.Forget(id)
+	}
+}
+
+// forgetPricing forgets the wallets' pricing, or every merchant's without wallets.
+func (c caches) forgetPricing(wallets ...string) {
+	if c.pricing != nil {
+		c.pricing.Forget(wallets...)
+	}
+}
+
+func (c caches) forgetInventory(wallet string) {
+	if c.inventory != nil {
+		c.inventory.Forget(inventoryPrefix(wallet))
+	}
+}
+
+func inventoryPrefix(wallet string) string { return wallet + "|" }
