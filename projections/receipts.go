@@ -42,7 +42,7 @@ func (r Receipts) Committed() {
 	}
 }
 
-var _ Projector = Receipts{}
+var _ BatchProjector = Receipts{}
 
 // Name implements Projector.
 func (r Receipts) Name() string {
@@ -52,9 +52,22 @@ func (r Receipts) Name() string {
 	return "receipts"
 }
 
-// Apply implements Projector: it folds the batch's events into each receipt's stored state with
-// receipt.Evolve (the aggregate's own function) and writes the states back in one round trip.
+// Apply implements Projector.
 func (r Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
+	writes := &pgx.Batch{}
+	if err := r.ApplyBatch(ctx, tx, events, writes); err != nil || writes.Len() == 0 {
+		return err
+	}
+	if err := tx.SendBatch(ctx, writes).Close(); err != nil {
+		return fmt.Errorf("receipts projector: %w", err)
+	}
+	return nil
+}
+
+// ApplyBatch implements BatchProjector: it reads the stored states of the batch's receipts in one
+// round trip, folds the events into them with receipt.Evolve (the aggregate's own function) and
+// queues the writes, which the runner sends with its checkpoint.
+func (r Receipts) ApplyBatch(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent, writes *pgx.Batch) error {
 	var ids []string
 	seen := map[string]bool{}
 	for _, e := range events {
@@ -66,13 +79,13 @@ func (r Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Reco
 	if len(ids) == 0 {
 		return nil
 	}
-	states, versions, err := readmodels.LoadStates(ctx, tx, r.table(), ids)
-	if err != nil {
-		return err
-	}
-	mark, err := ReplayMark(ctx, tx, Receipts{}.Name())
-	if err != nil {
-		return err
+	states, versions := map[string]receipt.State{}, map[string]uint64{}
+	var mark eventstore.Position
+	reads := &pgx.Batch{}
+	readmodels.QueueLoadStates(reads, r.table(), ids, states, versions)
+	queueReplayMark(reads, Receipts{}.Name(), &mark)
+	if err := tx.SendBatch(ctx, reads).Close(); err != nil {
+		return fmt.Errorf("receipts projector: load states: %w", err)
 	}
 	replayed := map[string]bool{} // receipts whose last change in this batch is history being replayed
 	firstPos := map[string]eventstore.Position{}
@@ -96,7 +109,7 @@ func (r Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Reco
 		states[id], versions[id], dirty[id] = receipt.Evolve(states[id], ev), e.Version, true
 		replayed[id] = !mark.Less(e.Position)
 	}
-	batch := &pgx.Batch{}
+	batch := writes
 	var changed []string // receipts that existed before this batch: status caches may hold them
 	for _, id := range ids {
 		if !dirty[id] || !states[id].Exists {
@@ -118,12 +131,6 @@ func (r Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Reco
 		}
 	}
 	readmodels.QueueReceiptsChanged(batch, changed)
-	if batch.Len() == 0 {
-		return nil
-	}
-	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("receipts projector: %w", err)
-	}
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
@@ -27,6 +28,14 @@ type Projector interface {
 	Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error
 	// Reset empties the projector's read models inside tx, before a rebuild.
 	Reset(ctx context.Context, tx pgx.Tx) error
+}
+
+// BatchProjector is a Projector that queues its writes instead of sending them, so that the runner
+// sends them with its checkpoint in one round trip.
+type BatchProjector interface {
+	Projector
+	// ApplyBatch may read through tx and queues the effect of events into writes.
+	ApplyBatch(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent, writes *pgx.Batch) error
 }
 
 // Source is the part of the event store that a runner follows.
@@ -185,16 +194,29 @@ func (r *Runner) apply(ctx context.Context, batch []eventstore.RecordedEvent) er
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.Background()) }()
-	if err := r.proj.Apply(ctx, tx, batch); err != nil {
+	writes := &pgx.Batch{}
+	if bp, ok := r.proj.(BatchProjector); ok {
+		err = bp.ApplyBatch(ctx, tx, batch, writes)
+	} else {
+		err = r.proj.Apply(ctx, tx, batch)
+	}
+	if err != nil {
 		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
 	}
-	tag, err := tx.Exec(ctx, `UPDATE projection_checkpoints SET commit_pos = $2, prepare_pos = $3, updated_at = now()
+	// A read model is rebuilt from the event log: if a crash loses this commit, it loses the
+	// checkpoint with it and the events are applied again. So the commit does not wait for its
+	// WAL flush (the next synchronous commit of anyone flushes it), which keeps a flush off the
+	// path of every command waiting to read its own write.
+	writes.Queue(`SET LOCAL synchronous_commit TO off`)
+	moved := false
+	writes.Queue(`UPDATE projection_checkpoints SET commit_pos = $2, prepare_pos = $3, updated_at = now()
 		WHERE name = $1 AND commit_pos = $4 AND prepare_pos = $5`,
-		r.proj.Name(), int64(to.Commit), int64(to.Prepare), int64(from.Commit), int64(from.Prepare))
-	if err != nil {
-		return fmt.Errorf("save checkpoint: %w", err)
+		r.proj.Name(), int64(to.Commit), int64(to.Prepare), int64(from.Commit), int64(from.Prepare)).
+		Exec(func(tag pgconn.CommandTag) error { moved = tag.RowsAffected() != 1; return nil })
+	if err := tx.SendBatch(ctx, writes).Close(); err != nil {
+		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
 	}
-	if tag.RowsAffected() != 1 {
+	if moved {
 		return errCheckpointMoved
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -291,17 +313,20 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// ReplayMark returns the position up to which a projector's events were already applied before
-// its last rebuild (the zero position if it was never rebuilt). Side effects (webhooks) must not
-// be repeated for events at or below it.
-func ReplayMark(ctx context.Context, tx pgx.Tx, name string) (eventstore.Position, error) {
-	var c, p int64
-	err := tx.QueryRow(ctx, `SELECT replay_commit, replay_prepare FROM projection_checkpoints WHERE name = $1`, name).Scan(&c, &p)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return eventstore.Position{}, nil
-	}
-	if err != nil {
-		return eventstore.Position{}, fmt.Errorf("replay mark: %w", err)
-	}
-	return eventstore.Position{Commit: uint64(c), Prepare: uint64(p)}, nil
+// queueReplayMark queues the read of the position up to which a projector's events were already
+// applied before its last rebuild (left zero if it was never rebuilt). Side effects (webhooks)
+// must not be repeated for events at or below it.
+func queueReplayMark(batch *pgx.Batch, name string, mark *eventstore.Position) {
+	batch.Queue(`SELECT replay_commit, replay_prepare FROM projection_checkpoints WHERE name = $1`, name).QueryRow(func(row pgx.Row) error {
+		var c, p int64
+		err := row.Scan(&c, &p)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("replay mark: %w", err)
+		}
+		*mark = eventstore.Position{Commit: uint64(c), Prepare: uint64(p)}
+		return nil
+	})
 }

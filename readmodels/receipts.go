@@ -134,29 +134,27 @@ func decodePositionCursor(c string) (positionCursor, error) {
 	return positionCursor{&commit, &prepare}, nil
 }
 
-// LoadStates returns the stored states and versions of the given receipts (absent ones are
-// missing from the maps); the projector folds new events into them.
-func LoadStates(ctx context.Context, tx pgx.Tx, table string, ids []string) (map[string]receipt.State, map[string]uint64, error) {
-	states, versions := map[string]receipt.State{}, map[string]uint64{}
-	rows, err := tx.Query(ctx, `SELECT receipt_id, state, version FROM `+pgx.Identifier{table}.Sanitize()+` WHERE receipt_id = ANY($1) FOR UPDATE`, ids)
-	if err != nil {
-		return nil, nil, fmt.Errorf("load receipt states: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var raw []byte
-		var version int64
-		if err := rows.Scan(&id, &raw, &version); err != nil {
-			return nil, nil, err
-		}
-		var st receipt.State
-		if err := json.Unmarshal(raw, &st); err != nil {
-			return nil, nil, fmt.Errorf("decode state of %s: %w", id, err)
-		}
-		states[id], versions[id] = st, uint64(version)
-	}
-	return states, versions, rows.Err()
+// QueueLoadStates queues into batch the read, locked for update, of the stored states and
+// versions of the given receipts (absent ones are simply missing from the maps, which are filled
+// when the batch is sent).
+func QueueLoadStates(batch *pgx.Batch, table string, ids []string, states map[string]receipt.State, versions map[string]uint64) {
+	batch.Queue(`SELECT receipt_id, state, version FROM `+pgx.Identifier{table}.Sanitize()+` WHERE receipt_id = ANY($1) FOR UPDATE`, ids).
+		Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var id string
+				var raw []byte
+				var version int64
+				if err := rows.Scan(&id, &raw, &version); err != nil {
+					return err
+				}
+				var st receipt.State
+				if err := json.Unmarshal(raw, &st); err != nil {
+					return fmt.Errorf("decode state of %s: %w", id, err)
+				}
+				states[id], versions[id] = st, uint64(version)
+			}
+			return rows.Err()
+		})
 }
 
 // QueueState queues the upsert of a receipt's state into batch. pos is the position of the

@@ -83,7 +83,7 @@ func WithGroupCommit(n int) Option { return func(s *Store) { s.groupSlots = n } 
 // New returns a Store on pool, whose database must be migrated.
 func New(pool *pgxpool.Pool, opts ...Option) *Store {
 	s := &Store{pool: pool, now: time.Now, pollInterval: 100 * time.Millisecond, heads: newHeadCache(100_000), wake: newSignal(),
-		groupSlots: 4}
+		groupSlots: 2}
 	for _, o := range opts {
 		o(s)
 	}
@@ -343,6 +343,10 @@ func (s *Store) announce() {
 				// A failed NOTIFY only delays other processes until their next poll.
 				_, _ = s.pool.Exec(ctx, `SELECT pg_notify('`+Channel+`', '')`)
 				cancel()
+				// Under load one NOTIFY per notifyGap covers every append in between: each one
+				// wakes every listening backend, so sending one per append costs more than it
+				// saves other processes in latency.
+				time.Sleep(notifyGap)
 			}
 			s.notifying.Store(false)
 			// An append may have set again after the last Swap but before Store(false).
@@ -352,6 +356,9 @@ func (s *Store) announce() {
 		}
 	}()
 }
+
+// notifyGap is the least time between two after-commit NOTIFYs of one process.
+const notifyGap = 2 * time.Millisecond
 
 // head is a stream's last version and hash.
 type head struct {
