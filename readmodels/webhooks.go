@@ -9,6 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/eventstore/groupcommit"
 )
 
 // Notification states.
@@ -56,10 +58,25 @@ type Claimed struct {
 }
 
 // Outbox is the dispatcher's view of the webhook outbox.
-type Outbox struct{ pool *pgxpool.Pool }
+type Outbox struct {
+	pool      *pgxpool.Pool
+	completes *groupcommit.Group[completion, struct{}]
+}
+
+// completion is one delivery attempt to record.
+type completion struct {
+	c   Claimed
+	a   Attempt
+	out Outcome
+}
 
 // NewOutbox returns the outbox on pool.
-func NewOutbox(pool *pgxpool.Pool) *Outbox { return &Outbox{pool: pool} }
+func NewOutbox(pool *pgxpool.Pool) *Outbox {
+	o := &Outbox{pool: pool}
+	// Concurrent senders record their attempts in shared transactions: one commit for many.
+	o.completes = &groupcommit.Group[completion, struct{}]{Slots: 2, MaxSize: 256, Flush: o.flushCompletes}
+	return o
+}
 
 // Claim leases up to limit due notifications in states (FOR UPDATE SKIP LOCKED, so several
 // dispatchers never take the same one). With ignoreSchedule, due time is not checked (manual
@@ -116,23 +133,68 @@ type Outcome struct {
 // Complete records an attempt and, if the notification still aims at the key it was claimed
 // with, moves it to the outcome's state; the lease is released either way.
 func (o *Outbox) Complete(ctx context.Context, c Claimed, a Attempt, out Outcome) error {
-	batch := &pgx.Batch{}
-	batch.Queue(`INSERT INTO webhook_deliveries (id, notification_id, receipt_id, merchant_wallet, delivery_id, idempotency_key, status_sent, url,
-			attempted_at, http_status, latency_ms, error, kind) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,NULLIF($12, ''),$13)`,
-		a.ID, c.ID, a.ReceiptID, a.Merchant, a.DeliveryID, a.IdempotencyKey, a.StatusSent, a.URL, a.AttemptedAt, a.HTTPStatus, a.LatencyMS, a.Error, a.Kind)
-	batch.Queue(`UPDATE webhook_notifications SET lease_until = NULL, lease_token = NULL, updated_at = now(),
-			state = CASE WHEN queued_key = $3 THEN $4 ELSE state END,
-			delivery_id = CASE WHEN queued_key = $3 THEN $5 ELSE delivery_id END,
-			sent_key = $6,
-			attempts = CASE WHEN queued_key = $3 THEN attempts + 1 ELSE attempts END,
-			next_attempt_at = CASE WHEN queued_key = $3 THEN $7 ELSE next_attempt_at END,
-			marked_at = CASE WHEN queued_key = $3 THEN $8 ELSE marked_at END,
-			delivered_at = CASE WHEN queued_key = $3 AND $4 = 'delivered' THEN now() ELSE delivered_at END
-		WHERE id = $1 AND lease_token = $2`, c.ID, c.Lease, c.QueuedKey, out.State, out.DeliveryID, out.SentKey, out.NextAt, out.MarkedAt)
-	if err := o.pool.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("complete delivery: %w", err)
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	return nil
+	_, err := o.completes.Do(completion{c: c, a: a, out: out})
+	return err
+}
+
+const insertAttempts = `INSERT INTO webhook_deliveries (id, notification_id, receipt_id, merchant_wallet, delivery_id, idempotency_key,
+		status_sent, url, attempted_at, http_status, latency_ms, error, kind)
+	SELECT u.id, u.nid, u.rid, u.mw, u.did, u.ik, u.ss, u.url, u.at, u.hs, u.lat, NULLIF(u.err, ''), u.kind
+	FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::timestamptz[],
+		$10::int[], $11::int[], $12::text[], $13::text[]) AS u(id, nid, rid, mw, did, ik, ss, url, at, hs, lat, err, kind)`
+
+const completeNotifications = `UPDATE webhook_notifications n SET lease_until = NULL, lease_token = NULL, updated_at = now(),
+		state = CASE WHEN n.queued_key = u.qk THEN u.st ELSE n.state END,
+		delivery_id = CASE WHEN n.queued_key = u.qk THEN u.did ELSE n.delivery_id END,
+		sent_key = u.sk,
+		attempts = CASE WHEN n.queued_key = u.qk THEN n.attempts + 1 ELSE n.attempts END,
+		next_attempt_at = CASE WHEN n.queued_key = u.qk THEN u.nx ELSE n.next_attempt_at END,
+		marked_at = CASE WHEN n.queued_key = u.qk THEN u.mk ELSE n.marked_at END,
+		delivered_at = CASE WHEN n.queued_key = u.qk AND u.st = 'delivered' THEN now() ELSE n.delivered_at END
+	FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::timestamptz[], $8::timestamptz[])
+		AS u(id, lease, qk, st, did, sk, nx, mk)
+	WHERE n.id = u.id AND n.lease_token = u.lease`
+
+// flushCompletes records a group of attempts and their notifications' new states in one
+// transaction.
+func (o *Outbox) flushCompletes(batch []*groupcommit.Call[completion, struct{}]) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n := len(batch)
+	var (
+		ids, nids, dids                 = make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
+		rids, mws, iks, sss, urls, errs = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		kinds                           = make([]string, n)
+		ats                             = make([]time.Time, n)
+		codes                           = make([]*int32, n)
+		lats                            = make([]int32, n)
+		leases, outDIDs                 = make([]uuid.UUID, n), make([]uuid.UUID, n)
+		qks, sts, sks                   = make([]string, n), make([]string, n), make([]string, n)
+		nexts                           = make([]time.Time, n)
+		marks                           = make([]*time.Time, n)
+	)
+	for i, call := range batch {
+		a, c, out := call.Item.a, call.Item.c, call.Item.out
+		ids[i], nids[i], rids[i], mws[i], dids[i], iks[i] = a.ID, c.ID, a.ReceiptID, a.Merchant, a.DeliveryID, a.IdempotencyKey
+		sss[i], urls[i], ats[i], lats[i], errs[i], kinds[i] = a.StatusSent, a.URL, a.AttemptedAt, int32(a.LatencyMS), a.Error, a.Kind
+		if a.HTTPStatus != nil {
+			code := int32(*a.HTTPStatus)
+			codes[i] = &code
+		}
+		leases[i], qks[i], sts[i], outDIDs[i], sks[i], nexts[i], marks[i] = c.Lease, c.QueuedKey, out.State, out.DeliveryID, out.SentKey, out.NextAt, out.MarkedAt
+	}
+	b := &pgx.Batch{}
+	b.Queue(insertAttempts, ids, nids, rids, mws, dids, iks, sss, urls, ats, codes, lats, errs, kinds)
+	b.Queue(completeNotifications, nids, leases, qks, sts, outDIDs, sks, nexts, marks)
+	if err := o.pool.SendBatch(ctx, b).Close(); err != nil {
+		err = fmt.Errorf("complete delivery: %w", err)
+		for _, call := range batch {
+			call.Err = err
+		}
+	}
 }
 
 // Deliveries lists merchant's delivery attempts, newest first, optionally for one receipt.

@@ -113,7 +113,12 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*Dispatcher)) *e
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{}, 2)
 	go func() { defer func() { done <- struct{}{} }(); _ = runner.Run(ctx) }()
-	go func() { defer func() { done <- struct{}{} }(); _ = e.dispatcher.Run(ctx) }()
+	go func() {
+		defer func() { done <- struct{}{} }()
+		if e.dispatcher.Workers > 0 { // a benchmark may start its own later
+			_ = e.dispatcher.Run(ctx)
+		}
+	}()
 	caches := readmodels.NewInvalidations(pool)
 	caches.Register(readmodels.RevokedChannel, e.keys.Cache())
 	t.Cleanup(func() { cancel(); <-done; <-done })

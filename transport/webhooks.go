@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -55,7 +56,7 @@ const (
 	DefaultRetryDelay     = 5 * time.Second
 	markedRetention       = 72 * time.Hour // reconciliation gives up after 3 days
 	leaseFor              = 30 * time.Second
-	claimBatch            = 8
+	claimBatch            = 16
 )
 
 // Dispatcher delivers queued notifications: first attempt, one automatic retry after
@@ -69,7 +70,7 @@ type Dispatcher struct {
 	Production bool          // https only and public addresses only, checked at connect time
 	Timeout    time.Duration // per attempt (default 5 s)
 	RetryDelay time.Duration // before the automatic retry (default 5 s)
-	Workers    int           // concurrent senders (default 8)
+	Workers    int           // concurrent claimers, each sending its claimed batch at once (default 8; negative: none)
 	Metrics    *Metrics      // optional
 	Now        func() time.Time
 
@@ -94,7 +95,7 @@ func (d *Dispatcher) Init() *Dispatcher {
 	d.wake = make(chan struct{}, 1)
 	d.client = &http.Client{
 		Timeout:       d.Timeout,
-		Transport:     &http.Transport{DialContext: d.dial, MaxIdleConnsPerHost: 16, TLSHandshakeTimeout: d.Timeout, ResponseHeaderTimeout: d.Timeout},
+		Transport:     &http.Transport{DialContext: d.dial, MaxIdleConnsPerHost: 128, TLSHandshakeTimeout: d.Timeout, ResponseHeaderTimeout: d.Timeout},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, // redirects are not followed
 	}
 	return d
@@ -165,9 +166,13 @@ func (d *Dispatcher) work(ctx context.Context) {
 		if len(claimed) == claimBatch {
 			d.Wake() // more may be due: let another worker claim too
 		}
+		// A claimed batch goes out concurrently: one slow receiver holds up only its own
+		// notification, and the attempts are recorded in shared commits (Outbox.Complete).
+		var sent sync.WaitGroup
 		for _, c := range claimed {
-			d.deliver(ctx, c)
+			sent.Go(func() { d.deliver(ctx, c) })
 		}
+		sent.Wait()
 		if len(claimed) > 0 {
 			continue
 		}

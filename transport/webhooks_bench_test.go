@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
@@ -22,29 +24,97 @@ import (
 func BenchmarkWebhookDelivery(b *testing.B) {
 	b.Run("burst-16-writers", func(b *testing.B) { benchWebhooks(b, 2000, 0) })
 	b.Run("paced-300-per-s", func(b *testing.B) { benchWebhooks(b, 1500, 300) })
+	b.Run("backlog-4000", func(b *testing.B) { benchWebhookBacklog(b, 4000) })
 }
 
-// benchWebhooks changes the status of n receipts from 16 writers, as fast as they can
-// (perSecond 0) or paced to perSecond in total, and measures their notifications' arrival.
-func benchWebhooks(b *testing.B, n, perSecond int) {
-	e := newEnvWith(b, nil, func(d *Dispatcher) { d.Workers = 8 })
+// benchWebhookBacklog measures the dispatcher alone: n notifications are queued (status changes
+// committed and projected) while no dispatcher runs, then one starts and the time until the last
+// arrival gives deliveries per second.
+func benchWebhookBacklog(b *testing.B, n int) {
+	e := newEnvWith(b, nil, func(d *Dispatcher) { d.Workers = -1 })
 	ctx := context.Background()
+	recv, arrivals := countingReceiver(b)
+	ids := webhookReceipts(b, e, n, recv.URL)
+	var last eventstore.AppendResult
+	var wg sync.WaitGroup
 	var mu sync.Mutex
-	arrived := make(map[string]time.Time, n)
+	for w := range 16 {
+		wg.Go(func() {
+			for i := w; i < n; i += 16 {
+				_, res, err := commands.ChangeReceipt(ctx, e.srv.events, ids[i], eventstore.Metadata{}, confirm(i))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				mu.Lock()
+				if last.Position.Less(res.Position) {
+					last = res
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if err := e.srv.waitReadable(ctx, "", last); err != nil {
+		b.Fatal(err)
+	}
+	if queued := e.count("webhook_notifications"); queued != n {
+		b.Fatalf("%d notifications queued, want %d", queued, n)
+	}
+	disp := (&Dispatcher{Outbox: e.outbox, Keys: e.webhookKeys, Events: e.srv.events, Log: zerolog.Nop()}).Init()
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	b.ResetTimer()
+	start := time.Now()
+	go func() { _ = disp.Run(runCtx) }()
+	arrivals.waitFor(b, n)
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(n)/elapsed.Seconds(), "deliveries/s")
+}
+
+// arrivals records when each receipt's first notification arrived.
+type arrivals struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+func (a *arrivals) count() int { a.mu.Lock(); defer a.mu.Unlock(); return len(a.at) }
+
+// waitFor waits until n receipts' notifications have arrived (at most two minutes).
+func (a *arrivals) waitFor(b *testing.B, n int) {
+	deadline := time.Now().Add(2 * time.Minute)
+	for a.count() < n {
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d notifications arrived", a.count(), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// countingReceiver is a local receiver answering 204 that records arrivals.
+func countingReceiver(b *testing.B) (*httptest.Server, *arrivals) {
+	got := &arrivals{at: map[string]time.Time{}}
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var p struct {
 			ReceiptID string `json:"receiptId"`
 		}
 		_ = json.Unmarshal(body, &p)
-		mu.Lock()
-		if _, ok := arrived[p.ReceiptID]; !ok {
-			arrived[p.ReceiptID] = time.Now()
+		got.mu.Lock()
+		if _, ok := got.at[p.ReceiptID]; !ok {
+			got.at[p.ReceiptID] = time.Now()
 		}
-		mu.Unlock()
+		got.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
 	}))
-	defer recv.Close()
+	b.Cleanup(recv.Close)
+	return recv, got
+}
+
+// webhookReceipts generates n receipts with a webhook URL and a signing key, readable.
+func webhookReceipts(b *testing.B, e *env, n int, url string) []string {
+	ctx := context.Background()
 	merchant := "0x" + fmt.Sprintf("%040x", 7)
 	ids := make([]string, n)
 	var last eventstore.AppendResult
@@ -53,7 +123,7 @@ func benchWebhooks(b *testing.B, n, perSecond int) {
 		if err := e.webhookKeys.Save(ctx, ids[i], "plk_bench"); err != nil {
 			b.Fatal(err)
 		}
-		g := receipt.Generated{ReceiptID: ids[i], Merchant: merchant, Currency: "USD", WebhookURL: recv.URL,
+		g := receipt.Generated{ReceiptID: ids[i], Merchant: merchant, Currency: "USD", WebhookURL: url,
 			LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 100}}, Total: 100}
 		_, res, err := commands.GenerateReceipt(ctx, e.srv.events, time.Now(), eventstore.Metadata{}, g)
 		if err != nil {
@@ -64,23 +134,35 @@ func benchWebhooks(b *testing.B, n, perSecond int) {
 	if err := e.srv.waitReadable(ctx, "", last); err != nil {
 		b.Fatal(err)
 	}
+	return ids
+}
+
+// confirm is the status change of receipt i: paid.
+func confirm(i int) func(receipt.State) ([]receipt.Event, error) {
+	return func(st receipt.State) ([]receipt.Event, error) {
+		return receipt.Confirm(st, receipt.PaymentConfirmed{AttemptID: "a", VerifiedBy: "chain", TransactionHash: fmt.Sprintf("0x%064x", i), At: time.Now().UnixMilli()})
+	}
+}
+
+// benchWebhooks changes the status of n receipts from 16 writers, as fast as they can
+// (perSecond 0) or paced to perSecond in total, and measures their notifications' arrival.
+func benchWebhooks(b *testing.B, n, perSecond int) {
+	e := newEnvWith(b, nil, func(d *Dispatcher) { d.Workers = 8 })
+	ctx := context.Background()
+	recv, got := countingReceiver(b)
+	ids := webhookReceipts(b, e, n, recv.URL)
 	committed := make(map[string]time.Time, n)
 	var cmu sync.Mutex
 	b.ResetTimer()
 	start := time.Now()
 	var wg sync.WaitGroup
 	for w := range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := w; i < n; i += 16 {
 				if perSecond > 0 {
 					time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(perSecond))))
 				}
-				_, _, err := commands.ChangeReceipt(ctx, e.srv.events, ids[i], eventstore.Metadata{}, func(st receipt.State) ([]receipt.Event, error) {
-					return receipt.Confirm(st, receipt.PaymentConfirmed{AttemptID: "a", VerifiedBy: "chain", TransactionHash: fmt.Sprintf("0x%064x", i), At: time.Now().UnixMilli()})
-				})
-				if err != nil {
+				if _, _, err := commands.ChangeReceipt(ctx, e.srv.events, ids[i], eventstore.Metadata{}, confirm(i)); err != nil {
 					b.Error(err)
 					return
 				}
@@ -88,27 +170,15 @@ func benchWebhooks(b *testing.B, n, perSecond int) {
 				committed[ids[i]] = time.Now()
 				cmu.Unlock()
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	appended := time.Since(start)
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		mu.Lock()
-		got := len(arrived)
-		mu.Unlock()
-		if got == n {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("%d of %d notifications arrived", got, n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	got.waitFor(b, n)
 	elapsed := time.Since(start)
 	b.StopTimer()
 	lat := make([]time.Duration, 0, n)
-	for id, at := range arrived {
+	for id, at := range got.at {
 		lat = append(lat, at.Sub(committed[id]))
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })

@@ -76,7 +76,7 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // explicit transaction.
 func WithBeforeCommit(fn func(context.Context)) Option { return func(s *Store) { s.beforeCommit = fn } }
 
-// WithGroupCommit sets how many group commits may be in flight at once (default 4; 0 turns group
+// WithGroupCommit sets how many group commits may be in flight at once (default 2; 0 turns group
 // commit off and every append is its own transaction).
 func WithGroupCommit(n int) Option { return func(s *Store) { s.groupSlots = n } }
 
