@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 
@@ -18,12 +19,19 @@ const ReceiptStreamPrefix = "receipt-"
 // Receipts keeps the receipts read model (lists, reads, status) and the webhook outbox: a status
 // change of a receipt with a webhook URL queues a notification in the same transaction.
 type Receipts struct {
-	// Notify, when set, is called after each committed batch that may have queued notifications.
+	// Notify, when set, is called after each committed batch that queued notifications (after
+	// every batch unless the projector was made by NewReceipts).
 	Notify func()
 	// Shadow, when set, names the table of a blue/green rebuild: the projector writes there, under
 	// its own checkpoint name, and queues no notifications (it replays history).
 	Shadow string
+
+	queued *atomic.Bool // set when a batch queued a notification
 }
+
+// NewReceipts returns the live receipts projector; notify wakes the webhook dispatcher after a
+// batch that queued notifications.
+func NewReceipts(notify func()) Receipts { return Receipts{Notify: notify, queued: new(atomic.Bool)} }
 
 // LiveTable is the receipts read model that reads use.
 const LiveTable = "receipts"
@@ -37,7 +45,7 @@ func (r Receipts) table() string {
 
 // Committed implements the runner's post-commit hook.
 func (r Receipts) Committed() {
-	if r.Notify != nil {
+	if r.Notify != nil && (r.queued == nil || r.queued.Swap(false)) {
 		r.Notify()
 	}
 }
@@ -111,6 +119,8 @@ func (r Receipts) ApplyBatch(ctx context.Context, tx pgx.Tx, events []eventstore
 	}
 	batch := writes
 	var changed []string // receipts that existed before this batch: status caches may hold them
+	var rows []readmodels.StateRow
+	var notify []string // receipts whose status change is owed a webhook
 	for _, id := range ids {
 		if !dirty[id] || !states[id].Exists {
 			continue
@@ -119,15 +129,23 @@ func (r Receipts) ApplyBatch(ctx context.Context, tx pgx.Tx, events []eventstore
 			changed = append(changed, id)
 		}
 		st := states[id]
-		if err := readmodels.QueueState(batch, r.table(), st, versions[id], firstPos[id]); err != nil {
-			return err
-		}
+		rows = append(rows, readmodels.StateRow{State: st, Version: versions[id], First: firstPos[id]})
 		old, existed := before[id]
 		if !existed { // generated in this batch: generation itself is not a status change
 			old = receipt.StatusGenerated
 		}
 		if old != st.Status && st.Receipt.WebhookURL != "" && !replayed[id] && r.Shadow == "" {
-			readmodels.QueueNotification(batch, id, st.Receipt.Merchant, st.Receipt.WebhookURL, st.IdempotencyKey())
+			notify = append(notify, id)
+		}
+	}
+	if err := readmodels.QueueStates(batch, r.table(), rows); err != nil {
+		return err
+	}
+	for _, id := range notify {
+		st := states[id]
+		readmodels.QueueNotification(batch, id, st.Receipt.Merchant, st.Receipt.WebhookURL, st.IdempotencyKey())
+		if r.queued != nil {
+			r.queued.Store(true)
 		}
 	}
 	readmodels.QueueReceiptsChanged(batch, changed)

@@ -139,6 +139,9 @@ func (r *Runner) lead(ctx context.Context) error {
 	}
 	r.leader.Store(true)
 	defer r.leader.Store(false)
+	if err := r.ensureCheckpoint(ctx); err != nil {
+		return fmt.Errorf("create checkpoint: %w", err)
+	}
 	from, err := r.loadCheckpoint(ctx)
 	if err != nil {
 		return err
@@ -235,11 +238,12 @@ func (r *Runner) ensureCheckpoint(ctx context.Context) error {
 }
 
 func (r *Runner) loadCheckpoint(ctx context.Context) (eventstore.Position, error) {
-	if err := r.ensureCheckpoint(ctx); err != nil {
-		return eventstore.Position{}, fmt.Errorf("create checkpoint: %w", err)
-	}
+	// Run created the row; until then (another process's runner) the checkpoint is the start.
 	var c, p int64
 	err := r.pool.QueryRow(ctx, `SELECT commit_pos, prepare_pos FROM projection_checkpoints WHERE name = $1`, r.proj.Name()).Scan(&c, &p)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return eventstore.Position{}, nil
+	}
 	if err != nil {
 		return eventstore.Position{}, fmt.Errorf("load checkpoint: %w", err)
 	}

@@ -157,40 +157,62 @@ func QueueLoadStates(batch *pgx.Batch, table string, ids []string, states map[st
 		})
 }
 
-// QueueState queues the upsert of a receipt's state into batch. pos is the position of the
-// receipt's first event (kept from the insert: list order never changes).
-func QueueState(batch *pgx.Batch, table string, st receipt.State, version uint64, pos eventstore.Position) error {
-	raw, err := json.Marshal(st)
-	if err != nil {
-		return err
+// StateRow is one receipt state to store: its state, stream version, and the position of its
+// first event (kept from the insert: list order never changes).
+type StateRow struct {
+	State   receipt.State
+	Version uint64
+	First   eventstore.Position
+}
+
+// QueueStates queues into batch the upsert of rows (distinct receipts) as one statement.
+func QueueStates(batch *pgx.Batch, table string, rows []StateRow) error {
+	if len(rows) == 0 {
+		return nil
 	}
-	g := st.Receipt
-	var webhook, kind *string
-	if g.WebhookURL != "" {
-		webhook = &g.WebhookURL
+	n := len(rows)
+	ids, merchants, statuses, currencies := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	prevs, webhooks, kinds := make([]*string, n), make([]*string, n), make([]*string, n)
+	receipts, states := make([]string, n), make([]string, n)
+	totals, versions, commits, prepares := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	created, updated, attempts := make([]time.Time, n), make([]time.Time, n), make([]*time.Time, n)
+	for i, row := range rows {
+		st, g := row.State, row.State.Receipt
+		raw, err := json.Marshal(st)
+		if err != nil {
+			return err
+		}
+		genRaw, err := json.Marshal(g)
+		if err != nil {
+			return err
+		}
+		ids[i], merchants[i], statuses[i], currencies[i] = g.ReceiptID, g.Merchant, string(st.Status), g.Currency
+		receipts[i], states[i], totals[i] = string(genRaw), string(raw), int64(g.Total)
+		versions[i], commits[i], prepares[i] = int64(row.Version), int64(row.First.Commit), int64(row.First.Prepare)
+		created[i], updated[i] = time.UnixMilli(g.CreatedAt).UTC(), time.UnixMilli(st.UpdatedAt).UTC()
+		if g.WebhookURL != "" {
+			webhooks[i] = &g.WebhookURL
+		}
+		if a, ok := st.Current(); ok {
+			k, at := a.Kind, time.UnixMilli(a.StartedAt).UTC()
+			kinds[i], attempts[i] = &k, &at
+		}
+		if st.PreviousStatus != "" {
+			p := string(st.PreviousStatus)
+			prevs[i] = &p
+		}
 	}
-	var attemptAt *time.Time
-	if a, ok := st.Current(); ok {
-		k, at := a.Kind, time.UnixMilli(a.StartedAt).UTC()
-		kind, attemptAt = &k, &at
-	}
-	var prev *string
-	if st.PreviousStatus != "" {
-		p := string(st.PreviousStatus)
-		prev = &p
-	}
-	genRaw, err := json.Marshal(g)
-	if err != nil {
-		return err
-	}
-	batch.Queue(`INSERT INTO `+pgx.Identifier{table}.Sanitize()+` (receipt_id, merchant_wallet, status, previous_status, currency, total_cents, webhook_url, receipt, state,
-			created_at, updated_at, version, pos_commit, pos_prepare, attempt_kind, attempt_started_at)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)
+	batch.Queue(`INSERT INTO `+pgx.Identifier{table}.Sanitize()+` (receipt_id, merchant_wallet, status, previous_status, currency, total_cents,
+			webhook_url, receipt, state, created_at, updated_at, version, pos_commit, pos_prepare, attempt_kind, attempt_started_at)
+		SELECT u.id, u.merchant, u.status, u.prev, u.currency, u.total, u.webhook, u.receipt::jsonb, u.state::jsonb, u.created, u.updated,
+			u.version, u.pc, u.pp, u.kind, u.attempt
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[],
+			$10::timestamptz[], $11::timestamptz[], $12::bigint[], $13::bigint[], $14::bigint[], $15::text[], $16::timestamptz[])
+			AS u(id, merchant, status, prev, currency, total, webhook, receipt, state, created, updated, version, pc, pp, kind, attempt)
 		ON CONFLICT (receipt_id) DO UPDATE SET status = EXCLUDED.status, previous_status = EXCLUDED.previous_status,
 			state = EXCLUDED.state, updated_at = EXCLUDED.updated_at, version = EXCLUDED.version,
 			attempt_kind = EXCLUDED.attempt_kind, attempt_started_at = EXCLUDED.attempt_started_at`,
-		g.ReceiptID, g.Merchant, string(st.Status), prev, g.Currency, int64(g.Total), webhook, genRaw, raw,
-		time.UnixMilli(g.CreatedAt).UTC(), time.UnixMilli(st.UpdatedAt).UTC(), int64(version), int64(pos.Commit), int64(pos.Prepare), kind, attemptAt)
+		ids, merchants, statuses, prevs, currencies, totals, webhooks, receipts, states, created, updated, versions, commits, prepares, kinds, attempts)
 	return nil
 }
 

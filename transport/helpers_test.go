@@ -106,7 +106,7 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*Dispatcher)) *e
 		dispatch(disp)
 	}
 	e.dispatcher = disp.Init()
-	runner, err := projections.NewRunner(pool, store, projections.Receipts{Notify: e.dispatcher.Wake}, zerolog.Nop())
+	runner, err := projections.NewRunner(pool, store, projections.NewReceipts(e.dispatcher.Wake), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

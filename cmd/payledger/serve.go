@@ -164,7 +164,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	usage := readmodels.NewUsage(pool, time.Now)
 	metrics := transport.NewMetrics(readmodels.NewOps(pool))
 	dispatcher := (&transport.Dispatcher{Outbox: outbox, Keys: webhookKeys, Events: store, Log: log, Production: cfg.production(), Metrics: metrics}).Init()
-	receiptsRunner, err := projections.NewRunner(pool, store, projections.Receipts{Notify: dispatcher.Wake}, log)
+	receiptsRunner, err := projections.NewRunner(pool, store, projections.NewReceipts(dispatcher.Wake), log)
 	if err != nil {
 		return err
 	}

@@ -358,7 +358,7 @@ func (s *Store) announce() {
 }
 
 // notifyGap is the least time between two after-commit NOTIFYs of one process.
-const notifyGap = 2 * time.Millisecond
+const notifyGap = 10 * time.Millisecond
 
 // head is a stream's last version and hash.
 type head struct {
