@@ -24,6 +24,7 @@ import (
 func BenchmarkWebhookDelivery(b *testing.B) {
 	b.Run("burst-16-writers", func(b *testing.B) { benchWebhooks(b, 2000, 0) })
 	b.Run("paced-300-per-s", func(b *testing.B) { benchWebhooks(b, 1500, 300) })
+	b.Run("paced-1000-per-s", func(b *testing.B) { benchWebhooks(b, 5000, 1000) })
 	b.Run("backlog-4000", func(b *testing.B) { benchWebhookBacklog(b, 4000) })
 }
 
