@@ -50,7 +50,7 @@ func (r Receipts) Committed() {
 	}
 }
 
-var _ BatchProjector = Receipts{}
+var _ PipelinedProjector = Receipts{}
 
 // Name implements Projector.
 func (r Receipts) Name() string {
@@ -62,8 +62,15 @@ func (r Receipts) Name() string {
 
 // Apply implements Projector.
 func (r Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
+	reads := &pgx.Batch{}
+	queueWrites := r.QueueApply(events, reads)
+	if reads.Len() > 0 {
+		if err := tx.SendBatch(ctx, reads).Close(); err != nil {
+			return fmt.Errorf("receipts projector: load states: %w", err)
+		}
+	}
 	writes := &pgx.Batch{}
-	if err := r.ApplyBatch(ctx, tx, events, writes); err != nil || writes.Len() == 0 {
+	if err := queueWrites(writes); err != nil || writes.Len() == 0 {
 		return err
 	}
 	if err := tx.SendBatch(ctx, writes).Close(); err != nil {
@@ -72,10 +79,10 @@ func (r Receipts) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Reco
 	return nil
 }
 
-// ApplyBatch implements BatchProjector: it reads the stored states of the batch's receipts in one
-// round trip, folds the events into them with receipt.Evolve (the aggregate's own function) and
-// queues the writes, which the runner sends with its checkpoint.
-func (r Receipts) ApplyBatch(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent, writes *pgx.Batch) error {
+// QueueApply implements PipelinedProjector: it queues the read of the stored states of the
+// batch's receipts; the returned function folds the events into them with receipt.Evolve (the
+// aggregate's own function) and queues the writes, which the runner sends with its checkpoint.
+func (r Receipts) QueueApply(events []eventstore.RecordedEvent, reads *pgx.Batch) func(writes *pgx.Batch) error {
 	var ids []string
 	seen := map[string]bool{}
 	for _, e := range events {
@@ -85,16 +92,18 @@ func (r Receipts) ApplyBatch(ctx context.Context, tx pgx.Tx, events []eventstore
 		}
 	}
 	if len(ids) == 0 {
-		return nil
+		return func(*pgx.Batch) error { return nil }
 	}
 	states, versions := map[string]receipt.State{}, map[string]uint64{}
-	var mark eventstore.Position
-	reads := &pgx.Batch{}
+	mark := new(eventstore.Position)
 	readmodels.QueueLoadStates(reads, r.table(), ids, states, versions)
-	queueReplayMark(reads, Receipts{}.Name(), &mark)
-	if err := tx.SendBatch(ctx, reads).Close(); err != nil {
-		return fmt.Errorf("receipts projector: load states: %w", err)
-	}
+	queueReplayMark(reads, Receipts{}.Name(), mark)
+	return func(writes *pgx.Batch) error { return r.fold(events, ids, states, versions, *mark, writes) }
+}
+
+// fold applies events to the loaded states and queues the writes.
+func (r Receipts) fold(events []eventstore.RecordedEvent, ids []string, states map[string]receipt.State, versions map[string]uint64,
+	mark eventstore.Position, writes *pgx.Batch) error {
 	replayed := map[string]bool{} // receipts whose last change in this batch is history being replayed
 	firstPos := map[string]eventstore.Position{}
 	dirty := map[string]bool{}

@@ -30,12 +30,14 @@ type Projector interface {
 	Reset(ctx context.Context, tx pgx.Tx) error
 }
 
-// BatchProjector is a Projector that queues its writes instead of sending them, so that the runner
-// sends them with its checkpoint in one round trip.
-type BatchProjector interface {
+// PipelinedProjector is a Projector whose batch takes two round trips: its reads go out with the
+// transaction's BEGIN, and its writes with the checkpoint and the COMMIT. The projector is the
+// one serial stage every command waits on (read-your-writes), so its round trips count twice.
+type PipelinedProjector interface {
 	Projector
-	// ApplyBatch may read through tx and queues the effect of events into writes.
-	ApplyBatch(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent, writes *pgx.Batch) error
+	// QueueApply queues the reads that events need and returns the function that, once they have
+	// run, queues the effect of events into writes.
+	QueueApply(events []eventstore.RecordedEvent, reads *pgx.Batch) func(writes *pgx.Batch) error
 }
 
 // Source is the part of the event store that a runner follows.
@@ -189,7 +191,67 @@ func (r *Runner) follow(ctx context.Context) error {
 	return nil
 }
 
+// checkpointSQL moves the checkpoint from $4,$5 to $2,$3 and fails (division by zero) when it was
+// not at $4,$5: in a pipeline the failure also skips the COMMIT queued after it.
+const checkpointSQL = `WITH moved AS (UPDATE projection_checkpoints SET commit_pos = $2, prepare_pos = $3, updated_at = now()
+		WHERE name = $1 AND commit_pos = $4 AND prepare_pos = $5 RETURNING 1)
+	SELECT 1 / count(*) FROM moved`
+
+// applyPipelined applies a batch in two round trips on one connection: BEGIN with the reads,
+// then the writes, the checkpoint and COMMIT.
+func (r *Runner) applyPipelined(ctx context.Context, pp PipelinedProjector, batch []eventstore.RecordedEvent) error {
+	from := r.Position()
+	to := batch[len(batch)-1].Position
+	conn, err := r.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("acquire: %w", err)
+	}
+	defer conn.Release()
+	committed := false
+	defer func() {
+		if committed {
+			return
+		}
+		rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := conn.Exec(rctx, "ROLLBACK"); err != nil {
+			_ = conn.Conn().Close(rctx) // unknown transaction state: the pool must not reuse it
+		}
+	}()
+	reads := &pgx.Batch{}
+	reads.Queue("BEGIN")
+	queueWrites := pp.QueueApply(batch, reads)
+	if err := conn.SendBatch(ctx, reads).Close(); err != nil {
+		return fmt.Errorf("apply %d events up to %s: read: %w", len(batch), to, err)
+	}
+	writes := &pgx.Batch{}
+	if err := queueWrites(writes); err != nil {
+		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
+	}
+	// See apply on the asynchronous commit.
+	writes.Queue(`SET LOCAL synchronous_commit TO off`)
+	writes.Queue(checkpointSQL, r.proj.Name(), int64(to.Commit), int64(to.Prepare), int64(from.Commit), int64(from.Prepare))
+	writes.Queue("COMMIT")
+	err = conn.SendBatch(ctx, writes).Close()
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "22012" {
+		return errCheckpointMoved
+	}
+	if err != nil {
+		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
+	}
+	committed = true
+	return nil
+}
+
 func (r *Runner) apply(ctx context.Context, batch []eventstore.RecordedEvent) error {
+	if pp, ok := r.proj.(PipelinedProjector); ok {
+		if err := r.applyPipelined(ctx, pp, batch); err != nil {
+			return err
+		}
+		r.committed(batch[len(batch)-1].Position)
+		return nil
+	}
 	from := r.Position()
 	to := batch[len(batch)-1].Position
 	tx, err := r.pool.Begin(ctx)
@@ -198,12 +260,7 @@ func (r *Runner) apply(ctx context.Context, batch []eventstore.RecordedEvent) er
 	}
 	defer func() { _ = tx.Rollback(context.Background()) }()
 	writes := &pgx.Batch{}
-	if bp, ok := r.proj.(BatchProjector); ok {
-		err = bp.ApplyBatch(ctx, tx, batch, writes)
-	} else {
-		err = r.proj.Apply(ctx, tx, batch)
-	}
-	if err != nil {
+	if err := r.proj.Apply(ctx, tx, batch); err != nil {
 		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
 	}
 	// A read model is rebuilt from the event log: if a crash loses this commit, it loses the
@@ -225,11 +282,15 @@ func (r *Runner) apply(ctx context.Context, batch []eventstore.RecordedEvent) er
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	r.committed(to)
+	return nil
+}
+
+func (r *Runner) committed(to eventstore.Position) {
 	r.setPosition(to)
 	if c, ok := r.proj.(interface{ Committed() }); ok {
 		c.Committed()
 	}
-	return nil
 }
 
 func (r *Runner) ensureCheckpoint(ctx context.Context) error {

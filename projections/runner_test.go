@@ -189,3 +189,87 @@ func TestNewRunnerRejectsNilDependencies(t *testing.T) {
 		t.Fatal("want an error for missing dependencies")
 	}
 }
+
+// pipelined is counting as a PipelinedProjector: a read with BEGIN, the writes with COMMIT.
+type pipelined struct{ counting }
+
+func (p pipelined) QueueApply(events []eventstore.RecordedEvent, reads *pgx.Batch) func(*pgx.Batch) error {
+	reads.Queue(`SELECT count(*) FROM applied`)
+	return func(writes *pgx.Batch) error {
+		for _, e := range events {
+			writes.Queue(`INSERT INTO applied (event_id, n) VALUES ($1, 1) ON CONFLICT (event_id) DO UPDATE SET n = applied.n + 1`, e.ID.String())
+		}
+		if p.sabotage != nil {
+			p.sabotage() // between the reads and the writes
+		}
+		return nil
+	}
+}
+
+func TestPipelinedAppliesEachEventOnce(t *testing.T) {
+	pool, s := setup(t)
+	r, _ := start(t, pool, s, pipelined{})
+	last := appendN(t, s, 1500)
+	waitFor(t, r, last)
+	assertAppliedOnce(t, pool, 1500)
+}
+
+func TestPipelinedKilledMidBatchAppliesNothingTwice(t *testing.T) {
+	pool, s := setup(t)
+	appendN(t, s, 300)
+	ctx, cancel := context.WithCancel(context.Background())
+	var batches atomic.Int32
+	r, err := projections.NewRunner(pool, s, pipelined{counting{sabotage: func() {
+		if batches.Add(1) == 1 {
+			cancel()
+		}
+	}}}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Run(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("run ended with %v", err)
+	}
+	var n int
+	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM applied`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("killed batch left %d rows (%v), want 0", n, err)
+	}
+	last := appendN(t, s, 200)
+	r2, _ := start(t, pool, s, pipelined{})
+	waitFor(t, r2, last)
+	assertAppliedOnce(t, pool, 500)
+}
+
+// TestPipelinedCheckpointMovedCommitsNothing: when the checkpoint moves under a batch (a rebuild
+// reset it), the batch's writes must not commit, or the replay would apply them a second time.
+func TestPipelinedCheckpointMovedCommitsNothing(t *testing.T) {
+	pool, s := setup(t)
+	first, stopFirst := start(t, pool, s, counting{})
+	waitFor(t, first, appendN(t, s, 100))
+	stopFirst()
+	last := appendN(t, s, 50)
+	var batches atomic.Int32
+	r, _ := start(t, pool, s, pipelined{counting{sabotage: func() {
+		if batches.Add(1) != 1 {
+			return
+		}
+		// A rebuild between this batch's reads and its writes: read model emptied, checkpoint reset.
+		if _, err := pool.Exec(context.Background(), `DELETE FROM applied`); err != nil {
+			t.Error(err)
+		}
+		if _, err := pool.Exec(context.Background(), `UPDATE projection_checkpoints SET commit_pos = 0, prepare_pos = 0 WHERE name = 'counting'`); err != nil {
+			t.Error(err)
+		}
+	}}})
+	waitFor(t, r, last)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var n int
+		_ = pool.QueryRow(context.Background(), `SELECT count(*) FROM applied`).Scan(&n)
+		if n == 150 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	assertAppliedOnce(t, pool, 150)
+}
