@@ -7,32 +7,22 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/payledger/payledger/eventstore/groupcommit"
+	"github.com/payledger/payledger/eventstore"
 )
 
 // WebhookKeys stores the API key that signs each receipt's webhooks, encrypted with AES-256-GCM.
 // The receipt id is the additional data, so a ciphertext cannot be moved to another receipt.
 type WebhookKeys struct {
-	pool                *pgxpool.Pool
-	aead                cipher.AEAD
-	sameClusterAsEvents bool
-	group               *groupcommit.Group[sealedKey, struct{}]
+	pool *pgxpool.Pool
+	aead cipher.AEAD
 }
 
-// sealedKey is one encrypted key waiting to be stored.
-type sealedKey struct {
-	receiptID         string
-	nonce, ciphertext []byte
-}
-
-// NewWebhookKeys returns the store; key is SECRETS_KEY (32 bytes). sameClusterAsEvents says that
-// events are appended to this same database after each Save (see Save).
-func NewWebhookKeys(pool *pgxpool.Pool, key []byte, sameClusterAsEvents bool) (*WebhookKeys, error) {
+// NewWebhookKeys returns the store; key is SECRETS_KEY (32 bytes).
+func NewWebhookKeys(pool *pgxpool.Pool, key []byte) (*WebhookKeys, error) {
 	block, err := aes.NewCipher(key)
 	if err != nil {
 		return nil, fmt.Errorf("webhook keys: %w", err)
@@ -41,60 +31,31 @@ func NewWebhookKeys(pool *pgxpool.Pool, key []byte, sameClusterAsEvents bool) (*
 	if err != nil {
 		return nil, fmt.Errorf("webhook keys: %w", err)
 	}
-	w := &WebhookKeys{pool: pool, aead: aead, sameClusterAsEvents: sameClusterAsEvents}
-	// Concurrent orders share one insert and one (asynchronous) commit.
-	w.group = &groupcommit.Group[sealedKey, struct{}]{Slots: 2, MaxSize: 256, Flush: w.flush}
-	return w, nil
+	return &WebhookKeys{pool: pool, aead: aead}, nil
 }
 
 // Save stores the key for receiptID unless one is stored already (the first capture stands).
-//
-// With sameClusterAsEvents (the PostgreSQL event store on this database), the insert commits
-// without waiting for its own WAL flush: the receipt's event is appended right after with a
-// synchronous commit, and that flush writes all earlier WAL, this commit record included. So
-// the key is durable before the receipt exists, one fsync cheaper.
+// With the PostgreSQL event store the key is not saved on its own but committed with the
+// receipt's first event (Companion).
 func (w *WebhookKeys) Save(ctx context.Context, receiptID, secret string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	nonce := make([]byte, w.aead.NonceSize())
-	if _, err := rand.Read(nonce); err != nil {
-		return err
-	}
-	ct := w.aead.Seal(nil, nonce, []byte(secret), []byte(receiptID))
-	_, err := w.group.Do(sealedKey{receiptID: receiptID, nonce: nonce, ciphertext: ct})
-	return err
-}
-
-const insertKeys = `INSERT INTO receipt_webhook_keys (receipt_id, nonce, ciphertext)
-	SELECT * FROM unnest($1::text[], $2::bytea[], $3::bytea[]) ON CONFLICT DO NOTHING`
-
-// flush stores a group of keys in one statement.
-func (w *WebhookKeys) flush(batch []*groupcommit.Call[sealedKey, struct{}]) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	ids, nonces, cts := make([]string, len(batch)), make([][]byte, len(batch)), make([][]byte, len(batch))
-	for i, c := range batch {
-		ids[i], nonces[i], cts[i] = c.Item.receiptID, c.Item.nonce, c.Item.ciphertext
-	}
-	var err error
-	if w.sameClusterAsEvents {
-		b := &pgx.Batch{}
-		b.Queue(`BEGIN`)
-		b.Queue(`SET LOCAL synchronous_commit TO off`)
-		b.Queue(insertKeys, ids, nonces, cts)
-		b.Queue(`COMMIT`)
-		err = w.pool.SendBatch(ctx, b).Close()
-	} else {
-		_, err = w.pool.Exec(ctx, insertKeys, ids, nonces, cts)
-	}
+	nonce, ct, err := w.Seal(receiptID, secret)
 	if err != nil {
-		err = fmt.Errorf("save webhook key: %w", err)
-		for _, c := range batch {
-			c.Err = err
-		}
+		return err
 	}
+	return w.SaveSealed(ctx, receiptID, nonce, ct)
 }
+
+// Companion returns the insert of receiptID's encrypted key as a write to commit with the
+// receipt's first event (eventstore.Companion), for event stores on this same database.
+func (w *WebhookKeys) Companion(receiptID, secret string) (eventstore.Companion, error) {
+	nonce, ct, err := w.Seal(receiptID, secret)
+	if err != nil {
+		return eventstore.Companion{}, err
+	}
+	return eventstore.Companion{SQL: insertKey, Args: []any{receiptID, nonce, ct}}, nil
+}
+
+const insertKey = `INSERT INTO receipt_webhook_keys (receipt_id, nonce, ciphertext) VALUES ($1,$2,$3) ON CONFLICT DO NOTHING`
 
 // Seal encrypts a key for receiptID without storing it (the degraded-mode journal keeps it).
 func (w *WebhookKeys) Seal(receiptID, secret string) ([]byte, []byte, error) {
@@ -107,7 +68,7 @@ func (w *WebhookKeys) Seal(receiptID, secret string) ([]byte, []byte, error) {
 
 // SaveSealed stores an already sealed key unless one is stored (journal replay).
 func (w *WebhookKeys) SaveSealed(ctx context.Context, receiptID string, nonce, sealed []byte) error {
-	_, err := w.pool.Exec(ctx, `INSERT INTO receipt_webhook_keys (receipt_id, nonce, ciphertext) VALUES ($1,$2,$3) ON CONFLICT DO NOTHING`, receiptID, nonce, sealed)
+	_, err := w.pool.Exec(ctx, insertKey, receiptID, nonce, sealed)
 	if err != nil {
 		return fmt.Errorf("save webhook key: %w", err)
 	}

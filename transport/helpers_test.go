@@ -93,7 +93,7 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*Dispatcher)) *e
 	adminKey, _ := crypto.GenerateKey()
 	e := &env{t: t, pool: pool, keys: readmodels.NewKeys(pool), clk: &clock{t: time.Now()}, logs: &syncBuffer{}, admin: adminKey}
 	store := postgres.New(pool)
-	webhookKeys, err := readmodels.NewWebhookKeys(pool, bytes.Repeat([]byte{7}, 32), true)
+	webhookKeys, err := readmodels.NewWebhookKeys(pool, bytes.Repeat([]byte{7}, 32))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -470,7 +470,15 @@ func (s *Server) storeReceipt(c echo.Context, rawBody []byte, g receipt.Generate
 	}
 	secret := s.signingKey(c, p)
 	if secret != "" {
-		if err := s.webhookKeys.Save(ctx, g.ReceiptID, secret); unavailable(err) && g.RequestHash == "" {
+		// The key commits with the receipt's first event where the event store can (same
+		// database), else just before it.
+		if cw, ok := s.events.(eventstore.CompanionWriter); ok && cw.RunsCompanions() {
+			comp, err := s.webhookKeys.Companion(g.ReceiptID, secret)
+			if err != nil {
+				return err
+			}
+			ctx = eventstore.WithCompanion(ctx, comp)
+		} else if err := s.webhookKeys.Save(ctx, g.ReceiptID, secret); unavailable(err) && g.RequestHash == "" {
 			return s.journalReceipt(c, g, secret)
 		} else if err != nil {
 			return err

@@ -35,6 +35,8 @@ type ReceiptReader interface {
 type WebhookKeyStore interface {
 	Save(ctx context.Context, receiptID, secret string) error
 	Seal(receiptID, secret string) (nonce, sealed []byte, err error)
+	// Companion is the key's insert, to commit with the receipt's first event.
+	Companion(receiptID, secret string) (eventstore.Companion, error)
 }
 
 // IdempotencyStore binds Idempotency-Keys to receipts.

@@ -152,7 +152,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	}
 	defer closeLedger()
 
-	webhookKeys, err := readmodels.NewWebhookKeys(pool, cfg.SecretsKey, cfg.EventStore == "postgres")
+	webhookKeys, err := readmodels.NewWebhookKeys(pool, cfg.SecretsKey)
 	if err != nil {
 		return err
 	}

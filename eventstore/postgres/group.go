@@ -24,21 +24,32 @@ const groupRows = 512
 // flushTimeout bounds a flush; appends do not abandon a flush their events are part of.
 const flushTimeout = 30 * time.Second
 
-type appendCall = groupcommit.Call[[]eventstore.RecordedEvent, eventstore.AppendResult]
+// pendingAppend is one append's events and the companions to commit with them.
+type pendingAppend struct {
+	recs       []eventstore.RecordedEvent
+	companions []eventstore.Companion
+}
 
-func (s *Store) newGroup(slots int) *groupcommit.Group[[]eventstore.RecordedEvent, eventstore.AppendResult] {
-	return &groupcommit.Group[[]eventstore.RecordedEvent, eventstore.AppendResult]{
+type appendCall = groupcommit.Call[pendingAppend, eventstore.AppendResult]
+
+func (s *Store) newGroup(slots int) *groupcommit.Group[pendingAppend, eventstore.AppendResult] {
+	return &groupcommit.Group[pendingAppend, eventstore.AppendResult]{
 		Slots: slots, MaxSize: groupRows, Flush: s.flush,
-		Size: func(recs []eventstore.RecordedEvent) int { return len(recs) },
+		Size: func(p pendingAppend) int { return len(p.recs) + len(p.companions) },
 	}
 }
 
-// commit stores recs (one append) durably, alone or in a group commit.
+// RunsCompanions implements eventstore.CompanionWriter: an append's companions commit in its
+// transaction.
+func (s *Store) RunsCompanions() bool { return true }
+
+// commit stores recs (one append) and ctx's companions durably, alone or in a group commit.
 func (s *Store) commit(ctx context.Context, recs []eventstore.RecordedEvent) (eventstore.AppendResult, error) {
+	p := pendingAppend{recs: recs, companions: eventstore.Companions(ctx)}
 	if s.groupSlots <= 0 || s.beforeCommit != nil {
-		return s.insert(ctx, recs)
+		return s.insert(ctx, p)
 	}
-	return s.group.Do(recs)
+	return s.group.Do(p)
 }
 
 func (s *Store) flush(batch []*appendCall) {
@@ -48,9 +59,10 @@ func (s *Store) flush(batch []*appendCall) {
 		batch[0].Result, batch[0].Err = s.insert(ctx, batch[0].Item)
 		return
 	}
-	var all []eventstore.RecordedEvent
+	var all pendingAppend
 	for _, c := range batch {
-		all = append(all, c.Item...)
+		all.recs = append(all.recs, c.Item.recs...)
+		all.companions = append(all.companions, c.Item.companions...)
 	}
 	positions, err := s.insertRows(ctx, all)
 	var pgErr *pgconn.PgError
@@ -67,12 +79,12 @@ func (s *Store) flush(batch []*appendCall) {
 			continue
 		}
 		var pos eventstore.Position
-		for range c.Item {
+		for range c.Item.recs {
 			if p := positions[i]; pos.Less(p) {
 				pos = p
 			}
 			i++
 		}
-		c.Result = eventstore.AppendResult{Version: c.Item[len(c.Item)-1].Version, Position: pos}
+		c.Result = eventstore.AppendResult{Version: c.Item.recs[len(c.Item.recs)-1].Version, Position: pos}
 	}
 }

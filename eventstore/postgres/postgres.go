@@ -54,7 +54,7 @@ type Store struct {
 	again     atomic.Bool // another append happened while it ran
 
 	groupSlots int
-	group      *groupcommit.Group[[]eventstore.RecordedEvent, eventstore.AppendResult]
+	group      *groupcommit.Group[pendingAppend, eventstore.AppendResult]
 }
 
 var _ eventstore.Store = (*Store)(nil)
@@ -169,9 +169,10 @@ const insertNotifySQL = `
 WITH ins AS (` + insertSQL + `), n AS (SELECT pg_notify('` + Channel + `', ''))
 SELECT ins.tx_id, ins.seq, ins.stream_id, ins.version FROM ins, n`
 
-// insert stores one append's events in one transaction.
-func (s *Store) insert(ctx context.Context, recs []eventstore.RecordedEvent) (eventstore.AppendResult, error) {
-	positions, err := s.insertRows(ctx, recs)
+// insert stores one append's events and companions in one transaction.
+func (s *Store) insert(ctx context.Context, p pendingAppend) (eventstore.AppendResult, error) {
+	recs := p.recs
+	positions, err := s.insertRows(ctx, p)
 	if err != nil {
 		return eventstore.AppendResult{}, err
 	}
@@ -189,9 +190,11 @@ type streamVersion struct {
 	version uint64
 }
 
-// insertRows stores recs (one or several appends) in one transaction and returns each one's
-// position, in the order of recs.
-func (s *Store) insertRows(ctx context.Context, recs []eventstore.RecordedEvent) ([]eventstore.Position, error) {
+// insertRows stores p's events (one or several appends) and its companions in one transaction and
+// returns each event's position, in the order of p.recs. The companions and the insert go out as
+// one pipeline, which PostgreSQL runs as one transaction: all of it commits or none.
+func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.Position, error) {
+	recs := p.recs
 	n := len(recs)
 	ids, streams, types, data, meta := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	versions, times := make([]int64, n), make([]time.Time, n)
@@ -205,37 +208,35 @@ func (s *Store) insertRows(ctx context.Context, recs []eventstore.RecordedEvent)
 	if s.notifyMode == NotifyInTx {
 		query = insertNotifySQL
 	}
-	args := []any{ids, streams, versions, types, data, meta, times, prev, hashes}
-	var q interface {
-		Query(context.Context, string, ...any) (pgx.Rows, error)
-	} = s.pool
-	var tx pgx.Tx
-	if s.beforeCommit != nil {
-		var err error
-		if tx, err = s.pool.Begin(ctx); err != nil {
+	batch := &pgx.Batch{}
+	for _, c := range p.companions {
+		batch.Queue(c.SQL, c.Args...)
+	}
+	stored := make(map[streamVersion]eventstore.Position, n)
+	batch.Queue(query, ids, streams, versions, types, data, meta, times, prev, hashes).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var txID, seq, version int64
+			var stream string
+			if err := rows.Scan(&txID, &seq, &stream, &version); err != nil {
+				return err
+			}
+			stored[streamVersion{stream, uint64(version)}] = eventstore.Position{Commit: uint64(txID), Prepare: uint64(seq)}
+		}
+		return rows.Err()
+	})
+	if s.beforeCommit == nil {
+		if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+			return nil, err
+		}
+	} else {
+		tx, err := s.pool.Begin(ctx)
+		if err != nil {
 			return nil, err
 		}
 		defer func() { _ = tx.Rollback(context.Background()) }()
-		q = tx
-	}
-	rows, err := q.Query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	stored := make(map[streamVersion]eventstore.Position, n)
-	for rows.Next() {
-		var txID, seq, version int64
-		var stream string
-		if err := rows.Scan(&txID, &seq, &stream, &version); err != nil {
-			rows.Close()
+		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 			return nil, err
 		}
-		stored[streamVersion{stream, uint64(version)}] = eventstore.Position{Commit: uint64(txID), Prepare: uint64(seq)}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if tx != nil {
 		s.beforeCommit(ctx)
 		if err := tx.Commit(ctx); err != nil {
 			return nil, err

@@ -25,11 +25,14 @@ func TestConformance(t *testing.T) {
 }
 
 // TestGroupCommit: concurrent appends share commits, and a stale expected version inside a shared
-// commit fails only its own append.
+// commit fails only its own append; each append's companion commits exactly when it does.
 func TestGroupCommit(t *testing.T) {
 	pool := pgtest.Pool(t)
 	s := postgres.New(pool)
 	ctx := context.Background()
+	if _, err := pool.Exec(ctx, `CREATE TABLE side (n int PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
 	ev := func() eventstore.EventData {
 		return eventstore.EventData{ID: uuid.New(), Type: "Tested", Data: []byte(`{"a":1}`)}
 	}
@@ -48,7 +51,8 @@ func TestGroupCommit(t *testing.T) {
 			if i >= fresh {
 				stream = "taken" // expected empty, but it holds one event
 			}
-			results[i], errs[i] = s.Append(ctx, stream, eventstore.NoStream(), ev(), ev())
+			cctx := eventstore.WithCompanion(ctx, eventstore.Companion{SQL: `INSERT INTO side (n) VALUES ($1)`, Args: []any{i}})
+			results[i], errs[i] = s.Append(cctx, stream, eventstore.NoStream(), ev(), ev())
 		})
 	}
 	close(start)
@@ -73,6 +77,13 @@ func TestGroupCommit(t *testing.T) {
 		t.Fatalf("%d appends took %d commits: nothing was grouped", fresh, commits)
 	}
 	t.Logf("%d appends in %d commits", fresh, commits)
+	var sides, staleSides int
+	if err := pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE n >= $1) FROM side`, fresh).Scan(&sides, &staleSides); err != nil {
+		t.Fatal(err)
+	}
+	if sides != fresh || staleSides != 0 {
+		t.Fatalf("companions stored: %d (%d of failed appends), want %d and 0", sides, staleSides, fresh)
+	}
 	// Each append's position is that of its last event.
 	all, err := s.ReadAll(ctx, eventstore.Position{}, 1000)
 	if err != nil {
