@@ -173,7 +173,7 @@ func QueueStates(batch *pgx.Batch, table string, rows []StateRow) error {
 	n := len(rows)
 	ids, merchants, statuses, currencies := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	prevs, webhooks, kinds := make([]*string, n), make([]*string, n), make([]*string, n)
-	receipts, states := make([]string, n), make([]string, n)
+	states := make([]string, n)
 	totals, versions, commits, prepares := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	created, updated, attempts := make([]time.Time, n), make([]time.Time, n), make([]*time.Time, n)
 	for i, row := range rows {
@@ -182,12 +182,8 @@ func QueueStates(batch *pgx.Batch, table string, rows []StateRow) error {
 		if err != nil {
 			return err
 		}
-		genRaw, err := json.Marshal(g)
-		if err != nil {
-			return err
-		}
 		ids[i], merchants[i], statuses[i], currencies[i] = g.ReceiptID, g.Merchant, string(st.Status), g.Currency
-		receipts[i], states[i], totals[i] = string(genRaw), string(raw), int64(g.Total)
+		states[i], totals[i] = string(raw), int64(g.Total)
 		versions[i], commits[i], prepares[i] = int64(row.Version), int64(row.First.Commit), int64(row.First.Prepare)
 		created[i], updated[i] = time.UnixMilli(g.CreatedAt).UTC(), time.UnixMilli(st.UpdatedAt).UTC()
 		if g.WebhookURL != "" {
@@ -203,16 +199,16 @@ func QueueStates(batch *pgx.Batch, table string, rows []StateRow) error {
 		}
 	}
 	batch.Queue(`INSERT INTO `+pgx.Identifier{table}.Sanitize()+` (receipt_id, merchant_wallet, status, previous_status, currency, total_cents,
-			webhook_url, receipt, state, created_at, updated_at, version, pos_commit, pos_prepare, attempt_kind, attempt_started_at)
-		SELECT u.id, u.merchant, u.status, u.prev, u.currency, u.total, u.webhook, u.receipt::jsonb, u.state::jsonb, u.created, u.updated,
+			webhook_url, state, created_at, updated_at, version, pos_commit, pos_prepare, attempt_kind, attempt_started_at)
+		SELECT u.id, u.merchant, u.status, u.prev, u.currency, u.total, u.webhook, u.state::jsonb, u.created, u.updated,
 			u.version, u.pc, u.pp, u.kind, u.attempt
-		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[],
-			$10::timestamptz[], $11::timestamptz[], $12::bigint[], $13::bigint[], $14::bigint[], $15::text[], $16::timestamptz[])
-			AS u(id, merchant, status, prev, currency, total, webhook, receipt, state, created, updated, version, pc, pp, kind, attempt)
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[],
+			$9::timestamptz[], $10::timestamptz[], $11::bigint[], $12::bigint[], $13::bigint[], $14::text[], $15::timestamptz[])
+			AS u(id, merchant, status, prev, currency, total, webhook, state, created, updated, version, pc, pp, kind, attempt)
 		ON CONFLICT (receipt_id) DO UPDATE SET status = EXCLUDED.status, previous_status = EXCLUDED.previous_status,
 			state = EXCLUDED.state, updated_at = EXCLUDED.updated_at, version = EXCLUDED.version,
 			attempt_kind = EXCLUDED.attempt_kind, attempt_started_at = EXCLUDED.attempt_started_at`,
-		ids, merchants, statuses, prevs, currencies, totals, webhooks, receipts, states, created, updated, versions, commits, prepares, kinds, attempts)
+		ids, merchants, statuses, prevs, currencies, totals, webhooks, states, created, updated, versions, commits, prepares, kinds, attempts)
 	return nil
 }
 

@@ -16,7 +16,7 @@ func (e *env) dumpReadModels() string {
 	e.t.Helper()
 	var b strings.Builder
 	rows, err := e.pool.Query(context.Background(), `SELECT receipt_id, merchant_wallet, status, coalesce(previous_status, ''), currency, total_cents,
-		coalesce(webhook_url, ''), receipt::text, state::text, created_at, updated_at, version, pos_commit, pos_prepare, coalesce(attempt_kind, ''),
+		coalesce(webhook_url, ''), state::text, created_at, updated_at, version, pos_commit, pos_prepare, coalesce(attempt_kind, ''),
 		coalesce(attempt_started_at::text, '') FROM receipts ORDER BY receipt_id`)
 	if err != nil {
 		e.t.Fatal(err)
