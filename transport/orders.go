@@ -395,11 +395,8 @@ func (s *Server) resolveItems(ctx context.Context, wallet string, items []orderI
 		if it.Currency != *currency {
 			return nil, InvalidInput(fmt.Sprintf("items[%d] (%s) is priced in %s, the order is in %s", i, it.SKU, it.Currency, *currency))
 		}
-		thumb := it.Thumb
-		if thumb == "" {
-			thumb = placeholderThumb(it.Name)
-		}
-		out[i] = receipt.Item{ItemID: it.ID.String(), SKU: it.SKU, Label: it.Name, Thumb: thumb, Unit: money.Cents(it.PriceCents), Qty: qtys[i], Taxable: it.Taxable}
+		// An item without a picture gets its placeholder when the receipt is shown (viewReceipt).
+		out[i] = receipt.Item{ItemID: it.ID.String(), SKU: it.SKU, Label: it.Name, Thumb: it.Thumb, Unit: money.Cents(it.PriceCents), Qty: qtys[i], Taxable: it.Taxable}
 	}
 	return out, nil
 }

@@ -120,6 +120,9 @@ func viewReceipt(st receipt.State) map[string]any {
 		if l.Kind == receipt.KindItem {
 			q, u := l.Qty, l.Unit.Float()
 			lines[i].Qty, lines[i].UnitPriceUSD = &q, &u
+			if l.Thumb == "" { // items without a picture: drawn here, not stored in every event
+				lines[i].Thumb = placeholderThumb(l.Label)
+			}
 		}
 	}
 	taxRate, _ := money.ParseRate(orZero(g.TaxRate))
