@@ -96,9 +96,24 @@ func (r Receipts) QueueApply(events []eventstore.RecordedEvent, reads *pgx.Batch
 	}
 	states, versions := map[string]receipt.State{}, map[string]uint64{}
 	mark := new(eventstore.Position)
+	if onlyFirstEvents(events) {
+		// Only new receipts: no stored state can exist beyond the checkpoint, and a generation is
+		// not a status change, so neither states nor the replay mark need reading.
+		return func(writes *pgx.Batch) error { return r.fold(events, ids, states, versions, *mark, writes) }
+	}
 	readmodels.QueueLoadStates(reads, r.table(), ids, states, versions)
 	queueReplayMark(reads, Receipts{}.Name(), mark)
 	return func(writes *pgx.Batch) error { return r.fold(events, ids, states, versions, *mark, writes) }
+}
+
+// onlyFirstEvents says whether every receipt event of the batch is its stream's first.
+func onlyFirstEvents(events []eventstore.RecordedEvent) bool {
+	for _, e := range events {
+		if strings.HasPrefix(e.StreamID, ReceiptStreamPrefix) && e.Version != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // fold applies events to the loaded states and queues the writes.

@@ -31,7 +31,8 @@ type Projector interface {
 }
 
 // PipelinedProjector is a Projector whose batch takes two round trips: its reads go out with the
-// transaction's BEGIN, and its writes with the checkpoint and the COMMIT. The projector is the
+// transaction's BEGIN, and its writes with the checkpoint and the COMMIT (one round trip when it
+// needs no reads). The projector is the
 // one serial stage every command waits on (read-your-writes), so its round trips count twice.
 type PipelinedProjector interface {
 	Projector
@@ -221,10 +222,14 @@ func (r *Runner) applyPipelined(ctx context.Context, pp PipelinedProjector, batc
 	reads := &pgx.Batch{}
 	reads.Queue("BEGIN")
 	queueWrites := pp.QueueApply(batch, reads)
-	if err := conn.SendBatch(ctx, reads).Close(); err != nil {
-		return fmt.Errorf("apply %d events up to %s: read: %w", len(batch), to, err)
-	}
 	writes := &pgx.Batch{}
+	if reads.Len() > 1 {
+		if err := conn.SendBatch(ctx, reads).Close(); err != nil {
+			return fmt.Errorf("apply %d events up to %s: read: %w", len(batch), to, err)
+		}
+	} else { // nothing to read: the whole batch is one round trip
+		writes.Queue("BEGIN")
+	}
 	if err := queueWrites(writes); err != nil {
 		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
 	}

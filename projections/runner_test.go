@@ -190,11 +190,17 @@ func TestNewRunnerRejectsNilDependencies(t *testing.T) {
 	}
 }
 
-// pipelined is counting as a PipelinedProjector: a read with BEGIN, the writes with COMMIT.
-type pipelined struct{ counting }
+// pipelined is counting as a PipelinedProjector: a read with BEGIN (none with noReads), the
+// writes with COMMIT.
+type pipelined struct {
+	counting
+	noReads bool
+}
 
 func (p pipelined) QueueApply(events []eventstore.RecordedEvent, reads *pgx.Batch) func(*pgx.Batch) error {
-	reads.Queue(`SELECT count(*) FROM applied`)
+	if !p.noReads {
+		reads.Queue(`SELECT count(*) FROM applied`)
+	}
 	return func(writes *pgx.Batch) error {
 		for _, e := range events {
 			writes.Queue(`INSERT INTO applied (event_id, n) VALUES ($1, 1) ON CONFLICT (event_id) DO UPDATE SET n = applied.n + 1`, e.ID.String())
@@ -207,11 +213,13 @@ func (p pipelined) QueueApply(events []eventstore.RecordedEvent, reads *pgx.Batc
 }
 
 func TestPipelinedAppliesEachEventOnce(t *testing.T) {
-	pool, s := setup(t)
-	r, _ := start(t, pool, s, pipelined{})
-	last := appendN(t, s, 1500)
-	waitFor(t, r, last)
-	assertAppliedOnce(t, pool, 1500)
+	for _, p := range []pipelined{{}, {noReads: true}} {
+		pool, s := setup(t)
+		r, _ := start(t, pool, s, p)
+		last := appendN(t, s, 1500)
+		waitFor(t, r, last)
+		assertAppliedOnce(t, pool, 1500)
+	}
 }
 
 func TestPipelinedKilledMidBatchAppliesNothingTwice(t *testing.T) {
@@ -219,7 +227,7 @@ func TestPipelinedKilledMidBatchAppliesNothingTwice(t *testing.T) {
 	appendN(t, s, 300)
 	ctx, cancel := context.WithCancel(context.Background())
 	var batches atomic.Int32
-	r, err := projections.NewRunner(pool, s, pipelined{counting{sabotage: func() {
+	r, err := projections.NewRunner(pool, s, pipelined{counting: counting{sabotage: func() {
 		if batches.Add(1) == 1 {
 			cancel()
 		}
@@ -243,13 +251,19 @@ func TestPipelinedKilledMidBatchAppliesNothingTwice(t *testing.T) {
 // TestPipelinedCheckpointMovedCommitsNothing: when the checkpoint moves under a batch (a rebuild
 // reset it), the batch's writes must not commit, or the replay would apply them a second time.
 func TestPipelinedCheckpointMovedCommitsNothing(t *testing.T) {
+	for _, noReads := range []bool{false, true} {
+		t.Run(fmt.Sprintf("noReads=%v", noReads), func(t *testing.T) { checkpointMovedCommitsNothing(t, noReads) })
+	}
+}
+
+func checkpointMovedCommitsNothing(t *testing.T, noReads bool) {
 	pool, s := setup(t)
 	first, stopFirst := start(t, pool, s, counting{})
 	waitFor(t, first, appendN(t, s, 100))
 	stopFirst()
 	last := appendN(t, s, 50)
 	var batches atomic.Int32
-	r, _ := start(t, pool, s, pipelined{counting{sabotage: func() {
+	r, _ := start(t, pool, s, pipelined{noReads: noReads, counting: counting{sabotage: func() {
 		if batches.Add(1) != 1 {
 			return
 		}
