@@ -22,9 +22,18 @@ func (s *Store) Subscribe(ctx context.Context, from eventstore.Position, handle 
 		go s.listen(ctx, notified)
 	}
 	backoff := time.Duration(0)
+	var next <-chan prefetched
 	for {
-		wake := s.wake.wait() // taken before reading, so no append between read and wait is missed
-		batch, err := s.ReadAll(ctx, from, SubscribeBatch)
+		var wake <-chan struct{}
+		var batch []eventstore.RecordedEvent
+		var err error
+		if next != nil { // read while the previous batch was being handled
+			r := <-next
+			next, wake, batch, err = nil, r.wake, r.batch, r.err
+		} else {
+			wake = s.wake.wait() // taken before reading, so no append between read and wait is missed
+			batch, err = s.ReadAll(ctx, from, SubscribeBatch)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -32,10 +41,13 @@ func (s *Store) Subscribe(ctx context.Context, from eventstore.Position, handle 
 			return err
 		}
 		if len(batch) > 0 {
+			// The read of the following events overlaps the handler's work: a subscriber that
+			// keeps up pays one round trip less per batch.
+			from = batch[len(batch)-1].Position
+			next = s.prefetch(ctx, from)
 			if err := handle(ctx, batch); err != nil {
 				return err
 			}
-			from = batch[len(batch)-1].Position
 			backoff = 0
 			continue
 		}
@@ -67,6 +79,24 @@ func (s *Store) Subscribe(ctx context.Context, from eventstore.Position, handle 
 			}
 		}
 	}
+}
+
+// prefetched is a read made ahead, with the wake-up channel taken before it.
+type prefetched struct {
+	wake  <-chan struct{}
+	batch []eventstore.RecordedEvent
+	err   error
+}
+
+// prefetch reads the events after from in the background.
+func (s *Store) prefetch(ctx context.Context, from eventstore.Position) <-chan prefetched {
+	out := make(chan prefetched, 1)
+	wake := s.wake.wait()
+	go func() {
+		batch, err := s.ReadAll(ctx, from, SubscribeBatch)
+		out <- prefetched{wake: wake, batch: batch, err: err}
+	}()
+	return out
 }
 
 // listen forwards NOTIFYs on Channel to notified until ctx ends, reconnecting after failures.
