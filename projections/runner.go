@@ -353,7 +353,7 @@ func Rebuild(ctx context.Context, pool *pgxpool.Pool, proj Projector) error {
 		return fmt.Errorf("rebuild %s: reset: %w", proj.Name(), err)
 	}
 	// The replay mark is the furthest position the projector had applied: events up to it were
-	// already acted on, and a replay must only rebuild state (see ReplayMark).
+	// already acted on, and a replay must only rebuild state (see queueReplayMark).
 	if _, err := tx.Exec(ctx, `INSERT INTO projection_checkpoints (name) VALUES ($1)
 		ON CONFLICT (name) DO UPDATE SET
 			replay_commit = CASE WHEN (projection_checkpoints.commit_pos, projection_checkpoints.prepare_pos) > (projection_checkpoints.replay_commit, projection_checkpoints.replay_prepare)
