@@ -154,17 +154,8 @@ type Payment struct {
 	At              int64        `json:"at"`
 }
 
-// Failure is the last applied failure of a receipt.
-type Failure struct {
-	AttemptID         string `json:"attemptId"`
-	Code              string `json:"failureCode"`
-	Category          string `json:"failureCategory"`
-	Reason            string `json:"failureReason"`
-	Action            string `json:"failureAction"`
-	ProviderErrorCode string `json:"providerErrorCode,omitempty"`
-	ProviderRequestID string `json:"providerRequestId,omitempty"`
-	At                int64  `json:"at"`
-}
+// Failure is the last applied failure of a receipt: the PaymentFailed event as applied.
+type Failure PaymentFailed
 
 // State is a receipt as its events say. It is also what the receipts read model stores.
 type State struct {
@@ -244,8 +235,8 @@ func Evolve(s State, e Event) State {
 		s.Payment, s.SettledStatus = &p, StatusPaid
 		s.setStatus(StatusPaid, e.At)
 	case PaymentFailed:
-		s.Failure = &Failure{AttemptID: e.AttemptID, Code: e.Code, Category: e.Category, Reason: e.Reason, Action: e.Action,
-			ProviderErrorCode: e.ProviderErrorCode, ProviderRequestID: e.ProviderRequestID, At: e.At}
+		f := Failure(e)
+		s.Failure = &f
 		s.setStatus(StatusFailed, e.At)
 	case SplitDistributed:
 		s.SplitTxHash, s.SplitAt, s.SettledStatus = e.TransactionHash, e.At, StatusReconciled
