@@ -198,6 +198,27 @@ const checkpointSQL = `WITH moved AS (UPDATE projection_checkpoints SET commit_p
 		WHERE name = $1 AND commit_pos = $4 AND prepare_pos = $5 RETURNING 1)
 	SELECT 1 / count(*) FROM moved`
 
+// queueCheckpoint queues the move of the checkpoint from `from` to `to`, at the end of a batch's
+// transaction.
+//
+// A read model is rebuilt from the event log: if a crash loses this commit, it loses the
+// checkpoint with it and the events are applied again. So the commit does not wait for its WAL
+// flush (the next synchronous commit of anyone flushes it), which keeps a flush off the path of
+// every command waiting to read its own write.
+func (r *Runner) queueCheckpoint(writes *pgx.Batch, from, to eventstore.Position) {
+	writes.Queue(`SET LOCAL synchronous_commit TO off`)
+	writes.Queue(checkpointSQL, r.proj.Name(), int64(to.Commit), int64(to.Prepare), int64(from.Commit), int64(from.Prepare))
+}
+
+// checkpointErr turns checkpointSQL's failure into errCheckpointMoved.
+func checkpointErr(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "22012" {
+		return errCheckpointMoved
+	}
+	return err
+}
+
 // applyPipelined applies a batch in two round trips on one connection: BEGIN with the reads,
 // then the writes, the checkpoint and COMMIT.
 func (r *Runner) applyPipelined(ctx context.Context, pp PipelinedProjector, batch []eventstore.RecordedEvent) error {
@@ -233,16 +254,9 @@ func (r *Runner) applyPipelined(ctx context.Context, pp PipelinedProjector, batc
 	if err := queueWrites(writes); err != nil {
 		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
 	}
-	// See apply on the asynchronous commit.
-	writes.Queue(`SET LOCAL synchronous_commit TO off`)
-	writes.Queue(checkpointSQL, r.proj.Name(), int64(to.Commit), int64(to.Prepare), int64(from.Commit), int64(from.Prepare))
+	r.queueCheckpoint(writes, from, to)
 	writes.Queue("COMMIT")
-	err = conn.SendBatch(ctx, writes).Close()
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "22012" {
-		return errCheckpointMoved
-	}
-	if err != nil {
+	if err := checkpointErr(conn.SendBatch(ctx, writes).Close()); err != nil {
 		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
 	}
 	committed = true
@@ -264,25 +278,13 @@ func (r *Runner) apply(ctx context.Context, batch []eventstore.RecordedEvent) er
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.Background()) }()
-	writes := &pgx.Batch{}
 	if err := r.proj.Apply(ctx, tx, batch); err != nil {
 		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
 	}
-	// A read model is rebuilt from the event log: if a crash loses this commit, it loses the
-	// checkpoint with it and the events are applied again. So the commit does not wait for its
-	// WAL flush (the next synchronous commit of anyone flushes it), which keeps a flush off the
-	// path of every command waiting to read its own write.
-	writes.Queue(`SET LOCAL synchronous_commit TO off`)
-	moved := false
-	writes.Queue(`UPDATE projection_checkpoints SET commit_pos = $2, prepare_pos = $3, updated_at = now()
-		WHERE name = $1 AND commit_pos = $4 AND prepare_pos = $5`,
-		r.proj.Name(), int64(to.Commit), int64(to.Prepare), int64(from.Commit), int64(from.Prepare)).
-		Exec(func(tag pgconn.CommandTag) error { moved = tag.RowsAffected() != 1; return nil })
-	if err := tx.SendBatch(ctx, writes).Close(); err != nil {
+	writes := &pgx.Batch{}
+	r.queueCheckpoint(writes, from, to)
+	if err := checkpointErr(tx.SendBatch(ctx, writes).Close()); err != nil {
 		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
-	}
-	if moved {
-		return errCheckpointMoved
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)

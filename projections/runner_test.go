@@ -112,29 +112,37 @@ func TestAppliesEachEventOnceAndWaitFor(t *testing.T) {
 }
 
 func TestKilledMidBatchAppliesNothingTwice(t *testing.T) {
-	pool, s := setup(t)
-	appendN(t, s, 300)
-	ctx, cancel := context.WithCancel(context.Background())
-	var batches atomic.Int32
-	r, err := projections.NewRunner(pool, s, counting{sabotage: func() {
-		if batches.Add(1) == 1 {
-			cancel() // dies between the read-model write and the commit
-		}
-	}}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
+	sabotaged := map[string]func(func()) projections.Projector{
+		"plain":     func(f func()) projections.Projector { return counting{sabotage: f} },
+		"pipelined": func(f func()) projections.Projector { return pipelined{counting: counting{sabotage: f}} },
 	}
-	if err := r.Run(ctx); !errors.Is(err, context.Canceled) {
-		t.Fatalf("run ended with %v", err)
+	for name, proj := range sabotaged {
+		t.Run(name, func(t *testing.T) {
+			pool, s := setup(t)
+			appendN(t, s, 300)
+			ctx, cancel := context.WithCancel(context.Background())
+			var batches atomic.Int32
+			r, err := projections.NewRunner(pool, s, proj(func() {
+				if batches.Add(1) == 1 {
+					cancel() // dies between the read-model write and the commit
+				}
+			}), zerolog.Nop())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Run(ctx); !errors.Is(err, context.Canceled) {
+				t.Fatalf("run ended with %v", err)
+			}
+			var n int
+			if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM applied`).Scan(&n); err != nil || n != 0 {
+				t.Fatalf("killed batch left %d rows (%v), want 0", n, err)
+			}
+			last := appendN(t, s, 200)
+			r2, _ := start(t, pool, s, proj(nil))
+			waitFor(t, r2, last)
+			assertAppliedOnce(t, pool, 500)
+		})
 	}
-	var n int
-	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM applied`).Scan(&n); err != nil || n != 0 {
-		t.Fatalf("killed batch left %d rows (%v), want 0", n, err)
-	}
-	last := appendN(t, s, 200)
-	r2, _ := start(t, pool, s, counting{})
-	waitFor(t, r2, last)
-	assertAppliedOnce(t, pool, 500)
 }
 
 func TestOneLeaderAmongInstancesAndTakeover(t *testing.T) {
@@ -222,59 +230,40 @@ func TestPipelinedAppliesEachEventOnce(t *testing.T) {
 	}
 }
 
-func TestPipelinedKilledMidBatchAppliesNothingTwice(t *testing.T) {
-	pool, s := setup(t)
-	appendN(t, s, 300)
-	ctx, cancel := context.WithCancel(context.Background())
-	var batches atomic.Int32
-	r, err := projections.NewRunner(pool, s, pipelined{counting: counting{sabotage: func() {
-		if batches.Add(1) == 1 {
-			cancel()
-		}
-	}}}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Run(ctx); !errors.Is(err, context.Canceled) {
-		t.Fatalf("run ended with %v", err)
-	}
-	var n int
-	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM applied`).Scan(&n); err != nil || n != 0 {
-		t.Fatalf("killed batch left %d rows (%v), want 0", n, err)
-	}
-	last := appendN(t, s, 200)
-	r2, _ := start(t, pool, s, pipelined{})
-	waitFor(t, r2, last)
-	assertAppliedOnce(t, pool, 500)
-}
-
-// TestPipelinedCheckpointMovedCommitsNothing: when the checkpoint moves under a batch (a rebuild
+// TestCheckpointMovedCommitsNothing: when the checkpoint moves under a batch (a rebuild
 // reset it), the batch's writes must not commit, or the replay would apply them a second time.
-func TestPipelinedCheckpointMovedCommitsNothing(t *testing.T) {
+func TestCheckpointMovedCommitsNothing(t *testing.T) {
 	for _, noReads := range []bool{false, true} {
-		t.Run(fmt.Sprintf("noReads=%v", noReads), func(t *testing.T) { checkpointMovedCommitsNothing(t, noReads) })
+		t.Run(fmt.Sprintf("noReads=%v", noReads), func(t *testing.T) {
+			checkpointMovedCommitsNothing(t, func(f func()) projections.Projector {
+				return pipelined{noReads: noReads, counting: counting{sabotage: f}}
+			})
+		})
 	}
+	t.Run("plain", func(t *testing.T) {
+		checkpointMovedCommitsNothing(t, func(f func()) projections.Projector { return counting{sabotage: f} })
+	})
 }
 
-func checkpointMovedCommitsNothing(t *testing.T, noReads bool) {
+func checkpointMovedCommitsNothing(t *testing.T, proj func(sabotage func()) projections.Projector) {
 	pool, s := setup(t)
 	first, stopFirst := start(t, pool, s, counting{})
 	waitFor(t, first, appendN(t, s, 100))
 	stopFirst()
 	last := appendN(t, s, 50)
 	var batches atomic.Int32
-	r, _ := start(t, pool, s, pipelined{noReads: noReads, counting: counting{sabotage: func() {
+	r, _ := start(t, pool, s, proj(func() {
 		if batches.Add(1) != 1 {
 			return
 		}
-		// A rebuild between this batch's reads and its writes: read model emptied, checkpoint reset.
+		// A rebuild in the middle of this batch: read model emptied, checkpoint reset.
 		if _, err := pool.Exec(context.Background(), `DELETE FROM applied`); err != nil {
 			t.Error(err)
 		}
 		if _, err := pool.Exec(context.Background(), `UPDATE projection_checkpoints SET commit_pos = 0, prepare_pos = 0 WHERE name = 'counting'`); err != nil {
 			t.Error(err)
 		}
-	}}})
+	}))
 	waitFor(t, r, last)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
