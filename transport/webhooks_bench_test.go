@@ -37,25 +37,14 @@ func benchWebhookBacklog(b *testing.B, n int) {
 	recv, arrivals := countingReceiver(b)
 	ids := webhookReceipts(b, e, n, recv.URL)
 	var last eventstore.AppendResult
-	var wg sync.WaitGroup
 	var mu sync.Mutex
-	for w := range 16 {
-		wg.Go(func() {
-			for i := w; i < n; i += 16 {
-				_, res, err := commands.ChangeReceipt(ctx, e.srv.events, ids[i], eventstore.Metadata{}, confirm(i))
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				mu.Lock()
-				if last.Position.Less(res.Position) {
-					last = res
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
+	confirmAll(b, e, ids, time.Now(), 0, func(_ int, res eventstore.AppendResult) {
+		mu.Lock()
+		defer mu.Unlock()
+		if last.Position.Less(res.Position) {
+			last = res
+		}
+	})
 	if err := e.srv.waitReadable(ctx, "", last); err != nil {
 		b.Fatal(err)
 	}
@@ -145,35 +134,43 @@ func confirm(i int) func(receipt.State) ([]receipt.Event, error) {
 	}
 }
 
+// confirmAll pays every receipt from 16 writers, as fast as they can (perSecond 0) or paced to
+// perSecond in total from start, and calls done after each commit.
+func confirmAll(b *testing.B, e *env, ids []string, start time.Time, perSecond int, done func(i int, res eventstore.AppendResult)) {
+	var wg sync.WaitGroup
+	for w := range 16 {
+		wg.Go(func() {
+			for i := w; i < len(ids); i += 16 {
+				if perSecond > 0 {
+					time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(perSecond))))
+				}
+				_, res, err := commands.ChangeReceipt(context.Background(), e.srv.events, ids[i], eventstore.Metadata{}, confirm(i))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				done(i, res)
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // benchWebhooks changes the status of n receipts from 16 writers, as fast as they can
 // (perSecond 0) or paced to perSecond in total, and measures their notifications' arrival.
 func benchWebhooks(b *testing.B, n, perSecond int) {
 	e := newEnvWith(b, nil, func(d *Dispatcher) { d.Workers = 8 })
-	ctx := context.Background()
 	recv, got := countingReceiver(b)
 	ids := webhookReceipts(b, e, n, recv.URL)
 	committed := make(map[string]time.Time, n)
 	var cmu sync.Mutex
 	b.ResetTimer()
 	start := time.Now()
-	var wg sync.WaitGroup
-	for w := range 16 {
-		wg.Go(func() {
-			for i := w; i < n; i += 16 {
-				if perSecond > 0 {
-					time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(perSecond))))
-				}
-				if _, _, err := commands.ChangeReceipt(ctx, e.srv.events, ids[i], eventstore.Metadata{}, confirm(i)); err != nil {
-					b.Error(err)
-					return
-				}
-				cmu.Lock()
-				committed[ids[i]] = time.Now()
-				cmu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
+	confirmAll(b, e, ids, start, perSecond, func(i int, _ eventstore.AppendResult) {
+		cmu.Lock()
+		committed[ids[i]] = time.Now()
+		cmu.Unlock()
+	})
 	appended := time.Since(start)
 	got.waitFor(b, n)
 	elapsed := time.Since(start)
