@@ -57,9 +57,30 @@ func (c *Cache[V]) Put(key string, v V, gen uint64) {
 	c.entries[key] = v
 }
 
+// Load returns key's cached value, or reads it and caches it when read says it may be kept. A
+// nil cache always reads.
+func (c *Cache[V]) Load(key string, read func() (v V, keep bool, err error)) (V, error) {
+	if c == nil {
+		v, _, err := read()
+		return v, err
+	}
+	v, gen, ok := c.Get(key)
+	if ok {
+		return v, nil
+	}
+	v, keep, err := read()
+	if err == nil && keep {
+		c.Put(key, v, gen)
+	}
+	return v, err
+}
+
 // Forget drops keys (all entries when none is given) in this instance at once, ahead of the
-// notification that the change sends to every instance.
+// notification that the change sends to every instance. A nil cache holds nothing to forget.
 func (c *Cache[V]) Forget(keys ...string) {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++

@@ -37,23 +37,11 @@ type cachedStatus struct {
 	body     []byte
 }
 
-func (c caches) forgetStatus(id string) {
-	if c.status != nil {
-		c.status.Forget(id)
-	}
-}
+func (c caches) forgetStatus(id string) { c.status.Forget(id) }
 
 // forgetPricing forgets the wallets' pricing, or every merchant's without wallets.
-func (c caches) forgetPricing(wallets ...string) {
-	if c.pricing != nil {
-		c.pricing.Forget(wallets...)
-	}
-}
+func (c caches) forgetPricing(wallets ...string) { c.pricing.Forget(wallets...) }
 
-func (c caches) forgetInventory(wallet string) {
-	if c.inventory != nil {
-		c.inventory.Forget(inventoryPrefix(wallet))
-	}
-}
+func (c caches) forgetInventory(wallet string) { c.inventory.Forget(inventoryPrefix(wallet)) }
 
 func inventoryPrefix(wallet string) string { return wallet + "|" }

@@ -186,19 +186,10 @@ type merchantPricing struct {
 // pricingFor returns the platform base rate (the site's replaces 0.5%), the merchant's add-on
 // and brand.
 func (s *Server) pricingFor(ctx context.Context, wallet string) (merchantPricing, error) {
-	var gen uint64
-	if s.caches.pricing != nil {
-		cached, g, ok := s.caches.pricing.Get(wallet)
-		if ok {
-			return cached, nil
-		}
-		gen = g
-	}
-	mp, err := s.readPricing(ctx, wallet)
-	if err == nil && s.caches.pricing != nil {
-		s.caches.pricing.Put(wallet, mp, gen)
-	}
-	return mp, err
+	return s.caches.pricing.Load(wallet, func() (merchantPricing, bool, error) {
+		mp, err := s.readPricing(ctx, wallet)
+		return mp, true, err
+	})
 }
 
 func (s *Server) readPricing(ctx context.Context, wallet string) (merchantPricing, error) {

@@ -328,29 +328,32 @@ func statusView(st receipt.State, outboxState string) map[string]any {
 // receipt in every instance.
 func (s *Server) receiptStatus(c echo.Context) error {
 	id := c.QueryParam("receiptId")
-	p, _ := PrincipalFrom(c)
-	var gen uint64
-	if s.caches.status != nil && id != "" {
-		var hit cachedStatus
-		var ok bool
-		if hit, gen, ok = s.caches.status.Get(id); ok && (p.Wallet == "" || p.Wallet == hit.merchant) {
-			return c.JSONBlob(http.StatusOK, hit.body)
-		}
+	if id == "" {
+		return InvalidInput("receiptId is required")
 	}
-	row, err := s.ownReceipt(c, id)
+	// Read for any merchant (one cache entry per receipt); the owner is checked below.
+	st, err := s.caches.status.Load(id, func() (cachedStatus, bool, error) {
+		row, err := s.receipts.Get(c.Request().Context(), "", id)
+		if err != nil {
+			return cachedStatus{}, false, err
+		}
+		view := statusView(row.State, row.Delivery)
+		body, err := json.Marshal(view)
+		if err != nil {
+			return cachedStatus{}, false, fmt.Errorf("encode status: %w", err)
+		}
+		return cachedStatus{merchant: row.State.Receipt.Merchant, body: body}, view["webhookDelivery"] != "pending", nil
+	})
+	if errors.Is(err, readmodels.ErrNotFound) {
+		return errReceiptNotFound
+	}
 	if err != nil {
 		return err
 	}
-	view := statusView(row.State, row.Delivery)
-	if s.caches.status == nil || view["webhookDelivery"] == "pending" {
-		return c.JSON(http.StatusOK, view)
+	if p, _ := PrincipalFrom(c); p.Wallet != "" && p.Wallet != st.merchant {
+		return errReceiptNotFound
 	}
-	body, err := json.Marshal(view)
-	if err != nil {
-		return fmt.Errorf("encode status: %w", err)
-	}
-	s.caches.status.Put(id, cachedStatus{merchant: row.State.Receipt.Merchant, body: body}, gen)
-	return c.JSONBlob(http.StatusOK, body)
+	return c.JSONBlob(http.StatusOK, st.body)
 }
 
 // EventView is one event of a receipt's audit history.
