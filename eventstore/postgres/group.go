@@ -72,19 +72,12 @@ func (s *Store) flush(batch []*appendCall) {
 		}
 		return
 	}
-	i := 0
 	for _, c := range batch {
 		if err != nil {
 			c.Err = err
 			continue
 		}
-		var pos eventstore.Position
-		for range c.Item.recs {
-			if p := positions[i]; pos.Less(p) {
-				pos = p
-			}
-			i++
-		}
-		c.Result = eventstore.AppendResult{Version: c.Item.recs[len(c.Item.recs)-1].Version, Position: pos}
+		n := len(c.Item.recs)
+		c.Result, positions = appendResult(c.Item.recs, positions[:n]), positions[n:]
 	}
 }

@@ -171,18 +171,23 @@ SELECT ins.tx_id, ins.seq, ins.stream_id, ins.version FROM ins, n`
 
 // insert stores one append's events and companions in one transaction.
 func (s *Store) insert(ctx context.Context, p pendingAppend) (eventstore.AppendResult, error) {
-	recs := p.recs
 	positions, err := s.insertRows(ctx, p)
 	if err != nil {
 		return eventstore.AppendResult{}, err
 	}
+	return appendResult(p.recs, positions), nil
+}
+
+// appendResult is the result of the append of recs, stored at positions: its last version and
+// its furthest position.
+func appendResult(recs []eventstore.RecordedEvent, positions []eventstore.Position) eventstore.AppendResult {
 	var pos eventstore.Position
 	for _, p := range positions {
 		if pos.Less(p) {
 			pos = p
 		}
 	}
-	return eventstore.AppendResult{Version: recs[len(recs)-1].Version, Position: pos}, nil
+	return eventstore.AppendResult{Version: recs[len(recs)-1].Version, Position: pos}
 }
 
 type streamVersion struct {
