@@ -146,6 +146,23 @@ const insertAttempts = `INSERT INTO webhook_deliveries (id, notification_id, rec
 	FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::timestamptz[],
 		$10::int[], $11::int[], $12::text[], $13::text[]) AS u(id, nid, rid, mw, did, ik, ss, url, at, hs, lat, err, kind)`
 
+// queueAttempts queues into b the insert of attempts, in one statement.
+func queueAttempts(b *pgx.Batch, attempts []Attempt) {
+	n := len(attempts)
+	ids, nids, dids := make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
+	rids, mws, iks, sss, urls, errs, kinds := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	ats, codes, lats := make([]time.Time, n), make([]*int32, n), make([]int32, n)
+	for i, a := range attempts {
+		ids[i], nids[i], rids[i], mws[i], dids[i], iks[i] = a.ID, a.NotificationID, a.ReceiptID, a.Merchant, a.DeliveryID, a.IdempotencyKey
+		sss[i], urls[i], ats[i], lats[i], errs[i], kinds[i] = a.StatusSent, a.URL, a.AttemptedAt, int32(a.LatencyMS), a.Error, a.Kind
+		if a.HTTPStatus != nil {
+			code := int32(*a.HTTPStatus)
+			codes[i] = &code
+		}
+	}
+	b.Queue(insertAttempts, ids, nids, rids, mws, dids, iks, sss, urls, ats, codes, lats, errs, kinds)
+}
+
 const completeNotifications = `UPDATE webhook_notifications n SET lease_until = NULL, lease_token = NULL, updated_at = now(),
 		state = CASE WHEN n.queued_key = u.qk THEN u.st ELSE n.state END,
 		delivery_id = CASE WHEN n.queued_key = u.qk THEN u.did ELSE n.delivery_id END,
@@ -164,30 +181,18 @@ func (o *Outbox) flushCompletes(batch []*groupcommit.Call[completion, struct{}])
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	n := len(batch)
-	var (
-		ids, nids, dids                 = make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
-		rids, mws, iks, sss, urls, errs = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		kinds                           = make([]string, n)
-		ats                             = make([]time.Time, n)
-		codes                           = make([]*int32, n)
-		lats                            = make([]int32, n)
-		leases, outDIDs                 = make([]uuid.UUID, n), make([]uuid.UUID, n)
-		qks, sts, sks                   = make([]string, n), make([]string, n), make([]string, n)
-		nexts                           = make([]time.Time, n)
-		marks                           = make([]*time.Time, n)
-	)
+	attempts := make([]Attempt, n)
+	nids, leases, outDIDs := make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
+	qks, sts, sks := make([]string, n), make([]string, n), make([]string, n)
+	nexts, marks := make([]time.Time, n), make([]*time.Time, n)
 	for i, call := range batch {
-		a, c, out := call.Item.a, call.Item.c, call.Item.out
-		ids[i], nids[i], rids[i], mws[i], dids[i], iks[i] = a.ID, c.ID, a.ReceiptID, a.Merchant, a.DeliveryID, a.IdempotencyKey
-		sss[i], urls[i], ats[i], lats[i], errs[i], kinds[i] = a.StatusSent, a.URL, a.AttemptedAt, int32(a.LatencyMS), a.Error, a.Kind
-		if a.HTTPStatus != nil {
-			code := int32(*a.HTTPStatus)
-			codes[i] = &code
-		}
-		leases[i], qks[i], sts[i], outDIDs[i], sks[i], nexts[i], marks[i] = c.Lease, c.QueuedKey, out.State, out.DeliveryID, out.SentKey, out.NextAt, out.MarkedAt
+		c, out := call.Item.c, call.Item.out
+		attempts[i] = call.Item.a
+		attempts[i].NotificationID = c.ID // the attempt belongs to the claimed notification
+		nids[i], leases[i], qks[i], sts[i], outDIDs[i], sks[i], nexts[i], marks[i] = c.ID, c.Lease, c.QueuedKey, out.State, out.DeliveryID, out.SentKey, out.NextAt, out.MarkedAt
 	}
 	b := &pgx.Batch{}
-	b.Queue(insertAttempts, ids, nids, rids, mws, dids, iks, sss, urls, ats, codes, lats, errs, kinds)
+	queueAttempts(b, attempts)
 	b.Queue(completeNotifications, nids, leases, qks, sts, outDIDs, sks, nexts, marks)
 	if err := o.pool.SendBatch(ctx, b).Close(); err != nil {
 		err = fmt.Errorf("complete delivery: %w", err)
@@ -245,10 +250,9 @@ func (o *Outbox) NotificationOfDelivery(ctx context.Context, deliveryAttemptID u
 // RecordAttempt stores a delivery attempt without changing its notification (manual redelivery
 // of a notification that is not leased).
 func (o *Outbox) RecordAttempt(ctx context.Context, a Attempt) error {
-	_, err := o.pool.Exec(ctx, `INSERT INTO webhook_deliveries (id, notification_id, receipt_id, merchant_wallet, delivery_id, idempotency_key, status_sent, url,
-			attempted_at, http_status, latency_ms, error, kind) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,NULLIF($12, ''),$13)`,
-		a.ID, a.NotificationID, a.ReceiptID, a.Merchant, a.DeliveryID, a.IdempotencyKey, a.StatusSent, a.URL, a.AttemptedAt, a.HTTPStatus, a.LatencyMS, a.Error, a.Kind)
-	return err
+	b := &pgx.Batch{}
+	queueAttempts(b, []Attempt{a})
+	return o.pool.SendBatch(ctx, b).Close()
 }
 
 // MarkDelivered closes an open notification after a successful manual redelivery.
