@@ -1,6 +1,10 @@
 package eventstore
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"reflect"
+)
 
 // Companion is a write that must commit atomically with an append, such as the encrypted key that
 // will sign a new receipt's webhooks (a secret, so never part of an event). An adapter whose
@@ -9,6 +13,46 @@ import "context"
 type Companion struct {
 	SQL  string
 	Args []any
+	// Rows says SQL takes one array per argument (an INSERT ... SELECT FROM unnest(...)) and
+	// Args are one row's elements: companions with the same SQL in one commit are merged into
+	// one statement whose arrays hold all their rows (MergeCompanions).
+	Rows bool
+}
+
+// MergeCompanions returns cs with every group of Rows companions sharing an SQL text merged into
+// one companion whose arguments are slices (each companion's element in order); the others are
+// kept as they are. The first of a group stands where the group was.
+func MergeCompanions(cs []Companion) ([]Companion, error) {
+	out := make([]Companion, 0, len(cs))
+	at := map[string]int{} // SQL -> index in out of its merged companion
+	for _, c := range cs {
+		if !c.Rows {
+			out = append(out, c)
+			continue
+		}
+		i, ok := at[c.SQL]
+		if !ok {
+			at[c.SQL] = len(out)
+			m := Companion{SQL: c.SQL, Args: make([]any, len(c.Args))}
+			for j, a := range c.Args {
+				m.Args[j] = reflect.MakeSlice(reflect.SliceOf(reflect.TypeOf(a)), 0, 1).Interface()
+			}
+			out = append(out, m)
+			i = len(out) - 1
+		}
+		m := out[i]
+		if len(c.Args) != len(m.Args) {
+			return nil, fmt.Errorf("companion %q: %d arguments, %d before", c.SQL, len(c.Args), len(m.Args))
+		}
+		for j, a := range c.Args {
+			col := reflect.ValueOf(m.Args[j])
+			if reflect.TypeOf(a) != col.Type().Elem() {
+				return nil, fmt.Errorf("companion %q: argument %d is %T, %s before", c.SQL, j+1, a, col.Type().Elem())
+			}
+			m.Args[j] = reflect.Append(col, reflect.ValueOf(a)).Interface()
+		}
+	}
+	return out, nil
 }
 
 // CompanionWriter is implemented by adapters that run the companions of an append's context in

@@ -153,8 +153,8 @@ func (r Receipts) fold(events []eventstore.RecordedEvent, ids []string, states m
 			changed = append(changed, id)
 		}
 		st := states[id]
-		rows = append(rows, readmodels.StateRow{State: st, Version: versions[id], First: firstPos[id]})
 		old, existed := before[id]
+		rows = append(rows, readmodels.StateRow{State: st, Version: versions[id], First: firstPos[id], New: !existed})
 		if !existed { // generated in this batch: generation itself is not a status change
 			old = receipt.StatusGenerated
 		}

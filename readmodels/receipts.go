@@ -163,13 +163,50 @@ type StateRow struct {
 	State   receipt.State
 	Version uint64
 	First   eventstore.Position
+	// New says no row can exist for the receipt yet (its first event is in the batch being
+	// applied, beyond the checkpoint that commits with the rows): a plain INSERT, not an upsert.
+	New bool
 }
 
-// QueueStates queues into batch the upsert of rows (distinct receipts) as one statement.
+// QueueStates queues into batch the writes of rows (distinct receipts): one INSERT of the new
+// receipts and one upsert of the others. A new receipt that somehow has a row already fails the
+// insert (and so the batch, whose checkpoint does not move) instead of being silently overwritten.
 func QueueStates(batch *pgx.Batch, table string, rows []StateRow) error {
-	if len(rows) == 0 {
-		return nil
+	var fresh, known []StateRow
+	for _, r := range rows {
+		if r.New {
+			fresh = append(fresh, r)
+		} else {
+			known = append(known, r)
+		}
 	}
+	for _, part := range []struct {
+		rows     []StateRow
+		conflict string
+	}{{fresh, ""}, {known, ` ON CONFLICT (receipt_id) DO UPDATE SET status = EXCLUDED.status, previous_status = EXCLUDED.previous_status,
+			state = EXCLUDED.state, updated_at = EXCLUDED.updated_at, version = EXCLUDED.version,
+			attempt_kind = EXCLUDED.attempt_kind, attempt_started_at = EXCLUDED.attempt_started_at`}} {
+		if len(part.rows) == 0 {
+			continue
+		}
+		args, err := stateColumns(part.rows)
+		if err != nil {
+			return err
+		}
+		batch.Queue(`INSERT INTO `+pgx.Identifier{table}.Sanitize()+` (receipt_id, merchant_wallet, status, previous_status, currency, total_cents,
+			webhook_url, state, created_at, updated_at, version, pos_commit, pos_prepare, attempt_kind, attempt_started_at)
+		SELECT u.id, u.merchant, u.status, u.prev, u.currency, u.total, u.webhook, u.state::jsonb, u.created, u.updated,
+			u.version, u.pc, u.pp, u.kind, u.attempt
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[],
+			$9::timestamptz[], $10::timestamptz[], $11::bigint[], $12::bigint[], $13::bigint[], $14::text[], $15::timestamptz[])
+			AS u(id, merchant, status, prev, currency, total, webhook, state, created, updated, version, pc, pp, kind, attempt)`+part.conflict,
+			args...)
+	}
+	return nil
+}
+
+// stateColumns is rows as the column arrays of QueueStates' statements.
+func stateColumns(rows []StateRow) ([]any, error) {
 	n := len(rows)
 	ids, merchants, statuses, currencies := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	prevs, webhooks, kinds := make([]*string, n), make([]*string, n), make([]*string, n)
@@ -180,7 +217,7 @@ func QueueStates(batch *pgx.Batch, table string, rows []StateRow) error {
 		st, g := row.State, row.State.Receipt
 		raw, err := json.Marshal(st)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ids[i], merchants[i], statuses[i], currencies[i] = g.ReceiptID, g.Merchant, string(st.Status), g.Currency
 		states[i], totals[i] = string(raw), int64(g.Total)
@@ -198,18 +235,7 @@ func QueueStates(batch *pgx.Batch, table string, rows []StateRow) error {
 			prevs[i] = &p
 		}
 	}
-	batch.Queue(`INSERT INTO `+pgx.Identifier{table}.Sanitize()+` (receipt_id, merchant_wallet, status, previous_status, currency, total_cents,
-			webhook_url, state, created_at, updated_at, version, pos_commit, pos_prepare, attempt_kind, attempt_started_at)
-		SELECT u.id, u.merchant, u.status, u.prev, u.currency, u.total, u.webhook, u.state::jsonb, u.created, u.updated,
-			u.version, u.pc, u.pp, u.kind, u.attempt
-		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[],
-			$9::timestamptz[], $10::timestamptz[], $11::bigint[], $12::bigint[], $13::bigint[], $14::text[], $15::timestamptz[])
-			AS u(id, merchant, status, prev, currency, total, webhook, state, created, updated, version, pc, pp, kind, attempt)
-		ON CONFLICT (receipt_id) DO UPDATE SET status = EXCLUDED.status, previous_status = EXCLUDED.previous_status,
-			state = EXCLUDED.state, updated_at = EXCLUDED.updated_at, version = EXCLUDED.version,
-			attempt_kind = EXCLUDED.attempt_kind, attempt_started_at = EXCLUDED.attempt_started_at`,
-		ids, merchants, statuses, prevs, currencies, totals, webhooks, states, created, updated, versions, commits, prepares, kinds, attempts)
-	return nil
+	return []any{ids, merchants, statuses, prevs, currencies, totals, webhooks, states, created, updated, versions, commits, prepares, kinds, attempts}, nil
 }
 
 // ReceiptsChangedChannel announces, at commit, receipts whose read-model row or webhook delivery

@@ -52,8 +52,12 @@ func (w *WebhookKeys) Companion(receiptID, secret string) (eventstore.Companion,
 	if err != nil {
 		return eventstore.Companion{}, err
 	}
-	return eventstore.Companion{SQL: insertKey, Args: []any{receiptID, nonce, ct}}, nil
+	return eventstore.Companion{SQL: insertKeys, Args: []any{receiptID, nonce, ct}, Rows: true}, nil
 }
+
+// insertKeys stores many keys in one statement (merged companions).
+const insertKeys = `INSERT INTO receipt_webhook_keys (receipt_id, nonce, ciphertext)
+	SELECT * FROM unnest($1::text[], $2::bytea[], $3::bytea[]) ON CONFLICT DO NOTHING`
 
 const insertKey = `INSERT INTO receipt_webhook_keys (receipt_id, nonce, ciphertext) VALUES ($1,$2,$3) ON CONFLICT DO NOTHING`
 

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -223,10 +225,25 @@ func nullable(s string) *string {
 
 // placeholderThumb is a small SVG with the item's initial, for items without a picture.
 func placeholderThumb(name string) string {
-	initial := "?"
-	if r := []rune(strings.TrimSpace(name)); len(r) > 0 {
-		initial = strings.ToUpper(string(r[0]))
+	initial := '?'
+	if r, _ := utf8.DecodeRuneInString(strings.TrimSpace(name)); r != utf8.RuneError {
+		initial = unicode.ToUpper(r)
 	}
+	if initial < utf8.RuneSelf {
+		return asciiThumbs[initial] // drawn on every receipt read, so drawn once
+	}
+	return drawThumb(string(initial))
+}
+
+// asciiThumbs holds the placeholder for every ASCII initial.
+var asciiThumbs = func() (t [utf8.RuneSelf]string) {
+	for r := range t {
+		t[r] = drawThumb(string(rune(r)))
+	}
+	return t
+}()
+
+func drawThumb(initial string) string {
 	initial = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(initial)
 	svg := `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="#e5e7eb"/>` +
 		`<text x="32" y="42" font-size="28" text-anchor="middle" font-family="sans-serif" fill="#374151">` + initial + `</text></svg>`

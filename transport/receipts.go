@@ -110,9 +110,30 @@ type lineView struct {
 	SKU          string   `json:"sku,omitempty"`
 }
 
+// receiptView is the spec's Receipt. Its fields are in the order encoding/json gives a map
+// (alphabetical), so responses stay byte for byte what they were when it was a map.
+type receiptView struct {
+	BrandName        string            `json:"brandName"`
+	CreatedAt        int64             `json:"createdAt"`
+	Currency         string            `json:"currency"`
+	JurisdictionCode *string           `json:"jurisdictionCode"`
+	LineItems        []lineView        `json:"lineItems"`
+	MerchantWallet   string            `json:"merchantWallet"`
+	Metadata         map[string]string `json:"metadata"`
+	ProcessingFeeUSD float64           `json:"processingFeeUsd"`
+	ReceiptID        string            `json:"receiptId"`
+	Status           string            `json:"status"`
+	SubtotalUSD      float64           `json:"subtotalUsd"`
+	TaxComponents    []string          `json:"taxComponents"`
+	TaxRate          float64           `json:"taxRate"`
+	TaxUSD           float64           `json:"taxUsd"`
+	TotalUSD         float64           `json:"totalUsd"`
+	TransactionID    *string           `json:"transactionId"`
+}
+
 // viewReceipt renders the spec's Receipt. Amounts are in the receipt's currency (see
 // docs/decisions.md for EUR).
-func viewReceipt(st receipt.State) map[string]any {
+func viewReceipt(st receipt.State) receiptView {
 	g := st.Receipt
 	lines := make([]lineView, len(g.LineItems))
 	for i, l := range g.LineItems {
@@ -130,13 +151,13 @@ func viewReceipt(st receipt.State) map[string]any {
 	if components == nil {
 		components = []string{}
 	}
-	return map[string]any{
-		"receiptId": g.ReceiptID, "totalUsd": g.Total.Float(), "currency": g.Currency, "lineItems": lines,
-		"createdAt": g.CreatedAt, "brandName": g.BrandName, "status": string(st.Status),
-		"jurisdictionCode": nullable(g.JurisdictionCode), "taxRate": taxRate.Float(), "taxComponents": components,
-		"transactionId": nullable(g.TransactionID), "metadata": nullMap(g.Metadata),
-		"subtotalUsd": g.Subtotal.Float(), "taxUsd": g.Tax.Float(), "processingFeeUsd": g.Fee.Float(),
-		"merchantWallet": g.Merchant,
+	return receiptView{
+		ReceiptID: g.ReceiptID, TotalUSD: g.Total.Float(), Currency: g.Currency, LineItems: lines,
+		CreatedAt: g.CreatedAt, BrandName: g.BrandName, Status: string(st.Status),
+		JurisdictionCode: nullable(g.JurisdictionCode), TaxRate: taxRate.Float(), TaxComponents: components,
+		TransactionID: nullable(g.TransactionID), Metadata: g.Metadata,
+		SubtotalUSD: g.Subtotal.Float(), TaxUSD: g.Tax.Float(), ProcessingFeeUSD: g.Fee.Float(),
+		MerchantWallet: g.Merchant,
 	}
 }
 
@@ -244,7 +265,7 @@ func (s *Server) listReceipts(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]map[string]any, len(rows))
+	out := make([]receiptView, len(rows))
 	for i, r := range rows {
 		out[i] = viewReceipt(stateOf(r))
 	}

@@ -39,8 +39,9 @@ func main() {
 	base := flag.String("db", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "PostgreSQL server (a fresh database is created on it)")
 	duration := flag.Duration("duration", 30*time.Second, "length of each load phase")
 	clients := flag.Int("clients", 16, "concurrent clients")
+	prebuilt := flag.String("bin", "", "a payledger binary to measure instead of building ./cmd/payledger (A/B comparisons)")
 	flag.Parse()
-	if err := run(*base, *duration, *clients); err != nil {
+	if err := run(*base, *duration, *clients, *prebuilt); err != nil {
 		fmt.Fprintln(os.Stderr, "loadbench:", err)
 		os.Exit(1)
 	}
@@ -54,7 +55,7 @@ type result struct {
 	p50, p99  time.Duration
 }
 
-func run(base string, duration time.Duration, clients int) error {
+func run(base string, duration time.Duration, clients int, prebuilt string) error {
 	ctx := context.Background()
 	dbURL, drop, err := freshDatabase(ctx, base)
 	if err != nil {
@@ -66,9 +67,12 @@ func run(base string, duration time.Duration, clients int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "payledger")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/payledger").CombinedOutput(); err != nil {
-		return fmt.Errorf("build: %v: %s", err, out)
+	bin := prebuilt
+	if bin == "" {
+		bin = filepath.Join(dir, "payledger")
+		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/payledger").CombinedOutput(); err != nil {
+			return fmt.Errorf("build: %v: %s", err, out)
+		}
 	}
 	admin, _ := crypto.GenerateKey()
 	addr := freeAddr()
@@ -105,6 +109,8 @@ func run(base string, duration time.Duration, clients int) error {
 	order := `{"items":[{"sku":"latte","qty":2},{"sku":"beans","qty":1},{"sku":"mug","qty":1}],"jurisdictionCode":"US-CA"}`
 	var idsMu sync.Mutex
 	var ids []string
+	before := cpuNow(cmd.Process.Pid)
+	profiled := profile("orders", duration)
 	orders := load("POST /api/orders (3 lines)", clients, duration, func() error {
 		body, err := call(client, http.MethodPost, baseURL+"/api/orders", key, order)
 		if err != nil {
@@ -125,12 +131,18 @@ func run(base string, duration time.Duration, clients int) error {
 		idsMu.Unlock()
 		return nil
 	})
+	orderCPU := cpuNow(cmd.Process.Pid).since(before)
+	<-profiled
 	var n atomic.Int64
+	before = cpuNow(cmd.Process.Pid)
+	profiled = profile("status", duration)
 	status := load("GET /api/receipts/status", clients, duration, func() error {
 		id := ids[int(n.Add(1))%len(ids)]
 		_, err := call(client, http.MethodGet, baseURL+"/api/receipts/status?receiptId="+url.QueryEscape(id), key, "")
 		return err
 	})
+	statusCPU := cpuNow(cmd.Process.Pid).since(before)
+	<-profiled
 	rss := peakRSS(cmd.Process.Pid)
 
 	fmt.Printf("\n| measure | requests/s | p50 | p99 | errors |\n|---|---|---|---|---|\n")
@@ -140,7 +152,106 @@ func run(base string, duration time.Duration, clients int) error {
 	fmt.Printf("| raw-SQL ceiling: 1-row INSERT transactions, %d writers | %.0f | | | |\n", clients, ceiling)
 	fmt.Printf("\norder creation = %.0f%% of the raw-SQL ceiling; serve peak resident memory (VmHWM) = %.1f MiB\n",
 		100*orders.perSecond/ceiling, float64(rss)/1024)
+	fmt.Printf("\nCPU per request (µs; all PostgreSQL processes, the service, this load generator, whole machine):\n| phase | PostgreSQL | serve | client | machine busy |\n|---|---|---|---|---|\n")
+	for _, p := range []struct {
+		r   result
+		cpu cpuTotals
+	}{{orders, orderCPU}, {status, statusCPU}} {
+		per := func(d time.Duration) string {
+			return fmt.Sprintf("%.0f", float64(d.Microseconds())/float64(p.r.requests))
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s |\n", p.r.name, per(p.cpu.postgres), per(p.cpu.serve), per(p.cpu.client), per(p.cpu.busy))
+	}
 	return nil
+}
+
+// profile fetches a CPU profile of the service over most of a phase into loadbench-<name>.pprof
+// when LOADBENCH_PPROF_ADDR is set (the service then serves pprof there); the channel closes when
+// it is written.
+func profile(name string, phase time.Duration) <-chan struct{} {
+	done := make(chan struct{})
+	addr := os.Getenv("LOADBENCH_PPROF_ADDR")
+	if addr == "" {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		secs := int((phase - 2*time.Second).Seconds())
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, max(secs, 1)))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "profile:", err)
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		_ = os.WriteFile("loadbench-"+name+".pprof", b, 0o644)
+	}()
+	return done
+}
+
+// cpuUse is CPU time consumed, split by who consumed it. postgres holds each PostgreSQL
+// process's time separately, because backends come and go between two readings.
+type cpuUse struct {
+	postgres            map[string]time.Duration
+	serve, client, busy time.Duration
+}
+
+// since is the CPU used between b and c. A PostgreSQL process that exited in between (a closed
+// connection's backend) is not counted; one that started is counted whole.
+func (c cpuUse) since(b cpuUse) cpuTotals {
+	var pg time.Duration
+	for pid, t := range c.postgres {
+		pg += t - b.postgres[pid]
+	}
+	return cpuTotals{postgres: pg, serve: c.serve - b.serve, client: c.client - b.client, busy: c.busy - b.busy}
+}
+
+type cpuTotals struct{ postgres, serve, client, busy time.Duration }
+
+// cpuNow reads user+system CPU time from /proc: every process named postgres, the service,
+// this process, and the whole machine's non-idle time. Linux only; zero elsewhere.
+func cpuNow(servePid int) cpuUse {
+	const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
+	procTicks := func(path string) (string, time.Duration) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", 0
+		}
+		s := string(b)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open {
+			return "", 0
+		}
+		f := strings.Fields(s[end+1:])
+		if len(f) < 13 {
+			return "", 0
+		}
+		var u, k int64
+		fmt.Sscan(f[11], &u)
+		fmt.Sscan(f[12], &k)
+		return s[open+1 : end], time.Duration(u+k) * tick
+	}
+	c := cpuUse{postgres: map[string]time.Duration{}}
+	_, c.serve = procTicks(fmt.Sprintf("/proc/%d/stat", servePid))
+	_, c.client = procTicks("/proc/self/stat")
+	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, d := range dirs {
+		if name, t := procTicks(d); name == "postgres" {
+			c.postgres[d] = t
+		}
+	}
+	if b, err := os.ReadFile("/proc/stat"); err == nil {
+		f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
+		for i, v := range f[1:] {
+			var n int64
+			fmt.Sscan(v, &n)
+			if i != 3 && i != 4 { // idle, iowait
+				c.busy += time.Duration(n) * tick
+			}
+		}
+	}
+	return c
 }
 
 func freshDatabase(ctx context.Context, base string) (string, func(), error) {

@@ -47,6 +47,11 @@ func (c Cents) String() string {
 
 // Float is the amount in major units for JSON output only; it is never used for arithmetic.
 func (c Cents) Float() float64 {
+	// Both operands are exact below 2^53 and IEEE division rounds correctly, so this is the
+	// float64 nearest to c/100, as big.Rat's Float64 would give, without its allocations.
+	if c > -1<<53 && c < 1<<53 {
+		return float64(c) / 100
+	}
 	f, _ := new(big.Rat).SetFrac64(int64(c), 100).Float64()
 	return f
 }

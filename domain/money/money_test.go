@@ -3,6 +3,7 @@ package money
 import (
 	"errors"
 	"math/big"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -64,5 +65,23 @@ func TestRateApplyAndString(t *testing.T) {
 	}
 	if s := Cents(-1205).String(); s != "-12.05" {
 		t.Errorf("String = %s", s)
+	}
+}
+
+// Float divides in float64 for speed; it must give exactly big.Rat's nearest float64.
+func TestFloatIsNearestToExactQuotient(t *testing.T) {
+	exact := func(c Cents) float64 {
+		f, _ := new(big.Rat).SetFrac64(int64(c), 100).Float64()
+		return f
+	}
+	cases := []Cents{0, 1, -1, 5, 10, 99, 101, 105, 115, 4072, 123456789, 1<<53 - 1, -(1<<53 - 1), 1 << 53, 1<<62 + 7, -1 << 62}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		cases = append(cases, Cents(rng.Int64N(1<<54)-1<<53))
+	}
+	for _, c := range cases {
+		if got, want := c.Float(), exact(c); got != want {
+			t.Fatalf("Cents(%d).Float() = %v, want %v", c, got, want)
+		}
 	}
 }

@@ -213,8 +213,12 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 	if s.notifyMode == NotifyInTx {
 		query = insertNotifySQL
 	}
+	companions, err := eventstore.MergeCompanions(p.companions)
+	if err != nil {
+		return nil, err
+	}
 	batch := &pgx.Batch{}
-	for _, c := range p.companions {
+	for _, c := range companions {
 		batch.Queue(c.SQL, c.Args...)
 	}
 	stored := make(map[streamVersion]eventstore.Position, n)

@@ -51,7 +51,13 @@ func TestGroupCommit(t *testing.T) {
 			if i >= fresh {
 				stream = "taken" // expected empty, but it holds one event
 			}
-			cctx := eventstore.WithCompanion(ctx, eventstore.Companion{SQL: `INSERT INTO side (n) VALUES ($1)`, Args: []any{i}})
+			// Every other append's companion is a row companion, merged with the others of its
+			// commit into one statement.
+			c := eventstore.Companion{SQL: `INSERT INTO side (n) VALUES ($1)`, Args: []any{i}}
+			if i%2 == 1 {
+				c = eventstore.Companion{SQL: `INSERT INTO side (n) SELECT * FROM unnest($1::int[])`, Args: []any{i}, Rows: true}
+			}
+			cctx := eventstore.WithCompanion(ctx, c)
 			results[i], errs[i] = s.Append(cctx, stream, eventstore.NoStream(), ev(), ev())
 		})
 	}
