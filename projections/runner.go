@@ -46,6 +46,15 @@ type Source interface {
 	Subscribe(ctx context.Context, from eventstore.Position, handle func(context.Context, []eventstore.RecordedEvent) error) error
 }
 
+// ReadAheadSource is a Source on the read models' own database whose handler can send the read of
+// the following events at the end of its commit's round trip (postgres.Store.SubscribeReadAhead):
+// a pipelined projector that keeps up then makes one round trip per batch.
+type ReadAheadSource interface {
+	Source
+	SubscribeReadAhead(ctx context.Context, from eventstore.Position,
+		handle func(ctx context.Context, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error) error
+}
+
 // errCheckpointMoved means the stored checkpoint is no longer the one this runner started from:
 // a rebuild reset it, or another instance took over.
 var errCheckpointMoved = errors.New("checkpoint moved under the runner")
@@ -154,9 +163,20 @@ func (r *Runner) lead(ctx context.Context) error {
 	subCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go r.watchReset(subCtx, cancel)
-	err = r.src.Subscribe(subCtx, from, func(ctx context.Context, batch []eventstore.RecordedEvent) error {
-		return r.apply(ctx, batch)
-	})
+	ras, readsAhead := r.src.(ReadAheadSource)
+	if pp, pipelined := r.proj.(PipelinedProjector); pipelined && readsAhead {
+		err = ras.SubscribeReadAhead(subCtx, from, func(ctx context.Context, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error {
+			if err := r.applyPipelined(ctx, pp, batch, queueNext); err != nil {
+				return err
+			}
+			r.committed(batch[len(batch)-1].Position)
+			return nil
+		})
+	} else {
+		err = r.src.Subscribe(subCtx, from, func(ctx context.Context, batch []eventstore.RecordedEvent) error {
+			return r.apply(ctx, batch)
+		})
+	}
 	if cause := context.Cause(subCtx); ctx.Err() == nil && errors.Is(cause, errCheckpointMoved) {
 		return errCheckpointMoved
 	}
@@ -220,8 +240,9 @@ func checkpointErr(err error) error {
 }
 
 // applyPipelined applies a batch in two round trips on one connection: BEGIN with the reads,
-// then the writes, the checkpoint and COMMIT.
-func (r *Runner) applyPipelined(ctx context.Context, pp PipelinedProjector, batch []eventstore.RecordedEvent) error {
+// then the writes, the checkpoint and COMMIT. queueNext, when not nil, queues the subscription's
+// next read after the COMMIT, in the same round trip.
+func (r *Runner) applyPipelined(ctx context.Context, pp PipelinedProjector, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error {
 	from := r.Position()
 	to := batch[len(batch)-1].Position
 	conn, err := r.pool.Acquire(ctx)
@@ -255,17 +276,24 @@ func (r *Runner) applyPipelined(ctx context.Context, pp PipelinedProjector, batc
 		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
 	}
 	r.queueCheckpoint(writes, from, to)
-	writes.Queue("COMMIT")
-	if err := checkpointErr(conn.SendBatch(ctx, writes).Close()); err != nil {
+	writes.Queue("COMMIT").Exec(func(ct pgconn.CommandTag) error { committed = ct.String() == "COMMIT"; return nil })
+	if queueNext != nil {
+		queueNext(writes)
+	}
+	err = conn.SendBatch(ctx, writes).Close()
+	if committed {
+		// Only the read after the COMMIT can have failed: the subscription reads again itself.
+		return nil
+	}
+	if err := checkpointErr(err); err != nil {
 		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
 	}
-	committed = true
-	return nil
+	return errors.New("apply: COMMIT did not run") // unreachable: an error skips it, and was returned
 }
 
 func (r *Runner) apply(ctx context.Context, batch []eventstore.RecordedEvent) error {
 	if pp, ok := r.proj.(PipelinedProjector); ok {
-		if err := r.applyPipelined(ctx, pp, batch); err != nil {
+		if err := r.applyPipelined(ctx, pp, batch, nil); err != nil {
 			return err
 		}
 		r.committed(batch[len(batch)-1].Position)

@@ -143,6 +143,10 @@ func run(base string, duration time.Duration, clients int, prebuilt string) erro
 	})
 	statusCPU := cpuNow(cmd.Process.Pid).since(before)
 	<-profiled
+	floor, err := orderRowsFloor(ctx, dbURL, clients, 10*time.Second)
+	if err != nil {
+		return err
+	}
 	rss := peakRSS(cmd.Process.Pid)
 
 	fmt.Printf("\n| measure | requests/s | p50 | p99 | errors |\n|---|---|---|---|---|\n")
@@ -150,8 +154,9 @@ func run(base string, duration time.Duration, clients int, prebuilt string) erro
 		fmt.Printf("| %s | %.0f | %s | %s | %d of %d |\n", r.name, r.perSecond, r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.errors, r.requests)
 	}
 	fmt.Printf("| raw-SQL ceiling: 1-row INSERT transactions, %d writers | %.0f | | | |\n", clients, ceiling)
-	fmt.Printf("\norder creation = %.0f%% of the raw-SQL ceiling; serve peak resident memory (VmHWM) = %.1f MiB\n",
-		100*orders.perSecond/ceiling, float64(rss)/1024)
+	fmt.Printf("| reference: an order's rows (event, webhook key, receipt row) as one SQL transaction each, %d writers, no HTTP, no projector | %.0f | | | |\n", clients, floor)
+	fmt.Printf("\norder creation = %.0f%% of the raw-SQL ceiling (the order's rows alone, written as plain SQL: %.0f%%); serve peak resident memory (VmHWM) = %.1f MiB\n",
+		100*orders.perSecond/ceiling, 100*floor/ceiling, float64(rss)/1024)
 	fmt.Printf("\nCPU per request (µs; all PostgreSQL processes, the service, this load generator, whole machine):\n| phase | PostgreSQL | serve | client | machine busy |\n|---|---|---|---|---|\n")
 	for _, p := range []struct {
 		r   result
@@ -462,6 +467,62 @@ func rawCeiling(ctx context.Context, dbURL string, writers int, d time.Duration)
 				}
 			}
 		}()
+	}
+	wg.Wait()
+	return float64(n.Load()) / time.Since(start).Seconds(), nil
+}
+
+// orderRowsFloor writes what an order stores, taken from a real order of this run (its
+// ReceiptGenerated event, its encrypted webhook key, its receipts row), into copies of the three
+// tables with all their indexes, one transaction per order from `writers` goroutines: what plain
+// SQL alone pays for an order's rows on this machine, before any HTTP, validation, pricing,
+// projector or read-your-writes wait.
+func orderRowsFloor(ctx context.Context, dbURL string, writers int, d time.Duration) (float64, error) {
+	cfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		return 0, err
+	}
+	cfg.MaxConns = int32(writers)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return 0, err
+	}
+	defer pool.Close()
+	for _, t := range []string{"events", "receipts", "receipt_webhook_keys"} {
+		if _, err := pool.Exec(ctx, `CREATE TABLE floor_`+t+` (LIKE `+t+` INCLUDING ALL)`); err != nil {
+			return 0, err
+		}
+	}
+	var data, meta, state string
+	var nonce, sealed []byte
+	if err := pool.QueryRow(ctx, `SELECT e.data::text, e.metadata::text, r.state::text, k.nonce, k.ciphertext
+		FROM events e JOIN receipts r ON e.stream_id = 'receipt-' || r.receipt_id JOIN receipt_webhook_keys k USING (receipt_id)
+		WHERE e.type = 'ReceiptGenerated' LIMIT 1`).Scan(&data, &meta, &state, &nonce, &sealed); err != nil {
+		return 0, fmt.Errorf("a real order to copy: %w", err)
+	}
+	var n, seq atomic.Int64
+	deadline := time.Now().Add(d)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				i := seq.Add(1)
+				id := fmt.Sprintf("floor_%d", i)
+				var eid [16]byte
+				_, _ = rand.Read(eid[:])
+				eid[6], eid[8] = (eid[6]&0x0f)|0x40, (eid[8]&0x3f)|0x80
+				b := &pgx.Batch{}
+				b.Queue(`INSERT INTO floor_receipt_webhook_keys (receipt_id, nonce, ciphertext) VALUES ($1, $2, $3)`, id, nonce, sealed)
+				b.Queue(`INSERT INTO floor_events (event_id, stream_id, version, type, data, metadata, recorded_at, hash)
+					VALUES ($1, $2, 1, 'ReceiptGenerated', $3, $4, now(), $5)`, hex.EncodeToString(eid[:]), "receipt-"+id, data, meta, eid[:])
+				b.Queue(`INSERT INTO floor_receipts (receipt_id, merchant_wallet, status, currency, total_cents, state, created_at, updated_at, version, pos_commit, pos_prepare)
+					VALUES ($1, $2, 'generated', 'USD', 4072, $3::jsonb, now(), now(), 1, $4, 0)`, id, "0xd52266c5e4280bcc10fb98e39dfd65a009f3068e", state, i)
+				if err := pool.SendBatch(ctx, b).Close(); err == nil {
+					n.Add(1)
+				}
+			}
+		})
 	}
 	wg.Wait()
 	return float64(n.Load()) / time.Since(start).Seconds(), nil

@@ -305,9 +305,7 @@ func (s *Store) ReadStream(ctx context.Context, stream string, from uint64, limi
 // ReadAll implements eventstore.Store. Only events of transactions older than every transaction
 // still running are returned, so no later commit can land before the returned position.
 func (s *Store) ReadAll(ctx context.Context, from eventstore.Position, limit int) ([]eventstore.RecordedEvent, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+selectColumns+` FROM events
-		WHERE (tx_id, seq) > ($1, $2) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
-		ORDER BY tx_id, seq LIMIT $3`, int64(from.Commit), int64(from.Prepare), limit)
+	rows, err := s.pool.Query(ctx, readAllSQL, int64(from.Commit), int64(from.Prepare), limit)
 	if err != nil {
 		return nil, fmt.Errorf("read all from %s: %w", from, err)
 	}

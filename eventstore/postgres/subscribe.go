@@ -15,6 +15,23 @@ const SubscribeBatch = 1000
 // Subscribe implements eventstore.Store. It reads forward from `from`, and when caught up waits
 // for an in-process append, a NOTIFY from another process, or the poll interval.
 func (s *Store) Subscribe(ctx context.Context, from eventstore.Position, handle func(context.Context, []eventstore.RecordedEvent) error) error {
+	return s.subscribe(ctx, from, func(ctx context.Context, batch []eventstore.RecordedEvent, _ func(*pgx.Batch)) error {
+		return handle(ctx, batch)
+	}, true)
+}
+
+// SubscribeReadAhead is Subscribe for a handler that makes its own round trip to this database
+// for each batch (a projector committing its checkpoint): the handler queues, with queueNext, the
+// read of the events after its batch at the end of its last pgx batch, and that read is the
+// subscription's next one. A subscriber that keeps up then pays one round trip per batch instead
+// of two. If the handler does not queue it, or the read did not run, the subscription reads itself.
+func (s *Store) SubscribeReadAhead(ctx context.Context, from eventstore.Position,
+	handle func(ctx context.Context, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error) error {
+	return s.subscribe(ctx, from, handle, false)
+}
+
+func (s *Store) subscribe(ctx context.Context, from eventstore.Position,
+	handle func(context.Context, []eventstore.RecordedEvent, func(*pgx.Batch)) error, prefetch bool) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	notified := make(chan struct{}, 1)
@@ -27,7 +44,7 @@ func (s *Store) Subscribe(ctx context.Context, from eventstore.Position, handle 
 		var wake <-chan struct{}
 		var batch []eventstore.RecordedEvent
 		var err error
-		if next != nil { // read while the previous batch was being handled
+		if next != nil { // read while (or with) the previous batch's handling
 			r := <-next
 			next, wake, batch, err = nil, r.wake, r.batch, r.err
 		} else {
@@ -41,11 +58,18 @@ func (s *Store) Subscribe(ctx context.Context, from eventstore.Position, handle 
 			return err
 		}
 		if len(batch) > 0 {
-			// The read of the following events overlaps the handler's work: a subscriber that
-			// keeps up pays one round trip less per batch.
 			from = batch[len(batch)-1].Position
-			next = s.prefetch(ctx, from)
-			if err := handle(ctx, batch); err != nil {
+			if prefetch {
+				// The read of the following events overlaps the handler's work: a subscriber
+				// that keeps up pays one round trip less per batch.
+				next = s.prefetch(ctx, from)
+				err = handle(ctx, batch, func(*pgx.Batch) {})
+			} else {
+				ahead := &readAhead{from: from, wake: s.wake.wait()}
+				err = handle(ctx, batch, ahead.queue)
+				next = ahead.result()
+			}
+			if err != nil {
 				return err
 			}
 			backoff = 0
@@ -79,6 +103,40 @@ func (s *Store) Subscribe(ctx context.Context, from eventstore.Position, handle 
 			}
 		}
 	}
+}
+
+// readAllSQL reads the log after ($1, $2), never past a transaction still running (see the
+// events table's comment).
+const readAllSQL = `SELECT ` + selectColumns + ` FROM events
+		WHERE (tx_id, seq) > ($1, $2) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+		ORDER BY tx_id, seq LIMIT $3`
+
+// readAhead is the read of the events after a batch, queued by its handler into its own pgx
+// batch; the wake-up channel is taken before the handler runs, so before the read.
+type readAhead struct {
+	from  eventstore.Position
+	wake  <-chan struct{}
+	ran   bool
+	batch []eventstore.RecordedEvent
+	err   error
+}
+
+func (a *readAhead) queue(b *pgx.Batch) {
+	b.Queue(readAllSQL, int64(a.from.Commit), int64(a.from.Prepare), SubscribeBatch).Query(func(rows pgx.Rows) error {
+		a.ran = true
+		a.batch, a.err = scanEvents(rows, SubscribeBatch)
+		return nil // a failed read is the subscription's error, not the handler's
+	})
+}
+
+// result is the read as the subscription's next one, or nil when it did not run.
+func (a *readAhead) result() <-chan prefetched {
+	if !a.ran {
+		return nil
+	}
+	out := make(chan prefetched, 1)
+	out <- prefetched{wake: a.wake, batch: a.batch, err: a.err}
+	return out
 }
 
 // prefetched is a read made ahead, with the wake-up channel taken before it.

@@ -1,0 +1,101 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/migrations/pgtest"
+)
+
+// logReads counts the reads of the global log made as queries of their own (not in a batch).
+type logReads struct{ n atomic.Int64 }
+
+func (l *logReads) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	if strings.Contains(d.SQL, "pg_snapshot_xmin") {
+		l.n.Add(1)
+	}
+	return ctx
+}
+
+func (l *logReads) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// TestSubscribeReadAhead: a handler that queues the next read into its own round trip is handed
+// every event once, in order, and the subscription makes no read of its own while the handler's
+// reads find events; a handler that does not queue it (or whose read does not run) still gets
+// everything, through the subscription's own reads.
+func TestSubscribeReadAhead(t *testing.T) {
+	base := pgtest.Pool(t)
+	cfg, err := pgxpool.ParseConfig(base.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := &logReads{}
+	cfg.ConnConfig.Tracer = reads
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	s := postgres.New(pool, postgres.WithPollInterval(time.Hour))
+	ctx := context.Background()
+	const total = 2*postgres.SubscribeBatch + 500
+	for i := 0; i < total; i += 100 {
+		evs := make([]eventstore.EventData, 100)
+		for j := range evs {
+			evs[j] = eventstore.EventData{ID: uuid.New(), Type: "Tested", Data: []byte(`{}`)}
+		}
+		if _, err := s.Append(ctx, "s-"+uuid.NewString(), eventstore.NoStream(), evs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, queue := range []bool{true, false} {
+		reads.n.Store(0)
+		var got []eventstore.RecordedEvent
+		batches := 0
+		sctx, cancel := context.WithCancel(ctx)
+		err := s.SubscribeReadAhead(sctx, eventstore.Position{}, func(ctx context.Context, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error {
+			got = append(got, batch...)
+			batches++
+			b := &pgx.Batch{}
+			b.Queue("SELECT 1")
+			if queue {
+				queueNext(b)
+			}
+			if err := pool.SendBatch(ctx, b).Close(); err != nil {
+				return err
+			}
+			if len(got) >= total {
+				cancel()
+			}
+			return nil
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatal(err)
+		}
+		if len(got) != total || batches != 3 {
+			t.Fatalf("queue=%v: %d events in %d batches, want %d in 3", queue, len(got), batches, total)
+		}
+		for i := 1; i < len(got); i++ {
+			if !got[i-1].Position.Less(got[i].Position) {
+				t.Fatalf("queue=%v: event %d at %s after %s", queue, i, got[i].Position, got[i-1].Position)
+			}
+		}
+		want := int64(1) // the first read only: the handler's reads brought the rest
+		if !queue {
+			want = 3
+		}
+		if n := reads.n.Load(); n != want {
+			t.Fatalf("queue=%v: the subscription read the log %d times itself, want %d", queue, n, want)
+		}
+	}
+}
