@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/payledger/payledger/domain/failure"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
@@ -30,7 +28,7 @@ func ChangeReceipt(ctx context.Context, store Store, id string, meta eventstore.
 			out := make(Decision, len(evs))
 			for i, e := range evs {
 				after = receipt.Evolve(after, e)
-				if out[i], err = NewEvent(uuid.New(), receipt.TypeOf(e), e, meta); err != nil {
+				if out[i], err = NewEvent(newEventID(), receipt.TypeOf(e), e, meta); err != nil {
 					return nil, err
 				}
 			}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -52,7 +50,7 @@ func GenerationEvent(g receipt.Generated, now time.Time, meta eventstore.Metadat
 	if err != nil {
 		return eventstore.EventData{}, receipt.State{}, err
 	}
-	ev, err := NewEvent(uuid.New(), receipt.EventGenerated, evs[0], meta)
+	ev, err := NewEvent(newEventID(), receipt.EventGenerated, evs[0], meta)
 	if err != nil {
 		return eventstore.EventData{}, receipt.State{}, err
 	}

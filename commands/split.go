@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/payledger/payledger/domain/split"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -44,7 +42,7 @@ func ConfigureSplit(ctx context.Context, store Store, now time.Time, meta events
 				return nil, err
 			}
 			configured = evs
-			ev, err := NewEvent(uuid.New(), split.EventConfigured, evs[0], meta)
+			ev, err := NewEvent(newEventID(), split.EventConfigured, evs[0], meta)
 			return Decision{ev}, err
 		})
 	if err != nil {
