@@ -24,7 +24,13 @@ type Companion struct {
 // kept as they are. The first of a group stands where the group was.
 func MergeCompanions(cs []Companion) ([]Companion, error) {
 	out := make([]Companion, 0, len(cs))
-	at := map[string]int{} // SQL -> index in out of its merged companion
+	at := map[string]int{}   // SQL -> index in out of its merged companion
+	rows := map[string]int{} // SQL -> rows to merge, so each column is allocated once
+	for _, c := range cs {
+		if c.Rows {
+			rows[c.SQL]++
+		}
+	}
 	for _, c := range cs {
 		if !c.Rows {
 			out = append(out, c)
@@ -35,7 +41,7 @@ func MergeCompanions(cs []Companion) ([]Companion, error) {
 			at[c.SQL] = len(out)
 			m := Companion{SQL: c.SQL, Args: make([]any, len(c.Args))}
 			for j, a := range c.Args {
-				m.Args[j] = reflect.MakeSlice(reflect.SliceOf(reflect.TypeOf(a)), 0, 1).Interface()
+				m.Args[j] = reflect.MakeSlice(reflect.SliceOf(reflect.TypeOf(a)), 0, rows[c.SQL]).Interface()
 			}
 			out = append(out, m)
 			i = len(out) - 1

@@ -58,6 +58,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	switch args[0] {
 	case "serve":
+		tuneGC()
 		err = serve(ctx, cfg, base, log)
 	case "migrate":
 		err = migrate(ctx, cfg, log)
