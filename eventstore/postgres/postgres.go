@@ -76,14 +76,16 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // explicit transaction.
 func WithBeforeCommit(fn func(context.Context)) Option { return func(s *Store) { s.beforeCommit = fn } }
 
-// WithGroupCommit sets how many group commits may be in flight at once (default 2; 0 turns group
-// commit off and every append is its own transaction).
+// WithGroupCommit sets how many group commits may be in flight at once (default 1: everything
+// that arrives during a flush goes out in the next one, so commits are fewest and largest;
+// measured against 2 under the order load: about 20% less machine time per order, lower p99; 0
+// turns group commit off and every append is its own transaction).
 func WithGroupCommit(n int) Option { return func(s *Store) { s.groupSlots = n } }
 
 // New returns a Store on pool, whose database must be migrated.
 func New(pool *pgxpool.Pool, opts ...Option) *Store {
 	s := &Store{pool: pool, now: time.Now, pollInterval: 100 * time.Millisecond, heads: newHeadCache(100_000), wake: newSignal(),
-		groupSlots: 2}
+		groupSlots: 1}
 	for _, o := range opts {
 		o(s)
 	}
