@@ -164,17 +164,11 @@ func (r *Runner) lead(ctx context.Context) error {
 	defer cancel(nil)
 	go r.watchReset(subCtx, cancel)
 	ras, readsAhead := r.src.(ReadAheadSource)
-	if pp, pipelined := r.proj.(PipelinedProjector); pipelined && readsAhead {
-		err = ras.SubscribeReadAhead(subCtx, from, func(ctx context.Context, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error {
-			if err := r.applyPipelined(ctx, pp, batch, queueNext); err != nil {
-				return err
-			}
-			r.committed(batch[len(batch)-1].Position)
-			return nil
-		})
+	if _, pipelined := r.proj.(PipelinedProjector); pipelined && readsAhead {
+		err = ras.SubscribeReadAhead(subCtx, from, r.apply)
 	} else {
 		err = r.src.Subscribe(subCtx, from, func(ctx context.Context, batch []eventstore.RecordedEvent) error {
-			return r.apply(ctx, batch)
+			return r.apply(ctx, batch, nil)
 		})
 	}
 	if cause := context.Cause(subCtx); ctx.Err() == nil && errors.Is(cause, errCheckpointMoved) {
@@ -291,9 +285,11 @@ func (r *Runner) applyPipelined(ctx context.Context, pp PipelinedProjector, batc
 	return errors.New("apply: COMMIT did not run") // unreachable: an error skips it, and was returned
 }
 
-func (r *Runner) apply(ctx context.Context, batch []eventstore.RecordedEvent) error {
+// apply applies a batch and its checkpoint in one transaction. queueNext, when not nil, queues
+// the subscription's next read into the batch's last round trip (pipelined projectors only).
+func (r *Runner) apply(ctx context.Context, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error {
 	if pp, ok := r.proj.(PipelinedProjector); ok {
-		if err := r.applyPipelined(ctx, pp, batch, nil); err != nil {
+		if err := r.applyPipelined(ctx, pp, batch, queueNext); err != nil {
 			return err
 		}
 		r.committed(batch[len(batch)-1].Position)

@@ -55,11 +55,10 @@ func (w *WebhookKeys) Companion(receiptID, secret string) (eventstore.Companion,
 	return eventstore.Companion{SQL: insertKeys, Args: []any{receiptID, nonce, ct}, Rows: true}, nil
 }
 
-// insertKeys stores many keys in one statement (merged companions).
+// insertKeys stores keys, one per array element: many in one statement (merged companions), or
+// one (SaveSealed).
 const insertKeys = `INSERT INTO receipt_webhook_keys (receipt_id, nonce, ciphertext)
 	SELECT * FROM unnest($1::text[], $2::bytea[], $3::bytea[]) ON CONFLICT DO NOTHING`
-
-const insertKey = `INSERT INTO receipt_webhook_keys (receipt_id, nonce, ciphertext) VALUES ($1,$2,$3) ON CONFLICT DO NOTHING`
 
 // Seal encrypts a key for receiptID without storing it (the degraded-mode journal keeps it).
 func (w *WebhookKeys) Seal(receiptID, secret string) ([]byte, []byte, error) {
@@ -72,7 +71,7 @@ func (w *WebhookKeys) Seal(receiptID, secret string) ([]byte, []byte, error) {
 
 // SaveSealed stores an already sealed key unless one is stored (journal replay).
 func (w *WebhookKeys) SaveSealed(ctx context.Context, receiptID string, nonce, sealed []byte) error {
-	_, err := w.pool.Exec(ctx, insertKey, receiptID, nonce, sealed)
+	_, err := w.pool.Exec(ctx, insertKeys, []string{receiptID}, [][]byte{nonce}, [][]byte{sealed})
 	if err != nil {
 		return fmt.Errorf("save webhook key: %w", err)
 	}
