@@ -53,6 +53,18 @@ type result struct {
 	errors    int64
 	perSecond float64
 	p50, p99  time.Duration
+	cpu       cpuTotals // CPU used during the phase
+}
+
+// measured is load with the CPU used meanwhile and, with LOADBENCH_PPROF_ADDR, the service's
+// CPU profile of the phase (loadbench-<profileName>.pprof).
+func measured(servePid int, profileName, name string, clients int, d time.Duration, fn func() error) result {
+	before := cpuNow(servePid)
+	profiled := profile(profileName, d)
+	r := load(name, clients, d, fn)
+	r.cpu = cpuNow(servePid).since(before)
+	<-profiled
+	return r
 }
 
 func run(base string, duration time.Duration, clients int, prebuilt string) error {
@@ -109,9 +121,7 @@ func run(base string, duration time.Duration, clients int, prebuilt string) erro
 	order := `{"items":[{"sku":"latte","qty":2},{"sku":"beans","qty":1},{"sku":"mug","qty":1}],"jurisdictionCode":"US-CA"}`
 	var idsMu sync.Mutex
 	var ids []string
-	before := cpuNow(cmd.Process.Pid)
-	profiled := profile("orders", duration)
-	orders := load("POST /api/orders (3 lines)", clients, duration, func() error {
+	orders := measured(cmd.Process.Pid, "orders", "POST /api/orders (3 lines)", clients, duration, func() error {
 		body, err := call(client, http.MethodPost, baseURL+"/api/orders", key, order)
 		if err != nil {
 			return err
@@ -137,18 +147,12 @@ func run(base string, duration time.Duration, clients int, prebuilt string) erro
 		idsMu.Unlock()
 		return nil
 	})
-	orderCPU := cpuNow(cmd.Process.Pid).since(before)
-	<-profiled
 	var n atomic.Int64
-	before = cpuNow(cmd.Process.Pid)
-	profiled = profile("status", duration)
-	status := load("GET /api/receipts/status", clients, duration, func() error {
+	status := measured(cmd.Process.Pid, "status", "GET /api/receipts/status", clients, duration, func() error {
 		id := ids[int(n.Add(1))%len(ids)]
 		_, err := call(client, http.MethodGet, baseURL+"/api/receipts/status?receiptId="+url.QueryEscape(id), key, "")
 		return err
 	})
-	statusCPU := cpuNow(cmd.Process.Pid).since(before)
-	<-profiled
 	floor, err := orderRowsFloor(ctx, dbURL, clients, 10*time.Second)
 	if err != nil {
 		return err
@@ -164,14 +168,11 @@ func run(base string, duration time.Duration, clients int, prebuilt string) erro
 	fmt.Printf("\norder creation = %.0f%% of the raw-SQL ceiling (the order's rows alone, written as plain SQL: %.0f%%); serve peak resident memory (VmHWM) = %.1f MiB\n",
 		100*orders.perSecond/ceiling, 100*floor/ceiling, float64(rss)/1024)
 	fmt.Printf("\nCPU per request (µs; all PostgreSQL processes, the service, this load generator, whole machine):\n| phase | PostgreSQL | serve | client | machine busy |\n|---|---|---|---|---|\n")
-	for _, p := range []struct {
-		r   result
-		cpu cpuTotals
-	}{{orders, orderCPU}, {status, statusCPU}} {
+	for _, r := range []result{orders, status} {
 		per := func(d time.Duration) string {
-			return fmt.Sprintf("%.0f", float64(d.Microseconds())/float64(p.r.requests))
+			return fmt.Sprintf("%.0f", float64(d.Microseconds())/float64(r.requests))
 		}
-		fmt.Printf("| %s | %s | %s | %s | %s |\n", p.r.name, per(p.cpu.postgres), per(p.cpu.serve), per(p.cpu.client), per(p.cpu.busy))
+		fmt.Printf("| %s | %s | %s | %s | %s |\n", r.name, per(r.cpu.postgres), per(r.cpu.serve), per(r.cpu.client), per(r.cpu.busy))
 	}
 	return nil
 }
