@@ -17,6 +17,13 @@ type Companion struct {
 	// Args are one row's elements: companions with the same SQL in one commit are merged into
 	// one statement whose arrays hold all their rows (MergeCompanions).
 	Rows bool
+	// After runs SQL after the transaction's events are inserted (it may read them); otherwise
+	// it runs before.
+	After bool
+	// Committed, when set, is called once the transaction has committed, with the number of rows
+	// SQL affected (for a merged companion, the merged statement's) and the furthest position of
+	// the transaction's events.
+	Committed func(affected int64, end Position)
 }
 
 // MergeCompanions returns cs with every group of Rows companions sharing an SQL text merged into
@@ -39,14 +46,17 @@ func MergeCompanions(cs []Companion) ([]Companion, error) {
 		i, ok := at[c.SQL]
 		if !ok {
 			at[c.SQL] = len(out)
-			m := Companion{SQL: c.SQL, Args: make([]any, len(c.Args))}
+			m := Companion{SQL: c.SQL, Args: make([]any, len(c.Args)), After: c.After}
 			for j, a := range c.Args {
 				m.Args[j] = reflect.MakeSlice(reflect.SliceOf(reflect.TypeOf(a)), 0, rows[c.SQL]).Interface()
 			}
 			out = append(out, m)
 			i = len(out) - 1
 		}
-		m := out[i]
+		m := &out[i]
+		if c.Committed != nil {
+			m.Committed = chainCommitted(m.Committed, c.Committed)
+		}
 		if len(c.Args) != len(m.Args) {
 			return nil, fmt.Errorf("companion %q: %d arguments, %d before", c.SQL, len(c.Args), len(m.Args))
 		}
@@ -59,6 +69,14 @@ func MergeCompanions(cs []Companion) ([]Companion, error) {
 		}
 	}
 	return out, nil
+}
+
+// chainCommitted calls a, when set, then b.
+func chainCommitted(a, b func(int64, Position)) func(int64, Position) {
+	if a == nil {
+		return b
+	}
+	return func(n int64, end Position) { a(n, end); b(n, end) }
 }
 
 // CompanionWriter is implemented by adapters that run the companions of an append's context in

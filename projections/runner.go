@@ -109,6 +109,19 @@ func (r *Runner) setPosition(p eventstore.Position) {
 	r.moved = make(chan struct{})
 }
 
+// Advanced records that a transaction in this process moved the stored checkpoint to `to` while
+// applying events at append time (Receipts.AtAppend): commands waiting for it return at once, and
+// the subscription's copies of those events are skipped.
+func (r *Runner) Advanced(to eventstore.Position) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pos.Less(to) {
+		r.pos = to
+		close(r.moved)
+		r.moved = make(chan struct{})
+	}
+}
+
 // Run applies events until ctx ends, taking the leader lock when it is free and standing by
 // (following the stored checkpoint) while another instance holds it. It returns ctx.Err().
 func (r *Runner) Run(ctx context.Context) error {
@@ -236,8 +249,7 @@ func checkpointErr(err error) error {
 // applyPipelined applies a batch in two round trips on one connection: BEGIN with the reads,
 // then the writes, the checkpoint and COMMIT. queueNext, when not nil, queues the subscription's
 // next read after the COMMIT, in the same round trip.
-func (r *Runner) applyPipelined(ctx context.Context, pp PipelinedProjector, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error {
-	from := r.Position()
+func (r *Runner) applyPipelined(ctx context.Context, pp PipelinedProjector, from eventstore.Position, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error {
 	to := batch[len(batch)-1].Position
 	conn, err := r.pool.Acquire(ctx)
 	if err != nil {
@@ -287,15 +299,48 @@ func (r *Runner) applyPipelined(ctx context.Context, pp PipelinedProjector, batc
 
 // apply applies a batch and its checkpoint in one transaction. queueNext, when not nil, queues
 // the subscription's next read into the batch's last round trip (pipelined projectors only).
+//
+// Events at or before the checkpoint were applied when they were appended (Receipts.AtAppend)
+// and are skipped. Such an append may also move the checkpoint before this runner hears of it,
+// and the batch then fails (on the moved checkpoint, or earlier on a row that the append
+// inserted): when the stored checkpoint turns out to have moved forward, the batch is applied
+// again from there.
 func (r *Runner) apply(ctx context.Context, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error {
+	for {
+		from := r.Position()
+		batch = after(batch, from)
+		if len(batch) == 0 {
+			return nil
+		}
+		err := r.applyFrom(ctx, from, batch, queueNext)
+		if err == nil {
+			return nil
+		}
+		stored, lerr := r.loadCheckpoint(ctx)
+		if lerr != nil || !from.Less(stored) {
+			return err // moved back (a rebuild) or unknown: the caller starts over from the stored one
+		}
+		r.Advanced(stored)
+	}
+}
+
+// after is the events of batch beyond pos.
+func after(batch []eventstore.RecordedEvent, pos eventstore.Position) []eventstore.RecordedEvent {
+	for len(batch) > 0 && !pos.Less(batch[0].Position) {
+		batch = batch[1:]
+	}
+	return batch
+}
+
+// applyFrom applies a batch whose first event is after from, the checkpoint it expects.
+func (r *Runner) applyFrom(ctx context.Context, from eventstore.Position, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error {
 	if pp, ok := r.proj.(PipelinedProjector); ok {
-		if err := r.applyPipelined(ctx, pp, batch, queueNext); err != nil {
+		if err := r.applyPipelined(ctx, pp, from, batch, queueNext); err != nil {
 			return err
 		}
 		r.committed(batch[len(batch)-1].Position)
 		return nil
 	}
-	from := r.Position()
 	to := batch[len(batch)-1].Position
 	tx, err := r.pool.Begin(ctx)
 	if err != nil {
@@ -318,7 +363,7 @@ func (r *Runner) apply(ctx context.Context, batch []eventstore.RecordedEvent, qu
 }
 
 func (r *Runner) committed(to eventstore.Position) {
-	r.setPosition(to)
+	r.Advanced(to) // forward only: an append may have moved the checkpoint past it meanwhile
 	if c, ok := r.proj.(interface{ Committed() }); ok {
 		c.Committed()
 	}

@@ -214,28 +214,64 @@ func stateColumns(rows []StateRow) ([]any, error) {
 	totals, versions, commits, prepares := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	created, updated, attempts := make([]time.Time, n), make([]time.Time, n), make([]*time.Time, n)
 	for i, row := range rows {
-		st, g := row.State, row.State.Receipt
-		raw, err := json.Marshal(st)
+		v, err := valuesOf(row)
 		if err != nil {
 			return nil, err
 		}
-		ids[i], merchants[i], statuses[i], currencies[i] = g.ReceiptID, g.Merchant, string(st.Status), g.Currency
-		states[i], totals[i] = string(raw), int64(g.Total)
-		versions[i], commits[i], prepares[i] = int64(row.Version), int64(row.First.Commit), int64(row.First.Prepare)
-		created[i], updated[i] = time.UnixMilli(g.CreatedAt).UTC(), time.UnixMilli(st.UpdatedAt).UTC()
-		if g.WebhookURL != "" {
-			webhooks[i] = &g.WebhookURL
-		}
-		if a, ok := st.Current(); ok {
-			k, at := a.Kind, time.UnixMilli(a.StartedAt).UTC()
-			kinds[i], attempts[i] = &k, &at
-		}
-		if st.PreviousStatus != "" {
-			p := string(st.PreviousStatus)
-			prevs[i] = &p
-		}
+		ids[i], merchants[i], statuses[i], prevs[i], currencies[i] = v.id, v.merchant, v.status, v.prev, v.currency
+		totals[i], webhooks[i], states[i], created[i], updated[i] = v.total, v.webhook, v.state, v.created, v.updated
+		versions[i], kinds[i], attempts[i] = v.version, v.kind, v.attempt
+		commits[i], prepares[i] = int64(row.First.Commit), int64(row.First.Prepare)
 	}
 	return []any{ids, merchants, statuses, prevs, currencies, totals, webhooks, states, created, updated, versions, commits, prepares, kinds, attempts}, nil
+}
+
+// StateElems is a new receipt's row without its position, one element per column of
+// StateElemsUnnest, for a statement that takes each column as an array (a merged companion).
+func StateElems(row StateRow) ([]any, error) {
+	v, err := valuesOf(row)
+	if err != nil {
+		return nil, err
+	}
+	return []any{v.id, v.merchant, v.status, v.prev, v.currency, v.total, v.webhook, v.state, v.created, v.updated, v.version, v.kind, v.attempt}, nil
+}
+
+// StateElemsUnnest is the unnest of StateElems' columns, as the rows u(id, merchant, status,
+// prev, currency, total, webhook, state, created, updated, version, kind, attempt).
+const StateElemsUnnest = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[],
+	$9::timestamptz[], $10::timestamptz[], $11::bigint[], $12::text[], $13::timestamptz[])
+	AS u(id, merchant, status, prev, currency, total, webhook, state, created, updated, version, kind, attempt)`
+
+// stateValues is one receipts row's values, its position aside.
+type stateValues struct {
+	id, merchant, status, currency, state string
+	prev, webhook, kind                   *string
+	total, version                        int64
+	created, updated                      time.Time
+	attempt                               *time.Time
+}
+
+func valuesOf(row StateRow) (stateValues, error) {
+	st, g := row.State, row.State.Receipt
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return stateValues{}, err
+	}
+	v := stateValues{id: g.ReceiptID, merchant: g.Merchant, status: string(st.Status), currency: g.Currency, state: string(raw),
+		total: int64(g.Total), version: int64(row.Version),
+		created: time.UnixMilli(g.CreatedAt).UTC(), updated: time.UnixMilli(st.UpdatedAt).UTC()}
+	if g.WebhookURL != "" {
+		v.webhook = &g.WebhookURL
+	}
+	if a, ok := st.Current(); ok {
+		k, at := a.Kind, time.UnixMilli(a.StartedAt).UTC()
+		v.kind, v.attempt = &k, &at
+	}
+	if st.PreviousStatus != "" {
+		p := string(st.PreviousStatus)
+		v.prev = &p
+	}
+	return v, nil
 }
 
 // ReceiptsChangedChannel announces, at commit, receipts whose read-model row or webhook delivery

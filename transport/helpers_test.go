@@ -106,10 +106,12 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*Dispatcher)) *e
 		dispatch(disp)
 	}
 	e.dispatcher = disp.Init()
-	runner, err := projections.NewRunner(pool, store, projections.NewReceipts(e.dispatcher.Wake), zerolog.Nop())
+	proj := projections.NewReceipts(e.dispatcher.Wake)
+	runner, err := projections.NewRunner(pool, store, proj, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
+	store.SetAtAppend(proj.AtAppend(runner)) // as serve does
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{}, 2)
 	go func() { defer func() { done <- struct{}{} }(); _ = runner.Run(ctx) }()

@@ -58,7 +58,7 @@ type result struct {
 
 // measured is load with the CPU used meanwhile and, with LOADBENCH_PPROF_ADDR, the service's
 // CPU profile of the phase (loadbench-<profileName>.pprof).
-func measured(servePid int, profileName, name string, clients int, d time.Duration, fn func() error) result {
+func measured(servePid int, profileName, name string, clients int, d time.Duration, fn func(client int) error) result {
 	before := cpuNow(servePid)
 	profiled := profile(profileName, d)
 	r := load(name, clients, d, fn)
@@ -73,7 +73,11 @@ func run(base string, duration time.Duration, clients int, prebuilt string) erro
 	if err != nil {
 		return err
 	}
-	defer drop()
+	if os.Getenv("LOADBENCH_KEEP_DB") == "" {
+		defer drop()
+	} else {
+		fmt.Fprintln(os.Stderr, "loadbench: keeping", dbURL)
+	}
 	dir, err := os.MkdirTemp("", "loadbench")
 	if err != nil {
 		return err
@@ -118,11 +122,16 @@ func run(base string, duration time.Duration, clients int, prebuilt string) erro
 	if err != nil {
 		return err
 	}
-	order := `{"items":[{"sku":"latte","qty":2},{"sku":"beans","qty":1},{"sku":"mug","qty":1}],"jurisdictionCode":"US-CA"}`
+	order := request(http.MethodPost, addr, "/api/orders", key,
+		`{"items":[{"sku":"latte","qty":2},{"sku":"beans","qty":1},{"sku":"mug","qty":1}],"jurisdictionCode":"US-CA"}`)
+	wires := make([]*wireClient, clients)
+	for i := range wires {
+		wires[i] = &wireClient{addr: addr}
+	}
 	var idsMu sync.Mutex
 	var ids []string
-	orders := measured(cmd.Process.Pid, "orders", "POST /api/orders (3 lines)", clients, duration, func() error {
-		body, err := call(client, http.MethodPost, baseURL+"/api/orders", key, order)
+	orders := measured(cmd.Process.Pid, "orders", "POST /api/orders (3 lines)", clients, duration, func(w int) error {
+		body, err := wires[w].call(order)
 		if err != nil {
 			return err
 		}
@@ -147,10 +156,16 @@ func run(base string, duration time.Duration, clients int, prebuilt string) erro
 		idsMu.Unlock()
 		return nil
 	})
+	if len(ids) == 0 {
+		return fmt.Errorf("no order succeeded")
+	}
+	reads := make([][]byte, len(ids))
+	for i, id := range ids {
+		reads[i] = request(http.MethodGet, addr, "/api/receipts/status?receiptId="+url.QueryEscape(id), key, "")
+	}
 	var n atomic.Int64
-	status := measured(cmd.Process.Pid, "status", "GET /api/receipts/status", clients, duration, func() error {
-		id := ids[int(n.Add(1))%len(ids)]
-		_, err := call(client, http.MethodGet, baseURL+"/api/receipts/status?receiptId="+url.QueryEscape(id), key, "")
+	status := measured(cmd.Process.Pid, "status", "GET /api/receipts/status", clients, duration, func(w int) error {
+		_, err := wires[w].call(reads[int(n.Add(1))%len(reads)])
 		return err
 	})
 	floor, err := orderRowsFloor(ctx, dbURL, clients, 10*time.Second)
@@ -396,22 +411,23 @@ func signUp(c *http.Client, base, bin, dbURL string, key *ecdsa.PrivateKey) (str
 	return apiKey, nil
 }
 
-// load runs fn from clients goroutines for d and reports throughput and latency.
-func load(name string, clients int, d time.Duration, fn func() error) result {
+// load runs fn from clients goroutines (each passing its index) for d and reports throughput and
+// latency.
+func load(name string, clients int, d time.Duration, fn func(client int) error) result {
 	var mu sync.Mutex
 	var lat []time.Duration
 	var errs, total atomic.Int64
 	deadline := time.Now().Add(d)
 	start := time.Now()
 	var wg sync.WaitGroup
-	for range clients {
+	for w := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			local := make([]time.Duration, 0, 4096)
 			for time.Now().Before(deadline) {
 				t := time.Now()
-				err := fn()
+				err := fn(w)
 				local = append(local, time.Since(t))
 				total.Add(1)
 				if err != nil {

@@ -180,9 +180,13 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	usage := readmodels.NewUsage(pool, time.Now)
 	metrics := transport.NewMetrics(readmodels.NewOps(pool))
 	dispatcher := (&transport.Dispatcher{Outbox: outbox, Keys: webhookKeys, Events: store, Log: log, Production: cfg.production(), Metrics: metrics}).Init()
-	receiptsRunner, err := projections.NewRunner(pool, store, projections.NewReceipts(dispatcher.Wake), log)
+	receiptsProjector := projections.NewReceipts(dispatcher.Wake)
+	receiptsRunner, err := projections.NewRunner(pool, store, receiptsProjector, log)
 	if err != nil {
 		return err
+	}
+	if pg, ok := store.(*postgres.Store); ok { // a new receipt's row commits with its event when it can
+		pg.SetAtAppend(receiptsProjector.AtAppend(receiptsRunner))
 	}
 	jrnl, err := journal.Open(cfg.JournalPath)
 	if err != nil {

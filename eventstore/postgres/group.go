@@ -46,6 +46,13 @@ func (s *Store) RunsCompanions() bool { return true }
 // commit stores recs (one append) and ctx's companions durably, alone or in a group commit.
 func (s *Store) commit(ctx context.Context, recs []eventstore.RecordedEvent) (eventstore.AppendResult, error) {
 	p := pendingAppend{recs: recs, companions: eventstore.Companions(ctx)}
+	if f := s.atAppend.Load(); f != nil {
+		more, err := (*f)(recs)
+		if err != nil {
+			return eventstore.AppendResult{}, err
+		}
+		p.companions = append(p.companions[:len(p.companions):len(p.companions)], more...)
+	}
 	if s.groupSlots <= 0 || s.beforeCommit != nil {
 		return s.insert(ctx, p)
 	}

@@ -55,7 +55,16 @@ type Store struct {
 
 	groupSlots int
 	group      *groupcommit.Group[pendingAppend, eventstore.AppendResult]
+
+	atAppend atomic.Pointer[AtAppend]
 }
+
+// AtAppend returns the companions that an append's events bring with them, such as a projection
+// applied in the append's own transaction (projections.Receipts.AtAppend).
+type AtAppend func(recs []eventstore.RecordedEvent) ([]eventstore.Companion, error)
+
+// SetAtAppend makes every append commit the companions f returns for its events.
+func (s *Store) SetAtAppend(f AtAppend) { s.atAppend.Store(&f) }
 
 var _ eventstore.Store = (*Store)(nil)
 
@@ -220,9 +229,15 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 		return nil, err
 	}
 	batch := &pgx.Batch{}
-	for _, c := range companions {
-		batch.Queue(c.SQL, c.Args...)
+	affected := make([]int64, len(companions))
+	queueCompanions := func(after bool) {
+		for i, c := range companions {
+			if c.After == after {
+				batch.Queue(c.SQL, c.Args...).Exec(func(ct pgconn.CommandTag) error { affected[i] = ct.RowsAffected(); return nil })
+			}
+		}
 	}
+	queueCompanions(false)
 	stored := make(map[streamVersion]eventstore.Position, n)
 	batch.Queue(query, ids, streams, versions, types, data, meta, times, prev, hashes).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
@@ -235,6 +250,7 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 		}
 		return rows.Err()
 	})
+	queueCompanions(true)
 	if s.beforeCommit == nil {
 		if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 			return nil, err
@@ -260,6 +276,12 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 			return nil, fmt.Errorf("append: event %s/%d was not returned by the insert", r.StreamID, r.Version)
 		}
 		out[i] = p
+	}
+	end := appendResult(recs, out).Position
+	for i, c := range companions {
+		if c.Committed != nil {
+			c.Committed(affected[i], end)
+		}
 	}
 	return out, nil
 }

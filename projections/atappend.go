@@ -1,0 +1,79 @@
+package projections
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/readmodels"
+)
+
+// Applying a receipt's generation at append time.
+//
+// A new receipt is the one event most commands wait on (read-your-writes), and the projector is a
+// serial stage after the append's commit. So the receipts projector also applies a generation in
+// the append's own transaction, together with its checkpoint, when that is exactly what the
+// projector would do next: the statement moves the checkpoint to the end of the transaction only if
+//
+//   - no transaction older than this one is still running (so no event can still appear before
+//     this transaction's events: positions are transaction ids),
+//   - every visible event after the checkpoint is this transaction's, and
+//   - every event of this transaction is a generation that came with its row,
+//
+// and it inserts the rows only if it moved the checkpoint. The read-model rows and the checkpoint
+// still commit in one transaction (exactly once), and the command's wait for the projector ends at
+// once. Otherwise nothing is written and the projector applies the events as usual. The projector
+// skips events at or before its checkpoint (Runner.apply), and Advanced tells the runner in this
+// process about the move as soon as the transaction has committed.
+
+// atAppendSQL is the conditional checkpoint move and insert; its arguments are the columns of
+// readmodels.StateElems.
+var atAppendSQL = `WITH mine AS (SELECT pg_current_xact_id()::text::bigint AS tx),
+caught_up AS (
+	UPDATE projection_checkpoints c SET commit_pos = m.tx, prepare_pos = (SELECT max(e.seq) FROM events e WHERE e.tx_id = m.tx),
+		updated_at = now()
+	FROM mine m
+	WHERE c.name = '` + LiveTable + `'
+	  AND pg_snapshot_xmin(pg_current_snapshot()) = pg_current_xact_id()
+	  AND NOT EXISTS (SELECT 1 FROM events e WHERE (e.tx_id, e.seq) > (c.commit_pos, c.prepare_pos) AND e.tx_id <> m.tx)
+	  AND (SELECT count(*) FROM events e WHERE e.tx_id = m.tx) = cardinality($1::text[])
+	  AND (SELECT count(*) FROM unnest($1::text[]) AS g(id)
+	       JOIN events e ON e.stream_id = '` + ReceiptStreamPrefix + `' || g.id AND e.version = 1 AND e.tx_id = m.tx) = cardinality($1::text[])
+	RETURNING m.tx
+)
+INSERT INTO ` + LiveTable + ` (receipt_id, merchant_wallet, status, previous_status, currency, total_cents, webhook_url, state,
+	created_at, updated_at, version, pos_commit, pos_prepare, attempt_kind, attempt_started_at)
+SELECT u.id, u.merchant, u.status, u.prev, u.currency, u.total, u.webhook, u.state::jsonb, u.created, u.updated, u.version,
+	e.tx_id, e.seq, u.kind, u.attempt
+FROM caught_up cu CROSS JOIN ` + readmodels.StateElemsUnnest + `
+JOIN events e ON e.stream_id = '` + ReceiptStreamPrefix + `' || u.id AND e.version = 1 AND e.tx_id = cu.tx`
+
+// AtAppend returns, for the live receipts projector followed by runner, the companions that
+// apply an append's receipt generations in the append's transaction when the projector is
+// caught up (postgres.Store.SetAtAppend). Other events bring none.
+func (r Receipts) AtAppend(runner *Runner) func(recs []eventstore.RecordedEvent) ([]eventstore.Companion, error) {
+	return func(recs []eventstore.RecordedEvent) ([]eventstore.Companion, error) {
+		if r.Shadow != "" || len(recs) != 1 || recs[0].Version != 1 || recs[0].Type != receipt.EventGenerated ||
+			!strings.HasPrefix(recs[0].StreamID, ReceiptStreamPrefix) {
+			return nil, nil
+		}
+		e := recs[0]
+		// The projector's own fold of the stored event, so the row is the one it would write.
+		ev, err := receipt.Decode(e.Type, e.Data)
+		if err != nil {
+			return nil, fmt.Errorf("receipts at append: %w", err)
+		}
+		// A row whose id is not its stream's finds no event in the statement's join: not applied.
+		args, err := readmodels.StateElems(readmodels.StateRow{State: receipt.Evolve(receipt.State{}, ev), Version: 1, New: true})
+		if err != nil {
+			return nil, err
+		}
+		return []eventstore.Companion{{SQL: atAppendSQL, Args: args, Rows: true, After: true,
+			Committed: func(affected int64, end eventstore.Position) {
+				if affected > 0 {
+					runner.Advanced(end)
+				}
+			}}}, nil
+	}
+}
