@@ -1,0 +1,285 @@
+package projections_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/projections"
+	"github.com/payledger/payledger/readmodels"
+)
+
+func generation(t *testing.T, id string) eventstore.EventData {
+	t.Helper()
+	g := receipt.Generated{ReceiptID: id, Merchant: "0xm", Source: "direct", Currency: "USD", Total: money.Cents(100),
+		LineItems: []receipt.LineItem{{Kind: receipt.KindItem, Label: "x", Amount: 100, Unit: 100, Qty: 1}}, CreatedAt: 1}
+	data, err := json.Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eventstore.EventData{ID: uuid.New(), Type: receipt.EventGenerated, Data: data}
+}
+
+func generate(t *testing.T, s eventstore.Store, id string) eventstore.Position {
+	t.Helper()
+	res, err := s.Append(context.Background(), projections.ReceiptStreamPrefix+id, eventstore.NoStream(), generation(t, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Position
+}
+
+func checkpoint(t *testing.T, pool *pgxpool.Pool) eventstore.Position {
+	t.Helper()
+	var c, p int64
+	if err := pool.QueryRow(context.Background(), `SELECT commit_pos, prepare_pos FROM projection_checkpoints WHERE name = 'receipts'`).Scan(&c, &p); err != nil {
+		t.Fatal(err)
+	}
+	return eventstore.Position{Commit: uint64(c), Prepare: uint64(p)}
+}
+
+func rowAt(t *testing.T, pool *pgxpool.Pool, id string) (eventstore.Position, bool) {
+	t.Helper()
+	var c, p int64
+	err := pool.QueryRow(context.Background(), `SELECT pos_commit, pos_prepare FROM receipts WHERE receipt_id = $1`, id).Scan(&c, &p)
+	if err != nil {
+		return eventstore.Position{}, false
+	}
+	return eventstore.Position{Commit: uint64(c), Prepare: uint64(p)}, true
+}
+
+// TestGenerationAppliedInItsAppendTransaction: with the projector caught up, a new receipt's row
+// and the checkpoint commit with its event, before any projector runs; when an older transaction
+// is still open, or an earlier event is not applied yet, nothing is written at append time and
+// the projector applies those events itself, once.
+func TestGenerationAppliedInItsAppendTransaction(t *testing.T) {
+	pool, s := setup(t)
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, `INSERT INTO projection_checkpoints (name) VALUES ('receipts')`); err != nil {
+		t.Fatal(err)
+	}
+	proj := projections.NewReceipts(nil)
+	r, err := projections.NewRunner(pool, s, proj, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetAtAppend(proj.AtAppend(r)) // r does not run yet: only the append can write
+
+	a := generate(t, s, "a")
+	if at, ok := rowAt(t, pool, "a"); !ok || at != a {
+		t.Fatalf("row of a: %v at %s, want it at %s", ok, at, a)
+	}
+	if cp := checkpoint(t, pool); cp != a {
+		t.Fatalf("checkpoint %s, want %s", cp, a)
+	}
+	if r.Position() != a {
+		t.Fatalf("runner told %s, want %s", r.Position(), a)
+	}
+
+	// An older transaction holding a transaction id could still commit events before b's.
+	older, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := older.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil {
+		t.Fatal(err)
+	}
+	generate(t, s, "b")
+	_ = older.Rollback(ctx)
+	if _, ok := rowAt(t, pool, "b"); ok || checkpoint(t, pool) != a {
+		t.Fatal("b applied at append while an older transaction was open")
+	}
+	// b is visible and not applied: c must wait for the projector too.
+	c := generate(t, s, "c")
+	if _, ok := rowAt(t, pool, "c"); ok {
+		t.Fatal("c applied at append before b")
+	}
+	// So must a receipt after any other event the projector has not applied.
+	if _, err := s.Append(ctx, "other-1", eventstore.NoStream(), eventstore.EventData{ID: uuid.New(), Type: "Happened", Data: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+
+	start(t, pool, s, proj)
+	waitFor(t, r, c)
+	for _, id := range []string{"b", "c"} {
+		if _, ok := rowAt(t, pool, id); !ok {
+			t.Fatalf("projector did not apply %s", id)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		// Caught up again: the next receipt is readable the moment its append returns.
+		d := generate(t, s, fmt.Sprintf("d%d", time.Now().UnixNano()))
+		if cp := checkpoint(t, pool); cp == d {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("appends never applied their receipt again after the projector caught up")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestAtAppendOnlyForATransactionOfGenerations: the statement writes nothing (and leaves the
+// checkpoint) when its transaction holds an event that is not one of its rows' generations.
+func TestAtAppendOnlyForATransactionOfGenerations(t *testing.T) {
+	pool, _ := setup(t)
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, `INSERT INTO projection_checkpoints (name) VALUES ('receipts')`); err != nil {
+		t.Fatal(err)
+	}
+	st := receipt.State{Exists: true, Status: receipt.StatusGenerated, Receipt: receipt.Generated{ReceiptID: "m", Merchant: "0xm", Currency: "USD"}}
+	args, err := readmodels.StateElems(readmodels.StateRow{State: st, Version: 1, New: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := make([]any, len(args)) // one row, as MergeCompanions makes them
+	merged, err := eventstore.MergeCompanions([]eventstore.Companion{{SQL: projections.AtAppendSQL, Args: args, Rows: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(cols, merged[0].Args)
+	for _, tc := range []struct {
+		name    string
+		streams []string
+		want    int64
+	}{
+		{"its generation alone", []string{"receipt-m"}, 1},
+		{"with another stream's event", []string{"receipt-m", "other-1"}, 0},
+		{"without its generation", []string{"receipt-z"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tx, err := pool.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tx.Rollback(ctx) }()
+			for _, stream := range tc.streams {
+				if _, err := tx.Exec(ctx, `INSERT INTO events (event_id, stream_id, version, type, data, metadata, recorded_at, hash)
+					VALUES ($1, $2, 1, 'ReceiptGenerated', '{}', '{}', now(), '\x00')`, uuid.New(), stream); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tag, err := tx.Exec(ctx, projections.AtAppendSQL, cols...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var moved bool
+			if err := tx.QueryRow(ctx, `SELECT commit_pos <> 0 FROM projection_checkpoints WHERE name = 'receipts'`).Scan(&moved); err != nil {
+				t.Fatal(err)
+			}
+			if tag.RowsAffected() != tc.want || moved != (tc.want > 0) {
+				t.Fatalf("rows %d, checkpoint moved %v; want %d rows", tag.RowsAffected(), moved, tc.want)
+			}
+		})
+	}
+}
+
+// TestRunnerFollowsCheckpointMovedByAppends: another process applies generations at append time
+// and this runner does not hear of it; its batches then hit the rows already there and the moved
+// checkpoint. It skips what was applied, applies the rest once, never stops, and the read model is
+// the one a rebuild makes.
+func TestRunnerFollowsCheckpointMovedByAppends(t *testing.T) {
+	pool, s := setup(t)
+	ctx := context.Background()
+	var logs syncBuffer
+	r, err := projections.NewRunner(pool, s, projections.NewReceipts(nil), zerolog.New(&logs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = r.Run(runCtx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	// "Another process": its own store applies generations at append and tells only its own runner.
+	other := postgres.New(pool)
+	otherRunner, err := projections.NewRunner(pool, other, projections.NewReceipts(nil), zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.SetAtAppend(projections.NewReceipts(nil).AtAppend(otherRunner))
+	waitFor(t, r, eventstore.Position{}) // leading
+	deadline := time.Now().Add(10 * time.Second)
+	for !r.Leader() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var last eventstore.Position
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 60 {
+				store := eventstore.Store(s)
+				if (w+i)%2 == 0 {
+					store = other
+				}
+				p := generate(t, store, fmt.Sprintf("r%d-%d", w, i))
+				mu.Lock()
+				if last.Less(p) {
+					last = p
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	waitFor(t, r, last)
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM receipts`).Scan(&n); err != nil || n != 240 {
+		t.Fatalf("%d receipts, %v; want 240", n, err)
+	}
+	if cp := checkpoint(t, pool); cp != last {
+		t.Fatalf("checkpoint %s, want %s", cp, last)
+	}
+	if strings.Contains(logs.String(), "projection stopped") {
+		t.Fatalf("the runner stopped on a checkpoint moved forward:\n%s", logs.String())
+	}
+	live := snapshot(t, pool)
+	if err := projections.Rebuild(ctx, pool, projections.NewReceipts(nil)); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(30 * time.Second)
+	for checkpoint(t, pool) != last {
+		if time.Now().After(deadline) {
+			t.Fatal("rebuild did not finish")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if rebuilt := snapshot(t, pool); rebuilt != live {
+		t.Fatalf("rebuilt read model differs from the live one:\nlive    %.300s\nrebuilt %.300s", live, rebuilt)
+	}
+}
+
+func snapshot(t *testing.T, pool *pgxpool.Pool) string {
+	t.Helper()
+	var s string
+	if err := pool.QueryRow(context.Background(), `SELECT coalesce(string_agg(concat_ws('|', receipt_id, merchant_wallet, status, previous_status,
+		currency, total_cents, webhook_url, state::text, created_at, updated_at, version, pos_commit, pos_prepare, attempt_kind,
+		attempt_started_at), E'\n' ORDER BY receipt_id), '') FROM receipts`).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) { b.mu.Lock(); defer b.mu.Unlock(); return b.b.Write(p) }
+func (b *syncBuffer) String() string              { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
