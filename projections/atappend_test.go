@@ -281,5 +281,9 @@ type syncBuffer struct {
 	b  bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) { b.mu.Lock(); defer b.mu.Unlock(); return b.b.Write(p) }
-func (b *syncBuffer) String() string              { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
