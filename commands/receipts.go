@@ -33,6 +33,7 @@ func GenerateReceipt(ctx context.Context, store Store, now time.Time, meta event
 	if err != nil {
 		return receipt.State{}, eventstore.AppendResult{}, err
 	}
+	ctx = eventstore.WithDecoded(ctx, ev.ID, state.Receipt) // state.Receipt is the decided event
 	res, err := store.Append(ctx, ReceiptStream(g.ReceiptID), eventstore.NoStream(), ev)
 	if errors.Is(err, eventstore.ErrWrongExpectedVersion) {
 		return receipt.State{}, res, receipt.ErrExists

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+
+	"github.com/google/uuid"
 )
 
 // Companion is a write that must commit atomically with an append, such as the encrypted key that
@@ -97,4 +99,27 @@ func WithCompanion(ctx context.Context, c Companion) context.Context {
 func Companions(ctx context.Context) []Companion {
 	cs, _ := ctx.Value(companionsKey{}).([]Companion)
 	return cs
+}
+
+type decodedKey struct{}
+
+type decoded struct {
+	id uuid.UUID
+	v  any
+}
+
+// WithDecoded returns ctx carrying v, the decoded form of the event with id that is about to be
+// appended with ctx, so that what reads it at append time (a projection applied in the append's
+// transaction) need not decode its data again.
+func WithDecoded(ctx context.Context, id uuid.UUID, v any) context.Context {
+	return context.WithValue(ctx, decodedKey{}, decoded{id: id, v: v})
+}
+
+// Decoded returns what WithDecoded put in ctx for the event with id.
+func Decoded(ctx context.Context, id uuid.UUID) (any, bool) {
+	d, ok := ctx.Value(decodedKey{}).(decoded)
+	if !ok || d.id != id {
+		return nil, false
+	}
+	return d.v, true
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -287,3 +288,48 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 	return b.b.Write(p)
 }
 func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
+
+// TestDecidedGenerationFoldsLikeItsData: the receipts row made at append time from the event the
+// command decided (handed over with eventstore.WithDecoded) is the row made from the event's
+// stored data, as the projector and a rebuild make it, also when its text is not valid UTF-8
+// (which its JSON data cannot keep).
+func TestDecidedGenerationFoldsLikeItsData(t *testing.T) {
+	full := receipt.Generated{ReceiptID: "rcpt_1", Merchant: "0xm", Source: "order", Currency: "EUR",
+		LineItems: []receipt.LineItem{
+			{Kind: receipt.KindItem, Label: `Café <b>"crème"</b> & 🍰`, Amount: 900, Unit: 450, Qty: 2, Thumb: "data:image/svg+xml;base64,AAAA", ItemID: "i1", SKU: "latte"},
+			{Kind: "tax", Label: "Tax", Amount: 65},
+			{Kind: "fee", Label: "Processing Fee", Amount: 5},
+		},
+		Subtotal: 900, Tax: 65, Fee: 5, PlatformFee: 4, MerchantFee: 1, Total: 970,
+		JurisdictionCode: "US-CA", TaxRate: "0.0725", TaxComponents: []string{"state", "county"}, FeeRate: "0.005",
+		BrandName: "Bränd", BrandKey: "k", TransactionID: "tx-1", Metadata: map[string]string{"a": "1", "ü": "\u2028"},
+		Buyer: receipt.Buyer{Email: "a@b.c", FirstName: "Zoë", LastName: "O'Neil", BillingEmail: "x@y.z", Phone: "+1", AddressLine1: "1 St",
+			AddressLine2: "Apt 2", City: "Paris", State: "IDF", PostalCode: "75001", Country: "FR"},
+		RedirectURL: "https://r", SuccessURL: "https://s?a=1&b=2", PostPaymentAction: "redirect", WebhookURL: "https://w",
+		RequestHash: "abc", CreatedAt: 1795378231682}
+	badLabel := full
+	badLabel.ReceiptID, badLabel.LineItems = "rcpt_4", []receipt.LineItem{{Kind: receipt.KindItem, Label: "bad \xff", Amount: 1}}
+	badMeta := full
+	badMeta.ReceiptID, badMeta.Metadata = "rcpt_5", map[string]string{"k\xfe": "v"}
+	empty := receipt.Generated{ReceiptID: "rcpt_2", Metadata: map[string]string{}, TaxComponents: []string{}, LineItems: []receipt.LineItem{}}
+	at := projections.NewReceipts(nil).AtAppend(nil)
+	for _, g := range []receipt.Generated{full, empty, {ReceiptID: "rcpt_3"}, badLabel, badMeta} {
+		data, err := json.Marshal(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := eventstore.RecordedEvent{ID: uuid.New(), StreamID: projections.ReceiptStreamPrefix + g.ReceiptID, Version: 1,
+			Type: receipt.EventGenerated, Data: data}
+		fromData, err := at(context.Background(), []eventstore.RecordedEvent{e})
+		if err != nil {
+			t.Fatal(err)
+		}
+		decided, err := at(eventstore.WithDecoded(context.Background(), e.ID, g), []eventstore.RecordedEvent{e})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(decided) != 1 || len(fromData) != 1 || !reflect.DeepEqual(decided[0].Args, fromData[0].Args) { // pointers by what they point to
+			t.Fatalf("%s:\ndecided   %v\nfrom data %v", g.ReceiptID, decided[0].Args, fromData[0].Args)
+		}
+	}
+}

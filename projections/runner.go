@@ -51,7 +51,7 @@ type Source interface {
 // a pipelined projector that keeps up then makes one round trip per batch.
 type ReadAheadSource interface {
 	Source
-	SubscribeReadAhead(ctx context.Context, from eventstore.Position,
+	SubscribeReadAhead(ctx context.Context, from eventstore.Position, floor func() eventstore.Position,
 		handle func(ctx context.Context, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error) error
 }
 
@@ -178,7 +178,7 @@ func (r *Runner) lead(ctx context.Context) error {
 	go r.watchReset(subCtx, cancel)
 	ras, readsAhead := r.src.(ReadAheadSource)
 	if _, pipelined := r.proj.(PipelinedProjector); pipelined && readsAhead {
-		err = ras.SubscribeReadAhead(subCtx, from, r.apply)
+		err = ras.SubscribeReadAhead(subCtx, from, r.Position, r.apply)
 	} else {
 		err = r.src.Subscribe(subCtx, from, func(ctx context.Context, batch []eventstore.RecordedEvent) error {
 			return r.apply(ctx, batch, nil)

@@ -47,7 +47,7 @@ func (s *Store) RunsCompanions() bool { return true }
 func (s *Store) commit(ctx context.Context, recs []eventstore.RecordedEvent) (eventstore.AppendResult, error) {
 	p := pendingAppend{recs: recs, companions: eventstore.Companions(ctx)}
 	if f := s.atAppend.Load(); f != nil {
-		more, err := (*f)(recs)
+		more, err := (*f)(ctx, recs)
 		if err != nil {
 			return eventstore.AppendResult{}, err
 		}

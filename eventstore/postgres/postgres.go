@@ -57,11 +57,21 @@ type Store struct {
 	group      *groupcommit.Group[pendingAppend, eventstore.AppendResult]
 
 	atAppend atomic.Pointer[AtAppend]
+
+	appendedMu sync.Mutex
+	appended   eventstore.Position // the furthest position this store has committed
+}
+
+// lastAppended is the furthest position this store has committed.
+func (s *Store) lastAppended() eventstore.Position {
+	s.appendedMu.Lock()
+	defer s.appendedMu.Unlock()
+	return s.appended
 }
 
 // AtAppend returns the companions that an append's events bring with them, such as a projection
 // applied in the append's own transaction (projections.Receipts.AtAppend).
-type AtAppend func(recs []eventstore.RecordedEvent) ([]eventstore.Companion, error)
+type AtAppend func(ctx context.Context, recs []eventstore.RecordedEvent) ([]eventstore.Companion, error)
 
 // SetAtAppend makes every append commit the companions f returns for its events.
 func (s *Store) SetAtAppend(f AtAppend) { s.atAppend.Store(&f) }
@@ -118,6 +128,11 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 			continue // another writer took the version we computed; Any means try again
 		}
 		if err == nil {
+			s.appendedMu.Lock()
+			if s.appended.Less(res.Position) {
+				s.appended = res.Position
+			}
+			s.appendedMu.Unlock()
 			s.announce()
 		}
 		return res, err

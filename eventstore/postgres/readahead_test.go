@@ -80,7 +80,7 @@ func TestSubscribeReadAhead(t *testing.T) {
 		// The poll interval is an hour: a subscription that missed the read-ahead would wait, so
 		// the subscription is bounded to fail instead of hanging.
 		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		err := s.SubscribeReadAhead(sctx, eventstore.Position{}, func(ctx context.Context, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error {
+		err := s.SubscribeReadAhead(sctx, eventstore.Position{}, nil, func(ctx context.Context, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error {
 			got = append(got, batch...)
 			batches++
 			b := &pgx.Batch{}
@@ -114,5 +114,72 @@ func TestSubscribeReadAhead(t *testing.T) {
 		if n := reads.n.Load(); n != want {
 			t.Fatalf("queue=%v: the subscription read the log %d times itself, want %d", queue, n, want)
 		}
+	}
+}
+
+// TestSubscribeFloor: a subscriber that got past a position without being handed its events (they
+// were applied at append time) is not handed them, and its wake-ups by this store's own appends
+// read the log only when an append lies beyond that floor; later events all arrive, once.
+func TestSubscribeFloor(t *testing.T) {
+	base := pgtest.Pool(t)
+	cfg, err := pgxpool.ParseConfig(base.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := &logReads{}
+	cfg.ConnConfig.Tracer = reads
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	s := postgres.New(pool, postgres.WithPollInterval(time.Hour), postgres.WithNotifyMode(postgres.NotifyOff))
+	ctx := context.Background()
+	appendOne := func() eventstore.Position {
+		res, err := s.Append(ctx, "floor-"+uuid.NewString(), eventstore.NoStream(), eventstore.EventData{ID: uuid.New(), Type: "T", Data: []byte(`{}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Position
+	}
+	var floor atomic.Pointer[eventstore.Position]
+	zero := eventstore.Position{}
+	floor.Store(&zero)
+	got := make(chan eventstore.RecordedEvent, 100)
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- s.SubscribeReadAhead(sctx, eventstore.Position{}, func() eventstore.Position { return *floor.Load() },
+			func(_ context.Context, batch []eventstore.RecordedEvent, _ func(*pgx.Batch)) error {
+				for _, e := range batch {
+					got <- e
+				}
+				return nil
+			})
+	}()
+	defer func() { cancel(); <-done }()
+	time.Sleep(200 * time.Millisecond) // subscribed, its first read done
+	before := reads.n.Load()
+	for range 5 { // "applied at append": the floor moves with them
+		p := appendOne()
+		floor.Store(&p)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := reads.n.Load() - before; n != 0 {
+		t.Fatalf("woken by appends at or before the floor, the subscription read the log %d times", n)
+	}
+	beyond := appendOne()
+	select {
+	case e := <-got:
+		if e.Position != beyond {
+			t.Fatalf("handed the event at %s, want only the one beyond the floor at %s", e.Position, beyond)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the event beyond the floor never arrived")
+	}
+	select {
+	case e := <-got:
+		t.Fatalf("handed another event at %s", e.Position)
+	case <-time.After(200 * time.Millisecond):
 	}
 }

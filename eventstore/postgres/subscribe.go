@@ -15,7 +15,7 @@ const SubscribeBatch = 1000
 // Subscribe implements eventstore.Store. It reads forward from `from`, and when caught up waits
 // for an in-process append, a NOTIFY from another process, or the poll interval.
 func (s *Store) Subscribe(ctx context.Context, from eventstore.Position, handle func(context.Context, []eventstore.RecordedEvent) error) error {
-	return s.subscribe(ctx, from, func(ctx context.Context, batch []eventstore.RecordedEvent, _ func(*pgx.Batch)) error {
+	return s.subscribe(ctx, from, nil, func(ctx context.Context, batch []eventstore.RecordedEvent, _ func(*pgx.Batch)) error {
 		return handle(ctx, batch)
 	}, true)
 }
@@ -25,12 +25,17 @@ func (s *Store) Subscribe(ctx context.Context, from eventstore.Position, handle 
 // read of the events after its batch at the end of its last pgx batch, and that read is the
 // subscription's next one. A subscriber that keeps up then pays one round trip per batch instead
 // of two. If the handler does not queue it, or the read did not run, the subscription reads itself.
-func (s *Store) SubscribeReadAhead(ctx context.Context, from eventstore.Position,
+//
+// floor, when not nil, is a position the subscriber has got past without being handed the events
+// (a projector whose events were applied in their appends' transactions): reads start after it,
+// and a wake-up by this process's own appends reads nothing when every one of them is at or
+// before it.
+func (s *Store) SubscribeReadAhead(ctx context.Context, from eventstore.Position, floor func() eventstore.Position,
 	handle func(ctx context.Context, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error) error {
-	return s.subscribe(ctx, from, handle, false)
+	return s.subscribe(ctx, from, floor, handle, false)
 }
 
-func (s *Store) subscribe(ctx context.Context, from eventstore.Position,
+func (s *Store) subscribe(ctx context.Context, from eventstore.Position, floor func() eventstore.Position,
 	handle func(context.Context, []eventstore.RecordedEvent, func(*pgx.Batch)) error, prefetch bool) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -40,17 +45,29 @@ func (s *Store) subscribe(ctx context.Context, from eventstore.Position,
 	}
 	backoff := time.Duration(0)
 	var next <-chan prefetched
+	skip := false // woken by this process's appends: read only if one is beyond the floor
 	for {
 		var wake <-chan struct{}
 		var batch []eventstore.RecordedEvent
 		var err error
+		if floor != nil {
+			if f := floor(); from.Less(f) {
+				from = f
+			}
+		}
 		if next != nil { // read while (or with) the previous batch's handling
 			r := <-next
 			next, wake, batch, err = nil, r.wake, r.batch, r.err
 		} else {
 			wake = s.wake.wait() // taken before reading, so no append between read and wait is missed
-			batch, err = s.ReadAll(ctx, from, SubscribeBatch)
+			// Checked after taking the wake-up: an append that ends after this check wakes it.
+			if skip && !from.Less(s.lastAppended()) {
+				backoff = 0 // nothing was looked for, so nothing can be hidden by an open transaction
+			} else {
+				batch, err = s.ReadAll(ctx, from, SubscribeBatch)
+			}
 		}
+		skip = false
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -88,6 +105,7 @@ func (s *Store) subscribe(ctx context.Context, from eventstore.Position,
 			timer.Stop()
 			return ctx.Err()
 		case <-wake:
+			skip = floor != nil
 		case <-notified:
 		case <-timer.C:
 			woken = false
