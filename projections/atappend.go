@@ -19,12 +19,18 @@ import (
 // the append's own transaction, together with its checkpoint, when that is exactly what the
 // projector would do next: the statement moves the checkpoint to the end of the transaction only if
 //
-//   - no transaction older than this one is still running (so no event can still appear before
-//     this transaction's events: positions are transaction ids),
+//   - no transaction older than this one is still running in this database (so no event can
+//     still appear before this transaction's events: positions are transaction ids). Transaction
+//     ids are shared by the whole cluster, so one still running in another database must not
+//     stop this: every older id that the statement's snapshot does not see ended (those it lists
+//     as running, and every id from its xmax up to this transaction's) must be found still
+//     running, and in another database (one that has ended since, or a prepared transaction,
+//     cannot be placed and counts as this database's),
 //   - every visible event after the checkpoint is this transaction's, and
 //   - every event of this transaction is a generation that came with its row,
 //
-// and it inserts the rows only if it moved the checkpoint. The read-model rows and the checkpoint
+// and it inserts the rows only if it moved the checkpoint. It never waits for the checkpoint's row
+// lock: while a projector's transaction holds it, the projector applies these events too. The read-model rows and the checkpoint
 // still commit in one transaction (exactly once), and the command's wait for the projector ends at
 // once. Otherwise nothing is written and the projector applies the events as usual. The projector
 // skips events at or before its checkpoint (Runner.apply), and Advanced tells the runner in this
@@ -33,12 +39,20 @@ import (
 // atAppendSQL is the conditional checkpoint move and insert; its arguments are the columns of
 // readmodels.StateElems.
 var atAppendSQL = `WITH mine AS (SELECT pg_current_xact_id()::text::bigint AS tx),
+older AS ( -- transaction ids below this one that the statement's snapshot does not see ended
+	SELECT x.id FROM pg_snapshot_xip(pg_current_snapshot()) AS x(id) WHERE x.id < pg_current_xact_id()
+	UNION ALL
+	SELECT g.id::text::xid8 FROM generate_series(pg_snapshot_xmax(pg_current_snapshot())::text::bigint,
+		pg_current_xact_id()::text::bigint - 1) AS g(id)
+),
+free AS (SELECT name FROM projection_checkpoints WHERE name = '` + LiveTable + `' FOR UPDATE SKIP LOCKED),
 caught_up AS (
 	UPDATE projection_checkpoints c SET commit_pos = m.tx, prepare_pos = (SELECT max(e.seq) FROM events e WHERE e.tx_id = m.tx),
 		updated_at = now()
-	FROM mine m
-	WHERE c.name = '` + LiveTable + `'
-	  AND pg_snapshot_xmin(pg_current_snapshot()) = pg_current_xact_id()
+	FROM mine m, free f
+	WHERE c.name = f.name
+	  AND NOT EXISTS (SELECT 1 FROM older o WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a
+	       WHERE a.backend_xid = xid(o.id) AND a.datname IS DISTINCT FROM current_database()))
 	  AND NOT EXISTS (SELECT 1 FROM events e WHERE (e.tx_id, e.seq) > (c.commit_pos, c.prepare_pos) AND e.tx_id <> m.tx)
 	  AND (SELECT count(*) FROM events e WHERE e.tx_id = m.tx) = cardinality($1::text[])
 	  AND (SELECT count(*) FROM unnest($1::text[]) AS g(id)

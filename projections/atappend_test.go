@@ -8,10 +8,12 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
@@ -63,9 +65,14 @@ func rowAt(t *testing.T, pool *pgxpool.Pool, id string) (eventstore.Position, bo
 }
 
 // TestGenerationAppliedInItsAppendTransaction: with the projector caught up, a new receipt's row
-// and the checkpoint commit with its event, before any projector runs; when an older transaction
-// is still open, or an earlier event is not applied yet, nothing is written at append time and
-// the projector applies those events itself, once.
+// and the checkpoint commit with its event, and the runner knows at once; a transaction still
+// running in another database does not prevent it. When an older transaction of this database is
+// still open, or an earlier event is not applied yet, nothing is written at append time and the
+// projector applies those events itself, once.
+//
+// Other test packages share the cluster, and a transaction of theirs that ends at the wrong moment
+// makes an append leave its receipt to the projector (the safe side): the positive checks append
+// until the statement reports that it applied one.
 func TestGenerationAppliedInItsAppendTransaction(t *testing.T) {
 	pool, s := setup(t)
 	ctx := context.Background()
@@ -77,20 +84,19 @@ func TestGenerationAppliedInItsAppendTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.SetAtAppend(proj.AtAppend(r)) // r does not run yet: only the append can write
+	at := proj.AtAppend(r)
+	var applied atomic.Int64 // rows the last append's statement wrote
+	s.SetAtAppend(func(ctx context.Context, recs []eventstore.RecordedEvent) ([]eventstore.Companion, error) {
+		applied.Store(0)
+		cs, err := at(ctx, recs)
+		for i := range cs {
+			next := cs[i].Committed
+			cs[i].Committed = func(n int64, end eventstore.Position) { applied.Store(n); next(n, end) }
+		}
+		return cs, err
+	})
 
-	a := generate(t, s, "a")
-	if at, ok := rowAt(t, pool, "a"); !ok || at != a {
-		t.Fatalf("row of a: %v at %s, want it at %s", ok, at, a)
-	}
-	if cp := checkpoint(t, pool); cp != a {
-		t.Fatalf("checkpoint %s, want %s", cp, a)
-	}
-	if r.Position() != a {
-		t.Fatalf("runner told %s, want %s", r.Position(), a)
-	}
-
-	// An older transaction holding a transaction id could still commit events before b's.
+	// An older transaction of this database could still commit events before b's.
 	older, err := pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -100,17 +106,21 @@ func TestGenerationAppliedInItsAppendTransaction(t *testing.T) {
 	}
 	generate(t, s, "b")
 	_ = older.Rollback(ctx)
-	if _, ok := rowAt(t, pool, "b"); ok || checkpoint(t, pool) != a {
+	if _, ok := rowAt(t, pool, "b"); ok || applied.Load() != 0 || checkpoint(t, pool) != (eventstore.Position{}) {
 		t.Fatal("b applied at append while an older transaction was open")
 	}
 	// b is visible and not applied: c must wait for the projector too.
 	c := generate(t, s, "c")
-	if _, ok := rowAt(t, pool, "c"); ok {
+	if _, ok := rowAt(t, pool, "c"); ok || applied.Load() != 0 {
 		t.Fatal("c applied at append before b")
 	}
 	// So must a receipt after any other event the projector has not applied.
 	if _, err := s.Append(ctx, "other-1", eventstore.NoStream(), eventstore.EventData{ID: uuid.New(), Type: "Happened", Data: []byte(`{}`)}); err != nil {
 		t.Fatal(err)
+	}
+	generate(t, s, "c2")
+	if applied.Load() != 0 {
+		t.Fatal("c2 applied at append after an event the projector has not applied")
 	}
 
 	start(t, pool, s, proj)
@@ -120,18 +130,53 @@ func TestGenerationAppliedInItsAppendTransaction(t *testing.T) {
 			t.Fatalf("projector did not apply %s", id)
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		// Caught up again: the next receipt is readable the moment its append returns.
-		d := generate(t, s, fmt.Sprintf("d%d", time.Now().UnixNano()))
-		if cp := checkpoint(t, pool); cp == d {
-			break
+	// Caught up: an append applies its receipt; the row, the checkpoint and the runner are at its
+	// position the moment it returns.
+	// during, when set, runs around each try: it returns what ends it.
+	appliedOne := func(prefix string, during func() (end func())) {
+		t.Helper()
+		for i, deadline := 0, time.Now().Add(20*time.Second); ; i++ {
+			id := fmt.Sprintf("%s%d", prefix, i)
+			end := func() {}
+			if during != nil {
+				end = during()
+			}
+			p := generate(t, s, id)
+			end() // before waiting: event readers do not read past an open transaction of the cluster
+			if applied.Load() > 0 {
+				if pos, ok := rowAt(t, pool, id); !ok || pos != p || checkpoint(t, pool).Less(p) || r.Position().Less(p) {
+					t.Fatalf("%s applied at append, but row %v at %s, checkpoint %s, runner %s; want all at %s",
+						id, ok, pos, checkpoint(t, pool), r.Position(), p)
+				}
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no append applied its receipt in %d tries", prefix, i+1)
+			}
+			waitFor(t, r, p)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("appends never applied their receipt again after the projector caught up")
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
+	appliedOne("d", nil)
+
+	// Transaction ids are the cluster's: one running in another database writes no events here.
+	elsewhereCfg := pool.Config().ConnConfig.Copy()
+	elsewhereCfg.Database = "postgres"
+	elsewhere, err := pgx.ConnectConfig(ctx, elsewhereCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer elsewhere.Close(ctx)
+	// With a check of the whole cluster, every try would leave its receipt to the projector.
+	appliedOne("e", func() func() {
+		if _, err := elsewhere.Exec(ctx, `BEGIN; SELECT pg_current_xact_id()`); err != nil {
+			t.Fatal(err)
+		}
+		return func() {
+			if _, err := elsewhere.Exec(ctx, `ROLLBACK`); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 }
 
 // TestAtAppendOnlyForATransactionOfGenerations: the statement writes nothing (and leaves the
@@ -331,5 +376,55 @@ func TestDecidedGenerationFoldsLikeItsData(t *testing.T) {
 		if len(decided) != 1 || len(fromData) != 1 || !reflect.DeepEqual(decided[0].Args, fromData[0].Args) { // pointers by what they point to
 			t.Fatalf("%s:\ndecided   %v\nfrom data %v", g.ReceiptID, decided[0].Args, fromData[0].Args)
 		}
+	}
+}
+
+// TestAtAppendNeverWaitsForTheProjector: while a projector's transaction holds the checkpoint, an
+// append does not wait for it; its receipt is left to the projector.
+func TestAtAppendNeverWaitsForTheProjector(t *testing.T) {
+	pool, s := setup(t)
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, `INSERT INTO projection_checkpoints (name) VALUES ('receipts')`); err != nil {
+		t.Fatal(err)
+	}
+	proj := projections.NewReceipts(nil)
+	r, err := projections.NewRunner(pool, s, proj, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetAtAppend(proj.AtAppend(r))
+	holder, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.Exec(ctx, `SELECT 1 FROM projection_checkpoints WHERE name = 'receipts' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	appended := make(chan eventstore.AppendResult, 1)
+	ev := generation(t, "held")
+	go func() {
+		res, err := s.Append(ctx, projections.ReceiptStreamPrefix+"held", eventstore.NoStream(), ev)
+		if err != nil {
+			t.Error(err)
+		}
+		appended <- res
+	}()
+	var at eventstore.Position
+	select {
+	case res := <-appended:
+		at = res.Position
+	case <-time.After(10 * time.Second):
+		_ = holder.Rollback(ctx) // let the append finish before failing
+		<-appended
+		t.Fatal("the append waited for the checkpoint's lock")
+	}
+	_ = holder.Rollback(ctx)
+	if _, ok := rowAt(t, pool, "held"); ok {
+		t.Fatal("applied at append although the checkpoint was locked")
+	}
+	start(t, pool, s, proj)
+	waitFor(t, r, at)
+	if _, ok := rowAt(t, pool, "held"); !ok {
+		t.Fatal("the projector did not apply it")
 	}
 }

@@ -145,6 +145,16 @@ func TestSubscribeFloor(t *testing.T) {
 	var floor atomic.Pointer[eventstore.Position]
 	zero := eventstore.Position{}
 	floor.Store(&zero)
+	// As a projector applied at append does, the floor moves when the append commits, before
+	// the append returns and wakes the subscription.
+	var moveFloor atomic.Bool
+	s.SetAtAppend(func(context.Context, []eventstore.RecordedEvent) ([]eventstore.Companion, error) {
+		return []eventstore.Companion{{SQL: "SELECT 1", After: true, Committed: func(_ int64, end eventstore.Position) {
+			if moveFloor.Load() {
+				floor.Store(&end)
+			}
+		}}}, nil
+	})
 	got := make(chan eventstore.RecordedEvent, 100)
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -158,16 +168,22 @@ func TestSubscribeFloor(t *testing.T) {
 			})
 	}()
 	defer func() { cancel(); <-done }()
-	time.Sleep(200 * time.Millisecond) // subscribed, its first read done
+	for deadline := time.Now().Add(10 * time.Second); reads.n.Load() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the subscription never read the log")
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // its first read has come back
 	before := reads.n.Load()
-	for range 5 { // "applied at append": the floor moves with them
-		p := appendOne()
-		floor.Store(&p)
+	moveFloor.Store(true)
+	for range 5 { // "applied at append"
+		appendOne()
 	}
 	time.Sleep(300 * time.Millisecond)
 	if n := reads.n.Load() - before; n != 0 {
 		t.Fatalf("woken by appends at or before the floor, the subscription read the log %d times", n)
 	}
+	moveFloor.Store(false)
 	beyond := appendOne()
 	select {
 	case e := <-got:
