@@ -36,6 +36,22 @@ func generation(t *testing.T, id string) eventstore.EventData {
 	return eventstore.EventData{ID: uuid.New(), Type: receipt.EventGenerated, Data: data}
 }
 
+// atAppendSetup is a store, the receipts projector and its runner (not running) on a fresh
+// database whose receipts checkpoint exists at the start of the log.
+func atAppendSetup(t *testing.T) (*pgxpool.Pool, *postgres.Store, projections.Receipts, *projections.Runner) {
+	t.Helper()
+	pool, s := setup(t)
+	if _, err := pool.Exec(context.Background(), `INSERT INTO projection_checkpoints (name) VALUES ('receipts')`); err != nil {
+		t.Fatal(err)
+	}
+	proj := projections.NewReceipts(nil)
+	r, err := projections.NewRunner(pool, s, proj, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pool, s, proj, r
+}
+
 func generate(t *testing.T, s eventstore.Store, id string) eventstore.Position {
 	t.Helper()
 	res, err := s.Append(context.Background(), projections.ReceiptStreamPrefix+id, eventstore.NoStream(), generation(t, id))
@@ -74,16 +90,8 @@ func rowAt(t *testing.T, pool *pgxpool.Pool, id string) (eventstore.Position, bo
 // makes an append leave its receipt to the projector (the safe side): the positive checks append
 // until the statement reports that it applied one.
 func TestGenerationAppliedInItsAppendTransaction(t *testing.T) {
-	pool, s := setup(t)
+	pool, s, proj, r := atAppendSetup(t)
 	ctx := context.Background()
-	if _, err := pool.Exec(ctx, `INSERT INTO projection_checkpoints (name) VALUES ('receipts')`); err != nil {
-		t.Fatal(err)
-	}
-	proj := projections.NewReceipts(nil)
-	r, err := projections.NewRunner(pool, s, proj, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
 	at := proj.AtAppend(r)
 	var applied atomic.Int64 // rows the last append's statement wrote
 	s.SetAtAppend(func(ctx context.Context, recs []eventstore.RecordedEvent) ([]eventstore.Companion, error) {
@@ -382,16 +390,8 @@ func TestDecidedGenerationFoldsLikeItsData(t *testing.T) {
 // TestAtAppendNeverWaitsForTheProjector: while a projector's transaction holds the checkpoint, an
 // append does not wait for it; its receipt is left to the projector.
 func TestAtAppendNeverWaitsForTheProjector(t *testing.T) {
-	pool, s := setup(t)
+	pool, s, proj, r := atAppendSetup(t)
 	ctx := context.Background()
-	if _, err := pool.Exec(ctx, `INSERT INTO projection_checkpoints (name) VALUES ('receipts')`); err != nil {
-		t.Fatal(err)
-	}
-	proj := projections.NewReceipts(nil)
-	r, err := projections.NewRunner(pool, s, proj, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
 	s.SetAtAppend(proj.AtAppend(r))
 	holder, err := pool.Begin(ctx)
 	if err != nil {

@@ -29,11 +29,9 @@ func (l *logReads) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.Trace
 
 func (l *logReads) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
-// TestSubscribeReadAhead: a handler that queues the next read into its own round trip is handed
-// every event once, in order, and the subscription makes no read of its own while the handler's
-// reads find events; a handler that does not queue it (or whose read does not run) still gets
-// everything, through the subscription's own reads.
-func TestSubscribeReadAhead(t *testing.T) {
+// tracedPool is a pool on a fresh database whose reads of the log are counted.
+func tracedPool(t *testing.T) (*pgxpool.Pool, *logReads) {
+	t.Helper()
 	base := pgtest.Pool(t)
 	cfg, err := pgxpool.ParseConfig(base.Config().ConnString())
 	if err != nil {
@@ -46,6 +44,15 @@ func TestSubscribeReadAhead(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
+	return pool, reads
+}
+
+// TestSubscribeReadAhead: a handler that queues the next read into its own round trip is handed
+// every event once, in order, and the subscription makes no read of its own while the handler's
+// reads find events; a handler that does not queue it (or whose read does not run) still gets
+// everything, through the subscription's own reads.
+func TestSubscribeReadAhead(t *testing.T) {
+	pool, reads := tracedPool(t)
 	s := postgres.New(pool, postgres.WithPollInterval(time.Hour))
 	ctx := context.Background()
 	const total = 2*postgres.SubscribeBatch + 500
@@ -121,18 +128,7 @@ func TestSubscribeReadAhead(t *testing.T) {
 // were applied at append time) is not handed them, and its wake-ups by this store's own appends
 // read the log only when an append lies beyond that floor; later events all arrive, once.
 func TestSubscribeFloor(t *testing.T) {
-	base := pgtest.Pool(t)
-	cfg, err := pgxpool.ParseConfig(base.Config().ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	reads := &logReads{}
-	cfg.ConnConfig.Tracer = reads
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool, reads := tracedPool(t)
 	s := postgres.New(pool, postgres.WithPollInterval(time.Hour), postgres.WithNotifyMode(postgres.NotifyOff))
 	ctx := context.Background()
 	appendOne := func() eventstore.Position {
