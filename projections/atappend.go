@@ -30,11 +30,12 @@ import (
 //   - every event of this transaction is a generation that came with its row,
 //
 // and it inserts the rows only if it moved the checkpoint. It never waits for the checkpoint's row
-// lock: while a projector's transaction holds it, the projector applies these events too. The read-model rows and the checkpoint
-// still commit in one transaction (exactly once), and the command's wait for the projector ends at
-// once. Otherwise nothing is written and the projector applies the events as usual. The projector
-// skips events at or before its checkpoint (Runner.apply), and Advanced tells the runner in this
-// process about the move as soon as the transaction has committed.
+// lock: while a projector's transaction holds it, the projector applies these events too. The
+// read-model rows and the checkpoint still commit in one transaction (exactly once), and the
+// command's wait for the projector ends at once. Otherwise nothing is written and the projector
+// applies the events as usual. The projector skips events at or before its checkpoint
+// (Runner.apply), and Advanced tells the runner in this process about the move as soon as the
+// transaction has committed.
 
 // atAppendSQL is the conditional checkpoint move and insert; its arguments are the columns of
 // readmodels.StateElems.
