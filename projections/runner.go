@@ -194,8 +194,11 @@ func (r *Runner) lead(ctx context.Context) error {
 // applied: a rebuild reset it while the leader was idle.
 func (r *Runner) watchReset(ctx context.Context, stop context.CancelCauseFunc) {
 	for sleep(ctx, 200*time.Millisecond) {
+		// The position first: the stored checkpoint only moves forward, except in a reset, and a
+		// batch committed between the two reads would otherwise look like one.
+		applied := r.Position()
 		stored, err := r.loadCheckpoint(ctx)
-		if err == nil && stored.Less(r.Position()) {
+		if err == nil && stored.Less(applied) {
 			stop(errCheckpointMoved)
 			return
 		}
