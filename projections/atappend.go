@@ -60,8 +60,7 @@ caught_up AS (
 	       JOIN events e ON e.stream_id = '` + ReceiptStreamPrefix + `' || g.id AND e.version = 1 AND e.tx_id = m.tx) = cardinality($1::text[])
 	RETURNING m.tx
 )
-INSERT INTO ` + LiveTable + ` (receipt_id, merchant_wallet, status, previous_status, currency, total_cents, webhook_url, state,
-	created_at, updated_at, version, pos_commit, pos_prepare, attempt_kind, attempt_started_at)
+INSERT INTO ` + LiveTable + ` ` + readmodels.StateColumns + `
 SELECT u.id, u.merchant, u.status, u.prev, u.currency, u.total, u.webhook, u.state::jsonb, u.created, u.updated, u.version,
 	e.tx_id, e.seq, u.kind, u.attempt
 FROM caught_up cu CROSS JOIN ` + readmodels.StateElemsUnnest + `

@@ -98,10 +98,14 @@ func (r *Runner) Position() eventstore.Position {
 	return r.pos
 }
 
-func (r *Runner) setPosition(p eventstore.Position) {
+// setPosition sets the position, backwards too (a reset, another leader's checkpoint).
+func (r *Runner) setPosition(p eventstore.Position) { r.move(p, false) }
+
+// move sets the position to p (only if p is further when forwardOnly) and wakes WaitFor.
+func (r *Runner) move(p eventstore.Position, forwardOnly bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if p == r.pos {
+	if p == r.pos || forwardOnly && p.Less(r.pos) {
 		return
 	}
 	r.pos = p
@@ -113,13 +117,7 @@ func (r *Runner) setPosition(p eventstore.Position) {
 // applying events at append time (Receipts.AtAppend): commands waiting for it return at once, and
 // the subscription's copies of those events are skipped.
 func (r *Runner) Advanced(to eventstore.Position) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.pos.Less(to) {
-		r.pos = to
-		close(r.moved)
-		r.moved = make(chan struct{})
-	}
+	r.move(to, true)
 }
 
 // Run applies events until ctx ends, taking the leader lock when it is free and standing by

@@ -193,8 +193,7 @@ func QueueStates(batch *pgx.Batch, table string, rows []StateRow) error {
 		if err != nil {
 			return err
 		}
-		batch.Queue(`INSERT INTO `+pgx.Identifier{table}.Sanitize()+` (receipt_id, merchant_wallet, status, previous_status, currency, total_cents,
-			webhook_url, state, created_at, updated_at, version, pos_commit, pos_prepare, attempt_kind, attempt_started_at)
+		batch.Queue(`INSERT INTO `+pgx.Identifier{table}.Sanitize()+` `+StateColumns+`
 		SELECT u.id, u.merchant, u.status, u.prev, u.currency, u.total, u.webhook, u.state::jsonb, u.created, u.updated,
 			u.version, u.pc, u.pp, u.kind, u.attempt
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[],
@@ -204,6 +203,11 @@ func QueueStates(batch *pgx.Batch, table string, rows []StateRow) error {
 	}
 	return nil
 }
+
+// StateColumns is the column list of a receipts row's INSERT, in the order of QueueStates' and
+// StateElems' values (StateElems leaves out the two position columns).
+const StateColumns = `(receipt_id, merchant_wallet, status, previous_status, currency, total_cents, webhook_url, state,
+	created_at, updated_at, version, pos_commit, pos_prepare, attempt_kind, attempt_started_at)`
 
 // stateColumns is rows as the column arrays of QueueStates' statements.
 func stateColumns(rows []StateRow) ([]any, error) {

@@ -145,8 +145,6 @@ func openStore(cfg config, pool *pgxpool.Pool) (eventstore.Store, func(), error)
 	}
 }
 
-// serve runs the HTTP service until ctx ends, then drains in-flight requests and stops the
-// background workers before returning.
 // tuneGC sets serve's garbage collector where the environment does not (GOGC, GOMEMLIMIT win).
 // The live heap is small (tens of MiB) and every request allocates, so Go's default of a
 // collection per doubling spends about an eighth of the service's CPU on collection under load;
@@ -161,6 +159,8 @@ func tuneGC() {
 	}
 }
 
+// serve runs the HTTP service until ctx ends, then drains in-flight requests and stops the
+// background workers before returning.
 func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	pool, store, closeLedger, err := openLedger(ctx, cfg, log)
 	if err != nil {

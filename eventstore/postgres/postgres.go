@@ -69,6 +69,15 @@ func (s *Store) lastAppended() eventstore.Position {
 	return s.appended
 }
 
+// noteAppended records that this store committed an append reaching pos.
+func (s *Store) noteAppended(pos eventstore.Position) {
+	s.appendedMu.Lock()
+	defer s.appendedMu.Unlock()
+	if s.appended.Less(pos) {
+		s.appended = pos
+	}
+}
+
 // AtAppend returns the companions that an append's events bring with them, such as a projection
 // applied in the append's own transaction (projections.Receipts.AtAppend).
 type AtAppend func(ctx context.Context, recs []eventstore.RecordedEvent) ([]eventstore.Companion, error)
@@ -128,11 +137,7 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 			continue // another writer took the version we computed; Any means try again
 		}
 		if err == nil {
-			s.appendedMu.Lock()
-			if s.appended.Less(res.Position) {
-				s.appended = res.Position
-			}
-			s.appendedMu.Unlock()
+			s.noteAppended(res.Position)
 			s.announce()
 		}
 		return res, err
