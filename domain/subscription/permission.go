@@ -1,0 +1,140 @@
+package subscription
+
+import (
+	"fmt"
+	"math/big"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/payledger/payledger/domain/money"
+)
+
+// Permission is Coinbase's SpendPermission as the customer signed it (EIP-712, DESIGN.md 8).
+// Amounts are decimal strings of base units so that the stored JSON is exact.
+type Permission struct {
+	Account   string `json:"account"`
+	Spender   string `json:"spender"`
+	Token     string `json:"token"`
+	Allowance string `json:"allowance"` // uint160, token base units per period
+	Period    int64  `json:"period"`    // uint48, seconds
+	Start     int64  `json:"start"`     // uint48, Unix seconds, inclusive
+	End       int64  `json:"end"`       // uint48, Unix seconds, exclusive
+	Salt      string `json:"salt"`      // uint256, decimal or 0x hex
+	ExtraData string `json:"extraData"` // bytes, 0x hex
+}
+
+// USDCDecimals is the number of decimals of USDC base units.
+const USDCDecimals = 6
+
+const maxUint48 = 1<<48 - 1
+
+var (
+	maxUint160 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 160), big.NewInt(1))
+	maxUint256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
+	addressRE  = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
+	bytesRE    = regexp.MustCompile(`^0x([0-9a-fA-F]{2})*$`)
+	txHashRE   = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
+	digitsRE   = regexp.MustCompile(`^[0-9]+$`)
+	hexIntRE   = regexp.MustCompile(`^0x[0-9a-fA-F]+$`)
+)
+
+// SameAddress compares two wallet or contract addresses case-insensitively (EIP-55 checksums
+// only differ in case).
+func SameAddress(a, b string) bool { return strings.EqualFold(a, b) }
+
+// ParseUnits reads an amount of token base units: decimal digits only, no sign, no fraction (a
+// float or "1e6" would not be exact). Errors: ErrInvalid.
+func ParseUnits(s string) (*big.Int, error) {
+	if !digitsRE.MatchString(s) {
+		return nil, fmt.Errorf("%w: %q is not a whole number of base units", ErrInvalid, s)
+	}
+	n, _ := new(big.Int).SetString(s, 10)
+	return n, nil
+}
+
+// PriceUnits is a USD price in USDC base units: one cent is 10^(USDCDecimals-2) units.
+func PriceUnits(c money.Cents) *big.Int {
+	return new(big.Int).Mul(big.NewInt(int64(c)), big.NewInt(10_000))
+}
+
+// SaltInt is the permission's salt as the uint256 the typed data hashes. Errors: ErrInvalid.
+func (p Permission) SaltInt() (*big.Int, error) {
+	var n *big.Int
+	switch {
+	case digitsRE.MatchString(p.Salt):
+		n, _ = new(big.Int).SetString(p.Salt, 10)
+	case hexIntRE.MatchString(p.Salt):
+		n, _ = new(big.Int).SetString(p.Salt[2:], 16)
+	default:
+		return nil, fmt.Errorf("%w: salt must be a decimal or 0x-hex integer", ErrInvalid)
+	}
+	if n.Cmp(maxUint256) > 0 {
+		return nil, fmt.Errorf("%w: salt exceeds uint256", ErrInvalid)
+	}
+	return n, nil
+}
+
+// AllowanceInt is the permission's allowance in base units. Errors: ErrInvalid.
+func (p Permission) AllowanceInt() (*big.Int, error) {
+	n, err := ParseUnits(p.Allowance)
+	if err != nil {
+		return nil, fmt.Errorf("allowance: %w", err)
+	}
+	if n.Sign() == 0 || n.Cmp(maxUint160) > 0 {
+		return nil, fmt.Errorf("%w: allowance must be between 1 and 2^160-1", ErrInvalid)
+	}
+	return n, nil
+}
+
+// Contains reports whether now lies in the permission's [start, end): the chain refuses a spend
+// outside it. Unix() rounds down, which keeps both bounds exact for sub-second times.
+func (p Permission) Contains(now time.Time) bool {
+	u := now.Unix()
+	return u >= p.Start && u < p.End
+}
+
+// CheckParties checks that the permission lets spender (the operator account) spend token (USDC),
+// comparing addresses case-insensitively. An empty expectation never matches: without an
+// operator or a USDC address nothing could be charged. Errors: ErrWrongSpender, ErrWrongToken.
+func (p Permission) CheckParties(spender, token string) error {
+	if spender == "" || !SameAddress(p.Spender, spender) {
+		return fmt.Errorf("%w: got %s", ErrWrongSpender, p.Spender)
+	}
+	if token == "" || !SameAddress(p.Token, token) {
+		return fmt.Errorf("%w: got %s", ErrWrongToken, p.Token)
+	}
+	return nil
+}
+
+// normalized checks the shape the contract enforces (non-zero allowance and period, start before
+// end, field widths) and returns the permission with lower-case addresses and hex, which encode
+// the same bytes. Errors: ErrInvalid.
+func (p Permission) normalized() (Permission, error) {
+	for _, f := range []struct{ name, v string }{{"account", p.Account}, {"spender", p.Spender}, {"token", p.Token}} {
+		if !addressRE.MatchString(f.v) {
+			return p, fmt.Errorf("%w: permissionData.%s must be a 0x-prefixed 40-hex-character address", ErrInvalid, f.name)
+		}
+	}
+	if _, err := p.AllowanceInt(); err != nil {
+		return p, err
+	}
+	if p.Period <= 0 || p.Period > maxUint48 {
+		return p, fmt.Errorf("%w: permissionData.period must be between 1 and 2^48-1 seconds", ErrInvalid)
+	}
+	if p.Start < 0 || p.End > maxUint48 || p.Start >= p.End {
+		return p, fmt.Errorf("%w: permissionData.start must be before end, both uint48 Unix seconds", ErrInvalid)
+	}
+	if _, err := p.SaltInt(); err != nil {
+		return p, err
+	}
+	if p.ExtraData == "" {
+		p.ExtraData = "0x"
+	}
+	if !bytesRE.MatchString(p.ExtraData) {
+		return p, fmt.Errorf("%w: permissionData.extraData must be 0x-prefixed hex bytes", ErrInvalid)
+	}
+	p.Account, p.Spender, p.Token = strings.ToLower(p.Account), strings.ToLower(p.Spender), strings.ToLower(p.Token)
+	p.Salt, p.ExtraData = strings.ToLower(p.Salt), strings.ToLower(p.ExtraData)
+	return p, nil
+}
