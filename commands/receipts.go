@@ -25,23 +25,31 @@ func LoadReceipt(ctx context.Context, store Store, id string) (Loaded[receipt.St
 	return Load(ctx, store, ReceiptStream(id), receiptAggregate, receipt.State{})
 }
 
-// GenerateReceipt appends the generation of receipt g.ReceiptID. A receipt is generated once, so
-// the append expects no stream at all and skips loading one. Errors: receipt.ErrExists,
+// GenerateReceipt appends the generation of receipt g.ReceiptID. Errors: receipt.ErrExists,
 // receipt.ErrTotal, wrapped store errors.
 func GenerateReceipt(ctx context.Context, store Store, now time.Time, meta eventstore.Metadata, g receipt.Generated) (receipt.State, eventstore.AppendResult, error) {
 	ev, state, err := GenerationEvent(g, now, meta)
 	if err != nil {
 		return receipt.State{}, eventstore.AppendResult{}, err
 	}
-	ctx = eventstore.WithDecoded(ctx, ev.ID, state.Receipt) // state.Receipt is the decided event
-	res, err := store.Append(ctx, ReceiptStream(g.ReceiptID), eventstore.NoStream(), ev)
-	if errors.Is(err, eventstore.ErrWrongExpectedVersion) {
-		return receipt.State{}, res, receipt.ErrExists
-	}
+	res, err := AppendGeneration(ctx, store, ev, state)
 	if err != nil {
 		return receipt.State{}, res, err
 	}
 	return state, res, nil
+}
+
+// AppendGeneration appends ev, the generation decided by GenerationEvent with state. A receipt is
+// generated once, so the append expects no stream at all and skips loading one; appending the
+// same event again reports the first append's result. Errors: receipt.ErrExists, wrapped store
+// errors.
+func AppendGeneration(ctx context.Context, store Store, ev eventstore.EventData, state receipt.State) (eventstore.AppendResult, error) {
+	ctx = eventstore.WithDecoded(ctx, ev.ID, state.Receipt) // state.Receipt is the decided event
+	res, err := store.Append(ctx, ReceiptStream(state.Receipt.ReceiptID), eventstore.NoStream(), ev)
+	if errors.Is(err, eventstore.ErrWrongExpectedVersion) {
+		return res, receipt.ErrExists
+	}
+	return res, err
 }
 
 // GenerationEvent decides a receipt's generation and encodes its event without appending it

@@ -90,6 +90,20 @@ func (c *scrapeCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
+// ObserveJournal exports the degraded-mode journal's replay figures, read from figures at scrape
+// time: entries waiting in the journal, entries backing off after a failed replay, and failed
+// replays ever.
+func (m *Metrics) ObserveJournal(figures func() (pending, failing int64, failures uint64)) {
+	m.Registry.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "payledger_journal_entries", Help: "Orders accepted in degraded mode and not yet stored in the event store."},
+			func() float64 { p, _, _ := figures(); return float64(p) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "payledger_journal_failing_entries", Help: "Journal entries whose replay failed while the datastore answered; retried with backoff."},
+			func() float64 { _, f, _ := figures(); return float64(f) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "payledger_journal_replay_failures_total", Help: "Failed replays of a journal entry while the datastore answered."},
+			func() float64 { _, _, n := figures(); return float64(n) }),
+	)
+}
+
 // observe records a finished request.
 func (m *Metrics) observe(route, method string, status int, took time.Duration) {
 	if route == "" {

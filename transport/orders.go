@@ -464,6 +464,15 @@ func (s *Server) storeReceipt(c echo.Context, rawBody []byte, g receipt.Generate
 		replay = id != g.ReceiptID
 		g.ReceiptID = id
 	}
+	// The event is decided once: if the append's answer is lost (the datastore went away during
+	// the commit), the journal keeps this very event, and its replay finds it stored or stores it.
+	ev, state, err := commands.GenerationEvent(g, s.now(), s.metadata(c, p.Wallet))
+	if errors.Is(err, receipt.ErrTotal) {
+		return InvalidInput(err.Error())
+	}
+	if err != nil {
+		return err
+	}
 	secret := s.signingKey(c, p)
 	if secret != "" {
 		// The key commits with the receipt's first event where the event store can (same
@@ -475,14 +484,14 @@ func (s *Server) storeReceipt(c echo.Context, rawBody []byte, g receipt.Generate
 			}
 			ctx = eventstore.WithCompanion(ctx, comp)
 		} else if err := s.webhookKeys.Save(ctx, g.ReceiptID, secret); unavailable(err) && g.RequestHash == "" {
-			return s.journalReceipt(c, g, secret)
+			return s.journalReceipt(c, ev, state, secret)
 		} else if err != nil {
 			return err
 		}
 	}
-	state, res, err := commands.GenerateReceipt(ctx, s.events, s.now(), s.metadata(c, p.Wallet), g)
+	res, err := commands.AppendGeneration(ctx, s.events, ev, state)
 	if unavailable(err) && g.RequestHash == "" {
-		return s.journalReceipt(c, g, secret)
+		return s.journalReceipt(c, ev, state, secret)
 	}
 	if errors.Is(err, receipt.ErrExists) {
 		if !replay && g.RequestHash == "" {
@@ -497,9 +506,6 @@ func (s *Server) storeReceipt(c echo.Context, rawBody []byte, g receipt.Generate
 			return NewError(http.StatusConflict, "conflict", "A receipt with this id already exists")
 		}
 		return c.JSON(status, map[string]any{"ok": true, "receipt": viewReceipt(loaded.State)})
-	}
-	if errors.Is(err, receipt.ErrTotal) {
-		return InvalidInput(err.Error())
 	}
 	if err != nil {
 		return err
@@ -518,31 +524,27 @@ func (s *Server) signingKey(c echo.Context, p Principal) string {
 	return presentedKey(c.Request())
 }
 
-// journalReceipt accepts a receipt while the datastore is down: its generation event (and sealed
-// webhook key) is written durably to the local journal, replayed into the event store with the
-// same ids when the datastore is back, and the spec's degraded body is answered. Without a
+// journalReceipt accepts a receipt while the datastore is down: its generation event ev (and
+// sealed webhook key) is written durably to the local journal, replayed into the event store with
+// the same ids when the datastore is back, and the spec's degraded body is answered. Without a
 // journal, or if the journal cannot be written, the answer is 503.
-func (s *Server) journalReceipt(c echo.Context, g receipt.Generated, secret string) error {
+func (s *Server) journalReceipt(c echo.Context, ev eventstore.EventData, state receipt.State, secret string) error {
 	if s.journal == nil {
 		return errUnavailable
 	}
-	p, _ := PrincipalFrom(c)
-	ev, state, err := commands.GenerationEvent(g, s.now(), s.metadata(c, p.Wallet))
-	if err != nil {
-		return err
-	}
-	entry := journal.Entry{Stream: commands.ReceiptStream(g.ReceiptID), Events: []eventstore.EventData{ev}, At: s.now().UnixMilli()}
+	id := state.Receipt.ReceiptID
+	entry := journal.Entry{Stream: commands.ReceiptStream(id), Events: []eventstore.EventData{ev}, At: s.now().UnixMilli()}
 	if secret != "" {
-		nonce, sealed, err := s.webhookKeys.Seal(g.ReceiptID, secret)
+		nonce, sealed, err := s.webhookKeys.Seal(id, secret)
 		if err != nil {
 			return err
 		}
-		entry.Side = map[string]json.RawMessage{"webhookKey": marshalSide(sealedKey{ReceiptID: g.ReceiptID, Nonce: nonce, Sealed: sealed})}
+		entry = entry.WithSealedKey(journal.SealedKey{ReceiptID: id, Nonce: nonce, Sealed: sealed})
 	}
 	if err := s.journal.Append(entry); err != nil {
 		zerolog.Ctx(c.Request().Context()).Error().Err(err).Msg("degraded mode: journal write failed")
 		return errUnavailable
 	}
-	zerolog.Ctx(c.Request().Context()).Warn().Str("receipt_id", g.ReceiptID).Msg("degraded mode: receipt journaled")
+	zerolog.Ctx(c.Request().Context()).Warn().Str("receipt_id", id).Msg("degraded mode: receipt journaled")
 	return c.JSON(http.StatusOK, map[string]any{"ok": true, "degraded": true, "reason": "datastore_unavailable", "receipt": viewReceipt(state)})
 }

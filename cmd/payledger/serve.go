@@ -192,7 +192,11 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	if err != nil {
 		return err
 	}
-	replayer := transport.JournalReplayer{Journal: jrnl, Store: store, Keys: webhookKeys, Log: log, Every: 2 * time.Second}
+	replayer := journal.NewReplayer(jrnl, store, webhookKeys, readmodels.Unavailable, log)
+	metrics.ObserveJournal(func() (pending, failing int64, failures uint64) {
+		st := replayer.Stats()
+		return st.Pending, st.Failing, st.Failures
+	})
 	if _, err := replayer.DrainOnce(ctx); err != nil { // orders accepted before a crash go in first
 		log.Warn().Err(err).Msg("journal replay at start; will retry in the background")
 	}
@@ -239,7 +243,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	var workers sync.WaitGroup
 	defer func() { stopWork(); workers.Wait() }()
 	reconciler := transport.Reconciler{Server: api, Interval: 30 * time.Second, MinAge: 2 * time.Minute, Log: log}
-	for _, w := range []worker{receiptsRunner, reconciler, dispatcher, usage, replayer, workerFunc(caches.Run)} {
+	for _, w := range []worker{receiptsRunner, reconciler, dispatcher, usage, workerFunc(func(ctx context.Context) error { return replayer.Run(ctx, 2*time.Second) }), workerFunc(caches.Run)} {
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
 				log.Error().Err(err).Msg("background worker stopped")

@@ -1,7 +1,8 @@
 // Package journal is a durable local file of appends accepted while the event store could not
 // be reached. Each entry is one JSON line, written and fsynced before the request is answered;
-// Drain replays entries into the store (idempotent: events keep their ids) and empties the file
-// once every entry is stored.
+// Drain replays entries into the store (idempotent: events keep their ids) and removes from the
+// file exactly the entries that were stored whole, so one entry that cannot be stored never
+// holds back the others and nothing acknowledged is dropped.
 package journal
 
 import (
@@ -17,6 +18,9 @@ import (
 	"github.com/payledger/payledger/eventstore"
 )
 
+// SideWebhookKey is the side-data kind of a sealed webhook signing key (SealedKey).
+const SideWebhookKey = "webhookKey"
+
 // Entry is one journaled append, with side data its replay needs first (e.g. a sealed webhook
 // key), keyed by kind.
 type Entry struct {
@@ -26,13 +30,31 @@ type Entry struct {
 	At     int64                      `json:"at"`
 }
 
-// Journal is the file. Safe for concurrent use.
-type Journal struct {
-	mu   sync.Mutex
-	path string
+// SealedKey is side data: a receipt's webhook signing key, sealed with SECRETS_KEY, so the
+// journal never holds a secret in clear.
+type SealedKey struct {
+	ReceiptID string `json:"receiptId"`
+	Nonce     []byte `json:"nonce"`
+	Sealed    []byte `json:"sealed"`
 }
 
-// Open makes sure the journal's folder exists and returns the journal at path.
+// WithSealedKey returns e carrying k as its webhook-key side data.
+func (e Entry) WithSealedKey(k SealedKey) Entry {
+	b, _ := json.Marshal(k) // byte slices and a string: cannot fail
+	e.Side = map[string]json.RawMessage{SideWebhookKey: b}
+	return e
+}
+
+// Journal is the file. Safe for concurrent use.
+type Journal struct {
+	mu    sync.Mutex // the file: appends and the rewrite after a drain
+	drain sync.Mutex // one drain at a time
+	path  string
+}
+
+// Open makes sure the journal's folder exists and returns the journal at path. A torn last line
+// (a crash during a write, never acknowledged) is cut off, so the next append starts a line of
+// its own instead of being glued to the torn one.
 func Open(path string) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("journal folder: %w", err)
@@ -42,6 +64,15 @@ func Open(path string) (*Journal, error) {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
 	_ = f.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read journal: %w", err)
+	}
+	if end := bytes.LastIndexByte(b, '\n') + 1; end < len(b) {
+		if err := os.Truncate(path, int64(end)); err != nil {
+			return nil, fmt.Errorf("cut the journal's torn tail: %w", err)
+		}
+	}
 	return &Journal{path: path}, nil
 }
 
@@ -67,20 +98,33 @@ func (j *Journal) Append(e Entry) error {
 	return nil
 }
 
-// Pending returns the journaled entries. A torn last line (a crash during the write, never
-// acknowledged) is ignored.
+// Pending returns the journaled entries.
 func (j *Journal) Pending() ([]Entry, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.read()
+	lines, _, err := j.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, len(lines))
+	for i, l := range lines {
+		out[i] = l.entry
+	}
+	return out, nil
 }
 
-func (j *Journal) read() ([]Entry, error) {
+type line struct {
+	entry Entry
+	raw   []byte // with its newline
+}
+
+// snapshot reads the whole entries of the file and the file's size at that moment.
+func (j *Journal) snapshot() ([]line, int, error) {
+	j.mu.Lock()
 	b, err := os.ReadFile(j.path)
+	j.mu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("read journal: %w", err)
+		return nil, 0, fmt.Errorf("read journal: %w", err)
 	}
-	var out []Entry
+	var out []line
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -88,28 +132,84 @@ func (j *Journal) read() ([]Entry, error) {
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			continue // the torn tail of an unacknowledged write
 		}
-		out = append(out, e)
+		out = append(out, line{entry: e, raw: append(bytes.Clone(sc.Bytes()), '\n')})
 	}
-	return out, sc.Err()
+	return out, len(b), sc.Err()
 }
 
-// Drain applies every entry in order with apply (which must be idempotent) and empties the
-// journal when all succeeded. It holds the journal for the whole drain, so no entry appended
-// meanwhile can be lost by the truncation. It returns how many entries were applied.
+// Drain applies every entry in order with apply (which must be idempotent), going on past an
+// entry whose apply fails, then removes from the file the entries that were applied. Failed
+// entries stay for the next drain, and entries appended meanwhile are kept: appends are not held
+// up while the entries are replayed. It returns how many entries were applied and, when some
+// failed, an error naming how many and the first failure.
 func (j *Journal) Drain(ctx context.Context, apply func(context.Context, Entry) error) (int, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	entries, err := j.read()
-	if err != nil || len(entries) == 0 {
+	j.drain.Lock()
+	defer j.drain.Unlock()
+	lines, size, err := j.snapshot()
+	if err != nil || len(lines) == 0 {
 		return 0, err
 	}
-	for i, e := range entries {
-		if err := apply(ctx, e); err != nil {
-			return i, fmt.Errorf("replay journal entry %d of %d: %w", i+1, len(entries), err)
+	var kept [][]byte
+	var firstErr error
+	applied := 0
+	for i, l := range lines {
+		if err := apply(ctx, l.entry); err != nil {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("replay journal entry %d of %d: %w", i+1, len(lines), err)
+			}
+			kept = append(kept, l.raw)
+			continue
+		}
+		applied++
+	}
+	if applied > 0 {
+		if err := j.keepOnly(kept, size); err != nil {
+			return applied, err
 		}
 	}
-	if err := os.Truncate(j.path, 0); err != nil {
-		return len(entries), fmt.Errorf("empty journal: %w", err)
+	if firstErr != nil {
+		return applied, fmt.Errorf("%d of %d journal entries not stored yet: %w", len(kept), len(lines), firstErr)
 	}
-	return len(entries), nil
+	return applied, nil
+}
+
+// keepOnly rewrites the journal as kept followed by whatever was appended after the first size
+// bytes were read. The new file is synced and renamed into place, so a crash leaves either the
+// old journal or the new one, never a mix.
+func (j *Journal) keepOnly(kept [][]byte, size int) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	b, err := os.ReadFile(j.path)
+	if err != nil {
+		return fmt.Errorf("read journal: %w", err)
+	}
+	tmp := j.path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("rewrite journal: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	for _, k := range kept {
+		_, _ = w.Write(k)
+	}
+	_, _ = w.Write(b[size:])
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("rewrite journal: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("rewrite journal fsync: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("rewrite journal: %w", err)
+	}
+	if err := os.Rename(tmp, j.path); err != nil {
+		return fmt.Errorf("replace journal: %w", err)
+	}
+	if d, err := os.Open(filepath.Dir(j.path)); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
 }

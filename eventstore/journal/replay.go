@@ -1,0 +1,193 @@
+package journal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/eventstore"
+)
+
+// Appender is the part of the event store a replay writes to.
+type Appender interface {
+	Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.AppendResult, error)
+}
+
+// SealedKeyStore stores webhook keys sealed in degraded mode. Saving a key that is already stored
+// must succeed and keep the stored one.
+type SealedKeyStore interface {
+	SaveSealed(ctx context.Context, receiptID string, nonce, sealed []byte) error
+}
+
+// Backoff of an entry that fails while the store answers: doubling from the first delay up to
+// the last.
+const (
+	firstRetry = 2 * time.Second
+	lastRetry  = 5 * time.Minute
+	entryLimit = 10 * time.Second // one entry's replay; a store that hangs counts as down
+)
+
+// errBackingOff keeps an entry whose next retry is not due yet.
+var errBackingOff = errors.New("backing off")
+
+// Replayer puts journaled entries into the event store once it answers: the sealed webhook key
+// first, then the events under their original ids. Both steps are idempotent, so an entry whose
+// events were stored by an earlier, partly failed replay (or by the very append whose answer
+// was lost and sent the order to the journal) is completed and counts as done.
+//
+// An entry that fails while the store answers is kept, logged, counted and retried with backoff,
+// and the entries behind it go on; a failure that Transient reports (the store is down) ends the
+// pass and keeps the rest for the next one.
+type Replayer struct {
+	journal   *Journal
+	store     Appender
+	keys      SealedKeyStore
+	transient func(error) bool
+	log       zerolog.Logger
+	now       func() time.Time
+
+	mu       sync.Mutex
+	retries  map[uuid.UUID]retry // by the entry's first event id
+	failures atomic.Uint64
+	pending  atomic.Int64
+}
+
+type retry struct {
+	failures int
+	next     time.Time
+}
+
+// NewReplayer returns a replayer of j into store; transient tells store-down errors (nil: none
+// is). It panics on a nil journal, store or key store: a wiring mistake.
+func NewReplayer(j *Journal, store Appender, keys SealedKeyStore, transient func(error) bool, log zerolog.Logger) *Replayer {
+	if j == nil || store == nil || keys == nil {
+		panic("journal.NewReplayer: nil dependency")
+	}
+	if transient == nil {
+		transient = func(error) bool { return false }
+	}
+	return &Replayer{journal: j, store: store, keys: keys, transient: transient, log: log, now: time.Now, retries: map[uuid.UUID]retry{}}
+}
+
+// Stats are the replay's figures for /metrics.
+type Stats struct {
+	Pending  int64  // entries in the journal after the last pass
+	Failing  int64  // entries backing off after a failure
+	Failures uint64 // failed replays of an entry, ever
+}
+
+// Stats reports the replay's figures.
+func (r *Replayer) Stats() Stats {
+	r.mu.Lock()
+	failing := int64(len(r.retries))
+	r.mu.Unlock()
+	return Stats{Pending: r.pending.Load(), Failing: failing, Failures: r.failures.Load()}
+}
+
+// DrainOnce replays every entry that is due; it reports how many went in.
+func (r *Replayer) DrainOnce(ctx context.Context) (int, error) {
+	down := false
+	n, err := r.journal.Drain(ctx, func(ctx context.Context, e Entry) error {
+		if down {
+			return errBackingOff
+		}
+		err := r.apply(ctx, e)
+		down = err != nil && r.transient(err)
+		return err
+	})
+	if n > 0 {
+		r.log.Info().Int("entries", n).Msg("journal replayed into the event store")
+	}
+	if left, perr := r.journal.Pending(); perr == nil {
+		r.pending.Store(int64(len(left)))
+	}
+	return n, err
+}
+
+// Run replays the journal every interval until ctx ends.
+func (r *Replayer) Run(ctx context.Context, interval time.Duration) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			if _, err := r.DrainOnce(ctx); err != nil && ctx.Err() == nil {
+				r.log.Warn().Err(err).Msg("journal replay: will retry")
+			}
+		}
+	}
+}
+
+// apply replays one entry unless it is backing off.
+func (r *Replayer) apply(ctx context.Context, e Entry) error {
+	if len(e.Events) == 0 {
+		return nil
+	}
+	id := e.Events[0].ID
+	r.mu.Lock()
+	rt, failed := r.retries[id]
+	r.mu.Unlock()
+	if failed && r.now().Before(rt.next) {
+		return errBackingOff
+	}
+	ctx, cancel := context.WithTimeout(ctx, entryLimit)
+	defer cancel()
+	err := r.store1(ctx, e)
+	switch {
+	case err == nil:
+		if failed {
+			r.mu.Lock()
+			delete(r.retries, id)
+			r.mu.Unlock()
+			r.log.Info().Str("stream", e.Stream).Int("failures", rt.failures).Msg("journal entry stored after failing")
+		}
+	case r.transient(err):
+	default:
+		r.failed(e, id, err)
+	}
+	return err
+}
+
+// store1 stores one entry's side data and events; each step is a no-op when already done.
+func (r *Replayer) store1(ctx context.Context, e Entry) error {
+	if raw, ok := e.Side[SideWebhookKey]; ok {
+		var k SealedKey
+		if err := json.Unmarshal(raw, &k); err != nil {
+			return fmt.Errorf("journal side data of %s: %w", e.Stream, err)
+		}
+		if err := r.keys.SaveSealed(ctx, k.ReceiptID, k.Nonce, k.Sealed); err != nil {
+			return err
+		}
+	}
+	// The same event ids already stored make this append a no-op that reports success.
+	if _, err := r.store.Append(ctx, e.Stream, eventstore.NoStream(), e.Events...); err != nil {
+		return fmt.Errorf("append %s: %w", e.Stream, err)
+	}
+	return nil
+}
+
+// failed schedules an entry's next try and reports the failure.
+func (r *Replayer) failed(e Entry, id uuid.UUID, err error) {
+	r.failures.Add(1)
+	r.mu.Lock()
+	rt := r.retries[id]
+	rt.failures++
+	delay := firstRetry << min(rt.failures-1, 20)
+	if delay > lastRetry || delay <= 0 {
+		delay = lastRetry
+	}
+	rt.next = r.now().Add(delay)
+	r.retries[id] = rt
+	r.mu.Unlock()
+	r.log.Error().Err(err).Str("stream", e.Stream).Int("failures", rt.failures).Dur("retry_in", delay).
+		Msg("journal entry could not be stored; the entries behind it go on")
+}
