@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -57,15 +59,29 @@ func Load[S any](ctx context.Context, store Store, stream string, agg Aggregate[
 // Decision is what a decide step returns: the events to append (none is fine).
 type Decision = []eventstore.EventData
 
-// maxAttempts bounds the retries after version conflicts.
-const maxAttempts = 8
+// A version conflict is retried from a fresh load until it goes through: under contention (20
+// refunds of one receipt at once) every writer gets its turn. The pause between tries grows
+// with jitter so the writers spread out; only a stream that stays contended for conflictBudget
+// gives up, with ErrContended.
+const (
+	conflictBudget = 10 * time.Second
+	firstPause     = time.Millisecond
+	longestPause   = 50 * time.Millisecond
+)
+
+// ErrContended is returned when a stream's version kept moving under a command for longer than
+// the conflict budget; the command changed nothing and may be sent again.
+var ErrContended = errors.New("the aggregate is being changed by other requests; retry")
 
 // Execute loads stream, calls decide with the state and appends its events with the loaded
-// version as expectation, retrying on a version conflict. It returns the state decide saw last,
-// and the append result (zero when decide returned no events).
+// version as expectation, retrying from a fresh load and a fresh decision on a version conflict.
+// It returns the state decide saw last, and the append result (zero when decide returned no
+// events). Errors: decide's, ErrContended, wrapped store errors.
 func Execute[S any](ctx context.Context, store Store, stream string, agg Aggregate[S], initial S,
 	decide func(Loaded[S]) (Decision, error)) (Loaded[S], eventstore.AppendResult, error) {
-	for attempt := 1; ; attempt++ {
+	deadline := time.Now().Add(conflictBudget)
+	pause := firstPause
+	for {
 		loaded, err := Load(ctx, store, stream, agg, initial)
 		if err != nil {
 			return loaded, eventstore.AppendResult{}, err
@@ -75,10 +91,27 @@ func Execute[S any](ctx context.Context, store Store, stream string, agg Aggrega
 			return loaded, eventstore.AppendResult{Version: loaded.Version}, err
 		}
 		res, err := store.Append(ctx, stream, eventstore.Exact(loaded.Version), events...)
-		if errors.Is(err, eventstore.ErrWrongExpectedVersion) && attempt < maxAttempts {
-			continue
+		if !errors.Is(err, eventstore.ErrWrongExpectedVersion) {
+			return loaded, res, err
 		}
-		return loaded, res, err
+		if time.Now().After(deadline) {
+			return loaded, res, fmt.Errorf("%s: %w (%v)", stream, ErrContended, err)
+		}
+		if err := sleep(ctx, pause/2+rand.N(pause)); err != nil {
+			return loaded, res, err
+		}
+		pause = min(2*pause, longestPause)
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 

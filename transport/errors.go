@@ -7,6 +7,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/commands"
 )
 
 // Error is an API error: it is written as the spec's envelope {"error": Code, "message":
@@ -52,6 +54,9 @@ func toAPIError(err error) (*Error, bool) {
 	}
 	if unavailable(err) {
 		return errUnavailable, false
+	}
+	if errors.Is(err, commands.ErrContended) {
+		return NewError(http.StatusConflict, "conflict", "The receipt is being changed by other requests; nothing was changed, retry"), false
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
