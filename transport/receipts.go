@@ -366,7 +366,7 @@ func (s *Server) receiptStatus(c echo.Context) error {
 		return cachedStatus{merchant: row.State.Receipt.Merchant, body: body}, view["webhookDelivery"] != "pending", nil
 	})
 	if errors.Is(err, readmodels.ErrNotFound) {
-		return errReceiptNotFound
+		st, err = s.statusFromEvents(c.Request().Context(), id)
 	}
 	if err != nil {
 		return err
@@ -375,6 +375,29 @@ func (s *Server) receiptStatus(c echo.Context) error {
 		return errReceiptNotFound
 	}
 	return c.JSONBlob(http.StatusOK, st.body)
+}
+
+// statusFromEvents answers a status read for a receipt the read model does not show: one the
+// projector has not applied yet, or whose row a crash of PostgreSQL took back with the
+// projector's asynchronous commit while its event is stored. The event log is the truth, so the
+// status is folded from it (not cached); only a receipt without events is not found.
+func (s *Server) statusFromEvents(ctx context.Context, id string) (cachedStatus, error) {
+	loaded, err := commands.LoadReceipt(ctx, s.events, id)
+	if err != nil {
+		return cachedStatus{}, err
+	}
+	if !loaded.State.Exists {
+		return cachedStatus{}, errReceiptNotFound
+	}
+	outbox := ""
+	if loaded.State.Receipt.WebhookURL != "" {
+		outbox = readmodels.NotePending // owed, as far as the log tells
+	}
+	body, err := json.Marshal(statusView(loaded.State, outbox))
+	if err != nil {
+		return cachedStatus{}, fmt.Errorf("encode status: %w", err)
+	}
+	return cachedStatus{merchant: loaded.State.Receipt.Merchant, body: body}, nil
 }
 
 // EventView is one event of a receipt's audit history.
