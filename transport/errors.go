@@ -9,6 +9,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/readmodels"
 )
 
 // Error is an API error: it is written as the spec's envelope {"error": Code, "message":
@@ -46,41 +48,84 @@ func (e *Error) body() map[string]any {
 }
 
 // toAPIError maps any error a handler or middleware returned onto the envelope. It is the one
-// place where framework errors become API codes.
+// place where command refusals, domain and read-model errors and framework errors become the
+// spec's codes and statuses; everything else is an internal error (true).
 func toAPIError(err error) (*Error, bool) {
 	var apiErr *Error
 	if errors.As(err, &apiErr) {
 		return apiErr, false
 	}
+	var refusal *commands.Refusal
+	if errors.As(err, &refusal) {
+		return NewError(kindStatus[refusal.Kind], refusal.Code, refusal.Message), false
+	}
 	if unavailable(err) {
 		return errUnavailable, false
 	}
-	if errors.Is(err, commands.ErrContended) {
-		return NewError(http.StatusConflict, "conflict", "The receipt is being changed by other requests; nothing was changed, retry"), false
+	for _, m := range domainErrors {
+		if errors.Is(err, m.err) {
+			msg := m.message
+			if msg == "" {
+				msg = err.Error()
+			}
+			return NewError(m.status, m.code, msg), false
+		}
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
-		msg := http.StatusText(he.Code)
-		if m, ok := he.Message.(string); ok && m != "" {
-			msg = m
-		}
-		switch he.Code {
-		case http.StatusNotFound:
-			return NewError(he.Code, "not_found", "Route not found"), false
-		case http.StatusMethodNotAllowed:
-			return NewError(he.Code, "method_not_allowed", "Method not allowed on this route"), false
-		case http.StatusRequestEntityTooLarge:
-			return NewError(he.Code, "payload_too_large", "Request body is larger than 1 MiB"), false
-		case http.StatusBadRequest:
-			return InvalidInput("Invalid request parameters: " + msg), false
-		case http.StatusUnsupportedMediaType:
-			return NewError(he.Code, "invalid_input", "Request body must be application/json"), false
-		}
-		if he.Code < 500 {
-			return NewError(he.Code, "invalid_input", msg), false
-		}
+		return httpError(he), he.Code >= 500
 	}
 	return NewError(http.StatusInternalServerError, "failed", "Internal server error"), true
+}
+
+// kindStatus is the HTTP status of each kind of command refusal.
+var kindStatus = map[commands.Kind]int{
+	commands.KindInvalid: http.StatusBadRequest, commands.KindNotFound: http.StatusNotFound,
+	commands.KindForbidden: http.StatusForbidden, commands.KindConflict: http.StatusConflict,
+	commands.KindUnavailable: http.StatusServiceUnavailable, commands.KindUpstream: http.StatusBadGateway,
+}
+
+// domainErrors are the domain and read-model sentinels with their API code; an empty message
+// passes the error's own text (it names the rule that was broken).
+var domainErrors = []struct {
+	err     error
+	status  int
+	code    string
+	message string
+}{
+	{commands.ErrContended, http.StatusConflict, "conflict", "The receipt is being changed by other requests; nothing was changed, retry"},
+	{receipt.ErrNotFound, http.StatusNotFound, "not_found", "Receipt not found"},
+	{receipt.ErrExists, http.StatusConflict, "conflict", "A receipt with this id already exists"},
+	{receipt.ErrState, http.StatusBadRequest, "invalid_input", ""},
+	{receipt.ErrAmount, http.StatusBadRequest, "invalid_input", ""},
+	{receipt.ErrTotal, http.StatusBadRequest, "invalid_input", ""},
+	{readmodels.ErrBadCursor, http.StatusBadRequest, "invalid_input", "cursor is not valid"},
+	{readmodels.ErrSlugTaken, http.StatusConflict, "conflict", "This slug is taken"},
+	{readmodels.ErrNotFound, http.StatusNotFound, "not_found", "Not found"},
+}
+
+// httpError maps echo's own errors (routing, body limit, binding).
+func httpError(he *echo.HTTPError) *Error {
+	msg := http.StatusText(he.Code)
+	if m, ok := he.Message.(string); ok && m != "" {
+		msg = m
+	}
+	switch he.Code {
+	case http.StatusNotFound:
+		return NewError(he.Code, "not_found", "Route not found")
+	case http.StatusMethodNotAllowed:
+		return NewError(he.Code, "method_not_allowed", "Method not allowed on this route")
+	case http.StatusRequestEntityTooLarge:
+		return NewError(he.Code, "payload_too_large", "Request body is larger than 1 MiB")
+	case http.StatusBadRequest:
+		return InvalidInput("Invalid request parameters: " + msg)
+	case http.StatusUnsupportedMediaType:
+		return NewError(he.Code, "invalid_input", "Request body must be application/json")
+	}
+	if he.Code < 500 {
+		return NewError(he.Code, "invalid_input", msg)
+	}
+	return NewError(http.StatusInternalServerError, "failed", "Internal server error")
 }
 
 func errorHandler(err error, c echo.Context) {
