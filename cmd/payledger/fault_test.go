@@ -1,0 +1,437 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/split"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/migrations/pgtest"
+	"github.com/payledger/payledger/readmodels"
+)
+
+// faultLoad is what the order clients and the status sampler saw, shared between them.
+type faultLoad struct {
+	mu       sync.Mutex
+	acked    []string        // every acknowledged receipt id, in answer order
+	degraded map[string]bool // acknowledged id -> answered with the degraded body
+	orders   map[string]int  // order answers by kind ("200", "200 degraded", "503 datastore_unavailable", ...)
+	samples  map[string]int  // status reads during the load by code
+	bad      []string        // answers the service must never give
+	notFound []string        // status reads of acknowledged receipts answered 404
+}
+
+func (l *faultLoad) ack(id string, degraded bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, dup := l.degraded[id]; dup {
+		l.bad = append(l.bad, "receipt id "+id+" acknowledged twice")
+		return
+	}
+	l.acked = append(l.acked, id)
+	l.degraded[id] = degraded
+}
+
+func (l *faultLoad) count(m map[string]int, kind string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m[kind]++
+}
+
+func (l *faultLoad) fail(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.bad) < 20 {
+		l.bad = append(l.bad, fmt.Sprintf(format, args...))
+	}
+}
+
+// pick returns an acknowledged id, a degraded one half of the time when there is any (they are
+// the ones a replay must bring in).
+func (l *faultLoad) pick() (string, bool, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.acked) == 0 {
+		return "", false, false
+	}
+	if rand.IntN(2) == 0 {
+		for range 20 {
+			if id := l.acked[rand.IntN(len(l.acked))]; l.degraded[id] {
+				return id, true, true
+			}
+		}
+	}
+	id := l.acked[rand.IntN(len(l.acked))]
+	return id, l.degraded[id], true
+}
+
+// TestAcknowledgedOrdersSurvivePostgresRestarts is the fault test of issue 14: the real service
+// runs against a private PostgreSQL cluster that is crashed and restarted (pg_ctl restart -m
+// immediate) three times, 2 s apart, under order load from 8 clients. Every acknowledged order,
+// plain or degraded, must end up readable through GET /api/receipts/status and in the ledger
+// once; an order is answered 200 {ok} or 503 datastore_unavailable, nothing else (no other 5xx,
+// no 4xx, no hang); and a status read of an acknowledged receipt during the restarts may be 200
+// or 503, never 404.
+func TestAcknowledgedOrdersSurvivePostgresRestarts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a private PostgreSQL cluster and the service binary, and crashes the cluster under load")
+	}
+	began := time.Now()
+	cluster := startPrivateCluster(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "payledger")
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = "/usr/local/go/bin/go"
+	}
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v %s", err, out)
+	}
+	dbURL := cluster.URL("payledger")
+	ctx := context.Background()
+
+	// The merchant: a key made by `payledger keys create` (which also creates and migrates the
+	// database), the split (orders need one), an item.
+	wallet := "0x" + strings.Repeat("cd", 20)
+	vars := map[string]string{"DATABASE_URL": dbURL, "EMBEDDED_POSTGRES": "off"}
+	var keyOut, keyErr bytes.Buffer
+	if code := run(ctx, []string{"keys", "create", "--wallet", wallet, "--scopes", "orders:create,receipts:read", "--name", "fault"}, env(vars), &keyOut, &keyErr); code != 0 {
+		t.Fatalf("keys create: exit %d: %s %s", code, keyOut.String(), keyErr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(keyOut.String()), "\n")
+	key := lines[len(lines)-1]
+	setup := pgtest.PoolFor(t, dbURL)
+	if _, err := commands.ConfigureSplit(ctx, postgres.New(setup), time.Now(), eventstore.Metadata{}, split.Configure{
+		Merchant: wallet, Address: "0x" + strings.Repeat("c", 40), Platform: "0x" + strings.Repeat("b", 40)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := readmodels.NewInventory(setup).Upsert(ctx, readmodels.Item{Wallet: wallet, SKU: "latte", Name: "Latte", PriceCents: 450, Currency: "USD", StockQty: -1}); err != nil {
+		t.Fatal(err)
+	}
+	setup.Close()
+
+	// The service, as its own process.
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	logPath := filepath.Join(dir, "service.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := exec.Command(bin, "serve")
+	svc.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "HTTP_ADDR="+addr, "EMBEDDED_POSTGRES=off",
+		"PLATFORM_RECIPIENT=0x"+strings.Repeat("b", 40), "JOURNAL_PATH="+filepath.Join(dir, "journal.jsonl"),
+		"RATE_LIMIT_PER_MINUTE=10000000", "SECRETS_KEY="+strings.Repeat("cd", 32))
+	svc.Stdout, svc.Stderr = logFile, logFile
+	if err := svc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Process.Kill(); _ = svc.Wait(); _ = logFile.Close() })
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("service log, last errors and journal lines:\n%s", lastProblems(logPath, 25))
+		}
+	})
+
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 32}}
+	defer client.CloseIdleConnections()
+	call := func(method, path, body string) (int, map[string]any, error) {
+		req, _ := http.NewRequest(method, "http://"+addr+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Ocp-Apim-Subscription-Key", key)
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m, nil
+	}
+	status := func(id string) (int, map[string]any, error) {
+		return call(http.MethodGet, "/api/receipts/status?receiptId="+url.QueryEscape(id), "")
+	}
+	for i := 0; ; i++ {
+		if resp, err := client.Get("http://" + addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		if i > 600 {
+			t.Fatal("the service did not start")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	const order = `{"items":[{"sku":"latte","qty":2}]}`
+	if code, body, err := call(http.MethodPost, "/api/orders", order); err != nil || code != 200 || body["ok"] != true {
+		t.Fatalf("first order: %d %v %v", code, body, err) // also what degraded mode prices from
+	}
+
+	loadStarted := time.Since(began).Round(time.Millisecond)
+
+	// The load: 8 order clients and one status sampler until stop closes.
+	load := &faultLoad{degraded: map[string]bool{}, orders: map[string]int{}, samples: map[string]int{}}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	stopLoad := sync.OnceFunc(func() { close(stop); wg.Wait() })
+	defer stopLoad()
+	stopped := func() bool {
+		select {
+		case <-stop:
+			return true
+		default:
+			return false
+		}
+	}
+	for range 8 {
+		wg.Go(func() {
+			for !stopped() {
+				code, body, err := call(http.MethodPost, "/api/orders", order)
+				switch {
+				case err != nil:
+					load.count(load.orders, "no answer")
+					load.fail("POST /api/orders: no answer: %v", err)
+				case code == 200 && body["ok"] == true:
+					r, _ := body["receipt"].(map[string]any)
+					id, _ := r["receiptId"].(string)
+					if id == "" {
+						load.fail("POST /api/orders: 200 without a receipt id: %v", body)
+						continue
+					}
+					degraded := body["degraded"] == true
+					if degraded {
+						load.count(load.orders, "200 degraded")
+					} else {
+						load.count(load.orders, "200")
+					}
+					load.ack(id, degraded)
+				case code == 503 && body["error"] == "datastore_unavailable":
+					load.count(load.orders, "503 datastore_unavailable")
+				default:
+					load.count(load.orders, fmt.Sprintf("%d %v", code, body["error"]))
+					load.fail("POST /api/orders: %d %v", code, body)
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for !stopped() {
+			time.Sleep(20 * time.Millisecond)
+			id, degraded, ok := load.pick()
+			if !ok {
+				continue
+			}
+			at := time.Since(began).Round(time.Millisecond)
+			code, body, err := status(id)
+			switch {
+			case err != nil:
+				load.count(load.samples, "no answer")
+				load.fail("GET /api/receipts/status (during the restarts): no answer: %v", err)
+			case code == 200:
+				load.count(load.samples, "200")
+			case code == 503 && body["error"] == "datastore_unavailable":
+				load.count(load.samples, "503")
+			case code == 404:
+				load.count(load.samples, "404")
+				load.mu.Lock()
+				load.notFound = append(load.notFound, fmt.Sprintf("%s (degraded=%v, read at %v)", id, degraded, at))
+				load.mu.Unlock()
+			default:
+				load.count(load.samples, fmt.Sprint(code))
+				load.fail("GET /api/receipts/status (during the restarts): %d %v", code, body)
+			}
+		}
+	})
+
+	// Three crashes, about 2 s apart, then 2 s more of load on the healthy cluster.
+	var restarts []string
+	for range 3 {
+		time.Sleep(2 * time.Second)
+		rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		t0 := time.Now()
+		err := cluster.restartImmediate(rctx)
+		cancel()
+		if err != nil {
+			stopLoad()
+			t.Fatalf("restart the private cluster: %v", err)
+		}
+		restarts = append(restarts, fmt.Sprintf("at %v took %v", t0.Sub(began).Round(time.Millisecond), time.Since(t0).Round(time.Millisecond)))
+	}
+	time.Sleep(2 * time.Second)
+	stopLoad()
+	loadEnded := time.Now()
+
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	err = cluster.waitAnswers(wctx, "payledger")
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Every acknowledged receipt must become readable; poll the missing ones for up to 30 s.
+	missing := slices.Clone(load.acked)
+	deadline := time.Now().Add(30 * time.Second)
+	lastAnswer := map[string]string{}
+	for len(missing) > 0 && time.Now().Before(deadline) {
+		var mu sync.Mutex
+		var still []string
+		ids := make(chan string)
+		var readers sync.WaitGroup
+		for range 8 {
+			readers.Go(func() {
+				for id := range ids {
+					code, body, err := status(id)
+					if err == nil && code == 200 && body["receiptId"] == id {
+						continue
+					}
+					mu.Lock()
+					still = append(still, id)
+					if err != nil {
+						lastAnswer[id] = err.Error()
+					} else {
+						lastAnswer[id] = fmt.Sprintf("%d %v", code, body["error"])
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		for _, id := range missing {
+			ids <- id
+		}
+		close(ids)
+		readers.Wait()
+		missing = still
+		if len(missing) > 0 {
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+	settled := time.Since(loadEnded).Round(time.Millisecond)
+
+	// Each acknowledged receipt is in the ledger once (a replay must not store an order twice).
+	check := pgtest.PoolFor(t, dbURL)
+	var twice []string
+	rows, err := check.Query(ctx, `SELECT stream_id FROM events WHERE type = 'ReceiptGenerated' AND stream_id = ANY($1) GROUP BY stream_id HAVING count(*) > 1`,
+		streamsOf(load.acked))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		twice = append(twice, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+
+	degradedN := 0
+	for _, d := range load.degraded {
+		if d {
+			degradedN++
+		}
+	}
+	acked := len(load.acked)
+	t.Logf("acknowledged %d, degraded %d, stored %d, lost %d", acked, degradedN, acked-len(missing), len(missing))
+	t.Logf("orders by answer %v; status reads during the restarts %v; load from %v, restarts %v; settled %v after the load; test ran %v",
+		load.orders, load.samples, loadStarted, restarts, settled, time.Since(began).Round(time.Millisecond))
+
+	for _, b := range load.bad {
+		t.Errorf("unexpected answer: %s", b)
+	}
+	if n := len(load.notFound); n > 0 {
+		plain := 0
+		for _, s := range load.notFound {
+			if strings.Contains(s, "degraded=false") {
+				plain++
+			}
+		}
+		t.Errorf("%d status reads of acknowledged receipts answered 404 during the restarts (%d of plain 200s, %d of degraded ones; want 200 or 503), e.g. %s",
+			n, plain, n-plain, strings.Join(load.notFound[:min(n, 10)], ", "))
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		var list []string
+		for _, id := range missing[:min(len(missing), 200)] {
+			list = append(list, fmt.Sprintf("%s (degraded=%v, last answer %s)", id, load.degraded[id], lastAnswer[id]))
+		}
+		if len(missing) > 200 {
+			list = append(list, fmt.Sprintf("and %d more", len(missing)-200))
+		}
+		t.Errorf("%d of %d acknowledged receipts are not readable %v after the load stopped: %s",
+			len(missing), acked, settled, strings.Join(list, ", "))
+	}
+	if len(twice) > 0 {
+		t.Errorf("%d acknowledged receipts have more than one ReceiptGenerated event: %s", len(twice), strings.Join(twice, ", "))
+	}
+}
+
+var logTime = regexp.MustCompile(`"time":"[^"]*"`)
+
+func streamsOf(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = commands.ReceiptStream(id)
+	}
+	return out
+}
+
+// lastProblems returns the last n lines of a service log that are errors or about the journal
+// (but not the journaling of each degraded order).
+func lastProblems(path string, n int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return err.Error()
+	}
+	defer f.Close()
+	type line struct {
+		text, same string // same: the text without its time
+		repeats    int
+	}
+	var keep []line
+	sc := bufio.NewScanner(io.LimitReader(f, 1<<30))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		l := sc.Text()
+		if !strings.Contains(l, `"level":"error"`) && (!strings.Contains(l, "journal") || strings.Contains(l, "receipt journaled")) {
+			continue
+		}
+		same := logTime.ReplaceAllString(l, "")
+		if len(keep) > 0 && keep[len(keep)-1].same == same {
+			keep[len(keep)-1].repeats++
+			continue
+		}
+		keep = append(keep, line{text: l, same: same})
+		if len(keep) > n {
+			keep = keep[1:]
+		}
+	}
+	var b strings.Builder
+	for _, l := range keep {
+		b.WriteString(l.text)
+		if l.repeats > 0 {
+			fmt.Fprintf(&b, " (and %d more times)", l.repeats)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
