@@ -28,14 +28,24 @@ func must(s State) error {
 	return nil
 }
 
+// CanStartAttempt reports whether a payment attempt may start on the receipt now, so a caller
+// can check before it asks a processor for a session. Errors: ErrNotFound, ErrState (the receipt
+// is being settled, paid, or beyond).
+func CanStartAttempt(s State) error {
+	if err := must(s); err != nil {
+		return err
+	}
+	if !slices.Contains(open, s.Status) {
+		return fmt.Errorf("%w: a payment cannot start while the receipt is %s", ErrState, s.Status)
+	}
+	return nil
+}
+
 // StartAttempt opens a payment attempt. Errors: ErrNotFound, ErrState (the receipt is being
 // settled, paid, or beyond).
 func StartAttempt(s State, a AttemptStarted) ([]Event, error) {
-	if err := must(s); err != nil {
+	if err := CanStartAttempt(s); err != nil {
 		return nil, err
-	}
-	if !slices.Contains(open, s.Status) {
-		return nil, fmt.Errorf("%w: a payment cannot start while the receipt is %s", ErrState, s.Status)
 	}
 	if _, exists := s.Attempts[a.AttemptID]; exists {
 		return nil, nil

@@ -220,3 +220,40 @@ func TestRandomInterleavings(t *testing.T) {
 		}
 	}
 }
+
+func TestCanStartAttempt(t *testing.T) {
+	pending := then(t, started(generated(), "a"))(Submit(started(generated(), "a"), PaymentSubmitted{AttemptID: "a", Source: "wallet", At: 3}))
+	failed := then(t, started(generated(), "a"))(Fail(started(generated(), "a"), fail("a")))
+	paid := then(t, pending)(Confirm(pending, confirm("a")))
+	ach := then(t, pending)(AcceptACH(pending, ACHAccepted{AttemptID: "a", At: 4}))
+	requested := then(t, paid)(Refund(paid, 100, "r", "", "m", 5))
+	refunded := then(t, paid)(Refund(paid, 0, "r", "0xabc", "m", 5))
+	reconciled := then(t, paid)(DistributeSplit(paid, SplitDistributed{TransactionHash: "0xdef", At: 6}))
+	cases := []struct {
+		name string
+		s    State
+		want error
+	}{
+		{"no receipt", State{}, ErrNotFound},
+		{"generated", generated(), nil},
+		{"pending: the customer retries", pending, nil},
+		{"failed: the customer retries", failed, nil},
+		{"ach_pending: settlement under way", ach, ErrState},
+		{"paid", paid, ErrState},
+		{"reconciled", reconciled, ErrState},
+		{"refund_requested", requested, ErrState},
+		{"refunded", refunded, ErrState},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := CanStartAttempt(c.s)
+			if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+				t.Fatalf("CanStartAttempt(%s) = %v, want %v", c.s.Status, err, c.want)
+			}
+			// StartAttempt keeps the same rule.
+			if _, serr := StartAttempt(c.s, AttemptStarted{AttemptID: "new", Kind: "onramp", At: 7}); !errors.Is(serr, c.want) || (c.want == nil) != (serr == nil) {
+				t.Fatalf("StartAttempt(%s) = %v, want %v", c.s.Status, serr, c.want)
+			}
+		})
+	}
+}
