@@ -53,5 +53,6 @@ var (
 	ErrReceiptExists        = &Refusal{Kind: KindConflict, Code: "conflict", Message: "A receipt with this id already exists"}
 	ErrProcessorUnavailable = &Refusal{Kind: KindUpstream, Code: "processor_unavailable", Message: "The onramp processor did not start a session; try again"}
 	ErrProcessorNotSetUp    = &Refusal{Kind: KindUnavailable, Code: "processor_not_configured", Message: "The card/bank onramp is not configured (PROCESSOR_API_URL)"}
+	ErrDatastoreUnavailable = &Refusal{Kind: KindUnavailable, Code: "datastore_unavailable", Message: "The datastore is unavailable; retry shortly"}
 	ErrPriceUnavailable     = &Refusal{Kind: KindUnavailable, Code: "price_unavailable", Message: "No price is set"}
 )

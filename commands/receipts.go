@@ -10,7 +10,7 @@ import (
 )
 
 // ReceiptStream is the stream of a receipt.
-func ReceiptStream(id string) string { return "receipt-" + id }
+func ReceiptStream(id string) string { return receipt.Stream(id) }
 
 var receiptAggregate = Aggregate[receipt.State]{Apply: func(s receipt.State, e eventstore.RecordedEvent) (receipt.State, error) {
 	ev, err := receipt.Decode(e.Type, e.Data)
@@ -44,7 +44,7 @@ func GenerateReceipt(ctx context.Context, store Store, now time.Time, meta event
 // same event again reports the first append's result. Errors: receipt.ErrExists, wrapped store
 // errors.
 func AppendGeneration(ctx context.Context, store Store, ev eventstore.EventData, state receipt.State) (eventstore.AppendResult, error) {
-	ctx = eventstore.WithDecoded(ctx, ev.ID, state.Receipt) // state.Receipt is the decided event
+	ev.Decoded = state.Receipt // the decided event, for the projection applied at append
 	res, err := store.Append(ctx, ReceiptStream(state.Receipt.ReceiptID), eventstore.NoStream(), ev)
 	if errors.Is(err, eventstore.ErrWrongExpectedVersion) {
 		return res, receipt.ErrExists

@@ -11,7 +11,7 @@ import (
 )
 
 // SplitStream is the stream of a merchant's split.
-func SplitStream(wallet string) string { return "split-" + wallet }
+func SplitStream(wallet string) string { return split.Stream(wallet) }
 
 var splitAggregate = Aggregate[split.State]{Apply: func(s split.State, e eventstore.RecordedEvent) (split.State, error) {
 	if e.Type != split.EventConfigured {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-
-	"github.com/google/uuid"
 )
 
 // Companion is a write that must commit atomically with an append, such as the encrypted key that
@@ -81,45 +79,10 @@ func chainCommitted(a, b func(int64, Position)) func(int64, Position) {
 	return func(n int64, end Position) { a(n, end); b(n, end) }
 }
 
-// CompanionWriter is implemented by adapters that run the companions of an append's context in
-// the append's transaction.
-type CompanionWriter interface {
-	RunsCompanions() bool
-}
-
-type companionsKey struct{}
-
-// WithCompanion returns ctx carrying c for the appends made with it.
-func WithCompanion(ctx context.Context, c Companion) context.Context {
-	prev := Companions(ctx)
-	return context.WithValue(ctx, companionsKey{}, append(prev[:len(prev):len(prev)], c))
-}
-
-// Companions returns the companions ctx carries.
-func Companions(ctx context.Context) []Companion {
-	cs, _ := ctx.Value(companionsKey{}).([]Companion)
-	return cs
-}
-
-type decodedKey struct{}
-
-type decoded struct {
-	id uuid.UUID
-	v  any
-}
-
-// WithDecoded returns ctx carrying v, the decoded form of the event with id that is about to be
-// appended with ctx, so that what reads it at append time (a projection applied in the append's
-// transaction) need not decode its data again.
-func WithDecoded(ctx context.Context, id uuid.UUID, v any) context.Context {
-	return context.WithValue(ctx, decodedKey{}, decoded{id: id, v: v})
-}
-
-// Decoded returns what WithDecoded put in ctx for the event with id.
-func Decoded(ctx context.Context, id uuid.UUID) (any, bool) {
-	d, ok := ctx.Value(decodedKey{}).(decoded)
-	if !ok || d.id != id {
-		return nil, false
-	}
-	return d.v, true
+// CompanionAppender is implemented by adapters whose events live in the same PostgreSQL
+// database as the read models: AppendWith commits companions in the append's own transaction,
+// so a command that needs a write to be atomic with its events says so at its call site.
+// Errors are Store.Append's.
+type CompanionAppender interface {
+	AppendWith(ctx context.Context, stream string, expected ExpectedVersion, companions []Companion, events ...EventData) (AppendResult, error)
 }

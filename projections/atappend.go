@@ -37,40 +37,11 @@ import (
 // (Runner.apply), and Advanced tells the runner in this process about the move as soon as the
 // transaction has committed.
 
-// atAppendSQL is the conditional checkpoint move and insert; its arguments are the columns of
-// readmodels.StateElems.
-var atAppendSQL = `WITH mine AS (SELECT pg_current_xact_id()::text::bigint AS tx),
-older AS ( -- transaction ids below this one that the statement's snapshot does not see ended
-	SELECT x.id FROM pg_snapshot_xip(pg_current_snapshot()) AS x(id) WHERE x.id < pg_current_xact_id()
-	UNION ALL
-	SELECT g.id::text::xid8 FROM generate_series(pg_snapshot_xmax(pg_current_snapshot())::text::bigint,
-		pg_current_xact_id()::text::bigint - 1) AS g(id)
-),
-free AS (SELECT name FROM projection_checkpoints WHERE name = '` + LiveTable + `' FOR UPDATE SKIP LOCKED),
-caught_up AS (
-	UPDATE projection_checkpoints c SET commit_pos = m.tx, prepare_pos = (SELECT max(e.seq) FROM events e WHERE e.tx_id = m.tx),
-		updated_at = now()
-	FROM mine m, free f
-	WHERE c.name = f.name
-	  AND NOT EXISTS (SELECT 1 FROM older o WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a
-	       WHERE a.backend_xid = xid(o.id) AND a.datname IS DISTINCT FROM current_database()))
-	  AND NOT EXISTS (SELECT 1 FROM events e WHERE (e.tx_id, e.seq) > (c.commit_pos, c.prepare_pos) AND e.tx_id <> m.tx)
-	  AND (SELECT count(*) FROM events e WHERE e.tx_id = m.tx) = cardinality($1::text[])
-	  AND (SELECT count(*) FROM unnest($1::text[]) AS g(id)
-	       JOIN events e ON e.stream_id = '` + ReceiptStreamPrefix + `' || g.id AND e.version = 1 AND e.tx_id = m.tx) = cardinality($1::text[])
-	RETURNING m.tx
-)
-INSERT INTO ` + LiveTable + ` ` + readmodels.StateColumns + `
-SELECT u.id, u.merchant, u.status, u.prev, u.currency, u.total, u.webhook, u.state::jsonb, u.created, u.updated, u.version,
-	e.tx_id, e.seq, u.kind, u.attempt
-FROM caught_up cu CROSS JOIN ` + readmodels.StateElemsUnnest + `
-JOIN events e ON e.stream_id = '` + ReceiptStreamPrefix + `' || u.id AND e.version = 1 AND e.tx_id = cu.tx`
-
 // AtAppend returns, for the live receipts projector followed by runner, the companions that
 // apply an append's receipt generations in the append's transaction when the projector is
 // caught up (postgres.Store.SetAtAppend). Other events bring none.
-func (r Receipts) AtAppend(runner *Runner) func(ctx context.Context, recs []eventstore.RecordedEvent) ([]eventstore.Companion, error) {
-	return func(ctx context.Context, recs []eventstore.RecordedEvent) ([]eventstore.Companion, error) {
+func (r Receipts) AtAppend(runner *Runner) func(ctx context.Context, recs []eventstore.RecordedEvent, appended []eventstore.EventData) ([]eventstore.Companion, error) {
+	return func(ctx context.Context, recs []eventstore.RecordedEvent, appended []eventstore.EventData) ([]eventstore.Companion, error) {
 		if r.Shadow != "" || len(recs) != 1 || recs[0].Version != 1 || recs[0].Type != receipt.EventGenerated ||
 			!strings.HasPrefix(recs[0].StreamID, ReceiptStreamPrefix) {
 			return nil, nil
@@ -80,9 +51,9 @@ func (r Receipts) AtAppend(runner *Runner) func(ctx context.Context, recs []even
 		// command that decided the event usually hands it over decoded (it decodes from its data
 		// to the same value: TestDecidedGenerationFoldsLikeItsData).
 		var ev receipt.Event
-		if d, ok := eventstore.Decoded(ctx, e.ID); ok {
+		if len(appended) == 1 && appended[0].ID == e.ID {
 			// Text that is not valid UTF-8 comes back from JSON changed: decode that one.
-			if g, ok := d.(receipt.Generated); ok && validText(reflect.ValueOf(g)) {
+			if g, ok := appended[0].Decoded.(receipt.Generated); ok && validText(reflect.ValueOf(g)) {
 				ev = g
 			}
 		}
@@ -97,7 +68,7 @@ func (r Receipts) AtAppend(runner *Runner) func(ctx context.Context, recs []even
 		if err != nil {
 			return nil, err
 		}
-		return []eventstore.Companion{{SQL: atAppendSQL, Args: args, Rows: true, After: true,
+		return []eventstore.Companion{{SQL: readmodels.ReceiptsAtAppendSQL, Args: args, Rows: true, After: true,
 			Committed: func(affected int64, end eventstore.Position) {
 				if affected > 0 {
 					runner.Advanced(end)

@@ -94,9 +94,9 @@ func TestGenerationAppliedInItsAppendTransaction(t *testing.T) {
 	ctx := context.Background()
 	at := proj.AtAppend(r)
 	var applied atomic.Int64 // rows the last append's statement wrote
-	s.SetAtAppend(func(ctx context.Context, recs []eventstore.RecordedEvent) ([]eventstore.Companion, error) {
+	s.SetAtAppend(func(ctx context.Context, recs []eventstore.RecordedEvent, events []eventstore.EventData) ([]eventstore.Companion, error) {
 		applied.Store(0)
-		cs, err := at(ctx, recs)
+		cs, err := at(ctx, recs, events)
 		for i := range cs {
 			next := cs[i].Committed
 			cs[i].Committed = func(n int64, end eventstore.Position) { applied.Store(n); next(n, end) }
@@ -343,7 +343,7 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
 
 // TestDecidedGenerationFoldsLikeItsData: the receipts row made at append time from the event the
-// command decided (handed over with eventstore.WithDecoded) is the row made from the event's
+// command decided (handed over as the appended EventData.Decoded) is the row made from the event's
 // stored data, as the projector and a rebuild make it, also when its text is not valid UTF-8
 // (which its JSON data cannot keep).
 func TestDecidedGenerationFoldsLikeItsData(t *testing.T) {
@@ -373,11 +373,11 @@ func TestDecidedGenerationFoldsLikeItsData(t *testing.T) {
 		}
 		e := eventstore.RecordedEvent{ID: uuid.New(), StreamID: projections.ReceiptStreamPrefix + g.ReceiptID, Version: 1,
 			Type: receipt.EventGenerated, Data: data}
-		fromData, err := at(context.Background(), []eventstore.RecordedEvent{e})
+		fromData, err := at(context.Background(), []eventstore.RecordedEvent{e}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		decided, err := at(eventstore.WithDecoded(context.Background(), e.ID, g), []eventstore.RecordedEvent{e})
+		decided, err := at(context.Background(), []eventstore.RecordedEvent{e}, []eventstore.EventData{{ID: e.ID, Decoded: g}})
 		if err != nil {
 			t.Fatal(err)
 		}

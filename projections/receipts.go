@@ -14,7 +14,7 @@ import (
 )
 
 // ReceiptStreamPrefix starts the stream id of every receipt.
-const ReceiptStreamPrefix = "receipt-"
+const ReceiptStreamPrefix = receipt.StreamPrefix
 
 // Receipts keeps the receipts read model (lists, reads, status) and the webhook outbox: a status
 // change of a receipt with a webhook URL queues a notification in the same transaction.
@@ -34,7 +34,7 @@ type Receipts struct {
 func NewReceipts(notify func()) Receipts { return Receipts{Notify: notify, queued: new(atomic.Bool)} }
 
 // LiveTable is the receipts read model that reads use.
-const LiveTable = "receipts"
+const LiveTable = readmodels.ReceiptsTable
 
 func (r Receipts) table() string {
 	if r.Shadow != "" {

@@ -1,6 +1,9 @@
 package transport
 
-import "github.com/payledger/payledger/readmodels"
+import (
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/readmodels"
+)
 
 // caches are the instance's read caches for the hot paths (status reads, order pricing). Each is
 // emptied by the NOTIFY that a change sends at commit, in every instance, and is off while the
@@ -8,7 +11,7 @@ import "github.com/payledger/payledger/readmodels"
 // writes, so its next read never waits for its own notification. All nil without Invalidations.
 type caches struct {
 	status    *readmodels.Cache[cachedStatus]
-	pricing   *readmodels.Cache[merchantPricing]
+	pricing   *readmodels.Cache[commands.MerchantPricing]
 	inventory *readmodels.Cache[readmodels.Item] // key: wallet|id:<uuid> or wallet|sku:<sku>
 }
 
@@ -22,7 +25,7 @@ const (
 func newCaches(inv *readmodels.Invalidations) caches {
 	c := caches{
 		status:    readmodels.NewCache[cachedStatus](statusCacheSize, false),
-		pricing:   readmodels.NewCache[merchantPricing](pricingCacheSize, false),
+		pricing:   readmodels.NewCache[commands.MerchantPricing](pricingCacheSize, false),
 		inventory: readmodels.NewCache[readmodels.Item](inventoryCacheSize, true),
 	}
 	inv.Register(readmodels.ReceiptsChangedChannel, c.status)
@@ -42,6 +45,6 @@ func (c caches) forgetStatus(id string) { c.status.Forget(id) }
 // forgetPricing forgets the wallets' pricing, or every merchant's without wallets.
 func (c caches) forgetPricing(wallets ...string) { c.pricing.Forget(wallets...) }
 
-func (c caches) forgetInventory(wallet string) { c.inventory.Forget(inventoryPrefix(wallet)) }
-
-func inventoryPrefix(wallet string) string { return wallet + "|" }
+func (c caches) forgetInventory(wallet string) {
+	c.inventory.Forget(readmodels.InventoryCacheKey(wallet))
+}

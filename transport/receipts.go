@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -190,8 +189,6 @@ type directReceiptRequest struct {
 	optionalFields
 }
 
-var receiptIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
 func (s *Server) createReceipt(c echo.Context) error {
 	raw, err := readBody(c)
 	if err != nil {
@@ -202,48 +199,22 @@ func (s *Server) createReceipt(c echo.Context) error {
 		return err
 	}
 	p, _ := PrincipalFrom(c)
-	if req.ID != "" && !receiptIDRE.MatchString(req.ID) {
-		return InvalidInput("id must be 1-64 characters of letters, digits, _ and -")
-	}
-	currency := strings.ToUpper(first(req.Currency, "USD"))
-	if currency != "USD" && currency != "EUR" {
-		return InvalidInput("currency must be USD or EUR")
-	}
-	if req.LineItems == nil || len(*req.LineItems) == 0 || len(*req.LineItems) > 500 {
-		return InvalidInput("lineItems must hold between 1 and 500 lines of {label, priceUsd}")
-	}
-	g := receipt.Generated{ReceiptID: req.ID, Merchant: p.Wallet, Source: "direct", Currency: currency, TaxRate: "0", TaxComponents: []string{}}
-	for i, l := range *req.LineItems {
-		if strings.TrimSpace(l.Label) == "" || len(l.Label) > 200 {
-			return InvalidInput(fmt.Sprintf("lineItems[%d].label is required (up to 200 characters)", i))
+	cmd := commands.CreateReceipt{Merchant: p.Wallet, ID: req.ID, TotalUSD: req.TotalUSD, Currency: req.Currency, Issue: s.issueOf(c, p, raw)}
+	if req.LineItems != nil {
+		lines := make([]commands.ReceiptLine, len(*req.LineItems))
+		for i, l := range *req.LineItems {
+			lines[i] = commands.ReceiptLine{Label: l.Label, PriceUSD: l.PriceUSD}
 		}
-		if l.PriceUSD == nil {
-			return InvalidInput(fmt.Sprintf("lineItems[%d].priceUsd is required", i))
-		}
-		amt, err := money.ParseCents(l.PriceUSD.String())
-		if err != nil {
-			return InvalidInput(fmt.Sprintf("lineItems[%d].priceUsd must be a number >= 0 with at most 2 decimals", i))
-		}
-		g.LineItems = append(g.LineItems, receipt.LineItem{Kind: receipt.KindCustom, Label: l.Label, Amount: amt})
-		g.Subtotal += amt
+		cmd.Lines = &lines
 	}
-	if req.TotalUSD == nil {
-		return InvalidInput("totalUsd is required")
-	}
-	total, err := money.ParseCents(req.TotalUSD.String())
-	if err != nil || total != g.Subtotal {
-		return InvalidInput(fmt.Sprintf("totalUsd must equal the sum of the line items (%s)", g.Subtotal))
-	}
-	g.Total = total
-	if err := s.parseOptional(req.optionalFields, &g); err != nil {
+	if err := s.parseOptional(req.optionalFields, &cmd.Details); err != nil {
 		return err
 	}
-	mp, err := s.pricingFor(c.Request().Context(), p.Wallet)
+	issued, err := s.directReceipts.Handle(c.Request().Context(), cmd)
 	if err != nil {
 		return err
 	}
-	g.BrandName, g.BrandKey = mp.brandName, mp.brandKey
-	return s.storeReceipt(c, raw, g, http.StatusCreated)
+	return s.renderIssued(c, issued, http.StatusCreated)
 }
 
 var knownStatuses = []string{"generated", "pending", "paid", "ach_pending", "reconciled", "failed", "refund_requested", "refunded"}
@@ -386,18 +357,28 @@ func (s *Server) statusFromEvents(ctx context.Context, id string) (cachedStatus,
 	if err != nil {
 		return cachedStatus{}, err
 	}
-	if !loaded.State.Exists {
+	st := loaded.State
+	if !st.Exists {
+		// Accepted in degraded mode by this instance and not replayed yet.
+		if st, ok := s.issuer.Journaled(id); ok {
+			return s.statusOf(st)
+		}
 		return cachedStatus{}, errReceiptNotFound
 	}
+	return s.statusOf(st)
+}
+
+// statusOf renders the status read of a receipt the read model does not show yet.
+func (s *Server) statusOf(st receipt.State) (cachedStatus, error) {
 	outbox := ""
-	if loaded.State.Receipt.WebhookURL != "" {
+	if st.Receipt.WebhookURL != "" {
 		outbox = readmodels.NotePending // owed, as far as the log tells
 	}
-	body, err := json.Marshal(statusView(loaded.State, outbox))
+	body, err := json.Marshal(statusView(st, outbox))
 	if err != nil {
 		return cachedStatus{}, fmt.Errorf("encode status: %w", err)
 	}
-	return cachedStatus{merchant: loaded.State.Receipt.Merchant, body: body}, nil
+	return cachedStatus{merchant: st.Receipt.Merchant, body: body}, nil
 }
 
 // EventView is one event of a receipt's audit history.

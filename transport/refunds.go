@@ -90,8 +90,8 @@ func (s *Server) terminal(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		g := receipt.Generated{ReceiptID: newReceiptID(s.now()), Merchant: sess.Wallet, Source: "terminal", Currency: "USD", TaxRate: "0",
-			TaxComponents: []string{}, BrandName: mp.brandName, BrandKey: mp.brandKey, LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: label, Amount: amount}},
+		g := receipt.Generated{ReceiptID: commands.NewReceiptID(s.now()), Merchant: sess.Wallet, Source: "terminal", Currency: "USD", TaxRate: "0",
+			TaxComponents: []string{}, BrandName: mp.BrandName, BrandKey: mp.BrandKey, LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: label, Amount: amount}},
 			Subtotal: amount, Total: amount}
 		st, res, err := commands.GenerateReceipt(ctx, s.events, s.now(), s.metadata(c, sess.Wallet), g)
 		if err != nil {

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -88,7 +87,7 @@ type Deps struct {
 
 	OpenAPIJSON []byte // served at /api/openapi.json
 
-	Journal Journal // degraded mode: orders accepted while the datastore is down (nil: 503 instead)
+	Journal commands.Journal // degraded mode: orders accepted while the datastore is down (nil: 503 instead)
 
 	// Invalidations, when set, keeps the server's status cache; it must run (Run) after New.
 	// Without it every status read goes to the database.
@@ -126,11 +125,14 @@ type Server struct {
 	figures         Figures
 	metrics         *Metrics
 
-	splits  sync.Map // wallet -> configured split.State (immutable once configured)
-	openapi []byte
-	assets  *page.Assets
-	journal Journal
-	known   *lastKnown
+	splits         *commands.Splits
+	pricing        commands.PricingSource
+	issuer         *commands.Issuer
+	orders         *commands.CreateOrderHandler
+	directReceipts *commands.CreateReceiptHandler
+	openapi        []byte
+	assets         *page.Assets
+	known          *lastKnown
 }
 
 // ServeHTTP lets the server be used as an http.Handler.
@@ -175,7 +177,8 @@ func New(d Deps) (*Server, error) {
 	e.Use(correlation(d.Log), noStore, s.accessLog, recoverPanics)
 	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
 	s.openapi = d.OpenAPIJSON
-	s.journal, s.known = d.Journal, newLastKnown()
+	s.known = newLastKnown()
+	s.wireReceiptCommands(d)
 	assets, err := page.Load()
 	if err != nil {
 		return nil, fmt.Errorf("transport: payment page assets: %w", err)
@@ -183,6 +186,16 @@ func New(d Deps) (*Server, error) {
 	s.assets = assets
 	s.routes(d.DB)
 	return s, nil
+}
+
+// wireReceiptCommands builds the commands that create receipts, over the instance's caches.
+func (s *Server) wireReceiptCommands(d Deps) {
+	s.splits = commands.NewSplits(d.Events)
+	s.pricing = readmodels.NewOrderPricing(d.Shops, s.caches.pricing)
+	s.issuer = commands.NewIssuer(d.Events, d.Idempotency, d.WebhookKeys, d.Journal, unavailable, d.Now)
+	catalog := readmodels.NewOrderCatalog(d.Inventory, s.caches.inventory)
+	s.orders = commands.NewCreateOrderHandler(s.splits, catalog, s.pricing, s.issuer, d.Config.PlatformRecipient, d.Now)
+	s.directReceipts = commands.NewCreateReceiptHandler(s.pricing, s.issuer)
 }
 
 func (s *Server) routes(db Pinger) {

@@ -31,6 +31,12 @@ import (
 	"github.com/payledger/payledger/domain/money"
 )
 
+// StreamPrefix starts the event-stream id of every receipt: "receipt-<receiptId>".
+const StreamPrefix = "receipt-"
+
+// Stream is the event stream of receipt id.
+func Stream(id string) string { return StreamPrefix + id }
+
 // Status is a receipt's canonical status (DESIGN.md section 5).
 type Status string
 

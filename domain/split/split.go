@@ -18,6 +18,12 @@ import (
 	"time"
 )
 
+// StreamPrefix starts the event-stream id of every merchant's split: "split-<wallet>".
+const StreamPrefix = "split-"
+
+// Stream is the event stream of the split of merchant wallet.
+func Stream(wallet string) string { return StreamPrefix + wallet }
+
 // TotalBps is 100% in basis points.
 const TotalBps = 10_000
 

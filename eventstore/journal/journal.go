@@ -47,9 +47,10 @@ func (e Entry) WithSealedKey(k SealedKey) Entry {
 
 // Journal is the file. Safe for concurrent use.
 type Journal struct {
-	mu    sync.Mutex // the file: appends and the rewrite after a drain
-	drain sync.Mutex // one drain at a time
-	path  string
+	mu      sync.Mutex // the file and the index: appends and the rewrite after a drain
+	drain   sync.Mutex // one drain at a time
+	path    string
+	pending map[string]Entry // by stream: what is in the file, for reads before the replay
 }
 
 // Open makes sure the journal's folder exists and returns the journal at path. A torn last line
@@ -73,7 +74,23 @@ func Open(path string) (*Journal, error) {
 			return nil, fmt.Errorf("cut the journal's torn tail: %w", err)
 		}
 	}
-	return &Journal{path: path}, nil
+	j := &Journal{path: path, pending: map[string]Entry{}}
+	lines, _, err := j.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range lines {
+		j.pending[l.entry.Stream] = l.entry
+	}
+	return j, nil
+}
+
+// Lookup returns the journaled entry of stream, while it waits in the journal.
+func (j *Journal) Lookup(stream string) (Entry, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	e, ok := j.pending[stream]
+	return e, ok
 }
 
 // Append writes e durably: when it returns nil the entry survives a crash.
@@ -95,6 +112,7 @@ func (j *Journal) Append(e Entry) error {
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("journal fsync: %w", err)
 	}
+	j.pending[e.Stream] = e
 	return nil
 }
 
@@ -150,8 +168,8 @@ func (j *Journal) Drain(ctx context.Context, apply func(context.Context, Entry) 
 		return 0, err
 	}
 	var kept [][]byte
+	var stored []string // streams of the applied entries
 	var firstErr error
-	applied := 0
 	for i, l := range lines {
 		if err := apply(ctx, l.entry); err != nil {
 			if firstErr == nil {
@@ -160,10 +178,11 @@ func (j *Journal) Drain(ctx context.Context, apply func(context.Context, Entry) 
 			kept = append(kept, l.raw)
 			continue
 		}
-		applied++
+		stored = append(stored, l.entry.Stream)
 	}
+	applied := len(stored)
 	if applied > 0 {
-		if err := j.keepOnly(kept, size); err != nil {
+		if err := j.keepOnly(kept, size, stored); err != nil {
 			return applied, err
 		}
 	}
@@ -176,9 +195,14 @@ func (j *Journal) Drain(ctx context.Context, apply func(context.Context, Entry) 
 // keepOnly rewrites the journal as kept followed by whatever was appended after the first size
 // bytes were read. The new file is synced and renamed into place, so a crash leaves either the
 // old journal or the new one, never a mix.
-func (j *Journal) keepOnly(kept [][]byte, size int) error {
+func (j *Journal) keepOnly(kept [][]byte, size int, stored []string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	defer func() {
+		for _, s := range stored {
+			delete(j.pending, s)
+		}
+	}()
 	b, err := os.ReadFile(j.path)
 	if err != nil {
 		return fmt.Errorf("read journal: %w", err)

@@ -96,3 +96,23 @@ func TestAppendAfterTornTailIsReadable(t *testing.T) {
 		t.Fatalf("pending: %+v", p)
 	}
 }
+
+// A journaled entry can be looked up by its stream until a drain stores it, also after a restart.
+func TestLookupUntilStored(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	j, _ := Open(path)
+	_ = j.Append(Entry{Stream: "receipt-a", Events: []eventstore.EventData{{ID: uuid.New(), Type: "T"}}, At: 1})
+	if _, ok := j.Lookup("receipt-a"); !ok {
+		t.Fatal("journaled entry not found")
+	}
+	again, _ := Open(path)
+	if e, ok := again.Lookup("receipt-a"); !ok || e.At != 1 {
+		t.Fatal("journaled entry not found after a restart")
+	}
+	if _, err := again.Drain(context.Background(), func(context.Context, Entry) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := again.Lookup("receipt-a"); ok {
+		t.Fatal("stored entry still looked up in the journal")
+	}
+}

@@ -39,15 +39,12 @@ func (s *Store) newGroup(slots int) *groupcommit.Group[pendingAppend, eventstore
 	}
 }
 
-// RunsCompanions implements eventstore.CompanionWriter: an append's companions commit in its
-// transaction.
-func (s *Store) RunsCompanions() bool { return true }
-
-// commit stores recs (one append) and ctx's companions durably, alone or in a group commit.
-func (s *Store) commit(ctx context.Context, recs []eventstore.RecordedEvent) (eventstore.AppendResult, error) {
-	p := pendingAppend{recs: recs, companions: eventstore.Companions(ctx)}
+// commit stores recs (one append of events) and its companions durably, alone or in a group
+// commit.
+func (s *Store) commit(ctx context.Context, recs []eventstore.RecordedEvent, events []eventstore.EventData, companions []eventstore.Companion) (eventstore.AppendResult, error) {
+	p := pendingAppend{recs: recs, companions: companions}
 	if f := s.atAppend.Load(); f != nil {
-		more, err := (*f)(ctx, recs)
+		more, err := (*f)(ctx, recs, events)
 		if err != nil {
 			return eventstore.AppendResult{}, err
 		}

@@ -79,8 +79,9 @@ func (s *Store) noteAppended(pos eventstore.Position) {
 }
 
 // AtAppend returns the companions that an append's events bring with them, such as a projection
-// applied in the append's own transaction (projections.Receipts.AtAppend).
-type AtAppend func(ctx context.Context, recs []eventstore.RecordedEvent) ([]eventstore.Companion, error)
+// applied in the append's own transaction (projections.Receipts.AtAppend): recs as they will be
+// stored and events as they were appended (with their Decoded values).
+type AtAppend func(ctx context.Context, recs []eventstore.RecordedEvent, events []eventstore.EventData) ([]eventstore.Companion, error)
 
 // SetAtAppend makes every append commit the companions f returns for its events.
 func (s *Store) SetAtAppend(f AtAppend) { s.atAppend.Store(&f) }
@@ -123,6 +124,14 @@ func New(pool *pgxpool.Pool, opts ...Option) *Store {
 
 // Append implements eventstore.Store.
 func (s *Store) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.AppendResult, error) {
+	return s.AppendWith(ctx, stream, expected, nil, events...)
+}
+
+var _ eventstore.CompanionAppender = (*Store)(nil)
+
+// AppendWith implements eventstore.CompanionAppender: companions commit in the append's
+// transaction (and in its group commit's). A re-append of stored events runs no companion.
+func (s *Store) AppendWith(ctx context.Context, stream string, expected eventstore.ExpectedVersion, companions []eventstore.Companion, events ...eventstore.EventData) (eventstore.AppendResult, error) {
 	if err := eventstore.Validate(stream, events); err != nil {
 		return eventstore.AppendResult{}, err
 	}
@@ -131,7 +140,7 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 		return eventstore.AppendResult{Version: h.version}, err
 	}
 	for attempt := 0; ; attempt++ {
-		res, err := s.tryAppend(ctx, stream, expected, events)
+		res, err := s.tryAppend(ctx, stream, expected, events, companions)
 		var wrong *eventstore.WrongExpectedVersionError
 		if errors.As(err, &wrong) && expected.IsAny() && attempt < 50 {
 			continue // another writer took the version we computed; Any means try again
@@ -144,7 +153,7 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 	}
 }
 
-func (s *Store) tryAppend(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events []eventstore.EventData) (eventstore.AppendResult, error) {
+func (s *Store) tryAppend(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events []eventstore.EventData, companions []eventstore.Companion) (eventstore.AppendResult, error) {
 	h, known := s.heads.get(stream)
 	if !known && expected.Matches(0) && !expected.IsAny() {
 		// NoStream: the stream is expected empty, so there is no head to read; if it is not
@@ -167,7 +176,7 @@ func (s *Store) tryAppend(ctx context.Context, stream string, expected eventstor
 	if err != nil {
 		return eventstore.AppendResult{}, err
 	}
-	res, err := s.commit(ctx, recs)
+	res, err := s.commit(ctx, recs, events, companions)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		s.heads.forget(stream)

@@ -57,8 +57,7 @@ func TestGroupCommit(t *testing.T) {
 			if i%2 == 1 {
 				c = eventstore.Companion{SQL: `INSERT INTO side (n) SELECT * FROM unnest($1::int[])`, Args: []any{i}, Rows: true}
 			}
-			cctx := eventstore.WithCompanion(ctx, c)
-			results[i], errs[i] = s.Append(cctx, stream, eventstore.NoStream(), ev(), ev())
+			results[i], errs[i] = s.AppendWith(ctx, stream, eventstore.NoStream(), []eventstore.Companion{c}, ev(), ev())
 		})
 	}
 	close(start)

@@ -144,7 +144,7 @@ func TestSubscribeFloor(t *testing.T) {
 	// As a projector applied at append does, the floor moves when the append commits, before
 	// the append returns and wakes the subscription.
 	var moveFloor atomic.Bool
-	s.SetAtAppend(func(context.Context, []eventstore.RecordedEvent) ([]eventstore.Companion, error) {
+	s.SetAtAppend(func(context.Context, []eventstore.RecordedEvent, []eventstore.EventData) ([]eventstore.Companion, error) {
 		return []eventstore.Companion{{SQL: "SELECT 1", After: true, Committed: func(_ int64, end eventstore.Position) {
 			if moveFloor.Load() {
 				floor.Store(&end)

@@ -1,4 +1,4 @@
-package transport
+package commands
 
 import (
 	"regexp"
@@ -13,7 +13,7 @@ func TestNewReceiptIDIsTimeOrderedAndRandom(t *testing.T) {
 	seen := map[string]bool{}
 	prev := ""
 	for i := range 2000 {
-		id := newReceiptID(t0.Add(time.Duration(i/2) * time.Millisecond))
+		id := NewReceiptID(t0.Add(time.Duration(i/2) * time.Millisecond))
 		if !format.MatchString(id) || !receiptIDRE.MatchString(id) {
 			t.Fatalf("id %q: not rcpt_ and 28 hex digits", id)
 		}
@@ -26,7 +26,7 @@ func TestNewReceiptIDIsTimeOrderedAndRandom(t *testing.T) {
 		}
 		prev = max(prev, id)
 	}
-	a, b := newReceiptID(t0), newReceiptID(t0)
+	a, b := NewReceiptID(t0), NewReceiptID(t0)
 	if a[:17] != b[:17] || a[17:] == b[17:] {
 		t.Fatalf("same millisecond: %q and %q should share the time part and differ in the random part", a, b)
 	}

@@ -1,0 +1,221 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/domain/tax"
+)
+
+// CreateOrder is an order priced from the merchant's inventory: it becomes an itemized receipt
+// with tax and the processing fee.
+type CreateOrder struct {
+	Merchant         string
+	Lines            []OrderLine
+	Currency         string       // USD, EUR, or "" for the items' currency
+	JurisdictionCode string       // a tax catalog jurisdiction
+	TaxRate          *json.Number // an explicit rate from 0 to 1; wins over the catalog's
+	TaxComponents    []string     // the catalog components that apply ("" all)
+	Details          receipt.Generated
+	Issue            Issue
+}
+
+// OrderLine is one requested line: an inventory id or SKU and a quantity.
+type OrderLine struct {
+	ID  string
+	SKU string
+	Qty json.Number
+}
+
+// CatalogItem is an inventory item as an order prices it.
+type CatalogItem struct {
+	ID         uuid.UUID
+	SKU        string
+	Name       string
+	Thumb      string
+	Currency   string
+	PriceCents int64
+	Taxable    bool
+}
+
+// Catalog finds a merchant's items by ids and SKUs (missing ones are absent from the answer).
+type Catalog interface {
+	Find(ctx context.Context, merchant string, ids []uuid.UUID, skus []string) ([]CatalogItem, error)
+}
+
+// MerchantPricing is what pricing reads of the platform and the merchant's shop.
+type MerchantPricing struct {
+	Platform  money.Rate // the platform base fee rate (the site's, else 0.5%)
+	AddOn     money.Rate // the merchant's add-on
+	BrandName string
+	BrandKey  string
+}
+
+// PricingSource reads a merchant's pricing.
+type PricingSource interface {
+	Pricing(ctx context.Context, merchant string) (MerchantPricing, error)
+}
+
+// CreateOrderHandler creates orders.
+type CreateOrderHandler struct {
+	splits            *Splits
+	catalog           Catalog
+	pricing           PricingSource
+	issuer            *Issuer
+	platformRecipient string
+	now               func() time.Time
+}
+
+// NewCreateOrderHandler returns the handler; platformRecipient is PLATFORM_RECIPIENT ("" refuses
+// every order). It panics on a nil dependency.
+func NewCreateOrderHandler(splits *Splits, catalog Catalog, pricing PricingSource, issuer *Issuer, platformRecipient string, now func() time.Time) *CreateOrderHandler {
+	if splits == nil || catalog == nil || pricing == nil || issuer == nil || now == nil {
+		panic("commands.NewCreateOrderHandler: nil dependency")
+	}
+	return &CreateOrderHandler{splits: splits, catalog: catalog, pricing: pricing, issuer: issuer, platformRecipient: platformRecipient, now: now}
+}
+
+// Handle checks the order in the spec's order (shape, items_required, split_required,
+// platform_recipient_not_configured, inventory_item_not_found), prices it and issues its
+// receipt. Errors: Invalid, ErrItemsRequired, ErrSplitRequired, ErrPlatformRecipient,
+// ErrInventoryNotFound, the Issuer's.
+func (h *CreateOrderHandler) Handle(ctx context.Context, cmd CreateOrder) (Issued, error) {
+	qtys, err := checkLines(cmd.Lines)
+	if err != nil {
+		return Issued{}, err
+	}
+	currency := strings.ToUpper(strings.TrimSpace(cmd.Currency))
+	if currency != "" && currency != "USD" && currency != "EUR" {
+		return Issued{}, Invalid("currency must be USD or EUR")
+	}
+	rate, jurisdiction, components, err := selectTax(cmd.TaxRate, cmd.JurisdictionCode, cmd.TaxComponents)
+	if err != nil {
+		return Issued{}, err
+	}
+	if len(cmd.Lines) == 0 {
+		return Issued{}, ErrItemsRequired
+	}
+	if _, err := h.splits.Require(ctx, cmd.Merchant); err != nil {
+		return Issued{}, err
+	}
+	if h.platformRecipient == "" {
+		return Issued{}, ErrPlatformRecipient
+	}
+	items, err := h.resolve(ctx, cmd.Merchant, cmd.Lines, qtys, &currency)
+	if err != nil {
+		return Issued{}, err
+	}
+	mp, err := h.pricing.Pricing(ctx, cmd.Merchant)
+	if err != nil {
+		return Issued{}, err
+	}
+	g := cmd.Details
+	g.Merchant, g.Source, g.Currency = cmd.Merchant, "order", currency
+	g.JurisdictionCode, g.TaxRate, g.TaxComponents = jurisdiction, rate.String(), components
+	g.BrandName, g.BrandKey = mp.BrandName, mp.BrandKey
+	pr := receipt.Price(receipt.PriceInput{Items: items, TaxRate: rate, PlatformRate: mp.Platform, MerchantAddOn: mp.AddOn})
+	g.LineItems, g.Subtotal, g.Tax, g.Fee, g.PlatformFee, g.MerchantFee, g.Total = pr.LineItems, pr.Subtotal, pr.Tax, pr.Fee, pr.PlatformFee, pr.MerchantFee, pr.Total
+	g.FeeRate = pr.FeeRate.String()
+	return h.issuer.Issue(ctx, g, cmd.Issue)
+}
+
+// checkLines returns each line's quantity, or the first line's fault.
+func checkLines(lines []OrderLine) ([]int64, error) {
+	qtys := make([]int64, len(lines))
+	for i, l := range lines {
+		n, err := l.Qty.Int64()
+		if err != nil || n < 1 || n > 1_000_000 {
+			return nil, Invalidf("items[%d].qty must be a whole number >= 1", i)
+		}
+		if l.ID == "" && l.SKU == "" {
+			return nil, Invalidf("items[%d] needs an id or a sku", i)
+		}
+		qtys[i] = n
+	}
+	return qtys, nil
+}
+
+// selectTax is the order's tax: an explicit rate (with an optional catalog jurisdiction for the
+// record), else the catalog jurisdiction's rate for the components that apply, else none.
+func selectTax(explicit *json.Number, code string, comps []string) (money.Rate, string, []string, error) {
+	unknown := Invalid("jurisdictionCode " + code + " is not in the tax catalog")
+	switch {
+	case explicit != nil:
+		r, err := money.ParseRate(explicit.String())
+		if err != nil || r.Sign() < 0 || r.Cmp(money.MustRate("1")) > 0 {
+			return money.Rate{}, "", nil, Invalid("taxRate must be a number from 0 to 1")
+		}
+		if code != "" {
+			if _, err := tax.Lookup(strings.ToUpper(code)); err != nil {
+				return money.Rate{}, "", nil, unknown
+			}
+		}
+		return r, strings.ToUpper(code), comps, nil
+	case code != "":
+		j, err := tax.Lookup(code)
+		if err != nil {
+			return money.Rate{}, "", nil, unknown
+		}
+		if j, err = tax.Select(j, comps); err != nil {
+			return money.Rate{}, "", nil, Invalid(err.Error())
+		}
+		var names []string
+		for _, c := range j.Components {
+			names = append(names, c.Name)
+		}
+		return j.Total(), j.Code, names, nil
+	case len(comps) > 0:
+		return money.Rate{}, "", nil, Invalid("taxComponents needs a jurisdictionCode")
+	}
+	return money.Rate{}, "", nil, nil
+}
+
+// resolve looks the order's lines up in the merchant's inventory and fixes the currency: the
+// order's, else the first item's; every item must be priced in it.
+func (h *CreateOrderHandler) resolve(ctx context.Context, merchant string, lines []OrderLine, qtys []int64, currency *string) ([]receipt.Item, error) {
+	var ids []uuid.UUID
+	var skus []string
+	for _, l := range lines {
+		if id, err := uuid.Parse(l.ID); l.ID != "" && err == nil {
+			ids = append(ids, id)
+		} else if l.ID == "" {
+			skus = append(skus, l.SKU)
+		}
+	}
+	found, err := h.catalog.Find(ctx, merchant, ids, skus)
+	if err != nil {
+		return nil, err
+	}
+	byID, bySKU := map[string]CatalogItem{}, map[string]CatalogItem{}
+	for _, it := range found {
+		byID[it.ID.String()], bySKU[it.SKU] = it, it
+	}
+	out := make([]receipt.Item, len(lines))
+	for i, l := range lines {
+		it, ok := bySKU[l.SKU], l.ID == ""
+		ref := "sku " + l.SKU
+		if l.ID != "" {
+			it, ok = byID[strings.ToLower(l.ID)]
+			ref = "id " + l.ID
+		}
+		if !ok || (l.ID == "" && it.SKU != l.SKU) {
+			return nil, &Refusal{Kind: ErrInventoryNotFound.Kind, Code: ErrInventoryNotFound.Code, Message: ErrInventoryNotFound.Message + ": " + ref}
+		}
+		if *currency == "" {
+			*currency = it.Currency
+		}
+		if it.Currency != *currency {
+			return nil, Invalid(fmt.Sprintf("items[%d] (%s) is priced in %s, the order is in %s", i, it.SKU, it.Currency, *currency))
+		}
+		// An item without a picture gets its placeholder when the receipt is shown.
+		out[i] = receipt.Item{ItemID: it.ID.String(), SKU: it.SKU, Label: it.Name, Thumb: it.Thumb, Unit: money.Cents(it.PriceCents), Qty: qtys[i], Taxable: it.Taxable}
+	}
+	return out, nil
+}

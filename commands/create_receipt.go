@@ -1,0 +1,95 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+)
+
+// CreateReceipt is a receipt of custom lines that the merchant prices itself (POST
+// /api/receipts): no inventory, no tax.
+type CreateReceipt struct {
+	Merchant string
+	ID       string // optional: the merchant's own receipt id
+	Lines    *[]ReceiptLine
+	TotalUSD *json.Number
+	Currency string // USD (default) or EUR
+	Details  receipt.Generated
+	Issue    Issue
+}
+
+// ReceiptLine is one custom line.
+type ReceiptLine struct {
+	Label    string
+	PriceUSD *json.Number
+}
+
+var receiptIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// CreateReceiptHandler creates direct receipts.
+type CreateReceiptHandler struct {
+	pricing PricingSource
+	issuer  *Issuer
+}
+
+// NewCreateReceiptHandler returns the handler. It panics on a nil dependency.
+func NewCreateReceiptHandler(pricing PricingSource, issuer *Issuer) *CreateReceiptHandler {
+	if pricing == nil || issuer == nil {
+		panic("commands.NewCreateReceiptHandler: nil dependency")
+	}
+	return &CreateReceiptHandler{pricing: pricing, issuer: issuer}
+}
+
+// Handle checks the lines and the total, brands the receipt and issues it. Errors: Invalid, the
+// Issuer's.
+func (h *CreateReceiptHandler) Handle(ctx context.Context, cmd CreateReceipt) (Issued, error) {
+	if cmd.ID != "" && !receiptIDRE.MatchString(cmd.ID) {
+		return Issued{}, Invalid("id must be 1-64 characters of letters, digits, _ and -")
+	}
+	currency := strings.ToUpper(strings.TrimSpace(cmd.Currency))
+	if currency == "" {
+		currency = "USD"
+	}
+	if currency != "USD" && currency != "EUR" {
+		return Issued{}, Invalid("currency must be USD or EUR")
+	}
+	if cmd.Lines == nil || len(*cmd.Lines) == 0 || len(*cmd.Lines) > 500 {
+		return Issued{}, Invalid("lineItems must hold between 1 and 500 lines of {label, priceUsd}")
+	}
+	g := cmd.Details
+	g.ReceiptID, g.Merchant, g.Source, g.Currency, g.TaxRate, g.TaxComponents = cmd.ID, cmd.Merchant, "direct", currency, "0", []string{}
+	g.LineItems, g.Subtotal = nil, 0
+	for i, l := range *cmd.Lines {
+		if strings.TrimSpace(l.Label) == "" || len(l.Label) > 200 {
+			return Issued{}, Invalidf("lineItems[%d].label is required (up to 200 characters)", i)
+		}
+		if l.PriceUSD == nil {
+			return Issued{}, Invalidf("lineItems[%d].priceUsd is required", i)
+		}
+		amt, err := money.ParseCents(l.PriceUSD.String())
+		if err != nil {
+			return Issued{}, Invalidf("lineItems[%d].priceUsd must be a number >= 0 with at most 2 decimals", i)
+		}
+		g.LineItems = append(g.LineItems, receipt.LineItem{Kind: receipt.KindCustom, Label: l.Label, Amount: amt})
+		g.Subtotal += amt
+	}
+	if cmd.TotalUSD == nil {
+		return Issued{}, Invalid("totalUsd is required")
+	}
+	total, err := money.ParseCents(cmd.TotalUSD.String())
+	if err != nil || total != g.Subtotal {
+		return Issued{}, Invalid(fmt.Sprintf("totalUsd must equal the sum of the line items (%s)", g.Subtotal))
+	}
+	g.Total = total
+	mp, err := h.pricing.Pricing(ctx, cmd.Merchant)
+	if err != nil {
+		return Issued{}, err
+	}
+	g.BrandName, g.BrandKey = mp.BrandName, mp.BrandKey
+	return h.issuer.Issue(ctx, g, cmd.Issue)
+}

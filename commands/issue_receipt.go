@@ -1,0 +1,206 @@
+package commands
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/journal"
+)
+
+// The last step of every command that creates a receipt (an order, a direct receipt): the
+// Idempotency-Key claim, the webhook signing key captured with the receipt, the append of its
+// generation, and the journal while the datastore is down.
+
+// IdempotencyClaims records which receipt an Idempotency-Key created: Claim stores (key, hash,
+// id) unless the key is already held, and returns what the key holds.
+type IdempotencyClaims interface {
+	Claim(ctx context.Context, wallet, key, requestHash, receiptID string) (hash, id string, err error)
+}
+
+// WebhookKeyVault keeps each receipt's webhook signing key encrypted, outside the events.
+type WebhookKeyVault interface {
+	Save(ctx context.Context, receiptID, secret string) error
+	Seal(receiptID, secret string) (nonce, sealed []byte, err error)
+	// Companion is the key's insert, to commit in the receipt's first append.
+	Companion(receiptID, secret string) (eventstore.Companion, error)
+}
+
+// Journal keeps orders accepted while the datastore does not answer (eventstore/journal).
+type Journal interface {
+	Append(e journal.Entry) error
+	// Lookup returns the entry of stream while it waits to be stored.
+	Lookup(stream string) (journal.Entry, bool)
+}
+
+// Issue is how a new receipt is stored.
+type Issue struct {
+	IdempotencyKey string // "" without Idempotency-Key
+	RequestHash    string // hash of the request, required with IdempotencyKey
+	SigningKey     string // the API key that signs the receipt's webhooks; "" for none
+	Meta           eventstore.Metadata
+}
+
+// Issued is a stored (or journaled) receipt.
+type Issued struct {
+	State    receipt.State
+	Result   eventstore.AppendResult // zero when Degraded
+	Degraded bool                    // journaled while the datastore is down; stored when it is back
+}
+
+// Issuer stores new receipts.
+type Issuer struct {
+	store       Store
+	claims      IdempotencyClaims
+	keys        WebhookKeyVault
+	journal     Journal // nil: no degraded mode
+	unavailable func(error) bool
+	now         func() time.Time
+}
+
+// NewIssuer returns an issuer; journal may be nil (no degraded mode); unavailable tells the
+// errors of a datastore that does not answer. It panics on another nil dependency.
+func NewIssuer(store Store, claims IdempotencyClaims, keys WebhookKeyVault, j Journal, unavailable func(error) bool, now func() time.Time) *Issuer {
+	if store == nil || claims == nil || keys == nil || unavailable == nil || now == nil {
+		panic("commands.NewIssuer: nil dependency")
+	}
+	return &Issuer{store: store, claims: claims, keys: keys, journal: j, unavailable: unavailable, now: now}
+}
+
+// Issue stores the generation of g for the merchant g.Merchant. With an Idempotency-Key, the same
+// request again answers the receipt it created. Errors: Invalid, ErrIdempotencyConflict,
+// ErrReceiptExists, receipt.ErrTotal, wrapped store errors (a datastore that does not answer,
+// when the receipt cannot be journaled).
+func (i *Issuer) Issue(ctx context.Context, g receipt.Generated, how Issue) (Issued, error) {
+	if g.ReceiptID == "" {
+		g.ReceiptID = NewReceiptID(i.now())
+	}
+	replay := false
+	if how.IdempotencyKey != "" {
+		if len(how.IdempotencyKey) > 255 {
+			return Issued{}, Invalid("Idempotency-Key must be at most 255 characters")
+		}
+		g.RequestHash = how.RequestHash
+		hash, id, err := i.claims.Claim(ctx, g.Merchant, how.IdempotencyKey, g.RequestHash, g.ReceiptID)
+		if err != nil {
+			return Issued{}, err
+		}
+		if hash != g.RequestHash {
+			return Issued{}, ErrIdempotencyConflict
+		}
+		replay, g.ReceiptID = id != g.ReceiptID, id
+	}
+	// The event is decided once: if the append's answer is lost (the datastore went away during
+	// the commit), the journal keeps this very event, and its replay finds it stored or stores it.
+	ev, state, err := GenerationEvent(g, i.now(), how.Meta)
+	if err != nil {
+		return Issued{}, err
+	}
+	res, err := i.append(ctx, ev, state, how.SigningKey)
+	if i.unavailable(err) && g.RequestHash == "" && i.journal != nil {
+		return i.journalize(ev, state, how.SigningKey)
+	}
+	if errors.Is(err, receipt.ErrExists) {
+		return i.existing(ctx, g, replay)
+	}
+	if err != nil {
+		return Issued{}, err
+	}
+	return Issued{State: state, Result: res}, nil
+}
+
+// append stores the generation with its webhook key: in the append's transaction where the event
+// store shares the read models' database, else just before it.
+func (i *Issuer) append(ctx context.Context, ev eventstore.EventData, state receipt.State, secret string) (eventstore.AppendResult, error) {
+	id := state.Receipt.ReceiptID
+	ca, together := i.store.(eventstore.CompanionAppender)
+	if secret == "" || !together {
+		if secret != "" {
+			if err := i.keys.Save(ctx, id, secret); err != nil {
+				return eventstore.AppendResult{}, err
+			}
+		}
+		return AppendGeneration(ctx, i.store, ev, state)
+	}
+	key, err := i.keys.Companion(id, secret)
+	if err != nil {
+		return eventstore.AppendResult{}, err
+	}
+	ev.Decoded = state.Receipt // the decided event, for the projection applied at append
+	res, err := ca.AppendWith(ctx, receipt.Stream(id), eventstore.NoStream(), []eventstore.Companion{key}, ev)
+	if errors.Is(err, eventstore.ErrWrongExpectedVersion) {
+		return res, receipt.ErrExists
+	}
+	return res, err
+}
+
+// existing answers a generation whose receipt id is taken: the receipt this same request created
+// (Idempotency-Key), else a conflict.
+func (i *Issuer) existing(ctx context.Context, g receipt.Generated, replay bool) (Issued, error) {
+	if !replay && g.RequestHash == "" {
+		return Issued{}, ErrReceiptExists
+	}
+	loaded, err := LoadReceipt(ctx, i.store, g.ReceiptID)
+	if err != nil {
+		return Issued{}, err
+	}
+	if loaded.State.Receipt.RequestHash != g.RequestHash || loaded.State.Receipt.Merchant != g.Merchant {
+		return Issued{}, ErrReceiptExists
+	}
+	return Issued{State: loaded.State}, nil
+}
+
+// journalize accepts a receipt while the datastore is down: its generation event ev (and sealed
+// webhook key) is written durably to the local journal and replayed into the event store with
+// the same ids when the datastore is back (journal.Replayer).
+func (i *Issuer) journalize(ev eventstore.EventData, state receipt.State, secret string) (Issued, error) {
+	id := state.Receipt.ReceiptID
+	entry := journal.Entry{Stream: receipt.Stream(id), Events: []eventstore.EventData{ev}, At: i.now().UnixMilli()}
+	if secret != "" {
+		nonce, sealed, err := i.keys.Seal(id, secret)
+		if err != nil {
+			return Issued{}, err
+		}
+		entry = entry.WithSealedKey(journal.SealedKey{ReceiptID: id, Nonce: nonce, Sealed: sealed})
+	}
+	if err := i.journal.Append(entry); err != nil {
+		return Issued{}, fmt.Errorf("degraded mode: journal write failed (%v): %w", err, ErrDatastoreUnavailable)
+	}
+	return Issued{State: state, Degraded: true}, nil
+}
+
+// Journaled returns the state of receipt id while it waits in this instance's journal (accepted
+// in degraded mode, not stored yet), so that reading it right after the datastore is back does
+// not say it does not exist.
+func (i *Issuer) Journaled(id string) (receipt.State, bool) {
+	if i.journal == nil {
+		return receipt.State{}, false
+	}
+	e, ok := i.journal.Lookup(receipt.Stream(id))
+	if !ok || len(e.Events) == 0 {
+		return receipt.State{}, false
+	}
+	ev, err := receipt.Decode(e.Events[0].Type, e.Events[0].Data)
+	if err != nil {
+		return receipt.State{}, false
+	}
+	return receipt.Evolve(receipt.State{}, ev), true
+}
+
+// NewReceiptID is "rcpt_", the creation time in Unix milliseconds as 12 hex digits, and 64 random
+// bits as 16: unguessable, and new receipts' keys (and streams) sort after older ones, so the
+// indexes on them grow at their right edge instead of on random pages.
+func NewReceiptID(now time.Time) string {
+	var b [14]byte
+	ms := uint64(now.UnixMilli())
+	for i := 5; i >= 0; i-- {
+		b[i], ms = byte(ms), ms>>8
+	}
+	_, _ = rand.Read(b[6:])
+	return "rcpt_" + hex.EncodeToString(b[:])
+}

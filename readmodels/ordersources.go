@@ -1,0 +1,207 @@
+package readmodels
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+)
+
+// What order creation reads (commands.Catalog, commands.PricingSource): through the instance's
+// caches, and, while the datastore does not answer, from what this instance last read, so an
+// order can still be priced and journaled (degraded mode). A merchant or item never read before
+// cannot be priced then: the read's error is returned.
+
+// lastKnownLimit bounds each last-known map; past it the map starts over.
+const lastKnownLimit = 10_000
+
+var (
+	_ commands.Catalog       = (*OrderCatalog)(nil)
+	_ commands.PricingSource = (*OrderPricing)(nil)
+)
+
+// itemFinder is the inventory query an order needs.
+type itemFinder interface {
+	Find(ctx context.Context, wallet string, ids []uuid.UUID, skus []string) ([]Item, error)
+}
+
+// OrderCatalog finds inventory items for orders.
+type OrderCatalog struct {
+	inventory itemFinder
+	cache     *Cache[Item] // key: wallet|id:<uuid> or wallet|sku:<sku>; nil: none
+	mu        sync.Mutex
+	known     map[string]map[string]Item // wallet -> ref -> item
+}
+
+// NewOrderCatalog returns a catalog over inventory with cache (nil: no cache).
+func NewOrderCatalog(inventory itemFinder, cache *Cache[Item]) *OrderCatalog {
+	return &OrderCatalog{inventory: inventory, cache: cache, known: map[string]map[string]Item{}}
+}
+
+// InventoryCacheKey is the prefix of a merchant's entries in the inventory cache.
+func InventoryCacheKey(wallet string) string { return wallet + "|" }
+
+// Find implements commands.Catalog.
+func (c *OrderCatalog) Find(ctx context.Context, wallet string, ids []uuid.UUID, skus []string) ([]commands.CatalogItem, error) {
+	found, err := c.find(ctx, wallet, ids, skus)
+	switch {
+	case Unavailable(err):
+		if found, err = c.lastKnown(wallet, ids, skus, err); err != nil {
+			return nil, err
+		}
+	case err != nil:
+		return nil, err
+	default:
+		c.remember(wallet, found)
+	}
+	out := make([]commands.CatalogItem, len(found))
+	for i, it := range found {
+		out[i] = commands.CatalogItem{ID: it.ID, SKU: it.SKU, Name: it.Name, Thumb: it.Thumb, Currency: it.Currency, PriceCents: it.PriceCents, Taxable: it.Taxable}
+	}
+	return out, nil
+}
+
+// find reads items by id and SKU, from the cache when it holds them all.
+func (c *OrderCatalog) find(ctx context.Context, wallet string, ids []uuid.UUID, skus []string) ([]Item, error) {
+	if c.cache == nil {
+		return c.inventory.Find(ctx, wallet, ids, skus)
+	}
+	prefix := InventoryCacheKey(wallet)
+	refs := make([]string, 0, len(ids)+len(skus))
+	for _, id := range ids {
+		refs = append(refs, prefix+"id:"+id.String())
+	}
+	for _, sku := range skus {
+		refs = append(refs, prefix+"sku:"+sku)
+	}
+	var gen uint64
+	hits := make([]Item, 0, len(refs))
+	for i, ref := range refs {
+		it, g, ok := c.cache.Get(ref)
+		if i == 0 {
+			gen = g // the generation before any database read
+		}
+		if !ok {
+			break
+		}
+		hits = append(hits, it)
+	}
+	if len(hits) == len(refs) && len(refs) > 0 {
+		return hits, nil
+	}
+	found, err := c.inventory.Find(ctx, wallet, ids, skus)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range found {
+		c.cache.Put(prefix+"id:"+it.ID.String(), it, gen)
+		c.cache.Put(prefix+"sku:"+it.SKU, it, gen)
+	}
+	return found, nil
+}
+
+func (c *OrderCatalog) remember(wallet string, items []Item) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.known[wallet]
+	if m == nil {
+		if len(c.known) > lastKnownLimit {
+			clear(c.known)
+		}
+		m = map[string]Item{}
+		c.known[wallet] = m
+	}
+	for _, it := range items {
+		m["id:"+it.ID.String()], m["sku:"+it.SKU] = it, it
+	}
+}
+
+// lastKnown answers from the items last read; one never read makes it return readErr.
+func (c *OrderCatalog) lastKnown(wallet string, ids []uuid.UUID, skus []string, readErr error) ([]Item, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []Item
+	for _, id := range ids {
+		it, ok := c.known[wallet]["id:"+strings.ToLower(id.String())]
+		if !ok {
+			return nil, readErr
+		}
+		out = append(out, it)
+	}
+	for _, sku := range skus {
+		it, ok := c.known[wallet]["sku:"+sku]
+		if !ok {
+			return nil, readErr
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// pricingSettings is the query pricing needs.
+type pricingSettings interface {
+	PricingSettings(ctx context.Context, wallet string) (ShopConfig, bool, SiteConfig, error)
+}
+
+// OrderPricing reads merchants' fee rates and brand for orders.
+type OrderPricing struct {
+	shops pricingSettings
+	cache *Cache[commands.MerchantPricing] // nil: none
+	mu    sync.Mutex
+	known map[string]commands.MerchantPricing
+}
+
+// NewOrderPricing returns pricing over shops with cache (nil: no cache).
+func NewOrderPricing(shops pricingSettings, cache *Cache[commands.MerchantPricing]) *OrderPricing {
+	return &OrderPricing{shops: shops, cache: cache, known: map[string]commands.MerchantPricing{}}
+}
+
+// Pricing implements commands.PricingSource: the platform base rate (the site's replaces 0.5%),
+// the merchant's add-on and brand.
+func (p *OrderPricing) Pricing(ctx context.Context, wallet string) (commands.MerchantPricing, error) {
+	return p.cache.Load(wallet, func() (commands.MerchantPricing, bool, error) {
+		mp, err := p.read(ctx, wallet)
+		return mp, true, err
+	})
+}
+
+func (p *OrderPricing) read(ctx context.Context, wallet string) (commands.MerchantPricing, error) {
+	mp := commands.MerchantPricing{Platform: receipt.PlatformBaseRate}
+	shop, found, site, err := p.shops.PricingSettings(ctx, wallet)
+	if Unavailable(err) {
+		p.mu.Lock()
+		cached, ok := p.known[wallet]
+		p.mu.Unlock()
+		if ok {
+			return cached, nil
+		}
+	}
+	if err != nil {
+		return mp, err
+	}
+	if site.ProcessingFeePct != nil {
+		if r, err := money.ParseRate(site.ProcessingFeePct.String()); err == nil {
+			mp.Platform = money.Percent(r)
+		}
+	}
+	if found {
+		if shop.ProcessingFeePct != "" {
+			if r, err := money.ParseRate(shop.ProcessingFeePct.String()); err == nil {
+				mp.AddOn = money.Percent(r)
+			}
+		}
+		mp.BrandName, mp.BrandKey = shop.Name, shop.BrandKey
+	}
+	p.mu.Lock()
+	if len(p.known) > lastKnownLimit {
+		clear(p.known)
+	}
+	p.known[wallet] = mp
+	p.mu.Unlock()
+	return mp, nil
+}

@@ -1,0 +1,141 @@
+package transport
+
+import (
+	"encoding/json"
+	"net/mail"
+	"regexp"
+	"strings"
+
+	"github.com/payledger/payledger/domain/receipt"
+)
+
+// The optional fields of orders and direct receipts: buyer details, links, metadata and the
+// webhook URL, each with its snake_case or camelCase alias.
+
+// optionalFields are the optional order and receipt fields; snake_case aliases are accepted.
+type optionalFields struct {
+	RedirectURL        string          `json:"redirect_url"`
+	RedirectURLAlias   string          `json:"redirectUrl"`
+	SuccessURL         string          `json:"successUrl"`
+	SuccessURLAlias    string          `json:"success_url"`
+	PostPaymentAction  string          `json:"postPaymentAction"`
+	PostPaymentAlias   string          `json:"post_payment_action"`
+	BuyerEmail         string          `json:"buyerEmail"`
+	BuyerEmailAlias    string          `json:"buyer_email"`
+	BuyerFirstName     string          `json:"buyerFirstName"`
+	BuyerFirstAlias    string          `json:"buyer_first_name"`
+	BuyerLastName      string          `json:"buyerLastName"`
+	BuyerLastAlias     string          `json:"buyer_last_name"`
+	BillingEmail       string          `json:"billingEmail"`
+	BillingEmailAlias  string          `json:"billing_email"`
+	Phone              string          `json:"phone"`
+	AddressLine1       string          `json:"addressLine1"`
+	AddressLine1Alias  string          `json:"address_line1"`
+	AddressLine2       string          `json:"addressLine2"`
+	AddressLine2Alias  string          `json:"address_line2"`
+	City               string          `json:"city"`
+	State              string          `json:"state"`
+	PostalCode         string          `json:"postalCode"`
+	PostalCodeAlias    string          `json:"postal_code"`
+	Country            string          `json:"country"`
+	TransactionID      string          `json:"transactionId"`
+	TransactionIDAlias string          `json:"transaction_id"`
+	Metadata           json.RawMessage `json:"metadata"`
+	WebhookURL         string          `json:"webhook_url"`
+	WebhookURLAlias    string          `json:"webhookUrl"`
+}
+
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+var countryRE = regexp.MustCompile(`^[A-Z]{2}$`)
+
+// parseOptional validates the optional fields and fills them into g.
+func (s *Server) parseOptional(o optionalFields, g *receipt.Generated) error {
+	g.RedirectURL = first(o.RedirectURL, o.RedirectURLAlias)
+	g.SuccessURL = first(o.SuccessURL, o.SuccessURLAlias)
+	g.PostPaymentAction = first(o.PostPaymentAction, o.PostPaymentAlias)
+	for name, u := range map[string]string{"redirect_url": g.RedirectURL, "successUrl": g.SuccessURL} {
+		if u != "" && !httpURL(u) {
+			return InvalidInput(name + " must be an http(s) URL")
+		}
+	}
+	if len(g.PostPaymentAction) > 2000 {
+		return InvalidInput("postPaymentAction must be at most 2000 characters")
+	}
+	b := receipt.Buyer{
+		Email: first(o.BuyerEmail, o.BuyerEmailAlias), FirstName: first(o.BuyerFirstName, o.BuyerFirstAlias),
+		LastName: first(o.BuyerLastName, o.BuyerLastAlias), BillingEmail: first(o.BillingEmail, o.BillingEmailAlias),
+		Phone: first(o.Phone), AddressLine1: first(o.AddressLine1, o.AddressLine1Alias), AddressLine2: first(o.AddressLine2, o.AddressLine2Alias),
+		City: first(o.City), State: first(o.State), PostalCode: first(o.PostalCode, o.PostalCodeAlias), Country: strings.ToUpper(first(o.Country)),
+	}
+	for name, e := range map[string]string{"buyerEmail": b.Email, "billingEmail": b.BillingEmail} {
+		if e != "" {
+			if a, err := mail.ParseAddress(e); err != nil || a.Address != e {
+				return InvalidInput(name + " must be an email address")
+			}
+		}
+	}
+	if b.Country != "" && !countryRE.MatchString(b.Country) {
+		return InvalidInput("country must be an ISO 3166-1 alpha-2 code such as US")
+	}
+	for name, v := range map[string]string{"buyerFirstName": b.FirstName, "buyerLastName": b.LastName, "phone": b.Phone, "addressLine1": b.AddressLine1,
+		"addressLine2": b.AddressLine2, "city": b.City, "state": b.State, "postalCode": b.PostalCode} {
+		if len(v) > 200 {
+			return InvalidInput(name + " must be at most 200 characters")
+		}
+	}
+	g.Buyer = b
+	g.TransactionID = first(o.TransactionID, o.TransactionIDAlias)
+	if len(g.TransactionID) > 200 {
+		return InvalidInput("transactionId must be at most 200 characters")
+	}
+	if o.Metadata != nil && !isNull(o.Metadata) {
+		var raw map[string]json.RawMessage
+		if json.Unmarshal(o.Metadata, &raw) != nil {
+			return InvalidInput("metadata must be an object of string values")
+		}
+		if len(raw) > 50 {
+			return InvalidInput("metadata may hold at most 50 keys")
+		}
+		g.Metadata = make(map[string]string, len(raw))
+		for k, v := range raw {
+			var sv string
+			if json.Unmarshal(v, &sv) != nil || len(sv) > 500 || k == "" || len(k) > 100 {
+				return InvalidInput("metadata." + k + " must be a string of at most 500 characters")
+			}
+			g.Metadata[k] = sv
+		}
+	}
+	g.WebhookURL = first(o.WebhookURL, o.WebhookURLAlias)
+	if g.WebhookURL != "" {
+		if err := s.checkWebhookURL(g.WebhookURL); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkWebhookURL enforces https and no local or private hosts in production; development
+// allows http and localhost.
+func (s *Server) checkWebhookURL(raw string) error {
+	if !httpURL(raw) {
+		return InvalidInput("webhook_url must be an http(s) URL")
+	}
+	if !s.cfg.Production {
+		return nil
+	}
+	if !strings.HasPrefix(strings.ToLower(raw), "https://") {
+		return InvalidInput("webhook_url must use https in production")
+	}
+	if privateHost(raw) {
+		return InvalidInput("webhook_url must not point at localhost or a private address in production")
+	}
+	return nil
+}
