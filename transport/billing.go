@@ -3,7 +3,6 @@ package transport
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"math/big"
 	"net/http"
 	"strings"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
-	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -129,51 +127,31 @@ func (s *Server) quote(c echo.Context) error {
 	if err := DecodeJSON(c, &req); err != nil {
 		return err
 	}
-	if !contains(paymentTokens, req.Token) {
-		return InvalidInput("token must be one of " + strings.Join(paymentTokens, ", "))
-	}
-	ctx := c.Request().Context()
-	prices, err := s.prices.All(ctx)
+	out, err := s.pay.quote.Handle(c.Request().Context(), commands.QuoteToken{ReceiptID: c.Param("id"), Token: req.Token, Meta: s.metadata(c, "customer")})
 	if err != nil {
 		return err
 	}
-	tokenUSD := "1"
-	if req.Token != "USDC" && req.Token != "USDT" {
-		p, ok := prices[req.Token]
-		if !ok {
-			return NewError(http.StatusServiceUnavailable, "price_unavailable", "No USD price is set for "+req.Token)
-		}
-		tokenUSD = p.USDPrice
-	}
-	var q receipt.TokenQuoted
-	st, res, err := commands.ChangeReceipt(ctx, s.events, c.Param("id"), s.metadata(c, "customer"), func(st receipt.State) ([]receipt.Event, error) {
-		eurUSD := ""
-		if st.Receipt.Currency == "EUR" {
-			p, ok := prices["EUR"]
-			if !ok {
-				return nil, errNoEURRate
-			}
-			eurUSD = p.USDPrice
-		}
-		var err error
-		q, err = receipt.Quote(st, req.Token, tokenUSD, eurUSD, s.now().UnixMilli())
-		if err != nil {
-			return nil, err
-		}
-		return []receipt.Event{q}, nil
-	})
-	if errors.Is(err, errNoEURRate) {
-		return NewError(http.StatusServiceUnavailable, "price_unavailable", "No EUR/USD rate is set")
-	}
-	if err != nil {
-		return receiptErr(err)
-	}
-	_ = res
-	return c.JSON(http.StatusOK, map[string]any{"receiptId": st.Receipt.ReceiptID, "token": q.Token, "amount": q.Amount,
+	q := out.Quote
+	return c.JSON(http.StatusOK, map[string]any{"receiptId": out.ReceiptID, "token": q.Token, "amount": q.Amount,
 		"tokenUsdPrice": json.Number(q.TokenUSDPrice), "eurUsdRate": nullable(q.EURUSDRate), "amountUsd": json.Number(q.AmountUSD), "quotedAt": q.At})
 }
 
-var errNoEURRate = errors.New("no EUR/USD rate")
+// usdPrices gives the quote command the price store's current USD prices.
+type usdPrices struct{ store PriceStore }
+
+var _ commands.Prices = usdPrices{}
+
+func (p usdPrices) USDPrices(ctx context.Context) (map[string]string, error) {
+	all, err := p.store.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(all))
+	for asset, price := range all {
+		out[asset] = price.USDPrice
+	}
+	return out, nil
+}
 
 func monthStart(t time.Time) time.Time {
 	t = t.UTC()

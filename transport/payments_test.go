@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/transport/onramp"
 )
 
@@ -268,7 +269,8 @@ func TestOnrampSessionsAndVerification(t *testing.T) {
 		t.Fatalf("reconciled failure: %v", st)
 	}
 	// The background reconciler's pass only takes attempts older than its minimum age.
-	if checked, _, err := e.srv.Reconcile(context.Background(), time.Hour); err != nil || checked != 0 {
+	done, err := e.srv.OnrampReconciliation().Handle(context.Background(), commands.ReconcileOnramp{MinAge: time.Hour})
+	if checked := done.Checked; err != nil || checked != 0 {
 		t.Fatalf("young attempts checked: %d %v", checked, err)
 	}
 	// No attempt once paid.

@@ -10,7 +10,7 @@ import (
 // the quick-start /pay/ paths serve the same page).
 func (s *Server) paymentPage(c echo.Context) error {
 	if _, err := s.receipts.Get(c.Request().Context(), "", c.Param("id")); err != nil {
-		return receiptErr(notFound(err))
+		return err
 	}
 	s.assets.ServePage(c.Response(), c.Param("id"))
 	return nil
@@ -20,7 +20,7 @@ func (s *Server) paymentPage(c echo.Context) error {
 func (s *Server) portalReceipt(c echo.Context) error {
 	row, err := s.receipts.Get(c.Request().Context(), "", c.Param("id"))
 	if err != nil {
-		return receiptErr(notFound(err))
+		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"receipt": viewReceipt(row.State)})
 }

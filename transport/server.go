@@ -115,15 +115,12 @@ type Server struct {
 	webhookKeys  WebhookKeyStore
 	idempotency  IdempotencyStore
 
-	processor       Processor
-	processorEvents ProcessorEventStore
-	openAttempts    OpenAttempts
-	outbox          Outbox
-	webhooks        WebhookSender
-	prices          PriceStore
-	usage           UsageCounter
-	figures         Figures
-	metrics         *Metrics
+	outbox   Outbox
+	webhooks WebhookSender
+	prices   PriceStore
+	usage    UsageCounter
+	figures  Figures
+	metrics  *Metrics
 
 	splits         *commands.Splits
 	pricing        commands.PricingSource
@@ -133,6 +130,10 @@ type Server struct {
 	openapi        []byte
 	assets         *page.Assets
 	known          *lastKnown
+
+	// The payment use cases (payments.go): payment page, processor events, reconciliation,
+	// refunds, terminal, quotes, split.
+	pay paymentCommands
 }
 
 // ServeHTTP lets the server be used as an http.Handler.
@@ -162,13 +163,10 @@ func New(d Deps) (*Server, error) {
 	s := &Server{Echo: e, policies: map[string]Policy{}, cfg: d.Config, keys: d.Keys, nonces: d.Nonces,
 		signer: d.Signer, limiter: d.Limiter, now: d.Now, events: d.Events, shops: d.Shops, sites: d.Sites,
 		inventory: d.Inventory, receipts: d.Receipts, receiptsView: d.ReceiptsView, webhookKeys: d.WebhookKeys, idempotency: d.Idempotency,
-		processor: d.Processor, processorEvents: d.ProcessorEvents, outbox: d.Outbox, webhooks: d.Webhooks,
+		outbox: d.Outbox, webhooks: d.Webhooks,
 		prices: d.Prices, usage: d.Usage, figures: d.Figures, metrics: d.Metrics}
 	if s.metrics == nil {
 		s.metrics = NewMetrics(nil)
-	}
-	if oa, ok := d.Receipts.(OpenAttempts); ok {
-		s.openAttempts = oa
 	}
 	if d.Invalidations != nil {
 		s.caches = newCaches(d.Invalidations)
@@ -179,6 +177,12 @@ func New(d Deps) (*Server, error) {
 	s.openapi = d.OpenAPIJSON
 	s.known = newLastKnown()
 	s.wireReceiptCommands(d)
+	// The payment use cases, over the receipt commands' split reader and pricing.
+	pay, err := newPaymentCommands(d, s.splits, s.pricing)
+	if err != nil {
+		return nil, err
+	}
+	s.pay = pay
 	assets, err := page.Load()
 	if err != nil {
 		return nil, fmt.Errorf("transport: payment page assets: %w", err)

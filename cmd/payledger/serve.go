@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/docs"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/esdb"
@@ -242,7 +243,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	workCtx, stopWork := context.WithCancel(context.Background())
 	var workers sync.WaitGroup
 	defer func() { stopWork(); workers.Wait() }()
-	reconciler := transport.Reconciler{Server: api, Interval: 30 * time.Second, MinAge: 2 * time.Minute, Log: log}
+	reconciler := commands.NewReconciler(api.OnrampReconciliation(), dispatcher, 30*time.Second, 2*time.Minute, log)
 	for _, w := range []worker{receiptsRunner, reconciler, dispatcher, usage, workerFunc(func(ctx context.Context) error { return replayer.Run(ctx, 2*time.Second) }), workerFunc(caches.Run)} {
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {

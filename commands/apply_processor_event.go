@@ -1,0 +1,115 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+)
+
+// ProcessorEvents deduplicates and keeps the processor's signed events.
+type ProcessorEvents interface {
+	// Record stores an event unless its id is stored; processed says whether the stored one was
+	// applied already.
+	Record(ctx context.Context, id, receiptID, sessionID, status string, body []byte) (processed bool, err error)
+	MarkProcessed(ctx context.Context, id string) error
+	// SessionShared reports whether sessionID was seen for a receipt other than receiptID.
+	SessionShared(ctx context.Context, sessionID, receiptID string) (bool, error)
+}
+
+// ApplyProcessorEvent applies one signed event of the onramp processor (its signature checked by
+// the caller) to its receipt.
+type ApplyProcessorEvent struct {
+	EventID         string
+	Created         int64 // Unix seconds; 0: now
+	SessionID       string
+	ReceiptID       string
+	AttemptID       string
+	Status          string // one of ProcessorStatuses
+	ErrorCode       string
+	RequestID       string
+	TransactionHash string
+	WalletAddress   string
+	SourceAmountUSD string // "" when not given
+	Body            []byte // the signed body, kept with the event
+	Meta            eventstore.Metadata
+}
+
+// ProcessorEventApplied says what became of a processor event.
+type ProcessorEventApplied struct {
+	Duplicate bool // a replay of an event applied before: nothing done
+	Stored    bool // its receipt is unknown: kept for reconciliation, nothing applied
+	Result    eventstore.AppendResult
+}
+
+// ApplyProcessorEventHandler applies processor events.
+type ApplyProcessorEventHandler struct {
+	store  Store
+	events ProcessorEvents
+	now    func() time.Time
+}
+
+// NewApplyProcessorEventHandler returns the handler. It panics on a nil dependency.
+func NewApplyProcessorEventHandler(store Store, events ProcessorEvents, now func() time.Time) *ApplyProcessorEventHandler {
+	if store == nil || events == nil || now == nil {
+		panic("commands.NewApplyProcessorEventHandler: nil dependency")
+	}
+	return &ApplyProcessorEventHandler{store: store, events: events, now: now}
+}
+
+// Handle keeps the event (deduplicated by id: a replay of an applied event is a no-op), then
+// applies it through the guards (DecideProcessorUpdate), with the session marked shared when the
+// processor used it for another receipt too. An event for an unknown receipt is kept and
+// answered as stored, so the processor does not retry it forever. Errors: Invalid (no id, an
+// unknown status, an unreadable amount), ErrContended, wrapped store errors.
+func (h *ApplyProcessorEventHandler) Handle(ctx context.Context, cmd ApplyProcessorEvent) (ProcessorEventApplied, error) {
+	if cmd.EventID == "" || !slices.Contains(ProcessorStatuses, cmd.Status) {
+		return ProcessorEventApplied{}, Invalid("processor event needs an id and a data.status of " + strings.Join(ProcessorStatuses, ", "))
+	}
+	processed, err := h.events.Record(ctx, cmd.EventID, cmd.ReceiptID, cmd.SessionID, cmd.Status, cmd.Body)
+	if err != nil || processed {
+		return ProcessorEventApplied{Duplicate: processed}, err
+	}
+	amount, err := dollarsToCents(cmd.SourceAmountUSD)
+	if err != nil {
+		return ProcessorEventApplied{}, Invalid("data.sourceAmountUsd " + err.Error())
+	}
+	at := h.now().UnixMilli()
+	if cmd.Created > 0 {
+		at = cmd.Created * 1000
+	}
+	u := ProcessorUpdate{SessionID: cmd.SessionID, AttemptID: cmd.AttemptID, Status: cmd.Status, ErrorCode: cmd.ErrorCode, RequestID: cmd.RequestID,
+		TransactionHash: cmd.TransactionHash, Wallet: cmd.WalletAddress, SourceAmountCents: amount, At: at, SessionUnique: true}
+	if cmd.SessionID != "" && cmd.ReceiptID != "" {
+		shared, err := h.events.SessionShared(ctx, cmd.SessionID, cmd.ReceiptID)
+		if err != nil {
+			return ProcessorEventApplied{}, err
+		}
+		u.SessionUnique = !shared
+	}
+	var res eventstore.AppendResult
+	if cmd.ReceiptID != "" {
+		meta := cmd.Meta
+		meta.CausationID = cmd.EventID
+		_, res, err = ChangeReceipt(ctx, h.store, cmd.ReceiptID, meta, func(st receipt.State) ([]receipt.Event, error) {
+			return DecideProcessorUpdate(st, u)
+		})
+	}
+	if cmd.ReceiptID == "" || errors.Is(err, receipt.ErrNotFound) {
+		zerolog.Ctx(ctx).Warn().Str("processor_event", cmd.EventID).Str("receipt_id", cmd.ReceiptID).Msg("processor event for an unknown receipt stored")
+		return ProcessorEventApplied{Stored: true}, nil
+	}
+	if err != nil {
+		return ProcessorEventApplied{}, err
+	}
+	if err := h.events.MarkProcessed(ctx, cmd.EventID); err != nil {
+		return ProcessorEventApplied{}, err
+	}
+	return ProcessorEventApplied{Result: res}, nil
+}

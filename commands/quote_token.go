@@ -1,0 +1,96 @@
+package commands
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+)
+
+// Prices reads the current USD prices by asset: tokens by symbol, the EUR/USD rate as "EUR".
+// An asset without a price is absent.
+type Prices interface {
+	USDPrices(ctx context.Context) (map[string]string, error)
+}
+
+// QuoteToken prices a receipt in a token with the current rates.
+type QuoteToken struct {
+	ReceiptID string
+	Token     string // one of PaymentTokens
+	Meta      eventstore.Metadata
+}
+
+// TokenQuoted is a recorded quote.
+type TokenQuoted struct {
+	ReceiptID string
+	Quote     receipt.TokenQuoted
+	Result    eventstore.AppendResult
+}
+
+// QuoteTokenHandler quotes receipts in tokens.
+type QuoteTokenHandler struct {
+	store  Store
+	prices Prices
+	now    func() time.Time
+}
+
+// NewQuoteTokenHandler returns the handler. It panics on a nil dependency.
+func NewQuoteTokenHandler(store Store, prices Prices, now func() time.Time) *QuoteTokenHandler {
+	if store == nil || prices == nil || now == nil {
+		panic("commands.NewQuoteTokenHandler: nil dependency")
+	}
+	return &QuoteTokenHandler{store: store, prices: prices, now: now}
+}
+
+// stablecoins are fixed at 1 USD.
+var stablecoins = []string{"USDC", "USDT"}
+
+// Handle prices the receipt (through EUR/USD for EUR receipts) and records the quote with the
+// rates it used in the receipt's events. Errors: Invalid (unknown token), ErrPriceUnavailable (no
+// price for the token, no EUR/USD rate for an EUR receipt), receipt.ErrNotFound,
+// receipt.ErrState, ErrContended, wrapped store errors.
+func (h *QuoteTokenHandler) Handle(ctx context.Context, cmd QuoteToken) (TokenQuoted, error) {
+	if !slices.Contains(PaymentTokens, cmd.Token) {
+		return TokenQuoted{}, Invalid("token must be one of " + strings.Join(PaymentTokens, ", "))
+	}
+	prices, err := h.prices.USDPrices(ctx)
+	if err != nil {
+		return TokenQuoted{}, err
+	}
+	tokenUSD := "1"
+	if !slices.Contains(stablecoins, cmd.Token) {
+		p, ok := prices[cmd.Token]
+		if !ok {
+			return TokenQuoted{}, priceUnavailable("No USD price is set for " + cmd.Token)
+		}
+		tokenUSD = p
+	}
+	var q receipt.TokenQuoted
+	st, res, err := ChangeReceipt(ctx, h.store, cmd.ReceiptID, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {
+		eurUSD := ""
+		if st.Receipt.Currency == "EUR" {
+			p, ok := prices["EUR"]
+			if !ok {
+				return nil, priceUnavailable("No EUR/USD rate is set")
+			}
+			eurUSD = p
+		}
+		var err error
+		if q, err = receipt.Quote(st, cmd.Token, tokenUSD, eurUSD, h.now().UnixMilli()); err != nil {
+			return nil, err
+		}
+		return []receipt.Event{q}, nil
+	})
+	if err != nil {
+		return TokenQuoted{}, err
+	}
+	return TokenQuoted{ReceiptID: st.Receipt.ReceiptID, Quote: q, Result: res}, nil
+}
+
+// priceUnavailable is ErrPriceUnavailable saying which price is missing.
+func priceUnavailable(message string) *Refusal {
+	return &Refusal{Kind: ErrPriceUnavailable.Kind, Code: ErrPriceUnavailable.Code, Message: message}
+}

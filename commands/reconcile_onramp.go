@@ -1,0 +1,166 @@
+package commands
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+)
+
+// OpenAttempts lists receipts whose current onramp attempt is still open, started before a time.
+type OpenAttempts interface {
+	OpenOnrampAttempts(ctx context.Context, before time.Time, limit int) ([]string, error)
+}
+
+// ReconcileOnramp asks the processor about every open onramp attempt started at least MinAge
+// ago, and applies what it says: the events the browser or the processor's webhook never brought.
+type ReconcileOnramp struct {
+	MinAge time.Duration
+}
+
+// Reconciled is what a reconciliation pass did.
+type Reconciled struct {
+	Checked, Updated int
+	Changes          []ReceiptChange // the appends of the updated receipts, for read-your-writes
+}
+
+// ReceiptChange is an append to a receipt.
+type ReceiptChange struct {
+	ReceiptID string
+	Result    eventstore.AppendResult
+}
+
+// reconcileBatch bounds one pass; the oldest attempts go first, the rest wait for the next pass.
+const reconcileBatch = 500
+
+// ReconcileOnrampHandler verifies onramp attempts with the processor's session API.
+type ReconcileOnrampHandler struct {
+	store     Store
+	processor Processor // nil: the onramp is not configured, nothing to verify
+	open      OpenAttempts
+	now       func() time.Time
+}
+
+// NewReconcileOnrampHandler returns the handler. processor may be nil (PROCESSOR_API_URL unset:
+// there is nothing to verify); it panics on another nil dependency.
+func NewReconcileOnrampHandler(store Store, processor Processor, open OpenAttempts, now func() time.Time) *ReconcileOnrampHandler {
+	if store == nil || open == nil || now == nil {
+		panic("commands.NewReconcileOnrampHandler: nil dependency")
+	}
+	return &ReconcileOnrampHandler{store: store, processor: processor, open: open, now: now}
+}
+
+// Handle verifies up to 500 open attempts, oldest first. A receipt whose verification fails is
+// logged and skipped (the next pass tries again). Errors: the listing's.
+func (h *ReconcileOnrampHandler) Handle(ctx context.Context, cmd ReconcileOnramp) (Reconciled, error) {
+	var out Reconciled
+	if h.processor == nil {
+		return out, nil
+	}
+	ids, err := h.open.OpenOnrampAttempts(ctx, h.now().Add(-cmd.MinAge), reconcileBatch)
+	if err != nil {
+		return out, err
+	}
+	for _, id := range ids {
+		out.Checked++
+		changed, res, err := h.Verify(ctx, id)
+		if err != nil {
+			zerolog.Ctx(ctx).Warn().Err(err).Str("receipt_id", id).Msg("reconcile: verification failed")
+			continue
+		}
+		if changed {
+			out.Updated++
+			out.Changes = append(out.Changes, ReceiptChange{ReceiptID: id, Result: res})
+		}
+	}
+	return out, nil
+}
+
+// Verify asks the processor for the session of the receipt's current onramp attempt and applies
+// its status through the guards. It reports whether the receipt changed, and the append. A
+// receipt without a current onramp session, or a session in a status the processor does not
+// report as news, changes nothing. Errors: the processor's, receipt.ErrNotFound, ErrContended,
+// wrapped store errors.
+func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (bool, eventstore.AppendResult, error) {
+	if h.processor == nil {
+		return false, eventstore.AppendResult{}, nil
+	}
+	loaded, err := LoadReceipt(ctx, h.store, receiptID)
+	if err != nil {
+		return false, eventstore.AppendResult{}, err
+	}
+	a, ok := loaded.State.Current()
+	if !ok || a.Kind != "onramp" || a.SessionID == "" {
+		return false, eventstore.AppendResult{}, nil
+	}
+	sess, err := h.processor.Get(ctx, a.SessionID)
+	if err != nil {
+		return false, eventstore.AppendResult{}, err
+	}
+	if !slices.Contains(ProcessorStatuses, sess.Status) {
+		return false, eventstore.AppendResult{}, nil
+	}
+	amount, _ := dollarsToCents(numberText(sess.SourceAmountUSD)) // an unreadable amount is left unknown
+	u := ProcessorUpdate{SessionID: sess.ID, AttemptID: a.ID, Status: sess.Status, ErrorCode: sess.ErrorCode, RequestID: sess.RequestID,
+		TransactionHash: sess.TransactionHash, Wallet: sess.WalletAddress, SourceAmountCents: amount, SessionUnique: a.SessionUnique, At: h.now().UnixMilli()}
+	_, res, err := ChangeReceipt(ctx, h.store, receiptID, eventstore.Metadata{Actor: "verifier", Source: "verifier"},
+		func(st receipt.State) ([]receipt.Event, error) { return DecideProcessorUpdate(st, u) })
+	return err == nil && res.Version > loaded.Version, res, err
+}
+
+// MarkedWebhooks retries the webhook notifications marked for another delivery: all of them, or
+// only those whose backoff is due.
+type MarkedWebhooks interface {
+	ReconcileMarked(ctx context.Context, all bool) (tried, delivered int, err error)
+}
+
+// Reconciler is the scheduled reconciliation in the background: every interval it verifies the
+// onramp attempts open for longer than minAge and retries the marked webhook notifications whose
+// backoff is due (POST /api/cron/reconcile does both at once, for everything).
+type Reconciler struct {
+	onramp   *ReconcileOnrampHandler
+	webhooks MarkedWebhooks
+	interval time.Duration
+	minAge   time.Duration
+	log      zerolog.Logger
+}
+
+// NewReconciler returns the worker. It panics on a nil dependency or a non-positive interval.
+func NewReconciler(onramp *ReconcileOnrampHandler, webhooks MarkedWebhooks, interval, minAge time.Duration, log zerolog.Logger) *Reconciler {
+	if onramp == nil || webhooks == nil || interval <= 0 {
+		panic("commands.NewReconciler: nil dependency or no interval")
+	}
+	return &Reconciler{onramp: onramp, webhooks: webhooks, interval: interval, minAge: minAge, log: log}
+}
+
+// Run reconciles at every tick until ctx ends, and returns ctx.Err().
+func (r *Reconciler) Run(ctx context.Context) error {
+	t := time.NewTicker(r.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			r.pass(ctx)
+		}
+	}
+}
+
+func (r *Reconciler) pass(ctx context.Context) {
+	done, err := r.onramp.Handle(r.log.WithContext(ctx), ReconcileOnramp{MinAge: r.minAge})
+	if err != nil {
+		r.log.Warn().Err(err).Msg("reconcile")
+	} else if done.Checked > 0 {
+		r.log.Info().Int("checked", done.Checked).Int("updated", done.Updated).Msg("reconciled open onramp attempts")
+	}
+	if tried, delivered, err := r.webhooks.ReconcileMarked(ctx, false); err != nil {
+		r.log.Warn().Err(err).Msg("webhook reconciliation")
+	} else if tried > 0 {
+		r.log.Info().Int("retried", tried).Int("delivered", delivered).Msg("retried marked webhook notifications")
+	}
+}

@@ -1,0 +1,110 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+)
+
+// Processor is the onramp processor's session API (DESIGN.md section 6).
+type Processor interface {
+	Create(ctx context.Context, req OnrampRequest) (OnrampSession, error)
+	Get(ctx context.Context, id string) (OnrampSession, error)
+}
+
+// OnrampRequest asks the processor for a session for one payment attempt.
+type OnrampRequest struct {
+	ReceiptID         string
+	AttemptID         string
+	AmountUSD         json.Number
+	Token             string
+	DestinationWallet string
+	RedirectURL       string
+}
+
+// OnrampSession is the processor's view of a session.
+type OnrampSession struct {
+	ID              string
+	Status          string
+	RedirectURL     string
+	ErrorCode       string
+	RequestID       string
+	TransactionHash string
+	WalletAddress   string
+	SourceAmountUSD *json.Number
+}
+
+// StartOnramp starts a card/bank payment of a receipt: a processor session paying the merchant's
+// split contract in USDC.
+type StartOnramp struct {
+	ReceiptID string
+	Meta      eventstore.Metadata
+}
+
+// OnrampStarted is the attempt StartOnramp opened and the session the customer goes to.
+type OnrampStarted struct {
+	AttemptID   string
+	SessionID   string
+	RedirectURL string
+	Result      eventstore.AppendResult
+}
+
+// StartOnrampHandler starts onramp payments.
+type StartOnrampHandler struct {
+	store     Store
+	splits    *Splits
+	processor Processor // nil: the onramp is not configured
+	now       func() time.Time
+}
+
+// NewStartOnrampHandler returns the handler. processor may be nil (PROCESSOR_API_URL unset: every
+// start is refused with ErrProcessorNotSetUp); it panics on another nil dependency.
+func NewStartOnrampHandler(store Store, splits *Splits, processor Processor, now func() time.Time) *StartOnrampHandler {
+	if store == nil || splits == nil || now == nil {
+		panic("commands.NewStartOnrampHandler: nil dependency")
+	}
+	return &StartOnrampHandler{store: store, splits: splits, processor: processor, now: now}
+}
+
+// Handle checks that a payment may start and that the merchant's split is configured before it
+// asks the processor for a session, then records the attempt with the session. Errors:
+// ErrProcessorNotSetUp, receipt.ErrNotFound, receipt.ErrState, ErrSplitRequired,
+// ErrProcessorUnavailable (wrapping the processor's error), ErrContended, wrapped store errors.
+func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (OnrampStarted, error) {
+	if h.processor == nil {
+		return OnrampStarted{}, ErrProcessorNotSetUp
+	}
+	loaded, err := LoadReceipt(ctx, h.store, cmd.ReceiptID)
+	if err != nil {
+		return OnrampStarted{}, err
+	}
+	st := loaded.State
+	if err := receipt.CanStartAttempt(st); err != nil {
+		return OnrampStarted{}, err
+	}
+	sp, err := h.splits.Require(ctx, st.Receipt.Merchant)
+	if err != nil {
+		return OnrampStarted{}, err
+	}
+	attemptID := newAttemptID()
+	sess, err := h.processor.Create(ctx, OnrampRequest{ReceiptID: cmd.ReceiptID, AttemptID: attemptID, AmountUSD: json.Number(st.Receipt.Total.String()),
+		Token: "USDC", DestinationWallet: sp.Address, RedirectURL: st.Receipt.RedirectURL})
+	if err != nil {
+		zerolog.Ctx(ctx).Error().Err(err).Msg("onramp session")
+		return OnrampStarted{}, fmt.Errorf("%w: %w", ErrProcessorUnavailable, err)
+	}
+	_, res, err := ChangeReceipt(ctx, h.store, cmd.ReceiptID, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {
+		return receipt.StartAttempt(st, receipt.AttemptStarted{AttemptID: attemptID, Kind: "onramp", SessionID: sess.ID, SessionUnique: true,
+			OpenedBy: "service", At: h.now().UnixMilli()})
+	})
+	if err != nil {
+		return OnrampStarted{}, err
+	}
+	return OnrampStarted{AttemptID: attemptID, SessionID: sess.ID, RedirectURL: sess.RedirectURL, Result: res}, nil
+}

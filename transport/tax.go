@@ -1,0 +1,38 @@
+package transport
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/commands"
+)
+
+type componentView struct {
+	Name string  `json:"name"`
+	Rate float64 `json:"rate"`
+}
+
+type jurisdictionView struct {
+	Code       string          `json:"code"`
+	Name       string          `json:"name"`
+	Components []componentView `json:"components"`
+	TotalRate  float64         `json:"totalRate"`
+}
+
+func (s *Server) taxCatalog(c echo.Context) error {
+	filter := strings.ToUpper(strings.TrimSpace(c.QueryParam("jurisdiction")))
+	out := []jurisdictionView{}
+	for _, j := range commands.TaxCatalog() {
+		if filter != "" && j.Code != strings.TrimPrefix(filter, "EU-") {
+			continue
+		}
+		v := jurisdictionView{Code: j.Code, Name: j.Name, TotalRate: j.Total().Float(), Components: []componentView{}}
+		for _, comp := range j.Components {
+			v.Components = append(v.Components, componentView{Name: comp.Name, Rate: comp.Rate.Float()})
+		}
+		out = append(out, v)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"jurisdictions": out})
+}
