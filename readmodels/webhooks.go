@@ -50,8 +50,9 @@ type Claimed struct {
 	Attempts   int
 	MarkedAt   *time.Time
 	Lease      uuid.UUID
-	// StateJSON is the receipt's read-model state at claim time: the projector writes it in the same
-	// transaction that queues the notification, so it is never older than the notification.
+	// StateJSON is the receipt's read-model state at claim time, read in the same snapshot as
+	// QueuedKey: the projector writes it in the same transaction that queues (or re-aims) the
+	// notification, so it is never older than the change QueuedKey names.
 	StateJSON []byte
 	// KeyNonce and KeySealed are the encrypted signing key (nil when none was captured).
 	KeyNonce, KeySealed []byte
@@ -81,6 +82,14 @@ func NewOutbox(pool *pgxpool.Pool) *Outbox {
 // Claim leases up to limit due notifications in states (FOR UPDATE SKIP LOCKED, so several
 // dispatchers never take the same one). With ignoreSchedule, due time is not checked (manual
 // reconciliation retries every marked notification at once).
+//
+// The claimed QueuedKey is the one the notification had in the statement's snapshot, the
+// snapshot the receipt's state is read in. The locked row itself can be newer: a projector
+// transaction that re-aimed it (failed -> paid) and committed after the snapshot was taken is
+// what the lock returns, while the receipt's state is still the snapshot's (failed). Claimed with
+// the newer key, the older state would be sent and the notification completed as delivered. With
+// the snapshot's key, Complete sees the re-aim and leaves the notification pending for the new
+// status.
 func (o *Outbox) Claim(ctx context.Context, states []string, ignoreSchedule bool, limit int, lease time.Duration) ([]Claimed, error) {
 	token := uuid.New()
 	rows, err := o.pool.Query(ctx, `WITH claimed AS (
@@ -88,10 +97,11 @@ func (o *Outbox) Claim(ctx context.Context, states []string, ignoreSchedule bool
 			WHERE id IN (SELECT id FROM webhook_notifications
 				WHERE state = ANY($1) AND ($2 OR next_attempt_at <= now()) AND (lease_until IS NULL OR lease_until < now())
 				ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-			RETURNING id, receipt_id, merchant_wallet, url, queued_key, state, delivery_id, attempts, marked_at)
-		SELECT c.id, c.receipt_id, c.merchant_wallet, c.url, c.queued_key, c.state, c.delivery_id, c.attempts, c.marked_at,
+			RETURNING id, receipt_id, merchant_wallet, url, state, delivery_id, attempts, marked_at)
+		SELECT c.id, c.receipt_id, c.merchant_wallet, c.url, s.queued_key, c.state, c.delivery_id, c.attempts, c.marked_at,
 			r.state, k.nonce, k.ciphertext
-		FROM claimed c LEFT JOIN receipts r ON r.receipt_id = c.receipt_id LEFT JOIN receipt_webhook_keys k ON k.receipt_id = c.receipt_id`,
+		FROM claimed c JOIN webhook_notifications s ON s.id = c.id -- the snapshot's version of the row
+			LEFT JOIN receipts r ON r.receipt_id = c.receipt_id LEFT JOIN receipt_webhook_keys k ON k.receipt_id = c.receipt_id`,
 		states, ignoreSchedule, limit, lease.Seconds(), token)
 	if err != nil {
 		return nil, fmt.Errorf("claim notifications: %w", err)
@@ -255,12 +265,15 @@ func (o *Outbox) RecordAttempt(ctx context.Context, a Attempt) error {
 	return o.pool.SendBatch(ctx, b).Close()
 }
 
-// MarkDelivered closes an open notification after a successful manual redelivery.
-func (o *Outbox) MarkDelivered(ctx context.Context, id uuid.UUID, sentKey string) error {
+// MarkDelivered closes an open notification after a successful manual redelivery, if it still
+// aims at queuedKey, the key it had when it was read before the redelivery (a status change
+// since then may not be in what was sent: the notification stays open for it).
+func (o *Outbox) MarkDelivered(ctx context.Context, id uuid.UUID, queuedKey, sentKey string) error {
 	// failed -> delivered changes a settled state that status caches may hold: announce it.
 	_, err := o.pool.Exec(ctx, `WITH upd AS (
 			UPDATE webhook_notifications SET state = 'delivered', delivered_at = now(), sent_key = $2, updated_at = now()
-			WHERE id = $1 AND state IN ('pending', 'retrying', 'marked', 'failed') AND lease_token IS NULL RETURNING receipt_id)
-		SELECT pg_notify('`+ReceiptsChangedChannel+`', receipt_id) FROM upd`, id, sentKey)
+			WHERE id = $1 AND queued_key = $3 AND state IN ('pending', 'retrying', 'marked', 'failed') AND lease_token IS NULL
+			RETURNING receipt_id)
+		SELECT pg_notify('`+ReceiptsChangedChannel+`', receipt_id) FROM upd`, id, sentKey, queuedKey)
 	return err
 }

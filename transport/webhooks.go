@@ -41,7 +41,7 @@ type Outbox interface {
 	Deliveries(ctx context.Context, merchant, receiptID string, limit int, cursor string) ([]readmodels.Attempt, string, error)
 	NotificationOfDelivery(ctx context.Context, id uuid.UUID) (readmodels.Claimed, error)
 	RecordAttempt(ctx context.Context, a readmodels.Attempt) error
-	MarkDelivered(ctx context.Context, id uuid.UUID, sentKey string) error
+	MarkDelivered(ctx context.Context, id uuid.UUID, queuedKey, sentKey string) error
 }
 
 // SigningKeys returns the API key that signs a receipt's webhooks.
@@ -369,7 +369,7 @@ func (d *Dispatcher) Redeliver(ctx context.Context, c readmodels.Claimed) (readm
 		return a, err
 	}
 	if a.Error == "" {
-		if err := d.Outbox.MarkDelivered(ctx, c.ID, a.IdempotencyKey); err != nil {
+		if err := d.Outbox.MarkDelivered(ctx, c.ID, c.QueuedKey, a.IdempotencyKey); err != nil {
 			return a, err
 		}
 	}
