@@ -1,0 +1,63 @@
+package commands_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/receipt"
+)
+
+func TestRefund(t *testing.T) {
+	e := newPayEnv(t)
+	h := commands.NewRefundHandler(e.store, e.now)
+	id := e.receipt(payMerchant, "USD", 10000)
+	hash := func(d string) string { return "0x" + strings.Repeat(d, 64) }
+
+	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: id, Reason: "customer", By: payMerchant}); !errors.Is(err, receipt.ErrState) {
+		t.Fatalf("refund of an unpaid receipt: %v", err)
+	}
+	e.paid(id)
+	for _, c := range []struct {
+		name    string
+		cmd     commands.Refund
+		message string
+	}{
+		{"no receipt", commands.Refund{Reason: "x"}, "receiptId and a reason"},
+		{"no reason", commands.Refund{ReceiptID: id, Reason: "  "}, "receiptId and a reason"},
+		{"long reason", commands.Refund{ReceiptID: id, Reason: strings.Repeat("r", 501)}, "receiptId and a reason"},
+		{"bad hash", commands.Refund{ReceiptID: id, Reason: "x", TransactionHash: "0x1"}, "transactionHash must be 0x followed by 64 hex characters"},
+		{"negative amount", commands.Refund{ReceiptID: id, Reason: "x", AmountUSD: "-5"}, "amountUsd must be a positive amount"},
+		{"zero amount", commands.Refund{ReceiptID: id, Reason: "x", AmountUSD: "0"}, "amountUsd must be a positive amount"},
+		{"three decimals", commands.Refund{ReceiptID: id, Reason: "x", AmountUSD: "1.005"}, "amountUsd must be a positive amount"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.cmd.By = payMerchant
+			_, err := h.Handle(e.ctx, c.cmd)
+			wantRefusal(t, err, "invalid_input", c.message)
+		})
+	}
+	// Another merchant's receipt is not there for them; a platform admin may refund it.
+	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: id, Reason: "x", By: payOther}); !errors.Is(err, receipt.ErrNotFound) {
+		t.Fatalf("another merchant: %v", err)
+	}
+	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: id, Reason: "x", AmountUSD: "100.01", By: payMerchant}); !errors.Is(err, receipt.ErrAmount) {
+		t.Fatalf("over-refund: %v", err)
+	}
+	out, err := h.Handle(e.ctx, commands.Refund{ReceiptID: id, Reason: "damaged", AmountUSD: "30", TransactionHash: hash("A"), By: payMerchant})
+	if err != nil || out.State.Status != receipt.StatusPaid || out.State.Unrefunded() != 7000 || out.State.RefundTxHashes[0] != "0x"+strings.Repeat("a", 64) {
+		t.Fatalf("partial: %+v %v", out.State, err)
+	}
+	out, err = h.Handle(e.ctx, commands.Refund{ReceiptID: id, Reason: "rest", By: payMerchant})
+	if err != nil || out.State.Status != receipt.StatusRefundRequested || out.State.RequestedCents != 7000 {
+		t.Fatalf("request: %+v %v", out.State, err)
+	}
+	out, err = h.Handle(e.ctx, commands.Refund{ReceiptID: id, Reason: "rest", TransactionHash: hash("b"), By: payPlatform, Admin: true})
+	if err != nil || out.State.Status != receipt.StatusRefunded || out.State.RefundedCents != 10000 {
+		t.Fatalf("processed by an admin: %+v %v", out.State, err)
+	}
+	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: id, Reason: "again", By: payMerchant}); !errors.Is(err, receipt.ErrState) {
+		t.Fatalf("refund of a refunded receipt: %v", err)
+	}
+}
