@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,32 @@ import (
 
 	"github.com/labstack/echo/v4"
 )
+
+// readBody reads the whole request body (the body limit answers 413).
+func readBody(c echo.Context) ([]byte, error) {
+	b, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) {
+			return nil, he
+		}
+		return nil, InvalidInput("Invalid request parameters: unreadable body")
+	}
+	return b, nil
+}
+
+// decodeBytes decodes b strictly: one JSON value, known fields only.
+func decodeBytes(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return InvalidInput(describeJSONError(err))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return InvalidInput("Invalid request parameters: body must hold a single JSON value")
+	}
+	return nil
+}
 
 // DecodeJSON reads the request body as one JSON value into v. Malformed JSON, a value of the
 // wrong type, unknown fields or trailing data give 400 invalid_input naming the problem.

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -201,26 +200,6 @@ func (s *Server) deleteInventory(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"ok": true})
-}
-
-// intParam reads an integer query parameter within [lo, hi]; absent gives def.
-func intParam(c echo.Context, name string, def, lo, hi int) (int, error) {
-	v := c.QueryParam(name)
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		return 0, InvalidInput(fmt.Sprintf("%s must be an integer from %d to %d", name, lo, hi))
-	}
-	return n, nil
-}
-
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 // placeholderThumb is a small SVG with the item's initial, for items without a picture.

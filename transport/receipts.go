@@ -1,13 +1,11 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -58,30 +56,6 @@ func (s *Server) waitReadable(ctx context.Context, id string, res eventstore.App
 	err := s.receiptsView.WaitFor(ctx, res.Position)
 	s.caches.forgetStatus(id)
 	return err
-}
-
-func readBody(c echo.Context) ([]byte, error) {
-	b, err := io.ReadAll(c.Request().Body)
-	if err != nil {
-		var he *echo.HTTPError
-		if errors.As(err, &he) {
-			return nil, he
-		}
-		return nil, InvalidInput("Invalid request parameters: unreadable body")
-	}
-	return b, nil
-}
-
-func decodeBytes(b []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return InvalidInput(describeJSONError(err))
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return InvalidInput("Invalid request parameters: body must hold a single JSON value")
-	}
-	return nil
 }
 
 // privateHost reports a URL whose host is localhost or a loopback, private, link-local or

@@ -1,16 +1,12 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"net/http"
-	"net/url"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -218,45 +214,4 @@ func applyThemeField(t *readmodels.ShopTheme, field string, raw json.RawMessage)
 		return InvalidInput("unknown field theme." + field)
 	}
 	return nil
-}
-
-func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
-
-func str(raw json.RawMessage, max int) (string, error) {
-	var v string
-	if json.Unmarshal(raw, &v) != nil {
-		return "", errors.New("must be a string")
-	}
-	if len(v) > max {
-		return "", fmt.Errorf("must be at most %d characters", max)
-	}
-	return v, nil
-}
-
-func enum(raw json.RawMessage, allowed []string) (string, error) {
-	var v string
-	if json.Unmarshal(raw, &v) != nil || !slices.Contains(allowed, v) {
-		return "", errors.New("must be one of " + strings.Join(allowed, ", "))
-	}
-	return v, nil
-}
-
-// percent reads an exact decimal percentage between 0 and max.
-func percent(raw json.RawMessage, max int64) (json.Number, error) {
-	var n json.Number
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if dec.Decode(&n) != nil {
-		return "", errors.New("must be a number")
-	}
-	r, ok := new(big.Rat).SetString(n.String())
-	if !ok || r.Sign() < 0 || r.Cmp(big.NewRat(max, 1)) > 0 {
-		return "", fmt.Errorf("must be a number from 0 to %d (percent)", max)
-	}
-	return n, nil
-}
-
-func httpURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -57,6 +58,13 @@ func (d *downable) Get(ctx context.Context, merchant, id string) (readmodels.Rec
 
 func (d *downable) List(ctx context.Context, merchant, status string, limit int, cursor string) ([]readmodels.ReceiptRow, string, error) {
 	return d.reader().List(ctx, merchant, status, limit, cursor)
+}
+
+// OpenOnrampAttempts lists what the reachable read model lists (the reconciler's work list).
+func (d *downable) OpenOnrampAttempts(ctx context.Context, before time.Time, limit int) ([]string, error) {
+	return d.up.(interface {
+		OpenOnrampAttempts(context.Context, time.Time, int) ([]string, error)
+	}).OpenOnrampAttempts(ctx, before, limit)
 }
 
 // A status read while the database is unreachable is 503 datastore_unavailable, never 404.

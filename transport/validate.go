@@ -1,0 +1,79 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Shared checks of request values: query parameters and JSON fields read one by one.
+
+// intParam reads an integer query parameter within [lo, hi]; absent gives def.
+func intParam(c echo.Context, name string, def, lo, hi int) (int, error) {
+	v := c.QueryParam(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, InvalidInput(fmt.Sprintf("%s must be an integer from %d to %d", name, lo, hi))
+	}
+	return n, nil
+}
+
+// nullable is s, or null when empty.
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+func str(raw json.RawMessage, max int) (string, error) {
+	var v string
+	if json.Unmarshal(raw, &v) != nil {
+		return "", errors.New("must be a string")
+	}
+	if len(v) > max {
+		return "", fmt.Errorf("must be at most %d characters", max)
+	}
+	return v, nil
+}
+
+func enum(raw json.RawMessage, allowed []string) (string, error) {
+	var v string
+	if json.Unmarshal(raw, &v) != nil || !slices.Contains(allowed, v) {
+		return "", errors.New("must be one of " + strings.Join(allowed, ", "))
+	}
+	return v, nil
+}
+
+// percent reads an exact decimal percentage between 0 and max.
+func percent(raw json.RawMessage, max int64) (json.Number, error) {
+	var n json.Number
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&n) != nil {
+		return "", errors.New("must be a number")
+	}
+	r, ok := new(big.Rat).SetString(n.String())
+	if !ok || r.Sign() < 0 || r.Cmp(big.NewRat(max, 1)) > 0 {
+		return "", fmt.Errorf("must be a number from 0 to %d (percent)", max)
+	}
+	return n, nil
+}
+
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
