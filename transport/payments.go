@@ -27,7 +27,11 @@ type Processor interface {
 // ProcessorEventStore deduplicates and keeps the processor's signed events.
 type ProcessorEventStore = commands.ProcessorEvents
 
-// onrampProcessor gives the commands the processor client in their own terms.
+var _ Processor = (*onramp.Client)(nil)
+
+// onrampProcessor gives the commands the processor client in their own terms: the commands' and
+// the client's request and session types have the same fields (the client's carry the JSON
+// names), so each converts to the other.
 type onrampProcessor struct{ client Processor }
 
 var _ commands.Processor = onrampProcessor{}
