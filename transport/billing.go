@@ -256,7 +256,7 @@ func (s *Server) splitTransactions(c echo.Context) error {
 	}
 	out := []map[string]any{}
 	if addr := strings.ToLower(c.QueryParam("address")); addr != "" {
-		sp, err := s.split(ctx, p.Wallet)
+		sp, err := s.splits.Get(ctx, p.Wallet)
 		if err != nil {
 			return err
 		}

@@ -80,7 +80,7 @@ func (s *Server) checkPayment(c echo.Context) error {
 	if id == "" {
 		return InvalidInput("receiptId is required")
 	}
-	row, err := s.receipts.Get(c.Request().Context(), "", id)
+	row, err := s.anyReceipt(c, id)
 	if err != nil {
 		return err
 	}
