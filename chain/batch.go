@@ -1,0 +1,104 @@
+package chain
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rpc"
+)
+
+// batch sends n requests in JSON-RPC batches of at most MaxBatch. An error of any item fails the
+// whole call: the caller retries the block later rather than acting on a partial view.
+func (c *RPC) batch(ctx context.Context, n int, elem func(i int) rpc.BatchElem) error {
+	for lo := 0; lo < n; lo += MaxBatch {
+		hi := min(lo+MaxBatch, n)
+		elems := make([]rpc.BatchElem, hi-lo)
+		for i := range elems {
+			elems[i] = elem(lo + i)
+		}
+		c.count(len(elems))
+		if err := c.rpc.BatchCallContext(ctx, elems); err != nil {
+			return err
+		}
+		for _, e := range elems {
+			if e.Error != nil {
+				return fmt.Errorf("%s: %w", e.Method, e.Error)
+			}
+		}
+	}
+	return nil
+}
+
+func (c *RPC) TransactionReceipts(ctx context.Context, hashes []common.Hash) ([]*types.Receipt, error) {
+	out := make([]*types.Receipt, len(hashes))
+	err := c.batch(ctx, len(hashes), func(i int) rpc.BatchElem {
+		return rpc.BatchElem{Method: "eth_getTransactionReceipt", Args: []any{hashes[i]}, Result: &out[i]}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *RPC) HeadersByNumber(ctx context.Context, numbers []uint64) ([]*types.Header, error) {
+	out := make([]*types.Header, len(numbers))
+	err := c.batch(ctx, len(numbers), func(i int) rpc.BatchElem {
+		return rpc.BatchElem{
+			Method: "eth_getBlockByNumber",
+			Args:   []any{hexutil.EncodeUint64(numbers[i]), false},
+			Result: &out[i],
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// rpcTx is eth_getTransactionByHash's answer: the transaction plus the fields go-ethereum's
+// types.Transaction does not decode.
+type rpcTx struct {
+	tx    *types.Transaction
+	extra struct {
+		BlockNumber *string `json:"blockNumber,omitempty"`
+	}
+}
+
+func (t *rpcTx) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &t.tx); err != nil {
+		return err
+	}
+	return json.Unmarshal(b, &t.extra)
+}
+
+func (c *RPC) TransactionsByHash(ctx context.Context, hashes []common.Hash) ([]*Tx, error) {
+	raw := make([]*rpcTx, len(hashes))
+	err := c.batch(ctx, len(hashes), func(i int) rpc.BatchElem {
+		return rpc.BatchElem{Method: "eth_getTransactionByHash", Args: []any{hashes[i]}, Result: &raw[i]}
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Tx, len(hashes))
+	for i, r := range raw {
+		if r == nil || r.tx == nil {
+			continue
+		}
+		if r.tx.Hash() != hashes[i] {
+			return nil, fmt.Errorf("eth_getTransactionByHash %s: node answered transaction %s", hashes[i], r.tx.Hash())
+		}
+		// The sender is recovered from the signature rather than read from the node's "from",
+		// so a wallet check never rests on what a provider claims.
+		from, err := types.Sender(c.signer, r.tx)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("transaction %s: recovering the sender", hashes[i]), err)
+		}
+		out[i] = &Tx{Tx: r.tx, From: from, Pending: r.extra.BlockNumber == nil}
+	}
+	return out, nil
+}

@@ -1,0 +1,304 @@
+package chain
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/payledger/payledger/chain/contracts"
+)
+
+// DevChainID is the chain id of go-ethereum's simulated backend (fixed by go-ethereum).
+const DevChainID = 1337
+
+// What each development account is given at start.
+var (
+	DevAccountWei   = new(big.Int).Mul(big.NewInt(10_000), big.NewInt(1e18)) // 10,000 ETH
+	DevAccountUnits = big.NewInt(100_000 * 1e6)                              // 100,000 of each 6-decimal token
+)
+
+// DevChainOptions configures StartDevChain; the zero value is usable.
+type DevChainOptions struct {
+	Port          int           // HTTP JSON-RPC port on 127.0.0.1; 0: a free port
+	Accounts      int           // funded development accounts; 0: 3
+	BlockInterval time.Duration // an empty block at least this often; 0: 2 s
+}
+
+// DevAccount is a generated account; its key exists only in this process.
+type DevAccount struct {
+	Address common.Address
+	Key     *ecdsa.PrivateKey
+}
+
+// KeyHex is the private key as 64 hex characters (no 0x), the CHAIN_OPERATOR_KEY form.
+func (a DevAccount) KeyHex() string { return hex.EncodeToString(crypto.FromECDSA(a.Key)) }
+
+// DevToken is a deployed test token.
+type DevToken struct {
+	Symbol   string
+	Address  common.Address
+	Decimals uint8
+}
+
+// DevChain is an in-process development chain: go-ethereum's simulated backend (a real EVM)
+// serving JSON-RPC over HTTP on 127.0.0.1, with USDC and USDT test tokens, a spend-permission
+// manager, an operator and funded accounts. Blocks are sealed when a transaction waits and at
+// least every BlockInterval. Nothing is persisted: its state is lost when it stops.
+type DevChain struct {
+	URL                    string
+	ChainID                uint64
+	Operator               DevAccount
+	Accounts               []DevAccount
+	Tokens                 []DevToken
+	SpendPermissionManager common.Address
+
+	backend  *simulated.Backend
+	pool     *rpc.Client // the chain's own HTTP endpoint, for txpool_status
+	stop     context.CancelFunc
+	done     chan struct{}
+	closeOne sync.Once
+	mu       sync.Mutex // serializes sealing between the sealing loop and Commit
+}
+
+// HTTPOn is a simulated.NewBackend option that serves the chain's JSON-RPC (eth, net, web3) over
+// HTTP on 127.0.0.1:port, so that wallets, scripts and the service reach it like a real node.
+func HTTPOn(port int) func(*node.Config, *ethconfig.Config) {
+	return func(n *node.Config, _ *ethconfig.Config) {
+		n.HTTPHost = "127.0.0.1"
+		n.HTTPPort = port
+		// txpool: the development chain's sealing loop reads txpool_status to seal on demand.
+		n.HTTPModules = []string{"eth", "net", "web3", "txpool"}
+		n.HTTPVirtualHosts = []string{"localhost", "127.0.0.1"}
+		// Browser wallets and dapp pages on any local origin may talk to a development node,
+		// as with anvil or hardhat; no key lives in the node, so nothing can be signed by it.
+		n.HTTPCors = []string{"*"}
+	}
+}
+
+// FreePort returns a TCP port free on 127.0.0.1 at the time of the call.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// NewHTTPBackend starts a simulated backend serving HTTP on 127.0.0.1:port. go-ethereum panics
+// when the node cannot start (a port in use); that is returned as an error here.
+func NewHTTPBackend(alloc types.GenesisAlloc, port int) (b *simulated.Backend, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("chain: starting the simulated node on 127.0.0.1:%d: %v", port, r)
+		}
+	}()
+	return simulated.NewBackend(alloc, HTTPOn(port)), nil
+}
+
+// StartDevChain starts a development chain and deploys its contracts; it runs until Close.
+func StartDevChain(ctx context.Context, opts DevChainOptions) (*DevChain, error) {
+	if opts.Accounts <= 0 {
+		opts.Accounts = 3
+	}
+	if opts.BlockInterval <= 0 {
+		opts.BlockInterval = 2 * time.Second
+	}
+	port := opts.Port
+	if port == 0 {
+		p, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		port = p
+	}
+	d := &DevChain{URL: "http://127.0.0.1:" + strconv.Itoa(port), ChainID: DevChainID}
+	alloc := types.GenesisAlloc{}
+	var err error
+	for i := 0; i <= opts.Accounts; i++ {
+		a := DevAccount{}
+		if a.Key, err = crypto.GenerateKey(); err != nil {
+			return nil, err
+		}
+		a.Address = crypto.PubkeyToAddress(a.Key.PublicKey)
+		alloc[a.Address] = types.Account{Balance: DevAccountWei}
+		if i == 0 {
+			d.Operator = a
+		} else {
+			d.Accounts = append(d.Accounts, a)
+		}
+	}
+	if d.backend, err = NewHTTPBackend(alloc, port); err != nil {
+		return nil, err
+	}
+	if d.pool, err = rpc.DialContext(ctx, d.URL); err == nil {
+		err = d.deploy(ctx)
+	}
+	if err != nil {
+		if d.pool != nil {
+			d.pool.Close()
+		}
+		_ = d.backend.Close()
+		return nil, fmt.Errorf("chain: development chain: %w", err)
+	}
+	loop, stop := context.WithCancel(context.Background())
+	d.stop, d.done = stop, make(chan struct{})
+	go d.seal(loop, opts.BlockInterval)
+	return d, nil
+}
+
+// deploy deploys the tokens and the manager from the operator, then funds every account with
+// both tokens. Gas is estimated for every transaction.
+func (d *DevChain) deploy(ctx context.Context) error {
+	c := d.backend.Client()
+	auth, err := bind.NewKeyedTransactorWithChainID(d.Operator.Key, big.NewInt(DevChainID))
+	if err != nil {
+		return err
+	}
+	auth.Context = ctx
+	var txs []*types.Transaction
+	for _, t := range []struct{ name, symbol string }{{"USD Coin", "USDC"}, {"Tether USD", "USDT"}} {
+		a, tx, _, err := contracts.DeployTestToken(auth, c, t.name, t.symbol)
+		if err != nil {
+			return fmt.Errorf("deploying %s: %w", t.symbol, err)
+		}
+		d.Tokens, txs = append(d.Tokens, DevToken{Symbol: t.symbol, Address: a, Decimals: 6}), append(txs, tx)
+	}
+	a, tx, _, err := contracts.DeploySpendPermissionManager(auth, c)
+	if err != nil {
+		return fmt.Errorf("deploying the spend-permission manager: %w", err)
+	}
+	d.SpendPermissionManager, txs = a, append(txs, tx)
+	if err := d.commitChecked(ctx, txs); err != nil {
+		return err
+	}
+	txs = nil
+	for _, t := range d.Tokens {
+		tok, err := contracts.NewTestToken(t.Address, c)
+		if err != nil {
+			return err
+		}
+		for _, acct := range d.Accounts {
+			tx, err := tok.Mint(auth, acct.Address, DevAccountUnits)
+			if err != nil {
+				return fmt.Errorf("minting %s: %w", t.Symbol, err)
+			}
+			txs = append(txs, tx)
+		}
+	}
+	return d.commitChecked(ctx, txs)
+}
+
+// commitChecked seals a block and fails unless every transaction succeeded in it.
+func (d *DevChain) commitChecked(ctx context.Context, txs []*types.Transaction) error {
+	d.Commit()
+	for _, tx := range txs {
+		r, err := d.backend.Client().TransactionReceipt(ctx, tx.Hash())
+		if err != nil {
+			return fmt.Errorf("transaction %s: %w", tx.Hash(), err)
+		}
+		if r.Status != types.ReceiptStatusSuccessful {
+			return fmt.Errorf("transaction %s reverted", tx.Hash())
+		}
+	}
+	return nil
+}
+
+// pollInterval is how often the sealing loop looks for waiting transactions: it bounds the delay
+// between sending a transaction and seeing it mined.
+const pollInterval = 100 * time.Millisecond
+
+// seal commits a block whenever transactions wait, and an empty one every interval so that
+// confirmations keep coming on an idle chain.
+func (d *DevChain) seal(ctx context.Context, interval time.Duration) {
+	defer close(d.done)
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		// The simulated client's "pending" block does not show the pool; txpool_status does.
+		var st struct{ Pending, Queued hexutil.Uint }
+		err := d.pool.CallContext(ctx, &st, "txpool_status")
+		if (err == nil && st.Pending > 0) || time.Since(last) >= interval {
+			d.Commit()
+			last = time.Now()
+		}
+	}
+}
+
+// Commit seals a block now (tests use it to move on without waiting).
+func (d *DevChain) Commit() common.Hash {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.backend.Commit()
+}
+
+// Backend is the underlying simulated backend (Fork, AdjustTime, its in-process client).
+func (d *DevChain) Backend() *simulated.Backend { return d.backend }
+
+// Token returns the test token with symbol.
+func (d *DevChain) Token(symbol string) (DevToken, bool) {
+	for _, t := range d.Tokens {
+		if strings.EqualFold(t.Symbol, symbol) {
+			return t, true
+		}
+	}
+	return DevToken{}, false
+}
+
+// Env is the configuration that points the service at this chain, as NAME=value lines.
+func (d *DevChain) Env() []string {
+	tokens := make([]string, len(d.Tokens))
+	for i, t := range d.Tokens {
+		tokens[i] = fmt.Sprintf("%s=%s:%d", t.Symbol, t.Address.Hex(), t.Decimals)
+	}
+	return []string{
+		"ETH_RPC_URL=" + d.URL,
+		"CHAIN_ID=" + strconv.FormatUint(d.ChainID, 10),
+		"CHAIN_TOKENS=" + strings.Join(tokens, ","),
+		"CHAIN_OPERATOR_KEY=" + d.Operator.KeyHex(),
+		"SPEND_PERMISSION_MANAGER=" + d.SpendPermissionManager.Hex(),
+	}
+}
+
+// Close stops sealing and the node; the chain's state is gone.
+func (d *DevChain) Close() error {
+	var err error
+	d.closeOne.Do(func() {
+		if d.stop != nil {
+			d.stop()
+			<-d.done
+		}
+		if d.pool != nil {
+			d.pool.Close()
+		}
+		err = d.backend.Close()
+	})
+	if errors.Is(err, node.ErrNodeStopped) {
+		return nil
+	}
+	return err
+}
