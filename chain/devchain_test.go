@@ -1,0 +1,143 @@
+package chain_test
+
+import (
+	"context"
+	"math/big"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/chain/contracts"
+)
+
+// TestDevChain starts the development chain and uses it only over its HTTP JSON-RPC, as a wallet
+// or the service would: chain id, tokens, funded accounts, a payment mined without anyone
+// committing, and the follower seeing it paid.
+func TestDevChain(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	d, err := chain.StartDevChain(ctx, chain.DevChainOptions{BlockInterval: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := d.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	if !strings.HasPrefix(d.URL, "http://127.0.0.1:") || len(d.Accounts) != 3 || len(d.Tokens) != 2 {
+		t.Fatalf("dev chain %s, %d accounts, %d tokens", d.URL, len(d.Accounts), len(d.Tokens))
+	}
+	env := strings.Join(d.Env(), "\n")
+	for _, want := range []string{"ETH_RPC_URL=" + d.URL, "CHAIN_ID=1337", "CHAIN_TOKENS=USDC=0x", ":6,USDT=0x", "CHAIN_OPERATOR_KEY=", "SPEND_PERMISSION_MANAGER=0x"} {
+		if !strings.Contains(env, want) {
+			t.Errorf("Env() lacks %q:\n%s", want, env)
+		}
+	}
+
+	rc, err := chain.Dial(ctx, d.URL, 1337)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	ec := rc.Backend()
+	usdc, _ := d.Token("USDC")
+	buyer := d.Accounts[0]
+	checkDevFunds(t, ec, d, buyer.Address)
+	if code, err := ec.CodeAt(ctx, d.SpendPermissionManager, nil); err != nil || len(code) == 0 {
+		t.Errorf("no spend-permission manager code at %s: %v", d.SpendPermissionManager, err)
+	}
+
+	// A payment sent over HTTP is mined by the chain itself and followed to paid.
+	split := d.Accounts[1].Address // any address receives an ERC-20
+	start := time.Now()
+	tx, err := chain.SendToken(ctx, ec, d.ChainID, buyer.Key, usdc.Address, split, big.NewInt(25_000_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ec.TransactionReceipt(ctx, tx.Hash())
+	for err != nil && time.Since(start) < 5*time.Second { // bind.WaitMined would poll every second
+		time.Sleep(20 * time.Millisecond)
+		r, err = ec.TransactionReceipt(ctx, tx.Hash())
+	}
+	if err != nil || r.Status != 1 {
+		t.Fatalf("transfer: %+v, %v", r, err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("mined after %v, want within a few seconds", took)
+	}
+	t.Logf("transfer mined in block %d after %v", r.BlockNumber, time.Since(start))
+
+	f := chain.NewFollower(rc)
+	if err := f.Add(chain.Expectation{
+		TxHash: tx.Hash(), BuyerWallet: buyer.Address, Token: "USDC", TokenAddress: usdc.Address,
+		Decimals: 6, SplitAddress: split, RequiredUnits: big.NewInt(25_000_000), Confirmations: 2,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	decided := make(chan chain.Decision, 1)
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go f.Run(runCtx, 100*time.Millisecond, func(ds []chain.Decision) { decided <- ds[0] }, func(err error) { t.Log(err) })
+	select {
+	case dec := <-decided:
+		if dec.Verdict.Status != chain.Paid {
+			t.Fatalf("decision %+v", dec.Verdict)
+		}
+		t.Logf("paid at depth %d, %v after sending", dec.Verdict.Depth, time.Since(start))
+	case <-time.After(10 * time.Second):
+		t.Fatal("no decision within 10 s")
+	}
+}
+
+func checkDevFunds(t *testing.T, ec *ethclient.Client, d *chain.DevChain, a common.Address) {
+	t.Helper()
+	ctx := context.Background()
+	wei, err := ec.BalanceAt(ctx, a, nil)
+	if err != nil || wei.Cmp(chain.DevAccountWei) != 0 {
+		t.Errorf("ETH balance %v, %v; want %v", wei, err, chain.DevAccountWei)
+	}
+	for _, tk := range d.Tokens {
+		tok, err := contracts.NewTestToken(tk.Address, ec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec, err := tok.Decimals(nil)
+		if err != nil || dec != 6 {
+			t.Errorf("%s decimals %d, %v", tk.Symbol, dec, err)
+		}
+		sym, err := tok.Symbol(nil)
+		if err != nil || sym != tk.Symbol {
+			t.Errorf("symbol %q, %v; want %s", sym, err, tk.Symbol)
+		}
+		units, err := tok.BalanceOf(nil, a)
+		if err != nil || units.Cmp(chain.DevAccountUnits) != 0 {
+			t.Errorf("%s balance %v, %v; want %v", tk.Symbol, units, err, chain.DevAccountUnits)
+		}
+	}
+}
+
+// TestDevChainPortInUse: a busy port is an error, not a panic.
+func TestDevChainPortInUse(t *testing.T) {
+	ctx := context.Background()
+	d, err := chain.StartDevChain(ctx, chain.DevChainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	p, err := strconv.Atoi(d.URL[strings.LastIndex(d.URL, ":")+1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d2, err := chain.StartDevChain(ctx, chain.DevChainOptions{Port: p}); err == nil {
+		d2.Close()
+		t.Fatal("a second chain on the same port started")
+	} else {
+		t.Logf("second chain on port %d: %v", p, err)
+	}
+}
