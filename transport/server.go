@@ -82,6 +82,7 @@ type Deps struct {
 	Prices  PriceStore
 	Usage   UsageCounter
 	Figures Figures
+	Users   UserStore
 
 	Metrics *Metrics // optional: a fresh registry without scrape-time gauges
 
@@ -121,6 +122,7 @@ type Server struct {
 	usage    UsageCounter
 	figures  Figures
 	metrics  *Metrics
+	users    UserStore
 
 	splits         *commands.Splits
 	pricing        commands.PricingSource
@@ -144,7 +146,7 @@ func New(d Deps) (*Server, error) {
 	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil ||
 		d.Events == nil || d.Shops == nil || d.Sites == nil || d.Inventory == nil || d.Receipts == nil || d.ReceiptsView == nil ||
 		d.WebhookKeys == nil || d.Idempotency == nil || d.ProcessorEvents == nil || d.Outbox == nil || d.Webhooks == nil ||
-		d.Prices == nil || d.Usage == nil || d.Figures == nil {
+		d.Prices == nil || d.Usage == nil || d.Figures == nil || d.Users == nil {
 		return nil, fmt.Errorf("transport: missing dependency (every field of Deps but Log and Config is required)")
 	}
 	if d.Config.JWTSecret == "" || d.Config.CronSecret == "" || (d.Config.GatewayMode && d.Config.EdgeSecret == "") {
@@ -175,6 +177,7 @@ func New(d Deps) (*Server, error) {
 	e.Use(correlation(d.Log), noStore, s.accessLog, recoverPanics)
 	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
 	s.openapi = d.OpenAPIJSON
+	s.users = d.Users
 	s.known = newLastKnown()
 	s.wireReceiptCommands(d)
 	// The payment use cases, over the receipt commands' split reader and pricing.
@@ -264,6 +267,7 @@ func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodGet, "/api/reserve/balances", Policy{Access: Developer}, s.reserveBalances)
 	s.handle(http.MethodGet, "/api/reserve/recommend", Policy{Access: Developer}, s.reserveRecommend)
 	s.handle(http.MethodGet, "/api/split/transactions", Policy{Access: Developer, Scope: "split:read"}, s.splitTransactions)
+	s.userRoutes()
 }
 
 // preflight answers CORS preflights (OPTIONS) for every path before routing (spec, point 6:

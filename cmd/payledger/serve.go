@@ -225,7 +225,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		Processor: processor, ProcessorEvents: readmodels.NewProcessorEvents(pool),
 		Outbox: outbox, Webhooks: dispatcher,
 		Prices: readmodels.NewPrices(pool), Usage: usage, Figures: readmodels.NewReceipts(pool), Metrics: metrics,
-		Invalidations: caches,
+		Invalidations: caches, Users: readmodels.NewUsers(pool),
 		Config: transport.Config{
 			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 			CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),

@@ -1,0 +1,244 @@
+package readmodels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// LiveWindow is how recent a heartbeat must be for a user to count as live (spec, Limits).
+const LiveWindow = 2 * time.Minute
+
+// User is a user's profile, presence and XP (DESIGN 8). Wallets are lower-case.
+type User struct {
+	Wallet        string
+	DisplayName   string
+	PfpURL        string
+	Domains       []string
+	Platforms     []string
+	Languages     []string
+	SpacePublic   bool
+	Live          bool // the stored flag; LiveAt says whether the user is live at a given time
+	SpaceURL      string
+	Platform      string
+	LiveSince     *time.Time
+	LastHeartbeat *time.Time
+	LastSeen      *time.Time
+	XP            int64
+}
+
+// LiveAt reports whether u is live at now: the live flag set and a heartbeat within LiveWindow.
+func (u User) LiveAt(now time.Time) bool {
+	return u.Live && u.LastHeartbeat != nil && now.Sub(*u.LastHeartbeat) <= LiveWindow
+}
+
+// ProfilePatch holds the profile fields to change; nil fields stay as they are.
+type ProfilePatch struct {
+	DisplayName *string
+	PfpURL      *string
+	Domains     *[]string
+	Platforms   *[]string
+	Languages   *[]string
+	SpacePublic *bool
+}
+
+// Presence is a heartbeat: whether the user is live, and where.
+type Presence struct {
+	Live     bool
+	SpaceURL *string
+	Platform *string
+}
+
+// UserQuery is a search (spec, GET /api/users/search); Limit and Scan are already clamped.
+type UserQuery struct {
+	Q                             string
+	Domains, Platforms, Languages []string
+	MinXP, MaxXP                  *int64
+	Live                          bool // only users live at Now with spacePublic
+	Limit, Scan                   int
+	Now                           time.Time
+}
+
+// ErrSelfFollow is a follow of one's own wallet.
+var ErrSelfFollow = errors.New("a wallet cannot follow itself")
+
+// Users stores profiles, presence and follows; XP is written by the users projection.
+type Users struct{ pool *pgxpool.Pool }
+
+// NewUsers returns the user store on pool.
+func NewUsers(pool *pgxpool.Pool) *Users { return &Users{pool: pool} }
+
+const userColumns = `wallet, display_name, pfp_url, domains, platforms, languages, space_public, live,
+	space_url, platform, live_since, last_heartbeat, last_seen, xp`
+
+func scanUser(row pgx.Row, extra ...any) (User, error) {
+	var u User
+	err := row.Scan(append([]any{&u.Wallet, &u.DisplayName, &u.PfpURL, &u.Domains, &u.Platforms, &u.Languages,
+		&u.SpacePublic, &u.Live, &u.SpaceURL, &u.Platform, &u.LiveSince, &u.LastHeartbeat, &u.LastSeen, &u.XP}, extra...)...)
+	return u, err
+}
+
+// Get returns wallet's user, or ErrNotFound.
+func (s *Users) Get(ctx context.Context, wallet string) (User, error) {
+	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE wallet = $1`, strings.ToLower(wallet)))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return User{}, ErrNotFound
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("read user: %w", err)
+	}
+	return u, nil
+}
+
+// UpdateProfile applies patch to wallet's profile (creating the user) and returns the user.
+func (s *Users) UpdateProfile(ctx context.Context, wallet string, p ProfilePatch, now time.Time) (User, error) {
+	u, err := scanUser(s.pool.QueryRow(ctx, `INSERT INTO users AS u (wallet, display_name, pfp_url, domains, platforms, languages, space_public, updated_at)
+		VALUES ($1, coalesce($2, ''), coalesce($3, ''), coalesce($4, '{}'::text[]), coalesce($5, '{}'::text[]), coalesce($6, '{}'::text[]), coalesce($7, false), $8)
+		ON CONFLICT (wallet) DO UPDATE SET
+			display_name = coalesce($2, u.display_name), pfp_url = coalesce($3, u.pfp_url),
+			domains = coalesce($4, u.domains), platforms = coalesce($5, u.platforms), languages = coalesce($6, u.languages),
+			space_public = coalesce($7, u.space_public), updated_at = $8
+		RETURNING `+userColumns,
+		strings.ToLower(wallet), p.DisplayName, p.PfpURL, p.Domains, p.Platforms, p.Languages, p.SpacePublic, now))
+	if err != nil {
+		return User{}, fmt.Errorf("update profile: %w", err)
+	}
+	return u, nil
+}
+
+// Heartbeat records presence: lastHeartbeat and lastSeen become now, liveSince is set when the
+// user goes live (and cleared when not live); absent spaceUrl/platform keep their values.
+func (s *Users) Heartbeat(ctx context.Context, wallet string, p Presence, now time.Time) (User, error) {
+	u, err := scanUser(s.pool.QueryRow(ctx, `INSERT INTO users AS u (wallet, live, space_url, platform, live_since, last_heartbeat, last_seen, updated_at)
+		VALUES ($1, $2, coalesce($3, ''), coalesce($4, ''), CASE WHEN $2 THEN $5::timestamptz END, $5, $5, $5)
+		ON CONFLICT (wallet) DO UPDATE SET
+			live = $2, space_url = coalesce($3, u.space_url), platform = coalesce($4, u.platform),
+			live_since = CASE WHEN NOT $2 THEN NULL
+				WHEN u.live AND u.live_since IS NOT NULL AND u.last_heartbeat >= $6 THEN u.live_since
+				ELSE $5 END,
+			last_heartbeat = $5, last_seen = $5, updated_at = $5
+		RETURNING `+userColumns,
+		strings.ToLower(wallet), p.Live, p.SpaceURL, p.Platform, now, now.Add(-LiveWindow)))
+	if err != nil {
+		return User{}, fmt.Errorf("record presence: %w", err)
+	}
+	return u, nil
+}
+
+// Follow makes follower follow followee (again: no change). Errors: ErrSelfFollow.
+func (s *Users) Follow(ctx context.Context, follower, followee string, now time.Time) error {
+	follower, followee = strings.ToLower(follower), strings.ToLower(followee)
+	if follower == followee {
+		return ErrSelfFollow
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO follows (follower, followee, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+		follower, followee, now)
+	if err != nil {
+		return fmt.Errorf("follow: %w", err)
+	}
+	return nil
+}
+
+// Unfollow ends follower's follow of followee; it reports whether there was one. Errors: ErrSelfFollow.
+func (s *Users) Unfollow(ctx context.Context, follower, followee string) (bool, error) {
+	follower, followee = strings.ToLower(follower), strings.ToLower(followee)
+	if follower == followee {
+		return false, ErrSelfFollow
+	}
+	tag, err := s.pool.Exec(ctx, `DELETE FROM follows WHERE follower = $1 AND followee = $2`, follower, followee)
+	if err != nil {
+		return false, fmt.Errorf("unfollow: %w", err)
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
+// Follows reports whether follower follows followee.
+func (s *Users) Follows(ctx context.Context, follower, followee string) (bool, error) {
+	var ok bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM follows WHERE follower = $1 AND followee = $2)`,
+		strings.ToLower(follower), strings.ToLower(followee)).Scan(&ok)
+	return ok, err
+}
+
+// Search reads the q.Scan highest-XP users (ties by wallet), keeps those that pass every filter,
+// and returns the first q.Limit of them with how many passed.
+func (s *Users) Search(ctx context.Context, q UserQuery) ([]User, int, error) {
+	var where []string
+	args := []any{q.Scan, q.Limit}
+	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
+	if q.Q != "" {
+		p := arg("%" + likeEscape(strings.ToLower(q.Q)) + "%")
+		where = append(where, "(lower(wallet) LIKE "+p+" OR lower(display_name) LIKE "+p+")")
+	}
+	for col, vals := range map[string][]string{"domains": q.Domains, "platforms": q.Platforms, "languages": q.Languages} {
+		if len(vals) > 0 {
+			where = append(where, col+" @> "+arg(vals)+"::text[]")
+		}
+	}
+	if q.MinXP != nil {
+		where = append(where, "xp >= "+arg(*q.MinXP))
+	}
+	if q.MaxXP != nil {
+		where = append(where, "xp <= "+arg(*q.MaxXP))
+	}
+	if q.Live {
+		where = append(where, "live AND space_public AND last_heartbeat >= "+arg(q.Now.Add(-LiveWindow)))
+	}
+	filter := ""
+	if len(where) > 0 {
+		filter = "WHERE " + strings.Join(where, " AND ")
+	}
+	rows, err := s.pool.Query(ctx, `WITH scanned AS (SELECT * FROM users ORDER BY xp DESC, wallet LIMIT $1),
+		passed AS (SELECT * FROM scanned `+filter+`)
+		SELECT `+userColumns+`, count(*) OVER () FROM passed ORDER BY xp DESC, wallet LIMIT $2`, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("search users: %w", err)
+	}
+	defer rows.Close()
+	users := []User{}
+	total := 0
+	for rows.Next() {
+		u, err := scanUser(rows, &total)
+		if err != nil {
+			return nil, 0, fmt.Errorf("search users: %w", err)
+		}
+		users = append(users, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("search users: %w", err)
+	}
+	if len(users) == 0 {
+		total = 0
+	}
+	return users, total, nil
+}
+
+// Live returns the users live at now with spacePublic: live flag set and a heartbeat within
+// LiveWindow, most recent heartbeat first.
+func (s *Users) Live(ctx context.Context, now time.Time, limit int) ([]User, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+userColumns+` FROM users
+		WHERE live AND space_public AND last_heartbeat >= $1
+		ORDER BY last_heartbeat DESC, wallet LIMIT $2`, now.Add(-LiveWindow), limit)
+	if err != nil {
+		return nil, fmt.Errorf("live users: %w", err)
+	}
+	defer rows.Close()
+	users := []User{}
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, fmt.Errorf("live users: %w", err)
+		}
+		users = append(users, u)
+	}
+	return users, rows.Err()
+}
+
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
