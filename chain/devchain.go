@@ -9,7 +9,6 @@ import (
 	"math/big"
 	"net"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -51,13 +50,6 @@ type DevAccount struct {
 // KeyHex is the private key as 64 hex characters (no 0x), the CHAIN_OPERATOR_KEY form.
 func (a DevAccount) KeyHex() string { return hex.EncodeToString(crypto.FromECDSA(a.Key)) }
 
-// DevToken is a deployed test token.
-type DevToken struct {
-	Symbol   string
-	Address  common.Address
-	Decimals uint8
-}
-
 // DevChain is an in-process development chain: go-ethereum's simulated backend (a real EVM)
 // serving JSON-RPC over HTTP on 127.0.0.1, with USDC and USDT test tokens, a spend-permission
 // manager, an operator and funded accounts. Blocks are sealed when a transaction waits and at
@@ -67,7 +59,7 @@ type DevChain struct {
 	ChainID                uint64
 	Operator               DevAccount
 	Accounts               []DevAccount
-	Tokens                 []DevToken
+	Tokens                 []Token
 	SpendPermissionManager common.Address
 
 	backend  *simulated.Backend
@@ -174,19 +166,25 @@ func (d *DevChain) deploy(ctx context.Context) error {
 		return err
 	}
 	auth.Context = ctx
+	// Nonces are counted here: the pool's pending nonce is updated on another goroutine, so
+	// reading it between two quick sends can give the same nonce twice.
+	auth.Nonce = new(big.Int)
+	next := func() { auth.Nonce = new(big.Int).Add(auth.Nonce, big.NewInt(1)) }
 	var txs []*types.Transaction
 	for _, t := range []struct{ name, symbol string }{{"USD Coin", "USDC"}, {"Tether USD", "USDT"}} {
 		a, tx, _, err := contracts.DeployTestToken(auth, c, t.name, t.symbol)
 		if err != nil {
 			return fmt.Errorf("deploying %s: %w", t.symbol, err)
 		}
-		d.Tokens, txs = append(d.Tokens, DevToken{Symbol: t.symbol, Address: a, Decimals: 6}), append(txs, tx)
+		d.Tokens, txs = append(d.Tokens, Token{Symbol: t.symbol, Address: a, Decimals: 6}), append(txs, tx)
+		next()
 	}
 	a, tx, _, err := contracts.DeploySpendPermissionManager(auth, c)
 	if err != nil {
 		return fmt.Errorf("deploying the spend-permission manager: %w", err)
 	}
 	d.SpendPermissionManager, txs = a, append(txs, tx)
+	next()
 	if err := d.commitChecked(ctx, txs); err != nil {
 		return err
 	}
@@ -202,6 +200,7 @@ func (d *DevChain) deploy(ctx context.Context) error {
 				return fmt.Errorf("minting %s: %w", t.Symbol, err)
 			}
 			txs = append(txs, tx)
+			next()
 		}
 	}
 	return d.commitChecked(ctx, txs)
@@ -260,25 +259,14 @@ func (d *DevChain) Commit() common.Hash {
 func (d *DevChain) Backend() *simulated.Backend { return d.backend }
 
 // Token returns the test token with symbol.
-func (d *DevChain) Token(symbol string) (DevToken, bool) {
-	for _, t := range d.Tokens {
-		if strings.EqualFold(t.Symbol, symbol) {
-			return t, true
-		}
-	}
-	return DevToken{}, false
-}
+func (d *DevChain) Token(symbol string) (Token, bool) { return FindToken(d.Tokens, symbol) }
 
 // Env is the configuration that points the service at this chain, as NAME=value lines.
 func (d *DevChain) Env() []string {
-	tokens := make([]string, len(d.Tokens))
-	for i, t := range d.Tokens {
-		tokens[i] = fmt.Sprintf("%s=%s:%d", t.Symbol, t.Address.Hex(), t.Decimals)
-	}
 	return []string{
 		"ETH_RPC_URL=" + d.URL,
 		"CHAIN_ID=" + strconv.FormatUint(d.ChainID, 10),
-		"CHAIN_TOKENS=" + strings.Join(tokens, ","),
+		"CHAIN_TOKENS=" + FormatTokens(d.Tokens),
 		"CHAIN_OPERATOR_KEY=" + d.Operator.KeyHex(),
 		"SPEND_PERMISSION_MANAGER=" + d.SpendPermissionManager.Hex(),
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
 
@@ -56,7 +57,11 @@ func TestDevChain(t *testing.T) {
 	// A payment sent over HTTP is mined by the chain itself and followed to paid.
 	split := d.Accounts[1].Address // any address receives an ERC-20
 	start := time.Now()
-	tx, err := chain.SendToken(ctx, ec, d.ChainID, buyer.Key, usdc.Address, split, big.NewInt(25_000_000))
+	opts, err := bind.NewKeyedTransactorWithChainID(buyer.Key, big.NewInt(chain.DevChainID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := chain.SendToken(opts, ec, usdc.Address, split, big.NewInt(25_000_000))
 	if err != nil {
 		t.Fatal(err)
 	}

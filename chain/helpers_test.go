@@ -33,6 +33,7 @@ type env struct {
 	usdt      common.Address
 	split     common.Address
 	elsewhere common.Address // an address that is not the split
+	nonces    map[common.Address]uint64
 }
 
 func eth(milli int64) *big.Int { return new(big.Int).Mul(big.NewInt(milli), big.NewInt(1e15)) }
@@ -50,7 +51,7 @@ func addr(k *ecdsa.PrivateKey) common.Address { return crypto.PubkeyToAddress(k.
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{t: t, operator: key(t), buyer: key(t), stranger: key(t), elsewhere: addr(key(t))}
+	e := &env{t: t, operator: key(t), buyer: key(t), stranger: key(t), elsewhere: addr(key(t)), nonces: map[common.Address]uint64{}}
 	alloc := types.GenesisAlloc{}
 	for _, k := range []*ecdsa.PrivateKey{e.operator, e.buyer, e.stranger} {
 		alloc[addr(k)] = types.Account{Balance: eth(100_000)}
@@ -95,12 +96,16 @@ func (e *env) ok(err error) {
 	}
 }
 
-// opts signs with k; GasLimit stays 0, so gas is estimated.
+// opts signs with k's next nonce; GasLimit stays 0, so gas is estimated. The test counts nonces
+// because the pool updates its pending nonce on another goroutine: two quick sends reading it
+// could get the same one.
 func (e *env) opts(k *ecdsa.PrivateKey) *bind.TransactOpts {
 	e.t.Helper()
 	o, err := bind.NewKeyedTransactorWithChainID(k, e.chainID)
 	e.ok(err)
 	o.Context = context.Background()
+	o.Nonce = new(big.Int).SetUint64(e.nonces[o.From])
+	e.nonces[o.From]++
 	return o
 }
 
@@ -139,7 +144,9 @@ func (e *env) payToken(token common.Address, k *ecdsa.PrivateKey, to common.Addr
 // payETH sends (without mining) a plain transfer of wei from k to to, gas estimated.
 func (e *env) payETH(k *ecdsa.PrivateKey, to common.Address, wei *big.Int) *types.Transaction {
 	e.t.Helper()
-	return e.sent(chain.SendETH(context.Background(), e.sim, chain.DevChainID, k, to, wei))
+	o := e.opts(k)
+	o.Value = wei
+	return e.sent(chain.SendETH(o, e.sim, to))
 }
 
 // expectUSDC is a stablecoin expectation of units from the buyer to the split.

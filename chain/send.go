@@ -2,7 +2,6 @@ package chain
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"fmt"
 	"math/big"
 
@@ -10,72 +9,89 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/payledger/payledger/chain/contracts"
 )
 
-// transactor signs with key for chainID; the gas limit stays 0, so it is always estimated.
-func transactor(ctx context.Context, key *ecdsa.PrivateKey, chainID uint64) (*bind.TransactOpts, error) {
-	o, err := bind.NewKeyedTransactorWithChainID(key, new(big.Int).SetUint64(chainID))
+// SendETH sends opts.Value wei from opts.From to to as a plain transfer and does not wait. Like
+// go-ethereum's bind: opts.Nonce nil takes the pool's pending nonce, opts.GasLimit 0 estimates
+// the gas, and the fees are the node's suggestion unless set. go-ethereum's bound contracts
+// refuse an address without code, which a plain transfer may well go to, hence this function.
+func SendETH(opts *bind.TransactOpts, b bind.ContractTransactor, to common.Address) (*types.Transaction, error) {
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	nonce, gas, err := nonceAndGas(ctx, opts, b, to)
 	if err != nil {
 		return nil, err
-	}
-	o.Context = ctx
-	return o, nil
-}
-
-// SendETH sends wei from key to to as a plain transfer (EIP-1559, fees suggested by the node,
-// gas estimated); it does not wait. go-ethereum's bound contracts refuse an address without code,
-// which a plain transfer may well go to, hence the transaction built here.
-func SendETH(ctx context.Context, b bind.ContractTransactor, chainID uint64, key *ecdsa.PrivateKey, to common.Address, wei *big.Int) (*types.Transaction, error) {
-	from := crypto.PubkeyToAddress(key.PublicKey)
-	nonce, err := b.PendingNonceAt(ctx, from)
-	if err != nil {
-		return nil, err
-	}
-	gas, err := b.EstimateGas(ctx, ethereum.CallMsg{From: from, To: &to, Value: wei})
-	if err != nil {
-		return nil, fmt.Errorf("estimating gas: %w", err)
 	}
 	head, err := b.HeaderByNumber(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	id := new(big.Int).SetUint64(chainID)
 	var data types.TxData
 	if head.BaseFee == nil { // a chain before London: legacy pricing
-		price, err := b.SuggestGasPrice(ctx)
-		if err != nil {
-			return nil, err
+		price := opts.GasPrice
+		if price == nil {
+			if price, err = b.SuggestGasPrice(ctx); err != nil {
+				return nil, err
+			}
 		}
-		data = &types.LegacyTx{Nonce: nonce, GasPrice: price, Gas: gas, To: &to, Value: wei}
+		data = &types.LegacyTx{Nonce: nonce, GasPrice: price, Gas: gas, To: &to, Value: opts.Value}
 	} else {
-		tip, err := b.SuggestGasTipCap(ctx)
-		if err != nil {
-			return nil, err
+		tip := opts.GasTipCap
+		if tip == nil {
+			if tip, err = b.SuggestGasTipCap(ctx); err != nil {
+				return nil, err
+			}
 		}
 		// Twice the base fee leaves room for it to rise for a few blocks, as go-ethereum's bind does.
-		feeCap := new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2)))
-		data = &types.DynamicFeeTx{ChainID: id, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: gas, To: &to, Value: wei}
+		feeCap := opts.GasFeeCap
+		if feeCap == nil {
+			feeCap = new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2)))
+		}
+		data = &types.DynamicFeeTx{Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: gas, To: &to, Value: opts.Value}
 	}
-	tx, err := types.SignNewTx(key, types.LatestSignerForChainID(id), data)
+	tx, err := opts.Signer(opts.From, types.NewTx(data))
 	if err != nil {
 		return nil, err
+	}
+	if opts.NoSend {
+		return tx, nil
 	}
 	return tx, b.SendTransaction(ctx, tx)
 }
 
-// SendToken sends units of the ERC-20 at token from key to to (transfer), gas estimated; it does
-// not wait. Any ERC-20 works: only the standard transfer of the test token's ABI is used.
-func SendToken(ctx context.Context, b bind.ContractBackend, chainID uint64, key *ecdsa.PrivateKey, token, to common.Address, units *big.Int) (*types.Transaction, error) {
-	o, err := transactor(ctx, key, chainID)
-	if err != nil {
-		return nil, err
+func nonceAndGas(ctx context.Context, opts *bind.TransactOpts, b bind.ContractTransactor, to common.Address) (uint64, uint64, error) {
+	var nonce uint64
+	if opts.Nonce != nil {
+		nonce = opts.Nonce.Uint64()
+	} else {
+		n, err := b.PendingNonceAt(ctx, opts.From)
+		if err != nil {
+			return 0, 0, err
+		}
+		nonce = n
 	}
+	gas := opts.GasLimit
+	if gas == 0 {
+		g, err := b.EstimateGas(ctx, ethereum.CallMsg{From: opts.From, To: &to, Value: opts.Value})
+		if err != nil {
+			return 0, 0, fmt.Errorf("estimating gas: %w", err)
+		}
+		gas = g
+	}
+	return nonce, gas, nil
+}
+
+// SendToken sends units of the ERC-20 at token from opts.From to to (transfer) and does not
+// wait; gas is estimated unless opts.GasLimit is set. Any ERC-20 works: only the standard
+// transfer of the test token's ABI is used.
+func SendToken(opts *bind.TransactOpts, b bind.ContractBackend, token, to common.Address, units *big.Int) (*types.Transaction, error) {
 	tok, err := contracts.NewTestToken(token, b)
 	if err != nil {
 		return nil, err
 	}
-	return tok.Transfer(o, to, units)
+	return tok.Transfer(opts, to, units)
 }
