@@ -17,7 +17,7 @@ import (
 
 // projectorsByName lists the projectors a rebuild can name.
 func projectorsByName() map[string]projections.Projector {
-	return map[string]projections.Projector{"receipts": projections.Receipts{}}
+	return map[string]projections.Projector{"receipts": projections.Receipts{}, "users": projections.Users{}}
 }
 
 // projectionsCommand: `projections rebuild [name|--all]` replays the log into fresh read-model
@@ -26,10 +26,10 @@ func projectionsCommand(ctx context.Context, cfg config, log zerolog.Logger, arg
 	if len(args) < 1 || args[0] != "rebuild" || len(args) > 2 {
 		return errors.New("usage: payledger projections rebuild [name|--all]")
 	}
-	names := []string{"receipts"}
+	names := []string{"receipts", "users"}
 	if len(args) == 2 && args[1] != "--all" {
 		if _, ok := projectorsByName()[args[1]]; !ok {
-			return fmt.Errorf("unknown projection %q (known: receipts)", args[1])
+			return fmt.Errorf("unknown projection %q (known: receipts, users)", args[1])
 		}
 		names = []string{args[1]}
 	}
@@ -54,8 +54,13 @@ func rebuildOne(ctx context.Context, pool *pgxpool.Pool, store eventstore.Store,
 	}
 	report := progressReporter(log, "rebuild "+proj.Name())
 	start := time.Now()
-	// Blue/green: reads keep answering from the live table until the swap.
-	if err := projections.RebuildReceiptsBlueGreen(ctx, pool, store, func(done uint64) { report(done, total, time.Since(start)) }); err != nil {
+	if _, blueGreen := proj.(projections.Receipts); !blueGreen {
+		// XP is reset in place and replayed by the live runner (or the one below).
+		if err := projections.Rebuild(ctx, pool, proj); err != nil {
+			return err
+		}
+	} else if err := projections.RebuildReceiptsBlueGreen(ctx, pool, store, func(done uint64) { report(done, total, time.Since(start)) }); err != nil {
+		// Blue/green: reads keep answering from the live table until the swap.
 		return err
 	}
 	// The swap happened at the live checkpoint; bring the live projector to the head of the log

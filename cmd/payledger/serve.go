@@ -186,6 +186,10 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	if err != nil {
 		return err
 	}
+	usersRunner, err := projections.NewRunner(pool, store, projections.Users{}, log) // XP from receipt events
+	if err != nil {
+		return err
+	}
 	if pg, ok := store.(*postgres.Store); ok { // a new receipt's row commits with its event when it can
 		pg.SetAtAppend(receiptsProjector.AtAppend(receiptsRunner))
 	}
@@ -244,7 +248,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	var workers sync.WaitGroup
 	defer func() { stopWork(); workers.Wait() }()
 	reconciler := commands.NewReconciler(api.OnrampReconciliation(), dispatcher, 30*time.Second, 2*time.Minute, log)
-	for _, w := range []worker{receiptsRunner, reconciler, dispatcher, usage, workerFunc(func(ctx context.Context) error { return replayer.Run(ctx, 2*time.Second) }), workerFunc(caches.Run)} {
+	for _, w := range []worker{receiptsRunner, usersRunner, reconciler, dispatcher, usage, workerFunc(func(ctx context.Context) error { return replayer.Run(ctx, 2*time.Second) }), workerFunc(caches.Run)} {
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
 				log.Error().Err(err).Msg("background worker stopped")
