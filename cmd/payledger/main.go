@@ -71,6 +71,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "keys":
 		// Logs go to stderr so that the key is alone on stdout's last line.
 		err = keysCommand(ctx, cfg, log.Output(stderr), args[1:], stdout)
+	case "devchain":
+		err = devchainCommand(ctx, cfg, log.Output(stderr), args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
