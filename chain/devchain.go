@@ -208,6 +208,9 @@ func (d *DevChain) deploy(ctx context.Context) error {
 
 // commitChecked seals a block and fails unless every transaction succeeded in it.
 func (d *DevChain) commitChecked(ctx context.Context, txs []*types.Transaction) error {
+	if err := WaitPoolSettled(ctx, d.pool); err != nil {
+		return err
+	}
 	d.Commit()
 	for _, tx := range txs {
 		r, err := d.backend.Client().TransactionReceipt(ctx, tx.Hash())
@@ -219,6 +222,29 @@ func (d *DevChain) commitChecked(ctx context.Context, txs []*types.Transaction) 
 		}
 	}
 	return nil
+}
+
+// WaitPoolSettled waits until the transaction pool behind c (which must serve the txpool API)
+// has no queued transaction: a transaction just sent is queued first and made pending on the
+// pool's own goroutine, and a block sealed in between would leave it out. A transaction with a
+// nonce gap stays queued, so this gives up after 5 s.
+func WaitPoolSettled(ctx context.Context, c *rpc.Client) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for {
+		var st struct{ Pending, Queued hexutil.Uint }
+		if err := c.CallContext(ctx, &st, "txpool_status"); err != nil {
+			return fmt.Errorf("txpool_status: %w", err)
+		}
+		if st.Queued == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d transactions still queued: %w", st.Queued, ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
 
 // pollInterval is how often the sealing loop looks for waiting transactions: it bounds the delay

@@ -40,22 +40,24 @@ func TestDevChain(t *testing.T) {
 			t.Errorf("Env() lacks %q:\n%s", want, env)
 		}
 	}
-
 	rc, err := chain.Dial(ctx, d.URL, 1337)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	ec := rc.Backend()
-	usdc, _ := d.Token("USDC")
-	buyer := d.Accounts[0]
-	checkDevFunds(t, ec, d, buyer.Address)
-	if code, err := ec.CodeAt(ctx, d.SpendPermissionManager, nil); err != nil || len(code) == 0 {
+	checkDevFunds(t, rc.Backend(), d, d.Accounts[0].Address)
+	if code, err := rc.Backend().CodeAt(ctx, d.SpendPermissionManager, nil); err != nil || len(code) == 0 {
 		t.Errorf("no spend-permission manager code at %s: %v", d.SpendPermissionManager, err)
 	}
+	devPayAndFollow(t, ctx, d, rc)
+}
 
-	// A payment sent over HTTP is mined by the chain itself and followed to paid.
-	split := d.Accounts[1].Address // any address receives an ERC-20
+// devPayAndFollow sends a USDC payment over HTTP, sees it mined by the chain itself within a
+// few seconds, and follows it to paid.
+func devPayAndFollow(t *testing.T, ctx context.Context, d *chain.DevChain, rc *chain.RPC) {
+	ec := rc.Backend()
+	usdc, _ := d.Token("USDC")
+	buyer, split := d.Accounts[0], d.Accounts[1].Address // any address receives an ERC-20
 	start := time.Now()
 	opts, err := bind.NewKeyedTransactorWithChainID(buyer.Key, big.NewInt(chain.DevChainID))
 	if err != nil {

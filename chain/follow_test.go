@@ -32,6 +32,30 @@ func followMany(t *testing.T, n int) []uint64 {
 	e := newEnv(t)
 	f := chain.NewFollower(e.rpc)
 	step(t, f, e.rpc) // the follower starts reading logs from here
+	wantFailed := sendMany(e, f, n)
+	var calls []uint64
+	for i, when := range []string{"submitted, not mined", "mined, depth 1", "depth 2"} {
+		if i > 0 {
+			e.commit()
+		}
+		ds, s := step(t, f, e.rpc)
+		t.Logf("n=%d %-22s %+v", n, when+":", s)
+		calls = append(calls, s.Calls)
+		if i < 2 && len(ds) != 0 {
+			t.Fatalf("%s: %d decisions", when, len(ds))
+		} else if i == 2 {
+			checkMany(t, ds, n, wantFailed)
+		}
+	}
+	if f.Len() != 0 {
+		t.Errorf("%d still followed", f.Len())
+	}
+	return calls
+}
+
+// sendMany sends n payments without mining them and follows them; one in ten is in ETH and one
+// in ten underpaid by one unit. It returns how many must fail.
+func sendMany(e *env, f *chain.Follower, n int) int {
 	wantFailed := 0
 	for i := range n {
 		var exp chain.Expectation
@@ -46,24 +70,12 @@ func followMany(t *testing.T, n int) []uint64 {
 		}
 		e.ok(f.Add(exp))
 	}
-	var calls []uint64
-	ds, s := step(t, f, e.rpc)
-	t.Logf("n=%d submitted, not mined: %+v", n, s)
-	calls = append(calls, s.Calls)
-	if len(ds) != 0 {
-		t.Fatalf("%d decisions before mining", len(ds))
-	}
-	e.b.Commit()
-	ds, s = step(t, f, e.rpc)
-	t.Logf("n=%d mined, depth 1:      %+v", n, s)
-	calls = append(calls, s.Calls)
-	if len(ds) != 0 {
-		t.Fatalf("%d decisions at depth 1", len(ds))
-	}
-	e.b.Commit()
-	ds, s = step(t, f, e.rpc)
-	t.Logf("n=%d depth 2, decided:    %+v", n, s)
-	calls = append(calls, s.Calls)
+	return wantFailed
+}
+
+// checkMany checks the decisions of sendMany's payments.
+func checkMany(t *testing.T, ds []chain.Decision, n, wantFailed int) {
+	t.Helper()
 	if len(ds) != n {
 		t.Fatalf("%d decisions at depth 2, want %d", len(ds), n)
 	}
@@ -83,10 +95,9 @@ func followMany(t *testing.T, n int) []uint64 {
 			t.Errorf("decision %v", d.Verdict.Status)
 		}
 	}
-	if failed != wantFailed || f.Len() != 0 {
-		t.Errorf("%d failed (want %d), %d still followed", failed, wantFailed, f.Len())
+	if failed != wantFailed {
+		t.Errorf("%d failed, want %d", failed, wantFailed)
 	}
-	return calls
 }
 
 // TestFollowerCallsPerBlockAreConstant: 20 and 200 payments in one block cost the same round
@@ -129,10 +140,10 @@ func TestFollowerFailures(t *testing.T) {
 	want[dup.TxHash] = ""
 	f.Remove(dup.TxHash)
 	delete(want, dup.TxHash)
-	e.b.Commit()
+	e.commit()
 	got := map[common.Hash]chain.Verdict{}
 	for range 12 { // the ERC-20 receipts back off for up to 8 steps
-		e.b.Commit()
+		e.commit()
 		ds, _ := step(t, f, e.rpc)
 		for _, d := range ds {
 			got[d.Expectation.TxHash] = d.Verdict
@@ -164,7 +175,7 @@ func TestFollowerReorgBeforeTheDepth(t *testing.T) {
 		e.ok(err)
 		tx := e.payToken(e.usdc, e.buyer, e.split, 3_000_000)
 		e.ok(f.Add(e.expectUSDC(tx, 3_000_000)))
-		first := e.b.Commit()
+		first := e.commit()
 		if ds, _ := step(t, f, e.rpc); len(ds) != 0 {
 			t.Fatalf("decided at depth 1: %+v", ds)
 		}
@@ -173,8 +184,8 @@ func TestFollowerReorgBeforeTheDepth(t *testing.T) {
 		} else {
 			e.ok(e.b.Fork(parent.Hash()))
 		}
-		e.b.Commit()
-		e.b.Commit() // the old block's height is now 2 deep on the new chain
+		e.commit()
+		e.commit() // the old block's height is now 2 deep on the new chain
 		if ds, _ := step(t, f, e.rpc); len(ds) != 0 {
 			t.Fatalf("dropped=%v: decided on a replaced block: %+v", dropped, ds)
 		}
@@ -183,11 +194,11 @@ func TestFollowerReorgBeforeTheDepth(t *testing.T) {
 				t.Fatalf("decided while the transaction is nowhere: %+v", ds)
 			}
 			e.ok(e.sim.SendTransaction(ctx, tx))
-			e.b.Commit()
+			e.commit()
 		}
 		var ds []chain.Decision
 		for i := 0; i < 4 && len(ds) == 0; i++ {
-			e.b.Commit()
+			e.commit()
 			ds, _ = step(t, f, e.rpc)
 		}
 		if len(ds) != 1 || ds[0].Verdict.Status != chain.Paid || ds[0].Verdict.BlockHash == first {
@@ -252,7 +263,7 @@ func TestFollowerRPCDownForAWhile(t *testing.T) {
 	}
 	c.down.Store(true)
 	for range 3 {
-		e.b.Commit()
+		e.commit()
 		ds, err := f.Step(ctx)
 		if err == nil || len(ds) != 0 {
 			t.Fatalf("node down: %+v, %v; want an error and no decision", ds, err)
@@ -274,9 +285,9 @@ func TestFollowerLateSubmission(t *testing.T) {
 	f := chain.NewFollower(e.rpc)
 	step(t, f, e.rpc)
 	tx := e.payToken(e.usdc, e.buyer, e.split, 2_000_000)
-	e.b.Commit()
-	e.b.Commit()
-	e.b.Commit()
+	e.commit()
+	e.commit()
+	e.commit()
 	step(t, f, e.rpc) // reads the logs of the paying block while nothing is followed
 	e.ok(f.Add(e.expectUSDC(tx, 2_000_000)))
 	ds, s := step(t, f, e.rpc)

@@ -122,10 +122,18 @@ func (e *env) sent(tx *types.Transaction, err error) *types.Transaction {
 	return tx
 }
 
+// commit seals a block once the pool has taken in every transaction sent: the pool promotes a
+// new transaction on its own goroutine, and a block sealed before that would leave it out.
+func (e *env) commit() common.Hash {
+	e.t.Helper()
+	e.ok(chain.WaitPoolSettled(context.Background(), e.rpc.Backend().Client()))
+	return e.b.Commit()
+}
+
 // mined commits a block and fails unless every tx succeeded in it.
 func (e *env) mined(txs ...*types.Transaction) {
 	e.t.Helper()
-	e.b.Commit()
+	e.commit()
 	for _, tx := range txs {
 		r, err := e.sim.TransactionReceipt(context.Background(), tx.Hash())
 		e.ok(err)

@@ -2,74 +2,78 @@ package chain_test
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"math/big"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/payledger/payledger/chain"
 )
 
+// verifyCase is one row of the rules table: a payment and the verdict it must get against a
+// receipt of 12.50 USDC (12,500,000 units, no tolerance) or, when quoted, of 1 ETH with 1%.
+type verifyCase struct {
+	name   string
+	pay    func() *types.Transaction
+	quoted bool // expected in ETH by quote
+	status chain.Status
+	code   string
+	amount *big.Int // nil: no amount to check
+}
+
+func verifyCases(e *env) []verifyCase {
+	usdc := func(from *ecdsa.PrivateKey, token, to common.Address, units int64) func() *types.Transaction {
+		return func() *types.Transaction { return e.payToken(token, from, to, units) }
+	}
+	wei := func(from *ecdsa.PrivateKey, to common.Address, v *big.Int) func() *types.Transaction {
+		return func() *types.Transaction { return e.payETH(from, to, v) }
+	}
+	units := func(n int64) *big.Int { return big.NewInt(n) }
+	return []verifyCase{
+		{"exact amount", usdc(e.buyer, e.usdc, e.split, 12_500_000), false, chain.Paid, "", units(12_500_000)},
+		{"overpaid", usdc(e.buyer, e.usdc, e.split, 12_500_001), false, chain.Paid, "", units(12_500_001)},
+		{"underpaid by one unit", usdc(e.buyer, e.usdc, e.split, 12_499_999), false, chain.Failed, chain.CodeSlippageExceeded, units(12_499_999)},
+		{"reverted", e.revertedTransfer, false, chain.Failed, chain.CodeTxReverted, nil},
+		{"wrong sender", usdc(e.stranger, e.usdc, e.split, 12_500_000), false, chain.Failed, chain.CodeWalletMismatch, nil},
+		{"wrong recipient", usdc(e.buyer, e.usdc, e.elsewhere, 12_500_000), false, chain.Failed, chain.CodeWalletMismatch, nil},
+		{"wrong token", usdc(e.buyer, e.usdt, e.split, 12_500_000), false, chain.Failed, chain.CodeWalletMismatch, nil},
+		{"ETH exact quote", wei(e.buyer, e.split, eth(1000)), true, chain.Paid, "", eth(1000)},
+		{"ETH 0.5% under the quote (inside 1%)", wei(e.buyer, e.split, eth(995)), true, chain.Paid, "", eth(995)},
+		{"ETH exactly 1% under the quote", wei(e.buyer, e.split, eth(990)), true, chain.Paid, "", eth(990)},
+		{"ETH 1% and one wei under the quote", wei(e.buyer, e.split, new(big.Int).Sub(eth(990), big.NewInt(1))), true, chain.Failed, chain.CodeSlippageExceeded, nil},
+		{"ETH 1.1% under the quote", wei(e.buyer, e.split, eth(989)), true, chain.Failed, chain.CodeSlippageExceeded, eth(989)},
+		{"ETH from another wallet", wei(e.stranger, e.split, eth(1000)), true, chain.Failed, chain.CodeWalletMismatch, nil},
+		{"ETH to another address", wei(e.buyer, e.elsewhere, eth(1000)), true, chain.Failed, chain.CodeWalletMismatch, nil},
+		{"an ERC-20 transfer submitted as ETH", usdc(e.buyer, e.usdc, e.split, 12_500_000), true, chain.Failed, chain.CodeWalletMismatch, nil},
+	}
+}
+
 // TestVerifyRules is DESIGN 8's table: every transaction is mined and two blocks deep, then
 // verified against what the receipt expects.
 func TestVerifyRules(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	usdc := func(tx *types.Transaction, units int64) chain.Expectation { return e.expectUSDC(tx, units) }
-	cases := []struct {
-		name   string
-		pay    func() *types.Transaction
-		expect func(*types.Transaction) chain.Expectation
-		status chain.Status
-		code   string
-		amount *big.Int // nil: no amount to check
-	}{
-		{"exact amount", func() *types.Transaction { return e.payToken(e.usdc, e.buyer, e.split, 12_500_000) },
-			func(tx *types.Transaction) chain.Expectation { return usdc(tx, 12_500_000) }, chain.Paid, "", big.NewInt(12_500_000)},
-		{"overpaid", func() *types.Transaction { return e.payToken(e.usdc, e.buyer, e.split, 12_500_001) },
-			func(tx *types.Transaction) chain.Expectation { return usdc(tx, 12_500_000) }, chain.Paid, "", big.NewInt(12_500_001)},
-		{"underpaid by one unit", func() *types.Transaction { return e.payToken(e.usdc, e.buyer, e.split, 12_499_999) },
-			func(tx *types.Transaction) chain.Expectation { return usdc(tx, 12_500_000) }, chain.Failed, chain.CodeSlippageExceeded, big.NewInt(12_499_999)},
-		{"reverted", e.revertedTransfer,
-			func(tx *types.Transaction) chain.Expectation { return usdc(tx, 12_500_000) }, chain.Failed, chain.CodeTxReverted, nil},
-		{"wrong sender", func() *types.Transaction { return e.payToken(e.usdc, e.stranger, e.split, 12_500_000) },
-			func(tx *types.Transaction) chain.Expectation { return usdc(tx, 12_500_000) }, chain.Failed, chain.CodeWalletMismatch, nil},
-		{"wrong recipient", func() *types.Transaction { return e.payToken(e.usdc, e.buyer, e.elsewhere, 12_500_000) },
-			func(tx *types.Transaction) chain.Expectation { return usdc(tx, 12_500_000) }, chain.Failed, chain.CodeWalletMismatch, nil},
-		{"wrong token", func() *types.Transaction { return e.payToken(e.usdt, e.buyer, e.split, 12_500_000) },
-			func(tx *types.Transaction) chain.Expectation { return usdc(tx, 12_500_000) }, chain.Failed, chain.CodeWalletMismatch, nil},
-		{"ETH exact quote", func() *types.Transaction { return e.payETH(e.buyer, e.split, eth(1000)) },
-			func(tx *types.Transaction) chain.Expectation { return e.expectETH(tx, eth(1000)) }, chain.Paid, "", eth(1000)},
-		{"ETH 0.5% under the quote (inside 1%)", func() *types.Transaction { return e.payETH(e.buyer, e.split, eth(995)) },
-			func(tx *types.Transaction) chain.Expectation { return e.expectETH(tx, eth(1000)) }, chain.Paid, "", eth(995)},
-		{"ETH exactly 1% under the quote", func() *types.Transaction { return e.payETH(e.buyer, e.split, eth(990)) },
-			func(tx *types.Transaction) chain.Expectation { return e.expectETH(tx, eth(1000)) }, chain.Paid, "", eth(990)},
-		{"ETH 1% and one wei under the quote", func() *types.Transaction {
-			return e.payETH(e.buyer, e.split, new(big.Int).Sub(eth(990), big.NewInt(1)))
-		}, func(tx *types.Transaction) chain.Expectation { return e.expectETH(tx, eth(1000)) }, chain.Failed, chain.CodeSlippageExceeded, nil},
-		{"ETH 1.1% under the quote", func() *types.Transaction { return e.payETH(e.buyer, e.split, eth(989)) },
-			func(tx *types.Transaction) chain.Expectation { return e.expectETH(tx, eth(1000)) }, chain.Failed, chain.CodeSlippageExceeded, eth(989)},
-		{"ETH from another wallet", func() *types.Transaction { return e.payETH(e.stranger, e.split, eth(1000)) },
-			func(tx *types.Transaction) chain.Expectation { return e.expectETH(tx, eth(1000)) }, chain.Failed, chain.CodeWalletMismatch, nil},
-		{"ETH to another address", func() *types.Transaction { return e.payETH(e.buyer, e.elsewhere, eth(1000)) },
-			func(tx *types.Transaction) chain.Expectation { return e.expectETH(tx, eth(1000)) }, chain.Failed, chain.CodeWalletMismatch, nil},
-		{"an ERC-20 transfer submitted as ETH", func() *types.Transaction { return e.payToken(e.usdc, e.buyer, e.split, 12_500_000) },
-			func(tx *types.Transaction) chain.Expectation { return e.expectETH(tx, eth(1000)) }, chain.Failed, chain.CodeWalletMismatch, nil},
-	}
+	cases := verifyCases(e)
 	// Every payment is sent first and mined in one block, which then gets one more on top.
-	txs := make([]*types.Transaction, len(cases))
+	exps := make([]chain.Expectation, len(cases))
 	for i, c := range cases {
-		txs[i] = c.pay()
+		if tx := c.pay(); c.quoted {
+			exps[i] = e.expectETH(tx, eth(1000))
+		} else {
+			exps[i] = e.expectUSDC(tx, 12_500_000)
+		}
 	}
-	e.b.Commit()
-	e.b.Commit()
+	e.commit()
+	e.commit()
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v, err := chain.Verify(ctx, e.rpc, c.expect(txs[i]))
+			v, err := chain.Verify(ctx, e.rpc, exps[i])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,10 +83,10 @@ func TestVerifyRules(t *testing.T) {
 			if c.amount != nil && (v.AmountUnits == nil || v.AmountUnits.Cmp(c.amount) != 0) {
 				t.Errorf("amount %v, want %v", v.AmountUnits, c.amount)
 			}
-			if v.Depth != 2 || v.BlockNumber == 0 || v.BlockHash == (types.Receipt{}).BlockHash {
+			if v.Depth != 2 || v.BlockNumber == 0 || v.BlockHash == (common.Hash{}) {
 				t.Errorf("depth %d block %d %s, want depth 2 and the block", v.Depth, v.BlockNumber, v.BlockHash)
 			}
-			if c.status == chain.Paid && !c.expect(txs[i]).Native() && v.LogIndex < 0 {
+			if c.status == chain.Paid && !c.quoted && v.LogIndex < 0 {
 				t.Errorf("paid by token without a log index")
 			}
 		})
@@ -109,12 +113,12 @@ func TestVerifyWaitsForTheConfirmationDepth(t *testing.T) {
 	if err != nil || v.Status != chain.Waiting || v.BlockNumber != 0 || v.Depth != 0 {
 		t.Fatalf("unmined: %+v, %v; want waiting at depth 0", v, err)
 	}
-	e.b.Commit()
+	e.commit()
 	v, err = chain.Verify(ctx, e.rpc, exp)
 	if err != nil || v.Status != chain.Waiting || v.Depth != 1 || v.BlockNumber == 0 {
 		t.Fatalf("depth 1: %+v, %v; want waiting at depth 1 with its block", v, err)
 	}
-	e.b.Commit()
+	e.commit()
 	v, err = chain.Verify(ctx, e.rpc, exp)
 	if err != nil || v.Status != chain.Paid || v.Depth != 2 {
 		t.Fatalf("depth 2: %+v, %v; want paid", v, err)
@@ -136,14 +140,14 @@ func TestVerifyReorgBeforeTheDepth(t *testing.T) {
 	e.ok(err)
 	tx := e.payToken(e.usdc, e.buyer, e.split, 5_000_000)
 	exp := e.expectUSDC(tx, 5_000_000)
-	e.b.Commit()
+	e.commit()
 	v, err := chain.Verify(ctx, e.rpc, exp)
 	if err != nil || v.Status != chain.Waiting || v.Depth != 1 {
 		t.Fatalf("depth 1: %+v, %v", v, err)
 	}
 	e.reorgDropping(parent.Hash())
-	e.b.Commit()
-	e.b.Commit()
+	e.commit()
+	e.commit()
 
 	if ok, err := chain.IsCanonical(ctx, e.rpc, v.BlockNumber, v.BlockHash); err != nil || ok {
 		t.Fatalf("IsCanonical(replaced block) = %v, %v; want false", ok, err)
@@ -152,8 +156,8 @@ func TestVerifyReorgBeforeTheDepth(t *testing.T) {
 		t.Fatalf("after the reorg: %+v, %v; want waiting, not found", v, err)
 	}
 	e.ok(e.sim.SendTransaction(ctx, tx))
-	e.b.Commit()
-	e.b.Commit()
+	e.commit()
+	e.commit()
 	v, err = chain.Verify(ctx, e.rpc, exp)
 	if err != nil || v.Status != chain.Paid {
 		t.Fatalf("mined again: %+v, %v; want paid", v, err)
@@ -184,8 +188,8 @@ func TestVerifyRPCDown(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	tx := e.payToken(e.usdc, e.buyer, e.split, 5_000_000)
-	e.b.Commit()
-	e.b.Commit()
+	e.commit()
+	e.commit()
 
 	port, err := chain.FreePort() // nothing listens there
 	e.ok(err)
@@ -231,8 +235,8 @@ func TestAdapterOverTheSimulatedClient(t *testing.T) {
 	a, err := chain.Adapt(ctx, e.sim)
 	e.ok(err)
 	tx := e.payETH(e.buyer, e.split, eth(1000))
-	e.b.Commit()
-	e.b.Commit()
+	e.commit()
+	e.commit()
 	v, err := chain.Verify(ctx, a, e.expectETH(tx, eth(1000)))
 	if err != nil || v.Status != chain.Paid || v.AmountUnits.Cmp(eth(1000)) != 0 {
 		t.Fatalf("verify via the adapter: %+v, %v", v, err)

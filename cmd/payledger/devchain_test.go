@@ -46,34 +46,12 @@ var (
 func TestDevchainCommandAndPay(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	getenv := func(string) string { return "" }
 	var out, errOut devchainOut
 	exit := make(chan int, 1)
 	go func() {
-		exit <- run(ctx, []string{"devchain", "--port", "0", "--block-interval", "500ms"}, getenv, &out, &errOut)
+		exit <- run(ctx, []string{"devchain", "--port", "0", "--block-interval", "500ms"}, noEnv, &out, &errOut)
 	}()
-
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(out.String(), " key 0x") && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	time.Sleep(50 * time.Millisecond) // the last account lines
-	vars := map[string]string{}
-	for _, m := range envLineRE.FindAllStringSubmatch(out.String(), -1) {
-		vars[m[1]] = m[2]
-	}
-	accounts := accountRE.FindAllStringSubmatch(out.String(), -1)
-	if vars["ETH_RPC_URL"] == "" || vars["CHAIN_ID"] != "1337" || len(accounts) != 3 {
-		t.Fatalf("devchain printed:\n%s\nstderr:\n%s", out.String(), errOut.String())
-	}
-	if !strings.Contains(errOut.String(), "state (payments, splits, balances) is lost when it stops") {
-		t.Errorf("no warning that state is lost:\n%s", errOut.String())
-	}
-	for _, name := range []string{"CHAIN_TOKENS", "CHAIN_OPERATOR_KEY", "SPEND_PERMISSION_MANAGER"} {
-		if vars[name] == "" {
-			t.Errorf("%s not printed", name)
-		}
-	}
+	vars, accounts := readDevchainBanner(t, &out, &errOut)
 	ec, err := ethclient.DialContext(ctx, vars["ETH_RPC_URL"])
 	if err != nil {
 		t.Fatal(err)
@@ -94,53 +72,10 @@ func TestDevchainCommandAndPay(t *testing.T) {
 	if dec, err := tok.Decimals(nil); err != nil || dec != 6 {
 		t.Errorf("USDC decimals %d, %v", dec, err)
 	}
-	payer, payee := accounts[0], common.HexToAddress(accounts[1][1])
-	if bal, err := tok.BalanceOf(nil, common.HexToAddress(payer[1])); err != nil || bal.Cmp(chain.DevAccountUnits) != 0 {
+	if bal, err := tok.BalanceOf(nil, common.HexToAddress(accounts[0][1])); err != nil || bal.Cmp(chain.DevAccountUnits) != 0 {
 		t.Errorf("dev account USDC %v, %v", bal, err)
 	}
-
-	pay := func(args ...string) string {
-		t.Helper()
-		var o, e devchainOut
-		base := []string{"devchain", "pay", "--rpc", vars["ETH_RPC_URL"], "--tokens", vars["CHAIN_TOKENS"], "--key", payer[2], "--to", payee.Hex()}
-		if code := run(ctx, append(base, args...), getenv, &o, &e); code != 0 {
-			t.Fatalf("devchain pay %v: exit %d\n%s%s", args, code, o.String(), e.String())
-		}
-		return o.String()
-	}
-	start := time.Now()
-	// The hash is stdout's last line (run may log a development warning before it).
-	lines := strings.Split(strings.TrimSpace(pay("--token", "USDC", "--amount", "1234567")), "\n")
-	hash := lines[len(lines)-1]
-	if !regexp.MustCompile(`^0x[0-9a-f]{64}$`).MatchString(hash) {
-		t.Fatalf("pay printed %q, want the hash", hash)
-	}
-	t.Logf("USDC payment %s mined after %v", hash, time.Since(start))
-	r, err := ec.TransactionReceipt(ctx, common.HexToHash(hash))
-	if err != nil || r.Status != 1 {
-		t.Fatalf("receipt %+v, %v", r, err)
-	}
-	want := new(big.Int).Add(chain.DevAccountUnits, big.NewInt(1234567))
-	if bal, err := tok.BalanceOf(nil, payee); err != nil || bal.Cmp(want) != 0 {
-		t.Errorf("payee USDC %v, %v; want %v", bal, err, want)
-	}
-	pay("--token", "ETH", "--amount", "10000000000000000")
-	wantWei := new(big.Int).Add(chain.DevAccountWei, big.NewInt(1e16))
-	if wei, err := ec.BalanceAt(ctx, payee, nil); err != nil || wei.Cmp(wantWei) != 0 {
-		t.Errorf("payee wei %v, %v; want %v", wei, err, wantWei)
-	}
-
-	for _, bad := range [][]string{
-		{"devchain", "pay", "--rpc", vars["ETH_RPC_URL"], "--to", payee.Hex(), "--amount", "1"},
-		{"devchain", "pay", "--rpc", vars["ETH_RPC_URL"], "--key", payer[2], "--to", payee.Hex(), "--amount", "1", "--token", "DAI", "--tokens", vars["CHAIN_TOKENS"]},
-		{"devchain", "pay", "--rpc", vars["ETH_RPC_URL"], "--key", payer[2], "--to", payee.Hex(), "--amount", "-5", "--tokens", vars["CHAIN_TOKENS"]},
-		{"devchain", "--frobnicate"},
-	} {
-		var o, e devchainOut
-		if code := run(ctx, bad, getenv, &o, &e); code == 0 {
-			t.Errorf("%v: exit 0", bad)
-		}
-	}
+	payByCommand(t, ctx, ec, tok, vars, accounts)
 
 	cancel()
 	select {
@@ -150,5 +85,80 @@ func TestDevchainCommandAndPay(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("devchain did not stop")
+	}
+}
+
+func noEnv(string) string { return "" }
+
+// readDevchainBanner waits for the devchain's printed variables and accounts.
+func readDevchainBanner(t *testing.T, out, errOut *devchainOut) (map[string]string, [][]string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for len(accountRE.FindAllString(out.String(), -1)) < 3 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	vars := map[string]string{}
+	for _, m := range envLineRE.FindAllStringSubmatch(out.String(), -1) {
+		vars[m[1]] = m[2]
+	}
+	accounts := accountRE.FindAllStringSubmatch(out.String(), -1)
+	if vars["ETH_RPC_URL"] == "" || vars["CHAIN_ID"] != "1337" || len(accounts) != 3 {
+		t.Fatalf("devchain printed:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "state (payments, splits, balances) is lost when it stops") {
+		t.Errorf("no warning that state is lost:\n%s", errOut.String())
+	}
+	for _, name := range []string{"CHAIN_TOKENS", "CHAIN_OPERATOR_KEY", "SPEND_PERMISSION_MANAGER"} {
+		if vars[name] == "" {
+			t.Errorf("%s not printed", name)
+		}
+	}
+	return vars, accounts
+}
+
+// payByCommand pays USDC and ETH from the first printed account to the second with `payledger
+// devchain pay`, checks the balances, and that bad arguments fail.
+func payByCommand(t *testing.T, ctx context.Context, ec *ethclient.Client, tok *contracts.TestToken, vars map[string]string, accounts [][]string) {
+	payer, payee := accounts[0][2], common.HexToAddress(accounts[1][1])
+	base := []string{"devchain", "pay", "--rpc", vars["ETH_RPC_URL"], "--tokens", vars["CHAIN_TOKENS"], "--to", payee.Hex()}
+	pay := func(args ...string) (string, int) {
+		var o, e devchainOut
+		code := run(ctx, append(append([]string{}, base...), args...), noEnv, &o, &e)
+		return o.String() + e.String(), code
+	}
+	start := time.Now()
+	out, code := pay("--key", payer, "--token", "USDC", "--amount", "1234567")
+	// The hash is alone on a line of stdout (run may log a development warning before it).
+	hash := regexp.MustCompile(`(?m)^0x[0-9a-f]{64}$`).FindString(out)
+	if code != 0 || hash == "" {
+		t.Fatalf("devchain pay: exit %d\n%s", code, out)
+	}
+	t.Logf("USDC payment %s mined after %v", hash, time.Since(start))
+	if r, err := ec.TransactionReceipt(ctx, common.HexToHash(hash)); err != nil || r.Status != 1 {
+		t.Fatalf("receipt %+v, %v", r, err)
+	}
+	want := new(big.Int).Add(chain.DevAccountUnits, big.NewInt(1234567))
+	if bal, err := tok.BalanceOf(nil, payee); err != nil || bal.Cmp(want) != 0 {
+		t.Errorf("payee USDC %v, %v; want %v", bal, err, want)
+	}
+	if out, code := pay("--key", payer, "--token", "ETH", "--amount", "10000000000000000"); code != 0 {
+		t.Fatalf("devchain pay ETH: exit %d\n%s", code, out)
+	}
+	wantWei := new(big.Int).Add(chain.DevAccountWei, big.NewInt(1e16))
+	if wei, err := ec.BalanceAt(ctx, payee, nil); err != nil || wei.Cmp(wantWei) != 0 {
+		t.Errorf("payee wei %v, %v; want %v", wei, err, wantWei)
+	}
+	for _, bad := range [][]string{
+		{"--amount", "1"}, // no key
+		{"--key", payer, "--amount", "1", "--token", "DAI"},
+		{"--key", payer, "--amount", "-5"},
+	} {
+		if out, code := pay(bad...); code == 0 {
+			t.Errorf("devchain pay %v: exit 0\n%s", bad, out)
+		}
+	}
+	var o, e devchainOut
+	if code := run(ctx, []string{"devchain", "--frobnicate"}, noEnv, &o, &e); code == 0 {
+		t.Error("devchain --frobnicate: exit 0")
 	}
 }
