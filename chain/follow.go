@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 )
 
 // ErrAlreadyFollowed is returned by Follower.Add for a transaction hash already being followed:
@@ -22,6 +23,10 @@ type Decision struct {
 // maxBackoff bounds, in steps, how long an ERC-20 payment that the logs have not shown yet waits
 // between two receipt lookups.
 const maxBackoff = 8
+
+// maxFilterList is go-ethereum's limit on the addresses, and on the alternatives of one topic,
+// in one log filter.
+const maxFilterList = 1000
 
 // Follower verifies many pending payments together, one Step per new head. Per step it reads
 // the head, ONE eth_getLogs over the new blocks for every followed token and split (the normal
@@ -164,9 +169,15 @@ func (f *Follower) readLogs(ctx context.Context, head uint64, all []*followed) e
 	for a := range splits {
 		to = append(to, common.BytesToHash(a.Bytes()))
 	}
-	logs, err := f.c.FilterLogs(ctx, f.cursor+1, head, keys(tokens), [][]common.Hash{{TransferTopic}, nil, to})
-	if err != nil {
-		return err
+	// go-ethereum refuses more than 1,000 addresses or alternatives of one topic in a filter:
+	// more splits than that take one query per thousand.
+	var logs []types.Log
+	for lo := 0; lo < len(to); lo += maxFilterList {
+		part, err := f.c.FilterLogs(ctx, f.cursor+1, head, keys(tokens), [][]common.Hash{{TransferTopic}, nil, to[lo:min(lo+maxFilterList, len(to))]})
+		if err != nil {
+			return err
+		}
+		logs = append(logs, part...)
 	}
 	f.cursor = head
 	byTx := map[common.Hash][]int{}
@@ -180,7 +191,7 @@ func (f *Follower) readLogs(ctx context.Context, head uint64, all []*followed) e
 		}
 		// Logs only come from successful transactions, and these hold every Transfer of a
 		// followed token to a followed split in the transaction: enough to judge it.
-		o := &observation{status: 1, blockNumber: logs[idx[0]].BlockNumber, blockHash: logs[idx[0]].BlockHash}
+		o := &observation{status: types.ReceiptStatusSuccessful, blockNumber: logs[idx[0]].BlockNumber, blockHash: logs[idx[0]].BlockHash}
 		for _, i := range idx {
 			o.logs = append(o.logs, logs[i])
 		}
@@ -224,7 +235,7 @@ func (f *Follower) readReceipts(ctx context.Context, all []*followed) error {
 			continue
 		}
 		o := &observation{status: r.Status, blockNumber: r.BlockNumber.Uint64(), blockHash: r.BlockHash, logs: derefLogs(r.Logs)}
-		if p.exp.Native() && r.Status == 1 {
+		if p.exp.Native() && r.Status == types.ReceiptStatusSuccessful {
 			eth, ethObs, ethHashes = append(eth, p), append(ethObs, o), append(ethHashes, p.exp.TxHash)
 			continue
 		}

@@ -296,3 +296,62 @@ func TestFollowerLateSubmission(t *testing.T) {
 	}
 	t.Logf("late submission decided in one step: %+v", s)
 }
+
+// logCounter counts the log queries of a Client.
+type logCounter struct {
+	chain.Client
+	n atomic.Int64
+}
+
+func (c *logCounter) FilterLogs(ctx context.Context, from, to uint64, a []common.Address, t [][]common.Hash) ([]types.Log, error) {
+	c.n.Add(1)
+	return c.Client.FilterLogs(ctx, from, to, a, t)
+}
+
+// TestFollowerMoreSplitsThanOneFilterTakes: go-ethereum refuses a log filter with more than
+// 1,000 alternatives for a topic; 1,001 payments to 1,001 splits are found with two queries.
+func TestFollowerMoreSplitsThanOneFilterTakes(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	c := &logCounter{Client: e.rpc}
+	f := chain.NewFollower(c)
+	const n = 1001
+	var last *types.Transaction
+	for i := range n {
+		split := common.BigToAddress(big.NewInt(int64(0x1000 + i)))
+		last = e.payToken(e.usdc, e.buyer, split, 1_000)
+		exp := e.expectUSDC(last, 1_000)
+		exp.SplitAddress = split
+		e.ok(f.Add(exp))
+	}
+	if _, err := f.Step(ctx); err != nil { // not mined: the receipts back off
+		t.Fatal(err)
+	}
+	// More than one block's gas: commit until the last (highest nonce) is mined.
+	for _, err := e.sim.TransactionReceipt(ctx, last.Hash()); err != nil; _, err = e.sim.TransactionReceipt(ctx, last.Hash()) {
+		e.commit()
+	}
+	c.n.Store(0)
+	ds, err := f.Step(ctx) // decides the blocks already 2 deep
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.n.Load(); got != 2 {
+		t.Errorf("%d log queries for %d splits, want 2", got, n)
+	}
+	e.commit()
+	more, err := f.Step(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds = append(ds, more...)
+	paid := 0
+	for _, d := range ds {
+		if d.Verdict.Status == chain.Paid {
+			paid++
+		}
+	}
+	if paid != n {
+		t.Fatalf("%d paid of %d", paid, n)
+	}
+}
