@@ -28,18 +28,19 @@ const maxBackoff = 8
 // in one log filter.
 const maxFilterList = 1000
 
-// Follower verifies many pending payments together, one Step per new head. Per step it reads
+// Follower verifies many pending payments together, one Step per poll (Run). Per step it reads
 // the head, ONE eth_getLogs over the new blocks for every followed token and split (the normal
-// way an ERC-20 payment is found), receipts only of the hashes the logs did not explain, the
-// transactions of ETH payments just found, and the headers of the blocks whose payments reached
-// their depth, each of these one batch: the round trips per block do not grow with the number
-// of payments.
+// way an ERC-20 payment is found; one more per 1,000 splits), receipts only of the hashes the
+// logs did not explain, the transactions of ETH payments just found, and the headers of the
+// blocks whose payments reached their depth, each of these one batch (of up to MaxBatch): the
+// round trips per block do not grow with the number of payments.
 //
 // Receipts are still needed, since a reverted transfer, a transfer of another token and an ETH
 // payment leave no matching log; an ERC-20 hash the logs keep missing is looked up with a growing
 // backoff (1, 2, 4 .. 8 steps) so that hashes submitted before they are mined cost little.
 //
-// Add and Remove may be called from any goroutine; Step from one goroutine at a time.
+// Add, Remove and Len may be called from any goroutine while Step runs; concurrent Steps take
+// turns.
 type Follower struct {
 	c Client
 

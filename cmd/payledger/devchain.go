@@ -82,6 +82,28 @@ func startDevChain(ctx context.Context, log zerolog.Logger, out io.Writer, opts 
 	return d, nil
 }
 
+// autoDevChain is serve's DEVCHAIN=auto: in development, with ETH_RPC_URL unset and mode not
+// "off", it starts the in-process development chain on port (8545 for serve, so that a wallet
+// configured once keeps working; any free port when that one is taken), prints its banner to
+// out, and points cfg at it. It returns nil when no chain is wanted; the caller closes it.
+// CHAIN_TOKENS, CHAIN_OPERATOR_KEY and SPEND_PERMISSION_MANAGER come from the returned chain
+// (Tokens, Operator.KeyHex(), SpendPermissionManager) until config has fields for them.
+func autoDevChain(ctx context.Context, cfg *config, mode string, port int, log zerolog.Logger, out io.Writer) (*chain.DevChain, error) {
+	if cfg.production() || cfg.EthRPCURL != "" || mode == "off" {
+		return nil, nil
+	}
+	d, err := startDevChain(ctx, log, out, chain.DevChainOptions{Port: port})
+	if err != nil && port != 0 {
+		log.Warn().Err(err).Int("port", port).Msg("development chain: port unavailable, using a free one")
+		d, err = startDevChain(ctx, log, out, chain.DevChainOptions{})
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg.EthRPCURL, cfg.ChainID = d.URL, int64(d.ChainID)
+	return d, nil
+}
+
 // payFlags are the options of `devchain pay`.
 type payFlags struct {
 	rpc, key, token, tokens, to, amount string

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/chain/contracts"
@@ -160,5 +161,36 @@ func payByCommand(t *testing.T, ctx context.Context, ec *ethclient.Client, tok *
 	var o, e devchainOut
 	if code := run(ctx, []string{"devchain", "--frobnicate"}, noEnv, &o, &e); code == 0 {
 		t.Error("devchain --frobnicate: exit 0")
+	}
+}
+
+// TestDevchainAutoForServe: serve starts a chain only in development, without ETH_RPC_URL and
+// unless DEVCHAIN=off, and points the configuration at it.
+func TestDevchainAutoForServe(t *testing.T) {
+	ctx := context.Background()
+	var out devchainOut
+	log := zerolog.New(&out)
+	for _, c := range []struct {
+		name string
+		cfg  config
+		mode string
+	}{
+		{"production", config{AppEnv: "production"}, "auto"},
+		{"ETH_RPC_URL set", config{AppEnv: "development", EthRPCURL: "http://node:8545"}, "auto"},
+		{"DEVCHAIN=off", config{AppEnv: "development"}, "off"},
+	} {
+		cfg := c.cfg
+		if d, err := autoDevChain(ctx, &cfg, c.mode, 0, log, &out); d != nil || err != nil || cfg.EthRPCURL != c.cfg.EthRPCURL {
+			t.Errorf("%s: started %v, %v, url %q", c.name, d, err, cfg.EthRPCURL)
+		}
+	}
+	cfg := config{AppEnv: "development", ChainID: 8453}
+	d, err := autoDevChain(ctx, &cfg, "auto", 0, log, &out)
+	if err != nil || d == nil {
+		t.Fatalf("development without ETH_RPC_URL: %v, %v", d, err)
+	}
+	defer d.Close()
+	if cfg.EthRPCURL != d.URL || cfg.ChainID != 1337 || !strings.Contains(out.String(), "ETH_RPC_URL="+d.URL) {
+		t.Errorf("cfg %q %d; printed:\n%s", cfg.EthRPCURL, cfg.ChainID, out.String())
 	}
 }
