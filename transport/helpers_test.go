@@ -26,6 +26,7 @@ import (
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport/ratelimit"
+	"github.com/payledger/payledger/webhooks"
 )
 
 const (
@@ -72,7 +73,7 @@ type env struct {
 
 	webhookKeys *readmodels.WebhookKeys
 	outbox      *readmodels.Outbox
-	dispatcher  *Dispatcher
+	dispatcher  *webhooks.Dispatcher
 	usage       *readmodels.Usage
 }
 
@@ -87,7 +88,7 @@ func newEnv(t testing.TB, mutate func(*Deps)) *env {
 }
 
 // newEnvWith also adjusts the webhook dispatcher (short retry delay and timeout by default).
-func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*Dispatcher)) *env {
+func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*webhooks.Dispatcher)) *env {
 	t.Helper()
 	pool := pgtest.Pool(t)
 	adminKey, _ := crypto.GenerateKey()
@@ -101,7 +102,8 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*Dispatcher)) *e
 	e.outbox = readmodels.NewOutbox(pool)
 	e.usage = readmodels.NewUsage(pool, e.clk.Now)
 	metrics := NewMetrics(readmodels.NewOps(pool))
-	disp := &Dispatcher{Outbox: e.outbox, Keys: webhookKeys, Events: store, Log: zerolog.Nop(), RetryDelay: 300 * time.Millisecond, Timeout: time.Second, Metrics: metrics}
+	disp := &webhooks.Dispatcher{Outbox: e.outbox, Keys: webhookKeys, Events: store, ReceiptFields: WebhookFields, Log: zerolog.Nop(),
+		RetryDelay: 300 * time.Millisecond, Timeout: time.Second, Metrics: metrics}
 	if dispatch != nil {
 		dispatch(disp)
 	}

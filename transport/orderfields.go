@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/webhooks"
 )
 
 // The optional fields of orders and direct receipts: buyer details, links, metadata and the
@@ -134,7 +135,7 @@ func (s *Server) checkWebhookURL(raw string) error {
 	if !strings.HasPrefix(strings.ToLower(raw), "https://") {
 		return InvalidInput("webhook_url must use https in production")
 	}
-	if privateHost(raw) {
+	if webhooks.PrivateHost(raw) {
 		return InvalidInput("webhook_url must not point at localhost or a private address in production")
 	}
 	return nil

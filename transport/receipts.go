@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -56,21 +54,6 @@ func (s *Server) waitReadable(ctx context.Context, id string, res eventstore.App
 	err := s.receiptsView.WaitFor(ctx, res.Position)
 	s.caches.forgetStatus(id)
 	return err
-}
-
-// privateHost reports a URL whose host is localhost or a loopback, private, link-local or
-// unspecified address literal.
-func privateHost(raw string) bool {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return true
-	}
-	h := strings.ToLower(u.Hostname())
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified())
 }
 
 type lineView struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/webhooks"
 )
 
 // BenchmarkWebhookDelivery measures deliveries per second to a local receiver and the latency
@@ -32,7 +33,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 // committed and projected) while no dispatcher runs, then one starts and the time until the last
 // arrival gives deliveries per second.
 func benchWebhookBacklog(b *testing.B, n int) {
-	e := newEnvWith(b, nil, func(d *Dispatcher) { d.Workers = -1 })
+	e := newEnvWith(b, nil, func(d *webhooks.Dispatcher) { d.Workers = -1 })
 	ctx := context.Background()
 	recv, arrivals := countingReceiver(b)
 	ids := webhookReceipts(b, e, n, recv.URL)
@@ -51,7 +52,7 @@ func benchWebhookBacklog(b *testing.B, n int) {
 	if queued := e.count("webhook_notifications"); queued != n {
 		b.Fatalf("%d notifications queued, want %d", queued, n)
 	}
-	disp := (&Dispatcher{Outbox: e.outbox, Keys: e.webhookKeys, Events: e.srv.events, Log: zerolog.Nop()}).Init()
+	disp := (&webhooks.Dispatcher{Outbox: e.outbox, Keys: e.webhookKeys, Events: e.srv.events, ReceiptFields: WebhookFields, Log: zerolog.Nop()}).Init()
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	b.ResetTimer()
@@ -159,7 +160,7 @@ func confirmAll(b *testing.B, e *env, ids []string, start time.Time, perSecond i
 // benchWebhooks changes the status of n receipts from 16 writers, as fast as they can
 // (perSecond 0) or paced to perSecond in total, and measures their notifications' arrival.
 func benchWebhooks(b *testing.B, n, perSecond int) {
-	e := newEnvWith(b, nil, func(d *Dispatcher) { d.Workers = 8 })
+	e := newEnvWith(b, nil, func(d *webhooks.Dispatcher) { d.Workers = 8 })
 	recv, got := countingReceiver(b)
 	ids := webhookReceipts(b, e, n, recv.URL)
 	committed := make(map[string]time.Time, n)

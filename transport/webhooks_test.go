@@ -20,7 +20,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/webhooks"
 )
+
+// The dispatcher's claim size and lease, for the tests that claim by hand.
+const claimBatch, leaseFor = 16, 30 * time.Second
 
 type received struct {
 	header http.Header
@@ -218,7 +222,7 @@ func TestWebhookMarkerThenReconciliation(t *testing.T) {
 }
 
 func TestWebhookTimeoutAndGivingUp(t *testing.T) {
-	e := newEnvWith(t, nil, func(d *Dispatcher) { d.Timeout = 300 * time.Millisecond })
+	e := newEnvWith(t, nil, func(d *webhooks.Dispatcher) { d.Timeout = 300 * time.Millisecond })
 	m := e.merchant(true)
 	r := newReceiver(t)
 	r.hang = 2 * time.Second
@@ -240,7 +244,7 @@ func TestWebhookTimeoutAndGivingUp(t *testing.T) {
 }
 
 func TestWebhookRetryCarriesTheNewStatus(t *testing.T) {
-	e := newEnvWith(t, nil, func(d *Dispatcher) { d.RetryDelay = time.Second })
+	e := newEnvWith(t, nil, func(d *webhooks.Dispatcher) { d.RetryDelay = time.Second })
 	m := e.merchant(true)
 	r := newReceiver(t, 500)
 	id := e.hookedReceipt(m, r.srv.URL)
@@ -265,7 +269,8 @@ func TestWebhookRetryCarriesTheNewStatus(t *testing.T) {
 
 func TestTwoDispatchersSendEachCycleOnce(t *testing.T) {
 	e := newEnv(t, nil)
-	second := (&Dispatcher{Outbox: e.outbox, Keys: e.webhookKeys, Events: e.srv.events, Log: zerolog.Nop(), RetryDelay: 300 * time.Millisecond, Timeout: time.Second}).Init()
+	second := (&webhooks.Dispatcher{Outbox: e.outbox, Keys: e.webhookKeys, Events: e.srv.events, ReceiptFields: WebhookFields, Log: zerolog.Nop(),
+		RetryDelay: 300 * time.Millisecond, Timeout: time.Second}).Init()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = second.Run(ctx) }()
@@ -290,7 +295,7 @@ func TestTwoDispatchersSendEachCycleOnce(t *testing.T) {
 }
 
 func TestProductionRefusesInternalAddressesAtSendTime(t *testing.T) {
-	e := newEnvWith(t, nil, func(d *Dispatcher) { d.Production = true })
+	e := newEnvWith(t, nil, func(d *webhooks.Dispatcher) { d.Production = true })
 	m := e.merchant(true)
 	r := newReceiver(t)
 	for _, url := range []string{strings.Replace(r.srv.URL, "http://", "https://", 1), "https://10.0.0.1/hook", "https://localhost:1/x", "http://hooks.example/x"} {
@@ -377,7 +382,7 @@ func TestPartnerBrandTwins(t *testing.T) {
 // running. The receipt must never read webhookDelivery "delivered" unless its last status
 // (paid) was delivered.
 func TestWebhookFailedThenPaidRace(t *testing.T) {
-	e := newEnvWith(t, nil, func(d *Dispatcher) { d.Workers = -1 }) // the test is the dispatcher
+	e := newEnvWith(t, nil, func(d *webhooks.Dispatcher) { d.Workers = -1 }) // the test is the dispatcher
 	m := e.merchant(true)
 	r := newReceiver(t)
 	ctx := context.Background()
@@ -402,7 +407,7 @@ func TestWebhookFailedThenPaidRace(t *testing.T) {
 				return
 			}
 			for _, c := range claimed {
-				e.dispatcher.deliver(ctx, c)
+				e.dispatcher.Deliver(ctx, c)
 			}
 		}
 		t.Fatal("the outbox does not drain")
@@ -489,7 +494,7 @@ func TestWebhookFailedThenPaidRace(t *testing.T) {
 			}
 		}
 		for _, c := range first {
-			e.dispatcher.deliver(ctx, c)
+			e.dispatcher.Deliver(ctx, c)
 		}
 		drain()
 		got, st := statuses(id), e.status(m, id)
@@ -506,7 +511,7 @@ func TestWebhookFailedThenPaidRace(t *testing.T) {
 // markHook runs before each MarkDelivered: the moment between a manual redelivery's send and its
 // closing of the notification.
 type markHook struct {
-	Outbox
+	webhooks.Outbox
 	before func()
 }
 
@@ -519,7 +524,7 @@ func (h markHook) MarkDelivered(ctx context.Context, id uuid.UUID, queuedKey, se
 // payment is projected (re-aiming the open notification at paid) before the redelivery closes the
 // notification. It must stay pending, and paid must be sent.
 func TestRedeliverRacingAPaymentKeepsItPending(t *testing.T) {
-	e := newEnvWith(t, nil, func(d *Dispatcher) { d.Workers = -1 }) // the test is the dispatcher
+	e := newEnvWith(t, nil, func(d *webhooks.Dispatcher) { d.Workers = -1 }) // the test is the dispatcher
 	m := e.merchant(true)
 	r := newReceiver(t)
 	ctx := context.Background()
@@ -533,7 +538,7 @@ func TestRedeliverRacingAPaymentKeepsItPending(t *testing.T) {
 				return
 			}
 			for _, c := range claimed {
-				e.dispatcher.deliver(ctx, c)
+				e.dispatcher.Deliver(ctx, c)
 			}
 		}
 		t.Fatal("the outbox does not drain")
@@ -551,7 +556,7 @@ func TestRedeliverRacingAPaymentKeepsItPending(t *testing.T) {
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("claim: %v %v", claimed, err)
 	}
-	e.dispatcher.deliver(ctx, claimed[0])
+	e.dispatcher.Deliver(ctx, claimed[0])
 	log := decode(t, e.dev(m, http.MethodGet, "/api/webhooks/deliveries?receiptId="+id, ""))["deliveries"].([]any)
 	n, err := e.outbox.NotificationOfDelivery(ctx, uuid.MustParse(log[0].(map[string]any)["id"].(string)))
 	if err != nil {

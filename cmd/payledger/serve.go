@@ -28,6 +28,7 @@ import (
 	"github.com/payledger/payledger/transport"
 	"github.com/payledger/payledger/transport/onramp"
 	"github.com/payledger/payledger/transport/ratelimit"
+	"github.com/payledger/payledger/webhooks"
 )
 
 // embeddedDataDir is where `make run` keeps a private PostgreSQL cluster when none answers.
@@ -180,7 +181,8 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	caches.Register(readmodels.RevokedChannel, keys.Cache())
 	usage := readmodels.NewUsage(pool, time.Now)
 	metrics := transport.NewMetrics(readmodels.NewOps(pool))
-	dispatcher := (&transport.Dispatcher{Outbox: outbox, Keys: webhookKeys, Events: store, Log: log, Production: cfg.production(), Metrics: metrics}).Init()
+	dispatcher := (&webhooks.Dispatcher{Outbox: outbox, Keys: webhookKeys, Events: store, ReceiptFields: transport.WebhookFields,
+		Log: log, Production: cfg.production(), Metrics: metrics}).Init()
 	receiptsProjector := projections.NewReceipts(dispatcher.Wake)
 	receiptsRunner, err := projections.NewRunner(pool, store, receiptsProjector, log)
 	if err != nil {

@@ -1,0 +1,340 @@
+// Package webhooks delivers the receipt.status_updated notifications queued in the outbox: the
+// Dispatcher worker (claim, sign, send, retry), its dialer that keeps production webhooks off
+// internal addresses, and the one classification of those addresses (BlockedIP, PrivateHost)
+// that the order-time URL check shares.
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/readmodels"
+)
+
+// Outbox is the dispatcher's view of the webhook outbox.
+type Outbox interface {
+	Claim(ctx context.Context, states []string, ignoreSchedule bool, limit int, lease time.Duration) ([]readmodels.Claimed, error)
+	Complete(ctx context.Context, c readmodels.Claimed, a readmodels.Attempt, out readmodels.Outcome) error
+	RecordAttempt(ctx context.Context, a readmodels.Attempt) error
+	MarkDelivered(ctx context.Context, id uuid.UUID, queuedKey, sentKey string) error
+}
+
+// SigningKeys returns the API key that signs a receipt's webhooks.
+type SigningKeys interface {
+	Get(ctx context.Context, receiptID string) (string, error)
+	Open(receiptID string, nonce, sealed []byte) (string, error)
+}
+
+// DeliveryCounter counts attempts by outcome ("delivered", "failed_attempt").
+type DeliveryCounter interface {
+	Delivered(outcome string)
+}
+
+var (
+	_ Outbox      = (*readmodels.Outbox)(nil)
+	_ SigningKeys = (*readmodels.WebhookKeys)(nil)
+)
+
+// Webhook delivery defaults (spec, Delivery and retry).
+const (
+	DefaultTimeout    = 5 * time.Second
+	DefaultRetryDelay = 5 * time.Second
+	markedRetention   = 72 * time.Hour // reconciliation gives up after 3 days
+	leaseFor          = 30 * time.Second
+	claimBatch        = 16
+)
+
+// Dispatcher delivers queued notifications: first attempt, one automatic retry after
+// RetryDelay keeping the delivery id, then the pending-delivery marker that reconciliation
+// retries with exponential backoff (a new delivery id each time) for up to 3 days.
+type Dispatcher struct {
+	Outbox Outbox
+	Keys   SigningKeys
+	Events commands.Store
+	// ReceiptFields renders the receipt's fields of the payload; the dispatcher adds event,
+	// idempotencyKey and timestamp. It is the status read's rendering (transport.WebhookFields),
+	// so that a webhook and a status read never describe a receipt differently.
+	ReceiptFields func(receipt.State) map[string]any
+	Log           zerolog.Logger
+	Production    bool            // https only and public addresses only, checked at send and connect time
+	Timeout       time.Duration   // per attempt (default 5 s)
+	RetryDelay    time.Duration   // before the automatic retry (default 5 s)
+	Workers       int             // concurrent claimers, each sending its claimed batch at once (default 8; negative: none)
+	Metrics       DeliveryCounter // optional
+	Now           func() time.Time
+
+	wake   chan struct{}
+	client *http.Client
+}
+
+// Init fills defaults; call it once before use. It panics when Outbox, Keys, Events or
+// ReceiptFields is missing: a wiring error.
+func (d *Dispatcher) Init() *Dispatcher {
+	if d.Outbox == nil || d.Keys == nil || d.Events == nil || d.ReceiptFields == nil {
+		panic("webhooks: Dispatcher needs Outbox, Keys, Events and ReceiptFields")
+	}
+	if d.Timeout == 0 {
+		d.Timeout = DefaultTimeout
+	}
+	if d.RetryDelay == 0 {
+		d.RetryDelay = DefaultRetryDelay
+	}
+	if d.Workers == 0 {
+		d.Workers = 8
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	d.wake = make(chan struct{}, 1)
+	d.client = &http.Client{
+		Timeout:       d.Timeout,
+		Transport:     &http.Transport{DialContext: d.dial, MaxIdleConnsPerHost: 128, TLSHandshakeTimeout: d.Timeout, ResponseHeaderTimeout: d.Timeout},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, // redirects are not followed
+	}
+	return d
+}
+
+// Wake tells the workers that notifications may be due.
+func (d *Dispatcher) Wake() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run sends due notifications until ctx ends.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	done := make(chan struct{})
+	for i := range d.Workers {
+		// One worker polls for due retries every 100 ms; the others wait for a wake-up (new
+		// notifications, or a full claim) and poll only every second, so an idle dispatcher
+		// costs the database ~20 queries a second, not 80.
+		poll := time.Second
+		if i == 0 {
+			poll = 100 * time.Millisecond
+		}
+		go func() {
+			defer func() { done <- struct{}{} }()
+			d.work(ctx, poll)
+		}()
+	}
+	for range d.Workers {
+		<-done
+	}
+	return ctx.Err()
+}
+
+func (d *Dispatcher) work(ctx context.Context, poll time.Duration) {
+	for ctx.Err() == nil {
+		claimed, err := d.Outbox.Claim(ctx, []string{readmodels.NotePending, readmodels.NoteRetrying}, false, claimBatch, leaseFor)
+		if err != nil && ctx.Err() == nil {
+			d.Log.Warn().Err(err).Msg("webhook claim")
+		}
+		if len(claimed) == claimBatch {
+			d.Wake() // more may be due: let another worker claim too
+		}
+		// A claimed batch goes out concurrently: one slow receiver holds up only its own
+		// notification, and the attempts are recorded in shared commits (Outbox.Complete).
+		var sent sync.WaitGroup
+		for _, c := range claimed {
+			sent.Go(func() { d.Deliver(ctx, c) })
+		}
+		sent.Wait()
+		if len(claimed) > 0 {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-d.wake:
+		case <-time.After(poll):
+		}
+	}
+}
+
+// ReconcileMarked retries notifications with the pending-delivery marker: those due by their
+// backoff, or all of them with all (POST /api/cron/reconcile).
+func (d *Dispatcher) ReconcileMarked(ctx context.Context, all bool) (tried, delivered int, err error) {
+	for {
+		claimed, err := d.Outbox.Claim(ctx, []string{readmodels.NoteMarked}, all, 50, leaseFor)
+		if err != nil {
+			return tried, delivered, err
+		}
+		for _, c := range claimed {
+			tried++
+			if out := d.Deliver(ctx, c); out.State == readmodels.NoteDelivered {
+				delivered++
+			}
+		}
+		if len(claimed) < 50 || !all {
+			return tried, delivered, nil
+		}
+	}
+}
+
+// backoff is reconciliation's wait after its attempt-th failed attempt: 1 min doubling, at most 6 h.
+func backoff(attempt int) time.Duration {
+	if attempt > 12 {
+		return 6 * time.Hour
+	}
+	return min(time.Minute<<attempt, 6*time.Hour)
+}
+
+// Deliver makes one attempt for a claimed notification, records it with the notification's
+// next state and returns that outcome. A failure to record is logged, not returned: the lease
+// runs out and the notification is claimed again.
+func (d *Dispatcher) Deliver(ctx context.Context, c readmodels.Claimed) readmodels.Outcome {
+	now := d.Now()
+	kind, deliveryID := "first", uuid.New()
+	switch c.State {
+	case readmodels.NoteRetrying:
+		kind = "retry"
+		if c.DeliveryID != nil {
+			deliveryID = *c.DeliveryID // the automatic retry keeps the delivery id
+		}
+	case readmodels.NoteMarked:
+		kind = "reconcile"
+	}
+	a := d.send(ctx, c, deliveryID, kind)
+	out := readmodels.Outcome{DeliveryID: deliveryID, SentKey: a.IdempotencyKey, MarkedAt: c.MarkedAt}
+	switch {
+	case a.Error == "" && a.HTTPStatus != nil && *a.HTTPStatus/100 == 2:
+		out.State, out.NextAt = readmodels.NoteDelivered, now
+	case c.State == readmodels.NotePending:
+		out.State, out.NextAt = readmodels.NoteRetrying, now.Add(d.RetryDelay)
+	case c.State == readmodels.NoteRetrying:
+		out.State, out.NextAt, out.MarkedAt = readmodels.NoteMarked, now.Add(backoff(0)), &now
+	default:
+		out.State, out.NextAt = readmodels.NoteMarked, now.Add(backoff(c.Attempts))
+		if c.MarkedAt != nil && now.Sub(*c.MarkedAt) >= markedRetention {
+			out.State = readmodels.NoteFailed
+		}
+	}
+	if d.Metrics != nil {
+		d.Metrics.Delivered(map[bool]string{true: "delivered", false: "failed_attempt"}[out.State == readmodels.NoteDelivered])
+	}
+	if err := d.Outbox.Complete(context.WithoutCancel(ctx), c, a, out); err != nil {
+		d.Log.Error().Err(err).Str("receipt_id", c.ReceiptID).Msg("record webhook delivery")
+	}
+	return out
+}
+
+// Redeliver sends the receipt's current state again at once (new delivery id, the state's
+// idempotency key) and records the attempt; a success closes the open notification. It returns
+// the outbox's errors.
+func (d *Dispatcher) Redeliver(ctx context.Context, c readmodels.Claimed) (readmodels.Attempt, error) {
+	a := d.send(ctx, c, uuid.New(), "redeliver")
+	if err := d.Outbox.RecordAttempt(ctx, a); err != nil {
+		return a, err
+	}
+	if a.Error == "" {
+		if err := d.Outbox.MarkDelivered(ctx, c.ID, c.QueuedKey, a.IdempotencyKey); err != nil {
+			return a, err
+		}
+	}
+	return a, nil
+}
+
+// send posts the receipt's current state to the notification's URL, signed, and returns the
+// attempt as it went.
+func (d *Dispatcher) send(ctx context.Context, c readmodels.Claimed, deliveryID uuid.UUID, kind string) readmodels.Attempt {
+	start := d.Now()
+	a := readmodels.Attempt{ID: uuid.New(), NotificationID: c.ID, ReceiptID: c.ReceiptID, Merchant: c.Merchant, DeliveryID: deliveryID,
+		URL: c.URL, AttemptedAt: start, Kind: kind, IdempotencyKey: c.QueuedKey}
+	fail := func(err error) readmodels.Attempt {
+		a.Error, a.LatencyMS = err.Error(), int(d.Now().Sub(start).Milliseconds())
+		return a
+	}
+	st, err := d.receiptState(ctx, c)
+	if err != nil {
+		return fail(fmt.Errorf("load receipt: %w", err))
+	}
+	a.IdempotencyKey, a.StatusSent = st.IdempotencyKey(), string(st.Status)
+	var secret string
+	if c.KeySealed != nil {
+		secret, err = d.Keys.Open(c.ReceiptID, c.KeyNonce, c.KeySealed)
+	} else {
+		secret, err = d.Keys.Get(ctx, c.ReceiptID)
+	}
+	if err != nil {
+		return fail(fmt.Errorf("no signing key for this receipt: %w", err))
+	}
+	if err := d.checkURL(c.URL); err != nil {
+		return fail(err)
+	}
+	body, err := json.Marshal(d.payload(st))
+	if err != nil {
+		return fail(err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
+	if err != nil {
+		return fail(err)
+	}
+	// Partner brands get their own prefix and user agent; the X-Service-* aliases remain.
+	setHeaders(req.Header, st.Receipt.BrandKey, body, secret, deliveryID, a.IdempotencyKey, d.Now())
+	resp, err := d.client.Do(req)
+	a.LatencyMS = int(d.Now().Sub(start).Milliseconds())
+	if err != nil {
+		return fail(err)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	code := resp.StatusCode
+	a.HTTPStatus = &code
+	if code/100 != 2 {
+		a.Error = "receiver answered " + strconv.Itoa(code)
+	}
+	return a
+}
+
+// receiptState is the state claimed with the notification, or the event stream's when the
+// claim carried none (redelivery).
+func (d *Dispatcher) receiptState(ctx context.Context, c readmodels.Claimed) (receipt.State, error) {
+	if c.StateJSON != nil {
+		var st receipt.State
+		if err := json.Unmarshal(c.StateJSON, &st); err == nil && st.Exists {
+			return st, nil
+		}
+	}
+	loaded, err := commands.LoadReceipt(ctx, d.Events, c.ReceiptID)
+	return loaded.State, err
+}
+
+// checkURL refuses what is not http(s) and, in production, what is not https or what
+// PrivateHost names (the order-time check's classification; the dialer checks what a name
+// resolves to).
+func (d *Dispatcher) checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return errors.New("webhook URL is not http(s)")
+	}
+	if d.Production && u.Scheme != "https" {
+		return errors.New("webhook URL must use https in production")
+	}
+	if d.Production && PrivateHost(raw) {
+		return errBlockedAddress
+	}
+	return nil
+}
+
+// payload is the spec's payload of the receipt's current state.
+func (d *Dispatcher) payload(st receipt.State) map[string]any {
+	p := d.ReceiptFields(st)
+	p["event"] = Event
+	p["idempotencyKey"] = st.IdempotencyKey()
+	p["timestamp"] = d.Now().UnixMilli()
+	return p
+}

@@ -1,0 +1,75 @@
+package webhooks
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+	"net/url"
+	"strings"
+)
+
+// errBlockedAddress is the attempt's error when a production webhook would reach inside.
+var errBlockedAddress = errors.New("webhook address not allowed: localhost, or a loopback, private, link-local, CGNAT, multicast, unspecified or reserved address")
+
+// The ranges refused beyond what netip classifies (loopback, private incl. fc00::/7, link-local,
+// multicast, unspecified). Never written after initialisation.
+var (
+	blockedPrefixes = []netip.Prefix{
+		netip.MustParsePrefix("0.0.0.0/8"),     // "this network": Linux connects 0.0.0.0 to the host itself
+		netip.MustParsePrefix("100.64.0.0/10"), // carrier-grade NAT (RFC 6598): the provider's inside
+		netip.MustParsePrefix("240.0.0.0/4"),   // reserved, and the limited broadcast 255.255.255.255
+		netip.MustParsePrefix("::/96"),         // IPv4-compatible IPv6 (deprecated), beside :: and ::1
+		netip.MustParsePrefix("fec0::/10"),     // site-local (deprecated), private in effect
+	}
+	// nat64 is the well-known NAT64 prefix (RFC 6052): its addresses are judged by the IPv4
+	// address they carry, so an IPv6-only host can still reach public receivers.
+	nat64 = netip.MustParsePrefix("64:ff9b::/96")
+)
+
+// BlockedIP reports an address a production webhook must not connect to: loopback, private
+// (RFC 1918, IPv6 ULA fc00::/7), link-local, multicast, unspecified, CGNAT 100.64.0.0/10, the
+// reserved ranges above, and any of these written as IPv4-mapped (::ffff:a.b.c.d),
+// IPv4-compatible or NAT64 IPv6. Anything that is not an IPv4 or IPv6 address is blocked.
+func BlockedIP(ip net.IP) bool {
+	a, ok := netip.AddrFromSlice(ip)
+	return !ok || blockedAddr(a)
+}
+
+func blockedAddr(a netip.Addr) bool {
+	a = a.Unmap() // ::ffff:10.0.0.1 is 10.0.0.1
+	if nat64.Contains(a) {
+		b := a.As16()
+		return blockedAddr(netip.AddrFrom4([4]byte(b[12:])))
+	}
+	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
+		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
+		return true
+	}
+	for _, p := range blockedPrefixes {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// PrivateHost reports a URL that must not be a production webhook's: unparseable or without a
+// host, "localhost" or a *.localhost name, an address literal BlockedIP refuses (a zoned IPv6
+// literal is always link-scoped), or a numeric name such as 127.1, 2130706433 or 0x7f.1 that C
+// resolvers read as an IPv4 address (no real top-level domain starts with a digit). Other names
+// pass; the dialer checks what they resolve to with BlockedIP at connect time.
+func PrivateHost(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return true
+	}
+	h := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if h == "" || h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	if a, err := netip.ParseAddr(h); err == nil {
+		return a.Zone() != "" || blockedAddr(a)
+	}
+	last := h[strings.LastIndexByte(h, '.')+1:]
+	return last == "" || (last[0] >= '0' && last[0] <= '9')
+}
