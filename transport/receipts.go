@@ -2,7 +2,6 @@ package transport
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,7 +15,6 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
-	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -27,12 +25,7 @@ type ReceiptReader interface {
 }
 
 // WebhookKeyStore keeps each receipt's webhook signing key, encrypted.
-type WebhookKeyStore interface {
-	Save(ctx context.Context, receiptID, secret string) error
-	Seal(receiptID, secret string) (nonce, sealed []byte, err error)
-	// Companion is the key's insert, to commit with the receipt's first event.
-	Companion(receiptID, secret string) (eventstore.Companion, error)
-}
+type WebhookKeyStore = commands.WebhookKeyVault
 
 // IdempotencyStore binds Idempotency-Keys to receipts.
 type IdempotencyStore interface {
@@ -41,14 +34,14 @@ type IdempotencyStore interface {
 
 // Waiter blocks until a projection has reached a position (read-your-writes).
 type Waiter interface {
-	WaitFor(ctx context.Context, pos eventstore.Position) error
+	WaitFor(ctx context.Context, pos commands.Position) error
 }
 
 // readWait bounds how long a write waits for its read model.
 const readWait = 5 * time.Second
 
 // waitReadable waits until the receipts projection holds the append res to receipt id.
-func (s *Server) waitReadable(ctx context.Context, id string, res eventstore.AppendResult) error {
+func (s *Server) waitReadable(ctx context.Context, id string, res commands.AppendResult) error {
 	ctx, cancel := context.WithTimeout(ctx, readWait)
 	defer cancel()
 	err := s.receiptsView.WaitFor(ctx, res.Position)
@@ -338,65 +331,11 @@ func (s *Server) statusOf(st receipt.State) (cachedStatus, error) {
 	return cachedStatus{merchant: st.Receipt.Merchant, body: body}, nil
 }
 
-// EventView is one event of a receipt's audit history.
-type EventView struct {
-	Version    uint64          `json:"version"`
-	Type       string          `json:"type"`
-	RecordedAt int64           `json:"recordedAt"`
-	Position   string          `json:"position"`
-	Data       json.RawMessage `json:"data"`
-	Metadata   json.RawMessage `json:"metadata"`
-	Hash       string          `json:"hash"`
-	PrevHash   *string         `json:"prevHash"`
-}
-
-// HistoryView is a receipt's whole event history and the check of its hash chain.
-type HistoryView struct {
-	ReceiptID  string      `json:"receiptId"`
-	Events     []EventView `json:"events"`
-	ChainValid bool        `json:"chainValid"`
-	BrokenAt   *BrokenLink `json:"brokenAt"`
-}
-
-// BrokenLink names the first event whose hash link does not hold.
-type BrokenLink struct {
-	Version  uint64 `json:"version"`
-	Position string `json:"position"`
-	Reason   string `json:"reason"`
-}
-
-// NewHistoryView renders a receipt's events and verifies their chain.
-func NewHistoryView(id string, events []eventstore.RecordedEvent) HistoryView {
-	v := HistoryView{ReceiptID: id, Events: make([]EventView, len(events)), ChainValid: true}
-	for i, e := range events {
-		ev := EventView{Version: e.Version, Type: e.Type, RecordedAt: e.RecordedAt.UnixMilli(), Position: e.Position.String(),
-			Data: e.Data, Metadata: e.Metadata, Hash: hex.EncodeToString(e.Hash)}
-		if e.PrevHash != nil {
-			ph := hex.EncodeToString(e.PrevHash)
-			ev.PrevHash = &ph
-		}
-		v.Events[i] = ev
-	}
-	if brk := eventstore.VerifyChain(events); brk != nil {
-		v.ChainValid = false
-		v.BrokenAt = &BrokenLink{Version: brk.Version, Position: brk.Position.String(), Reason: brk.Reason}
-	}
-	return v
-}
-
 func (s *Server) receiptEvents(c echo.Context) error {
 	p, _ := PrincipalFrom(c)
-	id := c.Param("id")
-	events, err := commands.ReadReceiptEvents(c.Request().Context(), s.events, id)
+	h, err := commands.ReceiptHistory(c.Request().Context(), s.events, c.Param("id"), p.Wallet)
 	if err != nil {
 		return err
 	}
-	if len(events) == 0 {
-		return errReceiptNotFound
-	}
-	var g receipt.Generated
-	if json.Unmarshal(events[0].Data, &g) != nil || g.Merchant != p.Wallet {
-		return errReceiptNotFound
-	}
-	return c.JSON(http.StatusOK, NewHistoryView(id, events))
+	return c.JSON(http.StatusOK, h)
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/commands"
-	"github.com/payledger/payledger/eventstore"
 )
 
 type splitView struct {
@@ -61,6 +60,6 @@ func (s *Server) withdraw(c echo.Context) error {
 }
 
 // metadata is the envelope of events a request causes.
-func (s *Server) metadata(c echo.Context, actor string) eventstore.Metadata {
-	return eventstore.Metadata{CorrelationID: CorrelationID(c.Request().Context()), Actor: actor, Source: "api " + c.Request().Method + " " + c.Path()}
+func (s *Server) metadata(c echo.Context, actor string) commands.Metadata {
+	return commands.Metadata{CorrelationID: CorrelationID(c.Request().Context()), Actor: actor, Source: "api " + c.Request().Method + " " + c.Path()}
 }

@@ -1,0 +1,76 @@
+package commands
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+)
+
+// The audit query: a receipt's whole event history, each event with its hash link, and the check
+// of the chain (GET /api/receipts/{id}/events, payledger receipts history).
+
+// ReceiptHistory returns receipt id's history for its merchant. Errors: ErrReceiptNotFound (also
+// for another merchant's receipt), wrapped store errors.
+func ReceiptHistory(ctx context.Context, store Store, id, merchant string) (History, error) {
+	events, err := ReadReceiptEvents(ctx, store, id)
+	if err != nil {
+		return History{}, err
+	}
+	if len(events) == 0 {
+		return History{}, ErrReceiptNotFound
+	}
+	var g receipt.Generated
+	if json.Unmarshal(events[0].Data, &g) != nil || g.Merchant != merchant {
+		return History{}, ErrReceiptNotFound
+	}
+	return NewHistory(id, events), nil
+}
+
+// HistoryEvent is one event of a receipt's audit history.
+type HistoryEvent struct {
+	Version    uint64          `json:"version"`
+	Type       string          `json:"type"`
+	RecordedAt int64           `json:"recordedAt"`
+	Position   string          `json:"position"`
+	Data       json.RawMessage `json:"data"`
+	Metadata   json.RawMessage `json:"metadata"`
+	Hash       string          `json:"hash"`
+	PrevHash   *string         `json:"prevHash"`
+}
+
+// History is a receipt's whole event history and the check of its hash chain.
+type History struct {
+	ReceiptID  string         `json:"receiptId"`
+	Events     []HistoryEvent `json:"events"`
+	ChainValid bool           `json:"chainValid"`
+	BrokenAt   *BrokenLink    `json:"brokenAt"`
+}
+
+// BrokenLink names the first event whose hash link does not hold.
+type BrokenLink struct {
+	Version  uint64 `json:"version"`
+	Position string `json:"position"`
+	Reason   string `json:"reason"`
+}
+
+// NewHistory renders a receipt's events and verifies their chain.
+func NewHistory(id string, events []eventstore.RecordedEvent) History {
+	v := History{ReceiptID: id, Events: make([]HistoryEvent, len(events)), ChainValid: true}
+	for i, e := range events {
+		ev := HistoryEvent{Version: e.Version, Type: e.Type, RecordedAt: e.RecordedAt.UnixMilli(), Position: e.Position.String(),
+			Data: e.Data, Metadata: e.Metadata, Hash: hex.EncodeToString(e.Hash)}
+		if e.PrevHash != nil {
+			ph := hex.EncodeToString(e.PrevHash)
+			ev.PrevHash = &ph
+		}
+		v.Events[i] = ev
+	}
+	if brk := eventstore.VerifyChain(events); brk != nil {
+		v.ChainValid = false
+		v.BrokenAt = &BrokenLink{Version: brk.Version, Position: brk.Position.String(), Reason: brk.Reason}
+	}
+	return v
+}
