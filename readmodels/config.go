@@ -56,7 +56,8 @@ type ShopConfig struct {
 
 // DefaultShopConfig is the configuration a merchant starts from on its first write.
 func DefaultShopConfig() ShopConfig {
-	return ShopConfig{Arrangement: "grid", Links: []Link{}, Theme: ShopTheme{LogoShape: "square", HeroFontSize: "medium"}}
+	// xpPerDollar is 1 until the merchant sets it (an explicit 0 gives buyers no XP: DESIGN 8).
+	return ShopConfig{Arrangement: "grid", Links: []Link{}, XPPerDollar: 1, Theme: ShopTheme{LogoShape: "square", HeroFontSize: "medium"}}
 }
 
 // PricingChangedChannel announces, at commit, a change of what order pricing reads: a merchant's

@@ -116,42 +116,11 @@ func applyShopField(cfg *readmodels.ShopConfig, field string, raw json.RawMessag
 			return bad("must be a boolean")
 		}
 	case "slug":
-		if isNull(raw) {
-			cfg.Slug = nil
-			return nil
-		}
-		var v string
-		if json.Unmarshal(raw, &v) != nil || !slugRE.MatchString(v) {
-			return bad("must be 3-40 characters of a-z, 0-9 and '-'")
-		}
-		cfg.Slug = &v
+		return applySlug(cfg, raw, bad)
 	case "industryPack":
-		if isNull(raw) {
-			cfg.IndustryPack, cfg.IndustryPackActivatedAt = nil, nil
-			return nil
-		}
-		v, err := enum(raw, industryPacks)
-		if err != nil {
-			return bad(err.Error())
-		}
-		if cfg.IndustryPack == nil || *cfg.IndustryPack != v {
-			at := now.UnixMilli()
-			cfg.IndustryPack, cfg.IndustryPackActivatedAt = &v, &at
-		}
+		return applyIndustryPack(cfg, raw, now, bad)
 	case "links":
-		var links []readmodels.Link
-		if json.Unmarshal(raw, &links) != nil || links == nil {
-			return bad("must be an array of {label, url}")
-		}
-		if len(links) > 20 {
-			return bad("may hold at most 20 links")
-		}
-		for i, l := range links {
-			if strings.TrimSpace(l.Label) == "" || len(l.Label) > 100 || !httpURL(l.URL) {
-				return InvalidInput(fmt.Sprintf("links[%d] needs a label (up to 100 characters) and an http(s) url", i))
-			}
-		}
-		cfg.Links = links
+		return applyLinks(cfg, raw, bad)
 	case "brandKey":
 		var v string
 		if json.Unmarshal(raw, &v) != nil || (v != "" && !brandKeyRE.MatchString(v)) {
@@ -177,6 +146,53 @@ func applyShopField(cfg *readmodels.ShopConfig, field string, raw json.RawMessag
 	default:
 		return InvalidInput("unknown field " + field)
 	}
+	return nil
+}
+
+func applySlug(cfg *readmodels.ShopConfig, raw json.RawMessage, bad func(string) error) error {
+	if isNull(raw) {
+		cfg.Slug = nil
+		return nil
+	}
+	var v string
+	if json.Unmarshal(raw, &v) != nil || !slugRE.MatchString(v) {
+		return bad("must be 3-40 characters of a-z, 0-9 and '-'")
+	}
+	cfg.Slug = &v
+	return nil
+}
+
+// applyIndustryPack sets the pack and, when it changes, the time it was activated.
+func applyIndustryPack(cfg *readmodels.ShopConfig, raw json.RawMessage, now time.Time, bad func(string) error) error {
+	if isNull(raw) {
+		cfg.IndustryPack, cfg.IndustryPackActivatedAt = nil, nil
+		return nil
+	}
+	v, err := enum(raw, industryPacks)
+	if err != nil {
+		return bad(err.Error())
+	}
+	if cfg.IndustryPack == nil || *cfg.IndustryPack != v {
+		at := now.UnixMilli()
+		cfg.IndustryPack, cfg.IndustryPackActivatedAt = &v, &at
+	}
+	return nil
+}
+
+func applyLinks(cfg *readmodels.ShopConfig, raw json.RawMessage, bad func(string) error) error {
+	var links []readmodels.Link
+	if json.Unmarshal(raw, &links) != nil || links == nil {
+		return bad("must be an array of {label, url}")
+	}
+	if len(links) > 20 {
+		return bad("may hold at most 20 links")
+	}
+	for i, l := range links {
+		if strings.TrimSpace(l.Label) == "" || len(l.Label) > 100 || !httpURL(l.URL) {
+			return InvalidInput(fmt.Sprintf("links[%d] needs a label (up to 100 characters) and an http(s) url", i))
+		}
+	}
+	cfg.Links = links
 	return nil
 }
 

@@ -1,4 +1,5 @@
-// Command loadbench measures the HTTP service under load, next to a raw-SQL ceiling measured in
+// Command loadbench (one file of ~570 lines on purpose: one program read top to bottom, phases in
+// the order they run) measures the HTTP service under load, next to a raw-SQL ceiling measured in
 // the same run on the same machine, and reports the service's peak resident memory.
 //
 // It builds and starts `payledger serve` on a fresh database, signs up a merchant (EIP-712 login,

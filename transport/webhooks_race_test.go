@@ -1,0 +1,229 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/webhooks"
+)
+
+// The outbox races of issue 14: a notification re-aimed at a newer status while it is sent.
+
+// TestWebhookFailedThenPaidRace drives the dispatcher by hand through the race of issue 14: a
+// processor's rejected and then fulfillment_complete for the same attempt, close together. The
+// projector's transaction that applies fulfillment_complete starts before a dispatcher's claim
+// and commits (re-aiming the open notification from failed to paid) while the claim runs. The
+// test stretches that interleaving: it holds the receipt's read-model row so that the projector's
+// transaction waits inside, starts the claim (leased filler notifications, which every claim
+// scans past, keep it running), and lets the projector commit once PostgreSQL shows the claim
+// running. The receipt must never read webhookDelivery "delivered" unless its last status
+// (paid) was delivered.
+func TestWebhookFailedThenPaidRace(t *testing.T) {
+	e := newEnvWith(t, nil, func(d *webhooks.Dispatcher) { d.Workers = -1 }) // the test is the dispatcher
+	m := e.merchant(true)
+	r := newReceiver(t)
+	ctx := context.Background()
+	if _, err := e.pool.Exec(ctx, `INSERT INTO webhook_notifications (id, receipt_id, merchant_wallet, url, queued_key, state,
+			next_attempt_at, lease_until, lease_token, created_at, updated_at)
+		SELECT gen_random_uuid(), 'filler-' || g, 'x', 'x', 'filler-' || g, 'pending', now() - interval '1 day',
+			now() + interval '1 day', gen_random_uuid(), now(), now()
+		FROM generate_series(1, 200000) AS g; ANALYZE webhook_notifications`); err != nil {
+		t.Fatal(err)
+	}
+	claim := func() []readmodels.Claimed {
+		c, err := e.outbox.Claim(ctx, []string{readmodels.NotePending, readmodels.NoteRetrying}, false, claimBatch, leaseFor)
+		if err != nil {
+			t.Error(err)
+		}
+		return c
+	}
+	drain := func() {
+		for range 10 {
+			claimed := claim()
+			if len(claimed) == 0 {
+				return
+			}
+			for _, c := range claimed {
+				e.dispatcher.Deliver(ctx, c)
+			}
+		}
+		t.Fatal("the outbox does not drain")
+	}
+	backends := func(cond string) func() bool {
+		return func() bool {
+			var n int
+			if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND `+cond).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n > 0
+		}
+	}
+	statuses := func(id string) []string {
+		var out []string
+		for _, g := range r.all() {
+			var p map[string]any
+			_ = json.Unmarshal(g.body, &p)
+			if p["receiptId"] == id {
+				out = append(out, p["status"].(string))
+			}
+		}
+		return out
+	}
+	// Its own connections: the test's pool may have as few as four.
+	holder, err := pgx.Connect(ctx, e.pool.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	const tries = 5
+	hits := 0
+	for try := range tries {
+		id := e.hookedReceipt(m, r.srv.URL)
+		if rec := e.processorEvent(fmt.Sprintf("evt_%d_1", try), id, "att_1", "cos_1", "fulfillment_processing", ""); rec.Code != 200 {
+			t.Fatal(rec.Body)
+		}
+		waitUntil(t, "pending", 5*time.Second, func() bool { return e.status(m, id)["status"] == "pending" })
+		drain()
+		e.processorEvent(fmt.Sprintf("evt_%d_2", try), id, "att_1", "cos_1", "rejected", `,"errorCode":"card_declined"`)
+		waitUntil(t, "failed", 5*time.Second, func() bool { return e.status(m, id)["status"] == "failed" })
+		// The failure's notification is due. The projector starts applying the payment ...
+		hold, err := holder.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A table lock takes no transaction id, so the projector still reads the new event.
+		if _, err := hold.Exec(ctx, `LOCK TABLE receipts IN SHARE MODE`); err != nil {
+			t.Fatal(err)
+		}
+		paid := make(chan struct{})
+		go func() {
+			defer close(paid)
+			rec := e.processorEvent(fmt.Sprintf("evt_%d_3", try), id, "att_1", "cos_1", "fulfillment_complete",
+				`,"transactionHash":"0x`+strings.Repeat("A", 64)+`","walletAddress":"0x`+strings.Repeat("b", 40)+`"`)
+			if rec.Code != 200 {
+				t.Errorf("fulfillment_complete: %d %s", rec.Code, rec.Body)
+			}
+		}()
+		waitUntil(t, "the projector to wait for the receipt's row", 5*time.Second, backends(`wait_event_type = 'Lock'`))
+		// ... a claim starts, and the projector commits while it runs.
+		claimed := make(chan []readmodels.Claimed, 1)
+		go func() { claimed <- claim() }()
+		waitUntil(t, "the claim to run", 5*time.Second, backends(`state = 'active' AND query LIKE '%UPDATE webhook_notifications n SET lease_until%'`))
+		if err := hold.Rollback(ctx); err != nil {
+			t.Fatal(err)
+		}
+		first := <-claimed
+		<-paid
+		waitUntil(t, "paid", 5*time.Second, func() bool { return e.status(m, id)["status"] == "paid" })
+		for _, c := range first {
+			if c.ReceiptID != id {
+				continue
+			}
+			// The claim raced the projector if its lease, not the projector's re-aim, is the row's
+			// last version: the re-aim committed before the claim locked the row.
+			var raced bool
+			if err := e.pool.QueryRow(ctx, `SELECT n.xmin::text <> r.xmin::text AND n.queued_key LIKE '%:paid:%'
+				FROM webhook_notifications n JOIN receipts r USING (receipt_id) WHERE n.id = $1`, c.ID).Scan(&raced); err != nil {
+				t.Fatal(err)
+			}
+			if raced {
+				hits++
+			}
+		}
+		for _, c := range first {
+			e.dispatcher.Deliver(ctx, c)
+		}
+		drain()
+		got, st := statuses(id), e.status(m, id)
+		if st["webhookDelivery"] != "delivered" || len(got) == 0 || got[len(got)-1] != "paid" {
+			t.Fatalf("try %d: the receiver got %v, the status read says %v and webhookDelivery %v", try, got, st["status"], st["webhookDelivery"])
+		}
+	}
+	if hits == 0 {
+		t.Fatal("no claim took the notification re-aimed while it ran: the race was never exercised")
+	}
+	t.Logf("%d of %d claims took the notification re-aimed while they ran", hits, tries)
+}
+
+// markHook runs before each MarkDelivered: the moment between a manual redelivery's send and its
+// closing of the notification.
+type markHook struct {
+	webhooks.Outbox
+	before func()
+}
+
+func (h markHook) MarkDelivered(ctx context.Context, id uuid.UUID, queuedKey, sentKey string) error {
+	h.before()
+	return h.Outbox.MarkDelivered(ctx, id, queuedKey, sentKey)
+}
+
+// TestRedeliverRacingAPaymentKeepsItPending: a manual redelivery sends the failed status, and the
+// payment is projected (re-aiming the open notification at paid) before the redelivery closes the
+// notification. It must stay pending, and paid must be sent.
+func TestRedeliverRacingAPaymentKeepsItPending(t *testing.T) {
+	e := newEnvWith(t, nil, func(d *webhooks.Dispatcher) { d.Workers = -1 }) // the test is the dispatcher
+	m := e.merchant(true)
+	r := newReceiver(t)
+	ctx := context.Background()
+	drain := func() {
+		for range 10 {
+			claimed, err := e.outbox.Claim(ctx, []string{readmodels.NotePending, readmodels.NoteRetrying}, true, claimBatch, leaseFor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(claimed) == 0 {
+				return
+			}
+			for _, c := range claimed {
+				e.dispatcher.Deliver(ctx, c)
+			}
+		}
+		t.Fatal("the outbox does not drain")
+	}
+	id := e.hookedReceipt(m, r.srv.URL)
+	e.processorEvent("evt_1", id, "att_1", "cos_1", "fulfillment_processing", "")
+	waitUntil(t, "pending", 5*time.Second, func() bool { return e.status(m, id)["status"] == "pending" })
+	drain()
+	e.processorEvent("evt_2", id, "att_1", "cos_1", "rejected", `,"errorCode":"card_declined"`)
+	waitUntil(t, "failed", 5*time.Second, func() bool { return e.status(m, id)["status"] == "failed" })
+	r.mu.Lock()
+	r.answers = []int{500} // the failure's first attempt fails: its notification stays open
+	r.mu.Unlock()
+	claimed, err := e.outbox.Claim(ctx, []string{readmodels.NotePending}, true, claimBatch, leaseFor)
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("claim: %v %v", claimed, err)
+	}
+	e.dispatcher.Deliver(ctx, claimed[0])
+	log := decode(t, e.dev(m, http.MethodGet, "/api/webhooks/deliveries?receiptId="+id, ""))["deliveries"].([]any)
+	n, err := e.outbox.NotificationOfDelivery(ctx, uuid.MustParse(log[0].(map[string]any)["id"].(string)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := *e.dispatcher
+	d.Outbox = markHook{Outbox: e.outbox, before: func() {
+		e.pay(id, "evt_3")
+		waitUntil(t, "paid", 5*time.Second, func() bool { return e.status(m, id)["status"] == "paid" })
+	}}
+	if a, err := d.Redeliver(ctx, n); err != nil || a.StatusSent != "failed" {
+		t.Fatalf("redelivery sent %q: %v", a.StatusSent, err)
+	}
+	if st := e.status(m, id); st["webhookDelivery"] != "pending" {
+		t.Fatalf("after redelivering failed while the receipt became paid: webhookDelivery %v", st["webhookDelivery"])
+	}
+	drain()
+	var last map[string]any
+	got := r.all()
+	_ = json.Unmarshal(got[len(got)-1].body, &last)
+	if st := e.status(m, id); last["status"] != "paid" || st["webhookDelivery"] != "delivered" {
+		t.Fatalf("the receiver last got %v; webhookDelivery %v", last["status"], st["webhookDelivery"])
+	}
+}
