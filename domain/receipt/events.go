@@ -98,10 +98,23 @@ type FailureIgnored struct {
 	At                int64  `json:"at"`
 }
 
-// SplitDistributed: funds verified and the split executed. Status reconciled.
+// SplitDistributed: funds verified and the split executed. Status reconciled. TransactionHash is
+// the first of TransactionHashes (the releases that paid the receipt's payees; one release may
+// cover several receipts, which then record the same hashes); Amounts is what each release paid
+// its payee, in the token's base units.
 type SplitDistributed struct {
-	TransactionHash string `json:"transactionHash,omitempty"`
-	At              int64  `json:"at"`
+	TransactionHash   string        `json:"transactionHash,omitempty"`
+	TransactionHashes []string      `json:"transactionHashes,omitempty"`
+	Token             string        `json:"token,omitempty"` // symbol, as paid
+	Amounts           []SplitAmount `json:"amounts,omitempty"`
+	At                int64         `json:"at"`
+}
+
+// SplitAmount is what one release paid one recipient, in base units (a decimal integer).
+type SplitAmount struct {
+	Recipient       string `json:"recipient"`
+	Amount          string `json:"amount"`
+	TransactionHash string `json:"transactionHash,omitempty"` // empty: nothing was due to this recipient
 }
 
 // RefundRequested: a refund was asked for and is not yet sent.

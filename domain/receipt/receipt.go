@@ -246,6 +246,9 @@ func Evolve(s State, e Event) State {
 		s.setStatus(StatusFailed, e.At)
 	case SplitDistributed:
 		s.SplitTxHash, s.SplitAt, s.SettledStatus = e.TransactionHash, e.At, StatusReconciled
+		if s.SplitTxHash == "" && len(e.TransactionHashes) > 0 {
+			s.SplitTxHash = e.TransactionHashes[0]
+		}
 		s.setStatus(StatusReconciled, e.At)
 	case RefundRequested:
 		s.RequestedCents += money.Cents(e.AmountCents)
