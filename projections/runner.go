@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,6 +42,19 @@ type PipelinedProjector interface {
 	QueueApply(events []eventstore.RecordedEvent, reads *pgx.Batch) func(writes *pgx.Batch) error
 }
 
+// Selective is a Projector that only some events concern. A batch that holds none of them
+// changes no read model, so the runner does not open a transaction for it; it moves the stored
+// checkpoint past such batches at most once per skipFlush (a restart reads them again and skips
+// them again: exactly-once is untouched, as they have no effect).
+type Selective interface {
+	Projector
+	Relevant(e eventstore.RecordedEvent) bool
+}
+
+// skipFlush bounds how far the stored checkpoint of a Selective projector trails behind events it
+// skipped.
+const skipFlush = time.Second
+
 // Source is the part of the event store that a runner follows.
 type Source interface {
 	Subscribe(ctx context.Context, from eventstore.Position, handle func(context.Context, []eventstore.RecordedEvent) error) error
@@ -69,9 +83,14 @@ type Runner struct {
 	retry time.Duration
 
 	leader atomic.Bool
-	mu     sync.Mutex
-	pos    eventstore.Position
-	moved  chan struct{} // closed and replaced whenever pos changes
+	// Selective projectors only: the stored checkpoint while skipped batches move the position
+	// ahead of it (under mu), and when the apply loop last wrote it.
+	skipped   bool
+	stored    eventstore.Position
+	lastWrite time.Time
+	mu        sync.Mutex
+	pos       eventstore.Position
+	moved     chan struct{} // closed and replaced whenever pos changes
 }
 
 // NewRunner returns a runner for proj that follows src and writes through pool.
@@ -98,6 +117,17 @@ func (r *Runner) Position() eventstore.Position {
 	return r.pos
 }
 
+// written is the position of the stored checkpoint as this runner last wrote or read it: the
+// position, unless a Selective projector skipped batches since.
+func (r *Runner) written() eventstore.Position {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.skipped {
+		return r.stored
+	}
+	return r.pos
+}
+
 // setPosition sets the position, backwards too (a reset, another leader's checkpoint).
 func (r *Runner) setPosition(p eventstore.Position) { r.move(p, false) }
 
@@ -105,6 +135,9 @@ func (r *Runner) setPosition(p eventstore.Position) { r.move(p, false) }
 func (r *Runner) move(p eventstore.Position, forwardOnly bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !forwardOnly {
+		r.skipped = false // set from the stored checkpoint
+	}
 	if p == r.pos || forwardOnly && p.Less(r.pos) {
 		return
 	}
@@ -194,7 +227,7 @@ func (r *Runner) watchReset(ctx context.Context, stop context.CancelCauseFunc) {
 	for sleep(ctx, 200*time.Millisecond) {
 		// The position first: the stored checkpoint only moves forward, except in a reset, and a
 		// batch committed between the two reads would otherwise look like one.
-		applied := r.Position()
+		applied := r.written()
 		stored, err := r.loadCheckpoint(ctx)
 		if err == nil && stored.Less(applied) {
 			stop(errCheckpointMoved)
@@ -335,6 +368,21 @@ func after(batch []eventstore.RecordedEvent, pos eventstore.Position) []eventsto
 
 // applyFrom applies a batch whose first event is after from, the checkpoint it expects.
 func (r *Runner) applyFrom(ctx context.Context, from eventstore.Position, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error {
+	if sel, ok := r.proj.(Selective); ok {
+		if !slices.ContainsFunc(batch, sel.Relevant) && time.Since(r.lastWrite) < skipFlush {
+			r.mu.Lock()
+			if !r.skipped {
+				r.stored, r.skipped = from, true // every move so far was a write
+			}
+			r.mu.Unlock()
+			r.Advanced(batch[len(batch)-1].Position) // nothing to apply: the read models reflect it
+			return nil
+		}
+		// The stored checkpoint is still where the last write left it: that is what the write
+		// expects, and it moves past the skipped events too.
+		from = r.written()
+		r.lastWrite = time.Now()
+	}
 	if pp, ok := r.proj.(PipelinedProjector); ok {
 		if err := r.applyPipelined(ctx, pp, from, batch, queueNext); err != nil {
 			return err
@@ -364,6 +412,9 @@ func (r *Runner) applyFrom(ctx context.Context, from eventstore.Position, batch 
 }
 
 func (r *Runner) committed(to eventstore.Position) {
+	r.mu.Lock()
+	r.skipped = false // the checkpoint is written
+	r.mu.Unlock()
 	r.Advanced(to) // forward only: an append may have moved the checkpoint past it meanwhile
 	if c, ok := r.proj.(interface{ Committed() }); ok {
 		c.Committed()

@@ -42,101 +42,122 @@ func (Users) Reset(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
+// Relevant implements Selective: only a payment's confirmation and a processed refund change XP.
+// Everything else the projector needs is read from the receipt's own events when one of those
+// comes, so the order path (a generation per order) costs this projector nothing.
+func (Users) Relevant(e eventstore.RecordedEvent) bool {
+	return strings.HasPrefix(e.StreamID, ReceiptStreamPrefix) && (e.Type == receipt.EventConfirmed || e.Type == receipt.EventRefundProcessed)
+}
+
 // Apply implements Projector.
 func (u Users) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
 	for _, e := range events {
-		id, ok := strings.CutPrefix(e.StreamID, ReceiptStreamPrefix)
-		if !ok || !xpRelevant(e.Type) {
+		if !u.Relevant(e) {
 			continue
 		}
-		ev, err := receipt.Decode(e.Type, e.Data)
-		if errors.Is(err, receipt.ErrUnknownEvent) {
-			continue
-		}
+		id := strings.TrimPrefix(e.StreamID, ReceiptStreamPrefix)
+		f, err := foldUpTo(ctx, tx, e.StreamID, e.Version)
 		if err != nil {
 			return fmt.Errorf("users projector: %s: %w", id, err)
 		}
-		if err := u.apply(ctx, tx, id, ev); err != nil {
+		if e.Type == receipt.EventConfirmed {
+			err = credit(ctx, tx, id, f)
+		} else {
+			err = refund(ctx, tx, id, f)
+		}
+		if err != nil {
 			return fmt.Errorf("users projector: %s: %w", id, err)
 		}
 	}
 	return nil
 }
 
-func xpRelevant(typ string) bool {
-	switch typ {
-	case receipt.EventGenerated, receipt.EventSubmitted, receipt.EventTokenQuoted, receipt.EventConfirmed, receipt.EventRefundProcessed:
-		return true
-	}
-	return false
+// receiptFacts is what XP needs of a receipt, as of one of its events.
+type receiptFacts struct {
+	merchant, currency string
+	total, refunded    int64
+	buyer              string // the confirmation's wallet, else the latest submitted one
+	eurUSD             string // the latest quoted EUR/USD rate
 }
 
-func (Users) apply(ctx context.Context, tx pgx.Tx, id string, ev receipt.Event) error {
-	var err error
-	switch e := ev.(type) {
-	case receipt.Generated:
-		_, err = tx.Exec(ctx, `INSERT INTO user_xp (receipt_id, merchant, currency, total_cents) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (receipt_id) DO NOTHING`, id, strings.ToLower(e.Merchant), e.Currency, int64(e.Total))
-	case receipt.PaymentSubmitted:
-		if e.BuyerWallet != "" {
-			_, err = tx.Exec(ctx, `UPDATE user_xp SET buyer = $2 WHERE receipt_id = $1`, id, strings.ToLower(e.BuyerWallet))
-		}
-	case receipt.TokenQuoted:
-		if e.EURUSDRate != "" {
-			_, err = tx.Exec(ctx, `UPDATE user_xp SET eur_usd = $2 WHERE receipt_id = $1`, id, e.EURUSDRate)
-		}
-	case receipt.PaymentConfirmed:
-		err = credit(ctx, tx, id, strings.ToLower(e.BuyerWallet))
-	case receipt.RefundProcessed:
-		err = refund(ctx, tx, id, e.AmountCents)
+// foldUpTo reads the receipt's events up to version (the event being applied), so live and
+// rebuilt XP see exactly the same history.
+func foldUpTo(ctx context.Context, tx pgx.Tx, stream string, version uint64) (receiptFacts, error) {
+	rows, err := tx.Query(ctx, `SELECT type, data FROM events WHERE stream_id = $1 AND version <= $2 ORDER BY version`, stream, int64(version))
+	if err != nil {
+		return receiptFacts{}, err
 	}
-	return err
+	defer rows.Close()
+	var f receiptFacts
+	var confirmedBy string
+	for rows.Next() {
+		var typ string
+		var data []byte
+		if err := rows.Scan(&typ, &data); err != nil {
+			return f, err
+		}
+		ev, err := receipt.Decode(typ, data)
+		if errors.Is(err, receipt.ErrUnknownEvent) {
+			continue
+		}
+		if err != nil {
+			return f, err
+		}
+		switch e := ev.(type) {
+		case receipt.Generated:
+			f.merchant, f.currency, f.total = strings.ToLower(e.Merchant), e.Currency, int64(e.Total)
+		case receipt.PaymentSubmitted:
+			if e.BuyerWallet != "" {
+				f.buyer = strings.ToLower(e.BuyerWallet)
+			}
+		case receipt.TokenQuoted:
+			if e.EURUSDRate != "" {
+				f.eurUSD = e.EURUSDRate
+			}
+		case receipt.PaymentConfirmed:
+			confirmedBy = strings.ToLower(e.BuyerWallet)
+		case receipt.RefundProcessed:
+			f.refunded += e.AmountCents
+		}
+	}
+	if confirmedBy != "" {
+		f.buyer = confirmedBy
+	}
+	return f, rows.Err()
 }
 
-// credit gives the receipt's XP to its buyer, unless it was credited already.
-func credit(ctx context.Context, tx pgx.Tx, id, wallet string) error {
-	var merchant, currency, buyer, eurUSD string
-	var total int64
-	var credited bool
-	err := tx.QueryRow(ctx, `SELECT merchant, currency, total_cents, buyer, eur_usd, credited FROM user_xp WHERE receipt_id = $1 FOR UPDATE`, id).
-		Scan(&merchant, &currency, &total, &buyer, &eurUSD, &credited)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && credited) {
+// credit gives the receipt's XP to its buyer, once per receipt.
+func credit(ctx context.Context, tx pgx.Tx, id string, f receiptFacts) error {
+	if f.buyer == "" {
 		return nil
 	}
+	rate, err := xpRate(ctx, tx, id, f.merchant)
 	if err != nil {
 		return err
 	}
-	if wallet == "" {
-		wallet = buyer
+	xp := XPFor(f.total, f.currency, f.eurUSD, rate)
+	tag, err := tx.Exec(ctx, `INSERT INTO user_xp (receipt_id, merchant, currency, total_cents, buyer, eur_usd, wallet, xp, credited)
+		VALUES ($1, $2, $3, $4, $5, $6, $5, $7, true) ON CONFLICT (receipt_id) DO NOTHING`, id, f.merchant, f.currency, f.total, f.buyer, f.eurUSD, xp)
+	if err != nil || tag.RowsAffected() == 0 {
+		return err // credited before (a second confirmation)
 	}
-	if wallet == "" {
-		return nil
-	}
-	rate, err := xpRate(ctx, tx, id, merchant)
-	if err != nil {
-		return err
-	}
-	xp := XPFor(total, currency, eurUSD, rate)
-	if _, err := tx.Exec(ctx, `UPDATE user_xp SET wallet = $2, xp = $3, credited = true WHERE receipt_id = $1`, id, wallet, xp); err != nil {
-		return err
-	}
-	return addXP(ctx, tx, wallet, xp)
+	return addXP(ctx, tx, f.buyer, xp)
 }
 
-// refund adds a processed refund; once the whole total is back the credit is taken back.
-func refund(ctx context.Context, tx pgx.Tx, id string, cents int64) error {
+// refund takes the credit back, once, when the refunds reach the total.
+func refund(ctx context.Context, tx pgx.Tx, id string, f receiptFacts) error {
+	if f.refunded < f.total {
+		return nil
+	}
 	var wallet string
 	var xp int64
-	var full, take bool
-	err := tx.QueryRow(ctx, `UPDATE user_xp SET refunded_cents = refunded_cents + $2 WHERE receipt_id = $1
-		RETURNING wallet, xp, refunded_cents >= total_cents, credited AND NOT debited`, id, cents).Scan(&wallet, &xp, &full, &take)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !(full && take)) {
+	err := tx.QueryRow(ctx, `UPDATE user_xp u SET refunded_cents = $2, debited = true, xp = 0
+		FROM (SELECT xp FROM user_xp WHERE receipt_id = $1 FOR UPDATE) old
+		WHERE u.receipt_id = $1 AND u.credited AND NOT u.debited RETURNING u.wallet, old.xp`, id, f.refunded).Scan(&wallet, &xp)
+	if errors.Is(err, pgx.ErrNoRows) {
 		return nil
 	}
 	if err != nil {
-		return err
-	}
-	if _, err := tx.Exec(ctx, `UPDATE user_xp SET debited = true, xp = 0 WHERE receipt_id = $1`, id); err != nil {
 		return err
 	}
 	return addXP(ctx, tx, wallet, -xp)
