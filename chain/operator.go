@@ -1,0 +1,204 @@
+package chain
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/payledger/payledger/chain/contracts"
+	"github.com/payledger/payledger/commands"
+)
+
+// OperatorBackend is what the operator needs from a node: contract calls, gas estimation,
+// sending, receipts and code. *ethclient.Client (RPC.Backend) and the simulated client are both.
+type OperatorBackend interface {
+	bind.ContractBackend
+	TransactionReceipt(ctx context.Context, hash common.Hash) (*types.Receipt, error)
+}
+
+// Operator is the service's own account (CHAIN_OPERATOR_KEY) on a chain: it signs split
+// deployments and releases (gas estimated, never fixed) without sending them, so that the caller
+// records a transaction before broadcasting it. It holds no nonce state: the caller picks nonces.
+type Operator struct {
+	key     *ecdsa.PrivateKey
+	from    common.Address
+	chainID *big.Int
+	b       OperatorBackend
+	tokens  []Token
+}
+
+var _ commands.SplitChain = (*Operator)(nil)
+
+// NewOperator returns the operator of key (64 hex, with or without 0x) on chainID over b, paying
+// in tokens (CHAIN_TOKENS; ETH is native). Errors: a malformed key.
+func NewOperator(keyHex string, chainID uint64, b OperatorBackend, tokens []Token) (*Operator, error) {
+	k, err := crypto.HexToECDSA(strings.TrimPrefix(keyHex, "0x"))
+	if err != nil {
+		return nil, fmt.Errorf("chain: CHAIN_OPERATOR_KEY: %w", err)
+	}
+	return &Operator{key: k, from: crypto.PubkeyToAddress(k.PublicKey), chainID: new(big.Int).SetUint64(chainID), b: b, tokens: tokens}, nil
+}
+
+// Sender is the operator's address, lower case.
+func (o *Operator) Sender() string { return strings.ToLower(o.from.Hex()) }
+
+// PendingNonce is the node's next nonce for the operator.
+func (o *Operator) PendingNonce(ctx context.Context) (uint64, error) {
+	return o.b.PendingNonceAt(ctx, o.from)
+}
+
+// HasCode says whether a contract is deployed at address (at the head).
+func (o *Operator) HasCode(ctx context.Context, address string) (bool, error) {
+	code, err := o.b.CodeAt(ctx, common.HexToAddress(address), nil)
+	return len(code) > 0, err
+}
+
+// Token is the address of symbol ("ETH": "", ok).
+func (o *Operator) Token(symbol string) (string, bool) {
+	if strings.EqualFold(symbol, "ETH") {
+		return "", true
+	}
+	t, ok := FindToken(o.tokens, symbol)
+	if !ok {
+		return "", false
+	}
+	return strings.ToLower(t.Address.Hex()), true
+}
+
+// Releasable is what split owes payee in token ("" for ETH).
+func (o *Operator) Releasable(ctx context.Context, split, token, payee string) (*big.Int, error) {
+	s, err := contracts.NewPaymentSplit(common.HexToAddress(split), o.b)
+	if err != nil {
+		return nil, err
+	}
+	opts := &bind.CallOpts{Context: ctx}
+	if token == "" {
+		return s.Releasable(opts, common.HexToAddress(payee))
+	}
+	return s.Releasable0(opts, common.HexToAddress(token), common.HexToAddress(payee))
+}
+
+// opts signs without sending at nonce; GasLimit 0: go-ethereum estimates it.
+func (o *Operator) opts(ctx context.Context, nonce uint64) (*bind.TransactOpts, error) {
+	t, err := bind.NewKeyedTransactorWithChainID(o.key, o.chainID)
+	if err != nil {
+		return nil, err
+	}
+	t.Context, t.Nonce, t.NoSend = ctx, new(big.Int).SetUint64(nonce), true
+	return t, nil
+}
+
+func signed(tx *types.Transaction, contract string) (commands.SignedTx, error) {
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		return commands.SignedTx{}, err
+	}
+	return commands.SignedTx{Hash: tx.Hash().Hex(), Raw: raw, Nonce: tx.Nonce(), Gas: tx.Gas(), Contract: contract}, nil
+}
+
+// SignRelease signs release(token, payee), or release(payee) for ETH, at nonce. The gas
+// estimate fails (an error) when nothing is due: OpenZeppelin's splitter reverts then.
+func (o *Operator) SignRelease(ctx context.Context, nonce uint64, split, token, payee string) (commands.SignedTx, error) {
+	s, err := contracts.NewPaymentSplit(common.HexToAddress(split), o.b)
+	if err != nil {
+		return commands.SignedTx{}, err
+	}
+	opts, err := o.opts(ctx, nonce)
+	if err != nil {
+		return commands.SignedTx{}, err
+	}
+	var tx *types.Transaction
+	if token == "" {
+		tx, err = s.Release(opts, common.HexToAddress(payee))
+	} else {
+		tx, err = s.Release0(opts, common.HexToAddress(token), common.HexToAddress(payee))
+	}
+	if err != nil {
+		return commands.SignedTx{}, err
+	}
+	return signed(tx, "")
+}
+
+// SignDeploy signs the deployment of a PaymentSplit paying payees sharesBps at nonce.
+func (o *Operator) SignDeploy(ctx context.Context, nonce uint64, payees []string, sharesBps []int) (commands.SignedTx, error) {
+	if len(payees) != len(sharesBps) {
+		return commands.SignedTx{}, errors.New("chain: payees and shares differ in length")
+	}
+	addrs, shares := make([]common.Address, len(payees)), make([]*big.Int, len(payees))
+	for i := range payees {
+		addrs[i], shares[i] = common.HexToAddress(payees[i]), big.NewInt(int64(sharesBps[i]))
+	}
+	opts, err := o.opts(ctx, nonce)
+	if err != nil {
+		return commands.SignedTx{}, err
+	}
+	addr, tx, _, err := contracts.DeployPaymentSplit(opts, o.b, addrs, shares)
+	if err != nil {
+		return commands.SignedTx{}, err
+	}
+	return signed(tx, strings.ToLower(addr.Hex()))
+}
+
+// Broadcast sends a signed transaction. A node that already has it, or has mined its nonce,
+// answers with an error that is not one here: the receipt lookup settles it.
+func (o *Operator) Broadcast(ctx context.Context, raw []byte) error {
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(raw); err != nil {
+		return err
+	}
+	err := o.b.SendTransaction(ctx, tx)
+	if err != nil {
+		msg := strings.ToLower(err.Error())
+		if strings.Contains(msg, "already known") || strings.Contains(msg, "nonce too low") || strings.Contains(msg, "already imported") {
+			return nil
+		}
+	}
+	return err
+}
+
+// Outcome returns a mined transaction's result, nil while it is not mined. For a release,
+// Released sums its PaymentReleased / ERC20PaymentReleased events.
+func (o *Operator) Outcome(ctx context.Context, hash string) (*commands.TxOutcome, error) {
+	r, err := o.b.TransactionReceipt(ctx, common.HexToHash(hash))
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &commands.TxOutcome{Success: r.Status == types.ReceiptStatusSuccessful, GasUsed: r.GasUsed}
+	if r.ContractAddress != (common.Address{}) {
+		out.Contract = strings.ToLower(r.ContractAddress.Hex())
+		return out, nil
+	}
+	f, err := contracts.NewPaymentSplitFilterer(common.Address{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range r.Logs {
+		if ev, err := f.ParseERC20PaymentReleased(*l); err == nil {
+			out.Released = add(out.Released, ev.Amount)
+		} else if ev, err := f.ParsePaymentReleased(*l); err == nil {
+			out.Released = add(out.Released, ev.Amount)
+		}
+	}
+	if out.Released == nil {
+		out.Released = new(big.Int)
+	}
+	return out, nil
+}
+
+func add(a, b *big.Int) *big.Int {
+	if a == nil {
+		return new(big.Int).Set(b)
+	}
+	return new(big.Int).Add(a, b)
+}

@@ -1,0 +1,251 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/domain/split"
+)
+
+// PaidReceipt is a receipt that is paid and not reconciled yet: the distributor's work.
+type PaidReceipt struct {
+	ReceiptID string
+	Merchant  string
+	Token     string // the paying token's symbol; "" when the processor did not say
+}
+
+// PaidReceipts lists paid receipts, oldest first.
+type PaidReceipts interface {
+	PaidReceipts(ctx context.Context, limit int) ([]PaidReceipt, error)
+}
+
+// DefaultProcessorToken is what an onramp payment without a token delivers to the split.
+const DefaultProcessorToken = "USDC"
+
+// distributeBatch bounds one pass; the rest waits for the next.
+const distributeBatch = 500
+
+// Distributed is what one distribution pass did.
+type Distributed struct {
+	Settled    int // operator transactions found mined
+	Releases   int // release transactions sent
+	Reconciled []ReceiptChange
+}
+
+// DistributeSplitsHandler pays the payees of paid receipts from their merchant's split contract:
+// per split and token, one release per payee with something releasable covers every paid receipt
+// not yet covered for that payee (gas is paid per batch, not per receipt). Once every payee of a
+// receipt is covered by a mined release (or had nothing due), the receipt records SplitDistributed
+// and is reconciled. A receipt is covered at most once per payee (the ledger's claim), so two
+// distributors on one database, or a restart after a crash, never release twice for it.
+type DistributeSplitsHandler struct {
+	store    Store
+	splits   *Splits
+	paid     PaidReceipts
+	sender   *OperatorSender // nil: no operator key, receipts stay paid
+	now      func() time.Time
+	contract map[string]bool // split address -> holds code (a split never changes)
+}
+
+// NewDistributeSplitsHandler returns the handler; sender nil means no operator key (a pass does
+// nothing). It panics on another nil dependency.
+func NewDistributeSplitsHandler(store Store, splits *Splits, paid PaidReceipts, sender *OperatorSender, now func() time.Time) *DistributeSplitsHandler {
+	if store == nil || splits == nil || paid == nil || now == nil {
+		panic("commands.NewDistributeSplitsHandler: nil dependency")
+	}
+	return &DistributeSplitsHandler{store: store, splits: splits, paid: paid, sender: sender, now: now, contract: map[string]bool{}}
+}
+
+// Run runs a pass every interval until ctx ends; a failed pass is logged and retried.
+func (h *DistributeSplitsHandler) Run(ctx context.Context, interval time.Duration, log zerolog.Logger) error {
+	if h.sender == nil {
+		return nil
+	}
+	for {
+		if _, err := h.Handle(ctx); err != nil && ctx.Err() == nil {
+			log.Warn().Err(err).Msg("split distribution pass failed; retrying")
+		}
+		if err := sleep(ctx, interval); err != nil {
+			return err
+		}
+	}
+}
+
+// distGroup is the paid receipts of one split in one token.
+type distGroup struct {
+	split      string
+	symbol     string
+	token      string // contract address, "" for ETH
+	recipients []split.Recipient
+	receipts   []string
+}
+
+// Handle runs one pass: settle the operator's transactions, send the releases that are due,
+// reconcile the receipts whose releases are mined. Errors: the first failure of the chain, the
+// ledger or the store (what was done before it stands).
+func (h *DistributeSplitsHandler) Handle(ctx context.Context) (Distributed, error) {
+	var out Distributed
+	if h.sender == nil {
+		return out, nil
+	}
+	var err error
+	if out.Settled, err = h.sender.Settle(ctx); err != nil {
+		return out, err
+	}
+	list, err := h.paid.PaidReceipts(ctx, distributeBatch)
+	if err != nil || len(list) == 0 {
+		return out, err
+	}
+	groups, byReceipt, err := h.group(ctx, list)
+	if err != nil {
+		return out, err
+	}
+	ids := make([]string, 0, len(byReceipt))
+	for id := range byReceipt {
+		ids = append(ids, id)
+	}
+	covers, err := h.sender.ledger.Coverage(ctx, ids)
+	if err != nil {
+		return out, err
+	}
+	for _, g := range groups {
+		n, err := h.release(ctx, g, covers)
+		out.Releases += n
+		if err != nil {
+			return out, err
+		}
+	}
+	if covers, err = h.sender.ledger.Coverage(ctx, ids); err != nil {
+		return out, err
+	}
+	for _, id := range ids {
+		change, ok, err := h.reconcile(ctx, id, byReceipt[id], covers[id])
+		if err != nil {
+			return out, err
+		}
+		if ok {
+			out.Reconciled = append(out.Reconciled, change)
+		}
+	}
+	return out, nil
+}
+
+// group sorts paid receipts by split contract and token; receipts of merchants without a split
+// contract, or in a token the chain does not know, are left paid.
+func (h *DistributeSplitsHandler) group(ctx context.Context, list []PaidReceipt) ([]*distGroup, map[string]*distGroup, error) {
+	c := h.sender.chain
+	index := map[[2]string]*distGroup{}
+	var groups []*distGroup
+	byReceipt := map[string]*distGroup{}
+	for _, r := range list {
+		sp, err := h.splits.Get(ctx, r.Merchant)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !sp.Configured {
+			continue
+		}
+		isContract, known := h.contract[sp.Address]
+		if !known {
+			if isContract, err = c.HasCode(ctx, sp.Address); err != nil {
+				return nil, nil, fmt.Errorf("split %s: %w", sp.Address, err)
+			}
+			h.contract[sp.Address] = isContract
+		}
+		symbol := r.Token
+		if symbol == "" {
+			symbol = DefaultProcessorToken
+		}
+		token, ok := c.Token(symbol)
+		if !isContract || !ok {
+			continue
+		}
+		k := [2]string{sp.Address, symbol}
+		g := index[k]
+		if g == nil {
+			g = &distGroup{split: sp.Address, symbol: symbol, token: token, recipients: sp.Recipients}
+			index[k] = g
+			groups = append(groups, g)
+		}
+		g.receipts = append(g.receipts, r.ReceiptID)
+		byReceipt[r.ReceiptID] = g
+	}
+	return groups, byReceipt, nil
+}
+
+// release sends one release per payee of g with something releasable, covering g's receipts not
+// yet covered for that payee. A payee with nothing due was paid these receipts' funds by an
+// earlier release (the funds arrived before it; the read model showed the receipt paid after it):
+// they are covered by that release.
+func (h *DistributeSplitsHandler) release(ctx context.Context, g *distGroup, covers map[string]map[string]Cover) (int, error) {
+	c, sent := h.sender.chain, 0
+	for _, p := range g.recipients {
+		var uncovered []string
+		for _, id := range g.receipts {
+			if _, ok := covers[id][p.Address]; !ok {
+				uncovered = append(uncovered, id)
+			}
+		}
+		if len(uncovered) == 0 {
+			continue
+		}
+		due, err := c.Releasable(ctx, g.split, g.token, p.Address)
+		if err != nil {
+			return sent, fmt.Errorf("releasable of %s at %s: %w", p.Address, g.split, err)
+		}
+		if due.Sign() == 0 {
+			if err := h.sender.ledger.CoverReleased(ctx, g.split, g.symbol, p.Address, uncovered); err != nil && !errors.Is(err, ErrCovered) {
+				return sent, err
+			}
+			continue
+		}
+		_, err = h.sender.Send(ctx, OperatorTx{Kind: TxRelease, Split: g.split, Token: g.symbol, Payee: p.Address}, uncovered,
+			func(nonce uint64) (SignedTx, error) { return c.SignRelease(ctx, nonce, g.split, g.token, p.Address) })
+		switch {
+		case errors.Is(err, ErrCovered): // another distributor got there first
+		case err != nil:
+			return sent, fmt.Errorf("release to %s at %s: %w", p.Address, g.split, err)
+		default:
+			sent++
+		}
+	}
+	return sent, nil
+}
+
+// reconcile records SplitDistributed on a receipt once every payee of its split is covered by a
+// mined release or had nothing due.
+func (h *DistributeSplitsHandler) reconcile(ctx context.Context, id string, g *distGroup, covers map[string]Cover) (ReceiptChange, bool, error) {
+	d := receipt.SplitDistributed{Token: g.symbol, At: h.now().UnixMilli()}
+	for _, p := range g.recipients {
+		cv, ok := covers[p.Address]
+		if !ok || (cv.Hash != "" && cv.Status != TxMined) {
+			return ReceiptChange{}, false, nil
+		}
+		amount := cv.Amount
+		if cv.Hash == "" {
+			amount = "0"
+		} else {
+			d.TransactionHashes = append(d.TransactionHashes, cv.Hash)
+		}
+		d.Amounts = append(d.Amounts, receipt.SplitAmount{Recipient: p.Address, Amount: amount, TransactionHash: cv.Hash})
+	}
+	if len(d.TransactionHashes) > 0 {
+		d.TransactionHash = d.TransactionHashes[0]
+	}
+	meta := Metadata{Actor: "distributor", Source: "split distribution"}
+	st, res, err := ChangeReceipt(ctx, h.store, id, meta, func(s receipt.State) ([]receipt.Event, error) {
+		if s.Status != receipt.StatusPaid { // refunded or reconciled meanwhile: nothing to record
+			return nil, nil
+		}
+		return receipt.DistributeSplit(s, d)
+	})
+	if err != nil {
+		return ReceiptChange{}, false, fmt.Errorf("receipt %s: %w", id, err)
+	}
+	return ReceiptChange{ReceiptID: id, Result: res}, st.Status == receipt.StatusReconciled && res.Position != (Position{}), nil
+}

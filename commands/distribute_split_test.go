@@ -1,0 +1,466 @@
+package commands_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/chain/contracts"
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/migrations/pgtest"
+	"github.com/payledger/payledger/projections"
+	"github.com/payledger/payledger/readmodels"
+)
+
+// distEnv is the development chain (a real EVM sealing a block per transaction) and a fresh
+// PostgreSQL database with the receipts projection running, as in serve.
+type distEnv struct {
+	t      *testing.T
+	ctx    context.Context
+	pool   *pgxpool.Pool
+	store  *postgres.Store
+	dev    *chain.DevChain
+	rpc    *chain.RPC
+	op     *chain.Operator
+	ledger *readmodels.OperatorTransactions
+	nonces map[common.Address]uint64
+	mu     sync.Mutex
+}
+
+func newDistEnv(t *testing.T) *distEnv {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pool := pgtest.Pool(t)
+	store := postgres.New(pool)
+	proj := projections.NewReceipts(nil)
+	runner, err := projections.NewRunner(pool, store, proj, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.SetAtAppend(proj.AtAppend(runner))
+	done := make(chan struct{})
+	go func() { defer close(done); _ = runner.Run(ctx) }()
+	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{BlockInterval: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rpc, err := chain.Dial(ctx, dev.URL, chain.DevChainID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); <-done; rpc.Close(); _ = dev.Close() })
+	op, err := chain.NewOperator(dev.Operator.KeyHex(), chain.DevChainID, rpc.Backend(), dev.Tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &distEnv{t: t, ctx: ctx, pool: pool, store: store, dev: dev, rpc: rpc, op: op,
+		ledger: readmodels.NewOperatorTransactions(pool), nonces: map[common.Address]uint64{}}
+}
+
+func newWallet(t *testing.T) string {
+	t.Helper()
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.ToLower(crypto.PubkeyToAddress(k.PublicKey).Hex())
+}
+
+// deploy deploys merchant's default 9,950/50 split through the command (no splitAddress).
+func (e *distEnv) deploy(h *commands.DeploySplitHandler, merchant string) commands.SplitState {
+	e.t.Helper()
+	res, err := h.Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: merchant})
+	if err != nil {
+		e.t.Fatalf("deploy: %v", err)
+	}
+	return res.State
+}
+
+func (e *distEnv) handlers(platform string) (*commands.DeploySplitHandler, *commands.OperatorSender) {
+	sender := commands.NewOperatorSender(e.op, e.ledger)
+	configure := commands.NewConfigureSplitHandler(e.store, platform, time.Now)
+	return commands.NewDeploySplitHandler(configure, e.op, sender), sender
+}
+
+// pay sends units of USDC from the first development account to the split and waits for it.
+func (e *distEnv) pay(split string, units int64) {
+	e.t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	buyer := e.dev.Accounts[0]
+	opts, err := bind.NewKeyedTransactorWithChainID(buyer.Key, big.NewInt(chain.DevChainID))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	opts.Context = e.ctx
+	usdc, _ := e.dev.Token("USDC")
+	tx, err := chain.SendToken(opts, e.rpc.Backend(), usdc.Address, common.HexToAddress(split), big.NewInt(units))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := bind.WaitMined(e.ctx, e.rpc.Backend(), tx); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// paidReceipt generates a receipt of total for merchant and confirms it paid in USDC by chain.
+func (e *distEnv) paidReceipt(merchant string, total money.Cents) string {
+	e.t.Helper()
+	now := time.Now()
+	id := commands.NewReceiptID(now)
+	g := receipt.Generated{ReceiptID: id, Merchant: merchant, Source: "direct", Currency: "USD", TaxRate: "0", TaxComponents: []string{},
+		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "Order", Amount: total}}, Subtotal: total, Total: total}
+	if _, _, err := commands.GenerateReceipt(e.ctx, e.store, now, eventstore.Metadata{}, g); err != nil {
+		e.t.Fatal(err)
+	}
+	_, _, err := commands.ChangeReceipt(e.ctx, e.store, id, eventstore.Metadata{}, func(s receipt.State) ([]receipt.Event, error) {
+		evs, err := receipt.StartAttempt(s, receipt.AttemptStarted{AttemptID: "w1", Kind: "wallet", At: 1})
+		return commands.Then(s, evs, err, func(s receipt.State) ([]receipt.Event, error) {
+			return receipt.Confirm(s, receipt.PaymentConfirmed{AttemptID: "w1", Token: "USDC", VerifiedBy: "chain", TransactionHash: "0x" + strings.Repeat("7", 64), At: 2})
+		})
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.listedPaid(id)
+	return id
+}
+
+// listedPaid waits until the receipts read model lists id as paid (the projection follows).
+func (e *distEnv) listedPaid(id string) {
+	e.t.Helper()
+	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(20 * time.Millisecond) {
+		list, err := readmodels.NewReceipts(e.pool).PaidReceipts(e.ctx, 1000)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		for _, p := range list {
+			if p.ReceiptID == id {
+				return
+			}
+		}
+	}
+	e.t.Fatalf("receipt %s not listed paid", id)
+}
+
+func (e *distEnv) distributor(sender *commands.OperatorSender) *commands.DistributeSplitsHandler {
+	return commands.NewDistributeSplitsHandler(e.store, commands.NewSplits(e.store), readmodels.NewReceipts(e.pool), sender, time.Now)
+}
+
+// until runs passes of h until every receipt is reconciled (a pass error is tolerated: the next
+// pass retries).
+func (e *distEnv) until(h *commands.DistributeSplitsHandler, ids ...string) {
+	e.t.Helper()
+	if err := e.reconcileAll(h, ids...); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// reconcileAll is until for any goroutine.
+func (e *distEnv) reconcileAll(h *commands.DistributeSplitsHandler, ids ...string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		_, _ = h.Handle(e.ctx)
+		done := true
+		for _, id := range ids {
+			l, err := commands.LoadReceipt(e.ctx, e.store, id)
+			if err != nil {
+				return err
+			}
+			done = done && l.State.Status == receipt.StatusReconciled
+		}
+		if done {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("receipts %v not reconciled in time", ids)
+}
+
+func (e *distEnv) state(id string) receipt.State {
+	e.t.Helper()
+	l, err := commands.LoadReceipt(e.ctx, e.store, id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return l.State
+}
+
+// distributed returns receipt id's SplitDistributed events.
+func (e *distEnv) distributed(id string) []receipt.SplitDistributed {
+	e.t.Helper()
+	evs, err := commands.ReadReceiptEvents(e.ctx, e.store, id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []receipt.SplitDistributed
+	for _, ev := range evs {
+		if ev.Type == receipt.EventSplitDistributed {
+			d, err := receipt.Decode(ev.Type, ev.Data)
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			out = append(out, d.(receipt.SplitDistributed))
+		}
+	}
+	return out
+}
+
+func (e *distEnv) usdcBalance(wallet string) *big.Int {
+	e.t.Helper()
+	usdc, _ := e.dev.Token("USDC")
+	tok, err := contracts.NewTestToken(usdc.Address, e.rpc.Backend())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	b, err := tok.BalanceOf(&bind.CallOpts{Context: e.ctx}, common.HexToAddress(wallet))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return b
+}
+
+// releases counts the split's ERC20PaymentReleased events per payee on chain.
+func (e *distEnv) releases(split string) map[string]int {
+	e.t.Helper()
+	f, err := contracts.NewPaymentSplitFilterer(common.HexToAddress(split), e.rpc.Backend())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	it, err := f.FilterERC20PaymentReleased(&bind.FilterOpts{Context: e.ctx}, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer it.Close()
+	out := map[string]int{}
+	for it.Next() {
+		out[strings.ToLower(it.Event.To.Hex())]++
+	}
+	return out
+}
+
+func (e *distEnv) gasUsed(kind string) []int64 {
+	e.t.Helper()
+	rows, err := e.pool.Query(e.ctx, `SELECT gas_used FROM operator_transactions WHERE kind = $1 AND status = 'mined' ORDER BY id`, kind)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var g int64
+		if err := rows.Scan(&g); err != nil {
+			e.t.Fatal(err)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+var _ commands.SplitChain = (*chain.Operator)(nil)
+
+// Deployment through the command: the contract exists with the split's payees and shares; a
+// given address without code is refused.
+func TestDeploySplitOnChain(t *testing.T) {
+	e := newDistEnv(t)
+	merchant, platform := newWallet(t), newWallet(t)
+	deploy, _ := e.handlers(platform)
+	st := e.deploy(deploy, merchant)
+	ok, err := e.op.HasCode(e.ctx, st.Address)
+	if err != nil || !ok {
+		t.Fatalf("no code at %s: %v", st.Address, err)
+	}
+	s, err := contracts.NewPaymentSplit(common.HexToAddress(st.Address), e.rpc.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := &bind.CallOpts{Context: e.ctx}
+	for i, want := range []struct {
+		addr   string
+		shares int64
+	}{{merchant, 9950}, {platform, 50}} {
+		p, err := s.Payee(opts, big.NewInt(int64(i)))
+		if err != nil || strings.ToLower(p.Hex()) != want.addr {
+			t.Fatalf("payee %d = %s (%v), want %s", i, p.Hex(), err, want.addr)
+		}
+		sh, err := s.Shares(opts, p)
+		if err != nil || sh.Int64() != want.shares {
+			t.Fatalf("shares of %s = %v (%v), want %d", want.addr, sh, err, want.shares)
+		}
+	}
+	if again := e.deploy(deploy, merchant); again.Address != st.Address {
+		t.Fatalf("second deploy gave %s, want the first %s", again.Address, st.Address)
+	}
+	t.Logf("gas of the deployment: %v", e.gasUsed(commands.TxDeploy))
+
+	_, err = deploy.Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: newWallet(t), Address: newWallet(t)})
+	wantRefusal(t, err, "invalid_input", "")
+	other := newWallet(t)
+	if _, err := deploy.Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: other, Address: st.Address}); err != nil {
+		t.Fatalf("a split with code: %v", err)
+	}
+}
+
+// A 9,950/50 split: the payees get their shares to the base unit; two paid receipts are covered
+// by one release per payee, and both record the same transactions.
+func TestDistributeSplitBatched(t *testing.T) {
+	e := newDistEnv(t)
+	merchant, platform := newWallet(t), newWallet(t)
+	deploy, sender := e.handlers(platform)
+	st := e.deploy(deploy, merchant)
+	e.pay(st.Address, 12_345_678)
+	e.pay(st.Address, 1_000_001)
+	a, b := e.paidReceipt(merchant, 1235), e.paidReceipt(merchant, 100)
+	e.until(e.distributor(sender), a, b)
+
+	total := big.NewInt(12_345_678 + 1_000_001)
+	wantMerchant := new(big.Int).Div(new(big.Int).Mul(total, big.NewInt(9950)), big.NewInt(10000))
+	wantPlatform := new(big.Int).Div(new(big.Int).Mul(total, big.NewInt(50)), big.NewInt(10000))
+	if got := e.usdcBalance(merchant); got.Cmp(wantMerchant) != 0 {
+		t.Fatalf("merchant has %s, want %s", got, wantMerchant)
+	}
+	if got := e.usdcBalance(platform); got.Cmp(wantPlatform) != 0 {
+		t.Fatalf("platform has %s, want %s", got, wantPlatform)
+	}
+	if r := e.releases(st.Address); r[merchant] != 1 || r[platform] != 1 || len(r) != 2 {
+		t.Fatalf("releases on chain %v, want one per payee", r)
+	}
+	da, db := e.distributed(a), e.distributed(b)
+	if len(da) != 1 || len(db) != 1 {
+		t.Fatalf("SplitDistributed events: %d and %d, want 1 each", len(da), len(db))
+	}
+	if strings.Join(da[0].TransactionHashes, ",") != strings.Join(db[0].TransactionHashes, ",") || len(da[0].TransactionHashes) != 2 {
+		t.Fatalf("hashes differ or missing: %v vs %v", da[0].TransactionHashes, db[0].TransactionHashes)
+	}
+	want := []receipt.SplitAmount{{Recipient: merchant, Amount: wantMerchant.String()}, {Recipient: platform, Amount: wantPlatform.String()}}
+	for i, am := range da[0].Amounts {
+		if am.Recipient != want[i].Recipient || am.Amount != want[i].Amount || am.TransactionHash == "" {
+			t.Fatalf("amounts %+v, want %+v", da[0].Amounts, want)
+		}
+	}
+	t.Logf("gas per release (ERC-20): %v", e.gasUsed(commands.TxRelease))
+}
+
+// crashing fails like a process that dies: after Broadcast has sent the transaction (after),
+// or before it could (before), once.
+type crashing struct {
+	commands.SplitChain
+	after  bool
+	mu     sync.Mutex
+	crashd bool
+}
+
+var errCrash = errors.New("crash")
+
+func (c *crashing) Broadcast(ctx context.Context, raw []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.crashd {
+		return c.SplitChain.Broadcast(ctx, raw)
+	}
+	c.crashd = true
+	if c.after {
+		if err := c.SplitChain.Broadcast(ctx, raw); err != nil {
+			return err
+		}
+	}
+	return errCrash
+}
+
+// A crash between sending a release and recording it: the restarted distributor finds the
+// release on chain (or sends the same signed bytes again) and records the distribution once.
+func TestDistributeSplitCrash(t *testing.T) {
+	for _, after := range []bool{true, false} {
+		name := map[bool]string{true: "after the broadcast", false: "before the broadcast"}[after]
+		t.Run(name, func(t *testing.T) {
+			e := newDistEnv(t)
+			merchant, platform := newWallet(t), newWallet(t)
+			deploy, _ := e.handlers(platform)
+			st := e.deploy(deploy, merchant)
+			e.pay(st.Address, 10_000_000)
+			id := e.paidReceipt(merchant, 1000)
+			crashed := commands.NewOperatorSender(&crashing{SplitChain: e.op, after: after}, e.ledger)
+			if _, err := e.distributor(crashed).Handle(e.ctx); !errors.Is(err, errCrash) {
+				t.Fatalf("first pass: %v, want the crash", err)
+			}
+			time.Sleep(500 * time.Millisecond) // a block passes
+			restarted := commands.NewOperatorSender(e.op, e.ledger)
+			e.until(e.distributor(restarted), id)
+			if r := e.releases(st.Address); r[merchant] != 1 || r[platform] != 1 {
+				t.Fatalf("releases on chain %v, want one per payee", r)
+			}
+			if n := len(e.distributed(id)); n != 1 {
+				t.Fatalf("%d SplitDistributed events, want 1", n)
+			}
+			if got := e.usdcBalance(merchant); got.Int64() != 9_950_000 {
+				t.Fatalf("merchant has %s, want 9950000", got)
+			}
+		})
+	}
+}
+
+// Two instances run the distributor on one database with the same operator key: each payee is
+// released once and every receipt records one distribution.
+func TestDistributeSplitTwoInstances(t *testing.T) {
+	e := newDistEnv(t)
+	merchant, platform := newWallet(t), newWallet(t)
+	deploy, _ := e.handlers(platform)
+	st := e.deploy(deploy, merchant)
+	e.pay(st.Address, 30_000_000)
+	ids := []string{e.paidReceipt(merchant, 1000), e.paidReceipt(merchant, 1000), e.paidReceipt(merchant, 1000)}
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for range 2 { // each instance has its own sender (its own mutex), as two processes would
+		h := e.distributor(commands.NewOperatorSender(e.op, readmodels.NewOperatorTransactions(e.pool)))
+		wg.Go(func() { errs <- e.reconcileAll(h, ids...) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := e.releases(st.Address); r[merchant] != 1 || r[platform] != 1 {
+		t.Fatalf("releases on chain %v, want one per payee", r)
+	}
+	for _, id := range ids {
+		if n := len(e.distributed(id)); n != 1 {
+			t.Fatalf("receipt %s: %d SplitDistributed events, want 1", id, n)
+		}
+	}
+	if got := e.usdcBalance(merchant); got.Int64() != 29_850_000 {
+		t.Fatalf("merchant has %s, want 29850000", got)
+	}
+}
+
+// Without an operator key nothing is sent and receipts stay paid.
+func TestDistributeSplitNoOperatorKey(t *testing.T) {
+	e := newDistEnv(t)
+	merchant := newWallet(t)
+	if _, err := commands.NewConfigureSplitHandler(e.store, newWallet(t), time.Now).Handle(e.ctx,
+		commands.ConfigureMerchantSplit{Merchant: merchant, Address: newWallet(t)}); err != nil {
+		t.Fatal(err)
+	}
+	id := e.paidReceipt(merchant, 1000)
+	out, err := e.distributor(nil).Handle(e.ctx)
+	if err != nil || out.Releases != 0 || e.state(id).Status != receipt.StatusPaid {
+		t.Fatalf("pass without a key: %+v %v, status %s", out, err, e.state(id).Status)
+	}
+}

@@ -1,0 +1,200 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync"
+)
+
+// SplitChain is the chain as the split commands use it: the operator's account (CHAIN_OPERATOR_KEY)
+// and split contracts with the PaymentSplit ABI. Addresses are 0x hex; token "" is ETH, else an
+// ERC-20 contract address. Signing never sends: Broadcast does, so that a transaction is recorded
+// before it can be mined.
+type SplitChain interface {
+	// Sender is the operator's address.
+	Sender() string
+	// PendingNonce is the node's next nonce of the operator, pending transactions included.
+	PendingNonce(ctx context.Context) (uint64, error)
+	// HasCode says whether a contract is deployed at address.
+	HasCode(ctx context.Context, address string) (bool, error)
+	// Token is the contract address of a payment token symbol ("ETH": "").
+	Token(symbol string) (address string, ok bool)
+	// Releasable is what split owes payee in token.
+	Releasable(ctx context.Context, split, token, payee string) (*big.Int, error)
+	// SignRelease signs release(token, payee) (release(payee) for ETH) at nonce, gas estimated.
+	SignRelease(ctx context.Context, nonce uint64, split, token, payee string) (SignedTx, error)
+	// SignDeploy signs the deployment of a split paying payees their shares in basis points.
+	SignDeploy(ctx context.Context, nonce uint64, payees []string, sharesBps []int) (SignedTx, error)
+	// Broadcast sends a signed transaction; sending one the node already has is not an error.
+	Broadcast(ctx context.Context, raw []byte) error
+	// Outcome is a mined transaction's result; nil (no error) while it is not mined.
+	Outcome(ctx context.Context, hash string) (*TxOutcome, error)
+}
+
+// SignedTx is a transaction signed by the operator and not yet sent.
+type SignedTx struct {
+	Hash     string
+	Raw      []byte
+	Nonce    uint64
+	Gas      uint64 // the estimated limit
+	Contract string // a deployment's address
+}
+
+// TxOutcome is a mined transaction.
+type TxOutcome struct {
+	Success  bool
+	GasUsed  uint64
+	Contract string   // a deployment's address
+	Released *big.Int // what a release paid (sum of its release events), nil for a deployment
+}
+
+// OperatorTx is a signed operator transaction as recorded.
+type OperatorTx struct {
+	ID      int64
+	Sender  string
+	Nonce   uint64
+	Kind    string // deploy | release
+	Hash    string
+	Raw     []byte
+	Split   string
+	Token   string // symbol
+	Payee   string
+	Status  string // signed | mined | reverted
+	Amount  string // base units, once mined
+	GasUsed uint64
+}
+
+// Operator transaction kinds and statuses.
+const (
+	TxDeploy   = "deploy"
+	TxRelease  = "release"
+	TxSigned   = "signed"
+	TxMined    = "mined"
+	TxReverted = "reverted"
+)
+
+// Errors of OperatorLedger.Record.
+var (
+	ErrNonceTaken = errors.New("the nonce is recorded for another operator transaction")
+	ErrCovered    = errors.New("another release already covers one of these receipts for this payee")
+)
+
+// Cover is how one payee of a receipt was paid: by a release (its hash, status and amount) or
+// by nothing (Hash "": nothing was releasable).
+type Cover struct {
+	Hash   string
+	Status string
+	Amount string
+}
+
+// OperatorLedger keeps the operator's transactions and which release covers which receipt.
+type OperatorLedger interface {
+	// NextNonce is one past the highest nonce recorded for sender, 0 when none.
+	NextNonce(ctx context.Context, sender string) (uint64, error)
+	// Record stores tx (status signed) and claims covers for tx.Payee, atomically. Errors:
+	// ErrNonceTaken, ErrCovered, wrapped database errors.
+	Record(ctx context.Context, tx OperatorTx, covers []string) (int64, error)
+	// CoverReleased claims receipts for payee when nothing is releasable any more: their funds
+	// left with an earlier release, the newest mined one of split and token to payee (none:
+	// released by someone else, recorded without a transaction). Errors: ErrCovered.
+	CoverReleased(ctx context.Context, split, token, payee string, receipts []string) error
+	// Unsettled lists sender's transactions still signed, by nonce.
+	Unsettled(ctx context.Context, sender string) ([]OperatorTx, error)
+	// Settle records a mined transaction; a reverted one frees the receipts it covered.
+	Settle(ctx context.Context, id int64, status, amount string, gasUsed uint64) error
+	// Coverage returns, per receipt, its payees' covers.
+	Coverage(ctx context.Context, receipts []string) (map[string]map[string]Cover, error)
+}
+
+// OperatorSender signs and sends the operator's transactions one at a time: a nonce is chosen,
+// the transaction signed, recorded, and only then broadcast, under one mutex, so that deployments
+// and distributions of this process never collide; the ledger's unique nonce per sender keeps
+// other processes sharing the key apart.
+type OperatorSender struct {
+	chain  SplitChain
+	ledger OperatorLedger
+	mu     sync.Mutex
+}
+
+// NewOperatorSender returns the sender. It panics on a nil dependency.
+func NewOperatorSender(chain SplitChain, ledger OperatorLedger) *OperatorSender {
+	if chain == nil || ledger == nil {
+		panic("commands.NewOperatorSender: nil dependency")
+	}
+	return &OperatorSender{chain: chain, ledger: ledger}
+}
+
+// Chain is the chain the sender signs for.
+func (o *OperatorSender) Chain() SplitChain { return o.chain }
+
+// Ledger is where the sender records.
+func (o *OperatorSender) Ledger() OperatorLedger { return o.ledger }
+
+// Send signs a transaction with sign at the next free nonce, records it with covers, and
+// broadcasts it. Errors: ErrCovered (nothing was sent), sign's, the ledger's, Broadcast's (the
+// transaction is recorded: the next Settle sends it again).
+func (o *OperatorSender) Send(ctx context.Context, tx OperatorTx, covers []string, sign func(nonce uint64) (SignedTx, error)) (OperatorTx, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	tx.Sender = o.chain.Sender()
+	for attempt := 0; ; attempt++ {
+		pending, err := o.chain.PendingNonce(ctx)
+		if err != nil {
+			return tx, fmt.Errorf("pending nonce: %w", err)
+		}
+		next, err := o.ledger.NextNonce(ctx, tx.Sender)
+		if err != nil {
+			return tx, err
+		}
+		s, err := sign(max(pending, next))
+		if err != nil {
+			return tx, err
+		}
+		tx.Nonce, tx.Hash, tx.Raw, tx.Status = s.Nonce, s.Hash, s.Raw, TxSigned
+		tx.ID, err = o.ledger.Record(ctx, tx, covers)
+		if errors.Is(err, ErrNonceTaken) && attempt < 5 { // another process took it: the next one
+			continue
+		}
+		if err != nil {
+			return tx, err
+		}
+		return tx, o.chain.Broadcast(ctx, tx.Raw)
+	}
+}
+
+// Settle looks up every transaction still signed: mined ones are recorded (a reverted release
+// frees its receipts for the next pass), the others are broadcast again, the same bytes. It
+// returns how many were settled.
+func (o *OperatorSender) Settle(ctx context.Context) (int, error) {
+	txs, err := o.ledger.Unsettled(ctx, o.chain.Sender())
+	if err != nil {
+		return 0, err
+	}
+	settled := 0
+	for _, tx := range txs {
+		out, err := o.chain.Outcome(ctx, tx.Hash)
+		if err != nil {
+			return settled, fmt.Errorf("transaction %s: %w", tx.Hash, err)
+		}
+		if out == nil {
+			if err := o.chain.Broadcast(ctx, tx.Raw); err != nil {
+				return settled, fmt.Errorf("rebroadcast %s: %w", tx.Hash, err)
+			}
+			continue
+		}
+		status, amount := TxMined, ""
+		if !out.Success {
+			status = TxReverted
+		}
+		if out.Released != nil {
+			amount = out.Released.String()
+		}
+		if err := o.ledger.Settle(ctx, tx.ID, status, amount, out.GasUsed); err != nil {
+			return settled, err
+		}
+		settled++
+	}
+	return settled, nil
+}
