@@ -1,8 +1,10 @@
 package commands_test
 
 import (
+	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/payledger/payledger/commands"
@@ -11,7 +13,7 @@ import (
 
 func TestSubmitWalletPayment(t *testing.T) {
 	e := newPayEnv(t)
-	h := commands.NewSubmitWalletPaymentHandler(e.store, e.now)
+	h := commands.NewSubmitWalletPaymentHandler(e.store, &memClaims{}, e.now)
 	id := e.receipt(payMerchant, "USD", 900)
 	hash, wallet := "0x"+strings.Repeat("AB", 32), "0x"+strings.Repeat("Cd", 20)
 	for _, c := range []struct {
@@ -48,12 +50,43 @@ func TestSubmitWalletPayment(t *testing.T) {
 		t.Fatalf("history %s, version %d", h, out.Result.Version)
 	}
 
+	// One transaction pays one receipt: the same hash (any case) for another receipt is a conflict
+	// and appends nothing; for the same receipt it is a new attempt.
+	other := e.receipt(payMerchant, "USD", 900)
+	_, err = h.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: other, Token: "USDT", TransactionHash: strings.ToLower(hash), BuyerWallet: wallet})
+	if wantRefusal(t, err, "conflict", "This transaction was already submitted for another receipt"); !errors.Is(err, commands.ErrTransactionUsed) || e.history(other) != receipt.EventGenerated {
+		t.Fatalf("reused hash: %v, history %s", err, e.history(other))
+	}
+	if _, err := h.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: id, Token: "USDT", TransactionHash: hash, BuyerWallet: wallet}); err != nil {
+		t.Fatalf("the same hash again for its own receipt: %v", err)
+	}
+
 	paid := e.receipt(payMerchant, "USD", 100)
 	e.paid(paid)
-	if _, err := h.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: paid, Token: "USDC", TransactionHash: hash, BuyerWallet: wallet}); !errors.Is(err, receipt.ErrState) {
+	if _, err := h.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: paid, Token: "USDC", TransactionHash: "0x" + strings.Repeat("ef", 32), BuyerWallet: wallet}); !errors.Is(err, receipt.ErrState) {
 		t.Fatalf("submission for a paid receipt: %v", err)
 	}
 	if _, err := h.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: "rcpt_nobody", Token: "USDC", TransactionHash: hash, BuyerWallet: wallet}); !errors.Is(err, receipt.ErrNotFound) {
 		t.Fatalf("unknown receipt: %v", err)
 	}
+}
+
+// memClaims is commands.TransactionClaims in memory (readmodels.Receipts in PostgreSQL).
+type memClaims struct {
+	mu sync.Mutex
+	by map[string]string
+}
+
+func (m *memClaims) ClaimTransaction(_ context.Context, hash, receiptID string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.by == nil {
+		m.by = map[string]string{}
+	}
+	hash = strings.ToLower(hash)
+	if held, ok := m.by[hash]; ok {
+		return held, nil
+	}
+	m.by[hash] = receiptID
+	return receiptID, nil
 }

@@ -66,6 +66,10 @@ func newPaymentCommands(d Deps, splits *commands.Splits, pricing commands.Pricin
 	if !ok {
 		return paymentCommands{}, fmt.Errorf("transport: Deps.Receipts (%T) does not list open onramp attempts", d.Receipts)
 	}
+	claims, ok := d.Receipts.(commands.TransactionClaims)
+	if !ok {
+		return paymentCommands{}, fmt.Errorf("transport: Deps.Receipts (%T) does not claim wallet transactions", d.Receipts)
+	}
 	var processor commands.Processor // nil: the onramp is not configured
 	if d.Processor != nil {
 		processor = onrampProcessor{d.Processor}
@@ -73,7 +77,7 @@ func newPaymentCommands(d Deps, splits *commands.Splits, pricing commands.Pricin
 	reconcile := commands.NewReconcileOnrampHandler(d.Events, processor, open, d.Now)
 	return paymentCommands{
 		startOnramp:     commands.NewStartOnrampHandler(d.Events, splits, processor, d.Now),
-		walletPayment:   commands.NewSubmitWalletPaymentHandler(d.Events, d.Now),
+		walletPayment:   commands.NewSubmitWalletPaymentHandler(d.Events, claims, d.Now),
 		telemetry:       commands.NewRecordTelemetryHandler(d.Events, reconcile, d.Now),
 		processorEvent:  commands.NewApplyProcessorEventHandler(d.Events, d.ProcessorEvents, d.Now),
 		reconcileOnramp: reconcile,

@@ -73,7 +73,14 @@ type PaymentConfirmed struct {
 	SourceAmountCents *int64 `json:"processorSourceAmountCents,omitempty"`
 	VerifiedBy        string `json:"verifiedBy"` // processor | chain | merchant
 	Method            string `json:"method,omitempty"`
-	At                int64  `json:"at"`
+	// Where the chain verifier saw the payment (verifiedBy chain only): the block, the first
+	// counted Transfer log (absent for ETH, which has none), and what reached the split in the
+	// token's base units (a decimal integer).
+	BlockNumber uint64 `json:"blockNumber,omitempty"`
+	BlockHash   string `json:"blockHash,omitempty"`
+	LogIndex    *int   `json:"logIndex,omitempty"`
+	AmountUnits string `json:"amountUnits,omitempty"`
+	At          int64  `json:"at"`
 }
 
 // PaymentFailed: a server-verified failure of the current attempt. Status failed.

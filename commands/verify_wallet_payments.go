@@ -1,0 +1,348 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/domain/failure"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+)
+
+// PendingWalletPayment is a receipt pending on a submitted wallet payment: its current attempt is
+// a wallet transaction.
+type PendingWalletPayment struct {
+	ReceiptID, Merchant, AttemptID, Token, TransactionHash, BuyerWallet string
+}
+
+// PendingWalletPayments lists the receipts pending on a wallet payment, at most limit.
+type PendingWalletPayments interface {
+	PendingWalletPayments(ctx context.Context, limit int) ([]PendingWalletPayment, error)
+}
+
+// PaymentWatcher is the chain as the wallet verifier reads it: payments followed together, one
+// step per poll (chain.PaymentWatcher over chain.Follower). Hashes and addresses are 0x hex.
+type PaymentWatcher interface {
+	// Decimals is a payment token's decimals (ETH: 18); false for a token the chain does not
+	// configure (CHAIN_TOKENS).
+	Decimals(token string) (uint8, bool)
+	// Watch follows a payment until a verdict. Errors: a payment no transaction could satisfy.
+	Watch(w WatchedPayment) error
+	// Unwatch stops following a transaction.
+	Unwatch(txHash string)
+	// Step reads the chain once and returns the verdicts reached (paid or failed; a payment not
+	// deep enough, or reorged away before its depth, has none yet). An RPC error is returned and
+	// decides nothing: the next step resumes.
+	Step(ctx context.Context) ([]PaymentVerdict, error)
+	// Len is the number of payments followed.
+	Len() int
+}
+
+// WatchedPayment is what one wallet payment must show on chain.
+type WatchedPayment struct {
+	TxHash, BuyerWallet, Token, SplitAddress string
+	RequiredUnits                            *big.Int // base units
+	ToleranceBps                             uint     // how far below RequiredUnits still pays
+}
+
+// PaymentVerdict is the chain's final word on a watched payment.
+type PaymentVerdict struct {
+	TxHash      string
+	Paid        bool
+	FailureCode string // when not paid: a domain/failure code of category blockchain
+	BlockNumber uint64
+	BlockHash   string
+	LogIndex    int      // the first counted Transfer log; -1 for ETH
+	AmountUnits *big.Int // what reached the split from the buyer
+}
+
+// Tolerances of DESIGN 8: a stablecoin must bring the receipt total exactly, another token its
+// quote less at most 1%.
+const quotedToleranceBps = 100
+
+// pendingLimit bounds the work list read per sync; the rest is followed once the first ones are
+// decided.
+const pendingLimit = 20_000
+
+// retryBuild is how long a payment whose expectation cannot be built (no split, no quote, a token
+// not in CHAIN_TOKENS) waits before the next try; decidedMemory how long a recorded decision
+// keeps the (possibly lagging) read model from following the payment again.
+const (
+	retryBuild    = time.Minute
+	decidedMemory = 5 * time.Minute
+)
+
+// VerifiedWalletPayments is what one pass recorded.
+type VerifiedWalletPayments struct {
+	Followed int             // payments followed after the pass
+	Changes  []ReceiptChange // receipts paid or failed
+}
+
+// VerifyWalletPaymentsHandler verifies submitted wallet payments on chain (DESIGN 8): it keeps a
+// chain.Follower fed with the receipts pending on a wallet payment (read from the receipts read
+// model, so a restart or another instance's submission is picked up) and records each verdict
+// through the receipt aggregate: Paid -> PaymentConfirmed (verifiedBy chain), Failed ->
+// PaymentFailed with the chain's failure code. A payment waiting for its depth, or sent back to
+// waiting by a reorg, stays pending; an RPC error decides nothing.
+//
+// Recording is idempotent (a confirmed receipt ignores a second confirmation, a failure of the
+// attempt already failed changes nothing), so several instances may run the verifier on one
+// database: each payment is confirmed once.
+type VerifyWalletPaymentsHandler struct {
+	store    Store
+	pending  PendingWalletPayments
+	splits   *Splits
+	follower PaymentWatcher
+	now      func() time.Time
+
+	mu       sync.Mutex
+	followed map[string]PendingWalletPayment // lower-case hash -> payment
+	skip     map[string]time.Time            // receipt/attempt -> not before (unbuildable, or just decided)
+}
+
+// NewVerifyWalletPaymentsHandler returns the verifier reading the chain through watcher. It
+// panics on a nil dependency.
+func NewVerifyWalletPaymentsHandler(store Store, pending PendingWalletPayments, splits *Splits, watcher PaymentWatcher,
+	now func() time.Time) *VerifyWalletPaymentsHandler {
+	if store == nil || pending == nil || splits == nil || watcher == nil || now == nil {
+		panic("commands.NewVerifyWalletPaymentsHandler: nil dependency")
+	}
+	return &VerifyWalletPaymentsHandler{store: store, pending: pending, splits: splits, follower: watcher, now: now,
+		followed: map[string]PendingWalletPayment{}, skip: map[string]time.Time{}}
+}
+
+// Run syncs the work list every refresh and reads the chain every interval until ctx ends. An
+// error (the chain or the datastore unreachable) is logged at most once a minute and retried.
+func (h *VerifyWalletPaymentsHandler) Run(ctx context.Context, interval, refresh time.Duration, log zerolog.Logger) error {
+	var lastSync, lastLog time.Time
+	for {
+		var err error
+		if time.Since(lastSync) >= refresh {
+			if err = h.Sync(ctx); err == nil {
+				lastSync = time.Now()
+			}
+		}
+		if err == nil {
+			_, err = h.Step(ctx)
+		}
+		if err != nil && ctx.Err() == nil && time.Since(lastLog) >= time.Minute {
+			log.Warn().Err(err).Msg("wallet payment verification: payments stay pending; retrying")
+			lastLog = time.Now()
+		}
+		if err := sleep(ctx, interval); err != nil {
+			return err
+		}
+	}
+}
+
+// Handle is one pass: Sync, then Step.
+func (h *VerifyWalletPaymentsHandler) Handle(ctx context.Context) (VerifiedWalletPayments, error) {
+	if err := h.Sync(ctx); err != nil {
+		return VerifiedWalletPayments{Followed: h.follower.Len()}, err
+	}
+	return h.Step(ctx)
+}
+
+// Sync follows the pending wallet payments not followed yet and stops following those no longer
+// pending (decided elsewhere, or replaced by a newer attempt). Errors: wrapped store errors.
+func (h *VerifyWalletPaymentsHandler) Sync(ctx context.Context) error {
+	list, err := h.pending.PendingWalletPayments(ctx, pendingLimit)
+	if err != nil {
+		return err
+	}
+	now := h.now()
+	h.mu.Lock()
+	current := make(map[string]bool, len(list))
+	var fresh []PendingWalletPayment
+	for _, p := range list {
+		p.TransactionHash = strings.ToLower(p.TransactionHash)
+		hash := p.TransactionHash
+		current[hash] = true
+		if f, ok := h.followed[hash]; ok && f.ReceiptID == p.ReceiptID && f.AttemptID == p.AttemptID {
+			continue
+		}
+		if until, ok := h.skip[p.ReceiptID+"/"+p.AttemptID]; ok && now.Before(until) {
+			continue
+		}
+		fresh = append(fresh, p)
+	}
+	for hash := range h.followed {
+		if !current[hash] {
+			delete(h.followed, hash)
+			h.follower.Unwatch(hash)
+		}
+	}
+	for k, until := range h.skip {
+		if !now.Before(until) {
+			delete(h.skip, k)
+		}
+	}
+	h.mu.Unlock()
+	for _, p := range fresh {
+		e, err := h.expectation(ctx, p)
+		if err != nil {
+			zerolog.Ctx(ctx).Warn().Err(err).Str("receipt_id", p.ReceiptID).Msg("wallet payment cannot be verified yet")
+			h.mu.Lock()
+			h.skip[p.ReceiptID+"/"+p.AttemptID] = now.Add(retryBuild)
+			h.mu.Unlock()
+			continue
+		}
+		h.mu.Lock()
+		if _, ok := h.followed[e.TxHash]; ok {
+			h.follower.Unwatch(e.TxHash) // the same hash, resubmitted by a newer attempt
+		}
+		if err := h.follower.Watch(e); err == nil {
+			h.followed[e.TxHash] = p
+		}
+		h.mu.Unlock()
+	}
+	return nil
+}
+
+// Step reads the chain once and records the verdicts. An RPC error records nothing and is
+// returned: the payments stay pending and the next step resumes. A verdict that cannot be
+// recorded (the datastore down) is verified again from the chain after the next Sync.
+func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletPayments, error) {
+	ds, err := h.follower.Step(ctx)
+	if err != nil {
+		return VerifiedWalletPayments{Followed: h.follower.Len()}, fmt.Errorf("wallet payments: reading the chain: %w", err)
+	}
+	var out VerifiedWalletPayments
+	var firstErr error
+	for _, v := range ds {
+		h.mu.Lock()
+		p, ok := h.followed[v.TxHash]
+		delete(h.followed, v.TxHash)
+		h.mu.Unlock()
+		if !ok {
+			continue // removed while the step ran
+		}
+		change, err := h.record(ctx, p, v)
+		if err != nil {
+			firstErr = cmp(firstErr, err)
+			continue
+		}
+		h.mu.Lock()
+		h.skip[p.ReceiptID+"/"+p.AttemptID] = h.now().Add(decidedMemory)
+		h.mu.Unlock()
+		out.Changes = append(out.Changes, change)
+	}
+	out.Followed = h.follower.Len()
+	return out, firstErr
+}
+
+func cmp(first, next error) error {
+	if first != nil {
+		return first
+	}
+	return next
+}
+
+// chainMeta is the metadata of the events the verifier appends.
+var chainMeta = eventstore.Metadata{Actor: "chain", Source: "wallet-verifier"}
+
+// record appends the verdict to the receipt. Errors: wrapped store errors.
+func (h *VerifyWalletPaymentsHandler) record(ctx context.Context, p PendingWalletPayment, v PaymentVerdict) (ReceiptChange, error) {
+	at := h.now().UnixMilli()
+	_, res, err := ChangeReceipt(ctx, h.store, p.ReceiptID, chainMeta, func(st receipt.State) ([]receipt.Event, error) {
+		if v.Paid {
+			c := receipt.PaymentConfirmed{AttemptID: p.AttemptID, TransactionHash: p.TransactionHash,
+				BuyerWallet: strings.ToLower(p.BuyerWallet), Token: p.Token, VerifiedBy: "chain",
+				BlockNumber: v.BlockNumber, BlockHash: strings.ToLower(v.BlockHash), At: at}
+			if v.LogIndex >= 0 {
+				i := v.LogIndex
+				c.LogIndex = &i
+			}
+			if v.AmountUnits != nil {
+				c.AmountUnits = v.AmountUnits.String()
+			}
+			return receipt.Confirm(st, c)
+		}
+		code, _ := failure.Lookup(v.FailureCode)
+		return receipt.Fail(st, receipt.PaymentFailed{AttemptID: p.AttemptID, Code: v.FailureCode, Category: code.Category,
+			Reason: code.Description, Action: code.Action, At: at})
+	})
+	if err != nil {
+		return ReceiptChange{}, fmt.Errorf("wallet payment of %s: recording its verdict: %w", p.ReceiptID, err)
+	}
+	return ReceiptChange{ReceiptID: p.ReceiptID, Result: res}, nil
+}
+
+// expectation is what p's transaction must show: the token, the merchant's split as recipient
+// and the required amount. Errors: the payment cannot be judged yet (no configured split, a token
+// the chain does not configure, no quote or EUR/USD rate), wrapped store errors.
+func (h *VerifyWalletPaymentsHandler) expectation(ctx context.Context, p PendingWalletPayment) (WatchedPayment, error) {
+	w := WatchedPayment{TxHash: p.TransactionHash, BuyerWallet: strings.ToLower(p.BuyerWallet), Token: p.Token}
+	decimals, ok := h.follower.Decimals(p.Token)
+	if !ok {
+		return w, fmt.Errorf("token %s is not configured on the chain (CHAIN_TOKENS)", p.Token)
+	}
+	sp, err := h.splits.Require(ctx, p.Merchant)
+	if err != nil {
+		return w, err
+	}
+	if !walletRE.MatchString(sp.Address) {
+		return w, fmt.Errorf("the split of %s has no contract address", p.Merchant)
+	}
+	w.SplitAddress = strings.ToLower(sp.Address)
+	w.RequiredUnits, w.ToleranceBps, err = h.required(ctx, p.ReceiptID, p.Token, decimals)
+	return w, err
+}
+
+// required is the amount a payment of the receipt in token must bring, in base units, and the
+// tolerance: a stablecoin the total (EUR through the latest recorded EUR/USD rate) and none,
+// another token its latest quote and 1%.
+func (h *VerifyWalletPaymentsHandler) required(ctx context.Context, receiptID, token string, decimals uint8) (*big.Int, uint, error) {
+	evs, err := ReadReceiptEvents(ctx, h.store, receiptID)
+	if err != nil {
+		return nil, 0, err
+	}
+	var st receipt.State
+	var eurUSD string
+	quotes := map[string]string{}
+	for _, re := range evs {
+		ev, err := receipt.Decode(re.Type, re.Data)
+		if err != nil {
+			return nil, 0, err
+		}
+		if q, ok := ev.(receipt.TokenQuoted); ok {
+			quotes[strings.ToUpper(q.Token)] = q.Amount
+			if q.EURUSDRate != "" {
+				eurUSD = q.EURUSDRate
+			}
+		}
+		st = receipt.Evolve(st, ev)
+	}
+	scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil))
+	if slices.Contains(stablecoins, strings.ToUpper(token)) {
+		usd := new(big.Rat).SetFrac64(int64(st.Receipt.Total), 100)
+		if st.Receipt.Currency == "EUR" {
+			r, ok := new(big.Rat).SetString(eurUSD)
+			if !ok || r.Sign() <= 0 {
+				return nil, 0, fmt.Errorf("receipt %s is in EUR and no EUR/USD rate was recorded (quote it first)", receiptID)
+			}
+			usd.Mul(usd, r)
+		}
+		return roundHalfUp(usd.Mul(usd, scale)), 0, nil
+	}
+	amount, ok := new(big.Rat).SetString(quotes[strings.ToUpper(token)])
+	if !ok || amount.Sign() <= 0 {
+		return nil, 0, fmt.Errorf("receipt %s has no quote in %s", receiptID, token)
+	}
+	return roundHalfUp(amount.Mul(amount, scale)), quotedToleranceBps, nil
+}
+
+// roundHalfUp rounds a non-negative rational to the nearest integer, halves up, without the
+// int64 bound (18-decimal amounts exceed it).
+func roundHalfUp(r *big.Rat) *big.Int {
+	n := new(big.Int).Mul(r.Num(), big.NewInt(2))
+	n.Add(n, r.Denom())
+	return n.Quo(n, new(big.Int).Mul(r.Denom(), big.NewInt(2)))
+}

@@ -1,0 +1,371 @@
+package commands_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/chain/contracts"
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/domain/split"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/migrations/pgtest"
+	"github.com/payledger/payledger/projections"
+	"github.com/payledger/payledger/readmodels"
+)
+
+var (
+	_ commands.PendingWalletPayments = (*readmodels.Receipts)(nil)
+	_ commands.TransactionClaims     = (*readmodels.Receipts)(nil)
+)
+
+// walletEnv is a simulated chain (real EVM, served over HTTP JSON-RPC) with a 6-decimal USDC, a
+// funded buyer, and a PostgreSQL ledger with the receipts projection running, as serve has it.
+type walletEnv struct {
+	*payEnv
+	b        *simulated.Backend
+	rpc      *chain.RPC
+	buyer    *ecdsa.PrivateKey
+	usdc     chain.Token
+	split    common.Address
+	receipts *readmodels.Receipts
+	runner   *projections.Runner
+	submit   *commands.SubmitWalletPaymentHandler
+	nonce    uint64
+}
+
+func newWalletEnv(t *testing.T) *walletEnv {
+	t.Helper()
+	pool := pgtest.Pool(t)
+	store := postgres.New(pool)
+	proj := projections.NewReceipts(nil)
+	runner, err := projections.NewRunner(pool, store, proj, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.SetAtAppend(proj.AtAppend(runner))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = runner.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	buyer, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := chain.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := chain.NewHTTPBackend(types.GenesisAlloc{crypto.PubkeyToAddress(buyer.PublicKey): {Balance: new(big.Int).Mul(big.NewInt(1e18), big.NewInt(1000))}}, port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	rpc, err := chain.Dial(ctx, fmt.Sprintf("http://127.0.0.1:%d", port), chain.DevChainID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rpc.Close)
+	e := &walletEnv{payEnv: &payEnv{t: t, ctx: ctx, store: store, at: time.Now()}, b: b, rpc: rpc, buyer: buyer,
+		split: common.HexToAddress("0x" + strings.Repeat("5a", 20)), receipts: readmodels.NewReceipts(pool), runner: runner}
+	// The buyer deploys the test token (it mints to its deployer on request) and mints itself some.
+	addr, tx, tok, err := contracts.DeployTestToken(e.opts(), b.Client(), "USD Coin", "USDC")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.mined(tx)
+	e.mined(e.sent(tok.Mint(e.opts(), e.buyerAddr(), big.NewInt(1e12))))
+	e.usdc = chain.Token{Symbol: "USDC", Address: addr, Decimals: 6}
+	if _, err := commands.ConfigureSplit(ctx, store, e.at, eventstore.Metadata{}, split.Configure{Merchant: payMerchant, Address: e.split.Hex(), Platform: payPlatform}); err != nil {
+		t.Fatal(err)
+	}
+	e.submit = commands.NewSubmitWalletPaymentHandler(store, e.receipts, e.now)
+	return e
+}
+
+func (e *walletEnv) buyerAddr() common.Address { return crypto.PubkeyToAddress(e.buyer.PublicKey) }
+
+// opts signs as the buyer with the next nonce (counted here: the pool updates its pending nonce
+// on another goroutine); gas is estimated.
+func (e *walletEnv) opts() *bind.TransactOpts {
+	o, err := bind.NewKeyedTransactorWithChainID(e.buyer, big.NewInt(chain.DevChainID))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	o.Nonce = new(big.Int).SetUint64(e.nonce)
+	e.nonce++
+	return o
+}
+
+func (e *walletEnv) sent(tx *types.Transaction, err error) *types.Transaction {
+	e.t.Helper()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return tx
+}
+
+func (e *walletEnv) mined(tx *types.Transaction) {
+	e.t.Helper()
+	e.b.Commit()
+	r, err := e.b.Client().TransactionReceipt(e.ctx, tx.Hash())
+	if err != nil || r.Status != types.ReceiptStatusSuccessful {
+		e.t.Fatalf("transaction %s: %+v, %v", tx.Hash(), r, err)
+	}
+}
+
+// payUSDC sends units of USDC from the buyer to the split; the transaction waits in the pool.
+func (e *walletEnv) payUSDC(units int64) *types.Transaction {
+	e.t.Helper()
+	return e.sent(chain.SendToken(e.opts(), e.b.Client(), e.usdc.Address, e.split, big.NewInt(units)))
+}
+
+// submitted submits tx for receipt id as the customer's wallet button does and waits until the
+// receipts read model shows it (the verifier's work list).
+func (e *walletEnv) submitted(id, token string, tx *types.Transaction) {
+	e.t.Helper()
+	out, err := e.submit.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: id, Token: token, TransactionHash: tx.Hash().Hex(),
+		BuyerWallet: e.buyerAddr().Hex()})
+	if err != nil {
+		e.t.Fatalf("submit: %v", err)
+	}
+	e.visible(out.Result.Position)
+}
+
+func (e *walletEnv) visible(pos eventstore.Position) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
+	defer cancel()
+	if err := e.runner.WaitFor(ctx, pos); err != nil {
+		e.t.Fatalf("read model: %v", err)
+	}
+}
+
+func (e *walletEnv) verifier(c chain.Client) *commands.VerifyWalletPaymentsHandler {
+	return commands.NewVerifyWalletPaymentsHandler(e.store, e.receipts, commands.NewSplits(e.store),
+		chain.NewPaymentWatcher(c, []chain.Token{e.usdc}, 2), time.Now)
+}
+
+// pass runs one verifier pass and makes its changes visible.
+func (e *walletEnv) pass(v *commands.VerifyWalletPaymentsHandler) commands.VerifiedWalletPayments {
+	e.t.Helper()
+	out, err := v.Handle(e.ctx)
+	if err != nil {
+		e.t.Fatalf("verifier pass: %v", err)
+	}
+	for _, c := range out.Changes {
+		e.visible(c.Result.Position)
+	}
+	return out
+}
+
+func confirmedEvents(t *testing.T, e *walletEnv, id string) []receipt.PaymentConfirmed {
+	t.Helper()
+	evs, err := commands.ReadReceiptEvents(e.ctx, e.store, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []receipt.PaymentConfirmed
+	for _, re := range evs {
+		if re.Type == receipt.EventConfirmed {
+			ev, err := receipt.Decode(re.Type, re.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, ev.(receipt.PaymentConfirmed))
+		}
+	}
+	return out
+}
+
+// TestVerifyWalletPaymentDepth: pending at depth 1, paid at depth 2 with the chain's record; an
+// underpayment by one unit fails with PORTAL_CHAIN_SLIPPAGE_EXCEEDED; the paid hash submitted
+// for another receipt is a conflict.
+func TestVerifyWalletPaymentDepth(t *testing.T) {
+	e := newWalletEnv(t)
+	v := e.verifier(e.rpc)
+	paid, under := e.receipt(payMerchant, "USD", 1250), e.receipt(payMerchant, "USD", 1250)
+	txPaid, txUnder := e.payUSDC(12_500_000), e.payUSDC(12_499_999)
+	e.submitted(paid, "USDC", txPaid)
+	e.submitted(under, "USDC", txUnder)
+	if out := e.pass(v); out.Followed != 2 || len(out.Changes) != 0 {
+		t.Fatalf("before mining: %+v", out)
+	}
+
+	block := e.b.Commit() // depth 1
+	if out := e.pass(v); len(out.Changes) != 0 || e.state(paid).Status != receipt.StatusPending {
+		t.Fatalf("depth 1: %+v, %s", out, e.state(paid).Status)
+	}
+	e.b.Commit() // depth 2
+	if out := e.pass(v); len(out.Changes) != 2 || out.Followed != 0 {
+		t.Fatalf("depth 2: %+v", out)
+	}
+	st := e.state(paid)
+	if st.Status != receipt.StatusPaid || st.Payment.VerifiedBy != "chain" || st.Payment.TransactionHash != strings.ToLower(txPaid.Hash().Hex()) ||
+		st.Payment.BuyerWallet != strings.ToLower(e.buyerAddr().Hex()) || st.Payment.Token != "USDC" {
+		t.Fatalf("paid receipt: %s %+v", st.Status, st.Payment)
+	}
+	c := confirmedEvents(t, e, paid)
+	if len(c) != 1 || c[0].BlockHash != strings.ToLower(block.Hex()) || c[0].BlockNumber == 0 || c[0].LogIndex == nil ||
+		c[0].AmountUnits != "12500000" {
+		t.Fatalf("PaymentConfirmed: %+v", c)
+	}
+	if st := e.state(under); st.Status != receipt.StatusFailed || st.Failure.Code != chain.CodeSlippageExceeded || st.Failure.Category != "blockchain" {
+		t.Fatalf("underpaid: %s %+v", st.Status, st.Failure)
+	}
+	row, err := e.receipts.Get(e.ctx, "", paid)
+	if err != nil || row.State.Status != receipt.StatusPaid {
+		t.Fatalf("read model: %+v, %v", row.State.Status, err)
+	}
+
+	// One transaction pays one receipt.
+	other := e.receipt(payMerchant, "USD", 1250)
+	_, err = e.submit.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: other, Token: "USDC", TransactionHash: strings.ToUpper(txPaid.Hash().Hex()[2:]),
+		BuyerWallet: e.buyerAddr().Hex()})
+	if err == nil { // the upper-case form without 0x is refused by shape; try the real one
+		t.Fatal("malformed hash accepted")
+	}
+	_, err = e.submit.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: other, Token: "USDC", TransactionHash: "0x" + strings.ToUpper(txPaid.Hash().Hex()[2:]),
+		BuyerWallet: e.buyerAddr().Hex()})
+	if !errors.Is(err, commands.ErrTransactionUsed) || e.state(other).Status != receipt.StatusGenerated {
+		t.Fatalf("hash reused for another receipt: %v, %s", err, e.state(other).Status)
+	}
+	if out := e.pass(v); len(out.Changes) != 0 || len(confirmedEvents(t, e, paid)) != 1 {
+		t.Fatalf("a later pass: %+v", out)
+	}
+}
+
+// flaky is a chain client whose node can be taken down.
+type flaky struct {
+	chain.Client
+	down atomic.Bool
+}
+
+var errDown = errors.New("connection refused")
+
+func (f *flaky) BlockNumber(ctx context.Context) (uint64, error) {
+	if f.down.Load() {
+		return 0, errDown
+	}
+	return f.Client.BlockNumber(ctx)
+}
+
+func (f *flaky) FilterLogs(ctx context.Context, from, to uint64, a []common.Address, t [][]common.Hash) ([]types.Log, error) {
+	if f.down.Load() {
+		return nil, errDown
+	}
+	return f.Client.FilterLogs(ctx, from, to, a, t)
+}
+
+// TestVerifyWalletPaymentRPCDown: while the node is down nothing fails; paid once it is back.
+func TestVerifyWalletPaymentRPCDown(t *testing.T) {
+	e := newWalletEnv(t)
+	c := &flaky{Client: e.rpc}
+	v := e.verifier(c)
+	id := e.receipt(payMerchant, "USD", 400)
+	tx := e.payUSDC(4_000_000)
+	e.submitted(id, "USDC", tx)
+	e.pass(v)
+	c.down.Store(true)
+	for range 3 {
+		e.b.Commit()
+		if _, err := v.Handle(e.ctx); !errors.Is(err, errDown) {
+			t.Fatalf("node down: %v", err)
+		}
+		if st := e.state(id); st.Status != receipt.StatusPending {
+			t.Fatalf("node down: %s", st.Status)
+		}
+	}
+	c.down.Store(false)
+	if out := e.pass(v); len(out.Changes) != 1 || e.state(id).Status != receipt.StatusPaid {
+		t.Fatalf("node back: %+v, %s", out, e.state(id).Status)
+	}
+}
+
+// TestVerifyWalletPaymentETHByQuote: ETH must bring the latest quote less at most 1%.
+func TestVerifyWalletPaymentETHByQuote(t *testing.T) {
+	e := newWalletEnv(t)
+	v := e.verifier(e.rpc)
+	quote := func(id, amount string) {
+		t.Helper()
+		if _, _, err := commands.ChangeReceipt(e.ctx, e.store, id, eventstore.Metadata{}, func(receipt.State) ([]receipt.Event, error) {
+			return []receipt.Event{receipt.TokenQuoted{Token: "ETH", Amount: amount, TokenUSDPrice: "2500", AmountUSD: "10.00", At: 1}}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	payETH := func(wei *big.Int) *types.Transaction {
+		o := e.opts()
+		o.Value = wei
+		return e.sent(chain.SendETH(o, e.b.Client(), e.split))
+	}
+	inside, outside := e.receipt(payMerchant, "USD", 1000), e.receipt(payMerchant, "USD", 1000)
+	for _, id := range []string{inside, outside} {
+		quote(id, "0.01") // an older quote: the latest counts
+		quote(id, "0.004")
+	}
+	// 0.004 ETH less 1% is 0.00396 ETH.
+	e.submitted(inside, "ETH", payETH(big.NewInt(3_960_000_000_000_000)))
+	e.submitted(outside, "ETH", payETH(big.NewInt(3_959_999_999_999_999)))
+	e.pass(v)
+	e.b.Commit()
+	e.b.Commit()
+	e.pass(v)
+	if st := e.state(inside); st.Status != receipt.StatusPaid {
+		t.Fatalf("inside the tolerance: %s %+v", st.Status, st.Failure)
+	}
+	if st := e.state(outside); st.Status != receipt.StatusFailed || st.Failure.Code != chain.CodeSlippageExceeded {
+		t.Fatalf("outside the tolerance: %s %+v", st.Status, st.Failure)
+	}
+	if c := confirmedEvents(t, e, inside); len(c) != 1 || c[0].LogIndex != nil || c[0].AmountUnits != "3960000000000000" {
+		t.Fatalf("ETH confirmation: %+v", c)
+	}
+}
+
+// TestVerifyWalletPaymentTwoInstances: two verifiers on one database confirm a payment once.
+func TestVerifyWalletPaymentTwoInstances(t *testing.T) {
+	e := newWalletEnv(t)
+	a, b := e.verifier(e.rpc), e.verifier(e.rpc)
+	ids := make([]string, 5)
+	for i := range ids {
+		ids[i] = e.receipt(payMerchant, "USD", money.Cents(100+i))
+		e.submitted(ids[i], "USDC", e.payUSDC(int64(100+i)*10_000))
+	}
+	e.pass(a)
+	e.pass(b)
+	e.b.Commit()
+	e.b.Commit()
+	var wg sync.WaitGroup
+	for _, v := range []*commands.VerifyWalletPaymentsHandler{a, b} {
+		wg.Go(func() {
+			if _, err := v.Handle(e.ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, id := range ids {
+		if st, c := e.state(id), confirmedEvents(t, e, id); st.Status != receipt.StatusPaid || len(c) != 1 {
+			t.Fatalf("%s: %s with %d PaymentConfirmed, want paid once", id, st.Status, len(c))
+		}
+	}
+}

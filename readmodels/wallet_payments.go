@@ -1,0 +1,57 @@
+package readmodels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/payledger/payledger/commands"
+)
+
+var (
+	_ commands.PendingWalletPayments = (*Receipts)(nil)
+	_ commands.TransactionClaims     = (*Receipts)(nil)
+)
+
+// PendingWalletPayments lists the receipts that are pending on a submitted wallet payment (their
+// current attempt is a wallet transaction), oldest attempt first, at most limit: the wallet
+// verifier's work list.
+func (s *Receipts) PendingWalletPayments(ctx context.Context, limit int) ([]commands.PendingWalletPayment, error) {
+	rows, err := s.pool.Query(ctx, `SELECT receipt_id, merchant_wallet, state->>'currentAttempt',
+			coalesce(a->>'token', ''), coalesce(a->>'transactionHash', ''), coalesce(a->>'buyerWallet', '')
+		FROM receipts, LATERAL (SELECT state->'attempts'->(state->>'currentAttempt') AS a) cur
+		WHERE status = 'pending' AND attempt_kind = 'wallet'
+		ORDER BY attempt_started_at, receipt_id LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list pending wallet payments: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (commands.PendingWalletPayment, error) {
+		var p commands.PendingWalletPayment
+		err := r.Scan(&p.ReceiptID, &p.Merchant, &p.AttemptID, &p.Token, &p.TransactionHash, &p.BuyerWallet)
+		return p, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list pending wallet payments: %w", err)
+	}
+	return out, nil
+}
+
+// ClaimTransaction binds a transaction hash (any case) to receiptID unless it is bound already,
+// and returns the receipt it is bound to: receiptID, or the one that claimed it first. Two
+// statements: the second one's snapshot sees a claim committed while the first one waited on it.
+func (s *Receipts) ClaimTransaction(ctx context.Context, hash, receiptID string) (string, error) {
+	hash = strings.ToLower(hash)
+	var holder string
+	err := s.pool.QueryRow(ctx, `INSERT INTO wallet_transactions (transaction_hash, receipt_id) VALUES ($1, $2)
+		ON CONFLICT DO NOTHING RETURNING receipt_id`, hash, receiptID).Scan(&holder)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = s.pool.QueryRow(ctx, `SELECT receipt_id FROM wallet_transactions WHERE lower(transaction_hash) = $1`, hash).Scan(&holder)
+	}
+	if err != nil {
+		return "", fmt.Errorf("claim transaction %s: %w", hash, err)
+	}
+	return holder, nil
+}
