@@ -58,7 +58,7 @@ type paymentCommands struct {
 	refund          *commands.RefundHandler
 	terminal        *commands.TerminalHandler
 	quote           *commands.QuoteTokenHandler
-	configureSplit  *commands.ConfigureSplitHandler
+	configureSplit  *commands.DeploySplitHandler
 }
 
 func newPaymentCommands(d Deps, splits *commands.Splits, pricing commands.PricingSource) (paymentCommands, error) {
@@ -84,7 +84,8 @@ func newPaymentCommands(d Deps, splits *commands.Splits, pricing commands.Pricin
 		refund:          commands.NewRefundHandler(d.Events, d.Now),
 		terminal:        commands.NewTerminalHandler(d.Events, pricing, d.Now),
 		quote:           commands.NewQuoteTokenHandler(d.Events, usdPrices{d.Prices}, d.Now),
-		configureSplit:  commands.NewConfigureSplitHandler(d.Events, d.Config.PlatformRecipient, d.Now),
+		configureSplit: commands.NewDeploySplitHandler(commands.NewConfigureSplitHandler(d.Events, d.Config.PlatformRecipient, d.Now),
+			d.SplitChain, d.SplitOperator),
 	}, nil
 }
 

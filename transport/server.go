@@ -76,6 +76,12 @@ type Deps struct {
 	Processor       Processor // nil when PROCESSOR_API_URL is unset
 	ProcessorEvents ProcessorEventStore
 
+	// SplitChain is the chain split deployment checks and deploys on (nil: no chain configured,
+	// splitAddress required); SplitOperator signs from CHAIN_OPERATOR_KEY (nil: none, nothing is
+	// deployed).
+	SplitChain    commands.SplitChain
+	SplitOperator *commands.OperatorSender
+
 	Outbox   Outbox
 	Webhooks WebhookSender
 
