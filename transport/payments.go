@@ -174,8 +174,8 @@ func (s *Server) processorWebhook(c echo.Context) error {
 		return err
 	}
 	var ev processorEvent
-	if err := json.Unmarshal(raw, &ev); err != nil {
-		return InvalidInput("processor event is not valid JSON")
+	if err := decodeEvent(raw, &ev); err != nil {
+		return err // invalid UTF-8 included: refused, not stored (docs/decisions.md)
 	}
 	d, ctx := ev.Data, c.Request().Context()
 	out, err := s.pay.processorEvent.Handle(ctx, commands.ApplyProcessorEvent{EventID: ev.ID, Created: ev.Created, SessionID: d.SessionID,

@@ -61,6 +61,12 @@ func enum(raw json.RawMessage, allowed []string) (string, error) {
 // percent reads an exact decimal percentage between 0 and max.
 func percent(raw json.RawMessage, max int64) (json.Number, error) {
 	var n json.Number
+	if t := bytes.TrimSpace(raw); len(t) == 0 || (t[0] != '-' && (t[0] < '0' || t[0] > '9')) {
+		return "", errors.New("must be a number") // json.Number would take "12" too
+	}
+	if checkNumber(string(bytes.TrimSpace(raw))) != nil {
+		return "", errors.New("must be a finite number")
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if dec.Decode(&n) != nil {
