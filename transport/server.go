@@ -274,6 +274,7 @@ func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodGet, "/api/reserve/recommend", Policy{Access: Developer}, s.reserveRecommend)
 	s.handle(http.MethodGet, "/api/split/transactions", Policy{Access: Developer, Scope: "split:read"}, s.splitTransactions)
 	s.userRoutes()
+	s.graphqlRoutes()
 }
 
 // preflight answers CORS preflights (OPTIONS) for every path before routing (spec, point 6:

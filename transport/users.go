@@ -16,10 +16,13 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/gql"
 )
 
-// UserStore keeps profiles, presence and follows, and answers the user search (DESIGN 8).
+// UserStore keeps profiles, presence and follows, and answers the user search and the GraphQL
+// reads (DESIGN 8).
 type UserStore interface {
+	gql.Store
 	UpdateProfile(ctx context.Context, wallet string, p readmodels.ProfilePatch, now time.Time) (readmodels.User, error)
 	Heartbeat(ctx context.Context, wallet string, p readmodels.Presence, now time.Time) (readmodels.User, error)
 	Follow(ctx context.Context, follower, followee string, now time.Time) error

@@ -1,0 +1,75 @@
+package gql
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/payledger/payledger/readmodels"
+)
+
+// countLoader batches a request's follow counts. The resolvers that return users announce
+// their wallets (expect); the first count asked for loads the counts of every wallet announced
+// so far in one query, and the others are answered from it. A leaderboard of 100 users with
+// both counts is then two queries (the list, the counts), whatever its size, and with no
+// waiting window: batching follows the parent resolvers, not a timer.
+type countLoader struct {
+	store   Store
+	mu      sync.Mutex
+	pending map[string]struct{}
+	loaded  map[string]readmodels.FollowCounts
+}
+
+func newCountLoader(store Store) *countLoader {
+	return &countLoader{store: store, pending: map[string]struct{}{}, loaded: map[string]readmodels.FollowCounts{}}
+}
+
+// expect announces that wallet's counts may be asked for.
+func (l *countLoader) expect(wallet string) {
+	wallet = strings.ToLower(wallet)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.loaded[wallet]; !ok {
+		l.pending[wallet] = struct{}{}
+	}
+}
+
+// load returns wallet's counts, loading every pending wallet's with it when not yet loaded.
+// Concurrent field resolvers wait on the lock for the one query instead of each sending theirs.
+func (l *countLoader) load(ctx context.Context, wallet string) (readmodels.FollowCounts, error) {
+	wallet = strings.ToLower(wallet)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c, ok := l.loaded[wallet]; ok {
+		return c, nil
+	}
+	l.pending[wallet] = struct{}{}
+	batch := make([]string, 0, len(l.pending))
+	for w := range l.pending {
+		batch = append(batch, w)
+	}
+	counts, err := l.store.FollowCounts(ctx, batch)
+	if err != nil {
+		return readmodels.FollowCounts{}, err
+	}
+	for _, w := range batch {
+		l.loaded[w] = counts[w]
+		delete(l.pending, w)
+	}
+	return l.loaded[wallet], nil
+}
+
+// loaders are one request's batch loaders.
+type loaders struct{ counts *countLoader }
+
+type loadersKey struct{}
+
+// withLoaders gives the operation in ctx its own loaders: counts are never shared between
+// requests, so they are never stale across them.
+func withLoaders(ctx context.Context, store Store) context.Context {
+	return context.WithValue(ctx, loadersKey{}, &loaders{counts: newCountLoader(store)})
+}
+
+func loadersFrom(ctx context.Context) *loaders {
+	return ctx.Value(loadersKey{}).(*loaders)
+}

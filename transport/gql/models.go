@@ -1,0 +1,78 @@
+package gql
+
+import (
+	"time"
+
+	"github.com/payledger/payledger/readmodels"
+)
+
+// User is the schema's User: the search result's fields, fixed at the request's clock;
+// followerCount and followingCount are resolved through the request's count loader.
+type User struct {
+	Wallet        string
+	DisplayName   string
+	PfpURL        string
+	Xp            int64
+	Live          bool
+	LastSeen      int64
+	LastHeartbeat int64
+	Domains       []string
+	Platforms     []string
+	Languages     []string
+}
+
+// LiveUser is the spec's LiveUser with the full user.
+type LiveUser struct {
+	Wallet        string
+	DisplayName   string
+	PfpURL        string
+	SpaceURL      string
+	LiveSince     int64
+	LastHeartbeat int64
+	Languages     []string
+	Domains       []string
+	Platform      string
+	User          User
+}
+
+// FollowEdge is one follow of a connection page.
+type FollowEdge struct {
+	Cursor     string
+	Node       User
+	FollowedAt int64
+}
+
+// FollowConnection is a page of follows; totalCount is resolved only when asked for.
+type FollowConnection struct {
+	Edges     []FollowEdge
+	PageInfo  PageInfo
+	wallet    string
+	followers bool
+}
+
+func newUser(u readmodels.User, now time.Time) User {
+	return User{Wallet: u.Wallet, DisplayName: u.DisplayName, PfpURL: u.PfpURL, Xp: u.XP, Live: u.LiveAt(now),
+		LastSeen: unixMs(u.LastSeen), LastHeartbeat: unixMs(u.LastHeartbeat),
+		Domains: tags(u.Domains), Platforms: tags(u.Platforms), Languages: tags(u.Languages)}
+}
+
+func newLiveUser(u readmodels.User, now time.Time) LiveUser {
+	return LiveUser{Wallet: u.Wallet, DisplayName: u.DisplayName, PfpURL: u.PfpURL, SpaceURL: u.SpaceURL,
+		LiveSince: unixMs(u.LiveSince), LastHeartbeat: unixMs(u.LastHeartbeat),
+		Languages: tags(u.Languages), Domains: tags(u.Domains), Platform: u.Platform, User: newUser(u, now)}
+}
+
+// unixMs is t in Unix ms, 0 when never (as the REST routes answer).
+func unixMs(t *time.Time) int64 {
+	if t == nil {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func tags(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}

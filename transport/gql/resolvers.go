@@ -1,0 +1,176 @@
+package gql
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/payledger/payledger/readmodels"
+)
+
+// Store is what the GraphQL API reads; readmodels.Users implements it.
+type Store interface {
+	// Get returns wallet's user, or readmodels.ErrNotFound.
+	Get(ctx context.Context, wallet string) (readmodels.User, error)
+	Leaderboard(ctx context.Context, first int) ([]readmodels.User, error)
+	Live(ctx context.Context, now time.Time, limit int) ([]readmodels.User, error)
+	FollowPage(ctx context.Context, wallet string, followers bool, first int, after string) ([]readmodels.Follow, error)
+	FollowCounts(ctx context.Context, wallets []string) (map[string]readmodels.FollowCounts, error)
+}
+
+var _ Store = (*readmodels.Users)(nil)
+
+// MaxFirst is the largest page any list field returns (DESIGN 8); DefaultFirst is the schema's
+// default.
+const (
+	MaxFirst     = 100
+	DefaultFirst = 25
+)
+
+type resolver struct {
+	store Store
+	now   func() time.Time
+}
+
+func (r *resolver) Query() QueryResolver                       { return queryResolver{r} }
+func (r *resolver) User() UserResolver                         { return userResolver{r} }
+func (r *resolver) FollowConnection() FollowConnectionResolver { return connectionResolver{r} }
+
+type queryResolver struct{ *resolver }
+
+func (q queryResolver) User(ctx context.Context, wallet string) (*User, error) {
+	u, err := q.store.Get(ctx, wallet)
+	if errors.Is(err, readmodels.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	loadersFrom(ctx).counts.expect(u.Wallet)
+	out := newUser(u, q.now())
+	return &out, nil
+}
+
+func (q queryResolver) Leaderboard(ctx context.Context, first *int) ([]User, error) {
+	n, err := firstArg(first)
+	if err != nil {
+		return nil, err
+	}
+	users, err := q.store.Leaderboard(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	now := q.now()
+	out := make([]User, len(users))
+	for i, u := range users {
+		out[i] = newUser(u, now)
+		loadersFrom(ctx).counts.expect(u.Wallet)
+	}
+	return out, nil
+}
+
+func (q queryResolver) LiveUsers(ctx context.Context, first *int) ([]LiveUser, error) {
+	n, err := firstArg(first)
+	if err != nil {
+		return nil, err
+	}
+	now := q.now()
+	users, err := q.store.Live(ctx, now, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]LiveUser, len(users))
+	for i, u := range users {
+		out[i] = newLiveUser(u, now)
+		loadersFrom(ctx).counts.expect(u.Wallet)
+	}
+	return out, nil
+}
+
+// Follows reads first+1 follows to know whether another page follows; the cursor is the other
+// wallet (follows are in wallet order), opaque to clients.
+func (q queryResolver) Follows(ctx context.Context, wallet string, direction FollowDirection, first *int, after *string) (*FollowConnection, error) {
+	n, err := firstArg(first)
+	if err != nil {
+		return nil, err
+	}
+	from := ""
+	if after != nil && *after != "" {
+		if from, err = decodeCursor(*after); err != nil {
+			return nil, err
+		}
+	}
+	followers := direction == FollowDirectionFollowers
+	page, err := q.store.FollowPage(ctx, wallet, followers, n+1, from)
+	if err != nil {
+		return nil, err
+	}
+	c := &FollowConnection{Edges: []FollowEdge{}, wallet: strings.ToLower(wallet), followers: followers}
+	c.PageInfo.HasNextPage = len(page) > n
+	page = page[:min(len(page), n)]
+	loadersFrom(ctx).counts.expect(c.wallet) // totalCount
+	now := q.now()
+	for _, f := range page {
+		cursor := encodeCursor(f.User.Wallet)
+		c.Edges = append(c.Edges, FollowEdge{Cursor: cursor, Node: newUser(f.User, now), FollowedAt: f.At.UnixMilli()})
+		c.PageInfo.EndCursor = &cursor
+		loadersFrom(ctx).counts.expect(f.User.Wallet)
+	}
+	return c, nil
+}
+
+type userResolver struct{ *resolver }
+
+func (r userResolver) FollowerCount(ctx context.Context, u *User) (int, error) {
+	c, err := loadersFrom(ctx).counts.load(ctx, u.Wallet)
+	return c.Followers, err
+}
+
+func (r userResolver) FollowingCount(ctx context.Context, u *User) (int, error) {
+	c, err := loadersFrom(ctx).counts.load(ctx, u.Wallet)
+	return c.Following, err
+}
+
+type connectionResolver struct{ *resolver }
+
+func (r connectionResolver) TotalCount(ctx context.Context, c *FollowConnection) (int, error) {
+	n, err := loadersFrom(ctx).counts.load(ctx, c.wallet)
+	if c.followers {
+		return n.Followers, err
+	}
+	return n.Following, err
+}
+
+// inputError is a GraphQL error of the client's making, with the REST API's code.
+func inputError(format string, args ...any) *gqlerror.Error {
+	return &gqlerror.Error{Message: fmt.Sprintf(format, args...), Extensions: map[string]any{"code": "invalid_input"}}
+}
+
+func firstArg(first *int) (int, error) {
+	if first == nil {
+		return DefaultFirst, nil
+	}
+	if *first < 0 || *first > MaxFirst {
+		return 0, inputError("first must be between 0 and %d", MaxFirst)
+	}
+	return *first, nil
+}
+
+const cursorPrefix = "follow:"
+
+func encodeCursor(wallet string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + wallet))
+}
+
+func decodeCursor(s string) (string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || !strings.HasPrefix(string(b), cursorPrefix) {
+		return "", inputError("after is not a cursor of this connection")
+	}
+	return strings.TrimPrefix(string(b), cursorPrefix), nil
+}
