@@ -37,9 +37,16 @@ type Operator struct {
 
 var _ commands.SplitChain = (*Operator)(nil)
 
+// ErrNoOperatorKey: the operator was made without CHAIN_OPERATOR_KEY; it reads, never signs.
+var ErrNoOperatorKey = errors.New("chain: no operator key (CHAIN_OPERATOR_KEY)")
+
 // NewOperator returns the operator of key (64 hex, with or without 0x) on chainID over b, paying
-// in tokens (CHAIN_TOKENS; ETH is native). Errors: a malformed key.
+// in tokens (CHAIN_TOKENS; ETH is native). An empty key gives a read-only operator whose signing
+// methods return ErrNoOperatorKey. Errors: a malformed key.
 func NewOperator(keyHex string, chainID uint64, b OperatorBackend, tokens []Token) (*Operator, error) {
+	if keyHex == "" {
+		return &Operator{chainID: new(big.Int).SetUint64(chainID), b: b, tokens: tokens}, nil
+	}
 	k, err := crypto.HexToECDSA(strings.TrimPrefix(keyHex, "0x"))
 	if err != nil {
 		return nil, fmt.Errorf("chain: CHAIN_OPERATOR_KEY: %w", err)
@@ -88,6 +95,9 @@ func (o *Operator) Releasable(ctx context.Context, split, token, payee string) (
 
 // opts signs without sending at nonce; GasLimit 0: go-ethereum estimates it.
 func (o *Operator) opts(ctx context.Context, nonce uint64) (*bind.TransactOpts, error) {
+	if o.key == nil {
+		return nil, ErrNoOperatorKey
+	}
 	t, err := bind.NewKeyedTransactorWithChainID(o.key, o.chainID)
 	if err != nil {
 		return nil, err
