@@ -4,7 +4,8 @@
 //
 // It builds and starts `payledger serve` on a fresh database, signs up a merchant (EIP-712 login,
 // split, three inventory items), then runs 16 concurrent clients against POST /api/orders and
-// GET /api/receipts/status. `make bench` runs it.
+// GET /api/receipts/status; before those (users.go), GET /api/users/search over 100,000 users and a GraphQL
+// leaderboard, each next to the same statements as plain SQL. `make bench` runs it.
 package main
 
 import (
@@ -41,8 +42,10 @@ func main() {
 	duration := flag.Duration("duration", 30*time.Second, "length of each load phase")
 	clients := flag.Int("clients", 16, "concurrent clients")
 	prebuilt := flag.String("bin", "", "a payledger binary to measure instead of building ./cmd/payledger (A/B comparisons)")
+	usersDuration := flag.Duration("users-duration", 10*time.Second, "length of each users phase (users.go; 0 skips them)")
+	onlyUsers := flag.Bool("only-users", false, "run only the users phases")
 	flag.Parse()
-	if err := run(*base, *duration, *clients, *prebuilt); err != nil {
+	if err := run(*base, *duration, *clients, *prebuilt, *usersDuration, *onlyUsers); err != nil {
 		fmt.Fprintln(os.Stderr, "loadbench:", err)
 		os.Exit(1)
 	}
@@ -68,7 +71,7 @@ func measured(servePid int, profileName, name string, clients int, d time.Durati
 	return r
 }
 
-func run(base string, duration time.Duration, clients int, prebuilt string) error {
+func run(base string, duration time.Duration, clients int, prebuilt string, usersDuration time.Duration, onlyUsers bool) error {
 	ctx := context.Background()
 	dbURL, drop, err := freshDatabase(ctx, base)
 	if err != nil {
@@ -117,6 +120,17 @@ func run(base string, duration time.Duration, clients int, prebuilt string) erro
 	key, err := signUp(client, baseURL, bin, dbURL, admin)
 	if err != nil {
 		return err
+	}
+	var users []result
+	if usersDuration > 0 {
+		wallet := strings.ToLower(crypto.PubkeyToAddress(admin.PublicKey).Hex())
+		if users, err = usersPhases(ctx, dbURL, addr, bin, wallet, clients, usersDuration, cmd.Process.Pid); err != nil {
+			return err
+		}
+	}
+	if onlyUsers {
+		printUsers(users)
+		return nil
 	}
 
 	ceiling, err := rawCeiling(ctx, dbURL, clients, 10*time.Second)
@@ -190,6 +204,7 @@ func run(base string, duration time.Duration, clients int, prebuilt string) erro
 		}
 		fmt.Printf("| %s | %s | %s | %s | %s |\n", r.name, per(r.cpu.postgres), per(r.cpu.serve), per(r.cpu.client), per(r.cpu.busy))
 	}
+	printUsers(users)
 	return nil
 }
 
