@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/payledger/payledger/chain"
 )
 
 // DefaultDatabaseURL is used when DATABASE_URL is unset.
@@ -34,6 +36,11 @@ type config struct {
 	RedisURL                 string
 	EthRPCURL                string
 	ChainID                  int64
+	ChainConfirmations       int
+	ChainTokens              []chain.Token
+	OperatorKey              string // CHAIN_OPERATOR_KEY, 64 hex; never logged
+	SpendPermissionManager   string
+	DevChain                 string // auto | off
 	RateLimitPerMinute       int
 	RateLimitPublicPerMinute int
 	EmbeddedPostgres         bool
@@ -93,6 +100,8 @@ func loadConfig(getenv func(string) string, random io.Reader) (config, []string,
 		EthRPCURL:              str("ETH_RPC_URL", ""),
 		ChainID:                integer("CHAIN_ID", 8453, 1),
 	}
+	c.ChainConfirmations = int(integer("CHAIN_CONFIRMATIONS", 2, 1))
+	c.loadChain(str, bad)
 	c.RateLimitPerMinute = int(integer("RATE_LIMIT_PER_MINUTE", 600, 1))
 	c.RateLimitPublicPerMinute = int(integer("RATE_LIMIT_PUBLIC_PER_MINUTE", 60, 1))
 	c.DBMaxConns = int(integer("DB_MAX_CONNS", 32, 2))
@@ -103,7 +112,11 @@ func loadConfig(getenv func(string) string, random io.Reader) (config, []string,
 	if u, err := url.Parse(c.PublicBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		bad("PUBLIC_BASE_URL must be an http(s) URL")
 	}
-	switch str("SITE_CONFIG_REQUIRES_KEY", "false") {
+	// GET /api/site/config needs a key when gateway enforcement is on (spec, Authentication point
+	// 1); SITE_CONFIG_REQUIRES_KEY, when set, overrides that either way.
+	switch str("SITE_CONFIG_REQUIRES_KEY", "") {
+	case "":
+		c.SiteConfigRequiresKey = c.AuthMode == "gateway"
 	case "true", "1":
 		c.SiteConfigRequiresKey = true
 	case "false", "0":
@@ -198,4 +211,31 @@ func loadConfig(getenv func(string) string, random io.Reader) (config, []string,
 		return c, nil, errors.New("invalid configuration:\n  - " + strings.Join(problems, "\n  - "))
 	}
 	return c, generated, nil
+}
+
+var operatorKeyRE = regexp.MustCompile(`^(0x)?[0-9a-fA-F]{64}$`)
+
+// loadChain reads CHAIN_TOKENS, CHAIN_OPERATOR_KEY, SPEND_PERMISSION_MANAGER and DEVCHAIN (DESIGN 8).
+// A problem with the operator key never repeats the key.
+func (c *config) loadChain(str func(name, def string) string, bad func(format string, args ...any)) {
+	tokens, err := chain.ParseTokens(str("CHAIN_TOKENS", ""))
+	if err != nil {
+		bad("%v", err)
+	}
+	c.ChainTokens = tokens
+	if c.OperatorKey = str("CHAIN_OPERATOR_KEY", ""); c.OperatorKey != "" && !operatorKeyRE.MatchString(c.OperatorKey) {
+		bad("CHAIN_OPERATOR_KEY must be 64 hex characters")
+	}
+	if c.SpendPermissionManager = str("SPEND_PERMISSION_MANAGER", ""); c.SpendPermissionManager != "" && !walletRE.MatchString(c.SpendPermissionManager) {
+		bad("SPEND_PERMISSION_MANAGER must be a 0x-prefixed 40-hex-character address")
+	}
+	def := "auto"
+	if c.production() {
+		def = "off"
+	}
+	switch c.DevChain = str("DEVCHAIN", def); c.DevChain {
+	case "auto", "off":
+	default:
+		bad("DEVCHAIN must be auto or off, got %q", c.DevChain)
+	}
 }

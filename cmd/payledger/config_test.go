@@ -43,6 +43,9 @@ func TestConfigProblems(t *testing.T) {
 			[]string{"APP_ENV must be", "EVENTSTORE must be", "AUTH_MODE must be", "SECRETS_KEY must be 64 hex", "CHAIN_ID must be",
 				"PLATFORM_RECIPIENT must be", "ADMIN_WALLETS has an invalid address", "DATABASE_URL must be", "RATE_LIMIT_PER_MINUTE must be"}},
 		{"esdb without url", map[string]string{"EVENTSTORE": "esdb"}, []string{"EVENTSTORE_URL is required"}},
+		{"chain values", map[string]string{"CHAIN_CONFIRMATIONS": "0", "CHAIN_TOKENS": "USDC=0x12:6", "CHAIN_OPERATOR_KEY": "secret-ish-" + good[:20],
+			"SPEND_PERMISSION_MANAGER": "0x12", "DEVCHAIN": "on"},
+			[]string{"CHAIN_CONFIRMATIONS must be", "CHAIN_TOKENS:", "CHAIN_OPERATOR_KEY must be 64 hex", "SPEND_PERMISSION_MANAGER must be", "DEVCHAIN must be auto or off"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -74,5 +77,23 @@ func TestConfigProductionWithEverything(t *testing.T) {
 	}
 	if c.AdminWallets[0] != "0xabcdef0123456789abcdef0123456789abcdef01" {
 		t.Errorf("admin wallets not normalised: %v", c.AdminWallets)
+	}
+}
+
+func TestConfigChain(t *testing.T) {
+	c, _, err := loadConfig(env(nil), rand.Reader)
+	if err != nil || c.ChainConfirmations != 2 || c.DevChain != "auto" || len(c.ChainTokens) != 0 || c.OperatorKey != "" {
+		t.Fatalf("development defaults: %+v, %v", c, err)
+	}
+	key := strings.Repeat("ab", 32)
+	c, _, err = loadConfig(env(map[string]string{"CHAIN_CONFIRMATIONS": "5", "CHAIN_TOKENS": "USDC=0x" + strings.Repeat("1", 40) + ":6",
+		"CHAIN_OPERATOR_KEY": "0x" + key, "SPEND_PERMISSION_MANAGER": "0x" + strings.Repeat("2", 40), "DEVCHAIN": "off"}), rand.Reader)
+	if err != nil || c.ChainConfirmations != 5 || len(c.ChainTokens) != 1 || c.ChainTokens[0].Decimals != 6 || c.OperatorKey != "0x"+key || c.DevChain != "off" {
+		t.Fatalf("chain variables: %+v, %v", c, err)
+	}
+	// A malformed operator key is reported without being repeated.
+	_, _, err = loadConfig(env(map[string]string{"CHAIN_OPERATOR_KEY": key + "zz"}), rand.Reader)
+	if err == nil || strings.Contains(err.Error(), key) {
+		t.Fatalf("bad key: %v", err)
 	}
 }

@@ -164,6 +164,21 @@ func tuneGC() {
 // serve runs the HTTP service until ctx ends, then drains in-flight requests and stops the
 // background workers before returning.
 func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
+	// The development chain first: it sets ETH_RPC_URL and CHAIN_ID (the login's chain) for serve.
+	devChain, err := autoDevChain(ctx, &cfg, cfg.DevChain, 8545, log, os.Stdout)
+	if err != nil {
+		return err
+	}
+	if devChain != nil {
+		defer func() { log.Warn().Msg("development chain stopping: its state is lost"); _ = devChain.Close() }()
+	}
+	rpc, err := dialChain(ctx, cfg, log) // nil while unreachable: the verifier dials again
+	if err != nil {
+		return err
+	}
+	if rpc != nil {
+		defer rpc.Close()
+	}
 	pool, store, closeLedger, err := openLedger(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -250,7 +265,8 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	var workers sync.WaitGroup
 	defer func() { stopWork(); workers.Wait() }()
 	reconciler := commands.NewReconciler(api.OnrampReconciliation(), dispatcher, 30*time.Second, 2*time.Minute, log)
-	for _, w := range []worker{receiptsRunner, usersRunner, reconciler, dispatcher, usage, workerFunc(func(ctx context.Context) error { return replayer.Run(ctx, 2*time.Second) }), workerFunc(caches.Run)} {
+	for _, w := range []worker{receiptsRunner, usersRunner, reconciler, dispatcher, usage, workerFunc(func(ctx context.Context) error { return replayer.Run(ctx, 2*time.Second) }), workerFunc(caches.Run),
+		walletVerifier(cfg, rpc, store, readmodels.NewReceipts(pool), log)} {
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
 				log.Error().Err(err).Msg("background worker stopped")
