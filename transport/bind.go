@@ -49,6 +49,9 @@ func decodeWith(b []byte, v any, knownOnly bool) error {
 	if !utf8.Valid(b) {
 		return InvalidInput("Invalid request parameters: body is not valid UTF-8")
 	}
+	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && t[0] != '{' {
+		return InvalidInput("Invalid request parameters: body must be a JSON object")
+	}
 	if err := checkShape(b); err != nil {
 		return err
 	}
@@ -68,7 +71,7 @@ func decodeWith(b []byte, v any, knownOnly bool) error {
 	if err := tdec.Decode(&tree); err != nil {
 		return InvalidInput(describeJSONError(err))
 	}
-	return checkTypes(reflect.TypeOf(v), tree, "")
+	return checkTypes(reflect.TypeOf(v), tree, "", !knownOnly)
 }
 
 // DecodeJSON reads the request body as one JSON value into v. Malformed JSON, a value of the
@@ -163,14 +166,23 @@ var numberType = reflect.TypeFor[json.Number]()
 var rawType = reflect.TypeFor[json.RawMessage]()
 
 // checkTypes walks the decoded tree beside the target type: a json.Number field must hold a JSON
-// number (encoding/json also takes a string such as "12"), and two keys may not name one struct
-// field (encoding/json matches names without regard to case, the last one winning).
-func checkTypes(t reflect.Type, val any, path string) error {
+// number (encoding/json also takes a string such as "12"), two keys may not name one struct
+// field (encoding/json matches names without regard to case, the last one winning), and null
+// is refused where it would silently become a zero value (a string, number, boolean or object
+// that is not optional) unless nullOK. Optional fields are pointers, slices, maps or raw.
+func checkTypes(t reflect.Type, val any, path string, nullOK bool) error {
+	if val == nil {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+			return nil
+		}
+		if nullOK || path == "" {
+			return nil
+		}
+		return InvalidInput(fmt.Sprintf("Invalid request parameters: field %q must not be null", path))
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
-	}
-	if val == nil {
-		return nil
 	}
 	switch {
 	case t == numberType:
@@ -187,18 +199,18 @@ func checkTypes(t reflect.Type, val any, path string) error {
 		if !ok {
 			return nil
 		}
-		return checkStruct(t, obj, path)
+		return checkStruct(t, obj, path, nullOK)
 	case reflect.Map:
 		obj, _ := val.(map[string]any)
 		for k, v := range obj {
-			if err := checkTypes(t.Elem(), v, join(path, k)); err != nil {
+			if err := checkTypes(t.Elem(), v, join(path, k), nullOK); err != nil {
 				return err
 			}
 		}
 	case reflect.Slice, reflect.Array:
 		arr, _ := val.([]any)
 		for i, v := range arr {
-			if err := checkTypes(t.Elem(), v, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			if err := checkTypes(t.Elem(), v, fmt.Sprintf("%s[%d]", path, i), nullOK); err != nil {
 				return err
 			}
 		}
@@ -206,7 +218,7 @@ func checkTypes(t reflect.Type, val any, path string) error {
 	return nil
 }
 
-func checkStruct(t reflect.Type, obj map[string]any, path string) error {
+func checkStruct(t reflect.Type, obj map[string]any, path string, nullOK bool) error {
 	fields := jsonFields(t)
 	seen := map[int]string{}
 	for k, v := range obj {
@@ -218,7 +230,7 @@ func checkStruct(t reflect.Type, obj map[string]any, path string) error {
 			return InvalidInput(fmt.Sprintf("Invalid request parameters: duplicate key %q (also %q)", join(path, k), other))
 		}
 		seen[i] = k
-		if err := checkTypes(fields[i].typ, v, join(path, fields[i].name)); err != nil {
+		if err := checkTypes(fields[i].typ, v, join(path, fields[i].name), nullOK); err != nil {
 			return err
 		}
 	}

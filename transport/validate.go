@@ -41,7 +41,7 @@ func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw),
 
 func str(raw json.RawMessage, max int) (string, error) {
 	var v string
-	if json.Unmarshal(raw, &v) != nil {
+	if json.Unmarshal(raw, &v) != nil || isNull(raw) {
 		return "", errors.New("must be a string")
 	}
 	if len(v) > max {
@@ -52,7 +52,7 @@ func str(raw json.RawMessage, max int) (string, error) {
 
 func enum(raw json.RawMessage, allowed []string) (string, error) {
 	var v string
-	if json.Unmarshal(raw, &v) != nil || !slices.Contains(allowed, v) {
+	if json.Unmarshal(raw, &v) != nil || isNull(raw) || !slices.Contains(allowed, v) {
 		return "", errors.New("must be one of " + strings.Join(allowed, ", "))
 	}
 	return v, nil
