@@ -159,3 +159,21 @@ func (s *Server) cron(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
+
+// edgeOnly denies direct origin access in gateway mode (spec, Authentication point 3): every
+// /api/* request must carry the edge secret, whatever its route's policy, except the processor's
+// signed webhook (the processor calls the origin; its signature authenticates it). /healthz,
+// /metrics and the payment page stay outside /api/.
+func (s *Server) edgeOnly(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if !s.cfg.GatewayMode || !strings.HasPrefix(r.URL.Path, "/api/") ||
+			(r.Method == http.MethodPost && r.URL.Path == "/api/processor/webhook") {
+			return next(c)
+		}
+		if !equalSecret(r.Header.Get("x-edge-secret"), s.cfg.EdgeSecret) {
+			return errEdge
+		}
+		return next(c)
+	}
+}

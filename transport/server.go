@@ -181,7 +181,7 @@ func New(d Deps) (*Server, error) {
 	}
 	e.Pre(preflight)
 	e.Use(correlation(d.Log), noStore, s.accessLog, recoverPanics)
-	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
+	e.Use(s.edgeOnly, middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
 	s.openapi = d.OpenAPIJSON
 	s.users = d.Users
 	s.known = newLastKnown()
