@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -39,17 +38,19 @@ func TestStatusReadOfAReceiptWhoseRowWasLost(t *testing.T) {
 	}
 }
 
-// downable reads receipts, or, when down, answers with the errors of an unreachable datastore.
+// downable reads receipts, or, when down, answers with the errors of an unreachable datastore;
+// everything else the server needs of the read model is the reachable one's.
 type downable struct {
-	up, dead ReceiptReader
-	down     atomic.Bool
+	*readmodels.Receipts
+	dead ReceiptReader
+	down atomic.Bool
 }
 
 func (d *downable) reader() ReceiptReader {
 	if d.down.Load() {
 		return d.dead
 	}
-	return d.up
+	return d.Receipts
 }
 
 func (d *downable) Get(ctx context.Context, merchant, id string) (readmodels.ReceiptRow, error) {
@@ -58,13 +59,6 @@ func (d *downable) Get(ctx context.Context, merchant, id string) (readmodels.Rec
 
 func (d *downable) List(ctx context.Context, merchant, status string, limit int, cursor string) ([]readmodels.ReceiptRow, string, error) {
 	return d.reader().List(ctx, merchant, status, limit, cursor)
-}
-
-// OpenOnrampAttempts lists what the reachable read model lists (the reconciler's work list).
-func (d *downable) OpenOnrampAttempts(ctx context.Context, before time.Time, limit int) ([]string, error) {
-	return d.up.(interface {
-		OpenOnrampAttempts(context.Context, time.Time, int) ([]string, error)
-	}).OpenOnrampAttempts(ctx, before, limit)
 }
 
 // A status read while the database is unreachable is 503 datastore_unavailable, never 404.
@@ -76,7 +70,7 @@ func TestStatusReadWhileTheDatabaseIsUnreachable(t *testing.T) {
 	t.Cleanup(dead.Close)
 	d := &downable{dead: readmodels.NewReceipts(dead)}
 	e := newEnv(t, func(deps *Deps) {
-		d.up = deps.Receipts
+		d.Receipts = deps.Receipts.(*readmodels.Receipts)
 		deps.Receipts = d
 	})
 	m := e.merchant(true)
