@@ -184,6 +184,10 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		return err
 	}
 	defer closeLedger()
+	splitOps, splitSender, err := splitChain(cfg, rpc, pool, log)
+	if err != nil {
+		return err
+	}
 
 	webhookKeys, err := readmodels.NewWebhookKeys(pool, cfg.SecretsKey)
 	if err != nil {
@@ -244,6 +248,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: receiptsRunner,
 		WebhookKeys: webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
 		Processor: processor, ProcessorEvents: readmodels.NewProcessorEvents(pool),
+		SplitChain: splitOps, SplitOperator: splitSender,
 		Outbox: outbox, Webhooks: dispatcher,
 		Prices: readmodels.NewPrices(pool), Usage: usage, Figures: readmodels.NewReceipts(pool), Metrics: metrics,
 		Invalidations: caches, Users: readmodels.NewUsers(pool),
@@ -266,7 +271,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	defer func() { stopWork(); workers.Wait() }()
 	reconciler := commands.NewReconciler(api.OnrampReconciliation(), dispatcher, 30*time.Second, 2*time.Minute, log)
 	for _, w := range []worker{receiptsRunner, usersRunner, reconciler, dispatcher, usage, workerFunc(func(ctx context.Context) error { return replayer.Run(ctx, 2*time.Second) }), workerFunc(caches.Run),
-		walletVerifier(cfg, rpc, store, readmodels.NewReceipts(pool), log)} {
+		walletVerifier(cfg, rpc, store, readmodels.NewReceipts(pool), log), splitDistributor(store, readmodels.NewReceipts(pool), splitSender, log)} {
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
 				log.Error().Err(err).Msg("background worker stopped")
