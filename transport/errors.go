@@ -101,6 +101,7 @@ var domainErrors = []struct {
 	{receipt.ErrTotal, http.StatusBadRequest, "invalid_input", ""},
 	{readmodels.ErrBadCursor, http.StatusBadRequest, "invalid_input", "cursor is not valid"},
 	{readmodels.ErrSlugTaken, http.StatusConflict, "conflict", "This slug is taken"},
+	{readmodels.ErrNotOwner, http.StatusForbidden, "forbidden", "The signed-in wallet does not own this plan"},
 	{readmodels.ErrNotFound, http.StatusNotFound, "not_found", "Not found"},
 }
 

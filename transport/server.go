@@ -89,6 +89,7 @@ type Deps struct {
 	Usage   UsageCounter
 	Figures Figures
 	Users   UserStore
+	Plans   PlanStore
 
 	Metrics *Metrics // optional: a fresh registry without scrape-time gauges
 
@@ -129,6 +130,7 @@ type Server struct {
 	figures  Figures
 	metrics  *Metrics
 	users    UserStore
+	plans    PlanStore
 
 	splits         *commands.Splits
 	pricing        commands.PricingSource
@@ -152,7 +154,7 @@ func New(d Deps) (*Server, error) {
 	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil ||
 		d.Events == nil || d.Shops == nil || d.Sites == nil || d.Inventory == nil || d.Receipts == nil || d.ReceiptsView == nil ||
 		d.WebhookKeys == nil || d.Idempotency == nil || d.ProcessorEvents == nil || d.Outbox == nil || d.Webhooks == nil ||
-		d.Prices == nil || d.Usage == nil || d.Figures == nil || d.Users == nil {
+		d.Prices == nil || d.Usage == nil || d.Figures == nil || d.Users == nil || d.Plans == nil {
 		return nil, fmt.Errorf("transport: missing dependency (every field of Deps but Log and Config is required)")
 	}
 	if d.Config.JWTSecret == "" || d.Config.CronSecret == "" || (d.Config.GatewayMode && d.Config.EdgeSecret == "") {
@@ -184,6 +186,7 @@ func New(d Deps) (*Server, error) {
 	e.Use(s.edgeOnly, middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
 	s.openapi = d.OpenAPIJSON
 	s.users = d.Users
+	s.plans = d.Plans
 	s.known = newLastKnown()
 	s.wireReceiptCommands(d)
 	// The payment use cases, over the receipt commands' split reader and pricing.
@@ -274,6 +277,7 @@ func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodGet, "/api/reserve/recommend", Policy{Access: Developer}, s.reserveRecommend)
 	s.handle(http.MethodGet, "/api/split/transactions", Policy{Access: Developer, Scope: "split:read"}, s.splitTransactions)
 	s.userRoutes()
+	s.planRoutes()
 	s.graphqlRoutes()
 }
 

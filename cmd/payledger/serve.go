@@ -252,6 +252,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		Outbox: outbox, Webhooks: dispatcher,
 		Prices: readmodels.NewPrices(pool), Usage: usage, Figures: readmodels.NewReceipts(pool), Metrics: metrics,
 		Invalidations: caches, Users: readmodels.NewUsers(pool),
+		Plans: readmodels.NewPlans(pool),
 		Config: transport.Config{
 			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 			CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),

@@ -1,0 +1,204 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/subscription"
+	"github.com/payledger/payledger/readmodels"
+)
+
+// PlanStore keeps subscription plans (CRUD, DESIGN 8).
+type PlanStore interface {
+	Create(ctx context.Context, p readmodels.Plan, now time.Time) (readmodels.Plan, error)
+	Get(ctx context.Context, id string) (readmodels.Plan, error)
+	Update(ctx context.Context, id, wallet string, patch readmodels.PlanPatch, now time.Time) (readmodels.Plan, error)
+	ListActive(ctx context.Context, wallet string) ([]readmodels.Plan, error)
+}
+
+var _ PlanStore = (*readmodels.Plans)(nil)
+
+const (
+	planNameMax        = 100
+	planDescriptionMax = 1000
+)
+
+var planPeriods = []string{string(subscription.Weekly), string(subscription.Biweekly), string(subscription.Monthly),
+	string(subscription.Quarterly), string(subscription.Yearly)}
+
+// errNotPlanOwner answers a plan write whose wallet is not the session's.
+var errNotPlanOwner = NewError(http.StatusForbidden, "forbidden", "The signed-in wallet does not own this plan")
+
+func (s *Server) planRoutes() {
+	s.handle(http.MethodGet, "/api/subscriptions/plans", Policy{Access: Public}, s.listPlans)
+	s.handle(http.MethodPost, "/api/subscriptions/plans", Policy{Access: Admin}, s.createPlan)
+	s.handle(http.MethodPut, "/api/subscriptions/plans", Policy{Access: Admin}, s.updatePlan)
+	s.handle(http.MethodDelete, "/api/subscriptions/plans", Policy{Access: Admin}, s.deactivatePlan)
+}
+
+// viewPlan is the spec's Plan.
+func viewPlan(p readmodels.Plan) map[string]any {
+	return map[string]any{"planId": p.ID, "name": p.Name, "description": p.Description,
+		"priceUsd": float64(p.Price) / 100, "period": p.Period, "active": p.Active, "createdAt": p.CreatedAt.UnixMilli()}
+}
+
+func (s *Server) listPlans(c echo.Context) error {
+	wallet := c.QueryParam("wallet")
+	if !ValidWallet(wallet) {
+		return InvalidInput("wallet is required: a 0x-prefixed 40-hex-character address")
+	}
+	plans, err := s.plans.ListActive(c.Request().Context(), wallet)
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, len(plans))
+	for i, p := range plans {
+		out[i] = viewPlan(p)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "plans": out})
+}
+
+type planBody struct {
+	PlanID      *string      `json:"planId"`
+	Wallet      *string      `json:"wallet"`
+	Name        *string      `json:"name"`
+	Description *string      `json:"description"`
+	PriceUSD    *json.Number `json:"priceUsd"`
+	Period      *string      `json:"period"`
+	Active      *bool        `json:"active"`
+}
+
+// patch checks the fields given; required names the fields that must be present.
+func (b planBody) patch(required bool) (readmodels.PlanPatch, error) {
+	var p readmodels.PlanPatch
+	if required && (b.Name == nil || b.PriceUSD == nil || b.Period == nil) {
+		return p, InvalidInput("name, priceUsd and period are required")
+	}
+	if b.Name != nil {
+		n := strings.TrimSpace(*b.Name)
+		if n == "" || utf8.RuneCountInString(n) > planNameMax {
+			return p, InvalidInput("name must be 1 to 100 characters")
+		}
+		p.Name = &n
+	}
+	if b.Description != nil {
+		if utf8.RuneCountInString(*b.Description) > planDescriptionMax {
+			return p, InvalidInput("description must be at most 1000 characters")
+		}
+		p.Description = b.Description
+	}
+	if b.PriceUSD != nil {
+		cents, err := money.ParseCents(b.PriceUSD.String())
+		if err != nil || cents <= 0 || strings.ContainsAny(b.PriceUSD.String(), "eE") {
+			return p, InvalidInput("priceUsd must be a number greater than 0 with at most 2 decimals")
+		}
+		p.Price = &cents
+	}
+	if b.Period != nil {
+		if _, ok := subscription.Period(*b.Period).Seconds(); !ok {
+			return p, InvalidInput("period must be one of " + strings.Join(planPeriods, ", "))
+		}
+		p.Period = b.Period
+	}
+	p.Active = b.Active
+	return p, nil
+}
+
+// ownWallet checks that the body's wallet, when given (or required), is the session's.
+func ownWallet(c echo.Context, wallet *string, required bool) (string, error) {
+	sess, _ := SessionFrom(c)
+	if wallet == nil {
+		if required {
+			return "", InvalidInput("wallet is required")
+		}
+		return strings.ToLower(sess.Wallet), nil
+	}
+	if !ValidWallet(*wallet) {
+		return "", InvalidInput("wallet must be a 0x-prefixed 40-hex-character address")
+	}
+	if !strings.EqualFold(*wallet, sess.Wallet) {
+		return "", errNotPlanOwner
+	}
+	return strings.ToLower(sess.Wallet), nil
+}
+
+func (s *Server) createPlan(c echo.Context) error {
+	var b planBody
+	if err := DecodeJSON(c, &b); err != nil {
+		return err
+	}
+	if b.PlanID != nil || b.Active != nil {
+		return InvalidInput("planId and active are not accepted on create")
+	}
+	patch, err := b.patch(true)
+	if err != nil {
+		return err
+	}
+	wallet, err := ownWallet(c, b.Wallet, true)
+	if err != nil {
+		return err
+	}
+	desc := ""
+	if patch.Description != nil {
+		desc = *patch.Description
+	}
+	p, err := s.plans.Create(c.Request().Context(), readmodels.Plan{ID: "plan_" + newID(), Wallet: wallet,
+		Name: *patch.Name, Description: desc, Price: *patch.Price, Period: *patch.Period}, s.now())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"success": true, "plan": viewPlan(p)})
+}
+
+func (s *Server) updatePlan(c echo.Context) error {
+	var b planBody
+	if err := DecodeJSON(c, &b); err != nil {
+		return err
+	}
+	if b.PlanID == nil || strings.TrimSpace(*b.PlanID) == "" {
+		return InvalidInput("planId is required")
+	}
+	patch, err := b.patch(false)
+	if err != nil {
+		return err
+	}
+	wallet, err := ownWallet(c, b.Wallet, false)
+	if err != nil {
+		return err
+	}
+	p, err := s.plans.Update(c.Request().Context(), *b.PlanID, wallet, patch, s.now())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "plan": viewPlan(p)})
+}
+
+func (s *Server) deactivatePlan(c echo.Context) error {
+	var b struct {
+		PlanID *string `json:"planId"`
+		Wallet *string `json:"wallet"`
+	}
+	if err := DecodeJSON(c, &b); err != nil {
+		return err
+	}
+	if b.PlanID == nil || strings.TrimSpace(*b.PlanID) == "" {
+		return InvalidInput("planId is required")
+	}
+	wallet, err := ownWallet(c, b.Wallet, true)
+	if err != nil {
+		return err
+	}
+	inactive := false
+	p, err := s.plans.Update(c.Request().Context(), *b.PlanID, wallet, readmodels.PlanPatch{Active: &inactive}, s.now())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "plan": viewPlan(p)})
+}
