@@ -122,6 +122,12 @@ func (e *distEnv) pay(split string, units int64) {
 // paidReceipt generates a receipt of total for merchant and confirms it paid in USDC by chain.
 func (e *distEnv) paidReceipt(merchant string, total money.Cents) string {
 	e.t.Helper()
+	return e.paidReceiptIn(merchant, total, "USDC")
+}
+
+// paidReceiptIn is paidReceipt in token.
+func (e *distEnv) paidReceiptIn(merchant string, total money.Cents, token string) string {
+	e.t.Helper()
 	now := time.Now()
 	id := commands.NewReceiptID(now)
 	g := receipt.Generated{ReceiptID: id, Merchant: merchant, Source: "direct", Currency: "USD", TaxRate: "0", TaxComponents: []string{},
@@ -132,7 +138,7 @@ func (e *distEnv) paidReceipt(merchant string, total money.Cents) string {
 	_, _, err := commands.ChangeReceipt(e.ctx, e.store, id, eventstore.Metadata{}, func(s receipt.State) ([]receipt.Event, error) {
 		evs, err := receipt.StartAttempt(s, receipt.AttemptStarted{AttemptID: "w1", Kind: "wallet", At: 1})
 		return commands.Then(s, evs, err, func(s receipt.State) ([]receipt.Event, error) {
-			return receipt.Confirm(s, receipt.PaymentConfirmed{AttemptID: "w1", Token: "USDC", VerifiedBy: "chain", TransactionHash: "0x" + strings.Repeat("7", 64), At: 2})
+			return receipt.Confirm(s, receipt.PaymentConfirmed{AttemptID: "w1", Token: token, VerifiedBy: "chain", TransactionHash: "0x" + strings.Repeat("7", 64), At: 2})
 		})
 	})
 	if err != nil {
@@ -463,4 +469,39 @@ func TestDistributeSplitNoOperatorKey(t *testing.T) {
 	if err != nil || out.Releases != 0 || e.state(id).Status != receipt.StatusPaid {
 		t.Fatalf("pass without a key: %+v %v, status %s", out, err, e.state(id).Status)
 	}
+}
+
+// An ETH payment: release(payee) pays each payee its share in wei, to the unit.
+func TestDistributeSplitETH(t *testing.T) {
+	e := newDistEnv(t)
+	merchant, platform := newWallet(t), newWallet(t)
+	deploy, sender := e.handlers(platform)
+	st := e.deploy(deploy, merchant)
+	opts, err := bind.NewKeyedTransactorWithChainID(e.dev.Accounts[1].Key, big.NewInt(chain.DevChainID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Context, opts.Value = e.ctx, big.NewInt(4_100_000_000_000_003)
+	tx, err := chain.SendETH(opts, e.rpc.Backend(), common.HexToAddress(st.Address))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bind.WaitMined(e.ctx, e.rpc.Backend(), tx); err != nil {
+		t.Fatal(err)
+	}
+	id := e.paidReceiptIn(merchant, 1000, "ETH")
+	e.until(e.distributor(sender), id)
+	for _, w := range []struct {
+		addr string
+		want string
+	}{{merchant, "4079500000000002"}, {platform, "20500000000000"}} {
+		b, err := e.rpc.Backend().BalanceAt(e.ctx, common.HexToAddress(w.addr), nil)
+		if err != nil || b.String() != w.want {
+			t.Fatalf("%s has %v wei (%v), want %s", w.addr, b, err, w.want)
+		}
+	}
+	if d := e.distributed(id); len(d) != 1 || d[0].Token != "ETH" || len(d[0].TransactionHashes) != 2 {
+		t.Fatalf("SplitDistributed %+v", d)
+	}
+	t.Logf("gas per release (ETH): %v", e.gasUsed(commands.TxRelease))
 }

@@ -171,7 +171,7 @@ func TestPaymentHandlersRejectNilDependencies(t *testing.T) {
 	splits := commands.NewSplits(e.store)
 	verify := commands.NewReconcileOnrampHandler(e.store, nil, noOpenAttempts{}, e.now)
 	for name, build := range map[string]func(){
-		"start onramp":    func() { commands.NewStartOnrampHandler(e.store, nil, nil, e.now) },
+		"start onramp":    func() { commands.NewStartOnrampHandler(e.store, nil, nil, noPrices{}, e.now) },
 		"wallet payment":  func() { commands.NewSubmitWalletPaymentHandler(nil, nil, e.now) },
 		"telemetry":       func() { commands.NewRecordTelemetryHandler(e.store, nil, e.now) },
 		"processor event": func() { commands.NewApplyProcessorEventHandler(e.store, nil, e.now) },
@@ -192,5 +192,5 @@ func TestPaymentHandlersRejectNilDependencies(t *testing.T) {
 		})
 	}
 	// The processor alone may be missing: the onramp is then not configured.
-	_ = commands.NewStartOnrampHandler(e.store, splits, nil, e.now)
+	_ = commands.NewStartOnrampHandler(e.store, splits, nil, noPrices{}, e.now)
 }

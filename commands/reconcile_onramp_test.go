@@ -55,7 +55,7 @@ func TestReconcileOnramp(t *testing.T) {
 	e := &payEnv{t: t, ctx: ctx, store: store, at: clk.now()}
 	e.configureSplit(payMerchant)
 	f := newFakeProcessor()
-	start := commands.NewStartOnrampHandler(store, commands.NewSplits(store), f, clk.now)
+	start := commands.NewStartOnrampHandler(store, commands.NewSplits(store), f, noPrices{}, clk.now)
 	h := commands.NewReconcileOnrampHandler(store, f, readmodels.NewReceipts(pool), clk.now)
 	var last eventstore.AppendResult
 	onramp := func() (string, commands.OnrampStarted) {
@@ -126,7 +126,7 @@ func TestReconcilerRunsUntilCancelled(t *testing.T) {
 	e.configureSplit(payMerchant)
 	f := newFakeProcessor()
 	id := e.receipt(payMerchant, "USD", 300)
-	started, err := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, e.now).Handle(e.ctx, commands.StartOnramp{ReceiptID: id})
+	started, err := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, noPrices{}, e.now).Handle(e.ctx, commands.StartOnramp{ReceiptID: id})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func TestRecordTelemetry(t *testing.T) {
 	}
 
 	// checkout_success is the browser's word: the processor is asked, and only its answer counts.
-	started, err := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, e.now).Handle(e.ctx, commands.StartOnramp{ReceiptID: id})
+	started, err := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, noPrices{}, e.now).Handle(e.ctx, commands.StartOnramp{ReceiptID: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestRecordTelemetry(t *testing.T) {
 
 	// A processor that does not answer: the report stays recorded, the status unchanged.
 	id2 := e.receipt(payMerchant, "USD", 500)
-	if _, err := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, e.now).Handle(e.ctx, commands.StartOnramp{ReceiptID: id2}); err != nil {
+	if _, err := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, noPrices{}, e.now).Handle(e.ctx, commands.StartOnramp{ReceiptID: id2}); err != nil {
 		t.Fatal(err)
 	}
 	f.getErr = errors.New("processor down")

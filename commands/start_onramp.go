@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -60,16 +62,17 @@ type StartOnrampHandler struct {
 	store     Store
 	splits    *Splits
 	processor Processor // nil: the onramp is not configured
+	prices    Prices    // the EUR/USD rate of an EUR receipt that has none recorded
 	now       func() time.Time
 }
 
 // NewStartOnrampHandler returns the handler. processor may be nil (PROCESSOR_API_URL unset: every
 // start is refused with ErrProcessorNotSetUp); it panics on another nil dependency.
-func NewStartOnrampHandler(store Store, splits *Splits, processor Processor, now func() time.Time) *StartOnrampHandler {
-	if store == nil || splits == nil || now == nil {
+func NewStartOnrampHandler(store Store, splits *Splits, processor Processor, prices Prices, now func() time.Time) *StartOnrampHandler {
+	if store == nil || splits == nil || prices == nil || now == nil {
 		panic("commands.NewStartOnrampHandler: nil dependency")
 	}
-	return &StartOnrampHandler{store: store, splits: splits, processor: processor, now: now}
+	return &StartOnrampHandler{store: store, splits: splits, processor: processor, prices: prices, now: now}
 }
 
 // Handle checks that a payment may start and that the merchant's split is configured before it
@@ -92,8 +95,12 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 	if err != nil {
 		return OnrampStarted{}, err
 	}
+	amountUSD, err := h.amountUSD(ctx, st, cmd.Meta)
+	if err != nil {
+		return OnrampStarted{}, err
+	}
 	attemptID := newAttemptID()
-	sess, err := h.processor.Create(ctx, OnrampRequest{ReceiptID: cmd.ReceiptID, AttemptID: attemptID, AmountUSD: json.Number(st.Receipt.Total.String()),
+	sess, err := h.processor.Create(ctx, OnrampRequest{ReceiptID: cmd.ReceiptID, AttemptID: attemptID, AmountUSD: json.Number(amountUSD.String()),
 		Token: "USDC", DestinationWallet: sp.Address, RedirectURL: st.Receipt.RedirectURL})
 	if err != nil {
 		zerolog.Ctx(ctx).Error().Err(err).Msg("onramp session")
@@ -107,4 +114,41 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 		return OnrampStarted{}, err
 	}
 	return OnrampStarted{AttemptID: attemptID, SessionID: sess.ID, RedirectURL: sess.RedirectURL, Result: res}, nil
+}
+
+// amountUSD is what the processor must collect: the total of a USD receipt, and an EUR receipt's
+// total at its recorded EUR/USD rate, half-up to the cent. An EUR receipt without a recorded rate
+// gets the current one recorded first (a USDC quote), so the amount can always be proved from
+// the log. Errors: ErrPriceUnavailable, the quote's.
+func (h *StartOnrampHandler) amountUSD(ctx context.Context, st receipt.State, meta eventstore.Metadata) (money.Cents, error) {
+	if st.Receipt.Currency != "EUR" {
+		return st.Receipt.Total, nil
+	}
+	rate := st.EURUSDRate
+	if rate == "" {
+		prices, err := h.prices.USDPrices(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if rate = prices["EUR"]; rate == "" {
+			return 0, priceUnavailable("No EUR/USD rate is set")
+		}
+		if _, _, err := ChangeReceipt(ctx, h.store, st.Receipt.ReceiptID, meta, func(st receipt.State) ([]receipt.Event, error) {
+			q, err := receipt.Quote(st, "USDC", "1", rate, h.now().UnixMilli())
+			return []receipt.Event{q}, err
+		}); err != nil {
+			return 0, err
+		}
+	}
+	return ConvertEURToUSD(st.Receipt.Total, rate)
+}
+
+// ConvertEURToUSD converts cents of EUR at rate (USD per EUR, an exact decimal), half-up to the
+// cent. Errors: ErrPriceUnavailable for a rate that is not a positive number.
+func ConvertEURToUSD(eur money.Cents, rate string) (money.Cents, error) {
+	r, ok := new(big.Rat).SetString(rate)
+	if !ok || r.Sign() <= 0 {
+		return 0, priceUnavailable("The recorded EUR/USD rate is not a positive number")
+	}
+	return money.Cents(money.RoundHalfUp(r.Mul(r, new(big.Rat).SetInt64(int64(eur))))), nil
 }

@@ -1,7 +1,9 @@
 package commands_test
 
 import (
+	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/payledger/payledger/commands"
@@ -36,7 +38,7 @@ func TestStartOnramp(t *testing.T) {
 				p = f
 			}
 			before := e.history(c.receiptID)
-			_, err := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), p, e.now).Handle(e.ctx, commands.StartOnramp{ReceiptID: c.receiptID})
+			_, err := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), p, noPrices{}, e.now).Handle(e.ctx, commands.StartOnramp{ReceiptID: c.receiptID})
 			if !errors.Is(err, c.want) {
 				t.Fatalf("error %v, want %v", err, c.want)
 			}
@@ -50,7 +52,7 @@ func TestStartOnramp(t *testing.T) {
 	}
 
 	f := newFakeProcessor()
-	out, err := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, e.now).Handle(e.ctx, commands.StartOnramp{ReceiptID: open})
+	out, err := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, noPrices{}, e.now).Handle(e.ctx, commands.StartOnramp{ReceiptID: open})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,4 +67,58 @@ func TestStartOnramp(t *testing.T) {
 		out.RedirectURL != "https://onramp.example/"+out.AttemptID || out.Result.Version != 2 {
 		t.Fatalf("attempt %+v, status %s, answer %+v", a, st.Status, out)
 	}
+}
+
+// noPrices has no price set.
+type noPrices struct{}
+
+func (noPrices) USDPrices(context.Context) (map[string]string, error) {
+	return map[string]string{}, nil
+}
+
+type eurPrices string
+
+func (p eurPrices) USDPrices(context.Context) (map[string]string, error) {
+	return map[string]string{"EUR": string(p)}, nil
+}
+
+// An EUR receipt is sent to the processor in USD at its recorded EUR/USD rate, half-up to the
+// cent; without a recorded rate the current one is recorded first (issue 20, item 2: the EUR
+// total used to be sent as dollars).
+func TestStartOnrampConvertsEURWithTheRecordedRate(t *testing.T) {
+	e := newPayEnv(t)
+	e.configureSplit(payMerchant)
+	f := newFakeProcessor()
+	start := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, eurPrices("1.0855"), e.now)
+
+	unquoted := e.receipt(payMerchant, "EUR", 10000) // 100.00 EUR
+	if _, err := start.Handle(e.ctx, commands.StartOnramp{ReceiptID: unquoted}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.created[0].AmountUSD; got != "108.55" {
+		t.Fatalf("amountUsd %s, want 108.55", got)
+	}
+	if st := e.state(unquoted); st.EURUSDRate != "1.0855" || !strings.Contains(e.history(unquoted), receipt.EventTokenQuoted) {
+		t.Fatalf("the rate was not recorded: %q, %s", st.EURUSDRate, e.history(unquoted))
+	}
+
+	quoted := e.receipt(payMerchant, "EUR", 1234) // 12.34 EUR at the recorded 1.2345 = 15.233... -> 15.23
+	quote := commands.NewQuoteTokenHandler(e.store, eurPrices("1.2345"), e.now)
+	if _, err := quote.Handle(e.ctx, commands.QuoteToken{ReceiptID: quoted, Token: "USDC"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := start.Handle(e.ctx, commands.StartOnramp{ReceiptID: quoted}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.created[1].AmountUSD; got != "15.23" {
+		t.Fatalf("amountUsd %s, want 15.23 (the recorded rate, not the current one)", got)
+	}
+	half, _ := commands.ConvertEURToUSD(1, "0.5") // 0.005 USD rounds half-up to a cent
+	if half != 1 {
+		t.Fatalf("half-up: %d", half)
+	}
+
+	noRate := e.receipt(payMerchant, "EUR", 500)
+	_, err := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, noPrices{}, e.now).Handle(e.ctx, commands.StartOnramp{ReceiptID: noRate})
+	wantRefusal(t, err, "price_unavailable", "No EUR/USD rate is set")
 }

@@ -76,7 +76,7 @@ func newPaymentCommands(d Deps, splits *commands.Splits, pricing commands.Pricin
 	}
 	reconcile := commands.NewReconcileOnrampHandler(d.Events, processor, open, d.Now)
 	return paymentCommands{
-		startOnramp:     commands.NewStartOnrampHandler(d.Events, splits, processor, d.Now),
+		startOnramp:     commands.NewStartOnrampHandler(d.Events, splits, processor, usdPrices{d.Prices}, d.Now),
 		walletPayment:   commands.NewSubmitWalletPaymentHandler(d.Events, claims, d.Now),
 		telemetry:       commands.NewRecordTelemetryHandler(d.Events, reconcile, d.Now),
 		processorEvent:  commands.NewApplyProcessorEventHandler(d.Events, d.ProcessorEvents, d.Now),

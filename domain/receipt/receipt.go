@@ -180,6 +180,8 @@ type State struct {
 	SplitTxHash    string             `json:"splitTransactionHash,omitempty"`
 	SplitAt        int64              `json:"splitDistributedAt,omitempty"`
 	RefundTxHashes []string           `json:"refundTransactionHashes,omitempty"`
+	QuotedToken    string             `json:"quotedToken,omitempty"` // the latest quote's token
+	EURUSDRate     string             `json:"eurUsdRate,omitempty"`  // the latest recorded EUR/USD rate (EUR receipts)
 }
 
 // FailureView is the failure to show: only while the status is failed (spec rule 5).
@@ -265,7 +267,13 @@ func Evolve(s State, e Event) State {
 		case s.RequestedCents == 0:
 			s.setStatus(s.SettledStatus, e.At)
 		}
-	case TelemetryRecorded, FailureIgnored, TokenQuoted:
+	case TokenQuoted:
+		// Never a change of status: it records what the customer was quoted and at which rate.
+		s.QuotedToken = e.Token
+		if e.EURUSDRate != "" {
+			s.EURUSDRate = e.EURUSDRate
+		}
+	case TelemetryRecorded, FailureIgnored:
 		// Recorded for auditors; never a change of state.
 	}
 	return s
