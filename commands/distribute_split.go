@@ -113,11 +113,18 @@ func (h *DistributeSplitsHandler) Handle(ctx context.Context) (Distributed, erro
 	if err != nil {
 		return out, err
 	}
+	// A split that cannot be released (a node error, a pre-deployed contract whose release
+	// reverts in the gas estimate) must not hold up the others: the first error is returned
+	// after every group had its turn.
+	var failed error
 	for _, g := range groups {
 		n, err := h.release(ctx, g, covers)
 		out.Releases += n
 		if err != nil {
-			return out, err
+			zerolog.Ctx(ctx).Warn().Err(err).Str("split", g.split).Str("token", g.symbol).Msg("split distribution: release failed; retried next pass")
+			if failed == nil {
+				failed = err
+			}
 		}
 	}
 	if covers, err = h.sender.ledger.Coverage(ctx, ids); err != nil {
@@ -132,7 +139,7 @@ func (h *DistributeSplitsHandler) Handle(ctx context.Context) (Distributed, erro
 			out.Reconciled = append(out.Reconciled, change)
 		}
 	}
-	return out, nil
+	return out, failed
 }
 
 // group sorts paid receipts by split contract and token; receipts of merchants without a split
