@@ -1,7 +1,7 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: run test bench lint migrate build
+.PHONY: run test fuzz bench lint migrate build
 
 ## run: the service on :8080 against DATABASE_URL (a private cluster under .data/ if none answers)
 run:
@@ -10,6 +10,12 @@ run:
 ## test: every test, with the race detector, against the local PostgreSQL
 test:
 	$(GO) test -race -count=1 -timeout 30m ./...
+
+## fuzz: each Go fuzz target of transport/ for FUZZTIME (10s); found cases stay in transport/testdata/fuzz/
+FUZZTIME ?= 10s
+FUZZ_TARGETS := FuzzDecodeRequest FuzzJSONRoutes
+fuzz:
+	@for t in $(FUZZ_TARGETS); do echo "fuzz: $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime=$(FUZZTIME) ./transport/ || exit 1; done
 
 ## bench: Go benchmarks of the event store, then the HTTP load run (figures: docs/benchmarks.md)
 bench:
