@@ -215,9 +215,21 @@ func (s *Server) getReceipt(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"receipt": viewReceipt(stateOf(row))})
 }
 
+// DefaultPayloadToken is the payload's token when neither a payment nor a quote names one.
+const DefaultPayloadToken = "USDC"
+
+// previousStatus is the status before the current one; a receipt's first status is its own
+// previous one (docs/decisions.md, "Payload types"), so the field is always a string.
+func previousStatus(st receipt.State) string {
+	return first(string(st.PreviousStatus), string(st.Status))
+}
+
 // statusView is the status read: the webhook payload's fields without event and idempotencyKey,
 // plus webhookDelivery. Failure fields and provider references are null unless the status is
-// failed; missing provider details stay null.
+// failed; missing provider details stay null. previousStatus and token are always strings (token:
+// the paid or attempted token, else the latest quoted one, else USDC); customerTotalUsd is the
+// total, which already includes the processing fee (receipt.Price); processorSourceAmountUsd is
+// null until the processor reports it.
 func statusView(st receipt.State, outboxState string) map[string]any {
 	g := st.Receipt
 	delivery := "none" // no webhook URL, or nothing owed yet
@@ -228,12 +240,12 @@ func statusView(st receipt.State, outboxState string) map[string]any {
 		delivery = outboxState
 	}
 	v := map[string]any{
-		"receiptId": g.ReceiptID, "status": string(st.Status), "previousStatus": nullable(string(st.PreviousStatus)),
+		"receiptId": g.ReceiptID, "status": string(st.Status), "previousStatus": previousStatus(st),
 		"failureCode": nil, "failureCategory": nil, "failureReason": nil, "failureAction": nil,
 		"providerErrorCode": nil, "providerRequestId": nil, "transactionHash": nil, "buyerWallet": nil,
-		"merchantWallet": g.Merchant, "totalUsd": g.Total.Float(), "customerTotalUsd": nil, "processorSourceAmountUsd": nil,
+		"merchantWallet": g.Merchant, "totalUsd": g.Total.Float(), "customerTotalUsd": g.Total.Float(), "processorSourceAmountUsd": nil,
 		"processorSessionId": nil, "isProcessorSessionUnique": false, "transactionId": nullable(g.TransactionID),
-		"metadata": nullMap(g.Metadata), "token": nil, "brandKey": first(g.BrandKey, DefaultBrandKey), "timestamp": st.UpdatedAt,
+		"metadata": nullMap(g.Metadata), "token": first(st.QuotedToken, DefaultPayloadToken), "brandKey": first(g.BrandKey, DefaultBrandKey), "timestamp": st.UpdatedAt,
 		"webhookDelivery": delivery,
 	}
 	if a, ok := st.Current(); ok {
@@ -247,7 +259,6 @@ func statusView(st receipt.State, outboxState string) map[string]any {
 	}
 	if p := st.Payment; p != nil && st.Status != receipt.StatusFailed {
 		v["transactionHash"], v["buyerWallet"] = nullable(p.TransactionHash), nullable(p.BuyerWallet)
-		v["customerTotalUsd"] = g.Total.Float()
 		if p.Token != "" {
 			v["token"] = p.Token
 		}

@@ -1,0 +1,55 @@
+package transport
+
+import (
+	"testing"
+
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+)
+
+// Issue 20, item 5: previousStatus and token are strings, never null; customerTotalUsd is a
+// number (the total, fee included) from creation on; processorSourceAmountUsd stays null until
+// the processor reports it. The webhook payload (WebhookFields) and the status read share them.
+func TestPayloadTypes(t *testing.T) {
+	gen := receipt.Generated{ReceiptID: "rcpt_1", Merchant: "0xm", Total: money.Cents(2813), CreatedAt: 1,
+		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 2813}}}
+	created := receipt.Evolve(receipt.State{}, gen)
+	quoted := receipt.Evolve(created, receipt.TokenQuoted{Token: "ETH", At: 2})
+	for _, c := range []struct {
+		name          string
+		st            receipt.State
+		previous, tok string
+	}{
+		{"first status", created, "generated", "USDC"},
+		{"quoted", quoted, "generated", "ETH"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for view, p := range map[string]map[string]any{"webhook": WebhookFields(c.st), "status read": statusView(c.st, "")} {
+				if p["previousStatus"] != c.previous {
+					t.Errorf("%s previousStatus %#v, want %q", view, p["previousStatus"], c.previous)
+				}
+				if p["token"] != c.tok {
+					t.Errorf("%s token %#v, want %q", view, p["token"], c.tok)
+				}
+				if p["customerTotalUsd"] != 28.13 {
+					t.Errorf("%s customerTotalUsd %#v, want 28.13", view, p["customerTotalUsd"])
+				}
+				if v, ok := p["processorSourceAmountUsd"]; !ok || v != nil {
+					t.Errorf("%s processorSourceAmountUsd %#v, want null", view, v)
+				}
+			}
+		})
+	}
+}
+
+// Through the router: the status read of a new receipt validates against docs/openapi.yaml
+// (string, not nullable) and carries the same values.
+func TestStatusReadPayloadTypes(t *testing.T) {
+	e := newEnv(t, nil)
+	m := e.merchant(true)
+	id := e.receiptFor(m, "12.50")
+	st := e.status(m, id)
+	if st["previousStatus"] != "generated" || st["token"] != "USDC" || st["customerTotalUsd"] != 12.5 || st["processorSourceAmountUsd"] != nil {
+		t.Fatalf("status read %v", st)
+	}
+}
