@@ -10,6 +10,7 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -101,6 +102,12 @@ var domainErrors = []struct {
 	{receipt.ErrTotal, http.StatusBadRequest, "invalid_input", ""},
 	{readmodels.ErrBadCursor, http.StatusBadRequest, "invalid_input", "cursor is not valid"},
 	{readmodels.ErrSlugTaken, http.StatusConflict, "conflict", "This slug is taken"},
+	{subscription.ErrNotFound, http.StatusNotFound, "not_found", "Subscription not found"},
+	{subscription.ErrNotCustomer, http.StatusForbidden, "forbidden", "Only the subscribing customer may cancel"},
+	{subscription.ErrCancelled, http.StatusConflict, "conflict", ""},
+	{subscription.ErrAlreadyCharged, http.StatusConflict, "conflict", ""},
+	{subscription.ErrNotDue, http.StatusConflict, "conflict", ""},
+	{subscription.ErrInvalid, http.StatusBadRequest, "invalid_input", ""},
 	{readmodels.ErrNotOwner, http.StatusForbidden, "forbidden", "The signed-in wallet does not own this plan"},
 	{readmodels.ErrNotFound, http.StatusNotFound, "not_found", "Not found"},
 }

@@ -91,6 +91,11 @@ type Deps struct {
 	Users   UserStore
 	Plans   PlanStore
 
+	// SubscriptionLists is the subscriptions read model; SubscriptionChain the chain
+	// configuration subscriptions are created against (zero: not configured).
+	SubscriptionLists SubscriptionLists
+	SubscriptionChain SubscriptionChain
+
 	Metrics *Metrics // optional: a fresh registry without scrape-time gauges
 
 	OpenAPIJSON []byte // served at /api/openapi.json
@@ -132,6 +137,10 @@ type Server struct {
 	users    UserStore
 	plans    PlanStore
 
+	createSubscription *commands.CreateSubscriptionHandler
+	cancelSubscription *commands.CancelSubscriptionHandler
+	subscriptionLists  SubscriptionLists
+
 	splits         *commands.Splits
 	pricing        commands.PricingSource
 	issuer         *commands.Issuer
@@ -154,7 +163,7 @@ func New(d Deps) (*Server, error) {
 	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil ||
 		d.Events == nil || d.Shops == nil || d.Sites == nil || d.Inventory == nil || d.Receipts == nil || d.ReceiptsView == nil ||
 		d.WebhookKeys == nil || d.Idempotency == nil || d.ProcessorEvents == nil || d.Outbox == nil || d.Webhooks == nil ||
-		d.Prices == nil || d.Usage == nil || d.Figures == nil || d.Users == nil || d.Plans == nil {
+		d.Prices == nil || d.Usage == nil || d.Figures == nil || d.Users == nil || d.Plans == nil || d.SubscriptionLists == nil {
 		return nil, fmt.Errorf("transport: missing dependency (every field of Deps but Log and Config is required)")
 	}
 	if d.Config.JWTSecret == "" || d.Config.CronSecret == "" || (d.Config.GatewayMode && d.Config.EdgeSecret == "") {
@@ -200,6 +209,7 @@ func New(d Deps) (*Server, error) {
 		return nil, fmt.Errorf("transport: payment page assets: %w", err)
 	}
 	s.assets = assets
+	s.subscriptionRoutes(d)
 	s.routes(d.DB)
 	return s, nil
 }

@@ -17,7 +17,7 @@ import (
 
 // projectorsByName lists the projectors a rebuild can name.
 func projectorsByName() map[string]projections.Projector {
-	return map[string]projections.Projector{"receipts": projections.Receipts{}, "users": projections.Users{}}
+	return map[string]projections.Projector{"receipts": projections.Receipts{}, "users": projections.Users{}, "subscriptions": projections.Subscriptions{}}
 }
 
 // projectionsCommand: `projections rebuild [name|--all]` replays the log into fresh read-model
@@ -26,10 +26,10 @@ func projectionsCommand(ctx context.Context, cfg config, log zerolog.Logger, arg
 	if len(args) < 1 || args[0] != "rebuild" || len(args) > 2 {
 		return errors.New("usage: payledger projections rebuild [name|--all]")
 	}
-	names := []string{"receipts", "users"}
+	names := []string{"receipts", "users", "subscriptions"}
 	if len(args) == 2 && args[1] != "--all" {
 		if _, ok := projectorsByName()[args[1]]; !ok {
-			return fmt.Errorf("unknown projection %q (known: receipts, users)", args[1])
+			return fmt.Errorf("unknown projection %q (known: receipts, users, subscriptions)", args[1])
 		}
 		names = []string{args[1]}
 	}

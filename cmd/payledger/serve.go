@@ -211,6 +211,10 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	if err != nil {
 		return err
 	}
+	subscriptionsRunner, err := projections.NewRunner(pool, store, projections.Subscriptions{}, log)
+	if err != nil {
+		return err
+	}
 	if pg, ok := store.(*postgres.Store); ok { // a new receipt's row commits with its event when it can
 		pg.SetAtAppend(receiptsProjector.AtAppend(receiptsRunner))
 	}
@@ -252,7 +256,8 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		Outbox: outbox, Webhooks: dispatcher,
 		Prices: readmodels.NewPrices(pool), Usage: usage, Figures: readmodels.NewReceipts(pool), Metrics: metrics,
 		Invalidations: caches, Users: readmodels.NewUsers(pool),
-		Plans: readmodels.NewPlans(pool),
+		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool),
+		SubscriptionChain: subscriptionChain(cfg, log),
 		Config: transport.Config{
 			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 			CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),
@@ -271,7 +276,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	var workers sync.WaitGroup
 	defer func() { stopWork(); workers.Wait() }()
 	reconciler := commands.NewReconciler(api.OnrampReconciliation(), dispatcher, 30*time.Second, 2*time.Minute, log)
-	for _, w := range []worker{receiptsRunner, usersRunner, reconciler, dispatcher, usage, workerFunc(func(ctx context.Context) error { return replayer.Run(ctx, 2*time.Second) }), workerFunc(caches.Run),
+	for _, w := range []worker{receiptsRunner, usersRunner, subscriptionsRunner, reconciler, dispatcher, usage, workerFunc(func(ctx context.Context) error { return replayer.Run(ctx, 2*time.Second) }), workerFunc(caches.Run),
 		walletVerifier(cfg, rpc, store, readmodels.NewReceipts(pool), log), splitDistributor(store, readmodels.NewReceipts(pool), splitSender, log)} {
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {

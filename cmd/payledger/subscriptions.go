@@ -1,0 +1,33 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/transport"
+)
+
+// subscriptionChain is what subscription creation checks permissions against: the operator
+// (CHAIN_OPERATOR_KEY's address) as spender, USDC from CHAIN_TOKENS as token, and the EIP-712
+// domain of SPEND_PERMISSION_MANAGER on CHAIN_ID. Without all three, subscriptions are not
+// configured (creation answers 503).
+func subscriptionChain(cfg config, log zerolog.Logger) transport.SubscriptionChain {
+	usdc, ok := chain.FindToken(cfg.ChainTokens, "USDC")
+	if cfg.OperatorKey == "" || cfg.SpendPermissionManager == "" || !ok {
+		log.Warn().Msg("subscriptions are not configured: CHAIN_OPERATOR_KEY, SPEND_PERMISSION_MANAGER and USDC in CHAIN_TOKENS are needed")
+		return transport.SubscriptionChain{}
+	}
+	key, err := crypto.HexToECDSA(strings.TrimPrefix(cfg.OperatorKey, "0x"))
+	if err != nil { // config validated it already
+		log.Warn().Msg("subscriptions are not configured: CHAIN_OPERATOR_KEY is not a key")
+		return transport.SubscriptionChain{}
+	}
+	return transport.SubscriptionChain{
+		Signer:   chain.SpendPermissions{ChainID: cfg.ChainID, Manager: cfg.SpendPermissionManager},
+		Operator: strings.ToLower(crypto.PubkeyToAddress(key.PublicKey).Hex()),
+		USDC:     strings.ToLower(usdc.Address.Hex()),
+	}
+}

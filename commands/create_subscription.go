@@ -1,0 +1,119 @@
+package commands
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/subscription"
+	"github.com/payledger/payledger/eventstore"
+)
+
+// SubscriptionPlan is what creating a subscription needs of a plan.
+type SubscriptionPlan struct {
+	ID       string
+	Merchant string
+	Name     string
+	Price    money.Cents
+	Period   string
+	Active   bool
+}
+
+// SubscriptionPlans finds plans; found is false for an unknown id.
+type SubscriptionPlans interface {
+	SubscriptionPlan(ctx context.Context, id string) (plan SubscriptionPlan, found bool, err error)
+}
+
+// PermissionSigner recovers the wallet that signed a spend permission (EIP-712).
+type PermissionSigner interface {
+	Signer(p subscription.Permission, signature string) (string, error)
+}
+
+// CreateSubscription is a customer's request to subscribe to a plan with a signed permission.
+type CreateSubscription struct {
+	PlanID     string
+	Customer   string
+	Permission subscription.Permission
+	Signature  string
+	Meta       eventstore.Metadata
+}
+
+// SubscriptionResult is a subscription after a command and the log position of its events.
+type SubscriptionResult struct {
+	State    subscription.State
+	Position eventstore.Position
+}
+
+// ErrSubscriptionsNotSetUp refuses subscription commands without a chain configuration.
+var ErrSubscriptionsNotSetUp = &Refusal{Kind: KindUnavailable, Code: "subscriptions_not_configured",
+	Message: "Subscriptions need CHAIN_OPERATOR_KEY, SPEND_PERMISSION_MANAGER and a USDC token in CHAIN_TOKENS"}
+
+// CreateSubscriptionHandler creates subscriptions.
+type CreateSubscriptionHandler struct {
+	store   Store
+	plans   SubscriptionPlans
+	signer  PermissionSigner // nil: not configured
+	spender string           // the operator account
+	usdc    string
+	now     func() time.Time
+}
+
+// NewCreateSubscriptionHandler returns the handler. signer may be nil (no chain configured:
+// every creation is ErrSubscriptionsNotSetUp); it panics on another nil dependency.
+func NewCreateSubscriptionHandler(store Store, plans SubscriptionPlans, signer PermissionSigner, spender, usdc string, now func() time.Time) *CreateSubscriptionHandler {
+	if store == nil || plans == nil || now == nil {
+		panic("commands.NewCreateSubscriptionHandler: nil dependency")
+	}
+	return &CreateSubscriptionHandler{store: store, plans: plans, signer: signer, spender: spender, usdc: usdc, now: now}
+}
+
+// Handle checks the plan and the signature, then decides the creation (DESIGN 8). Errors:
+// ErrSubscriptionsNotSetUp, Invalid naming the reason (unknown plan, malformed input, a
+// signature by another wallet, and every refusal of subscription.DecideCreate), a conflict when
+// the same permission already backs a subscription, ErrContended, wrapped store errors.
+func (h *CreateSubscriptionHandler) Handle(ctx context.Context, cmd CreateSubscription) (SubscriptionResult, error) {
+	if h.signer == nil || h.spender == "" || h.usdc == "" {
+		return SubscriptionResult{}, ErrSubscriptionsNotSetUp
+	}
+	if strings.TrimSpace(cmd.PlanID) == "" {
+		return SubscriptionResult{}, Invalid("planId is required")
+	}
+	plan, found, err := h.plans.SubscriptionPlan(ctx, cmd.PlanID)
+	if err != nil {
+		return SubscriptionResult{}, err
+	}
+	if !found {
+		return SubscriptionResult{}, Invalidf("unknown plan: %s", cmd.PlanID)
+	}
+	signer, err := h.signer.Signer(cmd.Permission, cmd.Signature)
+	if err != nil {
+		return SubscriptionResult{}, Invalidf("permissionSignature: %v", err)
+	}
+	if !subscription.SameAddress(signer, cmd.Customer) {
+		return SubscriptionResult{}, Invalidf("the permission is signed by %s, not by customerWallet %s", signer, cmd.Customer)
+	}
+	c := subscription.Create{ID: subscriptionID(cmd), PlanID: plan.ID, PlanActive: plan.Active, Merchant: plan.Merchant,
+		Customer: cmd.Customer, Permission: cmd.Permission, Signature: cmd.Signature, Spender: h.spender, Token: h.usdc,
+		Plan: subscription.Plan{Name: plan.Name, PriceUSD: plan.Price, Period: subscription.Period(plan.Period)}}
+	return executeSubscription(ctx, h.store, c.ID, cmd.Meta, func(s subscription.State) ([]subscription.Event, error) {
+		evs, err := subscription.DecideCreate(s, c, h.now())
+		if errors.Is(err, subscription.ErrExists) {
+			return nil, &Refusal{Kind: KindConflict, Code: "conflict", Message: "This spend permission already backs subscription " + c.ID}
+		}
+		return evs, err
+	})
+}
+
+// subscriptionID is derived from the plan and the signed permission, so that sending the same
+// creation twice never makes two subscriptions charging one permission.
+func subscriptionID(cmd CreateSubscription) string {
+	p := cmd.Permission
+	sum := sha256.Sum256([]byte(strings.ToLower(strings.Join([]string{cmd.PlanID, p.Account, p.Spender, p.Token, p.Allowance,
+		fmt.Sprint(p.Period), fmt.Sprint(p.Start), fmt.Sprint(p.End), p.Salt, p.ExtraData}, "|"))))
+	return "sub_" + hex.EncodeToString(sum[:16])
+}

@@ -1,0 +1,91 @@
+package projections
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/payledger/payledger/domain/subscription"
+	"github.com/payledger/payledger/eventstore"
+)
+
+// Subscriptions keeps the subscriptions read model: each subscription stream folded with the
+// aggregate's own Evolve, so the row is what a replay of the stream gives. An event at or below
+// the row's version was applied already and is skipped.
+type Subscriptions struct{}
+
+var _ Selective = Subscriptions{}
+
+// Name implements Projector.
+func (Subscriptions) Name() string { return "subscriptions" }
+
+// Reset implements Projector.
+func (Subscriptions) Reset(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, `DELETE FROM subscriptions`); err != nil {
+		return fmt.Errorf("subscriptions projector: reset: %w", err)
+	}
+	return nil
+}
+
+// Relevant implements Selective: only subscription streams.
+func (Subscriptions) Relevant(e eventstore.RecordedEvent) bool {
+	return strings.HasPrefix(e.StreamID, subscription.StreamPrefix)
+}
+
+// Apply implements Projector.
+func (p Subscriptions) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
+	for _, e := range events {
+		if !p.Relevant(e) {
+			continue
+		}
+		if err := applySubscription(ctx, tx, e); err != nil {
+			return fmt.Errorf("subscriptions projector: %s v%d: %w", e.StreamID, e.Version, err)
+		}
+	}
+	return nil
+}
+
+func applySubscription(ctx context.Context, tx pgx.Tx, e eventstore.RecordedEvent) error {
+	id := strings.TrimPrefix(e.StreamID, subscription.StreamPrefix)
+	var s subscription.State
+	var raw []byte
+	err := tx.QueryRow(ctx, `SELECT state FROM subscriptions WHERE subscription_id = $1 FOR UPDATE`, id).Scan(&raw)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+	case err != nil:
+		return err
+	default:
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return fmt.Errorf("decode stored state: %w", err)
+		}
+	}
+	if e.Version <= s.Version {
+		return nil
+	}
+	ev, err := subscription.Decode(e.Type, e.Data)
+	if errors.Is(err, subscription.ErrUnknownEvent) {
+		s.Version = e.Version // a later event type this build does not know changes nothing here
+	} else if err != nil {
+		return err
+	} else {
+		s = subscription.Evolve(s, ev)
+		s.Version = e.Version
+	}
+	if !s.Exists {
+		return nil
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO subscriptions
+		(subscription_id, plan_id, merchant, customer, status, next_charge_at, created_at, version, state)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		ON CONFLICT (subscription_id) DO UPDATE SET status = $5, next_charge_at = $6, version = $8, state = $9`,
+		id, s.PlanID, s.Merchant, s.Customer, string(s.Status), s.NextChargeAt, s.CreatedAt, int64(s.Version), b)
+	return err
+}

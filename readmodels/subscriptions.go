@@ -1,0 +1,53 @@
+package readmodels
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/domain/subscription"
+)
+
+// Subscriptions reads the subscriptions read model (projections.Subscriptions).
+type Subscriptions struct{ pool *pgxpool.Pool }
+
+// NewSubscriptions returns the reader over pool.
+func NewSubscriptions(pool *pgxpool.Pool) *Subscriptions { return &Subscriptions{pool: pool} }
+
+// SubscriptionListMax bounds a list read.
+const SubscriptionListMax = 1000
+
+// ByCustomer lists the subscriptions of a customer wallet, oldest first.
+func (s *Subscriptions) ByCustomer(ctx context.Context, wallet string) ([]subscription.State, error) {
+	return s.list(ctx, `customer`, wallet)
+}
+
+// ByMerchant lists the subscriptions to a merchant wallet's plans, oldest first.
+func (s *Subscriptions) ByMerchant(ctx context.Context, wallet string) ([]subscription.State, error) {
+	return s.list(ctx, `merchant`, wallet)
+}
+
+func (s *Subscriptions) list(ctx context.Context, column, wallet string) ([]subscription.State, error) {
+	rows, err := s.pool.Query(ctx, `SELECT state FROM subscriptions WHERE `+column+` = $1
+		ORDER BY created_at, subscription_id LIMIT $2`, strings.ToLower(wallet), SubscriptionListMax)
+	if err != nil {
+		return nil, fmt.Errorf("list subscriptions: %w", err)
+	}
+	defer rows.Close()
+	out := []subscription.State{}
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return nil, err
+		}
+		var st subscription.State
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return nil, fmt.Errorf("decode subscription: %w", err)
+		}
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,171 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/subscription"
+	"github.com/payledger/payledger/readmodels"
+)
+
+// SubscriptionLists reads the subscriptions read model for the customer and merchant lists.
+type SubscriptionLists interface {
+	ByCustomer(ctx context.Context, wallet string) ([]subscription.State, error)
+	ByMerchant(ctx context.Context, wallet string) ([]subscription.State, error)
+}
+
+var _ SubscriptionLists = (*readmodels.Subscriptions)(nil)
+
+// SubscriptionChain is what creating subscriptions needs of the chain configuration; the zero
+// value means none (creation answers 503 subscriptions_not_configured).
+type SubscriptionChain struct {
+	Signer   commands.PermissionSigner // chain.SpendPermissions on CHAIN_ID and SPEND_PERMISSION_MANAGER
+	Operator string                    // the spender every permission must name
+	USDC     string                    // the token every permission must name
+}
+
+// planLookup gives the create command the plans of the plan store.
+type planLookup struct{ plans PlanStore }
+
+func (l planLookup) SubscriptionPlan(ctx context.Context, id string) (commands.SubscriptionPlan, bool, error) {
+	p, err := l.plans.Get(ctx, id)
+	if errors.Is(err, readmodels.ErrNotFound) {
+		return commands.SubscriptionPlan{}, false, nil
+	}
+	if err != nil {
+		return commands.SubscriptionPlan{}, false, err
+	}
+	return commands.SubscriptionPlan{ID: p.ID, Merchant: p.Wallet, Name: p.Name, Price: p.Price, Period: p.Period, Active: p.Active}, true, nil
+}
+
+func (s *Server) subscriptionRoutes(d Deps) {
+	s.createSubscription = commands.NewCreateSubscriptionHandler(d.Events, planLookup{d.Plans}, d.SubscriptionChain.Signer,
+		d.SubscriptionChain.Operator, d.SubscriptionChain.USDC, d.Now)
+	s.cancelSubscription = commands.NewCancelSubscriptionHandler(d.Events, d.Now)
+	s.subscriptionLists = d.SubscriptionLists
+	s.handle(http.MethodPost, "/api/subscriptions/create", Policy{Access: Public}, s.postSubscription)
+	s.handle(http.MethodGet, "/api/subscriptions/status", Policy{Access: Public}, s.subscriptionStatus)
+	s.handle(http.MethodPost, "/api/subscriptions/cancel", Policy{Access: Admin}, s.postCancelSubscription)
+}
+
+// viewSubscription is a subscription as the status read answers it (DESIGN 8).
+func viewSubscription(st subscription.State) map[string]any {
+	var last any
+	if st.LastChargeAt != 0 {
+		last = st.LastChargeAt
+	}
+	return map[string]any{"subscriptionId": st.ID, "planId": st.PlanID, "status": string(st.Status),
+		"customerWallet": st.Customer, "merchantWallet": st.Merchant, "priceUsd": float64(st.Plan.PriceUSD) / 100,
+		"period": string(st.Plan.Period), "nextChargeAt": st.NextChargeAt, "lastChargeAt": last, "charges": st.Charges}
+}
+
+type createSubscriptionBody struct {
+	PlanID              string                   `json:"planId"`
+	CustomerWallet      string                   `json:"customerWallet"`
+	PermissionSignature string                   `json:"permissionSignature"`
+	PermissionData      *subscription.Permission `json:"permissionData"`
+}
+
+func (s *Server) postSubscription(c echo.Context) error {
+	var b createSubscriptionBody
+	if err := DecodeJSON(c, &b); err != nil {
+		return err
+	}
+	switch {
+	case b.PlanID == "":
+		return InvalidInput("planId is required")
+	case !ValidWallet(b.CustomerWallet):
+		return InvalidInput("customerWallet must be a 0x-prefixed 40-hex-character address")
+	case b.PermissionSignature == "":
+		return InvalidInput("permissionSignature is required")
+	case b.PermissionData == nil:
+		return InvalidInput("permissionData is required")
+	}
+	res, err := s.createSubscription.Handle(c.Request().Context(), commands.CreateSubscription{PlanID: b.PlanID,
+		Customer: b.CustomerWallet, Permission: *b.PermissionData, Signature: b.PermissionSignature,
+		Meta: s.metadata(c, strings.ToLower(b.CustomerWallet))})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"success": true, "subscription": map[string]any{
+		"subscriptionId": res.State.ID, "status": string(res.State.Status), "nextChargeAt": res.State.NextChargeAt}})
+}
+
+// subscriptionStatus answers exactly one selector: subscriptionId (public; read from the
+// subscription's stream, so a status right after create is never stale), customer or merchant
+// (a session of that wallet; from the read model).
+func (s *Server) subscriptionStatus(c echo.Context) error {
+	q := c.QueryParams()
+	var selectors []string
+	for _, k := range []string{"subscriptionId", "customer", "merchant"} {
+		if _, ok := q[k]; ok {
+			selectors = append(selectors, k)
+		}
+	}
+	if len(selectors) != 1 {
+		return InvalidInput("exactly one of subscriptionId, customer or merchant is required")
+	}
+	ctx := c.Request().Context()
+	value := q.Get(selectors[0])
+	if selectors[0] == "subscriptionId" {
+		st, err := commands.LoadSubscription(ctx, s.events, value)
+		if err != nil {
+			return err
+		}
+		if value == "" || !st.Exists {
+			return subscription.ErrNotFound
+		}
+		return c.JSON(http.StatusOK, map[string]any{"success": true, "subscription": viewSubscription(st)})
+	}
+	if !ValidWallet(value) {
+		return InvalidInput(selectors[0] + " must be a 0x-prefixed 40-hex-character address")
+	}
+	sess, _, err := s.parseSession(c)
+	if err != nil {
+		return err
+	}
+	if !strings.EqualFold(sess.Wallet, value) {
+		return NewError(http.StatusForbidden, "forbidden", "The signed-in wallet is not "+selectors[0]+" "+value)
+	}
+	list := s.subscriptionLists.ByCustomer
+	if selectors[0] == "merchant" {
+		list = s.subscriptionLists.ByMerchant
+	}
+	subs, err := list(ctx, value)
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, len(subs))
+	for i, st := range subs {
+		out[i] = viewSubscription(st)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "subscriptions": out})
+}
+
+func (s *Server) postCancelSubscription(c echo.Context) error {
+	var b struct {
+		SubscriptionID string `json:"subscriptionId"`
+		Wallet         string `json:"wallet"`
+	}
+	if err := DecodeJSON(c, &b); err != nil {
+		return err
+	}
+	if b.SubscriptionID == "" {
+		return InvalidInput("subscriptionId is required")
+	}
+	sess, _ := SessionFrom(c)
+	if b.Wallet != "" && !strings.EqualFold(b.Wallet, sess.Wallet) {
+		return NewError(http.StatusForbidden, "forbidden", "wallet is not the signed-in wallet")
+	}
+	res, err := s.cancelSubscription.Handle(c.Request().Context(), commands.CancelSubscription{ID: b.SubscriptionID,
+		By: sess.Wallet, Meta: s.metadata(c, sess.Wallet)})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "subscription": viewSubscription(res.State)})
+}

@@ -1,0 +1,268 @@
+package transport
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/subscription"
+	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/projections"
+	"github.com/payledger/payledger/readmodels"
+)
+
+const (
+	testManager  = "0x1111111111111111111111111111111111111111"
+	testOperator = "0x2222222222222222222222222222222222222222"
+	testUSDC     = "0x3333333333333333333333333333333333333333"
+)
+
+// subEnv is an env with subscriptions configured (chain 8453, the manager, operator and USDC
+// above) and the subscriptions projector running.
+type subEnv struct {
+	*env
+	plans *readmodels.Plans
+}
+
+func newSubEnv(t *testing.T) subEnv {
+	t.Helper()
+	e := newEnv(t, func(d *Deps) {
+		d.SubscriptionChain = SubscriptionChain{Signer: chain.SpendPermissions{ChainID: 8453, Manager: testManager},
+			Operator: testOperator, USDC: testUSDC}
+	})
+	runner, err := projections.NewRunner(e.pool, postgres.New(e.pool), projections.Subscriptions{}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = runner.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return subEnv{env: e, plans: readmodels.NewPlans(e.pool)}
+}
+
+func (e subEnv) plan(merchant string, price money.Cents, period string, active bool) string {
+	e.t.Helper()
+	p, err := e.plans.Create(context.Background(), readmodels.Plan{ID: "plan_" + newID(), Wallet: merchant, Name: "Pro",
+		Price: price, Period: period}, time.Now())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if !active {
+		off := false
+		if _, err := e.plans.Update(context.Background(), p.ID, merchant, readmodels.PlanPatch{Active: &off}, time.Now()); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	return p.ID
+}
+
+// permission is a valid monthly permission of customer for 10 USDC a period, started a minute ago.
+func permission(customer string) subscription.Permission {
+	now := time.Now().Unix()
+	return subscription.Permission{Account: customer, Spender: testOperator, Token: testUSDC, Allowance: "10000000",
+		Period: 30 * 24 * 3600, Start: now - 60, End: now + 365*24*3600, Salt: "7", ExtraData: "0x"}
+}
+
+func signPermission(t testing.TB, key *ecdsa.PrivateKey, p subscription.Permission) string {
+	t.Helper()
+	cp, err := chain.SpendPermissionContract(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, _, err := apitypes.TypedDataAndHash(chain.SpendPermissionTypedData(8453, testManager, cp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, err := crypto.Sign(hash, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig[64] += 27
+	return hexutil.Encode(sig)
+}
+
+func (e subEnv) create(planID, customer, sig string, p subscription.Permission) (int, map[string]any) {
+	e.t.Helper()
+	pd, _ := json.Marshal(p)
+	rec := e.do(req{method: http.MethodPost, path: "/api/subscriptions/create",
+		body: fmt.Sprintf(`{"planId":%q,"customerWallet":%q,"permissionSignature":%q,"permissionData":%s}`, planID, customer, sig, pd)})
+	return rec.Code, decode(e.t, rec)
+}
+
+// TestCreateSubscriptionRefusals: every check of DESIGN 8 is a 400 invalid_input naming it.
+func TestCreateSubscriptionRefusals(t *testing.T) {
+	e := newSubEnv(t)
+	customerKey, _ := crypto.GenerateKey()
+	strangerKey, _ := crypto.GenerateKey()
+	customer, merchant := walletOf(customerKey), walletOf(strangerKey)
+	monthly := e.plan(merchant, 1000, "MONTHLY", true)
+	inactive := e.plan(merchant, 1000, "MONTHLY", false)
+	weekly := e.plan(merchant, 1000, "WEEKLY", true)
+	expensive := e.plan(merchant, 1001, "MONTHLY", true)
+	with := func(f func(*subscription.Permission)) subscription.Permission {
+		p := permission(customer)
+		f(&p)
+		return p
+	}
+	for _, tc := range []struct {
+		name, plan string
+		p          subscription.Permission
+		signer     *ecdsa.PrivateKey
+		want       string
+	}{
+		{"other signer", monthly, permission(customer), strangerKey, "not by customerWallet"},
+		{"wrong spender", monthly, with(func(p *subscription.Permission) { p.Spender = merchant }), customerKey, "spender"},
+		{"wrong token", monthly, with(func(p *subscription.Permission) { p.Token = testManager }), customerKey, "USDC"},
+		{"allowance below price", expensive, permission(customer), customerKey, "allowance"},
+		{"wrong period", weekly, permission(customer), customerKey, "period"},
+		{"not started", monthly, with(func(p *subscription.Permission) { p.Start = time.Now().Unix() + 3600 }), customerKey, "outside"},
+		{"ended", monthly, with(func(p *subscription.Permission) {
+			p.Start, p.End = time.Now().Unix()-7200, time.Now().Unix()-1
+		}), customerKey, "outside"},
+		{"inactive plan", inactive, permission(customer), customerKey, "not active"},
+		{"unknown plan", "plan_nope", permission(customer), customerKey, "unknown plan"},
+		{"malformed signature", monthly, permission(customer), nil, "permissionSignature"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sig := "0x1234"
+			if tc.signer != nil {
+				sig = signPermission(t, tc.signer, tc.p)
+			}
+			code, body := e.create(tc.plan, customer, sig, tc.p)
+			msg, _ := body["message"].(string)
+			if code != http.StatusBadRequest || body["error"] != "invalid_input" || !strings.Contains(msg, tc.want) {
+				t.Fatalf("%d %v, want 400 invalid_input naming %q", code, body, tc.want)
+			}
+		})
+	}
+	// An account that is not customerWallet, signed by that account.
+	p := permission(merchant)
+	if code, body := e.create(monthly, customer, signPermission(t, strangerKey, p), p); code != http.StatusBadRequest {
+		t.Fatalf("account mismatch: %d %v", code, body)
+	}
+}
+
+// TestSubscriptionLifecycle: create, status by each selector, cancel by another wallet and by
+// the customer, and the plan's deactivation leaving the subscription alone.
+func TestSubscriptionLifecycle(t *testing.T) {
+	e := newSubEnv(t)
+	customerKey, _ := crypto.GenerateKey()
+	merchantKey, _ := crypto.GenerateKey()
+	customer, merchant := walletOf(customerKey), walletOf(merchantKey)
+	planID := e.plan(merchant, 999, "MONTHLY", true)
+	p := permission(crypto.PubkeyToAddress(customerKey.PublicKey).Hex()) // checksummed: compared case-insensitively
+	sig := signPermission(t, customerKey, p)
+	code, body := e.create(planID, customer, sig, p)
+	sub, _ := body["subscription"].(map[string]any)
+	if code != http.StatusCreated || body["success"] != true || sub["status"] != "active" {
+		t.Fatalf("create: %d %v", code, body)
+	}
+	id, _ := sub["subscriptionId"].(string)
+	if next, _ := sub["nextChargeAt"].(float64); int64(next) != e.clk.Now().UnixMilli() {
+		t.Fatalf("nextChargeAt %v is not now", sub["nextChargeAt"])
+	}
+	if code, body := e.create(planID, customer, sig, p); code != http.StatusConflict {
+		t.Fatalf("the same permission again: %d %v", code, body)
+	}
+
+	status := func(query string, cookies []*http.Cookie) (int, map[string]any) {
+		rec := e.do(req{method: http.MethodGet, path: "/api/subscriptions/status?" + query, cookies: cookies})
+		return rec.Code, decode(t, rec)
+	}
+	code, body = status("subscriptionId="+id, nil)
+	sub, _ = body["subscription"].(map[string]any)
+	if code != http.StatusOK || sub["planId"] != planID || sub["customerWallet"] != customer || sub["merchantWallet"] != merchant ||
+		sub["priceUsd"] != 9.99 || sub["period"] != "MONTHLY" || sub["charges"] != 0.0 || sub["lastChargeAt"] != nil || sub["status"] != "active" {
+		t.Fatalf("status: %d %v", code, body)
+	}
+	for _, q := range []string{"", "subscriptionId=" + id + "&customer=" + customer, "customer=nope"} {
+		if code, _ := status(q, nil); code != http.StatusBadRequest {
+			t.Errorf("status?%s: %d, want 400", q, code)
+		}
+	}
+	if code, _ := status("subscriptionId=sub_nope", nil); code != http.StatusNotFound {
+		t.Errorf("unknown subscription: %d", code)
+	}
+	if code, _ := status("customer="+customer, nil); code != http.StatusUnauthorized {
+		t.Errorf("customer list without a session: %d", code)
+	}
+	customerCookies, customerCSRF := e.login(customerKey)
+	merchantCookies, merchantCSRF := e.login(merchantKey)
+	if code, _ := status("customer="+customer, merchantCookies); code != http.StatusForbidden {
+		t.Errorf("customer list with another wallet's session: %d", code)
+	}
+	listed := func(query string, cookies []*http.Cookie) []any {
+		deadline := time.Now().Add(30 * time.Second) // the log is read below the cluster-wide xmin: other databases can hold it back
+		for {
+			code, body := status(query, cookies)
+			subs, _ := body["subscriptions"].([]any)
+			if code == http.StatusOK && len(subs) > 0 || time.Now().After(deadline) {
+				if code != http.StatusOK {
+					t.Fatalf("status?%s: %d %v", query, code, body)
+				}
+				return subs
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if subs := listed("customer="+customer, customerCookies); len(subs) != 1 || subs[0].(map[string]any)["subscriptionId"] != id {
+		t.Fatalf("customer list: %v", subs)
+	}
+	if subs := listed("merchant="+merchant, merchantCookies); len(subs) != 1 {
+		t.Fatalf("merchant list: %v", subs)
+	}
+
+	// A deactivated plan keeps its subscription and refuses new ones.
+	off := false
+	if _, err := e.plans.Update(context.Background(), planID, merchant, readmodels.PlanPatch{Active: &off}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, body := status("subscriptionId="+id, nil); body["subscription"].(map[string]any)["status"] != "active" {
+		t.Fatalf("after deactivation: %v", body)
+	}
+
+	cancel := func(cookies []*http.Cookie, csrf, wallet string) (int, map[string]any) {
+		rec := e.do(req{method: http.MethodPost, path: "/api/subscriptions/cancel", cookies: cookies, header: map[string]string{CSRFHeader: csrf},
+			body: fmt.Sprintf(`{"subscriptionId":%q,"wallet":%q}`, id, wallet)})
+		return rec.Code, decode(t, rec)
+	}
+	if code, body := cancel(merchantCookies, merchantCSRF, merchant); code != http.StatusForbidden {
+		t.Fatalf("cancel by the merchant: %d %v", code, body)
+	}
+	if code, body := cancel(merchantCookies, merchantCSRF, customer); code != http.StatusForbidden {
+		t.Fatalf("cancel naming the customer with the merchant's session: %d %v", code, body)
+	}
+	code, body = cancel(customerCookies, customerCSRF, customer)
+	if sub, _ := body["subscription"].(map[string]any); code != http.StatusOK || body["success"] != true || sub["status"] != "cancelled" {
+		t.Fatalf("cancel by the customer: %d %v", code, body)
+	}
+	if code, _ := cancel(customerCookies, customerCSRF, customer); code != http.StatusConflict {
+		t.Fatalf("second cancel: %d", code)
+	}
+	if _, body := status("subscriptionId="+id, nil); body["subscription"].(map[string]any)["status"] != "cancelled" {
+		t.Fatalf("after cancel: %v", body)
+	}
+}
+
+// TestSubscriptionsNotConfigured: without the chain configuration creation answers 503.
+func TestSubscriptionsNotConfigured(t *testing.T) {
+	e := newEnv(t, nil)
+	rec := e.do(req{method: http.MethodPost, path: "/api/subscriptions/create",
+		body: `{"planId":"p","customerWallet":"0x2222222222222222222222222222222222222222","permissionSignature":"0x00","permissionData":{}}`})
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+}
