@@ -319,7 +319,11 @@ func TestRedeliver(t *testing.T) {
 	id := e.hookedReceipt(m, r.srv.URL)
 	e.pay(id, "evt_1")
 	waitUntil(t, "delivery", 10*time.Second, func() bool { return r.count() == 1 })
-	log := decode(t, e.dev(m, http.MethodGet, "/api/webhooks/deliveries", ""))["deliveries"].([]any)
+	var log []any // the delivery is recorded just after the receiver answered
+	waitUntil(t, "delivery record", 10*time.Second, func() bool {
+		log, _ = decode(t, e.dev(m, http.MethodGet, "/api/webhooks/deliveries", ""))["deliveries"].([]any)
+		return len(log) > 0
+	})
 	did := log[0].(map[string]any)["id"].(string)
 	other := e.merchant(true)
 	if rec := e.adminCall(other.cookies, other.csrf, http.MethodPost, "/api/webhooks/deliveries/"+did+"/redeliver", ""); rec.Code != 404 {
