@@ -62,7 +62,9 @@ func NewSpendCharger(keyHex string, chainID int64, b ChargeBackend, manager, usd
 }
 
 // Operator is the charging account's lower-case address.
-func (c *SpendCharger) Operator() string { return strings.ToLower(crypto.PubkeyToAddress(c.key.PublicKey).Hex()) }
+func (c *SpendCharger) Operator() string {
+	return strings.ToLower(crypto.PubkeyToAddress(c.key.PublicKey).Hex())
+}
 
 // Charge moves amount base units from the permission's account to split and returns the
 // transaction hashes in the order sent. Errors: ErrChargeReverted (wrapped with the step), the
