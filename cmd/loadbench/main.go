@@ -97,7 +97,7 @@ func run(base string, duration time.Duration, clients int, prebuilt string, user
 	admin, _ := crypto.GenerateKey()
 	addr := freeAddr()
 	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "HTTP_ADDR="+addr, "EMBEDDED_POSTGRES=off",
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "HTTP_ADDR="+addr, "EMBEDDED_POSTGRES=off", "DEVCHAIN=off", // the order path, no chain
 		"PLATFORM_RECIPIENT=0x"+strings.Repeat("b", 40), "RATE_LIMIT_PER_MINUTE=100000000", "RATE_LIMIT_PUBLIC_PER_MINUTE=100000000",
 		"ADMIN_WALLETS="+crypto.PubkeyToAddress(admin.PublicKey).Hex(), "PPROF_ADDR="+os.Getenv("LOADBENCH_PPROF_ADDR"))
 	// The service's logs go to /dev/null itself: io.Discard would put a pipe and a copying
