@@ -97,22 +97,12 @@ func (s *Server) parseOptional(o optionalFields, g *receipt.Generated) error {
 	if len(g.TransactionID) > 200 {
 		return InvalidInput("transactionId must be at most 200 characters")
 	}
-	if o.Metadata != nil && !isNull(o.Metadata) {
-		var raw map[string]json.RawMessage
-		if json.Unmarshal(o.Metadata, &raw) != nil {
-			return InvalidInput("metadata must be an object of string values")
-		}
-		if len(raw) > 50 {
-			return InvalidInput("metadata may hold at most 50 keys")
-		}
-		g.Metadata = make(map[string]string, len(raw))
-		for k, v := range raw {
-			var sv string
-			if json.Unmarshal(v, &sv) != nil || len(sv) > 500 || k == "" || len(k) > 100 {
-				return InvalidInput("metadata." + k + " must be a string of at most 500 characters")
-			}
-			g.Metadata[k] = sv
-		}
+	md, err := parseMetadata(o.Metadata)
+	if err != nil {
+		return err
+	}
+	if md != nil {
+		g.Metadata = md
 	}
 	g.WebhookURL = first(o.WebhookURL, o.WebhookURLAlias)
 	if g.WebhookURL != "" {
@@ -139,4 +129,27 @@ func (s *Server) checkWebhookURL(raw string) error {
 		return InvalidInput("webhook_url must not point at localhost or a private address in production")
 	}
 	return nil
+}
+
+// parseMetadata reads the metadata object: at most 50 keys with string values; nil when absent.
+func parseMetadata(m json.RawMessage) (map[string]string, error) {
+	if m == nil || isNull(m) {
+		return nil, nil
+	}
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(m, &raw) != nil {
+		return nil, InvalidInput("metadata must be an object of string values")
+	}
+	if len(raw) > 50 {
+		return nil, InvalidInput("metadata may hold at most 50 keys")
+	}
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		var sv string
+		if json.Unmarshal(v, &sv) != nil || len(sv) > 500 || k == "" || len(k) > 100 {
+			return nil, InvalidInput("metadata." + k + " must be a string of at most 500 characters")
+		}
+		out[k] = sv
+	}
+	return out, nil
 }

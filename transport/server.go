@@ -257,7 +257,14 @@ func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodPost, "/api/split/deploy", Policy{Access: Admin}, s.postSplit)
 	s.handle(http.MethodPost, "/api/split/withdraw", Policy{Access: Open}, s.withdraw)
 	s.handle(http.MethodGet, "/api/tax/catalog", Policy{Access: Developer}, s.taxCatalog)
+	s.receiptRoutes()
+	s.userRoutes()
+	s.planRoutes()
+	s.graphqlRoutes()
+}
 
+// receiptRoutes are the routes of inventory, orders, receipts, their payments and billing.
+func (s *Server) receiptRoutes() {
 	s.handle(http.MethodGet, "/api/inventory", Policy{Access: Developer, Scope: "inventory:read"}, s.listInventory)
 	s.handle(http.MethodPost, "/api/inventory", Policy{Access: Developer, Scope: "inventory:write"}, s.postInventory)
 	s.handle(http.MethodDelete, "/api/inventory", Policy{Access: Developer, Scope: "inventory:write"}, s.deleteInventory)
@@ -286,9 +293,6 @@ func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodGet, "/api/reserve/balances", Policy{Access: Developer}, s.reserveBalances)
 	s.handle(http.MethodGet, "/api/reserve/recommend", Policy{Access: Developer}, s.reserveRecommend)
 	s.handle(http.MethodGet, "/api/split/transactions", Policy{Access: Developer, Scope: "split:read"}, s.splitTransactions)
-	s.userRoutes()
-	s.planRoutes()
-	s.graphqlRoutes()
 }
 
 // preflight answers CORS preflights (OPTIONS) for every path before routing (spec, point 6:
