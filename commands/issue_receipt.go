@@ -118,12 +118,12 @@ func (i *Issuer) Issue(ctx context.Context, g receipt.Generated, how Issue) (Iss
 // store shares the read models' database, else just before it.
 func (i *Issuer) append(ctx context.Context, ev eventstore.EventData, state receipt.State, secret string) (eventstore.AppendResult, error) {
 	id := state.Receipt.ReceiptID
-	ca, together := i.store.(eventstore.CompanionAppender)
-	if secret == "" || !together {
-		if secret != "" {
-			if err := i.keys.Save(ctx, id, secret); err != nil {
-				return eventstore.AppendResult{}, err
-			}
+	if secret == "" {
+		return AppendGeneration(ctx, i.store, ev, state)
+	}
+	if _, together := i.store.(eventstore.CompanionAppender); !together {
+		if err := i.keys.Save(ctx, id, secret); err != nil {
+			return eventstore.AppendResult{}, err
 		}
 		return AppendGeneration(ctx, i.store, ev, state)
 	}
@@ -131,12 +131,7 @@ func (i *Issuer) append(ctx context.Context, ev eventstore.EventData, state rece
 	if err != nil {
 		return eventstore.AppendResult{}, err
 	}
-	ev.Decoded = state.Receipt // the decided event, for the projection applied at append
-	res, err := ca.AppendWith(ctx, receipt.Stream(id), eventstore.NoStream(), []eventstore.Companion{key}, ev)
-	if errors.Is(err, eventstore.ErrWrongExpectedVersion) {
-		return res, receipt.ErrExists
-	}
-	return res, err
+	return AppendGeneration(ctx, i.store, ev, state, key)
 }
 
 // existing answers a generation whose receipt id is taken: the receipt this same request created

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/payledger/payledger/domain/receipt"
@@ -39,13 +40,23 @@ func GenerateReceipt(ctx context.Context, store Store, now time.Time, meta event
 	return state, res, nil
 }
 
-// AppendGeneration appends ev, the generation decided by GenerationEvent with state. A receipt is
-// generated once, so the append expects no stream at all and skips loading one; appending the
-// same event again reports the first append's result. Errors: receipt.ErrExists, wrapped store
-// errors.
-func AppendGeneration(ctx context.Context, store Store, ev eventstore.EventData, state receipt.State) (eventstore.AppendResult, error) {
+// AppendGeneration appends ev, the generation decided by GenerationEvent with state, with
+// companions committed in the same transaction (the store must then be an
+// eventstore.CompanionAppender). A receipt is generated once, so the append expects no stream at
+// all and skips loading one; appending the same event again reports the first append's result.
+// Errors: receipt.ErrExists, wrapped store errors.
+func AppendGeneration(ctx context.Context, store Store, ev eventstore.EventData, state receipt.State, companions ...eventstore.Companion) (eventstore.AppendResult, error) {
 	ev.Decoded = state.Receipt // the decided event, for the projection applied at append
-	res, err := store.Append(ctx, ReceiptStream(state.Receipt.ReceiptID), eventstore.NoStream(), ev)
+	stream := ReceiptStream(state.Receipt.ReceiptID)
+	var res eventstore.AppendResult
+	var err error
+	if ca, ok := store.(eventstore.CompanionAppender); ok && len(companions) > 0 {
+		res, err = ca.AppendWith(ctx, stream, eventstore.NoStream(), companions, ev)
+	} else if len(companions) > 0 {
+		return res, fmt.Errorf("append %s: the event store cannot commit companions", stream)
+	} else {
+		res, err = store.Append(ctx, stream, eventstore.NoStream(), ev)
+	}
 	if errors.Is(err, eventstore.ErrWrongExpectedVersion) {
 		return res, receipt.ErrExists
 	}

@@ -1,11 +1,9 @@
 package transport
 
 import (
-	"context"
 	"crypto/sha256"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/payledger/payledger/readmodels"
 )
@@ -41,18 +39,4 @@ func (l *lastKnown) key(secret string, p *Principal) (Principal, bool) {
 	}
 	got, ok := l.keys[h]
 	return got, ok
-}
-
-// every runs fn at each tick of interval until ctx ends, and returns ctx.Err().
-func every(ctx context.Context, interval time.Duration, fn func(context.Context)) error {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-			fn(ctx)
-		}
-	}
 }
