@@ -1,0 +1,407 @@
+package commands_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/chain/contracts"
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/subscription"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/migrations/pgtest"
+	"github.com/payledger/payledger/projections"
+	"github.com/payledger/payledger/readmodels"
+)
+
+// chargeEnv is the development chain with the real spend-permission manager, a fresh database
+// with the subscriptions projection running, a merchant with a deployed 9,950/50 split and a plan.
+type chargeEnv struct {
+	tb       testing.TB
+	ctx      context.Context
+	pool     *pgxpool.Pool
+	store    *postgres.Store
+	dev      *chain.DevChain
+	rpc      *chain.RPC
+	op       *chain.ChargeOperator
+	merchant string
+	platform string
+	split    string
+	plans    fakePlans
+	approved map[common.Address]bool
+	salt     int
+	mu       sync.Mutex
+}
+
+type fakePlans map[string]commands.SubscriptionPlan
+
+func (f fakePlans) SubscriptionPlan(_ context.Context, id string) (commands.SubscriptionPlan, bool, error) {
+	p, ok := f[id]
+	return p, ok, nil
+}
+
+func newChargeEnv(tb testing.TB, accounts int) *chargeEnv {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pool := pgtest.Pool(tb)
+	store := postgres.New(pool)
+	runner, err := projections.NewRunner(pool, store, projections.Subscriptions{}, zerolog.Nop())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = runner.Run(ctx) }()
+	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{BlockInterval: 300 * time.Millisecond, Accounts: accounts})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rpc, err := chain.Dial(ctx, dev.URL, chain.DevChainID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { cancel(); <-done; rpc.Close(); _ = dev.Close() })
+	op, err := chain.NewChargeOperator(dev.Operator.KeyHex(), chain.DevChainID, rpc, dev.Tokens, dev.SpendPermissionManager.Hex())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e := &chargeEnv{tb: tb, ctx: ctx, pool: pool, store: store, dev: dev, rpc: rpc, op: op, plans: fakePlans{}, approved: map[common.Address]bool{}}
+	e.merchant, e.platform = newWalletTB(tb), newWalletTB(tb)
+	// The merchant's default split deployed by the operator through the command.
+	splitOp, err := chain.NewOperator(dev.Operator.KeyHex(), chain.DevChainID, rpc.Backend(), dev.Tokens)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sender := commands.NewOperatorSender(splitOp, readmodels.NewOperatorTransactions(pool))
+	deploy := commands.NewDeploySplitHandler(commands.NewConfigureSplitHandler(store, e.platform, time.Now), splitOp, sender)
+	res, err := deploy.Handle(ctx, commands.ConfigureMerchantSplit{Merchant: e.merchant})
+	if err != nil {
+		tb.Fatalf("deploy split: %v", err)
+	}
+	e.split = res.State.Address
+	e.plans["plan_monthly"] = commands.SubscriptionPlan{ID: "plan_monthly", Merchant: e.merchant, Name: "Monthly", Price: 999, Period: "MONTHLY", Active: true}
+	e.plans["plan_huge"] = commands.SubscriptionPlan{ID: "plan_huge", Merchant: e.merchant, Name: "Too dear", Price: money.Cents(50_000_000), Period: "MONTHLY", Active: true}
+	return e
+}
+
+func newWalletTB(tb testing.TB) string {
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return strings.ToLower(crypto.PubkeyToAddress(k.PublicKey).Hex())
+}
+
+// approveManager lets the manager move the customer's USDC (a smart wallet does this itself).
+func (e *chargeEnv) approveManager(customer chain.DevAccount) {
+	e.tb.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.approved[customer.Address] {
+		return
+	}
+	usdc, _ := e.dev.Token("USDC")
+	tok, err := contracts.NewTestToken(usdc.Address, e.rpc.Backend())
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	opts, _ := bind.NewKeyedTransactorWithChainID(customer.Key, big.NewInt(chain.DevChainID))
+	opts.Context = e.ctx
+	tx, err := tok.Approve(opts, e.dev.SpendPermissionManager, abi.MaxUint256)
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	if _, err := bind.WaitMined(e.ctx, e.rpc.Backend(), tx); err != nil {
+		e.tb.Fatal(err)
+	}
+	e.approved[customer.Address] = true
+}
+
+// subscribe creates a subscription of customer to plan with a freshly signed permission.
+func (e *chargeEnv) subscribe(customer chain.DevAccount, plan string) string {
+	e.tb.Helper()
+	e.approveManager(customer)
+	e.mu.Lock()
+	e.salt++
+	salt := e.salt
+	e.mu.Unlock()
+	usdc, _ := e.dev.Token("USDC")
+	price := subscription.PriceUnits(e.plans[plan].Price)
+	now := time.Now().Unix()
+	p := subscription.Permission{Account: customer.Address.Hex(), Spender: e.dev.Operator.Address.Hex(), Token: usdc.Address.Hex(),
+		Allowance: price.String(), Period: 30 * 86400, Start: now - 3600, End: now + 365*86400, Salt: fmt.Sprint(salt), ExtraData: "0x"}
+	cp, err := chain.SpendPermissionContract(p)
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	hash, _, err := apitypes.TypedDataAndHash(chain.SpendPermissionTypedData(chain.DevChainID, e.dev.SpendPermissionManager.Hex(), cp))
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	sig, _ := crypto.Sign(hash, customer.Key)
+	sig[64] += 27
+	h := commands.NewCreateSubscriptionHandler(e.store, e.plans, chain.SpendPermissions{ChainID: chain.DevChainID, Manager: e.dev.SpendPermissionManager.Hex()},
+		strings.ToLower(e.dev.Operator.Address.Hex()), strings.ToLower(usdc.Address.Hex()), time.Now)
+	res, err := h.Handle(e.ctx, commands.CreateSubscription{PlanID: plan, Customer: customer.Address.Hex(), Permission: p, Signature: hexutil.Encode(sig)})
+	if err != nil {
+		e.tb.Fatalf("create subscription: %v", err)
+	}
+	return res.State.ID
+}
+
+// listed waits until the read model lists ids as due.
+func (e *chargeEnv) listed(ids ...string) {
+	e.tb.Helper()
+	for start := time.Now(); time.Since(start) < 15*time.Second; time.Sleep(20 * time.Millisecond) {
+		due, err := readmodels.NewSubscriptions(e.pool).DueSubscriptions(e.ctx, time.Now(), 100_000)
+		if err != nil {
+			e.tb.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, id := range due {
+			got[id] = true
+		}
+		all := true
+		for _, id := range ids {
+			all = all && got[id]
+		}
+		if all {
+			return
+		}
+	}
+	e.tb.Fatalf("subscriptions %v not listed due", ids)
+}
+
+func (e *chargeEnv) handler(c commands.ChargeChain) *commands.ChargeSubscriptionsHandler {
+	if c == nil {
+		c = e.op
+	}
+	h := commands.NewChargeSubscriptionsHandler(e.store, c, readmodels.NewSubscriptionCharges(e.pool), readmodels.NewSubscriptions(e.pool),
+		commands.NewSplits(e.store), time.Now)
+	h.Poll = 50 * time.Millisecond
+	h.Await = 30 * time.Second
+	return h
+}
+
+func (e *chargeEnv) balance(wallet string) *big.Int {
+	e.tb.Helper()
+	usdc, _ := e.dev.Token("USDC")
+	tok, err := contracts.NewTestToken(usdc.Address, e.rpc.Backend())
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	b, err := tok.BalanceOf(&bind.CallOpts{Context: e.ctx}, common.HexToAddress(wallet))
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	return b
+}
+
+func (e *chargeEnv) state(id string) subscription.State {
+	e.tb.Helper()
+	st, err := commands.LoadSubscription(e.ctx, e.store, id)
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	return st
+}
+
+func (e *chargeEnv) count(q string, args ...any) int {
+	e.tb.Helper()
+	var n int
+	if err := e.pool.QueryRow(e.ctx, q, args...).Scan(&n); err != nil {
+		e.tb.Fatal(err)
+	}
+	return n
+}
+
+func diff(after, before *big.Int) *big.Int { return new(big.Int).Sub(after, before) }
+
+// A charge moves exactly the price in USDC base units from the customer to the split and, with
+// the release, on to the payees (9,950 and 50 basis points); a second charge in the same period
+// is refused before anything is sent and moves nothing; the charge is a billing record.
+func TestChargeSubscriptionMovesThePrice(t *testing.T) {
+	e := newChargeEnv(t, 1)
+	customer := e.dev.Accounts[0]
+	id := e.subscribe(customer, "plan_monthly")
+	h := e.handler(nil)
+	custBefore, merchBefore, platBefore := e.balance(customer.Address.Hex()), e.balance(e.merchant), e.balance(e.platform)
+	res, err := h.Handle(e.ctx, commands.ChargeSubscription{ID: id})
+	if err != nil || res.Status != commands.ResultCharged {
+		t.Fatalf("charge: %+v %v", res, err)
+	}
+	price := big.NewInt(9_990_000)
+	if d := diff(custBefore, e.balance(customer.Address.Hex())); d.Cmp(price) != 0 {
+		t.Fatalf("customer paid %s, want %s", d, price)
+	}
+	if d := diff(e.balance(e.merchant), merchBefore); d.Cmp(big.NewInt(9_990_000*9950/10000)) != 0 {
+		t.Fatalf("merchant received %s", d)
+	}
+	if d := diff(e.balance(e.platform), platBefore); d.Cmp(big.NewInt(9_990_000*50/10000)) != 0 {
+		t.Fatalf("platform received %s", d)
+	}
+	if e.balance(e.split).Sign() != 0 {
+		t.Fatalf("split keeps %s", e.balance(e.split))
+	}
+	st := e.state(id)
+	if st.Charges != 1 || st.Status != subscription.StatusActive || len(res.TransactionHashes) != 3 || res.AmountUnits != "9990000" {
+		t.Fatalf("after the charge: %+v, result %+v", st, res)
+	}
+	if st.NextChargeAt != st.CreatedAt+30*86400*1000 {
+		t.Fatalf("nextChargeAt %d, want created + 30 d", st.NextChargeAt)
+	}
+	// Same period again: not due, nothing sent.
+	custMid := e.balance(customer.Address.Hex())
+	if _, err := h.Handle(e.ctx, commands.ChargeSubscription{ID: id}); !errors.Is(err, subscription.ErrNotDue) {
+		t.Fatalf("second charge in the period: %v, want ErrNotDue", err)
+	}
+	run, err := h.ChargeDue(e.ctx, eventstore.Metadata{})
+	if err != nil || run.Processed != 0 {
+		t.Fatalf("cron after the charge: %+v %v", run, err)
+	}
+	if custMid.Cmp(e.balance(customer.Address.Hex())) != 0 || e.count(`SELECT count(*) FROM operator_transactions WHERE kind = 'spend'`) != 1 {
+		t.Fatal("the second charge moved funds")
+	}
+	totals, err := readmodels.NewSubscriptions(e.pool).ChargeTotals(e.ctx, e.merchant, time.Unix(0, 0), time.Now().Add(time.Minute))
+	if err != nil || totals != (readmodels.ChargeTotals{Charges: 1, VolumeCents: 999, PlatformCents: 5}) {
+		t.Fatalf("billing: %+v %v", totals, err)
+	}
+}
+
+// crashAfterSend is a chain whose receipt lookups fail: the process "dies" after broadcasting
+// the spend and before recording anything.
+type crashAfterSend struct{ commands.ChargeChain }
+
+func (crashAfterSend) Outcomes(context.Context, []string) ([]*commands.TxOutcome, error) {
+	return nil, errors.New("crash: the process died before recording the charge")
+}
+
+// A crash after the spend is sent and before the event: the restarted process finds the spend on
+// chain, sends the transfer and records the charge once; the customer is charged once.
+func TestChargeSubscriptionCrashAfterSpend(t *testing.T) {
+	e := newChargeEnv(t, 1)
+	customer := e.dev.Accounts[0]
+	id := e.subscribe(customer, "plan_monthly")
+	before := e.balance(customer.Address.Hex())
+	crashed := e.handler(crashAfterSend{e.op})
+	if _, err := crashed.Handle(e.ctx, commands.ChargeSubscription{ID: id}); err == nil {
+		t.Fatal("the crashing charge succeeded")
+	}
+	if n := e.count(`SELECT count(*) FROM subscription_charges WHERE status = 'spending'`); n != 1 {
+		t.Fatalf("open charges after the crash: %d", n)
+	}
+	// Another process, before the lease runs out: the period is held, nothing is sent.
+	if _, err := e.handler(nil).Handle(e.ctx, commands.ChargeSubscription{ID: id}); !errors.Is(err, commands.ErrChargeInProgress) {
+		t.Fatalf("charge while held: %v", err)
+	}
+	restarted := e.handler(nil)
+	restarted.Lease = 0 // the crashed process's lease is over
+	res, err := restarted.Handle(e.ctx, commands.ChargeSubscription{ID: id})
+	if err != nil || res.Status != commands.ResultCharged {
+		t.Fatalf("recovery: %+v %v", res, err)
+	}
+	if d := diff(before, e.balance(customer.Address.Hex())); d.Cmp(big.NewInt(9_990_000)) != 0 {
+		t.Fatalf("customer paid %s, want one price", d)
+	}
+	st := e.state(id)
+	if st.Charges != 1 || e.count(`SELECT count(*) FROM operator_transactions WHERE kind = 'spend'`) != 1 {
+		t.Fatalf("charges %d, spends %d", st.Charges, e.count(`SELECT count(*) FROM operator_transactions WHERE kind = 'spend'`))
+	}
+	if _, err := restarted.Handle(e.ctx, commands.ChargeSubscription{ID: id}); !errors.Is(err, subscription.ErrNotDue) {
+		t.Fatalf("after recovery: %v", err)
+	}
+}
+
+// Two instances run the cron at once: each subscription is charged exactly once.
+func TestChargeSubscriptionsTwoInstances(t *testing.T) {
+	e := newChargeEnv(t, 2)
+	var ids []string
+	for i := range 6 {
+		ids = append(ids, e.subscribe(e.dev.Accounts[i%2], "plan_monthly"))
+	}
+	e.listed(ids...)
+	before := new(big.Int).Add(e.balance(e.dev.Accounts[0].Address.Hex()), e.balance(e.dev.Accounts[1].Address.Hex()))
+	a, b := e.handler(nil), e.handler(nil)
+	var runs [2]commands.ChargeRun
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, h := range []*commands.ChargeSubscriptionsHandler{a, b} {
+		wg.Go(func() { runs[i], errs[i] = h.ChargeDue(e.ctx, eventstore.Metadata{}) })
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatal(errs)
+	}
+	if runs[0].Succeeded+runs[1].Succeeded != len(ids) {
+		t.Fatalf("succeeded %d + %d, want %d", runs[0].Succeeded, runs[1].Succeeded, len(ids))
+	}
+	for _, id := range ids {
+		if st := e.state(id); st.Charges != 1 {
+			t.Fatalf("%s charged %d times", id, st.Charges)
+		}
+	}
+	after := new(big.Int).Add(e.balance(e.dev.Accounts[0].Address.Hex()), e.balance(e.dev.Accounts[1].Address.Hex()))
+	if d := diff(before, after); d.Cmp(big.NewInt(int64(len(ids))*9_990_000)) != 0 {
+		t.Fatalf("customers paid %s", d)
+	}
+}
+
+// A customer whose balance does not cover the price: SubscriptionChargeFailed with the attempt,
+// the third makes the subscription past_due; nothing is sent. Cancelled: no charge.
+func TestChargeSubscriptionFailuresAndCancel(t *testing.T) {
+	e := newChargeEnv(t, 1)
+	customer := e.dev.Accounts[0]
+	id := e.subscribe(customer, "plan_huge")
+	h := e.handler(nil)
+	for attempt := 1; attempt <= 3; attempt++ {
+		res, err := h.Handle(e.ctx, commands.ChargeSubscription{ID: id})
+		if err != nil || res.Status != commands.ResultFailed || res.Attempt != attempt || !strings.Contains(res.Reason, "insufficient USDC balance") {
+			t.Fatalf("attempt %d: %+v %v", attempt, res, err)
+		}
+	}
+	st := e.state(id)
+	if st.Status != subscription.StatusPastDue || st.ConsecutiveFailures != 3 || st.Charges != 0 {
+		t.Fatalf("after three failures: %+v", st)
+	}
+	if n := e.count(`SELECT count(*) FROM operator_transactions`); n != 1 { // the split's deployment only
+		t.Fatalf("%d operator transactions", n)
+	}
+	// Cancelled: no charge, by the route or the cron.
+	other := e.subscribe(customer, "plan_monthly")
+	if _, err := commands.NewCancelSubscriptionHandler(e.store, time.Now).Handle(e.ctx, commands.CancelSubscription{ID: other, By: customer.Address.Hex()}); err != nil {
+		t.Fatal(err)
+	}
+	before := e.balance(customer.Address.Hex())
+	if _, err := h.Handle(e.ctx, commands.ChargeSubscription{ID: other}); !errors.Is(err, subscription.ErrCancelled) {
+		t.Fatalf("charge after cancel: %v", err)
+	}
+	h.RetryAfter = 0
+	run, err := h.ChargeDue(e.ctx, eventstore.Metadata{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range run.Results {
+		if r.SubscriptionID == other {
+			t.Fatalf("the cancelled subscription was charged: %+v", r)
+		}
+	}
+	if before.Cmp(e.balance(customer.Address.Hex())) != 0 || e.state(other).Charges != 0 {
+		t.Fatal("funds moved after cancel")
+	}
+}

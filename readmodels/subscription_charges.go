@@ -1,0 +1,261 @@
+package readmodels
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/money"
+)
+
+// SubscriptionCharges is the charge claims and billing records of subscriptions (migration 017)
+// next to the operator's transaction ledger.
+type SubscriptionCharges struct{ pool *pgxpool.Pool }
+
+var (
+	_ commands.ChargeLedger     = (*SubscriptionCharges)(nil)
+	_ commands.DueSubscriptions = (*Subscriptions)(nil)
+)
+
+// NewSubscriptionCharges returns the ledger on pool.
+func NewSubscriptionCharges(pool *pgxpool.Pool) *SubscriptionCharges {
+	return &SubscriptionCharges{pool: pool}
+}
+
+// NextNonce is one past the highest nonce recorded for sender, 0 when none.
+func (s *SubscriptionCharges) NextNonce(ctx context.Context, sender string) (uint64, error) {
+	return NewOperatorTransactions(s.pool).NextNonce(ctx, sender)
+}
+
+// Claim claims rows for token: new periods, and failed ones last updated retryAfter ago or more.
+func (s *SubscriptionCharges) Claim(ctx context.Context, token uuid.UUID, rows []commands.ChargeRow, retryAfter time.Duration) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(rows) == 0 {
+		return out, nil
+	}
+	n := len(rows)
+	ids, periods, merchants, customers := make([]string, n), make([]int64, n), make([]string, n), make([]string, n)
+	units, cents, fees, attempts := make([]string, n), make([]int64, n), make([]int64, n), make([]int32, n)
+	for i, r := range rows {
+		ids[i], periods[i], merchants[i], customers[i] = r.SubscriptionID, r.Period, r.Merchant, r.Customer
+		units[i], cents[i], fees[i], attempts[i] = r.AmountUnits, int64(r.AmountCents), int64(r.FeeCents), int32(r.Attempt)
+	}
+	got, err := s.pool.Query(ctx, `INSERT INTO subscription_charges AS c (subscription_id, period_index, merchant, customer,
+			amount_units, amount_cents, platform_fee_cents, attempt, status, claim_token)
+		SELECT u.id, u.period, u.merchant, u.customer, u.units::numeric, u.cents, u.fee, u.attempt, 'claimed', $9
+		FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::int[])
+			AS u(id, period, merchant, customer, units, cents, fee, attempt)
+		ORDER BY u.id
+		ON CONFLICT (subscription_id, period_index) DO UPDATE SET status = 'claimed', claim_token = $9,
+			attempt = EXCLUDED.attempt, amount_units = EXCLUDED.amount_units, reason = NULL, approve_tx = NULL, spend_tx = NULL,
+			transfer_tx = NULL, claimed_at = now(), updated_at = now()
+		WHERE c.status = 'failed' AND c.updated_at <= now() - make_interval(secs => $10)
+		RETURNING subscription_id`, ids, periods, merchants, customers, units, cents, fees, attempts, token, retryAfter.Seconds())
+	if err != nil {
+		return nil, fmt.Errorf("claim subscription charges: %w", err)
+	}
+	claimed, err := pgx.CollectRows(got, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("claim subscription charges: %w", err)
+	}
+	for _, id := range claimed {
+		out[id] = true
+	}
+	return out, nil
+}
+
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Advance moves token's row from one of from to row.Status and records txs, atomically.
+func (s *SubscriptionCharges) Advance(ctx context.Context, token uuid.UUID, row commands.ChargeRow, from []string, txs []commands.OperatorTx) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(t pgx.Tx) error {
+		tag, err := t.Exec(ctx, `UPDATE subscription_charges SET status = $4, split_address = coalesce(nullif($5, ''), split_address),
+				approve_tx = $6, spend_tx = $7, transfer_tx = $8, updated_at = now()
+			WHERE subscription_id = $1 AND period_index = $2 AND claim_token = $3 AND status = ANY($9)`,
+			row.SubscriptionID, row.Period, token, row.Status, row.Split, nullString(row.ApproveTx), nullString(row.SpendTx), nullString(row.TransferTx), from)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return commands.ErrClaimLost
+		}
+		if len(txs) == 0 {
+			return nil
+		}
+		b := &pgx.Batch{}
+		for _, tx := range txs {
+			b.Queue(`INSERT INTO operator_transactions (sender, nonce, kind, tx_hash, raw_tx, split_address, token, payee)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, tx.Sender, int64(tx.Nonce), tx.Kind, tx.Hash, tx.Raw, tx.Split, tx.Token, tx.Payee)
+		}
+		return t.SendBatch(ctx, b).Close()
+	})
+	if err == commands.ErrClaimLost {
+		return err
+	}
+	return ledgerError("advance subscription charge", err)
+}
+
+// RecordRelease records a release the charging run signed.
+func (s *SubscriptionCharges) RecordRelease(ctx context.Context, tx commands.OperatorTx) error {
+	_, err := NewOperatorTransactions(s.pool).Record(ctx, tx, nil)
+	return err
+}
+
+// Finish closes token's row as charged (the billing record, at) or failed.
+func (s *SubscriptionCharges) Finish(ctx context.Context, token uuid.UUID, row commands.ChargeRow, status, reason string, at time.Time) error {
+	var chargedAt *time.Time
+	if status == commands.ChargeCharged {
+		chargedAt = &at
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE subscription_charges SET status = $4, reason = $5, charged_at = $6, updated_at = now(),
+			approve_tx = coalesce($7, approve_tx), spend_tx = coalesce($8, spend_tx), transfer_tx = coalesce($9, transfer_tx)
+		WHERE subscription_id = $1 AND period_index = $2 AND claim_token = $3 AND status NOT IN ('charged', 'failed')`,
+		row.SubscriptionID, row.Period, token, status, nullString(reason), chargedAt, nullString(row.ApproveTx), nullString(row.SpendTx), nullString(row.TransferTx))
+	if err != nil {
+		return fmt.Errorf("finish subscription charge: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return commands.ErrClaimLost
+	}
+	return nil
+}
+
+// Drop deletes token's row while nothing was signed for it.
+func (s *SubscriptionCharges) Drop(ctx context.Context, token uuid.UUID, subscriptionID string, period int64) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM subscription_charges WHERE subscription_id = $1 AND period_index = $2
+		AND claim_token = $3 AND status = 'claimed'`, subscriptionID, period, token)
+	if err != nil {
+		return fmt.Errorf("drop subscription charge: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return commands.ErrClaimLost
+	}
+	return nil
+}
+
+// TakeOver gives token the open rows untouched for stale (of subscriptionID, "" any), with the
+// raw bytes of their transactions still signed (not known mined).
+func (s *SubscriptionCharges) TakeOver(ctx context.Context, token uuid.UUID, stale time.Duration, subscriptionID string, limit int) ([]commands.ChargeRow, error) {
+	rows, err := s.pool.Query(ctx, `WITH taken AS (
+			UPDATE subscription_charges c SET claim_token = $1, updated_at = now()
+			WHERE (subscription_id, period_index) IN (SELECT subscription_id, period_index FROM subscription_charges
+				WHERE status NOT IN ('charged', 'failed') AND updated_at <= now() - make_interval(secs => $2)
+				  AND ($3 = '' OR subscription_id = $3)
+				ORDER BY updated_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+			RETURNING subscription_id, period_index, merchant, customer, split_address, amount_units::text, amount_cents,
+				platform_fee_cents, attempt, status, coalesce(approve_tx, '') AS approve, coalesce(spend_tx, '') AS spend,
+				coalesce(transfer_tx, '') AS transfer)
+		SELECT t.*, coalesce((SELECT array_agg(o.raw_tx ORDER BY o.nonce) FROM operator_transactions o
+				WHERE o.tx_hash IN (t.approve, t.spend, t.transfer) AND o.status = 'signed'), '{}'),
+			coalesce((SELECT array_agg(o.tx_hash ORDER BY o.nonce) FROM operator_transactions o
+				WHERE o.tx_hash IN (t.approve, t.spend, t.transfer) AND o.status = 'signed'), '{}')
+		FROM taken t`, token, stale.Seconds(), subscriptionID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("take over subscription charges: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (commands.ChargeRow, error) {
+		var c commands.ChargeRow
+		var cents, fee int64
+		var raws [][]byte
+		var hashes []string
+		err := r.Scan(&c.SubscriptionID, &c.Period, &c.Merchant, &c.Customer, &c.Split, &c.AmountUnits, &cents, &fee, &c.Attempt,
+			&c.Status, &c.ApproveTx, &c.SpendTx, &c.TransferTx, &raws, &hashes)
+		c.AmountCents, c.FeeCents = money.Cents(cents), money.Cents(fee)
+		c.Raws = map[string][]byte{}
+		for i := range hashes {
+			c.Raws[hashes[i]] = raws[i]
+		}
+		return c, err
+	})
+}
+
+// SettleTxs records mined operator transactions (those still signed).
+func (s *SubscriptionCharges) SettleTxs(ctx context.Context, txs []commands.SettledTx) error {
+	if len(txs) == 0 {
+		return nil
+	}
+	hashes, statuses, gas, amounts := make([]string, len(txs)), make([]string, len(txs)), make([]int64, len(txs)), make([]string, len(txs))
+	for i, t := range txs {
+		hashes[i], statuses[i], gas[i], amounts[i] = t.Hash, t.Status, int64(t.GasUsed), t.Amount
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE operator_transactions o SET status = u.status, gas_used = u.gas,
+			amount = nullif(u.amount, '')::numeric, settled_at = now()
+		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) AS u(hash, status, gas, amount)
+		WHERE o.tx_hash = u.hash AND o.status = 'signed'`, hashes, statuses, gas, amounts)
+	if err != nil {
+		return fmt.Errorf("settle operator transactions: %w", err)
+	}
+	return nil
+}
+
+// Undistributed lists charged rows whose split was not released yet, oldest first.
+func (s *SubscriptionCharges) Undistributed(ctx context.Context, limit int) ([]commands.ChargeRow, error) {
+	rows, err := s.pool.Query(ctx, `SELECT subscription_id, period_index, merchant, split_address FROM subscription_charges
+		WHERE status = 'charged' AND distributed_at IS NULL ORDER BY charged_at LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("undistributed subscription charges: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (commands.ChargeRow, error) {
+		var c commands.ChargeRow
+		err := r.Scan(&c.SubscriptionID, &c.Period, &c.Merchant, &c.Split)
+		return c, err
+	})
+}
+
+// MarkDistributed marks rows released.
+func (s *SubscriptionCharges) MarkDistributed(ctx context.Context, rows []commands.ChargeRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	ids, periods := make([]string, len(rows)), make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i], periods[i] = r.SubscriptionID, r.Period
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE subscription_charges c SET distributed_at = now()
+		FROM unnest($1::text[], $2::bigint[]) AS u(id, period)
+		WHERE c.subscription_id = u.id AND c.period_index = u.period AND c.distributed_at IS NULL`, ids, periods)
+	if err != nil {
+		return fmt.Errorf("mark subscription charges distributed: %w", err)
+	}
+	return nil
+}
+
+// ChargeTotals is what a merchant's subscription charges brought in (USD): the billing records.
+type ChargeTotals struct {
+	Charges       int64
+	VolumeCents   int64
+	PlatformCents int64
+}
+
+// ChargeTotals sums wallet's charged subscription periods with charged_at in [from, to).
+func (s *Subscriptions) ChargeTotals(ctx context.Context, wallet string, from, to time.Time) (ChargeTotals, error) {
+	var t ChargeTotals
+	err := s.pool.QueryRow(ctx, `SELECT count(*), coalesce(sum(amount_cents), 0), coalesce(sum(platform_fee_cents), 0)
+		FROM subscription_charges WHERE merchant = lower($1) AND status = 'charged' AND charged_at >= $2 AND charged_at < $3`,
+		wallet, from, to).Scan(&t.Charges, &t.VolumeCents, &t.PlatformCents)
+	if err != nil {
+		return t, fmt.Errorf("subscription charge totals: %w", err)
+	}
+	return t, nil
+}
+
+// DueSubscriptions lists the subscriptions not cancelled whose next charge is due at at, the
+// longest due first.
+func (s *Subscriptions) DueSubscriptions(ctx context.Context, at time.Time, limit int) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT subscription_id FROM subscriptions WHERE status <> 'cancelled' AND next_charge_at <= $1
+		ORDER BY next_charge_at, subscription_id LIMIT $2`, at.UnixMilli(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("due subscriptions: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
