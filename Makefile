@@ -1,7 +1,7 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: run test fuzz bench lint migrate build
+.PHONY: run test fuzz bench lint migrate build screenshots
 
 ## run: the service on :8080 against DATABASE_URL (a private cluster under .data/ if none answers)
 run:
@@ -34,3 +34,7 @@ migrate:
 
 build:
 	$(GO) build -o bin/payledger ./cmd/payledger
+
+## screenshots: the payment page in chromium (desktop and mobile, before and after a wallet payment) to docs/img/
+screenshots:
+	PAYLEDGER_SCREENSHOTS=$(CURDIR)/docs/img $(GO) test -count=1 -run '^TestPaymentPageInBrowser$$' -timeout 10m ./cmd/payledger/

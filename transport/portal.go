@@ -1,13 +1,21 @@
 package transport
 
 import (
+	"context"
 	"errors"
+	"html/template"
 	"net/http"
+	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/failure"
+	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/page"
 )
 
 // anyReceipt reads receipt id of any merchant (the customer's pages and polling); an unknown id
@@ -21,13 +29,124 @@ func (s *Server) anyReceipt(c echo.Context, id string) (readmodels.ReceiptRow, e
 }
 
 // paymentPage serves the customer payment page of a receipt (both the order-flow /portal/ and
-// the quick-start /pay/ paths serve the same page).
+// the quick-start /pay/ paths serve the same page); an unknown receipt gets a 404 page.
 func (s *Server) paymentPage(c echo.Context) error {
-	if _, err := s.anyReceipt(c, c.Param("id")); err != nil {
+	row, err := s.anyReceipt(c, c.Param("id"))
+	if errors.Is(err, commands.ErrReceiptNotFound) {
+		return s.assets.ServeNotFound(c.Response(), c.Param("id"))
+	}
+	if err != nil {
 		return err
 	}
-	s.assets.ServePage(c.Response(), c.Param("id"))
-	return nil
+	return s.assets.ServePage(c.Response(), s.pageView(c.Request().Context(), row))
+}
+
+var (
+	hexColorRE  = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
+	pageThumbRE = regexp.MustCompile(`^data:image/(png|jpeg|gif|webp|svg\+xml)[;,]`)
+)
+
+// pageView is what the payment page shows of row: the shop's branding (the receipt's brand
+// name when the shop has none), the lines, the status, and the currencies it can be paid in.
+func (s *Server) pageView(ctx context.Context, row readmodels.ReceiptRow) page.View {
+	st := row.State
+	g := st.Receipt
+	v := page.View{ReceiptID: g.ReceiptID, BrandName: g.BrandName, Total: g.Total.String(), Currency: g.Currency,
+		Status: string(st.Status), Settled: isSettled(st.Status), Payment: paymentView(st), Failure: failureView(st),
+		WalletOK: s.cfg.PaymentChain.Configured()}
+	if shop, err := s.shops.Get(ctx, g.Merchant); err == nil {
+		if strings.TrimSpace(shop.Name) != "" {
+			v.BrandName = shop.Name
+		}
+		t := shop.Theme
+		v.Theme = page.Theme{Primary: color(t.PrimaryColor), Secondary: color(t.SecondaryColor), Text: color(t.TextColor), Accent: color(t.AccentColor)}
+		if strings.HasPrefix(t.BrandLogoURL, "https://") {
+			v.Theme.LogoURL = t.BrandLogoURL
+		}
+	}
+	if v.BrandName == "" {
+		v.BrandName = "Payment"
+	}
+	for _, l := range g.LineItems {
+		line := page.Line{Label: l.Label, Amount: l.Amount.String(), Kind: l.Kind}
+		if l.Kind == receipt.KindItem {
+			line.Qty, line.Unit = l.Qty, l.Unit.String()
+			if pageThumbRE.MatchString(l.Thumb) {
+				line.Thumb = template.URL(l.Thumb) // an image URI: shown by <img>, never run
+			}
+		}
+		v.Lines = append(v.Lines, line)
+	}
+	if !v.Settled {
+		v.Tokens = s.pageTokens(ctx)
+		v.Token = defaultToken(v.Tokens)
+	}
+	v.Data = s.pageData(v)
+	return v
+}
+
+func color(c string) string {
+	if hexColorRE.MatchString(c) {
+		return c
+	}
+	return ""
+}
+
+// pageTokens are the currencies offered: the tokens priced in pricing config (USDC and USDT are
+// always 1 USD) and, when a chain is configured, payable on it.
+func (s *Server) pageTokens(ctx context.Context) []string {
+	prices, err := s.prices.All(ctx)
+	if err != nil {
+		prices = nil // the stablecoins need no price
+	}
+	var out []string
+	for _, t := range commands.PaymentTokens {
+		_, priced := prices[t]
+		if !slices.Contains(stableTokens, t) && !priced {
+			continue
+		}
+		if s.cfg.PaymentChain.Configured() {
+			if _, ok := s.cfg.PaymentChain.token(t); !ok {
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func defaultToken(tokens []string) string {
+	if slices.Contains(tokens, "USDC") || len(tokens) == 0 {
+		return "USDC"
+	}
+	return tokens[0]
+}
+
+// catalogText is a failure catalog entry as the page shows it.
+func catalogText(code string) page.Failure {
+	c, _ := failure.Lookup(code)
+	return page.Failure{Code: c.Code, Description: c.Description, Action: c.Action}
+}
+
+// pageData is the JSON the page's script reads.
+func (s *Server) pageData(v page.View) map[string]any {
+	labels := map[string]string{}
+	for _, st := range []receipt.Status{receipt.StatusGenerated, receipt.StatusPending, receipt.StatusACHPending, receipt.StatusPaid,
+		receipt.StatusReconciled, receipt.StatusFailed, receipt.StatusRefundRequested, receipt.StatusRefunded} {
+		labels[string(st)] = page.StatusLabel(string(st))
+	}
+	pc := s.cfg.PaymentChain
+	if pc.Name == "" {
+		pc.Name = ChainName(pc.ChainID)
+	}
+	return map[string]any{
+		"receiptId": v.ReceiptID, "status": v.Status, "tokens": v.Tokens, "token": v.Token, "labels": labels,
+		"chain": map[string]any{"configured": pc.Configured(), "chainId": pc.ChainID, "name": pc.Name, "rpcUrl": pc.RPCURL},
+		"texts": map[string]any{
+			"userRejected":        catalogText("PORTAL_CHAIN_USER_REJECTED"),
+			"insufficientBalance": catalogText("PORTAL_CHAIN_INSUFFICIENT_BALANCE"),
+		},
+	}
 }
 
 // portalReceipt is the receipt as the payment page shows it to the customer.

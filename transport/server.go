@@ -51,6 +51,8 @@ type Config struct {
 	PublicBaseURL string
 	// MetricsToken, when set, is the bearer token /metrics requires.
 	MetricsToken string
+	// PaymentChain is where the payment page asks wallets to pay (zero: no wallet payments).
+	PaymentChain PaymentChain
 }
 
 // Deps are what the HTTP layer needs.
@@ -231,6 +233,9 @@ func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodGet, "/portal/:id", Policy{Access: Public}, s.paymentPage)
 	s.handle(http.MethodGet, "/pay/:id", Policy{Access: Public}, s.paymentPage)
 	s.handle(http.MethodGet, "/api/portal/:id", Policy{Access: Public}, s.portalReceipt)
+	s.handle(http.MethodGet, "/api/portal/:id/qr", Policy{Access: Public}, s.portalQR)
+	s.handle(http.MethodGet, "/api/portal/:id/request", Policy{Access: Public}, s.portalRequest)
+	s.handle(http.MethodGet, "/api/portal/:id/events", Policy{Access: Public}, s.portalEvents)
 	s.handle(http.MethodGet, "/api/openapi.json", Policy{Access: Open}, func(c echo.Context) error {
 		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, s.openapi)
 	})

@@ -1,5 +1,11 @@
 // Package page serves the customer payment page and its static assets. Assets live under a
 // content-hashed path, so they can be cached forever; the page itself is never cached.
+//
+// The page is rendered on the server with html/template (every merchant- or buyer-supplied text
+// is escaped there); the script (app.js) adds the currency choice, the wallet and card buttons
+// and the live status. No script is inline: the Content-Security-Policy's script-src is 'self',
+// and the data the script needs travels in a <script type="application/json"> block, which the
+// browser never executes.
 package page
 
 import (
@@ -19,11 +25,18 @@ var static embed.FS
 // StaticPrefix is where assets are served: /_next/static/<content hash>/<file>.
 const StaticPrefix = "/_next/static/"
 
+// CSP is the Content-Security-Policy of the page: scripts and styles only from the service
+// itself (no inline script, no inline style attribute), images from the service, data URIs
+// (line thumbnails) and https (the merchant's logo), requests only to the service.
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +
+	"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
 // Assets are the page's static files under their content-hashed path.
 type Assets struct {
-	hash  string
-	files map[string][]byte
-	page  *template.Template
+	hash     string
+	files    map[string][]byte
+	page     *template.Template
+	notFound *template.Template
 }
 
 // Load reads the embedded assets and derives the content hash of their path.
@@ -48,6 +61,7 @@ func Load() (*Assets, error) {
 	}
 	a.hash = hex.EncodeToString(h.Sum(nil))[:16]
 	a.page = template.Must(template.New("page").Parse(pageHTML))
+	a.notFound = template.Must(template.New("404").Parse(notFoundHTML))
 	return a, nil
 }
 
@@ -68,30 +82,199 @@ func (a *Assets) ServeAsset(w http.ResponseWriter, r *http.Request) {
 	h.Set("Access-Control-Allow-Origin", "*")
 	h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS, PUT, DELETE")
 	h.Set("Access-Control-Allow-Headers", "*")
+	h.Set("X-Content-Type-Options", "nosniff")
 	switch path.Ext(name) {
 	case ".js":
 		h.Set("Content-Type", "text/javascript; charset=utf-8")
 	case ".css":
 		h.Set("Content-Type", "text/css; charset=utf-8")
+	case ".svg":
+		h.Set("Content-Type", "image/svg+xml")
 	}
 	_, _ = w.Write(body)
 }
 
-// ServePage answers the payment page of a receipt; the page is never cached.
-func (a *Assets) ServePage(w http.ResponseWriter, receiptID string) {
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_ = a.page.Execute(w, map[string]string{"ID": receiptID, "JS": a.Path("app.js"), "CSS": a.Path("app.css")})
+// Line is one line of the itemized receipt as shown.
+type Line struct {
+	Label  string
+	Qty    int64 // 0 on the tax and fee lines
+	Unit   string
+	Amount string
+	Kind   string       // item | tax | fee
+	Thumb  template.URL // data:image/ URI (item lines), checked by the caller
 }
+
+// Theme is the merchant's branding (colours already validated as #hex by the shop config).
+type Theme struct {
+	Primary, Secondary, Text, Accent string
+	LogoURL                          string // https only
+}
+
+// Failure is the failure catalog's text for a failed receipt.
+type Failure struct {
+	Code        string `json:"code"`
+	Description string `json:"description"`
+	Action      string `json:"action"`
+}
+
+// Payment is the verified payment of a settled receipt.
+type Payment struct {
+	TransactionHash string `json:"transactionHash,omitempty"`
+	Token           string `json:"token,omitempty"`
+	BuyerWallet     string `json:"buyerWallet,omitempty"`
+	VerifiedBy      string `json:"verifiedBy,omitempty"`
+}
+
+// View is everything the page shows of one receipt.
+type View struct {
+	ReceiptID string
+	BrandName string
+	Theme     Theme
+	Lines     []Line
+	Total     string
+	Currency  string
+	Status    string
+	Settled   bool // paid, reconciled, refund requested or refunded: the receipt view, no payment controls
+	Payment   *Payment
+	Failure   *Failure
+	Tokens    []string // the currency choice
+	Token     string   // the one selected first
+	WalletOK  bool     // a chain is configured: QR and wallet button
+	// Data is what the script needs, as JSON in a non-executed script block.
+	Data any
+}
+
+// StatusLabel is the status as the customer reads it.
+func (v View) StatusLabel() string { return StatusLabel(v.Status) }
+
+// StatusLabel is a status as the customer reads it.
+func StatusLabel(s string) string {
+	switch s {
+	case "generated":
+		return "Awaiting payment"
+	case "pending":
+		return "Payment pending"
+	case "ach_pending":
+		return "Bank payment pending"
+	case "paid":
+		return "Paid"
+	case "reconciled":
+		return "Paid and settled"
+	case "failed":
+		return "Payment failed"
+	case "refund_requested":
+		return "Refund requested"
+	case "refunded":
+		return "Refunded"
+	}
+	return s
+}
+
+// Symbol is the currency sign of the receipt's currency.
+func (v View) Symbol() string {
+	if v.Currency == "EUR" {
+		return "€"
+	}
+	return "$"
+}
+
+type pageData struct {
+	View
+	JS, CSS string
+}
+
+// setHeaders are the headers of every HTML answer: never cached, never framed, the CSP.
+func setHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", CSP)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+}
+
+// ServePage answers the payment page of a receipt; the page is never cached.
+func (a *Assets) ServePage(w http.ResponseWriter, v View) error {
+	setHeaders(w)
+	return a.page.Execute(w, pageData{View: v, JS: a.Path("app.js"), CSS: a.Path("app.css")})
+}
+
+// ServeNotFound answers 404 with a page saying the receipt does not exist.
+func (a *Assets) ServeNotFound(w http.ResponseWriter, receiptID string) error {
+	setHeaders(w)
+	w.WriteHeader(http.StatusNotFound)
+	return a.notFound.Execute(w, map[string]string{"ID": receiptID, "CSS": a.Path("app.css")})
+}
+
+const notFoundHTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Receipt not found</title><link rel="stylesheet" href="{{.CSS}}"></head>
+<body><main class="card notfound">
+<h1>Receipt not found</h1>
+<p>There is no receipt <code>{{.ID}}</code>. Check the payment link you were given, or ask the merchant for a new one.</p>
+</main></body></html>`
 
 const pageHTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Pay</title><link rel="stylesheet" href="{{.CSS}}"></head>
-<body data-receipt="{{.ID}}">
-<h1 id="brand">Payment</h1>
-<table id="lines"></table>
-<p>Pay with <select id="token"><option>USDC</option><option>ETH</option><option>USDT</option><option>cbBTC</option><option>cbXRP</option></select>
-or scan with a mobile wallet: <a id="qr" href="#">open in wallet</a></p>
-<p class="status">Status: <span id="status">…</span></p>
+<title>Pay {{.BrandName}}</title><link rel="stylesheet" href="{{.CSS}}"></head>
+<body data-receipt="{{.ReceiptID}}" data-primary="{{.Theme.Primary}}" data-secondary="{{.Theme.Secondary}}" data-text="{{.Theme.Text}}" data-accent="{{.Theme.Accent}}">
+<main class="card">
+<header class="brand">
+{{if .Theme.LogoURL}}<img id="logo" src="{{.Theme.LogoURL}}" alt="{{.BrandName}} logo" width="48" height="48">{{end}}
+<h1 id="brand">{{.BrandName}}</h1>
+</header>
+
+<section aria-labelledby="receipt-title">
+<h2 id="receipt-title">Receipt <span class="muted" id="receipt-id">{{.ReceiptID}}</span></h2>
+<table id="lines">
+<caption class="sr-only">Itemized receipt</caption>
+<thead><tr><th scope="col">Item</th><th scope="col" class="num">Amount</th></tr></thead>
+<tbody>
+{{range .Lines}}<tr class="line {{.Kind}}"><td>{{if .Thumb}}<img class="thumb" src="{{.Thumb}}" alt="" width="24" height="24">{{end}}<span class="label">{{.Label}}</span>{{if .Qty}} <span class="qty">× {{.Qty}}</span>{{end}}</td><td class="num">{{$.Symbol}}{{.Amount}}</td></tr>
+{{end}}</tbody>
+<tfoot><tr class="total"><th scope="row">Total</th><td class="num" id="total">{{.Symbol}}{{.Total}} {{.Currency}}</td></tr></tfoot>
+</table>
+</section>
+
+<section class="status" aria-labelledby="status-title">
+<h2 id="status-title" class="sr-only">Payment status</h2>
+<p>Status: <strong id="status" data-status="{{.Status}}" aria-live="polite">{{.StatusLabel}}</strong></p>
+<div id="failure" role="alert"{{if not .Failure}} hidden{{end}}>{{if .Failure}}<p id="failure-description">{{.Failure.Description}}</p><p id="failure-action">{{.Failure.Action}}</p>{{end}}</div>
+</section>
+
+<section id="receipt-view" aria-labelledby="paid-title"{{if not .Settled}} hidden{{end}}>
+<h2 id="paid-title">Payment received</h2>
+<dl>
+<dt>Amount</dt><dd>{{.Symbol}}{{.Total}} {{.Currency}}</dd>
+<dt>Paid with</dt><dd id="paid-token">{{if .Payment}}{{.Payment.Token}}{{end}}</dd>
+<dt>Transaction</dt><dd><code id="paid-tx">{{if .Payment}}{{.Payment.TransactionHash}}{{end}}</code></dd>
+</dl>
+</section>
+
+{{if not .Settled}}<section id="pay" aria-labelledby="pay-title">
+<h2 id="pay-title">Pay</h2>
+{{if .Tokens}}<p class="field"><label for="token">Currency</label>
+<select id="token" name="token">{{range .Tokens}}<option value="{{.}}"{{if eq . $.Token}} selected{{end}}>{{.}}</option>{{end}}</select></p>
+<div id="quote" aria-live="polite">
+<p class="amount">Amount: <strong id="amount">…</strong> <span id="amount-token">{{.Token}}</span>
+<button type="button" class="copy" id="copy-amount" data-copy="amount" aria-label="Copy amount">Copy</button></p>
+{{if .WalletOK}}<p id="instructions">Send exactly <strong id="instr-amount">…</strong> <span id="instr-token">{{.Token}}</span> on chain <span id="instr-chain">…</span> to this address:</p>
+<p class="address"><code id="address">…</code>
+<button type="button" class="copy" id="copy-address" data-copy="address" aria-label="Copy address">Copy</button></p>
+<figure class="qr"><img id="qr" alt="QR code of the payment link for a mobile wallet" width="232" height="232" src="data:,">
+<figcaption>Scan with a mobile wallet, or open <a id="uri" href="#">the payment link</a>
+<button type="button" class="copy" id="copy-uri" data-copy="uri" aria-label="Copy payment link">Copy link</button></figcaption></figure>{{end}}
+<p id="quote-error" class="error" role="alert" hidden></p>
+</div>{{end}}
+<div class="actions">
+{{if .WalletOK}}<button type="button" id="pay-wallet" class="primary">Pay with wallet</button>{{end}}
+<button type="button" id="pay-card">Pay with card or bank</button>
+</div>
+<p id="wallet-error" class="error" role="alert" hidden></p>
+<p id="copied" class="sr-only" aria-live="polite"></p>
+</section>{{end}}
+</main>
+<script type="application/json" id="page-data">{{.Data}}</script>
 <script src="{{.JS}}"></script>
 </body></html>`

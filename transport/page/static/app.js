@@ -1,24 +1,237 @@
-// payledger payment page: shows the itemized receipt, a QR code link for mobile wallets, the
-// currency choice, and polls the status until it is paid.
+// payledger payment page. The receipt, its lines and its status are rendered by the server; this
+// script adds the currency choice (re-quote, amount, instructions, QR), the wallet button (an
+// EIP-1193 provider: accounts, chain, transfer, then the hash to the service), the card or bank
+// button (onramp) and the live status (server-sent events, polling as a fallback). The page
+// never decides a status: it only shows what the service says.
 (function () {
-  var id = document.body.getAttribute("data-receipt");
-  var $ = function (s) { return document.querySelector(s); };
-  function money(v, cur) { return (cur === "EUR" ? "€" : "$") + Number(v).toFixed(2); }
-  function render(r) {
-    $("#brand").textContent = r.brandName || "Payment";
-    var rows = r.lineItems.map(function (l) {
-      return "<tr><td>" + (l.qty ? l.qty + " × " : "") + l.label.replace(/[<&]/g, "") + "</td><td>" + money(l.priceUsd, r.currency) + "</td></tr>";
-    }).join("");
-    $("#lines").innerHTML = rows + "<tr class=total><td>Total</td><td>" + money(r.totalUsd, r.currency) + "</td></tr>";
-    $("#qr").setAttribute("href", "ethereum:pay?receipt=" + encodeURIComponent(id));
+  "use strict";
+  var $ = function (id) { return document.getElementById(id); };
+  var cfg = JSON.parse($("page-data").textContent);
+  var id = cfg.receiptId;
+  var base = "/api/portal/" + encodeURIComponent(id);
+  var current = null; // the payment request of the selected token
+  var settled = ["paid", "reconciled", "refund_requested", "refunded"];
+  var closing = ["reconciled", "refund_requested", "refunded"];
+
+  // Branding: the shop's colours (validated #hex) as CSS variables; CSSOM is allowed by the CSP.
+  ["primary", "secondary", "text", "accent"].forEach(function (k) {
+    var v = document.body.getAttribute("data-" + k);
+    if (v && /^#[0-9a-fA-F]{3,6}$/.test(v)) document.documentElement.style.setProperty("--" + k, v);
+  });
+
+  function show(el, text) { if (!el) return; el.textContent = text; el.hidden = !text; }
+  function post(path, body) {
+    return fetch(base + path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) })
+      .then(function (res) {
+        return res.json().catch(function () { return {}; }).then(function (b) {
+          if (!res.ok) throw new Error(b.message || ("HTTP " + res.status));
+          return b;
+        });
+      });
+  }
+  function telemetry(event) { post("/telemetry", { event: event }).catch(function () {}); }
+
+  // ---- currency choice ----
+  function requote(token) {
+    show($("quote-error"), "");
+    var amount = $("amount");
+    if (amount) amount.textContent = "…";
+    current = null;
+    setBusy(true);
+    return post("/quote", { token: token }).then(function (q) {
+      if (!cfg.chain.configured) {
+        current = { token: token, amount: q.amount };
+        render();
+        return;
+      }
+      return fetch(base + "/request?token=" + encodeURIComponent(token)).then(function (res) {
+        return res.json().then(function (b) {
+          if (!res.ok) throw new Error(b.message || ("HTTP " + res.status));
+          if (($("token") || {}).value !== token) return; // another choice came since
+          current = b;
+          render();
+        });
+      });
+    }).catch(function (e) {
+      show($("quote-error"), "This currency cannot be quoted now: " + e.message);
+    }).then(function () { setBusy(false); });
+  }
+  function render() {
+    var r = current;
+    $("amount").textContent = r.amount;
+    $("amount-token").textContent = r.token;
+    if (!r.uri) return;
+    $("instr-amount").textContent = r.amount;
+    $("instr-token").textContent = r.token + (r.tokenAddress ? " (token contract " + r.tokenAddress + ")" : " (native ETH)");
+    $("instr-chain").textContent = cfg.chain.name + " (chain id " + r.chainId + ")";
+    $("address").textContent = r.recipient;
+    $("uri").setAttribute("href", r.uri);
+    $("uri").textContent = r.uri;
+    $("qr").setAttribute("src", base + "/qr?token=" + encodeURIComponent(r.token));
+    $("qr").setAttribute("data-uri", r.uri);
+  }
+  function setBusy(b) {
+    ["pay-wallet"].forEach(function (k) { var el = $(k); if (el) el.disabled = b; });
+  }
+
+  // ---- copy buttons ----
+  function copy(kind) {
+    var text = kind === "amount" ? (current && current.amount) : kind === "address" ? (current && current.recipient) : (current && current.uri);
+    if (!text) return;
+    var done = function () { $("copied").textContent = "Copied " + kind; };
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(text).then(done, function () { fallbackCopy(text); done(); });
+    } else { fallbackCopy(text); done(); }
+  }
+  function fallbackCopy(text) {
+    var ta = document.createElement("textarea");
+    ta.value = text;
+    ta.setAttribute("readonly", "");
+    ta.className = "sr-only";
+    document.body.appendChild(ta);
+    ta.select();
+    try { document.execCommand("copy"); } catch (e) { /* nothing more to try */ }
+    document.body.removeChild(ta);
+  }
+
+  // ---- wallet ----
+  function pad32(hex) { return ("0".repeat(64) + hex).slice(-64); }
+  function walletError(e) {
+    var msg = String((e && e.message) || e || "");
+    var code = e && e.code;
+    var entry = null;
+    if (code === 4001 || code === "ACTION_REJECTED" || /reject|denied|cancel/i.test(msg)) entry = cfg.texts.userRejected;
+    else if (/insufficient/i.test(msg)) entry = cfg.texts.insufficientBalance;
+    telemetry("error"); // recorded for the merchant; never a status change
+    var el = $("wallet-error");
+    el.setAttribute("data-code", entry ? entry.code : "");
+    show(el, entry ? entry.description + " " + entry.action : "The wallet could not send the payment: " + msg);
+  }
+  function ensureChain(eth) {
+    var want = "0x" + Number(cfg.chain.chainId).toString(16);
+    return eth.request({ method: "eth_chainId" }).then(function (have) {
+      if (parseInt(have, 16) === Number(cfg.chain.chainId)) return;
+      return eth.request({ method: "wallet_switchEthereumChain", params: [{ chainId: want }] }).catch(function (e) {
+        if (!(e && (e.code === 4902 || /unrecognized|unknown chain|not added/i.test(e.message || ""))) || !cfg.chain.rpcUrl) throw e;
+        return eth.request({ method: "wallet_addEthereumChain", params: [{ chainId: want, chainName: cfg.chain.name,
+          nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: [cfg.chain.rpcUrl] }] });
+      });
+    });
+  }
+  function enoughBalance(eth, from, r) {
+    var units = BigInt(r.amountUnits);
+    var call = r.tokenAddress
+      ? eth.request({ method: "eth_call", params: [{ to: r.tokenAddress, data: "0x70a08231" + pad32(from.slice(2).toLowerCase()) }, "latest"] })
+      : eth.request({ method: "eth_getBalance", params: [from, "latest"] });
+    return call.then(function (bal) {
+      if (bal && BigInt(bal) < units) throw new Error("insufficient balance");
+    }, function () { /* the wallet cannot say: let it decide when sending */ });
+  }
+  function payWithWallet() {
+    var eth = window.ethereum;
+    show($("wallet-error"), "");
+    if (!eth || typeof eth.request !== "function") {
+      show($("wallet-error"), "No browser wallet was found. Scan the QR code with a mobile wallet, or pay by card or bank.");
+      return;
+    }
+    var r = current;
+    if (!r || !r.uri) return;
+    var from;
+    var btn = $("pay-wallet");
+    btn.disabled = true;
+    telemetry("checkout_initialized");
+    eth.request({ method: "eth_requestAccounts" }).then(function (accounts) {
+      if (!accounts || !accounts.length) throw { code: 4001, message: "no account was shared" };
+      from = accounts[0];
+      return ensureChain(eth);
+    }).then(function () {
+      return enoughBalance(eth, from, r);
+    }).then(function () {
+      var units = BigInt(r.amountUnits).toString(16);
+      var tx = r.tokenAddress
+        ? { from: from, to: r.tokenAddress, value: "0x0", data: "0xa9059cbb" + pad32(r.recipient.slice(2).toLowerCase()) + pad32(units) }
+        : { from: from, to: r.recipient, value: "0x" + units };
+      return eth.request({ method: "eth_sendTransaction", params: [tx] });
+    }).then(function (hash) {
+      return post("/payment", { token: r.token, transactionHash: hash, buyerWallet: from });
+    }).then(function (res) {
+      update({ status: res.status });
+    }).catch(walletError).then(function () { btn.disabled = false; });
+  }
+
+  // ---- card or bank ----
+  function payWithCard() {
+    var btn = $("pay-card");
+    btn.disabled = true;
+    show($("wallet-error"), "");
+    post("/onramp", {}).then(function (res) {
+      if (!res.redirectUrl || !/^https?:\/\//.test(res.redirectUrl)) throw new Error("the processor gave no checkout address");
+      window.location.assign(res.redirectUrl);
+    }).catch(function (e) {
+      btn.disabled = false;
+      show($("wallet-error"), "Card or bank payment is not available now: " + e.message);
+    });
+  }
+
+  // ---- live status ----
+  var lastStatus = cfg.status;
+  function update(s) {
+    if (!s || !s.status) return;
+    var el = $("status");
+    el.textContent = cfg.labels[s.status] || s.status;
+    el.setAttribute("data-status", s.status);
+    lastStatus = s.status;
+    var f = $("failure");
+    if (s.status === "failed" && s.failure) {
+      f.textContent = "";
+      var d = document.createElement("p"); d.id = "failure-description"; d.textContent = s.failure.description;
+      var a = document.createElement("p"); a.id = "failure-action"; a.textContent = s.failure.action;
+      f.appendChild(d); f.appendChild(a); f.hidden = false;
+    } else if (s.status !== "failed") { f.hidden = true; }
+    if (settled.indexOf(s.status) >= 0) {
+      var pay = $("pay");
+      if (pay) pay.parentNode.removeChild(pay);
+      if (s.payment) {
+        $("paid-token").textContent = s.payment.token || s.payment.verifiedBy || "";
+        $("paid-tx").textContent = s.payment.transactionHash || "";
+      }
+      $("receipt-view").hidden = false;
+    }
   }
   function poll() {
     fetch("/api/terminal/check-payment?receiptId=" + encodeURIComponent(id)).then(function (res) { return res.json(); }).then(function (s) {
-      $("#status").textContent = s.status;
-      if (!s.paid) setTimeout(poll, 3000);
+      update(s);
+      if (closing.indexOf(s.status) < 0) setTimeout(poll, 3000);
     }).catch(function () { setTimeout(poll, 5000); });
   }
-  fetch("/api/portal/" + encodeURIComponent(id)).then(function (res) { return res.json(); }).then(function (b) { if (b.receipt) render(b.receipt); });
-  fetch("/api/portal/" + encodeURIComponent(id) + "/telemetry", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ event: "link_opened" }) });
-  poll();
+  function listen() {
+    if (typeof EventSource === "undefined") { poll(); return; }
+    var es = new EventSource(base + "/events");
+    var failures = 0;
+    es.onmessage = function (m) {
+      failures = 0;
+      var s;
+      try { s = JSON.parse(m.data); } catch (e) { return; }
+      update(s);
+      if (closing.indexOf(s.status) >= 0) es.close();
+    };
+    es.onerror = function () {
+      // EventSource reconnects by itself; after repeated failures, fall back to polling.
+      if (++failures >= 3 || es.readyState === 2) { es.close(); poll(); }
+    };
+    window.__paymentEvents = es;
+  }
+
+  // ---- wiring ----
+  var sel = $("token");
+  if (sel) sel.addEventListener("change", function () { requote(sel.value); });
+  Array.prototype.forEach.call(document.querySelectorAll("button.copy"), function (b) {
+    b.addEventListener("click", function () { copy(b.getAttribute("data-copy")); });
+  });
+  if ($("pay-wallet")) $("pay-wallet").addEventListener("click", payWithWallet);
+  if ($("pay-card")) $("pay-card").addEventListener("click", payWithCard);
+  telemetry("link_opened");
+  if (sel && settled.indexOf(lastStatus) < 0) requote(sel.value);
+  if (closing.indexOf(lastStatus) < 0) listen();
+  document.documentElement.setAttribute("data-ready", "1");
 })();

@@ -1,0 +1,133 @@
+package transport
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/page"
+)
+
+// Pace of the payment page's event stream: the receipts read model is read every
+// eventsPoll per connection; a comment line keeps proxies from closing an idle stream every
+// eventsHeartbeat; a stream ends after eventsLifetime (the browser reconnects by itself), so
+// that no connection is held forever.
+var (
+	eventsPoll      = 500 * time.Millisecond
+	eventsHeartbeat = 15 * time.Second
+	eventsLifetime  = 10 * time.Minute
+)
+
+// statusEvent is one server-sent event of the payment page: the status, and the failure's
+// catalog texts or the verified payment when there is one.
+type statusEvent struct {
+	ReceiptID string        `json:"receiptId"`
+	Status    string        `json:"status"`
+	Paid      bool          `json:"paid"`
+	Failure   *page.Failure `json:"failure"`
+	Payment   *page.Payment `json:"payment"`
+}
+
+func statusEventOf(st receipt.State) statusEvent {
+	ev := statusEvent{ReceiptID: st.Receipt.ReceiptID, Status: string(st.Status),
+		Paid: st.Status == receipt.StatusPaid || st.Status == receipt.StatusReconciled}
+	ev.Failure, ev.Payment = failureView(st), paymentView(st)
+	return ev
+}
+
+func failureView(st receipt.State) *page.Failure {
+	f := st.FailureView()
+	if f == nil {
+		return nil
+	}
+	return &page.Failure{Code: f.Code, Description: f.Reason, Action: f.Action}
+}
+
+func paymentView(st receipt.State) *page.Payment {
+	if st.Payment == nil || !isSettled(st.Status) {
+		return nil
+	}
+	p := st.Payment
+	return &page.Payment{TransactionHash: p.TransactionHash, Token: p.Token, BuyerWallet: p.BuyerWallet, VerifiedBy: p.VerifiedBy}
+}
+
+// streamEnds are the statuses after which nothing more happens that the page shows.
+func streamEnds(st receipt.Status) bool {
+	return st == receipt.StatusReconciled || st == receipt.StatusRefundRequested || st == receipt.StatusRefunded
+}
+
+// portalEvents answers GET /api/portal/{id}/events: a text/event-stream with one `data:` JSON
+// line (statusEvent) at once and then one per change of the receipts read model, read every
+// eventsPoll; heartbeat comments; closed when the receipt reaches reconciled or refunded, when
+// the client goes, or after eventsLifetime. An unknown id is a plain 404 before any stream.
+func (s *Server) portalEvents(c echo.Context) error {
+	id := c.Param("id")
+	row, err := s.anyReceipt(c, id)
+	if err != nil {
+		return err
+	}
+	w := c.Response()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // a buffering proxy would hold the events back
+	w.WriteHeader(http.StatusOK)
+	if _, err := fmt.Fprint(w, "retry: 2000\n\n"); err != nil {
+		return nil
+	}
+	ctx := c.Request().Context()
+	last, err := s.sendStatus(w, row, "")
+	if err != nil || streamEnds(row.State.Status) {
+		return nil
+	}
+	poll, beat := time.NewTicker(eventsPoll), time.NewTicker(eventsHeartbeat)
+	defer poll.Stop()
+	defer beat.Stop()
+	end := time.After(eventsLifetime)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-end:
+			return nil
+		case <-beat.C:
+			if _, err := fmt.Fprint(w, ": heartbeat\n\n"); err != nil {
+				return nil
+			}
+			w.Flush()
+		case <-poll.C:
+			row, err := s.receipts.Get(ctx, "", id)
+			if err != nil {
+				continue // the datastore may come back; the heartbeat keeps the stream open
+			}
+			if last, err = s.sendStatus(w, row, last); err != nil {
+				return nil
+			}
+			if streamEnds(row.State.Status) {
+				return nil
+			}
+		}
+	}
+}
+
+// sendStatus writes row's event unless it equals last (the previous event's JSON), and returns
+// the JSON sent (or last).
+func (s *Server) sendStatus(w *echo.Response, row readmodels.ReceiptRow, last string) (string, error) {
+	b, err := json.Marshal(statusEventOf(row.State))
+	if err != nil {
+		return last, err
+	}
+	if string(b) == last {
+		return last, nil
+	}
+	if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", row.Version, b); err != nil {
+		return last, err
+	}
+	w.Flush()
+	return string(b), nil
+}

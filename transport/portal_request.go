@@ -1,0 +1,183 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/labstack/echo/v4"
+	qrcode "github.com/skip2/go-qrcode"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/readmodels"
+)
+
+// paymentRequest is what a wallet must send to pay a receipt in one token (DESIGN 8): the amount
+// the chain verifier will require, to the merchant's split, on the configured chain, and the
+// EIP-681 URI that says the same to a mobile wallet.
+type paymentRequest struct {
+	ReceiptID    string `json:"receiptId"`
+	Token        string `json:"token"`
+	Amount       string `json:"amount"`      // decimal, in token units
+	AmountUnits  string `json:"amountUnits"` // integer, in base units
+	Decimals     uint8  `json:"decimals"`
+	Recipient    string `json:"recipient"`    // the merchant's split contract
+	TokenAddress string `json:"tokenAddress"` // "" for ETH
+	ChainID      int64  `json:"chainId"`
+	URI          string `json:"uri"`
+}
+
+// stableTokens are priced at 1 USD: the verifier requires the receipt total itself.
+var stableTokens = []string{"USDC", "USDT"}
+
+// paymentRequestOf computes the request of row in token. The required amount is the chain
+// verifier's: a stablecoin the receipt total (EUR through the latest recorded EUR/USD rate), any
+// other token its latest recorded quote, in base units rounded half up. Errors: 400 invalid_input
+// (no chain configured, a token the chain does not configure, no quote yet, a settled receipt),
+// commands.ErrSplitRequired, wrapped store errors.
+func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow, token string) (paymentRequest, error) {
+	st := row.State
+	if !slices.Contains(commands.PaymentTokens, token) {
+		return paymentRequest{}, InvalidInput("token must be one of " + strings.Join(commands.PaymentTokens, ", "))
+	}
+	tok, ok := s.cfg.PaymentChain.token(token)
+	if !ok {
+		return paymentRequest{}, InvalidInput("token " + token + " cannot be paid by wallet on this service's chain")
+	}
+	if isSettled(st.Status) || st.Status == receipt.StatusACHPending {
+		return paymentRequest{}, fmt.Errorf("%w: the receipt is %s", receipt.ErrState, st.Status)
+	}
+	sp, err := s.splits.Require(ctx, st.Receipt.Merchant)
+	if err != nil {
+		return paymentRequest{}, err
+	}
+	if !common.IsHexAddress(sp.Address) {
+		return paymentRequest{}, commands.ErrSplitRequired
+	}
+	amount, err := s.requiredAmount(ctx, st, token)
+	if err != nil {
+		return paymentRequest{}, err
+	}
+	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(tok.Decimals)), nil)
+	units := roundHalfUp(amount.Mul(amount, new(big.Rat).SetInt(scale)))
+	recipient := common.HexToAddress(sp.Address).Hex()
+	chainID := s.cfg.PaymentChain.ChainID
+	var uri string
+	if tok.Address == "" {
+		uri = fmt.Sprintf("ethereum:%s@%d?value=%s", recipient, chainID, units)
+	} else {
+		uri = fmt.Sprintf("ethereum:%s@%d/transfer?address=%s&uint256=%s", tok.Address, chainID, recipient, units)
+	}
+	return paymentRequest{ReceiptID: st.Receipt.ReceiptID, Token: token, Amount: unitsString(units, tok.Decimals),
+		AmountUnits: units.String(), Decimals: tok.Decimals, Recipient: recipient, TokenAddress: tok.Address,
+		ChainID: chainID, URI: uri}, nil
+}
+
+// requiredAmount is the amount in token units the verifier requires (see paymentRequestOf).
+func (s *Server) requiredAmount(ctx context.Context, st receipt.State, token string) (*big.Rat, error) {
+	if slices.Contains(stableTokens, token) {
+		usd := new(big.Rat).SetFrac64(int64(st.Receipt.Total), 100)
+		if st.Receipt.Currency == "EUR" {
+			r, ok := new(big.Rat).SetString(st.EURUSDRate)
+			if !ok || r.Sign() <= 0 {
+				return nil, InvalidInput("the receipt is in EUR: quote it first (POST /api/portal/{id}/quote)")
+			}
+			usd.Mul(usd, r)
+		}
+		return usd, nil
+	}
+	evs, err := commands.ReadReceiptEvents(ctx, s.events, st.Receipt.ReceiptID)
+	if err != nil {
+		return nil, err
+	}
+	latest := ""
+	for _, re := range evs {
+		if re.Type != receipt.EventTokenQuoted {
+			continue
+		}
+		ev, err := receipt.Decode(re.Type, re.Data)
+		if err != nil {
+			return nil, err
+		}
+		if q, ok := ev.(receipt.TokenQuoted); ok && strings.EqualFold(q.Token, token) {
+			latest = q.Amount
+		}
+	}
+	amount, ok := new(big.Rat).SetString(latest)
+	if !ok || amount.Sign() <= 0 {
+		return nil, InvalidInput("no quote in " + token + " yet: quote it first (POST /api/portal/{id}/quote)")
+	}
+	return amount, nil
+}
+
+// roundHalfUp rounds a non-negative rational to the nearest integer, halves up.
+func roundHalfUp(r *big.Rat) *big.Int {
+	n := new(big.Int).Mul(r.Num(), big.NewInt(2))
+	n.Add(n, r.Denom())
+	return n.Quo(n, new(big.Int).Mul(r.Denom(), big.NewInt(2)))
+}
+
+// unitsString renders base units as a decimal in token units without trailing zeros.
+func unitsString(units *big.Int, decimals uint8) string {
+	s := units.String()
+	if decimals == 0 {
+		return s
+	}
+	if len(s) <= int(decimals) {
+		s = strings.Repeat("0", int(decimals)-len(s)+1) + s
+	}
+	whole, frac := s[:len(s)-int(decimals)], strings.TrimRight(s[len(s)-int(decimals):], "0")
+	if frac == "" {
+		return whole
+	}
+	return whole + "." + frac
+}
+
+func isSettled(st receipt.Status) bool {
+	switch st {
+	case receipt.StatusPaid, receipt.StatusReconciled, receipt.StatusRefundRequested, receipt.StatusRefunded:
+		return true
+	}
+	return false
+}
+
+// portalRequest answers GET /api/portal/{id}/request?token=: the payment request as JSON.
+func (s *Server) portalRequest(c echo.Context) error {
+	row, err := s.anyReceipt(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	req, err := s.paymentRequestOf(c.Request().Context(), row, c.QueryParam("token"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, req)
+}
+
+// qrSize is the side of the QR PNG in pixels.
+const qrSize = 320
+
+// portalQR answers GET /api/portal/{id}/qr?token=: the EIP-681 URI of the payment request as a
+// QR code PNG (unknown token: 400 invalid_input).
+func (s *Server) portalQR(c echo.Context) error {
+	row, err := s.anyReceipt(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	req, err := s.paymentRequestOf(c.Request().Context(), row, c.QueryParam("token"))
+	if err != nil {
+		return err
+	}
+	png, err := qrcode.Encode(req.URI, qrcode.Medium, qrSize)
+	if err != nil {
+		return fmt.Errorf("qr of %s: %w", req.URI, err)
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	c.Response().Header().Set("X-Payment-Uri", req.URI)
+	return c.Blob(http.StatusOK, "image/png", png)
+}
