@@ -304,10 +304,10 @@ func (w *wallet) handle(ctx context.Context, e *portalEnv, method string, params
 			return nil, &rpcError{4001, "User rejected the request."}
 		}
 		var tx struct {
-			From  common.Address  `json:"from"`
-			To    common.Address  `json:"to"`
-			Data  hexutil.Bytes   `json:"data"`
-			Value *hexutil.Big    `json:"value"`
+			From  common.Address `json:"from"`
+			To    common.Address `json:"to"`
+			Data  hexutil.Bytes  `json:"data"`
+			Value *hexutil.Big   `json:"value"`
 		}
 		if err := json.Unmarshal(params[0], &tx); err != nil {
 			return nil, &rpcError{-32602, err.Error()}
