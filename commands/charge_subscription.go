@@ -913,3 +913,46 @@ func (h *ChargeSubscriptionsHandler) release(ctx context.Context) error {
 	}
 	return h.ledger.MarkDistributed(ctx, settle)
 }
+
+// Recover finishes the open charges left by a crashed run (rows untouched for Lease).
+func (h *ChargeSubscriptionsHandler) Recover(ctx context.Context, meta eventstore.Metadata) ([]ChargeResult, error) {
+	if h.chain == nil {
+		return nil, ErrSubscriptionsNotSetUp
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.recoverOpen(ctx, "", meta)
+}
+
+// Run is serve's daily ticker: every tick, while leader says this process leads, it runs the
+// cron (ChargeDue) when every has passed since the last run (the first tick runs it), and
+// otherwise only recovers open charges. Failures are logged; it returns when ctx ends.
+func (h *ChargeSubscriptionsHandler) Run(ctx context.Context, leader func() bool, every, tick time.Duration) error {
+	if h.chain == nil {
+		return nil
+	}
+	meta := eventstore.Metadata{Actor: "cron", Source: "daily subscription charging"}
+	var last time.Time
+	for {
+		if err := sleep(ctx, tick); err != nil {
+			return err
+		}
+		if !leader() {
+			continue
+		}
+		if last.IsZero() || time.Since(last) >= every {
+			run, err := h.ChargeDue(ctx, meta)
+			last = time.Now()
+			ev := h.Log.Info()
+			if err != nil {
+				ev = h.Log.Warn().Err(err)
+			}
+			ev.Int("processed", run.Processed).Int("succeeded", run.Succeeded).Int("failed", run.Failed).
+				Dur("duration", run.Duration).Msg("subscription charging: daily run")
+			continue
+		}
+		if _, err := h.Recover(ctx, meta); err != nil && ctx.Err() == nil {
+			h.Log.Warn().Err(err).Msg("subscription charging: recovery")
+		}
+	}
+}

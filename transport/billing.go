@@ -201,11 +201,15 @@ func (s *Server) billing(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	subsPeriod, subsAll, err := s.subscriptionBilling(ctx, p.Wallet, from, now)
+	if err != nil {
+		return err
+	}
 	return c.JSON(http.StatusOK, map[string]any{
 		"wallet": p.Wallet, "periodStart": from.UnixMilli(), "asOf": now.UnixMilli(),
-		"period":  map[string]any{"byCurrency": view(period), "ordersCreated": ordersPeriod, "apiCalls": callsPeriod},
-		"allTime": map[string]any{"byCurrency": view(all), "ordersCreated": ordersAll, "apiCalls": callsAll},
-		"note":    "computed from the receipts projection; API calls are flushed every few seconds",
+		"period":  map[string]any{"byCurrency": view(period), "ordersCreated": ordersPeriod, "apiCalls": callsPeriod, "subscriptions": subsPeriod},
+		"allTime": map[string]any{"byCurrency": view(all), "ordersCreated": ordersAll, "apiCalls": callsAll, "subscriptions": subsAll},
+		"note":    "computed from the receipts projection and the subscription charge records (USD); API calls are flushed every few seconds",
 	})
 }
 
@@ -291,4 +295,22 @@ func (s *Server) splitTransactions(c echo.Context) error {
 			"transactionHash": t.TransactionHash, "fees": money.Cents(t.FeeCents).Float()})
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// subscriptionBilling is the merchant's subscription charges (one billing record per charge, in
+// USD) this month and all time: how many, their volume and the 0.5% platform fee of each.
+func (s *Server) subscriptionBilling(ctx context.Context, wallet string, from, now time.Time) (period, all map[string]any, err error) {
+	view := func(t readmodels.ChargeTotals) map[string]any {
+		return map[string]any{"currency": "USD", "charges": t.Charges, "volume": money.Cents(t.VolumeCents).Float(),
+			"platformFees": money.Cents(t.PlatformCents).Float()}
+	}
+	p, err := s.subscriptionLists.ChargeTotals(ctx, wallet, from, now.Add(time.Millisecond))
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := s.subscriptionLists.ChargeTotals(ctx, wallet, time.Unix(0, 0), now.Add(time.Millisecond))
+	if err != nil {
+		return nil, nil, err
+	}
+	return view(p), view(a), nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -17,6 +18,8 @@ import (
 type SubscriptionLists interface {
 	ByCustomer(ctx context.Context, wallet string) ([]subscription.State, error)
 	ByMerchant(ctx context.Context, wallet string) ([]subscription.State, error)
+	// ChargeTotals sums a merchant's subscription charges (their billing records) in [from, to).
+	ChargeTotals(ctx context.Context, wallet string, from, to time.Time) (readmodels.ChargeTotals, error)
 }
 
 var _ SubscriptionLists = (*readmodels.Subscriptions)(nil)
@@ -27,6 +30,8 @@ type SubscriptionChain struct {
 	Signer   commands.PermissionSigner // chain.SpendPermissions on CHAIN_ID and SPEND_PERMISSION_MANAGER
 	Operator string                    // the spender every permission must name
 	USDC     string                    // the token every permission must name
+	// Charger charges subscriptions (nil: the charging routes answer 503).
+	Charger *commands.ChargeSubscriptionsHandler
 }
 
 // planLookup gives the create command the plans of the plan store.
@@ -51,6 +56,7 @@ func (s *Server) subscriptionRoutes(d Deps) {
 	s.handle(http.MethodPost, "/api/subscriptions/create", Policy{Access: Public}, s.postSubscription)
 	s.handle(http.MethodGet, "/api/subscriptions/status", Policy{Access: Public}, s.subscriptionStatus)
 	s.handle(http.MethodPost, "/api/subscriptions/cancel", Policy{Access: Admin}, s.postCancelSubscription)
+	s.subscriptionChargeRoutes(d.SubscriptionChain.Charger)
 }
 
 // viewSubscription is a subscription as the status read answers it (DESIGN 8).

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport"
 )
 
@@ -30,4 +36,33 @@ func subscriptionChain(cfg config, log zerolog.Logger) transport.SubscriptionCha
 		Operator: strings.ToLower(crypto.PubkeyToAddress(key.PublicKey).Hex()),
 		USDC:     strings.ToLower(usdc.Address.Hex()),
 	}
+}
+
+// subscriptionCharger charges subscriptions when the chain is connected and subscriptions are
+// configured (sc.Operator set); else nil (the charging routes answer 503, no ticker).
+func subscriptionCharger(cfg config, sc transport.SubscriptionChain, rpc *chain.RPC, pool *pgxpool.Pool, store eventstore.Store, log zerolog.Logger) *commands.ChargeSubscriptionsHandler {
+	if rpc == nil || sc.Operator == "" {
+		return nil
+	}
+	op, err := chain.NewChargeOperator(cfg.OperatorKey, uint64(cfg.ChainID), rpc, cfg.ChainTokens, cfg.SpendPermissionManager)
+	if err != nil {
+		log.Warn().Err(err).Msg("subscription charging is not configured")
+		return nil
+	}
+	h := commands.NewChargeSubscriptionsHandler(store, op, readmodels.NewSubscriptionCharges(pool), readmodels.NewSubscriptions(pool),
+		commands.NewSplits(store), time.Now)
+	h.Log = log
+	return h
+}
+
+// subscriptionTicker is serve's daily charging run, on the instance that leads the subscriptions
+// projector only (other instances stand by; the claims keep even two runs apart); between daily
+// runs it recovers charges left open by a crash every 5 minutes.
+func subscriptionTicker(h *commands.ChargeSubscriptionsHandler, leader interface{ Leader() bool }) worker {
+	return workerFunc(func(ctx context.Context) error {
+		if h == nil {
+			return nil
+		}
+		return h.Run(ctx, leader.Leader, 24*time.Hour, 5*time.Minute)
+	})
 }
