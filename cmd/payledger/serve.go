@@ -239,6 +239,8 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		return err
 	}
 	defer closeLimiter()
+	subChain := subscriptionChain(cfg, log)
+	subChain.Charger = subscriptionCharger(cfg, subChain, rpc, pool, store, log)
 	openapi, err := docs.OpenAPIJSON()
 	if err != nil {
 		return err
@@ -257,7 +259,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		Prices: readmodels.NewPrices(pool), Usage: usage, Figures: readmodels.NewReceipts(pool), Metrics: metrics,
 		Invalidations: caches, Users: readmodels.NewUsers(pool),
 		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool),
-		SubscriptionChain: subscriptionChain(cfg, log),
+		SubscriptionChain: subChain,
 		Config: transport.Config{
 			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 			CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),
@@ -278,7 +280,8 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	defer func() { stopWork(); workers.Wait() }()
 	reconciler := commands.NewReconciler(api.OnrampReconciliation(), dispatcher, 30*time.Second, 2*time.Minute, log)
 	for _, w := range []worker{receiptsRunner, usersRunner, subscriptionsRunner, reconciler, dispatcher, usage, workerFunc(func(ctx context.Context) error { return replayer.Run(ctx, 2*time.Second) }), workerFunc(caches.Run),
-		walletVerifier(cfg, rpc, store, readmodels.NewReceipts(pool), log), splitDistributor(store, readmodels.NewReceipts(pool), splitSender, log)} {
+		walletVerifier(cfg, rpc, store, readmodels.NewReceipts(pool), log), splitDistributor(store, readmodels.NewReceipts(pool), splitSender, log),
+		subscriptionTicker(subChain.Charger, subscriptionsRunner)} {
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
 				log.Error().Err(err).Msg("background worker stopped")
