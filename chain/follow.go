@@ -50,6 +50,17 @@ type Follower struct {
 	cursor  uint64 // last block whose logs were read
 	started bool
 	step    uint64
+	audit   map[common.Hash]*audited // paid payments watched after their verdict (Step only)
+}
+
+// AuditBlocks is how many blocks past its paying block a paid payment is still watched: a reorg
+// deeper than CHAIN_CONFIRMATIONS within that window is reported (Reorged), never undone silently.
+const AuditBlocks = 64
+
+// audited is a paid payment watched after its verdict.
+type audited struct {
+	exp  Expectation
+	seen observation
 }
 
 // followed is one payment's progress; only Step touches its fields after Add.
@@ -63,7 +74,7 @@ type followed struct {
 // NewFollower follows nothing yet; the first Step starts reading logs from the head of that
 // moment (an earlier payment is found by its receipt, which every new payment gets at once).
 func NewFollower(c Client) *Follower {
-	return &Follower{c: c, pending: map[common.Hash]*followed{}}
+	return &Follower{c: c, pending: map[common.Hash]*followed{}, audit: map[common.Hash]*audited{}}
 }
 
 // Add follows e until a Decision.
@@ -126,7 +137,12 @@ func (f *Follower) Step(ctx context.Context) ([]Decision, error) {
 	if err := f.readReceipts(ctx, all); err != nil {
 		return nil, err
 	}
-	return f.confirm(ctx, head, all)
+	flagged, err := f.reaudit(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	out, err := f.confirm(ctx, head, all)
+	return append(flagged, out...), err
 }
 
 // Run steps every interval until ctx ends, handing decisions to decided and errors to failed
@@ -311,6 +327,9 @@ func (f *Follower) confirm(ctx context.Context, head uint64, all []*followed) ([
 		v := judge(p.exp, *p.seen)
 		v.Depth = depth(head, p.seen.blockNumber)
 		out, decided = append(out, Decision{Expectation: p.exp, Verdict: v}), append(decided, p)
+		if v.Status == Paid {
+			f.audit[p.exp.TxHash] = &audited{exp: p.exp, seen: *p.seen}
+		}
 	}
 	f.forget(decided)
 	return out, nil
@@ -325,4 +344,63 @@ func (f *Follower) forget(decided []*followed) {
 			delete(f.pending, p.exp.TxHash)
 		}
 	}
+}
+
+// reaudit checks the paid payments of the last AuditBlocks blocks: one batch of headers; only
+// when a paying block was replaced, one batch of receipts. A transaction mined again elsewhere
+// still pays (the same transaction; the audit follows it to its new block); one that is gone is
+// reported once as Reorged and no longer watched. Payments older than AuditBlocks are dropped.
+func (f *Follower) reaudit(ctx context.Context, head uint64) ([]Decision, error) {
+	var numbers []uint64
+	seenBlock := map[uint64]bool{}
+	for h, a := range f.audit {
+		if head > a.seen.blockNumber+AuditBlocks {
+			delete(f.audit, h)
+			continue
+		}
+		if !seenBlock[a.seen.blockNumber] {
+			seenBlock[a.seen.blockNumber] = true
+			numbers = append(numbers, a.seen.blockNumber)
+		}
+	}
+	if len(numbers) == 0 {
+		return nil, nil
+	}
+	headers, err := f.c.HeadersByNumber(ctx, numbers)
+	if err != nil {
+		return nil, err
+	}
+	canonical := make(map[uint64]common.Hash, len(numbers))
+	for i, h := range headers {
+		if h != nil {
+			canonical[numbers[i]] = h.Hash()
+		}
+	}
+	var moved []*audited
+	var hashes []common.Hash
+	for _, a := range f.audit {
+		if canonical[a.seen.blockNumber] != a.seen.blockHash {
+			moved, hashes = append(moved, a), append(hashes, a.exp.TxHash)
+		}
+	}
+	if len(moved) == 0 {
+		return nil, nil
+	}
+	receipts, err := f.c.TransactionReceipts(ctx, hashes)
+	if err != nil {
+		return nil, err
+	}
+	var out []Decision
+	for i, a := range moved {
+		if r := receipts[i]; r != nil && r.Status == types.ReceiptStatusSuccessful {
+			a.seen.blockNumber, a.seen.blockHash = r.BlockNumber.Uint64(), r.BlockHash
+			continue
+		}
+		// Gone (or, mined again, reverted: the buyer's balance changed meanwhile): the ledger's
+		// paid has no support on the chain any more.
+		out = append(out, Decision{Expectation: a.exp, Verdict: Verdict{Status: Reorged, BlockNumber: a.seen.blockNumber,
+			BlockHash: a.seen.blockHash, LogIndex: -1}})
+		delete(f.audit, a.exp.TxHash)
+	}
+	return out, nil
 }

@@ -355,3 +355,49 @@ func TestFollowerMoreSplitsThanOneFilterTakes(t *testing.T) {
 		t.Fatalf("%d paid of %d", paid, n)
 	}
 }
+
+// TestFollowerReorgAfterTheDepth: a payment decided Paid whose block is replaced later by a
+// deeper reorg is audited: mined again elsewhere, nothing is reported (the same transaction
+// still pays); gone, it is reported once as Reorged with the replaced block.
+func TestFollowerReorgAfterTheDepth(t *testing.T) {
+	for _, dropped := range []bool{true, false} {
+		e := newEnv(t)
+		ctx := context.Background()
+		f := chain.NewFollower(e.rpc)
+		step(t, f, e.rpc)
+		parent, err := e.sim.HeaderByNumber(ctx, nil)
+		e.ok(err)
+		tx := e.payToken(e.usdc, e.buyer, e.split, 3_000_000)
+		e.ok(f.Add(e.expectUSDC(tx, 3_000_000)))
+		paying := e.commit()
+		e.commit()
+		ds, _ := step(t, f, e.rpc)
+		if len(ds) != 1 || ds[0].Verdict.Status != chain.Paid {
+			t.Fatalf("depth 2: %+v", ds)
+		}
+		if dropped {
+			e.reorgDropping(parent.Hash())
+		} else {
+			e.ok(e.b.Fork(parent.Hash())) // the pool mines it again in the new branch
+		}
+		for range 3 {
+			e.commit()
+		}
+		var reported []chain.Decision
+		for range 3 {
+			ds, _ := step(t, f, e.rpc)
+			reported = append(reported, ds...)
+			e.commit()
+		}
+		if !dropped {
+			if len(reported) != 0 {
+				t.Fatalf("mined again: reported %+v; want nothing", reported)
+			}
+			continue
+		}
+		if len(reported) != 1 || reported[0].Verdict.Status != chain.Reorged || reported[0].Verdict.BlockHash != paying ||
+			reported[0].Expectation.TxHash != tx.Hash() {
+			t.Fatalf("dropped: reported %+v; want one Reorged of block %s", reported, paying)
+		}
+	}
+}

@@ -65,7 +65,7 @@ func (w *PaymentWatcher) Step(ctx context.Context) ([]commands.PaymentVerdict, e
 	out := make([]commands.PaymentVerdict, len(ds))
 	for i, d := range ds {
 		v := d.Verdict
-		out[i] = commands.PaymentVerdict{TxHash: strings.ToLower(d.Expectation.TxHash.Hex()), Paid: v.Status == Paid,
+		out[i] = commands.PaymentVerdict{TxHash: strings.ToLower(d.Expectation.TxHash.Hex()), Paid: v.Status == Paid, Reorged: v.Status == Reorged,
 			FailureCode: v.FailureCode, BlockNumber: v.BlockNumber, BlockHash: strings.ToLower(v.BlockHash.Hex()),
 			LogIndex: v.LogIndex, AmountUnits: v.AmountUnits}
 	}

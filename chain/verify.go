@@ -32,6 +32,10 @@ const (
 	Paid
 	// Failed: deep enough and a rule is broken; FailureCode says which.
 	Failed
+	// Reorged: decided Paid, then its block left the canonical chain (a reorg deeper than the
+	// confirmation depth) and the transaction is nowhere on the chain now. Reported once by the
+	// Follower's audit (AuditBlocks); BlockNumber and BlockHash are the replaced block.
+	Reorged
 )
 
 func (s Status) String() string {
@@ -42,6 +46,8 @@ func (s Status) String() string {
 		return "paid"
 	case Failed:
 		return "failed"
+	case Reorged:
+		return "reorged"
 	}
 	return fmt.Sprintf("Status(%d)", int(s))
 }

@@ -54,8 +54,12 @@ type WatchedPayment struct {
 
 // PaymentVerdict is the chain's final word on a watched payment.
 type PaymentVerdict struct {
-	TxHash      string
-	Paid        bool
+	TxHash string
+	Paid   bool
+	// Reorged: a payment reported Paid earlier whose block left the canonical chain after the
+	// confirmation depth, the transaction being nowhere on the chain now (BlockNumber and
+	// BlockHash are the replaced block). The receipt is not changed: it is flagged.
+	Reorged     bool
 	FailureCode string // when not paid: a domain/failure code of category blockchain
 	BlockNumber uint64
 	BlockHash   string
@@ -83,6 +87,7 @@ const (
 type VerifiedWalletPayments struct {
 	Followed int             // payments followed after the pass
 	Changes  []ReceiptChange // receipts paid or failed
+	Reorged  []string        // receipts paid whose paying transaction a deep reorg removed (flagged)
 }
 
 // VerifyWalletPaymentsHandler verifies submitted wallet payments on chain (DESIGN 8): it keeps a
@@ -104,6 +109,7 @@ type VerifyWalletPaymentsHandler struct {
 
 	mu       sync.Mutex
 	followed map[string]PendingWalletPayment // lower-case hash -> payment
+	paid     map[string]paidPayment          // lower-case hash -> recorded paid, while audited
 	skip     map[string]time.Time            // receipt/attempt -> not before (unbuildable, or just decided)
 }
 
@@ -115,12 +121,13 @@ func NewVerifyWalletPaymentsHandler(store Store, pending PendingWalletPayments, 
 		panic("commands.NewVerifyWalletPaymentsHandler: nil dependency")
 	}
 	return &VerifyWalletPaymentsHandler{store: store, pending: pending, splits: splits, follower: watcher, now: now,
-		followed: map[string]PendingWalletPayment{}, skip: map[string]time.Time{}}
+		followed: map[string]PendingWalletPayment{}, paid: map[string]paidPayment{}, skip: map[string]time.Time{}}
 }
 
 // Run syncs the work list every refresh and reads the chain every interval until ctx ends. An
 // error (the chain or the datastore unreachable) is logged at most once a minute and retried.
 func (h *VerifyWalletPaymentsHandler) Run(ctx context.Context, interval, refresh time.Duration, log zerolog.Logger) error {
+	ctx = log.WithContext(ctx)
 	var lastSync, lastLog time.Time
 	for {
 		var err error
@@ -184,6 +191,11 @@ func (h *VerifyWalletPaymentsHandler) Sync(ctx context.Context) error {
 			delete(h.skip, k)
 		}
 	}
+	for hash, pp := range h.paid {
+		if now.Sub(pp.at) > paidMemory {
+			delete(h.paid, hash)
+		}
+	}
 	h.mu.Unlock()
 	for _, p := range fresh {
 		e, err := h.expectation(ctx, p)
@@ -217,6 +229,12 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 	var out VerifiedWalletPayments
 	var firstErr error
 	for _, v := range ds {
+		if v.Reorged {
+			if id, ok := h.flagReorged(ctx, v); ok {
+				out.Reorged = append(out.Reorged, id)
+			}
+			continue
+		}
 		h.mu.Lock()
 		p, ok := h.followed[v.TxHash]
 		delete(h.followed, v.TxHash)
@@ -231,11 +249,40 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 		}
 		h.mu.Lock()
 		h.skip[p.ReceiptID+"/"+p.AttemptID] = h.now().Add(decidedMemory)
+		if v.Paid {
+			h.paid[v.TxHash] = paidPayment{p: p, at: h.now()}
+		}
 		h.mu.Unlock()
 		out.Changes = append(out.Changes, change)
 	}
 	out.Followed = h.follower.Len()
 	return out, firstErr
+}
+
+// paidPayment is a payment recorded paid, remembered while the chain audits it.
+type paidPayment struct {
+	p  PendingWalletPayment
+	at time.Time
+}
+
+// paidMemory bounds how long a recorded payment is remembered for the audit (AuditBlocks blocks
+// on any chain payledger targets are well within it).
+const paidMemory = time.Hour
+
+// flagReorged reports a paid receipt whose paying transaction a deep reorg removed. The receipt
+// keeps its PaymentConfirmed, which names the replaced block by number and hash (the chain shows
+// it is no longer canonical); the error log is the operator's flag (docs/decisions.md).
+func (h *VerifyWalletPaymentsHandler) flagReorged(ctx context.Context, v PaymentVerdict) (string, bool) {
+	h.mu.Lock()
+	p, ok := h.paid[v.TxHash]
+	delete(h.paid, v.TxHash)
+	h.mu.Unlock()
+	if !ok {
+		return "", false
+	}
+	zerolog.Ctx(ctx).Error().Str("receipt_id", p.p.ReceiptID).Str("tx", v.TxHash).Uint64("block", v.BlockNumber).
+		Str("block_hash", v.BlockHash).Msg("wallet payment reorged after its confirmation depth: the paying transaction is no longer on the chain; the receipt stays paid, investigate (refund or ask for a new payment)")
+	return p.p.ReceiptID, true
 }
 
 func cmp(first, next error) error {

@@ -369,3 +369,64 @@ func TestVerifyWalletPaymentTwoInstances(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyWalletPaymentReorgAfterTheDepth: a receipt paid at depth 2 whose paying block a
+// deeper reorg removes, with the transaction gone, is flagged (Reorged) and never confirmed a
+// second time; the receipt keeps its one PaymentConfirmed, which names the replaced block. When
+// the same transaction is mined again, nothing changes: it still pays, once.
+func TestVerifyWalletPaymentReorgAfterTheDepth(t *testing.T) {
+	e := newWalletEnv(t)
+	v := e.verifier(e.rpc)
+	parent, err := e.b.Client().HeaderByNumber(e.ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := e.receipt(payMerchant, "USD", 700)
+	tx := e.payUSDC(7_000_000)
+	e.submitted(id, "USDC", tx)
+	e.pass(v)
+	paying := e.b.Commit()
+	e.b.Commit()
+	if out := e.pass(v); len(out.Changes) != 1 || e.state(id).Status != receipt.StatusPaid {
+		t.Fatalf("depth 2: %+v %s", out, e.state(id).Status)
+	}
+	// The reorg drops the paying block and the transaction with it.
+	if err := e.b.Fork(parent.Hash()); err != nil {
+		t.Fatal(err)
+	}
+	e.b.Rollback()
+	time.Sleep(50 * time.Millisecond)
+	e.b.Rollback()
+	var flagged []string
+	for range 4 {
+		e.b.Commit()
+		out := e.pass(v)
+		flagged = append(flagged, out.Reorged...)
+		if len(out.Changes) != 0 {
+			t.Fatalf("a reorged payment changed receipts: %+v", out)
+		}
+	}
+	if len(flagged) != 1 || flagged[0] != id {
+		t.Fatalf("flagged %v, want [%s]", flagged, id)
+	}
+	c := confirmedEvents(t, e, id)
+	if st := e.state(id); st.Status != receipt.StatusPaid || len(c) != 1 || c[0].BlockHash != strings.ToLower(paying.Hex()) {
+		t.Fatalf("after the reorg: %s, confirmations %+v", st.Status, c)
+	}
+	if ok, err := chain.IsCanonical(e.ctx, e.rpc, c[0].BlockNumber, common.HexToHash(c[0].BlockHash)); err != nil || ok {
+		t.Fatalf("the recorded block is canonical = %v, %v; want replaced", ok, err)
+	}
+	// The same signed transaction mined again: still one confirmation, nothing flagged again.
+	if err := e.b.Client().SendTransaction(e.ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		e.b.Commit()
+		if out := e.pass(v); len(out.Changes)+len(out.Reorged) != 0 {
+			t.Fatalf("mined again: %+v", out)
+		}
+	}
+	if c := confirmedEvents(t, e, id); len(c) != 1 {
+		t.Fatalf("%d confirmations, want 1", len(c))
+	}
+}
