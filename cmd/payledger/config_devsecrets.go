@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// devSecretsFile is where development keeps the secrets it generated, under the data directory
+// (DEV_DATA_DIR, default .data, the directory of the private cluster and the journal).
+const devSecretsFile = "dev-secrets.env"
+
+// devSecretNames are the secrets development generates when missing (EDGE_SECRET only in gateway
+// mode). The development chain's operator key is not among them: the chain lives in memory and
+// its contracts are lost when it stops, so a key kept across restarts would sign for nothing.
+var devSecretNames = []string{"JWT_SECRET", "CRON_SECRET", "PROCESSOR_WEBHOOK_SECRET", "SECRETS_KEY", "EDGE_SECRET"}
+
+// devSecrets reports what loadPersistentConfig did with the development secrets file.
+type devSecrets struct {
+	Path      string   // the file; empty in production
+	Generated []string // generated now and written to Path
+	Reused    []string // read from Path (written by an earlier start)
+}
+
+// loadPersistentConfig is loadConfig for the commands: in development, a secret missing from the
+// environment is read from DEV_DATA_DIR/dev-secrets.env, and one generated now is written there
+// (file 0600, directory 0700), so that sessions, and data encrypted with SECRETS_KEY, survive a
+// restart. The environment always wins over the file. Production never reads or writes the file
+// and still refuses to start without its secrets.
+func loadPersistentConfig(getenv func(string) string, random io.Reader) (config, devSecrets, error) {
+	if strings.TrimSpace(getenv("APP_ENV")) == "production" {
+		c, _, err := loadConfig(getenv, random)
+		return c, devSecrets{}, err
+	}
+	dir := strings.TrimSpace(getenv("DEV_DATA_DIR"))
+	if dir == "" {
+		dir = ".data"
+	}
+	info := devSecrets{Path: filepath.Join(dir, devSecretsFile)}
+	stored, err := readDevSecrets(info.Path)
+	if err != nil {
+		return config{}, info, err
+	}
+	merged := func(name string) string {
+		if v := getenv(name); strings.TrimSpace(v) != "" {
+			return v
+		}
+		return stored[name]
+	}
+	c, generated, err := loadConfig(merged, random)
+	if err != nil {
+		return c, info, err
+	}
+	for _, name := range devSecretNames {
+		if strings.TrimSpace(getenv(name)) == "" && stored[name] != "" {
+			info.Reused = append(info.Reused, name)
+		}
+	}
+	if len(generated) == 0 {
+		return c, info, nil
+	}
+	values := map[string]string{}
+	for _, name := range generated {
+		values[name] = c.secretValue(name)
+	}
+	winners, err := writeDevSecrets(info.Path, values)
+	if err != nil {
+		return c, info, fmt.Errorf("keep development secrets in %s: %w", info.Path, err)
+	}
+	// Another process (serve and `dev merchant` started together) may have written first: its
+	// values win so that both agree.
+	for _, name := range generated {
+		if winners[name] != values[name] {
+			if err := c.setSecret(name, winners[name]); err != nil {
+				return c, info, fmt.Errorf("%s in %s: %w", name, info.Path, err)
+			}
+			info.Reused = append(info.Reused, name)
+			continue
+		}
+		info.Generated = append(info.Generated, name)
+	}
+	return c, info, nil
+}
+
+// secretValue is the configured value of one of devSecretNames, as the environment spells it.
+func (c config) secretValue(name string) string {
+	switch name {
+	case "JWT_SECRET":
+		return c.JWTSecret
+	case "CRON_SECRET":
+		return c.CronSecret
+	case "PROCESSOR_WEBHOOK_SECRET":
+		return c.ProcessorWebhookSecret
+	case "SECRETS_KEY":
+		return hex.EncodeToString(c.SecretsKey)
+	case "EDGE_SECRET":
+		return c.EdgeSecret
+	}
+	return ""
+}
+
+func (c *config) setSecret(name, v string) error {
+	switch name {
+	case "JWT_SECRET":
+		c.JWTSecret = v
+	case "CRON_SECRET":
+		c.CronSecret = v
+	case "PROCESSOR_WEBHOOK_SECRET":
+		c.ProcessorWebhookSecret = v
+	case "SECRETS_KEY":
+		k, err := hex.DecodeString(v)
+		if err != nil || len(k) != 32 {
+			return errors.New("SECRETS_KEY must be 64 hex characters (32 bytes)")
+		}
+		c.SecretsKey = k
+	case "EDGE_SECRET":
+		c.EdgeSecret = v
+	}
+	return nil
+}
+
+// readDevSecrets reads NAME=value lines (# comments allowed); a missing file is an empty set. A
+// file readable by others is made private again.
+func readDevSecrets(path string) (map[string]string, error) {
+	out := map[string]string{}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read development secrets: %w", err)
+	}
+	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(path, 0o600); err != nil {
+			return nil, fmt.Errorf("make %s private: %w", path, err)
+		}
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, value, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, fmt.Errorf("%s line %d: want NAME=value", path, n)
+		}
+		out[strings.TrimSpace(name)] = strings.TrimSpace(value)
+	}
+	return out, nil
+}
+
+// writeDevSecrets adds values to the file and returns the file's values after the write. The
+// first writer wins a race: a name already in the file keeps its value.
+func writeDevSecrets(path string, values map[string]string) (map[string]string, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		current, err := readDevSecrets(path)
+		if err != nil {
+			return nil, err
+		}
+		all := map[string]string{}
+		for k, v := range values {
+			all[k] = v
+		}
+		for k, v := range current {
+			all[k] = v
+		}
+		tmp, err := os.CreateTemp(dir, devSecretsFile+".*")
+		if err != nil {
+			return nil, err
+		}
+		names := make([]string, 0, len(all))
+		for k := range all {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		var b strings.Builder
+		b.WriteString("# payledger development secrets, generated on first start and reused (never used in production)\n")
+		for _, k := range names {
+			fmt.Fprintf(&b, "%s=%s\n", k, all[k])
+		}
+		_, werr := tmp.WriteString(b.String())
+		if werr == nil {
+			werr = tmp.Chmod(0o600)
+		}
+		if cerr := tmp.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			_ = os.Remove(tmp.Name())
+			return nil, werr
+		}
+		if len(current) == 0 {
+			// No file yet: a link fails if another process created it meanwhile.
+			err = os.Link(tmp.Name(), path)
+			_ = os.Remove(tmp.Name())
+			if err == nil {
+				return all, nil
+			}
+			if errors.Is(err, fs.ErrExist) && attempt < 3 {
+				continue
+			}
+			return nil, err
+		}
+		if err := os.Rename(tmp.Name(), path); err != nil {
+			_ = os.Remove(tmp.Name())
+			return nil, err
+		}
+		return all, nil
+	}
+}
