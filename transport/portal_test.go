@@ -1,0 +1,171 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/makiuchi-d/gozxing"
+	zxqr "github.com/makiuchi-d/gozxing/qrcode"
+
+	"github.com/payledger/payledger/readmodels"
+)
+
+const portalUSDC = "0x00000000000000000000000000000000000a11ce"
+
+func portalEnv(t *testing.T) *env {
+	return newEnv(t, func(d *Deps) {
+		d.Config.PaymentChain = PaymentChain{ChainID: 1337, Tokens: []PaymentToken{{Symbol: "USDC", Address: portalUSDC, Decimals: 6}}}
+	})
+}
+
+func TestPortalPaymentRequestAndQR(t *testing.T) {
+	e := portalEnv(t)
+	m := e.merchant(true)
+	id := e.receiptFor(m, "12.34")
+	split := common.HexToAddress("0x" + strings.Repeat("c", 40)).Hex()
+	usdc := common.HexToAddress(portalUSDC).Hex()
+	want := "ethereum:" + usdc + "@1337/transfer?address=" + split + "&uint256=12340000"
+
+	rec := e.do(req{method: http.MethodGet, path: "/api/portal/" + id + "/request?token=USDC"})
+	var r paymentRequest
+	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &r) != nil || r.URI != want || r.Amount != "12.34" || r.AmountUnits != "12340000" || r.Recipient != split {
+		t.Fatalf("USDC request: %d %s", rec.Code, rec.Body)
+	}
+	rec = e.do(req{method: http.MethodGet, path: "/api/portal/" + id + "/qr?token=USDC"})
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "image/png" {
+		t.Fatalf("qr: %d %v", rec.Code, rec.Header())
+	}
+	img, err := png.Decode(bytes.NewReader(rec.Body.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bmp, _ := gozxing.NewBinaryBitmapFromImage(img)
+	res, err := zxqr.NewQRCodeReader().Decode(bmp, nil)
+	if err != nil || res.GetText() != want {
+		t.Fatalf("QR decodes to %v (%v), want %s", res, err, want)
+	}
+
+	// ETH: the latest quote, in wei; none yet is refused, as is a token the chain lacks.
+	if rec := e.do(req{method: http.MethodGet, path: "/api/portal/" + id + "/qr?token=ETH"}); rec.Code != 400 {
+		t.Fatalf("ETH without a quote: %d %s", rec.Code, rec.Body)
+	}
+	for _, tok := range []string{"DOGE", "USDT", ""} {
+		if rec := e.do(req{method: http.MethodGet, path: "/api/portal/" + id + "/qr?token=" + tok}); rec.Code != 400 || !strings.Contains(rec.Body.String(), "invalid_input") {
+			t.Fatalf("token %q: %d %s", tok, rec.Code, rec.Body)
+		}
+	}
+	if err := readmodels.NewPrices(e.pool).Set(context.Background(), []readmodels.Price{{Asset: "ETH", USDPrice: "3000", SetAt: time.Now(), SetBy: "t"}}); err != nil {
+		t.Fatal(err)
+	}
+	if rec := e.do(req{method: http.MethodPost, path: "/api/portal/" + id + "/quote", body: `{"token":"ETH"}`}); rec.Code != 200 {
+		t.Fatalf("quote: %d %s", rec.Code, rec.Body)
+	}
+	rec = e.do(req{method: http.MethodGet, path: "/api/portal/" + id + "/request?token=ETH"})
+	// 12.34 / 3000 = 0.00411333 (8 places) = 4113330000000000 wei
+	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &r) != nil || r.URI != "ethereum:"+split+"@1337?value=4113330000000000" || r.Amount != "0.00411333" {
+		t.Fatalf("ETH request: %d %s", rec.Code, rec.Body)
+	}
+	if rec := e.do(req{method: http.MethodGet, path: "/api/portal/rcpt_nope/qr?token=USDC"}); rec.Code != 404 {
+		t.Fatalf("unknown receipt: %d", rec.Code)
+	}
+}
+
+func TestPortalPageEscapesAndCSP(t *testing.T) {
+	e := portalEnv(t)
+	m := e.merchant(true)
+	if _, err := readmodels.NewShops(e.pool).Update(context.Background(), m.wallet, time.Now(), func(c *readmodels.ShopConfig) error {
+		c.Name = `<script>alert("shop")</script>Shop`
+		c.Theme.PrimaryColor, c.Theme.BrandLogoURL = `#123456`, "javascript:alert(1)"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rec := e.dev(m, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"<script>alert('line')</script>Tea","priceUsd":5}],"totalUsd":5}`)
+	if rec.Code != 201 {
+		t.Fatalf("receipt: %d %s", rec.Code, rec.Body)
+	}
+	id := decode(t, rec)["receipt"].(map[string]any)["receiptId"].(string)
+	rec = e.do(req{method: http.MethodGet, path: "/portal/" + id})
+	html, csp := rec.Body.String(), rec.Header().Get("Content-Security-Policy")
+	if rec.Code != 200 || !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
+		t.Fatalf("page: %d CSP %q", rec.Code, csp)
+	}
+	if strings.Contains(html, "<script>alert") || strings.Contains(html, "javascript:") ||
+		!strings.Contains(html, "&lt;script&gt;alert(&#34;shop&#34;)&lt;/script&gt;Shop") || !strings.Contains(html, "&lt;script&gt;alert(&#39;line&#39;)&lt;/script&gt;Tea") {
+		t.Fatalf("not escaped:\n%s", html)
+	}
+	if !strings.Contains(html, `data-primary="#123456"`) || !strings.Contains(html, `<option value="USDC" selected>`) {
+		t.Fatalf("branding or currency choice missing:\n%s", html)
+	}
+	// The page data block is JSON that cannot close its script element.
+	start := strings.Index(html, `<script type="application/json" id="page-data">`)
+	end := strings.Index(html[start:], "</script>")
+	var data map[string]any
+	if start < 0 || json.Unmarshal([]byte(html[start+len(`<script type="application/json" id="page-data">`):start+end]), &data) != nil || data["receiptId"] != id {
+		t.Fatalf("page data block: %s", html[start:start+end])
+	}
+	rec = e.do(req{method: http.MethodGet, path: "/pay/rcpt_nope"})
+	if rec.Code != 404 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") || !strings.Contains(rec.Body.String(), "Receipt not found") {
+		t.Fatalf("unknown receipt page: %d %v %s", rec.Code, rec.Header(), rec.Body)
+	}
+}
+
+func TestPortalEventsStream(t *testing.T) {
+	e := portalEnv(t)
+	m := e.merchant(true)
+	id := e.receiptFor(m, "3")
+	srv := httptest.NewServer(e.srv)
+	defer srv.Close()
+	if resp, err := http.Get(srv.URL + "/api/portal/rcpt_nope/events"); err != nil || resp.StatusCode != 404 {
+		t.Fatalf("unknown receipt: %v %v", resp, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	hr, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/api/portal/"+id+"/events", nil)
+	resp, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("events: %d %v", resp.StatusCode, resp.Header)
+	}
+	lines := bufio.NewScanner(resp.Body)
+	next := func() map[string]any {
+		for lines.Scan() {
+			if data, ok := strings.CutPrefix(lines.Text(), "data: "); ok {
+				var ev map[string]any
+				if err := json.Unmarshal([]byte(data), &ev); err != nil {
+					t.Fatalf("data line %q: %v", data, err)
+				}
+				return ev
+			}
+		}
+		t.Fatalf("stream ended: %v", lines.Err())
+		return nil
+	}
+	if ev := next(); ev["status"] != "generated" || ev["receiptId"] != id || ev["paid"] != false {
+		t.Fatalf("first event %v", ev)
+	}
+	start := time.Now()
+	rec := e.do(req{method: http.MethodPost, path: "/api/portal/" + id + "/payment",
+		body: `{"token":"USDC","transactionHash":"0x` + strings.Repeat("ab", 32) + `","buyerWallet":"0x` + strings.Repeat("12", 20) + `"}`})
+	if rec.Code != 200 {
+		t.Fatalf("payment: %d %s", rec.Code, rec.Body)
+	}
+	if ev := next(); ev["status"] != "pending" {
+		t.Fatalf("second event %v", ev)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("the change took %v to be pushed", d)
+	}
+}
