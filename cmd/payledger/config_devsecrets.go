@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -22,6 +23,9 @@ const devSecretsFile = "dev-secrets.env"
 // mode). The development chain's operator key is not among them: the chain lives in memory and
 // its contracts are lost when it stops, so a key kept across restarts would sign for nothing.
 var devSecretNames = []string{"JWT_SECRET", "CRON_SECRET", "PROCESSOR_WEBHOOK_SECRET", "SECRETS_KEY", "EDGE_SECRET"}
+
+// PLATFORM_RECIPIENT, not a secret, is kept in the same file: development invents one when unset
+// (an order needs it) and keeps it, so that receipts keep one platform address across restarts.
 
 // devSecrets reports what loadPersistentConfig did with the development secrets file.
 type devSecrets struct {
@@ -53,7 +57,10 @@ func loadPersistentConfig(getenv func(string) string, random io.Reader) (config,
 		if v := getenv(name); strings.TrimSpace(v) != "" {
 			return v
 		}
-		return stored[name]
+		if name == "PLATFORM_RECIPIENT" || slices.Contains(devSecretNames, name) {
+			return stored[name]
+		}
+		return ""
 	}
 	c, generated, err := loadConfig(merged, random)
 	if err != nil {
@@ -63,6 +70,19 @@ func loadPersistentConfig(getenv func(string) string, random io.Reader) (config,
 		if strings.TrimSpace(getenv(name)) == "" && stored[name] != "" {
 			info.Reused = append(info.Reused, name)
 		}
+	}
+	if stored["PLATFORM_RECIPIENT"] != "" && strings.TrimSpace(getenv("PLATFORM_RECIPIENT")) == "" {
+		info.Reused = append(info.Reused, "PLATFORM_RECIPIENT")
+	}
+	if c.PlatformRecipient == "" {
+		// Orders are refused without a platform recipient (spec): development invents one, kept
+		// with the secrets, so that a first order works; production must name its own.
+		var b [20]byte
+		if _, err := io.ReadFull(random, b[:]); err != nil {
+			return c, info, fmt.Errorf("generate PLATFORM_RECIPIENT: %w", err)
+		}
+		c.PlatformRecipient = "0x" + hex.EncodeToString(b[:])
+		generated = append(generated, "PLATFORM_RECIPIENT")
 	}
 	if len(generated) == 0 {
 		return c, info, nil
@@ -103,6 +123,8 @@ func (c config) secretValue(name string) string {
 		return hex.EncodeToString(c.SecretsKey)
 	case "EDGE_SECRET":
 		return c.EdgeSecret
+	case "PLATFORM_RECIPIENT":
+		return c.PlatformRecipient
 	}
 	return ""
 }
@@ -123,6 +145,8 @@ func (c *config) setSecret(name, v string) error {
 		c.SecretsKey = k
 	case "EDGE_SECRET":
 		c.EdgeSecret = v
+	case "PLATFORM_RECIPIENT":
+		c.PlatformRecipient = v
 	}
 	return nil
 }

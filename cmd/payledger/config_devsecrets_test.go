@@ -21,18 +21,18 @@ func TestDevSecretsKeptAcrossLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(kept.Generated, ",") != "JWT_SECRET,CRON_SECRET,PROCESSOR_WEBHOOK_SECRET,SECRETS_KEY" || len(kept.Reused) != 0 {
+	if strings.Join(kept.Generated, ",") != "JWT_SECRET,CRON_SECRET,PROCESSOR_WEBHOOK_SECRET,SECRETS_KEY,PLATFORM_RECIPIENT" || len(kept.Reused) != 0 {
 		t.Fatalf("first load: %+v", kept)
 	}
 	second, kept, err := loadPersistentConfig(env(vars), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(kept.Generated) != 0 || len(kept.Reused) != 4 {
+	if len(kept.Generated) != 0 || len(kept.Reused) != 5 {
 		t.Fatalf("second load: %+v", kept)
 	}
 	if first.JWTSecret != second.JWTSecret || first.CronSecret != second.CronSecret ||
-		first.ProcessorWebhookSecret != second.ProcessorWebhookSecret || !bytes.Equal(first.SecretsKey, second.SecretsKey) {
+		first.ProcessorWebhookSecret != second.ProcessorWebhookSecret || first.PlatformRecipient != second.PlatformRecipient || !walletRE.MatchString(first.PlatformRecipient) || !bytes.Equal(first.SecretsKey, second.SecretsKey) {
 		t.Fatal("the second load did not reuse the first load's secrets")
 	}
 	st, err := os.Stat(kept.Path)
