@@ -25,6 +25,8 @@ const devchainUsage = `usage:
   payledger devchain [--port 8545] [--accounts 3] [--block-interval 2s]
       run a development chain on 127.0.0.1 until interrupted; prints the variables that point
       payledger at it and the funded development accounts (state is lost when it stops)
+  payledger devchain pay <receiptId> [--token USDC] [--api http://localhost:8080]
+      pay a receipt of the running service end to end (see payledger devchain pay <id> --help)
   payledger devchain pay --key HEX --to 0xADDRESS --amount UNITS [--token USDC|USDT|ETH|0xTOKEN]
                          [--rpc URL] [--tokens CHAIN_TOKENS] [--no-wait]
       send a payment and print its transaction hash; the amount is in base units
@@ -35,6 +37,9 @@ const devchainUsage = `usage:
 // devchainCommand runs the development chain alone, or (pay) sends a payment on any chain.
 func devchainCommand(ctx context.Context, cfg config, log zerolog.Logger, args []string, stdout io.Writer) error {
 	if len(args) > 0 && args[0] == "pay" {
+		if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+			return devchainPayReceipt(ctx, cfg, log, args[1:], stdout)
+		}
 		return devchainPay(ctx, cfg, log, args[1:], stdout)
 	}
 	fs := flag.NewFlagSet("devchain", flag.ContinueOnError)
@@ -49,6 +54,7 @@ func devchainCommand(ctx context.Context, cfg config, log zerolog.Logger, args [
 	if err != nil {
 		return err
 	}
+	defer os.Remove(devchainEnvFile())
 	<-ctx.Done()
 	log.Warn().Msg("development chain stopping: its state is lost")
 	return d.Close()
@@ -78,6 +84,9 @@ func startDevChain(ctx context.Context, log zerolog.Logger, out io.Writer, opts 
 		wei, units, strings.Join(symbols, ", "))
 	for _, a := range d.Accounts {
 		fmt.Fprintf(out, "#   %s  key 0x%s\n", a.Address.Hex(), a.KeyHex())
+	}
+	if f := devchainEnvFile(); writeDevchainEnv(f, d) == nil {
+		fmt.Fprintf(out, "# written to %s for `payledger devchain pay <receiptId>` (first account pays)\n", f)
 	}
 	return d, nil
 }

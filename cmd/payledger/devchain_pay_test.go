@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+
+	"github.com/payledger/payledger/migrations/pgtest"
+)
+
+// e2eClient speaks to a running serve as a merchant's tools and a customer's browser would.
+type e2eClient struct {
+	t       *testing.T
+	base    string
+	cookies []*http.Cookie
+	csrf    string
+}
+
+func (c *e2eClient) call(method, path, bearer string, body any) (int, map[string]any) {
+	c.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, c.base+path, rd)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	for _, ck := range c.cookies {
+		req.AddCookie(ck)
+	}
+	if c.csrf != "" {
+		req.Header.Set("x-csrf-token", c.csrf)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	raw, _ := io.ReadAll(resp.Body)
+	_ = json.Unmarshal(raw, &m)
+	if resp.StatusCode/100 == 2 && path == "/api/auth/login" {
+		c.cookies = resp.Cookies()
+		for _, ck := range c.cookies {
+			if ck.Name == "cb_csrf" {
+				c.csrf = ck.Value
+			}
+		}
+	}
+	return resp.StatusCode, m
+}
+
+// login signs the EIP-712 challenge with key as a browser wallet would.
+func (c *e2eClient) login(key *ecdsa.PrivateKey) {
+	c.t.Helper()
+	wallet := strings.ToLower(crypto.PubkeyToAddress(key.PublicKey).Hex())
+	code, m := c.call(http.MethodPost, "/api/auth/nonce", "", map[string]string{"wallet": wallet})
+	if code != http.StatusOK {
+		c.t.Fatalf("nonce: %d %v", code, m)
+	}
+	raw, _ := json.Marshal(m["typedData"])
+	var td apitypes.TypedData
+	if err := json.Unmarshal(raw, &td); err != nil {
+		c.t.Fatal(err)
+	}
+	hash, _, err := apitypes.TypedDataAndHash(td)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	sig, err := crypto.Sign(hash, key)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	sig[64] += 27
+	if code, m := c.call(http.MethodPost, "/api/auth/login", "", map[string]string{"wallet": wallet, "signature": hexutil.Encode(sig)}); code != http.StatusOK {
+		c.t.Fatalf("login: %d %v", code, m)
+	}
+}
+
+// hooks collects the webhooks the service delivers.
+type hooks struct {
+	mu       sync.Mutex
+	statuses []string
+}
+
+func (h *hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var m map[string]any
+	_ = json.NewDecoder(r.Body).Decode(&m)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s := findString(m, "status"); s != "" {
+		h.statuses = append(h.statuses, s)
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+func (h *hooks) seen() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return strings.Join(h.statuses, ",")
+}
+
+// TestWalletPaymentEndToEnd is the newcomer's walk through the real binary: `payledger devchain`,
+// `payledger serve` pointed at it, a merchant (key, wallet login, split deployed by the service),
+// an order with a webhook, `payledger devchain pay <receiptId>` (a real USDC transfer on the
+// chain, submitted through POST /api/portal/{id}/payment), and the receipt going pending -> paid
+// -> reconciled through the router, with a webhook for each.
+func TestWalletPaymentEndToEnd(t *testing.T) {
+	t.Setenv("DEVCHAIN_ENV_FILE", filepath.Join(t.TempDir(), "devchain.env"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var chainOut, chainErr devchainOut
+	chainExit := make(chan int, 1)
+	go func() {
+		chainExit <- run(ctx, []string{"devchain", "--port", "0", "--block-interval", "500ms"}, noEnv, &chainOut, &chainErr)
+	}()
+	vars, _ := readDevchainBanner(t, &chainOut, &chainErr)
+
+	dbURL := pgtest.URL(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	platform := strings.ToLower(crypto.PubkeyToAddress(mustKey(t).PublicKey).Hex())
+	serveVars := map[string]string{"DATABASE_URL": dbURL, "HTTP_ADDR": addr, "EMBEDDED_POSTGRES": "off", "PLATFORM_RECIPIENT": platform}
+	for _, k := range []string{"ETH_RPC_URL", "CHAIN_ID", "CHAIN_TOKENS", "CHAIN_OPERATOR_KEY", "SPEND_PERMISSION_MANAGER"} {
+		serveVars[k] = vars[k]
+	}
+	var serveOut syncBuffer
+	serveExit := make(chan int, 1)
+	go func() { serveExit <- run(ctx, []string{"serve"}, env(serveVars), &serveOut, &serveOut) }()
+	c := &e2eClient{t: t, base: "http://" + addr}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if resp, err := http.Get(c.base + "/healthz"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve never answered:\n%s", serveOut.String())
+		}
+	}
+
+	// The merchant: a wallet, a key, and a split the service deploys.
+	merchantKey := mustKey(t)
+	merchant := strings.ToLower(crypto.PubkeyToAddress(merchantKey.PublicKey).Hex())
+	var keyOut, keyErr bytes.Buffer
+	if code := run(ctx, []string{"keys", "create", "--wallet", merchant, "--scopes", "receipts:write,receipts:read,split:read", "--name", "e2e"},
+		env(serveVars), &keyOut, &keyErr); code != 0 {
+		t.Fatalf("keys create: %s %s", keyOut.String(), keyErr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(keyOut.String()), "\n")
+	apiKey := lines[len(lines)-1]
+	c.login(merchantKey)
+	if code, m := c.call(http.MethodPost, "/api/split/deploy", "", map[string]any{}); code != http.StatusOK && code != http.StatusCreated {
+		t.Fatalf("split deploy: %d %v\n%s", code, m, serveOut.String())
+	}
+
+	// The order, with a webhook receiver.
+	hk := &hooks{}
+	receiver := httptest.NewServer(hk)
+	defer receiver.Close()
+	code, m := c.call(http.MethodPost, "/api/receipts", apiKey, map[string]any{
+		"lineItems": []map[string]any{{"label": "Coffee", "priceUsd": 12.5}}, "totalUsd": 12.5, "webhook_url": receiver.URL + "/hook"})
+	if code != http.StatusCreated {
+		t.Fatalf("create receipt: %d %v", code, m)
+	}
+	id := findString(m, "receiptId")
+
+	var payOut, payErr bytes.Buffer
+	if code := run(ctx, []string{"devchain", "pay", id, "--api", c.base, "--token", "USDC", "--api-key", apiKey}, noEnv, &payOut, &payErr); code != 0 {
+		t.Fatalf("devchain pay %s: exit %d\n%s\n%s\nserve:\n%s", id, code, payOut.String(), payErr.String(), serveOut.String())
+	}
+	t.Logf("devchain pay printed:\n%s", payOut.String())
+	for _, want := range []string{"receipt " + id + ": 12.5 USD, status generated", "quote: 12.50000000 USDC = 12500000 base units", "sent 0x", "submitted: the receipt is pending"} {
+		if !strings.Contains(payOut.String(), want) {
+			t.Errorf("devchain pay output lacks %q", want)
+		}
+	}
+
+	var seen []string
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(300 * time.Millisecond) {
+		_, m := c.call(http.MethodGet, "/api/portal/"+id, "", nil)
+		s := findString(m["receipt"], "status")
+		if s != "" && (len(seen) == 0 || seen[len(seen)-1] != s) {
+			seen = append(seen, s)
+		}
+		if s == "reconciled" && strings.Contains(hk.seen(), "reconciled") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("statuses %v, webhooks %s\n%s", seen, hk.seen(), serveOut.String())
+		}
+	}
+	if got := strings.Join(seen, ","); !strings.HasSuffix(got, "paid,reconciled") || !strings.Contains(got, "pending") {
+		t.Errorf("statuses seen %s; want pending, paid, reconciled", got)
+	}
+	if got := hk.seen(); !strings.Contains(got, "pending") || !strings.Contains(got, "paid") || !strings.Contains(got, "reconciled") {
+		t.Errorf("webhooks %s; want pending, paid and reconciled", got)
+	}
+	req, _ := http.NewRequest(http.MethodGet, c.base+"/api/split/transactions", nil)
+	req.Header.Set("Authorization", "Bearer "+apiKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), id) || !strings.Contains(string(body), `"distributed"`) {
+		t.Errorf("split transactions: %d %s", resp.StatusCode, body)
+	}
+	cancel()
+	<-serveExit
+	<-chainExit
+}
+
+func mustKey(t *testing.T) *ecdsa.PrivateKey {
+	t.Helper()
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// TestBaseUnitsRoundUp: a quote converts to base units rounded up, never short.
+func TestBaseUnitsRoundUp(t *testing.T) {
+	for _, c := range []struct {
+		amount   string
+		decimals uint8
+		want     string
+	}{{"12.50000000", 6, "12500000"}, {"1.23456750", 6, "1234568"}, {"0.00410000", 18, "4100000000000000"}, {"10.83400001", 6, "10834001"}} {
+		if got, err := baseUnits(c.amount, c.decimals); err != nil || got.String() != c.want {
+			t.Errorf("baseUnits(%s, %d) = %v, %v; want %s", c.amount, c.decimals, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "0", "-1", "abc"} {
+		if _, err := baseUnits(bad, 6); err == nil {
+			t.Errorf("baseUnits(%q) accepted", bad)
+		}
+	}
+}
