@@ -16,18 +16,29 @@ import (
 type PaidReceipt struct {
 	ReceiptID string
 	Merchant  string
-	Token     string // the paying token's symbol; "" when the processor did not say
+	Token     string    // the paying token's symbol; "" when the processor did not say
+	PaidAt    time.Time // when the read model last changed it (the list's order)
 }
 
-// PaidReceipts lists paid receipts, oldest first.
+// PaidCursor is a position in the paid receipts' order (PaidAt, then ReceiptID); the zero
+// cursor is before the first.
+type PaidCursor struct {
+	PaidAt    time.Time
+	ReceiptID string
+}
+
+// PaidReceipts lists paid receipts, oldest first, after a cursor.
 type PaidReceipts interface {
-	PaidReceipts(ctx context.Context, limit int) ([]PaidReceipt, error)
+	PaidReceipts(ctx context.Context, after PaidCursor, limit int) ([]PaidReceipt, error)
 }
 
 // DefaultProcessorToken is what an onramp payment without a token delivers to the split.
 const DefaultProcessorToken = "USDC"
 
-// distributeBatch bounds one pass; the rest waits for the next.
+// distributeBatch bounds one pass. Passes page through the paid receipts (the next page after
+// the last one read, from the first again after the last page), so receipts that cannot be
+// distributed yet (no contract, a token the chain does not know, a failing release) never hold
+// up the ones behind them: every paid receipt is visited once every ceil(paid/batch) passes.
 const distributeBatch = 500
 
 // Distributed is what one distribution pass did.
@@ -50,6 +61,8 @@ type DistributeSplitsHandler struct {
 	sender   *OperatorSender // nil: no operator key, receipts stay paid
 	now      func() time.Time
 	contract map[string]bool // split address -> holds code (a split never changes)
+	batch    int
+	cursor   PaidCursor // where the next pass reads (Handle is not called concurrently)
 }
 
 // NewDistributeSplitsHandler returns the handler; sender nil means no operator key (a pass does
@@ -58,7 +71,14 @@ func NewDistributeSplitsHandler(store Store, splits *Splits, paid PaidReceipts, 
 	if store == nil || splits == nil || paid == nil || now == nil {
 		panic("commands.NewDistributeSplitsHandler: nil dependency")
 	}
-	return &DistributeSplitsHandler{store: store, splits: splits, paid: paid, sender: sender, now: now, contract: map[string]bool{}}
+	return &DistributeSplitsHandler{store: store, splits: splits, paid: paid, sender: sender, now: now, contract: map[string]bool{},
+		batch: distributeBatch}
+}
+
+// WithBatch sets how many paid receipts one pass reads (default 500); for tests and tuning.
+func (h *DistributeSplitsHandler) WithBatch(n int) *DistributeSplitsHandler {
+	h.batch = max(n, 1)
+	return h
 }
 
 // Run runs a pass every interval until ctx ends; a failed pass is logged and retried.
@@ -97,9 +117,18 @@ func (h *DistributeSplitsHandler) Handle(ctx context.Context) (Distributed, erro
 	if out.Settled, err = h.sender.Settle(ctx); err != nil {
 		return out, err
 	}
-	list, err := h.paid.PaidReceipts(ctx, distributeBatch)
-	if err != nil || len(list) == 0 {
+	list, err := h.paid.PaidReceipts(ctx, h.cursor, h.batch)
+	if err != nil {
 		return out, err
+	}
+	if len(list) < h.batch {
+		h.cursor = PaidCursor{} // the last page: the next pass starts from the first again
+	} else {
+		last := list[len(list)-1]
+		h.cursor = PaidCursor{PaidAt: last.PaidAt, ReceiptID: last.ReceiptID}
+	}
+	if len(list) == 0 {
+		return out, nil
 	}
 	groups, byReceipt, err := h.group(ctx, list)
 	if err != nil {

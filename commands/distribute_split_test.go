@@ -152,7 +152,7 @@ func (e *distEnv) paidReceiptIn(merchant string, total money.Cents, token string
 func (e *distEnv) listedPaid(id string) {
 	e.t.Helper()
 	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(20 * time.Millisecond) {
-		list, err := readmodels.NewReceipts(e.pool).PaidReceipts(e.ctx, 1000)
+		list, err := readmodels.NewReceipts(e.pool).PaidReceipts(e.ctx, commands.PaidCursor{}, 1000)
 		if err != nil {
 			e.t.Fatal(err)
 		}
@@ -504,4 +504,40 @@ func TestDistributeSplitETH(t *testing.T) {
 		t.Fatalf("SplitDistributed %+v", d)
 	}
 	t.Logf("gas per release (ETH): %v", e.gasUsed(commands.TxRelease))
+}
+
+// More paid receipts wait than one pass reads, and the oldest cannot be distributed (their
+// split holds no contract): passes page through the list, so the receipt behind them is
+// reconciled within a round, and the stuck ones stay paid.
+func TestDistributeSplitPagesPastStuckReceipts(t *testing.T) {
+	e := newDistEnv(t)
+	stuckMerchant := newWallet(t)
+	if _, err := commands.NewConfigureSplitHandler(e.store, newWallet(t), time.Now).Handle(e.ctx,
+		commands.ConfigureMerchantSplit{Merchant: stuckMerchant, Address: newWallet(t)}); err != nil {
+		t.Fatal(err)
+	}
+	var stuck []string
+	for range 5 {
+		stuck = append(stuck, e.paidReceipt(stuckMerchant, 100))
+	}
+	merchant, platform := newWallet(t), newWallet(t)
+	deploy, sender := e.handlers(platform)
+	st := e.deploy(deploy, merchant)
+	e.pay(st.Address, 2_000_000)
+	good := e.paidReceipt(merchant, 200)
+	h := e.distributor(sender).WithBatch(3) // one pass reads 3 of the 6
+	passes := 0
+	for ; passes < 20 && e.state(good).Status != receipt.StatusReconciled; passes++ {
+		_, _ = h.Handle(e.ctx)
+		time.Sleep(200 * time.Millisecond)
+	}
+	if e.state(good).Status != receipt.StatusReconciled {
+		t.Fatalf("the receipt behind %d stuck ones was never reconciled in %d passes", len(stuck), passes)
+	}
+	for _, id := range stuck {
+		if s := e.state(id).Status; s != receipt.StatusPaid {
+			t.Fatalf("stuck receipt %s is %s", id, s)
+		}
+	}
+	t.Logf("reconciled after %d passes of 3", passes)
 }

@@ -133,16 +133,17 @@ func (o *OperatorTransactions) Coverage(ctx context.Context, receipts []string) 
 }
 
 // PaidReceipts lists receipts that are paid (not reconciled), longest paid first, with the
-// paying token.
-func (s *Receipts) PaidReceipts(ctx context.Context, limit int) ([]commands.PaidReceipt, error) {
-	rows, err := s.pool.Query(ctx, `SELECT receipt_id, merchant_wallet, coalesce(state->'payment'->>'token', '')
-		FROM receipts WHERE status = 'paid' ORDER BY updated_at, receipt_id LIMIT $1`, limit)
+// paying token, from after (exclusive; the zero cursor: from the first), at most limit.
+func (s *Receipts) PaidReceipts(ctx context.Context, after commands.PaidCursor, limit int) ([]commands.PaidReceipt, error) {
+	rows, err := s.pool.Query(ctx, `SELECT receipt_id, merchant_wallet, coalesce(state->'payment'->>'token', ''), updated_at
+		FROM receipts WHERE status = 'paid' AND (updated_at, receipt_id) > ($1, $2)
+		ORDER BY updated_at, receipt_id LIMIT $3`, after.PaidAt, after.ReceiptID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("paid receipts: %w", err)
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (commands.PaidReceipt, error) {
 		var p commands.PaidReceipt
-		err := r.Scan(&p.ReceiptID, &p.Merchant, &p.Token)
+		err := r.Scan(&p.ReceiptID, &p.Merchant, &p.Token, &p.PaidAt)
 		return p, err
 	})
 }
