@@ -635,10 +635,18 @@ func TestPaymentPageInBrowser(t *testing.T) {
 	})
 
 	t.Run("pay with the wallet: paid through the event stream, no reload", func(t *testing.T) {
+		clicked := time.Now()
 		if err := chromedp.Run(ctx, chromedp.Evaluate(`window.__sameDocument = 42`, nil), chromedp.Click("#pay-wallet", chromedp.ByID)); err != nil {
 			t.Fatal(err)
 		}
+		waitJS(t, ctx, `document.getElementById("status").dataset.status === "pending" || document.getElementById("status").dataset.status === "paid"`, 60*time.Second)
+		pending := time.Since(clicked)
 		waitJS(t, ctx, `document.getElementById("status").dataset.status === "paid" || document.getElementById("status").dataset.status === "reconciled"`, 60*time.Second)
+		t.Logf("wallet payment: click -> pending shown in %v, -> paid shown in %v (2 confirmations, blocks every 500 ms)", pending.Round(time.Millisecond), time.Since(clicked).Round(time.Millisecond))
+		var viaStream bool
+		if err := chromedp.Run(ctx, chromedp.Evaluate(`!window.__paymentPolling && window.__paymentEvents.readyState === 1`, &viaStream)); err != nil || !viaStream {
+			t.Errorf("paid did not come through the open event stream (polling fallback used, or the stream closed): %v", err)
+		}
 		var same float64
 		if err := chromedp.Run(ctx, chromedp.Evaluate(`window.__sameDocument || 0`, &same)); err != nil || same != 42 {
 			t.Errorf("the page was reloaded (%v, %v)", same, err)

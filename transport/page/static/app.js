@@ -46,14 +46,14 @@
       }
       return fetch(base + "/request?token=" + encodeURIComponent(token)).then(function (res) {
         return res.json().then(function (b) {
-          if (!res.ok) throw new Error(b.message || ("HTTP " + res.status));
+          if (!res.ok) throw new Error("wallet payment details are not available: " + (b.message || ("HTTP " + res.status)));
           if (($("token") || {}).value !== token) return; // another choice came since
           current = b;
           render();
         });
       });
     }).catch(function (e) {
-      show($("quote-error"), "This currency cannot be quoted now: " + e.message);
+      show($("quote-error"), "This currency cannot be used now: " + e.message);
     }).then(function () { setBusy(false); });
   }
   function render() {
@@ -199,6 +199,7 @@
     }
   }
   function poll() {
+    window.__paymentPolling = true;
     fetch("/api/terminal/check-payment?receiptId=" + encodeURIComponent(id)).then(function (res) { return res.json(); }).then(function (s) {
       update(s);
       if (closing.indexOf(s.status) < 0) setTimeout(poll, 3000);
