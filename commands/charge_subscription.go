@@ -128,6 +128,17 @@ type ChargeLedger interface {
 	RecordRelease(ctx context.Context, tx OperatorTx) error
 }
 
+// ChargeNotifier queues the merchant's webhook of a charge outcome; key makes it once.
+type ChargeNotifier interface {
+	Queue(ctx context.Context, event, key, subscriptionID, merchant string, payload map[string]any) error
+}
+
+// Webhook events of charges (docs/webhooks.md).
+const (
+	EventSubscriptionCharged      = "subscription.charged"
+	EventSubscriptionChargeFailed = "subscription.charge_failed"
+)
+
 // DueSubscriptions lists subscriptions that may be due (the read model; each is checked against
 // its stream before it is claimed).
 type DueSubscriptions interface {
@@ -197,6 +208,7 @@ type ChargeSubscriptionsHandler struct {
 	Poll       time.Duration // receipt polling (default 200 ms)
 	Limit      int           // due subscriptions per run (default 5,000)
 	Log        zerolog.Logger
+	Notify     ChargeNotifier // nil: no webhooks
 
 	mu   sync.Mutex // one run at a time in a process: its nonces are consecutive
 	code map[string]bool
@@ -810,7 +822,28 @@ func (h *ChargeSubscriptionsHandler) record(ctx context.Context, it *chargeItem,
 	r := h.result(it, ResultCharged, "")
 	r.AmountUnits, r.TransactionHashes = it.row.AmountUnits, hashes
 	it.res = r
+	p := h.payload(it)
+	p["transactionHashes"], p["chargedAt"] = hashes, at.UnixMilli()
+	h.notify(ctx, EventSubscriptionCharged, fmt.Sprintf("%s:%d:charged", it.row.SubscriptionID, it.row.Period), it, p)
 	return nil
+}
+
+// payload is the webhook payload of a charge outcome (docs/webhooks.md); the sender adds event,
+// idempotencyKey and timestamp.
+func (h *ChargeSubscriptionsHandler) payload(it *chargeItem) map[string]any {
+	return map[string]any{"subscriptionId": it.row.SubscriptionID, "planId": it.st.PlanID, "merchantWallet": it.row.Merchant,
+		"customerWallet": it.row.Customer, "periodIndex": it.row.Period, "amountUnits": it.row.AmountUnits,
+		"amountUsd": it.row.AmountCents.Float(), "token": "USDC", "status": string(it.st.Status), "nextChargeAt": it.st.NextChargeAt}
+}
+
+// notify queues a webhook; a failure is logged, never the charge's.
+func (h *ChargeSubscriptionsHandler) notify(ctx context.Context, event, key string, it *chargeItem, p map[string]any) {
+	if h.Notify == nil {
+		return
+	}
+	if err := h.Notify.Queue(ctx, event, key, it.row.SubscriptionID, it.row.Merchant, p); err != nil {
+		h.Log.Warn().Err(err).Str("subscription_id", it.row.SubscriptionID).Msg("subscription charging: queue webhook")
+	}
 }
 
 // fail appends SubscriptionChargeFailed for the row's attempt (once: a recovery that finds the
@@ -834,6 +867,9 @@ func (h *ChargeSubscriptionsHandler) fail(ctx context.Context, it *chargeItem, r
 	r := h.result(it, ResultFailed, reason)
 	r.Attempt = it.row.Attempt
 	it.res = r
+	p := h.payload(it)
+	p["reason"], p["attempt"] = reason, it.row.Attempt
+	h.notify(ctx, EventSubscriptionChargeFailed, fmt.Sprintf("%s:%d:failed:%d", it.row.SubscriptionID, it.row.Period, it.row.Attempt), it, p)
 	return nil
 }
 

@@ -45,3 +45,26 @@ CREATE TABLE subscription_charges (
 CREATE INDEX subscription_charges_open ON subscription_charges (updated_at) WHERE status NOT IN ('charged', 'failed');
 CREATE INDEX subscription_charges_billing ON subscription_charges (merchant, charged_at) WHERE status = 'charged';
 CREATE INDEX subscription_charges_undistributed ON subscription_charges (split_address) WHERE status = 'charged' AND distributed_at IS NULL;
+
+-- Webhooks of subscription charges (subscription.charged, subscription.charge_failed): queued
+-- when the charge or the failed attempt is recorded, for merchants whose shop config has a
+-- webhookUrl; delivered and retried by webhooks.SubscriptionSender. One row per charge outcome
+-- (the key): a recovery that finds the outcome recorded queues nothing twice.
+CREATE TABLE subscription_webhooks (
+    id              uuid        PRIMARY KEY,
+    idempotency_key text        NOT NULL UNIQUE, -- <subscriptionId>:<periodIndex>:charged | :failed:<attempt>
+    event           text        NOT NULL CHECK (event IN ('subscription.charged', 'subscription.charge_failed')),
+    subscription_id text        NOT NULL,
+    merchant_wallet text        NOT NULL,
+    url             text        NOT NULL,
+    payload         jsonb       NOT NULL,
+    state           text        NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'failed')),
+    attempts        int         NOT NULL DEFAULT 0,
+    next_attempt_at timestamptz NOT NULL DEFAULT now(),
+    lease_until     timestamptz,
+    last_status     int,
+    last_error      text,
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    delivered_at    timestamptz
+);
+CREATE INDEX subscription_webhooks_due ON subscription_webhooks (next_attempt_at) WHERE state = 'pending';

@@ -50,6 +50,7 @@ type ShopConfig struct {
 	SetupComplete           bool        `json:"setupComplete"`
 	ProcessingFeePct        json.Number `json:"processingFeePct,omitempty"` // exact decimal, percent
 	BrandKey                string      `json:"brandKey,omitempty"`         // partner brand: X-<Brand>-* webhook headers
+	WebhookURL              string      `json:"webhookUrl,omitempty"`       // subscription charge webhooks (docs/webhooks.md)
 	CreatedAt               int64       `json:"createdAt"`
 	UpdatedAt               int64       `json:"updatedAt"`
 }

@@ -127,6 +127,12 @@ func applyShopField(cfg *readmodels.ShopConfig, field string, raw json.RawMessag
 			return bad("must be 2-31 letters and digits, starting with a letter")
 		}
 		cfg.BrandKey = v
+	case "webhookUrl": // where subscription charge webhooks go; "" stops them
+		var v string
+		if json.Unmarshal(raw, &v) != nil || (v != "" && !strings.HasPrefix(v, "https://") && !strings.HasPrefix(v, "http://")) || len(v) > 2000 {
+			return bad("must be an http(s) URL")
+		}
+		cfg.WebhookURL = v
 	case "processingFeePct":
 		pct, err := percent(raw, 10)
 		if err != nil {

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +28,7 @@ import (
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/webhooks"
 )
 
 // TestChargeRoutesAuth: both charging routes need x-cron-secret (missing or wrong: 401); without
@@ -56,7 +60,12 @@ func TestChargeRoutesAuth(t *testing.T) {
 // late lets a test give the charger its database after the env made it.
 type late struct {
 	commands.ChargeLedger
-	due *readmodels.Subscriptions
+	due   *readmodels.Subscriptions
+	hooks *readmodels.SubscriptionWebhooks
+}
+
+func (l *late) Queue(ctx context.Context, event, key, id, merchant string, payload map[string]any) error {
+	return l.hooks.Queue(ctx, event, key, id, merchant, payload)
 }
 
 func (l *late) DueSubscriptions(ctx context.Context, at time.Time, limit int) ([]string, error) {
@@ -88,10 +97,11 @@ func TestCronChargeSubscriptions(t *testing.T) {
 		store = d.Events.(*postgres.Store)
 		h := commands.NewChargeSubscriptionsHandler(d.Events, op, db, db, commands.NewSplits(d.Events), time.Now)
 		h.Poll = 50 * time.Millisecond
+		h.Notify = db
 		d.SubscriptionChain = SubscriptionChain{Signer: chain.SpendPermissions{ChainID: chain.DevChainID, Manager: dev.SpendPermissionManager.Hex()},
 			Operator: op.Sender(), USDC: op.USDC(), Charger: h}
 	})
-	db.ChargeLedger, db.due = readmodels.NewSubscriptionCharges(e.pool), readmodels.NewSubscriptions(e.pool)
+	db.ChargeLedger, db.due, db.hooks = readmodels.NewSubscriptionCharges(e.pool), readmodels.NewSubscriptions(e.pool), readmodels.NewSubscriptionWebhooks(e.pool)
 	runner, err := projections.NewRunner(e.pool, store, projections.Subscriptions{}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
@@ -111,6 +121,23 @@ func TestCronChargeSubscriptions(t *testing.T) {
 		commands.NewOperatorSender(splitOp, readmodels.NewOperatorTransactions(e.pool)))
 	if _, err := deploy.Handle(ctx, commands.ConfigureMerchantSplit{Merchant: m.wallet}); err != nil {
 		t.Fatal(err)
+	}
+	// Its shop's webhook URL, and a receipt created with its key (the key that signs webhooks).
+	var mu sync.Mutex
+	var hooks []*http.Request
+	var bodies [][]byte
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		hooks, bodies = append(hooks, r), append(bodies, b)
+		mu.Unlock()
+	}))
+	t.Cleanup(recv.Close)
+	if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/shop/config", `{"webhookUrl":"`+recv.URL+`"}`); rec.Code != http.StatusOK {
+		t.Fatalf("shop config: %d %s", rec.Code, rec.Body)
+	}
+	if rec := e.dev(m, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"a","priceUsd":1}],"totalUsd":1}`); rec.Code != http.StatusCreated {
+		t.Fatalf("receipt: %d %s", rec.Code, rec.Body)
 	}
 	plans := readmodels.NewPlans(e.pool)
 	plan := func(price money.Cents) string {
@@ -210,5 +237,44 @@ func TestCronChargeSubscriptions(t *testing.T) {
 	rec = e.do(req{method: http.MethodPost, path: "/api/subscriptions/charge", body: `{"subscriptionId":"sub_unknown"}`, header: cron})
 	if rec.Code != http.StatusNotFound {
 		t.Fatalf("unknown subscription: %d %s", rec.Code, rec.Body)
+	}
+
+	// The webhooks: one subscription.charged, two subscription.charge_failed, signed with the
+	// merchant's key like receipt webhooks; sending again sends nothing more.
+	sender := &webhooks.SubscriptionSender{Outbox: readmodels.NewSubscriptionWebhooks(e.pool), Keys: e.webhookKeys, Via: e.dispatcher, Log: zerolog.Nop()}
+	if n, err := sender.SendDue(ctx); err != nil || n != 3 {
+		t.Fatalf("sent %d: %v", n, err)
+	}
+	if n, _ := sender.SendDue(ctx); n != 0 {
+		t.Fatalf("sent %d again", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	events := map[string]int{}
+	for i, r := range hooks {
+		if r.Header.Get("X-Service-Signature") != webhooks.SignBody(m.key, bodies[i]) {
+			t.Fatalf("signature %q does not match the body", r.Header.Get("X-Service-Signature"))
+		}
+		var p map[string]any
+		if err := json.Unmarshal(bodies[i], &p); err != nil {
+			t.Fatal(err)
+		}
+		events[p["event"].(string)]++
+		if r.Header.Get("X-Service-Event") != p["event"] || r.Header.Get("X-Service-Idempotency-Key") != p["idempotencyKey"] {
+			t.Fatalf("headers %v, payload %v", r.Header, p)
+		}
+		switch p["event"] {
+		case "subscription.charged":
+			if p["subscriptionId"] != ok || p["amountUnits"] != "9990000" || p["amountUsd"] != 9.99 || len(p["transactionHashes"].([]any)) != 3 {
+				t.Fatalf("charged payload: %v", p)
+			}
+		case "subscription.charge_failed":
+			if p["subscriptionId"] != tooDear || p["reason"] == "" || p["attempt"] == nil {
+				t.Fatalf("failed payload: %v", p)
+			}
+		}
+	}
+	if events["subscription.charged"] != 1 || events["subscription.charge_failed"] != 2 {
+		t.Fatalf("events %v", events)
 	}
 }

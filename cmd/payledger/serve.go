@@ -280,8 +280,8 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	defer func() { stopWork(); workers.Wait() }()
 	reconciler := commands.NewReconciler(api.OnrampReconciliation(), dispatcher, 30*time.Second, 2*time.Minute, log)
 	for _, w := range []worker{receiptsRunner, usersRunner, subscriptionsRunner, reconciler, dispatcher, usage, workerFunc(func(ctx context.Context) error { return replayer.Run(ctx, 2*time.Second) }), workerFunc(caches.Run),
-		walletVerifier(cfg, rpc, store, readmodels.NewReceipts(pool), log), splitDistributor(store, readmodels.NewReceipts(pool), splitSender, log),
-		subscriptionTicker(subChain.Charger, subscriptionsRunner)} {
+		walletVerifier(cfg, rpc, store, readmodels.NewReceipts(pool), log), splitDistributor(cfg, store, readmodels.NewReceipts(pool), splitOps, splitSender, log),
+		subscriptionTicker(subChain.Charger, subscriptionsRunner, pool, webhookKeys, dispatcher, log)} {
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
 				log.Error().Err(err).Msg("background worker stopped")

@@ -14,6 +14,7 @@ import (
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport"
+	"github.com/payledger/payledger/webhooks"
 )
 
 // subscriptionChain is what subscription creation checks permissions against: the operator
@@ -52,17 +53,22 @@ func subscriptionCharger(cfg config, sc transport.SubscriptionChain, rpc *chain.
 	h := commands.NewChargeSubscriptionsHandler(store, op, readmodels.NewSubscriptionCharges(pool), readmodels.NewSubscriptions(pool),
 		commands.NewSplits(store), time.Now)
 	h.Log = log
+	h.Notify = readmodels.NewSubscriptionWebhooks(pool)
 	return h
 }
 
 // subscriptionTicker is serve's daily charging run, on the instance that leads the subscriptions
 // projector only (other instances stand by; the claims keep even two runs apart); between daily
-// runs it recovers charges left open by a crash every 5 minutes.
-func subscriptionTicker(h *commands.ChargeSubscriptionsHandler, leader interface{ Leader() bool }) worker {
+// runs it recovers charges left open by a crash every 5 minutes. On every instance, the charge
+// webhooks queued are sent every 2 seconds.
+func subscriptionTicker(h *commands.ChargeSubscriptionsHandler, leader interface{ Leader() bool }, pool *pgxpool.Pool,
+	keys *readmodels.WebhookKeys, via *webhooks.Dispatcher, log zerolog.Logger) worker {
 	return workerFunc(func(ctx context.Context) error {
 		if h == nil {
 			return nil
 		}
+		sender := &webhooks.SubscriptionSender{Outbox: readmodels.NewSubscriptionWebhooks(pool), Keys: keys, Via: via, Log: log}
+		go func() { _ = sender.Run(ctx, 2*time.Second) }()
 		return h.Run(ctx, leader.Leader, 24*time.Hour, 5*time.Minute)
 	})
 }

@@ -1,0 +1,99 @@
+package readmodels
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// SubscriptionWebhooks is the outbox of subscription charge webhooks (migration 017).
+type SubscriptionWebhooks struct{ pool *pgxpool.Pool }
+
+// NewSubscriptionWebhooks returns the outbox on pool.
+func NewSubscriptionWebhooks(pool *pgxpool.Pool) *SubscriptionWebhooks {
+	return &SubscriptionWebhooks{pool: pool}
+}
+
+// Queue queues event for merchant when its shop config has a webhookUrl; key makes it once.
+func (w *SubscriptionWebhooks) Queue(ctx context.Context, event, key, subscriptionID, merchant string, payload map[string]any) error {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return err
+	}
+	_, err = w.pool.Exec(ctx, `INSERT INTO subscription_webhooks (id, idempotency_key, event, subscription_id, merchant_wallet, url, payload)
+		SELECT $1, $2, $3, $4, $5, config->>'webhookUrl', $6 FROM shop_configs
+		WHERE wallet = $5 AND coalesce(config->>'webhookUrl', '') <> ''
+		ON CONFLICT (idempotency_key) DO NOTHING`, uuid.New(), key, event, subscriptionID, merchant, b)
+	if err != nil {
+		return fmt.Errorf("queue subscription webhook: %w", err)
+	}
+	return nil
+}
+
+// SubscriptionWebhook is a claimed notification.
+type SubscriptionWebhook struct {
+	ID       uuid.UUID
+	Key      string
+	Event    string
+	Merchant string
+	URL      string
+	Payload  map[string]any
+	Attempts int
+	Created  time.Time
+}
+
+// Claim leases up to limit due notifications (several senders never take the same one).
+func (w *SubscriptionWebhooks) Claim(ctx context.Context, limit int, lease time.Duration) ([]SubscriptionWebhook, error) {
+	rows, err := w.pool.Query(ctx, `UPDATE subscription_webhooks SET lease_until = now() + make_interval(secs => $2)
+		WHERE id IN (SELECT id FROM subscription_webhooks WHERE state = 'pending' AND next_attempt_at <= now()
+			AND (lease_until IS NULL OR lease_until < now()) ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+		RETURNING id, idempotency_key, event, merchant_wallet, url, payload, attempts, created_at`, limit, lease.Seconds())
+	if err != nil {
+		return nil, fmt.Errorf("claim subscription webhooks: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (SubscriptionWebhook, error) {
+		var n SubscriptionWebhook
+		var raw []byte
+		if err := r.Scan(&n.ID, &n.Key, &n.Event, &n.Merchant, &n.URL, &raw, &n.Attempts, &n.Created); err != nil {
+			return n, err
+		}
+		return n, json.Unmarshal(raw, &n.Payload)
+	})
+}
+
+// Complete records an attempt: delivered, or pending again at next, or failed (given up).
+func (w *SubscriptionWebhooks) Complete(ctx context.Context, id uuid.UUID, state string, status *int, errText string, next time.Time) error {
+	_, err := w.pool.Exec(ctx, `UPDATE subscription_webhooks SET state = $2, attempts = attempts + 1, last_status = $3,
+			last_error = nullif($4, ''), next_attempt_at = $5, lease_until = NULL,
+			delivered_at = CASE WHEN $2 = 'delivered' THEN now() END
+		WHERE id = $1`, id, state, status, errText, next)
+	if err != nil {
+		return fmt.Errorf("complete subscription webhook: %w", err)
+	}
+	return nil
+}
+
+// ErrNoSigningKey: the merchant never called the API with a key a receipt captured.
+var ErrNoSigningKey = errors.New("no API key to sign with: the merchant has no receipt created with its key")
+
+// MerchantSigningKey is the API key captured by the merchant's newest receipt that has one:
+// subscription webhooks are signed like receipt webhooks, with the key the merchant calls the
+// API with (a rotated key signs once a receipt was created with it).
+func (w *SubscriptionWebhooks) MerchantSigningKey(ctx context.Context, keys *WebhookKeys, merchant string) (string, error) {
+	var id string
+	err := w.pool.QueryRow(ctx, `SELECT k.receipt_id FROM receipt_webhook_keys k JOIN receipts r ON r.receipt_id = k.receipt_id
+		WHERE r.merchant_wallet = $1 ORDER BY k.created_at DESC LIMIT 1`, merchant).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", ErrNoSigningKey
+	}
+	if err != nil {
+		return "", fmt.Errorf("merchant signing key: %w", err)
+	}
+	return keys.Get(ctx, id)
+}
