@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -166,41 +167,23 @@ func (s *Users) Follows(ctx context.Context, follower, followee string) (bool, e
 }
 
 // Search reads the q.Scan highest-XP users (ties by wallet), keeps those that pass every filter,
-// and returns the first q.Limit of them with how many passed.
+// and returns the first q.Limit of them with how many passed. One statement, one round trip.
+//
+// The statement's text depends only on which filters are present and on Limit and Scan, which
+// are written into it as numbers (clamped by the caller): the pool's cached prepared statement
+// then gets PostgreSQL's generic plan (the index scan of users_xp, no sort) and is not planned
+// again per request, which a LIMIT given as a parameter prevented (its generic plan assumed a
+// large limit). Without a filter that needs the row, the page is the first Limit rows of the
+// index scan and total an index-only count over the scanned entries, so only Limit rows are read
+// from the table instead of Scan.
 func (s *Users) Search(ctx context.Context, q UserQuery) ([]User, int, error) {
-	var where []string
-	args := []any{q.Scan, q.Limit}
-	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
-	if q.Q != "" {
-		p := arg("%" + likeEscape(strings.ToLower(q.Q)) + "%")
-		where = append(where, "(lower(wallet) LIKE "+p+" OR lower(display_name) LIKE "+p+")")
-	}
-	for col, vals := range map[string][]string{"domains": q.Domains, "platforms": q.Platforms, "languages": q.Languages} {
-		if len(vals) > 0 {
-			where = append(where, col+" @> "+arg(vals)+"::text[]")
-		}
-	}
-	if q.MinXP != nil {
-		where = append(where, "xp >= "+arg(*q.MinXP))
-	}
-	if q.MaxXP != nil {
-		where = append(where, "xp <= "+arg(*q.MaxXP))
-	}
-	if q.Live {
-		where = append(where, "live AND space_public AND last_heartbeat >= "+arg(q.Now.Add(-LiveWindow)))
-	}
-	filter := ""
-	if len(where) > 0 {
-		filter = "WHERE " + strings.Join(where, " AND ")
-	}
-	rows, err := s.pool.Query(ctx, `WITH scanned AS (SELECT * FROM users ORDER BY xp DESC, wallet LIMIT $1),
-		passed AS (SELECT * FROM scanned `+filter+`)
-		SELECT `+userColumns+`, count(*) OVER () FROM passed ORDER BY xp DESC, wallet LIMIT $2`, args...)
+	sql, args := searchSQL(q)
+	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search users: %w", err)
 	}
 	defer rows.Close()
-	users := []User{}
+	users := make([]User, 0, q.Limit)
 	total := 0
 	for rows.Next() {
 		u, err := scanUser(rows, &total)
@@ -216,6 +199,53 @@ func (s *Users) Search(ctx context.Context, q UserQuery) ([]User, int, error) {
 		total = 0
 	}
 	return users, total, nil
+}
+
+// searchSQL is the search statement and its arguments (see Search).
+func searchSQL(q UserQuery) (string, []any) {
+	var where []string
+	var args []any
+	arg := func(v any) string { args = append(args, v); return "$" + strconv.Itoa(len(args)) }
+	rowOnly := false // a filter reads columns that only the table has
+	if q.Q != "" {
+		// Wallets are stored lower-case (CHECK), so only the display name needs lower().
+		p := arg("%" + likeEscape(strings.ToLower(q.Q)) + "%")
+		where = append(where, "(wallet LIKE "+p+" OR lower(display_name) LIKE "+p+")")
+		rowOnly = true
+	}
+	for _, f := range []struct {
+		col  string
+		vals []string
+	}{{"domains", q.Domains}, {"platforms", q.Platforms}, {"languages", q.Languages}} {
+		if len(f.vals) > 0 {
+			where = append(where, f.col+" @> "+arg(f.vals)+"::text[]")
+			rowOnly = true
+		}
+	}
+	if q.MinXP != nil {
+		where = append(where, "xp >= "+arg(*q.MinXP))
+	}
+	if q.MaxXP != nil {
+		where = append(where, "xp <= "+arg(*q.MaxXP))
+	}
+	if q.Live {
+		where = append(where, "live AND space_public AND last_heartbeat >= "+arg(q.Now.Add(-LiveWindow)))
+		rowOnly = true
+	}
+	filter := ""
+	if len(where) > 0 {
+		filter = " WHERE " + strings.Join(where, " AND ")
+	}
+	scan, limit := strconv.Itoa(q.Scan), strconv.Itoa(q.Limit)
+	if !rowOnly {
+		// XP bounds at most: the count reads (xp, wallet) from the index alone.
+		return `SELECT ` + userColumns + `, (SELECT count(*) FROM (SELECT xp FROM users ORDER BY xp DESC, wallet LIMIT ` + scan + `) c` + filter + `)
+			FROM (SELECT * FROM users ORDER BY xp DESC, wallet LIMIT ` + scan + `) s` + filter + `
+			ORDER BY xp DESC, wallet LIMIT ` + limit, args
+	}
+	return `WITH scanned AS (SELECT * FROM users ORDER BY xp DESC, wallet LIMIT ` + scan + `),
+		passed AS (SELECT * FROM scanned` + filter + `)
+		SELECT ` + userColumns + `, count(*) OVER () FROM passed ORDER BY xp DESC, wallet LIMIT ` + limit, args
 }
 
 // Live returns the users live at now with spacePublic: live flag set and a heartbeat within

@@ -56,28 +56,61 @@ func (s *Server) userRoutes() {
 	s.handle(http.MethodDelete, "/api/users/follow", Policy{Access: Admin}, s.unfollow)
 }
 
-// viewUser is the spec's User (search result).
-func viewUser(u readmodels.User, now time.Time) map[string]any {
-	return map[string]any{
-		"wallet": u.Wallet, "displayName": u.DisplayName, "pfpUrl": u.PfpURL, "xp": u.XP,
-		"live": u.LiveAt(now), "lastSeen": unixMs(u.LastSeen), "lastHeartbeat": unixMs(u.LastHeartbeat),
-		"domains": tags(u.Domains), "platforms": tags(u.Platforms), "languages": tags(u.Languages),
+// userView is the spec's User (search result). A struct, not a map: encoding/json then writes
+// it from cached field encoders, without sorting keys or boxing values (the search's hot path).
+type userView struct {
+	Wallet        string   `json:"wallet"`
+	DisplayName   string   `json:"displayName"`
+	PfpURL        string   `json:"pfpUrl"`
+	XP            int64    `json:"xp"`
+	Live          bool     `json:"live"`
+	LastSeen      int64    `json:"lastSeen"`
+	LastHeartbeat int64    `json:"lastHeartbeat"`
+	Domains       []string `json:"domains"`
+	Platforms     []string `json:"platforms"`
+	Languages     []string `json:"languages"`
+}
+
+// ownUserView is the signed-in wallet's own user: the search fields plus what only it sees.
+type ownUserView struct {
+	userView
+	SpacePublic bool   `json:"spacePublic"`
+	SpaceURL    string `json:"spaceUrl"`
+	Platform    string `json:"platform"`
+	LiveSince   int64  `json:"liveSince"`
+}
+
+// liveUserView is the spec's LiveUser.
+type liveUserView struct {
+	Wallet        string   `json:"wallet"`
+	DisplayName   string   `json:"displayName"`
+	PfpURL        string   `json:"pfpUrl"`
+	SpaceURL      string   `json:"spaceUrl"`
+	LiveSince     int64    `json:"liveSince"`
+	LastHeartbeat int64    `json:"lastHeartbeat"`
+	Languages     []string `json:"languages"`
+	Domains       []string `json:"domains"`
+	Platform      string   `json:"platform"`
+}
+
+func viewUser(u readmodels.User, now time.Time) userView {
+	return userView{
+		Wallet: u.Wallet, DisplayName: u.DisplayName, PfpURL: u.PfpURL, XP: u.XP,
+		Live: u.LiveAt(now), LastSeen: unixMs(u.LastSeen), LastHeartbeat: unixMs(u.LastHeartbeat),
+		Domains: tags(u.Domains), Platforms: tags(u.Platforms), Languages: tags(u.Languages),
 	}
 }
 
-// viewOwnUser is the signed-in wallet's own user: the search fields plus what only it sees.
-func viewOwnUser(u readmodels.User, now time.Time) map[string]any {
-	v := viewUser(u, now)
-	v["spacePublic"], v["spaceUrl"], v["platform"], v["liveSince"] = u.SpacePublic, u.SpaceURL, u.Platform, unixMs(u.LiveSince)
-	return v
+func viewOwnUser(u readmodels.User, now time.Time) ownUserView {
+	return ownUserView{userView: viewUser(u, now), SpacePublic: u.SpacePublic, SpaceURL: u.SpaceURL,
+		Platform: u.Platform, LiveSince: unixMs(u.LiveSince)}
 }
 
-// viewLiveUser is the spec's LiveUser.
-func viewLiveUser(u readmodels.User) map[string]any {
-	return map[string]any{
-		"wallet": u.Wallet, "displayName": u.DisplayName, "pfpUrl": u.PfpURL, "spaceUrl": u.SpaceURL,
-		"liveSince": unixMs(u.LiveSince), "lastHeartbeat": unixMs(u.LastHeartbeat),
-		"languages": tags(u.Languages), "domains": tags(u.Domains), "platform": u.Platform,
+func viewLiveUser(u readmodels.User) liveUserView {
+	return liveUserView{
+		Wallet: u.Wallet, DisplayName: u.DisplayName, PfpURL: u.PfpURL, SpaceURL: u.SpaceURL,
+		LiveSince: unixMs(u.LiveSince), LastHeartbeat: unixMs(u.LastHeartbeat),
+		Languages: tags(u.Languages), Domains: tags(u.Domains), Platform: u.Platform,
 	}
 }
 
@@ -109,11 +142,14 @@ func (s *Server) searchUsers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]map[string]any, len(users))
+	out := make([]userView, len(users))
 	for i, u := range users {
 		out[i] = viewUser(u, q.Now)
 	}
-	return c.JSON(http.StatusOK, map[string]any{"users": out, "total": total})
+	return wholeJSON(c, struct {
+		Users []userView `json:"users"`
+		Total int        `json:"total"`
+	}{out, total})
 }
 
 func (s *Server) liveUsers(c echo.Context) error {
@@ -126,11 +162,22 @@ func (s *Server) liveUsers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]map[string]any, len(users))
+	out := make([]liveUserView, len(users))
 	for i, u := range users {
 		out[i] = viewLiveUser(u)
 	}
-	return c.JSON(http.StatusOK, map[string]any{"live": out})
+	return wholeJSON(c, map[string]any{"live": out})
+}
+
+// wholeJSON answers 200 with v encoded in one piece, with its length: one write to the connection
+// instead of the encoder's chunked writes of a body larger than the response buffer.
+func wholeJSON(c echo.Context, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderContentLength, strconv.Itoa(len(b)))
+	return c.JSONBlob(http.StatusOK, b)
 }
 
 // userQuery reads the search parameters: limit clamped to [1, 100] (default 25), scan to

@@ -130,6 +130,7 @@ func run(base string, duration time.Duration, clients int, prebuilt string, user
 	}
 	if onlyUsers {
 		printUsers(users)
+		fmt.Printf("\nserve peak resident memory (VmHWM) = %.1f MiB\n", float64(peakRSS(cmd.Process.Pid))/1024)
 		return nil
 	}
 
