@@ -28,7 +28,6 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	FollowConnection() FollowConnectionResolver
 	Query() QueryResolver
-	User() UserResolver
 }
 
 type DirectiveRoot struct {
@@ -100,10 +99,6 @@ type QueryResolver interface {
 	Follows(ctx context.Context, wallet string, direction FollowDirection, first *int, after *string) (*FollowConnection, error)
 	LiveUsers(ctx context.Context, first *int) ([]LiveUser, error)
 	Leaderboard(ctx context.Context, first *int) ([]User, error)
-}
-type UserResolver interface {
-	FollowerCount(ctx context.Context, obj *User) (int, error)
-	FollowingCount(ctx context.Context, obj *User) (int, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1823,7 +1818,7 @@ func (ec *executionContext) _User_followerCount(ctx context.Context, field graph
 			return ec.fieldContext_User_followerCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.User().FollowerCount(ctx, obj)
+			return obj.FollowerCount()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
@@ -1834,7 +1829,7 @@ func (ec *executionContext) _User_followerCount(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_User_followerCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, true, true, "Int")
+	return graphql.NewScalarFieldContext("User", field, true, false, "Int")
 }
 
 func (ec *executionContext) _User_followingCount(ctx context.Context, field graphql.CollectedField, obj *User) (ret graphql.Marshaler) {
@@ -1846,7 +1841,7 @@ func (ec *executionContext) _User_followingCount(ctx context.Context, field grap
 			return ec.fieldContext_User_followingCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.User().FollowingCount(ctx, obj)
+			return obj.FollowingCount()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
@@ -1857,7 +1852,7 @@ func (ec *executionContext) _User_followingCount(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_User_followingCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, true, true, "Int")
+	return graphql.NewScalarFieldContext("User", field, true, false, "Int")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -3232,65 +3227,63 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 		case "wallet":
 			out.Values[i] = ec._User_wallet(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "displayName":
 			out.Values[i] = ec._User_displayName(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "pfpUrl":
 			out.Values[i] = ec._User_pfpUrl(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "xp":
 			out.Values[i] = ec._User_xp(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "live":
 			out.Values[i] = ec._User_live(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "lastSeen":
 			out.Values[i] = ec._User_lastSeen(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "lastHeartbeat":
 			out.Values[i] = ec._User_lastHeartbeat(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "domains":
 			out.Values[i] = ec._User_domains(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "platforms":
 			out.Values[i] = ec._User_platforms(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "languages":
 			out.Values[i] = ec._User_languages(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "followerCount":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._User_followerCount(ctx, field, obj)
-				})
+			out.Values[i] = ec._User_followerCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "followingCount":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._User_followingCount(ctx, field, obj)
-				})
+			out.Values[i] = ec._User_followingCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

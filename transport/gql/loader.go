@@ -14,14 +14,15 @@ import (
 // both counts is then two queries (the list, the counts), whatever its size, and with no
 // waiting window: batching follows the parent resolvers, not a timer.
 type countLoader struct {
+	ctx     context.Context // the operation's: the counts are read for it
 	store   Store
 	mu      sync.Mutex
 	pending map[string]struct{}
 	loaded  map[string]readmodels.FollowCounts
 }
 
-func newCountLoader(store Store) *countLoader {
-	return &countLoader{store: store, pending: map[string]struct{}{}, loaded: map[string]readmodels.FollowCounts{}}
+func newCountLoader(ctx context.Context, store Store) *countLoader {
+	return &countLoader{ctx: ctx, store: store, pending: map[string]struct{}{}, loaded: map[string]readmodels.FollowCounts{}}
 }
 
 // expect announces that wallet's counts may be asked for.
@@ -34,21 +35,27 @@ func (l *countLoader) expect(wallet string) {
 	}
 }
 
-// load returns wallet's counts, loading every pending wallet's with it when not yet loaded.
-// Concurrent field resolvers wait on the lock for the one query instead of each sending theirs.
-func (l *countLoader) load(ctx context.Context, wallet string) (readmodels.FollowCounts, error) {
+// load returns wallet's counts, loading every pending wallet's with it when not yet loaded ("":
+// only the pending ones). Concurrent fields wait on the lock for the one query instead of each
+// sending theirs.
+func (l *countLoader) load(wallet string) (readmodels.FollowCounts, error) {
 	wallet = strings.ToLower(wallet)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if c, ok := l.loaded[wallet]; ok {
 		return c, nil
 	}
-	l.pending[wallet] = struct{}{}
+	if wallet != "" {
+		l.pending[wallet] = struct{}{}
+	}
+	if len(l.pending) == 0 {
+		return readmodels.FollowCounts{}, nil
+	}
 	batch := make([]string, 0, len(l.pending))
 	for w := range l.pending {
 		batch = append(batch, w)
 	}
-	counts, err := l.store.FollowCounts(ctx, batch)
+	counts, err := l.store.FollowCounts(l.ctx, batch)
 	if err != nil {
 		return readmodels.FollowCounts{}, err
 	}
@@ -67,7 +74,7 @@ type loadersKey struct{}
 // withLoaders gives the operation in ctx its own loaders: counts are never shared between
 // requests, so they are never stale across them.
 func withLoaders(ctx context.Context, store Store) context.Context {
-	return context.WithValue(ctx, loadersKey{}, &loaders{counts: newCountLoader(store)})
+	return context.WithValue(ctx, loadersKey{}, &loaders{counts: newCountLoader(ctx, store)})
 }
 
 func loadersFrom(ctx context.Context) *loaders {

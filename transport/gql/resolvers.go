@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/payledger/payledger/readmodels"
@@ -38,7 +39,6 @@ type resolver struct {
 }
 
 func (r *resolver) Query() QueryResolver                       { return queryResolver{r} }
-func (r *resolver) User() UserResolver                         { return userResolver{r} }
 func (r *resolver) FollowConnection() FollowConnectionResolver { return connectionResolver{r} }
 
 type queryResolver struct{ *resolver }
@@ -51,8 +51,7 @@ func (q queryResolver) User(ctx context.Context, wallet string) (*User, error) {
 	if err != nil {
 		return nil, err
 	}
-	loadersFrom(ctx).counts.expect(u.Wallet)
-	out := newUser(u, q.now())
+	out := newUser(u, q.now(), loadersFrom(ctx).counts)
 	return &out, nil
 }
 
@@ -66,12 +65,12 @@ func (q queryResolver) Leaderboard(ctx context.Context, first *int) ([]User, err
 		return nil, err
 	}
 	now := q.now()
+	counts := loadersFrom(ctx).counts
 	out := make([]User, len(users))
 	for i, u := range users {
-		out[i] = newUser(u, now)
-		loadersFrom(ctx).counts.expect(u.Wallet)
+		out[i] = newUser(u, now, counts)
 	}
-	return out, nil
+	return out, preloadCounts(ctx, counts)
 }
 
 func (q queryResolver) LiveUsers(ctx context.Context, first *int) ([]LiveUser, error) {
@@ -84,10 +83,10 @@ func (q queryResolver) LiveUsers(ctx context.Context, first *int) ([]LiveUser, e
 	if err != nil {
 		return nil, err
 	}
+	counts := loadersFrom(ctx).counts
 	out := make([]LiveUser, len(users))
 	for i, u := range users {
-		out[i] = newLiveUser(u, now)
-		loadersFrom(ctx).counts.expect(u.Wallet)
+		out[i] = newLiveUser(u, now, counts)
 	}
 	return out, nil
 }
@@ -113,33 +112,33 @@ func (q queryResolver) Follows(ctx context.Context, wallet string, direction Fol
 	c := &FollowConnection{Edges: []FollowEdge{}, wallet: strings.ToLower(wallet), followers: followers}
 	c.PageInfo.HasNextPage = len(page) > n
 	page = page[:min(len(page), n)]
-	loadersFrom(ctx).counts.expect(c.wallet) // totalCount
+	counts := loadersFrom(ctx).counts
+	counts.expect(c.wallet) // totalCount
 	now := q.now()
 	for _, f := range page {
 		cursor := encodeCursor(f.User.Wallet)
-		c.Edges = append(c.Edges, FollowEdge{Cursor: cursor, Node: newUser(f.User, now), FollowedAt: f.At.UnixMilli()})
+		c.Edges = append(c.Edges, FollowEdge{Cursor: cursor, Node: newUser(f.User, now, counts), FollowedAt: f.At.UnixMilli()})
 		c.PageInfo.EndCursor = &cursor
-		loadersFrom(ctx).counts.expect(f.User.Wallet)
 	}
 	return c, nil
 }
 
-type userResolver struct{ *resolver }
-
-func (r userResolver) FollowerCount(ctx context.Context, u *User) (int, error) {
-	c, err := loadersFrom(ctx).counts.load(ctx, u.Wallet)
-	return c.Followers, err
-}
-
-func (r userResolver) FollowingCount(ctx context.Context, u *User) (int, error) {
-	c, err := loadersFrom(ctx).counts.load(ctx, u.Wallet)
-	return c.Following, err
+// preloadCounts loads the counts of every announced wallet now when the field's users are asked
+// for a count: the list's elements, which gqlgen marshals concurrently, then only read them.
+func preloadCounts(ctx context.Context, counts *countLoader) error {
+	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
+		if f.Name == "followerCount" || f.Name == "followingCount" {
+			_, err := counts.load("")
+			return err
+		}
+	}
+	return nil
 }
 
 type connectionResolver struct{ *resolver }
 
 func (r connectionResolver) TotalCount(ctx context.Context, c *FollowConnection) (int, error) {
-	n, err := loadersFrom(ctx).counts.load(ctx, c.wallet)
+	n, err := loadersFrom(ctx).counts.load(c.wallet)
 	if c.followers {
 		return n.Followers, err
 	}
