@@ -241,6 +241,10 @@ func (m *devMerchant) print(out io.Writer, created bool, split, shopName string)
 	if created {
 		state = "created"
 	}
+	apiFlag := "" // devchain pay's --api default
+	if m.base != "http://localhost:8080" {
+		apiFlag = " --api " + m.base
+	}
 	order := `{"items":[{"sku":"DEV-COFFEE","qty":2},{"sku":"DEV-BAGEL","qty":1}]}`
 	fmt.Fprintf(out, `
 merchant wallet:  %s (%s; key in %s)
@@ -254,10 +258,10 @@ curl -s -X POST %s/api/orders -H 'Ocp-Apim-Subscription-Key: %s' -H 'Content-Typ
 
 Then:
   open the payment page:  %s/portal/<receiptId>
-  pay it on the development chain:  go run ./cmd/payledger devchain pay <receiptId>
+  pay it on the development chain:  go run ./cmd/payledger devchain pay <receiptId>%s
   read it back:  curl -s %s/api/receipts/<receiptId> -H 'Ocp-Apim-Subscription-Key: %s'
 `, m.wallet, state, filepath.Join(m.dir, "dev-merchant.key"), split, shopName, m.apiKey, filepath.Join(m.dir, "dev-merchant.env"),
-		m.base, m.apiKey, order, m.base, m.base, m.apiKey)
+		m.base, m.apiKey, order, m.base, apiFlag, m.base, m.apiKey)
 }
 
 // devAPIError is an error answer of the service.
