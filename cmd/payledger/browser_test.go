@@ -251,6 +251,7 @@ type wallet struct {
 	account  common.Address
 	chainID  string // what eth_chainId answers (starts on another chain, to exercise switching)
 	reject   bool   // eth_sendTransaction: the user rejects
+	short    bool   // eth_sendTransaction: one base unit less than asked (a tampered wallet)
 	calls    []string
 	added    []map[string]any
 	sentHash string
@@ -322,6 +323,13 @@ func (w *wallet) handle(ctx context.Context, e *portalEnv, method string, params
 		value := new(big.Int)
 		if tx.Value != nil {
 			value = tx.Value.ToInt()
+		}
+		w.mu.Lock()
+		short := w.short
+		w.mu.Unlock()
+		if short && len(tx.Data) == 68 { // transfer(address,uint256): the amount is the last word
+			amount := new(big.Int).Sub(new(big.Int).SetBytes(tx.Data[36:]), big.NewInt(1))
+			tx.Data = append(tx.Data[:36:36], common.LeftPadBytes(amount.Bytes(), 32)...)
 		}
 		hash, err := sendSigned(ctx, e.eth, w.key, e.dev.ChainID, tx.To, value, tx.Data)
 		if err != nil {
@@ -725,6 +733,41 @@ func TestPaymentPageInBrowser(t *testing.T) {
 		env.call(t, http.MethodGet, "/api/receipts/status?receiptId="+id2, "", &st)
 		if st["status"] != "generated" {
 			t.Errorf("the service's status after wallet errors: %v", st)
+		}
+	})
+
+	t.Run("keyboard: every control is reached by Tab", func(t *testing.T) {
+		if err := chromedp.Run(ctx, chromedp.Evaluate(`document.activeElement && document.activeElement.blur()`, nil)); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for i := 0; i < 20; i++ {
+			if err := chromedp.Run(ctx, chromedp.KeyEvent("\t")); err != nil {
+				t.Fatal(err)
+			}
+			seen[evalString(t, ctx, `document.activeElement ? document.activeElement.id : ""`)] = true
+		}
+		for _, id := range []string{"token", "copy-amount", "copy-address", "uri", "copy-uri", "pay-wallet", "pay-card"} {
+			if !seen[id] {
+				t.Errorf("#%s is never focused by Tab (focused: %v)", id, seen)
+			}
+		}
+	})
+
+	t.Run("a payment the chain refuses: failed live, with the catalog's description and action", func(t *testing.T) {
+		w.mu.Lock()
+		w.key, w.account, w.short = payer.Key, payer.Address, true
+		w.mu.Unlock()
+		defer func() { w.mu.Lock(); w.short = false; w.mu.Unlock() }()
+		if err := chromedp.Run(ctx, chromedp.Click("#pay-wallet", chromedp.ByID)); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, `document.getElementById("status").dataset.status === "failed"`, 60*time.Second)
+		if got := evalString(t, ctx, `document.getElementById("failure").textContent`); got != "The price moved beyond the allowed slippage.Ask the customer to try again or use another payment method." {
+			t.Errorf("failure shown as %q", got)
+		}
+		if evalString(t, ctx, `document.getElementById("pay") ? "controls" : ""`) != "controls" {
+			t.Error("a failed receipt must keep its payment controls (the customer may retry)")
 		}
 	})
 
