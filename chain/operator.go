@@ -54,6 +54,9 @@ func NewOperator(keyHex string, chainID uint64, b OperatorBackend, tokens []Toke
 	return &Operator{key: k, from: crypto.PubkeyToAddress(k.PublicKey), chainID: new(big.Int).SetUint64(chainID), b: b, tokens: tokens}, nil
 }
 
+// Backend is the node the operator signs for (a *LateBackend when serve started without it).
+func (o *Operator) Backend() OperatorBackend { return o.b }
+
 // Sender is the operator's address, lower case.
 func (o *Operator) Sender() string { return strings.ToLower(o.from.Hex()) }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -17,16 +18,22 @@ import (
 // in a later one, once mined.
 const distributeInterval = 2 * time.Second
 
-// splitChain is what split deployment and distribution use: without a chain connected at start,
-// nothing (POST /api/split/deploy requires splitAddress, as without a chain); without
+// splitChain is what split deployment and distribution use: without ETH_RPC_URL, nothing
+// (POST /api/split/deploy requires splitAddress, as without a chain); without
 // CHAIN_OPERATOR_KEY, the chain only (a given splitAddress is checked for code, nothing is
 // deployed or released: receipts stay paid). One OperatorSender serves both, so that their
-// nonces never collide.
+// nonces never collide. A node that did not answer at start (rpc nil) gets an operator over a
+// chain.LateBackend: until splitDistributor's background dial connects it, deployments answer
+// 503 chain_unavailable and nothing is released; then both work, without a restart.
 func splitChain(cfg config, rpc *chain.RPC, pool *pgxpool.Pool, log zerolog.Logger) (commands.SplitChain, *commands.OperatorSender, error) {
-	if rpc == nil {
+	if cfg.EthRPCURL == "" {
 		return nil, nil, nil
 	}
-	op, err := chain.NewOperator(cfg.OperatorKey, uint64(cfg.ChainID), rpc.Backend(), cfg.ChainTokens)
+	var backend chain.OperatorBackend = &chain.LateBackend{}
+	if rpc != nil {
+		backend = rpc.Backend()
+	}
+	op, err := chain.NewOperator(cfg.OperatorKey, uint64(cfg.ChainID), backend, cfg.ChainTokens)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -34,18 +41,54 @@ func splitChain(cfg config, rpc *chain.RPC, pool *pgxpool.Pool, log zerolog.Logg
 		log.Warn().Msg("CHAIN_OPERATOR_KEY unset: splits are neither deployed nor distributed, paid receipts stay paid")
 		return op, nil, nil
 	}
-	log.Info().Str("operator", op.Sender()).Msg("split operator ready")
+	log.Info().Str("operator", op.Sender()).Bool("connected", rpc != nil).Msg("split operator ready")
 	return op, commands.NewOperatorSender(op, readmodels.NewOperatorTransactions(pool)), nil
 }
 
-// splitDistributor is the background worker that releases the splits of paid receipts. Every
-// instance may run it: a receipt is covered once per payee and nonces are unique per sender.
-func splitDistributor(store eventstore.Store, receipts *readmodels.Receipts, sender *commands.OperatorSender, log zerolog.Logger) worker {
+// splitDistributor is the background worker that connects a node unreachable at start (see
+// splitChain) and releases the splits of paid receipts. Every instance may run it: a receipt is
+// covered once per payee and nonces are unique per sender.
+func splitDistributor(cfg config, store eventstore.Store, receipts *readmodels.Receipts, ops commands.SplitChain, sender *commands.OperatorSender, log zerolog.Logger) worker {
 	return workerFunc(func(ctx context.Context) error {
+		if op, ok := ops.(*chain.Operator); ok {
+			if late, ok := op.Backend().(*chain.LateBackend); ok && !late.Connected() {
+				rpc, err := dialUntilAnswered(ctx, cfg, log)
+				if err != nil {
+					return err
+				}
+				defer rpc.Close()
+				late.Connect(rpc.Backend())
+				log.Info().Msg("chain connected: split deployment and distribution enabled")
+			}
+		}
 		if sender == nil {
 			return nil
 		}
 		h := commands.NewDistributeSplitsHandler(store, commands.NewSplits(store), receipts, sender, time.Now)
 		return h.Run(ctx, distributeInterval, log)
 	})
+}
+
+// dialUntilAnswered dials ETH_RPC_URL every redialFirst, doubling to redialMax, until the node
+// answers with CHAIN_ID (a node serving another chain is logged and dialled again: it may be
+// fixed) or ctx ends.
+func dialUntilAnswered(ctx context.Context, cfg config, log zerolog.Logger) (*chain.RPC, error) {
+	for wait := redialFirst; ; wait = min(2*wait, redialMax) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		rpc, err := chain.Dial(dctx, cfg.EthRPCURL, uint64(cfg.ChainID))
+		cancel()
+		switch {
+		case err == nil:
+			return rpc, nil
+		case errors.Is(err, chain.ErrChainIDMismatch):
+			log.Error().Err(err).Msg("splits cannot be deployed or distributed: fix ETH_RPC_URL or CHAIN_ID")
+		default:
+			log.Warn().Err(err).Dur("retry_in", min(2*wait, redialMax)).Msg("chain node still unreachable; split deployment and distribution wait")
+		}
+	}
 }

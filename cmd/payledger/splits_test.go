@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/migrations/pgtest"
+	"github.com/payledger/payledger/readmodels"
+)
+
+// TestSplitsEnabledWhenTheNodeAnswersLate: ETH_RPC_URL does not answer at serve's start; split
+// deployment answers chain_unavailable meanwhile (never "no chain": the address is not required),
+// and once the node comes up the background dial enables deployment (and distribution) without
+// a restart.
+func TestSplitsEnabledWhenTheNodeAnswersLate(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	port := freePort(t)
+	opKey, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config{EthRPCURL: fmt.Sprintf("http://127.0.0.1:%d", port), ChainID: chain.DevChainID,
+		OperatorKey: fmt.Sprintf("%x", crypto.FromECDSA(opKey))}
+	pool := pgtest.Pool(t)
+	store := postgres.New(pool)
+	log := zerolog.Nop()
+	ops, sender, err := splitChain(cfg, nil, pool, log) // the node did not answer at start
+	if err != nil || ops == nil || sender == nil {
+		t.Fatalf("splitChain without the node: %v %v %v", ops, sender, err)
+	}
+	deploy := commands.NewDeploySplitHandler(commands.NewConfigureSplitHandler(store, newWalletAddr(t), time.Now), ops, sender)
+	merchant := newWalletAddr(t)
+	if _, err := deploy.Handle(ctx, commands.ConfigureMerchantSplit{Merchant: merchant}); !errors.Is(err, commands.ErrChainUnavailable) {
+		t.Fatalf("deploy before the node answers: %v; want chain_unavailable", err)
+	}
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }()
+	wg.Go(func() { _ = splitDistributor(cfg, store, readmodels.NewReceipts(pool), ops, sender, log).Run(ctx) })
+
+	// The node comes up late; the operator is funded there.
+	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{Port: port, BlockInterval: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	fund(t, ctx, dev, crypto.PubkeyToAddress(opKey.PublicKey).Hex())
+	var st commands.SplitResult
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, err = deploy.Handle(ctx, commands.ConfigureMerchantSplit{Merchant: merchant})
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, commands.ErrChainUnavailable) || time.Now().After(deadline) {
+			t.Fatalf("deploy after the node came up: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if ok, err := ops.HasCode(ctx, st.State.Address); err != nil || !ok {
+		t.Fatalf("no contract at %s: %v", st.State.Address, err)
+	}
+}
+
+func newWalletAddr(t *testing.T) string {
+	t.Helper()
+	return strings.ToLower(crypto.PubkeyToAddress(mustKey(t).PublicKey).Hex())
+}
+
+// fund sends 10 ETH from the development chain's first account to addr and waits for it.
+func fund(t *testing.T, ctx context.Context, dev *chain.DevChain, addr string) {
+	t.Helper()
+	rpc, err := chain.Dial(ctx, dev.URL, chain.DevChainID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rpc.Close()
+	opts, err := bind.NewKeyedTransactorWithChainID(dev.Accounts[0].Key, big.NewInt(chain.DevChainID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Context, opts.Value = ctx, new(big.Int).Mul(big.NewInt(10), big.NewInt(1e18))
+	tx, err := chain.SendETH(opts, rpc.Backend(), common.HexToAddress(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bind.WaitMined(ctx, rpc.Backend(), tx); err != nil {
+		t.Fatal(err)
+	}
+}
