@@ -111,6 +111,8 @@ type ChargeLedger interface {
 	// Advance moves token's row from one of from to row.Status (setting its split and non-empty
 	// hashes) and records txs (status signed), atomically. Errors: ErrClaimLost, ErrNonceTaken.
 	Advance(ctx context.Context, token uuid.UUID, row ChargeRow, from []string, txs []OperatorTx) error
+	// AdvanceAll is Advance for many rows in one transaction (all or nothing).
+	AdvanceAll(ctx context.Context, token uuid.UUID, rows []ChargeRow, from []string, txs [][]OperatorTx) error
 	// Finish closes token's row as charged (at) or failed (reason). Errors: ErrClaimLost.
 	Finish(ctx context.Context, token uuid.UUID, row ChargeRow, status, reason string, at time.Time) error
 	// Drop deletes token's claimed row: nothing was sent, the period is free again.
@@ -525,9 +527,8 @@ func (h *ChargeSubscriptionsHandler) sendSpends(ctx context.Context, fresh []*ch
 	if err != nil {
 		return nil, fmt.Errorf("check spends: %w", err)
 	}
-	var sent []*chargeItem
-	var raws [][]byte
-	nonces := nonceSource{h: h}
+	var toSend []*chargeItem
+	approved := map[*chargeItem]bool{}
 	for i, it := range ready {
 		if statuses[i].Refusal != "" {
 			if err := h.fail(ctx, it, statuses[i].Refusal, meta); err != nil {
@@ -535,56 +536,116 @@ func (h *ChargeSubscriptionsHandler) sendSpends(ctx context.Context, fresh []*ch
 			}
 			continue
 		}
-		approved := statuses[i].Approved
-		signed, err := nonces.record(ctx, func(nonce uint64) ([]OperatorTx, error) {
-			var txs []OperatorTx
-			if !approved {
-				a, err := h.chain.SignApprove(ctx, nonce, it.st.Permission, it.st.Signature)
-				if err != nil {
-					return nil, err
-				}
-				txs, nonce = append(txs, h.opTx(TxApprove, a, it.row.Split)), nonce+1
-			}
-			s, err := h.chain.SignSpend(ctx, nonce, it.st.Permission, it.amount)
+		approved[it] = statuses[i].Approved
+		toSend = append(toSend, it)
+	}
+	sign := func(it *chargeItem, nonce uint64) ([]OperatorTx, error) {
+		var txs []OperatorTx
+		if !approved[it] {
+			a, err := h.chain.SignApprove(ctx, nonce, it.st.Permission, it.st.Signature)
 			if err != nil {
 				return nil, err
 			}
-			return append(txs, h.opTx(TxSpend, s, it.row.Split)), nil
-		}, func(txs []OperatorTx) error {
-			row := it.row
-			row.Status = ChargeSpending
-			for _, t := range txs {
-				if t.Kind == TxApprove {
-					row.ApproveTx = t.Hash
-				} else {
-					row.SpendTx = t.Hash
-				}
-			}
-			if err := h.ledger.Advance(ctx, h.token, row, []string{ChargeClaimed}, txs); err != nil {
-				return err
-			}
-			it.row = row
-			return nil
-		})
-		if errors.Is(err, ErrClaimLost) {
-			it.res = h.result(it, ResultSkipped, "another run took this charge over")
-			continue
+			txs, nonce = append(txs, h.opTx(TxApprove, a, it.row.Split)), nonce+1
 		}
+		sp, err := h.chain.SignSpend(ctx, nonce, it.st.Permission, it.amount)
 		if err != nil {
-			return sent, err
+			return nil, err
 		}
-		for _, t := range signed {
-			raws = append(raws, t.Raw)
+		return append(txs, h.opTx(TxSpend, sp, it.row.Split)), nil
+	}
+	next := func(it *chargeItem, txs []OperatorTx) ChargeRow {
+		row := it.row
+		row.Status = ChargeSpending
+		for _, t := range txs {
+			if t.Kind == TxApprove {
+				row.ApproveTx = t.Hash
+			} else {
+				row.SpendTx = t.Hash
+			}
 		}
-		sent = append(sent, it)
+		return row
+	}
+	return h.sendWave(ctx, "spends", toSend, []string{ChargeClaimed}, sign, next)
+}
+
+// sendWave signs each item's transactions with sign at consecutive nonces, records them with
+// the row next makes (one database transaction for the wave; on a nonce taken or a claim lost
+// meanwhile, one per charge), then broadcasts them all in one batch. It returns the items sent.
+func (h *ChargeSubscriptionsHandler) sendWave(ctx context.Context, what string, items []*chargeItem, from []string,
+	sign func(*chargeItem, uint64) ([]OperatorTx, error), next func(*chargeItem, []OperatorTx) ChargeRow) ([]*chargeItem, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	nonces := nonceSource{h: h}
+	sent, raws, err := h.recordWave(ctx, &nonces, items, from, sign, next)
+	if errors.Is(err, ErrNonceTaken) || errors.Is(err, ErrClaimLost) {
+		sent, raws, err = nil, nil, nil
+		for _, it := range items {
+			signed, err := nonces.record(ctx, func(nonce uint64) ([]OperatorTx, error) { return sign(it, nonce) }, func(txs []OperatorTx) error {
+				row := next(it, txs)
+				if err := h.ledger.Advance(ctx, h.token, row, from, txs); err != nil {
+					return err
+				}
+				it.row = row
+				return nil
+			})
+			if errors.Is(err, ErrClaimLost) {
+				it.res = h.result(it, ResultSkipped, "another run took this charge over")
+				continue
+			}
+			if err != nil {
+				return sent, err
+			}
+			for _, t := range signed {
+				raws = append(raws, t.Raw)
+			}
+			sent = append(sent, it)
+		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	if len(raws) > 0 {
 		if err := h.chain.BroadcastAll(ctx, raws); err != nil {
-			// Recorded: the receipts wait below, and a later run sends the same bytes again.
-			h.Log.Warn().Err(err).Msg("subscription charging: broadcast of spends")
+			// Recorded: the receipts are awaited anyway, and a later run sends the same bytes again.
+			h.Log.Warn().Err(err).Msg("subscription charging: broadcast of " + what)
 		}
 	}
 	return sent, nil
+}
+
+// recordWave signs every item at consecutive nonces and records the wave in one transaction.
+func (h *ChargeSubscriptionsHandler) recordWave(ctx context.Context, nonces *nonceSource, items []*chargeItem, from []string,
+	sign func(*chargeItem, uint64) ([]OperatorTx, error), next func(*chargeItem, []OperatorTx) ChargeRow) ([]*chargeItem, [][]byte, error) {
+	if err := nonces.sync(ctx); err != nil {
+		return nil, nil, err
+	}
+	n := nonces.next
+	rows, all := make([]ChargeRow, len(items)), make([][]OperatorTx, len(items))
+	var raws [][]byte
+	for i, it := range items {
+		txs, err := sign(it, n)
+		if err != nil {
+			return nil, nil, err
+		}
+		n += uint64(len(txs))
+		rows[i], all[i] = next(it, txs), txs
+		for _, t := range txs {
+			raws = append(raws, t.Raw)
+		}
+	}
+	if err := h.ledger.AdvanceAll(ctx, h.token, rows, from, all); err != nil {
+		if errors.Is(err, ErrNonceTaken) {
+			nonces.known = false
+		}
+		return nil, nil, err
+	}
+	nonces.next = n
+	for i, it := range items {
+		it.row = rows[i]
+	}
+	return items, raws, nil
 }
 
 func (h *ChargeSubscriptionsHandler) opTx(kind string, s SignedTx, split string) OperatorTx {
@@ -601,19 +662,28 @@ type nonceSource struct {
 	known bool
 }
 
+// sync reads the next nonce unless known.
+func (n *nonceSource) sync(ctx context.Context) error {
+	if n.known {
+		return nil
+	}
+	pending, err := n.h.chain.PendingNonce(ctx)
+	if err != nil {
+		return fmt.Errorf("pending nonce: %w", err)
+	}
+	next, err := n.h.ledger.NextNonce(ctx, n.h.chain.Sender())
+	if err != nil {
+		return err
+	}
+	n.next, n.known = max(pending, next), true
+	return nil
+}
+
 // record signs with sign at the next nonces and records with save; it retries a taken nonce.
 func (n *nonceSource) record(ctx context.Context, sign func(nonce uint64) ([]OperatorTx, error), save func([]OperatorTx) error) ([]OperatorTx, error) {
 	for attempt := 0; ; attempt++ {
-		if !n.known {
-			pending, err := n.h.chain.PendingNonce(ctx)
-			if err != nil {
-				return nil, fmt.Errorf("pending nonce: %w", err)
-			}
-			next, err := n.h.ledger.NextNonce(ctx, n.h.chain.Sender())
-			if err != nil {
-				return nil, err
-			}
-			n.next, n.known = max(pending, next), true
+		if err := n.sync(ctx); err != nil {
+			return nil, err
 		}
 		txs, err := sign(n.next)
 		if err != nil {
@@ -720,41 +790,17 @@ func (h *ChargeSubscriptionsHandler) awaitSpends(ctx context.Context, items []*c
 
 // sendTransfers signs, records and broadcasts the transfer of each spent amount to its split.
 func (h *ChargeSubscriptionsHandler) sendTransfers(ctx context.Context, items []*chargeItem) ([]*chargeItem, error) {
-	var sent []*chargeItem
-	var raws [][]byte
-	nonces := nonceSource{h: h}
-	for _, it := range items {
-		signed, err := nonces.record(ctx, func(nonce uint64) ([]OperatorTx, error) {
-			t, err := h.chain.SignTransfer(ctx, nonce, it.row.Split, it.amount)
-			if err != nil {
-				return nil, err
-			}
-			return []OperatorTx{h.opTx(TxTransfer, t, it.row.Split)}, nil
-		}, func(txs []OperatorTx) error {
-			row := it.row
-			row.Status, row.TransferTx = ChargeTransferring, txs[0].Hash
-			if err := h.ledger.Advance(ctx, h.token, row, []string{ChargeSpending, ChargeSpent}, txs); err != nil {
-				return err
-			}
-			it.row = row
-			return nil
-		})
-		if errors.Is(err, ErrClaimLost) {
-			it.res = h.result(it, ResultSkipped, "another run took this charge over")
-			continue
-		}
+	return h.sendWave(ctx, "transfers", items, []string{ChargeSpending, ChargeSpent}, func(it *chargeItem, nonce uint64) ([]OperatorTx, error) {
+		t, err := h.chain.SignTransfer(ctx, nonce, it.row.Split, it.amount)
 		if err != nil {
-			return sent, err
+			return nil, err
 		}
-		raws = append(raws, signed[0].Raw)
-		sent = append(sent, it)
-	}
-	if len(raws) > 0 {
-		if err := h.chain.BroadcastAll(ctx, raws); err != nil {
-			h.Log.Warn().Err(err).Msg("subscription charging: broadcast of transfers")
-		}
-	}
-	return sent, nil
+		return []OperatorTx{h.opTx(TxTransfer, t, it.row.Split)}, nil
+	}, func(it *chargeItem, txs []OperatorTx) ChargeRow {
+		row := it.row
+		row.Status, row.TransferTx = ChargeTransferring, txs[0].Hash
+		return row
+	})
 }
 
 // awaitTransfers waits for the transfers and records the charges; a reverted transfer goes back
@@ -771,6 +817,7 @@ func (h *ChargeSubscriptionsHandler) awaitTransfers(ctx context.Context, items [
 	if err != nil {
 		return err
 	}
+	var done []*chargeItem
 	for _, it := range items {
 		o := outcomes[it.row.TransferTx]
 		switch {
@@ -784,12 +831,45 @@ func (h *ChargeSubscriptionsHandler) awaitTransfers(ctx context.Context, items [
 			}
 			it.res = h.result(it, ResultPending, "the transfer to the split reverted; the next run sends it again")
 		default:
-			if err := h.record(ctx, it, meta); err != nil {
-				return err
-			}
+			done = append(done, it)
 		}
 	}
-	return nil
+	// The charges are appended concurrently: independent streams, and the store commits
+	// concurrent appends together.
+	return parallel(ctx, done, 8, func(it *chargeItem) error { return h.record(ctx, it, meta) })
+}
+
+// parallel runs f for every item on at most n goroutines and returns the first error.
+func parallel(ctx context.Context, items []*chargeItem, n int, f func(*chargeItem) error) error {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	work := make(chan *chargeItem)
+	for range min(n, len(items)) {
+		wg.Go(func() {
+			for it := range work {
+				if err := f(it); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, it := range items {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- it
+	}
+	close(work)
+	wg.Wait()
+	if first == nil {
+		first = ctx.Err()
+	}
+	return first
 }
 
 // record appends SubscriptionCharged (once: a period already charged is what a recovery finds

@@ -2,11 +2,13 @@ package readmodels
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/payledger/payledger/commands"
@@ -78,31 +80,35 @@ func nullString(s string) *string {
 
 // Advance moves token's row from one of from to row.Status and records txs, atomically.
 func (s *SubscriptionCharges) Advance(ctx context.Context, token uuid.UUID, row commands.ChargeRow, from []string, txs []commands.OperatorTx) error {
+	return s.AdvanceAll(ctx, token, []commands.ChargeRow{row}, from, [][]commands.OperatorTx{txs})
+}
+
+// AdvanceAll is Advance for many rows in one transaction and one round trip (all or nothing).
+func (s *SubscriptionCharges) AdvanceAll(ctx context.Context, token uuid.UUID, rows []commands.ChargeRow, from []string, txs [][]commands.OperatorTx) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(t pgx.Tx) error {
-		tag, err := t.Exec(ctx, `UPDATE subscription_charges SET status = $4, split_address = coalesce(nullif($5, ''), split_address),
-				approve_tx = $6, spend_tx = $7, transfer_tx = $8, updated_at = now()
-			WHERE subscription_id = $1 AND period_index = $2 AND claim_token = $3 AND status = ANY($9)`,
-			row.SubscriptionID, row.Period, token, row.Status, row.Split, nullString(row.ApproveTx), nullString(row.SpendTx), nullString(row.TransferTx), from)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return commands.ErrClaimLost
-		}
-		if len(txs) == 0 {
-			return nil
-		}
 		b := &pgx.Batch{}
-		for _, tx := range txs {
-			b.Queue(`INSERT INTO operator_transactions (sender, nonce, kind, tx_hash, raw_tx, split_address, token, payee)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, tx.Sender, int64(tx.Nonce), tx.Kind, tx.Hash, tx.Raw, tx.Split, tx.Token, tx.Payee)
+		for i, row := range rows {
+			b.Queue(`UPDATE subscription_charges SET status = $4, split_address = coalesce(nullif($5, ''), split_address),
+					approve_tx = $6, spend_tx = $7, transfer_tx = $8, updated_at = now()
+				WHERE subscription_id = $1 AND period_index = $2 AND claim_token = $3 AND status = ANY($9)`,
+				row.SubscriptionID, row.Period, token, row.Status, row.Split, nullString(row.ApproveTx), nullString(row.SpendTx),
+				nullString(row.TransferTx), from).Exec(func(tag pgconn.CommandTag) error {
+				if tag.RowsAffected() == 0 {
+					return commands.ErrClaimLost
+				}
+				return nil
+			})
+			for _, tx := range txs[i] {
+				b.Queue(`INSERT INTO operator_transactions (sender, nonce, kind, tx_hash, raw_tx, split_address, token, payee)
+					VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, tx.Sender, int64(tx.Nonce), tx.Kind, tx.Hash, tx.Raw, tx.Split, tx.Token, tx.Payee)
+			}
 		}
 		return t.SendBatch(ctx, b).Close()
 	})
-	if err == commands.ErrClaimLost {
-		return err
+	if errors.Is(err, commands.ErrClaimLost) {
+		return commands.ErrClaimLost
 	}
-	return ledgerError("advance subscription charge", err)
+	return ledgerError("advance subscription charges", err)
 }
 
 // RecordRelease records a release the charging run signed.
