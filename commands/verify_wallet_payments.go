@@ -228,6 +228,9 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 	}
 	var out VerifiedWalletPayments
 	var firstErr error
+	var wg sync.WaitGroup
+	var outMu sync.Mutex
+	sem := make(chan struct{}, recordConcurrency)
 	for _, v := range ds {
 		if v.Reorged {
 			if id, ok := h.flagReorged(ctx, v); ok {
@@ -242,22 +245,35 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 		if !ok {
 			continue // removed while the step ran
 		}
-		change, err := h.record(ctx, p, v)
-		if err != nil {
-			firstErr = cmp(firstErr, err)
-			continue
-		}
-		h.mu.Lock()
-		h.skip[p.ReceiptID+"/"+p.AttemptID] = h.now().Add(decidedMemory)
-		if v.Paid {
-			h.paid[v.TxHash] = paidPayment{p: p, at: h.now()}
-		}
-		h.mu.Unlock()
-		out.Changes = append(out.Changes, change)
+		// Verdicts are recorded concurrently (each on its own receipt stream): a block that
+		// confirms thousands of payments is recorded in a fraction of the sequential time.
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			change, err := h.record(ctx, p, v)
+			outMu.Lock()
+			defer outMu.Unlock()
+			if err != nil {
+				firstErr = cmp(firstErr, err)
+				return
+			}
+			h.mu.Lock()
+			h.skip[p.ReceiptID+"/"+p.AttemptID] = h.now().Add(decidedMemory)
+			if v.Paid {
+				h.paid[v.TxHash] = paidPayment{p: p, at: h.now()}
+			}
+			h.mu.Unlock()
+			out.Changes = append(out.Changes, change)
+		})
 	}
+	wg.Wait()
 	out.Followed = h.follower.Len()
 	return out, firstErr
 }
+
+// recordConcurrency bounds the verdicts recorded at once (each holds a database connection for
+// one append).
+const recordConcurrency = 8
 
 // paidPayment is a payment recorded paid, remembered while the chain audits it.
 type paidPayment struct {
