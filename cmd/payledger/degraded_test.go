@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,12 +12,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/docs"
 	"github.com/payledger/payledger/domain/split"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
@@ -213,4 +219,128 @@ func TestDegradedOrdersSurviveSIGKILL(t *testing.T) {
 	if total != 6 {
 		t.Fatalf("%d receipts in the ledger, want 6 (1 warm-up + 5 journaled)", total)
 	}
+}
+
+// TestDegradedRouteWalk cuts the link to PostgreSQL under a running service and calls every
+// route of the OpenAPI document (the router's, by transport's route-walk test) with valid
+// credentials: orders answer the spec's degraded body, users search and live theirs, and every
+// other route answers without a 500 or a hang; a route that needs the database says 503
+// datastore_unavailable. The table it logs is the README's list of 503 routes.
+func TestDegradedRouteWalk(t *testing.T) {
+	direct := pgtest.URL(t)
+	u, _ := url.Parse(direct)
+	proxy := newProxy(t, u.Host)
+	viaProxy := *u
+	viaProxy.Host = proxy.addr
+	dir := filepath.Join(t.TempDir(), ".data")
+	vars := map[string]string{"DATABASE_URL": viaProxy.String(), "DEV_DATA_DIR": dir, "JOURNAL_PATH": filepath.Join(dir, "journal.jsonl"),
+		"DEVCHAIN": "off", "CRON_SECRET": "cron-secret-walk", "RATE_LIMIT_PER_MINUTE": "100000", "RATE_LIMIT_PUBLIC_PER_MINUTE": "100000"}
+	base, _ := startServe(t, vars)
+
+	// A merchant made through the API (as `payledger dev merchant` does): session, split, shop,
+	// items, a key with every scope; then one order and one users search while all is well.
+	ctx := context.Background()
+	m := &devMerchant{base: base, dir: dir, log: zerolog.Nop()}
+	if err := m.run(ctx, "Walk shop", io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	key := map[string]string{"Ocp-Apim-Subscription-Key": m.apiKey, "x-cron-secret": vars["CRON_SECRET"]}
+	order := map[string]any{"items": []map[string]any{{"sku": "DEV-COFFEE", "qty": 1}}}
+	status, raw, err := m.call(ctx, http.MethodPost, "/api/orders", order, key)
+	if err != nil || status != 200 {
+		t.Fatalf("warm-up order: %d %s %v", status, raw, err)
+	}
+	var warm struct {
+		Receipt struct {
+			ReceiptID string `json:"receiptId"`
+		} `json:"receipt"`
+	}
+	_ = json.Unmarshal(raw, &warm)
+	if status, raw, _ := m.call(ctx, http.MethodGet, "/api/users/search", nil, key); status != 200 {
+		t.Fatalf("warm-up search: %d %s", status, raw)
+	}
+
+	proxy.cut()
+
+	// The spec's degraded bodies.
+	status, raw, _ = m.call(ctx, http.MethodPost, "/api/orders", order, key)
+	var got map[string]any
+	_ = json.Unmarshal(raw, &got)
+	rec, _ := got["receipt"].(map[string]any)
+	if status != 200 || got["ok"] != true || got["degraded"] != true || got["reason"] != "datastore_unavailable" || rec == nil || rec["receiptId"] == "" {
+		t.Fatalf("order while the datastore is down: %d %s", status, raw)
+	}
+	for path, list := range map[string]string{"/api/users/search": "users", "/api/users/live": "live"} {
+		status, raw, _ := m.call(ctx, http.MethodGet, path, nil, key)
+		var body map[string]any
+		_ = json.Unmarshal(raw, &body)
+		if l, ok := body[list].([]any); status != 200 || body["degraded"] != true || body["reason"] != "datastore_unavailable" || !ok || len(l) != 0 {
+			t.Fatalf("%s while down: %d %s", path, status, raw)
+		}
+	}
+	// An order the service cannot price from what it read before (an item it never saw) is 503:
+	// a degraded answer must carry the final receipt, and there is none to give.
+	unknown := map[string]any{"items": []map[string]any{{"sku": "NEVER-SEEN", "qty": 1}}}
+	if status, raw, _ := m.call(ctx, http.MethodPost, "/api/orders", unknown, key); status != 503 || !strings.Contains(string(raw), "datastore_unavailable") {
+		t.Fatalf("unknown item while down: %d %s", status, raw)
+	}
+
+	// Every other route: no 500, no hang; 503 datastore_unavailable where it needs the database.
+	doc, err := docs.OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := doc.Paths.Map()
+	var names []string
+	for p := range paths {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	var table []string
+	for _, p := range names {
+		for method := range paths[p].Operations() {
+			if p == "/api/auth/logout" { // would end the walk's session
+				continue
+			}
+			path := strings.NewReplacer("{id}", warm.Receipt.ReceiptID, "{receiptId}", warm.Receipt.ReceiptID).Replace(p)
+			if strings.Contains(path, "{") { // any other parameter: a placeholder value
+				path = regexp.MustCompile(`\{[^}]+\}`).ReplaceAllString(path, "x")
+			}
+			if q := map[string]string{"/api/receipts/status": "?receiptId=", "/api/terminal/check-payment": "?receiptId="}[p]; q != "" {
+				path += q + warm.Receipt.ReceiptID
+			}
+			var body any
+			if method != http.MethodGet && method != http.MethodHead {
+				body = map[string]any{}
+			}
+			cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+			status, raw, err := m.call(cctx, method, path, body, key)
+			cancel()
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%s %s: %v", method, p, err)
+				continue
+			}
+			if err != nil {
+				if strings.HasSuffix(p, "/events") { // a stream answers its headers, then waits
+					continue
+				}
+				t.Errorf("%s %s hangs while the datastore is down", method, p)
+				continue
+			}
+			var e struct {
+				Error    string `json:"error"`
+				Degraded bool   `json:"degraded"`
+			}
+			_ = json.Unmarshal(raw, &e)
+			switch {
+			case status >= 500 && status != 503:
+				t.Errorf("%s %s: %d %.300s", method, p, status, raw)
+			case status == 503 && e.Error == "": // a configuration 503 (no processor, no subscriptions) names itself
+				t.Errorf("%s %s: 503 %.300s", method, p, raw)
+			}
+			table = append(table, fmt.Sprintf("%-7s %-42s %d %s degraded=%v", method, p, status, e.Error, e.Degraded))
+		}
+	}
+	sort.Strings(table)
+	t.Logf("while the datastore is down:\n%s", strings.Join(table, "\n"))
 }

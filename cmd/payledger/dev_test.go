@@ -22,7 +22,10 @@ import (
 func startServe(t *testing.T, vars map[string]string) (string, *syncBuffer) {
 	t.Helper()
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	vars["DATABASE_URL"], vars["HTTP_ADDR"], vars["EMBEDDED_POSTGRES"] = pgtest.URL(t), addr, "off"
+	if vars["DATABASE_URL"] == "" {
+		vars["DATABASE_URL"] = pgtest.URL(t)
+	}
+	vars["HTTP_ADDR"], vars["EMBEDDED_POSTGRES"] = addr, "off"
 	vars["PUBLIC_BASE_URL"] = "http://" + addr
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &syncBuffer{}
