@@ -52,7 +52,7 @@ func (s *Server) pageView(ctx context.Context, row readmodels.ReceiptRow) page.V
 	st := row.State
 	g := st.Receipt
 	v := page.View{ReceiptID: g.ReceiptID, BrandName: g.BrandName, Total: g.Total.String(), Currency: g.Currency,
-		Status: string(st.Status), Settled: isSettled(st.Status), Payment: paymentView(st), Failure: failureView(st),
+		Status: string(st.Status), Settled: isSettled(st.Status), InProgress: st.Status == receipt.StatusPending || st.Status == receipt.StatusACHPending, Payment: paymentView(st), Failure: failureView(st),
 		WalletOK: s.cfg.PaymentChain.Configured()}
 	if shop, err := s.shops.Get(ctx, g.Merchant); err == nil {
 		if strings.TrimSpace(shop.Name) != "" {

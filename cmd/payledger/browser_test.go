@@ -649,6 +649,10 @@ func TestPaymentPageInBrowser(t *testing.T) {
 		}
 		waitJS(t, ctx, `document.getElementById("status").dataset.status === "pending" || document.getElementById("status").dataset.status === "paid"`, 60*time.Second)
 		pending := time.Since(clicked)
+		var guarded bool
+		if err := chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById("status").dataset.status !== "pending" || (document.getElementById("pay").hidden && !document.getElementById("in-progress").hidden)`, &guarded)); err != nil || !guarded {
+			t.Errorf("while the payment is pending the payment controls must be hidden (%v)", err)
+		}
 		waitJS(t, ctx, `document.getElementById("status").dataset.status === "paid" || document.getElementById("status").dataset.status === "reconciled"`, 60*time.Second)
 		t.Logf("wallet payment: click -> pending shown in %v, -> paid shown in %v (2 confirmations, blocks every 500 ms)", pending.Round(time.Millisecond), time.Since(clicked).Round(time.Millisecond))
 		var viaStream bool

@@ -135,11 +135,14 @@ type View struct {
 	Currency  string
 	Status    string
 	Settled   bool // paid, reconciled, refund requested or refunded: the receipt view, no payment controls
-	Payment   *Payment
-	Failure   *Failure
-	Tokens    []string // the currency choice
-	Token     string   // the one selected first
-	WalletOK  bool     // a chain is configured: QR and wallet button
+	// InProgress (pending, ach_pending): a payment is being confirmed; the controls are hidden so
+	// that the customer does not pay twice, and come back if it fails.
+	InProgress bool
+	Payment    *Payment
+	Failure    *Failure
+	Tokens     []string // the currency choice
+	Token      string   // the one selected first
+	WalletOK   bool     // a chain is configured: QR and wallet button
 	// Data is what the script needs, as JSON in a non-executed script block.
 	Data any
 }
@@ -252,7 +255,8 @@ const pageHTML = `<!doctype html>
 </dl>
 </section>
 
-{{if not .Settled}}<section id="pay" aria-labelledby="pay-title">
+<p id="in-progress"{{if not .InProgress}} hidden{{end}}>A payment is being confirmed. This page updates by itself.</p>
+{{if not .Settled}}<section id="pay" aria-labelledby="pay-title"{{if .InProgress}} hidden{{end}}>
 <h2 id="pay-title">Pay</h2>
 {{if .Tokens}}<p class="field"><label for="token">Currency</label>
 <select id="token" name="token">{{range .Tokens}}<option value="{{.}}"{{if eq . $.Token}} selected{{end}}>{{.}}</option>{{end}}</select></p>

@@ -56,12 +56,13 @@
       show($("quote-error"), "This currency cannot be used now: " + e.message);
     }).then(function () { setBusy(false); });
   }
+  function trim(a) { a = String(a); return a.indexOf(".") >= 0 ? a.replace(/\.?0+$/, "") : a; }
   function render() {
     var r = current;
-    $("amount").textContent = r.amount;
+    $("amount").textContent = trim(r.amount);
     $("amount-token").textContent = r.token;
     if (!r.uri) return;
-    $("instr-amount").textContent = r.amount;
+    $("instr-amount").textContent = trim(r.amount);
     $("instr-token").textContent = r.token + (r.tokenAddress ? " (token contract " + r.tokenAddress + ")" : " (native ETH)");
     $("instr-chain").textContent = cfg.chain.name + " (chain id " + r.chainId + ")";
     $("address").textContent = r.recipient;
@@ -188,7 +189,11 @@
       var a = document.createElement("p"); a.id = "failure-action"; a.textContent = s.failure.action;
       f.appendChild(d); f.appendChild(a); f.hidden = false;
     } else if (s.status !== "failed") { f.hidden = true; }
+    var busy = s.status === "pending" || s.status === "ach_pending";
+    $("in-progress").hidden = !busy;
+    if ($("pay")) $("pay").hidden = busy; // no second payment while one is being confirmed
     if (settled.indexOf(s.status) >= 0) {
+      $("in-progress").hidden = true;
       var pay = $("pay");
       if (pay) pay.parentNode.removeChild(pay);
       if (s.payment) {
