@@ -51,6 +51,23 @@ type Selective interface {
 	Relevant(e eventstore.RecordedEvent) bool
 }
 
+// Filtered is a Selective projector whose events the source can pick out itself (in SQL), so
+// that the events it ignores are never read: the stream-id prefixes and, when not empty, the
+// types of the events it may act on. Every event Relevant accepts must pass the filter; the
+// filter may pass more (Apply still checks Relevant).
+type Filtered interface {
+	Selective
+	Filter() (streamPrefixes, types []string)
+}
+
+// FilteredSource is a Source that can hand a subscriber only the events that pass a filter
+// (postgres.Store.SubscribeFiltered), with the position each read covered: the subscriber's
+// checkpoint moves over filtered-out events as over skipped ones.
+type FilteredSource interface {
+	SubscribeFiltered(ctx context.Context, from eventstore.Position, prefixes, types []string,
+		handle func(ctx context.Context, batch []eventstore.RecordedEvent, upTo eventstore.Position) error) error
+}
+
 // skipFlush bounds how far the stored checkpoint of a Selective projector trails behind events it
 // skipped.
 const skipFlush = time.Second
@@ -208,7 +225,14 @@ func (r *Runner) lead(ctx context.Context) error {
 	defer cancel(nil)
 	go r.watchReset(subCtx, cancel)
 	ras, readsAhead := r.src.(ReadAheadSource)
-	if _, pipelined := r.proj.(PipelinedProjector); pipelined && readsAhead {
+	fp, filtered := r.proj.(Filtered)
+	fs, filters := r.src.(FilteredSource)
+	if _, pipelined := r.proj.(PipelinedProjector); filtered && filters && !pipelined {
+		prefixes, types := fp.Filter()
+		err = fs.SubscribeFiltered(subCtx, from, prefixes, types, func(ctx context.Context, batch []eventstore.RecordedEvent, upTo eventstore.Position) error {
+			return r.applyTo(ctx, batch, upTo, nil)
+		})
+	} else if pipelined && readsAhead {
 		err = ras.SubscribeReadAhead(subCtx, from, r.Position, r.apply)
 	} else {
 		err = r.src.Subscribe(subCtx, from, func(ctx context.Context, batch []eventstore.RecordedEvent) error {
@@ -340,13 +364,20 @@ func (r *Runner) applyPipelined(ctx context.Context, pp PipelinedProjector, from
 // inserted): when the stored checkpoint turns out to have moved forward, the batch is applied
 // again from there.
 func (r *Runner) apply(ctx context.Context, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error {
+	return r.applyTo(ctx, batch, batch[len(batch)-1].Position, queueNext)
+}
+
+// applyTo is apply for a batch that the read model reflects up to `to`, at or after its last
+// event: a filtered read's events, with the position the read covered (the batch may then be
+// empty, for a Selective projector only).
+func (r *Runner) applyTo(ctx context.Context, batch []eventstore.RecordedEvent, to eventstore.Position, queueNext func(*pgx.Batch)) error {
 	for {
 		from := r.Position()
 		batch = after(batch, from)
-		if len(batch) == 0 {
+		if !from.Less(to) {
 			return nil
 		}
-		err := r.applyFrom(ctx, from, batch, queueNext)
+		err := r.applyFrom(ctx, from, batch, to, queueNext)
 		if err == nil {
 			return nil
 		}
@@ -366,8 +397,9 @@ func after(batch []eventstore.RecordedEvent, pos eventstore.Position) []eventsto
 	return batch
 }
 
-// applyFrom applies a batch whose first event is after from, the checkpoint it expects.
-func (r *Runner) applyFrom(ctx context.Context, from eventstore.Position, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error {
+// applyFrom applies a batch whose first event is after from, the checkpoint it expects, and
+// moves the checkpoint to `to` (the batch's last event, or further for a filtered read).
+func (r *Runner) applyFrom(ctx context.Context, from eventstore.Position, batch []eventstore.RecordedEvent, to eventstore.Position, queueNext func(*pgx.Batch)) error {
 	if sel, ok := r.proj.(Selective); ok {
 		if !slices.ContainsFunc(batch, sel.Relevant) && time.Since(r.lastWrite) < skipFlush {
 			r.mu.Lock()
@@ -375,7 +407,7 @@ func (r *Runner) applyFrom(ctx context.Context, from eventstore.Position, batch 
 				r.stored, r.skipped = from, true // every move so far was a write
 			}
 			r.mu.Unlock()
-			r.Advanced(batch[len(batch)-1].Position) // nothing to apply: the read models reflect it
+			r.Advanced(to) // nothing to apply: the read models reflect it
 			return nil
 		}
 		// The stored checkpoint is still where the last write left it: that is what the write
@@ -383,21 +415,22 @@ func (r *Runner) applyFrom(ctx context.Context, from eventstore.Position, batch 
 		from = r.written()
 		r.lastWrite = time.Now()
 	}
-	if pp, ok := r.proj.(PipelinedProjector); ok {
+	if pp, ok := r.proj.(PipelinedProjector); ok && len(batch) > 0 {
 		if err := r.applyPipelined(ctx, pp, from, batch, queueNext); err != nil {
 			return err
 		}
 		r.committed(batch[len(batch)-1].Position)
 		return nil
 	}
-	to := batch[len(batch)-1].Position
 	tx, err := r.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.Background()) }()
-	if err := r.proj.Apply(ctx, tx, batch); err != nil {
-		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
+	if len(batch) > 0 {
+		if err := r.proj.Apply(ctx, tx, batch); err != nil {
+			return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
+		}
 	}
 	writes := &pgx.Batch{}
 	r.queueCheckpoint(writes, from, to)

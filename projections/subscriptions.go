@@ -36,6 +36,13 @@ func (Subscriptions) Relevant(e eventstore.RecordedEvent) bool {
 	return strings.HasPrefix(e.StreamID, subscription.StreamPrefix)
 }
 
+// Filter implements Filtered: the event store reads only subscription streams for it.
+func (Subscriptions) Filter() (streamPrefixes, types []string) {
+	return []string{subscription.StreamPrefix}, nil
+}
+
+var _ Filtered = Subscriptions{}
+
 // Apply implements Projector.
 func (p Subscriptions) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
 	for _, e := range events {

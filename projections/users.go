@@ -49,6 +49,14 @@ func (Users) Relevant(e eventstore.RecordedEvent) bool {
 	return strings.HasPrefix(e.StreamID, ReceiptStreamPrefix) && (e.Type == receipt.EventConfirmed || e.Type == receipt.EventRefundProcessed)
 }
 
+// Filter implements Filtered: the event store reads only those two types of receipt events for
+// this projector (the order path's events never leave PostgreSQL for it).
+func (Users) Filter() (streamPrefixes, types []string) {
+	return []string{ReceiptStreamPrefix}, []string{receipt.EventConfirmed, receipt.EventRefundProcessed}
+}
+
+var _ Filtered = Users{}
+
 // Apply implements Projector.
 func (u Users) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
 	for _, e := range events {

@@ -2,8 +2,11 @@ package postgres
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/payledger/payledger/eventstore"
@@ -198,5 +201,156 @@ func (s *Store) listen(ctx context.Context, notified chan<- struct{}) {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
 		}
+	}
+}
+
+// FilteredReadInterval is the least time between two reads of a filtered subscription: under
+// load every append wakes it, and a subscriber that only a few events concern (a Selective
+// projector nobody waits on) gains nothing from reading after each one.
+const FilteredReadInterval = 5 * time.Millisecond
+
+// SubscribeFiltered is Subscribe for a subscriber that only some events concern: only events
+// whose stream id starts with one of prefixes and, when types is not empty, whose type is one of
+// types are read and handed over (PostgreSQL skips the others: their data never leaves it).
+// handle also receives upTo, the position the read covered: every event up to it was either
+// handed over or filtered out, in the log's gap-free order (the same snapshot horizon as
+// ReadAll), so a subscriber may move its checkpoint there even when batch is empty. Reads are at
+// least FilteredReadInterval apart.
+func (s *Store) SubscribeFiltered(ctx context.Context, from eventstore.Position, prefixes, types []string,
+	handle func(ctx context.Context, batch []eventstore.RecordedEvent, upTo eventstore.Position) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	notified := make(chan struct{}, 1)
+	if s.notifyMode != NotifyOff {
+		go s.listen(ctx, notified)
+	}
+	patterns := make([]string, len(prefixes))
+	for i, p := range prefixes {
+		patterns[i] = likePrefix(p)
+	}
+	if types == nil {
+		types = []string{}
+	}
+	backoff := time.Duration(0)
+	var lastRead time.Time
+	for {
+		if wait := FilteredReadInterval - time.Since(lastRead); wait > 0 && !sleepCtx(ctx, wait) {
+			return ctx.Err()
+		}
+		wake := s.wake.wait() // taken before reading, so no append between read and wait is missed
+		lastRead = time.Now()
+		batch, upTo, full, err := s.readFiltered(ctx, from, patterns, types)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		if from.Less(upTo) {
+			from = upTo
+			if err := handle(ctx, batch, upTo); err != nil {
+				return err
+			}
+			backoff = 0
+			if full {
+				lastRead = time.Time{} // catching up: read on at once
+			}
+			continue
+		}
+		// As in subscribe: after a wake-up that found nothing, an older transaction may hide
+		// newer events; look again soon rather than at the next poll.
+		wait := s.pollInterval
+		if backoff > 0 {
+			wait = min(backoff, s.pollInterval)
+		}
+		timer := time.NewTimer(wait)
+		woken := true
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-wake:
+		case <-notified:
+		case <-timer.C:
+			woken = false
+		}
+		timer.Stop()
+		switch {
+		case woken:
+			backoff = time.Millisecond
+		case backoff > 0:
+			backoff *= 2
+			if backoff > s.pollInterval {
+				backoff = 0
+			}
+		}
+	}
+}
+
+// readFilteredSQL scans the next $3 positions of the log after ($1, $2) as readAllSQL does, but
+// reads only their stream id and type; it returns the matching events (stream id LIKE one of
+// $4, type one of $5 unless $5 is empty), each with the last scanned position, or one row of
+// nulls with that position when none matches, or no row when nothing was scanned.
+const readFilteredSQL = `WITH scanned AS MATERIALIZED (
+		SELECT tx_id, seq, stream_id, type FROM events
+		WHERE (tx_id, seq) > ($1, $2) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+		ORDER BY tx_id, seq LIMIT $3),
+	last AS (SELECT tx_id, seq, (SELECT count(*) FROM scanned) AS n FROM scanned ORDER BY tx_id DESC, seq DESC LIMIT 1)
+	SELECT last.tx_id, last.seq, last.n, e.tx_id, e.seq, e.event_id, e.stream_id, e.version, e.type, e.data, e.metadata, e.recorded_at, e.prev_hash, e.hash
+	FROM last LEFT JOIN LATERAL (
+		SELECT ev.* FROM scanned s JOIN events ev ON ev.tx_id = s.tx_id AND ev.seq = s.seq
+		WHERE s.stream_id LIKE ANY ($4::text[]) AND (cardinality($5::text[]) = 0 OR s.type = ANY ($5::text[]))
+	) e ON true
+	ORDER BY e.tx_id, e.seq`
+
+// readFiltered reads the events after from that match the patterns and types, the position the
+// read covered (from when nothing was scanned), and whether it scanned a full SubscribeBatch.
+func (s *Store) readFiltered(ctx context.Context, from eventstore.Position, patterns, types []string) ([]eventstore.RecordedEvent, eventstore.Position, bool, error) {
+	rows, err := s.pool.Query(ctx, readFilteredSQL, int64(from.Commit), int64(from.Prepare), SubscribeBatch, patterns, types)
+	if err != nil {
+		return nil, from, false, fmt.Errorf("read filtered from %s: %w", from, err)
+	}
+	defer rows.Close()
+	upTo, full := from, false
+	var out []eventstore.RecordedEvent
+	for rows.Next() {
+		var lastTx, lastSeq, n int64
+		var txID, seq, version *int64
+		var e eventstore.RecordedEvent
+		var id *uuid.UUID
+		var stream, typ *string
+		var data, meta []byte
+		var at *time.Time
+		if err := rows.Scan(&lastTx, &lastSeq, &n, &txID, &seq, &id, &stream, &version, &typ, &data, &meta, &at, &e.PrevHash, &e.Hash); err != nil {
+			return nil, from, false, fmt.Errorf("scan event: %w", err)
+		}
+		upTo, full = eventstore.Position{Commit: uint64(lastTx), Prepare: uint64(lastSeq)}, n >= SubscribeBatch
+		if txID == nil {
+			continue // nothing matched
+		}
+		e.Position = eventstore.Position{Commit: uint64(*txID), Prepare: uint64(*seq)}
+		e.ID, e.StreamID, e.Version, e.Type = *id, *stream, uint64(*version), *typ
+		e.Data, e.Metadata, e.RecordedAt = data, meta, at.UTC()
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, from, false, fmt.Errorf("read filtered events: %w", err)
+	}
+	return out, upTo, full, nil
+}
+
+// likePrefix is a LIKE pattern matching strings that start with p.
+func likePrefix(p string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(p) + "%"
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
