@@ -128,9 +128,9 @@ func TestCreateSubscriptionRefusals(t *testing.T) {
 		{"wrong token", monthly, with(func(p *subscription.Permission) { p.Token = testManager }), customerKey, "USDC"},
 		{"allowance below price", expensive, permission(customer), customerKey, "allowance"},
 		{"wrong period", weekly, permission(customer), customerKey, "period"},
-		{"not started", monthly, with(func(p *subscription.Permission) { p.Start = time.Now().Unix() + 3600 }), customerKey, "outside"},
+		{"not started", monthly, with(func(p *subscription.Permission) { p.Start = e.clk.Now().Unix() + 3600 }), customerKey, "outside"},
 		{"ended", monthly, with(func(p *subscription.Permission) {
-			p.Start, p.End = time.Now().Unix()-7200, time.Now().Unix()-1
+			p.Start, p.End = e.clk.Now().Unix()-7200, e.clk.Now().Unix()-1 // the server's clock, not the wall clock
 		}), customerKey, "outside"},
 		{"inactive plan", inactive, permission(customer), customerKey, "not active"},
 		{"unknown plan", "plan_nope", permission(customer), customerKey, "unknown plan"},
