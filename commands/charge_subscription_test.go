@@ -405,3 +405,75 @@ func TestChargeSubscriptionFailuresAndCancel(t *testing.T) {
 		t.Fatal("funds moved after cancel")
 	}
 }
+
+// dropBroadcasts records but never sends, then "dies" before the receipts: the crash between the
+// intent and the broadcast.
+type dropBroadcasts struct{ commands.ChargeChain }
+
+func (dropBroadcasts) BroadcastAll(context.Context, [][]byte) error { return nil }
+func (dropBroadcasts) Outcomes(context.Context, []string) ([]*commands.TxOutcome, error) {
+	return nil, errors.New("crash: the process died before broadcasting")
+}
+
+// A crash after the intent is recorded and before anything is broadcast: the restarted process
+// sends the same signed bytes (no new signature, no second nonce) and records the charge once.
+func TestChargeSubscriptionCrashBeforeBroadcast(t *testing.T) {
+	e := newChargeEnv(t, 1)
+	customer := e.dev.Accounts[0]
+	id := e.subscribe(customer, "plan_monthly")
+	before := e.balance(customer.Address.Hex())
+	if _, err := e.handler(dropBroadcasts{e.op}).Handle(e.ctx, commands.ChargeSubscription{ID: id}); err == nil {
+		t.Fatal("the crashing charge succeeded")
+	}
+	if e.balance(customer.Address.Hex()).Cmp(before) != 0 {
+		t.Fatal("funds moved without a broadcast")
+	}
+	signed := e.count(`SELECT count(*) FROM operator_transactions WHERE kind IN ('approve', 'spend')`)
+	restarted := e.handler(nil)
+	restarted.Lease = 0
+	res, err := restarted.Handle(e.ctx, commands.ChargeSubscription{ID: id})
+	if err != nil || res.Status != commands.ResultCharged {
+		t.Fatalf("recovery: %+v %v", res, err)
+	}
+	if d := diff(before, e.balance(customer.Address.Hex())); d.Cmp(big.NewInt(9_990_000)) != 0 {
+		t.Fatalf("customer paid %s", d)
+	}
+	if n := e.count(`SELECT count(*) FROM operator_transactions WHERE kind IN ('approve', 'spend')`); n != signed || signed != 2 {
+		t.Fatalf("approve and spend signed %d times, then %d", signed, n)
+	}
+	if st := e.state(id); st.Charges != 1 {
+		t.Fatalf("charges %d", st.Charges)
+	}
+}
+
+// lyingChecks says every spend would go through: the spend is sent and reverts on chain.
+type lyingChecks struct{ commands.ChargeChain }
+
+func (l lyingChecks) CheckSpends(ctx context.Context, checks []commands.SpendCheck) ([]commands.SpendStatus, error) {
+	out, err := l.ChargeChain.CheckSpends(ctx, checks)
+	for i := range out {
+		out[i].Refusal = ""
+	}
+	return out, err
+}
+
+// A spend that reverts on chain (the check passed, the balance did not cover it): a failed
+// attempt naming the reverted spend, and no transfer is ever sent (it would move other
+// customers' funds from the operator).
+func TestChargeSubscriptionRevertedSpend(t *testing.T) {
+	e := newChargeEnv(t, 1)
+	id := e.subscribe(e.dev.Accounts[0], "plan_huge")
+	res, err := e.handler(lyingChecks{e.op}).Handle(e.ctx, commands.ChargeSubscription{ID: id})
+	if err != nil || res.Status != commands.ResultFailed || res.Attempt != 1 || !strings.Contains(res.Reason, "reverted") {
+		t.Fatalf("reverted spend: %+v %v", res, err)
+	}
+	if n := e.count(`SELECT count(*) FROM operator_transactions WHERE kind = 'spend' AND status = 'reverted'`); n != 1 {
+		t.Fatalf("reverted spends recorded: %d", n)
+	}
+	if n := e.count(`SELECT count(*) FROM operator_transactions WHERE kind = 'transfer'`); n != 0 {
+		t.Fatalf("%d transfers sent after a reverted spend", n)
+	}
+	if st := e.state(id); st.ConsecutiveFailures != 1 || st.Charges != 0 {
+		t.Fatalf("state %+v", st)
+	}
+}
