@@ -97,13 +97,14 @@ func FreePort() (int, error) {
 
 // NewHTTPBackend starts a simulated backend serving HTTP on 127.0.0.1:port. go-ethereum panics
 // when the node cannot start (a port in use); that is returned as an error here.
-func NewHTTPBackend(alloc types.GenesisAlloc, port int) (b *simulated.Backend, err error) {
+// Further options (simulated.WithBlockGasLimit, a bigger transaction pool) serve benchmarks.
+func NewHTTPBackend(alloc types.GenesisAlloc, port int, opts ...func(*node.Config, *ethconfig.Config)) (b *simulated.Backend, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("chain: starting the simulated node on 127.0.0.1:%d: %v", port, r)
 		}
 	}()
-	return simulated.NewBackend(alloc, HTTPOn(port)), nil
+	return simulated.NewBackend(alloc, append([]func(*node.Config, *ethconfig.Config){HTTPOn(port)}, opts...)...), nil
 }
 
 // StartDevChain starts a development chain and deploys its contracts; it runs until Close.
