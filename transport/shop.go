@@ -90,6 +90,10 @@ func applyShopPatch(cfg *readmodels.ShopConfig, patch map[string]json.RawMessage
 	return nil
 }
 
+// notNull ends the message of a field that is not nullable: null would otherwise silently become
+// 0, false or "" (docs/decisions.md). Only slug and industryPack take null, to clear them.
+const notNull = "; null is not accepted (omit the field to leave it unchanged)"
+
 func applyShopField(cfg *readmodels.ShopConfig, field string, raw json.RawMessage, now time.Time) error {
 	bad := func(why string) error { return InvalidInput(field + " " + why) }
 	switch field {
@@ -107,13 +111,13 @@ func applyShopField(cfg *readmodels.ShopConfig, field string, raw json.RawMessag
 		cfg.Arrangement = v
 	case "xpPerDollar":
 		var v float64
-		if json.Unmarshal(raw, &v) != nil || v < 0 {
-			return bad("must be a number >= 0")
+		if isNull(raw) || json.Unmarshal(raw, &v) != nil || v < 0 {
+			return bad("must be a number >= 0" + notNull)
 		}
 		cfg.XPPerDollar = v
 	case "setupComplete":
-		if json.Unmarshal(raw, &cfg.SetupComplete) != nil {
-			return bad("must be a boolean")
+		if isNull(raw) || json.Unmarshal(raw, &cfg.SetupComplete) != nil {
+			return bad("must be a boolean" + notNull)
 		}
 	case "slug":
 		return applySlug(cfg, raw, bad)
@@ -123,14 +127,14 @@ func applyShopField(cfg *readmodels.ShopConfig, field string, raw json.RawMessag
 		return applyLinks(cfg, raw, bad)
 	case "brandKey":
 		var v string
-		if json.Unmarshal(raw, &v) != nil || (v != "" && !brandKeyRE.MatchString(v)) {
-			return bad("must be 2-31 letters and digits, starting with a letter")
+		if isNull(raw) || json.Unmarshal(raw, &v) != nil || (v != "" && !brandKeyRE.MatchString(v)) {
+			return bad("must be 2-31 letters and digits, starting with a letter (\"\" clears it)" + notNull)
 		}
 		cfg.BrandKey = v
 	case "webhookUrl": // where subscription charge webhooks go; "" stops them
 		var v string
-		if json.Unmarshal(raw, &v) != nil || (v != "" && !strings.HasPrefix(v, "https://") && !strings.HasPrefix(v, "http://")) || len(v) > 2000 {
-			return bad("must be an http(s) URL")
+		if isNull(raw) || json.Unmarshal(raw, &v) != nil || (v != "" && !strings.HasPrefix(v, "https://") && !strings.HasPrefix(v, "http://")) || len(v) > 2000 {
+			return bad("must be an http(s) URL (\"\" stops them)" + notNull)
 		}
 		cfg.WebhookURL = v
 	case "processingFeePct":
@@ -210,14 +214,14 @@ func applyThemeField(t *readmodels.ShopTheme, field string, raw json.RawMessage)
 	switch {
 	case colors[field] != nil:
 		var v string
-		if json.Unmarshal(raw, &v) != nil || (v != "" && !colorRE.MatchString(v)) {
-			return bad("must be a colour #RGB or #RRGGBB")
+		if isNull(raw) || json.Unmarshal(raw, &v) != nil || (v != "" && !colorRE.MatchString(v)) {
+			return bad("must be a colour #RGB or #RRGGBB (\"\" clears it)" + notNull)
 		}
 		*colors[field] = v
 	case urls[field] != nil:
 		var v string
-		if json.Unmarshal(raw, &v) != nil || (v != "" && !httpURL(v)) {
-			return bad("must be an http(s) URL")
+		if isNull(raw) || json.Unmarshal(raw, &v) != nil || (v != "" && !httpURL(v)) {
+			return bad("must be an http(s) URL (\"\" clears it)" + notNull)
 		}
 		*urls[field] = v
 	case field == "fontFamily":
