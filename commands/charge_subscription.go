@@ -524,7 +524,12 @@ func (h *ChargeSubscriptionsHandler) sendSpends(ctx context.Context, fresh []*ch
 		checks[i] = SpendCheck{Permission: it.st.Permission, Amount: it.amount}
 	}
 	statuses, err := h.chain.CheckSpends(ctx, checks)
-	if err != nil {
+	if err != nil { // nothing was signed: free the periods for the next run
+		for _, it := range ready {
+			if derr := h.ledger.Drop(context.WithoutCancel(ctx), h.token, it.row.SubscriptionID, it.row.Period); derr != nil && !errors.Is(derr, ErrClaimLost) {
+				h.Log.Warn().Err(derr).Msg("subscription charging: drop claim")
+			}
+		}
 		return nil, fmt.Errorf("check spends: %w", err)
 	}
 	var toSend []*chargeItem

@@ -477,3 +477,27 @@ func TestChargeSubscriptionRevertedSpend(t *testing.T) {
 		t.Fatalf("state %+v", st)
 	}
 }
+
+// nodeDown fails the checks, before anything is signed.
+type nodeDown struct{ commands.ChargeChain }
+
+func (nodeDown) CheckSpends(context.Context, []commands.SpendCheck) ([]commands.SpendStatus, error) {
+	return nil, errors.New("dial tcp: connection refused")
+}
+
+// The node down before anything is signed: the charge is an error (no failed attempt is
+// recorded against the customer) and the period is free at once for the next run.
+func TestChargeSubscriptionNodeDown(t *testing.T) {
+	e := newChargeEnv(t, 1)
+	id := e.subscribe(e.dev.Accounts[0], "plan_monthly")
+	if _, err := e.handler(nodeDown{e.op}).Handle(e.ctx, commands.ChargeSubscription{ID: id}); err == nil {
+		t.Fatal("charge with the node down succeeded")
+	}
+	if st := e.state(id); st.ConsecutiveFailures != 0 {
+		t.Fatalf("a node outage counted as the customer's failure: %+v", st)
+	}
+	res, err := e.handler(nil).Handle(e.ctx, commands.ChargeSubscription{ID: id})
+	if err != nil || res.Status != commands.ResultCharged {
+		t.Fatalf("charge once the node is back: %+v %v", res, err)
+	}
+}
