@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -499,5 +500,34 @@ func TestChargeSubscriptionNodeDown(t *testing.T) {
 	res, err := e.handler(nil).Handle(e.ctx, commands.ChargeSubscription{ID: id})
 	if err != nil || res.Status != commands.ResultCharged {
 		t.Fatalf("charge once the node is back: %+v %v", res, err)
+	}
+}
+
+// The daily ticker charges only while its process leads; the first tick it leads runs the cron.
+func TestChargeSubscriptionsTickerLeaderOnly(t *testing.T) {
+	e := newChargeEnv(t, 1)
+	id := e.subscribe(e.dev.Accounts[0], "plan_monthly")
+	e.listed(id)
+	h := e.handler(nil)
+	var leading atomic.Bool
+	ctx, cancel := context.WithCancel(e.ctx)
+	done := make(chan error, 1)
+	go func() { done <- h.Run(ctx, leading.Load, 24*time.Hour, 20*time.Millisecond) }()
+	time.Sleep(300 * time.Millisecond)
+	if st := e.state(id); st.Charges != 0 {
+		t.Fatal("a standby instance charged")
+	}
+	leading.Store(true)
+	for start := time.Now(); e.state(id).Charges == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Since(start) > 30*time.Second {
+			t.Fatal("the leader did not charge")
+		}
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run returned %v", err)
+	}
+	if st := e.state(id); st.Charges != 1 {
+		t.Fatalf("charged %d times", st.Charges)
 	}
 }
