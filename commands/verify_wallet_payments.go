@@ -271,9 +271,9 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 	return out, firstErr
 }
 
-// recordConcurrency bounds the verdicts recorded at once (each holds a database connection for
-// one append).
-const recordConcurrency = 8
+// recordConcurrency bounds the verdicts recorded at once: the store commits concurrent appends
+// together, and each holds a database connection (serve's pool has 32) for its read and append.
+const recordConcurrency = 16
 
 // paidPayment is a payment recorded paid, remembered while the chain audits it.
 type paidPayment struct {
