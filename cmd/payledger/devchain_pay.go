@@ -74,7 +74,8 @@ const devchainPayReceiptUsage = `usage:
       The chain, its tokens and the account default to what the running development chain wrote
       to --env-file (default $DEVCHAIN_ENV_FILE or payledger-devchain.env in the temporary
       directory); the split address is the page's, else --split, else GET /api/split/deploy
-      with --api-key (scope split:read of the merchant)
+      with --api-key (scope split:read of the merchant; default $PAYLEDGER_API_KEY, else the
+      key ` + "`payledger dev merchant`" + ` kept in .data/dev-merchant.env)
 `
 
 // receiptPayFlags are the options of `devchain pay <receiptId>`.
@@ -101,6 +102,9 @@ func parseReceiptPayFlags(cfg config, args []string) (receiptPayFlags, error) {
 	p.rpc = firstOf(p.rpc, vars["ETH_RPC_URL"], cfg.EthRPCURL, "http://127.0.0.1:8545")
 	p.tokens = firstOf(p.tokens, vars["CHAIN_TOKENS"], os.Getenv("CHAIN_TOKENS"))
 	p.key = firstOf(p.key, vars["DEVCHAIN_ACCOUNT_KEY"])
+	if p.apiKey == "" { // the key `payledger dev merchant` kept
+		p.apiKey = readDevchainEnv(filepath.Join(firstOf(os.Getenv("DEV_DATA_DIR"), ".data"), "dev-merchant.env"))["PAYLEDGER_API_KEY"]
+	}
 	p.api = strings.TrimRight(p.api, "/")
 	if p.key == "" {
 		return p, fmt.Errorf("no --key and no development chain account in %s (is the development chain running?)\n%s", p.envFile, devchainPayReceiptUsage)
