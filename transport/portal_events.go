@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -13,15 +16,80 @@ import (
 	"github.com/payledger/payledger/transport/page"
 )
 
-// Pace of the payment page's event stream: the receipts read model is read every
-// eventsPoll per connection; a comment line keeps proxies from closing an idle stream every
-// eventsHeartbeat; a stream ends after eventsLifetime (the browser reconnects by itself), so
-// that no connection is held forever.
+// Pace of the payment page's event stream. A stream reads its receipt from the read model when
+// the receipts projection announces a change of it (ReceiptsChangedChannel), and at least every
+// eventsSafety; while the announcements are not heard (no listener, or it is reconnecting), every
+// eventsPoll. A comment line keeps proxies from closing an idle stream every eventsHeartbeat; a
+// stream ends after eventsLifetime (the browser reconnects by itself), so that no connection is
+// held forever.
 var (
 	eventsPoll      = 500 * time.Millisecond
+	eventsSafety    = 5 * time.Second
 	eventsHeartbeat = 15 * time.Second
 	eventsLifetime  = 10 * time.Minute
 )
+
+// receiptWatch wakes the event streams of receipts announced as changed.
+type receiptWatch struct {
+	listening atomic.Bool
+	mu        sync.Mutex
+	subs      map[string]map[chan struct{}]struct{}
+}
+
+// newReceiptWatch registers the watch with inv (before inv runs); nil inv: never listening.
+func newReceiptWatch(inv *readmodels.Invalidations) *receiptWatch {
+	w := &receiptWatch{subs: map[string]map[chan struct{}]struct{}{}}
+	if inv != nil {
+		inv.Register(readmodels.ReceiptsChangedChannel, readmodels.Subscriber{OnNotify: w.notify, OnListening: w.setListening})
+	}
+	return w
+}
+
+func (w *receiptWatch) setListening(on bool) {
+	w.listening.Store(on)
+	w.notify("*") // whatever was missed meanwhile: every stream reads once
+}
+
+func (w *receiptWatch) notify(payload string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	wake := func(chs map[chan struct{}]struct{}) {
+		for ch := range chs {
+			select {
+			case ch <- struct{}{}:
+			default: // already woken
+			}
+		}
+	}
+	if payload == "" || payload == "*" {
+		for _, chs := range w.subs {
+			wake(chs)
+		}
+		return
+	}
+	for _, id := range strings.Split(payload, ",") {
+		wake(w.subs[id])
+	}
+}
+
+// subscribe returns a channel woken when id changes, and the function that unsubscribes.
+func (w *receiptWatch) subscribe(id string) (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	w.mu.Lock()
+	if w.subs[id] == nil {
+		w.subs[id] = map[chan struct{}]struct{}{}
+	}
+	w.subs[id][ch] = struct{}{}
+	w.mu.Unlock()
+	return ch, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		delete(w.subs[id], ch)
+		if len(w.subs[id]) == 0 {
+			delete(w.subs, id)
+		}
+	}
+}
 
 // statusEvent is one server-sent event of the payment page: the status, and the failure's
 // catalog texts or the verified payment when there is one.
@@ -62,11 +130,15 @@ func streamEnds(st receipt.Status) bool {
 }
 
 // portalEvents answers GET /api/portal/{id}/events: a text/event-stream with one `data:` JSON
-// line (statusEvent) at once and then one per change of the receipts read model, read every
-// eventsPoll; heartbeat comments; closed when the receipt reaches reconciled or refunded, when
-// the client goes, or after eventsLifetime. An unknown id is a plain 404 before any stream.
+// line (statusEvent) at once and then one per change of the receipts read model (read when the
+// change is announced, else polled: see eventsPoll); heartbeat comments; closed when the receipt
+// reaches reconciled or refunded, when the client goes, or after eventsLifetime. An unknown id
+// is a plain 404 before any stream.
 func (s *Server) portalEvents(c echo.Context) error {
 	id := c.Param("id")
+	// Subscribed before the first read: a change committed in between still wakes the stream.
+	woken, unsubscribe := s.receiptWatch.subscribe(id)
+	defer unsubscribe()
 	row, err := s.anyReceipt(c, id)
 	if err != nil {
 		return err
@@ -89,6 +161,7 @@ func (s *Server) portalEvents(c echo.Context) error {
 	defer poll.Stop()
 	defer beat.Stop()
 	end := time.After(eventsLifetime)
+	lastRead := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -100,17 +173,23 @@ func (s *Server) portalEvents(c echo.Context) error {
 				return nil
 			}
 			w.Flush()
+			continue
+		case <-woken:
 		case <-poll.C:
-			row, err := s.receipts.Get(ctx, "", id)
-			if err != nil {
-				continue // the datastore may come back; the heartbeat keeps the stream open
+			if s.receiptWatch.listening.Load() && time.Since(lastRead) < eventsSafety {
+				continue // announced changes wake the stream; this tick is only the safety net
 			}
-			if last, err = s.sendStatus(w, row, last); err != nil {
-				return nil
-			}
-			if streamEnds(row.State.Status) {
-				return nil
-			}
+		}
+		lastRead = time.Now()
+		row, err := s.receipts.Get(ctx, "", id)
+		if err != nil {
+			continue // the datastore may come back; the heartbeat keeps the stream open
+		}
+		if last, err = s.sendStatus(w, row, last); err != nil {
+			return nil
+		}
+		if streamEnds(row.State.Status) {
+			return nil
 		}
 	}
 }

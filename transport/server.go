@@ -150,6 +150,7 @@ type Server struct {
 	directReceipts *commands.CreateReceiptHandler
 	openapi        []byte
 	assets         *page.Assets
+	receiptWatch   *receiptWatch // wakes the payment page's event streams
 	known          *lastKnown
 
 	// The payment use cases (payments.go): payment page, processor events, reconciliation,
@@ -192,6 +193,7 @@ func New(d Deps) (*Server, error) {
 	if d.Invalidations != nil {
 		s.caches = newCaches(d.Invalidations)
 	}
+	s.receiptWatch = newReceiptWatch(d.Invalidations)
 	e.Pre(preflight)
 	e.Use(correlation(d.Log), noStore, s.accessLog, recoverPanics)
 	e.Use(s.edgeOnly, middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
