@@ -29,21 +29,31 @@ var (
 	eventsLifetime  = 10 * time.Minute
 )
 
-// receiptWatch wakes the event streams of receipts announced as changed.
+// receiptWatch wakes the event streams of receipts announced as changed, and ends them all when
+// the HTTP server shuts down (a stream would otherwise hold the drain until its lifetime ends).
 type receiptWatch struct {
 	listening atomic.Bool
 	mu        sync.Mutex
 	subs      map[string]map[chan struct{}]struct{}
+	done      chan struct{}
+	stopOnce  sync.Once
 }
 
-// newReceiptWatch registers the watch with inv (before inv runs); nil inv: never listening.
-func newReceiptWatch(inv *readmodels.Invalidations) *receiptWatch {
-	w := &receiptWatch{subs: map[string]map[chan struct{}]struct{}{}}
+// newReceiptWatch registers the watch with inv (before inv runs; nil inv: never listening) and
+// with srv's shutdown (nil srv: only stop ends the streams).
+func newReceiptWatch(inv *readmodels.Invalidations, srv *http.Server) *receiptWatch {
+	w := &receiptWatch{subs: map[string]map[chan struct{}]struct{}{}, done: make(chan struct{})}
 	if inv != nil {
 		inv.Register(readmodels.ReceiptsChangedChannel, readmodels.Subscriber{OnNotify: w.notify, OnListening: w.setListening})
 	}
+	if srv != nil {
+		srv.RegisterOnShutdown(w.stop)
+	}
 	return w
 }
+
+// stop ends every stream (their clients reconnect to another instance, or after the restart).
+func (w *receiptWatch) stop() { w.stopOnce.Do(func() { close(w.done) }) }
 
 func (w *receiptWatch) setListening(on bool) {
 	w.listening.Store(on)
@@ -167,6 +177,8 @@ func (s *Server) portalEvents(c echo.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-end:
+			return nil
+		case <-s.receiptWatch.done:
 			return nil
 		case <-beat.C:
 			if _, err := fmt.Fprint(w, ": heartbeat\n\n"); err != nil {

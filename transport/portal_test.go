@@ -170,10 +170,23 @@ func TestPortalEventsStream(t *testing.T) {
 	if d > 2*time.Second {
 		t.Errorf("the change took %v to be pushed", d)
 	}
+	// The server shutting down ends the stream (it must not hold the drain).
+	e.srv.receiptWatch.stop()
+	ended := make(chan bool, 1)
+	go func() {
+		for lines.Scan() {
+		}
+		ended <- true
+	}()
+	select {
+	case <-ended:
+	case <-time.After(3 * time.Second):
+		t.Fatal("the stream outlived the shutdown")
+	}
 }
 
 func TestReceiptWatchWakesOnlyTheAnnouncedStreams(t *testing.T) {
-	w := newReceiptWatch(nil)
+	w := newReceiptWatch(nil, nil)
 	a, unsubA := w.subscribe("rcpt_a")
 	b, unsubB := w.subscribe("rcpt_b")
 	woken := func(ch <-chan struct{}) bool {

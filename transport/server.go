@@ -193,7 +193,7 @@ func New(d Deps) (*Server, error) {
 	if d.Invalidations != nil {
 		s.caches = newCaches(d.Invalidations)
 	}
-	s.receiptWatch = newReceiptWatch(d.Invalidations)
+	s.receiptWatch = newReceiptWatch(d.Invalidations, e.Server)
 	e.Pre(preflight)
 	e.Use(correlation(d.Log), noStore, s.accessLog, recoverPanics)
 	e.Use(s.edgeOnly, middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
