@@ -285,9 +285,16 @@ type paidPayment struct {
 // on any chain payledger targets are well within it).
 const paidMemory = time.Hour
 
-// flagReorged reports a paid receipt whose paying transaction a deep reorg removed. The receipt
-// keeps its PaymentConfirmed, which names the replaced block by number and hash (the chain shows
-// it is no longer canonical); the error log is the operator's flag (docs/decisions.md).
+// CodeReorgedAfterConfirmation marks, in a receipt's PaymentFailureIgnored, that the chain no
+// longer shows the transaction that paid it. It is not a failure code of the catalog: it never
+// changes a status and is never shown as a failure.
+const CodeReorgedAfterConfirmation = "PORTAL_CHAIN_TX_REORGED"
+
+// flagReorged flags a paid receipt whose paying transaction a deep reorg removed: the receipt
+// stays paid (its PaymentConfirmed names the replaced block), and its log records the chain's
+// withdrawal as a PaymentFailureIgnored (code PORTAL_CHAIN_TX_REORGED, statusAtArrival paid), so
+// that the event log never claims a support the chain no longer gives; an error log is the
+// operator's alert (docs/decisions.md).
 func (h *VerifyWalletPaymentsHandler) flagReorged(ctx context.Context, v PaymentVerdict) (string, bool) {
 	h.mu.Lock()
 	p, ok := h.paid[v.TxHash]
@@ -296,8 +303,19 @@ func (h *VerifyWalletPaymentsHandler) flagReorged(ctx context.Context, v Payment
 	if !ok {
 		return "", false
 	}
-	zerolog.Ctx(ctx).Error().Str("receipt_id", p.p.ReceiptID).Str("tx", v.TxHash).Uint64("block", v.BlockNumber).
-		Str("block_hash", v.BlockHash).Msg("wallet payment reorged after its confirmation depth: the paying transaction is no longer on the chain; the receipt stays paid, investigate (refund or ask for a new payment)")
+	log := zerolog.Ctx(ctx).Error().Str("receipt_id", p.p.ReceiptID).Str("tx", v.TxHash).Uint64("block", v.BlockNumber).Str("block_hash", v.BlockHash)
+	at := h.now().UnixMilli()
+	_, _, err := ChangeReceipt(ctx, h.store, p.p.ReceiptID, chainMeta, func(st receipt.State) ([]receipt.Event, error) {
+		if st.Status == receipt.StatusGenerated || st.Status == receipt.StatusPending {
+			return nil, nil // never paid by this transaction after all
+		}
+		return receipt.Fail(st, receipt.PaymentFailed{AttemptID: p.p.AttemptID, Code: CodeReorgedAfterConfirmation, Category: "blockchain",
+			Reason: "The paying transaction is no longer on the chain (reorg after the confirmation depth).", At: at})
+	})
+	if err != nil {
+		log = log.AnErr("record_error", err)
+	}
+	log.Msg("wallet payment reorged after its confirmation depth: the paying transaction is no longer on the chain; the receipt stays paid, investigate (refund or ask for a new payment)")
 	return p.p.ReceiptID, true
 }
 

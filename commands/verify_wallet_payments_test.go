@@ -416,6 +416,17 @@ func TestVerifyWalletPaymentReorgAfterTheDepth(t *testing.T) {
 	if ok, err := chain.IsCanonical(e.ctx, e.rpc, c[0].BlockNumber, common.HexToHash(c[0].BlockHash)); err != nil || ok {
 		t.Fatalf("the recorded block is canonical = %v, %v; want replaced", ok, err)
 	}
+	evs, err := commands.ReadReceiptEvents(e.ctx, e.store, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, err := receipt.Decode(evs[len(evs)-1].Type, evs[len(evs)-1].Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ig, ok := last.(receipt.FailureIgnored); !ok || ig.Code != commands.CodeReorgedAfterConfirmation || ig.StatusAtArrival != receipt.StatusPaid {
+		t.Fatalf("the log's last event %s %+v; want the chain's withdrawal recorded as ignored", evs[len(evs)-1].Type, last)
+	}
 	// The same signed transaction mined again: still one confirmation, nothing flagged again.
 	if err := e.b.Client().SendTransaction(e.ctx, tx); err != nil {
 		t.Fatal(err)
