@@ -146,16 +146,10 @@ func (c *SpendCharger) send(ctx context.Context, name string, f func(*bind.Trans
 	return hash, nil
 }
 
-// Gas limits of the charge transactions. They are fixed rather than estimated because a wave's
-// spend is signed before its approveWithSignature is mined (an estimate would revert), and fixed
-// limits keep signing free of node calls. Unused gas is not paid. Measured on the development
-// chain's contracts (first spend of a permission, transfer to an empty split): approve 153,293,
-// spend 279,911, transfer 134,989; the limits are about 1.5 times that.
-const (
-	GasApproveWithSignature = 250_000
-	GasSpend                = 420_000
-	GasTransfer             = 200_000
-)
+// GasMarginPercent is added to every eth_estimateGas answer of a charge transaction (the
+// estimate is exact for the state it ran on; a concurrent change, e.g. a first transfer into an
+// empty split or another period's storage slot, may cost a little more).
+const GasMarginPercent = 20
 
 // ChargeOperator is subscription charging's chain (commands.ChargeChain): the operator account
 // with the spend-permission manager and USDC, over an RPC connection whose batches serve the
@@ -345,59 +339,140 @@ func (c *ChargeOperator) fees(ctx context.Context) (*big.Int, *big.Int, error) {
 	return c.tip, c.feeCap, nil
 }
 
-func (c *ChargeOperator) sign(ctx context.Context, nonce uint64, to common.Address, gas uint64, data []byte) (commands.SignedTx, error) {
+// EstimateGas estimates every call from the operator against the latest block in JSON-RPC
+// batches and adds GasMarginPercent. A call the node says would revert has its Revert set (the
+// node's message); any other error of one call, or of the batch, is an error.
+func (c *ChargeOperator) EstimateGas(ctx context.Context, calls []commands.TxCall) ([]commands.GasEstimate, error) {
+	args := make([][]any, len(calls))
+	from := crypto.PubkeyToAddress(c.key.PublicKey)
+	for i, call := range calls {
+		if !common.IsHexAddress(call.To) {
+			return nil, fmt.Errorf("estimate gas: %q is not an address", call.To)
+		}
+		args[i] = []any{map[string]any{"from": from, "to": common.HexToAddress(call.To), "data": hexutil.Bytes(call.Data)}, "latest"}
+	}
+	res, errs, err := c.callBatchAny(ctx, "eth_estimateGas", args, func() any { return new(hexutil.Uint64) })
+	if err != nil {
+		return nil, fmt.Errorf("eth_estimateGas: %w", err)
+	}
+	out := make([]commands.GasEstimate, len(calls))
+	for i := range calls {
+		if e := errs[i]; e != nil {
+			if !isRevert(e) {
+				return nil, fmt.Errorf("eth_estimateGas: %w", e)
+			}
+			out[i].Revert = revertReason(e)
+			continue
+		}
+		g := uint64(*res[i].(*hexutil.Uint64))
+		out[i].Gas = g + g*GasMarginPercent/100
+	}
+	return out, nil
+}
+
+// isRevert says whether a node's answer to a call means the call reverts.
+func isRevert(err error) bool {
+	var re rpc.Error
+	if errors.As(err, &re) && re.ErrorCode() == 3 {
+		return true // "execution reverted" with its revert data
+	}
+	return strings.Contains(strings.ToLower(err.Error()), "revert")
+}
+
+// revertReason is the node's message of a reverted call, with its revert data when it has any.
+func revertReason(err error) string {
+	msg := err.Error()
+	var de rpc.DataError
+	if errors.As(err, &de) {
+		if d, ok := de.ErrorData().(string); ok && d != "" && d != "0x" && !strings.Contains(msg, d) {
+			msg += " (" + d + ")"
+		}
+	}
+	return msg
+}
+
+// callBatchAny is callBatch with results made by mk.
+func (c *ChargeOperator) callBatchAny(ctx context.Context, method string, args [][]any, mk func() any) ([]any, []error, error) {
+	out, errs := make([]any, len(args)), make([]error, len(args))
+	for lo := 0; lo < len(args); lo += MaxBatch {
+		hi := min(lo+MaxBatch, len(args))
+		elems := make([]rpc.BatchElem, hi-lo)
+		for i := range elems {
+			out[lo+i] = mk()
+			elems[i] = rpc.BatchElem{Method: method, Args: args[lo+i], Result: out[lo+i]}
+		}
+		c.rpc.count(len(elems))
+		if err := c.rpc.rpc.BatchCallContext(ctx, elems); err != nil {
+			return nil, nil, err
+		}
+		for i, e := range elems {
+			errs[lo+i] = e.Error
+		}
+	}
+	return out, errs, nil
+}
+
+// SignCall signs call (its Gas the estimated limit) at nonce, without sending it.
+func (c *ChargeOperator) SignCall(ctx context.Context, nonce uint64, call commands.TxCall) (commands.SignedTx, error) {
+	if call.Gas == 0 {
+		return commands.SignedTx{}, errors.New("chain: a charge transaction needs its estimated gas limit")
+	}
+	if !common.IsHexAddress(call.To) {
+		return commands.SignedTx{}, fmt.Errorf("chain: %q is not an address", call.To)
+	}
 	tip, feeCap, err := c.fees(ctx)
 	if err != nil {
 		return commands.SignedTx{}, err
 	}
+	to := common.HexToAddress(call.To)
 	tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{ChainID: c.chainID, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap,
-		Gas: gas, To: &to, Data: data}), c.signer, c.key)
+		Gas: call.Gas, To: &to, Data: call.Data}), c.signer, c.key)
 	if err != nil {
 		return commands.SignedTx{}, err
 	}
 	return signed(tx, "")
 }
 
-// SignApprove signs approveWithSignature(permission, signature) at nonce.
-func (c *ChargeOperator) SignApprove(ctx context.Context, nonce uint64, p subscription.Permission, signature string) (commands.SignedTx, error) {
+// ApproveCall is approveWithSignature(permission, signature) on the manager.
+func (c *ChargeOperator) ApproveCall(p subscription.Permission, signature string) (commands.TxCall, error) {
 	perm, err := SpendPermissionContract(p)
 	if err != nil {
-		return commands.SignedTx{}, err
+		return commands.TxCall{}, err
 	}
 	sig, err := hexutil.Decode(signature)
 	if err != nil {
-		return commands.SignedTx{}, fmt.Errorf("%w: permission signature: %v", subscription.ErrInvalid, err)
+		return commands.TxCall{}, fmt.Errorf("%w: permission signature: %v", subscription.ErrInvalid, err)
 	}
 	data, err := c.managerABI.Pack("approveWithSignature", perm, sig)
 	if err != nil {
-		return commands.SignedTx{}, err
+		return commands.TxCall{}, err
 	}
-	return c.sign(ctx, nonce, c.manager, GasApproveWithSignature, data)
+	return commands.TxCall{To: c.manager.Hex(), Data: data}, nil
 }
 
-// SignSpend signs spend(permission, amount) at nonce.
-func (c *ChargeOperator) SignSpend(ctx context.Context, nonce uint64, p subscription.Permission, amount *big.Int) (commands.SignedTx, error) {
+// SpendCall is spend(permission, amount) on the manager.
+func (c *ChargeOperator) SpendCall(p subscription.Permission, amount *big.Int) (commands.TxCall, error) {
 	perm, err := SpendPermissionContract(p)
 	if err != nil {
-		return commands.SignedTx{}, err
+		return commands.TxCall{}, err
 	}
 	data, err := c.managerABI.Pack("spend", perm, amount)
 	if err != nil {
-		return commands.SignedTx{}, err
+		return commands.TxCall{}, err
 	}
-	return c.sign(ctx, nonce, c.manager, GasSpend, data)
+	return commands.TxCall{To: c.manager.Hex(), Data: data}, nil
 }
 
-// SignTransfer signs the USDC transfer of amount to to at nonce.
-func (c *ChargeOperator) SignTransfer(ctx context.Context, nonce uint64, to string, amount *big.Int) (commands.SignedTx, error) {
+// TransferCall is the USDC transfer of amount to to.
+func (c *ChargeOperator) TransferCall(to string, amount *big.Int) (commands.TxCall, error) {
 	if !common.IsHexAddress(to) {
-		return commands.SignedTx{}, fmt.Errorf("%w: split %q is not an address", subscription.ErrInvalid, to)
+		return commands.TxCall{}, fmt.Errorf("%w: split %q is not an address", subscription.ErrInvalid, to)
 	}
 	data, err := c.tokenABI.Pack("transfer", common.HexToAddress(to), amount)
 	if err != nil {
-		return commands.SignedTx{}, err
+		return commands.TxCall{}, err
 	}
-	return c.sign(ctx, nonce, c.usdc, GasTransfer, data)
+	return commands.TxCall{To: c.usdc.Hex(), Data: data}, nil
 }
 
 // BroadcastAll sends the signed transactions in batches; a transaction the node already has, or

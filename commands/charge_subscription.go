@@ -19,8 +19,9 @@ import (
 
 // ChargeChain is the chain as subscription charging uses it: the operator account
 // (CHAIN_OPERATOR_KEY, the spender of every permission), the spend-permission manager and USDC.
-// Signing never sends and needs no node for nonces or gas (fixed limits), so that a wave of
-// charges is signed, recorded, then broadcast in one batch; the plural reads are batched.
+// Every gas limit comes from eth_estimateGas (EstimateGas: one JSON-RPC batch for a wave, with a
+// margin); signing never sends, so that a wave's transactions of one step are estimated, signed
+// at consecutive nonces, recorded, then broadcast in one batch; the plural reads are batched.
 type ChargeChain interface {
 	Sender() string
 	PendingNonce(ctx context.Context) (uint64, error)
@@ -32,15 +33,38 @@ type ChargeChain interface {
 	// ERC-20 approval of the manager too low, the permission revoked or its period's allowance
 	// spent.
 	CheckSpends(ctx context.Context, checks []SpendCheck) ([]SpendStatus, error)
-	SignApprove(ctx context.Context, nonce uint64, p subscription.Permission, signature string) (SignedTx, error)
-	SignSpend(ctx context.Context, nonce uint64, p subscription.Permission, amount *big.Int) (SignedTx, error)
-	SignTransfer(ctx context.Context, nonce uint64, to string, amount *big.Int) (SignedTx, error)
+	// ApproveCall, SpendCall and TransferCall build the calls of a charge's steps:
+	// approveWithSignature(permission, signature), spend(permission, amount) on the manager,
+	// and the USDC transfer of amount to the split.
+	ApproveCall(p subscription.Permission, signature string) (TxCall, error)
+	SpendCall(p subscription.Permission, amount *big.Int) (TxCall, error)
+	TransferCall(to string, amount *big.Int) (TxCall, error)
+	// EstimateGas estimates every call from the operator against the latest block (batched):
+	// the limit to sign with (margin included), or why the call would revert.
+	EstimateGas(ctx context.Context, calls []TxCall) ([]GasEstimate, error)
+	// SignCall signs call with its Gas at nonce, without sending it.
+	SignCall(ctx context.Context, nonce uint64, call TxCall) (SignedTx, error)
 	// BroadcastAll sends signed transactions (one batch); one the node already has is no error.
 	BroadcastAll(ctx context.Context, raws [][]byte) error
 	// Outcomes returns, per hash, the mined transaction's result, nil while it is not mined.
 	Outcomes(ctx context.Context, hashes []string) ([]*TxOutcome, error)
 	Releasable(ctx context.Context, split, token, payee string) (*big.Int, error)
 	SignRelease(ctx context.Context, nonce uint64, split, token, payee string) (SignedTx, error)
+}
+
+// TxCall is a transaction the operator is about to sign: its target, its call data and the gas
+// limit estimated for it.
+type TxCall struct {
+	To   string
+	Data []byte
+	Gas  uint64
+}
+
+// GasEstimate is what the node says of a TxCall: the gas limit to sign with, or, when the call
+// would revert now, the node's reason (nothing is sent then and no gas is spent).
+type GasEstimate struct {
+	Gas    uint64
+	Revert string
 }
 
 // SpendCheck is a spend about to be sent.
@@ -188,9 +212,10 @@ var ErrChargeInProgress = &Refusal{Kind: KindConflict, Code: "conflict", Message
 // second charge of a period, whatever the number of instances), then approveWithSignature on
 // first use and spend(permission, amount) from the operator, then the amount to the merchant's
 // split contract, then SubscriptionCharged; a refused or reverted spend is
-// SubscriptionChargeFailed (the third in a row makes it past_due). Charges go in waves: every
-// transaction of a wave is signed at consecutive nonces, recorded, then broadcast at once, and
-// receipts are awaited in batches. A row left open by a crash is taken over after Lease and
+// SubscriptionChargeFailed (the third in a row makes it past_due). Charges go in waves, each in
+// phases (approvals of first uses, spends, transfers): a phase's transactions are gas-estimated
+// in one batch, signed at consecutive nonces, recorded, then broadcast at once, and their
+// receipts are awaited in batches before the next phase is estimated. A row left open by a crash is taken over after Lease and
 // its transactions looked up on chain: found, they are recorded; not found, the same signed
 // bytes are sent again; nothing is ever signed twice for one step. After the charges, the
 // splits that received charges are released to their payees.
@@ -232,10 +257,12 @@ func (h *ChargeSubscriptionsHandler) Configured() bool { return h.chain != nil }
 
 // chargeItem is one period on its way through a run.
 type chargeItem struct {
-	row    ChargeRow
-	st     subscription.State
-	amount *big.Int
-	res    *ChargeResult
+	row      ChargeRow
+	st       subscription.State
+	amount   *big.Int
+	res      *ChargeResult
+	approved bool   // the permission is approved on chain (checked, or this run's approval mined)
+	call     TxCall // the transaction of the current step, its gas estimated
 }
 
 // ChargeSubscription asks to charge one subscription now.
@@ -443,20 +470,48 @@ func (h *ChargeSubscriptionsHandler) recoverOpen(ctx context.Context, id string,
 }
 
 // run takes fresh claims (status claimed) and recovered rows (spending, spent, transferring)
-// through the remaining steps.
+// through the remaining steps, phased so that every gas limit is estimated on the state the
+// transaction will run on: the approvals of first-use permissions (estimated in one batch,
+// signed at consecutive nonces, recorded, broadcast together, receipts awaited in a batch), then
+// the spends (estimated in one batch now that the approvals are mined), then the transfers to the
+// splits. A 'spending' row without a spend hash has only its approval signed.
 func (h *ChargeSubscriptionsHandler) run(ctx context.Context, fresh, recovered []*chargeItem, meta eventstore.Metadata) error {
-	var spending, spent, transferring []*chargeItem
+	var approving, spending, spent, transferring []*chargeItem
 	for _, it := range recovered {
 		switch it.row.Status {
 		case ChargeSpending:
-			spending = append(spending, it)
+			if it.row.SpendTx == "" {
+				approving = append(approving, it)
+			} else {
+				spending = append(spending, it)
+			}
 		case ChargeSpent:
 			spent = append(spent, it)
 		case ChargeTransferring:
 			transferring = append(transferring, it)
 		}
 	}
-	sent, err := h.sendSpends(ctx, fresh, meta)
+	ready, err := h.checkSpends(ctx, fresh, meta)
+	if err != nil {
+		return err
+	}
+	var toApprove, toSpend []*chargeItem
+	for _, it := range ready {
+		if it.approved {
+			toSpend = append(toSpend, it)
+		} else {
+			toApprove = append(toApprove, it)
+		}
+	}
+	sent, err := h.sendApprovals(ctx, toApprove, meta)
+	if err != nil {
+		return err
+	}
+	approved, err := h.awaitApprovals(ctx, append(approving, sent...))
+	if err != nil {
+		return err
+	}
+	sent, err = h.sendSpends(ctx, append(toSpend, approved...), meta)
 	if err != nil {
 		return err
 	}
@@ -495,11 +550,10 @@ func (h *ChargeSubscriptionsHandler) splitOf(ctx context.Context, merchant strin
 	return sp.Address, nil
 }
 
-// sendSpends checks fresh claims on chain, then signs approveWithSignature (first use) and spend
-// for each at consecutive nonces, records them and broadcasts the wave at once. A merchant
-// without a deployed split is skipped (the claim dropped); a spend the chain would refuse is a
-// failed charge.
-func (h *ChargeSubscriptionsHandler) sendSpends(ctx context.Context, fresh []*chargeItem, meta eventstore.Metadata) ([]*chargeItem, error) {
+// checkSpends checks fresh claims on chain in one batch: a merchant without a deployed split is
+// skipped (the claim dropped); a spend the chain would refuse is a failed charge. It returns the
+// others, each knowing whether its permission is approved.
+func (h *ChargeSubscriptionsHandler) checkSpends(ctx context.Context, fresh []*chargeItem, meta eventstore.Metadata) ([]*chargeItem, error) {
 	var ready []*chargeItem
 	for _, it := range fresh {
 		split, err := h.splitOf(ctx, it.row.Merchant)
@@ -525,15 +579,10 @@ func (h *ChargeSubscriptionsHandler) sendSpends(ctx context.Context, fresh []*ch
 	}
 	statuses, err := h.chain.CheckSpends(ctx, checks)
 	if err != nil { // nothing was signed: free the periods for the next run
-		for _, it := range ready {
-			if derr := h.ledger.Drop(context.WithoutCancel(ctx), h.token, it.row.SubscriptionID, it.row.Period); derr != nil && !errors.Is(derr, ErrClaimLost) {
-				h.Log.Warn().Err(derr).Msg("subscription charging: drop claim")
-			}
-		}
+		h.dropClaims(ctx, ready)
 		return nil, fmt.Errorf("check spends: %w", err)
 	}
-	var toSend []*chargeItem
-	approved := map[*chargeItem]bool{}
+	var ok []*chargeItem
 	for i, it := range ready {
 		if statuses[i].Refusal != "" {
 			if err := h.fail(ctx, it, statuses[i].Refusal, meta); err != nil {
@@ -541,37 +590,149 @@ func (h *ChargeSubscriptionsHandler) sendSpends(ctx context.Context, fresh []*ch
 			}
 			continue
 		}
-		approved[it] = statuses[i].Approved
-		toSend = append(toSend, it)
+		it.approved = statuses[i].Approved
+		ok = append(ok, it)
 	}
-	sign := func(it *chargeItem, nonce uint64) ([]OperatorTx, error) {
-		var txs []OperatorTx
-		if !approved[it] {
-			a, err := h.chain.SignApprove(ctx, nonce, it.st.Permission, it.st.Signature)
-			if err != nil {
-				return nil, err
-			}
-			txs, nonce = append(txs, h.opTx(TxApprove, a, it.row.Split)), nonce+1
+	return ok, nil
+}
+
+// dropClaims frees the periods of the items nothing was signed for (status claimed).
+func (h *ChargeSubscriptionsHandler) dropClaims(ctx context.Context, items []*chargeItem) {
+	for _, it := range items {
+		if it.row.Status != ChargeClaimed {
+			continue
 		}
-		sp, err := h.chain.SignSpend(ctx, nonce, it.st.Permission, it.amount)
+		if err := h.ledger.Drop(context.WithoutCancel(ctx), h.token, it.row.SubscriptionID, it.row.Period); err != nil && !errors.Is(err, ErrClaimLost) {
+			h.Log.Warn().Err(err).Msg("subscription charging: drop claim")
+		}
+	}
+}
+
+// estimate builds each item's call with mk and estimates them all in one batch. Items whose call
+// would revert are returned apart with the node's reason; a node error drops the claims of the
+// items nothing was signed for yet (the period is free at once) and is returned.
+func (h *ChargeSubscriptionsHandler) estimate(ctx context.Context, what string, items []*chargeItem, mk func(*chargeItem) (TxCall, error)) (ok []*chargeItem, reverts map[*chargeItem]string, err error) {
+	calls := make([]TxCall, len(items))
+	for i, it := range items {
+		if calls[i], err = mk(it); err != nil {
+			h.dropClaims(ctx, items)
+			return nil, nil, fmt.Errorf("%s of %s: %w", what, it.row.SubscriptionID, err)
+		}
+	}
+	est, err := h.chain.EstimateGas(ctx, calls)
+	if err != nil {
+		h.dropClaims(ctx, items)
+		return nil, nil, fmt.Errorf("estimate gas of the %s: %w", what, err)
+	}
+	reverts = map[*chargeItem]string{}
+	for i, it := range items {
+		if est[i].Revert != "" {
+			reverts[it] = est[i].Revert
+			continue
+		}
+		it.call = calls[i]
+		it.call.Gas = est[i].Gas
+		ok = append(ok, it)
+	}
+	return ok, reverts, nil
+}
+
+// signCall is sendWave's signer of the items' estimated calls.
+func (h *ChargeSubscriptionsHandler) signCall(ctx context.Context, kind string) func(*chargeItem, uint64) ([]OperatorTx, error) {
+	return func(it *chargeItem, nonce uint64) ([]OperatorTx, error) {
+		t, err := h.chain.SignCall(ctx, nonce, it.call)
 		if err != nil {
 			return nil, err
 		}
-		return append(txs, h.opTx(TxSpend, sp, it.row.Split)), nil
+		return []OperatorTx{h.opTx(kind, t, it.row.Split)}, nil
 	}
-	next := func(it *chargeItem, txs []OperatorTx) ChargeRow {
-		row := it.row
-		row.Status = ChargeSpending
-		for _, t := range txs {
-			if t.Kind == TxApprove {
-				row.ApproveTx = t.Hash
-			} else {
-				row.SpendTx = t.Hash
+}
+
+// sendApprovals estimates approveWithSignature for the first-use permissions in one batch, then
+// signs them at consecutive nonces, records them (row spending, no spend yet) and broadcasts
+// them together. An approval that would revert (the signature or permission refused) is a
+// failed charge; nothing is sent for it.
+func (h *ChargeSubscriptionsHandler) sendApprovals(ctx context.Context, items []*chargeItem, meta eventstore.Metadata) ([]*chargeItem, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	ok, reverts, err := h.estimate(ctx, "approvals", items, func(it *chargeItem) (TxCall, error) {
+		return h.chain.ApproveCall(it.st.Permission, it.st.Signature)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		if r, bad := reverts[it]; bad {
+			if err := h.fail(ctx, it, "approveWithSignature would revert: "+r, meta); err != nil {
+				return nil, err
 			}
 		}
-		return row
 	}
-	return h.sendWave(ctx, "spends", toSend, []string{ChargeClaimed}, sign, next)
+	return h.sendWave(ctx, "approvals", ok, []string{ChargeClaimed}, h.signCall(ctx, TxApprove), func(it *chargeItem, txs []OperatorTx) ChargeRow {
+		row := it.row
+		row.Status, row.ApproveTx = ChargeSpending, txs[0].Hash
+		return row
+	})
+}
+
+// awaitApprovals waits for the approvals: mined -> ready for the spend (a reverted approval is
+// left out of the charge; the spend's estimate says whether the permission is approved anyway);
+// not mined in time -> pending (a later run takes the row over and sends the spend).
+func (h *ChargeSubscriptionsHandler) awaitApprovals(ctx context.Context, items []*chargeItem) ([]*chargeItem, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	hashes := make([]string, len(items))
+	for i, it := range items {
+		hashes[i] = it.row.ApproveTx
+	}
+	outcomes, err := h.await(ctx, hashes)
+	if err != nil {
+		return nil, err
+	}
+	var ready []*chargeItem
+	for _, it := range items {
+		switch o := outcomes[it.row.ApproveTx]; {
+		case o == nil:
+			it.res = h.result(it, ResultPending, "the approval is not mined yet; the next run sends the spend")
+			continue
+		case !o.Success:
+			it.row.ApproveTx = ""
+		default:
+			it.approved = true
+		}
+		ready = append(ready, it)
+	}
+	return ready, nil
+}
+
+// sendSpends estimates spend(permission, amount) for every item in one batch (their approvals
+// are mined), then signs them at consecutive nonces, records them and broadcasts them together.
+// A spend that would revert is a failed charge with the node's reason; nothing is sent for it
+// and no gas is spent.
+func (h *ChargeSubscriptionsHandler) sendSpends(ctx context.Context, items []*chargeItem, meta eventstore.Metadata) ([]*chargeItem, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	ok, reverts, err := h.estimate(ctx, "spends", items, func(it *chargeItem) (TxCall, error) {
+		return h.chain.SpendCall(it.st.Permission, it.amount)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		if r, bad := reverts[it]; bad {
+			if err := h.fail(ctx, it, "the spend would revert: "+r, meta); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return h.sendWave(ctx, "spends", ok, []string{ChargeClaimed, ChargeSpending}, h.signCall(ctx, TxSpend), func(it *chargeItem, txs []OperatorTx) ChargeRow {
+		row := it.row
+		row.Status, row.SpendTx = ChargeSpending, txs[0].Hash
+		return row
+	})
 }
 
 // sendWave signs each item's transactions with sign at consecutive nonces, records them with
@@ -765,7 +926,7 @@ func (h *ChargeSubscriptionsHandler) awaitSpends(ctx context.Context, items []*c
 	var hashes []string
 	for _, it := range items {
 		hashes = append(hashes, it.row.SpendTx)
-		if it.row.ApproveTx != "" {
+		if it.row.ApproveTx != "" && !it.approved { // a recovered row's approval: mined?
 			hashes = append(hashes, it.row.ApproveTx)
 		}
 	}
@@ -784,7 +945,7 @@ func (h *ChargeSubscriptionsHandler) awaitSpends(ctx context.Context, items []*c
 				return spent, err
 			}
 		default:
-			if a := outcomes[it.row.ApproveTx]; it.row.ApproveTx != "" && (a == nil || !a.Success) {
+			if a := outcomes[it.row.ApproveTx]; it.row.ApproveTx != "" && !it.approved && (a == nil || !a.Success) {
 				it.row.ApproveTx = "" // approved otherwise (the spend went through): not part of this charge
 			}
 			spent = append(spent, it)
@@ -793,15 +954,33 @@ func (h *ChargeSubscriptionsHandler) awaitSpends(ctx context.Context, items []*c
 	return spent, nil
 }
 
-// sendTransfers signs, records and broadcasts the transfer of each spent amount to its split.
+// sendTransfers estimates the transfer of each spent amount to its split in one batch, then
+// signs, records and broadcasts them together. A transfer that would revert stays spent (the
+// amount is at the operator) and the next run tries again.
 func (h *ChargeSubscriptionsHandler) sendTransfers(ctx context.Context, items []*chargeItem) ([]*chargeItem, error) {
-	return h.sendWave(ctx, "transfers", items, []string{ChargeSpending, ChargeSpent}, func(it *chargeItem, nonce uint64) ([]OperatorTx, error) {
-		t, err := h.chain.SignTransfer(ctx, nonce, it.row.Split, it.amount)
-		if err != nil {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	ok, reverts, err := h.estimate(ctx, "transfers", items, func(it *chargeItem) (TxCall, error) {
+		return h.chain.TransferCall(it.row.Split, it.amount)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		r, bad := reverts[it]
+		if !bad {
+			continue
+		}
+		row := it.row
+		row.Status, row.TransferTx = ChargeSpent, ""
+		if err := h.ledger.Advance(ctx, h.token, row, []string{ChargeSpending, ChargeSpent}, nil); err != nil && !errors.Is(err, ErrClaimLost) {
 			return nil, err
 		}
-		return []OperatorTx{h.opTx(TxTransfer, t, it.row.Split)}, nil
-	}, func(it *chargeItem, txs []OperatorTx) ChargeRow {
+		h.Log.Warn().Str("subscription_id", it.row.SubscriptionID).Str("reason", r).Msg("subscription charging: the transfer to the split would revert")
+		it.res = h.result(it, ResultPending, "the transfer to the split would revert ("+r+"); the next run sends it")
+	}
+	return h.sendWave(ctx, "transfers", ok, []string{ChargeSpending, ChargeSpent}, h.signCall(ctx, TxTransfer), func(it *chargeItem, txs []OperatorTx) ChargeRow {
 		row := it.row
 		row.Status, row.TransferTx = ChargeTransferring, txs[0].Hash
 		return row

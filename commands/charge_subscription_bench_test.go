@@ -42,10 +42,10 @@ func (c *rpcCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // BenchmarkCronCharge1000: the cron charging 1,000 due subscriptions on the development chain
-// (the real manager, a deployed 9,950/50 split), nonces pipelined: every transaction of a wave
-// of 250 charges is signed at consecutive nonces, recorded, then broadcast in one batch, and the
-// receipts are awaited in batches; the transfers follow as a second wave; then the split is
-// released once per payee. Run with -benchtime=1x (one run is 1,000 charges). Reports the run's
+// (the real manager, a deployed 9,950/50 split), nonces pipelined across subscriptions: a wave
+// of 250 charges goes in three phases (approvals, spends, transfers), each gas-estimated in one
+// batch, signed at consecutive nonces, recorded, broadcast in one batch, its receipts awaited in
+// batches; then the split is released once per payee. Run with -benchtime=1x (one run is 1,000 charges). Reports the run's
 // wall time, charges per second and the node round trips and JSON-RPC requests per charge.
 func BenchmarkCronCharge1000(b *testing.B) {
 	const n = 1000

@@ -285,12 +285,24 @@ func TestChargeSubscriptionMovesThePrice(t *testing.T) {
 	}
 }
 
-// crashAfterSend is a chain whose receipt lookups fail: the process "dies" after broadcasting
-// the spend and before recording anything.
-type crashAfterSend struct{ commands.ChargeChain }
+// crashAfterSend is a chain whose receipt lookups fail once the second broadcast (the spends,
+// after the approvals) is sent: the process "dies" after broadcasting the spend and before
+// recording anything.
+type crashAfterSend struct {
+	commands.ChargeChain
+	broadcasts *int
+}
 
-func (crashAfterSend) Outcomes(context.Context, []string) ([]*commands.TxOutcome, error) {
-	return nil, errors.New("crash: the process died before recording the charge")
+func (c crashAfterSend) BroadcastAll(ctx context.Context, raws [][]byte) error {
+	*c.broadcasts++
+	return c.ChargeChain.BroadcastAll(ctx, raws)
+}
+
+func (c crashAfterSend) Outcomes(ctx context.Context, hashes []string) ([]*commands.TxOutcome, error) {
+	if *c.broadcasts >= 2 {
+		return nil, errors.New("crash: the process died before recording the charge")
+	}
+	return c.ChargeChain.Outcomes(ctx, hashes)
 }
 
 // A crash after the spend is sent and before the event: the restarted process finds the spend on
@@ -300,11 +312,11 @@ func TestChargeSubscriptionCrashAfterSpend(t *testing.T) {
 	customer := e.dev.Accounts[0]
 	id := e.subscribe(customer, "plan_monthly")
 	before := e.balance(customer.Address.Hex())
-	crashed := e.handler(crashAfterSend{e.op})
+	crashed := e.handler(crashAfterSend{e.op, new(int)})
 	if _, err := crashed.Handle(e.ctx, commands.ChargeSubscription{ID: id}); err == nil {
 		t.Fatal("the crashing charge succeeded")
 	}
-	if n := e.count(`SELECT count(*) FROM subscription_charges WHERE status = 'spending'`); n != 1 {
+	if n := e.count(`SELECT count(*) FROM subscription_charges WHERE status = 'spending' AND spend_tx IS NOT NULL`); n != 1 {
 		t.Fatalf("open charges after the crash: %d", n)
 	}
 	// Another process, before the lease runs out: the period is held, nothing is sent.
@@ -416,8 +428,9 @@ func (dropBroadcasts) Outcomes(context.Context, []string) ([]*commands.TxOutcome
 	return nil, errors.New("crash: the process died before broadcasting")
 }
 
-// A crash after the intent is recorded and before anything is broadcast: the restarted process
-// sends the same signed bytes (no new signature, no second nonce) and records the charge once.
+// A crash after the intent is recorded and before anything is broadcast (the approval, the first
+// step of a first use): the restarted process sends the same signed bytes (no new signature, no
+// second nonce), then the spend, and records the charge once; each step is signed once.
 func TestChargeSubscriptionCrashBeforeBroadcast(t *testing.T) {
 	e := newChargeEnv(t, 1)
 	customer := e.dev.Accounts[0]
@@ -429,7 +442,13 @@ func TestChargeSubscriptionCrashBeforeBroadcast(t *testing.T) {
 	if e.balance(customer.Address.Hex()).Cmp(before) != 0 {
 		t.Fatal("funds moved without a broadcast")
 	}
-	signed := e.count(`SELECT count(*) FROM operator_transactions WHERE kind IN ('approve', 'spend')`)
+	kinds := func() (int, int) {
+		return e.count(`SELECT count(*) FROM operator_transactions WHERE kind = 'approve'`),
+			e.count(`SELECT count(*) FROM operator_transactions WHERE kind = 'spend'`)
+	}
+	if a, s := kinds(); a != 1 || s != 0 {
+		t.Fatalf("after the crash: %d approvals, %d spends signed, want 1 and 0", a, s)
+	}
 	restarted := e.handler(nil)
 	restarted.Lease = 0
 	res, err := restarted.Handle(e.ctx, commands.ChargeSubscription{ID: id})
@@ -439,15 +458,15 @@ func TestChargeSubscriptionCrashBeforeBroadcast(t *testing.T) {
 	if d := diff(before, e.balance(customer.Address.Hex())); d.Cmp(big.NewInt(9_990_000)) != 0 {
 		t.Fatalf("customer paid %s", d)
 	}
-	if n := e.count(`SELECT count(*) FROM operator_transactions WHERE kind IN ('approve', 'spend')`); n != signed || signed != 2 {
-		t.Fatalf("approve and spend signed %d times, then %d", signed, n)
+	if a, s := kinds(); a != 1 || s != 1 {
+		t.Fatalf("after the recovery: %d approvals, %d spends signed, want 1 each", a, s)
 	}
 	if st := e.state(id); st.Charges != 1 {
 		t.Fatalf("charges %d", st.Charges)
 	}
 }
 
-// lyingChecks says every spend would go through: the spend is sent and reverts on chain.
+// lyingChecks says every spend would go through: the spend's gas estimate then reverts.
 type lyingChecks struct{ commands.ChargeChain }
 
 func (l lyingChecks) CheckSpends(ctx context.Context, checks []commands.SpendCheck) ([]commands.SpendStatus, error) {
@@ -458,18 +477,18 @@ func (l lyingChecks) CheckSpends(ctx context.Context, checks []commands.SpendChe
 	return out, err
 }
 
-// A spend that reverts on chain (the check passed, the balance did not cover it): a failed
-// attempt naming the reverted spend, and no transfer is ever sent (it would move other
-// customers' funds from the operator).
+// A spend whose gas estimate reverts (the check passed, the balance does not cover it): a failed
+// attempt with the node's reason, nothing sent for the spend (no gas spent), and no transfer is
+// ever sent (it would move other customers' funds from the operator).
 func TestChargeSubscriptionRevertedSpend(t *testing.T) {
 	e := newChargeEnv(t, 1)
 	id := e.subscribe(e.dev.Accounts[0], "plan_huge")
 	res, err := e.handler(lyingChecks{e.op}).Handle(e.ctx, commands.ChargeSubscription{ID: id})
-	if err != nil || res.Status != commands.ResultFailed || res.Attempt != 1 || !strings.Contains(res.Reason, "reverted") {
+	if err != nil || res.Status != commands.ResultFailed || res.Attempt != 1 || !strings.Contains(res.Reason, "the spend would revert") {
 		t.Fatalf("reverted spend: %+v %v", res, err)
 	}
-	if n := e.count(`SELECT count(*) FROM operator_transactions WHERE kind = 'spend' AND status = 'reverted'`); n != 1 {
-		t.Fatalf("reverted spends recorded: %d", n)
+	if n := e.count(`SELECT count(*) FROM operator_transactions WHERE kind = 'spend'`); n != 0 {
+		t.Fatalf("spends signed after a reverting estimate: %d", n)
 	}
 	if n := e.count(`SELECT count(*) FROM operator_transactions WHERE kind = 'transfer'`); n != 0 {
 		t.Fatalf("%d transfers sent after a reverted spend", n)
