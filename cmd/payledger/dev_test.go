@@ -6,13 +6,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/migrations/pgtest"
 )
@@ -21,6 +25,15 @@ import (
 // and returns its base URL.
 func startServe(t *testing.T, vars map[string]string) (string, *syncBuffer) {
 	t.Helper()
+	base, out, stop := startServeStoppable(t, vars)
+	t.Cleanup(stop)
+	return base, out
+}
+
+// startServeStoppable is startServe with the stop in the caller's hands (idempotent).
+func startServeStoppable(t *testing.T, vars map[string]string) (string, *syncBuffer, func()) {
+	t.Helper()
+	vars = maps.Clone(vars) // the caller may start another with the same map
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	if vars["DATABASE_URL"] == "" {
 		vars["DATABASE_URL"] = pgtest.URL(t)
@@ -31,23 +44,26 @@ func startServe(t *testing.T, vars map[string]string) (string, *syncBuffer) {
 	out := &syncBuffer{}
 	exit := make(chan int, 1)
 	go func() { exit <- run(ctx, []string{"serve"}, env(vars), out, out) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-exit:
-		case <-time.After(30 * time.Second):
-			t.Error("serve did not stop")
-		}
-		if t.Failed() {
-			t.Logf("serve log (tail):\n%s", tail(out.String(), 6000))
-		}
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case <-exit:
+			case <-time.After(30 * time.Second):
+				t.Error("serve did not stop")
+			}
+			if t.Failed() {
+				t.Logf("serve log (tail):\n%s", tail(out.String(), 6000))
+			}
+		})
+	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		resp, err := http.Get("http://" + addr + "/healthz")
 		if err == nil {
 			resp.Body.Close()
-			return "http://" + addr, out
+			return "http://" + addr, out, stop
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("serve never answered: %v\n%s", err, out.String())
@@ -168,5 +184,32 @@ func TestDevMerchantRefusesInProduction(t *testing.T) {
 	if code := run(context.Background(), []string{"dev", "merchant", "--base-url", fmt.Sprintf("http://127.0.0.1:%d", freePort(t))}, env(dev), &out, &errOut); code == 0 ||
 		!strings.Contains(out.String()+errOut.String(), "make run") {
 		t.Fatalf("no service: exit %d %s %s", code, out.String(), errOut.String())
+	}
+}
+
+// TestDevSecretsSessionSurvivesRestart: a session signed in before a restart of `make run` is
+// still valid after it (the JWT secret is kept), and the merchant's key still works.
+func TestDevSecretsSessionSurvivesRestart(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".data")
+	vars := map[string]string{"DEV_DATA_DIR": dir, "JOURNAL_PATH": filepath.Join(dir, "journal.jsonl"), "DEVCHAIN": "off",
+		"DATABASE_URL": pgtest.URL(t)}
+	base, _, stop := startServeStoppable(t, vars)
+	ctx := context.Background()
+	m := &devMerchant{base: base, dir: dir, log: zerolog.Nop()}
+	if err := m.run(ctx, "Restart shop", io.Discard); err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	stop()
+
+	base, _, stop = startServeStoppable(t, vars)
+	defer stop()
+	m.base = base
+	// Cookies are per host, not per port: the jar sends the first run's session to the second.
+	if status, raw, err := m.call(ctx, http.MethodGet, "/api/status/ping", nil, map[string]string{"Ocp-Apim-Subscription-Key": m.apiKey}); err != nil || status != 200 {
+		t.Fatalf("the key after a restart: %d %s %v", status, raw, err)
+	}
+	if status, raw, err := m.call(ctx, http.MethodGet, "/api/auth/me", nil, nil); err != nil || status != 200 {
+		t.Fatalf("the session after a restart: %d %s %v (the JWT secret changed?)", status, raw, err)
 	}
 }
