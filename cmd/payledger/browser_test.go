@@ -376,12 +376,26 @@ func sendSigned(ctx context.Context, ec *ethclient.Client, key *ecdsa.PrivateKey
 // browser starts chromium with the wallet injected in every page of its tab.
 func (e *portalEnv) browser(t *testing.T, w *wallet) context.Context {
 	t.Helper()
+	// A fresh profile, removed by hand: chromium's helper processes may still write to it for a
+	// moment after the browser is gone, which t.TempDir's strict cleanup reports as a failure.
+	profile, err := os.MkdirTemp("", "payledger-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for i := 0; i < 20; i++ {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints"), chromedp.Flag("no-proxy-server", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
+		chromedp.UserDataDir(profile), chromedp.WindowSize(1280, 900),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
@@ -755,6 +769,13 @@ func TestPaymentPageInBrowser(t *testing.T) {
 			if !seen[id] {
 				t.Errorf("#%s is never focused by Tab (focused: %v)", id, seen)
 			}
+		}
+		// The copy buttons work from the keyboard too: focus, Enter, announced to screen readers.
+		for _, kind := range []string{"amount", "address"} {
+			if err := chromedp.Run(ctx, chromedp.Focus("#copy-"+kind, chromedp.ByID), chromedp.KeyEvent("\r")); err != nil {
+				t.Fatal(err)
+			}
+			waitJS(t, ctx, `document.getElementById("copied").textContent === "Copied `+kind+`"`, 5*time.Second)
 		}
 	})
 
