@@ -93,5 +93,25 @@ func SendToken(opts *bind.TransactOpts, b bind.ContractBackend, token, to common
 	if err != nil {
 		return nil, err
 	}
-	return tok.Transfer(opts, to, units)
+	if opts.GasLimit != 0 {
+		return tok.Transfer(opts, to, units)
+	}
+	// The estimate holds for the state of the moment; the recipient's balance emptied before the
+	// transfer is mined (a split released meanwhile) makes its storage write a zero-to-non-zero
+	// one, which would run a bare estimate out of gas: on the development chain (every fork
+	// active) a transfer to a zero balance costs 147,734 gas, to a non-zero one 49,036. The limit
+	// has that margin; only the gas used is paid.
+	probe := *opts
+	probe.NoSend = true
+	tx, err := tok.Transfer(&probe, to, units)
+	if err != nil {
+		return nil, err
+	}
+	padded := *opts
+	padded.GasLimit = tx.Gas() + transferMargin
+	padded.Nonce = new(big.Int).SetUint64(tx.Nonce())
+	return tok.Transfer(&padded, to, units)
 }
+
+// transferMargin is added to an ERC-20 transfer's estimated gas (see SendToken).
+const transferMargin = 110_000

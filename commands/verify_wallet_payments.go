@@ -22,9 +22,10 @@ type PendingWalletPayment struct {
 	ReceiptID, Merchant, AttemptID, Token, TransactionHash, BuyerWallet string
 }
 
-// PendingWalletPayments lists the receipts pending on a wallet payment, at most limit.
+// PendingWalletPayments lists the receipts pending on a wallet payment by receipt id, after
+// afterID ("" from the first), at most limit.
 type PendingWalletPayments interface {
-	PendingWalletPayments(ctx context.Context, limit int) ([]PendingWalletPayment, error)
+	PendingWalletPayments(ctx context.Context, afterID string, limit int) ([]PendingWalletPayment, error)
 }
 
 // PaymentWatcher is the chain as the wallet verifier reads it: payments followed together, one
@@ -71,9 +72,10 @@ type PaymentVerdict struct {
 // quote less at most 1%.
 const quotedToleranceBps = 100
 
-// pendingLimit bounds the work list read per sync; the rest is followed once the first ones are
-// decided.
-const pendingLimit = 20_000
+// pendingPage is how many pending payments one read of the work list returns; a sync reads every
+// page, so no payment waits behind others however many are pending (a hash never mined stays
+// followed, cheaply: its receipt is looked up with a backoff).
+const pendingPage = 5_000
 
 // retryBuild is how long a payment whose expectation cannot be built (no split, no quote, a token
 // not in CHAIN_TOKENS) waits before the next try; decidedMemory how long a recorded decision
@@ -108,6 +110,7 @@ type VerifyWalletPaymentsHandler struct {
 	now      func() time.Time
 
 	mu       sync.Mutex
+	page     int
 	followed map[string]PendingWalletPayment // lower-case hash -> payment
 	paid     map[string]paidPayment          // lower-case hash -> recorded paid, while audited
 	skip     map[string]time.Time            // receipt/attempt -> not before (unbuildable, or just decided)
@@ -121,7 +124,31 @@ func NewVerifyWalletPaymentsHandler(store Store, pending PendingWalletPayments, 
 		panic("commands.NewVerifyWalletPaymentsHandler: nil dependency")
 	}
 	return &VerifyWalletPaymentsHandler{store: store, pending: pending, splits: splits, follower: watcher, now: now,
-		followed: map[string]PendingWalletPayment{}, paid: map[string]paidPayment{}, skip: map[string]time.Time{}}
+		followed: map[string]PendingWalletPayment{}, paid: map[string]paidPayment{}, skip: map[string]time.Time{}, page: pendingPage}
+}
+
+// WithPage sets how many pending payments one read of the work list returns (default 5,000); for
+// tests and tuning.
+func (h *VerifyWalletPaymentsHandler) WithPage(n int) *VerifyWalletPaymentsHandler {
+	h.page = max(n, 1)
+	return h
+}
+
+// pendingAll reads every page of the work list.
+func (h *VerifyWalletPaymentsHandler) pendingAll(ctx context.Context) ([]PendingWalletPayment, error) {
+	var all []PendingWalletPayment
+	after := ""
+	for {
+		list, err := h.pending.PendingWalletPayments(ctx, after, h.page)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, list...)
+		if len(list) < h.page {
+			return all, nil
+		}
+		after = list[len(list)-1].ReceiptID
+	}
 }
 
 // Run syncs the work list every refresh and reads the chain every interval until ctx ends. An
@@ -160,7 +187,7 @@ func (h *VerifyWalletPaymentsHandler) Handle(ctx context.Context) (VerifiedWalle
 // Sync follows the pending wallet payments not followed yet and stops following those no longer
 // pending (decided elsewhere, or replaced by a newer attempt). Errors: wrapped store errors.
 func (h *VerifyWalletPaymentsHandler) Sync(ctx context.Context) error {
-	list, err := h.pending.PendingWalletPayments(ctx, pendingLimit)
+	list, err := h.pendingAll(ctx)
 	if err != nil {
 		return err
 	}

@@ -275,7 +275,7 @@ func benchConfirm(b *testing.B, n int) {
 		b.Fatal(err)
 	}
 	for {
-		list, err := receipts.PendingWalletPayments(ctx, n+1)
+		list, err := receipts.PendingWalletPayments(ctx, "", n+1)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -83,6 +83,7 @@ func TestTwoInstancesVerifyAndDistribute(t *testing.T) {
 
 	const n = 12
 	ids := make([]string, n)
+	hashes := make([]string, n)
 	var total int64
 	for i := range n {
 		cents := money.Cents(100 + 7*i)
@@ -90,6 +91,7 @@ func TestTwoInstancesVerifyAndDistribute(t *testing.T) {
 		units := int64(cents) * 10_000
 		total += units
 		hash := e.sendUSDC(i%3, uint64(i/3), st.Address, units)
+		hashes[i] = hash
 		if _, err := submit.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: ids[i], Token: "USDC", TransactionHash: hash,
 			BuyerWallet: e.dev.Accounts[i%3].Address.Hex()}); err != nil {
 			t.Fatal(err)
@@ -102,7 +104,14 @@ func TestTwoInstancesVerifyAndDistribute(t *testing.T) {
 	for _, id := range ids {
 		for e.state(id).Status != receipt.StatusReconciled {
 			if time.Now().After(deadline) {
-				t.Fatalf("receipt %s is %s", id, e.state(id).Status)
+				for _, h := range hashes {
+					r, err := e.rpc.Backend().TransactionReceipt(e.ctx, common.HexToHash(h))
+					tx, _, _ := e.rpc.Backend().TransactionByHash(e.ctx, common.HexToHash(h))
+					if err == nil && r.Status == 0 {
+						t.Logf("reverted %s: gas used %d of %d, block %d", h, r.GasUsed, tx.Gas(), r.BlockNumber)
+					}
+				}
+				t.Fatalf("receipt %s is %s %+v", id, e.state(id).Status, e.state(id).Failure)
 			}
 			time.Sleep(100 * time.Millisecond)
 		}

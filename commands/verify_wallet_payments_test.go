@@ -341,6 +341,26 @@ func TestVerifyWalletPaymentETHByQuote(t *testing.T) {
 	}
 }
 
+// TestVerifyWalletPaymentWorkListPages: more payments pending than one page of the work list are
+// all followed and confirmed (none waits behind the others).
+func TestVerifyWalletPaymentWorkListPages(t *testing.T) {
+	e := newWalletEnv(t)
+	v := e.verifier(e.rpc).WithPage(2)
+	ids := make([]string, 5)
+	for i := range ids {
+		ids[i] = e.receipt(payMerchant, "USD", 300)
+		e.submitted(ids[i], "USDC", e.payUSDC(3_000_000))
+	}
+	if out := e.pass(v); out.Followed != len(ids) {
+		t.Fatalf("followed %d of %d with pages of 2", out.Followed, len(ids))
+	}
+	e.b.Commit()
+	e.b.Commit()
+	if out := e.pass(v); len(out.Changes) != len(ids) {
+		t.Fatalf("confirmed %d of %d", len(out.Changes), len(ids))
+	}
+}
+
 // TestVerifyWalletPaymentTwoInstances: two verifiers on one database confirm a payment once.
 func TestVerifyWalletPaymentTwoInstances(t *testing.T) {
 	e := newWalletEnv(t)
