@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/payledger/payledger/domain/failure"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -17,6 +18,7 @@ type RecordTelemetry struct {
 	ReceiptID string
 	Event     string
 	AttemptID string
+	Code      string // optional: the failure-catalog code the page showed the customer
 	Meta      eventstore.Metadata
 }
 
@@ -53,8 +55,13 @@ func (h *RecordTelemetryHandler) Handle(ctx context.Context, cmd RecordTelemetry
 	if !receipt.ValidTelemetry(cmd.Event) {
 		return TelemetryRecorded{}, Invalid("event must be one of " + strings.Join(receipt.TelemetryEvents, ", ") + " or onramp_*")
 	}
+	if cmd.Code != "" {
+		if _, ok := failure.Lookup(cmd.Code); !ok {
+			return TelemetryRecorded{}, Invalid("code must be a failure catalog code")
+		}
+	}
 	_, _, err := ChangeReceipt(ctx, h.store, cmd.ReceiptID, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {
-		return receipt.RecordTelemetry(st, receipt.TelemetryRecorded{Event: cmd.Event, AttemptID: cmd.AttemptID, At: h.now().UnixMilli()})
+		return receipt.RecordTelemetry(st, receipt.TelemetryRecorded{Event: cmd.Event, AttemptID: cmd.AttemptID, Code: cmd.Code, At: h.now().UnixMilli()})
 	})
 	if err != nil || cmd.Event != "checkout_success" {
 		return TelemetryRecorded{}, err

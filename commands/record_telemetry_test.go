@@ -38,6 +38,15 @@ func TestRecordTelemetry(t *testing.T) {
 			t.Fatalf("%s: %+v %v", ev, out, err)
 		}
 	}
+	// A wallet error names the catalog entry the page showed; any other code is refused.
+	if _, err := h.Handle(e.ctx, commands.RecordTelemetry{ReceiptID: id, Event: "error", Code: "PORTAL_NOT_A_CODE"}); err == nil {
+		t.Fatal("unknown code accepted")
+	} else {
+		wantRefusal(t, err, "invalid_input", "code must be a failure catalog code")
+	}
+	if _, err := h.Handle(e.ctx, commands.RecordTelemetry{ReceiptID: id, Event: "error", Code: "PORTAL_CHAIN_USER_REJECTED"}); err != nil {
+		t.Fatal(err)
+	}
 	if st := e.state(id); st.Status != receipt.StatusGenerated || st.Failure != nil {
 		t.Fatalf("telemetry changed the receipt: %s", st.Status)
 	}

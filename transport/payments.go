@@ -209,6 +209,7 @@ func (s *Server) startOnramp(c echo.Context) error {
 type telemetryRequest struct {
 	Event     string `json:"event"`
 	AttemptID string `json:"attemptId"`
+	Code      string `json:"code"` // optional: the failure-catalog code the page showed
 }
 
 func (s *Server) telemetry(c echo.Context) error {
@@ -217,7 +218,7 @@ func (s *Server) telemetry(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	out, err := s.pay.telemetry.Handle(ctx, commands.RecordTelemetry{ReceiptID: c.Param("id"), Event: req.Event, AttemptID: req.AttemptID,
+	out, err := s.pay.telemetry.Handle(ctx, commands.RecordTelemetry{ReceiptID: c.Param("id"), Event: req.Event, AttemptID: req.AttemptID, Code: req.Code,
 		Meta: s.metadata(c, "customer")})
 	if err != nil {
 		return err

@@ -744,8 +744,9 @@ func TestPaymentPageInBrowser(t *testing.T) {
 		}
 		var hist map[string]any
 		env.call(t, http.MethodGet, "/api/receipts/"+id2+"/events", "", &hist)
-		if b, _ := json.Marshal(hist); strings.Count(string(b), `"error"`) < 2 {
-			t.Errorf("wallet errors not recorded as telemetry: %s", b)
+		if b, _ := json.Marshal(hist); strings.Count(string(b), `"error"`) < 2 ||
+			!strings.Contains(string(b), `"code":"PORTAL_CHAIN_USER_REJECTED"`) || !strings.Contains(string(b), `"code":"PORTAL_CHAIN_INSUFFICIENT_BALANCE"`) {
+			t.Errorf("wallet errors not recorded as telemetry with their catalog codes: %s", b)
 		}
 		var st map[string]any
 		env.call(t, http.MethodGet, "/api/receipts/status?receiptId="+id2, "", &st)

@@ -44,6 +44,7 @@ type AttemptStarted struct {
 type TelemetryRecorded struct {
 	Event     string `json:"event"`
 	AttemptID string `json:"attemptId,omitempty"`
+	Code      string `json:"code,omitempty"` // a failure-catalog code the page showed (wallet errors)
 	At        int64  `json:"at"`
 }
 

@@ -29,7 +29,11 @@
         });
       });
   }
-  function telemetry(event) { post("/telemetry", { event: event }).catch(function () {}); }
+  function telemetry(event, code) {
+    var body = { event: event };
+    if (code) body.code = code;
+    post("/telemetry", body).catch(function () {});
+  }
 
   // ---- currency choice ----
   function requote(token) {
@@ -103,7 +107,7 @@
     var entry = null;
     if (code === 4001 || code === "ACTION_REJECTED" || /reject|denied|cancel/i.test(msg)) entry = cfg.texts.userRejected;
     else if (/insufficient/i.test(msg)) entry = cfg.texts.insufficientBalance;
-    telemetry("error"); // recorded for the merchant; never a status change
+    telemetry("error", entry ? entry.code : ""); // recorded for the merchant; never a status change
     var el = $("wallet-error");
     el.setAttribute("data-code", entry ? entry.code : "");
     show(el, entry ? entry.description + " " + entry.action : "The wallet could not send the payment: " + msg);
