@@ -255,9 +255,8 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 	}
 	var out VerifiedWalletPayments
 	var firstErr error
-	var wg sync.WaitGroup
 	var outMu sync.Mutex
-	sem := make(chan struct{}, recordConcurrency)
+	var vs []verdict
 	for _, v := range ds {
 		if v.Reorged {
 			if id, ok := h.flagReorged(ctx, v); ok {
@@ -272,34 +271,31 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 		if !ok {
 			continue // removed while the step ran
 		}
-		// Verdicts are recorded concurrently (each on its own receipt stream): a block that
-		// confirms thousands of payments is recorded in a fraction of the sequential time.
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			change, err := h.record(ctx, p, v)
-			outMu.Lock()
-			defer outMu.Unlock()
-			if err != nil {
-				firstErr = cmp(firstErr, err)
-				return
-			}
-			h.mu.Lock()
-			h.skip[p.ReceiptID+"/"+p.AttemptID] = h.now().Add(decidedMemory)
-			if v.Paid {
-				h.paid[v.TxHash] = paidPayment{p: p, at: h.now()}
-			}
-			h.mu.Unlock()
-			out.Changes = append(out.Changes, change)
-		})
+		vs = append(vs, verdict{p: p, v: v})
 	}
-	wg.Wait()
+	// A block's verdicts are recorded together (recordAll): one read of their receipts, then
+	// concurrent appends that the store's group commit batches.
+	h.recordAll(ctx, vs, func(x verdict, change ReceiptChange, err error) {
+		outMu.Lock()
+		defer outMu.Unlock()
+		if err != nil {
+			firstErr = cmp(firstErr, err)
+			return
+		}
+		h.mu.Lock()
+		h.skip[x.p.ReceiptID+"/"+x.p.AttemptID] = h.now().Add(decidedMemory)
+		if x.v.Paid {
+			h.paid[x.v.TxHash] = paidPayment{p: x.p, at: h.now()}
+		}
+		h.mu.Unlock()
+		out.Changes = append(out.Changes, change)
+	})
 	out.Followed = h.follower.Len()
 	return out, firstErr
 }
 
-// recordConcurrency bounds the verdicts recorded at once: the store commits concurrent appends
-// together, and each holds a database connection (serve's pool has 32) for its read and append.
+// recordConcurrency bounds the verdicts recorded at once through record (a store that cannot read
+// many streams at once): each holds a database connection (serve's pool has 32) for its read.
 const recordConcurrency = 16
 
 // paidPayment is a payment recorded paid, remembered while the chain audits it.
@@ -356,10 +352,20 @@ func cmp(first, next error) error {
 // chainMeta is the metadata of the events the verifier appends.
 var chainMeta = eventstore.Metadata{Actor: "chain", Source: "wallet-verifier"}
 
-// record appends the verdict to the receipt. Errors: wrapped store errors.
+// record appends the verdict to the receipt, loading it alone. Errors: wrapped store errors.
 func (h *VerifyWalletPaymentsHandler) record(ctx context.Context, p PendingWalletPayment, v PaymentVerdict) (ReceiptChange, error) {
+	_, res, err := ChangeReceipt(ctx, h.store, p.ReceiptID, chainMeta, h.decide(p, v))
+	if err != nil {
+		return ReceiptChange{}, fmt.Errorf("wallet payment of %s: recording its verdict: %w", p.ReceiptID, err)
+	}
+	return ReceiptChange{ReceiptID: p.ReceiptID, Result: res}, nil
+}
+
+// decide is the receipt events of verdict v on payment p: PaymentConfirmed (ignored by a receipt
+// already confirmed) or PaymentFailed.
+func (h *VerifyWalletPaymentsHandler) decide(p PendingWalletPayment, v PaymentVerdict) func(receipt.State) ([]receipt.Event, error) {
 	at := h.now().UnixMilli()
-	_, res, err := ChangeReceipt(ctx, h.store, p.ReceiptID, chainMeta, func(st receipt.State) ([]receipt.Event, error) {
+	return func(st receipt.State) ([]receipt.Event, error) {
 		if v.Paid {
 			c := receipt.PaymentConfirmed{AttemptID: p.AttemptID, TransactionHash: p.TransactionHash,
 				BuyerWallet: strings.ToLower(p.BuyerWallet), Token: p.Token, VerifiedBy: "chain",
@@ -376,11 +382,7 @@ func (h *VerifyWalletPaymentsHandler) record(ctx context.Context, p PendingWalle
 		code, _ := failure.Lookup(v.FailureCode)
 		return receipt.Fail(st, receipt.PaymentFailed{AttemptID: p.AttemptID, Code: v.FailureCode, Category: code.Category,
 			Reason: code.Description, Action: code.Action, At: at})
-	})
-	if err != nil {
-		return ReceiptChange{}, fmt.Errorf("wallet payment of %s: recording its verdict: %w", p.ReceiptID, err)
 	}
-	return ReceiptChange{ReceiptID: p.ReceiptID, Result: res}, nil
 }
 
 // expectation is what p's transaction must show: the token, the merchant's split as recipient

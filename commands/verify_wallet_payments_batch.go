@@ -1,0 +1,157 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+)
+
+// StreamsReader is the optional store capability of reading many streams in one round trip
+// (eventstore/postgres.Store.ReadStreams): every event of each stream, in version order, by stream
+// id. A store without it is read one stream at a time.
+type StreamsReader interface {
+	ReadStreams(ctx context.Context, streams []string) (map[string][]eventstore.RecordedEvent, error)
+}
+
+// streamsReaderOf is store's StreamsReader: store itself, or the store a wrapper embeds (a
+// wrapper that only observes appends, as tests' timing stores do). Reads only inform the
+// decisions: every append still goes through store with the version read as its expectation, so
+// a read that missed a change costs a conflict and a per-receipt retry, never a wrong event.
+func streamsReaderOf(store Store) (StreamsReader, bool) {
+	for range 4 {
+		if r, ok := store.(StreamsReader); ok {
+			return r, true
+		}
+		v := reflect.ValueOf(store)
+		if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+			return nil, false
+		}
+		var inner Store
+		t := v.Elem().Type()
+		for i := range t.NumField() {
+			if f := t.Field(i); f.Anonymous && f.IsExported() {
+				if s, ok := v.Elem().Field(i).Interface().(Store); ok && s != nil {
+					inner = s
+					break
+				}
+			}
+		}
+		if inner == nil {
+			return nil, false
+		}
+		store = inner
+	}
+	return nil, false
+}
+
+// A block's verdicts are loaded batchRead receipts per query and appended up to batchAppends at
+// once: an append waiting on the store's group commit holds no database connection, so hundreds
+// in flight make flushes of hundreds of rows.
+const (
+	batchRead    = 1000
+	batchAppends = 256
+)
+
+// verdict is a payment and the chain's verdict on it.
+type verdict struct {
+	p PendingWalletPayment
+	v PaymentVerdict
+}
+
+// recordAll records verdicts and calls done for each, possibly concurrently. With a StreamsReader
+// the receipts are read batchRead per query, each verdict decided on the state read and appended
+// with that version as expectation; a conflict (another writer in between), or a state that does
+// not fold or decide, is recorded again through the per-receipt path (record), which reloads.
+// Without one, each verdict is recorded through record, recordConcurrency at a time.
+func (h *VerifyWalletPaymentsHandler) recordAll(ctx context.Context, vs []verdict, done func(verdict, ReceiptChange, error)) {
+	var wg sync.WaitGroup
+	reader, ok := streamsReaderOf(h.store)
+	if !ok {
+		sem := make(chan struct{}, recordConcurrency)
+		for _, x := range vs {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				change, err := h.record(ctx, x.p, x.v)
+				done(x, change, err)
+			})
+		}
+		wg.Wait()
+		return
+	}
+	sem := make(chan struct{}, batchAppends)
+	slow := func(x verdict) {
+		change, err := h.record(ctx, x.p, x.v)
+		done(x, change, err)
+	}
+	for len(vs) > 0 {
+		chunk := vs[:min(batchRead, len(vs))]
+		vs = vs[len(chunk):]
+		ids := make([]string, len(chunk))
+		for i, x := range chunk {
+			ids[i] = ReceiptStream(x.p.ReceiptID)
+		}
+		read, err := reader.ReadStreams(ctx, ids)
+		for i, x := range chunk {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				if err != nil {
+					slow(x)
+					return
+				}
+				change, ok, err := h.recordRead(ctx, x, ids[i], read[ids[i]])
+				if !ok {
+					slow(x)
+					return
+				}
+				done(x, change, err)
+			})
+		}
+	}
+	wg.Wait()
+}
+
+// recordRead records x on the receipt whose events were read as evs. ok is false when x must go
+// through record instead (the events do not fold, the decision fails, or the receipt changed
+// since the read).
+func (h *VerifyWalletPaymentsHandler) recordRead(ctx context.Context, x verdict, stream string, evs []eventstore.RecordedEvent) (ReceiptChange, bool, error) {
+	var st receipt.State
+	var version uint64
+	for _, e := range evs {
+		var err error
+		if st, err = receiptAggregate.Apply(st, e); err != nil {
+			return ReceiptChange{}, false, nil
+		}
+		version = e.Version
+	}
+	if !st.Exists {
+		return ReceiptChange{}, false, nil
+	}
+	decided, err := h.decide(x.p, x.v)(st)
+	if err != nil {
+		return ReceiptChange{}, false, nil
+	}
+	if len(decided) == 0 {
+		return ReceiptChange{ReceiptID: x.p.ReceiptID, Result: eventstore.AppendResult{Version: version}}, true, nil
+	}
+	events := make([]eventstore.EventData, len(decided))
+	for i, e := range decided {
+		if events[i], err = NewEvent(newEventID(), receipt.TypeOf(e), e, chainMeta); err != nil {
+			return ReceiptChange{}, false, nil
+		}
+	}
+	res, err := h.store.Append(ctx, stream, eventstore.Exact(version), events...)
+	if errors.Is(err, eventstore.ErrWrongExpectedVersion) {
+		return ReceiptChange{}, false, nil
+	}
+	if err != nil {
+		return ReceiptChange{}, true, fmt.Errorf("wallet payment of %s: recording its verdict: %w", x.p.ReceiptID, err)
+	}
+	return ReceiptChange{ReceiptID: x.p.ReceiptID, Result: res}, true, nil
+}
