@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"sync"
 
 	"github.com/payledger/payledger/domain/receipt"
@@ -16,37 +15,6 @@ import (
 // id. A store without it is read one stream at a time.
 type StreamsReader interface {
 	ReadStreams(ctx context.Context, streams []string) (map[string][]eventstore.RecordedEvent, error)
-}
-
-// streamsReaderOf is store's StreamsReader: store itself, or the store a wrapper embeds (a
-// wrapper that only observes appends, as tests' timing stores do). Reads only inform the
-// decisions: every append still goes through store with the version read as its expectation, so
-// a read that missed a change costs a conflict and a per-receipt retry, never a wrong event.
-func streamsReaderOf(store Store) (StreamsReader, bool) {
-	for range 4 {
-		if r, ok := store.(StreamsReader); ok {
-			return r, true
-		}
-		v := reflect.ValueOf(store)
-		if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-			return nil, false
-		}
-		var inner Store
-		t := v.Elem().Type()
-		for i := range t.NumField() {
-			if f := t.Field(i); f.Anonymous && f.IsExported() {
-				if s, ok := v.Elem().Field(i).Interface().(Store); ok && s != nil {
-					inner = s
-					break
-				}
-			}
-		}
-		if inner == nil {
-			return nil, false
-		}
-		store = inner
-	}
-	return nil, false
 }
 
 // A block's verdicts are loaded batchRead receipts per query and appended up to batchAppends at
@@ -70,7 +38,7 @@ type verdict struct {
 // Without one, each verdict is recorded through record, recordConcurrency at a time.
 func (h *VerifyWalletPaymentsHandler) recordAll(ctx context.Context, vs []verdict, done func(verdict, ReceiptChange, error)) {
 	var wg sync.WaitGroup
-	reader, ok := streamsReaderOf(h.store)
+	reader, ok := h.store.(StreamsReader)
 	if !ok {
 		sem := make(chan struct{}, recordConcurrency)
 		for _, x := range vs {

@@ -61,6 +61,11 @@ func (s *timedStore) Append(ctx context.Context, stream string, exp eventstore.E
 	return res, err
 }
 
+// ReadStreams forwards the store's many-stream read, so the verifier reads as it does in serve.
+func (s *timedStore) ReadStreams(ctx context.Context, streams []string) (map[string][]eventstore.RecordedEvent, error) {
+	return s.Store.(commands.StreamsReader).ReadStreams(ctx, streams)
+}
+
 func (s *timedStore) arm() {
 	s.mu.Lock()
 	s.start, s.first = time.Now(), map[string]time.Duration{}
