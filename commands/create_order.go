@@ -56,6 +56,9 @@ type MerchantPricing struct {
 	AddOn     money.Rate // the merchant's add-on
 	BrandName string
 	BrandKey  string
+	// DefaultToken is the site's default payment token, recorded on the receipt: the payload's
+	// token until a payment or a quote names one.
+	DefaultToken string
 }
 
 // PricingSource reads a merchant's pricing.
@@ -119,7 +122,7 @@ func (h *CreateOrderHandler) Handle(ctx context.Context, cmd CreateOrder) (Issue
 	g := cmd.Details
 	g.Merchant, g.Source, g.Currency = cmd.Merchant, "order", currency
 	g.JurisdictionCode, g.TaxRate, g.TaxComponents = jurisdiction, rate.String(), components
-	g.BrandName, g.BrandKey = mp.BrandName, mp.BrandKey
+	g.BrandName, g.BrandKey, g.DefaultToken = mp.BrandName, mp.BrandKey, mp.DefaultToken
 	pr := receipt.Price(receipt.PriceInput{Items: items, TaxRate: rate, PlatformRate: mp.Platform, MerchantAddOn: mp.AddOn})
 	g.LineItems, g.Subtotal, g.Tax, g.Fee, g.PlatformFee, g.MerchantFee, g.Total = pr.LineItems, pr.Subtotal, pr.Tax, pr.Fee, pr.PlatformFee, pr.MerchantFee, pr.Total
 	g.FeeRate = pr.FeeRate.String()

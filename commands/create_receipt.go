@@ -90,6 +90,6 @@ func (h *CreateReceiptHandler) Handle(ctx context.Context, cmd CreateReceipt) (I
 	if err != nil {
 		return Issued{}, err
 	}
-	g.BrandName, g.BrandKey = mp.BrandName, mp.BrandKey
+	g.BrandName, g.BrandKey, g.DefaultToken = mp.BrandName, mp.BrandKey, mp.DefaultToken
 	return h.issuer.Issue(ctx, g, cmd.Issue)
 }

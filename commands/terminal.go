@@ -77,7 +77,7 @@ func (h *TerminalHandler) Display(ctx context.Context, cmd TerminalDisplay) (Ter
 	}
 	now := h.now()
 	g := receipt.Generated{ReceiptID: NewReceiptID(now), Merchant: cmd.Merchant, Source: "terminal", Currency: "USD", TaxRate: "0",
-		TaxComponents: []string{}, BrandName: mp.BrandName, BrandKey: mp.BrandKey,
+		TaxComponents: []string{}, BrandName: mp.BrandName, BrandKey: mp.BrandKey, DefaultToken: mp.DefaultToken,
 		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: label, Amount: amount}}, Subtotal: amount, Total: amount}
 	st, res, err := GenerateReceipt(ctx, h.store, now, cmd.Meta, g)
 	if err != nil {

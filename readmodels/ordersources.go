@@ -184,6 +184,7 @@ func (p *OrderPricing) read(ctx context.Context, wallet string) (commands.Mercha
 	if err != nil {
 		return mp, err
 	}
+	mp.DefaultToken = site.DefaultPaymentToken
 	if site.ProcessingFeePct != nil {
 		if r, err := money.ParseRate(site.ProcessingFeePct.String()); err == nil {
 			mp.Platform = money.Percent(r)

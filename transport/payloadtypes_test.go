@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/payledger/payledger/domain/money"
@@ -15,6 +16,9 @@ func TestPayloadTypes(t *testing.T) {
 		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 2813}}}
 	created := receipt.Evolve(receipt.State{}, gen)
 	quoted := receipt.Evolve(created, receipt.TokenQuoted{Token: "ETH", At: 2})
+	withDefault := gen
+	withDefault.DefaultToken = "USDT"
+	siteDefault := receipt.Evolve(receipt.State{}, withDefault)
 	for _, c := range []struct {
 		name          string
 		st            receipt.State
@@ -22,6 +26,8 @@ func TestPayloadTypes(t *testing.T) {
 	}{
 		{"first status", created, "generated", "USDC"},
 		{"quoted", quoted, "generated", "ETH"},
+		{"the site's default token, recorded at creation", siteDefault, "generated", "USDT"},
+		{"a quote wins over the site's default", receipt.Evolve(siteDefault, receipt.TokenQuoted{Token: "ETH", At: 2}), "generated", "ETH"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for view, p := range map[string]map[string]any{"webhook": WebhookFields(c.st), "status read": statusView(c.st, "")} {
@@ -51,5 +57,20 @@ func TestStatusReadPayloadTypes(t *testing.T) {
 	st := e.status(m, id)
 	if st["previousStatus"] != "generated" || st["token"] != "USDC" || st["customerTotalUsd"] != 12.5 || st["processorSourceAmountUsd"] != nil {
 		t.Fatalf("status read %v", st)
+	}
+}
+
+// The site's default payment token is the payload's token of a receipt created after it was set
+// (recorded on the receipt, so the status read and webhooks stay a function of its events).
+func TestStatusReadTokenIsTheSiteDefault(t *testing.T) {
+	e := newEnv(t, nil)
+	ac, acsrf := e.login(e.admin)
+	if rec := e.adminCall(ac, acsrf, http.MethodPost, "/api/site/config", `{"defaultPaymentToken":"USDT"}`); rec.Code != 200 {
+		t.Fatalf("site config: %d %s", rec.Code, rec.Body)
+	}
+	m := e.merchant(true)
+	id := e.receiptFor(m, "12.50")
+	if st := e.status(m, id); st["token"] != "USDT" {
+		t.Fatalf("token %v, want the site's default USDT", st["token"])
 	}
 }

@@ -227,7 +227,8 @@ func previousStatus(st receipt.State) string {
 // statusView is the status read: the webhook payload's fields without event and idempotencyKey,
 // plus webhookDelivery. Failure fields and provider references are null unless the status is
 // failed; missing provider details stay null. previousStatus and token are always strings (token:
-// the paid or attempted token, else the latest quoted one, else USDC); customerTotalUsd is the
+// the paid or attempted token, else the latest quoted one, else the site's default payment token
+// recorded on the receipt at creation, else USDC); customerTotalUsd is the
 // total, which already includes the processing fee (receipt.Price); processorSourceAmountUsd is
 // null until the processor reports it.
 func statusView(st receipt.State, outboxState string) map[string]any {
@@ -245,7 +246,7 @@ func statusView(st receipt.State, outboxState string) map[string]any {
 		"providerErrorCode": nil, "providerRequestId": nil, "transactionHash": nil, "buyerWallet": nil,
 		"merchantWallet": g.Merchant, "totalUsd": g.Total.Float(), "customerTotalUsd": g.Total.Float(), "processorSourceAmountUsd": nil,
 		"processorSessionId": nil, "isProcessorSessionUnique": false, "transactionId": nullable(g.TransactionID),
-		"metadata": nullMap(g.Metadata), "token": first(st.QuotedToken, DefaultPayloadToken), "brandKey": first(g.BrandKey, DefaultBrandKey), "timestamp": st.UpdatedAt,
+		"metadata": nullMap(g.Metadata), "token": first(st.QuotedToken, g.DefaultToken, DefaultPayloadToken), "brandKey": first(g.BrandKey, DefaultBrandKey), "timestamp": st.UpdatedAt,
 		"webhookDelivery": delivery,
 	}
 	if a, ok := st.Current(); ok {

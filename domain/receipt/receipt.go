@@ -109,7 +109,8 @@ type Generated struct {
 	TaxComponents     []string          `json:"taxComponents"`
 	FeeRate           string            `json:"feeRate"` // exact decimal
 	BrandName         string            `json:"brandName"`
-	BrandKey          string            `json:"brandKey,omitempty"` // partner brand of the merchant at creation
+	BrandKey          string            `json:"brandKey,omitempty"`     // partner brand of the merchant at creation
+	DefaultToken      string            `json:"defaultToken,omitempty"` // the site's default payment token at creation
 	TransactionID     string            `json:"transactionId,omitempty"`
 	Metadata          map[string]string `json:"metadata,omitempty"`
 	Buyer             Buyer             `json:"buyer"`
