@@ -279,9 +279,16 @@ func TestChargeSubscriptionMovesThePrice(t *testing.T) {
 	if custMid.Cmp(e.balance(customer.Address.Hex())) != 0 || e.count(`SELECT count(*) FROM operator_transactions WHERE kind = 'spend'`) != 1 {
 		t.Fatal("the second charge moved funds")
 	}
-	totals, err := readmodels.NewSubscriptions(e.pool).ChargeTotals(e.ctx, e.merchant, time.Unix(0, 0), time.Now().Add(time.Minute))
-	if err != nil || totals != (readmodels.ChargeTotals{Charges: 1, VolumeCents: 999, PlatformCents: 5}) {
-		t.Fatalf("billing: %+v %v", totals, err)
+	// The billing record is the subscriptions projection's, which follows the log.
+	want := readmodels.ChargeTotals{Charges: 1, VolumeCents: 999, PlatformCents: 5}
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		totals, err := readmodels.NewSubscriptions(e.pool).ChargeTotals(e.ctx, e.merchant, time.Unix(0, 0), time.Now().Add(time.Minute))
+		if err == nil && totals == want {
+			break
+		}
+		if err != nil || time.Since(start) > 10*time.Second {
+			t.Fatalf("billing: %+v %v", totals, err)
+		}
 	}
 }
 
@@ -548,5 +555,17 @@ func TestChargeSubscriptionsTickerLeaderOnly(t *testing.T) {
 	}
 	if st := e.state(id); st.Charges != 1 {
 		t.Fatalf("charged %d times", st.Charges)
+	}
+}
+
+// The billing record's platform fee (the subscriptions projection) is charging's: 0.5%, half-up.
+func TestChargeSubscriptionFeeMatchesBilling(t *testing.T) {
+	if projections.SubscriptionFeeBps != commands.PlatformFeeBps {
+		t.Fatalf("billing fee %d bps, charging %d bps", projections.SubscriptionFeeBps, commands.PlatformFeeBps)
+	}
+	for cents, fee := range map[money.Cents]money.Cents{999: 5, 100: 1, 99: 0, 50_000_000: 250_000, 300: 2} {
+		if got := projections.SubscriptionFeeCents(cents); got != fee {
+			t.Fatalf("fee of %d cents: %d, want %d", cents, got, fee)
+		}
 	}
 }

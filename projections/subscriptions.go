@@ -5,17 +5,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/eventstore"
 )
 
 // Subscriptions keeps the subscriptions read model: each subscription stream folded with the
 // aggregate's own Evolve, so the row is what a replay of the stream gives. An event at or below
-// the row's version was applied already and is skipped.
+// the row's version was applied already and is skipped. Each SubscriptionCharged is also the
+// billing record of that charge (subscription_billing, migration 021): the amount, the plan
+// price in USD cents of the subscription's snapshot and the platform fee on it.
 type Subscriptions struct{}
 
 var _ Selective = Subscriptions{}
@@ -25,7 +30,7 @@ func (Subscriptions) Name() string { return "subscriptions" }
 
 // Reset implements Projector.
 func (Subscriptions) Reset(ctx context.Context, tx pgx.Tx) error {
-	if _, err := tx.Exec(ctx, `DELETE FROM subscriptions`); err != nil {
+	if _, err := tx.Exec(ctx, `DELETE FROM subscription_billing; DELETE FROM subscriptions`); err != nil {
 		return fmt.Errorf("subscriptions projector: reset: %w", err)
 	}
 	return nil
@@ -81,6 +86,11 @@ func applySubscription(ctx context.Context, tx pgx.Tx, e eventstore.RecordedEven
 	} else {
 		s = subscription.Evolve(s, ev)
 		s.Version = e.Version
+		if c, ok := ev.(subscription.Charged); ok && s.Exists {
+			if err := billCharge(ctx, tx, id, s, c, e.Version); err != nil {
+				return err
+			}
+		}
 	}
 	if !s.Exists {
 		return nil
@@ -95,4 +105,35 @@ func applySubscription(ctx context.Context, tx pgx.Tx, e eventstore.RecordedEven
 		ON CONFLICT (subscription_id) DO UPDATE SET status = $5, next_charge_at = $6, version = $8, state = $9`,
 		id, s.PlanID, s.Merchant, s.Customer, string(s.Status), s.NextChargeAt, s.CreatedAt, int64(s.Version), b)
 	return err
+}
+
+// SubscriptionFeeBps is the platform fee on a subscription charge (commands.PlatformFeeBps: the
+// spec's 0.5%), paid by the split's platform share.
+const SubscriptionFeeBps = 50
+
+// SubscriptionFeeCents is the platform fee on a charge of priceCents: SubscriptionFeeBps of it,
+// half-up to the cent.
+func SubscriptionFeeCents(priceCents money.Cents) money.Cents {
+	return money.RoundHalfUp(big.NewRat(int64(priceCents)*SubscriptionFeeBps, 10_000))
+}
+
+// billCharge writes the billing record of the charge c of subscription id (s: the state with c
+// applied). A period has one record (the aggregate never charges it twice).
+func billCharge(ctx context.Context, tx pgx.Tx, id string, s subscription.State, c subscription.Charged, version uint64) error {
+	hashes := c.TransactionHashes
+	if hashes == nil {
+		hashes = []string{}
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO subscription_billing (subscription_id, period_index, plan_id, merchant, customer,
+			amount_units, amount_cents, platform_fee_cents, transaction_hashes, charged_at, version)
+		VALUES ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9, $10, $11)
+		ON CONFLICT (subscription_id, period_index) DO UPDATE SET amount_units = EXCLUDED.amount_units,
+			amount_cents = EXCLUDED.amount_cents, platform_fee_cents = EXCLUDED.platform_fee_cents,
+			transaction_hashes = EXCLUDED.transaction_hashes, charged_at = EXCLUDED.charged_at, version = EXCLUDED.version`,
+		id, c.PeriodIndex, s.PlanID, s.Merchant, s.Customer, c.AmountUnits, int64(s.Plan.PriceUSD),
+		int64(SubscriptionFeeCents(s.Plan.PriceUSD)), hashes, time.UnixMilli(c.ChargedAt).UTC(), int64(version))
+	if err != nil {
+		return fmt.Errorf("billing record: %w", err)
+	}
+	return nil
 }

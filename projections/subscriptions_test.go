@@ -47,8 +47,30 @@ func subscriptionRows(t *testing.T, pool *pgxpool.Pool) map[string]string {
 	return out
 }
 
+// billingRows is subscription_billing, one text per subscription.
+func billingRows(t *testing.T, pool *pgxpool.Pool) map[string]string {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `SELECT subscription_id, period_index || ' ' || plan_id || ' ' || merchant || ' ' || customer || ' ' ||
+		amount_units || ' ' || amount_cents || ' ' || platform_fee_cents || ' ' || transaction_hashes::text || ' ' ||
+		to_char(charged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') || '+00 ' || version FROM subscription_billing`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var id, row string
+		if err := rows.Scan(&id, &row); err != nil {
+			t.Fatal(err)
+		}
+		out[id] = row
+	}
+	return out
+}
+
 // TestSubscriptionsProjection: the row is the stream folded by the aggregate (charge, failures,
-// past_due, cancel), and a rebuild gives the same rows.
+// past_due, cancel), each charge is a billing record (the plan price, 0.5% fee half-up), and a
+// rebuild gives the same rows and records.
 func TestSubscriptionsProjection(t *testing.T) {
 	pool, s := setup(t)
 	ctx := context.Background()
@@ -81,6 +103,11 @@ func TestSubscriptionsProjection(t *testing.T) {
 		t.Fatalf("sub_a %s next %d, sub_b %s", aStatus, aNext, bStatus)
 	}
 	live := subscriptionRows(t, pool)
+	bills := billingRows(t, pool)
+	want := "0 plan_1 " + merchant + " " + customer + " 9990000 999 5 {0x" + strings.Repeat("1", 64) + "} 1970-01-01 00:00:02+00 2"
+	if len(bills) != 1 || bills["sub_a"] != want {
+		t.Fatalf("billing records %v, want sub_a: %s", bills, want)
+	}
 	stop()
 	if err := projections.Rebuild(ctx, pool, projections.Subscriptions{}); err != nil {
 		t.Fatal(err)
@@ -90,5 +117,8 @@ func TestSubscriptionsProjection(t *testing.T) {
 	rebuilt := subscriptionRows(t, pool)
 	if len(rebuilt) != 2 || rebuilt["sub_a"] != live["sub_a"] || rebuilt["sub_b"] != live["sub_b"] {
 		t.Fatalf("rebuilt %v\nlive %v", rebuilt, live)
+	}
+	if rb := billingRows(t, pool); len(rb) != 1 || rb["sub_a"] != bills["sub_a"] {
+		t.Fatalf("rebuilt billing records %v, live %v", rb, bills)
 	}
 }

@@ -15,8 +15,9 @@ import (
 	"github.com/payledger/payledger/domain/money"
 )
 
-// SubscriptionCharges is the charge claims and billing records of subscriptions (migration 017)
-// next to the operator's transaction ledger.
+// SubscriptionCharges is the charge claims of subscriptions (migration 017: the operational
+// claim, intent and outcome of each period) next to the operator's transaction ledger. The
+// billing records are the subscriptions projection's (subscription_billing, migration 021).
 type SubscriptionCharges struct{ pool *pgxpool.Pool }
 
 var (
@@ -243,11 +244,12 @@ type ChargeTotals struct {
 	PlatformCents int64
 }
 
-// ChargeTotals sums wallet's charged subscription periods with charged_at in [from, to).
+// ChargeTotals sums wallet's billing records (projections.Subscriptions: one per
+// SubscriptionCharged, migration 021) with charged_at in [from, to).
 func (s *Subscriptions) ChargeTotals(ctx context.Context, wallet string, from, to time.Time) (ChargeTotals, error) {
 	var t ChargeTotals
 	err := s.pool.QueryRow(ctx, `SELECT count(*), coalesce(sum(amount_cents), 0), coalesce(sum(platform_fee_cents), 0)
-		FROM subscription_charges WHERE merchant = lower($1) AND status = 'charged' AND charged_at >= $2 AND charged_at < $3`,
+		FROM subscription_billing WHERE merchant = lower($1) AND charged_at >= $2 AND charged_at < $3`,
 		wallet, from, to).Scan(&t.Charges, &t.VolumeCents, &t.PlatformCents)
 	if err != nil {
 		return t, fmt.Errorf("subscription charge totals: %w", err)

@@ -209,7 +209,7 @@ func (s *Server) billing(c echo.Context) error {
 		"wallet": p.Wallet, "periodStart": from.UnixMilli(), "asOf": now.UnixMilli(),
 		"period":  map[string]any{"byCurrency": view(period), "ordersCreated": ordersPeriod, "apiCalls": callsPeriod, "subscriptions": subsPeriod},
 		"allTime": map[string]any{"byCurrency": view(all), "ordersCreated": ordersAll, "apiCalls": callsAll, "subscriptions": subsAll},
-		"note":    "computed from the receipts projection and the subscription charge records (USD); API calls are flushed every few seconds",
+		"note":    "computed from the receipts projection and the subscriptions projection's billing records (USD); API calls are flushed every few seconds",
 	})
 }
 
@@ -297,8 +297,9 @@ func (s *Server) splitTransactions(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// subscriptionBilling is the merchant's subscription charges (one billing record per charge, in
-// USD) this month and all time: how many, their volume and the 0.5% platform fee of each.
+// subscriptionBilling is the merchant's subscription charges (one billing record per
+// SubscriptionCharged, written by the subscriptions projection, in USD) this month and all time:
+// how many, their volume and the 0.5% platform fee of each.
 func (s *Server) subscriptionBilling(ctx context.Context, wallet string, from, now time.Time) (period, all map[string]any, err error) {
 	view := func(t readmodels.ChargeTotals) map[string]any {
 		return map[string]any{"currency": "USD", "charges": t.Charges, "volume": money.Cents(t.VolumeCents).Float(),

@@ -216,13 +216,15 @@ func TestCronChargeSubscriptions(t *testing.T) {
 	}
 	// The charge is a billing record: one charge of 9.99 USD, 0.05 platform fee (0.5%, half-up).
 	e.clk.Advance(time.Since(e.clk.Now()) + time.Second) // the test clock was set when the env was made
-	bal := decode(t, e.dev(m, http.MethodGet, "/api/billing/balance", ""))
+	bal := subscriptionBillingOf(t, e, m, 1)
 	for _, k := range []string{"period", "allTime"} {
-		subs := bal[k].(map[string]any)["subscriptions"].(map[string]any)
+		subs := bal[k].(map[string]any)
 		if subs["charges"] != 1.0 || subs["volume"] != 9.99 || subs["platformFees"] != 0.05 || subs["currency"] != "USD" {
 			t.Fatalf("billing %s: %v", k, subs)
 		}
 	}
+	// The billing records are a projection of SubscriptionCharged: rebuilt, the same figures.
+	rebuildSubscriptionsAndCompare(t, e, m, bal)
 	// Charged this period: the charge route refuses, nothing is sent.
 	rec = e.do(req{method: http.MethodPost, path: "/api/subscriptions/charge", body: `{"subscriptionId":"` + ok + `"}`, header: cron})
 	if rec.Code != http.StatusConflict {
