@@ -171,7 +171,7 @@ func (s *Users) Follows(ctx context.Context, follower, followee string) (bool, e
 //
 // The statement's text depends only on which filters are present and on Limit and Scan, which
 // are written into it as numbers (clamped by the caller): the pool's cached prepared statement
-// then gets PostgreSQL's generic plan (the index scan of users_xp, no sort) and is not planned
+// then gets PostgreSQL's generic plan (the index scan of users_xp_search, no sort) and is not planned
 // again per request, which a LIMIT given as a parameter prevented (its generic plan assumed a
 // large limit). Without a filter that needs the row, the page is the first Limit rows of the
 // index scan and total an index-only count over the scanned entries, so only Limit rows are read
@@ -202,42 +202,64 @@ func (s *Users) Search(ctx context.Context, q UserQuery) ([]User, int, error) {
 }
 
 // searchSQL is the search statement and its arguments (see Search).
+//
+// With q or live, the cheap filters (q, XP bounds, live) are evaluated on an index-only scan of
+// users_xp_search (migration 022: the order plus the lower-case display name and the presence
+// columns), and only the scanned rows that pass them are read from the table, by wallet: for the
+// array filters (all of them, total included) or, without array filters, for the page alone.
+// Without q and live every scanned row may pass, so the array filters read the scanned rows from
+// the table in the index order, and without any filter that needs the row the page is the first
+// Limit rows of the index scan and total an index-only count.
 func searchSQL(q UserQuery) (string, []any) {
-	var where []string
+	var cheap, arrays []string
 	var args []any
 	arg := func(v any) string { args = append(args, v); return "$" + strconv.Itoa(len(args)) }
-	rowOnly := false // a filter reads columns that only the table has
+	pattern := ""
 	if q.Q != "" {
-		// Wallets are stored lower-case (CHECK), so only the display name needs lower().
-		p := arg("%" + likeEscape(strings.ToLower(q.Q)) + "%")
-		where = append(where, "(wallet LIKE "+p+" OR lower(display_name) LIKE "+p+")")
-		rowOnly = true
+		// Wallets are stored lower-case (CHECK); display_name_lower is lower(display_name).
+		pattern = arg("%" + likeEscape(strings.ToLower(q.Q)) + "%")
+		cheap = append(cheap, "(wallet LIKE "+pattern+" OR display_name_lower LIKE "+pattern+")")
 	}
 	for _, f := range []struct {
 		col  string
 		vals []string
 	}{{"domains", q.Domains}, {"platforms", q.Platforms}, {"languages", q.Languages}} {
 		if len(f.vals) > 0 {
-			where = append(where, f.col+" @> "+arg(f.vals)+"::text[]")
-			rowOnly = true
+			arrays = append(arrays, f.col+" @> "+arg(f.vals)+"::text[]")
 		}
 	}
 	if q.MinXP != nil {
-		where = append(where, "xp >= "+arg(*q.MinXP))
+		cheap = append(cheap, "xp >= "+arg(*q.MinXP))
 	}
 	if q.MaxXP != nil {
-		where = append(where, "xp <= "+arg(*q.MaxXP))
+		cheap = append(cheap, "xp <= "+arg(*q.MaxXP))
 	}
 	if q.Live {
-		where = append(where, "live AND space_public AND last_heartbeat >= "+arg(q.Now.Add(-LiveWindow)))
-		rowOnly = true
+		cheap = append(cheap, "live AND space_public AND last_heartbeat >= "+arg(q.Now.Add(-LiveWindow)))
 	}
-	filter := ""
-	if len(where) > 0 {
-		filter = " WHERE " + strings.Join(where, " AND ")
+	where := func(conds []string) string {
+		if len(conds) == 0 {
+			return ""
+		}
+		return " WHERE " + strings.Join(conds, " AND ")
 	}
 	scan, limit := strconv.Itoa(q.Scan), strconv.Itoa(q.Limit)
-	if !rowOnly {
+	if q.Q != "" || q.Live {
+		head := `WITH scanned AS (SELECT xp, wallet, display_name_lower, live, space_public, last_heartbeat
+				FROM users ORDER BY xp DESC, wallet LIMIT ` + scan + `),
+			cand AS (SELECT xp, wallet FROM scanned` + where(cheap) + `)`
+		if len(arrays) == 0 {
+			return head + `
+			SELECT ` + userColumns + `, (SELECT count(*) FROM cand)
+			FROM (SELECT wallet FROM cand ORDER BY xp DESC, wallet LIMIT ` + limit + `) p JOIN users u USING (wallet)
+			ORDER BY u.xp DESC, u.wallet`, args
+		}
+		return head + `,
+			passed AS (SELECT u.* FROM cand JOIN users u USING (wallet)` + where(arrays) + `)
+			SELECT ` + userColumns + `, count(*) OVER () FROM passed ORDER BY xp DESC, wallet LIMIT ` + limit, args
+	}
+	filter := where(append(cheap, arrays...))
+	if len(arrays) == 0 {
 		// XP bounds at most: the count reads (xp, wallet) from the index alone.
 		return `SELECT ` + userColumns + `, (SELECT count(*) FROM (SELECT xp FROM users ORDER BY xp DESC, wallet LIMIT ` + scan + `) c` + filter + `)
 			FROM (SELECT * FROM users ORDER BY xp DESC, wallet LIMIT ` + scan + `) s` + filter + `
