@@ -229,7 +229,11 @@ func (r *Runner) lead(ctx context.Context) error {
 	fs, filters := r.src.(FilteredSource)
 	if _, pipelined := r.proj.(PipelinedProjector); filtered && filters && !pipelined {
 		prefixes, types := fp.Filter()
+		var applying sync.Mutex // the subscription's batches and the idle flush take turns
+		go r.flushIdleSkips(subCtx, &applying)
 		err = fs.SubscribeFiltered(subCtx, from, prefixes, types, func(ctx context.Context, batch []eventstore.RecordedEvent, upTo eventstore.Position) error {
+			applying.Lock()
+			defer applying.Unlock()
 			return r.applyTo(ctx, batch, upTo, nil)
 		})
 	} else if pipelined && readsAhead {
@@ -243,6 +247,33 @@ func (r *Runner) lead(ctx context.Context) error {
 		return errCheckpointMoved
 	}
 	return err
+}
+
+// flushIdleSkips writes the checkpoint of a filtered projector that skipped events and then went
+// quiet: the skips only write it at most once per skipFlush, when a later read comes, so without
+// this the stored checkpoint would trail until the next matching append (a restart would read
+// the skipped events again, which is harmless but slow on a long quiet stretch).
+func (r *Runner) flushIdleSkips(ctx context.Context, applying *sync.Mutex) {
+	t := time.NewTicker(skipFlush)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		applying.Lock()
+		r.mu.Lock()
+		pending := r.skipped
+		r.mu.Unlock()
+		if pending && time.Since(r.lastWrite) >= skipFlush {
+			pos := r.Position()
+			if err := r.applyFrom(ctx, pos, nil, pos, nil); err != nil && ctx.Err() == nil {
+				r.log.Warn().Err(err).Msg("write the checkpoint past skipped events")
+			}
+		}
+		applying.Unlock()
+	}
 }
 
 // watchReset stops the leader's subscription when the stored checkpoint falls behind what it has

@@ -19,7 +19,7 @@ import (
 // Subscriptions keeps the subscriptions read model: each subscription stream folded with the
 // aggregate's own Evolve, so the row is what a replay of the stream gives. An event at or below
 // the row's version was applied already and is skipped. Each SubscriptionCharged is also the
-// billing record of that charge (subscription_billing, migration 021): the amount, the plan
+// billing record of that charge (subscription_billing, migration 019): the amount, the plan
 // price in USD cents of the subscription's snapshot and the platform fee on it.
 type Subscriptions struct{}
 

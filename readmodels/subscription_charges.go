@@ -17,7 +17,7 @@ import (
 
 // SubscriptionCharges is the charge claims of subscriptions (migration 017: the operational
 // claim, intent and outcome of each period) next to the operator's transaction ledger. The
-// billing records are the subscriptions projection's (subscription_billing, migration 021).
+// billing records are the subscriptions projection's (subscription_billing, migration 019).
 type SubscriptionCharges struct{ pool *pgxpool.Pool }
 
 var (
@@ -245,7 +245,7 @@ type ChargeTotals struct {
 }
 
 // ChargeTotals sums wallet's billing records (projections.Subscriptions: one per
-// SubscriptionCharged, migration 021) with charged_at in [from, to).
+// SubscriptionCharged, migration 019) with charged_at in [from, to).
 func (s *Subscriptions) ChargeTotals(ctx context.Context, wallet string, from, to time.Time) (ChargeTotals, error) {
 	var t ChargeTotals
 	err := s.pool.QueryRow(ctx, `SELECT count(*), coalesce(sum(amount_cents), 0), coalesce(sum(platform_fee_cents), 0)

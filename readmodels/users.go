@@ -204,7 +204,7 @@ func (s *Users) Search(ctx context.Context, q UserQuery) ([]User, int, error) {
 // searchSQL is the search statement and its arguments (see Search).
 //
 // With q or live, the cheap filters (q, XP bounds, live) are evaluated on an index-only scan of
-// users_xp_search (migration 022: the order plus the lower-case display name and the presence
+// users_xp_search (migration 020: the order plus the lower-case display name and the presence
 // columns), and only the scanned rows that pass them are read from the table, by wallet: for the
 // array filters (all of them, total included) or, without array filters, for the page alone.
 // Without q and live every scanned row may pass, so the array filters read the scanned rows from
