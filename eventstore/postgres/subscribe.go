@@ -96,35 +96,45 @@ func (s *Store) subscribe(ctx context.Context, from eventstore.Position, floor f
 			backoff = 0
 			continue
 		}
-		// After a wake-up that found nothing, an older transaction is still open and hides newer
-		// events; look again soon rather than at the next poll.
-		wait := s.pollInterval
-		if backoff > 0 {
-			wait = min(backoff, s.pollInterval)
+		var appended bool
+		if appended, backoff, err = s.idleWait(ctx, wake, notified, backoff); err != nil {
+			return err
 		}
-		timer := time.NewTimer(wait)
-		woken := true
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return ctx.Err()
-		case <-wake:
-			skip = floor != nil
-		case <-notified:
-		case <-timer.C:
-			woken = false
-		}
-		timer.Stop()
-		switch {
-		case woken:
-			backoff = time.Millisecond
-		case backoff > 0:
-			backoff *= 2
-			if backoff > s.pollInterval {
-				backoff = 0
-			}
+		skip = appended && floor != nil
+	}
+}
+
+// idleWait waits after a read that found nothing, for an append of this process (wake), another
+// process's notification, or the poll interval; appended says whether wake ended it. After a
+// wake-up that found nothing, an older transaction may still be open and hide newer events, so
+// the next wait is short (1 ms, doubling up to the poll interval) rather than a whole poll.
+func (s *Store) idleWait(ctx context.Context, wake, notified <-chan struct{}, backoff time.Duration) (appended bool, next time.Duration, err error) {
+	wait := s.pollInterval
+	if backoff > 0 {
+		wait = min(backoff, s.pollInterval)
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	woken := true
+	select {
+	case <-ctx.Done():
+		return false, 0, ctx.Err()
+	case <-wake:
+		appended = true
+	case <-notified:
+	case <-timer.C:
+		woken = false
+	}
+	switch {
+	case woken:
+		backoff = time.Millisecond
+	case backoff > 0:
+		backoff *= 2
+		if backoff > s.pollInterval {
+			backoff = 0
 		}
 	}
+	return appended, backoff, nil
 }
 
 // readAllSQL reads the log after ($1, $2), never past a transaction still running (see the
@@ -269,32 +279,8 @@ func (s *Store) SubscribeFiltered(ctx context.Context, from eventstore.Position,
 			}
 			continue
 		}
-		// As in subscribe: after a wake-up that found nothing, an older transaction may hide
-		// newer events; look again soon rather than at the next poll.
-		wait := s.pollInterval
-		if backoff > 0 {
-			wait = min(backoff, s.pollInterval)
-		}
-		timer := time.NewTimer(wait)
-		woken := true
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return ctx.Err()
-		case <-wake:
-		case <-notified:
-		case <-timer.C:
-			woken = false
-		}
-		timer.Stop()
-		switch {
-		case woken:
-			backoff = time.Millisecond
-		case backoff > 0:
-			backoff *= 2
-			if backoff > s.pollInterval {
-				backoff = 0
-			}
+		if _, backoff, err = s.idleWait(ctx, wake, notified, backoff); err != nil {
+			return err
 		}
 	}
 }
