@@ -139,28 +139,76 @@ func (o *OperatorSender) Send(ctx context.Context, tx OperatorTx, covers []strin
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	tx.Sender = o.chain.Sender()
+	nonces := nonceSource{sender: tx.Sender, pending: o.chain.PendingNonce, ledger: o.ledger}
+	txs, err := nonces.record(ctx, func(nonce uint64) ([]OperatorTx, error) {
+		s, err := sign(nonce)
+		if err != nil {
+			return nil, err
+		}
+		signed := tx
+		signed.Nonce, signed.Hash, signed.Raw, signed.Status = s.Nonce, s.Hash, s.Raw, TxSigned
+		return []OperatorTx{signed}, nil
+	}, func(txs []OperatorTx) (err error) {
+		txs[0].ID, err = o.ledger.Record(ctx, txs[0], covers)
+		return err
+	})
+	if err != nil {
+		return tx, err
+	}
+	return txs[0], o.chain.Broadcast(ctx, txs[0].Raw)
+}
+
+// nonceSource hands out the operator's nonces: the higher of the node's pending nonce and the
+// ledger's next, then counted here; a nonce another process recorded meanwhile (ErrNonceTaken)
+// makes it read both again (at most five times). Splits and subscription charges share it, so
+// no two kinds of work sign two transactions at one nonce.
+type nonceSource struct {
+	sender  string
+	pending func(context.Context) (uint64, error)
+	ledger  interface {
+		NextNonce(ctx context.Context, sender string) (uint64, error)
+	}
+	next  uint64
+	known bool
+}
+
+// sync reads the next nonce unless known.
+func (n *nonceSource) sync(ctx context.Context) error {
+	if n.known {
+		return nil
+	}
+	pending, err := n.pending(ctx)
+	if err != nil {
+		return fmt.Errorf("pending nonce: %w", err)
+	}
+	next, err := n.ledger.NextNonce(ctx, n.sender)
+	if err != nil {
+		return err
+	}
+	n.next, n.known = max(pending, next), true
+	return nil
+}
+
+// record signs with sign at the next nonces and records with save; it retries a taken nonce.
+func (n *nonceSource) record(ctx context.Context, sign func(nonce uint64) ([]OperatorTx, error), save func([]OperatorTx) error) ([]OperatorTx, error) {
 	for attempt := 0; ; attempt++ {
-		pending, err := o.chain.PendingNonce(ctx)
-		if err != nil {
-			return tx, fmt.Errorf("pending nonce: %w", err)
+		if err := n.sync(ctx); err != nil {
+			return nil, err
 		}
-		next, err := o.ledger.NextNonce(ctx, tx.Sender)
+		txs, err := sign(n.next)
 		if err != nil {
-			return tx, err
+			return nil, err
 		}
-		s, err := sign(max(pending, next))
-		if err != nil {
-			return tx, err
-		}
-		tx.Nonce, tx.Hash, tx.Raw, tx.Status = s.Nonce, s.Hash, s.Raw, TxSigned
-		tx.ID, err = o.ledger.Record(ctx, tx, covers)
-		if errors.Is(err, ErrNonceTaken) && attempt < 5 { // another process took it: the next one
+		err = save(txs)
+		if errors.Is(err, ErrNonceTaken) && attempt < 5 {
+			n.known = false
 			continue
 		}
 		if err != nil {
-			return tx, err
+			return nil, err
 		}
-		return tx, o.chain.Broadcast(ctx, tx.Raw)
+		n.next += uint64(len(txs))
+		return txs, nil
 	}
 }
 
