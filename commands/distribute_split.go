@@ -117,15 +117,9 @@ func (h *DistributeSplitsHandler) Handle(ctx context.Context) (Distributed, erro
 	if out.Settled, err = h.sender.Settle(ctx); err != nil {
 		return out, err
 	}
-	list, err := h.paid.PaidReceipts(ctx, h.cursor, h.batch)
+	list, err := h.nextPage(ctx)
 	if err != nil {
 		return out, err
-	}
-	if len(list) < h.batch {
-		h.cursor = PaidCursor{} // the last page: the next pass starts from the first again
-	} else {
-		last := list[len(list)-1]
-		h.cursor = PaidCursor{PaidAt: last.PaidAt, ReceiptID: last.ReceiptID}
 	}
 	if len(list) == 0 {
 		return out, nil
@@ -169,6 +163,22 @@ func (h *DistributeSplitsHandler) Handle(ctx context.Context) (Distributed, erro
 		}
 	}
 	return out, failed
+}
+
+// nextPage is the next page of paid receipts; after the last page the next pass starts from the
+// first again, so receipts that cannot be distributed never starve those behind them.
+func (h *DistributeSplitsHandler) nextPage(ctx context.Context) ([]PaidReceipt, error) {
+	list, err := h.paid.PaidReceipts(ctx, h.cursor, h.batch)
+	if err != nil {
+		return nil, err
+	}
+	if len(list) < h.batch {
+		h.cursor = PaidCursor{}
+	} else {
+		last := list[len(list)-1]
+		h.cursor = PaidCursor{PaidAt: last.PaidAt, ReceiptID: last.ReceiptID}
+	}
+	return list, nil
 }
 
 // group sorts paid receipts by split contract and token; receipts of merchants without a split

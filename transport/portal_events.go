@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -162,11 +163,18 @@ func (s *Server) portalEvents(c echo.Context) error {
 	if _, err := fmt.Fprint(w, "retry: 2000\n\n"); err != nil {
 		return nil
 	}
-	ctx := c.Request().Context()
 	last, err := s.sendStatus(w, row, "")
 	if err != nil || streamEnds(row.State.Status) {
 		return nil
 	}
+	s.streamChanges(c.Request().Context(), w, id, woken, last)
+	return nil
+}
+
+// streamChanges sends the receipt's status whenever it changes (woken by announcements, with a
+// safety read), a heartbeat meanwhile, until the status is final, the client goes, the server
+// shuts down or the stream's lifetime ends. last is the event already sent.
+func (s *Server) streamChanges(ctx context.Context, w *echo.Response, id string, woken <-chan struct{}, last string) {
 	poll, beat := time.NewTicker(eventsPoll), time.NewTicker(eventsHeartbeat)
 	defer poll.Stop()
 	defer beat.Stop()
@@ -175,14 +183,14 @@ func (s *Server) portalEvents(c echo.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-end:
-			return nil
+			return
 		case <-s.receiptWatch.done:
-			return nil
+			return
 		case <-beat.C:
 			if _, err := fmt.Fprint(w, ": heartbeat\n\n"); err != nil {
-				return nil
+				return
 			}
 			w.Flush()
 			continue
@@ -197,11 +205,8 @@ func (s *Server) portalEvents(c echo.Context) error {
 		if err != nil {
 			continue // the datastore may come back; the heartbeat keeps the stream open
 		}
-		if last, err = s.sendStatus(w, row, last); err != nil {
-			return nil
-		}
-		if streamEnds(row.State.Status) {
-			return nil
+		if last, err = s.sendStatus(w, row, last); err != nil || streamEnds(row.State.Status) {
+			return
 		}
 	}
 }

@@ -126,17 +126,9 @@ func applyShopField(cfg *readmodels.ShopConfig, field string, raw json.RawMessag
 	case "links":
 		return applyLinks(cfg, raw, bad)
 	case "brandKey":
-		var v string
-		if isNull(raw) || json.Unmarshal(raw, &v) != nil || (v != "" && !brandKeyRE.MatchString(v)) {
-			return bad("must be 2-31 letters and digits, starting with a letter (\"\" clears it)" + notNull)
-		}
-		cfg.BrandKey = v
-	case "webhookUrl": // where subscription charge webhooks go; "" stops them
-		var v string
-		if isNull(raw) || json.Unmarshal(raw, &v) != nil || (v != "" && !strings.HasPrefix(v, "https://") && !strings.HasPrefix(v, "http://")) || len(v) > 2000 {
-			return bad("must be an http(s) URL (\"\" stops them)" + notNull)
-		}
-		cfg.WebhookURL = v
+		return applyBrandKey(cfg, raw, bad)
+	case "webhookUrl":
+		return applyWebhookURL(cfg, raw, bad)
 	case "processingFeePct":
 		pct, err := percent(raw, 10)
 		if err != nil {
@@ -144,17 +136,42 @@ func applyShopField(cfg *readmodels.ShopConfig, field string, raw json.RawMessag
 		}
 		cfg.ProcessingFeePct = pct
 	case "theme":
-		var theme map[string]json.RawMessage
-		if json.Unmarshal(raw, &theme) != nil || theme == nil {
-			return bad("must be an object")
-		}
-		for k, v := range theme {
-			if err := applyThemeField(&cfg.Theme, k, v); err != nil {
-				return err
-			}
-		}
+		return applyTheme(cfg, raw, bad)
 	default:
 		return InvalidInput("unknown field " + field)
+	}
+	return nil
+}
+
+func applyBrandKey(cfg *readmodels.ShopConfig, raw json.RawMessage, bad func(string) error) error {
+	var v string
+	if isNull(raw) || json.Unmarshal(raw, &v) != nil || (v != "" && !brandKeyRE.MatchString(v)) {
+		return bad("must be 2-31 letters and digits, starting with a letter (\"\" clears it)" + notNull)
+	}
+	cfg.BrandKey = v
+	return nil
+}
+
+// applyWebhookURL sets where subscription charge webhooks go; "" stops them. The URL is checked
+// as receipts' webhook_url is (httpURL); private hosts are refused when sending in production.
+func applyWebhookURL(cfg *readmodels.ShopConfig, raw json.RawMessage, bad func(string) error) error {
+	var v string
+	if isNull(raw) || json.Unmarshal(raw, &v) != nil || (v != "" && !httpURL(v)) || len(v) > 2000 {
+		return bad("must be an http(s) URL (\"\" stops them)" + notNull)
+	}
+	cfg.WebhookURL = v
+	return nil
+}
+
+func applyTheme(cfg *readmodels.ShopConfig, raw json.RawMessage, bad func(string) error) error {
+	var theme map[string]json.RawMessage
+	if json.Unmarshal(raw, &theme) != nil || theme == nil {
+		return bad("must be an object")
+	}
+	for k, v := range theme {
+		if err := applyThemeField(&cfg.Theme, k, v); err != nil {
+			return err
+		}
 	}
 	return nil
 }
