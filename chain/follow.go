@@ -305,15 +305,9 @@ func (f *Follower) confirm(ctx context.Context, head uint64, all []*followed) ([
 	if len(deep) == 0 {
 		return nil, nil
 	}
-	headers, err := f.c.HeadersByNumber(ctx, numbers)
+	canonical, err := f.canonical(ctx, numbers)
 	if err != nil {
 		return nil, err
-	}
-	canonical := make(map[uint64]common.Hash, len(numbers))
-	for i, h := range headers {
-		if h != nil {
-			canonical[numbers[i]] = h.Hash()
-		}
 	}
 	var out []Decision
 	var decided []*followed
@@ -366,15 +360,9 @@ func (f *Follower) reaudit(ctx context.Context, head uint64) ([]Decision, error)
 	if len(numbers) == 0 {
 		return nil, nil
 	}
-	headers, err := f.c.HeadersByNumber(ctx, numbers)
+	canonical, err := f.canonical(ctx, numbers)
 	if err != nil {
 		return nil, err
-	}
-	canonical := make(map[uint64]common.Hash, len(numbers))
-	for i, h := range headers {
-		if h != nil {
-			canonical[numbers[i]] = h.Hash()
-		}
 	}
 	var moved []*audited
 	var hashes []common.Hash
@@ -401,6 +389,22 @@ func (f *Follower) reaudit(ctx context.Context, head uint64) ([]Decision, error)
 		out = append(out, Decision{Expectation: a.exp, Verdict: Verdict{Status: Reorged, BlockNumber: a.seen.blockNumber,
 			BlockHash: a.seen.blockHash, LogIndex: -1}})
 		delete(f.audit, a.exp.TxHash)
+	}
+	return out, nil
+}
+
+// canonical is the hash of each of the blocks numbers on the node's chain now (one batch of
+// header reads); a number the node has no block for is absent.
+func (f *Follower) canonical(ctx context.Context, numbers []uint64) (map[uint64]common.Hash, error) {
+	headers, err := f.c.HeadersByNumber(ctx, numbers)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uint64]common.Hash, len(numbers))
+	for i, h := range headers {
+		if h != nil {
+			out[numbers[i]] = h.Hash()
+		}
 	}
 	return out, nil
 }
