@@ -15,6 +15,19 @@ import (
 // batch sends n requests in JSON-RPC batches of at most MaxBatch. An error of any item fails the
 // whole call: the caller retries the block later rather than acting on a partial view.
 func (c *RPC) batch(ctx context.Context, n int, elem func(i int) rpc.BatchElem) error {
+	return c.batches(ctx, n, elem, func(_ int, elems []rpc.BatchElem) error {
+		for _, e := range elems {
+			if e.Error != nil {
+				return fmt.Errorf("%s: %w", e.Method, e.Error)
+			}
+		}
+		return nil
+	})
+}
+
+// batches sends n requests in JSON-RPC batches of at most MaxBatch, handing each answered batch
+// (its first request is number lo) to answered; an error of answered stops before the next batch.
+func (c *RPC) batches(ctx context.Context, n int, elem func(i int) rpc.BatchElem, answered func(lo int, elems []rpc.BatchElem) error) error {
 	for lo := 0; lo < n; lo += MaxBatch {
 		hi := min(lo+MaxBatch, n)
 		elems := make([]rpc.BatchElem, hi-lo)
@@ -25,13 +38,29 @@ func (c *RPC) batch(ctx context.Context, n int, elem func(i int) rpc.BatchElem) 
 		if err := c.rpc.BatchCallContext(ctx, elems); err != nil {
 			return err
 		}
-		for _, e := range elems {
-			if e.Error != nil {
-				return fmt.Errorf("%s: %w", e.Method, e.Error)
-			}
+		if err := answered(lo, elems); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// batchCall sends method once per args in batches and returns each request's result and error
+// (a refusal of one request is not an error of the call: the caller judges it).
+func batchCall[T any](ctx context.Context, c *RPC, method string, args [][]any) ([]T, []error, error) {
+	out, errs := make([]T, len(args)), make([]error, len(args))
+	err := c.batches(ctx, len(args), func(i int) rpc.BatchElem {
+		return rpc.BatchElem{Method: method, Args: args[i], Result: &out[i]}
+	}, func(lo int, elems []rpc.BatchElem) error {
+		for i, e := range elems {
+			errs[lo+i] = e.Error
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, errs, nil
 }
 
 func (c *RPC) TransactionReceipts(ctx context.Context, hashes []common.Hash) ([]*types.Receipt, error) {

@@ -155,10 +155,8 @@ const GasMarginPercent = 20
 // with the spend-permission manager and USDC, over an RPC connection whose batches serve the
 // checks, the broadcasts and the receipts of a whole wave.
 type ChargeOperator struct {
-	*Operator
+	*Operator  // the key, its address and the chain id
 	rpc        *RPC
-	key        *ecdsa.PrivateKey
-	chainID    *big.Int
 	signer     types.Signer
 	manager    common.Address
 	usdc       common.Address
@@ -195,8 +193,7 @@ func NewChargeOperator(keyHex string, chainID uint64, r *RPC, tokens []Token, ma
 	if err != nil {
 		return nil, err
 	}
-	id := new(big.Int).SetUint64(chainID)
-	return &ChargeOperator{Operator: op, rpc: r, key: op.key, chainID: id, signer: types.LatestSignerForChainID(id),
+	return &ChargeOperator{Operator: op, rpc: r, signer: types.LatestSignerForChainID(op.chainID),
 		manager: common.HexToAddress(manager), usdc: usdc.Address, managerABI: mABI, tokenABI: tABI}, nil
 }
 
@@ -205,26 +202,6 @@ func (c *ChargeOperator) USDC() string { return strings.ToLower(c.usdc.Hex()) }
 
 // Stats is the RPC connection's call counts.
 func (c *ChargeOperator) Stats() Stats { return c.rpc.Stats() }
-
-// callBatch sends the calls in JSON-RPC batches and returns each one's result or error.
-func (c *ChargeOperator) callBatch(ctx context.Context, method string, args [][]any) ([]hexutil.Bytes, []error, error) {
-	out, errs := make([]hexutil.Bytes, len(args)), make([]error, len(args))
-	for lo := 0; lo < len(args); lo += MaxBatch {
-		hi := min(lo+MaxBatch, len(args))
-		elems := make([]rpc.BatchElem, hi-lo)
-		for i := range elems {
-			elems[i] = rpc.BatchElem{Method: method, Args: args[lo+i], Result: &out[lo+i]}
-		}
-		c.rpc.count(len(elems))
-		if err := c.rpc.rpc.BatchCallContext(ctx, elems); err != nil {
-			return nil, nil, err
-		}
-		for i, e := range elems {
-			errs[lo+i] = e.Error
-		}
-	}
-	return out, errs, nil
-}
 
 // CheckSpends reads, per check and in batches: isApproved, isRevoked, getCurrentPeriod on the
 // manager, the account's USDC balance and its allowance to the manager.
@@ -256,7 +233,7 @@ func (c *ChargeOperator) CheckSpends(ctx context.Context, checks []commands.Spen
 			}
 		}
 	}
-	res, errs, err := c.callBatch(ctx, "eth_call", args)
+	res, errs, err := batchCall[hexutil.Bytes](ctx, c.rpc, "eth_call", args)
 	if err != nil {
 		return nil, err
 	}
@@ -344,14 +321,13 @@ func (c *ChargeOperator) fees(ctx context.Context) (*big.Int, *big.Int, error) {
 // node's message); any other error of one call, or of the batch, is an error.
 func (c *ChargeOperator) EstimateGas(ctx context.Context, calls []commands.TxCall) ([]commands.GasEstimate, error) {
 	args := make([][]any, len(calls))
-	from := crypto.PubkeyToAddress(c.key.PublicKey)
 	for i, call := range calls {
 		if !common.IsHexAddress(call.To) {
 			return nil, fmt.Errorf("estimate gas: %q is not an address", call.To)
 		}
-		args[i] = []any{map[string]any{"from": from, "to": common.HexToAddress(call.To), "data": hexutil.Bytes(call.Data)}, "latest"}
+		args[i] = []any{map[string]any{"from": c.from, "to": common.HexToAddress(call.To), "data": hexutil.Bytes(call.Data)}, "latest"}
 	}
-	res, errs, err := c.callBatchAny(ctx, "eth_estimateGas", args, func() any { return new(hexutil.Uint64) })
+	res, errs, err := batchCall[hexutil.Uint64](ctx, c.rpc, "eth_estimateGas", args)
 	if err != nil {
 		return nil, fmt.Errorf("eth_estimateGas: %w", err)
 	}
@@ -364,7 +340,7 @@ func (c *ChargeOperator) EstimateGas(ctx context.Context, calls []commands.TxCal
 			out[i].Revert = revertReason(e)
 			continue
 		}
-		g := uint64(*res[i].(*hexutil.Uint64))
+		g := uint64(res[i])
 		out[i].Gas = g + g*GasMarginPercent/100
 	}
 	return out, nil
@@ -389,27 +365,6 @@ func revertReason(err error) string {
 		}
 	}
 	return msg
-}
-
-// callBatchAny is callBatch with results made by mk.
-func (c *ChargeOperator) callBatchAny(ctx context.Context, method string, args [][]any, mk func() any) ([]any, []error, error) {
-	out, errs := make([]any, len(args)), make([]error, len(args))
-	for lo := 0; lo < len(args); lo += MaxBatch {
-		hi := min(lo+MaxBatch, len(args))
-		elems := make([]rpc.BatchElem, hi-lo)
-		for i := range elems {
-			out[lo+i] = mk()
-			elems[i] = rpc.BatchElem{Method: method, Args: args[lo+i], Result: out[lo+i]}
-		}
-		c.rpc.count(len(elems))
-		if err := c.rpc.rpc.BatchCallContext(ctx, elems); err != nil {
-			return nil, nil, err
-		}
-		for i, e := range elems {
-			errs[lo+i] = e.Error
-		}
-	}
-	return out, errs, nil
 }
 
 // SignCall signs call (its Gas the estimated limit) at nonce, without sending it.
@@ -482,24 +437,16 @@ func (c *ChargeOperator) BroadcastAll(ctx context.Context, raws [][]byte) error 
 	for i, raw := range raws {
 		args[i] = []any{hexutil.Bytes(raw)}
 	}
-	_, errs, err := c.callBatch(ctx, "eth_sendRawTransaction", args)
+	_, errs, err := batchCall[hexutil.Bytes](ctx, c.rpc, "eth_sendRawTransaction", args)
 	if err != nil {
 		return err
 	}
-	var first error
 	for _, e := range errs {
-		if e == nil {
-			continue
-		}
-		msg := strings.ToLower(e.Error())
-		if strings.Contains(msg, "already known") || strings.Contains(msg, "nonce too low") || strings.Contains(msg, "already imported") {
-			continue
-		}
-		if first == nil {
-			first = e
+		if e != nil && !alreadySent(e) {
+			return e
 		}
 	}
-	return first
+	return nil
 }
 
 // Outcomes reads the receipts of hashes in batches: nil for those not mined.
@@ -513,21 +460,13 @@ func (c *ChargeOperator) Outcomes(ctx context.Context, hashes []string) ([]*comm
 		return nil, err
 	}
 	out := make([]*commands.TxOutcome, len(hashes))
-	f, err := contracts.NewPaymentSplitFilterer(common.Address{}, nil)
-	if err != nil {
-		return nil, err
-	}
 	for i, r := range rs {
 		if r == nil {
 			continue
 		}
-		o := &commands.TxOutcome{Success: r.Status == types.ReceiptStatusSuccessful, GasUsed: r.GasUsed}
-		for _, l := range r.Logs {
-			if ev, err := f.ParseERC20PaymentReleased(*l); err == nil {
-				o.Released = add(o.Released, ev.Amount)
-			}
+		if out[i], err = outcome(r); err != nil {
+			return nil, err
 		}
-		out[i] = o
 	}
 	return out, nil
 }

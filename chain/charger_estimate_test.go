@@ -26,7 +26,7 @@ func TestChargeOperatorEstimateGas(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rpc.Close(); _ = dev.Close() })
-	op, err := chain.NewChargeOperator(dev.Operator.KeyHex(), chain.DevChainID, rpc, dev.Tokens, dev.SpendPermissionManager.Hex())
+	op, err := dev.ChargeOperator(rpc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -158,6 +158,12 @@ func StartDevChain(ctx context.Context, opts DevChainOptions) (*DevChain, error)
 	return d, nil
 }
 
+// ChargeOperator is the development operator's charging chain through r (the development
+// chain's tokens and spend-permission manager), as serve builds it from CHAIN_OPERATOR_KEY.
+func (d *DevChain) ChargeOperator(r *RPC) (*ChargeOperator, error) {
+	return NewChargeOperator(d.Operator.KeyHex(), d.ChainID, r, d.Tokens, d.SpendPermissionManager.Hex())
+}
+
 // deploy deploys the tokens and the manager from the operator, then funds every account with
 // both tokens. Gas is estimated for every transaction.
 func (d *DevChain) deploy(ctx context.Context) error {

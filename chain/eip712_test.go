@@ -51,3 +51,22 @@ func TestRecoverTypedDataSigner(t *testing.T) {
 		}
 	}
 }
+
+// SignTypedData signs as eth_signTypedData_v4 returns it: v 27 or 28, recovered to the key's address.
+func TestSignTypedData(t *testing.T) {
+	key, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1_800_000_000, 0)
+	td := LoginTypedData(8453, "0x1111111111111111111111111111111111111111", "n-1", now, now.Add(5*time.Minute))
+	sig, err := SignTypedData(td, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := hexutil.Decode(sig)
+	got, err := RecoverTypedDataSigner(td, sig)
+	if len(raw) != 65 || (raw[64] != 27 && raw[64] != 28) || err != nil || got != strings.ToLower(crypto.PubkeyToAddress(key.PublicKey).Hex()) {
+		t.Fatalf("signature %s recovers %s, %v", sig, got, err)
+	}
+}

@@ -137,12 +137,21 @@ func (f *Follower) Step(ctx context.Context) ([]Decision, error) {
 	if err := f.readReceipts(ctx, all); err != nil {
 		return nil, err
 	}
-	flagged, err := f.reaudit(ctx, head)
+	deep := deepEnough(head, all)
+	// One batch of headers serves both the audit of the paid payments and the confirmations.
+	blocks := f.auditedBlocks(head)
+	for _, p := range deep {
+		blocks = append(blocks, p.seen.blockNumber)
+	}
+	canonical, err := f.canonical(ctx, blocks)
 	if err != nil {
 		return nil, err
 	}
-	out, err := f.confirm(ctx, head, all)
-	return append(flagged, out...), err
+	flagged, err := f.reaudit(ctx, canonical)
+	if err != nil {
+		return nil, err
+	}
+	return append(flagged, f.confirm(head, deep, canonical)...), nil
 }
 
 // Run steps every interval until ctx ends, handing decisions to decided and errors to failed
@@ -286,29 +295,20 @@ func (p *followed) retryLater(step uint64) {
 	p.due = step + p.backoff
 }
 
-// confirm judges the payments now deep enough whose block is still canonical (one batch of
-// headers, one per distinct block) and sends those whose block was replaced back to waiting.
-func (f *Follower) confirm(ctx context.Context, head uint64, all []*followed) ([]Decision, error) {
+// deepEnough is the payments seen at least their confirmation depth deep.
+func deepEnough(head uint64, all []*followed) []*followed {
 	var deep []*followed
-	var numbers []uint64
-	seenBlock := map[uint64]bool{}
 	for _, p := range all {
-		if p.seen == nil || depth(head, p.seen.blockNumber) < uint64(p.exp.Confirmations) {
-			continue
-		}
-		deep = append(deep, p)
-		if !seenBlock[p.seen.blockNumber] {
-			seenBlock[p.seen.blockNumber] = true
-			numbers = append(numbers, p.seen.blockNumber)
+		if p.seen != nil && depth(head, p.seen.blockNumber) >= uint64(p.exp.Confirmations) {
+			deep = append(deep, p)
 		}
 	}
-	if len(deep) == 0 {
-		return nil, nil
-	}
-	canonical, err := f.canonical(ctx, numbers)
-	if err != nil {
-		return nil, err
-	}
+	return deep
+}
+
+// confirm judges the deep payments whose block is still canonical and sends those whose block
+// was replaced back to waiting.
+func (f *Follower) confirm(head uint64, deep []*followed, canonical map[uint64]common.Hash) []Decision {
 	var out []Decision
 	var decided []*followed
 	for _, p := range deep {
@@ -326,7 +326,7 @@ func (f *Follower) confirm(ctx context.Context, head uint64, all []*followed) ([
 		}
 	}
 	f.forget(decided)
-	return out, nil
+	return out
 }
 
 // forget drops the decided payments, unless one was removed and added again meanwhile.
@@ -340,30 +340,25 @@ func (f *Follower) forget(decided []*followed) {
 	}
 }
 
-// reaudit checks the paid payments of the last AuditBlocks blocks: one batch of headers; only
-// when a paying block was replaced, one batch of receipts. A transaction mined again elsewhere
-// still pays (the same transaction; the audit follows it to its new block); one that is gone is
-// reported once as Reorged and no longer watched. Payments older than AuditBlocks are dropped.
-func (f *Follower) reaudit(ctx context.Context, head uint64) ([]Decision, error) {
-	var numbers []uint64
-	seenBlock := map[uint64]bool{}
+// auditedBlocks stops watching the paid payments older than AuditBlocks and returns the paying
+// blocks of the others.
+func (f *Follower) auditedBlocks(head uint64) []uint64 {
+	var blocks []uint64
 	for h, a := range f.audit {
 		if head > a.seen.blockNumber+AuditBlocks {
 			delete(f.audit, h)
 			continue
 		}
-		if !seenBlock[a.seen.blockNumber] {
-			seenBlock[a.seen.blockNumber] = true
-			numbers = append(numbers, a.seen.blockNumber)
-		}
+		blocks = append(blocks, a.seen.blockNumber)
 	}
-	if len(numbers) == 0 {
-		return nil, nil
-	}
-	canonical, err := f.canonical(ctx, numbers)
-	if err != nil {
-		return nil, err
-	}
+	return blocks
+}
+
+// reaudit checks the paid payments of the last AuditBlocks blocks against the canonical hashes;
+// only when a paying block was replaced, one batch of receipts. A transaction mined again
+// elsewhere still pays (the same transaction; the audit follows it to its new block); one that
+// is gone is reported once as Reorged and no longer watched.
+func (f *Follower) reaudit(ctx context.Context, canonical map[uint64]common.Hash) ([]Decision, error) {
 	var moved []*audited
 	var hashes []common.Hash
 	for _, a := range f.audit {
@@ -393,9 +388,20 @@ func (f *Follower) reaudit(ctx context.Context, head uint64) ([]Decision, error)
 	return out, nil
 }
 
-// canonical is the hash of each of the blocks numbers on the node's chain now (one batch of
-// header reads); a number the node has no block for is absent.
-func (f *Follower) canonical(ctx context.Context, numbers []uint64) (map[uint64]common.Hash, error) {
+// canonical is the hash of each of blocks on the node's chain now (one batch of header reads,
+// one per distinct number); a number the node has no block for is absent.
+func (f *Follower) canonical(ctx context.Context, blocks []uint64) (map[uint64]common.Hash, error) {
+	var numbers []uint64
+	distinct := make(map[uint64]bool, len(blocks))
+	for _, n := range blocks {
+		if !distinct[n] {
+			distinct[n] = true
+			numbers = append(numbers, n)
+		}
+	}
+	if len(numbers) == 0 {
+		return nil, nil
+	}
 	headers, err := f.c.HeadersByNumber(ctx, numbers)
 	if err != nil {
 		return nil, err

@@ -162,27 +162,35 @@ func TestFollowerFailures(t *testing.T) {
 	}
 }
 
+// followOnePayment starts a follower, then sends and follows a payment of 3 USDC, not mined yet;
+// parent is the head it will be mined on (where a test's reorg forks).
+func followOnePayment(t *testing.T) (e *env, f *chain.Follower, parent common.Hash, tx *types.Transaction) {
+	t.Helper()
+	e = newEnv(t)
+	f = chain.NewFollower(e.rpc)
+	step(t, f, e.rpc)
+	head, err := e.sim.HeaderByNumber(context.Background(), nil)
+	e.ok(err)
+	tx = e.payToken(e.usdc, e.buyer, e.split, 3_000_000)
+	e.ok(f.Add(e.expectUSDC(tx, 3_000_000)))
+	return e, f, head.Hash(), tx
+}
+
 // TestFollowerReorgBeforeTheDepth: a payment seen at depth 1 whose block is replaced goes back
 // to waiting and is paid once mined again, whether the reorg drops it (and it is sent again) or
 // mines it again at once in the replacing block.
 func TestFollowerReorgBeforeTheDepth(t *testing.T) {
 	for _, dropped := range []bool{true, false} {
-		e := newEnv(t)
+		e, f, parent, tx := followOnePayment(t)
 		ctx := context.Background()
-		f := chain.NewFollower(e.rpc)
-		step(t, f, e.rpc)
-		parent, err := e.sim.HeaderByNumber(ctx, nil)
-		e.ok(err)
-		tx := e.payToken(e.usdc, e.buyer, e.split, 3_000_000)
-		e.ok(f.Add(e.expectUSDC(tx, 3_000_000)))
 		first := e.commit()
 		if ds, _ := step(t, f, e.rpc); len(ds) != 0 {
 			t.Fatalf("decided at depth 1: %+v", ds)
 		}
 		if dropped {
-			e.reorgDropping(parent.Hash())
+			e.reorgDropping(parent)
 		} else {
-			e.ok(e.b.Fork(parent.Hash()))
+			e.ok(e.b.Fork(parent))
 		}
 		e.commit()
 		e.commit() // the old block's height is now 2 deep on the new chain
@@ -361,14 +369,7 @@ func TestFollowerMoreSplitsThanOneFilterTakes(t *testing.T) {
 // still pays); gone, it is reported once as Reorged with the replaced block.
 func TestFollowerReorgAfterTheDepth(t *testing.T) {
 	for _, dropped := range []bool{true, false} {
-		e := newEnv(t)
-		ctx := context.Background()
-		f := chain.NewFollower(e.rpc)
-		step(t, f, e.rpc)
-		parent, err := e.sim.HeaderByNumber(ctx, nil)
-		e.ok(err)
-		tx := e.payToken(e.usdc, e.buyer, e.split, 3_000_000)
-		e.ok(f.Add(e.expectUSDC(tx, 3_000_000)))
+		e, f, parent, tx := followOnePayment(t)
 		paying := e.commit()
 		e.commit()
 		ds, _ := step(t, f, e.rpc)
@@ -376,9 +377,9 @@ func TestFollowerReorgAfterTheDepth(t *testing.T) {
 			t.Fatalf("depth 2: %+v", ds)
 		}
 		if dropped {
-			e.reorgDropping(parent.Hash())
+			e.reorgDropping(parent)
 		} else {
-			e.ok(e.b.Fork(parent.Hash())) // the pool mines it again in the new branch
+			e.ok(e.b.Fork(parent)) // the pool mines it again in the new branch
 		}
 		for range 3 {
 			e.commit()

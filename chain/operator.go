@@ -167,14 +167,17 @@ func (o *Operator) Broadcast(ctx context.Context, raw []byte) error {
 	if err := tx.UnmarshalBinary(raw); err != nil {
 		return err
 	}
-	err := o.b.SendTransaction(ctx, tx)
-	if err != nil {
-		msg := strings.ToLower(err.Error())
-		if strings.Contains(msg, "already known") || strings.Contains(msg, "nonce too low") || strings.Contains(msg, "already imported") {
-			return nil
-		}
+	if err := o.b.SendTransaction(ctx, tx); err != nil && !alreadySent(err) {
+		return err
 	}
-	return err
+	return nil
+}
+
+// alreadySent says whether a node's refusal of a transaction means it has it, or has mined its
+// nonce: no error for a broadcast, whose receipt lookup settles it.
+func alreadySent(err error) bool {
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "already known") || strings.Contains(msg, "nonce too low") || strings.Contains(msg, "already imported")
 }
 
 // Outcome returns a mined transaction's result, nil while it is not mined. For a release,
@@ -187,24 +190,34 @@ func (o *Operator) Outcome(ctx context.Context, hash string) (*commands.TxOutcom
 	if err != nil {
 		return nil, err
 	}
-	out := &commands.TxOutcome{Success: r.Status == types.ReceiptStatusSuccessful, GasUsed: r.GasUsed}
+	out, err := outcome(r)
+	if err != nil {
+		return nil, err
+	}
 	if r.ContractAddress != (common.Address{}) {
 		out.Contract = strings.ToLower(r.ContractAddress.Hex())
 		return out, nil
 	}
+	if out.Released == nil {
+		out.Released = new(big.Int)
+	}
+	return out, nil
+}
+
+// outcome is a mined transaction's result; Released sums its split's PaymentReleased and
+// ERC20PaymentReleased events, nil when it has none.
+func outcome(r *types.Receipt) (*commands.TxOutcome, error) {
 	f, err := contracts.NewPaymentSplitFilterer(common.Address{}, nil)
 	if err != nil {
 		return nil, err
 	}
+	out := &commands.TxOutcome{Success: r.Status == types.ReceiptStatusSuccessful, GasUsed: r.GasUsed}
 	for _, l := range r.Logs {
 		if ev, err := f.ParseERC20PaymentReleased(*l); err == nil {
 			out.Released = add(out.Released, ev.Amount)
 		} else if ev, err := f.ParsePaymentReleased(*l); err == nil {
 			out.Released = add(out.Released, ev.Amount)
 		}
-	}
-	if out.Released == nil {
-		out.Released = new(big.Int)
 	}
 	return out, nil
 }

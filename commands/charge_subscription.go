@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/rs/zerolog"
 
-	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -249,7 +248,7 @@ func (h *ChargeSubscriptionsHandler) prepare(st subscription.State, id string) (
 	if !ok || amount.Sign() <= 0 {
 		return nil, nil, fmt.Errorf("subscription %s: price %q is not base units", id, st.PriceUnits)
 	}
-	fee := money.RoundHalfUp(big.NewRat(int64(st.Plan.PriceUSD)*PlatformFeeBps, 10_000))
+	fee := subscription.PlatformFee(st.Plan.PriceUSD)
 	row := ChargeRow{SubscriptionID: id, Period: st.NextPeriod(), Merchant: st.Merchant, Customer: st.Customer,
 		AmountUnits: amount.String(), AmountCents: st.Plan.PriceUSD, FeeCents: fee, Attempt: st.ConsecutiveFailures + 1, Status: ChargeClaimed}
 	return &chargeItem{row: row, st: st, amount: amount}, nil, nil

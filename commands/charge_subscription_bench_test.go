@@ -58,7 +58,7 @@ func BenchmarkCronCharge1000(b *testing.B) {
 			b.Fatal(err)
 		}
 		counted := chain.NewRPC(rc, chain.DevChainID)
-		op, err := chain.NewChargeOperator(e.dev.Operator.KeyHex(), chain.DevChainID, counted, e.dev.Tokens, e.dev.SpendPermissionManager.Hex())
+		op, err := e.dev.ChargeOperator(counted)
 		if err != nil {
 			b.Fatal(err)
 		}

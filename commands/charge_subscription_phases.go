@@ -73,33 +73,41 @@ func (h *ChargeSubscriptionsHandler) dropClaims(ctx context.Context, items []*ch
 	}
 }
 
-// estimate builds each item's call with mk and estimates them all in one batch. Items whose call
-// would revert are returned apart with the node's reason; a node error drops the claims of the
+// estimate builds each item's call with mk and estimates them all in one batch. It returns the
+// items whose call would not revert, their gas set; each of the others is passed to reverted, in
+// order, with the node's reason (its error is returned). A node error drops the claims of the
 // items nothing was signed for yet (the period is free at once) and is returned.
-func (h *ChargeSubscriptionsHandler) estimate(ctx context.Context, what string, items []*chargeItem, mk func(*chargeItem) (TxCall, error)) (ok []*chargeItem, reverts map[*chargeItem]string, err error) {
+func (h *ChargeSubscriptionsHandler) estimate(ctx context.Context, what string, items []*chargeItem, mk func(*chargeItem) (TxCall, error),
+	reverted func(it *chargeItem, reason string) error) ([]*chargeItem, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
 	calls := make([]TxCall, len(items))
 	for i, it := range items {
+		var err error
 		if calls[i], err = mk(it); err != nil {
 			h.dropClaims(ctx, items)
-			return nil, nil, fmt.Errorf("%s of %s: %w", what, it.row.SubscriptionID, err)
+			return nil, fmt.Errorf("%s of %s: %w", what, it.row.SubscriptionID, err)
 		}
 	}
 	est, err := h.chain.EstimateGas(ctx, calls)
 	if err != nil {
 		h.dropClaims(ctx, items)
-		return nil, nil, fmt.Errorf("estimate gas of the %s: %w", what, err)
+		return nil, fmt.Errorf("estimate gas of the %s: %w", what, err)
 	}
-	reverts = map[*chargeItem]string{}
+	var ok []*chargeItem
 	for i, it := range items {
 		if est[i].Revert != "" {
-			reverts[it] = est[i].Revert
+			if err := reverted(it, est[i].Revert); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		it.call = calls[i]
 		it.call.Gas = est[i].Gas
 		ok = append(ok, it)
 	}
-	return ok, reverts, nil
+	return ok, nil
 }
 
 // signCall is sendWave's signer of the items' estimated calls.
@@ -118,21 +126,13 @@ func (h *ChargeSubscriptionsHandler) signCall(ctx context.Context, kind string) 
 // them together. An approval that would revert (the signature or permission refused) is a
 // failed charge; nothing is sent for it.
 func (h *ChargeSubscriptionsHandler) sendApprovals(ctx context.Context, items []*chargeItem, meta eventstore.Metadata) ([]*chargeItem, error) {
-	if len(items) == 0 {
-		return nil, nil
-	}
-	ok, reverts, err := h.estimate(ctx, "approvals", items, func(it *chargeItem) (TxCall, error) {
+	ok, err := h.estimate(ctx, "approvals", items, func(it *chargeItem) (TxCall, error) {
 		return h.chain.ApproveCall(it.st.Permission, it.st.Signature)
+	}, func(it *chargeItem, reason string) error {
+		return h.fail(ctx, it, "approveWithSignature would revert: "+reason, meta)
 	})
 	if err != nil {
 		return nil, err
-	}
-	for _, it := range items {
-		if r, bad := reverts[it]; bad {
-			if err := h.fail(ctx, it, "approveWithSignature would revert: "+r, meta); err != nil {
-				return nil, err
-			}
-		}
 	}
 	return h.sendWave(ctx, "approvals", ok, []string{ChargeClaimed}, h.signCall(ctx, TxApprove), func(it *chargeItem, txs []OperatorTx) ChargeRow {
 		row := it.row
@@ -177,21 +177,13 @@ func (h *ChargeSubscriptionsHandler) awaitApprovals(ctx context.Context, items [
 // A spend that would revert is a failed charge with the node's reason; nothing is sent for it
 // and no gas is spent.
 func (h *ChargeSubscriptionsHandler) sendSpends(ctx context.Context, items []*chargeItem, meta eventstore.Metadata) ([]*chargeItem, error) {
-	if len(items) == 0 {
-		return nil, nil
-	}
-	ok, reverts, err := h.estimate(ctx, "spends", items, func(it *chargeItem) (TxCall, error) {
+	ok, err := h.estimate(ctx, "spends", items, func(it *chargeItem) (TxCall, error) {
 		return h.chain.SpendCall(it.st.Permission, it.amount)
+	}, func(it *chargeItem, reason string) error {
+		return h.fail(ctx, it, "the spend would revert: "+reason, meta)
 	})
 	if err != nil {
 		return nil, err
-	}
-	for _, it := range items {
-		if r, bad := reverts[it]; bad {
-			if err := h.fail(ctx, it, "the spend would revert: "+r, meta); err != nil {
-				return nil, err
-			}
-		}
 	}
 	return h.sendWave(ctx, "spends", ok, []string{ChargeClaimed, ChargeSpending}, h.signCall(ctx, TxSpend), func(it *chargeItem, txs []OperatorTx) ChargeRow {
 		row := it.row
@@ -309,14 +301,8 @@ func (h *ChargeSubscriptionsHandler) await(ctx context.Context, hashes []string)
 				continue
 			}
 			out[missing[i]] = o
-			st := SettledTx{Hash: missing[i], Status: TxMined, GasUsed: o.GasUsed}
-			if !o.Success {
-				st.Status = TxReverted
-			}
-			if o.Released != nil {
-				st.Amount = o.Released.String()
-			}
-			settled = append(settled, st)
+			status, amount := settlement(o)
+			settled = append(settled, SettledTx{Hash: missing[i], Status: status, GasUsed: o.GasUsed, Amount: amount})
 		}
 		if len(settled) > 0 {
 			if err := h.ledger.SettleTxs(ctx, settled); err != nil {
@@ -374,27 +360,20 @@ func (h *ChargeSubscriptionsHandler) awaitSpends(ctx context.Context, items []*c
 // signs, records and broadcasts them together. A transfer that would revert stays spent (the
 // amount is at the operator) and the next run tries again.
 func (h *ChargeSubscriptionsHandler) sendTransfers(ctx context.Context, items []*chargeItem) ([]*chargeItem, error) {
-	if len(items) == 0 {
-		return nil, nil
-	}
-	ok, reverts, err := h.estimate(ctx, "transfers", items, func(it *chargeItem) (TxCall, error) {
+	ok, err := h.estimate(ctx, "transfers", items, func(it *chargeItem) (TxCall, error) {
 		return h.chain.TransferCall(it.row.Split, it.amount)
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, it := range items {
-		r, bad := reverts[it]
-		if !bad {
-			continue
-		}
+	}, func(it *chargeItem, r string) error {
 		row := it.row
 		row.Status, row.TransferTx = ChargeSpent, ""
 		if err := h.ledger.Advance(ctx, h.token, row, []string{ChargeSpending, ChargeSpent}, nil); err != nil && !errors.Is(err, ErrClaimLost) {
-			return nil, err
+			return err
 		}
 		h.Log.Warn().Str("subscription_id", it.row.SubscriptionID).Str("reason", r).Msg("subscription charging: the transfer to the split would revert")
 		it.res = h.result(it, ResultPending, "the transfer to the split would revert ("+r+"); the next run sends it")
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return h.sendWave(ctx, "transfers", ok, []string{ChargeSpending, ChargeSpent}, h.signCall(ctx, TxTransfer), func(it *chargeItem, txs []OperatorTx) ChargeRow {
 		row := it.row

@@ -199,9 +199,8 @@ type ChargeRun struct {
 	Results   []ChargeResult
 }
 
-// PlatformFeeBps is the platform fee on a subscription charge (spec: 0.5%), paid by the split's
-// platform share as for one-time payments.
-const PlatformFeeBps = 50
+// PlatformFeeBps is the platform fee on a subscription charge (subscription.PlatformFeeBps).
+const PlatformFeeBps = subscription.PlatformFeeBps
 
 // ErrChargeInProgress refuses a charge of a period another run holds.
 var ErrChargeInProgress = &Refusal{Kind: KindConflict, Code: "conflict", Message: "A charge of this period is in progress"}

@@ -14,9 +14,6 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
@@ -69,21 +66,14 @@ func newChargeEnv(tb testing.TB, accounts int) *chargeEnv {
 	}
 	done := make(chan struct{})
 	go func() { defer close(done); _ = runner.Run(ctx) }()
-	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{BlockInterval: 300 * time.Millisecond, Accounts: accounts})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	rpc, err := chain.Dial(ctx, dev.URL, chain.DevChainID)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { cancel(); <-done; rpc.Close(); _ = dev.Close() })
-	op, err := chain.NewChargeOperator(dev.Operator.KeyHex(), chain.DevChainID, rpc, dev.Tokens, dev.SpendPermissionManager.Hex())
+	dev, rpc := startDevChain(tb, ctx, chain.DevChainOptions{BlockInterval: 300 * time.Millisecond, Accounts: accounts})
+	tb.Cleanup(func() { cancel(); <-done }) // before the chain closes
+	op, err := dev.ChargeOperator(rpc)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	e := &chargeEnv{tb: tb, ctx: ctx, pool: pool, store: store, dev: dev, rpc: rpc, op: op, plans: fakePlans{}, approved: map[common.Address]bool{}}
-	e.merchant, e.platform = newWalletTB(tb), newWalletTB(tb)
+	e.merchant, e.platform = newWallet(tb), newWallet(tb)
 	// The merchant's default split deployed by the operator through the command.
 	splitOp, err := chain.NewOperator(dev.Operator.KeyHex(), chain.DevChainID, rpc.Backend(), dev.Tokens)
 	if err != nil {
@@ -99,14 +89,6 @@ func newChargeEnv(tb testing.TB, accounts int) *chargeEnv {
 	e.plans["plan_monthly"] = commands.SubscriptionPlan{ID: "plan_monthly", Merchant: e.merchant, Name: "Monthly", Price: 999, Period: "MONTHLY", Active: true}
 	e.plans["plan_huge"] = commands.SubscriptionPlan{ID: "plan_huge", Merchant: e.merchant, Name: "Too dear", Price: money.Cents(50_000_000), Period: "MONTHLY", Active: true}
 	return e
-}
-
-func newWalletTB(tb testing.TB) string {
-	k, err := crypto.GenerateKey()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return strings.ToLower(crypto.PubkeyToAddress(k.PublicKey).Hex())
 }
 
 // approveManager lets the manager move the customer's USDC (a smart wallet does this itself).
@@ -151,15 +133,13 @@ func (e *chargeEnv) subscribe(customer chain.DevAccount, plan string) string {
 	if err != nil {
 		e.tb.Fatal(err)
 	}
-	hash, _, err := apitypes.TypedDataAndHash(chain.SpendPermissionTypedData(chain.DevChainID, e.dev.SpendPermissionManager.Hex(), cp))
+	sig, err := chain.SignTypedData(chain.SpendPermissionTypedData(chain.DevChainID, e.dev.SpendPermissionManager.Hex(), cp), customer.Key)
 	if err != nil {
 		e.tb.Fatal(err)
 	}
-	sig, _ := crypto.Sign(hash, customer.Key)
-	sig[64] += 27
 	h := commands.NewCreateSubscriptionHandler(e.store, e.plans, chain.SpendPermissions{ChainID: chain.DevChainID, Manager: e.dev.SpendPermissionManager.Hex()},
 		strings.ToLower(e.dev.Operator.Address.Hex()), strings.ToLower(usdc.Address.Hex()), time.Now)
-	res, err := h.Handle(e.ctx, commands.CreateSubscription{PlanID: plan, Customer: customer.Address.Hex(), Permission: p, Signature: hexutil.Encode(sig)})
+	res, err := h.Handle(e.ctx, commands.CreateSubscription{PlanID: plan, Customer: customer.Address.Hex(), Permission: p, Signature: sig})
 	if err != nil {
 		e.tb.Fatalf("create subscription: %v", err)
 	}
@@ -202,16 +182,7 @@ func (e *chargeEnv) handler(c commands.ChargeChain) *commands.ChargeSubscription
 
 func (e *chargeEnv) balance(wallet string) *big.Int {
 	e.tb.Helper()
-	usdc, _ := e.dev.Token("USDC")
-	tok, err := contracts.NewTestToken(usdc.Address, e.rpc.Backend())
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	b, err := tok.BalanceOf(&bind.CallOpts{Context: e.ctx}, common.HexToAddress(wallet))
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	return b
+	return usdcBalance(e.tb, e.ctx, e.dev, e.rpc, wallet)
 }
 
 func (e *chargeEnv) state(id string) subscription.State {

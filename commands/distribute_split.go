@@ -60,7 +60,7 @@ type DistributeSplitsHandler struct {
 	paid     PaidReceipts
 	sender   *OperatorSender // nil: no operator key, receipts stay paid
 	now      func() time.Time
-	contract map[string]bool // split address -> holds code (a split never changes)
+	contract map[string]bool // split address -> holds code (true is kept: code never goes away)
 	batch    int
 	cursor   PaidCursor // where the next pass reads (Handle is not called concurrently)
 }
@@ -188,6 +188,7 @@ func (h *DistributeSplitsHandler) group(ctx context.Context, list []PaidReceipt)
 	index := map[[2]string]*distGroup{}
 	var groups []*distGroup
 	byReceipt := map[string]*distGroup{}
+	noCode := map[string]bool{} // this pass's splits without code
 	for _, r := range list {
 		sp, err := h.splits.Get(ctx, r.Merchant)
 		if err != nil {
@@ -196,12 +197,9 @@ func (h *DistributeSplitsHandler) group(ctx context.Context, list []PaidReceipt)
 		if !sp.Configured {
 			continue
 		}
-		isContract, known := h.contract[sp.Address]
-		if !known {
-			if isContract, err = c.HasCode(ctx, sp.Address); err != nil {
-				return nil, nil, fmt.Errorf("split %s: %w", sp.Address, err)
-			}
-			h.contract[sp.Address] = isContract
+		isContract, err := h.holdsCode(ctx, sp.Address, noCode)
+		if err != nil {
+			return nil, nil, err
 		}
 		symbol := r.Token
 		if symbol == "" {
@@ -224,10 +222,31 @@ func (h *DistributeSplitsHandler) group(ctx context.Context, list []PaidReceipt)
 	return groups, byReceipt, nil
 }
 
+// holdsCode reports whether split holds a contract. Code, once there, stays, so it is remembered;
+// its absence only for the pass (noCode), since a node behind the chain, or a split configured
+// while the chain was off, may show the code later.
+func (h *DistributeSplitsHandler) holdsCode(ctx context.Context, split string, noCode map[string]bool) (bool, error) {
+	if h.contract[split] || noCode[split] {
+		return h.contract[split], nil
+	}
+	ok, err := h.sender.chain.HasCode(ctx, split)
+	if err != nil {
+		return false, fmt.Errorf("split %s: %w", split, err)
+	}
+	if ok {
+		h.contract[split] = true
+	} else {
+		noCode[split] = true
+	}
+	return ok, nil
+}
+
 // release sends one release per payee of g with something releasable, covering g's receipts not
 // yet covered for that payee. A payee with nothing due was paid these receipts' funds by an
 // earlier release (the funds arrived before it; the read model showed the receipt paid after it):
-// they are covered by that release.
+// they are covered by that release. A payee with a release still pending (this pass's instance or
+// another's) waits for it to settle: it pays out everything due when mined, so a second release
+// would only revert, and which one paid the receipts is known only then.
 func (h *DistributeSplitsHandler) release(ctx context.Context, g *distGroup, covers map[string]map[string]Cover) (int, error) {
 	c, sent := h.sender.chain, 0
 	for _, p := range g.recipients {
@@ -245,7 +264,8 @@ func (h *DistributeSplitsHandler) release(ctx context.Context, g *distGroup, cov
 			return sent, fmt.Errorf("releasable of %s at %s: %w", p.Address, g.split, err)
 		}
 		if due.Sign() == 0 {
-			if err := h.sender.ledger.CoverReleased(ctx, g.split, g.symbol, p.Address, uncovered); err != nil && !errors.Is(err, ErrCovered) {
+			err := h.sender.ledger.CoverReleased(ctx, g.split, g.symbol, p.Address, uncovered)
+			if err != nil && !errors.Is(err, ErrCovered) && !errors.Is(err, ErrReleasePending) {
 				return sent, err
 			}
 			continue
@@ -254,6 +274,7 @@ func (h *DistributeSplitsHandler) release(ctx context.Context, g *distGroup, cov
 			func(nonce uint64) (SignedTx, error) { return c.SignRelease(ctx, nonce, g.split, g.token, p.Address) })
 		switch {
 		case errors.Is(err, ErrCovered): // another distributor got there first
+		case errors.Is(err, ErrReleasePending): // the pending one pays these funds out; covered once it is settled
 		case err != nil:
 			return sent, fmt.Errorf("release to %s at %s: %w", p.Address, g.split, err)
 		default:

@@ -7,14 +7,13 @@ import (
 	"math/big"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/chain/contracts"
@@ -23,8 +22,6 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
-	"github.com/payledger/payledger/migrations/pgtest"
-	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -46,40 +43,15 @@ type distEnv struct {
 func newDistEnv(t *testing.T) *distEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	pool := pgtest.Pool(t)
-	store := postgres.New(pool)
-	proj := projections.NewReceipts(nil)
-	runner, err := projections.NewRunner(pool, store, proj, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	store.SetAtAppend(proj.AtAppend(runner))
-	done := make(chan struct{})
-	go func() { defer close(done); _ = runner.Run(ctx) }()
-	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{BlockInterval: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rpc, err := chain.Dial(ctx, dev.URL, chain.DevChainID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); <-done; rpc.Close(); _ = dev.Close() })
+	pool, store, _, stop := receiptsLedger(t, ctx)
+	dev, rpc := startDevChain(t, ctx, chain.DevChainOptions{BlockInterval: 300 * time.Millisecond})
+	t.Cleanup(func() { cancel(); stop() }) // before the chain closes
 	op, err := chain.NewOperator(dev.Operator.KeyHex(), chain.DevChainID, rpc.Backend(), dev.Tokens)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &distEnv{t: t, ctx: ctx, pool: pool, store: store, dev: dev, rpc: rpc, op: op,
 		ledger: readmodels.NewOperatorTransactions(pool), nonces: map[common.Address]uint64{}}
-}
-
-func newWallet(t *testing.T) string {
-	t.Helper()
-	k, err := crypto.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.ToLower(crypto.PubkeyToAddress(k.PublicKey).Hex())
 }
 
 // deploy deploys merchant's default 9,950/50 split through the command (no splitAddress).
@@ -90,6 +62,15 @@ func (e *distEnv) deploy(h *commands.DeploySplitHandler, merchant string) comman
 		e.t.Fatalf("deploy: %v", err)
 	}
 	return res.State
+}
+
+// merchantWithSplit makes a merchant and a platform wallet and deploys the merchant's default
+// split through the command; sender is the operator's.
+func (e *distEnv) merchantWithSplit() (merchant, platform string, st commands.SplitState, sender *commands.OperatorSender) {
+	e.t.Helper()
+	merchant, platform = newWallet(e.t), newWallet(e.t)
+	deploy, sender := e.handlers(platform)
+	return merchant, platform, e.deploy(deploy, merchant), sender
 }
 
 func (e *distEnv) handlers(platform string) (*commands.DeploySplitHandler, *commands.OperatorSender) {
@@ -230,16 +211,7 @@ func (e *distEnv) distributed(id string) []receipt.SplitDistributed {
 
 func (e *distEnv) usdcBalance(wallet string) *big.Int {
 	e.t.Helper()
-	usdc, _ := e.dev.Token("USDC")
-	tok, err := contracts.NewTestToken(usdc.Address, e.rpc.Backend())
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	b, err := tok.BalanceOf(&bind.CallOpts{Context: e.ctx}, common.HexToAddress(wallet))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return b
+	return usdcBalance(e.t, e.ctx, e.dev, e.rpc, wallet)
 }
 
 // releases counts the split's ERC20PaymentReleased events per payee on chain.
@@ -327,9 +299,7 @@ func TestDeploySplitOnChain(t *testing.T) {
 // by one release per payee, and both record the same transactions.
 func TestDistributeSplitBatched(t *testing.T) {
 	e := newDistEnv(t)
-	merchant, platform := newWallet(t), newWallet(t)
-	deploy, sender := e.handlers(platform)
-	st := e.deploy(deploy, merchant)
+	merchant, platform, st, sender := e.merchantWithSplit()
 	e.pay(st.Address, 12_345_678)
 	e.pay(st.Address, 1_000_001)
 	a, b := e.paidReceipt(merchant, 1235), e.paidReceipt(merchant, 100)
@@ -396,9 +366,7 @@ func TestDistributeSplitCrash(t *testing.T) {
 		name := map[bool]string{true: "after the broadcast", false: "before the broadcast"}[after]
 		t.Run(name, func(t *testing.T) {
 			e := newDistEnv(t)
-			merchant, platform := newWallet(t), newWallet(t)
-			deploy, _ := e.handlers(platform)
-			st := e.deploy(deploy, merchant)
+			merchant, platform, st, _ := e.merchantWithSplit()
 			e.pay(st.Address, 10_000_000)
 			id := e.paidReceipt(merchant, 1000)
 			crashed := commands.NewOperatorSender(&crashing{SplitChain: e.op, after: after}, e.ledger)
@@ -425,9 +393,7 @@ func TestDistributeSplitCrash(t *testing.T) {
 // released once and every receipt records one distribution.
 func TestDistributeSplitTwoInstances(t *testing.T) {
 	e := newDistEnv(t)
-	merchant, platform := newWallet(t), newWallet(t)
-	deploy, _ := e.handlers(platform)
-	st := e.deploy(deploy, merchant)
+	merchant, platform, st, _ := e.merchantWithSplit()
 	e.pay(st.Address, 30_000_000)
 	ids := []string{e.paidReceipt(merchant, 1000), e.paidReceipt(merchant, 1000), e.paidReceipt(merchant, 1000)}
 	var wg sync.WaitGroup
@@ -456,6 +422,77 @@ func TestDistributeSplitTwoInstances(t *testing.T) {
 	}
 }
 
+// holding records the transactions it is given without sending them: a node that has not
+// passed them on yet. Settle sends them later, the same bytes.
+type holding struct{ commands.SplitChain }
+
+func (holding) Broadcast(context.Context, []byte) error { return nil }
+
+// codeLater answers that no contract is there the first time it is asked: a node still behind the
+// block that deployed the split.
+type codeLater struct {
+	commands.SplitChain
+	asked atomic.Bool
+}
+
+func (c *codeLater) HasCode(ctx context.Context, addr string) (bool, error) {
+	if !c.asked.Swap(true) {
+		return false, nil
+	}
+	return c.SplitChain.HasCode(ctx, addr)
+}
+
+// A split the node showed without code is asked again on the next pass, not left undistributed
+// until a restart.
+func TestDistributeSplitAsksAgainForMissingCode(t *testing.T) {
+	e := newDistEnv(t)
+	merchant, _, st, _ := e.merchantWithSplit()
+	e.pay(st.Address, 10_000_000)
+	id := e.paidReceipt(merchant, 1000)
+	h := e.distributor(commands.NewOperatorSender(&codeLater{SplitChain: e.op}, e.ledger))
+	if out, err := h.Handle(e.ctx); err != nil || out.Releases != 0 {
+		t.Fatalf("first pass, no code seen: %+v %v, want nothing sent", out, err)
+	}
+	e.until(h, id)
+	if got := e.usdcBalance(merchant); got.Int64() != 9_950_000 {
+		t.Fatalf("merchant has %s, want 9950000", got)
+	}
+}
+
+// A payee whose release is still pending gets no second one: the pending release pays out
+// everything due when it is mined, so a second would revert after costing gas. Before the ledger
+// refused it, the next pass (or another instance) sent one for the receipts paid meanwhile.
+func TestDistributeSplitWaitsForItsPendingRelease(t *testing.T) {
+	e := newDistEnv(t)
+	merchant, platform, st, _ := e.merchantWithSplit()
+	e.pay(st.Address, 10_000_000)
+	first := e.paidReceipt(merchant, 1000)
+	if out, err := e.distributor(commands.NewOperatorSender(holding{e.op}, e.ledger)).Handle(e.ctx); err != nil || out.Releases != 2 {
+		t.Fatalf("first pass: %+v %v, want 2 releases recorded and held", out, err)
+	}
+	e.pay(st.Address, 20_000_000)
+	second := e.paidReceipt(merchant, 2000)
+	e.until(e.distributor(commands.NewOperatorSender(e.op, e.ledger)), first, second)
+
+	var recorded, reverted int
+	if err := e.pool.QueryRow(e.ctx, `SELECT count(*), count(*) FILTER (WHERE status = 'reverted') FROM operator_transactions
+		WHERE kind = 'release'`).Scan(&recorded, &reverted); err != nil {
+		t.Fatal(err)
+	}
+	r := e.releases(st.Address)
+	if reverted != 0 || recorded != r[merchant]+r[platform] {
+		t.Fatalf("%d releases recorded, %d of them reverted; on chain %v", recorded, reverted, r)
+	}
+	if got := e.usdcBalance(merchant); got.Int64() != 29_850_000 {
+		t.Fatalf("merchant has %s, want 29850000", got)
+	}
+	for _, id := range []string{first, second} {
+		if n := len(e.distributed(id)); n != 1 {
+			t.Fatalf("receipt %s: %d SplitDistributed events, want 1", id, n)
+		}
+	}
+}
+
 // Without an operator key nothing is sent and receipts stay paid.
 func TestDistributeSplitNoOperatorKey(t *testing.T) {
 	e := newDistEnv(t)
@@ -474,9 +511,7 @@ func TestDistributeSplitNoOperatorKey(t *testing.T) {
 // An ETH payment: release(payee) pays each payee its share in wei, to the unit.
 func TestDistributeSplitETH(t *testing.T) {
 	e := newDistEnv(t)
-	merchant, platform := newWallet(t), newWallet(t)
-	deploy, sender := e.handlers(platform)
-	st := e.deploy(deploy, merchant)
+	merchant, platform, st, sender := e.merchantWithSplit()
 	opts, err := bind.NewKeyedTransactorWithChainID(e.dev.Accounts[1].Key, big.NewInt(chain.DevChainID))
 	if err != nil {
 		t.Fatal(err)
@@ -520,9 +555,7 @@ func TestDistributeSplitPagesPastStuckReceipts(t *testing.T) {
 	for range 5 {
 		stuck = append(stuck, e.paidReceipt(stuckMerchant, 100))
 	}
-	merchant, platform := newWallet(t), newWallet(t)
-	deploy, sender := e.handlers(platform)
-	st := e.deploy(deploy, merchant)
+	merchant, _, st, sender := e.merchantWithSplit()
 	e.pay(st.Address, 2_000_000)
 	good := e.paidReceipt(merchant, 200)
 	h := e.distributor(sender).WithBatch(3) // one pass reads 3 of the 6

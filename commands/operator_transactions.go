@@ -79,6 +79,11 @@ const (
 var (
 	ErrNonceTaken = errors.New("the nonce is recorded for another operator transaction")
 	ErrCovered    = errors.New("another release already covers one of these receipts for this payee")
+	// ErrReleasePending: a release of the same split and token to the same payee is signed and
+	// not settled. It will pay out everything due when it is mined, so a second one would
+	// revert (nothing due) after costing gas; and until it is settled, which release paid a
+	// receipt is not known.
+	ErrReleasePending = errors.New("a release of this split and token to this payee is not settled yet")
 )
 
 // Cover is how one payee of a receipt was paid: by a release (its hash, status and amount) or
@@ -94,7 +99,7 @@ type OperatorLedger interface {
 	// NextNonce is one past the highest nonce recorded for sender, 0 when none.
 	NextNonce(ctx context.Context, sender string) (uint64, error)
 	// Record stores tx (status signed) and claims covers for tx.Payee, atomically. Errors:
-	// ErrNonceTaken, ErrCovered, wrapped database errors.
+	// ErrNonceTaken, ErrCovered, ErrReleasePending (a release only), wrapped database errors.
 	Record(ctx context.Context, tx OperatorTx, covers []string) (int64, error)
 	// CoverReleased claims receipts for payee when nothing is releasable any more: their funds
 	// left with an earlier release, the newest mined one of split and token to payee (none:
@@ -232,17 +237,24 @@ func (o *OperatorSender) Settle(ctx context.Context) (int, error) {
 			}
 			continue
 		}
-		status, amount := TxMined, ""
-		if !out.Success {
-			status = TxReverted
-		}
-		if out.Released != nil {
-			amount = out.Released.String()
-		}
+		status, amount := settlement(out)
 		if err := o.ledger.Settle(ctx, tx.ID, status, amount, out.GasUsed); err != nil {
 			return settled, err
 		}
 		settled++
 	}
 	return settled, nil
+}
+
+// settlement is how a mined transaction is recorded: mined or reverted, and what a release paid
+// ("" for another kind).
+func settlement(o *TxOutcome) (status, amount string) {
+	status = TxMined
+	if !o.Success {
+		status = TxReverted
+	}
+	if o.Released != nil {
+		amount = o.Released.String()
+	}
+	return status, amount
 }

@@ -32,19 +32,24 @@ func ChangeReceipt(ctx context.Context, store Store, id string, meta eventstore.
 				return nil, err
 			}
 			after = l.State
-			out := make(Decision, len(evs))
-			for i, e := range evs {
+			for _, e := range evs {
 				after = receipt.Evolve(after, e)
-				if out[i], err = NewEvent(newEventID(), receipt.TypeOf(e), e, meta); err != nil {
-					return nil, err
-				}
 			}
-			if len(evs) == 0 {
-				after = l.State
-			}
-			return out, nil
+			return receiptEvents(evs, meta)
 		})
 	return after, res, err
+}
+
+// receiptEvents are the decided receipt events as events to append, with meta.
+func receiptEvents(evs []receipt.Event, meta eventstore.Metadata) (Decision, error) {
+	out := make(Decision, len(evs))
+	for i, e := range evs {
+		var err error
+		if out[i], err = NewEvent(newEventID(), receipt.TypeOf(e), e, meta); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Then chains two decisions: the second sees the state after the first's events.

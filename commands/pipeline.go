@@ -105,14 +105,10 @@ func Execute[S any](ctx context.Context, store Store, stream string, agg Aggrega
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
+	if !eventstore.Sleep(ctx, d) {
 		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
+	return nil
 }
 
 // newEventID is a version 7 (time-ordered) UUID: new events' ids then land at the right edge of

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/domain/failure"
+	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -440,19 +441,11 @@ func (h *VerifyWalletPaymentsHandler) required(ctx context.Context, receiptID, t
 			}
 			usd.Mul(usd, r)
 		}
-		return roundHalfUp(usd.Mul(usd, scale)), 0, nil
+		return money.RoundHalfUpInt(usd.Mul(usd, scale)), 0, nil
 	}
 	amount, ok := new(big.Rat).SetString(quotes[strings.ToUpper(token)])
 	if !ok || amount.Sign() <= 0 {
 		return nil, 0, fmt.Errorf("receipt %s has no quote in %s", receiptID, token)
 	}
-	return roundHalfUp(amount.Mul(amount, scale)), quotedToleranceBps, nil
-}
-
-// roundHalfUp rounds a non-negative rational to the nearest integer, halves up, without the
-// int64 bound (18-decimal amounts exceed it).
-func roundHalfUp(r *big.Rat) *big.Int {
-	n := new(big.Int).Mul(r.Num(), big.NewInt(2))
-	n.Add(n, r.Denom())
-	return n.Quo(n, new(big.Int).Mul(r.Denom(), big.NewInt(2)))
+	return money.RoundHalfUpInt(amount.Mul(amount, scale)), quotedToleranceBps, nil
 }

@@ -37,6 +37,10 @@ type verdict struct {
 // not fold or decide, is recorded again through the per-receipt path (record), which reloads.
 // Without one, each verdict is recorded through record, recordConcurrency at a time.
 func (h *VerifyWalletPaymentsHandler) recordAll(ctx context.Context, vs []verdict, done func(verdict, ReceiptChange, error)) {
+	slow := func(x verdict) {
+		change, err := h.record(ctx, x.p, x.v)
+		done(x, change, err)
+	}
 	var wg sync.WaitGroup
 	reader, ok := h.store.(StreamsReader)
 	if !ok {
@@ -45,18 +49,13 @@ func (h *VerifyWalletPaymentsHandler) recordAll(ctx context.Context, vs []verdic
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				change, err := h.record(ctx, x.p, x.v)
-				done(x, change, err)
+				slow(x)
 			})
 		}
 		wg.Wait()
 		return
 	}
 	sem := make(chan struct{}, batchAppends)
-	slow := func(x verdict) {
-		change, err := h.record(ctx, x.p, x.v)
-		done(x, change, err)
-	}
 	for len(vs) > 0 {
 		chunk := vs[:min(batchRead, len(vs))]
 		vs = vs[len(chunk):]
@@ -108,11 +107,9 @@ func (h *VerifyWalletPaymentsHandler) recordRead(ctx context.Context, x verdict,
 	if len(decided) == 0 {
 		return ReceiptChange{ReceiptID: x.p.ReceiptID, Result: eventstore.AppendResult{Version: version}}, true, nil
 	}
-	events := make([]eventstore.EventData, len(decided))
-	for i, e := range decided {
-		if events[i], err = NewEvent(newEventID(), receipt.TypeOf(e), e, chainMeta); err != nil {
-			return ReceiptChange{}, false, nil
-		}
+	events, err := receiptEvents(decided, chainMeta)
+	if err != nil {
+		return ReceiptChange{}, false, nil
 	}
 	res, err := h.store.Append(ctx, stream, eventstore.Exact(version), events...)
 	if errors.Is(err, eventstore.ErrWrongExpectedVersion) {

@@ -24,7 +24,6 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/chain/contracts"
@@ -33,9 +32,6 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/domain/split"
 	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/eventstore/postgres"
-	"github.com/payledger/payledger/migrations/pgtest"
-	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -228,18 +224,8 @@ func (c *benchChain) send(tb testing.TB, txs []*types.Transaction) {
 func benchConfirm(b *testing.B, n int) {
 	b.StopTimer()
 	ctx := context.Background()
-	pool := pgtest.Pool(b)
-	pg := postgres.New(pool)
-	proj := projections.NewReceipts(nil)
-	runner, err := projections.NewRunner(pool, pg, proj, zerolog.Nop())
-	if err != nil {
-		b.Fatal(err)
-	}
-	pg.SetAtAppend(proj.AtAppend(runner))
-	rctx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = runner.Run(rctx) }()
-	defer func() { stop(); <-done }()
+	pool, pg, _, stop := receiptsLedger(b, ctx)
+	defer stop()
 	store := &timedStore{Store: pg}
 
 	merchant, platform := common.HexToAddress("0x"+strings.Repeat("a1", 20)), common.HexToAddress("0x"+strings.Repeat("b2", 20))

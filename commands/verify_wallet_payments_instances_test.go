@@ -55,9 +55,7 @@ func (e *distEnv) sendUSDC(i int, nonce uint64, split string, units int64) strin
 // and the payees hold exactly their shares of what was paid.
 func TestTwoInstancesVerifyAndDistribute(t *testing.T) {
 	e := newDistEnv(t)
-	merchant, platform := newWallet(t), newWallet(t)
-	deploy, _ := e.handlers(platform)
-	st := e.deploy(deploy, merchant)
+	merchant, platform, st, _ := e.merchantWithSplit()
 	submit := commands.NewSubmitWalletPaymentHandler(e.store, readmodels.NewReceipts(e.pool), time.Now)
 
 	ctx, cancel := context.WithCancel(e.ctx)

@@ -17,7 +17,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
-	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/chain/contracts"
@@ -26,8 +25,6 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/domain/split"
 	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/eventstore/postgres"
-	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 )
@@ -54,18 +51,9 @@ type walletEnv struct {
 
 func newWalletEnv(t *testing.T) *walletEnv {
 	t.Helper()
-	pool := pgtest.Pool(t)
-	store := postgres.New(pool)
-	proj := projections.NewReceipts(nil)
-	runner, err := projections.NewRunner(pool, store, proj, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	store.SetAtAppend(proj.AtAppend(runner))
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = runner.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	pool, store, runner, stop := receiptsLedger(t, ctx)
+	t.Cleanup(func() { cancel(); stop() })
 
 	buyer, err := crypto.GenerateKey()
 	if err != nil {

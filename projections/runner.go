@@ -21,70 +21,9 @@ import (
 	"github.com/payledger/payledger/eventstore"
 )
 
-// Projector turns events into read-model changes.
-type Projector interface {
-	// Name identifies the projector's checkpoint and leader lock.
-	Name() string
-	// Apply writes the effect of events inside tx; the runner commits it with the checkpoint.
-	Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error
-	// Reset empties the projector's read models inside tx, before a rebuild.
-	Reset(ctx context.Context, tx pgx.Tx) error
-}
-
-// PipelinedProjector is a Projector whose batch takes two round trips: its reads go out with the
-// transaction's BEGIN, and its writes with the checkpoint and the COMMIT (one round trip when it
-// needs no reads). The projector is the
-// one serial stage every command waits on (read-your-writes), so its round trips count twice.
-type PipelinedProjector interface {
-	Projector
-	// QueueApply queues the reads that events need and returns the function that, once they have
-	// run, queues the effect of events into writes.
-	QueueApply(events []eventstore.RecordedEvent, reads *pgx.Batch) func(writes *pgx.Batch) error
-}
-
-// Selective is a Projector that only some events concern. A batch that holds none of them
-// changes no read model, so the runner does not open a transaction for it; it moves the stored
-// checkpoint past such batches at most once per skipFlush (a restart reads them again and skips
-// them again: exactly-once is untouched, as they have no effect).
-type Selective interface {
-	Projector
-	Relevant(e eventstore.RecordedEvent) bool
-}
-
-// Filtered is a Selective projector whose events the source can pick out itself (in SQL), so
-// that the events it ignores are never read: the stream-id prefixes and, when not empty, the
-// types of the events it may act on. Every event Relevant accepts must pass the filter; the
-// filter may pass more (Apply still checks Relevant).
-type Filtered interface {
-	Selective
-	Filter() (streamPrefixes, types []string)
-}
-
-// FilteredSource is a Source that can hand a subscriber only the events that pass a filter
-// (postgres.Store.SubscribeFiltered), with the position each read covered: the subscriber's
-// checkpoint moves over filtered-out events as over skipped ones.
-type FilteredSource interface {
-	SubscribeFiltered(ctx context.Context, from eventstore.Position, prefixes, types []string,
-		handle func(ctx context.Context, batch []eventstore.RecordedEvent, upTo eventstore.Position) error) error
-}
-
 // skipFlush bounds how far the stored checkpoint of a Selective projector trails behind events it
 // skipped.
 const skipFlush = time.Second
-
-// Source is the part of the event store that a runner follows.
-type Source interface {
-	Subscribe(ctx context.Context, from eventstore.Position, handle func(context.Context, []eventstore.RecordedEvent) error) error
-}
-
-// ReadAheadSource is a Source on the read models' own database whose handler can send the read of
-// the following events at the end of its commit's round trip (postgres.Store.SubscribeReadAhead):
-// a pipelined projector that keeps up then makes one round trip per batch.
-type ReadAheadSource interface {
-	Source
-	SubscribeReadAhead(ctx context.Context, from eventstore.Position, floor func() eventstore.Position,
-		handle func(ctx context.Context, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error) error
-}
 
 // errCheckpointMoved means the stored checkpoint is no longer the one this runner started from:
 // a rebuild reset it, or another instance took over.
@@ -186,7 +125,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		case err != nil:
 			r.log.Error().Err(err).Msg("projection stopped; retrying")
 		}
-		if !sleep(ctx, r.retry) {
+		if !eventstore.Sleep(ctx, r.retry) {
 			break
 		}
 	}
@@ -224,29 +163,36 @@ func (r *Runner) lead(ctx context.Context) error {
 	subCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go r.watchReset(subCtx, cancel)
-	ras, readsAhead := r.src.(ReadAheadSource)
-	fp, filtered := r.proj.(Filtered)
-	fs, filters := r.src.(FilteredSource)
-	if _, pipelined := r.proj.(PipelinedProjector); filtered && filters && !pipelined {
-		prefixes, types := fp.Filter()
-		var applying sync.Mutex // the subscription's batches and the idle flush take turns
-		go r.flushIdleSkips(subCtx, &applying)
-		err = fs.SubscribeFiltered(subCtx, from, prefixes, types, func(ctx context.Context, batch []eventstore.RecordedEvent, upTo eventstore.Position) error {
-			applying.Lock()
-			defer applying.Unlock()
-			return r.applyTo(ctx, batch, upTo, nil)
-		})
-	} else if pipelined && readsAhead {
-		err = ras.SubscribeReadAhead(subCtx, from, r.Position, r.apply)
-	} else {
-		err = r.src.Subscribe(subCtx, from, func(ctx context.Context, batch []eventstore.RecordedEvent) error {
-			return r.apply(ctx, batch, nil)
-		})
-	}
+	err = r.subscribe(subCtx, from)
 	if cause := context.Cause(subCtx); ctx.Err() == nil && errors.Is(cause, errCheckpointMoved) {
 		return errCheckpointMoved
 	}
 	return err
+}
+
+// subscribe applies the source's events after from until ctx ends, through the most direct
+// subscription the source and projector both support: a filtered one (only the events that pass
+// the projector's filter are read), one that reads ahead in the commit's round trip (a pipelined
+// projector), or the plain one.
+func (r *Runner) subscribe(ctx context.Context, from eventstore.Position) error {
+	_, pipelined := r.proj.(PipelinedProjector)
+	fp, filtered := r.proj.(Filtered)
+	if fs, ok := r.src.(FilteredSource); ok && filtered && !pipelined {
+		prefixes, types := fp.Filter()
+		var applying sync.Mutex // the subscription's batches and the idle flush take turns
+		go r.flushIdleSkips(ctx, &applying)
+		return fs.SubscribeFiltered(ctx, from, prefixes, types, func(ctx context.Context, batch []eventstore.RecordedEvent, upTo eventstore.Position) error {
+			applying.Lock()
+			defer applying.Unlock()
+			return r.applyTo(ctx, batch, upTo, nil)
+		})
+	}
+	if ras, ok := r.src.(ReadAheadSource); ok && pipelined {
+		return ras.SubscribeReadAhead(ctx, from, r.Position, r.apply)
+	}
+	return r.src.Subscribe(ctx, from, func(ctx context.Context, batch []eventstore.RecordedEvent) error {
+		return r.apply(ctx, batch, nil)
+	})
 }
 
 // flushIdleSkips writes the checkpoint of a filtered projector that skipped events and then went
@@ -279,7 +225,7 @@ func (r *Runner) flushIdleSkips(ctx context.Context, applying *sync.Mutex) {
 // watchReset stops the leader's subscription when the stored checkpoint falls behind what it has
 // applied: a rebuild reset it while the leader was idle.
 func (r *Runner) watchReset(ctx context.Context, stop context.CancelCauseFunc) {
-	for sleep(ctx, 200*time.Millisecond) {
+	for eventstore.Sleep(ctx, 200*time.Millisecond) {
 		// The position first: the stored checkpoint only moves forward, except in a reset, and a
 		// batch committed between the two reads would otherwise look like one.
 		applied := r.written()
@@ -301,7 +247,7 @@ func (r *Runner) follow(ctx context.Context) error {
 			return err
 		}
 		r.setPosition(p)
-		if !sleep(ctx, 50*time.Millisecond) {
+		if !eventstore.Sleep(ctx, 50*time.Millisecond) {
 			return ctx.Err()
 		}
 	}
@@ -557,17 +503,6 @@ func lockKey(name string) int64 {
 	h := fnv.New64a()
 	h.Write([]byte("payledger-projection:" + name))
 	return int64(h.Sum64())
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // queueReplayMark queues the read of the position up to which a projector's events were already

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"strings"
 	"time"
 
@@ -107,14 +106,12 @@ func applySubscription(ctx context.Context, tx pgx.Tx, e eventstore.RecordedEven
 	return err
 }
 
-// SubscriptionFeeBps is the platform fee on a subscription charge (commands.PlatformFeeBps: the
-// spec's 0.5%), paid by the split's platform share.
-const SubscriptionFeeBps = 50
+// SubscriptionFeeBps is the platform fee on a subscription charge, as billing reports it.
+const SubscriptionFeeBps = subscription.PlatformFeeBps
 
-// SubscriptionFeeCents is the platform fee on a charge of priceCents: SubscriptionFeeBps of it,
-// half-up to the cent.
+// SubscriptionFeeCents is the platform fee billed on a charge of priceCents.
 func SubscriptionFeeCents(priceCents money.Cents) money.Cents {
-	return money.RoundHalfUp(big.NewRat(int64(priceCents)*SubscriptionFeeBps, 10_000))
+	return subscription.PlatformFee(priceCents)
 }
 
 // billCharge writes the billing record of the charge c of subscription id (s: the state with c

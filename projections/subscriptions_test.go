@@ -31,28 +31,21 @@ func appendSubscriptionEvent(t *testing.T, s *postgres.Store, id string, e subsc
 
 func subscriptionRows(t *testing.T, pool *pgxpool.Pool) map[string]string {
 	t.Helper()
-	rows, err := pool.Query(context.Background(), `SELECT subscription_id, status || ' ' || next_charge_at || ' ' || version || ' ' || state::text FROM subscriptions`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var id, row string
-		if err := rows.Scan(&id, &row); err != nil {
-			t.Fatal(err)
-		}
-		out[id] = row
-	}
-	return out
+	return rowTexts(t, pool, `SELECT subscription_id, status || ' ' || next_charge_at || ' ' || version || ' ' || state::text FROM subscriptions`)
 }
 
 // billingRows is subscription_billing, one text per subscription.
 func billingRows(t *testing.T, pool *pgxpool.Pool) map[string]string {
 	t.Helper()
-	rows, err := pool.Query(context.Background(), `SELECT subscription_id, period_index || ' ' || plan_id || ' ' || merchant || ' ' || customer || ' ' ||
+	return rowTexts(t, pool, `SELECT subscription_id, period_index || ' ' || plan_id || ' ' || merchant || ' ' || customer || ' ' ||
 		amount_units || ' ' || amount_cents || ' ' || platform_fee_cents || ' ' || transaction_hashes::text || ' ' ||
 		to_char(charged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') || '+00 ' || version FROM subscription_billing`)
+}
+
+// rowTexts runs sql, whose rows are (subscription id, text), into a map by id.
+func rowTexts(t *testing.T, pool *pgxpool.Pool, sql string) map[string]string {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), sql)
 	if err != nil {
 		t.Fatal(err)
 	}

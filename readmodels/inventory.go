@@ -139,6 +139,7 @@ func (s *Inventory) List(ctx context.Context, wallet string, f ItemFilter) ([]It
 	return items, next, nil
 }
 
+// escapeLike makes s match itself in a LIKE pattern (the inventory's and the users' q).
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }

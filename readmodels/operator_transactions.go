@@ -37,10 +37,15 @@ func (o *OperatorTransactions) NextNonce(ctx context.Context, sender string) (ui
 }
 
 // Record stores tx and claims covers for its payee in one transaction. Errors:
-// commands.ErrNonceTaken, commands.ErrCovered, wrapped database errors.
+// commands.ErrNonceTaken, commands.ErrCovered, commands.ErrReleasePending, wrapped database errors.
 func (o *OperatorTransactions) Record(ctx context.Context, tx commands.OperatorTx, covers []string) (int64, error) {
 	var id int64
 	err := pgx.BeginFunc(ctx, o.pool, func(t pgx.Tx) error {
+		if tx.Kind == commands.TxRelease {
+			if err := noPendingRelease(ctx, t, tx.Split, tx.Token, tx.Payee); err != nil {
+				return err
+			}
+		}
 		err := t.QueryRow(ctx, `INSERT INTO operator_transactions (sender, nonce, kind, tx_hash, raw_tx, split_address, token, payee)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
 			tx.Sender, int64(tx.Nonce), tx.Kind, tx.Hash, tx.Raw, tx.Split, tx.Token, tx.Payee).Scan(&id)
@@ -71,12 +76,38 @@ func ledgerError(what string, err error) error {
 }
 
 // CoverReleased claims receipts for payee with the newest mined release of split and token to
-// payee, or none. Errors: commands.ErrCovered.
+// payee, or none. Errors: commands.ErrCovered, commands.ErrReleasePending (a release that may be
+// the one that paid them is not settled yet: the newest mined one is not known).
 func (o *OperatorTransactions) CoverReleased(ctx context.Context, split, token, payee string, receipts []string) error {
-	_, err := o.pool.Exec(ctx, `INSERT INTO split_release_receipts (receipt_id, payee, tx_id)
-		SELECT unnest($1::text[]), $2, (SELECT id FROM operator_transactions WHERE kind = 'release' AND status = 'mined'
-			AND split_address = $3 AND token = $4 AND payee = $2 ORDER BY nonce DESC LIMIT 1)`, receipts, payee, split, token)
+	err := pgx.BeginFunc(ctx, o.pool, func(t pgx.Tx) error {
+		if err := noPendingRelease(ctx, t, split, token, payee); err != nil {
+			return err
+		}
+		_, err := t.Exec(ctx, `INSERT INTO split_release_receipts (receipt_id, payee, tx_id)
+			SELECT unnest($1::text[]), $2, (SELECT id FROM operator_transactions WHERE kind = 'release' AND status = 'mined'
+				AND split_address = $3 AND token = $4 AND payee = $2 ORDER BY nonce DESC LIMIT 1)`, receipts, payee, split, token)
+		return err
+	})
 	return ledgerError("cover receipts", err)
+}
+
+// noPendingRelease returns commands.ErrReleasePending when a release of split and token to payee
+// is signed and not settled. The transaction-scoped advisory lock makes the check and the write
+// after it one step for every instance sharing the database: the check is its own statement, so
+// under READ COMMITTED it sees what the lock's previous holder committed.
+func noPendingRelease(ctx context.Context, t pgx.Tx, split, token, payee string) error {
+	if _, err := t.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "payledger release "+split+" "+token+" "+payee); err != nil {
+		return err
+	}
+	var pending bool
+	if err := t.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM operator_transactions WHERE kind = 'release' AND status = 'signed'
+		AND split_address = $1 AND token = $2 AND payee = $3)`, split, token, payee).Scan(&pending); err != nil {
+		return err
+	}
+	if pending {
+		return commands.ErrReleasePending
+	}
+	return nil
 }
 
 // Unsettled lists sender's transactions still signed, by nonce.

@@ -69,7 +69,10 @@ type UserQuery struct {
 var ErrSelfFollow = errors.New("a wallet cannot follow itself")
 
 // Users stores profiles, presence and follows; XP is written by the users projection.
-type Users struct{ pool *pgxpool.Pool }
+type Users struct {
+	pool *pgxpool.Pool
+	top  *topUsers // nil: searches read the database (KeepTopInMemory)
+}
 
 // NewUsers returns the user store on pool.
 func NewUsers(pool *pgxpool.Pool) *Users { return &Users{pool: pool} }
@@ -167,7 +170,8 @@ func (s *Users) Follows(ctx context.Context, follower, followee string) (bool, e
 }
 
 // Search reads the q.Scan highest-XP users (ties by wallet), keeps those that pass every filter,
-// and returns the first q.Limit of them with how many passed. One statement, one round trip.
+// and returns the first q.Limit of them with how many passed: from the window in memory when it
+// is kept (KeepTopInMemory), otherwise with one statement, one round trip.
 //
 // The statement's text depends only on which filters are present and on Limit and Scan, which
 // are written into it as numbers (clamped by the caller): the pool's cached prepared statement
@@ -177,6 +181,13 @@ func (s *Users) Follows(ctx context.Context, follower, followee string) (bool, e
 // index scan and total an index-only count over the scanned entries, so only Limit rows are read
 // from the table instead of Scan.
 func (s *Users) Search(ctx context.Context, q UserQuery) ([]User, int, error) {
+	if window, ok, err := s.topWindow(ctx, q.Scan); err != nil || ok {
+		if err != nil {
+			return nil, 0, fmt.Errorf("search users: %w", err)
+		}
+		users, total := searchTop(window, q)
+		return users, total, nil
+	}
 	sql, args := searchSQL(q)
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
@@ -217,7 +228,7 @@ func searchSQL(q UserQuery) (string, []any) {
 	pattern := ""
 	if q.Q != "" {
 		// Wallets are stored lower-case (CHECK); display_name_lower is lower(display_name).
-		pattern = arg("%" + likeEscape(strings.ToLower(q.Q)) + "%")
+		pattern = arg("%" + escapeLike(strings.ToLower(q.Q)) + "%")
 		cheap = append(cheap, "(wallet LIKE "+pattern+" OR display_name_lower LIKE "+pattern+")")
 	}
 	for _, f := range []struct {
@@ -289,8 +300,4 @@ func (s *Users) Live(ctx context.Context, now time.Time, limit int) ([]User, err
 		users = append(users, u)
 	}
 	return users, rows.Err()
-}
-
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }

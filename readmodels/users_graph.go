@@ -19,6 +19,16 @@ type FollowCounts struct{ Followers, Following int }
 
 // Leaderboard returns the first highest-XP users, ties by wallet.
 func (s *Users) Leaderboard(ctx context.Context, first int) ([]User, error) {
+	if window, ok, err := s.topWindow(ctx, first); err != nil || ok {
+		if err != nil {
+			return nil, fmt.Errorf("leaderboard: %w", err)
+		}
+		users := make([]User, min(first, len(window.users)))
+		for i := range users {
+			users[i] = window.users[i].User
+		}
+		return users, nil
+	}
 	return s.list(ctx, "leaderboard", `SELECT `+userColumns+` FROM users ORDER BY xp DESC, wallet LIMIT $1`, first)
 }
 
@@ -77,8 +87,12 @@ func (s *Users) FollowPage(ctx context.Context, wallet string, followers bool, f
 
 // FollowCounts returns the follow counts of every wallet given (zero for a wallet nobody
 // follows and that follows nobody), keyed by lower-case wallet. One query for any number of
-// wallets: the GraphQL loader batches a request's counts into it.
+// wallets (the GraphQL loader batches a request's counts into it), and none when every wallet is
+// in the window held in memory (a leaderboard's are).
 func (s *Users) FollowCounts(ctx context.Context, wallets []string) (map[string]FollowCounts, error) {
+	if counts, ok, err := s.topCounts(ctx, wallets); err != nil || ok {
+		return counts, err
+	}
 	rows, err := s.pool.Query(ctx, `SELECT w,
 			(SELECT count(*) FROM follows WHERE followee = w), (SELECT count(*) FROM follows WHERE follower = w)
 		FROM unnest($1::text[]) w`, lower(wallets))
@@ -107,4 +121,22 @@ func lower(wallets []string) []string {
 		out[i] = strings.ToLower(w)
 	}
 	return out
+}
+
+// topCounts answers FollowCounts from the window when it holds every wallet.
+func (s *Users) topCounts(ctx context.Context, wallets []string) (map[string]FollowCounts, bool, error) {
+	window, ok, err := s.topWindow(ctx, 0)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	out := make(map[string]FollowCounts, len(wallets))
+	for _, w := range wallets {
+		w = strings.ToLower(w)
+		c, ok := window.counts[w]
+		if !ok {
+			return nil, false, nil
+		}
+		out[w] = c
+	}
+	return out, true, nil
 }

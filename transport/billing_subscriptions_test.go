@@ -10,15 +10,21 @@ import (
 	"github.com/payledger/payledger/projections"
 )
 
-// subscriptionBilling reads the subscriptions part of GET /api/billing/balance (period and
-// allTime), waiting up to 10 s for charges billed in both: the billing records are the
-// subscriptions projection's (one per SubscriptionCharged), which follows the event log.
+// subscriptionsOf is the subscriptions part of a GET /api/billing/balance answer (period and allTime).
+func subscriptionsOf(t *testing.T, e *env, m merchant) map[string]any {
+	t.Helper()
+	bal := decode(t, e.dev(m, http.MethodGet, "/api/billing/balance", ""))
+	return map[string]any{"period": bal["period"].(map[string]any)["subscriptions"], "allTime": bal["allTime"].(map[string]any)["subscriptions"]}
+}
+
+// subscriptionBillingOf reads subscriptionsOf, waiting up to 10 s for charges billed in both: the
+// billing records are the subscriptions projection's (one per SubscriptionCharged), which
+// follows the event log.
 func subscriptionBillingOf(t *testing.T, e *env, m merchant, charges float64) map[string]any {
 	t.Helper()
 	var last map[string]any
 	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(20 * time.Millisecond) {
-		bal := decode(t, e.dev(m, http.MethodGet, "/api/billing/balance", ""))
-		last = map[string]any{"period": bal["period"].(map[string]any)["subscriptions"], "allTime": bal["allTime"].(map[string]any)["subscriptions"]}
+		last = subscriptionsOf(t, e, m)
 		if last["period"].(map[string]any)["charges"] == charges && last["allTime"].(map[string]any)["charges"] == charges {
 			return last
 		}
@@ -52,8 +58,7 @@ func rebuildSubscriptionsAndCompare(t *testing.T, e *env, m merchant, before map
 			t.Fatalf("the rebuild did not replay the log (checkpoint %d, was %d)", now, commit)
 		}
 	}
-	after := decode(t, e.dev(m, http.MethodGet, "/api/billing/balance", ""))
-	got := map[string]any{"period": after["period"].(map[string]any)["subscriptions"], "allTime": after["allTime"].(map[string]any)["subscriptions"]}
+	got := subscriptionsOf(t, e, m)
 	b1, _ := json.Marshal(before)
 	b2, _ := json.Marshal(got)
 	if string(b1) != string(b2) {

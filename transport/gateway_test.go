@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+	"github.com/payledger/payledger/chain"
 )
 
 // Issue 20, item 3 (spec, Authentication point 3: direct origin access is denied): in gateway
@@ -76,16 +75,11 @@ func (e *env) loginVia(key *ecdsa.PrivateKey, header map[string]string) ([]*http
 	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil || rec.Code != 200 {
 		e.t.Fatalf("nonce: %d %s", rec.Code, rec.Body)
 	}
-	hash, _, err := apitypes.TypedDataAndHash(resp.TypedData)
+	sig, err := chain.SignTypedData(resp.TypedData, key)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	sig, err := crypto.Sign(hash, key)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	sig[64] += 27
-	rec = e.do(req{method: http.MethodPost, path: "/api/auth/login", body: loginBody(wallet, hexutil.Encode(sig)), header: header})
+	rec = e.do(req{method: http.MethodPost, path: "/api/auth/login", body: loginBody(wallet, sig), header: header})
 	if rec.Code != 200 {
 		e.t.Fatalf("login: %d %s", rec.Code, rec.Body)
 	}

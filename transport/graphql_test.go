@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -249,7 +250,8 @@ func (q *queryCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.T
 func (q *queryCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
 // TestGraphQLConstantQueries counts the statements sent to PostgreSQL: a leaderboard with both
-// follow counts is one list query and one count query, for 1 user or 100.
+// follow counts is one list query and one count query, for 1 user or 100, and none once the
+// window of the highest-XP users is held in memory.
 func TestGraphQLConstantQueries(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
@@ -310,6 +312,40 @@ func TestGraphQLConstantQueries(t *testing.T) {
 		if got := counter.n.Load(); got != tc.queries && !(tc.atMost && got <= tc.queries) {
 			t.Errorf("%s: %d queries, want %d", tc.query, got, tc.queries)
 		}
+	}
+
+	// As serve runs it, with the window of the highest-XP users in memory: once the window is
+	// read, a leaderboard of 100 with both counts sends no query at all.
+	inv := readmodels.NewInvalidations(pool)
+	windowed := httptest.NewServer(gql.NewHandler(readmodels.NewUsers(pool).KeepTopInMemory(inv), e.clk.Now))
+	defer windowed.Close()
+	lctx, stop := context.WithCancel(ctx)
+	listening := make(chan struct{})
+	go func() { defer close(listening); _ = inv.Run(lctx) }()
+	defer func() { stop(); <-listening }()
+	body, _ := json.Marshal(map[string]string{"query": `{ leaderboard(first: 100) { wallet followerCount followingCount } }`})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		counter.n.Store(0)
+		resp, err := http.Post(windowed.URL, "application/json", strings.NewReader(string(body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r gqlResponse
+		_ = json.NewDecoder(resp.Body).Decode(&r)
+		resp.Body.Close()
+		var board []gqlUser
+		r.ok(t, "leaderboard", &board)
+		if len(board) != 100 || board[0].FollowingCount != 99 || board[99].FollowerCount != 99 {
+			t.Fatalf("leaderboard from the window: %d users, first %+v, last %+v", len(board), board[0], board[len(board)-1])
+		}
+		if counter.n.Load() == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the leaderboard still sends %d queries with the window kept", counter.n.Load())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

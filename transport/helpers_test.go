@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -135,7 +134,7 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*webhooks.Dispat
 		ProcessorEvents: readmodels.NewProcessorEvents(pool),
 		Outbox:          e.outbox, Webhooks: e.dispatcher,
 		Prices: readmodels.NewPrices(pool), Usage: e.usage, Figures: readmodels.NewReceipts(pool), Metrics: metrics,
-		Invalidations: caches, Users: readmodels.NewUsers(pool),
+		Invalidations: caches, Users: readmodels.NewUsers(pool).KeepTopInMemory(caches),
 		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool),
 		Config: Config{JWTSecret: testJWTSecret, CronSecret: testCronSecret, EdgeSecret: testEdgeSecret,
 			AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000,
@@ -226,16 +225,11 @@ func (e *env) signNonce(signer *ecdsa.PrivateKey, wallet string) (nonce, signatu
 	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
 		e.t.Fatal(err)
 	}
-	hash, _, err := apitypes.TypedDataAndHash(resp.TypedData)
+	sig, err := chain.SignTypedData(resp.TypedData, signer) // as eth_signTypedData_v4 does
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	sig, err := crypto.Sign(hash, signer)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	sig[64] += 27 // as eth_signTypedData_v4 returns it
-	return resp.Nonce, hexutil.Encode(sig)
+	return resp.Nonce, sig
 }
 
 func loginBody(wallet, signature string) string {

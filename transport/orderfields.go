@@ -106,27 +106,28 @@ func (s *Server) parseOptional(o optionalFields, g *receipt.Generated) error {
 	}
 	g.WebhookURL = first(o.WebhookURL, o.WebhookURLAlias)
 	if g.WebhookURL != "" {
-		if err := s.checkWebhookURL(g.WebhookURL); err != nil {
+		if err := s.checkWebhookURL("webhook_url", g.WebhookURL); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// checkWebhookURL enforces https and no local or private hosts in production; development
-// allows http and localhost.
-func (s *Server) checkWebhookURL(raw string) error {
+// checkWebhookURL enforces, on the webhook URL given as field (a receipt's webhook_url, the
+// shop's webhookUrl), https and no local or private hosts in production; development allows
+// http and localhost.
+func (s *Server) checkWebhookURL(field, raw string) error {
 	if !httpURL(raw) {
-		return InvalidInput("webhook_url must be an http(s) URL")
+		return InvalidInput(field + " must be an http(s) URL")
 	}
 	if !s.cfg.Production {
 		return nil
 	}
 	if !strings.HasPrefix(strings.ToLower(raw), "https://") {
-		return InvalidInput("webhook_url must use https in production")
+		return InvalidInput(field + " must use https in production")
 	}
 	if webhooks.PrivateHost(raw) {
-		return InvalidInput("webhook_url must not point at localhost or a private address in production")
+		return InvalidInput(field + " must not point at localhost or a private address in production")
 	}
 	return nil
 }

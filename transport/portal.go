@@ -41,10 +41,7 @@ func (s *Server) paymentPage(c echo.Context) error {
 	return s.assets.ServePage(c.Response(), s.pageView(c.Request().Context(), row))
 }
 
-var (
-	hexColorRE  = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
-	pageThumbRE = regexp.MustCompile(`^data:image/(png|jpeg|gif|webp|svg\+xml)[;,]`)
-)
+var pageThumbRE = regexp.MustCompile(`^data:image/(png|jpeg|gif|webp|svg\+xml)[;,]`)
 
 // pageView is what the payment page shows of row: the shop's branding (the receipt's brand
 // name when the shop has none), the lines, the status, and the currencies it can be paid in.
@@ -85,8 +82,9 @@ func (s *Server) pageView(ctx context.Context, row readmodels.ReceiptRow) page.V
 	return v
 }
 
+// color is c when it is a colour the shop config accepts (colorRE), else "".
 func color(c string) string {
-	if hexColorRE.MatchString(c) {
+	if colorRE.MatchString(c) {
 		return c
 	}
 	return ""

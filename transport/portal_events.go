@@ -23,7 +23,7 @@ import (
 // eventsPoll. A comment line keeps proxies from closing an idle stream every eventsHeartbeat; a
 // stream ends after eventsLifetime (the browser reconnects by itself), so that no connection is
 // held forever.
-var (
+const (
 	eventsPoll      = 500 * time.Millisecond
 	eventsSafety    = 5 * time.Second
 	eventsHeartbeat = 15 * time.Second

@@ -13,6 +13,7 @@ import (
 	qrcode "github.com/skip2/go-qrcode"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
 )
@@ -64,7 +65,7 @@ func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow
 		return paymentRequest{}, err
 	}
 	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(tok.Decimals)), nil)
-	units := roundHalfUp(amount.Mul(amount, new(big.Rat).SetInt(scale)))
+	units := money.RoundHalfUpInt(amount.Mul(amount, new(big.Rat).SetInt(scale)))
 	recipient := common.HexToAddress(sp.Address).Hex()
 	chainID := s.cfg.PaymentChain.ChainID
 	var uri string
@@ -115,13 +116,6 @@ func (s *Server) requiredAmount(ctx context.Context, st receipt.State, token str
 	return amount, nil
 }
 
-// roundHalfUp rounds a non-negative rational to the nearest integer, halves up.
-func roundHalfUp(r *big.Rat) *big.Int {
-	n := new(big.Int).Mul(r.Num(), big.NewInt(2))
-	n.Add(n, r.Denom())
-	return n.Quo(n, new(big.Int).Mul(r.Denom(), big.NewInt(2)))
-}
-
 // unitsString renders base units as a decimal in token units without trailing zeros.
 func unitsString(units *big.Int, decimals uint8) string {
 	s := units.String()
@@ -148,15 +142,20 @@ func isSettled(st receipt.Status) bool {
 
 // portalRequest answers GET /api/portal/{id}/request?token=: the payment request as JSON.
 func (s *Server) portalRequest(c echo.Context) error {
-	row, err := s.anyReceipt(c, c.Param("id"))
-	if err != nil {
-		return err
-	}
-	req, err := s.paymentRequestOf(c.Request().Context(), row, c.QueryParam("token"))
+	req, err := s.requestedPayment(c)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, req)
+}
+
+// requestedPayment is the payment request of the route's receipt ({id}) in its ?token=.
+func (s *Server) requestedPayment(c echo.Context) (paymentRequest, error) {
+	row, err := s.anyReceipt(c, c.Param("id"))
+	if err != nil {
+		return paymentRequest{}, err
+	}
+	return s.paymentRequestOf(c.Request().Context(), row, c.QueryParam("token"))
 }
 
 // qrSize is the side of the QR PNG in pixels.
@@ -165,11 +164,7 @@ const qrSize = 320
 // portalQR answers GET /api/portal/{id}/qr?token=: the EIP-681 URI of the payment request as a
 // QR code PNG (unknown token: 400 invalid_input).
 func (s *Server) portalQR(c echo.Context) error {
-	row, err := s.anyReceipt(c, c.Param("id"))
-	if err != nil {
-		return err
-	}
-	req, err := s.paymentRequestOf(c.Request().Context(), row, c.QueryParam("token"))
+	req, err := s.requestedPayment(c)
 	if err != nil {
 		return err
 	}

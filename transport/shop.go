@@ -63,8 +63,14 @@ func (s *Server) postShopConfig(c echo.Context) error {
 	sess, _ := SessionFrom(c)
 	now := s.now()
 	// Validate against a scratch copy first, so a bad field writes nothing.
-	if err := applyShopPatch(&readmodels.ShopConfig{}, patch, now); err != nil {
+	scratch := &readmodels.ShopConfig{}
+	if err := applyShopPatch(scratch, patch, now); err != nil {
 		return err
+	}
+	if scratch.WebhookURL != "" { // the rules of a receipt's webhook_url
+		if err := s.checkWebhookURL("webhookUrl", scratch.WebhookURL); err != nil {
+			return err
+		}
 	}
 	cfg, err := s.shops.Update(c.Request().Context(), sess.Wallet, now, func(cfg *readmodels.ShopConfig) error {
 		return applyShopPatch(cfg, patch, now)
@@ -152,8 +158,9 @@ func applyBrandKey(cfg *readmodels.ShopConfig, raw json.RawMessage, bad func(str
 	return nil
 }
 
-// applyWebhookURL sets where subscription charge webhooks go; "" stops them. The URL is checked
-// as receipts' webhook_url is (httpURL); private hosts are refused when sending in production.
+// applyWebhookURL sets where subscription charge webhooks go; "" stops them. Its shape is checked
+// here; the production rules (https, no private host), which need the server's configuration,
+// by the handler, as for a receipt's webhook_url.
 func applyWebhookURL(cfg *readmodels.ShopConfig, raw json.RawMessage, bad func(string) error) error {
 	var v string
 	if isNull(raw) || json.Unmarshal(raw, &v) != nil || (v != "" && !httpURL(v)) || len(v) > 2000 {

@@ -15,9 +15,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
-	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
@@ -86,7 +83,7 @@ func TestCronChargeSubscriptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rpc.Close(); _ = dev.Close() })
-	op, err := chain.NewChargeOperator(dev.Operator.KeyHex(), chain.DevChainID, rpc, dev.Tokens, dev.SpendPermissionManager.Hex())
+	op, err := dev.ChargeOperator(rpc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,15 +160,13 @@ func TestCronChargeSubscriptions(t *testing.T) {
 		p := subscription.Permission{Account: strings.ToLower(customer.Address.Hex()), Spender: op.Sender(), Token: op.USDC(),
 			Allowance: subscription.PriceUnits(price).String(), Period: 30 * 86400, Start: now - 60, End: now + 365*86400, Salt: salt, ExtraData: "0x"}
 		cp, _ := chain.SpendPermissionContract(p)
-		hash, _, err := apitypes.TypedDataAndHash(chain.SpendPermissionTypedData(chain.DevChainID, dev.SpendPermissionManager.Hex(), cp))
+		sig, err := chain.SignTypedData(chain.SpendPermissionTypedData(chain.DevChainID, dev.SpendPermissionManager.Hex(), cp), customer.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sig, _ := crypto.Sign(hash, customer.Key)
-		sig[64] += 27
 		pd, _ := json.Marshal(p)
 		rec := e.do(req{method: http.MethodPost, path: "/api/subscriptions/create", body: fmt.Sprintf(`{"planId":%q,"customerWallet":%q,"permissionSignature":%q,"permissionData":%s}`,
-			planID, p.Account, hexutil.Encode(sig), pd)})
+			planID, p.Account, sig, pd)})
 		if rec.Code != http.StatusCreated {
 			t.Fatalf("create: %d %s", rec.Code, rec.Body)
 		}

@@ -10,9 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
@@ -82,16 +80,11 @@ func signPermission(t testing.TB, key *ecdsa.PrivateKey, p subscription.Permissi
 	if err != nil {
 		t.Fatal(err)
 	}
-	hash, _, err := apitypes.TypedDataAndHash(chain.SpendPermissionTypedData(8453, testManager, cp))
+	sig, err := chain.SignTypedData(chain.SpendPermissionTypedData(8453, testManager, cp), key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sig, err := crypto.Sign(hash, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sig[64] += 27
-	return hexutil.Encode(sig)
+	return sig
 }
 
 func (e subEnv) create(planID, customer, sig string, p subscription.Permission) (int, map[string]any) {

@@ -279,25 +279,38 @@ func (d *Dispatcher) send(ctx context.Context, c readmodels.Claimed, deliveryID 
 	if err != nil {
 		return fail(err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
+	status, err := d.post(ctx, c.URL, body, func(h http.Header) {
+		// Partner brands get their own prefix and user agent; the X-Service-* aliases remain.
+		setHeaders(h, st.Receipt.BrandKey, body, secret, deliveryID, a.IdempotencyKey, d.Now())
+	})
+	a.HTTPStatus = status
 	if err != nil {
 		return fail(err)
 	}
-	// Partner brands get their own prefix and user agent; the X-Service-* aliases remain.
-	setHeaders(req.Header, st.Receipt.BrandKey, body, secret, deliveryID, a.IdempotencyKey, d.Now())
-	resp, err := d.client.Do(req)
 	a.LatencyMS = int(d.Now().Sub(start).Milliseconds())
+	return a
+}
+
+// post sends body to url with the headers set puts on it, through the dispatcher's client (its
+// timeout and address checks), and reads a bounded part of the answer so the connection is
+// reused. The status is nil when no answer came; an answer outside 2xx is an error.
+func (d *Dispatcher) post(ctx context.Context, url string, body []byte, set func(http.Header)) (*int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return fail(err)
+		return nil, err
+	}
+	set(req.Header)
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return nil, err
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	code := resp.StatusCode
-	a.HTTPStatus = &code
 	if code/100 != 2 {
-		a.Error = "receiver answered " + strconv.Itoa(code)
+		return &code, errors.New("receiver answered " + strconv.Itoa(code))
 	}
-	return a
+	return &code, nil
 }
 
 // receiptState is the state claimed with the notification, or the event stream's when the

@@ -1,12 +1,10 @@
 package webhooks
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -57,17 +55,22 @@ func (s *SubscriptionSender) Run(ctx context.Context, interval time.Duration) er
 // SendDue makes one attempt for every due notification and returns how many were delivered.
 func (s *SubscriptionSender) SendDue(ctx context.Context) (int, error) {
 	delivered := 0
+	// A run's notifications are mostly one merchant's charges: its key is looked up once.
+	secrets := map[string]string{}
+	// Sent one after another, each within the client's timeout: a claim holds no more than the
+	// lease covers, so that no other instance claims (and sends again) what is still being sent.
+	batch := max(1, int(leaseFor/cmp.Or(s.Via.Timeout, DefaultTimeout))-1)
 	for {
-		list, err := s.Outbox.Claim(ctx, 50, leaseFor)
+		list, err := s.Outbox.Claim(ctx, batch, leaseFor)
 		if err != nil {
 			return delivered, err
 		}
 		for _, n := range list {
-			status, errText := s.send(ctx, n)
+			status, errText := s.send(ctx, n, secrets)
 			now := s.Via.Now()
 			state, next := readmodels.NoteDelivered, now
 			if errText != "" {
-				state, next = "pending", now.Add(backoff(n.Attempts))
+				state, next = readmodels.NotePending, now.Add(backoff(n.Attempts))
 				if now.Sub(n.Created) >= markedRetention {
 					state = readmodels.NoteFailed
 				}
@@ -79,16 +82,21 @@ func (s *SubscriptionSender) SendDue(ctx context.Context) (int, error) {
 				delivered++
 			}
 		}
-		if len(list) < 50 {
+		if len(list) < batch {
 			return delivered, nil
 		}
 	}
 }
 
-func (s *SubscriptionSender) send(ctx context.Context, n readmodels.SubscriptionWebhook) (*int, string) {
-	secret, err := s.Outbox.MerchantSigningKey(ctx, s.Keys, n.Merchant)
-	if err != nil {
-		return nil, err.Error()
+// send makes one attempt; secrets caches the merchants' signing keys for the run.
+func (s *SubscriptionSender) send(ctx context.Context, n readmodels.SubscriptionWebhook, secrets map[string]string) (*int, string) {
+	secret, ok := secrets[n.Merchant]
+	if !ok {
+		var err error
+		if secret, err = s.Outbox.MerchantSigningKey(ctx, s.Keys, n.Merchant); err != nil {
+			return nil, err.Error()
+		}
+		secrets[n.Merchant] = secret
 	}
 	if err := s.Via.checkURL(n.URL); err != nil {
 		return nil, err.Error()
@@ -103,22 +111,12 @@ func (s *SubscriptionSender) send(ctx context.Context, n readmodels.Subscription
 	if err != nil {
 		return nil, err.Error()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.URL, bytes.NewReader(body))
+	status, err := s.Via.post(ctx, n.URL, body, func(h http.Header) {
+		setHeaders(h, "", body, secret, uuid.New(), n.Key, now)
+		h.Set("X-Service-Event", n.Event) // setHeaders names the receipt event
+	})
 	if err != nil {
-		return nil, err.Error()
+		return status, err.Error()
 	}
-	setHeaders(req.Header, "", body, secret, uuid.New(), n.Key, now)
-	req.Header.Set("X-Service-Event", n.Event) // setHeaders names the receipt event
-
-	resp, err := s.Via.client.Do(req)
-	if err != nil {
-		return nil, err.Error()
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
-	code := resp.StatusCode
-	if code/100 != 2 {
-		return &code, "receiver answered " + strconv.Itoa(code)
-	}
-	return &code, ""
+	return status, ""
 }

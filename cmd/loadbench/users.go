@@ -16,13 +16,19 @@ import (
 // The users phases (issue 19, Benchmarks): GET /api/users/search over seededUsers users with and
 // without filters, and GraphQL leaderboard(first: 100) with follower counts, each next to its
 // ceiling: the same statements as plain SQL (readmodels.Users on a pool of `clients`
-// connections), no HTTP, in the same run.
+// connections), no HTTP, in the same run. The last pair runs the filtered search while users'
+// heartbeats change the table without pause (the service's window is then read again, at most
+// every 250 ms).
 const (
 	seededUsers     = 100_000
 	followsPerUser  = 5
 	searchFiltered  = "q=user%201&domains=defi&minXp=1000"
 	leaderboardGQL  = `{ leaderboard(first: 100) { wallet displayName xp followerCount followingCount } }`
 	leaderboardBody = `{"query":"` + leaderboardGQL + `"}`
+	// heartbeatsPerSecond is the presence writes of the "while users change" phases: each one an
+	// UPDATE of a random user's heartbeat, as POST /api/users/presence writes it, so the table
+	// never stops changing.
+	heartbeatsPerSecond = 500
 )
 
 // seedUsers writes seededUsers users (XP spread over 0..99,999, a few domains, platforms and
@@ -82,10 +88,18 @@ func usersPhases(ctx context.Context, dbURL, addr, bin, wallet string, clients i
 		})
 	}
 	var results []result
+	filteredReq := request("GET", addr, "/api/users/search?"+searchFiltered, key, "")
 	results = append(results,
 		httpPhase("search", "GET /api/users/search (no filter)", request("GET", addr, "/api/users/search", key, "")),
-		httpPhase("search-filtered", "GET /api/users/search?"+searchFiltered, request("GET", addr, "/api/users/search?"+searchFiltered, key, "")),
+		httpPhase("search-filtered", "GET /api/users/search?"+searchFiltered, filteredReq),
 		httpPhase("graphql", "POST /api/graphql leaderboard(first: 100) with counts", request("POST", addr, "/api/graphql", key, leaderboardBody)))
+	changing := fmt.Sprintf("the filtered search while users change (%d heartbeats/s)", heartbeatsPerSecond)
+	err = whileHeartbeating(ctx, dbURL, func() {
+		results = append(results, httpPhase("search-changing", "GET "+changing, filteredReq))
+	})
+	if err != nil {
+		return nil, err
+	}
 	err = withPool(ctx, dbURL, clients, func(pool *pgxpool.Pool) error {
 		users := readmodels.NewUsers(pool)
 		minXP := int64(1000)
@@ -113,9 +127,40 @@ func usersPhases(ctx context.Context, dbURL, addr, bin, wallet string, clients i
 				_, err = users.FollowCounts(ctx, wallets)
 				return err
 			}))
-		return nil
+		return whileHeartbeating(ctx, dbURL, func() {
+			results = append(results, measured(servePid, "ceiling", "ceiling: "+changing+" as plain SQL", clients, d, search(filtered)))
+		})
 	})
 	return results, err
+}
+
+// whileHeartbeating runs phase while a writer updates a random user's heartbeat
+// heartbeatsPerSecond times a second, each its own statement (and NOTIFY).
+func whileHeartbeating(ctx context.Context, dbURL string, phase func()) error {
+	return withPool(ctx, dbURL, 1, func(pool *pgxpool.Pool) error {
+		wctx, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() {
+			tick := time.NewTicker(time.Second / heartbeatsPerSecond)
+			defer tick.Stop()
+			for i := 1; ; i++ {
+				select {
+				case <-wctx.Done():
+					done <- nil
+					return
+				case <-tick.C:
+				}
+				wallet := fmt.Sprintf("0x%040x", 1+(i*7919)%seededUsers)
+				if _, err := pool.Exec(wctx, `UPDATE users SET last_heartbeat = now(), last_seen = now() WHERE wallet = $1`, wallet); err != nil && wctx.Err() == nil {
+					done <- fmt.Errorf("heartbeat: %w", err)
+					return
+				}
+			}
+		}()
+		phase()
+		stop()
+		return <-done
+	})
 }
 
 // printUsers prints the users phases: each HTTP route, then its ceiling.

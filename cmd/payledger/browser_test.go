@@ -82,7 +82,6 @@ type portalEnv struct {
 	itemName string
 	onramp   chan string // paths the processor was called on
 	procURL  string
-	out      *syncBuffer
 }
 
 const (
@@ -98,13 +97,14 @@ func startPortalEnv(t *testing.T) *portalEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = dev.Close() })
+	t.Cleanup(cancel)
 	rc, err := rpc.DialContext(ctx, dev.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(rc.Close)
 
-	env := &portalEnv{dev: dev, rpc: rc, eth: ethclient.NewClient(rc), onramp: make(chan string, 16), out: &syncBuffer{}}
+	env := &portalEnv{dev: dev, rpc: rc, eth: ethclient.NewClient(rc), onramp: make(chan string, 16)}
 	proc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Method == http.MethodPost && r.URL.Path == "/v1/onramp_sessions":
@@ -128,12 +128,7 @@ func startPortalEnv(t *testing.T) *portalEnv {
 	env.merchant = "0x" + strings.Repeat("ab", 20)
 	platform := "0x" + strings.Repeat("b", 40)
 	vars := map[string]string{"DATABASE_URL": dbURL, "EMBEDDED_POSTGRES": "off"}
-	var keyOut, keyErr syncBuffer
-	if code := run(ctx, []string{"keys", "create", "--wallet", env.merchant, "--scopes", "orders:create,receipts:read", "--name", "page"}, env2(vars), &keyOut, &keyErr); code != 0 {
-		t.Fatalf("keys create: exit %d: %s %s", code, keyOut.String(), keyErr.String())
-	}
-	lines := strings.Split(strings.TrimSpace(keyOut.String()), "\n")
-	env.key = lines[len(lines)-1]
+	env.key = createKey(t, ctx, vars, env.merchant, "orders:create,receipts:read", "page")
 
 	// The merchant: a split at a fresh address, a branded shop (its name tries to inject a
 	// script), a taxable item whose name does too, a price for ETH.
@@ -169,49 +164,14 @@ func startPortalEnv(t *testing.T) *portalEnv {
 		t.Fatal(err)
 	}
 
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	env.base = "http://" + addr
-	for k, v := range map[string]string{"HTTP_ADDR": addr, "DEVCHAIN": "off", "ETH_RPC_URL": dev.URL,
+	for k, v := range map[string]string{"DEVCHAIN": "off", "ETH_RPC_URL": dev.URL,
 		"CHAIN_ID": fmt.Sprint(dev.ChainID), "CHAIN_TOKENS": chain.FormatTokens(dev.Tokens),
 		"PROCESSOR_API_URL": proc.URL, "PROCESSOR_API_KEY": "sk_test_browser", "PLATFORM_RECIPIENT": platform,
 		"RATE_LIMIT_PUBLIC_PER_MINUTE": "100000", "RATE_LIMIT_PER_MINUTE": "100000"} {
 		vars[k] = v
 	}
-	exit := make(chan int, 1)
-	go func() { exit <- run(ctx, []string{"serve"}, env2(vars), env.out, env.out) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-exit:
-		case <-time.After(30 * time.Second):
-			t.Error("serve did not stop")
-		}
-		if t.Failed() {
-			t.Logf("serve log (tail):\n%s", tail(env.out.String(), 6000))
-		}
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get(env.base + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve never answered: %v\n%s", err, env.out.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	env.base, _ = startServe(t, vars)
 	return env
-}
-
-func env2(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
 }
 
 // order creates a receipt of 2 lattes and a muffin in US-CA (tax and fee lines).

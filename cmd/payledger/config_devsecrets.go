@@ -27,6 +27,14 @@ var devSecretNames = []string{"JWT_SECRET", "CRON_SECRET", "PROCESSOR_WEBHOOK_SE
 // PLATFORM_RECIPIENT, not a secret, is kept in the same file: development invents one when unset
 // (an order needs it) and keeps it, so that receipts keep one platform address across restarts.
 
+// devDataDir is where development keeps what must survive a restart: DEV_DATA_DIR, default .data.
+func devDataDir(getenv func(string) string) string {
+	if dir := strings.TrimSpace(getenv("DEV_DATA_DIR")); dir != "" {
+		return dir
+	}
+	return ".data"
+}
+
 // devSecrets reports what loadPersistentConfig did with the development secrets file.
 type devSecrets struct {
 	Path      string   // the file; empty in production
@@ -44,11 +52,7 @@ func loadPersistentConfig(getenv func(string) string, random io.Reader) (config,
 		c, _, err := loadConfig(getenv, random)
 		return c, devSecrets{}, err
 	}
-	dir := strings.TrimSpace(getenv("DEV_DATA_DIR"))
-	if dir == "" {
-		dir = ".data"
-	}
-	info := devSecrets{Path: filepath.Join(dir, devSecretsFile)}
+	info := devSecrets{Path: filepath.Join(devDataDir(getenv), devSecretsFile)}
 	stored, err := readDevSecrets(info.Path)
 	if err != nil {
 		return config{}, info, err

@@ -105,10 +105,7 @@ func TestDegradedOrdersSurviveSIGKILL(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "payledger")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v %s", err, out)
-	}
+	bin := buildPayledger(t, dir)
 	direct := pgtest.URL(t)
 	u, _ := url.Parse(direct)
 	proxy := newProxy(t, u.Host)
@@ -141,16 +138,12 @@ func TestDegradedOrdersSurviveSIGKILL(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; ; i++ {
-			if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
-				resp.Body.Close()
-				return cmd
-			}
-			if i > 300 {
-				t.Fatal("service did not start")
-			}
-			time.Sleep(50 * time.Millisecond)
+		if err := awaitHealthz(http.DefaultClient, "http://"+addr, 15*time.Second); err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("service did not start: %v", err)
 		}
+		return cmd
 	}
 	call := func(method, path, body string) (int, map[string]any) {
 		req, _ := http.NewRequest(method, "http://"+addr+path, strings.NewReader(body))

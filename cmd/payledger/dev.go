@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 	"github.com/rs/zerolog"
 
+	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/transport"
 )
 
@@ -33,6 +35,13 @@ const devUsage = `usage:
       The wallet's key is kept in DEV_DATA_DIR/dev-merchant.key (default .data/), the API key in
       DEV_DATA_DIR/dev-merchant.env; --base-url defaults to PUBLIC_BASE_URL (http://localhost:8080).
 `
+
+// The files `dev merchant` keeps in DEV_DATA_DIR: the wallet's private key, and the wallet with
+// the API key (which `devchain pay` reads too).
+const (
+	devMerchantKeyFile = "dev-merchant.key"
+	devMerchantEnvFile = "dev-merchant.env"
+)
 
 // devItems are the inventory items `dev merchant` creates (upserted by SKU).
 var devItems = []map[string]any{
@@ -58,11 +67,7 @@ func devCommand(ctx context.Context, cfg config, getenv func(string) string, log
 	if err := fs.Parse(args[1:]); err != nil {
 		return fmt.Errorf("%v\n%s", err, devUsage)
 	}
-	dir := strings.TrimSpace(getenv("DEV_DATA_DIR"))
-	if dir == "" {
-		dir = ".data"
-	}
-	m := &devMerchant{base: strings.TrimRight(*baseURL, "/"), dir: dir, log: log, cfg: cfg}
+	m := &devMerchant{base: strings.TrimRight(*baseURL, "/"), dir: devDataDir(getenv), log: log, cfg: cfg}
 	return m.run(ctx, *name, stdout)
 }
 
@@ -114,7 +119,7 @@ func (m *devMerchant) run(ctx context.Context, shopName string, out io.Writer) e
 
 // loadWallet reads the merchant key from dir/dev-merchant.key, or creates it (0600).
 func (m *devMerchant) loadWallet() (bool, error) {
-	path := filepath.Join(m.dir, "dev-merchant.key")
+	path := filepath.Join(m.dir, devMerchantKeyFile)
 	b, err := os.ReadFile(path)
 	created := false
 	switch {
@@ -168,19 +173,14 @@ func (m *devMerchant) login(ctx context.Context) error {
 	if td.PrimaryType != "Login" || !strings.EqualFold(fmt.Sprint(td.Message["wallet"]), m.wallet) {
 		return fmt.Errorf("the service's login challenge is not a Login for %s", m.wallet)
 	}
-	hash, _, err := apitypes.TypedDataAndHash(td)
+	sig, err := chain.SignTypedData(td, m.key)
 	if err != nil {
-		return fmt.Errorf("hash the login challenge: %w", err)
+		return fmt.Errorf("sign the login challenge: %w", err)
 	}
-	sig, err := crypto.Sign(hash, m.key)
-	if err != nil {
-		return err
-	}
-	sig[64] += 27
 	var session struct {
 		CSRFToken string `json:"csrfToken"`
 	}
-	body := map[string]string{"wallet": m.wallet, "signature": "0x" + hex.EncodeToString(sig), "nonce": challenge.Nonce}
+	body := map[string]string{"wallet": m.wallet, "signature": sig, "nonce": challenge.Nonce}
 	if err := m.expect(ctx, http.MethodPost, "/api/auth/login", body, http.StatusOK, &session); err != nil {
 		return fmt.Errorf("login: %w", err)
 	}
@@ -188,15 +188,19 @@ func (m *devMerchant) login(ctx context.Context) error {
 	return nil
 }
 
+// splitAnswer is the service's answer about the merchant's split (GET and POST /api/split/deploy):
+// no address until one is configured.
+type splitAnswer struct {
+	Split struct {
+		Address *string `json:"address"`
+	} `json:"split"`
+}
+
 // configureSplit configures the merchant's split with the merchant as its only recipient: the
 // service deploys the contract when it has a chain and an operator key (the development chain);
 // without a chain the merchant's wallet itself is the payment address.
 func (m *devMerchant) configureSplit(ctx context.Context) (string, error) {
-	var res struct {
-		Split struct {
-			Address *string `json:"address"`
-		} `json:"split"`
-	}
+	var res splitAnswer
 	recipients := []map[string]any{{"address": m.wallet, "sharesBps": 10000}}
 	err := m.expect(ctx, http.MethodPost, "/api/split/deploy", map[string]any{"recipients": recipients}, http.StatusOK, &res)
 	var apiErr *devAPIError
@@ -216,7 +220,7 @@ func (m *devMerchant) configureSplit(ctx context.Context) (string, error) {
 // ensureKey reuses the key kept in dir/dev-merchant.env while the service accepts it, else
 // creates one with every scope and keeps it.
 func (m *devMerchant) ensureKey(ctx context.Context) error {
-	path := filepath.Join(m.dir, "dev-merchant.env")
+	path := filepath.Join(m.dir, devMerchantEnvFile)
 	if kept, err := readDevSecrets(path); err == nil && kept["PAYLEDGER_API_KEY"] != "" && kept["WALLET"] == m.wallet {
 		m.apiKey = kept["PAYLEDGER_API_KEY"]
 		if m.expectKey(ctx, http.MethodGet, "/api/status/ping", nil, nil) == nil && m.expectKey(ctx, http.MethodGet, "/api/inventory", nil, nil) == nil {
@@ -260,7 +264,7 @@ Then:
   open the payment page:  %s/portal/<receiptId>
   pay it on the development chain:  go run ./cmd/payledger devchain pay <receiptId>%s --api-key %s
   read it back:  curl -s %s/api/receipts/<receiptId> -H 'Ocp-Apim-Subscription-Key: %s'
-`, m.wallet, state, filepath.Join(m.dir, "dev-merchant.key"), split, shopName, m.apiKey, filepath.Join(m.dir, "dev-merchant.env"),
+`, m.wallet, state, filepath.Join(m.dir, devMerchantKeyFile), split, shopName, m.apiKey, filepath.Join(m.dir, devMerchantEnvFile),
 		m.base, m.apiKey, order, m.base, apiFlag, m.apiKey, m.base, m.apiKey)
 }
 
@@ -317,6 +321,17 @@ func decodeAnswer(status, want int, raw []byte, out any) error {
 }
 
 func (m *devMerchant) call(ctx context.Context, method, path string, body any, headers map[string]string) (int, []byte, error) {
+	h := map[string]string{}
+	if m.csrf != "" {
+		h["x-csrf-token"] = m.csrf
+	}
+	maps.Copy(h, headers)
+	return sendJSON(ctx, m.client, method, m.base+path, body, h)
+}
+
+// sendJSON sends body (none when nil) as JSON with the headers and returns the answer's status
+// and its first MiB.
+func sendJSON(ctx context.Context, client *http.Client, method, url string, body any, headers map[string]string) (int, []byte, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -325,20 +340,17 @@ func (m *devMerchant) call(ctx context.Context, method, path string, body any, h
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, m.base+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
 		return 0, nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if m.csrf != "" {
-		req.Header.Set("x-csrf-token", m.csrf)
-	}
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := m.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return 0, nil, err
 	}

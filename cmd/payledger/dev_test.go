@@ -6,71 +6,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/migrations/pgtest"
 )
-
-// startServe runs `payledger serve` with vars (plus a fresh database and port) until the test ends
-// and returns its base URL.
-func startServe(t *testing.T, vars map[string]string) (string, *syncBuffer) {
-	t.Helper()
-	base, out, stop := startServeStoppable(t, vars)
-	t.Cleanup(stop)
-	return base, out
-}
-
-// startServeStoppable is startServe with the stop in the caller's hands (idempotent).
-func startServeStoppable(t *testing.T, vars map[string]string) (string, *syncBuffer, func()) {
-	t.Helper()
-	vars = maps.Clone(vars) // the caller may start another with the same map
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	if vars["DATABASE_URL"] == "" {
-		vars["DATABASE_URL"] = pgtest.URL(t)
-	}
-	vars["HTTP_ADDR"], vars["EMBEDDED_POSTGRES"] = addr, "off"
-	vars["PUBLIC_BASE_URL"] = "http://" + addr
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
-	exit := make(chan int, 1)
-	go func() { exit <- run(ctx, []string{"serve"}, env(vars), out, out) }()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			cancel()
-			select {
-			case <-exit:
-			case <-time.After(30 * time.Second):
-				t.Error("serve did not stop")
-			}
-			if t.Failed() {
-				t.Logf("serve log (tail):\n%s", tail(out.String(), 6000))
-			}
-		})
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get("http://" + addr + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			return "http://" + addr, out, stop
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve never answered: %v\n%s", err, out.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
 
 var (
 	devKeyRE    = regexp.MustCompile(`API key:\s+(plk_\S+)`)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"errors"
 	"flag"
 	"fmt"
@@ -183,36 +184,49 @@ func devchainPay(ctx context.Context, cfg config, log zerolog.Logger, args []str
 	if err != nil {
 		return err
 	}
-	ec, err := ethclient.DialContext(ctx, p.rpc)
+	_, err = sendTransfer(ctx, log, p.rpc, transfer{key: key, token: token, to: common.HexToAddress(p.to), amount: amount}, !p.noWait, stdout)
+	return err
+}
+
+// transfer is one payment: amount base units of token (the zero address: ETH) from key to to.
+type transfer struct {
+	key       *ecdsa.PrivateKey
+	token, to common.Address
+	amount    *big.Int
+}
+
+// sendTransfer sends tr through the node at rpcURL, prints its hash (before any wait, for
+// --no-wait and for whoever watches) and, when wait, waits for its block.
+func sendTransfer(ctx context.Context, log zerolog.Logger, rpcURL string, tr transfer, wait bool, stdout io.Writer) (common.Hash, error) {
+	ec, err := ethclient.DialContext(ctx, rpcURL)
 	if err != nil {
-		return err
+		return common.Hash{}, err
 	}
 	defer ec.Close()
 	id, err := ec.ChainID(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: %w", p.rpc, err)
+		return common.Hash{}, fmt.Errorf("%s: %w", rpcURL, err)
 	}
-	opts, err := bind.NewKeyedTransactorWithChainID(key, id)
+	opts, err := bind.NewKeyedTransactorWithChainID(tr.key, id)
 	if err != nil {
-		return err
+		return common.Hash{}, err
 	}
 	opts.Context = ctx
-	to := common.HexToAddress(p.to)
 	var tx *types.Transaction
-	if token == (common.Address{}) {
-		opts.Value = amount
-		tx, err = chain.SendETH(opts, ec, to)
+	if tr.token == (common.Address{}) {
+		opts.Value = tr.amount
+		tx, err = chain.SendETH(opts, ec, tr.to)
 	} else {
-		tx, err = chain.SendToken(opts, ec, token, to, amount)
+		tx, err = chain.SendToken(opts, ec, tr.token, tr.to, tr.amount)
 	}
 	if err != nil {
-		return fmt.Errorf("sending: %w", err)
+		return common.Hash{}, fmt.Errorf("sending: %w", err)
 	}
 	fmt.Fprintln(stdout, tx.Hash().Hex())
-	if p.noWait {
-		return nil
+	if !wait {
+		return tx.Hash(), nil
 	}
-	return waitMined(ctx, log, ec, tx)
+	return tx.Hash(), waitMined(ctx, log, ec, tx)
 }
 
 // waitMined waits up to a minute for tx's receipt and logs its block; a revert is an error.

@@ -2,7 +2,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -99,11 +99,11 @@ func parseReceiptPayFlags(cfg config, args []string) (receiptPayFlags, error) {
 		return p, fmt.Errorf("%v\n%s", err, devchainPayReceiptUsage)
 	}
 	vars := readDevchainEnv(p.envFile)
-	p.rpc = firstOf(p.rpc, vars["ETH_RPC_URL"], cfg.EthRPCURL, "http://127.0.0.1:8545")
-	p.tokens = firstOf(p.tokens, vars["CHAIN_TOKENS"], os.Getenv("CHAIN_TOKENS"))
-	p.key = firstOf(p.key, vars["DEVCHAIN_ACCOUNT_KEY"])
+	p.rpc = cmp.Or(p.rpc, vars["ETH_RPC_URL"], cfg.EthRPCURL, "http://127.0.0.1:8545")
+	p.tokens = cmp.Or(p.tokens, vars["CHAIN_TOKENS"], os.Getenv("CHAIN_TOKENS"))
+	p.key = cmp.Or(p.key, vars["DEVCHAIN_ACCOUNT_KEY"])
 	if p.apiKey == "" { // the key `payledger dev merchant` kept
-		p.apiKey = readDevchainEnv(filepath.Join(firstOf(os.Getenv("DEV_DATA_DIR"), ".data"), "dev-merchant.env"))["PAYLEDGER_API_KEY"]
+		p.apiKey = readDevchainEnv(filepath.Join(devDataDir(os.Getenv), devMerchantEnvFile))["PAYLEDGER_API_KEY"]
 	}
 	p.api = strings.TrimRight(p.api, "/")
 	if p.key == "" {
@@ -112,46 +112,21 @@ func parseReceiptPayFlags(cfg config, args []string) (receiptPayFlags, error) {
 	return p, nil
 }
 
-func firstOf(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // apiCall sends a JSON request to the service and decodes its JSON answer; a status above 299 is
 // an error with the envelope's message.
 func apiCall(ctx context.Context, method, url, apiKey string, body any, out any) error {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, url, rd)
-	if err != nil {
-		return err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	var headers map[string]string
 	if apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+apiKey)
+		headers = map[string]string{"Authorization": "Bearer " + apiKey}
 	}
-	resp, err := http.DefaultClient.Do(req)
+	status, raw, err := sendJSON(ctx, http.DefaultClient, method, url, body, headers)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w (is payledger serve running there? --api)", method, url, err)
 	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode > 299 {
-		return fmt.Errorf("%s %s: %d %s", method, url, resp.StatusCode, strings.TrimSpace(string(raw)))
+	if status > 299 {
+		return fmt.Errorf("%s %s: %d %s", method, url, status, strings.TrimSpace(string(raw)))
 	}
 	return json.Unmarshal(raw, out)
 }
@@ -181,7 +156,7 @@ func findString(v any, key string) string {
 // splitOf is where the receipt is paid: the address the page shows, else --split, else the
 // merchant's split read with its key.
 func splitOf(ctx context.Context, p receiptPayFlags, portal any) (string, error) {
-	if a := firstOf(findString(portal, "splitAddress"), p.split); a != "" {
+	if a := cmp.Or(findString(portal, "splitAddress"), p.split); a != "" {
 		if !common.IsHexAddress(a) {
 			return "", fmt.Errorf("split address %q is not an address", a)
 		}
@@ -190,11 +165,7 @@ func splitOf(ctx context.Context, p receiptPayFlags, portal any) (string, error)
 	if p.apiKey == "" {
 		return "", errors.New("the page does not show the split address: give --split 0x… or --api-key (split:read) of the merchant")
 	}
-	var sp struct {
-		Split struct {
-			Address *string `json:"address"`
-		} `json:"split"`
-	}
+	var sp splitAnswer
 	if err := apiCall(ctx, http.MethodGet, p.api+"/api/split/deploy", p.apiKey, nil, &sp); err != nil {
 		return "", err
 	}
@@ -217,6 +188,23 @@ func baseUnits(amount string, decimals uint8) (*big.Int, error) {
 		q.Add(q, big.NewInt(1))
 	}
 	return q, nil
+}
+
+// receiptToken is the address (zero for ETH) and decimals of the token symbol, from tokens
+// (CHAIN_TOKENS' format).
+func receiptToken(tokens, symbol string) (common.Address, uint8, error) {
+	if symbol == "ETH" {
+		return common.Address{}, 18, nil
+	}
+	list, err := chain.ParseTokens(tokens)
+	if err != nil {
+		return common.Address{}, 0, err
+	}
+	t, ok := chain.FindToken(list, symbol)
+	if !ok {
+		return common.Address{}, 0, fmt.Errorf("token %s is not in %q (--tokens, the env file or CHAIN_TOKENS)", symbol, tokens)
+	}
+	return t.Address, t.Decimals, nil
 }
 
 // devchainPayReceipt pays receipt p.receiptID end to end, printing each step.
@@ -247,29 +235,21 @@ func devchainPayReceipt(ctx context.Context, cfg config, log zerolog.Logger, arg
 	if err := apiCall(ctx, http.MethodPost, p.api+"/api/portal/"+p.receiptID+"/quote", "", map[string]string{"token": token}, &q); err != nil {
 		return err
 	}
-	decimals := uint8(18)
-	if token != "ETH" {
-		tokens, err := chain.ParseTokens(p.tokens)
-		if err != nil {
-			return err
-		}
-		t, ok := chain.FindToken(tokens, token)
-		if !ok {
-			return fmt.Errorf("token %s is not in %q (--tokens, the env file or CHAIN_TOKENS)", token, p.tokens)
-		}
-		decimals = t.Decimals
+	tokenAddr, decimals, err := receiptToken(p.tokens, token)
+	if err != nil {
+		return err
 	}
 	units, err := baseUnits(q.Amount, decimals)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "quote: %s %s = %s base units, to the split %s\n", q.Amount, token, units, split)
-	var hash bytes.Buffer
-	payArgs := []string{"--rpc", p.rpc, "--tokens", p.tokens, "--key", p.key, "--token", token, "--to", split, "--amount", units.String()}
-	if err := devchainPay(ctx, cfg, log, payArgs, &hash); err != nil {
+	tr := transfer{key: key, token: tokenAddr, to: common.HexToAddress(split), amount: units}
+	hash, err := sendTransfer(ctx, log, p.rpc, tr, true, io.Discard)
+	if err != nil {
 		return err
 	}
-	tx := strings.TrimSpace(hash.String())
+	tx := hash.Hex()
 	fmt.Fprintf(stdout, "sent %s from %s (mined)\n", tx, buyer.Hex())
 	var sub map[string]any
 	if err := apiCall(ctx, http.MethodPost, p.api+"/api/portal/"+p.receiptID+"/payment", "",
@@ -277,7 +257,7 @@ func devchainPayReceipt(ctx context.Context, cfg config, log zerolog.Logger, arg
 		return err
 	}
 	fmt.Fprintf(stdout, "submitted: the receipt is %v; the verifier confirms it once the transaction is %d blocks deep, then the split is distributed\n",
-		firstOf(findString(sub, "status"), "pending"), max(cfg.ChainConfirmations, 1))
+		cmp.Or(findString(sub, "status"), "pending"), max(cfg.ChainConfirmations, 1))
 	fmt.Fprintf(stdout, "watch it: curl %s/api/portal/%s\n", p.api, p.receiptID)
 	return nil
 }

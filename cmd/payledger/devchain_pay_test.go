@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
+	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/migrations/pgtest"
 )
 
@@ -83,16 +82,11 @@ func (c *e2eClient) login(key *ecdsa.PrivateKey) {
 	if err := json.Unmarshal(raw, &td); err != nil {
 		c.t.Fatal(err)
 	}
-	hash, _, err := apitypes.TypedDataAndHash(td)
+	sig, err := chain.SignTypedData(td, key)
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	sig, err := crypto.Sign(hash, key)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	sig[64] += 27
-	if code, m := c.call(http.MethodPost, "/api/auth/login", "", map[string]string{"wallet": wallet, "signature": hexutil.Encode(sig)}); code != http.StatusOK {
+	if code, m := c.call(http.MethodPost, "/api/auth/login", "", map[string]string{"wallet": wallet, "signature": sig}); code != http.StatusOK {
 		c.t.Fatalf("login: %d %v", code, m)
 	}
 }
@@ -136,37 +130,19 @@ func TestWalletPaymentEndToEnd(t *testing.T) {
 	}()
 	vars, _ := readDevchainBanner(t, &chainOut, &chainErr)
 
-	dbURL := pgtest.URL(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	platform := strings.ToLower(crypto.PubkeyToAddress(mustKey(t).PublicKey).Hex())
-	serveVars := map[string]string{"DATABASE_URL": dbURL, "HTTP_ADDR": addr, "EMBEDDED_POSTGRES": "off", "PLATFORM_RECIPIENT": platform}
+	serveVars := map[string]string{"DATABASE_URL": pgtest.URL(t), "EMBEDDED_POSTGRES": "off", "PLATFORM_RECIPIENT": platform}
 	for _, k := range []string{"ETH_RPC_URL", "CHAIN_ID", "CHAIN_TOKENS", "CHAIN_OPERATOR_KEY", "SPEND_PERMISSION_MANAGER"} {
 		serveVars[k] = vars[k]
 	}
-	var serveOut syncBuffer
-	serveExit := make(chan int, 1)
-	go func() { serveExit <- run(ctx, []string{"serve"}, env(serveVars), &serveOut, &serveOut) }()
-	c := &e2eClient{t: t, base: "http://" + addr}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if resp, err := http.Get(c.base + "/healthz"); err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve never answered:\n%s", serveOut.String())
-		}
-	}
+	base, serveOut, stopServe := startServeStoppable(t, serveVars)
+	t.Cleanup(stopServe)
+	c := &e2eClient{t: t, base: base}
 
 	// The merchant: a wallet, a key, and a split the service deploys.
 	merchantKey := mustKey(t)
 	merchant := strings.ToLower(crypto.PubkeyToAddress(merchantKey.PublicKey).Hex())
-	var keyOut, keyErr bytes.Buffer
-	if code := run(ctx, []string{"keys", "create", "--wallet", merchant, "--scopes", "receipts:write,receipts:read,split:read", "--name", "e2e"},
-		env(serveVars), &keyOut, &keyErr); code != 0 {
-		t.Fatalf("keys create: %s %s", keyOut.String(), keyErr.String())
-	}
-	lines := strings.Split(strings.TrimSpace(keyOut.String()), "\n")
-	apiKey := lines[len(lines)-1]
+	apiKey := createKey(t, ctx, serveVars, merchant, "receipts:write,receipts:read,split:read", "e2e")
 	c.login(merchantKey)
 	if code, m := c.call(http.MethodPost, "/api/split/deploy", "", map[string]any{}); code != http.StatusOK && code != http.StatusCreated {
 		t.Fatalf("split deploy: %d %v\n%s", code, m, serveOut.String())
@@ -225,8 +201,8 @@ func TestWalletPaymentEndToEnd(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), id) || !strings.Contains(string(body), `"distributed"`) {
 		t.Errorf("split transactions: %d %s", resp.StatusCode, body)
 	}
+	stopServe()
 	cancel()
-	<-serveExit
 	<-chainExit
 }
 

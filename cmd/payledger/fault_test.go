@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -98,14 +97,7 @@ func TestAcknowledgedOrdersSurvivePostgresRestarts(t *testing.T) {
 	began := time.Now()
 	cluster := startPrivateCluster(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "payledger")
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = "/usr/local/go/bin/go"
-	}
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v %s", err, out)
-	}
+	bin := buildPayledger(t, dir)
 	dbURL := cluster.URL("payledger")
 	ctx := context.Background()
 
@@ -113,12 +105,7 @@ func TestAcknowledgedOrdersSurvivePostgresRestarts(t *testing.T) {
 	// database), the split (orders need one), an item.
 	wallet := "0x" + strings.Repeat("cd", 20)
 	vars := map[string]string{"DATABASE_URL": dbURL, "EMBEDDED_POSTGRES": "off"}
-	var keyOut, keyErr bytes.Buffer
-	if code := run(ctx, []string{"keys", "create", "--wallet", wallet, "--scopes", "orders:create,receipts:read", "--name", "fault"}, env(vars), &keyOut, &keyErr); code != 0 {
-		t.Fatalf("keys create: exit %d: %s %s", code, keyOut.String(), keyErr.String())
-	}
-	lines := strings.Split(strings.TrimSpace(keyOut.String()), "\n")
-	key := lines[len(lines)-1]
+	key := createKey(t, ctx, vars, wallet, "orders:create,receipts:read", "fault")
 	setup := pgtest.PoolFor(t, dbURL)
 	if _, err := commands.ConfigureSplit(ctx, postgres.New(setup), time.Now(), eventstore.Metadata{}, split.Configure{
 		Merchant: wallet, Address: "0x" + strings.Repeat("c", 40), Platform: "0x" + strings.Repeat("b", 40)}); err != nil {
@@ -169,15 +156,8 @@ func TestAcknowledgedOrdersSurvivePostgresRestarts(t *testing.T) {
 	status := func(id string) (int, map[string]any, error) {
 		return call(http.MethodGet, "/api/receipts/status?receiptId="+url.QueryEscape(id), "")
 	}
-	for i := 0; ; i++ {
-		if resp, err := client.Get("http://" + addr + "/healthz"); err == nil {
-			resp.Body.Close()
-			break
-		}
-		if i > 600 {
-			t.Fatal("the service did not start")
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := awaitHealthz(client, "http://"+addr, 30*time.Second); err != nil {
+		t.Fatalf("the service did not start: %v", err)
 	}
 	const order = `{"items":[{"sku":"latte","qty":2}]}`
 	if code, body, err := call(http.MethodPost, "/api/orders", order); err != nil || code != 200 || body["ok"] != true {

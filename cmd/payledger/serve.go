@@ -257,7 +257,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		SplitChain: splitOps, SplitOperator: splitSender,
 		Outbox: outbox, Webhooks: dispatcher,
 		Prices: readmodels.NewPrices(pool), Usage: usage, Figures: readmodels.NewReceipts(pool), Metrics: metrics,
-		Invalidations: caches, Users: readmodels.NewUsers(pool),
+		Invalidations: caches, Users: readmodels.NewUsers(pool).KeepTopInMemory(caches),
 		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool),
 		SubscriptionChain: subChain,
 		Config: transport.Config{

@@ -52,7 +52,7 @@ func splitDistributor(cfg config, store eventstore.Store, receipts *readmodels.R
 	return workerFunc(func(ctx context.Context) error {
 		if op, ok := ops.(*chain.Operator); ok {
 			if late, ok := op.Backend().(*chain.LateBackend); ok && !late.Connected() {
-				rpc, err := dialUntilAnswered(ctx, cfg, log)
+				rpc, err := dialUntilAnswered(ctx, cfg, log, "split deployment and distribution")
 				if err != nil {
 					return err
 				}
@@ -71,8 +71,8 @@ func splitDistributor(cfg config, store eventstore.Store, receipts *readmodels.R
 
 // dialUntilAnswered dials ETH_RPC_URL every redialFirst, doubling to redialMax, until the node
 // answers with CHAIN_ID (a node serving another chain is logged and dialled again: it may be
-// fixed) or ctx ends.
-func dialUntilAnswered(ctx context.Context, cfg config, log zerolog.Logger) (*chain.RPC, error) {
+// fixed) or ctx ends. waiting says what waits for the node, in the logs.
+func dialUntilAnswered(ctx context.Context, cfg config, log zerolog.Logger, waiting string) (*chain.RPC, error) {
 	for wait := redialFirst; ; wait = min(2*wait, redialMax) {
 		select {
 		case <-ctx.Done():
@@ -86,9 +86,9 @@ func dialUntilAnswered(ctx context.Context, cfg config, log zerolog.Logger) (*ch
 		case err == nil:
 			return rpc, nil
 		case errors.Is(err, chain.ErrChainIDMismatch):
-			log.Error().Err(err).Msg("splits cannot be deployed or distributed: fix ETH_RPC_URL or CHAIN_ID")
+			log.Error().Err(err).Msg("the chain node serves another chain: fix ETH_RPC_URL or CHAIN_ID; " + waiting + " wait")
 		default:
-			log.Warn().Err(err).Dur("retry_in", min(2*wait, redialMax)).Msg("chain node still unreachable; split deployment and distribution wait")
+			log.Warn().Err(err).Dur("retry_in", min(2*wait, redialMax)).Msg("chain node still unreachable; " + waiting + " wait")
 		}
 	}
 }

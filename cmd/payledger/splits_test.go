@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/rs/zerolog"
@@ -84,21 +84,8 @@ func newWalletAddr(t *testing.T) string {
 // fund sends 10 ETH from the development chain's first account to addr and waits for it.
 func fund(t *testing.T, ctx context.Context, dev *chain.DevChain, addr string) {
 	t.Helper()
-	rpc, err := chain.Dial(ctx, dev.URL, chain.DevChainID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rpc.Close()
-	opts, err := bind.NewKeyedTransactorWithChainID(dev.Accounts[0].Key, big.NewInt(chain.DevChainID))
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Context, opts.Value = ctx, new(big.Int).Mul(big.NewInt(10), big.NewInt(1e18))
-	tx, err := chain.SendETH(opts, rpc.Backend(), common.HexToAddress(addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bind.WaitMined(ctx, rpc.Backend(), tx); err != nil {
+	tr := transfer{key: dev.Accounts[0].Key, to: common.HexToAddress(addr), amount: new(big.Int).Mul(big.NewInt(10), big.NewInt(1e18))}
+	if _, err := sendTransfer(ctx, zerolog.Nop(), dev.URL, tr, true, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 }

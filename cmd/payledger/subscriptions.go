@@ -68,7 +68,12 @@ func subscriptionTicker(h *commands.ChargeSubscriptionsHandler, leader interface
 			return nil
 		}
 		sender := &webhooks.SubscriptionSender{Outbox: readmodels.NewSubscriptionWebhooks(pool), Keys: keys, Via: via, Log: log}
-		go func() { _ = sender.Run(ctx, 2*time.Second) }()
+		// The sender ends with the ticker and is waited for, so that serve's shutdown never
+		// closes the pool under a delivery.
+		sctx, stop := context.WithCancel(ctx)
+		sent := make(chan struct{})
+		go func() { defer close(sent); _ = sender.Run(sctx, 2*time.Second) }()
+		defer func() { stop(); <-sent }()
 		return h.Run(ctx, leader.Leader, 24*time.Hour, 5*time.Minute)
 	})
 }

@@ -47,38 +47,19 @@ func dialChain(ctx context.Context, cfg config, log zerolog.Logger) (*chain.RPC,
 // walletVerifier is the background worker that confirms wallet payments on chain: without
 // ETH_RPC_URL it does nothing (payments stay pending); with it, it dials until the node answers
 // (rpc, when dialed at start, is used at once and left to serve to close) and then runs the
-// verifier. Every instance may run
-// it: recording a verdict is idempotent.
+// verifier. Every instance may run it: recording a verdict is idempotent.
 func walletVerifier(cfg config, rpc *chain.RPC, store eventstore.Store, receipts *readmodels.Receipts, log zerolog.Logger) worker {
 	return workerFunc(func(ctx context.Context) error {
 		if cfg.EthRPCURL == "" {
 			return nil
 		}
 		if rpc == nil { // dialed here: closed here (the one dialed at start is serve's)
-			defer func() {
-				if rpc != nil {
-					rpc.Close()
-				}
-			}()
-		}
-		for wait := redialFirst; rpc == nil; wait = min(2*wait, redialMax) {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(wait):
-			}
-			dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			var err error
-			rpc, err = chain.Dial(dctx, cfg.EthRPCURL, uint64(cfg.ChainID))
-			cancel()
-			switch {
-			case errors.Is(err, chain.ErrChainIDMismatch):
-				log.Error().Err(err).Msg("wallet payments cannot be verified: fix ETH_RPC_URL or CHAIN_ID")
-			case err != nil:
-				log.Warn().Err(err).Dur("retry_in", min(2*wait, redialMax)).Msg("chain node still unreachable; wallet payments stay pending")
-			default:
-				log.Info().Msg("chain connected")
+			if rpc, err = dialUntilAnswered(ctx, cfg, log, "wallet payment verifications"); err != nil {
+				return err
 			}
+			defer rpc.Close()
+			log.Info().Msg("chain connected")
 		}
 		v := commands.NewVerifyWalletPaymentsHandler(store, receipts, commands.NewSplits(store),
 			chain.NewPaymentWatcher(rpc, cfg.ChainTokens, cfg.ChainConfirmations), time.Now)

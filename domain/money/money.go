@@ -119,6 +119,12 @@ func (r Rate) Apply(amount Cents) Cents {
 
 // RoundHalfUp rounds an exact number of cents to an integer, halves away from zero.
 func RoundHalfUp(x *big.Rat) Cents {
+	return Cents(RoundHalfUpInt(x).Int64())
+}
+
+// RoundHalfUpInt rounds x to an integer, halves away from zero, without the int64 bound of Cents
+// (token base units: 18-decimal amounts exceed it).
+func RoundHalfUpInt(x *big.Rat) *big.Int {
 	num, den := new(big.Int).Set(x.Num()), x.Denom()
 	neg := num.Sign() < 0
 	num.Abs(num)
@@ -128,5 +134,5 @@ func RoundHalfUp(x *big.Rat) Cents {
 	if neg {
 		q.Neg(q)
 	}
-	return Cents(q.Int64())
+	return q
 }

@@ -41,6 +41,20 @@ func TestRoundHalfUp(t *testing.T) {
 	}
 }
 
+// RoundHalfUpInt is RoundHalfUp beyond int64: 18-decimal token amounts.
+func TestRoundHalfUpIntBeyondInt64(t *testing.T) {
+	wei := new(big.Int).Exp(big.NewInt(10), big.NewInt(20), nil) // 100 ETH in wei
+	for _, c := range []struct {
+		add  int64 // tenths added to wei
+		want *big.Int
+	}{{5, new(big.Int).Add(wei, big.NewInt(1))}, {4, wei}, {-5, wei}, {-6, new(big.Int).Sub(wei, big.NewInt(1))}} {
+		x := new(big.Rat).Add(new(big.Rat).SetInt(wei), big.NewRat(c.add, 10))
+		if got := RoundHalfUpInt(x); got.Cmp(c.want) != 0 {
+			t.Errorf("RoundHalfUpInt(%s) = %s, want %s", x.FloatString(1), got, c.want)
+		}
+	}
+}
+
 func TestRateApplyAndString(t *testing.T) {
 	cases := []struct {
 		rate   string

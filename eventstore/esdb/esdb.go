@@ -214,7 +214,7 @@ func (s *Store) Subscribe(ctx context.Context, from eventstore.Position, handle 
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if !sleep(ctx, time.Second) {
+			if !eventstore.Sleep(ctx, time.Second) {
 				return ctx.Err()
 			}
 			continue
@@ -224,7 +224,7 @@ func (s *Store) Subscribe(ctx context.Context, from eventstore.Position, handle 
 		if err != nil {
 			return err
 		}
-		if !sleep(ctx, 200*time.Millisecond) { // dropped: resubscribe from the last position
+		if !eventstore.Sleep(ctx, 200*time.Millisecond) { // dropped: resubscribe from the last position
 			return ctx.Err()
 		}
 	}
@@ -312,15 +312,4 @@ func convert(raw *kdb.RecordedEvent) (eventstore.RecordedEvent, error) {
 func isCode(err error, code kdb.ErrorCode) bool {
 	var e *kdb.Error
 	return errors.As(err, &e) && e.Code() == code
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

@@ -232,7 +232,7 @@ const FilteredReadInterval = 10 * time.Millisecond
 // handle also receives upTo, the position the read covered: every event up to it was either
 // handed over or filtered out, in the log's gap-free order (the same snapshot horizon as
 // ReadAll), so a subscriber may move its checkpoint there even when batch is empty. Reads are at
-// least FilteredReadInterval apart, on the subscription's own connection (filteredConn).
+// least FilteredReadInterval apart.
 func (s *Store) SubscribeFiltered(ctx context.Context, from eventstore.Position, prefixes, types []string,
 	handle func(ctx context.Context, batch []eventstore.RecordedEvent, upTo eventstore.Position) error) error {
 	ctx, cancel := context.WithCancel(ctx)
@@ -248,20 +248,15 @@ func (s *Store) SubscribeFiltered(ctx context.Context, from eventstore.Position,
 	if types == nil {
 		types = []string{}
 	}
-	conn, err := s.filteredConn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.Background())
 	backoff := time.Duration(0)
 	var lastRead time.Time
 	for {
-		if wait := FilteredReadInterval - time.Since(lastRead); wait > 0 && !sleepCtx(ctx, wait) {
+		if wait := FilteredReadInterval - time.Since(lastRead); wait > 0 && !eventstore.Sleep(ctx, wait) {
 			return ctx.Err()
 		}
 		wake := s.wake.wait() // taken before reading, so no append between read and wait is missed
 		lastRead = time.Now()
-		batch, upTo, full, err := readFiltered(ctx, conn, from, patterns, types)
+		batch, upTo, full, err := s.readFiltered(ctx, from, patterns, types)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -289,40 +284,26 @@ func (s *Store) SubscribeFiltered(ctx context.Context, from eventstore.Position,
 // readAllSQL does, but reads only their stream id and type; it returns the matching events
 // (stream id LIKE one of $3, type one of $4 unless $4 is empty), each with the last scanned
 // position and how many were scanned, or one row of nulls with them when none matches, or no row
-// when nothing was scanned.
+// when nothing was scanned. Every parameter goes through a sub-select for the reason readAllSQL's
+// do: PostgreSQL then keeps the prepared statement's generic plan (the same plan) instead of
+// planning every read again, which cost about three times running it.
 var readFilteredSQL = `WITH scanned AS MATERIALIZED (
 		SELECT tx_id, seq, stream_id, type FROM events
-		WHERE (tx_id, seq) > ($1, $2) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+		WHERE (tx_id, seq) > (SELECT $1::bigint, $2::bigint) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
 		ORDER BY tx_id, seq LIMIT ` + strconv.Itoa(SubscribeBatch) + `),
 	last AS (SELECT tx_id, seq, (SELECT count(*) FROM scanned) AS n FROM scanned ORDER BY tx_id DESC, seq DESC LIMIT 1)
 	SELECT last.tx_id, last.seq, last.n, e.tx_id, e.seq, e.event_id, e.stream_id, e.version, e.type, e.data, e.metadata, e.recorded_at, e.prev_hash, e.hash
 	FROM last LEFT JOIN LATERAL (
 		SELECT ev.* FROM scanned s JOIN events ev ON ev.tx_id = s.tx_id AND ev.seq = s.seq
-		WHERE s.stream_id LIKE ANY ($3::text[]) AND (cardinality($4::text[]) = 0 OR s.type = ANY ($4::text[]))
+		WHERE s.stream_id LIKE ANY ((SELECT $3::text[])::text[])
+			AND ((SELECT cardinality($4::text[])) = 0 OR s.type = ANY ((SELECT $4::text[])::text[]))
 	) e ON true
 	ORDER BY e.tx_id, e.seq`
 
-// filteredConn is a filtered subscription's own connection. Its session always uses the generic
-// plan of the (prepared) read: PostgreSQL would otherwise plan it again for every read, as the
-// position parameters make each custom plan look cheaper, and planning this statement costs
-// about three times running it.
-func (s *Store) filteredConn(ctx context.Context) (*pgx.Conn, error) {
-	cfg := s.pool.Config().ConnConfig.Copy()
-	if cfg.RuntimeParams == nil {
-		cfg.RuntimeParams = map[string]string{}
-	}
-	cfg.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("connect for a filtered subscription: %w", err)
-	}
-	return conn, nil
-}
-
 // readFiltered reads the events after from that match the patterns and types, the position the
 // read covered (from when nothing was scanned), and whether it scanned a full SubscribeBatch.
-func readFiltered(ctx context.Context, conn *pgx.Conn, from eventstore.Position, patterns, types []string) ([]eventstore.RecordedEvent, eventstore.Position, bool, error) {
-	rows, err := conn.Query(ctx, readFilteredSQL, int64(from.Commit), int64(from.Prepare), patterns, types)
+func (s *Store) readFiltered(ctx context.Context, from eventstore.Position, patterns, types []string) ([]eventstore.RecordedEvent, eventstore.Position, bool, error) {
+	rows, err := s.pool.Query(ctx, readFilteredSQL, int64(from.Commit), int64(from.Prepare), patterns, types)
 	if err != nil {
 		return nil, from, false, fmt.Errorf("read filtered from %s: %w", from, err)
 	}
@@ -358,15 +339,4 @@ func readFiltered(ctx context.Context, conn *pgx.Conn, from eventstore.Position,
 // likePrefix is a LIKE pattern matching strings that start with p.
 func likePrefix(p string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(p) + "%"
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

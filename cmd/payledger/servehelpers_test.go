@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/payledger/payledger/migrations/pgtest"
+)
+
+// startServe runs `payledger serve` with vars (plus a fresh database and port) until the test ends
+// and returns its base URL.
+func startServe(t *testing.T, vars map[string]string) (string, *syncBuffer) {
+	t.Helper()
+	base, out, stop := startServeStoppable(t, vars)
+	t.Cleanup(stop)
+	return base, out
+}
+
+// startServeStoppable is startServe with the stop in the caller's hands (idempotent).
+func startServeStoppable(t *testing.T, vars map[string]string) (string, *syncBuffer, func()) {
+	t.Helper()
+	vars = maps.Clone(vars) // the caller may start another with the same map
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	if vars["DATABASE_URL"] == "" {
+		vars["DATABASE_URL"] = pgtest.URL(t)
+	}
+	vars["HTTP_ADDR"], vars["EMBEDDED_POSTGRES"] = addr, "off"
+	vars["PUBLIC_BASE_URL"] = "http://" + addr
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	exit := make(chan int, 1)
+	go func() { exit <- run(ctx, []string{"serve"}, env(vars), out, out) }()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case <-exit:
+			case <-time.After(30 * time.Second):
+				t.Error("serve did not stop")
+			}
+			if t.Failed() {
+				t.Logf("serve log (tail):\n%s", tail(out.String(), 6000))
+			}
+		})
+	}
+	if err := awaitHealthz(http.DefaultClient, "http://"+addr, 60*time.Second); err != nil {
+		stop()
+		t.Fatalf("serve never answered: %v\n%s", err, out.String())
+	}
+	return "http://" + addr, out, stop
+}
+
+// awaitHealthz polls base/healthz until the service answers, or returns the last error once
+// timeout has passed.
+func awaitHealthz(client *http.Client, base string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		resp, err := client.Get(base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// createKey runs `payledger keys create` on vars' database and returns the key, the last line of
+// its output.
+func createKey(t *testing.T, ctx context.Context, vars map[string]string, wallet, scopes, name string) string {
+	t.Helper()
+	var out, errOut syncBuffer
+	if code := run(ctx, []string{"keys", "create", "--wallet", wallet, "--scopes", scopes, "--name", name}, env(vars), &out, &errOut); code != 0 {
+		t.Fatalf("keys create: exit %d: %s %s", code, out.String(), errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	return lines[len(lines)-1]
+}
+
+// buildPayledger builds this command into dir, for the tests that run it as its own process (to
+// kill it), and returns the binary's path.
+func buildPayledger(t *testing.T, dir string) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = "/usr/local/go/bin/go"
+	}
+	bin := filepath.Join(dir, "payledger")
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v %s", err, out)
+	}
+	return bin
+}
+
+// tail is the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}

@@ -1,0 +1,74 @@
+package projections
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/payledger/payledger/eventstore"
+)
+
+// What a runner runs (a projector, and what it may also be: pipelined, selective, filtered) and
+// what it follows (a source, and what it may also offer). runner.go picks the most direct way a
+// source and a projector both support.
+
+// Projector turns events into read-model changes.
+type Projector interface {
+	// Name identifies the projector's checkpoint and leader lock.
+	Name() string
+	// Apply writes the effect of events inside tx; the runner commits it with the checkpoint.
+	Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error
+	// Reset empties the projector's read models inside tx, before a rebuild.
+	Reset(ctx context.Context, tx pgx.Tx) error
+}
+
+// PipelinedProjector is a Projector whose batch takes two round trips: its reads go out with the
+// transaction's BEGIN, and its writes with the checkpoint and the COMMIT (one round trip when it
+// needs no reads). The projector is the
+// one serial stage every command waits on (read-your-writes), so its round trips count twice.
+type PipelinedProjector interface {
+	Projector
+	// QueueApply queues the reads that events need and returns the function that, once they have
+	// run, queues the effect of events into writes.
+	QueueApply(events []eventstore.RecordedEvent, reads *pgx.Batch) func(writes *pgx.Batch) error
+}
+
+// Selective is a Projector that only some events concern. A batch that holds none of them
+// changes no read model, so the runner does not open a transaction for it; it moves the stored
+// checkpoint past such batches at most once per skipFlush (a restart reads them again and skips
+// them again: exactly-once is untouched, as they have no effect).
+type Selective interface {
+	Projector
+	Relevant(e eventstore.RecordedEvent) bool
+}
+
+// Filtered is a Selective projector whose events the source can pick out itself (in SQL), so
+// that the events it ignores are never read: the stream-id prefixes and, when not empty, the
+// types of the events it may act on. Every event Relevant accepts must pass the filter; the
+// filter may pass more (Apply still checks Relevant).
+type Filtered interface {
+	Selective
+	Filter() (streamPrefixes, types []string)
+}
+
+// FilteredSource is a Source that can hand a subscriber only the events that pass a filter
+// (postgres.Store.SubscribeFiltered), with the position each read covered: the subscriber's
+// checkpoint moves over filtered-out events as over skipped ones.
+type FilteredSource interface {
+	SubscribeFiltered(ctx context.Context, from eventstore.Position, prefixes, types []string,
+		handle func(ctx context.Context, batch []eventstore.RecordedEvent, upTo eventstore.Position) error) error
+}
+
+// Source is the part of the event store that a runner follows.
+type Source interface {
+	Subscribe(ctx context.Context, from eventstore.Position, handle func(context.Context, []eventstore.RecordedEvent) error) error
+}
+
+// ReadAheadSource is a Source on the read models' own database whose handler can send the read of
+// the following events at the end of its commit's round trip (postgres.Store.SubscribeReadAhead):
+// a pipelined projector that keeps up then makes one round trip per batch.
+type ReadAheadSource interface {
+	Source
+	SubscribeReadAhead(ctx context.Context, from eventstore.Position, floor func() eventstore.Position,
+		handle func(ctx context.Context, batch []eventstore.RecordedEvent, queueNext func(*pgx.Batch)) error) error
+}

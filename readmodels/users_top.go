@@ -1,0 +1,240 @@
+package readmodels
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// UsersChangedChannel is the LISTEN/NOTIFY channel on which every statement that changes the
+// users or follows table announces itself (migration 021's triggers: profiles, presence, XP,
+// follows, rebuilds).
+const UsersChangedChannel = "payledger_users_changed"
+
+// TopUsersSize is how many of the highest-XP users are held in memory: the largest `scan` of a
+// search (spec, Limits), so no search and no leaderboard ever needs a row below it.
+const TopUsersSize = 1000
+
+// topUsersMaxStale bounds how long after a change a search may still be answered from the window
+// read before it. Heartbeats change the table all the time; reading the window again on every one
+// would cost more than the searches it saves, so a changed window is read again at most this
+// often, and only when a search needs it.
+const topUsersMaxStale = 250 * time.Millisecond
+
+// topUsers is the TopUsersSize highest-XP users (ties by wallet) and their follow counts, held
+// in memory, so that a search filters them in the process instead of asking PostgreSQL (spec: the
+// filters apply to the `scan` highest-XP users only), and a leaderboard with counts needs no
+// query. It is trusted only while its Invalidations listener is connected, as Cache is; a lost
+// listener drops it and the store reads the database again.
+//
+// The window is read lazily and once at a time: a search that finds it missing, or changed longer
+// than maxStale ago, waits for one read that every concurrent search shares, and then takes it.
+type topUsers struct {
+	read     func(ctx context.Context) (*topWindow, error)
+	maxStale time.Duration
+
+	mu        sync.Mutex
+	listening bool
+	epoch     uint64     // bumped when listening starts or stops: a read begun before is not kept
+	window    *topWindow // nil: not read yet (or dropped)
+	staleAt   time.Time  // when a change was first announced after window's read began; zero: none
+	loading   *topRead   // the read in flight
+}
+
+// topWindow is one read of the window: the users in order, and the follow counts of each.
+type topWindow struct {
+	users  []topUser
+	counts map[string]FollowCounts
+}
+
+// topUser is a user of the window with its lower-case display name, for q.
+type topUser struct {
+	User
+	nameLower string
+}
+
+// topRead is one read of the window that searches wait on.
+type topRead struct {
+	done    chan struct{}
+	err     error
+	staleAt time.Time // first change announced while it ran
+}
+
+func newTopUsers(read func(ctx context.Context) (*topWindow, error)) *topUsers {
+	return &topUsers{read: read, maxStale: topUsersMaxStale}
+}
+
+// get returns the window, or ok false when it cannot be trusted (no listener) and the caller must
+// read the database.
+func (t *topUsers) get(ctx context.Context) (window *topWindow, ok bool, err error) {
+	t.mu.Lock()
+	for {
+		if !t.listening {
+			t.mu.Unlock()
+			return nil, false, nil
+		}
+		if t.window != nil && (t.staleAt.IsZero() || time.Since(t.staleAt) < t.maxStale) {
+			window = t.window
+			t.mu.Unlock()
+			return window, true, nil
+		}
+		r := t.loading
+		if r == nil {
+			r = t.startRead()
+		}
+		t.mu.Unlock()
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+		if r.err != nil {
+			return nil, false, r.err
+		}
+		t.mu.Lock()
+		if t.listening && t.window != nil {
+			// What this search waited for: even if a change came in while it was read, waiting
+			// for yet another read would only chase a busy table.
+			window = t.window
+			t.mu.Unlock()
+			return window, true, nil
+		}
+	}
+}
+
+// startRead begins reading the window; t.mu is held.
+func (t *topUsers) startRead() *topRead {
+	r := &topRead{done: make(chan struct{})}
+	t.loading = r
+	epoch := t.epoch
+	go func() {
+		// Not the search's context: the read is shared, and one search going away must not fail
+		// the others.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		window, err := t.read(ctx)
+		cancel()
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		t.loading = nil
+		r.err = err
+		if err == nil && epoch == t.epoch && t.listening {
+			t.window, t.staleAt = window, r.staleAt
+		}
+		close(r.done)
+	}()
+	return r
+}
+
+// invalidate marks the window changed: it is read again once a search needs it and the change is
+// maxStale old. A change announced while a read runs may have missed it, so that read's window
+// starts out changed.
+func (t *topUsers) invalidate(string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := time.Now()
+	if t.staleAt.IsZero() {
+		t.staleAt = now
+	}
+	if t.loading != nil && t.loading.staleAt.IsZero() {
+		t.loading.staleAt = now
+	}
+}
+
+func (t *topUsers) setListening(on bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.listening = on
+	t.epoch++
+	t.window, t.staleAt = nil, time.Time{}
+}
+
+// readTop reads the window, users and counts in one statement (one snapshot): the TopUsersSize
+// highest-XP users, ties by wallet.
+func (s *Users) readTop(ctx context.Context) (*topWindow, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+userColumns+`,
+			(SELECT count(*) FROM follows WHERE followee = u.wallet), (SELECT count(*) FROM follows WHERE follower = u.wallet)
+		FROM (SELECT * FROM users ORDER BY xp DESC, wallet LIMIT $1) u ORDER BY xp DESC, wallet`, TopUsersSize)
+	if err != nil {
+		return nil, fmt.Errorf("top users: %w", err)
+	}
+	defer rows.Close()
+	w := &topWindow{users: make([]topUser, 0, TopUsersSize), counts: make(map[string]FollowCounts, TopUsersSize)}
+	for rows.Next() {
+		var c FollowCounts
+		u, err := scanUser(rows, &c.Followers, &c.Following)
+		if err != nil {
+			return nil, fmt.Errorf("top users: %w", err)
+		}
+		w.users = append(w.users, topUser{User: u, nameLower: strings.ToLower(u.DisplayName)})
+		w.counts[u.Wallet] = c
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("top users: %w", err)
+	}
+	return w, nil
+}
+
+// KeepTopInMemory has searches and leaderboards answered from the highest-XP users held in
+// memory, kept current by inv (NOTIFYs on UsersChangedChannel). Call it before inv runs.
+func (s *Users) KeepTopInMemory(inv *Invalidations) *Users {
+	s.top = newTopUsers(s.readTop)
+	inv.Register(UsersChangedChannel, s.top)
+	return s
+}
+
+// topWindow returns the in-memory window when it can answer a read of the n highest-XP users.
+func (s *Users) topWindow(ctx context.Context, n int) (*topWindow, bool, error) {
+	if s.top == nil || n > TopUsersSize {
+		return nil, false, nil
+	}
+	window, ok, err := s.top.get(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("top users: %w", err)
+	}
+	return window, ok, nil
+}
+
+// searchTop is Search over the window: the same filters as searchSQL, in the same order.
+func searchTop(window *topWindow, q UserQuery) ([]User, int) {
+	scanned := window.users[:min(q.Scan, len(window.users))]
+	pattern := strings.ToLower(q.Q)
+	since := q.Now.Add(-LiveWindow)
+	users := make([]User, 0, q.Limit)
+	total := 0
+	for i := range scanned {
+		u := &scanned[i]
+		if !passes(u, q, pattern, since) {
+			continue
+		}
+		total++
+		if len(users) < q.Limit {
+			users = append(users, u.User)
+		}
+	}
+	return users, total
+}
+
+func passes(u *topUser, q UserQuery, pattern string, since time.Time) bool {
+	switch {
+	case pattern != "" && !strings.Contains(u.Wallet, pattern) && !strings.Contains(u.nameLower, pattern):
+		return false
+	case q.MinXP != nil && u.XP < *q.MinXP, q.MaxXP != nil && u.XP > *q.MaxXP:
+		return false
+	case q.Live && !(u.Live && u.SpacePublic && u.LastHeartbeat != nil && !u.LastHeartbeat.Before(since)):
+		return false
+	}
+	return containsAll(u.Domains, q.Domains) && containsAll(u.Platforms, q.Platforms) && containsAll(u.Languages, q.Languages)
+}
+
+// containsAll is PostgreSQL's have @> want for text arrays.
+func containsAll(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
