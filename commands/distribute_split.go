@@ -311,6 +311,9 @@ func (h *DistributeSplitsHandler) reconcile(ctx context.Context, id string, g *d
 		}
 		return receipt.DistributeSplit(s, d)
 	})
+	if errors.Is(err, receipt.ErrWithdrawn) { // flagged by a deep reorg since the list was read: waits for its restoration
+		return ReceiptChange{}, false, nil
+	}
 	if err != nil {
 		return ReceiptChange{}, false, fmt.Errorf("receipt %s: %w", id, err)
 	}

@@ -90,7 +90,7 @@ const (
 type VerifiedWalletPayments struct {
 	Followed int             // payments followed after the pass
 	Changes  []ReceiptChange // receipts paid or failed
-	Reorged  []string        // receipts paid whose paying transaction a deep reorg removed (flagged)
+	Reorged  []ReceiptChange // receipts paid whose paying transaction a deep reorg removed (flagged)
 }
 
 // VerifyWalletPaymentsHandler verifies submitted wallet payments on chain (DESIGN 8): it keeps a
@@ -260,8 +260,8 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 	var vs []verdict
 	for _, v := range ds {
 		if v.Reorged {
-			if id, ok := h.flagReorged(ctx, v); ok {
-				out.Reorged = append(out.Reorged, id)
+			if change, ok := h.flagReorged(ctx, v); ok {
+				out.Reorged = append(out.Reorged, change)
 			}
 			continue
 		}
@@ -309,38 +309,37 @@ type paidPayment struct {
 // on any chain payledger targets are well within it).
 const paidMemory = time.Hour
 
-// CodeReorgedAfterConfirmation marks, in a receipt's PaymentFailureIgnored, that the chain no
-// longer shows the transaction that paid it. It is not a failure code of the catalog: it never
-// changes a status and is never shown as a failure.
-const CodeReorgedAfterConfirmation = "PORTAL_CHAIN_TX_REORGED"
-
 // flagReorged flags a paid receipt whose paying transaction a deep reorg removed: the receipt
 // stays paid (its PaymentConfirmed names the replaced block), and its log records the chain's
-// withdrawal as a PaymentFailureIgnored (code PORTAL_CHAIN_TX_REORGED, statusAtArrival paid), so
-// that the event log never claims a support the chain no longer gives; an error log is the
-// operator's alert (docs/decisions.md).
-func (h *VerifyWalletPaymentsHandler) flagReorged(ctx context.Context, v PaymentVerdict) (string, bool) {
+// withdrawal as a PaymentFailureIgnored (code receipt.CodeChainWithdrawn, statusAtArrival paid),
+// so that the event log never claims a support the chain no longer gives; an error log is the
+// operator's alert (docs/decisions.md). A flagged receipt is not reconciled: the work list holds
+// it again, and the same transaction confirmed at depth restores it (PaymentRestored).
+func (h *VerifyWalletPaymentsHandler) flagReorged(ctx context.Context, v PaymentVerdict) (ReceiptChange, bool) {
 	h.mu.Lock()
 	p, ok := h.paid[v.TxHash]
-	delete(h.paid, v.TxHash)
+	if ok {
+		delete(h.paid, v.TxHash)
+		delete(h.skip, p.p.ReceiptID+"/"+p.p.AttemptID) // watched again from the next Sync (the work list holds it)
+	}
 	h.mu.Unlock()
 	if !ok {
-		return "", false
+		return ReceiptChange{}, false
 	}
 	log := zerolog.Ctx(ctx).Error().Str("receipt_id", p.p.ReceiptID).Str("tx", v.TxHash).Uint64("block", v.BlockNumber).Str("block_hash", v.BlockHash)
 	at := h.now().UnixMilli()
-	_, _, err := ChangeReceipt(ctx, h.store, p.p.ReceiptID, chainMeta, func(st receipt.State) ([]receipt.Event, error) {
+	_, res, err := ChangeReceipt(ctx, h.store, p.p.ReceiptID, chainMeta, func(st receipt.State) ([]receipt.Event, error) {
 		if st.Status == receipt.StatusGenerated || st.Status == receipt.StatusPending {
 			return nil, nil // never paid by this transaction after all
 		}
-		return receipt.Fail(st, receipt.PaymentFailed{AttemptID: p.p.AttemptID, Code: CodeReorgedAfterConfirmation, Category: "blockchain",
+		return receipt.Fail(st, receipt.PaymentFailed{AttemptID: p.p.AttemptID, Code: receipt.CodeChainWithdrawn, Category: "blockchain",
 			Reason: "The paying transaction is no longer on the chain (reorg after the confirmation depth).", At: at})
 	})
 	if err != nil {
 		log = log.AnErr("record_error", err)
 	}
-	log.Msg("wallet payment reorged after its confirmation depth: the paying transaction is no longer on the chain; the receipt stays paid, investigate (refund or ask for a new payment)")
-	return p.p.ReceiptID, true
+	log.Msg("wallet payment reorged after its confirmation depth: the paying transaction is no longer on the chain; the receipt stays paid and is not distributed unless the chain confirms it again, investigate (refund or ask for a new payment)")
+	return ReceiptChange{ReceiptID: p.p.ReceiptID, Result: res}, true
 }
 
 func cmp(first, next error) error {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -380,8 +381,11 @@ func TestVerifyWalletPaymentTwoInstances(t *testing.T) {
 
 // TestVerifyWalletPaymentReorgAfterTheDepth: a receipt paid at depth 2 whose paying block a
 // deeper reorg removes, with the transaction gone, is flagged (Reorged) and never confirmed a
-// second time; the receipt keeps its one PaymentConfirmed, which names the replaced block. When
-// the same transaction is mined again, nothing changes: it still pays, once.
+// second time; the receipt keeps its one PaymentConfirmed, which names the replaced block, and is
+// not reconciled while flagged (the distributor's list leaves it out, the domain refuses it).
+// When the same transaction is mined again, it is watched again from the work list and, at its
+// depth, restored (PaymentRestored, naming the new block): still one confirmation, and the
+// receipt may be reconciled.
 func TestVerifyWalletPaymentReorgAfterTheDepth(t *testing.T) {
 	e := newWalletEnv(t)
 	v := e.verifier(e.rpc)
@@ -405,7 +409,7 @@ func TestVerifyWalletPaymentReorgAfterTheDepth(t *testing.T) {
 	e.b.Rollback()
 	time.Sleep(50 * time.Millisecond)
 	e.b.Rollback()
-	var flagged []string
+	var flagged []commands.ReceiptChange
 	for range 4 {
 		e.b.Commit()
 		out := e.pass(v)
@@ -414,9 +418,14 @@ func TestVerifyWalletPaymentReorgAfterTheDepth(t *testing.T) {
 			t.Fatalf("a reorged payment changed receipts: %+v", out)
 		}
 	}
-	if len(flagged) != 1 || flagged[0] != id {
+	if len(flagged) != 1 || flagged[0].ReceiptID != id {
 		t.Fatalf("flagged %v, want [%s]", flagged, id)
 	}
+	e.visible(flagged[0].Result.Position)
+	if st := e.state(id); st.ChainWithdrawnTx != strings.ToLower(tx.Hash().Hex()) {
+		t.Fatalf("flagged state: withdrawn %q", st.ChainWithdrawnTx)
+	}
+	e.notDistributable(id)
 	c := confirmedEvents(t, e, id)
 	if st := e.state(id); st.Status != receipt.StatusPaid || len(c) != 1 || c[0].BlockHash != strings.ToLower(paying.Hex()) {
 		t.Fatalf("after the reorg: %s, confirmations %+v", st.Status, c)
@@ -432,20 +441,70 @@ func TestVerifyWalletPaymentReorgAfterTheDepth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ig, ok := last.(receipt.FailureIgnored); !ok || ig.Code != commands.CodeReorgedAfterConfirmation || ig.StatusAtArrival != receipt.StatusPaid {
+	if ig, ok := last.(receipt.FailureIgnored); !ok || ig.Code != receipt.CodeChainWithdrawn || ig.StatusAtArrival != receipt.StatusPaid {
 		t.Fatalf("the log's last event %s %+v; want the chain's withdrawal recorded as ignored", evs[len(evs)-1].Type, last)
 	}
-	// The same signed transaction mined again: still one confirmation, nothing flagged again.
+	// The same signed transaction mined again: restored at its depth, still one confirmation.
 	if err := e.b.Client().SendTransaction(e.ctx, tx); err != nil {
 		t.Fatal(err)
 	}
-	for range 3 {
+	var restored []commands.ReceiptChange
+	for range 4 {
 		e.b.Commit()
-		if out := e.pass(v); len(out.Changes)+len(out.Reorged) != 0 {
-			t.Fatalf("mined again: %+v", out)
+		out := e.pass(v)
+		if len(out.Reorged) != 0 {
+			t.Fatalf("mined again, flagged again: %+v", out)
 		}
+		restored = append(restored, out.Changes...)
 	}
+	if len(restored) != 1 || restored[0].ReceiptID != id {
+		t.Fatalf("restorations %+v, want one of %s", restored, id)
+	}
+	e.visible(restored[0].Result.Position)
 	if c := confirmedEvents(t, e, id); len(c) != 1 {
 		t.Fatalf("%d confirmations, want 1", len(c))
 	}
+	evs, err = commands.ReadReceiptEvents(e.ctx, e.store, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, err = receipt.Decode(evs[len(evs)-1].Type, evs[len(evs)-1].Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.b.Client().TransactionReceipt(e.ctx, tx.Hash())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs, ok := last.(receipt.PaymentRestored); !ok || rs.BlockHash != strings.ToLower(r.BlockHash.Hex()) {
+		t.Fatalf("the log's last event %s %+v; want PaymentRestored in block %s", evs[len(evs)-1].Type, last, r.BlockHash.Hex())
+	}
+	if st := e.state(id); st.Status != receipt.StatusPaid || st.ChainWithdrawnTx != "" {
+		t.Fatalf("restored: %s, withdrawn %q", st.Status, st.ChainWithdrawnTx)
+	}
+	if _, err := receipt.DistributeSplit(e.state(id), receipt.SplitDistributed{At: 1}); err != nil || !e.distributable(id) {
+		t.Fatalf("a restored receipt cannot be reconciled: %v, in the distributor's list %v", err, e.distributable(id))
+	}
+}
+
+// notDistributable checks that receipt id, flagged, is out of the distributor's list and that
+// the domain refuses to reconcile it.
+func (e *walletEnv) notDistributable(id string) {
+	e.t.Helper()
+	if e.distributable(id) {
+		e.t.Fatalf("the flagged receipt %s is in the distributor's list", id)
+	}
+	if _, err := receipt.DistributeSplit(e.state(id), receipt.SplitDistributed{At: 1}); !errors.Is(err, receipt.ErrWithdrawn) {
+		e.t.Fatalf("reconciling the flagged receipt: %v, want ErrWithdrawn", err)
+	}
+}
+
+// distributable reports whether receipt id is in the distributor's list (PaidReceipts).
+func (e *walletEnv) distributable(id string) bool {
+	e.t.Helper()
+	list, err := e.receipts.PaidReceipts(e.ctx, commands.PaidCursor{}, 1000)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return slices.ContainsFunc(list, func(p commands.PaidReceipt) bool { return p.ReceiptID == id })
 }

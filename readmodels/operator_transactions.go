@@ -164,10 +164,11 @@ func (o *OperatorTransactions) Coverage(ctx context.Context, receipts []string) 
 }
 
 // PaidReceipts lists receipts that are paid (not reconciled), longest paid first, with the
-// paying token, from after (exclusive; the zero cursor: from the first), at most limit.
+// paying token, from after (exclusive; the zero cursor: from the first), at most limit. A receipt
+// whose paying transaction a deep reorg withdrew is left out until the chain shows it again.
 func (s *Receipts) PaidReceipts(ctx context.Context, after commands.PaidCursor, limit int) ([]commands.PaidReceipt, error) {
 	rows, err := s.pool.Query(ctx, `SELECT receipt_id, merchant_wallet, coalesce(state->'payment'->>'token', ''), updated_at
-		FROM receipts WHERE status = 'paid' AND (updated_at, receipt_id) > ($1, $2)
+		FROM receipts WHERE status = 'paid' AND (updated_at, receipt_id) > ($1, $2) AND NOT state ? 'chainWithdrawnTx'
 		ORDER BY updated_at, receipt_id LIMIT $3`, after.PaidAt, after.ReceiptID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("paid receipts: %w", err)

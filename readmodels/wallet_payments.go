@@ -17,13 +17,14 @@ var (
 )
 
 // PendingWalletPayments lists the receipts that are pending on a submitted wallet payment (their
-// current attempt is a wallet transaction), by receipt id after afterID ("" from the first), at
-// most limit: one page of the wallet verifier's work list.
+// current attempt is a wallet transaction), and the paid ones whose paying transaction a deep
+// reorg withdrew (state.chainWithdrawnTx), by receipt id after afterID ("" from the first), at
+// most limit: one page of the wallet verifier's work list (index receipts_wallet_watch).
 func (s *Receipts) PendingWalletPayments(ctx context.Context, afterID string, limit int) ([]commands.PendingWalletPayment, error) {
 	rows, err := s.pool.Query(ctx, `SELECT receipt_id, merchant_wallet, state->>'currentAttempt',
 			coalesce(a->>'token', ''), coalesce(a->>'transactionHash', ''), coalesce(a->>'buyerWallet', '')
 		FROM receipts, LATERAL (SELECT state->'attempts'->(state->>'currentAttempt') AS a) cur
-		WHERE status = 'pending' AND attempt_kind = 'wallet' AND receipt_id > $1
+		WHERE attempt_kind = 'wallet' AND (status = 'pending' OR (status = 'paid' AND state ? 'chainWithdrawnTx')) AND receipt_id > $1
 		ORDER BY receipt_id LIMIT $2`, afterID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list pending wallet payments: %w", err)

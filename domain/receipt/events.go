@@ -18,6 +18,7 @@ const (
 	EventRefundRequested  = "RefundRequested"
 	EventRefundProcessed  = "RefundProcessed"
 	EventTokenQuoted      = "TokenQuoted"
+	EventPaymentRestored  = "PaymentRestored"
 )
 
 // TokenQuoted records a price quote in a token and the rates it used. Status unchanged.
@@ -106,6 +107,17 @@ type FailureIgnored struct {
 	At                int64  `json:"at"`
 }
 
+// PaymentRestored: the chain shows again, at its confirmation depth, the transaction whose
+// withdrawal a deep reorg had flagged (a FailureIgnored with CodeChainWithdrawn): the flag is
+// lifted and the receipt may be reconciled. Status unchanged.
+type PaymentRestored struct {
+	AttemptID       string `json:"attemptId"`
+	TransactionHash string `json:"transactionHash"`
+	BlockNumber     uint64 `json:"blockNumber,omitempty"`
+	BlockHash       string `json:"blockHash,omitempty"`
+	At              int64  `json:"at"`
+}
+
 // SplitDistributed: funds verified and the split executed. Status reconciled. TransactionHash is
 // the first of TransactionHashes (the releases that paid the receipt's payees; one release may
 // cover several receipts, which then record the same hashes); Amounts is what each release paid
@@ -153,6 +165,7 @@ func (SplitDistributed) eventType() string  { return EventSplitDistributed }
 func (RefundRequested) eventType() string   { return EventRefundRequested }
 func (RefundProcessed) eventType() string   { return EventRefundProcessed }
 func (TokenQuoted) eventType() string       { return EventTokenQuoted }
+func (PaymentRestored) eventType() string   { return EventPaymentRestored }
 
 // TypeOf returns an event's type name.
 func TypeOf(e Event) string { return e.eventType() }
@@ -185,6 +198,8 @@ func Decode(typ string, data []byte) (Event, error) {
 		e = &RefundProcessed{}
 	case EventTokenQuoted:
 		e = &TokenQuoted{}
+	case EventPaymentRestored:
+		e = &PaymentRestored{}
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrUnknownEvent, typ)
 	}
@@ -219,6 +234,8 @@ func deref(e Event) Event {
 	case *RefundProcessed:
 		return *v
 	case *TokenQuoted:
+		return *v
+	case *PaymentRestored:
 		return *v
 	}
 	return e

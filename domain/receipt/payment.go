@@ -85,10 +85,15 @@ func AcceptACH(s State, a ACHAccepted) ([]Event, error) {
 }
 
 // Confirm records a verified payment. It wins from generated, pending, ach_pending and failed;
-// once paid (or beyond) a repeat changes nothing.
+// once paid (or beyond) a repeat changes nothing, except that the chain confirming again the
+// transaction a deep reorg withdrew restores it (PaymentRestored).
 func Confirm(s State, c PaymentConfirmed) ([]Event, error) {
 	if err := must(s); err != nil {
 		return nil, err
+	}
+	if s.ChainWithdrawnTx != "" && c.VerifiedBy == "chain" && strings.EqualFold(c.TransactionHash, s.ChainWithdrawnTx) {
+		return []Event{PaymentRestored{AttemptID: c.AttemptID, TransactionHash: s.ChainWithdrawnTx, BlockNumber: c.BlockNumber,
+			BlockHash: c.BlockHash, At: c.At}}, nil
 	}
 	if slices.Contains(settled, s.Status) {
 		return nil, nil
@@ -112,6 +117,8 @@ func Fail(s State, f PaymentFailed) ([]Event, error) {
 	switch {
 	case s.Status == StatusFailed && s.Failure != nil && s.Failure.AttemptID == f.AttemptID:
 		return nil, nil
+	case s.ChainWithdrawnTx != "" && slices.Contains(settled, s.Status):
+		return nil, nil // flagged already: the chain does not show the payment, whatever else it says of it
 	case s.CurrentAttempt == "" || f.AttemptID != s.CurrentAttempt:
 		return ignore("the failure belongs to another payment attempt than the current one")
 	case s.Status != StatusGenerated && s.Status != StatusPending:
@@ -120,7 +127,8 @@ func Fail(s State, f PaymentFailed) ([]Event, error) {
 	return []Event{f}, nil
 }
 
-// DistributeSplit marks a paid receipt reconciled. Errors: ErrNotFound, ErrState.
+// DistributeSplit marks a paid receipt reconciled. Errors: ErrNotFound, ErrState, ErrWithdrawn
+// (its funds never reached the split as far as the chain now shows).
 func DistributeSplit(s State, d SplitDistributed) ([]Event, error) {
 	if err := must(s); err != nil {
 		return nil, err
@@ -130,6 +138,9 @@ func DistributeSplit(s State, d SplitDistributed) ([]Event, error) {
 	}
 	if s.Status != StatusPaid {
 		return nil, fmt.Errorf("%w: only a paid receipt is reconciled, this one is %s", ErrState, s.Status)
+	}
+	if s.ChainWithdrawnTx != "" {
+		return nil, ErrWithdrawn
 	}
 	return []Event{d}, nil
 }

@@ -135,7 +135,15 @@ var (
 	ErrTotal        = errors.New("total does not equal the sum of the line items")
 	ErrState        = errors.New("not allowed in the receipt's current status")
 	ErrAmount       = errors.New("invalid amount")
+	// ErrWithdrawn is an ErrState: the chain no longer shows the paying transaction.
+	ErrWithdrawn = fmt.Errorf("%w: the paying transaction is no longer on the chain (reorg past the confirmation depth)", ErrState)
 )
+
+// CodeChainWithdrawn marks, in a FailureIgnored of a paid receipt, that a reorg past the
+// confirmation depth took the paying transaction off the chain. It is not a failure code of the
+// catalog: it never changes a status and is never shown as a failure; it flags the receipt
+// (State.ChainWithdrawnTx) until PaymentRestored.
+const CodeChainWithdrawn = "PORTAL_CHAIN_TX_REORGED"
 
 // Attempt is one payment attempt.
 type Attempt struct {
@@ -183,6 +191,9 @@ type State struct {
 	RefundTxHashes []string           `json:"refundTransactionHashes,omitempty"`
 	QuotedToken    string             `json:"quotedToken,omitempty"` // the latest quote's token
 	EURUSDRate     string             `json:"eurUsdRate,omitempty"`  // the latest recorded EUR/USD rate (EUR receipts)
+	// ChainWithdrawnTx is the paying transaction while a reorg past the confirmation depth has
+	// taken it off the chain (flagged, CodeChainWithdrawn) and it was not seen again at depth.
+	ChainWithdrawnTx string `json:"chainWithdrawnTx,omitempty"`
 }
 
 // FailureView is the failure to show: only while the status is failed (spec rule 5).
@@ -274,7 +285,15 @@ func Evolve(s State, e Event) State {
 		if e.EURUSDRate != "" {
 			s.EURUSDRate = e.EURUSDRate
 		}
-	case TelemetryRecorded, FailureIgnored:
+	case FailureIgnored:
+		// Recorded for auditors; never a change of status. The chain's withdrawal of the paying
+		// transaction flags the receipt until PaymentRestored.
+		if e.Code == CodeChainWithdrawn && s.Payment != nil && s.Payment.TransactionHash != "" {
+			s.ChainWithdrawnTx = s.Payment.TransactionHash
+		}
+	case PaymentRestored:
+		s.ChainWithdrawnTx = ""
+	case TelemetryRecorded:
 		// Recorded for auditors; never a change of state.
 	}
 	return s
