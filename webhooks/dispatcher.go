@@ -281,7 +281,7 @@ func (d *Dispatcher) send(ctx context.Context, c readmodels.Claimed, deliveryID 
 	}
 	status, err := d.post(ctx, c.URL, body, func(h http.Header) {
 		// Partner brands get their own prefix and user agent; the X-Service-* aliases remain.
-		setHeaders(h, st.Receipt.BrandKey, body, secret, deliveryID, a.IdempotencyKey, d.Now())
+		setHeaders(h, delivery{event: Event, brand: st.Receipt.BrandKey, body: body, secret: secret, id: deliveryID, key: a.IdempotencyKey, sentAt: d.Now()})
 	})
 	a.HTTPStatus = status
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Event is the one event kind sent.
+// Event is the event kind of receipt webhooks (subscription webhooks name their own).
 const Event = "receipt.status_updated"
 
 // DefaultBrandKey is the brand of merchants without a partner brand.
@@ -25,22 +25,33 @@ func SignBody(secret string, body []byte) string {
 	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
 }
 
+// delivery is one signed webhook request: what its headers name and sign.
+type delivery struct {
+	event  string // X-*-Event
+	brand  string // the merchant's brand key; "" or DefaultBrandKey: the X-Service-* set only
+	body   []byte
+	secret string // the merchant's signing key
+	id     uuid.UUID
+	key    string // the idempotency key
+	sentAt time.Time
+}
+
 // setHeaders sets the spec's webhook headers: the X-Service-* set always, and for a partner
 // brand its own X-<Brand>-* twins and user agent (the last set wins the shared headers).
-func setHeaders(h http.Header, brand string, body []byte, secret string, deliveryID uuid.UUID, key string, sentAt time.Time) {
-	setPrefixed(h, "Service", "Service-Webhook/1.0", body, secret, deliveryID, key, sentAt)
-	if brand != "" && brand != DefaultBrandKey {
-		name := strings.ToUpper(brand[:1]) + brand[1:]
-		setPrefixed(h, name, name+"-Webhook/1.0", body, secret, deliveryID, key, sentAt)
+func setHeaders(h http.Header, d delivery) {
+	setPrefixed(h, "Service", "Service-Webhook/1.0", d)
+	if d.brand != "" && d.brand != DefaultBrandKey {
+		name := strings.ToUpper(d.brand[:1]) + d.brand[1:]
+		setPrefixed(h, name, name+"-Webhook/1.0", d)
 	}
 }
 
-func setPrefixed(h http.Header, prefix, userAgent string, body []byte, secret string, deliveryID uuid.UUID, key string, sentAt time.Time) {
+func setPrefixed(h http.Header, prefix, userAgent string, d delivery) {
 	h.Set("Content-Type", "application/json")
 	h.Set("User-Agent", userAgent)
-	h.Set("X-"+prefix+"-Signature", SignBody(secret, body))
-	h.Set("X-"+prefix+"-Event", Event)
-	h.Set("X-"+prefix+"-Delivery", deliveryID.String())
-	h.Set("X-"+prefix+"-Idempotency-Key", key)
-	h.Set("X-"+prefix+"-Timestamp", strconv.FormatInt(sentAt.UnixMilli(), 10))
+	h.Set("X-"+prefix+"-Signature", SignBody(d.secret, d.body))
+	h.Set("X-"+prefix+"-Event", d.event)
+	h.Set("X-"+prefix+"-Delivery", d.id.String())
+	h.Set("X-"+prefix+"-Idempotency-Key", d.key)
+	h.Set("X-"+prefix+"-Timestamp", strconv.FormatInt(d.sentAt.UnixMilli(), 10))
 }

@@ -20,17 +20,18 @@ func TestHeadersAndBrandTwins(t *testing.T) {
 	body, id, at := []byte(`{"a":1}`), uuid.New(), time.UnixMilli(1_700_000_000_123)
 	names := []string{"Signature", "Event", "Delivery", "Idempotency-Key", "Timestamp"}
 	cases := []struct {
-		name, brand, twin, userAgent string
+		name, event, brand, twin, userAgent string
 	}{
-		{"no brand", "", "", "Service-Webhook/1.0"},
-		{"the default brand", DefaultBrandKey, "", "Service-Webhook/1.0"},
-		{"a partner brand", "acme", "Acme", "Acme-Webhook/1.0"},
+		{"no brand", Event, "", "", "Service-Webhook/1.0"},
+		{"the default brand", Event, DefaultBrandKey, "", "Service-Webhook/1.0"},
+		{"a partner brand", Event, "acme", "Acme", "Acme-Webhook/1.0"},
+		{"a subscription event", "subscription.charged", "", "", "Service-Webhook/1.0"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := http.Header{}
-			setHeaders(h, c.brand, body, "plk_k", id, "key-1", at)
-			want := map[string]string{"Signature": SignBody("plk_k", body), "Event": Event, "Delivery": id.String(),
+			setHeaders(h, delivery{event: c.event, brand: c.brand, body: body, secret: "plk_k", id: id, key: "key-1", sentAt: at})
+			want := map[string]string{"Signature": SignBody("plk_k", body), "Event": c.event, "Delivery": id.String(),
 				"Idempotency-Key": "key-1", "Timestamp": "1700000000123"}
 			for _, n := range names {
 				if h.Get("X-Service-"+n) != want[n] {

@@ -13,12 +13,6 @@ import (
 	"github.com/payledger/payledger/readmodels"
 )
 
-// Subscription charge events (docs/webhooks.md).
-const (
-	EventSubscriptionCharged      = "subscription.charged"
-	EventSubscriptionChargeFailed = "subscription.charge_failed"
-)
-
 // SubscriptionOutbox is the sender's view of the subscription webhook outbox.
 type SubscriptionOutbox interface {
 	Claim(ctx context.Context, limit int, lease time.Duration) ([]readmodels.SubscriptionWebhook, error)
@@ -112,8 +106,7 @@ func (s *SubscriptionSender) send(ctx context.Context, n readmodels.Subscription
 		return nil, err.Error()
 	}
 	status, err := s.Via.post(ctx, n.URL, body, func(h http.Header) {
-		setHeaders(h, "", body, secret, uuid.New(), n.Key, now)
-		h.Set("X-Service-Event", n.Event) // setHeaders names the receipt event
+		setHeaders(h, delivery{event: n.Event, body: body, secret: secret, id: uuid.New(), key: n.Key, sentAt: now})
 	})
 	if err != nil {
 		return status, err.Error()
