@@ -20,6 +20,9 @@
 //     FailureIgnored with the reason, for auditors, and changes nothing.
 //   - reconciled follows paid (split distributed). Refunds start from paid or reconciled, never
 //     exceed what is unrefunded, and the receipt is refunded once the whole total is back.
+//   - A paid receipt whose paying transaction a reorg past the confirmation depth took off the
+//     chain stays paid but is flagged (FailureIgnored, CodeChainWithdrawn): it is not reconciled
+//     (ErrWithdrawn) until the chain confirms the same transaction again (PaymentRestored).
 //   - Failure fields are shown only while the status is failed (FailureView).
 package receipt
 
