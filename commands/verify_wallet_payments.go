@@ -114,6 +114,7 @@ type VerifyWalletPaymentsHandler struct {
 	page     int
 	followed map[string]PendingWalletPayment // lower-case hash -> payment
 	paid     map[string]paidPayment          // lower-case hash -> recorded paid, while audited
+	unmarked map[string]reorged              // lower-case hash -> a deep reorg whose flag could not be recorded yet
 	skip     map[string]time.Time            // receipt/attempt -> not before (unbuildable, or just decided)
 }
 
@@ -125,7 +126,8 @@ func NewVerifyWalletPaymentsHandler(store Store, pending PendingWalletPayments, 
 		panic("commands.NewVerifyWalletPaymentsHandler: nil dependency")
 	}
 	return &VerifyWalletPaymentsHandler{store: store, pending: pending, splits: splits, follower: watcher, now: now,
-		followed: map[string]PendingWalletPayment{}, paid: map[string]paidPayment{}, skip: map[string]time.Time{}, page: pendingPage}
+		followed: map[string]PendingWalletPayment{}, paid: map[string]paidPayment{}, unmarked: map[string]reorged{},
+		skip: map[string]time.Time{}, page: pendingPage}
 }
 
 // WithPage sets how many pending payments one read of the work list returns (default 5,000); for
@@ -257,12 +259,14 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 	var out VerifiedWalletPayments
 	var firstErr error
 	var outMu sync.Mutex
+	for _, r := range h.reorgs(ds) {
+		if change, ok := h.flagReorged(ctx, r); ok {
+			out.Reorged = append(out.Reorged, change)
+		}
+	}
 	var vs []verdict
 	for _, v := range ds {
 		if v.Reorged {
-			if change, ok := h.flagReorged(ctx, v); ok {
-				out.Reorged = append(out.Reorged, change)
-			}
 			continue
 		}
 		h.mu.Lock()
@@ -314,32 +318,56 @@ const paidMemory = time.Hour
 // withdrawal as a PaymentFailureIgnored (code receipt.CodeChainWithdrawn, statusAtArrival paid),
 // so that the event log never claims a support the chain no longer gives; an error log is the
 // operator's alert (docs/decisions.md). A flagged receipt is not reconciled: the work list holds
-// it again, and the same transaction confirmed at depth restores it (PaymentRestored).
-func (h *VerifyWalletPaymentsHandler) flagReorged(ctx context.Context, v PaymentVerdict) (ReceiptChange, bool) {
-	h.mu.Lock()
-	p, ok := h.paid[v.TxHash]
-	if ok {
-		delete(h.paid, v.TxHash)
-		delete(h.skip, p.p.ReceiptID+"/"+p.p.AttemptID) // watched again from the next Sync (the work list holds it)
-	}
-	h.mu.Unlock()
-	if !ok {
-		return ReceiptChange{}, false
-	}
-	log := zerolog.Ctx(ctx).Error().Str("receipt_id", p.p.ReceiptID).Str("tx", v.TxHash).Uint64("block", v.BlockNumber).Str("block_hash", v.BlockHash)
+// it again, and the same transaction confirmed at depth restores it (PaymentRestored). A flag
+// that cannot be recorded (the datastore down) is tried again at every step: the audit has let
+// the payment go, so nothing else would find it again.
+func (h *VerifyWalletPaymentsHandler) flagReorged(ctx context.Context, r reorged) (ReceiptChange, bool) {
+	log := zerolog.Ctx(ctx).Error().Str("receipt_id", r.p.ReceiptID).Str("tx", r.v.TxHash).Uint64("block", r.v.BlockNumber).Str("block_hash", r.v.BlockHash)
 	at := h.now().UnixMilli()
-	_, res, err := ChangeReceipt(ctx, h.store, p.p.ReceiptID, chainMeta, func(st receipt.State) ([]receipt.Event, error) {
+	_, res, err := ChangeReceipt(ctx, h.store, r.p.ReceiptID, chainMeta, func(st receipt.State) ([]receipt.Event, error) {
 		if st.Status == receipt.StatusGenerated || st.Status == receipt.StatusPending {
 			return nil, nil // never paid by this transaction after all
 		}
-		return receipt.Fail(st, receipt.PaymentFailed{AttemptID: p.p.AttemptID, Code: receipt.CodeChainWithdrawn, Category: "blockchain",
+		return receipt.Fail(st, receipt.PaymentFailed{AttemptID: r.p.AttemptID, Code: receipt.CodeChainWithdrawn, Category: "blockchain",
 			Reason: "The paying transaction is no longer on the chain (reorg after the confirmation depth).", At: at})
 	})
 	if err != nil {
-		log = log.AnErr("record_error", err)
+		h.mu.Lock()
+		h.unmarked[r.v.TxHash] = r
+		h.mu.Unlock()
+		log.Err(err).Msg("wallet payment reorged after its confirmation depth: the flag could not be recorded yet; retrying at the next step")
+		return ReceiptChange{}, false
 	}
+	h.mu.Lock()
+	delete(h.skip, r.p.ReceiptID+"/"+r.p.AttemptID) // watched again from the next Sync (the work list holds it)
+	h.mu.Unlock()
 	log.Msg("wallet payment reorged after its confirmation depth: the paying transaction is no longer on the chain; the receipt stays paid and is not distributed unless the chain confirms it again, investigate (refund or ask for a new payment)")
-	return ReceiptChange{ReceiptID: p.p.ReceiptID, Result: res}, true
+	return ReceiptChange{ReceiptID: r.p.ReceiptID, Result: res}, true
+}
+
+// reorged is a paid payment a deep reorg removed, to be flagged.
+type reorged struct {
+	p PendingWalletPayment
+	v PaymentVerdict
+}
+
+// reorgs returns the payments to flag: those whose flag is still to be recorded, then those the
+// audit reports in ds that this instance recorded paid (another instance flags its own).
+func (h *VerifyWalletPaymentsHandler) reorgs(ds []PaymentVerdict) []reorged {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]reorged, 0, len(h.unmarked))
+	for hash, r := range h.unmarked {
+		out = append(out, r)
+		delete(h.unmarked, hash)
+	}
+	for _, v := range ds {
+		if pp, ok := h.paid[v.TxHash]; ok && v.Reorged {
+			delete(h.paid, v.TxHash)
+			out = append(out, reorged{p: pp.p, v: v})
+		}
+	}
+	return out
 }
 
 func cmp(first, next error) error {

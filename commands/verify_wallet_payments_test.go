@@ -389,26 +389,7 @@ func TestVerifyWalletPaymentTwoInstances(t *testing.T) {
 func TestVerifyWalletPaymentReorgAfterTheDepth(t *testing.T) {
 	e := newWalletEnv(t)
 	v := e.verifier(e.rpc)
-	parent, err := e.b.Client().HeaderByNumber(e.ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := e.receipt(payMerchant, "USD", 700)
-	tx := e.payUSDC(7_000_000)
-	e.submitted(id, "USDC", tx)
-	e.pass(v)
-	paying := e.b.Commit()
-	e.b.Commit()
-	if out := e.pass(v); len(out.Changes) != 1 || e.state(id).Status != receipt.StatusPaid {
-		t.Fatalf("depth 2: %+v %s", out, e.state(id).Status)
-	}
-	// The reorg drops the paying block and the transaction with it.
-	if err := e.b.Fork(parent.Hash()); err != nil {
-		t.Fatal(err)
-	}
-	e.b.Rollback()
-	time.Sleep(50 * time.Millisecond)
-	e.b.Rollback()
+	id, tx, paying := e.paidThenReorgedAway(v)
 	var flagged []commands.ReceiptChange
 	for range 4 {
 		e.b.Commit()
@@ -485,6 +466,74 @@ func TestVerifyWalletPaymentReorgAfterTheDepth(t *testing.T) {
 	if _, err := receipt.DistributeSplit(e.state(id), receipt.SplitDistributed{At: 1}); err != nil || !e.distributable(id) {
 		t.Fatalf("a restored receipt cannot be reconciled: %v, in the distributor's list %v", err, e.distributable(id))
 	}
+}
+
+// TestVerifyWalletPaymentReorgFlagOutlivesADownStore: a deep reorg found while the datastore
+// refuses appends is not lost with the audit that found it: the flag is tried again at every step
+// and recorded once the datastore answers.
+func TestVerifyWalletPaymentReorgFlagOutlivesADownStore(t *testing.T) {
+	e := newWalletEnv(t)
+	store := &switchedStore{Store: e.store}
+	v := commands.NewVerifyWalletPaymentsHandler(store, e.receipts, commands.NewSplits(e.store),
+		chain.NewPaymentWatcher(e.rpc, []chain.Token{e.usdc}, 2), time.Now)
+	id, _, _ := e.paidThenReorgedAway(v)
+	store.down.Store(true)
+	for range 4 {
+		e.b.Commit()
+		if out, _ := v.Step(e.ctx); len(out.Reorged)+len(out.Changes) != 0 {
+			t.Fatalf("recorded with the datastore down: %+v", out)
+		}
+	}
+	store.down.Store(false)
+	out := e.pass(v)
+	if len(out.Reorged) != 1 || out.Reorged[0].ReceiptID != id {
+		t.Fatalf("after the datastore came back: flagged %+v, want %s", out.Reorged, id)
+	}
+	e.visible(out.Reorged[0].Result.Position)
+	e.notDistributable(id)
+	if out := e.pass(v); len(out.Reorged) != 0 {
+		t.Fatalf("flagged twice: %+v", out.Reorged)
+	}
+}
+
+// switchedStore refuses every append while down is set, as a datastore that went away.
+type switchedStore struct {
+	commands.Store
+	down atomic.Bool
+}
+
+func (s *switchedStore) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, evs ...eventstore.EventData) (eventstore.AppendResult, error) {
+	if s.down.Load() {
+		return eventstore.AppendResult{}, errors.New("the datastore is down")
+	}
+	return s.Store.Append(ctx, stream, expected, evs...)
+}
+
+// paidThenReorgedAway pays a new receipt of 7 USD in USDC, lets verifier v confirm it at depth 2,
+// then forks the chain from before the paying block, which drops the transaction. It returns the
+// receipt, the signed transaction (to mine again) and the replaced paying block.
+func (e *walletEnv) paidThenReorgedAway(v *commands.VerifyWalletPaymentsHandler) (string, *types.Transaction, common.Hash) {
+	e.t.Helper()
+	parent, err := e.b.Client().HeaderByNumber(e.ctx, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	id := e.receipt(payMerchant, "USD", 700)
+	tx := e.payUSDC(7_000_000)
+	e.submitted(id, "USDC", tx)
+	e.pass(v)
+	paying := e.b.Commit()
+	e.b.Commit()
+	if out := e.pass(v); len(out.Changes) != 1 || e.state(id).Status != receipt.StatusPaid {
+		e.t.Fatalf("depth 2: %+v %s", out, e.state(id).Status)
+	}
+	if err := e.b.Fork(parent.Hash()); err != nil {
+		e.t.Fatal(err)
+	}
+	e.b.Rollback()
+	time.Sleep(50 * time.Millisecond)
+	e.b.Rollback()
+	return id, tx, paying
 }
 
 // notDistributable checks that receipt id, flagged, is out of the distributor's list and that
