@@ -51,6 +51,7 @@ type Follower struct {
 	started bool
 	step    uint64
 	audit   map[common.Hash]*audited // paid payments watched after their verdict (Step only)
+	resumed []*audited               // audits handed over by Audit, taken in by the next Step (guarded by mu)
 }
 
 // AuditBlocks is how many blocks past its paying block a paid payment is still watched: a reorg
@@ -98,6 +99,29 @@ func (f *Follower) Remove(hash common.Hash) {
 	f.mu.Unlock()
 }
 
+// Audit watches a payment recorded paid in block (number, hash) for a reorg past its depth, as if
+// this follower had confirmed it: after a restart the verifier hands back the payments it
+// confirmed within the last AuditBlocks blocks, so a restart never ends their audit. A payment
+// older than that is dropped by the next Step.
+func (f *Follower) Audit(hash common.Hash, number uint64, block common.Hash) {
+	f.mu.Lock()
+	f.resumed = append(f.resumed, &audited{exp: Expectation{TxHash: hash}, seen: observation{blockNumber: number, blockHash: block}})
+	f.mu.Unlock()
+}
+
+// takeResumed moves the audits handed over by Audit into the step's own map.
+func (f *Follower) takeResumed() {
+	f.mu.Lock()
+	resumed := f.resumed
+	f.resumed = nil
+	f.mu.Unlock()
+	for _, a := range resumed {
+		if _, ok := f.audit[a.exp.TxHash]; !ok {
+			f.audit[a.exp.TxHash] = a
+		}
+	}
+}
+
 // Len is the number of payments followed.
 func (f *Follower) Len() int {
 	f.mu.Lock()
@@ -130,6 +154,7 @@ func (f *Follower) Step(ctx context.Context) ([]Decision, error) {
 	if !f.started {
 		f.cursor, f.started = head, true
 	}
+	f.takeResumed()
 	all := f.snapshot()
 	if err := f.readLogs(ctx, head, all); err != nil {
 		return nil, err

@@ -50,6 +50,12 @@ func (w *PaymentWatcher) Watch(p commands.WatchedPayment) error {
 	return w.f.Add(e)
 }
 
+// Audit watches txHash, recorded paid in block (number, hash), for a reorg past its depth
+// (Follower.Audit).
+func (w *PaymentWatcher) Audit(txHash string, number uint64, blockHash string) {
+	w.f.Audit(common.HexToHash(txHash), number, common.HexToHash(blockHash))
+}
+
 // Unwatch stops following txHash.
 func (w *PaymentWatcher) Unwatch(txHash string) { w.f.Remove(common.HexToHash(txHash)) }
 

@@ -23,10 +23,22 @@ type PendingWalletPayment struct {
 	ReceiptID, Merchant, AttemptID, Token, TransactionHash, BuyerWallet string
 }
 
-// PendingWalletPayments lists the receipts pending on a wallet payment by receipt id, after
-// afterID ("" from the first), at most limit.
-type PendingWalletPayments interface {
+// ChainPayment is a wallet payment the chain verifier recorded paid, in block (BlockNumber,
+// BlockHash).
+type ChainPayment struct {
+	ReceiptID, AttemptID, TransactionHash, BlockHash string
+	BlockNumber                                      uint64
+}
+
+// WalletPaymentReads is what the verifier reads of the receipts: its work list and the payments
+// it confirmed lately.
+type WalletPaymentReads interface {
+	// PendingWalletPayments lists the receipts pending on a wallet payment (and the paid ones a
+	// deep reorg flagged) by receipt id, after afterID ("" from the first), at most limit.
 	PendingWalletPayments(ctx context.Context, afterID string, limit int) ([]PendingWalletPayment, error)
+	// ChainPaymentsSince lists the wallet payments the chain verifier recorded paid at or after
+	// since, with their block.
+	ChainPaymentsSince(ctx context.Context, since time.Time) ([]ChainPayment, error)
 }
 
 // PaymentWatcher is the chain as the wallet verifier reads it: payments followed together, one
@@ -39,6 +51,9 @@ type PaymentWatcher interface {
 	Watch(w WatchedPayment) error
 	// Unwatch stops following a transaction.
 	Unwatch(txHash string)
+	// Audit watches a transaction recorded paid in block (number, hash) for a reorg past its
+	// depth, reported by Step as Reorged: the payments confirmed before a restart.
+	Audit(txHash string, number uint64, blockHash string)
 	// Step reads the chain once and returns the verdicts reached (paid or failed; a payment not
 	// deep enough, or reorged away before its depth, has none yet). An RPC error is returned and
 	// decides nothing: the next step resumes.
@@ -105,7 +120,8 @@ type VerifiedWalletPayments struct {
 // database: each payment is confirmed once.
 type VerifyWalletPaymentsHandler struct {
 	store    Store
-	pending  PendingWalletPayments
+	pending  WalletPaymentReads
+	resumed  bool // the audit of the payments confirmed before this start was handed to the watcher
 	splits   *Splits
 	follower PaymentWatcher
 	now      func() time.Time
@@ -120,7 +136,7 @@ type VerifyWalletPaymentsHandler struct {
 
 // NewVerifyWalletPaymentsHandler returns the verifier reading the chain through watcher. It
 // panics on a nil dependency.
-func NewVerifyWalletPaymentsHandler(store Store, pending PendingWalletPayments, splits *Splits, watcher PaymentWatcher,
+func NewVerifyWalletPaymentsHandler(store Store, pending WalletPaymentReads, splits *Splits, watcher PaymentWatcher,
 	now func() time.Time) *VerifyWalletPaymentsHandler {
 	if store == nil || pending == nil || splits == nil || watcher == nil || now == nil {
 		panic("commands.NewVerifyWalletPaymentsHandler: nil dependency")
@@ -190,6 +206,9 @@ func (h *VerifyWalletPaymentsHandler) Handle(ctx context.Context) (VerifiedWalle
 // Sync follows the pending wallet payments not followed yet and stops following those no longer
 // pending (decided elsewhere, or replaced by a newer attempt). Errors: wrapped store errors.
 func (h *VerifyWalletPaymentsHandler) Sync(ctx context.Context) error {
+	if err := h.resumeAudit(ctx); err != nil {
+		return err
+	}
 	list, err := h.pendingAll(ctx)
 	if err != nil {
 		return err
@@ -302,6 +321,35 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 // recordConcurrency bounds the verdicts recorded at once through record (a store that cannot read
 // many streams at once): each holds a database connection (serve's pool has 32) for its read.
 const recordConcurrency = 16
+
+// resumeAudit hands the watcher, once per handler, the payments recorded paid by the chain within
+// paidMemory, so that a restart does not end their audit for a reorg past the depth (the
+// watcher drops those older than its audit window at once). Errors: wrapped store errors.
+func (h *VerifyWalletPaymentsHandler) resumeAudit(ctx context.Context) error {
+	h.mu.Lock()
+	done := h.resumed
+	h.mu.Unlock()
+	if done {
+		return nil
+	}
+	now := h.now()
+	list, err := h.pending.ChainPaymentsSince(ctx, now.Add(-paidMemory))
+	if err != nil {
+		return fmt.Errorf("wallet payments: resuming the audit: %w", err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range list {
+		hash := strings.ToLower(c.TransactionHash)
+		if _, ok := h.paid[hash]; ok || c.BlockHash == "" {
+			continue
+		}
+		h.follower.Audit(hash, c.BlockNumber, c.BlockHash)
+		h.paid[hash] = paidPayment{p: PendingWalletPayment{ReceiptID: c.ReceiptID, AttemptID: c.AttemptID, TransactionHash: hash}, at: now}
+	}
+	h.resumed = true
+	return nil
+}
 
 // paidPayment is a payment recorded paid, remembered while the chain audits it.
 type paidPayment struct {

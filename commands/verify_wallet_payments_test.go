@@ -31,8 +31,8 @@ import (
 )
 
 var (
-	_ commands.PendingWalletPayments = (*readmodels.Receipts)(nil)
-	_ commands.TransactionClaims     = (*readmodels.Receipts)(nil)
+	_ commands.WalletPaymentReads = (*readmodels.Receipts)(nil)
+	_ commands.TransactionClaims  = (*readmodels.Receipts)(nil)
 )
 
 // walletEnv is a simulated chain (real EVM, served over HTTP JSON-RPC) with a 6-decimal USDC, a
@@ -494,6 +494,29 @@ func TestVerifyWalletPaymentReorgFlagOutlivesADownStore(t *testing.T) {
 	if out := e.pass(v); len(out.Reorged) != 0 {
 		t.Fatalf("flagged twice: %+v", out.Reorged)
 	}
+}
+
+// TestVerifyWalletPaymentReorgAuditOutlivesARestart: a verifier started after a payment was
+// confirmed (a restart, or another instance) resumes its post-depth audit from the receipts read
+// model, so a deep reorg right after a restart is flagged all the same.
+func TestVerifyWalletPaymentReorgAuditOutlivesARestart(t *testing.T) {
+	e := newWalletEnv(t)
+	id, _, paying := e.paidThenReorgedAway(e.verifier(e.rpc))
+	restarted := e.verifier(e.rpc)
+	var flagged []commands.ReceiptChange
+	for range 4 {
+		e.b.Commit()
+		out := e.pass(restarted)
+		flagged = append(flagged, out.Reorged...)
+	}
+	if len(flagged) != 1 || flagged[0].ReceiptID != id {
+		t.Fatalf("flagged after the restart %+v, want %s", flagged, id)
+	}
+	e.visible(flagged[0].Result.Position)
+	if st := e.state(id); st.Payment == nil || st.Payment.BlockHash != strings.ToLower(paying.Hex()) {
+		t.Fatalf("the payment's block in the state: %+v, want %s", st.Payment, paying.Hex())
+	}
+	e.notDistributable(id)
 }
 
 // switchedStore refuses every append while down is set, as a datastore that went away.

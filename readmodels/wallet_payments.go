@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -12,8 +13,8 @@ import (
 )
 
 var (
-	_ commands.PendingWalletPayments = (*Receipts)(nil)
-	_ commands.TransactionClaims     = (*Receipts)(nil)
+	_ commands.WalletPaymentReads = (*Receipts)(nil)
+	_ commands.TransactionClaims  = (*Receipts)(nil)
 )
 
 // PendingWalletPayments lists the receipts that are pending on a submitted wallet payment (their
@@ -36,6 +37,32 @@ func (s *Receipts) PendingWalletPayments(ctx context.Context, afterID string, li
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list pending wallet payments: %w", err)
+	}
+	return out, nil
+}
+
+// ChainPaymentsSince lists the wallet payments the chain verifier recorded paid at or after since
+// (state.payment.at), whatever the receipt's status now, with the block it recorded (index
+// receipts_chain_paid). Receipts confirmed before payment blocks were kept in the state have no
+// block and are left out.
+func (s *Receipts) ChainPaymentsSince(ctx context.Context, since time.Time) ([]commands.ChainPayment, error) {
+	rows, err := s.pool.Query(ctx, `SELECT receipt_id, state->'payment'->>'attemptId', state->'payment'->>'transactionHash',
+			state->'payment'->>'blockHash', (state->'payment'->>'blockNumber')::bigint
+		FROM receipts
+		WHERE attempt_kind = 'wallet' AND state->'payment'->>'verifiedBy' = 'chain'
+			AND (state->'payment'->>'at')::bigint >= $1 AND state->'payment' ? 'blockHash'`, since.UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("wallet payments confirmed since %s: %w", since, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (commands.ChainPayment, error) {
+		var c commands.ChainPayment
+		var number int64
+		err := r.Scan(&c.ReceiptID, &c.AttemptID, &c.TransactionHash, &c.BlockHash, &number)
+		c.BlockNumber = uint64(number)
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("wallet payments confirmed since %s: %w", since, err)
 	}
 	return out, nil
 }

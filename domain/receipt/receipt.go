@@ -169,7 +169,11 @@ type Payment struct {
 	SourceAmount    *money.Cents `json:"sourceAmountCents,omitempty"`
 	VerifiedBy      string       `json:"verifiedBy"`
 	Method          string       `json:"method,omitempty"`
-	At              int64        `json:"at"`
+	// The block the chain verifier saw it in (verifiedBy chain; after PaymentRestored, the new
+	// one): what the post-depth audit watches, also after a restart.
+	BlockNumber uint64 `json:"blockNumber,omitempty"`
+	BlockHash   string `json:"blockHash,omitempty"`
+	At          int64  `json:"at"`
 }
 
 // Failure is the last applied failure of a receipt: the PaymentFailed event as applied.
@@ -250,7 +254,7 @@ func Evolve(s State, e Event) State {
 		s.setStatus(StatusACHPending, e.At)
 	case PaymentConfirmed:
 		p := Payment{AttemptID: e.AttemptID, TransactionHash: e.TransactionHash, BuyerWallet: e.BuyerWallet, Token: e.Token,
-			VerifiedBy: e.VerifiedBy, Method: e.Method, At: e.At}
+			VerifiedBy: e.VerifiedBy, Method: e.Method, BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, At: e.At}
 		if e.SourceAmountCents != nil {
 			c := money.Cents(*e.SourceAmountCents)
 			p.SourceAmount = &c
@@ -296,6 +300,11 @@ func Evolve(s State, e Event) State {
 		}
 	case PaymentRestored:
 		s.ChainWithdrawnTx = ""
+		if s.Payment != nil {
+			p := *s.Payment
+			p.BlockNumber, p.BlockHash = e.BlockNumber, e.BlockHash
+			s.Payment = &p
+		}
 	case TelemetryRecorded:
 		// Recorded for auditors; never a change of state.
 	}
