@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -66,14 +64,26 @@ func usersPhases(ctx context.Context, dbURL, addr, bin, wallet string, clients i
 		return nil, fmt.Errorf("seed users: %w", err)
 	}
 	fmt.Fprintf(os.Stderr, "loadbench: seeded %d users in %s\n", seededUsers, time.Since(start).Round(time.Millisecond))
-	keys := exec.Command(bin, "keys", "create", "--wallet", wallet, "--scopes", "users:read,graphql:read")
-	keys.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "EMBEDDED_POSTGRES=off")
-	out, err := keys.Output()
+	key, err := createKey(bin, dbURL, wallet, "users:read,graphql:read")
 	if err != nil {
-		return nil, fmt.Errorf("keys create: %w", err)
+		return nil, err
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	key := lines[len(lines)-1]
+	results, err := usersRoutes(ctx, dbURL, addr, key, clients, d, servePid)
+	if err != nil {
+		return nil, err
+	}
+	ceilings, err := usersCeilings(ctx, dbURL, clients, d, servePid)
+	return append(results, ceilings...), err
+}
+
+// whileChanging names the phases that run while users change.
+func whileChanging() string {
+	return fmt.Sprintf("the filtered search while users change (%d heartbeats/s)", heartbeatsPerSecond)
+}
+
+// usersRoutes measures the three routes through the service with key, then the filtered search
+// while users change.
+func usersRoutes(ctx context.Context, dbURL, addr, key string, clients int, d time.Duration, servePid int) ([]result, error) {
 	wires := make([]*wireClient, clients)
 	for i := range wires {
 		wires[i] = &wireClient{addr: addr}
@@ -93,14 +103,20 @@ func usersPhases(ctx context.Context, dbURL, addr, bin, wallet string, clients i
 		httpPhase("search", "GET /api/users/search (no filter)", request("GET", addr, "/api/users/search", key, "")),
 		httpPhase("search-filtered", "GET /api/users/search?"+searchFiltered, filteredReq),
 		httpPhase("graphql", "POST /api/graphql leaderboard(first: 100) with counts", request("POST", addr, "/api/graphql", key, leaderboardBody)))
-	changing := fmt.Sprintf("the filtered search while users change (%d heartbeats/s)", heartbeatsPerSecond)
-	err = whileHeartbeating(ctx, dbURL, func() {
-		results = append(results, httpPhase("search-changing", "GET "+changing, filteredReq))
+	err := whileHeartbeating(ctx, dbURL, func() {
+		results = append(results, httpPhase("search-changing", "GET "+whileChanging(), filteredReq))
 	})
 	if err != nil {
 		return nil, err
 	}
-	err = withPool(ctx, dbURL, clients, func(pool *pgxpool.Pool) error {
+	return results, nil
+}
+
+// usersCeilings measures the routes' statements as plain SQL on a pool of clients connections,
+// in the order of usersRoutes.
+func usersCeilings(ctx context.Context, dbURL string, clients int, d time.Duration, servePid int) ([]result, error) {
+	var results []result
+	err := withPool(ctx, dbURL, clients, func(pool *pgxpool.Pool) error {
 		users := readmodels.NewUsers(pool)
 		minXP := int64(1000)
 		all := readmodels.UserQuery{Limit: 25, Scan: 400}
@@ -128,7 +144,7 @@ func usersPhases(ctx context.Context, dbURL, addr, bin, wallet string, clients i
 				return err
 			}))
 		return whileHeartbeating(ctx, dbURL, func() {
-			results = append(results, measured(servePid, "ceiling", "ceiling: "+changing+" as plain SQL", clients, d, search(filtered)))
+			results = append(results, measured(servePid, "ceiling", "ceiling: "+whileChanging()+" as plain SQL", clients, d, search(filtered)))
 		})
 	})
 	return results, err

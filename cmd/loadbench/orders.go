@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The order phases: POST /api/orders and GET /api/receipts/status with the merchant's key, after
+// the raw-SQL ceiling and before the order's rows written as plain SQL (plainsql.go).
+
+// orderPhases measures the order phases and their references, and prints them.
+func orderPhases(ctx context.Context, dbURL, addr, key string, servePid, clients int, duration time.Duration) error {
+	ceiling, err := rawCeiling(ctx, dbURL, clients, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	wires := make([]*wireClient, clients)
+	for i := range wires {
+		wires[i] = &wireClient{addr: addr}
+	}
+	orders, ids := ordersPhase(servePid, addr, key, wires, duration)
+	if len(ids) == 0 {
+		return fmt.Errorf("no order succeeded")
+	}
+	status := statusPhase(servePid, addr, key, ids, wires, duration)
+	floor, err := orderRowsFloor(ctx, dbURL, clients, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	printOrders(orders, status, clients, ceiling, floor, peakRSS(servePid))
+	return nil
+}
+
+// ordersPhase creates orders of three lines from every wire for d, and returns the receipt ids of
+// the first 5,000 or so for the status phase.
+func ordersPhase(servePid int, addr, key string, wires []*wireClient, d time.Duration) (result, []string) {
+	order := request(http.MethodPost, addr, "/api/orders", key,
+		`{"items":[{"sku":"latte","qty":2},{"sku":"beans","qty":1},{"sku":"mug","qty":1}],"jurisdictionCode":"US-CA"}`)
+	var idsMu sync.Mutex
+	var ids []string
+	orders := measured(servePid, "orders", "POST /api/orders (3 lines)", len(wires), d, func(w int) error {
+		body, err := wires[w].call(order)
+		if err != nil {
+			return err
+		}
+		idsMu.Lock()
+		enough := len(ids) >= 5000
+		idsMu.Unlock()
+		if enough {
+			// The status phase has its receipts: the client, which shares the two cores with the
+			// service, stops decoding the answers (their status code is still checked).
+			return nil
+		}
+		var resp struct {
+			Receipt struct {
+				ReceiptID string `json:"receiptId"`
+			} `json:"receipt"`
+		}
+		if err := json.Unmarshal(body, &resp); err != nil {
+			return err
+		}
+		idsMu.Lock()
+		ids = append(ids, resp.Receipt.ReceiptID)
+		idsMu.Unlock()
+		return nil
+	})
+	return orders, ids
+}
+
+// statusPhase reads the status of the receipts ids, in turn, from every wire for d.
+func statusPhase(servePid int, addr, key string, ids []string, wires []*wireClient, d time.Duration) result {
+	reads := make([][]byte, len(ids))
+	for i, id := range ids {
+		reads[i] = request(http.MethodGet, addr, "/api/receipts/status?receiptId="+url.QueryEscape(id), key, "")
+	}
+	var n atomic.Int64
+	return measured(servePid, "status", "GET /api/receipts/status", len(wires), d, func(w int) error {
+		_, err := wires[w].call(reads[int(n.Add(1))%len(reads)])
+		return err
+	})
+}
+
+// printOrders prints the order phases next to the raw-SQL ceiling and the order's rows as plain
+// SQL (both in writes per second), the service's peak memory (rss, KiB), and the CPU per request.
+func printOrders(orders, status result, clients int, ceiling, floor float64, rss int64) {
+	fmt.Printf("\n| measure | requests/s | p50 | p99 | errors |\n|---|---|---|---|---|\n")
+	for _, r := range []result{orders, status} {
+		fmt.Printf("| %s | %.0f | %s | %s | %d of %d |\n", r.name, r.perSecond, r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.errors, r.requests)
+	}
+	fmt.Printf("| raw-SQL ceiling: 1-row INSERT transactions, %d writers | %.0f | | | |\n", clients, ceiling)
+	fmt.Printf("| reference: an order's rows (event, webhook key, receipt row) as one SQL transaction each, %d writers, no HTTP, no projector | %.0f | | | |\n", clients, floor)
+	fmt.Printf("\norder creation = %.0f%% of the raw-SQL ceiling (the order's rows alone, written as plain SQL: %.0f%%); serve peak resident memory (VmHWM) = %.1f MiB\n",
+		100*orders.perSecond/ceiling, 100*floor/ceiling, float64(rss)/1024)
+	fmt.Printf("\nCPU per request (µs; all PostgreSQL processes, the service, this load generator, whole machine):\n| phase | PostgreSQL | serve | client | machine busy |\n|---|---|---|---|---|\n")
+	for _, r := range []result{orders, status} {
+		per := func(d time.Duration) string {
+			return fmt.Sprintf("%.0f", float64(d.Microseconds())/float64(r.requests))
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s |\n", r.name, per(r.cpu.postgres), per(r.cpu.serve), per(r.cpu.client), per(r.cpu.busy))
+	}
+}
