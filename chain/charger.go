@@ -77,35 +77,25 @@ func (c *ChargeOperator) USDC() string { return strings.ToLower(c.usdc.Hex()) }
 // Stats is the RPC connection's call counts.
 func (c *ChargeOperator) Stats() Stats { return c.rpc.Stats() }
 
+// checkCalls is how many eth_calls one spend check makes (spendCallArgs' order).
+const checkCalls = 5
+
 // CheckSpends reads, per check and in batches: isApproved, isRevoked, getCurrentPeriod on the
 // manager, the account's USDC balance and its allowance to the manager.
 func (c *ChargeOperator) CheckSpends(ctx context.Context, checks []commands.SpendCheck) ([]commands.SpendStatus, error) {
-	const per = 5
-	args := make([][]any, 0, len(checks)*per)
+	args := make([][]any, 0, len(checks)*checkCalls)
 	perms := make([]contracts.SpendPermissionManagerSpendPermission, len(checks))
-	call := func(to common.Address, a *abi.ABI, method string, params ...any) error {
-		data, err := a.Pack(method, params...)
-		if err != nil {
-			return err
-		}
-		args = append(args, []any{map[string]any{"to": to, "data": hexutil.Bytes(data)}, "latest"})
-		return nil
-	}
 	for i, ch := range checks {
 		p, err := SpendPermissionContract(ch.Permission)
 		if err != nil {
 			return nil, err
 		}
 		perms[i] = p
-		for _, e := range []error{
-			call(c.manager, c.managerABI, "isApproved", p), call(c.manager, c.managerABI, "isRevoked", p),
-			call(c.manager, c.managerABI, "getCurrentPeriod", p), call(c.usdc, c.tokenABI, "balanceOf", p.Account),
-			call(c.usdc, c.tokenABI, "allowance", p.Account, c.manager),
-		} {
-			if e != nil {
-				return nil, e
-			}
+		calls, err := c.spendCallArgs(p)
+		if err != nil {
+			return nil, err
 		}
+		args = append(args, calls...)
 	}
 	res, errs, err := batchCall[hexutil.Bytes](ctx, c.rpc, "eth_call", args)
 	if err != nil {
@@ -113,42 +103,74 @@ func (c *ChargeOperator) CheckSpends(ctx context.Context, checks []commands.Spen
 	}
 	out := make([]commands.SpendStatus, len(checks))
 	for i, ch := range checks {
-		r, e := res[i*per:(i+1)*per], errs[i*per:(i+1)*per]
-		for j, x := range e {
-			if x != nil && j != 2 { // getCurrentPeriod reverts outside [start, end): a refusal below
-				return nil, fmt.Errorf("eth_call: %w", x)
-			}
-		}
-		approved, _ := unpackOne[bool](c.managerABI, "isApproved", r[0])
-		revoked, _ := unpackOne[bool](c.managerABI, "isRevoked", r[1])
-		balance, err1 := unpackOne[*big.Int](c.tokenABI, "balanceOf", r[3])
-		allowance, err2 := unpackOne[*big.Int](c.tokenABI, "allowance", r[4])
-		if err := errors.Join(err1, err2); err != nil {
+		lo, hi := i*checkCalls, (i+1)*checkCalls
+		if out[i], err = c.spendStatus(perms[i], ch.Amount, res[lo:hi], errs[lo:hi]); err != nil {
 			return nil, err
 		}
-		st := commands.SpendStatus{Approved: approved}
-		switch {
-		case revoked:
-			st.Refusal = "the customer revoked the spend permission"
-		case e[2] != nil:
-			st.Refusal = "the spend permission is not in force now: " + e[2].Error()
-		case balance.Cmp(ch.Amount) < 0:
-			st.Refusal = fmt.Sprintf("insufficient USDC balance: %s base units, the charge is %s", balance, ch.Amount)
-		case allowance.Cmp(ch.Amount) < 0:
-			st.Refusal = fmt.Sprintf("the customer's wallet lets the spend-permission manager move %s USDC base units, the charge is %s", allowance, ch.Amount)
-		default:
-			vals, err := c.managerABI.Unpack("getCurrentPeriod", r[2])
-			if err != nil || len(vals) != 1 {
-				return nil, fmt.Errorf("getCurrentPeriod: %v", err)
-			}
-			period := *abi.ConvertType(vals[0], new(contracts.SpendPermissionManagerPeriodSpend)).(*contracts.SpendPermissionManagerPeriodSpend)
-			if new(big.Int).Add(period.Spend, ch.Amount).Cmp(perms[i].Allowance) > 0 {
-				st.Refusal = fmt.Sprintf("the permission's allowance for this period is spent (%s of %s base units)", period.Spend, perms[i].Allowance)
-			}
-		}
-		out[i] = st
 	}
 	return out, nil
+}
+
+// spendCallArgs is the eth_call arguments of one check: isApproved, isRevoked, getCurrentPeriod,
+// balanceOf, allowance.
+func (c *ChargeOperator) spendCallArgs(p contracts.SpendPermissionManagerSpendPermission) ([][]any, error) {
+	type call struct {
+		to     common.Address
+		abi    *abi.ABI
+		method string
+		params []any
+	}
+	calls := []call{
+		{c.manager, c.managerABI, "isApproved", []any{p}}, {c.manager, c.managerABI, "isRevoked", []any{p}},
+		{c.manager, c.managerABI, "getCurrentPeriod", []any{p}}, {c.usdc, c.tokenABI, "balanceOf", []any{p.Account}},
+		{c.usdc, c.tokenABI, "allowance", []any{p.Account, c.manager}},
+	}
+	out := make([][]any, len(calls))
+	for i, x := range calls {
+		data, err := x.abi.Pack(x.method, x.params...)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = []any{map[string]any{"to": x.to, "data": hexutil.Bytes(data)}, "latest"}
+	}
+	return out, nil
+}
+
+// spendStatus judges one check from its calls' answers r and errors e (spendCallArgs' order).
+func (c *ChargeOperator) spendStatus(p contracts.SpendPermissionManagerSpendPermission, amount *big.Int, r []hexutil.Bytes, e []error) (commands.SpendStatus, error) {
+	for j, x := range e {
+		if x != nil && j != 2 { // getCurrentPeriod reverts outside [start, end): a refusal below
+			return commands.SpendStatus{}, fmt.Errorf("eth_call: %w", x)
+		}
+	}
+	approved, _ := unpackOne[bool](c.managerABI, "isApproved", r[0])
+	revoked, _ := unpackOne[bool](c.managerABI, "isRevoked", r[1])
+	balance, err1 := unpackOne[*big.Int](c.tokenABI, "balanceOf", r[3])
+	allowance, err2 := unpackOne[*big.Int](c.tokenABI, "allowance", r[4])
+	if err := errors.Join(err1, err2); err != nil {
+		return commands.SpendStatus{}, err
+	}
+	st := commands.SpendStatus{Approved: approved}
+	switch {
+	case revoked:
+		st.Refusal = "the customer revoked the spend permission"
+	case e[2] != nil:
+		st.Refusal = "the spend permission is not in force now: " + e[2].Error()
+	case balance.Cmp(amount) < 0:
+		st.Refusal = fmt.Sprintf("insufficient USDC balance: %s base units, the charge is %s", balance, amount)
+	case allowance.Cmp(amount) < 0:
+		st.Refusal = fmt.Sprintf("the customer's wallet lets the spend-permission manager move %s USDC base units, the charge is %s", allowance, amount)
+	default:
+		vals, err := c.managerABI.Unpack("getCurrentPeriod", r[2])
+		if err != nil || len(vals) != 1 {
+			return commands.SpendStatus{}, fmt.Errorf("getCurrentPeriod: %v", err)
+		}
+		period := *abi.ConvertType(vals[0], new(contracts.SpendPermissionManagerPeriodSpend)).(*contracts.SpendPermissionManagerPeriodSpend)
+		if new(big.Int).Add(period.Spend, amount).Cmp(p.Allowance) > 0 {
+			st.Refusal = fmt.Sprintf("the permission's allowance for this period is spent (%s of %s base units)", period.Spend, p.Allowance)
+		}
+	}
+	return st, nil
 }
 
 func unpackOne[T any](a *abi.ABI, method string, data []byte) (T, error) {
