@@ -8,27 +8,18 @@ import (
 	_ "net/http/pprof" // served only on PPROF_ADDR
 	"os"
 	"runtime/debug"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 
-	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/commands"
-	"github.com/payledger/payledger/docs"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/esdb"
-	"github.com/payledger/payledger/eventstore/journal"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations"
-	"github.com/payledger/payledger/projections"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport"
-	"github.com/payledger/payledger/transport/onramp"
 	"github.com/payledger/payledger/transport/ratelimit"
-	"github.com/payledger/payledger/webhooks"
 )
 
 // embeddedDataDir is where `make run` keeps a private PostgreSQL cluster when none answers.
@@ -162,7 +153,9 @@ func tuneGC() {
 }
 
 // serve runs the HTTP service until ctx ends, then drains in-flight requests and stops the
-// background workers before returning.
+// background workers before returning. Deferred closes run in reverse: the workers stop, then the
+// limiter, the ledger (event store, pool, private cluster), the chain client and the development
+// chain.
 func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	// The development chain first: it sets ETH_RPC_URL and CHAIN_ID (the login's chain) for serve.
 	devChain, err := autoDevChain(ctx, &cfg, cfg.DevChain, 8545, log, os.Stdout)
@@ -184,120 +177,33 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		return err
 	}
 	defer closeLedger()
-	splitOps, splitSender, err := splitChain(cfg, rpc, pool, log)
+	s, err := wireServices(ctx, cfg, rpc, pool, store, log)
 	if err != nil {
 		return err
-	}
-
-	webhookKeys, err := readmodels.NewWebhookKeys(pool, cfg.SecretsKey)
-	if err != nil {
-		return err
-	}
-	outbox := readmodels.NewOutbox(pool)
-	keys := readmodels.NewKeys(pool)
-	// In-process caches (keys, status reads, inventory, pricing) stay honest through NOTIFYs.
-	caches := readmodels.NewInvalidations(pool)
-	caches.Register(readmodels.RevokedChannel, keys.Cache())
-	usage := readmodels.NewUsage(pool, time.Now)
-	metrics := transport.NewMetrics(readmodels.NewOps(pool))
-	dispatcher := (&webhooks.Dispatcher{Outbox: outbox, Keys: webhookKeys, Events: store, ReceiptFields: transport.WebhookFields,
-		Log: log, Production: cfg.production(), Metrics: metrics}).Init()
-	receiptsProjector := projections.NewReceipts(dispatcher.Wake)
-	receiptsRunner, err := projections.NewRunner(pool, store, receiptsProjector, log)
-	if err != nil {
-		return err
-	}
-	usersRunner, err := projections.NewRunner(pool, store, projections.Users{}, log) // XP from receipt events
-	if err != nil {
-		return err
-	}
-	subscriptionsRunner, err := projections.NewRunner(pool, store, projections.Subscriptions{}, log)
-	if err != nil {
-		return err
-	}
-	if pg, ok := store.(*postgres.Store); ok { // a new receipt's row commits with its event when it can
-		pg.SetAtAppend(receiptsProjector.AtAppend(receiptsRunner))
-	}
-	jrnl, err := journal.Open(cfg.JournalPath)
-	if err != nil {
-		return err
-	}
-	replayer := journal.NewReplayer(jrnl, store, webhookKeys, readmodels.Unavailable, log)
-	metrics.ObserveJournal(func() (pending, failing int64, failures uint64) {
-		st := replayer.Stats()
-		return st.Pending, st.Failing, st.Failures
-	})
-	if _, err := replayer.DrainOnce(ctx); err != nil { // orders accepted before a crash go in first
-		log.Warn().Err(err).Msg("journal replay at start; will retry in the background")
-	}
-	var processor transport.Processor
-	if cfg.ProcessorAPIURL != "" {
-		processor = onramp.New(cfg.ProcessorAPIURL, cfg.ProcessorAPIKey)
 	}
 	limiter, closeLimiter, err := openLimiter(cfg)
 	if err != nil {
 		return err
 	}
 	defer closeLimiter()
-	subChain := subscriptionChain(cfg, log)
-	subChain.Charger = subscriptionCharger(cfg, subChain, rpc, pool, store, log)
-	openapi, err := docs.OpenAPIJSON()
+	s.subChain = subscriptionChain(cfg, log)
+	s.subChain.Charger = subscriptionCharger(cfg, s.subChain, rpc, pool, store, log)
+	api, err := newAPI(cfg, base, s, limiter)
 	if err != nil {
 		return err
 	}
-	api, err := transport.New(transport.Deps{
-		OpenAPIJSON: openapi, Journal: jrnl,
-		Log: base, DB: pool, Now: time.Now,
-		Keys: keys, Nonces: readmodels.NewNonces(pool),
-		Signer: chain.Login{ChainID: cfg.ChainID}, Limiter: limiter,
-		Events: store, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
-		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: receiptsRunner,
-		WebhookKeys: webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
-		Processor: processor, ProcessorEvents: readmodels.NewProcessorEvents(pool),
-		SplitChain: splitOps, SplitOperator: splitSender,
-		Outbox: outbox, Webhooks: dispatcher,
-		Prices: readmodels.NewPrices(pool), Usage: usage, Figures: readmodels.NewReceipts(pool), Metrics: metrics,
-		Invalidations: caches, Users: readmodels.NewUsers(pool).KeepTopInMemory(caches),
-		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool),
-		SubscriptionChain: subChain,
-		Config: transport.Config{
-			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
-			CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),
-			KeyLimitPerMinute: cfg.RateLimitPerMinute, PublicLimitPerMinute: cfg.RateLimitPublicPerMinute,
-			PlatformRecipient: strings.ToLower(cfg.PlatformRecipient), SiteConfigRequiresKey: cfg.SiteConfigRequiresKey,
-			ProcessorWebhookSecret: cfg.ProcessorWebhookSecret, PublicBaseURL: cfg.PublicBaseURL, MetricsToken: cfg.MetricsToken,
-			PaymentChain: paymentChain(cfg),
-		},
-	})
-	if err != nil {
-		return err
-	}
-	e := api.Echo
 
 	// Background workers (projectors, dispatchers) run until the HTTP server has drained.
-	workCtx, stopWork := context.WithCancel(context.Background())
-	var workers sync.WaitGroup
-	defer func() { stopWork(); workers.Wait() }()
-	reconciler := commands.NewReconciler(api.OnrampReconciliation(), dispatcher, 30*time.Second, 2*time.Minute, log)
-	for _, w := range []worker{receiptsRunner, usersRunner, subscriptionsRunner, reconciler, dispatcher, usage, workerFunc(func(ctx context.Context) error { return replayer.Run(ctx, 2*time.Second) }), workerFunc(caches.Run),
-		walletVerifier(cfg, rpc, store, readmodels.NewReceipts(pool), log), splitDistributor(cfg, store, readmodels.NewReceipts(pool), splitOps, splitSender, log),
-		subscriptionTicker(subChain.Charger, subscriptionsRunner, pool, webhookKeys, dispatcher, log)} {
-		workers.Go(func() {
-			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
-				log.Error().Err(err).Msg("background worker stopped")
-			}
-		})
-	}
+	stopWorkers := startWorkers(cfg, s, api, log)
+	defer stopWorkers()
+	return runHTTP(ctx, cfg, api.Echo, stopWorkers, log)
+}
 
+// runHTTP serves until ctx ends or the server fails, then drains in-flight requests and only
+// then stops the background workers, which requests still in flight may need.
+func runHTTP(ctx context.Context, cfg config, e *echo.Echo, stopWorkers func(), log zerolog.Logger) error {
 	if cfg.PprofAddr != "" {
-		// Profiling stays off the public listener: a separate, operator-chosen address.
-		go func() {
-			log.Warn().Str("addr", cfg.PprofAddr).Msg("pprof listening")
-			srv := &http.Server{Addr: cfg.PprofAddr, Handler: http.DefaultServeMux, ReadHeaderTimeout: 10 * time.Second}
-			if err := srv.ListenAndServe(); err != nil {
-				log.Error().Err(err).Msg("pprof listener")
-			}
-		}()
+		startPprof(cfg.PprofAddr, log)
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- e.Start(cfg.HTTPAddr) }()
@@ -316,8 +222,19 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	if err := e.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("drain http server: %w", err)
 	}
-	stopWork()
-	workers.Wait()
+	stopWorkers()
 	log.Info().Msg("stopped")
 	return nil
+}
+
+// startPprof serves the profiler in the background. Profiling stays off the public listener: a
+// separate, operator-chosen address.
+func startPprof(addr string, log zerolog.Logger) {
+	go func() {
+		log.Warn().Str("addr", addr).Msg("pprof listening")
+		srv := &http.Server{Addr: addr, Handler: http.DefaultServeMux, ReadHeaderTimeout: 10 * time.Second}
+		if err := srv.ListenAndServe(); err != nil {
+			log.Error().Err(err).Msg("pprof listener")
+		}
+	}()
 }
