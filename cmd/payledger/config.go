@@ -59,158 +59,212 @@ var walletRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 // secretVars are generated in development when missing and required in production.
 var secretVars = []string{"JWT_SECRET", "CRON_SECRET", "SECRETS_KEY", "PROCESSOR_WEBHOOK_SECRET"}
 
+// envReader reads configuration variables and collects every problem found, so that loadConfig
+// reports them all at once.
+type envReader struct {
+	getenv   func(string) string
+	problems []string
+}
+
+// bad records one problem.
+func (r *envReader) bad(format string, args ...any) {
+	r.problems = append(r.problems, fmt.Sprintf(format, args...))
+}
+
+// str is the variable without surrounding spaces, or def when that is empty.
+func (r *envReader) str(name, def string) string {
+	if v := strings.TrimSpace(r.getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+// integer is the variable as an integer of at least lo, or def when it is unset or invalid (a
+// problem).
+func (r *envReader) integer(name string, def int64, lo int64) int64 {
+	v := r.str(name, "")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < lo {
+		r.bad("%s must be an integer >= %d, got %q", name, lo, v)
+		return def
+	}
+	return n
+}
+
 // loadConfig reads and validates the configuration. It returns every problem at once, one line
 // each, and the names of the secrets it generated (development only).
 func loadConfig(getenv func(string) string, random io.Reader) (config, []string, error) {
-	var problems []string
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	str := func(name, def string) string {
-		if v := strings.TrimSpace(getenv(name)); v != "" {
-			return v
-		}
-		return def
+	r := &envReader{getenv: getenv}
+	c := readConfig(r)
+	c.validate(r)
+	generated := c.loadSecrets(r, random)
+	if len(r.problems) > 0 {
+		return c, nil, errors.New("invalid configuration:\n  - " + strings.Join(r.problems, "\n  - "))
 	}
-	integer := func(name string, def int64, lo int64) int64 {
-		v := str(name, "")
-		if v == "" {
-			return def
-		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < lo {
-			bad("%s must be an integer >= %d, got %q", name, lo, v)
-			return def
-		}
-		return n
-	}
+	return c, generated, nil
+}
+
+// readConfig reads every setting but the secrets, with its default.
+func readConfig(r *envReader) config {
 	c := config{
-		DatabaseURL:            str("DATABASE_URL", DefaultDatabaseURL),
-		EventStore:             str("EVENTSTORE", "postgres"),
-		EventStoreURL:          str("EVENTSTORE_URL", ""),
-		HTTPAddr:               str("HTTP_ADDR", ":8080"),
-		AppEnv:                 str("APP_ENV", "development"),
-		AuthMode:               str("AUTH_MODE", "standalone"),
-		JWTSecret:              str("JWT_SECRET", ""),
-		CronSecret:             str("CRON_SECRET", ""),
-		PlatformRecipient:      str("PLATFORM_RECIPIENT", ""),
-		ProcessorWebhookSecret: str("PROCESSOR_WEBHOOK_SECRET", ""),
-		ProcessorAPIURL:        str("PROCESSOR_API_URL", ""),
-		ProcessorAPIKey:        str("PROCESSOR_API_KEY", ""),
-		EdgeSecret:             str("EDGE_SECRET", ""),
-		RedisURL:               str("REDIS_URL", ""),
-		EthRPCURL:              str("ETH_RPC_URL", ""),
-		ChainID:                integer("CHAIN_ID", 8453, 1),
+		DatabaseURL:            r.str("DATABASE_URL", DefaultDatabaseURL),
+		EventStore:             r.str("EVENTSTORE", "postgres"),
+		EventStoreURL:          r.str("EVENTSTORE_URL", ""),
+		HTTPAddr:               r.str("HTTP_ADDR", ":8080"),
+		AppEnv:                 r.str("APP_ENV", "development"),
+		AuthMode:               r.str("AUTH_MODE", "standalone"),
+		JWTSecret:              r.str("JWT_SECRET", ""),
+		CronSecret:             r.str("CRON_SECRET", ""),
+		PlatformRecipient:      r.str("PLATFORM_RECIPIENT", ""),
+		ProcessorWebhookSecret: r.str("PROCESSOR_WEBHOOK_SECRET", ""),
+		ProcessorAPIURL:        r.str("PROCESSOR_API_URL", ""),
+		ProcessorAPIKey:        r.str("PROCESSOR_API_KEY", ""),
+		EdgeSecret:             r.str("EDGE_SECRET", ""),
+		RedisURL:               r.str("REDIS_URL", ""),
+		EthRPCURL:              r.str("ETH_RPC_URL", ""),
+		ChainID:                r.integer("CHAIN_ID", 8453, 1),
 	}
-	c.ChainConfirmations = int(integer("CHAIN_CONFIRMATIONS", 2, 1))
-	c.loadChain(str, bad)
-	c.RateLimitPerMinute = int(integer("RATE_LIMIT_PER_MINUTE", 600, 1))
-	c.RateLimitPublicPerMinute = int(integer("RATE_LIMIT_PUBLIC_PER_MINUTE", 60, 1))
-	c.DBMaxConns = int(integer("DB_MAX_CONNS", 32, 2))
-	c.PprofAddr = str("PPROF_ADDR", "")
-	c.MetricsToken = str("METRICS_TOKEN", "")
-	c.JournalPath = str("JOURNAL_PATH", ".data/journal.jsonl")
-	c.PublicBaseURL = strings.TrimRight(str("PUBLIC_BASE_URL", "http://localhost:8080"), "/")
+	c.ChainConfirmations = int(r.integer("CHAIN_CONFIRMATIONS", 2, 1))
+	c.loadChain(r.str, r.bad)
+	c.RateLimitPerMinute = int(r.integer("RATE_LIMIT_PER_MINUTE", 600, 1))
+	c.RateLimitPublicPerMinute = int(r.integer("RATE_LIMIT_PUBLIC_PER_MINUTE", 60, 1))
+	c.DBMaxConns = int(r.integer("DB_MAX_CONNS", 32, 2))
+	c.PprofAddr = r.str("PPROF_ADDR", "")
+	c.MetricsToken = r.str("METRICS_TOKEN", "")
+	c.JournalPath = r.str("JOURNAL_PATH", ".data/journal.jsonl")
+	c.PublicBaseURL = strings.TrimRight(r.str("PUBLIC_BASE_URL", "http://localhost:8080"), "/")
 	if u, err := url.Parse(c.PublicBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		bad("PUBLIC_BASE_URL must be an http(s) URL")
+		r.bad("PUBLIC_BASE_URL must be an http(s) URL")
 	}
+	c.readSwitches(r)
+	return c
+}
+
+// readSwitches reads SITE_CONFIG_REQUIRES_KEY and EMBEDDED_POSTGRES.
+func (c *config) readSwitches(r *envReader) {
 	// GET /api/site/config needs a key when gateway enforcement is on (spec, Authentication point
 	// 1); SITE_CONFIG_REQUIRES_KEY, when set, overrides that either way.
-	switch str("SITE_CONFIG_REQUIRES_KEY", "") {
+	switch r.str("SITE_CONFIG_REQUIRES_KEY", "") {
 	case "":
 		c.SiteConfigRequiresKey = c.AuthMode == "gateway"
 	case "true", "1":
 		c.SiteConfigRequiresKey = true
 	case "false", "0":
 	default:
-		bad("SITE_CONFIG_REQUIRES_KEY must be true or false")
+		r.bad("SITE_CONFIG_REQUIRES_KEY must be true or false")
 	}
-	switch str("EMBEDDED_POSTGRES", "auto") {
+	switch r.str("EMBEDDED_POSTGRES", "auto") {
 	case "auto", "on", "true", "1":
 		c.EmbeddedPostgres = true
 	case "off", "false", "0":
 	default:
-		bad("EMBEDDED_POSTGRES must be auto or off")
+		r.bad("EMBEDDED_POSTGRES must be auto or off")
 	}
+}
 
+// validate checks the settings readConfig read, reads ADMIN_WALLETS, and keeps production from
+// starting a private database it was not asked for.
+func (c *config) validate(r *envReader) {
 	if c.AppEnv != "development" && c.AppEnv != "production" {
-		bad("APP_ENV must be development or production, got %q", c.AppEnv)
+		r.bad("APP_ENV must be development or production, got %q", c.AppEnv)
 	}
 	if c.EventStore != "postgres" && c.EventStore != "esdb" {
-		bad("EVENTSTORE must be postgres or esdb, got %q", c.EventStore)
+		r.bad("EVENTSTORE must be postgres or esdb, got %q", c.EventStore)
 	}
 	if c.EventStore == "esdb" && c.EventStoreURL == "" {
-		bad("EVENTSTORE_URL is required when EVENTSTORE=esdb")
+		r.bad("EVENTSTORE_URL is required when EVENTSTORE=esdb")
 	}
 	if c.AuthMode != "standalone" && c.AuthMode != "gateway" {
-		bad("AUTH_MODE must be standalone or gateway, got %q", c.AuthMode)
+		r.bad("AUTH_MODE must be standalone or gateway, got %q", c.AuthMode)
 	}
 	if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		bad("DATABASE_URL must be a postgres:// URL")
+		r.bad("DATABASE_URL must be a postgres:// URL")
 	}
 	for _, name := range []string{"PROCESSOR_API_URL", "ETH_RPC_URL", "REDIS_URL"} {
-		if v := getenv(name); v != "" {
+		if v := r.getenv(name); v != "" {
 			if u, err := url.Parse(v); err != nil || u.Scheme == "" || u.Host == "" {
-				bad("%s must be an absolute URL", name)
+				r.bad("%s must be an absolute URL", name)
 			}
 		}
 	}
 	if c.PlatformRecipient != "" && !walletRE.MatchString(c.PlatformRecipient) {
-		bad("PLATFORM_RECIPIENT must be a 0x-prefixed 40-hex-character address")
+		r.bad("PLATFORM_RECIPIENT must be a 0x-prefixed 40-hex-character address")
 	}
-	for _, w := range strings.Split(getenv("ADMIN_WALLETS"), ",") {
+	c.readAdminWallets(r)
+	if c.production() && c.EmbeddedPostgres && r.getenv("EMBEDDED_POSTGRES") == "" {
+		c.EmbeddedPostgres = false // production never starts a private database unless asked
+	}
+}
+
+// readAdminWallets reads the comma-separated ADMIN_WALLETS, lower-cased.
+func (c *config) readAdminWallets(r *envReader) {
+	for _, w := range strings.Split(r.getenv("ADMIN_WALLETS"), ",") {
 		if w = strings.TrimSpace(w); w == "" {
 			continue
 		}
 		if !walletRE.MatchString(w) {
-			bad("ADMIN_WALLETS has an invalid address %q", w)
+			r.bad("ADMIN_WALLETS has an invalid address %q", w)
 			continue
 		}
 		c.AdminWallets = append(c.AdminWallets, strings.ToLower(w))
 	}
-	if c.production() && c.EmbeddedPostgres && getenv("EMBEDDED_POSTGRES") == "" {
-		c.EmbeddedPostgres = false // production never starts a private database unless asked
-	}
+}
 
-	var generated []string
-	secret := func(name string, dst *string) {
-		if *dst != "" {
-			return
-		}
-		if c.production() {
-			bad("%s is required in production", name)
-			return
-		}
-		var b [32]byte
-		if _, err := io.ReadFull(random, b[:]); err != nil {
-			bad("cannot generate %s: %v", name, err)
-			return
-		}
-		*dst = hex.EncodeToString(b[:])
-		generated = append(generated, name)
-	}
-	secret("JWT_SECRET", &c.JWTSecret)
-	secret("CRON_SECRET", &c.CronSecret)
-	secret("PROCESSOR_WEBHOOK_SECRET", &c.ProcessorWebhookSecret)
-	keyHex := str("SECRETS_KEY", "")
+// loadSecrets reads the secrets, generating the missing ones in development (production requires
+// them), and returns the names of those it generated.
+func (c *config) loadSecrets(r *envReader, random io.Reader) []string {
+	g := &secretGenerator{r: r, random: random, production: c.production()}
+	g.fill("JWT_SECRET", &c.JWTSecret)
+	g.fill("CRON_SECRET", &c.CronSecret)
+	g.fill("PROCESSOR_WEBHOOK_SECRET", &c.ProcessorWebhookSecret)
+	keyHex := r.str("SECRETS_KEY", "")
 	if keyHex != "" {
 		if k, err := hex.DecodeString(keyHex); err != nil || len(k) != 32 {
-			bad("SECRETS_KEY must be 64 hex characters (32 bytes)")
+			r.bad("SECRETS_KEY must be 64 hex characters (32 bytes)")
 		} else {
 			c.SecretsKey = k
 		}
 	} else {
-		secret("SECRETS_KEY", &keyHex)
+		g.fill("SECRETS_KEY", &keyHex)
 		c.SecretsKey, _ = hex.DecodeString(keyHex)
 	}
 	if c.AuthMode == "gateway" {
-		secret("EDGE_SECRET", &c.EdgeSecret)
+		g.fill("EDGE_SECRET", &c.EdgeSecret)
 	}
 	if c.production() && len(c.JWTSecret) > 0 && len(c.JWTSecret) < 32 {
-		bad("JWT_SECRET must be at least 32 characters in production")
+		r.bad("JWT_SECRET must be at least 32 characters in production")
 	}
-	if len(problems) > 0 {
-		return c, nil, errors.New("invalid configuration:\n  - " + strings.Join(problems, "\n  - "))
+	return g.generated
+}
+
+// secretGenerator fills in secrets missing from the environment: 32 random bytes, hex-encoded, in
+// development; a problem in production.
+type secretGenerator struct {
+	r          *envReader
+	random     io.Reader
+	production bool
+	generated  []string // names filled in, in order
+}
+
+// fill leaves a set *dst alone and otherwise generates it.
+func (g *secretGenerator) fill(name string, dst *string) {
+	if *dst != "" {
+		return
 	}
-	return c, generated, nil
+	if g.production {
+		g.r.bad("%s is required in production", name)
+		return
+	}
+	var b [32]byte
+	if _, err := io.ReadFull(g.random, b[:]); err != nil {
+		g.r.bad("cannot generate %s: %v", name, err)
+		return
+	}
+	*dst = hex.EncodeToString(b[:])
+	g.generated = append(g.generated, name)
 }
 
 var operatorKeyRE = regexp.MustCompile(`^(0x)?[0-9a-fA-F]{64}$`)

@@ -57,7 +57,30 @@ func loadPersistentConfig(getenv func(string) string, random io.Reader) (config,
 	if err != nil {
 		return config{}, info, err
 	}
-	merged := func(name string) string {
+	c, generated, err := loadConfig(withDevSecrets(getenv, stored), random)
+	if err != nil {
+		return c, info, err
+	}
+	info.Reused = reusedDevSecrets(getenv, stored)
+	if c.PlatformRecipient == "" {
+		// Orders are refused without a platform recipient (spec): development invents one, kept
+		// with the secrets, so that a first order works; production must name its own.
+		if err := c.inventPlatformRecipient(random); err != nil {
+			return c, info, err
+		}
+		generated = append(generated, "PLATFORM_RECIPIENT")
+	}
+	if len(generated) == 0 {
+		return c, info, nil
+	}
+	err = c.keepDevSecrets(&info, generated)
+	return c, info, err
+}
+
+// withDevSecrets is getenv with the development secrets file behind it: a secret or
+// PLATFORM_RECIPIENT the environment leaves blank is read from stored.
+func withDevSecrets(getenv func(string) string, stored map[string]string) func(string) string {
+	return func(name string) string {
 		if v := getenv(name); strings.TrimSpace(v) != "" {
 			return v
 		}
@@ -66,52 +89,57 @@ func loadPersistentConfig(getenv func(string) string, random io.Reader) (config,
 		}
 		return ""
 	}
-	c, generated, err := loadConfig(merged, random)
-	if err != nil {
-		return c, info, err
-	}
+}
+
+// reusedDevSecrets names the values taken from stored because the environment left them blank.
+func reusedDevSecrets(getenv func(string) string, stored map[string]string) []string {
+	var reused []string
 	for _, name := range devSecretNames {
 		if strings.TrimSpace(getenv(name)) == "" && stored[name] != "" {
-			info.Reused = append(info.Reused, name)
+			reused = append(reused, name)
 		}
 	}
 	if stored["PLATFORM_RECIPIENT"] != "" && strings.TrimSpace(getenv("PLATFORM_RECIPIENT")) == "" {
-		info.Reused = append(info.Reused, "PLATFORM_RECIPIENT")
+		reused = append(reused, "PLATFORM_RECIPIENT")
 	}
-	if c.PlatformRecipient == "" {
-		// Orders are refused without a platform recipient (spec): development invents one, kept
-		// with the secrets, so that a first order works; production must name its own.
-		var b [20]byte
-		if _, err := io.ReadFull(random, b[:]); err != nil {
-			return c, info, fmt.Errorf("generate PLATFORM_RECIPIENT: %w", err)
-		}
-		c.PlatformRecipient = "0x" + hex.EncodeToString(b[:])
-		generated = append(generated, "PLATFORM_RECIPIENT")
+	return reused
+}
+
+// inventPlatformRecipient sets a random platform recipient address.
+func (c *config) inventPlatformRecipient(random io.Reader) error {
+	var b [20]byte
+	if _, err := io.ReadFull(random, b[:]); err != nil {
+		return fmt.Errorf("generate PLATFORM_RECIPIENT: %w", err)
 	}
-	if len(generated) == 0 {
-		return c, info, nil
-	}
+	c.PlatformRecipient = "0x" + hex.EncodeToString(b[:])
+	return nil
+}
+
+// keepDevSecrets writes the generated values to info.Path and records each name in info as
+// generated, or as reused when the file already held a value, which then replaces the one
+// generated.
+func (c *config) keepDevSecrets(info *devSecrets, generated []string) error {
 	values := map[string]string{}
 	for _, name := range generated {
 		values[name] = c.secretValue(name)
 	}
 	winners, err := writeDevSecrets(info.Path, values)
 	if err != nil {
-		return c, info, fmt.Errorf("keep development secrets in %s: %w", info.Path, err)
+		return fmt.Errorf("keep development secrets in %s: %w", info.Path, err)
 	}
 	// Another process (serve and `dev merchant` started together) may have written first: its
 	// values win so that both agree.
 	for _, name := range generated {
 		if winners[name] != values[name] {
 			if err := c.setSecret(name, winners[name]); err != nil {
-				return c, info, fmt.Errorf("%s in %s: %w", name, info.Path, err)
+				return fmt.Errorf("%s in %s: %w", name, info.Path, err)
 			}
 			info.Reused = append(info.Reused, name)
 			continue
 		}
 		info.Generated = append(info.Generated, name)
 	}
-	return c, info, nil
+	return nil
 }
 
 // secretValue is the configured value of one of devSecretNames, as the environment spells it.
@@ -208,35 +236,14 @@ func writeDevSecrets(path string, values map[string]string) (map[string]string, 
 		for k, v := range current {
 			all[k] = v
 		}
-		tmp, err := os.CreateTemp(dir, devSecretsFile+".*")
+		tmp, err := writeDevSecretsTemp(dir, all)
 		if err != nil {
 			return nil, err
 		}
-		names := make([]string, 0, len(all))
-		for k := range all {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		var b strings.Builder
-		b.WriteString("# payledger development secrets, generated on first start and reused (never used in production)\n")
-		for _, k := range names {
-			fmt.Fprintf(&b, "%s=%s\n", k, all[k])
-		}
-		_, werr := tmp.WriteString(b.String())
-		if werr == nil {
-			werr = tmp.Chmod(0o600)
-		}
-		if cerr := tmp.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			_ = os.Remove(tmp.Name())
-			return nil, werr
-		}
 		if len(current) == 0 {
 			// No file yet: a link fails if another process created it meanwhile.
-			err = os.Link(tmp.Name(), path)
-			_ = os.Remove(tmp.Name())
+			err = os.Link(tmp, path)
+			_ = os.Remove(tmp)
 			if err == nil {
 				return all, nil
 			}
@@ -245,10 +252,41 @@ func writeDevSecrets(path string, values map[string]string) (map[string]string, 
 			}
 			return nil, err
 		}
-		if err := os.Rename(tmp.Name(), path); err != nil {
-			_ = os.Remove(tmp.Name())
+		if err := os.Rename(tmp, path); err != nil {
+			_ = os.Remove(tmp)
 			return nil, err
 		}
 		return all, nil
 	}
+}
+
+// writeDevSecretsTemp writes all, sorted by name, to a new private file in dir and returns its
+// name; on failure it leaves no file behind.
+func writeDevSecretsTemp(dir string, all map[string]string) (string, error) {
+	tmp, err := os.CreateTemp(dir, devSecretsFile+".*")
+	if err != nil {
+		return "", err
+	}
+	names := make([]string, 0, len(all))
+	for k := range all {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("# payledger development secrets, generated on first start and reused (never used in production)\n")
+	for _, k := range names {
+		fmt.Fprintf(&b, "%s=%s\n", k, all[k])
+	}
+	_, werr := tmp.WriteString(b.String())
+	if werr == nil {
+		werr = tmp.Chmod(0o600)
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		_ = os.Remove(tmp.Name())
+		return "", werr
+	}
+	return tmp.Name(), nil
 }
