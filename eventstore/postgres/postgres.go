@@ -241,14 +241,6 @@ type streamVersion struct {
 func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.Position, error) {
 	recs := p.recs
 	n := len(recs)
-	ids, streams, types, data, meta := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	versions, times := make([]int64, n), make([]time.Time, n)
-	prev, hashes := make([][]byte, n), make([][]byte, n)
-	for i, r := range recs {
-		ids[i], streams[i], types[i] = r.ID.String(), r.StreamID, r.Type
-		data[i], meta[i] = string(r.Data), string(r.Metadata)
-		versions[i], times[i], prev[i], hashes[i] = int64(r.Version), r.RecordedAt, r.PrevHash, r.Hash
-	}
 	query := insertSQL
 	if s.notifyMode == NotifyInTx {
 		query = insertNotifySQL
@@ -268,7 +260,7 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 	}
 	queueCompanions(false)
 	stored := make(map[streamVersion]eventstore.Position, n)
-	batch.Queue(query, ids, streams, versions, types, data, meta, times, prev, hashes).Query(func(rows pgx.Rows) error {
+	batch.Queue(query, insertArgs(recs)...).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var txID, seq, version int64
 			var stream string
@@ -280,23 +272,8 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 		return rows.Err()
 	})
 	queueCompanions(true)
-	if s.beforeCommit == nil {
-		if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
-			return nil, err
-		}
-	} else {
-		tx, err := s.pool.Begin(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer func() { _ = tx.Rollback(context.Background()) }()
-		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-			return nil, err
-		}
-		s.beforeCommit(ctx)
-		if err := tx.Commit(ctx); err != nil {
-			return nil, err
-		}
+	if err := s.send(ctx, batch); err != nil {
+		return nil, err
 	}
 	out := make([]eventstore.Position, n)
 	for i, r := range recs {
@@ -313,6 +290,38 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 		}
 	}
 	return out, nil
+}
+
+// insertArgs is insertSQL's arguments: one array per column, in the statement's order.
+func insertArgs(recs []eventstore.RecordedEvent) []any {
+	n := len(recs)
+	ids, streams, types, data, meta := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	versions, times := make([]int64, n), make([]time.Time, n)
+	prev, hashes := make([][]byte, n), make([][]byte, n)
+	for i, r := range recs {
+		ids[i], streams[i], types[i] = r.ID.String(), r.StreamID, r.Type
+		data[i], meta[i] = string(r.Data), string(r.Metadata)
+		versions[i], times[i], prev[i], hashes[i] = int64(r.Version), r.RecordedAt, r.PrevHash, r.Hash
+	}
+	return []any{ids, streams, versions, types, data, meta, times, prev, hashes}
+}
+
+// send runs the append's batch as one implicit transaction, or, with a beforeCommit hook (tests
+// of the commit window), in an explicit one that calls the hook before COMMIT.
+func (s *Store) send(ctx context.Context, batch *pgx.Batch) error {
+	if s.beforeCommit == nil {
+		return s.pool.SendBatch(ctx, batch).Close()
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return err
+	}
+	s.beforeCommit(ctx)
+	return tx.Commit(ctx)
 }
 
 // alreadyAppended reports the original result when the batch's last event is already stored.
