@@ -235,16 +235,7 @@ func (h *VerifyWalletPaymentsHandler) Sync(ctx context.Context) error {
 			h.follower.Unwatch(hash)
 		}
 	}
-	for k, until := range h.skip {
-		if !now.Before(until) {
-			delete(h.skip, k)
-		}
-	}
-	for hash, pp := range h.paid {
-		if now.Sub(pp.at) > paidMemory {
-			delete(h.paid, hash)
-		}
-	}
+	h.forgetExpired(now)
 	h.mu.Unlock()
 	for _, p := range fresh {
 		e, err := h.expectation(ctx, p)
@@ -321,6 +312,21 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 // recordConcurrency bounds the verdicts recorded at once through record (a store that cannot read
 // many streams at once): each holds a database connection (serve's pool has 32) for its read.
 const recordConcurrency = 16
+
+// forgetExpired drops the skips that ended and the paid payments past paidMemory. The caller
+// holds mu.
+func (h *VerifyWalletPaymentsHandler) forgetExpired(now time.Time) {
+	for k, until := range h.skip {
+		if !now.Before(until) {
+			delete(h.skip, k)
+		}
+	}
+	for hash, pp := range h.paid {
+		if now.Sub(pp.at) > paidMemory {
+			delete(h.paid, hash)
+		}
+	}
+}
 
 // resumeAudit hands the watcher, once per handler, the payments recorded paid by the chain within
 // paidMemory, so that a restart does not end their audit for a reorg past the depth (the

@@ -253,13 +253,7 @@ func Evolve(s State, e Event) State {
 	case ACHAccepted:
 		s.setStatus(StatusACHPending, e.At)
 	case PaymentConfirmed:
-		p := Payment{AttemptID: e.AttemptID, TransactionHash: e.TransactionHash, BuyerWallet: e.BuyerWallet, Token: e.Token,
-			VerifiedBy: e.VerifiedBy, Method: e.Method, BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, At: e.At}
-		if e.SourceAmountCents != nil {
-			c := money.Cents(*e.SourceAmountCents)
-			p.SourceAmount = &c
-		}
-		s.Payment, s.SettledStatus = &p, StatusPaid
+		s.Payment, s.SettledStatus = paymentOf(e), StatusPaid
 		s.setStatus(StatusPaid, e.At)
 	case PaymentFailed:
 		f := Failure(e)
@@ -275,17 +269,7 @@ func Evolve(s State, e Event) State {
 		s.RequestedCents += money.Cents(e.AmountCents)
 		s.setStatus(StatusRefundRequested, e.At)
 	case RefundProcessed:
-		s.RefundedCents += money.Cents(e.AmountCents)
-		s.RequestedCents = max(0, s.RequestedCents-money.Cents(e.AmountCents))
-		if e.TransactionHash != "" {
-			s.RefundTxHashes = append(append([]string(nil), s.RefundTxHashes...), e.TransactionHash)
-		}
-		switch {
-		case s.RefundedCents >= s.Receipt.Total:
-			s.setStatus(StatusRefunded, e.At)
-		case s.RequestedCents == 0:
-			s.setStatus(s.SettledStatus, e.At)
-		}
+		s.refundProcessed(e)
 	case TokenQuoted:
 		// Never a change of status: it records what the customer was quoted and at which rate.
 		s.QuotedToken = e.Token
@@ -309,6 +293,33 @@ func Evolve(s State, e Event) State {
 		// Recorded for auditors; never a change of state.
 	}
 	return s
+}
+
+// paymentOf is the verified payment a confirmation records.
+func paymentOf(e PaymentConfirmed) *Payment {
+	p := Payment{AttemptID: e.AttemptID, TransactionHash: e.TransactionHash, BuyerWallet: e.BuyerWallet, Token: e.Token,
+		VerifiedBy: e.VerifiedBy, Method: e.Method, BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, At: e.At}
+	if e.SourceAmountCents != nil {
+		c := money.Cents(*e.SourceAmountCents)
+		p.SourceAmount = &c
+	}
+	return &p
+}
+
+// refundProcessed applies a processed refund (Evolve's case): refunded once the whole total is
+// back, else back to where the receipt was settled once no refund is requested any more.
+func (s *State) refundProcessed(e RefundProcessed) {
+	s.RefundedCents += money.Cents(e.AmountCents)
+	s.RequestedCents = max(0, s.RequestedCents-money.Cents(e.AmountCents))
+	if e.TransactionHash != "" {
+		s.RefundTxHashes = append(append([]string(nil), s.RefundTxHashes...), e.TransactionHash)
+	}
+	switch {
+	case s.RefundedCents >= s.Receipt.Total:
+		s.setStatus(StatusRefunded, e.At)
+	case s.RequestedCents == 0:
+		s.setStatus(s.SettledStatus, e.At)
+	}
 }
 
 // Generate decides the generation of a receipt. Errors: ErrExists, ErrTotal.
