@@ -121,7 +121,6 @@ type VerifiedWalletPayments struct {
 type VerifyWalletPaymentsHandler struct {
 	store    Store
 	pending  WalletPaymentReads
-	resumed  bool // the audit of the payments confirmed before this start was handed to the watcher
 	splits   *Splits
 	follower PaymentWatcher
 	now      func() time.Time
@@ -132,6 +131,7 @@ type VerifyWalletPaymentsHandler struct {
 	paid     map[string]paidPayment          // lower-case hash -> recorded paid, while audited
 	unmarked map[string]reorged              // lower-case hash -> a deep reorg whose flag could not be recorded yet
 	skip     map[string]time.Time            // receipt/attempt -> not before (unbuildable, or just decided)
+	resumed  bool                            // the payments confirmed before this start were handed to the audit
 }
 
 // NewVerifyWalletPaymentsHandler returns the verifier reading the chain through watcher. It
@@ -406,7 +406,8 @@ type reorged struct {
 }
 
 // reorgs returns the payments to flag: those whose flag is still to be recorded, then those the
-// audit reports in ds that this instance recorded paid (another instance flags its own).
+// audit reports in ds that this handler recorded paid or resumed at start (flagging twice, from
+// two instances, appends one flag: a flagged receipt ignores the second).
 func (h *VerifyWalletPaymentsHandler) reorgs(ds []PaymentVerdict) []reorged {
 	h.mu.Lock()
 	defer h.mu.Unlock()
