@@ -21,9 +21,8 @@ import (
 // margin); signing never sends, so that a wave's transactions of one step are estimated, signed
 // at consecutive nonces, recorded, then broadcast in one batch; the plural reads are batched.
 type ChargeChain interface {
-	Sender() string
-	PendingNonce(ctx context.Context) (uint64, error)
-	HasCode(ctx context.Context, address string) (bool, error)
+	OperatorAccount
+	SplitReleases // the splits that received charges are released in the same run
 	// USDC is the token every permission spends (lower-case address).
 	USDC() string
 	// CheckSpends says, per check, whether its permission is approved on the manager and why a
@@ -46,8 +45,6 @@ type ChargeChain interface {
 	BroadcastAll(ctx context.Context, raws [][]byte) error
 	// Outcomes returns, per hash, the mined transaction's result, nil while it is not mined.
 	Outcomes(ctx context.Context, hashes []string) ([]*TxOutcome, error)
-	Releasable(ctx context.Context, split, token, payee string) (*big.Int, error)
-	SignRelease(ctx context.Context, nonce uint64, split, token, payee string) (SignedTx, error)
 }
 
 // TxCall is a transaction the operator is about to sign: its target, its call data and the gas

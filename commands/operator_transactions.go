@@ -13,24 +13,35 @@ import (
 // ERC-20 contract address. Signing never sends: Broadcast does, so that a transaction is recorded
 // before it can be mined.
 type SplitChain interface {
-	// Sender is the operator's address.
-	Sender() string
-	// PendingNonce is the node's next nonce of the operator, pending transactions included.
-	PendingNonce(ctx context.Context) (uint64, error)
-	// HasCode says whether a contract is deployed at address.
-	HasCode(ctx context.Context, address string) (bool, error)
+	OperatorAccount
+	SplitReleases
 	// Token is the contract address of a payment token symbol ("ETH": "").
 	Token(symbol string) (address string, ok bool)
-	// Releasable is what split owes payee in token.
-	Releasable(ctx context.Context, split, token, payee string) (*big.Int, error)
-	// SignRelease signs release(token, payee) (release(payee) for ETH) at nonce, gas estimated.
-	SignRelease(ctx context.Context, nonce uint64, split, token, payee string) (SignedTx, error)
 	// SignDeploy signs the deployment of a split paying payees their shares in basis points.
 	SignDeploy(ctx context.Context, nonce uint64, payees []string, sharesBps []int) (SignedTx, error)
 	// Broadcast sends a signed transaction; sending one the node already has is not an error.
 	Broadcast(ctx context.Context, raw []byte) error
 	// Outcome is a mined transaction's result; nil (no error) while it is not mined.
 	Outcome(ctx context.Context, hash string) (*TxOutcome, error)
+}
+
+// OperatorAccount is the operator's account (CHAIN_OPERATOR_KEY) as every operator use case sees
+// it: splits and subscription charging.
+type OperatorAccount interface {
+	// Sender is the operator's address.
+	Sender() string
+	// PendingNonce is the node's next nonce of the operator, pending transactions included.
+	PendingNonce(ctx context.Context) (uint64, error)
+	// HasCode says whether a contract is deployed at address.
+	HasCode(ctx context.Context, address string) (bool, error)
+}
+
+// SplitReleases reads and signs a split contract's releases.
+type SplitReleases interface {
+	// Releasable is what split owes payee in token.
+	Releasable(ctx context.Context, split, token, payee string) (*big.Int, error)
+	// SignRelease signs release(token, payee) (release(payee) for ETH) at nonce, gas estimated.
+	SignRelease(ctx context.Context, nonce uint64, split, token, payee string) (SignedTx, error)
 }
 
 // SignedTx is a transaction signed by the operator and not yet sent.
