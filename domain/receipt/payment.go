@@ -117,8 +117,8 @@ func Fail(s State, f PaymentFailed) ([]Event, error) {
 	switch {
 	case s.Status == StatusFailed && s.Failure != nil && s.Failure.AttemptID == f.AttemptID:
 		return nil, nil
-	case s.ChainWithdrawnTx != "" && slices.Contains(settled, s.Status):
-		return nil, nil // flagged already: the chain does not show the payment, whatever else it says of it
+	case s.ChainWithdrawnTx != "" && s.Payment != nil && s.Payment.AttemptID == f.AttemptID && slices.Contains(settled, s.Status):
+		return nil, nil // the flagged payment's attempt: the chain does not show it, whatever else it says of it
 	case s.CurrentAttempt == "" || f.AttemptID != s.CurrentAttempt:
 		return ignore("the failure belongs to another payment attempt than the current one")
 	case s.Status != StatusGenerated && s.Status != StatusPending:

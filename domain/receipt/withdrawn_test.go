@@ -42,6 +42,7 @@ func TestChainWithdrawal(t *testing.T) {
 		{"paid, withdrawn: flagged", func() ([]Event, error) { return Fail(paid, withdrawal) }, EventFailureIgnored, nil},
 		{"flagged, withdrawn again: nothing", func() ([]Event, error) { return Fail(flagged, withdrawal) }, "", nil},
 		{"flagged, mined again but reverted: nothing", func() ([]Event, error) { return Fail(flagged, fail("a")) }, "", nil},
+		{"flagged, a late failure of another attempt: ignored, for auditors", func() ([]Event, error) { return Fail(flagged, fail("b")) }, EventFailureIgnored, nil},
 		{"flagged, the same transaction at depth: restored", func() ([]Event, error) { return Confirm(flagged, again) }, EventPaymentRestored, nil},
 		{"flagged, another transaction: nothing", func() ([]Event, error) { return Confirm(flagged, otherTx) }, "", nil},
 		{"flagged, a processor's word: nothing", func() ([]Event, error) { return Confirm(flagged, byProcessor) }, "", nil},
