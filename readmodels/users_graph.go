@@ -91,7 +91,10 @@ func (s *Users) FollowPage(ctx context.Context, wallet string, followers bool, f
 // in the window held in memory (a leaderboard's are).
 func (s *Users) FollowCounts(ctx context.Context, wallets []string) (map[string]FollowCounts, error) {
 	if counts, ok, err := s.topCounts(ctx, wallets); err != nil || ok {
-		return counts, err
+		if err != nil {
+			return nil, fmt.Errorf("follow counts: %w", err)
+		}
+		return counts, nil
 	}
 	rows, err := s.pool.Query(ctx, `SELECT w,
 			(SELECT count(*) FROM follows WHERE followee = w), (SELECT count(*) FROM follows WHERE follower = w)

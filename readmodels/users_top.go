@@ -190,11 +190,7 @@ func (s *Users) topWindow(ctx context.Context, n int) (*topWindow, bool, error) 
 	if s.top == nil || n > TopUsersSize {
 		return nil, false, nil
 	}
-	window, ok, err := s.top.get(ctx)
-	if err != nil {
-		return nil, false, fmt.Errorf("top users: %w", err)
-	}
-	return window, ok, nil
+	return s.top.get(ctx) // its read's errors already say "top users"
 }
 
 // searchTop is Search over the window: the same filters as searchSQL, in the same order.
