@@ -1,7 +1,8 @@
 package commands_test
 
-// Setup shared by the tests that run the commands against a chain: the split distributor's, the
-// wallet verifier's and subscription charging's.
+// Setup shared by the tests that run the commands against a chain (the split distributor's, the
+// wallet verifier's and subscription charging's) and by those that need the receipts read model
+// (onramp reconciliation).
 
 import (
 	"context"

@@ -14,9 +14,6 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/eventstore/postgres"
-	"github.com/payledger/payledger/migrations/pgtest"
-	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -38,18 +35,9 @@ func (c *movingClock) advance(d time.Duration) {
 // The work list of the reconciliation is the receipts read model: the events go to PostgreSQL and
 // the receipts projection follows them, as in serve.
 func TestReconcileOnramp(t *testing.T) {
-	pool := pgtest.Pool(t)
-	store := postgres.New(pool)
-	proj := projections.NewReceipts(nil)
-	runner, err := projections.NewRunner(pool, store, proj, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	store.SetAtAppend(proj.AtAppend(runner))
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = runner.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	pool, store, runner, stop := receiptsLedger(t, ctx)
+	t.Cleanup(func() { cancel(); stop() })
 
 	clk := &movingClock{t: time.Now()}
 	e := &payEnv{t: t, ctx: ctx, store: store, at: clk.now()}
