@@ -355,13 +355,14 @@ func (c *ChargeOperator) Outcomes(ctx context.Context, hashes []string) ([]*comm
 	if err != nil {
 		return nil, err
 	}
+	f, err := contracts.NewPaymentSplitFilterer(common.Address{}, nil)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]*commands.TxOutcome, len(hashes))
 	for i, r := range rs {
-		if r == nil {
-			continue
-		}
-		if out[i], err = outcome(r); err != nil {
-			return nil, err
+		if r != nil {
+			out[i] = outcome(f, r)
 		}
 	}
 	return out, nil

@@ -190,10 +190,11 @@ func (o *Operator) Outcome(ctx context.Context, hash string) (*commands.TxOutcom
 	if err != nil {
 		return nil, err
 	}
-	out, err := outcome(r)
+	f, err := contracts.NewPaymentSplitFilterer(common.Address{}, nil)
 	if err != nil {
 		return nil, err
 	}
+	out := outcome(f, r)
 	if r.ContractAddress != (common.Address{}) {
 		out.Contract = strings.ToLower(r.ContractAddress.Hex())
 		return out, nil
@@ -205,12 +206,8 @@ func (o *Operator) Outcome(ctx context.Context, hash string) (*commands.TxOutcom
 }
 
 // outcome is a mined transaction's result; Released sums its split's PaymentReleased and
-// ERC20PaymentReleased events, nil when it has none.
-func outcome(r *types.Receipt) (*commands.TxOutcome, error) {
-	f, err := contracts.NewPaymentSplitFilterer(common.Address{}, nil)
-	if err != nil {
-		return nil, err
-	}
+// ERC20PaymentReleased events (read with f), nil when it has none.
+func outcome(f *contracts.PaymentSplitFilterer, r *types.Receipt) *commands.TxOutcome {
 	out := &commands.TxOutcome{Success: r.Status == types.ReceiptStatusSuccessful, GasUsed: r.GasUsed}
 	for _, l := range r.Logs {
 		if ev, err := f.ParseERC20PaymentReleased(*l); err == nil {
@@ -219,7 +216,7 @@ func outcome(r *types.Receipt) (*commands.TxOutcome, error) {
 			out.Released = add(out.Released, ev.Amount)
 		}
 	}
-	return out, nil
+	return out
 }
 
 func add(a, b *big.Int) *big.Int {
