@@ -187,7 +187,7 @@ func (s *Users) KeepTopInMemory(inv *Invalidations) *Users {
 
 // topWindow returns the in-memory window when it can answer a read of the n highest-XP users.
 func (s *Users) topWindow(ctx context.Context, n int) (*topWindow, bool, error) {
-	if s.top == nil || n > TopUsersSize {
+	if s.top == nil || n < 0 || n > TopUsersSize { // a negative n is the database's to refuse, as without the window
 		return nil, false, nil
 	}
 	return s.top.get(ctx) // its read's errors already say "top users"
