@@ -128,7 +128,7 @@ func readConfig(r *envReader) config {
 		ChainID:                r.integer("CHAIN_ID", 8453, 1),
 	}
 	c.ChainConfirmations = int(r.integer("CHAIN_CONFIRMATIONS", 2, 1))
-	c.loadChain(r.str, r.bad)
+	c.loadChain(r)
 	c.RateLimitPerMinute = int(r.integer("RATE_LIMIT_PER_MINUTE", 600, 1))
 	c.RateLimitPublicPerMinute = int(r.integer("RATE_LIMIT_PUBLIC_PER_MINUTE", 60, 1))
 	c.DBMaxConns = int(r.integer("DB_MAX_CONNS", 32, 2))
@@ -271,25 +271,25 @@ var operatorKeyRE = regexp.MustCompile(`^(0x)?[0-9a-fA-F]{64}$`)
 
 // loadChain reads CHAIN_TOKENS, CHAIN_OPERATOR_KEY, SPEND_PERMISSION_MANAGER and DEVCHAIN (DESIGN 8).
 // A problem with the operator key never repeats the key.
-func (c *config) loadChain(str func(name, def string) string, bad func(format string, args ...any)) {
-	tokens, err := chain.ParseTokens(str("CHAIN_TOKENS", ""))
+func (c *config) loadChain(r *envReader) {
+	tokens, err := chain.ParseTokens(r.str("CHAIN_TOKENS", ""))
 	if err != nil {
-		bad("%v", err)
+		r.bad("%v", err)
 	}
 	c.ChainTokens = tokens
-	if c.OperatorKey = str("CHAIN_OPERATOR_KEY", ""); c.OperatorKey != "" && !operatorKeyRE.MatchString(c.OperatorKey) {
-		bad("CHAIN_OPERATOR_KEY must be 64 hex characters")
+	if c.OperatorKey = r.str("CHAIN_OPERATOR_KEY", ""); c.OperatorKey != "" && !operatorKeyRE.MatchString(c.OperatorKey) {
+		r.bad("CHAIN_OPERATOR_KEY must be 64 hex characters")
 	}
-	if c.SpendPermissionManager = str("SPEND_PERMISSION_MANAGER", ""); c.SpendPermissionManager != "" && !walletRE.MatchString(c.SpendPermissionManager) {
-		bad("SPEND_PERMISSION_MANAGER must be a 0x-prefixed 40-hex-character address")
+	if c.SpendPermissionManager = r.str("SPEND_PERMISSION_MANAGER", ""); c.SpendPermissionManager != "" && !walletRE.MatchString(c.SpendPermissionManager) {
+		r.bad("SPEND_PERMISSION_MANAGER must be a 0x-prefixed 40-hex-character address")
 	}
 	def := "auto"
 	if c.production() {
 		def = "off"
 	}
-	switch c.DevChain = str("DEVCHAIN", def); c.DevChain {
+	switch c.DevChain = r.str("DEVCHAIN", def); c.DevChain {
 	case "auto", "off":
 	default:
-		bad("DEVCHAIN must be auto or off, got %q", c.DevChain)
+		r.bad("DEVCHAIN must be auto or off, got %q", c.DevChain)
 	}
 }
