@@ -46,7 +46,7 @@ type ChargeSubscriptionsHandler struct {
 	Notify     ChargeNotifier // nil: no webhooks
 
 	mu   sync.Mutex // one run at a time in a process: its nonces are consecutive
-	code map[string]bool
+	code deployedSplits
 }
 
 // NewChargeSubscriptionsHandler returns the handler; chain nil means subscriptions are not
@@ -57,7 +57,7 @@ func NewChargeSubscriptionsHandler(store Store, chain ChargeChain, ledger Charge
 	}
 	return &ChargeSubscriptionsHandler{store: store, chain: chain, ledger: ledger, due: due, splits: splits, now: now,
 		token: uuid.New(), Lease: 2 * time.Minute, RetryAfter: time.Hour, Wave: 250, Await: 2 * time.Minute,
-		Poll: 200 * time.Millisecond, Limit: 5000, Log: zerolog.Nop(), code: map[string]bool{}}
+		Poll: 200 * time.Millisecond, Limit: 5000, Log: zerolog.Nop(), code: deployedSplits{}}
 }
 
 // Configured says whether charging has a chain.
@@ -365,17 +365,9 @@ func (h *ChargeSubscriptionsHandler) splitOf(ctx context.Context, merchant strin
 	if err != nil || !sp.Configured {
 		return "", err
 	}
-	has, ok := h.code[sp.Address]
-	if !ok {
-		if has, err = h.chain.HasCode(ctx, sp.Address); err != nil {
-			return "", fmt.Errorf("split %s: %w", sp.Address, err)
-		}
-		if has {
-			h.code[sp.Address] = true
-		}
-	}
-	if !has {
-		return "", nil
+	has, err := h.code.holdsCode(ctx, h.chain, sp.Address)
+	if err != nil || !has {
+		return "", err
 	}
 	return sp.Address, nil
 }

@@ -60,7 +60,7 @@ type DistributeSplitsHandler struct {
 	paid     PaidReceipts
 	sender   *OperatorSender // nil: no operator key, receipts stay paid
 	now      func() time.Time
-	contract map[string]bool // split address -> holds code (true is kept: code never goes away)
+	contract deployedSplits
 	batch    int
 	cursor   PaidCursor // where the next pass reads (Handle is not called concurrently)
 }
@@ -71,7 +71,7 @@ func NewDistributeSplitsHandler(store Store, splits *Splits, paid PaidReceipts, 
 	if store == nil || splits == nil || paid == nil || now == nil {
 		panic("commands.NewDistributeSplitsHandler: nil dependency")
 	}
-	return &DistributeSplitsHandler{store: store, splits: splits, paid: paid, sender: sender, now: now, contract: map[string]bool{},
+	return &DistributeSplitsHandler{store: store, splits: splits, paid: paid, sender: sender, now: now, contract: deployedSplits{},
 		batch: distributeBatch}
 }
 
@@ -222,23 +222,17 @@ func (h *DistributeSplitsHandler) group(ctx context.Context, list []PaidReceipt)
 	return groups, byReceipt, nil
 }
 
-// holdsCode reports whether split holds a contract. Code, once there, stays, so it is remembered;
-// its absence only for the pass (noCode), since a node behind the chain, or a split configured
-// while the chain was off, may show the code later.
+// holdsCode reports whether split holds a contract; its absence is remembered for the pass only
+// (noCode), so that a split is asked at most once a pass.
 func (h *DistributeSplitsHandler) holdsCode(ctx context.Context, split string, noCode map[string]bool) (bool, error) {
-	if h.contract[split] || noCode[split] {
-		return h.contract[split], nil
+	if noCode[split] {
+		return false, nil
 	}
-	ok, err := h.sender.chain.HasCode(ctx, split)
-	if err != nil {
-		return false, fmt.Errorf("split %s: %w", split, err)
-	}
-	if ok {
-		h.contract[split] = true
-	} else {
+	ok, err := h.contract.holdsCode(ctx, h.sender.chain, split)
+	if err == nil && !ok {
 		noCode[split] = true
 	}
-	return ok, nil
+	return ok, err
 }
 
 // release sends one release per payee of g with something releasable, covering g's receipts not

@@ -36,6 +36,26 @@ type OperatorAccount interface {
 	HasCode(ctx context.Context, address string) (bool, error)
 }
 
+// deployedSplits remembers the split addresses seen holding a contract. Code, once there, stays;
+// its absence is not remembered, since a node behind the chain, or a split configured while the
+// chain was off, may show the code later. Its users call it one at a time.
+type deployedSplits map[string]bool
+
+// holdsCode reports whether split holds a contract, asking chain unless it was seen holding one.
+func (d deployedSplits) holdsCode(ctx context.Context, chain OperatorAccount, split string) (bool, error) {
+	if d[split] {
+		return true, nil
+	}
+	ok, err := chain.HasCode(ctx, split)
+	if err != nil {
+		return false, fmt.Errorf("split %s: %w", split, err)
+	}
+	if ok {
+		d[split] = true
+	}
+	return ok, nil
+}
+
 // SplitReleases reads and signs a split contract's releases.
 type SplitReleases interface {
 	// Releasable is what split owes payee in token.
