@@ -17,10 +17,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/payledger/payledger/chain"
 )
 
 // The service under measurement: its fresh database, its binary and process, and the merchant
@@ -180,15 +181,11 @@ func login(c *http.Client, base, wallet string, key *ecdsa.PrivateKey) ([]*http.
 	if err := json.Unmarshal(body, &nonce); err != nil {
 		return nil, err
 	}
-	hash, _, err := apitypes.TypedDataAndHash(nonce.TypedData)
+	sig, err := chain.SignTypedData(nonce.TypedData, key)
 	if err != nil {
 		return nil, err
 	}
-	sig, err := crypto.Sign(hash, key)
-	if err != nil {
-		return nil, err
-	}
-	req, _ := http.NewRequest(http.MethodPost, base+"/api/auth/login", strings.NewReader(`{"wallet":"`+wallet+`","signature":"`+hexutil.Encode(sig)+`"}`))
+	req, _ := http.NewRequest(http.MethodPost, base+"/api/auth/login", strings.NewReader(`{"wallet":"`+wallet+`","signature":"`+sig+`"}`))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.Do(req)
 	if err != nil {
