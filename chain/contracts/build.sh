@@ -13,7 +13,7 @@ set -euo pipefail
 SOLC_VERSION=0.8.24
 OZ_VERSION=4.9.6
 GETH_VERSION=v1.17.10
-CONTRACTS=(PaymentSplit TestToken SpendPermissionManager)
+CONTRACTS=(PaymentSplit TestToken SpendPermissionManager Deposit DepositFactory HostileToken)
 
 cd "$(dirname "$0")"
 export PATH="$PATH:/usr/local/go/bin"
