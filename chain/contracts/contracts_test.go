@@ -24,7 +24,7 @@ import (
 
 // chain is a simulated chain with funded accounts.
 type chain struct {
-	t       *testing.T
+	t       testing.TB
 	backend *simulated.Backend
 	client  simulated.Client
 	chainID *big.Int
@@ -32,7 +32,7 @@ type chain struct {
 
 func eth(n int64) *big.Int { return new(big.Int).Mul(big.NewInt(n), big.NewInt(1e18)) }
 
-func newKey(t *testing.T) *ecdsa.PrivateKey {
+func newKey(t testing.TB) *ecdsa.PrivateKey {
 	t.Helper()
 	k, err := crypto.GenerateKey()
 	if err != nil {
@@ -103,7 +103,7 @@ func (c *chain) deployToken(owner *ecdsa.PrivateKey) (common.Address, *contracts
 	return a, tok
 }
 
-func tokenBalance(t *testing.T, tok *contracts.TestToken, a common.Address) *big.Int {
+func tokenBalance(t testing.TB, tok *contracts.TestToken, a common.Address) *big.Int {
 	t.Helper()
 	b, err := tok.BalanceOf(nil, a)
 	if err != nil {
@@ -112,7 +112,7 @@ func tokenBalance(t *testing.T, tok *contracts.TestToken, a common.Address) *big
 	return b
 }
 
-func wantBig(t *testing.T, what string, got *big.Int, want *big.Int) {
+func wantBig(t testing.TB, what string, got *big.Int, want *big.Int) {
 	t.Helper()
 	if got.Cmp(want) != 0 {
 		t.Errorf("%s = %s, want %s", what, got, want)
@@ -121,7 +121,7 @@ func wantBig(t *testing.T, what string, got *big.Int, want *big.Int) {
 
 // revertName is the name of the custom error an estimate or call reverted with, decoded with
 // meta's ABI, or "" when err carries no known custom error.
-func revertName(t *testing.T, meta *bind.MetaData, err error) string {
+func revertName(t testing.TB, meta *bind.MetaData, err error) string {
 	t.Helper()
 	var de rpc.DataError
 	if !errors.As(err, &de) {
