@@ -9,6 +9,11 @@ function depositSalt(bytes32 receiptId, address split) pure returns (bytes32) {
     return keccak256(abi.encode(receiptId, split));
 }
 
+/// @notice A call ran out of gas: the transaction needs more gas (or calls a token that burns it
+///         all). Reverting, instead of reporting a failure, lets eth_estimateGas find the gas a
+///         complete flush needs.
+error OutOfGas();
+
 /// @title Deposit
 /// @notice A receipt's deposit address: whatever ERC-20 tokens or ETH it holds can only ever move to
 ///         the split it was made for, and anyone may move them.
@@ -66,11 +71,15 @@ contract Deposit {
         amount = address(this).balance;
         if (amount == 0) return 0;
         emit Swept(receiptId, split, address(0), amount);
+        uint256 gasBefore = gasleft();
         bool ok;
         assembly {
             ok := call(gas(), split, amount, 0, 0, 0, 0) // no return data copied
         }
-        if (!ok) revert ETHRejected(split);
+        if (!ok) {
+            if (gasleft() <= gasBefore / 64) revert OutOfGas();
+            revert ETHRejected(split);
+        }
     }
 
     function _checkPair(bytes32 receiptId, address split) private view {
@@ -80,6 +89,7 @@ contract Deposit {
     }
 
     function _balanceOf(address token) private view returns (uint256 amount) {
+        uint256 gasBefore = gasleft();
         bool ok;
         assembly {
             mstore(0x00, 0x70a08231) // balanceOf(address)
@@ -88,10 +98,11 @@ contract Deposit {
             ok := and(ok, gt(returndatasize(), 0x1f))
             amount := mload(0x00)
         }
-        if (!ok) revert TokenCallFailed(token);
+        if (!ok) _callFailed(gasBefore, token);
     }
 
     function _transfer(address token, address to, uint256 amount) private {
+        uint256 gasBefore = gasleft();
         bool ok;
         assembly {
             let ptr := mload(0x40) // scratch past the free pointer, not kept
@@ -105,6 +116,12 @@ contract Deposit {
             let returnedNothing := and(iszero(returndatasize()), gt(extcodesize(token), 0))
             ok := and(ok, or(returnedTrue, returnedNothing))
         }
-        if (!ok) revert TokenCallFailed(token);
+        if (!ok) _callFailed(gasBefore, token);
+    }
+
+    /// @dev A token call that failed having used (nearly) all the gas it was given ran out of it.
+    function _callFailed(uint256 gasBefore, address token) private view {
+        if (gasleft() <= gasBefore / 64) revert OutOfGas();
+        revert TokenCallFailed(token);
     }
 }

@@ -2,7 +2,7 @@
 pragma solidity ^0.8.20;
 
 import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
-import {Deposit, depositSalt} from "./Deposit.sol";
+import {Deposit, depositSalt, OutOfGas} from "./Deposit.sol";
 
 /// @title DepositFactory
 /// @notice One per chain. Knows every receipt's deposit address before it exists and sweeps many
@@ -13,8 +13,9 @@ import {Deposit, depositSalt} from "./Deposit.sol";
 ///      address alone (CREATE2 of the EIP-1167 init code, salt depositSalt(receiptId, split)).
 ///      A sweep catches each (deposit, token) failure and reports it as SweepFailed, so one bad
 ///      token or a split refusing ETH does not stop the others; successes are the deposits' Swept
-///      events. A token that burns all the gas it is given can still starve the batch: sweep only
-///      the tokens you configured.
+///      events. A flush that runs out of gas reverts the whole sweep (OutOfGas), so that gas
+///      estimation finds the gas a complete sweep needs; a token that burns all the gas it is
+///      given therefore blocks the batches that list it: sweep only the tokens you configured.
 contract DepositFactory {
     /// @notice A deposit: the receipt it belongs to and the split its funds go to.
     struct DepositKey {
@@ -62,14 +63,24 @@ contract DepositFactory {
         }
         Deposit dep = Deposit(payable(d));
         for (uint256 j; j < tokens.length; ++j) {
+            uint256 gasBefore = gasleft();
             try dep.flushToken(receiptId, split, tokens[j]) {} catch (bytes memory reason) {
-                emit SweepFailed(receiptId, d, tokens[j], reason);
+                _failed(gasBefore, receiptId, d, tokens[j], reason);
             }
         }
         if (d.balance > 0) {
+            uint256 gasBefore = gasleft();
             try dep.flushETH(receiptId, split) {} catch (bytes memory reason) {
-                emit SweepFailed(receiptId, d, address(0), reason);
+                _failed(gasBefore, receiptId, d, address(0), reason);
             }
         }
+    }
+
+    /// @dev A flush that ran out of gas (the deposit says so, or it used up nearly all the gas it
+    ///      was given) reverts the whole sweep instead of being reported: else a transaction given
+    ///      too little gas, as eth_estimateGas' search tries, would succeed having skipped deposits.
+    function _failed(uint256 gasBefore, bytes32 receiptId, address d, address token, bytes memory reason) private {
+        if (gasleft() <= gasBefore / 64 || bytes4(reason) == OutOfGas.selector) revert OutOfGas();
+        emit SweepFailed(receiptId, d, token, reason);
     }
 }

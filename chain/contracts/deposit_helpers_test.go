@@ -159,7 +159,7 @@ func (e *depositEnv) minedAll(txs ...*types.Transaction) []*types.Receipt {
 	}
 	for i, r := range rs {
 		if r.Status != types.ReceiptStatusSuccessful {
-			e.t.Fatalf("transaction %d (%s) reverted", i, txs[i].Hash())
+			e.t.Fatalf("transaction %d (%s) reverted (gas %d of %d)", i, txs[i].Hash(), r.GasUsed, txs[i].Gas())
 		}
 	}
 	return rs
@@ -173,12 +173,13 @@ func (e *depositEnv) fundDeposits(prefix string, n int, token *contracts.TestTok
 	keys := make([]contracts.DepositFactoryDepositKey, n)
 	var txs []*types.Transaction
 	opNonce, payerNonce := e.nonce(e.operator), e.nonce(e.payer)
+	mintGas := e.mintGas(token, units)
 	for i := range keys {
 		keys[i] = contracts.DepositFactoryDepositKey{ReceiptId: receiptKey(prefix + "-" + itoa(i)), Split: e.split}
 		d := e.depositOf(keys[i].ReceiptId, e.split)
 		o := e.opts(e.operator)
 		o.Nonce = new(big.Int).SetUint64(opNonce)
-		o.GasLimit = 100_000 // no estimate against a pending state the pool has not settled yet
+		o.GasLimit = mintGas // no estimate against a pending state the pool has not settled yet
 		opNonce++
 		tx, err := token.Mint(o, d, big.NewInt(units))
 		if err != nil {
@@ -192,6 +193,18 @@ func (e *depositEnv) fundDeposits(prefix string, n int, token *contracts.TestTok
 	}
 	e.minedAll(txs...)
 	return keys
+}
+
+// mintGas is the gas of a mint of units of token to a new holder, estimated, with a margin.
+func (e *depositEnv) mintGas(token *contracts.TestToken, units int64) uint64 {
+	e.t.Helper()
+	o := e.opts(e.operator)
+	o.NoSend = true
+	tx, err := token.Mint(o, addr(newKey(e.t)), big.NewInt(units))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return tx.Gas() * 5 / 4
 }
 
 func itoa(i int) string { return big.NewInt(int64(i)).String() }
