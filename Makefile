@@ -25,6 +25,7 @@ bench:
 	$(GO) test -run "^$$" -bench WebhookDelivery -benchtime=1x -timeout 30m ./transport/ | tee -a bench.out
 	$(GO) test -run "^$$" -bench CronCharge1000 -benchtime=1x -timeout 20m ./commands/ | tee -a bench.out
 	$(GO) test -run "^$$" -bench Confirm5000InOneBlock -benchtime=1x -timeout 20m ./commands/ | tee -a bench.out
+	$(GO) test -run "^$$" -bench DepositSweep -benchtime=1x -timeout 20m ./chain/contracts/ | tee -a bench.out
 	$(GO) run ./cmd/loadbench -duration 30s | tee -a bench.out
 
 ## lint: gofmt and go vet

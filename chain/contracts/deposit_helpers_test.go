@@ -12,7 +12,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/node"
 
 	"github.com/payledger/payledger/chain/contracts"
 )
@@ -23,6 +25,16 @@ const (
 	blockGasLimit = 30_000_000
 	txGasCap      = 1 << 24
 )
+
+// osakaRules runs the simulated chain on mainnet's rules of today (Osaka, "Fusaka": 2^24 gas a
+// transaction): the simulated backend's default also enables forks to come (Amsterdam's state-gas
+// metering and state-access repricing, EIP-8037/8038), under which creating state costs several
+// times what it does on mainnet now.
+func osakaRules(_ *node.Config, ec *ethconfig.Config) {
+	cfg := *ec.Genesis.Config
+	cfg.AmsterdamTime, cfg.BogotaTime = nil, nil
+	ec.Genesis.Config = &cfg
+}
 
 // depositEnv is a simulated chain (real EVM, Osaka rules, 30M gas blocks) with a DepositFactory,
 // two 6-decimal tokens, a 9,950/50 PaymentSplit as the split, and funded accounts: the operator
@@ -39,12 +51,23 @@ type depositEnv struct {
 
 func newDepositEnv(tb testing.TB) *depositEnv {
 	tb.Helper()
+	return newDepositEnvRules(tb, osakaRules)
+}
+
+// newDepositEnvRules is newDepositEnv on the chain rules that rules sets (nil: the simulated
+// backend's default, every fork it knows).
+func newDepositEnvRules(tb testing.TB, rules func(*node.Config, *ethconfig.Config)) *depositEnv {
+	tb.Helper()
 	e := &depositEnv{operator: newKey(tb), payer: newKey(tb), stranger: newKey(tb)}
 	alloc := types.GenesisAlloc{}
 	for _, k := range []*ecdsa.PrivateKey{e.operator, e.payer, e.stranger} {
 		alloc[addr(k)] = types.Account{Balance: eth(100_000)}
 	}
-	b := simulated.NewBackend(alloc, simulated.WithBlockGasLimit(blockGasLimit))
+	opts := []func(*node.Config, *ethconfig.Config){simulated.WithBlockGasLimit(blockGasLimit)}
+	if rules != nil {
+		opts = append(opts, rules)
+	}
+	b := simulated.NewBackend(alloc, opts...)
 	tb.Cleanup(func() { _ = b.Close() })
 	id, err := b.Client().ChainID(context.Background())
 	if err != nil {
