@@ -6,6 +6,20 @@
 //     Release(opts, account) releases ETH and Release0(opts, token, account) an ERC-20;
 //     Releasable(opts, account) is the ETH due and Releasable0(opts, token, account) the ERC-20 due.
 //     A release with nothing due reverts.
+//   - DepositFactory (DepositFactory.sol) and Deposit (Deposit.sol): a receipt's deposit address
+//     (DESIGN 9). The factory, one per chain, deploys the Deposit implementation in its
+//     constructor (its first CREATE, nonce 1); every deposit is an EIP-1167 clone of it at
+//     CREATE2(factory, keccak256(abi.encode(receiptId, split)), clone init code), known before
+//     it is deployed (DepositAddress(opts, receiptId, split), and off-chain chain.DepositAddress).
+//     Sweep(opts, deposits, tokens) deploys each clone on first use and moves its whole balance
+//     of every token listed, and its ETH, to its split; anyone may call it, or a deposit's own
+//     FlushToken/FlushETH. A deposit moves funds only to the split its address was made from
+//     (else NotThisDeposit). Per deposit and token, a success is the deposit's Swept event
+//     (token 0: ETH), a failure the factory's SweepFailed (the Deposit error as reason); a flush
+//     that runs out of gas reverts the sweep (OutOfGas), so estimated gas covers a whole sweep.
+//     DepositFactoryDepositKey is the (receiptId, split) pair of a sweep.
+//   - HostileToken (HostileToken.sol): tests only, an ERC-20 anyone can mint whose transfer
+//     reverts, returns false or first calls back a chosen contract, on demand.
 //   - SpendPermissionManager (SpendPermissionManager.sol): Coinbase's spend-permission interface
 //     for plain EOA accounts and ERC-20 tokens (SpendPermissionManagerSpendPermission is the signed
 //     struct, SpendPermissionManagerPeriodSpend a period's spend).
@@ -13,10 +27,11 @@
 //     development chains and tests.
 //
 // The compiled ABI and bytecode (build/) and the generated bindings (paymentsplit.go,
-// spendpermissionmanager.go, testtoken.go) are committed, so that building and testing the
-// service needs neither a Solidity compiler nor npm. Only regenerating does, after a change to a
-// .sol file: `go generate ./chain/contracts/` runs build.sh, which pins solc 0.8.24, OpenZeppelin
-// Contracts 4.9.6 and abigen v1.17.10 and gives byte-identical output for the same sources.
+// spendpermissionmanager.go, testtoken.go, deposit.go, depositfactory.go, hostiletoken.go) are
+// committed, so that building and testing the service needs neither a Solidity compiler nor npm.
+// Only regenerating does, after a change to a .sol file: `go generate ./chain/contracts/` runs
+// build.sh, which pins solc 0.8.24, OpenZeppelin Contracts 4.9.6 and abigen v1.17.10 and gives
+// byte-identical output for the same sources.
 package contracts
 
 //go:generate bash build.sh
