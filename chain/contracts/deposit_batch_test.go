@@ -1,10 +1,14 @@
 package contracts_test
 
 import (
+	"context"
 	"math/big"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/node"
 
 	"github.com/payledger/payledger/chain/contracts"
 )
@@ -158,4 +162,80 @@ func TestDepositSweepsManyInOneTransaction(t *testing.T) {
 	}
 	wantBig(t, "split USDC", tokenBalance(t, e.usdc, e.split), big.NewInt(n*1_000_000))
 	wantBig(t, "split ETH gained", new(big.Int).Sub(e.ethBalance(e.split), splitETH), eth((n+2)/3))
+}
+
+// TestDepositSweepWithTooLittleGasNeverSkips sends one sweep with a range of gas limits below the
+// estimate: each either reverts as a whole (OutOfGas) or sweeps every deposit; none succeeds
+// having left funds behind as a reported failure. The last token's transfer is legitimately
+// dear (its hook deploys ten deposits), so 1/64 of the gas it is given is enough for the sweep
+// to carry on after it runs out: the case where a caught failure would hide a lack of gas.
+func TestDepositSweepWithTooLittleGasNeverSkips(t *testing.T) {
+	for _, rules := range []struct {
+		name  string
+		rules func(*node.Config, *ethconfig.Config)
+	}{{"osaka", osakaRules}, {"dev-default", nil}} {
+		t.Run(rules.name, func(t *testing.T) {
+			e := newDepositEnvRules(t, rules.rules)
+			dearAddr, dear := e.deployHostile(hostileHook)
+			var hookKeys []contracts.DepositFactoryDepositKey
+			for i := 0; i < 10; i++ {
+				hookKeys = append(hookKeys, contracts.DepositFactoryDepositKey{ReceiptId: receiptKey("rcpt_hook-" + itoa(i)), Split: e.split})
+			}
+			e.mined(dear.SetHook(e.opts(e.operator), e.factoryAddr, pack(t, contracts.DepositFactoryMetaData, "sweep", hookKeys, []common.Address{})))
+			keys := e.fundDeposits("rcpt_gas", 5, e.usdc, 1_000_000, eth(1))
+			last := e.depositOf(keys[4].ReceiptId, e.split)
+			e.mined(e.usdt.Transfer(e.opts(e.payer), last, big.NewInt(9)))
+			e.mined(dear.Mint(e.opts(e.payer), last, big.NewInt(3)))
+			sweepWithTooLittleGas(t, e, keys, []common.Address{e.usdcAddr, e.usdtAddr, dearAddr})
+			wantBig(t, "split USDC", tokenBalance(t, e.usdc, e.split), big.NewInt(5_000_000))
+			wantBig(t, "split USDT", tokenBalance(t, e.usdt, e.split), big.NewInt(9))
+			got, err := dear.BalanceOf(nil, e.split)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantBig(t, "split's dear token", got, big.NewInt(3))
+			for _, k := range keys {
+				wantBig(t, "deposit ETH", e.ethBalance(e.depositOf(k.ReceiptId, k.Split)), big.NewInt(0))
+			}
+		})
+	}
+}
+
+// sweepWithTooLittleGas sends the sweep with rising gas limits below the estimate until one
+// succeeds (or the estimate itself is sent), failing if a successful one reported a failure.
+func sweepWithTooLittleGas(t *testing.T, e *depositEnv, keys []contracts.DepositFactoryDepositKey, tokens []common.Address) {
+	t.Helper()
+	o := e.opts(e.stranger)
+	o.NoSend = true
+	est, err := e.factory.Sweep(o, keys, tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reverted := 0
+	for _, limit := range []uint64{est.Gas() / 2, est.Gas() * 3 / 4, est.Gas() * 9 / 10, est.Gas() * 19 / 20,
+		est.Gas() * 97 / 100, est.Gas() * 99 / 100, est.Gas() - 500, est.Gas()} {
+		o := e.opts(e.stranger)
+		o.GasLimit = limit
+		tx, err := e.factory.Sweep(o, keys, tokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.backend.Commit()
+		r, err := e.client.TransactionReceipt(context.Background(), tx.Hash())
+		if err != nil {
+			t.Fatalf("gas %d: %v", limit, err)
+		}
+		if r.Status != types.ReceiptStatusSuccessful {
+			reverted++
+			continue
+		}
+		if _, failed := e.sweptAndFailed(r); len(failed) != 0 {
+			t.Errorf("gas %d of %d: the sweep succeeded reporting %d failures", limit, est.Gas(), len(failed))
+		}
+		t.Logf("estimate %d; %d lower limits reverted; %d succeeded", est.Gas(), reverted, limit)
+		break
+	}
+	if reverted == 0 {
+		t.Error("no limit below the estimate reverted: nothing was tested")
+	}
 }
