@@ -133,8 +133,12 @@ func TestDashboardInBrowser(t *testing.T) {
 	// Two receipts: the first with a webhook that fails, paid in cash at the terminal; the second
 	// newer and unpaid. Another merchant has one too.
 	item := `<img src=x onerror="window.__xss=1">Muffin`
-	first := dashCall(t, http.DefaultClient, http.MethodPost, base+"/api/receipts", map[string]any{"lineItems": []map[string]any{{"label": item, "priceUsd": 12.5}},
-		"totalUsd": 12.5, "webhook_url": hook.URL + "/hook", "transactionId": "order-1001"}, keyHdr, 201)["receipt"].(map[string]any)["receiptId"].(string)
+	if os.Getenv("PAYLEDGER_SCREENSHOTS") != "" { // the screenshots show a plain item; every other run tries the injection
+		item = "Blueberry Muffin"
+	}
+	dashCall(t, http.DefaultClient, http.MethodPost, base+"/api/inventory", map[string]any{"sku": "MUFFIN", "name": item, "priceUsd": 6.25, "stockQty": -1}, keyHdr, 201)
+	first := dashCall(t, http.DefaultClient, http.MethodPost, base+"/api/orders", map[string]any{"items": []map[string]any{{"sku": "MUFFIN", "qty": 2}},
+		"webhook_url": hook.URL + "/hook", "transactionId": "order-1001"}, keyHdr, 200)["receipt"].(map[string]any)["receiptId"].(string)
 	dashCall(t, session, http.MethodPost, base+"/api/receipts/terminal", map[string]any{"action": "complete", "receiptId": first, "method": "cash"},
 		map[string]string{"x-csrf-token": csrf}, 200)
 	second := dashCall(t, http.DefaultClient, http.MethodPost, base+"/api/receipts", map[string]any{"lineItems": []map[string]any{{"label": "Latte", "priceUsd": 4.5}},
@@ -142,7 +146,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	other := "0x" + strings.Repeat("cd", 20)
 	otherKey := createKey(t, context.Background(), vars, other, "receipts:write,receipts:read", "other")
 	if _, err := commands.ConfigureSplit(context.Background(), postgres.New(pgtest.PoolFor(t, vars["DATABASE_URL"])), time.Now(), eventstore.Metadata{},
-		split.Configure{Merchant: other, Address: other}); err != nil {
+		split.Configure{Merchant: other, Address: other, Platform: "0x" + strings.Repeat("b", 40)}); err != nil {
 		t.Fatal(err)
 	}
 	foreign := dashCall(t, http.DefaultClient, http.MethodPost, base+"/api/receipts", map[string]any{"lineItems": []map[string]any{{"label": "Secret", "priceUsd": 1}},
@@ -196,8 +200,8 @@ func TestDashboardInBrowser(t *testing.T) {
 		_ = chromedp.Run(ctx, chromedp.EmulateViewport(1280, 900))
 	})
 
-	t.Run("refund half: the status and the event appear", func(t *testing.T) {
-		if err := chromedp.Run(ctx, chromedp.SetValue("#refund-amount", "6.25", chromedp.ByID), chromedp.Evaluate(`document.getElementById("refund-reason").value = "Half: one muffin was missing"`, nil)); err != nil {
+	t.Run("refund half (6.28 of 12.56): the status and the event appear", func(t *testing.T) {
+		if err := chromedp.Run(ctx, chromedp.SetValue("#refund-amount", "6.28", chromedp.ByID), chromedp.Evaluate(`document.getElementById("refund-reason").value = "Half: one muffin was missing"`, nil)); err != nil {
 			t.Fatal(err)
 		}
 		click(t, ctx, "#refund-submit")
@@ -205,7 +209,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		if got := evalStrings(t, ctx, `Array.from(document.querySelectorAll("#events li")).map(li => li.dataset.type)`); len(got) == 0 || got[len(got)-1] != "RefundRequested" {
 			t.Errorf("events after the refund %v", got)
 		}
-		if got := evalString(t, ctx, `document.getElementById("requested").textContent`); got != "$6.25 USD" {
+		if got := evalString(t, ctx, `document.getElementById("requested").textContent`); got != "$6.28 USD" {
 			t.Errorf("refund requested %q", got)
 		}
 	})
