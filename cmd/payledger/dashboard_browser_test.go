@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
@@ -92,6 +94,23 @@ func navigate(t *testing.T, ctx context.Context, u string) {
 	waitJS(t, ctx, `document.documentElement.dataset.ready === "1"`, 20*time.Second)
 }
 
+// fitsPhone checks that the page has no horizontal scroll at 375 px (wide tables scroll inside
+// their panel), then goes back to the desktop size.
+func fitsPhone(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if err := chromedp.Run(ctx, chromedp.EmulateViewport(375, 812)); err != nil {
+		t.Fatal(err)
+	}
+	wide := evalString(t, ctx, `document.documentElement.scrollWidth <= document.documentElement.clientWidth ? "" :
+		Array.from(document.querySelectorAll("body *")).filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth && !e.closest(".scroll")).map(e => e.tagName + "#" + e.id + "." + e.className).join(", ")`)
+	if wide != "" {
+		t.Errorf("horizontal scroll at 375 px on %s: %s", evalString(t, ctx, "location.pathname"), wide)
+	}
+	if err := chromedp.Run(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func click(t *testing.T, ctx context.Context, sel string) {
 	t.Helper()
 	if err := chromedp.Run(ctx, chromedp.Click(sel, chromedp.ByQuery)); err != nil {
@@ -153,6 +172,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		"totalUsd": 1}, map[string]string{"Ocp-Apim-Subscription-Key": otherKey}, 201)["receipt"].(map[string]any)["receiptId"].(string)
 
 	ctx := (&portalEnv{}).browser(t, nil)
+	signingWallet(ctx, mkey)
 	ctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
 	defer cancel()
 
@@ -181,6 +201,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		screenshot(t, ctx, "dashboard-list-desktop.png", 1280, 900)
 		screenshot(t, ctx, "dashboard-list-mobile.png", 375, 812)
+		fitsPhone(t, ctx)
 		_ = chromedp.Run(ctx, chromedp.EmulateViewport(1280, 900))
 	})
 
@@ -197,6 +218,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		screenshot(t, ctx, "dashboard-receipt-desktop.png", 1280, 900)
 		screenshot(t, ctx, "dashboard-receipt-mobile.png", 375, 812)
+		fitsPhone(t, ctx)
 		_ = chromedp.Run(ctx, chromedp.EmulateViewport(1280, 900))
 	})
 
@@ -249,6 +271,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		screenshot(t, ctx, "dashboard-settings-desktop.png", 1280, 900)
 		screenshot(t, ctx, "dashboard-settings-mobile.png", 375, 812)
+		fitsPhone(t, ctx)
 		_ = chromedp.Run(ctx, chromedp.EmulateViewport(1280, 900))
 		click(t, ctx, `#keys tr[data-prefix="`+rows[0]+`"] .revoke`)
 		waitJS(t, ctx, `document.querySelector('#keys tr[data-prefix="`+rows[0]+`"]').classList.contains("revoked")`, 20*time.Second)
@@ -292,5 +315,56 @@ func TestDashboardInBrowser(t *testing.T) {
 		if got := evalString(t, ctx, `String(document.querySelectorAll("#receipts tbody tr[data-id]").length)`); got != "2" {
 			t.Errorf("%s rows with the API session", got)
 		}
+	})
+
+	t.Run("sign out, then in with the browser wallet, back where it started", func(t *testing.T) {
+		click(t, ctx, "#signout")
+		waitJS(t, ctx, `location.pathname === "/dashboard/login"`, 20*time.Second)
+		navigate(t, ctx, base+"/dashboard/receipts/"+first)
+		waitJS(t, ctx, `location.pathname === "/dashboard/login" && document.getElementById("login") !== null`, 10*time.Second)
+		click(t, ctx, "#login")
+		waitJS(t, ctx, `location.pathname === "/dashboard/receipts/`+first+`" && document.getElementById("wallet") !== null`, 20*time.Second)
+		if got := evalString(t, ctx, `document.getElementById("wallet").textContent`); got != dev.wallet {
+			t.Errorf("signed in as %q", got)
+		}
+	})
+}
+
+// signingWallet answers the page's EIP-1193 requests (the injected provider of browser_test.go)
+// as a browser wallet holding key: its account, and eth_signTypedData_v4 of the login challenge.
+func signingWallet(ctx context.Context, key *ecdsa.PrivateKey) {
+	account := crypto.PubkeyToAddress(key.PublicKey).Hex()
+	chromedp.ListenTarget(ctx, func(ev any) {
+		b, ok := ev.(*runtime.EventBindingCalled)
+		if !ok || b.Name != "__ethBridge" {
+			return
+		}
+		go func() {
+			var req struct {
+				ID     int      `json:"id"`
+				Method string   `json:"method"`
+				Params []string `json:"params"`
+			}
+			_ = json.Unmarshal([]byte(b.Payload), &req)
+			ok, val := true, any(nil)
+			switch req.Method {
+			case "eth_requestAccounts", "eth_accounts":
+				val = []string{account}
+			case "eth_signTypedData_v4":
+				var td apitypes.TypedData
+				sig, err := "", json.Unmarshal([]byte(req.Params[1]), &td)
+				if err == nil {
+					sig, err = chain.SignTypedData(td, key)
+				}
+				val = sig
+				if err != nil {
+					ok, val = false, rpcError{-32603, err.Error()}
+				}
+			default:
+				ok, val = false, rpcError{4200, "unsupported: " + req.Method}
+			}
+			vb, _ := json.Marshal(val)
+			_ = chromedp.Run(ctx, chromedp.Evaluate(fmt.Sprintf("window.__ethResolve(%d, %t, %s)", req.ID, ok, vb), nil))
+		}()
 	})
 }
