@@ -188,3 +188,59 @@ func TestDashboardDevSignInLink(t *testing.T) {
 		t.Errorf("production issues a sign-in link: %d %s", rec.Code, rec.Body)
 	}
 }
+
+// Keyset pages: 25 a page, newest first, the next page's link continues without a gap or repeat.
+func TestDashboardPages(t *testing.T) {
+	e := dashEnv(t, nil)
+	m := e.merchant(true)
+	var ids []string
+	for i := 0; i < dashPageSize+2; i++ {
+		ids = append(ids, e.receiptFor(m, "1"))
+	}
+	rowRE := regexp.MustCompile(`<tr data-id="([^"]+)">`)
+	nextRE := regexp.MustCompile(`<a href="([^"]+)" id="next-page">`)
+	var seen []string
+	path := "/dashboard"
+	for pages := 0; path != ""; pages++ {
+		if pages > 2 {
+			t.Fatal("more pages than receipts")
+		}
+		_, page, _ := e.get(path, m.cookies)
+		for _, r := range rowRE.FindAllStringSubmatch(page, -1) {
+			seen = append(seen, r[1])
+		}
+		path = ""
+		if n := nextRE.FindStringSubmatch(page); n != nil {
+			path = strings.ReplaceAll(n[1], "&amp;", "&")
+		}
+	}
+	if len(seen) != len(ids) {
+		t.Fatalf("%d rows over the pages, want %d", len(seen), len(ids))
+	}
+	for i, id := range seen {
+		if id != ids[len(ids)-1-i] {
+			t.Fatalf("row %d is %s, want %s (newest first)", i, id, ids[len(ids)-1-i])
+		}
+	}
+	if code, page, _ := e.get("/dashboard?cursor=not-a-cursor", m.cookies); code != 200 || len(rowRE.FindAllString(page, -1)) != dashPageSize {
+		t.Errorf("a bad cursor: %d, want the first page", code)
+	}
+}
+
+// Settings: without a split the deploy form (the wallet as the one recipient); with one, its
+// contract and recipients.
+func TestDashboardSettingsSplit(t *testing.T) {
+	e := dashEnv(t, nil)
+	m := e.merchant(false)
+	_, page, _ := e.get("/dashboard/settings", m.cookies)
+	if !strings.Contains(page, `id="split-deploy" data-api="/api/split/deploy"`) || !strings.Contains(page, m.wallet+" 10000</textarea>") {
+		t.Errorf("no split: want the deploy form\n%s", page)
+	}
+	if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/split/deploy", `{"splitAddress":"0x`+strings.Repeat("c", 40)+`"}`); rec.Code != 200 {
+		t.Fatalf("split: %d %s", rec.Code, rec.Body)
+	}
+	_, page, _ = e.get("/dashboard/settings", m.cookies)
+	if strings.Contains(page, `id="split-deploy"`) || !strings.Contains(page, `<code id="split-address">0x`+strings.Repeat("c", 40)) {
+		t.Errorf("split configured: want its address\n%s", page)
+	}
+}
