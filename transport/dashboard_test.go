@@ -140,6 +140,9 @@ func TestDashboardReceiptsAndIsolation(t *testing.T) {
 		strings.Index(page, `data-type="ReceiptGenerated"`) > strings.Index(page, `data-type="PaymentConfirmed"`) {
 		t.Errorf("receipt page: %d\n%s", code, page)
 	}
+	if !strings.Contains(strings.ToLower(page), `id="tx-hash">0x`+strings.Repeat("a", 64)) || !strings.Contains(page, `id="buyer">0x`+strings.Repeat("b", 40)) {
+		t.Errorf("receipt page lacks the payment's transaction hash or buyer wallet\n%s", page)
+	}
 	if code, page, _ := e.get("/dashboard/receipts/"+foreign, m.cookies); code != 404 || strings.Contains(page, "Order") {
 		t.Errorf("another merchant's receipt: %d", code)
 	}
