@@ -18,6 +18,7 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/dashboard"
 	"github.com/payledger/payledger/transport/page"
 )
 
@@ -107,6 +108,9 @@ type Deps struct {
 	// Invalidations, when set, keeps the server's status cache; it must run (Run) after New.
 	// Without it every status read goes to the database.
 	Invalidations *readmodels.Invalidations
+
+	// ReceiptSearch finds receipts by id or transactionId for the dashboard (nil: by id only).
+	ReceiptSearch ReceiptSearcher
 }
 
 // Server is the HTTP API: the echo instance and the access policy of every route.
@@ -156,6 +160,11 @@ type Server struct {
 	// The payment use cases (payments.go): payment page, processor events, reconciliation,
 	// refunds, terminal, quotes, split.
 	pay paymentCommands
+
+	// The merchant dashboard (dashboard*.go).
+	ui            *dashboard.UI
+	devLinks      *devLinks
+	receiptSearch ReceiptSearcher
 }
 
 // ServeHTTP lets the server be used as an http.Handler.
@@ -213,6 +222,10 @@ func New(d Deps) (*Server, error) {
 		return nil, fmt.Errorf("transport: payment page assets: %w", err)
 	}
 	s.assets = assets
+	if s.ui, err = dashboard.Load(); err != nil {
+		return nil, fmt.Errorf("transport: dashboard: %w", err)
+	}
+	s.devLinks, s.receiptSearch = newDevLinks(), d.ReceiptSearch
 	s.subscriptionRoutes(d)
 	s.routes(d.DB)
 	return s, nil
@@ -268,6 +281,7 @@ func (s *Server) routes(db Pinger) {
 	s.userRoutes()
 	s.planRoutes()
 	s.graphqlRoutes()
+	s.dashboardRoutes()
 }
 
 // receiptRoutes are the routes of inventory, orders, receipts, their payments and billing.

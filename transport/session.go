@@ -200,6 +200,16 @@ func (s *Server) login(c echo.Context) error {
 	if err != nil || signer != wallet {
 		return errLogin
 	}
+	body, err := s.startSession(c, wallet, now)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, body)
+}
+
+// startSession signs wallet in from now: the session cookie and the CSRF cookie bound to it
+// (the API login, and the dashboard's development sign-in link). It returns the login's answer.
+func (s *Server) startSession(c echo.Context, wallet string, now time.Time) (map[string]any, error) {
 	csrf := randomHex(32)
 	roles := s.rolesOf(wallet)
 	exp := now.Add(sessionTTL)
@@ -208,11 +218,11 @@ func (s *Server) login(c echo.Context) error {
 		RegisteredClaims: jwt.RegisteredClaims{Subject: wallet, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp), ID: randomHex(8)},
 	}).SignedString([]byte(s.cfg.JWTSecret))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	s.setCookie(c, SessionCookie, token, true, exp)
 	s.setCookie(c, CSRFCookie, csrf, false, exp)
-	return c.JSON(http.StatusOK, map[string]any{"ok": true, "wallet": wallet, "roles": roles, "expiresAt": exp.UnixMilli(), "csrfToken": csrf})
+	return map[string]any{"ok": true, "wallet": wallet, "roles": roles, "expiresAt": exp.UnixMilli(), "csrfToken": csrf}, nil
 }
 
 func (s *Server) setCookie(c echo.Context, name, value string, httpOnly bool, exp time.Time) {

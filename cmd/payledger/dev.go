@@ -31,7 +31,8 @@ const devUsage = `usage:
   payledger dev merchant [--base-url URL] [--name SHOP]
       development only: create (or reuse) a local merchant wallet, sign in to the running service
       with it, configure its split and shop, add two inventory items, create a key with every
-      scope, and print the key, the wallet and a ready curl for an order.
+      scope, and print the key, the wallet, a ready curl for an order and a one-time sign-in
+      link to the dashboard (valid 5 minutes).
       The wallet's key is kept in DEV_DATA_DIR/dev-merchant.key (default .data/), the API key in
       DEV_DATA_DIR/dev-merchant.env; --base-url defaults to PUBLIC_BASE_URL (http://localhost:8080).
 `
@@ -114,7 +115,21 @@ func (m *devMerchant) run(ctx context.Context, shopName string, out io.Writer) e
 		}
 	}
 	m.print(out, created, split, shopName)
+	m.printSignInLink(ctx, out)
 	return nil
+}
+
+// printSignInLink prints a one-time link that signs the merchant in to the dashboard, for a
+// browser without a wallet. A service that does not issue links (an older one) gets no line.
+func (m *devMerchant) printSignInLink(ctx context.Context, out io.Writer) {
+	var link struct {
+		URL string `json:"url"`
+	}
+	if err := m.expect(ctx, http.MethodPost, "/api/auth/dev-link", map[string]any{}, http.StatusOK, &link); err != nil {
+		m.log.Warn().Err(err).Msg("dev merchant: no dashboard sign-in link")
+		return
+	}
+	fmt.Fprintf(out, "\nDashboard (one-time sign-in link, valid 5 minutes; run this again for a new one):\n  %s\n", link.URL)
 }
 
 // loadWallet reads the merchant key from dir/dev-merchant.key, or creates it (0600).

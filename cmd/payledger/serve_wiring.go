@@ -149,7 +149,7 @@ func newAPI(cfg config, base zerolog.Logger, s *services, limiter transport.Limi
 		Processor: s.processor, ProcessorEvents: readmodels.NewProcessorEvents(pool),
 		SplitChain: s.splitOps, SplitOperator: s.splitSender,
 		Outbox: s.outbox, Webhooks: s.dispatcher,
-		Prices: readmodels.NewPrices(pool), Usage: s.usage, Figures: readmodels.NewReceipts(pool), Metrics: s.metrics,
+		Prices: readmodels.NewPrices(pool), Usage: s.usage, Figures: readmodels.NewReceipts(pool), Metrics: s.metrics, ReceiptSearch: readmodels.NewReceipts(pool),
 		Invalidations: s.caches, Users: readmodels.NewUsers(pool).KeepTopInMemory(s.caches),
 		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool),
 		SubscriptionChain: s.subChain,

@@ -1,0 +1,158 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/dashboard"
+)
+
+// The merchant dashboard (DESIGN.md section 9): server-rendered pages for the signed-in wallet's
+// merchant. Its pages are public routes that check the session themselves, so that a missing
+// session redirects to the sign-in page instead of answering 401; every change goes through the
+// admin API (session + CSRF), from dash.js.
+
+// ReceiptSearcher finds a merchant's receipts by receipt id or transactionId.
+type ReceiptSearcher interface {
+	Search(ctx context.Context, merchant, q string, limit int) ([]readmodels.ReceiptRow, error)
+}
+
+const (
+	dashPageSize   = 25
+	dashSearchMax  = 50  // receipts a search shows
+	dashQueryMax   = 200 // characters of a search
+	dashEventBytes = 16 << 10
+)
+
+func (s *Server) dashboardRoutes() {
+	s.handle(http.MethodGet, dashboard.StaticPrefix+"*", Policy{Access: Open}, echo.WrapHandler(http.HandlerFunc(s.ui.ServeAsset)))
+	s.handle(http.MethodGet, "/dashboard/login", Policy{Access: Public}, s.dashLogin)
+	s.handle(http.MethodGet, "/dashboard/login/link", Policy{Access: Public}, s.dashLinkPage)
+	s.handle(http.MethodPost, "/dashboard/login/link", Policy{Access: Public}, s.dashLinkSignIn)
+	s.handle(http.MethodPost, "/api/auth/dev-link", Policy{Access: Admin}, s.issueDevLink)
+	s.handle(http.MethodGet, "/dashboard", Policy{Access: Public}, s.dashPage(s.dashReceipts))
+	s.handle(http.MethodGet, "/dashboard/receipts/:id", Policy{Access: Public}, s.dashPage(s.dashReceipt))
+	s.handle(http.MethodGet, "/dashboard/settings", Policy{Access: Public}, s.dashPage(s.dashSettings))
+}
+
+// dashTime is a Unix-ms time as the dashboard shows it, and as ISO 8601 for <time>.
+func dashTime(ms int64) (string, string) {
+	t := time.UnixMilli(ms).UTC()
+	return t.Format("2006-01-02 15:04:05 UTC"), t.Format(time.RFC3339)
+}
+
+// dashMoney is an amount with its currency: "$12.31 USD".
+func dashMoney(c money.Cents, currency string) string {
+	sym := "$"
+	if currency == "EUR" {
+		sym = "€"
+	}
+	return sym + c.String() + " " + currency
+}
+
+type dashRow struct {
+	ID, URL, TransactionID, Created, CreatedISO, Total, Status string
+}
+
+type dashList struct {
+	Receipts               []dashRow
+	Statuses               []string
+	Status, Query          string
+	First, Next, ExportURL string
+}
+
+// dashReceipts is /dashboard: the merchant's receipts newest first, a status filter, a search by
+// receipt id or transactionId, and keyset pages.
+func (s *Server) dashReceipts(c echo.Context, sess Session, f dashboard.Frame) error {
+	ctx := c.Request().Context()
+	v := dashList{Statuses: knownStatuses, Status: c.QueryParam("status"), Query: strings.TrimSpace(c.QueryParam("q"))}
+	if !slices.Contains(knownStatuses, v.Status) {
+		v.Status = "" // an unknown filter shows every receipt rather than an error page
+	}
+	if len(v.Query) > dashQueryMax {
+		v.Query = v.Query[:dashQueryMax]
+	}
+	var rows []readmodels.ReceiptRow
+	var err error
+	cursor := c.QueryParam("cursor")
+	switch {
+	case v.Query != "":
+		rows, err = s.dashSearch(ctx, sess.Wallet, v.Query, v.Status)
+	default:
+		var next string
+		rows, next, err = s.receipts.List(ctx, sess.Wallet, v.Status, dashPageSize, cursor)
+		if errors.Is(err, readmodels.ErrBadCursor) {
+			cursor = ""
+			rows, next, err = s.receipts.List(ctx, sess.Wallet, v.Status, dashPageSize, "")
+		}
+		if next != "" {
+			v.Next = dashListURL(v.Status, next)
+		}
+		if cursor != "" {
+			v.First = dashListURL(v.Status, "")
+		}
+	}
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		g := r.State.Receipt
+		created, iso := dashTime(g.CreatedAt)
+		v.Receipts = append(v.Receipts, dashRow{ID: g.ReceiptID, URL: "/dashboard/receipts/" + url.PathEscape(g.ReceiptID),
+			TransactionID: g.TransactionID, Created: created, CreatedISO: iso, Total: dashMoney(g.Total, g.Currency), Status: string(r.State.Status)})
+	}
+	v.ExportURL = "/api/exports/receipts.csv"
+	if v.Status != "" {
+		v.ExportURL += "?status=" + url.QueryEscape(v.Status)
+	}
+	f.Title, f.Tab = "Receipts", "receipts"
+	return s.ui.Render(c.Response(), http.StatusOK, "receipts", f, v)
+}
+
+func dashListURL(status, cursor string) string {
+	q := url.Values{}
+	if status != "" {
+		q.Set("status", status)
+	}
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
+	if len(q) == 0 {
+		return "/dashboard"
+	}
+	return "/dashboard?" + q.Encode()
+}
+
+// dashSearch finds receipts by id or transactionId (of one status when set); without a search
+// index it finds the receipt by its id only.
+func (s *Server) dashSearch(ctx context.Context, merchant, q, status string) ([]readmodels.ReceiptRow, error) {
+	var rows []readmodels.ReceiptRow
+	if s.receiptSearch != nil {
+		found, err := s.receiptSearch.Search(ctx, merchant, q, dashSearchMax)
+		if err != nil {
+			return nil, err
+		}
+		rows = found
+	} else {
+		row, err := s.receipts.Get(ctx, merchant, q)
+		if err != nil && !errors.Is(err, readmodels.ErrNotFound) {
+			return nil, err
+		}
+		if err == nil {
+			rows = append(rows, row)
+		}
+	}
+	if status == "" {
+		return rows, nil
+	}
+	return slices.DeleteFunc(rows, func(r readmodels.ReceiptRow) bool { return string(r.State.Status) != status }), nil
+}

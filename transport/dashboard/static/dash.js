@@ -1,0 +1,124 @@
+// The merchant dashboard's one script: sign-in with a browser wallet (EIP-1193 + EIP-712), sign-out,
+// and the forms, which it sends as JSON to the admin API with the session's CSRF token. The pages
+// are rendered on the server; this script adds no markup from data (only textContent).
+(function () {
+  "use strict";
+
+  function csrf() {
+    var m = document.querySelector('meta[name="csrf-token"]');
+    return m ? m.getAttribute("content") : "";
+  }
+
+  function api(method, url, body) {
+    var headers = { "Content-Type": "application/json" };
+    var token = csrf();
+    if (token) headers["x-csrf-token"] = token;
+    var init = { method: method, headers: headers, credentials: "same-origin" };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    return fetch(url, init).then(function (r) {
+      return r.text().then(function (text) {
+        var j = {};
+        try { j = text ? JSON.parse(text) : {}; } catch (e) { j = {}; }
+        if (!r.ok) throw new Error(j.message || "HTTP " + r.status);
+        return j;
+      });
+    });
+  }
+
+  // safeNext keeps a sign-in's return path on the dashboard.
+  function safeNext(n) {
+    return typeof n === "string" && /^\/dashboard(\/|\?|$)/.test(n) && n.indexOf("//") < 0 ? n : "/dashboard";
+  }
+
+  function signIn(button) {
+    var err = document.getElementById("login-error");
+    err.hidden = true;
+    if (!window.ethereum || typeof window.ethereum.request !== "function") {
+      err.textContent = "No browser wallet found. Install one (or, in development, use the link `payledger dev merchant` prints).";
+      err.hidden = false;
+      return;
+    }
+    button.disabled = true;
+    var wallet;
+    window.ethereum.request({ method: "eth_requestAccounts" }).then(function (accounts) {
+      wallet = String(accounts[0] || "").toLowerCase();
+      return api("POST", "/api/auth/nonce", { wallet: wallet });
+    }).then(function (ch) {
+      return window.ethereum.request({ method: "eth_signTypedData_v4", params: [wallet, JSON.stringify(ch.typedData)] })
+        .then(function (sig) { return api("POST", "/api/auth/login", { wallet: wallet, signature: sig, nonce: ch.nonce }); });
+    }).then(function () {
+      location.assign(safeNext(button.getAttribute("data-next")));
+    }).catch(function (e) {
+      button.disabled = false;
+      err.textContent = e && e.code === 4001 ? "The wallet declined to sign in." : "Sign-in failed: " + ((e && e.message) || e);
+      err.hidden = false;
+    });
+  }
+
+  function put(obj, name, value) {
+    var parts = name.split(".");
+    for (var i = 0; i < parts.length - 1; i++) obj = obj[parts[i]] = obj[parts[i]] || {};
+    obj[parts[parts.length - 1]] = value;
+  }
+
+  // formBody is a form's fields as the API's JSON: dotted names nest, data-type="list" checkboxes
+  // collect into an array, data-type="number" is a number, data-type="recipients" is one
+  // "address shareBps" per line; empty fields are left out (the API's defaults apply).
+  function formBody(form) {
+    var out = {};
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (!el.name || el.disabled) return;
+      var type = el.getAttribute("data-type"), v = el.value;
+      if (el.type === "checkbox") {
+        if (!out[el.name]) out[el.name] = [];
+        if (el.checked) out[el.name].push(v);
+        return;
+      }
+      if (v === "") return;
+      if (type === "number") {
+        if (!/^\d+(\.\d+)?$/.test(v.trim())) throw new Error("Enter an amount such as 12.50");
+        v = Number(v.trim());
+      } else if (type === "recipients") {
+        v = v.split("\n").map(function (l) { return l.trim(); }).filter(Boolean).map(function (l) {
+          var p = l.split(/[\s,]+/);
+          return { address: p[0], sharesBps: Number(p[1]) };
+        });
+      }
+      put(out, el.name, v);
+    });
+    return out;
+  }
+
+  function submit(form, ev) {
+    ev.preventDefault();
+    var err = form.querySelector(".error"), button = form.querySelector("[type=submit]");
+    if (err) err.hidden = true;
+    var body;
+    try { body = formBody(form); } catch (e) {
+      if (err) { err.textContent = e.message; err.hidden = false; }
+      return;
+    }
+    if (button) button.disabled = true;
+    api(form.getAttribute("data-method") || "POST", form.getAttribute("data-api"), body).then(function (res) {
+      var show = form.getAttribute("data-show");
+      if (!show) { location.reload(); return; }
+      var box = form.querySelector(".secret");
+      box.querySelector(".value").textContent = String(res[show] || "");
+      box.hidden = false;
+    }).catch(function (e) {
+      if (button) button.disabled = false;
+      if (err) { err.textContent = e.message; err.hidden = false; }
+    });
+  }
+
+  var login = document.getElementById("login");
+  if (login) login.addEventListener("click", function () { signIn(login); });
+  var out = document.getElementById("signout");
+  if (out) out.addEventListener("click", function () {
+    api("POST", "/api/auth/logout", {}).catch(function () {}).then(function () { location.assign("/dashboard/login"); });
+  });
+  Array.prototype.forEach.call(document.querySelectorAll("form[data-api]"), function (f) {
+    f.addEventListener("submit", function (ev) { submit(f, ev); });
+  });
+  document.documentElement.setAttribute("data-ready", "1");
+})();

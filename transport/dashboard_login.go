@@ -1,0 +1,151 @@
+package transport
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/transport/dashboard"
+)
+
+// The dashboard's sign-in: the wallet page (dash.js signs the API login's EIP-712 challenge),
+// and in development a one-time link that `payledger dev merchant` prints.
+
+const (
+	devLinkTTL = 5 * time.Minute
+	devLinkMax = 32 // outstanding links: issuing more is refused until some expire
+)
+
+// devLinks are the outstanding one-time sign-in links of this instance, by the SHA-256 of their
+// token (development only: one instance, and a restart simply forgets them).
+type devLinks struct {
+	mu    sync.Mutex
+	links map[string]devLink
+}
+
+type devLink struct {
+	wallet  string
+	expires time.Time
+}
+
+var errDevOnly = NewError(http.StatusForbidden, "forbidden", "Sign-in links exist only in development")
+
+func newDevLinks() *devLinks { return &devLinks{links: map[string]devLink{}} }
+
+// issue returns a fresh token signing wallet in until now+devLinkTTL.
+func (d *devLinks) issue(wallet string, now time.Time) (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for k, l := range d.links {
+		if !now.Before(l.expires) {
+			delete(d.links, k)
+		}
+	}
+	if len(d.links) >= devLinkMax {
+		return "", NewError(http.StatusTooManyRequests, "rate_limited", "Too many outstanding sign-in links; wait a few minutes")
+	}
+	token := randomHex(32)
+	d.links[hashHex(token)] = devLink{wallet: wallet, expires: now.Add(devLinkTTL)}
+	return token, nil
+}
+
+// consume returns the wallet of token and forgets the token: a link works once, before it expires.
+func (d *devLinks) consume(token string, now time.Time) (string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	key := hashHex(token)
+	l, ok := d.links[key]
+	delete(d.links, key)
+	return l.wallet, ok && now.Before(l.expires)
+}
+
+// issueDevLink answers POST /api/auth/dev-link (session + CSRF): a one-time link that signs the
+// caller's wallet in to the dashboard. Refused in production.
+func (s *Server) issueDevLink(c echo.Context) error {
+	if s.cfg.Production {
+		return errDevOnly
+	}
+	sess, _ := SessionFrom(c)
+	token, err := s.devLinks.issue(sess.Wallet, s.now())
+	if err != nil {
+		return err
+	}
+	link := strings.TrimRight(s.cfg.PublicBaseURL, "/") + "/dashboard/login/link?token=" + token
+	return c.JSON(http.StatusOK, map[string]any{"url": link, "expiresAt": s.now().Add(devLinkTTL).UnixMilli()})
+}
+
+// dashLogin is the sign-in page; next is where to go afterwards (a dashboard path only).
+func (s *Server) dashLogin(c echo.Context) error {
+	return s.ui.Render(c.Response(), http.StatusOK, "login", dashboard.Frame{Title: "Sign in"},
+		map[string]string{"Next": dashNext(c.QueryParam("next"))})
+}
+
+// dashNext keeps a return path on the dashboard, so the sign-in page cannot send anyone elsewhere.
+func dashNext(next string) string {
+	u, err := url.Parse(next)
+	if err != nil || next == "" || u.Scheme != "" || u.Host != "" || strings.Contains(next, "//") || strings.Contains(next, `\`) ||
+		u.Path != path.Clean(u.Path) || (u.Path != "/dashboard" && !strings.HasPrefix(u.Path, "/dashboard/")) {
+		return "/dashboard"
+	}
+	return next
+}
+
+// dashLinkPage shows the button that uses a sign-in link: the link itself (a GET, which mail
+// and chat previews fetch) changes nothing.
+func (s *Server) dashLinkPage(c echo.Context) error {
+	data := map[string]string{"Token": c.QueryParam("token")}
+	code := http.StatusOK
+	if s.cfg.Production {
+		data["Error"], code = "Sign-in links exist only in development.", http.StatusForbidden
+	}
+	return s.ui.Render(c.Response(), code, "link", dashboard.Frame{Title: "Sign in"}, data)
+}
+
+// dashLinkSignIn uses a sign-in link (POST, form field token): the session starts and the
+// dashboard opens; an unknown, used or expired token signs nobody in.
+func (s *Server) dashLinkSignIn(c echo.Context) error {
+	if s.cfg.Production {
+		return s.ui.Render(c.Response(), http.StatusForbidden, "link", dashboard.Frame{Title: "Sign in"},
+			map[string]string{"Error": "Sign-in links exist only in development."})
+	}
+	token := c.FormValue("token")
+	now := s.now()
+	wallet, ok := "", false
+	if len(token) == 64 {
+		wallet, ok = s.devLinks.consume(token, now)
+	}
+	if !ok {
+		return s.ui.Render(c.Response(), http.StatusBadRequest, "link", dashboard.Frame{Title: "Sign in"},
+			map[string]string{"Error": "This sign-in link is unknown, used or expired. Run `payledger dev merchant` again for a new one."})
+	}
+	if _, err := s.startSession(c, wallet, now); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/dashboard")
+}
+
+// dashPage wraps a dashboard page: without a valid session it redirects (303) to the sign-in
+// page, which comes back here afterwards.
+func (s *Server) dashPage(h func(echo.Context, Session, dashboard.Frame) error) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		sess, claims, err := s.parseSession(c)
+		if errors.Is(err, errSession) {
+			return c.Redirect(http.StatusSeeOther, "/dashboard/login?next="+url.QueryEscape(c.Request().URL.RequestURI()))
+		}
+		if err != nil {
+			return err
+		}
+		f := dashboard.Frame{Wallet: sess.Wallet}
+		// The forms send the CSRF token issued with this session (the script reads it here).
+		if ck, err := c.Cookie(CSRFCookie); err == nil && equalSecret(hashHex(ck.Value), claims.CSRF) {
+			f.CSRF = ck.Value
+		}
+		return h(c, sess, f)
+	}
+}

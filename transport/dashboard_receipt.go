@@ -1,0 +1,140 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/dashboard"
+)
+
+type dashLine struct {
+	Label, Unit, Amount, Kind string
+	Qty                       int64
+}
+
+type dashEvent struct {
+	Type, Recorded, RecordedISO, Hash, Data string
+}
+
+type dashDelivery struct {
+	ID, At, AtISO, HTTPStatus, Error, Kind, StatusSent string
+	OK                                                 bool
+}
+
+// dashReceiptView is /dashboard/receipts/{id}. DepositAddress, AmountRequired and AmountReceived
+// are shown only when set: receipts gain them with payments by deposit address.
+type dashReceiptView struct {
+	ID, Brand, TransactionID, Created, CreatedISO, Status, Currency string
+	Lines                                                           []dashLine
+	Subtotal, Tax, Fee, Total                                       string
+	Payment                                                         *receipt.Payment
+	DepositAddress, AmountRequired, AmountReceived                  string
+	SplitTx                                                         string
+	RefundTxs                                                       []string
+	Failure                                                         string
+	Refunded, Requested, Unrefunded                                 string
+	CanRefund                                                       bool
+	Events                                                          []dashEvent
+	ChainValid                                                      bool
+	BrokenAt                                                        uint64
+	Deliveries                                                      []dashDelivery
+	WebhookURL                                                      bool
+}
+
+// dashReceipt is one receipt of the merchant: lines and totals, payment, its audited history
+// with the hash chain's check (what GET /api/receipts/{id}/events and `payledger verify` use),
+// webhook deliveries and the refund form. Another merchant's receipt is not found (404).
+func (s *Server) dashReceipt(c echo.Context, sess Session, f dashboard.Frame) error {
+	ctx := c.Request().Context()
+	id := c.Param("id")
+	row, err := s.receipts.Get(ctx, sess.Wallet, id)
+	if errors.Is(err, readmodels.ErrNotFound) {
+		return s.ui.Render(c.Response(), http.StatusNotFound, "notfound", dashboard.Frame{Title: "Receipt not found", Wallet: f.Wallet, CSRF: f.CSRF}, id)
+	}
+	if err != nil {
+		return err
+	}
+	hist, err := commands.ReceiptHistory(ctx, s.events, id, sess.Wallet)
+	if err != nil {
+		return err
+	}
+	deliveries, _, err := s.outbox.Deliveries(ctx, sess.Wallet, id, 50, "")
+	if err != nil {
+		return err
+	}
+	v := dashReceiptOf(row.State)
+	v.ChainValid = hist.ChainValid
+	if hist.BrokenAt != nil {
+		v.BrokenAt = hist.BrokenAt.Version
+	}
+	for _, e := range hist.Events {
+		rec, iso := dashTime(e.RecordedAt)
+		v.Events = append(v.Events, dashEvent{Type: e.Type, Recorded: rec, RecordedISO: iso, Hash: e.Hash, Data: dashJSON(e.Data)})
+	}
+	for _, a := range deliveries {
+		at, iso := dashTime(a.AttemptedAt.UnixMilli())
+		d := dashDelivery{ID: a.ID.String(), At: at, AtISO: iso, Error: a.Error, Kind: a.Kind, StatusSent: a.StatusSent, OK: a.Error == ""}
+		if a.HTTPStatus != nil {
+			d.HTTPStatus = strconv.Itoa(*a.HTTPStatus)
+		}
+		v.Deliveries = append(v.Deliveries, d)
+	}
+	f.Title, f.Tab = "Receipt "+id, "receipts"
+	return s.ui.Render(c.Response(), http.StatusOK, "receipt", f, v)
+}
+
+// dashReceiptOf is what the receipt page shows of a receipt's state.
+func dashReceiptOf(st receipt.State) dashReceiptView {
+	g := st.Receipt
+	created, iso := dashTime(g.CreatedAt)
+	cur := g.Currency
+	v := dashReceiptView{ID: g.ReceiptID, Brand: g.BrandName, TransactionID: g.TransactionID, Created: created, CreatedISO: iso,
+		Status: string(st.Status), Currency: cur, Subtotal: dashMoney(g.Subtotal, cur), Tax: dashMoney(g.Tax, cur), Fee: dashMoney(g.Fee, cur),
+		Total: dashMoney(g.Total, cur), SplitTx: st.SplitTxHash, RefundTxs: st.RefundTxHashes, Refunded: dashMoney(st.RefundedCents, cur),
+		WebhookURL: g.WebhookURL != ""}
+	if st.RequestedCents > 0 {
+		v.Requested = dashMoney(st.RequestedCents, cur)
+	}
+	if p := st.Payment; p != nil && st.Status != receipt.StatusFailed {
+		pay := *p
+		v.Payment = &pay
+	}
+	if fl := st.FailureView(); fl != nil {
+		v.Failure = fl.Code + ": " + fl.Reason
+	}
+	for _, l := range g.LineItems {
+		line := dashLine{Label: l.Label, Amount: dashMoney(l.Amount, cur), Kind: l.Kind}
+		if l.Kind == receipt.KindItem {
+			line.Qty, line.Unit = l.Qty, l.Unit.String()
+		}
+		v.Lines = append(v.Lines, line)
+	}
+	if un := money.Cents(st.Unrefunded()); un > 0 && (st.Status == receipt.StatusPaid || st.Status == receipt.StatusReconciled ||
+		st.Status == receipt.StatusRefundRequested) {
+		v.CanRefund, v.Unrefunded = true, un.String()
+	}
+	return v
+}
+
+// dashJSON is an event's data indented for reading, cut at dashEventBytes.
+func dashJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		b.Reset()
+		b.Write(raw)
+	}
+	if b.Len() > dashEventBytes {
+		return strings.ToValidUTF8(string(b.Bytes()[:dashEventBytes]), "") + "\n…"
+	}
+	return b.String()
+}

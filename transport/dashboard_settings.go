@@ -1,0 +1,121 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/dashboard"
+)
+
+const dashSubscriptionsMax = 50 // subscriptions the settings page lists
+
+type dashRecipient struct{ Address, Share string }
+
+type dashKey struct {
+	ID, Name, Prefix, Scopes, Created string
+	Revoked                           bool
+}
+
+type dashPlan struct{ Name, Price, Period string }
+
+type dashSubscription struct {
+	ID, Plan, Customer, Status, Next string
+	Charges                          int64
+}
+
+type dashBilling struct {
+	Currency, Volume, Fees, Refunds string
+	Count                           int64
+}
+
+type dashSettingsView struct {
+	Wallet string
+	Split  struct {
+		Address    string
+		Recipients []dashRecipient
+	}
+	Keys          []dashKey
+	Scopes        []string
+	Plans         []dashPlan
+	Subscriptions []dashSubscription
+	Billing       []dashBilling
+	Shop          struct{ Name, Primary, Accent, Logo string }
+}
+
+// dashSettings is /dashboard/settings: split, API keys, (webhook endpoints), plans and
+// subscriptions, billing balance, shop branding. Its forms post to the admin API.
+func (s *Server) dashSettings(c echo.Context, sess Session, f dashboard.Frame) error {
+	ctx := c.Request().Context()
+	v := dashSettingsView{Wallet: sess.Wallet, Scopes: Scopes}
+	sp, err := commands.LoadSplit(ctx, s.events, sess.Wallet)
+	if err != nil {
+		return err
+	}
+	if sp.Configured {
+		v.Split.Address = sp.Address
+		for _, r := range sp.Recipients {
+			v.Split.Recipients = append(v.Split.Recipients, dashRecipient{Address: r.Address, Share: fmt.Sprintf("%d.%02d %%", r.SharesBps/100, r.SharesBps%100)})
+		}
+	}
+	keys, err := s.keys.List(ctx, sess.Wallet)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		created, _ := dashTime(k.CreatedAt.UnixMilli())
+		v.Keys = append(v.Keys, dashKey{ID: k.ID.String(), Name: k.Name, Prefix: k.Prefix, Scopes: strings.Join(k.Scopes, ", "), Created: created, Revoked: k.RevokedAt != nil})
+	}
+	if err := s.dashPlans(c, sess.Wallet, &v); err != nil {
+		return err
+	}
+	sums, err := s.figures.Summaries(ctx, sess.Wallet, time.Unix(0, 0), s.now().Add(time.Millisecond))
+	if err != nil {
+		return err
+	}
+	for _, m := range sums {
+		v.Billing = append(v.Billing, dashBilling{Currency: m.Currency, Count: m.PaidCount, Volume: dashMoney(money.Cents(m.PaidCents), m.Currency),
+			Fees: dashMoney(money.Cents(m.PlatformCents), m.Currency), Refunds: dashMoney(money.Cents(m.RefundedCents), m.Currency)})
+	}
+	shop, err := s.shops.Get(ctx, sess.Wallet)
+	if err != nil && !errors.Is(err, readmodels.ErrNotFound) {
+		return err
+	}
+	// The colour inputs need a colour: the payment page's defaults when the shop has none.
+	v.Shop.Name, v.Shop.Primary, v.Shop.Accent, v.Shop.Logo = shop.Name, first(color(shop.Theme.PrimaryColor), "#1d4ed8"),
+		first(color(shop.Theme.AccentColor), "#047857"), shop.Theme.BrandLogoURL
+	f.Title, f.Tab = "Settings", "settings"
+	return s.ui.Render(c.Response(), http.StatusOK, "settings", f, v)
+}
+
+// dashPlans fills the merchant's active plans and its subscriptions (the newest first ones).
+func (s *Server) dashPlans(c echo.Context, wallet string, v *dashSettingsView) error {
+	ctx := c.Request().Context()
+	plans, err := s.plans.ListActive(ctx, wallet)
+	if err != nil {
+		return err
+	}
+	for _, p := range plans {
+		v.Plans = append(v.Plans, dashPlan{Name: p.Name, Price: dashMoney(p.Price, "USD"), Period: p.Period})
+	}
+	subs, err := s.subscriptionLists.ByMerchant(ctx, wallet)
+	if err != nil {
+		return err
+	}
+	for i, st := range subs {
+		if i == dashSubscriptionsMax {
+			break
+		}
+		next, _ := dashTime(st.NextChargeAt)
+		v.Subscriptions = append(v.Subscriptions, dashSubscription{ID: st.ID, Plan: st.Plan.Name, Customer: st.Customer, Status: string(st.Status),
+			Next: next, Charges: st.Charges})
+	}
+	return nil
+}

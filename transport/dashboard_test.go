@@ -1,0 +1,249 @@
+package transport
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/payledger/payledger/readmodels"
+)
+
+const xssText = `<img src=x onerror=alert(1)>`
+
+// dashEnv is the test server with the dashboard's search (as serve wires it).
+func dashEnv(t *testing.T, mutate func(*Deps)) *env {
+	return newEnv(t, func(d *Deps) {
+		d.ReceiptSearch = d.Receipts.(*readmodels.Receipts)
+		if mutate != nil {
+			mutate(d)
+		}
+	})
+}
+
+func (e *env) get(path string, cookies []*http.Cookie) (int, string, http.Header) {
+	e.t.Helper()
+	rec := e.do(req{method: http.MethodGet, path: path, cookies: cookies})
+	return rec.Code, rec.Body.String(), rec.Header()
+}
+
+var metaCSRF = regexp.MustCompile(`<meta name="csrf-token" content="([0-9a-f]+)">`)
+
+func TestDashboardRedirectsToSignInAndBack(t *testing.T) {
+	e := dashEnv(t, nil)
+	for _, cookies := range [][]*http.Cookie{nil, {{Name: SessionCookie, Value: "forged.token.value"}}} {
+		for _, path := range []string{"/dashboard", "/dashboard/receipts/rcpt_1?x=1", "/dashboard/settings"} {
+			code, _, h := e.get(path, cookies)
+			want := "/dashboard/login?next=" + url.QueryEscape(path)
+			if code != http.StatusSeeOther || h.Get("Location") != want {
+				t.Errorf("GET %s without a session: %d %q, want 303 to %q", path, code, h.Get("Location"), want)
+			}
+		}
+	}
+	code, page, h := e.get("/dashboard/login?next="+url.QueryEscape("/dashboard/receipts/rcpt_1?x=1"), nil)
+	if code != 200 || !strings.Contains(page, `data-next="/dashboard/receipts/rcpt_1?x=1"`) || !strings.Contains(h.Get("Content-Security-Policy"), "script-src 'self'") {
+		t.Errorf("sign-in page: %d %s\n%s", code, h.Get("Content-Security-Policy"), page)
+	}
+	for _, next := range []string{"https://evil.example/dashboard", "//evil.example", "/dashboard/../api/x", "/api/admin/keys", `/\evil.example`} {
+		if _, page, _ := e.get("/dashboard/login?next="+url.QueryEscape(next), nil); !strings.Contains(page, `data-next="/dashboard"`) {
+			t.Errorf("next=%q is kept: the sign-in page must only return to the dashboard", next)
+		}
+	}
+	m := e.merchant(true)
+	if code, page, _ := e.get("/dashboard", m.cookies); code != 200 || !strings.Contains(page, m.wallet) {
+		t.Errorf("signed in: %d", code)
+	}
+}
+
+// The dashboard's forms go to the admin API with the session's CSRF token, which the page
+// carries; without it (or with another) nothing changes.
+func TestDashboardFormsNeedTheSessionsCSRFToken(t *testing.T) {
+	e := dashEnv(t, nil)
+	m := e.merchant(true)
+	_, page, _ := e.get("/dashboard/settings", m.cookies)
+	got := metaCSRF.FindStringSubmatch(page)
+	if got == nil || got[1] != m.csrf {
+		t.Fatalf("settings page carries CSRF %v, want the session's %s", got, m.csrf)
+	}
+	before := e.count("api_keys")
+	for name, header := range map[string]map[string]string{"none": nil, "another": {CSRFHeader: strings.Repeat("0", 64)}} {
+		rec := e.do(req{method: http.MethodPost, path: "/api/admin/keys", body: `{"name":"x","scopes":["receipts:read"]}`, header: header, cookies: m.cookies})
+		if rec.Code != http.StatusForbidden {
+			t.Errorf("key creation with %s CSRF token: %d %s, want 403", name, rec.Code, rec.Body)
+		}
+		rec = e.do(req{method: http.MethodPost, path: "/api/auth/dev-link", body: `{}`, header: header, cookies: m.cookies})
+		if rec.Code != http.StatusForbidden {
+			t.Errorf("sign-in link with %s CSRF token: %d, want 403", name, rec.Code)
+		}
+	}
+	if e.count("api_keys") != before {
+		t.Fatal("a refused form created a key")
+	}
+	rec := e.adminCall(m.cookies, got[1], http.MethodPost, "/api/admin/keys", `{"name":"x","scopes":["receipts:read"]}`)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("with the page's token: %d %s", rec.Code, rec.Body)
+	}
+}
+
+func TestDashboardEscapesMerchantAndBuyerText(t *testing.T) {
+	e := dashEnv(t, nil)
+	m := e.merchant(true)
+	if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/shop/config", `{"name":"`+strings.ReplaceAll(xssText, `"`, `\"`)+`"}`); rec.Code != 200 {
+		t.Fatalf("shop: %d %s", rec.Code, rec.Body)
+	}
+	rec := e.dev(m, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"`+xssText+`","priceUsd":5}],"totalUsd":5,"transactionId":"`+xssText+`"}`)
+	if rec.Code != 201 {
+		t.Fatalf("receipt: %d %s", rec.Code, rec.Body)
+	}
+	id := decode(t, rec)["receipt"].(map[string]any)["receiptId"].(string)
+	if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/admin/keys", `{"name":"`+xssText+`","scopes":["receipts:read"]}`); rec.Code != 201 {
+		t.Fatalf("key: %d %s", rec.Code, rec.Body)
+	}
+	for _, path := range []string{"/dashboard", "/dashboard?q=" + url.QueryEscape(xssText), "/dashboard/receipts/" + id, "/dashboard/settings"} {
+		code, page, _ := e.get(path, m.cookies)
+		if code != 200 && code != 404 {
+			t.Errorf("%s: %d", path, code)
+		}
+		if strings.Contains(page, "<img src=x") || !strings.Contains(page, "&lt;img src=x onerror=alert(1)&gt;") {
+			t.Errorf("%s does not escape the merchant's or buyer's text:\n%s", path, page)
+		}
+	}
+}
+
+func TestDashboardReceiptsAndIsolation(t *testing.T) {
+	e := dashEnv(t, nil)
+	m, other := e.merchant(true), e.merchant(true)
+	first := e.receiptFor(m, "10")
+	rec := e.dev(m, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"Tea","priceUsd":4}],"totalUsd":4,"transactionId":"ord-77"}`)
+	second := decode(t, rec)["receipt"].(map[string]any)["receiptId"].(string)
+	foreign := e.receiptFor(other, "3")
+	e.pay(first, "evt_dash_1")
+
+	_, page, _ := e.get("/dashboard", m.cookies)
+	if i, j := strings.Index(page, `data-id="`+second+`"`), strings.Index(page, `data-id="`+first+`"`); i < 0 || j < 0 || i > j || strings.Contains(page, foreign) {
+		t.Errorf("list: want %s before %s and not %s:\n%s", second, first, foreign, page)
+	}
+	_, page, _ = e.get("/dashboard?status=paid", m.cookies)
+	if !strings.Contains(page, first) || strings.Contains(page, `data-id="`+second+`"`) || !strings.Contains(page, `href="/api/exports/receipts.csv?status=paid"`) {
+		t.Errorf("status filter paid:\n%s", page)
+	}
+	_, page, _ = e.get("/dashboard?q=ord-77", m.cookies)
+	if !strings.Contains(page, `data-id="`+second+`"`) || strings.Contains(page, `data-id="`+first+`"`) {
+		t.Errorf("search by transactionId:\n%s", page)
+	}
+	if code, page, _ := e.get("/dashboard?q="+foreign, m.cookies); code != 200 || strings.Contains(page, `data-id="`+foreign+`"`) {
+		t.Errorf("search finds another merchant's receipt")
+	}
+	code, page, _ := e.get("/dashboard/receipts/"+first, m.cookies)
+	if code != 200 || !strings.Contains(page, `data-valid="true"`) || !strings.Contains(page, `id="refund"`) ||
+		strings.Index(page, `data-type="ReceiptGenerated"`) > strings.Index(page, `data-type="PaymentConfirmed"`) {
+		t.Errorf("receipt page: %d\n%s", code, page)
+	}
+	if !strings.Contains(strings.ToLower(page), `id="tx-hash">0x`+strings.Repeat("a", 64)) || !strings.Contains(page, `id="buyer">0x`+strings.Repeat("b", 40)) {
+		t.Errorf("receipt page lacks the payment's transaction hash or buyer wallet\n%s", page)
+	}
+	if code, page, _ := e.get("/dashboard/receipts/"+foreign, m.cookies); code != 404 || strings.Contains(page, "Order") {
+		t.Errorf("another merchant's receipt: %d", code)
+	}
+}
+
+func TestDashboardDevSignInLink(t *testing.T) {
+	e := dashEnv(t, nil)
+	m := e.merchant(false)
+	rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/auth/dev-link", `{}`)
+	if rec.Code != 200 {
+		t.Fatalf("dev link: %d %s", rec.Code, rec.Body)
+	}
+	link, _ := url.Parse(decode(t, rec)["url"].(string))
+	token := link.Query().Get("token")
+	if link.Path != "/dashboard/login/link" || len(token) != 64 {
+		t.Fatalf("link %s", link)
+	}
+	if code, page, _ := e.get(link.RequestURI(), nil); code != 200 || !strings.Contains(page, `value="`+token+`"`) {
+		t.Fatalf("link page: %d %s", code, page)
+	}
+	use := func() *http.Response {
+		r := e.do(req{method: http.MethodPost, path: "/dashboard/login/link", body: "token=" + token,
+			header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}})
+		return r.Result()
+	}
+	res := use()
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/dashboard" {
+		t.Fatalf("using the link: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if code, page, _ := e.get("/dashboard", res.Cookies()); code != 200 || !strings.Contains(page, m.wallet) {
+		t.Errorf("after the link: %d", code)
+	}
+	if res := use(); res.StatusCode != http.StatusBadRequest || len(res.Cookies()) != 0 {
+		t.Errorf("the link used twice: %d", res.StatusCode)
+	}
+	// Expired: a fresh link, used after its few minutes.
+	token = strings.TrimPrefix(decode(t, e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/auth/dev-link", `{}`))["url"].(string), "https://pay.example/dashboard/login/link?token=")
+	e.clk.Advance(devLinkTTL)
+	if res := use(); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("an expired link: %d", res.StatusCode)
+	}
+
+	prod := dashEnv(t, func(d *Deps) { d.Config.Production = true })
+	pm := prod.merchant(false)
+	if rec := prod.adminCall(pm.cookies, pm.csrf, http.MethodPost, "/api/auth/dev-link", `{}`); rec.Code != http.StatusForbidden {
+		t.Errorf("production issues a sign-in link: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// Keyset pages: 25 a page, newest first, the next page's link continues without a gap or repeat.
+func TestDashboardPages(t *testing.T) {
+	e := dashEnv(t, nil)
+	m := e.merchant(true)
+	var ids []string
+	for i := 0; i < dashPageSize+2; i++ {
+		ids = append(ids, e.receiptFor(m, "1"))
+	}
+	rowRE := regexp.MustCompile(`<tr data-id="([^"]+)">`)
+	nextRE := regexp.MustCompile(`<a href="([^"]+)" id="next-page">`)
+	var seen []string
+	path := "/dashboard"
+	for pages := 0; path != ""; pages++ {
+		if pages > 2 {
+			t.Fatal("more pages than receipts")
+		}
+		_, page, _ := e.get(path, m.cookies)
+		for _, r := range rowRE.FindAllStringSubmatch(page, -1) {
+			seen = append(seen, r[1])
+		}
+		path = ""
+		if n := nextRE.FindStringSubmatch(page); n != nil {
+			path = strings.ReplaceAll(n[1], "&amp;", "&")
+		}
+	}
+	if len(seen) != len(ids) {
+		t.Fatalf("%d rows over the pages, want %d", len(seen), len(ids))
+	}
+	for i, id := range seen {
+		if id != ids[len(ids)-1-i] {
+			t.Fatalf("row %d is %s, want %s (newest first)", i, id, ids[len(ids)-1-i])
+		}
+	}
+	if code, page, _ := e.get("/dashboard?cursor=not-a-cursor", m.cookies); code != 200 || len(rowRE.FindAllString(page, -1)) != dashPageSize {
+		t.Errorf("a bad cursor: %d, want the first page", code)
+	}
+}
+
+// Settings: without a split the deploy form (the wallet as the one recipient); with one, its
+// contract and recipients.
+func TestDashboardSettingsSplit(t *testing.T) {
+	e := dashEnv(t, nil)
+	m := e.merchant(false)
+	_, page, _ := e.get("/dashboard/settings", m.cookies)
+	if !strings.Contains(page, `id="split-deploy" data-api="/api/split/deploy"`) || !strings.Contains(page, m.wallet+" 10000</textarea>") {
+		t.Errorf("no split: want the deploy form\n%s", page)
+	}
+	if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/split/deploy", `{"splitAddress":"0x`+strings.Repeat("c", 40)+`"}`); rec.Code != 200 {
+		t.Fatalf("split: %d %s", rec.Code, rec.Body)
+	}
+	_, page, _ = e.get("/dashboard/settings", m.cookies)
+	if strings.Contains(page, `id="split-deploy"`) || !strings.Contains(page, `<code id="split-address">0x`+strings.Repeat("c", 40)) {
+		t.Errorf("split configured: want its address\n%s", page)
+	}
+}
