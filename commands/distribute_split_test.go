@@ -118,7 +118,7 @@ func (e *distEnv) paidReceiptIn(merchant string, total money.Cents, token string
 	}
 	_, _, err := commands.ChangeReceipt(e.ctx, e.store, id, eventstore.Metadata{}, func(s receipt.State) ([]receipt.Event, error) {
 		evs, err := receipt.StartAttempt(s, receipt.AttemptStarted{AttemptID: "w1", Kind: "wallet", At: 1})
-		return commands.Then(s, evs, err, func(s receipt.State) ([]receipt.Event, error) {
+		return receipt.Then(s, evs, err, func(s receipt.State) ([]receipt.Event, error) {
 			return receipt.Confirm(s, receipt.PaymentConfirmed{AttemptID: "w1", Token: token, VerifiedBy: "chain", TransactionHash: "0x" + strings.Repeat("7", 64), At: 2})
 		})
 	})

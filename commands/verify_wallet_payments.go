@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/big"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/domain/failure"
-	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -83,10 +81,6 @@ type PaymentVerdict struct {
 	LogIndex    int      // the first counted Transfer log; -1 for ETH
 	AmountUnits *big.Int // what reached the split from the buyer
 }
-
-// Tolerances of DESIGN 8: a stablecoin must bring the receipt total exactly, another token its
-// quote less at most 1%.
-const quotedToleranceBps = 100
 
 // pendingPage is how many pending payments one read of the work list returns; a sync reads every
 // page, so no payment waits behind others however many are pending (a hash never mined stays
@@ -490,44 +484,25 @@ func (h *VerifyWalletPaymentsHandler) expectation(ctx context.Context, p Pending
 }
 
 // required is the amount a payment of the receipt in token must bring, in base units, and the
-// tolerance: a stablecoin the total (EUR through the latest recorded EUR/USD rate) and none,
-// another token its latest quote and 1%.
+// tolerance (receipt.RequiredAmount over the receipt's events).
 func (h *VerifyWalletPaymentsHandler) required(ctx context.Context, receiptID, token string, decimals uint8) (*big.Int, uint, error) {
 	evs, err := ReadReceiptEvents(ctx, h.store, receiptID)
 	if err != nil {
 		return nil, 0, err
 	}
 	var st receipt.State
-	var eurUSD string
-	quotes := map[string]string{}
+	decoded := make([]receipt.Event, 0, len(evs))
 	for _, re := range evs {
 		ev, err := receipt.Decode(re.Type, re.Data)
 		if err != nil {
 			return nil, 0, err
 		}
-		if q, ok := ev.(receipt.TokenQuoted); ok {
-			quotes[strings.ToUpper(q.Token)] = q.Amount
-			if q.EURUSDRate != "" {
-				eurUSD = q.EURUSDRate
-			}
-		}
+		decoded = append(decoded, ev)
 		st = receipt.Evolve(st, ev)
 	}
-	scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil))
-	if slices.Contains(stablecoins, strings.ToUpper(token)) {
-		usd := new(big.Rat).SetFrac64(int64(st.Receipt.Total), 100)
-		if st.Receipt.Currency == "EUR" {
-			r, ok := new(big.Rat).SetString(eurUSD)
-			if !ok || r.Sign() <= 0 {
-				return nil, 0, fmt.Errorf("receipt %s is in EUR and no EUR/USD rate was recorded (quote it first)", receiptID)
-			}
-			usd.Mul(usd, r)
-		}
-		return money.RoundHalfUpInt(usd.Mul(usd, scale)), 0, nil
+	req, err := receipt.RequiredAmount(st, token, receipt.LatestQuote(decoded, token))
+	if err != nil {
+		return nil, 0, fmt.Errorf("receipt %s in %s: %w", receiptID, token, err)
 	}
-	amount, ok := new(big.Rat).SetString(quotes[strings.ToUpper(token)])
-	if !ok || amount.Sign() <= 0 {
-		return nil, 0, fmt.Errorf("receipt %s has no quote in %s", receiptID, token)
-	}
-	return money.RoundHalfUpInt(amount.Mul(amount, scale)), quotedToleranceBps, nil
+	return req.Units(decimals), req.ToleranceBps, nil
 }
