@@ -27,9 +27,9 @@ func LoadSubscription(ctx context.Context, store Store, id string) (subscription
 	return l.State, err
 }
 
-// executeSubscription runs decide through the pipeline on subscription id's stream and returns
+// ChangeSubscription runs decide through the pipeline on subscription id's stream and returns
 // the state after the new events. subscription.ErrInvalid errors become Invalid with their text.
-func executeSubscription(ctx context.Context, store Store, id string, meta eventstore.Metadata,
+func ChangeSubscription(ctx context.Context, store Store, id string, meta eventstore.Metadata,
 	decide func(subscription.State) ([]subscription.Event, error)) (SubscriptionResult, error) {
 	var decided []subscription.Event
 	loaded, res, err := Execute(ctx, store, subscription.Stream(id), subscriptionAggregate, subscription.State{},
@@ -87,7 +87,7 @@ func (h *CancelSubscriptionHandler) Handle(ctx context.Context, cmd CancelSubscr
 	if cmd.ID == "" {
 		return SubscriptionResult{}, Invalid("subscriptionId is required")
 	}
-	return executeSubscription(ctx, h.store, cmd.ID, cmd.Meta, func(s subscription.State) ([]subscription.Event, error) {
+	return ChangeSubscription(ctx, h.store, cmd.ID, cmd.Meta, func(s subscription.State) ([]subscription.Event, error) {
 		evs, err := subscription.DecideCancel(s, subscription.Cancel{By: cmd.By}, h.now())
 		if err != nil {
 			return nil, fmt.Errorf("subscription %s: %w", cmd.ID, err)
