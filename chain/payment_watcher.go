@@ -7,7 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/settlement"
 )
 
 // PaymentWatcher is the wallet verifier's port (commands.PaymentWatcher) over a Follower: it
@@ -18,7 +18,7 @@ type PaymentWatcher struct {
 	confirmations int
 }
 
-var _ commands.PaymentWatcher = (*PaymentWatcher)(nil)
+var _ settlement.PaymentWatcher = (*PaymentWatcher)(nil)
 
 // NewPaymentWatcher follows payments on c; confirmations below 1 count as 1.
 func NewPaymentWatcher(c Client, tokens []Token, confirmations int) *PaymentWatcher {
@@ -36,7 +36,7 @@ func (w *PaymentWatcher) Decimals(token string) (uint8, bool) {
 
 // Watch follows p. Errors: an unknown token, an invalid expectation (Expectation.Validate),
 // ErrAlreadyFollowed.
-func (w *PaymentWatcher) Watch(p commands.WatchedPayment) error {
+func (w *PaymentWatcher) Watch(p settlement.WatchedPayment) error {
 	e := Expectation{TxHash: common.HexToHash(p.TxHash), BuyerWallet: common.HexToAddress(p.BuyerWallet), Token: p.Token,
 		Decimals: 18, SplitAddress: common.HexToAddress(p.SplitAddress), RequiredUnits: p.RequiredUnits,
 		ToleranceBps: p.ToleranceBps, Confirmations: w.confirmations}
@@ -63,15 +63,15 @@ func (w *PaymentWatcher) Unwatch(txHash string) { w.f.Remove(common.HexToHash(tx
 func (w *PaymentWatcher) Len() int { return w.f.Len() }
 
 // Step is one Follower step, its decisions as verdicts (hashes and addresses lower-case hex).
-func (w *PaymentWatcher) Step(ctx context.Context) ([]commands.PaymentVerdict, error) {
+func (w *PaymentWatcher) Step(ctx context.Context) ([]settlement.PaymentVerdict, error) {
 	ds, err := w.f.Step(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]commands.PaymentVerdict, len(ds))
+	out := make([]settlement.PaymentVerdict, len(ds))
 	for i, d := range ds {
 		v := d.Verdict
-		out[i] = commands.PaymentVerdict{TxHash: strings.ToLower(d.Expectation.TxHash.Hex()), Paid: v.Status == Paid, Reorged: v.Status == Reorged,
+		out[i] = settlement.PaymentVerdict{TxHash: strings.ToLower(d.Expectation.TxHash.Hex()), Paid: v.Status == Paid, Reorged: v.Status == Reorged,
 			FailureCode: v.FailureCode, BlockNumber: v.BlockNumber, BlockHash: strings.ToLower(v.BlockHash.Hex()),
 			LogIndex: v.LogIndex, AmountUnits: v.AmountUnits}
 	}

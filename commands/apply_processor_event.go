@@ -31,7 +31,7 @@ type ApplyProcessorEvent struct {
 	SessionID       string
 	ReceiptID       string
 	AttemptID       string
-	Status          string // one of ProcessorStatuses
+	Status          string // one of receipt.ProcessorStatuses
 	ErrorCode       string
 	RequestID       string
 	TransactionHash string
@@ -69,8 +69,8 @@ func NewApplyProcessorEventHandler(store Store, events ProcessorEvents, now func
 // answered as stored, so the processor does not retry it forever. Errors: Invalid (no id, an
 // unknown status, an unreadable amount), ErrContended, wrapped store errors.
 func (h *ApplyProcessorEventHandler) Handle(ctx context.Context, cmd ApplyProcessorEvent) (ProcessorEventApplied, error) {
-	if cmd.EventID == "" || !slices.Contains(ProcessorStatuses, cmd.Status) {
-		return ProcessorEventApplied{}, Invalid("processor event needs an id and a data.status of " + strings.Join(ProcessorStatuses, ", "))
+	if cmd.EventID == "" || !slices.Contains(receipt.ProcessorStatuses, cmd.Status) {
+		return ProcessorEventApplied{}, Invalid("processor event needs an id and a data.status of " + strings.Join(receipt.ProcessorStatuses, ", "))
 	}
 	processed, err := h.events.Record(ctx, cmd.EventID, cmd.ReceiptID, cmd.SessionID, cmd.Status, cmd.Body)
 	if err != nil || processed {
@@ -84,7 +84,7 @@ func (h *ApplyProcessorEventHandler) Handle(ctx context.Context, cmd ApplyProces
 	if cmd.Created > 0 {
 		at = cmd.Created * 1000
 	}
-	u := ProcessorUpdate{SessionID: cmd.SessionID, AttemptID: cmd.AttemptID, Status: cmd.Status, ErrorCode: cmd.ErrorCode, RequestID: cmd.RequestID,
+	u := receipt.ProcessorUpdate{SessionID: cmd.SessionID, AttemptID: cmd.AttemptID, Status: cmd.Status, ErrorCode: cmd.ErrorCode, RequestID: cmd.RequestID,
 		TransactionHash: cmd.TransactionHash, Wallet: cmd.WalletAddress, SourceAmountCents: amount, At: at, SessionUnique: true}
 	if cmd.SessionID != "" && cmd.ReceiptID != "" {
 		shared, err := h.events.SessionShared(ctx, cmd.SessionID, cmd.ReceiptID)
@@ -98,7 +98,7 @@ func (h *ApplyProcessorEventHandler) Handle(ctx context.Context, cmd ApplyProces
 		meta := cmd.Meta
 		meta.CausationID = cmd.EventID
 		_, res, err = ChangeReceipt(ctx, h.store, cmd.ReceiptID, meta, func(st receipt.State) ([]receipt.Event, error) {
-			return DecideProcessorUpdate(st, u)
+			return receipt.DecideProcessorUpdate(st, u)
 		})
 	}
 	if cmd.ReceiptID == "" || errors.Is(err, receipt.ErrNotFound) {

@@ -30,6 +30,14 @@ type ConfigureSplitHandler struct {
 	now      func() time.Time
 }
 
+// Platform is the platform recipient the handler configures splits with (PLATFORM_RECIPIENT).
+func (h *ConfigureSplitHandler) Platform() string { return h.platform }
+
+// Current is merchant's split as its stream says now. Errors: wrapped store errors.
+func (h *ConfigureSplitHandler) Current(ctx context.Context, merchant string) (SplitState, error) {
+	return LoadSplit(ctx, h.store, merchant)
+}
+
 // NewConfigureSplitHandler returns the handler; platformRecipient is PLATFORM_RECIPIENT ("": a
 // split with the default recipients is refused). It panics on a nil dependency.
 func NewConfigureSplitHandler(store Store, platformRecipient string, now func() time.Time) *ConfigureSplitHandler {

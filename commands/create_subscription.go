@@ -100,7 +100,7 @@ func (h *CreateSubscriptionHandler) Handle(ctx context.Context, cmd CreateSubscr
 	c := subscription.Create{ID: subscriptionID(cmd), PlanID: plan.ID, PlanActive: plan.Active, Merchant: plan.Merchant,
 		Customer: cmd.Customer, Permission: cmd.Permission, Signature: cmd.Signature, Spender: h.spender, Token: h.usdc,
 		Plan: subscription.Plan{Name: plan.Name, PriceUSD: plan.Price, Period: subscription.Period(plan.Period)}}
-	return executeSubscription(ctx, h.store, c.ID, cmd.Meta, func(s subscription.State) ([]subscription.Event, error) {
+	return ChangeSubscription(ctx, h.store, c.ID, cmd.Meta, func(s subscription.State) ([]subscription.Event, error) {
 		evs, err := subscription.DecideCreate(s, c, h.now())
 		if errors.Is(err, subscription.ErrExists) {
 			return nil, &Refusal{Kind: KindConflict, Code: "conflict", Message: "This spend permission already backs subscription " + c.ID}

@@ -70,9 +70,9 @@ func (e *payEnv) configureSplit(merchant string) {
 // paid makes receipt id paid through a processor session of its own.
 func (e *payEnv) paid(id string) {
 	e.t.Helper()
-	u := commands.ProcessorUpdate{SessionID: "cos_paid", Status: "fulfillment_complete", TransactionHash: "0x" + strings.Repeat("9", 64), At: 1}
+	u := receipt.ProcessorUpdate{SessionID: "cos_paid", Status: "fulfillment_complete", TransactionHash: "0x" + strings.Repeat("9", 64), At: 1}
 	if _, _, err := commands.ChangeReceipt(e.ctx, e.store, id, eventstore.Metadata{}, func(st receipt.State) ([]receipt.Event, error) {
-		return commands.DecideProcessorUpdate(st, u)
+		return receipt.DecideProcessorUpdate(st, u)
 	}); err != nil {
 		e.t.Fatalf("pay: %v", err)
 	}

@@ -16,6 +16,18 @@ import (
 	"github.com/payledger/payledger/eventstore"
 )
 
+// The event store's vocabulary as the callers of commands see it: transport speaks to commands
+// and read models only, never to the event store.
+type (
+	// Metadata is the envelope of the events a command appends (correlation id, actor, source).
+	Metadata = eventstore.Metadata
+	// AppendResult is where a command's last event landed: the version and the global position
+	// that read-your-writes waits for.
+	AppendResult = eventstore.AppendResult
+	// Position is a place in the global event log.
+	Position = eventstore.Position
+)
+
 // Store is the part of the event store commands use.
 type Store interface {
 	Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.AppendResult, error)
@@ -86,11 +98,7 @@ func Execute[S any](ctx context.Context, store Store, stream string, agg Aggrega
 		if err != nil {
 			return loaded, eventstore.AppendResult{}, err
 		}
-		events, err := decide(loaded)
-		if err != nil || len(events) == 0 {
-			return loaded, eventstore.AppendResult{Version: loaded.Version}, err
-		}
-		res, err := store.Append(ctx, stream, eventstore.Exact(loaded.Version), events...)
+		res, err := decideAppend(ctx, store, stream, loaded, decide)
 		if !errors.Is(err, eventstore.ErrWrongExpectedVersion) {
 			return loaded, res, err
 		}
@@ -102,6 +110,37 @@ func Execute[S any](ctx context.Context, store Store, stream string, agg Aggrega
 		}
 		pause = min(2*pause, longestPause)
 	}
+}
+
+// ExecuteRead is Execute's first try on a stream whose events the caller already read (many
+// streams read in one query, as the wallet verifier does for a block's verdicts): it folds evs,
+// decides and appends with their last version as expectation. It does not retry: a caller that
+// gets eventstore.ErrWrongExpectedVersion (another writer got there first) goes through Execute,
+// which reloads. Errors: the fold's, decide's, eventstore.ErrWrongExpectedVersion, wrapped store
+// errors.
+func ExecuteRead[S any](ctx context.Context, store Store, stream string, agg Aggregate[S], initial S,
+	evs []eventstore.RecordedEvent, decide func(Loaded[S]) (Decision, error)) (Loaded[S], eventstore.AppendResult, error) {
+	loaded := Loaded[S]{State: initial}
+	for _, e := range evs {
+		var err error
+		if loaded.State, err = agg.Apply(loaded.State, e); err != nil {
+			return loaded, eventstore.AppendResult{}, fmt.Errorf("fold %s at version %d: %w", stream, e.Version, err)
+		}
+		loaded.Version = e.Version
+	}
+	res, err := decideAppend(ctx, store, stream, loaded, decide)
+	return loaded, res, err
+}
+
+// decideAppend is one try of the pipeline on loaded: decide, then append with loaded's version
+// as expectation (nothing to append: the loaded version as result).
+func decideAppend[S any](ctx context.Context, store Store, stream string, loaded Loaded[S],
+	decide func(Loaded[S]) (Decision, error)) (eventstore.AppendResult, error) {
+	events, err := decide(loaded)
+	if err != nil || len(events) == 0 {
+		return eventstore.AppendResult{Version: loaded.Version}, err
+	}
+	return store.Append(ctx, stream, eventstore.Exact(loaded.Version), events...)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -45,9 +45,6 @@ func NewQuoteTokenHandler(store Store, prices Prices, now func() time.Time) *Quo
 	return &QuoteTokenHandler{store: store, prices: prices, now: now}
 }
 
-// stablecoins are fixed at 1 USD.
-var stablecoins = []string{"USDC", "USDT"}
-
 // Handle prices the receipt (through EUR/USD for EUR receipts) and records the quote with the
 // rates it used in the receipt's events. Errors: Invalid (unknown token), ErrPriceUnavailable (no
 // price for the token, no EUR/USD rate for an EUR receipt), receipt.ErrNotFound,
@@ -61,7 +58,7 @@ func (h *QuoteTokenHandler) Handle(ctx context.Context, cmd QuoteToken) (TokenQu
 		return TokenQuoted{}, err
 	}
 	tokenUSD := "1"
-	if !slices.Contains(stablecoins, cmd.Token) {
+	if !receipt.IsStable(cmd.Token) {
 		p, ok := prices[cmd.Token]
 		if !ok {
 			return TokenQuoted{}, priceUnavailable("No USD price is set for " + cmd.Token)

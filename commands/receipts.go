@@ -91,3 +91,56 @@ func ReadReceiptEvents(ctx context.Context, store Store, id string) ([]eventstor
 		}
 	}
 }
+
+// ChangeReceipt runs decide on a receipt's current state and appends the events it returns,
+// retrying from a fresh load when another writer got there first. It returns the state after
+// the events. Errors: decide's, receipt.ErrNotFound, wrapped store errors.
+func ChangeReceipt(ctx context.Context, store Store, id string, meta eventstore.Metadata,
+	decide func(receipt.State) ([]receipt.Event, error)) (receipt.State, eventstore.AppendResult, error) {
+	var after receipt.State
+	_, res, err := Execute(ctx, store, ReceiptStream(id), receiptAggregate, receipt.State{}, receiptDecision(&after, meta, decide))
+	return after, res, err
+}
+
+// ChangeReceiptRead is ChangeReceipt's first try on the receipt's events already read (the
+// pipeline's batch form, ExecuteRead): no reload and no retry. Errors: ChangeReceipt's, the
+// fold's, and eventstore.ErrWrongExpectedVersion when the receipt changed since the read (the
+// caller then goes through ChangeReceipt).
+func ChangeReceiptRead(ctx context.Context, store Store, id string, evs []eventstore.RecordedEvent, meta eventstore.Metadata,
+	decide func(receipt.State) ([]receipt.Event, error)) (receipt.State, eventstore.AppendResult, error) {
+	var after receipt.State
+	_, res, err := ExecuteRead(ctx, store, ReceiptStream(id), receiptAggregate, receipt.State{}, evs, receiptDecision(&after, meta, decide))
+	return after, res, err
+}
+
+// receiptDecision is decide as the pipeline's decision on a receipt that must exist; after is set
+// to the state after the decided events.
+func receiptDecision(after *receipt.State, meta eventstore.Metadata,
+	decide func(receipt.State) ([]receipt.Event, error)) func(Loaded[receipt.State]) (Decision, error) {
+	return func(l Loaded[receipt.State]) (Decision, error) {
+		if !l.State.Exists {
+			return nil, receipt.ErrNotFound
+		}
+		evs, err := decide(l.State)
+		if err != nil {
+			return nil, err
+		}
+		*after = l.State
+		for _, e := range evs {
+			*after = receipt.Evolve(*after, e)
+		}
+		return receiptEvents(evs, meta)
+	}
+}
+
+// receiptEvents are the decided receipt events as events to append, with meta.
+func receiptEvents(evs []receipt.Event, meta eventstore.Metadata) (Decision, error) {
+	out := make(Decision, len(evs))
+	for i, e := range evs {
+		var err error
+		if out[i], err = NewEvent(newEventID(), receipt.TypeOf(e), e, meta); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -101,14 +101,14 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 	if err != nil {
 		return false, eventstore.AppendResult{}, err
 	}
-	if !slices.Contains(ProcessorStatuses, sess.Status) {
+	if !slices.Contains(receipt.ProcessorStatuses, sess.Status) {
 		return false, eventstore.AppendResult{}, nil
 	}
 	amount, _ := dollarsToCents(numberText(sess.SourceAmountUSD)) // an unreadable amount is left unknown
-	u := ProcessorUpdate{SessionID: sess.ID, AttemptID: a.ID, Status: sess.Status, ErrorCode: sess.ErrorCode, RequestID: sess.RequestID,
+	u := receipt.ProcessorUpdate{SessionID: sess.ID, AttemptID: a.ID, Status: sess.Status, ErrorCode: sess.ErrorCode, RequestID: sess.RequestID,
 		TransactionHash: sess.TransactionHash, Wallet: sess.WalletAddress, SourceAmountCents: amount, SessionUnique: a.SessionUnique, At: h.now().UnixMilli()}
 	_, res, err := ChangeReceipt(ctx, h.store, receiptID, eventstore.Metadata{Actor: "verifier", Source: "verifier"},
-		func(st receipt.State) ([]receipt.Event, error) { return DecideProcessorUpdate(st, u) })
+		func(st receipt.State) ([]receipt.Event, error) { return receipt.DecideProcessorUpdate(st, u) })
 	return err == nil && res.Version > loaded.Version, res, err
 }
 

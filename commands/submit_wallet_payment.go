@@ -84,7 +84,7 @@ func (h *SubmitWalletPaymentHandler) Handle(ctx context.Context, cmd SubmitWalle
 		if holder != cmd.ReceiptID {
 			return nil, ErrTransactionUsed
 		}
-		return Then(st, evs, err, func(st receipt.State) ([]receipt.Event, error) {
+		return receipt.Then(st, evs, err, func(st receipt.State) ([]receipt.Event, error) {
 			return receipt.Submit(st, receipt.PaymentSubmitted{AttemptID: attemptID, Source: "wallet", Token: cmd.Token,
 				TransactionHash: strings.ToLower(cmd.TransactionHash), BuyerWallet: strings.ToLower(cmd.BuyerWallet), At: now})
 		})

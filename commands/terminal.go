@@ -101,7 +101,7 @@ func (h *TerminalHandler) Complete(ctx context.Context, cmd TerminalComplete) (T
 			return nil, receipt.ErrNotFound
 		}
 		evs, err := receipt.StartAttempt(st, receipt.AttemptStarted{AttemptID: attemptID, Kind: "terminal", OpenedBy: "merchant", At: now})
-		return Then(st, evs, err, func(st receipt.State) ([]receipt.Event, error) {
+		return receipt.Then(st, evs, err, func(st receipt.State) ([]receipt.Event, error) {
 			return receipt.Confirm(st, receipt.PaymentConfirmed{AttemptID: attemptID, VerifiedBy: "merchant", Method: "cash", Token: "USD", At: now})
 		})
 	})

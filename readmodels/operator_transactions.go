@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/settlement"
 )
 
 // OperatorTransactions is the ledger of the operator's signed transactions and of which release
@@ -17,8 +17,8 @@ import (
 type OperatorTransactions struct{ pool *pgxpool.Pool }
 
 var (
-	_ commands.OperatorLedger = (*OperatorTransactions)(nil)
-	_ commands.PaidReceipts   = (*Receipts)(nil)
+	_ settlement.OperatorLedger = (*OperatorTransactions)(nil)
+	_ settlement.PaidReceipts   = (*Receipts)(nil)
 )
 
 // NewOperatorTransactions returns the ledger on pool.
@@ -38,10 +38,10 @@ func (o *OperatorTransactions) NextNonce(ctx context.Context, sender string) (ui
 
 // Record stores tx and claims covers for its payee in one transaction. Errors:
 // commands.ErrNonceTaken, commands.ErrCovered, commands.ErrReleasePending, wrapped database errors.
-func (o *OperatorTransactions) Record(ctx context.Context, tx commands.OperatorTx, covers []string) (int64, error) {
+func (o *OperatorTransactions) Record(ctx context.Context, tx settlement.OperatorTx, covers []string) (int64, error) {
 	var id int64
 	err := pgx.BeginFunc(ctx, o.pool, func(t pgx.Tx) error {
-		if tx.Kind == commands.TxRelease {
+		if tx.Kind == settlement.TxRelease {
 			if err := noPendingRelease(ctx, t, tx.Split, tx.Token, tx.Payee); err != nil {
 				return err
 			}
@@ -68,9 +68,9 @@ func ledgerError(what string, err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &pe) && pe.Code == "23505" && pe.TableName == "split_release_receipts":
-		return commands.ErrCovered
+		return settlement.ErrCovered
 	case errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "operator_transactions_sender_nonce_key":
-		return commands.ErrNonceTaken
+		return settlement.ErrNonceTaken
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
@@ -105,20 +105,20 @@ func noPendingRelease(ctx context.Context, t pgx.Tx, split, token, payee string)
 		return err
 	}
 	if pending {
-		return commands.ErrReleasePending
+		return settlement.ErrReleasePending
 	}
 	return nil
 }
 
 // Unsettled lists sender's transactions still signed, by nonce.
-func (o *OperatorTransactions) Unsettled(ctx context.Context, sender string) ([]commands.OperatorTx, error) {
+func (o *OperatorTransactions) Unsettled(ctx context.Context, sender string) ([]settlement.OperatorTx, error) {
 	rows, err := o.pool.Query(ctx, `SELECT id, sender, nonce, kind, tx_hash, raw_tx, split_address, token, payee, status
 		FROM operator_transactions WHERE sender = $1 AND status = 'signed' ORDER BY nonce`, sender)
 	if err != nil {
 		return nil, fmt.Errorf("unsettled operator transactions: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (commands.OperatorTx, error) {
-		var t commands.OperatorTx
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (settlement.OperatorTx, error) {
+		var t settlement.OperatorTx
 		var nonce int64
 		err := r.Scan(&t.ID, &t.Sender, &nonce, &t.Kind, &t.Hash, &t.Raw, &t.Split, &t.Token, &t.Payee, &t.Status)
 		t.Nonce = uint64(nonce)
@@ -131,7 +131,7 @@ func (o *OperatorTransactions) Settle(ctx context.Context, id int64, status, amo
 	err := pgx.BeginFunc(ctx, o.pool, func(t pgx.Tx) error {
 		_, err := t.Exec(ctx, `UPDATE operator_transactions SET status = $2, amount = nullif($3, '')::numeric, gas_used = $4, settled_at = now()
 			WHERE id = $1 AND status = 'signed'`, id, status, amount, int64(gasUsed))
-		if err != nil || status != commands.TxReverted {
+		if err != nil || status != settlement.TxReverted {
 			return err
 		}
 		_, err = t.Exec(ctx, `DELETE FROM split_release_receipts WHERE tx_id = $1`, id)
@@ -141,22 +141,22 @@ func (o *OperatorTransactions) Settle(ctx context.Context, id int64, status, amo
 }
 
 // Coverage returns, per receipt, its payees' covers.
-func (o *OperatorTransactions) Coverage(ctx context.Context, receipts []string) (map[string]map[string]commands.Cover, error) {
+func (o *OperatorTransactions) Coverage(ctx context.Context, receipts []string) (map[string]map[string]settlement.Cover, error) {
 	rows, err := o.pool.Query(ctx, `SELECT c.receipt_id, c.payee, coalesce(t.tx_hash, ''), coalesce(t.status, ''), coalesce(t.amount::text, '')
 		FROM split_release_receipts c LEFT JOIN operator_transactions t ON t.id = c.tx_id WHERE c.receipt_id = ANY($1)`, receipts)
 	if err != nil {
 		return nil, fmt.Errorf("release coverage: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]map[string]commands.Cover{}
+	out := map[string]map[string]settlement.Cover{}
 	for rows.Next() {
 		var id, payee string
-		var c commands.Cover
+		var c settlement.Cover
 		if err := rows.Scan(&id, &payee, &c.Hash, &c.Status, &c.Amount); err != nil {
 			return nil, err
 		}
 		if out[id] == nil {
-			out[id] = map[string]commands.Cover{}
+			out[id] = map[string]settlement.Cover{}
 		}
 		out[id][payee] = c
 	}
@@ -166,15 +166,15 @@ func (o *OperatorTransactions) Coverage(ctx context.Context, receipts []string) 
 // PaidReceipts lists receipts that are paid (not reconciled), longest paid first, with the
 // paying token, from after (exclusive; the zero cursor: from the first), at most limit. A receipt
 // whose paying transaction a deep reorg withdrew is left out until the chain shows it again.
-func (s *Receipts) PaidReceipts(ctx context.Context, after commands.PaidCursor, limit int) ([]commands.PaidReceipt, error) {
+func (s *Receipts) PaidReceipts(ctx context.Context, after settlement.PaidCursor, limit int) ([]settlement.PaidReceipt, error) {
 	rows, err := s.pool.Query(ctx, `SELECT receipt_id, merchant_wallet, coalesce(state->'payment'->>'token', ''), updated_at
 		FROM receipts WHERE status = 'paid' AND (updated_at, receipt_id) > ($1, $2) AND NOT state ? 'chainWithdrawnTx'
 		ORDER BY updated_at, receipt_id LIMIT $3`, after.PaidAt, after.ReceiptID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("paid receipts: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (commands.PaidReceipt, error) {
-		var p commands.PaidReceipt
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (settlement.PaidReceipt, error) {
+		var p settlement.PaidReceipt
 		err := r.Scan(&p.ReceiptID, &p.Merchant, &p.Token, &p.PaidAt)
 		return p, err
 	})

@@ -11,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/settlement"
 )
 
 // SubscriptionCharges is the charge claims of subscriptions (migration 017: the operational
@@ -21,8 +21,8 @@ import (
 type SubscriptionCharges struct{ pool *pgxpool.Pool }
 
 var (
-	_ commands.ChargeLedger     = (*SubscriptionCharges)(nil)
-	_ commands.DueSubscriptions = (*Subscriptions)(nil)
+	_ settlement.ChargeLedger     = (*SubscriptionCharges)(nil)
+	_ settlement.DueSubscriptions = (*Subscriptions)(nil)
 )
 
 // NewSubscriptionCharges returns the ledger on pool.
@@ -36,7 +36,7 @@ func (s *SubscriptionCharges) NextNonce(ctx context.Context, sender string) (uin
 }
 
 // Claim claims rows for token: new periods, and failed ones last updated retryAfter ago or more.
-func (s *SubscriptionCharges) Claim(ctx context.Context, token uuid.UUID, rows []commands.ChargeRow, retryAfter time.Duration) (map[string]bool, error) {
+func (s *SubscriptionCharges) Claim(ctx context.Context, token uuid.UUID, rows []settlement.ChargeRow, retryAfter time.Duration) (map[string]bool, error) {
 	out := map[string]bool{}
 	if len(rows) == 0 {
 		return out, nil
@@ -80,12 +80,12 @@ func nullString(s string) *string {
 }
 
 // Advance moves token's row from one of from to row.Status and records txs, atomically.
-func (s *SubscriptionCharges) Advance(ctx context.Context, token uuid.UUID, row commands.ChargeRow, from []string, txs []commands.OperatorTx) error {
-	return s.AdvanceAll(ctx, token, []commands.ChargeRow{row}, from, [][]commands.OperatorTx{txs})
+func (s *SubscriptionCharges) Advance(ctx context.Context, token uuid.UUID, row settlement.ChargeRow, from []string, txs []settlement.OperatorTx) error {
+	return s.AdvanceAll(ctx, token, []settlement.ChargeRow{row}, from, [][]settlement.OperatorTx{txs})
 }
 
 // AdvanceAll is Advance for many rows in one transaction and one round trip (all or nothing).
-func (s *SubscriptionCharges) AdvanceAll(ctx context.Context, token uuid.UUID, rows []commands.ChargeRow, from []string, txs [][]commands.OperatorTx) error {
+func (s *SubscriptionCharges) AdvanceAll(ctx context.Context, token uuid.UUID, rows []settlement.ChargeRow, from []string, txs [][]settlement.OperatorTx) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(t pgx.Tx) error {
 		b := &pgx.Batch{}
 		for i, row := range rows {
@@ -95,7 +95,7 @@ func (s *SubscriptionCharges) AdvanceAll(ctx context.Context, token uuid.UUID, r
 				row.SubscriptionID, row.Period, token, row.Status, row.Split, nullString(row.ApproveTx), nullString(row.SpendTx),
 				nullString(row.TransferTx), from).Exec(func(tag pgconn.CommandTag) error {
 				if tag.RowsAffected() == 0 {
-					return commands.ErrClaimLost
+					return settlement.ErrClaimLost
 				}
 				return nil
 			})
@@ -106,22 +106,22 @@ func (s *SubscriptionCharges) AdvanceAll(ctx context.Context, token uuid.UUID, r
 		}
 		return t.SendBatch(ctx, b).Close()
 	})
-	if errors.Is(err, commands.ErrClaimLost) {
-		return commands.ErrClaimLost
+	if errors.Is(err, settlement.ErrClaimLost) {
+		return settlement.ErrClaimLost
 	}
 	return ledgerError("advance subscription charges", err)
 }
 
 // RecordRelease records a release the charging run signed.
-func (s *SubscriptionCharges) RecordRelease(ctx context.Context, tx commands.OperatorTx) error {
+func (s *SubscriptionCharges) RecordRelease(ctx context.Context, tx settlement.OperatorTx) error {
 	_, err := NewOperatorTransactions(s.pool).Record(ctx, tx, nil)
 	return err
 }
 
 // Finish closes token's row as charged (the billing record, at) or failed.
-func (s *SubscriptionCharges) Finish(ctx context.Context, token uuid.UUID, row commands.ChargeRow, status, reason string, at time.Time) error {
+func (s *SubscriptionCharges) Finish(ctx context.Context, token uuid.UUID, row settlement.ChargeRow, status, reason string, at time.Time) error {
 	var chargedAt *time.Time
-	if status == commands.ChargeCharged {
+	if status == settlement.ChargeCharged {
 		chargedAt = &at
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE subscription_charges SET status = $4, reason = $5, charged_at = $6, updated_at = now(),
@@ -132,7 +132,7 @@ func (s *SubscriptionCharges) Finish(ctx context.Context, token uuid.UUID, row c
 		return fmt.Errorf("finish subscription charge: %w", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return commands.ErrClaimLost
+		return settlement.ErrClaimLost
 	}
 	return nil
 }
@@ -145,14 +145,14 @@ func (s *SubscriptionCharges) Drop(ctx context.Context, token uuid.UUID, subscri
 		return fmt.Errorf("drop subscription charge: %w", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return commands.ErrClaimLost
+		return settlement.ErrClaimLost
 	}
 	return nil
 }
 
 // TakeOver gives token the open rows untouched for stale (of subscriptionID, "" any), with the
 // raw bytes of their transactions still signed (not known mined).
-func (s *SubscriptionCharges) TakeOver(ctx context.Context, token uuid.UUID, stale time.Duration, subscriptionID string, limit int) ([]commands.ChargeRow, error) {
+func (s *SubscriptionCharges) TakeOver(ctx context.Context, token uuid.UUID, stale time.Duration, subscriptionID string, limit int) ([]settlement.ChargeRow, error) {
 	rows, err := s.pool.Query(ctx, `WITH taken AS (
 			UPDATE subscription_charges c SET claim_token = $1, updated_at = now()
 			WHERE (subscription_id, period_index) IN (SELECT subscription_id, period_index FROM subscription_charges
@@ -170,8 +170,8 @@ func (s *SubscriptionCharges) TakeOver(ctx context.Context, token uuid.UUID, sta
 	if err != nil {
 		return nil, fmt.Errorf("take over subscription charges: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (commands.ChargeRow, error) {
-		var c commands.ChargeRow
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (settlement.ChargeRow, error) {
+		var c settlement.ChargeRow
 		var cents, fee int64
 		var raws [][]byte
 		var hashes []string
@@ -187,7 +187,7 @@ func (s *SubscriptionCharges) TakeOver(ctx context.Context, token uuid.UUID, sta
 }
 
 // SettleTxs records mined operator transactions (those still signed).
-func (s *SubscriptionCharges) SettleTxs(ctx context.Context, txs []commands.SettledTx) error {
+func (s *SubscriptionCharges) SettleTxs(ctx context.Context, txs []settlement.SettledTx) error {
 	if len(txs) == 0 {
 		return nil
 	}
@@ -206,21 +206,21 @@ func (s *SubscriptionCharges) SettleTxs(ctx context.Context, txs []commands.Sett
 }
 
 // Undistributed lists charged rows whose split was not released yet, oldest first.
-func (s *SubscriptionCharges) Undistributed(ctx context.Context, limit int) ([]commands.ChargeRow, error) {
+func (s *SubscriptionCharges) Undistributed(ctx context.Context, limit int) ([]settlement.ChargeRow, error) {
 	rows, err := s.pool.Query(ctx, `SELECT subscription_id, period_index, merchant, split_address FROM subscription_charges
 		WHERE status = 'charged' AND distributed_at IS NULL ORDER BY charged_at LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("undistributed subscription charges: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (commands.ChargeRow, error) {
-		var c commands.ChargeRow
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (settlement.ChargeRow, error) {
+		var c settlement.ChargeRow
 		err := r.Scan(&c.SubscriptionID, &c.Period, &c.Merchant, &c.Split)
 		return c, err
 	})
 }
 
 // MarkDistributed marks rows released.
-func (s *SubscriptionCharges) MarkDistributed(ctx context.Context, rows []commands.ChargeRow) error {
+func (s *SubscriptionCharges) MarkDistributed(ctx context.Context, rows []settlement.ChargeRow) error {
 	if len(rows) == 0 {
 		return nil
 	}

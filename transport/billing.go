@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -44,9 +46,9 @@ func (s *Server) getPricing(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	tokens := map[string]any{
-		"USDC": map[string]any{"usd": 1, "fixed": true},
-		"USDT": map[string]any{"usd": 1, "fixed": true},
+	tokens := map[string]any{}
+	for _, t := range receipt.StableTokens {
+		tokens[t] = map[string]any{"usd": 1, "fixed": true}
 	}
 	for _, a := range pricedAssets[:3] {
 		tokens[a] = priceView(prices[a])
@@ -250,18 +252,31 @@ func (s *Server) reserveRecommend(c echo.Context) error {
 			ratio = defaultReserveRatio
 		}
 		volume := m.PaidCents
-		refundRate := 0.0
-		if volume > 0 {
-			refundRate = float64(m.RefundedCents) / float64(volume)
-		}
-		// Hold the configured share of the trailing volume plus what refunds have been taking.
-		rec := money.RoundHalfUp(new(big.Rat).Mul(big.NewRat(volume, 1), new(big.Rat).SetFloat64(ratio+refundRate)))
+		rec, refundRate := recommendedReserve(volume, m.RefundedCents, ratio)
 		out = append(out, map[string]any{"currency": m.Currency, "recommended": rec.Float(),
 			"inputs": map[string]any{"windowDays": 30, "volume": money.Cents(volume).Float(), "refunds": money.Cents(m.RefundedCents).Float(),
 				"refundRate": refundRate, "reserveRatio": ratio, "ratioSource": map[bool]string{true: "site reserveRatios", false: "default"}[ok],
 				"formula": "volume × (reserveRatio + refundRate)"}})
 	}
 	return c.JSON(http.StatusOK, map[string]any{"recommendations": out, "asOf": now.UnixMilli()})
+}
+
+// recommendedReserve holds the configured share of the trailing volume plus what refunds have
+// been taking: volume × (ratio + refunded/volume), in exact decimals rounded half up to the cent.
+// The ratio is read as the decimal it was configured as (its shortest form), not its binary
+// approximation. refundRate is refunded/volume for display (0 without volume).
+func recommendedReserve(volume, refunded int64, ratio float64) (money.Cents, float64) {
+	r, ok := new(big.Rat).SetString(strconv.FormatFloat(ratio, 'f', -1, 64))
+	if !ok {
+		r = new(big.Rat)
+	}
+	share := new(big.Rat).Mul(big.NewRat(volume, 1), r)
+	refundRate := 0.0
+	if volume > 0 {
+		refundRate, _ = big.NewRat(refunded, volume).Float64()
+		share.Add(share, big.NewRat(refunded, 1)) // volume × refunded/volume
+	}
+	return money.RoundHalfUp(share), refundRate
 }
 
 func (s *Server) splitTransactions(c echo.Context) error {

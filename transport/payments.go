@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/transport/onramp"
 )
 
@@ -58,7 +59,7 @@ type paymentCommands struct {
 	refund          *commands.RefundHandler
 	terminal        *commands.TerminalHandler
 	quote           *commands.QuoteTokenHandler
-	configureSplit  *commands.DeploySplitHandler
+	configureSplit  *settlement.DeploySplitHandler
 }
 
 func newPaymentCommands(d Deps, splits *commands.Splits, pricing commands.PricingSource) (paymentCommands, error) {
@@ -84,7 +85,7 @@ func newPaymentCommands(d Deps, splits *commands.Splits, pricing commands.Pricin
 		refund:          commands.NewRefundHandler(d.Events, d.Now),
 		terminal:        commands.NewTerminalHandler(d.Events, pricing, d.Now),
 		quote:           commands.NewQuoteTokenHandler(d.Events, usdPrices{d.Prices}, d.Now),
-		configureSplit: commands.NewDeploySplitHandler(commands.NewConfigureSplitHandler(d.Events, d.Config.PlatformRecipient, d.Now),
+		configureSplit: settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(d.Events, d.Config.PlatformRecipient, d.Now),
 			d.SplitChain, d.SplitOperator),
 	}, nil
 }

@@ -100,7 +100,7 @@ func (s *Server) pageTokens(ctx context.Context) []string {
 	var out []string
 	for _, t := range commands.PaymentTokens {
 		_, priced := prices[t]
-		if !slices.Contains(stableTokens, t) && !priced {
+		if !receipt.IsStable(t) && !priced {
 			continue
 		}
 		if s.cfg.PaymentChain.Configured() {

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -13,7 +14,6 @@ import (
 	qrcode "github.com/skip2/go-qrcode"
 
 	"github.com/payledger/payledger/commands"
-	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
 )
@@ -33,9 +33,6 @@ type paymentRequest struct {
 	URI          string `json:"uri"`
 }
 
-// stableTokens are priced at 1 USD: the verifier requires the receipt total itself.
-var stableTokens = []string{"USDC", "USDT"}
-
 // paymentRequestOf computes the request of row in token. The required amount is the chain
 // verifier's: a stablecoin the receipt total (EUR through the latest recorded EUR/USD rate), any
 // other token its latest recorded quote, in base units rounded half up. Errors: 400 invalid_input
@@ -50,8 +47,8 @@ func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow
 	if !ok {
 		return paymentRequest{}, InvalidInput("token " + token + " cannot be paid by wallet on this service's chain")
 	}
-	if isSettled(st.Status) || st.Status == receipt.StatusACHPending {
-		return paymentRequest{}, fmt.Errorf("%w: the receipt is %s", receipt.ErrState, st.Status)
+	if err := receipt.CanStartAttempt(st); err != nil {
+		return paymentRequest{}, err
 	}
 	sp, err := s.splits.Require(ctx, st.Receipt.Merchant)
 	if err != nil {
@@ -60,12 +57,11 @@ func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow
 	if !common.IsHexAddress(sp.Address) {
 		return paymentRequest{}, commands.ErrSplitRequired
 	}
-	amount, err := s.requiredAmount(ctx, st, token)
+	req, err := s.requiredAmount(ctx, st, token)
 	if err != nil {
 		return paymentRequest{}, err
 	}
-	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(tok.Decimals)), nil)
-	units := money.RoundHalfUpInt(amount.Mul(amount, new(big.Rat).SetInt(scale)))
+	units := req.Units(tok.Decimals)
 	recipient := common.HexToAddress(sp.Address).Hex()
 	chainID := s.cfg.PaymentChain.ChainID
 	var uri string
@@ -79,41 +75,36 @@ func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow
 		ChainID: chainID, URI: uri}, nil
 }
 
-// requiredAmount is the amount in token units the verifier requires (see paymentRequestOf).
-func (s *Server) requiredAmount(ctx context.Context, st receipt.State, token string) (*big.Rat, error) {
-	if slices.Contains(stableTokens, token) {
-		usd := new(big.Rat).SetFrac64(int64(st.Receipt.Total), 100)
-		if st.Receipt.Currency == "EUR" {
-			r, ok := new(big.Rat).SetString(st.EURUSDRate)
-			if !ok || r.Sign() <= 0 {
-				return nil, InvalidInput("the receipt is in EUR: quote it first (POST /api/portal/{id}/quote)")
-			}
-			usd.Mul(usd, r)
-		}
-		return usd, nil
-	}
-	evs, err := commands.ReadReceiptEvents(ctx, s.events, st.Receipt.ReceiptID)
-	if err != nil {
-		return nil, err
-	}
-	latest := ""
-	for _, re := range evs {
-		if re.Type != receipt.EventTokenQuoted {
-			continue
-		}
-		ev, err := receipt.Decode(re.Type, re.Data)
+// requiredAmount is what the verifier requires of a payment of st in token
+// (receipt.RequiredAmount), the latest quote read from the receipt's events for a quoted token.
+func (s *Server) requiredAmount(ctx context.Context, st receipt.State, token string) (receipt.Required, error) {
+	quoted := ""
+	if !receipt.IsStable(token) {
+		evs, err := commands.ReadReceiptEvents(ctx, s.events, st.Receipt.ReceiptID)
 		if err != nil {
-			return nil, err
+			return receipt.Required{}, err
 		}
-		if q, ok := ev.(receipt.TokenQuoted); ok && strings.EqualFold(q.Token, token) {
-			latest = q.Amount
+		decoded := make([]receipt.Event, 0, len(evs))
+		for _, re := range evs {
+			if re.Type != receipt.EventTokenQuoted {
+				continue
+			}
+			ev, err := receipt.Decode(re.Type, re.Data)
+			if err != nil {
+				return receipt.Required{}, err
+			}
+			decoded = append(decoded, ev)
 		}
+		quoted = receipt.LatestQuote(decoded, token)
 	}
-	amount, ok := new(big.Rat).SetString(latest)
-	if !ok || amount.Sign() <= 0 {
-		return nil, InvalidInput("no quote in " + token + " yet: quote it first (POST /api/portal/{id}/quote)")
+	req, err := receipt.RequiredAmount(st, token, quoted)
+	switch {
+	case errors.Is(err, receipt.ErrNoEURRate):
+		return req, InvalidInput("the receipt is in EUR: quote it first (POST /api/portal/{id}/quote)")
+	case errors.Is(err, receipt.ErrNoQuote):
+		return req, InvalidInput("no quote in " + token + " yet: quote it first (POST /api/portal/{id}/quote)")
 	}
-	return amount, nil
+	return req, err
 }
 
 // unitsString renders base units as a decimal in token units without trailing zeros.

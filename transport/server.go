@@ -18,6 +18,7 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/transport/dashboard"
 	"github.com/payledger/payledger/transport/page"
 )
@@ -82,8 +83,8 @@ type Deps struct {
 	// SplitChain is the chain split deployment checks and deploys on (nil: no chain configured,
 	// splitAddress required); SplitOperator signs from CHAIN_OPERATOR_KEY (nil: none, nothing is
 	// deployed).
-	SplitChain    commands.SplitChain
-	SplitOperator *commands.OperatorSender
+	SplitChain    settlement.SplitChain
+	SplitOperator *settlement.OperatorSender
 
 	Outbox   Outbox
 	Webhooks WebhookSender

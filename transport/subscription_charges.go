@@ -6,12 +6,13 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/settlement"
 )
 
 // subscriptionChargeRoutes are the internal charging routes (x-cron-secret): one charge, and
 // every due subscription (the daily cron). Without a charger (no chain, operator key, manager or
 // USDC) both answer 503 subscriptions_not_configured.
-func (s *Server) subscriptionChargeRoutes(charger *commands.ChargeSubscriptionsHandler) {
+func (s *Server) subscriptionChargeRoutes(charger *settlement.ChargeSubscriptionsHandler) {
 	s.handle(http.MethodPost, "/api/subscriptions/charge", Policy{Access: Cron}, func(c echo.Context) error {
 		var b struct {
 			SubscriptionID string `json:"subscriptionId"`
@@ -25,7 +26,7 @@ func (s *Server) subscriptionChargeRoutes(charger *commands.ChargeSubscriptionsH
 		if charger == nil {
 			return commands.ErrSubscriptionsNotSetUp
 		}
-		res, err := charger.Handle(c.Request().Context(), commands.ChargeSubscription{ID: b.SubscriptionID, Meta: s.metadata(c, "cron")})
+		res, err := charger.Handle(c.Request().Context(), settlement.ChargeSubscription{ID: b.SubscriptionID, Meta: s.metadata(c, "cron")})
 		if err != nil {
 			return err
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/webhooks"
 )
 
@@ -56,7 +57,7 @@ func TestChargeRoutesAuth(t *testing.T) {
 
 // late lets a test give the charger its database after the env made it.
 type late struct {
-	commands.ChargeLedger
+	settlement.ChargeLedger
 	due   *readmodels.Subscriptions
 	hooks *readmodels.SubscriptionWebhooks
 }
@@ -92,7 +93,7 @@ func TestCronChargeSubscriptions(t *testing.T) {
 	var store *postgres.Store
 	e := newEnv(t, func(d *Deps) {
 		store = d.Events.(*postgres.Store)
-		h := commands.NewChargeSubscriptionsHandler(d.Events, op, db, db, commands.NewSplits(d.Events), time.Now)
+		h := settlement.NewChargeSubscriptionsHandler(d.Events, op, db, db, commands.NewSplits(d.Events), time.Now)
 		h.Poll = 50 * time.Millisecond
 		h.Notify = db
 		d.SubscriptionChain = SubscriptionChain{Signer: chain.SpendPermissions{ChainID: chain.DevChainID, Manager: dev.SpendPermissionManager.Hex()},
@@ -114,8 +115,8 @@ func TestCronChargeSubscriptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deploy := commands.NewDeploySplitHandler(commands.NewConfigureSplitHandler(store, testPlatform, time.Now), splitOp,
-		commands.NewOperatorSender(splitOp, readmodels.NewOperatorTransactions(e.pool)))
+	deploy := settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(store, testPlatform, time.Now), splitOp,
+		settlement.NewOperatorSender(splitOp, readmodels.NewOperatorTransactions(e.pool)))
 	if _, err := deploy.Handle(ctx, commands.ConfigureMerchantSplit{Merchant: m.wallet}); err != nil {
 		t.Fatal(err)
 	}

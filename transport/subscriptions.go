@@ -12,6 +12,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 )
 
 // SubscriptionLists reads the subscriptions read model for the customer and merchant lists.
@@ -31,7 +32,7 @@ type SubscriptionChain struct {
 	Operator string                    // the spender every permission must name
 	USDC     string                    // the token every permission must name
 	// Charger charges subscriptions (nil: the charging routes answer 503).
-	Charger *commands.ChargeSubscriptionsHandler
+	Charger *settlement.ChargeSubscriptionsHandler
 }
 
 // planLookup gives the create command the plans of the plan store.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/tax"
 )
 
 type componentView struct {
@@ -24,7 +24,7 @@ type jurisdictionView struct {
 func (s *Server) taxCatalog(c echo.Context) error {
 	filter := strings.ToUpper(strings.TrimSpace(c.QueryParam("jurisdiction")))
 	out := []jurisdictionView{}
-	for _, j := range commands.TaxCatalog() {
+	for _, j := range tax.All() {
 		if filter != "" && j.Code != strings.TrimPrefix(filter, "EU-") {
 			continue
 		}

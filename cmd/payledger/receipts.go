@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/readmodels"
 )
 
 // errChainBroken makes `receipts history` exit non-zero when the hash chain does not hold.
@@ -33,7 +34,7 @@ func receiptsCommand(ctx context.Context, cfg config, log zerolog.Logger, args [
 	if len(events) == 0 {
 		return fmt.Errorf("receipt %q not found", args[1])
 	}
-	view := commands.NewHistory(args[1], events)
+	view := readmodels.NewHistory(args[1], events)
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(view); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/transport"
 	"github.com/payledger/payledger/transport/onramp"
 	"github.com/payledger/payledger/webhooks"
@@ -31,8 +32,8 @@ type services struct {
 	pool  *pgxpool.Pool
 	store eventstore.Store
 
-	splitOps    commands.SplitChain
-	splitSender *commands.OperatorSender
+	splitOps    settlement.SplitChain
+	splitSender *settlement.OperatorSender
 
 	webhookKeys *readmodels.WebhookKeys
 	outbox      *readmodels.Outbox

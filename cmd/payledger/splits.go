@@ -12,6 +12,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 )
 
 // distributeInterval is the pace of split distribution: a release sent in one pass is recorded
@@ -25,7 +26,7 @@ const distributeInterval = 2 * time.Second
 // nonces never collide. A node that did not answer at start (rpc nil) gets an operator over a
 // chain.LateBackend: until splitDistributor's background dial connects it, deployments answer
 // 503 chain_unavailable and nothing is released; then both work, without a restart.
-func splitChain(cfg config, rpc *chain.RPC, pool *pgxpool.Pool, log zerolog.Logger) (commands.SplitChain, *commands.OperatorSender, error) {
+func splitChain(cfg config, rpc *chain.RPC, pool *pgxpool.Pool, log zerolog.Logger) (settlement.SplitChain, *settlement.OperatorSender, error) {
 	if cfg.EthRPCURL == "" {
 		return nil, nil, nil
 	}
@@ -42,13 +43,13 @@ func splitChain(cfg config, rpc *chain.RPC, pool *pgxpool.Pool, log zerolog.Logg
 		return op, nil, nil
 	}
 	log.Info().Str("operator", op.Sender()).Bool("connected", rpc != nil).Msg("split operator ready")
-	return op, commands.NewOperatorSender(op, readmodels.NewOperatorTransactions(pool)), nil
+	return op, settlement.NewOperatorSender(op, readmodels.NewOperatorTransactions(pool)), nil
 }
 
 // splitDistributor is the background worker that connects a node unreachable at start (see
 // splitChain) and releases the splits of paid receipts. Every instance may run it: a receipt is
 // covered once per payee and nonces are unique per sender.
-func splitDistributor(cfg config, store eventstore.Store, receipts *readmodels.Receipts, ops commands.SplitChain, sender *commands.OperatorSender, log zerolog.Logger) worker {
+func splitDistributor(cfg config, store eventstore.Store, receipts *readmodels.Receipts, ops settlement.SplitChain, sender *settlement.OperatorSender, log zerolog.Logger) worker {
 	return workerFunc(func(ctx context.Context) error {
 		if op, ok := ops.(*chain.Operator); ok {
 			if late, ok := op.Backend().(*chain.LateBackend); ok && !late.Connected() {
@@ -64,7 +65,7 @@ func splitDistributor(cfg config, store eventstore.Store, receipts *readmodels.R
 		if sender == nil {
 			return nil
 		}
-		h := commands.NewDistributeSplitsHandler(store, commands.NewSplits(store), receipts, sender, time.Now)
+		h := settlement.NewDistributeSplitsHandler(store, commands.NewSplits(store), receipts, sender, time.Now)
 		return h.Run(ctx, distributeInterval, log)
 	})
 }

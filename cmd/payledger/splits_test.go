@@ -20,6 +20,7 @@ import (
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 )
 
 // TestSplitsEnabledWhenTheNodeAnswersLate: ETH_RPC_URL does not answer at serve's start; split
@@ -43,9 +44,9 @@ func TestSplitsEnabledWhenTheNodeAnswersLate(t *testing.T) {
 	if err != nil || ops == nil || sender == nil {
 		t.Fatalf("splitChain without the node: %v %v %v", ops, sender, err)
 	}
-	deploy := commands.NewDeploySplitHandler(commands.NewConfigureSplitHandler(store, newWalletAddr(t), time.Now), ops, sender)
+	deploy := settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(store, newWalletAddr(t), time.Now), ops, sender)
 	merchant := newWalletAddr(t)
-	if _, err := deploy.Handle(ctx, commands.ConfigureMerchantSplit{Merchant: merchant}); !errors.Is(err, commands.ErrChainUnavailable) {
+	if _, err := deploy.Handle(ctx, commands.ConfigureMerchantSplit{Merchant: merchant}); !errors.Is(err, settlement.ErrChainUnavailable) {
 		t.Fatalf("deploy before the node answers: %v; want chain_unavailable", err)
 	}
 	var wg sync.WaitGroup
@@ -66,7 +67,7 @@ func TestSplitsEnabledWhenTheNodeAnswersLate(t *testing.T) {
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, commands.ErrChainUnavailable) || time.Now().After(deadline) {
+		if !errors.Is(err, settlement.ErrChainUnavailable) || time.Now().After(deadline) {
 			t.Fatalf("deploy after the node came up: %v", err)
 		}
 		time.Sleep(200 * time.Millisecond)

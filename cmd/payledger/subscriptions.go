@@ -13,6 +13,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/transport"
 	"github.com/payledger/payledger/webhooks"
 )
@@ -41,7 +42,7 @@ func subscriptionChain(cfg config, log zerolog.Logger) transport.SubscriptionCha
 
 // subscriptionCharger charges subscriptions when the chain is connected and subscriptions are
 // configured (sc.Operator set); else nil (the charging routes answer 503, no ticker).
-func subscriptionCharger(cfg config, sc transport.SubscriptionChain, rpc *chain.RPC, pool *pgxpool.Pool, store eventstore.Store, log zerolog.Logger) *commands.ChargeSubscriptionsHandler {
+func subscriptionCharger(cfg config, sc transport.SubscriptionChain, rpc *chain.RPC, pool *pgxpool.Pool, store eventstore.Store, log zerolog.Logger) *settlement.ChargeSubscriptionsHandler {
 	if rpc == nil || sc.Operator == "" {
 		return nil
 	}
@@ -50,7 +51,7 @@ func subscriptionCharger(cfg config, sc transport.SubscriptionChain, rpc *chain.
 		log.Warn().Err(err).Msg("subscription charging is not configured")
 		return nil
 	}
-	h := commands.NewChargeSubscriptionsHandler(store, op, readmodels.NewSubscriptionCharges(pool), readmodels.NewSubscriptions(pool),
+	h := settlement.NewChargeSubscriptionsHandler(store, op, readmodels.NewSubscriptionCharges(pool), readmodels.NewSubscriptions(pool),
 		commands.NewSplits(store), time.Now)
 	h.Log = log
 	h.Notify = readmodels.NewSubscriptionWebhooks(pool)
@@ -61,7 +62,7 @@ func subscriptionCharger(cfg config, sc transport.SubscriptionChain, rpc *chain.
 // projector only (other instances stand by; the claims keep even two runs apart); between daily
 // runs it recovers charges left open by a crash every 5 minutes. On every instance, the charge
 // webhooks queued are sent every 2 seconds.
-func subscriptionTicker(h *commands.ChargeSubscriptionsHandler, leader interface{ Leader() bool }, pool *pgxpool.Pool,
+func subscriptionTicker(h *settlement.ChargeSubscriptionsHandler, leader interface{ Leader() bool }, pool *pgxpool.Pool,
 	keys *readmodels.WebhookKeys, via *webhooks.Dispatcher, log zerolog.Logger) worker {
 	return workerFunc(func(ctx context.Context) error {
 		if h == nil {

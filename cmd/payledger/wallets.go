@@ -11,6 +11,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 )
 
 // Pace of the wallet verifier: the chain is read every verifyInterval (the development chain
@@ -61,7 +62,7 @@ func walletVerifier(cfg config, rpc *chain.RPC, store eventstore.Store, receipts
 			defer rpc.Close()
 			log.Info().Msg("chain connected")
 		}
-		v := commands.NewVerifyWalletPaymentsHandler(store, receipts, commands.NewSplits(store),
+		v := settlement.NewVerifyWalletPaymentsHandler(store, receipts, commands.NewSplits(store),
 			chain.NewPaymentWatcher(rpc, cfg.ChainTokens, cfg.ChainConfirmations), time.Now)
 		return v.Run(ctx, verifyInterval, verifyRefresh, log)
 	})

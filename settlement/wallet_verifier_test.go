@@ -1,4 +1,4 @@
-package commands_test
+package settlement_test
 
 import (
 	"context"
@@ -28,11 +28,12 @@ import (
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 )
 
 var (
-	_ commands.WalletPaymentReads = (*readmodels.Receipts)(nil)
-	_ commands.TransactionClaims  = (*readmodels.Receipts)(nil)
+	_ settlement.WalletPaymentReads = (*readmodels.Receipts)(nil)
+	_ commands.TransactionClaims    = (*readmodels.Receipts)(nil)
 )
 
 // walletEnv is a simulated chain (real EVM, served over HTTP JSON-RPC) with a 6-decimal USDC, a
@@ -149,13 +150,13 @@ func (e *walletEnv) visible(pos eventstore.Position) {
 	}
 }
 
-func (e *walletEnv) verifier(c chain.Client) *commands.VerifyWalletPaymentsHandler {
-	return commands.NewVerifyWalletPaymentsHandler(e.store, e.receipts, commands.NewSplits(e.store),
+func (e *walletEnv) verifier(c chain.Client) *settlement.VerifyWalletPaymentsHandler {
+	return settlement.NewVerifyWalletPaymentsHandler(e.store, e.receipts, commands.NewSplits(e.store),
 		chain.NewPaymentWatcher(c, []chain.Token{e.usdc}, 2), time.Now)
 }
 
 // pass runs one verifier pass and makes its changes visible.
-func (e *walletEnv) pass(v *commands.VerifyWalletPaymentsHandler) commands.VerifiedWalletPayments {
+func (e *walletEnv) pass(v *settlement.VerifyWalletPaymentsHandler) settlement.VerifiedWalletPayments {
 	e.t.Helper()
 	out, err := v.Handle(e.ctx)
 	if err != nil {
@@ -364,7 +365,7 @@ func TestVerifyWalletPaymentTwoInstances(t *testing.T) {
 	e.b.Commit()
 	e.b.Commit()
 	var wg sync.WaitGroup
-	for _, v := range []*commands.VerifyWalletPaymentsHandler{a, b} {
+	for _, v := range []*settlement.VerifyWalletPaymentsHandler{a, b} {
 		wg.Go(func() {
 			if _, err := v.Handle(e.ctx); err != nil {
 				t.Error(err)
@@ -474,7 +475,7 @@ func TestVerifyWalletPaymentReorgAfterTheDepth(t *testing.T) {
 func TestVerifyWalletPaymentReorgFlagOutlivesADownStore(t *testing.T) {
 	e := newWalletEnv(t)
 	store := &switchedStore{Store: e.store}
-	v := commands.NewVerifyWalletPaymentsHandler(store, e.receipts, commands.NewSplits(e.store),
+	v := settlement.NewVerifyWalletPaymentsHandler(store, e.receipts, commands.NewSplits(e.store),
 		chain.NewPaymentWatcher(e.rpc, []chain.Token{e.usdc}, 2), time.Now)
 	id, _, _ := e.paidThenReorgedAway(v)
 	store.down.Store(true)
@@ -535,7 +536,7 @@ func (s *switchedStore) Append(ctx context.Context, stream string, expected even
 // paidThenReorgedAway pays a new receipt of 7 USD in USDC, lets verifier v confirm it at depth 2,
 // then forks the chain from before the paying block, which drops the transaction. It returns the
 // receipt, the signed transaction (to mine again) and the replaced paying block.
-func (e *walletEnv) paidThenReorgedAway(v *commands.VerifyWalletPaymentsHandler) (string, *types.Transaction, common.Hash) {
+func (e *walletEnv) paidThenReorgedAway(v *settlement.VerifyWalletPaymentsHandler) (string, *types.Transaction, common.Hash) {
 	e.t.Helper()
 	parent, err := e.b.Client().HeaderByNumber(e.ctx, nil)
 	if err != nil {
@@ -574,9 +575,9 @@ func (e *walletEnv) notDistributable(id string) {
 // distributable reports whether receipt id is in the distributor's list (PaidReceipts).
 func (e *walletEnv) distributable(id string) bool {
 	e.t.Helper()
-	list, err := e.receipts.PaidReceipts(e.ctx, commands.PaidCursor{}, 1000)
+	list, err := e.receipts.PaidReceipts(e.ctx, settlement.PaidCursor{}, 1000)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return slices.ContainsFunc(list, func(p commands.PaidReceipt) bool { return p.ReceiptID == id })
+	return slices.ContainsFunc(list, func(p settlement.PaidReceipt) bool { return p.ReceiptID == id })
 }

@@ -1,4 +1,4 @@
-package commands
+package settlement
 
 // The phases of a charging wave (ChargeSubscriptionsHandler.run): the checks, then approvals,
 // spends and transfers, each estimated, signed at consecutive nonces, recorded, broadcast and

@@ -1,4 +1,4 @@
-package commands_test
+package settlement_test
 
 import (
 	"bytes"
@@ -14,8 +14,8 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/settlement"
 )
 
 // rpcCounter counts the HTTP round trips to the node and the JSON-RPC requests in them (a batch
@@ -96,7 +96,7 @@ func BenchmarkCronCharge1000(b *testing.B) {
 		b.ReportMetric(float64(counter.trips.Load()-trips)/n, "roundtrips/charge")
 		b.ReportMetric(float64(counter.requests.Load()-requests)/n, "rpcrequests/charge")
 		b.Logf("%d charges in %s (%.0f/s); %d round trips, %d JSON-RPC requests; %s", n, elapsed.Round(time.Millisecond),
-			float64(n)/elapsed.Seconds(), counter.trips.Load()-trips, counter.requests.Load()-requests, commands.ResultCharged)
+			float64(n)/elapsed.Seconds(), counter.trips.Load()-trips, counter.requests.Load()-requests, settlement.ResultCharged)
 		rc.Close()
 	}
 }

@@ -1,4 +1,4 @@
-package commands_test
+package settlement_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 )
 
 // generated creates a USD receipt of total for merchant, waiting for nothing.
@@ -67,9 +68,9 @@ func TestTwoInstancesVerifyAndDistribute(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(rpc.Close)
-		v := commands.NewVerifyWalletPaymentsHandler(e.store, readmodels.NewReceipts(e.pool), commands.NewSplits(e.store),
+		v := settlement.NewVerifyWalletPaymentsHandler(e.store, readmodels.NewReceipts(e.pool), commands.NewSplits(e.store),
 			chain.NewPaymentWatcher(rpc, e.dev.Tokens, 2), time.Now)
-		d := e.distributor(commands.NewOperatorSender(e.op, readmodels.NewOperatorTransactions(e.pool)))
+		d := e.distributor(settlement.NewOperatorSender(e.op, readmodels.NewOperatorTransactions(e.pool)))
 		wg.Go(func() { _ = v.Run(ctx, 100*time.Millisecond, 200*time.Millisecond, zerolog.Nop()) })
 		wg.Go(func() {
 			for ctx.Err() == nil {

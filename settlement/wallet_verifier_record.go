@@ -1,12 +1,10 @@
-package commands
+package settlement
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
 
-	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore"
 )
 
@@ -36,7 +34,7 @@ type verdict struct {
 // with that version as expectation; a conflict (another writer in between), or a state that does
 // not fold or decide, is recorded again through the per-receipt path (record), which reloads.
 // Without one, each verdict is recorded through record, recordConcurrency at a time.
-func (h *VerifyWalletPaymentsHandler) recordAll(ctx context.Context, vs []verdict, done func(verdict, ReceiptChange, error)) {
+func (h *VerifyWalletPaymentsHandler) recordAll(ctx context.Context, vs []verdict, done func(verdict, commands.ReceiptChange, error)) {
 	slow := func(x verdict) {
 		change, err := h.record(ctx, x.p, x.v)
 		done(x, change, err)
@@ -61,7 +59,7 @@ func (h *VerifyWalletPaymentsHandler) recordAll(ctx context.Context, vs []verdic
 		vs = vs[len(chunk):]
 		ids := make([]string, len(chunk))
 		for i, x := range chunk {
-			ids[i] = ReceiptStream(x.p.ReceiptID)
+			ids[i] = commands.ReceiptStream(x.p.ReceiptID)
 		}
 		read, err := reader.ReadStreams(ctx, ids)
 		for i, x := range chunk {
@@ -72,51 +70,26 @@ func (h *VerifyWalletPaymentsHandler) recordAll(ctx context.Context, vs []verdic
 					slow(x)
 					return
 				}
-				change, ok, err := h.recordRead(ctx, x, ids[i], read[ids[i]])
+				change, ok := h.recordRead(ctx, x, read[ids[i]])
 				if !ok {
 					slow(x)
 					return
 				}
-				done(x, change, err)
+				done(x, change, nil)
 			})
 		}
 	}
 	wg.Wait()
 }
 
-// recordRead records x on the receipt whose events were read as evs. ok is false when x must go
-// through record instead (the events do not fold, the decision fails, or the receipt changed
-// since the read).
-func (h *VerifyWalletPaymentsHandler) recordRead(ctx context.Context, x verdict, stream string, evs []eventstore.RecordedEvent) (ReceiptChange, bool, error) {
-	var st receipt.State
-	var version uint64
-	for _, e := range evs {
-		var err error
-		if st, err = receiptAggregate.Apply(st, e); err != nil {
-			return ReceiptChange{}, false, nil
-		}
-		version = e.Version
-	}
-	if !st.Exists {
-		return ReceiptChange{}, false, nil
-	}
-	decided, err := h.decide(x.p, x.v)(st)
+// recordRead records x on the receipt whose events were read as evs, through the pipeline's
+// batch form (commands.ChangeReceiptRead). ok is false when x must go through record instead,
+// which reloads (the events do not fold, the decision fails, the receipt changed since the read,
+// or the append failed).
+func (h *VerifyWalletPaymentsHandler) recordRead(ctx context.Context, x verdict, evs []eventstore.RecordedEvent) (commands.ReceiptChange, bool) {
+	_, res, err := commands.ChangeReceiptRead(ctx, h.store, x.p.ReceiptID, evs, chainMeta, h.decide(x.p, x.v))
 	if err != nil {
-		return ReceiptChange{}, false, nil
+		return commands.ReceiptChange{}, false
 	}
-	if len(decided) == 0 {
-		return ReceiptChange{ReceiptID: x.p.ReceiptID, Result: eventstore.AppendResult{Version: version}}, true, nil
-	}
-	events, err := receiptEvents(decided, chainMeta)
-	if err != nil {
-		return ReceiptChange{}, false, nil
-	}
-	res, err := h.store.Append(ctx, stream, eventstore.Exact(version), events...)
-	if errors.Is(err, eventstore.ErrWrongExpectedVersion) {
-		return ReceiptChange{}, false, nil
-	}
-	if err != nil {
-		return ReceiptChange{}, true, fmt.Errorf("wallet payment of %s: recording its verdict: %w", x.p.ReceiptID, err)
-	}
-	return ReceiptChange{ReceiptID: x.p.ReceiptID, Result: res}, true, nil
+	return commands.ReceiptChange{ReceiptID: x.p.ReceiptID, Result: res}, true
 }

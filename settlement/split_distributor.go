@@ -1,4 +1,4 @@
-package commands
+package settlement
 
 import (
 	"context"
@@ -8,8 +8,10 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/domain/split"
+	"github.com/payledger/payledger/eventstore"
 )
 
 // PaidReceipt is a receipt that is paid and not reconciled yet: the distributor's work.
@@ -45,7 +47,7 @@ const distributeBatch = 500
 type Distributed struct {
 	Settled    int // operator transactions found mined
 	Releases   int // release transactions sent
-	Reconciled []ReceiptChange
+	Reconciled []commands.ReceiptChange
 }
 
 // DistributeSplitsHandler pays the payees of paid receipts from their merchant's split contract:
@@ -55,8 +57,8 @@ type Distributed struct {
 // and is reconciled. A receipt is covered at most once per payee (the ledger's claim), so two
 // distributors on one database, or a restart after a crash, never release twice for it.
 type DistributeSplitsHandler struct {
-	store    Store
-	splits   *Splits
+	store    commands.Store
+	splits   *commands.Splits
 	paid     PaidReceipts
 	sender   *OperatorSender // nil: no operator key, receipts stay paid
 	now      func() time.Time
@@ -67,9 +69,9 @@ type DistributeSplitsHandler struct {
 
 // NewDistributeSplitsHandler returns the handler; sender nil means no operator key (a pass does
 // nothing). It panics on another nil dependency.
-func NewDistributeSplitsHandler(store Store, splits *Splits, paid PaidReceipts, sender *OperatorSender, now func() time.Time) *DistributeSplitsHandler {
+func NewDistributeSplitsHandler(store commands.Store, splits *commands.Splits, paid PaidReceipts, sender *OperatorSender, now func() time.Time) *DistributeSplitsHandler {
 	if store == nil || splits == nil || paid == nil || now == nil {
-		panic("commands.NewDistributeSplitsHandler: nil dependency")
+		panic("settlement.NewDistributeSplitsHandler: nil dependency")
 	}
 	return &DistributeSplitsHandler{store: store, splits: splits, paid: paid, sender: sender, now: now, contract: deployedSplits{},
 		batch: distributeBatch}
@@ -280,12 +282,12 @@ func (h *DistributeSplitsHandler) release(ctx context.Context, g *distGroup, cov
 
 // reconcile records SplitDistributed on a receipt once every payee of its split is covered by a
 // mined release or had nothing due.
-func (h *DistributeSplitsHandler) reconcile(ctx context.Context, id string, g *distGroup, covers map[string]Cover) (ReceiptChange, bool, error) {
+func (h *DistributeSplitsHandler) reconcile(ctx context.Context, id string, g *distGroup, covers map[string]Cover) (commands.ReceiptChange, bool, error) {
 	d := receipt.SplitDistributed{Token: g.symbol, At: h.now().UnixMilli()}
 	for _, p := range g.recipients {
 		cv, ok := covers[p.Address]
 		if !ok || (cv.Hash != "" && cv.Status != TxMined) {
-			return ReceiptChange{}, false, nil
+			return commands.ReceiptChange{}, false, nil
 		}
 		amount := cv.Amount
 		if cv.Hash == "" {
@@ -298,18 +300,18 @@ func (h *DistributeSplitsHandler) reconcile(ctx context.Context, id string, g *d
 	if len(d.TransactionHashes) > 0 {
 		d.TransactionHash = d.TransactionHashes[0]
 	}
-	meta := Metadata{Actor: "distributor", Source: "split distribution"}
-	st, res, err := ChangeReceipt(ctx, h.store, id, meta, func(s receipt.State) ([]receipt.Event, error) {
+	meta := eventstore.Metadata{Actor: "distributor", Source: "split distribution"}
+	st, res, err := commands.ChangeReceipt(ctx, h.store, id, meta, func(s receipt.State) ([]receipt.Event, error) {
 		if s.Status != receipt.StatusPaid { // refunded or reconciled meanwhile: nothing to record
 			return nil, nil
 		}
 		return receipt.DistributeSplit(s, d)
 	})
 	if errors.Is(err, receipt.ErrWithdrawn) { // flagged by a deep reorg since the list was read: waits for its restoration
-		return ReceiptChange{}, false, nil
+		return commands.ReceiptChange{}, false, nil
 	}
 	if err != nil {
-		return ReceiptChange{}, false, fmt.Errorf("receipt %s: %w", id, err)
+		return commands.ReceiptChange{}, false, fmt.Errorf("receipt %s: %w", id, err)
 	}
-	return ReceiptChange{ReceiptID: id, Result: res}, st.Status == receipt.StatusReconciled && res.Position != (Position{}), nil
+	return commands.ReceiptChange{ReceiptID: id, Result: res}, st.Status == receipt.StatusReconciled && res.Position != (eventstore.Position{}), nil
 }

@@ -1,4 +1,4 @@
-package commands
+package settlement
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/split"
 )
 
@@ -16,7 +17,7 @@ import (
 // an address is deployed from the operator account first, and a given address must hold code.
 // Without a chain it is ConfigureSplitHandler, as before.
 type DeploySplitHandler struct {
-	configure *ConfigureSplitHandler
+	configure *commands.ConfigureSplitHandler
 	sender    *OperatorSender // nil: no chain or no operator key
 	chain     SplitChain      // nil: no chain configured
 	wait      time.Duration   // how long a deployment may take to be mined
@@ -27,9 +28,9 @@ type DeploySplitHandler struct {
 // NewDeploySplitHandler returns the handler. chain nil: no chain is configured (the address is
 // required and not checked); sender nil: no operator key (nothing is deployed). It panics on a
 // nil configure.
-func NewDeploySplitHandler(configure *ConfigureSplitHandler, chain SplitChain, sender *OperatorSender) *DeploySplitHandler {
+func NewDeploySplitHandler(configure *commands.ConfigureSplitHandler, chain SplitChain, sender *OperatorSender) *DeploySplitHandler {
 	if configure == nil {
-		panic("commands.NewDeploySplitHandler: nil dependency")
+		panic("settlement.NewDeploySplitHandler: nil dependency")
 	}
 	return &DeploySplitHandler{configure: configure, chain: chain, sender: sender, wait: 2 * time.Minute, poll: 200 * time.Millisecond}
 }
@@ -37,14 +38,14 @@ func NewDeploySplitHandler(configure *ConfigureSplitHandler, chain SplitChain, s
 // Handle configures the split, deploying its contract when no address is given and an operator
 // key is configured. Errors: ConfigureSplitHandler's; Invalid when the given address holds no
 // code; ErrChainUnavailable when the chain does not answer or the deployment is not mined in time.
-func (h *DeploySplitHandler) Handle(ctx context.Context, cmd ConfigureMerchantSplit) (SplitResult, error) {
+func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureMerchantSplit) (commands.SplitResult, error) {
 	if h.chain != nil && cmd.Address != "" && splitAddressShape(cmd.Address) {
 		ok, err := h.chain.HasCode(ctx, cmd.Address)
 		if err != nil {
-			return SplitResult{}, fmt.Errorf("%w: %v", ErrChainUnavailable, err)
+			return commands.SplitResult{}, fmt.Errorf("%w: %v", ErrChainUnavailable, err)
 		}
 		if !ok {
-			return SplitResult{}, Invalidf("splitAddress %s holds no contract on this chain", cmd.Address)
+			return commands.SplitResult{}, commands.Invalidf("splitAddress %s holds no contract on this chain", cmd.Address)
 		}
 	}
 	if cmd.Address != "" || h.sender == nil {
@@ -52,38 +53,38 @@ func (h *DeploySplitHandler) Handle(ctx context.Context, cmd ConfigureMerchantSp
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	existing, err := LoadSplit(ctx, h.configure.store, cmd.Merchant)
+	existing, err := h.configure.Current(ctx, cmd.Merchant)
 	if err != nil {
-		return SplitResult{}, err
+		return commands.SplitResult{}, err
 	}
 	if existing.Configured {
-		return SplitResult{State: existing, Idempotent: true}, nil
+		return commands.SplitResult{State: existing, Idempotent: true}, nil
 	}
 	// The rules first (a placeholder address): an invalid split is never deployed.
 	probe := cmd
 	probe.Address = "0x" + strings.Repeat("0", 40)
 	recipients, err := h.recipients(probe)
 	if err != nil {
-		return SplitResult{}, err
+		return commands.SplitResult{}, err
 	}
 	addr, err := h.deploy(ctx, recipients)
 	if err != nil {
-		return SplitResult{}, err
+		return commands.SplitResult{}, err
 	}
 	cmd.Address, cmd.Recipients = addr, &recipients
 	return h.configure.Handle(ctx, cmd)
 }
 
 // ErrChainUnavailable: the chain did not answer, or a transaction was not mined in time.
-var ErrChainUnavailable = &Refusal{Kind: KindUnavailable, Code: "chain_unavailable", Message: "The chain did not answer; try again"}
+var ErrChainUnavailable = &commands.Refusal{Kind: commands.KindUnavailable, Code: "chain_unavailable", Message: "The chain did not answer; try again"}
 
 var splitAddressRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 
 func splitAddressShape(a string) bool { return splitAddressRE.MatchString(a) }
 
 // recipients decides the split with a placeholder address and returns its recipients.
-func (h *DeploySplitHandler) recipients(cmd ConfigureMerchantSplit) ([]SplitRecipient, error) {
-	c := split.Configure{Merchant: cmd.Merchant, Address: cmd.Address, Platform: h.configure.platform}
+func (h *DeploySplitHandler) recipients(cmd commands.ConfigureMerchantSplit) ([]commands.SplitRecipient, error) {
+	c := split.Configure{Merchant: cmd.Merchant, Address: cmd.Address, Platform: h.configure.Platform()}
 	if cmd.Recipients != nil {
 		c.Recipients = *cmd.Recipients
 		if c.Recipients == nil {
@@ -93,9 +94,9 @@ func (h *DeploySplitHandler) recipients(cmd ConfigureMerchantSplit) ([]SplitReci
 	evs, err := split.Decide(split.State{}, c, time.Time{})
 	switch {
 	case errors.Is(err, split.ErrPlatformNotConfigured):
-		return nil, ErrPlatformRecipient
+		return nil, commands.ErrPlatformRecipient
 	case errors.Is(err, split.ErrInvalid):
-		return nil, Invalid(err.Error())
+		return nil, commands.Invalid(err.Error())
 	case err != nil:
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func (h *DeploySplitHandler) recipients(cmd ConfigureMerchantSplit) ([]SplitReci
 }
 
 // deploy signs, records and sends the deployment, then waits for it to be mined.
-func (h *DeploySplitHandler) deploy(ctx context.Context, rs []SplitRecipient) (string, error) {
+func (h *DeploySplitHandler) deploy(ctx context.Context, rs []commands.SplitRecipient) (string, error) {
 	payees, shares := make([]string, len(rs)), make([]int, len(rs))
 	for i, r := range rs {
 		payees[i], shares[i] = r.Address, r.SharesBps

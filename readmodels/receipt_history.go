@@ -1,10 +1,11 @@
-package commands
+package readmodels
 
 import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
 
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -12,19 +13,21 @@ import (
 // The audit query: a receipt's whole event history, each event with its hash link, and the check
 // of the chain (GET /api/receipts/{id}/events, payledger receipts history).
 
-// ReceiptHistory returns receipt id's history for its merchant. Errors: ErrReceiptNotFound (also
-// for another merchant's receipt), wrapped store errors.
-func ReceiptHistory(ctx context.Context, store Store, id, merchant string) (History, error) {
-	events, err := ReadReceiptEvents(ctx, store, id)
+// It is read from the event store itself, not from a table: the history is the events.
+
+// ReceiptHistory returns receipt id's history for its merchant. Errors:
+// commands.ErrReceiptNotFound (also for another merchant's receipt), wrapped store errors.
+func ReceiptHistory(ctx context.Context, store commands.Store, id, merchant string) (History, error) {
+	events, err := commands.ReadReceiptEvents(ctx, store, id)
 	if err != nil {
 		return History{}, err
 	}
 	if len(events) == 0 {
-		return History{}, ErrReceiptNotFound
+		return History{}, commands.ErrReceiptNotFound
 	}
 	var g receipt.Generated
 	if json.Unmarshal(events[0].Data, &g) != nil || g.Merchant != merchant {
-		return History{}, ErrReceiptNotFound
+		return History{}, commands.ErrReceiptNotFound
 	}
 	return NewHistory(id, events), nil
 }

@@ -1,4 +1,4 @@
-package commands
+package settlement
 
 // What subscription charging consumes (the chain, the claim ledger, the webhook queue, the due
 // list) and what it answers (a charge's result, a run's figures).
@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/subscription"
 )
@@ -200,4 +201,4 @@ type ChargeRun struct {
 const PlatformFeeBps = subscription.PlatformFeeBps
 
 // ErrChargeInProgress refuses a charge of a period another run holds.
-var ErrChargeInProgress = &Refusal{Kind: KindConflict, Code: "conflict", Message: "A charge of this period is in progress"}
+var ErrChargeInProgress = &commands.Refusal{Kind: commands.KindConflict, Code: "conflict", Message: "A charge of this period is in progress"}

@@ -1,4 +1,4 @@
-package commands
+package settlement
 
 // What a charge leaves behind: its events, its webhooks, its result, and the release of the
 // splits that received charges.
@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -22,13 +23,13 @@ func (h *ChargeSubscriptionsHandler) record(ctx context.Context, it *chargeItem,
 			hashes = append(hashes, x)
 		}
 	}
-	res, err := executeSubscription(ctx, h.store, it.row.SubscriptionID, meta, func(s subscription.State) ([]subscription.Event, error) {
+	res, err := commands.ChangeSubscription(ctx, h.store, it.row.SubscriptionID, meta, func(s subscription.State) ([]subscription.Event, error) {
 		return subscription.DecideCharge(s, subscription.Charge{Period: it.row.Period, AmountUnits: it.row.AmountUnits, TransactionHashes: hashes}, h.now())
 	})
 	at := h.now()
 	switch {
 	case errors.Is(err, subscription.ErrAlreadyCharged):
-		if it.st, err = LoadSubscription(ctx, h.store, it.row.SubscriptionID); err != nil {
+		if it.st, err = commands.LoadSubscription(ctx, h.store, it.row.SubscriptionID); err != nil {
 			return err
 		}
 		at = time.UnixMilli(it.st.LastChargeAt)
@@ -70,7 +71,7 @@ func (h *ChargeSubscriptionsHandler) notify(ctx context.Context, event, key stri
 // fail appends SubscriptionChargeFailed for the row's attempt (once: a recovery that finds the
 // attempt recorded does not record it again) and closes the row as failed.
 func (h *ChargeSubscriptionsHandler) fail(ctx context.Context, it *chargeItem, reason string, meta eventstore.Metadata) error {
-	res, err := executeSubscription(ctx, h.store, it.row.SubscriptionID, meta, func(s subscription.State) ([]subscription.Event, error) {
+	res, err := commands.ChangeSubscription(ctx, h.store, it.row.SubscriptionID, meta, func(s subscription.State) ([]subscription.Event, error) {
 		if s.NextPeriod() == it.row.Period && s.ConsecutiveFailures >= it.row.Attempt {
 			return nil, nil // this attempt is recorded already
 		}

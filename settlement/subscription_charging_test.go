@@ -1,4 +1,4 @@
-package commands_test
+package settlement_test
 
 import (
 	"context"
@@ -27,6 +27,7 @@ import (
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 )
 
 // chargeEnv is the development chain with the real spend-permission manager, a fresh database
@@ -79,8 +80,8 @@ func newChargeEnv(tb testing.TB, accounts int) *chargeEnv {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sender := commands.NewOperatorSender(splitOp, readmodels.NewOperatorTransactions(pool))
-	deploy := commands.NewDeploySplitHandler(commands.NewConfigureSplitHandler(store, e.platform, time.Now), splitOp, sender)
+	sender := settlement.NewOperatorSender(splitOp, readmodels.NewOperatorTransactions(pool))
+	deploy := settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(store, e.platform, time.Now), splitOp, sender)
 	res, err := deploy.Handle(ctx, commands.ConfigureMerchantSplit{Merchant: e.merchant})
 	if err != nil {
 		tb.Fatalf("deploy split: %v", err)
@@ -169,11 +170,11 @@ func (e *chargeEnv) listed(ids ...string) {
 	e.tb.Fatalf("subscriptions %v not listed due", ids)
 }
 
-func (e *chargeEnv) handler(c commands.ChargeChain) *commands.ChargeSubscriptionsHandler {
+func (e *chargeEnv) handler(c settlement.ChargeChain) *settlement.ChargeSubscriptionsHandler {
 	if c == nil {
 		c = e.op
 	}
-	h := commands.NewChargeSubscriptionsHandler(e.store, c, readmodels.NewSubscriptionCharges(e.pool), readmodels.NewSubscriptions(e.pool),
+	h := settlement.NewChargeSubscriptionsHandler(e.store, c, readmodels.NewSubscriptionCharges(e.pool), readmodels.NewSubscriptions(e.pool),
 		commands.NewSplits(e.store), time.Now)
 	h.Poll = 50 * time.Millisecond
 	h.Await = 30 * time.Second
@@ -214,8 +215,8 @@ func TestChargeSubscriptionMovesThePrice(t *testing.T) {
 	id := e.subscribe(customer, "plan_monthly")
 	h := e.handler(nil)
 	custBefore, merchBefore, platBefore := e.balance(customer.Address.Hex()), e.balance(e.merchant), e.balance(e.platform)
-	res, err := h.Handle(e.ctx, commands.ChargeSubscription{ID: id})
-	if err != nil || res.Status != commands.ResultCharged {
+	res, err := h.Handle(e.ctx, settlement.ChargeSubscription{ID: id})
+	if err != nil || res.Status != settlement.ResultCharged {
 		t.Fatalf("charge: %+v %v", res, err)
 	}
 	price := big.NewInt(9_990_000)
@@ -240,7 +241,7 @@ func TestChargeSubscriptionMovesThePrice(t *testing.T) {
 	}
 	// Same period again: not due, nothing sent.
 	custMid := e.balance(customer.Address.Hex())
-	if _, err := h.Handle(e.ctx, commands.ChargeSubscription{ID: id}); !errors.Is(err, subscription.ErrNotDue) {
+	if _, err := h.Handle(e.ctx, settlement.ChargeSubscription{ID: id}); !errors.Is(err, subscription.ErrNotDue) {
 		t.Fatalf("second charge in the period: %v, want ErrNotDue", err)
 	}
 	run, err := h.ChargeDue(e.ctx, eventstore.Metadata{})
@@ -267,7 +268,7 @@ func TestChargeSubscriptionMovesThePrice(t *testing.T) {
 // after the approvals) is sent: the process "dies" after broadcasting the spend and before
 // recording anything.
 type crashAfterSend struct {
-	commands.ChargeChain
+	settlement.ChargeChain
 	broadcasts *int
 }
 
@@ -276,7 +277,7 @@ func (c crashAfterSend) BroadcastAll(ctx context.Context, raws [][]byte) error {
 	return c.ChargeChain.BroadcastAll(ctx, raws)
 }
 
-func (c crashAfterSend) Outcomes(ctx context.Context, hashes []string) ([]*commands.TxOutcome, error) {
+func (c crashAfterSend) Outcomes(ctx context.Context, hashes []string) ([]*settlement.TxOutcome, error) {
 	if *c.broadcasts >= 2 {
 		return nil, errors.New("crash: the process died before recording the charge")
 	}
@@ -291,20 +292,20 @@ func TestChargeSubscriptionCrashAfterSpend(t *testing.T) {
 	id := e.subscribe(customer, "plan_monthly")
 	before := e.balance(customer.Address.Hex())
 	crashed := e.handler(crashAfterSend{e.op, new(int)})
-	if _, err := crashed.Handle(e.ctx, commands.ChargeSubscription{ID: id}); err == nil {
+	if _, err := crashed.Handle(e.ctx, settlement.ChargeSubscription{ID: id}); err == nil {
 		t.Fatal("the crashing charge succeeded")
 	}
 	if n := e.count(`SELECT count(*) FROM subscription_charges WHERE status = 'spending' AND spend_tx IS NOT NULL`); n != 1 {
 		t.Fatalf("open charges after the crash: %d", n)
 	}
 	// Another process, before the lease runs out: the period is held, nothing is sent.
-	if _, err := e.handler(nil).Handle(e.ctx, commands.ChargeSubscription{ID: id}); !errors.Is(err, commands.ErrChargeInProgress) {
+	if _, err := e.handler(nil).Handle(e.ctx, settlement.ChargeSubscription{ID: id}); !errors.Is(err, settlement.ErrChargeInProgress) {
 		t.Fatalf("charge while held: %v", err)
 	}
 	restarted := e.handler(nil)
 	restarted.Lease = 0 // the crashed process's lease is over
-	res, err := restarted.Handle(e.ctx, commands.ChargeSubscription{ID: id})
-	if err != nil || res.Status != commands.ResultCharged {
+	res, err := restarted.Handle(e.ctx, settlement.ChargeSubscription{ID: id})
+	if err != nil || res.Status != settlement.ResultCharged {
 		t.Fatalf("recovery: %+v %v", res, err)
 	}
 	if d := diff(before, e.balance(customer.Address.Hex())); d.Cmp(big.NewInt(9_990_000)) != 0 {
@@ -314,7 +315,7 @@ func TestChargeSubscriptionCrashAfterSpend(t *testing.T) {
 	if st.Charges != 1 || e.count(`SELECT count(*) FROM operator_transactions WHERE kind = 'spend'`) != 1 {
 		t.Fatalf("charges %d, spends %d", st.Charges, e.count(`SELECT count(*) FROM operator_transactions WHERE kind = 'spend'`))
 	}
-	if _, err := restarted.Handle(e.ctx, commands.ChargeSubscription{ID: id}); !errors.Is(err, subscription.ErrNotDue) {
+	if _, err := restarted.Handle(e.ctx, settlement.ChargeSubscription{ID: id}); !errors.Is(err, subscription.ErrNotDue) {
 		t.Fatalf("after recovery: %v", err)
 	}
 }
@@ -329,10 +330,10 @@ func TestChargeSubscriptionsTwoInstances(t *testing.T) {
 	e.listed(ids...)
 	before := new(big.Int).Add(e.balance(e.dev.Accounts[0].Address.Hex()), e.balance(e.dev.Accounts[1].Address.Hex()))
 	a, b := e.handler(nil), e.handler(nil)
-	var runs [2]commands.ChargeRun
+	var runs [2]settlement.ChargeRun
 	var errs [2]error
 	var wg sync.WaitGroup
-	for i, h := range []*commands.ChargeSubscriptionsHandler{a, b} {
+	for i, h := range []*settlement.ChargeSubscriptionsHandler{a, b} {
 		wg.Go(func() { runs[i], errs[i] = h.ChargeDue(e.ctx, eventstore.Metadata{}) })
 	}
 	wg.Wait()
@@ -361,8 +362,8 @@ func TestChargeSubscriptionFailuresAndCancel(t *testing.T) {
 	id := e.subscribe(customer, "plan_huge")
 	h := e.handler(nil)
 	for attempt := 1; attempt <= 3; attempt++ {
-		res, err := h.Handle(e.ctx, commands.ChargeSubscription{ID: id})
-		if err != nil || res.Status != commands.ResultFailed || res.Attempt != attempt || !strings.Contains(res.Reason, "insufficient USDC balance") {
+		res, err := h.Handle(e.ctx, settlement.ChargeSubscription{ID: id})
+		if err != nil || res.Status != settlement.ResultFailed || res.Attempt != attempt || !strings.Contains(res.Reason, "insufficient USDC balance") {
 			t.Fatalf("attempt %d: %+v %v", attempt, res, err)
 		}
 	}
@@ -379,7 +380,7 @@ func TestChargeSubscriptionFailuresAndCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := e.balance(customer.Address.Hex())
-	if _, err := h.Handle(e.ctx, commands.ChargeSubscription{ID: other}); !errors.Is(err, subscription.ErrCancelled) {
+	if _, err := h.Handle(e.ctx, settlement.ChargeSubscription{ID: other}); !errors.Is(err, subscription.ErrCancelled) {
 		t.Fatalf("charge after cancel: %v", err)
 	}
 	h.RetryAfter = 0
@@ -399,10 +400,10 @@ func TestChargeSubscriptionFailuresAndCancel(t *testing.T) {
 
 // dropBroadcasts records but never sends, then "dies" before the receipts: the crash between the
 // intent and the broadcast.
-type dropBroadcasts struct{ commands.ChargeChain }
+type dropBroadcasts struct{ settlement.ChargeChain }
 
 func (dropBroadcasts) BroadcastAll(context.Context, [][]byte) error { return nil }
-func (dropBroadcasts) Outcomes(context.Context, []string) ([]*commands.TxOutcome, error) {
+func (dropBroadcasts) Outcomes(context.Context, []string) ([]*settlement.TxOutcome, error) {
 	return nil, errors.New("crash: the process died before broadcasting")
 }
 
@@ -414,7 +415,7 @@ func TestChargeSubscriptionCrashBeforeBroadcast(t *testing.T) {
 	customer := e.dev.Accounts[0]
 	id := e.subscribe(customer, "plan_monthly")
 	before := e.balance(customer.Address.Hex())
-	if _, err := e.handler(dropBroadcasts{e.op}).Handle(e.ctx, commands.ChargeSubscription{ID: id}); err == nil {
+	if _, err := e.handler(dropBroadcasts{e.op}).Handle(e.ctx, settlement.ChargeSubscription{ID: id}); err == nil {
 		t.Fatal("the crashing charge succeeded")
 	}
 	if e.balance(customer.Address.Hex()).Cmp(before) != 0 {
@@ -429,8 +430,8 @@ func TestChargeSubscriptionCrashBeforeBroadcast(t *testing.T) {
 	}
 	restarted := e.handler(nil)
 	restarted.Lease = 0
-	res, err := restarted.Handle(e.ctx, commands.ChargeSubscription{ID: id})
-	if err != nil || res.Status != commands.ResultCharged {
+	res, err := restarted.Handle(e.ctx, settlement.ChargeSubscription{ID: id})
+	if err != nil || res.Status != settlement.ResultCharged {
 		t.Fatalf("recovery: %+v %v", res, err)
 	}
 	if d := diff(before, e.balance(customer.Address.Hex())); d.Cmp(big.NewInt(9_990_000)) != 0 {
@@ -445,9 +446,9 @@ func TestChargeSubscriptionCrashBeforeBroadcast(t *testing.T) {
 }
 
 // lyingChecks says every spend would go through: the spend's gas estimate then reverts.
-type lyingChecks struct{ commands.ChargeChain }
+type lyingChecks struct{ settlement.ChargeChain }
 
-func (l lyingChecks) CheckSpends(ctx context.Context, checks []commands.SpendCheck) ([]commands.SpendStatus, error) {
+func (l lyingChecks) CheckSpends(ctx context.Context, checks []settlement.SpendCheck) ([]settlement.SpendStatus, error) {
 	out, err := l.ChargeChain.CheckSpends(ctx, checks)
 	for i := range out {
 		out[i].Refusal = ""
@@ -461,8 +462,8 @@ func (l lyingChecks) CheckSpends(ctx context.Context, checks []commands.SpendChe
 func TestChargeSubscriptionRevertedSpend(t *testing.T) {
 	e := newChargeEnv(t, 1)
 	id := e.subscribe(e.dev.Accounts[0], "plan_huge")
-	res, err := e.handler(lyingChecks{e.op}).Handle(e.ctx, commands.ChargeSubscription{ID: id})
-	if err != nil || res.Status != commands.ResultFailed || res.Attempt != 1 || !strings.Contains(res.Reason, "the spend would revert") {
+	res, err := e.handler(lyingChecks{e.op}).Handle(e.ctx, settlement.ChargeSubscription{ID: id})
+	if err != nil || res.Status != settlement.ResultFailed || res.Attempt != 1 || !strings.Contains(res.Reason, "the spend would revert") {
 		t.Fatalf("reverted spend: %+v %v", res, err)
 	}
 	if n := e.count(`SELECT count(*) FROM operator_transactions WHERE kind = 'spend'`); n != 0 {
@@ -477,9 +478,9 @@ func TestChargeSubscriptionRevertedSpend(t *testing.T) {
 }
 
 // nodeDown fails the checks, before anything is signed.
-type nodeDown struct{ commands.ChargeChain }
+type nodeDown struct{ settlement.ChargeChain }
 
-func (nodeDown) CheckSpends(context.Context, []commands.SpendCheck) ([]commands.SpendStatus, error) {
+func (nodeDown) CheckSpends(context.Context, []settlement.SpendCheck) ([]settlement.SpendStatus, error) {
 	return nil, errors.New("dial tcp: connection refused")
 }
 
@@ -488,14 +489,14 @@ func (nodeDown) CheckSpends(context.Context, []commands.SpendCheck) ([]commands.
 func TestChargeSubscriptionNodeDown(t *testing.T) {
 	e := newChargeEnv(t, 1)
 	id := e.subscribe(e.dev.Accounts[0], "plan_monthly")
-	if _, err := e.handler(nodeDown{e.op}).Handle(e.ctx, commands.ChargeSubscription{ID: id}); err == nil {
+	if _, err := e.handler(nodeDown{e.op}).Handle(e.ctx, settlement.ChargeSubscription{ID: id}); err == nil {
 		t.Fatal("charge with the node down succeeded")
 	}
 	if st := e.state(id); st.ConsecutiveFailures != 0 {
 		t.Fatalf("a node outage counted as the customer's failure: %+v", st)
 	}
-	res, err := e.handler(nil).Handle(e.ctx, commands.ChargeSubscription{ID: id})
-	if err != nil || res.Status != commands.ResultCharged {
+	res, err := e.handler(nil).Handle(e.ctx, settlement.ChargeSubscription{ID: id})
+	if err != nil || res.Status != settlement.ResultCharged {
 		t.Fatalf("charge once the node is back: %+v %v", res, err)
 	}
 }
@@ -531,8 +532,8 @@ func TestChargeSubscriptionsTickerLeaderOnly(t *testing.T) {
 
 // The billing record's platform fee (the subscriptions projection) is charging's: 0.5%, half-up.
 func TestChargeSubscriptionFeeMatchesBilling(t *testing.T) {
-	if projections.SubscriptionFeeBps != commands.PlatformFeeBps {
-		t.Fatalf("billing fee %d bps, charging %d bps", projections.SubscriptionFeeBps, commands.PlatformFeeBps)
+	if projections.SubscriptionFeeBps != settlement.PlatformFeeBps {
+		t.Fatalf("billing fee %d bps, charging %d bps", projections.SubscriptionFeeBps, settlement.PlatformFeeBps)
 	}
 	for cents, fee := range map[money.Cents]money.Cents{999: 5, 100: 1, 99: 0, 50_000_000: 250_000, 300: 2} {
 		if got := projections.SubscriptionFeeCents(cents); got != fee {

@@ -1,8 +1,7 @@
-package commands_test
+package settlement_test
 
-// Setup shared by the tests that run the commands against a chain (the split distributor's, the
-// wallet verifier's and subscription charging's) and by those that need the receipts read model
-// (onramp reconciliation).
+// Setup shared by the tests that run the settlement processes against a chain (the split
+// distributor's, the wallet verifier's and subscription charging's).
 
 import (
 	"context"

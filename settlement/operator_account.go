@@ -1,4 +1,4 @@
-package commands
+package settlement
 
 import (
 	"context"
@@ -157,7 +157,7 @@ type OperatorSender struct {
 // NewOperatorSender returns the sender. It panics on a nil dependency.
 func NewOperatorSender(chain SplitChain, ledger OperatorLedger) *OperatorSender {
 	if chain == nil || ledger == nil {
-		panic("commands.NewOperatorSender: nil dependency")
+		panic("settlement.NewOperatorSender: nil dependency")
 	}
 	return &OperatorSender{chain: chain, ledger: ledger}
 }

@@ -3,8 +3,6 @@ package commands
 import (
 	"context"
 	"errors"
-	"fmt"
-	"time"
 
 	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/eventstore"
@@ -27,9 +25,9 @@ func LoadSubscription(ctx context.Context, store Store, id string) (subscription
 	return l.State, err
 }
 
-// executeSubscription runs decide through the pipeline on subscription id's stream and returns
+// ChangeSubscription runs decide through the pipeline on subscription id's stream and returns
 // the state after the new events. subscription.ErrInvalid errors become Invalid with their text.
-func executeSubscription(ctx context.Context, store Store, id string, meta eventstore.Metadata,
+func ChangeSubscription(ctx context.Context, store Store, id string, meta eventstore.Metadata,
 	decide func(subscription.State) ([]subscription.Event, error)) (SubscriptionResult, error) {
 	var decided []subscription.Event
 	loaded, res, err := Execute(ctx, store, subscription.Stream(id), subscriptionAggregate, subscription.State{},
@@ -58,40 +56,4 @@ func executeSubscription(ctx context.Context, store Store, id string, meta event
 		s = subscription.Evolve(s, e)
 	}
 	return SubscriptionResult{State: s, Position: res.Position}, nil
-}
-
-// CancelSubscription is a customer's cancellation; By is the signed-in wallet.
-type CancelSubscription struct {
-	ID   string
-	By   string
-	Meta eventstore.Metadata
-}
-
-// CancelSubscriptionHandler cancels subscriptions.
-type CancelSubscriptionHandler struct {
-	store Store
-	now   func() time.Time
-}
-
-// NewCancelSubscriptionHandler returns the handler; it panics on a nil dependency.
-func NewCancelSubscriptionHandler(store Store, now func() time.Time) *CancelSubscriptionHandler {
-	if store == nil || now == nil {
-		panic("commands.NewCancelSubscriptionHandler: nil dependency")
-	}
-	return &CancelSubscriptionHandler{store: store, now: now}
-}
-
-// Handle cancels on behalf of cmd.By. Errors: subscription.ErrNotFound, ErrNotCustomer,
-// ErrCancelled (as the domain returns them), ErrContended, wrapped store errors.
-func (h *CancelSubscriptionHandler) Handle(ctx context.Context, cmd CancelSubscription) (SubscriptionResult, error) {
-	if cmd.ID == "" {
-		return SubscriptionResult{}, Invalid("subscriptionId is required")
-	}
-	return executeSubscription(ctx, h.store, cmd.ID, cmd.Meta, func(s subscription.State) ([]subscription.Event, error) {
-		evs, err := subscription.DecideCancel(s, subscription.Cancel{By: cmd.By}, h.now())
-		if err != nil {
-			return nil, fmt.Errorf("subscription %s: %w", cmd.ID, err)
-		}
-		return evs, nil
-	})
 }

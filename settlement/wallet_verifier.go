@@ -1,19 +1,16 @@
-package commands
+package settlement
 
 import (
 	"context"
 	"fmt"
 	"math/big"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 
-	"github.com/payledger/payledger/domain/failure"
-	"github.com/payledger/payledger/domain/money"
-	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore"
 )
 
@@ -84,10 +81,6 @@ type PaymentVerdict struct {
 	AmountUnits *big.Int // what reached the split from the buyer
 }
 
-// Tolerances of DESIGN 8: a stablecoin must bring the receipt total exactly, another token its
-// quote less at most 1%.
-const quotedToleranceBps = 100
-
 // pendingPage is how many pending payments one read of the work list returns; a sync reads every
 // page, so no payment waits behind others however many are pending (a hash never mined stays
 // followed, cheaply: its receipt is looked up with a backoff).
@@ -103,9 +96,9 @@ const (
 
 // VerifiedWalletPayments is what one pass recorded.
 type VerifiedWalletPayments struct {
-	Followed int             // payments followed after the pass
-	Changes  []ReceiptChange // receipts paid or failed
-	Reorged  []ReceiptChange // receipts paid whose paying transaction a deep reorg removed (flagged)
+	Followed int                      // payments followed after the pass
+	Changes  []commands.ReceiptChange // receipts paid or failed
+	Reorged  []commands.ReceiptChange // receipts paid whose paying transaction a deep reorg removed (flagged)
 }
 
 // VerifyWalletPaymentsHandler verifies submitted wallet payments on chain (DESIGN 8): it keeps a
@@ -119,9 +112,9 @@ type VerifiedWalletPayments struct {
 // attempt already failed changes nothing), so several instances may run the verifier on one
 // database: each payment is confirmed once.
 type VerifyWalletPaymentsHandler struct {
-	store    Store
+	store    commands.Store
 	pending  WalletPaymentReads
-	splits   *Splits
+	splits   *commands.Splits
 	follower PaymentWatcher
 	now      func() time.Time
 
@@ -136,10 +129,10 @@ type VerifyWalletPaymentsHandler struct {
 
 // NewVerifyWalletPaymentsHandler returns the verifier reading the chain through watcher. It
 // panics on a nil dependency.
-func NewVerifyWalletPaymentsHandler(store Store, pending WalletPaymentReads, splits *Splits, watcher PaymentWatcher,
+func NewVerifyWalletPaymentsHandler(store commands.Store, pending WalletPaymentReads, splits *commands.Splits, watcher PaymentWatcher,
 	now func() time.Time) *VerifyWalletPaymentsHandler {
 	if store == nil || pending == nil || splits == nil || watcher == nil || now == nil {
-		panic("commands.NewVerifyWalletPaymentsHandler: nil dependency")
+		panic("settlement.NewVerifyWalletPaymentsHandler: nil dependency")
 	}
 	return &VerifyWalletPaymentsHandler{store: store, pending: pending, splits: splits, follower: watcher, now: now,
 		followed: map[string]PendingWalletPayment{}, paid: map[string]paidPayment{}, unmarked: map[string]reorged{},
@@ -290,7 +283,7 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 	}
 	// A block's verdicts are recorded together (recordAll): one read of their receipts, then
 	// concurrent appends that the store's group commit batches.
-	h.recordAll(ctx, vs, func(x verdict, change ReceiptChange, err error) {
+	h.recordAll(ctx, vs, func(x verdict, change commands.ReceiptChange, err error) {
 		outMu.Lock()
 		defer outMu.Unlock()
 		if err != nil {
@@ -328,103 +321,6 @@ func (h *VerifyWalletPaymentsHandler) forgetExpired(now time.Time) {
 	}
 }
 
-// resumeAudit hands the watcher, once per handler, the payments recorded paid by the chain within
-// paidMemory, so that a restart does not end their audit for a reorg past the depth (the
-// watcher drops those older than its audit window at once). Errors: wrapped store errors.
-func (h *VerifyWalletPaymentsHandler) resumeAudit(ctx context.Context) error {
-	h.mu.Lock()
-	done := h.resumed
-	h.mu.Unlock()
-	if done {
-		return nil
-	}
-	now := h.now()
-	list, err := h.pending.ChainPaymentsSince(ctx, now.Add(-paidMemory))
-	if err != nil {
-		return fmt.Errorf("wallet payments: resuming the audit: %w", err)
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, c := range list {
-		hash := strings.ToLower(c.TransactionHash)
-		if _, ok := h.paid[hash]; ok || c.BlockHash == "" {
-			continue
-		}
-		h.follower.Audit(hash, c.BlockNumber, c.BlockHash)
-		h.paid[hash] = paidPayment{p: PendingWalletPayment{ReceiptID: c.ReceiptID, AttemptID: c.AttemptID, TransactionHash: hash}, at: now}
-	}
-	h.resumed = true
-	return nil
-}
-
-// paidPayment is a payment recorded paid, remembered while the chain audits it.
-type paidPayment struct {
-	p  PendingWalletPayment
-	at time.Time
-}
-
-// paidMemory bounds how long a recorded payment is remembered for the audit (AuditBlocks blocks
-// on any chain payledger targets are well within it).
-const paidMemory = time.Hour
-
-// flagReorged flags a paid receipt whose paying transaction a deep reorg removed: the receipt
-// stays paid (its PaymentConfirmed names the replaced block), and its log records the chain's
-// withdrawal as a PaymentFailureIgnored (code receipt.CodeChainWithdrawn, statusAtArrival paid),
-// so that the event log never claims a support the chain no longer gives; an error log is the
-// operator's alert (docs/decisions.md). A flagged receipt is not reconciled: the work list holds
-// it again, and the same transaction confirmed at depth restores it (PaymentRestored). A flag
-// that cannot be recorded (the datastore down) is tried again at every step: the audit has let
-// the payment go, so nothing else would find it again.
-func (h *VerifyWalletPaymentsHandler) flagReorged(ctx context.Context, r reorged) (ReceiptChange, bool) {
-	log := zerolog.Ctx(ctx).Error().Str("receipt_id", r.p.ReceiptID).Str("tx", r.v.TxHash).Uint64("block", r.v.BlockNumber).Str("block_hash", r.v.BlockHash)
-	at := h.now().UnixMilli()
-	_, res, err := ChangeReceipt(ctx, h.store, r.p.ReceiptID, chainMeta, func(st receipt.State) ([]receipt.Event, error) {
-		if st.Status == receipt.StatusGenerated || st.Status == receipt.StatusPending {
-			return nil, nil // never paid by this transaction after all
-		}
-		return receipt.Fail(st, receipt.PaymentFailed{AttemptID: r.p.AttemptID, Code: receipt.CodeChainWithdrawn, Category: "blockchain",
-			Reason: "The paying transaction is no longer on the chain (reorg after the confirmation depth).", At: at})
-	})
-	if err != nil {
-		h.mu.Lock()
-		h.unmarked[r.v.TxHash] = r
-		h.mu.Unlock()
-		log.Err(err).Msg("wallet payment reorged after its confirmation depth: the flag could not be recorded yet; retrying at the next step")
-		return ReceiptChange{}, false
-	}
-	h.mu.Lock()
-	delete(h.skip, r.p.ReceiptID+"/"+r.p.AttemptID) // watched again from the next Sync (the work list holds it)
-	h.mu.Unlock()
-	log.Msg("wallet payment reorged after its confirmation depth: the paying transaction is no longer on the chain; the receipt stays paid and is not distributed unless the chain confirms it again, investigate (refund or ask for a new payment)")
-	return ReceiptChange{ReceiptID: r.p.ReceiptID, Result: res}, true
-}
-
-// reorged is a paid payment a deep reorg removed, to be flagged.
-type reorged struct {
-	p PendingWalletPayment
-	v PaymentVerdict
-}
-
-// reorgs returns the payments to flag: those whose flag is still to be recorded, then those the
-// audit reports in ds that this handler recorded paid or resumed at start (flagging twice, from
-// two instances, appends one flag: a flagged receipt ignores the second).
-func (h *VerifyWalletPaymentsHandler) reorgs(ds []PaymentVerdict) []reorged {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := make([]reorged, 0, len(h.unmarked))
-	for hash, r := range h.unmarked {
-		out = append(out, r)
-		delete(h.unmarked, hash)
-	}
-	for _, v := range ds {
-		if pp, ok := h.paid[v.TxHash]; ok && v.Reorged {
-			delete(h.paid, v.TxHash)
-			out = append(out, reorged{p: pp.p, v: v})
-		}
-	}
-	return out
-}
-
 func cmp(first, next error) error {
 	if first != nil {
 		return first
@@ -434,100 +330,3 @@ func cmp(first, next error) error {
 
 // chainMeta is the metadata of the events the verifier appends.
 var chainMeta = eventstore.Metadata{Actor: "chain", Source: "wallet-verifier"}
-
-// record appends the verdict to the receipt, loading it alone. Errors: wrapped store errors.
-func (h *VerifyWalletPaymentsHandler) record(ctx context.Context, p PendingWalletPayment, v PaymentVerdict) (ReceiptChange, error) {
-	_, res, err := ChangeReceipt(ctx, h.store, p.ReceiptID, chainMeta, h.decide(p, v))
-	if err != nil {
-		return ReceiptChange{}, fmt.Errorf("wallet payment of %s: recording its verdict: %w", p.ReceiptID, err)
-	}
-	return ReceiptChange{ReceiptID: p.ReceiptID, Result: res}, nil
-}
-
-// decide is the receipt events of verdict v on payment p: PaymentConfirmed (ignored by a receipt
-// already confirmed) or PaymentFailed.
-func (h *VerifyWalletPaymentsHandler) decide(p PendingWalletPayment, v PaymentVerdict) func(receipt.State) ([]receipt.Event, error) {
-	at := h.now().UnixMilli()
-	return func(st receipt.State) ([]receipt.Event, error) {
-		if v.Paid {
-			c := receipt.PaymentConfirmed{AttemptID: p.AttemptID, TransactionHash: p.TransactionHash,
-				BuyerWallet: strings.ToLower(p.BuyerWallet), Token: p.Token, VerifiedBy: "chain",
-				BlockNumber: v.BlockNumber, BlockHash: strings.ToLower(v.BlockHash), At: at}
-			if v.LogIndex >= 0 {
-				i := v.LogIndex
-				c.LogIndex = &i
-			}
-			if v.AmountUnits != nil {
-				c.AmountUnits = v.AmountUnits.String()
-			}
-			return receipt.Confirm(st, c)
-		}
-		code, _ := failure.Lookup(v.FailureCode)
-		return receipt.Fail(st, receipt.PaymentFailed{AttemptID: p.AttemptID, Code: v.FailureCode, Category: code.Category,
-			Reason: code.Description, Action: code.Action, At: at})
-	}
-}
-
-// expectation is what p's transaction must show: the token, the merchant's split as recipient
-// and the required amount. Errors: the payment cannot be judged yet (no configured split, a token
-// the chain does not configure, no quote or EUR/USD rate), wrapped store errors.
-func (h *VerifyWalletPaymentsHandler) expectation(ctx context.Context, p PendingWalletPayment) (WatchedPayment, error) {
-	w := WatchedPayment{TxHash: p.TransactionHash, BuyerWallet: strings.ToLower(p.BuyerWallet), Token: p.Token}
-	decimals, ok := h.follower.Decimals(p.Token)
-	if !ok {
-		return w, fmt.Errorf("token %s is not configured on the chain (CHAIN_TOKENS)", p.Token)
-	}
-	sp, err := h.splits.Require(ctx, p.Merchant)
-	if err != nil {
-		return w, err
-	}
-	if !walletRE.MatchString(sp.Address) {
-		return w, fmt.Errorf("the split of %s has no contract address", p.Merchant)
-	}
-	w.SplitAddress = strings.ToLower(sp.Address)
-	w.RequiredUnits, w.ToleranceBps, err = h.required(ctx, p.ReceiptID, p.Token, decimals)
-	return w, err
-}
-
-// required is the amount a payment of the receipt in token must bring, in base units, and the
-// tolerance: a stablecoin the total (EUR through the latest recorded EUR/USD rate) and none,
-// another token its latest quote and 1%.
-func (h *VerifyWalletPaymentsHandler) required(ctx context.Context, receiptID, token string, decimals uint8) (*big.Int, uint, error) {
-	evs, err := ReadReceiptEvents(ctx, h.store, receiptID)
-	if err != nil {
-		return nil, 0, err
-	}
-	var st receipt.State
-	var eurUSD string
-	quotes := map[string]string{}
-	for _, re := range evs {
-		ev, err := receipt.Decode(re.Type, re.Data)
-		if err != nil {
-			return nil, 0, err
-		}
-		if q, ok := ev.(receipt.TokenQuoted); ok {
-			quotes[strings.ToUpper(q.Token)] = q.Amount
-			if q.EURUSDRate != "" {
-				eurUSD = q.EURUSDRate
-			}
-		}
-		st = receipt.Evolve(st, ev)
-	}
-	scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil))
-	if slices.Contains(stablecoins, strings.ToUpper(token)) {
-		usd := new(big.Rat).SetFrac64(int64(st.Receipt.Total), 100)
-		if st.Receipt.Currency == "EUR" {
-			r, ok := new(big.Rat).SetString(eurUSD)
-			if !ok || r.Sign() <= 0 {
-				return nil, 0, fmt.Errorf("receipt %s is in EUR and no EUR/USD rate was recorded (quote it first)", receiptID)
-			}
-			usd.Mul(usd, r)
-		}
-		return money.RoundHalfUpInt(usd.Mul(usd, scale)), 0, nil
-	}
-	amount, ok := new(big.Rat).SetString(quotes[strings.ToUpper(token)])
-	if !ok || amount.Sign() <= 0 {
-		return nil, 0, fmt.Errorf("receipt %s has no quote in %s", receiptID, token)
-	}
-	return money.RoundHalfUpInt(amount.Mul(amount, scale)), quotedToleranceBps, nil
-}

@@ -1,4 +1,4 @@
-package commands_test
+package settlement_test
 
 import (
 	"context"
@@ -33,6 +33,7 @@ import (
 	"github.com/payledger/payledger/domain/split"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 )
 
 // timedStore notes when each receipt stream is first appended to after start.
@@ -59,7 +60,7 @@ func (s *timedStore) Append(ctx context.Context, stream string, exp eventstore.E
 
 // ReadStreams forwards the store's many-stream read, so the verifier reads as it does in serve.
 func (s *timedStore) ReadStreams(ctx context.Context, streams []string) (map[string][]eventstore.RecordedEvent, error) {
-	return s.Store.(commands.StreamsReader).ReadStreams(ctx, streams)
+	return s.Store.(settlement.StreamsReader).ReadStreams(ctx, streams)
 }
 
 func (s *timedStore) arm() {
@@ -277,11 +278,11 @@ func benchConfirm(b *testing.B, n int) {
 	}
 	b.Logf("setup: %d receipts generated and submitted in %s", n, time.Since(setup).Round(time.Millisecond))
 
-	v := commands.NewVerifyWalletPaymentsHandler(store, receipts, commands.NewSplits(store), chain.NewPaymentWatcher(c.rpc, []chain.Token{c.usdc}, 2), time.Now)
+	v := settlement.NewVerifyWalletPaymentsHandler(store, receipts, commands.NewSplits(store), chain.NewPaymentWatcher(c.rpc, []chain.Token{c.usdc}, 2), time.Now)
 	if err := v.Sync(ctx); err != nil {
 		b.Fatal(err)
 	}
-	step := func(what string) (commands.VerifiedWalletPayments, chain.Stats, time.Duration) {
+	step := func(what string) (settlement.VerifiedWalletPayments, chain.Stats, time.Duration) {
 		before, t0 := c.rpc.Stats(), time.Now()
 		out, err := v.Step(ctx)
 		if err != nil {
@@ -379,8 +380,8 @@ func benchDistribute(b *testing.B, ctx context.Context, c *benchChain, store com
 	if err != nil {
 		b.Fatal(err)
 	}
-	d := commands.NewDistributeSplitsHandler(store, commands.NewSplits(store), receipts,
-		commands.NewOperatorSender(op, readmodels.NewOperatorTransactions(pool)), time.Now)
+	d := settlement.NewDistributeSplitsHandler(store, commands.NewSplits(store), receipts,
+		settlement.NewOperatorSender(op, readmodels.NewOperatorTransactions(pool)), time.Now)
 	t0, reconciled, passes, releases := time.Now(), 0, 0, 0
 	for reconciled < len(ids) && time.Since(t0) < 10*time.Minute {
 		out, err := d.Handle(ctx)

@@ -1,4 +1,4 @@
-package commands
+package settlement
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/rs/zerolog"
 
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -28,11 +29,11 @@ import (
 // bytes are sent again; nothing is ever signed twice for one step. After the charges, the
 // splits that received charges are released to their payees.
 type ChargeSubscriptionsHandler struct {
-	store  Store
+	store  commands.Store
 	chain  ChargeChain // nil: not configured
 	ledger ChargeLedger
 	due    DueSubscriptions
-	splits *Splits
+	splits *commands.Splits
 	now    func() time.Time
 	token  uuid.UUID
 
@@ -51,9 +52,9 @@ type ChargeSubscriptionsHandler struct {
 
 // NewChargeSubscriptionsHandler returns the handler; chain nil means subscriptions are not
 // configured (every call is ErrSubscriptionsNotSetUp). It panics on another nil dependency.
-func NewChargeSubscriptionsHandler(store Store, chain ChargeChain, ledger ChargeLedger, due DueSubscriptions, splits *Splits, now func() time.Time) *ChargeSubscriptionsHandler {
+func NewChargeSubscriptionsHandler(store commands.Store, chain ChargeChain, ledger ChargeLedger, due DueSubscriptions, splits *commands.Splits, now func() time.Time) *ChargeSubscriptionsHandler {
 	if store == nil || ledger == nil || due == nil || splits == nil || now == nil {
-		panic("commands.NewChargeSubscriptionsHandler: nil dependency")
+		panic("settlement.NewChargeSubscriptionsHandler: nil dependency")
 	}
 	return &ChargeSubscriptionsHandler{store: store, chain: chain, ledger: ledger, due: due, splits: splits, now: now,
 		token: uuid.New(), Lease: 2 * time.Minute, RetryAfter: time.Hour, Wave: 250, Await: 2 * time.Minute,
@@ -85,10 +86,10 @@ type ChargeSubscription struct {
 // ErrChargeInProgress, wrapped store and chain errors.
 func (h *ChargeSubscriptionsHandler) Handle(ctx context.Context, cmd ChargeSubscription) (ChargeResult, error) {
 	if h.chain == nil {
-		return ChargeResult{}, ErrSubscriptionsNotSetUp
+		return ChargeResult{}, commands.ErrSubscriptionsNotSetUp
 	}
 	if strings.TrimSpace(cmd.ID) == "" {
-		return ChargeResult{}, Invalid("subscriptionId is required")
+		return ChargeResult{}, commands.Invalid("subscriptionId is required")
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -96,7 +97,7 @@ func (h *ChargeSubscriptionsHandler) Handle(ctx context.Context, cmd ChargeSubsc
 	if err != nil {
 		return ChargeResult{}, err
 	}
-	st, err := LoadSubscription(ctx, h.store, cmd.ID)
+	st, err := commands.LoadSubscription(ctx, h.store, cmd.ID)
 	if err != nil {
 		return ChargeResult{}, err
 	}
@@ -132,7 +133,7 @@ func (h *ChargeSubscriptionsHandler) Handle(ctx context.Context, cmd ChargeSubsc
 // ledger, the store or the node (what was done before it stands and is in the results).
 func (h *ChargeSubscriptionsHandler) ChargeDue(ctx context.Context, meta eventstore.Metadata) (ChargeRun, error) {
 	if h.chain == nil {
-		return ChargeRun{}, ErrSubscriptionsNotSetUp
+		return ChargeRun{}, commands.ErrSubscriptionsNotSetUp
 	}
 	start := time.Now()
 	h.mu.Lock()
@@ -193,7 +194,7 @@ func (h *ChargeSubscriptionsHandler) dueItems(ctx context.Context) (items []*cha
 		return nil, nil, err
 	}
 	for _, id := range ids {
-		st, err := LoadSubscription(ctx, h.store, id)
+		st, err := commands.LoadSubscription(ctx, h.store, id)
 		if err != nil {
 			return nil, skipped, err
 		}
@@ -269,7 +270,7 @@ func (h *ChargeSubscriptionsHandler) recoverOpen(ctx context.Context, id string,
 			}
 			continue
 		}
-		st, err := LoadSubscription(ctx, h.store, r.SubscriptionID)
+		st, err := commands.LoadSubscription(ctx, h.store, r.SubscriptionID)
 		if err != nil {
 			return nil, err
 		}
@@ -375,7 +376,7 @@ func (h *ChargeSubscriptionsHandler) splitOf(ctx context.Context, merchant strin
 // Recover finishes the open charges left by a crashed run (rows untouched for Lease).
 func (h *ChargeSubscriptionsHandler) Recover(ctx context.Context, meta eventstore.Metadata) ([]ChargeResult, error) {
 	if h.chain == nil {
-		return nil, ErrSubscriptionsNotSetUp
+		return nil, commands.ErrSubscriptionsNotSetUp
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -1,4 +1,4 @@
-package commands_test
+package settlement_test
 
 import (
 	"context"
@@ -23,6 +23,7 @@ import (
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 )
 
 // distEnv is the development chain (a real EVM sealing a block per transaction) and a fresh
@@ -55,7 +56,7 @@ func newDistEnv(t *testing.T) *distEnv {
 }
 
 // deploy deploys merchant's default 9,950/50 split through the command (no splitAddress).
-func (e *distEnv) deploy(h *commands.DeploySplitHandler, merchant string) commands.SplitState {
+func (e *distEnv) deploy(h *settlement.DeploySplitHandler, merchant string) commands.SplitState {
 	e.t.Helper()
 	res, err := h.Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: merchant})
 	if err != nil {
@@ -66,17 +67,17 @@ func (e *distEnv) deploy(h *commands.DeploySplitHandler, merchant string) comman
 
 // merchantWithSplit makes a merchant and a platform wallet and deploys the merchant's default
 // split through the command; sender is the operator's.
-func (e *distEnv) merchantWithSplit() (merchant, platform string, st commands.SplitState, sender *commands.OperatorSender) {
+func (e *distEnv) merchantWithSplit() (merchant, platform string, st commands.SplitState, sender *settlement.OperatorSender) {
 	e.t.Helper()
 	merchant, platform = newWallet(e.t), newWallet(e.t)
 	deploy, sender := e.handlers(platform)
 	return merchant, platform, e.deploy(deploy, merchant), sender
 }
 
-func (e *distEnv) handlers(platform string) (*commands.DeploySplitHandler, *commands.OperatorSender) {
-	sender := commands.NewOperatorSender(e.op, e.ledger)
+func (e *distEnv) handlers(platform string) (*settlement.DeploySplitHandler, *settlement.OperatorSender) {
+	sender := settlement.NewOperatorSender(e.op, e.ledger)
 	configure := commands.NewConfigureSplitHandler(e.store, platform, time.Now)
-	return commands.NewDeploySplitHandler(configure, e.op, sender), sender
+	return settlement.NewDeploySplitHandler(configure, e.op, sender), sender
 }
 
 // pay sends units of USDC from the first development account to the split and waits for it.
@@ -118,7 +119,7 @@ func (e *distEnv) paidReceiptIn(merchant string, total money.Cents, token string
 	}
 	_, _, err := commands.ChangeReceipt(e.ctx, e.store, id, eventstore.Metadata{}, func(s receipt.State) ([]receipt.Event, error) {
 		evs, err := receipt.StartAttempt(s, receipt.AttemptStarted{AttemptID: "w1", Kind: "wallet", At: 1})
-		return commands.Then(s, evs, err, func(s receipt.State) ([]receipt.Event, error) {
+		return receipt.Then(s, evs, err, func(s receipt.State) ([]receipt.Event, error) {
 			return receipt.Confirm(s, receipt.PaymentConfirmed{AttemptID: "w1", Token: token, VerifiedBy: "chain", TransactionHash: "0x" + strings.Repeat("7", 64), At: 2})
 		})
 	})
@@ -133,7 +134,7 @@ func (e *distEnv) paidReceiptIn(merchant string, total money.Cents, token string
 func (e *distEnv) listedPaid(id string) {
 	e.t.Helper()
 	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(20 * time.Millisecond) {
-		list, err := readmodels.NewReceipts(e.pool).PaidReceipts(e.ctx, commands.PaidCursor{}, 1000)
+		list, err := readmodels.NewReceipts(e.pool).PaidReceipts(e.ctx, settlement.PaidCursor{}, 1000)
 		if err != nil {
 			e.t.Fatal(err)
 		}
@@ -146,13 +147,13 @@ func (e *distEnv) listedPaid(id string) {
 	e.t.Fatalf("receipt %s not listed paid", id)
 }
 
-func (e *distEnv) distributor(sender *commands.OperatorSender) *commands.DistributeSplitsHandler {
-	return commands.NewDistributeSplitsHandler(e.store, commands.NewSplits(e.store), readmodels.NewReceipts(e.pool), sender, time.Now)
+func (e *distEnv) distributor(sender *settlement.OperatorSender) *settlement.DistributeSplitsHandler {
+	return settlement.NewDistributeSplitsHandler(e.store, commands.NewSplits(e.store), readmodels.NewReceipts(e.pool), sender, time.Now)
 }
 
 // until runs passes of h until every receipt is reconciled (a pass error is tolerated: the next
 // pass retries).
-func (e *distEnv) until(h *commands.DistributeSplitsHandler, ids ...string) {
+func (e *distEnv) until(h *settlement.DistributeSplitsHandler, ids ...string) {
 	e.t.Helper()
 	if err := e.reconcileAll(h, ids...); err != nil {
 		e.t.Fatal(err)
@@ -160,7 +161,7 @@ func (e *distEnv) until(h *commands.DistributeSplitsHandler, ids ...string) {
 }
 
 // reconcileAll is until for any goroutine.
-func (e *distEnv) reconcileAll(h *commands.DistributeSplitsHandler, ids ...string) error {
+func (e *distEnv) reconcileAll(h *settlement.DistributeSplitsHandler, ids ...string) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		_, _ = h.Handle(e.ctx)
@@ -251,7 +252,7 @@ func (e *distEnv) gasUsed(kind string) []int64 {
 	return out
 }
 
-var _ commands.SplitChain = (*chain.Operator)(nil)
+var _ settlement.SplitChain = (*chain.Operator)(nil)
 
 // Deployment through the command: the contract exists with the split's payees and shares; a
 // given address without code is refused.
@@ -285,7 +286,7 @@ func TestDeploySplitOnChain(t *testing.T) {
 	if again := e.deploy(deploy, merchant); again.Address != st.Address {
 		t.Fatalf("second deploy gave %s, want the first %s", again.Address, st.Address)
 	}
-	t.Logf("gas of the deployment: %v", e.gasUsed(commands.TxDeploy))
+	t.Logf("gas of the deployment: %v", e.gasUsed(settlement.TxDeploy))
 
 	_, err = deploy.Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: newWallet(t), Address: newWallet(t)})
 	wantRefusal(t, err, "invalid_input", "")
@@ -330,13 +331,13 @@ func TestDistributeSplitBatched(t *testing.T) {
 			t.Fatalf("amounts %+v, want %+v", da[0].Amounts, want)
 		}
 	}
-	t.Logf("gas per release (ERC-20): %v", e.gasUsed(commands.TxRelease))
+	t.Logf("gas per release (ERC-20): %v", e.gasUsed(settlement.TxRelease))
 }
 
 // crashing fails like a process that dies: after Broadcast has sent the transaction (after),
 // or before it could (before), once.
 type crashing struct {
-	commands.SplitChain
+	settlement.SplitChain
 	after  bool
 	mu     sync.Mutex
 	crashd bool
@@ -369,12 +370,12 @@ func TestDistributeSplitCrash(t *testing.T) {
 			merchant, platform, st, _ := e.merchantWithSplit()
 			e.pay(st.Address, 10_000_000)
 			id := e.paidReceipt(merchant, 1000)
-			crashed := commands.NewOperatorSender(&crashing{SplitChain: e.op, after: after}, e.ledger)
+			crashed := settlement.NewOperatorSender(&crashing{SplitChain: e.op, after: after}, e.ledger)
 			if _, err := e.distributor(crashed).Handle(e.ctx); !errors.Is(err, errCrash) {
 				t.Fatalf("first pass: %v, want the crash", err)
 			}
 			time.Sleep(500 * time.Millisecond) // a block passes
-			restarted := commands.NewOperatorSender(e.op, e.ledger)
+			restarted := settlement.NewOperatorSender(e.op, e.ledger)
 			e.until(e.distributor(restarted), id)
 			if r := e.releases(st.Address); r[merchant] != 1 || r[platform] != 1 {
 				t.Fatalf("releases on chain %v, want one per payee", r)
@@ -399,7 +400,7 @@ func TestDistributeSplitTwoInstances(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	for range 2 { // each instance has its own sender (its own mutex), as two processes would
-		h := e.distributor(commands.NewOperatorSender(e.op, readmodels.NewOperatorTransactions(e.pool)))
+		h := e.distributor(settlement.NewOperatorSender(e.op, readmodels.NewOperatorTransactions(e.pool)))
 		wg.Go(func() { errs <- e.reconcileAll(h, ids...) })
 	}
 	wg.Wait()
@@ -424,14 +425,14 @@ func TestDistributeSplitTwoInstances(t *testing.T) {
 
 // holding records the transactions it is given without sending them: a node that has not
 // passed them on yet. Settle sends them later, the same bytes.
-type holding struct{ commands.SplitChain }
+type holding struct{ settlement.SplitChain }
 
 func (holding) Broadcast(context.Context, []byte) error { return nil }
 
 // codeLater answers that no contract is there the first time it is asked: a node still behind the
 // block that deployed the split.
 type codeLater struct {
-	commands.SplitChain
+	settlement.SplitChain
 	asked atomic.Bool
 }
 
@@ -449,7 +450,7 @@ func TestDistributeSplitAsksAgainForMissingCode(t *testing.T) {
 	merchant, _, st, _ := e.merchantWithSplit()
 	e.pay(st.Address, 10_000_000)
 	id := e.paidReceipt(merchant, 1000)
-	h := e.distributor(commands.NewOperatorSender(&codeLater{SplitChain: e.op}, e.ledger))
+	h := e.distributor(settlement.NewOperatorSender(&codeLater{SplitChain: e.op}, e.ledger))
 	if out, err := h.Handle(e.ctx); err != nil || out.Releases != 0 {
 		t.Fatalf("first pass, no code seen: %+v %v, want nothing sent", out, err)
 	}
@@ -467,12 +468,12 @@ func TestDistributeSplitWaitsForItsPendingRelease(t *testing.T) {
 	merchant, platform, st, _ := e.merchantWithSplit()
 	e.pay(st.Address, 10_000_000)
 	first := e.paidReceipt(merchant, 1000)
-	if out, err := e.distributor(commands.NewOperatorSender(holding{e.op}, e.ledger)).Handle(e.ctx); err != nil || out.Releases != 2 {
+	if out, err := e.distributor(settlement.NewOperatorSender(holding{e.op}, e.ledger)).Handle(e.ctx); err != nil || out.Releases != 2 {
 		t.Fatalf("first pass: %+v %v, want 2 releases recorded and held", out, err)
 	}
 	e.pay(st.Address, 20_000_000)
 	second := e.paidReceipt(merchant, 2000)
-	e.until(e.distributor(commands.NewOperatorSender(e.op, e.ledger)), first, second)
+	e.until(e.distributor(settlement.NewOperatorSender(e.op, e.ledger)), first, second)
 
 	var recorded, reverted int
 	if err := e.pool.QueryRow(e.ctx, `SELECT count(*), count(*) FILTER (WHERE status = 'reverted') FROM operator_transactions
@@ -538,7 +539,7 @@ func TestDistributeSplitETH(t *testing.T) {
 	if d := e.distributed(id); len(d) != 1 || d[0].Token != "ETH" || len(d[0].TransactionHashes) != 2 {
 		t.Fatalf("SplitDistributed %+v", d)
 	}
-	t.Logf("gas per release (ETH): %v", e.gasUsed(commands.TxRelease))
+	t.Logf("gas per release (ETH): %v", e.gasUsed(settlement.TxRelease))
 }
 
 // More paid receipts wait than one pass reads, and the oldest cannot be distributed (their
