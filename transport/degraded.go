@@ -21,9 +21,10 @@ func unavailable(err error) bool { return readmodels.Unavailable(err) }
 // issueWait bounds the datastore steps of accepting an order or receipt (reads it needs, the
 // append). A datastore that accepts connections and never answers (a hung server, a network that
 // drops packets) must reach the degraded path as a refused connection does: the deadline's error
-// counts as unavailable, and the receipt is journaled instead of the request hanging. An append
+// counts as unavailable, and the receipt is journaled instead of the request hanging (5 s, as the
+// read-your-writes wait: longer than any healthy append, even on a loaded machine). An append
 // that still commits after its deadline is found stored by the journal's replay (same ids).
-const issueWait = 3 * time.Second
+const issueWait = 5 * time.Second
 
 // issueContext is the request's context bounded by issueWait.
 func issueContext(c echo.Context) (context.Context, context.CancelFunc) {

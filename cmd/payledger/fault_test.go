@@ -126,7 +126,7 @@ func TestAcknowledgedOrdersSurviveAPostgresStop(t *testing.T) {
 }
 
 // TestAcknowledgedOrdersSurviveAHungPostgres: every process of the cluster stopped (SIGSTOP) for
-// about 4 s: connections are accepted by the kernel and never answered, open ones never answer
+// about 7 s: connections are accepted by the kernel and never answered, open ones never answer
 // either. Orders must still be answered (degraded), reads answered (503 at worst), none lost.
 func TestAcknowledgedOrdersSurviveAHungPostgres(t *testing.T) {
 	faultTest(t, true, func(ctx context.Context, cluster *privateCluster, began time.Time) ([]string, error) {
@@ -140,7 +140,7 @@ func TestAcknowledgedOrdersSurviveAHungPostgres(t *testing.T) {
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
 		_, perr := pgx.Connect(pctx, cluster.URL("payledger"))
 		cancel()
-		time.Sleep(3 * time.Second) // the rest of the hang
+		time.Sleep(6 * time.Second) // the rest of the hang: longer than an order's bound (transport.issueWait)
 		if err := resume(); err != nil {
 			return nil, err
 		}
