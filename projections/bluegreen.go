@@ -17,6 +17,11 @@ type LogReader interface {
 	ReadAll(ctx context.Context, from eventstore.Position, limit int) ([]eventstore.RecordedEvent, error)
 }
 
+// txLogReader reads the global log in a given transaction (the PostgreSQL event store).
+type txLogReader interface {
+	ReadAllIn(ctx context.Context, tx pgx.Tx, from, to eventstore.Position, limit int) ([]eventstore.RecordedEvent, error)
+}
+
 const shadowTable = "receipts_next"
 
 // RebuildReceiptsBlueGreen rebuilds the receipts read model into a fresh table while reads (and
@@ -63,11 +68,15 @@ func RebuildReceiptsBlueGreen(ctx context.Context, pool *pgxpool.Pool, log LogRe
 		return fmt.Errorf("read live checkpoint: %w", err)
 	}
 	live := eventstore.Position{Commit: uint64(c), Prepare: uint64(p)}
-	if n, _, err := replayUpTo(ctx, log, pool, tx, shadow, pos, live); err != nil {
+	n, reached, err := replayUpTo(ctx, log, pool, tx, shadow, pos, live)
+	if err != nil {
 		return err
-	} else {
-		done += n
 	}
+	if reached.Less(live) {
+		// Swapping now would lose the receipts between reached and live.
+		return fmt.Errorf("blue/green rebuild: the log read ended at %s, before the live checkpoint %s", reached, live)
+	}
+	done += n
 	swap := []string{`ALTER TABLE receipts RENAME TO receipts_old`, `ALTER TABLE ` + shadowTable + ` RENAME TO receipts`, `DROP TABLE receipts_old`,
 		`SELECT pg_notify('` + readmodels.ReceiptsChangedChannel + `', '*')`} // cached statuses came from the old table
 	for _, stmt := range swap {
@@ -97,8 +106,16 @@ func liveCheckpoint(ctx context.Context, pool *pgxpool.Pool) (eventstore.Positio
 // transaction per batch), and returns how many it applied and the position reached.
 func replayUpTo(ctx context.Context, log LogReader, pool *pgxpool.Pool, tx pgx.Tx, proj Receipts, from, to eventstore.Position) (uint64, eventstore.Position, error) {
 	var n uint64
+	read := log.ReadAll
+	if in, ok := log.(txLogReader); ok && tx != nil {
+		// Under the live table's lock: not a connection of the pool, whose connections the
+		// requests blocked on that lock may all hold (that wait never ended).
+		read = func(ctx context.Context, from eventstore.Position, limit int) ([]eventstore.RecordedEvent, error) {
+			return in.ReadAllIn(ctx, tx, from, to, limit)
+		}
+	}
 	for from.Less(to) {
-		batch, err := log.ReadAll(ctx, from, 1000)
+		batch, err := read(ctx, from, 1000)
 		if err != nil {
 			return n, from, err
 		}

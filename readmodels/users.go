@@ -80,6 +80,10 @@ func NewUsers(pool *pgxpool.Pool) *Users { return &Users{pool: pool} }
 const userColumns = `wallet, display_name, pfp_url, domains, platforms, languages, space_public, live,
 	space_url, platform, live_since, last_heartbeat, last_seen, xp`
 
+// userCounts is a written user's follow counts, returned with its row: the window of the
+// instance that wrote it is patched with both (users_top_patch.go).
+const userCounts = `(SELECT count(*) FROM follows WHERE followee = u.wallet), (SELECT count(*) FROM follows WHERE follower = u.wallet)`
+
 func scanUser(row pgx.Row, extra ...any) (User, error) {
 	var u User
 	err := row.Scan(append([]any{&u.Wallet, &u.DisplayName, &u.PfpURL, &u.Domains, &u.Platforms, &u.Languages,
@@ -101,23 +105,26 @@ func (s *Users) Get(ctx context.Context, wallet string) (User, error) {
 
 // UpdateProfile applies patch to wallet's profile (creating the user) and returns the user.
 func (s *Users) UpdateProfile(ctx context.Context, wallet string, p ProfilePatch, now time.Time) (User, error) {
+	var c FollowCounts
 	u, err := scanUser(s.pool.QueryRow(ctx, `INSERT INTO users AS u (wallet, display_name, pfp_url, domains, platforms, languages, space_public, updated_at)
 		VALUES ($1, coalesce($2, ''), coalesce($3, ''), coalesce($4, '{}'::text[]), coalesce($5, '{}'::text[]), coalesce($6, '{}'::text[]), coalesce($7, false), $8)
 		ON CONFLICT (wallet) DO UPDATE SET
 			display_name = coalesce($2, u.display_name), pfp_url = coalesce($3, u.pfp_url),
 			domains = coalesce($4, u.domains), platforms = coalesce($5, u.platforms), languages = coalesce($6, u.languages),
 			space_public = coalesce($7, u.space_public), updated_at = $8
-		RETURNING `+userColumns,
-		strings.ToLower(wallet), p.DisplayName, p.PfpURL, p.Domains, p.Platforms, p.Languages, p.SpacePublic, now))
+		RETURNING `+userColumns+`, `+userCounts,
+		strings.ToLower(wallet), p.DisplayName, p.PfpURL, p.Domains, p.Platforms, p.Languages, p.SpacePublic, now), &c.Followers, &c.Following)
 	if err != nil {
 		return User{}, fmt.Errorf("update profile: %w", err)
 	}
+	s.wroteUser(u, c)
 	return u, nil
 }
 
 // Heartbeat records presence: lastHeartbeat and lastSeen become now, liveSince is set when the
 // user goes live (and cleared when not live); absent spaceUrl/platform keep their values.
 func (s *Users) Heartbeat(ctx context.Context, wallet string, p Presence, now time.Time) (User, error) {
+	var c FollowCounts
 	u, err := scanUser(s.pool.QueryRow(ctx, `INSERT INTO users AS u (wallet, live, space_url, platform, live_since, last_heartbeat, last_seen, updated_at)
 		VALUES ($1, $2, coalesce($3, ''), coalesce($4, ''), CASE WHEN $2 THEN $5::timestamptz END, $5, $5, $5)
 		ON CONFLICT (wallet) DO UPDATE SET
@@ -126,11 +133,12 @@ func (s *Users) Heartbeat(ctx context.Context, wallet string, p Presence, now ti
 				WHEN u.live AND u.live_since IS NOT NULL AND u.last_heartbeat >= $6 THEN u.live_since
 				ELSE $5 END,
 			last_heartbeat = $5, last_seen = $5, updated_at = $5
-		RETURNING `+userColumns,
-		strings.ToLower(wallet), p.Live, p.SpaceURL, p.Platform, now, now.Add(-LiveWindow)))
+		RETURNING `+userColumns+`, `+userCounts,
+		strings.ToLower(wallet), p.Live, p.SpaceURL, p.Platform, now, now.Add(-LiveWindow)), &c.Followers, &c.Following)
 	if err != nil {
 		return User{}, fmt.Errorf("record presence: %w", err)
 	}
+	s.wroteUser(u, c)
 	return u, nil
 }
 
@@ -140,10 +148,13 @@ func (s *Users) Follow(ctx context.Context, follower, followee string, now time.
 	if follower == followee {
 		return ErrSelfFollow
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO follows (follower, followee, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+	tag, err := s.pool.Exec(ctx, `INSERT INTO follows (follower, followee, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
 		follower, followee, now)
 	if err != nil {
 		return fmt.Errorf("follow: %w", err)
+	}
+	if tag.RowsAffected() > 0 {
+		s.wroteFollow(ctx, follower, followee)
 	}
 	return nil
 }
@@ -158,7 +169,11 @@ func (s *Users) Unfollow(ctx context.Context, follower, followee string) (bool, 
 	if err != nil {
 		return false, fmt.Errorf("unfollow: %w", err)
 	}
-	return tag.RowsAffected() > 0, nil
+	if tag.RowsAffected() == 0 {
+		return false, nil
+	}
+	s.wroteFollow(ctx, follower, followee)
+	return true, nil
 }
 
 // Follows reports whether follower follows followee.

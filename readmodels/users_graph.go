@@ -96,11 +96,20 @@ func (s *Users) FollowCounts(ctx context.Context, wallets []string) (map[string]
 		}
 		return counts, nil
 	}
+	counts, err := s.readCounts(ctx, wallets)
+	if err != nil {
+		return nil, fmt.Errorf("follow counts: %w", err)
+	}
+	return counts, nil
+}
+
+// readCounts reads the follow counts of wallets from the database, keyed by lower-case wallet.
+func (s *Users) readCounts(ctx context.Context, wallets []string) (map[string]FollowCounts, error) {
 	rows, err := s.pool.Query(ctx, `SELECT w,
 			(SELECT count(*) FROM follows WHERE followee = w), (SELECT count(*) FROM follows WHERE follower = w)
 		FROM unnest($1::text[]) w`, lower(wallets))
 	if err != nil {
-		return nil, fmt.Errorf("follow counts: %w", err)
+		return nil, err
 	}
 	defer rows.Close()
 	out := make(map[string]FollowCounts, len(wallets))
@@ -108,14 +117,11 @@ func (s *Users) FollowCounts(ctx context.Context, wallets []string) (map[string]
 		var w string
 		var c FollowCounts
 		if err := rows.Scan(&w, &c.Followers, &c.Following); err != nil {
-			return nil, fmt.Errorf("follow counts: %w", err)
+			return nil, err
 		}
 		out[w] = c
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("follow counts: %w", err)
-	}
-	return out, nil
+	return out, rows.Err()
 }
 
 func lower(wallets []string) []string {

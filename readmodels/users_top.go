@@ -42,6 +42,7 @@ type topUsers struct {
 	window    *topWindow // nil: not read yet (or dropped)
 	staleAt   time.Time  // when a change was first announced after window's read began; zero: none
 	loading   *topRead   // the read in flight
+	pending   []topPatch // this instance's writes since the read in flight began (users_top_patch.go)
 }
 
 // topWindow is one read of the window: the users in order, and the follow counts of each.
@@ -108,7 +109,7 @@ func (t *topUsers) get(ctx context.Context) (window *topWindow, ok bool, err err
 // startRead begins reading the window; t.mu is held.
 func (t *topUsers) startRead() *topRead {
 	r := &topRead{done: make(chan struct{})}
-	t.loading = r
+	t.loading, t.pending = r, nil
 	epoch := t.epoch
 	go func() {
 		// Not the search's context: the read is shared, and one search going away must not fail
@@ -121,8 +122,9 @@ func (t *topUsers) startRead() *topRead {
 		t.loading = nil
 		r.err = err
 		if err == nil && epoch == t.epoch && t.listening {
-			t.window, t.staleAt = window, r.staleAt
+			t.window, t.staleAt = t.landed(window), r.staleAt
 		}
+		t.pending = nil
 		close(r.done)
 	}()
 	return r
@@ -148,7 +150,7 @@ func (t *topUsers) setListening(on bool) {
 	defer t.mu.Unlock()
 	t.listening = on
 	t.epoch++
-	t.window, t.staleAt = nil, time.Time{}
+	t.window, t.staleAt, t.pending = nil, time.Time{}, nil
 }
 
 // readTop reads the window, users and counts in one statement (one snapshot): the TopUsersSize

@@ -113,9 +113,14 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*webhooks.Dispat
 		t.Fatal(err)
 	}
 	store.SetAtAppend(proj.AtAppend(runner)) // as serve does
+	subRunner, err := projections.NewRunner(pool, store, projections.Subscriptions{}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, 2)
+	done := make(chan struct{}, 3)
 	go func() { defer func() { done <- struct{}{} }(); _ = runner.Run(ctx) }()
+	go func() { defer func() { done <- struct{}{} }(); _ = subRunner.Run(ctx) }()
 	go func() {
 		defer func() { done <- struct{}{} }()
 		if e.dispatcher.Workers > 0 { // a benchmark may start its own later
@@ -124,7 +129,7 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*webhooks.Dispat
 	}()
 	caches := readmodels.NewInvalidations(pool)
 	caches.Register(readmodels.RevokedChannel, e.keys.Cache())
-	t.Cleanup(func() { cancel(); <-done; <-done })
+	t.Cleanup(func() { cancel(); <-done; <-done; <-done })
 	d := Deps{
 		Log: zerolog.New(e.logs), DB: pinger{}, Keys: e.keys, Nonces: readmodels.NewNonces(pool),
 		OpenAPIJSON: openapiJSON(t), Signer: chain.Login{ChainID: 8453}, Limiter: ratelimit.NewMemory(e.clk.Now), Now: e.clk.Now,
@@ -135,7 +140,7 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*webhooks.Dispat
 		Outbox:          e.outbox, Webhooks: e.dispatcher,
 		Prices: readmodels.NewPrices(pool), Usage: e.usage, Figures: readmodels.NewReceipts(pool), Metrics: metrics,
 		Invalidations: caches, Users: readmodels.NewUsers(pool).KeepTopInMemory(caches),
-		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool),
+		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool), SubscriptionsView: subRunner,
 		Config: Config{JWTSecret: testJWTSecret, CronSecret: testCronSecret, EdgeSecret: testEdgeSecret,
 			AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000,
 			PlatformRecipient: testPlatform, ProcessorWebhookSecret: testProcessorSecret, PublicBaseURL: "https://pay.example"},

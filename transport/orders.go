@@ -48,7 +48,9 @@ func (s *Server) createOrder(c echo.Context) error {
 	if err := s.parseOptional(req.optionalFields, &cmd.Details); err != nil {
 		return err
 	}
-	issued, err := s.orders.Handle(c.Request().Context(), cmd)
+	ctx, cancel := issueContext(c)
+	defer cancel()
+	issued, err := s.orders.Handle(ctx, cmd)
 	if err != nil {
 		return err
 	}
@@ -67,15 +69,23 @@ func (s *Server) issueOf(c echo.Context, p Principal, rawBody []byte) commands.I
 }
 
 // renderIssued answers {ok, receipt} once the receipt is readable, or the spec's degraded body
-// for a receipt journaled while the datastore is down.
+// for a receipt journaled while the datastore is down, or stored just before it went away (its
+// read model cannot be waited for then; a 503 would invite a retry that orders it twice).
 func (s *Server) renderIssued(c echo.Context, issued commands.Issued, status int) error {
 	id := issued.State.Receipt.ReceiptID
-	if issued.Degraded {
-		zerolog.Ctx(c.Request().Context()).Warn().Str("receipt_id", id).Msg("degraded mode: receipt journaled")
+	degraded := func(what string) error {
+		zerolog.Ctx(c.Request().Context()).Warn().Str("receipt_id", id).Msg("degraded mode: " + what)
 		return c.JSON(http.StatusOK, map[string]any{"ok": true, "degraded": true, "reason": "datastore_unavailable", "receipt": viewReceipt(issued.State)})
 	}
+	if issued.Degraded {
+		return degraded("receipt journaled")
+	}
 	if issued.Result.Version > 0 {
-		if err := s.waitReadable(c.Request().Context(), id, issued.Result); err != nil {
+		err := s.waitReadable(c.Request().Context(), id, issued.Result)
+		if unavailable(err) && c.Request().Context().Err() == nil {
+			return degraded("receipt stored, its read model not reached")
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -160,7 +160,9 @@ func (s *Server) createReceipt(c echo.Context) error {
 	if err := s.parseOptional(req.optionalFields, &cmd.Details); err != nil {
 		return err
 	}
-	issued, err := s.directReceipts.Handle(c.Request().Context(), cmd)
+	ctx, cancel := issueContext(c)
+	defer cancel()
+	issued, err := s.directReceipts.Handle(ctx, cmd)
 	if err != nil {
 		return err
 	}

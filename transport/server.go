@@ -95,9 +95,11 @@ type Deps struct {
 	Users   UserStore
 	Plans   PlanStore
 
-	// SubscriptionLists is the subscriptions read model; SubscriptionChain the chain
-	// configuration subscriptions are created against (zero: not configured).
+	// SubscriptionLists is the subscriptions read model and SubscriptionsView its projection
+	// (read-your-writes); SubscriptionChain the chain configuration subscriptions are created
+	// against (zero: not configured).
 	SubscriptionLists SubscriptionLists
+	SubscriptionsView Waiter
 	SubscriptionChain SubscriptionChain
 
 	Metrics *Metrics // optional: a fresh registry without scrape-time gauges
@@ -147,6 +149,7 @@ type Server struct {
 	createSubscription *commands.CreateSubscriptionHandler
 	cancelSubscription *commands.CancelSubscriptionHandler
 	subscriptionLists  SubscriptionLists
+	subscriptionsView  Waiter
 
 	splits         *commands.Splits
 	pricing        commands.PricingSource
@@ -176,7 +179,7 @@ func New(d Deps) (*Server, error) {
 	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil ||
 		d.Events == nil || d.Shops == nil || d.Sites == nil || d.Inventory == nil || d.Receipts == nil || d.ReceiptsView == nil ||
 		d.WebhookKeys == nil || d.Idempotency == nil || d.ProcessorEvents == nil || d.Outbox == nil || d.Webhooks == nil ||
-		d.Prices == nil || d.Usage == nil || d.Figures == nil || d.Users == nil || d.Plans == nil || d.SubscriptionLists == nil {
+		d.Prices == nil || d.Usage == nil || d.Figures == nil || d.Users == nil || d.Plans == nil || d.SubscriptionLists == nil || d.SubscriptionsView == nil {
 		return nil, fmt.Errorf("transport: missing dependency (every field of Deps but Log and Config is required)")
 	}
 	if d.Config.JWTSecret == "" || d.Config.CronSecret == "" || (d.Config.GatewayMode && d.Config.EdgeSecret == "") {

@@ -53,11 +53,20 @@ func (s *Server) subscriptionRoutes(d Deps) {
 	s.createSubscription = commands.NewCreateSubscriptionHandler(d.Events, planLookup{d.Plans}, d.SubscriptionChain.Signer,
 		d.SubscriptionChain.Operator, d.SubscriptionChain.USDC, d.Now)
 	s.cancelSubscription = commands.NewCancelSubscriptionHandler(d.Events, d.Now)
-	s.subscriptionLists = d.SubscriptionLists
+	s.subscriptionLists, s.subscriptionsView = d.SubscriptionLists, d.SubscriptionsView
 	s.handle(http.MethodPost, "/api/subscriptions/create", Policy{Access: Public}, s.postSubscription)
 	s.handle(http.MethodGet, "/api/subscriptions/status", Policy{Access: Public}, s.subscriptionStatus)
 	s.handle(http.MethodPost, "/api/subscriptions/cancel", Policy{Access: Admin}, s.postCancelSubscription)
 	s.subscriptionChargeRoutes(d.SubscriptionChain.Charger)
+}
+
+// waitListed waits (bounded, as orders wait for the receipts projection) until the
+// subscriptions projection holds an append, so that the caller's next customer or merchant status
+// list shows it (DESIGN 9, read-your-writes).
+func (s *Server) waitListed(ctx context.Context, pos commands.Position) error {
+	ctx, cancel := context.WithTimeout(ctx, readWait)
+	defer cancel()
+	return s.subscriptionsView.WaitFor(ctx, pos)
 }
 
 // viewSubscription is a subscription as the status read answers it (DESIGN 8).
@@ -97,6 +106,9 @@ func (s *Server) postSubscription(c echo.Context) error {
 		Customer: b.CustomerWallet, Permission: *b.PermissionData, Signature: b.PermissionSignature,
 		Meta: s.metadata(c, strings.ToLower(b.CustomerWallet))})
 	if err != nil {
+		return err
+	}
+	if err := s.waitListed(c.Request().Context(), res.Position); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, map[string]any{"success": true, "subscription": map[string]any{
@@ -172,6 +184,9 @@ func (s *Server) postCancelSubscription(c echo.Context) error {
 	res, err := s.cancelSubscription.Handle(c.Request().Context(), commands.CancelSubscription{ID: b.SubscriptionID,
 		By: sess.Wallet, Meta: s.metadata(c, sess.Wallet)})
 	if err != nil {
+		return err
+	}
+	if err := s.waitListed(c.Request().Context(), res.Position); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"success": true, "subscription": viewSubscription(res.State)})

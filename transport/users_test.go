@@ -328,3 +328,55 @@ func TestUserReadsDegradedBodies(t *testing.T) {
 		t.Fatalf("minXp=-1 while degraded: %d", rec.Code)
 	}
 }
+
+// TestUserWritesAreReadAtOnce: the issue's cases, each read at once after its 200 (DESIGN 9,
+// read-your-writes): a new user found by its wallet, a renamed one by its new name, presence off
+// in the search, and GraphQL follow counts after three follows and an unfollow.
+func TestUserWritesAreReadAtOnce(t *testing.T) {
+	e := newEnv(t, nil)
+	e.seedUsers()
+	m, dev := e.merchant(false), e.merchant(false)
+	post := func(method, path, body string) {
+		t.Helper()
+		if rec := e.adminCall(m.cookies, m.csrf, method, path, body); rec.Code != 200 {
+			t.Fatalf("%s %s: %d %s", path, body, rec.Code, rec.Body)
+		}
+	}
+	search := func(query string) []any {
+		t.Helper()
+		users, _ := decode(t, e.dev(dev, http.MethodGet, "/api/users/search?"+query, ""))["users"].([]any)
+		return users
+	}
+	search("scan=1000") // the window is read before the writes
+	post(http.MethodPost, "/api/users/profile", `{"displayName":"First name","spacePublic":true}`)
+	if users := search("q=" + m.wallet); len(users) != 1 || users[0].(map[string]any)["displayName"] != "First name" {
+		t.Fatalf("a new user by its wallet: %v", users)
+	}
+	post(http.MethodPost, "/api/users/profile", `{"displayName":"Renamed at once"}`)
+	if users := search("q=" + m.wallet); len(users) != 1 || users[0].(map[string]any)["displayName"] != "Renamed at once" {
+		t.Fatalf("a renamed user: %v", users)
+	}
+	post(http.MethodPost, "/api/users/presence", `{"live":true}`)
+	if users := search("live=true&q=" + m.wallet); len(users) != 1 {
+		t.Fatalf("a user gone live: %v", users)
+	}
+	post(http.MethodPost, "/api/users/presence", `{"live":false}`)
+	if users := search("q=" + m.wallet); len(users) != 1 || users[0].(map[string]any)["live"] != false {
+		t.Fatalf("a user gone offline: %v", users)
+	}
+	for _, w := range []string{userA, userB, userC} {
+		post(http.MethodPost, "/api/users/follow", `{"wallet":"`+w+`"}`)
+	}
+	post(http.MethodDelete, "/api/users/follow", `{"wallet":"`+userB+`"}`)
+	var got struct{ FollowerCount, FollowingCount int }
+	_, r := e.graphql(dev.key, `query($w: String!) { user(wallet: $w) { followerCount followingCount } }`, map[string]any{"w": m.wallet})
+	r.ok(t, "user", &got)
+	if got.FollowerCount != 0 || got.FollowingCount != 2 {
+		t.Fatalf("counts after 3 follows and an unfollow: %+v, want 0 followers and 2 followed", got)
+	}
+	_, r = e.graphql(dev.key, `query($w: String!) { user(wallet: $w) { followerCount followingCount } }`, map[string]any{"w": userB})
+	r.ok(t, "user", &got)
+	if got.FollowerCount != 0 {
+		t.Fatalf("the unfollowed user's counts: %+v", got)
+	}
+}

@@ -59,14 +59,14 @@ func devCommand(ctx context.Context, cfg config, getenv func(string) string, log
 		return errors.New("payledger dev merchant signs in and uses a key directly: run the service with AUTH_MODE=standalone")
 	}
 	if len(args) == 0 || args[0] != "merchant" {
-		return errors.New(devUsage)
+		return badUsage("payledger dev: the only command is merchant", devUsage)
 	}
 	fs := flag.NewFlagSet("dev merchant", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	baseURL := fs.String("base-url", cfg.PublicBaseURL, "the running service")
 	name := fs.String("name", "Dev shop", "the shop's name")
 	if err := fs.Parse(args[1:]); err != nil {
-		return fmt.Errorf("%v\n%s", err, devUsage)
+		return badUsage(err, devUsage)
 	}
 	m := &devMerchant{base: strings.TrimRight(*baseURL, "/"), dir: devDataDir(getenv), log: log, cfg: cfg}
 	return m.run(ctx, *name, stdout)

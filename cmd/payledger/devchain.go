@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/ecdsa"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -49,7 +48,10 @@ func devchainCommand(ctx context.Context, cfg config, log zerolog.Logger, args [
 	accounts := fs.Int("accounts", 3, "funded development accounts")
 	interval := fs.Duration("block-interval", 2*time.Second, "an empty block at least this often")
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%v\n%s", err, devchainUsage)
+		return badUsage(err, devchainUsage)
+	}
+	if fs.NArg() > 0 {
+		return badUsage(fmt.Sprintf("unexpected arguments %q", fs.Args()), devchainUsage)
 	}
 	d, err := startDevChain(ctx, log, stdout, chain.DevChainOptions{Port: *port, Accounts: *accounts, BlockInterval: *interval})
 	if err != nil {
@@ -136,10 +138,10 @@ func parsePayFlags(cfg config, args []string) (payFlags, error) {
 	fs.StringVar(&p.amount, "amount", "", "amount in base units")
 	fs.BoolVar(&p.noWait, "no-wait", false, "print the hash without waiting for the block")
 	if err := fs.Parse(args); err != nil {
-		return p, fmt.Errorf("%v\n%s", err, devchainUsage)
+		return p, badUsage(err, devchainUsage)
 	}
 	if p.key == "" || p.to == "" || p.amount == "" {
-		return p, errors.New("--key, --to and --amount are required\n" + devchainUsage)
+		return p, badUsage("--key, --to and --amount are required", devchainUsage)
 	}
 	if !common.IsHexAddress(p.to) {
 		return p, fmt.Errorf("--to %q is not an address", p.to)

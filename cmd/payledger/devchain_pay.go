@@ -96,7 +96,7 @@ func parseReceiptPayFlags(cfg config, args []string) (receiptPayFlags, error) {
 	fs.StringVar(&p.rpc, "rpc", "", "JSON-RPC URL (default: the env file's, ETH_RPC_URL, http://127.0.0.1:8545)")
 	fs.StringVar(&p.tokens, "tokens", "", "SYMBOL=0xaddress:decimals,... (default: the env file's, CHAIN_TOKENS)")
 	if err := fs.Parse(args[1:]); err != nil {
-		return p, fmt.Errorf("%v\n%s", err, devchainPayReceiptUsage)
+		return p, badUsage(err, devchainPayReceiptUsage)
 	}
 	vars := readDevchainEnv(p.envFile)
 	p.rpc = cmp.Or(p.rpc, vars["ETH_RPC_URL"], cfg.EthRPCURL, "http://127.0.0.1:8545")

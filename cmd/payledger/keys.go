@@ -22,8 +22,8 @@ const keysUsage = `usage:
 
 // keysCommand manages subscription keys from the command line.
 func keysCommand(ctx context.Context, cfg config, log zerolog.Logger, args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(keysUsage)
+	if len(args) == 0 || (args[0] != "create" && args[0] != "revoke") {
+		return badUsage("payledger keys: create or revoke", keysUsage)
 	}
 	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -32,7 +32,7 @@ func keysCommand(ctx context.Context, cfg config, log zerolog.Logger, args []str
 	name := fs.String("name", "", "a name to recognise the key by")
 	id := fs.String("id", "", "key id (revoke)")
 	if err := fs.Parse(args[1:]); err != nil {
-		return fmt.Errorf("%v\n%s", err, keysUsage)
+		return badUsage(err, keysUsage)
 	}
 	if !transport.ValidWallet(*wallet) {
 		return errors.New("--wallet must be a 0x-prefixed 40-hex-character address")

@@ -9,29 +9,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+	"time"
 
+	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 )
-
-const usage = `usage: payledger <command>
-
-commands:
-  serve     run the HTTP service (creates the database if missing and applies migrations)
-  migrate   create the database if missing and apply migrations, then exit
-  keys      create or revoke subscription keys (payledger keys for usage)
-  projections rebuild [name|--all]
-            empty a projection's read models and replay the whole log into them
-  verify [--stream id]
-            walk every stream's hash chain; report the first broken link (exit 1 if any)
-  dev merchant [--base-url URL]
-            development only: a signed-in merchant with a split, a shop, items and a key
-            with every scope, and a ready curl for an order (see README.md, Quick start)
-  receipts history <id>
-            print a receipt's event history and check its hash chain (exit 1 if broken)
-
-Configuration comes from the environment; see README.md.
-`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -39,26 +23,34 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
 
-// run executes one command and returns the process exit status.
+// run executes one command and returns the process exit status: 0, 1 when the command failed,
+// 2 for a wrong command line (flag's convention; -h and --help print the usage and give 0).
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+	if code, done := commandLine(args, stdout, stderr); done {
+		return code
+	}
+	logTo, err := logFormat(getenv("LOG_FORMAT"))
+	if err != nil {
+		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	base := zerolog.New(stdout).With().Timestamp().Logger()
+	base := logTo(stdout).With().Timestamp().Logger()
 	// Lines that belong to no request carry this process run's id as their correlation id.
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	log := base.With().Str("correlation_id", "run-"+hex.EncodeToString(b[:])).Logger()
+	run := "run-" + hex.EncodeToString(b[:])
+	log := base.With().Str("correlation_id", run).Logger()
+	// The operator tools keep stdout for their answer: their logs go to stderr.
+	toolLog := logTo(stderr).With().Timestamp().Str("correlation_id", run).Logger()
 
 	cfg, kept, err := loadPersistentConfig(getenv, rand.Reader)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	startLog := log // the operator tools keep stdout for their answer
+	startLog := log
 	if args[0] != "serve" && args[0] != "migrate" {
-		startLog = log.Output(stderr)
+		startLog = toolLog
 	}
 	if len(kept.Generated) > 0 {
 		startLog.Warn().Strs("generated", kept.Generated).Str("file", kept.Path).Msg("development mode: generated missing secrets and kept them for the next start (delete the file to rotate them)")
@@ -73,28 +65,85 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "migrate":
 		err = migrate(ctx, cfg, log)
 	case "projections":
-		err = projectionsCommand(ctx, cfg, log.Output(stderr), args[1:], stdout)
+		err = projectionsCommand(ctx, cfg, toolLog, args[1:], stdout)
 	case "verify":
-		err = verifyCommand(ctx, cfg, log.Output(stderr), args[1:], stdout)
+		err = verifyCommand(ctx, cfg, toolLog, args[1:], stdout)
 	case "receipts":
-		err = receiptsCommand(ctx, cfg, log.Output(stderr), args[1:], stdout)
+		err = receiptsCommand(ctx, cfg, toolLog, args[1:], stdout)
 	case "keys":
 		// Logs go to stderr so that the key is alone on stdout's last line.
-		err = keysCommand(ctx, cfg, log.Output(stderr), args[1:], stdout)
+		err = keysCommand(ctx, cfg, toolLog, args[1:], stdout)
 	case "dev":
-		err = devCommand(ctx, cfg, getenv, log.Output(stderr), args[1:], stdout)
+		err = devCommand(ctx, cfg, getenv, toolLog, args[1:], stdout)
 	case "devchain":
-		err = devchainCommand(ctx, cfg, log.Output(stderr), args[1:], stdout)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	default:
-		fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage)
-		return 2
+		err = devchainCommand(ctx, cfg, toolLog, args[1:], stdout)
+	}
+	if code, ok := reportUsage(err, stderr); ok {
+		return code
 	}
 	if err != nil {
 		log.Error().Err(err).Str("command", args[0]).Msg("failed")
 		return 1
 	}
 	return 0
+}
+
+// commandLine answers what needs no configuration: no command (the list, exit 2), help (exit 0),
+// an unknown command, or arguments to a command that takes none (exit 2). done false: run it.
+func commandLine(args []string, stdout, stderr io.Writer) (code int, done bool) {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, listUsage())
+		return 2, true
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		if c, ok := findCommand(strings.Join(args[1:], " ")); ok {
+			fmt.Fprint(stdout, c.usage)
+		} else {
+			fmt.Fprint(stdout, listUsage())
+		}
+		return 0, true
+	}
+	c, ok := findCommand(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], listUsage())
+		return 2, true
+	}
+	if helpAsked(args[1:]) {
+		fmt.Fprint(stdout, helpText(c, args))
+		return 0, true
+	}
+	if (c.name == "serve" || c.name == "migrate") && len(args) > 1 {
+		fmt.Fprintf(stderr, "payledger %s takes no arguments: %q\n\n%s", c.name, args[1:], c.usage)
+		return 2, true
+	}
+	return 0, false
+}
+
+// logFormat returns how logs are written to a destination (LOG_FORMAT): JSON lines, or zerolog's
+// console format (coloured level, time, message, fields); unset, console when the destination is
+// a terminal and JSON otherwise.
+func logFormat(format string) (func(io.Writer) zerolog.Logger, error) {
+	console := func(w io.Writer, color bool) zerolog.Logger {
+		return zerolog.New(zerolog.ConsoleWriter{Out: w, NoColor: !color, TimeFormat: time.RFC3339})
+	}
+	switch format {
+	case "json":
+		return func(w io.Writer) zerolog.Logger { return zerolog.New(w) }, nil
+	case "console":
+		return func(w io.Writer) zerolog.Logger { return console(w, terminal(w)) }, nil
+	case "":
+		return func(w io.Writer) zerolog.Logger {
+			if terminal(w) {
+				return console(w, true)
+			}
+			return zerolog.New(w)
+		}, nil
+	}
+	return nil, fmt.Errorf("LOG_FORMAT must be json or console, not %q", format)
+}
+
+// terminal reports whether w is a terminal.
+func terminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }

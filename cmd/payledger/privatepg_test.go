@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -64,6 +68,55 @@ func (c *privateCluster) URL(db string) string {
 func (c *privateCluster) restartImmediate(ctx context.Context) error {
 	// -l: without it the new server would write to pg_ctl's output, which we wait on.
 	return c.pg.run(ctx, "pg_ctl", "-D", c.pg.dataDir, "-o", c.opts, "-l", c.log, "-m", "immediate", "-w", "-t", "60", "restart")
+}
+
+// stop stops the server at once (pg_ctl stop -m immediate): connections are cut, and new ones
+// refused until start.
+func (c *privateCluster) stop(ctx context.Context) error {
+	return c.pg.run(ctx, "pg_ctl", "-D", c.pg.dataDir, "-m", "immediate", "-w", "-t", "60", "stop")
+}
+
+// start starts the server stopped by stop and waits until it accepts connections.
+func (c *privateCluster) start(ctx context.Context) error {
+	return c.pg.run(ctx, "pg_ctl", "-D", c.pg.dataDir, "-o", c.opts, "-l", c.log, "-w", "-t", "60", "start")
+}
+
+// freeze stops every process of the server (SIGSTOP), postmaster first so that it starts no
+// other: connections are still accepted by the kernel and nothing answers. resume continues them.
+func (c *privateCluster) freeze() (resume func() error, frozen int, err error) {
+	pidFile, err := os.ReadFile(filepath.Join(c.pg.dataDir, "postmaster.pid"))
+	if err != nil {
+		return nil, 0, err
+	}
+	postmaster, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(pidFile), "\n", 2)[0]))
+	if err != nil {
+		return nil, 0, fmt.Errorf("postmaster.pid: %w", err)
+	}
+	pids := []int{postmaster}
+	if err := syscall.Kill(postmaster, syscall.SIGSTOP); err != nil {
+		return nil, 0, err
+	}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		if err == nil && strings.Contains(string(status), fmt.Sprintf("\nPPid:\t%d\n", postmaster)) {
+			_ = syscall.Kill(pid, syscall.SIGSTOP)
+			pids = append(pids, pid)
+		}
+	}
+	return func() error {
+		var first error
+		for _, pid := range slices.Backward(pids) {
+			if err := syscall.Kill(pid, syscall.SIGCONT); err != nil && first == nil && pid == postmaster {
+				first = err
+			}
+		}
+		return first
+	}, len(pids), nil
 }
 
 func (c *privateCluster) stopImmediate() {

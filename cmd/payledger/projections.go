@@ -24,12 +24,12 @@ func projectorsByName() map[string]projections.Projector {
 // tables and swaps them in atomically once caught up (blue/green); reads keep answering meanwhile.
 func projectionsCommand(ctx context.Context, cfg config, log zerolog.Logger, args []string, stdout io.Writer) error {
 	if len(args) < 1 || args[0] != "rebuild" || len(args) > 2 {
-		return errors.New("usage: payledger projections rebuild [name|--all]")
+		return badUsage("payledger projections: rebuild [name|--all]", projectionsUsage)
 	}
 	names := []string{"receipts", "users", "subscriptions"}
 	if len(args) == 2 && args[1] != "--all" {
 		if _, ok := projectorsByName()[args[1]]; !ok {
-			return fmt.Errorf("unknown projection %q (known: receipts, users, subscriptions)", args[1])
+			return badUsage(fmt.Sprintf("unknown projection %q (known: receipts, users, subscriptions)", args[1]), projectionsUsage)
 		}
 		names = []string{args[1]}
 	}

@@ -20,7 +20,7 @@ var errChainBroken = errors.New("hash chain broken")
 // GET /api/receipts/{id}/events.
 func receiptsCommand(ctx context.Context, cfg config, log zerolog.Logger, args []string, stdout io.Writer) error {
 	if len(args) != 2 || args[0] != "history" {
-		return errors.New("usage: payledger receipts history <receipt id>")
+		return badUsage("payledger receipts: history <receipt id>", receiptsUsage)
 	}
 	_, store, closeLedger, err := openLedger(ctx, cfg, log)
 	if err != nil {

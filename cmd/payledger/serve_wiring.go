@@ -153,6 +153,7 @@ func newAPI(cfg config, base zerolog.Logger, s *services, limiter transport.Limi
 		Prices: readmodels.NewPrices(pool), Usage: s.usage, Figures: readmodels.NewReceipts(pool), Metrics: s.metrics, ReceiptSearch: readmodels.NewReceipts(pool),
 		Invalidations: s.caches, Users: readmodels.NewUsers(pool).KeepTopInMemory(s.caches),
 		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool),
+		SubscriptionsView: s.subscriptionsRunner,
 		SubscriptionChain: s.subChain,
 		Config: transport.Config{
 			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,

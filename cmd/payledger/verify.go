@@ -24,7 +24,7 @@ func verifyCommand(ctx context.Context, cfg config, log zerolog.Logger, args []s
 	fs.SetOutput(io.Discard)
 	stream := fs.String("stream", "", "verify one stream only")
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%v\nusage: payledger verify [--stream id]", err)
+		return badUsage(err, verifyUsage)
 	}
 	pool, store, closeLedger, err := openLedger(ctx, cfg, log)
 	if err != nil {

@@ -7,7 +7,10 @@
 // PostgreSQL's per-commit cost rewards.
 package groupcommit
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // Call is one queued write; the flush function sets Result and Err.
 type Call[T, R any] struct {
@@ -36,16 +39,36 @@ type Group[T, R any] struct {
 // Do queues item and waits until a flush has written it. A write that has been handed to a
 // flush is not abandoned: its outcome is what the flush reports.
 func (g *Group[T, R]) Do(item T) (R, error) {
+	c := g.enqueue(item)
+	<-c.done
+	return c.Result, c.Err
+}
+
+// DoContext is Do for a caller that may stop waiting: when ctx ends first it returns ctx's
+// error, and the write stays queued or in its flush (it may still be stored). For a caller that
+// has a fallback for a datastore that does not answer (the degraded path journals the very same
+// events, whose replay finds them stored or stores them), a hung flush must not hold it.
+func (g *Group[T, R]) DoContext(ctx context.Context, item T) (R, error) {
+	c := g.enqueue(item)
+	select {
+	case <-c.done:
+		return c.Result, c.Err
+	case <-ctx.Done():
+		var zero R
+		return zero, ctx.Err()
+	}
+}
+
+func (g *Group[T, R]) enqueue(item T) *Call[T, R] {
 	c := &Call[T, R]{Item: item, done: make(chan struct{})}
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.queue = append(g.queue, c)
 	if g.running < max(g.Slots, 1) {
 		g.running++
 		go g.flushLoop()
 	}
-	g.mu.Unlock()
-	<-c.done
-	return c.Result, c.Err
+	return c
 }
 
 func (g *Group[T, R]) size(item T) int {

@@ -1,6 +1,7 @@
 package groupcommit
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -67,5 +68,32 @@ func TestMaxSizeSplitsBatches(t *testing.T) {
 		if s > 10 && s != 25 {
 			t.Fatalf("a batch of size %d exceeds 10: %v", s, sizes)
 		}
+	}
+}
+
+// TestDoContextStopsWaitingForAHungFlush: a caller whose context ends while its write's flush
+// does not return gets the context's error at once; the flush still runs to its end.
+func TestDoContextStopsWaitingForAHungFlush(t *testing.T) {
+	release, flushed := make(chan struct{}), make(chan int, 1)
+	g := &Group[int, int]{Slots: 1, Flush: func(batch []*Call[int, int]) {
+		<-release // a server that accepts and never answers
+		for _, c := range batch {
+			c.Result = c.Item
+		}
+		flushed <- len(batch)
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := g.DoContext(ctx, 1); done <- err }()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("DoContext with its context ended: %v", err)
+	}
+	close(release)
+	if n := <-flushed; n != 1 {
+		t.Fatalf("the flush wrote %d items, want the abandoned one", n)
+	}
+	if v, err := g.DoContext(context.Background(), 2); err != nil || v != 2 {
+		t.Fatalf("a later write: %d %v", v, err)
 	}
 }

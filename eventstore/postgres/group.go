@@ -21,7 +21,8 @@ import (
 // groupRows caps the events of one flush.
 const groupRows = 512
 
-// flushTimeout bounds a flush; appends do not abandon a flush their events are part of.
+// flushTimeout bounds a flush; an append whose context ends first stops waiting for it (its
+// events stay in the flush).
 const flushTimeout = 30 * time.Second
 
 // pendingAppend is one append's events and the companions to commit with them.
@@ -53,7 +54,9 @@ func (s *Store) commit(ctx context.Context, recs []eventstore.RecordedEvent, eve
 	if s.groupSlots <= 0 || s.beforeCommit != nil {
 		return s.insert(ctx, p)
 	}
-	return s.group.Do(p)
+	// The caller stops waiting when its context ends (a hung server must not hold it); the
+	// events stay in their flush, as after a connection lost during a commit.
+	return s.group.DoContext(ctx, p)
 }
 
 func (s *Store) flush(batch []*appendCall) {

@@ -374,6 +374,22 @@ func (s *Store) ReadAll(ctx context.Context, from eventstore.Position, limit int
 	return scanEvents(rows, limit)
 }
 
+// ReadAllIn reads the events after from up to and including to, through tx, for a caller that
+// knows every event up to to is committed (a projector's checkpoint): without ReadAll's
+// cluster-wide xmin rule, which a transaction in another database can hold below to (the
+// receipts projector's checkpoint moves at append time past such transactions). The caller holds
+// a lock requests wait on (the blue/green swap of a read model), so it reads on its own
+// connection: the pool's may all be held by those requests.
+func (s *Store) ReadAllIn(ctx context.Context, tx pgx.Tx, from, to eventstore.Position, limit int) ([]eventstore.RecordedEvent, error) {
+	rows, err := tx.Query(ctx, `SELECT `+selectColumns+` FROM events
+		WHERE (tx_id, seq) > ($1::bigint, $2::bigint) AND (tx_id, seq) <= ($3::bigint, $4::bigint)
+		ORDER BY tx_id, seq LIMIT $5`, int64(from.Commit), int64(from.Prepare), int64(to.Commit), int64(to.Prepare), limit)
+	if err != nil {
+		return nil, fmt.Errorf("read all from %s to %s: %w", from, to, err)
+	}
+	return scanEvents(rows, limit)
+}
+
 func scanEvents(rows pgx.Rows, capHint int) ([]eventstore.RecordedEvent, error) {
 	defer rows.Close()
 	out := make([]eventstore.RecordedEvent, 0, min(capHint, 64))

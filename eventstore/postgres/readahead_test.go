@@ -21,7 +21,7 @@ import (
 type logReads struct{ n atomic.Int64 }
 
 func (l *logReads) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	if strings.Contains(d.SQL, "pg_snapshot_xmin") {
+	if strings.Contains(d.SQL, "pg_snapshot_xip") {
 		l.n.Add(1)
 	}
 	return ctx

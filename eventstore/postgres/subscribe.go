@@ -137,8 +137,20 @@ func (s *Store) idleWait(ctx context.Context, wake, notified <-chan struct{}, ba
 	return appended, backoff, nil
 }
 
-// readAllSQL reads the log after ($1, $2), never past a transaction still running (see the
-// events table's comment).
+// logHorizon is the first transaction id that may still add events to this database's log: the
+// oldest transaction in progress in the statement's snapshot that is not found running in another
+// database (one that has ended since, or a prepared transaction, cannot be placed and counts), else
+// the snapshot's xmax. The cluster-wide xmin used before let a transaction left open in any other
+// database of the cluster (another service, another test's database) hold every projector of this
+// one back, and with it read-your-writes waits and webhooks. The projections' at-append check
+// (readmodels.ReceiptsAtAppendSQL) places transactions the same way.
+const logHorizon = `(SELECT least(pg_snapshot_xmax(s.snap)::text::bigint,
+		(SELECT min(x.id::text::bigint) FROM pg_snapshot_xip(s.snap) AS x(id) WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a
+			WHERE a.backend_xid = xid(x.id) AND a.datname IS DISTINCT FROM current_database())))
+	FROM (SELECT pg_current_snapshot() AS snap) s)`
+
+// readAllSQL reads the log after ($1, $2), never past a transaction of this database still
+// running (see the events table's comment, and logHorizon).
 //
 // The parameters are read through a sub-select so that the planner's estimates never see their
 // values: the cached prepared statement's generic plan (the primary key's index scan) then costs
@@ -146,7 +158,7 @@ func (s *Store) idleWait(ctx context.Context, wake, notified <-chan struct{}, ba
 // plan for a position near the log's end always looked cheaper). That planning was about 40% of
 // the backend's time for a read of a few events.
 const readAllSQL = `SELECT ` + selectColumns + ` FROM events
-		WHERE (tx_id, seq) > (SELECT $1::bigint, $2::bigint) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+		WHERE (tx_id, seq) > (SELECT $1::bigint, $2::bigint) AND tx_id < ` + logHorizon + `
 		ORDER BY tx_id, seq LIMIT (SELECT $3::int)`
 
 // readAhead is the read of the events after a batch, queued by its handler into its own pgx
@@ -289,7 +301,7 @@ func (s *Store) SubscribeFiltered(ctx context.Context, from eventstore.Position,
 // planning every read again, which cost about three times running it.
 var readFilteredSQL = `WITH scanned AS MATERIALIZED (
 		SELECT tx_id, seq, stream_id, type FROM events
-		WHERE (tx_id, seq) > (SELECT $1::bigint, $2::bigint) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+		WHERE (tx_id, seq) > (SELECT $1::bigint, $2::bigint) AND tx_id < ` + logHorizon + `
 		ORDER BY tx_id, seq LIMIT ` + strconv.Itoa(SubscribeBatch) + `),
 	last AS (SELECT tx_id, seq, (SELECT count(*) FROM scanned) AS n FROM scanned ORDER BY tx_id DESC, seq DESC LIMIT 1)
 	SELECT last.tx_id, last.seq, last.n, e.tx_id, e.seq, e.event_id, e.stream_id, e.version, e.type, e.data, e.metadata, e.recorded_at, e.prev_hash, e.hash

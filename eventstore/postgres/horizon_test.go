@@ -1,0 +1,51 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/migrations/pgtest"
+)
+
+// TestReadAllIsNotHeldBackByAnotherDatabase: a transaction left open in another database of the
+// cluster (with a transaction id older than the appends) does not hide this database's committed
+// events from ReadAll (projectors, read-your-writes, webhooks waited on it under load); one left
+// open in this database still does (a later commit could land before it).
+func TestReadAllIsNotHeldBackByAnotherDatabase(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	s := postgres.New(pool)
+	other, err := pgtest.Pool(t).Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = other.Rollback(ctx) }()
+	if _, err := other.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil {
+		t.Fatal(err)
+	}
+	ev := eventstore.EventData{ID: uuid.New(), Type: "Tested", Data: []byte(`{}`)}
+	if _, err := s.Append(ctx, "s-1", eventstore.NoStream(), ev); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.ReadAll(ctx, eventstore.Position{}, 10); err != nil || len(got) != 1 {
+		t.Fatalf("ReadAll with another database's transaction open: %d events, %v; want 1", len(got), err)
+	}
+	mine, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = mine.Rollback(ctx) }()
+	if _, err := mine.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(ctx, "s-2", eventstore.NoStream(), eventstore.EventData{ID: uuid.New(), Type: "Tested", Data: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.ReadAll(ctx, eventstore.Position{}, 10); err != nil || len(got) != 1 {
+		t.Fatalf("ReadAll with this database's older transaction open: %d events, %v; want only the first", len(got), err)
+	}
+}
