@@ -29,6 +29,8 @@ commands:
             with every scope, and a ready curl for an order (see README.md, Quick start)
   receipts history <id>
             print a receipt's event history and check its hash chain (exit 1 if broken)
+  listen --forward-to URL [--api-key KEY]
+            forward the merchant's events to a local URL, signed as a webhook endpoint
 
 Configuration comes from the environment; see README.md.
 `
@@ -85,6 +87,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = devCommand(ctx, cfg, getenv, log.Output(stderr), args[1:], stdout)
 	case "devchain":
 		err = devchainCommand(ctx, cfg, log.Output(stderr), args[1:], stdout)
+	case "listen":
+		err = listenCommand(ctx, cfg, getenv, args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
