@@ -145,14 +145,14 @@ func QueueEvents(batch *pgx.Batch, events []NewEvent) error {
 	}
 	n := len(events)
 	ids, keys, merchants, types, at := make([]uuid.UUID, n), make([]string, n), make([]string, n), make([]string, n), make([]time.Time, n)
-	data := make([][]byte, n)
+	data := make([]string, n) // JSON text, cast to jsonb by the statement
 	var only, targeted []uuid.UUID // endpoint-limited events and their endpoints
 	for i, e := range events {
 		b, err := json.Marshal(e.Data)
 		if err != nil {
 			return fmt.Errorf("encode %s event: %w", e.Type, err)
 		}
-		ids[i], keys[i], merchants[i], types[i], data[i], at[i] = uuid.New(), e.Key, e.Merchant, e.Type, b, e.At
+		ids[i], keys[i], merchants[i], types[i], data[i], at[i] = uuid.New(), e.Key, e.Merchant, e.Type, string(b), e.At
 		if e.Endpoint != nil {
 			targeted, only = append(targeted, ids[i]), append(only, *e.Endpoint)
 		}

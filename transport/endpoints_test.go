@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -205,10 +206,11 @@ func TestWebhookEndpointRetriesWithTheSameID(t *testing.T) {
 			HTTPStatus *int   `json:"httpStatus"`
 		} `json:"deliveries"`
 	}
-	rec := e.dev(m, http.MethodGet, "/api/webhooks/endpoints/"+id+"/deliveries", "")
-	if err := json.Unmarshal(rec.Body.Bytes(), &log); err != nil || len(log.Deliveries) < 2 {
-		t.Fatalf("deliveries: %d %s", rec.Code, rec.Body)
-	}
+	var rec *httptest.ResponseRecorder
+	waitUntil(t, "both attempts in the log", 10*time.Second, func() bool {
+		rec = e.dev(m, http.MethodGet, "/api/webhooks/endpoints/"+id+"/deliveries", "")
+		return json.Unmarshal(rec.Body.Bytes(), &log) == nil && len(log.Deliveries) >= 2
+	})
 	last := log.Deliveries[len(log.Deliveries)-1]
 	if last.HTTPStatus == nil || *last.HTTPStatus != 500 || *log.Deliveries[len(log.Deliveries)-2].HTTPStatus != 503 {
 		t.Fatalf("log statuses: %s", rec.Body)

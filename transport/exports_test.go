@@ -33,7 +33,7 @@ func readCSV(t *testing.T, body string) [][]string {
 func TestReceiptsExportRoundTrip(t *testing.T) {
 	e := newEnv(t, func(d *Deps) { d.Config.Production = false })
 	m := e.merchant(true)
-	tricky := `ord "7", with\ttab`
+	tricky := "ord \"7\", with\ttab"
 	rec := e.dev(m, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"Order","priceUsd":12.3}],"totalUsd":12.3,"transactionId":"`+
 		strings.ReplaceAll(strings.ReplaceAll(tricky, `"`, `\"`), "\t", `\t`)+`"}`)
 	if rec.Code != 201 {
