@@ -145,7 +145,7 @@ func QueueEvents(batch *pgx.Batch, events []NewEvent) error {
 	}
 	n := len(events)
 	ids, keys, merchants, types, at := make([]uuid.UUID, n), make([]string, n), make([]string, n), make([]string, n), make([]time.Time, n)
-	data := make([]string, n) // JSON text, cast to jsonb by the statement
+	data := make([]string, n)      // JSON text, cast to jsonb by the statement
 	var only, targeted []uuid.UUID // endpoint-limited events and their endpoints
 	for i, e := range events {
 		b, err := json.Marshal(e.Data)
