@@ -25,6 +25,11 @@ type Receipts struct {
 	// Shadow, when set, names the table of a blue/green rebuild: the projector writes there, under
 	// its own checkpoint name, and queues no notifications (it replays history).
 	Shadow string
+	// EndpointData, when set, renders a receipt's receipt.status_updated data (the spec's
+	// payload) for the merchant's event log: every status change, and every split
+	// distribution, is recorded there in this transaction and fanned out to the merchant's
+	// webhook endpoints (readmodels.QueueEvents). Unset: no event log (tests of other parts).
+	EndpointData func(receipt.State) map[string]any
 
 	queued *atomic.Bool // set when a batch queued a notification
 }
@@ -120,6 +125,7 @@ func onlyFirstEvents(events []eventstore.RecordedEvent) bool {
 func (r Receipts) fold(events []eventstore.RecordedEvent, ids []string, states map[string]receipt.State, versions map[string]uint64,
 	mark eventstore.Position, writes *pgx.Batch) error {
 	replayed := map[string]bool{} // receipts whose last change in this batch is history being replayed
+	var endpointEvents []readmodels.NewEvent
 	firstPos := map[string]eventstore.Position{}
 	dirty := map[string]bool{}
 	before := make(map[string]receipt.Status, len(states))
@@ -140,6 +146,9 @@ func (r Receipts) fold(events []eventstore.RecordedEvent, ids []string, states m
 		}
 		states[id], versions[id], dirty[id] = receipt.Evolve(states[id], ev), e.Version, true
 		replayed[id] = !mark.Less(e.Position)
+		if d, ok := ev.(*receipt.SplitDistributed); ok && !replayed[id] {
+			endpointEvents = append(endpointEvents, r.splitEvent(states[id], d, e))
+		}
 	}
 	batch := writes
 	var changed []string // receipts that existed before this batch: status caches may hold them
@@ -160,6 +169,17 @@ func (r Receipts) fold(events []eventstore.RecordedEvent, ids []string, states m
 		}
 		if old != st.Status && st.Receipt.WebhookURL != "" && !replayed[id] && r.Shadow == "" {
 			notify = append(notify, id)
+		}
+		if old != st.Status && !replayed[id] {
+			endpointEvents = append(endpointEvents, r.statusEvent(st))
+		}
+	}
+	if r.EndpointData != nil && r.Shadow == "" {
+		if err := readmodels.QueueEvents(batch, endpointEvents); err != nil {
+			return err
+		}
+		if len(endpointEvents) > 0 && r.queued != nil {
+			r.queued.Store(true) // wakes the dispatcher's endpoint worker
 		}
 	}
 	if err := readmodels.QueueStates(batch, r.table(), rows); err != nil {

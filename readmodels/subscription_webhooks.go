@@ -26,10 +26,25 @@ func (w *SubscriptionWebhooks) Queue(ctx context.Context, event, key, subscripti
 	if err != nil {
 		return err
 	}
-	_, err = w.pool.Exec(ctx, `INSERT INTO subscription_webhooks (id, idempotency_key, event, subscription_id, merchant_wallet, url, payload)
-		SELECT $1, $2, $3, $4, $5, config->>'webhookUrl', $6 FROM shop_configs
-		WHERE wallet = $5 AND coalesce(config->>'webhookUrl', '') <> ''
-		ON CONFLICT (idempotency_key) DO NOTHING`, uuid.New(), key, event, subscriptionID, merchant, b)
+	// The same event goes to the merchant's event log (webhook endpoints, the stream), in the
+	// same transaction.
+	data := map[string]any{"event": event, "idempotencyKey": key}
+	for k, v := range payload {
+		data[k] = v
+	}
+	logged := &pgx.Batch{}
+	if err := QueueEvents(logged, []NewEvent{{Key: key, Merchant: merchant, Type: event, Data: data, At: time.Now()}}); err != nil {
+		return err
+	}
+	err = pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO subscription_webhooks (id, idempotency_key, event, subscription_id, merchant_wallet, url, payload)
+			SELECT $1, $2, $3, $4, $5, config->>'webhookUrl', $6 FROM shop_configs
+			WHERE wallet = $5 AND coalesce(config->>'webhookUrl', '') <> ''
+			ON CONFLICT (idempotency_key) DO NOTHING`, uuid.New(), key, event, subscriptionID, merchant, b); err != nil {
+			return err
+		}
+		return tx.SendBatch(ctx, logged).Close()
+	})
 	if err != nil {
 		return fmt.Errorf("queue subscription webhook: %w", err)
 	}

@@ -74,6 +74,7 @@ type env struct {
 	outbox      *readmodels.Outbox
 	dispatcher  *webhooks.Dispatcher
 	usage       *readmodels.Usage
+	endpoints   *readmodels.Endpoints
 }
 
 type pinger struct{ err error }
@@ -101,13 +102,15 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*webhooks.Dispat
 	e.outbox = readmodels.NewOutbox(pool)
 	e.usage = readmodels.NewUsage(pool, e.clk.Now)
 	metrics := NewMetrics(readmodels.NewOps(pool))
+	e.endpoints = readmodels.NewEndpoints(pool, webhookKeys)
 	disp := &webhooks.Dispatcher{Outbox: e.outbox, Keys: webhookKeys, Events: store, ReceiptFields: WebhookFields, Log: zerolog.Nop(),
-		RetryDelay: 300 * time.Millisecond, Timeout: time.Second, Metrics: metrics}
+		RetryDelay: 300 * time.Millisecond, Timeout: time.Second, Metrics: metrics, Endpoints: e.endpoints}
 	if dispatch != nil {
 		dispatch(disp)
 	}
 	e.dispatcher = disp.Init()
 	proj := projections.NewReceipts(e.dispatcher.Wake)
+	proj.EndpointData = WebhookFields
 	runner, err := projections.NewRunner(pool, store, proj, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
@@ -141,6 +144,8 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*webhooks.Dispat
 		Prices: readmodels.NewPrices(pool), Usage: e.usage, Figures: readmodels.NewReceipts(pool), Metrics: metrics,
 		Invalidations: caches, Users: readmodels.NewUsers(pool).KeepTopInMemory(caches),
 		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool), SubscriptionsView: subRunner,
+		WebhookEndpoints: e.endpoints, EndpointSender: e.dispatcher, Idempotent: readmodels.NewIdempotentResponses(pool, webhookKeys),
+		Exports: readmodels.NewExports(pool),
 		Config: Config{JWTSecret: testJWTSecret, CronSecret: testCronSecret, EdgeSecret: testEdgeSecret,
 			AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000,
 			PlatformRecipient: testPlatform, ProcessorWebhookSecret: testProcessorSecret, PublicBaseURL: "https://pay.example"},

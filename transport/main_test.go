@@ -59,6 +59,7 @@ func validateRecorded() []string {
 		return []string{err.Error()}
 	}
 	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
+	openapi3filter.RegisterBodyDecoder("text/csv", openapi3filter.PlainBodyDecoder)
 	router, err := gorillamux.NewRouter(doc)
 	if err != nil {
 		return []string{err.Error()}

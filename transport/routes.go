@@ -26,6 +26,10 @@ const (
 	Signed
 	// Open routes (health) need nothing and are not limited.
 	Open
+	// KeyOrSession routes take a subscription key with Scope (as Developer) or, when the
+	// request carries the session cookie, the session (as Admin, with CSRF when they change
+	// state): reads a merchant makes from scripts and from its dashboard.
+	KeyOrSession
 )
 
 // Policy is a route's access decision. Every route is registered with one, so none can exist
@@ -56,6 +60,11 @@ func (s *Server) handle(method, path string, p Policy, h echo.HandlerFunc) {
 		mw = append(mw, s.admin(p.Role, method != http.MethodGet && method != http.MethodHead))
 	case Cron:
 		mw = append(mw, s.cron)
+	case KeyOrSession:
+		mw = append(mw, s.keyOrSession(p.Scope, method != http.MethodGet && method != http.MethodHead))
+	}
+	if method == http.MethodPost && (p.Access == Developer || p.Access == Admin || p.Access == KeyOrSession) {
+		mw = append(mw, s.idempotent) // after authentication: keys are the caller's
 	}
 	s.Echo.Add(method, path, h, mw...)
 	s.policies[routeKey(method, path)] = p

@@ -108,6 +108,16 @@ type Deps struct {
 
 	Journal commands.Journal // degraded mode: orders accepted while the datastore is down (nil: 503 instead)
 
+	// WebhookEndpoints stores webhook endpoints and the merchants' event log; EndpointSender
+	// sends an endpoint message now (manual redelivery). Nil: the endpoint routes answer 503.
+	WebhookEndpoints EndpointStore
+	EndpointSender   EndpointSender
+	// Idempotent keeps the first answer of every POST with an Idempotency-Key (nil: the key is
+	// honoured only where a command binds it, orders and receipts).
+	Idempotent IdempotentStore
+	// Exports streams the CSV exports (nil: they answer 503).
+	Exports ExportSource
+
 	// Invalidations, when set, keeps the server's status cache; it must run (Run) after New.
 	// Without it every status read goes to the database.
 	Invalidations *readmodels.Invalidations
@@ -161,6 +171,13 @@ type Server struct {
 	receiptWatch   *receiptWatch // wakes the payment page's event streams
 	known          *lastKnown
 
+	endpoints      EndpointStore
+	endpointSender EndpointSender
+	streams        streamSlots
+	idem           IdempotentStore
+	exports        ExportSource
+	exportSlots    streamSlots
+
 	// The payment use cases (payments.go): payment page, processor events, reconciliation,
 	// refunds, terminal, quotes, split.
 	pay paymentCommands
@@ -199,10 +216,13 @@ func New(d Deps) (*Server, error) {
 		signer: d.Signer, limiter: d.Limiter, now: d.Now, events: d.Events, shops: d.Shops, sites: d.Sites,
 		inventory: d.Inventory, receipts: d.Receipts, receiptsView: d.ReceiptsView, webhookKeys: d.WebhookKeys, idempotency: d.Idempotency,
 		outbox: d.Outbox, webhooks: d.Webhooks,
-		prices: d.Prices, usage: d.Usage, figures: d.Figures, metrics: d.Metrics}
+		prices: d.Prices, usage: d.Usage, figures: d.Figures, metrics: d.Metrics,
+		endpoints: d.WebhookEndpoints, endpointSender: d.EndpointSender, idem: d.Idempotent,
+		exports: d.Exports}
 	if s.metrics == nil {
 		s.metrics = NewMetrics(nil)
 	}
+	s.exportSlots.max = exportsPerUser
 	if d.Invalidations != nil {
 		s.caches = newCaches(d.Invalidations)
 	}
@@ -282,6 +302,8 @@ func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodPost, "/api/split/withdraw", Policy{Access: Open}, s.withdraw)
 	s.handle(http.MethodGet, "/api/tax/catalog", Policy{Access: Developer}, s.taxCatalog)
 	s.receiptRoutes()
+	s.endpointRoutes()
+	s.exportRoutes()
 	s.userRoutes()
 	s.planRoutes()
 	s.graphqlRoutes()

@@ -76,9 +76,12 @@ type Dispatcher struct {
 	Workers       int             // concurrent claimers, each sending its claimed batch at once (default 8; negative: none)
 	Metrics       DeliveryCounter // optional
 	Now           func() time.Time
+	// Endpoints, when set, are the webhook endpoints' messages (DESIGN 9): sent by one more
+	// worker with this client, its address checks and timeout.
+	Endpoints EndpointOutbox
 
-	wake   chan struct{}
-	client *http.Client
+	wake, endpointWake chan struct{}
+	client             *http.Client
 }
 
 // Init fills defaults; call it once before use. It panics when Outbox, Keys, Events or
@@ -99,7 +102,7 @@ func (d *Dispatcher) Init() *Dispatcher {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	d.wake = make(chan struct{}, 1)
+	d.wake, d.endpointWake = make(chan struct{}, 1), make(chan struct{}, 1)
 	d.client = &http.Client{
 		Timeout:       d.Timeout,
 		Transport:     &http.Transport{DialContext: d.dial, MaxIdleConnsPerHost: 128, TLSHandshakeTimeout: d.Timeout, ResponseHeaderTimeout: d.Timeout},
@@ -114,11 +117,21 @@ func (d *Dispatcher) Wake() {
 	case d.wake <- struct{}{}:
 	default:
 	}
+	select {
+	case d.endpointWake <- struct{}{}:
+	default:
+	}
 }
 
 // Run sends due notifications until ctx ends.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	done := make(chan struct{})
+	if d.Endpoints != nil {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			d.workEndpoints(ctx)
+		}()
+	}
 	for i := range d.Workers {
 		// One worker polls for due retries every 100 ms; the others wait for a wake-up (new
 		// notifications, or a full claim) and poll only every second, so an idle dispatcher
@@ -133,6 +146,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		}()
 	}
 	for range d.Workers {
+		<-done
+	}
+	if d.Endpoints != nil {
 		<-done
 	}
 	return ctx.Err()

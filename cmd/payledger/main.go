@@ -77,6 +77,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = devCommand(ctx, cfg, getenv, toolLog, args[1:], stdout)
 	case "devchain":
 		err = devchainCommand(ctx, cfg, toolLog, args[1:], stdout)
+	case "listen":
+		err = listenCommand(ctx, cfg, getenv, args[1:], stdout)
 	}
 	if code, ok := reportUsage(err, stderr); ok {
 		return code

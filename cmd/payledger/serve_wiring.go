@@ -42,6 +42,7 @@ type services struct {
 	usage       *readmodels.Usage
 	metrics     *transport.Metrics
 	dispatcher  *webhooks.Dispatcher
+	endpoints   *readmodels.Endpoints
 
 	receiptsRunner      *projections.Runner
 	usersRunner         *projections.Runner
@@ -89,14 +90,16 @@ func (s *services) openReadModels(cfg config, log zerolog.Logger) error {
 	s.caches.Register(readmodels.RevokedChannel, s.keys.Cache())
 	s.usage = readmodels.NewUsage(s.pool, time.Now)
 	s.metrics = transport.NewMetrics(readmodels.NewOps(s.pool))
+	s.endpoints = readmodels.NewEndpoints(s.pool, s.webhookKeys)
 	s.dispatcher = (&webhooks.Dispatcher{Outbox: s.outbox, Keys: s.webhookKeys, Events: s.store, ReceiptFields: transport.WebhookFields,
-		Log: log, Production: cfg.production(), Metrics: s.metrics}).Init()
+		Log: log, Production: cfg.production(), Metrics: s.metrics, Endpoints: s.endpoints}).Init()
 	return nil
 }
 
 // openProjections opens the receipts, users and subscriptions projectors.
 func (s *services) openProjections(log zerolog.Logger) error {
 	receiptsProjector := projections.NewReceipts(s.dispatcher.Wake)
+	receiptsProjector.EndpointData = transport.WebhookFields // the merchants' event log (webhook endpoints)
 	var err error
 	if s.receiptsRunner, err = projections.NewRunner(s.pool, s.store, receiptsProjector, log); err != nil {
 		return err
@@ -155,6 +158,7 @@ func newAPI(cfg config, base zerolog.Logger, s *services, limiter transport.Limi
 		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool),
 		SubscriptionsView: s.subscriptionsRunner,
 		SubscriptionChain: s.subChain,
+		WebhookEndpoints:  s.endpoints, EndpointSender: s.dispatcher,
 		Config: transport.Config{
 			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 			CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),

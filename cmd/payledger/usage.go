@@ -29,6 +29,7 @@ func subcommands() []command {
 		{"receipts", "print a receipt's event history and check its hash chain", receiptsUsage},
 		{"dev", "development only: a signed-in merchant with a shop, items and a key", devUsage},
 		{"devchain", "development only: run a local chain, or pay a receipt on it", devchainUsage},
+		{"listen", "forward the merchant's events to a local URL, signed as a webhook endpoint", listenUsage},
 	}
 }
 

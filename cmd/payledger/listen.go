@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/payledger/payledger/webhooks"
+)
+
+const listenUsage = `usage: payledger listen --forward-to URL [--api-key KEY] [--base-url URL] [--secret whsec_...]
+
+  Streams the merchant's events from the service (GET /api/webhooks/stream) and posts each to
+  URL as a webhook endpoint would receive it (Standard Webhooks headers, signed with the secret
+  it prints), printing one line per event with the receiver's answer. A dropped stream is
+  resumed after the last event received. --api-key defaults to the key ` + "`payledger dev merchant`" + `
+  kept in DEV_DATA_DIR/dev-merchant.env; --base-url to PUBLIC_BASE_URL.
+`
+
+// listener forwards the event stream to a local receiver.
+type listener struct {
+	base, key, forward, secret string
+	stream, post               *http.Client
+	out                        io.Writer
+	retry                      time.Duration // wait before reconnecting
+	lastID                     string        // the last event id received (Last-Event-ID)
+}
+
+// listenCommand parses the flags and runs the listener until ctx ends.
+func listenCommand(ctx context.Context, cfg config, getenv func(string) string, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("listen", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	forward := fs.String("forward-to", "", "URL to post each event to")
+	key := fs.String("api-key", "", "API key with receipts:read (default: the dev merchant's)")
+	base := fs.String("base-url", cfg.PublicBaseURL, "the service's base URL")
+	secret := fs.String("secret", "", "the whsec_ secret to sign with (default: a new one, printed)")
+	if err := fs.Parse(args); err != nil {
+		return badUsage(err, listenUsage)
+	}
+	if *forward == "" || fs.NArg() > 0 {
+		return badUsage("listen needs --forward-to URL and takes no arguments", listenUsage)
+	}
+	if *key == "" {
+		*key = readDevchainEnv(filepath.Join(devDataDir(getenv), devMerchantEnvFile))["PAYLEDGER_API_KEY"]
+		if *key == "" {
+			return errors.New("no --api-key, and no dev merchant key kept (run payledger dev merchant first)")
+		}
+	}
+	if *base == "" {
+		*base = "http://localhost:8080"
+	}
+	if *secret == "" {
+		s, err := webhooks.NewSecret()
+		if err != nil {
+			return err
+		}
+		*secret = s
+	}
+	if _, err := webhooks.StandardSignature(*secret, "msg_check", 0, nil); err != nil {
+		return fmt.Errorf("--secret: %w", err)
+	}
+	l := &listener{base: strings.TrimRight(*base, "/"), key: *key, forward: *forward, secret: *secret, out: stdout, retry: time.Second,
+		stream: &http.Client{}, post: &http.Client{Timeout: webhooks.DefaultTimeout}}
+	fmt.Fprintf(stdout, "Forwarding events to %s, signed with secret %s\n", l.forward, l.secret)
+	return l.run(ctx)
+}
+
+// run reads the stream, reconnecting after the last event received, until ctx ends.
+func (l *listener) run(ctx context.Context) error {
+	for ctx.Err() == nil {
+		err := l.readStream(ctx)
+		if ctx.Err() != nil {
+			break
+		}
+		if errors.Is(err, errRefused) {
+			return err
+		}
+		fmt.Fprintf(l.out, "stream dropped (%v); resuming after event %q\n", err, l.lastID)
+		select {
+		case <-ctx.Done():
+		case <-time.After(l.retry):
+		}
+	}
+	return nil
+}
+
+var errRefused = errors.New("the service refused the stream")
+
+// readStream reads one connection of the stream and forwards its events.
+func (l *listener) readStream(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.base+"/api/webhooks/stream", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Ocp-Apim-Subscription-Key", l.key)
+	req.Header.Set("Accept", "text/event-stream")
+	if l.lastID != "" {
+		req.Header.Set("Last-Event-ID", l.lastID)
+	}
+	resp, err := l.stream.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return fmt.Errorf("%w: %d %s", errRefused, resp.StatusCode, bytes.TrimSpace(b))
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("stream answered %d", resp.StatusCode)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	var id, data string
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if data != "" {
+				l.forwardEvent(ctx, data)
+				if id != "" {
+					l.lastID = id // only once the event was handled
+				}
+			}
+			id, data = "", ""
+		case strings.HasPrefix(line, "id:"):
+			id = strings.TrimSpace(line[3:])
+		case strings.HasPrefix(line, "data:"):
+			data += strings.TrimPrefix(line[5:], " ")
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return io.ErrUnexpectedEOF
+}
+
+// forwardEvent posts one streamed event to the receiver, signed, and prints the outcome.
+func (l *listener) forwardEvent(ctx context.Context, data string) {
+	var ev struct {
+		WebhookID string          `json:"webhookId"`
+		Type      string          `json:"type"`
+		Body      json.RawMessage `json:"body"`
+	}
+	now := time.Now()
+	if err := json.Unmarshal([]byte(data), &ev); err != nil || ev.WebhookID == "" || len(ev.Body) == 0 {
+		fmt.Fprintf(l.out, "%s  unreadable event skipped\n", now.Format(time.TimeOnly))
+		return
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.forward, bytes.NewReader(ev.Body))
+	if err == nil {
+		err = webhooks.SetStandardHeaders(req.Header, l.secret, ev.WebhookID, now, ev.Body)
+	}
+	var resp *http.Response
+	if err == nil {
+		resp, err = l.post.Do(req)
+	}
+	if err != nil {
+		fmt.Fprintf(l.out, "%s  %-28s %s  -> error: %v\n", now.Format(time.TimeOnly), ev.Type, ev.WebhookID, err)
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	fmt.Fprintf(l.out, "%s  %-28s %s  -> %d\n", now.Format(time.TimeOnly), ev.Type, ev.WebhookID, resp.StatusCode)
+}

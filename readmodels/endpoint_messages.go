@@ -1,0 +1,137 @@
+package readmodels
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// EndpointMessage is one event owed to one endpoint, as the dispatcher sends it.
+type EndpointMessage struct {
+	EndpointID uuid.UUID
+	Merchant   string
+	URL        string
+	EventID    uuid.UUID // the webhook-id, the same on every attempt
+	Type       string
+	Data       json.RawMessage
+	OccurredAt time.Time
+	State      string
+	Attempts   int
+	Created    time.Time
+	Deleted    bool // the endpoint was deleted since (manual redelivery refuses it)
+
+	nonce, sealed []byte
+}
+
+// EndpointAttempt is one recorded attempt to an endpoint.
+type EndpointAttempt struct {
+	ID          uuid.UUID
+	EndpointID  uuid.UUID
+	EventID     uuid.UUID
+	Type        string // the event's, when listed
+	AttemptedAt time.Time
+	HTTPStatus  *int
+	LatencyMS   int
+	Error       string
+	Kind        string // first | retry | redeliver
+}
+
+const messageColumns = `m.endpoint_id, e.merchant_wallet, e.url, m.event_id, v.type, v.data, v.occurred_at, m.state, m.attempts, m.created_at,
+	e.deleted_at IS NOT NULL, e.secret_nonce, e.secret_ciphertext`
+
+func scanMessage(r pgx.CollectableRow) (EndpointMessage, error) {
+	var m EndpointMessage
+	err := r.Scan(&m.EndpointID, &m.Merchant, &m.URL, &m.EventID, &m.Type, &m.Data, &m.OccurredAt, &m.State, &m.Attempts, &m.Created,
+		&m.Deleted, &m.nonce, &m.sealed)
+	return m, err
+}
+
+// ClaimMessages leases up to limit due messages (FOR UPDATE SKIP LOCKED: several dispatchers
+// never take the same one).
+func (s *Endpoints) ClaimMessages(ctx context.Context, limit int, lease time.Duration) ([]EndpointMessage, error) {
+	rows, err := s.pool.Query(ctx, `WITH claimed AS (
+			UPDATE webhook_endpoint_messages SET lease_until = now() + make_interval(secs => $2)
+			WHERE (endpoint_id, event_id) IN (SELECT endpoint_id, event_id FROM webhook_endpoint_messages
+				WHERE state = 'pending' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
+				ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+			RETURNING *)
+		SELECT `+messageColumns+` FROM claimed m JOIN webhook_endpoints e ON e.id = m.endpoint_id JOIN webhook_events v ON v.id = m.event_id`,
+		limit, lease.Seconds())
+	if err != nil {
+		return nil, fmt.Errorf("claim endpoint messages: %w", err)
+	}
+	return pgx.CollectRows(rows, scanMessage)
+}
+
+// Message returns the message of event to merchant's endpoint, or ErrNotFound.
+func (s *Endpoints) Message(ctx context.Context, merchant string, endpointID, eventID uuid.UUID) (EndpointMessage, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+messageColumns+` FROM webhook_endpoint_messages m
+		JOIN webhook_endpoints e ON e.id = m.endpoint_id JOIN webhook_events v ON v.id = m.event_id
+		WHERE m.endpoint_id = $1 AND m.event_id = $2 AND e.merchant_wallet = $3`, endpointID, eventID, merchant)
+	if err != nil {
+		return EndpointMessage{}, fmt.Errorf("read endpoint message: %w", err)
+	}
+	m, err := pgx.CollectExactlyOneRow(rows, scanMessage)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return EndpointMessage{}, ErrNotFound
+	}
+	return m, err
+}
+
+// Secret opens the message's endpoint secret.
+func (s *Endpoints) Secret(m EndpointMessage) (string, error) {
+	secret, err := s.keys.Open(endpointAAD(m.EndpointID), m.nonce, m.sealed)
+	if err != nil {
+		return "", fmt.Errorf("open endpoint secret: %w", err)
+	}
+	return secret, nil
+}
+
+// CompleteMessage records an attempt and moves its message to state (pending again at next,
+// delivered or failed), releasing the lease. A manual redelivery (kind redeliver) that succeeds
+// closes the message; one that fails leaves its schedule as it was.
+func (s *Endpoints) CompleteMessage(ctx context.Context, a EndpointAttempt, state string, next time.Time) error {
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO webhook_endpoint_attempts (id, endpoint_id, event_id, attempted_at, http_status, latency_ms, error, kind)
+		VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, ''), $8)`, a.ID, a.EndpointID, a.EventID, a.AttemptedAt, a.HTTPStatus, a.LatencyMS, a.Error, a.Kind)
+	if a.Kind == "redeliver" {
+		b.Queue(`UPDATE webhook_endpoint_messages SET state = 'delivered' WHERE endpoint_id = $1 AND event_id = $2 AND $3`,
+			a.EndpointID, a.EventID, state == NoteDelivered)
+	} else {
+		b.Queue(`UPDATE webhook_endpoint_messages SET state = $3, attempts = attempts + 1, next_attempt_at = $4, lease_until = NULL
+			WHERE endpoint_id = $1 AND event_id = $2 AND state = 'pending'`, a.EndpointID, a.EventID, state, next)
+	}
+	if err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() }); err != nil {
+		return fmt.Errorf("complete endpoint message: %w", err)
+	}
+	return nil
+}
+
+// Attempts lists the delivery log of merchant's endpoint, newest first, at most limit.
+// Errors: ErrNotFound for an endpoint that is not the merchant's.
+func (s *Endpoints) Attempts(ctx context.Context, merchant string, endpointID uuid.UUID, limit int) ([]EndpointAttempt, error) {
+	var mine bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = $1 AND merchant_wallet = $2)`,
+		endpointID, merchant).Scan(&mine); err != nil {
+		return nil, fmt.Errorf("read webhook endpoint: %w", err)
+	}
+	if !mine {
+		return nil, ErrNotFound
+	}
+	rows, err := s.pool.Query(ctx, `SELECT a.id, a.endpoint_id, a.event_id, v.type, a.attempted_at, a.http_status, a.latency_ms, coalesce(a.error, ''), a.kind
+		FROM webhook_endpoint_attempts a JOIN webhook_events v ON v.id = a.event_id
+		WHERE a.endpoint_id = $1 ORDER BY a.attempted_at DESC, a.id DESC LIMIT $2`, endpointID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list endpoint attempts: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (EndpointAttempt, error) {
+		var a EndpointAttempt
+		err := r.Scan(&a.ID, &a.EndpointID, &a.EventID, &a.Type, &a.AttemptedAt, &a.HTTPStatus, &a.LatencyMS, &a.Error, &a.Kind)
+		return a, err
+	})
+}

@@ -1,0 +1,216 @@
+package readmodels
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// MaxEndpoints is how many live webhook endpoints a merchant may have: each event fans out to
+// every one, so the count bounds the work one event makes.
+const MaxEndpoints = 20
+
+// ErrTooManyEndpoints: the merchant has MaxEndpoints live endpoints already.
+var ErrTooManyEndpoints = errors.New("too many webhook endpoints")
+
+// Endpoint is a registered webhook endpoint (migration 024), without its secret.
+type Endpoint struct {
+	ID        uuid.UUID
+	Merchant  string
+	URL       string
+	Events    []string
+	CreatedAt time.Time
+}
+
+// Endpoints stores webhook endpoints, their event log, the fan-out of events to them and their
+// delivery log. Secrets are sealed with the webhook keys' AES-256-GCM (SECRETS_KEY), the
+// endpoint id as additional data.
+type Endpoints struct {
+	pool *pgxpool.Pool
+	keys *WebhookKeys
+}
+
+// NewEndpoints returns the store on pool; keys seals and opens the endpoints' secrets.
+func NewEndpoints(pool *pgxpool.Pool, keys *WebhookKeys) *Endpoints {
+	return &Endpoints{pool: pool, keys: keys}
+}
+
+func endpointAAD(id uuid.UUID) string { return "webhook-endpoint:" + id.String() }
+
+// Create stores an endpoint with its secret sealed. Errors: ErrTooManyEndpoints.
+func (s *Endpoints) Create(ctx context.Context, merchant, url string, events []string, secret string, now time.Time) (Endpoint, error) {
+	ep := Endpoint{ID: uuid.New(), Merchant: merchant, URL: url, Events: events, CreatedAt: now.UTC().Truncate(time.Microsecond)}
+	nonce, ct, err := s.keys.Seal(endpointAAD(ep.ID), secret)
+	if err != nil {
+		return Endpoint{}, fmt.Errorf("seal endpoint secret: %w", err)
+	}
+	tag, err := s.pool.Exec(ctx, `INSERT INTO webhook_endpoints (id, merchant_wallet, url, events, secret_nonce, secret_ciphertext, created_at)
+		SELECT $1, $2, $3, $4, $5, $6, $7
+		WHERE (SELECT count(*) FROM webhook_endpoints WHERE merchant_wallet = $2 AND deleted_at IS NULL) < $8`,
+		ep.ID, merchant, url, events, nonce, ct, ep.CreatedAt, MaxEndpoints)
+	if err != nil {
+		return Endpoint{}, fmt.Errorf("create webhook endpoint: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return Endpoint{}, ErrTooManyEndpoints
+	}
+	return ep, nil
+}
+
+// List returns merchant's live endpoints, oldest first.
+func (s *Endpoints) List(ctx context.Context, merchant string) ([]Endpoint, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, merchant_wallet, url, events, created_at FROM webhook_endpoints
+		WHERE merchant_wallet = $1 AND deleted_at IS NULL ORDER BY created_at, id`, merchant)
+	if err != nil {
+		return nil, fmt.Errorf("list webhook endpoints: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Endpoint, error) {
+		var ep Endpoint
+		err := r.Scan(&ep.ID, &ep.Merchant, &ep.URL, &ep.Events, &ep.CreatedAt)
+		return ep, err
+	})
+}
+
+// Get returns merchant's live endpoint id, or ErrNotFound (also for another merchant's).
+func (s *Endpoints) Get(ctx context.Context, merchant string, id uuid.UUID) (Endpoint, error) {
+	var ep Endpoint
+	err := s.pool.QueryRow(ctx, `SELECT id, merchant_wallet, url, events, created_at FROM webhook_endpoints
+		WHERE id = $1 AND merchant_wallet = $2 AND deleted_at IS NULL`, id, merchant).Scan(&ep.ID, &ep.Merchant, &ep.URL, &ep.Events, &ep.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Endpoint{}, ErrNotFound
+	}
+	if err != nil {
+		return Endpoint{}, fmt.Errorf("read webhook endpoint: %w", err)
+	}
+	return ep, nil
+}
+
+// Delete retires merchant's endpoint: it receives nothing more (its pending messages fail), its
+// delivery log stays. Errors: ErrNotFound (also for another merchant's).
+func (s *Endpoints) Delete(ctx context.Context, merchant string, id uuid.UUID) error {
+	var n int
+	err := s.pool.QueryRow(ctx, `WITH del AS (
+			UPDATE webhook_endpoints SET deleted_at = now() WHERE id = $1 AND merchant_wallet = $2 AND deleted_at IS NULL RETURNING id),
+		stop AS (UPDATE webhook_endpoint_messages m SET state = 'failed' FROM del WHERE m.endpoint_id = del.id AND m.state = 'pending')
+		SELECT count(*) FROM del`, id, merchant).Scan(&n)
+	if err != nil {
+		return fmt.Errorf("delete webhook endpoint: %w", err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// NewEvent is an event to record in a merchant's event log and fan out to its endpoints.
+type NewEvent struct {
+	Key      string // makes recording once: the same key again records nothing
+	Merchant string
+	Type     string
+	Data     map[string]any
+	At       time.Time
+	// Endpoint, when set, limits the fan-out to this endpoint (webhook.test); otherwise every
+	// live endpoint of the merchant whose filter takes Type gets a message.
+	Endpoint *uuid.UUID
+}
+
+// eventsLock serialises the recording of events to commit order (see migration 024).
+const eventsLock = `SELECT pg_advisory_xact_lock(hashtextextended('payledger webhook events', 0))`
+
+const insertEvents = `WITH ins AS (
+		INSERT INTO webhook_events (seq, id, event_key, merchant_wallet, type, data, occurred_at)
+		SELECT nextval('webhook_events_seq'), u.id, u.k, u.m, u.t, u.d, u.at
+		FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[]) WITH ORDINALITY AS u(id, k, m, t, d, at, n)
+		ORDER BY u.n
+		ON CONFLICT (event_key) DO NOTHING
+		RETURNING id, merchant_wallet, type)
+	INSERT INTO webhook_endpoint_messages (endpoint_id, event_id)
+	SELECT e.id, ins.id FROM ins JOIN webhook_endpoints e ON e.merchant_wallet = ins.merchant_wallet AND e.deleted_at IS NULL
+		LEFT JOIN unnest($8::uuid[], $7::uuid[]) AS t(ev, ep) ON t.ev = ins.id
+	WHERE CASE WHEN t.ev IS NULL THEN '*' = ANY(e.events) OR ins.type = ANY(e.events) ELSE e.id = t.ep END
+	ON CONFLICT DO NOTHING`
+
+// QueueEvents queues into batch, which must run in a transaction (the receipts projector's), the
+// recording of events and their fan-out to endpoints, under the lock that keeps the log's order
+// its commit order. It returns an error only for data that does not encode.
+func QueueEvents(batch *pgx.Batch, events []NewEvent) error {
+	if len(events) == 0 {
+		return nil
+	}
+	n := len(events)
+	ids, keys, merchants, types, at := make([]uuid.UUID, n), make([]string, n), make([]string, n), make([]string, n), make([]time.Time, n)
+	data := make([]string, n)      // JSON text, cast to jsonb by the statement
+	var only, targeted []uuid.UUID // endpoint-limited events and their endpoints
+	for i, e := range events {
+		b, err := json.Marshal(e.Data)
+		if err != nil {
+			return fmt.Errorf("encode %s event: %w", e.Type, err)
+		}
+		ids[i], keys[i], merchants[i], types[i], data[i], at[i] = uuid.New(), e.Key, e.Merchant, e.Type, string(b), e.At
+		if e.Endpoint != nil {
+			targeted, only = append(targeted, ids[i]), append(only, *e.Endpoint)
+		}
+	}
+	batch.Queue(eventsLock)
+	batch.Queue(insertEvents, ids, keys, merchants, types, data, at, only, targeted)
+	return nil
+}
+
+// Record records events in their own transaction (events that no projector records: subscription
+// charges, test events).
+func (s *Endpoints) Record(ctx context.Context, events ...NewEvent) error {
+	return RecordEvents(ctx, s.pool, events...)
+}
+
+// RecordEvents is Record on pool.
+func RecordEvents(ctx context.Context, pool *pgxpool.Pool, events ...NewEvent) error {
+	b := &pgx.Batch{}
+	if err := QueueEvents(b, events); err != nil {
+		return err
+	}
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() })
+	if err != nil {
+		return fmt.Errorf("record webhook events: %w", err)
+	}
+	return nil
+}
+
+// StoredEvent is a recorded event.
+type StoredEvent struct {
+	Seq        int64
+	ID         uuid.UUID
+	Type       string
+	Data       json.RawMessage
+	OccurredAt time.Time
+}
+
+// EventsAfter returns up to limit of merchant's events after seq, oldest first (the stream).
+func (s *Endpoints) EventsAfter(ctx context.Context, merchant string, seq int64, limit int) ([]StoredEvent, error) {
+	rows, err := s.pool.Query(ctx, `SELECT seq, id, type, data, occurred_at FROM webhook_events
+		WHERE merchant_wallet = $1 AND seq > $2 ORDER BY seq LIMIT $3`, merchant, seq, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read webhook events: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (StoredEvent, error) {
+		var e StoredEvent
+		err := r.Scan(&e.Seq, &e.ID, &e.Type, &e.Data, &e.OccurredAt)
+		return e, err
+	})
+}
+
+// LastSeq is the newest seq of merchant's events (0 when none): a stream without Last-Event-ID
+// starts after it.
+func (s *Endpoints) LastSeq(ctx context.Context, merchant string) (int64, error) {
+	var seq int64
+	err := s.pool.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM webhook_events WHERE merchant_wallet = $1`, merchant).Scan(&seq)
+	if err != nil {
+		return 0, fmt.Errorf("read webhook events: %w", err)
+	}
+	return seq, nil
+}

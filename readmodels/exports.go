@@ -1,0 +1,116 @@
+package readmodels
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/domain/money"
+)
+
+// Exports streams a merchant's receipts and split transactions as CSV records, one row at a
+// time from the database cursor: an export holds one row in memory, whatever its size.
+type Exports struct{ pool *pgxpool.Pool }
+
+// NewExports returns the exports on pool.
+func NewExports(pool *pgxpool.Pool) *Exports { return &Exports{pool: pool} }
+
+// ReceiptColumns is the header row of the receipts export (DESIGN 9).
+var ReceiptColumns = []string{"receiptId", "createdAt", "status", "currency", "subtotal", "tax", "fee", "total", "token",
+	"amountReceived", "transactionHash", "buyerWallet", "transactionId", "paidAt", "refunded"}
+
+// SplitColumns is the header row of the split transactions export.
+var SplitColumns = []string{"receiptId", "distributedAt", "currency", "total", "fee", "token", "transactionHash"}
+
+// ISOTime is how exports write times: ISO 8601 in UTC with milliseconds.
+const ISOTime = "2006-01-02T15:04:05.000Z"
+
+func isoMillis(ms *int64) string {
+	if ms == nil {
+		return ""
+	}
+	return time.UnixMilli(*ms).UTC().Format(ISOTime)
+}
+
+func decimal(cents *int64) string {
+	if cents == nil {
+		return ""
+	}
+	return money.Cents(*cents).String()
+}
+
+// Receipts calls row with each of merchant's receipts created in [from, to) (and with status,
+// when given), in log order. The slice is reused between calls. It stops at row's first error.
+func (e *Exports) Receipts(ctx context.Context, merchant string, from, to time.Time, status string, row func([]string) error) error {
+	rows, err := e.pool.Query(ctx, `SELECT receipt_id, (extract(epoch FROM created_at) * 1000)::bigint, status, currency,
+			(state->'receipt'->>'subtotalCents')::bigint, (state->'receipt'->>'taxCents')::bigint, (state->'receipt'->>'feeCents')::bigint,
+			total_cents, coalesce(state->'payment'->>'token', ''),
+			state->>'amountReceived', (state->'payment'->>'sourceAmountCents')::bigint,
+			coalesce(state->'payment'->>'transactionHash', ''), coalesce(state->'payment'->>'buyerWallet', ''),
+			coalesce(state->'receipt'->>'transactionId', ''), (state->'payment'->>'at')::bigint, (state->>'refundedCents')::bigint
+		FROM `+pgx.Identifier{ReceiptsTable}.Sanitize()+`
+		WHERE merchant_wallet = $1 AND created_at >= $2 AND created_at < $3 AND ($4 = '' OR status = $4)
+		ORDER BY pos_commit, pos_prepare`, merchant, from, to, status)
+	if err != nil {
+		return fmt.Errorf("export receipts: %w", err)
+	}
+	defer rows.Close()
+	rec := make([]string, len(ReceiptColumns))
+	for rows.Next() {
+		var created int64
+		var subtotal, tax, fee, source, paidAt, refunded *int64
+		var total int64
+		var received *string
+		if err := rows.Scan(&rec[0], &created, &rec[2], &rec[3], &subtotal, &tax, &fee, &total, &rec[8], &received, &source,
+			&rec[10], &rec[11], &rec[12], &paidAt, &refunded); err != nil {
+			return fmt.Errorf("export receipts: %w", err)
+		}
+		rec[1], rec[4], rec[5], rec[6], rec[7] = isoMillis(&created), decimal(subtotal), decimal(tax), decimal(fee), decimal(&total)
+		rec[9] = decimal(source) // what the processor reported as paid, until deposit amounts are recorded
+		if received != nil {
+			rec[9] = *received
+		}
+		rec[13], rec[14] = isoMillis(paidAt), decimal(refunded)
+		if err := row(rec); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("export receipts: %w", err)
+	}
+	return nil
+}
+
+// SplitTransactions calls row with each of merchant's split distributions made in [from, to), in
+// log order of their receipts.
+func (e *Exports) SplitTransactions(ctx context.Context, merchant string, from, to time.Time, row func([]string) error) error {
+	rows, err := e.pool.Query(ctx, `SELECT receipt_id, (state->>'splitDistributedAt')::bigint, currency, total_cents,
+			(state->'receipt'->>'feeCents')::bigint, coalesce(state->'payment'->>'token', ''), coalesce(state->>'splitTransactionHash', '')
+		FROM `+pgx.Identifier{ReceiptsTable}.Sanitize()+`
+		WHERE merchant_wallet = $1 AND state->>'splitDistributedAt' IS NOT NULL
+		  AND (state->>'splitDistributedAt')::bigint >= $2 AND (state->>'splitDistributedAt')::bigint < $3
+		ORDER BY pos_commit, pos_prepare`, merchant, from.UnixMilli(), to.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("export split transactions: %w", err)
+	}
+	defer rows.Close()
+	rec := make([]string, len(SplitColumns))
+	for rows.Next() {
+		var at, total int64
+		var fee *int64
+		if err := rows.Scan(&rec[0], &at, &rec[2], &total, &fee, &rec[5], &rec[6]); err != nil {
+			return fmt.Errorf("export split transactions: %w", err)
+		}
+		rec[1], rec[3], rec[4] = isoMillis(&at), decimal(&total), decimal(fee)
+		if err := row(rec); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("export split transactions: %w", err)
+	}
+	return nil
+}

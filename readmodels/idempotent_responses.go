@@ -1,0 +1,100 @@
+package readmodels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// IdempotentResponses keeps the first answer to each (principal, Idempotency-Key) for
+// IdempotencyTTL (migration 025), its body sealed with the webhook keys' AES-256-GCM.
+type IdempotentResponses struct {
+	pool *pgxpool.Pool
+	keys *WebhookKeys
+}
+
+// NewIdempotentResponses returns the store on pool; keys seals the kept bodies.
+func NewIdempotentResponses(pool *pgxpool.Pool, keys *WebhookKeys) *IdempotentResponses {
+	return &IdempotentResponses{pool: pool, keys: keys}
+}
+
+// Kept is what a claim found: the request runs (Run), or its first answer is kept (Done), or
+// another request holds the key (Running), or the key names another request (Conflict).
+type Kept struct {
+	Run, Done, Running, Conflict bool
+	Status                       int
+	ContentType                  string
+	Body                         []byte
+}
+
+func sealAAD(principal, key string) string { return "idempotency:" + principal + ":" + key }
+
+// Claim takes (principal, key) for a request with hash, for lock: a new key, one older than the
+// TTL, or one whose holder with the same hash stopped answering before lock ran out.
+func (s *IdempotentResponses) Claim(ctx context.Context, principal, key, hash string, lock time.Duration) (Kept, error) {
+	tag, err := s.pool.Exec(ctx, `INSERT INTO idempotent_responses (principal, key, request_hash, locked_until)
+		VALUES ($1, $2, $3, now() + make_interval(secs => $4))
+		ON CONFLICT (principal, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, done = false, status = NULL,
+			content_type = NULL, body_nonce = NULL, body_sealed = NULL, created_at = now(), locked_until = EXCLUDED.locked_until
+		WHERE idempotent_responses.created_at < now() - make_interval(secs => $5)
+		   OR (NOT idempotent_responses.done AND idempotent_responses.locked_until < now() AND idempotent_responses.request_hash = $3)`,
+		principal, key, hash, lock.Seconds(), IdempotencyTTL)
+	if err != nil {
+		return Kept{}, fmt.Errorf("claim idempotency key: %w", err)
+	}
+	if tag.RowsAffected() == 1 {
+		return Kept{Run: true}, nil
+	}
+	var k Kept
+	var held string
+	var status *int
+	var ctype *string
+	var nonce, sealed []byte
+	err = s.pool.QueryRow(ctx, `SELECT request_hash, done, status, content_type, body_nonce, body_sealed FROM idempotent_responses
+		WHERE principal = $1 AND key = $2`, principal, key).Scan(&held, &k.Done, &status, &ctype, &nonce, &sealed)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Kept{Running: true}, nil // released meanwhile: the caller claims again
+	}
+	if err != nil {
+		return Kept{}, fmt.Errorf("read idempotency key: %w", err)
+	}
+	switch {
+	case held != hash:
+		return Kept{Conflict: true}, nil
+	case !k.Done:
+		return Kept{Running: true}, nil
+	}
+	body, err := s.keys.Open(sealAAD(principal, key), nonce, sealed)
+	if err != nil {
+		return Kept{}, err
+	}
+	k.Status, k.ContentType, k.Body = *status, *ctype, []byte(body)
+	return k, nil
+}
+
+// Finish keeps the answer of the request that claimed (principal, key).
+func (s *IdempotentResponses) Finish(ctx context.Context, principal, key string, status int, contentType string, body []byte) error {
+	nonce, sealed, err := s.keys.Seal(sealAAD(principal, key), string(body))
+	if err != nil {
+		return err
+	}
+	_, err = s.pool.Exec(ctx, `UPDATE idempotent_responses SET done = true, status = $3, content_type = $4, body_nonce = $5, body_sealed = $6
+		WHERE principal = $1 AND key = $2 AND NOT done`, principal, key, status, contentType, nonce, sealed)
+	if err != nil {
+		return fmt.Errorf("keep idempotent answer: %w", err)
+	}
+	return nil
+}
+
+// Release forgets a claim whose request kept no answer (a server error): a retry runs again.
+func (s *IdempotentResponses) Release(ctx context.Context, principal, key string) error {
+	_, err := s.pool.Exec(ctx, `DELETE FROM idempotent_responses WHERE principal = $1 AND key = $2 AND NOT done`, principal, key)
+	if err != nil {
+		return fmt.Errorf("release idempotency key: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,258 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/webhooks"
+)
+
+// EndpointStore is what the endpoint routes need of the webhook endpoints (readmodels.Endpoints).
+type EndpointStore interface {
+	Create(ctx context.Context, merchant, url string, events []string, secret string, now time.Time) (readmodels.Endpoint, error)
+	List(ctx context.Context, merchant string) ([]readmodels.Endpoint, error)
+	Get(ctx context.Context, merchant string, id uuid.UUID) (readmodels.Endpoint, error)
+	Delete(ctx context.Context, merchant string, id uuid.UUID) error
+	Record(ctx context.Context, events ...readmodels.NewEvent) error
+	Attempts(ctx context.Context, merchant string, endpointID uuid.UUID, limit int) ([]readmodels.EndpointAttempt, error)
+	Message(ctx context.Context, merchant string, endpointID, eventID uuid.UUID) (readmodels.EndpointMessage, error)
+	CompleteMessage(ctx context.Context, a readmodels.EndpointAttempt, state string, next time.Time) error
+	EventsAfter(ctx context.Context, merchant string, seq int64, limit int) ([]readmodels.StoredEvent, error)
+	LastSeq(ctx context.Context, merchant string) (int64, error)
+}
+
+// EndpointSender sends one endpoint message now (webhooks.Dispatcher): manual redelivery.
+type EndpointSender interface {
+	SendEndpoint(ctx context.Context, m readmodels.EndpointMessage, kind string) readmodels.EndpointAttempt
+}
+
+var (
+	_ EndpointStore  = (*readmodels.Endpoints)(nil)
+	_ EndpointSender = (*webhooks.Dispatcher)(nil)
+)
+
+var (
+	errNoEndpoints     = NewError(http.StatusServiceUnavailable, "unavailable", "Webhook endpoints are not configured on this instance")
+	errEndpointMissing = NewError(http.StatusNotFound, "not_found", "Webhook endpoint not found")
+)
+
+// maxEndpointURL bounds an endpoint's URL.
+const maxEndpointURL = 2048
+
+func (s *Server) endpointRoutes() {
+	read := Policy{Access: KeyOrSession, Scope: "receipts:read"}
+	s.handle(http.MethodPost, "/api/webhooks/endpoints", Policy{Access: Admin}, s.createEndpoint)
+	s.handle(http.MethodGet, "/api/webhooks/endpoints", read, s.listEndpoints)
+	s.handle(http.MethodDelete, "/api/webhooks/endpoints/:id", Policy{Access: Admin}, s.deleteEndpoint)
+	s.handle(http.MethodPost, "/api/webhooks/endpoints/:id/test", Policy{Access: Admin}, s.testEndpoint)
+	s.handle(http.MethodGet, "/api/webhooks/endpoints/:id/deliveries", read, s.endpointDeliveries)
+	s.handle(http.MethodPost, "/api/webhooks/endpoints/:id/deliveries/:eventId/redeliver", Policy{Access: Admin}, s.redeliverEndpoint)
+	s.handle(http.MethodGet, "/api/webhooks/stream", Policy{Access: Developer, Scope: "receipts:read"}, s.eventStream)
+}
+
+func endpointView(ep readmodels.Endpoint) map[string]any {
+	return map[string]any{"id": ep.ID, "url": ep.URL, "events": ep.Events, "createdAt": ep.CreatedAt.UnixMilli()}
+}
+
+type endpointBody struct {
+	URL    string   `json:"url"`
+	Events []string `json:"events"`
+}
+
+// endpointEvents checks an endpoint's filter: "*" alone, or catalog types, each once.
+func endpointEvents(events []string) ([]string, error) {
+	if len(events) == 0 {
+		return nil, InvalidInput(`events must list event types or be ["*"]`)
+	}
+	if len(events) > len(webhooks.EventTypes) {
+		return nil, InvalidInput("events names a type twice or too many types")
+	}
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e == "*" && len(events) == 1 {
+			return events, nil
+		}
+		if !webhooks.KnownType(e) || seen[e] {
+			return nil, InvalidInput("events: " + clip(e) + ` is not an event type (see the catalog), or is named twice; "*" stands alone`)
+		}
+		seen[e] = true
+	}
+	return events, nil
+}
+
+func (s *Server) createEndpoint(c echo.Context) error {
+	if s.endpoints == nil {
+		return errNoEndpoints
+	}
+	var b endpointBody
+	if err := DecodeJSON(c, &b); err != nil {
+		return err
+	}
+	if b.URL == "" || len(b.URL) > maxEndpointURL {
+		return InvalidInput("url is required, at most 2048 characters")
+	}
+	if err := s.checkWebhookURL("url", b.URL); err != nil {
+		return err
+	}
+	events, err := endpointEvents(b.Events)
+	if err != nil {
+		return err
+	}
+	secret, err := webhooks.NewSecret()
+	if err != nil {
+		return err
+	}
+	ep, err := s.endpoints.Create(c.Request().Context(), merchantOf(c), b.URL, events, secret, s.now())
+	if errors.Is(err, readmodels.ErrTooManyEndpoints) {
+		return InvalidInput("a merchant has at most 20 webhook endpoints; delete one first")
+	}
+	if err != nil {
+		return err
+	}
+	view := endpointView(ep)
+	view["secret"] = secret // shown only here
+	return c.JSON(http.StatusCreated, map[string]any{"endpoint": view})
+}
+
+func (s *Server) listEndpoints(c echo.Context) error {
+	if s.endpoints == nil {
+		return errNoEndpoints
+	}
+	list, err := s.endpoints.List(c.Request().Context(), merchantOf(c))
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, len(list))
+	for i, ep := range list {
+		out[i] = endpointView(ep)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"endpoints": out})
+}
+
+// endpointID reads the :id of a route as one of the caller's endpoints (404 otherwise).
+func (s *Server) endpointID(c echo.Context) (uuid.UUID, error) {
+	if s.endpoints == nil {
+		return uuid.Nil, errNoEndpoints
+	}
+	id, err := uuid.Parse(c.Param("id"))
+	if err != nil {
+		return uuid.Nil, errEndpointMissing
+	}
+	return id, nil
+}
+
+func (s *Server) deleteEndpoint(c echo.Context) error {
+	id, err := s.endpointID(c)
+	if err != nil {
+		return err
+	}
+	err = s.endpoints.Delete(c.Request().Context(), merchantOf(c), id)
+	if errors.Is(err, readmodels.ErrNotFound) {
+		return errEndpointMissing
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"ok": true})
+}
+
+// testEndpoint records a webhook.test event for this endpoint only; the dispatcher sends it as
+// any other (its outcome shows in the endpoint's delivery log).
+func (s *Server) testEndpoint(c echo.Context) error {
+	id, err := s.endpointID(c)
+	if err != nil {
+		return err
+	}
+	ctx, merchant := c.Request().Context(), merchantOf(c)
+	if _, err := s.endpoints.Get(ctx, merchant, id); errors.Is(err, readmodels.ErrNotFound) {
+		return errEndpointMissing
+	} else if err != nil {
+		return err
+	}
+	now := s.now()
+	key := "webhook-test:" + uuid.NewString()
+	ev := readmodels.NewEvent{Key: key, Merchant: merchant, Type: webhooks.TypeTest, At: now, Endpoint: &id,
+		Data: map[string]any{"endpointId": id, "message": "This is a test event from payledger."}}
+	if err := s.endpoints.Record(ctx, ev); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, map[string]any{"ok": true, "type": webhooks.TypeTest})
+}
+
+func endpointAttemptView(a readmodels.EndpointAttempt) map[string]any {
+	return map[string]any{"id": a.ID, "endpointId": a.EndpointID, "webhookId": "msg_" + a.EventID.String(), "eventId": a.EventID,
+		"type": a.Type, "attemptedAt": a.AttemptedAt.UnixMilli(), "httpStatus": a.HTTPStatus, "latencyMs": a.LatencyMS,
+		"error": nullable(a.Error), "kind": a.Kind, "succeeded": a.Error == ""}
+}
+
+func (s *Server) endpointDeliveries(c echo.Context) error {
+	id, err := s.endpointID(c)
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(c, "limit", 25, 1, 100)
+	if err != nil {
+		return err
+	}
+	list, err := s.endpoints.Attempts(c.Request().Context(), merchantOf(c), id, limit)
+	if errors.Is(err, readmodels.ErrNotFound) {
+		return errEndpointMissing
+	}
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, len(list))
+	for i, a := range list {
+		out[i] = endpointAttemptView(a)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"deliveries": out})
+}
+
+// redeliverEndpoint sends an event to the endpoint again now, with its webhook-id, and records
+// the attempt; a success closes the message (its automatic retries stop).
+func (s *Server) redeliverEndpoint(c echo.Context) error {
+	id, err := s.endpointID(c)
+	if err != nil {
+		return err
+	}
+	eventID, err := uuid.Parse(c.Param("eventId"))
+	if err != nil {
+		return errEndpointMissing
+	}
+	if s.endpointSender == nil {
+		return errNoEndpoints
+	}
+	ctx := c.Request().Context()
+	m, err := s.endpoints.Message(ctx, merchantOf(c), id, eventID)
+	if errors.Is(err, readmodels.ErrNotFound) || (err == nil && m.Deleted) {
+		return errEndpointMissing
+	}
+	if err != nil {
+		return err
+	}
+	a := s.endpointSender.SendEndpoint(ctx, m, "redeliver")
+	state := readmodels.NotePending
+	if a.Error == "" {
+		state = readmodels.NoteDelivered
+	}
+	if err := s.endpoints.CompleteMessage(context.WithoutCancel(ctx), a, state, s.now()); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"ok": a.Error == "", "delivery": endpointAttemptView(a)})
+}
+
+// eventJSON is an event as the stream sends it: its webhook-id and the exact delivery body.
+func eventJSON(e readmodels.StoredEvent) ([]byte, error) {
+	body, err := webhooks.StandardBody(e.Type, e.OccurredAt, e.Data)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(map[string]any{"webhookId": "msg_" + e.ID.String(), "type": e.Type, "body": json.RawMessage(body)})
+}

@@ -1,0 +1,131 @@
+package transport
+
+import (
+	"context"
+	"encoding/csv"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/readmodels"
+)
+
+// ExportSource streams a merchant's records for the CSV exports (readmodels.Exports).
+type ExportSource interface {
+	Receipts(ctx context.Context, merchant string, from, to time.Time, status string, row func([]string) error) error
+	SplitTransactions(ctx context.Context, merchant string, from, to time.Time, row func([]string) error) error
+}
+
+var _ ExportSource = (*readmodels.Exports)(nil)
+
+// Exports: the default window, the rows between flushes, and how many exports one merchant may
+// run at once (each holds a database connection while it streams).
+const (
+	exportWindow     = 30 * 24 * time.Hour
+	exportFlushEvery = 1000
+	exportsPerUser   = 2
+)
+
+var errNoExports = NewError(http.StatusServiceUnavailable, "unavailable", "Exports are not configured on this instance")
+
+func (s *Server) exportRoutes() {
+	read := Policy{Access: KeyOrSession, Scope: "receipts:read"}
+	s.handle(http.MethodGet, "/api/exports/receipts.csv", read, s.exportReceipts)
+	s.handle(http.MethodGet, "/api/exports/split-transactions.csv", read, s.exportSplits)
+}
+
+// exportWindowOf reads from and to (Unix ms; default the last 30 days up to now).
+func (s *Server) exportWindowOf(c echo.Context) (time.Time, time.Time, error) {
+	now := s.now()
+	to, from := now, now.Add(-exportWindow)
+	for _, p := range []struct {
+		name string
+		into *time.Time
+	}{{"from", &from}, {"to", &to}} {
+		if raw := c.QueryParam(p.name); raw != "" {
+			ms, err := strconv.ParseInt(raw, 10, 64)
+			if err != nil || ms < 0 || ms > 1e14 {
+				return time.Time{}, time.Time{}, InvalidInput(p.name + " must be Unix milliseconds")
+			}
+			*p.into = time.UnixMilli(ms)
+		}
+	}
+	if !from.Before(to) {
+		return time.Time{}, time.Time{}, InvalidInput("from must be before to")
+	}
+	return from, to, nil
+}
+
+func (s *Server) exportReceipts(c echo.Context) error {
+	from, to, err := s.exportWindowOf(c)
+	if err != nil {
+		return err
+	}
+	status := c.QueryParam("status")
+	if status != "" && !slices.Contains(knownStatuses, status) {
+		return InvalidInput("status must be one of " + strings.Join(knownStatuses, ", "))
+	}
+	return s.streamCSV(c, "receipts", readmodels.ReceiptColumns, func(ctx context.Context, merchant string, row func([]string) error) error {
+		return s.exports.Receipts(ctx, merchant, from, to, status, row)
+	})
+}
+
+func (s *Server) exportSplits(c echo.Context) error {
+	from, to, err := s.exportWindowOf(c)
+	if err != nil {
+		return err
+	}
+	return s.streamCSV(c, "split-transactions", readmodels.SplitColumns, func(ctx context.Context, merchant string, row func([]string) error) error {
+		return s.exports.SplitTransactions(ctx, merchant, from, to, row)
+	})
+}
+
+// streamCSV writes the header and then each row as the database yields it (RFC 4180: CRLF line
+// ends, quoted fields where needed), flushing every exportFlushEvery rows. Once the first byte
+// went out an error can only end the stream: the client sees a truncated file without the
+// final CRLF of a complete one.
+func (s *Server) streamCSV(c echo.Context, name string, header []string, rows func(context.Context, string, func([]string) error) error) error {
+	if s.exports == nil {
+		return errNoExports
+	}
+	merchant := merchantOf(c)
+	if !s.exportSlots.take(merchant) {
+		return errTooManyExports
+	}
+	defer s.exportSlots.give(merchant)
+	_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Time{}) // a large export outlives the write timeout
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8; header=present")
+	h.Set(echo.HeaderContentDisposition, `attachment; filename="`+name+`.csv"`)
+	c.Response().WriteHeader(http.StatusOK)
+	w := csv.NewWriter(c.Response())
+	w.UseCRLF = true
+	n := 0
+	if err := w.Write(header); err != nil {
+		return nil
+	}
+	err := rows(c.Request().Context(), merchant, func(rec []string) error {
+		if err := w.Write(rec); err != nil {
+			return err
+		}
+		if n++; n%exportFlushEvery == 0 {
+			w.Flush()
+			c.Response().Flush()
+			return w.Error()
+		}
+		return nil
+	})
+	w.Flush()
+	c.Response().Flush()
+	if err != nil {
+		zerolog.Ctx(c.Request().Context()).Warn().Err(err).Int("rows", n).Msg("export ended early")
+	}
+	return nil
+}
+
+var errTooManyExports = NewError(http.StatusTooManyRequests, "rate_limited", "Too many exports running for this merchant")

@@ -1,0 +1,125 @@
+package transport
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Pace of the merchant event stream (GET /api/webhooks/stream): the event log is read every
+// streamPoll (an indexed range read per stream); a comment keeps proxies from closing an idle
+// stream; a stream ends after eventsLifetime and its client resumes with Last-Event-ID.
+const (
+	streamPoll     = 500 * time.Millisecond
+	streamBatch    = 100
+	streamsPerUser = 5 // concurrent streams of one merchant
+)
+
+var errTooManyStreams = NewError(http.StatusTooManyRequests, "rate_limited", "Too many open event streams for this merchant")
+
+// streamSlots counts each merchant's open streams (or exports), at most max (0: streamsPerUser).
+type streamSlots struct {
+	mu   sync.Mutex
+	max  int
+	open map[string]int
+}
+
+func (s *streamSlots) take(merchant string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.open == nil {
+		s.open = map[string]int{}
+	}
+	limit := s.max
+	if limit == 0 {
+		limit = streamsPerUser
+	}
+	if s.open[merchant] >= limit {
+		return false
+	}
+	s.open[merchant]++
+	return true
+}
+
+func (s *streamSlots) give(merchant string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.open[merchant]--; s.open[merchant] <= 0 {
+		delete(s.open, merchant)
+	}
+}
+
+// eventStream sends the merchant's events as server-sent events: id is the event's position in
+// the merchant's log, event its type, data {webhookId, type, body} (body: exactly what an endpoint
+// receives). With Last-Event-ID it resumes after that position; without, it starts with the
+// events recorded from now on.
+func (s *Server) eventStream(c echo.Context) error {
+	if s.endpoints == nil {
+		return errNoEndpoints
+	}
+	ctx, merchant := c.Request().Context(), merchantOf(c)
+	var after int64
+	if last := c.Request().Header.Get("Last-Event-ID"); last != "" {
+		n, err := strconv.ParseInt(last, 10, 64)
+		if err != nil || n < 0 {
+			return InvalidInput("Last-Event-ID must be an event id this stream sent")
+		}
+		after = n
+	} else {
+		n, err := s.endpoints.LastSeq(ctx, merchant)
+		if err != nil {
+			return err
+		}
+		after = n
+	}
+	if !s.streams.take(merchant) {
+		return errTooManyStreams
+	}
+	defer s.streams.give(merchant)
+	// The stream outlives the server's write timeout by design.
+	_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Time{})
+	h := c.Response().Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("X-Accel-Buffering", "no")
+	c.Response().WriteHeader(http.StatusOK)
+	fmt.Fprint(c.Response(), "retry: 1000\n\n")
+	c.Response().Flush()
+	end, beat := time.After(eventsLifetime), time.NewTicker(eventsHeartbeat)
+	defer beat.Stop()
+	for {
+		list, err := s.endpoints.EventsAfter(ctx, merchant, after, streamBatch)
+		if err != nil {
+			return nil // the client resumes from its last id
+		}
+		for _, e := range list {
+			b, err := eventJSON(e)
+			if err != nil {
+				return nil
+			}
+			fmt.Fprintf(c.Response(), "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Type, b)
+			after = e.Seq
+		}
+		if len(list) > 0 {
+			c.Response().Flush()
+		}
+		if len(list) == streamBatch {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.receiptWatch.done:
+			return nil
+		case <-end:
+			return nil
+		case <-beat.C:
+			fmt.Fprint(c.Response(), ": keep-alive\n\n")
+			c.Response().Flush()
+		case <-time.After(streamPoll):
+		}
+	}
+}

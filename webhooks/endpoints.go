@@ -1,0 +1,125 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/payledger/payledger/readmodels"
+)
+
+// EndpointOutbox is the dispatcher's view of the endpoint messages (readmodels.Endpoints).
+type EndpointOutbox interface {
+	ClaimMessages(ctx context.Context, limit int, lease time.Duration) ([]readmodels.EndpointMessage, error)
+	Secret(m readmodels.EndpointMessage) (string, error)
+	CompleteMessage(ctx context.Context, a readmodels.EndpointAttempt, state string, next time.Time) error
+}
+
+var _ EndpointOutbox = (*readmodels.Endpoints)(nil)
+
+// endpointBatch is how many messages one claim takes; they are sent concurrently, each within
+// the client's timeout, well inside the lease.
+const endpointBatch = 32
+
+// workEndpoints sends due endpoint messages until ctx ends: woken with the receipt
+// notifications, and polling every 200 ms for retries and events recorded outside the
+// projector (subscription charges, test events).
+func (d *Dispatcher) workEndpoints(ctx context.Context) {
+	for ctx.Err() == nil {
+		n, err := d.SendEndpointsDue(ctx)
+		if err != nil && ctx.Err() == nil {
+			d.Log.Warn().Err(err).Msg("endpoint webhooks")
+		}
+		if n == endpointBatch {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-d.endpointWake:
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// SendEndpointsDue makes one attempt for up to one batch of due endpoint messages and returns how
+// many it claimed.
+func (d *Dispatcher) SendEndpointsDue(ctx context.Context) (int, error) {
+	list, err := d.Endpoints.ClaimMessages(ctx, endpointBatch, leaseFor)
+	if err != nil {
+		return 0, err
+	}
+	done := make(chan error, len(list))
+	for _, m := range list {
+		go func() { done <- d.attemptEndpoint(ctx, m) }()
+	}
+	var first error
+	for range list {
+		if err := <-done; err != nil && first == nil {
+			first = err
+		}
+	}
+	return len(list), first
+}
+
+// attemptEndpoint sends m once and records the attempt with the message's next state: the
+// schedule of receipt webhooks (a retry after RetryDelay, then 1 min doubling up to 6 h), given
+// up 3 days after the event was queued. Every attempt carries the event's webhook-id.
+func (d *Dispatcher) attemptEndpoint(ctx context.Context, m readmodels.EndpointMessage) error {
+	kind := "first"
+	if m.Attempts > 0 {
+		kind = "retry"
+	}
+	a := d.SendEndpoint(ctx, m, kind)
+	now := d.Now()
+	state, next := readmodels.NoteDelivered, now
+	if a.Error != "" {
+		state, next = readmodels.NotePending, now.Add(d.RetryDelay)
+		if m.Attempts > 0 {
+			next = now.Add(backoff(m.Attempts - 1))
+		}
+		if now.Sub(m.Created) >= markedRetention {
+			state = readmodels.NoteFailed
+		}
+	}
+	if err := d.Endpoints.CompleteMessage(context.WithoutCancel(ctx), a, state, next); err != nil {
+		return fmt.Errorf("record endpoint delivery: %w", err)
+	}
+	return nil
+}
+
+// SendEndpoint posts m to its endpoint, signed with the endpoint's secret (Standard Webhooks),
+// through the dispatcher's client (its timeout; in production https and public addresses only),
+// and returns the attempt as it went. Kind is first, retry or redeliver.
+func (d *Dispatcher) SendEndpoint(ctx context.Context, m readmodels.EndpointMessage, kind string) readmodels.EndpointAttempt {
+	start := d.Now()
+	a := readmodels.EndpointAttempt{ID: uuid.New(), EndpointID: m.EndpointID, EventID: m.EventID, Type: m.Type, AttemptedAt: start, Kind: kind}
+	fail := func(err error) readmodels.EndpointAttempt {
+		a.Error, a.LatencyMS = err.Error(), int(d.Now().Sub(start).Milliseconds())
+		return a
+	}
+	secret, err := d.Endpoints.Secret(m)
+	if err != nil {
+		return fail(err)
+	}
+	if err := d.checkURL(m.URL); err != nil {
+		return fail(err)
+	}
+	body, err := StandardBody(m.Type, m.OccurredAt, m.Data)
+	if err != nil {
+		return fail(err)
+	}
+	id, sentAt := "msg_"+m.EventID.String(), d.Now()
+	if _, err := StandardSignature(secret, id, sentAt.Unix(), body); err != nil { // a bad secret sends nothing unsigned
+		return fail(err)
+	}
+	status, err := d.post(ctx, m.URL, body, func(h http.Header) { _ = SetStandardHeaders(h, secret, id, sentAt, body) })
+	a.HTTPStatus = status
+	if err != nil {
+		return fail(err)
+	}
+	a.LatencyMS = int(d.Now().Sub(start).Milliseconds())
+	return a
+}

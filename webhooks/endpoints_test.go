@@ -1,0 +1,81 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/migrations/pgtest"
+	"github.com/payledger/payledger/readmodels"
+)
+
+// TestEndpointOnPrivateAddressRefusedAtSend: an endpoint stored with a loopback URL (as a
+// development instance allows) gets no request from a production dispatcher: the attempt is
+// recorded with the refusal and the message stays pending for its retries, which meet the same
+// refusal. The same endpoint receives an event from a development dispatcher.
+func TestEndpointOnPrivateAddressRefusedAtSend(t *testing.T) {
+	pool := pgtest.Pool(t)
+	keys, err := readmodels.NewWebhookKeys(pool, bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	store := readmodels.NewEndpoints(pool, keys)
+	ctx := context.Background()
+	secret, _ := NewSecret()
+	ep, err := store.Create(ctx, "0xmerchant", srv.URL, []string{"*"}, secret, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Record(ctx, readmodels.NewEvent{Key: "k1", Merchant: "0xmerchant", Type: TypeTest, At: time.Now(), Data: map[string]any{"x": 1}}); err != nil {
+		t.Fatal(err)
+	}
+	d := func(production bool) *Dispatcher {
+		return (&Dispatcher{Outbox: readmodels.NewOutbox(pool), Keys: keys, Events: postgres.New(pool), Log: zerolog.Nop(),
+			ReceiptFields: func(receipt.State) map[string]any { return map[string]any{} }, Production: production,
+			Endpoints: store, RetryDelay: time.Millisecond}).Init()
+	}
+	if n, err := d(true).SendEndpointsDue(ctx); err != nil || n != 1 {
+		t.Fatalf("production send: %d %v", n, err)
+	}
+	list, err := store.Attempts(ctx, "0xmerchant", ep.ID, 10)
+	if err != nil || len(list) != 1 || list[0].HTTPStatus != nil || !strings.Contains(list[0].Error, "https") || hits.Load() != 0 {
+		t.Fatalf("production attempt: %+v %v, %d requests", list, err, hits.Load())
+	}
+	// An https URL on a loopback address is refused by the address check itself.
+	ep2, err := store.Create(ctx, "0xmerchant", strings.Replace(srv.URL, "http://", "https://", 1), []string{"*"}, secret, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Record(ctx, readmodels.NewEvent{Key: "k2", Merchant: "0xmerchant", Type: TypeTest, At: time.Now(), Data: map[string]any{}, Endpoint: &ep2.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d(true).SendEndpointsDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	list, _ = store.Attempts(ctx, "0xmerchant", ep2.ID, 10)
+	if len(list) != 1 || !strings.Contains(list[0].Error, errBlockedAddress.Error()) || hits.Load() != 0 {
+		t.Fatalf("https loopback attempt: %+v, %d requests", list, hits.Load())
+	}
+	// A development dispatcher delivers to the same endpoint.
+	if err := store.Record(ctx, readmodels.NewEvent{Key: "k3", Merchant: "0xmerchant", Type: TypeTest, At: time.Now(), Data: map[string]any{}, Endpoint: &ep.ID}); err != nil {
+		t.Fatal(err)
+	}
+	dev, deadline := d(false), time.Now().Add(10*time.Second)
+	for hits.Load() == 0 {
+		if _, err := dev.SendEndpointsDue(ctx); err != nil || time.Now().After(deadline) {
+			t.Fatalf("development dispatcher did not deliver: %v", err)
+		}
+	}
+}
