@@ -24,10 +24,13 @@ import (
 // SubscriptionChargeFailed (the third in a row makes it past_due). Charges go in waves, each in
 // phases (approvals of first uses, spends, transfers): a phase's transactions are gas-estimated
 // in one batch, signed at consecutive nonces, recorded, then broadcast at once, and their
-// receipts are awaited in batches before the next phase is estimated. A row left open by a crash is taken over after Lease and
-// its transactions looked up on chain: found, they are recorded; not found, the same signed
-// bytes are sent again; nothing is ever signed twice for one step. After the charges, the
-// splits that received charges are released to their payees.
+// receipts are awaited in batches before the next phase is estimated. A row left open by a
+// crash is taken over after Lease and its transactions looked up on chain: found, they are
+// recorded; not found, the same signed bytes are sent again; nothing is ever signed twice for
+// one step. After the charges, the splits that received charges are released to their payees.
+//
+// The handler only sequences a run; each step is a small type of its own (chargeParts), built
+// for every run from the settings below so that a change of them takes effect at the next run.
 type ChargeSubscriptionsHandler struct {
 	store  commands.Store
 	chain  ChargeChain // nil: not configured
@@ -93,7 +96,8 @@ func (h *ChargeSubscriptionsHandler) Handle(ctx context.Context, cmd ChargeSubsc
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	recovered, err := h.recoverOpen(ctx, cmd.ID, cmd.Meta)
+	p := h.parts()
+	recovered, err := p.open.recover(ctx, cmd.ID, cmd.Meta)
 	if err != nil {
 		return ChargeResult{}, err
 	}
@@ -101,7 +105,7 @@ func (h *ChargeSubscriptionsHandler) Handle(ctx context.Context, cmd ChargeSubsc
 	if err != nil {
 		return ChargeResult{}, err
 	}
-	it, skip, err := h.prepare(st, cmd.ID)
+	it, skip, err := p.due.prepare(st, cmd.ID)
 	if err != nil {
 		if len(recovered) > 0 && errors.Is(err, subscription.ErrNotDue) {
 			return recovered[0], nil // the recovered charge was this period's
@@ -118,10 +122,10 @@ func (h *ChargeSubscriptionsHandler) Handle(ctx context.Context, cmd ChargeSubsc
 	if !claimed[cmd.ID] {
 		return ChargeResult{}, ErrChargeInProgress
 	}
-	if err := h.run(ctx, []*chargeItem{it}, nil, cmd.Meta); err != nil {
+	if err := p.wave.run(ctx, []*chargeItem{it}, nil, cmd.Meta); err != nil {
 		return ChargeResult{}, err
 	}
-	h.distribute(ctx)
+	p.releases.distribute(ctx)
 	if it.res == nil {
 		return ChargeResult{}, fmt.Errorf("charge of %s: no outcome", cmd.ID)
 	}
@@ -138,22 +142,23 @@ func (h *ChargeSubscriptionsHandler) ChargeDue(ctx context.Context, meta eventst
 	start := time.Now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	results, err := h.recoverOpen(ctx, "", meta)
+	p := h.parts()
+	results, err := p.open.recover(ctx, "", meta)
 	if err == nil {
 		var more []ChargeResult
-		more, err = h.chargeDue(ctx, meta)
+		more, err = h.chargeDue(ctx, p, meta)
 		results = append(results, more...)
 	}
 	if err == nil {
-		h.distribute(ctx)
+		p.releases.distribute(ctx)
 	}
 	return summarize(results, time.Since(start)), err
 }
 
 // chargeDue claims the due subscriptions' periods and charges those this process claimed, a
 // wave at a time; the results include the charges skipped without a claim.
-func (h *ChargeSubscriptionsHandler) chargeDue(ctx context.Context, meta eventstore.Metadata) ([]ChargeResult, error) {
-	items, results, err := h.dueItems(ctx)
+func (h *ChargeSubscriptionsHandler) chargeDue(ctx context.Context, p chargeParts, meta eventstore.Metadata) ([]ChargeResult, error) {
+	items, results, err := p.due.list(ctx)
 	if err != nil {
 		return results, err
 	}
@@ -173,7 +178,7 @@ func (h *ChargeSubscriptionsHandler) chargeDue(ctx context.Context, meta eventst
 	}
 	for lo := 0; lo < len(mine); lo += h.Wave {
 		wave := mine[lo:min(lo+h.Wave, len(mine))]
-		err := h.run(ctx, wave, nil, meta)
+		err := p.wave.run(ctx, wave, nil, meta)
 		for _, it := range wave {
 			if it.res != nil {
 				results = append(results, *it.res)
@@ -184,31 +189,6 @@ func (h *ChargeSubscriptionsHandler) chargeDue(ctx context.Context, meta eventst
 		}
 	}
 	return results, nil
-}
-
-// dueItems loads the due subscriptions and prepares a charge of each that can be charged now;
-// skipped holds the results of those outside their permission (no claim is made for them).
-func (h *ChargeSubscriptionsHandler) dueItems(ctx context.Context) (items []*chargeItem, skipped []ChargeResult, err error) {
-	ids, err := h.due.DueSubscriptions(ctx, h.now(), h.Limit)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, id := range ids {
-		st, err := commands.LoadSubscription(ctx, h.store, id)
-		if err != nil {
-			return nil, skipped, err
-		}
-		it, skip, err := h.prepare(st, id)
-		switch {
-		case err != nil: // cancelled or not due after all (the read model lags): nothing to do
-			continue
-		case skip != nil:
-			skipped = append(skipped, *skip)
-			continue
-		}
-		items = append(items, it)
-	}
-	return items, skipped, nil
 }
 
 // summarize is the cron's response figures over results.
@@ -229,150 +209,6 @@ func summarize(results []ChargeResult, took time.Duration) ChargeRun {
 	return run
 }
 
-// prepare checks that st can be charged now and builds its claim. Errors: the domain's
-// (not found, cancelled, not due); skip: a result without a claim (outside the permission).
-func (h *ChargeSubscriptionsHandler) prepare(st subscription.State, id string) (*chargeItem, *ChargeResult, error) {
-	now := h.now()
-	switch {
-	case !st.Exists:
-		return nil, nil, subscription.ErrNotFound
-	case st.Status == subscription.StatusCancelled:
-		return nil, nil, fmt.Errorf("subscription %s: %w", id, subscription.ErrCancelled)
-	case now.UnixMilli() < st.NextChargeAt:
-		return nil, nil, fmt.Errorf("%w: the next charge is due at %d", subscription.ErrNotDue, st.NextChargeAt)
-	}
-	if !st.Permission.Contains(now) {
-		return nil, &ChargeResult{SubscriptionID: id, PeriodIndex: st.NextPeriod(), Status: ResultSkipped,
-			Reason: subscription.ErrOutsideWindow.Error(), SubscriptionStatus: string(st.Status), NextChargeAt: st.NextChargeAt}, nil
-	}
-	amount, ok := new(big.Int).SetString(st.PriceUnits, 10)
-	if !ok || amount.Sign() <= 0 {
-		return nil, nil, fmt.Errorf("subscription %s: price %q is not base units", id, st.PriceUnits)
-	}
-	fee := subscription.PlatformFee(st.Plan.PriceUSD)
-	row := ChargeRow{SubscriptionID: id, Period: st.NextPeriod(), Merchant: st.Merchant, Customer: st.Customer,
-		AmountUnits: amount.String(), AmountCents: st.Plan.PriceUSD, FeeCents: fee, Attempt: st.ConsecutiveFailures + 1, Status: ChargeClaimed}
-	return &chargeItem{row: row, st: st, amount: amount}, nil, nil
-}
-
-// recoverOpen takes over the open rows nobody touched for Lease (of subscription id, "" any)
-// and finishes them from what the chain says.
-func (h *ChargeSubscriptionsHandler) recoverOpen(ctx context.Context, id string, meta eventstore.Metadata) ([]ChargeResult, error) {
-	rows, err := h.ledger.TakeOver(ctx, h.token, h.Lease, id, h.Limit)
-	if err != nil || len(rows) == 0 {
-		return nil, err
-	}
-	var items []*chargeItem
-	for _, r := range rows {
-		if r.Status == ChargeClaimed { // nothing was signed: free the period for this run's claim
-			if err := h.ledger.Drop(ctx, h.token, r.SubscriptionID, r.Period); err != nil && !errors.Is(err, ErrClaimLost) {
-				return nil, err
-			}
-			continue
-		}
-		st, err := commands.LoadSubscription(ctx, h.store, r.SubscriptionID)
-		if err != nil {
-			return nil, err
-		}
-		amount, _ := new(big.Int).SetString(r.AmountUnits, 10)
-		items = append(items, &chargeItem{row: r, st: st, amount: amount})
-	}
-	h.Log.Info().Int("charges", len(items)).Msg("subscription charging: recovering open charges")
-	var raws [][]byte
-	for _, it := range items {
-		for _, raw := range it.row.Raws {
-			raws = append(raws, raw)
-		}
-	}
-	// The same signed bytes again: mined ones are "already known" or "nonce too low", no error.
-	if len(raws) > 0 {
-		if err := h.chain.BroadcastAll(ctx, raws); err != nil {
-			h.Log.Warn().Err(err).Msg("subscription charging: rebroadcast of open charges")
-		}
-	}
-	err = h.run(ctx, nil, items, meta)
-	var out []ChargeResult
-	for _, it := range items {
-		if it.res != nil {
-			out = append(out, *it.res)
-		}
-	}
-	return out, err
-}
-
-// run takes fresh claims (status claimed) and recovered rows (spending, spent, transferring)
-// through the remaining steps, phased so that every gas limit is estimated on the state the
-// transaction will run on: the approvals of first-use permissions (estimated in one batch,
-// signed at consecutive nonces, recorded, broadcast together, receipts awaited in a batch), then
-// the spends (estimated in one batch now that the approvals are mined), then the transfers to the
-// splits. A 'spending' row without a spend hash has only its approval signed.
-func (h *ChargeSubscriptionsHandler) run(ctx context.Context, fresh, recovered []*chargeItem, meta eventstore.Metadata) error {
-	var approving, spending, spent, transferring []*chargeItem
-	for _, it := range recovered {
-		switch it.row.Status {
-		case ChargeSpending:
-			if it.row.SpendTx == "" {
-				approving = append(approving, it)
-			} else {
-				spending = append(spending, it)
-			}
-		case ChargeSpent:
-			spent = append(spent, it)
-		case ChargeTransferring:
-			transferring = append(transferring, it)
-		}
-	}
-	ready, err := h.checkSpends(ctx, fresh, meta)
-	if err != nil {
-		return err
-	}
-	var toApprove, toSpend []*chargeItem
-	for _, it := range ready {
-		if it.approved {
-			toSpend = append(toSpend, it)
-		} else {
-			toApprove = append(toApprove, it)
-		}
-	}
-	sent, err := h.sendApprovals(ctx, toApprove, meta)
-	if err != nil {
-		return err
-	}
-	approved, err := h.awaitApprovals(ctx, append(approving, sent...))
-	if err != nil {
-		return err
-	}
-	sent, err = h.sendSpends(ctx, append(toSpend, approved...), meta)
-	if err != nil {
-		return err
-	}
-	spending = append(spending, sent...)
-	done, err := h.awaitSpends(ctx, spending, meta)
-	if err != nil {
-		return err
-	}
-	spent = append(spent, done...)
-	moving, err := h.sendTransfers(ctx, spent)
-	if err != nil {
-		return err
-	}
-	transferring = append(transferring, moving...)
-	return h.awaitTransfers(ctx, transferring, meta)
-}
-
-// splitOf is the merchant's split contract, "" when none is configured or deployed.
-func (h *ChargeSubscriptionsHandler) splitOf(ctx context.Context, merchant string) (string, error) {
-	sp, err := h.splits.Get(ctx, merchant)
-	if err != nil || !sp.Configured {
-		return "", err
-	}
-	has, err := h.code.holdsCode(ctx, h.chain, sp.Address)
-	if err != nil || !has {
-		return "", err
-	}
-	return sp.Address, nil
-}
-
 // Recover finishes the open charges left by a crashed run (rows untouched for Lease).
 func (h *ChargeSubscriptionsHandler) Recover(ctx context.Context, meta eventstore.Metadata) ([]ChargeResult, error) {
 	if h.chain == nil {
@@ -380,7 +216,7 @@ func (h *ChargeSubscriptionsHandler) Recover(ctx context.Context, meta eventstor
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.recoverOpen(ctx, "", meta)
+	return h.parts().open.recover(ctx, "", meta)
 }
 
 // Run is serve's daily ticker: every tick, while leader says this process leads, it runs the
@@ -413,5 +249,34 @@ func (h *ChargeSubscriptionsHandler) Run(ctx context.Context, leader func() bool
 		if _, err := h.Recover(ctx, meta); err != nil && ctx.Err() == nil {
 			h.Log.Warn().Err(err).Msg("subscription charging: recovery")
 		}
+	}
+}
+
+// chargeParts are the steps of one run, each holding only what it needs.
+type chargeParts struct {
+	due      dueCharges
+	open     openCharges
+	wave     chargeWave
+	releases splitReleases
+}
+
+// parts builds the steps of a run from the handler's dependencies and settings.
+func (h *ChargeSubscriptionsHandler) parts() chargeParts {
+	claims := chargeClaims{ledger: h.ledger, token: h.token, log: h.Log}
+	outcomes := chargeOutcomes{store: h.store, ledger: h.ledger, token: h.token, now: h.now, notifier: h.Notify, log: h.Log}
+	receipts := chargeReceipts{chain: h.chain, ledger: h.ledger, wait: h.Await, poll: h.Poll}
+	txs := chargeTxs{chain: h.chain, ledger: h.ledger, token: h.token, claims: claims, log: h.Log}
+	wave := chargeWave{
+		checks:    spendChecks{chain: h.chain, splits: h.splits, code: h.code, claims: claims, outcomes: outcomes},
+		approvals: approvalStep{chain: h.chain, txs: txs, receipts: receipts, outcomes: outcomes},
+		spends:    spendStep{chain: h.chain, txs: txs, receipts: receipts, outcomes: outcomes},
+		transfers: transferStep{chain: h.chain, ledger: h.ledger, token: h.token, txs: txs, receipts: receipts, outcomes: outcomes, log: h.Log},
+	}
+	return chargeParts{
+		due: dueCharges{store: h.store, due: h.due, now: h.now, limit: h.Limit},
+		open: openCharges{store: h.store, ledger: h.ledger, chain: h.chain, token: h.token, lease: h.Lease, limit: h.Limit,
+			claims: claims, wave: wave, log: h.Log},
+		wave:     wave,
+		releases: splitReleases{chain: h.chain, ledger: h.ledger, splits: h.splits, receipts: receipts, limit: h.Limit, log: h.Log},
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/big"
-	"strings"
 	"sync"
 	"time"
 
@@ -111,20 +110,16 @@ type VerifiedWalletPayments struct {
 // Recording is idempotent (a confirmed receipt ignores a second confirmation, a failure of the
 // attempt already failed changes nothing), so several instances may run the verifier on one
 // database: each payment is confirmed once.
+//
+// The handler only sequences a pass; its parts are small types of their own: the follow list
+// (followList: which payments the watcher follows, and what each must show, expectations), the
+// recording of verdicts (verdictRecorder) and the audit of payments recorded paid (paidAudit).
 type VerifyWalletPaymentsHandler struct {
-	store    commands.Store
-	pending  WalletPaymentReads
-	splits   *commands.Splits
 	follower PaymentWatcher
 	now      func() time.Time
-
-	mu       sync.Mutex
-	page     int
-	followed map[string]PendingWalletPayment // lower-case hash -> payment
-	paid     map[string]paidPayment          // lower-case hash -> recorded paid, while audited
-	unmarked map[string]reorged              // lower-case hash -> a deep reorg whose flag could not be recorded yet
-	skip     map[string]time.Time            // receipt/attempt -> not before (unbuildable, or just decided)
-	resumed  bool                            // the payments confirmed before this start were handed to the audit
+	follow   *followList
+	audit    *paidAudit
+	verdicts verdictRecorder
 }
 
 // NewVerifyWalletPaymentsHandler returns the verifier reading the chain through watcher. It
@@ -134,33 +129,19 @@ func NewVerifyWalletPaymentsHandler(store commands.Store, pending WalletPaymentR
 	if store == nil || pending == nil || splits == nil || watcher == nil || now == nil {
 		panic("settlement.NewVerifyWalletPaymentsHandler: nil dependency")
 	}
-	return &VerifyWalletPaymentsHandler{store: store, pending: pending, splits: splits, follower: watcher, now: now,
-		followed: map[string]PendingWalletPayment{}, paid: map[string]paidPayment{}, unmarked: map[string]reorged{},
-		skip: map[string]time.Time{}, page: pendingPage}
+	return &VerifyWalletPaymentsHandler{follower: watcher, now: now,
+		follow: &followList{pending: pending, watcher: watcher, expect: expectations{store: store, splits: splits, tokens: watcher},
+			page: pendingPage, followed: map[string]PendingWalletPayment{}, skip: map[string]time.Time{}},
+		audit: &paidAudit{store: store, recent: pending, watcher: watcher, now: now,
+			paid: map[string]paidPayment{}, unmarked: map[string]reorged{}},
+		verdicts: verdictRecorder{store: store, now: now}}
 }
 
 // WithPage sets how many pending payments one read of the work list returns (default 5,000); for
 // tests and tuning.
 func (h *VerifyWalletPaymentsHandler) WithPage(n int) *VerifyWalletPaymentsHandler {
-	h.page = max(n, 1)
+	h.follow.page = max(n, 1)
 	return h
-}
-
-// pendingAll reads every page of the work list.
-func (h *VerifyWalletPaymentsHandler) pendingAll(ctx context.Context) ([]PendingWalletPayment, error) {
-	var all []PendingWalletPayment
-	after := ""
-	for {
-		list, err := h.pending.PendingWalletPayments(ctx, after, h.page)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, list...)
-		if len(list) < h.page {
-			return all, nil
-		}
-		after = list[len(list)-1].ReceiptID
-	}
 }
 
 // Run syncs the work list every refresh and reads the chain every interval until ctx ends. An
@@ -199,55 +180,14 @@ func (h *VerifyWalletPaymentsHandler) Handle(ctx context.Context) (VerifiedWalle
 // Sync follows the pending wallet payments not followed yet and stops following those no longer
 // pending (decided elsewhere, or replaced by a newer attempt). Errors: wrapped store errors.
 func (h *VerifyWalletPaymentsHandler) Sync(ctx context.Context) error {
-	if err := h.resumeAudit(ctx); err != nil {
-		return err
-	}
-	list, err := h.pendingAll(ctx)
-	if err != nil {
+	if err := h.audit.resume(ctx); err != nil {
 		return err
 	}
 	now := h.now()
-	h.mu.Lock()
-	current := make(map[string]bool, len(list))
-	var fresh []PendingWalletPayment
-	for _, p := range list {
-		p.TransactionHash = strings.ToLower(p.TransactionHash)
-		hash := p.TransactionHash
-		current[hash] = true
-		if f, ok := h.followed[hash]; ok && f.ReceiptID == p.ReceiptID && f.AttemptID == p.AttemptID {
-			continue
-		}
-		if until, ok := h.skip[p.ReceiptID+"/"+p.AttemptID]; ok && now.Before(until) {
-			continue
-		}
-		fresh = append(fresh, p)
+	if err := h.follow.sync(ctx, now); err != nil {
+		return err
 	}
-	for hash := range h.followed {
-		if !current[hash] {
-			delete(h.followed, hash)
-			h.follower.Unwatch(hash)
-		}
-	}
-	h.forgetExpired(now)
-	h.mu.Unlock()
-	for _, p := range fresh {
-		e, err := h.expectation(ctx, p)
-		if err != nil {
-			zerolog.Ctx(ctx).Warn().Err(err).Str("receipt_id", p.ReceiptID).Msg("wallet payment cannot be verified yet")
-			h.mu.Lock()
-			h.skip[p.ReceiptID+"/"+p.AttemptID] = now.Add(retryBuild)
-			h.mu.Unlock()
-			continue
-		}
-		h.mu.Lock()
-		if _, ok := h.followed[e.TxHash]; ok {
-			h.follower.Unwatch(e.TxHash) // the same hash, resubmitted by a newer attempt
-		}
-		if err := h.follower.Watch(e); err == nil {
-			h.followed[e.TxHash] = p
-		}
-		h.mu.Unlock()
-	}
+	h.audit.forget(now)
 	return nil
 }
 
@@ -262,8 +202,9 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 	var out VerifiedWalletPayments
 	var firstErr error
 	var outMu sync.Mutex
-	for _, r := range h.reorgs(ds) {
-		if change, ok := h.flagReorged(ctx, r); ok {
+	for _, r := range h.audit.reorgs(ds) {
+		if change, ok := h.audit.flag(ctx, r); ok {
+			h.follow.release(r.p) // watched again from the next Sync (the work list holds it)
 			out.Reorged = append(out.Reorged, change)
 		}
 	}
@@ -272,10 +213,7 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 		if v.Reorged {
 			continue
 		}
-		h.mu.Lock()
-		p, ok := h.followed[v.TxHash]
-		delete(h.followed, v.TxHash)
-		h.mu.Unlock()
+		p, ok := h.follow.take(v.TxHash)
 		if !ok {
 			continue // removed while the step ran
 		}
@@ -283,19 +221,17 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 	}
 	// A block's verdicts are recorded together (recordAll): one read of their receipts, then
 	// concurrent appends that the store's group commit batches.
-	h.recordAll(ctx, vs, func(x verdict, change commands.ReceiptChange, err error) {
+	h.verdicts.recordAll(ctx, vs, func(x verdict, change commands.ReceiptChange, err error) {
 		outMu.Lock()
 		defer outMu.Unlock()
 		if err != nil {
 			firstErr = cmp(firstErr, err)
 			return
 		}
-		h.mu.Lock()
-		h.skip[x.p.ReceiptID+"/"+x.p.AttemptID] = h.now().Add(decidedMemory)
+		h.follow.hold(x.p, h.now().Add(decidedMemory))
 		if x.v.Paid {
-			h.paid[x.v.TxHash] = paidPayment{p: x.p, at: h.now()}
+			h.audit.remember(x.p, x.v.TxHash, h.now())
 		}
-		h.mu.Unlock()
 		out.Changes = append(out.Changes, change)
 	})
 	out.Followed = h.follower.Len()
@@ -305,21 +241,6 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 // recordConcurrency bounds the verdicts recorded at once through record (a store that cannot read
 // many streams at once): each holds a database connection (serve's pool has 32) for its read.
 const recordConcurrency = 16
-
-// forgetExpired drops the skips that ended and the paid payments past paidMemory. The caller
-// holds mu.
-func (h *VerifyWalletPaymentsHandler) forgetExpired(now time.Time) {
-	for k, until := range h.skip {
-		if !now.Before(until) {
-			delete(h.skip, k)
-		}
-	}
-	for hash, pp := range h.paid {
-		if now.Sub(pp.at) > paidMemory {
-			delete(h.paid, hash)
-		}
-	}
-}
 
 func cmp(first, next error) error {
 	if first != nil {

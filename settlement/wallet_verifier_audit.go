@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -13,34 +14,52 @@ import (
 )
 
 // The verifier's audit of payments it recorded paid: a reorg past the confirmation depth flags
-// the receipt (see flagReorged).
+// the receipt (see flag).
 
-// resumeAudit hands the watcher, once per handler, the payments recorded paid by the chain within
+// paidAudit remembers the payments recorded paid while the watcher audits them, and flags the
+// receipt of one a deep reorg removed.
+type paidAudit struct {
+	store  commands.Store
+	recent interface {
+		ChainPaymentsSince(ctx context.Context, since time.Time) ([]ChainPayment, error)
+	}
+	watcher interface {
+		Audit(txHash string, number uint64, blockHash string)
+	}
+	now func() time.Time
+
+	mu       sync.Mutex
+	paid     map[string]paidPayment // lower-case hash -> recorded paid, while audited
+	unmarked map[string]reorged     // lower-case hash -> a deep reorg whose flag could not be recorded yet
+	resumed  bool                   // the payments confirmed before this start were handed to the audit
+}
+
+// resume hands the watcher, once per handler, the payments recorded paid by the chain within
 // paidMemory, so that a restart does not end their audit for a reorg past the depth (the
 // watcher drops those older than its audit window at once). Errors: wrapped store errors.
-func (h *VerifyWalletPaymentsHandler) resumeAudit(ctx context.Context) error {
-	h.mu.Lock()
-	done := h.resumed
-	h.mu.Unlock()
+func (a *paidAudit) resume(ctx context.Context) error {
+	a.mu.Lock()
+	done := a.resumed
+	a.mu.Unlock()
 	if done {
 		return nil
 	}
-	now := h.now()
-	list, err := h.pending.ChainPaymentsSince(ctx, now.Add(-paidMemory))
+	now := a.now()
+	list, err := a.recent.ChainPaymentsSince(ctx, now.Add(-paidMemory))
 	if err != nil {
 		return fmt.Errorf("wallet payments: resuming the audit: %w", err)
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	for _, c := range list {
 		hash := strings.ToLower(c.TransactionHash)
-		if _, ok := h.paid[hash]; ok || c.BlockHash == "" {
+		if _, ok := a.paid[hash]; ok || c.BlockHash == "" {
 			continue
 		}
-		h.follower.Audit(hash, c.BlockNumber, c.BlockHash)
-		h.paid[hash] = paidPayment{p: PendingWalletPayment{ReceiptID: c.ReceiptID, AttemptID: c.AttemptID, TransactionHash: hash}, at: now}
+		a.watcher.Audit(hash, c.BlockNumber, c.BlockHash)
+		a.paid[hash] = paidPayment{p: PendingWalletPayment{ReceiptID: c.ReceiptID, AttemptID: c.AttemptID, TransactionHash: hash}, at: now}
 	}
-	h.resumed = true
+	a.resumed = true
 	return nil
 }
 
@@ -54,18 +73,18 @@ type paidPayment struct {
 // on any chain payledger targets are well within it).
 const paidMemory = time.Hour
 
-// flagReorged flags a paid receipt whose paying transaction a deep reorg removed: the receipt
+// flag flags a paid receipt whose paying transaction a deep reorg removed: the receipt
 // stays paid (its PaymentConfirmed names the replaced block), and its log records the chain's
 // withdrawal as a PaymentFailureIgnored (code receipt.CodeChainWithdrawn, statusAtArrival paid),
 // so that the event log never claims a support the chain no longer gives; an error log is the
 // operator's alert (docs/decisions.md). A flagged receipt is not reconciled: the work list holds
-// it again, and the same transaction confirmed at depth restores it (PaymentRestored). A flag
+// it again (the caller lets it be followed again), and the same transaction confirmed at depth restores it (PaymentRestored). A flag
 // that cannot be recorded (the datastore down) is tried again at every step: the audit has let
 // the payment go, so nothing else would find it again.
-func (h *VerifyWalletPaymentsHandler) flagReorged(ctx context.Context, r reorged) (commands.ReceiptChange, bool) {
+func (a *paidAudit) flag(ctx context.Context, r reorged) (commands.ReceiptChange, bool) {
 	log := zerolog.Ctx(ctx).Error().Str("receipt_id", r.p.ReceiptID).Str("tx", r.v.TxHash).Uint64("block", r.v.BlockNumber).Str("block_hash", r.v.BlockHash)
-	at := h.now().UnixMilli()
-	_, res, err := commands.ChangeReceipt(ctx, h.store, r.p.ReceiptID, chainMeta, func(st receipt.State) ([]receipt.Event, error) {
+	at := a.now().UnixMilli()
+	_, res, err := commands.ChangeReceipt(ctx, a.store, r.p.ReceiptID, chainMeta, func(st receipt.State) ([]receipt.Event, error) {
 		if st.Status == receipt.StatusGenerated || st.Status == receipt.StatusPending {
 			return nil, nil // never paid by this transaction after all
 		}
@@ -73,15 +92,12 @@ func (h *VerifyWalletPaymentsHandler) flagReorged(ctx context.Context, r reorged
 			Reason: "The paying transaction is no longer on the chain (reorg after the confirmation depth).", At: at})
 	})
 	if err != nil {
-		h.mu.Lock()
-		h.unmarked[r.v.TxHash] = r
-		h.mu.Unlock()
+		a.mu.Lock()
+		a.unmarked[r.v.TxHash] = r
+		a.mu.Unlock()
 		log.Err(err).Msg("wallet payment reorged after its confirmation depth: the flag could not be recorded yet; retrying at the next step")
 		return commands.ReceiptChange{}, false
 	}
-	h.mu.Lock()
-	delete(h.skip, r.p.ReceiptID+"/"+r.p.AttemptID) // watched again from the next Sync (the work list holds it)
-	h.mu.Unlock()
 	log.Msg("wallet payment reorged after its confirmation depth: the paying transaction is no longer on the chain; the receipt stays paid and is not distributed unless the chain confirms it again, investigate (refund or ask for a new payment)")
 	return commands.ReceiptChange{ReceiptID: r.p.ReceiptID, Result: res}, true
 }
@@ -95,19 +111,37 @@ type reorged struct {
 // reorgs returns the payments to flag: those whose flag is still to be recorded, then those the
 // audit reports in ds that this handler recorded paid or resumed at start (flagging twice, from
 // two instances, appends one flag: a flagged receipt ignores the second).
-func (h *VerifyWalletPaymentsHandler) reorgs(ds []PaymentVerdict) []reorged {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := make([]reorged, 0, len(h.unmarked))
-	for hash, r := range h.unmarked {
+func (a *paidAudit) reorgs(ds []PaymentVerdict) []reorged {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]reorged, 0, len(a.unmarked))
+	for hash, r := range a.unmarked {
 		out = append(out, r)
-		delete(h.unmarked, hash)
+		delete(a.unmarked, hash)
 	}
 	for _, v := range ds {
-		if pp, ok := h.paid[v.TxHash]; ok && v.Reorged {
-			delete(h.paid, v.TxHash)
+		if pp, ok := a.paid[v.TxHash]; ok && v.Reorged {
+			delete(a.paid, v.TxHash)
 			out = append(out, reorged{p: pp.p, v: v})
 		}
 	}
 	return out
+}
+
+// remember keeps p, recorded paid by the transaction hash at at, for the audit.
+func (a *paidAudit) remember(p PendingWalletPayment, hash string, at time.Time) {
+	a.mu.Lock()
+	a.paid[hash] = paidPayment{p: p, at: at}
+	a.mu.Unlock()
+}
+
+// forget drops the paid payments past paidMemory.
+func (a *paidAudit) forget(now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for hash, pp := range a.paid {
+		if now.Sub(pp.at) > paidMemory {
+			delete(a.paid, hash)
+		}
+	}
 }

@@ -34,13 +34,13 @@ type verdict struct {
 // with that version as expectation; a conflict (another writer in between), or a state that does
 // not fold or decide, is recorded again through the per-receipt path (record), which reloads.
 // Without one, each verdict is recorded through record, recordConcurrency at a time.
-func (h *VerifyWalletPaymentsHandler) recordAll(ctx context.Context, vs []verdict, done func(verdict, commands.ReceiptChange, error)) {
+func (r verdictRecorder) recordAll(ctx context.Context, vs []verdict, done func(verdict, commands.ReceiptChange, error)) {
 	slow := func(x verdict) {
-		change, err := h.record(ctx, x.p, x.v)
+		change, err := r.record(ctx, x.p, x.v)
 		done(x, change, err)
 	}
 	var wg sync.WaitGroup
-	reader, ok := h.store.(StreamsReader)
+	reader, ok := r.store.(StreamsReader)
 	if !ok {
 		sem := make(chan struct{}, recordConcurrency)
 		for _, x := range vs {
@@ -70,7 +70,7 @@ func (h *VerifyWalletPaymentsHandler) recordAll(ctx context.Context, vs []verdic
 					slow(x)
 					return
 				}
-				change, ok := h.recordRead(ctx, x, read[ids[i]])
+				change, ok := r.recordRead(ctx, x, read[ids[i]])
 				if !ok {
 					slow(x)
 					return
@@ -86,8 +86,8 @@ func (h *VerifyWalletPaymentsHandler) recordAll(ctx context.Context, vs []verdic
 // batch form (commands.ChangeReceiptRead). ok is false when x must go through record instead,
 // which reloads (the events do not fold, the decision fails, the receipt changed since the read,
 // or the append failed).
-func (h *VerifyWalletPaymentsHandler) recordRead(ctx context.Context, x verdict, evs []eventstore.RecordedEvent) (commands.ReceiptChange, bool) {
-	_, res, err := commands.ChangeReceiptRead(ctx, h.store, x.p.ReceiptID, evs, chainMeta, h.decide(x.p, x.v))
+func (r verdictRecorder) recordRead(ctx context.Context, x verdict, evs []eventstore.RecordedEvent) (commands.ReceiptChange, bool) {
+	_, res, err := commands.ChangeReceiptRead(ctx, r.store, x.p.ReceiptID, evs, chainMeta, r.decide(x.p, x.v))
 	if err != nil {
 		return commands.ReceiptChange{}, false
 	}

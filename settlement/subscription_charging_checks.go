@@ -1,0 +1,117 @@
+package settlement
+
+// The on-chain check of a wave's fresh claims, and the freeing of claims nothing was signed for.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/eventstore"
+)
+
+// spendChecks decides which fresh claims go on: the merchant's split must be deployed, and the
+// chain must accept the spend now (one batch of reads). A refused spend is a failed charge.
+type spendChecks struct {
+	chain interface {
+		OperatorAccount
+		CheckSpends(ctx context.Context, checks []SpendCheck) ([]SpendStatus, error)
+	}
+	splits   *commands.Splits
+	code     deployedSplits // shared across runs: code, once seen, stays
+	claims   chargeClaims
+	outcomes chargeOutcomes
+}
+
+// check checks fresh claims on chain in one batch: a merchant without a deployed split is
+// skipped (the claim dropped); a spend the chain would refuse is a failed charge. It returns the
+// others, each knowing whether its permission is approved.
+func (c spendChecks) check(ctx context.Context, fresh []*chargeItem, meta eventstore.Metadata) ([]*chargeItem, error) {
+	var ready []*chargeItem
+	for _, it := range fresh {
+		split, err := c.splitOf(ctx, it.row.Merchant)
+		if err != nil {
+			return nil, err
+		}
+		if split == "" {
+			if err := c.claims.drop(ctx, it.row); err != nil {
+				return nil, err
+			}
+			it.res = resultOf(it, ResultSkipped, "the merchant's split contract is not deployed; nothing was charged")
+			continue
+		}
+		it.row.Split = split
+		ready = append(ready, it)
+	}
+	if len(ready) == 0 {
+		return nil, nil
+	}
+	checks := make([]SpendCheck, len(ready))
+	for i, it := range ready {
+		checks[i] = SpendCheck{Permission: it.st.Permission, Amount: it.amount}
+	}
+	statuses, err := c.chain.CheckSpends(ctx, checks)
+	if err != nil { // nothing was signed: free the periods for the next run
+		c.claims.dropAll(ctx, ready)
+		return nil, fmt.Errorf("check spends: %w", err)
+	}
+	var ok []*chargeItem
+	for i, it := range ready {
+		if statuses[i].Refusal != "" {
+			if err := c.outcomes.fail(ctx, it, statuses[i].Refusal, meta); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		it.approved = statuses[i].Approved
+		ok = append(ok, it)
+	}
+	return ok, nil
+}
+
+// splitOf is the merchant's split contract, "" when none is configured or deployed.
+func (c spendChecks) splitOf(ctx context.Context, merchant string) (string, error) {
+	sp, err := c.splits.Get(ctx, merchant)
+	if err != nil || !sp.Configured {
+		return "", err
+	}
+	has, err := c.code.holdsCode(ctx, c.chain, sp.Address)
+	if err != nil || !has {
+		return "", err
+	}
+	return sp.Address, nil
+}
+
+// chargeClaims frees the claims of this process (token) whose periods nothing was signed for,
+// so that the next run may claim them at once.
+type chargeClaims struct {
+	ledger interface {
+		Drop(ctx context.Context, token uuid.UUID, subscriptionID string, period int64) error
+	}
+	token uuid.UUID
+	log   zerolog.Logger
+}
+
+// drop frees row's period; a claim another run took over meanwhile is not an error.
+func (c chargeClaims) drop(ctx context.Context, row ChargeRow) error {
+	if err := c.ledger.Drop(ctx, c.token, row.SubscriptionID, row.Period); err != nil && !errors.Is(err, ErrClaimLost) {
+		return err
+	}
+	return nil
+}
+
+// dropAll frees the periods of the items nothing was signed for (status claimed).
+func (c chargeClaims) dropAll(ctx context.Context, items []*chargeItem) {
+	for _, it := range items {
+		if it.row.Status != ChargeClaimed {
+			continue
+		}
+		if err := c.drop(context.WithoutCancel(ctx), it.row); err != nil {
+			c.log.Warn().Err(err).Msg("subscription charging: drop claim")
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package settlement
+
+// The takeover of charges a crashed run left open.
+
+import (
+	"context"
+	"math/big"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/eventstore"
+)
+
+// openCharges takes over the open rows nobody touched for lease and finishes them from what the
+// chain says: their signed bytes are sent again (nothing is signed twice for one step), then the
+// wave takes each through its remaining steps.
+type openCharges struct {
+	store  commands.Store
+	ledger interface {
+		TakeOver(ctx context.Context, token uuid.UUID, stale time.Duration, subscriptionID string, limit int) ([]ChargeRow, error)
+	}
+	chain interface {
+		BroadcastAll(ctx context.Context, raws [][]byte) error
+	}
+	token  uuid.UUID
+	lease  time.Duration
+	limit  int
+	claims chargeClaims
+	wave   chargeWave
+	log    zerolog.Logger
+}
+
+// recover finishes the open rows of subscription id ("" any).
+func (o openCharges) recover(ctx context.Context, id string, meta eventstore.Metadata) ([]ChargeResult, error) {
+	rows, err := o.ledger.TakeOver(ctx, o.token, o.lease, id, o.limit)
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	var items []*chargeItem
+	for _, r := range rows {
+		if r.Status == ChargeClaimed { // nothing was signed: free the period for this run's claim
+			if err := o.claims.drop(ctx, r); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		st, err := commands.LoadSubscription(ctx, o.store, r.SubscriptionID)
+		if err != nil {
+			return nil, err
+		}
+		amount, _ := new(big.Int).SetString(r.AmountUnits, 10)
+		items = append(items, &chargeItem{row: r, st: st, amount: amount})
+	}
+	o.log.Info().Int("charges", len(items)).Msg("subscription charging: recovering open charges")
+	var raws [][]byte
+	for _, it := range items {
+		for _, raw := range it.row.Raws {
+			raws = append(raws, raw)
+		}
+	}
+	// The same signed bytes again: mined ones are "already known" or "nonce too low", no error.
+	if len(raws) > 0 {
+		if err := o.chain.BroadcastAll(ctx, raws); err != nil {
+			o.log.Warn().Err(err).Msg("subscription charging: rebroadcast of open charges")
+		}
+	}
+	err = o.wave.run(ctx, nil, items, meta)
+	var out []ChargeResult
+	for _, it := range items {
+		if it.res != nil {
+			out = append(out, *it.res)
+		}
+	}
+	return out, err
+}

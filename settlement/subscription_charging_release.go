@@ -1,0 +1,119 @@
+package settlement
+
+// The release of the splits that received charges to their payees, after a run's charges.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/commands"
+)
+
+// splitReleases releases the splits that received charges, as the distributor does for paid
+// receipts; it signs at the operator's nonces like the charges, so it runs inside a run.
+type splitReleases struct {
+	chain interface {
+		OperatorAccount
+		SplitReleases
+		USDC() string
+		BroadcastAll(ctx context.Context, raws [][]byte) error
+	}
+	ledger interface {
+		NextNonce(ctx context.Context, sender string) (uint64, error)
+		Undistributed(ctx context.Context, limit int) ([]ChargeRow, error)
+		MarkDistributed(ctx context.Context, rows []ChargeRow) error
+		RecordRelease(ctx context.Context, tx OperatorTx) error
+	}
+	splits   *commands.Splits
+	receipts chargeReceipts
+	limit    int
+	log      zerolog.Logger
+}
+
+// distribute releases the splits that received charges to their payees, as the distributor does
+// for paid receipts: per split, one release per payee with something releasable (a release pays
+// everything due, receipts' funds included). Rows are marked once every payee's release is mined
+// or nothing was due. Failures are logged: the next run tries again.
+func (r splitReleases) distribute(ctx context.Context) {
+	if err := r.release(ctx); err != nil && ctx.Err() == nil {
+		r.log.Warn().Err(err).Msg("subscription charging: split release failed; retried next run")
+	}
+}
+
+func (r splitReleases) release(ctx context.Context) error {
+	rows, err := r.ledger.Undistributed(ctx, r.limit)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	bySplit := map[string][]ChargeRow{}
+	merchantOf := map[string]string{}
+	for _, r := range rows {
+		bySplit[r.Split] = append(bySplit[r.Split], r)
+		merchantOf[r.Split] = r.Merchant
+	}
+	usdc := r.chain.USDC()
+	nonces := chargeNonces(r.chain, r.ledger)
+	var raws [][]byte
+	var hashes []string
+	var settle []ChargeRow
+	for split, list := range bySplit {
+		signed, err := r.signReleases(ctx, &nonces, split, merchantOf[split], usdc)
+		if err != nil {
+			return err
+		}
+		for _, tx := range signed {
+			raws, hashes = append(raws, tx.Raw), append(hashes, tx.Hash)
+		}
+		settle = append(settle, list...)
+	}
+	if len(raws) > 0 {
+		if err := r.chain.BroadcastAll(ctx, raws); err != nil {
+			return err
+		}
+		outcomes, err := r.receipts.await(ctx, hashes)
+		if err != nil {
+			return err
+		}
+		for _, x := range hashes {
+			if o := outcomes[x]; o == nil || !o.Success {
+				return fmt.Errorf("release %s not mined or reverted", x) // nothing marked: the next run looks again
+			}
+		}
+	}
+	return r.ledger.MarkDistributed(ctx, settle)
+}
+
+// signReleases signs and records a release of token at split to each of the merchant's payees
+// with something releasable.
+func (r splitReleases) signReleases(ctx context.Context, nonces *nonceSource, split, merchant, token string) ([]OperatorTx, error) {
+	sp, err := r.splits.Get(ctx, merchant)
+	if err != nil {
+		return nil, err
+	}
+	var out []OperatorTx
+	for _, p := range sp.Recipients {
+		due, err := r.chain.Releasable(ctx, split, token, p.Address)
+		if err != nil {
+			return nil, fmt.Errorf("releasable of %s at %s: %w", p.Address, split, err)
+		}
+		if due.Sign() == 0 {
+			continue
+		}
+		signed, err := nonces.record(ctx, func(nonce uint64) ([]OperatorTx, error) {
+			t, err := r.chain.SignRelease(ctx, nonce, split, token, p.Address)
+			if err != nil {
+				return nil, err
+			}
+			tx := operatorTx(r.chain.Sender(), TxRelease, t, split)
+			tx.Payee = p.Address
+			return []OperatorTx{tx}, nil
+		}, func(txs []OperatorTx) error { return r.ledger.RecordRelease(ctx, txs[0]) })
+		if err != nil {
+			return nil, fmt.Errorf("release to %s at %s: %w", p.Address, split, err)
+		}
+		out = append(out, signed...)
+	}
+	return out, nil
+}
