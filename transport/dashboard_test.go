@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/payledger/payledger/readmodels"
 )
@@ -245,5 +246,55 @@ func TestDashboardSettingsSplit(t *testing.T) {
 	_, page, _ = e.get("/dashboard/settings", m.cookies)
 	if strings.Contains(page, `id="split-deploy"`) || !strings.Contains(page, `<code id="split-address">0x`+strings.Repeat("c", 40)) {
 		t.Errorf("split configured: want its address\n%s", page)
+	}
+}
+
+var redeliverForm = regexp.MustCompile(`data-api="(/api/webhooks/endpoints/[0-9a-f-]{36}/deliveries/[0-9a-f-]{36}/redeliver)"`)
+
+// The settings page lists the merchant's webhook endpoints (URL escaped, events, created), each
+// one's deliveries with a redeliver form that reaches the existing route, and the create form;
+// another merchant's endpoint is not there.
+func TestDashboardSettingsWebhookEndpoints(t *testing.T) {
+	e := dashEnv(t, func(d *Deps) { d.Config.Production = false })
+	m, other := e.merchant(true), e.merchant(true)
+	if _, page, _ := e.get("/dashboard/settings", m.cookies); !strings.Contains(page, `id="no-endpoints"`) || !strings.Contains(page, `id="endpoint-create"`) {
+		t.Fatalf("no endpoints yet: the section shows neither the empty list nor the form:\n%s", page)
+	}
+	hostile := "https://hooks.example/" + xssText
+	e.createEndpoint(m, hostile, "*")
+	e.createEndpoint(other, "https://other.example/secret-hook", "*")
+	r := newReceiver(t, http.StatusInternalServerError) // the first delivery fails, the redelivery succeeds
+	id, _ := e.createEndpoint(m, r.srv.URL+"/hook", "webhook.test", "receipt.status_updated")
+	_, page, _ := e.get("/dashboard/settings", m.cookies)
+	if strings.Contains(page, "<img src=x") || !strings.Contains(page, "https://hooks.example/&lt;img src=x onerror=alert(1)&gt;") {
+		t.Errorf("the endpoint's URL is not escaped:\n%s", page)
+	}
+	if strings.Contains(page, "other.example") || strings.Contains(page, "whsec_") {
+		t.Error("the page shows another merchant's endpoint or a secret")
+	}
+	for _, want := range []string{`<li class="endpoint" data-id="` + id + `">`, `<code class="url">` + r.srv.URL + `/hook</code>`,
+		"webhook.test, receipt.status_updated", "all events", `data-api="/api/webhooks/endpoints/` + id + `/test"`,
+		`data-api="/api/webhooks/endpoints/` + id + `" data-method="DELETE"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("settings page lacks %s", want)
+		}
+	}
+	if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/webhooks/endpoints/"+id+"/test", ""); rec.Code != http.StatusAccepted {
+		t.Fatalf("test event: %d %s", rec.Code, rec.Body)
+	}
+	var form []string
+	waitUntil(t, "the failed test delivery on the page", 10*time.Second, func() bool {
+		_, page, _ = e.get("/dashboard/settings", m.cookies)
+		form = redeliverForm.FindStringSubmatch(page)
+		return form != nil && strings.Contains(page, `<tr data-ok="false" data-type="webhook.test">`)
+	})
+	if !strings.Contains(page, "HTTP 500") {
+		t.Errorf("the failed delivery's outcome is not shown:\n%s", page)
+	}
+	if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, form[1], ""); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"ok":true`) {
+		t.Fatalf("the page's redeliver form %s: %d %s", form[1], rec.Code, rec.Body)
+	}
+	if _, page, _ = e.get("/dashboard/settings", m.cookies); !strings.Contains(page, `<tr data-ok="true" data-type="webhook.test">`) || !strings.Contains(page, "HTTP 200") {
+		t.Errorf("the redelivery is not shown:\n%s", page)
 	}
 }

@@ -89,6 +89,22 @@
     return out;
   }
 
+  // pick reads a dotted path of an answer ("endpoint.secret").
+  function pick(obj, path) {
+    path.split(".").forEach(function (k) { obj = obj && typeof obj === "object" ? obj[k] : undefined; });
+    return obj;
+  }
+
+  // An "all" checkbox (data-all) stands alone: checking it clears the others of its group, and
+  // checking another clears it (the API refuses "*" with other types).
+  function exclusiveAll(box) {
+    if (!box.checked) return;
+    var all = box.hasAttribute("data-all");
+    Array.prototype.forEach.call(box.form.querySelectorAll('input[type=checkbox][name="' + box.name + '"]'), function (o) {
+      if (o !== box && (all || o.hasAttribute("data-all"))) o.checked = false;
+    });
+  }
+
   function submit(form, ev) {
     ev.preventDefault();
     var err = form.querySelector(".error"), button = form.querySelector("[type=submit]");
@@ -100,10 +116,17 @@
     }
     if (button) button.disabled = true;
     api(form.getAttribute("data-method") || "POST", form.getAttribute("data-api"), body).then(function (res) {
-      var show = form.getAttribute("data-show");
+      var show = form.getAttribute("data-show"), done = form.getAttribute("data-done");
+      if (done) { // the change happens later (a test event is sent by the dispatcher): say so
+        if (button) button.disabled = false;
+        var note = form.querySelector(".done");
+        note.textContent = done;
+        note.hidden = false;
+        return;
+      }
       if (!show) { location.reload(); return; }
       var box = form.querySelector(".secret");
-      box.querySelector(".value").textContent = String(res[show] || "");
+      box.querySelector(".value").textContent = String(pick(res, show) || "");
       box.hidden = false;
     }).catch(function (e) {
       if (button) button.disabled = false;
@@ -119,6 +142,11 @@
   });
   Array.prototype.forEach.call(document.querySelectorAll("form[data-api]"), function (f) {
     f.addEventListener("submit", function (ev) { submit(f, ev); });
+  });
+  Array.prototype.forEach.call(document.querySelectorAll("input[type=checkbox][data-all]"), function (a) {
+    Array.prototype.forEach.call(a.form.querySelectorAll('input[type=checkbox][name="' + a.name + '"]'), function (b) {
+      b.addEventListener("change", function () { exclusiveAll(b); });
+    });
   });
   document.documentElement.setAttribute("data-ready", "1");
 })();
