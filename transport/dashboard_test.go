@@ -298,3 +298,27 @@ func TestDashboardSettingsWebhookEndpoints(t *testing.T) {
 		t.Errorf("the redelivery is not shown:\n%s", page)
 	}
 }
+
+// A receipt whose status may still change carries the payment page's event stream for dash.js
+// to follow; once the stream would end at once (refund requested), the page opens none.
+func TestDashboardReceiptPageFollowsItsStatus(t *testing.T) {
+	e := dashEnv(t, nil)
+	m := e.merchant(true)
+	id := e.receiptFor(m, "10")
+	live := `data-live="/api/portal/` + id + `/events"`
+	if _, page, _ := e.get("/dashboard/receipts/"+id, m.cookies); !strings.Contains(page, live) || !strings.Contains(page, `id="live-note"`) {
+		t.Fatalf("an unpaid receipt's page does not follow its status:\n%s", page)
+	}
+	e.pay(id, "evt_live")
+	waitUntil(t, "paid", 10*time.Second, func() bool {
+		_, page, _ := e.get("/dashboard/receipts/"+id, m.cookies)
+		return strings.Contains(page, `data-status="paid"`)
+	})
+	if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/receipts/refund", `{"receiptId":"`+id+`","reason":"test"}`); rec.Code/100 != 2 {
+		t.Fatalf("refund: %d %s", rec.Code, rec.Body)
+	}
+	waitUntil(t, "refund requested", 10*time.Second, func() bool {
+		_, page, _ := e.get("/dashboard/receipts/"+id, m.cookies)
+		return strings.Contains(page, `data-status="refund_requested"`) && !strings.Contains(page, "data-live=")
+	})
+}

@@ -267,6 +267,16 @@ func TestDashboardInBrowser(t *testing.T) {
 		waitJS(t, ctx, `Array.from(document.querySelectorAll("#deliveries tr[data-ok=true] .outcome")).some(td => td.textContent.indexOf("HTTP 200") >= 0)`, 20*time.Second)
 	})
 
+	t.Run("an open receipt's page follows its status live", func(t *testing.T) {
+		navigate(t, ctx, base+"/dashboard/receipts/"+second)
+		if got := evalString(t, ctx, `document.getElementById("status").dataset.status + "|" + String(document.getElementById("live-note").hidden)`); got != "generated|true" {
+			t.Fatalf("before payment %q", got)
+		}
+		dashCall(t, session, http.MethodPost, base+"/api/receipts/terminal", map[string]any{"action": "complete", "receiptId": second, "method": "cash"},
+			map[string]string{"x-csrf-token": csrf}, 200)
+		waitJS(t, ctx, `document.getElementById("status").dataset.status === "paid" && document.getElementById("status").textContent === "paid" && !document.getElementById("live-note").hidden`, 20*time.Second)
+	})
+
 	t.Run("add a webhook endpoint, send a test event, see it arrive signed and on the page", func(t *testing.T) {
 		navigate(t, ctx, base+"/dashboard/settings")
 		// Picking one type clears "all events" (the API refuses "*" with other types).

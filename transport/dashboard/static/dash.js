@@ -134,6 +134,23 @@
     });
   }
 
+  // liveStatus follows a receipt's status on its page through the payment page's event stream:
+  // the badge changes in place and a note offers a reload for the rest (forms keep their input).
+  function liveStatus(badge) {
+    if (typeof EventSource === "undefined") return;
+    var es = new EventSource(badge.getAttribute("data-live"));
+    es.onmessage = function (m) {
+      var ev;
+      try { ev = JSON.parse(m.data); } catch (e) { return; }
+      var st = String(ev.status || "");
+      if (!/^[a-z_]+$/.test(st) || st === badge.getAttribute("data-status")) return;
+      badge.textContent = st;
+      badge.className = "badge " + st.replace(/_/g, "-");
+      badge.setAttribute("data-status", st);
+      document.getElementById("live-note").hidden = false;
+    };
+  }
+
   var login = document.getElementById("login");
   if (login) login.addEventListener("click", function () { signIn(login); });
   var out = document.getElementById("signout");
@@ -148,5 +165,7 @@
       b.addEventListener("change", function () { exclusiveAll(b); });
     });
   });
+  var live = document.querySelector("[data-live]");
+  if (live) liveStatus(live);
   document.documentElement.setAttribute("data-ready", "1");
 })();
