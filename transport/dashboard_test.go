@@ -1,7 +1,11 @@
 package transport
 
 import (
+	"bufio"
+	"context"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -321,4 +325,68 @@ func TestDashboardReceiptPageFollowsItsStatus(t *testing.T) {
 		_, page, _ := e.get("/dashboard/receipts/"+id, m.cookies)
 		return strings.Contains(page, `data-status="refund_requested"`) && !strings.Contains(page, "data-live=")
 	})
+}
+
+// The receipts list's stream: the signed-in merchant's receipts among ids, their status at once
+// and again when it changes; another merchant's receipt is left out; bad ids and no session are
+// refused before any stream.
+func TestDashboardListEventsStream(t *testing.T) {
+	e := dashEnv(t, nil)
+	m, other := e.merchant(true), e.merchant(true)
+	mine, foreign := e.receiptFor(m, "10"), e.receiptFor(other, "3")
+	srv := httptest.NewServer(e.srv)
+	defer srv.Close()
+	get := func(ctx context.Context, query string, cookies []*http.Cookie) *http.Response {
+		hr, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/dashboard/events?"+query, nil)
+		for _, c := range cookies {
+			hr.AddCookie(c)
+		}
+		resp, err := http.DefaultClient.Do(hr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	for _, c := range []struct {
+		query   string
+		cookies []*http.Cookie
+		want    int
+	}{{"ids=" + mine, nil, 401}, {"ids=", m.cookies, 400}, {"ids=" + url.QueryEscape("a,<b>"), m.cookies, 400},
+		{"ids=" + strings.Repeat("a,", 50) + "b", m.cookies, 400}} {
+		if resp := get(context.Background(), c.query, c.cookies); resp.StatusCode != c.want {
+			t.Errorf("%s (session %v): %d, want %d", c.query, c.cookies != nil, resp.StatusCode, c.want)
+		} else {
+			resp.Body.Close()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp := get(ctx, "ids="+url.QueryEscape(foreign+","+mine), m.cookies)
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("stream: %d %v", resp.StatusCode, resp.Header)
+	}
+	lines := bufio.NewScanner(resp.Body)
+	next := func() dashStatus {
+		for lines.Scan() {
+			if data, ok := strings.CutPrefix(lines.Text(), "data: "); ok {
+				var ev dashStatus
+				if err := json.Unmarshal([]byte(data), &ev); err != nil {
+					t.Fatalf("data %q: %v", data, err)
+				}
+				return ev
+			}
+		}
+		t.Fatalf("stream ended: %v", lines.Err())
+		return dashStatus{}
+	}
+	if ev := next(); ev != (dashStatus{ReceiptID: mine, Status: "generated"}) {
+		t.Fatalf("first event %+v (another merchant's receipt must not show)", ev)
+	}
+	e.pay(mine, "evt_list")
+	for ev := next(); ev.Status != "paid"; ev = next() { // pending may come first, as on the way
+		if ev != (dashStatus{ReceiptID: mine, Status: "pending"}) {
+			t.Fatalf("after payment %+v", ev)
+		}
+	}
 }

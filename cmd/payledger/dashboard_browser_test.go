@@ -267,7 +267,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		waitJS(t, ctx, `Array.from(document.querySelectorAll("#deliveries tr[data-ok=true] .outcome")).some(td => td.textContent.indexOf("HTTP 200") >= 0)`, 20*time.Second)
 	})
 
-	t.Run("an open receipt's page follows its status live", func(t *testing.T) {
+	t.Run("an open receipt's page and the list follow its status live", func(t *testing.T) {
 		navigate(t, ctx, base+"/dashboard/receipts/"+second)
 		if got := evalString(t, ctx, `document.getElementById("status").dataset.status + "|" + String(document.getElementById("live-note").hidden)`); got != "generated|true" {
 			t.Fatalf("before payment %q", got)
@@ -275,6 +275,18 @@ func TestDashboardInBrowser(t *testing.T) {
 		dashCall(t, session, http.MethodPost, base+"/api/receipts/terminal", map[string]any{"action": "complete", "receiptId": second, "method": "cash"},
 			map[string]string{"x-csrf-token": csrf}, 200)
 		waitJS(t, ctx, `document.getElementById("status").dataset.status === "paid" && document.getElementById("status").textContent === "paid" && !document.getElementById("live-note").hidden`, 20*time.Second)
+		// The list follows its rows too: a refund requested elsewhere shows without a reload.
+		navigate(t, ctx, base+"/dashboard")
+		row := `document.querySelector('#receipts tr[data-id="` + second + `"] .badge')`
+		if got := evalString(t, ctx, row+`.dataset.status`); got != "paid" {
+			t.Fatalf("list shows %q", got)
+		}
+		code, raw, err := sendJSON(context.Background(), session, http.MethodPost, base+"/api/receipts/refund", map[string]any{"receiptId": second, "reason": "live list"},
+			map[string]string{"x-csrf-token": csrf})
+		if err != nil || code/100 != 2 {
+			t.Fatalf("refund: %d %s %v", code, raw, err)
+		}
+		waitJS(t, ctx, row+`.dataset.status === "refund_requested" && `+row+`.textContent === "refund_requested"`, 20*time.Second)
 	})
 
 	t.Run("add a webhook endpoint, send a test event, see it arrive signed and on the page", func(t *testing.T) {

@@ -134,21 +134,49 @@
     });
   }
 
-  // liveStatus follows a receipt's status on its page through the payment page's event stream:
-  // the badge changes in place and a note offers a reload for the rest (forms keep their input).
-  function liveStatus(badge) {
+  // follow opens an event stream of {receiptId, status} and calls found(receiptId, status) for
+  // each well-formed event; browsers without EventSource keep the page as rendered.
+  function follow(url, found) {
     if (typeof EventSource === "undefined") return;
-    var es = new EventSource(badge.getAttribute("data-live"));
-    es.onmessage = function (m) {
+    new EventSource(url).onmessage = function (m) {
       var ev;
       try { ev = JSON.parse(m.data); } catch (e) { return; }
       var st = String(ev.status || "");
-      if (!/^[a-z_]+$/.test(st) || st === badge.getAttribute("data-status")) return;
-      badge.textContent = st;
-      badge.className = "badge " + st.replace(/_/g, "-");
-      badge.setAttribute("data-status", st);
-      document.getElementById("live-note").hidden = false;
+      if (/^[a-z_]+$/.test(st)) found(String(ev.receiptId || ""), st);
     };
+  }
+
+  // setBadge shows status st on a badge; it answers whether that changed anything.
+  function setBadge(badge, st) {
+    if (st === badge.getAttribute("data-status")) return false;
+    badge.textContent = st;
+    badge.className = "badge " + st.replace(/_/g, "-");
+    badge.setAttribute("data-status", st);
+    return true;
+  }
+
+  // A receipt's page follows its status through the payment page's event stream: the badge
+  // changes in place and a note offers a reload for the rest (forms keep their input).
+  function liveStatus(badge) {
+    follow(badge.getAttribute("data-live"), function (id, st) {
+      if (setBadge(badge, st)) document.getElementById("live-note").hidden = false;
+    });
+  }
+
+  // The receipts list follows the statuses of its rows (but refunded ones, which are final)
+  // through the dashboard's stream.
+  function liveList(table) {
+    var rows = {}, ids = [];
+    Array.prototype.forEach.call(table.querySelectorAll("tbody tr[data-id]"), function (tr) {
+      var badge = tr.querySelector(".badge");
+      if (!badge || badge.getAttribute("data-status") === "refunded" || ids.length >= 50) return;
+      rows[tr.getAttribute("data-id")] = badge;
+      ids.push(tr.getAttribute("data-id"));
+    });
+    if (!ids.length) return;
+    follow("/dashboard/events?ids=" + encodeURIComponent(ids.join(",")), function (id, st) {
+      if (Object.prototype.hasOwnProperty.call(rows, id)) setBadge(rows[id], st);
+    });
   }
 
   var login = document.getElementById("login");
@@ -167,5 +195,7 @@
   });
   var live = document.querySelector("[data-live]");
   if (live) liveStatus(live);
+  var list = document.getElementById("receipts");
+  if (list && list.tagName === "TABLE") liveList(list);
   document.documentElement.setAttribute("data-ready", "1");
 })();
