@@ -42,6 +42,7 @@ func (s *Server) dashboardRoutes() {
 	s.handle(http.MethodGet, "/dashboard", Policy{Access: Public}, s.dashPage(s.dashReceipts))
 	s.handle(http.MethodGet, "/dashboard/receipts/:id", Policy{Access: Public}, s.dashPage(s.dashReceipt))
 	s.handle(http.MethodGet, "/dashboard/settings", Policy{Access: Public}, s.dashPage(s.dashSettings))
+	s.handle(http.MethodGet, "/dashboard/events", Policy{Access: Admin}, s.dashEvents)
 }
 
 // dashTime is a Unix-ms time as the dashboard shows it, and as ISO 8601 for <time>.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -48,6 +49,7 @@ type dashReceiptView struct {
 	BrokenAt                                                        uint64
 	Deliveries                                                      []dashDelivery
 	WebhookURL                                                      bool
+	Live                                                            string // the receipt's event stream while its status may still change
 }
 
 // dashReceipt is one receipt of the merchant: lines and totals, payment, its audited history
@@ -72,6 +74,9 @@ func (s *Server) dashReceipt(c echo.Context, sess Session, f dashboard.Frame) er
 		return err
 	}
 	v := dashReceiptOf(row.State)
+	if !streamEnds(row.State.Status) { // the payment page's stream: dash.js updates the status badge live
+		v.Live = "/api/portal/" + url.PathEscape(id) + "/events"
+	}
 	v.ChainValid = hist.ChainValid
 	if hist.BrokenAt != nil {
 		v.BrokenAt = hist.BrokenAt.Version

@@ -47,10 +47,11 @@ type dashSettingsView struct {
 	Plans         []dashPlan
 	Subscriptions []dashSubscription
 	Billing       []dashBilling
+	Endpoints     dashEndpointsView
 	Shop          struct{ Name, Primary, Accent, Logo string }
 }
 
-// dashSettings is /dashboard/settings: split, API keys, (webhook endpoints), plans and
+// dashSettings is /dashboard/settings: split, API keys, webhook endpoints, plans and
 // subscriptions, billing balance, shop branding. Its forms post to the admin API.
 func (s *Server) dashSettings(c echo.Context, sess Session, f dashboard.Frame) error {
 	ctx := c.Request().Context()
@@ -72,6 +73,9 @@ func (s *Server) dashSettings(c echo.Context, sess Session, f dashboard.Frame) e
 	for _, k := range keys {
 		created, _ := dashTime(k.CreatedAt.UnixMilli())
 		v.Keys = append(v.Keys, dashKey{ID: k.ID.String(), Name: k.Name, Prefix: k.Prefix, Scopes: strings.Join(k.Scopes, ", "), Created: created, Revoked: k.RevokedAt != nil})
+	}
+	if v.Endpoints, err = s.dashEndpoints(ctx, sess.Wallet); err != nil {
+		return err
 	}
 	if err := s.dashPlans(c, sess.Wallet, &v); err != nil {
 		return err

@@ -1,11 +1,16 @@
 package transport
 
 import (
+	"bufio"
+	"context"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/payledger/payledger/readmodels"
 )
@@ -245,5 +250,143 @@ func TestDashboardSettingsSplit(t *testing.T) {
 	_, page, _ = e.get("/dashboard/settings", m.cookies)
 	if strings.Contains(page, `id="split-deploy"`) || !strings.Contains(page, `<code id="split-address">0x`+strings.Repeat("c", 40)) {
 		t.Errorf("split configured: want its address\n%s", page)
+	}
+}
+
+var redeliverForm = regexp.MustCompile(`data-api="(/api/webhooks/endpoints/[0-9a-f-]{36}/deliveries/[0-9a-f-]{36}/redeliver)"`)
+
+// The settings page lists the merchant's webhook endpoints (URL escaped, events, created), each
+// one's deliveries with a redeliver form that reaches the existing route, and the create form;
+// another merchant's endpoint is not there.
+func TestDashboardSettingsWebhookEndpoints(t *testing.T) {
+	e := dashEnv(t, func(d *Deps) { d.Config.Production = false })
+	m, other := e.merchant(true), e.merchant(true)
+	if _, page, _ := e.get("/dashboard/settings", m.cookies); !strings.Contains(page, `id="no-endpoints"`) || !strings.Contains(page, `id="endpoint-create"`) {
+		t.Fatalf("no endpoints yet: the section shows neither the empty list nor the form:\n%s", page)
+	}
+	hostile := "https://hooks.example/" + xssText
+	e.createEndpoint(m, hostile, "*")
+	e.createEndpoint(other, "https://other.example/secret-hook", "*")
+	r := newReceiver(t, http.StatusInternalServerError) // the first delivery fails, the redelivery succeeds
+	id, _ := e.createEndpoint(m, r.srv.URL+"/hook", "webhook.test", "receipt.status_updated")
+	_, page, _ := e.get("/dashboard/settings", m.cookies)
+	if strings.Contains(page, "<img src=x") || !strings.Contains(page, "https://hooks.example/&lt;img src=x onerror=alert(1)&gt;") {
+		t.Errorf("the endpoint's URL is not escaped:\n%s", page)
+	}
+	if strings.Contains(page, "other.example") || strings.Contains(page, "whsec_") {
+		t.Error("the page shows another merchant's endpoint or a secret")
+	}
+	for _, want := range []string{`<li class="endpoint" data-id="` + id + `">`, `<code class="url">` + r.srv.URL + `/hook</code>`,
+		"webhook.test, receipt.status_updated", "all events", `data-api="/api/webhooks/endpoints/` + id + `/test"`,
+		`data-api="/api/webhooks/endpoints/` + id + `" data-method="DELETE"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("settings page lacks %s", want)
+		}
+	}
+	if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/webhooks/endpoints/"+id+"/test", ""); rec.Code != http.StatusAccepted {
+		t.Fatalf("test event: %d %s", rec.Code, rec.Body)
+	}
+	var form []string
+	waitUntil(t, "the failed test delivery on the page", 10*time.Second, func() bool {
+		_, page, _ = e.get("/dashboard/settings", m.cookies)
+		form = redeliverForm.FindStringSubmatch(page)
+		return form != nil && strings.Contains(page, `<tr data-ok="false" data-type="webhook.test">`)
+	})
+	if !strings.Contains(page, "HTTP 500") {
+		t.Errorf("the failed delivery's outcome is not shown:\n%s", page)
+	}
+	if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, form[1], ""); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"ok":true`) {
+		t.Fatalf("the page's redeliver form %s: %d %s", form[1], rec.Code, rec.Body)
+	}
+	if _, page, _ = e.get("/dashboard/settings", m.cookies); !strings.Contains(page, `<tr data-ok="true" data-type="webhook.test">`) || !strings.Contains(page, "HTTP 200") {
+		t.Errorf("the redelivery is not shown:\n%s", page)
+	}
+}
+
+// A receipt whose status may still change carries the payment page's event stream for dash.js
+// to follow; once the stream would end at once (refund requested), the page opens none.
+func TestDashboardReceiptPageFollowsItsStatus(t *testing.T) {
+	e := dashEnv(t, nil)
+	m := e.merchant(true)
+	id := e.receiptFor(m, "10")
+	live := `data-live="/api/portal/` + id + `/events"`
+	if _, page, _ := e.get("/dashboard/receipts/"+id, m.cookies); !strings.Contains(page, live) || !strings.Contains(page, `id="live-note"`) {
+		t.Fatalf("an unpaid receipt's page does not follow its status:\n%s", page)
+	}
+	e.pay(id, "evt_live")
+	waitUntil(t, "paid", 10*time.Second, func() bool {
+		_, page, _ := e.get("/dashboard/receipts/"+id, m.cookies)
+		return strings.Contains(page, `data-status="paid"`)
+	})
+	if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/receipts/refund", `{"receiptId":"`+id+`","reason":"test"}`); rec.Code/100 != 2 {
+		t.Fatalf("refund: %d %s", rec.Code, rec.Body)
+	}
+	waitUntil(t, "refund requested", 10*time.Second, func() bool {
+		_, page, _ := e.get("/dashboard/receipts/"+id, m.cookies)
+		return strings.Contains(page, `data-status="refund_requested"`) && !strings.Contains(page, "data-live=")
+	})
+}
+
+// The receipts list's stream: the signed-in merchant's receipts among ids, their status at once
+// and again when it changes; another merchant's receipt is left out; bad ids and no session are
+// refused before any stream.
+func TestDashboardListEventsStream(t *testing.T) {
+	e := dashEnv(t, nil)
+	m, other := e.merchant(true), e.merchant(true)
+	mine, foreign := e.receiptFor(m, "10"), e.receiptFor(other, "3")
+	srv := httptest.NewServer(e.srv)
+	defer srv.Close()
+	get := func(ctx context.Context, query string, cookies []*http.Cookie) *http.Response {
+		hr, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/dashboard/events?"+query, nil)
+		for _, c := range cookies {
+			hr.AddCookie(c)
+		}
+		resp, err := http.DefaultClient.Do(hr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	for _, c := range []struct {
+		query   string
+		cookies []*http.Cookie
+		want    int
+	}{{"ids=" + mine, nil, 401}, {"ids=", m.cookies, 400}, {"ids=" + url.QueryEscape("a,<b>"), m.cookies, 400},
+		{"ids=" + strings.Repeat("a,", 50) + "b", m.cookies, 400}} {
+		if resp := get(context.Background(), c.query, c.cookies); resp.StatusCode != c.want {
+			t.Errorf("%s (session %v): %d, want %d", c.query, c.cookies != nil, resp.StatusCode, c.want)
+		} else {
+			resp.Body.Close()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp := get(ctx, "ids="+url.QueryEscape(foreign+","+mine), m.cookies)
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("stream: %d %v", resp.StatusCode, resp.Header)
+	}
+	lines := bufio.NewScanner(resp.Body)
+	next := func() dashStatus {
+		for lines.Scan() {
+			if data, ok := strings.CutPrefix(lines.Text(), "data: "); ok {
+				var ev dashStatus
+				if err := json.Unmarshal([]byte(data), &ev); err != nil {
+					t.Fatalf("data %q: %v", data, err)
+				}
+				return ev
+			}
+		}
+		t.Fatalf("stream ended: %v", lines.Err())
+		return dashStatus{}
+	}
+	if ev := next(); ev != (dashStatus{ReceiptID: mine, Status: "generated"}) {
+		t.Fatalf("first event %+v (another merchant's receipt must not show)", ev)
+	}
+	e.pay(mine, "evt_list")
+	for ev := next(); ev.Status != "paid"; ev = next() { // pending may come first, as on the way
+		if ev != (dashStatus{ReceiptID: mine, Status: "pending"}) {
+			t.Fatalf("after payment %+v", ev)
+		}
 	}
 }

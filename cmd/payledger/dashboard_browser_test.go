@@ -9,6 +9,7 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -33,6 +34,7 @@ import (
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations/pgtest"
+	"github.com/payledger/payledger/webhooks"
 )
 
 var devLinkRE = regexp.MustCompile(`(http://\S+/dashboard/login/link\?token=[0-9a-f]{64})`)
@@ -130,6 +132,20 @@ func TestDashboardInBrowser(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 	}))
 	t.Cleanup(hook.Close)
+	type endpointHit struct {
+		header http.Header
+		body   []byte
+	}
+	endpointHits := make(chan endpointHit, 8) // the webhook endpoint the settings page adds
+	endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		select {
+		case endpointHits <- endpointHit{r.Header.Clone(), body}:
+		default:
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(endpoint.Close)
 	vars := map[string]string{"DEV_DATA_DIR": dir, "JOURNAL_PATH": filepath.Join(dir, "journal.jsonl"), "DEVCHAIN": "off",
 		"RATE_LIMIT_PUBLIC_PER_MINUTE": "100000", "RATE_LIMIT_PER_MINUTE": "100000", "DATABASE_URL": pgtest.URL(t), "EMBEDDED_POSTGRES": "off"}
 	base, _ := startServe(t, vars)
@@ -249,6 +265,73 @@ func TestDashboardInBrowser(t *testing.T) {
 		hookOK.Store(true)
 		click(t, ctx, "#deliveries .redeliver")
 		waitJS(t, ctx, `Array.from(document.querySelectorAll("#deliveries tr[data-ok=true] .outcome")).some(td => td.textContent.indexOf("HTTP 200") >= 0)`, 20*time.Second)
+	})
+
+	t.Run("an open receipt's page and the list follow its status live", func(t *testing.T) {
+		navigate(t, ctx, base+"/dashboard/receipts/"+second)
+		if got := evalString(t, ctx, `document.getElementById("status").dataset.status + "|" + String(document.getElementById("live-note").hidden)`); got != "generated|true" {
+			t.Fatalf("before payment %q", got)
+		}
+		dashCall(t, session, http.MethodPost, base+"/api/receipts/terminal", map[string]any{"action": "complete", "receiptId": second, "method": "cash"},
+			map[string]string{"x-csrf-token": csrf}, 200)
+		waitJS(t, ctx, `document.getElementById("status").dataset.status === "paid" && document.getElementById("status").textContent === "paid" && !document.getElementById("live-note").hidden`, 20*time.Second)
+		// The list follows its rows too: a refund requested elsewhere shows without a reload.
+		navigate(t, ctx, base+"/dashboard")
+		row := `document.querySelector('#receipts tr[data-id="` + second + `"] .badge')`
+		if got := evalString(t, ctx, row+`.dataset.status`); got != "paid" {
+			t.Fatalf("list shows %q", got)
+		}
+		code, raw, err := sendJSON(context.Background(), session, http.MethodPost, base+"/api/receipts/refund", map[string]any{"receiptId": second, "reason": "live list"},
+			map[string]string{"x-csrf-token": csrf})
+		if err != nil || code/100 != 2 {
+			t.Fatalf("refund: %d %s %v", code, raw, err)
+		}
+		waitJS(t, ctx, row+`.dataset.status === "refund_requested" && `+row+`.textContent === "refund_requested"`, 20*time.Second)
+	})
+
+	t.Run("add a webhook endpoint, send a test event, see it arrive signed and on the page", func(t *testing.T) {
+		navigate(t, ctx, base+"/dashboard/settings")
+		// Picking one type clears "all events" (the API refuses "*" with other types).
+		if err := chromedp.Run(ctx, chromedp.SetValue("#endpoint-url", endpoint.URL+"/endpoint", chromedp.ByID),
+			chromedp.Click(`#endpoint-create input[value="webhook.test"]`, chromedp.ByQuery)); err != nil {
+			t.Fatal(err)
+		}
+		if got := evalString(t, ctx, `String(document.querySelector('#endpoint-create input[data-all]').checked)`); got != "false" {
+			t.Errorf(`"all events" still checked with a type picked`)
+		}
+		click(t, ctx, "#endpoint-create [type=submit]")
+		waitJS(t, ctx, `document.getElementById("new-endpoint-secret").textContent.indexOf("whsec_") === 0`, 20*time.Second)
+		secret := evalString(t, ctx, `document.getElementById("new-endpoint-secret").textContent`)
+		navigate(t, ctx, base+"/dashboard/settings")
+		if strings.Contains(evalString(t, ctx, `document.body.innerHTML`), secret) {
+			t.Error("the endpoint's secret is shown again")
+		}
+		if got := evalString(t, ctx, `document.querySelector("#endpoints .endpoint .url").textContent + " " + document.querySelector("#endpoints .endpoint .events").textContent`); got != endpoint.URL+"/endpoint webhook.test" {
+			t.Errorf("endpoint row %q", got)
+		}
+		click(t, ctx, "#endpoints .endpoint .send-test")
+		var got endpointHit
+		select {
+		case got = <-endpointHits:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the test event did not arrive at the endpoint")
+		}
+		sig, err := webhooks.StandardSignature(secret, got.header.Get("webhook-id"), mustInt(t, got.header.Get("webhook-timestamp")), got.body)
+		if err != nil || got.header.Get("webhook-signature") != sig || !strings.HasPrefix(string(got.body), `{"type":"webhook.test"`) {
+			t.Errorf("the test event does not verify with the secret the page showed: %v %s", got.header, got.body)
+		}
+		waitJS(t, ctx, `!document.querySelector("#endpoints .endpoint .done").hidden`, 10*time.Second) // the page says it is queued
+		deadline := time.Now().Add(20 * time.Second)
+		for evalString(t, ctx, `String(document.querySelectorAll('#endpoints .endpoint-deliveries tr[data-ok=true][data-type="webhook.test"]').length)`) == "0" {
+			if time.Now().After(deadline) {
+				t.Fatal("the delivery is not on the page after reloading")
+			}
+			time.Sleep(300 * time.Millisecond)
+			navigate(t, ctx, base+"/dashboard/settings")
+		}
+		if got := evalString(t, ctx, `document.querySelector("#endpoints .endpoint-deliveries .outcome").textContent`); got != "HTTP 200" {
+			t.Errorf("delivery outcome %q", got)
+		}
 	})
 
 	t.Run("create and revoke a key", func(t *testing.T) {

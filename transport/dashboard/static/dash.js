@@ -89,6 +89,22 @@
     return out;
   }
 
+  // pick reads a dotted path of an answer ("endpoint.secret").
+  function pick(obj, path) {
+    path.split(".").forEach(function (k) { obj = obj && typeof obj === "object" ? obj[k] : undefined; });
+    return obj;
+  }
+
+  // An "all" checkbox (data-all) stands alone: checking it clears the others of its group, and
+  // checking another clears it (the API refuses "*" with other types).
+  function exclusiveAll(box) {
+    if (!box.checked) return;
+    var all = box.hasAttribute("data-all");
+    Array.prototype.forEach.call(box.form.querySelectorAll('input[type=checkbox][name="' + box.name + '"]'), function (o) {
+      if (o !== box && (all || o.hasAttribute("data-all"))) o.checked = false;
+    });
+  }
+
   function submit(form, ev) {
     ev.preventDefault();
     var err = form.querySelector(".error"), button = form.querySelector("[type=submit]");
@@ -100,14 +116,66 @@
     }
     if (button) button.disabled = true;
     api(form.getAttribute("data-method") || "POST", form.getAttribute("data-api"), body).then(function (res) {
-      var show = form.getAttribute("data-show");
+      var show = form.getAttribute("data-show"), done = form.getAttribute("data-done");
+      if (done) { // the change happens later (a test event is sent by the dispatcher): say so
+        if (button) button.disabled = false;
+        var note = form.querySelector(".done");
+        note.textContent = done;
+        note.hidden = false;
+        return;
+      }
       if (!show) { location.reload(); return; }
       var box = form.querySelector(".secret");
-      box.querySelector(".value").textContent = String(res[show] || "");
+      box.querySelector(".value").textContent = String(pick(res, show) || "");
       box.hidden = false;
     }).catch(function (e) {
       if (button) button.disabled = false;
       if (err) { err.textContent = e.message; err.hidden = false; }
+    });
+  }
+
+  // follow opens an event stream of {receiptId, status} and calls found(receiptId, status) for
+  // each well-formed event; browsers without EventSource keep the page as rendered.
+  function follow(url, found) {
+    if (typeof EventSource === "undefined") return;
+    new EventSource(url).onmessage = function (m) {
+      var ev;
+      try { ev = JSON.parse(m.data); } catch (e) { return; }
+      var st = String(ev.status || "");
+      if (/^[a-z_]+$/.test(st)) found(String(ev.receiptId || ""), st);
+    };
+  }
+
+  // setBadge shows status st on a badge; it answers whether that changed anything.
+  function setBadge(badge, st) {
+    if (st === badge.getAttribute("data-status")) return false;
+    badge.textContent = st;
+    badge.className = "badge " + st.replace(/_/g, "-");
+    badge.setAttribute("data-status", st);
+    return true;
+  }
+
+  // A receipt's page follows its status through the payment page's event stream: the badge
+  // changes in place and a note offers a reload for the rest (forms keep their input).
+  function liveStatus(badge) {
+    follow(badge.getAttribute("data-live"), function (id, st) {
+      if (setBadge(badge, st)) document.getElementById("live-note").hidden = false;
+    });
+  }
+
+  // The receipts list follows the statuses of its rows (but refunded ones, which are final)
+  // through the dashboard's stream.
+  function liveList(table) {
+    var rows = {}, ids = [];
+    Array.prototype.forEach.call(table.querySelectorAll("tbody tr[data-id]"), function (tr) {
+      var badge = tr.querySelector(".badge");
+      if (!badge || badge.getAttribute("data-status") === "refunded" || ids.length >= 50) return;
+      rows[tr.getAttribute("data-id")] = badge;
+      ids.push(tr.getAttribute("data-id"));
+    });
+    if (!ids.length) return;
+    follow("/dashboard/events?ids=" + encodeURIComponent(ids.join(",")), function (id, st) {
+      if (Object.prototype.hasOwnProperty.call(rows, id)) setBadge(rows[id], st);
     });
   }
 
@@ -120,5 +188,14 @@
   Array.prototype.forEach.call(document.querySelectorAll("form[data-api]"), function (f) {
     f.addEventListener("submit", function (ev) { submit(f, ev); });
   });
+  Array.prototype.forEach.call(document.querySelectorAll("input[type=checkbox][data-all]"), function (a) {
+    Array.prototype.forEach.call(a.form.querySelectorAll('input[type=checkbox][name="' + a.name + '"]'), function (b) {
+      b.addEventListener("change", function () { exclusiveAll(b); });
+    });
+  });
+  var live = document.querySelector("[data-live]");
+  if (live) liveStatus(live);
+  var list = document.getElementById("receipts");
+  if (list && list.tagName === "TABLE") liveList(list);
   document.documentElement.setAttribute("data-ready", "1");
 })();
