@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
@@ -26,7 +28,48 @@ func ReceiptHistory(ctx context.Context, store Store, id, merchant string) (Hist
 	if json.Unmarshal(events[0].Data, &g) != nil || g.Merchant != merchant {
 		return History{}, ErrReceiptNotFound
 	}
-	return NewHistory(id, events), nil
+	h := NewHistory(id, events)
+	if h.Telemetry, err = receiptTelemetry(ctx, store, id, events[0].RecordedAt); err != nil {
+		return History{}, err
+	}
+	return h, nil
+}
+
+// telemetryHours is how many clock hours after its creation a receipt's telemetry is shown in
+// its history: the payment page reports while the receipt is open, within its payment window.
+const telemetryHours = 48
+
+// receiptTelemetry is the payment page's reports of receipt id (its telemetry streams of the
+// first telemetryHours hours from created), oldest first.
+func receiptTelemetry(ctx context.Context, store Store, id string, created time.Time) ([]HistoryEvent, error) {
+	streams := make([]string, telemetryHours)
+	for i := range streams {
+		streams[i] = TelemetryStream(id, created.Add(time.Duration(i)*time.Hour))
+	}
+	byStream := map[string][]eventstore.RecordedEvent{}
+	if r, ok := store.(StreamsReader); ok {
+		read, err := r.ReadStreams(ctx, streams)
+		if err != nil {
+			return nil, fmt.Errorf("read telemetry: %w", err)
+		}
+		byStream = read
+	} else {
+		for _, st := range streams {
+			evs, err := store.ReadStream(ctx, st, 1, MaxTelemetryPerHour)
+			if err != nil {
+				return nil, fmt.Errorf("read telemetry: %w", err)
+			}
+			byStream[st] = evs
+		}
+	}
+	out := []HistoryEvent{}
+	for _, st := range streams {
+		for _, e := range byStream[st] {
+			out = append(out, HistoryEvent{Version: e.Version, Type: e.Type, RecordedAt: e.RecordedAt.UnixMilli(),
+				Position: e.Position.String(), Data: e.Data, Metadata: e.Metadata, Hash: hex.EncodeToString(e.Hash)})
+		}
+	}
+	return out, nil
 }
 
 // HistoryEvent is one event of a receipt's audit history.
@@ -47,6 +90,9 @@ type History struct {
 	Events     []HistoryEvent `json:"events"`
 	ChainValid bool           `json:"chainValid"`
 	BrokenAt   *BrokenLink    `json:"brokenAt"`
+	// Telemetry is the payment page's reports, kept apart from the receipt's own stream
+	// (TelemetryStream); each hour's reports form their own hash chain.
+	Telemetry []HistoryEvent `json:"telemetry"`
 }
 
 // BrokenLink names the first event whose hash link does not hold.

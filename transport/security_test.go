@@ -16,6 +16,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -404,5 +405,34 @@ func TestMetricsMethodLabelIsBounded(t *testing.T) {
 	}
 	if !strings.Contains(string(body), `method="other"`) {
 		t.Fatal(`no method="other" series`)
+	}
+}
+
+// Finding 8: telemetry is limited per receipt and kept out of the receipt's stream, so it never
+// lengthens what commands replay; the history still lists it.
+func TestTelemetryIsLimitedAndOutOfTheReceiptStream(t *testing.T) {
+	e := newEnv(t, nil)
+	m := e.merchant(false)
+	rec := e.dev(m, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"a","priceUsd":1}],"totalUsd":1}`)
+	id := decode(t, rec)["receipt"].(map[string]any)["receiptId"].(string)
+	codes := map[int]int{}
+	for i := range commands.MaxTelemetryPerHour + 5 {
+		r := e.do(req{method: http.MethodPost, path: "/api/portal/" + id + "/telemetry", remote: fmt.Sprintf("192.0.2.%d:1", i),
+			body: `{"event":"error","code":"PORTAL_CHAIN_USER_REJECTED"}`})
+		codes[r.Code]++
+	}
+	if codes[200] != commands.MaxTelemetryPerHour || codes[429] != 5 {
+		t.Fatalf("answers %v, want %d x 200 then 429", codes, commands.MaxTelemetryPerHour)
+	}
+	h := decode(t, e.dev(m, http.MethodGet, "/api/receipts/"+id+"/events", ""))
+	if evs := h["events"].([]any); len(evs) != 1 {
+		t.Fatalf("the receipt's stream holds %d events, want only its generation", len(evs))
+	}
+	if tel, _ := h["telemetry"].([]any); len(tel) != commands.MaxTelemetryPerHour {
+		t.Fatalf("history lists %d telemetry reports", len(tel))
+	}
+	e.clk.Advance(time.Hour)
+	if r := e.do(req{method: http.MethodPost, path: "/api/portal/" + id + "/telemetry", body: `{"event":"link_opened"}`}); r.Code != 200 {
+		t.Fatalf("the next hour: %d %s", r.Code, r.Body)
 	}
 }
