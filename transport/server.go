@@ -66,19 +66,17 @@ type Config struct {
 
 // Deps are what the HTTP layer needs.
 type Deps struct {
-	Log    zerolog.Logger
-	DB     Pinger
-	Keys   KeyStore
-	Nonces NonceStore
-	// Sessions remembers logged-out admin sessions (DESIGN 9).
-	Sessions SessionStore
-	Signer   LoginSigner
-	Limiter  Limiter
-	Now      func() time.Time
-	Config   Config
-	Events   commands.Store
-	Shops    ShopStore
-	Sites    SiteStore
+	Log     zerolog.Logger
+	DB      Pinger
+	Keys    KeyStore
+	Nonces  NonceStore
+	Signer  LoginSigner
+	Limiter Limiter
+	Now     func() time.Time
+	Config  Config
+	Events  commands.Store
+	Shops   ShopStore
+	Sites   SiteStore
 
 	Inventory    InventoryStore
 	Receipts     ReceiptReader
@@ -108,6 +106,9 @@ type Deps struct {
 	// configuration subscriptions are created against (zero: not configured).
 	SubscriptionLists SubscriptionLists
 	SubscriptionChain SubscriptionChain
+
+	// Sessions remembers the admin sessions ended before their expiry (DESIGN 9).
+	Sessions SessionStore
 
 	Metrics *Metrics // optional: a fresh registry without scrape-time gauges
 
