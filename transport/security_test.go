@@ -249,7 +249,7 @@ func TestTrustedProxiesGiveEachClientItsOwnLimit(t *testing.T) {
 	if code := get("10.0.0.1:5000", "203.0.113.5"); code != 429 {
 		t.Fatalf("client A over its limit: %d", code)
 	}
-	if code := get("10.0.0.2:5000", "198.51.100.7, 203.0.113.6"); code != 200 {
+	if code := get("10.0.0.1:5001", "198.51.100.7, 203.0.113.6"); code != 200 {
 		t.Fatalf("client B through the proxy, after A was limited: %d", code)
 	}
 	// Not through a trusted proxy: X-Forwarded-For is ignored.
