@@ -203,7 +203,11 @@ func TestNULAndInvalidUTF8InPathOrQueryAre400(t *testing.T) {
 	for _, path := range []string{"/portal/%00x", "/pay/%ffx", "/api/portal/%00x", "/api/portal/%c3x/request", "/api/receipts/%00x",
 		"/api/receipts/%ff/events", "/api/receipts/status?receiptId=%00", "/api/users/search?q=%ff", "/api/shop/config?slug=%00a",
 		"/api/subscriptions/plans?wallet=%ff", "/api/terminal/check-payment?receiptId=%ff", "/api/receipts?status=%00", "/api/split/transactions?address=%ff"} {
-		rec := e.dev(m, http.MethodGet, path, "")
+		// Not through e.do: TestMain's OpenAPI check of recorded exchanges cannot rebuild such a URL.
+		hr := httptest.NewRequest(http.MethodGet, path, nil)
+		hr.Header.Set("Ocp-Apim-Subscription-Key", m.key)
+		rec := httptest.NewRecorder()
+		e.srv.ServeHTTP(rec, hr)
 		if rec.Code != 400 || decode(t, rec)["error"] != "invalid_input" {
 			t.Errorf("GET %s: %d %s", path, rec.Code, rec.Body)
 		}
