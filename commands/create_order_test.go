@@ -204,8 +204,18 @@ func TestCreateReceiptIdempotencyKey(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	if _, err := e.direct.Handle(e.ctx, commands.CreateReceipt{Merchant: payMerchant, ID: first.State.Receipt.ReceiptID, Lines: &lines, TotalUSD: amount("3.50")}); !errors.Is(err, commands.ErrReceiptExists) {
+	own := commands.CreateReceipt{Merchant: payMerchant, ID: "inv-7", Lines: &lines, TotalUSD: amount("3.50")}
+	made, err := e.direct.Handle(e.ctx, own)
+	if err != nil || made.State.Receipt.ReceiptID != commands.MerchantReceiptID(payMerchant, "inv-7") {
+		t.Fatalf("own id: %v %v", made.State.Receipt.ReceiptID, err)
+	}
+	if _, err := e.direct.Handle(e.ctx, own); !errors.Is(err, commands.ErrReceiptExists) {
 		t.Fatalf("taken id: %v", err)
+	}
+	// Another merchant's "inv-7" is its own receipt (DESIGN 9: ids are namespaced per merchant).
+	own.Merchant = "0x" + strings.Repeat("e", 40)
+	if other, err := e.direct.Handle(e.ctx, own); err != nil || other.State.Receipt.ReceiptID == made.State.Receipt.ReceiptID {
+		t.Fatalf("another merchant's same id: %v %v", other.State.Receipt.ReceiptID, err)
 	}
 }
 

@@ -2,6 +2,8 @@ package commands
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -30,6 +32,14 @@ type ReceiptLine struct {
 }
 
 var receiptIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// MerchantReceiptID is the stored id of a receipt id the merchant chose: the id in the merchant's
+// own namespace ("m" + 12 hex of the SHA-256 of its wallet + "_" + id), so two merchants may both
+// use "inv-1001" and a collision never tells one that the other has it (DESIGN 9).
+func MerchantReceiptID(merchant, id string) string {
+	h := sha256.Sum256([]byte(strings.ToLower(merchant)))
+	return "m" + hex.EncodeToString(h[:6]) + "_" + id
+}
 
 // CreateReceiptHandler creates direct receipts.
 type CreateReceiptHandler struct {
@@ -62,7 +72,10 @@ func (h *CreateReceiptHandler) Handle(ctx context.Context, cmd CreateReceipt) (I
 		return Issued{}, Invalid("lineItems must hold between 1 and 500 lines of {label, priceUsd}")
 	}
 	g := cmd.Details
-	g.ReceiptID, g.Merchant, g.Source, g.Currency, g.TaxRate, g.TaxComponents = cmd.ID, cmd.Merchant, "direct", currency, "0", []string{}
+	g.ReceiptID, g.Merchant, g.Source, g.Currency, g.TaxRate, g.TaxComponents = "", cmd.Merchant, "direct", currency, "0", []string{}
+	if cmd.ID != "" {
+		g.ReceiptID = MerchantReceiptID(cmd.Merchant, cmd.ID)
+	}
 	g.LineItems, g.Subtotal = nil, 0
 	for i, l := range *cmd.Lines {
 		if strings.TrimSpace(l.Label) == "" || len(l.Label) > 200 {

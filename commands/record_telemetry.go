@@ -2,6 +2,9 @@ package commands
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +34,21 @@ type TelemetryRecorded struct {
 // verifyAfterCheckout bounds the verification that checkout_success starts.
 const verifyAfterCheckout = 5 * time.Second
 
+// MaxTelemetryPerHour is how many reports one receipt takes in a clock hour (DESIGN 9): the
+// route is public, and each report is stored.
+const MaxTelemetryPerHour = 20
+
+// ErrTelemetryLimited refuses a report past MaxTelemetryPerHour.
+var ErrTelemetryLimited = errors.New("this receipt has taken its telemetry reports for this hour")
+
+// TelemetryStream is the stream of receipt id's reports of the clock hour of at. Telemetry is
+// kept apart from the receipt's stream, so that no command replays it and nobody can make a
+// receipt's history arbitrarily long; one stream per hour, so that the limit is counted by
+// reading at most MaxTelemetryPerHour events.
+func TelemetryStream(id string, at time.Time) string {
+	return "telemetry-" + id + "-" + strconv.FormatInt(at.Unix()/3600, 10)
+}
+
 // RecordTelemetryHandler records telemetry.
 type RecordTelemetryHandler struct {
 	store  Store
@@ -49,8 +67,42 @@ func NewRecordTelemetryHandler(store Store, verify *ReconcileOnrampHandler, now 
 
 // Handle records the report. The browser's checkout_success is not proof of payment: it makes
 // the service ask the processor (bounded; a failed verification is logged, the report stays
-// recorded). Errors: Invalid (unknown event), receipt.ErrNotFound, ErrContended, wrapped store
-// errors.
+// recorded). Errors: Invalid (unknown event), receipt.ErrNotFound, ErrTelemetryLimited,
+// ErrContended, wrapped store errors.
+// record appends the report to the receipt's telemetry stream of this hour, within the limit.
+// Errors: receipt.ErrNotFound, ErrTelemetryLimited, ErrContended, wrapped store errors.
+func (h *RecordTelemetryHandler) record(ctx context.Context, cmd RecordTelemetry) error {
+	loaded, err := LoadReceipt(ctx, h.store, cmd.ReceiptID)
+	if err != nil {
+		return err
+	}
+	now := h.now()
+	evs, err := receipt.RecordTelemetry(loaded.State,
+		receipt.TelemetryRecorded{Event: cmd.Event, AttemptID: cmd.AttemptID, Code: cmd.Code, At: now.UnixMilli()})
+	if err != nil {
+		return err
+	}
+	data, err := receiptEvents(evs, cmd.Meta)
+	if err != nil {
+		return err
+	}
+	stream := TelemetryStream(cmd.ReceiptID, now)
+	for range 10 { // concurrent reports of one receipt: each try re-counts
+		seen, err := h.store.ReadStream(ctx, stream, 1, MaxTelemetryPerHour)
+		if err != nil {
+			return fmt.Errorf("read telemetry: %w", err)
+		}
+		if len(seen) >= MaxTelemetryPerHour {
+			return ErrTelemetryLimited
+		}
+		_, err = h.store.Append(ctx, stream, eventstore.Exact(uint64(len(seen))), data...)
+		if !errors.Is(err, eventstore.ErrWrongExpectedVersion) {
+			return err
+		}
+	}
+	return ErrContended
+}
+
 func (h *RecordTelemetryHandler) Handle(ctx context.Context, cmd RecordTelemetry) (TelemetryRecorded, error) {
 	if !receipt.ValidTelemetry(cmd.Event) {
 		return TelemetryRecorded{}, Invalid("event must be one of " + strings.Join(receipt.TelemetryEvents, ", ") + " or onramp_*")
@@ -60,9 +112,7 @@ func (h *RecordTelemetryHandler) Handle(ctx context.Context, cmd RecordTelemetry
 			return TelemetryRecorded{}, Invalid("code must be a failure catalog code")
 		}
 	}
-	_, _, err := ChangeReceipt(ctx, h.store, cmd.ReceiptID, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {
-		return receipt.RecordTelemetry(st, receipt.TelemetryRecorded{Event: cmd.Event, AttemptID: cmd.AttemptID, Code: cmd.Code, At: h.now().UnixMilli()})
-	})
+	err := h.record(ctx, cmd)
 	if err != nil || cmd.Event != "checkout_success" {
 		return TelemetryRecorded{}, err
 	}

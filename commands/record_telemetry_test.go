@@ -83,7 +83,11 @@ func TestRecordTelemetry(t *testing.T) {
 	if out, err := h.Handle(e.ctx, commands.RecordTelemetry{ReceiptID: id2, Event: "checkout_success"}); err != nil || out.Verified != nil {
 		t.Fatalf("verification failure: %+v %v", out, err)
 	}
-	if h := e.history(id2); !strings.HasSuffix(h, "TelemetryRecorded") {
-		t.Fatalf("history %s", h)
+	// Telemetry stays out of the receipt's stream (no command replays it), in its own.
+	if h := e.history(id2); strings.Contains(h, "TelemetryRecorded") {
+		t.Fatalf("telemetry in the receipt's stream: %s", h)
+	}
+	if evs, err := e.store.ReadStream(e.ctx, commands.TelemetryStream(id2, e.now()), 1, 100); err != nil || len(evs) != 1 || evs[0].Type != receipt.EventTelemetry {
+		t.Fatalf("telemetry stream: %d events, %v", len(evs), err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
@@ -29,7 +31,54 @@ func ReceiptHistory(ctx context.Context, store commands.Store, id, merchant stri
 	if json.Unmarshal(events[0].Data, &g) != nil || g.Merchant != merchant {
 		return History{}, commands.ErrReceiptNotFound
 	}
-	return NewHistory(id, events), nil
+	h := NewHistory(id, events)
+	if h.Telemetry, err = receiptTelemetry(ctx, store, id, events[0].RecordedAt); err != nil {
+		return History{}, err
+	}
+	return h, nil
+}
+
+// streamsReader is the optional store capability of reading many streams in one round trip
+// (eventstore/postgres.Store.ReadStreams); a store without it is read one stream at a time.
+type streamsReader interface {
+	ReadStreams(ctx context.Context, streams []string) (map[string][]eventstore.RecordedEvent, error)
+}
+
+// telemetryHours is how many clock hours after its creation a receipt's telemetry is shown in
+// its history: the payment page reports while the receipt is open, within its payment window.
+const telemetryHours = 48
+
+// receiptTelemetry is the payment page's reports of receipt id (its telemetry streams of the
+// first telemetryHours hours from created), oldest first.
+func receiptTelemetry(ctx context.Context, store commands.Store, id string, created time.Time) ([]HistoryEvent, error) {
+	streams := make([]string, telemetryHours)
+	for i := range streams {
+		streams[i] = commands.TelemetryStream(id, created.Add(time.Duration(i)*time.Hour))
+	}
+	byStream := map[string][]eventstore.RecordedEvent{}
+	if r, ok := store.(streamsReader); ok {
+		read, err := r.ReadStreams(ctx, streams)
+		if err != nil {
+			return nil, fmt.Errorf("read telemetry: %w", err)
+		}
+		byStream = read
+	} else {
+		for _, st := range streams {
+			evs, err := store.ReadStream(ctx, st, 1, commands.MaxTelemetryPerHour)
+			if err != nil {
+				return nil, fmt.Errorf("read telemetry: %w", err)
+			}
+			byStream[st] = evs
+		}
+	}
+	out := []HistoryEvent{}
+	for _, st := range streams {
+		for _, e := range byStream[st] {
+			out = append(out, HistoryEvent{Version: e.Version, Type: e.Type, RecordedAt: e.RecordedAt.UnixMilli(),
+				Position: e.Position.String(), Data: e.Data, Metadata: e.Metadata, Hash: hex.EncodeToString(e.Hash)})
+		}
+	}
+	return out, nil
 }
 
 // HistoryEvent is one event of a receipt's audit history.
@@ -50,6 +99,9 @@ type History struct {
 	Events     []HistoryEvent `json:"events"`
 	ChainValid bool           `json:"chainValid"`
 	BrokenAt   *BrokenLink    `json:"brokenAt"`
+	// Telemetry is the payment page's reports, kept apart from the receipt's own stream
+	// (TelemetryStream); each hour's reports form their own hash chain.
+	Telemetry []HistoryEvent `json:"telemetry"`
 }
 
 // BrokenLink names the first event whose hash link does not hold.

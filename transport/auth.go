@@ -130,16 +130,20 @@ func (s *Server) authenticate(c echo.Context) (Principal, error) {
 	key, err := s.keys.Authenticate(ctx, secret)
 	if unavailable(err) {
 		// Only while the datastore is down: a key that worked before still identifies its merchant.
-		if p, ok := s.known.key(secret, nil); ok {
+		// Never one it saw refused or revoked, nor one not confirmed within KEY_CACHE_TTL.
+		if p, ok := s.known.key(secret); ok {
 			return p, nil
 		}
 		return Principal{}, err
 	}
 	if err != nil {
+		if errors.Is(err, readmodels.ErrNotFound) {
+			s.known.refused(secret)
+		}
 		return Principal{}, keyError(err)
 	}
 	p := Principal{Wallet: key.Wallet, Scopes: key.Scopes, KeyID: key.ID, Secret: secret}
-	s.known.key(secret, &p)
+	s.known.remember(secret, p)
 	return p, nil
 }
 
@@ -153,8 +157,11 @@ func keyError(err error) error {
 // cron admits internal charging calls that carry the cron secret.
 func (s *Server) cron(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if err := s.authGate(c); err != nil {
+			return err
+		}
 		if !equalSecret(c.Request().Header.Get("x-cron-secret"), s.cfg.CronSecret) {
-			return errCronSecret
+			return s.authFailed(c, errCronSecret)
 		}
 		return next(c)
 	}

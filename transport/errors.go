@@ -94,6 +94,7 @@ var domainErrors = []struct {
 	code    string
 	message string
 }{
+	{commands.ErrTelemetryLimited, http.StatusTooManyRequests, "rate_limited", "At most 20 telemetry reports per receipt per hour"},
 	{commands.ErrContended, http.StatusConflict, "conflict", "The receipt is being changed by other requests; nothing was changed, retry"},
 	{receipt.ErrNotFound, http.StatusNotFound, "not_found", "Receipt not found"},
 	{receipt.ErrExists, http.StatusConflict, "conflict", "A receipt with this id already exists"},

@@ -134,7 +134,7 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*webhooks.Dispat
 	caches.Register(readmodels.RevokedChannel, e.keys.Cache())
 	t.Cleanup(func() { cancel(); <-done; <-done; <-done })
 	d := Deps{
-		Log: zerolog.New(e.logs), DB: pinger{}, Keys: e.keys, Nonces: readmodels.NewNonces(pool),
+		Log: zerolog.New(e.logs), DB: pinger{}, Keys: e.keys, Nonces: readmodels.NewNonces(pool), Sessions: readmodels.NewSessions(pool),
 		OpenAPIJSON: openapiJSON(t), Signer: chain.Login{ChainID: 8453}, Limiter: ratelimit.NewMemory(e.clk.Now), Now: e.clk.Now,
 		Events: store, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
 		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: runner,

@@ -92,6 +92,9 @@ func (s *Server) revokeKey(c echo.Context) error {
 	}
 	sess, _ := SessionFrom(c)
 	err = s.keys.Revoke(c.Request().Context(), sess.Wallet, id)
+	if err == nil {
+		s.known.revoked(id) // degraded mode must not accept it either
+	}
 	if errors.Is(err, readmodels.ErrNotFound) {
 		return NewError(http.StatusNotFound, "not_found", "Key not found")
 	}

@@ -2,9 +2,13 @@ package transport
 
 import (
 	"context"
+	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
@@ -31,15 +35,82 @@ func (s *Server) limit(c echo.Context, key string, perMinute int) error {
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
 	if !res.Allowed {
 		kind, _, _ := strings.Cut(key, ":")
-		s.metrics.limited.WithLabelValues(kind).Inc()
-		reset := res.RetryAt.UnixMilli()
-		h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
-		h.Set("Retry-After", strconv.FormatInt(max(1, (reset-s.now().UnixMilli()+999)/1000), 10))
-		return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Message: "Rate limit exceeded",
-			Extra: map[string]any{"resetAt": reset}}
+		return s.rateLimited(c, kind, res.RetryAt)
 	}
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(res.ResetAt.UnixMilli(), 10))
 	return nil
+}
+
+// rateLimited is the 429 answer, with the moment the client may try again.
+func (s *Server) rateLimited(c echo.Context, kind string, retryAt time.Time) error {
+	s.metrics.limited.WithLabelValues(kind).Inc()
+	reset := retryAt.UnixMilli()
+	h := c.Response().Header()
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
+	h.Set("Retry-After", strconv.FormatInt(max(1, (reset-s.now().UnixMilli()+999)/1000), 10))
+	return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Message: "Rate limit exceeded",
+		Extra: map[string]any{"resetAt": reset}}
+}
+
+// authFailuresPerMinute is how many wrong cron secrets or processor signatures one client
+// address may send per minute; past it, every attempt from it, right or wrong, is 429 until the
+// minute is over, so the secret cannot be guessed at request speed.
+const authFailuresPerMinute = 10
+
+// failGate remembers the client addresses that sent too many wrong secrets, until when.
+type failGate struct {
+	mu    sync.Mutex
+	until map[string]time.Time
+}
+
+func newFailGate() *failGate { return &failGate{until: map[string]time.Time{}} }
+
+// blocked is when addr may try again, if it is blocked at now.
+func (g *failGate) blocked(addr string, now time.Time) (time.Time, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	t, ok := g.until[addr]
+	if ok && !now.Before(t) {
+		delete(g.until, addr)
+		return time.Time{}, false
+	}
+	return t, ok
+}
+
+func (g *failGate) block(addr string, until, now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.until) >= 10_000 { // bounded: drop the expired, else start over
+		for a, t := range g.until {
+			if !now.Before(t) {
+				delete(g.until, a)
+			}
+		}
+		if len(g.until) >= 10_000 {
+			clear(g.until)
+		}
+	}
+	g.until[addr] = until
+}
+
+// authGate answers 429 to a client address blocked for wrong secrets, before anything is read.
+func (s *Server) authGate(c echo.Context) error {
+	if until, ok := s.gate.blocked(c.RealIP(), s.now()); ok {
+		return s.rateLimited(c, "authfail", until)
+	}
+	return nil
+}
+
+// authFailed counts a wrong secret or signature of the client address: refused (failure), or
+// 429 once the address is over authFailuresPerMinute, which also blocks it (authGate).
+func (s *Server) authFailed(c echo.Context, failure error) error {
+	addr := c.RealIP()
+	res, err := s.limiter.Allow(c.Request().Context(), "authfail:"+addr, authFailuresPerMinute)
+	if err != nil || res.Allowed {
+		return failure
+	}
+	s.gate.block(addr, res.RetryAt, s.now())
+	return s.rateLimited(c, "authfail", res.RetryAt)
 }
 
 // limitByIP limits public routes per client address.
@@ -50,4 +121,22 @@ func (s *Server) limitByIP(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// clientAddress is how the client's address is found: the connection's, or, with trusted
+// proxies, the nearest X-Forwarded-For hop that is not one of them (walking from the connection
+// back; a hop that does not parse ends the walk at the connection). Nothing is trusted by default,
+// not even loopback or private ranges: anyone can send X-Forwarded-For.
+func clientAddress(trusted []netip.Prefix) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, p := range trusted {
+		_, n, err := net.ParseCIDR(p.String())
+		if err == nil {
+			opts = append(opts, echo.TrustIPRange(n))
+		}
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
 }

@@ -5,12 +5,17 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
 )
+
+// MaxOrderItems is the most lines an order may have (DESIGN 9): 30,000 lines under 1 MiB made a
+// 13.7 MB public receipt view.
+const MaxOrderItems = 500
 
 // orderItem is one requested line: an inventory id or SKU and a quantity.
 type orderItem struct {
@@ -41,6 +46,9 @@ func (s *Server) createOrder(c echo.Context) error {
 	cmd := commands.CreateOrder{Merchant: p.Wallet, Currency: req.Currency, JurisdictionCode: req.JurisdictionCode,
 		TaxRate: req.TaxRate, TaxComponents: req.TaxComponents, Issue: s.issueOf(c, p, raw)}
 	if req.Items != nil {
+		if len(*req.Items) > MaxOrderItems {
+			return InvalidInput("items must hold at most " + strconv.Itoa(MaxOrderItems) + " lines")
+		}
 		for _, it := range *req.Items {
 			cmd.Lines = append(cmd.Lines, commands.OrderLine{ID: it.ID, SKU: it.SKU, Qty: it.Qty})
 		}

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/payledger/payledger/commands"
 )
 
 // merchant is a signed-up merchant: wallet, a key with every scope, session, configured split.
@@ -343,7 +345,7 @@ func TestDirectReceipts(t *testing.T) {
 		t.Fatalf("create: %d %s", rec.Code, rec.Body)
 	}
 	r := decode(t, rec)["receipt"].(map[string]any)
-	if r["receiptId"] != "inv-1001" || r["totalUsd"] != 125.5 || r["status"] != "generated" {
+	if r["receiptId"] != commands.MerchantReceiptID(m.wallet, "inv-1001") || r["totalUsd"] != 125.5 || r["status"] != "generated" {
 		t.Fatalf("receipt %v", r)
 	}
 	if rec := e.dev(m, http.MethodPost, "/api/receipts", ok); rec.Code != 409 || decode(t, rec)["error"] != "conflict" {
@@ -362,7 +364,7 @@ func TestDirectReceipts(t *testing.T) {
 		}
 	}
 	// The webhook key is the request's API key, stored encrypted and never in an event.
-	got, err := e.webhookKeys.Get(context.Background(), "inv-1001")
+	got, err := e.webhookKeys.Get(context.Background(), commands.MerchantReceiptID(m.wallet, "inv-1001"))
 	if err != nil || got != m.key {
 		t.Fatalf("captured key %q, %v", got, err)
 	}
@@ -460,16 +462,17 @@ func TestAuditHistoryDetectsTampering(t *testing.T) {
 	if rec.Code != 201 {
 		t.Fatalf("%d %s", rec.Code, rec.Body)
 	}
-	h := decode(t, e.dev(m, http.MethodGet, "/api/receipts/audit-1/events", ""))
+	id := decode(t, rec)["receipt"].(map[string]any)["receiptId"].(string)
+	h := decode(t, e.dev(m, http.MethodGet, "/api/receipts/"+id+"/events", ""))
 	evs := h["events"].([]any)
 	if h["chainValid"] != true || len(evs) != 1 || evs[0].(map[string]any)["type"] != "ReceiptGenerated" ||
 		evs[0].(map[string]any)["version"] != 1.0 || len(evs[0].(map[string]any)["hash"].(string)) != 64 || evs[0].(map[string]any)["prevHash"] != nil {
 		t.Fatalf("history %v", h)
 	}
-	if _, err := e.pool.Exec(context.Background(), `UPDATE events SET data = replace(data::text, '"totalCents":100', '"totalCents":1')::json WHERE stream_id = 'receipt-audit-1'`); err != nil {
+	if _, err := e.pool.Exec(context.Background(), `UPDATE events SET data = replace(data::text, '"totalCents":100', '"totalCents":1')::json WHERE stream_id = $1`, "receipt-"+id); err != nil {
 		t.Fatal(err)
 	}
-	h = decode(t, e.dev(m, http.MethodGet, "/api/receipts/audit-1/events", ""))
+	h = decode(t, e.dev(m, http.MethodGet, "/api/receipts/"+id+"/events", ""))
 	brk, _ := h["brokenAt"].(map[string]any)
 	if h["chainValid"] != false || brk == nil || brk["version"] != 1.0 {
 		t.Fatalf("tampered history %v", h)

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -166,12 +167,26 @@ type processorEvent struct {
 	} `json:"data"`
 }
 
+// maxProcessorEventBytes bounds a processor event: they are a few hundred bytes.
+const maxProcessorEventBytes = 64 << 10
+
 func (s *Server) processorWebhook(c echo.Context) error {
+	// Before the body is read: a blocked client address, a missing or malformed signature header.
+	if err := s.authGate(c); err != nil {
+		return err
+	}
+	header := c.Request().Header.Get("Processor-Signature")
+	if !strings.Contains(header, "t=") || !strings.Contains(header, "v1=") {
+		return s.authFailed(c, errSig)
+	}
+	c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, maxProcessorEventBytes)
 	raw, err := readBody(c)
 	if err != nil {
 		return err
 	}
-	if err := s.verifyProcessorSignature(c.Request().Header.Get("Processor-Signature"), raw); err != nil {
+	if err := s.verifyProcessorSignature(header, raw); errors.Is(err, errSig) {
+		return s.authFailed(c, err)
+	} else if err != nil {
 		return err
 	}
 	var ev processorEvent

@@ -153,5 +153,12 @@ func (s *Server) portalReceipt(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"receipt": viewReceipt(row.State)})
+	return c.JSON(http.StatusOK, map[string]any{"receipt": publicReceiptView{receiptView: viewReceipt(row.State)}})
+}
+
+// publicReceiptView is the receipt as anyone with its id sees it: without the merchant's
+// metadata, which is the merchant's own (DESIGN 9). The shadowing field, empty, drops it.
+type publicReceiptView struct {
+	receiptView
+	Metadata *struct{} `json:"metadata,omitempty"`
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -51,6 +52,14 @@ type Config struct {
 	ProcessorWebhookSecret string
 	// PublicBaseURL is where payment pages are served, for the links the API returns.
 	PublicBaseURL string
+	// KeyCacheTTL is how long degraded mode trusts a key the datastore last confirmed
+	// (KEY_CACHE_TTL; zero: DefaultKeyCacheTTL).
+	KeyCacheTTL time.Duration
+	// TrustedProxies are the hops (TRUSTED_PROXIES) whose X-Forwarded-For is believed for the
+	// client address; none: the connection's address.
+	TrustedProxies []netip.Prefix
+	// MetricsSeparate keeps /metrics off this router: METRICS_ADDR serves MetricsHandler.
+	MetricsSeparate bool
 	// MetricsToken, when set, is the bearer token /metrics requires.
 	MetricsToken string
 	// PaymentChain is where the payment page asks wallets to pay (zero: no wallet payments).
@@ -102,6 +111,9 @@ type Deps struct {
 	SubscriptionsView Waiter
 	SubscriptionChain SubscriptionChain
 
+	// Sessions remembers the admin sessions ended before their expiry (DESIGN 9).
+	Sessions SessionStore
+
 	Metrics *Metrics // optional: a fresh registry without scrape-time gauges
 
 	OpenAPIJSON []byte // served at /api/openapi.json
@@ -133,6 +145,7 @@ type Server struct {
 	cfg      Config
 	keys     KeyStore
 	nonces   NonceStore
+	sessions SessionStore
 	signer   LoginSigner
 	limiter  Limiter
 	now      func() time.Time
@@ -170,6 +183,7 @@ type Server struct {
 	assets         *page.Assets
 	receiptWatch   *receiptWatch // wakes the payment page's event streams
 	known          *lastKnown
+	gate           *failGate // client addresses blocked for wrong cron secrets or signatures
 
 	endpoints      EndpointStore
 	endpointSender EndpointSender
@@ -193,7 +207,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Echo.Serv
 
 // New returns the server with middleware and every route registered.
 func New(d Deps) (*Server, error) {
-	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil ||
+	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Sessions == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil ||
 		d.Events == nil || d.Shops == nil || d.Sites == nil || d.Inventory == nil || d.Receipts == nil || d.ReceiptsView == nil ||
 		d.WebhookKeys == nil || d.Idempotency == nil || d.ProcessorEvents == nil || d.Outbox == nil || d.Webhooks == nil ||
 		d.Prices == nil || d.Usage == nil || d.Figures == nil || d.Users == nil || d.Plans == nil || d.SubscriptionLists == nil || d.SubscriptionsView == nil {
@@ -208,11 +222,14 @@ func New(d Deps) (*Server, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler
-	// Client addresses come from the connection, never from X-Forwarded-For that anyone can send.
-	e.IPExtractor = echo.ExtractIPDirect()
+	e.IPExtractor = clientAddress(d.Config.TrustedProxies)
+	// A slow client cannot hold a connection: the headers within 10 s, the whole request within
+	// 30 s, the answer within 30 s (the payment page's event stream lifts its write deadline).
 	e.Server.ReadHeaderTimeout = 10 * time.Second
+	e.Server.ReadTimeout = 30 * time.Second
+	e.Server.WriteTimeout = 30 * time.Second
 	e.Server.IdleTimeout = 2 * time.Minute
-	s := &Server{Echo: e, policies: map[string]Policy{}, cfg: d.Config, keys: d.Keys, nonces: d.Nonces,
+	s := &Server{Echo: e, policies: map[string]Policy{}, cfg: d.Config, keys: d.Keys, nonces: d.Nonces, sessions: d.Sessions,
 		signer: d.Signer, limiter: d.Limiter, now: d.Now, events: d.Events, shops: d.Shops, sites: d.Sites,
 		inventory: d.Inventory, receipts: d.Receipts, receiptsView: d.ReceiptsView, webhookKeys: d.WebhookKeys, idempotency: d.Idempotency,
 		outbox: d.Outbox, webhooks: d.Webhooks,
@@ -229,11 +246,12 @@ func New(d Deps) (*Server, error) {
 	s.receiptWatch = newReceiptWatch(d.Invalidations, e.Server)
 	e.Pre(preflight)
 	e.Use(correlation(d.Log), noStore, s.accessLog, recoverPanics)
-	e.Use(s.edgeOnly, middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)))
+	e.Use(s.edgeOnly, middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)), textOnly)
 	s.openapi = d.OpenAPIJSON
 	s.users = d.Users
 	s.plans = d.Plans
-	s.known = newLastKnown()
+	s.known = newLastKnown(d.Config.KeyCacheTTL, d.Now)
+	s.gate = newFailGate()
 	s.wireReceiptCommands(d)
 	// The payment use cases, over the receipt commands' split reader and pricing.
 	pay, err := newPaymentCommands(d, s.splits, s.pricing)
@@ -267,7 +285,9 @@ func (s *Server) wireReceiptCommands(d Deps) {
 
 func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodGet, "/healthz", Policy{Access: Open}, s.health(db))
-	s.handle(http.MethodGet, "/metrics", Policy{Access: Open}, s.metricsHandler())
+	if !s.cfg.MetricsSeparate {
+		s.handle(http.MethodGet, "/metrics", Policy{Access: Open}, s.metricsHandler())
+	}
 	s.handle(http.MethodGet, page.StaticPrefix+"*", Policy{Access: Open}, echo.WrapHandler(http.HandlerFunc(s.assets.ServeAsset)))
 	s.handle(http.MethodGet, "/portal/:id", Policy{Access: Public}, s.paymentPage)
 	s.handle(http.MethodGet, "/pay/:id", Policy{Access: Public}, s.paymentPage)
@@ -283,6 +303,7 @@ func (s *Server) routes(db Pinger) {
 	s.handle(http.MethodPost, "/api/auth/nonce", Policy{Access: Public}, s.issueNonce)
 	s.handle(http.MethodPost, "/api/auth/login", Policy{Access: Public}, s.login)
 	s.handle(http.MethodPost, "/api/auth/logout", Policy{Access: Public}, s.logout)
+	s.handle(http.MethodPost, "/api/auth/logout-all", Policy{Access: Admin}, s.logoutAll)
 	s.handle(http.MethodGet, "/api/auth/me", Policy{Access: Admin}, s.me)
 
 	s.handle(http.MethodPost, "/api/admin/keys", Policy{Access: Admin}, s.createKey)
@@ -450,7 +471,7 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		took := time.Since(start)
 		s.metrics.observe(c.Path(), c.Request().Method, c.Response().Status, took)
 		zerolog.Ctx(c.Request().Context()).Info().
-			Str("method", c.Request().Method).Str("route", c.Path()).Str("path", c.Request().URL.Path).
+			Str("method", c.Request().Method).Str("route", c.Path()).Str("path", c.Request().URL.Path).Str("client", c.RealIP()).
 			Int("status", c.Response().Status).Dur("took", took).Msg("request")
 		return nil
 	}

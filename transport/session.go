@@ -41,8 +41,22 @@ func ValidWallet(s string) bool { return walletRE.MatchString(s) }
 // NonceStore keeps single-use login nonces.
 type NonceStore interface {
 	Issue(ctx context.Context, n readmodels.LoginNonce) error
-	Consume(ctx context.Context, wallet, nonce string, now time.Time) (readmodels.LoginNonce, error)
+	Unused(ctx context.Context, wallet, nonce string, now time.Time, max int) ([]readmodels.LoginNonce, error)
+	Consume(ctx context.Context, wallet, nonce string, now time.Time) error
 }
+
+// SessionStore remembers the sessions ended before their token expired (logout, logout-all),
+// in the datastore so that every instance refuses them.
+type SessionStore interface {
+	Revoke(ctx context.Context, tokenID string, expiresAt, now time.Time) error
+	RevokeAll(ctx context.Context, wallet string, issuedThrough time.Time, ttl time.Duration) error
+	Revoked(ctx context.Context, tokenID, wallet string, issuedAt time.Time) (bool, error)
+}
+
+// loginCandidates is how many of a wallet's unused nonces a login without a nonce tries its
+// signature against: nonces issued for the wallet by someone else then cannot shadow the one the
+// wallet signed.
+const loginCandidates = 10
 
 // LoginSigner builds the EIP-712 login document and recovers who signed it.
 type LoginSigner interface {
@@ -125,7 +139,16 @@ func (s *Server) parseSession(c echo.Context) (Session, *sessionClaims, error) {
 	_, err = jwt.ParseWithClaims(cookie.Value, claims, func(*jwt.Token) (any, error) { return []byte(s.cfg.JWTSecret), nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}), jwt.WithExpirationRequired(),
 		jwt.WithIssuedAt(), jwt.WithTimeFunc(s.now))
-	if err != nil || !ValidWallet(claims.Subject) {
+	if err != nil || !ValidWallet(claims.Subject) || claims.ID == "" || claims.IssuedAt == nil {
+		return Session{}, nil, errSession
+	}
+	// A logged-out token stays refused until it expires; the datastore down means no session can
+	// be checked, so none is accepted (fail closed).
+	revoked, err := s.sessions.Revoked(c.Request().Context(), claims.ID, claims.Subject, claims.IssuedAt.Time)
+	if err != nil {
+		return Session{}, nil, err
+	}
+	if revoked {
 		return Session{}, nil, errSession
 	}
 	// Roles come from the current configuration, so removing a wallet from ADMIN_WALLETS takes
@@ -185,20 +208,16 @@ func (s *Server) login(c echo.Context) error {
 	}
 	wallet := strings.ToLower(req.Wallet)
 	now := s.now()
-	// The nonce is consumed before anything is checked, so a failed attempt cannot be retried.
-	n, err := s.nonces.Consume(c.Request().Context(), wallet, req.Nonce, now)
-	if errors.Is(err, readmodels.ErrNotFound) {
-		return errLogin
-	}
+	nonce, err := s.verifiedNonce(c.Request().Context(), wallet, req.Nonce, req.Signature, now)
 	if err != nil {
 		return err
 	}
-	if !now.Before(n.ExpiresAt) {
+	// Consumed only now that the signature over it verified: a request without the wallet's
+	// signature cannot use up its nonce. A nonce is single-use: a second login with it fails.
+	if err := s.nonces.Consume(c.Request().Context(), wallet, nonce, now); errors.Is(err, readmodels.ErrNotFound) {
 		return errLogin
-	}
-	signer, err := s.signer.Signer(wallet, n.Nonce, n.IssuedAt, n.ExpiresAt, req.Signature)
-	if err != nil || signer != wallet {
-		return errLogin
+	} else if err != nil {
+		return err
 	}
 	body, err := s.startSession(c, wallet, now)
 	if err != nil {
@@ -225,6 +244,21 @@ func (s *Server) startSession(c echo.Context, wallet string, now time.Time) (map
 	return map[string]any{"ok": true, "wallet": wallet, "roles": roles, "expiresAt": exp.UnixMilli(), "csrfToken": csrf}, nil
 }
 
+// verifiedNonce is the unused, unexpired nonce of wallet (the one named, else one of the newest)
+// that signature signs, or errLogin.
+func (s *Server) verifiedNonce(ctx context.Context, wallet, nonce, signature string, now time.Time) (string, error) {
+	candidates, err := s.nonces.Unused(ctx, wallet, nonce, now, loginCandidates)
+	if err != nil {
+		return "", err
+	}
+	for _, n := range candidates {
+		if signer, err := s.signer.Signer(wallet, n.Nonce, n.IssuedAt, n.ExpiresAt, signature); err == nil && signer == wallet {
+			return n.Nonce, nil
+		}
+	}
+	return "", errLogin
+}
+
 func (s *Server) setCookie(c echo.Context, name, value string, httpOnly bool, exp time.Time) {
 	ck := &http.Cookie{Name: name, Value: value, Path: "/", HttpOnly: httpOnly, Secure: s.cfg.Production, SameSite: http.SameSiteLaxMode}
 	if value == "" {
@@ -235,10 +269,34 @@ func (s *Server) setCookie(c echo.Context, name, value string, httpOnly bool, ex
 	c.SetCookie(ck)
 }
 
+// logout ends the presented session on the server (its token id is refused until it expires),
+// then clears both cookies. A cookie that is not a valid session only gets cleared.
 func (s *Server) logout(c echo.Context) error {
+	if _, claims, err := s.parseSession(c); err == nil {
+		if err := s.sessions.Revoke(c.Request().Context(), claims.ID, claims.ExpiresAt.Time, s.now()); err != nil {
+			return err // not ended: the cookies stay, so the caller can retry
+		}
+	} else if !errors.Is(err, errSession) {
+		return err
+	}
+	s.clearSession(c)
+	return c.JSON(http.StatusOK, map[string]any{"ok": true})
+}
+
+// logoutAll ends every session of the signed-in wallet issued up to now, on every device (a
+// compromised session's remedy), and clears this caller's cookies.
+func (s *Server) logoutAll(c echo.Context) error {
+	sess, _ := SessionFrom(c)
+	if err := s.sessions.RevokeAll(c.Request().Context(), sess.Wallet, s.now(), sessionTTL); err != nil {
+		return err
+	}
+	s.clearSession(c)
+	return c.JSON(http.StatusOK, map[string]any{"ok": true})
+}
+
+func (s *Server) clearSession(c echo.Context) {
 	s.setCookie(c, SessionCookie, "", true, time.Time{})
 	s.setCookie(c, CSRFCookie, "", false, time.Time{})
-	return c.JSON(http.StatusOK, map[string]any{"ok": true})
 }
 
 func (s *Server) me(c echo.Context) error {

@@ -39,11 +39,13 @@ func (s *Server) getShopConfig(c echo.Context) error {
 	p, _ := PrincipalFrom(c)
 	ctx := c.Request().Context()
 	var cfg readmodels.ShopConfig
+	var owner string
 	var err error
 	if slug := c.QueryParam("slug"); slug != "" {
-		cfg, _, err = s.shops.GetBySlug(ctx, slug)
+		cfg, owner, err = s.shops.GetBySlug(ctx, slug)
 	} else {
 		cfg, err = s.shops.Get(ctx, p.Wallet)
+		owner = p.Wallet
 	}
 	if errors.Is(err, readmodels.ErrNotFound) {
 		// An authenticated merchant without a config gets 404, never defaults (spec).
@@ -52,7 +54,29 @@ func (s *Server) getShopConfig(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if !strings.EqualFold(owner, p.Wallet) {
+		// Another merchant's shop: only what its public page shows (DESIGN 9), never its webhook
+		// URL (and whatever token it carries), brand key or fees.
+		return c.JSON(http.StatusOK, map[string]any{"config": publicShopConfig(cfg)})
+	}
 	return c.JSON(http.StatusOK, map[string]any{"config": cfg})
+}
+
+// publicShopView is the part of a shop configuration anyone may see.
+type publicShopView struct {
+	Name         string               `json:"name"`
+	Description  string               `json:"description"`
+	Bio          string               `json:"bio"`
+	Theme        readmodels.ShopTheme `json:"theme"`
+	Arrangement  string               `json:"arrangement"`
+	Links        []readmodels.Link    `json:"links"`
+	Slug         *string              `json:"slug"`
+	IndustryPack *string              `json:"industryPack"`
+}
+
+func publicShopConfig(cfg readmodels.ShopConfig) publicShopView {
+	return publicShopView{Name: cfg.Name, Description: cfg.Description, Bio: cfg.Bio, Theme: cfg.Theme,
+		Arrangement: cfg.Arrangement, Links: cfg.Links, Slug: cfg.Slug, IndustryPack: cfg.IndustryPack}
 }
 
 func (s *Server) postShopConfig(c echo.Context) error {

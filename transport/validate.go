@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 )
@@ -83,3 +84,34 @@ func httpURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
+
+// errBadText is the answer to a path or query value PostgreSQL could not take as text.
+var errBadText = InvalidInput("the path and query values must be valid UTF-8 without NUL characters")
+
+// textOnly refuses a request whose decoded path or any query name or value holds a NUL byte or
+// invalid UTF-8, before any handler sees it: PostgreSQL refuses such a string (SQLSTATE 22021),
+// which surfaced as 500 on every route that looks a path or query value up.
+func textOnly(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		u := c.Request().URL
+		if !cleanText(u.Path) {
+			return errBadText
+		}
+		if u.RawQuery != "" {
+			q, _ := url.ParseQuery(u.RawQuery) // what does not parse, no handler sees either
+			for k, vs := range q {
+				if !cleanText(k) {
+					return errBadText
+				}
+				for _, v := range vs {
+					if !cleanText(v) {
+						return errBadText
+					}
+				}
+			}
+		}
+		return next(c)
+	}
+}
+
+func cleanText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }

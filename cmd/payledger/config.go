@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/payledger/payledger/chain"
 )
@@ -49,6 +51,9 @@ type config struct {
 	PprofAddr                string
 	PublicBaseURL            string
 	MetricsToken             string
+	MetricsAddr              string         // separate /metrics listener (off the public one)
+	TrustedProxies           []netip.Prefix // hops whose X-Forwarded-For is believed
+	KeyCacheTTL              time.Duration  // how long degraded mode trusts a confirmed key
 	JournalPath              string
 }
 
@@ -94,6 +99,42 @@ func (r *envReader) integer(name string, def int64, lo int64) int64 {
 	return n
 }
 
+// duration is the variable as a positive Go duration, or def when it is unset or invalid (a
+// problem).
+func (r *envReader) duration(name string, def time.Duration) time.Duration {
+	v := r.str(name, "")
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		r.bad("%s must be a positive duration such as 5m, got %q", name, v)
+		return def
+	}
+	return d
+}
+
+// prefixes is the variable as comma-separated CIDRs (a bare address is its own /32 or /128).
+func (r *envReader) prefixes(name string) []netip.Prefix {
+	var out []netip.Prefix
+	for _, v := range strings.Split(r.getenv(name), ",") {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(v)
+		if err != nil {
+			a, aerr := netip.ParseAddr(v)
+			if aerr != nil {
+				r.bad("%s must be comma-separated CIDRs, got %q", name, v)
+				continue
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out
+}
+
 // loadConfig reads and validates the configuration. It returns every problem at once, one line
 // each, and the names of the secrets it generated (development only).
 func loadConfig(getenv func(string) string, random io.Reader) (config, []string, error) {
@@ -134,6 +175,9 @@ func readConfig(r *envReader) config {
 	c.DBMaxConns = int(r.integer("DB_MAX_CONNS", 32, 2))
 	c.PprofAddr = r.str("PPROF_ADDR", "")
 	c.MetricsToken = r.str("METRICS_TOKEN", "")
+	c.MetricsAddr = r.str("METRICS_ADDR", "")
+	c.TrustedProxies = r.prefixes("TRUSTED_PROXIES")
+	c.KeyCacheTTL = r.duration("KEY_CACHE_TTL", 5*time.Minute)
 	c.JournalPath = r.str("JOURNAL_PATH", ".data/journal.jsonl")
 	c.PublicBaseURL = strings.TrimRight(r.str("PUBLIC_BASE_URL", "http://localhost:8080"), "/")
 	if u, err := url.Parse(c.PublicBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -234,10 +278,32 @@ func (c *config) loadSecrets(r *envReader, random io.Reader) []string {
 	if c.AuthMode == "gateway" {
 		g.fill("EDGE_SECRET", &c.EdgeSecret)
 	}
-	if c.production() && len(c.JWTSecret) > 0 && len(c.JWTSecret) < 32 {
-		r.bad("JWT_SECRET must be at least 32 characters in production")
-	}
+	c.checkProductionSecrets(r)
 	return g.generated
+}
+
+// minSecretLen is the shortest secret production accepts: a guessable one would let anyone
+// charge subscriptions (cron), forge processor events or gateway stamps, or mint sessions.
+const minSecretLen = 32
+
+// checkProductionSecrets refuses short secrets in production, and an open /metrics there (it
+// needs METRICS_TOKEN unless METRICS_ADDR serves it on a separate listener).
+func (c *config) checkProductionSecrets(r *envReader) {
+	if !c.production() {
+		return
+	}
+	for _, s := range []struct{ name, v string }{{"JWT_SECRET", c.JWTSecret}, {"CRON_SECRET", c.CronSecret},
+		{"PROCESSOR_WEBHOOK_SECRET", c.ProcessorWebhookSecret}, {"EDGE_SECRET", c.EdgeSecret}} {
+		if s.v != "" && len(s.v) < minSecretLen {
+			r.bad("%s must be at least %d characters in production", s.name, minSecretLen)
+		}
+	}
+	if c.MetricsToken == "" && c.MetricsAddr == "" {
+		r.bad("METRICS_TOKEN is required in production (or METRICS_ADDR, to serve /metrics on a separate listener)")
+	}
+	if c.MetricsToken != "" && len(c.MetricsToken) < minSecretLen {
+		r.bad("METRICS_TOKEN must be at least %d characters in production", minSecretLen)
+	}
 }
 
 // secretGenerator fills in secrets missing from the environment: 32 random bytes, hex-encoded, in

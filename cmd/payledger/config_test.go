@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"strings"
 	"testing"
+	"time"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -35,9 +36,18 @@ func TestConfigProblems(t *testing.T) {
 		want []string
 	}{
 		{"production without secrets", map[string]string{"APP_ENV": "production"},
-			[]string{"JWT_SECRET is required in production", "CRON_SECRET is required", "SECRETS_KEY is required", "PROCESSOR_WEBHOOK_SECRET is required"}},
+			[]string{"JWT_SECRET is required in production", "CRON_SECRET is required", "SECRETS_KEY is required", "PROCESSOR_WEBHOOK_SECRET is required",
+				"METRICS_TOKEN is required in production"}},
 		{"gateway in production needs the edge secret", map[string]string{"APP_ENV": "production", "AUTH_MODE": "gateway",
-			"JWT_SECRET": good, "CRON_SECRET": "c", "SECRETS_KEY": good, "PROCESSOR_WEBHOOK_SECRET": "p"}, []string{"EDGE_SECRET is required"}},
+			"JWT_SECRET": good, "CRON_SECRET": good, "SECRETS_KEY": good, "PROCESSOR_WEBHOOK_SECRET": good, "METRICS_ADDR": "127.0.0.1:9090"},
+			[]string{"EDGE_SECRET is required"}},
+		// Issue 30, finding 12: CRON_SECRET=a started production.
+		{"short secrets in production", map[string]string{"APP_ENV": "production", "AUTH_MODE": "gateway", "JWT_SECRET": good[:31],
+			"CRON_SECRET": "a", "SECRETS_KEY": good, "PROCESSOR_WEBHOOK_SECRET": "p", "EDGE_SECRET": "e", "METRICS_TOKEN": "m"},
+			[]string{"JWT_SECRET must be at least 32", "CRON_SECRET must be at least 32", "PROCESSOR_WEBHOOK_SECRET must be at least 32",
+				"EDGE_SECRET must be at least 32", "METRICS_TOKEN must be at least 32"}},
+		{"bad security values", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8, not-a-cidr", "KEY_CACHE_TTL": "-1m"},
+			[]string{"TRUSTED_PROXIES must be comma-separated CIDRs", "KEY_CACHE_TTL must be a positive duration"}},
 		{"bad values", map[string]string{"APP_ENV": "staging", "EVENTSTORE": "mongo", "AUTH_MODE": "open", "SECRETS_KEY": "xyz",
 			"CHAIN_ID": "abc", "PLATFORM_RECIPIENT": "0x12", "ADMIN_WALLETS": "0xnope", "DATABASE_URL": "mysql://x", "RATE_LIMIT_PER_MINUTE": "0"},
 			[]string{"APP_ENV must be", "EVENTSTORE must be", "AUTH_MODE must be", "SECRETS_KEY must be 64 hex", "CHAIN_ID must be",
@@ -67,13 +77,17 @@ func TestConfigProblems(t *testing.T) {
 
 func TestConfigProductionWithEverything(t *testing.T) {
 	good := strings.Repeat("ab", 32)
-	c, generated, err := loadConfig(env(map[string]string{"APP_ENV": "production", "JWT_SECRET": good, "CRON_SECRET": "c",
-		"SECRETS_KEY": good, "PROCESSOR_WEBHOOK_SECRET": "p", "ADMIN_WALLETS": "0xAbCdEf0123456789abcdef0123456789ABCDEF01"}), rand.Reader)
+	c, generated, err := loadConfig(env(map[string]string{"APP_ENV": "production", "JWT_SECRET": good, "CRON_SECRET": good,
+		"SECRETS_KEY": good, "PROCESSOR_WEBHOOK_SECRET": good, "METRICS_TOKEN": good, "ADMIN_WALLETS": "0xAbCdEf0123456789abcdef0123456789ABCDEF01",
+		"TRUSTED_PROXIES": "10.0.0.1, 192.168.0.0/16", "KEY_CACHE_TTL": "90s"}), rand.Reader)
 	if err != nil || len(generated) != 0 {
 		t.Fatalf("err %v generated %v", err, generated)
 	}
 	if c.EmbeddedPostgres {
 		t.Error("production must not start a private database unless asked")
+	}
+	if len(c.TrustedProxies) != 2 || c.TrustedProxies[0].String() != "10.0.0.1/32" || c.TrustedProxies[1].String() != "192.168.0.0/16" || c.KeyCacheTTL != 90*time.Second {
+		t.Errorf("TRUSTED_PROXIES %v, KEY_CACHE_TTL %v", c.TrustedProxies, c.KeyCacheTTL)
 	}
 	if c.AdminWallets[0] != "0xabcdef0123456789abcdef0123456789abcdef01" {
 		t.Errorf("admin wallets not normalised: %v", c.AdminWallets)

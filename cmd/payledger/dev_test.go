@@ -113,8 +113,8 @@ func TestDevMerchantWithoutChain(t *testing.T) {
 
 func TestDevMerchantRefusesInProduction(t *testing.T) {
 	good := strings.Repeat("ab", 32)
-	vars := map[string]string{"APP_ENV": "production", "JWT_SECRET": good, "CRON_SECRET": "c", "SECRETS_KEY": good,
-		"PROCESSOR_WEBHOOK_SECRET": "p", "DEV_DATA_DIR": t.TempDir()}
+	vars := map[string]string{"APP_ENV": "production", "JWT_SECRET": good, "CRON_SECRET": good, "SECRETS_KEY": good,
+		"PROCESSOR_WEBHOOK_SECRET": good, "METRICS_TOKEN": good, "DEV_DATA_DIR": t.TempDir()}
 	var out, errOut bytes.Buffer
 	if code := run(context.Background(), []string{"dev", "merchant"}, env(vars), &out, &errOut); code == 0 ||
 		!strings.Contains(out.String()+errOut.String(), "development only") {

@@ -196,14 +196,17 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	// Background workers (projectors, dispatchers) run until the HTTP server has drained.
 	stopWorkers := startWorkers(cfg, s, api, log)
 	defer stopWorkers()
-	return runHTTP(ctx, cfg, api.Echo, stopWorkers, log)
+	return runHTTP(ctx, cfg, api.Echo, api.MetricsHandler(), stopWorkers, log)
 }
 
 // runHTTP serves until ctx ends or the server fails, then drains in-flight requests and only
 // then stops the background workers, which requests still in flight may need.
-func runHTTP(ctx context.Context, cfg config, e *echo.Echo, stopWorkers func(), log zerolog.Logger) error {
+func runHTTP(ctx context.Context, cfg config, e *echo.Echo, metricsHandler http.Handler, stopWorkers func(), log zerolog.Logger) error {
 	if cfg.PprofAddr != "" {
 		startPprof(cfg.PprofAddr, log)
+	}
+	if cfg.MetricsAddr != "" {
+		startMetrics(cfg.MetricsAddr, metricsHandler, log)
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- e.Start(cfg.HTTPAddr) }()
@@ -235,6 +238,20 @@ func startPprof(addr string, log zerolog.Logger) {
 		srv := &http.Server{Addr: addr, Handler: http.DefaultServeMux, ReadHeaderTimeout: 10 * time.Second}
 		if err := srv.ListenAndServe(); err != nil {
 			log.Error().Err(err).Msg("pprof listener")
+		}
+	}()
+}
+
+// startMetrics serves /metrics on METRICS_ADDR, apart from the public listener: whoever reaches
+// that address may scrape, so the operator keeps it private (DESIGN 9).
+func startMetrics(addr string, h http.Handler, log zerolog.Logger) {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h)
+	go func() {
+		log.Info().Str("addr", addr).Msg("metrics listening")
+		srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
+		if err := srv.ListenAndServe(); err != nil {
+			log.Error().Err(err).Msg("metrics listener")
 		}
 	}()
 }

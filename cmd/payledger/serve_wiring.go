@@ -145,7 +145,7 @@ func newAPI(cfg config, base zerolog.Logger, s *services, limiter transport.Limi
 	return transport.New(transport.Deps{
 		OpenAPIJSON: openapi, Journal: s.jrnl,
 		Log: base, DB: pool, Now: time.Now,
-		Keys: s.keys, Nonces: readmodels.NewNonces(pool),
+		Keys: s.keys, Nonces: readmodels.NewNonces(pool), Sessions: readmodels.NewSessions(pool),
 		Signer: chain.Login{ChainID: cfg.ChainID}, Limiter: limiter,
 		Events: s.store, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
 		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: s.receiptsRunner,
@@ -165,6 +165,7 @@ func newAPI(cfg config, base zerolog.Logger, s *services, limiter transport.Limi
 			KeyLimitPerMinute: cfg.RateLimitPerMinute, PublicLimitPerMinute: cfg.RateLimitPublicPerMinute,
 			PlatformRecipient: strings.ToLower(cfg.PlatformRecipient), SiteConfigRequiresKey: cfg.SiteConfigRequiresKey,
 			ProcessorWebhookSecret: cfg.ProcessorWebhookSecret, PublicBaseURL: cfg.PublicBaseURL, MetricsToken: cfg.MetricsToken,
+			MetricsSeparate: cfg.MetricsAddr != "", TrustedProxies: cfg.TrustedProxies, KeyCacheTTL: cfg.KeyCacheTTL,
 			PaymentChain: paymentChain(cfg),
 		},
 	})

@@ -1,0 +1,53 @@
+package readmodels
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Sessions keeps the admin sessions that ended before their token expired: a logged-out token id
+// (logout) and, per wallet, the newest issue time ended by logout-all. Rows are kept until the
+// tokens they end would have expired anyway, then deleted.
+type Sessions struct{ pool *pgxpool.Pool }
+
+// NewSessions returns the session revocation store on pool.
+func NewSessions(pool *pgxpool.Pool) *Sessions { return &Sessions{pool: pool} }
+
+// Revoke ends the token with id tokenID, which expires at expiresAt.
+func (s *Sessions) Revoke(ctx context.Context, tokenID string, expiresAt, now time.Time) error {
+	_, err := s.pool.Exec(ctx, `WITH gone AS (DELETE FROM revoked_sessions WHERE expires_at < $3)
+		INSERT INTO revoked_sessions (token_id, expires_at) VALUES ($1, $2) ON CONFLICT (token_id) DO NOTHING`,
+		tokenID, expiresAt, now)
+	if err != nil {
+		return fmt.Errorf("revoke session: %w", err)
+	}
+	return nil
+}
+
+// RevokeAll ends every session of wallet issued at or before issuedThrough; sessions last at most
+// ttl, so the cutoff is kept until issuedThrough+ttl.
+func (s *Sessions) RevokeAll(ctx context.Context, wallet string, issuedThrough time.Time, ttl time.Duration) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO wallet_session_cutoffs (wallet, revoked_through, expires_at) VALUES ($1, $2, $3)
+		ON CONFLICT (wallet) DO UPDATE SET revoked_through = GREATEST(wallet_session_cutoffs.revoked_through, EXCLUDED.revoked_through),
+			expires_at = GREATEST(wallet_session_cutoffs.expires_at, EXCLUDED.expires_at)`,
+		wallet, issuedThrough, issuedThrough.Add(ttl))
+	if err != nil {
+		return fmt.Errorf("revoke sessions of wallet: %w", err)
+	}
+	return nil
+}
+
+// Revoked reports whether the session with tokenID, of wallet, issued at issuedAt, was ended.
+func (s *Sessions) Revoked(ctx context.Context, tokenID, wallet string, issuedAt time.Time) (bool, error) {
+	var revoked bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM revoked_sessions WHERE token_id = $1)
+		OR EXISTS (SELECT 1 FROM wallet_session_cutoffs WHERE wallet = $2 AND revoked_through >= $3)`,
+		tokenID, wallet, issuedAt).Scan(&revoked)
+	if err != nil {
+		return false, fmt.Errorf("check session: %w", err)
+	}
+	return revoked, nil
+}
