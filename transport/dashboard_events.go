@@ -79,6 +79,7 @@ func (s *Server) dashEvents(c echo.Context) error {
 		}()
 	}
 	w := c.Response()
+	outliveTimeouts(w) // by design; the stream's lifetime bounds it
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")

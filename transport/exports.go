@@ -98,7 +98,7 @@ func (s *Server) streamCSV(c echo.Context, name string, header []string, rows fu
 		return errTooManyExports
 	}
 	defer s.exportSlots.give(merchant)
-	_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Time{}) // a large export outlives the write timeout
+	outliveTimeouts(c.Response()) // a large export outlives the server's timeouts; exportSlots bound them
 	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8; header=present")
 	h.Set(echo.HeaderContentDisposition, `attachment; filename="`+name+`.csv"`)

@@ -155,11 +155,7 @@ func (s *Server) portalEvents(c echo.Context) error {
 		return err
 	}
 	w := c.Response()
-	// The stream outlives the server's 30 s read and write timeouts by design (the read deadline
-	// would end its context through the connection's background read); eventsLifetime bounds it.
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Time{})
-	_ = rc.SetWriteDeadline(time.Time{})
+	outliveTimeouts(w) // by design; eventsLifetime bounds it
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")

@@ -80,8 +80,7 @@ func (s *Server) eventStream(c echo.Context) error {
 		return errTooManyStreams
 	}
 	defer s.streams.give(merchant)
-	// The stream outlives the server's write timeout by design.
-	_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Time{})
+	outliveTimeouts(c.Response()) // by design; the stream's lifetime bounds it
 	h := c.Response().Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")
