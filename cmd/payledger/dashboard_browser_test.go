@@ -243,7 +243,11 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		click(t, ctx, "#refund-submit")
-		waitJS(t, ctx, `document.getElementById("status").dataset.status === "refund_requested"`, 20*time.Second)
+		// The live badge can turn refund_requested before the form's reload shows the new event, so
+		// wait for the reloaded page: the status, the event and the requested amount together.
+		waitJS(t, ctx, `document.getElementById("status").dataset.status === "refund_requested" &&
+			Array.from(document.querySelectorAll("#events li")).some(li => li.dataset.type === "RefundRequested") &&
+			document.getElementById("requested") !== null`, 20*time.Second)
 		if got := evalStrings(t, ctx, `Array.from(document.querySelectorAll("#events li")).map(li => li.dataset.type)`); len(got) == 0 || got[len(got)-1] != "RefundRequested" {
 			t.Errorf("events after the refund %v", got)
 		}
