@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/google/uuid"
@@ -53,7 +54,7 @@ func (s *SubscriptionCharges) Claim(ctx context.Context, token uuid.UUID, rows [
 		SELECT u.id, u.period, u.merchant, u.customer, u.units::numeric, u.cents, u.fee, u.attempt, 'claimed', $9
 		FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::int[])
 			AS u(id, period, merchant, customer, units, cents, fee, attempt)
-		ORDER BY u.id
+		ORDER BY u.id, u.period
 		ON CONFLICT (subscription_id, period_index) DO UPDATE SET status = 'claimed', claim_token = $9,
 			attempt = EXCLUDED.attempt, amount_units = EXCLUDED.amount_units, reason = NULL, approve_tx = NULL, spend_tx = NULL,
 			transfer_tx = NULL, claimed_at = now(), updated_at = now()
@@ -79,6 +80,25 @@ func nullString(s string) *string {
 	return &s
 }
 
+// lockOrder is the order in which a transaction locks rows' charges: by subscription and
+// period, as Claim takes them. Another instance's Claim locks a conflicting row even when it may
+// not take it (ON CONFLICT DO UPDATE ... WHERE), so an AdvanceAll that locked the same rows in
+// another order could deadlock with it (TestChargeSubscriptionsTwoInstances: 40P01).
+func lockOrder(rows []settlement.ChargeRow) []int {
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ra, rb := rows[order[a]], rows[order[b]]
+		if ra.SubscriptionID != rb.SubscriptionID {
+			return ra.SubscriptionID < rb.SubscriptionID
+		}
+		return ra.Period < rb.Period
+	})
+	return order
+}
+
 // Advance moves token's row from one of from to row.Status and records txs, atomically.
 func (s *SubscriptionCharges) Advance(ctx context.Context, token uuid.UUID, row settlement.ChargeRow, from []string, txs []settlement.OperatorTx) error {
 	return s.AdvanceAll(ctx, token, []settlement.ChargeRow{row}, from, [][]settlement.OperatorTx{txs})
@@ -88,7 +108,8 @@ func (s *SubscriptionCharges) Advance(ctx context.Context, token uuid.UUID, row 
 func (s *SubscriptionCharges) AdvanceAll(ctx context.Context, token uuid.UUID, rows []settlement.ChargeRow, from []string, txs [][]settlement.OperatorTx) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(t pgx.Tx) error {
 		b := &pgx.Batch{}
-		for i, row := range rows {
+		for _, i := range lockOrder(rows) {
+			row := rows[i]
 			b.Queue(`UPDATE subscription_charges SET status = $4, split_address = coalesce(nullif($5, ''), split_address),
 					approve_tx = $6, spend_tx = $7, transfer_tx = $8, updated_at = now()
 				WHERE subscription_id = $1 AND period_index = $2 AND claim_token = $3 AND status = ANY($9)`,
