@@ -53,6 +53,20 @@ func (s *streamSlots) give(merchant string) {
 	}
 }
 
+// streamStart is the event id a stream resumes after: the client's Last-Event-ID, else the
+// merchant's newest event (a new stream sends only what happens from now on).
+func (s *Server) streamStart(c echo.Context, merchant string) (int64, error) {
+	last := c.Request().Header.Get("Last-Event-ID")
+	if last == "" {
+		return s.endpoints.LastSeq(c.Request().Context(), merchant)
+	}
+	n, err := strconv.ParseInt(last, 10, 64)
+	if err != nil || n < 0 {
+		return 0, InvalidInput("Last-Event-ID must be an event id this stream sent")
+	}
+	return n, nil
+}
+
 // eventStream sends the merchant's events as server-sent events: id is the event's position in
 // the merchant's log, event its type, data {webhookId, type, body} (body: exactly what an endpoint
 // receives). With Last-Event-ID it resumes after that position; without, it starts with the
@@ -62,19 +76,9 @@ func (s *Server) eventStream(c echo.Context) error {
 		return errNoEndpoints
 	}
 	ctx, merchant := c.Request().Context(), merchantOf(c)
-	var after int64
-	if last := c.Request().Header.Get("Last-Event-ID"); last != "" {
-		n, err := strconv.ParseInt(last, 10, 64)
-		if err != nil || n < 0 {
-			return InvalidInput("Last-Event-ID must be an event id this stream sent")
-		}
-		after = n
-	} else {
-		n, err := s.endpoints.LastSeq(ctx, merchant)
-		if err != nil {
-			return err
-		}
-		after = n
+	after, err := s.streamStart(c, merchant)
+	if err != nil {
+		return err
 	}
 	if !s.streams.take(merchant) {
 		return errTooManyStreams
