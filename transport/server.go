@@ -207,17 +207,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Echo.Serv
 
 // New returns the server with middleware and every route registered.
 func New(d Deps) (*Server, error) {
-	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Sessions == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil ||
-		d.Events == nil || d.Shops == nil || d.Sites == nil || d.Inventory == nil || d.Receipts == nil || d.ReceiptsView == nil ||
-		d.WebhookKeys == nil || d.Idempotency == nil || d.ProcessorEvents == nil || d.Outbox == nil || d.Webhooks == nil ||
-		d.Prices == nil || d.Usage == nil || d.Figures == nil || d.Users == nil || d.Plans == nil || d.SubscriptionLists == nil || d.SubscriptionsView == nil {
-		return nil, fmt.Errorf("transport: missing dependency (every field of Deps but Log and Config is required)")
-	}
-	if d.Config.JWTSecret == "" || d.Config.CronSecret == "" || (d.Config.GatewayMode && d.Config.EdgeSecret == "") {
-		return nil, fmt.Errorf("transport: JWT and cron secrets (and the edge secret in gateway mode) are required")
-	}
-	if d.Config.KeyLimitPerMinute <= 0 || d.Config.PublicLimitPerMinute <= 0 {
-		return nil, fmt.Errorf("transport: rate limits must be positive")
+	if err := checkDeps(d); err != nil {
+		return nil, err
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -271,6 +262,23 @@ func New(d Deps) (*Server, error) {
 	s.subscriptionRoutes(d)
 	s.routes(d.DB)
 	return s, nil
+}
+
+// checkDeps refuses a Deps that misses a required field or whose configuration cannot serve.
+func checkDeps(d Deps) error {
+	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Sessions == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil ||
+		d.Events == nil || d.Shops == nil || d.Sites == nil || d.Inventory == nil || d.Receipts == nil || d.ReceiptsView == nil ||
+		d.WebhookKeys == nil || d.Idempotency == nil || d.ProcessorEvents == nil || d.Outbox == nil || d.Webhooks == nil ||
+		d.Prices == nil || d.Usage == nil || d.Figures == nil || d.Users == nil || d.Plans == nil || d.SubscriptionLists == nil || d.SubscriptionsView == nil {
+		return fmt.Errorf("transport: missing dependency (every field of Deps but Log and Config is required)")
+	}
+	if d.Config.JWTSecret == "" || d.Config.CronSecret == "" || (d.Config.GatewayMode && d.Config.EdgeSecret == "") {
+		return fmt.Errorf("transport: JWT and cron secrets (and the edge secret in gateway mode) are required")
+	}
+	if d.Config.KeyLimitPerMinute <= 0 || d.Config.PublicLimitPerMinute <= 0 {
+		return fmt.Errorf("transport: rate limits must be positive")
+	}
+	return nil
 }
 
 // wireReceiptCommands builds the commands that create receipts, over the instance's caches.
