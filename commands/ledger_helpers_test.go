@@ -14,7 +14,7 @@ import (
 
 // receiptsLedger is a fresh database whose store has the receipts projection running on it
 // (applied at append too), as serve has it, until stop, which waits for the runner to end.
-func receiptsLedger(tb testing.TB, ctx context.Context) (*pgxpool.Pool, *postgres.Store, *projections.Runner, func()) {
+func receiptsLedger(tb testing.TB, ctx context.Context) (*pgxpool.Pool, *projections.ReceiptsAtAppend, *projections.Runner, func()) {
 	tb.Helper()
 	pool := pgtest.Pool(tb)
 	store := postgres.New(pool)
@@ -23,9 +23,8 @@ func receiptsLedger(tb testing.TB, ctx context.Context) (*pgxpool.Pool, *postgre
 	if err != nil {
 		tb.Fatal(err)
 	}
-	store.SetAtAppend(proj.AtAppend(runner))
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = runner.Run(ctx) }()
-	return pool, store, runner, func() { cancel(); <-done }
+	return pool, proj.AtAppend(store, runner), runner, func() { cancel(); <-done }
 }

@@ -91,18 +91,42 @@ var ErrContended = errors.New("the aggregate is being changed by other requests;
 // events). Errors: decide's, ErrContended, wrapped store errors.
 func Execute[S any](ctx context.Context, store Store, stream string, agg Aggregate[S], initial S,
 	decide func(Loaded[S]) (Decision, error)) (Loaded[S], eventstore.AppendResult, error) {
+	return execute(ctx, store, stream, agg, initial, decide, route{})
+}
+
+// route is how a command's decided events go through the pipeline where Execute's defaults do not
+// fit: a receipt's generation (appendGeneration).
+type route struct {
+	// fresh says the stream is new by construction (a receipt under a new id): the first try
+	// decides on the initial state without reading the stream, and a conflict (it was not new
+	// after all) reloads at once, without the pause that spreads contending writers.
+	fresh bool
+	// append replaces store.Append for the decided events: it takes the append's expected version
+	// and brings what must commit with them (companions, the decided value; appendGeneration).
+	append func(ctx context.Context, expected eventstore.ExpectedVersion, events Decision) (eventstore.AppendResult, error)
+}
+
+// execute is Execute along r.
+func execute[S any](ctx context.Context, store Store, stream string, agg Aggregate[S], initial S,
+	decide func(Loaded[S]) (Decision, error), r route) (Loaded[S], eventstore.AppendResult, error) {
 	deadline := time.Now().Add(conflictBudget)
 	pause := firstPause
-	for {
-		loaded, err := Load(ctx, store, stream, agg, initial)
-		if err != nil {
-			return loaded, eventstore.AppendResult{}, err
+	for try := 0; ; try++ {
+		blind := r.fresh && try == 0
+		loaded := Loaded[S]{State: initial}
+		if !blind {
+			var err error
+			if loaded, err = Load(ctx, store, stream, agg, initial); err != nil {
+				return loaded, eventstore.AppendResult{}, err
+			}
 		}
-		res, err := decideAppend(ctx, store, stream, loaded, decide)
-		if !errors.Is(err, eventstore.ErrWrongExpectedVersion) {
+		res, err := decideAppend(ctx, store, stream, loaded, decide, r.append)
+		switch {
+		case !errors.Is(err, eventstore.ErrWrongExpectedVersion):
 			return loaded, res, err
-		}
-		if time.Now().After(deadline) {
+		case blind:
+			continue // the stream was not new after all: decide again on what it holds
+		case time.Now().After(deadline):
 			return loaded, res, fmt.Errorf("%s: %w (%v)", stream, ErrContended, err)
 		}
 		if err := sleep(ctx, pause/2+rand.N(pause)); err != nil {
@@ -128,17 +152,22 @@ func ExecuteRead[S any](ctx context.Context, store Store, stream string, agg Agg
 		}
 		loaded.Version = e.Version
 	}
-	res, err := decideAppend(ctx, store, stream, loaded, decide)
+	res, err := decideAppend(ctx, store, stream, loaded, decide, nil)
 	return loaded, res, err
 }
 
 // decideAppend is one try of the pipeline on loaded: decide, then append with loaded's version
-// as expectation (nothing to append: the loaded version as result).
+// as expectation, by appendTo when set, else store.Append (nothing to append: the loaded version
+// as result).
 func decideAppend[S any](ctx context.Context, store Store, stream string, loaded Loaded[S],
-	decide func(Loaded[S]) (Decision, error)) (eventstore.AppendResult, error) {
+	decide func(Loaded[S]) (Decision, error),
+	appendTo func(context.Context, eventstore.ExpectedVersion, Decision) (eventstore.AppendResult, error)) (eventstore.AppendResult, error) {
 	events, err := decide(loaded)
 	if err != nil || len(events) == 0 {
 		return eventstore.AppendResult{Version: loaded.Version}, err
+	}
+	if appendTo != nil {
+		return appendTo(ctx, eventstore.Exact(loaded.Version), events)
 	}
 	return store.Append(ctx, stream, eventstore.Exact(loaded.Version), events...)
 }

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -40,27 +39,49 @@ func GenerateReceipt(ctx context.Context, store Store, now time.Time, meta event
 	return state, res, nil
 }
 
-// AppendGeneration appends ev, the generation decided by GenerationEvent with state, with
-// companions committed in the same transaction (the store must then be an
-// eventstore.CompanionAppender). A receipt is generated once, so the append expects no stream at
-// all and skips loading one; appending the same event again reports the first append's result.
-// Errors: receipt.ErrExists, wrapped store errors.
+// AppendGeneration appends ev, the generation decided by GenerationEvent with state, through the
+// pipeline, with companions committed in the same transaction (the store must then be an
+// eventstore.CompanionAppender). A receipt is generated once under a new id, so the first try
+// expects no stream and skips loading one; if the stream exists after all, the reload decides
+// receipt.ErrExists. Appending the same event again reports the first append's result. Errors:
+// receipt.ErrExists, ErrContended, wrapped store errors.
 func AppendGeneration(ctx context.Context, store Store, ev eventstore.EventData, state receipt.State, companions ...eventstore.Companion) (eventstore.AppendResult, error) {
-	ev.Decoded = state.Receipt // the decided event, for the projection applied at append
 	stream := ReceiptStream(state.Receipt.ReceiptID)
-	var res eventstore.AppendResult
-	var err error
-	if ca, ok := store.(eventstore.CompanionAppender); ok && len(companions) > 0 {
-		res, err = ca.AppendWith(ctx, stream, eventstore.NoStream(), companions, ev)
-	} else if len(companions) > 0 {
-		return res, fmt.Errorf("append %s: the event store cannot commit companions", stream)
-	} else {
-		res, err = store.Append(ctx, stream, eventstore.NoStream(), ev)
+	decide := func(l Loaded[receipt.State]) (Decision, error) {
+		if l.Version > 0 {
+			return nil, receipt.ErrExists
+		}
+		return Decision{ev}, nil
 	}
-	if errors.Is(err, eventstore.ErrWrongExpectedVersion) {
-		return res, receipt.ErrExists
-	}
+	_, res, err := execute(ctx, store, stream, receiptAggregate, receipt.State{}, decide,
+		route{fresh: true, append: appendGeneration(store, stream, state.Receipt, companions)})
 	return res, err
+}
+
+// GenerationAppender is a store that takes a new receipt's generation as its command decided it,
+// beside the event that encodes it (projections.ReceiptsAtAppend, which applies it to the
+// receipts read model in the append's own transaction without decoding the event). Errors are
+// eventstore.Store.Append's.
+type GenerationAppender interface {
+	AppendGeneration(ctx context.Context, stream string, expected eventstore.ExpectedVersion, g receipt.Generated,
+		companions []eventstore.Companion, ev eventstore.EventData) (eventstore.AppendResult, error)
+}
+
+// appendGeneration is the pipeline's append of generation g (one event) with companions: handed
+// to a GenerationAppender with g, else to a CompanionAppender, else (no companions) to Append.
+func appendGeneration(store Store, stream string, g receipt.Generated, companions []eventstore.Companion) func(context.Context, eventstore.ExpectedVersion, Decision) (eventstore.AppendResult, error) {
+	return func(ctx context.Context, expected eventstore.ExpectedVersion, events Decision) (eventstore.AppendResult, error) {
+		if ga, ok := store.(GenerationAppender); ok && len(events) == 1 {
+			return ga.AppendGeneration(ctx, stream, expected, g, companions, events[0])
+		}
+		if len(companions) == 0 {
+			return store.Append(ctx, stream, expected, events...)
+		}
+		if ca, ok := store.(eventstore.CompanionAppender); ok {
+			return ca.AppendWith(ctx, stream, expected, companions, events...)
+		}
+		return eventstore.AppendResult{}, fmt.Errorf("append %s: the event store cannot commit companions", stream)
+	}
 }
 
 // GenerationEvent decides a receipt's generation and encodes its event without appending it

@@ -7,9 +7,11 @@ import (
 )
 
 // Companion is a write that must commit atomically with an append, such as the encrypted key that
-// will sign a new receipt's webhooks (a secret, so never part of an event). An adapter whose
-// events live in the same PostgreSQL database runs it in the append's own transaction
-// (CompanionWriter); with any other adapter the caller writes it separately.
+// will sign a new receipt's webhooks (a secret, so never part of an event) or a new receipt's
+// read-model row (projections.ReceiptsAtAppend). An adapter whose events live in the same
+// PostgreSQL database runs it in the append's own transaction (CompanionAppender); with any other
+// adapter the caller writes it separately. The store itself never adds one: every companion of
+// an append is an argument of that append's call.
 type Companion struct {
 	SQL  string
 	Args []any
@@ -81,8 +83,9 @@ func chainCommitted(a, b func(int64, Position)) func(int64, Position) {
 
 // CompanionAppender is implemented by adapters whose events live in the same PostgreSQL
 // database as the read models: AppendWith commits companions in the append's own transaction,
-// so a command that needs a write to be atomic with its events says so at its call site.
-// Errors are Store.Append's.
+// so a caller that needs a write to be atomic with its events says so at its call site (a
+// command with a webhook key, the receipts projection's store decorator with a new receipt's
+// row). A re-append of events already stored runs no companion. Errors are Store.Append's.
 type CompanionAppender interface {
 	AppendWith(ctx context.Context, stream string, expected ExpectedVersion, companions []Companion, events ...EventData) (AppendResult, error)
 }

@@ -43,10 +43,6 @@ type EventData struct {
 	Type     string
 	Data     json.RawMessage
 	Metadata Metadata
-	// Decoded is the domain value that Data encodes, when the appender decided it: what reads
-	// the append in its own transaction (a projection applied at append) need not decode Data
-	// again. It is never stored.
-	Decoded any `json:"-"`
 }
 
 // Metadata is the envelope information stored with every event.

@@ -90,19 +90,11 @@ func rowAt(t *testing.T, pool *pgxpool.Pool, id string) (eventstore.Position, bo
 // makes an append leave its receipt to the projector (the safe side): the positive checks append
 // until the statement reports that it applied one.
 func TestGenerationAppliedInItsAppendTransaction(t *testing.T) {
-	pool, s, proj, r := atAppendSetup(t)
+	pool, store, proj, r := atAppendSetup(t)
 	ctx := context.Background()
-	at := proj.AtAppend(r)
+	s := proj.AtAppend(store, r)
 	var applied atomic.Int64 // rows the last append's statement wrote
-	s.SetAtAppend(func(ctx context.Context, recs []eventstore.RecordedEvent, events []eventstore.EventData) ([]eventstore.Companion, error) {
-		applied.Store(0)
-		cs, err := at(ctx, recs, events)
-		for i := range cs {
-			next := cs[i].Committed
-			cs[i].Committed = func(n int64, end eventstore.Position) { applied.Store(n); next(n, end) }
-		}
-		return cs, err
-	})
+	projections.ObserveApplied(s, applied.Store)
 
 	// An older transaction of this database could still commit events before b's.
 	older, err := pool.Begin(ctx)
@@ -131,7 +123,7 @@ func TestGenerationAppliedInItsAppendTransaction(t *testing.T) {
 		t.Fatal("c2 applied at append after an event the projector has not applied")
 	}
 
-	start(t, pool, s, proj)
+	start(t, pool, store, proj)
 	waitFor(t, r, c)
 	for _, id := range []string{"b", "c"} {
 		if _, ok := rowAt(t, pool, id); !ok {
@@ -260,12 +252,12 @@ func TestRunnerFollowsCheckpointMovedByAppends(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done })
 
 	// "Another process": its own store applies generations at append and tells only its own runner.
-	other := postgres.New(pool)
-	otherRunner, err := projections.NewRunner(pool, other, projections.NewReceipts(nil), zerolog.Nop())
+	otherStore := postgres.New(pool)
+	otherRunner, err := projections.NewRunner(pool, otherStore, projections.NewReceipts(nil), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
-	other.SetAtAppend(projections.NewReceipts(nil).AtAppend(otherRunner))
+	other := projections.NewReceipts(nil).AtAppend(otherStore, otherRunner)
 	waitFor(t, r, eventstore.Position{}) // leading
 	deadline := time.Now().Add(10 * time.Second)
 	for !r.Leader() && time.Now().Before(deadline) {
@@ -343,7 +335,7 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
 
 // TestDecidedGenerationFoldsLikeItsData: the receipts row made at append time from the event the
-// command decided (handed over as the appended EventData.Decoded) is the row made from the event's
+// command decided (handed over to ReceiptsAtAppend.AppendGeneration) is the row made from the event's
 // stored data, as the projector and a rebuild make it, also when its text is not valid UTF-8
 // (which its JSON data cannot keep).
 func TestDecidedGenerationFoldsLikeItsData(t *testing.T) {
@@ -365,24 +357,26 @@ func TestDecidedGenerationFoldsLikeItsData(t *testing.T) {
 	badMeta := full
 	badMeta.ReceiptID, badMeta.Metadata = "rcpt_5", map[string]string{"k\xfe": "v"}
 	empty := receipt.Generated{ReceiptID: "rcpt_2", Metadata: map[string]string{}, TaxComponents: []string{}, LineItems: []receipt.LineItem{}}
-	at := projections.NewReceipts(nil).AtAppend(nil)
 	for _, g := range []receipt.Generated{full, empty, {ReceiptID: "rcpt_3"}, badLabel, badMeta} {
 		data, err := json.Marshal(g)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := eventstore.RecordedEvent{ID: uuid.New(), StreamID: projections.ReceiptStreamPrefix + g.ReceiptID, Version: 1,
-			Type: receipt.EventGenerated, Data: data}
-		fromData, err := at(context.Background(), []eventstore.RecordedEvent{e}, nil)
+		e := eventstore.EventData{ID: uuid.New(), Type: receipt.EventGenerated, Data: data}
+		stored, err := receipt.Decode(e.Type, e.Data) // as the projector reads it
 		if err != nil {
 			t.Fatal(err)
 		}
-		decided, err := at(context.Background(), []eventstore.RecordedEvent{e}, []eventstore.EventData{{ID: e.ID, Decoded: g}})
+		fromData, err := projections.GenerationRow(stored)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(decided) != 1 || len(fromData) != 1 || !reflect.DeepEqual(decided[0].Args, fromData[0].Args) { // pointers by what they point to
-			t.Fatalf("%s:\ndecided   %v\nfrom data %v", g.ReceiptID, decided[0].Args, fromData[0].Args)
+		decided, err := projections.DecidedRow(e, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(decided.Args, fromData.Args) { // pointers by what they point to
+			t.Fatalf("%s:\ndecided   %v\nfrom data %v", g.ReceiptID, decided.Args, fromData.Args)
 		}
 	}
 }
@@ -390,9 +384,9 @@ func TestDecidedGenerationFoldsLikeItsData(t *testing.T) {
 // TestAtAppendNeverWaitsForTheProjector: while a projector's transaction holds the checkpoint, an
 // append does not wait for it; its receipt is left to the projector.
 func TestAtAppendNeverWaitsForTheProjector(t *testing.T) {
-	pool, s, proj, r := atAppendSetup(t)
+	pool, store, proj, r := atAppendSetup(t)
 	ctx := context.Background()
-	s.SetAtAppend(proj.AtAppend(r))
+	s := proj.AtAppend(store, r)
 	holder, err := pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -422,7 +416,7 @@ func TestAtAppendNeverWaitsForTheProjector(t *testing.T) {
 	if _, ok := rowAt(t, pool, "held"); ok {
 		t.Fatal("applied at append although the checkpoint was locked")
 	}
-	start(t, pool, s, proj)
+	start(t, pool, store, proj)
 	waitFor(t, r, at)
 	if _, ok := rowAt(t, pool, "held"); !ok {
 		t.Fatal("the projector did not apply it")

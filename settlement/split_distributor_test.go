@@ -21,7 +21,6 @@ import (
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
 )
@@ -32,7 +31,7 @@ type distEnv struct {
 	t      *testing.T
 	ctx    context.Context
 	pool   *pgxpool.Pool
-	store  *postgres.Store
+	store  commands.Store
 	dev    *chain.DevChain
 	rpc    *chain.RPC
 	op     *chain.Operator

@@ -115,7 +115,7 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*webhooks.Dispat
 	if err != nil {
 		t.Fatal(err)
 	}
-	store.SetAtAppend(proj.AtAppend(runner)) // as serve does
+	events := proj.AtAppend(store, runner) // as serve does: the write side appends through it
 	subRunner, err := projections.NewRunner(pool, store, projections.Subscriptions{}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*webhooks.Dispat
 	d := Deps{
 		Log: zerolog.New(e.logs), DB: pinger{}, Keys: e.keys, Nonces: readmodels.NewNonces(pool), Sessions: readmodels.NewSessions(pool),
 		OpenAPIJSON: openapiJSON(t), Signer: chain.Login{ChainID: 8453}, Limiter: ratelimit.NewMemory(e.clk.Now), Now: e.clk.Now,
-		Events: store, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
+		Events: events, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
 		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: runner,
 		WebhookKeys: webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
 		ProcessorEvents: readmodels.NewProcessorEvents(pool),

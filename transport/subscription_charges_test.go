@@ -92,7 +92,7 @@ func TestCronChargeSubscriptions(t *testing.T) {
 	db := &late{}
 	var store *postgres.Store
 	e := newEnv(t, func(d *Deps) {
-		store = d.Events.(*postgres.Store)
+		store = d.Events.(*projections.ReceiptsAtAppend).Store
 		h := settlement.NewChargeSubscriptionsHandler(d.Events, op, db, db, commands.NewSplits(d.Events), time.Now)
 		h.Poll = 50 * time.Millisecond
 		h.Notify = db

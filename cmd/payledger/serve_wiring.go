@@ -111,7 +111,7 @@ func (s *services) openProjections(log zerolog.Logger) error {
 		return err
 	}
 	if pg, ok := s.store.(*postgres.Store); ok { // a new receipt's row commits with its event when it can
-		pg.SetAtAppend(receiptsProjector.AtAppend(s.receiptsRunner))
+		s.store = receiptsProjector.AtAppend(pg, s.receiptsRunner) // the write side appends through it
 	}
 	return nil
 }

@@ -42,15 +42,8 @@ func (s *Store) newGroup(slots int) *groupcommit.Group[pendingAppend, eventstore
 
 // commit stores recs (one append of events) and its companions durably, alone or in a group
 // commit.
-func (s *Store) commit(ctx context.Context, recs []eventstore.RecordedEvent, events []eventstore.EventData, companions []eventstore.Companion) (eventstore.AppendResult, error) {
+func (s *Store) commit(ctx context.Context, recs []eventstore.RecordedEvent, companions []eventstore.Companion) (eventstore.AppendResult, error) {
 	p := pendingAppend{recs: recs, companions: companions}
-	if f := s.atAppend.Load(); f != nil {
-		more, err := (*f)(ctx, recs, events)
-		if err != nil {
-			return eventstore.AppendResult{}, err
-		}
-		p.companions = append(p.companions[:len(p.companions):len(p.companions)], more...)
-	}
 	if s.groupSlots <= 0 || s.beforeCommit != nil {
 		return s.insert(ctx, p)
 	}

@@ -56,8 +56,6 @@ type Store struct {
 	groupSlots int
 	group      *groupcommit.Group[pendingAppend, eventstore.AppendResult]
 
-	atAppend atomic.Pointer[AtAppend]
-
 	appendedMu sync.Mutex
 	appended   eventstore.Position // the furthest position this store has committed
 }
@@ -77,14 +75,6 @@ func (s *Store) noteAppended(pos eventstore.Position) {
 		s.appended = pos
 	}
 }
-
-// AtAppend returns the companions that an append's events bring with them, such as a projection
-// applied in the append's own transaction (projections.Receipts.AtAppend): recs as they will be
-// stored and events as they were appended (with their Decoded values).
-type AtAppend func(ctx context.Context, recs []eventstore.RecordedEvent, events []eventstore.EventData) ([]eventstore.Companion, error)
-
-// SetAtAppend makes every append commit the companions f returns for its events.
-func (s *Store) SetAtAppend(f AtAppend) { s.atAppend.Store(&f) }
 
 var _ eventstore.Store = (*Store)(nil)
 
@@ -176,7 +166,7 @@ func (s *Store) tryAppend(ctx context.Context, stream string, expected eventstor
 	if err != nil {
 		return eventstore.AppendResult{}, err
 	}
-	res, err := s.commit(ctx, recs, events, companions)
+	res, err := s.commit(ctx, recs, companions)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		s.heads.forget(stream)

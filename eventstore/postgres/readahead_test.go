@@ -131,26 +131,25 @@ func TestSubscribeFloor(t *testing.T) {
 	pool, reads := tracedPool(t)
 	s := postgres.New(pool, postgres.WithPollInterval(time.Hour), postgres.WithNotifyMode(postgres.NotifyOff))
 	ctx := context.Background()
+	var floor atomic.Pointer[eventstore.Position]
+	zero := eventstore.Position{}
+	floor.Store(&zero)
+	// As a projector applied at append does (projections.ReceiptsAtAppend), the floor moves when
+	// the append commits, before the append returns and wakes the subscription.
+	var moveFloor atomic.Bool
 	appendOne := func() eventstore.Position {
-		res, err := s.Append(ctx, "floor-"+uuid.NewString(), eventstore.NoStream(), eventstore.EventData{ID: uuid.New(), Type: "T", Data: []byte(`{}`)})
+		atAppend := eventstore.Companion{SQL: "SELECT 1", After: true, Committed: func(_ int64, end eventstore.Position) {
+			if moveFloor.Load() {
+				floor.Store(&end)
+			}
+		}}
+		res, err := s.AppendWith(ctx, "floor-"+uuid.NewString(), eventstore.NoStream(), []eventstore.Companion{atAppend},
+			eventstore.EventData{ID: uuid.New(), Type: "T", Data: []byte(`{}`)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res.Position
 	}
-	var floor atomic.Pointer[eventstore.Position]
-	zero := eventstore.Position{}
-	floor.Store(&zero)
-	// As a projector applied at append does, the floor moves when the append commits, before
-	// the append returns and wakes the subscription.
-	var moveFloor atomic.Bool
-	s.SetAtAppend(func(context.Context, []eventstore.RecordedEvent, []eventstore.EventData) ([]eventstore.Companion, error) {
-		return []eventstore.Companion{{SQL: "SELECT 1", After: true, Committed: func(_ int64, end eventstore.Position) {
-			if moveFloor.Load() {
-				floor.Store(&end)
-			}
-		}}}, nil
-	})
 	got := make(chan eventstore.RecordedEvent, 100)
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)

@@ -1,0 +1,116 @@
+package commands_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/memory"
+)
+
+// countingStore counts the stream reads of the store it wraps.
+type countingStore struct {
+	commands.Store
+	reads atomic.Int64
+}
+
+func (s *countingStore) ReadStream(ctx context.Context, stream string, from uint64, limit int) ([]eventstore.RecordedEvent, error) {
+	s.reads.Add(1)
+	return s.Store.ReadStream(ctx, stream, from, limit)
+}
+
+// generationStore is a store that takes decided generations (commands.GenerationAppender), as
+// projections.ReceiptsAtAppend does, and remembers what it was handed.
+type generationStore struct {
+	*memory.Store
+	got        []receipt.Generated
+	companions [][]eventstore.Companion
+}
+
+func (s *generationStore) AppendGeneration(ctx context.Context, stream string, expected eventstore.ExpectedVersion, g receipt.Generated,
+	companions []eventstore.Companion, ev eventstore.EventData) (eventstore.AppendResult, error) {
+	s.got, s.companions = append(s.got, g), append(s.companions, companions)
+	return s.Append(ctx, stream, expected, ev)
+}
+
+func newGeneration(id string) receipt.Generated {
+	return receipt.Generated{ReceiptID: id, Merchant: payMerchant, Source: "direct", Currency: "USD", Subtotal: money.Cents(500),
+		Total: money.Cents(500), LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 500}}}
+}
+
+// TestGenerationGoesThroughThePipeline: a new receipt's generation is appended without reading
+// its stream first (a new id has none); generating an id that exists reads it once and answers
+// receipt.ErrExists at once (no pause for contention) and changes nothing; the same event appended
+// again is a no-op with the first append's result.
+func TestGenerationGoesThroughThePipeline(t *testing.T) {
+	ctx := context.Background()
+	now := time.Unix(1_800_000_000, 0)
+	store := &countingStore{Store: memory.New(func() time.Time { return now })}
+	st, res, err := commands.GenerateReceipt(ctx, store, now, eventstore.Metadata{}, newGeneration("rcpt_p1"))
+	if err != nil || !st.Exists || res.Version != 1 {
+		t.Fatalf("generated: %+v, %+v, %v", st, res, err)
+	}
+	if n := store.reads.Load(); n != 0 {
+		t.Fatalf("a new receipt's stream was read %d times before its generation was appended", n)
+	}
+	began := time.Now()
+	if _, _, err := commands.GenerateReceipt(ctx, store, now, eventstore.Metadata{}, newGeneration("rcpt_p1")); !errors.Is(err, receipt.ErrExists) {
+		t.Fatalf("generating an existing id: %v, want receipt.ErrExists", err)
+	}
+	if n, took := store.reads.Load(), time.Since(began); n != 1 || took > 500*time.Millisecond {
+		t.Fatalf("existing id: %d reads in %s; want 1, at once", n, took)
+	}
+	if evs, err := commands.ReadReceiptEvents(ctx, store, "rcpt_p1"); err != nil || len(evs) != 1 {
+		t.Fatalf("%d events, %v; want the first generation only", len(evs), err)
+	}
+
+	ev, state, err := commands.GenerationEvent(newGeneration("rcpt_p2"), now, eventstore.Metadata{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := commands.AppendGeneration(ctx, store, ev, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := commands.AppendGeneration(ctx, store, ev, state)
+	if err != nil || again != first {
+		t.Fatalf("the same generation again: %+v, %v; want %+v", again, err, first)
+	}
+}
+
+// TestGenerationHandedOverDecided: a store that takes decided generations is handed the
+// generation as decided (and the append's companions) beside its event, so what applies it at
+// append need not decode the event; a store that cannot commit companions is refused them.
+func TestGenerationHandedOverDecided(t *testing.T) {
+	ctx := context.Background()
+	now := time.Unix(1_800_000_000, 0)
+	store := &generationStore{Store: memory.New(func() time.Time { return now })}
+	ev, state, err := commands.GenerationEvent(newGeneration("rcpt_d1"), now, eventstore.Metadata{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := eventstore.Companion{SQL: "INSERT key", Args: []any{"rcpt_d1"}}
+	if _, err := commands.AppendGeneration(ctx, store, ev, state, key); err != nil {
+		t.Fatal(err)
+	}
+	if len(store.got) != 1 || !reflect.DeepEqual(store.got[0], state.Receipt) {
+		t.Fatalf("handed %+v, want the decided %+v", store.got, state.Receipt)
+	}
+	if len(store.companions[0]) != 1 || store.companions[0][0].SQL != key.SQL {
+		t.Fatalf("companions %+v, want the key's", store.companions[0])
+	}
+	plain := memory.New(func() time.Time { return now })
+	if _, err := commands.AppendGeneration(ctx, plain, ev, state, key); err == nil {
+		t.Fatal("a store that cannot commit companions appended a generation with one")
+	}
+	if evs, _ := plain.ReadStream(ctx, commands.ReceiptStream("rcpt_d1"), 1, 10); len(evs) != 0 {
+		t.Fatalf("%d events appended without their companion", len(evs))
+	}
+}
