@@ -15,6 +15,7 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 )
 
 var _ commands.OpenAttempts = (*readmodels.Receipts)(nil)
@@ -123,7 +124,7 @@ func TestReconcilerRunsUntilCancelled(t *testing.T) {
 	})
 	webhooks := &countingWebhooks{}
 	h := commands.NewReconcileOnrampHandler(e.store, f, listed{id}, e.now)
-	r := commands.NewReconciler(h, webhooks, 5*time.Millisecond, time.Minute, zerolog.Nop())
+	r := settlement.NewOnrampReconciler(h, webhooks, 5*time.Millisecond, time.Minute, zerolog.Nop())
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	stopped := make(chan error, 1)
