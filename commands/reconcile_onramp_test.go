@@ -81,6 +81,9 @@ func TestReconcileOnramp(t *testing.T) {
 	if st := e.state(rejected); st.Status != receipt.StatusFailed || st.Failure.Code != "PORTAL_PAY_INSUFFICIENT_FUNDS" || st.Failure.ProviderRequestID != "req_9" {
 		t.Fatalf("reconciled failure: %s %+v", st.Status, st.Failure)
 	}
+	if len(got.Failed) != 1 || got.Failed[0].ReceiptID != lost || got.Failed[0].Err == nil { // what the logging decorator reports
+		t.Fatalf("failed verifications: %+v", got.Failed)
+	}
 	for _, id := range []string{quiet, lost} {
 		if st := e.state(id); st.Status != receipt.StatusGenerated {
 			t.Fatalf("%s: %s", id, st.Status)
