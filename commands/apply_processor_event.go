@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -102,7 +100,6 @@ func (h *ApplyProcessorEventHandler) Handle(ctx context.Context, cmd ApplyProces
 		})
 	}
 	if cmd.ReceiptID == "" || errors.Is(err, receipt.ErrNotFound) {
-		zerolog.Ctx(ctx).Warn().Str("processor_event", cmd.EventID).Str("receipt_id", cmd.ReceiptID).Msg("processor event for an unknown receipt stored")
 		return ProcessorEventApplied{Stored: true}, nil
 	}
 	if err != nil {

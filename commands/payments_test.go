@@ -18,6 +18,7 @@ import (
 	"github.com/payledger/payledger/domain/split"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/memory"
+	"github.com/payledger/payledger/settlement"
 )
 
 // The payment commands' tests run on the memory event store (no HTTP, no database) unless a read
@@ -176,7 +177,7 @@ func TestPaymentHandlersRejectNilDependencies(t *testing.T) {
 		"telemetry":       func() { commands.NewRecordTelemetryHandler(e.store, nil, e.now) },
 		"processor event": func() { commands.NewApplyProcessorEventHandler(e.store, nil, e.now) },
 		"reconcile":       func() { commands.NewReconcileOnrampHandler(e.store, nil, nil, e.now) },
-		"reconciler":      func() { commands.NewReconciler(verify, nil, time.Second, 0, zerolog.Nop()) },
+		"reconciler":      func() { settlement.NewOnrampReconciler(verify, nil, time.Second, 0, zerolog.Nop()) },
 		"refund":          func() { commands.NewRefundHandler(e.store, nil) },
 		"terminal":        func() { commands.NewTerminalHandler(e.store, nil, e.now) },
 		"quote":           func() { commands.NewQuoteTokenHandler(e.store, nil, e.now) },

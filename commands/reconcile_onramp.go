@@ -5,8 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -26,6 +24,14 @@ type ReconcileOnramp struct {
 type Reconciled struct {
 	Checked, Updated int
 	Changes          []ReceiptChange // the appends of the updated receipts, for read-your-writes
+	// Failed are the receipts whose verification failed: skipped, the next pass tries again.
+	Failed []FailedVerification
+}
+
+// FailedVerification is a receipt whose verification failed, and why.
+type FailedVerification struct {
+	ReceiptID string
+	Err       error
 }
 
 // ReceiptChange is an append to a receipt.
@@ -55,7 +61,7 @@ func NewReconcileOnrampHandler(store Store, processor Processor, open OpenAttemp
 }
 
 // Handle verifies up to 500 open attempts, oldest first. A receipt whose verification fails is
-// logged and skipped (the next pass tries again). Errors: the listing's.
+// listed in Failed and skipped (the next pass tries again). Errors: the listing's.
 func (h *ReconcileOnrampHandler) Handle(ctx context.Context, cmd ReconcileOnramp) (Reconciled, error) {
 	var out Reconciled
 	if h.processor == nil {
@@ -69,7 +75,7 @@ func (h *ReconcileOnrampHandler) Handle(ctx context.Context, cmd ReconcileOnramp
 		out.Checked++
 		changed, res, err := h.Verify(ctx, id)
 		if err != nil {
-			zerolog.Ctx(ctx).Warn().Err(err).Str("receipt_id", id).Msg("reconcile: verification failed")
+			out.Failed = append(out.Failed, FailedVerification{ReceiptID: id, Err: err})
 			continue
 		}
 		if changed {
@@ -110,57 +116,4 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 	_, res, err := ChangeReceipt(ctx, h.store, receiptID, eventstore.Metadata{Actor: "verifier", Source: "verifier"},
 		func(st receipt.State) ([]receipt.Event, error) { return receipt.DecideProcessorUpdate(st, u) })
 	return err == nil && res.Version > loaded.Version, res, err
-}
-
-// MarkedWebhooks retries the webhook notifications marked for another delivery: all of them, or
-// only those whose backoff is due.
-type MarkedWebhooks interface {
-	ReconcileMarked(ctx context.Context, all bool) (tried, delivered int, err error)
-}
-
-// Reconciler is the scheduled reconciliation in the background: every interval it verifies the
-// onramp attempts open for longer than minAge and retries the marked webhook notifications whose
-// backoff is due (POST /api/cron/reconcile does both at once, for everything).
-type Reconciler struct {
-	onramp   *ReconcileOnrampHandler
-	webhooks MarkedWebhooks
-	interval time.Duration
-	minAge   time.Duration
-	log      zerolog.Logger
-}
-
-// NewReconciler returns the worker. It panics on a nil dependency or a non-positive interval.
-func NewReconciler(onramp *ReconcileOnrampHandler, webhooks MarkedWebhooks, interval, minAge time.Duration, log zerolog.Logger) *Reconciler {
-	if onramp == nil || webhooks == nil || interval <= 0 {
-		panic("commands.NewReconciler: nil dependency or no interval")
-	}
-	return &Reconciler{onramp: onramp, webhooks: webhooks, interval: interval, minAge: minAge, log: log}
-}
-
-// Run reconciles at every tick until ctx ends, and returns ctx.Err().
-func (r *Reconciler) Run(ctx context.Context) error {
-	t := time.NewTicker(r.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-			r.pass(ctx)
-		}
-	}
-}
-
-func (r *Reconciler) pass(ctx context.Context) {
-	done, err := r.onramp.Handle(r.log.WithContext(ctx), ReconcileOnramp{MinAge: r.minAge})
-	if err != nil {
-		r.log.Warn().Err(err).Msg("reconcile")
-	} else if done.Checked > 0 {
-		r.log.Info().Int("checked", done.Checked).Int("updated", done.Updated).Msg("reconciled open onramp attempts")
-	}
-	if tried, delivered, err := r.webhooks.ReconcileMarked(ctx, false); err != nil {
-		r.log.Warn().Err(err).Msg("webhook reconciliation")
-	} else if tried > 0 {
-		r.log.Info().Int("retried", tried).Int("delivered", delivered).Msg("retried marked webhook notifications")
-	}
 }

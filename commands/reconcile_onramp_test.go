@@ -15,6 +15,7 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 )
 
 var _ commands.OpenAttempts = (*readmodels.Receipts)(nil)
@@ -80,6 +81,9 @@ func TestReconcileOnramp(t *testing.T) {
 	if st := e.state(rejected); st.Status != receipt.StatusFailed || st.Failure.Code != "PORTAL_PAY_INSUFFICIENT_FUNDS" || st.Failure.ProviderRequestID != "req_9" {
 		t.Fatalf("reconciled failure: %s %+v", st.Status, st.Failure)
 	}
+	if len(got.Failed) != 1 || got.Failed[0].ReceiptID != lost || got.Failed[0].Err == nil { // what the logging decorator reports
+		t.Fatalf("failed verifications: %+v", got.Failed)
+	}
 	for _, id := range []string{quiet, lost} {
 		if st := e.state(id); st.Status != receipt.StatusGenerated {
 			t.Fatalf("%s: %s", id, st.Status)
@@ -123,7 +127,7 @@ func TestReconcilerRunsUntilCancelled(t *testing.T) {
 	})
 	webhooks := &countingWebhooks{}
 	h := commands.NewReconcileOnrampHandler(e.store, f, listed{id}, e.now)
-	r := commands.NewReconciler(h, webhooks, 5*time.Millisecond, time.Minute, zerolog.Nop())
+	r := settlement.NewOnrampReconciler(h, webhooks, 5*time.Millisecond, time.Minute, zerolog.Nop())
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	stopped := make(chan error, 1)

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/payledger/payledger/domain/failure"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
@@ -29,6 +27,9 @@ type RecordTelemetry struct {
 // attempt with the processor, which may change the receipt (Verified).
 type TelemetryRecorded struct {
 	Verified *ReceiptChange // nil unless the verification changed the receipt
+	// Unverified is why the verification after checkout_success failed (nil: it did not); the
+	// report is recorded all the same, and the next reconciliation verifies again.
+	Unverified error
 }
 
 // verifyAfterCheckout bounds the verification that checkout_success starts.
@@ -119,11 +120,8 @@ func (h *RecordTelemetryHandler) Handle(ctx context.Context, cmd RecordTelemetry
 	vctx, cancel := context.WithTimeout(ctx, verifyAfterCheckout)
 	defer cancel()
 	changed, res, err := h.verify.Verify(vctx, cmd.ReceiptID)
-	if err != nil {
-		zerolog.Ctx(ctx).Warn().Err(err).Str("receipt_id", cmd.ReceiptID).Msg("verification after checkout_success")
-	}
 	if !changed {
-		return TelemetryRecorded{}, nil
+		return TelemetryRecorded{Unverified: err}, nil
 	}
 	return TelemetryRecorded{Verified: &ReceiptChange{ReceiptID: cmd.ReceiptID, Result: res}}, nil
 }

@@ -82,6 +82,8 @@ func TestRecordTelemetry(t *testing.T) {
 	f.getErr = errors.New("processor down")
 	if out, err := h.Handle(e.ctx, commands.RecordTelemetry{ReceiptID: id2, Event: "checkout_success"}); err != nil || out.Verified != nil {
 		t.Fatalf("verification failure: %+v %v", out, err)
+	} else if out.Unverified == nil { // what the logging decorator reports
+		t.Fatal("a failed verification is not in the outcome")
 	}
 	// Telemetry stays out of the receipt's stream (no command replays it), in its own.
 	if h := e.history(id2); strings.Contains(h, "TelemetryRecorded") {

@@ -7,8 +7,6 @@ import (
 	"math/big"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
@@ -103,7 +101,6 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 	sess, err := h.processor.Create(ctx, OnrampRequest{ReceiptID: cmd.ReceiptID, AttemptID: attemptID, AmountUSD: json.Number(amountUSD.String()),
 		Token: "USDC", DestinationWallet: sp.Address, RedirectURL: st.Receipt.RedirectURL})
 	if err != nil {
-		zerolog.Ctx(ctx).Error().Err(err).Msg("onramp session")
 		return OnrampStarted{}, fmt.Errorf("%w: %w", ErrProcessorUnavailable, err)
 	}
 	_, res, err := ChangeReceipt(ctx, h.store, cmd.ReceiptID, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {

@@ -361,7 +361,7 @@ func TestWalletHeadersNeverIdentify(t *testing.T) {
 }
 
 func TestGatewayMode(t *testing.T) {
-	e := newEnv(t, func(d *Deps) { d.Config.GatewayMode = true })
+	e := newEnv(t, func(d *testDeps) { d.Config.GatewayMode = true })
 	wallet := "0x" + strings.Repeat("34", 20)
 	secret, key, err := e.keys.Create(context.Background(), wallet, "gw", []string{"receipts:read"})
 	if err != nil {

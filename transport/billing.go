@@ -142,30 +142,13 @@ func (s *Server) quote(c echo.Context) error {
 	if err := DecodeJSON(c, &req); err != nil {
 		return err
 	}
-	out, err := s.pay.quote.Handle(c.Request().Context(), commands.QuoteToken{ReceiptID: c.Param("id"), Token: req.Token, Meta: s.metadata(c, "customer")})
+	out, err := s.cmd.QuoteToken.Handle(c.Request().Context(), commands.QuoteToken{ReceiptID: c.Param("id"), Token: req.Token, Meta: s.metadata(c, "customer")})
 	if err != nil {
 		return err
 	}
 	q := out.Quote
 	return c.JSON(http.StatusOK, map[string]any{"receiptId": out.ReceiptID, "token": q.Token, "amount": q.Amount,
 		"tokenUsdPrice": json.Number(q.TokenUSDPrice), "eurUsdRate": nullable(q.EURUSDRate), "amountUsd": json.Number(q.AmountUSD), "quotedAt": q.At})
-}
-
-// usdPrices gives the quote command the price store's current USD prices.
-type usdPrices struct{ store PriceStore }
-
-var _ commands.Prices = usdPrices{}
-
-func (p usdPrices) USDPrices(ctx context.Context) (map[string]string, error) {
-	all, err := p.store.All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]string, len(all))
-	for asset, price := range all {
-		out[asset] = price.USDPrice
-	}
-	return out, nil
 }
 
 func monthStart(t time.Time) time.Time {

@@ -15,22 +15,14 @@ type caches struct {
 	inventory *readmodels.Cache[readmodels.Item] // key: wallet|id:<uuid> or wallet|sku:<sku>
 }
 
-// Cache sizes: a rendered status is about 1 KB, an item a few hundred bytes.
-const (
-	statusCacheSize    = 50_000
-	pricingCacheSize   = 10_000
-	inventoryCacheSize = 50_000
-)
+// statusCacheSize bounds the status cache: a rendered status is about 1 KB.
+const statusCacheSize = 50_000
 
-func newCaches(inv *readmodels.Invalidations) caches {
-	c := caches{
-		status:    readmodels.NewCache[cachedStatus](statusCacheSize, false),
-		pricing:   readmodels.NewCache[commands.MerchantPricing](pricingCacheSize, false),
-		inventory: readmodels.NewCache[readmodels.Item](inventoryCacheSize, true),
-	}
+// newCaches makes the status cache and keeps the order sources' caches, which the composition
+// root made and registered, for forgetting.
+func newCaches(inv *readmodels.Invalidations, pricing *readmodels.Cache[commands.MerchantPricing], inventory *readmodels.Cache[readmodels.Item]) caches {
+	c := caches{status: readmodels.NewCache[cachedStatus](statusCacheSize, false), pricing: pricing, inventory: inventory}
 	inv.Register(readmodels.ReceiptsChangedChannel, c.status)
-	inv.Register(readmodels.PricingChangedChannel, c.pricing)
-	inv.Register(readmodels.InventoryChangedChannel, c.inventory)
 	return c
 }
 

@@ -138,7 +138,7 @@ func TestSiteConfig(t *testing.T) {
 	if body["processingFeePct"] != 0.75 || body["defaultPaymentToken"] != "cbBTC" || body["theme"].(map[string]any)["brandName"] != "Pay" {
 		t.Fatalf("read back %v", body)
 	}
-	gated := newEnv(t, func(d *Deps) { d.Config.SiteConfigRequiresKey = true })
+	gated := newEnv(t, func(d *testDeps) { d.Config.SiteConfigRequiresKey = true })
 	if rec := gated.do(req{method: http.MethodGet, path: "/api/site/config"}); rec.Code != 401 {
 		t.Fatalf("SITE_CONFIG_REQUIRES_KEY without a key: %d", rec.Code)
 	}
@@ -230,7 +230,7 @@ func TestSplit(t *testing.T) {
 	if len(rs) != 2 || rs[0].(map[string]any)["sharesBps"] != 9950.0 || rs[1].(map[string]any)["address"] != testPlatform {
 		t.Fatalf("default split %v", rs)
 	}
-	noPlatform := newEnv(t, func(d *Deps) { d.Config.PlatformRecipient = "" })
+	noPlatform := newEnv(t, func(d *testDeps) { d.App.PlatformRecipient = "" })
 	c3, csrf3 := noPlatform.login(m2)
 	if rec := noPlatform.adminCall(c3, csrf3, http.MethodPost, "/api/split/deploy", `{"splitAddress":"`+contract+`"}`); rec.Code != 400 || decode(t, rec)["error"] != "platform_recipient_not_configured" {
 		t.Fatalf("default without platform: %d %s", rec.Code, rec.Body)

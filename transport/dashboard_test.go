@@ -18,8 +18,8 @@ import (
 const xssText = `<img src=x onerror=alert(1)>`
 
 // dashEnv is the test server with the dashboard's search (as serve wires it).
-func dashEnv(t *testing.T, mutate func(*Deps)) *env {
-	return newEnv(t, func(d *Deps) {
+func dashEnv(t *testing.T, mutate func(*testDeps)) *env {
+	return newEnv(t, func(d *testDeps) {
 		d.ReceiptSearch = d.Receipts.(*readmodels.Receipts)
 		if mutate != nil {
 			mutate(d)
@@ -190,7 +190,7 @@ func TestDashboardDevSignInLink(t *testing.T) {
 		t.Errorf("an expired link: %d", res.StatusCode)
 	}
 
-	prod := dashEnv(t, func(d *Deps) { d.Config.Production = true })
+	prod := dashEnv(t, func(d *testDeps) { d.Config.Production = true })
 	pm := prod.merchant(false)
 	if rec := prod.adminCall(pm.cookies, pm.csrf, http.MethodPost, "/api/auth/dev-link", `{}`); rec.Code != http.StatusForbidden {
 		t.Errorf("production issues a sign-in link: %d %s", rec.Code, rec.Body)
@@ -259,7 +259,7 @@ var redeliverForm = regexp.MustCompile(`data-api="(/api/webhooks/endpoints/[0-9a
 // one's deliveries with a redeliver form that reaches the existing route, and the create form;
 // another merchant's endpoint is not there.
 func TestDashboardSettingsWebhookEndpoints(t *testing.T) {
-	e := dashEnv(t, func(d *Deps) { d.Config.Production = false })
+	e := dashEnv(t, func(d *testDeps) { d.Config.Production = false })
 	m, other := e.merchant(true), e.merchant(true)
 	if _, page, _ := e.get("/dashboard/settings", m.cookies); !strings.Contains(page, `id="no-endpoints"`) || !strings.Contains(page, `id="endpoint-create"`) {
 		t.Fatalf("no endpoints yet: the section shows neither the empty list nor the form:\n%s", page)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/journal"
 )
@@ -19,7 +18,7 @@ import (
 // lostAnswer stores an append and then answers as if the connection broke during the commit,
 // once armed: the outcome the client sees when PostgreSQL restarts under it.
 type lostAnswer struct {
-	commands.Store
+	eventstore.Store
 	armed atomic.Bool
 }
 
@@ -41,9 +40,9 @@ func TestOrderWithLostAppendAnswerIsJournaledAsTheSameEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEnv(t, func(d *Deps) {
-		store = &lostAnswer{Store: d.Events}
-		d.Events, d.Journal = store, j
+	e := newEnv(t, func(d *testDeps) {
+		store = &lostAnswer{Store: d.App.Store}
+		d.Events, d.App.Store, d.App.Journal = store, store, j
 	})
 	m := e.merchant(true)
 	e.item(m, `{"sku":"tea","name":"Tea","priceUsd":4}`)

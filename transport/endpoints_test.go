@@ -77,7 +77,7 @@ func bodyOf(t *testing.T, r received) standardBody {
 }
 
 func TestWebhookEndpointTestAndReceiptEventsVerify(t *testing.T) {
-	e := newEnv(t, func(d *Deps) { d.Config.Production = false })
+	e := newEnv(t, func(d *testDeps) { d.Config.Production = false })
 	m := e.merchant(true)
 	r := newReceiver(t)
 	id, secret := e.createEndpoint(m, r.srv.URL+"/hook", "*")
@@ -148,7 +148,7 @@ func TestWebhookEndpointTestAndReceiptEventsVerify(t *testing.T) {
 }
 
 func TestWebhookEndpointFilter(t *testing.T) {
-	e := newEnv(t, func(d *Deps) { d.Config.Production = false })
+	e := newEnv(t, func(d *testDeps) { d.Config.Production = false })
 	m := e.merchant(true)
 	all, only, perReceipt := newReceiver(t), newReceiver(t), newReceiver(t)
 	e.createEndpoint(m, all.srv.URL, "*")
@@ -180,7 +180,7 @@ func TestWebhookEndpointFilter(t *testing.T) {
 }
 
 func TestWebhookEndpointRetriesWithTheSameID(t *testing.T) {
-	e := newEnv(t, func(d *Deps) { d.Config.Production = false })
+	e := newEnv(t, func(d *testDeps) { d.Config.Production = false })
 	m := e.merchant(true)
 	r := newReceiver(t, 500, 503)
 	id, secret := e.createEndpoint(m, r.srv.URL, "webhook.test")
@@ -241,7 +241,7 @@ func TestWebhookEndpointRetriesWithTheSameID(t *testing.T) {
 }
 
 func TestWebhookEndpointPrivateAddressRefusedInProduction(t *testing.T) {
-	e := newEnv(t, func(d *Deps) { d.Config.Production = true })
+	e := newEnv(t, func(d *testDeps) { d.Config.Production = true })
 	m := e.merchant(false)
 	for _, url := range []string{"https://127.0.0.1/hook", "https://10.1.2.3/hook", "https://localhost/hook", "https://[::1]/hook",
 		"https://169.254.169.254/latest", "http://example.com/hook"} {

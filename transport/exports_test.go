@@ -31,7 +31,7 @@ func readCSV(t *testing.T, body string) [][]string {
 // and one row per receipt, with decimal amounts, ISO 8601 UTC times and quoted fields intact, for
 // a key and for the dashboard's session alike.
 func TestReceiptsExportRoundTrip(t *testing.T) {
-	e := newEnv(t, func(d *Deps) { d.Config.Production = false })
+	e := newEnv(t, func(d *testDeps) { d.Config.Production = false })
 	m := e.merchant(true)
 	tricky := "ord \"7\", with\ttab"
 	body := `{"lineItems":[{"label":"Order","priceUsd":12.3}],"totalUsd":12.3,"transactionId":"` +

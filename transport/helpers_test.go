@@ -19,10 +19,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/docs"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations/pgtest"
-	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport/ratelimit"
 	"github.com/payledger/payledger/webhooks"
@@ -64,6 +64,7 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 type env struct {
 	t     testing.TB
 	srv   *Server
+	app   *app.Application // what the server was handed
 	pool  *pgxpool.Pool
 	keys  *readmodels.Keys
 	clk   *clock
@@ -81,14 +82,21 @@ type pinger struct{ err error }
 
 func (p pinger) Ping(context.Context) error { return p.err }
 
+// testDeps are what a test may change before the server is built: the HTTP layer's dependencies
+// and the application's (cmd/payledger/app, the composition root serve uses).
+type testDeps struct {
+	Deps
+	App app.Deps
+}
+
 // newEnv builds a server on a fresh database; mutate adjusts its dependencies first.
-func newEnv(t testing.TB, mutate func(*Deps)) *env {
+func newEnv(t testing.TB, mutate func(*testDeps)) *env {
 	t.Helper()
 	return newEnvWith(t, mutate, nil)
 }
 
 // newEnvWith also adjusts the webhook dispatcher (short retry delay and timeout by default).
-func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*webhooks.Dispatcher)) *env {
+func newEnvWith(t testing.TB, mutate func(*testDeps), dispatch func(*webhooks.Dispatcher)) *env {
 	t.Helper()
 	pool := pgtest.Pool(t)
 	adminKey, _ := crypto.GenerateKey()
@@ -109,61 +117,66 @@ func newEnvWith(t testing.TB, mutate func(*Deps), dispatch func(*webhooks.Dispat
 		dispatch(disp)
 	}
 	e.dispatcher = disp.Init()
-	proj := projections.NewReceipts(e.dispatcher.Wake)
-	proj.EndpointData = WebhookFields
-	runner, err := projections.NewRunner(pool, store, proj, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	events := proj.AtAppend(store, runner) // as serve does: the write side appends through it
-	subRunner, err := projections.NewRunner(pool, store, projections.Subscriptions{}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, 3)
-	go func() { defer func() { done <- struct{}{} }(); _ = runner.Run(ctx) }()
-	go func() { defer func() { done <- struct{}{} }(); _ = subRunner.Run(ctx) }()
-	go func() {
-		defer func() { done <- struct{}{} }()
-		if e.dispatcher.Workers > 0 { // a benchmark may start its own later
-			_ = e.dispatcher.Run(ctx)
-		}
-	}()
 	caches := readmodels.NewInvalidations(pool)
 	caches.Register(readmodels.RevokedChannel, e.keys.Cache())
-	t.Cleanup(func() { cancel(); <-done; <-done; <-done })
-	d := Deps{
+	d := &testDeps{Deps: Deps{
 		Log: zerolog.New(e.logs), DB: pinger{}, Keys: e.keys, Nonces: readmodels.NewNonces(pool), Sessions: readmodels.NewSessions(pool),
 		OpenAPIJSON: openapiJSON(t), Signer: chain.Login{ChainID: 8453}, Limiter: ratelimit.NewMemory(e.clk.Now), Now: e.clk.Now,
-		Events: events, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
-		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: runner,
-		WebhookKeys: webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
-		ProcessorEvents: readmodels.NewProcessorEvents(pool),
-		Outbox:          e.outbox, Webhooks: e.dispatcher,
+		Events: store, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
+		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool),
+		Outbox: e.outbox, Webhooks: e.dispatcher,
 		Prices: readmodels.NewPrices(pool), Usage: e.usage, Figures: readmodels.NewReceipts(pool), Metrics: metrics,
 		Invalidations: caches, Users: readmodels.NewUsers(pool).KeepTopInMemory(caches),
-		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool), SubscriptionsView: subRunner,
+		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool),
 		WebhookEndpoints: e.endpoints, EndpointSender: e.dispatcher, Idempotent: readmodels.NewIdempotentResponses(pool, webhookKeys),
 		Exports: readmodels.NewExports(pool),
 		Config: Config{JWTSecret: testJWTSecret, CronSecret: testCronSecret, EdgeSecret: testEdgeSecret,
 			AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000,
-			PlatformRecipient: testPlatform, ProcessorWebhookSecret: testProcessorSecret, PublicBaseURL: "https://pay.example"},
-	}
+			ProcessorWebhookSecret: testProcessorSecret, PublicBaseURL: "https://pay.example"},
+	}, App: app.Deps{Store: store, Pool: pool, Now: e.clk.Now, Log: zerolog.Nop(), Dispatcher: e.dispatcher, EndpointData: WebhookFields,
+		Invalidations: caches, WebhookKeys: webhookKeys, PlatformRecipient: testPlatform}}
 	if mutate != nil {
-		mutate(&d)
+		mutate(d)
 	}
-	srv, err := New(d)
+	a, err := app.New(d.App) // as serve builds it
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.app = a
+	withApplication(&d.Deps, a)
+	srv, err := New(d.Deps)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.srv = srv
-	if d.Invalidations != nil {
-		listening := make(chan struct{})
-		go func() { defer close(listening); _ = d.Invalidations.Run(ctx) }()
-		t.Cleanup(func() { cancel(); <-listening })
-	}
+	e.runProjections(a, d.Invalidations) // after New: the server registers its status cache first
 	return e
+}
+
+// withApplication hands the server the application's handlers, queries, projections and caches.
+func withApplication(d *Deps, a *app.Application) {
+	d.Commands, d.Splits, d.Journaled, d.Charger = a.Commands, a.Queries.Splits, a.Queries.Journaled, a.Processes.Charger
+	d.Events = a.Events // as serve: the store the write side appends through
+	d.ReceiptsView, d.SubscriptionsView = a.Projections.Receipts, a.Projections.Subscriptions
+	d.PricingCache, d.InventoryCache = a.Caches.Pricing, a.Caches.Inventory
+}
+
+// runProjections runs the receipts and subscriptions projections, the webhook dispatcher and the
+// cache invalidations until the test ends.
+func (e *env) runProjections(a *app.Application, caches *readmodels.Invalidations) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = a.Projections.Receipts.Run(ctx) })
+	wg.Go(func() { _ = a.Projections.Subscriptions.Run(ctx) })
+	wg.Go(func() {
+		if e.dispatcher.Workers > 0 { // a benchmark may start its own later
+			_ = e.dispatcher.Run(ctx)
+		}
+	})
+	if caches != nil {
+		wg.Go(func() { _ = caches.Run(ctx) })
+	}
+	e.t.Cleanup(func() { cancel(); wg.Wait() })
 }
 
 func walletOf(k *ecdsa.PrivateKey) string {

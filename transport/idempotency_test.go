@@ -10,7 +10,7 @@ import (
 // TestIdempotencyKeyOnEveryPost: three POST routes of the developer and admin APIs replay their
 // first answer to the same key and body, and refuse another body with 409 conflict.
 func TestIdempotencyKeyOnEveryPost(t *testing.T) {
-	e := newEnv(t, func(d *Deps) { d.Config.Production = false })
+	e := newEnv(t, func(d *testDeps) { d.Config.Production = false })
 	m := e.merchant(false)
 	admin := func(path, body, key string) *httptest.ResponseRecorder {
 		return e.do(req{method: http.MethodPost, path: path, body: body, cookies: m.cookies,

@@ -35,7 +35,7 @@ func assertLimited(t *testing.T, rec interface {
 }
 
 func TestRateLimits(t *testing.T) {
-	e := newEnv(t, func(d *Deps) { d.Config.KeyLimitPerMinute = 3; d.Config.PublicLimitPerMinute = 2 })
+	e := newEnv(t, func(d *testDeps) { d.Config.KeyLimitPerMinute = 3; d.Config.PublicLimitPerMinute = 2 })
 	key := e.key("0x"+strings.Repeat("56", 20), "receipts:read")
 	h := map[string]string{"Ocp-Apim-Subscription-Key": key}
 	for i := range 3 {
@@ -86,8 +86,8 @@ func TestRedisLimitIsSharedAcrossInstances(t *testing.T) {
 		t.Cleanup(func() { client.Close() })
 		return l
 	}
-	a := newEnv(t, func(d *Deps) { d.Limiter = limiter(); d.Config.KeyLimitPerMinute = 4 })
-	b := newEnv(t, func(d *Deps) { d.Limiter = limiter(); d.Config.KeyLimitPerMinute = 4 })
+	a := newEnv(t, func(d *testDeps) { d.Limiter = limiter(); d.Config.KeyLimitPerMinute = 4 })
+	b := newEnv(t, func(d *testDeps) { d.Limiter = limiter(); d.Config.KeyLimitPerMinute = 4 })
 	// The same key (same id) exists in both instances' databases, as with one shared database.
 	secret, key, err := a.keys.Create(context.Background(), "0x"+strings.Repeat("9a", 20), "shared", []string{"receipts:read"})
 	if err != nil {

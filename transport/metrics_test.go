@@ -8,7 +8,7 @@ import (
 )
 
 func TestMetricsScrapeSeesEveryFamily(t *testing.T) {
-	e := newEnv(t, func(d *Deps) {
+	e := newEnv(t, func(d *testDeps) {
 		d.Config.MetricsToken = "scrape-me"
 		d.Config.KeyLimitPerMinute = 5
 	})

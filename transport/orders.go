@@ -58,7 +58,7 @@ func (s *Server) createOrder(c echo.Context) error {
 	}
 	ctx, cancel := issueContext(c)
 	defer cancel()
-	issued, err := s.orders.Handle(ctx, cmd)
+	issued, err := s.cmd.CreateOrder.Handle(ctx, cmd)
 	if err != nil {
 		return err
 	}

@@ -264,7 +264,7 @@ func TestOrderErrorsInOrder(t *testing.T) {
 	if n := e.count("events WHERE stream_id LIKE 'receipt-%'"); n != 0 {
 		t.Fatalf("rejected orders wrote %d receipt events", n)
 	}
-	noPlatform := newEnv(t, func(d *Deps) { d.Config.PlatformRecipient = "" })
+	noPlatform := newEnv(t, func(d *testDeps) { d.App.PlatformRecipient = "" })
 	pm := noPlatform.merchant(false)
 	noPlatform.adminCall(pm.cookies, pm.csrf, http.MethodPost, "/api/split/deploy",
 		`{"splitAddress":"0x`+strings.Repeat("c", 40)+`","recipients":[{"address":"`+pm.wallet+`","sharesBps":10000}]}`)
@@ -337,7 +337,7 @@ func TestIdempotencyKey(t *testing.T) {
 }
 
 func TestDirectReceipts(t *testing.T) {
-	e := newEnv(t, func(d *Deps) { d.Config.Production = false })
+	e := newEnv(t, func(d *testDeps) { d.Config.Production = false })
 	m := e.merchant(false)
 	ok := `{"id":"inv-1001","lineItems":[{"label":"Consulting","priceUsd":100},{"label":"Travel","priceUsd":25.5}],"totalUsd":125.5,"webhook_url":"http://localhost:9999/hook"}`
 	rec := e.dev(m, http.MethodPost, "/api/receipts", ok)
@@ -374,7 +374,7 @@ func TestDirectReceipts(t *testing.T) {
 	if n := e.count(fmt.Sprintf("events WHERE data::text LIKE '%%%s%%' OR metadata::text LIKE '%%%s%%'", m.key, m.key)); n != 0 {
 		t.Fatal("an API key was written into an event")
 	}
-	prod := newEnv(t, func(d *Deps) { d.Config.Production = true })
+	prod := newEnv(t, func(d *testDeps) { d.Config.Production = true })
 	pm := prod.merchant(false)
 	for _, u := range []string{"http://hooks.example/x", "https://localhost/x", "https://127.0.0.1/x", "https://10.0.0.1/x", "https://[::1]/x", "https://169.254.169.254/x"} {
 		body := `{"lineItems":[{"label":"a","priceUsd":1}],"totalUsd":1,"webhook_url":"` + u + `"}`

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,86 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/commands"
-	"github.com/payledger/payledger/settlement"
-	"github.com/payledger/payledger/transport/onramp"
 )
-
-// Processor is the onramp processor's session API as the HTTP client speaks it (transport/onramp).
-type Processor interface {
-	Create(ctx context.Context, req onramp.CreateRequest) (onramp.Session, error)
-	Get(ctx context.Context, id string) (onramp.Session, error)
-}
-
-// ProcessorEventStore deduplicates and keeps the processor's signed events.
-type ProcessorEventStore = commands.ProcessorEvents
-
-var _ Processor = (*onramp.Client)(nil)
-
-// onrampProcessor gives the commands the processor client in their own terms: the commands' and
-// the client's request and session types have the same fields (the client's carry the JSON
-// names), so each converts to the other.
-type onrampProcessor struct{ client Processor }
-
-var _ commands.Processor = onrampProcessor{}
-
-func (p onrampProcessor) Create(ctx context.Context, req commands.OnrampRequest) (commands.OnrampSession, error) {
-	sess, err := p.client.Create(ctx, onramp.CreateRequest(req))
-	return commands.OnrampSession(sess), err
-}
-
-func (p onrampProcessor) Get(ctx context.Context, id string) (commands.OnrampSession, error) {
-	sess, err := p.client.Get(ctx, id)
-	return commands.OnrampSession(sess), err
-}
-
-// paymentCommands are the use cases behind the payment routes: the payment page's (onramp,
-// wallet, telemetry, quote), the processor's events and the reconciliation, refunds, the
-// terminal and the merchant's split.
-type paymentCommands struct {
-	startOnramp     *commands.StartOnrampHandler
-	walletPayment   *commands.SubmitWalletPaymentHandler
-	telemetry       *commands.RecordTelemetryHandler
-	processorEvent  *commands.ApplyProcessorEventHandler
-	reconcileOnramp *commands.ReconcileOnrampHandler
-	refund          *commands.RefundHandler
-	terminal        *commands.TerminalHandler
-	quote           *commands.QuoteTokenHandler
-	configureSplit  *settlement.DeploySplitHandler
-}
-
-func newPaymentCommands(d Deps, splits *commands.Splits, pricing commands.PricingSource) (paymentCommands, error) {
-	open, ok := d.Receipts.(commands.OpenAttempts)
-	if !ok {
-		return paymentCommands{}, fmt.Errorf("transport: Deps.Receipts (%T) does not list open onramp attempts", d.Receipts)
-	}
-	claims, ok := d.Receipts.(commands.TransactionClaims)
-	if !ok {
-		return paymentCommands{}, fmt.Errorf("transport: Deps.Receipts (%T) does not claim wallet transactions", d.Receipts)
-	}
-	var processor commands.Processor // nil: the onramp is not configured
-	if d.Processor != nil {
-		processor = onrampProcessor{d.Processor}
-	}
-	reconcile := commands.NewReconcileOnrampHandler(d.Events, processor, open, d.Now)
-	return paymentCommands{
-		startOnramp:     commands.NewStartOnrampHandler(d.Events, splits, processor, usdPrices{d.Prices}, d.Now),
-		walletPayment:   commands.NewSubmitWalletPaymentHandler(d.Events, claims, d.Now),
-		telemetry:       commands.NewRecordTelemetryHandler(d.Events, reconcile, d.Now),
-		processorEvent:  commands.NewApplyProcessorEventHandler(d.Events, d.ProcessorEvents, d.Now),
-		reconcileOnramp: reconcile,
-		refund:          commands.NewRefundHandler(d.Events, d.Now),
-		terminal:        commands.NewTerminalHandler(d.Events, pricing, d.Now),
-		quote:           commands.NewQuoteTokenHandler(d.Events, usdPrices{d.Prices}, d.Now),
-		configureSplit: settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(d.Events, d.Config.PlatformRecipient, d.Now),
-			d.SplitChain, d.SplitOperator),
-	}, nil
-}
-
-// OnrampReconciliation is the command that verifies open onramp attempts, for the background
-// commands.Reconciler that serve runs.
-func (s *Server) OnrampReconciliation() *commands.ReconcileOnrampHandler {
-	return s.pay.reconcileOnramp
-}
 
 // waitChanges waits until the receipts read model holds each change (read-your-writes).
 func (s *Server) waitChanges(ctx context.Context, changes ...commands.ReceiptChange) {
@@ -194,7 +114,7 @@ func (s *Server) processorWebhook(c echo.Context) error {
 		return err // invalid UTF-8 included: refused, not stored (docs/decisions.md)
 	}
 	d, ctx := ev.Data, c.Request().Context()
-	out, err := s.pay.processorEvent.Handle(ctx, commands.ApplyProcessorEvent{EventID: ev.ID, Created: ev.Created, SessionID: d.SessionID,
+	out, err := s.cmd.ApplyProcessorEvent.Handle(ctx, commands.ApplyProcessorEvent{EventID: ev.ID, Created: ev.Created, SessionID: d.SessionID,
 		ReceiptID: d.ReceiptID, AttemptID: d.AttemptID, Status: d.Status, ErrorCode: d.ErrorCode, RequestID: d.RequestID,
 		TransactionHash: d.TransactionHash, WalletAddress: d.WalletAddress, SourceAmountUSD: d.SourceAmountUSD.String(), Body: raw,
 		Meta: s.metadata(c, "processor")})
@@ -214,7 +134,7 @@ func (s *Server) processorWebhook(c echo.Context) error {
 
 func (s *Server) startOnramp(c echo.Context) error {
 	ctx := c.Request().Context()
-	out, err := s.pay.startOnramp.Handle(ctx, commands.StartOnramp{ReceiptID: c.Param("id"), Meta: s.metadata(c, "customer")})
+	out, err := s.cmd.StartOnramp.Handle(ctx, commands.StartOnramp{ReceiptID: c.Param("id"), Meta: s.metadata(c, "customer")})
 	if err != nil {
 		return err
 	}
@@ -234,7 +154,7 @@ func (s *Server) telemetry(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	out, err := s.pay.telemetry.Handle(ctx, commands.RecordTelemetry{ReceiptID: c.Param("id"), Event: req.Event, AttemptID: req.AttemptID, Code: req.Code,
+	out, err := s.cmd.RecordTelemetry.Handle(ctx, commands.RecordTelemetry{ReceiptID: c.Param("id"), Event: req.Event, AttemptID: req.AttemptID, Code: req.Code,
 		Meta: s.metadata(c, "customer")})
 	if err != nil {
 		return err
@@ -257,7 +177,7 @@ func (s *Server) walletPayment(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	out, err := s.pay.walletPayment.Handle(ctx, commands.SubmitWalletPayment{ReceiptID: c.Param("id"), Token: req.Token,
+	out, err := s.cmd.SubmitWalletPayment.Handle(ctx, commands.SubmitWalletPayment{ReceiptID: c.Param("id"), Token: req.Token,
 		TransactionHash: req.TransactionHash, BuyerWallet: req.BuyerWallet, Meta: s.metadata(c, "customer")})
 	if err != nil {
 		return err
@@ -270,7 +190,7 @@ func (s *Server) walletPayment(c echo.Context) error {
 func (s *Server) cronReconcile(c echo.Context) error {
 	start := s.now()
 	ctx := c.Request().Context()
-	done, err := s.pay.reconcileOnramp.Handle(ctx, commands.ReconcileOnramp{})
+	done, err := s.cmd.ReconcileOnramp.Handle(ctx, commands.ReconcileOnramp{})
 	if err != nil {
 		return err
 	}

@@ -225,7 +225,7 @@ func TestFailureMappingAndRetry(t *testing.T) {
 
 func TestOnrampSessionsAndVerification(t *testing.T) {
 	fake, srv := newFakeProcessor(t)
-	e := newEnv(t, func(d *Deps) { d.Processor = onramp.New(srv.URL, "sk_test_1") })
+	e := newEnv(t, func(d *testDeps) { d.App.Processor = onramp.New(srv.URL, "sk_test_1") })
 	m := e.merchant(true)
 	id := e.receiptFor(m, "12.5")
 	rec := e.do(req{method: http.MethodPost, path: "/api/portal/" + id + "/onramp", body: `{}`})
@@ -269,7 +269,7 @@ func TestOnrampSessionsAndVerification(t *testing.T) {
 		t.Fatalf("reconciled failure: %v", st)
 	}
 	// The background reconciler's pass only takes attempts older than its minimum age.
-	done, err := e.srv.OnrampReconciliation().Handle(context.Background(), commands.ReconcileOnramp{MinAge: time.Hour})
+	done, err := e.app.Commands.ReconcileOnramp.Handle(context.Background(), commands.ReconcileOnramp{MinAge: time.Hour})
 	if checked := done.Checked; err != nil || checked != 0 {
 		t.Fatalf("young attempts checked: %d %v", checked, err)
 	}

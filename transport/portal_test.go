@@ -22,7 +22,7 @@ import (
 const portalUSDC = "0x00000000000000000000000000000000000a11ce"
 
 func portalEnv(t *testing.T) *env {
-	return newEnv(t, func(d *Deps) {
+	return newEnv(t, func(d *testDeps) {
 		d.Config.PaymentChain = PaymentChain{ChainID: 1337, Tokens: []PaymentToken{{Symbol: "USDC", Address: portalUSDC, Decimals: 6}}}
 	})
 }

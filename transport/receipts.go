@@ -24,14 +24,6 @@ type ReceiptReader interface {
 	List(ctx context.Context, merchant, status string, limit int, cursor string) ([]readmodels.ReceiptRow, string, error)
 }
 
-// WebhookKeyStore keeps each receipt's webhook signing key, encrypted.
-type WebhookKeyStore = commands.WebhookKeyVault
-
-// IdempotencyStore binds Idempotency-Keys to receipts.
-type IdempotencyStore interface {
-	Claim(ctx context.Context, wallet, key, requestHash, receiptID string) (string, string, error)
-}
-
 // Waiter blocks until a projection has reached a position (read-your-writes).
 type Waiter interface {
 	WaitFor(ctx context.Context, pos commands.Position) error
@@ -162,7 +154,7 @@ func (s *Server) createReceipt(c echo.Context) error {
 	}
 	ctx, cancel := issueContext(c)
 	defer cancel()
-	issued, err := s.directReceipts.Handle(ctx, cmd)
+	issued, err := s.cmd.CreateReceipt.Handle(ctx, cmd)
 	if err != nil {
 		return err
 	}
@@ -324,7 +316,7 @@ func (s *Server) statusFromEvents(ctx context.Context, id string) (cachedStatus,
 	st := loaded.State
 	if !st.Exists {
 		// Accepted in degraded mode by this instance and not replayed yet.
-		if st, ok := s.issuer.Journaled(id); ok {
+		if st, ok := s.journaled.Journaled(id); ok {
 			return s.statusOf(st)
 		}
 		return cachedStatus{}, errReceiptNotFound

@@ -26,7 +26,7 @@ func (s *Server) refund(c echo.Context) error {
 	}
 	sess, _ := SessionFrom(c)
 	ctx := c.Request().Context()
-	out, err := s.pay.refund.Handle(ctx, commands.Refund{ReceiptID: req.ReceiptID, AmountUSD: req.AmountUSD.String(), Reason: req.Reason,
+	out, err := s.cmd.Refund.Handle(ctx, commands.Refund{ReceiptID: req.ReceiptID, AmountUSD: req.AmountUSD.String(), Reason: req.Reason,
 		TransactionHash: req.TransactionHash, By: sess.Wallet, Admin: slices.Contains(sess.Roles, RoleAdmin), Meta: s.metadata(c, sess.Wallet)})
 	if err != nil {
 		return err
@@ -54,7 +54,7 @@ func (s *Server) terminal(c echo.Context) error {
 	ctx, meta := c.Request().Context(), s.metadata(c, sess.Wallet)
 	switch req.Action {
 	case "display":
-		out, err := s.pay.terminal.Display(ctx, commands.TerminalDisplay{Merchant: sess.Wallet, AmountUSD: req.AmountUSD.String(), Label: req.Label, Meta: meta})
+		out, err := s.cmd.DisplayTerminal.Handle(ctx, commands.TerminalDisplay{Merchant: sess.Wallet, AmountUSD: req.AmountUSD.String(), Label: req.Label, Meta: meta})
 		if err != nil {
 			return err
 		}
@@ -64,7 +64,7 @@ func (s *Server) terminal(c echo.Context) error {
 		}
 		return c.JSON(http.StatusOK, map[string]any{"ok": true, "receipt": viewReceipt(out.State), "paymentUrl": s.cfg.PublicBaseURL + "/pay/" + id})
 	case "complete":
-		out, err := s.pay.terminal.Complete(ctx, commands.TerminalComplete{Merchant: sess.Wallet, ReceiptID: req.ReceiptID, Method: req.Method, Meta: meta})
+		out, err := s.cmd.CompleteTerminal.Handle(ctx, commands.TerminalComplete{Merchant: sess.Wallet, ReceiptID: req.ReceiptID, Method: req.Method, Meta: meta})
 		if err != nil {
 			return err
 		}

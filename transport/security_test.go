@@ -161,7 +161,7 @@ func (k *cutKeys) Authenticate(ctx context.Context, secret string) (readmodels.A
 // cmd/payledger TestRevokedKeyStaysRevokedWhileTheDatastoreIsDown.)
 func TestDegradedModeForgetsRevokedAndStaleKeys(t *testing.T) {
 	var keys *cutKeys
-	e := newEnv(t, func(d *Deps) {
+	e := newEnv(t, func(d *testDeps) {
 		keys = &cutKeys{KeyStore: d.Keys}
 		d.Keys = keys
 		d.Config.KeyCacheTTL = time.Minute
@@ -237,7 +237,7 @@ func TestOrderItemCap(t *testing.T) {
 // Finding 4: behind TRUSTED_PROXIES the limiter keys on the client, not on the proxy; a client
 // that is not a trusted proxy cannot choose its address with X-Forwarded-For.
 func TestTrustedProxiesGiveEachClientItsOwnLimit(t *testing.T) {
-	e := newEnv(t, func(d *Deps) {
+	e := newEnv(t, func(d *testDeps) {
 		d.Config.PublicLimitPerMinute = 3
 		d.Config.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/24")}
 	})

@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/transport/dashboard"
@@ -45,7 +46,6 @@ type Config struct {
 	Production           bool
 	KeyLimitPerMinute    int
 	PublicLimitPerMinute int
-	PlatformRecipient    string // lower-case wallet, may be empty
 	// SiteConfigRequiresKey makes GET /api/site/config a developer route.
 	SiteConfigRequiresKey bool
 	// ProcessorWebhookSecret keys the HMAC of the onramp processor's events.
@@ -66,7 +66,8 @@ type Config struct {
 	PaymentChain PaymentChain
 }
 
-// Deps are what the HTTP layer needs.
+// Deps are what the HTTP layer needs: the use cases it calls (built by the composition root,
+// cmd/payledger/app), the read models and stores its routes read and write, and its configuration.
 type Deps struct {
 	Log     zerolog.Logger
 	DB      Pinger
@@ -76,24 +77,23 @@ type Deps struct {
 	Limiter Limiter
 	Now     func() time.Time
 	Config  Config
-	Events  commands.Store
-	Shops   ShopStore
-	Sites   SiteStore
+
+	// Commands are the request use cases; every field is required.
+	Commands commands.Handlers
+	// Splits reads the merchants' splits; Journaled finds an order accepted in degraded mode that
+	// the event store does not hold yet.
+	Splits    *commands.Splits
+	Journaled JournaledReceipts
+	// Charger charges subscriptions (nil: the charging routes answer 503).
+	Charger *settlement.ChargeSubscriptionsHandler
+	// Events is the event store the routes read streams from (histories, splits, subscriptions).
+	Events commands.Store
+	Shops  ShopStore
+	Sites  SiteStore
 
 	Inventory    InventoryStore
 	Receipts     ReceiptReader
 	ReceiptsView Waiter // the receipts projection, for read-your-writes
-	WebhookKeys  WebhookKeyStore
-	Idempotency  IdempotencyStore
-
-	Processor       Processor // nil when PROCESSOR_API_URL is unset
-	ProcessorEvents ProcessorEventStore
-
-	// SplitChain is the chain split deployment checks and deploys on (nil: no chain configured,
-	// splitAddress required); SplitOperator signs from CHAIN_OPERATOR_KEY (nil: none, nothing is
-	// deployed).
-	SplitChain    settlement.SplitChain
-	SplitOperator *settlement.OperatorSender
 
 	Outbox   Outbox
 	Webhooks WebhookSender
@@ -105,11 +105,9 @@ type Deps struct {
 	Plans   PlanStore
 
 	// SubscriptionLists is the subscriptions read model and SubscriptionsView its projection
-	// (read-your-writes); SubscriptionChain the chain configuration subscriptions are created
-	// against (zero: not configured).
+	// (read-your-writes).
 	SubscriptionLists SubscriptionLists
 	SubscriptionsView Waiter
-	SubscriptionChain SubscriptionChain
 
 	// Sessions remembers the admin sessions ended before their expiry (DESIGN 9).
 	Sessions SessionStore
@@ -117,8 +115,6 @@ type Deps struct {
 	Metrics *Metrics // optional: a fresh registry without scrape-time gauges
 
 	OpenAPIJSON []byte // served at /api/openapi.json
-
-	Journal commands.Journal // degraded mode: orders accepted while the datastore is down (nil: 503 instead)
 
 	// WebhookEndpoints stores webhook endpoints and the merchants' event log; EndpointSender
 	// sends an endpoint message now (manual redelivery). Nil: the endpoint routes answer 503.
@@ -131,12 +127,22 @@ type Deps struct {
 	Exports ExportSource
 
 	// Invalidations, when set, keeps the server's status cache; it must run (Run) after New.
-	// Without it every status read goes to the database.
-	Invalidations *readmodels.Invalidations
+	// Without it every status read goes to the database. PricingCache and InventoryCache are the
+	// order sources' caches (nil without Invalidations): the server forgets what its writes change.
+	Invalidations  *readmodels.Invalidations
+	PricingCache   *readmodels.Cache[commands.MerchantPricing]
+	InventoryCache *readmodels.Cache[readmodels.Item]
 
 	// ReceiptSearch finds receipts by id or transactionId for the dashboard (nil: by id only).
 	ReceiptSearch ReceiptSearcher
 }
+
+// JournaledReceipts finds a receipt accepted in degraded mode while it waits in the journal.
+type JournaledReceipts interface {
+	Journaled(id string) (receipt.State, bool)
+}
+
+var _ JournaledReceipts = (*commands.Issuer)(nil)
 
 // Server is the HTTP API: the echo instance and the access policy of every route.
 type Server struct {
@@ -157,8 +163,6 @@ type Server struct {
 	receipts     ReceiptReader
 	receiptsView Waiter
 	caches       caches
-	webhookKeys  WebhookKeyStore
-	idempotency  IdempotencyStore
 
 	outbox   Outbox
 	webhooks WebhookSender
@@ -169,21 +173,18 @@ type Server struct {
 	users    UserStore
 	plans    PlanStore
 
-	createSubscription *commands.CreateSubscriptionHandler
-	cancelSubscription *commands.CancelSubscriptionHandler
-	subscriptionLists  SubscriptionLists
-	subscriptionsView  Waiter
+	subscriptionLists SubscriptionLists
+	subscriptionsView Waiter
 
-	splits         *commands.Splits
-	pricing        commands.PricingSource
-	issuer         *commands.Issuer
-	orders         *commands.CreateOrderHandler
-	directReceipts *commands.CreateReceiptHandler
-	openapi        []byte
-	assets         *page.Assets
-	receiptWatch   *receiptWatch // wakes the payment page's event streams
-	known          *lastKnown
-	gate           *failGate // client addresses blocked for wrong cron secrets or signatures
+	// The use cases the routes call, and the reads beside them.
+	cmd          commands.Handlers
+	splits       *commands.Splits
+	journaled    JournaledReceipts
+	openapi      []byte
+	assets       *page.Assets
+	receiptWatch *receiptWatch // wakes the payment page's event streams
+	known        *lastKnown
+	gate         *failGate // client addresses blocked for wrong cron secrets or signatures
 
 	endpoints      EndpointStore
 	endpointSender EndpointSender
@@ -191,10 +192,6 @@ type Server struct {
 	idem           IdempotentStore
 	exports        ExportSource
 	exportSlots    streamSlots
-
-	// The payment use cases (payments.go): payment page, processor events, reconciliation,
-	// refunds, terminal, quotes, split.
-	pay paymentCommands
 
 	// The merchant dashboard (dashboard*.go).
 	ui            *dashboard.UI
@@ -205,7 +202,8 @@ type Server struct {
 // ServeHTTP lets the server be used as an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Echo.ServeHTTP(w, r) }
 
-// New returns the server with middleware and every route registered.
+// New returns the server with middleware and every route registered. It builds no use case: the
+// composition root (cmd/payledger/app) hands it the handlers.
 func New(d Deps) (*Server, error) {
 	if err := checkDeps(d); err != nil {
 		return nil, err
@@ -222,7 +220,8 @@ func New(d Deps) (*Server, error) {
 	e.Server.IdleTimeout = 2 * time.Minute
 	s := &Server{Echo: e, policies: map[string]Policy{}, cfg: d.Config, keys: d.Keys, nonces: d.Nonces, sessions: d.Sessions,
 		signer: d.Signer, limiter: d.Limiter, now: d.Now, events: d.Events, shops: d.Shops, sites: d.Sites,
-		inventory: d.Inventory, receipts: d.Receipts, receiptsView: d.ReceiptsView, webhookKeys: d.WebhookKeys, idempotency: d.Idempotency,
+		inventory: d.Inventory, receipts: d.Receipts, receiptsView: d.ReceiptsView,
+		cmd: d.Commands, splits: d.Splits, journaled: d.Journaled, subscriptionLists: d.SubscriptionLists, subscriptionsView: d.SubscriptionsView,
 		outbox: d.Outbox, webhooks: d.Webhooks,
 		prices: d.Prices, usage: d.Usage, figures: d.Figures, metrics: d.Metrics,
 		endpoints: d.WebhookEndpoints, endpointSender: d.EndpointSender, idem: d.Idempotent,
@@ -232,7 +231,7 @@ func New(d Deps) (*Server, error) {
 	}
 	s.exportSlots.max = exportsPerUser
 	if d.Invalidations != nil {
-		s.caches = newCaches(d.Invalidations)
+		s.caches = newCaches(d.Invalidations, d.PricingCache, d.InventoryCache)
 	}
 	s.receiptWatch = newReceiptWatch(d.Invalidations, e.Server)
 	e.Pre(preflight)
@@ -243,13 +242,6 @@ func New(d Deps) (*Server, error) {
 	s.plans = d.Plans
 	s.known = newLastKnown(d.Config.KeyCacheTTL, d.Now)
 	s.gate = newFailGate()
-	s.wireReceiptCommands(d)
-	// The payment use cases, over the receipt commands' split reader and pricing.
-	pay, err := newPaymentCommands(d, s.splits, s.pricing)
-	if err != nil {
-		return nil, err
-	}
-	s.pay = pay
 	assets, err := page.Load()
 	if err != nil {
 		return nil, fmt.Errorf("transport: payment page assets: %w", err)
@@ -259,7 +251,7 @@ func New(d Deps) (*Server, error) {
 		return nil, fmt.Errorf("transport: dashboard: %w", err)
 	}
 	s.devLinks, s.receiptSearch = newDevLinks(), d.ReceiptSearch
-	s.subscriptionRoutes(d)
+	s.subscriptionRoutes(d.Charger)
 	s.routes(d.DB)
 	return s, nil
 }
@@ -268,9 +260,12 @@ func New(d Deps) (*Server, error) {
 func checkDeps(d Deps) error {
 	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Sessions == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil ||
 		d.Events == nil || d.Shops == nil || d.Sites == nil || d.Inventory == nil || d.Receipts == nil || d.ReceiptsView == nil ||
-		d.WebhookKeys == nil || d.Idempotency == nil || d.ProcessorEvents == nil || d.Outbox == nil || d.Webhooks == nil ||
+		d.Splits == nil || d.Journaled == nil || d.Outbox == nil || d.Webhooks == nil ||
 		d.Prices == nil || d.Usage == nil || d.Figures == nil || d.Users == nil || d.Plans == nil || d.SubscriptionLists == nil || d.SubscriptionsView == nil {
 		return fmt.Errorf("transport: missing dependency (every field of Deps but Log and Config is required)")
+	}
+	if missingHandler(d.Commands) {
+		return fmt.Errorf("transport: missing command handler (every field of Deps.Commands is required)")
 	}
 	if d.Config.JWTSecret == "" || d.Config.CronSecret == "" || (d.Config.GatewayMode && d.Config.EdgeSecret == "") {
 		return fmt.Errorf("transport: JWT and cron secrets (and the edge secret in gateway mode) are required")
@@ -281,14 +276,12 @@ func checkDeps(d Deps) error {
 	return nil
 }
 
-// wireReceiptCommands builds the commands that create receipts, over the instance's caches.
-func (s *Server) wireReceiptCommands(d Deps) {
-	s.splits = commands.NewSplits(d.Events)
-	s.pricing = readmodels.NewOrderPricing(d.Shops, s.caches.pricing)
-	s.issuer = commands.NewIssuer(d.Events, d.Idempotency, d.WebhookKeys, d.Journal, unavailable, d.Now)
-	catalog := readmodels.NewOrderCatalog(d.Inventory, s.caches.inventory)
-	s.orders = commands.NewCreateOrderHandler(s.splits, catalog, s.pricing, s.issuer, d.Config.PlatformRecipient, d.Now)
-	s.directReceipts = commands.NewCreateReceiptHandler(s.pricing, s.issuer)
+// missingHandler reports whether a use case is missing.
+func missingHandler(h commands.Handlers) bool {
+	return h.CreateOrder == nil || h.CreateReceipt == nil || h.StartOnramp == nil || h.SubmitWalletPayment == nil ||
+		h.RecordTelemetry == nil || h.ApplyProcessorEvent == nil || h.ReconcileOnramp == nil || h.Refund == nil ||
+		h.DisplayTerminal == nil || h.CompleteTerminal == nil || h.QuoteToken == nil || h.ConfigureSplit == nil ||
+		h.CreateSubscription == nil || h.CancelSubscription == nil
 }
 
 func (s *Server) routes(db Pinger) {

@@ -16,7 +16,7 @@ import (
 
 func newTestServer(t *testing.T, db Pinger, logs io.Writer) *Server {
 	t.Helper()
-	e := newEnv(t, func(d *Deps) {
+	e := newEnv(t, func(d *testDeps) {
 		d.DB = db
 		d.Log = zerolog.New(logs)
 	})

@@ -9,7 +9,7 @@ import (
 // production https only, and no localhost or private address, refused when it is configured
 // rather than found out at each delivery; development takes http and localhost.
 func TestShopWebhookURLFollowsTheReceiptRules(t *testing.T) {
-	prod := newEnv(t, func(d *Deps) { d.Config.Production = true })
+	prod := newEnv(t, func(d *testDeps) { d.Config.Production = true })
 	m := prod.merchant(false)
 	for _, u := range []string{"http://hooks.example/x", "https://localhost/x", "https://127.0.0.1/x", "https://10.0.0.1/x", "https://[::1]/x"} {
 		rec := prod.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/shop/config", `{"webhookUrl":"`+u+`"}`)
@@ -22,7 +22,7 @@ func TestShopWebhookURLFollowsTheReceiptRules(t *testing.T) {
 			t.Errorf("production %s: %d %s", body, rec.Code, rec.Body)
 		}
 	}
-	dev := newEnv(t, func(d *Deps) { d.Config.Production = false })
+	dev := newEnv(t, func(d *testDeps) { d.Config.Production = false })
 	dm := dev.merchant(false)
 	if rec := dev.adminCall(dm.cookies, dm.csrf, http.MethodPost, "/api/shop/config", `{"webhookUrl":"http://localhost:9000/x"}`); rec.Code != 200 {
 		t.Fatalf("development http://localhost webhookUrl: %d %s", rec.Code, rec.Body)

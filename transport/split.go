@@ -42,7 +42,7 @@ func (s *Server) postSplit(c echo.Context) error {
 		return err
 	}
 	sess, _ := SessionFrom(c)
-	res, err := s.pay.configureSplit.Handle(c.Request().Context(), commands.ConfigureMerchantSplit{Merchant: sess.Wallet,
+	res, err := s.cmd.ConfigureSplit.Handle(c.Request().Context(), commands.ConfigureMerchantSplit{Merchant: sess.Wallet,
 		Address: req.SplitAddress, Recipients: req.Recipients, Meta: s.metadata(c, sess.Wallet)})
 	if err != nil {
 		return err

@@ -69,7 +69,7 @@ func TestStatusReadWhileTheDatabaseIsUnreachable(t *testing.T) {
 	}
 	t.Cleanup(dead.Close)
 	d := &downable{dead: readmodels.NewReceipts(dead)}
-	e := newEnv(t, func(deps *Deps) {
+	e := newEnv(t, func(deps *testDeps) {
 		d.Receipts = deps.Receipts.(*readmodels.Receipts)
 		deps.Receipts = d
 	})

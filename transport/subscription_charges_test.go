@@ -19,6 +19,7 @@ import (
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/chain/contracts"
+	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/subscription"
@@ -91,13 +92,14 @@ func TestCronChargeSubscriptions(t *testing.T) {
 	usdc, _ := dev.Token("USDC")
 	db := &late{}
 	var store *postgres.Store
-	e := newEnv(t, func(d *Deps) {
-		store = d.Events.(*projections.ReceiptsAtAppend).Store
+	e := newEnv(t, func(d *testDeps) {
+		store = d.Events.(*postgres.Store)
 		h := settlement.NewChargeSubscriptionsHandler(d.Events, op, db, db, commands.NewSplits(d.Events), time.Now)
 		h.Poll = 50 * time.Millisecond
 		h.Notify = db
-		d.SubscriptionChain = SubscriptionChain{Signer: chain.SpendPermissions{ChainID: chain.DevChainID, Manager: dev.SpendPermissionManager.Hex()},
-			Operator: op.Sender(), USDC: op.USDC(), Charger: h}
+		d.App.Subscriptions = app.Subscriptions{Signer: chain.SpendPermissions{ChainID: chain.DevChainID, Manager: dev.SpendPermissionManager.Hex()},
+			Operator: op.Sender(), USDC: op.USDC()}
+		d.App.Chain.Charger = h
 	})
 	db.ChargeLedger, db.due, db.hooks = readmodels.NewSubscriptionCharges(e.pool), readmodels.NewSubscriptions(e.pool), readmodels.NewSubscriptionWebhooks(e.pool)
 	runner, err := projections.NewRunner(e.pool, store, projections.Subscriptions{}, zerolog.Nop())

@@ -2,7 +2,6 @@ package transport
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -25,39 +24,11 @@ type SubscriptionLists interface {
 
 var _ SubscriptionLists = (*readmodels.Subscriptions)(nil)
 
-// SubscriptionChain is what creating subscriptions needs of the chain configuration; the zero
-// value means none (creation answers 503 subscriptions_not_configured).
-type SubscriptionChain struct {
-	Signer   commands.PermissionSigner // chain.SpendPermissions on CHAIN_ID and SPEND_PERMISSION_MANAGER
-	Operator string                    // the spender every permission must name
-	USDC     string                    // the token every permission must name
-	// Charger charges subscriptions (nil: the charging routes answer 503).
-	Charger *settlement.ChargeSubscriptionsHandler
-}
-
-// planLookup gives the create command the plans of the plan store.
-type planLookup struct{ plans PlanStore }
-
-func (l planLookup) SubscriptionPlan(ctx context.Context, id string) (commands.SubscriptionPlan, bool, error) {
-	p, err := l.plans.Get(ctx, id)
-	if errors.Is(err, readmodels.ErrNotFound) {
-		return commands.SubscriptionPlan{}, false, nil
-	}
-	if err != nil {
-		return commands.SubscriptionPlan{}, false, err
-	}
-	return commands.SubscriptionPlan{ID: p.ID, Merchant: p.Wallet, Name: p.Name, Price: p.Price, Period: p.Period, Active: p.Active}, true, nil
-}
-
-func (s *Server) subscriptionRoutes(d Deps) {
-	s.createSubscription = commands.NewCreateSubscriptionHandler(d.Events, planLookup{d.Plans}, d.SubscriptionChain.Signer,
-		d.SubscriptionChain.Operator, d.SubscriptionChain.USDC, d.Now)
-	s.cancelSubscription = commands.NewCancelSubscriptionHandler(d.Events, d.Now)
-	s.subscriptionLists, s.subscriptionsView = d.SubscriptionLists, d.SubscriptionsView
+func (s *Server) subscriptionRoutes(charger *settlement.ChargeSubscriptionsHandler) {
 	s.handle(http.MethodPost, "/api/subscriptions/create", Policy{Access: Public}, s.postSubscription)
 	s.handle(http.MethodGet, "/api/subscriptions/status", Policy{Access: Public}, s.subscriptionStatus)
 	s.handle(http.MethodPost, "/api/subscriptions/cancel", Policy{Access: Admin}, s.postCancelSubscription)
-	s.subscriptionChargeRoutes(d.SubscriptionChain.Charger)
+	s.subscriptionChargeRoutes(charger)
 }
 
 // waitListed waits (bounded, as orders wait for the receipts projection) until the
@@ -102,7 +73,7 @@ func (s *Server) postSubscription(c echo.Context) error {
 	case b.PermissionData == nil:
 		return InvalidInput("permissionData is required")
 	}
-	res, err := s.createSubscription.Handle(c.Request().Context(), commands.CreateSubscription{PlanID: b.PlanID,
+	res, err := s.cmd.CreateSubscription.Handle(c.Request().Context(), commands.CreateSubscription{PlanID: b.PlanID,
 		Customer: b.CustomerWallet, Permission: *b.PermissionData, Signature: b.PermissionSignature,
 		Meta: s.metadata(c, strings.ToLower(b.CustomerWallet))})
 	if err != nil {
@@ -181,7 +152,7 @@ func (s *Server) postCancelSubscription(c echo.Context) error {
 	if b.Wallet != "" && !strings.EqualFold(b.Wallet, sess.Wallet) {
 		return NewError(http.StatusForbidden, "forbidden", "wallet is not the signed-in wallet")
 	}
-	res, err := s.cancelSubscription.Handle(c.Request().Context(), commands.CancelSubscription{ID: b.SubscriptionID,
+	res, err := s.cmd.CancelSubscription.Handle(c.Request().Context(), commands.CancelSubscription{ID: b.SubscriptionID,
 		By: sess.Wallet, Meta: s.metadata(c, sess.Wallet)})
 	if err != nil {
 		return err

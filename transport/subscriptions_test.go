@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/readmodels"
@@ -33,8 +34,8 @@ type subEnv struct {
 
 func newSubEnv(t *testing.T) subEnv {
 	t.Helper()
-	e := newEnv(t, func(d *Deps) {
-		d.SubscriptionChain = SubscriptionChain{Signer: chain.SpendPermissions{ChainID: 8453, Manager: testManager},
+	e := newEnv(t, func(d *testDeps) {
+		d.App.Subscriptions = app.Subscriptions{Signer: chain.SpendPermissions{ChainID: 8453, Manager: testManager},
 			Operator: testOperator, USDC: testUSDC}
 	})
 	return subEnv{env: e, plans: readmodels.NewPlans(e.pool)}

@@ -308,7 +308,7 @@ func (downUsers) Live(context.Context, time.Time, int) ([]readmodels.User, error
 }
 
 func TestUserReadsDegradedBodies(t *testing.T) {
-	e := newEnv(t, func(d *Deps) { d.Users = downUsers{d.Users} })
+	e := newEnv(t, func(d *testDeps) { d.Users = downUsers{d.Users} })
 	m := e.merchant(false)
 	rec := e.dev(m, http.MethodGet, "/api/users/search?q=a", "")
 	body := decode(t, rec)

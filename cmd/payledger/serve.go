@@ -101,15 +101,10 @@ func openPool(ctx context.Context, cfg config) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
-// worker is a background job that runs until its context ends.
-type worker interface {
-	Run(ctx context.Context) error
-}
-
-// workerFunc makes a function a worker.
+// workerFunc makes a function a worker (app.Worker).
 type workerFunc func(ctx context.Context) error
 
-// Run implements worker.
+// Run implements app.Worker.
 func (f workerFunc) Run(ctx context.Context) error { return f(ctx) }
 
 // openLimiter returns the Redis limiter when REDIS_URL is set (limits shared by every instance),
@@ -186,15 +181,13 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		return err
 	}
 	defer closeLimiter()
-	s.subChain = subscriptionChain(cfg, log)
-	s.subChain.Charger = subscriptionCharger(cfg, s.subChain, rpc, pool, store, log)
 	api, err := newAPI(cfg, base, s, limiter)
 	if err != nil {
 		return err
 	}
 
-	// Background workers (projectors, dispatchers) run until the HTTP server has drained.
-	stopWorkers := startWorkers(cfg, s, api, log)
+	// Background workers (projectors, processes, dispatchers) run until the HTTP server has drained.
+	stopWorkers := startWorkers(s, log)
 	defer stopWorkers()
 	return runHTTP(ctx, cfg, api.Echo, api.MetricsHandler(), stopWorkers, log)
 }

@@ -11,29 +11,23 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/docs"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/journal"
-	"github.com/payledger/payledger/eventstore/postgres"
-	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
-	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/transport"
 	"github.com/payledger/payledger/transport/onramp"
 	"github.com/payledger/payledger/webhooks"
 )
 
-// services are what serve wires together between opening the ledger and listening: the read
-// models, projectors, journal and chain operations that both the API and the background workers
-// use.
+// services are what serve wires together between opening the ledger and listening: the
+// application (use cases, projections, settlement processes: cmd/payledger/app) and the
+// infrastructure around it (read models, caches, webhook dispatch, the journal).
 type services struct {
-	rpc   *chain.RPC
 	pool  *pgxpool.Pool
 	store eventstore.Store
-
-	splitOps    settlement.SplitChain
-	splitSender *settlement.OperatorSender
+	app   *app.Application
 
 	webhookKeys *readmodels.WebhookKeys
 	outbox      *readmodels.Outbox
@@ -44,37 +38,58 @@ type services struct {
 	dispatcher  *webhooks.Dispatcher
 	endpoints   *readmodels.Endpoints
 
-	receiptsRunner      *projections.Runner
-	usersRunner         *projections.Runner
-	subscriptionsRunner *projections.Runner
-
-	jrnl      *journal.Journal
-	replayer  *journal.Replayer
-	processor transport.Processor
-	subChain  transport.SubscriptionChain
+	jrnl     *journal.Journal
+	replayer *journal.Replayer
 }
 
 // wireServices builds the services in their start-up order; the journal's replay at start runs
-// here, so orders accepted before a crash go in before the service listens.
+// here, once the application is built, so orders accepted before a crash go in before the
+// service listens.
 func wireServices(ctx context.Context, cfg config, rpc *chain.RPC, pool *pgxpool.Pool, store eventstore.Store, log zerolog.Logger) (*services, error) {
-	s := &services{rpc: rpc, pool: pool, store: store}
-	var err error
-	if s.splitOps, s.splitSender, err = splitChain(cfg, rpc, pool, log); err != nil {
-		return nil, err
-	}
+	s := &services{pool: pool, store: store}
 	if err := s.openReadModels(cfg, log); err != nil {
 		return nil, err
 	}
-	if err := s.openProjections(log); err != nil {
+	if err := s.openJournal(cfg, log); err != nil {
 		return nil, err
 	}
-	if err := s.openJournal(ctx, cfg, log); err != nil {
+	deps, err := s.appDeps(cfg, rpc, log)
+	if err != nil {
 		return nil, err
 	}
-	if cfg.ProcessorAPIURL != "" {
-		s.processor = onramp.New(cfg.ProcessorAPIURL, cfg.ProcessorAPIKey)
+	if s.app, err = app.New(deps); err != nil {
+		return nil, err
+	}
+	s.store = s.app.Events // the write side (journal replay, transport) appends through the projection
+	s.openReplayer(log)
+	if _, err := s.replayer.DrainOnce(ctx); err != nil { // orders accepted before a crash go in first
+		log.Warn().Err(err).Msg("journal replay at start; will retry in the background")
 	}
 	return s, nil
+}
+
+// appDeps are the application's dependencies: the services' stores and the configuration's
+// chain, onramp processor and subscriptions.
+func (s *services) appDeps(cfg config, rpc *chain.RPC, log zerolog.Logger) (app.Deps, error) {
+	splitOps, splitSender, err := splitChain(cfg, rpc, s.pool, log)
+	if err != nil {
+		return app.Deps{}, err
+	}
+	subs := subscriptionChain(cfg, log)
+	d := app.Deps{Store: s.store, Pool: s.pool, Now: time.Now, Log: log, Dispatcher: s.dispatcher, EndpointData: transport.WebhookFields,
+		Invalidations: s.caches, WebhookKeys: s.webhookKeys, Journal: s.jrnl, PlatformRecipient: strings.ToLower(cfg.PlatformRecipient),
+		Subscriptions: subs,
+		Chain: app.Chain{RPC: rpc, Tokens: cfg.ChainTokens, Confirmations: cfg.ChainConfirmations, SplitChain: splitOps, SplitOperator: splitSender,
+			Charger: subscriptionCharger(cfg, subs, rpc, s.pool, s.store, log)}}
+	if cfg.EthRPCURL != "" {
+		d.Chain.Dial = func(ctx context.Context, waiting string) (*chain.RPC, error) {
+			return dialUntilAnswered(ctx, cfg, log, waiting)
+		}
+	}
+	if cfg.ProcessorAPIURL != "" {
+		d.Processor = onramp.New(cfg.ProcessorAPIURL, cfg.ProcessorAPIKey)
+	}
+	return d, nil
 }
 
 // openReadModels opens the read models, the in-process caches and the webhook dispatcher.
@@ -96,74 +111,54 @@ func (s *services) openReadModels(cfg config, log zerolog.Logger) error {
 	return nil
 }
 
-// openProjections opens the receipts, users and subscriptions projectors.
-func (s *services) openProjections(log zerolog.Logger) error {
-	receiptsProjector := projections.NewReceipts(s.dispatcher.Wake)
-	receiptsProjector.EndpointData = transport.WebhookFields // the merchants' event log (webhook endpoints)
-	var err error
-	if s.receiptsRunner, err = projections.NewRunner(s.pool, s.store, receiptsProjector, log); err != nil {
-		return err
-	}
-	if s.usersRunner, err = projections.NewRunner(s.pool, s.store, projections.Users{}, log); err != nil { // XP from receipt events
-		return err
-	}
-	if s.subscriptionsRunner, err = projections.NewRunner(s.pool, s.store, projections.Subscriptions{}, log); err != nil {
-		return err
-	}
-	if pg, ok := s.store.(*postgres.Store); ok { // a new receipt's row commits with its event when it can
-		s.store = receiptsProjector.AtAppend(pg, s.receiptsRunner) // the write side appends through it
-	}
-	return nil
-}
-
-// openJournal opens the order journal and replays it once; a failed replay is only a warning
-// because the replayer worker retries it.
-func (s *services) openJournal(ctx context.Context, cfg config, log zerolog.Logger) error {
+// openJournal opens the order journal; wireServices builds its replayer and replays it once the
+// application is built (a failed replay is only a warning: the replayer worker retries it).
+func (s *services) openJournal(cfg config, log zerolog.Logger) error {
 	jrnl, err := journal.Open(cfg.JournalPath)
 	if err != nil {
 		return err
 	}
-	replayer := journal.NewReplayer(jrnl, s.store, s.webhookKeys, readmodels.Unavailable, log)
-	s.jrnl, s.replayer = jrnl, replayer
+	s.jrnl = jrnl
+	return nil
+}
+
+// openReplayer builds the journal's replayer over the application's write store.
+func (s *services) openReplayer(log zerolog.Logger) {
+	replayer := journal.NewReplayer(s.jrnl, s.store, s.webhookKeys, readmodels.Unavailable, log)
+	s.replayer = replayer
 	s.metrics.ObserveJournal(func() (pending, failing int64, failures uint64) {
 		st := replayer.Stats()
 		return st.Pending, st.Failing, st.Failures
 	})
-	if _, err := replayer.DrainOnce(ctx); err != nil { // orders accepted before a crash go in first
-		log.Warn().Err(err).Msg("journal replay at start; will retry in the background")
-	}
-	return nil
 }
 
-// newAPI builds the HTTP API on the services.
+// newAPI builds the HTTP API on the services: the application's handlers, the read models.
 func newAPI(cfg config, base zerolog.Logger, s *services, limiter transport.Limiter) (*transport.Server, error) {
 	openapi, err := docs.OpenAPIJSON()
 	if err != nil {
 		return nil, err
 	}
-	pool := s.pool
+	pool, a := s.pool, s.app
 	return transport.New(transport.Deps{
-		OpenAPIJSON: openapi, Journal: s.jrnl,
-		Log: base, DB: pool, Now: time.Now,
+		OpenAPIJSON: openapi,
+		Log:         base, DB: pool, Now: time.Now,
 		Keys: s.keys, Nonces: readmodels.NewNonces(pool), Sessions: readmodels.NewSessions(pool),
 		Signer: chain.Login{ChainID: cfg.ChainID}, Limiter: limiter,
+		Commands: a.Commands, Splits: a.Queries.Splits, Journaled: a.Queries.Journaled, Charger: a.Processes.Charger,
 		Events: s.store, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
-		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: s.receiptsRunner,
-		WebhookKeys: s.webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
-		Processor: s.processor, ProcessorEvents: readmodels.NewProcessorEvents(pool),
-		SplitChain: s.splitOps, SplitOperator: s.splitSender,
+		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: a.Projections.Receipts,
 		Outbox: s.outbox, Webhooks: s.dispatcher,
 		Prices: readmodels.NewPrices(pool), Usage: s.usage, Figures: readmodels.NewReceipts(pool), Metrics: s.metrics, ReceiptSearch: readmodels.NewReceipts(pool),
-		Invalidations: s.caches, Users: readmodels.NewUsers(pool).KeepTopInMemory(s.caches),
+		Invalidations: s.caches, PricingCache: a.Caches.Pricing, InventoryCache: a.Caches.Inventory,
+		Users: readmodels.NewUsers(pool).KeepTopInMemory(s.caches),
 		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool),
-		SubscriptionsView: s.subscriptionsRunner,
-		SubscriptionChain: s.subChain,
+		SubscriptionsView: a.Projections.Subscriptions,
 		WebhookEndpoints:  s.endpoints, EndpointSender: s.dispatcher,
 		Config: transport.Config{
 			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 			CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),
 			KeyLimitPerMinute: cfg.RateLimitPerMinute, PublicLimitPerMinute: cfg.RateLimitPublicPerMinute,
-			PlatformRecipient: strings.ToLower(cfg.PlatformRecipient), SiteConfigRequiresKey: cfg.SiteConfigRequiresKey,
+			SiteConfigRequiresKey:  cfg.SiteConfigRequiresKey,
 			ProcessorWebhookSecret: cfg.ProcessorWebhookSecret, PublicBaseURL: cfg.PublicBaseURL, MetricsToken: cfg.MetricsToken,
 			MetricsSeparate: cfg.MetricsAddr != "", TrustedProxies: cfg.TrustedProxies, KeyCacheTTL: cfg.KeyCacheTTL,
 			PaymentChain: paymentChain(cfg),
@@ -172,11 +167,11 @@ func newAPI(cfg config, base zerolog.Logger, s *services, limiter transport.Limi
 }
 
 // startWorkers runs every background worker in its own goroutine until stop, which cancels them
-// and waits for all of them to return.
-func startWorkers(cfg config, s *services, api *transport.Server, log zerolog.Logger) (stop func()) {
+// and waits for all of them to return. It is the one place background processes start.
+func startWorkers(s *services, log zerolog.Logger) (stop func()) {
 	workCtx, stopWork := context.WithCancel(context.Background())
 	var workers sync.WaitGroup
-	for _, w := range s.workers(cfg, api, log) {
+	for _, w := range s.workers() {
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
 				log.Error().Err(err).Msg("background worker stopped")
@@ -186,14 +181,10 @@ func startWorkers(cfg config, s *services, api *transport.Server, log zerolog.Lo
 	return func() { stopWork(); workers.Wait() }
 }
 
-// workers are serve's background jobs: projectors, the onramp reconciler, webhook dispatch, usage,
-// journal replay, cache invalidations, wallet verification, split distribution and subscription
-// charging.
-func (s *services) workers(cfg config, api *transport.Server, log zerolog.Logger) []worker {
-	reconciler := commands.NewReconciler(api.OnrampReconciliation(), s.dispatcher, 30*time.Second, 2*time.Minute, log)
-	return []worker{s.receiptsRunner, s.usersRunner, s.subscriptionsRunner, reconciler, s.dispatcher, s.usage,
-		workerFunc(func(ctx context.Context) error { return s.replayer.Run(ctx, 2*time.Second) }), workerFunc(s.caches.Run),
-		walletVerifier(cfg, s.rpc, s.store, readmodels.NewReceipts(s.pool), log),
-		splitDistributor(cfg, s.store, readmodels.NewReceipts(s.pool), s.splitOps, s.splitSender, log),
-		subscriptionTicker(s.subChain.Charger, s.subscriptionsRunner, s.pool, s.webhookKeys, s.dispatcher, log)}
+// workers are serve's background jobs: the application's (projectors, the onramp reconciler,
+// wallet verification, split distribution, subscription charging) and the infrastructure's
+// (webhook dispatch, usage, journal replay, cache invalidations).
+func (s *services) workers() []app.Worker {
+	return append(s.app.Workers(), s.dispatcher, s.usage,
+		workerFunc(func(ctx context.Context) error { return s.replayer.Run(ctx, 2*time.Second) }), workerFunc(s.caches.Run))
 }

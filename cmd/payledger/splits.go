@@ -9,22 +9,16 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/commands"
-	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
 )
-
-// distributeInterval is the pace of split distribution: a release sent in one pass is recorded
-// in a later one, once mined.
-const distributeInterval = 2 * time.Second
 
 // splitChain is what split deployment and distribution use: without ETH_RPC_URL, nothing
 // (POST /api/split/deploy requires splitAddress, as without a chain); without
 // CHAIN_OPERATOR_KEY, the chain only (a given splitAddress is checked for code, nothing is
 // deployed or released: receipts stay paid). One OperatorSender serves both, so that their
 // nonces never collide. A node that did not answer at start (rpc nil) gets an operator over a
-// chain.LateBackend: until splitDistributor's background dial connects it, deployments answer
+// chain.LateBackend: until the split distributor's background dial (app.SplitDistributor) connects it, deployments answer
 // 503 chain_unavailable and nothing is released; then both work, without a restart.
 func splitChain(cfg config, rpc *chain.RPC, pool *pgxpool.Pool, log zerolog.Logger) (settlement.SplitChain, *settlement.OperatorSender, error) {
 	if cfg.EthRPCURL == "" {
@@ -44,30 +38,6 @@ func splitChain(cfg config, rpc *chain.RPC, pool *pgxpool.Pool, log zerolog.Logg
 	}
 	log.Info().Str("operator", op.Sender()).Bool("connected", rpc != nil).Msg("split operator ready")
 	return op, settlement.NewOperatorSender(op, readmodels.NewOperatorTransactions(pool)), nil
-}
-
-// splitDistributor is the background worker that connects a node unreachable at start (see
-// splitChain) and releases the splits of paid receipts. Every instance may run it: a receipt is
-// covered once per payee and nonces are unique per sender.
-func splitDistributor(cfg config, store eventstore.Store, receipts *readmodels.Receipts, ops settlement.SplitChain, sender *settlement.OperatorSender, log zerolog.Logger) worker {
-	return workerFunc(func(ctx context.Context) error {
-		if op, ok := ops.(*chain.Operator); ok {
-			if late, ok := op.Backend().(*chain.LateBackend); ok && !late.Connected() {
-				rpc, err := dialUntilAnswered(ctx, cfg, log, "split deployment and distribution")
-				if err != nil {
-					return err
-				}
-				defer rpc.Close()
-				late.Connect(rpc.Backend())
-				log.Info().Msg("chain connected: split deployment and distribution enabled")
-			}
-		}
-		if sender == nil {
-			return nil
-		}
-		h := settlement.NewDistributeSplitsHandler(store, commands.NewSplits(store), receipts, sender, time.Now)
-		return h.Run(ctx, distributeInterval, log)
-	})
 }
 
 // dialUntilAnswered dials ETH_RPC_URL every redialFirst, doubling to redialMax, until the node

@@ -16,10 +16,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations/pgtest"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
 )
 
@@ -51,7 +51,12 @@ func TestSplitsEnabledWhenTheNodeAnswersLate(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	defer func() { cancel(); wg.Wait() }()
-	wg.Go(func() { _ = splitDistributor(cfg, store, readmodels.NewReceipts(pool), ops, sender, log).Run(ctx) })
+	dial := func(ctx context.Context, waiting string) (*chain.RPC, error) {
+		return dialUntilAnswered(ctx, cfg, log, waiting)
+	}
+	wg.Go(func() {
+		_ = app.SplitDistributor(app.Deps{Store: store, Pool: pool, Log: log, Chain: app.Chain{Dial: dial, SplitChain: ops, SplitOperator: sender}}).Run(ctx)
+	})
 
 	// The node comes up late; the operator is funded there.
 	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{Port: port, BlockInterval: 300 * time.Millisecond})

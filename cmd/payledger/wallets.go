@@ -8,19 +8,12 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/commands"
-	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/readmodels"
-	"github.com/payledger/payledger/settlement"
 )
 
-// Pace of the wallet verifier: the chain is read every verifyInterval (the development chain
-// seals a block every 2 s), the work list synced from the receipts read model every verifyRefresh.
+// Pace of the background dial of a node that does not answer: redialFirst, doubling to redialMax.
 const (
-	verifyInterval = time.Second
-	verifyRefresh  = 2 * time.Second
-	redialFirst    = 2 * time.Second
-	redialMax      = time.Minute
+	redialFirst = 2 * time.Second
+	redialMax   = time.Minute
 )
 
 // dialChain connects to ETH_RPC_URL at start, when it is set. A node serving another chain than
@@ -43,27 +36,4 @@ func dialChain(ctx context.Context, cfg config, log zerolog.Logger) (*chain.RPC,
 	}
 	log.Info().Int64("chain_id", cfg.ChainID).Int("confirmations", cfg.ChainConfirmations).Msg("chain connected")
 	return rpc, nil
-}
-
-// walletVerifier is the background worker that confirms wallet payments on chain: without
-// ETH_RPC_URL it does nothing (payments stay pending); with it, it dials until the node answers
-// (rpc, when dialed at start, is used at once and left to serve to close) and then runs the
-// verifier. Every instance may run it: recording a verdict is idempotent.
-func walletVerifier(cfg config, rpc *chain.RPC, store eventstore.Store, receipts *readmodels.Receipts, log zerolog.Logger) worker {
-	return workerFunc(func(ctx context.Context) error {
-		if cfg.EthRPCURL == "" {
-			return nil
-		}
-		if rpc == nil { // dialed here: closed here (the one dialed at start is serve's)
-			var err error
-			if rpc, err = dialUntilAnswered(ctx, cfg, log, "wallet payment verifications"); err != nil {
-				return err
-			}
-			defer rpc.Close()
-			log.Info().Msg("chain connected")
-		}
-		v := settlement.NewVerifyWalletPaymentsHandler(store, receipts, commands.NewSplits(store),
-			chain.NewPaymentWatcher(rpc, cfg.ChainTokens, cfg.ChainConfirmations), time.Now)
-		return v.Run(ctx, verifyInterval, verifyRefresh, log)
-	})
 }

@@ -1,0 +1,106 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/transport/onramp"
+)
+
+// buildCommands builds the request use cases over the read models they consume, and returns the
+// onramp reconciliation undecorated, for the background reconciler.
+func (a *Application) buildCommands(d Deps) *commands.ReconcileOnrampHandler {
+	events, now := d.Store, d.Now
+	receipts := readmodels.NewReceipts(d.Pool) // open onramp attempts, wallet transaction claims
+	prices := usdPrices{readmodels.NewPrices(d.Pool)}
+	splits := commands.NewSplits(events)
+	pricing := readmodels.NewOrderPricing(readmodels.NewShops(d.Pool), a.Caches.Pricing)
+	catalog := readmodels.NewOrderCatalog(readmodels.NewInventory(d.Pool), a.Caches.Inventory)
+	issuer := commands.NewIssuer(events, readmodels.NewIdempotency(d.Pool), d.WebhookKeys, d.Journal, readmodels.Unavailable, now)
+	a.Queries = Queries{Splits: splits, Journaled: issuer}
+
+	var processor commands.Processor // nil: the onramp is not configured
+	if d.Processor != nil {
+		processor = onrampProcessor{d.Processor}
+	}
+	reconcile := commands.NewReconcileOnrampHandler(events, processor, receipts, now)
+	terminal := commands.NewTerminalHandler(events, pricing, now)
+	sc := d.Subscriptions
+	a.Commands = commands.Handlers{
+		CreateOrder:         commands.NewCreateOrderHandler(splits, catalog, pricing, issuer, d.PlatformRecipient, now),
+		CreateReceipt:       commands.NewCreateReceiptHandler(pricing, issuer),
+		StartOnramp:         logOutcomes(commands.NewStartOnrampHandler(events, splits, processor, prices, now), noteStartOnramp),
+		SubmitWalletPayment: commands.NewSubmitWalletPaymentHandler(events, receipts, now),
+		RecordTelemetry:     logOutcomes(commands.NewRecordTelemetryHandler(events, reconcile, now), noteTelemetry),
+		ApplyProcessorEvent: logOutcomes(commands.NewApplyProcessorEventHandler(events, readmodels.NewProcessorEvents(d.Pool), now), noteProcessorEvent),
+		ReconcileOnramp:     logOutcomes(reconcile, noteReconcile),
+		Refund:              commands.NewRefundHandler(events, now),
+		DisplayTerminal:     commands.HandlerFunc[commands.TerminalDisplay, commands.TerminalReceipt](terminal.Display),
+		CompleteTerminal:    commands.HandlerFunc[commands.TerminalComplete, commands.TerminalReceipt](terminal.Complete),
+		QuoteToken:          commands.NewQuoteTokenHandler(events, prices, now),
+		ConfigureSplit: settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(events, d.PlatformRecipient, now),
+			d.Chain.SplitChain, d.Chain.SplitOperator),
+		CreateSubscription: commands.NewCreateSubscriptionHandler(events, planLookup{readmodels.NewPlans(d.Pool)}, sc.Signer, sc.Operator, sc.USDC, now),
+		CancelSubscription: commands.NewCancelSubscriptionHandler(events, now),
+	}
+	return reconcile
+}
+
+// OnrampClient is the onramp processor's session API as the HTTP client speaks it (transport/onramp).
+type OnrampClient interface {
+	Create(ctx context.Context, req onramp.CreateRequest) (onramp.Session, error)
+	Get(ctx context.Context, id string) (onramp.Session, error)
+}
+
+var _ OnrampClient = (*onramp.Client)(nil)
+
+// onrampProcessor gives the commands the processor client in their own terms: the commands' and
+// the client's request and session types have the same fields (the client's carry the JSON
+// names), so each converts to the other.
+type onrampProcessor struct{ client OnrampClient }
+
+var _ commands.Processor = onrampProcessor{}
+
+func (p onrampProcessor) Create(ctx context.Context, req commands.OnrampRequest) (commands.OnrampSession, error) {
+	sess, err := p.client.Create(ctx, onramp.CreateRequest(req))
+	return commands.OnrampSession(sess), err
+}
+
+func (p onrampProcessor) Get(ctx context.Context, id string) (commands.OnrampSession, error) {
+	sess, err := p.client.Get(ctx, id)
+	return commands.OnrampSession(sess), err
+}
+
+// usdPrices gives the quote and onramp commands the price store's current USD prices.
+type usdPrices struct{ store *readmodels.Prices }
+
+var _ commands.Prices = usdPrices{}
+
+func (p usdPrices) USDPrices(ctx context.Context) (map[string]string, error) {
+	all, err := p.store.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(all))
+	for asset, price := range all {
+		out[asset] = price.USDPrice
+	}
+	return out, nil
+}
+
+// planLookup gives the create command the plans of the plan store.
+type planLookup struct{ plans *readmodels.Plans }
+
+func (l planLookup) SubscriptionPlan(ctx context.Context, id string) (commands.SubscriptionPlan, bool, error) {
+	p, err := l.plans.Get(ctx, id)
+	if errors.Is(err, readmodels.ErrNotFound) {
+		return commands.SubscriptionPlan{}, false, nil
+	}
+	if err != nil {
+		return commands.SubscriptionPlan{}, false, err
+	}
+	return commands.SubscriptionPlan{ID: p.ID, Merchant: p.Wallet, Name: p.Name, Price: p.Price, Period: p.Period, Active: p.Active}, true, nil
+}
