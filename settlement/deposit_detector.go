@@ -256,4 +256,6 @@ func (d *DepositDetector) Run(ctx context.Context, interval time.Duration) error
 // errStepRecord wraps the first failure of a step's recording.
 var errStepRecord = errors.New("deposits: recording failed")
 
-func recordErr(id string, err error) error { return fmt.Errorf("%w: receipt %s: %w", errStepRecord, id, err) }
+func recordErr(id string, err error) error {
+	return fmt.Errorf("%w: receipt %s: %w", errStepRecord, id, err)
+}
