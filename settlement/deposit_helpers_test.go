@@ -28,6 +28,8 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/migrations/pgtest"
+	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
 )
@@ -71,10 +73,24 @@ func newDepositEnv(t testing.TB) *depositEnv {
 	t.Cleanup(e.rpc.Close)
 	e.deploy()
 	e.split = crypto.PubkeyToAddress(depositKey(t).PublicKey)
-	var stop func()
-	e.pool, e.store, _, stop = receiptsLedger(t, ctx)
-	t.Cleanup(stop)
+	e.ledger()
 	return e
+}
+
+// ledger is a fresh database whose store has the receipts projection running on it (applied at
+// append too), recording the merchants' event log (webhook endpoints) as serve does.
+func (e *depositEnv) ledger() {
+	e.pool = pgtest.Pool(e.t)
+	e.store = postgres.New(e.pool)
+	proj := projections.NewReceipts(nil)
+	proj.EndpointData = func(st receipt.State) map[string]any { return map[string]any{"receiptId": st.Receipt.ReceiptID} }
+	runner, err := projections.NewRunner(e.pool, e.store, proj, zerolog.Nop())
+	e.ok(err)
+	e.store.SetAtAppend(proj.AtAppend(runner))
+	ctx, cancel := context.WithCancel(e.ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = runner.Run(ctx) }()
+	e.t.Cleanup(func() { cancel(); <-done })
 }
 
 func depositKey(t testing.TB) *ecdsa.PrivateKey {
