@@ -27,7 +27,9 @@ func TestServeDepositPaidByPlainTransfer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var chainOut, chainErr devchainOut
-	go func() { run(ctx, []string{"devchain", "--port", "0", "--block-interval", "500ms"}, noEnv, &chainOut, &chainErr) }()
+	go func() {
+		run(ctx, []string{"devchain", "--port", "0", "--block-interval", "500ms"}, noEnv, &chainOut, &chainErr)
+	}()
 	vars, accounts := readDevchainBanner(t, &chainOut, &chainErr)
 	platform := strings.ToLower(crypto.PubkeyToAddress(mustKey(t).PublicKey).Hex())
 	serveVars := map[string]string{"DATABASE_URL": pgtest.URL(t), "EMBEDDED_POSTGRES": "off", "PLATFORM_RECIPIENT": platform}
