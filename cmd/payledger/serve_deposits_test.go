@@ -57,13 +57,18 @@ func TestServeDepositPaidByPlainTransfer(t *testing.T) {
 	if !common.IsHexAddress(deposit) || r["amountRequired"] != "12.50" || r["amountReceived"] != nil || r["paidLate"] != false {
 		t.Fatalf("receipt before payment: %v\n%s", r, serveOut.String())
 	}
+	payDepositAndWait(t, c, apiKey, id, deposit, vars, accounts[0], serveOut.String)
+}
 
+// payDepositAndWait sends 12.50 USDC from account to deposit by a plain transfer and waits until
+// the status read says paid with the amounts.
+func payDepositAndWait(t *testing.T, c *e2eClient, apiKey, id, deposit string, vars map[string]string, account []string, logs func() string) {
 	ec, err := ethclient.Dial(vars["ETH_RPC_URL"])
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ec.Close()
-	key, err := crypto.HexToECDSA(strings.TrimPrefix(accounts[0][2], "0x"))
+	key, err := crypto.HexToECDSA(strings.TrimPrefix(account[2], "0x"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,13 +84,13 @@ func TestServeDepositPaidByPlainTransfer(t *testing.T) {
 			seen = append(seen, s)
 		}
 		if m["status"] == "paid" || m["status"] == "reconciled" {
-			if m["amountReceived"] != "12.50" || m["depositAddress"] != deposit || !strings.EqualFold(findString(m, "buyerWallet"), accounts[0][1]) {
+			if m["amountReceived"] != "12.50" || m["depositAddress"] != deposit || !strings.EqualFold(findString(m, "buyerWallet"), account[1]) {
 				t.Fatalf("paid status read: %v", m)
 			}
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("statuses %v\n%s", seen, serveOut.String())
+			t.Fatalf("statuses %v\n%s", seen, logs())
 		}
 	}
 	if seen[0] != "generated" && seen[0] != "pending" {
