@@ -40,6 +40,7 @@ type services struct {
 
 	jrnl     *journal.Journal
 	replayer *journal.Replayer
+	deposits deposits // payments by deposit address (serve_deposits.go)
 }
 
 // wireServices builds the services in their start-up order; the journal's replay at start runs
@@ -47,17 +48,22 @@ type services struct {
 // service listens.
 func wireServices(ctx context.Context, cfg config, rpc *chain.RPC, pool *pgxpool.Pool, store eventstore.Store, log zerolog.Logger) (*services, error) {
 	s := &services{pool: pool, store: store}
+	deps, err := openDeposits(ctx, cfg, rpc, pool, store, log)
+	if err != nil {
+		return nil, err
+	}
+	s.deposits = deps
 	if err := s.openReadModels(cfg, log); err != nil {
 		return nil, err
 	}
 	if err := s.openJournal(cfg, log); err != nil {
 		return nil, err
 	}
-	deps, err := s.appDeps(cfg, rpc, log)
+	appDeps, err := s.appDeps(cfg, rpc, log)
 	if err != nil {
 		return nil, err
 	}
-	if s.app, err = app.New(deps); err != nil {
+	if s.app, err = app.New(appDeps); err != nil {
 		return nil, err
 	}
 	s.store = s.app.Events // the write side (journal replay, transport) appends through the projection
@@ -78,7 +84,7 @@ func (s *services) appDeps(cfg config, rpc *chain.RPC, log zerolog.Logger) (app.
 	subs := subscriptionChain(cfg, log)
 	d := app.Deps{Store: s.store, Pool: s.pool, Now: time.Now, Log: log, Dispatcher: s.dispatcher, EndpointData: transport.WebhookFields,
 		Invalidations: s.caches, WebhookKeys: s.webhookKeys, Journal: s.jrnl, PlatformRecipient: strings.ToLower(cfg.PlatformRecipient),
-		Subscriptions: subs,
+		Subscriptions: subs, Deposits: s.deposits.addresses, PaymentWindow: cfg.PaymentWindow,
 		Chain: app.Chain{RPC: rpc, Tokens: cfg.ChainTokens, Confirmations: cfg.ChainConfirmations, SplitChain: splitOps, SplitOperator: splitSender,
 			Charger: subscriptionCharger(cfg, subs, rpc, s.pool, s.store, log)}}
 	if cfg.EthRPCURL != "" {
@@ -183,8 +189,8 @@ func startWorkers(s *services, log zerolog.Logger) (stop func()) {
 
 // workers are serve's background jobs: the application's (projectors, the onramp reconciler,
 // wallet verification, split distribution, subscription charging) and the infrastructure's
-// (webhook dispatch, usage, journal replay, cache invalidations).
+// (webhook dispatch, usage, journal replay, cache invalidations, deposit detection).
 func (s *services) workers() []app.Worker {
 	return append(s.app.Workers(), s.dispatcher, s.usage,
-		workerFunc(func(ctx context.Context) error { return s.replayer.Run(ctx, 2*time.Second) }), workerFunc(s.caches.Run))
+		workerFunc(func(ctx context.Context) error { return s.replayer.Run(ctx, 2*time.Second) }), workerFunc(s.caches.Run), s.deposits.worker)
 }

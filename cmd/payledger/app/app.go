@@ -42,10 +42,13 @@ type Deps struct {
 	// Journal keeps orders accepted while the datastore is down (nil: 503 instead).
 	Journal commands.Journal
 
-	PlatformRecipient string        // lower-case wallet, may be empty
-	Processor         OnrampClient  // nil: PROCESSOR_API_URL unset
-	Subscriptions     Subscriptions // zero: subscriptions are not configured
-	Chain             Chain         // zero: no chain configured
+	PlatformRecipient string // lower-case wallet, may be empty
+	// Deposits computes new receipts' deposit addresses (nil: none); PaymentWindow is their window.
+	Deposits      commands.DepositAddresses
+	PaymentWindow time.Duration
+	Processor     OnrampClient  // nil: PROCESSOR_API_URL unset
+	Subscriptions Subscriptions // zero: subscriptions are not configured
+	Chain         Chain         // zero: no chain configured
 }
 
 // Subscriptions is what creating subscriptions checks permissions against; the zero value means

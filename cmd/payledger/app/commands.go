@@ -19,7 +19,7 @@ func (a *Application) buildCommands(d Deps) *commands.ReconcileOnrampHandler {
 	splits := commands.NewSplits(events)
 	pricing := readmodels.NewOrderPricing(readmodels.NewShops(d.Pool), a.Caches.Pricing)
 	catalog := readmodels.NewOrderCatalog(readmodels.NewInventory(d.Pool), a.Caches.Inventory)
-	issuer := commands.NewIssuer(events, readmodels.NewIdempotency(d.Pool), d.WebhookKeys, d.Journal, readmodels.Unavailable, now)
+	issuer := commands.NewIssuer(events, readmodels.NewIdempotency(d.Pool), d.WebhookKeys, d.Journal, readmodels.Unavailable, now).WithDeposits(splits, d.Deposits, d.PaymentWindow)
 	a.Queries = Queries{Splits: splits, Journaled: issuer}
 
 	var processor commands.Processor // nil: the onramp is not configured
