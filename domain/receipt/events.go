@@ -28,6 +28,7 @@ type TokenQuoted struct {
 	TokenUSDPrice string `json:"tokenUsdPrice"`
 	EURUSDRate    string `json:"eurUsdRate,omitempty"`
 	AmountUSD     string `json:"amountUsd"`
+	ValidUntil    int64  `json:"validUntil,omitempty"` // held until the payment window ends (Unix ms; window_quote.go)
 	At            int64  `json:"at"`
 }
 
@@ -82,6 +83,7 @@ type PaymentConfirmed struct {
 	BlockHash   string `json:"blockHash,omitempty"`
 	LogIndex    *int   `json:"logIndex,omitempty"`
 	AmountUnits string `json:"amountUnits,omitempty"`
+	PaidLate    bool   `json:"paidLate,omitempty"` // paid after the payment window ended (window.go)
 	At          int64  `json:"at"`
 }
 
@@ -200,6 +202,10 @@ func Decode(typ string, data []byte) (Event, error) {
 		e = &TokenQuoted{}
 	case EventPaymentRestored:
 		e = &PaymentRestored{}
+	case EventWindowExpired:
+		e = &PaymentWindowExpired{}
+	case EventPaymentIgnored:
+		e = &PaymentIgnored{}
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrUnknownEvent, typ)
 	}
@@ -236,6 +242,10 @@ func deref(e Event) Event {
 	case *TokenQuoted:
 		return *v
 	case *PaymentRestored:
+		return *v
+	case *PaymentWindowExpired:
+		return *v
+	case *PaymentIgnored:
 		return *v
 	}
 	return e

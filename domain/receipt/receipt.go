@@ -24,6 +24,12 @@
 //     chain stays paid but is flagged (FailureIgnored, CodeChainWithdrawn): it is not reconciled
 //     (ErrWithdrawn) until the chain confirms the same transaction again (PaymentRestored).
 //   - Failure fields are shown only while the status is failed (FailureView).
+//   - Payment window (window.go): a receipt not paid when its window (Generated.ExpiresAt) ends,
+//     with no onramp attempt open, becomes failed with PORTAL_SESSION_EXPIRED
+//     (PaymentWindowExpired). Only confirmed funds on chain move an expired receipt out of
+//     failed: a chain confirmation within PAYMENT_MONITOR_WINDOW after expiry pays it with
+//     PaidLate. No processor event, telemetry, hint, new attempt or merchant attestation does.
+//     (Within the window a failed attempt may still be retried, as above.)
 package receipt
 
 import (
@@ -123,6 +129,7 @@ type Generated struct {
 	WebhookURL        string            `json:"webhookUrl,omitempty"`
 	RequestHash       string            `json:"requestHash,omitempty"` // idempotency: hash of the creating request
 	CreatedAt         int64             `json:"createdAt"`             // Unix ms
+	ExpiresAt         int64             `json:"expiresAt,omitempty"`   // Unix ms: creation + PAYMENT_WINDOW (contract 26; the core fills it)
 }
 
 // Event is a decoded receipt event.
@@ -201,6 +208,7 @@ type State struct {
 	// ChainWithdrawnTx is the paying transaction while a reorg past the confirmation depth has
 	// taken it off the chain (flagged, CodeChainWithdrawn) and it was not seen again at depth.
 	ChainWithdrawnTx string `json:"chainWithdrawnTx,omitempty"`
+	windowState             // the payment window (window.go)
 }
 
 // FailureView is the failure to show: only while the status is failed (spec rule 5).
@@ -273,6 +281,7 @@ func Evolve(s State, e Event) State {
 	case TokenQuoted:
 		// Never a change of status: it records what the customer was quoted and at which rate.
 		s.QuotedToken = e.Token
+		s.holdQuote(e)
 		if e.EURUSDRate != "" {
 			s.EURUSDRate = e.EURUSDRate
 		}
@@ -289,7 +298,9 @@ func Evolve(s State, e Event) State {
 			p.BlockNumber, p.BlockHash = e.BlockNumber, e.BlockHash
 			s.Payment = &p
 		}
-	case TelemetryRecorded:
+	case PaymentWindowExpired:
+		s.windowExpired(e)
+	case TelemetryRecorded, PaymentIgnored:
 		// Recorded for auditors; never a change of state.
 	}
 	return s
