@@ -107,6 +107,7 @@ func Confirm(s State, c PaymentConfirmed) ([]Event, error) {
 	if s.Expired() {
 		return confirmExpired(s, c)
 	}
+	c.PaidLate = false // only the end of the payment window makes a payment late (window.go)
 	return []Event{c}, nil
 }
 

@@ -66,8 +66,8 @@ type windowState struct {
 	WindowExpiredAt int64 `json:"windowExpiredAt,omitempty"`
 	// MonitorUntil is the end of the late-payment watch of an expired receipt (Unix ms).
 	MonitorUntil int64 `json:"monitorUntil,omitempty"`
-	// Quotes is the latest quote per token (held until the window ends, see QuoteInWindow).
-	Quotes map[string]TokenQuoted `json:"quotes,omitempty"`
+	// HeldQuotes is the latest quote per token (held until the window ends, see QuoteInWindow).
+	HeldQuotes map[string]TokenQuoted `json:"heldQuotes,omitempty"`
 }
 
 // Expired reports whether the receipt's payment window ended without payment (recorded).

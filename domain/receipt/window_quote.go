@@ -11,12 +11,12 @@ package receipt
 
 // holdQuote keeps a recorded quote as the latest in its token (Evolve's case of TokenQuoted).
 func (s *State) holdQuote(q TokenQuoted) {
-	quotes := make(map[string]TokenQuoted, len(s.Quotes)+1)
-	for k, v := range s.Quotes {
+	quotes := make(map[string]TokenQuoted, len(s.HeldQuotes)+1)
+	for k, v := range s.HeldQuotes {
 		quotes[k] = v
 	}
 	quotes[q.Token] = q
-	s.Quotes = quotes
+	s.HeldQuotes = quotes
 }
 
 // QuoteInWindow prices the receipt in token (Quote) unless the receipt's window holds a quote in
@@ -35,7 +35,7 @@ func QuoteInWindow(s State, token, tokenUSD, eurUSD string, at int64) ([]Event, 
 	if at >= end || s.Expired() {
 		return nil, TokenQuoted{}, errWindowEnded(s)
 	}
-	if held, ok := s.Quotes[token]; ok && held.ValidUntil == end {
+	if held, ok := s.HeldQuotes[token]; ok && held.ValidUntil == end {
 		return nil, held, nil
 	}
 	q.ValidUntil = end

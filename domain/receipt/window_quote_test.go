@@ -43,8 +43,8 @@ func TestQuoteInWindow(t *testing.T) {
 			}
 			if c.record {
 				s := apply(t, c.s, evs, nil)
-				if s.Quotes[c.token] != q || s.QuotedToken != c.token {
-					t.Fatalf("quote not held: %+v", s.Quotes)
+				if s.HeldQuotes[c.token] != q || s.QuotedToken != c.token {
+					t.Fatalf("quote not held: %+v", s.HeldQuotes)
 				}
 			}
 		})

@@ -171,14 +171,17 @@ func TestExpiredGuard(t *testing.T) {
 // TestPaidLateOnlyAfterExpiry: a payment inside the window is not late, and a late-paid receipt
 // is settled like any other.
 func TestPaidLateOnlyAfterExpiry(t *testing.T) {
-	c := PaymentConfirmed{AttemptID: "deposit", TransactionHash: "0xd", VerifiedBy: "chain", At: winEnd - 1}
-	evs, err := Confirm(windowed(), c)
-	if err != nil || len(evs) != 1 || evs[0].(PaymentConfirmed).PaidLate {
-		t.Fatalf("in-window payment: %+v %v", evs, err)
+	c := PaymentConfirmed{AttemptID: "deposit", TransactionHash: "0xd", VerifiedBy: "chain", PaidLate: true, At: winEnd - 1}
+	declined := withEvents(t, windowed(), AttemptStarted{AttemptID: "a", Kind: "onramp", At: 2}, fail("a"))
+	for _, s := range []State{windowed(), declined} { // failed by an attempt, not by the window: not late
+		evs, err := Confirm(s, c)
+		if err != nil || len(evs) != 1 || evs[0].(PaymentConfirmed).PaidLate {
+			t.Fatalf("in-window payment from %s: %+v %v", s.Status, evs, err)
+		}
 	}
-	c.At = winEnd + 1
+	c.At, c.PaidLate = winEnd+1, false
 	exp := expired(t, windowed())
-	evs, err = Confirm(exp, c)
+	evs, err := Confirm(exp, c)
 	late := apply(t, exp, evs, err)
 	if late.Status != StatusPaid || late.FailureView() != nil {
 		t.Fatalf("late: %+v", late)
@@ -206,7 +209,7 @@ func TestWindowEventsRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(raw, &back); err != nil || !reflect.DeepEqual(back, s) {
 		t.Fatalf("state round trip: %+v, want %+v (%v)", back, s, err)
 	}
-	if back.WindowExpiredAt == 0 || back.Quotes["ETH"].Amount != "0.01" {
+	if back.WindowExpiredAt == 0 || back.HeldQuotes["ETH"].Amount != "0.01" {
 		t.Fatalf("window state lost: %s", raw)
 	}
 }
