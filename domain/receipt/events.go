@@ -83,8 +83,9 @@ type PaymentConfirmed struct {
 	BlockHash   string `json:"blockHash,omitempty"`
 	LogIndex    *int   `json:"logIndex,omitempty"`
 	AmountUnits string `json:"amountUnits,omitempty"`
-	PaidLate    bool   `json:"paidLate,omitempty"` // paid after the payment window ended (window.go)
-	At          int64  `json:"at"`
+	// PaidLate: the payment arrived after the payment window had failed the receipt (DESIGN 9).
+	PaidLate bool  `json:"paidLate,omitempty"`
+	At       int64 `json:"at"`
 }
 
 // PaymentFailed: a server-verified failure of the current attempt. Status failed.
@@ -206,6 +207,12 @@ func Decode(typ string, data []byte) (Event, error) {
 		e = &PaymentWindowExpired{}
 	case EventPaymentIgnored:
 		e = &PaymentIgnored{}
+	case EventDepositTransferSeen:
+		e = &DepositTransferSeen{}
+	case EventDepositTransferConfirmed:
+		e = &DepositTransferConfirmed{}
+	case EventDepositTransferDropped:
+		e = &DepositTransferDropped{}
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrUnknownEvent, typ)
 	}
@@ -246,6 +253,12 @@ func deref(e Event) Event {
 	case *PaymentWindowExpired:
 		return *v
 	case *PaymentIgnored:
+		return *v
+	case *DepositTransferSeen:
+		return *v
+	case *DepositTransferConfirmed:
+		return *v
+	case *DepositTransferDropped:
 		return *v
 	}
 	return e

@@ -2,6 +2,8 @@ package receipt
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/payledger/payledger/domain/failure"
@@ -46,7 +48,8 @@ type PaymentWindowExpired struct {
 
 // PaymentIgnored records a payment reported for an expired receipt that does not pay it (a
 // processor success, or a chain confirmation after MonitorUntil), for auditors and operators:
-// the funds may have arrived somewhere and need a refund. Never a change of state.
+// the funds may have arrived somewhere and need a refund. Recorded once per payment (verifiedBy
+// and transaction hash); never a change of status.
 type PaymentIgnored struct {
 	AttemptID       string `json:"attemptId,omitempty"`
 	VerifiedBy      string `json:"verifiedBy"`
@@ -57,6 +60,8 @@ type PaymentIgnored struct {
 	At              int64  `json:"at"`
 }
 
+func ignoredKey(verifiedBy, txHash string) string { return verifiedBy + ":" + strings.ToLower(txHash) }
+
 func (PaymentWindowExpired) eventType() string { return EventWindowExpired }
 func (PaymentIgnored) eventType() string       { return EventPaymentIgnored }
 
@@ -66,6 +71,9 @@ type windowState struct {
 	WindowExpiredAt int64 `json:"windowExpiredAt,omitempty"`
 	// MonitorUntil is the end of the late-payment watch of an expired receipt (Unix ms).
 	MonitorUntil int64 `json:"monitorUntil,omitempty"`
+	// IgnoredPayments are the payments recorded as PaymentIgnored (verifiedBy:transactionHash),
+	// so a payment reported again is not recorded twice.
+	IgnoredPayments []string `json:"ignoredPayments,omitempty"`
 	// HeldQuotes is the latest quote per token (held until the window ends, see QuoteInWindow).
 	HeldQuotes map[string]TokenQuoted `json:"heldQuotes,omitempty"`
 }
@@ -126,6 +134,9 @@ func errWindowEnded(s State) error {
 // recorded; a merchant's attestation is refused.
 func confirmExpired(s State, c PaymentConfirmed) ([]Event, error) {
 	ignore := func(why string) ([]Event, error) {
+		if slices.Contains(s.IgnoredPayments, ignoredKey(c.VerifiedBy, c.TransactionHash)) {
+			return nil, nil
+		}
 		return []Event{PaymentIgnored{AttemptID: c.AttemptID, VerifiedBy: c.VerifiedBy, TransactionHash: c.TransactionHash, Token: c.Token,
 			Why: why, StatusAtArrival: s.Status, At: c.At}}, nil
 	}
@@ -140,4 +151,9 @@ func confirmExpired(s State, c PaymentConfirmed) ([]Event, error) {
 		return ignore("the processor reported a payment after the payment window ended; only funds confirmed at the deposit address pay an expired receipt")
 	}
 	return nil, errWindowEnded(s)
+}
+
+// paymentIgnored remembers an ignored payment (Evolve's case); never a change of status.
+func (s *State) paymentIgnored(e PaymentIgnored) {
+	s.IgnoredPayments = append(slices.Clip(s.IgnoredPayments), ignoredKey(e.VerifiedBy, e.TransactionHash))
 }

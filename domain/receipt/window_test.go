@@ -213,3 +213,23 @@ func TestWindowEventsRoundTrip(t *testing.T) {
 		t.Fatalf("window state lost: %s", raw)
 	}
 }
+
+// TestPaymentIgnoredOnce: a payment that does not pay an expired receipt is recorded once,
+// however often it is reported (the detector and the processor may report it again).
+func TestPaymentIgnoredOnce(t *testing.T) {
+	exp := expired(t, windowed())
+	c := PaymentConfirmed{AttemptID: "deposit", TransactionHash: "0xD1", VerifiedBy: "chain", At: lateEnd + 1}
+	evs, err := Confirm(exp, c)
+	s := apply(t, exp, evs, err)
+	if types(evs) != EventPaymentIgnored {
+		t.Fatalf("first report: %s", types(evs))
+	}
+	c.TransactionHash = "0xd1"
+	if evs, err := Confirm(s, c); err != nil || len(evs) != 0 {
+		t.Fatalf("the same payment again: %v %v", evs, err)
+	}
+	c.TransactionHash = "0xd2"
+	if evs, err := Confirm(s, c); err != nil || types(evs) != EventPaymentIgnored {
+		t.Fatalf("another payment: %v %v", evs, err)
+	}
+}
