@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -231,5 +232,28 @@ func TestPaymentIgnoredOnce(t *testing.T) {
 	c.TransactionHash = "0xd2"
 	if evs, err := Confirm(s, c); err != nil || types(evs) != EventPaymentIgnored {
 		t.Fatalf("another payment: %v %v", evs, err)
+	}
+}
+
+// TestExpireUnderpaidKeepsAmountReceived: an underpaid receipt expires with what arrived kept, a
+// transfer seen after expiry does not move it, and the confirmed one completing it pays it late.
+func TestExpireUnderpaidKeepsAmountReceived(t *testing.T) {
+	s := depositReceipt()
+	s.Receipt.ExpiresAt = winEnd
+	s, _ = observe(t, s, DepositObservation{Transfer: transfer("0x1", "USDC", "10000000", 6, "0xb1"), Confirmed: true, At: 5})
+	if s.Status != StatusPending || s.AmountReceived() != "10.00" {
+		t.Fatalf("underpaid: %s %q", s.Status, s.AmountReceived())
+	}
+	s = expired(t, s)
+	if s.Status != StatusFailed || s.AmountReceived() != "10.00" || s.AmountRequired() != "12.31" {
+		t.Fatalf("expired: %s received %q required %q", s.Status, s.AmountReceived(), s.AmountRequired())
+	}
+	s, _ = observe(t, s, DepositObservation{Transfer: transfer("0x2", "USDT", "2310000", 6, "0xb2"), At: winEnd + 10})
+	if s.Status != StatusFailed {
+		t.Fatalf("a transfer seen, not confirmed, moved it: %s", s.Status)
+	}
+	s, evs := observe(t, s, DepositObservation{Transfer: transfer("0x2", "USDT", "2310000", 6, "0xb2"), Confirmed: true, At: winEnd + 20})
+	if s.Status != StatusPaid || !s.PaidLate() || s.AmountReceived() != "12.31" || !strings.HasSuffix(types(evs), EventConfirmed) {
+		t.Fatalf("late completion: %s late %v received %q (%s)", s.Status, s.PaidLate(), s.AmountReceived(), types(evs))
 	}
 }
