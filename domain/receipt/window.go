@@ -9,8 +9,9 @@ import (
 	"github.com/payledger/payledger/domain/failure"
 )
 
-// The payment window (DESIGN 9). A receipt with a deposit address has a window: Generated.ExpiresAt
-// (creation + PAYMENT_WINDOW). Rules, decided here and in the guards of payment.go:
+// The payment window (DESIGN 9). A receipt made while PAYMENT_WINDOW is configured has a window:
+// Generated.ExpiresAt (creation + PAYMENT_WINDOW); one without (0) never expires. Rules, decided
+// here and in the guards of payment.go:
 //   - A receipt that is not paid when its window ends (generated, pending: nothing or too little
 //     received; or failed by an attempt of its own) becomes failed with PORTAL_SESSION_EXPIRED
 //     (PaymentWindowExpired), unless an onramp attempt is open (the current attempt is an onramp

@@ -7,7 +7,7 @@ package receipt
 //     RequiredAmount);
 //   - once the window has ended no new quote is made (ErrState): a late payment is judged by the
 //     quote that was honoured in the window;
-//   - a receipt without a window (no deposit address) is quoted afresh each time, as before.
+//   - a receipt without a window (ExpiresAt 0) is quoted afresh each time, as before.
 
 // holdQuote keeps a recorded quote as the latest in its token (Evolve's case of TokenQuoted).
 func (s *State) holdQuote(q TokenQuoted) {

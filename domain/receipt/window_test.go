@@ -52,7 +52,7 @@ func TestExpire(t *testing.T) {
 		{"failed by its attempt inside the window: expires (the window closes)", declined, winEnd, true},
 		{"a wallet attempt does not hold the window open", wallet, winEnd, true},
 		{"before the window's end: nothing", windowed(), winEnd - 1, false},
-		{"no window (no deposit address): never", generated(), winEnd * 10, false},
+		{"no window (ExpiresAt 0): never", generated(), winEnd * 10, false},
 		{"an onramp attempt open (generated): nothing", onramp, winEnd, false},
 		{"an onramp attempt open (processor fulfilling): nothing", withEvents(t, onramp, PaymentSubmitted{AttemptID: "a", Source: "processor", At: 3}), winEnd, false},
 		{"ach_pending: nothing", withEvents(t, onramp, ACHAccepted{AttemptID: "a", At: 3}), winEnd, false},
