@@ -158,16 +158,13 @@ func (e *windowEnv) wantExpired(id, received string) {
 // TestPaymentWindowExpiryAndLatePayment: an unpaid and an underpaid receipt fail at the end of
 // their window (PORTAL_SESSION_EXPIRED, webhook, amountReceived kept); a confirmed transfer
 // completing the amount within the monitor window pays the underpaid one late; one after it
-// does not pay the other; a receipt with an onramp attempt open does not expire.
+// does not pay the other.
 func TestPaymentWindowExpiryAndLatePayment(t *testing.T) {
 	e := newWindowEnv(t)
 	h := e.handler()
-	unpaid, underpaid, onramp, paid := e.receipt(), e.receipt(), e.receipt(), e.receipt()
+	unpaid, underpaid, paid := e.receipt(), e.receipt(), e.receipt()
 	e.deposit(underpaid, 1, "4000000") // 4.00 of 10.00
 	e.deposit(paid, 2, "10000000")
-	e.change(onramp, func(st receipt.State) ([]receipt.Event, error) {
-		return receipt.StartAttempt(st, receipt.AttemptStarted{AttemptID: "att_on", Kind: "onramp", SessionID: "cos_1", At: e.now().UnixMilli()})
-	})
 	if st := e.state(underpaid); st.Status != receipt.StatusPending || st.AmountReceived() != "4.00" {
 		t.Fatalf("underpaid before the window's end: %s %q", st.Status, st.AmountReceived())
 	}
@@ -183,16 +180,12 @@ func TestPaymentWindowExpiryAndLatePayment(t *testing.T) {
 	}
 	e.wantExpired(unpaid, "")
 	e.wantExpired(underpaid, "4.00")
-	if st := e.state(onramp); st.Status != receipt.StatusGenerated || st.Expired() {
-		t.Fatalf("a receipt with an onramp attempt open expired: %s", st.Status)
-	}
 	if st := e.state(paid); st.Status != receipt.StatusPaid || st.Expired() {
 		t.Fatalf("a paid receipt: %s", st.Status)
 	}
 	if got, err := h.Handle(e.ctx); err != nil || len(got) != 0 {
 		t.Fatalf("a second pass expired %v (%v)", got, err)
 	}
-
 	e.advance(23 * time.Hour)
 	e.deposit(underpaid, 3, "6000000") // completes 10.00 within the monitor window
 	st := e.state(underpaid)
@@ -266,4 +259,34 @@ func TestPaymentWindowTwoInstances(t *testing.T) {
 			t.Fatalf("history of %s: %s", id, h)
 		}
 	}
+}
+
+// TestPaymentWindowOnrampAttemptHolds: an open onramp attempt holds the window (the processor
+// decides); once the processor fails it, the next pass expires the receipt.
+func TestPaymentWindowOnrampAttemptHolds(t *testing.T) {
+	e := newWindowEnv(t)
+	h := e.handler()
+	onramp := e.receipt()
+	e.change(onramp, func(st receipt.State) ([]receipt.Event, error) {
+		return receipt.StartAttempt(st, receipt.AttemptStarted{AttemptID: "att_on", Kind: "onramp", SessionID: "cos_1", At: e.now().UnixMilli()})
+	})
+	e.advance(2 * time.Hour)
+	if got, err := h.Handle(e.ctx); err != nil || len(got) != 0 {
+		t.Fatalf("expired %v (%v) with an onramp attempt open", got, err)
+	}
+	if st := e.state(onramp); st.Status != receipt.StatusGenerated || st.Expired() {
+		t.Fatalf("a receipt with an onramp attempt open expired: %s", st.Status)
+	}
+	// Once the processor fails the onramp attempt, the window that ended closes on the next pass.
+	e.change(onramp, func(st receipt.State) ([]receipt.Event, error) {
+		return receipt.DecideProcessorUpdate(st, receipt.ProcessorUpdate{SessionID: "cos_1", Status: "rejected", ErrorCode: "card_declined", At: e.now().UnixMilli()})
+	})
+	e.webhookQueued(onramp, receipt.StatusFailed)
+	if got, err := h.Handle(e.ctx); err != nil || len(got) != 1 || got[0].ReceiptID != onramp {
+		t.Fatalf("pass after the onramp failed: %v (%v)", got, err)
+	}
+	if st := e.state(onramp); st.Status != receipt.StatusFailed || !st.Expired() || st.FailureView().Code != "PORTAL_SESSION_EXPIRED" {
+		t.Fatalf("onramp receipt after its attempt failed: %s %+v", st.Status, st.FailureView())
+	}
+
 }
