@@ -288,5 +288,4 @@ func TestPaymentWindowOnrampAttemptHolds(t *testing.T) {
 	if st := e.state(onramp); st.Status != receipt.StatusFailed || !st.Expired() || st.FailureView().Code != "PORTAL_SESSION_EXPIRED" {
 		t.Fatalf("onramp receipt after its attempt failed: %s %+v", st.Status, st.FailureView())
 	}
-
 }
