@@ -289,3 +289,17 @@ func TestPaymentWindowOnrampAttemptHolds(t *testing.T) {
 		t.Fatalf("onramp receipt after its attempt failed: %s %+v", st.Status, st.FailureView())
 	}
 }
+
+// TestPaymentWindowConfigDefaults: zero fields take the defaults; a poll slower than the 5-second
+// promise allows is capped.
+func TestPaymentWindowConfigDefaults(t *testing.T) {
+	due := readmodels.NewReceipts(nil)
+	cfg := settlement.NewPaymentWindowHandler(postgres.New(nil), due, settlement.PaymentWindowConfig{}, time.Now).Config()
+	if cfg.Window != time.Hour || cfg.Monitor != 24*time.Hour || cfg.Poll != time.Second || cfg.Batch != 500 {
+		t.Fatalf("defaults %+v", cfg)
+	}
+	cfg = settlement.NewPaymentWindowHandler(postgres.New(nil), due, settlement.PaymentWindowConfig{Poll: 10 * time.Second}, time.Now).Config()
+	if cfg.Poll != 4*time.Second {
+		t.Fatalf("poll %v, want capped at 4s", cfg.Poll)
+	}
+}
