@@ -46,7 +46,8 @@ func NewQuoteTokenHandler(store Store, prices Prices, now func() time.Time) *Quo
 }
 
 // Handle prices the receipt (through EUR/USD for EUR receipts) and records the quote with the
-// rates it used in the receipt's events. Errors: Invalid (unknown token), ErrPriceUnavailable (no
+// rates it used in the receipt's events; a receipt with a payment window returns the quote it
+// holds in the token until the window ends, and refuses a quote after (receipt.QuoteInWindow). Errors: Invalid (unknown token), ErrPriceUnavailable (no
 // price for the token, no EUR/USD rate for an EUR receipt), receipt.ErrNotFound,
 // receipt.ErrState, ErrContended, wrapped store errors.
 func (h *QuoteTokenHandler) Handle(ctx context.Context, cmd QuoteToken) (TokenQuoted, error) {
@@ -75,11 +76,10 @@ func (h *QuoteTokenHandler) Handle(ctx context.Context, cmd QuoteToken) (TokenQu
 			}
 			eurUSD = p
 		}
-		var err error
-		if q, err = receipt.Quote(st, cmd.Token, tokenUSD, eurUSD, h.now().UnixMilli()); err != nil {
-			return nil, err
-		}
-		return []receipt.Event{q}, nil
+		// A receipt with a payment window keeps the quote it was given until the window ends.
+		evs, held, err := receipt.QuoteInWindow(st, cmd.Token, tokenUSD, eurUSD, h.now().UnixMilli())
+		q = held
+		return evs, err
 	})
 	if err != nil {
 		return TokenQuoted{}, err

@@ -53,7 +53,7 @@ type depositEnv struct {
 	split   common.Address
 	tokens  []chain.Token
 	pool    *pgxpool.Pool
-	store   *postgres.Store
+	store   *projections.ReceiptsAtAppend
 	at      time.Time
 }
 
@@ -94,12 +94,12 @@ func newDepositEnvWith(t testing.TB, buyers int, opts ...func(*node.Config, *eth
 // append too), recording the merchants' event log (webhook endpoints) as serve does.
 func (e *depositEnv) ledger() {
 	e.pool = pgtest.Pool(e.t)
-	e.store = postgres.New(e.pool)
+	pg := postgres.New(e.pool)
 	proj := projections.NewReceipts(nil)
 	proj.EndpointData = func(st receipt.State) map[string]any { return map[string]any{"receiptId": st.Receipt.ReceiptID} }
-	runner, err := projections.NewRunner(e.pool, e.store, proj, zerolog.Nop())
+	runner, err := projections.NewRunner(e.pool, pg, proj, zerolog.Nop())
 	e.ok(err)
-	e.store.SetAtAppend(proj.AtAppend(runner))
+	e.store = proj.AtAppend(pg, runner)
 	ctx, cancel := context.WithCancel(e.ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = runner.Run(ctx) }()

@@ -59,7 +59,9 @@ func TestObserveDeposit(t *testing.T) {
 			{Transfer: usdc("0x1", "12310000"), Dropped: true}, {Transfer: usdc("0x2", "1"), Confirmed: true}}, StatusPending, "12.31", "0.000001", false},
 		{"seen again in another block counts there", nil, []DepositObservation{{Transfer: usdc("0x1", "12310000")},
 			{Transfer: usdc("0x1", "12310000"), Dropped: true}, {Transfer: transfer("0x1", "USDC", "12310000", 6, "0xb2"), Confirmed: true}}, StatusPaid, "12.31", "12.31", false},
-		{"failed then a confirmed payment: paid late", func(s State) State { return Evolve(s, PaymentFailed{Code: "PORTAL_SESSION_EXPIRED", At: 3}) },
+		{"failed then a confirmed payment: paid late", func(s State) State {
+			return Evolve(s, PaymentWindowExpired{Code: "PORTAL_SESSION_EXPIRED", MonitorUntil: 1 << 50, At: 3})
+		},
 			[]DepositObservation{{Transfer: usdc("0x1", "12310000"), Confirmed: true}}, StatusPaid, "12.31", "12.31", true},
 		{"failed: a seen transfer does not move it", func(s State) State { return Evolve(s, PaymentFailed{Code: "PORTAL_SESSION_EXPIRED", At: 3}) },
 			[]DepositObservation{{Transfer: usdc("0x1", "12310000")}}, StatusFailed, "12.31", "0.00", false},

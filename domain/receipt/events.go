@@ -28,6 +28,7 @@ type TokenQuoted struct {
 	TokenUSDPrice string `json:"tokenUsdPrice"`
 	EURUSDRate    string `json:"eurUsdRate,omitempty"`
 	AmountUSD     string `json:"amountUsd"`
+	ValidUntil    int64  `json:"validUntil,omitempty"` // held until the payment window ends (Unix ms; window_quote.go)
 	At            int64  `json:"at"`
 }
 
@@ -202,6 +203,10 @@ func Decode(typ string, data []byte) (Event, error) {
 		e = &TokenQuoted{}
 	case EventPaymentRestored:
 		e = &PaymentRestored{}
+	case EventWindowExpired:
+		e = &PaymentWindowExpired{}
+	case EventPaymentIgnored:
+		e = &PaymentIgnored{}
 	case EventDepositTransferSeen:
 		e = &DepositTransferSeen{}
 	case EventDepositTransferConfirmed:
@@ -244,6 +249,10 @@ func deref(e Event) Event {
 	case *TokenQuoted:
 		return *v
 	case *PaymentRestored:
+		return *v
+	case *PaymentWindowExpired:
+		return *v
+	case *PaymentIgnored:
 		return *v
 	case *DepositTransferSeen:
 		return *v

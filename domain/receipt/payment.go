@@ -38,6 +38,9 @@ func CanStartAttempt(s State) error {
 	if !slices.Contains(open, s.Status) {
 		return fmt.Errorf("%w: a payment cannot start while the receipt is %s", ErrState, s.Status)
 	}
+	if s.Expired() {
+		return errWindowEnded(s)
+	}
 	return nil
 }
 
@@ -67,7 +70,7 @@ func Submit(s State, p PaymentSubmitted) ([]Event, error) {
 	if err := must(s); err != nil {
 		return nil, err
 	}
-	if p.AttemptID != s.CurrentAttempt || !slices.Contains(open, s.Status) || s.Status == StatusPending && p.Source == "processor" {
+	if p.AttemptID != s.CurrentAttempt || !slices.Contains(open, s.Status) || s.Status == StatusPending && p.Source == "processor" || s.Expired() {
 		return nil, nil
 	}
 	return []Event{p}, nil
@@ -78,7 +81,7 @@ func AcceptACH(s State, a ACHAccepted) ([]Event, error) {
 	if err := must(s); err != nil {
 		return nil, err
 	}
-	if a.AttemptID != s.CurrentAttempt || !slices.Contains(open, s.Status) {
+	if a.AttemptID != s.CurrentAttempt || !slices.Contains(open, s.Status) || s.Expired() {
 		return nil, nil
 	}
 	return []Event{a}, nil
@@ -101,6 +104,10 @@ func Confirm(s State, c PaymentConfirmed) ([]Event, error) {
 	if c.VerifiedBy == "" {
 		return nil, fmt.Errorf("%w: a payment is confirmed only by a verified source", ErrState)
 	}
+	if s.Expired() {
+		return confirmExpired(s, c)
+	}
+	c.PaidLate = false // only the end of the payment window makes a payment late (window.go)
 	return []Event{c}, nil
 }
 

@@ -24,6 +24,12 @@
 //     chain stays paid but is flagged (FailureIgnored, CodeChainWithdrawn): it is not reconciled
 //     (ErrWithdrawn) until the chain confirms the same transaction again (PaymentRestored).
 //   - Failure fields are shown only while the status is failed (FailureView).
+//   - Payment window (window.go): a receipt not paid when its window (Generated.ExpiresAt) ends,
+//     with no onramp attempt open, becomes failed with PORTAL_SESSION_EXPIRED
+//     (PaymentWindowExpired). Only confirmed funds on chain move an expired receipt out of
+//     failed: a chain confirmation within PAYMENT_MONITOR_WINDOW after expiry pays it with
+//     PaidLate. No processor event, telemetry, hint, new attempt or merchant attestation does.
+//     (Within the window a failed attempt may still be retried, as above.)
 package receipt
 
 import (
@@ -209,6 +215,7 @@ type State struct {
 	// ChainWithdrawnTx is the paying transaction while a reorg past the confirmation depth has
 	// taken it off the chain (flagged, CodeChainWithdrawn) and it was not seen again at depth.
 	ChainWithdrawnTx string `json:"chainWithdrawnTx,omitempty"`
+	windowState             // the payment window (window.go)
 	// Credits are the transfers to the deposit address, in the order first seen (deposit.go).
 	Credits []Credit `json:"credits,omitempty"`
 	// Quotes is the latest quote's amount per token (TokenQuoted), what a quoted token must bring.
@@ -295,6 +302,7 @@ func Evolve(s State, e Event) State {
 	case TokenQuoted:
 		// Never a change of status: it records what the customer was quoted and at which rate.
 		s.QuotedToken = e.Token
+		s.holdQuote(e)
 		s.withQuote(e.Token, e.Amount)
 		if e.EURUSDRate != "" {
 			s.EURUSDRate = e.EURUSDRate
@@ -312,6 +320,10 @@ func Evolve(s State, e Event) State {
 			p.BlockNumber, p.BlockHash = e.BlockNumber, e.BlockHash
 			s.Payment = &p
 		}
+	case PaymentWindowExpired:
+		s.windowExpired(e)
+	case PaymentIgnored:
+		s.paymentIgnored(e)
 	case TelemetryRecorded:
 		// Recorded for auditors; never a change of state.
 	case DepositTransferSeen, DepositTransferConfirmed, DepositTransferDropped:

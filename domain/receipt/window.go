@@ -1,0 +1,160 @@
+package receipt
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/payledger/payledger/domain/failure"
+)
+
+// The payment window (DESIGN 9). A receipt made while PAYMENT_WINDOW is configured has a window:
+// Generated.ExpiresAt (creation + PAYMENT_WINDOW); one without (0) never expires. Rules, decided
+// here and in the guards of payment.go:
+//   - A receipt that is not paid when its window ends (generated, pending: nothing or too little
+//     received; or failed by an attempt of its own) becomes failed with PORTAL_SESSION_EXPIRED
+//     (PaymentWindowExpired), unless an onramp attempt is open (the current attempt is an onramp
+//     session and the receipt is generated or pending): the processor decides that one. ach_pending
+//     and settled receipts never expire. amountReceived keeps what arrived.
+//   - The deposit address stays watched until MonitorUntil = ExpiresAt + PAYMENT_MONITOR_WINDOW.
+//   - Once expired, only confirmed funds on chain move the receipt out of failed: a chain
+//     confirmation (verifiedBy chain) at or before MonitorUntil pays it late (PaidLate). Nothing
+//     else does: no new attempt starts (ErrState), a submission, a hint or an ACH acceptance changes
+//     nothing, a processor success or a chain confirmation after MonitorUntil is recorded as
+//     PaymentIgnored, a merchant's attestation is refused (ErrState), a failure is ignored as for
+//     any failed receipt (FailureIgnored).
+
+// Event type names of the window.
+const (
+	EventWindowExpired  = "PaymentWindowExpired"
+	EventPaymentIgnored = "PaymentIgnored"
+)
+
+// CodeWindowExpired is the failure code of an expired receipt (category session).
+const CodeWindowExpired = "PORTAL_SESSION_EXPIRED"
+
+// PaymentWindowExpired: the receipt's payment window ended before it was paid. Status failed,
+// failure PORTAL_SESSION_EXPIRED (as the catalog says at expiry).
+type PaymentWindowExpired struct {
+	ExpiresAt    int64  `json:"expiresAt"`           // the window's end (Unix ms)
+	MonitorUntil int64  `json:"monitorUntil"`        // until when a confirmed transfer still pays it late (Unix ms)
+	AttemptID    string `json:"attemptId,omitempty"` // the current attempt at expiry, if any
+	Code         string `json:"failureCode"`
+	Category     string `json:"failureCategory"`
+	Reason       string `json:"failureReason"`
+	Action       string `json:"failureAction"`
+	At           int64  `json:"at"`
+}
+
+// PaymentIgnored records a payment reported for an expired receipt that does not pay it (a
+// processor success, or a chain confirmation after MonitorUntil), for auditors and operators:
+// the funds may have arrived somewhere and need a refund. Recorded once per payment (verifiedBy
+// and transaction hash); never a change of status.
+type PaymentIgnored struct {
+	AttemptID       string `json:"attemptId,omitempty"`
+	VerifiedBy      string `json:"verifiedBy"`
+	TransactionHash string `json:"transactionHash,omitempty"`
+	Token           string `json:"token,omitempty"`
+	Why             string `json:"why"`
+	StatusAtArrival Status `json:"statusAtArrival"`
+	At              int64  `json:"at"`
+}
+
+func ignoredKey(verifiedBy, txHash string) string { return verifiedBy + ":" + strings.ToLower(txHash) }
+
+func (PaymentWindowExpired) eventType() string { return EventWindowExpired }
+func (PaymentIgnored) eventType() string       { return EventPaymentIgnored }
+
+// windowState is the window's part of State (embedded: its fields are State's).
+type windowState struct {
+	// WindowExpiredAt is when the expiry was recorded (0: not expired).
+	WindowExpiredAt int64 `json:"windowExpiredAt,omitempty"`
+	// MonitorUntil is the end of the late-payment watch of an expired receipt (Unix ms).
+	MonitorUntil int64 `json:"monitorUntil,omitempty"`
+	// IgnoredPayments are the payments recorded as PaymentIgnored (verifiedBy:transactionHash),
+	// so a payment reported again is not recorded twice.
+	IgnoredPayments []string `json:"ignoredPayments,omitempty"`
+	// HeldQuotes is the latest quote per token (held until the window ends, see QuoteInWindow).
+	HeldQuotes map[string]TokenQuoted `json:"heldQuotes,omitempty"`
+}
+
+// Expired reports whether the receipt's payment window ended without payment (recorded).
+func (s State) Expired() bool { return s.WindowExpiredAt != 0 }
+
+// OnrampOpen reports whether an onramp attempt is open: the current attempt is an onramp session
+// and the receipt is still generated or pending (the processor has not decided it).
+func (s State) OnrampOpen() bool {
+	a, ok := s.Current()
+	return ok && a.Kind == "onramp" && (s.Status == StatusGenerated || s.Status == StatusPending)
+}
+
+// WindowDue reports whether the receipt's window has ended at `at` (Unix ms) and its expiry is
+// to be recorded now.
+func (s State) WindowDue(at int64) bool {
+	if !s.Exists || s.Receipt.ExpiresAt == 0 || at < s.Receipt.ExpiresAt || s.Expired() || s.OnrampOpen() {
+		return false
+	}
+	return s.Status == StatusGenerated || s.Status == StatusPending || s.Status == StatusFailed
+}
+
+// Expire decides the end of the payment window at `at` (Unix ms); monitor is
+// PAYMENT_MONITOR_WINDOW. A receipt whose window has not ended, that is already expired, paid or
+// beyond, ach_pending, or has an onramp attempt open, changes nothing. Errors: ErrNotFound.
+func Expire(s State, at int64, monitor time.Duration) ([]Event, error) {
+	if err := must(s); err != nil {
+		return nil, err
+	}
+	if !s.WindowDue(at) {
+		return nil, nil
+	}
+	c, ok := failure.Lookup(CodeWindowExpired)
+	if !ok {
+		return nil, fmt.Errorf("failure catalog has no %s", CodeWindowExpired)
+	}
+	return []Event{PaymentWindowExpired{ExpiresAt: s.Receipt.ExpiresAt, MonitorUntil: s.Receipt.ExpiresAt + monitor.Milliseconds(),
+		AttemptID: s.CurrentAttempt, Code: c.Code, Category: c.Category, Reason: c.Description, Action: c.Action, At: at}}, nil
+}
+
+// windowExpired applies an expiry (Evolve's case). The failure belongs to no attempt, so a later
+// failure of the current attempt is recorded as ignored, not taken as a repeat.
+func (s *State) windowExpired(e PaymentWindowExpired) {
+	s.Failure = &Failure{Code: e.Code, Category: e.Category, Reason: e.Reason, Action: e.Action, At: e.At}
+	s.WindowExpiredAt, s.MonitorUntil = e.At, e.MonitorUntil
+	s.setStatus(StatusFailed, e.At)
+}
+
+// errWindowEnded is the ErrState of an action an expired receipt refuses.
+func errWindowEnded(s State) error {
+	return fmt.Errorf("%w: the payment window ended at %s; only funds confirmed at the receipt's deposit address can pay it now",
+		ErrState, time.UnixMilli(s.Receipt.ExpiresAt).UTC().Format(time.RFC3339))
+}
+
+// confirmExpired decides a confirmation of an expired, unpaid receipt (Confirm's case): a chain
+// confirmation up to MonitorUntil pays it late; a later one, or a processor's, is ignored and
+// recorded; a merchant's attestation is refused.
+func confirmExpired(s State, c PaymentConfirmed) ([]Event, error) {
+	ignore := func(why string) ([]Event, error) {
+		if slices.Contains(s.IgnoredPayments, ignoredKey(c.VerifiedBy, c.TransactionHash)) {
+			return nil, nil
+		}
+		return []Event{PaymentIgnored{AttemptID: c.AttemptID, VerifiedBy: c.VerifiedBy, TransactionHash: c.TransactionHash, Token: c.Token,
+			Why: why, StatusAtArrival: s.Status, At: c.At}}, nil
+	}
+	switch c.VerifiedBy {
+	case "chain":
+		if c.At > s.MonitorUntil {
+			return ignore("confirmed on chain after the late-payment watch ended (PAYMENT_MONITOR_WINDOW after expiry)")
+		}
+		c.PaidLate = true
+		return []Event{c}, nil
+	case "processor":
+		return ignore("the processor reported a payment after the payment window ended; only funds confirmed at the deposit address pay an expired receipt")
+	}
+	return nil, errWindowEnded(s)
+}
+
+// paymentIgnored remembers an ignored payment (Evolve's case); never a change of status.
+func (s *State) paymentIgnored(e PaymentIgnored) {
+	s.IgnoredPayments = append(slices.Clip(s.IgnoredPayments), ignoredKey(e.VerifiedBy, e.TransactionHash))
+}

@@ -1,0 +1,34 @@
+package readmodels
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// DueWindows lists, oldest deadline first, the receipts whose payment window ended at or before
+// now and whose expiry is not recorded yet: generated or pending without an onramp attempt open,
+// or failed by an attempt of their own (not expired). The payment-window process decides each on
+// the receipt's events (receipt.Expire); the read model only finds candidates, so a receipt that
+// changed since it was projected is decided on what it is now.
+//
+// Index (to be added by the lead as a migration 028+; without it each pass scans the table):
+//
+//	CREATE INDEX receipts_window_due ON receipts (expires_at, receipt_id)
+//	    WHERE expires_at IS NOT NULL AND (status IN ('generated', 'pending')
+//	       OR (status = 'failed' AND NOT state ? 'windowExpiredAt'));
+//
+// EXPLAIN on 200,000 rows shows this query as an index scan on it, stopping at the limit.
+func (s *Receipts) DueWindows(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT receipt_id FROM receipts
+		WHERE expires_at <= $1
+		  AND ((status IN ('generated', 'pending') AND attempt_kind IS DISTINCT FROM 'onramp')
+		    OR (status = 'failed' AND NOT state ? 'windowExpiredAt'))
+		ORDER BY expires_at, receipt_id LIMIT $2`, now, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list due payment windows: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}

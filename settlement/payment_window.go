@@ -1,0 +1,129 @@
+package settlement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+)
+
+// DueWindows lists the receipts whose payment window ended at or before now and whose expiry is
+// not recorded yet (readmodels.Receipts.DueWindows), oldest deadline first.
+type DueWindows interface {
+	DueWindows(ctx context.Context, now time.Time, limit int) ([]string, error)
+}
+
+// PaymentWindowConfig is the payment window process's configuration (cmd/payledger wires it).
+type PaymentWindowConfig struct {
+	// Window is PAYMENT_WINDOW: each receipt got it at generation as Generated.ExpiresAt, which is
+	// what the process reads; it is here to be logged with the rest.
+	Window time.Duration
+	// Monitor is PAYMENT_MONITOR_WINDOW: how long after its window's end an expired receipt's
+	// deposit address still pays it late (default 24h).
+	Monitor time.Duration
+	// Poll is how often the process looks for ended windows (default 1s; expiry is promised within
+	// 5 s, so at most 4s).
+	Poll time.Duration
+	// Batch bounds the receipts one pass expires (default 500); the rest wait for the next pass.
+	Batch int
+}
+
+// Defaults of PaymentWindowConfig.
+const (
+	DefaultPaymentWindow = time.Hour
+	DefaultMonitorWindow = 24 * time.Hour
+	DefaultWindowPoll    = time.Second
+	defaultWindowBatch   = 500
+	maxWindowPoll        = 4 * time.Second
+)
+
+// windowMeta is the metadata of the expiries the process records.
+var windowMeta = eventstore.Metadata{Actor: "payment-window", Source: "payment window"}
+
+// PaymentWindowHandler records the end of receipts' payment windows: every receipt not paid when
+// its window ends (no onramp attempt open) records PaymentWindowExpired through the command
+// pipeline (failed, PORTAL_SESSION_EXPIRED; the receipts projection queues its webhook as for any
+// change of status). The aggregate decides (receipt.Expire): the read model only finds
+// candidates. Two instances may pass over the same receipt: the append's expected version lets
+// one record the expiry, the other reloads and finds nothing left to decide.
+type PaymentWindowHandler struct {
+	store commands.Store
+	due   DueWindows
+	cfg   PaymentWindowConfig
+	now   func() time.Time
+}
+
+// NewPaymentWindowHandler returns the handler with cfg's zero fields at their defaults. It panics
+// on a nil dependency.
+func NewPaymentWindowHandler(store commands.Store, due DueWindows, cfg PaymentWindowConfig, now func() time.Time) *PaymentWindowHandler {
+	if store == nil || due == nil || now == nil {
+		panic("settlement.NewPaymentWindowHandler: nil dependency")
+	}
+	if cfg.Window <= 0 {
+		cfg.Window = DefaultPaymentWindow
+	}
+	if cfg.Monitor <= 0 {
+		cfg.Monitor = DefaultMonitorWindow
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = DefaultWindowPoll
+	}
+	cfg.Poll = min(cfg.Poll, maxWindowPoll)
+	if cfg.Batch <= 0 {
+		cfg.Batch = defaultWindowBatch
+	}
+	return &PaymentWindowHandler{store: store, due: due, cfg: cfg, now: now}
+}
+
+// Config is the configuration in effect (defaults filled in).
+func (h *PaymentWindowHandler) Config() PaymentWindowConfig { return h.cfg }
+
+// Run runs a pass every Poll until ctx ends; a failed pass is logged and retried.
+func (h *PaymentWindowHandler) Run(ctx context.Context, log zerolog.Logger) error {
+	log.Info().Dur("window", h.cfg.Window).Dur("monitor", h.cfg.Monitor).Dur("poll", h.cfg.Poll).Msg("payment window process started")
+	for {
+		if _, err := h.Handle(ctx); err != nil && ctx.Err() == nil {
+			log.Warn().Err(err).Msg("payment window pass failed; retrying")
+		}
+		if err := sleep(ctx, h.cfg.Poll); err != nil {
+			return err
+		}
+	}
+}
+
+// Handle runs one pass: it records the expiry of every receipt whose window has ended (at most
+// Batch) and returns those it expired. A receipt that cannot be decided (a store error) does not
+// hold up the others; the first such error is returned after the pass. Errors: the due list's,
+// the first receipt's error.
+func (h *PaymentWindowHandler) Handle(ctx context.Context) ([]commands.ReceiptChange, error) {
+	now := h.now()
+	ids, err := h.due.DueWindows(ctx, now, h.cfg.Batch)
+	if err != nil {
+		return nil, err
+	}
+	var out []commands.ReceiptChange
+	var first error
+	for _, id := range ids {
+		expired := false
+		_, res, err := commands.ChangeReceipt(ctx, h.store, id, windowMeta, func(st receipt.State) ([]receipt.Event, error) {
+			evs, err := receipt.Expire(st, now.UnixMilli(), h.cfg.Monitor)
+			expired = len(evs) > 0
+			return evs, err
+		})
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return out, ctx.Err()
+		case err != nil && !errors.Is(err, receipt.ErrNotFound) && first == nil:
+			first = fmt.Errorf("expire receipt %s: %w", id, err)
+		case err == nil && expired:
+			out = append(out, commands.ReceiptChange{ReceiptID: id, Result: res})
+		}
+	}
+	return out, first
+}
