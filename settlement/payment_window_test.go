@@ -15,6 +15,7 @@ import (
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
