@@ -85,6 +85,7 @@ func (s *services) appDeps(cfg config, rpc *chain.RPC, log zerolog.Logger) (app.
 	d := app.Deps{Store: s.store, Pool: s.pool, Now: time.Now, Log: log, Dispatcher: s.dispatcher, EndpointData: transport.WebhookFields,
 		Invalidations: s.caches, WebhookKeys: s.webhookKeys, Journal: s.jrnl, PlatformRecipient: strings.ToLower(cfg.PlatformRecipient),
 		Subscriptions: subs, Deposits: s.deposits.addresses, PaymentWindow: cfg.PaymentWindow,
+		PaymentMonitorWindow: cfg.PaymentMonitorWindow,
 		Chain: app.Chain{RPC: rpc, Tokens: cfg.ChainTokens, Confirmations: cfg.ChainConfirmations, SplitChain: splitOps, SplitOperator: splitSender,
 			Charger: subscriptionCharger(cfg, subs, rpc, s.pool, s.store, log)}}
 	if cfg.EthRPCURL != "" {

@@ -44,11 +44,12 @@ type Deps struct {
 
 	PlatformRecipient string // lower-case wallet, may be empty
 	// Deposits computes new receipts' deposit addresses (nil: none); PaymentWindow is their window.
-	Deposits      commands.DepositAddresses
-	PaymentWindow time.Duration
-	Processor     OnrampClient  // nil: PROCESSOR_API_URL unset
-	Subscriptions Subscriptions // zero: subscriptions are not configured
-	Chain         Chain         // zero: no chain configured
+	Deposits             commands.DepositAddresses
+	PaymentWindow        time.Duration
+	PaymentMonitorWindow time.Duration // how long an expired receipt's deposit stays watched
+	Processor            OnrampClient  // nil: PROCESSOR_API_URL unset
+	Subscriptions        Subscriptions // zero: subscriptions are not configured
+	Chain                Chain         // zero: no chain configured
 }
 
 // Subscriptions is what creating subscriptions checks permissions against; the zero value means
@@ -152,5 +153,5 @@ func (a *Application) openProjections(d Deps) error {
 func (a *Application) Workers() []Worker {
 	p := a.Processes
 	return []Worker{a.Projections.Receipts, a.Projections.Users, a.Projections.Subscriptions,
-		p.OnrampReconciler, p.WalletVerifier, p.SplitDistributor, p.SubscriptionCharging}
+		p.OnrampReconciler, p.WalletVerifier, p.SplitDistributor, p.SubscriptionCharging, p.PaymentWindow}
 }

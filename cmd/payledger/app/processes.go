@@ -48,6 +48,7 @@ type Processes struct {
 	WalletVerifier       Worker
 	SplitDistributor     Worker
 	SubscriptionCharging Worker
+	PaymentWindow        Worker // expires unpaid receipts at the end of their window (DESIGN 9)
 	Charger              *settlement.ChargeSubscriptionsHandler
 }
 
@@ -62,8 +63,17 @@ func (a *Application) buildProcesses(d Deps, reconcile *commands.ReconcileOnramp
 		WalletVerifier:       walletVerifier(d),
 		SplitDistributor:     SplitDistributor(d),
 		SubscriptionCharging: subscriptionCharging(d, a.Projections.Subscriptions),
+		PaymentWindow:        paymentWindow(d),
 		Charger:              d.Chain.Charger,
 	}
+}
+
+// paymentWindow records the expiry of receipts whose payment window ended unpaid; every instance
+// may run it: the stream's expected version records each expiry once.
+func paymentWindow(d Deps) Worker {
+	h := settlement.NewPaymentWindowHandler(d.Store, readmodels.NewReceipts(d.Pool),
+		settlement.PaymentWindowConfig{Window: d.PaymentWindow, Monitor: d.PaymentMonitorWindow}, d.Now)
+	return workerFunc(func(ctx context.Context) error { return h.Run(ctx, d.Log) })
 }
 
 // walletVerifier confirms wallet payments on chain: without a chain it does nothing (payments
