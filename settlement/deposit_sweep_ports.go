@@ -92,3 +92,6 @@ type SweepLedger interface {
 	// theirs failed) count as checked at their current version, the others are checked again.
 	SettleSweep(ctx context.Context, id int64, status string, gasUsed uint64, stuck []string) error
 }
+
+// TxSweep is the operator transaction kind of a deposit factory sweep.
+const TxSweep = "sweep"
