@@ -1,0 +1,90 @@
+package settlement_test
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+)
+
+// Paid at their deposit addresses by plain transfers, receipts wait for the sweep (the
+// distributor sends nothing for them), are swept in one transaction for all their deposits,
+// then distributed to reconciled: the payees get their shares to the base unit and the deposits
+// are empty. A later transfer to a swept deposit is swept again.
+func TestSweepDepositsThenDistribute(t *testing.T) {
+	e := newSweepEnv(t)
+	merchant, platform, st, sender := e.merchantWithSplit()
+	totals := []money.Cents{1231, 456, 789, 1000, 1, 99999}
+	var ids, deposits []string
+	sum := new(big.Int)
+	for _, c := range totals {
+		id, dep := e.depositReceipt(merchant, st.Address, c)
+		units := int64(c) * 10_000 // USD cents to USDC base units
+		if c == 1231 {
+			units++ // overpaid by one base unit: it goes to the split too
+		}
+		e.payDeposit(id, dep, "USDC", units)
+		sum.Add(sum, big.NewInt(units))
+		if e.state(id).Status != receipt.StatusPaid {
+			t.Fatalf("receipt %s: %s, want paid", id, e.state(id).Status)
+		}
+		ids, deposits = append(ids, id), append(deposits, dep)
+	}
+	e.listedPaid(ids[len(ids)-1])
+
+	// Not swept yet: the distributor waits (nothing is in the split).
+	dist := e.distributor(sender)
+	if out, err := dist.Handle(e.ctx); err != nil || out.Releases != 0 || len(out.Reconciled) != 0 {
+		t.Fatalf("distribution before the sweep: %+v %v", out, err)
+	}
+
+	h := e.sweeperOf(e.sweeper)
+	out := e.sweepAll(h, ids...)
+	if out.Sent != 1 || out.Deposits != len(ids) || e.sweepTxs() != 1 {
+		t.Fatalf("%d sweep transactions for %d deposits (%d recorded), want 1 for %d", out.Sent, out.Deposits, e.sweepTxs(), len(ids))
+	}
+	for i, id := range ids {
+		sw := e.sweptEvents(id)
+		want := int64(totals[i]) * 10_000
+		if totals[i] == 1231 {
+			want++
+		}
+		if len(sw) != 1 || sw[0].Token != "USDC" || sw[0].AmountUnits != big.NewInt(want).String() || sw[0].BlockNumber == 0 || sw[0].TransactionHash == "" {
+			t.Errorf("receipt %s swept %+v, want one USDC sweep of %d", id, sw, want)
+		}
+		if e.state(id).Status != receipt.StatusPaid {
+			t.Errorf("a sweep changed the status: %s", e.state(id).Status)
+		}
+		if b := e.balanceOf("USDC", deposits[i]); b.Sign() != 0 {
+			t.Errorf("deposit %s still holds %s", deposits[i], b)
+		}
+	}
+	if got := e.balanceOf("USDC", st.Address); got.Cmp(sum) != 0 {
+		t.Fatalf("split holds %s, want %s", got, sum)
+	}
+
+	e.until(dist, ids...)
+	wantMerchant := new(big.Int).Div(new(big.Int).Mul(sum, big.NewInt(9950)), big.NewInt(10000))
+	wantPlatform := new(big.Int).Div(new(big.Int).Mul(sum, big.NewInt(50)), big.NewInt(10000))
+	if m, p := e.usdcBalance(merchant), e.usdcBalance(platform); m.Cmp(wantMerchant) != 0 || p.Cmp(wantPlatform) != 0 {
+		t.Fatalf("merchant %s platform %s, want %s and %s", m, p, wantMerchant, wantPlatform)
+	}
+
+	// A later transfer to a swept (now deployed) deposit: credited, swept again.
+	e.payDeposit(ids[0], deposits[0], "USDC", 5_000_000)
+	if e.state(ids[0]).Swept() {
+		t.Fatal("a later transfer counts as swept")
+	}
+	again := e.sweepAll(h, ids[0])
+	if again.Sent != 1 || again.Deposits != 1 || len(e.sweptEvents(ids[0])) != 2 || e.sweptEvents(ids[0])[1].AmountUnits != "5000000" {
+		t.Fatalf("swept again: %+v %+v", again, e.sweptEvents(ids[0]))
+	}
+	if b := e.balanceOf("USDC", deposits[0]); b.Sign() != 0 {
+		t.Fatalf("the deposit still holds %s", b)
+	}
+	// Nothing more to sweep: a pass sends nothing.
+	if out, err := h.Handle(e.ctx); err != nil || out.Sent != 0 {
+		t.Fatalf("an idle pass: %+v %v", out, err)
+	}
+}
