@@ -9,6 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
@@ -117,6 +118,27 @@ func (s *Sweeper) SweepOutcome(ctx context.Context, hash string, deposits []sett
 		}
 	}
 	return out, nil
+}
+
+// DepositSweeps reads the Swept events of deposit's address, from the first block (a deposit's
+// events are few; the address and receipt key topics narrow the node's search).
+func (s *Sweeper) DepositSweeps(ctx context.Context, d settlement.SweepDeposit) ([]settlement.SweptFunds, error) {
+	key := DepositReceiptKey(d.ReceiptID)
+	f, err := contracts.NewDepositFilterer(DepositAddressOfKey(s.factory, key, common.HexToAddress(d.Split)), s.b)
+	if err != nil {
+		return nil, err
+	}
+	it, err := f.FilterSwept(&bind.FilterOpts{Context: ctx}, [][32]byte{key}, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var out []settlement.SweptFunds
+	for it.Next() {
+		out = append(out, settlement.SweptFunds{ReceiptID: d.ReceiptID, Token: s.symbol(it.Event.Token), Amount: it.Event.Amount,
+			TransactionHash: it.Event.Raw.TxHash.Hex(), BlockNumber: it.Event.Raw.BlockNumber})
+	}
+	return out, it.Error()
 }
 
 // symbol is a token address's symbol: ETH for the zero address, the configured symbol, else

@@ -21,6 +21,9 @@ type SweptFunds struct {
 	ReceiptID string
 	Token     string // symbol; ETH for ether
 	Amount    *big.Int
+	// Where it was swept: set by DepositSweeps (SweepOutcome's are its own transaction's).
+	TransactionHash string
+	BlockNumber     uint64
 }
 
 // SweepFailure is a (deposit, token) whose flush the factory caught: the funds stay at the
@@ -56,6 +59,9 @@ type SweepChain interface {
 	// SweepOutcome is a sweep's result, its Swept and SweepFailed events attributed to deposits
 	// (the ones it was signed for); nil (no error) while it is not mined.
 	SweepOutcome(ctx context.Context, hash string, deposits []SweepDeposit) (*SweepOutcome, error)
+	// DepositSweeps lists every sweep of deposit the chain shows (its Swept events), by anyone:
+	// sweeping is permissionless, so another account may have moved the funds first.
+	DepositSweeps(ctx context.Context, deposit SweepDeposit) ([]SweptFunds, error)
 }
 
 // SweepCandidate is a receipt whose deposit may hold funds to sweep, as the ledger claimed it.

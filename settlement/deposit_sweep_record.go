@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
+	"strings"
 
 	"github.com/rs/zerolog"
 
@@ -33,7 +34,10 @@ func (h *SweepDepositsHandler) settle(ctx context.Context, out *Swept) error {
 			}
 			continue
 		}
-		changes, err := h.record(ctx, o.Tx.Hash, res)
+		for i := range res.Swept {
+			res.Swept[i].TransactionHash, res.Swept[i].BlockNumber = o.Tx.Hash, res.BlockNumber
+		}
+		changes, err := h.record(ctx, res.Swept)
 		if err != nil {
 			return err
 		}
@@ -42,7 +46,11 @@ func (h *SweepDepositsHandler) settle(ctx context.Context, out *Swept) error {
 			zerolog.Ctx(ctx).Warn().Str("receipt", f.ReceiptID).Str("token", f.Token).Str("reason", f.Reason).
 				Msg("deposit sweep: a flush failed; its funds stay at the deposit until the receipt changes")
 		}
-		if err := h.ledger.SettleSweep(ctx, o.Tx.ID, settledStatus(res.Success), res.GasUsed, stuck(o, res)); err != nil {
+		elsewhere, err := h.sweptElsewhere(ctx, o, res, out)
+		if err != nil {
+			return err
+		}
+		if err := h.ledger.SettleSweep(ctx, o.Tx.ID, settledStatus(res.Success), res.GasUsed, append(stuck(o, res), elsewhere...)); err != nil {
 			return err
 		}
 		out.Settled++
@@ -70,17 +78,57 @@ func stuck(o OpenSweep, res *SweepOutcome) []string {
 	return ids
 }
 
-// record appends DepositSwept for each receipt and token the sweep moved.
-func (h *SweepDepositsHandler) record(ctx context.Context, hash string, res *SweepOutcome) ([]commands.ReceiptChange, error) {
-	byReceipt := map[string]map[string]*big.Int{}
-	for _, s := range res.Swept {
-		if byReceipt[s.ReceiptID] == nil {
-			byReceipt[s.ReceiptID] = map[string]*big.Int{}
+// sweptElsewhere handles the deposits a successful sweep found empty (no Swept event, no
+// failure): sweeping is permissionless, so someone else moved their funds first. Their deposits'
+// Swept events on chain are recorded instead; they are returned as stuck, so that a deposit
+// whose credits are still not covered is not swept again and again for nothing.
+func (h *SweepDepositsHandler) sweptElsewhere(ctx context.Context, o OpenSweep, res *SweepOutcome, out *Swept) ([]string, error) {
+	if !res.Success {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	for _, f := range res.Swept {
+		seen[f.ReceiptID] = true
+	}
+	for _, f := range res.Failed {
+		seen[f.ReceiptID] = true
+	}
+	var ids []string
+	for _, d := range o.Deposits {
+		if seen[d.ReceiptID] {
+			continue
 		}
-		if byReceipt[s.ReceiptID][s.Token] == nil {
-			byReceipt[s.ReceiptID][s.Token] = new(big.Int)
+		funds, err := h.chain.DepositSweeps(ctx, d)
+		if err != nil {
+			return nil, fmt.Errorf("sweeps of the deposit of %s: %w", d.ReceiptID, err)
 		}
-		byReceipt[s.ReceiptID][s.Token].Add(byReceipt[s.ReceiptID][s.Token], s.Amount)
+		changes, err := h.record(ctx, funds)
+		if err != nil {
+			return nil, err
+		}
+		out.Recorded = append(out.Recorded, changes...)
+		ids = append(ids, d.ReceiptID)
+	}
+	return ids, nil
+}
+
+// record appends DepositSwept for each receipt, transaction and token of funds, those not
+// recorded yet.
+func (h *SweepDepositsHandler) record(ctx context.Context, funds []SweptFunds) ([]commands.ReceiptChange, error) {
+	type key struct{ tx, token string }
+	byReceipt := map[string]map[key]*receipt.DepositSwept{}
+	for _, f := range funds {
+		if byReceipt[f.ReceiptID] == nil {
+			byReceipt[f.ReceiptID] = map[key]*receipt.DepositSwept{}
+		}
+		k := key{strings.ToLower(f.TransactionHash), f.Token}
+		e := byReceipt[f.ReceiptID][k]
+		if e == nil {
+			e = &receipt.DepositSwept{TransactionHash: k.tx, Token: f.Token, AmountUnits: "0", BlockNumber: f.BlockNumber, At: h.now().UnixMilli()}
+			byReceipt[f.ReceiptID][k] = e
+		}
+		sum, _ := new(big.Int).SetString(e.AmountUnits, 10)
+		e.AmountUnits = sum.Add(sum, f.Amount).String()
 	}
 	ids := make([]string, 0, len(byReceipt))
 	for id := range byReceipt {
@@ -91,11 +139,12 @@ func (h *SweepDepositsHandler) record(ctx context.Context, hash string, res *Swe
 	var out []commands.ReceiptChange
 	for _, id := range ids {
 		var evs []receipt.DepositSwept
-		for token, amount := range byReceipt[id] {
-			evs = append(evs, receipt.DepositSwept{TransactionHash: hash, Token: token, AmountUnits: amount.String(), BlockNumber: res.BlockNumber,
-				At: h.now().UnixMilli()})
+		for _, e := range byReceipt[id] {
+			evs = append(evs, *e)
 		}
-		sort.Slice(evs, func(i, j int) bool { return evs[i].Token < evs[j].Token })
+		sort.Slice(evs, func(i, j int) bool {
+			return evs[i].BlockNumber < evs[j].BlockNumber || evs[i].BlockNumber == evs[j].BlockNumber && evs[i].Token < evs[j].Token
+		})
 		_, r, err := commands.ChangeReceipt(ctx, h.store, id, meta, func(s receipt.State) ([]receipt.Event, error) {
 			return receipt.RecordSweeps(s, evs)
 		})

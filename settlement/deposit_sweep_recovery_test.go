@@ -221,3 +221,31 @@ func (e *sweepEnv) sweepsMined() {
 		e.waitMined(tx, nil)
 	}
 }
+
+// Sweeping is permissionless: a deposit someone else swept first is recorded swept by that
+// transaction (its Swept event on chain), and is not swept again and again for nothing.
+func TestSweepDepositsSweptBySomeoneElse(t *testing.T) {
+	e := newSweepEnv(t)
+	merchant, _, st, _ := e.merchantWithSplit()
+	ids := e.paidDeposits(merchant, st.Address, 2)
+	f, err := contracts.NewDepositFactory(e.factory, e.rpc.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	usdc, _ := e.dev.Token("USDC")
+	e.mu.Lock()
+	tx, err := f.Sweep(e.devOpts(1), []contracts.DepositFactoryDepositKey{{ReceiptId: chain.DepositReceiptKey(ids[0]), Split: common.HexToAddress(st.Address)}},
+		[]common.Address{usdc.Address})
+	e.mu.Unlock()
+	e.waitMined(tx, err)
+
+	h := e.sweeperOf(e.sweeper)
+	e.sweepAll(h, ids...)
+	if sw := e.sweptEvents(ids[0]); len(sw) != 1 || !strings.EqualFold(sw[0].TransactionHash, tx.Hash().Hex()) || sw[0].AmountUnits != "1000000" {
+		t.Fatalf("swept by someone else: %+v, want the stranger's %s", sw, tx.Hash().Hex())
+	}
+	e.sweptOnce(ids[1:])
+	if out, err := h.Handle(e.ctx); err != nil || out.Sent != 0 {
+		t.Fatalf("a pass after: %+v %v", out, err)
+	}
+}
