@@ -199,5 +199,6 @@ func (s *services) workers(cfg config, api *transport.Server, log zerolog.Logger
 		workerFunc(func(ctx context.Context) error { return s.replayer.Run(ctx, 2*time.Second) }), workerFunc(s.caches.Run),
 		walletVerifier(cfg, s.rpc, s.store, readmodels.NewReceipts(s.pool), log),
 		splitDistributor(cfg, s.store, readmodels.NewReceipts(s.pool), s.splitOps, s.splitSender, log),
+		depositSweeper(s.deposits.addresses, s.store, s.pool, s.splitOps, s.splitSender, log),
 		subscriptionTicker(s.subChain.Charger, s.subscriptionsRunner, s.pool, s.webhookKeys, s.dispatcher, log), s.deposits.worker}
 }
