@@ -6,6 +6,7 @@ import (
 
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/settlement"
 )
 
 // Paid at their deposit addresses by plain transfers, receipts wait for the sweep (the
@@ -72,19 +73,26 @@ func TestSweepDepositsThenDistribute(t *testing.T) {
 	}
 
 	// A later transfer to a swept (now deployed) deposit: credited, swept again.
-	e.payDeposit(ids[0], deposits[0], "USDC", 5_000_000)
-	if e.state(ids[0]).Swept() {
-		t.Fatal("a later transfer counts as swept")
-	}
-	again := e.sweepAll(h, ids[0])
-	if again.Sent != 1 || again.Deposits != 1 || len(e.sweptEvents(ids[0])) != 2 || e.sweptEvents(ids[0])[1].AmountUnits != "5000000" {
-		t.Fatalf("swept again: %+v %+v", again, e.sweptEvents(ids[0]))
-	}
-	if b := e.balanceOf("USDC", deposits[0]); b.Sign() != 0 {
-		t.Fatalf("the deposit still holds %s", b)
-	}
+	e.sweptAgain(h, ids[0], deposits[0])
 	// Nothing more to sweep: a pass sends nothing.
 	if out, err := h.Handle(e.ctx); err != nil || out.Sent != 0 {
 		t.Fatalf("an idle pass: %+v %v", out, err)
+	}
+}
+
+// sweptAgain pays 5 USDC more to the swept deposit of receipt id and sweeps it again: a second
+// DepositSwept of exactly that, the deposit empty.
+func (e *sweepEnv) sweptAgain(h *settlement.SweepDepositsHandler, id, deposit string) {
+	e.t.Helper()
+	e.payDeposit(id, deposit, "USDC", 5_000_000)
+	if e.state(id).Swept() {
+		e.t.Fatal("a later transfer counts as swept")
+	}
+	again := e.sweepAll(h, id)
+	if sw := e.sweptEvents(id); again.Sent != 1 || again.Deposits != 1 || len(sw) != 2 || sw[1].AmountUnits != "5000000" {
+		e.t.Fatalf("swept again: %+v %+v", again, sw)
+	}
+	if b := e.balanceOf("USDC", deposit); b.Sign() != 0 {
+		e.t.Fatalf("the deposit still holds %s", b)
 	}
 }
