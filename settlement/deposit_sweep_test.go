@@ -2,8 +2,13 @@ package settlement_test
 
 import (
 	"math/big"
+	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/settlement"
@@ -17,20 +22,10 @@ func TestSweepDepositsThenDistribute(t *testing.T) {
 	e := newSweepEnv(t)
 	merchant, platform, st, sender := e.merchantWithSplit()
 	totals := []money.Cents{1231, 456, 789, 1000, 1, 99999}
-	var ids, deposits []string
+	ids, deposits, units := e.paidAt(merchant, st.Address, totals)
 	sum := new(big.Int)
-	for _, c := range totals {
-		id, dep := e.depositReceipt(merchant, st.Address, c)
-		units := int64(c) * 10_000 // USD cents to USDC base units
-		if c == 1231 {
-			units++ // overpaid by one base unit: it goes to the split too
-		}
-		e.payDeposit(id, dep, "USDC", units)
-		sum.Add(sum, big.NewInt(units))
-		if e.state(id).Status != receipt.StatusPaid {
-			t.Fatalf("receipt %s: %s, want paid", id, e.state(id).Status)
-		}
-		ids, deposits = append(ids, id), append(deposits, dep)
+	for _, u := range units {
+		sum.Add(sum, big.NewInt(u))
 	}
 	e.listedPaid(ids[len(ids)-1])
 
@@ -47,10 +42,7 @@ func TestSweepDepositsThenDistribute(t *testing.T) {
 	}
 	for i, id := range ids {
 		sw := e.sweptEvents(id)
-		want := int64(totals[i]) * 10_000
-		if totals[i] == 1231 {
-			want++
-		}
+		want := units[i]
 		if len(sw) != 1 || sw[0].Token != "USDC" || sw[0].AmountUnits != big.NewInt(want).String() || sw[0].BlockNumber == 0 || sw[0].TransactionHash == "" {
 			t.Errorf("receipt %s swept %+v, want one USDC sweep of %d", id, sw, want)
 		}
@@ -95,4 +87,47 @@ func (e *sweepEnv) sweptAgain(h *settlement.SweepDepositsHandler, id, deposit st
 	if b := e.balanceOf("USDC", deposit); b.Sign() != 0 {
 		e.t.Fatalf("the deposit still holds %s", b)
 	}
+	// ETH to the deployed deposit (its receive()): swept as ETH to the split.
+	split := e.state(id).DepositSplit()
+	before := e.balanceOf("ETH", split)
+	e.mu.Lock()
+	opts := e.devOpts(0)
+	opts.Value = big.NewInt(10_000_000_000_000_000)
+	tx, err := chain.SendETH(opts, e.rpc.Backend(), common.HexToAddress(deposit))
+	e.mu.Unlock()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	r, err := bind.WaitMined(e.ctx, e.rpc.Backend(), tx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.credit(id, receipt.DepositTransferSeen{TransactionHash: tx.Hash().Hex(), LogIndex: receipt.ETHLogIndex, BlockNumber: r.BlockNumber.Uint64(),
+		BlockHash: r.BlockHash.Hex(), Sender: strings.ToLower(e.dev.Accounts[0].Address.Hex()), Token: "ETH", AmountUnits: opts.Value.String(), Decimals: 18})
+	e.sweepAll(h, id)
+	if sw := e.sweptEvents(id); len(sw) != 3 || sw[2].Token != "ETH" || sw[2].AmountUnits != opts.Value.String() {
+		e.t.Fatalf("ETH swept: %+v", sw)
+	}
+	if b, got := e.balanceOf("ETH", deposit), new(big.Int).Sub(e.balanceOf("ETH", split), before); b.Sign() != 0 || got.Cmp(opts.Value) != 0 {
+		e.t.Fatalf("ETH: the deposit holds %s, the split got %s", b, got)
+	}
+}
+
+// paidAt makes a receipt of each total paid at its deposit in USDC (the first overpaid by one
+// base unit: it goes to the split too); it returns their ids, deposits and the units paid.
+func (e *sweepEnv) paidAt(merchant, split string, totals []money.Cents) (ids, deposits []string, units []int64) {
+	e.t.Helper()
+	for i, c := range totals {
+		id, dep := e.depositReceipt(merchant, split, c)
+		u := int64(c) * 10_000 // USD cents to USDC base units
+		if i == 0 {
+			u++
+		}
+		e.payDeposit(id, dep, "USDC", u)
+		if e.state(id).Status != receipt.StatusPaid {
+			e.t.Fatalf("receipt %s: %s, want paid", id, e.state(id).Status)
+		}
+		ids, deposits, units = append(ids, id), append(deposits, dep), append(units, u)
+	}
+	return ids, deposits, units
 }
