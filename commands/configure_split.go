@@ -2,7 +2,10 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"regexp"
 	"time"
 
 	"github.com/payledger/payledger/domain/split"
@@ -48,7 +51,7 @@ func NewConfigureSplitHandler(store Store, platformRecipient string, now func() 
 }
 
 // Handle configures the split unless it is configured already; then it returns the existing
-// split, marked Idempotent. Errors: ErrPlatformRecipient, Invalid (no contract address, or a
+// split, marked Idempotent. Errors: ErrPlatformRecipient, ErrSplitClaimed, Invalid (no contract address, or a
 // broken split rule, saying which), ErrContended, wrapped store errors.
 func (h *ConfigureSplitHandler) Handle(ctx context.Context, cmd ConfigureMerchantSplit) (SplitResult, error) {
 	c := split.Configure{Merchant: cmd.Merchant, Address: cmd.Address, Platform: h.platform}
@@ -57,6 +60,9 @@ func (h *ConfigureSplitHandler) Handle(ctx context.Context, cmd ConfigureMerchan
 		if c.Recipients == nil {
 			c.Recipients = []split.Recipient{}
 		}
+	}
+	if err := h.claim(ctx, cmd); err != nil {
+		return SplitResult{}, err
 	}
 	res, err := ConfigureSplit(ctx, h.store, h.now(), cmd.Meta, c)
 	switch {
@@ -68,4 +74,61 @@ func (h *ConfigureSplitHandler) Handle(ctx context.Context, cmd ConfigureMerchan
 		return res, Invalid(err.Error())
 	}
 	return res, err
+}
+
+// ErrSplitClaimed: the split contract is configured by another merchant (DESIGN 9).
+var ErrSplitClaimed = &Refusal{Kind: KindConflict, Code: "conflict", Message: "This split contract is configured by another merchant"}
+
+var splitAddressRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
+
+var ownerAggregate = Aggregate[split.Owner]{Apply: func(o split.Owner, e eventstore.RecordedEvent) (split.Owner, error) {
+	if e.Type != split.EventAddressClaimed {
+		return o, nil
+	}
+	var c split.AddressClaimed
+	if err := json.Unmarshal(e.Data, &c); err != nil {
+		return o, fmt.Errorf("decode %s: %w", e.Type, err)
+	}
+	return split.EvolveOwner(o, c), nil
+}}
+
+// CheckOwner refuses, with ErrSplitClaimed, a split contract address another merchant owns.
+// Errors: ErrSplitClaimed, wrapped store errors.
+func (h *ConfigureSplitHandler) CheckOwner(ctx context.Context, merchant, address string) error {
+	l, err := Load(ctx, h.store, split.AddressStream(address), ownerAggregate, split.Owner{})
+	if err != nil {
+		return err
+	}
+	if _, err := split.DecideClaim(l.State, merchant, address, h.now()); errors.Is(err, split.ErrClaimed) {
+		return ErrSplitClaimed
+	}
+	return nil
+}
+
+// claim makes cmd's merchant the owner of the split contract it names, before the split is
+// configured, unless the merchant's split is configured already (its later calls change
+// nothing) or the address is malformed (the configuration refuses it). The claim is its own
+// stream, so two merchants naming one address at once: one claims it, the other is refused.
+// A claim whose configuration then fails stays the merchant's. Errors: ErrSplitClaimed, store errors.
+func (h *ConfigureSplitHandler) claim(ctx context.Context, cmd ConfigureMerchantSplit) error {
+	if !splitAddressRE.MatchString(cmd.Address) {
+		return nil
+	}
+	current, err := LoadSplit(ctx, h.store, cmd.Merchant)
+	if err != nil || current.Configured {
+		return err
+	}
+	_, _, err = Execute(ctx, h.store, split.AddressStream(cmd.Address), ownerAggregate, split.Owner{},
+		func(l Loaded[split.Owner]) (Decision, error) {
+			evs, err := split.DecideClaim(l.State, cmd.Merchant, cmd.Address, h.now())
+			if err != nil || len(evs) == 0 {
+				return nil, err
+			}
+			ev, err := NewEvent(newEventID(), split.EventAddressClaimed, evs[0], cmd.Meta)
+			return Decision{ev}, err
+		})
+	if errors.Is(err, split.ErrClaimed) {
+		return ErrSplitClaimed
+	}
+	return err
 }

@@ -1,6 +1,8 @@
 package commands_test
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/payledger/payledger/commands"
@@ -40,5 +42,44 @@ func TestConfigureSplit(t *testing.T) {
 	again, err := h.Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: payMerchant, Address: payOther, Recipients: rs(commands.SplitRecipient{Address: payOther, SharesBps: 10000})})
 	if err != nil || !again.Idempotent || again.State.Address != payContract {
 		t.Fatalf("again: %+v %v", again, err)
+	}
+}
+
+// A split contract belongs to one merchant (DESIGN 9): another merchant naming it is refused
+// with 409 conflict, also when both ask at once; its owner may name it again.
+func TestConfigureSplitClaimedByAnotherMerchant(t *testing.T) {
+	e := newPayEnv(t)
+	h := commands.NewConfigureSplitHandler(e.store, payPlatform, e.now)
+	if _, err := h.Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: payMerchant, Address: payContract}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: payOther, Address: "0x" + strings.ToUpper(payContract[2:])})
+	wantRefusal(t, err, "conflict", "This split contract is configured by another merchant")
+	if st, _ := h.Current(e.ctx, payOther); st.Configured {
+		t.Fatalf("the refused merchant's split is configured: %+v", st)
+	}
+	// Two merchants, one new address, at once: one configures it, the other gets the conflict.
+	contested := "0x" + strings.Repeat("e", 40)
+	errs := make(chan error, 2)
+	for _, m := range []string{"0x" + strings.Repeat("3", 40), "0x" + strings.Repeat("4", 40)} {
+		go func() {
+			_, err := h.Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: m, Address: contested})
+			errs <- err
+		}()
+	}
+	var ok, conflicts int
+	for range 2 {
+		var r *commands.Refusal
+		switch err := <-errs; {
+		case err == nil:
+			ok++
+		case errors.As(err, &r) && r.Code == "conflict":
+			conflicts++
+		default:
+			t.Fatal(err)
+		}
+	}
+	if ok != 1 || conflicts != 1 {
+		t.Fatalf("%d configured and %d conflicts, want 1 and 1", ok, conflicts)
 	}
 }

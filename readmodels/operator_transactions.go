@@ -167,7 +167,7 @@ func (o *OperatorTransactions) Coverage(ctx context.Context, receipts []string) 
 // paying token, from after (exclusive; the zero cursor: from the first), at most limit. A receipt
 // whose paying transaction a deep reorg withdrew is left out until the chain shows it again.
 func (s *Receipts) PaidReceipts(ctx context.Context, after settlement.PaidCursor, limit int) ([]settlement.PaidReceipt, error) {
-	rows, err := s.pool.Query(ctx, `SELECT receipt_id, merchant_wallet, coalesce(state->'payment'->>'token', ''), updated_at
+	rows, err := s.pool.Query(ctx, `SELECT receipt_id, merchant_wallet, coalesce(state->'payment'->>'token', ''), updated_at, deposit_address IS NOT NULL
 		FROM receipts WHERE status = 'paid' AND (updated_at, receipt_id) > ($1, $2) AND NOT state ? 'chainWithdrawnTx'
 		ORDER BY updated_at, receipt_id LIMIT $3`, after.PaidAt, after.ReceiptID, limit)
 	if err != nil {
@@ -175,7 +175,7 @@ func (s *Receipts) PaidReceipts(ctx context.Context, after settlement.PaidCursor
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (settlement.PaidReceipt, error) {
 		var p settlement.PaidReceipt
-		err := r.Scan(&p.ReceiptID, &p.Merchant, &p.Token, &p.PaidAt)
+		err := r.Scan(&p.ReceiptID, &p.Merchant, &p.Token, &p.PaidAt, &p.Deposit)
 		return p, err
 	})
 }

@@ -23,6 +23,8 @@ type SplitChain interface {
 	Broadcast(ctx context.Context, raw []byte) error
 	// Outcome is a mined transaction's result; nil (no error) while it is not mined.
 	Outcome(ctx context.Context, hash string) (*TxOutcome, error)
+	// Shares is payee's shares in the split contract at split; an error when it is not a splitter.
+	Shares(ctx context.Context, split, payee string) (*big.Int, error)
 }
 
 // OperatorAccount is the operator's account (CHAIN_OPERATOR_KEY) as every operator use case sees

@@ -47,6 +47,9 @@ func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureM
 		if !ok {
 			return commands.SplitResult{}, commands.Invalidf("splitAddress %s holds no contract on this chain", cmd.Address)
 		}
+		if err := h.paysMerchant(ctx, cmd); err != nil {
+			return commands.SplitResult{}, err
+		}
 	}
 	if cmd.Address != "" || h.sender == nil {
 		return h.configure.Handle(ctx, cmd)
@@ -73,6 +76,25 @@ func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureM
 	}
 	cmd.Address, cmd.Recipients = addr, &recipients
 	return h.configure.Handle(ctx, cmd)
+}
+
+// paysMerchant refuses a split contract another merchant configured (ErrSplitClaimed, 409) and a
+// pre-deployed split that does not pay the merchant's wallet a share (400; DESIGN 9: a split
+// contract belongs to one merchant). A configured merchant's later call
+// answers its split unchanged, so it is not asked.
+func (h *DeploySplitHandler) paysMerchant(ctx context.Context, cmd commands.ConfigureMerchantSplit) error {
+	existing, err := h.configure.Current(ctx, cmd.Merchant)
+	if err != nil || existing.Configured {
+		return err
+	}
+	if err := h.configure.CheckOwner(ctx, cmd.Merchant, cmd.Address); err != nil {
+		return err
+	}
+	shares, err := h.chain.Shares(ctx, cmd.Address, cmd.Merchant)
+	if err != nil || shares.Sign() <= 0 {
+		return commands.Invalidf("splitAddress %s does not pay your wallet %s a share (a PaymentSplit with it among its payees is required)", cmd.Address, cmd.Merchant)
+	}
+	return nil
 }
 
 // ErrChainUnavailable: the chain did not answer, or a transaction was not mined in time.

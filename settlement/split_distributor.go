@@ -20,6 +20,7 @@ type PaidReceipt struct {
 	Merchant  string
 	Token     string    // the paying token's symbol; "" when the processor did not say
 	PaidAt    time.Time // when the read model last changed it (the list's order)
+	Deposit   bool      // paid at a deposit address: distributed once swept (deposit_sweep_wait.go)
 }
 
 // PaidCursor is a position in the paid receipts' order (PaidAt, then ReceiptID); the zero
@@ -197,6 +198,12 @@ func (h *DistributeSplitsHandler) group(ctx context.Context, list []PaidReceipt)
 			return nil, nil, err
 		}
 		if !sp.Configured {
+			continue
+		}
+		if swept, err := h.depositSwept(ctx, r); err != nil || !swept {
+			if err != nil {
+				return nil, nil, err
+			}
 			continue
 		}
 		isContract, err := h.holdsCode(ctx, sp.Address, noCode)

@@ -225,7 +225,11 @@ func TestSplit(t *testing.T) {
 	// The default: merchant 9,950 and platform 50.
 	m2, _ := crypto.GenerateKey()
 	c2, csrf2 := e.login(m2)
-	rec := e.adminCall(c2, csrf2, http.MethodPost, "/api/split/deploy", `{"splitAddress":"`+contract+`"}`)
+	// A split contract belongs to one merchant (DESIGN 9): the first merchant's is refused.
+	if rec := e.adminCall(c2, csrf2, http.MethodPost, "/api/split/deploy", `{"splitAddress":"`+contract+`"}`); rec.Code != 409 || decode(t, rec)["error"] != "conflict" {
+		t.Fatalf("another merchant's split: %d %s", rec.Code, rec.Body)
+	}
+	rec := e.adminCall(c2, csrf2, http.MethodPost, "/api/split/deploy", `{"splitAddress":"0x`+strings.Repeat("e", 40)+`"}`)
 	rs := decode(t, rec)["split"].(map[string]any)["recipients"].([]any)
 	if len(rs) != 2 || rs[0].(map[string]any)["sharesBps"] != 9950.0 || rs[1].(map[string]any)["address"] != testPlatform {
 		t.Fatalf("default split %v", rs)

@@ -150,7 +150,7 @@ func signUp(c *http.Client, base, bin, dbURL string, key *ecdsa.PrivateKey) (str
 	if err != nil {
 		return "", err
 	}
-	if err := deploySplit(c, base, cookies); err != nil {
+	if err := deploySplit(c, base, cookies, wallet); err != nil {
 		return "", err
 	}
 	apiKey, err := createKey(bin, dbURL, wallet, "orders:create,receipts:read,inventory:write")
@@ -195,15 +195,16 @@ func login(c *http.Client, base, wallet string, key *ecdsa.PrivateKey) ([]*http.
 	return resp.Cookies(), nil
 }
 
-// deploySplit records the merchant's split contract in the session of cookies.
-func deploySplit(c *http.Client, base string, cookies []*http.Cookie) error {
+// deploySplit records the merchant's split contract in the session of cookies: an address of its
+// own (a split contract belongs to one merchant).
+func deploySplit(c *http.Client, base string, cookies []*http.Cookie, wallet string) error {
 	var csrf string
 	for _, ck := range cookies {
 		if ck.Name == "cb_csrf" {
 			csrf = ck.Value
 		}
 	}
-	split, _ := http.NewRequest(http.MethodPost, base+"/api/split/deploy", strings.NewReader(`{"splitAddress":"0x`+strings.Repeat("c", 40)+`"}`))
+	split, _ := http.NewRequest(http.MethodPost, base+"/api/split/deploy", strings.NewReader(`{"splitAddress":"0xc`+wallet[3:]+`"}`))
 	split.Header.Set("Content-Type", "application/json")
 	split.Header.Set("x-csrf-token", csrf)
 	for _, ck := range cookies {

@@ -213,6 +213,8 @@ func Decode(typ string, data []byte) (Event, error) {
 		e = &DepositTransferConfirmed{}
 	case EventDepositTransferDropped:
 		e = &DepositTransferDropped{}
+	case EventDepositSwept:
+		e = &DepositSwept{}
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrUnknownEvent, typ)
 	}
@@ -259,6 +261,8 @@ func deref(e Event) Event {
 	case *DepositTransferConfirmed:
 		return *v
 	case *DepositTransferDropped:
+		return *v
+	case *DepositSwept:
 		return *v
 	}
 	return e

@@ -220,6 +220,8 @@ type State struct {
 	Credits []Credit `json:"credits,omitempty"`
 	// Quotes is the latest quote's amount per token (TokenQuoted), what a quoted token must bring.
 	Quotes map[string]string `json:"quotes,omitempty"`
+	// Sweeps are what sweeps moved from the deposit address to the split (swept.go).
+	Sweeps []Sweep `json:"sweeps,omitempty"`
 }
 
 // FailureView is the failure to show: only while the status is failed (spec rule 5).
@@ -328,6 +330,8 @@ func Evolve(s State, e Event) State {
 		// Recorded for auditors; never a change of state.
 	case DepositTransferSeen, DepositTransferConfirmed, DepositTransferDropped:
 		s.evolveDeposit(e)
+	case DepositSwept:
+		s.evolveSwept(e)
 	}
 	return s
 }

@@ -48,6 +48,7 @@ type Processes struct {
 	WalletVerifier       Worker
 	SplitDistributor     Worker
 	SubscriptionCharging Worker
+	DepositSweeper       Worker // moves paid receipts' deposits to their splits (sweeps.go)
 	PaymentWindow        Worker // expires unpaid receipts at the end of their window (DESIGN 9)
 	Charger              *settlement.ChargeSubscriptionsHandler
 }
@@ -64,6 +65,7 @@ func (a *Application) buildProcesses(d Deps, reconcile *commands.ReconcileOnramp
 		SplitDistributor:     SplitDistributor(d),
 		SubscriptionCharging: subscriptionCharging(d, a.Projections.Subscriptions),
 		PaymentWindow:        paymentWindow(d),
+		DepositSweeper:       depositSweeper(d),
 		Charger:              d.Chain.Charger,
 	}
 }

@@ -1,0 +1,178 @@
+package chain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/payledger/payledger/chain/contracts"
+	"github.com/payledger/payledger/settlement"
+)
+
+// Sweeper is the operator's account calling the deposit factory's sweep (DESIGN 9): many
+// deposits per transaction, each flushed of every configured token and of ETH, gas estimated.
+// It signs without sending, as Operator does, so the caller records a sweep before broadcasting.
+type Sweeper struct {
+	*Operator
+	factory common.Address
+	abi     *abi.ABI
+	tokens  []common.Address
+}
+
+var _ settlement.SweepChain = (*Sweeper)(nil)
+
+// NewSweeper returns the sweeper of the factory at factory, signing with op and flushing op's
+// tokens (CHAIN_TOKENS) and ETH. Errors: the factory address is malformed.
+func NewSweeper(op *Operator, factory string) (*Sweeper, error) {
+	if !common.IsHexAddress(factory) {
+		return nil, fmt.Errorf("chain: deposit factory %q is not an address", factory)
+	}
+	a, err := contracts.DepositFactoryMetaData.GetAbi()
+	if err != nil {
+		return nil, err
+	}
+	s := &Sweeper{Operator: op, factory: common.HexToAddress(factory), abi: a}
+	for _, t := range op.tokens {
+		s.tokens = append(s.tokens, t.Address)
+	}
+	return s, nil
+}
+
+// depositKeys are deposits as the factory's sweep takes them.
+func depositKeys(deposits []settlement.SweepDeposit) []contracts.DepositFactoryDepositKey {
+	out := make([]contracts.DepositFactoryDepositKey, len(deposits))
+	for i, d := range deposits {
+		out[i] = contracts.DepositFactoryDepositKey{ReceiptId: DepositReceiptKey(d.ReceiptID), Split: common.HexToAddress(d.Split)}
+	}
+	return out
+}
+
+// SignSweep signs factory.sweep(deposits, tokens) at nonce with the estimated gas plus
+// GasMarginPercent. Errors: settlement.ErrSweepReverts when the estimate reverts, node errors.
+func (s *Sweeper) SignSweep(ctx context.Context, nonce uint64, deposits []settlement.SweepDeposit) (settlement.SignedTx, error) {
+	data, err := s.abi.Pack("sweep", depositKeys(deposits), s.tokens)
+	if err != nil {
+		return settlement.SignedTx{}, err
+	}
+	gas, err := s.b.EstimateGas(ctx, ethereum.CallMsg{From: s.from, To: &s.factory, Data: data})
+	if err != nil {
+		if isRevert(err) {
+			return settlement.SignedTx{}, fmt.Errorf("%w: %s", settlement.ErrSweepReverts, revertReason(err))
+		}
+		return settlement.SignedTx{}, fmt.Errorf("estimate the sweep: %w", err)
+	}
+	opts, err := s.opts(ctx, nonce)
+	if err != nil {
+		return settlement.SignedTx{}, err
+	}
+	opts.GasLimit = gas + gas*GasMarginPercent/100
+	f, err := contracts.NewDepositFactory(s.factory, s.b)
+	if err != nil {
+		return settlement.SignedTx{}, err
+	}
+	tx, err := f.Sweep(opts, depositKeys(deposits), s.tokens)
+	if err != nil {
+		return settlement.SignedTx{}, err
+	}
+	return signed(tx, "")
+}
+
+// SweepOutcome reads a mined sweep: the deposits' Swept events and the factory's SweepFailed
+// ones, attributed to the receipts of deposits by their keys. Nil while it is not mined.
+func (s *Sweeper) SweepOutcome(ctx context.Context, hash string, deposits []settlement.SweepDeposit) (*settlement.SweepOutcome, error) {
+	r, err := s.b.TransactionReceipt(ctx, common.HexToHash(hash))
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &settlement.SweepOutcome{Success: r.Status == types.ReceiptStatusSuccessful, GasUsed: r.GasUsed}
+	if r.BlockNumber != nil {
+		out.BlockNumber = r.BlockNumber.Uint64()
+	}
+	byKey := map[common.Hash]string{}
+	for _, d := range deposits {
+		byKey[DepositReceiptKey(d.ReceiptID)] = d.ReceiptID
+	}
+	dep, _ := contracts.NewDepositFilterer(common.Address{}, nil)
+	fac, _ := contracts.NewDepositFactoryFilterer(common.Address{}, nil)
+	for _, l := range r.Logs {
+		if ev, err := dep.ParseSwept(*l); err == nil {
+			id, ok := byKey[ev.ReceiptId]
+			if ok && l.Address == DepositAddressOfKey(s.factory, ev.ReceiptId, ev.Split) {
+				out.Swept = append(out.Swept, settlement.SweptFunds{ReceiptID: id, Token: s.symbol(ev.Token), Amount: ev.Amount})
+			}
+		} else if ev, err := fac.ParseSweepFailed(*l); err == nil && l.Address == s.factory {
+			if id, ok := byKey[ev.ReceiptId]; ok {
+				out.Failed = append(out.Failed, settlement.SweepFailure{ReceiptID: id, Token: s.symbol(ev.Token), Reason: common.Bytes2Hex(ev.Reason)})
+			}
+		}
+	}
+	return out, nil
+}
+
+// DepositSweeps reads the Swept events of deposit's address, from the first block (a deposit's
+// events are few; the address and receipt key topics narrow the node's search).
+func (s *Sweeper) DepositSweeps(ctx context.Context, d settlement.SweepDeposit) ([]settlement.SweptFunds, error) {
+	key := DepositReceiptKey(d.ReceiptID)
+	f, err := contracts.NewDepositFilterer(DepositAddressOfKey(s.factory, key, common.HexToAddress(d.Split)), s.b)
+	if err != nil {
+		return nil, err
+	}
+	it, err := f.FilterSwept(&bind.FilterOpts{Context: ctx}, [][32]byte{key}, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var out []settlement.SweptFunds
+	for it.Next() {
+		out = append(out, settlement.SweptFunds{ReceiptID: d.ReceiptID, Token: s.symbol(it.Event.Token), Amount: it.Event.Amount,
+			TransactionHash: it.Event.Raw.TxHash.Hex(), BlockNumber: it.Event.Raw.BlockNumber})
+	}
+	return out, it.Error()
+}
+
+// symbol is a token address's symbol: ETH for the zero address, the configured symbol, else
+// the address itself.
+func (s *Sweeper) symbol(token common.Address) string {
+	if token == (common.Address{}) {
+		return "ETH"
+	}
+	for _, t := range s.Operator.tokens {
+		if t.Address == token {
+			return t.Symbol
+		}
+	}
+	return strings.ToLower(token.Hex())
+}
+
+// DepositBalance is what deposit holds of token ("" or "ETH": ether), for tests and checks.
+func (s *Sweeper) DepositBalance(ctx context.Context, deposit, token string) (*big.Int, error) {
+	if token == "" || strings.EqualFold(token, "ETH") {
+		b, ok := s.b.(interface {
+			BalanceAt(ctx context.Context, a common.Address, n *big.Int) (*big.Int, error)
+		})
+		if !ok {
+			return nil, errors.New("chain: the backend reads no balances")
+		}
+		return b.BalanceAt(ctx, common.HexToAddress(deposit), nil)
+	}
+	addr, ok := s.Token(token)
+	if !ok {
+		return nil, fmt.Errorf("chain: unknown token %s", token)
+	}
+	t, err := contracts.NewTestToken(common.HexToAddress(addr), s.b)
+	if err != nil {
+		return nil, err
+	}
+	return t.BalanceOf(nil, common.HexToAddress(deposit))
+}

@@ -1,0 +1,144 @@
+package readmodels
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/settlement"
+)
+
+// DepositSweeps is the sweeper's ledger (migration 028): which receipts' deposits are claimed,
+// in an open sweep, or checked; the sweeps themselves are operator transactions (migration 013).
+type DepositSweeps struct {
+	*OperatorTransactions
+}
+
+var _ settlement.SweepLedger = (*DepositSweeps)(nil)
+
+// NewDepositSweeps returns the ledger on pool.
+func NewDepositSweeps(pool *pgxpool.Pool) *DepositSweeps {
+	return &DepositSweeps{OperatorTransactions: NewOperatorTransactions(pool)}
+}
+
+// claimable is the condition, on a deposit_sweeps row s, that token may claim it.
+const claimable = `s.tx_id IS NULL AND (s.claim_token IS NULL OR s.claim_token = $1 OR s.claimed_at < now() - $2::interval)`
+
+// Claim claims up to limit receipts paid or reconciled with a deposit address whose version is
+// past the last check, in no open sweep and claimed by no live claim. Two instances claiming at
+// once: the row's primary key makes the second wait for the first and then skip its rows.
+func (d *DepositSweeps) Claim(ctx context.Context, token uuid.UUID, lease time.Duration, limit int) ([]settlement.SweepCandidate, error) {
+	rows, err := d.pool.Query(ctx, `WITH cand AS (
+			SELECT r.receipt_id FROM receipts r LEFT JOIN deposit_sweeps s USING (receipt_id)
+			WHERE r.deposit_address IS NOT NULL AND r.status IN ('paid', 'reconciled')
+			  AND (s.receipt_id IS NULL OR (r.version > s.checked_version AND `+claimable+`))
+			ORDER BY r.updated_at, r.receipt_id LIMIT $3),
+		claimed AS (
+			INSERT INTO deposit_sweeps AS s (receipt_id, claim_token, claimed_at) SELECT receipt_id, $1, now() FROM cand
+			ON CONFLICT (receipt_id) DO UPDATE SET claim_token = $1, claimed_at = now() WHERE `+claimable+`
+			RETURNING s.receipt_id)
+		SELECT r.receipt_id, r.deposit_address, coalesce(r.deposit_split, ''), r.version
+		FROM claimed c JOIN receipts r USING (receipt_id) ORDER BY r.updated_at, r.receipt_id`,
+		token, fmt.Sprintf("%d milliseconds", lease.Milliseconds()), limit)
+	if err != nil {
+		return nil, fmt.Errorf("claim deposit sweeps: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (settlement.SweepCandidate, error) {
+		var c settlement.SweepCandidate
+		var v int64
+		err := r.Scan(&c.ReceiptID, &c.Deposit, &c.Split, &v)
+		c.Version = uint64(v)
+		return c, err
+	})
+}
+
+// Checked releases token's claims of checked, each checked at its version.
+func (d *DepositSweeps) Checked(ctx context.Context, token uuid.UUID, checked []settlement.SweepCandidate) error {
+	if len(checked) == 0 {
+		return nil
+	}
+	ids, versions := make([]string, len(checked)), make([]int64, len(checked))
+	for i, c := range checked {
+		ids[i], versions[i] = c.ReceiptID, int64(c.Version)
+	}
+	_, err := d.pool.Exec(ctx, `UPDATE deposit_sweeps s SET checked_version = greatest(s.checked_version, c.version), claim_token = NULL, claimed_at = NULL
+		FROM unnest($2::text[], $3::bigint[]) AS c (receipt_id, version)
+		WHERE s.receipt_id = c.receipt_id AND s.claim_token = $1`, token, ids, versions)
+	if err != nil {
+		return fmt.Errorf("release deposit sweep claims: %w", err)
+	}
+	return nil
+}
+
+// RecordSweep stores tx and ties token's claimed receipts to it in one transaction. Errors:
+// settlement.ErrNonceTaken, settlement.ErrClaimLost, wrapped database errors.
+func (d *DepositSweeps) RecordSweep(ctx context.Context, token uuid.UUID, tx settlement.OperatorTx, receipts []string) (int64, error) {
+	var id int64
+	err := pgx.BeginFunc(ctx, d.pool, func(t pgx.Tx) error {
+		err := t.QueryRow(ctx, `INSERT INTO operator_transactions (sender, nonce, kind, tx_hash, raw_tx) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+			tx.Sender, int64(tx.Nonce), settlement.TxSweep, tx.Hash, tx.Raw).Scan(&id)
+		if err != nil {
+			return err
+		}
+		tag, err := t.Exec(ctx, `UPDATE deposit_sweeps SET tx_id = $1, claim_token = NULL, claimed_at = NULL
+			WHERE receipt_id = ANY($2) AND claim_token = $3 AND tx_id IS NULL`, id, receipts, token)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() != int64(len(receipts)) {
+			return settlement.ErrClaimLost
+		}
+		return nil
+	})
+	return id, ledgerError("record sweep", err)
+}
+
+// OpenSweeps lists sender's sweeps whose outcome is not recorded on their receipts yet, by nonce,
+// with the deposits each names (receipt and split, as signed). The operator transaction's own
+// status does not decide it: another process settling the operator's transactions may have
+// marked it mined already.
+func (d *DepositSweeps) OpenSweeps(ctx context.Context, sender string) ([]settlement.OpenSweep, error) {
+	rows, err := d.pool.Query(ctx, `SELECT t.id, t.nonce, t.tx_hash, t.raw_tx, s.receipt_id, coalesce(r.deposit_split, '')
+		FROM deposit_sweeps s JOIN operator_transactions t ON t.id = s.tx_id JOIN receipts r ON r.receipt_id = s.receipt_id
+		WHERE s.tx_id IS NOT NULL AND t.sender = $1 ORDER BY t.nonce, s.receipt_id`, sender)
+	if err != nil {
+		return nil, fmt.Errorf("open sweeps: %w", err)
+	}
+	defer rows.Close()
+	var out []settlement.OpenSweep
+	for rows.Next() {
+		var tx settlement.OperatorTx
+		var nonce int64
+		var dep settlement.SweepDeposit
+		if err := rows.Scan(&tx.ID, &nonce, &tx.Hash, &tx.Raw, &dep.ReceiptID, &dep.Split); err != nil {
+			return nil, err
+		}
+		if n := len(out); n == 0 || out[n-1].Tx.ID != tx.ID {
+			tx.Sender, tx.Nonce, tx.Kind, tx.Status = sender, uint64(nonce), settlement.TxSweep, settlement.TxSigned
+			out = append(out, settlement.OpenSweep{Tx: tx})
+		}
+		out[len(out)-1].Deposits = append(out[len(out)-1].Deposits, dep)
+	}
+	return out, rows.Err()
+}
+
+// SettleSweep records the sweep mined (or reverted) and frees its receipts: those in stuck are
+// checked at their current version, the others are checked again.
+func (d *DepositSweeps) SettleSweep(ctx context.Context, id int64, status string, gasUsed uint64, stuck []string) error {
+	err := pgx.BeginFunc(ctx, d.pool, func(t pgx.Tx) error {
+		_, err := t.Exec(ctx, `UPDATE operator_transactions SET status = $2, gas_used = $3, settled_at = now() WHERE id = $1 AND status = 'signed'`,
+			id, status, int64(gasUsed))
+		if err != nil {
+			return err
+		}
+		_, err = t.Exec(ctx, `UPDATE deposit_sweeps s SET tx_id = NULL,
+			checked_version = CASE WHEN s.receipt_id = ANY($2) THEN coalesce((SELECT version FROM receipts r WHERE r.receipt_id = s.receipt_id), 0) ELSE 0 END
+			WHERE s.tx_id = $1`, id, stuck)
+		return err
+	})
+	return ledgerError("settle sweep", err)
+}

@@ -1,0 +1,168 @@
+package settlement
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/commands"
+)
+
+// Sweeping (DESIGN 9): once a receipt with a deposit address is paid, its deposit's funds move
+// to its split, many deposits per transaction through the deposit factory; DepositSwept records
+// each (receipt, token) moved, and the split distributor waits for it. A pass:
+//  1. settles the open sweeps (recorded, not yet recorded on their receipts): a mined one's
+//     Swept events become DepositSwept on the receipts, then its deposits are freed; one not
+//     mined is broadcast again, the same bytes. This is also the recovery after a crash between
+//     sending a sweep and recording it: the sweep was recorded in the ledger before it was sent.
+//  2. claims receipts paid or reconciled that changed since last checked (a claim per receipt,
+//     so two instances never check or sweep the same deposit at once), and keeps those whose
+//     confirmed credits exceed what is recorded swept (a later transfer is swept again);
+//  3. signs one sweep per batch at the operator's next nonce, records it with its receipts, then
+//     broadcasts it. A batch whose estimate reverts is swept in halves, so one deposit that
+//     makes it revert holds up no other; that deposit alone is left until its receipt changes.
+
+// Defaults of the sweeper.
+const (
+	DefaultSweepBatch = 200             // deposits per sweep transaction (252 fit under 2^24 gas)
+	sweepClaim        = 1000            // receipts claimed a pass
+	sweepLease        = 2 * time.Minute // a claim older than this is taken over
+)
+
+// Swept is what one sweep pass did.
+type Swept struct {
+	Settled  int // open sweeps found mined and recorded
+	Sent     int // sweep transactions sent
+	Deposits int // deposits in them
+	Recorded []commands.ReceiptChange
+}
+
+// SweepDepositsHandler sweeps paid receipts' deposits to their splits.
+type SweepDepositsHandler struct {
+	store  commands.Store
+	chain  SweepChain
+	ledger SweepLedger
+	now    func() time.Time
+	token  uuid.UUID
+	batch  int
+	lease  time.Duration
+	mu     sync.Mutex // one pass at a time in this process
+}
+
+// NewSweepDepositsHandler returns the sweeper. It panics on a nil dependency.
+func NewSweepDepositsHandler(store commands.Store, chain SweepChain, ledger SweepLedger, now func() time.Time) *SweepDepositsHandler {
+	if store == nil || chain == nil || ledger == nil || now == nil {
+		panic("settlement.NewSweepDepositsHandler: nil dependency")
+	}
+	return &SweepDepositsHandler{store: store, chain: chain, ledger: ledger, now: now, token: uuid.New(), batch: DefaultSweepBatch, lease: sweepLease}
+}
+
+// WithBatch sets the most deposits one sweep transaction names (default 200).
+func (h *SweepDepositsHandler) WithBatch(n int) *SweepDepositsHandler {
+	h.batch = max(n, 1)
+	return h
+}
+
+// Run runs a pass every interval until ctx ends; a failed pass is logged and retried.
+func (h *SweepDepositsHandler) Run(ctx context.Context, interval time.Duration, log zerolog.Logger) error {
+	for {
+		if _, err := h.Handle(ctx); err != nil && ctx.Err() == nil {
+			log.Warn().Err(err).Msg("deposit sweep pass failed; retrying")
+		}
+		if err := sleep(ctx, interval); err != nil {
+			return err
+		}
+	}
+}
+
+// Handle runs one pass. Errors: the first failure of the chain, the ledger or the store (what
+// was done before it stands; what was claimed and not sent is claimed again after the lease).
+func (h *SweepDepositsHandler) Handle(ctx context.Context) (Swept, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out Swept
+	if err := h.settle(ctx, &out); err != nil {
+		return out, err
+	}
+	due, err := h.due(ctx)
+	if err != nil {
+		return out, err
+	}
+	nonces := nonceSource{sender: h.chain.Sender(), pending: h.chain.PendingNonce, ledger: h.ledger}
+	for lo := 0; lo < len(due); lo += h.batch {
+		if err := h.send(ctx, &nonces, due[lo:min(lo+h.batch, len(due))], &out); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// due claims candidates and returns those whose deposits hold confirmed funds not yet swept; the
+// others are released as checked.
+func (h *SweepDepositsHandler) due(ctx context.Context) ([]SweepCandidate, error) {
+	cands, err := h.ledger.Claim(ctx, h.token, h.lease, sweepClaim)
+	if err != nil || len(cands) == 0 {
+		return nil, err
+	}
+	var due, checked []SweepCandidate
+	for _, c := range cands {
+		l, err := commands.LoadReceipt(ctx, h.store, c.ReceiptID)
+		if err != nil {
+			return nil, err
+		}
+		c.Version = max(c.Version, l.Version)
+		if len(l.State.Unswept()) == 0 || c.Split == "" {
+			checked = append(checked, c)
+			continue
+		}
+		due = append(due, c)
+	}
+	return due, h.ledger.Checked(ctx, h.token, checked)
+}
+
+// send signs, records and broadcasts one sweep of items; a batch whose estimate reverts is sent in
+// halves, a single deposit that reverts is left checked (until its receipt changes).
+func (h *SweepDepositsHandler) send(ctx context.Context, nonces *nonceSource, items []SweepCandidate, out *Swept) error {
+	deps, ids := make([]SweepDeposit, len(items)), make([]string, len(items))
+	for i, c := range items {
+		deps[i], ids[i] = SweepDeposit{ReceiptID: c.ReceiptID, Split: c.Split}, c.ReceiptID
+	}
+	txs, err := nonces.record(ctx, func(nonce uint64) ([]OperatorTx, error) {
+		s, err := h.chain.SignSweep(ctx, nonce, deps)
+		if err != nil {
+			return nil, err
+		}
+		return []OperatorTx{{Sender: h.chain.Sender(), Nonce: s.Nonce, Kind: TxSweep, Hash: strings.ToLower(s.Hash), Raw: s.Raw, Status: TxSigned}}, nil
+	}, func(txs []OperatorTx) (err error) {
+		txs[0].ID, err = h.ledger.RecordSweep(ctx, h.token, txs[0], ids)
+		return err
+	})
+	switch {
+	case errors.Is(err, ErrSweepReverts) && len(items) > 1:
+		half := len(items) / 2
+		if err := h.send(ctx, nonces, items[:half], out); err != nil {
+			return err
+		}
+		return h.send(ctx, nonces, items[half:], out)
+	case errors.Is(err, ErrSweepReverts):
+		zerolog.Ctx(ctx).Warn().Err(err).Str("receipt", items[0].ReceiptID).Str("deposit", items[0].Deposit).
+			Msg("deposit sweep: this deposit's sweep reverts; left until its receipt changes")
+		return h.ledger.Checked(ctx, h.token, items)
+	case errors.Is(err, ErrClaimLost):
+		return nil // another process took them over after our lease: it sweeps them
+	case err != nil:
+		return err
+	}
+	out.Sent++
+	out.Deposits += len(items)
+	if err := h.chain.Broadcast(ctx, txs[0].Raw); err != nil {
+		// Recorded: the next pass finds it open and sends the same bytes again.
+		zerolog.Ctx(ctx).Warn().Err(err).Str("tx", txs[0].Hash).Msg("deposit sweep: broadcast failed")
+	}
+	return nil
+}

@@ -1,0 +1,159 @@
+package settlement
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"sort"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+)
+
+// settle records the outcome of every open sweep of the operator: mined, its Swept events become
+// DepositSwept on their receipts (recorded once per transaction and token, however often a
+// settle runs, by this process or another), then its deposits are freed; not mined, it is
+// broadcast again.
+func (h *SweepDepositsHandler) settle(ctx context.Context, out *Swept) error {
+	open, err := h.ledger.OpenSweeps(ctx, h.chain.Sender())
+	if err != nil {
+		return err
+	}
+	for _, o := range open {
+		res, err := h.chain.SweepOutcome(ctx, o.Tx.Hash, o.Deposits)
+		if err != nil {
+			return fmt.Errorf("sweep %s: %w", o.Tx.Hash, err)
+		}
+		if res == nil {
+			if err := h.chain.Broadcast(ctx, o.Tx.Raw); err != nil {
+				return fmt.Errorf("rebroadcast sweep %s: %w", o.Tx.Hash, err)
+			}
+			continue
+		}
+		for i := range res.Swept {
+			res.Swept[i].TransactionHash, res.Swept[i].BlockNumber = o.Tx.Hash, res.BlockNumber
+		}
+		changes, err := h.record(ctx, res.Swept)
+		if err != nil {
+			return err
+		}
+		out.Recorded = append(out.Recorded, changes...)
+		for _, f := range res.Failed {
+			zerolog.Ctx(ctx).Warn().Str("receipt", f.ReceiptID).Str("token", f.Token).Str("reason", f.Reason).
+				Msg("deposit sweep: a flush failed; its funds stay at the deposit until the receipt changes")
+		}
+		elsewhere, err := h.sweptElsewhere(ctx, o, res, out)
+		if err != nil {
+			return err
+		}
+		if err := h.ledger.SettleSweep(ctx, o.Tx.ID, settledStatus(res.Success), res.GasUsed, append(stuck(o, res), elsewhere...)); err != nil {
+			return err
+		}
+		out.Settled++
+	}
+	return nil
+}
+
+func settledStatus(ok bool) string {
+	if ok {
+		return TxMined
+	}
+	return TxReverted
+}
+
+// stuck are the receipts of o whose sweep cannot go through as it is: a flush the factory caught
+// (SweepFailed), or the only deposit of a reverted sweep. They wait for their receipt to change.
+func stuck(o OpenSweep, res *SweepOutcome) []string {
+	var ids []string
+	if !res.Success && len(o.Deposits) == 1 {
+		ids = append(ids, o.Deposits[0].ReceiptID)
+	}
+	for _, f := range res.Failed {
+		ids = append(ids, f.ReceiptID)
+	}
+	return ids
+}
+
+// sweptElsewhere handles the deposits a successful sweep found empty (no Swept event, no
+// failure): sweeping is permissionless, so someone else moved their funds first. Their deposits'
+// Swept events on chain are recorded instead; they are returned as stuck, so that a deposit
+// whose credits are still not covered is not swept again and again for nothing.
+func (h *SweepDepositsHandler) sweptElsewhere(ctx context.Context, o OpenSweep, res *SweepOutcome, out *Swept) ([]string, error) {
+	if !res.Success {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	for _, f := range res.Swept {
+		seen[f.ReceiptID] = true
+	}
+	for _, f := range res.Failed {
+		seen[f.ReceiptID] = true
+	}
+	var ids []string
+	for _, d := range o.Deposits {
+		if seen[d.ReceiptID] {
+			continue
+		}
+		funds, err := h.chain.DepositSweeps(ctx, d)
+		if err != nil {
+			return nil, fmt.Errorf("sweeps of the deposit of %s: %w", d.ReceiptID, err)
+		}
+		changes, err := h.record(ctx, funds)
+		if err != nil {
+			return nil, err
+		}
+		out.Recorded = append(out.Recorded, changes...)
+		ids = append(ids, d.ReceiptID)
+	}
+	return ids, nil
+}
+
+// record appends DepositSwept for each receipt, transaction and token of funds, those not
+// recorded yet.
+func (h *SweepDepositsHandler) record(ctx context.Context, funds []SweptFunds) ([]commands.ReceiptChange, error) {
+	type key struct{ tx, token string }
+	byReceipt := map[string]map[key]*receipt.DepositSwept{}
+	for _, f := range funds {
+		if byReceipt[f.ReceiptID] == nil {
+			byReceipt[f.ReceiptID] = map[key]*receipt.DepositSwept{}
+		}
+		k := key{strings.ToLower(f.TransactionHash), f.Token}
+		e := byReceipt[f.ReceiptID][k]
+		if e == nil {
+			e = &receipt.DepositSwept{TransactionHash: k.tx, Token: f.Token, AmountUnits: "0", BlockNumber: f.BlockNumber, At: h.now().UnixMilli()}
+			byReceipt[f.ReceiptID][k] = e
+		}
+		sum, _ := new(big.Int).SetString(e.AmountUnits, 10)
+		e.AmountUnits = sum.Add(sum, f.Amount).String()
+	}
+	ids := make([]string, 0, len(byReceipt))
+	for id := range byReceipt {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	meta := eventstore.Metadata{Actor: "sweeper", Source: "deposit sweep"}
+	var out []commands.ReceiptChange
+	for _, id := range ids {
+		var evs []receipt.DepositSwept
+		for _, e := range byReceipt[id] {
+			evs = append(evs, *e)
+		}
+		sort.Slice(evs, func(i, j int) bool {
+			return evs[i].BlockNumber < evs[j].BlockNumber || evs[i].BlockNumber == evs[j].BlockNumber && evs[i].Token < evs[j].Token
+		})
+		_, r, err := commands.ChangeReceipt(ctx, h.store, id, meta, func(s receipt.State) ([]receipt.Event, error) {
+			return receipt.RecordSweeps(s, evs)
+		})
+		if err != nil {
+			return out, fmt.Errorf("receipt %s: %w", id, err)
+		}
+		if r.Position != (eventstore.Position{}) {
+			out = append(out, commands.ReceiptChange{ReceiptID: id, Result: r})
+		}
+	}
+	return out, nil
+}
