@@ -147,7 +147,7 @@ func (r Receipts) fold(events []eventstore.RecordedEvent, ids []string, states m
 		}
 		states[id], versions[id], dirty[id] = receipt.Evolve(states[id], ev), e.Version, true
 		replayed[id] = !mark.Less(e.Position)
-		if d, ok := ev.(*receipt.SplitDistributed); ok && !replayed[id] {
+		if d, ok := ev.(receipt.SplitDistributed); ok && !replayed[id] {
 			endpointEvents = append(endpointEvents, r.splitEvent(states[id], d, e))
 		}
 		if d, ok := ev.(receipt.DepositTransferSeen); ok {

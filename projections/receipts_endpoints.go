@@ -49,7 +49,7 @@ func (r Receipts) statusEvent(st receipt.State) readmodels.NewEvent {
 }
 
 // splitEvent is the event-log entry of a receipt's split distribution.
-func (r Receipts) splitEvent(st receipt.State, d *receipt.SplitDistributed, e eventstore.RecordedEvent) readmodels.NewEvent {
+func (r Receipts) splitEvent(st receipt.State, d receipt.SplitDistributed, e eventstore.RecordedEvent) readmodels.NewEvent {
 	amounts := d.Amounts
 	if amounts == nil {
 		amounts = []receipt.SplitAmount{}
