@@ -72,6 +72,10 @@ func newPaymentCommands(d Deps, splits *commands.Splits, pricing commands.Pricin
 	if !ok {
 		return paymentCommands{}, fmt.Errorf("transport: Deps.Receipts (%T) does not claim wallet transactions", d.Receipts)
 	}
+	owners, ok := d.Receipts.(commands.DepositOwners)
+	if !ok {
+		return paymentCommands{}, fmt.Errorf("transport: Deps.Receipts (%T) does not say who owns a deposit", d.Receipts)
+	}
 	var processor commands.Processor // nil: the onramp is not configured
 	if d.Processor != nil {
 		processor = onrampProcessor{d.Processor}
@@ -79,7 +83,7 @@ func newPaymentCommands(d Deps, splits *commands.Splits, pricing commands.Pricin
 	reconcile := commands.NewReconcileOnrampHandler(d.Events, processor, open, d.Now)
 	return paymentCommands{
 		startOnramp:     commands.NewStartOnrampHandler(d.Events, splits, processor, usdPrices{d.Prices}, d.Now),
-		walletPayment:   commands.NewSubmitWalletPaymentHandler(d.Events, claims, d.Now),
+		walletPayment:   commands.NewSubmitWalletPaymentHandler(d.Events, claims, owners, d.ChainTransactions, d.Now),
 		telemetry:       commands.NewRecordTelemetryHandler(d.Events, reconcile, d.Now),
 		processorEvent:  commands.NewApplyProcessorEventHandler(d.Events, d.ProcessorEvents, d.Now),
 		reconcileOnramp: reconcile,
@@ -262,9 +266,15 @@ func (s *Server) walletPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.waitChanges(ctx, commands.ReceiptChange{ReceiptID: c.Param("id"), Result: out.Result})
-	// Paid comes only from the chain verifier reading the transaction receipt.
-	return c.JSON(http.StatusOK, map[string]any{"ok": true, "status": string(out.Status), "attemptId": out.AttemptID})
+	if out.Result.Version > 0 {
+		s.waitChanges(ctx, commands.ReceiptChange{ReceiptID: c.Param("id"), Result: out.Result})
+	}
+	// A hint (DESIGN 9): paid comes only from the chain's view of the receipt's deposit address.
+	body := map[string]any{"ok": true, "status": string(out.Status), "attemptId": out.AttemptID}
+	if out.Reverted {
+		body["code"] = commands.CodeTxReverted
+	}
+	return c.JSON(http.StatusOK, body)
 }
 
 func (s *Server) cronReconcile(c echo.Context) error {

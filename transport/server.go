@@ -94,6 +94,8 @@ type Deps struct {
 	// deployed).
 	SplitChain    settlement.SplitChain
 	SplitOperator *settlement.OperatorSender
+	// ChainTransactions reads a submitted hash's transaction (nil: no chain; hints go unchecked).
+	ChainTransactions commands.ChainTransactions
 
 	Outbox   Outbox
 	Webhooks WebhookSender

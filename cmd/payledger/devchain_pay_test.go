@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -116,9 +117,10 @@ func (h *hooks) seen() string {
 
 // TestWalletPaymentEndToEnd is the newcomer's walk through the real binary: `payledger devchain`,
 // `payledger serve` pointed at it, a merchant (key, wallet login, split deployed by the service),
-// an order with a webhook, `payledger devchain pay <receiptId>` (a real USDC transfer on the
-// chain, submitted through POST /api/portal/{id}/payment), and the receipt going pending -> paid
-// -> reconciled through the router, with a webhook for each.
+// an order with a webhook, `payledger devchain pay <receiptId>` (a plain USDC transfer to the
+// receipt's deposit address, as a phone wallet sends it: no hash submitted), and the receipt
+// going pending -> paid -> reconciled through the router, with a webhook for each. A second
+// receipt is paid with --submit: the hash goes to the service as a hint.
 func TestWalletPaymentEndToEnd(t *testing.T) {
 	t.Setenv("DEVCHAIN_ENV_FILE", filepath.Join(t.TempDir(), "devchain.env"))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -159,15 +161,24 @@ func TestWalletPaymentEndToEnd(t *testing.T) {
 	}
 	id := findString(m, "receiptId")
 
+	_, pm := c.call(http.MethodGet, "/api/portal/"+id, "", nil)
+	deposit := findString(pm["receipt"], "depositAddress")
+	if deposit == "" {
+		t.Fatalf("the receipt has no deposit address: %v\n%s", pm, serveOut.String())
+	}
 	var payOut, payErr bytes.Buffer
-	if code := run(ctx, []string{"devchain", "pay", id, "--api", c.base, "--token", "USDC", "--api-key", apiKey}, noEnv, &payOut, &payErr); code != 0 {
+	if code := run(ctx, []string{"devchain", "pay", id, "--api", c.base, "--token", "USDC"}, noEnv, &payOut, &payErr); code != 0 {
 		t.Fatalf("devchain pay %s: exit %d\n%s\n%s\nserve:\n%s", id, code, payOut.String(), payErr.String(), serveOut.String())
 	}
 	t.Logf("devchain pay printed:\n%s", payOut.String())
-	for _, want := range []string{"receipt " + id + ": 12.5 USD, status generated", "quote: 12.50000000 USDC = 12500000 base units", "sent 0x", "submitted: the receipt is pending"} {
+	for _, want := range []string{"receipt " + id + ": 12.5 USD, status generated", "request: 12.5 USDC = 12500000 base units, to the deposit address " + deposit,
+		"sent 12500000 base units in 0x", "a plain transfer"} {
 		if !strings.Contains(payOut.String(), want) {
 			t.Errorf("devchain pay output lacks %q", want)
 		}
+	}
+	if strings.Contains(payOut.String(), "submitted") {
+		t.Errorf("devchain pay submitted the hash without --submit")
 	}
 
 	var seen []string
@@ -189,6 +200,21 @@ func TestWalletPaymentEndToEnd(t *testing.T) {
 	}
 	if got := hk.seen(); !strings.Contains(got, "pending") || !strings.Contains(got, "paid") || !strings.Contains(got, "reconciled") {
 		t.Errorf("webhooks %s; want pending, paid and reconciled", got)
+	}
+	if code, h := c.call(http.MethodGet, "/api/receipts/"+id+"/events", apiKey, nil); code != http.StatusOK || strings.Contains(fmt.Sprint(h), "PaymentSubmitted") {
+		t.Errorf("history of the plainly paid receipt: %d %v; want no submitted hash", code, h)
+	}
+
+	// --submit: the same transfer, and its hash to the service as a hint.
+	code, m = c.call(http.MethodPost, "/api/receipts", apiKey, map[string]any{"lineItems": []map[string]any{{"label": "Tea", "priceUsd": 3}}, "totalUsd": 3})
+	if code != http.StatusCreated {
+		t.Fatalf("create receipt: %d %v", code, m)
+	}
+	id2 := findString(m, "receiptId")
+	payOut.Reset()
+	if code := run(ctx, []string{"devchain", "pay", id2, "--api", c.base, "--submit"}, noEnv, &payOut, &payErr); code != 0 ||
+		!strings.Contains(payOut.String(), "submitted the hash as a hint: the receipt is pending") {
+		t.Fatalf("devchain pay --submit: exit %d\n%s\n%s", code, payOut.String(), payErr.String())
 	}
 	req, _ := http.NewRequest(http.MethodGet, c.base+"/api/split/transactions", nil)
 	req.Header.Set("Authorization", "Bearer "+apiKey)

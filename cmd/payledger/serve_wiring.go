@@ -151,7 +151,7 @@ func newAPI(cfg config, base zerolog.Logger, s *services, limiter transport.Limi
 		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: s.receiptsRunner,
 		WebhookKeys: s.webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
 		Processor: s.processor, ProcessorEvents: readmodels.NewProcessorEvents(pool),
-		SplitChain: s.splitOps, SplitOperator: s.splitSender,
+		SplitChain: s.splitOps, SplitOperator: s.splitSender, ChainTransactions: chainTransactions(cfg, s.rpc),
 		Outbox: s.outbox, Webhooks: s.dispatcher,
 		Prices: readmodels.NewPrices(pool), Usage: s.usage, Figures: readmodels.NewReceipts(pool), Metrics: s.metrics, ReceiptSearch: readmodels.NewReceipts(pool),
 		Invalidations: s.caches, Users: readmodels.NewUsers(pool).KeepTopInMemory(s.caches),

@@ -67,3 +67,12 @@ func walletVerifier(cfg config, rpc *chain.RPC, store eventstore.Store, receipts
 		return v.Run(ctx, verifyInterval, verifyRefresh, log)
 	})
 }
+
+// chainTransactions is what the payment page's submitted hashes are checked against: the chain
+// dialed at start, nil without one (a hint is then taken unchecked; it never pays anyway).
+func chainTransactions(cfg config, rpc *chain.RPC) commands.ChainTransactions {
+	if rpc == nil {
+		return nil
+	}
+	return chain.NewTransactionCredits(rpc, cfg.ChainTokens)
+}
