@@ -61,6 +61,7 @@ type Issuer struct {
 	journal     Journal // nil: no degraded mode
 	unavailable func(error) bool
 	now         func() time.Time
+	deposits    *depositAssignment // nil: receipts get no deposit address and no window
 }
 
 // NewIssuer returns an issuer; journal may be nil (no degraded mode); unavailable tells the
@@ -95,9 +96,14 @@ func (i *Issuer) Issue(ctx context.Context, g receipt.Generated, how Issue) (Iss
 		}
 		replay, g.ReceiptID = id != g.ReceiptID, id
 	}
+	now := i.now()
+	g, err := i.deposits.assign(ctx, g, now)
+	if err != nil {
+		return Issued{}, err
+	}
 	// The event is decided once: if the append's answer is lost (the datastore went away during
 	// the commit), the journal keeps this very event, and its replay finds it stored or stores it.
-	ev, state, err := GenerationEvent(g, i.now(), how.Meta)
+	ev, state, err := GenerationEvent(g, now, how.Meta)
 	if err != nil {
 		return Issued{}, err
 	}

@@ -126,6 +126,7 @@ func (r Receipts) fold(events []eventstore.RecordedEvent, ids []string, states m
 	mark eventstore.Position, writes *pgx.Batch) error {
 	replayed := map[string]bool{} // receipts whose last change in this batch is history being replayed
 	var endpointEvents []readmodels.NewEvent
+	var credits []readmodels.DepositCredit // transfers to deposit addresses: which receipt each credits
 	firstPos := map[string]eventstore.Position{}
 	dirty := map[string]bool{}
 	before := make(map[string]receipt.Status, len(states))
@@ -149,6 +150,15 @@ func (r Receipts) fold(events []eventstore.RecordedEvent, ids []string, states m
 		if d, ok := ev.(*receipt.SplitDistributed); ok && !replayed[id] {
 			endpointEvents = append(endpointEvents, r.splitEvent(states[id], d, e))
 		}
+		if d, ok := ev.(receipt.DepositTransferSeen); ok {
+			credits = append(credits, readmodels.DepositCredit{TransactionHash: d.TransactionHash, LogIndex: d.LogIndex, ReceiptID: id})
+			if !replayed[id] {
+				endpointEvents = append(endpointEvents, detectedEvent(states[id], d, e))
+			}
+		}
+	}
+	if r.Shadow == "" {
+		readmodels.QueueDepositCredits(writes, credits)
 	}
 	batch := writes
 	var changed []string // receipts that existed before this batch: status caches may hold them

@@ -1,12 +1,35 @@
 package projections
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
 )
+
+// paymentDetected is the type of a transfer seen at a receipt's deposit address (DESIGN 9).
+const paymentDetected = "receipt.payment_detected"
+
+// detectedEvent is the event-log entry of a transfer seen at the receipt's deposit address, keyed
+// by the transfer so a transfer seen again (in another block after a reorg) is recorded once.
+func detectedEvent(st receipt.State, d receipt.DepositTransferSeen, e eventstore.RecordedEvent) readmodels.NewEvent {
+	return readmodels.NewEvent{Key: fmt.Sprintf("payment-detected:%s:%d", strings.ToLower(d.TransactionHash), d.LogIndex),
+		Merchant: st.Receipt.Merchant, Type: paymentDetected, At: e.RecordedAt,
+		Data: map[string]any{"receiptId": st.Receipt.ReceiptID, "status": string(st.Status), "depositAddress": st.DepositAddress(),
+			"transactionHash": d.TransactionHash, "logIndex": d.LogIndex, "blockNumber": d.BlockNumber, "sender": d.Sender,
+			"token": d.Token, "amountUnits": d.AmountUnits, "amountRequired": nullable(st.AmountRequired()),
+			"amountReceived": nullable(st.AmountReceived()), "detectedAt": d.At}}
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
 
 // statusUpdated is the type of a status change's event (webhooks.Event; projections does not
 // depend on the sender).

@@ -185,7 +185,8 @@ func QueueStates(batch *pgx.Batch, table string, rows []StateRow) error {
 		conflict string
 	}{{fresh, ""}, {known, ` ON CONFLICT (receipt_id) DO UPDATE SET status = EXCLUDED.status, previous_status = EXCLUDED.previous_status,
 			state = EXCLUDED.state, updated_at = EXCLUDED.updated_at, version = EXCLUDED.version,
-			attempt_kind = EXCLUDED.attempt_kind, attempt_started_at = EXCLUDED.attempt_started_at`}} {
+			attempt_kind = EXCLUDED.attempt_kind, attempt_started_at = EXCLUDED.attempt_started_at,
+			amount_required = EXCLUDED.amount_required, amount_received = EXCLUDED.amount_received, paid_late = EXCLUDED.paid_late`}} {
 		if len(part.rows) == 0 {
 			continue
 		}
@@ -195,10 +196,12 @@ func QueueStates(batch *pgx.Batch, table string, rows []StateRow) error {
 		}
 		batch.Queue(`INSERT INTO `+pgx.Identifier{table}.Sanitize()+` `+StateColumns+`
 		SELECT u.id, u.merchant, u.status, u.prev, u.currency, u.total, u.webhook, u.state::jsonb, u.created, u.updated,
-			u.version, u.pc, u.pp, u.kind, u.attempt
+			u.version, u.pc, u.pp, u.kind, u.attempt, `+DepositValues+`
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[],
-			$9::timestamptz[], $10::timestamptz[], $11::bigint[], $12::bigint[], $13::bigint[], $14::text[], $15::timestamptz[])
-			AS u(id, merchant, status, prev, currency, total, webhook, state, created, updated, version, pc, pp, kind, attempt)`+part.conflict,
+			$9::timestamptz[], $10::timestamptz[], $11::bigint[], $12::bigint[], $13::bigint[], $14::text[], $15::timestamptz[],
+			$16::text[], $17::text[], $18::timestamptz[], $19::text[], $20::text[], $21::boolean[])
+			AS u(id, merchant, status, prev, currency, total, webhook, state, created, updated, version, pc, pp, kind, attempt,
+			deposit, split, expires, required, received, late)`+part.conflict,
 			args...)
 	}
 	return nil
@@ -207,7 +210,12 @@ func QueueStates(batch *pgx.Batch, table string, rows []StateRow) error {
 // StateColumns is the column list of a receipts row's INSERT, in the order of QueueStates' and
 // StateElems' values (StateElems leaves out the two position columns).
 const StateColumns = `(receipt_id, merchant_wallet, status, previous_status, currency, total_cents, webhook_url, state,
-	created_at, updated_at, version, pos_commit, pos_prepare, attempt_kind, attempt_started_at)`
+	created_at, updated_at, version, pos_commit, pos_prepare, attempt_kind, attempt_started_at,
+	deposit_address, deposit_split, expires_at, amount_required, amount_received, paid_late)`
+
+// DepositValues are the values of the last six StateColumns (payments by deposit address) from
+// the unnest u of QueueStates and StateElemsUnnest.
+const DepositValues = `u.deposit, u.split, u.expires, u.required, u.received, u.late`
 
 // stateColumns is rows as the column arrays of QueueStates' statements.
 func stateColumns(rows []StateRow) ([]any, error) {
@@ -217,17 +225,21 @@ func stateColumns(rows []StateRow) ([]any, error) {
 	states := make([]string, n)
 	totals, versions, commits, prepares := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	created, updated, attempts := make([]time.Time, n), make([]time.Time, n), make([]*time.Time, n)
+	deposits, splits, expires, required, received := make([]*string, n), make([]*string, n), make([]*time.Time, n), make([]*string, n), make([]*string, n)
+	lates := make([]bool, n)
 	for i, row := range rows {
 		v, err := valuesOf(row)
 		if err != nil {
 			return nil, err
 		}
+		deposits[i], splits[i], expires[i], required[i], received[i], lates[i] = v.deposit, v.split, v.expires, v.required, v.received, v.late
 		ids[i], merchants[i], statuses[i], prevs[i], currencies[i] = v.id, v.merchant, v.status, v.prev, v.currency
 		totals[i], webhooks[i], states[i], created[i], updated[i] = v.total, v.webhook, v.state, v.created, v.updated
 		versions[i], kinds[i], attempts[i] = v.version, v.kind, v.attempt
 		commits[i], prepares[i] = int64(row.First.Commit), int64(row.First.Prepare)
 	}
-	return []any{ids, merchants, statuses, prevs, currencies, totals, webhooks, states, created, updated, versions, commits, prepares, kinds, attempts}, nil
+	return []any{ids, merchants, statuses, prevs, currencies, totals, webhooks, states, created, updated, versions, commits, prepares, kinds, attempts,
+		deposits, splits, expires, required, received, lates}, nil
 }
 
 // StateElems is a new receipt's row without its position, one element per column of
@@ -237,14 +249,17 @@ func StateElems(row StateRow) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []any{v.id, v.merchant, v.status, v.prev, v.currency, v.total, v.webhook, v.state, v.created, v.updated, v.version, v.kind, v.attempt}, nil
+	return []any{v.id, v.merchant, v.status, v.prev, v.currency, v.total, v.webhook, v.state, v.created, v.updated, v.version, v.kind, v.attempt,
+		v.deposit, v.split, v.expires, v.required, v.received, v.late}, nil
 }
 
 // StateElemsUnnest is the unnest of StateElems' columns, as the rows u(id, merchant, status,
 // prev, currency, total, webhook, state, created, updated, version, kind, attempt).
 const StateElemsUnnest = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[],
-	$9::timestamptz[], $10::timestamptz[], $11::bigint[], $12::text[], $13::timestamptz[])
-	AS u(id, merchant, status, prev, currency, total, webhook, state, created, updated, version, kind, attempt)`
+	$9::timestamptz[], $10::timestamptz[], $11::bigint[], $12::text[], $13::timestamptz[],
+	$14::text[], $15::text[], $16::timestamptz[], $17::text[], $18::text[], $19::boolean[])
+	AS u(id, merchant, status, prev, currency, total, webhook, state, created, updated, version, kind, attempt,
+	deposit, split, expires, required, received, late)`
 
 // stateValues is one receipts row's values, its position aside.
 type stateValues struct {
@@ -253,6 +268,9 @@ type stateValues struct {
 	total, version                        int64
 	created, updated                      time.Time
 	attempt                               *time.Time
+	deposit, split, required, received    *string
+	expires                               *time.Time
+	late                                  bool
 }
 
 func valuesOf(row StateRow) (stateValues, error) {
@@ -275,6 +293,7 @@ func valuesOf(row StateRow) (stateValues, error) {
 		p := string(st.PreviousStatus)
 		v.prev = &p
 	}
+	depositValues(st, &v)
 	return v, nil
 }
 

@@ -31,6 +31,6 @@ caught_up AS (
 )
 INSERT INTO ` + ReceiptsTable + ` ` + StateColumns + `
 SELECT u.id, u.merchant, u.status, u.prev, u.currency, u.total, u.webhook, u.state::jsonb, u.created, u.updated, u.version,
-	e.tx_id, e.seq, u.kind, u.attempt
+	e.tx_id, e.seq, u.kind, u.attempt, ` + DepositValues + `
 FROM caught_up cu CROSS JOIN ` + StateElemsUnnest + `
 JOIN events e ON e.stream_id = '` + receipt.StreamPrefix + `' || u.id AND e.version = 1 AND e.tx_id = cu.tx`

@@ -163,27 +163,18 @@ func (s *Server) portalReceipt(c echo.Context) error {
 
 // publicReceiptView is the receipt as anyone with its id sees it: without the merchant's
 // metadata, which is the merchant's own (DESIGN 9). The shadowing field, empty, drops it. The
-// payment by address (DESIGN 9): where to pay, how much is required and has arrived (confirmed
-// transfers; null until a transfer is seen), and whether it was paid after its window.
+// payment by address (receiptView's depositView: where to pay, what is required and has
+// arrived, paidLate) and the end of its payment window (expiresAt, Unix ms; null for none).
 type publicReceiptView struct {
 	receiptView
-	Metadata       *struct{} `json:"metadata,omitempty"`
-	DepositAddress *string   `json:"depositAddress"`
-	AmountRequired *string   `json:"amountRequired"`
-	AmountReceived *string   `json:"amountReceived"`
-	PaidLate       bool      `json:"paidLate"`
-	ExpiresAt      *int64    `json:"expiresAt"`
+	Metadata  *struct{} `json:"metadata,omitempty"`
+	ExpiresAt *int64    `json:"expiresAt"`
 }
 
 // publicReceiptOf is st as publicReceiptView shows it.
 func publicReceiptOf(st receipt.State) publicReceiptView {
-	v := publicReceiptView{receiptView: viewReceipt(st), DepositAddress: nullable(st.Receipt.DepositAddress),
-		AmountReceived: nullable(st.AmountReceived()), PaidLate: st.PaidLate()}
-	if st.Receipt.DepositAddress != "" {
-		v.AmountRequired = nullable(st.AmountRequired())
-	}
-	if st.Receipt.ExpiresAt > 0 {
-		at := st.Receipt.ExpiresAt
+	v := publicReceiptView{receiptView: viewReceipt(st)}
+	if at := st.ExpiresAt(); at > 0 {
 		v.ExpiresAt = &at
 	}
 	return v

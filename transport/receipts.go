@@ -78,6 +78,7 @@ type receiptView struct {
 	TaxUSD           float64           `json:"taxUsd"`
 	TotalUSD         float64           `json:"totalUsd"`
 	TransactionID    *string           `json:"transactionId"`
+	depositView
 }
 
 // viewReceipt renders the spec's Receipt. Amounts are in the receipt's currency (see
@@ -106,7 +107,7 @@ func viewReceipt(st receipt.State) receiptView {
 		JurisdictionCode: nullable(g.JurisdictionCode), TaxRate: taxRate.Float(), TaxComponents: components,
 		TransactionID: nullable(g.TransactionID), Metadata: g.Metadata,
 		SubtotalUSD: g.Subtotal.Float(), TaxUSD: g.Tax.Float(), ProcessingFeeUSD: g.Fee.Float(),
-		MerchantWallet: g.Merchant,
+		MerchantWallet: g.Merchant, depositView: viewDeposit(st),
 	}
 }
 
@@ -274,6 +275,7 @@ func statusView(st receipt.State, outboxState string) map[string]any {
 		v["providerErrorCode"], v["providerRequestId"] = nullable(f.ProviderErrorCode), nullable(f.ProviderRequestID)
 		v["transactionHash"], v["buyerWallet"] = nil, nil
 	}
+	depositFields(v, st)
 	return v
 }
 

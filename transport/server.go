@@ -96,6 +96,9 @@ type Deps struct {
 	SplitOperator *settlement.OperatorSender
 	// ChainTransactions reads a submitted hash's transaction (nil: no chain; hints go unchecked).
 	ChainTransactions commands.ChainTransactions
+	// Deposits computes new receipts' deposit addresses (nil: none); PaymentWindow is their window.
+	Deposits      commands.DepositAddresses
+	PaymentWindow time.Duration
 
 	Outbox   Outbox
 	Webhooks WebhookSender
@@ -287,7 +290,7 @@ func checkDeps(d Deps) error {
 func (s *Server) wireReceiptCommands(d Deps) {
 	s.splits = commands.NewSplits(d.Events)
 	s.pricing = readmodels.NewOrderPricing(d.Shops, s.caches.pricing)
-	s.issuer = commands.NewIssuer(d.Events, d.Idempotency, d.WebhookKeys, d.Journal, unavailable, d.Now)
+	s.issuer = commands.NewIssuer(d.Events, d.Idempotency, d.WebhookKeys, d.Journal, unavailable, d.Now).WithDeposits(s.splits, d.Deposits, d.PaymentWindow)
 	catalog := readmodels.NewOrderCatalog(d.Inventory, s.caches.inventory)
 	s.orders = commands.NewCreateOrderHandler(s.splits, catalog, s.pricing, s.issuer, d.Config.PlatformRecipient, d.Now)
 	s.directReceipts = commands.NewCreateReceiptHandler(s.pricing, s.issuer)

@@ -55,6 +55,9 @@ type config struct {
 	TrustedProxies           []netip.Prefix // hops whose X-Forwarded-For is believed
 	KeyCacheTTL              time.Duration  // how long degraded mode trusts a confirmed key
 	JournalPath              string
+	DepositFactory           string        // DEPOSIT_FACTORY; "": deployed by serve from the operator key
+	PaymentWindow            time.Duration // PAYMENT_WINDOW: how long a receipt waits to be paid
+	PaymentMonitorWindow     time.Duration // PAYMENT_MONITOR_WINDOW: how long a failed or paid deposit stays watched
 }
 
 func (c config) production() bool { return c.AppEnv == "production" }
@@ -335,7 +338,8 @@ func (g *secretGenerator) fill(name string, dst *string) {
 
 var operatorKeyRE = regexp.MustCompile(`^(0x)?[0-9a-fA-F]{64}$`)
 
-// loadChain reads CHAIN_TOKENS, CHAIN_OPERATOR_KEY, SPEND_PERMISSION_MANAGER and DEVCHAIN (DESIGN 8).
+// loadChain reads CHAIN_TOKENS, CHAIN_OPERATOR_KEY, SPEND_PERMISSION_MANAGER and DEVCHAIN (DESIGN 8),
+// DEPOSIT_FACTORY, PAYMENT_WINDOW and PAYMENT_MONITOR_WINDOW (DESIGN 9).
 // A problem with the operator key never repeats the key.
 func (c *config) loadChain(r *envReader) {
 	tokens, err := chain.ParseTokens(r.str("CHAIN_TOKENS", ""))
@@ -349,6 +353,11 @@ func (c *config) loadChain(r *envReader) {
 	if c.SpendPermissionManager = r.str("SPEND_PERMISSION_MANAGER", ""); c.SpendPermissionManager != "" && !walletRE.MatchString(c.SpendPermissionManager) {
 		r.bad("SPEND_PERMISSION_MANAGER must be a 0x-prefixed 40-hex-character address")
 	}
+	if c.DepositFactory = r.str("DEPOSIT_FACTORY", ""); c.DepositFactory != "" && !walletRE.MatchString(c.DepositFactory) {
+		r.bad("DEPOSIT_FACTORY must be a 0x-prefixed 40-hex-character address")
+	}
+	c.PaymentWindow = r.duration("PAYMENT_WINDOW", time.Hour)
+	c.PaymentMonitorWindow = r.duration("PAYMENT_MONITOR_WINDOW", 24*time.Hour)
 	def := "auto"
 	if c.production() {
 		def = "off"

@@ -82,7 +82,9 @@ type PaymentConfirmed struct {
 	BlockHash   string `json:"blockHash,omitempty"`
 	LogIndex    *int   `json:"logIndex,omitempty"`
 	AmountUnits string `json:"amountUnits,omitempty"`
-	At          int64  `json:"at"`
+	// PaidLate: the payment arrived after the payment window had failed the receipt (DESIGN 9).
+	PaidLate bool  `json:"paidLate,omitempty"`
+	At       int64 `json:"at"`
 }
 
 // PaymentFailed: a server-verified failure of the current attempt. Status failed.
@@ -200,6 +202,12 @@ func Decode(typ string, data []byte) (Event, error) {
 		e = &TokenQuoted{}
 	case EventPaymentRestored:
 		e = &PaymentRestored{}
+	case EventDepositTransferSeen:
+		e = &DepositTransferSeen{}
+	case EventDepositTransferConfirmed:
+		e = &DepositTransferConfirmed{}
+	case EventDepositTransferDropped:
+		e = &DepositTransferDropped{}
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrUnknownEvent, typ)
 	}
@@ -236,6 +244,12 @@ func deref(e Event) Event {
 	case *TokenQuoted:
 		return *v
 	case *PaymentRestored:
+		return *v
+	case *DepositTransferSeen:
+		return *v
+	case *DepositTransferConfirmed:
+		return *v
+	case *DepositTransferDropped:
 		return *v
 	}
 	return e

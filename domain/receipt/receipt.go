@@ -29,6 +29,7 @@ package receipt
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/payledger/payledger/domain/money"
@@ -123,6 +124,12 @@ type Generated struct {
 	WebhookURL        string            `json:"webhookUrl,omitempty"`
 	RequestHash       string            `json:"requestHash,omitempty"` // idempotency: hash of the creating request
 	CreatedAt         int64             `json:"createdAt"`             // Unix ms
+	// DepositAddress is where the receipt is paid (DESIGN 9): the CREATE2 address of the deposit
+	// of (receipt, DepositSplit) under the chain's deposit factory, EIP-55; "" when the merchant
+	// had no split or no factory was known at generation.
+	DepositAddress string `json:"depositAddress,omitempty"`
+	DepositSplit   string `json:"depositSplit,omitempty"` // the split the deposit sweeps to
+	ExpiresAt      int64  `json:"expiresAt,omitempty"`    // Unix ms: creation + PAYMENT_WINDOW
 }
 
 // Event is a decoded receipt event.
@@ -173,6 +180,7 @@ type Payment struct {
 	// one): what the post-depth audit watches, also after a restart.
 	BlockNumber uint64 `json:"blockNumber,omitempty"`
 	BlockHash   string `json:"blockHash,omitempty"`
+	PaidLate    bool   `json:"paidLate,omitempty"` // paid after the payment window failed the receipt
 	At          int64  `json:"at"`
 }
 
@@ -201,6 +209,10 @@ type State struct {
 	// ChainWithdrawnTx is the paying transaction while a reorg past the confirmation depth has
 	// taken it off the chain (flagged, CodeChainWithdrawn) and it was not seen again at depth.
 	ChainWithdrawnTx string `json:"chainWithdrawnTx,omitempty"`
+	// Credits are the transfers to the deposit address, in the order first seen (deposit.go).
+	Credits []Credit `json:"credits,omitempty"`
+	// Quotes is the latest quote's amount per token (TokenQuoted), what a quoted token must bring.
+	Quotes map[string]string `json:"quotes,omitempty"`
 }
 
 // FailureView is the failure to show: only while the status is failed (spec rule 5).
@@ -222,6 +234,16 @@ func (s *State) setStatus(st Status, at int64) {
 		s.PreviousStatus, s.Status = s.Status, st
 	}
 	s.UpdatedAt = at
+}
+
+// withQuote records the latest quote of token (upper case), copying the map.
+func (s *State) withQuote(token, amount string) {
+	quotes := make(map[string]string, len(s.Quotes)+1)
+	for k, v := range s.Quotes {
+		quotes[k] = v
+	}
+	quotes[strings.ToUpper(token)] = amount
+	s.Quotes = quotes
 }
 
 func (s *State) withAttempt(a Attempt) {
@@ -273,6 +295,7 @@ func Evolve(s State, e Event) State {
 	case TokenQuoted:
 		// Never a change of status: it records what the customer was quoted and at which rate.
 		s.QuotedToken = e.Token
+		s.withQuote(e.Token, e.Amount)
 		if e.EURUSDRate != "" {
 			s.EURUSDRate = e.EURUSDRate
 		}
@@ -291,6 +314,8 @@ func Evolve(s State, e Event) State {
 		}
 	case TelemetryRecorded:
 		// Recorded for auditors; never a change of state.
+	case DepositTransferSeen, DepositTransferConfirmed, DepositTransferDropped:
+		s.evolveDeposit(e)
 	}
 	return s
 }
@@ -298,7 +323,7 @@ func Evolve(s State, e Event) State {
 // paymentOf is the verified payment a confirmation records.
 func paymentOf(e PaymentConfirmed) *Payment {
 	p := Payment{AttemptID: e.AttemptID, TransactionHash: e.TransactionHash, BuyerWallet: e.BuyerWallet, Token: e.Token,
-		VerifiedBy: e.VerifiedBy, Method: e.Method, BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, At: e.At}
+		VerifiedBy: e.VerifiedBy, Method: e.Method, BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, PaidLate: e.PaidLate, At: e.At}
 	if e.SourceAmountCents != nil {
 		c := money.Cents(*e.SourceAmountCents)
 		p.SourceAmount = &c
@@ -338,9 +363,16 @@ func Generate(s State, g Generated, now time.Time) ([]Event, error) {
 	return []Event{g}, nil
 }
 
-// TransactionHash is the on-chain hash to report: the verified payment's, except while failed.
+// TransactionHash is the on-chain hash to report: the verified payment's, except while failed;
+// before a payment, the first transfer seen at the deposit address (not dropped).
 func (s State) TransactionHash() string {
-	if s.Payment == nil || s.Status == StatusFailed {
+	if s.Status == StatusFailed {
+		return ""
+	}
+	if s.Payment == nil {
+		if c, ok := s.FirstCredit(); ok {
+			return c.TransactionHash
+		}
 		return ""
 	}
 	return s.Payment.TransactionHash

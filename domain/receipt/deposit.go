@@ -1,0 +1,173 @@
+package receipt
+
+import (
+	"strings"
+)
+
+// Rules of payments by deposit address (DESIGN 9):
+//   - Every transfer to the receipt's deposit address, of a configured token or of ETH, from any
+//     sender, is credited to the receipt, keyed by (transaction hash, log index; -1 for ETH): a
+//     transfer is credited once however often it is reported.
+//   - Seen in a block (DepositTransferSeen): a generated receipt becomes pending; any other status
+//     stays. Seen again in another block (a reorg moved it) replaces the block it counts in.
+//   - Only a transfer CHAIN_CONFIRMATIONS deep in a block still on the chain counts
+//     (DepositTransferConfirmed); a transfer whose block left the chain before the depth stops
+//     counting (DepositTransferDropped) until it is seen again.
+//   - When the confirmed transfers cover the required amount (required.go; USDC and USDT one to one
+//     for a stablecoin request, ETH by the latest quote), the receipt is paid by the chain
+//     (PaymentConfirmed, verifiedBy chain), also from failed (a late payment: PaidLate). Less
+//     stays pending (underpaid); more is paid (overpaid: amountReceived > amountRequired).
+
+// Deposit event type names.
+const (
+	EventDepositTransferSeen      = "DepositTransferSeen"
+	EventDepositTransferConfirmed = "DepositTransferConfirmed"
+	EventDepositTransferDropped   = "DepositTransferDropped"
+)
+
+// ETHLogIndex is the log index of an ETH transfer, which has no log.
+const ETHLogIndex = -1
+
+// VerifiedByChain is the verifiedBy of a payment the chain shows.
+const VerifiedByChain = "chain"
+
+// MethodDeposit is the method of a payment found at the receipt's deposit address.
+const MethodDeposit = "deposit"
+
+// DepositTransferSeen records a transfer to the receipt's deposit address seen in a block.
+type DepositTransferSeen struct {
+	TransactionHash string `json:"transactionHash"`
+	LogIndex        int    `json:"logIndex"` // ETHLogIndex for ETH
+	BlockNumber     uint64 `json:"blockNumber"`
+	BlockHash       string `json:"blockHash"`
+	Sender          string `json:"sender"`
+	Token           string `json:"token"`       // symbol: USDC, USDT, ETH, ...
+	AmountUnits     string `json:"amountUnits"` // base units, a decimal integer
+	Decimals        uint8  `json:"decimals"`    // of the token's base units (ETH 18)
+	At              int64  `json:"at"`
+}
+
+// DepositTransferConfirmed records that a seen transfer is CHAIN_CONFIRMATIONS deep in the block
+// it was seen in: it now counts toward the amount received.
+type DepositTransferConfirmed struct {
+	TransactionHash string `json:"transactionHash"`
+	LogIndex        int    `json:"logIndex"`
+	BlockNumber     uint64 `json:"blockNumber"`
+	BlockHash       string `json:"blockHash"`
+	At              int64  `json:"at"`
+}
+
+// DepositTransferDropped records that the block a transfer was seen in left the chain before the
+// confirmation depth: the transfer stops counting.
+type DepositTransferDropped struct {
+	TransactionHash string `json:"transactionHash"`
+	LogIndex        int    `json:"logIndex"`
+	BlockHash       string `json:"blockHash"`
+	At              int64  `json:"at"`
+}
+
+func (DepositTransferSeen) eventType() string      { return EventDepositTransferSeen }
+func (DepositTransferConfirmed) eventType() string { return EventDepositTransferConfirmed }
+func (DepositTransferDropped) eventType() string   { return EventDepositTransferDropped }
+
+// Credit is one transfer to the receipt's deposit address as the receipt's events say.
+type Credit struct {
+	TransactionHash string `json:"transactionHash"`
+	LogIndex        int    `json:"logIndex"`
+	BlockNumber     uint64 `json:"blockNumber"`
+	BlockHash       string `json:"blockHash"`
+	Sender          string `json:"sender"`
+	Token           string `json:"token"`
+	AmountUnits     string `json:"amountUnits"`
+	Decimals        uint8  `json:"decimals"`
+	Confirmed       bool   `json:"confirmed,omitempty"`
+	Dropped         bool   `json:"dropped,omitempty"`
+}
+
+// CreditKey is the key of a transfer: its transaction hash (lower case) and log index.
+type CreditKey struct {
+	TransactionHash string
+	LogIndex        int
+}
+
+func keyOf(tx string, logIndex int) CreditKey {
+	return CreditKey{TransactionHash: strings.ToLower(tx), LogIndex: logIndex}
+}
+
+// Key is the credit's key.
+func (c Credit) Key() CreditKey { return keyOf(c.TransactionHash, c.LogIndex) }
+
+// Counts says whether the credit counts toward the amount received (confirmed, not dropped).
+func (c Credit) Counts() bool { return c.Confirmed && !c.Dropped }
+
+// DepositAddress is the receipt's deposit address ("" for none).
+func (s State) DepositAddress() string { return s.Receipt.DepositAddress }
+
+// DepositSplit is the split the receipt's deposit sweeps to ("" for none).
+func (s State) DepositSplit() string { return s.Receipt.DepositSplit }
+
+// ExpiresAt is the end of the receipt's payment window, Unix ms (0 for none).
+func (s State) ExpiresAt() int64 { return s.Receipt.ExpiresAt }
+
+// PaidLate says whether the receipt was paid after its window had failed it.
+func (s State) PaidLate() bool { return s.Payment != nil && s.Payment.PaidLate }
+
+// Credit returns the credit of a transfer, if the receipt has it.
+func (s State) Credit(tx string, logIndex int) (Credit, bool) {
+	k := keyOf(tx, logIndex)
+	for _, c := range s.Credits {
+		if c.Key() == k {
+			return c, true
+		}
+	}
+	return Credit{}, false
+}
+
+// withCredit returns the credits with c in place of the credit of the same key (or appended);
+// the slice is copied so that states sharing the old one are not changed.
+func (s *State) withCredit(c Credit) {
+	out := make([]Credit, 0, len(s.Credits)+1)
+	replaced := false
+	for _, o := range s.Credits {
+		if o.Key() == c.Key() {
+			o, replaced = c, true
+		}
+		out = append(out, o)
+	}
+	if !replaced {
+		out = append(out, c)
+	}
+	s.Credits = out
+}
+
+// evolveDeposit applies a deposit event (Evolve's cases).
+func (s *State) evolveDeposit(e Event) {
+	switch e := e.(type) {
+	case DepositTransferSeen:
+		s.withCredit(Credit{TransactionHash: e.TransactionHash, LogIndex: e.LogIndex, BlockNumber: e.BlockNumber, BlockHash: e.BlockHash,
+			Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals})
+		if s.Status == StatusGenerated {
+			s.setStatus(StatusPending, e.At)
+		}
+	case DepositTransferConfirmed:
+		if c, ok := s.Credit(e.TransactionHash, e.LogIndex); ok {
+			c.Confirmed, c.Dropped, c.BlockNumber, c.BlockHash = true, false, e.BlockNumber, e.BlockHash
+			s.withCredit(c)
+		}
+	case DepositTransferDropped:
+		if c, ok := s.Credit(e.TransactionHash, e.LogIndex); ok && strings.EqualFold(c.BlockHash, e.BlockHash) {
+			c.Dropped, c.Confirmed = true, false
+			s.withCredit(c)
+		}
+	}
+}
+
+// FirstCredit is the first transfer seen that still counts or may still count (not dropped).
+func (s State) FirstCredit() (Credit, bool) {
+	for _, c := range s.Credits {
+		if !c.Dropped {
+			return c, true
+		}
+	}
+	return Credit{}, false
+}

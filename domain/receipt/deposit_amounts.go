@@ -1,0 +1,116 @@
+package receipt
+
+import (
+	"math/big"
+	"strings"
+)
+
+// Amounts of a payment by deposit address, in units of the requested token: the token of the
+// first transfer seen when it can be priced, else the latest quote's token when it is not a
+// stable one, else USDC. Stable tokens count one to one among themselves; a transfer in another
+// token counts by what it brings of that token's own required amount (required.go), so a mixed
+// payment is judged by the share of the requirement each transfer covers.
+
+// RequestedToken is the token the receipt's amounts are expressed in.
+func (s State) RequestedToken() string {
+	if c, ok := s.FirstCredit(); ok {
+		if _, err := s.requiredIn(c.Token); err == nil {
+			return strings.ToUpper(c.Token)
+		}
+	}
+	if q := strings.ToUpper(s.QuotedToken); q != "" && !IsStable(q) {
+		if _, err := s.requiredIn(q); err == nil {
+			return q
+		}
+	}
+	return "USDC"
+}
+
+// requiredIn is what a payment of the receipt in token must bring.
+func (s State) requiredIn(token string) (Required, error) {
+	token = strings.ToUpper(token)
+	return RequiredAmount(s, token, s.Quotes[token])
+}
+
+// AmountRequired is what the receipt asks for in the requested token, a decimal string ("" when
+// it cannot be priced yet: an EUR receipt without a rate, a token without a quote).
+func (s State) AmountRequired() string {
+	token := s.RequestedToken()
+	r, err := s.requiredIn(token)
+	if err != nil {
+		return ""
+	}
+	return decimalString(r.Amount, IsStable(token))
+}
+
+// AmountReceived is what the confirmed transfers brought, in the requested token, a decimal
+// string; "" (null) until a transfer is seen.
+func (s State) AmountReceived() string {
+	if len(s.Credits) == 0 {
+		return ""
+	}
+	token := s.RequestedToken()
+	want, err := s.requiredIn(token)
+	if err != nil {
+		return ""
+	}
+	sum := new(big.Rat)
+	for _, c := range s.Credits {
+		if !c.Counts() {
+			continue
+		}
+		r, err := s.requiredIn(c.Token)
+		units, ok := new(big.Int).SetString(c.AmountUnits, 10)
+		if err != nil || !ok {
+			continue // a transfer in a token that cannot be priced adds nothing
+		}
+		amount := new(big.Rat).SetFrac(units, pow10(c.Decimals))
+		sum.Add(sum, amount.Mul(amount, new(big.Rat).Quo(want.Amount, r.Amount)))
+	}
+	return decimalString(sum, IsStable(token))
+}
+
+// Covered says whether the confirmed transfers pay the receipt: the shares of the requirement
+// they cover (each against its own token's required amount less its tolerance) add up to one.
+func (s State) Covered() bool {
+	share := new(big.Rat)
+	for _, c := range s.Credits {
+		if !c.Counts() {
+			continue
+		}
+		r, err := s.requiredIn(c.Token)
+		units, ok := new(big.Int).SetString(c.AmountUnits, 10)
+		if err != nil || !ok || r.Amount.Sign() <= 0 {
+			continue
+		}
+		// threshold = amount × 10^decimals × (10000 - tolerance) / 10000, in base units
+		threshold := new(big.Rat).Mul(r.Amount, new(big.Rat).SetInt(pow10(c.Decimals)))
+		threshold.Mul(threshold, big.NewRat(int64(10000-r.ToleranceBps), 10000))
+		share.Add(share, new(big.Rat).Quo(new(big.Rat).SetInt(units), threshold))
+	}
+	return share.Cmp(big.NewRat(1, 1)) >= 0
+}
+
+func pow10(d uint8) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d)), nil) }
+
+// decimalString writes r with at most 18 places, rounded half up, without trailing zeros beyond
+// two places for a stable token (an amount of money: "12.30") or beyond none otherwise.
+func decimalString(r *big.Rat, stable bool) string {
+	s := r.FloatString(18)
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	keep := 0
+	if stable {
+		keep = 2
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	frac = strings.TrimRight(frac, "0")
+	for len(frac) < keep {
+		frac += "0"
+	}
+	if frac == "" {
+		return whole
+	}
+	return whole + "." + frac
+}

@@ -1,0 +1,74 @@
+package receipt
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DepositObservation is what the chain shows now of one transfer to the receipt's deposit
+// address: the transfer as seen in its block, and whether that block is CHAIN_CONFIRMATIONS deep
+// and still on the chain (Confirmed) or left the chain before the depth (Dropped).
+type DepositObservation struct {
+	Transfer  DepositTransferSeen
+	Confirmed bool
+	Dropped   bool
+	At        int64
+}
+
+// ObserveDeposit decides what an observation of a transfer adds to the receipt: the transfer seen
+// (new, or seen again in another block), confirmed, or dropped; and the payment when the
+// confirmed transfers now cover the required amount. Reporting the same observation again adds
+// nothing. Errors: ErrNotFound, ErrState (the receipt has no deposit address).
+func ObserveDeposit(s State, o DepositObservation) ([]Event, error) {
+	if err := must(s); err != nil {
+		return nil, err
+	}
+	if s.Receipt.DepositAddress == "" {
+		return nil, fmt.Errorf("%w: the receipt has no deposit address", ErrState)
+	}
+	t := o.Transfer
+	c, known := s.Credit(t.TransactionHash, t.LogIndex)
+	sameBlock := known && strings.EqualFold(c.BlockHash, t.BlockHash)
+	if o.Dropped {
+		if sameBlock && !c.Dropped && !c.Confirmed {
+			return []Event{DepositTransferDropped{TransactionHash: c.TransactionHash, LogIndex: c.LogIndex, BlockHash: c.BlockHash, At: o.At}}, nil
+		}
+		return nil, nil
+	}
+	var evs []Event
+	if known && c.Confirmed {
+		// Past the depth the transfer stands as confirmed; a deep reorg is the audit's (DESIGN 8).
+		return payIfCovered(s, c, o.At)
+	}
+	if !sameBlock || c.Dropped {
+		t.At = o.At
+		evs = append(evs, t)
+	}
+	if o.Confirmed {
+		evs = append(evs, DepositTransferConfirmed{TransactionHash: t.TransactionHash, LogIndex: t.LogIndex, BlockNumber: t.BlockNumber,
+			BlockHash: t.BlockHash, At: o.At})
+	}
+	after := s
+	for _, e := range evs {
+		after = Evolve(after, e)
+	}
+	c, _ = after.Credit(t.TransactionHash, t.LogIndex)
+	pay, err := payIfCovered(after, c, o.At)
+	return append(evs, pay...), err
+}
+
+// payIfCovered is the chain's payment of s when its confirmed transfers cover the required
+// amount, the transfer c completing it; none when they do not or the receipt is settled already.
+func payIfCovered(s State, c Credit, at int64) ([]Event, error) {
+	if !c.Counts() || !s.Covered() {
+		return nil, nil
+	}
+	p := PaymentConfirmed{AttemptID: MethodDeposit, TransactionHash: c.TransactionHash, BuyerWallet: c.Sender, Token: c.Token,
+		VerifiedBy: VerifiedByChain, Method: MethodDeposit, BlockNumber: c.BlockNumber, BlockHash: c.BlockHash,
+		AmountUnits: c.AmountUnits, PaidLate: s.Status == StatusFailed, At: at}
+	if c.LogIndex != ETHLogIndex {
+		li := c.LogIndex
+		p.LogIndex = &li
+	}
+	return Confirm(s, p)
+}
