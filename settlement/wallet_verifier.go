@@ -241,8 +241,8 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 			return
 		}
 		h.follow.hold(x.p, h.now().Add(decidedMemory))
-		if change.Result.Version == 0 {
-			return // a hint's verdict: nothing recorded on the receipt
+		if change.Result.Position == (eventstore.Position{}) {
+			return // a hint's verdict: nothing appended to the receipt
 		}
 		h.audit.remember(x.p, x.v.TxHash, h.now()) // restored: audited again
 		out.Changes = append(out.Changes, change)

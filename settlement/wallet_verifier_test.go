@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/chain/contracts"
@@ -45,6 +46,7 @@ type walletEnv struct {
 	usdc     chain.Token
 	split    common.Address
 	receipts *readmodels.Receipts
+	pool     *pgxpool.Pool
 	runner   *projections.Runner
 	submit   *commands.SubmitWalletPaymentHandler
 	nonce    uint64
@@ -75,7 +77,7 @@ func newWalletEnv(t *testing.T) *walletEnv {
 	}
 	t.Cleanup(rpc.Close)
 	e := &walletEnv{payEnv: &payEnv{t: t, ctx: ctx, store: store, at: time.Now()}, b: b, rpc: rpc, buyer: buyer,
-		split: common.HexToAddress("0x" + strings.Repeat("5a", 20)), receipts: readmodels.NewReceipts(pool), runner: runner}
+		split: common.HexToAddress("0x" + strings.Repeat("5a", 20)), receipts: readmodels.NewReceipts(pool), pool: pool, runner: runner}
 	// The buyer deploys the test token (it mints to its deployer on request) and mints itself some.
 	addr, tx, tok, err := contracts.DeployTestToken(e.opts(), b.Client(), "USD Coin", "USDC")
 	if err != nil {

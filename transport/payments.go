@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/transport/onramp"
 )
@@ -266,7 +267,7 @@ func (s *Server) walletPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if out.Result.Version > 0 {
+	if out.Result.Position != (eventstore.Position{}) {
 		s.waitChanges(ctx, commands.ReceiptChange{ReceiptID: c.Param("id"), Result: out.Result})
 	}
 	// A hint (DESIGN 9): paid comes only from the chain's view of the receipt's deposit address.
