@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -15,10 +16,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
 	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/chain/contracts"
 	"github.com/payledger/payledger/migrations/pgtest"
 )
 
@@ -257,4 +262,100 @@ func TestBaseUnitsRoundUp(t *testing.T) {
 			t.Errorf("baseUnits(%q) accepted", bad)
 		}
 	}
+}
+
+// TestDevchainPayPlainTransfer: `devchain pay <receiptId>` pays as a phone wallet does. Against
+// a service that answers the portal API (a stand-in here, so that only the tool is under test):
+// it quotes, reads the payment request, sends exactly its amountUnits of USDC to its recipient
+// (the receipt's deposit address) in a plain ERC-20 transfer, and posts nothing else; with
+// --submit it also posts the hash; --amount sends another amount.
+func TestDevchainPayPlainTransfer(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{BlockInterval: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dev.Close() })
+	envFile := filepath.Join(t.TempDir(), "devchain.env")
+	if err := writeDevchainEnv(envFile, dev); err != nil {
+		t.Fatal(err)
+	}
+	usdc, _ := dev.Token("USDC")
+	deposit := crypto.PubkeyToAddress(mustKey(t).PublicKey)
+	var mu sync.Mutex
+	var posted []string
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		posted = append(posted, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/api/portal/rcpt_phone":
+			fmt.Fprint(w, `{"receipt":{"receiptId":"rcpt_phone","totalUsd":12.31,"currency":"USD","status":"generated"}}`)
+		case r.URL.Path == "/api/portal/rcpt_phone/quote":
+			fmt.Fprint(w, `{"ok":true,"token":"USDC","amount":"12.31000000"}`)
+		case r.URL.Path == "/api/portal/rcpt_phone/request" && r.URL.Query().Get("token") == "USDC":
+			fmt.Fprintf(w, `{"receiptId":"rcpt_phone","token":"USDC","amount":"12.31","amountUnits":"12310000","decimals":6,"recipient":%q,"tokenAddress":%q,"chainId":%d,"expiresAt":1}`,
+				deposit.Hex(), usdc.Address.Hex(), dev.ChainID)
+		case r.URL.Path == "/api/portal/rcpt_phone/payment":
+			fmt.Fprint(w, `{"ok":true,"status":"pending","attemptId":"att_1"}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer api.Close()
+	balance := func() *big.Int {
+		tok, err := contracts.NewTestToken(usdc.Address, ethclient.NewClient(mustDial(t, dev.URL)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := tok.BalanceOf(&bind.CallOpts{Context: ctx}, deposit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	pay := func(extra ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		args := append([]string{"devchain", "pay", "rcpt_phone", "--api", api.URL, "--env-file", envFile}, extra...)
+		if code := run(ctx, args, noEnv, &out, &errOut); code != 0 {
+			t.Fatalf("devchain pay %v: exit %d\n%s\n%s", extra, code, out.String(), errOut.String())
+		}
+		return out.String()
+	}
+	out := pay()
+	if got := balance(); got.String() != "12310000" {
+		t.Fatalf("the deposit holds %s, want 12310000\n%s", got, out)
+	}
+	mu.Lock()
+	calls := strings.Join(posted, ",")
+	mu.Unlock()
+	if want := "GET /api/portal/rcpt_phone,POST /api/portal/rcpt_phone/quote,GET /api/portal/rcpt_phone/request"; calls != want {
+		t.Fatalf("calls %s, want %s (no hash submitted)", calls, want)
+	}
+	if !strings.Contains(out, "to the deposit address "+deposit.Hex()) || !strings.Contains(out, "a plain transfer") {
+		t.Errorf("output:\n%s", out)
+	}
+	out = pay("--submit", "--amount", "0.5")
+	if got := balance(); got.String() != "12810000" {
+		t.Fatalf("the deposit holds %s after --amount 0.5, want 12810000", got)
+	}
+	mu.Lock()
+	calls = strings.Join(posted, ",")
+	mu.Unlock()
+	if !strings.HasSuffix(calls, "POST /api/portal/rcpt_phone/payment") || !strings.Contains(out, "submitted the hash as a hint: the receipt is pending") {
+		t.Fatalf("--submit: calls %s\n%s", calls, out)
+	}
+}
+
+func mustDial(t *testing.T, url string) *rpc.Client {
+	t.Helper()
+	c, err := rpc.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
 }
