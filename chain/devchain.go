@@ -61,6 +61,7 @@ type DevChain struct {
 	Accounts               []DevAccount
 	Tokens                 []Token
 	SpendPermissionManager common.Address
+	DepositFactory         common.Address // DEPOSIT_FACTORY (DESIGN 9), deployed at start
 
 	backend  *simulated.Backend
 	pool     *rpc.Client // the chain's own HTTP endpoint, for txpool_status
@@ -192,6 +193,11 @@ func (d *DevChain) deploy(ctx context.Context) error {
 	}
 	d.SpendPermissionManager, txs = a, append(txs, tx)
 	next()
+	if d.DepositFactory, tx, _, err = contracts.DeployDepositFactory(auth, c); err != nil {
+		return fmt.Errorf("deploying the deposit factory: %w", err)
+	}
+	txs = append(txs, tx)
+	next()
 	if err := d.commitChecked(ctx, txs); err != nil {
 		return err
 	}
@@ -302,6 +308,7 @@ func (d *DevChain) Env() []string {
 		"CHAIN_TOKENS=" + FormatTokens(d.Tokens),
 		"CHAIN_OPERATOR_KEY=" + d.Operator.KeyHex(),
 		"SPEND_PERMISSION_MANAGER=" + d.SpendPermissionManager.Hex(),
+		"DEPOSIT_FACTORY=" + d.DepositFactory.Hex(),
 	}
 }
 

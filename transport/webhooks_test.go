@@ -133,7 +133,8 @@ func TestWebhookSignatureHeadersAndPayload(t *testing.T) {
 		"failureCode": "null", "failureCategory": "null", "failureReason": "null", "failureAction": "null", "providerErrorCode": "null",
 		"providerRequestId": "null", "transactionHash": "string", "buyerWallet": "string", "merchantWallet": "string", "totalUsd": "number",
 		"customerTotalUsd": "number", "processorSourceAmountUsd": "null", "processorSessionId": "string", "isProcessorSessionUnique": "bool",
-		"transactionId": "string", "metadata": "object", "token": "string", "brandKey": "string", "timestamp": "number"}
+		"transactionId": "string", "metadata": "object", "token": "string", "brandKey": "string", "timestamp": "number",
+		"depositAddress": "null", "amountRequired": "string", "amountReceived": "null", "paidLate": "bool"} // DESIGN 9: no deposit, nothing seen
 	for f, typ := range types {
 		v, ok := p[f]
 		if !ok {

@@ -98,7 +98,7 @@ func startDevChain(ctx context.Context, log zerolog.Logger, out io.Writer, opts 
 // "off", it starts the in-process development chain on port (8545 for serve, so that a wallet
 // configured once keeps working; any free port when that one is taken), prints its banner to
 // out, and points cfg at it (ETH_RPC_URL, CHAIN_ID, CHAIN_TOKENS, CHAIN_OPERATOR_KEY,
-// SPEND_PERMISSION_MANAGER). It returns nil when no chain is wanted; the caller closes it.
+// SPEND_PERMISSION_MANAGER, DEPOSIT_FACTORY). It returns nil when no chain is wanted; the caller closes it.
 func autoDevChain(ctx context.Context, cfg *config, mode string, port int, log zerolog.Logger, out io.Writer) (*chain.DevChain, error) {
 	if cfg.production() || cfg.EthRPCURL != "" || mode == "off" {
 		return nil, nil
@@ -113,6 +113,7 @@ func autoDevChain(ctx context.Context, cfg *config, mode string, port int, log z
 	}
 	cfg.EthRPCURL, cfg.ChainID = d.URL, int64(d.ChainID)
 	cfg.ChainTokens, cfg.OperatorKey, cfg.SpendPermissionManager = d.Tokens, d.Operator.KeyHex(), d.SpendPermissionManager.Hex()
+	cfg.DepositFactory = d.DepositFactory.Hex()
 	return d, nil
 }
 

@@ -52,6 +52,7 @@ type services struct {
 	replayer  *journal.Replayer
 	processor transport.Processor
 	subChain  transport.SubscriptionChain
+	deposits  deposits // payments by deposit address (serve_deposits.go)
 }
 
 // wireServices builds the services in their start-up order; the journal's replay at start runs
@@ -60,6 +61,9 @@ func wireServices(ctx context.Context, cfg config, rpc *chain.RPC, pool *pgxpool
 	s := &services{rpc: rpc, pool: pool, store: store}
 	var err error
 	if s.splitOps, s.splitSender, err = splitChain(cfg, rpc, pool, log); err != nil {
+		return nil, err
+	}
+	if s.deposits, err = openDeposits(ctx, cfg, rpc, pool, store, log); err != nil {
 		return nil, err
 	}
 	if err := s.openReadModels(cfg, log); err != nil {
@@ -151,7 +155,8 @@ func newAPI(cfg config, base zerolog.Logger, s *services, limiter transport.Limi
 		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool), ReceiptsView: s.receiptsRunner,
 		WebhookKeys: s.webhookKeys, Idempotency: readmodels.NewIdempotency(pool),
 		Processor: s.processor, ProcessorEvents: readmodels.NewProcessorEvents(pool),
-		SplitChain: s.splitOps, SplitOperator: s.splitSender, ChainTransactions: chainTransactions(cfg, s.rpc),
+		SplitChain: s.splitOps, SplitOperator: s.splitSender, Deposits: s.deposits.addresses, PaymentWindow: cfg.PaymentWindow,
+		ChainTransactions: chainTransactions(cfg, s.rpc),
 		Outbox: s.outbox, Webhooks: s.dispatcher,
 		Prices: readmodels.NewPrices(pool), Usage: s.usage, Figures: readmodels.NewReceipts(pool), Metrics: s.metrics, ReceiptSearch: readmodels.NewReceipts(pool),
 		Invalidations: s.caches, Users: readmodels.NewUsers(pool).KeepTopInMemory(s.caches),
@@ -195,5 +200,5 @@ func (s *services) workers(cfg config, api *transport.Server, log zerolog.Logger
 		workerFunc(func(ctx context.Context) error { return s.replayer.Run(ctx, 2*time.Second) }), workerFunc(s.caches.Run),
 		walletVerifier(cfg, s.rpc, s.store, readmodels.NewReceipts(s.pool), log),
 		splitDistributor(cfg, s.store, readmodels.NewReceipts(s.pool), s.splitOps, s.splitSender, log),
-		subscriptionTicker(s.subChain.Charger, s.subscriptionsRunner, s.pool, s.webhookKeys, s.dispatcher, log)}
+		subscriptionTicker(s.subChain.Charger, s.subscriptionsRunner, s.pool, s.webhookKeys, s.dispatcher, log), s.deposits.worker}
 }

@@ -1,0 +1,127 @@
+package readmodels
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/settlement"
+)
+
+// Deposits is what the deposit detector keeps in the database (settlement.DepositStore): the
+// open deposit addresses, read from the receipts read model, and its cursor (chain_cursors).
+type Deposits struct{ pool *pgxpool.Pool }
+
+// NewDeposits returns the detector's store over pool.
+func NewDeposits(pool *pgxpool.Pool) *Deposits { return &Deposits{pool: pool} }
+
+var _ settlement.DepositStore = (*Deposits)(nil)
+
+// Open implements settlement.DepositStore. The transfers not confirmed yet come from the
+// receipt's state (its credits), so a restarted detector judges them at their depth too.
+func (d *Deposits) Open(ctx context.Context, now time.Time, monitor time.Duration) ([]settlement.OpenDeposit, error) {
+	since := now.Add(-monitor)
+	rows, err := d.pool.Query(ctx, `SELECT receipt_id, deposit_address, status IN ('paid', 'reconciled'),
+			CASE WHEN state ? 'credits' THEN state->'credits' END
+		FROM receipts
+		WHERE deposit_address IS NOT NULL AND (status IN ('generated', 'pending')
+			OR (status = 'failed' AND COALESCE(expires_at, updated_at) > $1)
+			OR (status IN ('paid', 'reconciled') AND updated_at > $1))`, since)
+	if err != nil {
+		return nil, fmt.Errorf("open deposits: %w", err)
+	}
+	defer rows.Close()
+	var out []settlement.OpenDeposit
+	for rows.Next() {
+		var o settlement.OpenDeposit
+		var credits []byte
+		if err := rows.Scan(&o.ReceiptID, &o.Address, &o.Settled, &credits); err != nil {
+			return nil, err
+		}
+		if o.Unconfirmed, err = unconfirmed(o.Address, credits); err != nil {
+			return nil, fmt.Errorf("open deposits: receipt %s: %w", o.ReceiptID, err)
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// unconfirmed is the credits (JSON) neither confirmed nor dropped.
+func unconfirmed(deposit string, raw []byte) ([]settlement.DepositTransfer, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var credits []receipt.Credit
+	if err := json.Unmarshal(raw, &credits); err != nil {
+		return nil, err
+	}
+	var out []settlement.DepositTransfer
+	for _, c := range credits {
+		if c.Confirmed || c.Dropped {
+			continue
+		}
+		out = append(out, settlement.DepositTransfer{Deposit: deposit, TransactionHash: c.TransactionHash, LogIndex: c.LogIndex,
+			BlockNumber: c.BlockNumber, BlockHash: c.BlockHash, Sender: c.Sender, Token: c.Token, Decimals: c.Decimals, AmountUnits: c.AmountUnits})
+	}
+	return out, nil
+}
+
+// Cursor implements settlement.DepositStore.
+func (d *Deposits) Cursor(ctx context.Context, name string) (uint64, string, bool, error) {
+	var n int64
+	var hash string
+	err := d.pool.QueryRow(ctx, `SELECT block_number, block_hash FROM chain_cursors WHERE name = $1`, name).Scan(&n, &hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, "", false, nil
+	}
+	if err != nil {
+		return 0, "", false, fmt.Errorf("chain cursor %s: %w", name, err)
+	}
+	return uint64(n), hash, true, nil
+}
+
+// SaveCursor implements settlement.DepositStore.
+func (d *Deposits) SaveCursor(ctx context.Context, name string, number uint64, hash string) error {
+	_, err := d.pool.Exec(ctx, `INSERT INTO chain_cursors (name, block_number, block_hash) VALUES ($1, $2, $3)
+		ON CONFLICT (name) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash`, name, int64(number), hash)
+	if err != nil {
+		return fmt.Errorf("chain cursor %s: %w", name, err)
+	}
+	return nil
+}
+
+// ChainContract returns the address of the contract name the service deployed on chainID, or,
+// when none is recorded, deploys it with deploy and records it. Two instances calling it at once
+// end with one contract: the first holds a transaction-scoped advisory lock through the
+// deployment, the second then finds the address. Errors: deploy's, wrapped database errors.
+func ChainContract(ctx context.Context, pool *pgxpool.Pool, chainID int64, name string, deploy func(context.Context) (string, error)) (string, error) {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('chain_contracts:' || $1::text), $2::int)`, name, int32(chainID)); err != nil {
+		return "", fmt.Errorf("chain contract %s: lock: %w", name, err)
+	}
+	var addr string
+	err = tx.QueryRow(ctx, `SELECT address FROM chain_contracts WHERE chain_id = $1 AND name = $2`, chainID, name).Scan(&addr)
+	if err == nil {
+		return addr, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return "", fmt.Errorf("chain contract %s: %w", name, err)
+	}
+	if addr, err = deploy(ctx); err != nil {
+		return "", err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO chain_contracts (chain_id, name, address) VALUES ($1, $2, $3)`, chainID, name, addr); err != nil {
+		return "", fmt.Errorf("chain contract %s: %w", name, err)
+	}
+	return addr, tx.Commit(ctx)
+}

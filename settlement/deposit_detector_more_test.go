@@ -1,0 +1,215 @@
+package settlement_test
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/readmodels"
+)
+
+// Issue 26: receipts issued for one merchant and split each get their own deposit address, the
+// CREATE2 address of (receipt, split) under the factory, and their window's end; a merchant
+// without a split gets none.
+func TestDepositAddressesAreNeverShared(t *testing.T) {
+	e := newDepositEnv(t)
+	merchant, unsplit := newWallet(t), newWallet(t)
+	_, err := commands.NewConfigureSplitHandler(e.store, payPlatform, time.Now).Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: merchant, Address: strings.ToLower(e.split.Hex())})
+	e.ok(err)
+	vault, err := readmodels.NewWebhookKeys(e.pool, make([]byte, 32))
+	e.ok(err)
+	issuer := commands.NewIssuer(e.store, readmodels.NewIdempotency(e.pool), vault, nil, func(error) bool { return false }, time.Now).
+		WithDeposits(commands.NewSplits(e.store), chain.DepositAddresses{Factory: e.factory}, time.Hour)
+	seen := map[string]string{}
+	for i := range 200 {
+		g := receipt.Generated{Merchant: merchant, Source: "direct", Currency: "USD", TaxRate: "0", TaxComponents: []string{},
+			LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: money.Cents(100 + i)}}, Subtotal: money.Cents(100 + i), Total: money.Cents(100 + i)}
+		out, err := issuer.Issue(e.ctx, g, commands.Issue{})
+		e.ok(err)
+		r := out.State.Receipt
+		if want := chain.DepositAddress(e.factory, r.ReceiptID, e.split).Hex(); r.DepositAddress != want {
+			t.Fatalf("receipt %s: deposit %s, want %s", r.ReceiptID, r.DepositAddress, want)
+		}
+		if other, dup := seen[r.DepositAddress]; dup {
+			t.Fatalf("receipts %s and %s share the deposit address %s", other, r.ReceiptID, r.DepositAddress)
+		}
+		seen[r.DepositAddress] = r.ReceiptID
+		if r.ExpiresAt != r.CreatedAt+time.Hour.Milliseconds() || !strings.EqualFold(r.DepositSplit, e.split.Hex()) {
+			t.Fatalf("expiresAt %d createdAt %d split %s", r.ExpiresAt, r.CreatedAt, r.DepositSplit)
+		}
+	}
+	g := receipt.Generated{Merchant: unsplit, Source: "direct", Currency: "USD", TaxRate: "0", TaxComponents: []string{},
+		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 100}}, Subtotal: 100, Total: 100}
+	out, err := issuer.Issue(e.ctx, g, commands.Issue{})
+	e.ok(err)
+	if out.State.DepositAddress() != "" {
+		t.Fatalf("a merchant without a split got deposit %s", out.State.DepositAddress())
+	}
+}
+
+// A transfer whose block is replaced before the depth stops counting; one mined again in the new
+// branch counts there, once.
+func TestDepositReorgBeforeTheDepth(t *testing.T) {
+	for _, dropped := range []bool{true, false} {
+		t.Run(map[bool]string{true: "dropped", false: "mined again"}[dropped], func(t *testing.T) {
+			e := newDepositEnv(t)
+			r := e.receipt(300)
+			d := e.detector()
+			e.step(d)
+			head, err := e.sim.HeaderByNumber(e.ctx, nil)
+			e.ok(err)
+			e.mined(e.payToken(e.usdc, r.DepositAddress(), 3_000_000))
+			e.step(d)
+			e.want(r.Receipt.ReceiptID, receipt.StatusPending, "0.00")
+			e.ok(e.b.Fork(head.Hash()))
+			if dropped {
+				e.b.Rollback()
+				time.Sleep(50 * time.Millisecond)
+				e.b.Rollback()
+			}
+			for range 3 {
+				e.commit()
+			}
+			e.step(d)
+			e.commit()
+			e.step(d)
+			if dropped {
+				st := e.want(r.Receipt.ReceiptID, receipt.StatusPending, "0.00")
+				if len(st.Credits) != 1 || !st.Credits[0].Dropped || st.TransactionHash() != "" {
+					t.Fatalf("credits %+v", st.Credits)
+				}
+				return
+			}
+			st := e.want(r.Receipt.ReceiptID, receipt.StatusPaid, "3.00")
+			if len(st.Credits) != 1 || st.Credits[0].BlockHash == "" || !st.Credits[0].Counts() {
+				t.Fatalf("credits %+v", st.Credits)
+			}
+		})
+	}
+}
+
+// A payment mined while the detector was stopped, with more blocks after it than a first start
+// looks back, is found after the restart: the cursor was kept in the database.
+func TestDepositFoundAfterRestart(t *testing.T) {
+	e := newDepositEnv(t)
+	r := e.receipt(100)
+	e.step(e.detector())
+	e.mined(e.payToken(e.usdc, r.DepositAddress(), 1_000_000))
+	for range 300 {
+		e.b.Commit()
+	}
+	restarted := e.detector()
+	for range 2 {
+		e.step(restarted)
+	}
+	e.want(r.Receipt.ReceiptID, receipt.StatusPaid, "1.00")
+}
+
+// Two detectors stepping at once over the same chain and ledger credit every transfer once.
+func TestDepositTwoInstancesCreditOnce(t *testing.T) {
+	e := newDepositEnv(t)
+	var rs []receipt.State
+	for range 20 {
+		rs = append(rs, e.receipt(100))
+	}
+	a, b := e.detector(), e.detector()
+	both := func() {
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		wg.Go(func() { _, errs[0] = a.Step(e.ctx) })
+		wg.Go(func() { _, errs[1] = b.Step(e.ctx) })
+		wg.Wait()
+		e.ok(errors.Join(errs...))
+		e.synced()
+	}
+	both()
+	for _, r := range rs {
+		e.payToken(e.usdc, r.DepositAddress(), 1_000_000)
+	}
+	e.commit()
+	both()
+	e.commit()
+	both()
+	both()
+	for _, r := range rs {
+		e.want(r.Receipt.ReceiptID, receipt.StatusPaid, "1.00")
+		evs, err := commands.ReadReceiptEvents(e.ctx, e.store, r.Receipt.ReceiptID)
+		e.ok(err)
+		count := map[string]int{}
+		for _, ev := range evs {
+			count[ev.Type]++
+		}
+		if count[receipt.EventDepositTransferSeen] != 1 || count[receipt.EventDepositTransferConfirmed] != 1 || count[receipt.EventConfirmed] != 1 {
+			t.Fatalf("receipt %s: events %v", r.Receipt.ReceiptID, count)
+		}
+	}
+	var credits int
+	e.ok(e.pool.QueryRow(e.ctx, `SELECT count(*) FROM deposit_credits`).Scan(&credits))
+	if credits != len(rs) {
+		t.Fatalf("%d deposit credits, want %d", credits, len(rs))
+	}
+}
+
+// 10,000 open deposit addresses: a step costs the same few round trips as with one, and the
+// transfers to three of them are credited.
+func TestDeposit10000OpenAddresses(t *testing.T) {
+	e := newDepositEnv(t)
+	rs := e.manyReceipts(10_000)
+	d := e.detector()
+	e.step(d)
+	paid := []receipt.State{rs[17], rs[5_003], rs[9_999]}
+	for _, r := range paid {
+		e.payToken(e.usdc, r.DepositAddress(), 1_000_000)
+	}
+	e.commit()
+	e.commit()
+	before := e.rpc.Stats()
+	e.step(d)
+	calls := e.rpc.Stats().Calls - before.Calls
+	for _, r := range paid {
+		e.want(r.Receipt.ReceiptID, receipt.StatusPaid, "1.00")
+	}
+	e.want(rs[18].Receipt.ReceiptID, receipt.StatusGenerated, "")
+	// head, logs, blocks, receipts of ETH (none: skipped), balances (one batch of 500)
+	if calls > 5 {
+		t.Fatalf("a step with 10,000 open deposits made %d round trips", calls)
+	}
+}
+
+// manyReceipts generates n receipts of 1.00 with deposit addresses, 32 at a time.
+func (e *depositEnv) manyReceipts(n int) []receipt.State {
+	e.t.Helper()
+	out := make([]receipt.State, n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 32)
+	var mu sync.Mutex
+	var firstErr error
+	for i := range n {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			id := commands.NewReceiptID(e.at)
+			g := receipt.Generated{ReceiptID: id, Merchant: "0x" + strings.Repeat("a", 40), Source: "direct", Currency: "USD", TaxRate: "0",
+				TaxComponents: []string{}, LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 100}}, Subtotal: 100, Total: 100,
+				DepositAddress: chain.DepositAddress(e.factory, id, e.split).Hex(), DepositSplit: strings.ToLower(e.split.Hex())}
+			st, _, err := commands.GenerateReceipt(e.ctx, e.store, time.Now(), eventstore.Metadata{}, g)
+			mu.Lock()
+			defer mu.Unlock()
+			out[i] = st
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+		})
+	}
+	wg.Wait()
+	e.ok(firstErr)
+	e.synced()
+	return out
+}

@@ -1,0 +1,250 @@
+package settlement_test
+
+// A simulated chain (real EVM, JSON-RPC over HTTP) with USDC, USDT and the deposit factory, a
+// ledger with the receipts projection, and a deposit detector over both: the setup of the
+// deposit detection tests.
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"fmt"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/chain/contracts"
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
+)
+
+type depositEnv struct {
+	t       testing.TB
+	ctx     context.Context
+	b       *simulated.Backend
+	sim     simulated.Client
+	rpc     *chain.RPC
+	buyer   *ecdsa.PrivateKey
+	op      *ecdsa.PrivateKey
+	nonces  map[common.Address]uint64
+	usdc    common.Address
+	usdt    common.Address
+	factory common.Address
+	split   common.Address
+	tokens  []chain.Token
+	pool    *pgxpool.Pool
+	store   *postgres.Store
+	at      time.Time
+}
+
+func newDepositEnv(t testing.TB) *depositEnv {
+	t.Helper()
+	ctx := context.Background()
+	e := &depositEnv{t: t, ctx: ctx, nonces: map[common.Address]uint64{}, at: time.Now()}
+	e.buyer, e.op = depositKey(t), depositKey(t)
+	alloc := types.GenesisAlloc{}
+	for _, k := range []*ecdsa.PrivateKey{e.buyer, e.op} {
+		alloc[crypto.PubkeyToAddress(k.PublicKey)] = types.Account{Balance: new(big.Int).Mul(big.NewInt(1e6), big.NewInt(1e18))}
+	}
+	port, err := chain.FreePort()
+	e.ok(err)
+	e.b, err = chain.NewHTTPBackend(alloc, port)
+	e.ok(err)
+	t.Cleanup(func() { _ = e.b.Close() })
+	e.sim = e.b.Client()
+	e.rpc, err = chain.Dial(ctx, fmt.Sprintf("http://127.0.0.1:%d", port), chain.DevChainID)
+	e.ok(err)
+	t.Cleanup(e.rpc.Close)
+	e.deploy()
+	e.split = crypto.PubkeyToAddress(depositKey(t).PublicKey)
+	var stop func()
+	e.pool, e.store, _, stop = receiptsLedger(t, ctx)
+	t.Cleanup(stop)
+	return e
+}
+
+func depositKey(t testing.TB) *ecdsa.PrivateKey {
+	t.Helper()
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func (e *depositEnv) ok(err error) {
+	e.t.Helper()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// deploy deploys the tokens (the buyer holds 1,000,000 of each) and the deposit factory.
+func (e *depositEnv) deploy() {
+	var txs []*types.Transaction
+	for _, sym := range []string{"USDC", "USDT"} {
+		a, tx, _, err := contracts.DeployTestToken(e.opts(e.op), e.sim, sym, sym)
+		e.ok(err)
+		e.tokens, txs = append(e.tokens, chain.Token{Symbol: sym, Address: a, Decimals: 6}), append(txs, tx)
+	}
+	e.usdc, e.usdt = e.tokens[0].Address, e.tokens[1].Address
+	f, tx, _, err := contracts.DeployDepositFactory(e.opts(e.op), e.sim)
+	e.ok(err)
+	e.factory = f
+	e.mined(append(txs, tx)...)
+	var mints []*types.Transaction
+	for _, tok := range e.tokens {
+		t, err := contracts.NewTestToken(tok.Address, e.sim)
+		e.ok(err)
+		tx, err := t.Mint(e.opts(e.op), crypto.PubkeyToAddress(e.buyer.PublicKey), big.NewInt(1e12))
+		e.ok(err)
+		mints = append(mints, tx)
+	}
+	e.mined(mints...)
+}
+
+func (e *depositEnv) opts(k *ecdsa.PrivateKey) *bind.TransactOpts {
+	o, err := bind.NewKeyedTransactorWithChainID(k, big.NewInt(chain.DevChainID))
+	e.ok(err)
+	o.Context = e.ctx
+	o.Nonce = new(big.Int).SetUint64(e.nonces[o.From])
+	e.nonces[o.From]++
+	return o
+}
+
+func (e *depositEnv) commit() common.Hash {
+	e.t.Helper()
+	e.ok(chain.WaitPoolSettled(e.ctx, e.rpc.Backend().Client()))
+	return e.b.Commit()
+}
+
+// mined commits a block and fails unless every tx succeeded in it.
+func (e *depositEnv) mined(txs ...*types.Transaction) {
+	e.t.Helper()
+	e.commit()
+	for _, tx := range txs {
+		r, err := e.sim.TransactionReceipt(e.ctx, tx.Hash())
+		e.ok(err)
+		if r.Status != types.ReceiptStatusSuccessful {
+			e.t.Fatalf("tx %s reverted", tx.Hash())
+		}
+	}
+}
+
+// payToken sends (unmined) a plain ERC-20 transfer from the buyer, as a phone wallet does.
+func (e *depositEnv) payToken(token common.Address, to string, units int64) *types.Transaction {
+	e.t.Helper()
+	tx, err := chain.SendToken(e.opts(e.buyer), e.sim, token, common.HexToAddress(to), big.NewInt(units))
+	e.ok(err)
+	return tx
+}
+
+// payETH sends (unmined) a plain ETH transfer of wei from the buyer.
+func (e *depositEnv) payETH(to string, wei *big.Int) *types.Transaction {
+	e.t.Helper()
+	o := e.opts(e.buyer)
+	o.Value = wei
+	tx, err := chain.SendETH(o, e.sim, common.HexToAddress(to))
+	e.ok(err)
+	return tx
+}
+
+// receipt issues a receipt of total cents through the issuer, with its deposit address.
+func (e *depositEnv) receipt(total money.Cents) receipt.State {
+	e.t.Helper()
+	merchant := newWallet(e.t)
+	id := commands.NewReceiptID(e.at)
+	g := receipt.Generated{ReceiptID: id, Merchant: merchant, Source: "direct", Currency: "USD", TaxRate: "0", TaxComponents: []string{},
+		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "Order", Amount: total}}, Subtotal: total, Total: total,
+		DepositAddress: chain.DepositAddress(e.factory, id, e.split).Hex(), DepositSplit: strings.ToLower(e.split.Hex())}
+	st, _, err := commands.GenerateReceipt(e.ctx, e.store, time.Now(), eventstore.Metadata{}, g)
+	e.ok(err)
+	return st
+}
+
+// detector is a deposit detector over the env's chain and ledger (2 confirmations).
+func (e *depositEnv) detector() *settlement.DepositDetector {
+	return &settlement.DepositDetector{Chain: chain.DepositScanner{RPC: e.rpc, Tokens: e.tokens}, Store: readmodels.NewDeposits(e.pool),
+		Events: e.store, Confirmations: 2, Monitor: 24 * time.Hour, Now: time.Now, Log: zerolog.Nop()}
+}
+
+// step runs one step of d and waits until the receipts read model shows what it recorded.
+func (e *depositEnv) step(d *settlement.DepositDetector) settlement.StepResult {
+	e.t.Helper()
+	res, err := d.Step(e.ctx)
+	e.ok(err)
+	e.synced()
+	return res
+}
+
+// synced waits until every receipt's row reflects its whole stream.
+func (e *depositEnv) synced() {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var behind bool
+		e.ok(e.pool.QueryRow(e.ctx, `SELECT EXISTS (SELECT 1 FROM receipts r
+			WHERE r.version < (SELECT max(version) FROM events e WHERE e.stream_id = 'receipt-' || r.receipt_id))`).Scan(&behind))
+		if !behind {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatal("receipts read model did not catch up")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (e *depositEnv) state(id string) receipt.State {
+	e.t.Helper()
+	l, err := commands.LoadReceipt(e.ctx, e.store, id)
+	e.ok(err)
+	return l.State
+}
+
+// want fails unless the receipt is in status with the amounts given.
+func (e *depositEnv) want(id string, status receipt.Status, received string) receipt.State {
+	e.t.Helper()
+	st := e.state(id)
+	if st.Status != status || st.AmountReceived() != received {
+		e.t.Fatalf("receipt %s: status %s received %q, want %s %q (credits %+v)", id, st.Status, st.AmountReceived(), status, received, st.Credits)
+	}
+	return st
+}
+
+// quote records a quote of the receipt in ETH (what an ETH payment must bring).
+func (e *depositEnv) quote(id, amount string) {
+	e.t.Helper()
+	_, _, err := commands.ChangeReceipt(e.ctx, e.store, id, eventstore.Metadata{}, func(receipt.State) ([]receipt.Event, error) {
+		return []receipt.Event{receipt.TokenQuoted{Token: "ETH", Amount: amount, TokenUSDPrice: "1000", AmountUSD: "10.00", At: time.Now().UnixMilli()}}, nil
+	})
+	e.ok(err)
+}
+
+// fromContract makes a contract send wei to `to`: a deposit of another (unwatched) key whose
+// split is `to` receives wei, then a sweep deploys it and it forwards the ETH internally.
+func (e *depositEnv) fromContract(to string, wei *big.Int) {
+	e.t.Helper()
+	key := "forwarder-" + to
+	fwd := chain.DepositAddress(e.factory, key, common.HexToAddress(to))
+	e.mined(e.payETH(fwd.Hex(), wei))
+	f, err := contracts.NewDepositFactory(e.factory, e.sim)
+	e.ok(err)
+	tx, err := f.Sweep(e.opts(e.op), []contracts.DepositFactoryDepositKey{{ReceiptId: chain.DepositReceiptKey(key), Split: common.HexToAddress(to)}}, nil)
+	e.ok(err)
+	e.mined(tx)
+}

@@ -1,0 +1,71 @@
+package settlement
+
+import (
+	"context"
+	"math/big"
+	"time"
+)
+
+// The ports of deposit detection (DESIGN 9): what the deposit detector needs of the chain and of
+// the database. chain.DepositScanner and readmodels.Deposits implement them.
+
+// DepositTransfer is one transfer to a deposit address found on the chain: a Transfer log of a
+// configured token, an ETH transaction, or (LogIndex BalanceLogIndex) ETH found by the deposit's
+// balance, whose TransactionHash is then the hash of the block the balance was read at.
+type DepositTransfer struct {
+	Deposit         string // deposit address, lower case
+	TransactionHash string
+	LogIndex        int
+	BlockNumber     uint64
+	BlockHash       string
+	Sender          string
+	Token           string // symbol
+	Decimals        uint8
+	AmountUnits     string // base units, a decimal integer
+}
+
+// BalanceLogIndex is the log index of ETH found by a deposit's balance rather than by a
+// transaction (sent by a contract: an internal transfer, visible in no transaction's fields).
+const BalanceLogIndex = -2
+
+// DepositScan is what the chain shows over a block range: the transfers to the deposits asked
+// for and the hash of every block of the range.
+type DepositScan struct {
+	Transfers []DepositTransfer
+	Hashes    map[uint64]string
+}
+
+// DepositChain is the chain as the deposit detector reads it. Every method costs a constant
+// number of round trips, whatever the number of deposits.
+type DepositChain interface {
+	// Head is the number of the newest block.
+	Head(ctx context.Context) (uint64, error)
+	// Scan reads blocks [from, to]: one eth_getLogs for the Transfer logs of every configured
+	// token (recipients matched in memory against watched), the blocks with their transactions
+	// (ETH sent to a watched address by a transaction that succeeded).
+	Scan(ctx context.Context, from, to uint64, watched func(address string) bool) (DepositScan, error)
+	// BlockHashes is the canonical hash of each block number (absent: no such block).
+	BlockHashes(ctx context.Context, numbers []uint64) (map[uint64]string, error)
+	// Balances is the ETH balance of each address at block number, in one batch.
+	Balances(ctx context.Context, addresses []string, number uint64) ([]*big.Int, error)
+}
+
+// OpenDeposit is a receipt whose deposit address is watched.
+type OpenDeposit struct {
+	ReceiptID string
+	Address   string // lower case
+	Settled   bool   // paid or reconciled: watched for later transfers, not by balance
+	// Unconfirmed are the transfers seen and neither confirmed nor dropped yet.
+	Unconfirmed []DepositTransfer
+}
+
+// DepositStore is what the detector keeps and reads in the database.
+type DepositStore interface {
+	// Open returns the receipts whose deposit address is watched at now: generated or pending,
+	// failed less than monitor after their window ended, paid or reconciled less than monitor ago.
+	Open(ctx context.Context, now time.Time, monitor time.Duration) ([]OpenDeposit, error)
+	// Cursor returns where the follower name stopped (ok false: never ran).
+	Cursor(ctx context.Context, name string) (number uint64, hash string, ok bool, err error)
+	// SaveCursor records that name processed every block up to number (hash).
+	SaveCursor(ctx context.Context, name string, number uint64, hash string) error
+}
