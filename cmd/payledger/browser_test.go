@@ -165,7 +165,7 @@ func startPortalEnv(t *testing.T) *portalEnv {
 	}
 
 	for k, v := range map[string]string{"DEVCHAIN": "off", "ETH_RPC_URL": dev.URL,
-		"CHAIN_ID": fmt.Sprint(dev.ChainID), "CHAIN_TOKENS": chain.FormatTokens(dev.Tokens),
+		"CHAIN_ID": fmt.Sprint(dev.ChainID), "CHAIN_TOKENS": chain.FormatTokens(dev.Tokens), "DEPOSIT_FACTORY": dev.DepositFactory.Hex(),
 		"PROCESSOR_API_URL": proc.URL, "PROCESSOR_API_KEY": "sk_test_browser", "PLATFORM_RECIPIENT": platform,
 		"RATE_LIMIT_PUBLIC_PER_MINUTE": "100000", "RATE_LIMIT_PER_MINUTE": "100000"} {
 		vars[k] = v

@@ -139,7 +139,7 @@ func TestWalletPaymentEndToEnd(t *testing.T) {
 
 	platform := strings.ToLower(crypto.PubkeyToAddress(mustKey(t).PublicKey).Hex())
 	serveVars := map[string]string{"DATABASE_URL": pgtest.URL(t), "EMBEDDED_POSTGRES": "off", "PLATFORM_RECIPIENT": platform}
-	for _, k := range []string{"ETH_RPC_URL", "CHAIN_ID", "CHAIN_TOKENS", "CHAIN_OPERATOR_KEY", "SPEND_PERMISSION_MANAGER"} {
+	for _, k := range []string{"ETH_RPC_URL", "CHAIN_ID", "CHAIN_TOKENS", "CHAIN_OPERATOR_KEY", "SPEND_PERMISSION_MANAGER", "DEPOSIT_FACTORY"} {
 		serveVars[k] = vars[k]
 	}
 	base, serveOut, stopServe := startServeStoppable(t, serveVars)
@@ -200,8 +200,9 @@ func TestWalletPaymentEndToEnd(t *testing.T) {
 			t.Fatalf("statuses %v, webhooks %s\n%s", seen, hk.seen(), serveOut.String())
 		}
 	}
-	if got := strings.Join(seen, ","); !strings.HasSuffix(got, "paid,reconciled") || !strings.Contains(got, "pending") {
-		t.Errorf("statuses seen %s; want pending, paid, reconciled", got)
+	// Polled every 300 ms, paid may pass unseen between two reads: the webhooks show it.
+	if got := strings.Join(seen, ","); !strings.HasSuffix(got, "reconciled") || !strings.Contains(got, "pending") {
+		t.Errorf("statuses seen %s; want pending, (paid,) reconciled", got)
 	}
 	if got := hk.seen(); !strings.Contains(got, "pending") || !strings.Contains(got, "paid") || !strings.Contains(got, "reconciled") {
 		t.Errorf("webhooks %s; want pending, paid and reconciled", got)
