@@ -187,7 +187,7 @@ func TestPortalEventsStream(t *testing.T) {
 		t.Fatalf("stream ended: %v", lines.Err())
 		return nil
 	}
-	if ev := next(); ev["status"] != "generated" || ev["receiptId"] != id || ev["paid"] != false || ev["amountRequired"] != "3" ||
+	if ev := next(); ev["status"] != "generated" || ev["receiptId"] != id || ev["paid"] != false || ev["amountRequired"] != "3.00" ||
 		ev["amountReceived"] != nil || ev["paidLate"] != false {
 		t.Fatalf("first event %v", ev)
 	}
