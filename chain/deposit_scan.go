@@ -46,6 +46,7 @@ func (s DepositScanner) Scan(ctx context.Context, from, to uint64, watched func(
 	for _, b := range blocks {
 		out.Hashes[uint64(b.Number)] = strings.ToLower(b.Hash.Hex())
 	}
+	out.Parent = strings.ToLower(blocks[0].ParentHash.Hex())
 	eth, err := s.ethTransfers(ctx, blocks, watched)
 	if err != nil {
 		return out, err
@@ -161,6 +162,7 @@ func (s DepositScanner) Balances(ctx context.Context, addresses []string, number
 type scannedBlock struct {
 	Number       hexutil.Uint64 `json:"number"`
 	Hash         common.Hash    `json:"hash"`
+	ParentHash   common.Hash    `json:"parentHash"`
 	Transactions []struct {
 		Hash  common.Hash     `json:"hash"`
 		From  common.Address  `json:"from"`

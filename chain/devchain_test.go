@@ -35,7 +35,7 @@ func TestDevChain(t *testing.T) {
 		t.Fatalf("dev chain %s, %d accounts, %d tokens", d.URL, len(d.Accounts), len(d.Tokens))
 	}
 	env := strings.Join(d.Env(), "\n")
-	for _, want := range []string{"ETH_RPC_URL=" + d.URL, "CHAIN_ID=1337", "CHAIN_TOKENS=USDC=0x", ":6,USDT=0x", "CHAIN_OPERATOR_KEY=", "SPEND_PERMISSION_MANAGER=0x"} {
+	for _, want := range []string{"ETH_RPC_URL=" + d.URL, "CHAIN_ID=1337", "CHAIN_TOKENS=USDC=0x", ":6,USDT=0x", "CHAIN_OPERATOR_KEY=", "SPEND_PERMISSION_MANAGER=0x", "DEPOSIT_FACTORY=" + d.DepositFactory.Hex()} {
 		if !strings.Contains(env, want) {
 			t.Errorf("Env() lacks %q:\n%s", want, env)
 		}
@@ -48,6 +48,9 @@ func TestDevChain(t *testing.T) {
 	checkDevFunds(t, rc.Backend(), d, d.Accounts[0].Address)
 	if code, err := rc.Backend().CodeAt(ctx, d.SpendPermissionManager, nil); err != nil || len(code) == 0 {
 		t.Errorf("no spend-permission manager code at %s: %v", d.SpendPermissionManager, err)
+	}
+	if code, err := rc.Backend().CodeAt(ctx, d.DepositFactory, nil); err != nil || len(code) == 0 {
+		t.Errorf("no deposit factory code at %s: %v", d.DepositFactory, err)
 	}
 	devPayAndFollow(t, ctx, d, rc)
 }

@@ -95,36 +95,41 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	for i := range open {
 		byAddr[open[i].Address] = &open[i]
 	}
+	t0 := time.Now()
 	from, to, scan, err := d.scan(ctx, cursor, cursorHash, head, byAddr)
 	if err != nil {
 		return StepResult{}, err
 	}
+	t1 := time.Now()
 	obs, err := d.observe(ctx, head, to, scan, open)
 	if err != nil {
 		return StepResult{}, err
 	}
+	t2 := time.Now()
 	n, err := d.record(ctx, obs, now)
 	if err != nil {
 		return StepResult{}, err
 	}
+	d.Log.Debug().Dur("open", t0.Sub(now)).Dur("scan", t1.Sub(t0)).Dur("observe", t2.Sub(t1)).Dur("record", time.Since(t2)).
+		Int("open_deposits", len(open)).Msg("deposits: step")
 	if err := d.Store.SaveCursor(ctx, d.name(), to, scan.Hashes[to]); err != nil {
 		return StepResult{}, err
 	}
 	return StepResult{From: from, To: to, Transfers: len(scan.Transfers), Receipts: n}, nil
 }
 
-// scan reads the blocks after cursor (and cursor's own, to see whether it is still on the chain;
-// when it is not, from reorgRewind blocks before it again).
+// scan reads the blocks after cursor; when the first one's parent is not the cursor's block any
+// more (a reorg replaced it), from reorgRewind blocks before the depth again.
 func (d *DepositDetector) scan(ctx context.Context, cursor uint64, cursorHash string, head uint64, open map[string]*OpenDeposit) (uint64, uint64, DepositScan, error) {
 	maxRange := d.MaxRange
 	if maxRange == 0 {
 		maxRange = 2000
 	}
-	from := max(cursor, 1)
+	from := cursor + 1
 	to := min(head, cursor+maxRange)
 	watched := func(a string) bool { _, ok := open[a]; return ok }
 	scan, err := d.Chain.Scan(ctx, from, to, watched)
-	if err != nil || cursorHash == "" || strings.EqualFold(scan.Hashes[cursor], cursorHash) {
+	if err != nil || cursorHash == "" || strings.EqualFold(scan.Parent, cursorHash) {
 		return from, to, scan, err
 	}
 	from = max(cursor-min(cursor, uint64(d.Confirmations+reorgRewind)), 1)
@@ -166,11 +171,12 @@ func (d *DepositDetector) observe(ctx context.Context, head, to uint64, scan Dep
 // headers for the blocks the scan did not read.
 func (d *DepositDetector) observeUnconfirmed(ctx context.Context, head uint64, scan DepositScan, open []OpenDeposit, out map[string][]observation) error {
 	deep := uint64(max(d.Confirmations, 1))
-	var ask []uint64
+	var ask []uint64 // distinct numbers: many transfers share a block
+	asked := map[uint64]bool{}
 	for _, o := range open {
 		for _, u := range o.Unconfirmed {
-			if _, read := scan.Hashes[u.BlockNumber]; !read && depth(head, u.BlockNumber) >= deep {
-				ask = append(ask, u.BlockNumber)
+			if _, read := scan.Hashes[u.BlockNumber]; !read && !asked[u.BlockNumber] && depth(head, u.BlockNumber) >= deep {
+				ask, asked[u.BlockNumber] = append(ask, u.BlockNumber), true
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package settlement_test
 
 import (
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/payledger/payledger/domain/receipt"
@@ -20,6 +21,13 @@ func TestDepositPlainTransferPendingThenPaid(t *testing.T) {
 	st := e.want(r.Receipt.ReceiptID, receipt.StatusPending, "0.00")
 	if st.TransactionHash() == "" || len(st.Credits) != 1 {
 		t.Fatalf("pending without the transfer: %+v", st.Credits)
+	}
+	// The merchant's event log has the detection, for the webhook endpoints.
+	var detected, deposit, hash string
+	e.ok(e.pool.QueryRow(e.ctx, `SELECT type, data->>'depositAddress', data->>'transactionHash' FROM webhook_events
+		WHERE type = 'receipt.payment_detected'`).Scan(&detected, &deposit, &hash))
+	if deposit != r.DepositAddress() || !strings.EqualFold(hash, tx.Hash().Hex()) {
+		t.Fatalf("payment_detected for %s %s", deposit, hash)
 	}
 	e.commit()
 	e.step(d)

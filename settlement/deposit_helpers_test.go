@@ -17,7 +17,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/node"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
@@ -28,6 +30,8 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/migrations/pgtest"
+	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
 )
@@ -39,6 +43,8 @@ type depositEnv struct {
 	sim     simulated.Client
 	rpc     *chain.RPC
 	buyer   *ecdsa.PrivateKey
+	buyers  []*ecdsa.PrivateKey
+	url     string
 	op      *ecdsa.PrivateKey
 	nonces  map[common.Address]uint64
 	usdc    common.Address
@@ -51,30 +57,53 @@ type depositEnv struct {
 	at      time.Time
 }
 
-func newDepositEnv(t testing.TB) *depositEnv {
+func newDepositEnv(t testing.TB) *depositEnv { return newDepositEnvWith(t, 1) }
+
+// newDepositEnvWith is the env with buyers funded buyers (e.buyer is the first) and the
+// backend options opts.
+func newDepositEnvWith(t testing.TB, buyers int, opts ...func(*node.Config, *ethconfig.Config)) *depositEnv {
 	t.Helper()
 	ctx := context.Background()
 	e := &depositEnv{t: t, ctx: ctx, nonces: map[common.Address]uint64{}, at: time.Now()}
-	e.buyer, e.op = depositKey(t), depositKey(t)
+	e.op = depositKey(t)
+	for range buyers {
+		e.buyers = append(e.buyers, depositKey(t))
+	}
+	e.buyer = e.buyers[0]
 	alloc := types.GenesisAlloc{}
-	for _, k := range []*ecdsa.PrivateKey{e.buyer, e.op} {
+	for _, k := range append([]*ecdsa.PrivateKey{e.op}, e.buyers...) {
 		alloc[crypto.PubkeyToAddress(k.PublicKey)] = types.Account{Balance: new(big.Int).Mul(big.NewInt(1e6), big.NewInt(1e18))}
 	}
 	port, err := chain.FreePort()
 	e.ok(err)
-	e.b, err = chain.NewHTTPBackend(alloc, port)
+	e.url = fmt.Sprintf("http://127.0.0.1:%d", port)
+	e.b, err = chain.NewHTTPBackend(alloc, port, opts...)
 	e.ok(err)
 	t.Cleanup(func() { _ = e.b.Close() })
 	e.sim = e.b.Client()
-	e.rpc, err = chain.Dial(ctx, fmt.Sprintf("http://127.0.0.1:%d", port), chain.DevChainID)
+	e.rpc, err = chain.Dial(ctx, e.url, chain.DevChainID)
 	e.ok(err)
 	t.Cleanup(e.rpc.Close)
 	e.deploy()
 	e.split = crypto.PubkeyToAddress(depositKey(t).PublicKey)
-	var stop func()
-	e.pool, e.store, _, stop = receiptsLedger(t, ctx)
-	t.Cleanup(stop)
+	e.ledger()
 	return e
+}
+
+// ledger is a fresh database whose store has the receipts projection running on it (applied at
+// append too), recording the merchants' event log (webhook endpoints) as serve does.
+func (e *depositEnv) ledger() {
+	e.pool = pgtest.Pool(e.t)
+	e.store = postgres.New(e.pool)
+	proj := projections.NewReceipts(nil)
+	proj.EndpointData = func(st receipt.State) map[string]any { return map[string]any{"receiptId": st.Receipt.ReceiptID} }
+	runner, err := projections.NewRunner(e.pool, e.store, proj, zerolog.Nop())
+	e.ok(err)
+	e.store.SetAtAppend(proj.AtAppend(runner))
+	ctx, cancel := context.WithCancel(e.ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = runner.Run(ctx) }()
+	e.t.Cleanup(func() { cancel(); <-done })
 }
 
 func depositKey(t testing.TB) *ecdsa.PrivateKey {
@@ -110,9 +139,11 @@ func (e *depositEnv) deploy() {
 	for _, tok := range e.tokens {
 		t, err := contracts.NewTestToken(tok.Address, e.sim)
 		e.ok(err)
-		tx, err := t.Mint(e.opts(e.op), crypto.PubkeyToAddress(e.buyer.PublicKey), big.NewInt(1e12))
-		e.ok(err)
-		mints = append(mints, tx)
+		for _, k := range e.buyers {
+			tx, err := t.Mint(e.opts(e.op), crypto.PubkeyToAddress(k.PublicKey), big.NewInt(1e12))
+			e.ok(err)
+			mints = append(mints, tx)
+		}
 	}
 	e.mined(mints...)
 }

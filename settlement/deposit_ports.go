@@ -33,6 +33,7 @@ const BalanceLogIndex = -2
 type DepositScan struct {
 	Transfers []DepositTransfer
 	Hashes    map[uint64]string
+	Parent    string // the parent hash of the range's first block: is the block before still the one read?
 }
 
 // DepositChain is the chain as the deposit detector reads it. Every method costs a constant

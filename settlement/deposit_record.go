@@ -50,21 +50,39 @@ func (d *DepositDetector) record(ctx context.Context, obs map[string][]observati
 	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, depositAppends)
-	for len(ids) > 0 {
-		chunk := ids[:min(depositRead, len(ids))]
-		ids = ids[len(chunk):]
-		read := d.readStreams(ctx, chunk)
-		for _, id := range chunk {
+	for c := range d.readChunks(ctx, ids) {
+		for _, id := range c.ids {
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				n, err := d.recordOne(ctx, id, obs[id], read[receipt.Stream(id)], now)
+				n, err := d.recordOne(ctx, id, obs[id], c.read[receipt.Stream(id)], now)
 				done(id, n, err)
 			})
 		}
 	}
 	wg.Wait()
 	return changed, firstErr
+}
+
+// readChunk is depositRead receipts and their events as read.
+type readChunk struct {
+	ids  []string
+	read map[string][]eventstore.RecordedEvent
+}
+
+// readChunks reads the receipts' events depositRead at a time, ahead of their appends: the next
+// chunk is read while the appends of the one before are in flight.
+func (d *DepositDetector) readChunks(ctx context.Context, ids []string) <-chan readChunk {
+	out := make(chan readChunk, 2)
+	go func() {
+		defer close(out)
+		for len(ids) > 0 {
+			chunk := ids[:min(depositRead, len(ids))]
+			ids = ids[len(chunk):]
+			out <- readChunk{ids: chunk, read: d.readStreams(ctx, chunk)}
+		}
+	}()
+	return out
 }
 
 // readStreams reads the receipts' events in one query when the store can (nil otherwise: each is

@@ -190,7 +190,7 @@ func TestDevchainAutoForServe(t *testing.T) {
 		t.Fatalf("development without ETH_RPC_URL: %v, %v", d, err)
 	}
 	defer d.Close()
-	if cfg.EthRPCURL != d.URL || cfg.ChainID != 1337 || !strings.Contains(out.String(), "ETH_RPC_URL="+d.URL) {
+	if cfg.EthRPCURL != d.URL || cfg.ChainID != 1337 || !strings.Contains(out.String(), "ETH_RPC_URL="+d.URL) || cfg.DepositFactory != d.DepositFactory.Hex() {
 		t.Errorf("cfg %q %d; printed:\n%s", cfg.EthRPCURL, cfg.ChainID, out.String())
 	}
 }

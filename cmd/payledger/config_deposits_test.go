@@ -1,0 +1,27 @@
+package main
+
+import (
+	"crypto/rand"
+	"strings"
+	"testing"
+	"time"
+)
+
+// DESIGN 9: DEPOSIT_FACTORY, PAYMENT_WINDOW (1h) and PAYMENT_MONITOR_WINDOW (24h).
+func TestConfigDeposits(t *testing.T) {
+	c, _, err := loadConfig(env(nil), rand.Reader)
+	if err != nil || c.DepositFactory != "" || c.PaymentWindow != time.Hour || c.PaymentMonitorWindow != 24*time.Hour {
+		t.Fatalf("defaults: factory %q window %s monitor %s, %v", c.DepositFactory, c.PaymentWindow, c.PaymentMonitorWindow, err)
+	}
+	factory := "0x" + strings.Repeat("3", 40)
+	c, _, err = loadConfig(env(map[string]string{"DEPOSIT_FACTORY": factory, "PAYMENT_WINDOW": "15m", "PAYMENT_MONITOR_WINDOW": "48h"}), rand.Reader)
+	if err != nil || c.DepositFactory != factory || c.PaymentWindow != 15*time.Minute || c.PaymentMonitorWindow != 48*time.Hour {
+		t.Fatalf("set: %+v, %v", c, err)
+	}
+	_, _, err = loadConfig(env(map[string]string{"DEPOSIT_FACTORY": "0x12", "PAYMENT_WINDOW": "soon", "PAYMENT_MONITOR_WINDOW": "-1h"}), rand.Reader)
+	for _, want := range []string{"DEPOSIT_FACTORY must be", "PAYMENT_WINDOW must be a positive duration", "PAYMENT_MONITOR_WINDOW must be a positive duration"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+}

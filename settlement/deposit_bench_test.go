@@ -1,0 +1,212 @@
+package settlement_test
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/google/uuid"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/chain/contracts"
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+)
+
+// BenchmarkDepositRoundTrips: the RPC round trips of one detector step (one new block, no
+// payment) with 1 and with 10,000 open deposit addresses: a constant, not one per address.
+func BenchmarkDepositRoundTrips(b *testing.B) {
+	for _, n := range []int{1, 10_000} {
+		b.Run(fmt.Sprintf("open=%d", n), func(b *testing.B) {
+			e := newDepositEnv(b)
+			e.manyReceipts(n)
+			d := e.detector()
+			e.step(d)
+			var calls, requests uint64
+			b.ResetTimer()
+			for range b.N {
+				e.b.Commit()
+				before := e.rpc.Stats()
+				e.step(d)
+				after := e.rpc.Stats()
+				calls, requests = after.Calls-before.Calls, after.Requests-before.Requests
+			}
+			b.ReportMetric(float64(calls), "round-trips/block")
+			b.ReportMetric(float64(requests), "json-rpc-requests/block")
+		})
+	}
+}
+
+// depositTimedStore notes when each receipt stream is first appended to after arm.
+type depositTimedStore struct {
+	*depositEnv
+	commands.Store
+	mu    sync.Mutex
+	start time.Time
+	first map[string]time.Duration
+}
+
+func (s *depositTimedStore) Append(ctx context.Context, stream string, exp eventstore.ExpectedVersion, evs ...eventstore.EventData) (eventstore.AppendResult, error) {
+	res, err := s.Store.Append(ctx, stream, exp, evs...)
+	s.mu.Lock()
+	if _, ok := s.first[stream]; err == nil && s.first != nil && !ok {
+		s.first[stream] = time.Since(s.start)
+	}
+	s.mu.Unlock()
+	return res, err
+}
+
+// ReadStreams forwards the store's many-stream read, so the detector reads as it does in serve.
+func (s *depositTimedStore) ReadStreams(ctx context.Context, streams []string) (map[string][]eventstore.RecordedEvent, error) {
+	return s.depositEnv.store.ReadStreams(ctx, streams)
+}
+
+func (s *depositTimedStore) arm() {
+	s.mu.Lock()
+	s.start, s.first = time.Now(), map[string]time.Duration{}
+	s.mu.Unlock()
+}
+
+// BenchmarkDeposit5000InOneBlock: 5,000 receipts paid by plain USDC transfers to their deposit
+// addresses (from 50 buyers), all mined in one block of the simulated chain; the detector
+// records them seen, then, at the confirming block, confirmed and paid. Reported: the time from
+// the confirming block's step start to each receipt's first append (p50, p99, all), and in the
+// same run the ceilings: one bare eth_getLogs of the paying block, and 5,000 bare appends 256 at
+// a time (the detector's own concurrency).
+func BenchmarkDeposit5000InOneBlock(b *testing.B) {
+	const n = 5000
+	for range b.N {
+		benchDeposit5000(b, n)
+	}
+}
+
+func benchDeposit5000(b *testing.B, n int) {
+	b.StopTimer()
+	big5000 := func(_ *node.Config, c *ethconfig.Config) {
+		c.TxPool.GlobalSlots, c.TxPool.AccountSlots, c.TxPool.AccountQueue, c.TxPool.GlobalQueue = 20_000, 1_000, 1_000, 20_000
+	}
+	e := newDepositEnvWith(b, 50, simulated.WithBlockGasLimit(2_000_000_000), big5000)
+	rs := e.manyReceipts(n)
+	timed := &depositTimedStore{depositEnv: e, Store: e.store}
+	d := e.detector()
+	d.Events = timed
+	d.Log = zerolog.New(zerolog.NewTestWriter(b)).Level(zerolog.DebugLevel)
+	e.step(d)
+	txs := e.signTransfers(rs)
+	e.sendRaw(txs)
+	paying := e.commit()
+	if blk, err := e.sim.BlockByHash(e.ctx, paying); err != nil || blk.Transactions().Len() != n {
+		b.Fatalf("the paying block holds %v transactions (%v), want %d", blk.Transactions().Len(), err, n)
+	}
+	t0 := time.Now()
+	seen := e.step(d)
+	b.Logf("depth 1: %d transfers seen in %s", seen.Transfers, time.Since(t0).Round(time.Millisecond))
+	e.commit()
+	b.StartTimer()
+	timed.arm()
+	t0 = time.Now()
+	res, err := d.Step(e.ctx)
+	all := time.Since(t0)
+	b.StopTimer()
+	e.ok(err)
+	if res.Receipts != n {
+		b.Fatalf("%d receipts changed at the confirming block, want %d", res.Receipts, n)
+	}
+	e.synced()
+	lat := make([]time.Duration, 0, n)
+	for _, v := range timed.first {
+		lat = append(lat, v)
+	}
+	slices.Sort(lat)
+	p50, p99 := lat[len(lat)/2], lat[min(len(lat)-1, len(lat)*99/100)]
+	getLogs, appends := e.bareCeilings(b, paying, n)
+	b.ReportMetric(float64(p50.Milliseconds()), "ms-p50-block-to-paid")
+	b.ReportMetric(float64(p99.Milliseconds()), "ms-p99-block-to-paid")
+	b.ReportMetric(float64(all.Milliseconds()), "ms-all-paid")
+	b.ReportMetric(float64(getLogs.Milliseconds()), "ms-bare-getLogs")
+	b.ReportMetric(float64(appends.Milliseconds()), "ms-bare-appends")
+	b.Logf("confirming block to paid: p50 %s, p99 %s, all %s; same run: bare eth_getLogs of the block %s, %d bare appends (256 at a time) %s",
+		p50, p99, all.Round(time.Millisecond), getLogs.Round(time.Millisecond), n, appends.Round(time.Millisecond))
+	for _, r := range []receipt.State{rs[0], rs[n-1]} {
+		e.want(r.Receipt.ReceiptID, receipt.StatusPaid, "1.00")
+	}
+}
+
+// signTransfers signs one 1.00 USDC transfer to each receipt's deposit, round robin over the
+// buyers, without sending (gas fixed at 1.2 times the first one's estimate).
+func (e *depositEnv) signTransfers(rs []receipt.State) []*types.Transaction {
+	tok, err := contracts.NewTestToken(e.usdc, e.sim)
+	e.ok(err)
+	txs := make([]*types.Transaction, len(rs))
+	var gas uint64
+	for i, r := range rs {
+		o := e.opts(e.buyers[i%len(e.buyers)])
+		o.NoSend, o.GasLimit, o.GasPrice = true, gas, big.NewInt(2_000_000_000)
+		txs[i], err = tok.Transfer(o, common.HexToAddress(r.DepositAddress()), big.NewInt(1_000_000))
+		e.ok(err)
+		if gas == 0 {
+			gas = txs[i].Gas() * 12 / 10
+		}
+	}
+	return txs
+}
+
+// sendRaw broadcasts signed transactions in JSON-RPC batches of 500.
+func (e *depositEnv) sendRaw(txs []*types.Transaction) {
+	raw, err := rpc.Dial(e.url)
+	e.ok(err)
+	defer raw.Close()
+	for lo := 0; lo < len(txs); lo += 500 {
+		batch := make([]rpc.BatchElem, 0, 500)
+		for _, tx := range txs[lo:min(lo+500, len(txs))] {
+			bin, err := tx.MarshalBinary()
+			e.ok(err)
+			batch = append(batch, rpc.BatchElem{Method: "eth_sendRawTransaction", Args: []any{hexutil.Encode(bin)}, Result: new(common.Hash)})
+		}
+		e.ok(raw.BatchCall(batch))
+		for _, el := range batch {
+			e.ok(el.Error)
+		}
+	}
+}
+
+// bareCeilings times one eth_getLogs of the paying block's USDC Transfers and n bare appends,
+// 256 at a time.
+func (e *depositEnv) bareCeilings(b *testing.B, paying common.Hash, n int) (time.Duration, time.Duration) {
+	blk, err := e.sim.BlockByHash(e.ctx, paying)
+	e.ok(err)
+	t0 := time.Now()
+	logs, err := e.rpc.FilterLogs(e.ctx, blk.NumberU64(), blk.NumberU64(), []common.Address{e.usdc}, [][]common.Hash{{chain.TransferTopic}})
+	getLogs := time.Since(t0)
+	if err != nil || len(logs) != n {
+		b.Fatalf("bare eth_getLogs: %d logs, %v", len(logs), err)
+	}
+	t0 = time.Now()
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 256)
+	for i := range n {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if _, err := e.store.Append(e.ctx, fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), i), eventstore.NoStream(),
+				eventstore.EventData{ID: uuid.New(), Type: "BenchMarked", Data: []byte(`{"n":1}`)}); err != nil {
+				b.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	return getLogs, time.Since(t0)
+}
