@@ -200,12 +200,14 @@ func TestWalletPaymentEndToEnd(t *testing.T) {
 			t.Fatalf("statuses %v, webhooks %s\n%s", seen, hk.seen(), serveOut.String())
 		}
 	}
-	// Polled every 300 ms, paid may pass unseen between two reads: the webhooks show it.
-	if got := strings.Join(seen, ","); !strings.HasSuffix(got, "reconciled") || !strings.Contains(got, "pending") {
-		t.Errorf("statuses seen %s; want pending, (paid,) reconciled", got)
+	// Polled every 300 ms, paid may pass unseen between two reads: the webhooks show it. Pending
+	// too may be skipped: a transfer the deposit follower first sees already deep enough is seen,
+	// confirmed and paid in one append.
+	if got := strings.Join(seen, ","); !strings.HasSuffix(got, "reconciled") {
+		t.Errorf("statuses seen %s; want (pending,) (paid,) reconciled", got)
 	}
-	if got := hk.seen(); !strings.Contains(got, "pending") || !strings.Contains(got, "paid") || !strings.Contains(got, "reconciled") {
-		t.Errorf("webhooks %s; want pending, paid and reconciled", got)
+	if got := hk.seen(); !strings.Contains(got, "paid") || !strings.Contains(got, "reconciled") {
+		t.Errorf("webhooks %s; want paid and reconciled", got)
 	}
 	if code, h := c.call(http.MethodGet, "/api/receipts/"+id+"/events", apiKey, nil); code != http.StatusOK || strings.Contains(fmt.Sprint(h), "PaymentSubmitted") {
 		t.Errorf("history of the plainly paid receipt: %d %v; want no submitted hash", code, h)
@@ -218,8 +220,10 @@ func TestWalletPaymentEndToEnd(t *testing.T) {
 	}
 	id2 := findString(m, "receiptId")
 	payOut.Reset()
+	// Pending, or paid when the deposit follower was faster than the submission (answered as is).
 	if code := run(ctx, []string{"devchain", "pay", id2, "--api", c.base, "--submit"}, noEnv, &payOut, &payErr); code != 0 ||
-		!strings.Contains(payOut.String(), "submitted the hash as a hint: the receipt is pending") {
+		!(strings.Contains(payOut.String(), "submitted the hash as a hint: the receipt is pending") ||
+			strings.Contains(payOut.String(), "submitted the hash as a hint: the receipt is paid")) {
 		t.Fatalf("devchain pay --submit: exit %d\n%s\n%s", code, payOut.String(), payErr.String())
 	}
 	req, _ := http.NewRequest(http.MethodGet, c.base+"/api/split/transactions", nil)
