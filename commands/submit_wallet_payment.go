@@ -147,9 +147,9 @@ func (h *SubmitWalletPaymentHandler) Handle(ctx context.Context, cmd SubmitWalle
 }
 
 // late answers a hint for a receipt that takes no new attempt (err, from
-// receipt.CanStartAttempt): when the deposit follower already credited the hash to this receipt
-// (it was faster than the page's report), the hint is answered with the receipt's status; any
-// other hint is err.
+// receipt.CanStartAttempt): when the hash is credited to this receipt, or its transaction pays
+// this receipt's deposit (the deposit follower was faster than the page's report), the hint is
+// answered with the receipt's status; any other hint is err.
 func (h *SubmitWalletPaymentHandler) late(ctx context.Context, cmd SubmitWalletPayment, st receipt.State, err error) (WalletPaymentSubmitted, error) {
 	if !st.Exists {
 		return WalletPaymentSubmitted{}, err
@@ -158,10 +158,23 @@ func (h *SubmitWalletPaymentHandler) late(ctx context.Context, cmd SubmitWalletP
 	if cerr != nil {
 		return WalletPaymentSubmitted{}, cerr
 	}
-	if slices.Contains(credited, cmd.ReceiptID) {
+	if slices.Contains(credited, cmd.ReceiptID) || h.creditsDeposit(ctx, cmd.TransactionHash, st.Receipt.DepositAddress) {
 		return WalletPaymentSubmitted{Status: st.Status}, nil
 	}
 	return WalletPaymentSubmitted{}, err
+}
+
+// creditsDeposit reports whether the chain shows transaction hash mined and crediting deposit
+// (the read model may lag the receipt's events by a moment).
+func (h *SubmitWalletPaymentHandler) creditsDeposit(ctx context.Context, hash, deposit string) bool {
+	if h.chain == nil || deposit == "" {
+		return false
+	}
+	tx, err := h.chain.Transaction(ctx, hash)
+	if err != nil || !tx.Mined || tx.Reverted {
+		return false
+	}
+	return slices.ContainsFunc(tx.Credits, func(c ChainCredit) bool { return strings.EqualFold(c.To, deposit) })
 }
 
 func (cmd SubmitWalletPayment) validate() error {

@@ -159,7 +159,10 @@ func TestSubmittedHashIsAHint(t *testing.T) {
 	if out, err := h.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: paid, Token: "USDC", TransactionHash: credit, BuyerWallet: wallet}); err != nil || out.Status != receipt.StatusPaid {
 		t.Fatalf("a late hint of the paying transfer: %+v, %v", out, err)
 	}
-	if _, err := h.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: paid, Token: "USDC", TransactionHash: mined(12, depositOf(43)), BuyerWallet: wallet}); !errors.Is(err, receipt.ErrState) {
+	if out, err := h.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: paid, Token: "USDC", TransactionHash: mined(12, depositOf(43)), BuyerWallet: wallet}); err != nil || out.Status != receipt.StatusPaid {
+		t.Fatalf("a late hint of a transfer to the deposit not credited yet: %+v, %v", out, err)
+	}
+	if _, err := h.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: paid, Token: "USDC", TransactionHash: mined(13, split), BuyerWallet: wallet}); !errors.Is(err, receipt.ErrState) {
 		t.Fatalf("another hash for a paid receipt: %v", err)
 	}
 }
