@@ -173,7 +173,7 @@ func TestPaymentHandlersRejectNilDependencies(t *testing.T) {
 	verify := commands.NewReconcileOnrampHandler(e.store, nil, noOpenAttempts{}, e.now)
 	for name, build := range map[string]func(){
 		"start onramp":    func() { commands.NewStartOnrampHandler(e.store, nil, nil, noPrices{}, e.now) },
-		"wallet payment":  func() { commands.NewSubmitWalletPaymentHandler(nil, nil, e.now) },
+		"wallet payment":  func() { commands.NewSubmitWalletPaymentHandler(nil, nil, nil, nil, e.now) },
 		"telemetry":       func() { commands.NewRecordTelemetryHandler(e.store, nil, e.now) },
 		"processor event": func() { commands.NewApplyProcessorEventHandler(e.store, nil, e.now) },
 		"reconcile":       func() { commands.NewReconcileOnrampHandler(e.store, nil, nil, e.now) },

@@ -83,20 +83,27 @@ func (h *RecordTelemetryHandler) record(ctx context.Context, cmd RecordTelemetry
 	if err != nil {
 		return err
 	}
-	data, err := receiptEvents(evs, cmd.Meta)
+	return AppendTelemetry(ctx, h.store, cmd.ReceiptID, now, evs, cmd.Meta)
+}
+
+// AppendTelemetry appends evs (decided by receipt.RecordTelemetry) to the receipt's telemetry
+// stream of the hour of now, within MaxTelemetryPerHour. Errors: ErrTelemetryLimited,
+// ErrContended, wrapped store errors.
+func AppendTelemetry(ctx context.Context, store Store, receiptID string, now time.Time, evs []receipt.Event, meta eventstore.Metadata) error {
+	data, err := receiptEvents(evs, meta)
 	if err != nil {
 		return err
 	}
-	stream := TelemetryStream(cmd.ReceiptID, now)
+	stream := TelemetryStream(receiptID, now)
 	for range 10 { // concurrent reports of one receipt: each try re-counts
-		seen, err := h.store.ReadStream(ctx, stream, 1, MaxTelemetryPerHour)
+		seen, err := store.ReadStream(ctx, stream, 1, MaxTelemetryPerHour)
 		if err != nil {
 			return fmt.Errorf("read telemetry: %w", err)
 		}
 		if len(seen) >= MaxTelemetryPerHour {
 			return ErrTelemetryLimited
 		}
-		_, err = h.store.Append(ctx, stream, eventstore.Exact(uint64(len(seen))), data...)
+		_, err = store.Append(ctx, stream, eventstore.Exact(uint64(len(seen))), data...)
 		if !errors.Is(err, eventstore.ErrWrongExpectedVersion) {
 			return err
 		}

@@ -89,8 +89,11 @@ const pendingPage = 5_000
 // not in CHAIN_TOKENS) waits before the next try; decidedMemory how long a recorded decision
 // keeps the (possibly lagging) read model from following the payment again.
 const (
-	retryBuild    = time.Minute
-	decidedMemory = 5 * time.Minute
+	retryBuild = time.Minute
+	// A hint stays pending after its verdict (only the deposit follower decides the receipt):
+	// decidedMemory keeps it from being followed again, and its revert from being told twice,
+	// while the payment window and its monitoring last.
+	decidedMemory = 25 * time.Hour
 )
 
 // VerifiedWalletPayments is what one pass recorded.
@@ -100,12 +103,14 @@ type VerifiedWalletPayments struct {
 	Reorged  []commands.ReceiptChange // receipts paid whose paying transaction a deep reorg removed (flagged)
 }
 
-// VerifyWalletPaymentsHandler verifies submitted wallet payments on chain (DESIGN 8): it keeps a
-// chain.Follower fed with the receipts pending on a wallet payment (read from the receipts read
-// model, so a restart or another instance's submission is picked up) and records each verdict
-// through the receipt aggregate: Paid -> PaymentConfirmed (verifiedBy chain), Failed ->
-// PaymentFailed with the chain's failure code. A payment waiting for its depth, or sent back to
-// waiting by a reorg, stays pending; an RPC error decides nothing.
+// VerifyWalletPaymentsHandler follows the hashes customers submit (DESIGN 9: hints): it keeps a
+// chain.Follower fed with the receipts pending on a submitted wallet payment (read from the
+// receipts read model, so a restart or another instance's submission is picked up), each watched
+// against the receipt's own deposit address. A hint never pays or fails a receipt: the deposit
+// follower decides from the deposit address alone, and section 8's split path is retired (a
+// transfer to the split pays nothing). What the verifier records: a submitted transaction that
+// reverted, as telemetry (PORTAL_CHAIN_TX_REVERTED); the audit of chain payments for a reorg past
+// the depth (flag); and a flagged payment's transaction confirmed again (PaymentRestored).
 //
 // Recording is idempotent (a confirmed receipt ignores a second confirmation, a failure of the
 // attempt already failed changes nothing), so several instances may run the verifier on one
@@ -217,6 +222,13 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 		if !ok {
 			continue // removed while the step ran
 		}
+		if !v.Paid && v.FailureCode == commands.CodeTxReverted {
+			if err := h.verdicts.revertedTelemetry(ctx, p); err != nil {
+				firstErr = cmp(firstErr, err)
+				h.follow.release(p) // followed again from the next Sync
+				continue
+			}
+		}
 		vs = append(vs, verdict{p: p, v: v})
 	}
 	// A block's verdicts are recorded together (recordAll): one read of their receipts, then
@@ -229,9 +241,10 @@ func (h *VerifyWalletPaymentsHandler) Step(ctx context.Context) (VerifiedWalletP
 			return
 		}
 		h.follow.hold(x.p, h.now().Add(decidedMemory))
-		if x.v.Paid {
-			h.audit.remember(x.p, x.v.TxHash, h.now())
+		if change.Result.Position == (eventstore.Position{}) {
+			return // a hint's verdict: nothing appended to the receipt
 		}
+		h.audit.remember(x.p, x.v.TxHash, h.now()) // restored: audited again
 		out.Changes = append(out.Changes, change)
 	})
 	out.Followed = h.follower.Len()

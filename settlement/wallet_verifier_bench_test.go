@@ -223,6 +223,10 @@ func (c *benchChain) send(tb testing.TB, txs []*types.Transaction) {
 }
 
 func benchConfirm(b *testing.B, n int) {
+	// It measured section 8's split path (submitted hashes to the split confirmed at depth), which
+	// DESIGN 9 retires: a hint never pays. The deposit follower's benchmark (5,000 deposits paid
+	// in one block) replaces it.
+	b.Skip("the split path is retired (DESIGN 9): a submitted hash never pays; see the deposit follower's benchmark")
 	b.StopTimer()
 	ctx := context.Background()
 	pool, pg, _, stop := receiptsLedger(b, ctx)
@@ -237,7 +241,7 @@ func benchConfirm(b *testing.B, n int) {
 	}
 	txs, from := c.signTransfers(b, n, 1_000_000)
 	receipts := readmodels.NewReceipts(pool)
-	submit := commands.NewSubmitWalletPaymentHandler(store, receipts, time.Now)
+	submit := commands.NewSubmitWalletPaymentHandler(store, receipts, receipts, nil, time.Now)
 	ids := make([]string, n)
 	setup := time.Now()
 	var wg sync.WaitGroup

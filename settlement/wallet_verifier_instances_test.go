@@ -3,7 +3,6 @@ package settlement_test
 import (
 	"context"
 	"math/big"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,19 +19,6 @@ import (
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
 )
-
-// generated creates a USD receipt of total for merchant, waiting for nothing.
-func (e *distEnv) generated(merchant string, total money.Cents) string {
-	e.t.Helper()
-	now := time.Now()
-	id := commands.NewReceiptID(now)
-	g := receipt.Generated{ReceiptID: id, Merchant: merchant, Source: "direct", Currency: "USD", TaxRate: "0", TaxComponents: []string{},
-		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "Order", Amount: total}}, Subtotal: total, Total: total}
-	if _, _, err := commands.GenerateReceipt(e.ctx, e.store, now, eventstore.Metadata{}, g); err != nil {
-		e.t.Fatal(err)
-	}
-	return id
-}
 
 // sendUSDC sends units of USDC from development account i to split without waiting for it.
 func (e *distEnv) sendUSDC(i int, nonce uint64, split string, units int64) string {
@@ -51,13 +37,15 @@ func (e *distEnv) sendUSDC(i int, nonce uint64, split string, units int64) strin
 }
 
 // TestTwoInstancesVerifyAndDistribute: two instances, each running the wallet verifier and the
-// split distributor as serve does (each its own follower, sender and connection pool users), on
-// one database and one chain: every payment is confirmed once, every receipt distributed once,
-// and the payees hold exactly their shares of what was paid.
+// split distributor as serve does, on one database and one chain. Section 8 had them confirm and
+// distribute payments sent to the merchant's split with their hashes submitted; DESIGN 9 retires
+// that path: a transfer to the split pays no receipt, so with the hashes submitted and the
+// transfers deep, every receipt stays pending, nothing is confirmed, distributed or released.
 func TestTwoInstancesVerifyAndDistribute(t *testing.T) {
 	e := newDistEnv(t)
-	merchant, platform, st, _ := e.merchantWithSplit()
-	submit := commands.NewSubmitWalletPaymentHandler(e.store, readmodels.NewReceipts(e.pool), time.Now)
+	merchant, _, st, _ := e.merchantWithSplit()
+	receipts := readmodels.NewReceipts(e.pool)
+	submit := commands.NewSubmitWalletPaymentHandler(e.store, receipts, receipts, nil, time.Now)
 
 	ctx, cancel := context.WithCancel(e.ctx)
 	var wg sync.WaitGroup
@@ -80,75 +68,68 @@ func TestTwoInstancesVerifyAndDistribute(t *testing.T) {
 		})
 	}
 
-	const n = 12
+	const n = 6
 	ids := make([]string, n)
 	hashes := make([]string, n)
-	var total int64
 	for i := range n {
 		cents := money.Cents(100 + 7*i)
-		ids[i] = e.generated(merchant, cents)
-		units := int64(cents) * 10_000
-		total += units
-		hash := e.sendUSDC(i%3, uint64(i/3), st.Address, units)
-		hashes[i] = hash
-		if _, err := submit.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: ids[i], Token: "USDC", TransactionHash: hash,
+		ids[i] = e.depositGenerated(merchant, cents, st.Address)
+		hashes[i] = e.sendUSDC(i%3, uint64(i/3), st.Address, int64(cents)*10_000)
+		if _, err := submit.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: ids[i], Token: "USDC", TransactionHash: hashes[i],
 			BuyerWallet: e.dev.Accounts[i%3].Address.Hex()}); err != nil {
 			t.Fatal(err)
 		}
-		if i%4 == 3 {
-			time.Sleep(400 * time.Millisecond) // payments arrive while the others are distributed
-		}
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for _, id := range ids {
-		for e.state(id).Status != receipt.StatusReconciled {
-			if time.Now().After(deadline) {
-				for _, h := range hashes {
-					r, err := e.rpc.Backend().TransactionReceipt(e.ctx, common.HexToHash(h))
-					tx, _, _ := e.rpc.Backend().TransactionByHash(e.ctx, common.HexToHash(h))
-					if err == nil && r.Status == 0 {
-						t.Logf("reverted %s: gas used %d of %d, block %d", h, r.GasUsed, tx.Gas(), r.BlockNumber)
-					}
-				}
-				t.Fatalf("receipt %s is %s %+v", id, e.state(id).Status, e.state(id).Failure)
+	// Every transfer mined and 3 blocks deep, then time for both instances to pass over them.
+	var last uint64
+	for _, h := range hashes {
+		for {
+			r, err := e.rpc.Backend().TransactionReceipt(e.ctx, common.HexToHash(h))
+			if err == nil {
+				last = max(last, r.BlockNumber.Uint64())
+				break
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		head, err := e.rpc.Backend().BlockNumber(e.ctx)
+		if err == nil && head >= last+3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the chain stopped before block %d", last+3)
+		}
+	}
+	time.Sleep(time.Second)
 	cancel()
 	wg.Wait()
 	for _, id := range ids {
-		var confirmed, distributed int
-		evs, err := commands.ReadReceiptEvents(e.ctx, e.store, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ev := range evs {
-			switch ev.Type {
-			case receipt.EventConfirmed:
-				confirmed++
-			case receipt.EventSplitDistributed:
-				distributed++
-			}
-		}
-		if confirmed != 1 || distributed != 1 {
-			t.Fatalf("receipt %s: %d PaymentConfirmed, %d SplitDistributed; want 1 each", id, confirmed, distributed)
+		if s := e.state(id); s.Status != receipt.StatusPending || s.Payment != nil {
+			t.Fatalf("receipt %s paid from the split: %s %+v", id, s.Status, s.Payment)
 		}
 	}
-	wantMerchant := total * 9950 / 10000
-	if got := e.usdcBalance(merchant); got.Int64() != wantMerchant {
-		t.Fatalf("merchant has %s, want %d", got, wantMerchant)
-	}
-	if got := e.usdcBalance(platform); got.Int64() != total*50/10000 {
-		t.Fatalf("platform has %s, want %d", got, total*50/10000)
-	}
-	var sent, distinct int
-	if err := e.pool.QueryRow(e.ctx, `SELECT count(*), count(DISTINCT nonce) FROM operator_transactions WHERE kind = 'release'`).Scan(&sent, &distinct); err != nil {
+	var sent int
+	if err := e.pool.QueryRow(e.ctx, `SELECT count(*) FROM operator_transactions WHERE kind = 'release'`).Scan(&sent); err != nil {
 		t.Fatal(err)
 	}
-	r := e.releases(st.Address)
-	if sent != distinct || r[strings.ToLower(merchant)]+r[strings.ToLower(platform)] != sent {
-		t.Fatalf("%d releases recorded (%d nonces), on chain %v", sent, distinct, r)
+	if sent != 0 {
+		t.Fatalf("%d releases for receipts nobody paid", sent)
 	}
-	t.Logf("%d receipts, %d releases", n, sent)
+}
+
+// depositGenerated creates a USD receipt of total for merchant with a deposit address of its own
+// sweeping to split.
+func (e *distEnv) depositGenerated(merchant string, total money.Cents, split string) string {
+	e.t.Helper()
+	now := time.Now()
+	id := commands.NewReceiptID(now)
+	deposit := common.BytesToAddress([]byte(id)).Hex()
+	g := receipt.Generated{ReceiptID: id, Merchant: merchant, Source: "direct", Currency: "USD", TaxRate: "0", TaxComponents: []string{},
+		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "Order", Amount: total}}, Subtotal: total, Total: total,
+		DepositAddress: deposit, DepositSplit: split, ExpiresAt: now.Add(time.Hour).UnixMilli()}
+	if _, _, err := commands.GenerateReceipt(e.ctx, e.store, now, eventstore.Metadata{}, g); err != nil {
+		e.t.Fatal(err)
+	}
+	return id
 }

@@ -8,7 +8,6 @@ import (
 	"math/big"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,11 +17,11 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/chain/contracts"
 	"github.com/payledger/payledger/commands"
-	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/domain/split"
 	"github.com/payledger/payledger/eventstore"
@@ -46,6 +45,7 @@ type walletEnv struct {
 	usdc     chain.Token
 	split    common.Address
 	receipts *readmodels.Receipts
+	pool     *pgxpool.Pool
 	runner   *projections.Runner
 	submit   *commands.SubmitWalletPaymentHandler
 	nonce    uint64
@@ -76,7 +76,7 @@ func newWalletEnv(t *testing.T) *walletEnv {
 	}
 	t.Cleanup(rpc.Close)
 	e := &walletEnv{payEnv: &payEnv{t: t, ctx: ctx, store: store, at: time.Now()}, b: b, rpc: rpc, buyer: buyer,
-		split: common.HexToAddress("0x" + strings.Repeat("5a", 20)), receipts: readmodels.NewReceipts(pool), runner: runner}
+		split: common.HexToAddress("0x" + strings.Repeat("5a", 20)), receipts: readmodels.NewReceipts(pool), pool: pool, runner: runner}
 	// The buyer deploys the test token (it mints to its deployer on request) and mints itself some.
 	addr, tx, tok, err := contracts.DeployTestToken(e.opts(), b.Client(), "USD Coin", "USDC")
 	if err != nil {
@@ -88,7 +88,8 @@ func newWalletEnv(t *testing.T) *walletEnv {
 	if _, err := commands.ConfigureSplit(ctx, store, e.at, eventstore.Metadata{}, split.Configure{Merchant: payMerchant, Address: e.split.Hex(), Platform: payPlatform}); err != nil {
 		t.Fatal(err)
 	}
-	e.submit = commands.NewSubmitWalletPaymentHandler(store, e.receipts, e.now)
+	// No chain for the hint's own check: what it submits is followed by the verifier.
+	e.submit = commands.NewSubmitWalletPaymentHandler(store, e.receipts, e.receipts, nil, e.now)
 	return e
 }
 
@@ -187,63 +188,6 @@ func confirmedEvents(t *testing.T, e *walletEnv, id string) []receipt.PaymentCon
 	return out
 }
 
-// TestVerifyWalletPaymentDepth: pending at depth 1, paid at depth 2 with the chain's record; an
-// underpayment by one unit fails with PORTAL_CHAIN_SLIPPAGE_EXCEEDED; the paid hash submitted
-// for another receipt is a conflict.
-func TestVerifyWalletPaymentDepth(t *testing.T) {
-	e := newWalletEnv(t)
-	v := e.verifier(e.rpc)
-	paid, under := e.receipt(payMerchant, "USD", 1250), e.receipt(payMerchant, "USD", 1250)
-	txPaid, txUnder := e.payUSDC(12_500_000), e.payUSDC(12_499_999)
-	e.submitted(paid, "USDC", txPaid)
-	e.submitted(under, "USDC", txUnder)
-	if out := e.pass(v); out.Followed != 2 || len(out.Changes) != 0 {
-		t.Fatalf("before mining: %+v", out)
-	}
-
-	block := e.b.Commit() // depth 1
-	if out := e.pass(v); len(out.Changes) != 0 || e.state(paid).Status != receipt.StatusPending {
-		t.Fatalf("depth 1: %+v, %s", out, e.state(paid).Status)
-	}
-	e.b.Commit() // depth 2
-	if out := e.pass(v); len(out.Changes) != 2 || out.Followed != 0 {
-		t.Fatalf("depth 2: %+v", out)
-	}
-	st := e.state(paid)
-	if st.Status != receipt.StatusPaid || st.Payment.VerifiedBy != "chain" || st.Payment.TransactionHash != strings.ToLower(txPaid.Hash().Hex()) ||
-		st.Payment.BuyerWallet != strings.ToLower(e.buyerAddr().Hex()) || st.Payment.Token != "USDC" {
-		t.Fatalf("paid receipt: %s %+v", st.Status, st.Payment)
-	}
-	c := confirmedEvents(t, e, paid)
-	if len(c) != 1 || c[0].BlockHash != strings.ToLower(block.Hex()) || c[0].BlockNumber == 0 || c[0].LogIndex == nil ||
-		c[0].AmountUnits != "12500000" {
-		t.Fatalf("PaymentConfirmed: %+v", c)
-	}
-	if st := e.state(under); st.Status != receipt.StatusFailed || st.Failure.Code != chain.CodeSlippageExceeded || st.Failure.Category != "blockchain" {
-		t.Fatalf("underpaid: %s %+v", st.Status, st.Failure)
-	}
-	row, err := e.receipts.Get(e.ctx, "", paid)
-	if err != nil || row.State.Status != receipt.StatusPaid {
-		t.Fatalf("read model: %+v, %v", row.State.Status, err)
-	}
-
-	// One transaction pays one receipt.
-	other := e.receipt(payMerchant, "USD", 1250)
-	_, err = e.submit.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: other, Token: "USDC", TransactionHash: strings.ToUpper(txPaid.Hash().Hex()[2:]),
-		BuyerWallet: e.buyerAddr().Hex()})
-	if err == nil { // the upper-case form without 0x is refused by shape; try the real one
-		t.Fatal("malformed hash accepted")
-	}
-	_, err = e.submit.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: other, Token: "USDC", TransactionHash: "0x" + strings.ToUpper(txPaid.Hash().Hex()[2:]),
-		BuyerWallet: e.buyerAddr().Hex()})
-	if !errors.Is(err, commands.ErrTransactionUsed) || e.state(other).Status != receipt.StatusGenerated {
-		t.Fatalf("hash reused for another receipt: %v, %s", err, e.state(other).Status)
-	}
-	if out := e.pass(v); len(out.Changes) != 0 || len(confirmedEvents(t, e, paid)) != 1 {
-		t.Fatalf("a later pass: %+v", out)
-	}
-}
-
 // flaky is a chain client whose node can be taken down.
 type flaky struct {
 	chain.Client
@@ -266,14 +210,14 @@ func (f *flaky) FilterLogs(ctx context.Context, from, to uint64, a []common.Addr
 	return f.Client.FilterLogs(ctx, from, to, a, t)
 }
 
-// TestVerifyWalletPaymentRPCDown: while the node is down nothing fails; paid once it is back.
+// TestVerifyWalletPaymentRPCDown: while the node is down nothing is recorded; the revert is told
+// once it is back.
 func TestVerifyWalletPaymentRPCDown(t *testing.T) {
 	e := newWalletEnv(t)
 	c := &flaky{Client: e.rpc}
 	v := e.verifier(c)
-	id := e.receipt(payMerchant, "USD", 400)
-	tx := e.payUSDC(4_000_000)
-	e.submitted(id, "USDC", tx)
+	id, deposit := e.depositReceipt(400)
+	e.submitted(id, "USDC", e.revertingUSDC(deposit))
 	e.pass(v)
 	c.down.Store(true)
 	for range 3 {
@@ -281,101 +225,39 @@ func TestVerifyWalletPaymentRPCDown(t *testing.T) {
 		if _, err := v.Handle(e.ctx); !errors.Is(err, errDown) {
 			t.Fatalf("node down: %v", err)
 		}
-		if st := e.state(id); st.Status != receipt.StatusPending {
-			t.Fatalf("node down: %s", st.Status)
+		if st, tel := e.state(id), e.telemetry(id); st.Status != receipt.StatusPending || len(tel) != 0 {
+			t.Fatalf("node down: %s, telemetry %+v", st.Status, tel)
 		}
 	}
 	c.down.Store(false)
-	if out := e.pass(v); len(out.Changes) != 1 || e.state(id).Status != receipt.StatusPaid {
-		t.Fatalf("node back: %+v, %s", out, e.state(id).Status)
+	e.pass(v)
+	if st, tel := e.state(id), e.telemetry(id); st.Status != receipt.StatusPending || len(tel) != 1 {
+		t.Fatalf("node back: %s, telemetry %+v", st.Status, tel)
 	}
 }
 
-// TestVerifyWalletPaymentETHByQuote: ETH must bring the latest quote less at most 1%.
-func TestVerifyWalletPaymentETHByQuote(t *testing.T) {
-	e := newWalletEnv(t)
-	v := e.verifier(e.rpc)
-	quote := func(id, amount string) {
-		t.Helper()
-		if _, _, err := commands.ChangeReceipt(e.ctx, e.store, id, eventstore.Metadata{}, func(receipt.State) ([]receipt.Event, error) {
-			return []receipt.Event{receipt.TokenQuoted{Token: "ETH", Amount: amount, TokenUSDPrice: "2500", AmountUSD: "10.00", At: 1}}, nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	payETH := func(wei *big.Int) *types.Transaction {
-		o := e.opts()
-		o.Value = wei
-		return e.sent(chain.SendETH(o, e.b.Client(), e.split))
-	}
-	inside, outside := e.receipt(payMerchant, "USD", 1000), e.receipt(payMerchant, "USD", 1000)
-	for _, id := range []string{inside, outside} {
-		quote(id, "0.01") // an older quote: the latest counts
-		quote(id, "0.004")
-	}
-	// 0.004 ETH less 1% is 0.00396 ETH.
-	e.submitted(inside, "ETH", payETH(big.NewInt(3_960_000_000_000_000)))
-	e.submitted(outside, "ETH", payETH(big.NewInt(3_959_999_999_999_999)))
-	e.pass(v)
-	e.b.Commit()
-	e.b.Commit()
-	e.pass(v)
-	if st := e.state(inside); st.Status != receipt.StatusPaid {
-		t.Fatalf("inside the tolerance: %s %+v", st.Status, st.Failure)
-	}
-	if st := e.state(outside); st.Status != receipt.StatusFailed || st.Failure.Code != chain.CodeSlippageExceeded {
-		t.Fatalf("outside the tolerance: %s %+v", st.Status, st.Failure)
-	}
-	if c := confirmedEvents(t, e, inside); len(c) != 1 || c[0].LogIndex != nil || c[0].AmountUnits != "3960000000000000" {
-		t.Fatalf("ETH confirmation: %+v", c)
-	}
-}
-
-// TestVerifyWalletPaymentWorkListPages: more payments pending than one page of the work list are
-// all followed and confirmed (none waits behind the others).
+// TestVerifyWalletPaymentWorkListPages: more hints pending than one page of the work list are
+// all followed (none waits behind the others), and each is told apart at its depth.
 func TestVerifyWalletPaymentWorkListPages(t *testing.T) {
 	e := newWalletEnv(t)
 	v := e.verifier(e.rpc).WithPage(2)
 	ids := make([]string, 5)
 	for i := range ids {
-		ids[i] = e.receipt(payMerchant, "USD", 300)
-		e.submitted(ids[i], "USDC", e.payUSDC(3_000_000))
+		var deposit common.Address
+		ids[i], deposit = e.depositReceipt(300)
+		e.submitted(ids[i], "USDC", e.revertingUSDC(deposit))
 	}
 	if out := e.pass(v); out.Followed != len(ids) {
 		t.Fatalf("followed %d of %d with pages of 2", out.Followed, len(ids))
 	}
 	e.b.Commit()
 	e.b.Commit()
-	if out := e.pass(v); len(out.Changes) != len(ids) {
-		t.Fatalf("confirmed %d of %d", len(out.Changes), len(ids))
+	if out := e.pass(v); out.Followed != 0 {
+		t.Fatalf("still followed after their depth: %d", out.Followed)
 	}
-}
-
-// TestVerifyWalletPaymentTwoInstances: two verifiers on one database confirm a payment once.
-func TestVerifyWalletPaymentTwoInstances(t *testing.T) {
-	e := newWalletEnv(t)
-	a, b := e.verifier(e.rpc), e.verifier(e.rpc)
-	ids := make([]string, 5)
-	for i := range ids {
-		ids[i] = e.receipt(payMerchant, "USD", money.Cents(100+i))
-		e.submitted(ids[i], "USDC", e.payUSDC(int64(100+i)*10_000))
-	}
-	e.pass(a)
-	e.pass(b)
-	e.b.Commit()
-	e.b.Commit()
-	var wg sync.WaitGroup
-	for _, v := range []*settlement.VerifyWalletPaymentsHandler{a, b} {
-		wg.Go(func() {
-			if _, err := v.Handle(e.ctx); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
 	for _, id := range ids {
-		if st, c := e.state(id), confirmedEvents(t, e, id); st.Status != receipt.StatusPaid || len(c) != 1 {
-			t.Fatalf("%s: %s with %d PaymentConfirmed, want paid once", id, st.Status, len(c))
+		if tel := e.telemetry(id); len(tel) != 1 {
+			t.Fatalf("%s: telemetry %+v", id, tel)
 		}
 	}
 }
@@ -533,8 +415,30 @@ func (s *switchedStore) Append(ctx context.Context, stream string, expected even
 	return s.Store.Append(ctx, stream, expected, evs...)
 }
 
-// paidThenReorgedAway pays a new receipt of 7 USD in USDC, lets verifier v confirm it at depth 2,
-// then forks the chain from before the paying block, which drops the transaction. It returns the
+// paidByDeposit records receipt id paid by tx in block, as the deposit follower does at depth
+// (PaymentConfirmed, verifiedBy chain, the block; the attempt of the submitted hash).
+func (e *walletEnv) paidByDeposit(id string, tx *types.Transaction, block common.Hash) {
+	e.t.Helper()
+	r, err := e.b.Client().TransactionReceipt(e.ctx, tx.Hash())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	_, res, err := commands.ChangeReceipt(e.ctx, e.store, id, eventstore.Metadata{}, func(st receipt.State) ([]receipt.Event, error) {
+		a, _ := st.Current()
+		return receipt.Confirm(st, receipt.PaymentConfirmed{AttemptID: a.ID, TransactionHash: strings.ToLower(tx.Hash().Hex()),
+			BuyerWallet: strings.ToLower(e.buyerAddr().Hex()), Token: "USDC", VerifiedBy: "chain", BlockNumber: r.BlockNumber.Uint64(),
+			BlockHash: strings.ToLower(block.Hex()), At: time.Now().UnixMilli()})
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.visible(res.Position)
+}
+
+// paidThenReorgedAway pays a new receipt of 7 USD in USDC at its deposit address (the hash
+// submitted), records it paid at depth 2 as the deposit follower does, has verifier v (not run
+// before: it resumes the audit from the read model) pass once, then forks the chain from before
+// the paying block, which drops the transaction. It returns the
 // receipt, the signed transaction (to mine again) and the replaced paying block.
 func (e *walletEnv) paidThenReorgedAway(v *settlement.VerifyWalletPaymentsHandler) (string, *types.Transaction, common.Hash) {
 	e.t.Helper()
@@ -542,13 +446,13 @@ func (e *walletEnv) paidThenReorgedAway(v *settlement.VerifyWalletPaymentsHandle
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	id := e.receipt(payMerchant, "USD", 700)
-	tx := e.payUSDC(7_000_000)
+	id, deposit := e.depositReceipt(700)
+	tx := e.payUSDCTo(deposit, 7_000_000)
 	e.submitted(id, "USDC", tx)
-	e.pass(v)
 	paying := e.b.Commit()
 	e.b.Commit()
-	if out := e.pass(v); len(out.Changes) != 1 || e.state(id).Status != receipt.StatusPaid {
+	e.paidByDeposit(id, tx, paying)
+	if out := e.pass(v); len(out.Changes) != 0 || e.state(id).Status != receipt.StatusPaid {
 		e.t.Fatalf("depth 2: %+v %s", out, e.state(id).Status)
 	}
 	if err := e.b.Fork(parent.Hash()); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/eventstore"
 )
 
 // waitChanges waits until the receipts read model holds each change (read-your-writes).
@@ -182,9 +183,15 @@ func (s *Server) walletPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.waitChanges(ctx, commands.ReceiptChange{ReceiptID: c.Param("id"), Result: out.Result})
-	// Paid comes only from the chain verifier reading the transaction receipt.
-	return c.JSON(http.StatusOK, map[string]any{"ok": true, "status": string(out.Status), "attemptId": out.AttemptID})
+	if out.Result.Position != (eventstore.Position{}) {
+		s.waitChanges(ctx, commands.ReceiptChange{ReceiptID: c.Param("id"), Result: out.Result})
+	}
+	// A hint (DESIGN 9): paid comes only from the chain's view of the receipt's deposit address.
+	body := map[string]any{"ok": true, "status": string(out.Status), "attemptId": out.AttemptID}
+	if out.Reverted {
+		body["code"] = commands.CodeTxReverted
+	}
+	return c.JSON(http.StatusOK, body)
 }
 
 func (s *Server) cronReconcile(c echo.Context) error {

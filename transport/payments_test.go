@@ -189,7 +189,7 @@ func TestProcessorEventsDriveStatusThroughTheGuards(t *testing.T) {
 }
 
 func TestFailureMappingAndRetry(t *testing.T) {
-	e := newEnv(t, nil)
+	e := newEnv(t, withDeposits)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "40")
 	e.processorEvent("evt_a1", id, "att_1", "cos_1", "fulfillment_processing", "")
@@ -211,15 +211,16 @@ func TestFailureMappingAndRetry(t *testing.T) {
 	if st := e.status(m, id2); st["failureCode"] != "PORTAL_PAY_FAILED" || st["providerErrorCode"] != "brand_new_code" || st["providerRequestId"] != nil {
 		t.Fatalf("unknown cause: %v", st)
 	}
-	// The customer retries with a wallet; its success wins, and failure fields go null.
+	// The customer retries with a wallet: its submitted hash is a hint (DESIGN 9), which never
+	// moves a receipt out of failed; only confirmed funds at the deposit address do.
 	hash := "0x" + strings.Repeat("ab", 32)
 	rec := e.do(req{method: http.MethodPost, path: "/api/portal/" + id + "/payment", body: `{"token":"USDC","transactionHash":"` + hash + `","buyerWallet":"0x` + strings.Repeat("9", 40) + `"}`})
-	if rec.Code != 200 || decode(t, rec)["status"] != "pending" {
+	if rec.Code != 200 || decode(t, rec)["status"] != "failed" {
 		t.Fatalf("wallet retry: %d %s", rec.Code, rec.Body)
 	}
 	st = e.status(m, id)
-	if st["status"] != "pending" || st["failureCode"] != nil || st["providerErrorCode"] != nil || st["token"] != "USDC" {
-		t.Fatalf("after retry: %v", st)
+	if st["status"] != "failed" || st["failureCode"] != "PORTAL_PAY_TRANSACTION_BLOCKED" {
+		t.Fatalf("after the hint: %v", st)
 	}
 }
 
@@ -280,7 +281,7 @@ func TestOnrampSessionsAndVerification(t *testing.T) {
 }
 
 func TestTelemetryAndWalletValidation(t *testing.T) {
-	e := newEnv(t, nil)
+	e := newEnv(t, withDeposits)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "9")
 	for _, ev := range []string{"link_opened", "checkout_initialized", "onramp_widget_loaded", "error", "checkout_closed"} {
@@ -314,7 +315,7 @@ func TestTelemetryAndWalletValidation(t *testing.T) {
 		t.Fatalf("wallet payment: %d %s", rec.Code, rec.Body)
 	}
 	if st := e.status(m, id); st["status"] != "pending" {
-		t.Fatalf("wallet submission: %v (must stay pending until the chain verifier confirms)", st)
+		t.Fatalf("wallet submission: %v (a hint: pending until the deposit address shows the payment)", st)
 	}
 }
 

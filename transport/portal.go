@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"html/template"
+	"math/big"
 	"net/http"
 	"regexp"
 	"slices"
@@ -50,7 +51,7 @@ func (s *Server) pageView(ctx context.Context, row readmodels.ReceiptRow) page.V
 	g := st.Receipt
 	v := page.View{ReceiptID: g.ReceiptID, BrandName: g.BrandName, Total: g.Total.String(), Currency: g.Currency,
 		Status: string(st.Status), Settled: isSettled(st.Status), InProgress: st.Status == receipt.StatusPending || st.Status == receipt.StatusACHPending, Payment: paymentView(st), Failure: failureView(st),
-		WalletOK: s.cfg.PaymentChain.Configured()}
+		WalletOK: s.cfg.PaymentChain.Configured(), ExpiresAt: g.ExpiresAt}
 	if shop, err := s.shops.Get(ctx, g.Merchant); err == nil {
 		if strings.TrimSpace(shop.Name) != "" {
 			v.BrandName = shop.Name
@@ -73,6 +74,10 @@ func (s *Server) pageView(ctx context.Context, row readmodels.ReceiptRow) page.V
 			}
 		}
 		v.Lines = append(v.Lines, line)
+	}
+	v.AmountReceived, v.AmountRequired = st.AmountReceived(), st.AmountRequired()
+	if v.AmountReceived != "" {
+		v.Underpaid = underpaid(v.AmountReceived, v.AmountRequired)
 	}
 	if !v.Settled {
 		v.Tokens = s.pageTokens(ctx)
@@ -138,7 +143,7 @@ func (s *Server) pageData(v page.View) map[string]any {
 		pc.Name = ChainName(pc.ChainID)
 	}
 	return map[string]any{
-		"receiptId": v.ReceiptID, "status": v.Status, "tokens": v.Tokens, "token": v.Token, "labels": labels,
+		"receiptId": v.ReceiptID, "status": v.Status, "tokens": v.Tokens, "token": v.Token, "labels": labels, "expiresAt": v.ExpiresAt,
 		"chain": map[string]any{"configured": pc.Configured(), "chainId": pc.ChainID, "name": pc.Name, "rpcUrl": pc.RPCURL},
 		"texts": map[string]any{
 			"userRejected":        catalogText("PORTAL_CHAIN_USER_REJECTED"),
@@ -153,12 +158,31 @@ func (s *Server) portalReceipt(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"receipt": publicReceiptView{receiptView: viewReceipt(row.State)}})
+	return c.JSON(http.StatusOK, map[string]any{"receipt": publicReceiptOf(row.State)})
 }
 
 // publicReceiptView is the receipt as anyone with its id sees it: without the merchant's
-// metadata, which is the merchant's own (DESIGN 9). The shadowing field, empty, drops it.
+// metadata, which is the merchant's own (DESIGN 9). The shadowing field, empty, drops it. The
+// payment by address (receiptView's depositView: where to pay, what is required and has
+// arrived, paidLate) and the end of its payment window (expiresAt, Unix ms; null for none).
 type publicReceiptView struct {
 	receiptView
-	Metadata *struct{} `json:"metadata,omitempty"`
+	Metadata  *struct{} `json:"metadata,omitempty"`
+	ExpiresAt *int64    `json:"expiresAt"`
+}
+
+// publicReceiptOf is st as publicReceiptView shows it.
+func publicReceiptOf(st receipt.State) publicReceiptView {
+	v := publicReceiptView{receiptView: viewReceipt(st)}
+	if at := st.ExpiresAt(); at > 0 {
+		v.ExpiresAt = &at
+	}
+	return v
+}
+
+// underpaid reports whether some but not all of the required amount arrived (decimal strings).
+func underpaid(received, required string) bool {
+	got, ok1 := new(big.Rat).SetString(received)
+	want, ok2 := new(big.Rat).SetString(required)
+	return ok1 && ok2 && got.Sign() > 0 && got.Cmp(want) < 0
 }

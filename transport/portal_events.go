@@ -110,11 +110,17 @@ type statusEvent struct {
 	Paid      bool          `json:"paid"`
 	Failure   *page.Failure `json:"failure"`
 	Payment   *page.Payment `json:"payment"`
+	// What arrived at the deposit address (confirmed; null until a transfer is seen) of what is
+	// required, so that the page shows an underpayment.
+	AmountRequired *string `json:"amountRequired"`
+	AmountReceived *string `json:"amountReceived"`
+	PaidLate       bool    `json:"paidLate"`
 }
 
 func statusEventOf(st receipt.State) statusEvent {
 	ev := statusEvent{ReceiptID: st.Receipt.ReceiptID, Status: string(st.Status),
-		Paid: st.Status == receipt.StatusPaid || st.Status == receipt.StatusReconciled}
+		Paid:           st.Status == receipt.StatusPaid || st.Status == receipt.StatusReconciled,
+		AmountRequired: nullable(st.AmountRequired()), AmountReceived: nullable(st.AmountReceived()), PaidLate: st.PaidLate()}
 	ev.Failure, ev.Payment = failureView(st), paymentView(st)
 	return ev
 }

@@ -18,26 +18,29 @@ import (
 	"github.com/payledger/payledger/readmodels"
 )
 
-// paymentRequest is what a wallet must send to pay a receipt in one token (DESIGN 8): the amount
-// the chain verifier will require, to the merchant's split, on the configured chain, and the
-// EIP-681 URI that says the same to a mobile wallet.
+// paymentRequest is what a wallet must send to pay a receipt in one token (DESIGN 9): the
+// required amount, to the receipt's own deposit address (never the split, never an address two
+// receipts share), on the configured chain, before the payment window ends, and the EIP-681 URI
+// that says the same to a mobile wallet.
 type paymentRequest struct {
 	ReceiptID    string `json:"receiptId"`
 	Token        string `json:"token"`
 	Amount       string `json:"amount"`      // decimal, in token units
 	AmountUnits  string `json:"amountUnits"` // integer, in base units
 	Decimals     uint8  `json:"decimals"`
-	Recipient    string `json:"recipient"`    // the merchant's split contract
+	Recipient    string `json:"recipient"`    // the receipt's deposit address
 	TokenAddress string `json:"tokenAddress"` // "" for ETH
 	ChainID      int64  `json:"chainId"`
 	URI          string `json:"uri"`
+	ExpiresAt    int64  `json:"expiresAt"` // Unix ms: the end of the payment window (0: none)
 }
 
-// paymentRequestOf computes the request of row in token. The required amount is the chain
-// verifier's: a stablecoin the receipt total (EUR through the latest recorded EUR/USD rate), any
-// other token its latest recorded quote, in base units rounded half up. Errors: 400 invalid_input
-// (no chain configured, a token the chain does not configure, no quote yet, a settled receipt),
-// commands.ErrSplitRequired, wrapped store errors.
+// paymentRequestOf computes the request of row in token. The required amount is the deposit
+// follower's (receipt.RequiredAmount): a stablecoin the receipt total (EUR through the latest
+// recorded EUR/USD rate), any other token its latest recorded quote, in base units rounded half
+// up. Errors: 400 invalid_input (no chain configured, a token the chain does not configure, no
+// quote yet, a settled receipt), commands.ErrSplitRequired (the receipt has no deposit address:
+// its merchant had no split), wrapped store errors.
 func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow, token string) (paymentRequest, error) {
 	st := row.State
 	if !slices.Contains(commands.PaymentTokens, token) {
@@ -50,11 +53,7 @@ func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow
 	if err := receipt.CanStartAttempt(st); err != nil {
 		return paymentRequest{}, err
 	}
-	sp, err := s.splits.Require(ctx, st.Receipt.Merchant)
-	if err != nil {
-		return paymentRequest{}, err
-	}
-	if !common.IsHexAddress(sp.Address) {
+	if !common.IsHexAddress(st.Receipt.DepositAddress) {
 		return paymentRequest{}, commands.ErrSplitRequired
 	}
 	req, err := s.requiredAmount(ctx, st, token)
@@ -62,7 +61,7 @@ func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow
 		return paymentRequest{}, err
 	}
 	units := req.Units(tok.Decimals)
-	recipient := common.HexToAddress(sp.Address).Hex()
+	recipient := common.HexToAddress(st.Receipt.DepositAddress).Hex()
 	chainID := s.cfg.PaymentChain.ChainID
 	var uri string
 	if tok.Address == "" {
@@ -72,7 +71,7 @@ func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow
 	}
 	return paymentRequest{ReceiptID: st.Receipt.ReceiptID, Token: token, Amount: unitsString(units, tok.Decimals),
 		AmountUnits: units.String(), Decimals: tok.Decimals, Recipient: recipient, TokenAddress: tok.Address,
-		ChainID: chainID, URI: uri}, nil
+		ChainID: chainID, URI: uri, ExpiresAt: st.Receipt.ExpiresAt}, nil
 }
 
 // requiredAmount is what the verifier requires of a payment of st in token

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 	"github.com/makiuchi-d/gozxing"
 	zxqr "github.com/makiuchi-d/gozxing/qrcode"
 
+	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -24,21 +26,47 @@ const portalUSDC = "0x00000000000000000000000000000000000a11ce"
 func portalEnv(t *testing.T) *env {
 	return newEnv(t, func(d *testDeps) {
 		d.Config.PaymentChain = PaymentChain{ChainID: 1337, Tokens: []PaymentToken{{Symbol: "USDC", Address: portalUSDC, Decimals: 6}}}
+		withDeposits(d)
 	})
 }
 
+// portalFactory is the deposit factory of the tests' receipts (nothing is deployed: the deposit
+// address is computed off-chain).
+var portalFactory = common.HexToAddress("0x" + strings.Repeat("f", 40))
+
+// withDeposits gives new receipts a deposit address (under portalFactory) and a payment window
+// of one hour.
+func withDeposits(d *testDeps) {
+	d.App.Deposits = chain.DepositAddresses{Factory: portalFactory}
+	d.App.PaymentWindow = time.Hour
+}
+
+// TestPortalPaymentRequestAndQR: the request, its QR code and the portal view name the receipt's
+// own deposit address (DESIGN 9), never the merchant's split, and the end of the payment window.
 func TestPortalPaymentRequestAndQR(t *testing.T) {
 	e := portalEnv(t)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "12.34")
-	split := common.HexToAddress("0x" + strings.Repeat("c", 40)).Hex()
+	split := common.HexToAddress("0x" + strings.Repeat("c", 40))
+	deposit := chain.DepositAddress(portalFactory, id, split).Hex()
 	usdc := common.HexToAddress(portalUSDC).Hex()
-	want := "ethereum:" + usdc + "@1337/transfer?address=" + split + "&uint256=12340000"
+	want := "ethereum:" + usdc + "@1337/transfer?address=" + deposit + "&uint256=12340000"
 
 	rec := e.do(req{method: http.MethodGet, path: "/api/portal/" + id + "/request?token=USDC"})
 	var r paymentRequest
-	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &r) != nil || r.URI != want || r.Amount != "12.34" || r.AmountUnits != "12340000" || r.Recipient != split {
-		t.Fatalf("USDC request: %d %s", rec.Code, rec.Body)
+	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &r) != nil || r.URI != want || r.Amount != "12.34" || r.AmountUnits != "12340000" ||
+		r.Recipient != deposit || r.Recipient == split.Hex() {
+		t.Fatalf("USDC request: %d %s; want the deposit %s", rec.Code, rec.Body, deposit)
+	}
+	view := decode(t, e.do(req{method: http.MethodGet, path: "/api/portal/" + id}))["receipt"].(map[string]any)
+	created, _ := view["createdAt"].(float64)
+	if r.ExpiresAt != int64(created)+time.Hour.Milliseconds() || view["expiresAt"] != float64(r.ExpiresAt) || view["depositAddress"] != deposit ||
+		view["amountRequired"] != "12.34" || view["amountReceived"] != nil || view["paidLate"] != false {
+		t.Fatalf("expiresAt %d; portal view %v", r.ExpiresAt, view)
+	}
+	page := e.do(req{method: http.MethodGet, path: "/portal/" + id}).Body.String()
+	if !strings.Contains(page, fmt.Sprintf(`"expiresAt":%d`, r.ExpiresAt)) || !strings.Contains(page, `id="time-left"`) {
+		t.Fatalf("the page does not carry the window's end %d:\n%s", r.ExpiresAt, page)
 	}
 	rec = e.do(req{method: http.MethodGet, path: "/api/portal/" + id + "/qr?token=USDC"})
 	if rec.Code != 200 || rec.Header().Get("Content-Type") != "image/png" {
@@ -71,11 +99,17 @@ func TestPortalPaymentRequestAndQR(t *testing.T) {
 	}
 	rec = e.do(req{method: http.MethodGet, path: "/api/portal/" + id + "/request?token=ETH"})
 	// 12.34 / 3000 = 0.00411333 (8 places) = 4113330000000000 wei
-	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &r) != nil || r.URI != "ethereum:"+split+"@1337?value=4113330000000000" || r.Amount != "0.00411333" {
+	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &r) != nil || r.URI != "ethereum:"+deposit+"@1337?value=4113330000000000" || r.Amount != "0.00411333" {
 		t.Fatalf("ETH request: %d %s", rec.Code, rec.Body)
 	}
 	if rec := e.do(req{method: http.MethodGet, path: "/api/portal/rcpt_nope/qr?token=USDC"}); rec.Code != 404 {
 		t.Fatalf("unknown receipt: %d", rec.Code)
+	}
+	// A merchant without a split: its receipts have no deposit address, so no request.
+	bare := e.receiptFor(e.merchant(false), "5")
+	if rec := e.do(req{method: http.MethodGet, path: "/api/portal/" + bare + "/request?token=USDC"}); rec.Code != http.StatusForbidden ||
+		!strings.Contains(rec.Body.String(), "split_required") {
+		t.Fatalf("no deposit address: %d %s", rec.Code, rec.Body)
 	}
 }
 
@@ -153,7 +187,8 @@ func TestPortalEventsStream(t *testing.T) {
 		t.Fatalf("stream ended: %v", lines.Err())
 		return nil
 	}
-	if ev := next(); ev["status"] != "generated" || ev["receiptId"] != id || ev["paid"] != false {
+	if ev := next(); ev["status"] != "generated" || ev["receiptId"] != id || ev["paid"] != false || ev["amountRequired"] != "3.00" ||
+		ev["amountReceived"] != nil || ev["paidLate"] != false {
 		t.Fatalf("first event %v", ev)
 	}
 	start := time.Now()

@@ -260,7 +260,7 @@ func (m *devMerchant) print(out io.Writer, created bool, split, shopName string)
 	if created {
 		state = "created"
 	}
-	apiFlag := "" // devchain pay's --api default; --api-key lets it read the split
+	apiFlag := "" // devchain pay's --api default
 	if m.base != "http://localhost:8080" {
 		apiFlag = " --api " + m.base
 	}
@@ -277,10 +277,10 @@ curl -s -X POST %s/api/orders -H 'Ocp-Apim-Subscription-Key: %s' -H 'Content-Typ
 
 Then:
   open the payment page:  %s/portal/<receiptId>
-  pay it on the development chain:  go run ./cmd/payledger devchain pay <receiptId>%s --api-key %s
+  pay it on the development chain:  go run ./cmd/payledger devchain pay <receiptId>%s
   read it back:  curl -s %s/api/receipts/<receiptId> -H 'Ocp-Apim-Subscription-Key: %s'
 `, m.wallet, state, filepath.Join(m.dir, devMerchantKeyFile), split, shopName, m.apiKey, filepath.Join(m.dir, devMerchantEnvFile),
-		m.base, m.apiKey, order, m.base, apiFlag, m.apiKey, m.base, m.apiKey)
+		m.base, m.apiKey, order, m.base, apiFlag, m.base, m.apiKey)
 }
 
 // devAPIError is an error answer of the service.

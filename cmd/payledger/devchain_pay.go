@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -67,20 +66,23 @@ func readDevchainEnv(path string) map[string]string {
 
 const devchainPayReceiptUsage = `usage:
   payledger devchain pay <receiptId> [--token USDC|USDT|ETH] [--api http://localhost:8080]
-                         [--key HEX] [--split 0xADDRESS] [--api-key plk_...] [--env-file PATH]
-      pays a receipt end to end: reads it from the service's public API (GET /api/portal/{id}),
-      quotes it in the token (POST /api/portal/{id}/quote), sends the transfer to the merchant's
-      split from a development account, and submits the hash (POST /api/portal/{id}/payment).
-      The chain, its tokens and the account default to what the running development chain wrote
-      to --env-file (default $DEVCHAIN_ENV_FILE or payledger-devchain.env in the temporary
-      directory); the split address is the page's, else --split, else GET /api/split/deploy
-      with --api-key (scope split:read of the merchant; default $PAYLEDGER_API_KEY, else the
-      key ` + "`payledger dev merchant`" + ` kept in .data/dev-merchant.env)
+                         [--key HEX] [--amount DECIMAL] [--submit] [--env-file PATH]
+      pays a receipt end to end as a phone wallet does: reads it from the service's public API
+      (GET /api/portal/{id}), quotes it in the token (POST /api/portal/{id}/quote), reads the
+      payment request (GET /api/portal/{id}/request?token=: the receipt's own deposit address
+      and the amount) and sends a plain transfer there from a development account. Nothing is
+      submitted: the service finds the transfer on chain. --submit also posts the hash
+      (POST /api/portal/{id}/payment) as the page's wallet button does (a hint: it never pays by
+      itself). --amount sends another amount than requested (in token units: an underpayment,
+      or the rest of one). The chain, its tokens and the account default to what the running
+      development chain wrote to --env-file (default $DEVCHAIN_ENV_FILE or payledger-devchain.env
+      in the temporary directory)
 `
 
 // receiptPayFlags are the options of `devchain pay <receiptId>`.
 type receiptPayFlags struct {
-	receiptID, api, token, key, split, apiKey, envFile, rpc, tokens string
+	receiptID, api, token, key, amount, envFile, rpc string
+	submit                                           bool
 }
 
 func parseReceiptPayFlags(cfg config, args []string) (receiptPayFlags, error) {
@@ -90,21 +92,16 @@ func parseReceiptPayFlags(cfg config, args []string) (receiptPayFlags, error) {
 	fs.StringVar(&p.api, "api", "http://localhost:8080", "the service's base URL")
 	fs.StringVar(&p.token, "token", "USDC", "USDC, USDT (CHAIN_TOKENS) or ETH")
 	fs.StringVar(&p.key, "key", "", "payer's private key (default: the development chain's first account)")
-	fs.StringVar(&p.split, "split", "", "the merchant's split address, when the page does not show it")
-	fs.StringVar(&p.apiKey, "api-key", os.Getenv("PAYLEDGER_API_KEY"), "a split:read key of the merchant, to read its split")
+	fs.StringVar(&p.amount, "amount", "", "send this amount (token units) instead of the requested one")
+	fs.BoolVar(&p.submit, "submit", false, "also submit the hash, as the page's wallet button does")
 	fs.StringVar(&p.envFile, "env-file", devchainEnvFile(), "the variables the development chain wrote")
 	fs.StringVar(&p.rpc, "rpc", "", "JSON-RPC URL (default: the env file's, ETH_RPC_URL, http://127.0.0.1:8545)")
-	fs.StringVar(&p.tokens, "tokens", "", "SYMBOL=0xaddress:decimals,... (default: the env file's, CHAIN_TOKENS)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return p, badUsage(err, devchainPayReceiptUsage)
 	}
 	vars := readDevchainEnv(p.envFile)
 	p.rpc = cmp.Or(p.rpc, vars["ETH_RPC_URL"], cfg.EthRPCURL, "http://127.0.0.1:8545")
-	p.tokens = cmp.Or(p.tokens, vars["CHAIN_TOKENS"], os.Getenv("CHAIN_TOKENS"))
 	p.key = cmp.Or(p.key, vars["DEVCHAIN_ACCOUNT_KEY"])
-	if p.apiKey == "" { // the key `payledger dev merchant` kept
-		p.apiKey = readDevchainEnv(filepath.Join(devDataDir(os.Getenv), devMerchantEnvFile))["PAYLEDGER_API_KEY"]
-	}
 	p.api = strings.TrimRight(p.api, "/")
 	if p.key == "" {
 		return p, fmt.Errorf("no --key and no development chain account in %s (is the development chain running?)\n%s", p.envFile, devchainPayReceiptUsage)
@@ -153,28 +150,6 @@ func findString(v any, key string) string {
 	return ""
 }
 
-// splitOf is where the receipt is paid: the address the page shows, else --split, else the
-// merchant's split read with its key.
-func splitOf(ctx context.Context, p receiptPayFlags, portal any) (string, error) {
-	if a := cmp.Or(findString(portal, "splitAddress"), p.split); a != "" {
-		if !common.IsHexAddress(a) {
-			return "", fmt.Errorf("split address %q is not an address", a)
-		}
-		return a, nil
-	}
-	if p.apiKey == "" {
-		return "", errors.New("the page does not show the split address: give --split 0x… or --api-key (split:read) of the merchant")
-	}
-	var sp splitAnswer
-	if err := apiCall(ctx, http.MethodGet, p.api+"/api/split/deploy", p.apiKey, nil, &sp); err != nil {
-		return "", err
-	}
-	if sp.Split.Address == nil || !common.IsHexAddress(*sp.Split.Address) {
-		return "", errors.New("the merchant has no split contract yet: POST /api/split/deploy first")
-	}
-	return *sp.Split.Address, nil
-}
-
 // baseUnits converts a decimal token amount to base units, rounding up: a payment never falls
 // short by rounding.
 func baseUnits(amount string, decimals uint8) (*big.Int, error) {
@@ -190,24 +165,47 @@ func baseUnits(amount string, decimals uint8) (*big.Int, error) {
 	return q, nil
 }
 
-// receiptToken is the address (zero for ETH) and decimals of the token symbol, from tokens
-// (CHAIN_TOKENS' format).
-func receiptToken(tokens, symbol string) (common.Address, uint8, error) {
-	if symbol == "ETH" {
-		return common.Address{}, 18, nil
-	}
-	list, err := chain.ParseTokens(tokens)
-	if err != nil {
-		return common.Address{}, 0, err
-	}
-	t, ok := chain.FindToken(list, symbol)
-	if !ok {
-		return common.Address{}, 0, fmt.Errorf("token %s is not in %q (--tokens, the env file or CHAIN_TOKENS)", symbol, tokens)
-	}
-	return t.Address, t.Decimals, nil
+// payRequest is the service's payment request (GET /api/portal/{id}/request?token=).
+type payRequest struct {
+	Token        string `json:"token"`
+	Amount       string `json:"amount"`
+	AmountUnits  string `json:"amountUnits"`
+	Decimals     uint8  `json:"decimals"`
+	Recipient    string `json:"recipient"`
+	TokenAddress string `json:"tokenAddress"`
+	ExpiresAt    int64  `json:"expiresAt"`
 }
 
-// devchainPayReceipt pays receipt p.receiptID end to end, printing each step.
+// requestOf quotes the receipt in token (an ETH quote, an EUR rate) and reads its payment request.
+func requestOf(ctx context.Context, p receiptPayFlags, token string) (payRequest, error) {
+	var q map[string]any
+	if err := apiCall(ctx, http.MethodPost, p.api+"/api/portal/"+p.receiptID+"/quote", "", map[string]string{"token": token}, &q); err != nil {
+		return payRequest{}, err
+	}
+	var req payRequest
+	if err := apiCall(ctx, http.MethodGet, p.api+"/api/portal/"+p.receiptID+"/request?token="+token, "", nil, &req); err != nil {
+		return req, err
+	}
+	if !common.IsHexAddress(req.Recipient) || (req.TokenAddress != "" && !common.IsHexAddress(req.TokenAddress)) {
+		return req, fmt.Errorf("the payment request has no deposit address: %+v", req)
+	}
+	return req, nil
+}
+
+// sendUnits is what to send: the request's amount, or --amount in base units.
+func sendUnits(p receiptPayFlags, req payRequest) (*big.Int, error) {
+	if p.amount != "" {
+		return baseUnits(p.amount, req.Decimals)
+	}
+	units, ok := new(big.Int).SetString(req.AmountUnits, 10)
+	if !ok || units.Sign() <= 0 {
+		return nil, fmt.Errorf("the payment request's amountUnits %q is not a positive integer", req.AmountUnits)
+	}
+	return units, nil
+}
+
+// devchainPayReceipt pays receipt p.receiptID by a plain transfer to its deposit address, printing
+// each step; --submit also posts the hash.
 func devchainPayReceipt(ctx context.Context, cfg config, log zerolog.Logger, args []string, stdout io.Writer) error {
 	p, err := parseReceiptPayFlags(cfg, args)
 	if err != nil {
@@ -224,40 +222,35 @@ func devchainPayReceipt(ctx context.Context, cfg config, log zerolog.Logger, arg
 	}
 	r, _ := portal["receipt"].(map[string]any)
 	fmt.Fprintf(stdout, "receipt %s: %v %v, status %v\n", p.receiptID, r["totalUsd"], r["currency"], r["status"])
-	split, err := splitOf(ctx, p, portal)
-	if err != nil {
-		return err
-	}
 	token := strings.ToUpper(p.token)
-	var q struct {
-		Amount string `json:"amount"`
-	}
-	if err := apiCall(ctx, http.MethodPost, p.api+"/api/portal/"+p.receiptID+"/quote", "", map[string]string{"token": token}, &q); err != nil {
-		return err
-	}
-	tokenAddr, decimals, err := receiptToken(p.tokens, token)
+	req, err := requestOf(ctx, p, token)
 	if err != nil {
 		return err
 	}
-	units, err := baseUnits(q.Amount, decimals)
+	units, err := sendUnits(p, req)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "quote: %s %s = %s base units, to the split %s\n", q.Amount, token, units, split)
-	tr := transfer{key: key, token: tokenAddr, to: common.HexToAddress(split), amount: units}
+	fmt.Fprintf(stdout, "request: %s %s = %s base units, to the deposit address %s\n", req.Amount, token, req.AmountUnits, req.Recipient)
+	tr := transfer{key: key, to: common.HexToAddress(req.Recipient), amount: units}
+	if req.TokenAddress != "" {
+		tr.token = common.HexToAddress(req.TokenAddress)
+	}
 	hash, err := sendTransfer(ctx, log, p.rpc, tr, true, io.Discard)
 	if err != nil {
 		return err
 	}
-	tx := hash.Hex()
-	fmt.Fprintf(stdout, "sent %s from %s (mined)\n", tx, buyer.Hex())
-	var sub map[string]any
-	if err := apiCall(ctx, http.MethodPost, p.api+"/api/portal/"+p.receiptID+"/payment", "",
-		map[string]string{"token": token, "transactionHash": tx, "buyerWallet": buyer.Hex()}, &sub); err != nil {
-		return err
+	fmt.Fprintf(stdout, "sent %s base units in %s from %s (mined, a plain transfer)\n", units, hash.Hex(), buyer.Hex())
+	if p.submit {
+		var sub map[string]any
+		if err := apiCall(ctx, http.MethodPost, p.api+"/api/portal/"+p.receiptID+"/payment", "",
+			map[string]string{"token": token, "transactionHash": hash.Hex(), "buyerWallet": buyer.Hex()}, &sub); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "submitted the hash as a hint: the receipt is %v\n", cmp.Or(findString(sub, "status"), "pending"))
 	}
-	fmt.Fprintf(stdout, "submitted: the receipt is %v; the verifier confirms it once the transaction is %d blocks deep, then the split is distributed\n",
-		cmp.Or(findString(sub, "status"), "pending"), max(cfg.ChainConfirmations, 1))
+	fmt.Fprintf(stdout, "the service finds the transfer on chain: pending when seen, paid once it is %d blocks deep, then swept and reconciled\n",
+		max(cfg.ChainConfirmations, 1))
 	fmt.Fprintf(stdout, "watch it: curl %s/api/portal/%s\n", p.api, p.receiptID)
 	return nil
 }

@@ -87,7 +87,7 @@ func (s *services) appDeps(cfg config, rpc *chain.RPC, log zerolog.Logger) (app.
 		Subscriptions: subs, Deposits: s.deposits.addresses, PaymentWindow: cfg.PaymentWindow,
 		PaymentMonitorWindow: cfg.PaymentMonitorWindow,
 		Chain: app.Chain{RPC: rpc, Tokens: cfg.ChainTokens, Confirmations: cfg.ChainConfirmations, SplitChain: splitOps, SplitOperator: splitSender,
-			Charger: subscriptionCharger(cfg, subs, rpc, s.pool, s.store, log)}}
+			Charger: subscriptionCharger(cfg, subs, rpc, s.pool, s.store, log), Transactions: chainTransactions(cfg, rpc)}}
 	if cfg.EthRPCURL != "" {
 		d.Chain.Dial = func(ctx context.Context, waiting string) (*chain.RPC, error) {
 			return dialUntilAnswered(ctx, cfg, log, waiting)

@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/commands"
 )
 
 // Pace of the background dial of a node that does not answer: redialFirst, doubling to redialMax.
@@ -36,4 +37,13 @@ func dialChain(ctx context.Context, cfg config, log zerolog.Logger) (*chain.RPC,
 	}
 	log.Info().Int64("chain_id", cfg.ChainID).Int("confirmations", cfg.ChainConfirmations).Msg("chain connected")
 	return rpc, nil
+}
+
+// chainTransactions is what the payment page's submitted hashes are checked against: the chain
+// dialed at start, nil without one (a hint is then taken unchecked; it never pays anyway).
+func chainTransactions(cfg config, rpc *chain.RPC) commands.ChainTransactions {
+	if rpc == nil {
+		return nil
+	}
+	return chain.NewTransactionCredits(rpc, cfg.ChainTokens)
 }

@@ -140,9 +140,15 @@ type View struct {
 	InProgress bool
 	Payment    *Payment
 	Failure    *Failure
-	Tokens     []string // the currency choice
-	Token      string   // the one selected first
-	WalletOK   bool     // a chain is configured: QR and wallet button
+	// AmountReceived of AmountRequired (decimal strings, in the requested token) once a transfer
+	// to the deposit address was seen ("" before): an underpaid receipt shows what is missing.
+	AmountReceived, AmountRequired string
+	// Underpaid: confirmed transfers brought less than required; the controls stay, for the rest.
+	Underpaid bool
+	ExpiresAt int64    // Unix ms: the end of the payment window (0: none); the script counts down
+	Tokens    []string // the currency choice
+	Token     string   // the one selected first
+	WalletOK  bool     // a chain is configured: QR and wallet button
 	// Data is what the script needs, as JSON in a non-executed script block.
 	Data any
 }
@@ -256,7 +262,9 @@ const pageHTML = `<!doctype html>
 </section>
 
 <p id="in-progress"{{if not .InProgress}} hidden{{end}}>A payment is being confirmed. This page updates by itself.</p>
-{{if not .Settled}}<section id="pay" aria-labelledby="pay-title"{{if .InProgress}} hidden{{end}}>
+<p id="received"{{if not .AmountReceived}} hidden{{end}}>Received <strong id="amount-received">{{.AmountReceived}}</strong> of <strong id="amount-required">{{.AmountRequired}}</strong></p>
+<p id="time-left" hidden></p>
+{{if not .Settled}}<section id="pay" aria-labelledby="pay-title"{{if and .InProgress (not .Underpaid)}} hidden{{end}}>
 <h2 id="pay-title">Pay</h2>
 {{if .Tokens}}<p class="field"><label for="token">Currency</label>
 <select id="token" name="token">{{range .Tokens}}<option value="{{.}}"{{if eq . $.Token}} selected{{end}}>{{.}}</option>{{end}}</select></p>

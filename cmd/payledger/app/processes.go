@@ -25,6 +25,8 @@ type Chain struct {
 	// required); SplitOperator signs from CHAIN_OPERATOR_KEY (nil: nothing is deployed or released).
 	SplitChain    settlement.SplitChain
 	SplitOperator *settlement.OperatorSender
+	// Transactions reads a submitted hash's transaction (nil: no chain; hints go unchecked).
+	Transactions commands.ChainTransactions
 	// Charger charges subscriptions (nil: not configured; the charging routes answer 503).
 	Charger *settlement.ChargeSubscriptionsHandler
 }

@@ -69,12 +69,43 @@
     $("instr-amount").textContent = trim(r.amount);
     $("instr-token").textContent = r.token + (r.tokenAddress ? " (token contract " + r.tokenAddress + ")" : " (native ETH)");
     $("instr-chain").textContent = cfg.chain.name + " (chain id " + r.chainId + ")";
-    $("address").textContent = r.recipient;
+    $("address").textContent = r.recipient; // the receipt's own deposit address, never the split
+    expiresAt = r.expiresAt || expiresAt;
+    tick();
     $("uri").setAttribute("href", r.uri);
     $("uri").textContent = r.uri;
     $("qr").setAttribute("src", base + "/qr?token=" + encodeURIComponent(r.token));
     $("qr").setAttribute("data-uri", r.uri);
   }
+  // ---- time left (the payment window; the ETH quote is honoured until it ends) ----
+  var expiresAt = cfg.expiresAt || 0;
+  var ticking = null;
+  function tick() {
+    var el = $("time-left");
+    if (!el || !expiresAt || settled.indexOf(lastStatus) >= 0) { if (el) el.hidden = true; return; }
+    var left = Math.floor((expiresAt - Date.now()) / 1000);
+    el.hidden = false;
+    if (left <= 0) {
+      el.textContent = "The payment window has ended; a payment sent now may still be recognised as late.";
+    } else {
+      var h = Math.floor(left / 3600), m = Math.floor(left % 3600 / 60), sec = left % 60;
+      el.textContent = "Time left to pay: " + (h ? h + " h " : "") + m + " min " + (sec < 10 ? "0" : "") + sec + " s";
+    }
+    el.setAttribute("data-expires-at", String(expiresAt));
+    if (!ticking) ticking = setInterval(tick, 1000);
+  }
+  // received shows amountReceived of amountRequired once a transfer was seen; true when underpaid.
+  function received(s) {
+    var el = $("received");
+    if (!el) return false;
+    if (s.amountReceived === null || s.amountReceived === undefined || !s.amountRequired) { el.hidden = true; return false; }
+    $("amount-received").textContent = trim(s.amountReceived);
+    $("amount-required").textContent = trim(s.amountRequired);
+    el.hidden = settled.indexOf(s.status) >= 0 && !(Number(s.amountReceived) > Number(s.amountRequired));
+    var got = Number(s.amountReceived), want = Number(s.amountRequired);
+    return got > 0 && got < want;
+  }
+
   function setBusy(b) {
     ["pay-wallet"].forEach(function (k) { var el = $(k); if (el) el.disabled = b; });
   }
@@ -194,10 +225,13 @@
       f.appendChild(d); f.appendChild(a); f.hidden = false;
     } else if (s.status !== "failed") { f.hidden = true; }
     var busy = s.status === "pending" || s.status === "ach_pending";
+    var under = received(s);
     $("in-progress").hidden = !busy;
-    if ($("pay")) $("pay").hidden = busy; // no second payment while one is being confirmed
+    // No second payment while one is being confirmed, except the rest of an underpayment.
+    if ($("pay")) $("pay").hidden = busy && !under;
     if (settled.indexOf(s.status) >= 0) {
       $("in-progress").hidden = true;
+      tick();
       var pay = $("pay");
       if (pay) pay.parentNode.removeChild(pay);
       if (s.payment) {
@@ -243,5 +277,6 @@
   telemetry("link_opened");
   if (sel && settled.indexOf(lastStatus) < 0) requote(sel.value);
   if (closing.indexOf(lastStatus) < 0) listen();
+  tick();
   document.documentElement.setAttribute("data-ready", "1");
 })();

@@ -1,0 +1,76 @@
+package chain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/payledger/payledger/commands"
+)
+
+// TransactionCredits is the submitted-hash check's port (commands.ChainTransactions) over a
+// Client: what a transaction moved, in the configured tokens (CHAIN_TOKENS) and in ETH.
+type TransactionCredits struct {
+	c      Client
+	tokens []Token
+}
+
+var _ commands.ChainTransactions = (*TransactionCredits)(nil)
+
+// NewTransactionCredits reads transactions on c; only tokens count as ERC-20 transfers.
+func NewTransactionCredits(c Client, tokens []Token) *TransactionCredits {
+	return &TransactionCredits{c: c, tokens: tokens}
+}
+
+// Transaction reads the receipt of hash: not mined (unknown) is Mined false; a reverted one moved
+// nothing. A successful one lists every Transfer log of a configured token and the transaction's
+// own ETH value (LogIndex -1). ETH moved by a contract on the sender's behalf (an internal call)
+// is not listed: the deposit follower finds it by the deposit's balance. Errors: RPC errors.
+func (t *TransactionCredits) Transaction(ctx context.Context, hash string) (commands.MinedTransaction, error) {
+	h := common.HexToHash(hash)
+	r, err := t.c.TransactionReceipt(ctx, h)
+	if errors.Is(err, ErrNotFound) {
+		return commands.MinedTransaction{}, nil
+	}
+	if err != nil {
+		return commands.MinedTransaction{}, fmt.Errorf("chain: receipt of %s: %w", hash, err)
+	}
+	out := commands.MinedTransaction{Mined: true, Reverted: r.Status != types.ReceiptStatusSuccessful, BlockNumber: r.BlockNumber.Uint64()}
+	if out.Reverted {
+		return out, nil
+	}
+	out.Credits = t.tokenCredits(derefLogs(r.Logs))
+	tx, err := t.c.TransactionByHash(ctx, h)
+	if err != nil {
+		return commands.MinedTransaction{}, fmt.Errorf("chain: transaction %s: %w", hash, err)
+	}
+	if to := tx.Tx.To(); to != nil && tx.Tx.Value().Sign() > 0 {
+		out.Credits = append(out.Credits, commands.ChainCredit{To: strings.ToLower(to.Hex()), Token: "ETH", LogIndex: -1,
+			AmountUnits: tx.Tx.Value().String()})
+	}
+	return out, nil
+}
+
+// tokenCredits are the Transfer logs of configured tokens among logs.
+func (t *TransactionCredits) tokenCredits(logs []types.Log) []commands.ChainCredit {
+	var out []commands.ChainCredit
+	for _, l := range logs {
+		if len(l.Topics) != 3 || l.Topics[0] != TransferTopic || len(l.Data) != 32 {
+			continue
+		}
+		for _, tok := range t.tokens {
+			if tok.Address != l.Address {
+				continue
+			}
+			to := common.BytesToAddress(l.Topics[2].Bytes())
+			out = append(out, commands.ChainCredit{To: strings.ToLower(to.Hex()), Token: tok.Symbol, LogIndex: int(l.Index),
+				AmountUnits: new(big.Int).SetBytes(l.Data).String()})
+		}
+	}
+	return out
+}
