@@ -109,11 +109,30 @@ func (e *sweepEnv) payDeposit(id, deposit, token string, units int64) {
 func (e *sweepEnv) credit(id string, seen receipt.DepositTransferSeen) {
 	e.t.Helper()
 	seen.At = time.Now().UnixMilli()
-	_, _, err := commands.ChangeReceipt(e.ctx, e.store, id, eventstore.Metadata{Actor: "test"}, func(s receipt.State) ([]receipt.Event, error) {
+	_, res, err := commands.ChangeReceipt(e.ctx, e.store, id, eventstore.Metadata{Actor: "test"}, func(s receipt.State) ([]receipt.Event, error) {
 		return receipt.ObserveDeposit(s, receipt.DepositObservation{Transfer: seen, Confirmed: true, At: seen.At})
 	})
 	if err != nil {
 		e.t.Fatal(err)
+	}
+	e.projected(id, res.Version)
+}
+
+// projected waits until the receipts read model, which the sweeper's candidates come from, holds
+// version of receipt id: the projection runs behind the append, further behind on a busy machine.
+func (e *sweepEnv) projected(id string, version uint64) {
+	e.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var v uint64
+		err := e.pool.QueryRow(e.ctx, `SELECT version FROM receipts WHERE receipt_id = $1`, id).Scan(&v)
+		if err == nil && v >= version {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("receipt %s not projected at version %d: %d, %v", id, version, v, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
