@@ -121,6 +121,32 @@ func onlyFirstEvents(events []eventstore.RecordedEvent) bool {
 	return true
 }
 
+// statuses are the loaded receipts' statuses before a batch.
+func statuses(states map[string]receipt.State) map[string]receipt.Status {
+	before := make(map[string]receipt.Status, len(states))
+	for id, st := range states {
+		before[id] = st.Status
+	}
+	return before
+}
+
+// eventFacts adds what one event records besides its receipt's state (st, after the event): the
+// merchants' event-log entries (not for history being replayed) and the deposit credit it makes.
+func (r Receipts) eventFacts(st receipt.State, ev receipt.Event, e eventstore.RecordedEvent, replayed bool,
+	endpointEvents *[]readmodels.NewEvent, credits *[]readmodels.DepositCredit) {
+	switch d := ev.(type) {
+	case receipt.SplitDistributed:
+		if !replayed {
+			*endpointEvents = append(*endpointEvents, r.splitEvent(st, d, e))
+		}
+	case receipt.DepositTransferSeen:
+		*credits = append(*credits, readmodels.DepositCredit{TransactionHash: d.TransactionHash, LogIndex: d.LogIndex, ReceiptID: st.Receipt.ReceiptID})
+		if !replayed {
+			*endpointEvents = append(*endpointEvents, detectedEvent(st, d, e))
+		}
+	}
+}
+
 // fold applies events to the loaded states and queues the writes.
 func (r Receipts) fold(events []eventstore.RecordedEvent, ids []string, states map[string]receipt.State, versions map[string]uint64,
 	mark eventstore.Position, writes *pgx.Batch) error {
@@ -129,10 +155,7 @@ func (r Receipts) fold(events []eventstore.RecordedEvent, ids []string, states m
 	var credits []readmodels.DepositCredit // transfers to deposit addresses: which receipt each credits
 	firstPos := map[string]eventstore.Position{}
 	dirty := map[string]bool{}
-	before := make(map[string]receipt.Status, len(states))
-	for id, st := range states {
-		before[id] = st.Status
-	}
+	before := statuses(states)
 	for _, e := range events {
 		id, ok := strings.CutPrefix(e.StreamID, ReceiptStreamPrefix)
 		if !ok || e.Version <= versions[id] {
@@ -147,15 +170,7 @@ func (r Receipts) fold(events []eventstore.RecordedEvent, ids []string, states m
 		}
 		states[id], versions[id], dirty[id] = receipt.Evolve(states[id], ev), e.Version, true
 		replayed[id] = !mark.Less(e.Position)
-		if d, ok := ev.(receipt.SplitDistributed); ok && !replayed[id] {
-			endpointEvents = append(endpointEvents, r.splitEvent(states[id], d, e))
-		}
-		if d, ok := ev.(receipt.DepositTransferSeen); ok {
-			credits = append(credits, readmodels.DepositCredit{TransactionHash: d.TransactionHash, LogIndex: d.LogIndex, ReceiptID: id})
-			if !replayed[id] {
-				endpointEvents = append(endpointEvents, detectedEvent(states[id], d, e))
-			}
-		}
+		r.eventFacts(states[id], ev, e, replayed[id], &endpointEvents, &credits)
 	}
 	if r.Shadow == "" {
 		readmodels.QueueDepositCredits(writes, credits)
