@@ -96,7 +96,7 @@ func (s *Server) postPricing(c echo.Context) error {
 	var out []readmodels.Price
 	positive := func(name string, n json.Number) error { return rateInRange(name, n, tokenRateRange) }
 	for token, n := range req.Tokens {
-		if token == "USDC" || token == "USDT" {
+		if receipt.IsStable(token) {
 			return InvalidInput(token + " is fixed at 1 USD")
 		}
 		if !contains(pricedAssets[:3], token) {
