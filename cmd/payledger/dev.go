@@ -267,7 +267,7 @@ func (m *devMerchant) print(out io.Writer, created bool, split, shopName string)
 	order := `{"items":[{"sku":"DEV-COFFEE","qty":2},{"sku":"DEV-BAGEL","qty":1}]}`
 	fmt.Fprintf(out, `
 merchant wallet:  %s (%s; key in %s)
-split address:    %s (payments go here)
+split address:    %s (each receipt's deposit is swept here, then shared out)
 shop:             %s, items DEV-COFFEE 4.50 USD and DEV-BAGEL 3.25 USD
 API key:          %s (every scope; kept in %s)
 
