@@ -225,19 +225,7 @@ func (e *depositEnv) step(d *settlement.DepositDetector) settlement.StepResult {
 // synced waits until every receipt's row reflects its whole stream.
 func (e *depositEnv) synced() {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var behind bool
-		e.ok(e.pool.QueryRow(e.ctx, `SELECT EXISTS (SELECT 1 FROM receipts r
-			WHERE r.version < (SELECT max(version) FROM events e WHERE e.stream_id = 'receipt-' || r.receipt_id))`).Scan(&behind))
-		if !behind {
-			return
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatal("receipts read model did not catch up")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	awaitReceiptsProjected(e.t, e.ctx, e.pool)
 }
 
 func (e *depositEnv) state(id string) receipt.State {

@@ -45,6 +45,7 @@ func (e *depositEnv) windowedReceipt(total money.Cents, created, expiresAt time.
 		ExpiresAt: expiresAt.UnixMilli()}
 	_, _, err := commands.GenerateReceipt(e.ctx, e.store, created, eventstore.Metadata{}, g)
 	e.ok(err)
+	e.synced() // the window's due list is read from the read model
 	return id
 }
 
@@ -84,6 +85,7 @@ func TestPaymentWindowOnChain(t *testing.T) {
 	e.want(under, receipt.StatusPending, "4.00")
 
 	clock.advance(time.Hour)
+	e.synced()
 	got, err := window.Handle(e.ctx)
 	if err != nil || len(got) != 2 {
 		t.Fatalf("expired %v (%v), want both", got, err)

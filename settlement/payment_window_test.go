@@ -72,6 +72,7 @@ func (e *windowEnv) receipt() string {
 	if _, _, err := commands.GenerateReceipt(e.ctx, e.store, now, eventstore.Metadata{}, g); err != nil {
 		e.t.Fatalf("generate: %v", err)
 	}
+	awaitReceiptsProjected(e.t, e.ctx, e.pool) // the window's due list is read there
 	return id
 }
 
@@ -81,6 +82,7 @@ func (e *windowEnv) change(id string, decide func(receipt.State) ([]receipt.Even
 	if _, _, err := commands.ChangeReceipt(e.ctx, e.store, id, eventstore.Metadata{}, decide); err != nil {
 		e.t.Fatalf("change %s: %v", id, err)
 	}
+	awaitReceiptsProjected(e.t, e.ctx, e.pool)
 }
 
 // deposit reports a USDC transfer of units base units to id's deposit address, confirmed, now.
