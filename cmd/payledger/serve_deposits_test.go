@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -23,46 +24,99 @@ import (
 // wallet (no hash submitted anywhere) makes the receipt pending, then paid, with the amounts on
 // the status read.
 func TestServeDepositPaidByPlainTransfer(t *testing.T) {
+	d := newDepositServe(t)
+	payDepositAndWait(t, d.c, d.apiKey, d.id, d.deposit, d.vars, d.accounts[0], d.out.String)
+}
+
+// A transfer mined while serve is stopped is found after its restart: the detector resumes from
+// the last block it processed (chain_cursors), and the restarted serve finds the factory the
+// first one deployed in the database.
+func TestServeDepositPaidWhileServeWasStopped(t *testing.T) {
+	d := newDepositServe(t)
+	d.stop()
+	sendDeposit(t, d.vars, d.accounts[0], d.deposit)
+	base, out, stop := startServeStoppable(t, d.serveVars)
+	t.Cleanup(stop)
+	c := &e2eClient{t: t, base: base}
+	waitDepositPaid(t, c, d.apiKey, d.id, d.deposit, d.accounts[0], out.String)
+	if first, again := factoryIn(d.out.String()), factoryIn(out.String()); first == "" || again != first {
+		t.Errorf("factory before the restart %q, after %q", first, again)
+	}
+}
+
+// factoryIn is the deposit factory a serve log says it uses.
+func factoryIn(log string) string {
+	m := regexp.MustCompile(`"factory":"(0x[0-9a-fA-F]{40})"`).FindStringSubmatch(log)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// depositServe is serve on the development chain (factory deployed by serve), a merchant with its
+// split and a 12.50 USD receipt with its deposit address.
+type depositServe struct {
+	vars, serveVars     map[string]string
+	accounts            [][]string
+	c                   *e2eClient
+	apiKey, id, deposit string
+	out                 *syncBuffer
+	stop                func()
+}
+
+func newDepositServe(t *testing.T) *depositServe {
 	t.Setenv("DEVCHAIN_ENV_FILE", filepath.Join(t.TempDir(), "devchain.env"))
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	var chainOut, chainErr devchainOut
 	go func() {
 		run(ctx, []string{"devchain", "--port", "0", "--block-interval", "500ms"}, noEnv, &chainOut, &chainErr)
 	}()
-	vars, accounts := readDevchainBanner(t, &chainOut, &chainErr)
+	d := &depositServe{}
+	d.vars, d.accounts = readDevchainBanner(t, &chainOut, &chainErr)
 	platform := strings.ToLower(crypto.PubkeyToAddress(mustKey(t).PublicKey).Hex())
-	serveVars := map[string]string{"DATABASE_URL": pgtest.URL(t), "EMBEDDED_POSTGRES": "off", "PLATFORM_RECIPIENT": platform}
+	d.serveVars = map[string]string{"DATABASE_URL": pgtest.URL(t), "EMBEDDED_POSTGRES": "off", "PLATFORM_RECIPIENT": platform}
 	for _, k := range []string{"ETH_RPC_URL", "CHAIN_ID", "CHAIN_TOKENS", "CHAIN_OPERATOR_KEY", "SPEND_PERMISSION_MANAGER"} {
-		serveVars[k] = vars[k] // DEPOSIT_FACTORY left out: serve deploys one
+		d.serveVars[k] = d.vars[k] // DEPOSIT_FACTORY left out: serve deploys one
 	}
-	base, serveOut, stopServe := startServeStoppable(t, serveVars)
-	t.Cleanup(stopServe)
-	c := &e2eClient{t: t, base: base}
+	var base string
+	base, d.out, d.stop = startServeStoppable(t, d.serveVars)
+	t.Cleanup(d.stop)
+	d.c = &e2eClient{t: t, base: base}
 	merchantKey := mustKey(t)
 	merchant := strings.ToLower(crypto.PubkeyToAddress(merchantKey.PublicKey).Hex())
-	apiKey := createKey(t, ctx, serveVars, merchant, "receipts:write,receipts:read,split:read", "e2e")
-	c.login(merchantKey)
-	if code, m := c.call(http.MethodPost, "/api/split/deploy", "", map[string]any{}); code != http.StatusOK && code != http.StatusCreated {
-		t.Fatalf("split deploy: %d %v\n%s", code, m, serveOut.String())
+	d.apiKey = createKey(t, ctx, d.serveVars, merchant, "receipts:write,receipts:read,split:read", "e2e")
+	d.c.login(merchantKey)
+	if code, m := d.c.call(http.MethodPost, "/api/split/deploy", "", map[string]any{}); code != http.StatusOK && code != http.StatusCreated {
+		t.Fatalf("split deploy: %d %v\n%s", code, m, d.out.String())
 	}
-	code, m := c.call(http.MethodPost, "/api/receipts", apiKey, map[string]any{"lineItems": []map[string]any{{"label": "Coffee", "priceUsd": 12.5}}, "totalUsd": 12.5})
+	code, m := d.c.call(http.MethodPost, "/api/receipts", d.apiKey, map[string]any{"lineItems": []map[string]any{{"label": "Coffee", "priceUsd": 12.5}}, "totalUsd": 12.5})
 	if code != http.StatusCreated {
 		t.Fatalf("create receipt: %d %v", code, m)
 	}
-	id := findString(m, "receiptId")
-	_, m = c.call(http.MethodGet, "/api/receipts/"+id, apiKey, nil)
+	d.id = findString(m, "receiptId")
+	_, m = d.c.call(http.MethodGet, "/api/receipts/"+d.id, d.apiKey, nil)
 	r, _ := m["receipt"].(map[string]any)
-	deposit, _ := r["depositAddress"].(string)
-	if !common.IsHexAddress(deposit) || r["amountRequired"] != "12.50" || r["amountReceived"] != nil || r["paidLate"] != false {
-		t.Fatalf("receipt before payment: %v\n%s", r, serveOut.String())
+	d.deposit, _ = r["depositAddress"].(string)
+	if !common.IsHexAddress(d.deposit) || r["amountRequired"] != "12.50" || r["amountReceived"] != nil || r["paidLate"] != false {
+		t.Fatalf("receipt before payment: %v\n%s", r, d.out.String())
 	}
-	payDepositAndWait(t, c, apiKey, id, deposit, vars, accounts[0], serveOut.String)
+	return d
 }
 
 // payDepositAndWait sends 12.50 USDC from account to deposit by a plain transfer and waits until
 // the status read says paid with the amounts.
 func payDepositAndWait(t *testing.T, c *e2eClient, apiKey, id, deposit string, vars map[string]string, account []string, logs func() string) {
+	sendDeposit(t, vars, account, deposit)
+	seen := waitDepositPaid(t, c, apiKey, id, deposit, account, logs)
+	if seen[0] != "generated" && seen[0] != "pending" {
+		t.Errorf("statuses seen %v", seen)
+	}
+}
+
+// sendDeposit sends 12.50 USDC from account to deposit by a plain transfer and waits until it is
+// mined.
+func sendDeposit(t *testing.T, vars map[string]string, account []string, deposit string) {
 	ec, err := ethclient.Dial(vars["ETH_RPC_URL"])
 	if err != nil {
 		t.Fatal(err)
@@ -74,9 +128,20 @@ func payDepositAndWait(t *testing.T, c *e2eClient, apiKey, id, deposit string, v
 	}
 	opts, _ := bind.NewKeyedTransactorWithChainID(key, big.NewInt(chain.DevChainID))
 	usdc := common.HexToAddress(strings.Split(strings.Split(vars["CHAIN_TOKENS"], "USDC=")[1], ":")[0])
-	if _, err := chain.SendToken(opts, ec, usdc, common.HexToAddress(deposit), big.NewInt(12_500_000)); err != nil {
+	tx, err := chain.SendToken(opts, ec, usdc, common.HexToAddress(deposit), big.NewInt(12_500_000))
+	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := bind.WaitMined(ctx, ec, tx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitDepositPaid waits until the status read says paid (or reconciled) with the deposit's
+// amounts and returns the statuses it saw.
+func waitDepositPaid(t *testing.T, c *e2eClient, apiKey, id, deposit string, account []string, logs func() string) []string {
 	var seen []string
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		_, m := c.call(http.MethodGet, "/api/receipts/status?receiptId="+id, apiKey, nil)
@@ -87,13 +152,10 @@ func payDepositAndWait(t *testing.T, c *e2eClient, apiKey, id, deposit string, v
 			if m["amountReceived"] != "12.50" || m["depositAddress"] != deposit || !strings.EqualFold(findString(m, "buyerWallet"), account[1]) {
 				t.Fatalf("paid status read: %v", m)
 			}
-			break
+			return seen
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("statuses %v\n%s", seen, logs())
 		}
-	}
-	if seen[0] != "generated" && seen[0] != "pending" {
-		t.Errorf("statuses seen %v", seen)
 	}
 }
