@@ -189,20 +189,5 @@ func (e *sweepEnv) sweepTxs() int {
 
 // sweptEvents is receipt id's DepositSwept events.
 func (e *sweepEnv) sweptEvents(id string) []receipt.DepositSwept {
-	e.t.Helper()
-	evs, err := commands.ReadReceiptEvents(e.ctx, e.store, id)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	var out []receipt.DepositSwept
-	for _, ev := range evs {
-		if ev.Type == receipt.EventDepositSwept {
-			d, err := receipt.Decode(ev.Type, ev.Data)
-			if err != nil {
-				e.t.Fatal(err)
-			}
-			out = append(out, d.(receipt.DepositSwept))
-		}
-	}
-	return out
+	return eventsOf[receipt.DepositSwept](e.distEnv, id, receipt.EventDepositSwept)
 }

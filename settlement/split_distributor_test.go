@@ -191,19 +191,24 @@ func (e *distEnv) state(id string) receipt.State {
 
 // distributed returns receipt id's SplitDistributed events.
 func (e *distEnv) distributed(id string) []receipt.SplitDistributed {
+	return eventsOf[receipt.SplitDistributed](e, id, receipt.EventSplitDistributed)
+}
+
+// eventsOf returns receipt id's events of type typ, decoded.
+func eventsOf[T receipt.Event](e *distEnv, id, typ string) []T {
 	e.t.Helper()
 	evs, err := commands.ReadReceiptEvents(e.ctx, e.store, id)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	var out []receipt.SplitDistributed
+	var out []T
 	for _, ev := range evs {
-		if ev.Type == receipt.EventSplitDistributed {
+		if ev.Type == typ {
 			d, err := receipt.Decode(ev.Type, ev.Data)
 			if err != nil {
 				e.t.Fatal(err)
 			}
-			out = append(out, d.(receipt.SplitDistributed))
+			out = append(out, d.(T))
 		}
 	}
 	return out
