@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"net/http"
 	"path/filepath"
@@ -104,14 +105,34 @@ func newDepositServe(t *testing.T) *depositServe {
 	return d
 }
 
-// payDepositAndWait sends 12.50 USDC from account to deposit by a plain transfer and waits until
-// the status read says paid with the amounts.
+// payDepositAndWait sends 12.50 USDC from account to deposit by a plain transfer, waits until
+// the status read says paid with the amounts, and checks the receipt's history: the transfer was
+// seen, then confirmed, then paid. (Which statuses the polling saw depends on timing: a transfer
+// first found already deep enough is paid in the same append that records it seen.)
 func payDepositAndWait(t *testing.T, c *e2eClient, apiKey, id, deposit string, vars map[string]string, account []string, logs func() string) {
 	sendDeposit(t, vars, account, deposit)
-	seen := waitDepositPaid(t, c, apiKey, id, deposit, account, logs)
-	if seen[0] != "generated" && seen[0] != "pending" {
-		t.Errorf("statuses seen %v", seen)
+	waitDepositPaid(t, c, apiKey, id, deposit, account, logs)
+	code, h := c.call(http.MethodGet, "/api/receipts/"+id+"/events", apiKey, nil)
+	evs, _ := h["events"].([]any)
+	var types []string
+	for _, e := range evs {
+		if m, ok := e.(map[string]any); ok {
+			types = append(types, fmt.Sprint(m["type"]))
+		}
 	}
+	if code != http.StatusOK || !inOrder(types, "DepositTransferSeen", "DepositTransferConfirmed", "PaymentConfirmed") {
+		t.Errorf("history %d: %v", code, types)
+	}
+}
+
+// inOrder reports whether want occur in got in that order (others may come between).
+func inOrder(got []string, want ...string) bool {
+	for _, g := range got {
+		if len(want) > 0 && g == want[0] {
+			want = want[1:]
+		}
+	}
+	return len(want) == 0
 }
 
 // sendDeposit sends 12.50 USDC from account to deposit by a plain transfer and waits until it is
@@ -140,8 +161,8 @@ func sendDeposit(t *testing.T, vars map[string]string, account []string, deposit
 }
 
 // waitDepositPaid waits until the status read says paid (or reconciled) with the deposit's
-// amounts and returns the statuses it saw.
-func waitDepositPaid(t *testing.T, c *e2eClient, apiKey, id, deposit string, account []string, logs func() string) []string {
+// amounts.
+func waitDepositPaid(t *testing.T, c *e2eClient, apiKey, id, deposit string, account []string, logs func() string) {
 	var seen []string
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		_, m := c.call(http.MethodGet, "/api/receipts/status?receiptId="+id, apiKey, nil)
@@ -152,7 +173,7 @@ func waitDepositPaid(t *testing.T, c *e2eClient, apiKey, id, deposit string, acc
 			if m["amountReceived"] != "12.50" || m["depositAddress"] != deposit || !strings.EqualFold(findString(m, "buyerWallet"), account[1]) {
 				t.Fatalf("paid status read: %v", m)
 			}
-			return seen
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("statuses %v\n%s", seen, logs())
