@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,6 +86,25 @@ func (c *chain) mined(tx *types.Transaction, err error) *types.Receipt {
 		c.t.Fatalf("transaction %s reverted", tx.Hash())
 	}
 	return r
+}
+
+// adjustTime seals an empty block d later. The simulated backend refuses while its pool lists a
+// transaction as pending, and the pool drops a mined one from that list asynchronously, after the
+// new head reaches it (under load, some time after WaitMined returned), so the refusal is retried
+// until the pool has caught up.
+func (c *chain) adjustTime(d time.Duration) {
+	c.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := c.backend.AdjustTime(d)
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "non-empty block") || time.Now().After(deadline) {
+			c.t.Fatalf("adjust time: %v", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func (c *chain) ethBalance(a common.Address) *big.Int {
@@ -380,9 +400,7 @@ func TestSpendPermissionSignedApprovalAndPeriodicSpend(t *testing.T) {
 	}
 
 	// The next period has a fresh allowance.
-	if err := c.backend.AdjustTime(period * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	c.adjustTime(period * time.Second)
 	c.mined(manager.Spend(c.opts(operator), perm, big.NewInt(5_000_000)))
 	c.mined(manager.Spend(c.opts(operator), perm, big.NewInt(5_000_000)))
 	wantBig(t, "customer balance", tokenBalance(t, tok, addr(customer)), big.NewInt(84_000_000))
@@ -399,9 +417,7 @@ func TestSpendPermissionSignedApprovalAndPeriodicSpend(t *testing.T) {
 	if _, err := manager.Revoke(c.opts(operator), perm); revertName(t, contracts.SpendPermissionManagerMetaData, err) != "InvalidSender" {
 		t.Errorf("revoke by the spender through revoke(): %v, want InvalidSender", err)
 	}
-	if err := c.backend.AdjustTime(period * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	c.adjustTime(period * time.Second)
 	c.mined(manager.Revoke(c.opts(customer), perm))
 	if ok, err := manager.IsRevoked(nil, perm); err != nil || !ok {
 		t.Errorf("isRevoked after revoke = %v, %v", ok, err)
@@ -447,14 +463,10 @@ func TestSpendPermissionDirectApproveAndWindow(t *testing.T) {
 	if _, err := manager.Spend(c.opts(operator), perm, big.NewInt(1)); revertName(t, contracts.SpendPermissionManagerMetaData, err) != "BeforeSpendPermissionStart" {
 		t.Errorf("spend before start: %v, want BeforeSpendPermissionStart", err)
 	}
-	if err := c.backend.AdjustTime(3600 * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	c.adjustTime(3600 * time.Second)
 	c.mined(manager.Spend(c.opts(operator), perm, big.NewInt(1_000_000)))
 	// Ended.
-	if err := c.backend.AdjustTime(2 * 3600 * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	c.adjustTime(2 * 3600 * time.Second)
 	if _, err := manager.Spend(c.opts(operator), perm, big.NewInt(1)); revertName(t, contracts.SpendPermissionManagerMetaData, err) != "AfterSpendPermissionEnd" {
 		t.Errorf("spend after end: %v, want AfterSpendPermissionEnd", err)
 	}
