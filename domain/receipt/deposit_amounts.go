@@ -72,7 +72,12 @@ func (s State) AmountReceived() string {
 
 // Covered says whether the confirmed transfers pay the receipt: the shares of the requirement
 // they cover (each against its own token's required amount less its tolerance) add up to one.
-func (s State) Covered() bool {
+func (s State) Covered() bool { return s.coveredShare().Cmp(big.NewRat(1, 1)) >= 0 }
+
+// coveredShare is the share of the requirement the confirmed transfers cover, each transfer's
+// base units against its own token's threshold; a transfer in a token that cannot be priced
+// covers nothing.
+func (s State) coveredShare() *big.Rat {
 	share := new(big.Rat)
 	for _, c := range s.Credits {
 		if !c.Counts() {
@@ -88,7 +93,43 @@ func (s State) Covered() bool {
 		threshold.Mul(threshold, big.NewRat(int64(10000-r.ToleranceBps), 10000))
 		share.Add(share, new(big.Rat).Quo(new(big.Rat).SetInt(units), threshold))
 	}
-	return share.Cmp(big.NewRat(1, 1)) >= 0
+	return share
+}
+
+// AmountDue is what a payment in token, of decimals, must still bring in base units (DueUnits
+// with the receipt's own requirement in token). Errors: those of RequiredAmount (the token
+// cannot be priced yet).
+func (s State) AmountDue(token string, decimals uint8) (*big.Int, error) {
+	r, err := s.requiredIn(token)
+	if err != nil {
+		return nil, err
+	}
+	return s.DueUnits(r, decimals), nil
+}
+
+// DueUnits is what a payment whose requirement is req, in a token of decimals, must still bring
+// in base units: req less the share the confirmed transfers already cover (coveredShare, as
+// Covered judges them; a transfer not yet confirmed may still leave the chain, so it reduces
+// nothing), never below zero. It is rounded up: paying exactly it makes Covered true, where a
+// half-up rounding could leave the payment a fraction of a base unit short of the threshold.
+// Nothing received: the whole requirement, rounded up.
+func (s State) DueUnits(req Required, decimals uint8) *big.Int {
+	rest := new(big.Rat).Sub(big.NewRat(1, 1), s.coveredShare())
+	if rest.Sign() <= 0 || req.Amount == nil || req.Amount.Sign() <= 0 {
+		return new(big.Int)
+	}
+	due := rest.Mul(rest, req.Amount)
+	due.Mul(due, new(big.Rat).SetInt(pow10(decimals)))
+	return ceil(due)
+}
+
+// ceil is the smallest integer not below the non-negative r.
+func ceil(r *big.Rat) *big.Int {
+	q, m := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
+	if m.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	return q
 }
 
 func pow10(d uint8) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d)), nil) }
