@@ -18,29 +18,33 @@ import (
 	"github.com/payledger/payledger/readmodels"
 )
 
-// paymentRequest is what a wallet must send to pay a receipt in one token (DESIGN 9): the
-// required amount, to the receipt's own deposit address (never the split, never an address two
-// receipts share), on the configured chain, before the payment window ends, and the EIP-681 URI
-// that says the same to a mobile wallet.
+// paymentRequest is what a wallet must send to pay a receipt in one token (DESIGN 9): what is
+// still due (the required amount less what confirmed transfers already cover), to the receipt's
+// own deposit address (never the split, never an address two receipts share), on the configured
+// chain, before the payment window ends, and the EIP-681 URI that says the same to a mobile
+// wallet.
 type paymentRequest struct {
-	ReceiptID    string `json:"receiptId"`
-	Token        string `json:"token"`
-	Amount       string `json:"amount"`      // decimal, in token units
-	AmountUnits  string `json:"amountUnits"` // integer, in base units
-	Decimals     uint8  `json:"decimals"`
-	Recipient    string `json:"recipient"`    // the receipt's deposit address
-	TokenAddress string `json:"tokenAddress"` // "" for ETH
-	ChainID      int64  `json:"chainId"`
-	URI          string `json:"uri"`
-	ExpiresAt    int64  `json:"expiresAt"` // Unix ms: the end of the payment window (0: none)
+	ReceiptID      string `json:"receiptId"`
+	Token          string `json:"token"`
+	Amount         string `json:"amount"`         // decimal, in token units: what is still due
+	AmountUnits    string `json:"amountUnits"`    // integer, in base units: what is still due
+	AmountRequired string `json:"amountRequired"` // decimal, in token units: the whole requirement
+	Decimals       uint8  `json:"decimals"`
+	Recipient      string `json:"recipient"`    // the receipt's deposit address
+	TokenAddress   string `json:"tokenAddress"` // "" for ETH
+	ChainID        int64  `json:"chainId"`
+	URI            string `json:"uri"`
+	ExpiresAt      int64  `json:"expiresAt"` // Unix ms: the end of the payment window (0: none)
 }
 
 // paymentRequestOf computes the request of row in token. The required amount is the deposit
 // follower's (receipt.RequiredAmount): a stablecoin the receipt total (EUR through the latest
-// recorded EUR/USD rate), any other token its latest recorded quote, in base units rounded half
-// up. Errors: 400 invalid_input (no chain configured, a token the chain does not configure, no
-// quote yet, a settled receipt), commands.ErrSplitRequired (the receipt has no deposit address:
-// its merchant had no split), wrapped store errors.
+// recorded EUR/USD rate), any other token its latest recorded quote; the request asks for what
+// the confirmed transfers leave of it (receipt.State.DueUnits, rounded up to the base unit), so
+// that a customer who scans again after a partial payment sends the rest. Errors: 400
+// invalid_input (no chain configured, a token the chain does not configure, no quote yet, a
+// settled receipt), commands.ErrSplitRequired (the receipt has no deposit address: its merchant
+// had no split), wrapped store errors.
 func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow, token string) (paymentRequest, error) {
 	st := row.State
 	if !slices.Contains(commands.PaymentTokens, token) {
@@ -60,7 +64,8 @@ func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow
 	if err != nil {
 		return paymentRequest{}, err
 	}
-	units := req.Units(tok.Decimals)
+	units := st.DueUnits(req, tok.Decimals)
+	whole := receipt.State{}.DueUnits(req, tok.Decimals) // nothing received: the whole requirement
 	recipient := common.HexToAddress(st.Receipt.DepositAddress).Hex()
 	chainID := s.cfg.PaymentChain.ChainID
 	var uri string
@@ -70,8 +75,8 @@ func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow
 		uri = fmt.Sprintf("ethereum:%s@%d/transfer?address=%s&uint256=%s", tok.Address, chainID, recipient, units)
 	}
 	return paymentRequest{ReceiptID: st.Receipt.ReceiptID, Token: token, Amount: unitsString(units, tok.Decimals),
-		AmountUnits: units.String(), Decimals: tok.Decimals, Recipient: recipient, TokenAddress: tok.Address,
-		ChainID: chainID, URI: uri, ExpiresAt: st.Receipt.ExpiresAt}, nil
+		AmountUnits: units.String(), AmountRequired: unitsString(whole, tok.Decimals), Decimals: tok.Decimals,
+		Recipient: recipient, TokenAddress: tok.Address, ChainID: chainID, URI: uri, ExpiresAt: st.Receipt.ExpiresAt}, nil
 }
 
 // requiredAmount is what the verifier requires of a payment of st in token
