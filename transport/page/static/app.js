@@ -1,8 +1,9 @@
 // payledger payment page. The receipt, its lines and its status are rendered by the server; this
-// script adds the currency choice (re-quote, amount, instructions, QR), the wallet button (an
-// EIP-1193 provider: accounts, chain, transfer, then the hash to the service), the card or bank
-// button (onramp) and the live status (server-sent events, polling as a fallback). The page
-// never decides a status: it only shows what the service says.
+// script adds the currency choice (re-quote, amount, instructions, QR: what is still due, read
+// again when what arrived changes), the wallet button (an EIP-1193 provider: accounts, chain,
+// transfer, then the hash to the service), the card or bank button (onramp) and the live status
+// (server-sent events, polling as a fallback). The page never decides a status: it only shows
+// what the service says.
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
@@ -48,17 +49,33 @@
         render();
         return;
       }
-      return fetch(base + "/request?token=" + encodeURIComponent(token)).then(function (res) {
-        return res.json().then(function (b) {
-          if (!res.ok) throw new Error("wallet payment details are not available: " + (b.message || ("HTTP " + res.status)));
-          if (($("token") || {}).value !== token) return; // another choice came since
-          current = b;
-          render();
-        });
-      });
+      return readRequest(token);
     }).catch(function (e) {
       show($("quote-error"), "This currency cannot be used now: " + e.message);
     }).then(function () { setBusy(false); });
+  }
+  // The request asks for what is still due, so it is read again (without a new quote: the held
+  // one stands) when what arrived changes; the answer of the latest read wins, since an older
+  // one may predate the transfer.
+  var reads = 0;
+  function readRequest(token) {
+    var n = ++reads;
+    return fetch(base + "/request?token=" + encodeURIComponent(token)).then(function (res) {
+      return res.json().then(function (b) {
+        if (!res.ok) throw new Error("wallet payment details are not available: " + (b.message || ("HTTP " + res.status)));
+        if (n !== reads || ($("token") || {}).value !== token) return; // a newer read or another choice came since
+        current = b;
+        render();
+      });
+    });
+  }
+  var lastReceived = null; // amountReceived as the status last said (null: nothing seen)
+  function receivedChanged(s) {
+    if (s.amountReceived === undefined || s.amountReceived === lastReceived) return;
+    lastReceived = s.amountReceived;
+    var sel = $("token");
+    if (!cfg.chain.configured || !sel || settled.indexOf(s.status) >= 0) return;
+    readRequest(sel.value).catch(function () { /* settled or expired meanwhile: the status says so */ });
   }
   function trim(a) { a = String(a); return a.indexOf(".") >= 0 ? a.replace(/\.?0+$/, "") : a; }
   function render() {
@@ -74,7 +91,8 @@
     tick();
     $("uri").setAttribute("href", r.uri);
     $("uri").textContent = r.uri;
-    $("qr").setAttribute("src", base + "/qr?token=" + encodeURIComponent(r.token));
+    // The amount is in the address only so that a new amount loads a new image (the route ignores it).
+    $("qr").setAttribute("src", base + "/qr?token=" + encodeURIComponent(r.token) + "&units=" + encodeURIComponent(r.amountUnits));
     $("qr").setAttribute("data-uri", r.uri);
   }
   // ---- time left (the payment window; the ETH quote is honoured until it ends) ----
@@ -226,6 +244,7 @@
     } else if (s.status !== "failed") { f.hidden = true; }
     var busy = s.status === "pending" || s.status === "ach_pending";
     var under = received(s);
+    receivedChanged(s);
     $("in-progress").hidden = !busy;
     // No second payment while one is being confirmed, except the rest of an underpayment.
     if ($("pay")) $("pay").hidden = busy && !under;
