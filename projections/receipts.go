@@ -147,15 +147,42 @@ func (r Receipts) eventFacts(st receipt.State, ev receipt.Event, e eventstore.Re
 	}
 }
 
+// folded is what folding a batch's events into the loaded states found, besides the states.
+type folded struct {
+	replayed       map[string]bool // receipts whose last change in this batch is history being replayed
+	firstPos       map[string]eventstore.Position
+	dirty          map[string]bool
+	endpointEvents []readmodels.NewEvent
+	credits        []readmodels.DepositCredit // transfers to deposit addresses: which receipt each credits
+}
+
 // fold applies events to the loaded states and queues the writes.
 func (r Receipts) fold(events []eventstore.RecordedEvent, ids []string, states map[string]receipt.State, versions map[string]uint64,
 	mark eventstore.Position, writes *pgx.Batch) error {
-	replayed := map[string]bool{} // receipts whose last change in this batch is history being replayed
-	var endpointEvents []readmodels.NewEvent
-	var credits []readmodels.DepositCredit // transfers to deposit addresses: which receipt each credits
-	firstPos := map[string]eventstore.Position{}
-	dirty := map[string]bool{}
 	before := statuses(states)
+	f, err := r.evolveAll(events, states, versions, mark)
+	if err != nil {
+		return err
+	}
+	if r.Shadow == "" {
+		readmodels.QueueDepositCredits(writes, f.credits)
+	}
+	rows, notify, changed := r.stateChanges(ids, states, versions, before, f)
+	if err := r.queueEndpointEvents(writes, f.endpointEvents); err != nil {
+		return err
+	}
+	if err := readmodels.QueueStates(writes, r.table(), rows); err != nil {
+		return err
+	}
+	r.queueNotifications(writes, states, notify)
+	readmodels.QueueReceiptsChanged(writes, changed)
+	return nil
+}
+
+// evolveAll folds the batch's events, past the stored versions, into states and versions.
+func (r Receipts) evolveAll(events []eventstore.RecordedEvent, states map[string]receipt.State, versions map[string]uint64,
+	mark eventstore.Position) (*folded, error) {
+	f := &folded{replayed: map[string]bool{}, firstPos: map[string]eventstore.Position{}, dirty: map[string]bool{}}
 	for _, e := range events {
 		id, ok := strings.CutPrefix(e.StreamID, ReceiptStreamPrefix)
 		if !ok || e.Version <= versions[id] {
@@ -163,24 +190,25 @@ func (r Receipts) fold(events []eventstore.RecordedEvent, ids []string, states m
 		}
 		ev, err := receipt.Decode(e.Type, e.Data)
 		if err != nil {
-			return fmt.Errorf("receipts projector at %s: %w", e.Position, err)
+			return nil, fmt.Errorf("receipts projector at %s: %w", e.Position, err)
 		}
 		if e.Version == 1 {
-			firstPos[id] = e.Position
+			f.firstPos[id] = e.Position
 		}
-		states[id], versions[id], dirty[id] = receipt.Evolve(states[id], ev), e.Version, true
-		replayed[id] = !mark.Less(e.Position)
-		r.eventFacts(states[id], ev, e, replayed[id], &endpointEvents, &credits)
+		states[id], versions[id], f.dirty[id] = receipt.Evolve(states[id], ev), e.Version, true
+		f.replayed[id] = !mark.Less(e.Position)
+		r.eventFacts(states[id], ev, e, f.replayed[id], &f.endpointEvents, &f.credits)
 	}
-	if r.Shadow == "" {
-		readmodels.QueueDepositCredits(writes, credits)
-	}
-	batch := writes
-	var changed []string // receipts that existed before this batch: status caches may hold them
-	var rows []readmodels.StateRow
-	var notify []string // receipts whose status change is owed a webhook
+	return f, nil
+}
+
+// stateChanges returns the rows to write, the receipts whose status change is owed a webhook,
+// and those that existed before this batch (status caches may hold them); it adds the status
+// changes to f's event-log entries.
+func (r Receipts) stateChanges(ids []string, states map[string]receipt.State, versions map[string]uint64,
+	before map[string]receipt.Status, f *folded) (rows []readmodels.StateRow, notify, changed []string) {
 	for _, id := range ids {
-		if !dirty[id] || !states[id].Exists {
+		if !f.dirty[id] || !states[id].Exists {
 			continue
 		}
 		if _, existed := before[id]; existed && r.Shadow == "" {
@@ -188,37 +216,44 @@ func (r Receipts) fold(events []eventstore.RecordedEvent, ids []string, states m
 		}
 		st := states[id]
 		old, existed := before[id]
-		rows = append(rows, readmodels.StateRow{State: st, Version: versions[id], First: firstPos[id], New: !existed})
+		rows = append(rows, readmodels.StateRow{State: st, Version: versions[id], First: f.firstPos[id], New: !existed})
 		if !existed { // generated in this batch: generation itself is not a status change
 			old = receipt.StatusGenerated
 		}
-		if old != st.Status && st.Receipt.WebhookURL != "" && !replayed[id] && r.Shadow == "" {
+		if old != st.Status && st.Receipt.WebhookURL != "" && !f.replayed[id] && r.Shadow == "" {
 			notify = append(notify, id)
 		}
-		if old != st.Status && !replayed[id] {
-			endpointEvents = append(endpointEvents, r.statusEvent(st))
+		if old != st.Status && !f.replayed[id] {
+			f.endpointEvents = append(f.endpointEvents, r.statusEvent(st))
 		}
 	}
-	if r.EndpointData != nil && r.Shadow == "" {
-		if err := readmodels.QueueEvents(batch, endpointEvents); err != nil {
-			return err
-		}
-		if len(endpointEvents) > 0 && r.queued != nil {
-			r.queued.Store(true) // wakes the dispatcher's endpoint worker
-		}
+	return rows, notify, changed
+}
+
+// queueEndpointEvents queues the merchants' event-log entries (live projector with an event log
+// only) and marks the batch as one that wakes the dispatcher.
+func (r Receipts) queueEndpointEvents(writes *pgx.Batch, endpointEvents []readmodels.NewEvent) error {
+	if r.EndpointData == nil || r.Shadow != "" {
+		return nil
 	}
-	if err := readmodels.QueueStates(batch, r.table(), rows); err != nil {
+	if err := readmodels.QueueEvents(writes, endpointEvents); err != nil {
 		return err
 	}
+	if len(endpointEvents) > 0 && r.queued != nil {
+		r.queued.Store(true) // wakes the dispatcher's endpoint worker
+	}
+	return nil
+}
+
+// queueNotifications queues the webhook notifications of the receipts in notify.
+func (r Receipts) queueNotifications(writes *pgx.Batch, states map[string]receipt.State, notify []string) {
 	for _, id := range notify {
 		st := states[id]
-		readmodels.QueueNotification(batch, id, st.Receipt.Merchant, st.Receipt.WebhookURL, st.IdempotencyKey())
+		readmodels.QueueNotification(writes, id, st.Receipt.Merchant, st.Receipt.WebhookURL, st.IdempotencyKey())
 		if r.queued != nil {
 			r.queued.Store(true)
 		}
 	}
-	readmodels.QueueReceiptsChanged(batch, changed)
-	return nil
 }
 
 // Reset implements Projector.

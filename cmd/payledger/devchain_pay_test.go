@@ -24,7 +24,6 @@ import (
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/chain/contracts"
-	"github.com/payledger/payledger/migrations/pgtest"
 )
 
 // e2eClient speaks to a running serve as a merchant's tools and a customer's browser would.
@@ -127,44 +126,13 @@ func (h *hooks) seen() string {
 // going pending -> paid -> reconciled through the router, with a webhook for each. A second
 // receipt is paid with --submit: the hash goes to the service as a hint.
 func TestWalletPaymentEndToEnd(t *testing.T) {
-	t.Setenv("DEVCHAIN_ENV_FILE", filepath.Join(t.TempDir(), "devchain.env"))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var chainOut, chainErr devchainOut
-	chainExit := make(chan int, 1)
-	go func() {
-		chainExit <- run(ctx, []string{"devchain", "--port", "0", "--block-interval", "500ms"}, noEnv, &chainOut, &chainErr)
-	}()
-	vars, _ := readDevchainBanner(t, &chainOut, &chainErr)
-
-	platform := strings.ToLower(crypto.PubkeyToAddress(mustKey(t).PublicKey).Hex())
-	serveVars := map[string]string{"DATABASE_URL": pgtest.URL(t), "EMBEDDED_POSTGRES": "off", "PLATFORM_RECIPIENT": platform}
-	for _, k := range []string{"ETH_RPC_URL", "CHAIN_ID", "CHAIN_TOKENS", "CHAIN_OPERATOR_KEY", "SPEND_PERMISSION_MANAGER", "DEPOSIT_FACTORY"} {
-		serveVars[k] = vars[k]
-	}
-	base, serveOut, stopServe := startServeStoppable(t, serveVars)
-	t.Cleanup(stopServe)
-	c := &e2eClient{t: t, base: base}
-
-	// The merchant: a wallet, a key, and a split the service deploys.
-	merchantKey := mustKey(t)
-	merchant := strings.ToLower(crypto.PubkeyToAddress(merchantKey.PublicKey).Hex())
-	apiKey := createKey(t, ctx, serveVars, merchant, "receipts:write,receipts:read,split:read", "e2e")
-	c.login(merchantKey)
-	if code, m := c.call(http.MethodPost, "/api/split/deploy", "", map[string]any{}); code != http.StatusOK && code != http.StatusCreated {
-		t.Fatalf("split deploy: %d %v\n%s", code, m, serveOut.String())
-	}
-
-	// The order, with a webhook receiver.
+	// The merchant (a wallet, a key, and a split the service deploys) and the order, with a
+	// webhook receiver.
 	hk := &hooks{}
 	receiver := httptest.NewServer(hk)
 	defer receiver.Close()
-	code, m := c.call(http.MethodPost, "/api/receipts", apiKey, map[string]any{
-		"lineItems": []map[string]any{{"label": "Coffee", "priceUsd": 12.5}}, "totalUsd": 12.5, "webhook_url": receiver.URL + "/hook"})
-	if code != http.StatusCreated {
-		t.Fatalf("create receipt: %d %v", code, m)
-	}
-	id := findString(m, "receiptId")
+	d := newDepositServe(t, withDevchainFactory(), withWebhook(receiver.URL+"/hook"))
+	ctx, cancel, c, apiKey, id, serveOut, stopServe := d.ctx, d.cancel, d.c, d.apiKey, d.id, d.out, d.stop
 
 	_, pm := c.call(http.MethodGet, "/api/portal/"+id, "", nil)
 	deposit := findString(pm["receipt"], "depositAddress")
@@ -214,7 +182,7 @@ func TestWalletPaymentEndToEnd(t *testing.T) {
 	}
 
 	// --submit: the same transfer, and its hash to the service as a hint.
-	code, m = c.call(http.MethodPost, "/api/receipts", apiKey, map[string]any{"lineItems": []map[string]any{{"label": "Tea", "priceUsd": 3}}, "totalUsd": 3})
+	code, m := c.call(http.MethodPost, "/api/receipts", apiKey, map[string]any{"lineItems": []map[string]any{{"label": "Tea", "priceUsd": 3}}, "totalUsd": 3})
 	if code != http.StatusCreated {
 		t.Fatalf("create receipt: %d %v", code, m)
 	}
@@ -239,7 +207,7 @@ func TestWalletPaymentEndToEnd(t *testing.T) {
 	}
 	stopServe()
 	cancel()
-	<-chainExit
+	<-d.chainExit
 }
 
 func mustKey(t *testing.T) *ecdsa.PrivateKey {

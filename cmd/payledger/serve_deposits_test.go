@@ -54,8 +54,9 @@ func factoryIn(log string) string {
 	return m[1]
 }
 
-// depositServe is serve on the development chain (factory deployed by serve), a merchant with its
-// split and a 12.50 USD receipt with its deposit address.
+// depositServe is serve on the development chain (factory deployed by serve, unless
+// withDevchainFactory), a merchant with its split and a 12.50 USD receipt with its deposit
+// address.
 type depositServe struct {
 	vars, serveVars     map[string]string
 	accounts            [][]string
@@ -63,35 +64,81 @@ type depositServe struct {
 	apiKey, id, deposit string
 	out                 *syncBuffer
 	stop                func()
+	ctx                 context.Context // cancelled (cancel) at the test's end: stops the devchain
+	cancel              func()
+	chainExit           <-chan int // the devchain command's exit code, once ctx is cancelled
 }
 
-func newDepositServe(t *testing.T) *depositServe {
+// depositServeOption changes what newDepositServe sets up.
+type depositServeOption func(*depositServeOptions)
+
+type depositServeOptions struct {
+	devchainFactory bool   // serve uses the factory the devchain deployed instead of deploying one
+	webhookURL      string // the receipt's webhook_url
+}
+
+// withDevchainFactory gives serve the devchain's DEPOSIT_FACTORY.
+func withDevchainFactory() depositServeOption {
+	return func(o *depositServeOptions) { o.devchainFactory = true }
+}
+
+// withWebhook generates the receipt with webhook_url url.
+func withWebhook(url string) depositServeOption {
+	return func(o *depositServeOptions) { o.webhookURL = url }
+}
+
+func newDepositServe(t *testing.T, options ...depositServeOption) *depositServe {
+	var o depositServeOptions
+	for _, opt := range options {
+		opt(&o)
+	}
 	t.Setenv("DEVCHAIN_ENV_FILE", filepath.Join(t.TempDir(), "devchain.env"))
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	var chainOut, chainErr devchainOut
-	go func() {
-		run(ctx, []string{"devchain", "--port", "0", "--block-interval", "500ms"}, noEnv, &chainOut, &chainErr)
-	}()
 	d := &depositServe{}
+	d.ctx, d.cancel = context.WithCancel(context.Background())
+	t.Cleanup(d.cancel)
+	var chainOut, chainErr devchainOut
+	chainExit := make(chan int, 1)
+	d.chainExit = chainExit
+	go func() {
+		chainExit <- run(d.ctx, []string{"devchain", "--port", "0", "--block-interval", "500ms"}, noEnv, &chainOut, &chainErr)
+	}()
 	d.vars, d.accounts = readDevchainBanner(t, &chainOut, &chainErr)
 	platform := strings.ToLower(crypto.PubkeyToAddress(mustKey(t).PublicKey).Hex())
 	d.serveVars = map[string]string{"DATABASE_URL": pgtest.URL(t), "EMBEDDED_POSTGRES": "off", "PLATFORM_RECIPIENT": platform}
-	for _, k := range []string{"ETH_RPC_URL", "CHAIN_ID", "CHAIN_TOKENS", "CHAIN_OPERATOR_KEY", "SPEND_PERMISSION_MANAGER"} {
-		d.serveVars[k] = d.vars[k] // DEPOSIT_FACTORY left out: serve deploys one
+	keys := []string{"ETH_RPC_URL", "CHAIN_ID", "CHAIN_TOKENS", "CHAIN_OPERATOR_KEY", "SPEND_PERMISSION_MANAGER"}
+	if o.devchainFactory {
+		keys = append(keys, "DEPOSIT_FACTORY") // else left out: serve deploys one
+	}
+	for _, k := range keys {
+		d.serveVars[k] = d.vars[k]
 	}
 	var base string
 	base, d.out, d.stop = startServeStoppable(t, d.serveVars)
 	t.Cleanup(d.stop)
 	d.c = &e2eClient{t: t, base: base}
+	d.merchantWithSplit(t)
+	d.generate(t, o.webhookURL)
+	return d
+}
+
+// merchantWithSplit logs a merchant in, with an API key, and has serve deploy its split.
+func (d *depositServe) merchantWithSplit(t *testing.T) {
 	merchantKey := mustKey(t)
 	merchant := strings.ToLower(crypto.PubkeyToAddress(merchantKey.PublicKey).Hex())
-	d.apiKey = createKey(t, ctx, d.serveVars, merchant, "receipts:write,receipts:read,split:read", "e2e")
+	d.apiKey = createKey(t, d.ctx, d.serveVars, merchant, "receipts:write,receipts:read,split:read", "e2e")
 	d.c.login(merchantKey)
 	if code, m := d.c.call(http.MethodPost, "/api/split/deploy", "", map[string]any{}); code != http.StatusOK && code != http.StatusCreated {
 		t.Fatalf("split deploy: %d %v\n%s", code, m, d.out.String())
 	}
-	code, m := d.c.call(http.MethodPost, "/api/receipts", d.apiKey, map[string]any{"lineItems": []map[string]any{{"label": "Coffee", "priceUsd": 12.5}}, "totalUsd": 12.5})
+}
+
+// generate creates the 12.50 USD receipt (with webhookURL unless "") and reads its deposit address.
+func (d *depositServe) generate(t *testing.T, webhookURL string) {
+	order := map[string]any{"lineItems": []map[string]any{{"label": "Coffee", "priceUsd": 12.5}}, "totalUsd": 12.5}
+	if webhookURL != "" {
+		order["webhook_url"] = webhookURL
+	}
+	code, m := d.c.call(http.MethodPost, "/api/receipts", d.apiKey, order)
 	if code != http.StatusCreated {
 		t.Fatalf("create receipt: %d %v", code, m)
 	}
@@ -102,7 +149,6 @@ func newDepositServe(t *testing.T) *depositServe {
 	if !common.IsHexAddress(d.deposit) || r["amountRequired"] != "12.50" || r["amountReceived"] != nil || r["paidLate"] != false {
 		t.Fatalf("receipt before payment: %v\n%s", r, d.out.String())
 	}
-	return d
 }
 
 // payDepositAndWait sends 12.50 USDC from account to deposit by a plain transfer, waits until

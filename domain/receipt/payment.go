@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"slices"
 	"strings"
+
+	"github.com/payledger/payledger/domain/money"
 )
 
 // statuses from which a new attempt may start and a payment may be under way.
@@ -211,4 +213,100 @@ func Quote(s State, token, tokenUSD, eurUSD string, at int64) (TokenQuoted, erro
 	amount := new(big.Rat).Quo(usd, price)
 	return TokenQuoted{Token: token, Amount: amount.FloatString(8), TokenUSDPrice: tokenUSD, EURUSDRate: eurUSD,
 		AmountUSD: usd.FloatString(2), At: at}, nil
+}
+
+// evolvePayment applies an attempt, its submission, verification or failure, or a quote
+// (Evolve's cases).
+func (s *State) evolvePayment(e Event) {
+	switch e := e.(type) {
+	case AttemptStarted:
+		s.withAttempt(Attempt{ID: e.AttemptID, Kind: e.Kind, SessionID: e.SessionID, SessionUnique: e.SessionUnique, StartedAt: e.At})
+		s.CurrentAttempt = e.AttemptID
+	case PaymentSubmitted:
+		if a, ok := s.Attempts[e.AttemptID]; ok {
+			a.Token, a.TransactionHash, a.BuyerWallet = e.Token, e.TransactionHash, e.BuyerWallet
+			s.withAttempt(a)
+		}
+		s.setStatus(StatusPending, e.At)
+	case ACHAccepted:
+		s.setStatus(StatusACHPending, e.At)
+	case PaymentConfirmed:
+		s.Payment, s.SettledStatus = paymentOf(e), StatusPaid
+		s.setStatus(StatusPaid, e.At)
+	case PaymentFailed:
+		f := Failure(e)
+		s.Failure = &f
+		s.setStatus(StatusFailed, e.At)
+	case TokenQuoted:
+		// Never a change of status: it records what the customer was quoted and at which rate.
+		s.QuotedToken = e.Token
+		s.holdQuote(e)
+		s.withQuote(e.Token, e.Amount)
+		if e.EURUSDRate != "" {
+			s.EURUSDRate = e.EURUSDRate
+		}
+	}
+}
+
+// evolveWithdrawal applies an ignored failure or a restored payment (Evolve's cases): the
+// chain's withdrawal of the paying transaction flags the receipt until PaymentRestored.
+func (s *State) evolveWithdrawal(e Event) {
+	switch e := e.(type) {
+	case FailureIgnored:
+		// Recorded for auditors; never a change of status.
+		if e.Code == CodeChainWithdrawn && s.Payment != nil && s.Payment.TransactionHash != "" {
+			s.ChainWithdrawnTx = s.Payment.TransactionHash
+		}
+	case PaymentRestored:
+		s.ChainWithdrawnTx = ""
+		if s.Payment != nil {
+			p := *s.Payment
+			p.BlockNumber, p.BlockHash = e.BlockNumber, e.BlockHash
+			s.Payment = &p
+		}
+	}
+}
+
+// evolveSettlement applies a split distribution or a refund (Evolve's cases).
+func (s *State) evolveSettlement(e Event) {
+	switch e := e.(type) {
+	case SplitDistributed:
+		s.SplitTxHash, s.SplitAt, s.SettledStatus = e.TransactionHash, e.At, StatusReconciled
+		if s.SplitTxHash == "" && len(e.TransactionHashes) > 0 {
+			s.SplitTxHash = e.TransactionHashes[0]
+		}
+		s.setStatus(StatusReconciled, e.At)
+	case RefundRequested:
+		s.RequestedCents += money.Cents(e.AmountCents)
+		s.setStatus(StatusRefundRequested, e.At)
+	case RefundProcessed:
+		s.refundProcessed(e)
+	}
+}
+
+// paymentOf is the verified payment a confirmation records.
+func paymentOf(e PaymentConfirmed) *Payment {
+	p := Payment{AttemptID: e.AttemptID, TransactionHash: e.TransactionHash, BuyerWallet: e.BuyerWallet, Token: e.Token,
+		VerifiedBy: e.VerifiedBy, Method: e.Method, BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, PaidLate: e.PaidLate, At: e.At}
+	if e.SourceAmountCents != nil {
+		c := money.Cents(*e.SourceAmountCents)
+		p.SourceAmount = &c
+	}
+	return &p
+}
+
+// refundProcessed applies a processed refund (evolveSettlement's case): refunded once the whole total is
+// back, else back to where the receipt was settled once no refund is requested any more.
+func (s *State) refundProcessed(e RefundProcessed) {
+	s.RefundedCents += money.Cents(e.AmountCents)
+	s.RequestedCents = max(0, s.RequestedCents-money.Cents(e.AmountCents))
+	if e.TransactionHash != "" {
+		s.RefundTxHashes = append(append([]string(nil), s.RefundTxHashes...), e.TransactionHash)
+	}
+	switch {
+	case s.RefundedCents >= s.Receipt.Total:
+		s.setStatus(StatusRefunded, e.At)
+	case s.RequestedCents == 0:
+		s.setStatus(s.SettledStatus, e.At)
+	}
 }

@@ -264,7 +264,9 @@ func (s *State) withAttempt(a Attempt) {
 	s.Attempts = attempts
 }
 
-// Evolve applies one event; it is the only place state changes.
+// Evolve applies one event; it is the only place state changes. Each concern's cases live in
+// its file: payment.go (attempts, verification, quotes, settlement and refunds), window.go,
+// deposit.go and swept.go.
 func Evolve(s State, e Event) State {
 	switch e := e.(type) {
 	case Generated:
@@ -272,60 +274,14 @@ func Evolve(s State, e Event) State {
 			return s
 		}
 		s.Exists, s.Receipt, s.Status, s.UpdatedAt = true, e, StatusGenerated, e.CreatedAt
-	case AttemptStarted:
-		s.withAttempt(Attempt{ID: e.AttemptID, Kind: e.Kind, SessionID: e.SessionID, SessionUnique: e.SessionUnique, StartedAt: e.At})
-		s.CurrentAttempt = e.AttemptID
-	case PaymentSubmitted:
-		if a, ok := s.Attempts[e.AttemptID]; ok {
-			a.Token, a.TransactionHash, a.BuyerWallet = e.Token, e.TransactionHash, e.BuyerWallet
-			s.withAttempt(a)
-		}
-		s.setStatus(StatusPending, e.At)
-	case ACHAccepted:
-		s.setStatus(StatusACHPending, e.At)
-	case PaymentConfirmed:
-		s.Payment, s.SettledStatus = paymentOf(e), StatusPaid
-		s.setStatus(StatusPaid, e.At)
-	case PaymentFailed:
-		f := Failure(e)
-		s.Failure = &f
-		s.setStatus(StatusFailed, e.At)
-	case SplitDistributed:
-		s.SplitTxHash, s.SplitAt, s.SettledStatus = e.TransactionHash, e.At, StatusReconciled
-		if s.SplitTxHash == "" && len(e.TransactionHashes) > 0 {
-			s.SplitTxHash = e.TransactionHashes[0]
-		}
-		s.setStatus(StatusReconciled, e.At)
-	case RefundRequested:
-		s.RequestedCents += money.Cents(e.AmountCents)
-		s.setStatus(StatusRefundRequested, e.At)
-	case RefundProcessed:
-		s.refundProcessed(e)
-	case TokenQuoted:
-		// Never a change of status: it records what the customer was quoted and at which rate.
-		s.QuotedToken = e.Token
-		s.holdQuote(e)
-		s.withQuote(e.Token, e.Amount)
-		if e.EURUSDRate != "" {
-			s.EURUSDRate = e.EURUSDRate
-		}
-	case FailureIgnored:
-		// Recorded for auditors; never a change of status. The chain's withdrawal of the paying
-		// transaction flags the receipt until PaymentRestored.
-		if e.Code == CodeChainWithdrawn && s.Payment != nil && s.Payment.TransactionHash != "" {
-			s.ChainWithdrawnTx = s.Payment.TransactionHash
-		}
-	case PaymentRestored:
-		s.ChainWithdrawnTx = ""
-		if s.Payment != nil {
-			p := *s.Payment
-			p.BlockNumber, p.BlockHash = e.BlockNumber, e.BlockHash
-			s.Payment = &p
-		}
-	case PaymentWindowExpired:
-		s.windowExpired(e)
-	case PaymentIgnored:
-		s.paymentIgnored(e)
+	case AttemptStarted, PaymentSubmitted, ACHAccepted, PaymentConfirmed, PaymentFailed, TokenQuoted:
+		s.evolvePayment(e)
+	case FailureIgnored, PaymentRestored:
+		s.evolveWithdrawal(e)
+	case SplitDistributed, RefundRequested, RefundProcessed:
+		s.evolveSettlement(e)
+	case PaymentWindowExpired, PaymentIgnored:
+		s.evolveWindow(e)
 	case TelemetryRecorded:
 		// Recorded for auditors; never a change of state.
 	case DepositTransferSeen, DepositTransferConfirmed, DepositTransferDropped:
@@ -334,33 +290,6 @@ func Evolve(s State, e Event) State {
 		s.evolveSwept(e)
 	}
 	return s
-}
-
-// paymentOf is the verified payment a confirmation records.
-func paymentOf(e PaymentConfirmed) *Payment {
-	p := Payment{AttemptID: e.AttemptID, TransactionHash: e.TransactionHash, BuyerWallet: e.BuyerWallet, Token: e.Token,
-		VerifiedBy: e.VerifiedBy, Method: e.Method, BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, PaidLate: e.PaidLate, At: e.At}
-	if e.SourceAmountCents != nil {
-		c := money.Cents(*e.SourceAmountCents)
-		p.SourceAmount = &c
-	}
-	return &p
-}
-
-// refundProcessed applies a processed refund (Evolve's case): refunded once the whole total is
-// back, else back to where the receipt was settled once no refund is requested any more.
-func (s *State) refundProcessed(e RefundProcessed) {
-	s.RefundedCents += money.Cents(e.AmountCents)
-	s.RequestedCents = max(0, s.RequestedCents-money.Cents(e.AmountCents))
-	if e.TransactionHash != "" {
-		s.RefundTxHashes = append(append([]string(nil), s.RefundTxHashes...), e.TransactionHash)
-	}
-	switch {
-	case s.RefundedCents >= s.Receipt.Total:
-		s.setStatus(StatusRefunded, e.At)
-	case s.RequestedCents == 0:
-		s.setStatus(s.SettledStatus, e.At)
-	}
 }
 
 // Generate decides the generation of a receipt. Errors: ErrExists, ErrTotal.

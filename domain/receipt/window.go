@@ -116,7 +116,17 @@ func Expire(s State, at int64, monitor time.Duration) ([]Event, error) {
 		AttemptID: s.CurrentAttempt, Code: c.Code, Category: c.Category, Reason: c.Description, Action: c.Action, At: at}}, nil
 }
 
-// windowExpired applies an expiry (Evolve's case). The failure belongs to no attempt, so a later
+// evolveWindow applies the window's end or a payment it ignored (Evolve's cases).
+func (s *State) evolveWindow(e Event) {
+	switch e := e.(type) {
+	case PaymentWindowExpired:
+		s.windowExpired(e)
+	case PaymentIgnored:
+		s.paymentIgnored(e)
+	}
+}
+
+// windowExpired applies an expiry (evolveWindow's case). The failure belongs to no attempt, so a later
 // failure of the current attempt is recorded as ignored, not taken as a repeat.
 func (s *State) windowExpired(e PaymentWindowExpired) {
 	s.Failure = &Failure{Code: e.Code, Category: e.Category, Reason: e.Reason, Action: e.Action, At: e.At}
@@ -154,7 +164,7 @@ func confirmExpired(s State, c PaymentConfirmed) ([]Event, error) {
 	return nil, errWindowEnded(s)
 }
 
-// paymentIgnored remembers an ignored payment (Evolve's case); never a change of status.
+// paymentIgnored remembers an ignored payment (evolveWindow's case); never a change of status.
 func (s *State) paymentIgnored(e PaymentIgnored) {
 	s.IgnoredPayments = append(slices.Clip(s.IgnoredPayments), ignoredKey(e.VerifiedBy, e.TransactionHash))
 }

@@ -9,7 +9,7 @@ package receipt
 //     quote that was honoured in the window;
 //   - a receipt without a window (ExpiresAt 0) is quoted afresh each time, as before.
 
-// holdQuote keeps a recorded quote as the latest in its token (Evolve's case of TokenQuoted).
+// holdQuote keeps a recorded quote as the latest in its token (evolvePayment's case of TokenQuoted).
 func (s *State) holdQuote(q TokenQuoted) {
 	quotes := make(map[string]TokenQuoted, len(s.HeldQuotes)+1)
 	for k, v := range s.HeldQuotes {
