@@ -62,10 +62,10 @@ func (d *DepositSweeps) Claim(ctx context.Context, token uuid.UUID, lease time.D
 }
 
 // locked is a CTE that locks the deposit_sweeps rows matching where in receipt order, the order
-// in which the receipts projector's trigger locks them (readmodels.QueueStates): a statement
-// updating several rows in another order could deadlock with a projector batch.
+// in which the receipts projector's trigger locks them (QueueStates sorts by byte, hence "C"): a
+// statement updating several rows in another order could deadlock with a projector batch.
 func locked(where string) string {
-	return `WITH l AS (SELECT receipt_id FROM deposit_sweeps WHERE ` + where + ` ORDER BY receipt_id FOR UPDATE) `
+	return `WITH l AS (SELECT receipt_id FROM deposit_sweeps WHERE ` + where + ` ORDER BY receipt_id COLLATE "C" FOR UPDATE) `
 }
 
 // Checked releases token's claims of checked, each checked at its version.
