@@ -31,7 +31,10 @@ const shadowTable = "receipts_next"
 // progress, when set, is told how many events were replayed.
 func RebuildReceiptsBlueGreen(ctx context.Context, pool *pgxpool.Pool, log LogReader, progress func(done uint64)) error {
 	shadow := Receipts{Shadow: shadowTable}
-	if _, err := pool.Exec(ctx, `DROP TABLE IF EXISTS `+shadowTable+`; CREATE TABLE `+shadowTable+` (LIKE receipts INCLUDING ALL)`); err != nil {
+	// LIKE copies the indexes, not the triggers: the shadow gets them here (migration 030), so
+	// that the table swapped in keeps them and what its replay makes sweepable is recorded.
+	if _, err := pool.Exec(ctx, `DROP TABLE IF EXISTS `+shadowTable+`; CREATE TABLE `+shadowTable+` (LIKE receipts INCLUDING ALL);
+		SELECT receipts_attach_triggers('`+shadowTable+`')`); err != nil {
 		return fmt.Errorf("create shadow table: %w", err)
 	}
 	var pos eventstore.Position

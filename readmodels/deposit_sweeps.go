@@ -28,22 +28,27 @@ func NewDepositSweeps(pool *pgxpool.Pool) *DepositSweeps {
 // claimable is the condition, on a deposit_sweeps row s, that token may claim it.
 const claimable = `s.tx_id IS NULL AND (s.claim_token IS NULL OR s.claim_token = $1 OR s.claimed_at < now() - $2::interval)`
 
+// claimSQL reads only the rows past their last check (index deposit_sweeps_due, migration 030),
+// not every paid deposit receipt: the trigger on receipts keeps seen_version. Rows another
+// statement holds are skipped, not waited for: another instance's claim (which then owns them) or
+// the projector recording a newer version (the next pass sees it).
+const claimSQL = `WITH cand AS (
+		SELECT s.receipt_id FROM deposit_sweeps s JOIN receipts r USING (receipt_id)
+		WHERE s.due AND ` + claimable + `
+		  AND r.deposit_address IS NOT NULL AND r.status IN ('paid', 'reconciled') AND r.version > s.checked_version
+		ORDER BY r.updated_at, r.receipt_id LIMIT $3
+		FOR UPDATE OF s SKIP LOCKED),
+	claimed AS (
+		UPDATE deposit_sweeps s SET claim_token = $1, claimed_at = now() WHERE s.receipt_id IN (SELECT receipt_id FROM cand)
+		RETURNING s.receipt_id)
+	SELECT r.receipt_id, r.deposit_address, coalesce(r.deposit_split, ''), r.version
+	FROM claimed c JOIN receipts r USING (receipt_id) ORDER BY r.updated_at, r.receipt_id`
+
 // Claim claims up to limit receipts paid or reconciled with a deposit address whose version is
-// past the last check, in no open sweep and claimed by no live claim. Two instances claiming at
-// once: the row's primary key makes the second wait for the first and then skip its rows.
+// past the last check, in no open sweep and claimed by no live claim, oldest change first. Two
+// instances claiming at once never claim one receipt: each skips the rows the other has locked.
 func (d *DepositSweeps) Claim(ctx context.Context, token uuid.UUID, lease time.Duration, limit int) ([]settlement.SweepCandidate, error) {
-	rows, err := d.pool.Query(ctx, `WITH cand AS (
-			SELECT r.receipt_id FROM receipts r LEFT JOIN deposit_sweeps s USING (receipt_id)
-			WHERE r.deposit_address IS NOT NULL AND r.status IN ('paid', 'reconciled')
-			  AND (s.receipt_id IS NULL OR (r.version > s.checked_version AND `+claimable+`))
-			ORDER BY r.updated_at, r.receipt_id LIMIT $3),
-		claimed AS (
-			INSERT INTO deposit_sweeps AS s (receipt_id, claim_token, claimed_at) SELECT receipt_id, $1, now() FROM cand
-			ON CONFLICT (receipt_id) DO UPDATE SET claim_token = $1, claimed_at = now() WHERE `+claimable+`
-			RETURNING s.receipt_id)
-		SELECT r.receipt_id, r.deposit_address, coalesce(r.deposit_split, ''), r.version
-		FROM claimed c JOIN receipts r USING (receipt_id) ORDER BY r.updated_at, r.receipt_id`,
-		token, fmt.Sprintf("%d milliseconds", lease.Milliseconds()), limit)
+	rows, err := d.pool.Query(ctx, claimSQL, token, fmt.Sprintf("%d milliseconds", lease.Milliseconds()), limit)
 	if err != nil {
 		return nil, fmt.Errorf("claim deposit sweeps: %w", err)
 	}
@@ -56,6 +61,13 @@ func (d *DepositSweeps) Claim(ctx context.Context, token uuid.UUID, lease time.D
 	})
 }
 
+// locked is a CTE that locks the deposit_sweeps rows matching where in receipt order, the order
+// in which the receipts projector's trigger locks them (QueueStates sorts by byte, hence "C"): a
+// statement updating several rows in another order could deadlock with a projector batch.
+func locked(where string) string {
+	return `WITH l AS (SELECT receipt_id FROM deposit_sweeps WHERE ` + where + ` ORDER BY receipt_id COLLATE "C" FOR UPDATE) `
+}
+
 // Checked releases token's claims of checked, each checked at its version.
 func (d *DepositSweeps) Checked(ctx context.Context, token uuid.UUID, checked []settlement.SweepCandidate) error {
 	if len(checked) == 0 {
@@ -65,9 +77,10 @@ func (d *DepositSweeps) Checked(ctx context.Context, token uuid.UUID, checked []
 	for i, c := range checked {
 		ids[i], versions[i] = c.ReceiptID, int64(c.Version)
 	}
-	_, err := d.pool.Exec(ctx, `UPDATE deposit_sweeps s SET checked_version = greatest(s.checked_version, c.version), claim_token = NULL, claimed_at = NULL
-		FROM unnest($2::text[], $3::bigint[]) AS c (receipt_id, version)
-		WHERE s.receipt_id = c.receipt_id AND s.claim_token = $1`, token, ids, versions)
+	_, err := d.pool.Exec(ctx, locked(`receipt_id = ANY($2) AND claim_token = $1`)+`UPDATE deposit_sweeps s
+		SET checked_version = greatest(s.checked_version, c.version), claim_token = NULL, claimed_at = NULL
+		FROM l, unnest($2::text[], $3::bigint[]) AS c (receipt_id, version)
+		WHERE s.receipt_id = l.receipt_id AND s.receipt_id = c.receipt_id AND s.claim_token = $1`, token, ids, versions)
 	if err != nil {
 		return fmt.Errorf("release deposit sweep claims: %w", err)
 	}
@@ -84,8 +97,9 @@ func (d *DepositSweeps) RecordSweep(ctx context.Context, token uuid.UUID, tx set
 		if err != nil {
 			return err
 		}
-		tag, err := t.Exec(ctx, `UPDATE deposit_sweeps SET tx_id = $1, claim_token = NULL, claimed_at = NULL
-			WHERE receipt_id = ANY($2) AND claim_token = $3 AND tx_id IS NULL`, id, receipts, token)
+		tag, err := t.Exec(ctx, locked(`receipt_id = ANY($2) AND claim_token = $3 AND tx_id IS NULL`)+`UPDATE deposit_sweeps s
+			SET tx_id = $1, claim_token = NULL, claimed_at = NULL FROM l
+			WHERE s.receipt_id = l.receipt_id AND s.claim_token = $3 AND s.tx_id IS NULL`, id, receipts, token)
 		if err != nil {
 			return err
 		}
@@ -135,9 +149,9 @@ func (d *DepositSweeps) SettleSweep(ctx context.Context, id int64, status string
 		if err != nil {
 			return err
 		}
-		_, err = t.Exec(ctx, `UPDATE deposit_sweeps s SET tx_id = NULL,
+		_, err = t.Exec(ctx, locked(`tx_id = $1`)+`UPDATE deposit_sweeps s SET tx_id = NULL,
 			checked_version = CASE WHEN s.receipt_id = ANY($2) THEN coalesce((SELECT version FROM receipts r WHERE r.receipt_id = s.receipt_id), 0) ELSE 0 END
-			WHERE s.tx_id = $1`, id, stuck)
+			FROM l WHERE s.receipt_id = l.receipt_id AND s.tx_id = $1`, id, stuck)
 		return err
 	})
 	return ledgerError("settle sweep", err)

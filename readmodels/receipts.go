@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -180,6 +181,10 @@ func QueueStates(batch *pgx.Batch, table string, rows []StateRow) error {
 			known = append(known, r)
 		}
 	}
+	// In receipt order: a paid deposit receipt's row fires the deposit_sweeps_seen trigger
+	// (migration 030), which locks its deposit_sweeps row; the sweeper locks those rows in the
+	// same order, so the two never deadlock. A new receipt's row has none to lock yet.
+	slices.SortFunc(known, func(a, b StateRow) int { return strings.Compare(a.State.Receipt.ReceiptID, b.State.Receipt.ReceiptID) })
 	for _, part := range []struct {
 		rows     []StateRow
 		conflict string
