@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -23,13 +25,64 @@ func unavailable(err error) bool { return readmodels.Unavailable(err) }
 // append). A datastore that accepts connections and never answers (a hung server, a network that
 // drops packets) must reach the degraded path as a refused connection does: the deadline's error
 // counts as unavailable, and the receipt is journaled instead of the request hanging (5 s, as the
-// read-your-writes wait: longer than any healthy append, even on a loaded machine). An append
-// that still commits after its deadline is found stored by the journal's replay (same ids).
+// read-your-writes wait: longer than any healthy append, even on a loaded machine; shorter while
+// the datastore is known stalled, stallWatch). An append that still commits after its deadline is
+// found stored by the journal's replay (same ids).
 const issueWait = 5 * time.Second
 
-// issueContext is the request's context bounded by issueWait.
-func issueContext(c echo.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(c.Request().Context(), issueWait)
+// stalledIssueWait bounds an issue while the datastore is stalled (stallWatch): long enough for
+// a healthy append on a loaded machine, short enough that customers do not each wait issueWait
+// for a server that has stopped answering.
+const stalledIssueWait = time.Second
+
+// stalledFor is how long after an issue ran into its deadline the datastore counts as stalled,
+// unless an issue is stored in time before then.
+const stalledFor = 30 * time.Second
+
+// stallWatch remembers that the datastore stopped answering: an issue ran into its deadline. A
+// hung server is only known by waiting, and without this every order during a hang would wait
+// the whole issueWait before being journaled; with it, only the first ones do, and the others
+// get stalledIssueWait until an issue is stored in time again (the server answers) or stalledFor
+// passes without another deadline.
+type stallWatch struct {
+	mu    sync.Mutex
+	now   func() time.Time
+	until time.Time
+}
+
+// wait is the bound of the next issue.
+func (w *stallWatch) wait() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.now().Before(w.until) {
+		return stalledIssueWait
+	}
+	return issueWait
+}
+
+// observe records how an issue bounded by ctx ended: journaled after its deadline (stalled), or
+// stored (the datastore answers).
+func (w *stallWatch) observe(ctx context.Context, degraded bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case degraded && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		w.until = w.now().Add(stalledFor)
+	case !degraded:
+		w.until = time.Time{}
+	}
+}
+
+// issue runs handle on the request's context bounded by the stall watch, and records how it
+// ended.
+func (s *Server) issue(c echo.Context, handle func(ctx context.Context) (commands.Issued, error)) (commands.Issued, error) {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), s.stalls.wait())
+	defer cancel()
+	issued, err := handle(ctx)
+	if err == nil {
+		s.stalls.observe(ctx, issued.Degraded)
+	}
+	return issued, err
 }
 
 // DefaultKeyCacheTTL is how long degraded mode may trust a key it saw authenticate

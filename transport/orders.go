@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -56,9 +57,7 @@ func (s *Server) createOrder(c echo.Context) error {
 	if err := s.parseOptional(req.optionalFields, &cmd.Details); err != nil {
 		return err
 	}
-	ctx, cancel := issueContext(c)
-	defer cancel()
-	issued, err := s.cmd.CreateOrder.Handle(ctx, cmd)
+	issued, err := s.issue(c, func(ctx context.Context) (commands.Issued, error) { return s.cmd.CreateOrder.Handle(ctx, cmd) })
 	if err != nil {
 		return err
 	}

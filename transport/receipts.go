@@ -153,9 +153,7 @@ func (s *Server) createReceipt(c echo.Context) error {
 	if err := s.parseOptional(req.optionalFields, &cmd.Details); err != nil {
 		return err
 	}
-	ctx, cancel := issueContext(c)
-	defer cancel()
-	issued, err := s.cmd.CreateReceipt.Handle(ctx, cmd)
+	issued, err := s.issue(c, func(ctx context.Context) (commands.Issued, error) { return s.cmd.CreateReceipt.Handle(ctx, cmd) })
 	if err != nil {
 		return err
 	}

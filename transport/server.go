@@ -185,6 +185,7 @@ type Server struct {
 	receiptWatch *receiptWatch // wakes the payment page's event streams
 	known        *lastKnown
 	gate         *failGate // client addresses blocked for wrong cron secrets or signatures
+	stalls       *stallWatch
 
 	endpoints      EndpointStore
 	endpointSender EndpointSender
@@ -242,6 +243,7 @@ func New(d Deps) (*Server, error) {
 	s.plans = d.Plans
 	s.known = newLastKnown(d.Config.KeyCacheTTL, d.Now)
 	s.gate = newFailGate()
+	s.stalls = &stallWatch{now: d.Now}
 	assets, err := page.Load()
 	if err != nil {
 		return nil, fmt.Errorf("transport: payment page assets: %w", err)

@@ -93,7 +93,7 @@ func (l *faultLoad) pick() (string, bool, bool) {
 // no 4xx, no hang); and a status read of an acknowledged receipt during the restarts may be 200
 // or 503, never 404.
 func TestAcknowledgedOrdersSurvivePostgresRestarts(t *testing.T) {
-	faultTest(t, 8, false, func(ctx context.Context, cluster *privateCluster, began time.Time) ([]string, error) {
+	faultTest(t, 8, 0, func(ctx context.Context, cluster *privateCluster, began time.Time) ([]string, error) {
 		var restarts []string
 		for range 3 {
 			time.Sleep(2 * time.Second) // load on the healthy cluster between the faults
@@ -112,7 +112,7 @@ func TestAcknowledgedOrdersSurvivePostgresRestarts(t *testing.T) {
 // found it. Orders of a merchant that ordered before must get the degraded body while it is down
 // (not only 503s), and none be lost.
 func TestAcknowledgedOrdersSurviveAPostgresStop(t *testing.T) {
-	faultTest(t, 16, true, func(ctx context.Context, cluster *privateCluster, began time.Time) ([]string, error) {
+	faultTest(t, 16, 1, func(ctx context.Context, cluster *privateCluster, began time.Time) ([]string, error) {
 		time.Sleep(2 * time.Second)
 		t0 := time.Now()
 		if err := cluster.stop(ctx); err != nil {
@@ -129,8 +129,13 @@ func TestAcknowledgedOrdersSurviveAPostgresStop(t *testing.T) {
 // TestAcknowledgedOrdersSurviveAHungPostgres: every process of the cluster stopped (SIGSTOP) for
 // about 7 s: connections are accepted by the kernel and never answered, open ones never answer
 // either. Orders must still be answered (degraded), reads answered (503 at worst), none lost.
+// Each client's order in flight when the server hangs waits the whole bound (transport.issueWait,
+// 5 s) before it is journaled; the orders after it must not each wait as long (the stalled
+// bound): so more orders than clients get the degraded body during the hang (without it, at most
+// one per client can).
 func TestAcknowledgedOrdersSurviveAHungPostgres(t *testing.T) {
-	faultTest(t, 16, true, func(ctx context.Context, cluster *privateCluster, began time.Time) ([]string, error) {
+	const clients = 16
+	faultTest(t, clients, clients+1, func(ctx context.Context, cluster *privateCluster, began time.Time) ([]string, error) {
 		time.Sleep(2 * time.Second)
 		t0 := time.Now()
 		resume, n, err := cluster.freeze()
@@ -156,8 +161,8 @@ func TestAcknowledgedOrdersSurviveAHungPostgres(t *testing.T) {
 // clients and a status sampler, lets faults damage the cluster (returning what it did, for the
 // log), keeps the load 2 s more, and checks every acknowledged order is stored once and no answer
 // was wrong.
-// wantDegraded: some orders must have got the degraded body.
-func faultTest(t *testing.T, clients int, wantDegraded bool, faults func(ctx context.Context, c *privateCluster, began time.Time) ([]string, error)) {
+// minDegraded: how many orders at least must have got the degraded body.
+func faultTest(t *testing.T, clients, minDegraded int, faults func(ctx context.Context, c *privateCluster, began time.Time) ([]string, error)) {
 	if testing.Short() {
 		t.Skip("starts a private PostgreSQL cluster and the service binary, and crashes the cluster under load")
 	}
@@ -394,8 +399,8 @@ func faultTest(t *testing.T, clients int, wantDegraded bool, faults func(ctx con
 	t.Logf("acknowledged %d, degraded %d, stored %d, lost %d", acked, degradedN, acked-len(missing), len(missing))
 	t.Logf("orders by answer %v; status reads during the faults %v; load from %v, faults %v; settled %v after the load; test ran %v",
 		load.orders, load.samples, loadStarted, restarts, settled, time.Since(began).Round(time.Millisecond))
-	if wantDegraded && degradedN == 0 {
-		t.Errorf("no order got the degraded body while the datastore was away (orders by answer %v)", load.orders)
+	if degradedN < minDegraded {
+		t.Errorf("%d orders got the degraded body while the datastore was away, want at least %d (orders by answer %v)", degradedN, minDegraded, load.orders)
 	}
 
 	for _, b := range load.bad {
