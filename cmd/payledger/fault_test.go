@@ -127,7 +127,7 @@ func TestAcknowledgedOrdersSurviveAPostgresStop(t *testing.T) {
 }
 
 // TestAcknowledgedOrdersSurviveAHungPostgres: every process of the cluster stopped (SIGSTOP) for
-// about 7 s: connections are accepted by the kernel and never answered, open ones never answer
+// about 9 s: connections are accepted by the kernel and never answered, open ones never answer
 // either. Orders must still be answered (degraded), reads answered (503 at worst), none lost.
 // Each client's order in flight when the server hangs waits the whole bound (transport.issueWait,
 // 5 s) before it is journaled; the orders after it must not each wait as long (the stalled
@@ -146,7 +146,7 @@ func TestAcknowledgedOrdersSurviveAHungPostgres(t *testing.T) {
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
 		_, perr := pgx.Connect(pctx, cluster.URL("payledger"))
 		cancel()
-		time.Sleep(6 * time.Second) // the rest of the hang: longer than an order's bound (transport.issueWait)
+		time.Sleep(8 * time.Second) // the rest of the hang: longer than an order's bound (transport.issueWait) and then some stalled bounds
 		if err := resume(); err != nil {
 			return nil, err
 		}
