@@ -37,25 +37,9 @@ func RebuildReceiptsBlueGreen(ctx context.Context, pool *pgxpool.Pool, log LogRe
 		SELECT receipts_attach_triggers('`+shadowTable+`')`); err != nil {
 		return fmt.Errorf("create shadow table: %w", err)
 	}
-	var pos eventstore.Position
-	var done uint64
-	// Replay up to the live checkpoint as it moves, outside any long transaction.
-	for {
-		live, err := liveCheckpoint(ctx, pool)
-		if err != nil {
-			return err
-		}
-		n, next, err := replayUpTo(ctx, log, pool, nil, shadow, pos, live)
-		if err != nil {
-			return err
-		}
-		done, pos = done+n, next
-		if progress != nil {
-			progress(done)
-		}
-		if n == 0 || !pos.Less(live) {
-			break
-		}
+	pos, done, err := catchUpShadow(ctx, pool, log, shadow, progress)
+	if err != nil {
+		return err
 	}
 	tx, err := pool.Begin(ctx)
 	if err != nil {
@@ -94,6 +78,30 @@ func RebuildReceiptsBlueGreen(ctx context.Context, pool *pgxpool.Pool, log LogRe
 		progress(done)
 	}
 	return nil
+}
+
+// catchUpShadow replays into shadow up to the live checkpoint as it moves, outside any long
+// transaction, and returns where it stopped and how many events it replayed.
+func catchUpShadow(ctx context.Context, pool *pgxpool.Pool, log LogReader, shadow Receipts, progress func(done uint64)) (eventstore.Position, uint64, error) {
+	var pos eventstore.Position
+	var done uint64
+	for {
+		live, err := liveCheckpoint(ctx, pool)
+		if err != nil {
+			return pos, done, err
+		}
+		n, next, err := replayUpTo(ctx, log, pool, nil, shadow, pos, live)
+		if err != nil {
+			return pos, done, err
+		}
+		done, pos = done+n, next
+		if progress != nil {
+			progress(done)
+		}
+		if n == 0 || !pos.Less(live) {
+			return pos, done, nil
+		}
+	}
 }
 
 func liveCheckpoint(ctx context.Context, pool *pgxpool.Pool) (eventstore.Position, error) {

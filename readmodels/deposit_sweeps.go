@@ -44,10 +44,22 @@ const claimSQL = `WITH cand AS (
 	SELECT r.receipt_id, r.deposit_address, coalesce(r.deposit_split, ''), r.version
 	FROM claimed c JOIN receipts r USING (receipt_id) ORDER BY r.updated_at, r.receipt_id`
 
+// forgetUnsweepableSQL marks checked the due rows of receipts no longer paid or reconciled (one
+// refunded after its sweep settled, which reset its check): Claim never takes them, and left due
+// they would be read again on every pass. A receipt paid again has a higher version, so it is due
+// again (the trigger). Rows locked in receipt order, as locked() does, skipping those held.
+const forgetUnsweepableSQL = `WITH l AS (SELECT s.receipt_id FROM deposit_sweeps s JOIN receipts r USING (receipt_id)
+		WHERE s.due AND s.claim_token IS NULL AND r.status NOT IN ('paid', 'reconciled')
+		ORDER BY s.receipt_id COLLATE "C" FOR UPDATE OF s SKIP LOCKED)
+	UPDATE deposit_sweeps s SET checked_version = s.seen_version FROM l WHERE s.receipt_id = l.receipt_id`
+
 // Claim claims up to limit receipts paid or reconciled with a deposit address whose version is
 // past the last check, in no open sweep and claimed by no live claim, oldest change first. Two
 // instances claiming at once never claim one receipt: each skips the rows the other has locked.
 func (d *DepositSweeps) Claim(ctx context.Context, token uuid.UUID, lease time.Duration, limit int) ([]settlement.SweepCandidate, error) {
+	if _, err := d.pool.Exec(ctx, forgetUnsweepableSQL); err != nil {
+		return nil, fmt.Errorf("claim deposit sweeps: %w", err)
+	}
 	rows, err := d.pool.Query(ctx, claimSQL, token, fmt.Sprintf("%d milliseconds", lease.Milliseconds()), limit)
 	if err != nil {
 		return nil, fmt.Errorf("claim deposit sweeps: %w", err)

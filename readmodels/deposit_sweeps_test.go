@@ -141,3 +141,36 @@ func TestDepositSweepsClaimCandidates(t *testing.T) {
 		t.Fatalf("claimed %v, want the receipt changed after its check, the lapsed claim and the newly paid one", got)
 	}
 }
+
+// A receipt refunded after its sweep settled (which resets its check) is never a candidate, and
+// Claim takes it off the work list instead of reading it on every pass; paid again (a higher
+// version), it is due again.
+func TestDepositSweepsForgetsRefundedReceipts(t *testing.T) {
+	pool := pgtest.Pool(t)
+	d := NewDepositSweeps(pool)
+	seedDepositReceipts(t, pool, 2)
+	token := uuid.New()
+	cands, err := d.Claim(context.Background(), token, time.Minute, 10)
+	if err != nil || len(cands) != 2 {
+		t.Fatalf("first claim: %d, %v", len(cands), err)
+	}
+	if err := d.Checked(context.Background(), token, cands); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, pool, `UPDATE deposit_sweeps SET checked_version = 0`) // as SettleSweep leaves a swept receipt
+	exec(t, pool, `UPDATE receipts SET status = 'refunded', version = 6 WHERE receipt_id = 'dep-1'`)
+	if got := claimIDs(t, d, uuid.New(), time.Minute); !slices.Equal(got, []string{"dep-2"}) {
+		t.Fatalf("claimed %v, want only the paid receipt", got)
+	}
+	var due []string
+	if err := pool.QueryRow(context.Background(), `SELECT coalesce(array_agg(receipt_id ORDER BY receipt_id), '{}') FROM deposit_sweeps WHERE due`).Scan(&due); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(due, []string{"dep-2"}) { // dep-2 stays due: claimed, not checked here
+		t.Fatalf("due after the claim: %v, want the refunded receipt off the list", due)
+	}
+	exec(t, pool, `UPDATE receipts SET status = 'paid', version = 7 WHERE receipt_id = 'dep-1'`)
+	if got := claimIDs(t, d, uuid.New(), time.Minute); !slices.Equal(got, []string{"dep-1"}) {
+		t.Fatalf("claimed %v after it was paid again, want dep-1", got)
+	}
+}

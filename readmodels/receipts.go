@@ -173,6 +173,15 @@ type StateRow struct {
 // receipts and one upsert of the others. A new receipt that somehow has a row already fails the
 // insert (and so the batch, whose checkpoint does not move) instead of being silently overwritten.
 func QueueStates(batch *pgx.Batch, table string, rows []StateRow) error {
+	// In receipt order: a paid deposit receipt's row fires the deposit_sweeps_seen trigger
+	// (migration 030), which locks its deposit_sweeps row, and the sweeper locks those rows in the
+	// same order. (The new rows' statement runs before the others', so a batch holding both can
+	// still lock out of order: in a rebuild, whose replay may make receipts sweepable anew.
+	// PostgreSQL then aborts one side and both retry: the batch's checkpoint did not move, and the
+	// sweeper's pass runs again.)
+	rows = slices.SortedFunc(slices.Values(rows), func(a, b StateRow) int {
+		return strings.Compare(a.State.Receipt.ReceiptID, b.State.Receipt.ReceiptID)
+	})
 	var fresh, known []StateRow
 	for _, r := range rows {
 		if r.New {
@@ -181,10 +190,6 @@ func QueueStates(batch *pgx.Batch, table string, rows []StateRow) error {
 			known = append(known, r)
 		}
 	}
-	// In receipt order: a paid deposit receipt's row fires the deposit_sweeps_seen trigger
-	// (migration 030), which locks its deposit_sweeps row; the sweeper locks those rows in the
-	// same order, so the two never deadlock. A new receipt's row has none to lock yet.
-	slices.SortFunc(known, func(a, b StateRow) int { return strings.Compare(a.State.Receipt.ReceiptID, b.State.Receipt.ReceiptID) })
 	for _, part := range []struct {
 		rows     []StateRow
 		conflict string

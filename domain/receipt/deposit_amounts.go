@@ -96,17 +96,6 @@ func (s State) coveredShare() *big.Rat {
 	return share
 }
 
-// AmountDue is what a payment in token, of decimals, must still bring in base units (DueUnits
-// with the receipt's own requirement in token). Errors: those of RequiredAmount (the token
-// cannot be priced yet).
-func (s State) AmountDue(token string, decimals uint8) (*big.Int, error) {
-	r, err := s.requiredIn(token)
-	if err != nil {
-		return nil, err
-	}
-	return s.DueUnits(r, decimals), nil
-}
-
 // DueUnits is what a payment whose requirement is req, in a token of decimals, must still bring
 // in base units: req less the share the confirmed transfers already cover (coveredShare, as
 // Covered judges them; a transfer not yet confirmed may still leave the chain, so it reduces

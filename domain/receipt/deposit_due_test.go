@@ -20,7 +20,7 @@ func credited(s State, tx, token, units string, dec uint8, confirmed bool) State
 	return s
 }
 
-// What a payment must still bring (AmountDue) as a table: the 12.31 USD receipt, an ETH quote of
+// What a payment must still bring (DueUnits) as a table: the 12.31 USD receipt, an ETH quote of
 // 0.005 (threshold 0.00495 with the 1% tolerance), and an EUR receipt whose rate leaves a
 // fraction of a base unit. Each due amount, paid exactly, covers the receipt; for a token
 // without tolerance one base unit less does not (the rounding is up, not half up).
@@ -55,7 +55,7 @@ func TestAmountDue(t *testing.T) {
 		{"ETH without a quote", depositReceipt(), "ETH", 18, "", ErrNoQuote},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			due, err := c.state.AmountDue(c.token, c.dec)
+			due, err := amountDue(c.state, c.token, c.dec)
 			if !errors.Is(err, c.err) || err == nil && due.String() != c.want {
 				t.Fatalf("due %v (%v), want %s (%v)", due, err, c.want, c.err)
 			}
@@ -79,7 +79,7 @@ func TestAmountDueCoversAfterAnyPart(t *testing.T) {
 	s := Evolve(depositReceipt(), TokenQuoted{Token: "ETH", Amount: "0.00411333", At: 2})
 	for i, part := range []string{"1", "999999", "3333333", "6155000", "12309999"} {
 		st := credited(s, fmt.Sprintf("0x%d", i), "USDC", part, 6, true)
-		due, err := st.AmountDue("ETH", 18)
+		due, err := amountDue(st, "ETH", 18)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,4 +87,13 @@ func TestAmountDueCoversAfterAnyPart(t *testing.T) {
 			t.Errorf("after %s USDC units, the due %s wei does not cover", part, due)
 		}
 	}
+}
+
+// amountDue is DueUnits with the state's own requirement in token (its recorded quotes).
+func amountDue(s State, token string, decimals uint8) (*big.Int, error) {
+	r, err := s.requiredIn(token)
+	if err != nil {
+		return nil, err
+	}
+	return s.DueUnits(r, decimals), nil
 }

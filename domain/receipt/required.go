@@ -15,7 +15,9 @@ import (
 //     exactly; an EUR receipt's total goes through the latest recorded EUR/USD rate;
 //   - any other token must bring the receipt's latest quote in that token, less at most
 //     QuotedToleranceBps;
-//   - amounts are token units, turned into base units rounded half up.
+//   - amounts are token units, turned into base units rounded half up for the verifier's
+//     figure (Required.Units); what the payment page asks (State.DueUnits) is rounded up instead,
+//     and less what confirmed transfers already brought, so that paying it always covers.
 
 // StableTokens are the tokens fixed at 1 USD: they need no price and no quote.
 var StableTokens = []string{"USDC", "USDT"}

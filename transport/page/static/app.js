@@ -55,15 +55,16 @@
     }).then(function () { setBusy(false); });
   }
   // The request asks for what is still due, so it is read again (without a new quote: the held
-  // one stands) when what arrived changes; the answer of the latest read wins, since an older
-  // one may predate the transfer.
-  var reads = 0;
+  // one stands) when what arrived changes; an answer older than the one shown is dropped, since
+  // it may predate the transfer (a newer read that fails leaves the last answer that came).
+  var reads = 0, applied = 0;
   function readRequest(token) {
     var n = ++reads;
     return fetch(base + "/request?token=" + encodeURIComponent(token)).then(function (res) {
       return res.json().then(function (b) {
         if (!res.ok) throw new Error("wallet payment details are not available: " + (b.message || ("HTTP " + res.status)));
-        if (n !== reads || ($("token") || {}).value !== token) return; // a newer read or another choice came since
+        if (n < applied || ($("token") || {}).value !== token) return; // a newer answer is shown, or another token was chosen
+        applied = n;
         current = b;
         render();
       });
