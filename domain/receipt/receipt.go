@@ -35,6 +35,7 @@ package receipt
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -245,23 +246,20 @@ func (s *State) setStatus(st Status, at int64) {
 	s.UpdatedAt = at
 }
 
-// withQuote records the latest quote of token (upper case), copying the map.
+// withQuote records the latest quote of token (upper case).
 func (s *State) withQuote(token, amount string) {
-	quotes := make(map[string]string, len(s.Quotes)+1)
-	for k, v := range s.Quotes {
-		quotes[k] = v
-	}
-	quotes[strings.ToUpper(token)] = amount
-	s.Quotes = quotes
+	s.Quotes = withEntry(s.Quotes, strings.ToUpper(token), amount)
 }
 
-func (s *State) withAttempt(a Attempt) {
-	attempts := make(map[string]Attempt, len(s.Attempts)+1)
-	for k, v := range s.Attempts {
-		attempts[k] = v
-	}
-	attempts[a.ID] = a
-	s.Attempts = attempts
+func (s *State) withAttempt(a Attempt) { s.Attempts = withEntry(s.Attempts, a.ID, a) }
+
+// withEntry returns a copy of m with k set to v. A state shares its maps with the states it was
+// evolved from (State is a value), so a change is made to a copy, never in place.
+func withEntry[K comparable, V any](m map[K]V, k K, v V) map[K]V {
+	out := make(map[K]V, len(m)+1)
+	maps.Copy(out, m)
+	out[k] = v
+	return out
 }
 
 // Evolve applies one event; it is the only place state changes. Each concern's cases live in

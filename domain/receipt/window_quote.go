@@ -10,14 +10,7 @@ package receipt
 //   - a receipt without a window (ExpiresAt 0) is quoted afresh each time, as before.
 
 // holdQuote keeps a recorded quote as the latest in its token (evolvePayment's case of TokenQuoted).
-func (s *State) holdQuote(q TokenQuoted) {
-	quotes := make(map[string]TokenQuoted, len(s.HeldQuotes)+1)
-	for k, v := range s.HeldQuotes {
-		quotes[k] = v
-	}
-	quotes[q.Token] = q
-	s.HeldQuotes = quotes
-}
+func (s *State) holdQuote(q TokenQuoted) { s.HeldQuotes = withEntry(s.HeldQuotes, q.Token, q) }
 
 // QuoteInWindow prices the receipt in token (Quote) unless the receipt's window holds a quote in
 // that token: it returns the events to record (none when the held quote stands) and the quote the
