@@ -28,9 +28,8 @@ type windowEnv struct {
 	ctx   context.Context
 	pool  *pgxpool.Pool
 	store *projections.ReceiptsAtAppend
-	mu    sync.Mutex
-	at    time.Time
-	cfg   settlement.PaymentWindowConfig
+	testClock
+	cfg settlement.PaymentWindowConfig
 }
 
 func newWindowEnv(t *testing.T) *windowEnv {
@@ -38,20 +37,8 @@ func newWindowEnv(t *testing.T) *windowEnv {
 	ctx := context.Background()
 	pool, store, _, stop := receiptsLedger(t, ctx)
 	t.Cleanup(stop)
-	return &windowEnv{t: t, ctx: ctx, pool: pool, store: store, at: time.UnixMilli(1_795_000_000_000),
+	return &windowEnv{t: t, ctx: ctx, pool: pool, store: store, testClock: testClock{at: time.UnixMilli(1_795_000_000_000)},
 		cfg: settlement.PaymentWindowConfig{Window: time.Hour, Monitor: 24 * time.Hour, Poll: 100 * time.Millisecond}}
-}
-
-func (e *windowEnv) now() time.Time {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.at
-}
-
-func (e *windowEnv) advance(d time.Duration) {
-	e.mu.Lock()
-	e.at = e.at.Add(d)
-	e.mu.Unlock()
 }
 
 func (e *windowEnv) handler() *settlement.PaymentWindowHandler {

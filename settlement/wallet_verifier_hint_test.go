@@ -22,19 +22,28 @@ import (
 // address takes an ERC-20 transfer: no deposit contract is needed to receive).
 func (e *walletEnv) depositReceipt(total money.Cents) (string, common.Address) {
 	e.t.Helper()
+	id, deposit, _ := e.generateDepositReceipt(payMerchant, total)
+	return id, deposit
+}
+
+// generateDepositReceipt generates a USD receipt of total for merchant with a fresh deposit
+// address, and the append's result.
+func (e *walletEnv) generateDepositReceipt(merchant string, total money.Cents) (string, common.Address, eventstore.AppendResult) {
+	e.t.Helper()
 	k, err := crypto.GenerateKey()
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	deposit := crypto.PubkeyToAddress(k.PublicKey)
 	id := commands.NewReceiptID(e.at)
-	g := receipt.Generated{ReceiptID: id, Merchant: payMerchant, Source: "direct", Currency: "USD", TaxRate: "0", TaxComponents: []string{},
+	g := receipt.Generated{ReceiptID: id, Merchant: merchant, Source: "direct", Currency: "USD", TaxRate: "0", TaxComponents: []string{},
 		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "Order", Amount: total}}, Subtotal: total, Total: total,
 		DepositAddress: deposit.Hex(), DepositSplit: e.split.Hex(), ExpiresAt: e.at.Add(time.Hour).UnixMilli()}
-	if _, _, err := commands.GenerateReceipt(e.ctx, e.store, e.at, eventstore.Metadata{}, g); err != nil {
+	_, res, err := commands.GenerateReceipt(e.ctx, e.store, e.at, eventstore.Metadata{}, g)
+	if err != nil {
 		e.t.Fatalf("generate: %v", err)
 	}
-	return id, deposit
+	return id, deposit, res
 }
 
 // payUSDCTo sends units of USDC from the buyer to to; the transaction waits in the pool.
@@ -160,19 +169,7 @@ func TestSubmittedHashRevertedIsTelemetry(t *testing.T) {
 // visible in the read model (its deposit_address column).
 func (e *walletEnv) merchantReceipt(merchant string, total money.Cents) (string, common.Address) {
 	e.t.Helper()
-	k, err := crypto.GenerateKey()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	deposit := crypto.PubkeyToAddress(k.PublicKey)
-	id := commands.NewReceiptID(e.at)
-	g := receipt.Generated{ReceiptID: id, Merchant: merchant, Source: "direct", Currency: "USD", TaxRate: "0", TaxComponents: []string{},
-		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "Order", Amount: total}}, Subtotal: total, Total: total,
-		DepositAddress: deposit.Hex(), DepositSplit: e.split.Hex(), ExpiresAt: e.at.Add(time.Hour).UnixMilli()}
-	_, res, err := commands.GenerateReceipt(e.ctx, e.store, e.at, eventstore.Metadata{}, g)
-	if err != nil {
-		e.t.Fatalf("generate: %v", err)
-	}
+	id, deposit, res := e.generateDepositReceipt(merchant, total)
 	e.visible(res.Position)
 	return id, deposit
 }
