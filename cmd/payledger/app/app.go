@@ -159,5 +159,3 @@ func (a *Application) openProjections(d Config, in infra) error {
 	}
 	return nil
 }
-
-

@@ -83,4 +83,3 @@ func deps(cfg Config, s *app.Service, metrics *transport.Metrics, openapi []byte
 
 // Server builds the HTTP server on the service's dependencies.
 func (s *Service) Server() (*transport.Server, error) { return transport.New(s.HTTP) }
-
