@@ -98,13 +98,8 @@ func TestIdempotencyKeyHashesTheFullRequest(t *testing.T) {
 			header: map[string]string{CSRFHeader: m.csrf, "Idempotency-Key": key}})
 	}
 	ids := make([]string, 2)
-	for i := range ids {
-		rec := admin("/api/webhooks/endpoints", `{"url":"http://localhost:9/hook`+string(rune('a'+i))+`","events":["*"]}`, "make-"+string(rune('a'+i)))
-		if rec.Code != 201 {
-			t.Fatalf("endpoint %d: %d %s", i, rec.Code, rec.Body)
-		}
-		ids[i], _ = decode(t, rec)["id"].(string)
-	}
+	ids[0], _ = e.createEndpoint(m, "http://localhost:9/a", "*")
+	ids[1], _ = e.createEndpoint(m, "http://localhost:9/b", "*")
 	if first := admin("/api/webhooks/endpoints/"+ids[0]+"/test", "", "test-key"); first.Code/100 != 2 {
 		t.Fatalf("test E1: %d %s", first.Code, first.Body)
 	}
