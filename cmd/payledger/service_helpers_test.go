@@ -32,8 +32,9 @@ func testServiceConfig(t *testing.T, vars map[string]string) config {
 }
 
 // buildService builds the service as serve does (serviceConfig, then web.Build) on cfg's database,
-// with the chain client rpc (nil: the node did not answer at start).
-func buildService(t *testing.T, ctx context.Context, cfg config, rpc *chain.RPC) *web.Service {
+// with the chain client rpc (nil: the node did not answer at start); adjust, when set, changes
+// the test's configuration first (a fake clock, a log to read).
+func buildService(t *testing.T, ctx context.Context, cfg config, rpc *chain.RPC, adjust func(*web.Config)) *web.Service {
 	t.Helper()
 	pool, err := openPool(ctx, cfg)
 	if err != nil {
@@ -43,6 +44,9 @@ func buildService(t *testing.T, ctx context.Context, cfg config, rpc *chain.RPC)
 	sc, err := serviceConfig(ctx, cfg, opened{rpc: rpc, pool: pool, store: postgres.New(pool), limiter: ratelimit.NewMemory(time.Now)}, zerolog.Nop(), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if adjust != nil {
+		adjust(&sc)
 	}
 	svc, err := web.Build(ctx, sc)
 	if err != nil {

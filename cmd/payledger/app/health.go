@@ -44,6 +44,7 @@ type workerHealth struct {
 	lastErrAt    time.Time
 	stopped      bool // Run returned an error; it is started again after restartAfter
 	watched      bool // its loop is its own (Watch): only a stop is seen, not its steps
+	running      bool // Run was called: a worker nobody runs (a test's) is never stuck
 	stuck        bool
 	loggedAt     time.Time
 }
@@ -69,6 +70,16 @@ func (h *Health) register(name string, interval time.Duration, watched bool) {
 	defer h.mu.Unlock()
 	now := h.now()
 	h.workers[name] = &workerHealth{interval: interval, started: now, lastProgress: now, watched: watched}
+}
+
+// start records that a worker's Run began: its stall window starts now.
+func (h *Health) start(name string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if w := h.workers[name]; w != nil {
+		now := h.now()
+		w.running, w.started, w.lastProgress, w.stopped = true, now, now, false
+	}
 }
 
 // stepped records a step's outcome: progressed is whether it did something or had nothing to do
@@ -97,7 +108,7 @@ func (h *Health) stepped(name string, progressed bool, err error) {
 
 // judge marks the worker stuck or recovered, and logs its error once a minute while it is stuck.
 func (h *Health) judge(name string, w *workerHealth, now time.Time) {
-	stuck := w.stopped || (!w.watched && now.Sub(w.lastProgress) >= max(stallSteps*w.interval, minStall))
+	stuck := w.running && (w.stopped || (!w.watched && now.Sub(w.lastProgress) >= max(stallSteps*w.interval, minStall)))
 	switch {
 	case stuck && (!w.stuck || now.Sub(w.loggedAt) >= stuckLogEvery):
 		ev := h.log.Error().Str("worker", name).Time("last_step", w.lastStep).Dur("no_progress_for", now.Sub(w.lastProgress))
@@ -149,7 +160,10 @@ type Step func(ctx context.Context) (progressed bool, err error)
 // settlement processes' passes itself, so that each one's progress is seen.
 func (h *Health) Every(name string, interval time.Duration, step Step) Worker {
 	h.register(name, interval, false)
-	return workerFunc(func(ctx context.Context) error { return h.loop(ctx, name, interval, step) })
+	return workerFunc(func(ctx context.Context) error {
+		h.start(name)
+		return h.loop(ctx, name, interval, step)
+	})
 }
 
 // Stepped registers a worker whose set-up (a dial, a deployment) comes before its steps: run
@@ -157,6 +171,7 @@ func (h *Health) Every(name string, interval time.Duration, step Step) Worker {
 func (h *Health) Stepped(name string, interval time.Duration, run func(ctx context.Context, loop func(context.Context, Step) error) error) Worker {
 	h.register(name, interval, false)
 	return workerFunc(func(ctx context.Context) error {
+		h.start(name)
 		return run(ctx, func(ctx context.Context, step Step) error { return h.loop(ctx, name, interval, step) })
 	})
 }
@@ -185,6 +200,7 @@ func (h *Health) loop(ctx context.Context, name string, interval time.Duration, 
 func (h *Health) Watch(name string, w Worker) Worker {
 	h.register(name, restartAfter/stallSteps, true)
 	return workerFunc(func(ctx context.Context) error {
+		h.start(name)
 		for {
 			err := w.Run(ctx)
 			if ctx.Err() != nil {
