@@ -34,19 +34,20 @@ func readmeRouteList(t *testing.T) []string {
 	return out
 }
 
-// walkOrders creates an inventory item and an order (returned: its receipt id to pay), a direct
-// receipt, and walks the inventory routes.
+// walkOrders walks the inventory routes, creates an order and a direct receipt with a webhook
+// URL (returned: the receipt to pay).
 func (w *walker) walkOrders() string {
+	w.call("POST /api/shop/config", "session", http.MethodPost, "/api/shop/config", map[string]any{"description": "walked"}, 200, nil)
 	w.call("GET /api/inventory", "key", http.MethodGet, "/api/inventory", nil, 200, nil)
-	w.call("POST /api/inventory", "key", http.MethodPost, "/api/inventory", map[string]any{"sku": "WALK-1", "name": "Walk", "priceUsd": 2, "stockQty": -1}, 0, nil)
-	w.call("DELETE /api/inventory", "key", http.MethodDelete, "/api/inventory?sku=WALK-1", nil, 0, nil)
+	item := w.call("POST /api/inventory", "key", http.MethodPost, "/api/inventory", map[string]any{"sku": "WALK-1", "name": "Walk", "priceUsd": 2, "stockQty": -1}, 0, nil)
+	itemID := findID(item.json(w.t), "item")
+	w.call("DELETE /api/inventory", "key", http.MethodDelete, "/api/inventory?id="+itemID, nil, 200, nil)
 	order := w.call("POST /api/orders", "key", http.MethodPost, "/api/orders", map[string]any{"items": []map[string]any{{"sku": "DEV-COFFEE", "qty": 1}}}, 0,
 		map[string]string{"Idempotency-Key": "walk-order-1"})
-	id := receiptIDOf(w.t, order)
+	receiptIDOf(w.t, order)
 	direct := w.call("POST /api/receipts", "key", http.MethodPost, "/api/receipts", map[string]any{
 		"lineItems": []map[string]any{{"label": "walk", "priceUsd": 1}}, "totalUsd": 1, "webhook_url": "http://127.0.0.1:9/walk"}, 201, nil)
-	receiptIDOf(w.t, direct)
-	return id
+	return receiptIDOf(w.t, direct) // paid next: its notification is a delivery to list and redeliver
 }
 
 // receiptIDOf reads the receipt id of an order's or a receipt's answer.
@@ -76,7 +77,6 @@ func (w *walker) walkAuthAndConfig(wallet string) {
 	w.call("GET /api/admin/keys", "session", http.MethodGet, "/api/admin/keys", nil, 200, nil)
 	w.call("DELETE /api/admin/keys/:id", "session", http.MethodDelete, "/api/admin/keys/"+keyID, nil, 200, nil)
 	w.call("GET /api/shop/config", "key", http.MethodGet, "/api/shop/config", nil, 200, nil)
-	w.call("POST /api/shop/config", "session", http.MethodPost, "/api/shop/config", map[string]any{"description": "walked"}, 200, nil)
 	w.call("GET /api/site/config", "open", http.MethodGet, "/api/site/config", nil, 200, nil)
 	w.call("POST /api/site/config", "session", http.MethodPost, "/api/site/config", map[string]any{"defaultPaymentToken": "USDC"}, 200, nil)
 	w.call("GET /api/split/deploy", "key", http.MethodGet, "/api/split/deploy", nil, 200, nil)
@@ -216,8 +216,8 @@ func (w *walker) walkUsersAndSubscriptions(wallet string) {
 	w.call("DELETE /api/users/follow", "session", http.MethodDelete, "/api/users/follow", map[string]any{"wallet": other}, 0, nil)
 	w.call("GET /api/subscriptions/plans", "open", http.MethodGet, "/api/subscriptions/plans?wallet="+wallet, nil, 200, nil)
 	plan := w.call("POST /api/subscriptions/plans", "session", http.MethodPost, "/api/subscriptions/plans",
-		map[string]any{"wallet": wallet, "name": "Walk", "description": "walked", "priceUsd": 5, "period": "monthly"}, 201, nil)
-	planID := planIDOf(plan.json(w.t))
+		map[string]any{"wallet": wallet, "name": "Walk", "description": "walked", "priceUsd": 5, "period": "MONTHLY"}, 201, nil)
+	planID := findID(plan.json(w.t), "plan")
 	w.call("PUT /api/subscriptions/plans", "session", http.MethodPut, "/api/subscriptions/plans", map[string]any{"planId": planID, "name": "Walk 2"}, 200, nil)
 	// A subscription needs the customer's EIP-712 SpendPermission signature: a wrong one is 400
 	// (the route is configured: subscriptions are on with the development chain).
@@ -228,15 +228,14 @@ func (w *walker) walkUsersAndSubscriptions(wallet string) {
 	w.call("POST /api/subscriptions/cancel", "session", http.MethodPost, "/api/subscriptions/cancel", map[string]any{"subscriptionId": unknown, "wallet": wallet}, 404, nil)
 	w.call("POST /api/subscriptions/charge", "cron", http.MethodPost, "/api/subscriptions/charge", map[string]any{"subscriptionId": unknown}, 404, nil)
 	w.call("POST /api/cron/charge-subscriptions", "cron", http.MethodPost, "/api/cron/charge-subscriptions", nil, 200, nil)
-	w.call("DELETE /api/subscriptions/plans", "session", http.MethodDelete, "/api/subscriptions/plans", map[string]any{"planId": planID}, 200, nil)
+	w.call("DELETE /api/subscriptions/plans", "session", http.MethodDelete, "/api/subscriptions/plans", map[string]any{"planId": planID, "wallet": wallet}, 200, nil)
 }
 
-// planIDOf is the plan id of a plan answer (at its top or in its "plan" object).
-func planIDOf(m map[string]any) string {
-	keys := []string{"id", "planId"}
-	for _, obj := range []any{m, m["plan"]} {
+// findID is the id of an answer: at its top or in its object named in.
+func findID(m map[string]any, in string) string {
+	for _, obj := range []any{m, m[in]} {
 		o, _ := obj.(map[string]any)
-		for _, k := range keys {
+		for _, k := range []string{"id", in + "Id"} {
 			if s, ok := o[k].(string); ok && s != "" {
 				return s
 			}

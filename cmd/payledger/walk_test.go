@@ -143,6 +143,11 @@ func TestBinaryWalkEveryReadmeRoute(t *testing.T) {
 		"PROCESSOR_WEBHOOK_SECRET=" + walkProcessor, "ADMIN_WALLETS=" + wallet, "APP_ENV=development",
 		"RATE_LIMIT_PER_MINUTE=1000000", "RATE_LIMIT_PUBLIC_PER_MINUTE=1000000"}
 	out := startBinary(t, bin, dir, vars, base)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("serve log (tail):\n%s", tail(out.String(), 8000))
+		}
+	})
 	if !strings.Contains(out.String(), `"message":"capabilities"`) || !strings.Contains(out.String(), `"deposits":"on:`) {
 		t.Fatalf("no capabilities line with deposits on:\n%s", tail(out.String(), 4000))
 	}
@@ -169,9 +174,6 @@ func TestBinaryWalkEveryReadmeRoute(t *testing.T) {
 		if !w.called[r] {
 			t.Errorf("the walk did not call %s", r)
 		}
-	}
-	if t.Failed() {
-		t.Logf("serve log (tail):\n%s", tail(out.String(), 6000))
 	}
 }
 
