@@ -108,4 +108,3 @@ func normaliseReadmePath(p string) string {
 	}
 	return braceRE.ReplaceAllString(p, ":$1")
 }
-
