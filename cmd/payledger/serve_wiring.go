@@ -43,7 +43,7 @@ func serviceConfig(ctx context.Context, cfg config, o opened, base, log zerolog.
 	a := app.Config{Store: o.store, Pool: o.pool, Now: time.Now, Log: log, SecretsKey: cfg.SecretsKey, JournalPath: cfg.JournalPath,
 		Production: cfg.production(), PlatformRecipient: strings.ToLower(cfg.PlatformRecipient),
 		Subscriptions: subs, Deposits: deposits, PaymentWindow: cfg.PaymentWindow, PaymentMonitorWindow: cfg.PaymentMonitorWindow,
-		Chain: app.Chain{RPC: o.rpc, Tokens: cfg.ChainTokens, Confirmations: cfg.ChainConfirmations, SplitChain: splitOps, SplitOperator: splitSender,
+		Chain: app.Chain{RPC: o.rpc, Tokens: cfg.ChainTokens, Confirmations: cfg.ChainConfirmations, Operator: splitOps, SplitOperator: splitSender,
 			Transactions: chainTransactions(cfg, o.rpc)}}
 	if op := chargeOperator(cfg, subs, o.rpc, log); op != nil {
 		a.Chain.ChargeOperator = op

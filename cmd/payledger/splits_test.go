@@ -35,7 +35,7 @@ func TestSplitsEnabledWhenTheNodeAnswersLate(t *testing.T) {
 	cfg := testServiceConfig(t, map[string]string{"ETH_RPC_URL": fmt.Sprintf("http://127.0.0.1:%d", port), "CHAIN_ID": fmt.Sprint(chain.DevChainID),
 		"CHAIN_OPERATOR_KEY": fmt.Sprintf("%x", crypto.FromECDSA(opKey)), "PLATFORM_RECIPIENT": newWalletAddr(t)})
 	svc := buildService(t, ctx, cfg, nil, nil) // the node did not answer at start
-	ops, deploy := svc.Config.Chain.SplitChain, svc.Commands.ConfigureSplit
+	ops, deploy := svc.Config.Chain.Operator, svc.Commands.ConfigureSplit
 	if ops == nil || svc.Processes.SplitDistributor == nil {
 		t.Fatalf("no split chain or distributor without the node: %v %v", ops, svc.Processes.SplitDistributor)
 	}

@@ -42,7 +42,7 @@ func (a *Application) buildCommands(d Config, in infra) *commands.ReconcileOnram
 		CompleteTerminal:    commands.HandlerFunc[commands.TerminalComplete, commands.TerminalReceipt](terminal.Complete),
 		QuoteToken:          commands.NewQuoteTokenHandler(events, prices, now),
 		ConfigureSplit: settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(events, d.PlatformRecipient, now),
-			d.Chain.SplitChain, d.Chain.SplitOperator),
+			d.Chain.SplitChain(), d.Chain.SplitOperator),
 		CreateSubscription: commands.NewCreateSubscriptionHandler(events, planLookup{readmodels.NewPlans(d.Pool)}, sc.Signer, sc.Operator, sc.USDC, now),
 		CancelSubscription: commands.NewCancelSubscriptionHandler(events, now),
 	}

@@ -21,9 +21,9 @@ type Chain struct {
 	Dial          func(ctx context.Context, waiting string) (*chain.RPC, error)
 	Tokens        []chain.Token
 	Confirmations int
-	// SplitChain is the chain split deployment checks and deploys on (nil: none, splitAddress
+	// Operator is the chain split deployment checks and deploys on, and sweeps send from (nil: none, splitAddress
 	// required); SplitOperator signs from CHAIN_OPERATOR_KEY (nil: nothing is deployed or released).
-	SplitChain    settlement.SplitChain
+	Operator      *chain.Operator
 	SplitOperator *settlement.OperatorSender
 	// Transactions reads a submitted hash's transaction (nil: no chain; hints go unchecked).
 	Transactions commands.ChainTransactions
@@ -125,8 +125,8 @@ func splitDistributor(d Config, health *Health) Worker {
 		return nil
 	}
 	return health.Stepped("split distribution", distributeInterval, func(ctx context.Context, loop func(context.Context, Step) error) error {
-		if op, ok := c.SplitChain.(*chain.Operator); ok && c.Dial != nil {
-			if late, ok := op.Backend().(*chain.LateBackend); ok && !late.Connected() {
+		if c.Operator != nil && c.Dial != nil {
+			if late, ok := c.Operator.Backend().(*chain.LateBackend); ok && !late.Connected() {
 				rpc, err := c.Dial(ctx, "split deployment and distribution")
 				if err != nil {
 					return err
@@ -180,4 +180,13 @@ func subscriptionCharger(d Config) *settlement.ChargeSubscriptionsHandler {
 	h.Log = d.Log
 	h.Notify = readmodels.NewSubscriptionWebhooks(d.Pool)
 	return h
+}
+
+// SplitChain is the operator as split deployment's chain; none (a nil interface, not a nil
+// pointer in one) without a chain.
+func (c Chain) SplitChain() settlement.SplitChain {
+	if c.Operator == nil {
+		return nil
+	}
+	return c.Operator
 }

@@ -20,9 +20,8 @@ const sweepInterval = 2 * time.Second
 // is claimed before it is swept and a sweep is recorded before it is sent.
 func depositSweeper(d Config, health *Health) Worker {
 	factory, ok := d.Deposits.(chain.DepositAddresses)
-	op, isOp := d.Chain.SplitChain.(*chain.Operator)
-	sender := d.Chain.SplitOperator
-	if !ok || !isOp || sender == nil {
+	op, sender := d.Chain.Operator, d.Chain.SplitOperator
+	if !ok || op == nil || sender == nil {
 		return nil
 	}
 	return health.Stepped("deposit sweeps", sweepInterval, func(ctx context.Context, loop func(context.Context, Step) error) error {
