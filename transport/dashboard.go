@@ -133,24 +133,11 @@ func dashListURL(status, cursor string) string {
 	return "/dashboard?" + q.Encode()
 }
 
-// dashSearch finds receipts by id or transactionId (of one status when set); without a search
-// index it finds the receipt by its id only.
+// dashSearch finds receipts by id or transactionId (of one status when set).
 func (s *Server) dashSearch(ctx context.Context, merchant, q, status string) ([]readmodels.ReceiptRow, error) {
-	var rows []readmodels.ReceiptRow
-	if s.receiptSearch != nil {
-		found, err := s.receiptSearch.Search(ctx, merchant, q, dashSearchMax)
-		if err != nil {
-			return nil, err
-		}
-		rows = found
-	} else {
-		row, err := s.receipts.Get(ctx, merchant, q)
-		if err != nil && !errors.Is(err, readmodels.ErrNotFound) {
-			return nil, err
-		}
-		if err == nil {
-			rows = append(rows, row)
-		}
+	rows, err := s.receiptSearch.Search(ctx, merchant, q, dashSearchMax)
+	if err != nil {
+		return nil, err
 	}
 	if status == "" {
 		return rows, nil

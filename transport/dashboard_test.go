@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/payledger/payledger/readmodels"
 )
 
 const xssText = `<img src=x onerror=alert(1)>`
@@ -20,7 +18,6 @@ const xssText = `<img src=x onerror=alert(1)>`
 // dashEnv is the test server with the dashboard's search (as serve wires it).
 func dashEnv(t *testing.T, mutate func(*testDeps)) *env {
 	return newEnv(t, func(d *testDeps) {
-		d.ReceiptSearch = d.Receipts.(*readmodels.Receipts)
 		if mutate != nil {
 			mutate(d)
 		}

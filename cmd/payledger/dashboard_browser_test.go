@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"crypto/ecdsa"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -214,6 +215,18 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		if got := evalString(t, ctx, `document.getElementById("export").getAttribute("href")`); got != "/api/exports/receipts.csv?status=paid" {
 			t.Errorf("CSV link %q", got)
+		}
+		// "Download CSV", fetched by the page with its session as the link's download is: a CSV
+		// of the paid receipt (it used to be 503 "not configured" in serve).
+		var got string
+		if err := chromedp.Run(ctx, chromedp.Evaluate(`fetch(document.getElementById("export").href, {credentials: "same-origin"}).then(async r => r.status + " " + r.headers.get("content-type") + "\n" + await r.text())`,
+			&got, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
+			t.Fatal(err)
+		}
+		head, body, _ := strings.Cut(got, "\n")
+		rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+		if !strings.HasPrefix(head, "200 text/csv") || err != nil || len(rows) != 2 || rows[0][0] != "receiptId" || rows[1][0] != first {
+			t.Errorf("Download CSV: %q, rows %v (%v); want the header and %s", head, rows, err, first)
 		}
 		screenshot(t, ctx, "dashboard-list-desktop.png", 1280, 900)
 		screenshot(t, ctx, "dashboard-list-mobile.png", 375, 812)
