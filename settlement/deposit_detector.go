@@ -17,7 +17,8 @@ import (
 // the number of open deposits: the open set from the database, the head, ONE eth_getLogs over
 // the new blocks for every configured token, the new blocks with their transactions (ETH), one
 // batch of balances (a rotating slice of the unpaid deposits, for ETH a contract sent), and one
-// batch of headers for the transfers that reached their depth. Facts go through the command
+// batch of headers for the transfers that reached their depth; then the audit of the receipts
+// paid lately and of the hints (deposit_audit.go). Facts go through the command
 // pipeline (load, decide, append with the expected version, retry), so two detectors credit a
 // transfer once. The last processed block is kept in the database (chain_cursors): a restart
 // resumes there, and transfers mined while the service was down are found.
@@ -32,7 +33,9 @@ type DepositDetector struct {
 	Name          string // the cursor's name; "" is "deposits"
 	MaxRange      uint64 // blocks read per step at most; 0 is 2,000
 
-	balanceNext int // where the next step's slice of balances starts
+	balanceNext int                  // where the next step's slice of balances starts
+	hintNext    int                  // where the next step's slice of hints starts
+	told        map[string]time.Time // receipt/attempt -> when its hint's transaction was seen mined
 }
 
 // balanceSlice is how many unpaid deposits a step reads the balance of: one JSON-RPC batch.
@@ -115,7 +118,10 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	if err := d.Store.SaveCursor(ctx, d.name(), to, scan.Hashes[to]); err != nil {
 		return StepResult{}, err
 	}
-	return StepResult{From: from, To: to, Transfers: len(scan.Transfers), Receipts: n}, nil
+	// The audit reads everything again from the receipts at the next step: its failure keeps
+	// the cursor.
+	res := StepResult{From: from, To: to, Transfers: len(scan.Transfers), Receipts: n}
+	return res, d.audit(ctx, head, open, scan.Hashes)
 }
 
 // scan reads the blocks after cursor; when the first one's parent is not the cursor's block any
