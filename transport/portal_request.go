@@ -47,8 +47,8 @@ type paymentRequest struct {
 // had no split), wrapped store errors.
 func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow, token string) (paymentRequest, error) {
 	st := row.State
-	if !slices.Contains(commands.PaymentTokens, token) {
-		return paymentRequest{}, InvalidInput("token must be one of " + strings.Join(commands.PaymentTokens, ", "))
+	if !slices.Contains(receipt.PaymentTokens(), token) {
+		return paymentRequest{}, InvalidInput("token must be one of " + strings.Join(receipt.PaymentTokens(), ", "))
 	}
 	tok, ok := s.cfg.PaymentChain.token(token)
 	if !ok {
@@ -125,14 +125,6 @@ func unitsString(units *big.Int, decimals uint8) string {
 		return whole
 	}
 	return whole + "." + frac
-}
-
-func isSettled(st receipt.Status) bool {
-	switch st {
-	case receipt.StatusPaid, receipt.StatusReconciled, receipt.StatusRefundRequested, receipt.StatusRefunded:
-		return true
-	}
-	return false
 }
 
 // portalRequest answers GET /api/portal/{id}/request?token=: the payment request as JSON.

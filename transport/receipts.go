@@ -160,8 +160,6 @@ func (s *Server) createReceipt(c echo.Context) error {
 	return s.renderIssued(c, issued, http.StatusCreated)
 }
 
-var knownStatuses = []string{"generated", "pending", "paid", "ach_pending", "reconciled", "failed", "refund_requested", "refunded"}
-
 func (s *Server) listReceipts(c echo.Context) error {
 	p, _ := PrincipalFrom(c)
 	limit, err := intParam(c, "limit", 25, 1, 100)
@@ -169,8 +167,8 @@ func (s *Server) listReceipts(c echo.Context) error {
 		return err
 	}
 	status := c.QueryParam("status")
-	if status != "" && !slices.Contains(knownStatuses, status) {
-		return InvalidInput("status must be one of " + strings.Join(knownStatuses, ", "))
+	if status != "" && !slices.Contains(receipt.StatusNames(), status) {
+		return InvalidInput("status must be one of " + strings.Join(receipt.StatusNames(), ", "))
 	}
 	rows, next, err := s.receipts.List(c.Request().Context(), p.Wallet, status, limit, c.QueryParam("cursor"))
 	if errors.Is(err, readmodels.ErrBadCursor) {
