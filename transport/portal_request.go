@@ -60,7 +60,7 @@ func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow
 	if !common.IsHexAddress(st.Receipt.DepositAddress) {
 		return paymentRequest{}, commands.ErrSplitRequired
 	}
-	req, err := s.requiredAmount(ctx, st, token)
+	req, err := requiredAmount(st, token)
 	if err != nil {
 		return paymentRequest{}, err
 	}
@@ -79,29 +79,10 @@ func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow
 		Recipient: recipient, TokenAddress: tok.Address, ChainID: chainID, URI: uri, ExpiresAt: st.Receipt.ExpiresAt}, nil
 }
 
-// requiredAmount is what the verifier requires of a payment of st in token
-// (receipt.RequiredAmount), the latest quote read from the receipt's events for a quoted token.
-func (s *Server) requiredAmount(ctx context.Context, st receipt.State, token string) (receipt.Required, error) {
-	quoted := ""
-	if !receipt.IsStable(token) {
-		evs, err := commands.ReadReceiptEvents(ctx, s.events, st.Receipt.ReceiptID)
-		if err != nil {
-			return receipt.Required{}, err
-		}
-		decoded := make([]receipt.Event, 0, len(evs))
-		for _, re := range evs {
-			if re.Type != receipt.EventTokenQuoted {
-				continue
-			}
-			ev, err := receipt.Decode(re.Type, re.Data)
-			if err != nil {
-				return receipt.Required{}, err
-			}
-			decoded = append(decoded, ev)
-		}
-		quoted = receipt.LatestQuote(decoded, token)
-	}
-	req, err := receipt.RequiredAmount(st, token, quoted)
+// requiredAmount is what a payment of st in token must bring (receipt.State.RequiredIn: a
+// quoted token at the latest quote the state keeps), its errors as API errors.
+func requiredAmount(st receipt.State, token string) (receipt.Required, error) {
+	req, err := st.RequiredIn(token)
 	switch {
 	case errors.Is(err, receipt.ErrNoEURRate):
 		return req, InvalidInput("the receipt is in EUR: quote it first (POST /api/portal/{id}/quote)")

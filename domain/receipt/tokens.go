@@ -16,3 +16,9 @@ func PricedTokens() []string {
 	}
 	return out
 }
+
+// RequiredIn is what a payment of the receipt in token must bring (RequiredAmount), a quoted
+// token priced by the latest quote the state keeps (State.Quotes): the one place the API's
+// payment request, the deposit follower and the amounts shown read it. Errors: as
+// RequiredAmount.
+func (s State) RequiredIn(token string) (Required, error) { return s.requiredIn(token) }
