@@ -96,7 +96,7 @@ func (e *depositEnv) ledger() {
 	e.pool = pgtest.Pool(e.t)
 	pg := postgres.New(e.pool)
 	proj := projections.NewReceipts(nil)
-	proj.EndpointData = func(st receipt.State) map[string]any { return map[string]any{"receiptId": st.Receipt.ReceiptID} }
+	proj.EventLog = true
 	runner, err := projections.NewRunner(e.pool, pg, proj, zerolog.Nop())
 	e.ok(err)
 	e.store = proj.AtAppend(pg, runner)

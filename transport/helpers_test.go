@@ -111,7 +111,7 @@ func newEnvWith(t testing.TB, mutate func(*testDeps), dispatch func(*webhooks.Di
 	e.usage = readmodels.NewUsage(pool, e.clk.Now)
 	metrics := NewMetrics(readmodels.NewOps(pool))
 	e.endpoints = readmodels.NewEndpoints(pool, webhookKeys)
-	disp := &webhooks.Dispatcher{Outbox: e.outbox, Keys: webhookKeys, Events: store, ReceiptFields: WebhookFields, Log: zerolog.Nop(),
+	disp := &webhooks.Dispatcher{Outbox: e.outbox, Keys: webhookKeys, Events: store, Log: zerolog.Nop(),
 		RetryDelay: 300 * time.Millisecond, Timeout: time.Second, Metrics: metrics, Endpoints: e.endpoints}
 	if dispatch != nil {
 		dispatch(disp)
@@ -133,7 +133,7 @@ func newEnvWith(t testing.TB, mutate func(*testDeps), dispatch func(*webhooks.Di
 		Config: Config{JWTSecret: testJWTSecret, CronSecret: testCronSecret, EdgeSecret: testEdgeSecret,
 			AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000,
 			ProcessorWebhookSecret: testProcessorSecret, PublicBaseURL: "https://pay.example"},
-	}, App: app.Deps{Store: store, Pool: pool, Now: e.clk.Now, Log: zerolog.Nop(), Dispatcher: e.dispatcher, EndpointData: WebhookFields,
+	}, App: app.Deps{Store: store, Pool: pool, Now: e.clk.Now, Log: zerolog.Nop(), Dispatcher: e.dispatcher,
 		Invalidations: caches, WebhookKeys: webhookKeys, PlatformRecipient: testPlatform}}
 	if mutate != nil {
 		mutate(d)

@@ -126,9 +126,6 @@ func newWorld(t *testing.T, adjust func(*Dispatcher)) *world {
 		t.Fatal(err)
 	}
 	w.disp = &Dispatcher{Outbox: readmodels.NewOutbox(pool), Keys: w.keys, Events: w.store, Log: zerolog.Nop(),
-		ReceiptFields: func(st receipt.State) map[string]any {
-			return map[string]any{"receiptId": st.Receipt.ReceiptID, "status": string(st.Status)}
-		},
 		RetryDelay: 200 * time.Millisecond, Timeout: time.Second}
 	if adjust != nil {
 		adjust(w.disp)

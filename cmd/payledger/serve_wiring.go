@@ -82,7 +82,7 @@ func (s *services) appDeps(cfg config, rpc *chain.RPC, log zerolog.Logger) (app.
 		return app.Deps{}, err
 	}
 	subs := subscriptionChain(cfg, log)
-	d := app.Deps{Store: s.store, Pool: s.pool, Now: time.Now, Log: log, Dispatcher: s.dispatcher, EndpointData: transport.WebhookFields,
+	d := app.Deps{Store: s.store, Pool: s.pool, Now: time.Now, Log: log, Dispatcher: s.dispatcher,
 		Invalidations: s.caches, WebhookKeys: s.webhookKeys, Journal: s.jrnl, PlatformRecipient: strings.ToLower(cfg.PlatformRecipient),
 		Subscriptions: subs, Deposits: s.deposits.addresses, PaymentWindow: cfg.PaymentWindow,
 		PaymentMonitorWindow: cfg.PaymentMonitorWindow,
@@ -113,7 +113,7 @@ func (s *services) openReadModels(cfg config, log zerolog.Logger) error {
 	s.usage = readmodels.NewUsage(s.pool, time.Now)
 	s.metrics = transport.NewMetrics(readmodels.NewOps(s.pool))
 	s.endpoints = readmodels.NewEndpoints(s.pool, s.webhookKeys)
-	s.dispatcher = (&webhooks.Dispatcher{Outbox: s.outbox, Keys: s.webhookKeys, Events: s.store, ReceiptFields: transport.WebhookFields,
+	s.dispatcher = (&webhooks.Dispatcher{Outbox: s.outbox, Keys: s.webhookKeys, Events: s.store,
 		Log: log, Production: cfg.production(), Metrics: s.metrics, Endpoints: s.endpoints}).Init()
 	return nil
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
-	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/projections"
@@ -33,8 +32,6 @@ type Deps struct {
 	// Dispatcher delivers webhooks: the receipts projector wakes it, the reconciler retries
 	// through it, subscription charge webhooks go through it.
 	Dispatcher *webhooks.Dispatcher
-	// EndpointData renders a receipt for the merchants' event log (transport.WebhookFields).
-	EndpointData func(receipt.State) map[string]any
 	// Invalidations, when set, keeps the order sources' pricing and inventory caches (nil: none).
 	Invalidations *readmodels.Invalidations
 	// WebhookKeys seals each new receipt's webhook signing key.
@@ -129,7 +126,7 @@ func New(d Deps) (*Application, error) {
 // openProjections opens the receipts, users and subscriptions projectors.
 func (a *Application) openProjections(d Deps) error {
 	receiptsProjector := projections.NewReceipts(d.Dispatcher.Wake)
-	receiptsProjector.EndpointData = d.EndpointData // the merchants' event log (webhook endpoints)
+	receiptsProjector.EventLog = true // the merchants' event log (webhook endpoints)
 	p := &a.Projections
 	var err error
 	if p.Receipts, err = projections.NewRunner(d.Pool, d.Store, receiptsProjector, d.Log); err != nil {
