@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/settlement"
 )
 
 // The webhook payloads (DESIGN 9's catalog of event types), one type per event type: what the
@@ -18,8 +19,8 @@ import (
 const (
 	EventReceiptStatusUpdated     = "receipt.status_updated"
 	EventReceiptPaymentDetected   = "receipt.payment_detected"
-	EventSubscriptionCharged      = "subscription.charged"
-	EventSubscriptionChargeFailed = "subscription.charge_failed"
+	EventSubscriptionCharged      = settlement.EventSubscriptionCharged // its payload: settlement's charge outcome
+	EventSubscriptionChargeFailed = settlement.EventSubscriptionChargeFailed
 	EventSplitDistributed         = "split.distributed"
 	EventWebhookTest              = "webhook.test"
 )
