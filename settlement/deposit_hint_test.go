@@ -21,7 +21,6 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
-	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
 )
@@ -195,17 +194,12 @@ func TestSubmittedHashCheckRPCDown(t *testing.T) {
 }
 
 // hintReceipt generates a USD receipt of total for merchant with the env's split, visible in the
-// read model.
+// read model, and returns its id and deposit address.
 func (e *depositEnv) hintReceipt(merchant string, total money.Cents) (string, string) {
 	e.t.Helper()
-	id := commands.NewReceiptID(e.at)
-	g := receipt.Generated{ReceiptID: id, Merchant: merchant, Source: "direct", Currency: "USD", TaxRate: "0", TaxComponents: []string{},
-		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "Order", Amount: total}}, Subtotal: total, Total: total,
-		DepositAddress: chain.DepositAddress(e.factory, id, e.split).Hex(), DepositSplit: strings.ToLower(e.split.Hex())}
-	_, _, err := commands.GenerateReceipt(e.ctx, e.store, time.Now(), eventstore.Metadata{}, g)
-	e.ok(err)
+	st := e.receiptOf(merchant, total)
 	e.synced()
-	return id, g.DepositAddress
+	return st.Receipt.ReceiptID, st.Receipt.DepositAddress
 }
 
 // TestCrossMerchantClaimIsImpossible: DESIGN 9's probing note. Section 8 let anyone submit the
