@@ -11,15 +11,18 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 )
 
-// What the deposit detector checks besides the transfers of new blocks, once per step with new
-// blocks, in at most one batch of headers and one batch of transaction receipts:
-//   - the audit after a reorg (DESIGN 8, 9): a receipt paid on chain whose paying block a reorg
-//     past CHAIN_CONFIRMATIONS replaced, its transaction nowhere on the chain now, is flagged
+// What the deposit detector checks besides the transfers of new blocks, in a step with new blocks,
+// in at most one batch of headers and one batch of transaction receipts:
+//   - the audit after a reorg (DESIGN 8, 9), in a step that found the cursor's block replaced (a
+//     reorg of any depth replaces the newest block read, so no other step needs to look): a
+//     receipt paid on chain whose paying block a reorg past CHAIN_CONFIRMATIONS replaced, its
+//     transaction nowhere on the chain now, is flagged
 //     (receipt.Fail with receipt.CodeChainWithdrawn, kept as a FailureIgnored: the receipt stays
 //     paid and is not reconciled); the same transaction mined again and deep enough restores it
 //     (receipt.Confirm: PaymentRestored, naming the new block). Everything is read again from
-//     the receipts at every step, so a restart, another instance or a datastore that refused the
-//     flag loses nothing.
+//     the receipts, and a failed audit keeps the cursor (the next step finds the same reorg), so
+//     a restart, another instance or a datastore that refused the flag loses nothing. Steps
+//     without a reorg cost no round trip for it.
 //   - the hint's own check once its transaction is mined (DESIGN 9): a submitted transaction
 //     that reverted is told as the receipt's telemetry (PORTAL_CHAIN_TX_REVERTED), never a
 //     status; the payment window decides. A hint is checked until its transaction is mined.
@@ -49,11 +52,11 @@ const (
 	checkHint             // a submitted transaction: mined? reverted?
 )
 
-// audit checks open's paid, flagged and hinted receipts against the chain at head (known: block
-// hashes read already this step) and records what it finds. Errors: RPC errors, the first
-// recording error (the next step checks again).
-func (d *DepositDetector) audit(ctx context.Context, head uint64, open []OpenDeposit, known map[uint64]string) error {
-	checks, err := d.auditChecks(ctx, head, open, known)
+// audit checks open's paid (when reorged), flagged and hinted receipts against the chain at head
+// (known: block hashes read already this step) and records what it finds. Errors: RPC errors,
+// the first recording error (the next step checks again).
+func (d *DepositDetector) audit(ctx context.Context, head uint64, open []OpenDeposit, known map[uint64]string, reorged bool) error {
+	checks, err := d.auditChecks(ctx, head, open, known, reorged)
 	if err != nil || len(checks) == 0 {
 		return err
 	}
@@ -74,10 +77,10 @@ func (d *DepositDetector) audit(ctx context.Context, head uint64, open []OpenDep
 	return firstErr
 }
 
-// auditChecks lists the transactions to ask about: the paying transactions of the receipts paid
-// within AuditBlocks whose block is no longer the one recorded, the flagged ones, and this
-// step's slice of the hints.
-func (d *DepositDetector) auditChecks(ctx context.Context, head uint64, open []OpenDeposit, known map[uint64]string) ([]auditCheck, error) {
+// auditChecks lists the transactions to ask about: after a reorg, the paying transactions of the
+// receipts paid within AuditBlocks whose block is no longer the one recorded; the flagged ones;
+// this step's slice of the hints.
+func (d *DepositDetector) auditChecks(ctx context.Context, head uint64, open []OpenDeposit, known map[uint64]string, reorged bool) ([]auditCheck, error) {
 	deep := uint64(max(d.Confirmations, 1))
 	var checks []auditCheck
 	var paid []*OpenDeposit
@@ -88,7 +91,7 @@ func (d *DepositDetector) auditChecks(ctx context.Context, head uint64, open []O
 		switch p := o.Paid; {
 		case o.Withdrawn != "":
 			checks = append(checks, auditCheck{o: o, kind: checkWithdrawn, hash: o.Withdrawn})
-		case p != nil && depth(head, p.BlockNumber) >= deep && head <= p.BlockNumber+AuditBlocks:
+		case reorged && p != nil && depth(head, p.BlockNumber) >= deep && head <= p.BlockNumber+AuditBlocks:
 			paid = append(paid, o)
 			if _, ok := known[p.BlockNumber]; !ok && !asked[p.BlockNumber] {
 				ask, asked[p.BlockNumber] = append(ask, p.BlockNumber), true

@@ -17,8 +17,9 @@ import (
 // the number of open deposits: the open set from the database, the head, ONE eth_getLogs over
 // the new blocks for every configured token, the new blocks with their transactions (ETH), one
 // batch of balances (a rotating slice of the unpaid deposits, for ETH a contract sent), and one
-// batch of headers for the transfers that reached their depth; then the audit of the receipts
-// paid lately and of the hints (deposit_audit.go). Facts go through the command
+// batch of headers for the transfers that reached their depth; then the audit (deposit_audit.go)
+// of the receipts paid lately (only when a reorg replaced the cursor's block), of the flagged
+// ones and of the hints. Facts go through the command
 // pipeline (load, decide, append with the expected version, retry), so two detectors credit a
 // transfer once. The last processed block is kept in the database (chain_cursors): a restart
 // resumes there, and transfers mined while the service was down are found.
@@ -99,7 +100,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 		byAddr[open[i].Address] = &open[i]
 	}
 	t0 := time.Now()
-	from, to, scan, err := d.scan(ctx, cursor, cursorHash, head, byAddr)
+	from, to, scan, reorged, err := d.scan(ctx, cursor, cursorHash, head, byAddr)
 	if err != nil {
 		return StepResult{}, err
 	}
@@ -115,18 +116,20 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	}
 	d.Log.Debug().Dur("open", t0.Sub(now)).Dur("scan", t1.Sub(t0)).Dur("observe", t2.Sub(t1)).Dur("record", time.Since(t2)).
 		Int("open_deposits", len(open)).Msg("deposits: step")
+	// The audit comes before the cursor moves: when it fails, the next step reads the same blocks
+	// again and finds the same reorg (the cursor's block replaced) to audit.
+	if err := d.audit(ctx, head, open, scan.Hashes, reorged); err != nil {
+		return StepResult{}, err
+	}
 	if err := d.Store.SaveCursor(ctx, d.name(), to, scan.Hashes[to]); err != nil {
 		return StepResult{}, err
 	}
-	// The audit reads everything again from the receipts at the next step: its failure keeps
-	// the cursor.
-	res := StepResult{From: from, To: to, Transfers: len(scan.Transfers), Receipts: n}
-	return res, d.audit(ctx, head, open, scan.Hashes)
+	return StepResult{From: from, To: to, Transfers: len(scan.Transfers), Receipts: n}, nil
 }
 
 // scan reads the blocks after cursor; when the first one's parent is not the cursor's block any
-// more (a reorg replaced it), from reorgRewind blocks before the depth again.
-func (d *DepositDetector) scan(ctx context.Context, cursor uint64, cursorHash string, head uint64, open map[string]*OpenDeposit) (uint64, uint64, DepositScan, error) {
+// more (a reorg replaced it: reorged), from reorgRewind blocks before the depth again.
+func (d *DepositDetector) scan(ctx context.Context, cursor uint64, cursorHash string, head uint64, open map[string]*OpenDeposit) (uint64, uint64, DepositScan, bool, error) {
 	maxRange := d.MaxRange
 	if maxRange == 0 {
 		maxRange = 2000
@@ -136,12 +139,12 @@ func (d *DepositDetector) scan(ctx context.Context, cursor uint64, cursorHash st
 	watched := func(a string) bool { _, ok := open[a]; return ok }
 	scan, err := d.Chain.Scan(ctx, from, to, watched)
 	if err != nil || cursorHash == "" || strings.EqualFold(scan.Parent, cursorHash) {
-		return from, to, scan, err
+		return from, to, scan, false, err
 	}
 	from = max(cursor-min(cursor, uint64(d.Confirmations+reorgRewind)), 1)
 	d.Log.Info().Uint64("block", cursor).Uint64("from", from).Msg("deposits: the cursor's block left the chain; reading again")
 	scan, err = d.Chain.Scan(ctx, from, to, watched)
-	return from, to, scan, err
+	return from, to, scan, true, err
 }
 
 // depth is how deep block n is under head (its own block counts as 1).
