@@ -60,7 +60,7 @@ func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow
 	if !common.IsHexAddress(st.Receipt.DepositAddress) {
 		return paymentRequest{}, commands.ErrSplitRequired
 	}
-	req, err := requiredAmount(st, token)
+	req, err := s.requiredAmount(ctx, st, token)
 	if err != nil {
 		return paymentRequest{}, err
 	}
@@ -80,8 +80,17 @@ func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow
 }
 
 // requiredAmount is what a payment of st in token must bring (receipt.State.RequiredIn: a
-// quoted token at the latest quote the state keeps), its errors as API errors.
-func requiredAmount(st receipt.State, token string) (receipt.Required, error) {
+// quoted token at the latest quote the receipt's state keeps), its errors as API errors. For a
+// quoted token the state is folded from the receipt's stream: the read model may not show yet a
+// quote the customer has just been answered.
+func (s *Server) requiredAmount(ctx context.Context, st receipt.State, token string) (receipt.Required, error) {
+	if !receipt.IsStable(token) {
+		loaded, err := commands.LoadReceipt(ctx, s.events, st.Receipt.ReceiptID)
+		if err != nil {
+			return receipt.Required{}, err
+		}
+		st = loaded.State
+	}
 	req, err := st.RequiredIn(token)
 	switch {
 	case errors.Is(err, receipt.ErrNoEURRate):
