@@ -98,19 +98,9 @@ func (d *DepositDetector) auditChecks(ctx context.Context, head uint64, open []O
 			}
 		}
 	}
-	hashes := known
-	if len(ask) > 0 {
-		got, err := d.Chain.BlockHashes(ctx, ask)
-		if err != nil {
-			return nil, fmt.Errorf("deposits: audit: %w", err)
-		}
-		hashes = make(map[uint64]string, len(known)+len(got))
-		for k, v := range known {
-			hashes[k] = v
-		}
-		for k, v := range got {
-			hashes[k] = v
-		}
+	hashes, err := d.withHashes(ctx, known, ask)
+	if err != nil {
+		return nil, fmt.Errorf("deposits: audit: %w", err)
 	}
 	for _, o := range paid {
 		if !strings.EqualFold(hashes[o.Paid.BlockNumber], o.Paid.BlockHash) {

@@ -189,19 +189,9 @@ func (d *DepositDetector) observeUnconfirmed(ctx context.Context, head uint64, s
 			}
 		}
 	}
-	hashes := scan.Hashes
-	if len(ask) > 0 {
-		got, err := d.Chain.BlockHashes(ctx, ask)
-		if err != nil {
-			return err
-		}
-		hashes = make(map[uint64]string, len(got)+len(scan.Hashes))
-		for k, v := range scan.Hashes {
-			hashes[k] = v
-		}
-		for k, v := range got {
-			hashes[k] = v
-		}
+	hashes, err := d.withHashes(ctx, scan.Hashes, ask)
+	if err != nil {
+		return err
 	}
 	for _, o := range open {
 		for _, u := range o.Unconfirmed {
@@ -213,6 +203,26 @@ func (d *DepositDetector) observeUnconfirmed(ctx context.Context, head uint64, s
 		}
 	}
 	return nil
+}
+
+// withHashes is known plus the canonical hash of each block of ask, read in one batch of
+// headers (known itself when ask is empty).
+func (d *DepositDetector) withHashes(ctx context.Context, known map[uint64]string, ask []uint64) (map[uint64]string, error) {
+	if len(ask) == 0 {
+		return known, nil
+	}
+	got, err := d.Chain.BlockHashes(ctx, ask)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uint64]string, len(known)+len(got))
+	for k, v := range known {
+		out[k] = v
+	}
+	for k, v := range got {
+		out[k] = v
+	}
+	return out, nil
 }
 
 // observeBalances reads the ETH balance, at block to, of this step's slice of the unpaid open
