@@ -25,7 +25,6 @@ bench:
 	$(GO) test -run "^$$" -bench WebhookDelivery -benchtime=1x -timeout 30m ./transport/ | tee -a bench.out
 	$(GO) test -run "^$$" -bench ExportReceipts100k -benchtime=3x -timeout 20m ./transport/ | tee -a bench.out
 	$(GO) test -run "^$$" -bench CronCharge1000 -benchtime=1x -timeout 20m ./settlement/ | tee -a bench.out
-	$(GO) test -run "^$$" -bench Confirm5000InOneBlock -benchtime=1x -timeout 20m ./settlement/ | tee -a bench.out
 	$(GO) test -run "^$$" -bench 'DepositRoundTrips|Deposit5000InOneBlock' -benchtime=1x -timeout 20m ./settlement/ | tee -a bench.out
 	$(GO) test -run "^$$" -bench DepositSweep -benchtime=1x -timeout 20m ./chain/contracts/ | tee -a bench.out
 	$(GO) run ./cmd/loadbench -duration 30s | tee -a bench.out

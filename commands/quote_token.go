@@ -19,7 +19,7 @@ type Prices interface {
 // QuoteToken prices a receipt in a token with the current rates.
 type QuoteToken struct {
 	ReceiptID string
-	Token     string // one of PaymentTokens
+	Token     string // one of receipt.PaymentTokens
 	Meta      eventstore.Metadata
 }
 
@@ -51,8 +51,8 @@ func NewQuoteTokenHandler(store Store, prices Prices, now func() time.Time) *Quo
 // price for the token, no EUR/USD rate for an EUR receipt), receipt.ErrNotFound,
 // receipt.ErrState, ErrContended, wrapped store errors.
 func (h *QuoteTokenHandler) Handle(ctx context.Context, cmd QuoteToken) (TokenQuoted, error) {
-	if !slices.Contains(PaymentTokens, cmd.Token) {
-		return TokenQuoted{}, Invalid("token must be one of " + strings.Join(PaymentTokens, ", "))
+	if !slices.Contains(receipt.PaymentTokens(), cmd.Token) {
+		return TokenQuoted{}, Invalid("token must be one of " + strings.Join(receipt.PaymentTokens(), ", "))
 	}
 	prices, err := h.prices.USDPrices(ctx)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,9 +39,6 @@ type Figures interface {
 	SplitTransactions(ctx context.Context, wallet string, limit int) ([]readmodels.SplitTransaction, error)
 }
 
-// pricedAssets have a configurable USD price; stablecoins are fixed at 1.
-var pricedAssets = []string{"ETH", "cbBTC", "cbXRP", "EUR"}
-
 func (s *Server) getPricing(c echo.Context) error {
 	prices, err := s.prices.All(c.Request().Context())
 	if err != nil {
@@ -50,7 +48,7 @@ func (s *Server) getPricing(c echo.Context) error {
 	for _, t := range receipt.StableTokens {
 		tokens[t] = map[string]any{"usd": 1, "fixed": true}
 	}
-	for _, a := range pricedAssets[:3] {
+	for _, a := range receipt.PricedTokens() {
 		tokens[a] = priceView(prices[a])
 	}
 	return c.JSON(http.StatusOK, map[string]any{"tokens": tokens, "eurUsd": priceView(prices["EUR"])})
@@ -99,8 +97,8 @@ func (s *Server) postPricing(c echo.Context) error {
 		if receipt.IsStable(token) {
 			return InvalidInput(token + " is fixed at 1 USD")
 		}
-		if !contains(pricedAssets[:3], token) {
-			return InvalidInput("tokens." + token + " is not a priced token (" + strings.Join(pricedAssets[:3], ", ") + ")")
+		if !slices.Contains(receipt.PricedTokens(), token) {
+			return InvalidInput("tokens." + token + " is not a priced token (" + strings.Join(receipt.PricedTokens(), ", ") + ")")
 		}
 		if err := positive("tokens."+token, n); err != nil {
 			return err
@@ -120,15 +118,6 @@ func (s *Server) postPricing(c echo.Context) error {
 		return err
 	}
 	return s.getPricing(c)
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 type quoteRequest struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport/dashboard"
 )
@@ -75,8 +76,8 @@ type dashList struct {
 // receipt id or transactionId, and keyset pages.
 func (s *Server) dashReceipts(c echo.Context, sess Session, f dashboard.Frame) error {
 	ctx := c.Request().Context()
-	v := dashList{Statuses: knownStatuses, Status: c.QueryParam("status"), Query: strings.TrimSpace(c.QueryParam("q"))}
-	if !slices.Contains(knownStatuses, v.Status) {
+	v := dashList{Statuses: receipt.StatusNames(), Status: c.QueryParam("status"), Query: strings.TrimSpace(c.QueryParam("q"))}
+	if !slices.Contains(v.Statuses, v.Status) {
 		v.Status = "" // an unknown filter shows every receipt rather than an error page
 	}
 	if len(v.Query) > dashQueryMax {

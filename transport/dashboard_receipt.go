@@ -123,9 +123,8 @@ func dashReceiptOf(st receipt.State) dashReceiptView {
 		}
 		v.Lines = append(v.Lines, line)
 	}
-	if un := money.Cents(st.Unrefunded()); un > 0 && (st.Status == receipt.StatusPaid || st.Status == receipt.StatusReconciled ||
-		st.Status == receipt.StatusRefundRequested) {
-		v.CanRefund, v.Unrefunded = true, un.String()
+	if receipt.CanRequestRefund(st) {
+		v.CanRefund, v.Unrefunded = true, money.Cents(st.Unrefunded()).String()
 	}
 	return v
 }

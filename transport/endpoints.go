@@ -169,7 +169,7 @@ func (s *Server) testEndpoint(c echo.Context) error {
 	now := s.now()
 	key := "webhook-test:" + uuid.NewString()
 	ev := readmodels.NewEvent{Key: key, Merchant: merchant, Type: webhooks.TypeTest, At: now, Endpoint: &id,
-		Data: map[string]any{"endpointId": id, "message": "This is a test event from payledger."}}
+		Data: readmodels.WebhookTest{EndpointID: id.String(), Message: "This is a test event from payledger."}}
 	if err := s.endpoints.Record(ctx, ev); err != nil {
 		return err
 	}

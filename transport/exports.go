@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 
+	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -65,8 +66,8 @@ func (s *Server) exportReceipts(c echo.Context) error {
 		return err
 	}
 	status := c.QueryParam("status")
-	if status != "" && !slices.Contains(knownStatuses, status) {
-		return InvalidInput("status must be one of " + strings.Join(knownStatuses, ", "))
+	if status != "" && !slices.Contains(receipt.StatusNames(), status) {
+		return InvalidInput("status must be one of " + strings.Join(receipt.StatusNames(), ", "))
 	}
 	return s.streamCSV(c, "receipts", readmodels.ReceiptColumns, func(ctx context.Context, merchant string, row func([]string) error) error {
 		return s.exports.Receipts(ctx, merchant, from, to, status, row)

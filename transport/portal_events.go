@@ -134,7 +134,7 @@ func failureView(st receipt.State) *page.Failure {
 }
 
 func paymentView(st receipt.State) *page.Payment {
-	if st.Payment == nil || !isSettled(st.Status) {
+	if st.Payment == nil || !st.Status.Settled() {
 		return nil
 	}
 	p := st.Payment

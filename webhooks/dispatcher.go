@@ -62,20 +62,16 @@ const (
 // RetryDelay keeping the delivery id, then the pending-delivery marker that reconciliation
 // retries with exponential backoff (a new delivery id each time) for up to 3 days.
 type Dispatcher struct {
-	Outbox Outbox
-	Keys   SigningKeys
-	Events commands.Store
-	// ReceiptFields renders the receipt's fields of the payload; the dispatcher adds event,
-	// idempotencyKey and timestamp. It is the status read's rendering (transport.WebhookFields),
-	// so that a webhook and a status read never describe a receipt differently.
-	ReceiptFields func(receipt.State) map[string]any
-	Log           zerolog.Logger
-	Production    bool            // https only and public addresses only, checked at send and connect time
-	Timeout       time.Duration   // per attempt (default 5 s)
-	RetryDelay    time.Duration   // before the automatic retry (default 5 s)
-	Workers       int             // concurrent claimers, each sending its claimed batch at once (default 8; negative: none)
-	Metrics       DeliveryCounter // optional
-	Now           func() time.Time
+	Outbox     Outbox
+	Keys       SigningKeys
+	Events     commands.Store
+	Log        zerolog.Logger
+	Production bool            // https only and public addresses only, checked at send and connect time
+	Timeout    time.Duration   // per attempt (default 5 s)
+	RetryDelay time.Duration   // before the automatic retry (default 5 s)
+	Workers    int             // concurrent claimers, each sending its claimed batch at once (default 8; negative: none)
+	Metrics    DeliveryCounter // optional
+	Now        func() time.Time
 	// Endpoints, when set, are the webhook endpoints' messages (DESIGN 9): sent by one more
 	// worker with this client, its address checks and timeout.
 	Endpoints EndpointOutbox
@@ -84,11 +80,11 @@ type Dispatcher struct {
 	client             *http.Client
 }
 
-// Init fills defaults; call it once before use. It panics when Outbox, Keys, Events or
-// ReceiptFields is missing: a wiring error.
+// Init fills defaults; call it once before use. It panics when Outbox, Keys or Events is
+// missing: a wiring error.
 func (d *Dispatcher) Init() *Dispatcher {
-	if d.Outbox == nil || d.Keys == nil || d.Events == nil || d.ReceiptFields == nil {
-		panic("webhooks: Dispatcher needs Outbox, Keys, Events and ReceiptFields")
+	if d.Outbox == nil || d.Keys == nil || d.Events == nil {
+		panic("webhooks: Dispatcher needs Outbox, Keys and Events")
 	}
 	if d.Timeout == 0 {
 		d.Timeout = DefaultTimeout
@@ -359,11 +355,8 @@ func (d *Dispatcher) checkURL(raw string) error {
 	return nil
 }
 
-// payload is the spec's payload of the receipt's current state.
-func (d *Dispatcher) payload(st receipt.State) map[string]any {
-	p := d.ReceiptFields(st)
-	p["event"] = Event
-	p["idempotencyKey"] = st.IdempotencyKey()
-	p["timestamp"] = d.Now().UnixMilli()
-	return p
+// payload is the spec's payload of the receipt's current state, as the status read shows it
+// (readmodels.ReceiptWebhookOf), sent now.
+func (d *Dispatcher) payload(st receipt.State) readmodels.ReceiptWebhook {
+	return readmodels.ReceiptWebhookOf(st, d.Now())
 }

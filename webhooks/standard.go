@@ -11,17 +11,19 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/payledger/payledger/readmodels"
 )
 
 // Event types of webhook endpoints (DESIGN 9, the catalog of docs/webhooks.md). An endpoint's
 // filter names some of them or "*".
 const (
 	TypeReceiptStatusUpdated     = Event
-	TypeReceiptPaymentDetected   = "receipt.payment_detected"
-	TypeSubscriptionCharged      = "subscription.charged"
-	TypeSubscriptionChargeFailed = "subscription.charge_failed"
-	TypeSplitDistributed         = "split.distributed"
-	TypeTest                     = "webhook.test"
+	TypeReceiptPaymentDetected   = readmodels.EventReceiptPaymentDetected
+	TypeSubscriptionCharged      = readmodels.EventSubscriptionCharged
+	TypeSubscriptionChargeFailed = readmodels.EventSubscriptionChargeFailed
+	TypeSplitDistributed         = readmodels.EventSplitDistributed
+	TypeTest                     = readmodels.EventWebhookTest
 )
 
 // EventTypes is the catalog: every type an endpoint may ask for. receipt.payment_detected is

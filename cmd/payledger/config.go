@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/domain/address"
+	"github.com/payledger/payledger/domain/receipt"
 )
 
 // DefaultDatabaseURL is used when DATABASE_URL is unset.
@@ -61,8 +63,6 @@ type config struct {
 }
 
 func (c config) production() bool { return c.AppEnv == "production" }
-
-var walletRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 
 // secretVars are generated in development when missing and required in production.
 var secretVars = []string{"JWT_SECRET", "CRON_SECRET", "SECRETS_KEY", "PROCESSOR_WEBHOOK_SECRET"}
@@ -237,7 +237,7 @@ func (c *config) validate(r *envReader) {
 			}
 		}
 	}
-	if c.PlatformRecipient != "" && !walletRE.MatchString(c.PlatformRecipient) {
+	if c.PlatformRecipient != "" && !address.Valid(c.PlatformRecipient) {
 		r.bad("PLATFORM_RECIPIENT must be a 0x-prefixed 40-hex-character address")
 	}
 	c.readAdminWallets(r)
@@ -252,7 +252,7 @@ func (c *config) readAdminWallets(r *envReader) {
 		if w = strings.TrimSpace(w); w == "" {
 			continue
 		}
-		if !walletRE.MatchString(w) {
+		if !address.Valid(w) {
 			r.bad("ADMIN_WALLETS has an invalid address %q", w)
 			continue
 		}
@@ -350,14 +350,14 @@ func (c *config) loadChain(r *envReader) {
 	if c.OperatorKey = r.str("CHAIN_OPERATOR_KEY", ""); c.OperatorKey != "" && !operatorKeyRE.MatchString(c.OperatorKey) {
 		r.bad("CHAIN_OPERATOR_KEY must be 64 hex characters")
 	}
-	if c.SpendPermissionManager = r.str("SPEND_PERMISSION_MANAGER", ""); c.SpendPermissionManager != "" && !walletRE.MatchString(c.SpendPermissionManager) {
+	if c.SpendPermissionManager = r.str("SPEND_PERMISSION_MANAGER", ""); c.SpendPermissionManager != "" && !address.Valid(c.SpendPermissionManager) {
 		r.bad("SPEND_PERMISSION_MANAGER must be a 0x-prefixed 40-hex-character address")
 	}
-	if c.DepositFactory = r.str("DEPOSIT_FACTORY", ""); c.DepositFactory != "" && !walletRE.MatchString(c.DepositFactory) {
+	if c.DepositFactory = r.str("DEPOSIT_FACTORY", ""); c.DepositFactory != "" && !address.Valid(c.DepositFactory) {
 		r.bad("DEPOSIT_FACTORY must be a 0x-prefixed 40-hex-character address")
 	}
-	c.PaymentWindow = r.duration("PAYMENT_WINDOW", time.Hour)
-	c.PaymentMonitorWindow = r.duration("PAYMENT_MONITOR_WINDOW", 24*time.Hour)
+	c.PaymentWindow = r.duration("PAYMENT_WINDOW", receipt.DefaultPaymentWindow)
+	c.PaymentMonitorWindow = r.duration("PAYMENT_MONITOR_WINDOW", receipt.DefaultMonitorWindow)
 	def := "auto"
 	if c.production() {
 		def = "off"

@@ -155,7 +155,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	if devChain != nil {
 		defer func() { log.Warn().Msg("development chain stopping: its state is lost"); _ = devChain.Close() }()
 	}
-	rpc, err := dialChain(ctx, cfg, log) // nil while unreachable: the verifier dials again
+	rpc, err := dialChain(ctx, cfg, log) // nil while unreachable: the chain workers dial again
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,11 @@ func ObserveDeposit(s State, o DepositObservation) ([]Event, error) {
 	}
 	var evs []Event
 	if known && c.Confirmed {
-		// Past the depth the transfer stands as confirmed; a deep reorg is the audit's (DESIGN 8).
+		// Past the depth the transfer stands as confirmed; a deep reorg is the audit's (DESIGN 8),
+		// and so is the restoration of a flagged payment, at its new block's depth.
+		if strings.EqualFold(s.ChainWithdrawnTx, c.TransactionHash) {
+			return nil, nil
+		}
 		return payIfCovered(s, c, o.At)
 	}
 	if !sameBlock || c.Dropped {

@@ -13,7 +13,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
-	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/projections"
@@ -35,10 +34,8 @@ type Config struct {
 	SecretsKey  []byte
 	JournalPath string
 	Production  bool // webhooks go only to public https addresses
-	// ReceiptFields renders a receipt for webhook payloads and the merchants' event log
-	// (transport.WebhookFields); Metrics counts deliveries and reads the journal's figures.
-	ReceiptFields func(receipt.State) map[string]any
-	Metrics       Metrics
+	// Metrics counts deliveries and reads the journal's figures.
+	Metrics Metrics
 	// Dispatch, when set, adjusts the webhook dispatcher before it starts (tests: short delays).
 	Dispatch func(*webhooks.Dispatcher)
 
@@ -142,7 +139,7 @@ func newApplication(d Config, in infra, health *Health) (*Application, error) {
 // openProjections opens the receipts, users and subscriptions projectors.
 func (a *Application) openProjections(d Config, in infra) error {
 	receiptsProjector := projections.NewReceipts(in.dispatcher.Wake)
-	receiptsProjector.EndpointData = d.ReceiptFields // the merchants' event log (webhook endpoints)
+	receiptsProjector.EventLog = true // the merchants' event log (webhook endpoints)
 	p := &a.Projections
 	var err error
 	if p.Receipts, err = projections.NewRunner(d.Pool, d.Store, receiptsProjector, d.Log); err != nil {

@@ -34,13 +34,9 @@ type Chain struct {
 	Charger        *settlement.ChargeSubscriptionsHandler
 }
 
-// Paces of the processes: the chain is read every verifyInterval (the development chain seals a
-// block every 2 s), the verifier's work list synced every verifyRefresh; a release sent in one
-// distribution pass is recorded in a later one, once mined; open onramp attempts older than
+// Paces of the processes: a release sent in one distribution pass is recorded in a later one, once mined; open onramp attempts older than
 // reconcileMinAge are verified every reconcileInterval.
 const (
-	verifyInterval     = time.Second
-	verifyRefresh      = 2 * time.Second
 	distributeInterval = 2 * time.Second
 	reconcileInterval  = 30 * time.Second
 	reconcileMinAge    = 2 * time.Minute
@@ -50,7 +46,6 @@ const (
 // call.
 type Processes struct {
 	OnrampReconciler     *settlement.OnrampReconciler
-	WalletVerifier       Worker
 	SplitDistributor     Worker
 	SubscriptionCharging Worker
 	DepositSweeper       Worker // moves paid receipts' deposits to their splits (sweeps.go)
@@ -71,7 +66,6 @@ func (a *Application) buildProcesses(d Config, in infra, reconcile *commands.Rec
 	d.Chain.Charger = charger
 	a.Processes = Processes{
 		OnrampReconciler:     settlement.NewOnrampReconciler(logOutcomes(reconcile, noteReconcile), in.dispatcher, reconcileInterval, reconcileMinAge, d.Log),
-		WalletVerifier:       walletVerifier(d),
 		SplitDistributor:     splitDistributor(d, health),
 		SubscriptionCharging: subscriptionCharging(d, in, a.Projections.Subscriptions),
 		PaymentWindow:        paymentWindow(d, health),
@@ -89,30 +83,6 @@ func paymentWindow(d Config, health *Health) Worker {
 	return health.Every("payment window", h.Config().Poll, func(ctx context.Context) (bool, error) {
 		_, err := h.Handle(ctx)
 		return true, err
-	})
-}
-
-// walletVerifier confirms wallet payments on chain: without a chain it does nothing (payments
-// stay pending); with one, it dials until the node answers (unless it answered at start) and
-// then runs the verifier. Every instance may run it: recording a verdict is idempotent.
-func walletVerifier(d Config) Worker {
-	c := d.Chain
-	return workerFunc(func(ctx context.Context) error {
-		if c.Dial == nil {
-			return nil
-		}
-		rpc := c.RPC
-		if rpc == nil { // dialled here: closed here (the one dialled at start is serve's)
-			var err error
-			if rpc, err = c.Dial(ctx, "wallet payment verifications"); err != nil {
-				return err
-			}
-			defer rpc.Close()
-			d.Log.Info().Msg("chain connected")
-		}
-		v := settlement.NewVerifyWalletPaymentsHandler(d.Store, readmodels.NewReceipts(d.Pool), commands.NewSplits(d.Store),
-			chain.NewPaymentWatcher(rpc, c.Tokens, c.Confirmations), time.Now)
-		return v.Run(ctx, verifyInterval, verifyRefresh, d.Log)
 	})
 }
 

@@ -39,8 +39,8 @@ const replayInterval = 2 * time.Second
 // before a crash go in before the service listens: a failed replay is only a warning, the
 // replay worker retries it), then the workers.
 func Build(ctx context.Context, cfg Config) (*Service, error) {
-	if cfg.Store == nil || cfg.Pool == nil || cfg.Now == nil || cfg.ReceiptFields == nil || cfg.Metrics == nil || cfg.JournalPath == "" {
-		return nil, errors.New("app: Store, Pool, Now, ReceiptFields, Metrics and JournalPath are required")
+	if cfg.Store == nil || cfg.Pool == nil || cfg.Now == nil || cfg.Metrics == nil || cfg.JournalPath == "" {
+		return nil, errors.New("app: Store, Pool, Now, Metrics and JournalPath are required")
 	}
 	s := &Service{Config: cfg, Health: NewHealth(cfg.Now, cfg.Log)}
 	in, err := s.openInfra(cfg)
@@ -77,7 +77,7 @@ func (s *Service) openInfra(cfg Config) (infra, error) {
 	invalidations.Register(readmodels.RevokedChannel, s.Keys.Cache())
 	s.Usage = readmodels.NewUsage(cfg.Pool, cfg.Now)
 	s.Endpoints = readmodels.NewEndpoints(cfg.Pool, s.WebhookKeys)
-	d := &webhooks.Dispatcher{Outbox: s.Outbox, Keys: s.WebhookKeys, Events: cfg.Store, ReceiptFields: cfg.ReceiptFields,
+	d := &webhooks.Dispatcher{Outbox: s.Outbox, Keys: s.WebhookKeys, Events: cfg.Store,
 		Log: cfg.Log, Production: cfg.Production, Metrics: cfg.Metrics, Endpoints: s.Endpoints}
 	if cfg.Dispatch != nil {
 		cfg.Dispatch(d)
@@ -97,7 +97,7 @@ func (s *Service) buildWorkers() []Worker {
 	list := []Worker{
 		h.Watch("receipts projection", proj.Receipts), h.Watch("users projection", proj.Users),
 		h.Watch("subscriptions projection", proj.Subscriptions),
-		h.Watch("onramp reconciliation", p.OnrampReconciler), h.Watch("wallet verification", p.WalletVerifier),
+		h.Watch("onramp reconciliation", p.OnrampReconciler),
 		p.SplitDistributor, p.PaymentWindow, p.DepositSweeper, p.DepositDetector,
 		h.Watch("webhook dispatch", s.Dispatcher), h.Watch("usage", s.Usage),
 		h.Every("journal replay", replayInterval, func(ctx context.Context) (bool, error) {

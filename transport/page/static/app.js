@@ -11,7 +11,7 @@
   var id = cfg.receiptId;
   var base = "/api/portal/" + encodeURIComponent(id);
   var current = null; // the payment request of the selected token
-  var settled = ["paid", "reconciled", "refund_requested", "refunded"];
+  var settled = cfg.settled; // the domain's settled statuses (receipt.Status.Settled)
   var closing = ["reconciled", "refund_requested", "refunded"];
 
   // Branding: the shop's colours (validated #hex) as CSS variables; CSSOM is allowed by the CSP.

@@ -50,7 +50,7 @@ func Build(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	metrics := transport.NewMetrics(readmodels.NewOps(cfg.App.Pool))
-	cfg.App.Metrics, cfg.App.ReceiptFields = metrics, transport.WebhookFields
+	cfg.App.Metrics = metrics
 	svc, err := app.Build(ctx, cfg.App)
 	if err != nil {
 		return nil, err
