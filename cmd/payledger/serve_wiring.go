@@ -85,7 +85,7 @@ func (s *services) appDeps(cfg config, rpc *chain.RPC, log zerolog.Logger) (app.
 	d := app.Deps{Store: s.store, Pool: s.pool, Now: time.Now, Log: log, Dispatcher: s.dispatcher, EndpointData: transport.WebhookFields,
 		Invalidations: s.caches, WebhookKeys: s.webhookKeys, Journal: s.jrnl, PlatformRecipient: strings.ToLower(cfg.PlatformRecipient),
 		Subscriptions: subs, Deposits: s.deposits.addresses, PaymentWindow: cfg.PaymentWindow,
-		PaymentMonitorWindow: cfg.PaymentMonitorWindow,
+		PaymentMonitorWindow: cfg.PaymentMonitorWindow, Tracer: cfg.tracer,
 		Chain: app.Chain{RPC: rpc, Tokens: cfg.ChainTokens, Confirmations: cfg.ChainConfirmations, SplitChain: splitOps, SplitOperator: splitSender,
 			Charger: subscriptionCharger(cfg, subs, rpc, s.pool, s.store, log), Transactions: chainTransactions(cfg, rpc)}}
 	if cfg.EthRPCURL != "" {
@@ -114,7 +114,7 @@ func (s *services) openReadModels(cfg config, log zerolog.Logger) error {
 	s.metrics = transport.NewMetrics(readmodels.NewOps(s.pool))
 	s.endpoints = readmodels.NewEndpoints(s.pool, s.webhookKeys)
 	s.dispatcher = (&webhooks.Dispatcher{Outbox: s.outbox, Keys: s.webhookKeys, Events: s.store, ReceiptFields: transport.WebhookFields,
-		Log: log, Production: cfg.production(), Metrics: s.metrics, Endpoints: s.endpoints}).Init()
+		Log: log, Production: cfg.production(), Metrics: s.metrics, Endpoints: s.endpoints, Tracer: cfg.tracer}).Init()
 	return nil
 }
 
@@ -170,6 +170,7 @@ func newAPI(cfg config, base zerolog.Logger, s *services, limiter transport.Limi
 			MetricsSeparate: cfg.MetricsAddr != "", TrustedProxies: cfg.TrustedProxies, KeyCacheTTL: cfg.KeyCacheTTL,
 			PaymentChain: paymentChain(cfg),
 		},
+		Tracer: cfg.tracer,
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
@@ -19,6 +20,7 @@ import (
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/tracing"
 	"github.com/payledger/payledger/webhooks"
 )
 
@@ -50,6 +52,8 @@ type Deps struct {
 	Processor            OnrampClient  // nil: PROCESSOR_API_URL unset
 	Subscriptions        Subscriptions // zero: subscriptions are not configured
 	Chain                Chain         // zero: no chain configured
+	// Tracer, when set, gives each use case and each append a span (tracing.go); nil: none.
+	Tracer trace.TracerProvider
 }
 
 // Subscriptions is what creating subscriptions checks permissions against; the zero value means
@@ -123,6 +127,9 @@ func New(d Deps) (*Application, error) {
 	}
 	reconcile := a.buildCommands(d)
 	a.buildProcesses(d, reconcile)
+	if d.Tracer != nil { // after the processes: they call the use cases undecorated, as before
+		a.Commands = traceCommands(a.Commands, tracing.Tracer(d.Tracer))
+	}
 	return a, nil
 }
 
@@ -142,7 +149,11 @@ func (a *Application) openProjections(d Deps) error {
 		return err
 	}
 	if pg, ok := d.Store.(*postgres.Store); ok { // a new receipt's row commits with its event when it can
-		a.Events = receiptsProjector.AtAppend(pg, p.Receipts)
+		atAppend := receiptsProjector.AtAppend(pg, p.Receipts)
+		a.Events = atAppend
+		if d.Tracer != nil {
+			a.Events = tracedAppends{ReceiptsAtAppend: atAppend, tracer: tracing.Tracer(d.Tracer)}
+		}
 	}
 	return nil
 }
