@@ -89,6 +89,8 @@ type Queries struct {
 // Projections are the projection runners.
 type Projections struct {
 	Receipts, Users, Subscriptions *projections.Runner
+	// ReceiptCreated records receipt.created in the merchants' event log (nil without EndpointData).
+	ReceiptCreated *projections.Runner
 }
 
 // Caches are the order sources' caches (nil without Invalidations).
@@ -148,6 +150,11 @@ func (a *Application) openProjections(d Deps) error {
 	if p.Subscriptions, err = projections.NewRunner(d.Pool, d.Store, projections.Subscriptions{}, d.Log); err != nil {
 		return err
 	}
+	if d.EndpointData != nil {
+		if err := a.openReceiptCreated(d); err != nil {
+			return err
+		}
+	}
 	if pg, ok := d.Store.(*postgres.Store); ok { // a new receipt's row commits with its event when it can
 		atAppend := receiptsProjector.AtAppend(pg, p.Receipts)
 		a.Events = atAppend
@@ -163,6 +170,24 @@ func (a *Application) openProjections(d Deps) error {
 // invalidations); a new process goes into Processes and here.
 func (a *Application) Workers() []Worker {
 	p := a.Processes
-	return []Worker{a.Projections.Receipts, a.Projections.Users, a.Projections.Subscriptions,
+	w := []Worker{a.Projections.Receipts, a.Projections.Users, a.Projections.Subscriptions,
 		p.OnrampReconciler, p.WalletVerifier, p.SplitDistributor, p.SubscriptionCharging, p.PaymentWindow, p.DepositSweeper}
+	if a.Projections.ReceiptCreated != nil {
+		w = append(w, a.Projections.ReceiptCreated)
+	}
+	return w
+}
+
+// openReceiptCreated opens the receipt.created projector, first seeding its checkpoint at the
+// receipts projector's (receipts made before it existed are not announced).
+func (a *Application) openReceiptCreated(d Deps) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := projections.SeedReceiptCreated(ctx, d.Pool); err != nil {
+		return err
+	}
+	var err error
+	a.Projections.ReceiptCreated, err = projections.NewRunner(d.Pool, d.Store,
+		projections.ReceiptCreated{EndpointData: d.EndpointData, Notify: d.Dispatcher.Wake}, d.Log)
+	return err
 }
