@@ -42,7 +42,7 @@ migrate:
 build:
 	$(GO) build -o bin/payledger ./cmd/payledger
 
-## screenshots: the payment page (desktop and mobile, before and after a wallet payment) and the merchant dashboard (list, a paid receipt, settings; desktop and 375 px) in chromium to docs/img/
+## screenshots: the payment page (desktop and mobile, before and after a wallet payment, an underpaid one) and the merchant dashboard (list, a paid receipt, settings; desktop and 375 px; a receipt paid in two transfers) in chromium to docs/img/
 screenshots:
 	PAYLEDGER_SCREENSHOTS=$(CURDIR)/docs/img $(GO) test -count=1 -run '^(TestPaymentPageInBrowser|TestDashboardInBrowser)$$' -timeout 10m ./cmd/payledger/
 
