@@ -2,6 +2,11 @@ package main
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -44,5 +49,41 @@ func TestChainCallsTraced(t *testing.T) {
 	}
 	if len(got) != 2 || got[0] != "chain.rpc eth_chainId" || got[1] != "chain.rpc eth_blockNumber" {
 		t.Fatalf("the request's chain spans: %v", got)
+	}
+}
+
+// TestServeExportsTraces: serve with OTEL_EXPORTER_OTLP_ENDPOINT sends its requests' spans to
+// <endpoint>/v1/traces over OTLP/HTTP (flushed at the latest when it stops); without it, nothing.
+func TestServeExportsTraces(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, r.URL.Path+" "+string(body))
+		mu.Unlock()
+	}))
+	defer collector.Close()
+	for _, endpoint := range []string{collector.URL, ""} {
+		vars := map[string]string{"DEVCHAIN": "off", "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_SERVICE_NAME": "payledger-test"}
+		base, _, stop := startServeStoppable(t, vars)
+		resp, err := http.Get(base + "/api/status/ping")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		stop() // flushes the batch
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) == 0 {
+		t.Fatal("the collector received nothing")
+	}
+	all := strings.Join(got, "\n")
+	if !strings.HasPrefix(got[0], "/v1/traces ") || !strings.Contains(all, "GET /api/status/ping") || !strings.Contains(all, "payledger-test") {
+		t.Fatalf("exported: %q", all)
+	}
+	if n := strings.Count(all, "GET /api/status/ping"); n != 1 {
+		t.Fatalf("the request's span exported %d times: the run without an endpoint exported too", n)
 	}
 }
