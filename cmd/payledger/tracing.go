@@ -34,11 +34,13 @@ func startTracing(ctx context.Context, cfg *config, log zerolog.Logger) (stop fu
 }
 
 // chainRPCOptions are the chain client's dial options: with tracing, an HTTP client whose calls
-// are spans named by their JSON-RPC method ("chain.rpc eth_getLogs") and carry a traceparent.
+// made within a span (a request's, a delivery's) are spans named by their JSON-RPC method
+// ("chain.rpc eth_getTransactionReceipt") and carry a traceparent; the background polling of
+// the chain makes none (it would be a trace a second).
 func chainRPCOptions(cfg config) []rpc.ClientOption {
 	if cfg.tracer == nil {
 		return nil
 	}
-	client := &http.Client{Transport: &tracing.Transport{Tracer: tracing.Tracer(cfg.tracer), Name: "chain.rpc", NameOf: tracing.JSONRPCMethod}}
+	client := &http.Client{Transport: &tracing.Transport{Tracer: tracing.Tracer(cfg.tracer), Name: "chain.rpc", NameOf: tracing.JSONRPCMethod, ChildrenOnly: true}}
 	return []rpc.ClientOption{rpc.WithHTTPClient(client)}
 }

@@ -57,10 +57,20 @@ type Transport struct {
 	// Attributes adds the caller's attributes to the span (never a URL's path or query: a
 	// receiver's URL may carry a secret).
 	Attributes []attribute.KeyValue
+	// ChildrenOnly: a call made outside any span (the chain follower's polling, every second)
+	// gets none, so that the traces are the requests', not one per poll.
+	ChildrenOnly bool
 }
 
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := t.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	if t.ChildrenOnly && !trace.SpanContextFromContext(req.Context()).IsValid() {
+		return base.RoundTrip(req)
+	}
 	name := t.Name
 	if t.NameOf != nil {
 		if n := t.NameOf(req); n != "" {
@@ -73,10 +83,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	defer span.End()
 	req = req.Clone(ctx)
 	propagator.Inject(ctx, propagation.HeaderCarrier(req.Header))
-	base := t.Base
-	if base == nil {
-		base = http.DefaultTransport
-	}
 	resp, err := base.RoundTrip(req)
 	if err != nil {
 		span.RecordError(err)

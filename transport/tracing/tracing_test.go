@@ -110,7 +110,17 @@ func TestTransport(t *testing.T) {
 		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":"0x1"}`)
 	}))
 	defer srv.Close()
-	client := &http.Client{Transport: &Transport{Tracer: Tracer(tp), Name: "chain.rpc", NameOf: JSONRPCMethod}}
+	client := &http.Client{Transport: &Transport{Tracer: Tracer(tp), Name: "chain.rpc", NameOf: JSONRPCMethod, ChildrenOnly: true}}
+	// Outside any span (a poll of the chain follower): no span, no traceparent.
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"method":"eth_blockNumber"}`))
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(rec.Ended()) != 0 || header != "" {
+		t.Fatalf("a call outside any span made %d spans, traceparent %q", len(rec.Ended()), header)
+	}
 	ctx, parent := Tracer(tp).Start(context.Background(), "POST /api/portal/:id/payment")
 	for _, call := range []string{`{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`, `[{"method":"a"},{"method":"b"}]`} {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(call))
