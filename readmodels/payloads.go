@@ -17,6 +17,7 @@ import (
 
 // Event types of the merchants' event log and of webhook deliveries.
 const (
+	EventReceiptCreated           = "receipt.created"
 	EventReceiptStatusUpdated     = "receipt.status_updated"
 	EventReceiptPaymentDetected   = "receipt.payment_detected"
 	EventSubscriptionCharged      = settlement.EventSubscriptionCharged // its payload: settlement's charge outcome

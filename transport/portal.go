@@ -75,9 +75,11 @@ func (s *Server) pageView(ctx context.Context, row readmodels.ReceiptRow) page.V
 		}
 		v.Lines = append(v.Lines, line)
 	}
-	v.AmountReceived, v.AmountRequired = st.AmountReceived(), st.AmountRequired()
-	if v.AmountReceived != "" {
-		v.Underpaid = underpaid(v.AmountReceived, v.AmountRequired)
+	received, required := st.AmountReceived(), st.AmountRequired()
+	if received != "" {
+		v.Underpaid = !v.Settled && underpaid(received, required)
+		v.AmountReceived, v.AmountRequired, v.AmountToken = page.TokenAmount(received), page.TokenAmount(required), st.RequestedToken()
+		v.AmountDue = page.Due(received, required)
 	}
 	if !v.Settled {
 		v.Tokens = s.pageTokens(ctx)
@@ -147,7 +149,8 @@ func (s *Server) pageData(v page.View) map[string]any {
 	}
 	return map[string]any{
 		"receiptId": v.ReceiptID, "status": v.Status, "tokens": v.Tokens, "token": v.Token, "labels": labels, "settled": settled, "expiresAt": v.ExpiresAt,
-		"chain": map[string]any{"configured": pc.Configured(), "chainId": pc.ChainID, "name": pc.Name, "rpcUrl": pc.RPCURL},
+		"underpaidLabel": page.UnderpaidLabel,
+		"chain":          map[string]any{"configured": pc.Configured(), "chainId": pc.ChainID, "name": pc.Name, "rpcUrl": pc.RPCURL},
 		"texts": map[string]any{
 			"userRejected":        catalogText("PORTAL_CHAIN_USER_REJECTED"),
 			"insufficientBalance": catalogText("PORTAL_CHAIN_INSUFFICIENT_BALANCE"),

@@ -11,11 +11,14 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/tracing"
 )
 
 // ReceiptReader queries the receipts read model.
@@ -36,7 +39,12 @@ const readWait = 5 * time.Second
 func (s *Server) waitReadable(ctx context.Context, id string, res commands.AppendResult) error {
 	ctx, cancel := context.WithTimeout(ctx, readWait)
 	defer cancel()
+	ctx, span := s.tracer.Start(ctx, "projector.wait", trace.WithAttributes(tracing.ReceiptID.String(id)))
+	defer span.End()
 	err := s.receiptsView.WaitFor(ctx, res.Position)
+	if err != nil {
+		span.SetStatus(codes.Error, "read model behind")
+	}
 	s.caches.forgetStatus(id)
 	return err
 }

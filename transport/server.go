@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
@@ -23,6 +24,7 @@ import (
 	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/transport/dashboard"
 	"github.com/payledger/payledger/transport/page"
+	"github.com/payledger/payledger/transport/tracing"
 )
 
 // MaxBodyBytes is the largest request body accepted.
@@ -141,6 +143,10 @@ type Deps struct {
 
 	// ReceiptSearch finds receipts by id or transactionId for the dashboard.
 	ReceiptSearch ReceiptSearcher
+
+	// Tracer, when set, gives each request a span (transport/tracing) and the read-your-writes
+	// wait its own; nil: no traces.
+	Tracer trace.TracerProvider
 }
 
 // JournaledReceipts finds a receipt accepted in degraded mode while it waits in the journal.
@@ -199,6 +205,7 @@ type Server struct {
 	idem           IdempotentStore
 	exports        ExportSource
 	exportSlots    streamSlots
+	tracer         trace.Tracer
 
 	// The merchant dashboard (dashboard*.go).
 	ui            *dashboard.UI
@@ -237,12 +244,17 @@ func New(d Deps) (*Server, error) {
 		s.metrics = NewMetrics(nil)
 	}
 	s.exportSlots.max = exportsPerUser
+	s.tracer = tracing.Tracer(d.Tracer)
 	if d.Invalidations != nil {
 		s.caches = newCaches(d.Invalidations, d.PricingCache, d.InventoryCache)
 	}
 	s.receiptWatch = newReceiptWatch(d.Invalidations, e.Server)
 	e.Pre(preflight)
-	e.Use(correlation(d.Log), noStore, s.accessLog, recoverPanics)
+	e.Use(correlation(d.Log))
+	if d.Tracer != nil {
+		e.Use(tracing.Middleware(d.Tracer))
+	}
+	e.Use(noStore, s.accessLog, recoverPanics)
 	e.Use(s.edgeOnly, middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)), textOnly)
 	s.openapi = d.OpenAPIJSON
 	s.users = d.Users

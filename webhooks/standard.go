@@ -18,6 +18,7 @@ import (
 // Event types of webhook endpoints (DESIGN 9, the catalog of docs/webhooks.md). An endpoint's
 // filter names some of them or "*".
 const (
+	TypeReceiptCreated           = readmodels.EventReceiptCreated
 	TypeReceiptStatusUpdated     = Event
 	TypeReceiptPaymentDetected   = readmodels.EventReceiptPaymentDetected
 	TypeSubscriptionCharged      = readmodels.EventSubscriptionCharged
@@ -29,7 +30,7 @@ const (
 // EventTypes is the catalog: every type an endpoint may ask for. receipt.payment_detected is
 // known before anything records it, so that a filter naming it is valid and receives it once
 // recorded.
-var EventTypes = []string{TypeReceiptStatusUpdated, TypeReceiptPaymentDetected, TypeSubscriptionCharged,
+var EventTypes = []string{TypeReceiptCreated, TypeReceiptStatusUpdated, TypeReceiptPaymentDetected, TypeSubscriptionCharged,
 	TypeSubscriptionChargeFailed, TypeSplitDistributed, TypeTest}
 
 // KnownType says whether t is in the catalog.

@@ -12,9 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/domain/address"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/transport/tracing"
 )
 
 // DefaultDatabaseURL is used when DATABASE_URL is unset.
@@ -57,9 +60,13 @@ type config struct {
 	TrustedProxies           []netip.Prefix // hops whose X-Forwarded-For is believed
 	KeyCacheTTL              time.Duration  // how long degraded mode trusts a confirmed key
 	JournalPath              string
-	DepositFactory           string        // DEPOSIT_FACTORY; "": deployed by serve from the operator key
-	PaymentWindow            time.Duration // PAYMENT_WINDOW: how long a receipt waits to be paid
-	PaymentMonitorWindow     time.Duration // PAYMENT_MONITOR_WINDOW: how long a failed or paid deposit stays watched
+	DepositFactory           string         // DEPOSIT_FACTORY; "": deployed by serve from the operator key
+	PaymentWindow            time.Duration  // PAYMENT_WINDOW: how long a receipt waits to be paid
+	PaymentMonitorWindow     time.Duration  // PAYMENT_MONITOR_WINDOW: how long a failed or paid deposit stays watched
+	Tracing                  tracing.Config // OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME: traces (off without an endpoint)
+	ExplorerURL              string         // EXPLORER_URL: the chain's block explorer the dashboard links transfers to
+	// tracer is the provider serve built from Tracing (startTracing); nil outside serve: no spans.
+	tracer trace.TracerProvider
 }
 
 func (c config) production() bool { return c.AppEnv == "production" }
@@ -179,6 +186,12 @@ func readConfig(r *envReader) config {
 	c.PprofAddr = r.str("PPROF_ADDR", "")
 	c.MetricsToken = r.str("METRICS_TOKEN", "")
 	c.MetricsAddr = r.str("METRICS_ADDR", "")
+	if c.ExplorerURL = strings.TrimRight(r.str("EXPLORER_URL", ""), "/"); c.ExplorerURL != "" {
+		if u, err := url.Parse(c.ExplorerURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" {
+			r.bad("EXPLORER_URL must be an http(s) URL without a query, e.g. https://basescan.org")
+		}
+	}
+	c.Tracing = tracing.Config{Endpoint: r.str("OTEL_EXPORTER_OTLP_ENDPOINT", ""), ServiceName: r.str("OTEL_SERVICE_NAME", "payledger")}
 	c.TrustedProxies = r.prefixes("TRUSTED_PROXIES")
 	c.KeyCacheTTL = r.duration("KEY_CACHE_TTL", 5*time.Minute)
 	c.JournalPath = r.str("JOURNAL_PATH", ".data/journal.jsonl")

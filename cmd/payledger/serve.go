@@ -147,6 +147,11 @@ func tuneGC() {
 // limiter, the ledger (event store, pool, private cluster), the chain client and the development
 // chain.
 func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
+	stopTracing, err := startTracing(ctx, &cfg, log) // OTEL_EXPORTER_OTLP_ENDPOINT; off without it
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	// The development chain first: it sets ETH_RPC_URL and CHAIN_ID (the login's chain) for serve.
 	devChain, err := autoDevChain(ctx, &cfg, cfg.DevChain, 8545, log, os.Stdout)
 	if err != nil {

@@ -51,7 +51,7 @@ func dialUntilAnswered(ctx context.Context, cfg config, log zerolog.Logger, wait
 		case <-time.After(wait):
 		}
 		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		rpc, err := chain.Dial(dctx, cfg.EthRPCURL, uint64(cfg.ChainID))
+		rpc, err := chain.Dial(dctx, cfg.EthRPCURL, uint64(cfg.ChainID), chainRPCOptions(cfg)...)
 		cancel()
 		switch {
 		case err == nil:

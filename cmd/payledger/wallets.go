@@ -27,7 +27,7 @@ func dialChain(ctx context.Context, cfg config, log zerolog.Logger) (*chain.RPC,
 	}
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	rpc, err := chain.Dial(dctx, cfg.EthRPCURL, uint64(cfg.ChainID))
+	rpc, err := chain.Dial(dctx, cfg.EthRPCURL, uint64(cfg.ChainID), chainRPCOptions(cfg)...)
 	if errors.Is(err, chain.ErrChainIDMismatch) {
 		return nil, err
 	}

@@ -11,12 +11,14 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/tracing"
 	"github.com/payledger/payledger/webhooks"
 )
 
@@ -47,6 +49,8 @@ type Config struct {
 	Processor            OnrampClient  // nil: PROCESSOR_API_URL unset
 	Subscriptions        Subscriptions // zero: subscriptions are not configured
 	Chain                Chain         // zero: no chain configured
+	// Tracer, when set, gives each use case and each append a span (tracing.go); nil: none.
+	Tracer trace.TracerProvider
 }
 
 // Metrics are the service's counters that the application feeds (transport.Metrics).
@@ -99,6 +103,8 @@ type Queries struct {
 // Projections are the projection runners.
 type Projections struct {
 	Receipts, Users, Subscriptions *projections.Runner
+	// ReceiptCreated records receipt.created in the merchants' event log.
+	ReceiptCreated *projections.Runner
 }
 
 // Caches are the order sources' caches.
@@ -133,6 +139,9 @@ func newApplication(d Config, in infra, health *Health) (*Application, error) {
 	in.invalidations.Register(readmodels.InventoryChangedChannel, a.Caches.Inventory)
 	reconcile := a.buildCommands(d, in)
 	a.buildProcesses(d, in, reconcile, health)
+	if d.Tracer != nil { // after the processes: they call the use cases undecorated, as before
+		a.Commands = traceCommands(a.Commands, tracing.Tracer(d.Tracer))
+	}
 	return a, nil
 }
 
@@ -151,8 +160,29 @@ func (a *Application) openProjections(d Config, in infra) error {
 	if p.Subscriptions, err = projections.NewRunner(d.Pool, d.Store, projections.Subscriptions{}, d.Log); err != nil {
 		return err
 	}
+	if err := a.openReceiptCreated(d, in); err != nil {
+		return err
+	}
 	if pg, ok := d.Store.(*postgres.Store); ok { // a new receipt's row commits with its event when it can
-		a.Events = receiptsProjector.AtAppend(pg, p.Receipts)
+		atAppend := receiptsProjector.AtAppend(pg, p.Receipts)
+		a.Events = atAppend
+		if d.Tracer != nil {
+			a.Events = tracedAppends{ReceiptsAtAppend: atAppend, tracer: tracing.Tracer(d.Tracer)}
+		}
 	}
 	return nil
+}
+
+// openReceiptCreated opens the receipt.created projector, first seeding its checkpoint at the
+// receipts projector's (receipts made before it existed are not announced).
+func (a *Application) openReceiptCreated(d Config, in infra) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := projections.SeedReceiptCreated(ctx, d.Pool); err != nil {
+		return err
+	}
+	var err error
+	a.Projections.ReceiptCreated, err = projections.NewRunner(d.Pool, d.Store,
+		projections.ReceiptCreated{Notify: in.dispatcher.Wake}, d.Log)
+	return err
 }

@@ -78,7 +78,7 @@ func (s *Service) openInfra(cfg Config) (infra, error) {
 	s.Usage = readmodels.NewUsage(cfg.Pool, cfg.Now)
 	s.Endpoints = readmodels.NewEndpoints(cfg.Pool, s.WebhookKeys)
 	d := &webhooks.Dispatcher{Outbox: s.Outbox, Keys: s.WebhookKeys, Events: cfg.Store,
-		Log: cfg.Log, Production: cfg.Production, Metrics: cfg.Metrics, Endpoints: s.Endpoints}
+		Log: cfg.Log, Production: cfg.Production, Metrics: cfg.Metrics, Endpoints: s.Endpoints, Tracer: cfg.Tracer}
 	if cfg.Dispatch != nil {
 		cfg.Dispatch(d)
 	}
@@ -96,7 +96,7 @@ func (s *Service) buildWorkers() []Worker {
 	h, p, proj := s.Health, s.Processes, s.Projections
 	list := []Worker{
 		h.Watch("receipts projection", proj.Receipts), h.Watch("users projection", proj.Users),
-		h.Watch("subscriptions projection", proj.Subscriptions),
+		h.Watch("subscriptions projection", proj.Subscriptions), h.Watch("receipt.created projection", proj.ReceiptCreated),
 		h.Watch("onramp reconciliation", p.OnrampReconciler),
 		p.SplitDistributor, p.PaymentWindow, p.DepositSweeper, p.DepositDetector,
 		h.Watch("webhook dispatch", s.Dispatcher), h.Watch("usage", s.Usage),

@@ -78,6 +78,7 @@ func deps(cfg Config, s *app.Service, metrics *transport.Metrics, openapi []byte
 		SubscriptionsView: s.Projections.Subscriptions,
 		WebhookEndpoints:  s.Endpoints, EndpointSender: s.Dispatcher,
 		Idempotent: readmodels.NewIdempotentResponses(pool, s.WebhookKeys), Exports: readmodels.NewExports(pool),
+		Tracer: cfg.App.Tracer,
 	}
 }
 
