@@ -80,7 +80,8 @@ func depositDetector(cfg config, rpc *chain.RPC, pool *pgxpool.Pool, store event
 			defer rpc.Close()
 		}
 		d := &settlement.DepositDetector{Chain: chain.DepositScanner{RPC: rpc, Tokens: cfg.ChainTokens}, Store: readmodels.NewDeposits(pool),
-			Events: store, Confirmations: cfg.ChainConfirmations, Monitor: cfg.PaymentMonitorWindow, Now: time.Now, Log: log}
+			Events: store, Confirmations: cfg.ChainConfirmations, Monitor: cfg.PaymentMonitorWindow, Now: time.Now, Log: log,
+			Prices: app.PriceSource(pool)}
 		return d.Run(ctx, depositInterval)
 	})
 }
