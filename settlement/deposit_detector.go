@@ -33,6 +33,9 @@ type DepositDetector struct {
 	Log           zerolog.Logger
 	Name          string // the cursor's name; "" is "deposits"
 	MaxRange      uint64 // blocks read per step at most; 0 is 2,000
+	// Prices, when set, value a transfer in a token its receipt has no quote in, at the price of
+	// the step that observes it (receipt.ValueTransfer; DESIGN 10); nil: no price source.
+	Prices commands.Prices
 
 	balanceNext int                  // where the next step's slice of balances starts
 	hintNext    int                  // where the next step's slice of hints starts

@@ -16,6 +16,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -131,9 +132,14 @@ func (s *Server) quote(c echo.Context) error {
 	if err := DecodeJSON(c, &req); err != nil {
 		return err
 	}
-	out, err := s.cmd.QuoteToken.Handle(c.Request().Context(), commands.QuoteToken{ReceiptID: c.Param("id"), Token: req.Token, Meta: s.metadata(c, "customer")})
+	ctx := c.Request().Context()
+	out, err := s.cmd.QuoteToken.Handle(ctx, commands.QuoteToken{ReceiptID: c.Param("id"), Token: req.Token, Meta: s.metadata(c, "customer")})
 	if err != nil {
 		return err
+	}
+	if out.Result.Position != (eventstore.Position{}) {
+		// The page reads the payment request next: it must see this quote (DESIGN 4, issue 36).
+		s.waitChanges(ctx, commands.ReceiptChange{ReceiptID: out.ReceiptID, Result: out.Result})
 	}
 	q := out.Quote
 	return c.JSON(http.StatusOK, map[string]any{"receiptId": out.ReceiptID, "token": q.Token, "amount": q.Amount,

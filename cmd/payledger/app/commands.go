@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
@@ -76,6 +78,10 @@ func (p onrampProcessor) Get(ctx context.Context, id string) (commands.OnrampSes
 
 // usdPrices gives the quote and onramp commands the price store's current USD prices.
 type usdPrices struct{ store *readmodels.Prices }
+
+// PriceSource is the price store on pool as the commands and the deposit detector read it (the
+// current USD prices by asset).
+func PriceSource(pool *pgxpool.Pool) commands.Prices { return usdPrices{readmodels.NewPrices(pool)} }
 
 var _ commands.Prices = usdPrices{}
 
