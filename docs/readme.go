@@ -17,9 +17,8 @@ type ReadmeRoute struct {
 }
 
 var (
-	httpMethods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "HEAD": true}
-	backtickRE  = regexp.MustCompile("`([^`]*)`")
-	braceRE     = regexp.MustCompile(`\{([A-Za-z]+)\}`)
+	backtickRE = regexp.MustCompile("`([^`]*)`")
+	braceRE    = regexp.MustCompile(`\{([A-Za-z]+)\}`)
 )
 
 // ReadmeRoutes parses the "API overview" table of README.md. A first column holds one or more
@@ -60,13 +59,13 @@ func ReadmeRoutes(readme string) (routes []ReadmeRoute, problems []string) {
 		var pending, last []string
 		for _, m := range backtickRE.FindAllStringSubmatch(cells[0], -1) {
 			seg := strings.TrimSpace(m[1])
-			if httpMethods[seg] {
+			if isHTTPMethod(seg) {
 				pending = append(pending, seg)
 				continue
 			}
 			methods := last
 			path := seg
-			if method, rest, ok := strings.Cut(seg, " "); ok && httpMethods[method] {
+			if method, rest, ok := strings.Cut(seg, " "); ok && isHTTPMethod(method) {
 				methods = append(pending, method)
 				path = strings.TrimSpace(rest)
 			} else if len(pending) > 0 {
@@ -107,4 +106,13 @@ func normaliseReadmePath(p string) string {
 		p = p[:i] + "*"
 	}
 	return braceRE.ReplaceAllString(p, ":$1")
+}
+
+// isHTTPMethod reports whether s is a method the table may name.
+func isHTTPMethod(s string) bool {
+	switch s {
+	case "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD":
+		return true
+	}
+	return false
 }

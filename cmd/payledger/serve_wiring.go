@@ -78,8 +78,8 @@ func logCapabilities(cfg config, c app.Config, log zerolog.Logger) {
 		}
 		ev = ev.Str(name, state+why)
 	}
-	for _, cap := range c.Capabilities() {
-		say(cap.Name, cap.On, cap.Why)
+	for _, capability := range c.Capabilities() {
+		say(capability.Name, capability.On, capability.Why)
 	}
 	if cfg.RedisURL != "" {
 		say("redis_limits", true, "REDIS_URL is set: rate limits are shared by every instance")
