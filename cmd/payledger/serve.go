@@ -94,6 +94,7 @@ func openPool(ctx context.Context, cfg config) (*pgxpool.Pool, error) {
 	pc.MaxConns = int32(cfg.DBMaxConns)
 	// A datastore that stops answering must turn into quick 503s, not hanging requests.
 	pc.ConnConfig.ConnectTimeout = 3 * time.Second
+	tuneForFailover(pc) // a multi-host DATABASE_URL: follow a new primary promptly
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("open database pool: %w", err)
