@@ -147,6 +147,7 @@ var _ JournaledReceipts = (*commands.Issuer)(nil)
 // Server is the HTTP API: the echo instance and the access policy of every route.
 type Server struct {
 	Echo     *echo.Echo
+	replica  ReplicaRouter // nil: every read on the primary (replica.go)
 	policies map[string]Policy
 	cfg      Config
 	keys     KeyStore

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -241,7 +242,7 @@ func (c *haCluster) startServe(i int) {
 	if c.addrs[i] == "" {
 		c.addrs[i] = fmt.Sprintf("127.0.0.1:%d", freePort(c.t))
 	}
-	env := append(c.serveEnv, "HTTP_ADDR="+c.addrs[i], "JOURNAL_PATH="+filepath.Join(c.dir, fmt.Sprintf("journal-%d.jsonl", i+1)),
+	env := append(slices.Clip(c.serveEnv), "HTTP_ADDR="+c.addrs[i], "JOURNAL_PATH="+filepath.Join(c.dir, fmt.Sprintf("journal-%d.jsonl", i+1)),
 		"DEV_DATA_DIR="+filepath.Join(c.dir, "data"))
 	c.serves[i] = c.start(c.t, fmt.Sprintf("serve%d", i+1), env, nil, c.bin, "serve")
 	if err := awaitHealthz(http.DefaultClient, "http://"+c.addrs[i], 90*time.Second); err != nil {

@@ -146,21 +146,12 @@ func TestHAClusterSurvivesFaults(t *testing.T) {
 		}
 	})
 	ctx := context.Background()
-	wallet := "0x" + strings.Repeat("de", 20)
-	vars := map[string]string{"DATABASE_URL": c.databaseURL(), "EMBEDDED_POSTGRES": "off"}
-	key := createKey(t, ctx, vars, wallet, "orders:create,receipts:read,receipts:write", "ha")
+	key := haMerchant(t, c.databaseURL(), "orders:create,receipts:read,receipts:write")
 	db, err := pgxpool.New(ctx, c.databaseURL())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(db.Close)
-	if _, err := commands.ConfigureSplit(ctx, postgres.New(db), time.Now(), eventstore.Metadata{}, split.Configure{
-		Merchant: wallet, Address: "0x" + strings.Repeat("c", 40), Platform: "0x" + strings.Repeat("b", 40)}); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := readmodels.NewInventory(db).Upsert(ctx, readmodels.Item{Wallet: wallet, SKU: "latte", Name: "Latte", PriceCents: 450, Currency: "USD", StockQty: -1}); err != nil {
-		t.Fatal(err)
-	}
 	c.startServe(0)
 	c.startServe(1)
 	c.startProxy()
@@ -239,6 +230,28 @@ func TestHAClusterSurvivesFaults(t *testing.T) {
 			t.Errorf("%s: first plain 200 %v after the fault, want within ttl + 5 s (15 s)", p.name, d)
 		}
 	}
+}
+
+// haMerchant makes the test merchant on the database at dbURL (created and migrated if needed):
+// a key with scopes, a split, an item "latte"; it returns the key.
+func haMerchant(t *testing.T, dbURL, scopes string) string {
+	t.Helper()
+	ctx := context.Background()
+	wallet := "0x" + strings.Repeat("de", 20)
+	key := createKey(t, ctx, map[string]string{"DATABASE_URL": dbURL, "EMBEDDED_POSTGRES": "off"}, wallet, scopes, "ha")
+	db, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := commands.ConfigureSplit(ctx, postgres.New(db), time.Now(), eventstore.Metadata{}, split.Configure{
+		Merchant: wallet, Address: "0x" + strings.Repeat("c", 40), Platform: "0x" + strings.Repeat("b", 40)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := readmodels.NewInventory(db).Upsert(ctx, readmodels.Item{Wallet: wallet, SKU: "latte", Name: "Latte", PriceCents: 450, Currency: "USD", StockQty: -1}); err != nil {
+		t.Fatal(err)
+	}
+	return key
 }
 
 // haOrderLoad runs order clients through the proxy until the returned stop is called, recording

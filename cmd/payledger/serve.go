@@ -186,6 +186,14 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	if err != nil {
 		return err
 	}
+	replica, closeReplica, err := openReplica(ctx, cfg, pool, log)
+	if err != nil {
+		return err
+	}
+	defer closeReplica()
+	if replica != nil {
+		api.UseReplica(replica)
+	}
 
 	// Background workers (projectors, processes, dispatchers) run until the HTTP server has drained.
 	stopWorkers := startWorkers(s, log)
