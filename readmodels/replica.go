@@ -120,12 +120,15 @@ func (r *ReplicaReads) choose(ctx context.Context, callers []string) *pgxpool.Po
 var errBehind = errors.New("replica behind the primary")
 
 // awaitReplay waits up to ReplicaWait until the replica has replayed the primary's current WAL
-// position, which is at or after every write acknowledged so far.
+// insert position, which is at or after every write acknowledged so far. Not the write position
+// (pg_current_wal_lsn): the projectors commit with synchronous_commit off, so a read-model row
+// the caller's answer waited for may be visible on the primary while its commit record is not
+// written out yet.
 func (r *ReplicaReads) awaitReplay(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, ReplicaWait)
 	defer cancel()
 	var target string
-	if err := r.primary.QueryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&target); err != nil {
+	if err := r.primary.QueryRow(ctx, `SELECT pg_current_wal_insert_lsn()::text`).Scan(&target); err != nil {
 		return fmt.Errorf("read the primary's position: %w", err)
 	}
 	for {
@@ -176,7 +179,7 @@ func (r *ReplicaReads) Run(ctx context.Context) error {
 		ok, err := r.replayed(pctx, prev)
 		var cur string
 		if err == nil {
-			err = r.primary.QueryRow(pctx, `SELECT pg_current_wal_lsn()::text`).Scan(&cur)
+			err = r.primary.QueryRow(pctx, `SELECT pg_current_wal_insert_lsn()::text`).Scan(&cur)
 		}
 		cancel()
 		healthy := err == nil && ok

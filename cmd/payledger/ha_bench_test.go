@@ -48,6 +48,8 @@ func TestHAThroughput(t *testing.T) {
 		{"one serve, one PostgreSQL", "http://" + addr, singleKey},
 		{"HAProxy, two serve, Patroni primary + synchronous standby", "http://" + c.proxy, clusterKey},
 		{"one serve on the cluster, no proxy", "http://" + c.addrs[0], clusterKey},
+		{"HAProxy, one serve on the cluster", haOneServeProxy(t, c), clusterKey},
+		{"two serve on the cluster, no proxy (8 clients each)", "http://" + c.addrs[0] + " http://" + c.addrs[1], clusterKey},
 	}
 	const clients, rounds, each = 16, 3, 8 * time.Second
 	rates := make([][]float64, len(targets))
@@ -131,12 +133,26 @@ func haExtraServe(t *testing.T, c *haCluster, name string, extra ...string) stri
 	return "http://" + addr
 }
 
-// haMeasure runs clients sending the request for d and returns the 2xx answers per second.
+// haOneServeProxy starts another HAProxy whose two servers are both the first instance, and
+// returns its base URL: the proxy's cost alone.
+func haOneServeProxy(t *testing.T, c *haCluster) string {
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	env := append(os.Environ(), "HA_HTTP_BIND="+addr, fmt.Sprintf("HA_STATS_BIND=127.0.0.1:%d", freePort(t)),
+		"SERVE1_ADDR="+c.addrs[0], "SERVE2_ADDR="+c.addrs[0])
+	c.start(t, "haproxy-one", env, nil, "haproxy", "-db", "-f", c.haproxy)
+	waitUntil(t, "HAProxy", 30*time.Second, func() bool { return httpOK("http://" + addr + "/healthz") })
+	return "http://" + addr
+}
+
+// haMeasure runs clients sending the request for d and returns the 2xx answers per second. A
+// base of several URLs (space-separated) spreads the clients over them in turn.
 func haMeasure(h *haClient, clients int, d time.Duration, method, path, body string) float64 {
 	var ok atomic.Int64
 	deadline := time.Now().Add(d)
 	var wg sync.WaitGroup
-	for range clients {
+	bases := strings.Fields(h.base)
+	for i := range clients {
+		h := &haClient{base: bases[i%len(bases)], key: h.key, client: h.client}
 		wg.Go(func() {
 			for time.Now().Before(deadline) {
 				if code, _, err := h.call(method, path, body); err == nil && code/100 == 2 {
