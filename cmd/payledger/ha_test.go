@@ -145,6 +145,8 @@ func TestHAClusterSurvivesFaults(t *testing.T) {
 			t.Logf("cluster logs:\n%s", c.logs())
 		}
 	})
+	// As make ha runs them: the stale-tolerant reads on the standby, which the faults move too.
+	c.serveEnv = append(c.serveEnv, "DATABASE_REPLICA_URL="+strings.Replace(c.databaseURL(), "target_session_attrs=read-write", "target_session_attrs=prefer-standby", 1))
 	ctx := context.Background()
 	key := haMerchant(t, c.databaseURL(), "orders:create,receipts:read,receipts:write")
 	db, err := pgxpool.New(ctx, c.databaseURL())
@@ -190,6 +192,7 @@ func TestHAClusterSurvivesFaults(t *testing.T) {
 		if err := c.killNode(old); err != nil {
 			return err
 		}
+		p.fault = time.Now() // the machine is gone from here on
 		p.promotion = haAwaitPrimary(c, 1-old, 60*time.Second)
 		return haAwaitPlain(p, p.fault, 30*time.Second)
 	})
@@ -213,6 +216,7 @@ func TestHAClusterSurvivesFaults(t *testing.T) {
 	killed.allow502 = true
 	run(killed, func(p *haPhase) error {
 		c.killServe(0)
+		p.fault = time.Now()
 		return haAwaitPlain(p, p.fault, 30*time.Second)
 	})
 	c.startServe(0) // as a supervisor would: its journal (if any) is replayed at start
@@ -412,6 +416,14 @@ func haPayAndWatch(ctx context.Context, h *haClient, db *pgxpool.Pool, n string)
 	case <-paidSeen:
 	case <-ctx.Done():
 		return fmt.Errorf("receipt %s: no paid event on the stream", id)
+	}
+	// A list (read from the replica when it is healthy, so it may lag a moment on the other
+	// instance) shows it paid too.
+	if err := waitCond(ctx, 10*time.Second, func() bool {
+		_, list, _ := h.call(http.MethodGet, "/api/receipts?status=paid&limit=5", "")
+		return strings.Contains(fmt.Sprint(list), id)
+	}); err != nil {
+		return fmt.Errorf("receipt %s is not in the list of paid receipts: %w", id, err)
 	}
 	var events int
 	if err := db.QueryRow(ctx, `SELECT count(*) FROM webhook_events WHERE data::text LIKE '%' || $1 || '%' AND data::text ~ '"status": ?"paid"'`, id).Scan(&events); err != nil || events != 1 {
