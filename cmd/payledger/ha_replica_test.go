@@ -31,20 +31,7 @@ func TestHAReplicaReads(t *testing.T) {
 	})
 	key := haMerchant(t, c.databaseURL(), "orders:create,receipts:read,receipts:write")
 	ctx := context.Background()
-	standby := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/payledger?sslmode=disable", c.pgPorts[1])
-	conn, err := pgx.Connect(ctx, standby)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	// Through Patroni, which owns the nodes' configuration (it reverts ALTER SYSTEM).
-	if out, err := c.patronictl("edit-config", "-p", "recovery_min_apply_delay=400ms", "--force", "payledger"); err != nil {
-		t.Fatalf("patronictl edit-config: %v %s", err, out)
-	}
-	waitUntil(t, "the standby to apply WAL late", 30*time.Second, func() bool {
-		var d string
-		return conn.QueryRow(ctx, `SHOW recovery_min_apply_delay`).Scan(&d) == nil && d == "400ms"
-	})
+	conn := haDelayStandby(t, c, "400ms")
 	replicaURL := strings.Replace(c.databaseURL(), "target_session_attrs=read-write", "target_session_attrs=prefer-standby", 1)
 	c.serveEnv = append(c.serveEnv, "DATABASE_REPLICA_URL="+replicaURL)
 	c.startServe(0)
@@ -88,4 +75,25 @@ func TestHAReplicaReads(t *testing.T) {
 	if err != nil || code != 200 {
 		t.Fatalf("list: %d %v", code, err)
 	}
+}
+
+// haDelayStandby makes the standby (node 2) apply WAL late by delay and returns a connection to
+// it.
+func haDelayStandby(t *testing.T, c *haCluster, delay string) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/payledger?sslmode=disable", c.pgPorts[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	// Through Patroni, which owns the nodes' configuration (it reverts ALTER SYSTEM).
+	if out, err := c.patronictl("edit-config", "-p", "recovery_min_apply_delay="+delay, "--force", "payledger"); err != nil {
+		t.Fatalf("patronictl edit-config: %v %s", err, out)
+	}
+	waitUntil(t, "the standby to apply WAL late", 30*time.Second, func() bool {
+		var d string
+		return conn.QueryRow(ctx, `SHOW recovery_min_apply_delay`).Scan(&d) == nil && d == delay
+	})
+	return conn
 }

@@ -145,80 +145,27 @@ func TestHAClusterSurvivesFaults(t *testing.T) {
 			t.Logf("cluster logs:\n%s", c.logs())
 		}
 	})
-	// As make ha runs them: the stale-tolerant reads on the standby, which the faults move too.
-	c.serveEnv = append(c.serveEnv, "DATABASE_REPLICA_URL="+strings.Replace(c.databaseURL(), "target_session_attrs=read-write", "target_session_attrs=prefer-standby", 1))
-	ctx := context.Background()
-	key := haMerchant(t, c.databaseURL(), "orders:create,receipts:read,receipts:write")
-	db, err := pgxpool.New(ctx, c.databaseURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	c.startServe(0)
-	c.startServe(1)
-	c.startProxy()
-	h := &haClient{base: "http://" + c.proxy, key: key, client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 32}}}
-	const order = `{"items":[{"sku":"latte","qty":2}]}`
-	for range 4 { // both instances learn the key and the item (degraded mode prices from them)
-		if code, body, err := h.call(http.MethodPost, "/api/orders", order); err != nil || code != 200 || body["ok"] != true {
-			t.Fatalf("first orders: %d %v %v", code, body, err)
-		}
-	}
+	h, db := haStartService(t, c)
 	t.Logf("cluster up in %v", time.Since(began).Round(time.Millisecond))
 
 	var cur atomic.Pointer[haPhase]
 	cur.Store(newHAPhase("warm-up"))
-	stopLoad := haOrderLoad(h, &cur, 8, order)
+	stopLoad := haOrderLoad(h, &cur, 8, haOrder1)
 	defer stopLoad()
-
 	var done []*haPhase
-	run := func(p *haPhase, fault func(p *haPhase) error) {
-		t.Helper()
-		cur.Store(p)
+	for _, f := range haFaults(c) {
+		cur.Store(f.phase)
 		time.Sleep(2 * time.Second) // load on the healthy cluster first
-		p.fault = time.Now()
-		if err := fault(p); err != nil {
-			t.Fatalf("%s: %v", p.name, err)
+		f.phase.fault = time.Now()
+		if err := f.fault(f.phase); err != nil {
+			t.Fatalf("%s: %v", f.phase.name, err)
 		}
 		time.Sleep(2 * time.Second)
 		cur.Store(newHAPhase("between"))
-		p.close()
-		haCheckPhase(t, c, h, db, p)
-		done = append(done, p)
+		f.phase.close()
+		haCheckPhase(t, c, h, db, f.phase)
+		done = append(done, f.phase)
 	}
-
-	run(newHAPhase("primary's Patroni and PostgreSQL SIGKILLed"), func(p *haPhase) error {
-		old := c.primary()
-		if err := c.killNode(old); err != nil {
-			return err
-		}
-		p.fault = time.Now() // the machine is gone from here on
-		p.promotion = haAwaitPrimary(c, 1-old, 60*time.Second)
-		return haAwaitPlain(p, p.fault, 30*time.Second)
-	})
-	run(newHAPhase("the node restarted until it is the synchronous standby"), func(p *haPhase) error {
-		back := 1 - c.primary()
-		c.startNode(back)
-		return waitCond(ctx, 120*time.Second, func() bool { return c.role(back) == "sync" })
-	})
-	run(newHAPhase("patronictl switchover"), func(p *haPhase) error {
-		leader := c.primary()
-		if out, err := c.patronictl("switchover", "--leader", fmt.Sprintf("pg%d", leader+1), "--candidate", fmt.Sprintf("pg%d", 2-leader), "--force", "payledger"); err != nil {
-			return fmt.Errorf("patronictl switchover: %v: %s", err, out)
-		}
-		p.promotion = haAwaitPrimary(c, 1-leader, 60*time.Second)
-		if err := haAwaitPlain(p, p.promotion, 30*time.Second); err != nil {
-			return err
-		}
-		return waitCond(ctx, 120*time.Second, func() bool { return c.role(leader) == "sync" })
-	})
-	killed := newHAPhase("one serve instance SIGKILLed")
-	killed.allow502 = true
-	run(killed, func(p *haPhase) error {
-		c.killServe(0)
-		p.fault = time.Now()
-		return haAwaitPlain(p, p.fault, 30*time.Second)
-	})
 	c.startServe(0) // as a supervisor would: its journal (if any) is replayed at start
 	stopLoad()
 
@@ -233,6 +180,81 @@ func TestHAClusterSurvivesFaults(t *testing.T) {
 		if d := p.firstPlainAfter(p.fault); strings.Contains(p.name, "SIGKILLed") && (d < 0 || d > 15*time.Second) {
 			t.Errorf("%s: first plain 200 %v after the fault, want within ttl + 5 s (15 s)", p.name, d)
 		}
+	}
+}
+
+// haOrder1 is the load's order: two of the merchant's item.
+const haOrder1 = `{"items":[{"sku":"latte","qty":2}]}`
+
+// haStartService makes the merchant, starts both instances (reading from the standby, as make ha
+// runs them) and the proxy, and sends a few orders so that each instance knows the key and the
+// item (degraded mode prices from them). It returns the client through the proxy and a pool on
+// the primary.
+func haStartService(t *testing.T, c *haCluster) (*haClient, *pgxpool.Pool) {
+	t.Helper()
+	c.serveEnv = append(c.serveEnv, "DATABASE_REPLICA_URL="+strings.Replace(c.databaseURL(), "target_session_attrs=read-write", "target_session_attrs=prefer-standby", 1))
+	key := haMerchant(t, c.databaseURL(), "orders:create,receipts:read,receipts:write")
+	db, err := pgxpool.New(context.Background(), c.databaseURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	c.startServe(0)
+	c.startServe(1)
+	c.startProxy()
+	h := &haClient{base: "http://" + c.proxy, key: key, client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 32}}}
+	for range 4 {
+		if code, body, err := h.call(http.MethodPost, "/api/orders", haOrder1); err != nil || code != 200 || body["ok"] != true {
+			t.Fatalf("first orders: %d %v %v", code, body, err)
+		}
+	}
+	return h, db
+}
+
+// haFault is one fault of the cluster test: what it does to the cluster, until the service
+// answers plain again.
+type haFault struct {
+	phase *haPhase
+	fault func(p *haPhase) error
+}
+
+// haFaults are the cluster test's faults, in order: the primary's machine lost, the node back as
+// the synchronous standby, a switchover back to it, an instance killed.
+func haFaults(c *haCluster) []haFault {
+	ctx := context.Background()
+	killed := newHAPhase("one serve instance SIGKILLed")
+	killed.allow502 = true
+	return []haFault{
+		{newHAPhase("primary's Patroni and PostgreSQL SIGKILLed"), func(p *haPhase) error {
+			old := c.primary()
+			if err := c.killNode(old); err != nil {
+				return err
+			}
+			p.fault = time.Now() // the machine is gone from here on
+			p.promotion = haAwaitPrimary(c, 1-old, 60*time.Second)
+			return haAwaitPlain(p, p.fault, 30*time.Second)
+		}},
+		{newHAPhase("the node restarted until it is the synchronous standby"), func(p *haPhase) error {
+			back := 1 - c.primary()
+			c.startNode(back)
+			return waitCond(ctx, 120*time.Second, func() bool { return c.role(back) == "sync" })
+		}},
+		{newHAPhase("patronictl switchover"), func(p *haPhase) error {
+			leader := c.primary()
+			if out, err := c.patronictl("switchover", "--leader", fmt.Sprintf("pg%d", leader+1), "--candidate", fmt.Sprintf("pg%d", 2-leader), "--force", "payledger"); err != nil {
+				return fmt.Errorf("patronictl switchover: %v: %s", err, out)
+			}
+			p.promotion = haAwaitPrimary(c, 1-leader, 60*time.Second)
+			if err := haAwaitPlain(p, p.promotion, 30*time.Second); err != nil {
+				return err
+			}
+			return waitCond(ctx, 120*time.Second, func() bool { return c.role(leader) == "sync" })
+		}},
+		{killed, func(p *haPhase) error {
+			c.killServe(0)
+			p.fault = time.Now()
+			return haAwaitPlain(p, p.fault, 30*time.Second)
+		}},
 	}
 }
 
