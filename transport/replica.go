@@ -15,10 +15,6 @@ type ReplicaRouter interface {
 	Wrote(callers ...string)
 }
 
-// UseReplica routes the stale-tolerant reads through r (nil: every read on the primary). Call
-// it before serving.
-func (s *Server) UseReplica(r ReplicaRouter) { s.replica = r }
-
 // staleTolerant are the read-only routes whose answers may be a moment old: lists, exports,
 // search, GraphQL, the dashboard's list, and the reads of a receipt by anyone with its id (the
 // payment page's). A merchant's status reads (/api/receipts/status, /api/receipts/{id}) stay on

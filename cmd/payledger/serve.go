@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 
+	"github.com/payledger/payledger/cmd/payledger/app/web"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/esdb"
 	"github.com/payledger/payledger/eventstore/postgres"
@@ -87,26 +88,26 @@ func openLedger(ctx context.Context, cfg config, log zerolog.Logger) (pool *pgxp
 // openPool opens the database pool with DB_MAX_CONNS connections: pgx's default (4 on a 2-core
 // machine) starves 16 concurrent requests plus the projectors.
 func openPool(ctx context.Context, cfg config) (*pgxpool.Pool, error) {
-	pc, err := pgxpool.ParseConfig(cfg.DatabaseURL)
+	return openPoolAt(ctx, "DATABASE_URL", cfg.DatabaseURL, cfg.DBMaxConns)
+}
+
+// openPoolAt opens a pool of maxConns connections on url (the variable named env): the
+// primary's, or a replica's.
+func openPoolAt(ctx context.Context, env, url string, maxConns int) (*pgxpool.Pool, error) {
+	pc, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+		return nil, fmt.Errorf("parse %s: %w", env, err)
 	}
-	pc.MaxConns = int32(cfg.DBMaxConns)
+	pc.MaxConns = int32(maxConns)
 	// A datastore that stops answering must turn into quick 503s, not hanging requests.
 	pc.ConnConfig.ConnectTimeout = 3 * time.Second
-	tuneForFailover(pc) // a multi-host DATABASE_URL: follow a new primary promptly
+	tuneForFailover(pc) // a multi-host URL: follow a new primary promptly
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
-		return nil, fmt.Errorf("open database pool: %w", err)
+		return nil, fmt.Errorf("open %s pool: %w", env, err)
 	}
 	return pool, nil
 }
-
-// workerFunc makes a function a worker (app.Worker).
-type workerFunc func(ctx context.Context) error
-
-// Run implements app.Worker.
-func (f workerFunc) Run(ctx context.Context) error { return f(ctx) }
 
 // openLimiter returns the Redis limiter when REDIS_URL is set (limits shared by every instance),
 // else the in-process one.
@@ -153,6 +154,11 @@ func tuneGC() {
 // limiter, the ledger (event store, pool, private cluster), the chain client and the development
 // chain.
 func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
+	stopTracing, err := startTracing(ctx, &cfg, log) // OTEL_EXPORTER_OTLP_ENDPOINT; off without it
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	// The development chain first: it sets ETH_RPC_URL and CHAIN_ID (the login's chain) for serve.
 	devChain, err := autoDevChain(ctx, &cfg, cfg.DevChain, 8545, log, os.Stdout)
 	if err != nil {
@@ -161,7 +167,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	if devChain != nil {
 		defer func() { log.Warn().Msg("development chain stopping: its state is lost"); _ = devChain.Close() }()
 	}
-	rpc, err := dialChain(ctx, cfg, log) // nil while unreachable: the verifier dials again
+	rpc, err := dialChain(ctx, cfg, log) // nil while unreachable: the chain workers dial again
 	if err != nil {
 		return err
 	}
@@ -173,30 +179,32 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		return err
 	}
 	defer closeLedger()
-	s, err := wireServices(ctx, cfg, rpc, pool, store, log)
+	replica, closeReplica, err := openReplica(ctx, cfg) // nil without DATABASE_REPLICA_URL
 	if err != nil {
 		return err
 	}
+	defer closeReplica()
 	limiter, closeLimiter, err := openLimiter(cfg)
 	if err != nil {
 		return err
 	}
 	defer closeLimiter()
-	api, err := newAPI(cfg, base, s, limiter)
+	sc, err := serviceConfig(ctx, cfg, opened{rpc: rpc, pool: pool, replica: replica, store: store, limiter: limiter}, base, log)
 	if err != nil {
 		return err
 	}
-	replica, closeReplica, err := openReplica(ctx, cfg, pool, log)
+	logCapabilities(cfg, sc.App, log)
+	svc, err := web.Build(ctx, sc) // the one construction of the service (cmd/payledger/app)
 	if err != nil {
 		return err
 	}
-	defer closeReplica()
-	if replica != nil {
-		api.UseReplica(replica)
+	api, err := svc.Server()
+	if err != nil {
+		return err
 	}
 
 	// Background workers (projectors, processes, dispatchers) run until the HTTP server has drained.
-	stopWorkers := startWorkers(s, log)
+	stopWorkers := startWorkers(svc.Workers(), log)
 	defer stopWorkers()
 	return runHTTP(ctx, cfg, api.Echo, api.MetricsHandler(), stopWorkers, log)
 }
