@@ -1,11 +1,15 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: run test fuzz bench lint migrate build screenshots sdk sdk-examples
+.PHONY: run ha test fuzz bench lint migrate build screenshots sdk sdk-examples
 
 ## run: the service on :8080 against DATABASE_URL (a private cluster under .data/ if none answers)
 run:
 	$(GO) run ./cmd/payledger serve
+
+## ha: on loopback, etcd, two Patroni-managed PostgreSQL 15 nodes (synchronous standby), two serve instances and HAProxy on :18080 (deploy/ha/); Ctrl-C stops all
+ha:
+	bash deploy/ha/start.sh
 
 ## test: every test, with the race detector, against the local PostgreSQL
 test:

@@ -45,7 +45,7 @@ func decimal(cents *int64) string {
 // Receipts calls row with each of merchant's receipts created in [from, to) (and with status,
 // when given), in log order. The slice is reused between calls. It stops at row's first error.
 func (e *Exports) Receipts(ctx context.Context, merchant string, from, to time.Time, status string, row func([]string) error) error {
-	rows, err := e.pool.Query(ctx, `SELECT receipt_id, (extract(epoch FROM created_at) * 1000)::bigint, status, currency,
+	rows, err := ReadPool(ctx, e.pool).Query(ctx, `SELECT receipt_id, (extract(epoch FROM created_at) * 1000)::bigint, status, currency,
 			(state->'receipt'->>'subtotalCents')::bigint, (state->'receipt'->>'taxCents')::bigint, (state->'receipt'->>'feeCents')::bigint,
 			total_cents, coalesce(state->'payment'->>'token', ''),
 			state->>'amountReceived', (state->'payment'->>'sourceAmountCents')::bigint,
@@ -87,7 +87,7 @@ func (e *Exports) Receipts(ctx context.Context, merchant string, from, to time.T
 // SplitTransactions calls row with each of merchant's split distributions made in [from, to), in
 // log order of their receipts.
 func (e *Exports) SplitTransactions(ctx context.Context, merchant string, from, to time.Time, row func([]string) error) error {
-	rows, err := e.pool.Query(ctx, `SELECT receipt_id, (state->>'splitDistributedAt')::bigint, currency, total_cents,
+	rows, err := ReadPool(ctx, e.pool).Query(ctx, `SELECT receipt_id, (state->>'splitDistributedAt')::bigint, currency, total_cents,
 			(state->'receipt'->>'feeCents')::bigint, coalesce(state->'payment'->>'token', ''), coalesce(state->>'splitTransactionHash', '')
 		FROM `+pgx.Identifier{ReceiptsTable}.Sanitize()+`
 		WHERE merchant_wallet = $1 AND state->>'splitDistributedAt' IS NOT NULL

@@ -54,7 +54,8 @@ func (s *Receipts) Get(ctx context.Context, merchant, id string) (ReceiptRow, er
 	var row ReceiptRow
 	var raw []byte
 	var version int64
-	err := s.pool.QueryRow(ctx, `SELECT r.state, r.version, coalesce(n.state, '') FROM receipts r
+	// ReadPool: a replica for the routes that tolerate staleness (the payment page), DESIGN 10.
+	err := ReadPool(ctx, s.pool).QueryRow(ctx, `SELECT r.state, r.version, coalesce(n.state, '') FROM receipts r
 		LEFT JOIN LATERAL (SELECT state FROM webhook_notifications WHERE receipt_id = r.receipt_id
 			ORDER BY (state IN ('pending', 'retrying', 'marked')) DESC, created_at DESC LIMIT 1) n ON true
 		WHERE r.receipt_id = $1 AND ($2 = '' OR r.merchant_wallet = $2)`, id, merchant).Scan(&raw, &version, &row.Delivery)
@@ -90,7 +91,7 @@ func (s *Receipts) List(ctx context.Context, merchant, status string, limit int,
 	if err != nil {
 		return nil, "", err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+receiptColumns+` FROM receipts
+	rows, err := ReadPool(ctx, s.pool).Query(ctx, `SELECT `+receiptColumns+` FROM receipts
 		WHERE merchant_wallet = $1 AND ($2 = '' OR status = $2)
 		  AND ($3::bigint IS NULL OR (pos_commit, pos_prepare) < ($3, $4))
 		ORDER BY pos_commit DESC, pos_prepare DESC LIMIT $5`, merchant, status, before.commit, before.prepare, limit+1)

@@ -9,7 +9,7 @@ import (
 // most limit (the dashboard's search). The id is the primary key; the transactionId is read
 // from the stored state among the merchant's receipts.
 func (s *Receipts) Search(ctx context.Context, merchant, q string, limit int) ([]ReceiptRow, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+receiptColumns+` FROM receipts
+	rows, err := ReadPool(ctx, s.pool).Query(ctx, `SELECT `+receiptColumns+` FROM receipts
 		WHERE merchant_wallet = $1 AND (receipt_id = $2 OR state->'receipt'->>'transactionId' = $2)
 		ORDER BY pos_commit DESC, pos_prepare DESC LIMIT $3`, merchant, q, limit)
 	if err != nil {

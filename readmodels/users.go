@@ -204,7 +204,7 @@ func (s *Users) Search(ctx context.Context, q UserQuery) ([]User, int, error) {
 		return users, total, nil
 	}
 	sql, args := searchSQL(q)
-	rows, err := s.pool.Query(ctx, sql, args...)
+	rows, err := ReadPool(ctx, s.pool).Query(ctx, sql, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search users: %w", err)
 	}

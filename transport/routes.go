@@ -66,6 +66,7 @@ func (s *Server) handle(method, path string, p Policy, h echo.HandlerFunc) {
 	if method == http.MethodPost && (p.Access == Developer || p.Access == Admin || p.Access == KeyOrSession) {
 		mw = append(mw, s.idempotent) // after authentication: keys are the caller's
 	}
+	mw = append(mw, s.routeReads(method, path)) // after authentication: reads by caller (replica.go)
 	s.Echo.Add(method, path, h, mw...)
 	s.policies[routeKey(method, path)] = p
 }

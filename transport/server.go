@@ -147,6 +147,9 @@ type Deps struct {
 	// Tracer, when set, gives each request a span (transport/tracing) and the read-your-writes
 	// wait its own; nil: no traces.
 	Tracer trace.TracerProvider
+	// Replica, when set, sends the reads that tolerate staleness to a replica
+	// (DATABASE_REPLICA_URL, replica.go); nil: every read on the primary.
+	Replica ReplicaRouter
 }
 
 // JournaledReceipts finds a receipt accepted in degraded mode while it waits in the journal.
@@ -159,6 +162,7 @@ var _ JournaledReceipts = (*commands.Issuer)(nil)
 // Server is the HTTP API: the echo instance and the access policy of every route.
 type Server struct {
 	Echo     *echo.Echo
+	replica  ReplicaRouter // nil: every read on the primary (replica.go)
 	policies map[string]Policy
 	cfg      Config
 	keys     KeyStore
@@ -239,7 +243,7 @@ func New(d Deps) (*Server, error) {
 		outbox: d.Outbox, webhooks: d.Webhooks,
 		prices: d.Prices, usage: d.Usage, figures: d.Figures, metrics: d.Metrics,
 		endpoints: d.WebhookEndpoints, endpointSender: d.EndpointSender, idem: d.Idempotent,
-		exports: d.Exports}
+		exports: d.Exports, replica: d.Replica}
 	if s.metrics == nil {
 		s.metrics = NewMetrics(nil)
 	}

@@ -26,6 +26,7 @@ const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/payledger?sslmode
 // config is the service configuration, read from the environment (DESIGN.md section 6).
 type config struct {
 	DatabaseURL              string
+	DatabaseReplicaURL       string // optional: stale-tolerant reads (readmodels.ReplicaReads)
 	EventStore               string // postgres | esdb
 	EventStoreURL            string
 	HTTPAddr                 string
@@ -162,6 +163,7 @@ func loadConfig(getenv func(string) string, random io.Reader) (config, []string,
 func readConfig(r *envReader) config {
 	c := config{
 		DatabaseURL:            r.str("DATABASE_URL", DefaultDatabaseURL),
+		DatabaseReplicaURL:     r.str("DATABASE_REPLICA_URL", ""),
 		EventStore:             r.str("EVENTSTORE", "postgres"),
 		EventStoreURL:          r.str("EVENTSTORE_URL", ""),
 		HTTPAddr:               r.str("HTTP_ADDR", ":8080"),

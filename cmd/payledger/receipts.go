@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -27,14 +28,20 @@ func receiptsCommand(ctx context.Context, cfg config, log zerolog.Logger, args [
 		return err
 	}
 	defer closeLedger()
-	events, err := commands.ReadReceiptEvents(ctx, store, args[1])
+	return printReceiptHistory(ctx, store, args[1], stdout)
+}
+
+// printReceiptHistory prints a receipt's history read through the event-store port (any adapter);
+// errChainBroken when its hash chain does not hold.
+func printReceiptHistory(ctx context.Context, store eventstore.Store, id string, stdout io.Writer) error {
+	events, err := commands.ReadReceiptEvents(ctx, store, id)
 	if err != nil {
 		return err
 	}
 	if len(events) == 0 {
-		return fmt.Errorf("receipt %q not found", args[1])
+		return fmt.Errorf("receipt %q not found", id)
 	}
-	view := readmodels.NewHistory(args[1], events)
+	view := readmodels.NewHistory(id, events)
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(view); err != nil {

@@ -88,16 +88,23 @@ func openLedger(ctx context.Context, cfg config, log zerolog.Logger) (pool *pgxp
 // openPool opens the database pool with DB_MAX_CONNS connections: pgx's default (4 on a 2-core
 // machine) starves 16 concurrent requests plus the projectors.
 func openPool(ctx context.Context, cfg config) (*pgxpool.Pool, error) {
-	pc, err := pgxpool.ParseConfig(cfg.DatabaseURL)
+	return openPoolAt(ctx, "DATABASE_URL", cfg.DatabaseURL, cfg.DBMaxConns)
+}
+
+// openPoolAt opens a pool of maxConns connections on url (the variable named env): the
+// primary's, or a replica's.
+func openPoolAt(ctx context.Context, env, url string, maxConns int) (*pgxpool.Pool, error) {
+	pc, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+		return nil, fmt.Errorf("parse %s: %w", env, err)
 	}
-	pc.MaxConns = int32(cfg.DBMaxConns)
+	pc.MaxConns = int32(maxConns)
 	// A datastore that stops answering must turn into quick 503s, not hanging requests.
 	pc.ConnConfig.ConnectTimeout = 3 * time.Second
+	tuneForFailover(pc) // a multi-host URL: follow a new primary promptly
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
-		return nil, fmt.Errorf("open database pool: %w", err)
+		return nil, fmt.Errorf("open %s pool: %w", env, err)
 	}
 	return pool, nil
 }
@@ -172,12 +179,17 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		return err
 	}
 	defer closeLedger()
+	replica, closeReplica, err := openReplica(ctx, cfg) // nil without DATABASE_REPLICA_URL
+	if err != nil {
+		return err
+	}
+	defer closeReplica()
 	limiter, closeLimiter, err := openLimiter(cfg)
 	if err != nil {
 		return err
 	}
 	defer closeLimiter()
-	sc, err := serviceConfig(ctx, cfg, opened{rpc: rpc, pool: pool, store: store, limiter: limiter}, base, log)
+	sc, err := serviceConfig(ctx, cfg, opened{rpc: rpc, pool: pool, replica: replica, store: store, limiter: limiter}, base, log)
 	if err != nil {
 		return err
 	}

@@ -19,10 +19,12 @@ import (
 )
 
 // opened are what serve opened before building the service: the chain client (nil while the
-// node does not answer), the pool, the event store and the rate limiter.
+// node does not answer), the pool, the replica's pool (nil without DATABASE_REPLICA_URL), the
+// event store and the rate limiter.
 type opened struct {
 	rpc     *chain.RPC
 	pool    *pgxpool.Pool
+	replica *pgxpool.Pool
 	store   eventstore.Store
 	limiter transport.Limiter
 }
@@ -40,7 +42,7 @@ func serviceConfig(ctx context.Context, cfg config, o opened, base, log zerolog.
 		return web.Config{}, err
 	}
 	subs := subscriptionChain(cfg, log)
-	a := app.Config{Store: o.store, Pool: o.pool, Now: time.Now, Log: log, SecretsKey: cfg.SecretsKey, JournalPath: cfg.JournalPath,
+	a := app.Config{Store: o.store, Pool: o.pool, ReplicaPool: o.replica, Now: time.Now, Log: log, SecretsKey: cfg.SecretsKey, JournalPath: cfg.JournalPath,
 		Production: cfg.production(), PlatformRecipient: strings.ToLower(cfg.PlatformRecipient),
 		Subscriptions: subs, Deposits: deposits, PaymentWindow: cfg.PaymentWindow, PaymentMonitorWindow: cfg.PaymentMonitorWindow, Tracer: cfg.tracer,
 		Chain: app.Chain{RPC: o.rpc, Tokens: cfg.ChainTokens, Confirmations: cfg.ChainConfirmations, Operator: splitOps, SplitOperator: splitSender,

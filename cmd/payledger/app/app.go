@@ -32,6 +32,10 @@ type Config struct {
 	Now   func() time.Time
 	Log   zerolog.Logger // the projections' and processes' (commands log through the request's)
 
+	// ReplicaPool is DATABASE_REPLICA_URL's pool (nil: every read on the primary): the reads that
+	// tolerate staleness go to it through Service.Replica (readmodels.ReplicaReads).
+	ReplicaPool *pgxpool.Pool
+
 	// SecretsKey seals webhook signing keys (32 bytes); JournalPath is the order journal's file.
 	SecretsKey  []byte
 	JournalPath string

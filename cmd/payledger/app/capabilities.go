@@ -25,6 +25,9 @@ func (c Config) Capabilities() []Capability {
 		onOff("subscription_charging", c.Chain.Charger != nil || (c.Chain.ChargeOperator != nil && c.Subscriptions.Operator != ""),
 			"subscriptions configured and the chain answered at start", "needs subscriptions and a chain that answered at start: the charging routes answer 503"),
 		onOff("onramp", c.Processor != nil, "PROCESSOR_API_URL is set", "PROCESSOR_API_URL is unset: card payments answer 503"),
+		onOff("replica_reads", c.ReplicaPool != nil,
+			"DATABASE_REPLICA_URL is set: lists, exports, search, GraphQL and payment-page reads go to a replica while it keeps up",
+			"DATABASE_REPLICA_URL is unset: every read goes to the primary"),
 	}
 	return out
 }

@@ -27,6 +27,8 @@ type Service struct {
 	Dispatcher  *webhooks.Dispatcher
 	Journal     *journal.Journal
 	Replayer    *journal.Replayer
+	// Replica chooses the pool of each stale-tolerant read (nil without Config.ReplicaPool).
+	Replica *readmodels.ReplicaReads
 
 	workers []Worker
 }
@@ -83,6 +85,9 @@ func (s *Service) openInfra(cfg Config) (infra, error) {
 		cfg.Dispatch(d)
 	}
 	s.Dispatcher = d.Init()
+	if cfg.ReplicaPool != nil {
+		s.Replica = readmodels.NewReplicaReads(cfg.Pool, cfg.ReplicaPool, cfg.Now, cfg.Log.With().Str("component", "replica").Logger())
+	}
 	if s.Journal, err = journal.Open(cfg.JournalPath); err != nil {
 		return infra{}, err
 	}
@@ -109,6 +114,9 @@ func (s *Service) buildWorkers() []Worker {
 	}
 	if p.SubscriptionCharging != nil {
 		list = append(list, h.Watch("subscription charging", p.SubscriptionCharging))
+	}
+	if s.Replica != nil { // probes the replica's health and lag: until it answers, reads stay on the primary
+		list = append(list, h.Watch("replica probe", s.Replica))
 	}
 	out := list[:0]
 	for _, w := range list {

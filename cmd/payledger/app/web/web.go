@@ -63,7 +63,7 @@ func Build(ctx context.Context, cfg Config) (*Service, error) {
 func deps(cfg Config, s *app.Service, metrics *transport.Metrics, openapi []byte) transport.Deps {
 	pool, now := s.Config.Pool, s.Config.Now
 	receipts := readmodels.NewReceipts(pool)
-	return transport.Deps{
+	d := transport.Deps{
 		OpenAPIJSON: openapi, Log: cfg.Log, DB: pool, Now: now, Config: cfg.HTTP, Health: s.Health,
 		Keys: s.Keys, Nonces: readmodels.NewNonces(pool), Sessions: readmodels.NewSessions(pool),
 		Signer: chain.Login{ChainID: cfg.LoginChainID}, Limiter: cfg.Limiter,
@@ -80,6 +80,10 @@ func deps(cfg Config, s *app.Service, metrics *transport.Metrics, openapi []byte
 		Idempotent: readmodels.NewIdempotentResponses(pool, s.WebhookKeys), Exports: readmodels.NewExports(pool),
 		Tracer: cfg.App.Tracer,
 	}
+	if s.Replica != nil { // not a typed nil in the interface: nil means every read on the primary
+		d.Replica = s.Replica
+	}
+	return d
 }
 
 // Server builds the HTTP server on the service's dependencies.

@@ -1,0 +1,21 @@
+package main
+
+import (
+	"syscall"
+	"time"
+)
+
+// tcpUserTimeoutOpt is Linux's TCP_USER_TIMEOUT (linux/tcp.h), which package syscall lacks.
+const tcpUserTimeoutOpt = 0x12
+
+// setUserTimeout sets TCP_USER_TIMEOUT on a connection's socket before it connects.
+func setUserTimeout(_, _ string, raw syscall.RawConn) error {
+	var serr error
+	err := raw.Control(func(fd uintptr) {
+		serr = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpUserTimeoutOpt, int(tcpUserTimeout/time.Millisecond))
+	})
+	if err != nil {
+		return err
+	}
+	return serr
+}

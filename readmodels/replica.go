@@ -1,0 +1,198 @@
+package readmodels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+)
+
+// Reads that tolerate a little staleness (lists, exports, search, the payment page's reads of a
+// receipt) may go to a replica (DATABASE_REPLICA_URL, DESIGN 10); a caller who has just written
+// must still see the write.
+const (
+	// ReplicaWait bounds how long a caller's read after its own write waits for the replica to
+	// replay the primary's position; past it the read goes to the primary.
+	ReplicaWait = 200 * time.Millisecond
+	// recentWrite is how long after a write its caller's reads are checked against the
+	// primary's position. A healthy replica is less than a probe period behind (replicaProbe),
+	// so by then it has the write.
+	recentWrite = 10 * time.Second
+	// replicaProbe is how often the replica's health is checked: it answers, and it has replayed
+	// what the primary had written at the previous probe.
+	replicaProbe = time.Second
+	// maxWriters bounds the memory of recent writers; past it, it is forgotten at once (reads
+	// then wait for the replica or go to the primary as for any caller who wrote).
+	maxWriters = 100_000
+	// replayPoll is how often a waiting read asks the replica how far it has replayed.
+	replayPoll = 5 * time.Millisecond
+)
+
+// ReplicaReads chooses, per request, the pool of the reads that tolerate staleness. A caller is
+// known as a writer by the instance it wrote through: behind a proxy that spreads one caller's
+// requests over instances, a read on another instance right after a write may miss it for the
+// replica's replay lag (milliseconds; at most a probe period while the replica counts healthy).
+type ReplicaReads struct {
+	primary, replica *pgxpool.Pool
+	now              func() time.Time
+	log              zerolog.Logger
+	healthy          atomic.Bool
+	used, waited     atomic.Uint64 // reads sent to the replica; of them, after a wait
+	fellBack         atomic.Uint64 // reads of recent writers sent to the primary
+
+	mu      sync.Mutex
+	writers map[string]time.Time // caller -> when it last wrote (this instance)
+}
+
+// NewReplicaReads routes stale-tolerant reads to replica once Run has found it healthy.
+func NewReplicaReads(primary, replica *pgxpool.Pool, now func() time.Time, log zerolog.Logger) *ReplicaReads {
+	return &ReplicaReads{primary: primary, replica: replica, now: now, log: log, writers: map[string]time.Time{}}
+}
+
+type readPoolKey struct{}
+
+// ReadPool is the pool a stale-tolerant read on ctx uses: the one ReplicaReads.For chose for the
+// request, else def (no replica configured, or a route that must read the primary).
+func ReadPool(ctx context.Context, def *pgxpool.Pool) *pgxpool.Pool {
+	if p, ok := ctx.Value(readPoolKey{}).(*pgxpool.Pool); ok {
+		return p
+	}
+	return def
+}
+
+// Wrote records that callers (a wallet, a client address) are writing now: their reads in the
+// next recentWrite wait for the replica to have replayed the primary's position.
+func (r *ReplicaReads) Wrote(callers ...string) {
+	now := r.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.writers)+len(callers) > maxWriters {
+		clear(r.writers)
+	}
+	for _, c := range callers {
+		r.writers[c] = now
+	}
+}
+
+// wroteRecently reports whether any of callers wrote in the last recentWrite.
+func (r *ReplicaReads) wroteRecently(callers []string) bool {
+	now := r.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range callers {
+		if at, ok := r.writers[c]; ok && now.Sub(at) <= recentWrite {
+			return true
+		}
+	}
+	return false
+}
+
+// For returns ctx carrying the pool caller's stale-tolerant reads use: the replica when it is
+// healthy and, if caller wrote recently, has replayed the primary's current position within
+// ReplicaWait; else the primary.
+func (r *ReplicaReads) For(ctx context.Context, callers ...string) context.Context {
+	return context.WithValue(ctx, readPoolKey{}, r.choose(ctx, callers))
+}
+
+func (r *ReplicaReads) choose(ctx context.Context, callers []string) *pgxpool.Pool {
+	if !r.healthy.Load() {
+		return r.primary
+	}
+	if !r.wroteRecently(callers) {
+		r.used.Add(1)
+		return r.replica
+	}
+	if err := r.awaitReplay(ctx); err != nil {
+		r.fellBack.Add(1)
+		return r.primary
+	}
+	r.used.Add(1)
+	r.waited.Add(1)
+	return r.replica
+}
+
+// errBehind: the replica did not replay the primary's position in time.
+var errBehind = errors.New("replica behind the primary")
+
+// awaitReplay waits up to ReplicaWait until the replica has replayed the primary's current WAL
+// insert position, which is at or after every write acknowledged so far. Not the write position
+// (pg_current_wal_lsn): the projectors commit with synchronous_commit off, so a read-model row
+// the caller's answer waited for may be visible on the primary while its commit record is not
+// written out yet.
+func (r *ReplicaReads) awaitReplay(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, ReplicaWait)
+	defer cancel()
+	var target string
+	if err := r.primary.QueryRow(ctx, `SELECT pg_current_wal_insert_lsn()::text`).Scan(&target); err != nil {
+		return fmt.Errorf("read the primary's position: %w", err)
+	}
+	for {
+		done, err := r.replayed(ctx, target)
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return errBehind
+		case <-time.After(replayPoll):
+		}
+	}
+}
+
+// replayed reports whether the replica has replayed the WAL up to lsn. A replica URL that
+// reached a primary (prefer-standby with no standby left) has nothing to replay: it is current.
+func (r *ReplicaReads) replayed(ctx context.Context, lsn string) (bool, error) {
+	var ok bool
+	err := r.replica.QueryRow(ctx, `SELECT NOT pg_is_in_recovery() OR coalesce(pg_last_wal_replay_lsn() >= $1::pg_lsn, false)`, lsn).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("read the replica's position: %w", err)
+	}
+	return ok, nil
+}
+
+// Stats are the reads sent to the replica (of them, after waiting for a caller's write) and the
+// reads of recent writers sent to the primary because the replica was behind.
+func (r *ReplicaReads) Stats() (replica, waited, primary uint64) {
+	return r.used.Load(), r.waited.Load(), r.fellBack.Load()
+}
+
+// Healthy reports whether reads go to the replica at all.
+func (r *ReplicaReads) Healthy() bool { return r.healthy.Load() }
+
+// Run probes the replica every replicaProbe until ctx ends. The replica is healthy while it
+// answers and has replayed what the primary had written at the previous probe (it is less than
+// a probe period behind); otherwise every read goes to the primary.
+func (r *ReplicaReads) Run(ctx context.Context) error {
+	prev := "0/0"
+	t := time.NewTicker(replicaProbe)
+	defer t.Stop()
+	for {
+		pctx, cancel := context.WithTimeout(ctx, replicaProbe)
+		ok, err := r.replayed(pctx, prev)
+		var cur string
+		if err == nil {
+			err = r.primary.QueryRow(pctx, `SELECT pg_current_wal_insert_lsn()::text`).Scan(&cur)
+		}
+		cancel()
+		healthy := err == nil && ok
+		if was := r.healthy.Swap(healthy); was != healthy {
+			r.log.Info().Bool("healthy", healthy).AnErr("reason", err).Msg("replica reads")
+		}
+		if cur != "" {
+			prev = cur
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}

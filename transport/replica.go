@@ -1,0 +1,62 @@
+package transport
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+)
+
+// ReplicaRouter sends the reads that tolerate staleness to a replica (DATABASE_REPLICA_URL,
+// DESIGN 10): For returns the request's context carrying the pool its reads use; Wrote tells it
+// that the callers are writing, so that their next reads see the write.
+type ReplicaRouter interface {
+	For(ctx context.Context, callers ...string) context.Context
+	Wrote(callers ...string)
+}
+
+// staleTolerant are the read-only routes whose answers may be a moment old: lists, exports,
+// search, GraphQL, the dashboard's list, and the reads of a receipt by anyone with its id (the
+// payment page's). A merchant's status reads (/api/receipts/status, /api/receipts/{id}) stay on
+// the primary: they are answered from a cache that the primary's notifications keep current,
+// and a replica could put an older status back into it.
+var staleTolerant = map[string]bool{
+	"GET /api/receipts": true, "GET /api/exports/receipts.csv": true, "GET /api/exports/split-transactions.csv": true,
+	"GET /api/graphql": true, "POST /api/graphql": true, "GET /api/users/search": true, "GET /dashboard": true,
+	"GET /api/portal/:id": true, "GET /portal/:id": true, "GET /pay/:id": true,
+}
+
+// routeReads is the last middleware of every route: a stale-tolerant read gets the pool its
+// callers may read from; any other request but a GET or HEAD counts as a write of its callers
+// (recorded before it runs, so that a read that follows its answer knows of it).
+func (s *Server) routeReads(method, path string) echo.MiddlewareFunc {
+	key := routeKey(method, path)
+	tolerant := staleTolerant[key]
+	write := !tolerant && method != http.MethodGet && method != http.MethodHead
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := s.replica
+			if r == nil || (!tolerant && !write) {
+				return next(c)
+			}
+			callers := readCallers(c)
+			if write {
+				r.Wrote(callers...)
+				return next(c)
+			}
+			c.SetRequest(c.Request().WithContext(r.For(c.Request().Context(), callers...)))
+			return next(c)
+		}
+	}
+}
+
+// readCallers names who is calling, for read-your-writes: the key's or session's wallet when the
+// route authenticated one, and the client's address (a customer on the payment page, or a
+// merchant on a dashboard page that authenticates inside its handler).
+func readCallers(c echo.Context) []string {
+	out := []string{"ip:" + c.RealIP()}
+	if p, ok := PrincipalFrom(c); ok && p.Wallet != "" {
+		out = append(out, "wallet:"+p.Wallet)
+	}
+	return out
+}

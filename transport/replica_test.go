@@ -1,0 +1,55 @@
+package transport
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/payledger/payledger/cmd/payledger/app"
+	"github.com/payledger/payledger/migrations/pgtest"
+)
+
+// TestReplicaReadsThroughTheConstruction (issue 37 on the one construction): app.Config's
+// ReplicaPool is all it takes; the construction builds the router and hands it to the routes. A
+// list reads the replica's pool (after waiting for its replay while the caller wrote in the last
+// 10 s, at once after that), and a merchant's status read stays on the primary.
+func TestReplicaReadsThroughTheConstruction(t *testing.T) {
+	e := newAppEnv(t, func(c *app.Config) {
+		// The test database's primary stands in for the replica: never in recovery, so it is
+		// always current and healthy.
+		c.ReplicaPool = pgtest.PoolFor(t, c.Pool.Config().ConnString())
+	}, nil, nil)
+	r := e.svc.Replica
+	if r == nil {
+		t.Fatal("app.Config.ReplicaPool set, but the service has no replica router")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = r.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	waitUntil(t, "the replica probed healthy", 5*time.Second, r.Healthy)
+
+	m := e.merchant(false)
+	id := e.receiptFor(m, "5") // a write: the merchant's reads in the next 10 s wait for the replay
+	e.status(m, id)
+	if used, _, _ := r.Stats(); used != 0 {
+		t.Fatalf("a merchant's status read went to the replica (%d reads)", used)
+	}
+	list := func() {
+		t.Helper()
+		if rec := e.dev(m, http.MethodGet, "/api/receipts", ""); rec.Code != 200 || !strings.Contains(rec.Body.String(), id) {
+			t.Fatalf("list: %d %s", rec.Code, rec.Body)
+		}
+	}
+	list()
+	if used, waited, primary := r.Stats(); used != 1 || waited != 1 || primary != 0 {
+		t.Fatalf("the writer's list: replica %d, after a wait %d, primary %d; want 1, 1, 0", used, waited, primary)
+	}
+	e.clk.Advance(11 * time.Second)
+	list()
+	if used, waited, _ := r.Stats(); used != 2 || waited != 1 {
+		t.Fatalf("a list 11 s after the write: replica %d, after a wait %d; want 2, 1", used, waited)
+	}
+}
