@@ -66,9 +66,6 @@ func (v *vault) Save(_ context.Context, id, secret string) error { v.saved[id] =
 func (v *vault) Seal(id, secret string) ([]byte, []byte, error) {
 	return []byte("n"), []byte("sealed:" + secret), nil
 }
-func (v *vault) Companion(string, string) (eventstore.Companion, error) {
-	return eventstore.Companion{}, errors.New("not this store")
-}
 
 // downStore answers every append as a datastore that went away.
 type downStore struct{ commands.Store }

@@ -26,9 +26,9 @@ type IdempotencyClaims interface {
 // WebhookKeyVault keeps each receipt's webhook signing key encrypted, outside the events.
 type WebhookKeyVault interface {
 	Save(ctx context.Context, receiptID, secret string) error
+	// Seal encrypts a key without storing it: to commit with the receipt's first append
+	// (GenerationAppender), or to journal it.
 	Seal(receiptID, secret string) (nonce, sealed []byte, err error)
-	// Companion is the key's insert, to commit in the receipt's first append.
-	Companion(receiptID, secret string) (eventstore.Companion, error)
 }
 
 // Journal keeps orders accepted while the datastore does not answer (eventstore/journal).
@@ -121,23 +121,23 @@ func (i *Issuer) Issue(ctx context.Context, g receipt.Generated, how Issue) (Iss
 }
 
 // append stores the generation with its webhook key: in the append's transaction where the event
-// store shares the read models' database, else just before it.
+// store shares the read models' database (GenerationAppender), else just before it.
 func (i *Issuer) append(ctx context.Context, ev eventstore.EventData, state receipt.State, secret string) (eventstore.AppendResult, error) {
 	id := state.Receipt.ReceiptID
 	if secret == "" {
-		return AppendGeneration(ctx, i.store, ev, state)
+		return AppendGeneration(ctx, i.store, ev, state, nil)
 	}
-	if _, together := i.store.(eventstore.CompanionAppender); !together {
+	if _, together := i.store.(GenerationAppender); !together {
 		if err := i.keys.Save(ctx, id, secret); err != nil {
 			return eventstore.AppendResult{}, err
 		}
-		return AppendGeneration(ctx, i.store, ev, state)
+		return AppendGeneration(ctx, i.store, ev, state, nil)
 	}
-	key, err := i.keys.Companion(id, secret)
+	nonce, sealed, err := i.keys.Seal(id, secret)
 	if err != nil {
 		return eventstore.AppendResult{}, err
 	}
-	return AppendGeneration(ctx, i.store, ev, state, key)
+	return AppendGeneration(ctx, i.store, ev, state, &journal.SealedKey{ReceiptID: id, Nonce: nonce, Sealed: sealed})
 }
 
 // existing answers a generation whose receipt id is taken: the receipt this same request created

@@ -12,6 +12,7 @@ import (
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/journal"
 	"github.com/payledger/payledger/eventstore/memory"
 )
 
@@ -30,13 +31,13 @@ func (s *countingStore) ReadStream(ctx context.Context, stream string, from uint
 // projections.ReceiptsAtAppend does, and remembers what it was handed.
 type generationStore struct {
 	*memory.Store
-	got        []receipt.Generated
-	companions [][]eventstore.Companion
+	got  []receipt.Generated
+	keys []*journal.SealedKey
 }
 
 func (s *generationStore) AppendGeneration(ctx context.Context, stream string, expected eventstore.ExpectedVersion, g receipt.Generated,
-	companions []eventstore.Companion, ev eventstore.EventData) (eventstore.AppendResult, error) {
-	s.got, s.companions = append(s.got, g), append(s.companions, companions)
+	key *journal.SealedKey, ev eventstore.EventData) (eventstore.AppendResult, error) {
+	s.got, s.keys = append(s.got, g), append(s.keys, key)
 	return s.Append(ctx, stream, expected, ev)
 }
 
@@ -75,19 +76,19 @@ func TestGenerationGoesThroughThePipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := commands.AppendGeneration(ctx, store, ev, state)
+	first, err := commands.AppendGeneration(ctx, store, ev, state, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := commands.AppendGeneration(ctx, store, ev, state)
+	again, err := commands.AppendGeneration(ctx, store, ev, state, nil)
 	if err != nil || again != first {
 		t.Fatalf("the same generation again: %+v, %v; want %+v", again, err, first)
 	}
 }
 
 // TestGenerationHandedOverDecided: a store that takes decided generations is handed the
-// generation as decided (and the append's companions) beside its event, so what applies it at
-// append need not decode the event; a store that cannot commit companions is refused them.
+// generation as decided (and the receipt's sealed key) beside its event, so what applies it at
+// append need not decode the event; a store that cannot commit the key with it is refused it.
 func TestGenerationHandedOverDecided(t *testing.T) {
 	ctx := context.Background()
 	now := time.Unix(1_800_000_000, 0)
@@ -96,21 +97,21 @@ func TestGenerationHandedOverDecided(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := eventstore.Companion{SQL: "INSERT key", Args: []any{"rcpt_d1"}}
+	key := &journal.SealedKey{ReceiptID: "rcpt_d1", Nonce: []byte{1}, Sealed: []byte{2}}
 	if _, err := commands.AppendGeneration(ctx, store, ev, state, key); err != nil {
 		t.Fatal(err)
 	}
 	if len(store.got) != 1 || !reflect.DeepEqual(store.got[0], state.Receipt) {
 		t.Fatalf("handed %+v, want the decided %+v", store.got, state.Receipt)
 	}
-	if len(store.companions[0]) != 1 || store.companions[0][0].SQL != key.SQL {
-		t.Fatalf("companions %+v, want the key's", store.companions[0])
+	if len(store.keys) != 1 || store.keys[0] != key {
+		t.Fatalf("keys %+v, want the receipt's", store.keys)
 	}
 	plain := memory.New(func() time.Time { return now })
 	if _, err := commands.AppendGeneration(ctx, plain, ev, state, key); err == nil {
-		t.Fatal("a store that cannot commit companions appended a generation with one")
+		t.Fatal("a store that cannot commit a key with its receipt appended a generation with one")
 	}
 	if evs, _ := plain.ReadStream(ctx, commands.ReceiptStream("rcpt_d1"), 1, 10); len(evs) != 0 {
-		t.Fatalf("%d events appended without their companion", len(evs))
+		t.Fatalf("%d events appended without their key", len(evs))
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/journal"
 )
 
 // ReceiptStream is the stream of a receipt.
@@ -32,7 +33,7 @@ func GenerateReceipt(ctx context.Context, store Store, now time.Time, meta event
 	if err != nil {
 		return receipt.State{}, eventstore.AppendResult{}, err
 	}
-	res, err := AppendGeneration(ctx, store, ev, state)
+	res, err := AppendGeneration(ctx, store, ev, state, nil)
 	if err != nil {
 		return receipt.State{}, res, err
 	}
@@ -40,12 +41,12 @@ func GenerateReceipt(ctx context.Context, store Store, now time.Time, meta event
 }
 
 // AppendGeneration appends ev, the generation decided by GenerationEvent with state, through the
-// pipeline, with companions committed in the same transaction (the store must then be an
-// eventstore.CompanionAppender). A receipt is generated once under a new id, so the first try
-// expects no stream and skips loading one; if the stream exists after all, the reload decides
-// receipt.ErrExists. Appending the same event again reports the first append's result. Errors:
-// receipt.ErrExists, ErrContended, wrapped store errors.
-func AppendGeneration(ctx context.Context, store Store, ev eventstore.EventData, state receipt.State, companions ...eventstore.Companion) (eventstore.AppendResult, error) {
+// pipeline, with the receipt's sealed webhook key (nil: none) committed in the same transaction
+// (the store must then be a GenerationAppender). A receipt is generated once under a new id, so
+// the first try expects no stream and skips loading one; if the stream exists after all, the
+// reload decides receipt.ErrExists. Appending the same event again reports the first append's
+// result. Errors: receipt.ErrExists, ErrContended, wrapped store errors.
+func AppendGeneration(ctx context.Context, store Store, ev eventstore.EventData, state receipt.State, key *journal.SealedKey) (eventstore.AppendResult, error) {
 	stream := ReceiptStream(state.Receipt.ReceiptID)
 	decide := func(l Loaded[receipt.State]) (Decision, error) {
 		if l.Version > 0 {
@@ -54,33 +55,32 @@ func AppendGeneration(ctx context.Context, store Store, ev eventstore.EventData,
 		return Decision{ev}, nil
 	}
 	_, res, err := execute(ctx, store, stream, receiptAggregate, receipt.State{}, decide,
-		route{fresh: true, append: appendGeneration(store, stream, state.Receipt, companions)})
+		route{fresh: true, append: appendGeneration(store, stream, state.Receipt, key)})
 	return res, err
 }
 
-// GenerationAppender is a store that takes a new receipt's generation as its command decided it,
-// beside the event that encodes it (projections.ReceiptsAtAppend, which applies it to the
-// receipts read model in the append's own transaction without decoding the event). Errors are
+// GenerationAppender is the store that commits a new receipt's generation with what must be
+// atomic with it: the receipts read model's row, made from the generation as its command decided
+// it (without decoding the event again), and the receipt's sealed webhook key. Only an event store
+// that shares the read models' database can (projections.ReceiptsAtAppend, PostgreSQL); with
+// another the key is saved before the append and the projector makes the row. Errors are
 // eventstore.Store.Append's.
 type GenerationAppender interface {
 	AppendGeneration(ctx context.Context, stream string, expected eventstore.ExpectedVersion, g receipt.Generated,
-		companions []eventstore.Companion, ev eventstore.EventData) (eventstore.AppendResult, error)
+		key *journal.SealedKey, ev eventstore.EventData) (eventstore.AppendResult, error)
 }
 
-// appendGeneration is the pipeline's append of generation g (one event) with companions: handed
-// to a GenerationAppender with g, else to a CompanionAppender, else (no companions) to Append.
-func appendGeneration(store Store, stream string, g receipt.Generated, companions []eventstore.Companion) func(context.Context, eventstore.ExpectedVersion, Decision) (eventstore.AppendResult, error) {
+// appendGeneration is the pipeline's append of generation g (one event) with its sealed key:
+// handed to a GenerationAppender with g, else (no key) to Append.
+func appendGeneration(store Store, stream string, g receipt.Generated, key *journal.SealedKey) func(context.Context, eventstore.ExpectedVersion, Decision) (eventstore.AppendResult, error) {
 	return func(ctx context.Context, expected eventstore.ExpectedVersion, events Decision) (eventstore.AppendResult, error) {
 		if ga, ok := store.(GenerationAppender); ok && len(events) == 1 {
-			return ga.AppendGeneration(ctx, stream, expected, g, companions, events[0])
+			return ga.AppendGeneration(ctx, stream, expected, g, key, events[0])
 		}
-		if len(companions) == 0 {
-			return store.Append(ctx, stream, expected, events...)
+		if key != nil {
+			return eventstore.AppendResult{}, fmt.Errorf("append %s: the event store cannot commit a webhook key with its receipt", stream)
 		}
-		if ca, ok := store.(eventstore.CompanionAppender); ok {
-			return ca.AppendWith(ctx, stream, expected, companions, events...)
-		}
-		return eventstore.AppendResult{}, fmt.Errorf("append %s: the event store cannot commit companions", stream)
+		return store.Append(ctx, stream, expected, events...)
 	}
 }
 

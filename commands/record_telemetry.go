@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -87,29 +86,25 @@ func (h *RecordTelemetryHandler) record(ctx context.Context, cmd RecordTelemetry
 }
 
 // AppendTelemetry appends evs (decided by receipt.RecordTelemetry) to the receipt's telemetry
-// stream of the hour of now, within MaxTelemetryPerHour. Errors: ErrTelemetryLimited,
-// ErrContended, wrapped store errors.
+// stream of the hour of now, within MaxTelemetryPerHour, through the pipeline (concurrent reports
+// of one receipt: each try re-counts). Errors: ErrTelemetryLimited, ErrContended, wrapped store
+// errors.
 func AppendTelemetry(ctx context.Context, store Store, receiptID string, now time.Time, evs []receipt.Event, meta eventstore.Metadata) error {
 	data, err := receiptEvents(evs, meta)
 	if err != nil {
 		return err
 	}
-	stream := TelemetryStream(receiptID, now)
-	for range 10 { // concurrent reports of one receipt: each try re-counts
-		seen, err := store.ReadStream(ctx, stream, 1, MaxTelemetryPerHour)
-		if err != nil {
-			return fmt.Errorf("read telemetry: %w", err)
+	_, _, err = Execute(ctx, store, TelemetryStream(receiptID, now), telemetryCount, 0, func(l Loaded[int]) (Decision, error) {
+		if l.State >= MaxTelemetryPerHour {
+			return nil, ErrTelemetryLimited
 		}
-		if len(seen) >= MaxTelemetryPerHour {
-			return ErrTelemetryLimited
-		}
-		_, err = store.Append(ctx, stream, eventstore.Exact(uint64(len(seen))), data...)
-		if !errors.Is(err, eventstore.ErrWrongExpectedVersion) {
-			return err
-		}
-	}
-	return ErrContended
+		return data, nil
+	})
+	return err
 }
+
+// telemetryCount folds a telemetry stream into the number of its reports.
+var telemetryCount = Aggregate[int]{Apply: func(n int, _ eventstore.RecordedEvent) (int, error) { return n + 1, nil }}
 
 func (h *RecordTelemetryHandler) Handle(ctx context.Context, cmd RecordTelemetry) (TelemetryRecorded, error) {
 	if !receipt.ValidTelemetry(cmd.Event) {

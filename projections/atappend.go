@@ -7,8 +7,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/journal"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/readmodels"
 )
@@ -38,13 +41,18 @@ import (
 // (Runner.apply), and Advanced tells the runner in this process about the move as soon as the
 // transaction has committed.
 
-// ReceiptsAtAppend is the PostgreSQL event store with the receipts projector's share of a new
-// receipt: the append of a receipt's generation also commits its row and the projector's
-// checkpoint when that is exactly what the projector would do next (above). This is the
-// projection's own concern, a decorator that serve hands to the write side in place of the
-// store; the store's port stays events only, and the row travels as one more explicit companion
-// of the append (eventstore.CompanionAppender). Every other method is the store's, so optional
-// capabilities (ReadStreams, SubscribeReadAhead, ...) stay visible through it.
+// ReceiptsAtAppend is the PostgreSQL event store with what must commit in a new receipt's append
+// transaction: its read-model row with the receipts projector's checkpoint when that is exactly
+// what the projector would do next (above), and its sealed webhook key. It is the one decorator
+// of the PostgreSQL adapter that writes rows inside an append, and it exists for two reasons that
+// only a database shared by events and read models can serve: read-your-writes for the receipt
+// every order waits on (no projector round trip), and a webhook key that exists exactly when its
+// receipt does (a secret, so never part of an event). Its methods are typed (a generation and a
+// sealed key); what it writes goes to the adapter as its Attachment (a group commit writes the
+// attachments of all its appends in one statement per table). The event-store port stays events
+// only; the use cases reach AppendGeneration through an interface they declare
+// (commands.GenerationAppender). Every other method is the store's, so optional capabilities
+// (ReadStreams, SubscribeReadAhead, ...) stay visible through it.
 type ReceiptsAtAppend struct {
 	*postgres.Store
 	proj   Receipts
@@ -53,10 +61,7 @@ type ReceiptsAtAppend struct {
 	applied func(rows int64)
 }
 
-var (
-	_ eventstore.Store             = (*ReceiptsAtAppend)(nil)
-	_ eventstore.CompanionAppender = (*ReceiptsAtAppend)(nil)
-)
+var _ eventstore.Store = (*ReceiptsAtAppend)(nil)
 
 // AtAppend returns store with receipt generations applied in their append's transaction for the
 // live receipts projector that runner follows (Advanced tells runner of each move). A shadow
@@ -68,35 +73,31 @@ func (r Receipts) AtAppend(store *postgres.Store, runner *Runner) *ReceiptsAtApp
 // Append implements eventstore.Store: a receipt's generation brings its row, made from the
 // event's data. Errors: the store's, and a generation whose data does not decode.
 func (a *ReceiptsAtAppend) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.AppendResult, error) {
-	return a.AppendWith(ctx, stream, expected, nil, events...)
-}
-
-// AppendWith implements eventstore.CompanionAppender: a receipt's generation brings its row (as
-// Append) besides companions. Errors are Append's.
-func (a *ReceiptsAtAppend) AppendWith(ctx context.Context, stream string, expected eventstore.ExpectedVersion,
-	companions []eventstore.Companion, events ...eventstore.EventData) (eventstore.AppendResult, error) {
+	var att *atAppend
 	if a.generation(stream, expected, events) {
 		e, err := receipt.Decode(events[0].Type, events[0].Data)
-		if companions, err = a.withRow(stream, events, companions, e, err); err != nil {
+		if att, err = a.withRow(stream, events, nil, e, err); err != nil {
 			return eventstore.AppendResult{}, err
 		}
 	}
-	return a.Store.AppendWith(ctx, stream, expected, companions, events...)
+	return a.Store.AppendAttached(ctx, stream, expected, att.attachment(), events...)
 }
 
-// AppendGeneration appends ev, a new receipt's generation, with companions in its transaction
-// (commands.GenerationAppender). g is the generation as its command decided it, which ev encodes:
-// the row is made from g without decoding ev again (decided). Errors are Append's.
+// AppendGeneration appends ev, a new receipt's generation, with its sealed webhook key (nil:
+// none) in the same transaction (commands.GenerationAppender). g is the generation as its
+// command decided it, which ev encodes: the row is made from g without decoding ev again
+// (decided). Errors are Append's.
 func (a *ReceiptsAtAppend) AppendGeneration(ctx context.Context, stream string, expected eventstore.ExpectedVersion,
-	g receipt.Generated, companions []eventstore.Companion, ev eventstore.EventData) (eventstore.AppendResult, error) {
+	g receipt.Generated, key *journal.SealedKey, ev eventstore.EventData) (eventstore.AppendResult, error) {
 	events := []eventstore.EventData{ev}
+	att := &atAppend{key: key}
 	if a.generation(stream, expected, events) {
 		e, err := decided(ev, g)
-		if companions, err = a.withRow(stream, events, companions, e, err); err != nil {
+		if att, err = a.withRow(stream, events, key, e, err); err != nil {
 			return eventstore.AppendResult{}, err
 		}
 	}
-	return a.Store.AppendWith(ctx, stream, expected, companions, events...)
+	return a.Store.AppendAttached(ctx, stream, expected, att.attachment(), events...)
 }
 
 // decided is the generation that ev, decided as g, applies: g itself, unless some text of g is
@@ -117,24 +118,21 @@ func (a *ReceiptsAtAppend) generation(stream string, expected eventstore.Expecte
 		strings.HasPrefix(stream, ReceiptStreamPrefix) && expected.Matches(0)
 }
 
-// withRow returns companions and the statement that applies generation e at append; decodeErr is
-// e's decoding error: an event that does not decode is refused, unless it is invalid anyway (no
-// id, not JSON), which the store reports. The row is the projector's own fold of e, so it is the
-// one the projector would write; a row whose id is not its stream's finds no event in the
-// statement's join, and nothing is applied.
-func (a *ReceiptsAtAppend) withRow(stream string, events []eventstore.EventData, companions []eventstore.Companion,
-	e receipt.Event, decodeErr error) ([]eventstore.Companion, error) {
+// withRow returns the attachment of key and the row of generation e; decodeErr is e's decoding
+// error: an event that does not decode is refused, unless it is invalid anyway (no id, not JSON),
+// which the store reports. The row is the projector's own fold of e, so it is the one the
+// projector would write; a row whose id is not its stream's finds no event in the statement's
+// join, and nothing is applied.
+func (a *ReceiptsAtAppend) withRow(stream string, events []eventstore.EventData, key *journal.SealedKey,
+	e receipt.Event, decodeErr error) (*atAppend, error) {
 	if decodeErr != nil {
 		if eventstore.Validate(stream, events) != nil {
-			return companions, nil
+			return &atAppend{key: key}, nil
 		}
 		return nil, fmt.Errorf("receipts at append: %w", decodeErr)
 	}
-	row, err := generationRow(e, a.committed)
-	if err != nil {
-		return nil, err
-	}
-	return append(companions[:len(companions):len(companions)], row), nil
+	row := generationRow(e)
+	return &atAppend{key: key, row: &row, committed: a.committed}, nil
 }
 
 // committed follows an applying statement's commit: when it wrote rows, the checkpoint moved to
@@ -148,13 +146,64 @@ func (a *ReceiptsAtAppend) committed(affected int64, end eventstore.Position) {
 	}
 }
 
-// generationRow is the statement that applies generation e at append.
-func generationRow(e receipt.Event, committed func(int64, eventstore.Position)) (eventstore.Companion, error) {
-	args, err := readmodels.StateElems(readmodels.StateRow{State: receipt.Evolve(receipt.State{}, e), Version: 1, New: true})
-	if err != nil {
-		return eventstore.Companion{}, err
+// generationRow is the receipts row of generation e, applied at append.
+func generationRow(e receipt.Event) readmodels.StateRow {
+	return readmodels.StateRow{State: receipt.Evolve(receipt.State{}, e), Version: 1, New: true}
+}
+
+// atAppend is one append's share of the decorator's writes (postgres.Attachment): a new
+// receipt's row, its sealed webhook key, or both.
+type atAppend struct {
+	row       *readmodels.StateRow
+	key       *journal.SealedKey
+	committed func(affected int64, end eventstore.Position)
+}
+
+// attachment is a as the adapter takes it: nil when it writes nothing.
+func (a *atAppend) attachment() postgres.Attachment {
+	if a == nil || (a.row == nil && a.key == nil) {
+		return nil
 	}
-	return eventstore.Companion{SQL: readmodels.ReceiptsAtAppendSQL, Args: args, Rows: true, After: true, Committed: committed}, nil
+	return a
+}
+
+// QueueAll implements postgres.Attachment: the rows of one transaction in one applying
+// statement (which checks that the transaction holds exactly their generations), after the
+// keys in one insert.
+func (a *atAppend) QueueAll(batch *pgx.Batch, all []postgres.Attachment) (func(eventstore.Position), error) {
+	var rows []readmodels.StateRow
+	var ids []string
+	var nonces, sealed [][]byte
+	var committed []func(int64, eventstore.Position)
+	for _, att := range all {
+		x, ok := att.(*atAppend)
+		if !ok {
+			return nil, fmt.Errorf("receipts at append: attachment %T is not this decorator's", att)
+		}
+		if x.key != nil {
+			ids, nonces, sealed = append(ids, x.key.ReceiptID), append(nonces, x.key.Nonce), append(sealed, x.key.Sealed)
+		}
+		if x.row != nil {
+			rows, committed = append(rows, *x.row), append(committed, x.committed)
+		}
+	}
+	if len(ids) > 0 {
+		readmodels.QueueSealedKeys(batch, ids, nonces, sealed)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	var affected int64
+	if err := readmodels.QueueReceiptsAtAppend(batch, rows, func(n int64) { affected = n }); err != nil {
+		return nil, err
+	}
+	return func(end eventstore.Position) {
+		for _, c := range committed {
+			if c != nil {
+				c(affected, end)
+			}
+		}
+	}, nil
 }
 
 // validText says whether every string in v (through structs, slices, arrays, maps and pointers)

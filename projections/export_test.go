@@ -13,15 +13,18 @@ var AtAppendSQL = readmodels.ReceiptsAtAppendSQL
 // committed.
 func ObserveApplied(a *ReceiptsAtAppend, f func(rows int64)) { a.applied = f }
 
-// GenerationRow is the statement ReceiptsAtAppend commits with the append of generation e.
-func GenerationRow(e receipt.Event) (eventstore.Companion, error) { return generationRow(e, nil) }
+// GenerationRow is the arguments of the statement ReceiptsAtAppend commits with the append of
+// generation e.
+func GenerationRow(e receipt.Event) ([]any, error) {
+	return readmodels.ReceiptsAtAppendArgs([]readmodels.StateRow{generationRow(e)})
+}
 
-// DecidedRow is the statement ReceiptsAtAppend.AppendGeneration commits with ev, the append of
-// the decided generation g.
-func DecidedRow(ev eventstore.EventData, g receipt.Generated) (eventstore.Companion, error) {
+// DecidedRow is the arguments of the statement ReceiptsAtAppend.AppendGeneration commits with ev,
+// the append of the decided generation g.
+func DecidedRow(ev eventstore.EventData, g receipt.Generated) ([]any, error) {
 	e, err := decided(ev, g)
 	if err != nil {
-		return eventstore.Companion{}, err
+		return nil, err
 	}
-	return generationRow(e, nil)
+	return GenerationRow(e)
 }

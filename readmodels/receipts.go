@@ -219,7 +219,7 @@ func QueueStates(batch *pgx.Batch, table string, rows []StateRow) error {
 }
 
 // StateColumns is the column list of a receipts row's INSERT, in the order of QueueStates' and
-// StateElems' values (StateElems leaves out the two position columns).
+// ReceiptsAtAppendArgs' values (ReceiptsAtAppendArgs leaves out the two position columns).
 const StateColumns = `(receipt_id, merchant_wallet, status, previous_status, currency, total_cents, webhook_url, state,
 	created_at, updated_at, version, pos_commit, pos_prepare, attempt_kind, attempt_started_at,
 	deposit_address, deposit_split, expires_at, amount_required, amount_received, paid_late)`
@@ -253,19 +253,8 @@ func stateColumns(rows []StateRow) ([]any, error) {
 		deposits, splits, expires, required, received, lates}, nil
 }
 
-// StateElems is a new receipt's row without its position, one element per column of
-// StateElemsUnnest, for a statement that takes each column as an array (a merged companion).
-func StateElems(row StateRow) ([]any, error) {
-	v, err := valuesOf(row)
-	if err != nil {
-		return nil, err
-	}
-	return []any{v.id, v.merchant, v.status, v.prev, v.currency, v.total, v.webhook, v.state, v.created, v.updated, v.version, v.kind, v.attempt,
-		v.deposit, v.split, v.expires, v.required, v.received, v.late}, nil
-}
-
-// StateElemsUnnest is the unnest of StateElems' columns, as the rows u(id, merchant, status,
-// prev, currency, total, webhook, state, created, updated, version, kind, attempt).
+// StateElemsUnnest is the unnest of ReceiptsAtAppendArgs' columns, as the rows u(id, merchant,
+// status, prev, currency, total, webhook, state, created, updated, version, kind, attempt, ...).
 const StateElemsUnnest = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[],
 	$9::timestamptz[], $10::timestamptz[], $11::bigint[], $12::text[], $13::timestamptz[],
 	$14::text[], $15::text[], $16::timestamptz[], $17::text[], $18::text[], $19::boolean[])

@@ -1,13 +1,18 @@
 package readmodels
 
-import "github.com/payledger/payledger/domain/receipt"
+import (
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/payledger/payledger/domain/receipt"
+)
 
 // ReceiptsTable is the live receipts read model (a blue/green rebuild fills a shadow copy).
 const ReceiptsTable = "receipts"
 
 // ReceiptsAtAppendSQL applies receipt generations in their append's transaction when the receipts
 // projector is caught up (projections/atappend.go says when and why): the conditional move of the
-// projector's checkpoint and the insert of the rows. Its arguments are the columns of StateElems.
+// projector's checkpoint and the insert of the rows. Its arguments are ReceiptsAtAppendArgs.
 const ReceiptsAtAppendSQL = `WITH mine AS (SELECT pg_current_xact_id()::text::bigint AS tx),
 older AS ( -- transaction ids below this one that the statement's snapshot does not see ended
 	SELECT x.id FROM pg_snapshot_xip(pg_current_snapshot()) AS x(id) WHERE x.id < pg_current_xact_id()
@@ -34,3 +39,24 @@ SELECT u.id, u.merchant, u.status, u.prev, u.currency, u.total, u.webhook, u.sta
 	e.tx_id, e.seq, u.kind, u.attempt, ` + DepositValues + `
 FROM caught_up cu CROSS JOIN ` + StateElemsUnnest + `
 JOIN events e ON e.stream_id = '` + receipt.StreamPrefix + `' || u.id AND e.version = 1 AND e.tx_id = cu.tx`
+
+// ReceiptsAtAppendArgs are ReceiptsAtAppendSQL's arguments for rows (new receipts, New): one
+// array per column of StateElemsUnnest.
+func ReceiptsAtAppendArgs(rows []StateRow) ([]any, error) {
+	cols, err := stateColumns(rows)
+	if err != nil {
+		return nil, err
+	}
+	return append(cols[:11:11], cols[13:]...), nil // StateElemsUnnest has no position columns
+}
+
+// QueueReceiptsAtAppend queues ReceiptsAtAppendSQL for rows into batch; affected is told how many
+// rows it wrote (none: the projector applies them).
+func QueueReceiptsAtAppend(batch *pgx.Batch, rows []StateRow, affected func(int64)) error {
+	args, err := ReceiptsAtAppendArgs(rows)
+	if err != nil {
+		return err
+	}
+	batch.Queue(ReceiptsAtAppendSQL, args...).Exec(func(ct pgconn.CommandTag) error { affected(ct.RowsAffected()); return nil })
+	return nil
+}

@@ -10,8 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/payledger/payledger/eventstore"
 )
 
 // WebhookKeys stores the API key that signs each receipt's webhooks, encrypted with AES-256-GCM.
@@ -35,8 +33,8 @@ func NewWebhookKeys(pool *pgxpool.Pool, key []byte) (*WebhookKeys, error) {
 }
 
 // Save stores the key for receiptID unless one is stored already (the first capture stands).
-// With the PostgreSQL event store the key is not saved on its own but committed with the
-// receipt's first event (Companion).
+// With the PostgreSQL event store the key is not saved on its own but sealed (Seal) and committed
+// with the receipt's first event (projections.ReceiptsAtAppend, QueueSealedKeys).
 func (w *WebhookKeys) Save(ctx context.Context, receiptID, secret string) error {
 	nonce, ct, err := w.Seal(receiptID, secret)
 	if err != nil {
@@ -45,17 +43,14 @@ func (w *WebhookKeys) Save(ctx context.Context, receiptID, secret string) error 
 	return w.SaveSealed(ctx, receiptID, nonce, ct)
 }
 
-// Companion returns the insert of receiptID's encrypted key as a write to commit with the
-// receipt's first event (eventstore.Companion), for event stores on this same database.
-func (w *WebhookKeys) Companion(receiptID, secret string) (eventstore.Companion, error) {
-	nonce, ct, err := w.Seal(receiptID, secret)
-	if err != nil {
-		return eventstore.Companion{}, err
-	}
-	return eventstore.Companion{SQL: insertKeys, Args: []any{receiptID, nonce, ct}, Rows: true}, nil
+// QueueSealedKeys queues into batch the insert of sealed keys (ids[i]'s key is nonces[i],
+// sealed[i]), each unless one is stored: the keys of new receipts, committed in their
+// generations' append transaction (projections.ReceiptsAtAppend).
+func QueueSealedKeys(batch *pgx.Batch, ids []string, nonces, sealed [][]byte) {
+	batch.Queue(insertKeys, ids, nonces, sealed)
 }
 
-// insertKeys stores keys, one per array element: many in one statement (merged companions), or
+// insertKeys stores keys, one per array element: many in one statement (QueueSealedKeys), or
 // one (SaveSealed).
 const insertKeys = `INSERT INTO receipt_webhook_keys (receipt_id, nonce, ciphertext)
 	SELECT * FROM unnest($1::text[], $2::bytea[], $3::bytea[]) ON CONFLICT DO NOTHING`

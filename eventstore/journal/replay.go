@@ -2,28 +2,21 @@ package journal
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/rs/zerolog"
-
-	"github.com/payledger/payledger/eventstore"
 )
 
-// Appender is the part of the event store a replay writes to.
-type Appender interface {
-	Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.AppendResult, error)
-}
-
-// SealedKeyStore stores webhook keys sealed in degraded mode. Saving a key that is already stored
-// must succeed and keep the stored one.
-type SealedKeyStore interface {
-	SaveSealed(ctx context.Context, receiptID string, nonce, sealed []byte) error
+// EntryStore stores one entry: its side data and its events under their original ids, each step
+// a no-op when already done. The service's is commands.JournalReplay, which appends through the
+// commands' pipeline as every other writer does (this package cannot import commands, which
+// journals).
+type EntryStore interface {
+	StoreEntry(ctx context.Context, e Entry) error
 }
 
 // Backoff of an entry that fails while the store answers: doubling from the first delay up to
@@ -37,8 +30,8 @@ const (
 // errBackingOff keeps an entry whose next retry is not due yet.
 var errBackingOff = errors.New("backing off")
 
-// Replayer puts journaled entries into the event store once it answers: the sealed webhook key
-// first, then the events under their original ids. Both steps are idempotent, so an entry whose
+// Replayer puts journaled entries into the event store once it answers, by its EntryStore: the
+// sealed webhook key first, then the events under their original ids. Both steps are idempotent, so an entry whose
 // events were stored by an earlier, partly failed replay (or by the very append whose answer
 // was lost and sent the order to the journal) is completed and counts as done.
 //
@@ -47,8 +40,7 @@ var errBackingOff = errors.New("backing off")
 // pass and keeps the rest for the next one.
 type Replayer struct {
 	journal   *Journal
-	store     Appender
-	keys      SealedKeyStore
+	entries   EntryStore
 	transient func(error) bool
 	log       zerolog.Logger
 	now       func() time.Time
@@ -64,16 +56,16 @@ type retry struct {
 	next     time.Time
 }
 
-// NewReplayer returns a replayer of j into store; transient tells store-down errors (nil: none
-// is). It panics on a nil journal, store or key store: a wiring mistake.
-func NewReplayer(j *Journal, store Appender, keys SealedKeyStore, transient func(error) bool, log zerolog.Logger) *Replayer {
-	if j == nil || store == nil || keys == nil {
+// NewReplayer returns a replayer of j by entries; transient tells store-down errors (nil: none
+// is). It panics on a nil journal or entry store: a wiring mistake.
+func NewReplayer(j *Journal, entries EntryStore, transient func(error) bool, log zerolog.Logger) *Replayer {
+	if j == nil || entries == nil {
 		panic("journal.NewReplayer: nil dependency")
 	}
 	if transient == nil {
 		transient = func(error) bool { return false }
 	}
-	return &Replayer{journal: j, store: store, keys: keys, transient: transient, log: log, now: time.Now, retries: map[uuid.UUID]retry{}}
+	return &Replayer{journal: j, entries: entries, transient: transient, log: log, now: time.Now, retries: map[uuid.UUID]retry{}}
 }
 
 // Stats are the replay's figures for /metrics.
@@ -141,7 +133,7 @@ func (r *Replayer) apply(ctx context.Context, e Entry) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, entryLimit)
 	defer cancel()
-	err := r.store1(ctx, e)
+	err := r.entries.StoreEntry(ctx, e)
 	switch {
 	case err == nil:
 		if failed {
@@ -155,24 +147,6 @@ func (r *Replayer) apply(ctx context.Context, e Entry) error {
 		r.failed(e, id, err)
 	}
 	return err
-}
-
-// store1 stores one entry's side data and events; each step is a no-op when already done.
-func (r *Replayer) store1(ctx context.Context, e Entry) error {
-	if raw, ok := e.Side[SideWebhookKey]; ok {
-		var k SealedKey
-		if err := json.Unmarshal(raw, &k); err != nil {
-			return fmt.Errorf("journal side data of %s: %w", e.Stream, err)
-		}
-		if err := r.keys.SaveSealed(ctx, k.ReceiptID, k.Nonce, k.Sealed); err != nil {
-			return err
-		}
-	}
-	// The same event ids already stored make this append a no-op that reports success.
-	if _, err := r.store.Append(ctx, e.Stream, eventstore.NoStream(), e.Events...); err != nil {
-		return fmt.Errorf("append %s: %w", e.Stream, err)
-	}
-	return nil
 }
 
 // failed schedules an entry's next try and reports the failure.

@@ -25,10 +25,11 @@ const groupRows = 512
 // events stay in the flush).
 const flushTimeout = 30 * time.Second
 
-// pendingAppend is one append's events and the companions to commit with them.
+// pendingAppend is one append's events (or a group commit's) and the attachments to commit with
+// them (Attachment).
 type pendingAppend struct {
-	recs       []eventstore.RecordedEvent
-	companions []eventstore.Companion
+	recs []eventstore.RecordedEvent
+	atts []Attachment
 }
 
 type appendCall = groupcommit.Call[pendingAppend, eventstore.AppendResult]
@@ -36,14 +37,17 @@ type appendCall = groupcommit.Call[pendingAppend, eventstore.AppendResult]
 func (s *Store) newGroup(slots int) *groupcommit.Group[pendingAppend, eventstore.AppendResult] {
 	return &groupcommit.Group[pendingAppend, eventstore.AppendResult]{
 		Slots: slots, MaxSize: groupRows, Flush: s.flush,
-		Size: func(p pendingAppend) int { return len(p.recs) + len(p.companions) },
+		Size: func(p pendingAppend) int { return len(p.recs) + len(p.atts) },
 	}
 }
 
-// commit stores recs (one append of events) and its companions durably, alone or in a group
-// commit.
-func (s *Store) commit(ctx context.Context, recs []eventstore.RecordedEvent, companions []eventstore.Companion) (eventstore.AppendResult, error) {
-	p := pendingAppend{recs: recs, companions: companions}
+// commit stores recs (one append of events) and its attachment (nil: none) durably, alone or in
+// a group commit.
+func (s *Store) commit(ctx context.Context, recs []eventstore.RecordedEvent, att Attachment) (eventstore.AppendResult, error) {
+	p := pendingAppend{recs: recs}
+	if att != nil {
+		p.atts = []Attachment{att}
+	}
 	if s.groupSlots <= 0 || s.beforeCommit != nil {
 		return s.insert(ctx, p)
 	}
@@ -62,7 +66,7 @@ func (s *Store) flush(batch []*appendCall) {
 	var all pendingAppend
 	for _, c := range batch {
 		all.recs = append(all.recs, c.Item.recs...)
-		all.companions = append(all.companions, c.Item.companions...)
+		all.atts = append(all.atts, c.Item.atts...)
 	}
 	positions, err := s.insertRows(ctx, all)
 	var pgErr *pgconn.PgError

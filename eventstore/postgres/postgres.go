@@ -114,14 +114,12 @@ func New(pool *pgxpool.Pool, opts ...Option) *Store {
 
 // Append implements eventstore.Store.
 func (s *Store) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.AppendResult, error) {
-	return s.AppendWith(ctx, stream, expected, nil, events...)
+	return s.AppendAttached(ctx, stream, expected, nil, events...)
 }
 
-var _ eventstore.CompanionAppender = (*Store)(nil)
-
-// AppendWith implements eventstore.CompanionAppender: companions commit in the append's
-// transaction (and in its group commit's). A re-append of stored events runs no companion.
-func (s *Store) AppendWith(ctx context.Context, stream string, expected eventstore.ExpectedVersion, companions []eventstore.Companion, events ...eventstore.EventData) (eventstore.AppendResult, error) {
+// AppendAttached is Append with att (nil: none) committed in the append's transaction, and in
+// its group commit's. A re-append of stored events writes no attachment. Errors are Append's.
+func (s *Store) AppendAttached(ctx context.Context, stream string, expected eventstore.ExpectedVersion, att Attachment, events ...eventstore.EventData) (eventstore.AppendResult, error) {
 	if err := eventstore.Validate(stream, events); err != nil {
 		return eventstore.AppendResult{}, err
 	}
@@ -130,7 +128,7 @@ func (s *Store) AppendWith(ctx context.Context, stream string, expected eventsto
 		return eventstore.AppendResult{Version: h.version}, err
 	}
 	for attempt := 0; ; attempt++ {
-		res, err := s.tryAppend(ctx, stream, expected, events, companions)
+		res, err := s.tryAppend(ctx, stream, expected, events, att)
 		var wrong *eventstore.WrongExpectedVersionError
 		if errors.As(err, &wrong) && expected.IsAny() && attempt < 50 {
 			continue // another writer took the version we computed; Any means try again
@@ -143,7 +141,7 @@ func (s *Store) AppendWith(ctx context.Context, stream string, expected eventsto
 	}
 }
 
-func (s *Store) tryAppend(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events []eventstore.EventData, companions []eventstore.Companion) (eventstore.AppendResult, error) {
+func (s *Store) tryAppend(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events []eventstore.EventData, att Attachment) (eventstore.AppendResult, error) {
 	h, known := s.heads.get(stream)
 	if !known && expected.Matches(0) && !expected.IsAny() {
 		// NoStream: the stream is expected empty, so there is no head to read; if it is not
@@ -166,7 +164,7 @@ func (s *Store) tryAppend(ctx context.Context, stream string, expected eventstor
 	if err != nil {
 		return eventstore.AppendResult{}, err
 	}
-	res, err := s.commit(ctx, recs, companions)
+	res, err := s.commit(ctx, recs, att)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		s.heads.forget(stream)
@@ -199,7 +197,7 @@ const insertNotifySQL = `
 WITH ins AS (` + insertSQL + `), n AS (SELECT pg_notify('` + Channel + `', ''))
 SELECT ins.tx_id, ins.seq, ins.stream_id, ins.version FROM ins, n`
 
-// insert stores one append's events and companions in one transaction.
+// insert stores one append's events and attachment in one transaction.
 func (s *Store) insert(ctx context.Context, p pendingAppend) (eventstore.AppendResult, error) {
 	positions, err := s.insertRows(ctx, p)
 	if err != nil {
@@ -225,9 +223,9 @@ type streamVersion struct {
 	version uint64
 }
 
-// insertRows stores p's events (one or several appends) and its companions in one transaction and
-// returns each event's position, in the order of p.recs. The companions and the insert go out as
-// one pipeline, which PostgreSQL runs as one transaction: all of it commits or none.
+// insertRows stores p's events (one or several appends) and its attachments in one transaction
+// and returns each event's position, in the order of p.recs. The insert and the attachments go
+// out as one pipeline, which PostgreSQL runs as one transaction: all of it commits or none.
 func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.Position, error) {
 	recs := p.recs
 	n := len(recs)
@@ -235,20 +233,7 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 	if s.notifyMode == NotifyInTx {
 		query = insertNotifySQL
 	}
-	companions, err := eventstore.MergeCompanions(p.companions)
-	if err != nil {
-		return nil, err
-	}
 	batch := &pgx.Batch{}
-	affected := make([]int64, len(companions))
-	queueCompanions := func(after bool) {
-		for i, c := range companions {
-			if c.After == after {
-				batch.Queue(c.SQL, c.Args...).Exec(func(ct pgconn.CommandTag) error { affected[i] = ct.RowsAffected(); return nil })
-			}
-		}
-	}
-	queueCompanions(false)
 	stored := make(map[streamVersion]eventstore.Position, n)
 	batch.Queue(query, insertArgs(recs)...).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
@@ -261,7 +246,13 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 		}
 		return rows.Err()
 	})
-	queueCompanions(true)
+	var committed func(eventstore.Position)
+	if len(p.atts) > 0 {
+		var err error
+		if committed, err = p.atts[0].QueueAll(batch, p.atts); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.send(ctx, batch); err != nil {
 		return nil, err
 	}
@@ -273,11 +264,8 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 		}
 		out[i] = p
 	}
-	end := appendResult(recs, out).Position
-	for i, c := range companions {
-		if c.Committed != nil {
-			c.Committed(affected[i], end)
-		}
+	if committed != nil {
+		committed(appendResult(recs, out).Position)
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/conformance"
@@ -51,13 +52,9 @@ func TestGroupCommit(t *testing.T) {
 			if i >= fresh {
 				stream = "taken" // expected empty, but it holds one event
 			}
-			// Every other append's companion is a row companion, merged with the others of its
-			// commit into one statement.
-			c := eventstore.Companion{SQL: `INSERT INTO side (n) VALUES ($1)`, Args: []any{i}}
-			if i%2 == 1 {
-				c = eventstore.Companion{SQL: `INSERT INTO side (n) SELECT * FROM unnest($1::int[])`, Args: []any{i}, Rows: true}
-			}
-			results[i], errs[i] = s.AppendWith(ctx, stream, eventstore.NoStream(), []eventstore.Companion{c}, ev(), ev())
+			// Each append's attachment is a row, written with the others of its commit in one
+			// statement.
+			results[i], errs[i] = s.AppendAttached(ctx, stream, eventstore.NoStream(), sideRow(i), ev(), ev())
 		})
 	}
 	close(start)
@@ -87,7 +84,7 @@ func TestGroupCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	if sides != fresh || staleSides != 0 {
-		t.Fatalf("companions stored: %d (%d of failed appends), want %d and 0", sides, staleSides, fresh)
+		t.Fatalf("attachments stored: %d (%d of failed appends), want %d and 0", sides, staleSides, fresh)
 	}
 	// Each append's position is that of its last event (read from the table: ReadAll may hold
 	// back events while other transactions run anywhere in the cluster).
@@ -113,4 +110,17 @@ func TestGroupCommit(t *testing.T) {
 			t.Fatalf("append %d answered position %v, stored %v", i, results[i].Position, p)
 		}
 	}
+}
+
+// sideRow is an append's attachment in the tests: a row of the table side.
+type sideRow int
+
+// QueueAll implements postgres.Attachment: the rows of one transaction in one statement.
+func (sideRow) QueueAll(batch *pgx.Batch, all []postgres.Attachment) (func(eventstore.Position), error) {
+	ns := make([]int32, len(all))
+	for i, a := range all {
+		ns[i] = int32(a.(sideRow))
+	}
+	batch.Queue(`INSERT INTO side (n) SELECT * FROM unnest($1::int[])`, ns)
+	return nil, nil
 }

@@ -138,12 +138,8 @@ func TestSubscribeFloor(t *testing.T) {
 	// the append commits, before the append returns and wakes the subscription.
 	var moveFloor atomic.Bool
 	appendOne := func() eventstore.Position {
-		atAppend := eventstore.Companion{SQL: "SELECT 1", After: true, Committed: func(_ int64, end eventstore.Position) {
-			if moveFloor.Load() {
-				floor.Store(&end)
-			}
-		}}
-		res, err := s.AppendWith(ctx, "floor-"+uuid.NewString(), eventstore.NoStream(), []eventstore.Companion{atAppend},
+		atAppend := floorMove{moveFloor: &moveFloor, floor: &floor}
+		res, err := s.AppendAttached(ctx, "floor-"+uuid.NewString(), eventstore.NoStream(), atAppend,
 			eventstore.EventData{ID: uuid.New(), Type: "T", Data: []byte(`{}`)})
 		if err != nil {
 			t.Fatal(err)
@@ -193,4 +189,21 @@ func TestSubscribeFloor(t *testing.T) {
 		t.Fatalf("handed another event at %s", e.Position)
 	case <-time.After(200 * time.Millisecond):
 	}
+}
+
+// floorMove is an attachment that, once its transaction committed, moves floor to its end while
+// moveFloor is set, as the receipts projection's at-append decorator moves its projector.
+type floorMove struct {
+	moveFloor *atomic.Bool
+	floor     *atomic.Pointer[eventstore.Position]
+}
+
+// QueueAll implements postgres.Attachment.
+func (f floorMove) QueueAll(batch *pgx.Batch, _ []postgres.Attachment) (func(eventstore.Position), error) {
+	batch.Queue("SELECT 1")
+	return func(end eventstore.Position) {
+		if f.moveFloor.Load() {
+			f.floor.Store(&end)
+		}
+	}, nil
 }

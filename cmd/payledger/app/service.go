@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore/journal"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/webhooks"
@@ -53,7 +54,8 @@ func Build(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	s.Invalidations = in.invalidations
-	s.Replayer = journal.NewReplayer(s.Journal, s.Events, s.WebhookKeys, readmodels.Unavailable, cfg.Log)
+	// The replay appends through the commands' pipeline, into the same write store as every order.
+	s.Replayer = journal.NewReplayer(s.Journal, commands.NewJournalReplay(s.Events, s.WebhookKeys), readmodels.Unavailable, cfg.Log)
 	cfg.Metrics.ObserveJournal(func() (pending, failing int64, failures uint64) {
 		st := s.Replayer.Stats()
 		return st.Pending, st.Failing, st.Failures

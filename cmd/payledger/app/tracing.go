@@ -11,6 +11,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/journal"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/transport/tracing"
 )
@@ -65,8 +66,8 @@ func traceCommands(h commands.Handlers, tracer trace.Tracer) commands.Handlers {
 }
 
 // tracedAppends is the write store with a span for each append. It embeds the store it wraps,
-// so the optional interfaces the pipeline looks for (commands.GenerationAppender,
-// eventstore.CompanionAppender, the stream readers) stay what they were.
+// so the optional interfaces the pipeline looks for (commands.GenerationAppender, the stream
+// readers) stay what they were.
 type tracedAppends struct {
 	*projections.ReceiptsAtAppend
 	tracer trace.Tracer
@@ -100,27 +101,17 @@ func (s tracedAppends) Append(ctx context.Context, stream string, expected event
 	return res, err
 }
 
-// AppendWith implements eventstore.CompanionAppender.
-func (s tracedAppends) AppendWith(ctx context.Context, stream string, expected eventstore.ExpectedVersion,
-	companions []eventstore.Companion, events ...eventstore.EventData) (eventstore.AppendResult, error) {
-	ctx, span := s.start(ctx, stream, len(events))
-	res, err := s.ReceiptsAtAppend.AppendWith(ctx, stream, expected, companions, events...)
-	end(span, res, err)
-	return res, err
-}
-
 // AppendGeneration implements commands.GenerationAppender.
 func (s tracedAppends) AppendGeneration(ctx context.Context, stream string, expected eventstore.ExpectedVersion, g receipt.Generated,
-	companions []eventstore.Companion, ev eventstore.EventData) (eventstore.AppendResult, error) {
+	key *journal.SealedKey, ev eventstore.EventData) (eventstore.AppendResult, error) {
 	ctx, span := s.start(ctx, stream, 1)
 	span.SetAttributes(tracing.Merchant.String(g.Merchant))
-	res, err := s.ReceiptsAtAppend.AppendGeneration(ctx, stream, expected, g, companions, ev)
+	res, err := s.ReceiptsAtAppend.AppendGeneration(ctx, stream, expected, g, key, ev)
 	end(span, res, err)
 	return res, err
 }
 
 var (
-	_ commands.GenerationAppender  = tracedAppends{}
-	_ eventstore.CompanionAppender = tracedAppends{}
-	_ eventstore.Store             = tracedAppends{}
+	_ commands.GenerationAppender = tracedAppends{}
+	_ eventstore.Store            = tracedAppends{}
 )
