@@ -3,6 +3,7 @@
 package transport
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -64,6 +65,11 @@ type Config struct {
 	MetricsToken string
 	// PaymentChain is where the payment page asks wallets to pay (zero: no wallet payments).
 	PaymentChain PaymentChain
+	// ExportMaxConcurrent bounds the CSV exports running on this instance (EXPORT_MAX_CONCURRENT;
+	// zero: DefaultExportMaxConcurrent); ExportTimeout ends an export (EXPORT_TIMEOUT; zero:
+	// DefaultExportTimeout).
+	ExportMaxConcurrent int
+	ExportTimeout       time.Duration
 }
 
 // Deps are what the HTTP layer needs: the use cases it calls (built by the composition root,
@@ -193,6 +199,9 @@ type Server struct {
 	idem           IdempotentStore
 	exports        ExportSource
 	exportSlots    streamSlots
+	exportTimeout  time.Duration
+	// revocations wakes the streams and exports to re-check their key or session (stream_credentials.go).
+	revocations *readmodels.Signal
 
 	// The merchant dashboard (dashboard*.go).
 	ui            *dashboard.UI
@@ -230,12 +239,16 @@ func New(d Deps) (*Server, error) {
 	if s.metrics == nil {
 		s.metrics = NewMetrics(nil)
 	}
-	s.exportSlots.max = exportsPerUser
+	s.exportSlots.max, s.exportSlots.total = exportsPerUser, cmp.Or(d.Config.ExportMaxConcurrent, DefaultExportMaxConcurrent)
+	s.exportTimeout = cmp.Or(d.Config.ExportTimeout, DefaultExportTimeout)
+	s.revocations = readmodels.NewSignal()
 	if d.Invalidations != nil {
 		s.caches = newCaches(d.Invalidations, d.PricingCache, d.InventoryCache)
+		d.Invalidations.Register(readmodels.RevokedChannel, s.revocations)
+		d.Invalidations.Register(readmodels.SessionsEndedChannel, s.revocations)
 	}
 	s.receiptWatch = newReceiptWatch(d.Invalidations, e.Server)
-	e.Pre(preflight)
+	e.Pre(securityHeaders(d.Config.Production), preflight)
 	e.Use(correlation(d.Log), noStore, s.accessLog, recoverPanics)
 	e.Use(s.edgeOnly, middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)), textOnly)
 	s.openapi = d.OpenAPIJSON

@@ -58,6 +58,8 @@ type config struct {
 	DepositFactory           string        // DEPOSIT_FACTORY; "": deployed by serve from the operator key
 	PaymentWindow            time.Duration // PAYMENT_WINDOW: how long a receipt waits to be paid
 	PaymentMonitorWindow     time.Duration // PAYMENT_MONITOR_WINDOW: how long a failed or paid deposit stays watched
+	ExportMaxConcurrent      int           // EXPORT_MAX_CONCURRENT: CSV exports at once on this instance (their own connections)
+	ExportTimeout            time.Duration // EXPORT_TIMEOUT: how long one CSV export may last
 }
 
 func (c config) production() bool { return c.AppEnv == "production" }
@@ -181,6 +183,8 @@ func readConfig(r *envReader) config {
 	c.MetricsAddr = r.str("METRICS_ADDR", "")
 	c.TrustedProxies = r.prefixes("TRUSTED_PROXIES")
 	c.KeyCacheTTL = r.duration("KEY_CACHE_TTL", 5*time.Minute)
+	c.ExportMaxConcurrent = int(r.integer("EXPORT_MAX_CONCURRENT", 4, 1))
+	c.ExportTimeout = r.duration("EXPORT_TIMEOUT", 5*time.Minute)
 	c.JournalPath = r.str("JOURNAL_PATH", ".data/journal.jsonl")
 	c.PublicBaseURL = strings.TrimRight(r.str("PUBLIC_BASE_URL", "http://localhost:8080"), "/")
 	if u, err := url.Parse(c.PublicBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

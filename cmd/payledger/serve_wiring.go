@@ -37,6 +37,7 @@ type services struct {
 	metrics     *transport.Metrics
 	dispatcher  *webhooks.Dispatcher
 	endpoints   *readmodels.Endpoints
+	exports     *readmodels.Exports // on a pool of their own (EXPORT_MAX_CONCURRENT)
 
 	jrnl     *journal.Journal
 	replayer *journal.Replayer
@@ -57,6 +58,9 @@ func wireServices(ctx context.Context, cfg config, rpc *chain.RPC, pool *pgxpool
 		return nil, err
 	}
 	if err := s.openJournal(cfg, log); err != nil {
+		return nil, err
+	}
+	if s.exports, err = readmodels.OpenExports(ctx, pool, cfg.ExportMaxConcurrent); err != nil {
 		return nil, err
 	}
 	appDeps, err := s.appDeps(cfg, rpc, log)
@@ -160,7 +164,7 @@ func newAPI(cfg config, base zerolog.Logger, s *services, limiter transport.Limi
 		Users: readmodels.NewUsers(pool).KeepTopInMemory(s.caches),
 		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool),
 		SubscriptionsView: a.Projections.Subscriptions,
-		WebhookEndpoints:  s.endpoints, EndpointSender: s.dispatcher,
+		WebhookEndpoints:  s.endpoints, EndpointSender: s.dispatcher, Exports: s.exports,
 		Config: transport.Config{
 			GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 			CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),
@@ -168,7 +172,8 @@ func newAPI(cfg config, base zerolog.Logger, s *services, limiter transport.Limi
 			SiteConfigRequiresKey:  cfg.SiteConfigRequiresKey,
 			ProcessorWebhookSecret: cfg.ProcessorWebhookSecret, PublicBaseURL: cfg.PublicBaseURL, MetricsToken: cfg.MetricsToken,
 			MetricsSeparate: cfg.MetricsAddr != "", TrustedProxies: cfg.TrustedProxies, KeyCacheTTL: cfg.KeyCacheTTL,
-			PaymentChain: paymentChain(cfg),
+			PaymentChain:        paymentChain(cfg),
+			ExportMaxConcurrent: cfg.ExportMaxConcurrent, ExportTimeout: cfg.ExportTimeout,
 		},
 	})
 }
