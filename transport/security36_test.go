@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -66,7 +67,7 @@ func TestExportDefusesFormulasAndShowsDepositAmounts(t *testing.T) {
 	e := portalEnv(t)
 	m := e.merchant(true)
 	formulas := map[string]string{}
-	for _, v := range []string{`=HYPERLINK("http://evil.example","click")`, "+1+2", "-3+4", "@SUM(A1)", "\tx", "\rx", "plain-=+"} {
+	for _, v := range []string{`=HYPERLINK("http://evil.example","click")`, "+1+2", "-3+4", "@SUM(A1)", "plain-=+"} {
 		b, _ := json.Marshal(map[string]any{"lineItems": []map[string]any{{"label": "Order", "priceUsd": 1}}, "totalUsd": 1, "transactionId": v})
 		rec := e.dev(m, http.MethodPost, "/api/receipts", string(b))
 		if rec.Code != 201 {
@@ -94,6 +95,12 @@ func TestExportDefusesFormulasAndShowsDepositAmounts(t *testing.T) {
 		if got := rows[id][12]; got != want {
 			t.Errorf("transactionId %q exported as %q, want %q", v, got, want)
 		}
+	}
+	// The API trims what it stores; a cell that begins with a tab or a carriage return is defused
+	// the same way.
+	cells := []string{"\tx", "\r=1", "ok", ""}
+	if defuseFormulas(cells); strings.Join(cells, "|") != "'\tx|'\r=1|ok|" {
+		t.Errorf("tab and carriage return: %q", cells)
 	}
 	if got := rows[paid][9]; got != "12.34" {
 		t.Errorf("amountReceived of a deposit-paid receipt: %q, want 12.34 (row %q)", got, rows[paid])

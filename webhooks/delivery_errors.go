@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 )
 
@@ -24,6 +25,10 @@ const (
 	ErrorInvalidURL        = "invalid_url"        // the URL is not one the service sends to (not https in production)
 	ErrorInternal          = "internal_error"     // the service could not prepare the delivery; it retries
 )
+
+// httpToHTTPS is net/http's error (an unexported errors.New) when an https URL's server answers
+// in plain HTTP: a TLS failure as the merchant sees it.
+const httpToHTTPS = "server gave HTTP response to HTTPS client"
 
 // errInvalidURL marks checkURL's refusals of a URL's form.
 var errInvalidURL = errors.New("invalid webhook URL")
@@ -54,7 +59,7 @@ func deliveryError(err error) string {
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return ErrorTimeout
 	case errors.As(err, &certInvalid), errors.As(err, &unknownCA), errors.As(err, &hostname), errors.As(err, &verify),
-		errors.As(err, &record), errors.As(err, &alert):
+		errors.As(err, &record), errors.As(err, &alert), strings.Contains(err.Error(), httpToHTTPS):
 		return ErrorTLS
 	case errors.As(err, &netErr), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
