@@ -9,14 +9,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/settlement"
 )
 
-var (
-	_ settlement.WalletPaymentReads = (*Receipts)(nil)
-	_ commands.TransactionClaims    = (*Receipts)(nil)
-)
+var _ settlement.WalletPaymentReads = (*Receipts)(nil)
 
 // PendingWalletPayments lists the receipts that are pending on a submitted wallet payment (their
 // current attempt is a wallet transaction), and the paid ones whose paying transaction a deep

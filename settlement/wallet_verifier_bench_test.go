@@ -241,7 +241,7 @@ func benchConfirm(b *testing.B, n int) {
 	}
 	txs, from := c.signTransfers(b, n, 1_000_000)
 	receipts := readmodels.NewReceipts(pool)
-	submit := commands.NewSubmitWalletPaymentHandler(store, receipts, receipts, nil, time.Now)
+	submit := commands.NewSubmitWalletPaymentHandler(store, readmodels.NewPaymentHints(pool), receipts, nil, time.Now)
 	ids := make([]string, n)
 	setup := time.Now()
 	var wg sync.WaitGroup

@@ -45,7 +45,7 @@ func TestTwoInstancesVerifyAndDistribute(t *testing.T) {
 	e := newDistEnv(t)
 	merchant, _, st, _ := e.merchantWithSplit()
 	receipts := readmodels.NewReceipts(e.pool)
-	submit := commands.NewSubmitWalletPaymentHandler(e.store, receipts, receipts, nil, time.Now)
+	submit := commands.NewSubmitWalletPaymentHandler(e.store, readmodels.NewPaymentHints(e.pool), receipts, nil, time.Now)
 
 	ctx, cancel := context.WithCancel(e.ctx)
 	var wg sync.WaitGroup

@@ -30,10 +30,7 @@ import (
 	"github.com/payledger/payledger/settlement"
 )
 
-var (
-	_ settlement.WalletPaymentReads = (*readmodels.Receipts)(nil)
-	_ commands.TransactionClaims    = (*readmodels.Receipts)(nil)
-)
+var _ settlement.WalletPaymentReads = (*readmodels.Receipts)(nil)
 
 // walletEnv is a simulated chain (real EVM, served over HTTP JSON-RPC) with a 6-decimal USDC, a
 // funded buyer, and a PostgreSQL ledger with the receipts projection running, as serve has it.
@@ -89,7 +86,7 @@ func newWalletEnv(t *testing.T) *walletEnv {
 		t.Fatal(err)
 	}
 	// No chain for the hint's own check: what it submits is followed by the verifier.
-	e.submit = commands.NewSubmitWalletPaymentHandler(store, e.receipts, e.receipts, nil, e.now)
+	e.submit = commands.NewSubmitWalletPaymentHandler(store, readmodels.NewPaymentHints(pool), e.receipts, nil, e.now)
 	return e
 }
 

@@ -33,7 +33,7 @@ func (a *Application) buildCommands(d Deps) *commands.ReconcileOnrampHandler {
 		CreateOrder:         commands.NewCreateOrderHandler(splits, catalog, pricing, issuer, d.PlatformRecipient, now),
 		CreateReceipt:       commands.NewCreateReceiptHandler(pricing, issuer),
 		StartOnramp:         logOutcomes(commands.NewStartOnrampHandler(events, splits, processor, prices, now), noteStartOnramp),
-		SubmitWalletPayment: commands.NewSubmitWalletPaymentHandler(events, receipts, receipts, d.Chain.Transactions, now),
+		SubmitWalletPayment: commands.NewSubmitWalletPaymentHandler(events, readmodels.NewPaymentHints(d.Pool), receipts, d.Chain.Transactions, now),
 		RecordTelemetry:     logOutcomes(commands.NewRecordTelemetryHandler(events, reconcile, now), noteTelemetry),
 		ApplyProcessorEvent: logOutcomes(commands.NewApplyProcessorEventHandler(events, readmodels.NewProcessorEvents(d.Pool), now), noteProcessorEvent),
 		ReconcileOnramp:     logOutcomes(reconcile, noteReconcile),

@@ -52,6 +52,7 @@ type Processes struct {
 	SubscriptionCharging Worker
 	DepositSweeper       Worker // moves paid receipts' deposits to their splits (sweeps.go)
 	PaymentWindow        Worker // expires unpaid receipts at the end of their window (DESIGN 9)
+	PaymentHints         Worker // checks the hints kept waiting for their transaction (DESIGN 10)
 	Charger              *settlement.ChargeSubscriptionsHandler
 }
 
@@ -67,9 +68,35 @@ func (a *Application) buildProcesses(d Deps, reconcile *commands.ReconcileOnramp
 		SplitDistributor:     SplitDistributor(d),
 		SubscriptionCharging: subscriptionCharging(d, a.Projections.Subscriptions),
 		PaymentWindow:        paymentWindow(d),
+		PaymentHints:         paymentHints(d, d.Store),
 		DepositSweeper:       depositSweeper(d),
 		Charger:              d.Chain.Charger,
 	}
+}
+
+// hintInterval paces the hint follower: about a block of the development chain.
+const hintInterval = 2 * time.Second
+
+// paymentHints checks the payment hints whose transaction was not mined when they were posted
+// (every instance may run it: a receipt takes one attempt per hash). Without a chain it does
+// nothing: no receipt has a deposit address, so no hint is kept.
+func paymentHints(d Deps, events commands.Store) Worker {
+	return workerFunc(func(ctx context.Context) error {
+		if d.Chain.Transactions == nil {
+			return nil
+		}
+		h := commands.NewCheckPaymentHintsHandler(events, readmodels.NewPaymentHints(d.Pool), readmodels.NewReceipts(d.Pool), d.Chain.Transactions, d.Now)
+		for {
+			if _, err := h.Handle(ctx, commands.CheckPaymentHints{}); err != nil && ctx.Err() == nil {
+				d.Log.Warn().Err(err).Msg("payment hints")
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(hintInterval):
+			}
+		}
+	})
 }
 
 // paymentWindow records the expiry of receipts whose payment window ended unpaid; every instance
