@@ -2,6 +2,7 @@ package transport
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -149,5 +150,29 @@ func TestSignInLinkChecksOriginAndLimitsPerMerchant(t *testing.T) {
 	}
 	if rec := issue(b); rec.Code != http.StatusOK {
 		t.Fatalf("merchant B after A's links: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// Finding 4 through the route: 30 hints with random well-formed hashes answer 200 twenty times
+// (kept, waiting) and then 429 rate_limited, and the receipt's history (its stream) stays one
+// event long.
+func TestPaymentHintsAreLimitedAndKeptOutOfTheHistory(t *testing.T) {
+	e := portalEnv(t)
+	m := e.merchant(true)
+	id := e.receiptFor(m, "9")
+	codes := map[int]int{}
+	for n := range 30 {
+		body := fmt.Sprintf(`{"token":"USDC","transactionHash":"0x%064x","buyerWallet":"0x%040x"}`, 0x5eed00+n, 0xb0b)
+		rec := e.do(req{method: http.MethodPost, path: "/api/portal/" + id + "/payment", body: body})
+		codes[rec.Code]++
+		if rec.Code == http.StatusTooManyRequests && decode(t, rec)["error"] != "rate_limited" {
+			t.Fatalf("limited hint: %s", rec.Body)
+		}
+	}
+	if codes[200] != 20 || codes[429] != 10 {
+		t.Fatalf("answers %v, want 20 200s and 10 429s", codes)
+	}
+	if h := e.history(m, id); len(h) != 1 {
+		t.Fatalf("the receipt's history grew to %v", h)
 	}
 }
