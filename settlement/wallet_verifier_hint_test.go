@@ -94,14 +94,22 @@ func (e *walletEnv) eventTypes(id string) string {
 	return strings.Join(types, ",")
 }
 
-// TestSubmittedHashNeverPays: DESIGN 9 retires section 8's split path. A submitted hash is a
-// hint: a full payment to the merchant's split (which used to pay the receipt at depth 2), to the
-// receipt's own deposit address, or an underpayment there, all leave the receipt pending once
-// deep (only the deposit follower pays, from the deposit address); nothing is confirmed or failed
-// by the verifier, and the same hash for another receipt is still a conflict.
+// follower is the hint follower (commands.CheckPaymentHints) on the simulated chain, over the
+// hint store e.submit keeps its hints in.
+func (e *walletEnv) follower() *commands.CheckPaymentHintsHandler {
+	return commands.NewCheckPaymentHintsHandler(e.store, readmodels.NewPaymentHints(e.pool), e.receipts,
+		chain.NewTransactionCredits(e.rpc, []chain.Token{e.usdc}), e.now)
+}
+
+// TestSubmittedHashNeverPays: DESIGN 9 retires section 8's split path, and DESIGN 10 keeps hints
+// out of the receipt's stream until they credit a transfer. Hints sent before mining wait (the
+// streams keep their one event); once mined, the follower records the hints that transfer to the
+// receipt's own deposit address (a full payment and an underpayment: pending, never paid by the
+// hint) and refuses the one paid to the merchant's split; the same split hash hinted for another
+// receipt blocks nobody.
 func TestSubmittedHashNeverPays(t *testing.T) {
 	e := newWalletEnv(t)
-	v := e.verifier(e.rpc)
+	follow := e.follower()
 	toSplit, _ := e.depositReceipt(1250)
 	toDeposit, deposit := e.depositReceipt(1250)
 	under, underDeposit := e.depositReceipt(1250)
@@ -109,50 +117,50 @@ func TestSubmittedHashNeverPays(t *testing.T) {
 	e.submitted(toSplit, "USDC", txSplit)
 	e.submitted(toDeposit, "USDC", txDeposit)
 	e.submitted(under, "USDC", txUnder)
-	if out := e.pass(v); out.Followed != 3 || len(out.Changes) != 0 {
-		t.Fatalf("before mining: %+v", out)
+	other, _ := e.depositReceipt(1250)
+	e.submitted(other, "USDC", txSplit)
+	if out, err := follow.Handle(e.ctx, commands.CheckPaymentHints{}); err != nil || out.Credited != 0 {
+		t.Fatalf("before mining: %+v %v", out, err)
 	}
-	for range 4 {
-		e.b.Commit()
-		if out := e.pass(v); len(out.Changes) != 0 {
-			t.Fatalf("the verifier recorded %+v", out.Changes)
+	for _, id := range []string{toSplit, toDeposit, under, other} {
+		if h := e.eventTypes(id); h != receipt.EventGenerated {
+			t.Fatalf("%s: a waiting hint reached the stream: %s", id, h)
 		}
 	}
-	for _, id := range []string{toSplit, toDeposit, under} {
+	e.settledCommit()
+	out, err := follow.Handle(e.ctx, commands.CheckPaymentHints{})
+	if err != nil || out.Checked != 4 || out.Credited != 2 {
+		t.Fatalf("after mining: %+v %v", out, err)
+	}
+	for _, id := range []string{toDeposit, under} {
 		if st := e.state(id); st.Status != receipt.StatusPending || st.Payment != nil || st.Failure != nil {
-			t.Fatalf("%s: %s %+v %+v; want pending, nothing recorded", id, st.Status, st.Payment, st.Failure)
+			t.Fatalf("%s: %s %+v %+v; want pending, nothing paid", id, st.Status, st.Payment, st.Failure)
 		}
 		if h := e.eventTypes(id); h != "ReceiptGenerated,PaymentAttemptStarted,PaymentSubmitted" {
 			t.Fatalf("%s history %s", id, h)
 		}
-		if tel := e.telemetry(id); len(tel) != 0 {
-			t.Fatalf("%s telemetry %+v", id, tel)
-		}
 	}
-	// The split payment's hash submitted for another receipt (DESIGN 10): a hint, kept outside the
-	// stream; it blocks nobody and changes nothing.
-	other, _ := e.depositReceipt(1250)
-	out, err := e.submit.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: other, Token: "USDC", TransactionHash: txSplit.Hash().Hex(),
-		BuyerWallet: e.buyerAddr().Hex()})
-	if err != nil || !out.Waiting || e.state(other).Status != receipt.StatusGenerated {
-		t.Fatalf("hash reused for another receipt: %+v %v, %s", out, err, e.state(other).Status)
+	for _, id := range []string{toSplit, other} {
+		if h := e.eventTypes(id); h != receipt.EventGenerated || len(e.telemetry(id)) != 0 {
+			t.Fatalf("%s: the split payment's hint changed it: %s", id, h)
+		}
 	}
 }
 
-// TestSubmittedHashRevertedIsTelemetry: a submitted transaction that reverts changes no status
-// (section 8 failed the receipt with PORTAL_CHAIN_TX_REVERTED): the verifier records the code as
-// the receipt's telemetry, once, and the receipt stays pending for the payment window to decide.
+// TestSubmittedHashRevertedIsTelemetry: a hinted transaction that reverts changes no status
+// (section 8 failed the receipt with PORTAL_CHAIN_TX_REVERTED): once it is mined the follower
+// records the code as the receipt's telemetry, once, and the receipt stays as it was for the
+// payment window to decide.
 func TestSubmittedHashRevertedIsTelemetry(t *testing.T) {
 	e := newWalletEnv(t)
-	v := e.verifier(e.rpc)
+	follow := e.follower()
 	id, deposit := e.depositReceipt(400)
 	tx := e.revertingUSDC(deposit)
 	e.submitted(id, "USDC", tx)
-	e.pass(v)
-	for range 4 {
-		e.b.Commit()
-		if out := e.pass(v); len(out.Changes) != 0 {
-			t.Fatalf("the verifier recorded %+v", out.Changes)
+	e.settledCommit()
+	for range 2 {
+		if out, err := follow.Handle(e.ctx, commands.CheckPaymentHints{}); err != nil || out.Credited != 0 {
+			t.Fatalf("follower: %+v %v", out, err)
 		}
 	}
 	if r, err := e.b.Client().TransactionReceipt(e.ctx, tx.Hash()); err != nil || r.Status != types.ReceiptStatusFailed {
@@ -162,7 +170,7 @@ func TestSubmittedHashRevertedIsTelemetry(t *testing.T) {
 	if len(tel) != 1 || tel[0].Code != chain.CodeTxReverted || tel[0].Event != "error" {
 		t.Fatalf("telemetry %+v; want one PORTAL_CHAIN_TX_REVERTED", tel)
 	}
-	if st := e.state(id); st.Status != receipt.StatusPending || st.Failure != nil {
+	if st := e.state(id); st.Status != receipt.StatusGenerated || st.Failure != nil {
 		t.Fatalf("after a revert: %s %+v", st.Status, st.Failure)
 	}
 }
