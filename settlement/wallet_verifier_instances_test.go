@@ -44,8 +44,6 @@ func (e *distEnv) sendUSDC(i int, nonce uint64, split string, units int64) strin
 func TestTwoInstancesVerifyAndDistribute(t *testing.T) {
 	e := newDistEnv(t)
 	merchant, _, st, _ := e.merchantWithSplit()
-	receipts := readmodels.NewReceipts(e.pool)
-	submit := commands.NewSubmitWalletPaymentHandler(e.store, readmodels.NewPaymentHints(e.pool), receipts, nil, time.Now)
 
 	ctx, cancel := context.WithCancel(e.ctx)
 	var wg sync.WaitGroup
@@ -75,8 +73,7 @@ func TestTwoInstancesVerifyAndDistribute(t *testing.T) {
 		cents := money.Cents(100 + 7*i)
 		ids[i] = e.depositGenerated(merchant, cents, st.Address)
 		hashes[i] = e.sendUSDC(i%3, uint64(i/3), st.Address, int64(cents)*10_000)
-		if _, err := submit.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: ids[i], Token: "USDC", TransactionHash: hashes[i],
-			BuyerWallet: e.dev.Accounts[i%3].Address.Hex()}); err != nil {
+		if _, _, err := recordAttempt(e.ctx, e.store, ids[i], "USDC", hashes[i], e.dev.Accounts[i%3].Address.Hex()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -139,6 +139,31 @@ func (e *walletEnv) submitted(id, token string, tx *types.Transaction) {
 	e.visible(out.Result.Position)
 }
 
+// attempted records tx as receipt id's wallet attempt (PaymentAttemptStarted, PaymentSubmitted),
+// as a hint that credits a transfer records it, and waits until the read model shows it: the
+// verifier's work list. (A hint waits outside the stream until its transaction is mined, DESIGN
+// 10; these tests need the attempt before.)
+func (e *walletEnv) attempted(id, token string, tx *types.Transaction) {
+	e.t.Helper()
+	_, res, err := recordAttempt(e.ctx, e.store, id, token, tx.Hash().Hex(), e.buyerAddr().Hex())
+	if err != nil {
+		e.t.Fatalf("attempt: %v", err)
+	}
+	e.visible(res.Position)
+}
+
+// recordAttempt appends a wallet attempt with hash to receipt id.
+func recordAttempt(ctx context.Context, store commands.Store, id, token, hash, wallet string) (receipt.State, eventstore.AppendResult, error) {
+	attempt := "att_" + strings.ToLower(hash[2:14])
+	return commands.ChangeReceipt(ctx, store, id, eventstore.Metadata{}, func(st receipt.State) ([]receipt.Event, error) {
+		evs, err := receipt.StartAttempt(st, receipt.AttemptStarted{AttemptID: attempt, Kind: "wallet", OpenedBy: "service", At: 1})
+		return receipt.Then(st, evs, err, func(st receipt.State) ([]receipt.Event, error) {
+			return receipt.Submit(st, receipt.PaymentSubmitted{AttemptID: attempt, Source: "wallet", Token: token,
+				TransactionHash: strings.ToLower(hash), BuyerWallet: strings.ToLower(wallet), At: 2})
+		})
+	})
+}
+
 func (e *walletEnv) visible(pos eventstore.Position) {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
@@ -214,7 +239,7 @@ func TestVerifyWalletPaymentRPCDown(t *testing.T) {
 	c := &flaky{Client: e.rpc}
 	v := e.verifier(c)
 	id, deposit := e.depositReceipt(400)
-	e.submitted(id, "USDC", e.revertingUSDC(deposit))
+	e.attempted(id, "USDC", e.revertingUSDC(deposit))
 	e.pass(v)
 	c.down.Store(true)
 	for range 3 {
@@ -242,7 +267,7 @@ func TestVerifyWalletPaymentWorkListPages(t *testing.T) {
 	for i := range ids {
 		var deposit common.Address
 		ids[i], deposit = e.depositReceipt(300)
-		e.submitted(ids[i], "USDC", e.revertingUSDC(deposit))
+		e.attempted(ids[i], "USDC", e.revertingUSDC(deposit))
 	}
 	if out := e.pass(v); out.Followed != len(ids) {
 		t.Fatalf("followed %d of %d with pages of 2", out.Followed, len(ids))
@@ -445,7 +470,7 @@ func (e *walletEnv) paidThenReorgedAway(v *settlement.VerifyWalletPaymentsHandle
 	}
 	id, deposit := e.depositReceipt(700)
 	tx := e.payUSDCTo(deposit, 7_000_000)
-	e.submitted(id, "USDC", tx)
+	e.attempted(id, "USDC", tx)
 	paying := e.b.Commit()
 	e.b.Commit()
 	e.paidByDeposit(id, tx, paying)
