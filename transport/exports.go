@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"net/http"
@@ -33,6 +34,14 @@ const (
 	DefaultExportMaxConcurrent = 4
 	DefaultExportTimeout       = 5 * time.Minute
 )
+
+// exportBudget sets the exports' bounds from the configuration: at most ExportMaxConcurrent on
+// the instance (zero: DefaultExportMaxConcurrent) and exportsPerUser per merchant, each ended
+// after ExportTimeout (zero: DefaultExportTimeout).
+func (s *Server) exportBudget(cfg Config) {
+	s.exportSlots.max, s.exportSlots.total = exportsPerUser, cmp.Or(cfg.ExportMaxConcurrent, DefaultExportMaxConcurrent)
+	s.exportTimeout = cmp.Or(cfg.ExportTimeout, DefaultExportTimeout)
+}
 
 var errNoExports = NewError(http.StatusServiceUnavailable, "unavailable", "Exports are not configured on this instance")
 

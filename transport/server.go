@@ -3,7 +3,6 @@
 package transport
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -65,9 +64,7 @@ type Config struct {
 	MetricsToken string
 	// PaymentChain is where the payment page asks wallets to pay (zero: no wallet payments).
 	PaymentChain PaymentChain
-	// ExportMaxConcurrent bounds the CSV exports running on this instance (EXPORT_MAX_CONCURRENT;
-	// zero: DefaultExportMaxConcurrent); ExportTimeout ends an export (EXPORT_TIMEOUT; zero:
-	// DefaultExportTimeout).
+	// ExportMaxConcurrent (EXPORT_MAX_CONCURRENT) and ExportTimeout (EXPORT_TIMEOUT): exports.go.
 	ExportMaxConcurrent int
 	ExportTimeout       time.Duration
 }
@@ -200,8 +197,7 @@ type Server struct {
 	exports        ExportSource
 	exportSlots    streamSlots
 	exportTimeout  time.Duration
-	// revocations wakes the streams and exports to re-check their key or session (stream_credentials.go).
-	revocations *readmodels.Signal
+	revocations    *readmodels.Signal // wakes streams to re-check their credential (stream_credentials.go)
 
 	// The merchant dashboard (dashboard*.go).
 	ui            *dashboard.UI
@@ -239,13 +235,10 @@ func New(d Deps) (*Server, error) {
 	if s.metrics == nil {
 		s.metrics = NewMetrics(nil)
 	}
-	s.exportSlots.max, s.exportSlots.total = exportsPerUser, cmp.Or(d.Config.ExportMaxConcurrent, DefaultExportMaxConcurrent)
-	s.exportTimeout = cmp.Or(d.Config.ExportTimeout, DefaultExportTimeout)
-	s.revocations = readmodels.NewSignal()
+	s.exportBudget(d.Config)
+	s.watchRevocations(d.Invalidations)
 	if d.Invalidations != nil {
 		s.caches = newCaches(d.Invalidations, d.PricingCache, d.InventoryCache)
-		d.Invalidations.Register(readmodels.RevokedChannel, s.revocations)
-		d.Invalidations.Register(readmodels.SessionsEndedChannel, s.revocations)
 	}
 	s.receiptWatch = newReceiptWatch(d.Invalidations, e.Server)
 	e.Pre(securityHeaders(d.Config.Production), preflight)

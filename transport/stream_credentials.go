@@ -20,6 +20,16 @@ const (
 	credentialSafety = 30 * time.Second
 )
 
+// watchRevocations has the announcements of key revocations and ended sessions wake the streams
+// (without inv, none arrive: the streams poll).
+func (s *Server) watchRevocations(inv *readmodels.Invalidations) {
+	s.revocations = readmodels.NewSignal()
+	if inv != nil {
+		inv.Register(readmodels.RevokedChannel, s.revocations)
+		inv.Register(readmodels.SessionsEndedChannel, s.revocations)
+	}
+}
+
 // whileAuthorized returns a context of the request that is cancelled once the key or session
 // that authenticated it is refused (revoked, logged out, expired), and its stop. A datastore
 // that does not answer refuses nothing: the stream's client re-authenticates when it reconnects.

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/migrations/pgtest"
@@ -145,23 +146,15 @@ func openSlowExport(t *testing.T, addr, path, key string) *slowExport {
 	return e
 }
 
-// Finding 6: slow readers of the CSV export (2 per merchant, 4 merchants, DB_MAX_CONNS=8) held
-// every connection: /healthz degraded, the portal hung, key lookups failed. Exports now run on
-// their own pool within EXPORT_MAX_CONCURRENT (4 on the instance, 2 per merchant, else 429) and
-// end after EXPORT_TIMEOUT: while four slow readers hold exports, /healthz, a portal read and a
-// key's read answer at once; the readers are cut off at the timeout and the budget is free again.
-func TestSlowExportReadersCannotTakeTheInstanceDown(t *testing.T) {
-	dbURL := pgtest.URL(t)
-	vars := map[string]string{"DATABASE_URL": dbURL, "DEVCHAIN": "off", "DB_MAX_CONNS": "8", "EXPORT_TIMEOUT": "20s",
-		"RATE_LIMIT_PER_MINUTE": "100000", "RATE_LIMIT_PUBLIC_PER_MINUTE": "100000"}
-	base, _ := startServe(t, vars)
-	addr, ctx := strings.TrimPrefix(base, "http://"), context.Background()
-	pool := pgtest.PoolFor(t, dbURL)
+// exportMerchants creates four merchants' keys (receipts:read) and 40,000 receipts each (about
+// 10 MB of CSV), straight into the read model the export reads.
+func exportMerchants(t *testing.T, vars map[string]string, pool *pgxpool.Pool) []string {
+	t.Helper()
+	ctx := context.Background()
 	keys := make([]string, 4)
 	for i := range keys {
 		wallet := fmt.Sprintf("0x%040x", 0xe0+i)
 		keys[i] = createKey(t, ctx, vars, wallet, "receipts:read", "export")
-		// 40,000 receipts (about 10 MB of CSV), straight into the read model the export reads.
 		if _, err := pool.Exec(ctx, `INSERT INTO receipts (receipt_id, merchant_wallet, status, currency, total_cents,
 				created_at, updated_at, version, pos_commit, pos_prepare, state)
 			SELECT 'slow-' || $1 || '-' || i, $1, 'paid', 'USD', 4200, now() - interval '1 hour', now(), 2, 2000000 + i, 2000000 + i,
@@ -171,27 +164,20 @@ func TestSlowExportReadersCannotTakeTheInstanceDown(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	start := time.Now()
-	var held []*slowExport
-	codes := make([]int, 0, 9)
-	for _, k := range []string{keys[0], keys[0], keys[1], keys[1], keys[2], keys[2], keys[3], keys[3], keys[0]} {
-		e := openSlowExport(t, addr, "/api/exports/receipts.csv", k)
-		codes = append(codes, e.status)
-		if e.status == 200 {
-			held = append(held, e)
-		}
-	}
-	if want := "[200 200 200 200 429 429 429 429 429]"; fmt.Sprint(codes) != want {
-		t.Fatalf("exports answered %v, want %s (4 on the instance, 2 per merchant)", codes, want)
-	}
+	return keys
+}
 
+// instanceAnswers checks that /healthz (ok, not degraded), a portal read and a key's read all
+// answer within 5 s.
+func instanceAnswers(t *testing.T, base, key string) {
+	t.Helper()
 	quick := &http.Client{Timeout: 5 * time.Second}
 	for name, get := range map[string]func() (*http.Response, error){
 		"/healthz":      func() (*http.Response, error) { return quick.Get(base + "/healthz") },
 		"a portal read": func() (*http.Response, error) { return quick.Get(base + "/api/portal/rcpt_unknown") },
 		"a key's read": func() (*http.Response, error) {
 			req, _ := http.NewRequest(http.MethodGet, base+"/api/receipts?limit=1", nil)
-			req.Header.Set("Ocp-Apim-Subscription-Key", keys[3])
+			req.Header.Set("Ocp-Apim-Subscription-Key", key)
 			return quick.Do(req)
 		},
 	} {
@@ -207,6 +193,36 @@ func TestSlowExportReadersCannotTakeTheInstanceDown(t *testing.T) {
 			t.Errorf("%s while four slow exports run: %d %v", name, resp.StatusCode, body)
 		}
 	}
+}
+
+// Finding 6: slow readers of the CSV export (2 per merchant, 4 merchants, DB_MAX_CONNS=8) held
+// every connection: /healthz degraded, the portal hung, key lookups failed. Exports now run on
+// their own pool within EXPORT_MAX_CONCURRENT (4 on the instance, 2 per merchant, else 429) and
+// end after EXPORT_TIMEOUT: while four slow readers hold exports, /healthz, a portal read and a
+// key's read answer at once; the readers are cut off at the timeout and the budget is free again.
+func TestSlowExportReadersCannotTakeTheInstanceDown(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	vars := map[string]string{"DATABASE_URL": dbURL, "DEVCHAIN": "off", "DB_MAX_CONNS": "8", "EXPORT_TIMEOUT": "20s",
+		"RATE_LIMIT_PER_MINUTE": "100000", "RATE_LIMIT_PUBLIC_PER_MINUTE": "100000"}
+	base, _ := startServe(t, vars)
+	addr, ctx := strings.TrimPrefix(base, "http://"), context.Background()
+	pool := pgtest.PoolFor(t, dbURL)
+	keys := exportMerchants(t, vars, pool)
+	start := time.Now()
+	var held []*slowExport
+	codes := make([]int, 0, 9)
+	for _, k := range []string{keys[0], keys[0], keys[1], keys[1], keys[2], keys[2], keys[3], keys[3], keys[0]} {
+		e := openSlowExport(t, addr, "/api/exports/receipts.csv", k)
+		codes = append(codes, e.status)
+		if e.status == 200 {
+			held = append(held, e)
+		}
+	}
+	if want := "[200 200 200 200 429 429 429 429 429]"; fmt.Sprint(codes) != want {
+		t.Fatalf("exports answered %v, want %s (4 on the instance, 2 per merchant)", codes, want)
+	}
+
+	instanceAnswers(t, base, keys[3])
 	var exportConns int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = 'payledger-exports' AND state <> 'idle' AND datname = current_database()`).Scan(&exportConns); err != nil || exportConns != 4 {
 		t.Errorf("export connections busy: %d %v, want the 4 exports' own", exportConns, err)
