@@ -31,11 +31,15 @@ func (s *Server) watchRevocations(inv *readmodels.Invalidations) {
 }
 
 // whileAuthorized returns a context of the request that is cancelled once the key or session
-// that authenticated it is refused (revoked, logged out, expired), and its stop. A datastore
-// that does not answer refuses nothing: the stream's client re-authenticates when it reconnects.
+// that authenticated it is refused (revoked, logged out, expired), and its stop, which the
+// handler must call before it returns: stop waits for the watcher, which reads the request's
+// echo.Context (recycled once the handler returns). A datastore that does not answer refuses
+// nothing: the stream's client re-authenticates when it reconnects.
 func (s *Server) whileAuthorized(c echo.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(c.Request().Context())
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		defer cancel()
 		for {
 			woken, listening := s.revocations.Wait()
@@ -57,7 +61,7 @@ func (s *Server) whileAuthorized(c echo.Context) (context.Context, context.Cance
 			}
 		}
 	}()
-	return ctx, cancel
+	return ctx, func() { cancel(); <-done }
 }
 
 // credentialRefused reports whether the request's key or session is refused now.
