@@ -28,11 +28,14 @@ func NewPaymentHints(pool *pgxpool.Pool) *PaymentHints { return &PaymentHints{po
 func (p *PaymentHints) Keep(ctx context.Context, h commands.PaymentHint, max int) (bool, error) {
 	var fresh bool
 	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
+		// The lock first, in a statement of its own: the count's statement then takes a snapshot
+		// that sees every hint committed by whoever held the lock before.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('payment_hints/' || $1, 0))`, h.ReceiptID); err != nil {
+			return err
+		}
 		var held, recent int
-		err := tx.QueryRow(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('payment_hints/' || $1, 0)) IS NULL,
-				count(*) FILTER (WHERE transaction_hash = $2), count(*) FILTER (WHERE submitted_at > $3)
-			FROM payment_hints WHERE receipt_id = $1`, h.ReceiptID, h.TransactionHash, h.SubmittedAt.Add(-time.Hour)).
-			Scan(new(bool), &held, &recent)
+		err := tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE transaction_hash = $2), count(*) FILTER (WHERE submitted_at > $3)
+			FROM payment_hints WHERE receipt_id = $1`, h.ReceiptID, h.TransactionHash, h.SubmittedAt.Add(-time.Hour)).Scan(&held, &recent)
 		switch {
 		case err != nil:
 			return err
