@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/payledger/payledger/domain/address"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -35,7 +36,7 @@ import (
 // page reports it.
 type SubmitWalletPayment struct {
 	ReceiptID       string
-	Token           string // one of PaymentTokens
+	Token           string // one of receipt.PaymentTokens
 	TransactionHash string
 	BuyerWallet     string
 	Meta            eventstore.Metadata
@@ -165,11 +166,11 @@ func (h *SubmitWalletPaymentHandler) late(ctx context.Context, cmd SubmitWalletP
 
 func (cmd SubmitWalletPayment) validate() error {
 	switch {
-	case !slices.Contains(PaymentTokens, cmd.Token):
-		return Invalid("token must be one of " + strings.Join(PaymentTokens, ", "))
+	case !slices.Contains(receipt.PaymentTokens(), cmd.Token):
+		return Invalid("token must be one of " + strings.Join(receipt.PaymentTokens(), ", "))
 	case !txHashRE.MatchString(cmd.TransactionHash):
 		return Invalid(msgTxHash)
-	case !walletRE.MatchString(cmd.BuyerWallet):
+	case !address.Valid(cmd.BuyerWallet):
 		return Invalid("buyerWallet must be 0x followed by 40 hex characters")
 	}
 	return nil

@@ -16,8 +16,12 @@ import (
 // connection for as long as its client takes to read it.
 type Exports struct{ pool *pgxpool.Pool }
 
-// NewExports returns the exports on pool (tests; serve opens a pool of their own, OpenExports).
-func NewExports(pool *pgxpool.Pool) *Exports { return &Exports{pool: pool} }
+// DefaultExportMaxConcurrent is the exports' connection budget when none is configured
+// (EXPORT_MAX_CONCURRENT's default).
+const DefaultExportMaxConcurrent = 4
+
+// MaxConns is the exports' connection budget: at most this many run at once.
+func (e *Exports) MaxConns() int { return int(e.pool.Config().MaxConns) }
 
 // OpenExports returns the exports on a pool of their own of at most maxConns connections, to
 // the database base is connected to (DESIGN 10): a slow reader holds its export's connection

@@ -12,7 +12,7 @@ import (
 	"github.com/payledger/payledger/commands"
 )
 
-// PaymentHints keeps the payment pages' hints outside the receipts' streams (migration 033,
+// PaymentHints keeps the payment pages' hints outside the receipts' streams (migration 031,
 // DESIGN 10).
 type PaymentHints struct{ pool *pgxpool.Pool }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 
+	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -31,19 +32,17 @@ const (
 	exportWindow               = 30 * 24 * time.Hour
 	exportFlushEvery           = 1000
 	exportsPerUser             = 2
-	DefaultExportMaxConcurrent = 4
+	DefaultExportMaxConcurrent = readmodels.DefaultExportMaxConcurrent
 	DefaultExportTimeout       = 5 * time.Minute
 )
 
 // exportBudget sets the exports' bounds from the configuration: at most ExportMaxConcurrent on
-// the instance (zero: DefaultExportMaxConcurrent) and exportsPerUser per merchant, each ended
+// the instance (the exports' pool's budget, which app/web passes; zero: DefaultExportMaxConcurrent) and exportsPerUser per merchant, each ended
 // after ExportTimeout (zero: DefaultExportTimeout).
 func (s *Server) exportBudget(cfg Config) {
 	s.exportSlots.max, s.exportSlots.total = exportsPerUser, cmp.Or(cfg.ExportMaxConcurrent, DefaultExportMaxConcurrent)
 	s.exportTimeout = cmp.Or(cfg.ExportTimeout, DefaultExportTimeout)
 }
-
-var errNoExports = NewError(http.StatusServiceUnavailable, "unavailable", "Exports are not configured on this instance")
 
 func (s *Server) exportRoutes() {
 	read := Policy{Access: KeyOrSession, Scope: "receipts:read"}
@@ -79,8 +78,8 @@ func (s *Server) exportReceipts(c echo.Context) error {
 		return err
 	}
 	status := c.QueryParam("status")
-	if status != "" && !slices.Contains(knownStatuses, status) {
-		return InvalidInput("status must be one of " + strings.Join(knownStatuses, ", "))
+	if status != "" && !slices.Contains(receipt.StatusNames(), status) {
+		return InvalidInput("status must be one of " + strings.Join(receipt.StatusNames(), ", "))
 	}
 	return s.streamCSV(c, "receipts", readmodels.ReceiptColumns, func(ctx context.Context, merchant string, row func([]string) error) error {
 		return s.exports.Receipts(ctx, merchant, from, to, status, row)
@@ -102,9 +101,6 @@ func (s *Server) exportSplits(c echo.Context) error {
 // went out an error can only end the stream: the client sees a truncated file without the
 // final CRLF of a complete one.
 func (s *Server) streamCSV(c echo.Context, name string, header []string, rows func(context.Context, string, func([]string) error) error) error {
-	if s.exports == nil {
-		return errNoExports
-	}
 	merchant := merchantOf(c)
 	if !s.exportSlots.take(merchant) {
 		return errTooManyExports

@@ -12,7 +12,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/readmodels"
@@ -45,8 +44,7 @@ func TestDeliveryErrorsAreCategories(t *testing.T) {
 		{"receiver hangs", slow.URL, ErrorTimeout},
 		{"https to a plain HTTP receiver", strings.Replace(failing.URL, "http://", "https://", 1), ErrorTLS},
 	}
-	d := (&Dispatcher{Outbox: readmodels.NewOutbox(pool), Keys: keys, Events: postgres.New(pool), Log: zerolog.Nop(),
-		ReceiptFields: func(receipt.State) map[string]any { return map[string]any{} }, Endpoints: store,
+	d := (&Dispatcher{Outbox: readmodels.NewOutbox(pool), Keys: keys, Events: postgres.New(pool), Log: zerolog.Nop(), Endpoints: store,
 		RetryDelay: time.Hour, Timeout: 500 * time.Millisecond}).Init()
 	for _, c := range cases {
 		if got := endpointAttemptError(t, d, store, c.url); got != c.want {
