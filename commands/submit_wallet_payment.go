@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -12,25 +11,29 @@ import (
 	"github.com/payledger/payledger/eventstore"
 )
 
-// Rules of a submitted hash (DESIGN 9: a hint from the browser, like telemetry):
-//   - only the chain's view of the receipt's own deposit address decides paid or a chain failure;
-//     a submitted hash never does;
-//   - a well-formed hash makes a generated receipt pending (a new wallet attempt, submitted) and
-//     is followed by the wallet verifier; a pending receipt takes it as a new attempt and stays
-//     pending; a failed one records nothing (only confirmed funds on chain move it out of failed);
-//   - a mined transaction that credits nothing to this receipt's deposit address (the split,
-//     another receipt's deposit, a token the chain does not configure): Invalid, nothing changes;
-//   - a hash already credited to another receipt (its deposit credits), one whose transfer goes
-//     to another receipt's deposit address, or one already submitted for another receipt:
-//     conflict, nothing changes;
-//   - a mined transaction that reverted changes no status: telemetry with
-//     PORTAL_CHAIN_TX_REVERTED (so the page can say so); the payment window decides;
+// Rules of a payment hint (POST /api/portal/{id}/payment; DESIGN 9 and 10: a hint from the
+// browser, kept like telemetry):
+//   - only the chain's view of the receipt's own deposit address decides paid; a hint never does;
+//   - a hint is kept outside the receipt's stream (PaymentHints), at most MaxHintsPerHour per
+//     receipt in any hour (ErrHintsLimited); a repeat of a hash the receipt holds stores nothing;
+//   - it reaches the receipt's stream only when its transaction, mined, transfers to the
+//     receipt's own deposit address: a generated or pending receipt then opens a wallet attempt
+//     and submits it (hash and buyer wallet), once per hash; a failed one records nothing (only
+//     confirmed funds move it). So a hint never sets the buyer wallet of a receipt it does not pay;
+//   - a transaction not mined yet (or a chain that cannot be read now) is kept waiting, and
+//     CheckPaymentHints checks it once it is mined;
+//   - 409 conflict only when the transfer is credited to another receipt: the deposit follower
+//     credited it to another one, or, mined, it transfers to another receipt's deposit address.
+//     A mined transaction that credits nothing to this receipt's deposit address is Invalid.
+//     Neither changes the receipt, and a front-runner's hint for another receipt never blocks
+//     the payer's own;
+//   - a mined transaction that reverted changes no status: telemetry PORTAL_CHAIN_TX_REVERTED;
 //   - a receipt without a deposit address (its merchant has no split) takes no hint;
-//   - a hint for a paid receipt is refused (receipt.ErrState) unless the deposit follower already
-//     credited that transaction to it (the page reported it late): then it is answered as is.
+//   - a hint for a paid (closed) receipt is refused (receipt.ErrState) unless the deposit follower
+//     already credited that transaction to it, or it pays its deposit: then answered as is.
 
 // SubmitWalletPayment is a transaction the customer's wallet sent for a receipt, as the payment
-// page reports it (POST /api/portal/{id}/payment).
+// page reports it.
 type SubmitWalletPayment struct {
 	ReceiptID       string
 	Token           string // one of receipt.PaymentTokens
@@ -40,21 +43,14 @@ type SubmitWalletPayment struct {
 }
 
 // WalletPaymentSubmitted is what the hint did: the attempt it opened ("" when none), the
-// receipt's status after it, and whether the transaction reverted (recorded as telemetry).
+// receipt's status after it, whether it waits for its transaction to be mined, and whether the
+// transaction reverted (recorded as telemetry).
 type WalletPaymentSubmitted struct {
 	AttemptID string
 	Status    receipt.Status
+	Waiting   bool
 	Reverted  bool
 	Result    eventstore.AppendResult
-}
-
-// TransactionClaims binds a submitted transaction hash to the receipt it was submitted for, so
-// that two receipts never hold one hash. The binding is kept by the database (a unique index),
-// so that two instances cannot bind one hash to two receipts.
-type TransactionClaims interface {
-	// ClaimTransaction binds hash (compared case-insensitively) to receiptID unless it is bound
-	// already, and returns the receipt it is bound to.
-	ClaimTransaction(ctx context.Context, hash, receiptID string) (string, error)
 }
 
 // DepositOwners says which receipt a deposit address, or a transfer the deposit follower
@@ -90,36 +86,32 @@ type ChainCredit struct {
 
 // Refusals of a hint.
 var (
-	ErrTransactionUsed     = &Refusal{Kind: KindConflict, Code: "conflict", Message: "This transaction was already submitted for another receipt"}
 	ErrTransactionCredited = &Refusal{Kind: KindConflict, Code: "conflict", Message: "This transaction pays another receipt"}
 	errCreditsNothing      = Invalid("This transaction sends nothing to this receipt's deposit address (in a token this service accepts)")
 )
 
 // SubmitWalletPaymentHandler records the hints.
 type SubmitWalletPaymentHandler struct {
-	store  Store
-	claims TransactionClaims
-	owners DepositOwners
-	chain  ChainTransactions // nil: no chain configured; a hint is taken unchecked
-	now    func() time.Time
+	store Store
+	hints hintChecker
+	now   func() time.Time
 }
 
-// NewSubmitWalletPaymentHandler returns the handler; chain may be nil (no chain: nothing is
-// checked, and no receipt has a deposit address). It panics on another nil dependency.
-func NewSubmitWalletPaymentHandler(store Store, claims TransactionClaims, owners DepositOwners, chain ChainTransactions,
+// NewSubmitWalletPaymentHandler returns the handler; chain may be nil (no chain: every hint
+// waits, and no receipt has a deposit address). It panics on another nil dependency.
+func NewSubmitWalletPaymentHandler(store Store, hints PaymentHints, owners DepositOwners, chain ChainTransactions,
 	now func() time.Time) *SubmitWalletPaymentHandler {
-	if store == nil || claims == nil || owners == nil || now == nil {
+	if store == nil || hints == nil || owners == nil || now == nil {
 		panic("commands.NewSubmitWalletPaymentHandler: nil dependency")
 	}
-	return &SubmitWalletPaymentHandler{store: store, claims: claims, owners: owners, chain: chain, now: now}
+	return &SubmitWalletPaymentHandler{store: store, now: now,
+		hints: hintChecker{store: store, hints: hints, owners: owners, chain: chain, now: now}}
 }
 
-// Handle checks the hint's shape, the receipt (open, with a deposit address), who the hash is
-// credited to, and what the transaction did if it is mined (see the rules above); then it opens
-// and submits a wallet attempt in one append (hash and wallet lower-cased) when the receipt is
-// generated or pending. Errors: Invalid, ErrSplitRequired, ErrTransactionUsed,
-// ErrTransactionCredited, receipt.ErrNotFound, receipt.ErrState, ErrContended, wrapped store
-// and chain errors.
+// Handle checks the hint's shape and the receipt (open, with a deposit address), refuses a hash
+// credited to another receipt, keeps the hint (within the hourly limit) and checks it now (see
+// the rules above). Errors: Invalid, ErrSplitRequired, ErrTransactionCredited, ErrHintsLimited,
+// receipt.ErrNotFound, receipt.ErrState, ErrContended, wrapped store and chain errors.
 func (h *SubmitWalletPaymentHandler) Handle(ctx context.Context, cmd SubmitWalletPayment) (WalletPaymentSubmitted, error) {
 	if err := cmd.validate(); err != nil {
 		return WalletPaymentSubmitted{}, err
@@ -133,49 +125,43 @@ func (h *SubmitWalletPaymentHandler) Handle(ctx context.Context, cmd SubmitWalle
 	if err := receipt.CanStartAttempt(st); err != nil {
 		return h.late(ctx, cmd, st, err)
 	}
-	deposit := strings.ToLower(st.Receipt.DepositAddress)
-	if deposit == "" {
+	if st.Receipt.DepositAddress == "" {
 		return WalletPaymentSubmitted{}, ErrSplitRequired
 	}
-	reverted, err := h.check(ctx, cmd, deposit)
+	if err := h.hints.creditedElsewhere(ctx, cmd.ReceiptID, cmd.TransactionHash); err != nil {
+		return WalletPaymentSubmitted{}, err
+	}
+	hint := PaymentHint{ReceiptID: cmd.ReceiptID, TransactionHash: cmd.TransactionHash, Token: cmd.Token, BuyerWallet: cmd.BuyerWallet,
+		SubmittedAt: h.now()}
+	if _, err := h.hints.hints.Keep(ctx, hint, MaxHintsPerHour); err != nil {
+		return WalletPaymentSubmitted{}, err
+	}
+	out, err := h.hints.check(ctx, hint, st.Receipt.DepositAddress, cmd.Meta)
 	if err != nil {
 		return WalletPaymentSubmitted{}, err
 	}
-	if reverted {
-		return WalletPaymentSubmitted{Status: st.Status, Reverted: true}, h.revertedTelemetry(ctx, cmd)
+	if out.Status == "" {
+		out.Status = st.Status
 	}
-	return h.submit(ctx, cmd)
+	return out, nil
 }
 
 // late answers a hint for a receipt that takes no new attempt (err, from
 // receipt.CanStartAttempt): when the hash is credited to this receipt, or its transaction pays
 // this receipt's deposit (the deposit follower was faster than the page's report), the hint is
-// answered with the receipt's status; any other hint is err.
+// answered with the receipt's status; any other hint is err. Nothing is kept.
 func (h *SubmitWalletPaymentHandler) late(ctx context.Context, cmd SubmitWalletPayment, st receipt.State, err error) (WalletPaymentSubmitted, error) {
 	if !st.Exists {
 		return WalletPaymentSubmitted{}, err
 	}
-	credited, cerr := h.owners.CreditedReceipts(ctx, cmd.TransactionHash)
+	credited, cerr := h.hints.owners.CreditedReceipts(ctx, cmd.TransactionHash)
 	if cerr != nil {
 		return WalletPaymentSubmitted{}, cerr
 	}
-	if slices.Contains(credited, cmd.ReceiptID) || h.creditsDeposit(ctx, cmd.TransactionHash, st.Receipt.DepositAddress) {
+	if slices.Contains(credited, cmd.ReceiptID) || h.hints.paysDeposit(ctx, cmd.TransactionHash, st.Receipt.DepositAddress) {
 		return WalletPaymentSubmitted{Status: st.Status}, nil
 	}
 	return WalletPaymentSubmitted{}, err
-}
-
-// creditsDeposit reports whether the chain shows transaction hash mined and crediting deposit
-// (the read model may lag the receipt's events by a moment).
-func (h *SubmitWalletPaymentHandler) creditsDeposit(ctx context.Context, hash, deposit string) bool {
-	if h.chain == nil || deposit == "" {
-		return false
-	}
-	tx, err := h.chain.Transaction(ctx, hash)
-	if err != nil || !tx.Mined || tx.Reverted {
-		return false
-	}
-	return slices.ContainsFunc(tx.Credits, func(c ChainCredit) bool { return strings.EqualFold(c.To, deposit) })
 }
 
 func (cmd SubmitWalletPayment) validate() error {
@@ -190,101 +176,6 @@ func (cmd SubmitWalletPayment) validate() error {
 	return nil
 }
 
-// check refuses a hash credited to another receipt, and a mined transaction that credits nothing
-// to deposit; reverted reports a mined transaction that reverted. A chain that cannot be read
-// checks nothing now: the hint is only a hint, and the verifier follows it.
-func (h *SubmitWalletPaymentHandler) check(ctx context.Context, cmd SubmitWalletPayment, deposit string) (reverted bool, err error) {
-	credited, err := h.owners.CreditedReceipts(ctx, cmd.TransactionHash)
-	if err != nil {
-		return false, err
-	}
-	for _, id := range credited {
-		if id != cmd.ReceiptID {
-			return false, ErrTransactionCredited
-		}
-	}
-	if h.chain == nil {
-		return false, nil
-	}
-	tx, err := h.chain.Transaction(ctx, cmd.TransactionHash)
-	if err != nil || !tx.Mined {
-		return false, nil // an unreadable chain decides nothing now; the verifier follows the hint
-	}
-	if tx.Reverted {
-		return true, nil
-	}
-	return false, h.credits(ctx, cmd.ReceiptID, deposit, tx.Credits)
-}
-
-// credits accepts credits with one to deposit; one to another receipt's deposit is a conflict,
-// anything else Invalid.
-func (h *SubmitWalletPaymentHandler) credits(ctx context.Context, receiptID, deposit string, credits []ChainCredit) error {
-	for _, c := range credits {
-		if strings.EqualFold(c.To, deposit) {
-			return nil
-		}
-	}
-	for _, c := range credits {
-		owner, err := h.owners.DepositOwner(ctx, strings.ToLower(c.To))
-		if err != nil {
-			return err
-		}
-		if owner != "" && owner != receiptID {
-			return ErrTransactionCredited
-		}
-	}
-	return errCreditsNothing
-}
-
-// revertedTelemetry records the reverted transaction as the receipt's telemetry; a receipt past
-// its hourly telemetry limit keeps the reports it has.
-func (h *SubmitWalletPaymentHandler) revertedTelemetry(ctx context.Context, cmd SubmitWalletPayment) error {
-	now := h.now()
-	evs := []receipt.Event{receipt.TelemetryRecorded{Event: "error", Code: CodeTxReverted, At: now.UnixMilli()}}
-	err := AppendTelemetry(ctx, h.store, cmd.ReceiptID, now, evs, cmd.Meta)
-	if errors.Is(err, ErrTelemetryLimited) {
-		return nil
-	}
-	return err
-}
-
 // CodeTxReverted is the failure-catalog code of a submitted transaction that reverted, recorded
 // as telemetry, never as a failure.
 const CodeTxReverted = "PORTAL_CHAIN_TX_REVERTED"
-
-// submit claims the hash for the receipt and, while the receipt is generated or pending, opens
-// a wallet attempt and submits it in one append.
-func (h *SubmitWalletPaymentHandler) submit(ctx context.Context, cmd SubmitWalletPayment) (WalletPaymentSubmitted, error) {
-	attemptID := newAttemptID()
-	now := h.now().UnixMilli()
-	opened := false
-	st, res, err := ChangeReceipt(ctx, h.store, cmd.ReceiptID, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {
-		if err := receipt.CanStartAttempt(st); err != nil {
-			return nil, err
-		}
-		holder, err := h.claims.ClaimTransaction(ctx, cmd.TransactionHash, cmd.ReceiptID)
-		if err != nil {
-			return nil, err
-		}
-		if holder != cmd.ReceiptID {
-			return nil, ErrTransactionUsed
-		}
-		opened = st.Status == receipt.StatusGenerated || st.Status == receipt.StatusPending
-		if !opened {
-			return nil, nil // failed: only confirmed funds on chain move it
-		}
-		evs, err := receipt.StartAttempt(st, receipt.AttemptStarted{AttemptID: attemptID, Kind: "wallet", OpenedBy: "service", At: now})
-		return receipt.Then(st, evs, err, func(st receipt.State) ([]receipt.Event, error) {
-			return receipt.Submit(st, receipt.PaymentSubmitted{AttemptID: attemptID, Source: "wallet", Token: cmd.Token,
-				TransactionHash: cmd.TransactionHash, BuyerWallet: cmd.BuyerWallet, At: now})
-		})
-	})
-	if err != nil {
-		return WalletPaymentSubmitted{}, err
-	}
-	out := WalletPaymentSubmitted{Status: st.Status, Result: res}
-	if opened {
-		out.AttemptID = attemptID
-	}
-	return out, nil
-}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -31,8 +30,7 @@ func (d *Deposits) Open(ctx context.Context, now time.Time, monitor time.Duratio
 	since := now.Add(-monitor)
 	rows, err := d.pool.Query(ctx, `SELECT receipt_id, deposit_address, status IN ('paid', 'reconciled'),
 			CASE WHEN state ? 'credits' THEN state->'credits' END,
-			CASE WHEN status IN ('paid', 'reconciled') THEN state->'payment' END, COALESCE(state->>'chainWithdrawnTx', ''),
-			CASE WHEN status = 'pending' THEN state->'attempts'->(state->>'currentAttempt') END
+			CASE WHEN status IN ('paid', 'reconciled') THEN state->'payment' END, COALESCE(state->>'chainWithdrawnTx', '')
 		FROM receipts
 		WHERE deposit_address IS NOT NULL AND (status IN ('generated', 'pending')
 			OR (status = 'failed' AND COALESCE(expires_at, updated_at) > $1)
@@ -44,11 +42,11 @@ func (d *Deposits) Open(ctx context.Context, now time.Time, monitor time.Duratio
 	var out []settlement.OpenDeposit
 	for rows.Next() {
 		var o settlement.OpenDeposit
-		var credits, payment, attempt []byte
-		if err := rows.Scan(&o.ReceiptID, &o.Address, &o.Settled, &credits, &payment, &o.Withdrawn, &attempt); err != nil {
+		var credits, payment []byte
+		if err := rows.Scan(&o.ReceiptID, &o.Address, &o.Settled, &credits, &payment, &o.Withdrawn); err != nil {
 			return nil, err
 		}
-		if err := openFacts(&o, credits, payment, attempt); err != nil {
+		if err := openFacts(&o, credits, payment); err != nil {
 			return nil, fmt.Errorf("open deposits: receipt %s: %w", o.ReceiptID, err)
 		}
 		out = append(out, o)
@@ -57,8 +55,8 @@ func (d *Deposits) Open(ctx context.Context, now time.Time, monitor time.Duratio
 }
 
 // openFacts fills o from its receipt's state (JSON): the credits not confirmed yet, the payment
-// on chain (for the audit) and the hint of its current wallet attempt when no credit has it.
-func openFacts(o *settlement.OpenDeposit, credits, payment, attempt []byte) error {
+// on chain (for the audit).
+func openFacts(o *settlement.OpenDeposit, credits, payment []byte) error {
 	var cs []receipt.Credit
 	if len(credits) > 0 {
 		if err := json.Unmarshal(credits, &cs); err != nil {
@@ -74,16 +72,6 @@ func openFacts(o *settlement.OpenDeposit, credits, payment, attempt []byte) erro
 		if p.VerifiedBy == receipt.VerifiedByChain && p.BlockHash != "" && p.TransactionHash != "" {
 			o.Paid = &settlement.PaidTransfer{AttemptID: p.AttemptID, TransactionHash: strings.ToLower(p.TransactionHash),
 				BlockNumber: p.BlockNumber, BlockHash: strings.ToLower(p.BlockHash)}
-		}
-	}
-	if len(attempt) > 0 {
-		var a receipt.Attempt
-		if err := json.Unmarshal(attempt, &a); err != nil {
-			return err
-		}
-		credited := slices.ContainsFunc(cs, func(c receipt.Credit) bool { return strings.EqualFold(c.TransactionHash, a.TransactionHash) })
-		if a.Kind == "wallet" && a.TransactionHash != "" && !credited {
-			o.Hint = &settlement.Hint{AttemptID: a.ID, TransactionHash: strings.ToLower(a.TransactionHash)}
 		}
 	}
 	return nil

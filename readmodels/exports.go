@@ -12,11 +12,40 @@ import (
 )
 
 // Exports streams a merchant's receipts and split transactions as CSV records, one row at a
-// time from the database cursor: an export holds one row in memory, whatever its size.
+// time from the database cursor: an export holds one row in memory, whatever its size, and one
+// connection for as long as its client takes to read it.
 type Exports struct{ pool *pgxpool.Pool }
 
-// NewExports returns the exports on pool.
-func NewExports(pool *pgxpool.Pool) *Exports { return &Exports{pool: pool} }
+// DefaultExportMaxConcurrent is the exports' connection budget when none is configured
+// (EXPORT_MAX_CONCURRENT's default).
+const DefaultExportMaxConcurrent = 4
+
+// MaxConns is the exports' connection budget: at most this many run at once.
+func (e *Exports) MaxConns() int { return int(e.pool.Config().MaxConns) }
+
+// OpenExports returns the exports on a pool of their own of at most maxConns connections, to
+// the database base is connected to (DESIGN 10): a slow reader holds its export's connection
+// for as long as it reads, and slow readers must never take the connections the API needs.
+// The pool opens connections as exports need them, lets idle ones go after a minute, and
+// closes when ctx ends.
+func OpenExports(ctx context.Context, base *pgxpool.Pool, maxConns int) (*Exports, error) {
+	if maxConns < 1 {
+		return nil, fmt.Errorf("exports: the connection budget must be at least 1, got %d", maxConns)
+	}
+	cfg := base.Config().Copy()
+	cfg.MaxConns, cfg.MinConns = int32(maxConns), 0
+	cfg.MaxConnIdleTime = time.Minute
+	if cfg.ConnConfig.RuntimeParams == nil {
+		cfg.ConnConfig.RuntimeParams = map[string]string{}
+	}
+	cfg.ConnConfig.RuntimeParams["application_name"] = "payledger-exports"
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("exports: open their pool: %w", err)
+	}
+	context.AfterFunc(ctx, pool.Close)
+	return &Exports{pool: pool}, nil
+}
 
 // ReceiptColumns is the header row of the receipts export (DESIGN 9).
 var ReceiptColumns = []string{"receiptId", "createdAt", "status", "currency", "subtotal", "tax", "fee", "total", "token",
@@ -48,7 +77,7 @@ func (e *Exports) Receipts(ctx context.Context, merchant string, from, to time.T
 	rows, err := ReadPool(ctx, e.pool).Query(ctx, `SELECT receipt_id, (extract(epoch FROM created_at) * 1000)::bigint, status, currency,
 			(state->'receipt'->>'subtotalCents')::bigint, (state->'receipt'->>'taxCents')::bigint, (state->'receipt'->>'feeCents')::bigint,
 			total_cents, coalesce(state->'payment'->>'token', ''),
-			state->>'amountReceived', (state->'payment'->>'sourceAmountCents')::bigint,
+			amount_received, (state->'payment'->>'sourceAmountCents')::bigint,
 			coalesce(state->'payment'->>'transactionHash', ''), coalesce(state->'payment'->>'buyerWallet', ''),
 			coalesce(state->'receipt'->>'transactionId', ''), (state->'payment'->>'at')::bigint, (state->>'refundedCents')::bigint
 		FROM `+pgx.Identifier{ReceiptsTable}.Sanitize()+`
@@ -69,7 +98,9 @@ func (e *Exports) Receipts(ctx context.Context, merchant string, from, to time.T
 			return fmt.Errorf("export receipts: %w", err)
 		}
 		rec[1], rec[4], rec[5], rec[6], rec[7] = isoMillis(&created), decimal(subtotal), decimal(tax), decimal(fee), decimal(&total)
-		rec[9] = decimal(source) // what the processor reported as paid, until deposit amounts are recorded
+		// What the deposit's confirmed transfers brought, in the requested token (the column the
+		// projector keeps); a receipt paid through the processor: what the processor reported.
+		rec[9] = decimal(source)
 		if received != nil {
 			rec[9] = *received
 		}

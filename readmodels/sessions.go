@@ -18,8 +18,10 @@ func NewSessions(pool *pgxpool.Pool) *Sessions { return &Sessions{pool: pool} }
 
 // Revoke ends the token with id tokenID, which expires at expiresAt.
 func (s *Sessions) Revoke(ctx context.Context, tokenID string, expiresAt, now time.Time) error {
-	_, err := s.pool.Exec(ctx, `WITH gone AS (DELETE FROM revoked_sessions WHERE expires_at < $3)
-		INSERT INTO revoked_sessions (token_id, expires_at) VALUES ($1, $2) ON CONFLICT (token_id) DO NOTHING`,
+	// The NOTIFY (at commit, to every instance) ends the session's open streams.
+	_, err := s.pool.Exec(ctx, `WITH gone AS (DELETE FROM revoked_sessions WHERE expires_at < $3),
+			n AS (SELECT pg_notify('`+SessionsEndedChannel+`', ''))
+		INSERT INTO revoked_sessions (token_id, expires_at) SELECT $1, $2 FROM n ON CONFLICT (token_id) DO NOTHING`,
 		tokenID, expiresAt, now)
 	if err != nil {
 		return fmt.Errorf("revoke session: %w", err)
@@ -30,7 +32,8 @@ func (s *Sessions) Revoke(ctx context.Context, tokenID string, expiresAt, now ti
 // RevokeAll ends every session of wallet issued at or before issuedThrough; sessions last at most
 // ttl, so the cutoff is kept until issuedThrough+ttl.
 func (s *Sessions) RevokeAll(ctx context.Context, wallet string, issuedThrough time.Time, ttl time.Duration) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO wallet_session_cutoffs (wallet, revoked_through, expires_at) VALUES ($1, $2, $3)
+	_, err := s.pool.Exec(ctx, `WITH n AS (SELECT pg_notify('`+SessionsEndedChannel+`', ''))
+		INSERT INTO wallet_session_cutoffs (wallet, revoked_through, expires_at) SELECT $1, $2, $3 FROM n
 		ON CONFLICT (wallet) DO UPDATE SET revoked_through = GREATEST(wallet_session_cutoffs.revoked_through, EXCLUDED.revoked_through),
 			expires_at = GREATEST(wallet_session_cutoffs.expires_at, EXCLUDED.expires_at)`,
 		wallet, issuedThrough, issuedThrough.Add(ttl))

@@ -2,18 +2,15 @@ package settlement
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 )
 
 // What the deposit detector checks besides the transfers of new blocks, in a step with new blocks,
-// in at most one batch of headers and one batch of transaction receipts:
-//   - the audit after a reorg (DESIGN 8, 9), in a step that found the cursor's block replaced (a
+// in at most one batch of headers and one batch of transaction receipts: the audit after a reorg (DESIGN 8, 9), in a step that found the cursor's block replaced (a
 //     reorg of any depth replaces the newest block read, so no other step needs to look): a
 //     receipt paid on chain whose paying block a reorg past CHAIN_CONFIRMATIONS replaced, its
 //     transaction nowhere on the chain now, is flagged
@@ -23,36 +20,27 @@ import (
 //     the receipts, and a failed audit keeps the cursor (the next step finds the same reorg), so
 //     a restart, another instance or a datastore that refused the flag loses nothing. Steps
 //     without a reorg cost no round trip for it.
-//   - the hint's own check once its transaction is mined (DESIGN 9): a submitted transaction
-//     that reverted is told as the receipt's telemetry (PORTAL_CHAIN_TX_REVERTED), never a
-//     status; the payment window decides. A hint is checked until its transaction is mined.
+// A hint's own check once its transaction is mined (a reverted one is the receipt's telemetry)
+// is the hint follower's (commands.CheckPaymentHints): hints wait outside the receipts' streams
+// (DESIGN 10), so the detector never sees them.
 
 // AuditBlocks is how many blocks past its paying block a paid receipt is still audited: a reorg
 // deeper than CHAIN_CONFIRMATIONS within that window is flagged, never undone silently.
 const AuditBlocks = 64
 
-// hintSlice is how many hints one step checks (the next step takes the next slice); hintMemory
-// how long a hint whose transaction was mined is not checked again (the window and its
-// monitoring last 25 h at most by default). A restarted detector checks a hint once more.
-const (
-	hintSlice  = 500
-	hintMemory = 25 * time.Hour
-)
-
 // auditCheck is one transaction the audit asks the chain about, and why.
 type auditCheck struct {
 	o    *OpenDeposit
-	kind int // checkMoved, checkWithdrawn, checkHint
+	kind int // checkMoved, checkWithdrawn
 	hash string
 }
 
 const (
 	checkMoved     = iota // the paying block was replaced: is the transaction still on the chain?
 	checkWithdrawn        // flagged: is the transaction back, deep enough?
-	checkHint             // a submitted transaction: mined? reverted?
 )
 
-// audit checks open's paid (when reorged), flagged and hinted receipts against the chain at head
+// audit checks open's paid (when reorged) and flagged receipts against the chain at head
 // (known: block hashes read already this step) and records what it finds. Errors: RPC errors,
 // the first recording error (the next step checks again).
 func (d *DepositDetector) audit(ctx context.Context, head uint64, open []OpenDeposit, known map[uint64]string, reorged bool) error {
@@ -78,8 +66,7 @@ func (d *DepositDetector) audit(ctx context.Context, head uint64, open []OpenDep
 }
 
 // auditChecks lists the transactions to ask about: after a reorg, the paying transactions of the
-// receipts paid within AuditBlocks whose block is no longer the one recorded; the flagged ones;
-// this step's slice of the hints.
+// receipts paid within AuditBlocks whose block is no longer the one recorded; the flagged ones.
 func (d *DepositDetector) auditChecks(ctx context.Context, head uint64, open []OpenDeposit, known map[uint64]string, reorged bool) ([]auditCheck, error) {
 	deep := uint64(max(d.Confirmations, 1))
 	var checks []auditCheck
@@ -107,33 +94,7 @@ func (d *DepositDetector) auditChecks(ctx context.Context, head uint64, open []O
 			checks = append(checks, auditCheck{o: o, kind: checkMoved, hash: o.Paid.TransactionHash})
 		}
 	}
-	return append(checks, d.hintChecks(open)...), nil
-}
-
-// hintChecks is this step's slice of the hints not told yet; it forgets the told ones past
-// hintMemory.
-func (d *DepositDetector) hintChecks(open []OpenDeposit) []auditCheck {
-	now := d.Now()
-	for k, at := range d.told {
-		if now.Sub(at) > hintMemory {
-			delete(d.told, k)
-		}
-	}
-	var hints []auditCheck
-	for i := range open {
-		if h := open[i].Hint; h != nil {
-			if _, told := d.told[open[i].ReceiptID+"/"+h.AttemptID]; !told {
-				hints = append(hints, auditCheck{o: &open[i], kind: checkHint, hash: h.TransactionHash})
-			}
-		}
-	}
-	if len(hints) == 0 {
-		return nil
-	}
-	start := d.hintNext % len(hints)
-	slice := hints[start:min(start+hintSlice, len(hints))]
-	d.hintNext = start + len(slice)
-	return slice
+	return checks, nil
 }
 
 // auditOne records what tx (nil: not mined) says of c.
@@ -144,25 +105,11 @@ func (d *DepositDetector) auditOne(ctx context.Context, head uint64, c auditChec
 			return nil // mined again elsewhere: the same transaction still pays
 		}
 		return d.flag(ctx, c.o)
-	case checkWithdrawn:
+	default: // checkWithdrawn
 		if tx == nil || tx.Reverted || depth(head, tx.BlockNumber) < uint64(max(d.Confirmations, 1)) {
 			return nil
 		}
 		return d.restore(ctx, c.o, *tx)
-	default:
-		if tx == nil {
-			return nil // not mined yet: checked again
-		}
-		if tx.Reverted {
-			if err := d.reverted(ctx, c.o); err != nil {
-				return err
-			}
-		}
-		if d.told == nil {
-			d.told = map[string]time.Time{}
-		}
-		d.told[c.o.ReceiptID+"/"+c.o.Hint.AttemptID] = d.Now()
-		return nil
 	}
 }
 
@@ -202,17 +149,5 @@ func (d *DepositDetector) restore(ctx context.Context, o *OpenDeposit, tx MinedT
 		return fmt.Errorf("deposits: restoring receipt %s: %w", o.ReceiptID, err)
 	}
 	d.Log.Info().Str("receipt_id", o.ReceiptID).Str("tx", o.Withdrawn).Uint64("block", tx.BlockNumber).Msg("deposits: the flagged payment is on the chain again")
-	return nil
-}
-
-// reverted tells, as o's telemetry, that the transaction submitted for it reverted. A receipt
-// past its hourly telemetry limit keeps the reports it has.
-func (d *DepositDetector) reverted(ctx context.Context, o *OpenDeposit) error {
-	now := d.Now()
-	evs := []receipt.Event{receipt.TelemetryRecorded{Event: "error", AttemptID: o.Hint.AttemptID, Code: commands.CodeTxReverted, At: now.UnixMilli()}}
-	err := commands.AppendTelemetry(ctx, d.Events, o.ReceiptID, now, evs, depositMeta)
-	if err != nil && !errors.Is(err, commands.ErrTelemetryLimited) {
-		return fmt.Errorf("deposits: the revert of %s's hint: %w", o.ReceiptID, err)
-	}
 	return nil
 }

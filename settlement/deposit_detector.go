@@ -37,9 +37,7 @@ type DepositDetector struct {
 	// the step that observes it (receipt.ValueTransfer; DESIGN 10); nil: no price source.
 	Prices commands.Prices
 
-	balanceNext int                  // where the next step's slice of balances starts
-	hintNext    int                  // where the next step's slice of hints starts
-	told        map[string]time.Time // receipt/attempt -> when its hint's transaction was seen mined
+	balanceNext int // where the next step's slice of balances starts
 }
 
 // balanceSlice is how many unpaid deposits a step reads the balance of: one JSON-RPC batch.

@@ -1,8 +1,10 @@
 package settlement_test
 
-// The hint's own checks (DESIGN 9): a submitted hash never pays or fails a receipt; the deposit
-// detector tells a submitted transaction that reverted as telemetry once it is mined; the submit
-// command checks a mined one against the deposits (chain.TransactionCredits).
+// The hint's own checks (DESIGN 9, 10): a submitted hash never pays or fails a receipt; a hint
+// waits outside the receipt's stream until its transaction is mined, and the hint follower
+// (commands.CheckPaymentHints) then records it only when it transfers to the receipt's deposit,
+// or tells a revert as telemetry; the submit command checks a mined one against the deposits
+// (chain.TransactionCredits). The deposit detector pays by the deposit's transfers alone.
 
 import (
 	"context"
@@ -22,14 +24,31 @@ import (
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
-	"github.com/payledger/payledger/settlement"
 )
 
-// hints is the submit command without a chain (a hint is taken unchecked, as before its
-// transaction is mined) over the env's ledger.
+// hints is the submit command over the env's ledger and its hint store, reading the chain
+// through c (nil: no chain, a hint waits as before its transaction is mined).
 func (e *depositEnv) hints(c commands.ChainTransactions) *commands.SubmitWalletPaymentHandler {
-	r := readmodels.NewReceipts(e.pool)
-	return commands.NewSubmitWalletPaymentHandler(e.store, r, r, c, time.Now)
+	return commands.NewSubmitWalletPaymentHandler(e.store, readmodels.NewPaymentHints(e.pool), readmodels.NewReceipts(e.pool), c, time.Now)
+}
+
+// credits reads the env's chain for the hints (USDC).
+func (e *depositEnv) credits() commands.ChainTransactions {
+	return chain.NewTransactionCredits(e.rpc, e.tokens[:1])
+}
+
+// follower is the hint follower over the env's ledger, reading the chain through c.
+func (e *depositEnv) follower(c commands.ChainTransactions) *commands.CheckPaymentHintsHandler {
+	return commands.NewCheckPaymentHintsHandler(e.store, readmodels.NewPaymentHints(e.pool), readmodels.NewReceipts(e.pool), c, time.Now)
+}
+
+// follow runs one pass of f and waits for the read model.
+func (e *depositEnv) follow(f *commands.CheckPaymentHintsHandler) commands.HintsChecked {
+	e.t.Helper()
+	out, err := f.Handle(e.ctx, commands.CheckPaymentHints{})
+	e.ok(err)
+	e.synced()
+	return out
 }
 
 // hinted submits tx for receipt id as the page's wallet button does and waits for the read model.
@@ -81,54 +100,63 @@ func (e *depositEnv) eventTypes(id string) string {
 	return strings.Join(types, ",")
 }
 
-// TestSubmittedHashNeverPays: DESIGN 9 retires section 8's split path. A submitted hash is a
-// hint: a full payment to the merchant's split (which used to pay the receipt at depth 2) and an
-// underpayment at the receipt's deposit leave the receipt pending once deep, with nothing
-// confirmed or failed; a full payment at the deposit pays it by the deposit, not by the hint;
-// the same hash for another receipt is still a conflict.
+// TestSubmittedHashNeverPays: DESIGN 9 retires section 8's split path, and DESIGN 10 keeps hints
+// out of the receipt's stream until they credit a transfer. Hints sent before mining wait (the
+// streams keep their one event); once mined, the hint follower records the hints that transfer
+// to the receipt's own deposit (a full payment and an underpayment: pending, never paid by the
+// hint) and refuses the one paid to the merchant's split; the deposit detector then pays the full
+// deposit payment by the deposit and leaves the underpayment and the split payment pending or
+// generated with nothing confirmed or failed. The same split hash hinted for another receipt
+// blocks nobody (DESIGN 10: no first-claim binding) and pays nothing.
 func TestSubmittedHashNeverPays(t *testing.T) {
 	e := newDepositEnv(t)
-	d, h := e.detector(), e.hints(nil)
+	d, h, f := e.detector(), e.hints(e.credits()), e.follower(e.credits())
 	e.step(d)
-	toSplit, toDeposit, under := e.receipt(1250), e.receipt(1250), e.receipt(1250)
+	toSplit, toDeposit, under, other := e.receipt(1250), e.receipt(1250), e.receipt(1250), e.receipt(1250)
 	txSplit := e.payToken(e.usdc, e.split.Hex(), 12_500_000)
 	txDeposit := e.payToken(e.usdc, toDeposit.Receipt.DepositAddress, 12_500_000)
 	txUnder := e.payToken(e.usdc, under.Receipt.DepositAddress, 12_499_999)
 	e.hinted(h, toSplit.Receipt.ReceiptID, txSplit)
 	e.hinted(h, toDeposit.Receipt.ReceiptID, txDeposit)
 	e.hinted(h, under.Receipt.ReceiptID, txUnder)
+	e.hinted(h, other.Receipt.ReceiptID, txSplit)
+	if out := e.follow(f); out.Credited != 0 {
+		t.Fatalf("before mining: %+v", out)
+	}
+	for _, st := range []receipt.State{toSplit, toDeposit, under, other} {
+		if got := e.eventTypes(st.Receipt.ReceiptID); got != receipt.EventGenerated {
+			t.Fatalf("%s: a waiting hint reached the stream: %s", st.Receipt.ReceiptID, got)
+		}
+	}
+	e.commit()
+	if out := e.follow(f); out.Checked != 4 || out.Credited != 2 {
+		t.Fatalf("after mining: %+v", out)
+	}
 	for range 4 {
 		e.commit()
 		e.step(d)
 	}
-	for _, id := range []string{toSplit.Receipt.ReceiptID, under.Receipt.ReceiptID} {
-		if st := e.state(id); st.Status != receipt.StatusPending || st.Payment != nil || st.Failure != nil {
-			t.Fatalf("%s: %s %+v %+v; want pending, nothing recorded", id, st.Status, st.Payment, st.Failure)
-		}
-		if tel := e.telemetry(id); len(tel) != 0 {
-			t.Fatalf("%s telemetry %+v", id, tel)
+	for _, id := range []string{toSplit.Receipt.ReceiptID, other.Receipt.ReceiptID} {
+		if got, st := e.eventTypes(id), e.state(id); got != receipt.EventGenerated || st.Payment != nil || len(e.telemetry(id)) != 0 {
+			t.Fatalf("%s: the split payment's hint changed it: %s %+v", id, got, st.Payment)
 		}
 	}
-	if h := e.eventTypes(toSplit.Receipt.ReceiptID); h != "ReceiptGenerated,PaymentAttemptStarted,PaymentSubmitted" {
-		t.Fatalf("the split payment's receipt: history %s", h)
+	id := under.Receipt.ReceiptID
+	if st := e.state(id); st.Status != receipt.StatusPending || st.Payment != nil || st.Failure != nil || len(e.telemetry(id)) != 0 {
+		t.Fatalf("the underpayment: %s %+v %+v; want pending, nothing paid", st.Status, st.Payment, st.Failure)
 	}
 	if st := e.state(toDeposit.Receipt.ReceiptID); st.Status != receipt.StatusPaid || st.Payment.Method != receipt.MethodDeposit {
 		t.Fatalf("the deposit payment's receipt: %s %+v; want paid by the deposit", st.Status, st.Payment)
 	}
-	other := e.receipt(1250)
-	_, err := h.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: other.Receipt.ReceiptID, Token: "USDC", TransactionHash: txSplit.Hash().Hex(),
-		BuyerWallet: e.buyerAddr().Hex()})
-	if !errors.Is(err, commands.ErrTransactionUsed) || e.state(other.Receipt.ReceiptID).Status != receipt.StatusGenerated {
-		t.Fatalf("hash reused for another receipt: %v, %s", err, e.state(other.Receipt.ReceiptID).Status)
-	}
 }
 
 // TestSubmittedHashRevertedIsTelemetry: a submitted transaction that reverts changes no status
-// (section 8 failed the receipt with PORTAL_CHAIN_TX_REVERTED): the deposit detector records the
-// code as the receipt's telemetry, once, and the receipt stays pending for the window to decide.
+// (section 8 failed the receipt with PORTAL_CHAIN_TX_REVERTED): once it is mined the hint
+// follower records the code as the receipt's telemetry, once (later passes and the deposit
+// detector's steps add nothing), and the receipt keeps its one event for the window to decide.
 func TestSubmittedHashRevertedIsTelemetry(t *testing.T) {
 	e := newDepositEnv(t)
-	d := e.detector()
+	d, f := e.detector(), e.follower(e.credits())
 	e.step(d)
 	st := e.receipt(400)
 	id := st.Receipt.ReceiptID
@@ -137,6 +165,7 @@ func TestSubmittedHashRevertedIsTelemetry(t *testing.T) {
 	for range 4 {
 		e.commit()
 		e.step(d)
+		e.follow(f)
 	}
 	if r, err := e.sim.TransactionReceipt(e.ctx, tx.Hash()); err != nil || r.Status != types.ReceiptStatusFailed {
 		t.Fatalf("the transaction did not revert: %+v %v", r, err)
@@ -145,50 +174,48 @@ func TestSubmittedHashRevertedIsTelemetry(t *testing.T) {
 	if len(tel) != 1 || tel[0].Code != commands.CodeTxReverted || tel[0].Event != "error" {
 		t.Fatalf("telemetry %+v; want one PORTAL_CHAIN_TX_REVERTED", tel)
 	}
-	if st := e.state(id); st.Status != receipt.StatusPending || st.Failure != nil {
-		t.Fatalf("after a revert: %s %+v", st.Status, st.Failure)
+	if st := e.state(id); st.Status != receipt.StatusGenerated || st.Failure != nil || e.eventTypes(id) != receipt.EventGenerated {
+		t.Fatalf("after a revert: %s %+v %s", st.Status, st.Failure, e.eventTypes(id))
 	}
 }
 
 // downChain is a chain whose node can be taken down.
 type downChain struct {
-	settlement.DepositChain
+	commands.ChainTransactions
 	down atomic.Bool
 }
 
 var errDown = errors.New("connection refused")
 
-func (c *downChain) Head(ctx context.Context) (uint64, error) {
+func (c *downChain) Transaction(ctx context.Context, hash string) (commands.MinedTransaction, error) {
 	if c.down.Load() {
-		return 0, errDown
+		return commands.MinedTransaction{}, errDown
 	}
-	return c.DepositChain.Head(ctx)
+	return c.ChainTransactions.Transaction(ctx, hash)
 }
 
-// TestSubmittedHashCheckRPCDown: while the node is down nothing is recorded; the revert is told
-// once it is back.
+// TestSubmittedHashCheckRPCDown: while the node is down the hint follower records nothing (the
+// hint keeps waiting); the revert is told once it is back.
 func TestSubmittedHashCheckRPCDown(t *testing.T) {
 	e := newDepositEnv(t)
-	d := e.detector()
-	c := &downChain{DepositChain: d.Chain}
-	d.Chain = c
-	e.step(d)
+	c := &downChain{ChainTransactions: e.credits()}
+	f := e.follower(c)
 	st := e.receipt(400)
 	id := st.Receipt.ReceiptID
 	e.hinted(e.hints(nil), id, e.revertingUSDC(st.Receipt.DepositAddress))
 	c.down.Store(true)
 	for range 3 {
 		e.commit()
-		if _, err := d.Step(e.ctx); !errors.Is(err, errDown) {
-			t.Fatalf("node down: %v", err)
+		if out, err := f.Handle(e.ctx, commands.CheckPaymentHints{}); err != nil || out.Credited != 0 { // an unread chain: the hint waits
+			t.Fatalf("node down: %+v %v", out, err)
 		}
-		if st, tel := e.state(id), e.telemetry(id); st.Status != receipt.StatusPending || len(tel) != 0 {
+		if st, tel := e.state(id), e.telemetry(id); st.Status != receipt.StatusGenerated || len(tel) != 0 {
 			t.Fatalf("node down: %s, telemetry %+v", st.Status, tel)
 		}
 	}
 	c.down.Store(false)
-	e.step(d)
-	if st, tel := e.state(id), e.telemetry(id); st.Status != receipt.StatusPending || len(tel) != 1 {
+	e.follow(f)
+	if st, tel := e.state(id), e.telemetry(id); st.Status != receipt.StatusGenerated || len(tel) != 1 {
 		t.Fatalf("node back: %s, telemetry %+v", st.Status, tel)
 	}
 }
@@ -213,7 +240,7 @@ func (e *depositEnv) hintReceipt(merchant string, total money.Cents) (string, st
 // telemetry.
 func TestCrossMerchantClaimIsImpossible(t *testing.T) {
 	e := newDepositEnv(t)
-	submit := e.hints(chain.NewTransactionCredits(e.rpc, e.tokens[:1]))
+	submit := e.hints(e.credits())
 	merchantB := "0x" + strings.Repeat("be", 20)
 	a, depositA := e.hintReceipt(payMerchant, 1250)
 	b, _ := e.hintReceipt(merchantB, 1250)

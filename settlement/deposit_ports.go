@@ -69,12 +69,6 @@ type PaidTransfer struct {
 	BlockHash                  string
 }
 
-// Hint is the transaction a payer submitted for a pending receipt (its current wallet attempt),
-// not credited to it yet.
-type Hint struct {
-	AttemptID, TransactionHash string
-}
-
 // OpenDeposit is a receipt whose deposit address is watched.
 type OpenDeposit struct {
 	ReceiptID string
@@ -86,8 +80,6 @@ type OpenDeposit struct {
 	// transaction while a reorg past the depth has it off the chain (the receipt flagged).
 	Paid      *PaidTransfer
 	Withdrawn string
-	// Hint is a pending receipt's submitted transaction (nil: none, or already credited).
-	Hint *Hint
 }
 
 // DepositStore is what the detector keeps and reads in the database.

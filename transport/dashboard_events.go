@@ -88,7 +88,9 @@ func (s *Server) dashEvents(c echo.Context) error {
 	if _, err := fmt.Fprint(w, "retry: 2000\n\n"); err != nil {
 		return nil
 	}
-	s.dashStream(c.Request().Context(), w, merchantOf(c), ids, wake)
+	ctx, end := s.whileAuthorized(c) // ends with the session that opened it (logout, expiry)
+	defer end()
+	s.dashStream(ctx, w, merchantOf(c), ids, wake)
 	return nil
 }
 

@@ -18,8 +18,9 @@ import (
 // and in development a one-time link that `payledger dev merchant` prints.
 
 const (
-	devLinkTTL = 5 * time.Minute
-	devLinkMax = 32 // outstanding links: issuing more is refused until some expire
+	devLinkTTL        = 5 * time.Minute
+	devLinksPerWallet = 5      // outstanding links of one merchant: more are refused until some expire
+	devLinkMemory     = 10_000 // outstanding links of the instance, only to bound its memory
 )
 
 // devLinks are the outstanding one-time sign-in links of this instance, by the SHA-256 of their
@@ -47,7 +48,14 @@ func (d *devLinks) issue(wallet string, now time.Time) (string, error) {
 			delete(d.links, k)
 		}
 	}
-	if len(d.links) >= devLinkMax {
+	mine := 0
+	for _, l := range d.links {
+		if l.wallet == wallet {
+			mine++
+		}
+	}
+	// Per merchant (DESIGN 10): one merchant issuing links never blocks another's.
+	if mine >= devLinksPerWallet || len(d.links) >= devLinkMemory {
 		return "", NewError(http.StatusTooManyRequests, "rate_limited", "Too many outstanding sign-in links; wait a few minutes")
 	}
 	token := randomHex(32)
@@ -114,6 +122,10 @@ func (s *Server) dashLinkSignIn(c echo.Context) error {
 		return s.ui.Render(c.Response(), http.StatusForbidden, "link", dashboard.Frame{Title: "Sign in"},
 			map[string]string{"Error": "Sign-in links exist only in development."})
 	}
+	if !sameOrigin(c.Request(), s.cfg.PublicBaseURL) {
+		return s.ui.Render(c.Response(), http.StatusForbidden, "link", dashboard.Frame{Title: "Sign in"},
+			map[string]string{"Error": "This sign-in came from another site. Open the link again."})
+	}
 	token := c.FormValue("token")
 	now := s.now()
 	wallet, ok := "", false
@@ -148,4 +160,25 @@ func (s *Server) dashPage(h func(echo.Context, Session, dashboard.Frame) error) 
 		}
 		return h(c, sess, f)
 	}
+}
+
+// sameOrigin reports whether a form POST comes from this service's own pages: its Origin (or,
+// without one, its Referer) names the host the request was sent to or the public base URL's.
+// Signing in is a state change without a session, so the session's CSRF token cannot guard it
+// (login CSRF: a page elsewhere signing the victim in to the attacker's account); browsers send
+// Origin with every POST, so a POST with neither header, or with Origin "null", is refused.
+func sameOrigin(r *http.Request, publicBaseURL string) bool {
+	from := r.Header.Get("Origin")
+	if from == "" {
+		from = r.Header.Get("Referer")
+	}
+	u, err := url.Parse(from)
+	if from == "" || from == "null" || err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	base, err := url.Parse(publicBaseURL)
+	return err == nil && base.Host != "" && strings.EqualFold(u.Host, base.Host)
 }

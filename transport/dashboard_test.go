@@ -167,7 +167,7 @@ func TestDashboardDevSignInLink(t *testing.T) {
 	}
 	use := func() *http.Response {
 		r := e.do(req{method: http.MethodPost, path: "/dashboard/login/link", body: "token=" + token,
-			header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}})
+			header: map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Origin": "https://pay.example"}})
 		return r.Result()
 	}
 	res := use()

@@ -95,6 +95,7 @@ var domainErrors = []struct {
 	message string
 }{
 	{commands.ErrTelemetryLimited, http.StatusTooManyRequests, "rate_limited", "At most 20 telemetry reports per receipt per hour"},
+	{commands.ErrHintsLimited, http.StatusTooManyRequests, "rate_limited", "At most 20 payment reports per receipt per hour"},
 	{commands.ErrContended, http.StatusConflict, "conflict", "The receipt is being changed by other requests; nothing was changed, retry"},
 	{receipt.ErrNotFound, http.StatusNotFound, "not_found", "Receipt not found"},
 	{receipt.ErrExists, http.StatusConflict, "conflict", "A receipt with this id already exists"},

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"net/http"
@@ -24,13 +25,24 @@ type ExportSource interface {
 
 var _ ExportSource = (*readmodels.Exports)(nil)
 
-// Exports: the default window, the rows between flushes, and how many exports one merchant may
-// run at once (each holds a database connection while it streams).
+// Exports: the default window, the rows between flushes, and how many exports one merchant and
+// one instance may run at once (each holds a connection of the exports' own pool while it
+// streams), and how long one may last (DESIGN 10).
 const (
-	exportWindow     = 30 * 24 * time.Hour
-	exportFlushEvery = 1000
-	exportsPerUser   = 2
+	exportWindow               = 30 * 24 * time.Hour
+	exportFlushEvery           = 1000
+	exportsPerUser             = 2
+	DefaultExportMaxConcurrent = readmodels.DefaultExportMaxConcurrent
+	DefaultExportTimeout       = 5 * time.Minute
 )
+
+// exportBudget sets the exports' bounds from the configuration: at most ExportMaxConcurrent on
+// the instance (the exports' pool's budget, which app/web passes; zero: DefaultExportMaxConcurrent) and exportsPerUser per merchant, each ended
+// after ExportTimeout (zero: DefaultExportTimeout).
+func (s *Server) exportBudget(cfg Config) {
+	s.exportSlots.max, s.exportSlots.total = exportsPerUser, cmp.Or(cfg.ExportMaxConcurrent, DefaultExportMaxConcurrent)
+	s.exportTimeout = cmp.Or(cfg.ExportTimeout, DefaultExportTimeout)
+}
 
 func (s *Server) exportRoutes() {
 	read := Policy{Access: KeyOrSession, Scope: "receipts:read"}
@@ -94,7 +106,15 @@ func (s *Server) streamCSV(c echo.Context, name string, header []string, rows fu
 		return errTooManyExports
 	}
 	defer s.exportSlots.give(merchant)
-	outliveTimeouts(c.Response()) // a large export outlives the server's timeouts; exportSlots bound them
+	// A large export outlives the server's 30 s timeouts, up to the export's own: a client that
+	// reads too slowly to finish by then is cut off, its connection and slot given back.
+	rc := http.NewResponseController(c.Response())
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Now().Add(s.exportTimeout))
+	ctx, stop := s.whileAuthorized(c) // a revoked key or an ended session ends its exports too
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, s.exportTimeout)
+	defer cancel()
 	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8; header=present")
 	h.Set(echo.HeaderContentDisposition, `attachment; filename="`+name+`.csv"`)
@@ -105,7 +125,8 @@ func (s *Server) streamCSV(c echo.Context, name string, header []string, rows fu
 	if err := w.Write(header); err != nil {
 		return nil
 	}
-	err := rows(c.Request().Context(), merchant, func(rec []string) error {
+	err := rows(ctx, merchant, func(rec []string) error {
+		defuseFormulas(rec)
 		if err := w.Write(rec); err != nil {
 			return err
 		}
@@ -124,4 +145,15 @@ func (s *Server) streamCSV(c echo.Context, name string, header []string, rows fu
 	return nil
 }
 
-var errTooManyExports = NewError(http.StatusTooManyRequests, "rate_limited", "Too many exports running for this merchant")
+var errTooManyExports = NewError(http.StatusTooManyRequests, "rate_limited", "Too many exports running (for this merchant or on this instance): retry when one has ended")
+
+// defuseFormulas writes a leading ' before every cell that a spreadsheet would read as a formula
+// (OWASP's rule for CSV injection): one that begins with =, +, -, @, a tab or a carriage return.
+// Merchants open exports in spreadsheets, and customers choose order ids and labels.
+func defuseFormulas(rec []string) {
+	for i, v := range rec {
+		if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+			rec[i] = "'" + v
+		}
+	}
+}

@@ -186,8 +186,9 @@ func (s *Server) walletPayment(c echo.Context) error {
 	if out.Result.Position != (eventstore.Position{}) {
 		s.waitChanges(ctx, commands.ReceiptChange{ReceiptID: c.Param("id"), Result: out.Result})
 	}
-	// A hint (DESIGN 9): paid comes only from the chain's view of the receipt's deposit address.
-	body := map[string]any{"ok": true, "status": string(out.Status), "attemptId": out.AttemptID}
+	// A hint (DESIGN 9, 10): paid comes only from the chain's view of the receipt's deposit
+	// address; waiting: its transaction is not mined yet, and it is checked once it is.
+	body := map[string]any{"ok": true, "status": string(out.Status), "attemptId": out.AttemptID, "waiting": out.Waiting}
 	if out.Reverted {
 		body["code"] = commands.CodeTxReverted
 	}

@@ -4,13 +4,9 @@ package transport
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/netip"
-	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -72,6 +68,9 @@ type Config struct {
 	MetricsToken string
 	// PaymentChain is where the payment page asks wallets to pay (zero: no wallet payments).
 	PaymentChain PaymentChain
+	// ExportMaxConcurrent (EXPORT_MAX_CONCURRENT) and ExportTimeout (EXPORT_TIMEOUT): exports.go.
+	ExportMaxConcurrent int
+	ExportTimeout       time.Duration
 }
 
 // Deps are what the HTTP layer needs: the use cases it calls (built by the composition root,
@@ -209,6 +208,8 @@ type Server struct {
 	idem           IdempotentStore
 	exports        ExportSource
 	exportSlots    streamSlots
+	exportTimeout  time.Duration
+	revocations    *readmodels.Signal // wakes streams to re-check their credential (stream_credentials.go)
 	tracer         trace.Tracer
 
 	// The merchant dashboard (dashboard*.go).
@@ -247,13 +248,14 @@ func New(d Deps) (*Server, error) {
 	if s.metrics == nil {
 		s.metrics = NewMetrics(nil)
 	}
-	s.exportSlots.max = exportsPerUser
+	s.exportBudget(d.Config)
+	s.watchRevocations(d.Invalidations)
 	s.tracer = tracing.Tracer(d.Tracer)
 	if d.Invalidations != nil {
 		s.caches = newCaches(d.Invalidations, d.PricingCache, d.InventoryCache)
 	}
 	s.receiptWatch = newReceiptWatch(d.Invalidations, e.Server)
-	e.Pre(preflight)
+	e.Pre(securityHeaders(d.Config.Production), preflight)
 	e.Use(correlation(d.Log))
 	if d.Tracer != nil {
 		e.Use(tracing.Middleware(d.Tracer))
@@ -403,120 +405,6 @@ func (s *Server) receiptRoutes() {
 	s.handle(http.MethodGet, "/api/reserve/balances", Policy{Access: Developer}, s.reserveBalances)
 	s.handle(http.MethodGet, "/api/reserve/recommend", Policy{Access: Developer}, s.reserveRecommend)
 	s.handle(http.MethodGet, "/api/split/transactions", Policy{Access: Developer, Scope: "split:read"}, s.splitTransactions)
-}
-
-// preflight answers CORS preflights (OPTIONS) for every path before routing (spec, point 6:
-// origin any; methods GET, POST, OPTIONS, PUT, DELETE; any headers).
-func preflight(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if c.Request().Method != http.MethodOptions {
-			return next(c)
-		}
-		h := c.Response().Header()
-		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS, PUT, DELETE")
-		allow := c.Request().Header.Get("Access-Control-Request-Headers")
-		if allow == "" {
-			allow = "*"
-		}
-		h.Set("Access-Control-Allow-Headers", allow)
-		h.Set("Access-Control-Max-Age", "600")
-		if strings.HasPrefix(c.Request().URL.Path, "/api/") {
-			h.Set("Cache-Control", "no-store")
-		}
-		return c.NoContent(http.StatusNoContent)
-	}
-}
-
-// noStore marks every /api/* response uncacheable: statuses and receipts change.
-func noStore(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if strings.HasPrefix(c.Request().URL.Path, "/api/") {
-			c.Response().Header().Set("Cache-Control", "no-store")
-		}
-		return next(c)
-	}
-}
-
-// correlation takes the request's correlation id (or makes one), echoes it on the response and
-// puts a logger carrying it into the request context.
-func correlation(base zerolog.Logger) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			id := c.Request().Header.Get(CorrelationHeader)
-			if !validCorrelationID(id) {
-				id = newID()
-			}
-			c.Response().Header().Set(CorrelationHeader, id)
-			log := base.With().Str("correlation_id", id).Logger()
-			ctx := log.WithContext(withCorrelationID(c.Request().Context(), id))
-			c.SetRequest(c.Request().WithContext(ctx))
-			return next(c)
-		}
-	}
-}
-
-func validCorrelationID(id string) bool {
-	if id == "" || len(id) > 128 {
-		return false
-	}
-	for _, r := range id {
-		if r < 0x21 || r > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-type correlationKey struct{}
-
-func withCorrelationID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, correlationKey{}, id)
-}
-
-// CorrelationID returns the correlation id of the request that ctx belongs to.
-func CorrelationID(ctx context.Context) string {
-	id, _ := ctx.Value(correlationKey{}).(string)
-	return id
-}
-
-// recoverPanics turns a panic into the 500 envelope; the stack goes to the log, never the body.
-func recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) (err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				if r == http.ErrAbortHandler {
-					panic(r)
-				}
-				zerolog.Ctx(c.Request().Context()).Error().
-					Str("panic", fmt.Sprint(r)).Bytes("stack", debug.Stack()).Msg("handler panicked")
-				err = NewError(http.StatusInternalServerError, "failed", "Internal server error")
-			}
-		}()
-		return next(c)
-	}
-}
-
-func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		start := time.Now()
-		err := next(c)
-		if err != nil {
-			c.Error(err) // write the envelope now so the logged status is the one sent
-		}
-		took := time.Since(start)
-		s.metrics.observe(c.Path(), c.Request().Method, c.Response().Status, took)
-		zerolog.Ctx(c.Request().Context()).Info().
-			Str("method", c.Request().Method).Str("route", c.Path()).Str("path", c.Request().URL.Path).Str("client", c.RealIP()).
-			Int("status", c.Response().Status).Dur("took", took).Msg("request")
-		return nil
-	}
 }
 
 // health answers ok, or degraded when the datastore does not answer or a background worker is

@@ -21,11 +21,14 @@ const (
 
 var errTooManyStreams = NewError(http.StatusTooManyRequests, "rate_limited", "Too many open event streams for this merchant")
 
-// streamSlots counts each merchant's open streams (or exports), at most max (0: streamsPerUser).
+// streamSlots counts each merchant's open streams (or exports), at most max (0: streamsPerUser)
+// each and at most total on the instance (0: no instance bound).
 type streamSlots struct {
-	mu   sync.Mutex
-	max  int
-	open map[string]int
+	mu    sync.Mutex
+	max   int
+	total int
+	all   int
+	open  map[string]int
 }
 
 func (s *streamSlots) take(merchant string) bool {
@@ -38,16 +41,18 @@ func (s *streamSlots) take(merchant string) bool {
 	if limit == 0 {
 		limit = streamsPerUser
 	}
-	if s.open[merchant] >= limit {
+	if s.open[merchant] >= limit || (s.total > 0 && s.all >= s.total) {
 		return false
 	}
 	s.open[merchant]++
+	s.all++
 	return true
 }
 
 func (s *streamSlots) give(merchant string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.all--
 	if s.open[merchant]--; s.open[merchant] <= 0 {
 		delete(s.open, merchant)
 	}
@@ -72,7 +77,7 @@ func (s *Server) streamStart(c echo.Context, merchant string) (int64, error) {
 // receives). With Last-Event-ID it resumes after that position; without, it starts with the
 // events recorded from now on.
 func (s *Server) eventStream(c echo.Context) error {
-	ctx, merchant := c.Request().Context(), merchantOf(c)
+	merchant := merchantOf(c)
 	after, err := s.streamStart(c, merchant)
 	if err != nil {
 		return err
@@ -81,6 +86,8 @@ func (s *Server) eventStream(c echo.Context) error {
 		return errTooManyStreams
 	}
 	defer s.streams.give(merchant)
+	ctx, stop := s.whileAuthorized(c) // ends with the key or session that opened it
+	defer stop()
 	outliveTimeouts(c.Response()) // by design; the stream's lifetime bounds it
 	h := c.Response().Header()
 	h.Set("Content-Type", "text/event-stream")

@@ -8,12 +8,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"sync"
 	"time"
 
@@ -274,7 +272,8 @@ func (d *Dispatcher) send(ctx context.Context, c readmodels.Claimed, deliveryID 
 	a := readmodels.Attempt{ID: uuid.New(), NotificationID: c.ID, ReceiptID: c.ReceiptID, Merchant: c.Merchant, DeliveryID: deliveryID,
 		URL: c.URL, AttemptedAt: start, Kind: kind, IdempotencyKey: c.QueuedKey}
 	fail := func(err error) readmodels.Attempt {
-		a.Error, a.LatencyMS = err.Error(), int(d.Now().Sub(start).Milliseconds())
+		d.Log.Debug().Err(err).Str("receipt_id", c.ReceiptID).Msg("webhook delivery failed") // the detail stays with the operator
+		a.Error, a.LatencyMS = deliveryError(err), int(d.Now().Sub(start).Milliseconds())
 		return a
 	}
 	st, err := d.receiptState(ctx, c)
@@ -336,7 +335,7 @@ func (d *Dispatcher) post(ctx context.Context, url string, body []byte, attrs []
 	resp.Body.Close()
 	status := resp.StatusCode
 	if status/100 != 2 {
-		return &status, errors.New("receiver answered " + strconv.Itoa(status))
+		return &status, fmt.Errorf("%w: %d", errReceiverStatus, status)
 	}
 	return &status, nil
 }
@@ -381,10 +380,10 @@ func (d *Dispatcher) receiptState(ctx context.Context, c readmodels.Claimed) (re
 func (d *Dispatcher) checkURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return errors.New("webhook URL is not http(s)")
+		return fmt.Errorf("%w: not http(s)", errInvalidURL)
 	}
 	if d.Production && u.Scheme != "https" {
-		return errors.New("webhook URL must use https in production")
+		return fmt.Errorf("%w: https is required in production", errInvalidURL)
 	}
 	if d.Production && PrivateHost(raw) {
 		return errBlockedAddress

@@ -310,7 +310,7 @@ func TestProductionDispatcherNeverConnectsInside(t *testing.T) {
 		}
 	}
 	var refused int
-	if err := w.pool.QueryRow(context.Background(), `SELECT count(*) FROM webhook_deliveries WHERE error LIKE '%not allowed%' AND http_status IS NULL`).Scan(&refused); err != nil {
+	if err := w.pool.QueryRow(context.Background(), `SELECT count(*) FROM webhook_deliveries WHERE error = $1 AND http_status IS NULL`, ErrorDNS).Scan(&refused); err != nil {
 		t.Fatal(err)
 	}
 	if refused != 2 || len(r.got()) != 0 {

@@ -98,7 +98,8 @@ func (d *Dispatcher) SendEndpoint(ctx context.Context, m readmodels.EndpointMess
 	start := d.Now()
 	a := readmodels.EndpointAttempt{ID: uuid.New(), EndpointID: m.EndpointID, EventID: m.EventID, Type: m.Type, AttemptedAt: start, Kind: kind}
 	fail := func(err error) readmodels.EndpointAttempt {
-		a.Error, a.LatencyMS = err.Error(), int(d.Now().Sub(start).Milliseconds())
+		d.Log.Debug().Err(err).Str("endpoint_id", m.EndpointID.String()).Msg("endpoint delivery failed") // the detail stays with the operator
+		a.Error, a.LatencyMS = deliveryError(err), int(d.Now().Sub(start).Milliseconds())
 		return a
 	}
 	secret, err := d.Endpoints.Secret(m)

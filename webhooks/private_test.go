@@ -94,6 +94,26 @@ func TestBlockedIP(t *testing.T) {
 		{"mapped loopback", net.ParseIP("::ffff:127.0.0.1"), true},
 		{"ULA", net.ParseIP("fd00::1"), true},
 		{"IPv6 public", net.ParseIP("2a00:1450:4001::200e"), false},
+		// Issue 36 finding 13: every IANA special-purpose range.
+		{"benchmarking", net.IPv4(198, 18, 0, 1), true},
+		{"benchmarking top", net.IP{198, 19, 255, 254}, true},
+		{"past benchmarking", net.IP{198, 20, 0, 1}, false},
+		{"TEST-NET-1", net.IP{192, 0, 2, 1}, true},
+		{"TEST-NET-2", net.IP{198, 51, 100, 1}, true},
+		{"TEST-NET-3", net.IP{203, 0, 113, 1}, true},
+		{"protocol assignments", net.IP{192, 0, 0, 8}, true},
+		{"6to4 relay", net.IP{192, 88, 99, 1}, true},
+		{"AS112", net.IP{192, 175, 48, 1}, true},
+		{"broadcast", net.IP{255, 255, 255, 255}, true},
+		{"IPv6 documentation", net.ParseIP("2001:db8::1"), true},
+		{"IPv6 documentation 3fff", net.ParseIP("3fff::1"), true},
+		{"Teredo", net.ParseIP("2001::1"), true},
+		{"IPv6 benchmarking", net.ParseIP("2001:2::1"), true},
+		{"6to4", net.ParseIP("2002:c0a8:1::1"), true},
+		{"local-use NAT64", net.ParseIP("64:ff9b:1::a00:1"), true},
+		{"discard-only", net.ParseIP("100::1"), true},
+		{"NAT64 of public", net.ParseIP("64:ff9b::808:808"), false},
+		{"NAT64 of benchmarking", net.ParseIP("64:ff9b::c612:1"), true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

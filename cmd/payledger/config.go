@@ -66,6 +66,8 @@ type config struct {
 	PaymentMonitorWindow     time.Duration  // PAYMENT_MONITOR_WINDOW: how long a failed or paid deposit stays watched
 	Tracing                  tracing.Config // OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME: traces (off without an endpoint)
 	ExplorerURL              string         // EXPLORER_URL: the chain's block explorer the dashboard links transfers to
+	ExportMaxConcurrent      int            // EXPORT_MAX_CONCURRENT: CSV exports at once on this instance (their own connections)
+	ExportTimeout            time.Duration  // EXPORT_TIMEOUT: how long one CSV export may last
 	// tracer is the provider serve built from Tracing (startTracing); nil outside serve: no spans.
 	tracer trace.TracerProvider
 }
@@ -196,6 +198,8 @@ func readConfig(r *envReader) config {
 	c.Tracing = tracing.Config{Endpoint: r.str("OTEL_EXPORTER_OTLP_ENDPOINT", ""), ServiceName: r.str("OTEL_SERVICE_NAME", "payledger")}
 	c.TrustedProxies = r.prefixes("TRUSTED_PROXIES")
 	c.KeyCacheTTL = r.duration("KEY_CACHE_TTL", 5*time.Minute)
+	c.ExportMaxConcurrent = int(r.integer("EXPORT_MAX_CONCURRENT", 4, 1))
+	c.ExportTimeout = r.duration("EXPORT_TIMEOUT", 5*time.Minute)
 	c.JournalPath = r.str("JOURNAL_PATH", ".data/journal.jsonl")
 	c.PublicBaseURL = strings.TrimRight(r.str("PUBLIC_BASE_URL", "http://localhost:8080"), "/")
 	if u, err := url.Parse(c.PublicBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

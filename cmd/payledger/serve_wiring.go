@@ -45,6 +45,7 @@ func serviceConfig(ctx context.Context, cfg config, o opened, base, log zerolog.
 	a := app.Config{Store: o.store, Pool: o.pool, ReplicaPool: o.replica, Now: time.Now, Log: log, SecretsKey: cfg.SecretsKey, JournalPath: cfg.JournalPath,
 		Production: cfg.production(), PlatformRecipient: strings.ToLower(cfg.PlatformRecipient),
 		Subscriptions: subs, Deposits: deposits, PaymentWindow: cfg.PaymentWindow, PaymentMonitorWindow: cfg.PaymentMonitorWindow, Tracer: cfg.tracer,
+		ExportMaxConcurrent: cfg.ExportMaxConcurrent,
 		Chain: app.Chain{RPC: o.rpc, Tokens: cfg.ChainTokens, Confirmations: cfg.ChainConfirmations, Operator: splitOps, SplitOperator: splitSender,
 			Transactions: chainTransactions(cfg, o.rpc)}}
 	if op := chargeOperator(cfg, subs, o.rpc, log); op != nil {
@@ -65,7 +66,7 @@ func serviceConfig(ctx context.Context, cfg config, o opened, base, log zerolog.
 		SiteConfigRequiresKey:  cfg.SiteConfigRequiresKey,
 		ProcessorWebhookSecret: cfg.ProcessorWebhookSecret, PublicBaseURL: cfg.PublicBaseURL, MetricsToken: cfg.MetricsToken,
 		MetricsSeparate: cfg.MetricsAddr != "", TrustedProxies: cfg.TrustedProxies, KeyCacheTTL: cfg.KeyCacheTTL,
-		PaymentChain: paymentChain(cfg),
+		PaymentChain: paymentChain(cfg), ExportTimeout: cfg.ExportTimeout,
 	}}, nil
 }
 

@@ -55,6 +55,10 @@ type Config struct {
 	Chain                Chain         // zero: no chain configured
 	// Tracer, when set, gives each use case and each append a span (tracing.go); nil: none.
 	Tracer trace.TracerProvider
+	// ExportMaxConcurrent is the CSV exports' connection budget (EXPORT_MAX_CONCURRENT): Build
+	// opens them a pool of their own of that many connections, and the HTTP layer admits as
+	// many exports at once (zero: readmodels.DefaultExportMaxConcurrent).
+	ExportMaxConcurrent int
 }
 
 // Metrics are the service's counters that the application feeds (transport.Metrics).

@@ -16,7 +16,7 @@ import (
 // onramp reconciliation undecorated, for the background reconciler.
 func (a *Application) buildCommands(d Config, in infra) *commands.ReconcileOnrampHandler {
 	events, now := d.Store, d.Now
-	receipts := readmodels.NewReceipts(d.Pool) // open onramp attempts, wallet transaction claims
+	receipts := readmodels.NewReceipts(d.Pool) // open onramp attempts, the hints' receipts
 	prices := usdPrices{readmodels.NewPrices(d.Pool)}
 	splits := commands.NewSplits(events)
 	pricing := readmodels.NewOrderPricing(readmodels.NewShops(d.Pool), a.Caches.Pricing)
@@ -35,7 +35,7 @@ func (a *Application) buildCommands(d Config, in infra) *commands.ReconcileOnram
 		CreateOrder:         commands.NewCreateOrderHandler(splits, catalog, pricing, issuer, d.PlatformRecipient, now),
 		CreateReceipt:       commands.NewCreateReceiptHandler(pricing, issuer),
 		StartOnramp:         logOutcomes(commands.NewStartOnrampHandler(events, splits, processor, prices, now), noteStartOnramp),
-		SubmitWalletPayment: commands.NewSubmitWalletPaymentHandler(events, receipts, receipts, d.Chain.Transactions, now),
+		SubmitWalletPayment: commands.NewSubmitWalletPaymentHandler(events, readmodels.NewPaymentHints(d.Pool), receipts, d.Chain.Transactions, now),
 		RecordTelemetry:     logOutcomes(commands.NewRecordTelemetryHandler(events, reconcile, now), noteTelemetry),
 		ApplyProcessorEvent: logOutcomes(commands.NewApplyProcessorEventHandler(events, readmodels.NewProcessorEvents(d.Pool), now), noteProcessorEvent),
 		ReconcileOnramp:     logOutcomes(reconcile, noteReconcile),

@@ -51,6 +51,7 @@ type Processes struct {
 	DepositSweeper       Worker // moves paid receipts' deposits to their splits (sweeps.go)
 	DepositDetector      Worker // credits transfers to deposit addresses (deposits.go)
 	PaymentWindow        Worker // expires unpaid receipts at the end of their window (DESIGN 9)
+	PaymentHints         Worker // checks the hints kept waiting for their transaction (DESIGN 10)
 	Charger              *settlement.ChargeSubscriptionsHandler
 }
 
@@ -71,8 +72,26 @@ func (a *Application) buildProcesses(d Config, in infra, reconcile *commands.Rec
 		PaymentWindow:        paymentWindow(d, health),
 		DepositSweeper:       depositSweeper(d, health),
 		DepositDetector:      depositDetector(d, health),
+		PaymentHints:         paymentHints(d, health),
 		Charger:              charger,
 	}
+}
+
+// hintInterval paces the hint follower: about a block of the development chain.
+const hintInterval = 2 * time.Second
+
+// paymentHints is the hint follower: it checks the payment hints whose transaction was not
+// mined when they were posted (every instance may run it: a receipt takes one attempt per hash).
+// Nil without a chain: no receipt has a deposit address, so no hint is kept.
+func paymentHints(d Config, health *Health) Worker {
+	if d.Chain.Transactions == nil {
+		return nil
+	}
+	h := commands.NewCheckPaymentHintsHandler(d.Store, readmodels.NewPaymentHints(d.Pool), readmodels.NewReceipts(d.Pool), d.Chain.Transactions, d.Now)
+	return health.Every("payment hints", hintInterval, func(ctx context.Context) (bool, error) {
+		_, err := h.Handle(ctx, commands.CheckPaymentHints{})
+		return true, err
+	})
 }
 
 // paymentWindow records the expiry of receipts whose payment window ended unpaid; every instance

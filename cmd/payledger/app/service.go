@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -25,6 +26,7 @@ type Service struct {
 	Keys        *readmodels.Keys
 	Usage       *readmodels.Usage
 	Endpoints   *readmodels.Endpoints
+	Exports     *readmodels.Exports // on a pool of their own (Config.ExportMaxConcurrent)
 	Dispatcher  *webhooks.Dispatcher
 	Journal     *journal.Journal
 	Replayer    *journal.Replayer
@@ -38,7 +40,7 @@ type Service struct {
 const replayInterval = 2 * time.Second
 
 // Build builds the service from cfg in its start-up order: the read models and the webhook
-// dispatcher, the journal, the application over them, the journal's replayer (orders accepted
+// dispatcher, the journal, the exports' pool (closed when ctx ends), the application over them, the journal's replayer (orders accepted
 // before a crash go in before the service listens: a failed replay is only a warning, the
 // replay worker retries it), then the workers.
 func Build(ctx context.Context, cfg Config) (*Service, error) {
@@ -48,6 +50,10 @@ func Build(ctx context.Context, cfg Config) (*Service, error) {
 	s := &Service{Config: cfg, Health: NewHealth(cfg.Now, cfg.Log)}
 	in, err := s.openInfra(cfg)
 	if err != nil {
+		return nil, err
+	}
+	// Slow readers hold an export's connection for as long as they read: never the API's.
+	if s.Exports, err = readmodels.OpenExports(ctx, cfg.Pool, cmp.Or(cfg.ExportMaxConcurrent, readmodels.DefaultExportMaxConcurrent)); err != nil {
 		return nil, err
 	}
 	if s.Application, err = newApplication(cfg, in, s.Health); err != nil {
@@ -105,7 +111,7 @@ func (s *Service) buildWorkers() []Worker {
 		h.Watch("receipts projection", proj.Receipts), h.Watch("users projection", proj.Users),
 		h.Watch("subscriptions projection", proj.Subscriptions), h.Watch("receipt.created projection", proj.ReceiptCreated),
 		h.Watch("onramp reconciliation", p.OnrampReconciler),
-		p.SplitDistributor, p.PaymentWindow, p.DepositSweeper, p.DepositDetector,
+		p.SplitDistributor, p.PaymentWindow, p.DepositSweeper, p.DepositDetector, p.PaymentHints,
 		h.Watch("webhook dispatch", s.Dispatcher), h.Watch("usage", s.Usage),
 		h.Every("journal replay", replayInterval, func(ctx context.Context) (bool, error) {
 			_, err := s.Replayer.DrainOnce(ctx)

@@ -55,6 +55,7 @@ func Build(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.HTTP.ExportMaxConcurrent = svc.Exports.MaxConns() // one budget: the pool's and the route's
 	return &Service{Service: svc, Metrics: metrics, HTTP: deps(cfg, svc, metrics, openapi)}, nil
 }
 
@@ -77,7 +78,7 @@ func deps(cfg Config, s *app.Service, metrics *transport.Metrics, openapi []byte
 		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool),
 		SubscriptionsView: s.Projections.Subscriptions,
 		WebhookEndpoints:  s.Endpoints, EndpointSender: s.Dispatcher,
-		Idempotent: readmodels.NewIdempotentResponses(pool, s.WebhookKeys), Exports: readmodels.NewExports(pool),
+		Idempotent: readmodels.NewIdempotentResponses(pool, s.WebhookKeys), Exports: s.Exports,
 		Tracer: cfg.App.Tracer,
 	}
 	if s.Replica != nil { // not a typed nil in the interface: nil means every read on the primary

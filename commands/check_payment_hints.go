@@ -1,0 +1,267 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+)
+
+// MaxHintsPerHour is how many hints one receipt takes in any hour (DESIGN 10): the route is
+// public, and each hint is kept and checked on chain.
+const MaxHintsPerHour = 20
+
+// hintFollowFor is how long a hint whose transaction is not mined stays waiting: a transaction
+// still unknown a day later was dropped (or never sent).
+const hintFollowFor = 24 * time.Hour
+
+// ErrHintsLimited refuses a hint past MaxHintsPerHour.
+var ErrHintsLimited = errors.New("this receipt has taken its payment hints for this hour")
+
+// Outcomes of a kept hint.
+const (
+	HintWaiting  = "waiting"
+	HintCredited = "credited"
+	HintRefused  = "refused"
+	HintExpired  = "expired"
+)
+
+// PaymentHint is a hint as kept: hashes and addresses lower-case hex.
+type PaymentHint struct {
+	ReceiptID, TransactionHash, Token, BuyerWallet string
+	SubmittedAt                                    time.Time
+}
+
+// PaymentHints keeps the hints outside the receipts' streams (readmodels.PaymentHints).
+type PaymentHints interface {
+	// Keep stores h as waiting unless its receipt took max hints in the hour before
+	// h.SubmittedAt (ErrHintsLimited); fresh is false when the receipt holds this hash already
+	// (nothing is stored or counted). Errors: ErrHintsLimited, wrapped database errors.
+	Keep(ctx context.Context, h PaymentHint, max int) (fresh bool, err error)
+	// Waiting lists up to limit hints still waiting that were submitted at or after since,
+	// oldest first.
+	Waiting(ctx context.Context, since time.Time, limit int) ([]PaymentHint, error)
+	// Decide records a waiting hint's outcome (HintCredited, HintRefused).
+	Decide(ctx context.Context, receiptID, hash, state string, at time.Time) error
+	// Expire marks HintExpired every hint still waiting that was submitted before before.
+	Expire(ctx context.Context, before, at time.Time) (int, error)
+}
+
+// hintChecker checks a kept hint against the chain and records what it found: the part of the
+// rules (submit_wallet_payment.go) that runs when the hint is posted and again, for a
+// transaction not mined then, when CheckPaymentHints finds it mined.
+type hintChecker struct {
+	store  Store
+	hints  PaymentHints
+	owners DepositOwners
+	chain  ChainTransactions // nil: no chain; every hint waits
+	now    func() time.Time
+}
+
+// creditedElsewhere refuses a hash the deposit follower credited to another receipt.
+func (c hintChecker) creditedElsewhere(ctx context.Context, receiptID, hash string) error {
+	credited, err := c.owners.CreditedReceipts(ctx, hash)
+	if err != nil {
+		return err
+	}
+	for _, id := range credited {
+		if id != receiptID {
+			return ErrTransactionCredited
+		}
+	}
+	return nil
+}
+
+// check reads the hint's transaction: not mined (or unreadable) it waits; reverted, it is
+// telemetry; mined, it either pays deposit (the hint reaches the receipt's stream) or is refused
+// with ErrTransactionCredited or Invalid. Every decision is recorded on the kept hint.
+func (c hintChecker) check(ctx context.Context, h PaymentHint, deposit string, meta eventstore.Metadata) (WalletPaymentSubmitted, error) {
+	if c.chain == nil {
+		return WalletPaymentSubmitted{Waiting: true}, nil
+	}
+	tx, err := c.chain.Transaction(ctx, h.TransactionHash)
+	if err != nil || !tx.Mined {
+		return WalletPaymentSubmitted{Waiting: true}, nil // checked again once mined
+	}
+	if tx.Reverted {
+		if err := c.decide(ctx, h, HintRefused); err != nil {
+			return WalletPaymentSubmitted{}, err
+		}
+		return WalletPaymentSubmitted{Reverted: true}, c.revertedTelemetry(ctx, h.ReceiptID, meta)
+	}
+	if refused := c.credits(ctx, h.ReceiptID, deposit, tx.Credits); refused != nil {
+		if err := c.decide(ctx, h, HintRefused); err != nil {
+			return WalletPaymentSubmitted{}, err
+		}
+		return WalletPaymentSubmitted{}, refused
+	}
+	out, err := c.submit(ctx, h, meta)
+	if err != nil {
+		return WalletPaymentSubmitted{}, err
+	}
+	return out, c.decide(ctx, h, HintCredited)
+}
+
+func (c hintChecker) decide(ctx context.Context, h PaymentHint, state string) error {
+	if err := c.hints.Decide(ctx, h.ReceiptID, h.TransactionHash, state, c.now()); err != nil {
+		return fmt.Errorf("record hint %s for %s: %w", state, h.ReceiptID, err)
+	}
+	return nil
+}
+
+// credits accepts credits with one to deposit; one to another receipt's deposit is
+// ErrTransactionCredited (the deposit follower credits it to that receipt), anything else
+// Invalid.
+func (c hintChecker) credits(ctx context.Context, receiptID, deposit string, credits []ChainCredit) error {
+	if slices.ContainsFunc(credits, func(cr ChainCredit) bool { return strings.EqualFold(cr.To, deposit) }) {
+		return nil
+	}
+	for _, cr := range credits {
+		owner, err := c.owners.DepositOwner(ctx, strings.ToLower(cr.To))
+		if err != nil {
+			return err
+		}
+		if owner != "" && owner != receiptID {
+			return ErrTransactionCredited
+		}
+	}
+	return errCreditsNothing
+}
+
+// paysDeposit reports whether the chain shows transaction hash mined and crediting deposit (the
+// read model may lag the receipt's events by a moment).
+func (c hintChecker) paysDeposit(ctx context.Context, hash, deposit string) bool {
+	if c.chain == nil || deposit == "" {
+		return false
+	}
+	tx, err := c.chain.Transaction(ctx, hash)
+	if err != nil || !tx.Mined || tx.Reverted {
+		return false
+	}
+	return slices.ContainsFunc(tx.Credits, func(cr ChainCredit) bool { return strings.EqualFold(cr.To, deposit) })
+}
+
+// revertedTelemetry records the reverted transaction as the receipt's telemetry; a receipt past
+// its hourly telemetry limit keeps the reports it has.
+func (c hintChecker) revertedTelemetry(ctx context.Context, receiptID string, meta eventstore.Metadata) error {
+	now := c.now()
+	evs := []receipt.Event{receipt.TelemetryRecorded{Event: "error", Code: CodeTxReverted, At: now.UnixMilli()}}
+	err := AppendTelemetry(ctx, c.store, receiptID, now, evs, meta)
+	if errors.Is(err, ErrTelemetryLimited) {
+		return nil
+	}
+	return err
+}
+
+// submit records a hint whose transfer pays the receipt: while the receipt is generated or
+// pending, and holds no attempt with this hash yet, a wallet attempt opened and submitted in one
+// append.
+func (c hintChecker) submit(ctx context.Context, h PaymentHint, meta eventstore.Metadata) (WalletPaymentSubmitted, error) {
+	attemptID := newAttemptID()
+	now := c.now().UnixMilli()
+	opened := false
+	st, res, err := ChangeReceipt(ctx, c.store, h.ReceiptID, meta, func(st receipt.State) ([]receipt.Event, error) {
+		opened = false
+		if st.Status != receipt.StatusGenerated && st.Status != receipt.StatusPending || holdsHash(st, h.TransactionHash) {
+			return nil, nil // failed: only confirmed funds on chain move it; paid: nothing to add
+		}
+		opened = true
+		evs, err := receipt.StartAttempt(st, receipt.AttemptStarted{AttemptID: attemptID, Kind: "wallet", OpenedBy: "service", At: now})
+		return receipt.Then(st, evs, err, func(st receipt.State) ([]receipt.Event, error) {
+			return receipt.Submit(st, receipt.PaymentSubmitted{AttemptID: attemptID, Source: "wallet", Token: h.Token,
+				TransactionHash: h.TransactionHash, BuyerWallet: h.BuyerWallet, At: now})
+		})
+	})
+	if err != nil {
+		return WalletPaymentSubmitted{}, err
+	}
+	out := WalletPaymentSubmitted{Status: st.Status, Result: res}
+	if opened {
+		out.AttemptID = attemptID
+	}
+	return out, nil
+}
+
+// holdsHash reports whether one of the receipt's attempts submitted hash already.
+func holdsHash(st receipt.State, hash string) bool {
+	for _, a := range st.Attempts {
+		if strings.EqualFold(a.TransactionHash, hash) {
+			return true
+		}
+	}
+	return false
+}
+
+// hintMeta is the metadata of what the hint follower records.
+var hintMeta = eventstore.Metadata{Actor: "chain", Source: "payment hints"}
+
+// CheckPaymentHints checks the hints kept waiting for their transaction to be mined.
+type CheckPaymentHints struct{ Limit int }
+
+// HintsChecked is what one pass did: hints read, and how many reached a receipt's stream.
+type HintsChecked struct {
+	Checked, Credited int
+	Changes           []ReceiptChange
+}
+
+// CheckPaymentHintsHandler runs the passes (the hint follower; every instance may run it: a
+// receipt takes one attempt per hash).
+type CheckPaymentHintsHandler struct{ hints hintChecker }
+
+// NewCheckPaymentHintsHandler returns the handler; it panics on a nil dependency (without a
+// chain there is nothing to follow: do not run it).
+func NewCheckPaymentHintsHandler(store Store, hints PaymentHints, owners DepositOwners, chain ChainTransactions, now func() time.Time) *CheckPaymentHintsHandler {
+	if store == nil || hints == nil || owners == nil || chain == nil || now == nil {
+		panic("commands.NewCheckPaymentHintsHandler: nil dependency")
+	}
+	return &CheckPaymentHintsHandler{hints: hintChecker{store: store, hints: hints, owners: owners, chain: chain, now: now}}
+}
+
+// Handle expires the hints waiting longer than a day, then checks up to cmd.Limit (default 100)
+// waiting ones, oldest first: a mined transaction is decided as when the hint was posted. A
+// closed receipt's hint is refused. Errors: wrapped store, hint store and chain errors (the
+// pass stops at the first).
+func (h *CheckPaymentHintsHandler) Handle(ctx context.Context, cmd CheckPaymentHints) (HintsChecked, error) {
+	c, now := h.hints, h.hints.now()
+	if _, err := c.hints.Expire(ctx, now.Add(-hintFollowFor), now); err != nil {
+		return HintsChecked{}, err
+	}
+	limit := cmd.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	waiting, err := c.hints.Waiting(ctx, now.Add(-hintFollowFor), limit)
+	if err != nil {
+		return HintsChecked{}, err
+	}
+	var out HintsChecked
+	for _, hint := range waiting {
+		out.Checked++
+		loaded, err := LoadReceipt(ctx, c.store, hint.ReceiptID)
+		if err != nil {
+			return out, err
+		}
+		st := loaded.State
+		if receipt.CanStartAttempt(st) != nil || st.Receipt.DepositAddress == "" {
+			if err := c.decide(ctx, hint, HintRefused); err != nil {
+				return out, err
+			}
+			continue
+		}
+		res, err := c.check(ctx, hint, st.Receipt.DepositAddress, hintMeta)
+		var refusal *Refusal
+		if err != nil && !errors.As(err, &refusal) {
+			return out, err
+		}
+		if res.AttemptID != "" {
+			out.Credited++
+			out.Changes = append(out.Changes, ReceiptChange{ReceiptID: hint.ReceiptID, Result: res.Result})
+		}
+	}
+	return out, nil
+}
