@@ -21,7 +21,7 @@ type RefundClaims struct{ pool *pgxpool.Pool }
 func NewRefundClaims(pool *pgxpool.Pool) *RefundClaims { return &RefundClaims{pool: pool} }
 
 var (
-	_ commands.RefundClaims        = (*RefundClaims)(nil)
+	_ commands.RefundClaims       = (*RefundClaims)(nil)
 	_ settlement.RefundClaimStore = (*RefundClaims)(nil)
 )
 

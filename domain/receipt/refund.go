@@ -91,7 +91,9 @@ type RefundRecord struct {
 }
 
 // Counted says whether the refund holds its hash: claimed or processed.
-func (r RefundRecord) Counted() bool { return r.State == RefundStateClaimed || r.State == RefundStateProcessed }
+func (r RefundRecord) Counted() bool {
+	return r.State == RefundStateClaimed || r.State == RefundStateProcessed
+}
 
 // refundState is the refunds part of State.
 type refundState struct {
