@@ -380,3 +380,12 @@ func (s *State) withRefund(i int, r RefundRecord) {
 	}
 	s.Refunds = out
 }
+
+// TokenAmount is the verified amount in token units, a decimal string ("" when not verified).
+func (r RefundRecord) TokenAmount() string {
+	units, ok := new(big.Int).SetString(r.AmountUnits, 10)
+	if !ok {
+		return ""
+	}
+	return decimalString(new(big.Rat).SetFrac(units, pow10(r.Decimals)), IsStable(strings.ToUpper(r.Token)))
+}

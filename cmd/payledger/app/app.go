@@ -153,5 +153,5 @@ func (a *Application) openProjections(d Deps) error {
 func (a *Application) Workers() []Worker {
 	p := a.Processes
 	return []Worker{a.Projections.Receipts, a.Projections.Users, a.Projections.Subscriptions,
-		p.OnrampReconciler, p.WalletVerifier, p.SplitDistributor, p.SubscriptionCharging, p.PaymentWindow, p.DepositSweeper}
+		p.OnrampReconciler, p.WalletVerifier, p.SplitDistributor, p.SubscriptionCharging, p.PaymentWindow, p.DepositSweeper, p.RefundVerifier}
 }

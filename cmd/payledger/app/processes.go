@@ -52,6 +52,7 @@ type Processes struct {
 	SubscriptionCharging Worker
 	DepositSweeper       Worker // moves paid receipts' deposits to their splits (sweeps.go)
 	PaymentWindow        Worker // expires unpaid receipts at the end of their window (DESIGN 9)
+	RefundVerifier       Worker // proves claimed refunds on chain (DESIGN 10; refunds.go)
 	Charger              *settlement.ChargeSubscriptionsHandler
 }
 
@@ -68,6 +69,7 @@ func (a *Application) buildProcesses(d Deps, reconcile *commands.ReconcileOnramp
 		SubscriptionCharging: subscriptionCharging(d, a.Projections.Subscriptions),
 		PaymentWindow:        paymentWindow(d),
 		DepositSweeper:       depositSweeper(d),
+		RefundVerifier:       refundVerifier(d),
 		Charger:              d.Chain.Charger,
 	}
 }
