@@ -71,6 +71,7 @@ type receiptView struct {
 	TotalUSD         float64           `json:"totalUsd"`
 	TransactionID    *string           `json:"transactionId"`
 	depositView
+	refundsView
 }
 
 // viewReceipt renders the spec's Receipt. Amounts are in the receipt's currency (see
@@ -99,7 +100,7 @@ func viewReceipt(st receipt.State) receiptView {
 		JurisdictionCode: nullable(g.JurisdictionCode), TaxRate: taxRate.Float(), TaxComponents: components,
 		TransactionID: nullable(g.TransactionID), Metadata: g.Metadata,
 		SubtotalUSD: g.Subtotal.Float(), TaxUSD: g.Tax.Float(), ProcessingFeeUSD: g.Fee.Float(),
-		MerchantWallet: g.Merchant, depositView: viewDeposit(st),
+		MerchantWallet: g.Merchant, depositView: viewDeposit(st), refundsView: viewRefunds(st),
 	}
 }
 
@@ -266,6 +267,7 @@ func statusView(st receipt.State, outboxState string) map[string]any {
 		v["transactionHash"], v["buyerWallet"] = nil, nil
 	}
 	depositFields(v, st)
+	refundFields(v, st)
 	return v
 }
 

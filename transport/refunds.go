@@ -17,6 +17,7 @@ type refundRequest struct {
 	AmountUSD       json.Number `json:"amountUsd"`
 	Reason          string      `json:"reason"`
 	TransactionHash string      `json:"transactionHash"`
+	RefundTo        string      `json:"refundTo"`
 }
 
 func (s *Server) refund(c echo.Context) error {
@@ -27,14 +28,15 @@ func (s *Server) refund(c echo.Context) error {
 	sess, _ := SessionFrom(c)
 	ctx := c.Request().Context()
 	out, err := s.cmd.Refund.Handle(ctx, commands.Refund{ReceiptID: req.ReceiptID, AmountUSD: req.AmountUSD.String(), Reason: req.Reason,
-		TransactionHash: req.TransactionHash, By: sess.Wallet, Admin: slices.Contains(sess.Roles, RoleAdmin), Meta: s.metadata(c, sess.Wallet)})
+		TransactionHash: req.TransactionHash, RefundTo: req.RefundTo, By: sess.Wallet, Admin: slices.Contains(sess.Roles, RoleAdmin), Meta: s.metadata(c, sess.Wallet)})
 	if err != nil {
 		return err
 	}
 	s.waitChanges(ctx, commands.ReceiptChange{ReceiptID: req.ReceiptID, Result: out.Result})
 	st := out.State
 	return c.JSON(http.StatusOK, map[string]any{"ok": true, "receiptId": req.ReceiptID, "status": string(st.Status),
-		"refundedUsd": st.RefundedCents.Float(), "requestedRefundUsd": st.RequestedCents.Float(), "unrefundedUsd": money.Cents(st.Unrefunded()).Float()})
+		"refundedUsd": st.RefundedCents.Float(), "requestedRefundUsd": st.RequestedCents.Float(), "unrefundedUsd": money.Cents(st.Unrefunded()).Float(),
+		"refunds": viewRefunds(st).Refunds})
 }
 
 type terminalRequest struct {

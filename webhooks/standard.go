@@ -21,6 +21,8 @@ const (
 	TypeSubscriptionCharged      = "subscription.charged"
 	TypeSubscriptionChargeFailed = "subscription.charge_failed"
 	TypeSplitDistributed         = "split.distributed"
+	TypeReceiptRefunded          = "receipt.refunded"      // a refund processed (DESIGN 10)
+	TypeReceiptRefundFailed      = "receipt.refund_failed" // a refund claim the chain does not support
 	TypeTest                     = "webhook.test"
 )
 
@@ -28,7 +30,7 @@ const (
 // known before anything records it, so that a filter naming it is valid and receives it once
 // recorded.
 var EventTypes = []string{TypeReceiptStatusUpdated, TypeReceiptPaymentDetected, TypeSubscriptionCharged,
-	TypeSubscriptionChargeFailed, TypeSplitDistributed, TypeTest}
+	TypeSubscriptionChargeFailed, TypeSplitDistributed, TypeReceiptRefunded, TypeReceiptRefundFailed, TypeTest}
 
 // KnownType says whether t is in the catalog.
 func KnownType(t string) bool {
