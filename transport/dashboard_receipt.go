@@ -50,6 +50,11 @@ type dashReceiptView struct {
 	Deliveries                                                      []dashDelivery
 	WebhookURL                                                      bool
 	Live                                                            string // the receipt's event stream while its status may still change
+	// Refunds with a hash, the wallet refund and its script (refunds_dashboard.go).
+	Refunds       []dashRefund
+	RefundPending bool // a claim waits for the chain: the page reloads until it is decided
+	WalletRefund  *dashWalletRefund
+	RefundJS      string
 }
 
 // dashReceipt is one receipt of the merchant: lines and totals, payment, its audited history
@@ -74,6 +79,7 @@ func (s *Server) dashReceipt(c echo.Context, sess Session, f dashboard.Frame) er
 		return err
 	}
 	v := dashReceiptOf(row.State)
+	s.dashRefundsOf(&v, row.State)
 	if !streamEnds(row.State.Status) { // the payment page's stream: dash.js updates the status badge live
 		v.Live = "/api/portal/" + url.PathEscape(id) + "/events"
 	}

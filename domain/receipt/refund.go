@@ -389,3 +389,30 @@ func (r RefundRecord) TokenAmount() string {
 	}
 	return decimalString(new(big.Rat).SetFrac(units, pow10(r.Decimals)), IsStable(strings.ToUpper(r.Token)))
 }
+
+// RefundTotalUnits is the receipt's total in token (of decimals) base units at the paid rate,
+// rounded up: a refund of c cents that sends ceil(c × RefundTotalUnits / total) base units always
+// brings RefundUnits(c). Errors: RefundUnits'.
+func (s State) RefundTotalUnits(token string, decimals uint8) (*big.Int, error) {
+	if s.Receipt.Total <= 0 {
+		return nil, fmt.Errorf("%w: nothing to refund", ErrAmount)
+	}
+	req, err := s.requiredIn(token)
+	if err != nil {
+		return nil, err
+	}
+	return ceil(new(big.Rat).Mul(req.Amount, new(big.Rat).SetInt(pow10(decimals)))), nil
+}
+
+// ExcessCents is what an overpaid receipt received beyond its requirement, in cents of its total,
+// rounded down (0 when not overpaid): what "refund the excess" proposes.
+func (s State) ExcessCents() int64 {
+	received, ok1 := new(big.Rat).SetString(s.AmountReceived())
+	required, ok2 := new(big.Rat).SetString(s.AmountRequired())
+	if !ok1 || !ok2 || required.Sign() <= 0 || received.Cmp(required) <= 0 {
+		return 0
+	}
+	share := new(big.Rat).Quo(new(big.Rat).Sub(received, required), required)
+	share.Mul(share, new(big.Rat).SetInt64(int64(s.Receipt.Total)))
+	return new(big.Int).Quo(share.Num(), share.Denom()).Int64()
+}

@@ -212,3 +212,20 @@ func TestJudgeRefund(t *testing.T) {
 		t.Fatal("a hash no refund claims was judged")
 	}
 }
+
+func TestRefundTotalUnitsAndExcess(t *testing.T) {
+	s := paidOnChain(t)
+	if u, err := s.RefundTotalUnits("USDC", 6); err != nil || u.String() != "10000000" {
+		t.Fatalf("total units %v %v", u, err)
+	}
+	if got := s.ExcessCents(); got != 0 {
+		t.Fatalf("excess of an exact payment %d", got)
+	}
+	over := apply(t, s, []Event{
+		DepositTransferSeen{TransactionHash: "0xmore", LogIndex: 0, BlockNumber: 6, BlockHash: "0xb6", Sender: "0xc0ffee", Token: "USDC", AmountUnits: "2505000", Decimals: 6, At: 5},
+		DepositTransferConfirmed{TransactionHash: "0xmore", LogIndex: 0, BlockNumber: 6, BlockHash: "0xb6", At: 6},
+	}, nil)
+	if got := over.ExcessCents(); got != 250 {
+		t.Fatalf("excess %d, want 250 (2.505 USDC over, rounded down)", got)
+	}
+}
