@@ -12,6 +12,7 @@ import (
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
 )
 
 // Issue 41: a made-up hash never refunds. The claim waits while the chain does not show the
@@ -188,5 +189,41 @@ func TestRefundReorgTakesItBack(t *testing.T) {
 				t.Fatalf("in the end: %s %+v", st.Status, rec)
 			}
 		})
+	}
+}
+
+// Funds that paid nothing (4 USDC of a 10.00 receipt whose window ended) are refunded on the
+// chain's proof too; the receipt stays failed.
+func TestRefundOfFundsThatPaidNothing(t *testing.T) {
+	e := newRefundEnv(t)
+	r := e.receipt(1000)
+	id := r.Receipt.ReceiptID
+	d := e.detector()
+	e.step(d)
+	e.mined(e.payToken(e.usdc, r.DepositAddress(), 4_000_000))
+	e.commit()
+	e.step(d)
+	_, _, err := commands.ChangeReceipt(e.ctx, e.store, id, eventstore.Metadata{}, func(receipt.State) ([]receipt.Event, error) {
+		return []receipt.Event{receipt.PaymentWindowExpired{ExpiresAt: 1, MonitorUntil: 2, Code: "PORTAL_SESSION_EXPIRED", At: time.Now().UnixMilli()}}, nil
+	})
+	e.ok(err)
+	if st := e.state(id); st.Status != receipt.StatusFailed || st.RefundableCents() != 400 {
+		t.Fatalf("setup: %s refundable %d", st.Status, st.RefundableCents())
+	}
+	if _, err := e.claim(r, "", ""); !errors.Is(err, receipt.ErrState) {
+		t.Fatalf("a request without a hash: %v", err)
+	}
+	tx := e.send(e.customer, 4_000_000)
+	e.mined(tx)
+	if _, err := e.claim(r, "", tx.Hash().Hex()); err != nil {
+		t.Fatal(err)
+	}
+	e.commit()
+	if res := e.verify(); res.Processed != 1 {
+		t.Fatalf("step %+v", res)
+	}
+	st, rec := e.refund(id, tx.Hash().Hex())
+	if st.Status != receipt.StatusFailed || st.RefundedCents != 400 || rec.State != receipt.RefundStateProcessed || rec.Proof != receipt.ProofChain {
+		t.Fatalf("after: %s refunded %d %+v", st.Status, st.RefundedCents, rec)
 	}
 }

@@ -25,8 +25,9 @@ type dashRefund struct {
 	Amount, Token, TokenAmount, To, Hash, State, Reason, Proof, TxURL string
 }
 
-// dashRefundsOf fills the page's refund list and, for a refundable receipt paid on chain in a
-// token the payment chain knows, the wallet refund.
+// dashRefundsOf fills the page's refund list and, for a refundable receipt paid on chain (or a
+// failed one holding funds that paid nothing) in a token the payment chain knows, the wallet
+// refund.
 func (s *Server) dashRefundsOf(v *dashReceiptView, st receipt.State) {
 	cur := st.Receipt.Currency
 	for _, r := range st.Refunds {
@@ -44,8 +45,11 @@ func (s *Server) dashRefundsOf(v *dashReceiptView, st receipt.State) {
 	if s.ui != nil {
 		v.RefundJS = s.ui.Asset("refund.js")
 	}
+	if st.Status == receipt.StatusFailed && st.RefundableCents() > 0 { // funds that paid nothing: refunded with the wallet (or a hash)
+		v.CanRefund, v.Unrefunded = true, money.Cents(st.RefundableCents()).String()
+	}
 	to, tokens := st.RefundRecipients(), st.PaidTokens()
-	if !v.CanRefund || !st.PaidOnChain() || len(to) == 0 || len(tokens) == 0 {
+	if !v.CanRefund || !(st.PaidOnChain() || st.Status == receipt.StatusFailed) || len(to) == 0 || len(tokens) == 0 {
 		return
 	}
 	tok, ok := s.cfg.PaymentChain.token(tokens[0])

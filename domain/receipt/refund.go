@@ -26,6 +26,9 @@ import (
 //     ErrRefundHashUsed (the command also reserves it across receipts).
 //   - A reorg that takes a counted refund's transaction off the chain takes the refund back
 //     (RefundReverted): it is a claim again, to be verified again.
+//   - Funds that paid nothing (a failed receipt's confirmed transfers: a partial payment the
+//     window ended, a late one that did not cover it) may be refunded too, with a hash only, up to
+//     what they are worth at the receipt's rate (ReceivedCents); the receipt stays failed.
 
 // Refund event type names.
 const (
@@ -132,6 +135,10 @@ func RequestRefund(s State, o RefundOrder) ([]Event, error) {
 		if o.TransactionHash == "" {
 			return nil, fmt.Errorf("%w: a refund is already requested", ErrState)
 		}
+	case StatusFailed:
+		if o.TransactionHash == "" || s.ReceivedCents() == 0 {
+			return nil, fmt.Errorf("%w: a failed receipt is refunded only for funds it received, with the refund's transaction hash", ErrState)
+		}
 	default:
 		return nil, fmt.Errorf("%w: only a paid or reconciled receipt can be refunded, this one is %s", ErrState, s.Status)
 	}
@@ -140,7 +147,7 @@ func RequestRefund(s State, o RefundOrder) ([]Event, error) {
 			return nil, ErrRefundHashUsed
 		}
 	}
-	remaining := s.Unrefunded()
+	remaining := s.RefundableCents()
 	hashless := s.hashlessRequested()
 	if o.TransactionHash != "" { // a refund sent covers what was requested too
 		remaining += hashless
@@ -154,12 +161,34 @@ func RequestRefund(s State, o RefundOrder) ([]Event, error) {
 	switch {
 	case o.TransactionHash == "":
 		return []Event{RefundRequested{AmountCents: o.AmountCents, Reason: o.Reason, RequestedBy: o.By, At: o.At}}, nil
-	case s.PaidOnChain():
+	case s.PaidOnChain() || s.Status == StatusFailed:
 		return []Event{RefundRequested{AmountCents: o.AmountCents, Reason: o.Reason, RequestedBy: o.By, TransactionHash: o.TransactionHash,
 			RefundTo: o.RefundTo, CoversCents: min(o.AmountCents, hashless), At: o.At}}, nil
 	}
 	return []Event{RefundProcessed{AmountCents: o.AmountCents, Reason: o.Reason, TransactionHash: o.TransactionHash, ProcessedBy: o.By,
 		Proof: ProofMerchant, Recipient: o.RefundTo, At: o.At}}, nil
+}
+
+// RefundableCents is what can still be refunded now, hashless requests aside: the unrefunded
+// total of a settled receipt; for a failed one, what its confirmed transfers are worth
+// (ReceivedCents) less what is refunded or claimed.
+func (s State) RefundableCents() int64 {
+	if s.Status == StatusFailed {
+		return max(0, s.ReceivedCents()-int64(s.RefundedCents+s.RequestedCents))
+	}
+	return s.Unrefunded()
+}
+
+// ReceivedCents is what the confirmed transfers are worth in cents of the total, at the receipt's
+// rate, rounded down and at most the total (0 without any).
+func (s State) ReceivedCents() int64 {
+	received, ok1 := new(big.Rat).SetString(s.AmountReceived())
+	required, ok2 := new(big.Rat).SetString(s.AmountRequired())
+	if !ok1 || !ok2 || required.Sign() <= 0 || received.Sign() <= 0 {
+		return 0
+	}
+	share := new(big.Rat).Mul(new(big.Rat).Quo(received, required), new(big.Rat).SetInt64(int64(s.Receipt.Total)))
+	return min(new(big.Int).Quo(share.Num(), share.Denom()).Int64(), int64(s.Receipt.Total))
 }
 
 // CountedRefund is the claimed or processed refund of hash, if any.
@@ -318,7 +347,7 @@ func (s *State) evolveRefund(e Event) {
 		s.RequestedCents += money.Cents(r.AmountCents)
 		r.State, r.CoversCents = RefundStateClaimed, 0
 		s.withRefund(i, r)
-		s.setStatus(StatusRefundRequested, e.At)
+		s.refundStatus(StatusRefundRequested, e.At)
 	}
 }
 
@@ -328,7 +357,17 @@ func (s *State) refundRequested(e RefundRequested) {
 		s.withRefund(-1, RefundRecord{AmountCents: e.AmountCents, Reason: e.Reason, TransactionHash: e.TransactionHash, RefundTo: e.RefundTo,
 			State: RefundStateClaimed, CoversCents: e.CoversCents, At: e.At})
 	}
-	s.setStatus(StatusRefundRequested, e.At)
+	s.refundStatus(StatusRefundRequested, e.At)
+}
+
+// refundStatus sets the status a refund leads to, except on a failed receipt (a refund of funds
+// that paid nothing), which stays failed.
+func (s *State) refundStatus(st Status, at int64) {
+	if s.Status == StatusFailed {
+		s.UpdatedAt = at
+		return
+	}
+	s.setStatus(st, at)
 }
 
 // refundProcessed applies a processed refund: a claim's on chain proof, or one on the merchant's
@@ -363,6 +402,8 @@ func (s *State) refundProcessed(e RefundProcessed) {
 // whole total is back, else where the receipt was settled once no refund is requested any more.
 func (s *State) settleAfterRefund(at int64) {
 	switch {
+	case s.Status == StatusFailed:
+		s.UpdatedAt = at
 	case s.RefundedCents >= s.Receipt.Total:
 		s.setStatus(StatusRefunded, at)
 	case s.RequestedCents == 0:

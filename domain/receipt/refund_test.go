@@ -229,3 +229,49 @@ func TestRefundTotalUnitsAndExcess(t *testing.T) {
 		t.Fatalf("excess %d, want 250 (2.505 USDC over, rounded down)", got)
 	}
 }
+
+// failedWithFunds is a 10.00 USD receipt whose window ended after 4 USDC of it arrived.
+func failedWithFunds(t *testing.T) State {
+	t.Helper()
+	s := generated()
+	s.Receipt.DepositAddress = "0xdeposit"
+	return apply(t, s, []Event{
+		DepositTransferSeen{TransactionHash: "0xpart", LogIndex: 0, BlockNumber: 5, BlockHash: "0xb5", Sender: "0xc0ffee", Token: "USDC", AmountUnits: "4000000", Decimals: 6, At: 3},
+		DepositTransferConfirmed{TransactionHash: "0xpart", LogIndex: 0, BlockNumber: 5, BlockHash: "0xb5", At: 4},
+		PaymentWindowExpired{ExpiresAt: 5, MonitorUntil: 6, Code: "PORTAL_SESSION_EXPIRED", At: 5},
+	}, nil)
+}
+
+// Funds that paid nothing are refunded with a hash, up to what they are worth; the receipt stays
+// failed.
+func TestRefundOfFundsThatPaidNothing(t *testing.T) {
+	s := failedWithFunds(t)
+	if s.Status != StatusFailed || s.ReceivedCents() != 400 || s.RefundableCents() != 400 {
+		t.Fatalf("setup: %s received %d", s.Status, s.ReceivedCents())
+	}
+	order := func(cents int64, hash string) RefundOrder {
+		return RefundOrder{AmountCents: cents, Reason: "late", TransactionHash: hash, By: "m", At: 20}
+	}
+	if _, err := RequestRefund(s, order(400, "")); !errors.Is(err, ErrState) {
+		t.Fatalf("without a hash: %v", err)
+	}
+	if _, err := RequestRefund(s, order(401, hashA)); !errors.Is(err, ErrAmount) {
+		t.Fatalf("more than received: %v", err)
+	}
+	if _, err := RequestRefund(generated(), order(1, hashA)); !errors.Is(err, ErrState) {
+		t.Fatalf("nothing received: %v", err)
+	}
+	s = then(t, s)(RequestRefund(s, order(0, hashA)))
+	if r, _ := s.CountedRefund(hashA); s.Status != StatusFailed || r.State != RefundStateClaimed || r.AmountCents != 400 || s.RefundableCents() != 0 {
+		t.Fatalf("claim: %s %+v", s.Status, r)
+	}
+	p, reason, ok := JudgeRefund(s, RefundEvidence{TransactionHash: hashA, Succeeded: true, BlockNumber: 9, BlockHash: "0xb9", At: 30,
+		Transfers: []ChainTransfer{{Token: "USDC", Decimals: 6, To: "0xc0ffee", AmountUnits: "4000000"}}})
+	if !ok {
+		t.Fatalf("judged: %s", reason)
+	}
+	s = then(t, s)(ProcessRefund(s, p))
+	if s.Status != StatusFailed || s.RefundedCents != 400 || s.RequestedCents != 0 {
+		t.Fatalf("processed: %s refunded %d requested %d", s.Status, s.RefundedCents, s.RequestedCents)
+	}
+}
