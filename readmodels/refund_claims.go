@@ -27,25 +27,28 @@ var (
 
 // Reserve implements commands.RefundClaims: the primary key holds the hash for one receipt.
 func (r *RefundClaims) Reserve(ctx context.Context, hash, receiptID string) (bool, error) {
-	tag, err := r.pool.Exec(ctx, `INSERT INTO refund_claims (transaction_hash, receipt_id) VALUES ($1, $2)
-		ON CONFLICT (transaction_hash) DO NOTHING`, hash, receiptID)
-	if err != nil {
-		return false, fmt.Errorf("refund claims: reserve: %w", err)
+	for range 2 { // a hash freed between the insert and the read is tried once more
+		tag, err := r.pool.Exec(ctx, `INSERT INTO refund_claims (transaction_hash, receipt_id) VALUES ($1, $2)
+			ON CONFLICT (transaction_hash) DO NOTHING`, hash, receiptID)
+		if err != nil {
+			return false, fmt.Errorf("refund claims: reserve: %w", err)
+		}
+		if tag.RowsAffected() == 1 {
+			return true, nil
+		}
+		var holder string
+		err = r.pool.QueryRow(ctx, `SELECT receipt_id FROM refund_claims WHERE transaction_hash = $1`, hash).Scan(&holder)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			continue
+		case err != nil:
+			return false, fmt.Errorf("refund claims: holder: %w", err)
+		case holder != receiptID:
+			return false, commands.ErrRefundHashTaken
+		}
+		return false, nil
 	}
-	if tag.RowsAffected() == 1 {
-		return true, nil
-	}
-	var holder string
-	err = r.pool.QueryRow(ctx, `SELECT receipt_id FROM refund_claims WHERE transaction_hash = $1`, hash).Scan(&holder)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows): // freed in between: try once more
-		return r.Reserve(ctx, hash, receiptID)
-	case err != nil:
-		return false, fmt.Errorf("refund claims: holder: %w", err)
-	case holder != receiptID:
-		return false, commands.ErrRefundHashTaken
-	}
-	return false, nil
+	return false, fmt.Errorf("refund claims: reserve %s: freed and taken again meanwhile", hash)
 }
 
 // Release implements commands.RefundClaims.

@@ -52,8 +52,8 @@ type RefundStepResult struct {
 	Processed, Refused, Reverted int
 }
 
-// Step reads every claim and the recent counted refunds once. Errors: the first failure; what was
-// recorded before it stays recorded, and the next step reads the rest again.
+// Step reads every claim and the recent counted refunds once. Errors: the first failure; every
+// other claim is still judged, what was recorded stays recorded, and the next step reads again.
 func (v *RefundVerifier) Step(ctx context.Context) (RefundStepResult, error) {
 	var res RefundStepResult
 	head, err := v.Chain.Head(ctx)
@@ -64,12 +64,16 @@ func (v *RefundVerifier) Step(ctx context.Context) (RefundStepResult, error) {
 	if err != nil {
 		return res, err
 	}
+	var first error // one claim that cannot be read now does not hold up the others
 	for _, c := range claims {
-		if err := v.verify(ctx, head, c, &res); err != nil {
-			return res, fmt.Errorf("refunds: receipt %s, %s: %w", c.ReceiptID, c.TransactionHash, err)
+		if err := v.verify(ctx, head, c, &res); err != nil && first == nil {
+			first = fmt.Errorf("refunds: receipt %s, %s: %w", c.ReceiptID, c.TransactionHash, err)
 		}
 	}
-	return res, v.audit(ctx, head, &res)
+	if err := v.audit(ctx, head, &res); err != nil && first == nil {
+		first = err
+	}
+	return res, first
 }
 
 // verify judges one claim when its transaction is deep enough.
