@@ -169,6 +169,9 @@ func TestRefundWithWalletInBrowser(t *testing.T) {
 	if got := evalString(t, ctx, `document.querySelector("#refunds li .badge").textContent + "|" + document.getElementById("refunded").textContent`); got != "refunded|$6.00 USD" {
 		t.Errorf("page shows %q", got)
 	}
+	screenshot(t, ctx, "dashboard-refund-desktop.png", 1280, 900)
+	screenshot(t, ctx, "dashboard-refund-mobile.png", 375, 812)
+	fitsPhone(t, ctx) // the wallet refund and the refunds list, with their addresses and hashes
 
 	st := env.awaitStatus(t, id, 10*time.Second, func(st map[string]any) bool { return st["refundedUsd"] == 6.0 })
 	refunds, _ := st["refunds"].([]any)
