@@ -117,6 +117,13 @@ func TestRefundProcessedAtDepthOnce(t *testing.T) {
 	if n := e.count(id, receipt.EventRefundProcessed); n != 1 {
 		t.Fatalf("%d RefundProcessed", n)
 	}
+	var told int
+	var proof, amount, to string
+	e.ok(e.pool.QueryRow(e.ctx, `SELECT count(*), max(data->>'proof'), max(data->>'amount'), max(data->>'to') FROM webhook_events
+		WHERE type = 'receipt.refunded'`).Scan(&told, &proof, &amount, &to))
+	if told != 1 || proof != "chain" || amount != "5.00" || to != e.customer {
+		t.Fatalf("receipt.refunded told %d times: %s %s %s", told, proof, amount, to)
+	}
 	if got := new(big.Int).Sub(e.usdcOf(e.customer), before); got.Int64() != 5_000_000 {
 		t.Fatalf("the customer received %s", got)
 	}
