@@ -13,6 +13,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/settlement"
 )
 
 // Issue 41: a made-up hash never refunds. The claim waits while the chain does not show the
@@ -232,5 +233,34 @@ func TestRefundOfFundsThatPaidNothing(t *testing.T) {
 	st, rec := e.refund(id, tx.Hash().Hex())
 	if st.Status != receipt.StatusFailed || st.RefundedCents != 400 || rec.State != receipt.RefundStateProcessed || rec.Proof != receipt.ProofChain {
 		t.Fatalf("after: %s refunded %d %+v", st.Status, st.RefundedCents, rec)
+	}
+}
+
+// Two verifiers stepping at once (two instances) record a refund once.
+func TestRefundTwoVerifiersRecordOnce(t *testing.T) {
+	e := newRefundEnv(t)
+	r := e.paid(1000)
+	tx := e.send(e.customer, 10_000_000)
+	e.mined(tx)
+	if _, err := e.claim(r, "", tx.Hash().Hex()); err != nil {
+		t.Fatal(err)
+	}
+	e.commit()
+	other := *e.verifier
+	errs := make(chan error, 2)
+	for _, v := range []*settlement.RefundVerifier{e.verifier, &other} {
+		go func() { _, err := v.Step(e.ctx); errs <- err }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil && !errors.Is(err, receipt.ErrState) {
+			t.Fatal(err)
+		}
+	}
+	e.synced()
+	if n := e.count(r.Receipt.ReceiptID, receipt.EventRefundProcessed); n != 1 {
+		t.Fatalf("%d RefundProcessed", n)
+	}
+	if st := e.state(r.Receipt.ReceiptID); st.Status != receipt.StatusRefunded {
+		t.Fatalf("status %s", st.Status)
 	}
 }
