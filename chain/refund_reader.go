@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -76,3 +77,13 @@ func (r RefundReader) tokenTransfers(logs []*types.Log) []receipt.ChainTransfer 
 }
 
 func lower(a common.Address) string { return strings.ToLower(a.Hex()) }
+
+// decodeTransfer reads an ERC-20 Transfer log (ok false for any other log).
+func decodeTransfer(l types.Log) (from, to common.Address, value *big.Int, ok bool) {
+	if len(l.Topics) != 3 || l.Topics[0] != TransferTopic || len(l.Data) != 32 {
+		return from, to, nil, false
+	}
+	from = common.BytesToAddress(l.Topics[1].Bytes())
+	to = common.BytesToAddress(l.Topics[2].Bytes())
+	return from, to, new(big.Int).SetBytes(l.Data), true
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/payledger/payledger/domain/address"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
@@ -107,7 +108,7 @@ func refundOrder(cmd Refund) (receipt.RefundOrder, error) {
 	if cmd.TransactionHash != "" && !txHashRE.MatchString(cmd.TransactionHash) {
 		return receipt.RefundOrder{}, Invalid(msgTxHash)
 	}
-	if cmd.RefundTo != "" && !walletRE.MatchString(cmd.RefundTo) {
+	if cmd.RefundTo != "" && !address.Valid(cmd.RefundTo) {
 		return receipt.RefundOrder{}, Invalid("refundTo must be 0x followed by 40 hex characters")
 	}
 	o := receipt.RefundOrder{Reason: cmd.Reason, TransactionHash: strings.ToLower(cmd.TransactionHash), RefundTo: strings.ToLower(cmd.RefundTo), By: cmd.By}

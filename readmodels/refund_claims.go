@@ -12,7 +12,7 @@ import (
 	"github.com/payledger/payledger/settlement"
 )
 
-// RefundClaims is the table of refund transaction hashes (migration 035): the refund command
+// RefundClaims is the table of refund transaction hashes (migration 031): the refund command
 // reserves a hash in it (commands.RefundClaims) and the refund verifier reads its work there
 // (settlement.RefundClaimStore). Hashes are stored lower case.
 type RefundClaims struct{ pool *pgxpool.Pool }

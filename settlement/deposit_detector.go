@@ -17,7 +17,9 @@ import (
 // the number of open deposits: the open set from the database, the head, ONE eth_getLogs over
 // the new blocks for every configured token, the new blocks with their transactions (ETH), one
 // batch of balances (a rotating slice of the unpaid deposits, for ETH a contract sent), and one
-// batch of headers for the transfers that reached their depth. Facts go through the command
+// batch of headers for the transfers that reached their depth; then the audit (deposit_audit.go)
+// of the receipts paid lately (only when a reorg replaced the cursor's block), of the flagged
+// ones and of the hints. Facts go through the command
 // pipeline (load, decide, append with the expected version, retry), so two detectors credit a
 // transfer once. The last processed block is kept in the database (chain_cursors): a restart
 // resumes there, and transfers mined while the service was down are found.
@@ -31,8 +33,13 @@ type DepositDetector struct {
 	Log           zerolog.Logger
 	Name          string // the cursor's name; "" is "deposits"
 	MaxRange      uint64 // blocks read per step at most; 0 is 2,000
+	// Prices, when set, value a transfer in a token its receipt has no quote in, at the price of
+	// the step that observes it (receipt.ValueTransfer; DESIGN 10); nil: no price source.
+	Prices commands.Prices
 
-	balanceNext int // where the next step's slice of balances starts
+	balanceNext int                  // where the next step's slice of balances starts
+	hintNext    int                  // where the next step's slice of hints starts
+	told        map[string]time.Time // receipt/attempt -> when its hint's transaction was seen mined
 }
 
 // balanceSlice is how many unpaid deposits a step reads the balance of: one JSON-RPC batch.
@@ -96,7 +103,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 		byAddr[open[i].Address] = &open[i]
 	}
 	t0 := time.Now()
-	from, to, scan, err := d.scan(ctx, cursor, cursorHash, head, byAddr)
+	from, to, scan, reorged, err := d.scan(ctx, cursor, cursorHash, head, byAddr)
 	if err != nil {
 		return StepResult{}, err
 	}
@@ -112,6 +119,11 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	}
 	d.Log.Debug().Dur("open", t0.Sub(now)).Dur("scan", t1.Sub(t0)).Dur("observe", t2.Sub(t1)).Dur("record", time.Since(t2)).
 		Int("open_deposits", len(open)).Msg("deposits: step")
+	// The audit comes before the cursor moves: when it fails, the next step reads the same blocks
+	// again and finds the same reorg (the cursor's block replaced) to audit.
+	if err := d.audit(ctx, head, open, scan.Hashes, reorged); err != nil {
+		return StepResult{}, err
+	}
 	if err := d.Store.SaveCursor(ctx, d.name(), to, scan.Hashes[to]); err != nil {
 		return StepResult{}, err
 	}
@@ -119,8 +131,8 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 }
 
 // scan reads the blocks after cursor; when the first one's parent is not the cursor's block any
-// more (a reorg replaced it), from reorgRewind blocks before the depth again.
-func (d *DepositDetector) scan(ctx context.Context, cursor uint64, cursorHash string, head uint64, open map[string]*OpenDeposit) (uint64, uint64, DepositScan, error) {
+// more (a reorg replaced it: reorged), from reorgRewind blocks before the depth again.
+func (d *DepositDetector) scan(ctx context.Context, cursor uint64, cursorHash string, head uint64, open map[string]*OpenDeposit) (uint64, uint64, DepositScan, bool, error) {
 	maxRange := d.MaxRange
 	if maxRange == 0 {
 		maxRange = 2000
@@ -130,12 +142,12 @@ func (d *DepositDetector) scan(ctx context.Context, cursor uint64, cursorHash st
 	watched := func(a string) bool { _, ok := open[a]; return ok }
 	scan, err := d.Chain.Scan(ctx, from, to, watched)
 	if err != nil || cursorHash == "" || strings.EqualFold(scan.Parent, cursorHash) {
-		return from, to, scan, err
+		return from, to, scan, false, err
 	}
 	from = max(cursor-min(cursor, uint64(d.Confirmations+reorgRewind)), 1)
 	d.Log.Info().Uint64("block", cursor).Uint64("from", from).Msg("deposits: the cursor's block left the chain; reading again")
 	scan, err = d.Chain.Scan(ctx, from, to, watched)
-	return from, to, scan, err
+	return from, to, scan, true, err
 }
 
 // depth is how deep block n is under head (its own block counts as 1).
@@ -180,19 +192,9 @@ func (d *DepositDetector) observeUnconfirmed(ctx context.Context, head uint64, s
 			}
 		}
 	}
-	hashes := scan.Hashes
-	if len(ask) > 0 {
-		got, err := d.Chain.BlockHashes(ctx, ask)
-		if err != nil {
-			return err
-		}
-		hashes = make(map[uint64]string, len(got)+len(scan.Hashes))
-		for k, v := range scan.Hashes {
-			hashes[k] = v
-		}
-		for k, v := range got {
-			hashes[k] = v
-		}
+	hashes, err := d.withHashes(ctx, scan.Hashes, ask)
+	if err != nil {
+		return err
 	}
 	for _, o := range open {
 		for _, u := range o.Unconfirmed {
@@ -204,6 +206,26 @@ func (d *DepositDetector) observeUnconfirmed(ctx context.Context, head uint64, s
 		}
 	}
 	return nil
+}
+
+// withHashes is known plus the canonical hash of each block of ask, read in one batch of
+// headers (known itself when ask is empty).
+func (d *DepositDetector) withHashes(ctx context.Context, known map[uint64]string, ask []uint64) (map[uint64]string, error) {
+	if len(ask) == 0 {
+		return known, nil
+	}
+	got, err := d.Chain.BlockHashes(ctx, ask)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uint64]string, len(known)+len(got))
+	for k, v := range known {
+		out[k] = v
+	}
+	for k, v := range got {
+		out[k] = v
+	}
+	return out, nil
 }
 
 // observeBalances reads the ETH balance, at block to, of this step's slice of the unpaid open

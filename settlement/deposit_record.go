@@ -48,6 +48,7 @@ func (d *DepositDetector) record(ctx context.Context, obs map[string][]observati
 		}
 		changed += min(n, 1)
 	}
+	prices := d.prices(ctx)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, depositAppends)
 	for c := range d.readChunks(ctx, ids) {
@@ -55,7 +56,7 @@ func (d *DepositDetector) record(ctx context.Context, obs map[string][]observati
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				n, err := d.recordOne(ctx, id, obs[id], c.read[receipt.Stream(id)], now)
+				n, err := d.recordOne(ctx, id, obs[id], c.read[receipt.Stream(id)], prices, now)
 				done(id, n, err)
 			})
 		}
@@ -105,10 +106,11 @@ func (d *DepositDetector) readStreams(ctx context.Context, ids []string) map[str
 
 // recordOne records a receipt's observations: first on the events read, then, if that does not
 // go through, by the pipeline's retrying path. It returns how many events were appended.
-func (d *DepositDetector) recordOne(ctx context.Context, id string, obs []observation, evs []eventstore.RecordedEvent, now time.Time) (int, error) {
+func (d *DepositDetector) recordOne(ctx context.Context, id string, obs []observation, evs []eventstore.RecordedEvent,
+	prices map[string]string, now time.Time) (int, error) {
 	n := 0
 	decide := func(st receipt.State) ([]receipt.Event, error) {
-		out, err := decideDeposit(st, obs, now.UnixMilli())
+		out, err := decideDeposit(st, obs, prices, now.UnixMilli())
 		n = len(out)
 		return out, err
 	}
@@ -124,8 +126,23 @@ func (d *DepositDetector) recordOne(ctx context.Context, id string, obs []observ
 	return n, err
 }
 
+// prices are the current USD prices that value transfers in unquoted tokens; nil without a price
+// source or when they cannot be read (the transfers are then credited and valued later: by the
+// next observation, or the first quote in their token).
+func (d *DepositDetector) prices(ctx context.Context) map[string]string {
+	if d.Prices == nil {
+		return nil
+	}
+	p, err := d.Prices.USDPrices(ctx)
+	if err != nil {
+		d.Log.Warn().Err(err).Msg("deposit valuation: prices unavailable")
+		return nil
+	}
+	return p
+}
+
 // decideDeposit folds the observations of one receipt into the events they add, in order.
-func decideDeposit(st receipt.State, obs []observation, at int64) ([]receipt.Event, error) {
+func decideDeposit(st receipt.State, obs []observation, prices map[string]string, at int64) ([]receipt.Event, error) {
 	var out []receipt.Event
 	for _, o := range obs {
 		t := o.t
@@ -135,7 +152,8 @@ func decideDeposit(st receipt.State, obs []observation, at int64) ([]receipt.Eve
 				continue
 			}
 		}
-		evs, err := receipt.ObserveDeposit(st, receipt.DepositObservation{Transfer: seenOf(t, at), Confirmed: o.confirmed, Dropped: o.dropped, At: at})
+		evs, err := receipt.ObserveDeposit(st, receipt.DepositObservation{Transfer: seenOf(t, at), Confirmed: o.confirmed, Dropped: o.dropped,
+			At: at, Prices: prices})
 		if err != nil {
 			return nil, err
 		}

@@ -18,7 +18,7 @@ import (
 // transaction of every claimed refund and, once the transaction is CHAIN_CONFIRMATIONS deep,
 // records what the chain shows (receipt.JudgeRefund): RefundProcessed with the verified token,
 // amount, recipient and block, or RefundRefused with the reason. A claim the chain never shows is
-// refused after NotFoundAfter. It then audits the refunds it counted within the last AuditBlocks
+// refused after NotFoundAfter. It then audits the refunds it counted within the last refundAuditBlocks
 // blocks: one whose block left the chain, its transaction not deep in another, is taken back
 // (RefundReverted) and becomes a claim again. Facts go through the command pipeline (load,
 // decide, append with the expected version), so two verifiers record each refund once.
@@ -37,7 +37,7 @@ type RefundVerifier struct {
 const DefaultRefundNotFoundAfter = time.Hour
 
 // refundAuditBlocks is how many blocks after its block a counted refund is still audited for a
-// reorg (the wallet verifier's chain.AuditBlocks).
+// reorg: as many as a reorg on the chains in use may reach, with room to spare.
 const refundAuditBlocks = 64
 
 // refundClaimGrace is how long a reserved hash may lack its claim in the receipt's history (the

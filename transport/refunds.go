@@ -10,6 +10,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/readmodels"
 )
 
 type refundRequest struct {
@@ -36,7 +37,7 @@ func (s *Server) refund(c echo.Context) error {
 	st := out.State
 	return c.JSON(http.StatusOK, map[string]any{"ok": true, "receiptId": req.ReceiptID, "status": string(st.Status),
 		"refundedUsd": st.RefundedCents.Float(), "requestedRefundUsd": st.RequestedCents.Float(), "unrefundedUsd": money.Cents(st.Unrefunded()).Float(),
-		"refunds": viewRefunds(st).Refunds})
+		"refunds": readmodels.RefundsPayloadOf(st).Refunds})
 }
 
 type terminalRequest struct {

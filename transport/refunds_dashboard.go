@@ -45,8 +45,10 @@ func (s *Server) dashRefundsOf(v *dashReceiptView, st receipt.State) {
 	if s.ui != nil {
 		v.RefundJS = s.ui.Asset("refund.js")
 	}
-	if st.Status == receipt.StatusFailed && st.RefundableCents() > 0 { // funds that paid nothing: refunded with the wallet (or a hash)
-		v.CanRefund, v.Unrefunded = true, money.Cents(st.RefundableCents()).String()
+	// Only a refund with a hash is taken (a refund already requested, a failed receipt's funds that
+	// paid nothing): the form stays, for the wallet refund or a hash, up to what such a refund may be.
+	if !v.CanRefund && receipt.CanClaimRefund(st) {
+		v.CanRefund, v.Unrefunded = true, money.Cents(st.ClaimableCents()).String()
 	}
 	to, tokens := st.RefundRecipients(), st.PaidTokens()
 	if !v.CanRefund || !(st.PaidOnChain() || st.Status == receipt.StatusFailed) || len(to) == 0 || len(tokens) == 0 {

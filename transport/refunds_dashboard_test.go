@@ -15,10 +15,7 @@ import (
 // excess, to its payer, in the token it was paid in); a failed receipt's funds that paid nothing
 // are offered the wallet refund too, and only a refund with a hash is taken for them.
 func TestDashboardRefundTheExcessAndFundsThatPaidNothing(t *testing.T) {
-	e := newEnv(t, func(d *testDeps) {
-		d.Config.PaymentChain = PaymentChain{ChainID: 1337, Tokens: []PaymentToken{{Symbol: "USDC", Address: portalUSDC, Decimals: 6}}}
-		withDeposits(d)
-	})
+	e := portalEnv(t)
 	m := e.merchant(true)
 	over, failed := e.receiptFor(m, "10"), e.receiptFor(m, "10")
 	e.depositCredit(over, "0x"+strings.Repeat("1", 64), "USDC", "12500000", true)

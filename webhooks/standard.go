@@ -11,25 +11,28 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/payledger/payledger/readmodels"
 )
 
 // Event types of webhook endpoints (DESIGN 9, the catalog of docs/webhooks.md). An endpoint's
 // filter names some of them or "*".
 const (
+	TypeReceiptCreated           = readmodels.EventReceiptCreated
 	TypeReceiptStatusUpdated     = Event
-	TypeReceiptPaymentDetected   = "receipt.payment_detected"
-	TypeSubscriptionCharged      = "subscription.charged"
-	TypeSubscriptionChargeFailed = "subscription.charge_failed"
-	TypeSplitDistributed         = "split.distributed"
-	TypeReceiptRefunded          = "receipt.refunded"      // a refund processed (DESIGN 10)
-	TypeReceiptRefundFailed      = "receipt.refund_failed" // a refund claim the chain does not support
-	TypeTest                     = "webhook.test"
+	TypeReceiptPaymentDetected   = readmodels.EventReceiptPaymentDetected
+	TypeSubscriptionCharged      = readmodels.EventSubscriptionCharged
+	TypeSubscriptionChargeFailed = readmodels.EventSubscriptionChargeFailed
+	TypeSplitDistributed         = readmodels.EventSplitDistributed
+	TypeReceiptRefunded          = readmodels.EventReceiptRefunded
+	TypeReceiptRefundFailed      = readmodels.EventReceiptRefundFailed
+	TypeTest                     = readmodels.EventWebhookTest
 )
 
 // EventTypes is the catalog: every type an endpoint may ask for. receipt.payment_detected is
 // known before anything records it, so that a filter naming it is valid and receives it once
 // recorded.
-var EventTypes = []string{TypeReceiptStatusUpdated, TypeReceiptPaymentDetected, TypeSubscriptionCharged,
+var EventTypes = []string{TypeReceiptCreated, TypeReceiptStatusUpdated, TypeReceiptPaymentDetected, TypeSubscriptionCharged,
 	TypeSubscriptionChargeFailed, TypeSplitDistributed, TypeReceiptRefunded, TypeReceiptRefundFailed, TypeTest}
 
 // KnownType says whether t is in the catalog.
