@@ -54,8 +54,10 @@ type dashReceiptView struct {
 	// Refunds with a hash, the wallet refund and its script (refunds_dashboard.go).
 	Refunds       []dashRefund
 	RefundPending bool // a claim waits for the chain: the page reloads until it is decided
-	WalletRefund  *dashWalletRefund
-	RefundJS      string
+	// RefundHashRequired: only a refund with its hash is taken (the form is the wallet refund's).
+	RefundHashRequired bool
+	WalletRefund       *dashWalletRefund
+	RefundJS           string
 }
 
 // dashReceipt is one receipt of the merchant: lines and totals, payment, its audited history

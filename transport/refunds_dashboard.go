@@ -45,29 +45,39 @@ func (s *Server) dashRefundsOf(v *dashReceiptView, st receipt.State) {
 	if s.ui != nil {
 		v.RefundJS = s.ui.Asset("refund.js")
 	}
-	// Only a refund with a hash is taken (a refund already requested, a failed receipt's funds that
-	// paid nothing): the form stays, for the wallet refund or a hash, up to what such a refund may be.
-	if !v.CanRefund && receipt.CanClaimRefund(st) {
-		v.CanRefund, v.Unrefunded = true, money.Cents(st.ClaimableCents()).String()
-	}
-	to, tokens := st.RefundRecipients(), st.PaidTokens()
-	if !v.CanRefund || !(st.PaidOnChain() || st.Status == receipt.StatusFailed) || len(to) == 0 || len(tokens) == 0 {
+	// Where only a refund with a hash is taken (a refund already requested, a failed receipt's
+	// funds that paid nothing), the form stays for the wallet refund alone, with the hash
+	// required: the domain would refuse a request without one (receipt.CanClaimRefund).
+	claimOnly := !v.CanRefund && receipt.CanClaimRefund(st)
+	if !v.CanRefund && !claimOnly {
 		return
+	}
+	if v.WalletRefund = s.walletRefund(st); v.WalletRefund != nil && claimOnly {
+		v.CanRefund, v.RefundHashRequired, v.Unrefunded = true, true, money.Cents(st.ClaimableCents()).String()
+	}
+}
+
+// walletRefund is the wallet refund of a receipt paid on chain (or a failed one holding funds
+// that paid nothing) in a token the payment chain knows, to its first payer; nil otherwise.
+func (s *Server) walletRefund(st receipt.State) *dashWalletRefund {
+	to, tokens := st.RefundRecipients(), st.PaidTokens()
+	if !(st.PaidOnChain() || st.Status == receipt.StatusFailed) || len(to) == 0 || len(tokens) == 0 {
+		return nil
 	}
 	tok, ok := s.cfg.PaymentChain.token(tokens[0])
 	if !ok {
-		return
+		return nil
 	}
 	units, err := st.RefundTotalUnits(tok.Symbol, tok.Decimals)
 	if err != nil {
-		return
+		return nil
 	}
 	w := &dashWalletRefund{To: to[0], Token: tok.Symbol, TokenAddress: tok.Address, Decimals: tok.Decimals, TotalCents: int64(st.Receipt.Total),
 		TotalUnits: units.String(), ChainID: s.cfg.PaymentChain.ChainID}
 	if ex := min(st.ExcessCents(), st.Unrefunded()); ex > 0 {
 		w.Excess = money.Cents(ex).String()
 	}
-	v.WalletRefund = w
+	return w
 }
 
 // explorerTx is a transaction's page on the chain's public explorer ("" for a chain without one,

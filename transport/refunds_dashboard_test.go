@@ -37,8 +37,8 @@ func TestDashboardRefundTheExcessAndFundsThatPaidNothing(t *testing.T) {
 	}
 	_, page, _ = e.get("/dashboard/receipts/"+failed, m.cookies)
 	if !strings.Contains(page, `id="wallet-refund"`) || !strings.Contains(page, `id="refund-amount" name="amountUsd" data-type="number" inputmode="decimal" value="4.00"`) ||
-		strings.Contains(page, `id="refund-excess"`) {
-		t.Errorf("failed receipt's page: no wallet refund of its 4.00\n%s", page)
+		strings.Contains(page, `id="refund-excess"`) || !strings.Contains(page, `aria-describedby="refund-hash-hint" required>`) {
+		t.Errorf("failed receipt's page: no wallet refund of its 4.00 with the hash required\n%s", page)
 	}
 	refund := func(body string) (int, map[string]any) {
 		rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/receipts/refund", body)
