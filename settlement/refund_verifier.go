@@ -2,7 +2,6 @@ package settlement
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -192,23 +191,4 @@ func (v *RefundVerifier) notFoundAfter() time.Duration {
 // refundMeta is the metadata of what the verifier records.
 func refundMeta() eventstore.Metadata {
 	return eventstore.Metadata{Actor: "refund-verifier", Source: "chain"}
-}
-
-// Run steps every interval until ctx ends; an error only delays (the next step reads again).
-func (v *RefundVerifier) Run(ctx context.Context, interval time.Duration) error {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		res, err := v.Step(ctx)
-		if err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
-			v.Log.Warn().Err(err).Msg("refunds: step failed; reading again next time")
-		} else if res != (RefundStepResult{}) {
-			v.Log.Debug().Int("processed", res.Processed).Int("refused", res.Refused).Int("reverted", res.Reverted).Msg("refunds: step")
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
 }
