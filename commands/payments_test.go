@@ -178,7 +178,7 @@ func TestPaymentHandlersRejectNilDependencies(t *testing.T) {
 		"processor event": func() { commands.NewApplyProcessorEventHandler(e.store, nil, e.now) },
 		"reconcile":       func() { commands.NewReconcileOnrampHandler(e.store, nil, nil, e.now) },
 		"reconciler":      func() { settlement.NewOnrampReconciler(verify, nil, time.Second, 0, zerolog.Nop()) },
-		"refund":          func() { commands.NewRefundHandler(e.store, nil) },
+		"refund":          func() { commands.NewRefundHandler(e.store, nil, e.now) },
 		"terminal":        func() { commands.NewTerminalHandler(e.store, nil, e.now) },
 		"quote":           func() { commands.NewQuoteTokenHandler(e.store, nil, e.now) },
 		"configure split": func() { commands.NewConfigureSplitHandler(nil, "", e.now) },

@@ -2,21 +2,26 @@ package commands
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
+	"github.com/payledger/payledger/domain/address"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 )
 
-// Refund requests a refund of a paid receipt (without a transaction hash) or records one as
-// processed (with the hash of the refund's transaction).
+// Refund requests a refund of a paid receipt (without a transaction hash) or records the hash of
+// the refund's transaction: a claim the refund verifier checks on chain for a receipt paid on
+// chain, a refund processed on the merchant's word for one paid otherwise (DESIGN 10).
 type Refund struct {
 	ReceiptID       string
 	AmountUSD       string // "": the whole unrefunded total
 	Reason          string
 	TransactionHash string // "": a request
+	RefundTo        string // "": a sender of the receipt's payment; else the address the refund went to
 	By              string // the merchant's (or admin's) wallet
 	Admin           bool   // a platform admin may refund any merchant's receipt
 	Meta            eventstore.Metadata
@@ -28,47 +33,91 @@ type Refunded struct {
 	Result eventstore.AppendResult
 }
 
+// RefundClaims holds each refund transaction hash for one receipt (a unique index), so that one
+// transfer never counts for two refunds.
+type RefundClaims interface {
+	// Reserve holds hash for a refund of receiptID; fresh says this call made the reservation
+	// (false: the receipt held it already). Errors: ErrRefundHashTaken (another receipt holds
+	// it), wrapped store errors.
+	Reserve(ctx context.Context, hash, receiptID string) (fresh bool, err error)
+	// Release gives back a reservation that no refund was recorded for.
+	Release(ctx context.Context, hash, receiptID string) error
+}
+
+// ErrRefundHashTaken: the transaction hash is already counted for another refund.
+var ErrRefundHashTaken = &Refusal{Kind: KindConflict, Code: "conflict", Message: "This transactionHash is already counted for another refund"}
+
 // RefundHandler refunds receipts.
 type RefundHandler struct {
-	store Store
-	now   func() time.Time
+	store  Store
+	claims RefundClaims
+	now    func() time.Time
 }
 
 // NewRefundHandler returns the handler. It panics on a nil dependency.
-func NewRefundHandler(store Store, now func() time.Time) *RefundHandler {
-	if store == nil || now == nil {
+func NewRefundHandler(store Store, claims RefundClaims, now func() time.Time) *RefundHandler {
+	if store == nil || claims == nil || now == nil {
 		panic("commands.NewRefundHandler: nil dependency")
 	}
-	return &RefundHandler{store: store, now: now}
+	return &RefundHandler{store: store, claims: claims, now: now}
 }
 
-// Handle checks the refund's shape, then applies receipt.Refund. Another merchant's receipt is
-// not there for the caller (receipt.ErrNotFound) unless the caller is a platform admin. Errors:
-// Invalid, receipt.ErrNotFound, receipt.ErrState, receipt.ErrAmount, ErrContended, wrapped store
-// errors.
+// Handle checks the refund's shape, reserves its transaction hash, then applies
+// receipt.RequestRefund. Another merchant's receipt is not there for the caller
+// (receipt.ErrNotFound) unless the caller is a platform admin. Errors: Invalid,
+// ErrRefundHashTaken, receipt.ErrNotFound, receipt.ErrState, receipt.ErrAmount, ErrContended,
+// wrapped store errors.
 func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error) {
-	if cmd.ReceiptID == "" || strings.TrimSpace(cmd.Reason) == "" || len(cmd.Reason) > 500 {
-		return Refunded{}, Invalid("receiptId and a reason (up to 500 characters) are required")
+	order, err := refundOrder(cmd)
+	if err != nil {
+		return Refunded{}, err
 	}
-	if cmd.TransactionHash != "" && !txHashRE.MatchString(cmd.TransactionHash) {
-		return Refunded{}, Invalid(msgTxHash)
-	}
-	var amount int64
-	if cmd.AmountUSD != "" {
-		c, err := money.ParseCents(cmd.AmountUSD)
-		if err != nil || c == 0 {
-			return Refunded{}, Invalid(msgAmount)
+	fresh := false
+	if order.TransactionHash != "" {
+		if fresh, err = h.claims.Reserve(ctx, order.TransactionHash, cmd.ReceiptID); err != nil {
+			return Refunded{}, err
 		}
-		amount = int64(c)
 	}
 	st, res, err := ChangeReceipt(ctx, h.store, cmd.ReceiptID, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {
 		if st.Receipt.Merchant != cmd.By && !cmd.Admin {
 			return nil, receipt.ErrNotFound
 		}
-		return receipt.Refund(st, amount, cmd.Reason, strings.ToLower(cmd.TransactionHash), cmd.By, h.now().UnixMilli())
+		o := order
+		o.At = h.now().UnixMilli()
+		return receipt.RequestRefund(st, o)
 	})
 	if err != nil {
+		if fresh { // nothing was recorded: the hash is free again (a crash here leaves it to the verifier)
+			if rerr := h.claims.Release(ctx, order.TransactionHash, cmd.ReceiptID); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("releasing the refund hash: %w", rerr))
+			}
+		}
+		if errors.Is(err, receipt.ErrRefundHashUsed) {
+			return Refunded{}, ErrRefundHashTaken
+		}
 		return Refunded{}, err
 	}
 	return Refunded{State: st, Result: res}, nil
+}
+
+// refundOrder checks a refund's shape and returns it as the domain's order. Errors: Invalid.
+func refundOrder(cmd Refund) (receipt.RefundOrder, error) {
+	if cmd.ReceiptID == "" || strings.TrimSpace(cmd.Reason) == "" || len(cmd.Reason) > 500 {
+		return receipt.RefundOrder{}, Invalid("receiptId and a reason (up to 500 characters) are required")
+	}
+	if cmd.TransactionHash != "" && !txHashRE.MatchString(cmd.TransactionHash) {
+		return receipt.RefundOrder{}, Invalid(msgTxHash)
+	}
+	if cmd.RefundTo != "" && !address.Valid(cmd.RefundTo) {
+		return receipt.RefundOrder{}, Invalid("refundTo must be 0x followed by 40 hex characters")
+	}
+	o := receipt.RefundOrder{Reason: cmd.Reason, TransactionHash: strings.ToLower(cmd.TransactionHash), RefundTo: strings.ToLower(cmd.RefundTo), By: cmd.By}
+	if cmd.AmountUSD != "" {
+		c, err := money.ParseCents(cmd.AmountUSD)
+		if err != nil || c == 0 {
+			return receipt.RefundOrder{}, Invalid(msgAmount)
+		}
+		o.AmountCents = int64(c)
+	}
+	return o, nil
 }

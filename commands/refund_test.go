@@ -1,8 +1,10 @@
 package commands_test
 
 import (
+	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/payledger/payledger/commands"
@@ -11,7 +13,7 @@ import (
 
 func TestRefund(t *testing.T) {
 	e := newPayEnv(t)
-	h := commands.NewRefundHandler(e.store, e.now)
+	h := commands.NewRefundHandler(e.store, &heldHashes{}, e.now)
 	id := e.receipt(payMerchant, "USD", 10000)
 	hash := func(d string) string { return "0x" + strings.Repeat(d, 64) }
 
@@ -59,5 +61,67 @@ func TestRefund(t *testing.T) {
 	}
 	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: id, Reason: "again", By: payMerchant}); !errors.Is(err, receipt.ErrState) {
 		t.Fatalf("refund of a refunded receipt: %v", err)
+	}
+}
+
+// heldHashes is commands.RefundClaims in memory (readmodels.RefundClaims is the PostgreSQL one,
+// exercised by the settlement refund tests): each hash held by one receipt.
+type heldHashes struct {
+	mu sync.Mutex
+	by map[string]string
+}
+
+func (h *heldHashes) Reserve(_ context.Context, hash, receiptID string) (bool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.by == nil {
+		h.by = map[string]string{}
+	}
+	switch holder, ok := h.by[hash]; {
+	case !ok:
+		h.by[hash] = receiptID
+		return true, nil
+	case holder != receiptID:
+		return false, commands.ErrRefundHashTaken
+	}
+	return false, nil
+}
+
+func (h *heldHashes) Release(_ context.Context, hash, receiptID string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.by[hash] == receiptID {
+		delete(h.by, hash)
+	}
+	return nil
+}
+
+// A hash counts for one refund: again on the same receipt or on another, 409 conflict; a refund
+// that could not be recorded gives its hash back.
+func TestRefundHashCountsOnce(t *testing.T) {
+	e := newPayEnv(t)
+	held := &heldHashes{}
+	h := commands.NewRefundHandler(e.store, held, e.now)
+	a, b := e.receipt(payMerchant, "USD", 1000), e.receipt(payMerchant, "USD", 1000)
+	e.paid(a)
+	e.paid(b)
+	hash := "0x" + strings.Repeat("c", 64)
+	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: a, Reason: "x", AmountUSD: "20", TransactionHash: hash, By: payMerchant}); !errors.Is(err, receipt.ErrAmount) {
+		t.Fatalf("over-refund: %v", err)
+	}
+	if len(held.by) != 0 {
+		t.Fatalf("a refused refund kept its hash: %v", held.by)
+	}
+	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: a, Reason: "x", AmountUSD: "2", TransactionHash: hash, By: payMerchant}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{a, b} {
+		_, err := h.Handle(e.ctx, commands.Refund{ReceiptID: id, Reason: "x", AmountUSD: "1", TransactionHash: "0x" + strings.ToUpper(hash[2:]), By: payMerchant})
+		if !errors.Is(err, commands.ErrRefundHashTaken) {
+			t.Fatalf("hash reused on %s: %v", id, err)
+		}
+	}
+	if held.by[hash] != a {
+		t.Fatalf("held %v", held.by)
 	}
 }

@@ -144,6 +144,14 @@ func (r Receipts) eventFacts(st receipt.State, ev receipt.Event, e eventstore.Re
 		if !replayed {
 			*endpointEvents = append(*endpointEvents, detectedEvent(st, d, e))
 		}
+	case receipt.RefundProcessed:
+		if !replayed {
+			*endpointEvents = append(*endpointEvents, refundEvent(st, d, e))
+		}
+	case receipt.RefundRefused:
+		if !replayed {
+			*endpointEvents = append(*endpointEvents, refundFailedEvent(st, d, e))
+		}
 	}
 }
 

@@ -126,6 +126,8 @@ func foldUpTo(ctx context.Context, tx pgx.Tx, stream string, version uint64) (re
 			confirmedBy = strings.ToLower(e.BuyerWallet)
 		case receipt.RefundProcessed:
 			f.refunded += e.AmountCents
+		case receipt.RefundReverted: // a reorg took it back (its XP debit, if any, stays: rare, and told in the logs)
+			f.refunded -= e.AmountCents
 		}
 	}
 	if confirmedBy != "" {

@@ -23,6 +23,8 @@ const (
 	EventSubscriptionCharged      = settlement.EventSubscriptionCharged // its payload: settlement's charge outcome
 	EventSubscriptionChargeFailed = settlement.EventSubscriptionChargeFailed
 	EventSplitDistributed         = "split.distributed"
+	EventReceiptRefunded          = "receipt.refunded"      // a refund processed (DESIGN 10)
+	EventReceiptRefundFailed      = "receipt.refund_failed" // a refund claim the chain does not support
 	EventWebhookTest              = "webhook.test"
 )
 
@@ -39,7 +41,8 @@ const (
 // (token: the paid or attempted token, else the latest quoted one, else the site's default
 // payment token recorded on the receipt at creation, else USDC); customerTotalUsd is the total,
 // which already includes the processing fee (receipt.Price); processorSourceAmountUsd is null
-// until the processor reports it. Amounts in USD are rendered from integer cents.
+// until the processor reports it; refundedUsd counts processed refunds, refunds lists them
+// (RefundsPayload). Amounts in USD are rendered from integer cents.
 type ReceiptPayload struct {
 	ReceiptID                string            `json:"receiptId"`
 	Status                   string            `json:"status"`
@@ -67,6 +70,7 @@ type ReceiptPayload struct {
 	AmountRequired           *string           `json:"amountRequired"`
 	AmountReceived           *string           `json:"amountReceived"`
 	PaidLate                 bool              `json:"paidLate"`
+	RefundsPayload                             // refundedUsd and refunds (DESIGN 10)
 }
 
 // ReceiptPayloadOf renders st.
@@ -76,7 +80,8 @@ func ReceiptPayloadOf(st receipt.State) ReceiptPayload {
 		MerchantWallet: g.Merchant, TotalUSD: g.Total.Float(), CustomerTotalUSD: g.Total.Float(), TransactionID: nullString(g.TransactionID),
 		Metadata: g.Metadata, Token: firstOf(st.QuotedToken, g.DefaultToken, DefaultPayloadToken), BrandKey: firstOf(g.BrandKey, DefaultBrandKey),
 		Timestamp: st.UpdatedAt, DepositAddress: nullString(st.DepositAddress()), AmountRequired: nullString(st.AmountRequired()),
-		AmountReceived: nullString(st.AmountReceived()), PaidLate: st.PaidLate()}
+		AmountReceived: nullString(st.AmountReceived()), PaidLate: st.PaidLate(),
+		RefundsPayload: RefundsPayloadOf(st)}
 	if a, ok := st.Current(); ok {
 		p.ProcessorSessionID, p.IsProcessorSessionUnique = nullString(a.SessionID), a.SessionUnique && a.SessionID != ""
 		if a.Token != "" {

@@ -79,6 +79,7 @@ type receiptView struct {
 	TotalUSD         float64           `json:"totalUsd"`
 	TransactionID    *string           `json:"transactionId"`
 	depositView
+	readmodels.RefundsPayload
 }
 
 // viewReceipt renders the spec's Receipt. Amounts are in the receipt's currency (see
@@ -107,7 +108,7 @@ func viewReceipt(st receipt.State) receiptView {
 		JurisdictionCode: nullable(g.JurisdictionCode), TaxRate: taxRate.Float(), TaxComponents: components,
 		TransactionID: nullable(g.TransactionID), Metadata: g.Metadata,
 		SubtotalUSD: g.Subtotal.Float(), TaxUSD: g.Tax.Float(), ProcessingFeeUSD: g.Fee.Float(),
-		MerchantWallet: g.Merchant, depositView: viewDeposit(st),
+		MerchantWallet: g.Merchant, depositView: viewDeposit(st), RefundsPayload: readmodels.RefundsPayloadOf(st),
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/readmodels"
 )
 
 type refundRequest struct {
@@ -17,6 +18,7 @@ type refundRequest struct {
 	AmountUSD       json.Number `json:"amountUsd"`
 	Reason          string      `json:"reason"`
 	TransactionHash string      `json:"transactionHash"`
+	RefundTo        string      `json:"refundTo"`
 }
 
 func (s *Server) refund(c echo.Context) error {
@@ -27,14 +29,15 @@ func (s *Server) refund(c echo.Context) error {
 	sess, _ := SessionFrom(c)
 	ctx := c.Request().Context()
 	out, err := s.cmd.Refund.Handle(ctx, commands.Refund{ReceiptID: req.ReceiptID, AmountUSD: req.AmountUSD.String(), Reason: req.Reason,
-		TransactionHash: req.TransactionHash, By: sess.Wallet, Admin: slices.Contains(sess.Roles, RoleAdmin), Meta: s.metadata(c, sess.Wallet)})
+		TransactionHash: req.TransactionHash, RefundTo: req.RefundTo, By: sess.Wallet, Admin: slices.Contains(sess.Roles, RoleAdmin), Meta: s.metadata(c, sess.Wallet)})
 	if err != nil {
 		return err
 	}
 	s.waitChanges(ctx, commands.ReceiptChange{ReceiptID: req.ReceiptID, Result: out.Result})
 	st := out.State
 	return c.JSON(http.StatusOK, map[string]any{"ok": true, "receiptId": req.ReceiptID, "status": string(st.Status),
-		"refundedUsd": st.RefundedCents.Float(), "requestedRefundUsd": st.RequestedCents.Float(), "unrefundedUsd": money.Cents(st.Unrefunded()).Float()})
+		"refundedUsd": st.RefundedCents.Float(), "requestedRefundUsd": st.RequestedCents.Float(), "unrefundedUsd": money.Cents(st.Unrefunded()).Float(),
+		"refunds": readmodels.RefundsPayloadOf(st).Refunds})
 }
 
 type terminalRequest struct {

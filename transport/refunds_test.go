@@ -66,3 +66,40 @@ func TestConcurrentRefundsOnlyTheRuleRefuses(t *testing.T) {
 		t.Fatalf("status after the refunds: %v", st["status"])
 	}
 }
+
+// Issue 41: a receipt paid through the onramp keeps the merchant's word, and its reads say so:
+// the status read and GET /api/receipts/{id} carry refundedUsd and refunds with proof merchant;
+// the history records the proof; a hash already counted for a refund is 409 conflict, on this
+// receipt or another.
+func TestRefundReadsSayTheProofAndAHashCountsOnce(t *testing.T) {
+	e := newEnv(t, nil)
+	m := e.merchant(true)
+	id, other := e.receiptFor(m, "40"), e.receiptFor(m, "40")
+	for i, r := range []string{id, other} {
+		e.processorEvent(fmt.Sprintf("evt_p%d", i), r, "att_1", fmt.Sprintf("cos_%d", i), "fulfillment_complete", fmt.Sprintf(`,"transactionHash":"0x%064x"`, i+1))
+	}
+	hash := "0x" + strings.Repeat("ab", 32)
+	body := `{"receiptId":"` + id + `","reason":"damaged","amountUsd":10,"transactionHash":"` + hash + `"}`
+	if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/receipts/refund", body); rec.Code != 200 {
+		t.Fatalf("refund: %d %s", rec.Code, rec.Body)
+	}
+	want := map[string]any{"amountUsd": 10.0, "token": nil, "amount": nil, "to": nil, "transactionHash": hash, "state": "processed",
+		"reason": "damaged", "proof": "merchant"}
+	st := e.status(m, id)
+	got := decode(t, e.dev(m, http.MethodGet, "/api/receipts/"+id, ""))["receipt"].(map[string]any)
+	for name, v := range map[string]map[string]any{"status read": st, "receipt": got} {
+		refunds, _ := v["refunds"].([]any)
+		if v["refundedUsd"] != 10.0 || len(refunds) != 1 || fmt.Sprint(refunds[0]) != fmt.Sprint(want) {
+			t.Fatalf("%s: refundedUsd %v refunds %v", name, v["refundedUsd"], v["refunds"])
+		}
+	}
+	for _, r := range []string{id, other} {
+		rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/receipts/refund", `{"receiptId":"`+r+`","reason":"again","amountUsd":1,"transactionHash":"0x`+strings.Repeat("AB", 32)+`"}`)
+		if b := decode(t, rec); rec.Code != 409 || b["error"] != "conflict" {
+			t.Fatalf("hash reused on %s: %d %v", r, rec.Code, b)
+		}
+	}
+	if st := e.status(m, other); st["refundedUsd"] != 0.0 || len(st["refunds"].([]any)) != 0 {
+		t.Fatalf("the other receipt: %v %v", st["refundedUsd"], st["refunds"])
+	}
+}

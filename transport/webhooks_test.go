@@ -134,7 +134,8 @@ func TestWebhookSignatureHeadersAndPayload(t *testing.T) {
 		"providerRequestId": "null", "transactionHash": "string", "buyerWallet": "string", "merchantWallet": "string", "totalUsd": "number",
 		"customerTotalUsd": "number", "processorSourceAmountUsd": "null", "processorSessionId": "string", "isProcessorSessionUnique": "bool",
 		"transactionId": "string", "metadata": "object", "token": "string", "brandKey": "string", "timestamp": "number",
-		"depositAddress": "null", "amountRequired": "string", "amountReceived": "null", "paidLate": "bool"} // DESIGN 9: no deposit, nothing seen
+		"depositAddress": "null", "amountRequired": "string", "amountReceived": "null", "paidLate": "bool", // DESIGN 9: no deposit, nothing seen
+		"refundedUsd": "number", "refunds": "array"} // DESIGN 10
 	for f, typ := range types {
 		v, ok := p[f]
 		if !ok {
@@ -153,6 +154,8 @@ func TestWebhookSignatureHeadersAndPayload(t *testing.T) {
 			got = "bool"
 		case map[string]any:
 			got = "object"
+		case []any:
+			got = "array"
 		}
 		if got != typ {
 			t.Errorf("%s is %s (%v), want %s", f, got, v, typ)

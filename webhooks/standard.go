@@ -24,6 +24,8 @@ const (
 	TypeSubscriptionCharged      = readmodels.EventSubscriptionCharged
 	TypeSubscriptionChargeFailed = readmodels.EventSubscriptionChargeFailed
 	TypeSplitDistributed         = readmodels.EventSplitDistributed
+	TypeReceiptRefunded          = readmodels.EventReceiptRefunded
+	TypeReceiptRefundFailed      = readmodels.EventReceiptRefundFailed
 	TypeTest                     = readmodels.EventWebhookTest
 )
 
@@ -31,7 +33,7 @@ const (
 // known before anything records it, so that a filter naming it is valid and receives it once
 // recorded.
 var EventTypes = []string{TypeReceiptCreated, TypeReceiptStatusUpdated, TypeReceiptPaymentDetected, TypeSubscriptionCharged,
-	TypeSubscriptionChargeFailed, TypeSplitDistributed, TypeTest}
+	TypeSubscriptionChargeFailed, TypeSplitDistributed, TypeReceiptRefunded, TypeReceiptRefundFailed, TypeTest}
 
 // KnownType says whether t is in the catalog.
 func KnownType(t string) bool {

@@ -140,20 +140,33 @@ type SplitAmount struct {
 	TransactionHash string `json:"transactionHash,omitempty"` // empty: nothing was due to this recipient
 }
 
-// RefundRequested: a refund was asked for and is not yet sent.
+// RefundRequested: a refund was asked for and is not yet sent; with TransactionHash, a claim
+// that the refund was sent, to be verified on chain (refund.go).
 type RefundRequested struct {
-	AmountCents int64  `json:"amountCents"`
-	Reason      string `json:"reason"`
-	RequestedBy string `json:"requestedBy"`
-	At          int64  `json:"at"`
+	AmountCents     int64  `json:"amountCents"`
+	Reason          string `json:"reason"`
+	RequestedBy     string `json:"requestedBy"`
+	TransactionHash string `json:"transactionHash,omitempty"`
+	RefundTo        string `json:"refundTo,omitempty"`
+	CoversCents     int64  `json:"coversCents,omitempty"` // the open hashless requests the claim takes over
+	At              int64  `json:"at"`
 }
 
-// RefundProcessed: a refund was sent (with its transaction hash when known).
+// RefundProcessed: a refund was sent (with its transaction hash when known). Proof chain: the
+// refund verifier read, at depth, the transfer of AmountUnits of Token to Recipient in the block;
+// proof merchant (or none, before proofs were named): the merchant's word.
 type RefundProcessed struct {
 	AmountCents     int64  `json:"amountCents"`
 	Reason          string `json:"reason"`
 	TransactionHash string `json:"transactionHash,omitempty"`
 	ProcessedBy     string `json:"processedBy"`
+	Proof           string `json:"proof,omitempty"`
+	Token           string `json:"token,omitempty"`
+	AmountUnits     string `json:"amountUnits,omitempty"`
+	Decimals        uint8  `json:"decimals,omitempty"`
+	Recipient       string `json:"recipient,omitempty"`
+	BlockNumber     uint64 `json:"blockNumber,omitempty"`
+	BlockHash       string `json:"blockHash,omitempty"`
 	At              int64  `json:"at"`
 }
 
@@ -203,6 +216,10 @@ func Decode(typ string, data []byte) (Event, error) {
 		e = &TokenQuoted{}
 	case EventPaymentRestored:
 		e = &PaymentRestored{}
+	case EventRefundRefused:
+		e = &RefundRefused{}
+	case EventRefundReverted:
+		e = &RefundReverted{}
 	case EventWindowExpired:
 		e = &PaymentWindowExpired{}
 	case EventPaymentIgnored:
@@ -251,6 +268,10 @@ func deref(e Event) Event {
 	case *TokenQuoted:
 		return *v
 	case *PaymentRestored:
+		return *v
+	case *RefundRefused:
+		return *v
+	case *RefundReverted:
 		return *v
 	case *PaymentWindowExpired:
 		return *v

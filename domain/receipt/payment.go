@@ -157,37 +157,6 @@ func DistributeSplit(s State, d SplitDistributed) ([]Event, error) {
 // Unrefunded is what can still be refunded.
 func (s State) Unrefunded() int64 { return int64(s.Receipt.Total - s.RefundedCents - s.RequestedCents) }
 
-// Refund requests a refund (without a transaction hash) or records one as processed (with it).
-// A zero amount means the whole unrefunded total. Errors: ErrNotFound, ErrState, ErrAmount.
-func Refund(s State, amountCents int64, reason, txHash, by string, at int64) ([]Event, error) {
-	if err := must(s); err != nil {
-		return nil, err
-	}
-	switch s.Status {
-	case StatusPaid, StatusReconciled:
-	case StatusRefundRequested:
-		if txHash == "" {
-			return nil, fmt.Errorf("%w: a refund is already requested", ErrState)
-		}
-	default:
-		return nil, fmt.Errorf("%w: only a paid or reconciled receipt can be refunded, this one is %s", ErrState, s.Status)
-	}
-	remaining := s.Unrefunded()
-	if txHash != "" { // processing covers what was requested too
-		remaining += int64(s.RequestedCents)
-	}
-	if amountCents == 0 {
-		amountCents = remaining
-	}
-	if amountCents <= 0 || amountCents > remaining {
-		return nil, fmt.Errorf("%w: the refund must be between 0.01 and the unrefunded %d cents", ErrAmount, remaining)
-	}
-	if txHash == "" {
-		return []Event{RefundRequested{AmountCents: amountCents, Reason: reason, RequestedBy: by, At: at}}, nil
-	}
-	return []Event{RefundProcessed{AmountCents: amountCents, Reason: reason, TransactionHash: txHash, ProcessedBy: by, At: at}}, nil
-}
-
 // Quote prices the receipt in token with the given exact USD prices (eurUSD for EUR receipts)
 // and returns the event that records the quote with the rates it used. Errors: ErrNotFound,
 // ErrState (nothing left to pay).
@@ -267,7 +236,7 @@ func (s *State) evolveWithdrawal(e Event) {
 	}
 }
 
-// evolveSettlement applies a split distribution or a refund (Evolve's cases).
+// evolveSettlement applies a split distribution (Evolve's case); refunds are refund.go's.
 func (s *State) evolveSettlement(e Event) {
 	switch e := e.(type) {
 	case SplitDistributed:
@@ -276,11 +245,6 @@ func (s *State) evolveSettlement(e Event) {
 			s.SplitTxHash = e.TransactionHashes[0]
 		}
 		s.setStatus(StatusReconciled, e.At)
-	case RefundRequested:
-		s.RequestedCents += money.Cents(e.AmountCents)
-		s.setStatus(StatusRefundRequested, e.At)
-	case RefundProcessed:
-		s.refundProcessed(e)
 	}
 }
 
@@ -293,20 +257,4 @@ func paymentOf(e PaymentConfirmed) *Payment {
 		p.SourceAmount = &c
 	}
 	return &p
-}
-
-// refundProcessed applies a processed refund (evolveSettlement's case): refunded once the whole total is
-// back, else back to where the receipt was settled once no refund is requested any more.
-func (s *State) refundProcessed(e RefundProcessed) {
-	s.RefundedCents += money.Cents(e.AmountCents)
-	s.RequestedCents = max(0, s.RequestedCents-money.Cents(e.AmountCents))
-	if e.TransactionHash != "" {
-		s.RefundTxHashes = append(append([]string(nil), s.RefundTxHashes...), e.TransactionHash)
-	}
-	switch {
-	case s.RefundedCents >= s.Receipt.Total:
-		s.setStatus(StatusRefunded, e.At)
-	case s.RequestedCents == 0:
-		s.setStatus(s.SettledStatus, e.At)
-	}
 }

@@ -134,7 +134,7 @@ func then(t *testing.T, s State) func([]Event, error) State {
 
 func TestPartialRefundsThenFull(t *testing.T) {
 	s := generated()
-	s = apply(t, s, []Event{AttemptStarted{AttemptID: "a"}, PaymentConfirmed{AttemptID: "a", VerifiedBy: "chain"}, SplitDistributed{}}, nil)
+	s = apply(t, s, []Event{AttemptStarted{AttemptID: "a"}, PaymentConfirmed{AttemptID: "a", VerifiedBy: "processor"}, SplitDistributed{}}, nil)
 	s = then(t, s)(Refund(s, 300, "r", "", "m", 1))
 	if s.Status != StatusRefundRequested || s.Unrefunded() != 700 {
 		t.Fatalf("after request: %s %d", s.Status, s.Unrefunded())

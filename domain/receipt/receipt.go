@@ -19,7 +19,8 @@
 //     replaces ach_pending, paid, reconciled, refund_requested or refunded: it is recorded as
 //     FailureIgnored with the reason, for auditors, and changes nothing.
 //   - reconciled follows paid (split distributed). Refunds start from paid or reconciled, never
-//     exceed what is unrefunded, and the receipt is refunded once the whole total is back.
+//     exceed what is unrefunded, and the receipt is refunded once the whole total is back; a
+//     refund of a receipt paid on chain counts only once the chain shows it (refund.go).
 //   - A paid receipt whose paying transaction a reorg past the confirmation depth took off the
 //     chain stays paid but is flagged (FailureIgnored, CodeChainWithdrawn): it is not reconciled
 //     (ErrWithdrawn) until the chain confirms the same transaction again (PaymentRestored).
@@ -217,6 +218,7 @@ type State struct {
 	// taken it off the chain (flagged, CodeChainWithdrawn) and it was not seen again at depth.
 	ChainWithdrawnTx string `json:"chainWithdrawnTx,omitempty"`
 	windowState             // the payment window (window.go)
+	refundState             // refunds with a transaction hash (refund.go)
 	// Credits are the transfers to the deposit address, in the order first seen (deposit.go).
 	Credits []Credit `json:"credits,omitempty"`
 	// Quotes is the latest quote's amount per token (TokenQuoted), what a quoted token must bring.
@@ -276,8 +278,10 @@ func Evolve(s State, e Event) State {
 		s.evolvePayment(e)
 	case FailureIgnored, PaymentRestored:
 		s.evolveWithdrawal(e)
-	case SplitDistributed, RefundRequested, RefundProcessed:
+	case SplitDistributed:
 		s.evolveSettlement(e)
+	case RefundRequested, RefundProcessed, RefundRefused, RefundReverted:
+		s.evolveRefund(e)
 	case PaymentWindowExpired, PaymentIgnored:
 		s.evolveWindow(e)
 	case TelemetryRecorded:

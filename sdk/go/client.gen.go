@@ -206,6 +206,45 @@ func (e ReceiptStatus) Valid() bool {
 	}
 }
 
+// Defines values for RefundProof.
+const (
+	Chain    RefundProof = "chain"
+	Merchant RefundProof = "merchant"
+)
+
+// Valid indicates whether the value is a known member of the RefundProof enum.
+func (e RefundProof) Valid() bool {
+	switch e {
+	case Chain:
+		return true
+	case Merchant:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundState.
+const (
+	Claimed   RefundState = "claimed"
+	Processed RefundState = "processed"
+	Refused   RefundState = "refused"
+)
+
+// Valid indicates whether the value is a known member of the RefundState enum.
+func (e RefundState) Valid() bool {
+	switch e {
+	case Claimed:
+		return true
+	case Processed:
+		return true
+	case Refused:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ShopConfigArrangement.
 const (
 	ShopConfigArrangementCarousel      ShopConfigArrangement = "carousel"
@@ -692,14 +731,18 @@ type Receipt struct {
 	Metadata         map[string]string `json:"metadata,omitempty"`
 
 	// PaidLate paid after the payment window had failed the receipt
-	PaidLate         bool          `json:"paidLate,omitempty"`
-	ProcessingFeeUsd float64       `json:"processingFeeUsd,omitempty"`
-	ReceiptId        string        `json:"receiptId,omitempty"`
-	Status           ReceiptStatus `json:"status,omitempty"`
-	SubtotalUsd      float64       `json:"subtotalUsd,omitempty"`
-	TaxComponents    []string      `json:"taxComponents,omitempty"`
-	TaxRate          float64       `json:"taxRate,omitempty"`
-	TaxUsd           float64       `json:"taxUsd,omitempty"`
+	PaidLate         bool    `json:"paidLate,omitempty"`
+	ProcessingFeeUsd float64 `json:"processingFeeUsd,omitempty"`
+	ReceiptId        string  `json:"receiptId,omitempty"`
+
+	// RefundedUsd processed refunds only (a claim counts once the chain shows it)
+	RefundedUsd   float64       `json:"refundedUsd,omitempty"`
+	Refunds       []Refund      `json:"refunds,omitempty"`
+	Status        ReceiptStatus `json:"status,omitempty"`
+	SubtotalUsd   float64       `json:"subtotalUsd,omitempty"`
+	TaxComponents []string      `json:"taxComponents,omitempty"`
+	TaxRate       float64       `json:"taxRate,omitempty"`
+	TaxUsd        float64       `json:"taxUsd,omitempty"`
 
 	// TotalUsd sum of all line items
 	TotalUsd      float64 `json:"totalUsd,omitempty"`
@@ -711,6 +754,35 @@ type ReceiptCurrency string
 
 // ReceiptStatus defines model for Receipt.Status.
 type ReceiptStatus string
+
+// Refund One refund with a transaction hash (DESIGN 10): a claim until the chain shows it at CHAIN_CONFIRMATIONS depth (receipts paid on chain), processed on the merchant's word for receipts paid otherwise
+type Refund struct {
+	// Amount what the chain showed moving, a decimal string in token units; null until processed on chain proof
+	Amount string `json:"amount"`
+
+	// AmountUsd the refund, in the receipt's currency
+	AmountUsd float64 `json:"amountUsd"`
+
+	// Proof what a processed refund rests on
+	Proof RefundProof `json:"proof"`
+
+	// Reason a refused claim: what the chain shows instead; else the merchant's reason
+	Reason string      `json:"reason"`
+	State  RefundState `json:"state"`
+
+	// To the recipient the chain showed (before that, the refundTo the merchant named)
+	To string `json:"to"`
+
+	// Token the token the chain showed moving; null until processed on chain proof
+	Token           string `json:"token"`
+	TransactionHash string `json:"transactionHash"`
+}
+
+// RefundProof what a processed refund rests on
+type RefundProof string
+
+// RefundState defines model for Refund.State.
+type RefundState string
 
 // ShopConfig Example: {"arrangement":"grid","bio":"","createdAt":1800000000000,"description":"","industryPack":"restaurant","industryPackActivatedAt":1800000000000,"links":[],"name":"Blue Bottle","setupComplete":false,"slug":"blue-bottle","theme":{"heroFontSize":"medium","logoShape":"circle","primaryColor":"#0af"},"updatedAt":1800000000000,"xpPerDollar":2}
 type ShopConfig struct {
@@ -772,7 +844,7 @@ type Split struct {
 
 // StatusRead The webhook payload's fields without event and idempotencyKey, plus webhookDelivery. Failure fields and provider references are null unless status is failed.
 //
-// Example: {"amountReceived":null,"amountRequired":"28.13","brandKey":"payledger","buyerWallet":null,"customerTotalUsd":28.13,"depositAddress":"0x5FbDB2315678afecb367f032d93F642f64180aa3","failureAction":"Do not retry and do not assume fraud or ask for extra identity verification; offer another payment method.","failureCategory":"compliance","failureCode":"PORTAL_PAY_TRANSACTION_BLOCKED","failureReason":"The processor blocked the transaction; this is not retryable.","isProcessorSessionUnique":true,"merchantWallet":"0xabababababababababababababababababababab","metadata":{"table":"7"},"paidLate":false,"previousStatus":"pending","processorSessionId":"cos_1","processorSourceAmountUsd":null,"providerErrorCode":"crypto_onramp_transaction_blocked","providerRequestId":"req_77","receiptId":"rcpt_0123456789abcdef0123","status":"failed","timestamp":1800000000000,"token":"USDC","totalUsd":28.13,"transactionHash":null,"transactionId":"pos-1","webhookDelivery":"delivered"}
+// Example: {"amountReceived":null,"amountRequired":"28.13","brandKey":"payledger","buyerWallet":null,"customerTotalUsd":28.13,"depositAddress":"0x5FbDB2315678afecb367f032d93F642f64180aa3","failureAction":"Do not retry and do not assume fraud or ask for extra identity verification; offer another payment method.","failureCategory":"compliance","failureCode":"PORTAL_PAY_TRANSACTION_BLOCKED","failureReason":"The processor blocked the transaction; this is not retryable.","isProcessorSessionUnique":true,"merchantWallet":"0xabababababababababababababababababababab","metadata":{"table":"7"},"paidLate":false,"previousStatus":"pending","processorSessionId":"cos_1","processorSourceAmountUsd":null,"providerErrorCode":"crypto_onramp_transaction_blocked","providerRequestId":"req_77","receiptId":"rcpt_0123456789abcdef0123","refundedUsd":0,"refunds":[],"status":"failed","timestamp":1800000000000,"token":"USDC","totalUsd":28.13,"transactionHash":null,"transactionId":"pos-1","webhookDelivery":"delivered"}
 type StatusRead struct {
 	// AmountReceived what confirmed transfers to the deposit address brought, same units; null until a transfer is seen
 	AmountReceived string `json:"amountReceived"`
@@ -799,14 +871,18 @@ type StatusRead struct {
 	PaidLate bool `json:"paidLate"`
 
 	// PreviousStatus the status before; for a first status, that status itself
-	PreviousStatus           string           `json:"previousStatus"`
-	ProcessorSessionId       string           `json:"processorSessionId"`
-	ProcessorSourceAmountUsd float64          `json:"processorSourceAmountUsd"`
-	ProviderErrorCode        string           `json:"providerErrorCode"`
-	ProviderRequestId        string           `json:"providerRequestId"`
-	ReceiptId                string           `json:"receiptId"`
-	Status                   StatusReadStatus `json:"status"`
-	Timestamp                int              `json:"timestamp"`
+	PreviousStatus           string  `json:"previousStatus"`
+	ProcessorSessionId       string  `json:"processorSessionId"`
+	ProcessorSourceAmountUsd float64 `json:"processorSourceAmountUsd"`
+	ProviderErrorCode        string  `json:"providerErrorCode"`
+	ProviderRequestId        string  `json:"providerRequestId"`
+	ReceiptId                string  `json:"receiptId"`
+
+	// RefundedUsd processed refunds only (a claim counts once the chain shows it)
+	RefundedUsd float64          `json:"refundedUsd"`
+	Refunds     []Refund         `json:"refunds"`
+	Status      StatusReadStatus `json:"status"`
+	Timestamp   int              `json:"timestamp"`
 
 	// Token the paid or attempted token, else the latest quoted one, else USDC
 	Token           string                    `json:"token"`

@@ -16,6 +16,8 @@ func (c Config) Capabilities() []Capability {
 		onOff("chain", chainOn, "ETH_RPC_URL is set", "ETH_RPC_URL is unset: payments by address stay pending"),
 		onOff("deposits", chainOn && c.Deposits != nil, "deposit factory known; detection runs on the chain",
 			"no chain, or no deposit factory (DEPOSIT_FACTORY, or CHAIN_OPERATOR_KEY to deploy one): receipts get no deposit address"),
+		onOff("refund_verification", chainOn, "ETH_RPC_URL is set: refund hashes are proven on chain",
+			"ETH_RPC_URL is unset: refund claims with a hash stay pending"),
 		onOff("sweeps", c.Deposits != nil && c.Chain.SplitOperator != nil, "deposit factory and CHAIN_OPERATOR_KEY",
 			"needs a deposit factory and CHAIN_OPERATOR_KEY: paid deposits stay on their addresses"),
 		onOff("split_distribution", c.Chain.SplitOperator != nil, "CHAIN_OPERATOR_KEY is set",

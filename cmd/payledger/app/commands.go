@@ -39,7 +39,7 @@ func (a *Application) buildCommands(d Config, in infra) *commands.ReconcileOnram
 		RecordTelemetry:     logOutcomes(commands.NewRecordTelemetryHandler(events, reconcile, now), noteTelemetry),
 		ApplyProcessorEvent: logOutcomes(commands.NewApplyProcessorEventHandler(events, readmodels.NewProcessorEvents(d.Pool), now), noteProcessorEvent),
 		ReconcileOnramp:     logOutcomes(reconcile, noteReconcile),
-		Refund:              commands.NewRefundHandler(events, now),
+		Refund:              commands.NewRefundHandler(events, readmodels.NewRefundClaims(d.Pool), now),
 		DisplayTerminal:     commands.HandlerFunc[commands.TerminalDisplay, commands.TerminalReceipt](terminal.Display),
 		CompleteTerminal:    commands.HandlerFunc[commands.TerminalComplete, commands.TerminalReceipt](terminal.Complete),
 		QuoteToken:          commands.NewQuoteTokenHandler(events, prices, now),

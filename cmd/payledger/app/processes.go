@@ -52,6 +52,7 @@ type Processes struct {
 	DepositDetector      Worker // credits transfers to deposit addresses (deposits.go)
 	PaymentWindow        Worker // expires unpaid receipts at the end of their window (DESIGN 9)
 	PaymentHints         Worker // checks the hints kept waiting for their transaction (DESIGN 10)
+	RefundVerifier       Worker // proves claimed refunds on chain (DESIGN 10; refunds.go)
 	Charger              *settlement.ChargeSubscriptionsHandler
 }
 
@@ -73,6 +74,7 @@ func (a *Application) buildProcesses(d Config, in infra, reconcile *commands.Rec
 		DepositSweeper:       depositSweeper(d, health),
 		DepositDetector:      depositDetector(d, health),
 		PaymentHints:         paymentHints(d, health),
+		RefundVerifier:       refundVerifier(d, health),
 		Charger:              charger,
 	}
 }

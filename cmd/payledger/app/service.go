@@ -111,7 +111,7 @@ func (s *Service) buildWorkers() []Worker {
 		h.Watch("receipts projection", proj.Receipts), h.Watch("users projection", proj.Users),
 		h.Watch("subscriptions projection", proj.Subscriptions), h.Watch("receipt.created projection", proj.ReceiptCreated),
 		h.Watch("onramp reconciliation", p.OnrampReconciler),
-		p.SplitDistributor, p.PaymentWindow, p.DepositSweeper, p.DepositDetector, p.PaymentHints,
+		p.SplitDistributor, p.PaymentWindow, p.DepositSweeper, p.DepositDetector, p.PaymentHints, p.RefundVerifier,
 		h.Watch("webhook dispatch", s.Dispatcher), h.Watch("usage", s.Usage),
 		h.Every("journal replay", replayInterval, func(ctx context.Context) (bool, error) {
 			_, err := s.Replayer.DrainOnce(ctx)

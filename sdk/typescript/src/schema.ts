@@ -634,6 +634,12 @@ export interface components {
             /** Format: double */
             processingFeeUsd?: number;
             receiptId?: string;
+            /**
+             * Format: double
+             * @description processed refunds only (a claim counts once the chain shows it)
+             */
+            refundedUsd?: number;
+            refunds?: components["schemas"]["Refund"][];
             /** @enum {string} */
             status?: "generated" | "pending" | "paid" | "ach_pending" | "reconciled" | "failed" | "refund_requested" | "refunded";
             /** Format: double */
@@ -649,6 +655,30 @@ export interface components {
              */
             totalUsd?: number;
             transactionId?: string | null;
+        };
+        /** @description One refund with a transaction hash (DESIGN 10): a claim until the chain shows it at CHAIN_CONFIRMATIONS depth (receipts paid on chain), processed on the merchant's word for receipts paid otherwise */
+        Refund: {
+            /** @description what the chain showed moving, a decimal string in token units; null until processed on chain proof */
+            amount: string | null;
+            /**
+             * Format: double
+             * @description the refund, in the receipt's currency
+             */
+            amountUsd: number;
+            /**
+             * @description what a processed refund rests on
+             * @enum {string|null}
+             */
+            proof: "chain" | "merchant" | null;
+            /** @description a refused claim: what the chain shows instead; else the merchant's reason */
+            reason: string;
+            /** @enum {string} */
+            state: "claimed" | "processed" | "refused";
+            /** @description the recipient the chain showed (before that, the refundTo the merchant named) */
+            to: string | null;
+            /** @description the token the chain showed moving; null until processed on chain proof */
+            token: string | null;
+            transactionHash: string | null;
         };
         /**
          * @example {
@@ -759,6 +789,8 @@ export interface components {
          *       "providerErrorCode": "crypto_onramp_transaction_blocked",
          *       "providerRequestId": "req_77",
          *       "receiptId": "rcpt_0123456789abcdef0123",
+         *       "refundedUsd": 0,
+         *       "refunds": [],
          *       "status": "failed",
          *       "timestamp": 1800000000000,
          *       "token": "USDC",
@@ -802,6 +834,12 @@ export interface components {
             providerErrorCode: string | null;
             providerRequestId: string | null;
             receiptId: string;
+            /**
+             * Format: double
+             * @description processed refunds only (a claim counts once the chain shows it)
+             */
+            refundedUsd: number;
+            refunds: components["schemas"]["Refund"][];
             /** @enum {string} */
             status: "generated" | "pending" | "paid" | "ach_pending" | "reconciled" | "failed" | "refund_requested" | "refunded";
             timestamp: number;

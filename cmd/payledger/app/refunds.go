@@ -1,0 +1,45 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
+)
+
+// refundInterval paces the refund verifier: a claim is read once a step, and the development
+// chain seals a block every 2 s.
+const refundInterval = 2 * time.Second
+
+// refundVerifier proves claimed refunds on chain (DESIGN 10); a node unreachable at start is
+// dialled until it answers. Nil without a chain (claims stay claimed; Capabilities says why).
+// Every instance may run it: the pipeline records each verdict once. A step that reads the
+// chain's head progressed, whether or not a claim was decided.
+func refundVerifier(d Config, health *Health) Worker {
+	c := d.Chain
+	if c.Dial == nil {
+		return nil
+	}
+	return health.Stepped("refund verification", refundInterval, func(ctx context.Context, loop func(context.Context, Step) error) error {
+		rpc := c.RPC
+		if rpc == nil { // dialled here: closed here (the one dialled at start is serve's)
+			var err error
+			if rpc, err = c.Dial(ctx, "refund verifications"); err != nil {
+				return err
+			}
+			defer rpc.Close()
+		}
+		v := &settlement.RefundVerifier{Chain: chain.RefundReader{RPC: rpc, Tokens: c.Tokens}, Claims: readmodels.NewRefundClaims(d.Pool),
+			Events: d.Store, Confirmations: c.Confirmations, Now: d.Now, Log: d.Log}
+		return loop(ctx, func(ctx context.Context) (bool, error) {
+			res, err := v.Step(ctx)
+			if res != (settlement.RefundStepResult{}) {
+				d.Log.Info().Int("processed", res.Processed).Int("refused", res.Refused).Int("reverted", res.Reverted).
+					Msg("refunds: claims decided")
+			}
+			return true, err
+		})
+	})
+}

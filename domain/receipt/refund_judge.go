@@ -1,0 +1,95 @@
+package receipt
+
+import (
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+)
+
+// ChainTransfer is one movement of value a transaction shows: an ERC-20 Transfer log of a
+// configured token, or the transaction's own ETH value.
+type ChainTransfer struct {
+	Token       string // symbol
+	Decimals    uint8
+	From        string // lower case
+	To          string // lower case
+	AmountUnits string // base units, a decimal integer
+}
+
+// RefundEvidence is what the chain shows, at depth, of the transaction a refund claims.
+type RefundEvidence struct {
+	TransactionHash string
+	Succeeded       bool
+	Transfers       []ChainTransfer
+	BlockNumber     uint64
+	BlockHash       string
+	At              int64
+}
+
+// JudgeRefund decides whether the chain supports the claim of ev.TransactionHash: a successful
+// transaction moving, in one token the receipt was paid in, to its payers (or the refundTo the
+// merchant named), at least the refund's amount in that token at the receipt's paid rate. ok:
+// the RefundProcessed to record (ProcessRefund); else reason says what the chain shows instead.
+func JudgeRefund(s State, ev RefundEvidence) (p RefundProcessed, reason string, ok bool) {
+	claim, found := s.CountedRefund(ev.TransactionHash)
+	if !found {
+		return RefundProcessed{}, "no refund claims this transaction", false
+	}
+	if !ev.Succeeded {
+		return RefundProcessed{}, "the transaction failed on chain (reverted)", false
+	}
+	to := s.RefundRecipients()
+	if claim.RefundTo != "" {
+		to = append(to, claim.RefundTo)
+	}
+	paid := s.PaidTokens()
+	short := ""
+	for _, token := range paid {
+		sum, recipient, decimals := sumTo(ev.Transfers, token, to)
+		if sum == nil {
+			continue
+		}
+		want, err := s.RefundUnits(claim.AmountCents, token, decimals)
+		if err != nil {
+			return RefundProcessed{}, "the refund cannot be priced in " + token + ": " + err.Error(), false
+		}
+		if sum.Cmp(want) < 0 {
+			short = fmt.Sprintf("the transaction sends %s base units of %s, less than the refund's %s", sum, token, want)
+			continue
+		}
+		return RefundProcessed{TransactionHash: claim.TransactionHash, Token: token, AmountUnits: sum.String(), Decimals: decimals,
+			Recipient: recipient, BlockNumber: ev.BlockNumber, BlockHash: ev.BlockHash, ProcessedBy: "chain", At: ev.At}, "", true
+	}
+	if short != "" {
+		return RefundProcessed{}, short, false
+	}
+	return RefundProcessed{}, fmt.Sprintf("the transaction sends no %s to a payer of the receipt (%s)%s", strings.Join(paid, " or "),
+		strings.Join(s.RefundRecipients(), ", "), refundToNote(claim.RefundTo)), false
+}
+
+func refundToNote(refundTo string) string {
+	if refundTo == "" {
+		return ""
+	}
+	return " or to refundTo " + refundTo
+}
+
+// sumTo is what transfers move of token to the addresses to, the first such recipient, and the
+// token's decimals; nil when none does.
+func sumTo(transfers []ChainTransfer, token string, to []string) (*big.Int, string, uint8) {
+	var sum *big.Int
+	var first string
+	var decimals uint8
+	for _, t := range transfers {
+		units, ok := new(big.Int).SetString(t.AmountUnits, 10)
+		if !strings.EqualFold(t.Token, token) || !slices.Contains(to, strings.ToLower(t.To)) || !ok || units.Sign() <= 0 {
+			continue
+		}
+		if sum == nil {
+			sum, first, decimals = new(big.Int), strings.ToLower(t.To), t.Decimals
+		}
+		sum.Add(sum, units)
+	}
+	return sum, first, decimals
+}

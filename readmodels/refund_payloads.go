@@ -1,0 +1,82 @@
+package readmodels
+
+import (
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+)
+
+// RefundsPayload is what a receipt read, its status read and its webhook payload show of its
+// refunds (DESIGN 10, "Refunds"): refundedUsd counts processed refunds only; refunds lists every
+// refund with a transaction hash (and those processed on the merchant's word), oldest first.
+type RefundsPayload struct {
+	RefundedUSD float64         `json:"refundedUsd"`
+	Refunds     []RefundPayload `json:"refunds"`
+}
+
+// RefundPayload is one refund. token, amount and to are what the chain showed once processed on
+// chain proof (to: the address the merchant named, before); reason is the refusal's reason for a
+// refused claim, else the merchant's reason; proof says what a processed refund rests on.
+type RefundPayload struct {
+	AmountUSD       float64 `json:"amountUsd"`
+	Token           *string `json:"token"`
+	Amount          *string `json:"amount"`
+	To              *string `json:"to"`
+	TransactionHash *string `json:"transactionHash"`
+	State           string  `json:"state"`
+	Reason          string  `json:"reason"`
+	Proof           *string `json:"proof"`
+}
+
+// RefundsPayloadOf renders st's refunds.
+func RefundsPayloadOf(st receipt.State) RefundsPayload {
+	out := RefundsPayload{RefundedUSD: st.RefundedCents.Float(), Refunds: make([]RefundPayload, 0, len(st.Refunds))}
+	for _, r := range st.Refunds {
+		v := RefundPayload{AmountUSD: money.Cents(r.AmountCents).Float(), Token: nullString(r.Token), Amount: nullString(r.TokenAmount()),
+			To: nullString(firstOf(r.Recipient, r.RefundTo)), TransactionHash: nullString(r.TransactionHash), State: r.State,
+			Reason: r.Reason, Proof: nullString(r.Proof)}
+		if r.State == receipt.RefundStateRefused {
+			v.Reason = r.RefusedReason
+		}
+		out.Refunds = append(out.Refunds, v)
+	}
+	return out
+}
+
+// ReceiptRefunded is receipt.refunded: a refund processed, on chain proof or the merchant's word.
+type ReceiptRefunded struct {
+	ReceiptID       string  `json:"receiptId"`
+	Status          string  `json:"status"`
+	AmountUSD       float64 `json:"amountUsd"`
+	TransactionHash *string `json:"transactionHash"`
+	Proof           string  `json:"proof"`
+	Token           *string `json:"token"`
+	Amount          *string `json:"amount"`
+	To              *string `json:"to"`
+	RefundedUSD     float64 `json:"refundedUsd"`
+	ProcessedAt     int64   `json:"processedAt"`
+}
+
+// ReceiptRefundedOf renders st's processed refund p.
+func ReceiptRefundedOf(st receipt.State, p receipt.RefundProcessed) ReceiptRefunded {
+	rec, _ := st.CountedRefund(p.TransactionHash)
+	return ReceiptRefunded{ReceiptID: st.Receipt.ReceiptID, Status: string(st.Status), AmountUSD: money.Cents(p.AmountCents).Float(),
+		TransactionHash: nullString(p.TransactionHash), Proof: firstOf(p.Proof, receipt.ProofMerchant), Token: nullString(p.Token),
+		Amount: nullString(rec.TokenAmount()), To: nullString(p.Recipient), RefundedUSD: st.RefundedCents.Float(), ProcessedAt: p.At}
+}
+
+// ReceiptRefundFailed is receipt.refund_failed: a claimed refund the chain does not support.
+type ReceiptRefundFailed struct {
+	ReceiptID       string  `json:"receiptId"`
+	Status          string  `json:"status"`
+	AmountUSD       float64 `json:"amountUsd"`
+	TransactionHash string  `json:"transactionHash"`
+	Reason          string  `json:"reason"`
+	RefundedUSD     float64 `json:"refundedUsd"`
+	RefusedAt       int64   `json:"refusedAt"`
+}
+
+// ReceiptRefundFailedOf renders st's refused claim r.
+func ReceiptRefundFailedOf(st receipt.State, r receipt.RefundRefused) ReceiptRefundFailed {
+	return ReceiptRefundFailed{ReceiptID: st.Receipt.ReceiptID, Status: string(st.Status), AmountUSD: money.Cents(r.AmountCents).Float(),
+		TransactionHash: r.TransactionHash, Reason: r.Reason, RefundedUSD: st.RefundedCents.Float(), RefusedAt: r.At}
+}

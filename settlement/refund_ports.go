@@ -1,0 +1,55 @@
+package settlement
+
+import (
+	"context"
+	"time"
+
+	"github.com/payledger/payledger/domain/receipt"
+)
+
+// The ports of refund verification (DESIGN 10, "Refunds"): what the refund verifier needs of the
+// chain and of the database. chain.RefundReader and readmodels.RefundClaims implement them.
+
+// RefundTx is what the chain shows of a mined transaction a refund names.
+type RefundTx struct {
+	BlockNumber uint64
+	BlockHash   string // lower case
+	Succeeded   bool
+	// Transfers are its ERC-20 Transfer logs of configured tokens and its ETH value (a plain
+	// transfer), each with its recipient.
+	Transfers []receipt.ChainTransfer
+}
+
+// RefundChain is the chain as the refund verifier reads it.
+type RefundChain interface {
+	// Head is the number of the newest block.
+	Head(ctx context.Context) (uint64, error)
+	// Transaction reads the mined transaction hash; found is false while the chain does not show
+	// it (unknown, or not mined yet).
+	Transaction(ctx context.Context, hash string) (tx RefundTx, found bool, err error)
+	// BlockHashes is the canonical hash of each block number (absent: no such block), one batch.
+	BlockHashes(ctx context.Context, numbers []uint64) (map[uint64]string, error)
+}
+
+// RefundClaim is a refund transaction hash and the receipt that holds it.
+type RefundClaim struct {
+	TransactionHash string
+	ReceiptID       string
+	ClaimedAt       time.Time // when it was claimed (or a reorg made it a claim again)
+	BlockNumber     uint64    // counted on chain proof: the block it was verified in
+	BlockHash       string
+}
+
+// RefundClaimStore is what the verifier reads and keeps of the refund hashes.
+type RefundClaimStore interface {
+	// Claimed lists up to limit hashes that are claimed and not counted, oldest first.
+	Claimed(ctx context.Context, limit int) ([]RefundClaim, error)
+	// Counted marks hash counted for receiptID, in the block verified (0, "": the merchant's word).
+	Counted(ctx context.Context, hash, receiptID string, blockNumber uint64, blockHash string) error
+	// Free deletes the hash of receiptID: its claim was refused (or never recorded).
+	Free(ctx context.Context, hash, receiptID string) error
+	// Reclaimed makes a counted hash a claim again from now (a reorg took it back).
+	Reclaimed(ctx context.Context, hash, receiptID string) error
+	// CountedSince lists the hashes counted on chain proof in blocks after block.
+	CountedSince(ctx context.Context, block uint64) ([]RefundClaim, error)
+}

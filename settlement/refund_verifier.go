@@ -1,0 +1,194 @@
+package settlement
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+)
+
+// RefundVerifier proves refunds on chain (DESIGN 10, "Refunds"): each step it reads the
+// transaction of every claimed refund and, once the transaction is CHAIN_CONFIRMATIONS deep,
+// records what the chain shows (receipt.JudgeRefund): RefundProcessed with the verified token,
+// amount, recipient and block, or RefundRefused with the reason. A claim the chain never shows is
+// refused after NotFoundAfter. It then audits the refunds it counted within the last refundAuditBlocks
+// blocks: one whose block left the chain, its transaction not deep in another, is taken back
+// (RefundReverted) and becomes a claim again. Facts go through the command pipeline (load,
+// decide, append with the expected version), so two verifiers record each refund once.
+type RefundVerifier struct {
+	Chain         RefundChain
+	Claims        RefundClaimStore
+	Events        commands.Store
+	Confirmations int           // CHAIN_CONFIRMATIONS (the transaction's own block counts as 1)
+	NotFoundAfter time.Duration // 0: DefaultRefundNotFoundAfter
+	Now           func() time.Time
+	Log           zerolog.Logger
+}
+
+// DefaultRefundNotFoundAfter is how long a claim may name a transaction the chain does not show
+// before it is refused: a refund sent with a low fee may wait in the mempool for a while.
+const DefaultRefundNotFoundAfter = time.Hour
+
+// refundAuditBlocks is how many blocks after its block a counted refund is still audited for a
+// reorg: as many as a reorg on the chains in use may reach, with room to spare.
+const refundAuditBlocks = 64
+
+// refundClaimGrace is how long a reserved hash may lack its claim in the receipt's history (the
+// command reserves the hash, then appends) before the verifier frees it.
+const refundClaimGrace = time.Minute
+
+// refundClaimBatch bounds the claims read per step.
+const refundClaimBatch = 500
+
+// RefundStepResult says what a step recorded.
+type RefundStepResult struct {
+	Processed, Refused, Reverted int
+}
+
+// Step reads every claim and the recent counted refunds once. Errors: the first failure; every
+// other claim is still judged, what was recorded stays recorded, and the next step reads again.
+func (v *RefundVerifier) Step(ctx context.Context) (RefundStepResult, error) {
+	var res RefundStepResult
+	head, err := v.Chain.Head(ctx)
+	if err != nil {
+		return res, fmt.Errorf("refunds: head: %w", err)
+	}
+	claims, err := v.Claims.Claimed(ctx, refundClaimBatch)
+	if err != nil {
+		return res, err
+	}
+	var first error // one claim that cannot be read now does not hold up the others
+	for _, c := range claims {
+		if err := v.verify(ctx, head, c, &res); err != nil && first == nil {
+			first = fmt.Errorf("refunds: receipt %s, %s: %w", c.ReceiptID, c.TransactionHash, err)
+		}
+	}
+	if err := v.audit(ctx, head, &res); err != nil && first == nil {
+		first = err
+	}
+	return res, first
+}
+
+// verify judges one claim when its transaction is deep enough.
+func (v *RefundVerifier) verify(ctx context.Context, head uint64, c RefundClaim, res *RefundStepResult) error {
+	l, err := commands.LoadReceipt(ctx, v.Events, c.ReceiptID)
+	if err != nil {
+		return err
+	}
+	now := v.Now()
+	rec, ok := l.State.CountedRefund(c.TransactionHash)
+	switch {
+	case !ok && now.Sub(c.ClaimedAt) > refundClaimGrace: // reserved, never recorded (or refused already)
+		return v.Claims.Free(ctx, c.TransactionHash, c.ReceiptID)
+	case !ok:
+		return nil
+	case rec.State == receipt.RefundStateProcessed: // the merchant's word, or recorded by another instance
+		return v.Claims.Counted(ctx, c.TransactionHash, c.ReceiptID, rec.BlockNumber, rec.BlockHash)
+	}
+	tx, found, err := v.Chain.Transaction(ctx, c.TransactionHash)
+	if err != nil {
+		return err
+	}
+	if !found {
+		if now.Sub(c.ClaimedAt) <= v.notFoundAfter() {
+			return nil
+		}
+		res.Refused++
+		return v.refuse(ctx, c, "the transaction is not on the chain "+v.notFoundAfter().String()+" after the claim")
+	}
+	if depth(head, tx.BlockNumber) < uint64(max(v.Confirmations, 1)) {
+		return nil
+	}
+	p, reason, ok := receipt.JudgeRefund(l.State, receipt.RefundEvidence{TransactionHash: c.TransactionHash, Succeeded: tx.Succeeded,
+		Transfers: tx.Transfers, BlockNumber: tx.BlockNumber, BlockHash: tx.BlockHash, At: now.UnixMilli()})
+	if !ok {
+		res.Refused++
+		return v.refuse(ctx, c, reason)
+	}
+	if _, _, err := commands.ChangeReceipt(ctx, v.Events, c.ReceiptID, refundMeta(), func(st receipt.State) ([]receipt.Event, error) {
+		return receipt.ProcessRefund(st, p)
+	}); err != nil {
+		return err
+	}
+	res.Processed++
+	v.Log.Info().Str("receipt", c.ReceiptID).Str("tx", c.TransactionHash).Str("token", p.Token).Str("units", p.AmountUnits).
+		Msg("refunds: processed on chain proof")
+	return v.Claims.Counted(ctx, c.TransactionHash, c.ReceiptID, p.BlockNumber, p.BlockHash)
+}
+
+// refuse records the refusal of a claim and frees its hash.
+func (v *RefundVerifier) refuse(ctx context.Context, c RefundClaim, reason string) error {
+	at := v.Now().UnixMilli()
+	if _, _, err := commands.ChangeReceipt(ctx, v.Events, c.ReceiptID, refundMeta(), func(st receipt.State) ([]receipt.Event, error) {
+		return receipt.RefuseRefund(st, c.TransactionHash, reason, at)
+	}); err != nil {
+		return err
+	}
+	v.Log.Info().Str("receipt", c.ReceiptID).Str("tx", c.TransactionHash).Str("reason", reason).Msg("refunds: claim refused")
+	return v.Claims.Free(ctx, c.TransactionHash, c.ReceiptID)
+}
+
+// audit takes back the counted refunds whose block left the chain and whose transaction is not
+// deep in another block now; one found deep elsewhere is kept, at its new block.
+func (v *RefundVerifier) audit(ctx context.Context, head uint64, res *RefundStepResult) error {
+	counted, err := v.Claims.CountedSince(ctx, head-min(head, refundAuditBlocks))
+	if err != nil || len(counted) == 0 {
+		return err
+	}
+	numbers := make([]uint64, len(counted))
+	for i, c := range counted {
+		numbers[i] = c.BlockNumber
+	}
+	hashes, err := v.Chain.BlockHashes(ctx, numbers)
+	if err != nil {
+		return fmt.Errorf("refunds: audit: %w", err)
+	}
+	for _, c := range counted {
+		if strings.EqualFold(hashes[c.BlockNumber], c.BlockHash) {
+			continue
+		}
+		if err := v.reorged(ctx, head, c, res); err != nil {
+			return fmt.Errorf("refunds: audit of %s: %w", c.TransactionHash, err)
+		}
+	}
+	return nil
+}
+
+// reorged handles a counted refund whose block left the chain.
+func (v *RefundVerifier) reorged(ctx context.Context, head uint64, c RefundClaim, res *RefundStepResult) error {
+	tx, found, err := v.Chain.Transaction(ctx, c.TransactionHash)
+	if err != nil {
+		return err
+	}
+	if found && tx.Succeeded && depth(head, tx.BlockNumber) >= uint64(max(v.Confirmations, 1)) {
+		return v.Claims.Counted(ctx, c.TransactionHash, c.ReceiptID, tx.BlockNumber, tx.BlockHash)
+	}
+	at := v.Now().UnixMilli()
+	if _, _, err := commands.ChangeReceipt(ctx, v.Events, c.ReceiptID, refundMeta(), func(st receipt.State) ([]receipt.Event, error) {
+		return receipt.RevertRefund(st, c.TransactionHash, at)
+	}); err != nil {
+		return err
+	}
+	res.Reverted++
+	v.Log.Error().Str("receipt", c.ReceiptID).Str("tx", c.TransactionHash).Uint64("block", c.BlockNumber).
+		Msg("refunds: a reorg took a counted refund off the chain; it is a claim again")
+	return v.Claims.Reclaimed(ctx, c.TransactionHash, c.ReceiptID)
+}
+
+func (v *RefundVerifier) notFoundAfter() time.Duration {
+	if v.NotFoundAfter <= 0 {
+		return DefaultRefundNotFoundAfter
+	}
+	return v.NotFoundAfter
+}
+
+// refundMeta is the metadata of what the verifier records.
+func refundMeta() eventstore.Metadata {
+	return eventstore.Metadata{Actor: "refund-verifier", Source: "chain"}
+}

@@ -1,0 +1,105 @@
+// "Refund with wallet" on a receipt's page (issue 41): the merchant's browser wallet (EIP-1193)
+// sends the refund to the customer (an ERC-20 transfer, or ETH), then the page posts its hash to
+// POST /api/receipts/refund, where it is a claim until the chain confirms it. While a claim waits,
+// the page reloads every few seconds until it shows refunded (or refused). The amount in token
+// units is ceil(cents × total units / total cents), never less than the service asks. It adds no
+// markup from data (only textContent).
+(function () {
+  "use strict";
+
+  var list = document.getElementById("refunds");
+  if (list && list.getAttribute("data-pending") === "true") {
+    setTimeout(function () {
+      var typing = document.activeElement && /^(INPUT|TEXTAREA)$/.test(document.activeElement.tagName);
+      if (!typing) location.reload();
+    }, 3000);
+  }
+  var box = document.getElementById("wallet-refund");
+  if (!box) return;
+  var form = document.getElementById("refund"), amountEl = document.getElementById("refund-amount");
+  var reasonEl = document.getElementById("refund-reason"), out = document.getElementById("wallet-refund-amount");
+  var err = document.getElementById("wallet-refund-error"), button = document.getElementById("refund-wallet");
+  var d = box.dataset, decimals = Number(d.decimals);
+
+  function cents(v) {
+    var m = /^(\d{1,12})(?:\.(\d{1,2}))?$/.exec(String(v).trim());
+    if (!m) return null;
+    return BigInt(m[1]) * 100n + BigInt(((m[2] || "") + "00").slice(0, 2));
+  }
+  function units(c) {
+    var total = BigInt(d.totalCents);
+    return (c * BigInt(d.totalUnits) + total - 1n) / total;
+  }
+  function tokenText(u) {
+    var s = u.toString().padStart(decimals + 1, "0");
+    var whole = s.slice(0, s.length - decimals), frac = s.slice(s.length - decimals).replace(/0+$/, "");
+    return frac ? whole + "." + frac : whole;
+  }
+  function pad32(hex) { return hex.padStart(64, "0"); }
+  function fail(msg) { err.textContent = msg; err.hidden = false; }
+  function show() {
+    var c = cents(amountEl.value);
+    out.textContent = c && c > 0n ? tokenText(units(c)) : "…";
+  }
+  function csrf() {
+    var m = document.querySelector('meta[name="csrf-token"]');
+    return m ? m.getAttribute("content") : "";
+  }
+  function post(body) {
+    return fetch("/api/receipts/refund", { method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "x-csrf-token": csrf() }, body: JSON.stringify(body) })
+      .then(function (r) {
+        return r.json().catch(function () { return {}; }).then(function (j) {
+          if (!r.ok) throw new Error(j.message || "HTTP " + r.status);
+          return j;
+        });
+      });
+  }
+  function ensureChain(eth) {
+    var want = Number(d.chainId);
+    return eth.request({ method: "eth_chainId" }).then(function (have) {
+      if (parseInt(have, 16) === want) return;
+      return eth.request({ method: "wallet_switchEthereumChain", params: [{ chainId: "0x" + want.toString(16) }] });
+    });
+  }
+
+  function refund() {
+    err.hidden = true;
+    var eth = window.ethereum, c = cents(amountEl.value);
+    if (!c || c <= 0n) { fail("Enter an amount such as 12.50"); return; }
+    if (!eth || typeof eth.request !== "function") { fail("No browser wallet found: send the refund from your wallet and paste its hash below."); return; }
+    var from, sent = "", u = units(c), to = d.to.toLowerCase();
+    button.disabled = true;
+    eth.request({ method: "eth_requestAccounts" }).then(function (accounts) {
+      if (!accounts || !accounts.length) throw { code: 4001, message: "no account was shared" };
+      from = accounts[0];
+      return ensureChain(eth);
+    }).then(function () {
+      var tx = d.tokenAddress
+        ? { from: from, to: d.tokenAddress, value: "0x0", data: "0xa9059cbb" + pad32(to.slice(2)) + pad32(u.toString(16)) }
+        : { from: from, to: to, value: "0x" + u.toString(16) };
+      return eth.request({ method: "eth_sendTransaction", params: [tx] });
+    }).then(function (hash) {
+      sent = String(hash).toLowerCase();
+      var body = { receiptId: form.querySelector('[name="receiptId"]').value, amountUsd: Number(amountEl.value.trim()),
+        reason: reasonEl.value || "Refund", transactionHash: sent };
+      return post(body);
+    }).then(function () {
+      location.reload();
+    }).catch(function (e) {
+      button.disabled = false;
+      if (sent) { // the money moved: keep its hash for the manual path
+        document.getElementById("refund-hash").value = sent;
+        fail("The wallet sent the refund (" + sent + ") but it was not recorded: " + ((e && e.message) || e) + ". Submit the form below to record it.");
+        return;
+      }
+      fail(e && e.code === 4001 ? "The wallet declined to send the refund." : "The refund was not sent: " + ((e && e.message) || e));
+    });
+  }
+
+  amountEl.addEventListener("input", show);
+  button.addEventListener("click", refund);
+  var excess = document.getElementById("refund-excess");
+  if (excess) excess.addEventListener("click", function () { amountEl.value = excess.getAttribute("data-amount"); show(); });
+  show();
+})();

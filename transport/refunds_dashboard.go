@@ -1,0 +1,92 @@
+package transport
+
+import (
+	"strings"
+
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+)
+
+// dashWalletRefund is what "Refund with wallet" needs on a receipt's page (DESIGN 10, issue 41):
+// where the refund goes (the customer, a sender of the receipt's payment), in which token, and
+// the rate to turn the amount field into base units: ceil(cents × TotalUnits / TotalCents),
+// never less than the refund verifier asks.
+type dashWalletRefund struct {
+	To, Token, TokenAddress string // TokenAddress "" for ETH
+	Decimals                uint8
+	TotalCents              int64
+	TotalUnits              string
+	ChainID                 int64
+	Excess                  string // an overpaid receipt: the excess, proposed by "refund the excess"
+}
+
+// dashRefund is one refund as the receipt's page lists it.
+type dashRefund struct {
+	Amount, Token, TokenAmount, To, Hash, State, Reason, Proof, TxURL string
+}
+
+// dashRefundsOf fills the page's refund list and, for a refundable receipt paid on chain (or a
+// failed one holding funds that paid nothing) in a token the payment chain knows, the wallet
+// refund.
+func (s *Server) dashRefundsOf(v *dashReceiptView, st receipt.State) {
+	cur := st.Receipt.Currency
+	for _, r := range st.Refunds {
+		d := dashRefund{Amount: dashMoney(money.Cents(r.AmountCents), cur), Token: r.Token, TokenAmount: r.TokenAmount(),
+			To: first(r.Recipient, r.RefundTo), Hash: r.TransactionHash, State: r.State, Reason: r.Reason, Proof: r.Proof}
+		if r.State == receipt.RefundStateRefused {
+			d.Reason = r.RefusedReason
+		}
+		if r.State == receipt.RefundStateProcessed {
+			d.TxURL = explorerTx(s.cfg.PaymentChain.ChainID, r.TransactionHash)
+		}
+		v.RefundPending = v.RefundPending || r.State == receipt.RefundStateClaimed
+		v.Refunds = append(v.Refunds, d)
+	}
+	if s.ui != nil {
+		v.RefundJS = s.ui.Asset("refund.js")
+	}
+	// Where only a refund with a hash is taken (a refund already requested, a failed receipt's
+	// funds that paid nothing), the form stays for the wallet refund alone, with the hash
+	// required: the domain would refuse a request without one (receipt.CanClaimRefund).
+	claimOnly := !v.CanRefund && receipt.CanClaimRefund(st)
+	if !v.CanRefund && !claimOnly {
+		return
+	}
+	if v.WalletRefund = s.walletRefund(st); v.WalletRefund != nil && claimOnly {
+		v.CanRefund, v.RefundHashRequired, v.Unrefunded = true, true, money.Cents(st.ClaimableCents()).String()
+	}
+}
+
+// walletRefund is the wallet refund of a receipt paid on chain (or a failed one holding funds
+// that paid nothing) in a token the payment chain knows, to its first payer; nil otherwise.
+func (s *Server) walletRefund(st receipt.State) *dashWalletRefund {
+	to, tokens := st.RefundRecipients(), st.PaidTokens()
+	if !(st.PaidOnChain() || st.Status == receipt.StatusFailed) || len(to) == 0 || len(tokens) == 0 {
+		return nil
+	}
+	tok, ok := s.cfg.PaymentChain.token(tokens[0])
+	if !ok {
+		return nil
+	}
+	units, err := st.RefundTotalUnits(tok.Symbol, tok.Decimals)
+	if err != nil {
+		return nil
+	}
+	w := &dashWalletRefund{To: to[0], Token: tok.Symbol, TokenAddress: tok.Address, Decimals: tok.Decimals, TotalCents: int64(st.Receipt.Total),
+		TotalUnits: units.String(), ChainID: s.cfg.PaymentChain.ChainID}
+	if ex := min(st.ExcessCents(), st.Unrefunded()); ex > 0 {
+		w.Excess = money.Cents(ex).String()
+	}
+	return w
+}
+
+// explorerTx is a transaction's page on the chain's public explorer ("" for a chain without one,
+// such as the development chain).
+func explorerTx(chainID int64, hash string) string {
+	base := map[int64]string{1: "https://etherscan.io", 8453: "https://basescan.org", 84532: "https://sepolia.basescan.org",
+		11155111: "https://sepolia.etherscan.io"}[chainID]
+	if base == "" || hash == "" {
+		return ""
+	}
+	return base + "/tx/" + strings.ToLower(hash)
+}
