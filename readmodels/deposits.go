@@ -28,6 +28,7 @@ var _ settlement.DepositStore = (*Deposits)(nil)
 func (d *Deposits) Open(ctx context.Context, now time.Time, monitor time.Duration) ([]settlement.OpenDeposit, error) {
 	since := now.Add(-monitor)
 	rows, err := d.pool.Query(ctx, `SELECT receipt_id, deposit_address, status IN ('paid', 'reconciled'),
+			status NOT IN ('paid', 'reconciled') AND COALESCE(state->'quotes' ? 'ETH', false),
 			CASE WHEN state ? 'credits' THEN state->'credits' END
 		FROM receipts
 		WHERE deposit_address IS NOT NULL AND (status IN ('generated', 'pending')
@@ -41,7 +42,7 @@ func (d *Deposits) Open(ctx context.Context, now time.Time, monitor time.Duratio
 	for rows.Next() {
 		var o settlement.OpenDeposit
 		var credits []byte
-		if err := rows.Scan(&o.ReceiptID, &o.Address, &o.Settled, &credits); err != nil {
+		if err := rows.Scan(&o.ReceiptID, &o.Address, &o.Settled, &o.ETHQuoted, &credits); err != nil {
 			return nil, err
 		}
 		if o.Unconfirmed, err = unconfirmed(o.Address, credits); err != nil {
@@ -73,23 +74,25 @@ func unconfirmed(deposit string, raw []byte) ([]settlement.DepositTransfer, erro
 }
 
 // Cursor implements settlement.DepositStore.
-func (d *Deposits) Cursor(ctx context.Context, name string) (uint64, string, bool, error) {
+func (d *Deposits) Cursor(ctx context.Context, name string) (settlement.DepositCursor, bool, error) {
 	var n int64
-	var hash string
-	err := d.pool.QueryRow(ctx, `SELECT block_number, block_hash FROM chain_cursors WHERE name = $1`, name).Scan(&n, &hash)
+	var c settlement.DepositCursor
+	err := d.pool.QueryRow(ctx, `SELECT block_number, block_hash, genesis_hash FROM chain_cursors WHERE name = $1`, name).Scan(&n, &c.Hash, &c.Genesis)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, "", false, nil
+		return c, false, nil
 	}
 	if err != nil {
-		return 0, "", false, fmt.Errorf("chain cursor %s: %w", name, err)
+		return c, false, fmt.Errorf("chain cursor %s: %w", name, err)
 	}
-	return uint64(n), hash, true, nil
+	c.Number = uint64(n)
+	return c, true, nil
 }
 
 // SaveCursor implements settlement.DepositStore.
-func (d *Deposits) SaveCursor(ctx context.Context, name string, number uint64, hash string) error {
-	_, err := d.pool.Exec(ctx, `INSERT INTO chain_cursors (name, block_number, block_hash) VALUES ($1, $2, $3)
-		ON CONFLICT (name) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash`, name, int64(number), hash)
+func (d *Deposits) SaveCursor(ctx context.Context, name string, c settlement.DepositCursor) error {
+	_, err := d.pool.Exec(ctx, `INSERT INTO chain_cursors (name, block_number, block_hash, genesis_hash) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (name) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash,
+			genesis_hash = EXCLUDED.genesis_hash`, name, int64(c.Number), c.Hash, c.Genesis)
 	if err != nil {
 		return fmt.Errorf("chain cursor %s: %w", name, err)
 	}
