@@ -69,6 +69,19 @@ func (s *depositTimedStore) Append(ctx context.Context, stream string, exp event
 	return res, err
 }
 
+// AppendStreams forwards the store's multi-stream append, noting each stream appended to.
+func (s *depositTimedStore) AppendStreams(ctx context.Context, appends []eventstore.StreamAppend) ([]eventstore.AppendResult, []error) {
+	res, errs := s.depositEnv.store.AppendStreams(ctx, appends)
+	s.mu.Lock()
+	for i, a := range appends {
+		if _, ok := s.first[a.Stream]; errs[i] == nil && s.first != nil && !ok {
+			s.first[a.Stream] = time.Since(s.start)
+		}
+	}
+	s.mu.Unlock()
+	return res, errs
+}
+
 // ReadStreams forwards the store's many-stream read, so the detector reads as it does in serve.
 func (s *depositTimedStore) ReadStreams(ctx context.Context, streams []string) (map[string][]eventstore.RecordedEvent, error) {
 	return s.depositEnv.store.ReadStreams(ctx, streams)

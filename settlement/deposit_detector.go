@@ -37,7 +37,8 @@ type DepositDetector struct {
 	// health shows a detector that cannot proceed.
 	Health func(error)
 
-	balanceNext int // where the next step's slice of balances starts
+	balanceNext int           // where the next step's slice of balances starts
+	known       knownReceipts // the receipts this detector appended to (deposit_record.go)
 }
 
 // balanceSlice is how many ETH-quoted deposits a step reads the balance of: one JSON-RPC request
