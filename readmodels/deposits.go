@@ -99,6 +99,40 @@ func (d *Deposits) SaveCursor(ctx context.Context, name string, c settlement.Dep
 	return nil
 }
 
+var _ settlement.ChainAfresh = (*Deposits)(nil)
+
+// StartAfresh implements settlement.ChainAfresh, in one transaction.
+func (d *Deposits) StartAfresh(ctx context.Context, chainID int64, name, genesis string) (int64, error) {
+	var gone int64
+	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		// Every follower's cursor was on the old chain; the detector's starts at the new genesis.
+		if _, err := tx.Exec(ctx, `DELETE FROM chain_cursors`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO chain_cursors (name, block_number, block_hash, genesis_hash) VALUES ($1, 0, $2, $2)`, name, genesis); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM chain_contracts WHERE chain_id = $1`, chainID); err != nil {
+			return err
+		}
+		// Signed on the old chain, never mined on this one: never to be broadcast here.
+		if _, err := tx.Exec(ctx, `UPDATE operator_transactions SET status = 'reverted', settled_at = now() WHERE status = 'signed'`); err != nil {
+			return err
+		}
+		ct, err := tx.Exec(ctx, `UPDATE deposit_sweeps SET tx_id = NULL, claim_token = NULL, claimed_at = NULL,
+			checked_version = GREATEST(checked_version, seen_version)`)
+		if err != nil {
+			return err
+		}
+		gone = ct.RowsAffected()
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("chain %d afresh: %w", chainID, err)
+	}
+	return gone, nil
+}
+
 // ChainContract returns the address of the contract name the service deployed on chainID, or,
 // when none is recorded, deploys it with deploy and records it. Two instances calling it at once
 // end with one contract: the first holds a transaction-scoped advisory lock through the

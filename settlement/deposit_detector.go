@@ -39,6 +39,7 @@ type DepositDetector struct {
 
 	balanceNext int           // where the next step's slice of balances starts
 	known       knownReceipts // the receipts this detector appended to (deposit_record.go)
+	genesis     string        // the chain's genesis hash, read at the first step
 }
 
 // balanceSlice is how many ETH-quoted deposits a step reads the balance of: one JSON-RPC request
@@ -117,17 +118,34 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 }
 
 // cursor is where the last step stopped; at a very first start, firstLookback blocks before the
-// head (one more request, once).
+// head (one more request, once). The chain's genesis is read once per detector: a cursor saved
+// on another chain is never applied to this one (ErrOtherChain; serve checks it at start, see
+// CheckDepositChain).
 func (d *DepositDetector) cursor(ctx context.Context) (DepositCursor, error) {
+	if d.genesis == "" {
+		g, err := d.Chain.Genesis(ctx)
+		if err != nil {
+			return DepositCursor{}, err
+		}
+		d.genesis = g
+	}
 	cur, ok, err := d.Store.Cursor(ctx, d.name())
-	if err != nil || ok {
+	if err != nil {
 		return cur, err
+	}
+	if ok && cur.Genesis != "" && cur.Genesis != d.genesis {
+		return cur, fmt.Errorf("%w: the cursor %s is at block %d of the chain with genesis %s, the node serves genesis %s",
+			ErrOtherChain, d.name(), cur.Number, cur.Genesis, d.genesis)
+	}
+	if ok {
+		cur.Genesis = d.genesis
+		return cur, nil
 	}
 	head, err := d.Chain.Head(ctx)
 	if err != nil {
 		return cur, err
 	}
-	return DepositCursor{Number: head - min(head, firstLookback)}, nil
+	return DepositCursor{Number: head - min(head, firstLookback), Genesis: d.genesis}, nil
 }
 
 // ErrCursorAhead is a cursor past the chain's head: the node serves another chain than the one

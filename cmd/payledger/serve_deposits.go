@@ -31,6 +31,13 @@ type deposits struct {
 // node, the one serve deployed, deploying it once) and builds the detector's worker.
 func openDeposits(ctx context.Context, cfg config, rpc *chain.RPC, pool *pgxpool.Pool, store eventstore.Store, log zerolog.Logger) (deposits, error) {
 	out := deposits{worker: depositDetector(cfg, rpc, pool, store, log)}
+	if rpc != nil { // issue 40: never follow another chain with this chain's cursor and contracts
+		dev := !cfg.production() && cfg.ChainID == chain.DevChainID
+		if err := settlement.CheckDepositChain(ctx, chain.DepositScanner{RPC: rpc}, readmodels.NewDeposits(pool), readmodels.NewDeposits(pool),
+			cfg.ChainID, "", dev, log); err != nil {
+			return out, err
+		}
+	}
 	factory, err := depositFactory(ctx, cfg, rpc, pool)
 	if err != nil {
 		return out, err
