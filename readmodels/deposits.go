@@ -31,7 +31,7 @@ func (d *Deposits) Open(ctx context.Context, now time.Time, monitor time.Duratio
 			status NOT IN ('paid', 'reconciled') AND COALESCE(state->'quotes' ? 'ETH', false),
 			CASE WHEN state ? 'credits' THEN state->'credits' END
 		FROM receipts
-		WHERE deposit_address IS NOT NULL AND (status IN ('generated', 'pending')
+		WHERE deposit_address IS NOT NULL AND NOT (state ? 'depositChainGone') AND (status IN ('generated', 'pending')
 			OR (status = 'failed' AND COALESCE(expires_at, updated_at) > $1)
 			OR (status IN ('paid', 'reconciled') AND updated_at > $1))`, since)
 	if err != nil {
@@ -102,8 +102,8 @@ func (d *Deposits) SaveCursor(ctx context.Context, name string, c settlement.Dep
 var _ settlement.ChainAfresh = (*Deposits)(nil)
 
 // StartAfresh implements settlement.ChainAfresh, in one transaction.
-func (d *Deposits) StartAfresh(ctx context.Context, chainID int64, name, genesis string) (int64, error) {
-	var gone int64
+func (d *Deposits) StartAfresh(ctx context.Context, chainID int64, name, genesis string) ([]string, error) {
+	var gone []string
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
 		// Every follower's cursor was on the old chain; the detector's starts at the new genesis.
 		if _, err := tx.Exec(ctx, `DELETE FROM chain_cursors`); err != nil {
@@ -119,16 +119,20 @@ func (d *Deposits) StartAfresh(ctx context.Context, chainID int64, name, genesis
 		if _, err := tx.Exec(ctx, `UPDATE operator_transactions SET status = 'reverted', settled_at = now() WHERE status = 'signed'`); err != nil {
 			return err
 		}
-		ct, err := tx.Exec(ctx, `UPDATE deposit_sweeps SET tx_id = NULL, claim_token = NULL, claimed_at = NULL,
-			checked_version = GREATEST(checked_version, seen_version)`)
+		if _, err := tx.Exec(ctx, `UPDATE deposit_sweeps SET tx_id = NULL, claim_token = NULL, claimed_at = NULL,
+			checked_version = GREATEST(checked_version, seen_version)`); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT receipt_id FROM receipts
+			WHERE deposit_address IS NOT NULL AND status NOT IN ('reconciled', 'refunded') ORDER BY receipt_id`)
 		if err != nil {
 			return err
 		}
-		gone = ct.RowsAffected()
-		return nil
+		gone, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("chain %d afresh: %w", chainID, err)
+		return nil, fmt.Errorf("chain %d afresh: %w", chainID, err)
 	}
 	return gone, nil
 }

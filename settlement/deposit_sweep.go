@@ -116,7 +116,7 @@ func (h *SweepDepositsHandler) due(ctx context.Context) ([]SweepCandidate, error
 			return nil, err
 		}
 		c.Version = max(c.Version, l.Version)
-		if len(l.State.Unswept()) == 0 || c.Split == "" {
+		if len(l.State.Unswept()) == 0 || c.Split == "" || l.State.DepositChainGone != nil { // gone: on a chain no longer followed
 			checked = append(checked, c)
 			continue
 		}

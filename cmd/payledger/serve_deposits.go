@@ -34,7 +34,7 @@ func openDeposits(ctx context.Context, cfg config, rpc *chain.RPC, pool *pgxpool
 	if rpc != nil { // issue 40: never follow another chain with this chain's cursor and contracts
 		dev := !cfg.production() && cfg.ChainID == chain.DevChainID
 		if err := settlement.CheckDepositChain(ctx, chain.DepositScanner{RPC: rpc}, readmodels.NewDeposits(pool), readmodels.NewDeposits(pool),
-			cfg.ChainID, "", dev, log); err != nil {
+			store, cfg.ChainID, "", dev, time.Now, log); err != nil {
 			return out, err
 		}
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -35,6 +37,7 @@ func TestServeNewDevelopmentChainPaysToReconciled(t *testing.T) {
 	c.login(merchantKey)
 	oldSplit := deploySplit(t, c, out.String)
 	id, deposit := newDepositReceipt(t, c, apiKey, out.String)
+	unpaid, _ := newDepositReceipt(t, c, apiKey, out.String)
 	payDepositAndWait(t, c, apiKey, id, deposit, first.vars, first.accounts[0], out.String)
 	stop()
 	first.stop()
@@ -47,6 +50,7 @@ func TestServeNewDevelopmentChainPaysToReconciled(t *testing.T) {
 		t.Fatalf("serve on the new chain did not start afresh:\n%s", out.String())
 	}
 	c = &e2eClient{t: t, base: base}
+	wantChainGone(t, c, base, apiKey, unpaid)
 	c.login(merchantKey)
 	if newSplit := deploySplit(t, c, out.String); newSplit == oldSplit {
 		t.Fatalf("the split %s was not deployed again on the new chain", newSplit)
@@ -127,4 +131,36 @@ func newDepositReceipt(t *testing.T, c *e2eClient, apiKey string, logs func() st
 		t.Fatalf("receipt without a deposit address: %v\n%s", r, logs())
 	}
 	return id, deposit
+}
+
+// wantChainGone fails unless the receipt's history and payment page say that its deposit address
+// is on a chain that is gone.
+func wantChainGone(t *testing.T, c *e2eClient, base, apiKey, id string) {
+	t.Helper()
+	_, h := c.call(http.MethodGet, "/api/receipts/"+id+"/events", apiKey, nil)
+	evs, _ := h["events"].([]any)
+	var types []string
+	for _, e := range evs {
+		if m, ok := e.(map[string]any); ok {
+			types = append(types, fmt.Sprint(m["type"]))
+		}
+	}
+	if !inOrder(types, "ReceiptGenerated", "DepositChainGone") {
+		t.Fatalf("history of a receipt of the old chain: %v", types)
+	}
+	var body []byte
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) { // the page reads the projection
+		resp, err := http.Get(base + "/pay/" + id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(body), "no longer exists") && !strings.Contains(string(body), `id="pay-title"`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page of a receipt of the old chain does not say so:\n%s", body)
+		}
+	}
 }
