@@ -97,9 +97,10 @@ type RPC struct {
 var _ Client = (*RPC)(nil)
 
 // Dial connects to url (http(s) or ws(s)) and checks that the node serves wantChainID. An
-// unreachable node is an error too: at start the caller decides whether to retry.
-func Dial(ctx context.Context, url string, wantChainID uint64) (*RPC, error) {
-	rc, err := rpc.DialContext(ctx, url)
+// unreachable node is an error too: at start the caller decides whether to retry. Options go to
+// go-ethereum's rpc.DialOptions (serve passes an HTTP client that traces each call).
+func Dial(ctx context.Context, url string, wantChainID uint64, opts ...rpc.ClientOption) (*RPC, error) {
+	rc, err := rpc.DialOptions(ctx, url, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("chain: dial %s: %w", url, err)
 	}

@@ -186,6 +186,26 @@ func (s DepositScanner) Balances(ctx context.Context, addresses []string, number
 	return s.RPC.BalancesAt(ctx, addrs, number)
 }
 
+// Transactions implements settlement.DepositChain: one batch of eth_getTransactionReceipt.
+func (s DepositScanner) Transactions(ctx context.Context, hashes []string) ([]*settlement.MinedTx, error) {
+	hs := make([]common.Hash, len(hashes))
+	for i, h := range hashes {
+		hs[i] = common.HexToHash(h)
+	}
+	receipts, err := s.RPC.TransactionReceipts(ctx, hs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*settlement.MinedTx, len(receipts))
+	for i, r := range receipts {
+		if r != nil && r.BlockNumber != nil {
+			out[i] = &settlement.MinedTx{Reverted: r.Status != types.ReceiptStatusSuccessful, BlockNumber: r.BlockNumber.Uint64(),
+				BlockHash: strings.ToLower(r.BlockHash.Hex())}
+		}
+	}
+	return out, nil
+}
+
 // scannedBlock is eth_getBlockByNumber's answer with full transactions, only the fields read.
 // The sender ("from") is the node's: it only names the buyer of an ETH payment; the payment
 // itself is judged by where the value went and the receipt's status.

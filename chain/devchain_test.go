@@ -56,7 +56,7 @@ func TestDevChain(t *testing.T) {
 }
 
 // devPayAndFollow sends a USDC payment over HTTP, sees it mined by the chain itself within a
-// few seconds, and follows it to paid.
+// few seconds, and finds it at depth 2 as the deposit detector does.
 func devPayAndFollow(t *testing.T, ctx context.Context, d *chain.DevChain, rc *chain.RPC) {
 	ec := rc.Backend()
 	usdc, _ := d.Token("USDC")
@@ -83,26 +83,24 @@ func devPayAndFollow(t *testing.T, ctx context.Context, d *chain.DevChain, rc *c
 	}
 	t.Logf("transfer mined in block %d after %v", r.BlockNumber, time.Since(start))
 
-	f := chain.NewFollower(rc)
-	if err := f.Add(chain.Expectation{
-		TxHash: tx.Hash(), BuyerWallet: buyer.Address, Token: "USDC", TokenAddress: usdc.Address,
-		Decimals: 6, SplitAddress: split, RequiredUnits: big.NewInt(25_000_000), Confirmations: 2,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	decided := make(chan chain.Decision, 1)
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	go f.Run(runCtx, 100*time.Millisecond, func(ds []chain.Decision) { decided <- ds[0] }, func(err error) { t.Log(err) })
-	select {
-	case dec := <-decided:
-		if dec.Verdict.Status != chain.Paid {
-			t.Fatalf("decision %+v", dec.Verdict)
+	// Followed to its depth as the deposit detector does: the scanner finds the transfer to the
+	// watched address, and the chain grows past it on its own.
+	scan := chain.DepositScanner{RPC: rc, Tokens: d.Tokens}
+	to := strings.ToLower(split.Hex())
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		head, err := scan.Head(ctx)
+		if err == nil && head >= r.BlockNumber.Uint64()+1 {
+			break
 		}
-		t.Logf("paid at depth %d, %v after sending", dec.Verdict.Depth, time.Since(start))
-	case <-time.After(10 * time.Second):
-		t.Fatal("no decision within 10 s")
+		if time.Now().After(deadline) {
+			t.Fatal("the chain did not reach depth 2 within 10 s")
+		}
 	}
+	got, err := scan.Scan(ctx, r.BlockNumber.Uint64(), r.BlockNumber.Uint64(), func(a string) bool { return a == to })
+	if err != nil || len(got.Transfers) != 1 || got.Transfers[0].AmountUnits != "25000000" || got.Transfers[0].Token != "USDC" {
+		t.Fatalf("scan: %+v, %v", got, err)
+	}
+	t.Logf("found at depth 2, %v after sending", time.Since(start))
 }
 
 func checkDevFunds(t *testing.T, ec *ethclient.Client, d *chain.DevChain, a common.Address) {

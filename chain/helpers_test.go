@@ -156,19 +156,3 @@ func (e *env) payETH(k *ecdsa.PrivateKey, to common.Address, wei *big.Int) *type
 	o.Value = wei
 	return e.sent(chain.SendETH(o, e.sim, to))
 }
-
-// expectUSDC is a stablecoin expectation of units from the buyer to the split.
-func (e *env) expectUSDC(tx *types.Transaction, units int64) chain.Expectation {
-	return chain.Expectation{
-		TxHash: tx.Hash(), BuyerWallet: addr(e.buyer), Token: "USDC", TokenAddress: e.usdc, Decimals: 6,
-		SplitAddress: e.split, RequiredUnits: big.NewInt(units), Confirmations: 2,
-	}
-}
-
-// expectETH is a quoted-token expectation of wei with 1% tolerance.
-func (e *env) expectETH(tx *types.Transaction, wei *big.Int) chain.Expectation {
-	return chain.Expectation{
-		TxHash: tx.Hash(), BuyerWallet: addr(e.buyer), Token: "ETH", Decimals: 18,
-		SplitAddress: e.split, RequiredUnits: wei, ToleranceBps: 100, Confirmations: 2,
-	}
-}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/payledger/payledger/domain/address"
 )
 
 // Token is a configured ERC-20: one entry of CHAIN_TOKENS.
@@ -16,10 +18,7 @@ type Token struct {
 	Decimals uint8
 }
 
-var (
-	symbolRE  = regexp.MustCompile(`^[A-Za-z0-9]{1,16}$`)
-	addressRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
-)
+var symbolRE = regexp.MustCompile(`^[A-Za-z0-9]{1,16}$`)
 
 // ParseTokens reads CHAIN_TOKENS: SYMBOL=0xaddress:decimals, comma-separated (DESIGN 8). ETH is
 // native and never listed; symbols (case-insensitive) and addresses are unique. Empty: none.
@@ -34,7 +33,7 @@ func ParseTokens(s string) ([]Token, error) {
 		sym, rest, ok1 := strings.Cut(item, "=")
 		addr, dec, ok2 := strings.Cut(rest, ":")
 		d, err := strconv.ParseUint(dec, 10, 8)
-		if !ok1 || !ok2 || !symbolRE.MatchString(sym) || !addressRE.MatchString(addr) || err != nil || d > 36 {
+		if !ok1 || !ok2 || !symbolRE.MatchString(sym) || !address.Valid(addr) || err != nil || d > 36 {
 			return nil, fmt.Errorf("CHAIN_TOKENS: %q is not SYMBOL=0x<40 hex>:<decimals 0-36>", item)
 		}
 		sym = strings.ToUpper(sym)

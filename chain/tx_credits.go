@@ -9,6 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/payledger/payledger/commands"
 )
@@ -71,6 +72,18 @@ func (t *TransactionCredits) tokenCredits(logs []types.Log) []commands.ChainCred
 			out = append(out, commands.ChainCredit{To: strings.ToLower(to.Hex()), Token: tok.Symbol, LogIndex: int(l.Index),
 				AmountUnits: new(big.Int).SetBytes(l.Data).String()})
 		}
+	}
+	return out
+}
+
+// TransferTopic is topic 0 of the ERC-20 Transfer(address indexed from, address indexed to,
+// uint256 value) event.
+var TransferTopic = crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
+
+func derefLogs(logs []*types.Log) []types.Log {
+	out := make([]types.Log, len(logs))
+	for i, l := range logs {
+		out[i] = *l
 	}
 	return out
 }

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
+	"github.com/payledger/payledger/domain/address"
 	"github.com/payledger/payledger/domain/split"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -79,8 +79,6 @@ func (h *ConfigureSplitHandler) Handle(ctx context.Context, cmd ConfigureMerchan
 // ErrSplitClaimed: the split contract is configured by another merchant (DESIGN 9).
 var ErrSplitClaimed = &Refusal{Kind: KindConflict, Code: "conflict", Message: "This split contract is configured by another merchant"}
 
-var splitAddressRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
-
 var ownerAggregate = Aggregate[split.Owner]{Apply: func(o split.Owner, e eventstore.RecordedEvent) (split.Owner, error) {
 	if e.Type != split.EventAddressClaimed {
 		return o, nil
@@ -111,7 +109,7 @@ func (h *ConfigureSplitHandler) CheckOwner(ctx context.Context, merchant, addres
 // stream, so two merchants naming one address at once: one claims it, the other is refused.
 // A claim whose configuration then fails stays the merchant's. Errors: ErrSplitClaimed, store errors.
 func (h *ConfigureSplitHandler) claim(ctx context.Context, cmd ConfigureMerchantSplit) error {
-	if !splitAddressRE.MatchString(cmd.Address) {
+	if !address.Valid(cmd.Address) {
 		return nil
 	}
 	current, err := LoadSplit(ctx, h.store, cmd.Merchant)

@@ -41,6 +41,12 @@ func MerchantReceiptID(merchant, id string) string {
 	return "m" + hex.EncodeToString(h[:6]) + "_" + id
 }
 
+// generatedIDPrefix begins every id the service generates (NewReceiptID); namespacedIDRE is
+// the shape of every id MerchantReceiptID makes.
+const generatedIDPrefix = "rcpt_"
+
+var namespacedIDRE = regexp.MustCompile(`^m[0-9a-f]{12}_`)
+
 // CreateReceiptHandler creates direct receipts.
 type CreateReceiptHandler struct {
 	pricing PricingSource
@@ -58,8 +64,9 @@ func NewCreateReceiptHandler(pricing PricingSource, issuer *Issuer) *CreateRecei
 // Handle checks the lines and the total, brands the receipt and issues it. Errors: Invalid, the
 // Issuer's.
 func (h *CreateReceiptHandler) Handle(ctx context.Context, cmd CreateReceipt) (Issued, error) {
-	if cmd.ID != "" && !receiptIDRE.MatchString(cmd.ID) {
-		return Issued{}, Invalid("id must be 1-64 characters of letters, digits, _ and -")
+	storedID, err := h.storedID(ctx, cmd.Merchant, cmd.ID)
+	if err != nil {
+		return Issued{}, err
 	}
 	currency := strings.ToUpper(strings.TrimSpace(cmd.Currency))
 	if currency == "" {
@@ -73,9 +80,7 @@ func (h *CreateReceiptHandler) Handle(ctx context.Context, cmd CreateReceipt) (I
 	}
 	g := cmd.Details
 	g.ReceiptID, g.Merchant, g.Source, g.Currency, g.TaxRate, g.TaxComponents = "", cmd.Merchant, "direct", currency, "0", []string{}
-	if cmd.ID != "" {
-		g.ReceiptID = MerchantReceiptID(cmd.Merchant, cmd.ID)
-	}
+	g.ReceiptID = storedID
 	g.LineItems, g.Subtotal = nil, 0
 	for i, l := range *cmd.Lines {
 		if strings.TrimSpace(l.Label) == "" || len(l.Label) > 200 {
@@ -105,4 +110,40 @@ func (h *CreateReceiptHandler) Handle(ctx context.Context, cmd CreateReceipt) (I
 	}
 	g.BrandName, g.BrandKey, g.DefaultToken = mp.BrandName, mp.BrandKey, mp.DefaultToken
 	return h.issuer.Issue(ctx, g, cmd.Issue)
+}
+
+// storedID is the stored id of the id the caller chose ("" for a generated one). An id as the API
+// shows the caller's receipts is taken as that very id (DESIGN 10, Receipt ids): the caller's own
+// namespaced id is stored as it is (so the same id again is a conflict, not a second receipt), and
+// a generated id (rcpt_...) of one of the caller's receipts is a conflict. The service's id shapes
+// are reserved otherwise: another merchant's namespace, or a generated id the caller does not
+// own, is invalid input, whether or not it exists (a caller never learns of others' receipts).
+// Errors: Invalid, ErrReceiptExists, the store's.
+func (h *CreateReceiptHandler) storedID(ctx context.Context, merchant, id string) (string, error) {
+	if id == "" {
+		return "", nil
+	}
+	if !receiptIDRE.MatchString(id) {
+		return "", Invalid("id must be 1-64 characters of letters, digits, _ and -")
+	}
+	own := MerchantReceiptID(merchant, "")
+	switch {
+	case strings.HasPrefix(id, own):
+		if !receiptIDRE.MatchString(strings.TrimPrefix(id, own)) {
+			return "", Invalid("id must be 1-64 characters of letters, digits, _ and -")
+		}
+		return id, nil
+	case strings.HasPrefix(id, generatedIDPrefix):
+		loaded, err := LoadReceipt(ctx, h.issuer.store, id)
+		if err != nil {
+			return "", fmt.Errorf("read receipt %s: %w", id, err)
+		}
+		if loaded.State.Exists && strings.EqualFold(loaded.State.Receipt.Merchant, merchant) {
+			return "", ErrReceiptExists
+		}
+		return "", Invalid("ids beginning with rcpt_ are the service's own; choose another id")
+	case namespacedIDRE.MatchString(id):
+		return "", Invalid("ids beginning with m, 12 hex digits and _ are the service's own; choose another id")
+	}
+	return MerchantReceiptID(merchant, id), nil
 }

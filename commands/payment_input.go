@@ -13,13 +13,7 @@ import (
 
 // The shape rules and helpers the payment use cases share.
 
-// PaymentTokens are the tokens a receipt can be paid or quoted in.
-var PaymentTokens = []string{"ETH", "USDC", "USDT", "cbBTC", "cbXRP"}
-
-var (
-	txHashRE = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
-	walletRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
-)
+var txHashRE = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
 
 // Messages of the shape rules that several payment commands share.
 const (

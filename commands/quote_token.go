@@ -19,7 +19,7 @@ type Prices interface {
 // QuoteToken prices a receipt in a token with the current rates.
 type QuoteToken struct {
 	ReceiptID string
-	Token     string // one of PaymentTokens
+	Token     string // one of receipt.PaymentTokens
 	Meta      eventstore.Metadata
 }
 
@@ -45,14 +45,15 @@ func NewQuoteTokenHandler(store Store, prices Prices, now func() time.Time) *Quo
 	return &QuoteTokenHandler{store: store, prices: prices, now: now}
 }
 
-// Handle prices the receipt (through EUR/USD for EUR receipts) and records the quote with the
-// rates it used in the receipt's events; a receipt with a payment window returns the quote it
-// holds in the token until the window ends, and refuses a quote after (receipt.QuoteInWindow). Errors: Invalid (unknown token), ErrPriceUnavailable (no
+// Handle prices the receipt (through EUR/USD for EUR receipts, at the rate of its first quote)
+// and records the quote with the rates it used in the receipt's events; a receipt with a payment
+// window returns the quote it holds in the token until the window ends, and refuses a quote after
+// (receipt.QuoteInWindow); a quote that values confirmed deposits covering the receipt pays it. Errors: Invalid (unknown token), ErrPriceUnavailable (no
 // price for the token, no EUR/USD rate for an EUR receipt), receipt.ErrNotFound,
 // receipt.ErrState, ErrContended, wrapped store errors.
 func (h *QuoteTokenHandler) Handle(ctx context.Context, cmd QuoteToken) (TokenQuoted, error) {
-	if !slices.Contains(PaymentTokens, cmd.Token) {
-		return TokenQuoted{}, Invalid("token must be one of " + strings.Join(PaymentTokens, ", "))
+	if !slices.Contains(receipt.PaymentTokens(), cmd.Token) {
+		return TokenQuoted{}, Invalid("token must be one of " + strings.Join(receipt.PaymentTokens(), ", "))
 	}
 	prices, err := h.prices.USDPrices(ctx)
 	if err != nil {
@@ -68,15 +69,14 @@ func (h *QuoteTokenHandler) Handle(ctx context.Context, cmd QuoteToken) (TokenQu
 	}
 	var q receipt.TokenQuoted
 	st, res, err := ChangeReceipt(ctx, h.store, cmd.ReceiptID, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {
-		eurUSD := ""
-		if st.Receipt.Currency == "EUR" {
-			p, ok := prices["EUR"]
-			if !ok {
-				return nil, priceUnavailable("No EUR/USD rate is set")
-			}
-			eurUSD = p
+		// The rate of the receipt's first quote holds (receipt.QuoteRate): the current one is
+		// needed only when there is none.
+		eurUSD := receipt.QuoteRate(st, prices["EUR"])
+		if st.Receipt.Currency == "EUR" && eurUSD == "" {
+			return nil, priceUnavailable("No EUR/USD rate is set")
 		}
-		// A receipt with a payment window keeps the quote it was given until the window ends.
+		// A receipt with a payment window keeps the quote it was given until the window ends; a
+		// quote that prices confirmed deposits covering the receipt records its payment too.
 		evs, held, err := receipt.QuoteInWindow(st, cmd.Token, tokenUSD, eurUSD, h.now().UnixMilli())
 		q = held
 		return evs, err

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/payledger/payledger/domain/address"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -32,7 +33,7 @@ import (
 // page reports it (POST /api/portal/{id}/payment).
 type SubmitWalletPayment struct {
 	ReceiptID       string
-	Token           string // one of PaymentTokens
+	Token           string // one of receipt.PaymentTokens
 	TransactionHash string
 	BuyerWallet     string
 	Meta            eventstore.Metadata
@@ -179,11 +180,11 @@ func (h *SubmitWalletPaymentHandler) creditsDeposit(ctx context.Context, hash, d
 
 func (cmd SubmitWalletPayment) validate() error {
 	switch {
-	case !slices.Contains(PaymentTokens, cmd.Token):
-		return Invalid("token must be one of " + strings.Join(PaymentTokens, ", "))
+	case !slices.Contains(receipt.PaymentTokens(), cmd.Token):
+		return Invalid("token must be one of " + strings.Join(receipt.PaymentTokens(), ", "))
 	case !txHashRE.MatchString(cmd.TransactionHash):
 		return Invalid(msgTxHash)
-	case !walletRE.MatchString(cmd.BuyerWallet):
+	case !address.Valid(cmd.BuyerWallet):
 		return Invalid("buyerWallet must be 0x followed by 40 hex characters")
 	}
 	return nil

@@ -4,7 +4,9 @@ package migrations
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -73,4 +75,23 @@ func EnsureDatabase(ctx context.Context, databaseURL string) error {
 		return fmt.Errorf("create database %q: %w", name, err)
 	}
 	return nil
+}
+
+// Fingerprint is a digest of every embedded migration's name and text: two binaries with the
+// same fingerprint build the same schema (the test helper keys its template database on it).
+func Fingerprint() (string, error) {
+	entries, err := files.ReadDir(".")
+	if err != nil {
+		return "", fmt.Errorf("migrations: list: %w", err)
+	}
+	h := sha256.New()
+	for _, e := range entries { // ReadDir sorts by name
+		b, err := files.ReadFile(e.Name())
+		if err != nil {
+			return "", fmt.Errorf("migrations: read %s: %w", e.Name(), err)
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", e.Name(), len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

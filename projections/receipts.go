@@ -25,11 +25,11 @@ type Receipts struct {
 	// Shadow, when set, names the table of a blue/green rebuild: the projector writes there, under
 	// its own checkpoint name, and queues no notifications (it replays history).
 	Shadow string
-	// EndpointData, when set, renders a receipt's receipt.status_updated data (the spec's
-	// payload) for the merchant's event log: every status change, and every split
-	// distribution, is recorded there in this transaction and fanned out to the merchant's
-	// webhook endpoints (readmodels.QueueEvents). Unset: no event log (tests of other parts).
-	EndpointData func(receipt.State) map[string]any
+	// EventLog, when set, records the merchant's event log: every status change (its payload
+	// readmodels.ReceiptWebhookOf), transfer seen and split distribution, in this transaction,
+	// fanned out to the merchant's webhook endpoints (readmodels.QueueEvents). Unset: no event
+	// log (tests of other parts).
+	EventLog bool
 
 	queued *atomic.Bool // set when a batch queued a notification
 }
@@ -233,7 +233,7 @@ func (r Receipts) stateChanges(ids []string, states map[string]receipt.State, ve
 // queueEndpointEvents queues the merchants' event-log entries (live projector with an event log
 // only) and marks the batch as one that wakes the dispatcher.
 func (r Receipts) queueEndpointEvents(writes *pgx.Batch, endpointEvents []readmodels.NewEvent) error {
-	if r.EndpointData == nil || r.Shadow != "" {
+	if !r.EventLog || r.Shadow != "" {
 		return nil
 	}
 	if err := readmodels.QueueEvents(writes, endpointEvents); err != nil {

@@ -35,7 +35,7 @@ func TestSplitDistributionInTheMerchantsEventLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := projections.NewReceipts(nil)
-	p.EndpointData = func(st receipt.State) map[string]any { return map[string]any{"receiptId": st.Receipt.ReceiptID} }
+	p.EventLog = true
 	r, _ := start(t, pool, s, p)
 	waitFor(t, r, res.Position)
 	var hash string

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,7 +31,9 @@ func (d *Deposits) Open(ctx context.Context, now time.Time, monitor time.Duratio
 	since := now.Add(-monitor)
 	rows, err := d.pool.Query(ctx, `SELECT receipt_id, deposit_address, status IN ('paid', 'reconciled'),
 			status NOT IN ('paid', 'reconciled') AND COALESCE(state->'quotes' ? 'ETH', false),
-			CASE WHEN state ? 'credits' THEN state->'credits' END
+			CASE WHEN state ? 'credits' THEN state->'credits' END,
+			CASE WHEN status IN ('paid', 'reconciled') THEN state->'payment' END, COALESCE(state->>'chainWithdrawnTx', ''),
+			CASE WHEN status = 'pending' THEN state->'attempts'->(state->>'currentAttempt') END
 		FROM receipts
 		WHERE deposit_address IS NOT NULL AND NOT (state ? 'depositChainGone') AND (status IN ('generated', 'pending')
 			OR (status = 'failed' AND COALESCE(expires_at, updated_at) > $1)
@@ -41,11 +45,11 @@ func (d *Deposits) Open(ctx context.Context, now time.Time, monitor time.Duratio
 	var out []settlement.OpenDeposit
 	for rows.Next() {
 		var o settlement.OpenDeposit
-		var credits []byte
-		if err := rows.Scan(&o.ReceiptID, &o.Address, &o.Settled, &o.ETHQuoted, &credits); err != nil {
+		var credits, payment, attempt []byte
+		if err := rows.Scan(&o.ReceiptID, &o.Address, &o.Settled, &o.ETHQuoted, &credits, &payment, &o.Withdrawn, &attempt); err != nil {
 			return nil, err
 		}
-		if o.Unconfirmed, err = unconfirmed(o.Address, credits); err != nil {
+		if err := openFacts(&o, credits, payment, attempt); err != nil {
 			return nil, fmt.Errorf("open deposits: receipt %s: %w", o.ReceiptID, err)
 		}
 		out = append(out, o)
@@ -53,15 +57,41 @@ func (d *Deposits) Open(ctx context.Context, now time.Time, monitor time.Duratio
 	return out, rows.Err()
 }
 
-// unconfirmed is the credits (JSON) neither confirmed nor dropped.
-func unconfirmed(deposit string, raw []byte) ([]settlement.DepositTransfer, error) {
-	if len(raw) == 0 {
-		return nil, nil
+// openFacts fills o from its receipt's state (JSON): the credits not confirmed yet, the payment
+// on chain (for the audit) and the hint of its current wallet attempt when no credit has it.
+func openFacts(o *settlement.OpenDeposit, credits, payment, attempt []byte) error {
+	var cs []receipt.Credit
+	if len(credits) > 0 {
+		if err := json.Unmarshal(credits, &cs); err != nil {
+			return err
+		}
 	}
-	var credits []receipt.Credit
-	if err := json.Unmarshal(raw, &credits); err != nil {
-		return nil, err
+	o.Unconfirmed = unconfirmed(o.Address, cs)
+	if len(payment) > 0 {
+		var p receipt.Payment
+		if err := json.Unmarshal(payment, &p); err != nil {
+			return err
+		}
+		if p.VerifiedBy == receipt.VerifiedByChain && p.BlockHash != "" && p.TransactionHash != "" {
+			o.Paid = &settlement.PaidTransfer{AttemptID: p.AttemptID, TransactionHash: strings.ToLower(p.TransactionHash),
+				BlockNumber: p.BlockNumber, BlockHash: strings.ToLower(p.BlockHash)}
+		}
 	}
+	if len(attempt) > 0 {
+		var a receipt.Attempt
+		if err := json.Unmarshal(attempt, &a); err != nil {
+			return err
+		}
+		credited := slices.ContainsFunc(cs, func(c receipt.Credit) bool { return strings.EqualFold(c.TransactionHash, a.TransactionHash) })
+		if a.Kind == "wallet" && a.TransactionHash != "" && !credited {
+			o.Hint = &settlement.Hint{AttemptID: a.ID, TransactionHash: strings.ToLower(a.TransactionHash)}
+		}
+	}
+	return nil
+}
+
+// unconfirmed is the credits neither confirmed nor dropped.
+func unconfirmed(deposit string, credits []receipt.Credit) []settlement.DepositTransfer {
 	var out []settlement.DepositTransfer
 	for _, c := range credits {
 		if c.Confirmed || c.Dropped {
@@ -70,7 +100,7 @@ func unconfirmed(deposit string, raw []byte) ([]settlement.DepositTransfer, erro
 		out = append(out, settlement.DepositTransfer{Deposit: deposit, TransactionHash: c.TransactionHash, LogIndex: c.LogIndex,
 			BlockNumber: c.BlockNumber, BlockHash: c.BlockHash, Sender: c.Sender, Token: c.Token, Decimals: c.Decimals, AmountUnits: c.AmountUnits})
 	}
-	return out, nil
+	return out
 }
 
 // Cursor implements settlement.DepositStore.

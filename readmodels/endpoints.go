@@ -113,7 +113,7 @@ type NewEvent struct {
 	Key      string // makes recording once: the same key again records nothing
 	Merchant string
 	Type     string
-	Data     map[string]any
+	Data     any // one of the typed payloads (payloads.go), encoded as JSON
 	At       time.Time
 	// Endpoint, when set, limits the fan-out to this endpoint (webhook.test); otherwise every
 	// live endpoint of the merchant whose filter takes Type gets a message.

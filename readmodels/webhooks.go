@@ -24,18 +24,21 @@ const (
 
 // QueueNotification queues (or re-aims the open) notification of a receipt's status change; it
 // is sent inside the receipts projector's transaction.
+//
+// One INSERT ... ON CONFLICT on the open-notification index (webhook_notifications_open), not an
+// UPDATE of the open row plus an INSERT guarded by NOT EXISTS: in READ COMMITTED, the guard reads
+// the statement's snapshot while the UPDATE re-reads the row it waited for. A dispatcher that
+// recorded the open row as delivered between the two (it sent the older status) left the UPDATE
+// with no row and the guard still seeing one, and the newer status was never queued (issue 36:
+// a merchant told "failed" about a paid receipt). ON CONFLICT either re-aims the row that is still
+// open when it locks it or inserts a new one. A key already queued (a replay) queues nothing.
 func QueueNotification(batch *pgx.Batch, receiptID, merchant, url, key string) {
-	batch.Queue(`WITH upd AS (
-			UPDATE webhook_notifications SET queued_key = $2, state = 'pending', next_attempt_at = now(), delivery_id = NULL,
-				attempts = 0, marked_at = NULL, updated_at = now()
-			WHERE receipt_id = $1 AND state IN ('pending', 'retrying', 'marked')
-			  AND NOT EXISTS (SELECT 1 FROM webhook_notifications WHERE queued_key = $2)
-			RETURNING id)
-		INSERT INTO webhook_notifications (id, receipt_id, merchant_wallet, url, queued_key, state, next_attempt_at, created_at, updated_at)
+	batch.Queue(`INSERT INTO webhook_notifications (id, receipt_id, merchant_wallet, url, queued_key, state, next_attempt_at, created_at, updated_at)
 		SELECT $3, $1, $4, $5, $2, 'pending', now(), now(), now()
-		WHERE NOT EXISTS (SELECT 1 FROM upd)
-		  AND NOT EXISTS (SELECT 1 FROM webhook_notifications WHERE receipt_id = $1 AND state IN ('pending', 'retrying', 'marked'))
-		ON CONFLICT (queued_key) DO NOTHING`, receiptID, key, uuid.New(), merchant, url)
+		WHERE NOT EXISTS (SELECT 1 FROM webhook_notifications WHERE queued_key = $2)
+		ON CONFLICT (receipt_id) WHERE state IN ('pending', 'retrying', 'marked') DO UPDATE
+			SET queued_key = EXCLUDED.queued_key, state = 'pending', next_attempt_at = now(), delivery_id = NULL,
+				attempts = 0, marked_at = NULL, updated_at = now()`, receiptID, key, uuid.New(), merchant, url)
 }
 
 // Claimed is a notification a dispatcher holds a lease on.

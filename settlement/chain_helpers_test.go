@@ -4,10 +4,13 @@ package settlement_test
 // distributor's, the wallet verifier's and subscription charging's).
 
 import (
+	"bytes"
 	"context"
 	"math/big"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
@@ -17,9 +20,13 @@ import (
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/chain/contracts"
+	"github.com/payledger/payledger/cmd/payledger/app"
+	"github.com/payledger/payledger/cmd/payledger/app/web"
+	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/projections"
+	"github.com/payledger/payledger/transport/ratelimit"
 )
 
 // newWallet is a fresh address, lower case.
@@ -32,21 +39,23 @@ func newWallet(tb testing.TB) string {
 	return strings.ToLower(crypto.PubkeyToAddress(k.PublicKey).Hex())
 }
 
-// receiptsLedger is a fresh database whose store has the receipts projection running on it
-// (applied at append too), as serve has it, until stop, which waits for the runner to end.
-func receiptsLedger(tb testing.TB, ctx context.Context) (*pgxpool.Pool, *projections.ReceiptsAtAppend, *projections.Runner, func()) {
+// receiptsLedger is a fresh database and the service built on it as serve builds it
+// (cmd/payledger/app): its write store applies the receipts projection at append, and the
+// projection runs until stop, which waits for the runner to end.
+func receiptsLedger(tb testing.TB, ctx context.Context) (*pgxpool.Pool, eventstore.Store, *projections.Runner, func()) {
 	tb.Helper()
 	pool := pgtest.Pool(tb)
-	store := postgres.New(pool)
-	proj := projections.NewReceipts(nil)
-	runner, err := projections.NewRunner(pool, store, proj, zerolog.Nop())
+	svc, err := web.Build(ctx, web.Config{App: app.Config{Store: postgres.New(pool), Pool: pool, Now: time.Now, Log: zerolog.Nop(),
+		SecretsKey: bytes.Repeat([]byte{7}, 32), JournalPath: filepath.Join(tb.TempDir(), "journal.jsonl")},
+		Limiter: ratelimit.NewMemory(time.Now)})
 	if err != nil {
 		tb.Fatal(err)
 	}
+	runner := svc.Projections.Receipts
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = runner.Run(ctx) }()
-	return pool, proj.AtAppend(store, runner), runner, func() { cancel(); <-done }
+	return pool, svc.Events, runner, func() { cancel(); <-done }
 }
 
 // startDevChain starts the development chain and dials it; both are closed when the test ends.

@@ -16,7 +16,7 @@ import (
 // flight all belong to the chain they were made on, named by its genesis block's hash: a block
 // number of another chain means nothing here. At start, serve compares the node's genesis with
 // the one the deposit detector's cursor was saved on:
-//   - the same, or none saved yet (a first start, a cursor from before migration 037): go on;
+//   - the same, or none saved yet (a first start, a cursor from before migration 031): go on;
 //   - another, on the development chain (started afresh in memory by each `make run`): start
 //     afresh there, with the cursor at the new chain's genesis, the contracts the service
 //     deployed forgotten (deployed again), the operator transactions signed on the old chain

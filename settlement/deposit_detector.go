@@ -19,7 +19,10 @@ import (
 // the new blocks for every configured token (the recipients matched in memory), when some
 // deposit has an open ETH quote one eth_call reading the balances of up to balanceSlice of them
 // (ETH a contract sent), and, when transfers reached their depth in blocks not read this step,
-// one batch of headers. Facts go through the command
+// one batch of headers; then the audit (deposit_audit.go) of the receipts paid lately (only
+// when a reorg replaced the cursor's block: one batch of headers and one of transaction
+// receipts), of the flagged ones and of the hints (one batch of transaction receipts while
+// there are any). Facts go through the command
 // pipeline (load, decide, append with the expected version, retry), so two detectors credit a
 // transfer once. The last processed block is kept in the database (chain_cursors): a restart
 // resumes there, and transfers mined while the service was down are found.
@@ -33,13 +36,15 @@ type DepositDetector struct {
 	Log           zerolog.Logger
 	Name          string // the cursor's name; "" is "deposits"
 	MaxRange      uint64 // blocks read per step at most; 0 is 2,000
-	// Health, when set, is told each step's outcome (nil: a step went through), so the service's
-	// health shows a detector that cannot proceed.
-	Health func(error)
+	// Prices, when set, value a transfer in a token its receipt has no quote in, at the price of
+	// the step that observes it (receipt.ValueTransfer; DESIGN 10); nil: no price source.
+	Prices commands.Prices
 
-	balanceNext int           // where the next step's slice of balances starts
-	known       knownReceipts // the receipts this detector appended to (deposit_record.go)
-	genesis     string        // the chain's genesis hash, read at the first step
+	balanceNext int                  // where the next step's slice of balances starts
+	hintNext    int                  // where the next step's slice of hints starts
+	told        map[string]time.Time // receipt/attempt -> when its hint's transaction was seen mined
+	known       knownReceipts        // the receipts this detector appended to (deposit_record.go)
+	genesis     string               // the chain's genesis hash, read at the first step
 }
 
 // balanceSlice is how many ETH-quoted deposits a step reads the balance of: one JSON-RPC request
@@ -94,7 +99,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 		byAddr[open[i].Address] = &open[i]
 	}
 	t0 := time.Now()
-	from, scan, err := d.scan(ctx, cur, byAddr)
+	from, scan, reorged, err := d.scan(ctx, cur, byAddr)
 	if err != nil || scan.To == 0 {
 		return StepResult{}, err
 	}
@@ -110,6 +115,11 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	}
 	d.Log.Debug().Dur("open", t0.Sub(now)).Dur("scan", t1.Sub(t0)).Dur("observe", t2.Sub(t1)).Dur("record", time.Since(t2)).
 		Int("open_deposits", len(open)).Msg("deposits: step")
+	// The audit comes before the cursor moves: when it fails, the next step reads the same blocks
+	// again and finds the same reorg (the cursor's block replaced) to audit.
+	if err := d.audit(ctx, scan.Head, open, scan.Hashes, reorged); err != nil {
+		return StepResult{}, err
+	}
 	next := DepositCursor{Number: scan.To, Hash: scan.Hashes[scan.To], Genesis: cur.Genesis}
 	if err := d.Store.SaveCursor(ctx, d.name(), next); err != nil {
 		return StepResult{}, err
@@ -153,9 +163,9 @@ func (d *DepositDetector) cursor(ctx context.Context) (DepositCursor, error) {
 var ErrCursorAhead = errors.New("deposits: the stored cursor is ahead of the chain's head")
 
 // scan reads the blocks after the cursor; when the first one's parent is not the cursor's block
-// any more (a reorg replaced it), from reorgRewind blocks before the depth again. scan.To is 0
-// when there is no new block.
-func (d *DepositDetector) scan(ctx context.Context, cur DepositCursor, open map[string]*OpenDeposit) (uint64, DepositScan, error) {
+// any more (a reorg replaced it: reorged), from reorgRewind blocks before the depth again.
+// scan.To is 0 when there is no new block.
+func (d *DepositDetector) scan(ctx context.Context, cur DepositCursor, open map[string]*OpenDeposit) (uint64, DepositScan, bool, error) {
 	maxRange := d.MaxRange
 	if maxRange == 0 {
 		maxRange = 2000
@@ -164,18 +174,18 @@ func (d *DepositDetector) scan(ctx context.Context, cur DepositCursor, open map[
 	watched := func(a string) bool { _, ok := open[a]; return ok }
 	scan, err := d.Chain.Scan(ctx, from, maxRange, watched)
 	if err != nil {
-		return from, scan, err
+		return from, scan, false, err
 	}
 	if scan.Head+uint64(d.Confirmations+reorgRewind) < cur.Number { // a reorg to a shorter branch is no more than this
-		return from, DepositScan{}, fmt.Errorf("%w: cursor at block %d, head at %d", ErrCursorAhead, cur.Number, scan.Head)
+		return from, DepositScan{}, false, fmt.Errorf("%w: cursor at block %d, head at %d", ErrCursorAhead, cur.Number, scan.Head)
 	}
 	if scan.To == 0 || cur.Hash == "" || strings.EqualFold(scan.Parent, cur.Hash) {
-		return from, scan, nil
+		return from, scan, false, nil
 	}
 	from = max(cur.Number-min(cur.Number, uint64(d.Confirmations+reorgRewind)), 1)
 	d.Log.Info().Uint64("block", cur.Number).Uint64("from", from).Msg("deposits: the cursor's block left the chain; reading again")
 	scan, err = d.Chain.Scan(ctx, from, scan.To-from+1, watched)
-	return from, scan, err
+	return from, scan, true, err
 }
 
 // depth is how deep block n is under head (its own block counts as 1).
@@ -220,19 +230,9 @@ func (d *DepositDetector) observeUnconfirmed(ctx context.Context, head uint64, s
 			}
 		}
 	}
-	hashes := scan.Hashes
-	if len(ask) > 0 {
-		got, err := d.Chain.BlockHashes(ctx, ask)
-		if err != nil {
-			return err
-		}
-		hashes = make(map[uint64]string, len(got)+len(scan.Hashes))
-		for k, v := range scan.Hashes {
-			hashes[k] = v
-		}
-		for k, v := range got {
-			hashes[k] = v
-		}
+	hashes, err := d.withHashes(ctx, scan.Hashes, ask)
+	if err != nil {
+		return err
 	}
 	for _, o := range open {
 		for _, u := range o.Unconfirmed {
@@ -244,6 +244,26 @@ func (d *DepositDetector) observeUnconfirmed(ctx context.Context, head uint64, s
 		}
 	}
 	return nil
+}
+
+// withHashes is known plus the canonical hash of each block of ask, read in one batch of
+// headers (known itself when ask is empty).
+func (d *DepositDetector) withHashes(ctx context.Context, known map[uint64]string, ask []uint64) (map[uint64]string, error) {
+	if len(ask) == 0 {
+		return known, nil
+	}
+	got, err := d.Chain.BlockHashes(ctx, ask)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uint64]string, len(known)+len(got))
+	for k, v := range known {
+		out[k] = v
+	}
+	for k, v := range got {
+		out[k] = v
+	}
+	return out, nil
 }
 
 // observeBalances reads the ETH balance, at block to, of this step's slice of the deposits whose
@@ -283,7 +303,8 @@ func (d *DepositDetector) observeBalances(ctx context.Context, to uint64, hash s
 }
 
 // Run steps every interval until ctx ends. A failed step is read again at the next one; it is
-// logged as an error (and told to Health), never waited out in silence.
+// logged as an error, never waited out in silence. (serve drives Step itself under app.Health,
+// which shows a detector without progress as stuck in /healthz.)
 func (d *DepositDetector) Run(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -291,9 +312,6 @@ func (d *DepositDetector) Run(ctx context.Context, interval time.Duration) error
 		res, err := d.Step(ctx)
 		if ctx.Err() != nil {
 			return ctx.Err()
-		}
-		if d.Health != nil {
-			d.Health(err)
 		}
 		if err != nil {
 			d.Log.Error().Err(err).Msg("deposits: step failed; reading the same blocks again next time")

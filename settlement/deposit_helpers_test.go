@@ -96,7 +96,7 @@ func (e *depositEnv) ledger() {
 	e.pool = pgtest.Pool(e.t)
 	pg := postgres.New(e.pool)
 	proj := projections.NewReceipts(nil)
-	proj.EndpointData = func(st receipt.State) map[string]any { return map[string]any{"receiptId": st.Receipt.ReceiptID} }
+	proj.EventLog = true
 	runner, err := projections.NewRunner(e.pool, pg, proj, zerolog.Nop())
 	e.ok(err)
 	e.store = proj.AtAppend(pg, runner)
@@ -197,7 +197,12 @@ func (e *depositEnv) payETH(to string, wei *big.Int) *types.Transaction {
 // receipt issues a receipt of total cents through the issuer, with its deposit address.
 func (e *depositEnv) receipt(total money.Cents) receipt.State {
 	e.t.Helper()
-	merchant := newWallet(e.t)
+	return e.receiptOf(newWallet(e.t), total)
+}
+
+// receiptOf is receipt for merchant.
+func (e *depositEnv) receiptOf(merchant string, total money.Cents) receipt.State {
+	e.t.Helper()
 	id := commands.NewReceiptID(e.at)
 	g := receipt.Generated{ReceiptID: id, Merchant: merchant, Source: "direct", Currency: "USD", TaxRate: "0", TaxComponents: []string{},
 		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "Order", Amount: total}}, Subtotal: total, Total: total,

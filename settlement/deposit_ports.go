@@ -56,6 +56,30 @@ type DepositChain interface {
 	// Balances is the ETH balance of each address at block number, in one request per
 	// chain.BalancesPerCall addresses.
 	Balances(ctx context.Context, addresses []string, number uint64) ([]*big.Int, error)
+	// Transactions is what each transaction did, nil for one not mined (or unknown), in one
+	// batch: the audit's and the hints' check (deposit_audit.go).
+	Transactions(ctx context.Context, hashes []string) ([]*MinedTx, error)
+}
+
+// MinedTx is a transaction as the chain shows it now: its block, and whether it reverted.
+type MinedTx struct {
+	Reverted    bool
+	BlockNumber uint64
+	BlockHash   string // lower case
+}
+
+// PaidTransfer is the transfer a receipt was recorded paid by (verifiedBy chain): the payment's
+// attempt, transaction and block, as the receipt's state keeps them.
+type PaidTransfer struct {
+	AttemptID, TransactionHash string
+	BlockNumber                uint64
+	BlockHash                  string
+}
+
+// Hint is the transaction a payer submitted for a pending receipt (its current wallet attempt),
+// not credited to it yet.
+type Hint struct {
+	AttemptID, TransactionHash string
 }
 
 // OpenDeposit is a receipt whose deposit address is watched.
@@ -68,6 +92,12 @@ type OpenDeposit struct {
 	ETHQuoted bool
 	// Unconfirmed are the transfers seen and neither confirmed nor dropped yet.
 	Unconfirmed []DepositTransfer
+	// Paid is the paying transfer of a receipt settled on chain (nil otherwise); Withdrawn its
+	// transaction while a reorg past the depth has it off the chain (the receipt flagged).
+	Paid      *PaidTransfer
+	Withdrawn string
+	// Hint is a pending receipt's submitted transaction (nil: none, or already credited).
+	Hint *Hint
 }
 
 // DepositStore is what the detector keeps and reads in the database.
@@ -86,5 +116,5 @@ type DepositStore interface {
 type DepositCursor struct {
 	Number  uint64
 	Hash    string
-	Genesis string // "" for a cursor saved before the genesis was kept (migration 037)
+	Genesis string // "" for a cursor saved before the genesis was kept (migration 031)
 }

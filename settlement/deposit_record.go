@@ -49,7 +49,10 @@ func (d *DepositDetector) record(ctx context.Context, obs map[string][]observati
 	for id := range obs {
 		ids = append(ids, id)
 	}
-	r := &recording{d: d, obs: obs, now: now, sem: make(chan struct{}, depositAppends)}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	r := &recording{d: d, obs: obs, prices: d.prices(ctx), now: now, sem: make(chan struct{}, depositAppends)}
 	multi, _ := d.Events.(streamsAppender)
 	if multi != nil {
 		var cached []string
@@ -76,6 +79,7 @@ func (d *DepositDetector) record(ctx context.Context, obs map[string][]observati
 type recording struct {
 	d        *DepositDetector
 	obs      map[string][]observation
+	prices   map[string]string // this step's USD prices (DepositDetector.prices)
 	now      time.Time
 	sem      chan struct{} // bounds the receipts recorded one by one at once
 	wg       sync.WaitGroup
@@ -99,7 +103,7 @@ func (r *recording) each(ctx context.Context, ids []string, read map[string][]ev
 		r.sem <- struct{}{}
 		r.wg.Go(func() {
 			defer func() { <-r.sem }()
-			n, err := r.d.recordOne(ctx, id, r.obs[id], read[receipt.Stream(id)], r.now)
+			n, err := r.d.recordOne(ctx, id, r.obs[id], read[receipt.Stream(id)], r.prices, r.now)
 			r.done(id, n, err)
 		})
 	}
@@ -121,7 +125,7 @@ func (r *recording) chunk(ctx context.Context, multi streamsAppender, c readChun
 		}
 		var evs []eventstore.EventData
 		if err == nil {
-			evs, k, err = decideEncode(k, r.obs[id], r.now)
+			evs, k, err = decideEncode(k, r.obs[id], r.prices, r.now)
 		}
 		switch {
 		case err != nil:
@@ -169,8 +173,8 @@ func foldRead(evs []eventstore.RecordedEvent) (knownReceipt, error) {
 
 // decideEncode decides a receipt's observations on k and encodes the events for appending; it
 // returns them and the receipt as they leave it. Errors: decideDeposit's.
-func decideEncode(k knownReceipt, obs []observation, now time.Time) ([]eventstore.EventData, knownReceipt, error) {
-	decided, err := decideDeposit(k.st, obs, now.UnixMilli())
+func decideEncode(k knownReceipt, obs []observation, prices map[string]string, now time.Time) ([]eventstore.EventData, knownReceipt, error) {
+	decided, err := decideDeposit(k.st, obs, prices, now.UnixMilli())
 	if err != nil {
 		return nil, k, err
 	}
@@ -230,10 +234,11 @@ func (d *DepositDetector) readStreams(ctx context.Context, ids []string) map[str
 
 // recordOne records a receipt's observations: first on the events read, then, if that does not
 // go through, by the pipeline's retrying path. It returns how many events were appended.
-func (d *DepositDetector) recordOne(ctx context.Context, id string, obs []observation, evs []eventstore.RecordedEvent, now time.Time) (int, error) {
+func (d *DepositDetector) recordOne(ctx context.Context, id string, obs []observation, evs []eventstore.RecordedEvent,
+	prices map[string]string, now time.Time) (int, error) {
 	n := 0
 	decide := func(st receipt.State) ([]receipt.Event, error) {
-		out, err := decideDeposit(st, obs, now.UnixMilli())
+		out, err := decideDeposit(st, obs, prices, now.UnixMilli())
 		n = len(out)
 		return out, err
 	}
@@ -249,8 +254,23 @@ func (d *DepositDetector) recordOne(ctx context.Context, id string, obs []observ
 	return n, err
 }
 
+// prices are the current USD prices that value transfers in unquoted tokens; nil without a price
+// source or when they cannot be read (the transfers are then credited and valued later: by the
+// next observation, or the first quote in their token).
+func (d *DepositDetector) prices(ctx context.Context) map[string]string {
+	if d.Prices == nil {
+		return nil
+	}
+	p, err := d.Prices.USDPrices(ctx)
+	if err != nil {
+		d.Log.Warn().Err(err).Msg("deposit valuation: prices unavailable")
+		return nil
+	}
+	return p
+}
+
 // decideDeposit folds the observations of one receipt into the events they add, in order.
-func decideDeposit(st receipt.State, obs []observation, at int64) ([]receipt.Event, error) {
+func decideDeposit(st receipt.State, obs []observation, prices map[string]string, at int64) ([]receipt.Event, error) {
 	var out []receipt.Event
 	for _, o := range obs {
 		t := o.t
@@ -260,7 +280,8 @@ func decideDeposit(st receipt.State, obs []observation, at int64) ([]receipt.Eve
 				continue
 			}
 		}
-		evs, err := receipt.ObserveDeposit(st, receipt.DepositObservation{Transfer: seenOf(t, at), Confirmed: o.confirmed, Dropped: o.dropped, At: at})
+		evs, err := receipt.ObserveDeposit(st, receipt.DepositObservation{Transfer: seenOf(t, at), Confirmed: o.confirmed, Dropped: o.dropped,
+			At: at, Prices: prices})
 		if err != nil {
 			return nil, err
 		}

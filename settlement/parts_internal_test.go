@@ -1,12 +1,11 @@
 package settlement
 
-// The small step types of subscription charging and of the wallet verifier, each alone, without
+// The small step types of subscription charging, each alone, without
 // a chain or a database: what they decide from what they are given.
 
 import (
 	"context"
 	"errors"
-	"slices"
 	"testing"
 	"time"
 
@@ -81,61 +80,5 @@ func TestChargeReceiptsAwait(t *testing.T) {
 	}
 	if len(ledger.settled) != 1 || ledger.settled[0].Hash != "0xa" || chain.calls != 2 {
 		t.Fatalf("settled %+v after %d reads", ledger.settled, chain.calls)
-	}
-}
-
-type fakeWatch struct{ unwatched []string }
-
-func (f *fakeWatch) Watch(WatchedPayment) error { return nil }
-func (f *fakeWatch) Unwatch(h string)           { f.unwatched = append(f.unwatched, h) }
-
-func TestFollowListFresh(t *testing.T) {
-	now := time.Unix(1_800_000_000, 0)
-	w := &fakeWatch{}
-	f := &followList{watcher: w, followed: map[string]PendingWalletPayment{}, skip: map[string]time.Time{}}
-	followed := PendingWalletPayment{ReceiptID: "r1", AttemptID: "a1", TransactionHash: "0x1"}
-	f.followed["0x1"] = followed
-	f.followed["0xgone"] = PendingWalletPayment{ReceiptID: "r0", AttemptID: "a0", TransactionHash: "0xgone"}
-	held := PendingWalletPayment{ReceiptID: "r2", AttemptID: "a2", TransactionHash: "0x2"}
-	f.hold(held, now.Add(time.Minute))
-	ended := PendingWalletPayment{ReceiptID: "r3", AttemptID: "a3", TransactionHash: "0X3"}
-	f.hold(ended, now)
-	fresh := f.fresh([]PendingWalletPayment{followed, held, ended}, now)
-	if len(fresh) != 1 || fresh[0].ReceiptID != "r3" || fresh[0].TransactionHash != "0x3" {
-		t.Fatalf("fresh %+v", fresh)
-	}
-	if !slices.Equal(w.unwatched, []string{"0xgone"}) || len(f.skip) != 1 {
-		t.Fatalf("unwatched %v, skips %v", w.unwatched, f.skip)
-	}
-	if p, ok := f.take("0x1"); !ok || p != followed {
-		t.Fatalf("take: %+v %v", p, ok)
-	}
-	if _, ok := f.take("0x1"); ok {
-		t.Fatal("taken twice")
-	}
-	f.release(held)
-	if fresh := f.fresh([]PendingWalletPayment{held}, now); len(fresh) != 1 {
-		t.Fatalf("released: %+v", fresh)
-	}
-}
-
-func TestPaidAuditReorgs(t *testing.T) {
-	now := time.Unix(1_800_000_000, 0)
-	a := &paidAudit{paid: map[string]paidPayment{}, unmarked: map[string]reorged{}}
-	p1 := PendingWalletPayment{ReceiptID: "r1", TransactionHash: "0x1"}
-	p2 := PendingWalletPayment{ReceiptID: "r2", TransactionHash: "0x2"}
-	a.remember(p1, "0x1", now)
-	a.remember(p2, "0x2", now.Add(-paidMemory-time.Second))
-	a.unmarked["0x9"] = reorged{p: PendingWalletPayment{ReceiptID: "r9"}}
-	got := a.reorgs([]PaymentVerdict{{TxHash: "0x1", Reorged: true}, {TxHash: "0x2"}})
-	if len(got) != 2 || got[0].p.ReceiptID != "r9" || got[1].p != p1 {
-		t.Fatalf("reorgs %+v", got)
-	}
-	if len(a.unmarked) != 0 || len(a.paid) != 1 {
-		t.Fatalf("after: unmarked %v paid %v", a.unmarked, a.paid)
-	}
-	a.forget(now)
-	if len(a.paid) != 0 {
-		t.Fatalf("past paidMemory kept: %v", a.paid)
 	}
 }

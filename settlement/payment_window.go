@@ -34,13 +34,12 @@ type PaymentWindowConfig struct {
 	Batch int
 }
 
-// Defaults of PaymentWindowConfig.
+// Defaults of PaymentWindowConfig (the window's own: receipt.DefaultPaymentWindow and
+// receipt.DefaultMonitorWindow).
 const (
-	DefaultPaymentWindow = time.Hour
-	DefaultMonitorWindow = 24 * time.Hour
-	DefaultWindowPoll    = time.Second
-	defaultWindowBatch   = 500
-	maxWindowPoll        = 4 * time.Second
+	DefaultWindowPoll  = time.Second
+	defaultWindowBatch = 500
+	maxWindowPoll      = 4 * time.Second
 )
 
 // windowMeta is the metadata of the expiries the process records.
@@ -66,10 +65,10 @@ func NewPaymentWindowHandler(store commands.Store, due DueWindows, cfg PaymentWi
 		panic("settlement.NewPaymentWindowHandler: nil dependency")
 	}
 	if cfg.Window <= 0 {
-		cfg.Window = DefaultPaymentWindow
+		cfg.Window = receipt.DefaultPaymentWindow
 	}
 	if cfg.Monitor <= 0 {
-		cfg.Monitor = DefaultMonitorWindow
+		cfg.Monitor = receipt.DefaultMonitorWindow
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = DefaultWindowPoll

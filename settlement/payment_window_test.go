@@ -16,7 +16,6 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
-	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
 )
@@ -27,7 +26,7 @@ type windowEnv struct {
 	t     *testing.T
 	ctx   context.Context
 	pool  *pgxpool.Pool
-	store *projections.ReceiptsAtAppend
+	store eventstore.Store
 	testClock
 	cfg settlement.PaymentWindowConfig
 }

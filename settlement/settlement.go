@@ -1,5 +1,5 @@
-// Package settlement holds the chain-driven processes: the wallet payment verifier, the split
-// distributor, subscription charging and the operator account that sends their transactions
+// Package settlement holds the chain-driven processes: deposit detection and its audit, sweeps,
+// the split distributor, subscription charging and the operator account that sends their transactions
 // (nonces, sending, recovery after a crash). A process is driven by the chain and the clock, not
 // by a request; it records the facts it learns through the same pipeline as the request use cases
 // of commands (load, decide, append with the expected version, retry on conflict).
@@ -10,14 +10,10 @@ package settlement
 
 import (
 	"context"
-	"regexp"
 	"time"
 
 	"github.com/payledger/payledger/eventstore"
 )
-
-// walletRE is the shape of a 0x hex address.
-var walletRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 
 // sleep waits d or until ctx ends (its error).
 func sleep(ctx context.Context, d time.Duration) error {

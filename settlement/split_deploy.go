@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/address"
 	"github.com/payledger/payledger/domain/split"
 )
 
@@ -122,9 +122,7 @@ func (h *DeploySplitHandler) paysMerchant(ctx context.Context, cmd commands.Conf
 // ErrChainUnavailable: the chain did not answer, or a transaction was not mined in time.
 var ErrChainUnavailable = &commands.Refusal{Kind: commands.KindUnavailable, Code: "chain_unavailable", Message: "The chain did not answer; try again"}
 
-var splitAddressRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
-
-func splitAddressShape(a string) bool { return splitAddressRE.MatchString(a) }
+func splitAddressShape(a string) bool { return address.Valid(a) }
 
 // recipients decides the split with a placeholder address and returns its recipients.
 func (h *DeploySplitHandler) recipients(cmd commands.ConfigureMerchantSplit) ([]commands.SplitRecipient, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -38,9 +40,6 @@ type Figures interface {
 	SplitTransactions(ctx context.Context, wallet string, limit int) ([]readmodels.SplitTransaction, error)
 }
 
-// pricedAssets have a configurable USD price; stablecoins are fixed at 1.
-var pricedAssets = []string{"ETH", "cbBTC", "cbXRP", "EUR"}
-
 func (s *Server) getPricing(c echo.Context) error {
 	prices, err := s.prices.All(c.Request().Context())
 	if err != nil {
@@ -50,7 +49,7 @@ func (s *Server) getPricing(c echo.Context) error {
 	for _, t := range receipt.StableTokens {
 		tokens[t] = map[string]any{"usd": 1, "fixed": true}
 	}
-	for _, a := range pricedAssets[:3] {
+	for _, a := range receipt.PricedTokens() {
 		tokens[a] = priceView(prices[a])
 	}
 	return c.JSON(http.StatusOK, map[string]any{"tokens": tokens, "eurUsd": priceView(prices["EUR"])})
@@ -99,8 +98,8 @@ func (s *Server) postPricing(c echo.Context) error {
 		if receipt.IsStable(token) {
 			return InvalidInput(token + " is fixed at 1 USD")
 		}
-		if !contains(pricedAssets[:3], token) {
-			return InvalidInput("tokens." + token + " is not a priced token (" + strings.Join(pricedAssets[:3], ", ") + ")")
+		if !slices.Contains(receipt.PricedTokens(), token) {
+			return InvalidInput("tokens." + token + " is not a priced token (" + strings.Join(receipt.PricedTokens(), ", ") + ")")
 		}
 		if err := positive("tokens."+token, n); err != nil {
 			return err
@@ -122,15 +121,6 @@ func (s *Server) postPricing(c echo.Context) error {
 	return s.getPricing(c)
 }
 
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 type quoteRequest struct {
 	Token string `json:"token"`
 }
@@ -142,9 +132,14 @@ func (s *Server) quote(c echo.Context) error {
 	if err := DecodeJSON(c, &req); err != nil {
 		return err
 	}
-	out, err := s.cmd.QuoteToken.Handle(c.Request().Context(), commands.QuoteToken{ReceiptID: c.Param("id"), Token: req.Token, Meta: s.metadata(c, "customer")})
+	ctx := c.Request().Context()
+	out, err := s.cmd.QuoteToken.Handle(ctx, commands.QuoteToken{ReceiptID: c.Param("id"), Token: req.Token, Meta: s.metadata(c, "customer")})
 	if err != nil {
 		return err
+	}
+	if out.Result.Position != (eventstore.Position{}) {
+		// The page reads the payment request next: it must see this quote (DESIGN 4, issue 36).
+		s.waitChanges(ctx, commands.ReceiptChange{ReceiptID: out.ReceiptID, Result: out.Result})
 	}
 	q := out.Quote
 	return c.JSON(http.StatusOK, map[string]any{"receiptId": out.ReceiptID, "token": q.Token, "amount": q.Amount,

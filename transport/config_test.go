@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/payledger/payledger/cmd/payledger/app"
 )
 
 // adminCall performs a state-changing admin request with the session and CSRF token.
@@ -234,7 +236,7 @@ func TestSplit(t *testing.T) {
 	if len(rs) != 2 || rs[0].(map[string]any)["sharesBps"] != 9950.0 || rs[1].(map[string]any)["address"] != testPlatform {
 		t.Fatalf("default split %v", rs)
 	}
-	noPlatform := newEnv(t, func(d *testDeps) { d.App.PlatformRecipient = "" })
+	noPlatform := newAppEnv(t, func(c *app.Config) { c.PlatformRecipient = "" }, nil, nil)
 	c3, csrf3 := noPlatform.login(m2)
 	if rec := noPlatform.adminCall(c3, csrf3, http.MethodPost, "/api/split/deploy", `{"splitAddress":"`+contract+`"}`); rec.Code != 400 || decode(t, rec)["error"] != "platform_recipient_not_configured" {
 		t.Fatalf("default without platform: %d %s", rec.Code, rec.Body)

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport/dashboard"
 )
@@ -75,8 +76,8 @@ type dashList struct {
 // receipt id or transactionId, and keyset pages.
 func (s *Server) dashReceipts(c echo.Context, sess Session, f dashboard.Frame) error {
 	ctx := c.Request().Context()
-	v := dashList{Statuses: knownStatuses, Status: c.QueryParam("status"), Query: strings.TrimSpace(c.QueryParam("q"))}
-	if !slices.Contains(knownStatuses, v.Status) {
+	v := dashList{Statuses: receipt.StatusNames(), Status: c.QueryParam("status"), Query: strings.TrimSpace(c.QueryParam("q"))}
+	if !slices.Contains(v.Statuses, v.Status) {
 		v.Status = "" // an unknown filter shows every receipt rather than an error page
 	}
 	if len(v.Query) > dashQueryMax {
@@ -133,24 +134,11 @@ func dashListURL(status, cursor string) string {
 	return "/dashboard?" + q.Encode()
 }
 
-// dashSearch finds receipts by id or transactionId (of one status when set); without a search
-// index it finds the receipt by its id only.
+// dashSearch finds receipts by id or transactionId (of one status when set).
 func (s *Server) dashSearch(ctx context.Context, merchant, q, status string) ([]readmodels.ReceiptRow, error) {
-	var rows []readmodels.ReceiptRow
-	if s.receiptSearch != nil {
-		found, err := s.receiptSearch.Search(ctx, merchant, q, dashSearchMax)
-		if err != nil {
-			return nil, err
-		}
-		rows = found
-	} else {
-		row, err := s.receipts.Get(ctx, merchant, q)
-		if err != nil && !errors.Is(err, readmodels.ErrNotFound) {
-			return nil, err
-		}
-		if err == nil {
-			rows = append(rows, row)
-		}
+	rows, err := s.receiptSearch.Search(ctx, merchant, q, dashSearchMax)
+	if err != nil {
+		return nil, err
 	}
 	if status == "" {
 		return rows, nil

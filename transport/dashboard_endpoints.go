@@ -22,10 +22,8 @@ type dashEndpoint struct {
 	Deliveries                           []dashEndpointDelivery
 }
 
-// dashEndpointsView is the settings page's webhook endpoints: Off when this instance has no
-// endpoint store (the section says so instead of offering forms that would answer 503).
+// dashEndpointsView is the settings page's webhook endpoints.
 type dashEndpointsView struct {
-	Off   bool
 	List  []dashEndpoint
 	Types []string
 }
@@ -34,10 +32,6 @@ type dashEndpointsView struct {
 // the same store the /api/webhooks/endpoints routes use; the page's forms call those routes.
 func (s *Server) dashEndpoints(ctx context.Context, wallet string) (dashEndpointsView, error) {
 	v := dashEndpointsView{Types: webhooks.EventTypes}
-	if s.endpoints == nil {
-		v.Off = true
-		return v, nil
-	}
 	list, err := s.endpoints.List(ctx, wallet)
 	if err != nil {
 		return v, err

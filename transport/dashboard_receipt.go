@@ -50,6 +50,7 @@ type dashReceiptView struct {
 	Deliveries                                                      []dashDelivery
 	WebhookURL                                                      bool
 	Live                                                            string // the receipt's event stream while its status may still change
+	Transfers                                                       []dashTransfer
 }
 
 // dashReceipt is one receipt of the merchant: lines and totals, payment, its audited history
@@ -74,6 +75,8 @@ func (s *Server) dashReceipt(c echo.Context, sess Session, f dashboard.Frame) er
 		return err
 	}
 	v := dashReceiptOf(row.State)
+	v.Transfers = dashTransfers(row.State, s.cfg.PaymentChain.ExplorerURL)
+	totalsOnce(&v)
 	if !streamEnds(row.State.Status) { // the payment page's stream: dash.js updates the status badge live
 		v.Live = "/api/portal/" + url.PathEscape(id) + "/events"
 	}
@@ -123,9 +126,8 @@ func dashReceiptOf(st receipt.State) dashReceiptView {
 		}
 		v.Lines = append(v.Lines, line)
 	}
-	if un := money.Cents(st.Unrefunded()); un > 0 && (st.Status == receipt.StatusPaid || st.Status == receipt.StatusReconciled ||
-		st.Status == receipt.StatusRefundRequested) {
-		v.CanRefund, v.Unrefunded = true, un.String()
+	if receipt.CanRequestRefund(st) {
+		v.CanRefund, v.Unrefunded = true, money.Cents(st.Unrefunded()).String()
 	}
 	return v
 }

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/payledger/payledger/readmodels"
 )
 
 const xssText = `<img src=x onerror=alert(1)>`
@@ -20,7 +18,6 @@ const xssText = `<img src=x onerror=alert(1)>`
 // dashEnv is the test server with the dashboard's search (as serve wires it).
 func dashEnv(t *testing.T, mutate func(*testDeps)) *env {
 	return newEnv(t, func(d *testDeps) {
-		d.ReceiptSearch = d.Receipts.(*readmodels.Receipts)
 		if mutate != nil {
 			mutate(d)
 		}
@@ -325,6 +322,13 @@ func TestDashboardReceiptPageFollowsItsStatus(t *testing.T) {
 		_, page, _ := e.get("/dashboard/receipts/"+id, m.cookies)
 		return strings.Contains(page, `data-status="refund_requested"`) && !strings.Contains(page, "data-live=")
 	})
+	// The domain refuses a second request without a hash: the page offers no form that can only fail.
+	if _, page, _ := e.get("/dashboard/receipts/"+id, m.cookies); strings.Contains(page, `id="refund"`) {
+		t.Fatalf("a refund_requested receipt shows the refund form:\n%s", page)
+	}
+	if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/receipts/refund", `{"receiptId":"`+id+`","reason":"again"}`); rec.Code/100 == 2 {
+		t.Fatalf("a second request without a hash: %d %s", rec.Code, rec.Body)
+	}
 }
 
 // The receipts list's stream: the signed-in merchant's receipts among ids, their status at once

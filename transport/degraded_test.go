@@ -9,10 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
+	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/eventstore/journal"
 )
 
 // lostAnswer stores an append and then answers as if the connection broke during the commit,
@@ -36,14 +34,11 @@ func (l *lostAnswer) Append(ctx context.Context, stream string, expected eventst
 // with "expected version no-stream, actual 1" and blocked every entry behind it.)
 func TestOrderWithLostAppendAnswerIsJournaledAsTheSameEvent(t *testing.T) {
 	var store *lostAnswer
-	j, err := journal.Open(filepath.Join(t.TempDir(), "journal.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newEnv(t, func(d *testDeps) {
-		store = &lostAnswer{Store: d.App.Store}
-		d.Events, d.App.Store, d.App.Journal = store, store, j
-	})
+	journalPath := filepath.Join(t.TempDir(), "journal.jsonl")
+	e := newAppEnv(t, func(c *app.Config) {
+		store = &lostAnswer{Store: c.Store}
+		c.Store, c.JournalPath = store, journalPath
+	}, nil, nil)
 	m := e.merchant(true)
 	e.item(m, `{"sku":"tea","name":"Tea","priceUsd":4}`)
 	store.armed.Store(true)
@@ -53,11 +48,10 @@ func TestOrderWithLostAppendAnswerIsJournaledAsTheSameEvent(t *testing.T) {
 		t.Fatalf("order with a lost answer: %d %s", rec.Code, rec.Body)
 	}
 	id := body["receipt"].(map[string]any)["receiptId"].(string)
-	replayer := journal.NewReplayer(j, store, e.webhookKeys, unavailable, zerolog.Nop())
-	if n, err := replayer.DrainOnce(context.Background()); err != nil || n != 1 {
+	if n, err := e.svc.Replayer.DrainOnce(context.Background()); err != nil || n != 1 {
 		t.Fatalf("replay: %d, %v", n, err)
 	}
-	if p, _ := j.Pending(); len(p) != 0 {
+	if p, _ := e.svc.Journal.Pending(); len(p) != 0 {
 		t.Fatalf("%d journal entries left", len(p))
 	}
 	evs, err := store.ReadStream(context.Background(), "receipt-"+id, 1, 10)

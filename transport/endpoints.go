@@ -39,7 +39,6 @@ var (
 )
 
 var (
-	errNoEndpoints     = NewError(http.StatusServiceUnavailable, "unavailable", "Webhook endpoints are not configured on this instance")
 	errEndpointMissing = NewError(http.StatusNotFound, "not_found", "Webhook endpoint not found")
 )
 
@@ -88,9 +87,6 @@ func endpointEvents(events []string) ([]string, error) {
 }
 
 func (s *Server) createEndpoint(c echo.Context) error {
-	if s.endpoints == nil {
-		return errNoEndpoints
-	}
 	var b endpointBody
 	if err := DecodeJSON(c, &b); err != nil {
 		return err
@@ -122,9 +118,6 @@ func (s *Server) createEndpoint(c echo.Context) error {
 }
 
 func (s *Server) listEndpoints(c echo.Context) error {
-	if s.endpoints == nil {
-		return errNoEndpoints
-	}
 	list, err := s.endpoints.List(c.Request().Context(), merchantOf(c))
 	if err != nil {
 		return err
@@ -138,9 +131,6 @@ func (s *Server) listEndpoints(c echo.Context) error {
 
 // endpointID reads the :id of a route as one of the caller's endpoints (404 otherwise).
 func (s *Server) endpointID(c echo.Context) (uuid.UUID, error) {
-	if s.endpoints == nil {
-		return uuid.Nil, errNoEndpoints
-	}
 	id, err := uuid.Parse(c.Param("id"))
 	if err != nil {
 		return uuid.Nil, errEndpointMissing
@@ -179,7 +169,7 @@ func (s *Server) testEndpoint(c echo.Context) error {
 	now := s.now()
 	key := "webhook-test:" + uuid.NewString()
 	ev := readmodels.NewEvent{Key: key, Merchant: merchant, Type: webhooks.TypeTest, At: now, Endpoint: &id,
-		Data: map[string]any{"endpointId": id, "message": "This is a test event from payledger."}}
+		Data: readmodels.WebhookTest{EndpointID: id.String(), Message: "This is a test event from payledger."}}
 	if err := s.endpoints.Record(ctx, ev); err != nil {
 		return err
 	}
@@ -225,9 +215,6 @@ func (s *Server) redeliverEndpoint(c echo.Context) error {
 	eventID, err := uuid.Parse(c.Param("eventId"))
 	if err != nil {
 		return errEndpointMissing
-	}
-	if s.endpointSender == nil {
-		return errNoEndpoints
 	}
 	ctx := c.Request().Context()
 	m, err := s.endpoints.Message(ctx, merchantOf(c), id, eventID)

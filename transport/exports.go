@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 
+	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -30,8 +31,6 @@ const (
 	exportFlushEvery = 1000
 	exportsPerUser   = 2
 )
-
-var errNoExports = NewError(http.StatusServiceUnavailable, "unavailable", "Exports are not configured on this instance")
 
 func (s *Server) exportRoutes() {
 	read := Policy{Access: KeyOrSession, Scope: "receipts:read"}
@@ -67,8 +66,8 @@ func (s *Server) exportReceipts(c echo.Context) error {
 		return err
 	}
 	status := c.QueryParam("status")
-	if status != "" && !slices.Contains(knownStatuses, status) {
-		return InvalidInput("status must be one of " + strings.Join(knownStatuses, ", "))
+	if status != "" && !slices.Contains(receipt.StatusNames(), status) {
+		return InvalidInput("status must be one of " + strings.Join(receipt.StatusNames(), ", "))
 	}
 	return s.streamCSV(c, "receipts", readmodels.ReceiptColumns, func(ctx context.Context, merchant string, row func([]string) error) error {
 		return s.exports.Receipts(ctx, merchant, from, to, status, row)
@@ -90,9 +89,6 @@ func (s *Server) exportSplits(c echo.Context) error {
 // went out an error can only end the stream: the client sees a truncated file without the
 // final CRLF of a complete one.
 func (s *Server) streamCSV(c echo.Context, name string, header []string, rows func(context.Context, string, func([]string) error) error) error {
-	if s.exports == nil {
-		return errNoExports
-	}
 	merchant := merchantOf(c)
 	if !s.exportSlots.take(merchant) {
 		return errTooManyExports

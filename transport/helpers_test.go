@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -64,7 +65,7 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 type env struct {
 	t     testing.TB
 	srv   *Server
-	app   *app.Application // what the server was handed
+	svc   *app.Service // the service the server was built on (cmd/payledger/app)
 	pool  *pgxpool.Pool
 	keys  *readmodels.Keys
 	clk   *clock
@@ -82,100 +83,77 @@ type pinger struct{ err error }
 
 func (p pinger) Ping(context.Context) error { return p.err }
 
-// testDeps are what a test may change before the server is built: the HTTP layer's dependencies
-// and the application's (cmd/payledger/app, the composition root serve uses).
+// testDeps are the HTTP layer's dependencies as the service's one construction filled them
+// (cmd/payledger/app/web): a test may replace one with a fault-injecting wrapper before the
+// server is built. It constructs none of them.
 type testDeps struct {
 	Deps
-	App app.Deps
 }
 
 // newEnv builds a server on a fresh database; mutate adjusts its dependencies first.
 func newEnv(t testing.TB, mutate func(*testDeps)) *env {
 	t.Helper()
-	return newEnvWith(t, mutate, nil)
+	return newAppEnv(t, nil, mutate, nil)
 }
 
 // newEnvWith also adjusts the webhook dispatcher (short retry delay and timeout by default).
 func newEnvWith(t testing.TB, mutate func(*testDeps), dispatch func(*webhooks.Dispatcher)) *env {
 	t.Helper()
+	return newAppEnv(t, nil, mutate, dispatch)
+}
+
+// newAppEnv builds the service as serve does (BuildService: cmd/payledger/app, then
+// app/web) from a test configuration, which configure may change first: a fresh database, the
+// test's clock, an in-process rate limiter; then mutate may replace HTTP dependencies.
+func newAppEnv(t testing.TB, configure func(*app.Config), mutate func(*testDeps), dispatch func(*webhooks.Dispatcher)) *env {
+	t.Helper()
 	pool := pgtest.Pool(t)
 	adminKey, _ := crypto.GenerateKey()
-	e := &env{t: t, pool: pool, keys: readmodels.NewKeys(pool), clk: &clock{t: time.Now()}, logs: &syncBuffer{}, admin: adminKey}
-	store := postgres.New(pool)
-	webhookKeys, err := readmodels.NewWebhookKeys(pool, bytes.Repeat([]byte{7}, 32))
+	e := &env{t: t, pool: pool, clk: &clock{t: time.Now()}, logs: &syncBuffer{}, admin: adminKey}
+	cfg := app.Config{Store: postgres.New(pool), Pool: pool, Now: e.clk.Now, Log: zerolog.Nop(),
+		SecretsKey: bytes.Repeat([]byte{7}, 32), JournalPath: filepath.Join(t.TempDir(), "journal.jsonl"), PlatformRecipient: testPlatform,
+		Dispatch: func(d *webhooks.Dispatcher) {
+			d.RetryDelay, d.Timeout = 300*time.Millisecond, time.Second
+			if dispatch != nil {
+				dispatch(d)
+			}
+		}}
+	if configure != nil {
+		configure(&cfg)
+	}
+	httpCfg := Config{JWTSecret: testJWTSecret, CronSecret: testCronSecret, EdgeSecret: testEdgeSecret,
+		AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000,
+		ProcessorWebhookSecret: testProcessorSecret, PublicBaseURL: "https://pay.example"}
+	svc, deps, err := BuildService(context.Background(), cfg, httpCfg, ratelimit.NewMemory(e.clk.Now), 8453, zerolog.New(e.logs))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.webhookKeys = webhookKeys
-	e.outbox = readmodels.NewOutbox(pool)
-	e.usage = readmodels.NewUsage(pool, e.clk.Now)
-	metrics := NewMetrics(readmodels.NewOps(pool))
-	e.endpoints = readmodels.NewEndpoints(pool, webhookKeys)
-	disp := &webhooks.Dispatcher{Outbox: e.outbox, Keys: webhookKeys, Events: store, ReceiptFields: WebhookFields, Log: zerolog.Nop(),
-		RetryDelay: 300 * time.Millisecond, Timeout: time.Second, Metrics: metrics, Endpoints: e.endpoints}
-	if dispatch != nil {
-		dispatch(disp)
-	}
-	e.dispatcher = disp.Init()
-	caches := readmodels.NewInvalidations(pool)
-	caches.Register(readmodels.RevokedChannel, e.keys.Cache())
-	d := &testDeps{Deps: Deps{
-		Log: zerolog.New(e.logs), DB: pinger{}, Keys: e.keys, Nonces: readmodels.NewNonces(pool), Sessions: readmodels.NewSessions(pool),
-		OpenAPIJSON: openapiJSON(t), Signer: chain.Login{ChainID: 8453}, Limiter: ratelimit.NewMemory(e.clk.Now), Now: e.clk.Now,
-		Events: store, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
-		Inventory: readmodels.NewInventory(pool), Receipts: readmodels.NewReceipts(pool),
-		Outbox: e.outbox, Webhooks: e.dispatcher,
-		Prices: readmodels.NewPrices(pool), Usage: e.usage, Figures: readmodels.NewReceipts(pool), Metrics: metrics,
-		Invalidations: caches, Users: readmodels.NewUsers(pool).KeepTopInMemory(caches),
-		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool),
-		WebhookEndpoints: e.endpoints, EndpointSender: e.dispatcher, Idempotent: readmodels.NewIdempotentResponses(pool, webhookKeys),
-		Exports: readmodels.NewExports(pool),
-		Config: Config{JWTSecret: testJWTSecret, CronSecret: testCronSecret, EdgeSecret: testEdgeSecret,
-			AdminWallets: []string{walletOf(adminKey)}, KeyLimitPerMinute: 10_000, PublicLimitPerMinute: 10_000,
-			ProcessorWebhookSecret: testProcessorSecret, PublicBaseURL: "https://pay.example"},
-	}, App: app.Deps{Store: store, Pool: pool, Now: e.clk.Now, Log: zerolog.Nop(), Dispatcher: e.dispatcher, EndpointData: WebhookFields,
-		Invalidations: caches, WebhookKeys: webhookKeys, PlatformRecipient: testPlatform}}
+	e.svc, e.keys, e.webhookKeys, e.outbox, e.dispatcher, e.usage, e.endpoints = svc, svc.Keys, svc.WebhookKeys, svc.Outbox, svc.Dispatcher, svc.Usage, svc.Endpoints
+	d := &testDeps{Deps: deps}
+	d.DB = pinger{} // the datastore answers unless a test says otherwise
 	if mutate != nil {
 		mutate(d)
 	}
-	a, err := app.New(d.App) // as serve builds it
-	if err != nil {
+	if e.srv, err = New(d.Deps); err != nil {
 		t.Fatal(err)
 	}
-	e.app = a
-	withApplication(&d.Deps, a)
-	srv, err := New(d.Deps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.srv = srv
-	e.runProjections(a, d.Invalidations) // after New: the server registers its status cache first
+	e.runProjections(svc) // after New: the server registers its status cache first
 	return e
 }
 
-// withApplication hands the server the application's handlers, queries, projections and caches.
-func withApplication(d *Deps, a *app.Application) {
-	d.Commands, d.Splits, d.Journaled, d.Charger = a.Commands, a.Queries.Splits, a.Queries.Journaled, a.Processes.Charger
-	d.Events = a.Events // as serve: the store the write side appends through
-	d.ReceiptsView, d.SubscriptionsView = a.Projections.Receipts, a.Projections.Subscriptions
-	d.PricingCache, d.InventoryCache = a.Caches.Pricing, a.Caches.Inventory
-}
-
 // runProjections runs the receipts and subscriptions projections, the webhook dispatcher and the
-// cache invalidations until the test ends.
-func (e *env) runProjections(a *app.Application, caches *readmodels.Invalidations) {
+// cache invalidations until the test ends (the other workers run where a test needs them).
+func (e *env) runProjections(s *app.Service) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { _ = a.Projections.Receipts.Run(ctx) })
-	wg.Go(func() { _ = a.Projections.Subscriptions.Run(ctx) })
+	wg.Go(func() { _ = s.Projections.Receipts.Run(ctx) })
+	wg.Go(func() { _ = s.Projections.Subscriptions.Run(ctx) })
 	wg.Go(func() {
 		if e.dispatcher.Workers > 0 { // a benchmark may start its own later
 			_ = e.dispatcher.Run(ctx)
 		}
 	})
-	if caches != nil {
-		wg.Go(func() { _ = caches.Run(ctx) })
-	}
+	wg.Go(func() { _ = s.Invalidations.Run(ctx) })
 	e.t.Cleanup(func() { cancel(); wg.Wait() })
 }
 

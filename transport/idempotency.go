@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"io"
 	"net/http"
@@ -32,6 +33,7 @@ const (
 	idemMaxKey   = 255
 	idemMaxKeep  = MaxBodyBytes // an answer larger than this is not kept (the key is released)
 	idemReplayed = "Idempotent-Replayed"
+	idemHeader   = "Idempotency-Key"
 )
 
 var errIdemConflict = NewError(http.StatusConflict, "conflict", "This Idempotency-Key was used with a different request")
@@ -41,25 +43,28 @@ var errIdemConflict = NewError(http.StatusConflict, "conflict", "This Idempotenc
 var ownIdempotency = map[string]bool{"/api/orders": true, "/api/receipts": true}
 
 // idempotent gives every POST of the developer and admin APIs the orders' Idempotency-Key
-// semantics: the same key and request (method, route, body) answers the first answer again for
+// semantics: the same key and request (method, full path, query, body) answers the first answer again for
 // 24 h; another request under the key is 409 conflict; a duplicate of a running request waits for
 // its answer. Server errors are not kept, so a retry runs again.
 func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		key := c.Request().Header.Get("Idempotency-Key")
-		if key == "" || s.idem == nil || ownIdempotency[c.Path()] {
+		values, present := c.Request().Header[http.CanonicalHeaderKey(idemHeader)]
+		if !present {
 			return next(c)
 		}
-		if len(key) > idemMaxKey || !printable(key) {
+		key := values[0]
+		if len(values) != 1 || !validIdemKey(key) {
 			return InvalidInput("Idempotency-Key must be 1 to 255 printable ASCII characters")
+		}
+		if ownIdempotency[c.Path()] {
+			return next(c)
 		}
 		body, err := io.ReadAll(c.Request().Body)
 		if err != nil {
 			return err
 		}
 		c.Request().Body = io.NopCloser(bytes.NewReader(body))
-		sum := sha256.Sum256(append([]byte(c.Request().Method+" "+c.Path()+"\n"), body...))
-		principal, hash, ctx := "wallet:"+merchantOf(c), hex.EncodeToString(sum[:]), c.Request().Context()
+		principal, hash, ctx := "wallet:"+merchantOf(c), requestHash(c.Request(), body), c.Request().Context()
 		for {
 			kept, err := s.idem.Claim(ctx, principal, key, hash, idemLock)
 			switch {
@@ -121,11 +126,30 @@ func (w *keptWriter) Write(b []byte) (int, error) {
 
 func (w *keptWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-func printable(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
+// validIdemKey: 1 to 255 printable ASCII characters (DESIGN 10); a longer or binary key is
+// refused rather than truncated, so that two keys never collide.
+func validIdemKey(key string) bool {
+	if len(key) == 0 || len(key) > idemMaxKey {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x20 || key[i] > 0x7e {
 			return false
 		}
 	}
 	return true
+}
+
+// requestHash is what a key's first request is compared with (DESIGN 10): the method, the full
+// path with its ids (so POST .../{E1}/test and .../{E2}/test are two requests), the query and
+// the body. Each part is length-prefixed, so that no two requests share an encoding.
+func requestHash(r *http.Request, body []byte) string {
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(r.Method), []byte(r.URL.EscapedPath()), []byte(r.URL.RawQuery), body} {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
+		h.Write(n[:])
+		h.Write(part)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/commands"
 )
 
@@ -267,7 +268,7 @@ func TestOrderErrorsInOrder(t *testing.T) {
 	if n := e.count("events WHERE stream_id LIKE 'receipt-%'"); n != 0 {
 		t.Fatalf("rejected orders wrote %d receipt events", n)
 	}
-	noPlatform := newEnv(t, func(d *testDeps) { d.App.PlatformRecipient = "" })
+	noPlatform := newAppEnv(t, func(c *app.Config) { c.PlatformRecipient = "" }, nil, nil)
 	pm := noPlatform.merchant(false)
 	noPlatform.adminCall(pm.cookies, pm.csrf, http.MethodPost, "/api/split/deploy",
 		`{"splitAddress":"0x`+strings.Repeat("c", 40)+`","recipients":[{"address":"`+pm.wallet+`","sharesBps":10000}]}`)

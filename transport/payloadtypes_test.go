@@ -3,14 +3,17 @@ package transport
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/readmodels"
 )
 
 // Issue 20, item 5: previousStatus and token are strings, never null; customerTotalUsd is a
 // number (the total, fee included) from creation on; processorSourceAmountUsd stays null until
-// the processor reports it. The webhook payload (WebhookFields) and the status read share them.
+// the processor reports it. The webhook payload (readmodels.ReceiptWebhookOf) and the status read
+// share them.
 func TestPayloadTypes(t *testing.T) {
 	gen := receipt.Generated{ReceiptID: "rcpt_1", Merchant: "0xm", Total: money.Cents(2813), CreatedAt: 1,
 		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 2813}}}
@@ -30,7 +33,7 @@ func TestPayloadTypes(t *testing.T) {
 		{"a quote wins over the site's default", receipt.Evolve(siteDefault, receipt.TokenQuoted{Token: "ETH", At: 2}), "generated", "ETH"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			for view, p := range map[string]map[string]any{"webhook": WebhookFields(c.st), "status read": statusView(c.st, "")} {
+			for view, p := range map[string]map[string]any{"webhook": asJSON(t, readmodels.ReceiptWebhookOf(c.st, time.Now())), "status read": asJSON(t, statusView(c.st, ""))} {
 				if p["previousStatus"] != c.previous {
 					t.Errorf("%s previousStatus %#v, want %q", view, p["previousStatus"], c.previous)
 				}

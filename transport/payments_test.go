@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/transport/onramp"
 )
@@ -189,7 +190,7 @@ func TestProcessorEventsDriveStatusThroughTheGuards(t *testing.T) {
 }
 
 func TestFailureMappingAndRetry(t *testing.T) {
-	e := newEnv(t, withDeposits)
+	e := newAppEnv(t, withDeposits, nil, nil)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "40")
 	e.processorEvent("evt_a1", id, "att_1", "cos_1", "fulfillment_processing", "")
@@ -226,7 +227,7 @@ func TestFailureMappingAndRetry(t *testing.T) {
 
 func TestOnrampSessionsAndVerification(t *testing.T) {
 	fake, srv := newFakeProcessor(t)
-	e := newEnv(t, func(d *testDeps) { d.App.Processor = onramp.New(srv.URL, "sk_test_1") })
+	e := newAppEnv(t, func(c *app.Config) { c.Processor = onramp.New(srv.URL, "sk_test_1") }, nil, nil)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "12.5")
 	rec := e.do(req{method: http.MethodPost, path: "/api/portal/" + id + "/onramp", body: `{}`})
@@ -270,7 +271,7 @@ func TestOnrampSessionsAndVerification(t *testing.T) {
 		t.Fatalf("reconciled failure: %v", st)
 	}
 	// The background reconciler's pass only takes attempts older than its minimum age.
-	done, err := e.app.Commands.ReconcileOnramp.Handle(context.Background(), commands.ReconcileOnramp{MinAge: time.Hour})
+	done, err := e.svc.Commands.ReconcileOnramp.Handle(context.Background(), commands.ReconcileOnramp{MinAge: time.Hour})
 	if checked := done.Checked; err != nil || checked != 0 {
 		t.Fatalf("young attempts checked: %d %v", checked, err)
 	}
@@ -281,7 +282,7 @@ func TestOnrampSessionsAndVerification(t *testing.T) {
 }
 
 func TestTelemetryAndWalletValidation(t *testing.T) {
-	e := newEnv(t, withDeposits)
+	e := newAppEnv(t, withDeposits, nil, nil)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "9")
 	for _, ev := range []string{"link_opened", "checkout_initialized", "onramp_widget_loaded", "error", "checkout_closed"} {

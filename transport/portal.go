@@ -50,7 +50,7 @@ func (s *Server) pageView(ctx context.Context, row readmodels.ReceiptRow) page.V
 	st := row.State
 	g := st.Receipt
 	v := page.View{ReceiptID: g.ReceiptID, BrandName: g.BrandName, Total: g.Total.String(), Currency: g.Currency,
-		Status: string(st.Status), Settled: isSettled(st.Status), InProgress: st.Status == receipt.StatusPending || st.Status == receipt.StatusACHPending, Payment: paymentView(st), Failure: failureView(st),
+		Status: string(st.Status), Settled: st.Status.Settled(), InProgress: st.Status == receipt.StatusPending || st.Status == receipt.StatusACHPending, Payment: paymentView(st), Failure: failureView(st),
 		WalletOK: s.cfg.PaymentChain.Configured(), ExpiresAt: g.ExpiresAt, ChainGone: st.DepositChainGone != nil}
 	if shop, err := s.shops.Get(ctx, g.Merchant); err == nil {
 		if strings.TrimSpace(shop.Name) != "" {
@@ -75,9 +75,11 @@ func (s *Server) pageView(ctx context.Context, row readmodels.ReceiptRow) page.V
 		}
 		v.Lines = append(v.Lines, line)
 	}
-	v.AmountReceived, v.AmountRequired = st.AmountReceived(), st.AmountRequired()
-	if v.AmountReceived != "" {
-		v.Underpaid = underpaid(v.AmountReceived, v.AmountRequired)
+	received, required := st.AmountReceived(), st.AmountRequired()
+	if received != "" {
+		v.Underpaid = !v.Settled && underpaid(received, required)
+		v.AmountReceived, v.AmountRequired, v.AmountToken = page.TokenAmount(received), page.TokenAmount(required), st.RequestedToken()
+		v.AmountDue = page.Due(received, required)
 	}
 	if !v.Settled {
 		v.Tokens = s.pageTokens(ctx)
@@ -103,7 +105,7 @@ func (s *Server) pageTokens(ctx context.Context) []string {
 		prices = nil // the stablecoins need no price
 	}
 	var out []string
-	for _, t := range commands.PaymentTokens {
+	for _, t := range receipt.PaymentTokens() {
 		_, priced := prices[t]
 		if !receipt.IsStable(t) && !priced {
 			continue
@@ -134,17 +136,21 @@ func catalogText(code string) page.Failure {
 // pageData is the JSON the page's script reads.
 func (s *Server) pageData(v page.View) map[string]any {
 	labels := map[string]string{}
-	for _, st := range []receipt.Status{receipt.StatusGenerated, receipt.StatusPending, receipt.StatusACHPending, receipt.StatusPaid,
-		receipt.StatusReconciled, receipt.StatusFailed, receipt.StatusRefundRequested, receipt.StatusRefunded} {
+	var settled []string
+	for _, st := range receipt.Statuses() {
 		labels[string(st)] = page.StatusLabel(string(st))
+		if st.Settled() {
+			settled = append(settled, string(st))
+		}
 	}
 	pc := s.cfg.PaymentChain
 	if pc.Name == "" {
 		pc.Name = ChainName(pc.ChainID)
 	}
 	return map[string]any{
-		"receiptId": v.ReceiptID, "status": v.Status, "tokens": v.Tokens, "token": v.Token, "labels": labels, "expiresAt": v.ExpiresAt,
-		"chain": map[string]any{"configured": pc.Configured(), "chainId": pc.ChainID, "name": pc.Name, "rpcUrl": pc.RPCURL},
+		"receiptId": v.ReceiptID, "status": v.Status, "tokens": v.Tokens, "token": v.Token, "labels": labels, "settled": settled, "expiresAt": v.ExpiresAt,
+		"underpaidLabel": page.UnderpaidLabel,
+		"chain":          map[string]any{"configured": pc.Configured(), "chainId": pc.ChainID, "name": pc.Name, "rpcUrl": pc.RPCURL},
 		"texts": map[string]any{
 			"userRejected":        catalogText("PORTAL_CHAIN_USER_REJECTED"),
 			"insufficientBalance": catalogText("PORTAL_CHAIN_INSUFFICIENT_BALANCE"),

@@ -18,6 +18,9 @@ type PaymentChain struct {
 	// chain only).
 	RPCURL string
 	Tokens []PaymentToken
+	// ExplorerURL is the chain's block explorer (EXPLORER_URL, e.g. https://basescan.org): the
+	// dashboard links each transfer to <ExplorerURL>/tx/<hash>; "" (the development chain): none.
+	ExplorerURL string
 }
 
 // PaymentToken is a configured ERC-20.

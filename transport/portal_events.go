@@ -114,13 +114,15 @@ type statusEvent struct {
 	// required, so that the page shows an underpayment.
 	AmountRequired *string `json:"amountRequired"`
 	AmountReceived *string `json:"amountReceived"`
+	AmountToken    string  `json:"amountToken"` // the token both are in
 	PaidLate       bool    `json:"paidLate"`
 }
 
 func statusEventOf(st receipt.State) statusEvent {
 	ev := statusEvent{ReceiptID: st.Receipt.ReceiptID, Status: string(st.Status),
 		Paid:           st.Status == receipt.StatusPaid || st.Status == receipt.StatusReconciled,
-		AmountRequired: nullable(st.AmountRequired()), AmountReceived: nullable(st.AmountReceived()), PaidLate: st.PaidLate()}
+		AmountRequired: nullable(st.AmountRequired()), AmountReceived: nullable(st.AmountReceived()), AmountToken: st.RequestedToken(),
+		PaidLate: st.PaidLate()}
 	ev.Failure, ev.Payment = failureView(st), paymentView(st)
 	return ev
 }
@@ -134,7 +136,7 @@ func failureView(st receipt.State) *page.Failure {
 }
 
 func paymentView(st receipt.State) *page.Payment {
-	if st.Payment == nil || !isSettled(st.Status) {
+	if st.Payment == nil || !st.Status.Settled() {
 		return nil
 	}
 	p := st.Payment

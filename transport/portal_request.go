@@ -47,8 +47,8 @@ type paymentRequest struct {
 // had no split), wrapped store errors.
 func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow, token string) (paymentRequest, error) {
 	st := row.State
-	if !slices.Contains(commands.PaymentTokens, token) {
-		return paymentRequest{}, InvalidInput("token must be one of " + strings.Join(commands.PaymentTokens, ", "))
+	if !slices.Contains(receipt.PaymentTokens(), token) {
+		return paymentRequest{}, InvalidInput("token must be one of " + strings.Join(receipt.PaymentTokens(), ", "))
 	}
 	tok, ok := s.cfg.PaymentChain.token(token)
 	if !ok {
@@ -79,29 +79,19 @@ func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow
 		Recipient: recipient, TokenAddress: tok.Address, ChainID: chainID, URI: uri, ExpiresAt: st.Receipt.ExpiresAt}, nil
 }
 
-// requiredAmount is what the verifier requires of a payment of st in token
-// (receipt.RequiredAmount), the latest quote read from the receipt's events for a quoted token.
+// requiredAmount is what a payment of st in token must bring (receipt.State.RequiredIn: a
+// quoted token at the latest quote the receipt's state keeps), its errors as API errors. For a
+// quoted token the state is folded from the receipt's stream: the read model may not show yet a
+// quote the customer has just been answered.
 func (s *Server) requiredAmount(ctx context.Context, st receipt.State, token string) (receipt.Required, error) {
-	quoted := ""
 	if !receipt.IsStable(token) {
-		evs, err := commands.ReadReceiptEvents(ctx, s.events, st.Receipt.ReceiptID)
+		loaded, err := commands.LoadReceipt(ctx, s.events, st.Receipt.ReceiptID)
 		if err != nil {
 			return receipt.Required{}, err
 		}
-		decoded := make([]receipt.Event, 0, len(evs))
-		for _, re := range evs {
-			if re.Type != receipt.EventTokenQuoted {
-				continue
-			}
-			ev, err := receipt.Decode(re.Type, re.Data)
-			if err != nil {
-				return receipt.Required{}, err
-			}
-			decoded = append(decoded, ev)
-		}
-		quoted = receipt.LatestQuote(decoded, token)
+		st = loaded.State
 	}
-	req, err := receipt.RequiredAmount(st, token, quoted)
+	req, err := st.RequiredIn(token)
 	switch {
 	case errors.Is(err, receipt.ErrNoEURRate):
 		return req, InvalidInput("the receipt is in EUR: quote it first (POST /api/portal/{id}/quote)")
@@ -125,14 +115,6 @@ func unitsString(units *big.Int, decimals uint8) string {
 		return whole
 	}
 	return whole + "." + frac
-}
-
-func isSettled(st receipt.Status) bool {
-	switch st {
-	case receipt.StatusPaid, receipt.StatusReconciled, receipt.StatusRefundRequested, receipt.StatusRefunded:
-		return true
-	}
-	return false
 }
 
 // portalRequest answers GET /api/portal/{id}/request?token=: the payment request as JSON.

@@ -14,16 +14,16 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/readmodels"
 )
 
 const portalUSDC = "0x00000000000000000000000000000000000a11ce"
 
 func portalEnv(t *testing.T) *env {
-	return newEnv(t, func(d *testDeps) {
+	return newAppEnv(t, withDeposits, func(d *testDeps) {
 		d.Config.PaymentChain = PaymentChain{ChainID: 1337, Tokens: []PaymentToken{{Symbol: "USDC", Address: portalUSDC, Decimals: 6}}}
-		withDeposits(d)
-	})
+	}, nil)
 }
 
 // portalFactory is the deposit factory of the tests' receipts (nothing is deployed: the deposit
@@ -32,9 +32,9 @@ var portalFactory = common.HexToAddress("0x" + strings.Repeat("f", 40))
 
 // withDeposits gives new receipts a deposit address (under portalFactory) and a payment window
 // of one hour.
-func withDeposits(d *testDeps) {
-	d.App.Deposits = chain.DepositAddresses{Factory: portalFactory}
-	d.App.PaymentWindow = time.Hour
+func withDeposits(c *app.Config) {
+	c.Deposits = chain.DepositAddresses{Factory: portalFactory}
+	c.PaymentWindow = time.Hour
 }
 
 // TestPortalPaymentRequestAndQR: the request, its QR code and the portal view name the receipt's

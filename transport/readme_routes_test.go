@@ -11,105 +11,20 @@ import (
 	"github.com/payledger/payledger/docs"
 )
 
-// readmeRoute is one route named in the first column of the README's API overview table, with
-// that row's access column.
-type readmeRoute struct {
-	Method, Path, Access string
-	Line                 int
-}
+// braceRE finds OpenAPI's {param}, written :param by the router.
+var braceRE = regexp.MustCompile(`\{([A-Za-z]+)\}`)
 
-var (
-	httpMethods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "HEAD": true}
-	backtickRE  = regexp.MustCompile("`([^`]*)`")
-	braceRE     = regexp.MustCompile(`\{([A-Za-z]+)\}`)
-)
+// readmeRoute is one route of the README's API overview table (docs.ReadmeRoutes).
+type readmeRoute = docs.ReadmeRoute
 
-// readmeRoutes parses the "API overview" table of README.md. A first column holds one or more
-// backticked routes: "`GET /api/x`", "`GET`, `POST /api/y`" (methods before a path share it),
-// "`GET /api/receipts/{id}`, `/api/receipts/status?receiptId=`" (a bare path takes the methods
-// before it), "`GET /portal/{id}`, `GET /pay/{id}`". Query strings and "[...]" are dropped,
-// {id} becomes :id, and "<...>" (static assets) the router's "*".
+// readmeRoutes parses the README's API overview table; a row it cannot read fails the test.
 func readmeRoutes(t *testing.T, readme string) []readmeRoute {
 	t.Helper()
-	lines := strings.Split(readme, "\n")
-	start := -1
-	for i, l := range lines {
-		if strings.HasPrefix(l, "## API overview") {
-			start = i
-			break
-		}
+	routes, problems := docs.ReadmeRoutes(readme)
+	for _, p := range problems {
+		t.Error(p)
 	}
-	if start < 0 {
-		t.Fatal(`README.md has no "## API overview" section`)
-	}
-	var out []readmeRoute
-	inTable := false
-	for i := start + 1; i < len(lines); i++ {
-		l := strings.TrimSpace(lines[i])
-		if strings.HasPrefix(l, "## ") {
-			break
-		}
-		if !strings.HasPrefix(l, "|") {
-			if inTable {
-				break // the overview table ends; later tables (scopes) are not the route list
-			}
-			continue
-		}
-		inTable = true
-		cells := splitRow(l)
-		if len(cells) < 2 || cells[0] == "route" || strings.HasPrefix(cells[0], "---") {
-			continue
-		}
-		var pending, last []string
-		for _, m := range backtickRE.FindAllStringSubmatch(cells[0], -1) {
-			seg := strings.TrimSpace(m[1])
-			if httpMethods[seg] {
-				pending = append(pending, seg)
-				continue
-			}
-			methods := last
-			path := seg
-			if method, rest, ok := strings.Cut(seg, " "); ok && httpMethods[method] {
-				methods = append(pending, method)
-				path = strings.TrimSpace(rest)
-			} else if len(pending) > 0 {
-				methods = pending
-			}
-			pending, last = nil, methods
-			if !strings.HasPrefix(path, "/") || len(methods) == 0 {
-				t.Errorf("README.md line %d: cannot read %q as a route (want `METHOD /path`)", i+1, seg)
-				continue
-			}
-			for _, method := range methods {
-				out = append(out, readmeRoute{Method: method, Path: normaliseReadmePath(path), Access: cells[1], Line: i + 1})
-			}
-		}
-		if len(pending) > 0 {
-			t.Errorf("README.md line %d: methods %v without a path", i+1, pending)
-		}
-	}
-	return out
-}
-
-func splitRow(l string) []string {
-	l = strings.TrimSuffix(strings.TrimPrefix(l, "|"), "|")
-	// A cell may hold "\|" (escaped pipe): keep it inside the cell.
-	l = strings.ReplaceAll(l, `\|`, "\x00")
-	cells := strings.Split(l, "|")
-	for i := range cells {
-		cells[i] = strings.TrimSpace(strings.ReplaceAll(cells[i], "\x00", "|"))
-	}
-	return cells
-}
-
-func normaliseReadmePath(p string) string {
-	if i := strings.IndexAny(p, "?["); i >= 0 {
-		p = p[:i]
-	}
-	if i := strings.Index(p, "<"); i >= 0 {
-		p = p[:i] + "*"
-	}
-	return braceRE.ReplaceAllString(p, ":$1")
+	return routes
 }
 
 // TestReadmeListsExactlyTheRoutes: the README's API overview table names every route of the

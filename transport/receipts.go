@@ -11,11 +11,14 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/tracing"
 )
 
 // ReceiptReader queries the receipts read model.
@@ -36,7 +39,12 @@ const readWait = 5 * time.Second
 func (s *Server) waitReadable(ctx context.Context, id string, res commands.AppendResult) error {
 	ctx, cancel := context.WithTimeout(ctx, readWait)
 	defer cancel()
+	ctx, span := s.tracer.Start(ctx, "projector.wait", trace.WithAttributes(tracing.ReceiptID.String(id)))
+	defer span.End()
 	err := s.receiptsView.WaitFor(ctx, res.Position)
+	if err != nil {
+		span.SetStatus(codes.Error, "read model behind")
+	}
 	s.caches.forgetStatus(id)
 	return err
 }
@@ -110,13 +118,6 @@ func orZero(s string) string {
 	return s
 }
 
-func nullMap(m map[string]string) any {
-	if m == nil {
-		return nil
-	}
-	return m
-}
-
 func stateOf(row readmodels.ReceiptRow) receipt.State { return row.State }
 
 type directLine struct {
@@ -160,8 +161,6 @@ func (s *Server) createReceipt(c echo.Context) error {
 	return s.renderIssued(c, issued, http.StatusCreated)
 }
 
-var knownStatuses = []string{"generated", "pending", "paid", "ach_pending", "reconciled", "failed", "refund_requested", "refunded"}
-
 func (s *Server) listReceipts(c echo.Context) error {
 	p, _ := PrincipalFrom(c)
 	limit, err := intParam(c, "limit", 25, 1, 100)
@@ -169,8 +168,8 @@ func (s *Server) listReceipts(c echo.Context) error {
 		return err
 	}
 	status := c.QueryParam("status")
-	if status != "" && !slices.Contains(knownStatuses, status) {
-		return InvalidInput("status must be one of " + strings.Join(knownStatuses, ", "))
+	if status != "" && !slices.Contains(receipt.StatusNames(), status) {
+		return InvalidInput("status must be one of " + strings.Join(receipt.StatusNames(), ", "))
 	}
 	rows, next, err := s.receipts.List(c.Request().Context(), p.Wallet, status, limit, c.QueryParam("cursor"))
 	if errors.Is(err, readmodels.ErrBadCursor) {
@@ -208,24 +207,15 @@ func (s *Server) getReceipt(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"receipt": viewReceipt(stateOf(row))})
 }
 
-// DefaultPayloadToken is the payload's token when neither a payment nor a quote names one.
-const DefaultPayloadToken = "USDC"
-
-// previousStatus is the status before the current one; a receipt's first status is its own
-// previous one (docs/decisions.md, "Payload types"), so the field is always a string.
-func previousStatus(st receipt.State) string {
-	return first(string(st.PreviousStatus), string(st.Status))
+// statusRead is the status read: the receipt's payload (readmodels.ReceiptPayload, the data of
+// its webhooks too) and the state of its webhook's delivery.
+type statusRead struct {
+	readmodels.ReceiptPayload
+	WebhookDelivery string `json:"webhookDelivery"`
 }
 
-// statusView is the status read: the webhook payload's fields without event and idempotencyKey,
-// plus webhookDelivery. Failure fields and provider references are null unless the status is
-// failed; missing provider details stay null. previousStatus and token are always strings (token:
-// the paid or attempted token, else the latest quoted one, else the site's default payment token
-// recorded on the receipt at creation, else USDC); customerTotalUsd is the
-// total, which already includes the processing fee (receipt.Price); processorSourceAmountUsd is
-// null until the processor reports it.
-func statusView(st receipt.State, outboxState string) map[string]any {
-	g := st.Receipt
+// statusView is the status read of st whose outbox note is in outboxState.
+func statusView(st receipt.State, outboxState string) statusRead {
 	delivery := "none" // no webhook URL, or nothing owed yet
 	switch outboxState {
 	case readmodels.NotePending, readmodels.NoteRetrying, readmodels.NoteMarked:
@@ -233,40 +223,7 @@ func statusView(st receipt.State, outboxState string) map[string]any {
 	case readmodels.NoteDelivered, readmodels.NoteFailed:
 		delivery = outboxState
 	}
-	v := map[string]any{
-		"receiptId": g.ReceiptID, "status": string(st.Status), "previousStatus": previousStatus(st),
-		"failureCode": nil, "failureCategory": nil, "failureReason": nil, "failureAction": nil,
-		"providerErrorCode": nil, "providerRequestId": nil, "transactionHash": nil, "buyerWallet": nil,
-		"merchantWallet": g.Merchant, "totalUsd": g.Total.Float(), "customerTotalUsd": g.Total.Float(), "processorSourceAmountUsd": nil,
-		"processorSessionId": nil, "isProcessorSessionUnique": false, "transactionId": nullable(g.TransactionID),
-		"metadata": nullMap(g.Metadata), "token": first(st.QuotedToken, g.DefaultToken, DefaultPayloadToken), "brandKey": first(g.BrandKey, DefaultBrandKey), "timestamp": st.UpdatedAt,
-		"webhookDelivery": delivery,
-	}
-	if a, ok := st.Current(); ok {
-		v["processorSessionId"], v["isProcessorSessionUnique"] = nullable(a.SessionID), a.SessionUnique && a.SessionID != ""
-		if a.Token != "" {
-			v["token"] = a.Token
-		}
-		if a.BuyerWallet != "" {
-			v["buyerWallet"] = a.BuyerWallet
-		}
-	}
-	if p := st.Payment; p != nil && st.Status != receipt.StatusFailed {
-		v["transactionHash"], v["buyerWallet"] = nullable(p.TransactionHash), nullable(p.BuyerWallet)
-		if p.Token != "" {
-			v["token"] = p.Token
-		}
-		if p.SourceAmount != nil {
-			v["processorSourceAmountUsd"] = p.SourceAmount.Float()
-		}
-	}
-	if f := st.FailureView(); f != nil {
-		v["failureCode"], v["failureCategory"], v["failureReason"], v["failureAction"] = f.Code, f.Category, f.Reason, f.Action
-		v["providerErrorCode"], v["providerRequestId"] = nullable(f.ProviderErrorCode), nullable(f.ProviderRequestID)
-		v["transactionHash"], v["buyerWallet"] = nil, nil
-	}
-	depositFields(v, st)
-	return v
+	return statusRead{ReceiptPayload: readmodels.ReceiptPayloadOf(st), WebhookDelivery: delivery}
 }
 
 // receiptStatus answers the status read, from the instance's status cache when it holds the
@@ -290,7 +247,7 @@ func (s *Server) receiptStatus(c echo.Context) error {
 		if err != nil {
 			return cachedStatus{}, false, fmt.Errorf("encode status: %w", err)
 		}
-		return cachedStatus{merchant: row.State.Receipt.Merchant, body: body}, view["webhookDelivery"] != "pending", nil
+		return cachedStatus{merchant: row.State.Receipt.Merchant, body: body}, view.WebhookDelivery != "pending", nil
 	})
 	if errors.Is(err, readmodels.ErrNotFound) {
 		st, err = s.statusFromEvents(c.Request().Context(), id)

@@ -3,8 +3,10 @@ package transport
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/readmodels"
 )
 
 // DESIGN 9: the status read, the webhook payload and the receipt view show the deposit address,
@@ -13,7 +15,7 @@ import (
 func TestDepositFieldsOfTheReads(t *testing.T) {
 	st := receipt.Evolve(receipt.State{}, receipt.Generated{ReceiptID: "r", Merchant: "0xm", Currency: "USD", Total: 1231,
 		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 1231}}, DepositAddress: "0xDeP", DepositSplit: "0xs"})
-	v := asJSON(t, WebhookFields(st))
+	v := asJSON(t, readmodels.ReceiptWebhookOf(st, time.Now()))
 	if v["depositAddress"] != "0xDeP" || v["amountRequired"] != "12.31" || v["amountReceived"] != nil || v["paidLate"] != false {
 		t.Fatalf("before a transfer: %v", v)
 	}

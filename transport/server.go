@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
@@ -23,6 +24,7 @@ import (
 	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/transport/dashboard"
 	"github.com/payledger/payledger/transport/page"
+	"github.com/payledger/payledger/transport/tracing"
 )
 
 // MaxBodyBytes is the largest request body accepted.
@@ -30,6 +32,12 @@ const MaxBodyBytes = 1 << 20
 
 // CorrelationHeader carries the request's correlation id in and out.
 const CorrelationHeader = "X-Correlation-Id"
+
+// WorkerHealth names the background workers stuck now (cmd/payledger/app.Health): no progress
+// for 10 of their intervals while they have work, or stopped.
+type WorkerHealth interface {
+	Check() []string
+}
 
 // Pinger reports whether the datastore answers.
 type Pinger interface {
@@ -71,6 +79,7 @@ type Config struct {
 type Deps struct {
 	Log     zerolog.Logger
 	DB      Pinger
+	Health  WorkerHealth
 	Keys    KeyStore
 	Nonces  NonceStore
 	Signer  LoginSigner
@@ -117,13 +126,12 @@ type Deps struct {
 	OpenAPIJSON []byte // served at /api/openapi.json
 
 	// WebhookEndpoints stores webhook endpoints and the merchants' event log; EndpointSender
-	// sends an endpoint message now (manual redelivery). Nil: the endpoint routes answer 503.
+	// sends an endpoint message now (manual redelivery).
 	WebhookEndpoints EndpointStore
 	EndpointSender   EndpointSender
-	// Idempotent keeps the first answer of every POST with an Idempotency-Key (nil: the key is
-	// honoured only where a command binds it, orders and receipts).
+	// Idempotent keeps the first answer of every POST with an Idempotency-Key.
 	Idempotent IdempotentStore
-	// Exports streams the CSV exports (nil: they answer 503).
+	// Exports streams the CSV exports.
 	Exports ExportSource
 
 	// Invalidations, when set, keeps the server's status cache; it must run (Run) after New.
@@ -133,8 +141,12 @@ type Deps struct {
 	PricingCache   *readmodels.Cache[commands.MerchantPricing]
 	InventoryCache *readmodels.Cache[readmodels.Item]
 
-	// ReceiptSearch finds receipts by id or transactionId for the dashboard (nil: by id only).
+	// ReceiptSearch finds receipts by id or transactionId for the dashboard.
 	ReceiptSearch ReceiptSearcher
+
+	// Tracer, when set, gives each request a span (transport/tracing) and the read-your-writes
+	// wait its own; nil: no traces.
+	Tracer trace.TracerProvider
 }
 
 // JournaledReceipts finds a receipt accepted in degraded mode while it waits in the journal.
@@ -193,6 +205,7 @@ type Server struct {
 	idem           IdempotentStore
 	exports        ExportSource
 	exportSlots    streamSlots
+	tracer         trace.Tracer
 
 	// The merchant dashboard (dashboard*.go).
 	ui            *dashboard.UI
@@ -231,12 +244,17 @@ func New(d Deps) (*Server, error) {
 		s.metrics = NewMetrics(nil)
 	}
 	s.exportSlots.max = exportsPerUser
+	s.tracer = tracing.Tracer(d.Tracer)
 	if d.Invalidations != nil {
 		s.caches = newCaches(d.Invalidations, d.PricingCache, d.InventoryCache)
 	}
 	s.receiptWatch = newReceiptWatch(d.Invalidations, e.Server)
 	e.Pre(preflight)
-	e.Use(correlation(d.Log), noStore, s.accessLog, recoverPanics)
+	e.Use(correlation(d.Log))
+	if d.Tracer != nil {
+		e.Use(tracing.Middleware(d.Tracer))
+	}
+	e.Use(noStore, s.accessLog, recoverPanics)
 	e.Use(s.edgeOnly, middleware.BodyLimit(fmt.Sprintf("%dB", MaxBodyBytes)), textOnly)
 	s.openapi = d.OpenAPIJSON
 	s.users = d.Users
@@ -254,17 +272,34 @@ func New(d Deps) (*Server, error) {
 	}
 	s.devLinks, s.receiptSearch = newDevLinks(), d.ReceiptSearch
 	s.subscriptionRoutes(d.Charger)
-	s.routes(d.DB)
+	s.routes(d.DB, d.Health)
 	return s, nil
 }
 
-// checkDeps refuses a Deps that misses a required field or whose configuration cannot serve.
+// checkDeps refuses a Deps that misses a required field or whose configuration cannot serve. Every
+// capability the README describes as always on (Idempotency-Key, exports, webhook endpoints,
+// sessions, the dashboard's search) is required: a missing one fails at start, naming it, instead
+// of answering 503 at request time (DESIGN 10).
 func checkDeps(d Deps) error {
-	if d.DB == nil || d.Keys == nil || d.Nonces == nil || d.Sessions == nil || d.Signer == nil || d.Limiter == nil || d.Now == nil ||
-		d.Events == nil || d.Shops == nil || d.Sites == nil || d.Inventory == nil || d.Receipts == nil || d.ReceiptsView == nil ||
-		d.Splits == nil || d.Journaled == nil || d.Outbox == nil || d.Webhooks == nil ||
-		d.Prices == nil || d.Usage == nil || d.Figures == nil || d.Users == nil || d.Plans == nil || d.SubscriptionLists == nil || d.SubscriptionsView == nil {
-		return fmt.Errorf("transport: missing dependency (every field of Deps but Log and Config is required)")
+	required := []struct {
+		name    string
+		missing bool
+	}{
+		{"DB", d.DB == nil}, {"Health", d.Health == nil}, {"Keys", d.Keys == nil}, {"Nonces", d.Nonces == nil}, {"Sessions", d.Sessions == nil},
+		{"Signer", d.Signer == nil}, {"Limiter", d.Limiter == nil}, {"Now", d.Now == nil}, {"Events", d.Events == nil},
+		{"Shops", d.Shops == nil}, {"Sites", d.Sites == nil}, {"Inventory", d.Inventory == nil}, {"Receipts", d.Receipts == nil},
+		{"ReceiptsView", d.ReceiptsView == nil}, {"Splits", d.Splits == nil}, {"Journaled", d.Journaled == nil},
+		{"Outbox", d.Outbox == nil}, {"Webhooks", d.Webhooks == nil}, {"Prices", d.Prices == nil}, {"Usage", d.Usage == nil},
+		{"Figures", d.Figures == nil}, {"Users", d.Users == nil}, {"Plans", d.Plans == nil},
+		{"SubscriptionLists", d.SubscriptionLists == nil}, {"SubscriptionsView", d.SubscriptionsView == nil},
+		{"WebhookEndpoints", d.WebhookEndpoints == nil}, {"EndpointSender", d.EndpointSender == nil},
+		{"Idempotent (Idempotency-Key)", d.Idempotent == nil}, {"Exports", d.Exports == nil},
+		{"ReceiptSearch (dashboard)", d.ReceiptSearch == nil}, {"OpenAPIJSON", len(d.OpenAPIJSON) == 0},
+	}
+	for _, r := range required {
+		if r.missing {
+			return fmt.Errorf("transport: missing dependency %s (every capability but the optional ones is required)", r.name)
+		}
 	}
 	if missingHandler(d.Commands) {
 		return fmt.Errorf("transport: missing command handler (every field of Deps.Commands is required)")
@@ -286,8 +321,8 @@ func missingHandler(h commands.Handlers) bool {
 		h.CreateSubscription == nil || h.CancelSubscription == nil
 }
 
-func (s *Server) routes(db Pinger) {
-	s.handle(http.MethodGet, "/healthz", Policy{Access: Open}, s.health(db))
+func (s *Server) routes(db Pinger, workers WorkerHealth) {
+	s.handle(http.MethodGet, "/healthz", Policy{Access: Open}, s.health(db, workers))
 	if !s.cfg.MetricsSeparate {
 		s.handle(http.MethodGet, "/metrics", Policy{Access: Open}, s.metricsHandler())
 	}
@@ -480,17 +515,26 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func (s *Server) health(db Pinger) echo.HandlerFunc {
+// health answers ok, or degraded when the datastore does not answer or a background worker is
+// stuck; stuck names those workers (names only: their errors go to the log, which may hold
+// addresses a public route must not show).
+func (s *Server) health(db Pinger, workers WorkerHealth) echo.HandlerFunc {
+	type answer struct {
+		Status string   `json:"status"`
+		Stuck  []string `json:"stuck,omitempty"`
+	}
 	return func(c echo.Context) error {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
 		defer cancel()
-		status := "ok"
+		out := answer{Status: "ok", Stuck: workers.Check()}
 		err := db.Ping(ctx)
 		if err != nil {
-			status = "degraded"
 			zerolog.Ctx(c.Request().Context()).Warn().Err(err).Msg("datastore does not answer")
 		}
+		if err != nil || len(out.Stuck) > 0 {
+			out.Status = "degraded"
+		}
 		s.metrics.setDegraded(err != nil)
-		return c.JSON(http.StatusOK, map[string]string{"status": status})
+		return c.JSON(http.StatusOK, out)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/labstack/echo/v4"
 
+	"github.com/payledger/payledger/domain/address"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -33,10 +33,8 @@ const (
 	RoleAdmin    = "admin"
 )
 
-var walletRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
-
-// ValidWallet reports whether s is a 0x-prefixed 40-hex-character address.
-func ValidWallet(s string) bool { return walletRE.MatchString(s) }
+// ValidWallet reports whether s is a 0x-prefixed 40-hex-character address (address.Valid).
+func ValidWallet(s string) bool { return address.Valid(s) }
 
 // NonceStore keeps single-use login nonces.
 type NonceStore interface {

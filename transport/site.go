@@ -9,7 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -75,8 +75,8 @@ func (req siteConfigRequest) apply(cfg *readmodels.SiteConfig) error {
 		}
 	}
 	if req.DefaultPaymentToken != nil {
-		if !slices.Contains(commands.PaymentTokens, *req.DefaultPaymentToken) {
-			return InvalidInput("defaultPaymentToken must be one of " + strings.Join(commands.PaymentTokens, ", "))
+		if !slices.Contains(receipt.PaymentTokens(), *req.DefaultPaymentToken) {
+			return InvalidInput("defaultPaymentToken must be one of " + strings.Join(receipt.PaymentTokens(), ", "))
 		}
 		cfg.DefaultPaymentToken = *req.DefaultPaymentToken
 	}

@@ -92,15 +92,15 @@ func TestCronChargeSubscriptions(t *testing.T) {
 	usdc, _ := dev.Token("USDC")
 	db := &late{}
 	var store *postgres.Store
-	e := newEnv(t, func(d *testDeps) {
-		store = d.Events.(*postgres.Store)
-		h := settlement.NewChargeSubscriptionsHandler(d.Events, op, db, db, commands.NewSplits(d.Events), time.Now)
+	e := newAppEnv(t, func(c *app.Config) {
+		store = c.Store.(*postgres.Store)
+		h := settlement.NewChargeSubscriptionsHandler(c.Store, op, db, db, commands.NewSplits(c.Store), time.Now)
 		h.Poll = 50 * time.Millisecond
 		h.Notify = db
-		d.App.Subscriptions = app.Subscriptions{Signer: chain.SpendPermissions{ChainID: chain.DevChainID, Manager: dev.SpendPermissionManager.Hex()},
+		c.Subscriptions = app.Subscriptions{Signer: chain.SpendPermissions{ChainID: chain.DevChainID, Manager: dev.SpendPermissionManager.Hex()},
 			Operator: op.Sender(), USDC: op.USDC()}
-		d.App.Chain.Charger = h
-	})
+		c.Chain.Charger = h
+	}, nil, nil)
 	db.ChargeLedger, db.due, db.hooks = readmodels.NewSubscriptionCharges(e.pool), readmodels.NewSubscriptions(e.pool), readmodels.NewSubscriptionWebhooks(e.pool)
 	runner, err := projections.NewRunner(e.pool, store, projections.Subscriptions{}, zerolog.Nop())
 	if err != nil {

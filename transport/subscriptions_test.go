@@ -34,10 +34,10 @@ type subEnv struct {
 
 func newSubEnv(t *testing.T) subEnv {
 	t.Helper()
-	e := newEnv(t, func(d *testDeps) {
-		d.App.Subscriptions = app.Subscriptions{Signer: chain.SpendPermissions{ChainID: 8453, Manager: testManager},
+	e := newAppEnv(t, func(c *app.Config) {
+		c.Subscriptions = app.Subscriptions{Signer: chain.SpendPermissions{ChainID: 8453, Manager: testManager},
 			Operator: testOperator, USDC: testUSDC}
-	})
+	}, nil, nil)
 	return subEnv{env: e, plans: readmodels.NewPlans(e.pool)}
 }
 

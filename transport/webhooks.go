@@ -9,13 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
-	"github.com/payledger/payledger/webhooks"
 )
-
-// DefaultBrandKey is the brand of merchants without a partner brand.
-const DefaultBrandKey = webhooks.DefaultBrandKey
 
 // Outbox is the delivery log's view of the webhook outbox.
 type Outbox interface {
@@ -27,14 +22,6 @@ type Outbox interface {
 type WebhookSender interface {
 	ReconcileMarked(ctx context.Context, all bool) (tried, delivered int, err error)
 	Redeliver(ctx context.Context, c readmodels.Claimed) (readmodels.Attempt, error)
-}
-
-// WebhookFields is the receipt's part of a webhook payload: the status read's fields without
-// webhookDelivery. The dispatcher renders with it (webhooks.Dispatcher.ReceiptFields).
-func WebhookFields(st receipt.State) map[string]any {
-	p := statusView(st, "")
-	delete(p, "webhookDelivery")
-	return p
 }
 
 // deliveryView renders a delivery attempt for the delivery log.

@@ -52,7 +52,7 @@ func benchWebhookBacklog(b *testing.B, n int) {
 	if queued := e.count("webhook_notifications"); queued != n {
 		b.Fatalf("%d notifications queued, want %d", queued, n)
 	}
-	disp := (&webhooks.Dispatcher{Outbox: e.outbox, Keys: e.webhookKeys, Events: e.srv.events, ReceiptFields: WebhookFields, Log: zerolog.Nop()}).Init()
+	disp := (&webhooks.Dispatcher{Outbox: e.outbox, Keys: e.webhookKeys, Events: e.srv.events, Log: zerolog.Nop()}).Init()
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	b.ResetTimer()

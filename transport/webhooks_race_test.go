@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -226,4 +230,120 @@ func TestRedeliverRacingAPaymentKeepsItPending(t *testing.T) {
 	if st := e.status(m, id); last["status"] != "paid" || st["webhookDelivery"] != "delivered" {
 		t.Fatalf("the receiver last got %v; webhookDelivery %v", last["status"], st["webhookDelivery"])
 	}
+}
+
+// TestWebhookFinalStatusUnderRace is issue 36's racing test: for each of 300 receipts a
+// processor's fulfillment_complete and a rejected one second newer arrive together, while the
+// receipt's pending notification is still being delivered (the receiver is slow). Every
+// receiver's last notification must carry its receipt's final status, and the status read must
+// say delivered. A further 30 receipts are paid with a receiver that answers 500 to paid: each
+// must still get paid's first attempt and its automatic retry.
+func TestWebhookFinalStatusUnderRace(t *testing.T) {
+	const receipts, refusing = 300, 30
+	e := newEnv(t, nil)
+	m := e.merchant(true)
+	r := newReceiver(t)
+	r.hang = 40 * time.Millisecond // deliveries are in flight while the next status is projected
+	refuser := newStatusReceiver(t, "paid", http.StatusInternalServerError)
+	ids, refused := make([]string, receipts), make([]string, refusing)
+	for i := range ids {
+		ids[i] = e.hookedReceipt(m, r.srv.URL)
+	}
+	for i := range refused {
+		refused[i] = e.hookedReceipt(m, refuser.srv.URL)
+	}
+	created := e.clk.Now().Unix()
+	event := func(n int, id, status string, at int64, extra string) {
+		body := fmt.Sprintf(`{"id":"evt_%s_%d","type":"crypto.onramp_session.updated","created":%d,"data":{"sessionId":"cos_1","receiptId":%q,"attemptId":"att_1","status":%q%s}}`,
+			id, n, at, id, status, extra)
+		rec := e.do(req{method: http.MethodPost, path: "/api/processor/webhook", body: body,
+			header: map[string]string{"Processor-Signature": sign(testProcessorSecret, e.clk.Now().Unix(), body)}})
+		if rec.Code != http.StatusOK {
+			t.Errorf("%s for %s: %d %s", status, id, rec.Code, rec.Body)
+		}
+	}
+	paid := `,"transactionHash":"0x` + strings.Repeat("a", 64) + `","walletAddress":"0x` + strings.Repeat("b", 40) + `"`
+	var wg sync.WaitGroup
+	work := make(chan string)
+	for range 16 {
+		wg.Go(func() {
+			for id := range work {
+				event(1, id, "fulfillment_processing", created, "")
+				var pair sync.WaitGroup
+				pair.Go(func() { event(2, id, "fulfillment_complete", created, paid) })
+				if !slices.Contains(refused, id) {
+					pair.Go(func() { event(3, id, "rejected", created+1, `,"errorCode":"card_declined"`) })
+				}
+				pair.Wait()
+			}
+		})
+	}
+	for _, id := range append(append([]string{}, ids...), refused...) {
+		work <- id
+	}
+	close(work)
+	wg.Wait()
+	waitUntil(t, "every notification to settle", 90*time.Second, func() bool {
+		var open int
+		if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM webhook_notifications
+			WHERE state IN ('pending', 'retrying') OR lease_until IS NOT NULL`).Scan(&open); err != nil {
+			t.Fatal(err)
+		}
+		return open == 0
+	})
+	last := lastStatuses(r.all())
+	unnotified := 0
+	for _, id := range ids {
+		st := e.status(m, id)
+		if last[id] != st["status"] || st["webhookDelivery"] != "delivered" {
+			unnotified++
+			t.Errorf("receipt %s is %v (webhookDelivery %v) but its receiver last got %q", id, st["status"], st["webhookDelivery"], last[id])
+		}
+	}
+	t.Logf("%d of %d receipts' final statuses unnotified", unnotified, receipts)
+	paidAttempts := map[string]int{}
+	for _, g := range refuser.all() {
+		var p map[string]any
+		_ = json.Unmarshal(g.body, &p)
+		if p["status"] == "paid" {
+			paidAttempts[p["receiptId"].(string)]++
+		}
+	}
+	for _, id := range refused {
+		if paidAttempts[id] < 2 {
+			t.Errorf("receipt %s, whose receiver refuses paid, got %d paid attempts, want the first and the retry", id, paidAttempts[id])
+		}
+	}
+}
+
+// lastStatuses is the status of the last notification each receipt's receiver got.
+func lastStatuses(got []received) map[string]string {
+	last := map[string]string{}
+	for _, g := range got {
+		var p map[string]any
+		_ = json.Unmarshal(g.body, &p)
+		if id, ok := p["receiptId"].(string); ok {
+			last[id], _ = p["status"].(string)
+		}
+	}
+	return last
+}
+
+// newStatusReceiver is a receiver that answers code to every notification of status, 200 to others.
+func newStatusReceiver(t *testing.T, status string, code int) *receiver {
+	r := &receiver{}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.got = append(r.got, received{header: req.Header.Clone(), body: body, at: time.Now()})
+		r.mu.Unlock()
+		var p map[string]any
+		if json.Unmarshal(body, &p) == nil && p["status"] == status {
+			w.WriteHeader(code)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
 }

@@ -19,6 +19,10 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
@@ -62,33 +66,32 @@ const (
 // RetryDelay keeping the delivery id, then the pending-delivery marker that reconciliation
 // retries with exponential backoff (a new delivery id each time) for up to 3 days.
 type Dispatcher struct {
-	Outbox Outbox
-	Keys   SigningKeys
-	Events commands.Store
-	// ReceiptFields renders the receipt's fields of the payload; the dispatcher adds event,
-	// idempotencyKey and timestamp. It is the status read's rendering (transport.WebhookFields),
-	// so that a webhook and a status read never describe a receipt differently.
-	ReceiptFields func(receipt.State) map[string]any
-	Log           zerolog.Logger
-	Production    bool            // https only and public addresses only, checked at send and connect time
-	Timeout       time.Duration   // per attempt (default 5 s)
-	RetryDelay    time.Duration   // before the automatic retry (default 5 s)
-	Workers       int             // concurrent claimers, each sending its claimed batch at once (default 8; negative: none)
-	Metrics       DeliveryCounter // optional
-	Now           func() time.Time
+	Outbox     Outbox
+	Keys       SigningKeys
+	Events     commands.Store
+	Log        zerolog.Logger
+	Production bool            // https only and public addresses only, checked at send and connect time
+	Timeout    time.Duration   // per attempt (default 5 s)
+	RetryDelay time.Duration   // before the automatic retry (default 5 s)
+	Workers    int             // concurrent claimers, each sending its claimed batch at once (default 8; negative: none)
+	Metrics    DeliveryCounter // optional
+	Now        func() time.Time
 	// Endpoints, when set, are the webhook endpoints' messages (DESIGN 9): sent by one more
 	// worker with this client, its address checks and timeout.
 	Endpoints EndpointOutbox
+	// Tracer, when set, gives each delivery a span and the receiver its traceparent header
+	// (nil: none).
+	Tracer trace.TracerProvider
 
 	wake, endpointWake chan struct{}
 	client             *http.Client
 }
 
-// Init fills defaults; call it once before use. It panics when Outbox, Keys, Events or
-// ReceiptFields is missing: a wiring error.
+// Init fills defaults; call it once before use. It panics when Outbox, Keys or Events is
+// missing: a wiring error.
 func (d *Dispatcher) Init() *Dispatcher {
-	if d.Outbox == nil || d.Keys == nil || d.Events == nil || d.ReceiptFields == nil {
-		panic("webhooks: Dispatcher needs Outbox, Keys, Events and ReceiptFields")
+	if d.Outbox == nil || d.Keys == nil || d.Events == nil {
+		panic("webhooks: Dispatcher needs Outbox, Keys and Events")
 	}
 	if d.Timeout == 0 {
 		d.Timeout = DefaultTimeout
@@ -295,7 +298,7 @@ func (d *Dispatcher) send(ctx context.Context, c readmodels.Claimed, deliveryID 
 	if err != nil {
 		return fail(err)
 	}
-	status, err := d.post(ctx, c.URL, body, func(h http.Header) {
+	status, err := d.post(ctx, c.URL, body, []attribute.KeyValue{receiptAttr.String(c.ReceiptID), eventAttr.String(Event)}, func(h http.Header) {
 		// Partner brands get their own prefix and user agent; the X-Service-* aliases remain.
 		setHeaders(h, delivery{event: Event, brand: st.Receipt.BrandKey, body: body, secret: secret, id: deliveryID, key: a.IdempotencyKey, sentAt: d.Now()})
 	})
@@ -310,23 +313,53 @@ func (d *Dispatcher) send(ctx context.Context, c readmodels.Claimed, deliveryID 
 // post sends body to url with the headers set puts on it, through the dispatcher's client (its
 // timeout and address checks), and reads a bounded part of the answer so the connection is
 // reused. The status is nil when no answer came; an answer outside 2xx is an error.
-func (d *Dispatcher) post(ctx context.Context, url string, body []byte, set func(http.Header)) (*int, error) {
+// With a Tracer, the delivery is a span (attrs name what it carries) whose traceparent goes with it.
+func (d *Dispatcher) post(ctx context.Context, url string, body []byte, attrs []attribute.KeyValue, set func(http.Header)) (code *int, err error) {
+	if d.Tracer != nil {
+		var span trace.Span
+		ctx, span = d.Tracer.Tracer(tracerScope).Start(ctx, "webhook.deliver", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+		defer func() { endDelivery(span, code, err) }()
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	set(req.Header)
+	if d.Tracer != nil {
+		propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(req.Header))
+	}
 	resp, err := d.client.Do(req)
 	if err != nil {
 		return nil, err
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
-	code := resp.StatusCode
-	if code/100 != 2 {
-		return &code, errors.New("receiver answered " + strconv.Itoa(code))
+	status := resp.StatusCode
+	if status/100 != 2 {
+		return &status, errors.New("receiver answered " + strconv.Itoa(status))
 	}
-	return &code, nil
+	return &status, nil
+}
+
+// Delivery spans: the scope and attributes (transport/tracing's, not imported: webhooks does not
+// depend on transport).
+const tracerScope = "github.com/payledger/payledger"
+
+var (
+	receiptAttr = attribute.Key("payledger.receipt_id")
+	eventAttr   = attribute.Key("payledger.event_type")
+)
+
+// endDelivery records a delivery's outcome on its span: the receiver's status, or the error
+// category merchants see (never the resolver's or an internal address).
+func endDelivery(span trace.Span, code *int, err error) {
+	if code != nil {
+		span.SetAttributes(attribute.Int("http.response.status_code", *code))
+	}
+	if err != nil {
+		span.SetStatus(codes.Error, "delivery failed")
+	}
+	span.End()
 }
 
 // receiptState is the state claimed with the notification, or the event stream's when the
@@ -359,11 +392,8 @@ func (d *Dispatcher) checkURL(raw string) error {
 	return nil
 }
 
-// payload is the spec's payload of the receipt's current state.
-func (d *Dispatcher) payload(st receipt.State) map[string]any {
-	p := d.ReceiptFields(st)
-	p["event"] = Event
-	p["idempotencyKey"] = st.IdempotencyKey()
-	p["timestamp"] = d.Now().UnixMilli()
-	return p
+// payload is the spec's payload of the receipt's current state, as the status read shows it
+// (readmodels.ReceiptWebhookOf), sent now.
+func (d *Dispatcher) payload(st receipt.State) readmodels.ReceiptWebhook {
+	return readmodels.ReceiptWebhookOf(st, d.Now())
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/payledger/payledger/readmodels"
 )
@@ -115,7 +116,7 @@ func (d *Dispatcher) SendEndpoint(ctx context.Context, m readmodels.EndpointMess
 	if _, err := StandardSignature(secret, id, sentAt.Unix(), body); err != nil { // a bad secret sends nothing unsigned
 		return fail(err)
 	}
-	status, err := d.post(ctx, m.URL, body, func(h http.Header) { _ = SetStandardHeaders(h, secret, id, sentAt, body) })
+	status, err := d.post(ctx, m.URL, body, []attribute.KeyValue{eventAttr.String(m.Type), attribute.String("payledger.event_id", m.EventID.String())}, func(h http.Header) { _ = SetStandardHeaders(h, secret, id, sentAt, body) })
 	a.HTTPStatus = status
 	if err != nil {
 		return fail(err)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/readmodels"
@@ -43,8 +42,8 @@ func TestEndpointOnPrivateAddressRefusedAtSend(t *testing.T) {
 	}
 	d := func(production bool) *Dispatcher {
 		return (&Dispatcher{Outbox: readmodels.NewOutbox(pool), Keys: keys, Events: postgres.New(pool), Log: zerolog.Nop(),
-			ReceiptFields: func(receipt.State) map[string]any { return map[string]any{} }, Production: production,
-			Endpoints: store, RetryDelay: time.Millisecond}).Init()
+			Production: production,
+			Endpoints:  store, RetryDelay: time.Millisecond}).Init()
 	}
 	if n, err := d(true).SendEndpointsDue(ctx); err != nil || n != 1 {
 		t.Fatalf("production send: %d %v", n, err)

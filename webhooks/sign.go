@@ -10,13 +10,15 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/payledger/payledger/readmodels"
 )
 
 // Event is the event kind of receipt webhooks (subscription webhooks name their own).
-const Event = "receipt.status_updated"
+const Event = readmodels.EventReceiptStatusUpdated
 
 // DefaultBrandKey is the brand of merchants without a partner brand.
-const DefaultBrandKey = "payledger"
+const DefaultBrandKey = readmodels.DefaultBrandKey
 
 // SignBody is the X-Service-Signature value: sha256= and the hex HMAC-SHA256 of the exact body.
 func SignBody(secret string, body []byte) string {

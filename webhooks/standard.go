@@ -11,23 +11,26 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/payledger/payledger/readmodels"
 )
 
 // Event types of webhook endpoints (DESIGN 9, the catalog of docs/webhooks.md). An endpoint's
 // filter names some of them or "*".
 const (
+	TypeReceiptCreated           = readmodels.EventReceiptCreated
 	TypeReceiptStatusUpdated     = Event
-	TypeReceiptPaymentDetected   = "receipt.payment_detected"
-	TypeSubscriptionCharged      = "subscription.charged"
-	TypeSubscriptionChargeFailed = "subscription.charge_failed"
-	TypeSplitDistributed         = "split.distributed"
-	TypeTest                     = "webhook.test"
+	TypeReceiptPaymentDetected   = readmodels.EventReceiptPaymentDetected
+	TypeSubscriptionCharged      = readmodels.EventSubscriptionCharged
+	TypeSubscriptionChargeFailed = readmodels.EventSubscriptionChargeFailed
+	TypeSplitDistributed         = readmodels.EventSplitDistributed
+	TypeTest                     = readmodels.EventWebhookTest
 )
 
 // EventTypes is the catalog: every type an endpoint may ask for. receipt.payment_detected is
 // known before anything records it, so that a filter naming it is valid and receives it once
 // recorded.
-var EventTypes = []string{TypeReceiptStatusUpdated, TypeReceiptPaymentDetected, TypeSubscriptionCharged,
+var EventTypes = []string{TypeReceiptCreated, TypeReceiptStatusUpdated, TypeReceiptPaymentDetected, TypeSubscriptionCharged,
 	TypeSubscriptionChargeFailed, TypeSplitDistributed, TypeTest}
 
 // KnownType says whether t is in the catalog.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/payledger/payledger/readmodels"
 )
@@ -105,7 +106,7 @@ func (s *SubscriptionSender) send(ctx context.Context, n readmodels.Subscription
 	if err != nil {
 		return nil, err.Error()
 	}
-	status, err := s.Via.post(ctx, n.URL, body, func(h http.Header) {
+	status, err := s.Via.post(ctx, n.URL, body, []attribute.KeyValue{eventAttr.String(n.Event)}, func(h http.Header) {
 		setHeaders(h, delivery{event: n.Event, body: body, secret: secret, id: uuid.New(), key: n.Key, sentAt: now})
 	})
 	if err != nil {

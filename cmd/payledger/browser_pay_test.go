@@ -176,6 +176,15 @@ func (p *pageRun) underpayment(t *testing.T) {
 		strings.TrimRight(less.FloatString(6), "0")+" of "+total.FloatString(2); got != want {
 		t.Errorf("shown %q, want %q", got, want)
 	}
+	// What arrived and what is still due, in the token; no "being confirmed" for a short payment.
+	want := strings.TrimRight(less.FloatString(6), "0") + " USDC received, 0.000001 USDC still due (of " + total.FloatString(2) + " USDC)"
+	if got := evalString(t, ctx, `document.getElementById("received").textContent.replace(/\s+/g, " ").trim()`); got != want {
+		t.Errorf("underpaid page reads %q, want %q", got, want)
+	}
+	if got := evalString(t, ctx, `document.getElementById("status").textContent + "|" + document.getElementById("in-progress").hidden + "|" + document.getElementById("short").hidden`); got != "Partly paid|true|false" {
+		t.Errorf("status, in-progress hidden, short hidden: %q", got)
+	}
+	screenshot(t, ctx, "portal-underpaid.png", 375, 812)
 }
 
 // cardOrBank is the subtest "card or bank: the onramp, then the processor's page".

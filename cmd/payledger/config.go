@@ -12,7 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/domain/address"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/transport/tracing"
 )
 
 // DefaultDatabaseURL is used when DATABASE_URL is unset.
@@ -55,14 +60,16 @@ type config struct {
 	TrustedProxies           []netip.Prefix // hops whose X-Forwarded-For is believed
 	KeyCacheTTL              time.Duration  // how long degraded mode trusts a confirmed key
 	JournalPath              string
-	DepositFactory           string        // DEPOSIT_FACTORY; "": deployed by serve from the operator key
-	PaymentWindow            time.Duration // PAYMENT_WINDOW: how long a receipt waits to be paid
-	PaymentMonitorWindow     time.Duration // PAYMENT_MONITOR_WINDOW: how long a failed or paid deposit stays watched
+	DepositFactory           string         // DEPOSIT_FACTORY; "": deployed by serve from the operator key
+	PaymentWindow            time.Duration  // PAYMENT_WINDOW: how long a receipt waits to be paid
+	PaymentMonitorWindow     time.Duration  // PAYMENT_MONITOR_WINDOW: how long a failed or paid deposit stays watched
+	Tracing                  tracing.Config // OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME: traces (off without an endpoint)
+	ExplorerURL              string         // EXPLORER_URL: the chain's block explorer the dashboard links transfers to
+	// tracer is the provider serve built from Tracing (startTracing); nil outside serve: no spans.
+	tracer trace.TracerProvider
 }
 
 func (c config) production() bool { return c.AppEnv == "production" }
-
-var walletRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 
 // secretVars are generated in development when missing and required in production.
 var secretVars = []string{"JWT_SECRET", "CRON_SECRET", "SECRETS_KEY", "PROCESSOR_WEBHOOK_SECRET"}
@@ -179,6 +186,12 @@ func readConfig(r *envReader) config {
 	c.PprofAddr = r.str("PPROF_ADDR", "")
 	c.MetricsToken = r.str("METRICS_TOKEN", "")
 	c.MetricsAddr = r.str("METRICS_ADDR", "")
+	if c.ExplorerURL = strings.TrimRight(r.str("EXPLORER_URL", ""), "/"); c.ExplorerURL != "" {
+		if u, err := url.Parse(c.ExplorerURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" {
+			r.bad("EXPLORER_URL must be an http(s) URL without a query, e.g. https://basescan.org")
+		}
+	}
+	c.Tracing = tracing.Config{Endpoint: r.str("OTEL_EXPORTER_OTLP_ENDPOINT", ""), ServiceName: r.str("OTEL_SERVICE_NAME", "payledger")}
 	c.TrustedProxies = r.prefixes("TRUSTED_PROXIES")
 	c.KeyCacheTTL = r.duration("KEY_CACHE_TTL", 5*time.Minute)
 	c.JournalPath = r.str("JOURNAL_PATH", ".data/journal.jsonl")
@@ -237,7 +250,7 @@ func (c *config) validate(r *envReader) {
 			}
 		}
 	}
-	if c.PlatformRecipient != "" && !walletRE.MatchString(c.PlatformRecipient) {
+	if c.PlatformRecipient != "" && !address.Valid(c.PlatformRecipient) {
 		r.bad("PLATFORM_RECIPIENT must be a 0x-prefixed 40-hex-character address")
 	}
 	c.readAdminWallets(r)
@@ -252,7 +265,7 @@ func (c *config) readAdminWallets(r *envReader) {
 		if w = strings.TrimSpace(w); w == "" {
 			continue
 		}
-		if !walletRE.MatchString(w) {
+		if !address.Valid(w) {
 			r.bad("ADMIN_WALLETS has an invalid address %q", w)
 			continue
 		}
@@ -350,14 +363,14 @@ func (c *config) loadChain(r *envReader) {
 	if c.OperatorKey = r.str("CHAIN_OPERATOR_KEY", ""); c.OperatorKey != "" && !operatorKeyRE.MatchString(c.OperatorKey) {
 		r.bad("CHAIN_OPERATOR_KEY must be 64 hex characters")
 	}
-	if c.SpendPermissionManager = r.str("SPEND_PERMISSION_MANAGER", ""); c.SpendPermissionManager != "" && !walletRE.MatchString(c.SpendPermissionManager) {
+	if c.SpendPermissionManager = r.str("SPEND_PERMISSION_MANAGER", ""); c.SpendPermissionManager != "" && !address.Valid(c.SpendPermissionManager) {
 		r.bad("SPEND_PERMISSION_MANAGER must be a 0x-prefixed 40-hex-character address")
 	}
-	if c.DepositFactory = r.str("DEPOSIT_FACTORY", ""); c.DepositFactory != "" && !walletRE.MatchString(c.DepositFactory) {
+	if c.DepositFactory = r.str("DEPOSIT_FACTORY", ""); c.DepositFactory != "" && !address.Valid(c.DepositFactory) {
 		r.bad("DEPOSIT_FACTORY must be a 0x-prefixed 40-hex-character address")
 	}
-	c.PaymentWindow = r.duration("PAYMENT_WINDOW", time.Hour)
-	c.PaymentMonitorWindow = r.duration("PAYMENT_MONITOR_WINDOW", 24*time.Hour)
+	c.PaymentWindow = r.duration("PAYMENT_WINDOW", receipt.DefaultPaymentWindow)
+	c.PaymentMonitorWindow = r.duration("PAYMENT_MONITOR_WINDOW", receipt.DefaultMonitorWindow)
 	def := "auto"
 	if c.production() {
 		def = "off"

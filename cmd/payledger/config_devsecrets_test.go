@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/payledger/payledger/domain/address"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/readmodels"
 )
@@ -32,7 +33,7 @@ func TestDevSecretsKeptAcrossLoads(t *testing.T) {
 		t.Fatalf("second load: %+v", kept)
 	}
 	if first.JWTSecret != second.JWTSecret || first.CronSecret != second.CronSecret ||
-		first.ProcessorWebhookSecret != second.ProcessorWebhookSecret || first.PlatformRecipient != second.PlatformRecipient || !walletRE.MatchString(first.PlatformRecipient) || !bytes.Equal(first.SecretsKey, second.SecretsKey) {
+		first.ProcessorWebhookSecret != second.ProcessorWebhookSecret || first.PlatformRecipient != second.PlatformRecipient || !address.Valid(first.PlatformRecipient) || !bytes.Equal(first.SecretsKey, second.SecretsKey) {
 		t.Fatal("the second load did not reuse the first load's secrets")
 	}
 	st, err := os.Stat(kept.Path)

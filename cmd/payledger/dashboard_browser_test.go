@@ -5,8 +5,10 @@ package main
 // writes dashboard-{list,receipt,settings}-{desktop,mobile}.png there (make screenshots).
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -146,7 +148,10 @@ func TestDashboardInBrowser(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 	}))
 	t.Cleanup(endpoint.Close)
-	vars := map[string]string{"DEV_DATA_DIR": dir, "JOURNAL_PATH": filepath.Join(dir, "journal.jsonl"), "DEVCHAIN": "off",
+	// With its development chain, so that a receipt is paid by transfers to its deposit address
+	// (the last subtest); the chain's variables go to this test's own file, which devchain pay reads.
+	t.Setenv("DEVCHAIN_ENV_FILE", filepath.Join(t.TempDir(), "devchain.env"))
+	vars := map[string]string{"DEV_DATA_DIR": dir, "JOURNAL_PATH": filepath.Join(dir, "journal.jsonl"),
 		"RATE_LIMIT_PUBLIC_PER_MINUTE": "100000", "RATE_LIMIT_PER_MINUTE": "100000", "DATABASE_URL": pgtest.URL(t), "EMBEDDED_POSTGRES": "off"}
 	base, _ := startServe(t, vars)
 	dev := runDevMerchant(t, vars, base)
@@ -214,6 +219,18 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		if got := evalString(t, ctx, `document.getElementById("export").getAttribute("href")`); got != "/api/exports/receipts.csv?status=paid" {
 			t.Errorf("CSV link %q", got)
+		}
+		// "Download CSV", fetched by the page with its session as the link's download is: a CSV
+		// of the paid receipt (it used to be 503 "not configured" in serve).
+		var got string
+		if err := chromedp.Run(ctx, chromedp.Evaluate(`fetch(document.getElementById("export").href, {credentials: "same-origin"}).then(async r => r.status + " " + r.headers.get("content-type") + "\n" + await r.text())`,
+			&got, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
+			t.Fatal(err)
+		}
+		head, body, _ := strings.Cut(got, "\n")
+		rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+		if !strings.HasPrefix(head, "200 text/csv") || err != nil || len(rows) != 2 || rows[0][0] != "receiptId" || rows[1][0] != first {
+			t.Errorf("Download CSV: %q, rows %v (%v); want the header and %s", head, rows, err, first)
 		}
 		screenshot(t, ctx, "dashboard-list-desktop.png", 1280, 900)
 		screenshot(t, ctx, "dashboard-list-mobile.png", 375, 812)
@@ -414,6 +431,43 @@ func TestDashboardInBrowser(t *testing.T) {
 		if got := evalString(t, ctx, `document.getElementById("wallet").textContent`); got != dev.wallet {
 			t.Errorf("signed in as %q", got)
 		}
+	})
+
+	t.Run("a receipt paid in two transfers lists both, tax and fee once", func(t *testing.T) {
+		id := dashCall(t, http.DefaultClient, http.MethodPost, base+"/api/orders", map[string]any{"items": []map[string]any{{"sku": "DEV-COFFEE", "qty": 2}},
+			"taxRate": 0.08}, keyHdr, 200)["receipt"].(map[string]any)["receiptId"].(string)
+		for _, extra := range [][]string{{"--amount", "5"}, nil} { // 5 USDC, then what is still due
+			var out, errOut bytes.Buffer
+			args := append([]string{"devchain", "pay", id, "--base-url", base}, extra...)
+			if code := run(context.Background(), args, noEnv, &out, &errOut); code != 0 {
+				t.Fatalf("devchain pay %v: exit %d\n%s\n%s", extra, code, out.String(), errOut.String())
+			}
+			if extra == nil {
+				break
+			}
+			// What is due counts confirmed transfers only: the rest is asked once the first one is.
+			waitFor(t, "the first transfer confirmed", func() bool {
+				st := dashCall(t, http.DefaultClient, http.MethodGet, base+"/api/receipts/status?receiptId="+id, nil, keyHdr, 200)
+				got, _ := st["amountReceived"].(string)
+				return got == "5" || got == "5.00"
+			})
+		}
+		waitFor(t, "paid", func() bool {
+			st := dashCall(t, http.DefaultClient, http.MethodGet, base+"/api/receipts/status?receiptId="+id, nil, keyHdr, 200)
+			return st["status"] == "paid" || st["status"] == "reconciled"
+		})
+		navigate(t, ctx, base+"/dashboard/receipts/"+id)
+		rows := evalStrings(t, ctx, `Array.from(document.querySelectorAll("#transfers tr.transfer")).map(r => r.querySelector(".amount").textContent + "|" + r.querySelector(".tx").textContent.length + "|" + r.querySelector(".sender").textContent.length)`)
+		if len(rows) != 2 || rows[0] != "5.00 USDC|66|42" || rows[1] != "4.77 USDC|66|42" {
+			t.Errorf("transfers %v, want 5.00 then the 4.77 USDC still due, each with its hash and sender", rows)
+		}
+		if got := evalString(t, ctx, `String(document.querySelectorAll("#lines tr.tax, #lines tr.fee").length) + "|" + String(document.getElementById("tax")) + "|" + String(document.getElementById("fee"))`); got != "2|null|null" {
+			t.Errorf("tax and fee lines, tax total, fee total: %q (want each once, as lines)", got)
+		}
+		if n := evalString(t, ctx, `String(document.querySelectorAll("#transfers a").length)`); n != "0" {
+			t.Errorf("%s explorer links on the development chain", n)
+		}
+		screenshot(t, ctx, "dashboard-receipt-transfers.png", 1280, 900)
 	})
 }
 

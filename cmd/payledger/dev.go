@@ -260,9 +260,9 @@ func (m *devMerchant) print(out io.Writer, created bool, split, shopName string)
 	if created {
 		state = "created"
 	}
-	apiFlag := "" // devchain pay's --api default
+	apiFlag := "" // devchain pay's --base-url default
 	if m.base != "http://localhost:8080" {
-		apiFlag = " --api " + m.base
+		apiFlag = " --base-url " + m.base
 	}
 	order := `{"items":[{"sku":"DEV-COFFEE","qty":2},{"sku":"DEV-BAGEL","qty":1}]}`
 	fmt.Fprintf(out, `

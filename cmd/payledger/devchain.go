@@ -25,7 +25,7 @@ const devchainUsage = `usage:
   payledger devchain [--port 8545] [--accounts 3] [--block-interval 2s]
       run a development chain on 127.0.0.1 until interrupted; prints the variables that point
       payledger at it and the funded development accounts (state is lost when it stops)
-  payledger devchain pay <receiptId> [--token USDC] [--api http://localhost:8080]
+  payledger devchain pay <receiptId> [--token USDC] [--base-url http://localhost:8080]
       pay a receipt of the running service end to end (see payledger devchain pay <id> --help)
   payledger devchain pay --key HEX --to 0xADDRESS --amount UNITS [--token USDC|USDT|ETH|0xTOKEN]
                          [--rpc URL] [--tokens CHAIN_TOKENS] [--no-wait]

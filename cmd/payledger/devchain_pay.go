@@ -65,7 +65,7 @@ func readDevchainEnv(path string) map[string]string {
 }
 
 const devchainPayReceiptUsage = `usage:
-  payledger devchain pay <receiptId> [--token USDC|USDT|ETH] [--api http://localhost:8080]
+  payledger devchain pay <receiptId> [--token USDC|USDT|ETH] [--base-url http://localhost:8080]
                          [--key HEX] [--amount DECIMAL] [--submit] [--env-file PATH]
       pays a receipt end to end as a phone wallet does: reads it from the service's public API
       (GET /api/portal/{id}), quotes it in the token (POST /api/portal/{id}/quote), reads the
@@ -76,7 +76,8 @@ const devchainPayReceiptUsage = `usage:
       itself). --amount sends another amount than requested (in token units: an underpayment,
       or the rest of one). The chain, its tokens and the account default to what the running
       development chain wrote to --env-file (default $DEVCHAIN_ENV_FILE or payledger-devchain.env
-      in the temporary directory)
+      in the temporary directory). --base-url defaults to PUBLIC_BASE_URL (http://localhost:8080);
+      --api is its older name, still accepted.
 `
 
 // receiptPayFlags are the options of `devchain pay <receiptId>`.
@@ -89,7 +90,10 @@ func parseReceiptPayFlags(cfg config, args []string) (receiptPayFlags, error) {
 	p := receiptPayFlags{receiptID: args[0]}
 	fs := flag.NewFlagSet("devchain pay", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&p.api, "api", "http://localhost:8080", "the service's base URL")
+	// --base-url as every other subcommand names it; --api is its name before, kept as an alias.
+	base := cmp.Or(cfg.PublicBaseURL, "http://localhost:8080")
+	fs.StringVar(&p.api, "base-url", base, "the service's base URL")
+	fs.StringVar(&p.api, "api", base, "the service's base URL (older name of --base-url)")
 	fs.StringVar(&p.token, "token", "USDC", "USDC, USDT (CHAIN_TOKENS) or ETH")
 	fs.StringVar(&p.key, "key", "", "payer's private key (default: the development chain's first account)")
 	fs.StringVar(&p.amount, "amount", "", "send this amount (token units) instead of the requested one")
@@ -120,7 +124,7 @@ func apiCall(ctx context.Context, method, url, apiKey string, body any, out any)
 	}
 	status, raw, err := sendJSON(ctx, http.DefaultClient, method, url, body, headers)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w (is payledger serve running there? --api)", method, url, err)
+		return fmt.Errorf("%s %s: %w (is payledger serve running there? --base-url)", method, url, err)
 	}
 	if status > 299 {
 		return fmt.Errorf("%s %s: %d %s", method, url, status, strings.TrimSpace(string(raw)))

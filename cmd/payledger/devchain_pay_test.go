@@ -292,7 +292,7 @@ func TestDevchainPayPlainTransfer(t *testing.T) {
 	pay := func(extra ...string) string {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		args := append([]string{"devchain", "pay", "rcpt_phone", "--api", api.URL, "--env-file", envFile}, extra...)
+		args := append([]string{"devchain", "pay", "rcpt_phone", "--base-url", api.URL, "--env-file", envFile}, extra...)
 		if code := run(ctx, args, noEnv, &out, &errOut); code != 0 {
 			t.Fatalf("devchain pay %v: exit %d\n%s\n%s", extra, code, out.String(), errOut.String())
 		}
@@ -331,4 +331,26 @@ func mustDial(t *testing.T, url string) *rpc.Client {
 	}
 	t.Cleanup(c.Close)
 	return c
+}
+
+// TestDevchainPayBaseURLFlag: devchain pay names the service's address --base-url, as listen and
+// dev merchant do; --api, its older name, still works; without either it is PUBLIC_BASE_URL.
+func TestDevchainPayBaseURLFlag(t *testing.T) {
+	cfg := config{PublicBaseURL: "http://pay.example:9000"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"base-url", []string{"rcpt_1", "--key", "01", "--base-url", "http://127.0.0.1:1/"}, "http://127.0.0.1:1"},
+		{"api alias", []string{"rcpt_1", "--key", "01", "--api", "http://127.0.0.1:2"}, "http://127.0.0.1:2"},
+		{"default", []string{"rcpt_1", "--key", "01"}, "http://pay.example:9000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := parseReceiptPayFlags(cfg, append(tc.args, "--env-file", filepath.Join(t.TempDir(), "none.env")))
+			if err != nil || p.api != tc.want {
+				t.Fatalf("api %q, err %v; want %q", p.api, err, tc.want)
+			}
+		})
+	}
 }

@@ -30,6 +30,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return code
 	}
 	logTo, err := logFormat(getenv("LOG_FORMAT"))
+	if err == nil {
+		logTo, err = logLevel(logTo, getenv("LOG_LEVEL"))
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
@@ -142,6 +145,19 @@ func logFormat(format string) (func(io.Writer) zerolog.Logger, error) {
 		}, nil
 	}
 	return nil, fmt.Errorf("LOG_FORMAT must be json or console, not %q", format)
+}
+
+// logLevel makes logTo's loggers write level and above (LOG_LEVEL: debug, info, warn, error;
+// default info, so that a development run shows what happened, not each step of the workers).
+func logLevel(logTo func(io.Writer) zerolog.Logger, name string) (func(io.Writer) zerolog.Logger, error) {
+	if name == "" {
+		name = "info"
+	}
+	level, err := zerolog.ParseLevel(strings.ToLower(name))
+	if err != nil || level < zerolog.DebugLevel || level > zerolog.ErrorLevel {
+		return nil, fmt.Errorf("LOG_LEVEL must be debug, info, warn or error, not %q", name)
+	}
+	return func(w io.Writer) zerolog.Logger { return logTo(w).Level(level) }, nil
 }
 
 // terminal reports whether w is a terminal.

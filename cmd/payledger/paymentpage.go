@@ -16,6 +16,9 @@ func paymentChain(cfg config) transport.PaymentChain {
 		return transport.PaymentChain{}
 	}
 	pc := transport.PaymentChain{ChainID: cfg.ChainID, Name: transport.ChainName(cfg.ChainID)}
+	if cfg.ChainID != chain.DevChainID { // the development chain has no explorer
+		pc.ExplorerURL = cfg.ExplorerURL
+	}
 	for _, t := range cfg.ChainTokens {
 		pc.Tokens = append(pc.Tokens, transport.PaymentToken{Symbol: t.Symbol, Address: t.Address.Hex(), Decimals: t.Decimals})
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 
+	"github.com/payledger/payledger/cmd/payledger/app/web"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/esdb"
 	"github.com/payledger/payledger/eventstore/postgres"
@@ -101,12 +102,6 @@ func openPool(ctx context.Context, cfg config) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
-// workerFunc makes a function a worker (app.Worker).
-type workerFunc func(ctx context.Context) error
-
-// Run implements app.Worker.
-func (f workerFunc) Run(ctx context.Context) error { return f(ctx) }
-
 // openLimiter returns the Redis limiter when REDIS_URL is set (limits shared by every instance),
 // else the in-process one.
 func openLimiter(cfg config) (transport.Limiter, func(), error) {
@@ -152,6 +147,11 @@ func tuneGC() {
 // limiter, the ledger (event store, pool, private cluster), the chain client and the development
 // chain.
 func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
+	stopTracing, err := startTracing(ctx, &cfg, log) // OTEL_EXPORTER_OTLP_ENDPOINT; off without it
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	// The development chain first: it sets ETH_RPC_URL and CHAIN_ID (the login's chain) for serve.
 	devChain, err := autoDevChain(ctx, &cfg, cfg.DevChain, 8545, log, os.Stdout)
 	if err != nil {
@@ -160,7 +160,7 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	if devChain != nil {
 		defer func() { log.Warn().Msg("development chain stopping: its state is lost"); _ = devChain.Close() }()
 	}
-	rpc, err := dialChain(ctx, cfg, log) // nil while unreachable: the verifier dials again
+	rpc, err := dialChain(ctx, cfg, log) // nil while unreachable: the chain workers dial again
 	if err != nil {
 		return err
 	}
@@ -172,22 +172,27 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 		return err
 	}
 	defer closeLedger()
-	s, err := wireServices(ctx, cfg, rpc, pool, store, log)
-	if err != nil {
-		return err
-	}
 	limiter, closeLimiter, err := openLimiter(cfg)
 	if err != nil {
 		return err
 	}
 	defer closeLimiter()
-	api, err := newAPI(cfg, base, s, limiter)
+	sc, err := serviceConfig(ctx, cfg, opened{rpc: rpc, pool: pool, store: store, limiter: limiter}, base, log)
+	if err != nil {
+		return err
+	}
+	logCapabilities(cfg, sc.App, log)
+	svc, err := web.Build(ctx, sc) // the one construction of the service (cmd/payledger/app)
+	if err != nil {
+		return err
+	}
+	api, err := svc.Server()
 	if err != nil {
 		return err
 	}
 
 	// Background workers (projectors, processes, dispatchers) run until the HTTP server has drained.
-	stopWorkers := startWorkers(s, log)
+	stopWorkers := startWorkers(svc.Workers(), log)
 	defer stopWorkers()
 	return runHTTP(ctx, cfg, api.Echo, api.MetricsHandler(), stopWorkers, log)
 }

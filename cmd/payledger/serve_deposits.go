@@ -10,45 +10,35 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
 )
 
-// depositInterval is how often the deposit detector looks for new blocks.
-const depositInterval = time.Second
-
-// deposits are serve's payments by deposit address (DESIGN 9): the addresses new receipts get,
-// and the detector that credits transfers to them.
-type deposits struct {
-	addresses commands.DepositAddresses // nil: no factory known, receipts get no deposit address
-	worker    app.Worker
-}
-
-// openDeposits finds the deposit factory (DEPOSIT_FACTORY; else, with an operator key and a
-// node, the one serve deployed, deploying it once) and builds the detector's worker.
-func openDeposits(ctx context.Context, cfg config, rpc *chain.RPC, pool *pgxpool.Pool, store eventstore.Store, log zerolog.Logger) (deposits, error) {
-	out := deposits{worker: depositDetector(cfg, rpc, pool, store, log)}
-	if rpc != nil { // issue 40: never follow another chain with this chain's cursor and contracts
+// depositAddresses are the addresses new receipts get (DESIGN 9): from the deposit factory
+// (DEPOSIT_FACTORY; else, with an operator key and a node, the one serve deployed, deploying it
+// once); nil when neither (the detector itself is built by cmd/payledger/app). First, the
+// node's chain is checked against the one the database followed (issue 40): never follow
+// another chain with this chain's cursor and contracts (settlement.CheckDepositChain).
+func depositAddresses(ctx context.Context, cfg config, rpc *chain.RPC, pool *pgxpool.Pool, store eventstore.Store, log zerolog.Logger) (commands.DepositAddresses, error) {
+	if rpc != nil {
 		dev := !cfg.production() && cfg.ChainID == chain.DevChainID
-		if err := settlement.CheckDepositChain(ctx, chain.DepositScanner{RPC: rpc}, readmodels.NewDeposits(pool), readmodels.NewDeposits(pool),
-			store, cfg.ChainID, "", dev, time.Now, log); err != nil {
-			return out, err
+		deps := readmodels.NewDeposits(pool)
+		if err := settlement.CheckDepositChain(ctx, chain.DepositScanner{RPC: rpc}, deps, deps, store, cfg.ChainID, "", dev, time.Now, log); err != nil {
+			return nil, err
 		}
 	}
 	factory, err := depositFactory(ctx, cfg, rpc, pool)
 	if err != nil {
-		return out, err
+		return nil, err
 	}
 	if factory == "" {
 		log.Warn().Msg("no deposit factory (DEPOSIT_FACTORY unset, no operator key or node): receipts get no deposit address")
-		return out, nil
+		return nil, nil
 	}
 	log.Info().Str("factory", factory).Msg("deposit addresses ready")
-	out.addresses = chain.DepositAddresses{Factory: common.HexToAddress(factory)}
-	return out, nil
+	return chain.DepositAddresses{Factory: common.HexToAddress(factory)}, nil
 }
 
 // depositFactory is DEPOSIT_FACTORY, or the factory recorded for the chain in chain_contracts,
@@ -70,24 +60,4 @@ func depositFactory(ctx context.Context, cfg config, rpc *chain.RPC, pool *pgxpo
 		return "", fmt.Errorf("deposit factory: %w", err)
 	}
 	return addr, nil
-}
-
-// depositDetector is the worker that credits transfers to deposit addresses; a node unreachable
-// at start is dialed until it answers.
-func depositDetector(cfg config, rpc *chain.RPC, pool *pgxpool.Pool, store eventstore.Store, log zerolog.Logger) app.Worker {
-	return workerFunc(func(ctx context.Context) error {
-		if cfg.EthRPCURL == "" {
-			return nil
-		}
-		if rpc == nil {
-			var err error
-			if rpc, err = dialUntilAnswered(ctx, cfg, log, "deposit detection"); err != nil {
-				return err
-			}
-			defer rpc.Close()
-		}
-		d := &settlement.DepositDetector{Chain: chain.DepositScanner{RPC: rpc, Tokens: cfg.ChainTokens}, Store: readmodels.NewDeposits(pool),
-			Events: store, Confirmations: cfg.ChainConfirmations, Monitor: cfg.PaymentMonitorWindow, Now: time.Now, Log: log}
-		return d.Run(ctx, depositInterval)
-	})
 }

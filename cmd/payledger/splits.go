@@ -20,7 +20,7 @@ import (
 // nonces never collide. A node that did not answer at start (rpc nil) gets an operator over a
 // chain.LateBackend: until the split distributor's background dial (app.SplitDistributor) connects it, deployments answer
 // 503 chain_unavailable and nothing is released; then both work, without a restart.
-func splitChain(cfg config, rpc *chain.RPC, pool *pgxpool.Pool, log zerolog.Logger) (settlement.SplitChain, *settlement.OperatorSender, error) {
+func splitChain(cfg config, rpc *chain.RPC, pool *pgxpool.Pool, log zerolog.Logger) (*chain.Operator, *settlement.OperatorSender, error) {
 	if cfg.EthRPCURL == "" {
 		return nil, nil, nil
 	}
@@ -51,7 +51,7 @@ func dialUntilAnswered(ctx context.Context, cfg config, log zerolog.Logger, wait
 		case <-time.After(wait):
 		}
 		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		rpc, err := chain.Dial(dctx, cfg.EthRPCURL, uint64(cfg.ChainID))
+		rpc, err := chain.Dial(dctx, cfg.EthRPCURL, uint64(cfg.ChainID), chainRPCOptions(cfg)...)
 		cancel()
 		switch {
 		case err == nil:

@@ -16,10 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/commands"
-	"github.com/payledger/payledger/eventstore/postgres"
-	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/settlement"
 )
 
@@ -35,28 +32,20 @@ func TestSplitsEnabledWhenTheNodeAnswersLate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := config{EthRPCURL: fmt.Sprintf("http://127.0.0.1:%d", port), ChainID: chain.DevChainID,
-		OperatorKey: fmt.Sprintf("%x", crypto.FromECDSA(opKey))}
-	pool := pgtest.Pool(t)
-	store := postgres.New(pool)
-	log := zerolog.Nop()
-	ops, sender, err := splitChain(cfg, nil, pool, log) // the node did not answer at start
-	if err != nil || ops == nil || sender == nil {
-		t.Fatalf("splitChain without the node: %v %v %v", ops, sender, err)
+	cfg := testServiceConfig(t, map[string]string{"ETH_RPC_URL": fmt.Sprintf("http://127.0.0.1:%d", port), "CHAIN_ID": fmt.Sprint(chain.DevChainID),
+		"CHAIN_OPERATOR_KEY": fmt.Sprintf("%x", crypto.FromECDSA(opKey)), "PLATFORM_RECIPIENT": newWalletAddr(t)})
+	svc := buildService(t, ctx, cfg, nil, nil) // the node did not answer at start
+	ops, deploy := svc.Config.Chain.Operator, svc.Commands.ConfigureSplit
+	if ops == nil || svc.Processes.SplitDistributor == nil {
+		t.Fatalf("no split chain or distributor without the node: %v %v", ops, svc.Processes.SplitDistributor)
 	}
-	deploy := settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(store, newWalletAddr(t), time.Now), ops, sender)
 	merchant := newWalletAddr(t)
 	if _, err := deploy.Handle(ctx, commands.ConfigureMerchantSplit{Merchant: merchant}); !errors.Is(err, settlement.ErrChainUnavailable) {
 		t.Fatalf("deploy before the node answers: %v; want chain_unavailable", err)
 	}
 	var wg sync.WaitGroup
 	defer func() { cancel(); wg.Wait() }()
-	dial := func(ctx context.Context, waiting string) (*chain.RPC, error) {
-		return dialUntilAnswered(ctx, cfg, log, waiting)
-	}
-	wg.Go(func() {
-		_ = app.SplitDistributor(app.Deps{Store: store, Pool: pool, Log: log, Chain: app.Chain{Dial: dial, SplitChain: ops, SplitOperator: sender}}).Run(ctx)
-	})
+	wg.Go(func() { _ = svc.Processes.SplitDistributor.Run(ctx) })
 
 	// The node comes up late; the operator is funded there.
 	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{Port: port, BlockInterval: 300 * time.Millisecond})

@@ -2,18 +2,12 @@ package main
 
 import (
 	"strings"
-	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/cmd/payledger/app"
-	"github.com/payledger/payledger/commands"
-	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/readmodels"
-	"github.com/payledger/payledger/settlement"
 )
 
 // subscriptionChain is what subscription creation checks permissions against: the operator
@@ -38,9 +32,10 @@ func subscriptionChain(cfg config, log zerolog.Logger) app.Subscriptions {
 	}
 }
 
-// subscriptionCharger charges subscriptions when the chain is connected and subscriptions are
-// configured (sc.Operator set); else nil (the charging routes answer 503, no charging run).
-func subscriptionCharger(cfg config, sc app.Subscriptions, rpc *chain.RPC, pool *pgxpool.Pool, store eventstore.Store, log zerolog.Logger) *settlement.ChargeSubscriptionsHandler {
+// chargeOperator is the sender of subscription charges when the chain answered at start and
+// subscriptions are configured (sc.Operator set); else nil (the charging routes answer 503, no
+// charging run). cmd/payledger/app builds the charging process over it.
+func chargeOperator(cfg config, sc app.Subscriptions, rpc *chain.RPC, log zerolog.Logger) *chain.ChargeOperator {
 	if rpc == nil || sc.Operator == "" {
 		return nil
 	}
@@ -49,9 +44,5 @@ func subscriptionCharger(cfg config, sc app.Subscriptions, rpc *chain.RPC, pool 
 		log.Warn().Err(err).Msg("subscription charging is not configured")
 		return nil
 	}
-	h := settlement.NewChargeSubscriptionsHandler(store, op, readmodels.NewSubscriptionCharges(pool), readmodels.NewSubscriptions(pool),
-		commands.NewSplits(store), time.Now)
-	h.Log = log
-	h.Notify = readmodels.NewSubscriptionWebhooks(pool)
-	return h
+	return op
 }

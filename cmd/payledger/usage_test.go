@@ -84,3 +84,33 @@ func TestLogFormat(t *testing.T) {
 		t.Errorf("LOG_FORMAT=xml: exit %d %q", code, errOut.String())
 	}
 }
+
+// TestLogLevel: by default (and with LOG_LEVEL=info) a debug line, such as the deposit
+// detector's per-step timings, is not written; LOG_LEVEL=debug writes it; a wrong level exits 2.
+func TestLogLevel(t *testing.T) {
+	logTo, err := logFormat("json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		level string
+		debug bool
+	}{{"", false}, {"info", false}, {"INFO", false}, {"debug", true}, {"warn", false}} {
+		leveled, err := logLevel(logTo, tc.level)
+		if err != nil {
+			t.Fatalf("LOG_LEVEL=%q: %v", tc.level, err)
+		}
+		var b bytes.Buffer
+		l := leveled(&b)
+		l.Debug().Msg("deposits: step")
+		l.Error().Msg("kept")
+		if got := strings.Contains(b.String(), "deposits: step"); got != tc.debug || !strings.Contains(b.String(), "kept") {
+			t.Errorf("LOG_LEVEL=%q wrote %q", tc.level, b.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"verify"}, env(map[string]string{"LOG_LEVEL": "chatty"}), &out, &errOut); code != 2 ||
+		!strings.Contains(errOut.String(), "LOG_LEVEL") {
+		t.Errorf("LOG_LEVEL=chatty: exit %d %q", code, errOut.String())
+	}
+}

@@ -19,15 +19,15 @@ const (
 
 // dialChain connects to ETH_RPC_URL at start, when it is set. A node serving another chain than
 // CHAIN_ID is a configuration error and stops the start; a node that does not answer is not (it
-// may come back): it is logged, nil is returned, and the verifier dials again in the background
-// while wallet payments stay pending.
+// may come back): it is logged, nil is returned, and the chain workers (deposit detection, splits)
+// dial again in the background while payments stay pending.
 func dialChain(ctx context.Context, cfg config, log zerolog.Logger) (*chain.RPC, error) {
 	if cfg.EthRPCURL == "" {
 		return nil, nil
 	}
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	rpc, err := chain.Dial(dctx, cfg.EthRPCURL, uint64(cfg.ChainID))
+	rpc, err := chain.Dial(dctx, cfg.EthRPCURL, uint64(cfg.ChainID), chainRPCOptions(cfg)...)
 	if errors.Is(err, chain.ErrChainIDMismatch) {
 		return nil, err
 	}

@@ -13,10 +13,15 @@ type DepositObservation struct {
 	Confirmed bool
 	Dropped   bool
 	At        int64
+	// Prices are the service's current USD prices by asset (tokens by symbol, EUR/USD as "EUR"),
+	// nil without a price source: they value a transfer in a token the receipt has no quote in
+	// (ValueTransfer).
+	Prices map[string]string
 }
 
-// ObserveDeposit decides what an observation of a transfer adds to the receipt: the transfer seen
-// (new, or seen again in another block), confirmed, or dropped; and the payment when the
+// ObserveDeposit decides what an observation of a transfer adds to the receipt: the quote that
+// values it when the receipt has none in its token (ValueTransfer, at o.Prices), the transfer
+// seen (new, or seen again in another block), confirmed, or dropped; and the payment when the
 // confirmed transfers now cover the required amount. Reporting the same observation again adds
 // nothing. Errors: ErrNotFound, ErrState (the receipt has no deposit address).
 func ObserveDeposit(s State, o DepositObservation) ([]Event, error) {
@@ -35,10 +40,20 @@ func ObserveDeposit(s State, o DepositObservation) ([]Event, error) {
 		}
 		return nil, nil
 	}
-	var evs []Event
+	// A transfer in a token the receipt cannot price yet is valued at the price of now.
+	evs := ValueTransfer(s, t.Token, o.Prices, o.At)
 	if known && c.Confirmed {
-		// Past the depth the transfer stands as confirmed; a deep reorg is the audit's (DESIGN 8).
-		return payIfCovered(s, c, o.At)
+		// Past the depth the transfer stands as confirmed; a deep reorg is the audit's (DESIGN 8),
+		// and so is the restoration of a flagged payment, at its new block's depth.
+		if strings.EqualFold(s.ChainWithdrawnTx, c.TransactionHash) {
+			return nil, nil
+		}
+		after := s
+		for _, e := range evs {
+			after = Evolve(after, e)
+		}
+		pay, err := payIfCovered(after, c, o.At)
+		return append(evs, pay...), err
 	}
 	if !sameBlock || c.Dropped {
 		t.At = o.At

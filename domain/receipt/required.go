@@ -47,7 +47,7 @@ func (r Required) Units(decimals uint8) *big.Int {
 }
 
 // RequiredAmount is what a payment of s in token must bring; quoted is the latest quote's
-// amount in token ("" for none; see LatestQuote). Tokens compare without case. Errors:
+// amount in token ("" for none; State.Quotes keeps it). Tokens compare without case. Errors:
 // ErrNoEURRate (a stable token for an EUR receipt without a recorded rate), ErrNoQuote (another
 // token without a positive quote).
 func RequiredAmount(s State, token, quoted string) (Required, error) {
@@ -67,16 +67,4 @@ func RequiredAmount(s State, token, quoted string) (Required, error) {
 		return Required{}, ErrNoQuote
 	}
 	return Required{Amount: amount, ToleranceBps: QuotedToleranceBps}, nil
-}
-
-// LatestQuote is the amount of the latest TokenQuoted in token among evs (tokens compare
-// without case), "" for none.
-func LatestQuote(evs []Event, token string) string {
-	latest := ""
-	for _, e := range evs {
-		if q, ok := e.(TokenQuoted); ok && strings.EqualFold(q.Token, token) {
-			latest = q.Amount
-		}
-	}
-	return latest
 }

@@ -56,17 +56,29 @@ func TestRequiredAmount(t *testing.T) {
 	}
 }
 
+// TestLatestQuote: the state keeps the latest quote per token (tokens compare without case), and
+// State.RequiredIn prices a quoted token by it.
 func TestLatestQuote(t *testing.T) {
+	gen := Generated{ReceiptID: "r", Merchant: "m", Currency: "USD", Total: 1000, LineItems: []LineItem{{Kind: KindCustom, Label: "x", Amount: 1000}}, CreatedAt: 1}
 	evs := []Event{
 		TokenQuoted{Token: "ETH", Amount: "1"},
 		TokenQuoted{Token: "cbBTC", Amount: "2"},
 		TokenQuoted{Token: "eth", Amount: "3"},
 		PaymentSubmitted{AttemptID: "a"},
 	}
-	cases := []struct{ token, want string }{{"ETH", "3"}, {"CBBTC", "2"}, {"cbXRP", ""}}
+	s := Evolve(State{}, gen)
+	for _, e := range evs {
+		s = Evolve(s, e)
+	}
+	cases := []struct{ token, want string }{{"ETH", "3"}, {"CBBTC", "2"}, {"cbBTC", "2"}, {"cbXRP", ""}}
 	for _, c := range cases {
-		if got := LatestQuote(evs, c.token); got != c.want {
-			t.Errorf("LatestQuote(%s) = %q, want %q", c.token, got, c.want)
+		r, err := s.RequiredIn(c.token)
+		got := ""
+		if err == nil {
+			got = r.Amount.RatString()
+		}
+		if got != c.want {
+			t.Errorf("RequiredIn(%s) = %q (%v), want %q", c.token, got, err, c.want)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/payledger/payledger/domain/address"
 )
 
 // A split contract lives on one chain. When the service follows a new development chain (issue
@@ -27,18 +29,18 @@ type Redeployed struct {
 
 // DecideRedeploy returns the event that moves a configured split to address, deployed again for
 // reason. Errors: ErrInvalid (not configured yet, a malformed address, the same address).
-func DecideRedeploy(s State, merchant, address, reason string, now time.Time) ([]Redeployed, error) {
+func DecideRedeploy(s State, merchant, addr, reason string, now time.Time) ([]Redeployed, error) {
 	if !s.Configured {
 		return nil, fmt.Errorf("%w: no split is configured to deploy again", ErrInvalid)
 	}
-	if !addressRE.MatchString(address) {
+	if !address.Valid(addr) {
 		return nil, fmt.Errorf("%w: splitAddress must be a 0x-prefixed 40-hex-character address", ErrInvalid)
 	}
-	address = strings.ToLower(address)
-	if address == s.Address {
-		return nil, fmt.Errorf("%w: the split is already at %s", ErrInvalid, address)
+	addr = strings.ToLower(addr)
+	if addr == s.Address {
+		return nil, fmt.Errorf("%w: the split is already at %s", ErrInvalid, addr)
 	}
-	return []Redeployed{{Merchant: merchant, Address: address, Previous: s.Address, Reason: reason, RedeployedAt: now.UnixMilli()}}, nil
+	return []Redeployed{{Merchant: merchant, Address: addr, Previous: s.Address, Reason: reason, RedeployedAt: now.UnixMilli()}}, nil
 }
 
 // EvolveRedeployed applies a redeployment: the split's address changes, nothing else.

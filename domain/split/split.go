@@ -13,9 +13,10 @@ package split
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/payledger/payledger/domain/address"
 )
 
 // StreamPrefix starts the event-stream id of every merchant's split: "split-<wallet>".
@@ -81,8 +82,6 @@ type Configure struct {
 	Platform   string      // PLATFORM_RECIPIENT, may be empty
 }
 
-var addressRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
-
 // Decide returns the event that configures the split, or none when it is already configured
 // (idempotent). Errors: ErrInvalid (wrapped with the reason), ErrAddressRequired,
 // ErrPlatformNotConfigured.
@@ -93,7 +92,7 @@ func Decide(s State, c Configure, now time.Time) ([]Configured, error) {
 	if c.Address == "" {
 		return nil, ErrAddressRequired
 	}
-	if !addressRE.MatchString(c.Address) {
+	if !address.Valid(c.Address) {
 		return nil, fmt.Errorf("%w: splitAddress must be a 0x-prefixed 40-hex-character address", ErrInvalid)
 	}
 	recipients := c.Recipients
@@ -120,7 +119,7 @@ func validate(rs []Recipient) error {
 	seen := map[string]bool{}
 	total := 0
 	for i, r := range rs {
-		if !addressRE.MatchString(r.Address) {
+		if !address.Valid(r.Address) {
 			return fmt.Errorf("%w: recipients[%d].address must be a 0x-prefixed 40-hex-character address", ErrInvalid, i)
 		}
 		if r.SharesBps <= 0 || r.SharesBps > TotalBps {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/payledger/payledger/domain/address"
 )
 
 // Create asks for a new subscription. The caller has recovered the signature to Customer and
@@ -98,9 +100,9 @@ func checkIdentity(c Create) error {
 	switch {
 	case strings.TrimSpace(c.ID) == "" || strings.TrimSpace(c.PlanID) == "":
 		return fmt.Errorf("%w: subscriptionId and planId are required", ErrInvalid)
-	case !addressRE.MatchString(c.Merchant):
+	case !address.Valid(c.Merchant):
 		return fmt.Errorf("%w: merchant wallet must be a 0x-prefixed 40-hex-character address", ErrInvalid)
-	case !addressRE.MatchString(c.Customer):
+	case !address.Valid(c.Customer):
 		return fmt.Errorf("%w: customerWallet must be a 0x-prefixed 40-hex-character address", ErrInvalid)
 	case c.Signature == "0x" || !bytesRE.MatchString(c.Signature):
 		return fmt.Errorf("%w: permissionSignature must be 0x-prefixed hex bytes", ErrInvalid)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/payledger/payledger/domain/address"
 	"github.com/payledger/payledger/domain/money"
 )
 
@@ -32,7 +33,6 @@ const maxUint48 = 1<<48 - 1
 var (
 	maxUint160 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 160), big.NewInt(1))
 	maxUint256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
-	addressRE  = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 	bytesRE    = regexp.MustCompile(`^0x([0-9a-fA-F]{2})*$`)
 	txHashRE   = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
 	digitsRE   = regexp.MustCompile(`^[0-9]+$`)
@@ -112,7 +112,7 @@ func (p Permission) CheckParties(spender, token string) error {
 // the same bytes. Errors: ErrInvalid.
 func (p Permission) normalized() (Permission, error) {
 	for _, f := range []struct{ name, v string }{{"account", p.Account}, {"spender", p.Spender}, {"token", p.Token}} {
-		if !addressRE.MatchString(f.v) {
+		if !address.Valid(f.v) {
 			return p, fmt.Errorf("%w: permissionData.%s must be a 0x-prefixed 40-hex-character address", ErrInvalid, f.name)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"testing"
@@ -42,7 +43,11 @@ func URL(tb testing.TB) string {
 		tb.Fatalf("pgtest: connect to %s (is PostgreSQL running?): %v", u.Redacted(), err)
 	}
 	defer admin.Close(context.Background())
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+	tmpl, err := ensureTemplate(ctx, admin, u)
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+tmpl); err != nil {
 		tb.Fatalf("pgtest: create database: %v", err)
 	}
 	tb.Cleanup(func() {
@@ -59,10 +64,47 @@ func URL(tb testing.TB) string {
 		}
 	})
 	u.Path = "/" + name
-	if err := migrations.Apply(ctx, u.String()); err != nil {
-		tb.Fatalf("pgtest: %v", err)
-	}
 	return u.String()
+}
+
+// ensureTemplate returns the name of a database holding every migration, creating it once per
+// set of migrations (named by their fingerprint): copying it is a file copy, where applying the
+// migrations to each test's database cost most of a database test's set-up. Processes that start
+// together are serialised by an advisory lock; the template is built under another name and
+// renamed, so a half-built one is never copied.
+func ensureTemplate(ctx context.Context, admin *pgx.Conn, server *url.URL) (string, error) {
+	fp, err := migrations.Fingerprint()
+	if err != nil {
+		return "", err
+	}
+	name := "payledger_tmpl_" + fp[:16]
+	if _, err := admin.Exec(ctx, "SELECT pg_advisory_lock(hashtext($1))", name); err != nil {
+		return "", fmt.Errorf("lock template: %w", err)
+	}
+	defer func() { _, _ = admin.Exec(context.Background(), "SELECT pg_advisory_unlock(hashtext($1))", name) }()
+	var exists bool
+	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return "", fmt.Errorf("look up template: %w", err)
+	}
+	if exists {
+		return name, nil
+	}
+	building := name + "_building"
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+building+" WITH (FORCE)"); err != nil {
+		return "", fmt.Errorf("drop half-built template: %w", err)
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+building); err != nil {
+		return "", fmt.Errorf("create template: %w", err)
+	}
+	b := *server
+	b.Path = "/" + building
+	if err := migrations.Apply(ctx, b.String()); err != nil {
+		return "", err
+	}
+	if _, err := admin.Exec(ctx, "ALTER DATABASE "+building+" RENAME TO "+name); err != nil {
+		return "", fmt.Errorf("name template: %w", err)
+	}
+	return name, nil
 }
 
 // Pool returns a pool on a fresh migrated database, closed and dropped when tb ends.

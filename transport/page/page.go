@@ -140,9 +140,10 @@ type View struct {
 	InProgress bool
 	Payment    *Payment
 	Failure    *Failure
-	// AmountReceived of AmountRequired (decimal strings, in the requested token) once a transfer
-	// to the deposit address was seen ("" before): an underpaid receipt shows what is missing.
-	AmountReceived, AmountRequired string
+	// AmountReceived of AmountRequired (decimal strings, in AmountToken, as TokenAmount writes
+	// them) once a transfer to the deposit address was seen ("" before); AmountDue is what an
+	// underpaid receipt still waits for ("5.00 USDC received, 7.31 USDC still due").
+	AmountReceived, AmountRequired, AmountDue, AmountToken string
 	// Underpaid: confirmed transfers brought less than required; the controls stay, for the rest.
 	Underpaid bool
 	ExpiresAt int64    // Unix ms: the end of the payment window (0: none); the script counts down
@@ -156,8 +157,18 @@ type View struct {
 	Data any
 }
 
-// StatusLabel is the status as the customer reads it.
-func (v View) StatusLabel() string { return StatusLabel(v.Status) }
+// StatusLabel is the status as the customer reads it; a payment that arrived short is
+// "Partly paid", not "pending", so that the customer knows to send the rest.
+func (v View) StatusLabel() string {
+	if v.Underpaid && !v.Settled {
+		return UnderpaidLabel
+	}
+	return StatusLabel(v.Status)
+}
+
+// UnderpaidLabel is the status label of a receipt whose confirmed transfers brought less than
+// it asks for.
+const UnderpaidLabel = "Partly paid"
 
 // StatusLabel is a status as the customer reads it.
 func StatusLabel(s string) string {
@@ -264,8 +275,9 @@ const pageHTML = `<!doctype html>
 </dl>
 </section>
 
-<p id="in-progress"{{if not .InProgress}} hidden{{end}}>A payment is being confirmed. This page updates by itself.</p>
-<p id="received"{{if not .AmountReceived}} hidden{{end}}>Received <strong id="amount-received">{{.AmountReceived}}</strong> of <strong id="amount-required">{{.AmountRequired}}</strong></p>
+<p id="in-progress"{{if or (not .InProgress) .Underpaid}} hidden{{end}}>A payment is being confirmed. This page updates by itself.</p>
+<p id="received"{{if not .AmountReceived}} hidden{{end}}><strong id="amount-received">{{.AmountReceived}}</strong> <span class="amount-token">{{.AmountToken}}</span> received<span id="due"{{if not .Underpaid}} hidden{{end}}>, <strong id="amount-due">{{.AmountDue}}</strong> <span class="amount-token">{{.AmountToken}}</span> still due</span> <span class="of">(of <span id="amount-required">{{.AmountRequired}}</span> <span class="amount-token">{{.AmountToken}}</span>)</span></p>
+<p id="short"{{if not .Underpaid}} hidden{{end}}>The payment arrived short. Send what is still due to the same address; this page updates by itself.</p>
 <p id="time-left" hidden></p>
 {{if .ChainGone}}<p id="chain-gone" role="alert">This receipt's deposit address is on a development chain that no longer exists: nothing sent to it can arrive. Ask the merchant for a new receipt.</p>{{end}}
 {{if and (not .Settled) (not .ChainGone)}}<section id="pay" aria-labelledby="pay-title"{{if and .InProgress (not .Underpaid)}} hidden{{end}}>

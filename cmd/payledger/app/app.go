@@ -7,40 +7,39 @@ package app
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/payledger/payledger/commands"
-	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/tracing"
 	"github.com/payledger/payledger/webhooks"
 )
 
-// Deps are what the application is built on: the stores, the clock, and the configuration the
-// use cases and processes read.
-type Deps struct {
-	Store eventstore.Store
+// Config is the one configuration value the service is built from (Build): the opened stores,
+// the clock, and every setting the use cases and processes read. Optional capabilities are
+// explicit here (a zero Chain, Processor or Subscriptions is "off", and Capabilities says so);
+// everything else is required.
+type Config struct {
+	Store eventstore.Store // the opened adapter; Build wraps it (the receipts projection at append)
 	Pool  *pgxpool.Pool
 	Now   func() time.Time
 	Log   zerolog.Logger // the projections' and processes' (commands log through the request's)
 
-	// Dispatcher delivers webhooks: the receipts projector wakes it, the reconciler retries
-	// through it, subscription charge webhooks go through it.
-	Dispatcher *webhooks.Dispatcher
-	// EndpointData renders a receipt for the merchants' event log (transport.WebhookFields).
-	EndpointData func(receipt.State) map[string]any
-	// Invalidations, when set, keeps the order sources' pricing and inventory caches (nil: none).
-	Invalidations *readmodels.Invalidations
-	// WebhookKeys seals each new receipt's webhook signing key.
-	WebhookKeys *readmodels.WebhookKeys
-	// Journal keeps orders accepted while the datastore is down (nil: 503 instead).
-	Journal commands.Journal
+	// SecretsKey seals webhook signing keys (32 bytes); JournalPath is the order journal's file.
+	SecretsKey  []byte
+	JournalPath string
+	Production  bool // webhooks go only to public https addresses
+	// Metrics counts deliveries and reads the journal's figures.
+	Metrics Metrics
+	// Dispatch, when set, adjusts the webhook dispatcher before it starts (tests: short delays).
+	Dispatch func(*webhooks.Dispatcher)
 
 	PlatformRecipient string // lower-case wallet, may be empty
 	// Deposits computes new receipts' deposit addresses (nil: none); PaymentWindow is their window.
@@ -50,6 +49,23 @@ type Deps struct {
 	Processor            OnrampClient  // nil: PROCESSOR_API_URL unset
 	Subscriptions        Subscriptions // zero: subscriptions are not configured
 	Chain                Chain         // zero: no chain configured
+	// Tracer, when set, gives each use case and each append a span (tracing.go); nil: none.
+	Tracer trace.TracerProvider
+}
+
+// Metrics are the service's counters that the application feeds (transport.Metrics).
+type Metrics interface {
+	webhooks.DeliveryCounter
+	ObserveJournal(figures func() (pending, failing int64, failures uint64))
+}
+
+// infra are the parts Build opens before the application: what the use cases and processes are
+// built over besides the event store.
+type infra struct {
+	dispatcher    *webhooks.Dispatcher
+	invalidations *readmodels.Invalidations
+	webhookKeys   *readmodels.WebhookKeys
+	journal       commands.Journal
 }
 
 // Subscriptions is what creating subscriptions checks permissions against; the zero value means
@@ -74,6 +90,8 @@ type Application struct {
 	Processes Processes
 	// Caches are the order sources' caches; the HTTP layer forgets what its own writes change.
 	Caches Caches
+	// Invalidations keeps the in-process caches honest across instances (NOTIFY).
+	Invalidations *readmodels.Invalidations
 }
 
 // Queries are the reads the HTTP layer makes besides the read models.
@@ -85,9 +103,11 @@ type Queries struct {
 // Projections are the projection runners.
 type Projections struct {
 	Receipts, Users, Subscriptions *projections.Runner
+	// ReceiptCreated records receipt.created in the merchants' event log.
+	ReceiptCreated *projections.Runner
 }
 
-// Caches are the order sources' caches (nil without Invalidations).
+// Caches are the order sources' caches.
 type Caches struct {
 	Pricing   *readmodels.Cache[commands.MerchantPricing]
 	Inventory *readmodels.Cache[readmodels.Item]
@@ -104,32 +124,31 @@ type Worker interface {
 	Run(ctx context.Context) error
 }
 
-// New builds the application: projections first (the receipts projector applies new receipts in
-// their append), then the use cases over the caches, then the processes over the use cases.
-func New(d Deps) (*Application, error) {
-	if d.Store == nil || d.Pool == nil || d.Now == nil || d.Dispatcher == nil || d.WebhookKeys == nil {
-		return nil, errors.New("app: Store, Pool, Now, Dispatcher and WebhookKeys are required")
-	}
+// newApplication builds the application: projections first (the receipts projector applies new
+// receipts in their append), then the use cases over the caches, then the processes over the use
+// cases. Every one of them gets the same write store: the projection's wrapper.
+func newApplication(d Config, in infra, health *Health) (*Application, error) {
 	a := &Application{Events: d.Store}
-	if err := a.openProjections(d); err != nil {
+	if err := a.openProjections(d, in); err != nil {
 		return nil, err
 	}
 	d.Store = a.Events // the use cases and processes append through the projection's wrapper
-	if d.Invalidations != nil {
-		a.Caches.Pricing = readmodels.NewCache[commands.MerchantPricing](pricingCacheSize, false)
-		a.Caches.Inventory = readmodels.NewCache[readmodels.Item](inventoryCacheSize, true)
-		d.Invalidations.Register(readmodels.PricingChangedChannel, a.Caches.Pricing)
-		d.Invalidations.Register(readmodels.InventoryChangedChannel, a.Caches.Inventory)
+	a.Caches.Pricing = readmodels.NewCache[commands.MerchantPricing](pricingCacheSize, false)
+	a.Caches.Inventory = readmodels.NewCache[readmodels.Item](inventoryCacheSize, true)
+	in.invalidations.Register(readmodels.PricingChangedChannel, a.Caches.Pricing)
+	in.invalidations.Register(readmodels.InventoryChangedChannel, a.Caches.Inventory)
+	reconcile := a.buildCommands(d, in)
+	a.buildProcesses(d, in, reconcile, health)
+	if d.Tracer != nil { // after the processes: they call the use cases undecorated, as before
+		a.Commands = traceCommands(a.Commands, tracing.Tracer(d.Tracer))
 	}
-	reconcile := a.buildCommands(d)
-	a.buildProcesses(d, reconcile)
 	return a, nil
 }
 
 // openProjections opens the receipts, users and subscriptions projectors.
-func (a *Application) openProjections(d Deps) error {
-	receiptsProjector := projections.NewReceipts(d.Dispatcher.Wake)
-	receiptsProjector.EndpointData = d.EndpointData // the merchants' event log (webhook endpoints)
+func (a *Application) openProjections(d Config, in infra) error {
+	receiptsProjector := projections.NewReceipts(in.dispatcher.Wake)
+	receiptsProjector.EventLog = true // the merchants' event log (webhook endpoints)
 	p := &a.Projections
 	var err error
 	if p.Receipts, err = projections.NewRunner(d.Pool, d.Store, receiptsProjector, d.Log); err != nil {
@@ -141,17 +160,29 @@ func (a *Application) openProjections(d Deps) error {
 	if p.Subscriptions, err = projections.NewRunner(d.Pool, d.Store, projections.Subscriptions{}, d.Log); err != nil {
 		return err
 	}
+	if err := a.openReceiptCreated(d, in); err != nil {
+		return err
+	}
 	if pg, ok := d.Store.(*postgres.Store); ok { // a new receipt's row commits with its event when it can
-		a.Events = receiptsProjector.AtAppend(pg, p.Receipts)
+		atAppend := receiptsProjector.AtAppend(pg, p.Receipts)
+		a.Events = atAppend
+		if d.Tracer != nil {
+			a.Events = tracedAppends{ReceiptsAtAppend: atAppend, tracer: tracing.Tracer(d.Tracer)}
+		}
 	}
 	return nil
 }
 
-// Workers are the application's background jobs: the projections and the settlement processes.
-// Serve runs them with its infrastructure's (webhook dispatch, usage, journal replay, cache
-// invalidations); a new process goes into Processes and here.
-func (a *Application) Workers() []Worker {
-	p := a.Processes
-	return []Worker{a.Projections.Receipts, a.Projections.Users, a.Projections.Subscriptions,
-		p.OnrampReconciler, p.WalletVerifier, p.SplitDistributor, p.SubscriptionCharging, p.PaymentWindow, p.DepositSweeper}
+// openReceiptCreated opens the receipt.created projector, first seeding its checkpoint at the
+// receipts projector's (receipts made before it existed are not announced).
+func (a *Application) openReceiptCreated(d Config, in infra) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := projections.SeedReceiptCreated(ctx, d.Pool); err != nil {
+		return err
+	}
+	var err error
+	a.Projections.ReceiptCreated, err = projections.NewRunner(d.Pool, d.Store,
+		projections.ReceiptCreated{Notify: in.dispatcher.Wake}, d.Log)
+	return err
 }

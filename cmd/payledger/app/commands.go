@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
@@ -12,14 +14,14 @@ import (
 
 // buildCommands builds the request use cases over the read models they consume, and returns the
 // onramp reconciliation undecorated, for the background reconciler.
-func (a *Application) buildCommands(d Deps) *commands.ReconcileOnrampHandler {
+func (a *Application) buildCommands(d Config, in infra) *commands.ReconcileOnrampHandler {
 	events, now := d.Store, d.Now
 	receipts := readmodels.NewReceipts(d.Pool) // open onramp attempts, wallet transaction claims
 	prices := usdPrices{readmodels.NewPrices(d.Pool)}
 	splits := commands.NewSplits(events)
 	pricing := readmodels.NewOrderPricing(readmodels.NewShops(d.Pool), a.Caches.Pricing)
 	catalog := readmodels.NewOrderCatalog(readmodels.NewInventory(d.Pool), a.Caches.Inventory)
-	issuer := commands.NewIssuer(events, readmodels.NewIdempotency(d.Pool), d.WebhookKeys, d.Journal, readmodels.Unavailable, now).WithDeposits(splits, d.Deposits, d.PaymentWindow)
+	issuer := commands.NewIssuer(events, readmodels.NewIdempotency(d.Pool), in.webhookKeys, in.journal, readmodels.Unavailable, now).WithDeposits(splits, d.Deposits, d.PaymentWindow)
 	a.Queries = Queries{Splits: splits, Journaled: issuer}
 
 	var processor commands.Processor // nil: the onramp is not configured
@@ -42,7 +44,7 @@ func (a *Application) buildCommands(d Deps) *commands.ReconcileOnrampHandler {
 		CompleteTerminal:    commands.HandlerFunc[commands.TerminalComplete, commands.TerminalReceipt](terminal.Complete),
 		QuoteToken:          commands.NewQuoteTokenHandler(events, prices, now),
 		ConfigureSplit: settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(events, d.PlatformRecipient, now),
-			d.Chain.SplitChain, d.Chain.SplitOperator),
+			d.Chain.SplitChain(), d.Chain.SplitOperator),
 		CreateSubscription: commands.NewCreateSubscriptionHandler(events, planLookup{readmodels.NewPlans(d.Pool)}, sc.Signer, sc.Operator, sc.USDC, now),
 		CancelSubscription: commands.NewCancelSubscriptionHandler(events, now),
 	}
@@ -76,6 +78,10 @@ func (p onrampProcessor) Get(ctx context.Context, id string) (commands.OnrampSes
 
 // usdPrices gives the quote and onramp commands the price store's current USD prices.
 type usdPrices struct{ store *readmodels.Prices }
+
+// PriceSource is the price store on pool as the commands and the deposit detector read it (the
+// current USD prices by asset).
+func PriceSource(pool *pgxpool.Pool) commands.Prices { return usdPrices{readmodels.NewPrices(pool)} }
 
 var _ commands.Prices = usdPrices{}
 

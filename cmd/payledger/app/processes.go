@@ -21,23 +21,22 @@ type Chain struct {
 	Dial          func(ctx context.Context, waiting string) (*chain.RPC, error)
 	Tokens        []chain.Token
 	Confirmations int
-	// SplitChain is the chain split deployment checks and deploys on (nil: none, splitAddress
+	// Operator is the chain split deployment checks and deploys on, and sweeps send from (nil: none, splitAddress
 	// required); SplitOperator signs from CHAIN_OPERATOR_KEY (nil: nothing is deployed or released).
-	SplitChain    settlement.SplitChain
+	Operator      *chain.Operator
 	SplitOperator *settlement.OperatorSender
 	// Transactions reads a submitted hash's transaction (nil: no chain; hints go unchecked).
 	Transactions commands.ChainTransactions
-	// Charger charges subscriptions (nil: not configured; the charging routes answer 503).
-	Charger *settlement.ChargeSubscriptionsHandler
+	// ChargeOperator sends subscription charges from CHAIN_OPERATOR_KEY (nil: subscriptions are
+	// not charged; the charging routes answer 503). Charger, when set, is used instead of the
+	// handler Build makes over it (tests that hold the charging ledger).
+	ChargeOperator settlement.ChargeChain
+	Charger        *settlement.ChargeSubscriptionsHandler
 }
 
-// Paces of the processes: the chain is read every verifyInterval (the development chain seals a
-// block every 2 s), the verifier's work list synced every verifyRefresh; a release sent in one
-// distribution pass is recorded in a later one, once mined; open onramp attempts older than
+// Paces of the processes: a release sent in one distribution pass is recorded in a later one, once mined; open onramp attempts older than
 // reconcileMinAge are verified every reconcileInterval.
 const (
-	verifyInterval     = time.Second
-	verifyRefresh      = 2 * time.Second
 	distributeInterval = 2 * time.Second
 	reconcileInterval  = 30 * time.Second
 	reconcileMinAge    = 2 * time.Minute
@@ -47,10 +46,10 @@ const (
 // call.
 type Processes struct {
 	OnrampReconciler     *settlement.OnrampReconciler
-	WalletVerifier       Worker
 	SplitDistributor     Worker
 	SubscriptionCharging Worker
 	DepositSweeper       Worker // moves paid receipts' deposits to their splits (sweeps.go)
+	DepositDetector      Worker // credits transfers to deposit addresses (deposits.go)
 	PaymentWindow        Worker // expires unpaid receipts at the end of their window (DESIGN 9)
 	Charger              *settlement.ChargeSubscriptionsHandler
 }
@@ -60,58 +59,44 @@ type workerFunc func(ctx context.Context) error
 
 func (f workerFunc) Run(ctx context.Context) error { return f(ctx) }
 
-func (a *Application) buildProcesses(d Deps, reconcile *commands.ReconcileOnrampHandler) {
+// buildProcesses builds the settlement processes, each a worker reporting to health; a process
+// whose optional capability is off is nil (Workers leaves it out, Capabilities says why).
+func (a *Application) buildProcesses(d Config, in infra, reconcile *commands.ReconcileOnrampHandler, health *Health) {
+	charger := subscriptionCharger(d)
+	d.Chain.Charger = charger
 	a.Processes = Processes{
-		OnrampReconciler:     settlement.NewOnrampReconciler(logOutcomes(reconcile, noteReconcile), d.Dispatcher, reconcileInterval, reconcileMinAge, d.Log),
-		WalletVerifier:       walletVerifier(d),
-		SplitDistributor:     SplitDistributor(d),
-		SubscriptionCharging: subscriptionCharging(d, a.Projections.Subscriptions),
-		PaymentWindow:        paymentWindow(d),
-		DepositSweeper:       depositSweeper(d),
-		Charger:              d.Chain.Charger,
+		OnrampReconciler:     settlement.NewOnrampReconciler(logOutcomes(reconcile, noteReconcile), in.dispatcher, reconcileInterval, reconcileMinAge, d.Log),
+		SplitDistributor:     splitDistributor(d, health),
+		SubscriptionCharging: subscriptionCharging(d, in, a.Projections.Subscriptions),
+		PaymentWindow:        paymentWindow(d, health),
+		DepositSweeper:       depositSweeper(d, health),
+		DepositDetector:      depositDetector(d, health),
+		Charger:              charger,
 	}
 }
 
 // paymentWindow records the expiry of receipts whose payment window ended unpaid; every instance
 // may run it: the stream's expected version records each expiry once.
-func paymentWindow(d Deps) Worker {
+func paymentWindow(d Config, health *Health) Worker {
 	h := settlement.NewPaymentWindowHandler(d.Store, readmodels.NewReceipts(d.Pool),
 		settlement.PaymentWindowConfig{Window: d.PaymentWindow, Monitor: d.PaymentMonitorWindow}, d.Now)
-	return workerFunc(func(ctx context.Context) error { return h.Run(ctx, d.Log) })
-}
-
-// walletVerifier confirms wallet payments on chain: without a chain it does nothing (payments
-// stay pending); with one, it dials until the node answers (unless it answered at start) and
-// then runs the verifier. Every instance may run it: recording a verdict is idempotent.
-func walletVerifier(d Deps) Worker {
-	c := d.Chain
-	return workerFunc(func(ctx context.Context) error {
-		if c.Dial == nil {
-			return nil
-		}
-		rpc := c.RPC
-		if rpc == nil { // dialled here: closed here (the one dialled at start is serve's)
-			var err error
-			if rpc, err = c.Dial(ctx, "wallet payment verifications"); err != nil {
-				return err
-			}
-			defer rpc.Close()
-			d.Log.Info().Msg("chain connected")
-		}
-		v := settlement.NewVerifyWalletPaymentsHandler(d.Store, readmodels.NewReceipts(d.Pool), commands.NewSplits(d.Store),
-			chain.NewPaymentWatcher(rpc, c.Tokens, c.Confirmations), time.Now)
-		return v.Run(ctx, verifyInterval, verifyRefresh, d.Log)
+	return health.Every("payment window", h.Config().Poll, func(ctx context.Context) (bool, error) {
+		_, err := h.Handle(ctx)
+		return true, err
 	})
 }
 
-// SplitDistributor connects a node unreachable at start (the operator then runs over a
+// splitDistributor connects a node unreachable at start (the operator then runs over a
 // chain.LateBackend) and releases the splits of paid receipts. Every instance may run it: a
-// receipt is covered once per payee and nonces are unique per sender.
-func SplitDistributor(d Deps) Worker {
+// receipt is covered once per payee and nonces are unique per sender. Nil without an operator key.
+func splitDistributor(d Config, health *Health) Worker {
 	c := d.Chain
-	return workerFunc(func(ctx context.Context) error {
-		if op, ok := c.SplitChain.(*chain.Operator); ok && c.Dial != nil {
-			if late, ok := op.Backend().(*chain.LateBackend); ok && !late.Connected() {
+	if c.SplitOperator == nil {
+		return nil
+	}
+	return health.Stepped("split distribution", distributeInterval, func(ctx context.Context, loop func(context.Context, Step) error) error {
+		if c.Operator != nil && c.Dial != nil {
+			if late, ok := c.Operator.Backend().(*chain.LateBackend); ok && !late.Connected() {
 				rpc, err := c.Dial(ctx, "split deployment and distribution")
 				if err != nil {
 					return err
@@ -121,11 +106,11 @@ func SplitDistributor(d Deps) Worker {
 				d.Log.Info().Msg("chain connected: split deployment and distribution enabled")
 			}
 		}
-		if c.SplitOperator == nil {
-			return nil
-		}
 		h := settlement.NewDistributeSplitsHandler(d.Store, commands.NewSplits(d.Store), readmodels.NewReceipts(d.Pool), c.SplitOperator, time.Now)
-		return h.Run(ctx, distributeInterval, d.Log)
+		return loop(ctx, func(ctx context.Context) (bool, error) {
+			_, err := h.Handle(ctx)
+			return true, err
+		})
 	})
 }
 
@@ -133,13 +118,13 @@ func SplitDistributor(d Deps) Worker {
 // projector only (other instances stand by; the claims keep even two runs apart); between daily
 // runs it recovers charges left open by a crash every 5 minutes. On every instance, the charge
 // webhooks queued are sent every 2 seconds.
-func subscriptionCharging(d Deps, leader interface{ Leader() bool }) Worker {
+func subscriptionCharging(d Config, in infra, leader interface{ Leader() bool }) Worker {
 	h := d.Chain.Charger
+	if h == nil {
+		return nil
+	}
 	return workerFunc(func(ctx context.Context) error {
-		if h == nil {
-			return nil
-		}
-		sender := &webhooks.SubscriptionSender{Outbox: readmodels.NewSubscriptionWebhooks(d.Pool), Keys: d.WebhookKeys, Via: d.Dispatcher, Log: d.Log}
+		sender := &webhooks.SubscriptionSender{Outbox: readmodels.NewSubscriptionWebhooks(d.Pool), Keys: in.webhookKeys, Via: in.dispatcher, Log: d.Log}
 		// The sender ends with the ticker and is waited for, so that serve's shutdown never
 		// closes the pool under a delivery.
 		sctx, stop := context.WithCancel(ctx)
@@ -148,4 +133,30 @@ func subscriptionCharging(d Deps, leader interface{ Leader() bool }) Worker {
 		defer func() { stop(); <-sent }()
 		return h.Run(ctx, leader.Leader, 24*time.Hour, 5*time.Minute)
 	})
+}
+
+// subscriptionCharger charges subscriptions when the chain is connected and subscriptions are
+// configured (Subscriptions.Operator and Chain.ChargeOperator set); else nil (the charging routes
+// answer 503, no charging run). A Charger given in the configuration (tests) is used as it is.
+func subscriptionCharger(d Config) *settlement.ChargeSubscriptionsHandler {
+	if d.Chain.Charger != nil {
+		return d.Chain.Charger
+	}
+	if d.Chain.ChargeOperator == nil || d.Subscriptions.Operator == "" {
+		return nil
+	}
+	h := settlement.NewChargeSubscriptionsHandler(d.Store, d.Chain.ChargeOperator, readmodels.NewSubscriptionCharges(d.Pool),
+		readmodels.NewSubscriptions(d.Pool), commands.NewSplits(d.Store), d.Now)
+	h.Log = d.Log
+	h.Notify = readmodels.NewSubscriptionWebhooks(d.Pool)
+	return h
+}
+
+// SplitChain is the operator as split deployment's chain; none (a nil interface, not a nil
+// pointer in one) without a chain.
+func (c Chain) SplitChain() settlement.SplitChain {
+	if c.Operator == nil {
+		return nil
+	}
+	return c.Operator
 }

@@ -15,23 +15,25 @@ const sweepInterval = 2 * time.Second
 
 // depositSweeper is the background worker that sweeps paid receipts' deposits to their splits
 // (DESIGN 9) from the operator account, so that the split distributor can pay them out. It needs
-// the deposit factory (addresses) and CHAIN_OPERATOR_KEY (sender); without either it does
-// nothing: paid deposit receipts stay paid. Every instance may run it: a deposit is claimed
-// before it is swept and a sweep is recorded before it is sent.
-func depositSweeper(d Deps) Worker {
-	addresses, ops, sender, store, pool, log := d.Deposits, d.Chain.SplitChain, d.Chain.SplitOperator, d.Store, d.Pool, d.Log
-	return workerFunc(func(ctx context.Context) error {
-		factory, ok := addresses.(chain.DepositAddresses)
-		op, isOp := ops.(*chain.Operator)
-		if !ok || !isOp || sender == nil {
-			return nil
-		}
+// the deposit factory (addresses) and CHAIN_OPERATOR_KEY (sender); without either it is nil (off,
+// Capabilities says why): paid deposit receipts stay paid. Every instance may run it: a deposit
+// is claimed before it is swept and a sweep is recorded before it is sent.
+func depositSweeper(d Config, health *Health) Worker {
+	factory, ok := d.Deposits.(chain.DepositAddresses)
+	op, sender := d.Chain.Operator, d.Chain.SplitOperator
+	if !ok || op == nil || sender == nil {
+		return nil
+	}
+	return health.Stepped("deposit sweeps", sweepInterval, func(ctx context.Context, loop func(context.Context, Step) error) error {
 		sweeper, err := chain.NewSweeper(op, factory.Factory.Hex())
 		if err != nil {
 			return err
 		}
-		log.Info().Str("factory", factory.Factory.Hex()).Msg("deposit sweeps ready")
-		h := settlement.NewSweepDepositsHandler(store, sweeper, readmodels.NewDepositSweeps(pool), time.Now)
-		return h.Run(ctx, sweepInterval, log)
+		d.Log.Info().Str("factory", factory.Factory.Hex()).Msg("deposit sweeps ready")
+		h := settlement.NewSweepDepositsHandler(d.Store, sweeper, readmodels.NewDepositSweeps(d.Pool), time.Now)
+		return loop(ctx, func(ctx context.Context) (bool, error) {
+			_, err := h.Handle(ctx)
+			return true, err
+		})
 	})
 }

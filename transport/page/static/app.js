@@ -11,7 +11,7 @@
   var id = cfg.receiptId;
   var base = "/api/portal/" + encodeURIComponent(id);
   var current = null; // the payment request of the selected token
-  var settled = ["paid", "reconciled", "refund_requested", "refunded"];
+  var settled = cfg.settled; // the domain's settled statuses (receipt.Status.Settled)
   var closing = ["reconciled", "refund_requested", "refunded"];
 
   // Branding: the shop's colours (validated #hex) as CSS variables; CSSOM is allowed by the CSP.
@@ -113,16 +113,44 @@
     el.setAttribute("data-expires-at", String(expiresAt));
     if (!ticking) ticking = setInterval(tick, 1000);
   }
-  // received shows amountReceived of amountRequired once a transfer was seen; true when underpaid.
+  // Token amounts as the customer reads them: at least two decimals ("5" -> "5.00").
+  function amount(a) {
+    var p = String(a).split(".");
+    var f = (p[1] || "").replace(/0+$/, "");
+    while (f.length < 2) f += "0";
+    return p[0] + "." + f;
+  }
+  function units(a, d) {
+    var p = String(a).split(".");
+    var f = (p[1] || "").slice(0, d);
+    while (f.length < d) f += "0";
+    return BigInt(p[0] + f);
+  }
+  // dueOf is want less got, exact (BigInt at the longer fraction), never below zero.
+  function dueOf(got, want) {
+    var d = Math.max((String(got).split(".")[1] || "").length, (String(want).split(".")[1] || "").length);
+    var r = units(want, d) - units(got, d);
+    if (r < BigInt(0)) r = BigInt(0);
+    var s = r.toString();
+    while (s.length <= d) s = "0" + s;
+    return amount(d ? s.slice(0, s.length - d) + "." + s.slice(s.length - d) : s);
+  }
+  // received shows what arrived, and what is still due when it is short ("5.00 USDC received,
+  // 7.31 USDC still due"), once a transfer was seen; true when underpaid.
   function received(s) {
     var el = $("received");
     if (!el) return false;
-    if (s.amountReceived === null || s.amountReceived === undefined || !s.amountRequired) { el.hidden = true; return false; }
-    $("amount-received").textContent = trim(s.amountReceived);
-    $("amount-required").textContent = trim(s.amountRequired);
-    el.hidden = settled.indexOf(s.status) >= 0 && !(Number(s.amountReceived) > Number(s.amountRequired));
+    if (s.amountReceived === null || s.amountReceived === undefined || !s.amountRequired) { el.hidden = true; $("short").hidden = true; return false; }
     var got = Number(s.amountReceived), want = Number(s.amountRequired);
-    return got > 0 && got < want;
+    var under = got > 0 && got < want && settled.indexOf(s.status) < 0;
+    $("amount-received").textContent = amount(s.amountReceived);
+    $("amount-required").textContent = amount(s.amountRequired);
+    $("amount-due").textContent = dueOf(s.amountReceived, s.amountRequired);
+    Array.prototype.forEach.call(el.querySelectorAll(".amount-token"), function (t) { t.textContent = s.amountToken || t.textContent; });
+    $("due").hidden = !under;
+    $("short").hidden = !under;
+    el.hidden = settled.indexOf(s.status) >= 0 && !(got > want);
+    return under;
   }
 
   function setBusy(b) {
@@ -246,7 +274,8 @@
     var busy = s.status === "pending" || s.status === "ach_pending";
     var under = received(s);
     receivedChanged(s);
-    $("in-progress").hidden = !busy;
+    if (under) el.textContent = cfg.underpaidLabel;
+    $("in-progress").hidden = !busy || under;
     // No second payment while one is being confirmed, except the rest of an underpayment.
     if ($("pay")) $("pay").hidden = busy && !under;
     if (settled.indexOf(s.status) >= 0) {

@@ -1,0 +1,46 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
+)
+
+// depositInterval is how often the deposit detector looks for new blocks.
+const depositInterval = time.Second
+
+// depositDetector is the worker that credits transfers to deposit addresses (DESIGN 9: the
+// process that decides `paid`); a node unreachable at start is dialled until it answers. Nil
+// without a chain. A step that reads no block makes no progress: every chain in use seals a
+// block well within the stall window, so a detector that reads none for that long (a cursor
+// ahead of the chain's head, a node that stopped answering) is stuck, and /healthz says so.
+func depositDetector(d Config, health *Health) Worker {
+	c := d.Chain
+	if c.Dial == nil {
+		return nil
+	}
+	return health.Stepped("deposit detection", depositInterval, func(ctx context.Context, loop func(context.Context, Step) error) error {
+		rpc := c.RPC
+		if rpc == nil { // dialled here: closed here (the one dialled at start is serve's)
+			var err error
+			if rpc, err = c.Dial(ctx, "deposit detection"); err != nil {
+				return err
+			}
+			defer rpc.Close()
+		}
+		det := &settlement.DepositDetector{Chain: chain.DepositScanner{RPC: rpc, Tokens: c.Tokens}, Store: readmodels.NewDeposits(d.Pool),
+			Events: d.Store, Confirmations: c.Confirmations, Monitor: d.PaymentMonitorWindow, Now: d.Now, Log: d.Log,
+			Prices: PriceSource(d.Pool)}
+		return loop(ctx, func(ctx context.Context) (bool, error) {
+			res, err := det.Step(ctx)
+			if err == nil && (res.Transfers > 0 || res.Receipts > 0) {
+				d.Log.Info().Uint64("from", res.From).Uint64("to", res.To).Int("transfers", res.Transfers).Int("receipts", res.Receipts).
+					Msg("deposits: transfers credited")
+			}
+			return res.To > 0, err
+		})
+	})
+}

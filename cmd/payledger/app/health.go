@@ -1,0 +1,264 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Health is what the background workers report (DESIGN 10, "nothing stops in silence"): each
+// records its last successful step and its last error. A worker that has made no progress for
+// stallSteps of its intervals while it has work is stuck: GET /healthz answers degraded naming
+// it, and its error is logged once a minute until it recovers. (A second `make run` on the same
+// database once left deposit detection and sweeps stopped without a single log line.)
+type Health struct {
+	now func() time.Time
+	log zerolog.Logger
+
+	mu      sync.Mutex
+	workers map[string]*workerHealth
+}
+
+// Stall rules: stuck after stallSteps intervals without progress, but never sooner than
+// minStall (a 1 s poll of a chain that seals a block every 12 s makes no progress for 12 s and
+// is not stuck); a stuck worker's error is logged every stuckLogEvery; a worker whose Run
+// returned an error is started again after restartAfter.
+const (
+	stallSteps    = 10
+	minStall      = 30 * time.Second
+	stuckLogEvery = time.Minute
+	restartAfter  = time.Minute
+)
+
+// workerHealth is one worker's record.
+type workerHealth struct {
+	interval     time.Duration
+	started      time.Time
+	lastStep     time.Time // the last step that succeeded
+	lastProgress time.Time // the last step that did something, or found nothing to do
+	lastErr      error
+	lastErrAt    time.Time
+	stopped      bool // Run returned an error; it is started again after restartAfter
+	watched      bool // its loop is its own (Watch): only a stop is seen, not its steps
+	running      bool // Run was called: a worker nobody runs (a test's) is never stuck
+	stuck        bool
+	loggedAt     time.Time
+}
+
+// NewHealth returns an empty record on now's clock; log is where stuck workers are reported.
+func NewHealth(now func() time.Time, log zerolog.Logger) *Health {
+	return &Health{now: now, log: log, workers: map[string]*workerHealth{}}
+}
+
+// WorkerStatus is a worker's record as /healthz shows it.
+type WorkerStatus struct {
+	Name         string    `json:"name"`
+	LastStep     time.Time `json:"lastStep,omitzero"`
+	LastError    string    `json:"lastError,omitempty"`
+	LastErrorAt  time.Time `json:"lastErrorAt,omitzero"`
+	Stuck        bool      `json:"stuck"`
+	IntervalSecs float64   `json:"intervalSeconds"`
+}
+
+// register starts a worker's record.
+func (h *Health) register(name string, interval time.Duration, watched bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.now()
+	h.workers[name] = &workerHealth{interval: interval, started: now, lastProgress: now, watched: watched}
+}
+
+// start records that a worker's Run began: its stall window starts now.
+func (h *Health) start(name string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if w := h.workers[name]; w != nil {
+		now := h.now()
+		w.running, w.started, w.lastProgress, w.stopped = true, now, now, false
+	}
+}
+
+// stepped records a step's outcome: progressed is whether it did something or had nothing to do
+// (no work); err its failure.
+func (h *Health) stepped(name string, progressed bool, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w, now := h.workers[name], h.now()
+	if w == nil {
+		return
+	}
+	if err != nil {
+		if w.lastErrAt.IsZero() || w.lastErrAt.Before(w.lastStep) { // the first of a run of failures
+			h.log.Warn().Err(err).Str("worker", name).Msg("background worker step failed; retrying")
+		}
+		w.lastErr, w.lastErrAt = err, now
+	} else {
+		w.lastStep = now
+		w.stopped = false
+	}
+	if err == nil && progressed {
+		w.lastProgress = now
+	}
+	h.judge(name, w, now)
+}
+
+// judge marks the worker stuck or recovered, and logs its error once a minute while it is stuck.
+func (h *Health) judge(name string, w *workerHealth, now time.Time) {
+	stuck := w.running && (w.stopped || (!w.watched && now.Sub(w.lastProgress) >= max(stallSteps*w.interval, minStall)))
+	switch {
+	case stuck && (!w.stuck || now.Sub(w.loggedAt) >= stuckLogEvery):
+		ev := h.log.Error().Str("worker", name).Time("last_step", w.lastStep).Dur("no_progress_for", now.Sub(w.lastProgress))
+		if w.lastErr != nil {
+			ev = ev.Err(w.lastErr).Time("last_error_at", w.lastErrAt)
+		}
+		ev.Msg("background worker stuck")
+		w.loggedAt = now
+	case !stuck && w.stuck:
+		h.log.Info().Str("worker", name).Msg("background worker recovered")
+	}
+	w.stuck = stuck
+}
+
+// Stuck names the workers stuck now, sorted (GET /healthz answers degraded while any is).
+func (h *Health) Stuck() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for name, w := range h.workers {
+		if w.stuck {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Workers are every worker's record, sorted by name.
+func (h *Health) Workers() []WorkerStatus {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]WorkerStatus, 0, len(h.workers))
+	for name, w := range h.workers {
+		s := WorkerStatus{Name: name, LastStep: w.lastStep, Stuck: w.stuck, IntervalSecs: w.interval.Seconds()}
+		if w.lastErr != nil {
+			s.LastError, s.LastErrorAt = w.lastErr.Error(), w.lastErrAt
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Step is one pass of a stepped worker: progressed says it did something or found nothing to do.
+type Step func(ctx context.Context) (progressed bool, err error)
+
+// Every is a worker that runs step every interval and records each outcome: the app drives the
+// settlement processes' passes itself, so that each one's progress is seen.
+func (h *Health) Every(name string, interval time.Duration, step Step) Worker {
+	h.register(name, interval, false)
+	return workerFunc(func(ctx context.Context) error {
+		h.start(name)
+		return h.loop(ctx, name, interval, step)
+	})
+}
+
+// Stepped registers a worker whose set-up (a dial, a deployment) comes before its steps: run
+// does the set-up and then loop(ctx, step) until ctx ends.
+func (h *Health) Stepped(name string, interval time.Duration, run func(ctx context.Context, loop func(context.Context, Step) error) error) Worker {
+	h.register(name, interval, false)
+	return workerFunc(func(ctx context.Context) error {
+		h.start(name)
+		return run(ctx, func(ctx context.Context, step Step) error { return h.loop(ctx, name, interval, step) })
+	})
+}
+
+// loop runs step every interval until ctx ends, recording each outcome.
+func (h *Health) loop(ctx context.Context, name string, interval time.Duration, step Step) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		progressed, err := step(ctx)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		h.stepped(name, progressed, err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// Watch is a worker whose own loop runs inside Run (projectors, the dispatcher, charging): its
+// record says whether it runs. A Run that returns an error marks it stuck at once (logged), and
+// it is started again after restartAfter, until its context ends.
+func (h *Health) Watch(name string, w Worker) Worker {
+	h.register(name, restartAfter/stallSteps, true)
+	return workerFunc(func(ctx context.Context) error {
+		h.start(name)
+		for {
+			err := w.Run(ctx)
+			if ctx.Err() != nil {
+				return err // the end of serve (a usage flush's error is still serve's to log)
+			}
+			if err == nil {
+				return nil // nothing to do on this instance (an optional capability that is off)
+			}
+			h.stopped(name, err)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(restartAfter):
+			}
+		}
+	})
+}
+
+// stopped records that a watched worker's Run returned err.
+func (h *Health) stopped(name string, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w := h.workers[name]
+	if w == nil || errors.Is(err, context.Canceled) {
+		return
+	}
+	w.lastErr, w.lastErrAt, w.stopped = err, h.now(), true
+	h.judge(name, w, h.now())
+}
+
+// Check judges every worker now (a stuck worker that makes no step, such as one blocked in a
+// call, is found by the clock): /healthz and the once-a-minute log call it.
+func (h *Health) Check() []string {
+	h.mu.Lock()
+	now := h.now()
+	for name, w := range h.workers {
+		h.judge(name, w, now)
+	}
+	h.mu.Unlock()
+	return h.Stuck()
+}
+
+// monitorEvery is how often Monitor judges the workers.
+const monitorEvery = 5 * time.Second
+
+// Monitor is the worker that judges every worker every monitorEvery, so that a worker blocked
+// inside a step is found and logged once a minute without a /healthz request.
+func (h *Health) Monitor() Worker {
+	return workerFunc(func(ctx context.Context) error {
+		t := time.NewTicker(monitorEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-t.C:
+				h.Check()
+			}
+		}
+	})
+}

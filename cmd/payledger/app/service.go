@@ -1,0 +1,123 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/payledger/payledger/eventstore/journal"
+	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/webhooks"
+)
+
+// Service is everything `payledger serve` runs, built once by Build from one Config: the
+// application (use cases, projections, processes) and the infrastructure around it (read
+// models, webhook dispatch, the journal), with the list of background workers and their health.
+// The HTTP layer's dependencies are filled from it in one place (app/web).
+type Service struct {
+	*Application
+	Config Config
+	Health *Health
+
+	WebhookKeys *readmodels.WebhookKeys
+	Outbox      *readmodels.Outbox
+	Keys        *readmodels.Keys
+	Usage       *readmodels.Usage
+	Endpoints   *readmodels.Endpoints
+	Dispatcher  *webhooks.Dispatcher
+	Journal     *journal.Journal
+	Replayer    *journal.Replayer
+
+	workers []Worker
+}
+
+// replayInterval is the pace of the journal's replay into the event store.
+const replayInterval = 2 * time.Second
+
+// Build builds the service from cfg in its start-up order: the read models and the webhook
+// dispatcher, the journal, the application over them, the journal's replayer (orders accepted
+// before a crash go in before the service listens: a failed replay is only a warning, the
+// replay worker retries it), then the workers.
+func Build(ctx context.Context, cfg Config) (*Service, error) {
+	if cfg.Store == nil || cfg.Pool == nil || cfg.Now == nil || cfg.Metrics == nil || cfg.JournalPath == "" {
+		return nil, errors.New("app: Store, Pool, Now, Metrics and JournalPath are required")
+	}
+	s := &Service{Config: cfg, Health: NewHealth(cfg.Now, cfg.Log)}
+	in, err := s.openInfra(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if s.Application, err = newApplication(cfg, in, s.Health); err != nil {
+		return nil, err
+	}
+	s.Invalidations = in.invalidations
+	s.Replayer = journal.NewReplayer(s.Journal, s.Events, s.WebhookKeys, readmodels.Unavailable, cfg.Log)
+	cfg.Metrics.ObserveJournal(func() (pending, failing int64, failures uint64) {
+		st := s.Replayer.Stats()
+		return st.Pending, st.Failing, st.Failures
+	})
+	if _, err := s.Replayer.DrainOnce(ctx); err != nil {
+		cfg.Log.Warn().Err(err).Msg("journal replay at start; will retry in the background")
+	}
+	s.workers = s.buildWorkers()
+	return s, nil
+}
+
+// openInfra opens the read models, the in-process caches' invalidations, the webhook dispatcher
+// and the journal.
+func (s *Service) openInfra(cfg Config) (infra, error) {
+	var err error
+	if s.WebhookKeys, err = readmodels.NewWebhookKeys(cfg.Pool, cfg.SecretsKey); err != nil {
+		return infra{}, err
+	}
+	s.Outbox = readmodels.NewOutbox(cfg.Pool)
+	s.Keys = readmodels.NewKeys(cfg.Pool)
+	// In-process caches (keys, status reads, inventory, pricing) stay honest through NOTIFYs.
+	invalidations := readmodels.NewInvalidations(cfg.Pool)
+	invalidations.Register(readmodels.RevokedChannel, s.Keys.Cache())
+	s.Usage = readmodels.NewUsage(cfg.Pool, cfg.Now)
+	s.Endpoints = readmodels.NewEndpoints(cfg.Pool, s.WebhookKeys)
+	d := &webhooks.Dispatcher{Outbox: s.Outbox, Keys: s.WebhookKeys, Events: cfg.Store,
+		Log: cfg.Log, Production: cfg.Production, Metrics: cfg.Metrics, Endpoints: s.Endpoints, Tracer: cfg.Tracer}
+	if cfg.Dispatch != nil {
+		cfg.Dispatch(d)
+	}
+	s.Dispatcher = d.Init()
+	if s.Journal, err = journal.Open(cfg.JournalPath); err != nil {
+		return infra{}, err
+	}
+	return infra{dispatcher: s.Dispatcher, invalidations: invalidations, webhookKeys: s.WebhookKeys, journal: s.Journal}, nil
+}
+
+// buildWorkers lists every background worker, each reporting to Health: the projections, the
+// settlement processes whose capability is on, webhook dispatch, usage, journal replay, the
+// caches' invalidations, and the health monitor itself. A new worker goes here.
+func (s *Service) buildWorkers() []Worker {
+	h, p, proj := s.Health, s.Processes, s.Projections
+	list := []Worker{
+		h.Watch("receipts projection", proj.Receipts), h.Watch("users projection", proj.Users),
+		h.Watch("subscriptions projection", proj.Subscriptions), h.Watch("receipt.created projection", proj.ReceiptCreated),
+		h.Watch("onramp reconciliation", p.OnrampReconciler),
+		p.SplitDistributor, p.PaymentWindow, p.DepositSweeper, p.DepositDetector,
+		h.Watch("webhook dispatch", s.Dispatcher), h.Watch("usage", s.Usage),
+		h.Every("journal replay", replayInterval, func(ctx context.Context) (bool, error) {
+			_, err := s.Replayer.DrainOnce(ctx)
+			return true, err
+		}),
+		h.Watch("cache invalidations", workerFunc(s.Invalidations.Run)),
+		h.Monitor(),
+	}
+	if p.SubscriptionCharging != nil {
+		list = append(list, h.Watch("subscription charging", p.SubscriptionCharging))
+	}
+	out := list[:0]
+	for _, w := range list {
+		if w != nil {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Workers are the service's background jobs; serve runs each until it stops.
+func (s *Service) Workers() []Worker { return s.workers }

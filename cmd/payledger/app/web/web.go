@@ -1,0 +1,86 @@
+// Package web fills the HTTP layer's dependencies (transport.Deps) from the service that
+// cmd/payledger/app builds: the one place they are filled, for `payledger serve` and for every
+// test. It is a package of its own because transport's internal tests build their server through
+// it: they import app (which must not import transport, or they could not), and reach this
+// package through an external test file (transport/app_test.go), as Go allows.
+package web
+
+import (
+	"context"
+	"errors"
+
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/cmd/payledger/app"
+	"github.com/payledger/payledger/docs"
+	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport"
+)
+
+// Config is the one configuration value the service is built from: the application's and the
+// HTTP layer's.
+type Config struct {
+	App  app.Config
+	HTTP transport.Config
+	// Limiter counts requests against the rate limits (Redis when REDIS_URL is set).
+	Limiter transport.Limiter
+	// LoginChainID is the chain of the admins' sign-in messages (CHAIN_ID).
+	LoginChainID int64
+	// Log is the requests' base logger (the application's is App.Log).
+	Log zerolog.Logger
+}
+
+// Service is the built service with its HTTP dependencies.
+type Service struct {
+	*app.Service
+	Metrics *transport.Metrics
+	// HTTP are the HTTP layer's dependencies; a test may replace one of them (a fault-injecting
+	// wrapper) before Server.
+	HTTP transport.Deps
+}
+
+// Build builds the service (app.Build) and fills the HTTP layer's dependencies from it.
+func Build(ctx context.Context, cfg Config) (*Service, error) {
+	if cfg.Limiter == nil {
+		return nil, errors.New("web: Limiter is required")
+	}
+	openapi, err := docs.OpenAPIJSON()
+	if err != nil {
+		return nil, err
+	}
+	metrics := transport.NewMetrics(readmodels.NewOps(cfg.App.Pool))
+	cfg.App.Metrics = metrics
+	svc, err := app.Build(ctx, cfg.App)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{Service: svc, Metrics: metrics, HTTP: deps(cfg, svc, metrics, openapi)}, nil
+}
+
+// deps are the HTTP layer's dependencies: the application's handlers, queries, projections and
+// caches, and the read models the routes read and write.
+func deps(cfg Config, s *app.Service, metrics *transport.Metrics, openapi []byte) transport.Deps {
+	pool, now := s.Config.Pool, s.Config.Now
+	receipts := readmodels.NewReceipts(pool)
+	return transport.Deps{
+		OpenAPIJSON: openapi, Log: cfg.Log, DB: pool, Now: now, Config: cfg.HTTP, Health: s.Health,
+		Keys: s.Keys, Nonces: readmodels.NewNonces(pool), Sessions: readmodels.NewSessions(pool),
+		Signer: chain.Login{ChainID: cfg.LoginChainID}, Limiter: cfg.Limiter,
+		Commands: s.Commands, Splits: s.Queries.Splits, Journaled: s.Queries.Journaled, Charger: s.Processes.Charger,
+		Events: s.Events, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
+		Inventory: readmodels.NewInventory(pool), Receipts: receipts, ReceiptsView: s.Projections.Receipts,
+		Outbox: s.Outbox, Webhooks: s.Dispatcher,
+		Prices: readmodels.NewPrices(pool), Usage: s.Usage, Figures: receipts, Metrics: metrics, ReceiptSearch: receipts,
+		Invalidations: s.Invalidations, PricingCache: s.Caches.Pricing, InventoryCache: s.Caches.Inventory,
+		Users: readmodels.NewUsers(pool).KeepTopInMemory(s.Invalidations),
+		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool),
+		SubscriptionsView: s.Projections.Subscriptions,
+		WebhookEndpoints:  s.Endpoints, EndpointSender: s.Dispatcher,
+		Idempotent: readmodels.NewIdempotentResponses(pool, s.WebhookKeys), Exports: readmodels.NewExports(pool),
+		Tracer: cfg.App.Tracer,
+	}
+}
+
+// Server builds the HTTP server on the service's dependencies.
+func (s *Service) Server() (*transport.Server, error) { return transport.New(s.HTTP) }

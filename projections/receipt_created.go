@@ -1,0 +1,105 @@
+package projections
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/readmodels"
+)
+
+// ReceiptCreated records receipt.created in the merchants' event log (webhook endpoints and
+// GET /api/webhooks/stream) for every new receipt, so that a merchant's system learns of a
+// receipt when it is made, not at its first status change.
+//
+// It is its own projector, not part of Receipts: the receipts projector applies most
+// generations in their append's transaction (ReceiptsAtAppend) and never sees them again, and
+// the event log's ordering lock must stay off the order path. The entry is keyed by the receipt
+// ("receipt-created:<id>"), so a rebuild or a batch read twice records it once. A new
+// installation of this projector starts where the receipts projector is (SeedReceiptCreated):
+// receipts made before it existed get no receipt.created.
+type ReceiptCreated struct {
+	// Notify, when set, wakes the dispatcher's endpoint worker after a committed batch.
+	Notify func()
+}
+
+// ReceiptCreatedType is the event type of a new receipt in the endpoint catalog.
+const ReceiptCreatedType = readmodels.EventReceiptCreated
+
+var (
+	_ Projector = ReceiptCreated{}
+	_ Filtered  = ReceiptCreated{}
+)
+
+// Name implements Projector.
+func (ReceiptCreated) Name() string { return "receipt_created" }
+
+// Reset implements Projector: nothing to empty (entries stay; their keys keep a rebuild from
+// recording them twice).
+func (ReceiptCreated) Reset(context.Context, pgx.Tx) error { return nil }
+
+// Relevant implements Selective: a receipt's generation.
+func (ReceiptCreated) Relevant(e eventstore.RecordedEvent) bool {
+	return strings.HasPrefix(e.StreamID, ReceiptStreamPrefix) && e.Type == receipt.EventGenerated
+}
+
+// Filter implements Filtered: only generations leave the store for this projector.
+func (ReceiptCreated) Filter() (streamPrefixes, types []string) {
+	return []string{ReceiptStreamPrefix}, []string{receipt.EventGenerated}
+}
+
+// Apply implements Projector: one receipt.created entry per generation, with the receipt as the
+// status read shows it at creation (status generated).
+func (p ReceiptCreated) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
+	var entries []readmodels.NewEvent
+	for _, e := range events {
+		if !p.Relevant(e) {
+			continue
+		}
+		ev, err := receipt.Decode(e.Type, e.Data)
+		if err != nil {
+			return fmt.Errorf("receipt_created projector at %s: %w", e.Position, err)
+		}
+		st := receipt.Evolve(receipt.State{}, ev)
+		data := readmodels.ReceiptWebhookOf(st, e.RecordedAt)
+		data.Event = ReceiptCreatedType
+		entries = append(entries, readmodels.NewEvent{Key: "receipt-created:" + st.Receipt.ReceiptID, Merchant: st.Receipt.Merchant,
+			Type: ReceiptCreatedType, Data: data, At: e.RecordedAt})
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	if err := readmodels.QueueEvents(b, entries); err != nil {
+		return err
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("receipt_created projector: %w", err)
+	}
+	return nil
+}
+
+// Committed implements the runner's post-commit hook.
+func (p ReceiptCreated) Committed() {
+	if p.Notify != nil {
+		p.Notify()
+	}
+}
+
+// SeedReceiptCreated gives the receipt_created projector, on its first start, the receipts
+// projector's checkpoint, so that it does not announce the receipts made before it existed.
+// A later start changes nothing.
+func SeedReceiptCreated(ctx context.Context, pool *pgxpool.Pool) error {
+	_, err := pool.Exec(ctx, `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos)
+		SELECT 'receipt_created', commit_pos, prepare_pos FROM projection_checkpoints WHERE name = 'receipts'
+		ON CONFLICT (name) DO NOTHING`)
+	if err != nil {
+		return fmt.Errorf("seed the receipt_created checkpoint: %w", err)
+	}
+	return nil
+}

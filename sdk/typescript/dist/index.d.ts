@@ -1,0 +1,36 @@
+import { type Client, type ClientOptions } from "openapi-fetch";
+import type { components, paths } from "./schema.js";
+export type { components, paths } from "./schema.js";
+export type Receipt = components["schemas"]["Receipt"];
+export type StatusRead = components["schemas"]["StatusRead"];
+/** The header that carries the API key. */
+export declare const KEY_HEADER = "Ocp-Apim-Subscription-Key";
+/**
+ * A typed client of the service at baseUrl (for example http://localhost:8080) that sends apiKey
+ * with every request: `client.POST("/api/orders", { body })`, `client.GET("/api/receipts/status",
+ * { params: { query: { receiptId } } })`; each answer is `{ data, error, response }`.
+ */
+export declare function createClient(baseUrl: string, apiKey: string, options?: Omit<ClientOptions, "baseUrl">): Client<paths>;
+/** How far a delivery's webhook-timestamp may be from the receiver's clock, either way. */
+export declare const WEBHOOK_TOLERANCE_SECONDS: number;
+/** Why a delivery was refused. */
+export declare class WebhookVerificationError extends Error {
+    constructor(message: string);
+}
+/** The headers of a delivery: a Headers object (fetch, Request) or Node's lower-cased record. */
+export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
+/**
+ * Verifies the deliveries of one endpoint (Standard Webhooks: webhook-id, webhook-timestamp,
+ * webhook-signature "v1,<base64 HMAC-SHA256 of id.timestamp.body>"), with the endpoint's whsec_
+ * secret as the dashboard shows it.
+ */
+export declare class Webhook {
+    private readonly now;
+    private readonly key;
+    constructor(secret: string, now?: () => number);
+    /**
+     * Checks a delivery against its exact body, as received (the raw text, before JSON.parse), and
+     * returns the parsed body; throws WebhookVerificationError when it is not the service's.
+     */
+    verify<T = unknown>(body: string, headers: WebhookHeaders): Promise<T>;
+}

@@ -1,0 +1,58 @@
+package transport
+
+import (
+	"math/big"
+	"net/url"
+	"strings"
+
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/transport/page"
+)
+
+// dashTransfer is one transfer to a receipt's deposit address as the dashboard lists it.
+type dashTransfer struct {
+	Sender, Amount, Token, Hash string
+	// URL is the transaction on the chain's block explorer (EXPLORER_URL); "" without one.
+	URL       string
+	Confirmed bool
+	Dropped   bool // left the chain in a reorg: listed, counted for nothing
+}
+
+// dashTransfers lists every transfer seen at the receipt's deposit address, in the order seen:
+// a receipt paid in two transfers shows both, not only the last one's hash.
+func dashTransfers(st receipt.State, explorer string) []dashTransfer {
+	var out []dashTransfer
+	for _, c := range st.Credits {
+		t := dashTransfer{Sender: c.Sender, Token: strings.ToUpper(c.Token), Hash: c.TransactionHash, Confirmed: c.Confirmed, Dropped: c.Dropped,
+			Amount: unitsAmount(c.AmountUnits, c.Decimals)}
+		if explorer != "" {
+			t.URL = strings.TrimRight(explorer, "/") + "/tx/" + url.PathEscape(c.TransactionHash)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// unitsAmount writes base units of a token of decimals as a decimal amount ("5000000", 6 →
+// "5.00"); the units as they are when they do not parse.
+func unitsAmount(units string, decimals uint8) string {
+	n, ok := new(big.Int).SetString(units, 10)
+	if !ok {
+		return units
+	}
+	r := new(big.Rat).SetFrac(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil))
+	return page.TokenAmount(r.FloatString(int(decimals)))
+}
+
+// totalsOnce blanks the tax and fee of the totals when the receipt's lines already show them,
+// so that each is shown once.
+func totalsOnce(v *dashReceiptView) {
+	for _, l := range v.Lines {
+		switch l.Kind {
+		case receipt.KindTax:
+			v.Tax = ""
+		case receipt.KindFee:
+			v.Fee = ""
+		}
+	}
+}
