@@ -165,6 +165,21 @@ func (c *downChain) Head(ctx context.Context) (uint64, error) {
 	return c.DepositChain.Head(ctx)
 }
 
+// Scan is where a step learns the head (issue 38): a node down fails it.
+func (c *downChain) Scan(ctx context.Context, from, most uint64, watched func(string) bool) (settlement.DepositScan, error) {
+	if c.down.Load() {
+		return settlement.DepositScan{}, errDown
+	}
+	return c.DepositChain.Scan(ctx, from, most, watched)
+}
+
+func (c *downChain) Transactions(ctx context.Context, hashes []string) ([]*settlement.MinedTx, error) {
+	if c.down.Load() {
+		return nil, errDown
+	}
+	return c.DepositChain.Transactions(ctx, hashes)
+}
+
 // TestSubmittedHashCheckRPCDown: while the node is down nothing is recorded; the revert is told
 // once it is back.
 func TestSubmittedHashCheckRPCDown(t *testing.T) {
