@@ -2,10 +2,12 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -15,9 +17,11 @@ import (
 )
 
 // DepositScanner is the chain as the deposit detector reads it (settlement.DepositChain), over a
-// JSON-RPC connection: per block range ONE eth_getLogs for the Transfer logs of every configured
-// token, whatever the number of deposits (the recipients are matched in memory), one batch of the
-// range's blocks with their transactions (ETH), and, only when some ETH went to a deposit, one
+// JSON-RPC connection. A step costs a constant number of JSON-RPC requests, whatever the number
+// of open deposits: the newest block with its transactions (it tells the head and is, on a
+// chain followed block by block, the block to read), ONE eth_getLogs for the Transfer logs of
+// every configured token (the recipients are matched in memory), the other blocks of the range
+// when more than one is new (one request each), and, only when some ETH went to a deposit, one
 // batch of those transactions' receipts (a reverted transaction moves no ETH).
 type DepositScanner struct {
 	RPC    *RPC
@@ -29,24 +33,42 @@ var _ settlement.DepositChain = DepositScanner{}
 // Head implements settlement.DepositChain.
 func (s DepositScanner) Head(ctx context.Context) (uint64, error) { return s.RPC.BlockNumber(ctx) }
 
-// Scan implements settlement.DepositChain.
-func (s DepositScanner) Scan(ctx context.Context, from, to uint64, watched func(string) bool) (settlement.DepositScan, error) {
-	out := settlement.DepositScan{Hashes: map[uint64]string{}}
-	if to < from {
-		return out, nil
+// Genesis implements settlement.DepositChain: the hash of block 0, which names the chain.
+func (s DepositScanner) Genesis(ctx context.Context) (string, error) {
+	h, err := s.RPC.HeadersByNumber(ctx, []uint64{0})
+	if err != nil {
+		return "", fmt.Errorf("chain: genesis block: %w", err)
 	}
-	tokens, err := s.tokenTransfers(ctx, from, to, watched)
+	if h[0] == nil {
+		return "", errors.New("chain: the node has no genesis block")
+	}
+	return strings.ToLower(h[0].Hash().Hex()), nil
+}
+
+// Scan implements settlement.DepositChain.
+func (s DepositScanner) Scan(ctx context.Context, from, most uint64, watched func(string) bool) (settlement.DepositScan, error) {
+	out := settlement.DepositScan{Hashes: map[uint64]string{}}
+	newest, err := s.RPC.blockWithTransactions(ctx, "latest")
 	if err != nil {
 		return out, err
 	}
-	blocks, err := s.RPC.blocksWithTransactions(ctx, from, to)
+	out.Head = uint64(newest.Number)
+	if out.Head < from || most == 0 {
+		return out, nil
+	}
+	to := min(out.Head, from+most-1)
+	blocks, err := s.RPC.blocksWithTransactions(ctx, from, to, newest)
 	if err != nil {
 		return out, err
 	}
 	for _, b := range blocks {
 		out.Hashes[uint64(b.Number)] = strings.ToLower(b.Hash.Hex())
 	}
-	out.Parent = strings.ToLower(blocks[0].ParentHash.Hex())
+	out.To, out.Parent = to, strings.ToLower(blocks[0].ParentHash.Hex())
+	tokens, err := s.tokenTransfers(ctx, blocks, watched)
+	if err != nil {
+		return out, err
+	}
 	eth, err := s.ethTransfers(ctx, blocks, watched)
 	if err != nil {
 		return out, err
@@ -55,9 +77,15 @@ func (s DepositScanner) Scan(ctx context.Context, from, to uint64, watched func(
 	return out, nil
 }
 
-// tokenTransfers is the Transfer logs of the configured tokens over [from, to] whose recipient is
-// watched: one eth_getLogs (per MaxLogRange blocks), no filter on the recipient.
-func (s DepositScanner) tokenTransfers(ctx context.Context, from, to uint64, watched func(string) bool) ([]settlement.DepositTransfer, error) {
+// errScanMoved is a scan whose blocks changed while it read them (a reorg between two requests):
+// the step reads them again.
+var errScanMoved = errors.New("chain: the blocks changed during the scan (reorg); reading again")
+
+// tokenTransfers is the Transfer logs of the configured tokens in blocks whose recipient is
+// watched: one eth_getLogs (per MaxLogRange blocks; by block hash for a single block, so the logs
+// are those of the block read), no filter on the recipient. A log of another block than the one
+// read at its number is a reorg during the scan: errScanMoved.
+func (s DepositScanner) tokenTransfers(ctx context.Context, blocks []scannedBlock, watched func(string) bool) ([]settlement.DepositTransfer, error) {
 	if len(s.Tokens) == 0 {
 		return nil, nil
 	}
@@ -66,12 +94,23 @@ func (s DepositScanner) tokenTransfers(ctx context.Context, from, to uint64, wat
 	for i, t := range s.Tokens {
 		addrs[i], byAddr[t.Address] = t.Address, t
 	}
-	logs, err := s.RPC.FilterLogs(ctx, from, to, addrs, [][]common.Hash{{TransferTopic}})
+	topics := [][]common.Hash{{TransferTopic}}
+	var logs []types.Log
+	var err error
+	if len(blocks) == 1 {
+		logs, err = s.RPC.FilterLogsAt(ctx, blocks[0].Hash, addrs, topics)
+	} else {
+		logs, err = s.RPC.FilterLogs(ctx, uint64(blocks[0].Number), uint64(blocks[len(blocks)-1].Number), addrs, topics)
+	}
 	if err != nil {
 		return nil, err
 	}
+	first := uint64(blocks[0].Number)
 	var out []settlement.DepositTransfer
 	for _, l := range logs {
+		if l.BlockNumber < first || l.BlockNumber-first >= uint64(len(blocks)) || l.BlockHash != blocks[l.BlockNumber-first].Hash {
+			return nil, fmt.Errorf("%w: log of block %d %s", errScanMoved, l.BlockNumber, l.BlockHash)
+		}
 		if l.Removed || len(l.Topics) != 3 || len(l.Data) != 32 {
 			continue // not an ERC-20 Transfer (an ERC-721 one has 4 topics)
 		}
@@ -138,22 +177,13 @@ func (s DepositScanner) BlockHashes(ctx context.Context, numbers []uint64) (map[
 	return out, nil
 }
 
-// Balances implements settlement.DepositChain: one batch of eth_getBalance.
+// Balances implements settlement.DepositChain: one eth_call per BalancesPerCall addresses.
 func (s DepositScanner) Balances(ctx context.Context, addresses []string, number uint64) ([]*big.Int, error) {
-	raw := make([]*hexutil.Big, len(addresses))
-	err := s.RPC.batch(ctx, len(addresses), func(i int) rpc.BatchElem {
-		return rpc.BatchElem{Method: "eth_getBalance", Args: []any{common.HexToAddress(addresses[i]), hexutil.EncodeUint64(number)}, Result: &raw[i]}
-	})
-	if err != nil {
-		return nil, err
+	addrs := make([]common.Address, len(addresses))
+	for i, a := range addresses {
+		addrs[i] = common.HexToAddress(a)
 	}
-	out := make([]*big.Int, len(raw))
-	for i, b := range raw {
-		if b != nil {
-			out[i] = b.ToInt()
-		}
-	}
-	return out, nil
+	return s.RPC.BalancesAt(ctx, addrs, number)
 }
 
 // Transactions implements settlement.DepositChain: one batch of eth_getTransactionReceipt.
@@ -191,11 +221,31 @@ type scannedBlock struct {
 	} `json:"transactions"`
 }
 
-// blocksWithTransactions reads the blocks [from, to] with their transactions, in batches.
-func (c *RPC) blocksWithTransactions(ctx context.Context, from, to uint64) ([]scannedBlock, error) {
+// blockWithTransactions reads one block (a number in hex, or "latest") with its transactions.
+func (c *RPC) blockWithTransactions(ctx context.Context, number string) (scannedBlock, error) {
+	var b *scannedBlock
+	c.count(1)
+	if err := c.rpc.CallContext(ctx, &b, "eth_getBlockByNumber", number, true); err != nil {
+		return scannedBlock{}, fmt.Errorf("chain: block %s: %w", number, err)
+	}
+	if b == nil {
+		return scannedBlock{}, fmt.Errorf("chain: block %s: no such block", number)
+	}
+	return *b, nil
+}
+
+// blocksWithTransactions reads the blocks [from, to] with their transactions, in batches, newest
+// (the block to, already read) excepted; each must be the parent of the next, else the chain
+// changed between the requests (errScanMoved).
+func (c *RPC) blocksWithTransactions(ctx context.Context, from, to uint64, newest scannedBlock) ([]scannedBlock, error) {
 	n := int(to - from + 1)
-	raw := make([]*scannedBlock, n)
-	err := c.batch(ctx, n, func(i int) rpc.BatchElem {
+	known := uint64(newest.Number) == to
+	ask := n
+	if known {
+		ask--
+	}
+	raw := make([]*scannedBlock, ask)
+	err := c.batch(ctx, ask, func(i int) rpc.BatchElem {
 		return rpc.BatchElem{Method: "eth_getBlockByNumber", Args: []any{hexutil.EncodeUint64(from + uint64(i)), true}, Result: &raw[i]}
 	})
 	if err != nil {
@@ -208,5 +258,24 @@ func (c *RPC) blocksWithTransactions(ctx context.Context, from, to uint64) ([]sc
 		}
 		out = append(out, *b)
 	}
+	if known {
+		out = append(out, newest)
+	}
+	for i := 1; i < len(out); i++ {
+		if out[i].ParentHash != out[i-1].Hash {
+			return nil, fmt.Errorf("%w: block %d is not the child of the block %d read", errScanMoved, out[i].Number, out[i-1].Number)
+		}
+	}
 	return out, nil
+}
+
+// FilterLogsAt is eth_getLogs of one block by its hash (EIP-234): the logs of exactly that block,
+// even if another has replaced it at its number since.
+func (c *RPC) FilterLogsAt(ctx context.Context, block common.Hash, addresses []common.Address, topics [][]common.Hash) ([]types.Log, error) {
+	c.count(1)
+	logs, err := c.eth.FilterLogs(ctx, ethereum.FilterQuery{BlockHash: &block, Addresses: addresses, Topics: topics})
+	if err != nil {
+		return nil, fmt.Errorf("chain: logs of block %s: %w", block, err)
+	}
+	return logs, nil
 }

@@ -14,6 +14,13 @@ import (
 func SplitStream(wallet string) string { return split.Stream(wallet) }
 
 var splitAggregate = Aggregate[split.State]{Apply: func(s split.State, e eventstore.RecordedEvent) (split.State, error) {
+	if e.Type == split.EventRedeployed {
+		var r split.Redeployed
+		if err := json.Unmarshal(e.Data, &r); err != nil {
+			return s, fmt.Errorf("decode %s: %w", e.Type, err)
+		}
+		return split.EvolveRedeployed(s, r), nil
+	}
 	if e.Type != split.EventConfigured {
 		return s, nil
 	}
@@ -52,6 +59,23 @@ func ConfigureSplit(ctx context.Context, store Store, now time.Time, meta events
 		return SplitResult{State: loaded.State, Idempotent: true}, nil
 	}
 	return SplitResult{State: split.Evolve(loaded.State, configured[0]), Position: res.Position}, nil
+}
+
+// RedeploySplit records that merchant's split contract was deployed again at address (its
+// configured one has no code on this chain). Errors: split.DecideRedeploy's, wrapped store errors.
+func RedeploySplit(ctx context.Context, store Store, now time.Time, meta eventstore.Metadata, merchant, address, reason string) (split.State, error) {
+	var after split.State
+	_, _, err := Execute(ctx, store, SplitStream(merchant), splitAggregate, split.State{},
+		func(l Loaded[split.State]) (Decision, error) {
+			evs, err := split.DecideRedeploy(l.State, merchant, address, reason, now)
+			if err != nil {
+				return nil, err
+			}
+			after = split.EvolveRedeployed(l.State, evs[0])
+			ev, err := NewEvent(newEventID(), split.EventRedeployed, evs[0], meta)
+			return Decision{ev}, err
+		})
+	return after, err
 }
 
 // LoadSplit returns a merchant's split.

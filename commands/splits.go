@@ -35,6 +35,16 @@ func (s *Splits) Get(ctx context.Context, wallet string) (split.State, error) {
 	return st, err
 }
 
+// Reload reads wallet's split from its stream again, past the remembered one: a split deployed
+// again on a new chain (split.Redeployed) has moved. Errors: wrapped store errors.
+func (s *Splits) Reload(ctx context.Context, wallet string) (split.State, error) {
+	st, err := LoadSplit(ctx, s.store, wallet)
+	if err == nil && st.Configured {
+		s.configured.Store(wallet, st)
+	}
+	return st, err
+}
+
 // Require returns wallet's configured split, or ErrSplitRequired.
 func (s *Splits) Require(ctx context.Context, wallet string) (split.State, error) {
 	st, err := s.Get(ctx, wallet)

@@ -29,10 +29,11 @@ var _ settlement.DepositStore = (*Deposits)(nil)
 func (d *Deposits) Open(ctx context.Context, now time.Time, monitor time.Duration) ([]settlement.OpenDeposit, error) {
 	since := now.Add(-monitor)
 	rows, err := d.pool.Query(ctx, `SELECT receipt_id, deposit_address, status IN ('paid', 'reconciled'),
+			status NOT IN ('paid', 'reconciled') AND COALESCE(state->'quotes' ? 'ETH', false),
 			CASE WHEN state ? 'credits' THEN state->'credits' END,
 			CASE WHEN status IN ('paid', 'reconciled') THEN state->'payment' END, COALESCE(state->>'chainWithdrawnTx', '')
 		FROM receipts
-		WHERE deposit_address IS NOT NULL AND (status IN ('generated', 'pending')
+		WHERE deposit_address IS NOT NULL AND NOT (state ? 'depositChainGone') AND (status IN ('generated', 'pending')
 			OR (status = 'failed' AND COALESCE(expires_at, updated_at) > $1)
 			OR (status IN ('paid', 'reconciled') AND updated_at > $1))`, since)
 	if err != nil {
@@ -43,7 +44,7 @@ func (d *Deposits) Open(ctx context.Context, now time.Time, monitor time.Duratio
 	for rows.Next() {
 		var o settlement.OpenDeposit
 		var credits, payment []byte
-		if err := rows.Scan(&o.ReceiptID, &o.Address, &o.Settled, &credits, &payment, &o.Withdrawn); err != nil {
+		if err := rows.Scan(&o.ReceiptID, &o.Address, &o.Settled, &o.ETHQuoted, &credits, &payment, &o.Withdrawn); err != nil {
 			return nil, err
 		}
 		if err := openFacts(&o, credits, payment); err != nil {
@@ -91,27 +92,67 @@ func unconfirmed(deposit string, credits []receipt.Credit) []settlement.DepositT
 }
 
 // Cursor implements settlement.DepositStore.
-func (d *Deposits) Cursor(ctx context.Context, name string) (uint64, string, bool, error) {
+func (d *Deposits) Cursor(ctx context.Context, name string) (settlement.DepositCursor, bool, error) {
 	var n int64
-	var hash string
-	err := d.pool.QueryRow(ctx, `SELECT block_number, block_hash FROM chain_cursors WHERE name = $1`, name).Scan(&n, &hash)
+	var c settlement.DepositCursor
+	err := d.pool.QueryRow(ctx, `SELECT block_number, block_hash, genesis_hash FROM chain_cursors WHERE name = $1`, name).Scan(&n, &c.Hash, &c.Genesis)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, "", false, nil
+		return c, false, nil
 	}
 	if err != nil {
-		return 0, "", false, fmt.Errorf("chain cursor %s: %w", name, err)
+		return c, false, fmt.Errorf("chain cursor %s: %w", name, err)
 	}
-	return uint64(n), hash, true, nil
+	c.Number = uint64(n)
+	return c, true, nil
 }
 
 // SaveCursor implements settlement.DepositStore.
-func (d *Deposits) SaveCursor(ctx context.Context, name string, number uint64, hash string) error {
-	_, err := d.pool.Exec(ctx, `INSERT INTO chain_cursors (name, block_number, block_hash) VALUES ($1, $2, $3)
-		ON CONFLICT (name) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash`, name, int64(number), hash)
+func (d *Deposits) SaveCursor(ctx context.Context, name string, c settlement.DepositCursor) error {
+	_, err := d.pool.Exec(ctx, `INSERT INTO chain_cursors (name, block_number, block_hash, genesis_hash) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (name) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash,
+			genesis_hash = EXCLUDED.genesis_hash`, name, int64(c.Number), c.Hash, c.Genesis)
 	if err != nil {
 		return fmt.Errorf("chain cursor %s: %w", name, err)
 	}
 	return nil
+}
+
+var _ settlement.ChainAfresh = (*Deposits)(nil)
+
+// StartAfresh implements settlement.ChainAfresh, in one transaction.
+func (d *Deposits) StartAfresh(ctx context.Context, chainID int64, name, genesis string) ([]string, error) {
+	var gone []string
+	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		// Every follower's cursor was on the old chain; the detector's starts at the new genesis.
+		if _, err := tx.Exec(ctx, `DELETE FROM chain_cursors`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO chain_cursors (name, block_number, block_hash, genesis_hash) VALUES ($1, 0, $2, $2)`, name, genesis); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM chain_contracts WHERE chain_id = $1`, chainID); err != nil {
+			return err
+		}
+		// Signed on the old chain, never mined on this one: never to be broadcast here.
+		if _, err := tx.Exec(ctx, `UPDATE operator_transactions SET status = 'reverted', settled_at = now() WHERE status = 'signed'`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE deposit_sweeps SET tx_id = NULL, claim_token = NULL, claimed_at = NULL,
+			checked_version = GREATEST(checked_version, seen_version)`); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT receipt_id FROM receipts
+			WHERE deposit_address IS NOT NULL AND status NOT IN ('reconciled', 'refunded') ORDER BY receipt_id`)
+		if err != nil {
+			return err
+		}
+		gone, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("chain %d afresh: %w", chainID, err)
+	}
+	return gone, nil
 }
 
 // ChainContract returns the address of the contract name the service deployed on chainID, or,

@@ -14,12 +14,15 @@ import (
 
 // DepositDetector follows the chain block by block and credits every transfer to an open deposit
 // address to its receipt (DESIGN 9), with no submission from anyone. Per step (Run), whatever
-// the number of open deposits: the open set from the database, the head, ONE eth_getLogs over
-// the new blocks for every configured token, the new blocks with their transactions (ETH), one
-// batch of balances (a rotating slice of the unpaid deposits, for ETH a contract sent), and one
-// batch of headers for the transfers that reached their depth; then the audit (deposit_audit.go)
-// of the receipts paid lately (only when a reorg replaced the cursor's block), of the flagged
-// ones and of the hints. Facts go through the command
+// the number of open deposits, a constant number of JSON-RPC requests (issue 38): the newest
+// block with its transactions (the head, and the ETH sent by transactions), ONE eth_getLogs over
+// the new blocks for every configured token (the recipients matched in memory), when some
+// deposit has an open ETH quote one eth_call reading the balances of up to balanceSlice of them
+// (ETH a contract sent), and, when transfers reached their depth in blocks not read this step,
+// one batch of headers; then the audit (deposit_audit.go) of the receipts paid lately (only
+// when a reorg replaced the cursor's block: one batch of headers and one of transaction
+// receipts) and of the flagged ones (hints are the hint follower's, commands.CheckPaymentHints).
+// Facts go through the command
 // pipeline (load, decide, append with the expected version, retry), so two detectors credit a
 // transfer once. The last processed block is kept in the database (chain_cursors): a restart
 // resumes there, and transfers mined while the service was down are found.
@@ -37,12 +40,15 @@ type DepositDetector struct {
 	// the step that observes it (receipt.ValueTransfer; DESIGN 10); nil: no price source.
 	Prices commands.Prices
 
-	balanceNext int // where the next step's slice of balances starts
+	balanceNext int           // where the next step's slice of balances starts
+	known       knownReceipts // the receipts this detector appended to (deposit_record.go)
+	genesis     string        // the chain's genesis hash, read at the first step
 }
 
-// balanceSlice is how many unpaid deposits a step reads the balance of: one JSON-RPC batch.
-// Every unpaid deposit is read once per ceil(open/balanceSlice) blocks (20 blocks for 10,000).
-const balanceSlice = 500
+// balanceSlice is how many ETH-quoted deposits a step reads the balance of: one JSON-RPC request
+// (chain.BalancesPerCall). Each is read once per ceil(quoted/balanceSlice) blocks: every block up
+// to 1,500 open ETH quotes, every 7 blocks at 10,000.
+const balanceSlice = 1500
 
 // firstLookback is how many blocks before the head a detector's very first step reads.
 const firstLookback = 256
@@ -82,31 +88,21 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	if err != nil {
 		return StepResult{}, err
 	}
-	head, err := d.Chain.Head(ctx)
+	cur, err := d.cursor(ctx)
 	if err != nil {
 		return StepResult{}, err
-	}
-	cursor, cursorHash, ok, err := d.Store.Cursor(ctx, d.name())
-	if err != nil {
-		return StepResult{}, err
-	}
-	if !ok { // first run: the last firstLookback blocks, then on from the head
-		cursor, cursorHash = head-min(head, firstLookback), ""
-	}
-	if head <= cursor {
-		return StepResult{}, nil
 	}
 	byAddr := make(map[string]*OpenDeposit, len(open))
 	for i := range open {
 		byAddr[open[i].Address] = &open[i]
 	}
 	t0 := time.Now()
-	from, to, scan, reorged, err := d.scan(ctx, cursor, cursorHash, head, byAddr)
-	if err != nil {
+	from, scan, reorged, err := d.scan(ctx, cur, byAddr)
+	if err != nil || scan.To == 0 {
 		return StepResult{}, err
 	}
 	t1 := time.Now()
-	obs, err := d.observe(ctx, head, to, scan, open)
+	obs, err := d.observe(ctx, scan.Head, scan.To, scan, open)
 	if err != nil {
 		return StepResult{}, err
 	}
@@ -119,33 +115,75 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 		Int("open_deposits", len(open)).Msg("deposits: step")
 	// The audit comes before the cursor moves: when it fails, the next step reads the same blocks
 	// again and finds the same reorg (the cursor's block replaced) to audit.
-	if err := d.audit(ctx, head, open, scan.Hashes, reorged); err != nil {
+	if err := d.audit(ctx, scan.Head, open, scan.Hashes, reorged); err != nil {
 		return StepResult{}, err
 	}
-	if err := d.Store.SaveCursor(ctx, d.name(), to, scan.Hashes[to]); err != nil {
+	next := DepositCursor{Number: scan.To, Hash: scan.Hashes[scan.To], Genesis: cur.Genesis}
+	if err := d.Store.SaveCursor(ctx, d.name(), next); err != nil {
 		return StepResult{}, err
 	}
-	return StepResult{From: from, To: to, Transfers: len(scan.Transfers), Receipts: n}, nil
+	return StepResult{From: from, To: scan.To, Transfers: len(scan.Transfers), Receipts: n}, nil
 }
 
-// scan reads the blocks after cursor; when the first one's parent is not the cursor's block any
-// more (a reorg replaced it: reorged), from reorgRewind blocks before the depth again.
-func (d *DepositDetector) scan(ctx context.Context, cursor uint64, cursorHash string, head uint64, open map[string]*OpenDeposit) (uint64, uint64, DepositScan, bool, error) {
+// cursor is where the last step stopped; at a very first start, firstLookback blocks before the
+// head (one more request, once). The chain's genesis is read once per detector: a cursor saved
+// on another chain is never applied to this one (ErrOtherChain; serve checks it at start, see
+// CheckDepositChain).
+func (d *DepositDetector) cursor(ctx context.Context) (DepositCursor, error) {
+	if d.genesis == "" {
+		g, err := d.Chain.Genesis(ctx)
+		if err != nil {
+			return DepositCursor{}, err
+		}
+		d.genesis = g
+	}
+	cur, ok, err := d.Store.Cursor(ctx, d.name())
+	if err != nil {
+		return cur, err
+	}
+	if ok && cur.Genesis != "" && cur.Genesis != d.genesis {
+		return cur, fmt.Errorf("%w: the cursor %s is at block %d of the chain with genesis %s, the node serves genesis %s",
+			ErrOtherChain, d.name(), cur.Number, cur.Genesis, d.genesis)
+	}
+	if ok {
+		cur.Genesis = d.genesis
+		return cur, nil
+	}
+	head, err := d.Chain.Head(ctx)
+	if err != nil {
+		return cur, err
+	}
+	return DepositCursor{Number: head - min(head, firstLookback), Genesis: d.genesis}, nil
+}
+
+// ErrCursorAhead is a cursor past the chain's head: the node serves another chain than the one
+// the cursor was saved on (or one that lost blocks). Nothing is read until it is resolved.
+var ErrCursorAhead = errors.New("deposits: the stored cursor is ahead of the chain's head")
+
+// scan reads the blocks after the cursor; when the first one's parent is not the cursor's block
+// any more (a reorg replaced it: reorged), from reorgRewind blocks before the depth again.
+// scan.To is 0 when there is no new block.
+func (d *DepositDetector) scan(ctx context.Context, cur DepositCursor, open map[string]*OpenDeposit) (uint64, DepositScan, bool, error) {
 	maxRange := d.MaxRange
 	if maxRange == 0 {
 		maxRange = 2000
 	}
-	from := cursor + 1
-	to := min(head, cursor+maxRange)
+	from := cur.Number + 1
 	watched := func(a string) bool { _, ok := open[a]; return ok }
-	scan, err := d.Chain.Scan(ctx, from, to, watched)
-	if err != nil || cursorHash == "" || strings.EqualFold(scan.Parent, cursorHash) {
-		return from, to, scan, false, err
+	scan, err := d.Chain.Scan(ctx, from, maxRange, watched)
+	if err != nil {
+		return from, scan, false, err
 	}
-	from = max(cursor-min(cursor, uint64(d.Confirmations+reorgRewind)), 1)
-	d.Log.Info().Uint64("block", cursor).Uint64("from", from).Msg("deposits: the cursor's block left the chain; reading again")
-	scan, err = d.Chain.Scan(ctx, from, to, watched)
-	return from, to, scan, true, err
+	if scan.Head+uint64(d.Confirmations+reorgRewind) < cur.Number { // a reorg to a shorter branch is no more than this
+		return from, DepositScan{}, false, fmt.Errorf("%w: cursor at block %d, head at %d", ErrCursorAhead, cur.Number, scan.Head)
+	}
+	if scan.To == 0 || cur.Hash == "" || strings.EqualFold(scan.Parent, cur.Hash) {
+		return from, scan, false, nil
+	}
+	from = max(cur.Number-min(cur.Number, uint64(d.Confirmations+reorgRewind)), 1)
+	d.Log.Info().Uint64("block", cur.Number).Uint64("from", from).Msg("deposits: the cursor's block left the chain; reading again")
+	scan, err = d.Chain.Scan(ctx, from, scan.To-from+1, watched)
+	return from, scan, true, err
 }
 
 // depth is how deep block n is under head (its own block counts as 1).
@@ -226,20 +264,22 @@ func (d *DepositDetector) withHashes(ctx context.Context, known map[uint64]strin
 	return out, nil
 }
 
-// observeBalances reads the ETH balance, at block to, of this step's slice of the unpaid open
-// deposits (one batch); the next step takes the next slice.
+// observeBalances reads the ETH balance, at block to, of this step's slice of the deposits whose
+// ETH quote is open (one request for balanceSlice of them); the next step takes the next slice.
+// ETH that a contract sends (a smart wallet, an exchange) is an internal transfer that no
+// transaction's fields show: the balance beyond what is credited is how it is found.
 func (d *DepositDetector) observeBalances(ctx context.Context, to uint64, hash string, open []OpenDeposit, out map[string][]observation) error {
-	var unpaid []OpenDeposit
+	var quoted []OpenDeposit
 	for _, o := range open {
-		if !o.Settled {
-			unpaid = append(unpaid, o)
+		if o.ETHQuoted && !o.Settled {
+			quoted = append(quoted, o)
 		}
 	}
-	if len(unpaid) == 0 || hash == "" {
+	if len(quoted) == 0 || hash == "" {
 		return nil
 	}
-	start := d.balanceNext % len(unpaid)
-	slice := unpaid[start:min(start+balanceSlice, len(unpaid))]
+	start := d.balanceNext % len(quoted)
+	slice := quoted[start:min(start+balanceSlice, len(quoted))]
 	d.balanceNext = start + len(slice)
 	addrs := make([]string, len(slice))
 	for i, o := range slice {
@@ -260,13 +300,19 @@ func (d *DepositDetector) observeBalances(ctx context.Context, to uint64, hash s
 	return nil
 }
 
-// Run steps every interval until ctx ends; an error only delays (the next step reads again).
+// Run steps every interval until ctx ends. A failed step is read again at the next one; it is
+// logged as an error, never waited out in silence. (serve drives Step itself under app.Health,
+// which shows a detector without progress as stuck in /healthz.)
 func (d *DepositDetector) Run(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		if res, err := d.Step(ctx); err != nil && ctx.Err() == nil {
-			d.Log.Warn().Err(err).Msg("deposits: step failed; reading the same blocks again next time")
+		res, err := d.Step(ctx)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			d.Log.Error().Err(err).Msg("deposits: step failed; reading the same blocks again next time")
 		} else if res.Transfers > 0 || res.Receipts > 0 {
 			d.Log.Info().Uint64("from", res.From).Uint64("to", res.To).Int("transfers", res.Transfers).Int("receipts", res.Receipts).
 				Msg("deposits: transfers credited")

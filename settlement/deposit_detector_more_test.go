@@ -2,6 +2,7 @@ package settlement_test
 
 import (
 	"errors"
+	"math/big"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 )
 
 // Issue 26: receipts issued for one merchant and split each get their own deposit address, the
@@ -212,4 +214,30 @@ func (e *depositEnv) manyReceipts(n int) []receipt.State {
 	e.ok(firstErr)
 	e.synced()
 	return out
+}
+
+// Issue 38: among 10,000 open deposits, one quoted in ETH receives ETH from a contract (an
+// internal transfer no transaction shows): the step's balance check of the deposits whose ETH
+// quote is open finds it, and no step costs more than 5 JSON-RPC requests.
+func TestDepositContractETHAmong10000OpenInFiveRequests(t *testing.T) {
+	e := newDepositEnv(t)
+	rs := e.manyReceipts(10_000)
+	quoted := rs[4_321]
+	e.quote(quoted.Receipt.ReceiptID, "0.00100000")
+	d := e.detector()
+	e.step(d)
+	e.fromContract(quoted.DepositAddress(), big.NewInt(1e15))
+	for range 3 {
+		e.commit()
+		before := e.rpc.Stats()
+		e.step(d)
+		if n := e.rpc.Stats().Requests - before.Requests; n > 5 {
+			t.Fatalf("a step with 10,000 open deposits made %d JSON-RPC requests", n)
+		}
+	}
+	st := e.want(quoted.Receipt.ReceiptID, receipt.StatusPaid, "0.001")
+	if len(st.Credits) != 1 || st.Credits[0].LogIndex != settlement.BalanceLogIndex {
+		t.Fatalf("credits %+v", st.Credits)
+	}
+	e.want(rs[4_322].Receipt.ReceiptID, receipt.StatusGenerated, "")
 }

@@ -31,23 +31,30 @@ const BalanceLogIndex = -2
 // DepositScan is what the chain shows over a block range: the transfers to the deposits asked
 // for and the hash of every block of the range.
 type DepositScan struct {
+	Head      uint64 // the newest block's number
+	To        uint64 // the last block read (0: none, the range was past the head)
 	Transfers []DepositTransfer
 	Hashes    map[uint64]string
 	Parent    string // the parent hash of the range's first block: is the block before still the one read?
 }
 
-// DepositChain is the chain as the deposit detector reads it. Every method costs a constant
-// number of round trips, whatever the number of deposits.
+// DepositChain is the chain as the deposit detector reads it. A step costs a constant number of
+// JSON-RPC requests, whatever the number of deposits.
 type DepositChain interface {
-	// Head is the number of the newest block.
+	// Head is the number of the newest block (read once, at a first start).
 	Head(ctx context.Context) (uint64, error)
-	// Scan reads blocks [from, to]: one eth_getLogs for the Transfer logs of every configured
+	// Genesis is the hash of block 0: which chain this is (a development chain started afresh,
+	// a reset testnet, or another chain with the same id has another).
+	Genesis(ctx context.Context) (string, error)
+	// Scan reads the blocks from `from` on, at most most of them and not past the head: the
+	// newest block (which tells Head), one eth_getLogs for the Transfer logs of every configured
 	// token (recipients matched in memory against watched), the blocks with their transactions
 	// (ETH sent to a watched address by a transaction that succeeded).
-	Scan(ctx context.Context, from, to uint64, watched func(address string) bool) (DepositScan, error)
+	Scan(ctx context.Context, from, most uint64, watched func(address string) bool) (DepositScan, error)
 	// BlockHashes is the canonical hash of each block number (absent: no such block).
 	BlockHashes(ctx context.Context, numbers []uint64) (map[uint64]string, error)
-	// Balances is the ETH balance of each address at block number, in one batch.
+	// Balances is the ETH balance of each address at block number, in one request per
+	// chain.BalancesPerCall addresses.
 	Balances(ctx context.Context, addresses []string, number uint64) ([]*big.Int, error)
 	// Transactions is what each transaction did, nil for one not mined (or unknown), in one
 	// batch: the audit's and the hints' check (deposit_audit.go).
@@ -74,6 +81,9 @@ type OpenDeposit struct {
 	ReceiptID string
 	Address   string // lower case
 	Settled   bool   // paid or reconciled: watched for later transfers, not by balance
+	// ETHQuoted: not settled and quoted in ETH, so ETH may come from a contract (an internal
+	// transfer no transaction shows): its balance is read too.
+	ETHQuoted bool
 	// Unconfirmed are the transfers seen and neither confirmed nor dropped yet.
 	Unconfirmed []DepositTransfer
 	// Paid is the paying transfer of a receipt settled on chain (nil otherwise); Withdrawn its
@@ -88,7 +98,15 @@ type DepositStore interface {
 	// failed less than monitor after their window ended, paid or reconciled less than monitor ago.
 	Open(ctx context.Context, now time.Time, monitor time.Duration) ([]OpenDeposit, error)
 	// Cursor returns where the follower name stopped (ok false: never ran).
-	Cursor(ctx context.Context, name string) (number uint64, hash string, ok bool, err error)
-	// SaveCursor records that name processed every block up to number (hash).
-	SaveCursor(ctx context.Context, name string, number uint64, hash string) error
+	Cursor(ctx context.Context, name string) (c DepositCursor, ok bool, err error)
+	// SaveCursor records that name processed every block up to c.Number (c.Hash) of the chain
+	// c.Genesis.
+	SaveCursor(ctx context.Context, name string, c DepositCursor) error
+}
+
+// DepositCursor is where a follower stopped: the last block it processed, on which chain.
+type DepositCursor struct {
+	Number  uint64
+	Hash    string
+	Genesis string // "" for a cursor saved before the genesis was kept (migration 034)
 }

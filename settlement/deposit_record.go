@@ -3,10 +3,13 @@ package settlement
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
@@ -21,48 +24,173 @@ type streamsReader interface {
 	ReadStreams(ctx context.Context, streams []string) (map[string][]eventstore.RecordedEvent, error)
 }
 
-// Receipts are read depositRead per query and their facts appended up to depositAppends at once
+// Receipts are read (or, known from the step before, taken from memory) depositRead per chunk, and
+// each chunk's decisions appended in one multi-stream append while the next chunk is read;
+// receipts recorded one by one (no multi-stream append, a conflict) go depositAppends at once
 // (an append waiting on the store's group commit holds no connection).
 const (
 	depositRead    = 1000
 	depositAppends = 256
 )
 
+// streamsAppender is the store's optional multi-stream append (eventstore/postgres.Store.AppendStreams).
+type streamsAppender interface {
+	AppendStreams(ctx context.Context, appends []eventstore.StreamAppend) ([]eventstore.AppendResult, []error)
+}
+
 // record records each receipt's observations through the pipeline: decided on the state read in
 // one batch and appended with its version as expectation; on a conflict (another detector got
 // there first) or any other failure, again through commands.ChangeReceipt, which reloads and
-// retries. It returns how many receipts changed; the first error stops the cursor.
+// retries. It returns how many receipts changed; the first error stops the cursor. With a store
+// that appends to many streams at once, each chunk's decisions go out together (recordChunk)
+// while the next chunk is read.
 func (d *DepositDetector) record(ctx context.Context, obs map[string][]observation, now time.Time) (int, error) {
 	ids := make([]string, 0, len(obs))
 	for id := range obs {
 		ids = append(ids, id)
 	}
-	var mu sync.Mutex
-	var firstErr error
-	changed := 0
-	done := func(id string, n int, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil && firstErr == nil {
-			firstErr = recordErr(id, err)
-		}
-		changed += min(n, 1)
+	if len(ids) == 0 {
+		return 0, nil
 	}
-	prices := d.prices(ctx)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, depositAppends)
+	r := &recording{d: d, obs: obs, prices: d.prices(ctx), now: now, sem: make(chan struct{}, depositAppends)}
+	multi, _ := d.Events.(streamsAppender)
+	if multi != nil {
+		var cached []string
+		ids, cached = d.known.split(ids)
+		for len(cached) > 0 {
+			c := readChunk{ids: cached[:min(depositRead, len(cached))]}
+			cached = cached[len(c.ids):]
+			r.wg.Go(func() { r.chunk(ctx, multi, c) })
+		}
+	}
 	for c := range d.readChunks(ctx, ids) {
-		for _, id := range c.ids {
-			sem <- struct{}{}
-			wg.Go(func() {
-				defer func() { <-sem }()
-				n, err := d.recordOne(ctx, id, obs[id], c.read[receipt.Stream(id)], prices, now)
-				done(id, n, err)
-			})
+		if multi == nil || c.read == nil { // no multi-stream append, or the read failed
+			r.each(ctx, c.ids, c.read)
+			continue
+		}
+		r.wg.Go(func() { r.chunk(ctx, multi, c) })
+	}
+	r.wg.Wait()
+	return r.changed, r.firstErr
+}
+
+// recording is one step's recording in flight: receipts recorded one by one (each) or a chunk at
+// once (chunk), concurrently.
+type recording struct {
+	d        *DepositDetector
+	obs      map[string][]observation
+	prices   map[string]string // this step's USD prices (DepositDetector.prices)
+	now      time.Time
+	sem      chan struct{} // bounds the receipts recorded one by one at once
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	firstErr error
+	changed  int
+}
+
+func (r *recording) done(id string, n int, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil && r.firstErr == nil {
+		r.firstErr = recordErr(id, err)
+	}
+	r.changed += min(n, 1)
+}
+
+// each records ids one by one through the pipeline (recordOne), depositAppends at a time.
+func (r *recording) each(ctx context.Context, ids []string, read map[string][]eventstore.RecordedEvent) {
+	for _, id := range ids {
+		r.sem <- struct{}{}
+		r.wg.Go(func() {
+			defer func() { <-r.sem }()
+			n, err := r.d.recordOne(ctx, id, r.obs[id], read[receipt.Stream(id)], r.prices, r.now)
+			r.done(id, n, err)
+		})
+	}
+}
+
+// chunk decides every receipt of c on the events read (c.read), or, for a chunk without reads, on
+// the state this detector last appended (known), and appends the decisions in one multi-stream
+// append; a receipt that does not go through that way (changed since, a decision refused) goes
+// one by one, reloaded.
+func (r *recording) chunk(ctx context.Context, multi streamsAppender, c readChunk) {
+	var appends []eventstore.StreamAppend
+	var decided []knownReceipt
+	var again []string
+	for _, id := range c.ids {
+		k, ok := r.d.known.get(id)
+		var err error
+		if c.read != nil || !ok {
+			k, err = foldRead(c.read[receipt.Stream(id)])
+		}
+		var evs []eventstore.EventData
+		if err == nil {
+			evs, k, err = decideEncode(k, r.obs[id], r.prices, r.now)
+		}
+		switch {
+		case err != nil:
+			again = append(again, id)
+		case len(evs) > 0:
+			appends = append(appends, eventstore.StreamAppend{Stream: receipt.Stream(id), Expected: eventstore.Exact(k.version - uint64(len(evs))), Events: evs})
+			decided = append(decided, k)
 		}
 	}
-	wg.Wait()
-	return changed, firstErr
+	if len(appends) > 0 {
+		_, errs := multi.AppendStreams(ctx, appends)
+		for i, err := range errs {
+			id := decided[i].st.Receipt.ReceiptID
+			if err != nil {
+				r.d.known.forget(id)
+				again = append(again, id)
+				continue
+			}
+			r.d.known.put(id, decided[i])
+			r.done(id, len(appends[i].Events), nil)
+		}
+	}
+	r.each(ctx, again, nil)
+}
+
+// foldRead is a receipt's state and version from its events as read. Errors: the fold's,
+// receipt.ErrNotFound (no events).
+func foldRead(evs []eventstore.RecordedEvent) (knownReceipt, error) {
+	var k knownReceipt
+	for _, e := range evs {
+		ev, err := receipt.Decode(e.Type, e.Data)
+		if err != nil {
+			return k, err
+		}
+		if e.Version != k.version+1 {
+			return k, fmt.Errorf("receipt stream read with a gap at version %d", e.Version)
+		}
+		k.st, k.version = receipt.Evolve(k.st, ev), e.Version
+	}
+	if !k.st.Exists {
+		return k, receipt.ErrNotFound
+	}
+	return k, nil
+}
+
+// decideEncode decides a receipt's observations on k and encodes the events for appending; it
+// returns them and the receipt as they leave it. Errors: decideDeposit's.
+func decideEncode(k knownReceipt, obs []observation, prices map[string]string, now time.Time) ([]eventstore.EventData, knownReceipt, error) {
+	decided, err := decideDeposit(k.st, obs, prices, now.UnixMilli())
+	if err != nil {
+		return nil, k, err
+	}
+	out := make([]eventstore.EventData, len(decided))
+	for i, e := range decided {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return nil, k, err
+		}
+		if out[i], err = commands.NewEvent(id, receipt.TypeOf(e), e, depositMeta); err != nil {
+			return nil, k, err
+		}
+		k.st = receipt.Evolve(k.st, e)
+	}
+	k.version += uint64(len(decided))
+	return out, k, nil
 }
 
 // readChunk is depositRead receipts and their events as read.

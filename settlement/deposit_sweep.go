@@ -72,7 +72,7 @@ func (h *SweepDepositsHandler) WithBatch(n int) *SweepDepositsHandler {
 func (h *SweepDepositsHandler) Run(ctx context.Context, interval time.Duration, log zerolog.Logger) error {
 	for {
 		if _, err := h.Handle(ctx); err != nil && ctx.Err() == nil {
-			log.Warn().Err(err).Msg("deposit sweep pass failed; retrying")
+			log.Error().Err(err).Msg("deposit sweep pass failed; retrying")
 		}
 		if err := sleep(ctx, interval); err != nil {
 			return err
@@ -116,7 +116,7 @@ func (h *SweepDepositsHandler) due(ctx context.Context) ([]SweepCandidate, error
 			return nil, err
 		}
 		c.Version = max(c.Version, l.Version)
-		if len(l.State.Unswept()) == 0 || c.Split == "" {
+		if len(l.State.Unswept()) == 0 || c.Split == "" || l.State.DepositChainGone != nil { // gone: on a chain no longer followed
 			checked = append(checked, c)
 			continue
 		}
@@ -150,7 +150,7 @@ func (h *SweepDepositsHandler) send(ctx context.Context, nonces *nonceSource, it
 		}
 		return h.send(ctx, nonces, items[half:], out)
 	case errors.Is(err, ErrSweepReverts):
-		zerolog.Ctx(ctx).Warn().Err(err).Str("receipt", items[0].ReceiptID).Str("deposit", items[0].Deposit).
+		zerolog.Ctx(ctx).Error().Err(err).Str("receipt", items[0].ReceiptID).Str("deposit", items[0].Deposit).
 			Msg("deposit sweep: this deposit's sweep reverts; left until its receipt changes")
 		return h.ledger.Checked(ctx, h.token, items)
 	case errors.Is(err, ErrClaimLost):
@@ -162,7 +162,7 @@ func (h *SweepDepositsHandler) send(ctx context.Context, nonces *nonceSource, it
 	out.Deposits += len(items)
 	if err := h.chain.Broadcast(ctx, txs[0].Raw); err != nil {
 		// Recorded: the next pass finds it open and sends the same bytes again.
-		zerolog.Ctx(ctx).Warn().Err(err).Str("tx", txs[0].Hash).Msg("deposit sweep: broadcast failed")
+		zerolog.Ctx(ctx).Error().Err(err).Str("tx", txs[0].Hash).Msg("deposit sweep: broadcast failed")
 	}
 	return nil
 }

@@ -43,7 +43,7 @@ func (h *SweepDepositsHandler) settle(ctx context.Context, out *Swept) error {
 		}
 		out.Recorded = append(out.Recorded, changes...)
 		for _, f := range res.Failed {
-			zerolog.Ctx(ctx).Warn().Str("receipt", f.ReceiptID).Str("token", f.Token).Str("reason", f.Reason).
+			zerolog.Ctx(ctx).Error().Str("receipt", f.ReceiptID).Str("token", f.Token).Str("reason", f.Reason).
 				Msg("deposit sweep: a flush failed; its funds stay at the deposit until the receipt changes")
 		}
 		elsewhere, err := h.sweptElsewhere(ctx, o, res, out)

@@ -61,7 +61,7 @@ func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureM
 		return commands.SplitResult{}, err
 	}
 	if existing.Configured {
-		return commands.SplitResult{State: existing, Idempotent: true}, nil
+		return h.redeployMissing(ctx, cmd, existing)
 	}
 	// The rules first (a placeholder address): an invalid split is never deployed.
 	probe := cmd
@@ -76,6 +76,28 @@ func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureM
 	}
 	cmd.Address, cmd.Recipients = addr, &recipients
 	return h.configure.Handle(ctx, cmd)
+}
+
+// redeployMissing answers a configured split unchanged, unless its contract holds no code on the
+// chain followed (a new development chain, issue 40): then the same split (recipients and
+// shares) is deployed again and the merchant's split moves to it (SplitRedeployed).
+func (h *DeploySplitHandler) redeployMissing(ctx context.Context, cmd commands.ConfigureMerchantSplit, existing split.State) (commands.SplitResult, error) {
+	unchanged := commands.SplitResult{State: existing, Idempotent: true}
+	if h.chain == nil {
+		return unchanged, nil
+	}
+	ok, err := h.chain.HasCode(ctx, existing.Address)
+	if err != nil {
+		return commands.SplitResult{}, fmt.Errorf("%w: %v", ErrChainUnavailable, err)
+	}
+	if ok {
+		return unchanged, nil
+	}
+	addr, err := h.deploy(ctx, existing.Recipients)
+	if err != nil {
+		return commands.SplitResult{}, err
+	}
+	return h.configure.Redeployed(ctx, cmd.Merchant, addr, "the split "+existing.Address+" holds no code on the chain followed", cmd.Meta)
 }
 
 // paysMerchant refuses a split contract another merchant configured (ErrSplitClaimed, 409) and a

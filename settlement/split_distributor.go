@@ -91,7 +91,7 @@ func (h *DistributeSplitsHandler) Run(ctx context.Context, interval time.Duratio
 	}
 	for {
 		if _, err := h.Handle(ctx); err != nil && ctx.Err() == nil {
-			log.Warn().Err(err).Msg("split distribution pass failed; retrying")
+			log.Error().Err(err).Msg("split distribution pass failed; retrying")
 		}
 		if err := sleep(ctx, interval); err != nil {
 			return err
@@ -147,7 +147,7 @@ func (h *DistributeSplitsHandler) Handle(ctx context.Context) (Distributed, erro
 		n, err := h.release(ctx, g, covers)
 		out.Releases += n
 		if err != nil {
-			zerolog.Ctx(ctx).Warn().Err(err).Str("split", g.split).Str("token", g.symbol).Msg("split distribution: release failed; retried next pass")
+			zerolog.Ctx(ctx).Error().Err(err).Str("split", g.split).Str("token", g.symbol).Msg("split distribution: release failed; retried next pass")
 			if failed == nil {
 				failed = err
 			}
@@ -207,6 +207,9 @@ func (h *DistributeSplitsHandler) group(ctx context.Context, list []PaidReceipt)
 			continue
 		}
 		isContract, err := h.holdsCode(ctx, sp.Address, noCode)
+		if err == nil && !isContract {
+			sp, isContract, err = h.splitMoved(ctx, r.Merchant, sp, noCode)
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -229,6 +232,28 @@ func (h *DistributeSplitsHandler) group(ctx context.Context, list []PaidReceipt)
 		byReceipt[r.ReceiptID] = g
 	}
 	return groups, byReceipt, nil
+}
+
+// splitMoved is the merchant's split read again when the one remembered holds no code (deployed
+// again on a new chain since, split.Redeployed); a split still without code is logged as an
+// error: its receipts stay paid until it is deployed again (issue 40), never in silence.
+func (h *DistributeSplitsHandler) splitMoved(ctx context.Context, merchant string, sp split.State, noCode map[string]bool) (split.State, bool, error) {
+	fresh, err := h.splits.Reload(ctx, merchant)
+	if err != nil {
+		return sp, false, err
+	}
+	if fresh.Address != sp.Address {
+		ok, err := h.holdsCode(ctx, fresh.Address, noCode)
+		if err != nil || ok {
+			return fresh, ok, err
+		}
+	}
+	if !noCode["logged:"+fresh.Address] {
+		noCode["logged:"+fresh.Address] = true
+		zerolog.Ctx(ctx).Error().Str("merchant", merchant).Str("split", fresh.Address).
+			Msg("split distribution: the merchant's split holds no code on this chain; its paid receipts wait until it is deployed again (POST /api/split/deploy, `payledger dev merchant`)")
+	}
+	return fresh, false, nil
 }
 
 // holdsCode reports whether split holds a contract; its absence is remembered for the pass only

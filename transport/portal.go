@@ -51,7 +51,7 @@ func (s *Server) pageView(ctx context.Context, row readmodels.ReceiptRow) page.V
 	g := st.Receipt
 	v := page.View{ReceiptID: g.ReceiptID, BrandName: g.BrandName, Total: g.Total.String(), Currency: g.Currency,
 		Status: string(st.Status), Settled: st.Status.Settled(), InProgress: st.Status == receipt.StatusPending || st.Status == receipt.StatusACHPending, Payment: paymentView(st), Failure: failureView(st),
-		WalletOK: s.cfg.PaymentChain.Configured(), ExpiresAt: g.ExpiresAt}
+		WalletOK: s.cfg.PaymentChain.Configured(), ExpiresAt: g.ExpiresAt, ChainGone: st.DepositChainGone != nil}
 	if shop, err := s.shops.Get(ctx, g.Merchant); err == nil {
 		if strings.TrimSpace(shop.Name) != "" {
 			v.BrandName = shop.Name

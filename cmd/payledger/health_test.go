@@ -15,6 +15,7 @@ import (
 
 	"github.com/payledger/payledger/cmd/payledger/app/web"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 )
 
 // fakeClock is a clock the test moves.
@@ -31,8 +32,9 @@ func (c *fakeClock) Advance(d time.Duration) {
 }
 
 // TestStuckDepositDetectorShowsInHealthzAndLog: a deposit detector whose cursor is ahead of the
-// chain's head (a database kept from a previous development chain) reads no block; after 10 of
-// its intervals (at least 30 s) /healthz answers degraded naming it, and the log says so, once
+// chain's head (a database kept from a previous development chain) reads no block (each step
+// fails: ErrCursorAhead); after 10 of its intervals (at least 30 s) /healthz answers degraded
+// naming it, and the log says so with the step's error, once
 // a minute, until it recovers. (It used to wait in silence.)
 func TestStuckDepositDetectorShowsInHealthzAndLog(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -56,7 +58,7 @@ func TestStuckDepositDetectorShowsInHealthzAndLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := readmodels.NewDeposits(svc.Config.Pool).SaveCursor(ctx, "deposits", head+1_000_000, ""); err != nil {
+	if err := readmodels.NewDeposits(svc.Config.Pool).SaveCursor(ctx, "deposits", settlement.DepositCursor{Number: head + 1_000_000}); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := svc.Server()
@@ -79,9 +81,14 @@ func TestStuckDepositDetectorShowsInHealthzAndLog(t *testing.T) {
 		}
 		return out.Status, out.Stuck
 	}
+	// A step of a detector whose cursor is ahead fails (settlement.ErrCursorAhead, issue 40):
+	// its last step is its last error.
 	steps := func() time.Time {
 		for _, w := range svc.Health.Workers() {
 			if w.Name == "deposit detection" {
+				if w.LastErrorAt.After(w.LastStep) {
+					return w.LastErrorAt
+				}
 				return w.LastStep
 			}
 		}
@@ -109,7 +116,8 @@ func TestStuckDepositDetectorShowsInHealthzAndLog(t *testing.T) {
 	if status != "degraded" || len(stuck) != 1 || stuck[0] != "deposit detection" {
 		t.Fatalf("healthz of a stuck detector: %s %v", status, stuck)
 	}
-	if n := strings.Count(logs.String(), `"message":"background worker stuck"`); n != 1 || !strings.Contains(logs.String(), `"worker":"deposit detection"`) {
+	if n := strings.Count(logs.String(), `"message":"background worker stuck"`); n != 1 || !strings.Contains(logs.String(), `"worker":"deposit detection"`) ||
+		!strings.Contains(logs.String(), "ahead of the chain's head") {
 		t.Fatalf("%d stuck lines in the log:\n%s", n, logs.String())
 	}
 	clk.Advance(61 * time.Second) // a minute later, still stuck: logged again
@@ -120,7 +128,7 @@ func TestStuckDepositDetectorShowsInHealthzAndLog(t *testing.T) {
 	}
 
 	// The cursor set back to the chain: the detector reads blocks again and recovers.
-	if err := readmodels.NewDeposits(svc.Config.Pool).SaveCursor(ctx, "deposits", head, ""); err != nil {
+	if err := readmodels.NewDeposits(svc.Config.Pool).SaveCursor(ctx, "deposits", settlement.DepositCursor{Number: head}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor("the detector did not recover", func() bool { s, _ := healthz(); return s == "ok" })

@@ -11,13 +11,24 @@ import (
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement"
 )
 
 // depositAddresses are the addresses new receipts get (DESIGN 9): from the deposit factory
 // (DEPOSIT_FACTORY; else, with an operator key and a node, the one serve deployed, deploying it
-// once); nil when neither (the detector itself is built by cmd/payledger/app).
-func depositAddresses(ctx context.Context, cfg config, rpc *chain.RPC, pool *pgxpool.Pool, log zerolog.Logger) (commands.DepositAddresses, error) {
+// once); nil when neither (the detector itself is built by cmd/payledger/app). First, the
+// node's chain is checked against the one the database followed (issue 40): never follow
+// another chain with this chain's cursor and contracts (settlement.CheckDepositChain).
+func depositAddresses(ctx context.Context, cfg config, rpc *chain.RPC, pool *pgxpool.Pool, store eventstore.Store, log zerolog.Logger) (commands.DepositAddresses, error) {
+	if rpc != nil {
+		dev := !cfg.production() && cfg.ChainID == chain.DevChainID
+		deps := readmodels.NewDeposits(pool)
+		if err := settlement.CheckDepositChain(ctx, chain.DepositScanner{RPC: rpc}, deps, deps, store, cfg.ChainID, "", dev, time.Now, log); err != nil {
+			return nil, err
+		}
+	}
 	factory, err := depositFactory(ctx, cfg, rpc, pool)
 	if err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ type opened struct {
 // environment's configuration resolved against what serve opened. It builds no part of the
 // service; it finds the deposit factory and the chain's senders, which are configuration.
 func serviceConfig(ctx context.Context, cfg config, o opened, base, log zerolog.Logger) (web.Config, error) {
-	deposits, err := depositAddresses(ctx, cfg, o.rpc, o.pool, log)
+	deposits, err := depositAddresses(ctx, cfg, o.rpc, o.pool, o.store, log)
 	if err != nil {
 		return web.Config{}, err
 	}

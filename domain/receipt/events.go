@@ -232,6 +232,8 @@ func Decode(typ string, data []byte) (Event, error) {
 		e = &DepositTransferDropped{}
 	case EventDepositSwept:
 		e = &DepositSwept{}
+	case EventDepositChainGone:
+		e = &DepositChainGone{}
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrUnknownEvent, typ)
 	}
@@ -244,6 +246,8 @@ func Decode(typ string, data []byte) (Event, error) {
 func deref(e Event) Event {
 	switch v := e.(type) {
 	case *Generated:
+		return *v
+	case *DepositChainGone:
 		return *v
 	case *AttemptStarted:
 		return *v

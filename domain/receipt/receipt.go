@@ -225,6 +225,8 @@ type State struct {
 	Quotes map[string]string `json:"quotes,omitempty"`
 	// Sweeps are what sweeps moved from the deposit address to the split (swept.go).
 	Sweeps []Sweep `json:"sweeps,omitempty"`
+	// DepositChainGone is set when the deposit address's chain is gone (chain_gone.go).
+	DepositChainGone *DepositChainGone `json:"depositChainGone,omitempty"`
 }
 
 // FailureView is the failure to show: only while the status is failed (spec rule 5).
@@ -290,6 +292,8 @@ func Evolve(s State, e Event) State {
 		s.evolveDeposit(e)
 	case DepositSwept:
 		s.evolveSwept(e)
+	case DepositChainGone:
+		s.DepositChainGone = &e
 	}
 	return s
 }

@@ -150,6 +150,9 @@ type View struct {
 	Tokens    []string // the currency choice
 	Token     string   // the one selected first
 	WalletOK  bool     // a chain is configured: QR and wallet button
+	// ChainGone: the deposit address is on a development chain the service no longer follows
+	// (issue 40): nothing sent there arrives, so the payment controls are hidden.
+	ChainGone bool
 	// Data is what the script needs, as JSON in a non-executed script block.
 	Data any
 }
@@ -276,7 +279,8 @@ const pageHTML = `<!doctype html>
 <p id="received"{{if not .AmountReceived}} hidden{{end}}><strong id="amount-received">{{.AmountReceived}}</strong> <span class="amount-token">{{.AmountToken}}</span> received<span id="due"{{if not .Underpaid}} hidden{{end}}>, <strong id="amount-due">{{.AmountDue}}</strong> <span class="amount-token">{{.AmountToken}}</span> still due</span> <span class="of">(of <span id="amount-required">{{.AmountRequired}}</span> <span class="amount-token">{{.AmountToken}}</span>)</span></p>
 <p id="short"{{if not .Underpaid}} hidden{{end}}>The payment arrived short. Send what is still due to the same address; this page updates by itself.</p>
 <p id="time-left" hidden></p>
-{{if not .Settled}}<section id="pay" aria-labelledby="pay-title"{{if and .InProgress (not .Underpaid)}} hidden{{end}}>
+{{if .ChainGone}}<p id="chain-gone" role="alert">This receipt's deposit address is on a development chain that no longer exists: nothing sent to it can arrive. Ask the merchant for a new receipt.</p>{{end}}
+{{if and (not .Settled) (not .ChainGone)}}<section id="pay" aria-labelledby="pay-title"{{if and .InProgress (not .Underpaid)}} hidden{{end}}>
 <h2 id="pay-title">Pay</h2>
 {{if .Tokens}}<p class="field"><label for="token">Currency</label>
 <select id="token" name="token">{{range .Tokens}}<option value="{{.}}"{{if eq . $.Token}} selected{{end}}>{{.}}</option>{{end}}</select></p>

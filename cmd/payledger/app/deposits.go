@@ -15,8 +15,9 @@ const depositInterval = time.Second
 // depositDetector is the worker that credits transfers to deposit addresses (DESIGN 9: the
 // process that decides `paid`); a node unreachable at start is dialled until it answers. Nil
 // without a chain. A step that reads no block makes no progress: every chain in use seals a
-// block well within the stall window, so a detector that reads none for that long (a cursor
-// ahead of the chain's head, a node that stopped answering) is stuck, and /healthz says so.
+// block well within the stall window, so a detector that reads none for that long (a node that
+// stopped answering; a cursor ahead of the chain's head or saved on another chain, whose steps
+// fail with settlement.ErrCursorAhead or ErrOtherChain) is stuck, and /healthz says so.
 func depositDetector(d Config, health *Health) Worker {
 	c := d.Chain
 	if c.Dial == nil {

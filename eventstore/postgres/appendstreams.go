@@ -1,0 +1,96 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/payledger/payledger/eventstore"
+)
+
+// streamsRows caps the events of one multi-stream INSERT (one transaction).
+const streamsRows = 4096
+
+// AppendStreams appends to many streams at once: what a process that decided on many aggregates
+// in one pass (the deposit detector confirming a block's 5,000 payments) writes instead of one
+// Append each. Each append is checked against its expected version as Append checks it; the
+// events go out in a few large INSERTs (streamsRows events each, one transaction and one commit
+// each) rather than through the group commit's smaller flushes. An INSERT that hits a unique
+// violation (someone's expected version was stale) is retried append by append, which reports
+// the conflict to that append only. It returns each append's result and error, in order; an
+// append with no events reads its stream's head. Errors per append: Append's.
+func (s *Store) AppendStreams(ctx context.Context, appends []eventstore.StreamAppend) ([]eventstore.AppendResult, []error) {
+	results, errs := make([]eventstore.AppendResult, len(appends)), make([]error, len(appends))
+	var batch []int // the appends of the INSERT being filled
+	var recs []eventstore.RecordedEvent
+	flush := func() {
+		if len(batch) > 0 {
+			s.insertStreams(ctx, appends, batch, recs, results, errs)
+		}
+		batch, recs = nil, nil
+	}
+	for i, a := range appends {
+		prepared, ok := s.prepareKnown(a)
+		if !ok { // a head not cached, an expectation that fails, no events: Append's own path
+			results[i], errs[i] = s.Append(ctx, a.Stream, a.Expected, a.Events...)
+			continue
+		}
+		if len(recs)+len(prepared) > streamsRows {
+			flush()
+		}
+		batch, recs = append(batch, i), append(recs, prepared...)
+	}
+	flush()
+	return results, errs
+}
+
+// prepareKnown prepares a's events on the cached head of its stream; ok is false when there is
+// no cached head that a's expectation matches, or nothing to append.
+func (s *Store) prepareKnown(a eventstore.StreamAppend) ([]eventstore.RecordedEvent, bool) {
+	if len(a.Events) == 0 || eventstore.Validate(a.Stream, a.Events) != nil || s.beforeCommit != nil {
+		return nil, false
+	}
+	h, known := s.heads.get(a.Stream)
+	if !known || !a.Expected.Matches(h.version) {
+		return nil, false
+	}
+	recs, err := eventstore.Prepare(a.Stream, h.version, h.hash, s.now(), a.Events)
+	return recs, err == nil
+}
+
+// insertStreams stores the appends batch (indexes into appends, events recs) in one INSERT; on a
+// unique violation each goes again through Append.
+func (s *Store) insertStreams(ctx context.Context, appends []eventstore.StreamAppend, batch []int, recs []eventstore.RecordedEvent,
+	results []eventstore.AppendResult, errs []error) {
+	positions, err := s.insertRows(ctx, pendingAppend{recs: recs})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		for _, i := range batch {
+			s.heads.forget(appends[i].Stream)
+			results[i], errs[i] = s.Append(ctx, appends[i].Stream, appends[i].Expected, appends[i].Events...)
+		}
+		return
+	}
+	var last eventstore.Position
+	for _, i := range batch {
+		n := len(appends[i].Events)
+		if err != nil {
+			errs[i] = err
+			recs = recs[n:]
+			continue
+		}
+		mine := recs[:n]
+		results[i] = appendResult(mine, positions[:n])
+		if last.Less(results[i].Position) {
+			last = results[i].Position
+		}
+		end := mine[n-1]
+		s.heads.put(appends[i].Stream, head{version: end.Version, hash: end.Hash})
+		recs, positions = recs[n:], positions[n:]
+	}
+	if err == nil {
+		s.noteAppended(last)
+		s.announce()
+	}
+}

@@ -1,0 +1,67 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/migrations/pgtest"
+)
+
+// Issue 38: appends to 5,000 streams in a few INSERTs; each is checked against its own expected
+// version (a stale one, in the same INSERT as others, is refused alone), the hash chain and the
+// versions are those of single appends, and an unknown stream goes through Append.
+func TestAppendStreams(t *testing.T) {
+	ctx := context.Background()
+	s := postgres.New(pgtest.Pool(t))
+	ev := func() eventstore.EventData {
+		return eventstore.EventData{ID: uuid.New(), Type: "Tested", Data: []byte(`{"a":1}`)}
+	}
+	const n = 5000
+	var appends []eventstore.StreamAppend
+	for i := range n {
+		stream := fmt.Sprintf("as-%d", i)
+		if _, err := s.Append(ctx, stream, eventstore.NoStream(), ev()); err != nil {
+			t.Fatal(err)
+		}
+		appends = append(appends, eventstore.StreamAppend{Stream: stream, Expected: eventstore.Exact(1), Events: []eventstore.EventData{ev(), ev()}})
+	}
+	appends[4321].Expected = eventstore.Exact(0) // stale
+	appends = append(appends, eventstore.StreamAppend{Stream: "as-new", Expected: eventstore.NoStream(), Events: []eventstore.EventData{ev()}})
+	results, errs := s.AppendStreams(ctx, appends)
+	for i, err := range errs {
+		switch {
+		case i == 4321:
+			if !errors.Is(err, eventstore.ErrWrongExpectedVersion) {
+				t.Fatalf("stale expectation: %v", err)
+			}
+		case err != nil:
+			t.Fatalf("append %d: %v", i, err)
+		case results[i].Version != uint64(len(appends[i].Events))+map[bool]uint64{true: 0, false: 1}[i == n]:
+			t.Fatalf("append %d: version %d", i, results[i].Version)
+		}
+	}
+	for _, i := range []int{0, 4320, 4321, n - 1} {
+		evs, err := s.ReadStream(ctx, appends[i].Stream, 1, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[bool]int{true: 1, false: 3}[i == 4321]
+		if len(evs) != want {
+			t.Fatalf("%s: %d events, want %d", appends[i].Stream, len(evs), want)
+		}
+		if b := eventstore.VerifyChain(evs); b != nil {
+			t.Fatalf("%s: %v", appends[i].Stream, b)
+		}
+		for j := 1; j < len(evs); j++ {
+			if evs[j].ID != appends[i].Events[j-1].ID {
+				t.Fatalf("%s: event %d is not the one appended", appends[i].Stream, j)
+			}
+		}
+	}
+}
