@@ -1347,7 +1347,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/billing/balance (the `GetBillingBalance` operationId).
 	GetBillingBalance(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ExportReceiptsCsv The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded
+	// ExportReceiptsCsv The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT
 	//
 	// Corresponds with GET /api/exports/receipts.csv (the `ExportReceiptsCsv` operationId).
 	ExportReceiptsCsv(ctx context.Context, params *ExportReceiptsCsvParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1546,7 +1546,7 @@ func (c *Client) GetBillingBalance(ctx context.Context, reqEditors ...RequestEdi
 	return c.Client.Do(req)
 }
 
-// ExportReceiptsCsv The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded
+// ExportReceiptsCsv The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT
 //
 // Corresponds with GET /api/exports/receipts.csv (the `ExportReceiptsCsv` operationId).
 func (c *Client) ExportReceiptsCsv(ctx context.Context, params *ExportReceiptsCsvParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3428,7 +3428,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/billing/balance (the `GetBillingBalance` operationId).
 	GetBillingBalanceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetBillingBalanceResponse, error)
 
-	// ExportReceiptsCsvWithResponse The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded
+	// ExportReceiptsCsvWithResponse The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5497,7 +5497,7 @@ func (c *ClientWithResponses) GetBillingBalanceWithResponse(ctx context.Context,
 	return ParseGetBillingBalanceResponse(rsp)
 }
 
-// ExportReceiptsCsvWithResponse The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded
+// ExportReceiptsCsvWithResponse The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -27,7 +27,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded */
+        /** The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT */
         get: operations["exportReceiptsCsv"];
         put?: never;
         post?: never;
