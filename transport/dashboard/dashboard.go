@@ -122,7 +122,10 @@ func (u *UI) Render(w http.ResponseWriter, code int, name string, f Frame, data 
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Content-Security-Policy", page.CSP)
 	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: under no-referrer a browser sends "Origin: null" with the
+	// dashboard's own form POSTs, and the sign-in link's POST is refused unless its Origin names
+	// this service (login CSRF, DESIGN 10); other sites still get no referrer.
+	hd.Set("Referrer-Policy", "same-origin")
 	hd.Set("X-Frame-Options", "DENY")
 	w.WriteHeader(code)
 	return t.Execute(w, struct {
