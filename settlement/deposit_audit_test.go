@@ -5,6 +5,7 @@ package settlement_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/payledger/payledger/chain"
@@ -175,7 +177,7 @@ func (e *depositEnv) paidThenReorgedAway(d *settlement.DepositDetector) (string,
 	}
 	e.ok(e.b.Fork(parent.Hash()))
 	e.b.Rollback()
-	time.Sleep(50 * time.Millisecond) // the pool drops the forked-away transactions on its own goroutine
+	e.poolEmpty() // the pool drops the forked-away transactions on its own goroutine
 	e.b.Rollback()
 	return id, tx, paying
 }
@@ -240,4 +242,20 @@ func (e *depositEnv) distributable(id string) bool {
 	list, err := readmodels.NewReceipts(e.pool).PaidReceipts(e.ctx, settlement.PaidCursor{}, 1000)
 	e.ok(err)
 	return slices.ContainsFunc(list, func(p settlement.PaidReceipt) bool { return p.ReceiptID == id })
+}
+
+// poolEmpty waits until the simulated chain's pool holds no transaction, pending or queued.
+func (e *depositEnv) poolEmpty() {
+	e.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var st struct{ Pending, Queued hexutil.Uint }
+		e.ok(e.rpc.Backend().Client().CallContext(e.ctx, &st, "txpool_status"))
+		if st.Pending == 0 && st.Queued == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("the pool still holds %d pending and %d queued transactions", st.Pending, st.Queued)
+		}
+		runtime.Gosched()
+	}
 }

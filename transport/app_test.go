@@ -15,7 +15,8 @@ func init() {
 	transport.BuildService = func(ctx context.Context, cfg app.Config, http transport.Config, limiter transport.Limiter, chainID int64, log zerolog.Logger) (*app.Service, transport.Deps, error) {
 		svc, err := web.Build(ctx, web.Config{App: cfg, HTTP: http, Limiter: limiter, LoginChainID: chainID, Log: log})
 		if err != nil {
-			return nil, transport.Deps{}, err
+			var none transport.Deps // web.Build fills the dependencies; a failed build has none
+			return nil, none, err
 		}
 		return svc.Service, svc.HTTP, nil
 	}
