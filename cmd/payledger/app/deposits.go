@@ -24,14 +24,11 @@ func depositDetector(d Config, health *Health) Worker {
 		return nil
 	}
 	return health.Stepped("deposit detection", depositInterval, func(ctx context.Context, loop func(context.Context, Step) error) error {
-		rpc := c.RPC
-		if rpc == nil { // dialled here: closed here (the one dialled at start is serve's)
-			var err error
-			if rpc, err = c.Dial(ctx, "deposit detection"); err != nil {
-				return err
-			}
-			defer rpc.Close()
+		rpc, release, err := c.node(ctx, "deposit detection")
+		if err != nil {
+			return err
 		}
+		defer release()
 		det := &settlement.DepositDetector{Chain: chain.DepositScanner{RPC: rpc, Tokens: c.Tokens}, Store: readmodels.NewDeposits(d.Pool),
 			Events: d.Store, Confirmations: c.Confirmations, Monitor: d.PaymentMonitorWindow, Now: d.Now, Log: d.Log,
 			Prices: PriceSource(d.Pool)}
@@ -44,4 +41,18 @@ func depositDetector(d Config, health *Health) Worker {
 			return res.To > 0, err
 		})
 	})
+}
+
+// node is the chain client a process works with: the one serve dialled at start, or, when the
+// node did not answer then, one dialled here until it answers (waiting names the process in the
+// log). release closes a client dialled here and leaves serve's alone.
+func (c Chain) node(ctx context.Context, waiting string) (*chain.RPC, func(), error) {
+	if c.RPC != nil {
+		return c.RPC, func() {}, nil
+	}
+	rpc, err := c.Dial(ctx, waiting)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rpc, rpc.Close, nil
 }

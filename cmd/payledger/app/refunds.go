@@ -23,14 +23,11 @@ func refundVerifier(d Config, health *Health) Worker {
 		return nil
 	}
 	return health.Stepped("refund verification", refundInterval, func(ctx context.Context, loop func(context.Context, Step) error) error {
-		rpc := c.RPC
-		if rpc == nil { // dialled here: closed here (the one dialled at start is serve's)
-			var err error
-			if rpc, err = c.Dial(ctx, "refund verifications"); err != nil {
-				return err
-			}
-			defer rpc.Close()
+		rpc, release, err := c.node(ctx, "refund verifications")
+		if err != nil {
+			return err
 		}
+		defer release()
 		v := &settlement.RefundVerifier{Chain: chain.RefundReader{RPC: rpc, Tokens: c.Tokens}, Claims: readmodels.NewRefundClaims(d.Pool),
 			Events: d.Store, Confirmations: c.Confirmations, Now: d.Now, Log: d.Log}
 		return loop(ctx, func(ctx context.Context) (bool, error) {
