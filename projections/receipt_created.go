@@ -37,15 +37,10 @@ var (
 	_ Paced     = ReceiptCreated{}
 )
 
-// ReceiptCreatedInterval is the least time between the receipt.created projector's reads: under
-// order load each read records every order since the last one in one transaction (reading at the
-// filtered default of 10 ms, its transactions, checkpoints and dispatcher wake-ups cost more than
-// the entries themselves: issue 35's order benchmark). A receipt.created comes at most this much
-// later than it would otherwise; it already comes after the order's answer.
-const ReceiptCreatedInterval = 100 * time.Millisecond
-
 // ReadInterval implements Paced.
-func (ReceiptCreated) ReadInterval() time.Duration { return ReceiptCreatedInterval }
+// A receipt.created comes at most PacedInterval later than it would otherwise; it already comes
+// after the order's answer.
+func (ReceiptCreated) ReadInterval() time.Duration { return PacedInterval }
 
 // Name implements Projector.
 func (ReceiptCreated) Name() string { return "receipt_created" }
