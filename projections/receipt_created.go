@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -33,8 +34,13 @@ const ReceiptCreatedType = readmodels.EventReceiptCreated
 
 var (
 	_ Projector = ReceiptCreated{}
-	_ Filtered  = ReceiptCreated{}
+	_ Paced     = ReceiptCreated{}
 )
+
+// ReadInterval implements Paced.
+// A receipt.created comes at most PacedInterval later than it would otherwise; it already comes
+// after the order's answer.
+func (ReceiptCreated) ReadInterval() time.Duration { return PacedInterval }
 
 // Name implements Projector.
 func (ReceiptCreated) Name() string { return "receipt_created" }

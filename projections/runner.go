@@ -179,9 +179,13 @@ func (r *Runner) subscribe(ctx context.Context, from eventstore.Position) error 
 	fp, filtered := r.proj.(Filtered)
 	if fs, ok := r.src.(FilteredSource); ok && filtered && !pipelined {
 		prefixes, types := fp.Filter()
+		var every time.Duration
+		if paced, ok := r.proj.(Paced); ok {
+			every = paced.ReadInterval()
+		}
 		var applying sync.Mutex // the subscription's batches and the idle flush take turns
 		go r.flushIdleSkips(ctx, &applying)
-		return fs.SubscribeFiltered(ctx, from, prefixes, types, func(ctx context.Context, batch []eventstore.RecordedEvent, upTo eventstore.Position) error {
+		return fs.SubscribeFiltered(ctx, from, prefixes, types, every, func(ctx context.Context, batch []eventstore.RecordedEvent, upTo eventstore.Position) error {
 			applying.Lock()
 			defer applying.Unlock()
 			return r.applyTo(ctx, batch, upTo, nil)

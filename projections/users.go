@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -55,7 +56,11 @@ func (Users) Filter() (streamPrefixes, types []string) {
 	return []string{ReceiptStreamPrefix}, []string{receipt.EventConfirmed, receipt.EventRefundProcessed}
 }
 
-var _ Filtered = Users{}
+var _ Paced = Users{}
+
+// ReadInterval implements Paced: nothing waits on XP, and under order load (no payment among the
+// appends) each read scans the new events only to find none of its own.
+func (Users) ReadInterval() time.Duration { return PacedInterval }
 
 // Apply implements Projector.
 func (u Users) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {

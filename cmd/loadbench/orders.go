@@ -97,7 +97,7 @@ func printOrders(orders, status result, clients int, ceiling, floor float64, rss
 	fmt.Printf("| reference: an order's rows (event, webhook key, receipt row) as one SQL transaction each, %d writers, no HTTP, no projector | %.0f | | | |\n", clients, floor)
 	fmt.Printf("\norder creation = %.0f%% of the raw-SQL ceiling (the order's rows alone, written as plain SQL: %.0f%%); serve peak resident memory (VmHWM) = %.1f MiB\n",
 		100*orders.perSecond/ceiling, 100*floor/ceiling, float64(rss)/1024)
-	fmt.Printf("\nCPU per request (µs; all PostgreSQL processes, the service, this load generator, whole machine):\n| phase | PostgreSQL | serve | client | machine busy |\n|---|---|---|---|---|\n")
+	fmt.Printf("\nCPU per request (µs; PostgreSQL for the benchmark database (its backends and their server's background processes), the service, this load generator, whole machine):\n| phase | PostgreSQL | serve | client | machine busy |\n|---|---|---|---|---|\n")
 	for _, r := range []result{orders, status} {
 		per := func(d time.Duration) string {
 			return fmt.Sprintf("%.0f", float64(d.Microseconds())/float64(r.requests))

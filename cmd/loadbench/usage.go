@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,36 +58,32 @@ func (c cpuUse) since(b cpuUse) cpuTotals {
 
 type cpuTotals struct{ postgres, serve, client, busy time.Duration }
 
-// cpuNow reads user+system CPU time from /proc: every process named postgres, the service,
-// this process, and the whole machine's non-idle time. Linux only; zero elsewhere.
+// cpuNow reads user+system CPU time from /proc: PostgreSQL's processes that work for the
+// service (its database's backends and their server's background processes, not other
+// databases' backends or other servers, which on a shared machine belong to other work), the
+// service, this process, and the whole machine's non-idle time. Linux only; zero elsewhere.
 func cpuNow(servePid int) cpuUse {
-	const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
-	procTicks := func(path string) (string, time.Duration) {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return "", 0
-		}
-		s := string(b)
-		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || end < open {
-			return "", 0
-		}
-		f := strings.Fields(s[end+1:])
-		if len(f) < 13 {
-			return "", 0
-		}
-		var u, k int64
-		fmt.Sscan(f[11], &u)
-		fmt.Sscan(f[12], &k)
-		return s[open+1 : end], time.Duration(u+k) * tick
-	}
 	c := cpuUse{postgres: map[string]time.Duration{}}
-	_, c.serve = procTicks(fmt.Sprintf("/proc/%d/stat", servePid))
-	_, c.client = procTicks("/proc/self/stat")
+	c.serve = readStat(fmt.Sprintf("/proc/%d/stat", servePid)).cpu
+	c.client = readStat("/proc/self/stat").cpu
+	db := serviceDatabase(servePid)
+	var procs []procStat
+	servers := map[int]bool{}
 	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, d := range dirs {
-		if name, t := procTicks(d); name == "postgres" {
-			c.postgres[d] = t
+		p := readStat(d)
+		if p.name != "postgres" {
+			continue
+		}
+		p.db, p.backend = titleDatabase(strings.TrimSuffix(d, "stat") + "cmdline")
+		if db == "" || (p.backend && p.db == db) {
+			servers[p.ppid] = true
+		}
+		procs = append(procs, p)
+	}
+	for _, p := range procs {
+		if db == "" || (p.backend && p.db == db) || (!p.backend && servers[p.ppid]) {
+			c.postgres[p.path] = p.cpu
 		}
 	}
 	if b, err := os.ReadFile("/proc/stat"); err == nil {
@@ -100,6 +97,78 @@ func cpuNow(servePid int) cpuUse {
 		}
 	}
 	return c
+}
+
+const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
+
+type procStat struct {
+	path, name, db string
+	ppid           int
+	backend        bool
+	cpu            time.Duration
+}
+
+// readStat reads a process's name, parent and user+system CPU from its /proc stat file.
+func readStat(path string) procStat {
+	p := procStat{path: path}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return p
+	}
+	s := string(b)
+	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || end < open {
+		return p
+	}
+	f := strings.Fields(s[end+1:])
+	if len(f) < 13 {
+		return p
+	}
+	var u, k int64
+	fmt.Sscan(f[1], &p.ppid)
+	fmt.Sscan(f[11], &u)
+	fmt.Sscan(f[12], &k)
+	p.name, p.cpu = s[open+1:end], time.Duration(u+k)*tick
+	return p
+}
+
+// serviceDatabase is the database name in the service's DATABASE_URL ("" when unreadable: then
+// every PostgreSQL process counts).
+func serviceDatabase(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	if err != nil {
+		return ""
+	}
+	for _, kv := range strings.Split(string(b), "\x00") {
+		if v, ok := strings.CutPrefix(kv, "DATABASE_URL="); ok {
+			if u, err := url.Parse(v); err == nil {
+				return strings.TrimPrefix(u.Path, "/")
+			}
+		}
+	}
+	return ""
+}
+
+// titleDatabase reads a PostgreSQL process's title: a backend's is "postgres: [<cluster>:]
+// <user> <database> <client> <state>" (Debian names the cluster, "15/main:"); a background
+// process's ("postgres: 15/main: walwriter") names no database.
+func titleDatabase(path string) (db string, backend bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", false
+	}
+	f := strings.Fields(strings.ReplaceAll(string(b), "\x00", " "))
+	if len(f) == 0 || f[0] != "postgres:" {
+		return "", false
+	}
+	f = f[1:]
+	if len(f) > 0 && strings.HasSuffix(f[0], ":") {
+		f = f[1:]
+	}
+	if len(f) >= 3 && (strings.HasSuffix(f[2], ")") || f[2] == "[local]") {
+		return f[1], true
+	}
+	return "", false
 }
 
 // peakRSS reads the process's peak resident set (VmHWM) in KiB.

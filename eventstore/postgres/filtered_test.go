@@ -52,7 +52,7 @@ func TestSubscribeFiltered(t *testing.T) {
 	var problems []string
 	done := make(chan error, 1)
 	go func() {
-		done <- s.SubscribeFiltered(ctx, eventstore.Position{}, prefixes, types, func(_ context.Context, batch []eventstore.RecordedEvent, upTo eventstore.Position) error {
+		done <- s.SubscribeFiltered(ctx, eventstore.Position{}, prefixes, types, 0, func(_ context.Context, batch []eventstore.RecordedEvent, upTo eventstore.Position) error {
 			mu.Lock()
 			defer mu.Unlock()
 			if !covered.Less(upTo) {

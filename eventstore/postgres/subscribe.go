@@ -244,8 +244,9 @@ const FilteredReadInterval = 10 * time.Millisecond
 // handle also receives upTo, the position the read covered: every event up to it was either
 // handed over or filtered out, in the log's gap-free order (the same snapshot horizon as
 // ReadAll), so a subscriber may move its checkpoint there even when batch is empty. Reads are at
-// least FilteredReadInterval apart.
-func (s *Store) SubscribeFiltered(ctx context.Context, from eventstore.Position, prefixes, types []string,
+// least every apart, and at least FilteredReadInterval (every <= 0: that interval), except
+// while catching up.
+func (s *Store) SubscribeFiltered(ctx context.Context, from eventstore.Position, prefixes, types []string, every time.Duration,
 	handle func(ctx context.Context, batch []eventstore.RecordedEvent, upTo eventstore.Position) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -260,10 +261,11 @@ func (s *Store) SubscribeFiltered(ctx context.Context, from eventstore.Position,
 	if types == nil {
 		types = []string{}
 	}
+	every = max(every, FilteredReadInterval)
 	backoff := time.Duration(0)
 	var lastRead time.Time
 	for {
-		if wait := FilteredReadInterval - time.Since(lastRead); wait > 0 && !eventstore.Sleep(ctx, wait) {
+		if wait := every - time.Since(lastRead); wait > 0 && !eventstore.Sleep(ctx, wait) {
 			return ctx.Err()
 		}
 		wake := s.wake.wait() // taken before reading, so no append between read and wait is missed
