@@ -36,10 +36,11 @@ type Refunded struct {
 // RefundClaims holds each refund transaction hash for one receipt (a unique index), so that one
 // transfer never counts for two refunds.
 type RefundClaims interface {
-	// Reserve holds hash for a refund of receiptID; fresh says this call made the reservation
-	// (false: the receipt held it already). Errors: ErrRefundHashTaken (another receipt holds
-	// it), wrapped store errors.
-	Reserve(ctx context.Context, hash, receiptID string) (fresh bool, err error)
+	// Reserve holds hash for a refund of receiptID from at (the claim's time, by the command's
+	// clock, which the verifier's wait for the transaction counts from); fresh says this call made
+	// the reservation (false: the receipt held it already). Errors: ErrRefundHashTaken (another
+	// receipt holds it), wrapped store errors.
+	Reserve(ctx context.Context, hash, receiptID string, at time.Time) (fresh bool, err error)
 	// Release gives back a reservation that no refund was recorded for.
 	Release(ctx context.Context, hash, receiptID string) error
 }
@@ -74,7 +75,7 @@ func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error
 	}
 	fresh := false
 	if order.TransactionHash != "" {
-		if fresh, err = h.claims.Reserve(ctx, order.TransactionHash, cmd.ReceiptID); err != nil {
+		if fresh, err = h.claims.Reserve(ctx, order.TransactionHash, cmd.ReceiptID, h.now()); err != nil {
 			return Refunded{}, err
 		}
 	}

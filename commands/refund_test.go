@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
@@ -71,7 +72,7 @@ type heldHashes struct {
 	by map[string]string
 }
 
-func (h *heldHashes) Reserve(_ context.Context, hash, receiptID string) (bool, error) {
+func (h *heldHashes) Reserve(_ context.Context, hash, receiptID string, _ time.Time) (bool, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.by == nil {

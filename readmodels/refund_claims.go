@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -26,10 +27,10 @@ var (
 )
 
 // Reserve implements commands.RefundClaims: the primary key holds the hash for one receipt.
-func (r *RefundClaims) Reserve(ctx context.Context, hash, receiptID string) (bool, error) {
+func (r *RefundClaims) Reserve(ctx context.Context, hash, receiptID string, at time.Time) (bool, error) {
 	for range 2 { // a hash freed between the insert and the read is tried once more
-		tag, err := r.pool.Exec(ctx, `INSERT INTO refund_claims (transaction_hash, receipt_id) VALUES ($1, $2)
-			ON CONFLICT (transaction_hash) DO NOTHING`, hash, receiptID)
+		tag, err := r.pool.Exec(ctx, `INSERT INTO refund_claims (transaction_hash, receipt_id, claimed_at) VALUES ($1, $2, $3)
+			ON CONFLICT (transaction_hash) DO NOTHING`, hash, receiptID, at)
 		if err != nil {
 			return false, fmt.Errorf("refund claims: reserve: %w", err)
 		}
@@ -100,9 +101,9 @@ func (r *RefundClaims) Free(ctx context.Context, hash, receiptID string) error {
 }
 
 // Reclaimed implements settlement.RefundClaimStore.
-func (r *RefundClaims) Reclaimed(ctx context.Context, hash, receiptID string) error {
+func (r *RefundClaims) Reclaimed(ctx context.Context, hash, receiptID string, at time.Time) error {
 	_, err := r.pool.Exec(ctx, `UPDATE refund_claims SET state = 'claimed', block_number = NULL, block_hash = NULL, counted_at = NULL,
-		claimed_at = now() WHERE transaction_hash = $1 AND receipt_id = $2`, hash, receiptID)
+		claimed_at = $3 WHERE transaction_hash = $1 AND receipt_id = $2`, hash, receiptID, at)
 	return wrapClaims("reclaimed", err)
 }
 

@@ -48,8 +48,8 @@ type RefundClaimStore interface {
 	Counted(ctx context.Context, hash, receiptID string, blockNumber uint64, blockHash string) error
 	// Free deletes the hash of receiptID: its claim was refused (or never recorded).
 	Free(ctx context.Context, hash, receiptID string) error
-	// Reclaimed makes a counted hash a claim again from now (a reorg took it back).
-	Reclaimed(ctx context.Context, hash, receiptID string) error
+	// Reclaimed makes a counted hash a claim again from at (a reorg took it back then).
+	Reclaimed(ctx context.Context, hash, receiptID string, at time.Time) error
 	// CountedSince lists the hashes counted on chain proof in blocks after block.
 	CountedSince(ctx context.Context, block uint64) ([]RefundClaim, error)
 }

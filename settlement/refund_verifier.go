@@ -178,7 +178,7 @@ func (v *RefundVerifier) reorged(ctx context.Context, head uint64, c RefundClaim
 	res.Reverted++
 	v.Log.Error().Str("receipt", c.ReceiptID).Str("tx", c.TransactionHash).Uint64("block", c.BlockNumber).
 		Msg("refunds: a reorg took a counted refund off the chain; it is a claim again")
-	return v.Claims.Reclaimed(ctx, c.TransactionHash, c.ReceiptID)
+	return v.Claims.Reclaimed(ctx, c.TransactionHash, c.ReceiptID, time.UnixMilli(at))
 }
 
 func (v *RefundVerifier) notFoundAfter() time.Duration {
