@@ -190,3 +190,11 @@ func firstOf(vals ...string) string {
 	}
 	return ""
 }
+
+// nullString is s, or NULL (nil) when it is empty.
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

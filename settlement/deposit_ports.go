@@ -7,7 +7,7 @@ import (
 )
 
 // The ports of deposit detection (DESIGN 9): what the deposit detector needs of the chain and of
-// the database. chain.DepositScanner and readmodels.Deposits implement them.
+// the database. chain.DepositScanner and pgstore.Deposits implement them.
 
 // DepositTransfer is one transfer to a deposit address found on the chain: a Transfer log of a
 // configured token, an ETH transaction, or (LogIndex BalanceLogIndex) ETH found by the deposit's

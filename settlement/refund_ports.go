@@ -8,7 +8,7 @@ import (
 )
 
 // The ports of refund verification (DESIGN 10, "Refunds"): what the refund verifier needs of the
-// chain and of the database. chain.RefundReader and readmodels.RefundClaims implement them.
+// chain and of the database. chain.RefundReader and pgstore.RefundClaims implement them.
 
 // RefundTx is what the chain shows of a mined transaction a refund names.
 type RefundTx struct {
