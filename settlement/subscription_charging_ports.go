@@ -157,8 +157,8 @@ type ChargeNotifier interface {
 
 // Webhook events of charges (docs/webhooks.md).
 const (
-	EventSubscriptionCharged      = "subscription.charged"
-	EventSubscriptionChargeFailed = "subscription.charge_failed"
+	EventSubscriptionCharged      = subscription.WebhookCharged
+	EventSubscriptionChargeFailed = subscription.WebhookChargeFailed
 )
 
 // DueSubscriptions lists subscriptions that may be due (the read model; each is checked against
