@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/google/uuid"
+
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 )
