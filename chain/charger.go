@@ -16,8 +16,8 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/payledger/payledger/chain/contracts"
+	"github.com/payledger/payledger/domain/onchain"
 	"github.com/payledger/payledger/domain/subscription"
-	"github.com/payledger/payledger/settlement"
 )
 
 // GasMarginPercent is added to every eth_estimateGas answer of a charge transaction (the
@@ -42,8 +42,6 @@ type ChargeOperator struct {
 	feeCap *big.Int
 	feesAt time.Time
 }
-
-var _ settlement.ChargeChain = (*ChargeOperator)(nil)
 
 // NewChargeOperator returns the charging chain of the operator keyHex (CHAIN_OPERATOR_KEY) on
 // chainID over r, with the manager (SPEND_PERMISSION_MANAGER) and USDC from tokens.
@@ -82,7 +80,7 @@ const checkCalls = 5
 
 // CheckSpends reads, per check and in batches: isApproved, isRevoked, getCurrentPeriod on the
 // manager, the account's USDC balance and its allowance to the manager.
-func (c *ChargeOperator) CheckSpends(ctx context.Context, checks []settlement.SpendCheck) ([]settlement.SpendStatus, error) {
+func (c *ChargeOperator) CheckSpends(ctx context.Context, checks []onchain.SpendCheck) ([]onchain.SpendStatus, error) {
 	args := make([][]any, 0, len(checks)*checkCalls)
 	perms := make([]contracts.SpendPermissionManagerSpendPermission, len(checks))
 	for i, ch := range checks {
@@ -101,7 +99,7 @@ func (c *ChargeOperator) CheckSpends(ctx context.Context, checks []settlement.Sp
 	if err != nil {
 		return nil, err
 	}
-	out := make([]settlement.SpendStatus, len(checks))
+	out := make([]onchain.SpendStatus, len(checks))
 	for i, ch := range checks {
 		lo, hi := i*checkCalls, (i+1)*checkCalls
 		if out[i], err = c.spendStatus(perms[i], ch.Amount, res[lo:hi], errs[lo:hi]); err != nil {
@@ -137,10 +135,10 @@ func (c *ChargeOperator) spendCallArgs(p contracts.SpendPermissionManagerSpendPe
 }
 
 // spendStatus judges one check from its calls' answers r and errors e (spendCallArgs' order).
-func (c *ChargeOperator) spendStatus(p contracts.SpendPermissionManagerSpendPermission, amount *big.Int, r []hexutil.Bytes, e []error) (settlement.SpendStatus, error) {
+func (c *ChargeOperator) spendStatus(p contracts.SpendPermissionManagerSpendPermission, amount *big.Int, r []hexutil.Bytes, e []error) (onchain.SpendStatus, error) {
 	for j, x := range e {
 		if x != nil && j != 2 { // getCurrentPeriod reverts outside [start, end): a refusal below
-			return settlement.SpendStatus{}, fmt.Errorf("eth_call: %w", x)
+			return onchain.SpendStatus{}, fmt.Errorf("eth_call: %w", x)
 		}
 	}
 	approved, _ := unpackOne[bool](c.managerABI, "isApproved", r[0])
@@ -148,9 +146,9 @@ func (c *ChargeOperator) spendStatus(p contracts.SpendPermissionManagerSpendPerm
 	balance, err1 := unpackOne[*big.Int](c.tokenABI, "balanceOf", r[3])
 	allowance, err2 := unpackOne[*big.Int](c.tokenABI, "allowance", r[4])
 	if err := errors.Join(err1, err2); err != nil {
-		return settlement.SpendStatus{}, err
+		return onchain.SpendStatus{}, err
 	}
-	st := settlement.SpendStatus{Approved: approved}
+	st := onchain.SpendStatus{Approved: approved}
 	switch {
 	case revoked:
 		st.Refusal = "the customer revoked the spend permission"
@@ -163,7 +161,7 @@ func (c *ChargeOperator) spendStatus(p contracts.SpendPermissionManagerSpendPerm
 	default:
 		vals, err := c.managerABI.Unpack("getCurrentPeriod", r[2])
 		if err != nil || len(vals) != 1 {
-			return settlement.SpendStatus{}, fmt.Errorf("getCurrentPeriod: %v", err)
+			return onchain.SpendStatus{}, fmt.Errorf("getCurrentPeriod: %v", err)
 		}
 		period := *abi.ConvertType(vals[0], new(contracts.SpendPermissionManagerPeriodSpend)).(*contracts.SpendPermissionManagerPeriodSpend)
 		if new(big.Int).Add(period.Spend, amount).Cmp(p.Allowance) > 0 {
@@ -215,7 +213,7 @@ func (c *ChargeOperator) fees(ctx context.Context) (*big.Int, *big.Int, error) {
 // EstimateGas estimates every call from the operator against the latest block in JSON-RPC
 // batches and adds GasMarginPercent. A call the node says would revert has its Revert set (the
 // node's message); any other error of one call, or of the batch, is an error.
-func (c *ChargeOperator) EstimateGas(ctx context.Context, calls []settlement.TxCall) ([]settlement.GasEstimate, error) {
+func (c *ChargeOperator) EstimateGas(ctx context.Context, calls []onchain.TxCall) ([]onchain.GasEstimate, error) {
 	args := make([][]any, len(calls))
 	for i, call := range calls {
 		if !common.IsHexAddress(call.To) {
@@ -227,7 +225,7 @@ func (c *ChargeOperator) EstimateGas(ctx context.Context, calls []settlement.TxC
 	if err != nil {
 		return nil, fmt.Errorf("eth_estimateGas: %w", err)
 	}
-	out := make([]settlement.GasEstimate, len(calls))
+	out := make([]onchain.GasEstimate, len(calls))
 	for i := range calls {
 		if e := errs[i]; e != nil {
 			if !isRevert(e) {
@@ -264,66 +262,66 @@ func revertReason(err error) string {
 }
 
 // SignCall signs call (its Gas the estimated limit) at nonce, without sending it.
-func (c *ChargeOperator) SignCall(ctx context.Context, nonce uint64, call settlement.TxCall) (settlement.SignedTx, error) {
+func (c *ChargeOperator) SignCall(ctx context.Context, nonce uint64, call onchain.TxCall) (onchain.SignedTx, error) {
 	if call.Gas == 0 {
-		return settlement.SignedTx{}, errors.New("chain: a charge transaction needs its estimated gas limit")
+		return onchain.SignedTx{}, errors.New("chain: a charge transaction needs its estimated gas limit")
 	}
 	if !common.IsHexAddress(call.To) {
-		return settlement.SignedTx{}, fmt.Errorf("chain: %q is not an address", call.To)
+		return onchain.SignedTx{}, fmt.Errorf("chain: %q is not an address", call.To)
 	}
 	tip, feeCap, err := c.fees(ctx)
 	if err != nil {
-		return settlement.SignedTx{}, err
+		return onchain.SignedTx{}, err
 	}
 	to := common.HexToAddress(call.To)
 	tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{ChainID: c.chainID, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap,
 		Gas: call.Gas, To: &to, Data: call.Data}), c.signer, c.key)
 	if err != nil {
-		return settlement.SignedTx{}, err
+		return onchain.SignedTx{}, err
 	}
 	return signed(tx, "")
 }
 
 // ApproveCall is approveWithSignature(permission, signature) on the manager.
-func (c *ChargeOperator) ApproveCall(p subscription.Permission, signature string) (settlement.TxCall, error) {
+func (c *ChargeOperator) ApproveCall(p subscription.Permission, signature string) (onchain.TxCall, error) {
 	perm, err := SpendPermissionContract(p)
 	if err != nil {
-		return settlement.TxCall{}, err
+		return onchain.TxCall{}, err
 	}
 	sig, err := hexutil.Decode(signature)
 	if err != nil {
-		return settlement.TxCall{}, fmt.Errorf("%w: permission signature: %v", subscription.ErrInvalid, err)
+		return onchain.TxCall{}, fmt.Errorf("%w: permission signature: %v", subscription.ErrInvalid, err)
 	}
 	data, err := c.managerABI.Pack("approveWithSignature", perm, sig)
 	if err != nil {
-		return settlement.TxCall{}, err
+		return onchain.TxCall{}, err
 	}
-	return settlement.TxCall{To: c.manager.Hex(), Data: data}, nil
+	return onchain.TxCall{To: c.manager.Hex(), Data: data}, nil
 }
 
 // SpendCall is spend(permission, amount) on the manager.
-func (c *ChargeOperator) SpendCall(p subscription.Permission, amount *big.Int) (settlement.TxCall, error) {
+func (c *ChargeOperator) SpendCall(p subscription.Permission, amount *big.Int) (onchain.TxCall, error) {
 	perm, err := SpendPermissionContract(p)
 	if err != nil {
-		return settlement.TxCall{}, err
+		return onchain.TxCall{}, err
 	}
 	data, err := c.managerABI.Pack("spend", perm, amount)
 	if err != nil {
-		return settlement.TxCall{}, err
+		return onchain.TxCall{}, err
 	}
-	return settlement.TxCall{To: c.manager.Hex(), Data: data}, nil
+	return onchain.TxCall{To: c.manager.Hex(), Data: data}, nil
 }
 
 // TransferCall is the USDC transfer of amount to to.
-func (c *ChargeOperator) TransferCall(to string, amount *big.Int) (settlement.TxCall, error) {
+func (c *ChargeOperator) TransferCall(to string, amount *big.Int) (onchain.TxCall, error) {
 	if !common.IsHexAddress(to) {
-		return settlement.TxCall{}, fmt.Errorf("%w: split %q is not an address", subscription.ErrInvalid, to)
+		return onchain.TxCall{}, fmt.Errorf("%w: split %q is not an address", subscription.ErrInvalid, to)
 	}
 	data, err := c.tokenABI.Pack("transfer", common.HexToAddress(to), amount)
 	if err != nil {
-		return settlement.TxCall{}, err
+		return onchain.TxCall{}, err
 	}
-	return settlement.TxCall{To: c.usdc.Hex(), Data: data}, nil
+	return onchain.TxCall{To: c.usdc.Hex(), Data: data}, nil
 }
 
 // BroadcastAll sends the signed transactions in batches; a transaction the node already has, or
@@ -346,7 +344,7 @@ func (c *ChargeOperator) BroadcastAll(ctx context.Context, raws [][]byte) error 
 }
 
 // Outcomes reads the receipts of hashes in batches: nil for those not mined.
-func (c *ChargeOperator) Outcomes(ctx context.Context, hashes []string) ([]*settlement.TxOutcome, error) {
+func (c *ChargeOperator) Outcomes(ctx context.Context, hashes []string) ([]*onchain.TxOutcome, error) {
 	hs := make([]common.Hash, len(hashes))
 	for i, h := range hashes {
 		hs[i] = common.HexToHash(h)
@@ -359,7 +357,7 @@ func (c *ChargeOperator) Outcomes(ctx context.Context, hashes []string) ([]*sett
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*settlement.TxOutcome, len(hashes))
+	out := make([]*onchain.TxOutcome, len(hashes))
 	for i, r := range rs {
 		if r != nil {
 			out[i] = outcome(f, r)

@@ -10,7 +10,7 @@ import (
 	gethcommon "github.com/ethereum/go-ethereum/common"
 
 	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/domain/onchain"
 )
 
 // TestChargeOperatorEstimateGas: the charge transactions' limits come from eth_estimateGas in one
@@ -39,7 +39,7 @@ func TestChargeOperatorEstimateGas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	est, err := op.EstimateGas(ctx, []settlement.TxCall{ok, tooMuch})
+	est, err := op.EstimateGas(ctx, []onchain.TxCall{ok, tooMuch})
 	if err != nil {
 		t.Fatal(err)
 	}

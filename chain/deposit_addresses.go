@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/common"
-
-	"github.com/payledger/payledger/commands"
 )
 
 // DepositAddresses computes receipts' deposit addresses under one deposit factory (DESIGN 9):
@@ -14,8 +12,6 @@ import (
 type DepositAddresses struct {
 	Factory common.Address // zero: no factory known, no deposit addresses
 }
-
-var _ commands.DepositAddresses = DepositAddresses{}
 
 // DepositAddress implements commands.DepositAddresses. Errors: a split that is not an address.
 func (d DepositAddresses) DepositAddress(_ context.Context, receiptID, split string) (string, error) {

@@ -23,7 +23,7 @@ type DeployBackend interface {
 
 // DeployDepositFactory deploys a DepositFactory (and, in its constructor, the Deposit
 // implementation) from the operator key and waits until it is mined; it returns the factory's
-// address, EIP-55. serve calls it once per chain, under readmodels.ChainContract's lock.
+// address, EIP-55. serve calls it once per chain, under pgstore.ChainContract's lock.
 func DeployDepositFactory(ctx context.Context, b DeployBackend, operatorKeyHex string, chainID uint64) (string, error) {
 	key, err := crypto.HexToECDSA(strings.TrimPrefix(operatorKeyHex, "0x"))
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/domain/onchain"
 )
 
 // DepositScanner is the chain as the deposit detector reads it (settlement.DepositChain), over a
@@ -27,8 +27,6 @@ type DepositScanner struct {
 	RPC    *RPC
 	Tokens []Token // CHAIN_TOKENS
 }
-
-var _ settlement.DepositChain = DepositScanner{}
 
 // Head implements settlement.DepositChain.
 func (s DepositScanner) Head(ctx context.Context) (uint64, error) { return s.RPC.BlockNumber(ctx) }
@@ -46,8 +44,8 @@ func (s DepositScanner) Genesis(ctx context.Context) (string, error) {
 }
 
 // Scan implements settlement.DepositChain.
-func (s DepositScanner) Scan(ctx context.Context, from, most uint64, watched func(string) bool) (settlement.DepositScan, error) {
-	out := settlement.DepositScan{Hashes: map[uint64]string{}}
+func (s DepositScanner) Scan(ctx context.Context, from, most uint64, watched func(string) bool) (onchain.DepositScan, error) {
+	out := onchain.DepositScan{Hashes: map[uint64]string{}}
 	newest, err := s.RPC.blockWithTransactions(ctx, "latest")
 	if err != nil {
 		return out, err
@@ -85,7 +83,7 @@ var errScanMoved = errors.New("chain: the blocks changed during the scan (reorg)
 // watched: one eth_getLogs (per MaxLogRange blocks; by block hash for a single block, so the logs
 // are those of the block read), no filter on the recipient. A log of another block than the one
 // read at its number is a reorg during the scan: errScanMoved.
-func (s DepositScanner) tokenTransfers(ctx context.Context, blocks []scannedBlock, watched func(string) bool) ([]settlement.DepositTransfer, error) {
+func (s DepositScanner) tokenTransfers(ctx context.Context, blocks []scannedBlock, watched func(string) bool) ([]onchain.DepositTransfer, error) {
 	if len(s.Tokens) == 0 {
 		return nil, nil
 	}
@@ -106,7 +104,7 @@ func (s DepositScanner) tokenTransfers(ctx context.Context, blocks []scannedBloc
 		return nil, err
 	}
 	first := uint64(blocks[0].Number)
-	var out []settlement.DepositTransfer
+	var out []onchain.DepositTransfer
 	for _, l := range logs {
 		if l.BlockNumber < first || l.BlockNumber-first >= uint64(len(blocks)) || l.BlockHash != blocks[l.BlockNumber-first].Hash {
 			return nil, fmt.Errorf("%w: log of block %d %s", errScanMoved, l.BlockNumber, l.BlockHash)
@@ -119,7 +117,7 @@ func (s DepositScanner) tokenTransfers(ctx context.Context, blocks []scannedBloc
 			continue
 		}
 		t := byAddr[l.Address]
-		out = append(out, settlement.DepositTransfer{Deposit: recipient, TransactionHash: strings.ToLower(l.TxHash.Hex()), LogIndex: int(l.Index),
+		out = append(out, onchain.DepositTransfer{Deposit: recipient, TransactionHash: strings.ToLower(l.TxHash.Hex()), LogIndex: int(l.Index),
 			BlockNumber: l.BlockNumber, BlockHash: strings.ToLower(l.BlockHash.Hex()), Sender: strings.ToLower(common.BytesToAddress(l.Topics[1].Bytes()).Hex()),
 			Token: t.Symbol, Decimals: t.Decimals, AmountUnits: new(big.Int).SetBytes(l.Data).String()})
 	}
@@ -128,8 +126,8 @@ func (s DepositScanner) tokenTransfers(ctx context.Context, blocks []scannedBloc
 
 // ethTransfers is the transactions of blocks that send ETH to a watched address and succeeded
 // (one batch of receipts, only for those).
-func (s DepositScanner) ethTransfers(ctx context.Context, blocks []scannedBlock, watched func(string) bool) ([]settlement.DepositTransfer, error) {
-	var out []settlement.DepositTransfer
+func (s DepositScanner) ethTransfers(ctx context.Context, blocks []scannedBlock, watched func(string) bool) ([]onchain.DepositTransfer, error) {
+	var out []onchain.DepositTransfer
 	var hashes []common.Hash
 	for _, b := range blocks {
 		for _, tx := range b.Transactions {
@@ -140,7 +138,7 @@ func (s DepositScanner) ethTransfers(ctx context.Context, blocks []scannedBlock,
 			if !watched(to) {
 				continue
 			}
-			out = append(out, settlement.DepositTransfer{Deposit: to, TransactionHash: strings.ToLower(tx.Hash.Hex()), LogIndex: -1,
+			out = append(out, onchain.DepositTransfer{Deposit: to, TransactionHash: strings.ToLower(tx.Hash.Hex()), LogIndex: -1,
 				BlockNumber: uint64(b.Number), BlockHash: strings.ToLower(b.Hash.Hex()), Sender: strings.ToLower(tx.From.Hex()),
 				Token: "ETH", Decimals: 18, AmountUnits: tx.Value.ToInt().String()})
 			hashes = append(hashes, tx.Hash)
@@ -187,7 +185,7 @@ func (s DepositScanner) Balances(ctx context.Context, addresses []string, number
 }
 
 // Transactions implements settlement.DepositChain: one batch of eth_getTransactionReceipt.
-func (s DepositScanner) Transactions(ctx context.Context, hashes []string) ([]*settlement.MinedTx, error) {
+func (s DepositScanner) Transactions(ctx context.Context, hashes []string) ([]*onchain.MinedTx, error) {
 	hs := make([]common.Hash, len(hashes))
 	for i, h := range hashes {
 		hs[i] = common.HexToHash(h)
@@ -196,10 +194,10 @@ func (s DepositScanner) Transactions(ctx context.Context, hashes []string) ([]*s
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*settlement.MinedTx, len(receipts))
+	out := make([]*onchain.MinedTx, len(receipts))
 	for i, r := range receipts {
 		if r != nil && r.BlockNumber != nil {
-			out[i] = &settlement.MinedTx{Reverted: r.Status != types.ReceiptStatusSuccessful, BlockNumber: r.BlockNumber.Uint64(),
+			out[i] = &onchain.MinedTx{Reverted: r.Status != types.ReceiptStatusSuccessful, BlockNumber: r.BlockNumber.Uint64(),
 				BlockHash: strings.ToLower(r.BlockHash.Hex())}
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/payledger/payledger/chain/contracts"
-	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/domain/onchain"
 )
 
 // OperatorBackend is what the operator needs from a node: contract calls, gas estimation,
@@ -34,8 +34,6 @@ type Operator struct {
 	b       OperatorBackend
 	tokens  []Token
 }
-
-var _ settlement.SplitChain = (*Operator)(nil)
 
 // ErrNoOperatorKey: the operator was made without CHAIN_OPERATOR_KEY; it reads, never signs.
 var ErrNoOperatorKey = errors.New("chain: no operator key (CHAIN_OPERATOR_KEY)")
@@ -109,24 +107,24 @@ func (o *Operator) opts(ctx context.Context, nonce uint64) (*bind.TransactOpts, 
 	return t, nil
 }
 
-func signed(tx *types.Transaction, contract string) (settlement.SignedTx, error) {
+func signed(tx *types.Transaction, contract string) (onchain.SignedTx, error) {
 	raw, err := tx.MarshalBinary()
 	if err != nil {
-		return settlement.SignedTx{}, err
+		return onchain.SignedTx{}, err
 	}
-	return settlement.SignedTx{Hash: tx.Hash().Hex(), Raw: raw, Nonce: tx.Nonce(), Gas: tx.Gas(), Contract: contract}, nil
+	return onchain.SignedTx{Hash: tx.Hash().Hex(), Raw: raw, Nonce: tx.Nonce(), Gas: tx.Gas(), Contract: contract}, nil
 }
 
 // SignRelease signs release(token, payee), or release(payee) for ETH, at nonce. The gas
 // estimate fails (an error) when nothing is due: OpenZeppelin's splitter reverts then.
-func (o *Operator) SignRelease(ctx context.Context, nonce uint64, split, token, payee string) (settlement.SignedTx, error) {
+func (o *Operator) SignRelease(ctx context.Context, nonce uint64, split, token, payee string) (onchain.SignedTx, error) {
 	s, err := contracts.NewPaymentSplit(common.HexToAddress(split), o.b)
 	if err != nil {
-		return settlement.SignedTx{}, err
+		return onchain.SignedTx{}, err
 	}
 	opts, err := o.opts(ctx, nonce)
 	if err != nil {
-		return settlement.SignedTx{}, err
+		return onchain.SignedTx{}, err
 	}
 	var tx *types.Transaction
 	if token == "" {
@@ -135,15 +133,15 @@ func (o *Operator) SignRelease(ctx context.Context, nonce uint64, split, token, 
 		tx, err = s.Release0(opts, common.HexToAddress(token), common.HexToAddress(payee))
 	}
 	if err != nil {
-		return settlement.SignedTx{}, err
+		return onchain.SignedTx{}, err
 	}
 	return signed(tx, "")
 }
 
 // SignDeploy signs the deployment of a PaymentSplit paying payees sharesBps at nonce.
-func (o *Operator) SignDeploy(ctx context.Context, nonce uint64, payees []string, sharesBps []int) (settlement.SignedTx, error) {
+func (o *Operator) SignDeploy(ctx context.Context, nonce uint64, payees []string, sharesBps []int) (onchain.SignedTx, error) {
 	if len(payees) != len(sharesBps) {
-		return settlement.SignedTx{}, errors.New("chain: payees and shares differ in length")
+		return onchain.SignedTx{}, errors.New("chain: payees and shares differ in length")
 	}
 	addrs, shares := make([]common.Address, len(payees)), make([]*big.Int, len(payees))
 	for i := range payees {
@@ -151,11 +149,11 @@ func (o *Operator) SignDeploy(ctx context.Context, nonce uint64, payees []string
 	}
 	opts, err := o.opts(ctx, nonce)
 	if err != nil {
-		return settlement.SignedTx{}, err
+		return onchain.SignedTx{}, err
 	}
 	addr, tx, _, err := contracts.DeployPaymentSplit(opts, o.b, addrs, shares)
 	if err != nil {
-		return settlement.SignedTx{}, err
+		return onchain.SignedTx{}, err
 	}
 	return signed(tx, strings.ToLower(addr.Hex()))
 }
@@ -182,7 +180,7 @@ func alreadySent(err error) bool {
 
 // Outcome returns a mined transaction's result, nil while it is not mined. For a release,
 // Released sums its PaymentReleased / ERC20PaymentReleased events.
-func (o *Operator) Outcome(ctx context.Context, hash string) (*settlement.TxOutcome, error) {
+func (o *Operator) Outcome(ctx context.Context, hash string) (*onchain.TxOutcome, error) {
 	r, err := o.b.TransactionReceipt(ctx, common.HexToHash(hash))
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
@@ -207,8 +205,8 @@ func (o *Operator) Outcome(ctx context.Context, hash string) (*settlement.TxOutc
 
 // outcome is a mined transaction's result; Released sums its split's PaymentReleased and
 // ERC20PaymentReleased events (read with f), nil when it has none.
-func outcome(f *contracts.PaymentSplitFilterer, r *types.Receipt) *settlement.TxOutcome {
-	out := &settlement.TxOutcome{Success: r.Status == types.ReceiptStatusSuccessful, GasUsed: r.GasUsed}
+func outcome(f *contracts.PaymentSplitFilterer, r *types.Receipt) *onchain.TxOutcome {
+	out := &onchain.TxOutcome{Success: r.Status == types.ReceiptStatusSuccessful, GasUsed: r.GasUsed}
 	for _, l := range r.Logs {
 		if ev, err := f.ParseERC20PaymentReleased(*l); err == nil {
 			out.Released = add(out.Released, ev.Amount)

@@ -10,8 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/payledger/payledger/domain/onchain"
 	"github.com/payledger/payledger/domain/receipt"
-	"github.com/payledger/payledger/settlement"
 )
 
 // RefundReader is settlement.RefundChain over a JSON-RPC connection: a refund's transaction is
@@ -20,8 +20,6 @@ type RefundReader struct {
 	RPC    *RPC
 	Tokens []Token // CHAIN_TOKENS: only their Transfer logs count
 }
-
-var _ settlement.RefundChain = RefundReader{}
 
 // Head implements settlement.RefundChain.
 func (r RefundReader) Head(ctx context.Context) (uint64, error) { return r.RPC.BlockNumber(ctx) }
@@ -33,16 +31,16 @@ func (r RefundReader) BlockHashes(ctx context.Context, numbers []uint64) (map[ui
 
 // Transaction implements settlement.RefundChain. A transaction not mined (or unknown) is not
 // found; any other failure is an error, and the verifier asks again later.
-func (r RefundReader) Transaction(ctx context.Context, hash string) (settlement.RefundTx, bool, error) {
+func (r RefundReader) Transaction(ctx context.Context, hash string) (onchain.RefundTx, bool, error) {
 	h := common.HexToHash(hash)
 	rc, err := r.RPC.TransactionReceipt(ctx, h)
 	if errors.Is(err, ErrNotFound) {
-		return settlement.RefundTx{}, false, nil
+		return onchain.RefundTx{}, false, nil
 	}
 	if err != nil {
-		return settlement.RefundTx{}, false, fmt.Errorf("chain: receipt of refund %s: %w", hash, err)
+		return onchain.RefundTx{}, false, fmt.Errorf("chain: receipt of refund %s: %w", hash, err)
 	}
-	out := settlement.RefundTx{BlockNumber: rc.BlockNumber.Uint64(), BlockHash: strings.ToLower(rc.BlockHash.Hex()),
+	out := onchain.RefundTx{BlockNumber: rc.BlockNumber.Uint64(), BlockHash: strings.ToLower(rc.BlockHash.Hex()),
 		Succeeded: rc.Status == types.ReceiptStatusSuccessful}
 	if !out.Succeeded {
 		return out, true, nil
@@ -50,7 +48,7 @@ func (r RefundReader) Transaction(ctx context.Context, hash string) (settlement.
 	out.Transfers = r.tokenTransfers(rc.Logs)
 	tx, err := r.RPC.TransactionByHash(ctx, h)
 	if err != nil { // mined a moment ago yet unknown now: a reorg or a lagging node
-		return settlement.RefundTx{}, false, fmt.Errorf("chain: refund transaction %s: %w", hash, err)
+		return onchain.RefundTx{}, false, fmt.Errorf("chain: refund transaction %s: %w", hash, err)
 	}
 	if to := tx.Tx.To(); to != nil && tx.Tx.Value().Sign() > 0 {
 		out.Transfers = append(out.Transfers, receipt.ChainTransfer{Token: "ETH", Decimals: 18, From: lower(tx.From), To: lower(*to),

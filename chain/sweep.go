@@ -14,7 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/payledger/payledger/chain/contracts"
-	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/domain/onchain"
 )
 
 // Sweeper is the operator's account calling the deposit factory's sweep (DESIGN 9): many
@@ -26,8 +26,6 @@ type Sweeper struct {
 	abi     *abi.ABI
 	tokens  []common.Address
 }
-
-var _ settlement.SweepChain = (*Sweeper)(nil)
 
 // NewSweeper returns the sweeper of the factory at factory, signing with op and flushing op's
 // tokens (CHAIN_TOKENS) and ETH. Errors: the factory address is malformed.
@@ -47,7 +45,7 @@ func NewSweeper(op *Operator, factory string) (*Sweeper, error) {
 }
 
 // depositKeys are deposits as the factory's sweep takes them.
-func depositKeys(deposits []settlement.SweepDeposit) []contracts.DepositFactoryDepositKey {
+func depositKeys(deposits []onchain.SweepDeposit) []contracts.DepositFactoryDepositKey {
 	out := make([]contracts.DepositFactoryDepositKey, len(deposits))
 	for i, d := range deposits {
 		out[i] = contracts.DepositFactoryDepositKey{ReceiptId: DepositReceiptKey(d.ReceiptID), Split: common.HexToAddress(d.Split)}
@@ -56,38 +54,38 @@ func depositKeys(deposits []settlement.SweepDeposit) []contracts.DepositFactoryD
 }
 
 // SignSweep signs factory.sweep(deposits, tokens) at nonce with the estimated gas plus
-// GasMarginPercent. Errors: settlement.ErrSweepReverts when the estimate reverts, node errors.
-func (s *Sweeper) SignSweep(ctx context.Context, nonce uint64, deposits []settlement.SweepDeposit) (settlement.SignedTx, error) {
+// GasMarginPercent. Errors: onchain.ErrSweepReverts when the estimate reverts, node errors.
+func (s *Sweeper) SignSweep(ctx context.Context, nonce uint64, deposits []onchain.SweepDeposit) (onchain.SignedTx, error) {
 	data, err := s.abi.Pack("sweep", depositKeys(deposits), s.tokens)
 	if err != nil {
-		return settlement.SignedTx{}, err
+		return onchain.SignedTx{}, err
 	}
 	gas, err := s.b.EstimateGas(ctx, ethereum.CallMsg{From: s.from, To: &s.factory, Data: data})
 	if err != nil {
 		if isRevert(err) {
-			return settlement.SignedTx{}, fmt.Errorf("%w: %s", settlement.ErrSweepReverts, revertReason(err))
+			return onchain.SignedTx{}, fmt.Errorf("%w: %s", onchain.ErrSweepReverts, revertReason(err))
 		}
-		return settlement.SignedTx{}, fmt.Errorf("estimate the sweep: %w", err)
+		return onchain.SignedTx{}, fmt.Errorf("estimate the sweep: %w", err)
 	}
 	opts, err := s.opts(ctx, nonce)
 	if err != nil {
-		return settlement.SignedTx{}, err
+		return onchain.SignedTx{}, err
 	}
 	opts.GasLimit = gas + gas*GasMarginPercent/100
 	f, err := contracts.NewDepositFactory(s.factory, s.b)
 	if err != nil {
-		return settlement.SignedTx{}, err
+		return onchain.SignedTx{}, err
 	}
 	tx, err := f.Sweep(opts, depositKeys(deposits), s.tokens)
 	if err != nil {
-		return settlement.SignedTx{}, err
+		return onchain.SignedTx{}, err
 	}
 	return signed(tx, "")
 }
 
 // SweepOutcome reads a mined sweep: the deposits' Swept events and the factory's SweepFailed
 // ones, attributed to the receipts of deposits by their keys. Nil while it is not mined.
-func (s *Sweeper) SweepOutcome(ctx context.Context, hash string, deposits []settlement.SweepDeposit) (*settlement.SweepOutcome, error) {
+func (s *Sweeper) SweepOutcome(ctx context.Context, hash string, deposits []onchain.SweepDeposit) (*onchain.SweepOutcome, error) {
 	r, err := s.b.TransactionReceipt(ctx, common.HexToHash(hash))
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
@@ -95,7 +93,7 @@ func (s *Sweeper) SweepOutcome(ctx context.Context, hash string, deposits []sett
 	if err != nil {
 		return nil, err
 	}
-	out := &settlement.SweepOutcome{Success: r.Status == types.ReceiptStatusSuccessful, GasUsed: r.GasUsed}
+	out := &onchain.SweepOutcome{Success: r.Status == types.ReceiptStatusSuccessful, GasUsed: r.GasUsed}
 	if r.BlockNumber != nil {
 		out.BlockNumber = r.BlockNumber.Uint64()
 	}
@@ -109,11 +107,11 @@ func (s *Sweeper) SweepOutcome(ctx context.Context, hash string, deposits []sett
 		if ev, err := dep.ParseSwept(*l); err == nil {
 			id, ok := byKey[ev.ReceiptId]
 			if ok && l.Address == DepositAddressOfKey(s.factory, ev.ReceiptId, ev.Split) {
-				out.Swept = append(out.Swept, settlement.SweptFunds{ReceiptID: id, Token: s.symbol(ev.Token), Amount: ev.Amount})
+				out.Swept = append(out.Swept, onchain.SweptFunds{ReceiptID: id, Token: s.symbol(ev.Token), Amount: ev.Amount})
 			}
 		} else if ev, err := fac.ParseSweepFailed(*l); err == nil && l.Address == s.factory {
 			if id, ok := byKey[ev.ReceiptId]; ok {
-				out.Failed = append(out.Failed, settlement.SweepFailure{ReceiptID: id, Token: s.symbol(ev.Token), Reason: common.Bytes2Hex(ev.Reason)})
+				out.Failed = append(out.Failed, onchain.SweepFailure{ReceiptID: id, Token: s.symbol(ev.Token), Reason: common.Bytes2Hex(ev.Reason)})
 			}
 		}
 	}
@@ -122,7 +120,7 @@ func (s *Sweeper) SweepOutcome(ctx context.Context, hash string, deposits []sett
 
 // DepositSweeps reads the Swept events of deposit's address, from the first block (a deposit's
 // events are few; the address and receipt key topics narrow the node's search).
-func (s *Sweeper) DepositSweeps(ctx context.Context, d settlement.SweepDeposit) ([]settlement.SweptFunds, error) {
+func (s *Sweeper) DepositSweeps(ctx context.Context, d onchain.SweepDeposit) ([]onchain.SweptFunds, error) {
 	key := DepositReceiptKey(d.ReceiptID)
 	f, err := contracts.NewDepositFilterer(DepositAddressOfKey(s.factory, key, common.HexToAddress(d.Split)), s.b)
 	if err != nil {
@@ -133,9 +131,9 @@ func (s *Sweeper) DepositSweeps(ctx context.Context, d settlement.SweepDeposit) 
 		return nil, err
 	}
 	defer it.Close()
-	var out []settlement.SweptFunds
+	var out []onchain.SweptFunds
 	for it.Next() {
-		out = append(out, settlement.SweptFunds{ReceiptID: d.ReceiptID, Token: s.symbol(it.Event.Token), Amount: it.Event.Amount,
+		out = append(out, onchain.SweptFunds{ReceiptID: d.ReceiptID, Token: s.symbol(it.Event.Token), Amount: it.Event.Amount,
 			TransactionHash: it.Event.Raw.TxHash.Hex(), BlockNumber: it.Event.Raw.BlockNumber})
 	}
 	return out, it.Error()

@@ -11,7 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/onchain"
 )
 
 // TransactionCredits is the submitted-hash check's port (commands.ChainTransactions) over a
@@ -20,8 +20,6 @@ type TransactionCredits struct {
 	c      Client
 	tokens []Token
 }
-
-var _ commands.ChainTransactions = (*TransactionCredits)(nil)
 
 // NewTransactionCredits reads transactions on c; only tokens count as ERC-20 transfers.
 func NewTransactionCredits(c Client, tokens []Token) *TransactionCredits {
@@ -32,34 +30,34 @@ func NewTransactionCredits(c Client, tokens []Token) *TransactionCredits {
 // nothing. A successful one lists every Transfer log of a configured token and the transaction's
 // own ETH value (LogIndex -1). ETH moved by a contract on the sender's behalf (an internal call)
 // is not listed: the deposit follower finds it by the deposit's balance. Errors: RPC errors.
-func (t *TransactionCredits) Transaction(ctx context.Context, hash string) (commands.MinedTransaction, error) {
+func (t *TransactionCredits) Transaction(ctx context.Context, hash string) (onchain.MinedTransaction, error) {
 	h := common.HexToHash(hash)
 	r, err := t.c.TransactionReceipt(ctx, h)
 	if errors.Is(err, ErrNotFound) {
-		return commands.MinedTransaction{}, nil
+		return onchain.MinedTransaction{}, nil
 	}
 	if err != nil {
-		return commands.MinedTransaction{}, fmt.Errorf("chain: receipt of %s: %w", hash, err)
+		return onchain.MinedTransaction{}, fmt.Errorf("chain: receipt of %s: %w", hash, err)
 	}
-	out := commands.MinedTransaction{Mined: true, Reverted: r.Status != types.ReceiptStatusSuccessful, BlockNumber: r.BlockNumber.Uint64()}
+	out := onchain.MinedTransaction{Mined: true, Reverted: r.Status != types.ReceiptStatusSuccessful, BlockNumber: r.BlockNumber.Uint64()}
 	if out.Reverted {
 		return out, nil
 	}
 	out.Credits = t.tokenCredits(derefLogs(r.Logs))
 	tx, err := t.c.TransactionByHash(ctx, h)
 	if err != nil {
-		return commands.MinedTransaction{}, fmt.Errorf("chain: transaction %s: %w", hash, err)
+		return onchain.MinedTransaction{}, fmt.Errorf("chain: transaction %s: %w", hash, err)
 	}
 	if to := tx.Tx.To(); to != nil && tx.Tx.Value().Sign() > 0 {
-		out.Credits = append(out.Credits, commands.ChainCredit{To: strings.ToLower(to.Hex()), Token: "ETH", LogIndex: -1,
+		out.Credits = append(out.Credits, onchain.ChainCredit{To: strings.ToLower(to.Hex()), Token: "ETH", LogIndex: -1,
 			AmountUnits: tx.Tx.Value().String()})
 	}
 	return out, nil
 }
 
 // tokenCredits are the Transfer logs of configured tokens among logs.
-func (t *TransactionCredits) tokenCredits(logs []types.Log) []commands.ChainCredit {
-	var out []commands.ChainCredit
+func (t *TransactionCredits) tokenCredits(logs []types.Log) []onchain.ChainCredit {
+	var out []onchain.ChainCredit
 	for _, l := range logs {
 		if len(l.Topics) != 3 || l.Topics[0] != TransferTopic || len(l.Data) != 32 {
 			continue
@@ -69,7 +67,7 @@ func (t *TransactionCredits) tokenCredits(logs []types.Log) []commands.ChainCred
 				continue
 			}
 			to := common.BytesToAddress(l.Topics[2].Bytes())
-			out = append(out, commands.ChainCredit{To: strings.ToLower(to.Hex()), Token: tok.Symbol, LogIndex: int(l.Index),
+			out = append(out, onchain.ChainCredit{To: strings.ToLower(to.Hex()), Token: tok.Symbol, LogIndex: int(l.Index),
 				AmountUnits: new(big.Int).SetBytes(l.Data).String()})
 		}
 	}

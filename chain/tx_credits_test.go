@@ -9,7 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/onchain"
 )
 
 // TestTransactionCredits: what a submitted hash's check sees of a transaction: nothing while it
@@ -44,7 +44,7 @@ func TestTransactionCredits(t *testing.T) {
 	if got, err := credits.Transaction(ctx, usdt.Hash().Hex()); err != nil || !got.Mined || len(got.Credits) != 0 {
 		t.Fatalf("a token the chain does not configure: %+v, %v", got, err)
 	}
-	want := commands.ChainCredit{To: to, Token: "ETH", LogIndex: -1, AmountUnits: wei.String()}
+	want := onchain.ChainCredit{To: to, Token: "ETH", LogIndex: -1, AmountUnits: wei.String()}
 	if got, err := credits.Transaction(ctx, ethTx.Hash().Hex()); err != nil || len(got.Credits) != 1 || got.Credits[0] != want {
 		t.Fatalf("ETH transfer: %+v, %v", got, err)
 	}

@@ -37,7 +37,7 @@ type PaymentHint struct {
 	SubmittedAt                                    time.Time
 }
 
-// PaymentHints keeps the hints outside the receipts' streams (readmodels.PaymentHints).
+// PaymentHints keeps the hints outside the receipts' streams (pgstore.PaymentHints).
 type PaymentHints interface {
 	// Keep stores h as waiting unless its receipt took max hints in the hour before
 	// h.SubmittedAt (ErrHintsLimited); fresh is false when the receipt holds this hash already

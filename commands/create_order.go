@@ -34,32 +34,18 @@ type OrderLine struct {
 	Qty json.Number
 }
 
-// CatalogItem is an inventory item as an order prices it.
-type CatalogItem struct {
-	ID         uuid.UUID
-	SKU        string
-	Name       string
-	Thumb      string
-	Currency   string
-	PriceCents int64
-	Taxable    bool
-}
+// CatalogItem is an inventory item as an order prices it (receipt.CatalogItem, the value the
+// read model behind the Catalog answers).
+type CatalogItem = receipt.CatalogItem
 
 // Catalog finds a merchant's items by ids and SKUs (missing ones are absent from the answer).
 type Catalog interface {
 	Find(ctx context.Context, merchant string, ids []uuid.UUID, skus []string) ([]CatalogItem, error)
 }
 
-// MerchantPricing is what pricing reads of the platform and the merchant's shop.
-type MerchantPricing struct {
-	Platform  money.Rate // the platform base fee rate (the site's, else 0.5%)
-	AddOn     money.Rate // the merchant's add-on
-	BrandName string
-	BrandKey  string
-	// DefaultToken is the site's default payment token, recorded on the receipt: the payload's
-	// token until a payment or a quote names one.
-	DefaultToken string
-}
+// MerchantPricing is what pricing reads of the platform and the merchant's shop
+// (receipt.MerchantPricing).
+type MerchantPricing = receipt.MerchantPricing
 
 // PricingSource reads a merchant's pricing.
 type PricingSource interface {
@@ -198,7 +184,7 @@ func (h *CreateOrderHandler) resolve(ctx context.Context, merchant string, lines
 	}
 	byID, bySKU := map[string]CatalogItem{}, map[string]CatalogItem{}
 	for _, it := range found {
-		byID[it.ID.String()], bySKU[it.SKU] = it, it
+		byID[it.ID], bySKU[it.SKU] = it, it
 	}
 	out := make([]receipt.Item, len(lines))
 	for i, l := range lines {
@@ -218,7 +204,7 @@ func (h *CreateOrderHandler) resolve(ctx context.Context, merchant string, lines
 			return nil, Invalid(fmt.Sprintf("items[%d] (%s) is priced in %s, the order is in %s", i, it.SKU, it.Currency, *currency))
 		}
 		// An item without a picture gets its placeholder when the receipt is shown.
-		out[i] = receipt.Item{ItemID: it.ID.String(), SKU: it.SKU, Label: it.Name, Thumb: it.Thumb, Unit: money.Cents(it.PriceCents), Qty: qtys[i], Taxable: it.Taxable}
+		out[i] = receipt.Item{ItemID: it.ID, SKU: it.SKU, Label: it.Name, Thumb: it.Thumb, Unit: money.Cents(it.PriceCents), Qty: qtys[i], Taxable: it.Taxable}
 	}
 	return out, nil
 }

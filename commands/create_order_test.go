@@ -26,7 +26,7 @@ func (c catalog) Find(_ context.Context, _ string, ids []uuid.UUID, skus []strin
 	var out []commands.CatalogItem
 	for _, it := range c {
 		for _, id := range ids {
-			if it.ID == id {
+			if it.ID == id.String() {
 				out = append(out, it)
 			}
 		}
@@ -79,9 +79,9 @@ func isEOF(err error) bool { return errors.Is(err, io.ErrUnexpectedEOF) }
 var (
 	mugID = uuid.MustParse("11111111-1111-4111-8111-111111111111")
 	shop  = catalog{
-		{ID: mugID, SKU: "mug", Name: "Mug", Currency: "USD", PriceCents: 1250, Taxable: true},
-		{ID: uuid.New(), SKU: "tea", Name: "Tea", Currency: "USD", PriceCents: 400},
-		{ID: uuid.New(), SKU: "wine", Name: "Wine", Currency: "EUR", PriceCents: 900},
+		{ID: mugID.String(), SKU: "mug", Name: "Mug", Currency: "USD", PriceCents: 1250, Taxable: true},
+		{ID: uuid.NewString(), SKU: "tea", Name: "Tea", Currency: "USD", PriceCents: 400},
+		{ID: uuid.NewString(), SKU: "wine", Name: "Wine", Currency: "EUR", PriceCents: 900},
 	}
 )
 

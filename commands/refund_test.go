@@ -65,7 +65,7 @@ func TestRefund(t *testing.T) {
 	}
 }
 
-// heldHashes is commands.RefundClaims in memory (readmodels.RefundClaims is the PostgreSQL one,
+// heldHashes is commands.RefundClaims in memory (pgstore.RefundClaims is the PostgreSQL one,
 // exercised by the settlement refund tests): each hash held by one receipt.
 type heldHashes struct {
 	mu sync.Mutex

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/domain/address"
+	"github.com/payledger/payledger/domain/onchain"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -70,19 +71,11 @@ type ChainTransactions interface {
 }
 
 // MinedTransaction is a transaction as the chain shows it.
-type MinedTransaction struct {
-	Mined, Reverted bool
-	BlockNumber     uint64
-	Credits         []ChainCredit // a successful transaction's transfers of configured tokens and its ETH value
-}
+type MinedTransaction = onchain.MinedTransaction
 
 // ChainCredit is one transfer a transaction made: to (lower-case hex), the token's symbol (ETH:
 // the transaction's value, LogIndex -1) and the amount in base units.
-type ChainCredit struct {
-	To, Token   string
-	LogIndex    int
-	AmountUnits string
-}
+type ChainCredit = onchain.ChainCredit
 
 // Refusals of a hint.
 var (

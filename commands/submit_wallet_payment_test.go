@@ -13,13 +13,13 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/migrations/pgtest"
-	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // hintStore is the PostgreSQL hint store on a fresh database.
-func hintStore(t testing.TB) *readmodels.PaymentHints {
+func hintStore(t testing.TB) *pgstore.PaymentHints {
 	t.Helper()
-	return readmodels.NewPaymentHints(pgtest.Pool(t))
+	return pgstore.NewPaymentHints(pgtest.Pool(t))
 }
 
 func TestSubmitWalletPayment(t *testing.T) {

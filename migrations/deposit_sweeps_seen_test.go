@@ -16,7 +16,7 @@ import (
 
 	"github.com/payledger/payledger/migrations"
 	"github.com/payledger/payledger/migrations/pgtest"
-	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // emptyDatabase creates a database with no migration applied, dropped when t ends.
@@ -86,7 +86,7 @@ func TestMigration030KeepsTheSweepersWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	pool := pgtest.PoolFor(t, dbURL)
-	d := readmodels.NewDepositSweeps(pool)
+	d := pgstore.NewDepositSweeps(pool)
 	claim := func() []string {
 		cands, err := d.Claim(ctx, uuid.New(), time.Minute, 100)
 		if err != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/journal"
-	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -54,7 +53,7 @@ import (
 // (commands.GenerationAppender). Every other method is the store's, so optional capabilities
 // (ReadStreams, SubscribeReadAhead, ...) stay visible through it.
 type ReceiptsAtAppend struct {
-	*postgres.Store
+	AttachingStore
 	proj   Receipts
 	runner *Runner
 	// applied, when set, is told how many rows each applying statement wrote (tests).
@@ -63,11 +62,32 @@ type ReceiptsAtAppend struct {
 
 var _ eventstore.Store = (*ReceiptsAtAppend)(nil)
 
+// Attachment is what an append carries into its transaction besides its events: the PostgreSQL
+// adapter's Attachment (eventstore/postgres), the same interface literal declared here, so that
+// projections depends on the event-store port only. all holds the transaction's attachments.
+type Attachment = interface {
+	QueueAll(batch *pgx.Batch, all []any) (committed func(end eventstore.Position), err error)
+}
+
+// AttachingStore is the event store ReceiptsAtAppend decorates (eventstore/postgres.Store
+// implements it): the port, appends whose transaction carries an Attachment, and the optional
+// capabilities that the service's readers and processes look for on the store they are given,
+// which stay visible through the decorator.
+type AttachingStore interface {
+	eventstore.Store
+	FilteredSource
+	ReadAheadSource
+	txLogReader
+	AppendAttached(ctx context.Context, stream string, expected eventstore.ExpectedVersion, att Attachment, events ...eventstore.EventData) (eventstore.AppendResult, error)
+	AppendStreams(ctx context.Context, appends []eventstore.StreamAppend) ([]eventstore.AppendResult, []error)
+	ReadStreams(ctx context.Context, streams []string) (map[string][]eventstore.RecordedEvent, error)
+}
+
 // AtAppend returns store with receipt generations applied in their append's transaction for the
 // live receipts projector that runner follows (Advanced tells runner of each move). A shadow
 // projector (a blue/green rebuild) applies nothing at append.
-func (r Receipts) AtAppend(store *postgres.Store, runner *Runner) *ReceiptsAtAppend {
-	return &ReceiptsAtAppend{Store: store, proj: r, runner: runner}
+func (r Receipts) AtAppend(store AttachingStore, runner *Runner) *ReceiptsAtAppend {
+	return &ReceiptsAtAppend{AttachingStore: store, proj: r, runner: runner}
 }
 
 // Append implements eventstore.Store: a receipt's generation brings its row, made from the
@@ -80,7 +100,7 @@ func (a *ReceiptsAtAppend) Append(ctx context.Context, stream string, expected e
 			return eventstore.AppendResult{}, err
 		}
 	}
-	return a.Store.AppendAttached(ctx, stream, expected, att.attachment(), events...)
+	return a.AttachingStore.AppendAttached(ctx, stream, expected, att.attachment(), events...)
 }
 
 // AppendGeneration appends ev, a new receipt's generation, with its sealed webhook key (nil:
@@ -97,7 +117,7 @@ func (a *ReceiptsAtAppend) AppendGeneration(ctx context.Context, stream string, 
 			return eventstore.AppendResult{}, err
 		}
 	}
-	return a.Store.AppendAttached(ctx, stream, expected, att.attachment(), events...)
+	return a.AttachingStore.AppendAttached(ctx, stream, expected, att.attachment(), events...)
 }
 
 // decided is the generation that ev, decided as g, applies: g itself, unless some text of g is
@@ -151,7 +171,7 @@ func generationRow(e receipt.Event) readmodels.StateRow {
 	return readmodels.StateRow{State: receipt.Evolve(receipt.State{}, e), Version: 1, New: true}
 }
 
-// atAppend is one append's share of the decorator's writes (postgres.Attachment): a new
+// atAppend is one append's share of the decorator's writes (Attachment): a new
 // receipt's row, its sealed webhook key, or both.
 type atAppend struct {
 	row       *readmodels.StateRow
@@ -160,17 +180,17 @@ type atAppend struct {
 }
 
 // attachment is a as the adapter takes it: nil when it writes nothing.
-func (a *atAppend) attachment() postgres.Attachment {
+func (a *atAppend) attachment() Attachment {
 	if a == nil || (a.row == nil && a.key == nil) {
 		return nil
 	}
 	return a
 }
 
-// QueueAll implements postgres.Attachment: the rows of one transaction in one applying
+// QueueAll implements Attachment: the rows of one transaction in one applying
 // statement (which checks that the transaction holds exactly their generations), after the
 // keys in one insert.
-func (a *atAppend) QueueAll(batch *pgx.Batch, all []postgres.Attachment) (func(eventstore.Position), error) {
+func (a *atAppend) QueueAll(batch *pgx.Batch, all []any) (func(eventstore.Position), error) {
 	var rows []readmodels.StateRow
 	var ids []string
 	var nonces, sealed [][]byte

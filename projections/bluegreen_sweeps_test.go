@@ -17,7 +17,7 @@ import (
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/projections"
-	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // depositPayer generates receipts with deposit addresses and records transfers to them, as
@@ -61,7 +61,7 @@ func (p *depositPayer) pay(id string) {
 	waitFor(p.t, p.r, res.Position)
 }
 
-func claimed(t *testing.T, d *readmodels.DepositSweeps, token uuid.UUID) []string {
+func claimed(t *testing.T, d *pgstore.DepositSweeps, token uuid.UUID) []string {
 	t.Helper()
 	cands, err := d.Claim(context.Background(), token, time.Minute, 1000)
 	if err != nil {
@@ -86,7 +86,7 @@ func TestBlueGreenRebuildKeepsTheSweepWorkList(t *testing.T) {
 	ctx := context.Background()
 	r, _ := start(t, pool, s, projections.NewReceipts(nil))
 	p := &depositPayer{t: t, s: s, r: r}
-	d := readmodels.NewDepositSweeps(pool)
+	d := pgstore.NewDepositSweeps(pool)
 	checked, pending, later := p.receipt(), p.receipt(), p.receipt()
 	p.pay(checked)
 	if got := claimed(t, d, uuid.New()); !slices.Equal(got, []string{checked}) {

@@ -7,13 +7,9 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/payledger/payledger/commands"
 )
 
-var _ commands.DepositOwners = (*Receipts)(nil)
-
-// CreditedReceipts lists the receipts the transfers of transaction hash (any case) were credited
+// CreditedReceipts (commands.DepositOwners) lists the receipts the transfers of transaction hash (any case) were credited
 // to by the deposit follower (deposit_credits). Errors: wrapped database errors.
 func (s *Receipts) CreditedReceipts(ctx context.Context, hash string) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT DISTINCT receipt_id FROM deposit_credits WHERE transaction_hash = $1`, strings.ToLower(hash))

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 )
@@ -19,11 +18,6 @@ import (
 
 // lastKnownLimit bounds each last-known map; past it the map starts over.
 const lastKnownLimit = 10_000
-
-var (
-	_ commands.Catalog       = (*OrderCatalog)(nil)
-	_ commands.PricingSource = (*OrderPricing)(nil)
-)
 
 // itemFinder is the inventory query an order needs.
 type itemFinder interface {
@@ -47,7 +41,7 @@ func NewOrderCatalog(inventory itemFinder, cache *Cache[Item]) *OrderCatalog {
 func InventoryCacheKey(wallet string) string { return wallet + "|" }
 
 // Find implements commands.Catalog.
-func (c *OrderCatalog) Find(ctx context.Context, wallet string, ids []uuid.UUID, skus []string) ([]commands.CatalogItem, error) {
+func (c *OrderCatalog) Find(ctx context.Context, wallet string, ids []uuid.UUID, skus []string) ([]receipt.CatalogItem, error) {
 	found, err := c.find(ctx, wallet, ids, skus)
 	switch {
 	case Unavailable(err):
@@ -59,9 +53,9 @@ func (c *OrderCatalog) Find(ctx context.Context, wallet string, ids []uuid.UUID,
 	default:
 		c.remember(wallet, found)
 	}
-	out := make([]commands.CatalogItem, len(found))
+	out := make([]receipt.CatalogItem, len(found))
 	for i, it := range found {
-		out[i] = commands.CatalogItem{ID: it.ID, SKU: it.SKU, Name: it.Name, Thumb: it.Thumb, Currency: it.Currency, PriceCents: it.PriceCents, Taxable: it.Taxable}
+		out[i] = receipt.CatalogItem{ID: it.ID.String(), SKU: it.SKU, Name: it.Name, Thumb: it.Thumb, Currency: it.Currency, PriceCents: it.PriceCents, Taxable: it.Taxable}
 	}
 	return out, nil
 }
@@ -151,27 +145,27 @@ type pricingSettings interface {
 // OrderPricing reads merchants' fee rates and brand for orders.
 type OrderPricing struct {
 	shops pricingSettings
-	cache *Cache[commands.MerchantPricing] // nil: none
+	cache *Cache[receipt.MerchantPricing] // nil: none
 	mu    sync.Mutex
-	known map[string]commands.MerchantPricing
+	known map[string]receipt.MerchantPricing
 }
 
 // NewOrderPricing returns pricing over shops with cache (nil: no cache).
-func NewOrderPricing(shops pricingSettings, cache *Cache[commands.MerchantPricing]) *OrderPricing {
-	return &OrderPricing{shops: shops, cache: cache, known: map[string]commands.MerchantPricing{}}
+func NewOrderPricing(shops pricingSettings, cache *Cache[receipt.MerchantPricing]) *OrderPricing {
+	return &OrderPricing{shops: shops, cache: cache, known: map[string]receipt.MerchantPricing{}}
 }
 
 // Pricing implements commands.PricingSource: the platform base rate (the site's replaces 0.5%),
 // the merchant's add-on and brand.
-func (p *OrderPricing) Pricing(ctx context.Context, wallet string) (commands.MerchantPricing, error) {
-	return p.cache.Load(wallet, func() (commands.MerchantPricing, bool, error) {
+func (p *OrderPricing) Pricing(ctx context.Context, wallet string) (receipt.MerchantPricing, error) {
+	return p.cache.Load(wallet, func() (receipt.MerchantPricing, bool, error) {
 		mp, err := p.read(ctx, wallet)
 		return mp, true, err
 	})
 }
 
-func (p *OrderPricing) read(ctx context.Context, wallet string) (commands.MerchantPricing, error) {
-	mp := commands.MerchantPricing{Platform: receipt.PlatformBaseRate}
+func (p *OrderPricing) read(ctx context.Context, wallet string) (receipt.MerchantPricing, error) {
+	mp := receipt.MerchantPricing{Platform: receipt.PlatformBaseRate}
 	shop, found, site, err := p.shops.PricingSettings(ctx, wallet)
 	if Unavailable(err) {
 		p.mu.Lock()

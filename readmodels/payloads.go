@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/domain/receipt"
-	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/domain/subscription"
 )
 
 // The webhook payloads (DESIGN 9's catalog of event types), one type per event type: what the
@@ -20,8 +20,8 @@ const (
 	EventReceiptCreated           = "receipt.created"
 	EventReceiptStatusUpdated     = "receipt.status_updated"
 	EventReceiptPaymentDetected   = "receipt.payment_detected"
-	EventSubscriptionCharged      = settlement.EventSubscriptionCharged // its payload: settlement's charge outcome
-	EventSubscriptionChargeFailed = settlement.EventSubscriptionChargeFailed
+	EventSubscriptionCharged      = subscription.WebhookCharged // its payload: settlement's charge outcome
+	EventSubscriptionChargeFailed = subscription.WebhookChargeFailed
 	EventSplitDistributed         = "split.distributed"
 	EventReceiptRefunded          = "receipt.refunded"      // a refund processed (DESIGN 10)
 	EventReceiptRefundFailed      = "receipt.refund_failed" // a refund claim the chain does not support
@@ -189,4 +189,12 @@ func firstOf(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+// nullString is s, or NULL (nil) when it is empty.
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -50,4 +51,24 @@ func (s *Subscriptions) list(ctx context.Context, column, wallet string) ([]subs
 		out = append(out, st)
 	}
 	return out, rows.Err()
+}
+
+// ChargeTotals is what a merchant's subscription charges brought in (USD): the billing records.
+type ChargeTotals struct {
+	Charges       int64
+	VolumeCents   int64
+	PlatformCents int64
+}
+
+// ChargeTotals sums wallet's billing records (projections.Subscriptions: one per
+// SubscriptionCharged, migration 019) with charged_at in [from, to).
+func (s *Subscriptions) ChargeTotals(ctx context.Context, wallet string, from, to time.Time) (ChargeTotals, error) {
+	var t ChargeTotals
+	err := s.pool.QueryRow(ctx, `SELECT count(*), coalesce(sum(amount_cents), 0), coalesce(sum(platform_fee_cents), 0)
+		FROM subscription_billing WHERE merchant = lower($1) AND charged_at >= $2 AND charged_at < $3`,
+		wallet, from, to).Scan(&t.Charges, &t.VolumeCents, &t.PlatformCents)
+	if err != nil {
+		return t, fmt.Errorf("subscription charge totals: %w", err)
+	}
+	return t, nil
 }

@@ -20,8 +20,8 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // TestDepositAuditReorgAfterTheDepth: a receipt paid at depth 2 whose paying block a deeper reorg
@@ -239,7 +239,7 @@ func (e *depositEnv) notDistributable(id string) {
 // distributable reports whether receipt id is in the distributor's list (PaidReceipts).
 func (e *depositEnv) distributable(id string) bool {
 	e.t.Helper()
-	list, err := readmodels.NewReceipts(e.pool).PaidReceipts(e.ctx, settlement.PaidCursor{}, 1000)
+	list, err := pgstore.NewReceipts(e.pool).PaidReceipts(e.ctx, settlement.PaidCursor{}, 1000)
 	e.ok(err)
 	return slices.ContainsFunc(list, func(p settlement.PaidReceipt) bool { return p.ReceiptID == id })
 }

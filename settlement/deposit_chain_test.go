@@ -9,8 +9,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // Issue 40: a cursor of another chain, or one far ahead of the head, stops the detector with an
@@ -18,7 +18,7 @@ import (
 // names both chains; on the development chain it starts afresh at the new genesis.
 func TestDepositCursorOfAnotherChain(t *testing.T) {
 	e := newDepositEnv(t)
-	store := readmodels.NewDeposits(e.pool)
+	store := pgstore.NewDeposits(e.pool)
 	scanner := chain.DepositScanner{RPC: e.rpc, Tokens: e.tokens}
 	genesis, err := scanner.Genesis(e.ctx)
 	e.ok(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // DESIGN 9: without DEPOSIT_FACTORY, serve deploys the factory once and keeps its address; two
@@ -45,11 +45,11 @@ func TestDepositFactoryDeployedOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 2 {
 		wg.Go(func() {
-			got[i], errs[i] = readmodels.ChainContract(ctx, e.pool, chain.DevChainID, chain.DepositFactoryName, deploy)
+			got[i], errs[i] = pgstore.ChainContract(ctx, e.pool, chain.DevChainID, chain.DepositFactoryName, deploy)
 		})
 	}
 	wg.Wait()
-	got[2], errs[2] = readmodels.ChainContract(ctx, e.pool, chain.DevChainID, chain.DepositFactoryName, deploy)
+	got[2], errs[2] = pgstore.ChainContract(ctx, e.pool, chain.DevChainID, chain.DepositFactoryName, deploy)
 	for _, err := range errs {
 		e.ok(err)
 	}

@@ -32,8 +32,8 @@ import (
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/projections"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 type depositEnv struct {
@@ -214,7 +214,7 @@ func (e *depositEnv) receiptOf(merchant string, total money.Cents) receipt.State
 
 // detector is a deposit detector over the env's chain and ledger (2 confirmations).
 func (e *depositEnv) detector() *settlement.DepositDetector {
-	return &settlement.DepositDetector{Chain: chain.DepositScanner{RPC: e.rpc, Tokens: e.tokens}, Store: readmodels.NewDeposits(e.pool),
+	return &settlement.DepositDetector{Chain: chain.DepositScanner{RPC: e.rpc, Tokens: e.tokens}, Store: pgstore.NewDeposits(e.pool),
 		Events: e.store, Confirmations: 2, Monitor: 24 * time.Hour, Now: time.Now, Log: zerolog.Nop()}
 }
 

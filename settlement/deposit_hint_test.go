@@ -24,12 +24,13 @@ import (
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // hints is the submit command over the env's ledger and its hint store, reading the chain
 // through c (nil: no chain, a hint waits as before its transaction is mined).
 func (e *depositEnv) hints(c commands.ChainTransactions) *commands.SubmitWalletPaymentHandler {
-	return commands.NewSubmitWalletPaymentHandler(e.store, readmodels.NewPaymentHints(e.pool), readmodels.NewReceipts(e.pool), c, time.Now)
+	return commands.NewSubmitWalletPaymentHandler(e.store, pgstore.NewPaymentHints(e.pool), readmodels.NewReceipts(e.pool), c, time.Now)
 }
 
 // credits reads the env's chain for the hints (USDC).
@@ -39,7 +40,7 @@ func (e *depositEnv) credits() commands.ChainTransactions {
 
 // follower is the hint follower over the env's ledger, reading the chain through c.
 func (e *depositEnv) follower(c commands.ChainTransactions) *commands.CheckPaymentHintsHandler {
-	return commands.NewCheckPaymentHintsHandler(e.store, readmodels.NewPaymentHints(e.pool), readmodels.NewReceipts(e.pool), c, time.Now)
+	return commands.NewCheckPaymentHintsHandler(e.store, pgstore.NewPaymentHints(e.pool), readmodels.NewReceipts(e.pool), c, time.Now)
 }
 
 // follow runs one pass of f and waits for the read model.

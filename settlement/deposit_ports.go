@@ -4,25 +4,17 @@ import (
 	"context"
 	"math/big"
 	"time"
+
+	"github.com/payledger/payledger/domain/onchain"
 )
 
 // The ports of deposit detection (DESIGN 9): what the deposit detector needs of the chain and of
-// the database. chain.DepositScanner and readmodels.Deposits implement them.
+// the database. chain.DepositScanner and pgstore.Deposits implement them.
 
 // DepositTransfer is one transfer to a deposit address found on the chain: a Transfer log of a
 // configured token, an ETH transaction, or (LogIndex BalanceLogIndex) ETH found by the deposit's
 // balance, whose TransactionHash is then the hash of the block the balance was read at.
-type DepositTransfer struct {
-	Deposit         string // deposit address, lower case
-	TransactionHash string
-	LogIndex        int
-	BlockNumber     uint64
-	BlockHash       string
-	Sender          string
-	Token           string // symbol
-	Decimals        uint8
-	AmountUnits     string // base units, a decimal integer
-}
+type DepositTransfer = onchain.DepositTransfer
 
 // BalanceLogIndex is the log index of ETH found by a deposit's balance rather than by a
 // transaction (sent by a contract: an internal transfer, visible in no transaction's fields).
@@ -30,13 +22,7 @@ const BalanceLogIndex = -2
 
 // DepositScan is what the chain shows over a block range: the transfers to the deposits asked
 // for and the hash of every block of the range.
-type DepositScan struct {
-	Head      uint64 // the newest block's number
-	To        uint64 // the last block read (0: none, the range was past the head)
-	Transfers []DepositTransfer
-	Hashes    map[uint64]string
-	Parent    string // the parent hash of the range's first block: is the block before still the one read?
-}
+type DepositScan = onchain.DepositScan
 
 // DepositChain is the chain as the deposit detector reads it. A step costs a constant number of
 // JSON-RPC requests, whatever the number of deposits.
@@ -62,11 +48,7 @@ type DepositChain interface {
 }
 
 // MinedTx is a transaction as the chain shows it now: its block, and whether it reverted.
-type MinedTx struct {
-	Reverted    bool
-	BlockNumber uint64
-	BlockHash   string // lower case
-}
+type MinedTx = onchain.MinedTx
 
 // PaidTransfer is the transfer a receipt was recorded paid by (verifiedBy chain): the payment's
 // attempt, transaction and block, as the receipt's state keeps them.

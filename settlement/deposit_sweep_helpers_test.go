@@ -19,8 +19,8 @@ import (
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // sweepEnv is distEnv with a deposit factory and the sweeper's chain and ledger.
@@ -28,13 +28,13 @@ type sweepEnv struct {
 	*distEnv
 	factory common.Address
 	sweeper *chain.Sweeper
-	sweeps  *readmodels.DepositSweeps
+	sweeps  *pgstore.DepositSweeps
 }
 
 func newSweepEnv(t *testing.T) *sweepEnv {
 	t.Helper()
 	e := &sweepEnv{distEnv: newDistEnv(t), sweeps: nil}
-	e.sweeps = readmodels.NewDepositSweeps(e.pool)
+	e.sweeps = pgstore.NewDepositSweeps(e.pool)
 	var tx *types.Transaction
 	var err error
 	e.factory, tx, _, err = contracts.DeployDepositFactory(e.devOpts(2), e.rpc.Backend())

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/big"
 	"sync"
+
+	"github.com/payledger/payledger/domain/onchain"
 )
 
 // SplitChain is the chain as the split commands use it: the operator's account (CHAIN_OPERATOR_KEY)
@@ -67,21 +69,10 @@ type SplitReleases interface {
 }
 
 // SignedTx is a transaction signed by the operator and not yet sent.
-type SignedTx struct {
-	Hash     string
-	Raw      []byte
-	Nonce    uint64
-	Gas      uint64 // the estimated limit
-	Contract string // a deployment's address
-}
+type SignedTx = onchain.SignedTx
 
 // TxOutcome is a mined transaction.
-type TxOutcome struct {
-	Success  bool
-	GasUsed  uint64
-	Contract string   // a deployment's address
-	Released *big.Int // what a release paid (sum of its release events), nil for a deployment
-}
+type TxOutcome = onchain.TxOutcome
 
 // OperatorTx is a signed operator transaction as recorded.
 type OperatorTx struct {

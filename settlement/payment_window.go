@@ -14,7 +14,7 @@ import (
 )
 
 // DueWindows lists the receipts whose payment window ended at or before now and whose expiry is
-// not recorded yet (readmodels.Receipts.DueWindows), oldest deadline first.
+// not recorded yet (pgstore.Receipts.DueWindows), oldest deadline first.
 type DueWindows interface {
 	DueWindows(ctx context.Context, now time.Time, limit int) ([]string, error)
 }

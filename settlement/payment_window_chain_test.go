@@ -11,8 +11,8 @@ import (
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // testClock is a clock the test moves, shared by the processes under test.
@@ -74,7 +74,7 @@ func TestPaymentWindowOnChain(t *testing.T) {
 	clock := &testClock{at: time.Now()}
 	d := e.detector()
 	d.Now = clock.now
-	window := settlement.NewPaymentWindowHandler(e.store, readmodels.NewReceipts(e.pool),
+	window := settlement.NewPaymentWindowHandler(e.store, pgstore.NewReceipts(e.pool),
 		settlement.PaymentWindowConfig{Window: time.Hour, Monitor: 24 * time.Hour}, clock.now)
 	end := clock.now().Add(time.Hour)
 	under, unpaid := e.windowedReceipt(1000, clock.now(), end), e.windowedReceipt(1000, clock.now(), end)

@@ -18,6 +18,7 @@ import (
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // windowEnv is a ledger with the receipts projection (and its webhook outbox) running, a clock
@@ -41,7 +42,7 @@ func newWindowEnv(t *testing.T) *windowEnv {
 }
 
 func (e *windowEnv) handler() *settlement.PaymentWindowHandler {
-	return settlement.NewPaymentWindowHandler(e.store, readmodels.NewReceipts(e.pool), e.cfg, e.now)
+	return settlement.NewPaymentWindowHandler(e.store, pgstore.NewReceipts(e.pool), e.cfg, e.now)
 }
 
 // receipt generates a 10.00 USD receipt with a deposit address, a webhook URL and a window of
@@ -203,7 +204,7 @@ func TestPaymentWindowRunWithinFiveSeconds(t *testing.T) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- settlement.NewPaymentWindowHandler(e.store, readmodels.NewReceipts(e.pool), e.cfg, real).Run(ctx, zerolog.Nop())
+		done <- settlement.NewPaymentWindowHandler(e.store, pgstore.NewReceipts(e.pool), e.cfg, real).Run(ctx, zerolog.Nop())
 	}()
 	defer func() { cancel(); <-done }()
 	end := time.UnixMilli(e.state(id).Receipt.ExpiresAt)
@@ -282,7 +283,7 @@ func TestPaymentWindowOnrampAttemptHolds(t *testing.T) {
 // TestPaymentWindowConfigDefaults: zero fields take the defaults; a poll slower than the 5-second
 // promise allows is capped.
 func TestPaymentWindowConfigDefaults(t *testing.T) {
-	due := readmodels.NewReceipts(nil)
+	due := pgstore.NewReceipts(nil)
 	cfg := settlement.NewPaymentWindowHandler(postgres.New(nil), due, settlement.PaymentWindowConfig{}, time.Now).Config()
 	if cfg.Window != time.Hour || cfg.Monitor != 24*time.Hour || cfg.Poll != time.Second || cfg.Batch != 500 {
 		t.Fatalf("defaults %+v", cfg)

@@ -22,8 +22,8 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 type refundEnv struct {
@@ -40,7 +40,7 @@ func newRefundEnv(t *testing.T) *refundEnv {
 	d := newDepositEnvWith(t, 2)
 	e := &refundEnv{depositEnv: d, clock: &testClock{at: time.Now()}, merchant: d.buyers[1],
 		customer: strings.ToLower(crypto.PubkeyToAddress(d.buyer.PublicKey).Hex())}
-	claims := readmodels.NewRefundClaims(d.pool)
+	claims := pgstore.NewRefundClaims(d.pool)
 	e.verifier = &settlement.RefundVerifier{Chain: chain.RefundReader{RPC: d.rpc, Tokens: d.tokens}, Claims: claims, Events: d.store,
 		Confirmations: 2, NotFoundAfter: time.Hour, Now: e.clock.now, Log: zerolog.Nop()}
 	e.refunds = commands.NewRefundHandler(d.store, claims, e.clock.now)

@@ -4,21 +4,14 @@ import (
 	"context"
 	"time"
 
-	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/domain/onchain"
 )
 
 // The ports of refund verification (DESIGN 10, "Refunds"): what the refund verifier needs of the
-// chain and of the database. chain.RefundReader and readmodels.RefundClaims implement them.
+// chain and of the database. chain.RefundReader and pgstore.RefundClaims implement them.
 
 // RefundTx is what the chain shows of a mined transaction a refund names.
-type RefundTx struct {
-	BlockNumber uint64
-	BlockHash   string // lower case
-	Succeeded   bool
-	// Transfers are its ERC-20 Transfer logs of configured tokens and its ETH value (a plain
-	// transfer), each with its recipient.
-	Transfers []receipt.ChainTransfer
-}
+type RefundTx = onchain.RefundTx
 
 // RefundChain is the chain as the refund verifier reads it.
 type RefundChain interface {

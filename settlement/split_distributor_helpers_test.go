@@ -22,8 +22,8 @@ import (
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // distEnv is the development chain (a real EVM sealing a block per transaction) and a fresh
@@ -36,7 +36,7 @@ type distEnv struct {
 	dev    *chain.DevChain
 	rpc    *chain.RPC
 	op     *chain.Operator
-	ledger *readmodels.OperatorTransactions
+	ledger *pgstore.OperatorTransactions
 	nonces map[common.Address]uint64
 	mu     sync.Mutex
 }
@@ -52,7 +52,7 @@ func newDistEnv(t *testing.T) *distEnv {
 		t.Fatal(err)
 	}
 	return &distEnv{t: t, ctx: ctx, pool: pool, store: store, dev: dev, rpc: rpc, op: op,
-		ledger: readmodels.NewOperatorTransactions(pool), nonces: map[common.Address]uint64{}}
+		ledger: pgstore.NewOperatorTransactions(pool), nonces: map[common.Address]uint64{}}
 }
 
 // deploy deploys merchant's default 9,950/50 split through the command (no splitAddress).
@@ -134,7 +134,7 @@ func (e *distEnv) paidReceiptIn(merchant string, total money.Cents, token string
 func (e *distEnv) listedPaid(id string) {
 	e.t.Helper()
 	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(20 * time.Millisecond) {
-		list, err := readmodels.NewReceipts(e.pool).PaidReceipts(e.ctx, settlement.PaidCursor{}, 1000)
+		list, err := pgstore.NewReceipts(e.pool).PaidReceipts(e.ctx, settlement.PaidCursor{}, 1000)
 		if err != nil {
 			e.t.Fatal(err)
 		}
@@ -148,7 +148,7 @@ func (e *distEnv) listedPaid(id string) {
 }
 
 func (e *distEnv) distributor(sender *settlement.OperatorSender) *settlement.DistributeSplitsHandler {
-	return settlement.NewDistributeSplitsHandler(e.store, commands.NewSplits(e.store), readmodels.NewReceipts(e.pool), sender, time.Now)
+	return settlement.NewDistributeSplitsHandler(e.store, commands.NewSplits(e.store), pgstore.NewReceipts(e.pool), sender, time.Now)
 }
 
 // until runs passes of h until every receipt is reconciled (a pass error is tolerated: the next

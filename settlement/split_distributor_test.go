@@ -17,8 +17,8 @@ import (
 	"github.com/payledger/payledger/chain/contracts"
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // Deployment through the command: the contract exists with the split's payees and shares; a
@@ -166,7 +166,7 @@ func TestDistributeSplitTwoInstances(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	for range 2 { // each instance has its own sender (its own mutex), as two processes would
-		h := e.distributor(settlement.NewOperatorSender(e.op, readmodels.NewOperatorTransactions(e.pool)))
+		h := e.distributor(settlement.NewOperatorSender(e.op, pgstore.NewOperatorTransactions(e.pool)))
 		wg.Go(func() { errs <- e.reconcileAll(h, ids...) })
 	}
 	wg.Wait()

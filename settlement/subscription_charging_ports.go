@@ -13,6 +13,7 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/onchain"
 	"github.com/payledger/payledger/domain/subscription"
 )
 
@@ -50,30 +51,17 @@ type ChargeChain interface {
 
 // TxCall is a transaction the operator is about to sign: its target, its call data and the gas
 // limit estimated for it.
-type TxCall struct {
-	To   string
-	Data []byte
-	Gas  uint64
-}
+type TxCall = onchain.TxCall
 
 // GasEstimate is what the node says of a TxCall: the gas limit to sign with, or, when the call
 // would revert now, the node's reason (nothing is sent then and no gas is spent).
-type GasEstimate struct {
-	Gas    uint64
-	Revert string
-}
+type GasEstimate = onchain.GasEstimate
 
 // SpendCheck is a spend about to be sent.
-type SpendCheck struct {
-	Permission subscription.Permission
-	Amount     *big.Int
-}
+type SpendCheck = onchain.SpendCheck
 
 // SpendStatus is what the chain says of a SpendCheck.
-type SpendStatus struct {
-	Approved bool
-	Refusal  string // why the spend would revert now; "" when it would not
-}
+type SpendStatus = onchain.SpendStatus
 
 // ChargeRow is a subscription_charges row: the claim of one period, its intent and outcome.
 type ChargeRow struct {
@@ -157,8 +145,8 @@ type ChargeNotifier interface {
 
 // Webhook events of charges (docs/webhooks.md).
 const (
-	EventSubscriptionCharged      = "subscription.charged"
-	EventSubscriptionChargeFailed = "subscription.charge_failed"
+	EventSubscriptionCharged      = subscription.WebhookCharged
+	EventSubscriptionChargeFailed = subscription.WebhookChargeFailed
 )
 
 // DueSubscriptions lists subscriptions that may be due (the read model; each is checked against

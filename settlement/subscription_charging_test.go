@@ -28,6 +28,7 @@ import (
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // chargeEnv is the development chain with the real spend-permission manager, a fresh database
@@ -80,7 +81,7 @@ func newChargeEnv(tb testing.TB, accounts int) *chargeEnv {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sender := settlement.NewOperatorSender(splitOp, readmodels.NewOperatorTransactions(pool))
+	sender := settlement.NewOperatorSender(splitOp, pgstore.NewOperatorTransactions(pool))
 	deploy := settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(store, e.platform, time.Now), splitOp, sender)
 	res, err := deploy.Handle(ctx, commands.ConfigureMerchantSplit{Merchant: e.merchant})
 	if err != nil {
@@ -151,7 +152,7 @@ func (e *chargeEnv) subscribe(customer chain.DevAccount, plan string) string {
 func (e *chargeEnv) listed(ids ...string) {
 	e.tb.Helper()
 	for start := time.Now(); time.Since(start) < 15*time.Second; time.Sleep(20 * time.Millisecond) {
-		due, err := readmodels.NewSubscriptions(e.pool).DueSubscriptions(e.ctx, time.Now(), 100_000)
+		due, err := pgstore.NewSubscriptions(e.pool).DueSubscriptions(e.ctx, time.Now(), 100_000)
 		if err != nil {
 			e.tb.Fatal(err)
 		}
@@ -174,7 +175,7 @@ func (e *chargeEnv) handler(c settlement.ChargeChain) *settlement.ChargeSubscrip
 	if c == nil {
 		c = e.op
 	}
-	h := settlement.NewChargeSubscriptionsHandler(e.store, c, readmodels.NewSubscriptionCharges(e.pool), readmodels.NewSubscriptions(e.pool),
+	h := settlement.NewChargeSubscriptionsHandler(e.store, c, pgstore.NewSubscriptionCharges(e.pool), pgstore.NewSubscriptions(e.pool),
 		commands.NewSplits(e.store), time.Now)
 	h.Poll = 50 * time.Millisecond
 	h.Await = 30 * time.Second

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
@@ -73,7 +74,7 @@ func (s *Server) dashReceipt(c echo.Context, sess Session, f dashboard.Frame) er
 	if err != nil {
 		return err
 	}
-	hist, err := readmodels.ReceiptHistory(ctx, s.events, id, sess.Wallet)
+	hist, err := commands.ReceiptHistory(ctx, s.events, id, sess.Wallet)
 	if err != nil {
 		return err
 	}

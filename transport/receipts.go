@@ -297,7 +297,7 @@ func (s *Server) statusOf(st receipt.State) (cachedStatus, error) {
 
 func (s *Server) receiptEvents(c echo.Context) error {
 	p, _ := PrincipalFrom(c)
-	h, err := readmodels.ReceiptHistory(c.Request().Context(), s.events, c.Param("id"), p.Wallet)
+	h, err := commands.ReceiptHistory(c.Request().Context(), s.events, c.Param("id"), p.Wallet)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 	"github.com/payledger/payledger/webhooks"
 )
 
@@ -59,7 +60,7 @@ func TestChargeRoutesAuth(t *testing.T) {
 // late lets a test give the charger its database after the env made it.
 type late struct {
 	settlement.ChargeLedger
-	due   *readmodels.Subscriptions
+	due   *pgstore.Subscriptions
 	hooks *readmodels.SubscriptionWebhooks
 }
 
@@ -101,7 +102,7 @@ func TestCronChargeSubscriptions(t *testing.T) {
 			Operator: op.Sender(), USDC: op.USDC()}
 		c.Chain.Charger = h
 	}, nil, nil)
-	db.ChargeLedger, db.due, db.hooks = readmodels.NewSubscriptionCharges(e.pool), readmodels.NewSubscriptions(e.pool), readmodels.NewSubscriptionWebhooks(e.pool)
+	db.ChargeLedger, db.due, db.hooks = pgstore.NewSubscriptionCharges(e.pool), pgstore.NewSubscriptions(e.pool), readmodels.NewSubscriptionWebhooks(e.pool)
 	runner, err := projections.NewRunner(e.pool, store, projections.Subscriptions{}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func TestCronChargeSubscriptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	deploy := settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(store, testPlatform, time.Now), splitOp,
-		settlement.NewOperatorSender(splitOp, readmodels.NewOperatorTransactions(e.pool)))
+		settlement.NewOperatorSender(splitOp, pgstore.NewOperatorTransactions(e.pool)))
 	if _, err := deploy.Handle(ctx, commands.ConfigureMerchantSplit{Merchant: m.wallet}); err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/cmd/payledger/app/web"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // fakeClock is a clock the test moves.
@@ -58,7 +58,7 @@ func TestStuckDepositDetectorShowsInHealthzAndLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := readmodels.NewDeposits(svc.Config.Pool).SaveCursor(ctx, "deposits", settlement.DepositCursor{Number: head + 1_000_000}); err != nil {
+	if err := pgstore.NewDeposits(svc.Config.Pool).SaveCursor(ctx, "deposits", settlement.DepositCursor{Number: head + 1_000_000}); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := svc.Server()
@@ -128,7 +128,7 @@ func TestStuckDepositDetectorShowsInHealthzAndLog(t *testing.T) {
 	}
 
 	// The cursor set back to the chain: the detector reads blocks again and recovers.
-	if err := readmodels.NewDeposits(svc.Config.Pool).SaveCursor(ctx, "deposits", settlement.DepositCursor{Number: head}); err != nil {
+	if err := pgstore.NewDeposits(svc.Config.Pool).SaveCursor(ctx, "deposits", settlement.DepositCursor{Number: head}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor("the detector did not recover", func() bool { s, _ := healthz(); return s == "ok" })

@@ -11,7 +11,6 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/readmodels"
 )
 
 // errChainBroken makes `receipts history` exit non-zero when the hash chain does not hold.
@@ -41,7 +40,7 @@ func printReceiptHistory(ctx context.Context, store eventstore.Store, id string,
 	if len(events) == 0 {
 		return fmt.Errorf("receipt %q not found", id)
 	}
-	view := readmodels.NewHistory(id, events)
+	view := commands.NewHistory(id, events)
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(view); err != nil {

@@ -12,8 +12,8 @@ import (
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // depositAddresses are the addresses new receipts get (DESIGN 9): from the deposit factory
@@ -24,7 +24,7 @@ import (
 func depositAddresses(ctx context.Context, cfg config, rpc *chain.RPC, pool *pgxpool.Pool, store eventstore.Store, log zerolog.Logger) (commands.DepositAddresses, error) {
 	if rpc != nil {
 		dev := !cfg.production() && cfg.ChainID == chain.DevChainID
-		deps := readmodels.NewDeposits(pool)
+		deps := pgstore.NewDeposits(pool)
 		if err := settlement.CheckDepositChain(ctx, chain.DepositScanner{RPC: rpc}, deps, deps, store, cfg.ChainID, "", dev, time.Now, log); err != nil {
 			return nil, err
 		}
@@ -55,7 +55,7 @@ func depositFactory(ctx context.Context, cfg config, rpc *chain.RPC, pool *pgxpo
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	addr, err := readmodels.ChainContract(ctx, pool, cfg.ChainID, chain.DepositFactoryName, deploy)
+	addr, err := pgstore.ChainContract(ctx, pool, cfg.ChainID, chain.DepositFactoryName, deploy)
 	if err != nil {
 		return "", fmt.Errorf("deposit factory: %w", err)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // splitChain is what split deployment and distribution use: without ETH_RPC_URL, nothing
@@ -37,7 +37,7 @@ func splitChain(cfg config, rpc *chain.RPC, pool *pgxpool.Pool, log zerolog.Logg
 		return op, nil, nil
 	}
 	log.Info().Str("operator", op.Sender()).Bool("connected", rpc != nil).Msg("split operator ready")
-	return op, settlement.NewOperatorSender(op, readmodels.NewOperatorTransactions(pool)), nil
+	return op, settlement.NewOperatorSender(op, pgstore.NewOperatorTransactions(pool)), nil
 }
 
 // dialUntilAnswered dials ETH_RPC_URL every redialFirst, doubling to redialMax, until the node

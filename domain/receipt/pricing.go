@@ -16,6 +16,29 @@ type Item struct {
 	Taxable                   bool
 }
 
+// CatalogItem is an inventory item as an order prices it (what the catalog port of order
+// creation answers); ID is the item's UUID in its canonical lower-case text.
+type CatalogItem struct {
+	ID         string
+	SKU        string
+	Name       string
+	Thumb      string
+	Currency   string
+	PriceCents int64
+	Taxable    bool
+}
+
+// MerchantPricing is what pricing reads of the platform and the merchant's shop.
+type MerchantPricing struct {
+	Platform  money.Rate // the platform base fee rate (the site's, else 0.5%)
+	AddOn     money.Rate // the merchant's add-on
+	BrandName string
+	BrandKey  string
+	// DefaultToken is the site's default payment token, recorded on the receipt: the payload's
+	// token until a payment or a quote names one.
+	DefaultToken string
+}
+
 // PriceInput is everything pricing needs; it is resolved by the caller (catalog lookups, shop
 // and site settings) so that pricing itself is pure.
 type PriceInput struct {

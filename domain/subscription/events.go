@@ -14,6 +14,14 @@ const (
 	EventCancelled    = "SubscriptionCancelled"
 )
 
+// Webhook event types of a charge's outcome (docs/webhooks.md): what the merchant's endpoints
+// receive, named here once for the process that queues them (settlement) and the payload
+// catalog that lists them (readmodels).
+const (
+	WebhookCharged      = "subscription.charged"
+	WebhookChargeFailed = "subscription.charge_failed"
+)
+
 // Created records a new subscription with the plan and permission it was accepted with. The
 // signature is kept because the first charge submits it (approveWithSignature); it only lets the
 // operator spend within the permission, so it is not a secret.

@@ -248,8 +248,12 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 	})
 	var committed func(eventstore.Position)
 	if len(p.atts) > 0 {
+		all := make([]any, len(p.atts))
+		for i, a := range p.atts {
+			all[i] = a
+		}
 		var err error
-		if committed, err = p.atts[0].QueueAll(batch, p.atts); err != nil {
+		if committed, err = p.atts[0].QueueAll(batch, all); err != nil {
 			return nil, err
 		}
 	}

@@ -116,7 +116,7 @@ func TestGroupCommit(t *testing.T) {
 type sideRow int
 
 // QueueAll implements postgres.Attachment: the rows of one transaction in one statement.
-func (sideRow) QueueAll(batch *pgx.Batch, all []postgres.Attachment) (func(eventstore.Position), error) {
+func (sideRow) QueueAll(batch *pgx.Batch, all []any) (func(eventstore.Position), error) {
 	ns := make([]int32, len(all))
 	for i, a := range all {
 		ns[i] = int32(a.(sideRow))

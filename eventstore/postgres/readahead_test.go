@@ -199,7 +199,7 @@ type floorMove struct {
 }
 
 // QueueAll implements postgres.Attachment.
-func (f floorMove) QueueAll(batch *pgx.Batch, _ []postgres.Attachment) (func(eventstore.Position), error) {
+func (f floorMove) QueueAll(batch *pgx.Batch, _ []any) (func(eventstore.Position), error) {
 	batch.Queue("SELECT 1")
 	return func(end eventstore.Position) {
 		if f.moveFloor.Load() {

@@ -9,6 +9,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 	"github.com/payledger/payledger/transport/onramp"
 )
 
@@ -35,11 +36,11 @@ func (a *Application) buildCommands(d Config, in infra) *commands.ReconcileOnram
 		CreateOrder:         commands.NewCreateOrderHandler(splits, catalog, pricing, issuer, d.PlatformRecipient, now),
 		CreateReceipt:       commands.NewCreateReceiptHandler(pricing, issuer),
 		StartOnramp:         logOutcomes(commands.NewStartOnrampHandler(events, splits, processor, prices, now), noteStartOnramp),
-		SubmitWalletPayment: commands.NewSubmitWalletPaymentHandler(events, readmodels.NewPaymentHints(d.Pool), receipts, d.Chain.Transactions, now),
+		SubmitWalletPayment: commands.NewSubmitWalletPaymentHandler(events, pgstore.NewPaymentHints(d.Pool), receipts, d.Chain.Transactions, now),
 		RecordTelemetry:     logOutcomes(commands.NewRecordTelemetryHandler(events, reconcile, now), noteTelemetry),
 		ApplyProcessorEvent: logOutcomes(commands.NewApplyProcessorEventHandler(events, readmodels.NewProcessorEvents(d.Pool), now), noteProcessorEvent),
 		ReconcileOnramp:     logOutcomes(reconcile, noteReconcile),
-		Refund:              commands.NewRefundHandler(events, readmodels.NewRefundClaims(d.Pool), now),
+		Refund:              commands.NewRefundHandler(events, pgstore.NewRefundClaims(d.Pool), now),
 		DisplayTerminal:     commands.HandlerFunc[commands.TerminalDisplay, commands.TerminalReceipt](terminal.Display),
 		CompleteTerminal:    commands.HandlerFunc[commands.TerminalComplete, commands.TerminalReceipt](terminal.Complete),
 		QuoteToken:          commands.NewQuoteTokenHandler(events, prices, now),

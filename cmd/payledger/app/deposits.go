@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // depositInterval is how often the deposit detector looks for new blocks.
@@ -29,7 +29,7 @@ func depositDetector(d Config, health *Health) Worker {
 			return err
 		}
 		defer release()
-		det := &settlement.DepositDetector{Chain: chain.DepositScanner{RPC: rpc, Tokens: c.Tokens}, Store: readmodels.NewDeposits(d.Pool),
+		det := &settlement.DepositDetector{Chain: chain.DepositScanner{RPC: rpc, Tokens: c.Tokens}, Store: pgstore.NewDeposits(d.Pool),
 			Events: d.Store, Confirmations: c.Confirmations, Monitor: d.PaymentMonitorWindow, Now: d.Now, Log: d.Log,
 			Prices: PriceSource(d.Pool)}
 		return loop(ctx, func(ctx context.Context) (bool, error) {

@@ -8,6 +8,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 	"github.com/payledger/payledger/webhooks"
 )
 
@@ -89,7 +90,7 @@ func paymentHints(d Config, health *Health) Worker {
 	if d.Chain.Transactions == nil {
 		return nil
 	}
-	h := commands.NewCheckPaymentHintsHandler(d.Store, readmodels.NewPaymentHints(d.Pool), readmodels.NewReceipts(d.Pool), d.Chain.Transactions, d.Now)
+	h := commands.NewCheckPaymentHintsHandler(d.Store, pgstore.NewPaymentHints(d.Pool), readmodels.NewReceipts(d.Pool), d.Chain.Transactions, d.Now)
 	return health.Every("payment hints", hintInterval, func(ctx context.Context) (bool, error) {
 		_, err := h.Handle(ctx, commands.CheckPaymentHints{})
 		return true, err
@@ -99,7 +100,7 @@ func paymentHints(d Config, health *Health) Worker {
 // paymentWindow records the expiry of receipts whose payment window ended unpaid; every instance
 // may run it: the stream's expected version records each expiry once.
 func paymentWindow(d Config, health *Health) Worker {
-	h := settlement.NewPaymentWindowHandler(d.Store, readmodels.NewReceipts(d.Pool),
+	h := settlement.NewPaymentWindowHandler(d.Store, pgstore.NewReceipts(d.Pool),
 		settlement.PaymentWindowConfig{Window: d.PaymentWindow, Monitor: d.PaymentMonitorWindow}, d.Now)
 	return health.Every("payment window", h.Config().Poll, func(ctx context.Context) (bool, error) {
 		_, err := h.Handle(ctx)
@@ -127,7 +128,7 @@ func splitDistributor(d Config, health *Health) Worker {
 				d.Log.Info().Msg("chain connected: split deployment and distribution enabled")
 			}
 		}
-		h := settlement.NewDistributeSplitsHandler(d.Store, commands.NewSplits(d.Store), readmodels.NewReceipts(d.Pool), c.SplitOperator, time.Now)
+		h := settlement.NewDistributeSplitsHandler(d.Store, commands.NewSplits(d.Store), pgstore.NewReceipts(d.Pool), c.SplitOperator, time.Now)
 		return loop(ctx, func(ctx context.Context) (bool, error) {
 			_, err := h.Handle(ctx)
 			return true, err
@@ -166,8 +167,8 @@ func subscriptionCharger(d Config) *settlement.ChargeSubscriptionsHandler {
 	if d.Chain.ChargeOperator == nil || d.Subscriptions.Operator == "" {
 		return nil
 	}
-	h := settlement.NewChargeSubscriptionsHandler(d.Store, d.Chain.ChargeOperator, readmodels.NewSubscriptionCharges(d.Pool),
-		readmodels.NewSubscriptions(d.Pool), commands.NewSplits(d.Store), d.Now)
+	h := settlement.NewChargeSubscriptionsHandler(d.Store, d.Chain.ChargeOperator, pgstore.NewSubscriptionCharges(d.Pool),
+		pgstore.NewSubscriptions(d.Pool), commands.NewSplits(d.Store), d.Now)
 	h.Log = d.Log
 	h.Notify = readmodels.NewSubscriptionWebhooks(d.Pool)
 	return h

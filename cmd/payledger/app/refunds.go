@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // refundInterval paces the refund verifier: a claim is read once a step, and the development
@@ -28,7 +28,7 @@ func refundVerifier(d Config, health *Health) Worker {
 			return err
 		}
 		defer release()
-		v := &settlement.RefundVerifier{Chain: chain.RefundReader{RPC: rpc, Tokens: c.Tokens}, Claims: readmodels.NewRefundClaims(d.Pool),
+		v := &settlement.RefundVerifier{Chain: chain.RefundReader{RPC: rpc, Tokens: c.Tokens}, Claims: pgstore.NewRefundClaims(d.Pool),
 			Events: d.Store, Confirmations: c.Confirmations, Now: d.Now, Log: d.Log}
 		return loop(ctx, func(ctx context.Context) (bool, error) {
 			res, err := v.Step(ctx)

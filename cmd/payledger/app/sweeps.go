@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // sweepInterval is the pace of deposit sweeps: a sweep sent in one pass is recorded in a later
@@ -30,7 +30,7 @@ func depositSweeper(d Config, health *Health) Worker {
 			return err
 		}
 		d.Log.Info().Str("factory", factory.Factory.Hex()).Msg("deposit sweeps ready")
-		h := settlement.NewSweepDepositsHandler(d.Store, sweeper, readmodels.NewDepositSweeps(d.Pool), time.Now)
+		h := settlement.NewSweepDepositsHandler(d.Store, sweeper, pgstore.NewDepositSweeps(d.Pool), time.Now)
 		return loop(ctx, func(ctx context.Context) (bool, error) {
 			_, err := h.Handle(ctx)
 			return true, err

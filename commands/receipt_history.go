@@ -1,4 +1,4 @@
-package readmodels
+package commands
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -18,18 +17,18 @@ import (
 // It is read from the event store itself, not from a table: the history is the events.
 
 // ReceiptHistory returns receipt id's history for its merchant. Errors:
-// commands.ErrReceiptNotFound (also for another merchant's receipt), wrapped store errors.
-func ReceiptHistory(ctx context.Context, store commands.Store, id, merchant string) (History, error) {
-	events, err := commands.ReadReceiptEvents(ctx, store, id)
+// ErrReceiptNotFound (also for another merchant's receipt), wrapped store errors.
+func ReceiptHistory(ctx context.Context, store Store, id, merchant string) (History, error) {
+	events, err := ReadReceiptEvents(ctx, store, id)
 	if err != nil {
 		return History{}, err
 	}
 	if len(events) == 0 {
-		return History{}, commands.ErrReceiptNotFound
+		return History{}, ErrReceiptNotFound
 	}
 	var g receipt.Generated
 	if json.Unmarshal(events[0].Data, &g) != nil || g.Merchant != merchant {
-		return History{}, commands.ErrReceiptNotFound
+		return History{}, ErrReceiptNotFound
 	}
 	h := NewHistory(id, events)
 	if h.Telemetry, err = receiptTelemetry(ctx, store, id, events[0].RecordedAt); err != nil {
@@ -50,10 +49,10 @@ const telemetryHours = 48
 
 // receiptTelemetry is the payment page's reports of receipt id (its telemetry streams of the
 // first telemetryHours hours from created), oldest first.
-func receiptTelemetry(ctx context.Context, store commands.Store, id string, created time.Time) ([]HistoryEvent, error) {
+func receiptTelemetry(ctx context.Context, store Store, id string, created time.Time) ([]HistoryEvent, error) {
 	streams := make([]string, telemetryHours)
 	for i := range streams {
-		streams[i] = commands.TelemetryStream(id, created.Add(time.Duration(i)*time.Hour))
+		streams[i] = TelemetryStream(id, created.Add(time.Duration(i)*time.Hour))
 	}
 	byStream := map[string][]eventstore.RecordedEvent{}
 	if r, ok := store.(streamsReader); ok {
@@ -64,7 +63,7 @@ func receiptTelemetry(ctx context.Context, store commands.Store, id string, crea
 		byStream = read
 	} else {
 		for _, st := range streams {
-			evs, err := store.ReadStream(ctx, st, 1, commands.MaxTelemetryPerHour)
+			evs, err := store.ReadStream(ctx, st, 1, MaxTelemetryPerHour)
 			if err != nil {
 				return nil, fmt.Errorf("read telemetry: %w", err)
 			}

@@ -1,0 +1,36 @@
+package onchain
+
+// What the chain shows of deposit addresses: the transfers to them and the blocks read (the
+// deposit detector's chain port, settlement.DepositChain, implemented by chain.DepositScanner).
+
+// DepositTransfer is one transfer to a deposit address found on the chain: a Transfer log of a
+// configured token, an ETH transaction, or (LogIndex settlement.BalanceLogIndex) ETH found by the deposit's
+// balance, whose TransactionHash is then the hash of the block the balance was read at.
+type DepositTransfer struct {
+	Deposit         string // deposit address, lower case
+	TransactionHash string
+	LogIndex        int
+	BlockNumber     uint64
+	BlockHash       string
+	Sender          string
+	Token           string // symbol
+	Decimals        uint8
+	AmountUnits     string // base units, a decimal integer
+}
+
+// DepositScan is what the chain shows over a block range: the transfers to the deposits asked
+// for and the hash of every block of the range.
+type DepositScan struct {
+	Head      uint64 // the newest block's number
+	To        uint64 // the last block read (0: none, the range was past the head)
+	Transfers []DepositTransfer
+	Hashes    map[uint64]string
+	Parent    string // the parent hash of the range's first block: is the block before still the one read?
+}
+
+// MinedTx is a transaction as the chain shows it now: its block, and whether it reverted.
+type MinedTx struct {
+	Reverted    bool
+	BlockNumber uint64
+	BlockHash   string // lower case
+}

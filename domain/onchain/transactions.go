@@ -1,0 +1,19 @@
+package onchain
+
+// A transaction a payment hint names, as the chain shows it (commands.ChainTransactions,
+// implemented by chain.TransactionCredits).
+
+// MinedTransaction is a transaction as the chain shows it.
+type MinedTransaction struct {
+	Mined, Reverted bool
+	BlockNumber     uint64
+	Credits         []ChainCredit // a successful transaction's transfers of configured tokens and its ETH value
+}
+
+// ChainCredit is one transfer a transaction made: to (lower-case hex), the token's symbol (ETH:
+// the transaction's value, LogIndex -1) and the amount in base units.
+type ChainCredit struct {
+	To, Token   string
+	LogIndex    int
+	AmountUnits string
+}
