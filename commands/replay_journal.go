@@ -10,7 +10,7 @@ import (
 	"github.com/payledger/payledger/eventstore/journal"
 )
 
-// SealedKeys stores webhook keys sealed in degraded mode (readmodels.WebhookKeys). Saving a key
+// SealedKeys stores webhook keys sealed in degraded mode (secrets.WebhookKeys). Saving a key
 // that is already stored must succeed and keep the stored one.
 type SealedKeys interface {
 	SaveSealed(ctx context.Context, receiptID string, nonce, sealed []byte) error

@@ -12,6 +12,7 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/journal"
+	"github.com/payledger/payledger/internal/secrets"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -208,7 +209,7 @@ func (a *atAppend) QueueAll(batch *pgx.Batch, all []any) (func(eventstore.Positi
 		}
 	}
 	if len(ids) > 0 {
-		readmodels.QueueSealedKeys(batch, ids, nonces, sealed)
+		secrets.QueueSealedKeys(batch, ids, nonces, sealed)
 	}
 	if len(rows) == 0 {
 		return nil, nil

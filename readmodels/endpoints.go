@@ -10,6 +10,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/internal/secrets"
 )
 
 // MaxEndpoints is how many live webhook endpoints a merchant may have: each event fans out to
@@ -33,11 +35,11 @@ type Endpoint struct {
 // endpoint id as additional data.
 type Endpoints struct {
 	pool *pgxpool.Pool
-	keys *WebhookKeys
+	keys *secrets.WebhookKeys
 }
 
 // NewEndpoints returns the store on pool; keys seals and opens the endpoints' secrets.
-func NewEndpoints(pool *pgxpool.Pool, keys *WebhookKeys) *Endpoints {
+func NewEndpoints(pool *pgxpool.Pool, keys *secrets.WebhookKeys) *Endpoints {
 	return &Endpoints{pool: pool, keys: keys}
 }
 

@@ -8,17 +8,19 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/internal/secrets"
 )
 
 // IdempotentResponses keeps the first answer to each (principal, Idempotency-Key) for
 // IdempotencyTTL (migration 025), its body sealed with the webhook keys' AES-256-GCM.
 type IdempotentResponses struct {
 	pool *pgxpool.Pool
-	keys *WebhookKeys
+	keys *secrets.WebhookKeys
 }
 
 // NewIdempotentResponses returns the store on pool; keys seals the kept bodies.
-func NewIdempotentResponses(pool *pgxpool.Pool, keys *WebhookKeys) *IdempotentResponses {
+func NewIdempotentResponses(pool *pgxpool.Pool, keys *secrets.WebhookKeys) *IdempotentResponses {
 	return &IdempotentResponses{pool: pool, keys: keys}
 }
 

@@ -15,6 +15,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/internal/cache"
 )
 
 // ErrNotFound is returned when a row does not exist or belongs to someone else.
@@ -37,13 +39,13 @@ type APIKey struct {
 // Keys stores subscription keys.
 type Keys struct {
 	pool  *pgxpool.Pool
-	cache *Cache[APIKey]
+	cache *cache.Cache[APIKey]
 }
 
 // NewKeys returns the key store on pool. Authentication reads the database every time until the
 // cache (Cache) is registered with a running Invalidations listener.
 func NewKeys(pool *pgxpool.Pool) *Keys {
-	return &Keys{pool: pool, cache: NewCache[APIKey](100_000, false)}
+	return &Keys{pool: pool, cache: cache.NewCache[APIKey](100_000, false)}
 }
 
 // RevokedChannel is the LISTEN/NOTIFY channel that announces key revocations to every instance.
@@ -51,7 +53,7 @@ const RevokedChannel = "payledger_keys_revoked"
 
 // Cache is the cache of authenticated keys, to register on RevokedChannel: a revocation in any
 // instance empties it in every instance.
-func (k *Keys) Cache() *Cache[APIKey] { return k.cache }
+func (k *Keys) Cache() *cache.Cache[APIKey] { return k.cache }
 
 func hashKey(secret string) []byte {
 	h := sha256.Sum256([]byte(secret))

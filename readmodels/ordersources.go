@@ -9,6 +9,7 @@ import (
 
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/internal/cache"
 )
 
 // What order creation reads (commands.Catalog, commands.PricingSource): through the instance's
@@ -27,13 +28,13 @@ type itemFinder interface {
 // OrderCatalog finds inventory items for orders.
 type OrderCatalog struct {
 	inventory itemFinder
-	cache     *Cache[Item] // key: wallet|id:<uuid> or wallet|sku:<sku>; nil: none
+	cache     *cache.Cache[Item] // key: wallet|id:<uuid> or wallet|sku:<sku>; nil: none
 	mu        sync.Mutex
 	known     map[string]map[string]Item // wallet -> ref -> item
 }
 
 // NewOrderCatalog returns a catalog over inventory with cache (nil: no cache).
-func NewOrderCatalog(inventory itemFinder, cache *Cache[Item]) *OrderCatalog {
+func NewOrderCatalog(inventory itemFinder, cache *cache.Cache[Item]) *OrderCatalog {
 	return &OrderCatalog{inventory: inventory, cache: cache, known: map[string]map[string]Item{}}
 }
 
@@ -145,13 +146,13 @@ type pricingSettings interface {
 // OrderPricing reads merchants' fee rates and brand for orders.
 type OrderPricing struct {
 	shops pricingSettings
-	cache *Cache[receipt.MerchantPricing] // nil: none
+	cache *cache.Cache[receipt.MerchantPricing] // nil: none
 	mu    sync.Mutex
 	known map[string]receipt.MerchantPricing
 }
 
 // NewOrderPricing returns pricing over shops with cache (nil: no cache).
-func NewOrderPricing(shops pricingSettings, cache *Cache[receipt.MerchantPricing]) *OrderPricing {
+func NewOrderPricing(shops pricingSettings, cache *cache.Cache[receipt.MerchantPricing]) *OrderPricing {
 	return &OrderPricing{shops: shops, cache: cache, known: map[string]receipt.MerchantPricing{}}
 }
 

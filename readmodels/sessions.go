@@ -8,6 +8,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
+// SessionsEndedChannel is the LISTEN/NOTIFY channel that announces sessions ended before their
+// expiry (logout, logout-all) to every instance, so that their open streams end (DESIGN 10).
+const SessionsEndedChannel = "payledger_sessions_ended"
+
 // Sessions keeps the admin sessions that ended before their token expired: a logged-out token id
 // (logout) and, per wallet, the newest issue time ended by logout-all. Rows are kept until the
 // tokens they end would have expired anyway, then deleted.

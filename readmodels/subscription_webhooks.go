@@ -10,6 +10,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/internal/secrets"
 )
 
 // SubscriptionWebhooks is the outbox of subscription charge webhooks (migration 017).
@@ -100,7 +102,7 @@ var ErrNoSigningKey = errors.New("no API key to sign with: the merchant has no r
 // MerchantSigningKey is the API key captured by the merchant's newest receipt that has one:
 // subscription webhooks are signed like receipt webhooks, with the key the merchant calls the
 // API with (a rotated key signs once a receipt was created with it).
-func (w *SubscriptionWebhooks) MerchantSigningKey(ctx context.Context, keys *WebhookKeys, merchant string) (string, error) {
+func (w *SubscriptionWebhooks) MerchantSigningKey(ctx context.Context, keys *secrets.WebhookKeys, merchant string) (string, error) {
 	var id string
 	err := w.pool.QueryRow(ctx, `SELECT k.receipt_id FROM receipt_webhook_keys k JOIN receipts r ON r.receipt_id = k.receipt_id
 		WHERE r.merchant_wallet = $1 ORDER BY k.created_at DESC LIMIT 1`, merchant).Scan(&id)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/payledger/payledger/internal/cache"
 )
 
 // UsersChangedChannel is the LISTEN/NOTIFY channel on which every statement that changes the
@@ -181,9 +183,9 @@ func (s *Users) readTop(ctx context.Context) (*topWindow, error) {
 
 // KeepTopInMemory has searches and leaderboards answered from the highest-XP users held in
 // memory, kept current by inv (NOTIFYs on UsersChangedChannel). Call it before inv runs.
-func (s *Users) KeepTopInMemory(inv *Invalidations) *Users {
+func (s *Users) KeepTopInMemory(inv *cache.Invalidations) *Users {
 	s.top = newTopUsers(s.readTop)
-	inv.Register(UsersChangedChannel, s.top)
+	inv.Register(UsersChangedChannel, cache.Subscriber{OnNotify: s.top.invalidate, OnListening: s.top.setListening})
 	return s
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/payledger/payledger/internal/cache"
 	"github.com/payledger/payledger/migrations/pgtest"
 )
 
@@ -37,7 +38,7 @@ func seedVaried(t *testing.T, pool *pgxpool.Pool, n int, now time.Time) {
 // windowed returns a store that answers from the window, once its listener is connected.
 func windowed(t *testing.T, pool *pgxpool.Pool) *Users {
 	t.Helper()
-	inv := NewInvalidations(pool)
+	inv := cache.NewInvalidations(pool)
 	users := NewUsers(pool).KeepTopInMemory(inv)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -13,6 +13,7 @@ import (
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/internal/secrets"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
 )
@@ -25,7 +26,7 @@ func TestDepositAddressesAreNeverShared(t *testing.T) {
 	merchant, unsplit := newWallet(t), newWallet(t)
 	_, err := commands.NewConfigureSplitHandler(e.store, payPlatform, time.Now).Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: merchant, Address: strings.ToLower(e.split.Hex())})
 	e.ok(err)
-	vault, err := readmodels.NewWebhookKeys(e.pool, make([]byte, 32))
+	vault, err := secrets.NewWebhookKeys(e.pool, make([]byte, 32))
 	e.ok(err)
 	issuer := commands.NewIssuer(e.store, readmodels.NewIdempotency(e.pool), vault, nil, func(error) bool { return false }, time.Now).
 		WithDeposits(commands.NewSplits(e.store), chain.DepositAddresses{Factory: e.factory}, time.Hour)

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/payledger/payledger/internal/cache"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport/gql"
 )
@@ -316,7 +317,7 @@ func TestGraphQLConstantQueries(t *testing.T) {
 
 	// As serve runs it, with the window of the highest-XP users in memory: once the window is
 	// read, a leaderboard of 100 with both counts sends no query at all.
-	inv := readmodels.NewInvalidations(pool)
+	inv := cache.NewInvalidations(pool)
 	windowed := httptest.NewServer(gql.NewHandler(readmodels.NewUsers(pool).KeepTopInMemory(inv), e.clk.Now))
 	defer windowed.Close()
 	lctx, stop := context.WithCancel(ctx)

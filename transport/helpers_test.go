@@ -23,6 +23,7 @@ import (
 	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/docs"
 	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/internal/secrets"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport/ratelimit"
@@ -72,7 +73,7 @@ type env struct {
 	logs  *syncBuffer
 	admin *ecdsa.PrivateKey // its wallet is in AdminWallets
 
-	webhookKeys *readmodels.WebhookKeys
+	webhookKeys *secrets.WebhookKeys
 	outbox      *readmodels.Outbox
 	dispatcher  *webhooks.Dispatcher
 	usage       *readmodels.Usage

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/internal/cache"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport/page"
 )
@@ -42,10 +43,10 @@ type receiptWatch struct {
 
 // newReceiptWatch registers the watch with inv (before inv runs; nil inv: never listening) and
 // with srv's shutdown (nil srv: only stop ends the streams).
-func newReceiptWatch(inv *readmodels.Invalidations, srv *http.Server) *receiptWatch {
+func newReceiptWatch(inv *cache.Invalidations, srv *http.Server) *receiptWatch {
 	w := &receiptWatch{subs: map[string]map[chan struct{}]struct{}{}, done: make(chan struct{})}
 	if inv != nil {
-		inv.Register(readmodels.ReceiptsChangedChannel, readmodels.Subscriber{OnNotify: w.notify, OnListening: w.setListening})
+		inv.Register(readmodels.ReceiptsChangedChannel, cache.Subscriber{OnNotify: w.notify, OnListening: w.setListening})
 	}
 	if srv != nil {
 		srv.RegisterOnShutdown(w.stop)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/internal/cache"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/transport/dashboard"
@@ -136,9 +137,9 @@ type Deps struct {
 	// Invalidations, when set, keeps the server's status cache; it must run (Run) after New.
 	// Without it every status read goes to the database. PricingCache and InventoryCache are the
 	// order sources' caches (nil without Invalidations): the server forgets what its writes change.
-	Invalidations  *readmodels.Invalidations
-	PricingCache   *readmodels.Cache[commands.MerchantPricing]
-	InventoryCache *readmodels.Cache[readmodels.Item]
+	Invalidations  *cache.Invalidations
+	PricingCache   *cache.Cache[commands.MerchantPricing]
+	InventoryCache *cache.Cache[readmodels.Item]
 
 	// ReceiptSearch finds receipts by id or transactionId for the dashboard.
 	ReceiptSearch ReceiptSearcher
@@ -209,7 +210,7 @@ type Server struct {
 	exports        ExportSource
 	exportSlots    streamSlots
 	exportTimeout  time.Duration
-	revocations    *readmodels.Signal // wakes streams to re-check their credential (stream_credentials.go)
+	revocations    *cache.Signal // wakes streams to re-check their credential (stream_credentials.go)
 	tracer         trace.Tracer
 
 	// The merchant dashboard (dashboard*.go).

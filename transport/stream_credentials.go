@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/payledger/payledger/internal/cache"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -22,8 +23,8 @@ const (
 
 // watchRevocations has the announcements of key revocations and ended sessions wake the streams
 // (without inv, none arrive: the streams poll).
-func (s *Server) watchRevocations(inv *readmodels.Invalidations) {
-	s.revocations = readmodels.NewSignal()
+func (s *Server) watchRevocations(inv *cache.Invalidations) {
+	s.revocations = cache.NewSignal()
 	if inv != nil {
 		inv.Register(readmodels.RevokedChannel, s.revocations)
 		inv.Register(readmodels.SessionsEndedChannel, s.revocations)

@@ -24,6 +24,7 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/internal/secrets"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -48,7 +49,7 @@ type DeliveryCounter interface {
 
 var (
 	_ Outbox      = (*readmodels.Outbox)(nil)
-	_ SigningKeys = (*readmodels.WebhookKeys)(nil)
+	_ SigningKeys = (*secrets.WebhookKeys)(nil)
 )
 
 // Webhook delivery defaults (spec, Delivery and retry).

@@ -22,6 +22,7 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/internal/secrets"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
@@ -112,7 +113,7 @@ func TestInitRefusesMissingDependencies(t *testing.T) {
 type world struct {
 	pool   *pgxpool.Pool
 	store  *postgres.Store
-	keys   *readmodels.WebhookKeys
+	keys   *secrets.WebhookKeys
 	runner *projections.Runner
 	disp   *Dispatcher
 }
@@ -122,7 +123,7 @@ func newWorld(t *testing.T, adjust func(*Dispatcher)) *world {
 	pool := pgtest.Pool(t)
 	w := &world{pool: pool, store: postgres.New(pool)}
 	var err error
-	if w.keys, err = readmodels.NewWebhookKeys(pool, bytes.Repeat([]byte{7}, 32)); err != nil {
+	if w.keys, err = secrets.NewWebhookKeys(pool, bytes.Repeat([]byte{7}, 32)); err != nil {
 		t.Fatal(err)
 	}
 	w.disp = &Dispatcher{Outbox: readmodels.NewOutbox(pool), Keys: w.keys, Events: w.store, Log: zerolog.Nop(),

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/internal/secrets"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/readmodels"
 )
@@ -23,7 +24,7 @@ import (
 // refusal. The same endpoint receives an event from a development dispatcher.
 func TestEndpointOnPrivateAddressRefusedAtSend(t *testing.T) {
 	pool := pgtest.Pool(t)
-	keys, err := readmodels.NewWebhookKeys(pool, bytes.Repeat([]byte{9}, 32))
+	keys, err := secrets.NewWebhookKeys(pool, bytes.Repeat([]byte{9}, 32))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/payledger/payledger/internal/secrets"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -18,7 +19,7 @@ import (
 type SubscriptionOutbox interface {
 	Claim(ctx context.Context, limit int, lease time.Duration) ([]readmodels.SubscriptionWebhook, error)
 	Complete(ctx context.Context, id uuid.UUID, state string, status *int, errText string, next time.Time) error
-	MerchantSigningKey(ctx context.Context, keys *readmodels.WebhookKeys, merchant string) (string, error)
+	MerchantSigningKey(ctx context.Context, keys *secrets.WebhookKeys, merchant string) (string, error)
 }
 
 // SubscriptionSender delivers subscription.charged and subscription.charge_failed to the
@@ -28,7 +29,7 @@ type SubscriptionOutbox interface {
 // reconciliation backoff (1 min doubling, at most 6 h) for 3 days, then given up.
 type SubscriptionSender struct {
 	Outbox SubscriptionOutbox
-	Keys   *readmodels.WebhookKeys
+	Keys   *secrets.WebhookKeys
 	Via    *Dispatcher // its HTTP client, URL checks and clock
 	Log    zerolog.Logger
 }

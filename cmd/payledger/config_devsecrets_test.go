@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/payledger/payledger/domain/address"
+	"github.com/payledger/payledger/internal/secrets"
 	"github.com/payledger/payledger/migrations/pgtest"
-	"github.com/payledger/payledger/readmodels"
 )
 
 func TestDevSecretsKeptAcrossLoads(t *testing.T) {
@@ -117,7 +117,7 @@ func TestDevSecretsDecryptAcrossRestarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys1, err := readmodels.NewWebhookKeys(pool, run1.SecretsKey)
+	keys1, err := secrets.NewWebhookKeys(pool, run1.SecretsKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestDevSecretsDecryptAcrossRestarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys2, err := readmodels.NewWebhookKeys(pool, run2.SecretsKey)
+	keys2, err := secrets.NewWebhookKeys(pool, run2.SecretsKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestDevSecretsDecryptAcrossRestarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys3, _ := readmodels.NewWebhookKeys(pool, other.SecretsKey)
+	keys3, _ := secrets.NewWebhookKeys(pool, other.SecretsKey)
 	if _, err := keys3.Get(ctx, "restart-1"); err == nil {
 		t.Fatal("a fresh key decrypted the old data: the test proves nothing")
 	}

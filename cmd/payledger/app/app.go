@@ -16,6 +16,8 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/internal/cache"
+	"github.com/payledger/payledger/internal/secrets"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport/tracing"
@@ -71,8 +73,8 @@ type Metrics interface {
 // built over besides the event store.
 type infra struct {
 	dispatcher    *webhooks.Dispatcher
-	invalidations *readmodels.Invalidations
-	webhookKeys   *readmodels.WebhookKeys
+	invalidations *cache.Invalidations
+	webhookKeys   *secrets.WebhookKeys
 	journal       commands.Journal
 }
 
@@ -99,7 +101,7 @@ type Application struct {
 	// Caches are the order sources' caches; the HTTP layer forgets what its own writes change.
 	Caches Caches
 	// Invalidations keeps the in-process caches honest across instances (NOTIFY).
-	Invalidations *readmodels.Invalidations
+	Invalidations *cache.Invalidations
 }
 
 // Queries are the reads the HTTP layer makes besides the read models.
@@ -117,8 +119,8 @@ type Projections struct {
 
 // Caches are the order sources' caches.
 type Caches struct {
-	Pricing   *readmodels.Cache[commands.MerchantPricing]
-	Inventory *readmodels.Cache[readmodels.Item]
+	Pricing   *cache.Cache[commands.MerchantPricing]
+	Inventory *cache.Cache[readmodels.Item]
 }
 
 // Cache sizes: an item is a few hundred bytes.
@@ -141,8 +143,8 @@ func newApplication(d Config, in infra, health *Health) (*Application, error) {
 		return nil, err
 	}
 	d.Store = a.Events // the use cases and processes append through the projection's wrapper
-	a.Caches.Pricing = readmodels.NewCache[commands.MerchantPricing](pricingCacheSize, false)
-	a.Caches.Inventory = readmodels.NewCache[readmodels.Item](inventoryCacheSize, true)
+	a.Caches.Pricing = cache.NewCache[commands.MerchantPricing](pricingCacheSize, false)
+	a.Caches.Inventory = cache.NewCache[readmodels.Item](inventoryCacheSize, true)
 	in.invalidations.Register(readmodels.PricingChangedChannel, a.Caches.Pricing)
 	in.invalidations.Register(readmodels.InventoryChangedChannel, a.Caches.Inventory)
 	reconcile := a.buildCommands(d, in)

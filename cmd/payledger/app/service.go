@@ -8,6 +8,8 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore/journal"
+	"github.com/payledger/payledger/internal/cache"
+	"github.com/payledger/payledger/internal/secrets"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/webhooks"
 )
@@ -21,7 +23,7 @@ type Service struct {
 	Config Config
 	Health *Health
 
-	WebhookKeys *readmodels.WebhookKeys
+	WebhookKeys *secrets.WebhookKeys
 	Outbox      *readmodels.Outbox
 	Keys        *readmodels.Keys
 	Usage       *readmodels.Usage
@@ -77,13 +79,13 @@ func Build(ctx context.Context, cfg Config) (*Service, error) {
 // and the journal.
 func (s *Service) openInfra(cfg Config) (infra, error) {
 	var err error
-	if s.WebhookKeys, err = readmodels.NewWebhookKeys(cfg.Pool, cfg.SecretsKey); err != nil {
+	if s.WebhookKeys, err = secrets.NewWebhookKeys(cfg.Pool, cfg.SecretsKey); err != nil {
 		return infra{}, err
 	}
 	s.Outbox = readmodels.NewOutbox(cfg.Pool)
 	s.Keys = readmodels.NewKeys(cfg.Pool)
 	// In-process caches (keys, status reads, inventory, pricing) stay honest through NOTIFYs.
-	invalidations := readmodels.NewInvalidations(cfg.Pool)
+	invalidations := cache.NewInvalidations(cfg.Pool)
 	invalidations.Register(readmodels.RevokedChannel, s.Keys.Cache())
 	s.Usage = readmodels.NewUsage(cfg.Pool, cfg.Now)
 	s.Endpoints = readmodels.NewEndpoints(cfg.Pool, s.WebhookKeys)

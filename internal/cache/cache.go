@@ -1,4 +1,4 @@
-package readmodels
+package cache
 
 import (
 	"context"

@@ -1,10 +1,6 @@
-package readmodels
+package cache
 
 import "sync"
-
-// SessionsEndedChannel is the LISTEN/NOTIFY channel that announces sessions ended before their
-// expiry (logout, logout-all) to every instance, so that their open streams end (DESIGN 10).
-const SessionsEndedChannel = "payledger_sessions_ended"
 
 // Signal wakes whoever waits on it each time a NOTIFY arrives on a channel it is registered on
 // (Invalidations.Register), and each time the listener connects or loses its connection (what
