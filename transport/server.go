@@ -18,7 +18,6 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
-	"github.com/payledger/payledger/transport/dashboard"
 	"github.com/payledger/payledger/transport/page"
 	"github.com/payledger/payledger/transport/tracing"
 )
@@ -140,8 +139,9 @@ type Deps struct {
 	PricingCache   *readmodels.Cache[commands.MerchantPricing]
 	InventoryCache *readmodels.Cache[readmodels.Item]
 
-	// ReceiptSearch finds receipts by id or transactionId for the dashboard.
-	ReceiptSearch ReceiptSearcher
+	// Mounts register the audience packages' routes (the merchant dashboard, transport/dashboard)
+	// on this server after its own (foundation.go).
+	Mounts []Mount
 
 	// Tracer, when set, gives each request a span (transport/tracing) and the read-your-writes
 	// wait its own; nil: no traces.
@@ -211,11 +211,6 @@ type Server struct {
 	exportTimeout  time.Duration
 	revocations    *readmodels.Signal // wakes streams to re-check their credential (stream_credentials.go)
 	tracer         trace.Tracer
-
-	// The merchant dashboard (dashboard*.go).
-	ui            *dashboard.UI
-	devLinks      *devLinks
-	receiptSearch ReceiptSearcher
 }
 
 // ServeHTTP lets the server be used as an http.Handler.
@@ -273,18 +268,19 @@ func New(d Deps) (*Server, error) {
 		return nil, fmt.Errorf("transport: payment page assets: %w", err)
 	}
 	s.assets = assets
-	if s.ui, err = dashboard.Load(); err != nil {
-		return nil, fmt.Errorf("transport: dashboard: %w", err)
-	}
-	s.devLinks, s.receiptSearch = newDevLinks(), d.ReceiptSearch
 	s.subscriptionRoutes(d.Charger)
 	s.routes(d.DB, d.Health)
+	for _, mount := range d.Mounts {
+		if err := mount(s); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
 // checkDeps refuses a Deps that misses a required field or whose configuration cannot serve. Every
 // capability the README describes as always on (Idempotency-Key, exports, webhook endpoints,
-// sessions, the dashboard's search) is required: a missing one fails at start, naming it, instead
+// sessions) is required: a missing one fails at start, naming it, instead
 // of answering 503 at request time (DESIGN 10).
 func checkDeps(d Deps) error {
 	required := []struct {
@@ -300,7 +296,7 @@ func checkDeps(d Deps) error {
 		{"SubscriptionLists", d.SubscriptionLists == nil}, {"SubscriptionsView", d.SubscriptionsView == nil},
 		{"WebhookEndpoints", d.WebhookEndpoints == nil}, {"EndpointSender", d.EndpointSender == nil},
 		{"Idempotent (Idempotency-Key)", d.Idempotent == nil}, {"Exports", d.Exports == nil},
-		{"ReceiptSearch (dashboard)", d.ReceiptSearch == nil}, {"OpenAPIJSON", len(d.OpenAPIJSON) == 0},
+		{"OpenAPIJSON", len(d.OpenAPIJSON) == 0},
 	}
 	for _, r := range required {
 		if r.missing {
@@ -372,7 +368,6 @@ func (s *Server) routes(db Pinger, workers WorkerHealth) {
 	s.userRoutes()
 	s.planRoutes()
 	s.graphqlRoutes()
-	s.dashboardRoutes()
 }
 
 // receiptRoutes are the routes of inventory, orders, receipts, their payments and billing.
