@@ -8,8 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// The foundation's face to the audience packages mounted on it (transport/dashboard, and the
-// public portal): they register their routes under the same access policies, middleware and
+// The foundation's face to the audience packages mounted on it (transport/dashboard,
+// transport/portal): they register their routes under the same access policies, middleware and
 // error envelope as the API's, and use its sessions and its receipt watch, through these methods
 // only. web.Build lists them in Deps.Mounts (the one place Deps are filled); New registers them
 // after the API's routes.
@@ -65,11 +65,16 @@ func (s *Server) WatchReceipt(id string) (<-chan struct{}, func()) {
 	return s.receiptWatch.subscribe(id)
 }
 
+// Listening reports whether the receipts projection's announcements are heard now (else a
+// stream polls every EventsPoll).
+func (s *Server) Listening() bool { return s.receiptWatch.listening.Load() }
+
 // Stopping is closed when the HTTP server shuts down: every event stream ends then.
 func (s *Server) Stopping() <-chan struct{} { return s.receiptWatch.done }
 
-// Pace of the event streams (portal_events.go), for the streams of the audience packages.
+// Pace of the event streams (receipt_watch.go), for the streams of the audience packages.
 const (
+	EventsPoll      = eventsPoll
 	EventsSafety    = eventsSafety
 	EventsHeartbeat = eventsHeartbeat
 	EventsLifetime  = eventsLifetime
@@ -79,12 +84,17 @@ const (
 // (streaming.go).
 func OutliveTimeouts(w http.ResponseWriter) { outliveTimeouts(w) }
 
-// Color is c when it is a colour the shop config accepts, else "" (portal.go).
-func Color(c string) string { return color(c) }
+// Color is c when it is a colour the shop config accepts (colorRE), else "".
+func Color(c string) string {
+	if colorRE.MatchString(c) {
+		return c
+	}
+	return ""
+}
 
 // Token finds a token payable on the chain: ETH or one of Tokens (portal_chain.go).
 func (c PaymentChain) Token(symbol string) (PaymentToken, bool) { return c.token(symbol) }
 
 // StreamEnds reports whether nothing more happens to a receipt of status st that a page shows:
-// its stream may end (portal_events.go).
+// its stream may end (receipt_watch.go).
 var StreamEnds = streamEnds

@@ -16,9 +16,10 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/domain/split"
+	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
-	"github.com/payledger/payledger/transport/page"
 	"github.com/payledger/payledger/transport/tracing"
 )
 
@@ -93,10 +94,12 @@ type Deps struct {
 	Journaled JournaledReceipts
 	// Charger charges subscriptions (nil: the charging routes answer 503).
 	Charger *settlement.ChargeSubscriptionsHandler
-	// Events is the event store the routes read streams from (histories, splits, subscriptions).
-	Events commands.Store
-	Shops  ShopStore
-	Sites  SiteStore
+	// Aggregates fold a receipt, split or subscription from its stream (commands.Aggregates), and
+	// Histories read a receipt's audited history: the reads that must see the event log itself.
+	Aggregates Aggregates
+	Histories  Histories
+	Shops      ShopStore
+	Sites      SiteStore
 
 	Inventory    InventoryStore
 	Receipts     ReceiptReader
@@ -139,8 +142,8 @@ type Deps struct {
 	PricingCache   *readmodels.Cache[commands.MerchantPricing]
 	InventoryCache *readmodels.Cache[readmodels.Item]
 
-	// Mounts register the audience packages' routes (the merchant dashboard, transport/dashboard)
-	// on this server after its own (foundation.go).
+	// Mounts register the audience packages' routes (the merchant dashboard, transport/dashboard;
+	// the payment page, transport/portal) on this server after its own (foundation.go).
 	Mounts []Mount
 
 	// Tracer, when set, gives each request a span (transport/tracing) and the read-your-writes
@@ -149,6 +152,20 @@ type Deps struct {
 	// Replica, when set, sends the reads that tolerate staleness to a replica
 	// (DATABASE_REPLICA_URL, replica.go); nil: every read on the primary.
 	Replica ReplicaRouter
+}
+
+// Aggregates fold an aggregate's current state from its event stream (commands.Aggregates).
+type Aggregates interface {
+	ReceiptState(ctx context.Context, id string) (receipt.State, error)
+	Split(ctx context.Context, wallet string) (split.State, error)
+	Subscription(ctx context.Context, id string) (subscription.State, error)
+}
+
+var _ Aggregates = (*commands.Aggregates)(nil)
+
+// Histories read a receipt's audited history with the hash chain's check.
+type Histories interface {
+	ReceiptHistory(ctx context.Context, id, merchant string) (readmodels.History, error)
 }
 
 // JournaledReceipts finds a receipt accepted in degraded mode while it waits in the journal.
@@ -160,19 +177,20 @@ var _ JournaledReceipts = (*commands.Issuer)(nil)
 
 // Server is the HTTP API: the echo instance and the access policy of every route.
 type Server struct {
-	Echo     *echo.Echo
-	replica  ReplicaRouter // nil: every read on the primary (replica.go)
-	policies map[string]Policy
-	cfg      Config
-	keys     KeyStore
-	nonces   NonceStore
-	sessions SessionStore
-	signer   LoginSigner
-	limiter  Limiter
-	now      func() time.Time
-	events   commands.Store
-	shops    ShopStore
-	sites    SiteStore
+	Echo       *echo.Echo
+	replica    ReplicaRouter // nil: every read on the primary (replica.go)
+	policies   map[string]Policy
+	cfg        Config
+	keys       KeyStore
+	nonces     NonceStore
+	sessions   SessionStore
+	signer     LoginSigner
+	limiter    Limiter
+	now        func() time.Time
+	aggregates Aggregates
+	histories  Histories
+	shops      ShopStore
+	sites      SiteStore
 
 	inventory    InventoryStore
 	receipts     ReceiptReader
@@ -196,8 +214,7 @@ type Server struct {
 	splits       *commands.Splits
 	journaled    JournaledReceipts
 	openapi      []byte
-	assets       *page.Assets
-	receiptWatch *receiptWatch // wakes the payment page's event streams
+	receiptWatch *receiptWatch // wakes the event streams of the payment page and the dashboard
 	known        *lastKnown
 	gate         *failGate // client addresses blocked for wrong cron secrets or signatures
 	stalls       *stallWatch
@@ -233,7 +250,7 @@ func New(d Deps) (*Server, error) {
 	e.Server.WriteTimeout = 30 * time.Second
 	e.Server.IdleTimeout = 2 * time.Minute
 	s := &Server{Echo: e, policies: map[string]Policy{}, cfg: d.Config, keys: d.Keys, nonces: d.Nonces, sessions: d.Sessions,
-		signer: d.Signer, limiter: d.Limiter, now: d.Now, events: d.Events, shops: d.Shops, sites: d.Sites,
+		signer: d.Signer, limiter: d.Limiter, now: d.Now, aggregates: d.Aggregates, histories: d.Histories, shops: d.Shops, sites: d.Sites,
 		inventory: d.Inventory, receipts: d.Receipts, receiptsView: d.ReceiptsView,
 		cmd: d.Commands, splits: d.Splits, journaled: d.Journaled, subscriptionLists: d.SubscriptionLists, subscriptionsView: d.SubscriptionsView,
 		outbox: d.Outbox, webhooks: d.Webhooks,
@@ -263,11 +280,6 @@ func New(d Deps) (*Server, error) {
 	s.known = newLastKnown(d.Config.KeyCacheTTL, d.Now)
 	s.gate = newFailGate()
 	s.stalls = &stallWatch{now: d.Now}
-	assets, err := page.Load()
-	if err != nil {
-		return nil, fmt.Errorf("transport: payment page assets: %w", err)
-	}
-	s.assets = assets
 	s.subscriptionRoutes(d.Charger)
 	s.routes(d.DB, d.Health)
 	for _, mount := range d.Mounts {
@@ -288,7 +300,7 @@ func checkDeps(d Deps) error {
 		missing bool
 	}{
 		{"DB", d.DB == nil}, {"Health", d.Health == nil}, {"Keys", d.Keys == nil}, {"Nonces", d.Nonces == nil}, {"Sessions", d.Sessions == nil},
-		{"Signer", d.Signer == nil}, {"Limiter", d.Limiter == nil}, {"Now", d.Now == nil}, {"Events", d.Events == nil},
+		{"Signer", d.Signer == nil}, {"Limiter", d.Limiter == nil}, {"Now", d.Now == nil}, {"Aggregates", d.Aggregates == nil}, {"Histories", d.Histories == nil},
 		{"Shops", d.Shops == nil}, {"Sites", d.Sites == nil}, {"Inventory", d.Inventory == nil}, {"Receipts", d.Receipts == nil},
 		{"ReceiptsView", d.ReceiptsView == nil}, {"Splits", d.Splits == nil}, {"Journaled", d.Journaled == nil},
 		{"Outbox", d.Outbox == nil}, {"Webhooks", d.Webhooks == nil}, {"Prices", d.Prices == nil}, {"Usage", d.Usage == nil},
@@ -328,13 +340,6 @@ func (s *Server) routes(db Pinger, workers WorkerHealth) {
 	if !s.cfg.MetricsSeparate {
 		s.handle(http.MethodGet, "/metrics", Policy{Access: Open}, s.metricsHandler())
 	}
-	s.handle(http.MethodGet, page.StaticPrefix+"*", Policy{Access: Open}, echo.WrapHandler(http.HandlerFunc(s.assets.ServeAsset)))
-	s.handle(http.MethodGet, "/portal/:id", Policy{Access: Public}, s.paymentPage)
-	s.handle(http.MethodGet, "/pay/:id", Policy{Access: Public}, s.paymentPage)
-	s.handle(http.MethodGet, "/api/portal/:id", Policy{Access: Public}, s.portalReceipt)
-	s.handle(http.MethodGet, "/api/portal/:id/qr", Policy{Access: Public}, s.portalQR)
-	s.handle(http.MethodGet, "/api/portal/:id/request", Policy{Access: Public}, s.portalRequest)
-	s.handle(http.MethodGet, "/api/portal/:id/events", Policy{Access: Public}, s.portalEvents)
 	s.handle(http.MethodGet, "/api/openapi.json", Policy{Access: Open}, func(c echo.Context) error {
 		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, s.openapi)
 	})

@@ -55,7 +55,7 @@ type dashSettingsView struct {
 func (s *dash) dashSettings(c echo.Context, sess transport.Session, f Frame) error {
 	ctx := c.Request().Context()
 	v := dashSettingsView{Wallet: sess.Wallet, Scopes: transport.Scopes}
-	sp, err := s.Splits.Reload(ctx, sess.Wallet)
+	sp, err := s.Splits.Split(ctx, sess.Wallet)
 	if err != nil {
 		return err
 	}

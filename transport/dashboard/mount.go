@@ -53,9 +53,9 @@ type Deliveries interface {
 	Deliveries(ctx context.Context, merchant, receiptID string, limit int, cursor string) ([]readmodels.Attempt, string, error)
 }
 
-// Splits reads a merchant's split as the event log holds it now.
+// Splits reads a merchant's split as the event log holds it now (commands.Aggregates).
 type Splits interface {
-	Reload(ctx context.Context, wallet string) (split.State, error)
+	Split(ctx context.Context, wallet string) (split.State, error)
 }
 
 // Keys lists a merchant's API keys.
