@@ -7,7 +7,6 @@ import (
 	"math/big"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/domain/reserve"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
 )
@@ -207,14 +207,11 @@ func (s *Server) reserveBalances(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"balances": out})
 }
 
-// defaultReserveRatio applies to currencies the site configuration gives no ratio for.
-const defaultReserveRatio = 0.1
-
 func (s *Server) reserveRecommend(c echo.Context) error {
 	p, _ := PrincipalFrom(c)
 	ctx := c.Request().Context()
 	now := s.now()
-	from := now.Add(-30 * 24 * time.Hour)
+	from := now.Add(-reserve.WindowDays * 24 * time.Hour)
 	list, err := s.figures.Summaries(ctx, p.Wallet, from, now.Add(time.Millisecond))
 	if err != nil {
 		return err
@@ -227,34 +224,16 @@ func (s *Server) reserveRecommend(c echo.Context) error {
 	for _, m := range list {
 		ratio, ok := site.ReserveRatios[m.Currency]
 		if !ok {
-			ratio = defaultReserveRatio
+			ratio = reserve.DefaultRatio
 		}
 		volume := m.PaidCents
-		rec, refundRate := recommendedReserve(volume, m.RefundedCents, ratio)
+		rec, refundRate := reserve.Recommended(volume, m.RefundedCents, ratio)
 		out = append(out, map[string]any{"currency": m.Currency, "recommended": rec.Float(),
-			"inputs": map[string]any{"windowDays": 30, "volume": money.Cents(volume).Float(), "refunds": money.Cents(m.RefundedCents).Float(),
+			"inputs": map[string]any{"windowDays": reserve.WindowDays, "volume": money.Cents(volume).Float(), "refunds": money.Cents(m.RefundedCents).Float(),
 				"refundRate": refundRate, "reserveRatio": ratio, "ratioSource": map[bool]string{true: "site reserveRatios", false: "default"}[ok],
 				"formula": "volume × (reserveRatio + refundRate)"}})
 	}
 	return c.JSON(http.StatusOK, map[string]any{"recommendations": out, "asOf": now.UnixMilli()})
-}
-
-// recommendedReserve holds the configured share of the trailing volume plus what refunds have
-// been taking: volume × (ratio + refunded/volume), in exact decimals rounded half up to the cent.
-// The ratio is read as the decimal it was configured as (its shortest form), not its binary
-// approximation. refundRate is refunded/volume for display (0 without volume).
-func recommendedReserve(volume, refunded int64, ratio float64) (money.Cents, float64) {
-	r, ok := new(big.Rat).SetString(strconv.FormatFloat(ratio, 'f', -1, 64))
-	if !ok {
-		r = new(big.Rat)
-	}
-	share := new(big.Rat).Mul(big.NewRat(volume, 1), r)
-	refundRate := 0.0
-	if volume > 0 {
-		refundRate, _ = big.NewRat(refunded, volume).Float64()
-		share.Add(share, big.NewRat(refunded, 1)) // volume × refunded/volume
-	}
-	return money.RoundHalfUp(share), refundRate
 }
 
 func (s *Server) splitTransactions(c echo.Context) error {

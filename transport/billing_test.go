@@ -79,7 +79,7 @@ func TestBillingReservesAndSplitTransactionsFromReceipts(t *testing.T) {
 		t.Fatalf("refund: %d %s", rec.Code, rec.Body)
 	}
 	// Split distributed for the first.
-	_, res, err := commands.ChangeReceipt(context.Background(), e.srv.events, ids[0], eventstore.Metadata{Actor: "test"}, func(st receipt.State) ([]receipt.Event, error) {
+	_, res, err := commands.ChangeReceipt(context.Background(), e.svc.Events, ids[0], eventstore.Metadata{Actor: "test"}, func(st receipt.State) ([]receipt.Event, error) {
 		return receipt.DistributeSplit(st, receipt.SplitDistributed{TransactionHash: "0x" + strings.Repeat("5", 64), At: time.Now().UnixMilli()})
 	})
 	if err != nil {

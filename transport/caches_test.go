@@ -42,13 +42,13 @@ func TestStatusCacheFollowsChangesFromAnyInstance(t *testing.T) {
 	if code, _ := status(e.merchant(false)); code != 404 {
 		t.Fatalf("other merchant: %d, want 404", code)
 	}
-	_, _, err := commands.ChangeReceipt(context.Background(), e.srv.events, id, eventstore.Metadata{Actor: "elsewhere"}, func(st receipt.State) ([]receipt.Event, error) {
+	_, _, err := commands.ChangeReceipt(context.Background(), e.svc.Events, id, eventstore.Metadata{Actor: "elsewhere"}, func(st receipt.State) ([]receipt.Event, error) {
 		return receipt.StartAttempt(st, receipt.AttemptStarted{AttemptID: "a1", Kind: "wallet", OpenedBy: "customer", At: time.Now().UnixMilli()})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = commands.ChangeReceipt(context.Background(), e.srv.events, id, eventstore.Metadata{Actor: "elsewhere"}, func(st receipt.State) ([]receipt.Event, error) {
+	_, _, err = commands.ChangeReceipt(context.Background(), e.svc.Events, id, eventstore.Metadata{Actor: "elsewhere"}, func(st receipt.State) ([]receipt.Event, error) {
 		return receipt.Submit(st, receipt.PaymentSubmitted{AttemptID: "a1", Source: "wallet", TransactionHash: "0x" + strings.Repeat("ab", 32), At: time.Now().UnixMilli()})
 	})
 	if err != nil {

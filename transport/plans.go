@@ -6,11 +6,9 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/readmodels"
 )
@@ -24,14 +22,6 @@ type PlanStore interface {
 }
 
 var _ PlanStore = (*readmodels.Plans)(nil)
-
-const (
-	planNameMax        = 100
-	planDescriptionMax = 1000
-)
-
-var planPeriods = []string{string(subscription.Weekly), string(subscription.Biweekly), string(subscription.Monthly),
-	string(subscription.Quarterly), string(subscription.Yearly)}
 
 // errNotPlanOwner answers a plan write whose wallet is not the session's.
 var errNotPlanOwner = NewError(http.StatusForbidden, "forbidden", "The signed-in wallet does not own this plan")
@@ -81,29 +71,31 @@ func (b planBody) patch(required bool) (readmodels.PlanPatch, error) {
 	if required && (b.Name == nil || b.PriceUSD == nil || b.Period == nil) {
 		return p, InvalidInput("name, priceUsd and period are required")
 	}
+	// The plan rules are the domain's (domain/subscription/plan.go): a broken one is
+	// subscription.ErrInvalid, which errors.go answers 400 invalid_input with the rule's text.
 	if b.Name != nil {
-		n := strings.TrimSpace(*b.Name)
-		if n == "" || utf8.RuneCountInString(n) > planNameMax {
-			return p, InvalidInput("name must be 1 to 100 characters")
+		n, err := subscription.PlanName(*b.Name)
+		if err != nil {
+			return p, err
 		}
 		p.Name = &n
 	}
 	if b.Description != nil {
-		if utf8.RuneCountInString(*b.Description) > planDescriptionMax {
-			return p, InvalidInput("description must be at most 1000 characters")
+		if err := subscription.PlanDescription(*b.Description); err != nil {
+			return p, err
 		}
 		p.Description = b.Description
 	}
 	if b.PriceUSD != nil {
-		cents, err := money.ParseCents(b.PriceUSD.String())
-		if err != nil || cents <= 0 || strings.ContainsAny(b.PriceUSD.String(), "eE") {
-			return p, InvalidInput("priceUsd must be a number greater than 0 with at most 2 decimals")
+		cents, err := subscription.PlanPrice(b.PriceUSD.String())
+		if err != nil {
+			return p, err
 		}
 		p.Price = &cents
 	}
 	if b.Period != nil {
-		if _, ok := subscription.Period(*b.Period).Seconds(); !ok {
-			return p, InvalidInput("period must be one of " + strings.Join(planPeriods, ", "))
+		if err := subscription.PlanPeriod(*b.Period); err != nil {
+			return p, err
 		}
 		p.Period = b.Period
 	}

@@ -123,7 +123,7 @@ func TestBlueGreenRebuildUnderLoad(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	var reported uint64
-	if err := projections.RebuildReceiptsBlueGreen(context.Background(), e.pool, e.srv.events.(projections.LogReader), func(n uint64) { reported = n }); err != nil {
+	if err := projections.RebuildReceiptsBlueGreen(context.Background(), e.pool, e.svc.Events.(projections.LogReader), func(n uint64) { reported = n }); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond)
@@ -149,7 +149,7 @@ func TestBlueGreenRebuildUnderLoad(t *testing.T) {
 	}
 	// A second rebuild of the settled log gives the same read model.
 	before := e.dumpReadModels()
-	if err := projections.RebuildReceiptsBlueGreen(context.Background(), e.pool, e.srv.events.(projections.LogReader), nil); err != nil {
+	if err := projections.RebuildReceiptsBlueGreen(context.Background(), e.pool, e.svc.Events.(projections.LogReader), nil); err != nil {
 		t.Fatal(err)
 	}
 	if after := e.dumpReadModels(); after != before {
@@ -181,7 +181,7 @@ func TestBlueGreenRebuildWhileAnotherDatabaseHoldsXmin(t *testing.T) {
 		}
 		ids = append(ids, decode(t, rec)["receipt"].(map[string]any)["receiptId"].(string))
 	}
-	if err := projections.RebuildReceiptsBlueGreen(context.Background(), e.pool, e.srv.events.(projections.LogReader), nil); err != nil {
+	if err := projections.RebuildReceiptsBlueGreen(context.Background(), e.pool, e.svc.Events.(projections.LogReader), nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range ids {

@@ -267,11 +267,10 @@ func (s *Server) receiptStatus(c echo.Context) error {
 // projector's asynchronous commit while its event is stored. The event log is the truth, so the
 // status is folded from it (not cached); only a receipt without events is not found.
 func (s *Server) statusFromEvents(ctx context.Context, id string) (cachedStatus, error) {
-	loaded, err := commands.LoadReceipt(ctx, s.events, id)
+	st, err := s.aggregates.ReceiptState(ctx, id)
 	if err != nil {
 		return cachedStatus{}, err
 	}
-	st := loaded.State
 	if !st.Exists {
 		// Accepted in degraded mode by this instance and not replayed yet.
 		if st, ok := s.journaled.Journaled(id); ok {
@@ -297,7 +296,7 @@ func (s *Server) statusOf(st receipt.State) (cachedStatus, error) {
 
 func (s *Server) receiptEvents(c echo.Context) error {
 	p, _ := PrincipalFrom(c)
-	h, err := commands.ReceiptHistory(c.Request().Context(), s.events, c.Param("id"), p.Wallet)
+	h, err := s.histories.ReceiptHistory(c.Request().Context(), c.Param("id"), p.Wallet)
 	if err != nil {
 		return err
 	}

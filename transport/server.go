@@ -16,11 +16,11 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/domain/split"
+	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/internal/cache"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
-	"github.com/payledger/payledger/transport/dashboard"
-	"github.com/payledger/payledger/transport/page"
 	"github.com/payledger/payledger/transport/tracing"
 )
 
@@ -95,10 +95,12 @@ type Deps struct {
 	Journaled JournaledReceipts
 	// Charger charges subscriptions (nil: the charging routes answer 503).
 	Charger *settlement.ChargeSubscriptionsHandler
-	// Events is the event store the routes read streams from (histories, splits, subscriptions).
-	Events commands.Store
-	Shops  ShopStore
-	Sites  SiteStore
+	// Aggregates fold a receipt, split or subscription from its stream (commands.Aggregates), and
+	// Histories read a receipt's audited history: the reads that must see the event log itself.
+	Aggregates Aggregates
+	Histories  Histories
+	Shops      ShopStore
+	Sites      SiteStore
 
 	Inventory    InventoryStore
 	Receipts     ReceiptReader
@@ -141,8 +143,9 @@ type Deps struct {
 	PricingCache   *cache.Cache[commands.MerchantPricing]
 	InventoryCache *cache.Cache[readmodels.Item]
 
-	// ReceiptSearch finds receipts by id or transactionId for the dashboard.
-	ReceiptSearch ReceiptSearcher
+	// Mounts register the audience packages' routes (the merchant dashboard, transport/dashboard;
+	// the payment page, transport/portal) on this server after its own (foundation.go).
+	Mounts []Mount
 
 	// Tracer, when set, gives each request a span (transport/tracing) and the read-your-writes
 	// wait its own; nil: no traces.
@@ -150,6 +153,20 @@ type Deps struct {
 	// Replica, when set, sends the reads that tolerate staleness to a replica
 	// (DATABASE_REPLICA_URL, replica.go); nil: every read on the primary.
 	Replica ReplicaRouter
+}
+
+// Aggregates fold an aggregate's current state from its event stream (commands.Aggregates).
+type Aggregates interface {
+	ReceiptState(ctx context.Context, id string) (receipt.State, error)
+	Split(ctx context.Context, wallet string) (split.State, error)
+	Subscription(ctx context.Context, id string) (subscription.State, error)
+}
+
+var _ Aggregates = (*commands.Aggregates)(nil)
+
+// Histories read a receipt's audited history with the hash chain's check.
+type Histories interface {
+	ReceiptHistory(ctx context.Context, id, merchant string) (commands.History, error)
 }
 
 // JournaledReceipts finds a receipt accepted in degraded mode while it waits in the journal.
@@ -161,19 +178,20 @@ var _ JournaledReceipts = (*commands.Issuer)(nil)
 
 // Server is the HTTP API: the echo instance and the access policy of every route.
 type Server struct {
-	Echo     *echo.Echo
-	replica  ReplicaRouter // nil: every read on the primary (replica.go)
-	policies map[string]Policy
-	cfg      Config
-	keys     KeyStore
-	nonces   NonceStore
-	sessions SessionStore
-	signer   LoginSigner
-	limiter  Limiter
-	now      func() time.Time
-	events   commands.Store
-	shops    ShopStore
-	sites    SiteStore
+	Echo       *echo.Echo
+	replica    ReplicaRouter // nil: every read on the primary (replica.go)
+	policies   map[string]Policy
+	cfg        Config
+	keys       KeyStore
+	nonces     NonceStore
+	sessions   SessionStore
+	signer     LoginSigner
+	limiter    Limiter
+	now        func() time.Time
+	aggregates Aggregates
+	histories  Histories
+	shops      ShopStore
+	sites      SiteStore
 
 	inventory    InventoryStore
 	receipts     ReceiptReader
@@ -197,8 +215,7 @@ type Server struct {
 	splits       *commands.Splits
 	journaled    JournaledReceipts
 	openapi      []byte
-	assets       *page.Assets
-	receiptWatch *receiptWatch // wakes the payment page's event streams
+	receiptWatch *receiptWatch // wakes the event streams of the payment page and the dashboard
 	known        *lastKnown
 	gate         *failGate // client addresses blocked for wrong cron secrets or signatures
 	stalls       *stallWatch
@@ -212,11 +229,6 @@ type Server struct {
 	exportTimeout  time.Duration
 	revocations    *cache.Signal // wakes streams to re-check their credential (stream_credentials.go)
 	tracer         trace.Tracer
-
-	// The merchant dashboard (dashboard*.go).
-	ui            *dashboard.UI
-	devLinks      *devLinks
-	receiptSearch ReceiptSearcher
 }
 
 // ServeHTTP lets the server be used as an http.Handler.
@@ -239,7 +251,7 @@ func New(d Deps) (*Server, error) {
 	e.Server.WriteTimeout = 30 * time.Second
 	e.Server.IdleTimeout = 2 * time.Minute
 	s := &Server{Echo: e, policies: map[string]Policy{}, cfg: d.Config, keys: d.Keys, nonces: d.Nonces, sessions: d.Sessions,
-		signer: d.Signer, limiter: d.Limiter, now: d.Now, events: d.Events, shops: d.Shops, sites: d.Sites,
+		signer: d.Signer, limiter: d.Limiter, now: d.Now, aggregates: d.Aggregates, histories: d.Histories, shops: d.Shops, sites: d.Sites,
 		inventory: d.Inventory, receipts: d.Receipts, receiptsView: d.ReceiptsView,
 		cmd: d.Commands, splits: d.Splits, journaled: d.Journaled, subscriptionLists: d.SubscriptionLists, subscriptionsView: d.SubscriptionsView,
 		outbox: d.Outbox, webhooks: d.Webhooks,
@@ -269,23 +281,19 @@ func New(d Deps) (*Server, error) {
 	s.known = newLastKnown(d.Config.KeyCacheTTL, d.Now)
 	s.gate = newFailGate()
 	s.stalls = &stallWatch{now: d.Now}
-	assets, err := page.Load()
-	if err != nil {
-		return nil, fmt.Errorf("transport: payment page assets: %w", err)
-	}
-	s.assets = assets
-	if s.ui, err = dashboard.Load(); err != nil {
-		return nil, fmt.Errorf("transport: dashboard: %w", err)
-	}
-	s.devLinks, s.receiptSearch = newDevLinks(), d.ReceiptSearch
 	s.subscriptionRoutes(d.Charger)
 	s.routes(d.DB, d.Health)
+	for _, mount := range d.Mounts {
+		if err := mount(s); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
 // checkDeps refuses a Deps that misses a required field or whose configuration cannot serve. Every
 // capability the README describes as always on (Idempotency-Key, exports, webhook endpoints,
-// sessions, the dashboard's search) is required: a missing one fails at start, naming it, instead
+// sessions) is required: a missing one fails at start, naming it, instead
 // of answering 503 at request time (DESIGN 10).
 func checkDeps(d Deps) error {
 	required := []struct {
@@ -293,7 +301,7 @@ func checkDeps(d Deps) error {
 		missing bool
 	}{
 		{"DB", d.DB == nil}, {"Health", d.Health == nil}, {"Keys", d.Keys == nil}, {"Nonces", d.Nonces == nil}, {"Sessions", d.Sessions == nil},
-		{"Signer", d.Signer == nil}, {"Limiter", d.Limiter == nil}, {"Now", d.Now == nil}, {"Events", d.Events == nil},
+		{"Signer", d.Signer == nil}, {"Limiter", d.Limiter == nil}, {"Now", d.Now == nil}, {"Aggregates", d.Aggregates == nil}, {"Histories", d.Histories == nil},
 		{"Shops", d.Shops == nil}, {"Sites", d.Sites == nil}, {"Inventory", d.Inventory == nil}, {"Receipts", d.Receipts == nil},
 		{"ReceiptsView", d.ReceiptsView == nil}, {"Splits", d.Splits == nil}, {"Journaled", d.Journaled == nil},
 		{"Outbox", d.Outbox == nil}, {"Webhooks", d.Webhooks == nil}, {"Prices", d.Prices == nil}, {"Usage", d.Usage == nil},
@@ -301,7 +309,7 @@ func checkDeps(d Deps) error {
 		{"SubscriptionLists", d.SubscriptionLists == nil}, {"SubscriptionsView", d.SubscriptionsView == nil},
 		{"WebhookEndpoints", d.WebhookEndpoints == nil}, {"EndpointSender", d.EndpointSender == nil},
 		{"Idempotent (Idempotency-Key)", d.Idempotent == nil}, {"Exports", d.Exports == nil},
-		{"ReceiptSearch (dashboard)", d.ReceiptSearch == nil}, {"OpenAPIJSON", len(d.OpenAPIJSON) == 0},
+		{"OpenAPIJSON", len(d.OpenAPIJSON) == 0},
 	}
 	for _, r := range required {
 		if r.missing {
@@ -333,13 +341,6 @@ func (s *Server) routes(db Pinger, workers WorkerHealth) {
 	if !s.cfg.MetricsSeparate {
 		s.handle(http.MethodGet, "/metrics", Policy{Access: Open}, s.metricsHandler())
 	}
-	s.handle(http.MethodGet, page.StaticPrefix+"*", Policy{Access: Open}, echo.WrapHandler(http.HandlerFunc(s.assets.ServeAsset)))
-	s.handle(http.MethodGet, "/portal/:id", Policy{Access: Public}, s.paymentPage)
-	s.handle(http.MethodGet, "/pay/:id", Policy{Access: Public}, s.paymentPage)
-	s.handle(http.MethodGet, "/api/portal/:id", Policy{Access: Public}, s.portalReceipt)
-	s.handle(http.MethodGet, "/api/portal/:id/qr", Policy{Access: Public}, s.portalQR)
-	s.handle(http.MethodGet, "/api/portal/:id/request", Policy{Access: Public}, s.portalRequest)
-	s.handle(http.MethodGet, "/api/portal/:id/events", Policy{Access: Public}, s.portalEvents)
 	s.handle(http.MethodGet, "/api/openapi.json", Policy{Access: Open}, func(c echo.Context) error {
 		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, s.openapi)
 	})
@@ -373,7 +374,6 @@ func (s *Server) routes(db Pinger, workers WorkerHealth) {
 	s.userRoutes()
 	s.planRoutes()
 	s.graphqlRoutes()
-	s.dashboardRoutes()
 }
 
 // receiptRoutes are the routes of inventory, orders, receipts, their payments and billing.

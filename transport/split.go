@@ -24,7 +24,7 @@ func viewSplit(st commands.SplitState) splitView {
 
 func (s *Server) getSplit(c echo.Context) error {
 	p, _ := PrincipalFrom(c)
-	st, err := commands.LoadSplit(c.Request().Context(), s.events, p.Wallet)
+	st, err := s.aggregates.Split(c.Request().Context(), p.Wallet)
 	if err != nil {
 		return err
 	}

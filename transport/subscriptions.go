@@ -103,7 +103,7 @@ func (s *Server) subscriptionStatus(c echo.Context) error {
 	ctx := c.Request().Context()
 	value := q.Get(selectors[0])
 	if selectors[0] == "subscriptionId" {
-		st, err := commands.LoadSubscription(ctx, s.events, value)
+		st, err := s.aggregates.Subscription(ctx, value)
 		if err != nil {
 			return err
 		}

@@ -52,7 +52,7 @@ func benchWebhookBacklog(b *testing.B, n int) {
 	if queued := e.count("webhook_notifications"); queued != n {
 		b.Fatalf("%d notifications queued, want %d", queued, n)
 	}
-	disp := (&webhooks.Dispatcher{Outbox: e.outbox, Keys: e.webhookKeys, Events: e.srv.events, Log: zerolog.Nop()}).Init()
+	disp := (&webhooks.Dispatcher{Outbox: e.outbox, Keys: e.webhookKeys, Events: e.svc.Events, Log: zerolog.Nop()}).Init()
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	b.ResetTimer()
@@ -116,7 +116,7 @@ func webhookReceipts(b *testing.B, e *env, n int, url string) []string {
 		}
 		g := receipt.Generated{ReceiptID: ids[i], Merchant: merchant, Currency: "USD", WebhookURL: url,
 			LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 100}}, Total: 100}
-		_, res, err := commands.GenerateReceipt(ctx, e.srv.events, time.Now(), eventstore.Metadata{}, g)
+		_, res, err := commands.GenerateReceipt(ctx, e.svc.Events, time.Now(), eventstore.Metadata{}, g)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -145,7 +145,7 @@ func confirmAll(b *testing.B, e *env, ids []string, start time.Time, perSecond i
 				if perSecond > 0 {
 					time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(perSecond))))
 				}
-				_, res, err := commands.ChangeReceipt(context.Background(), e.srv.events, ids[i], eventstore.Metadata{}, confirm(i))
+				_, res, err := commands.ChangeReceipt(context.Background(), e.svc.Events, ids[i], eventstore.Metadata{}, confirm(i))
 				if err != nil {
 					b.Error(err)
 					return

@@ -269,7 +269,7 @@ func TestWebhookRetryCarriesTheNewStatus(t *testing.T) {
 
 func TestTwoDispatchersSendEachCycleOnce(t *testing.T) {
 	e := newEnv(t, nil)
-	second := (&webhooks.Dispatcher{Outbox: e.outbox, Keys: e.webhookKeys, Events: e.srv.events, Log: zerolog.Nop(),
+	second := (&webhooks.Dispatcher{Outbox: e.outbox, Keys: e.webhookKeys, Events: e.svc.Events, Log: zerolog.Nop(),
 		RetryDelay: 300 * time.Millisecond, Timeout: time.Second}).Init()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

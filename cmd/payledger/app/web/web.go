@@ -13,9 +13,12 @@ import (
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/cmd/payledger/app"
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/docs"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport"
+	"github.com/payledger/payledger/transport/dashboard"
+	"github.com/payledger/payledger/transport/portal"
 )
 
 // Config is the one configuration value the service is built from: the application's and the
@@ -63,28 +66,45 @@ func Build(ctx context.Context, cfg Config) (*Service, error) {
 // caches, and the read models the routes read and write.
 func deps(cfg Config, s *app.Service, metrics *transport.Metrics, openapi []byte) transport.Deps {
 	pool, now := s.Config.Pool, s.Config.Now
-	receipts := readmodels.NewReceipts(pool)
+	aggregates, hist := commands.NewAggregates(s.Events), histories{s.Events}
+	receipts, shops, plans, subs := readmodels.NewReceipts(pool), readmodels.NewShops(pool), readmodels.NewPlans(pool), readmodels.NewSubscriptions(pool)
+	prices := readmodels.NewPrices(pool)
 	d := transport.Deps{
 		OpenAPIJSON: openapi, Log: cfg.Log, DB: pool, Now: now, Config: cfg.HTTP, Health: s.Health,
 		Keys: s.Keys, Nonces: readmodels.NewNonces(pool), Sessions: readmodels.NewSessions(pool),
 		Signer: chain.Login{ChainID: cfg.LoginChainID}, Limiter: cfg.Limiter,
 		Commands: s.Commands, Splits: s.Queries.Splits, Journaled: s.Queries.Journaled, Charger: s.Processes.Charger,
-		Events: s.Events, Shops: readmodels.NewShops(pool), Sites: readmodels.NewSites(pool),
+		Aggregates: aggregates, Histories: hist, Shops: shops, Sites: readmodels.NewSites(pool),
 		Inventory: readmodels.NewInventory(pool), Receipts: receipts, ReceiptsView: s.Projections.Receipts,
 		Outbox: s.Outbox, Webhooks: s.Dispatcher,
-		Prices: readmodels.NewPrices(pool), Usage: s.Usage, Figures: receipts, Metrics: metrics, ReceiptSearch: receipts,
+		Prices: prices, Usage: s.Usage, Figures: receipts, Metrics: metrics,
 		Invalidations: s.Invalidations, PricingCache: s.Caches.Pricing, InventoryCache: s.Caches.Inventory,
 		Users: readmodels.NewUsers(pool).KeepTopInMemory(s.Invalidations),
-		Plans: readmodels.NewPlans(pool), SubscriptionLists: readmodels.NewSubscriptions(pool),
+		Plans: plans, SubscriptionLists: subs,
 		SubscriptionsView: s.Projections.Subscriptions,
 		WebhookEndpoints:  s.Endpoints, EndpointSender: s.Dispatcher,
 		Idempotent: readmodels.NewIdempotentResponses(pool, s.WebhookKeys), Exports: s.Exports,
 		Tracer: cfg.App.Tracer,
 	}
+	dash := dashboard.Deps{Receipts: receipts, Search: receipts, Histories: hist, Deliveries: s.Outbox,
+		Splits: aggregates, Keys: s.Keys, Endpoints: s.Endpoints, Figures: receipts, Shops: shops, Plans: plans, Subscriptions: subs}
+	page := portal.Deps{Receipts: receipts, States: aggregates, Shops: shops, Prices: prices}
+	d.Mounts = []transport.Mount{
+		func(srv *transport.Server) error { return portal.Mount(srv, page) },
+		func(srv *transport.Server) error { return dashboard.Mount(srv, dash) },
+	}
 	if s.Replica != nil { // not a typed nil in the interface: nil means every read on the primary
 		d.Replica = s.Replica
 	}
 	return d
+}
+
+// histories reads a receipt's audited history from the event store (GET /api/receipts/{id}/events
+// and the dashboard's receipt page).
+type histories struct{ store commands.Store }
+
+func (h histories) ReceiptHistory(ctx context.Context, id, merchant string) (commands.History, error) {
+	return commands.ReceiptHistory(ctx, h.store, id, merchant)
 }
 
 // Server builds the HTTP server on the service's dependencies.

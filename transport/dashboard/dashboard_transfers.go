@@ -1,4 +1,4 @@
-package transport
+package dashboard
 
 import (
 	"math/big"

@@ -1,4 +1,4 @@
-package transport
+package portal
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport"
 )
 
 // paymentRequest is what a wallet must send to pay a receipt in one token (DESIGN 9): what is
@@ -45,14 +46,14 @@ type paymentRequest struct {
 // invalid_input (no chain configured, a token the chain does not configure, no quote yet, a
 // settled receipt), commands.ErrSplitRequired (the receipt has no deposit address: its merchant
 // had no split), wrapped store errors.
-func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow, token string) (paymentRequest, error) {
+func (s *handlers) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow, token string) (paymentRequest, error) {
 	st := row.State
 	if !slices.Contains(receipt.PaymentTokens(), token) {
-		return paymentRequest{}, InvalidInput("token must be one of " + strings.Join(receipt.PaymentTokens(), ", "))
+		return paymentRequest{}, transport.InvalidInput("token must be one of " + strings.Join(receipt.PaymentTokens(), ", "))
 	}
-	tok, ok := s.cfg.PaymentChain.token(token)
+	tok, ok := s.cfg.PaymentChain.Token(token)
 	if !ok {
-		return paymentRequest{}, InvalidInput("token " + token + " cannot be paid by wallet on this service's chain")
+		return paymentRequest{}, transport.InvalidInput("token " + token + " cannot be paid by wallet on this service's chain")
 	}
 	if err := receipt.CanStartAttempt(st); err != nil {
 		return paymentRequest{}, err
@@ -83,20 +84,20 @@ func (s *Server) paymentRequestOf(ctx context.Context, row readmodels.ReceiptRow
 // quoted token at the latest quote the receipt's state keeps), its errors as API errors. For a
 // quoted token the state is folded from the receipt's stream: the read model may not show yet a
 // quote the customer has just been answered.
-func (s *Server) requiredAmount(ctx context.Context, st receipt.State, token string) (receipt.Required, error) {
+func (s *handlers) requiredAmount(ctx context.Context, st receipt.State, token string) (receipt.Required, error) {
 	if !receipt.IsStable(token) {
-		loaded, err := commands.LoadReceipt(ctx, s.events, st.Receipt.ReceiptID)
+		loaded, err := s.States.ReceiptState(ctx, st.Receipt.ReceiptID)
 		if err != nil {
 			return receipt.Required{}, err
 		}
-		st = loaded.State
+		st = loaded
 	}
 	req, err := st.RequiredIn(token)
 	switch {
 	case errors.Is(err, receipt.ErrNoEURRate):
-		return req, InvalidInput("the receipt is in EUR: quote it first (POST /api/portal/{id}/quote)")
+		return req, transport.InvalidInput("the receipt is in EUR: quote it first (POST /api/portal/{id}/quote)")
 	case errors.Is(err, receipt.ErrNoQuote):
-		return req, InvalidInput("no quote in " + token + " yet: quote it first (POST /api/portal/{id}/quote)")
+		return req, transport.InvalidInput("no quote in " + token + " yet: quote it first (POST /api/portal/{id}/quote)")
 	}
 	return req, err
 }
@@ -118,7 +119,7 @@ func unitsString(units *big.Int, decimals uint8) string {
 }
 
 // portalRequest answers GET /api/portal/{id}/request?token=: the payment request as JSON.
-func (s *Server) portalRequest(c echo.Context) error {
+func (s *handlers) portalRequest(c echo.Context) error {
 	req, err := s.requestedPayment(c)
 	if err != nil {
 		return err
@@ -127,7 +128,7 @@ func (s *Server) portalRequest(c echo.Context) error {
 }
 
 // requestedPayment is the payment request of the route's receipt ({id}) in its ?token=.
-func (s *Server) requestedPayment(c echo.Context) (paymentRequest, error) {
+func (s *handlers) requestedPayment(c echo.Context) (paymentRequest, error) {
 	row, err := s.anyReceipt(c, c.Param("id"))
 	if err != nil {
 		return paymentRequest{}, err
@@ -140,7 +141,7 @@ const qrSize = 320
 
 // portalQR answers GET /api/portal/{id}/qr?token=: the EIP-681 URI of the payment request as a
 // QR code PNG (unknown token: 400 invalid_input).
-func (s *Server) portalQR(c echo.Context) error {
+func (s *handlers) portalQR(c echo.Context) error {
 	req, err := s.requestedPayment(c)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package transport
+package dashboard
 
 import (
 	"strings"
@@ -28,7 +28,7 @@ type dashRefund struct {
 // dashRefundsOf fills the page's refund list and, for a refundable receipt paid on chain (or a
 // failed one holding funds that paid nothing) in a token the payment chain knows, the wallet
 // refund.
-func (s *Server) dashRefundsOf(v *dashReceiptView, st receipt.State) {
+func (s *dash) dashRefundsOf(v *dashReceiptView, st receipt.State) {
 	cur := st.Receipt.Currency
 	for _, r := range st.Refunds {
 		d := dashRefund{Amount: dashMoney(money.Cents(r.AmountCents), cur), Token: r.Token, TokenAmount: r.TokenAmount(),
@@ -59,12 +59,12 @@ func (s *Server) dashRefundsOf(v *dashReceiptView, st receipt.State) {
 
 // walletRefund is the wallet refund of a receipt paid on chain (or a failed one holding funds
 // that paid nothing) in a token the payment chain knows, to its first payer; nil otherwise.
-func (s *Server) walletRefund(st receipt.State) *dashWalletRefund {
+func (s *dash) walletRefund(st receipt.State) *dashWalletRefund {
 	to, tokens := st.RefundRecipients(), st.PaidTokens()
 	if !(st.PaidOnChain() || st.Status == receipt.StatusFailed) || len(to) == 0 || len(tokens) == 0 {
 		return nil
 	}
-	tok, ok := s.cfg.PaymentChain.token(tokens[0])
+	tok, ok := s.cfg.PaymentChain.Token(tokens[0])
 	if !ok {
 		return nil
 	}

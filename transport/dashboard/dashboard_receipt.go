@@ -1,4 +1,4 @@
-package transport
+package dashboard
 
 import (
 	"bytes"
@@ -11,11 +11,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
-	"github.com/payledger/payledger/transport/dashboard"
+	"github.com/payledger/payledger/transport"
 )
 
 type dashLine struct {
@@ -64,21 +63,21 @@ type dashReceiptView struct {
 // dashReceipt is one receipt of the merchant: lines and totals, payment, its audited history
 // with the hash chain's check (what GET /api/receipts/{id}/events and `payledger verify` use),
 // webhook deliveries and the refund form. Another merchant's receipt is not found (404).
-func (s *Server) dashReceipt(c echo.Context, sess Session, f dashboard.Frame) error {
+func (s *dash) dashReceipt(c echo.Context, sess transport.Session, f Frame) error {
 	ctx := c.Request().Context()
 	id := c.Param("id")
-	row, err := s.receipts.Get(ctx, sess.Wallet, id)
+	row, err := s.Receipts.Get(ctx, sess.Wallet, id)
 	if errors.Is(err, readmodels.ErrNotFound) {
-		return s.ui.Render(c.Response(), http.StatusNotFound, "notfound", dashboard.Frame{Title: "Receipt not found", Wallet: f.Wallet, CSRF: f.CSRF}, id)
+		return s.ui.Render(c.Response(), http.StatusNotFound, "notfound", Frame{Title: "Receipt not found", Wallet: f.Wallet, CSRF: f.CSRF}, id)
 	}
 	if err != nil {
 		return err
 	}
-	hist, err := commands.ReceiptHistory(ctx, s.events, id, sess.Wallet)
+	hist, err := s.Histories.ReceiptHistory(ctx, id, sess.Wallet)
 	if err != nil {
 		return err
 	}
-	deliveries, _, err := s.outbox.Deliveries(ctx, sess.Wallet, id, 50, "")
+	deliveries, _, err := s.Deliveries.Deliveries(ctx, sess.Wallet, id, 50, "")
 	if err != nil {
 		return err
 	}
@@ -86,7 +85,7 @@ func (s *Server) dashReceipt(c echo.Context, sess Session, f dashboard.Frame) er
 	v.Transfers = dashTransfers(row.State, s.cfg.PaymentChain.ExplorerURL)
 	totalsOnce(&v)
 	s.dashRefundsOf(&v, row.State)
-	if !streamEnds(row.State.Status) { // the payment page's stream: dash.js updates the status badge live
+	if !transport.StreamEnds(row.State.Status) { // the payment page's stream: dash.js updates the status badge live
 		v.Live = "/api/portal/" + url.PathEscape(id) + "/events"
 	}
 	v.ChainValid = hist.ChainValid

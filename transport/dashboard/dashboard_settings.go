@@ -1,4 +1,4 @@
-package transport
+package dashboard
 
 import (
 	"errors"
@@ -9,10 +9,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/readmodels"
-	"github.com/payledger/payledger/transport/dashboard"
+	"github.com/payledger/payledger/transport"
 )
 
 const dashSubscriptionsMax = 50 // subscriptions the settings page lists
@@ -53,10 +52,10 @@ type dashSettingsView struct {
 
 // dashSettings is /dashboard/settings: split, API keys, webhook endpoints, plans and
 // subscriptions, billing balance, shop branding. Its forms post to the admin API.
-func (s *Server) dashSettings(c echo.Context, sess Session, f dashboard.Frame) error {
+func (s *dash) dashSettings(c echo.Context, sess transport.Session, f Frame) error {
 	ctx := c.Request().Context()
-	v := dashSettingsView{Wallet: sess.Wallet, Scopes: Scopes}
-	sp, err := commands.LoadSplit(ctx, s.events, sess.Wallet)
+	v := dashSettingsView{Wallet: sess.Wallet, Scopes: transport.Scopes}
+	sp, err := s.Splits.Split(ctx, sess.Wallet)
 	if err != nil {
 		return err
 	}
@@ -66,7 +65,7 @@ func (s *Server) dashSettings(c echo.Context, sess Session, f dashboard.Frame) e
 			v.Split.Recipients = append(v.Split.Recipients, dashRecipient{Address: r.Address, Share: fmt.Sprintf("%d.%02d %%", r.SharesBps/100, r.SharesBps%100)})
 		}
 	}
-	keys, err := s.keys.List(ctx, sess.Wallet)
+	keys, err := s.Keys.List(ctx, sess.Wallet)
 	if err != nil {
 		return err
 	}
@@ -80,7 +79,7 @@ func (s *Server) dashSettings(c echo.Context, sess Session, f dashboard.Frame) e
 	if err := s.dashPlans(c, sess.Wallet, &v); err != nil {
 		return err
 	}
-	sums, err := s.figures.Summaries(ctx, sess.Wallet, time.Unix(0, 0), s.now().Add(time.Millisecond))
+	sums, err := s.Figures.Summaries(ctx, sess.Wallet, time.Unix(0, 0), s.now().Add(time.Millisecond))
 	if err != nil {
 		return err
 	}
@@ -88,28 +87,28 @@ func (s *Server) dashSettings(c echo.Context, sess Session, f dashboard.Frame) e
 		v.Billing = append(v.Billing, dashBilling{Currency: m.Currency, Count: m.PaidCount, Volume: dashMoney(money.Cents(m.PaidCents), m.Currency),
 			Fees: dashMoney(money.Cents(m.PlatformCents), m.Currency), Refunds: dashMoney(money.Cents(m.RefundedCents), m.Currency)})
 	}
-	shop, err := s.shops.Get(ctx, sess.Wallet)
+	shop, err := s.Shops.Get(ctx, sess.Wallet)
 	if err != nil && !errors.Is(err, readmodels.ErrNotFound) {
 		return err
 	}
 	// The colour inputs need a colour: the payment page's defaults when the shop has none.
-	v.Shop.Name, v.Shop.Primary, v.Shop.Accent, v.Shop.Logo = shop.Name, first(color(shop.Theme.PrimaryColor), "#1d4ed8"),
-		first(color(shop.Theme.AccentColor), "#047857"), shop.Theme.BrandLogoURL
+	v.Shop.Name, v.Shop.Primary, v.Shop.Accent, v.Shop.Logo = shop.Name, first(transport.Color(shop.Theme.PrimaryColor), "#1d4ed8"),
+		first(transport.Color(shop.Theme.AccentColor), "#047857"), shop.Theme.BrandLogoURL
 	f.Title, f.Tab = "Settings", "settings"
 	return s.ui.Render(c.Response(), http.StatusOK, "settings", f, v)
 }
 
 // dashPlans fills the merchant's active plans and its subscriptions (the newest first ones).
-func (s *Server) dashPlans(c echo.Context, wallet string, v *dashSettingsView) error {
+func (s *dash) dashPlans(c echo.Context, wallet string, v *dashSettingsView) error {
 	ctx := c.Request().Context()
-	plans, err := s.plans.ListActive(ctx, wallet)
+	plans, err := s.Plans.ListActive(ctx, wallet)
 	if err != nil {
 		return err
 	}
 	for _, p := range plans {
 		v.Plans = append(v.Plans, dashPlan{Name: p.Name, Price: dashMoney(p.Price, "USD"), Period: p.Period})
 	}
-	subs, err := s.subscriptionLists.ByMerchant(ctx, wallet)
+	subs, err := s.Subscriptions.ByMerchant(ctx, wallet)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package transport
+package reserve
 
 import (
 	"testing"
@@ -26,9 +26,9 @@ func TestRecommendedReserve(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, rate := recommendedReserve(c.volume, c.refunded, c.ratio)
+			got, rate := Recommended(c.volume, c.refunded, c.ratio)
 			if got != c.want || rate != c.wantRate {
-				t.Fatalf("recommendedReserve = %d (rate %v), want %d (rate %v)", got, rate, c.want, c.wantRate)
+				t.Fatalf("Recommended = %d (rate %v), want %d (rate %v)", got, rate, c.want, c.wantRate)
 			}
 		})
 	}

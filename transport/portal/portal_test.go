@@ -1,4 +1,4 @@
-package transport
+package portal_test
 
 import (
 	"bufio"
@@ -14,57 +14,41 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/portal"
+	"github.com/payledger/payledger/transport/transporttest"
 )
 
-const portalUSDC = "0x00000000000000000000000000000000000a11ce"
-
-func portalEnv(t *testing.T) *env {
-	return newAppEnv(t, withDeposits, func(d *testDeps) {
-		d.Config.PaymentChain = PaymentChain{ChainID: 1337, Tokens: []PaymentToken{{Symbol: "USDC", Address: portalUSDC, Decimals: 6}}}
-	}, nil)
-}
-
-// portalFactory is the deposit factory of the tests' receipts (nothing is deployed: the deposit
-// address is computed off-chain).
-var portalFactory = common.HexToAddress("0x" + strings.Repeat("f", 40))
-
-// withDeposits gives new receipts a deposit address (under portalFactory) and a payment window
-// of one hour.
-func withDeposits(c *app.Config) {
-	c.Deposits = chain.DepositAddresses{Factory: portalFactory}
-	c.PaymentWindow = time.Hour
-}
+func TestMain(m *testing.M) { transporttest.Main(m) }
 
 // TestPortalPaymentRequestAndQR: the request, its QR code and the portal view name the receipt's
 // own deposit address (DESIGN 9), never the merchant's split, and the end of the payment window.
 func TestPortalPaymentRequestAndQR(t *testing.T) {
-	e := portalEnv(t)
-	m := e.merchant(true)
-	id := e.receiptFor(m, "12.34")
+	e := transporttest.New(t, transporttest.Portal())
+	m := e.Merchant(true)
+	id := e.ReceiptFor(m, "12.34")
 	split := common.HexToAddress("0x" + strings.Repeat("c", 40))
-	deposit := chain.DepositAddress(portalFactory, id, split).Hex()
-	usdc := common.HexToAddress(portalUSDC).Hex()
+	deposit := chain.DepositAddress(transporttest.PortalFactory, id, split).Hex()
+	usdc := common.HexToAddress(transporttest.PortalUSDC).Hex()
 	want := "ethereum:" + usdc + "@1337/transfer?address=" + deposit + "&uint256=12340000"
 
-	rec := e.do(req{method: http.MethodGet, path: "/api/portal/" + id + "/request?token=USDC"})
-	var r paymentRequest
+	rec := e.Do(transporttest.Req{Method: http.MethodGet, Path: "/api/portal/" + id + "/request?token=USDC"})
+	var r portal.PaymentRequest
 	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &r) != nil || r.URI != want || r.Amount != "12.34" || r.AmountUnits != "12340000" ||
 		r.Recipient != deposit || r.Recipient == split.Hex() {
 		t.Fatalf("USDC request: %d %s; want the deposit %s", rec.Code, rec.Body, deposit)
 	}
-	view := decode(t, e.do(req{method: http.MethodGet, path: "/api/portal/" + id}))["receipt"].(map[string]any)
+	view := transporttest.Decode(t, e.Do(transporttest.Req{Method: http.MethodGet, Path: "/api/portal/" + id}))["receipt"].(map[string]any)
 	created, _ := view["createdAt"].(float64)
 	if r.ExpiresAt != int64(created)+time.Hour.Milliseconds() || view["expiresAt"] != float64(r.ExpiresAt) || view["depositAddress"] != deposit ||
 		view["amountRequired"] != "12.34" || view["amountReceived"] != nil || view["paidLate"] != false {
 		t.Fatalf("expiresAt %d; portal view %v", r.ExpiresAt, view)
 	}
-	page := e.do(req{method: http.MethodGet, path: "/portal/" + id}).Body.String()
+	page := e.Do(transporttest.Req{Method: http.MethodGet, Path: "/portal/" + id}).Body.String()
 	if !strings.Contains(page, fmt.Sprintf(`"expiresAt":%d`, r.ExpiresAt)) || !strings.Contains(page, `id="time-left"`) {
 		t.Fatalf("the page does not carry the window's end %d:\n%s", r.ExpiresAt, page)
 	}
-	rec = e.do(req{method: http.MethodGet, path: "/api/portal/" + id + "/qr?token=USDC"})
+	rec = e.Do(transporttest.Req{Method: http.MethodGet, Path: "/api/portal/" + id + "/qr?token=USDC"})
 	if rec.Code != 200 || rec.Header().Get("Content-Type") != "image/png" {
 		t.Fatalf("qr: %d %v", rec.Code, rec.Header())
 	}
@@ -73,52 +57,52 @@ func TestPortalPaymentRequestAndQR(t *testing.T) {
 	}
 
 	// ETH: the latest quote, in wei; none yet is refused, as is a token the chain lacks.
-	if rec := e.do(req{method: http.MethodGet, path: "/api/portal/" + id + "/qr?token=ETH"}); rec.Code != 400 {
+	if rec := e.Do(transporttest.Req{Method: http.MethodGet, Path: "/api/portal/" + id + "/qr?token=ETH"}); rec.Code != 400 {
 		t.Fatalf("ETH without a quote: %d %s", rec.Code, rec.Body)
 	}
 	for _, tok := range []string{"DOGE", "USDT", ""} {
-		if rec := e.do(req{method: http.MethodGet, path: "/api/portal/" + id + "/qr?token=" + tok}); rec.Code != 400 || !strings.Contains(rec.Body.String(), "invalid_input") {
+		if rec := e.Do(transporttest.Req{Method: http.MethodGet, Path: "/api/portal/" + id + "/qr?token=" + tok}); rec.Code != 400 || !strings.Contains(rec.Body.String(), "invalid_input") {
 			t.Fatalf("token %q: %d %s", tok, rec.Code, rec.Body)
 		}
 	}
-	if err := readmodels.NewPrices(e.pool).Set(context.Background(), []readmodels.Price{{Asset: "ETH", USDPrice: "3000", SetAt: time.Now(), SetBy: "t"}}); err != nil {
+	if err := readmodels.NewPrices(e.Pool).Set(context.Background(), []readmodels.Price{{Asset: "ETH", USDPrice: "3000", SetAt: time.Now(), SetBy: "t"}}); err != nil {
 		t.Fatal(err)
 	}
-	if rec := e.do(req{method: http.MethodPost, path: "/api/portal/" + id + "/quote", body: `{"token":"ETH"}`}); rec.Code != 200 {
+	if rec := e.Do(transporttest.Req{Method: http.MethodPost, Path: "/api/portal/" + id + "/quote", Body: `{"token":"ETH"}`}); rec.Code != 200 {
 		t.Fatalf("quote: %d %s", rec.Code, rec.Body)
 	}
-	rec = e.do(req{method: http.MethodGet, path: "/api/portal/" + id + "/request?token=ETH"})
+	rec = e.Do(transporttest.Req{Method: http.MethodGet, Path: "/api/portal/" + id + "/request?token=ETH"})
 	// 12.34 / 3000 = 0.00411333 (8 places) = 4113330000000000 wei
 	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &r) != nil || r.URI != "ethereum:"+deposit+"@1337?value=4113330000000000" || r.Amount != "0.00411333" {
 		t.Fatalf("ETH request: %d %s", rec.Code, rec.Body)
 	}
-	if rec := e.do(req{method: http.MethodGet, path: "/api/portal/rcpt_nope/qr?token=USDC"}); rec.Code != 404 {
+	if rec := e.Do(transporttest.Req{Method: http.MethodGet, Path: "/api/portal/rcpt_nope/qr?token=USDC"}); rec.Code != 404 {
 		t.Fatalf("unknown receipt: %d", rec.Code)
 	}
 	// A merchant without a split: its receipts have no deposit address, so no request.
-	bare := e.receiptFor(e.merchant(false), "5")
-	if rec := e.do(req{method: http.MethodGet, path: "/api/portal/" + bare + "/request?token=USDC"}); rec.Code != http.StatusForbidden ||
+	bare := e.ReceiptFor(e.Merchant(false), "5")
+	if rec := e.Do(transporttest.Req{Method: http.MethodGet, Path: "/api/portal/" + bare + "/request?token=USDC"}); rec.Code != http.StatusForbidden ||
 		!strings.Contains(rec.Body.String(), "split_required") {
 		t.Fatalf("no deposit address: %d %s", rec.Code, rec.Body)
 	}
 }
 
 func TestPortalPageEscapesAndCSP(t *testing.T) {
-	e := portalEnv(t)
-	m := e.merchant(true)
-	if _, err := readmodels.NewShops(e.pool).Update(context.Background(), m.wallet, time.Now(), func(c *readmodels.ShopConfig) error {
+	e := transporttest.New(t, transporttest.Portal())
+	m := e.Merchant(true)
+	if _, err := readmodels.NewShops(e.Pool).Update(context.Background(), m.Wallet, time.Now(), func(c *readmodels.ShopConfig) error {
 		c.Name = `<script>alert("shop")</script>Shop`
 		c.Theme.PrimaryColor, c.Theme.BrandLogoURL = `#123456`, "javascript:alert(1)"
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	rec := e.dev(m, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"<script>alert('line')</script>Tea","priceUsd":5}],"totalUsd":5}`)
+	rec := e.Dev(m, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"<script>alert('line')</script>Tea","priceUsd":5}],"totalUsd":5}`)
 	if rec.Code != 201 {
 		t.Fatalf("receipt: %d %s", rec.Code, rec.Body)
 	}
-	id := decode(t, rec)["receipt"].(map[string]any)["receiptId"].(string)
-	rec = e.do(req{method: http.MethodGet, path: "/portal/" + id})
+	id := transporttest.Decode(t, rec)["receipt"].(map[string]any)["receiptId"].(string)
+	rec = e.Do(transporttest.Req{Method: http.MethodGet, Path: "/portal/" + id})
 	html, csp := rec.Body.String(), rec.Header().Get("Content-Security-Policy")
 	if rec.Code != 200 || !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
 		t.Fatalf("page: %d CSP %q", rec.Code, csp)
@@ -137,17 +121,17 @@ func TestPortalPageEscapesAndCSP(t *testing.T) {
 	if start < 0 || json.Unmarshal([]byte(html[start+len(`<script type="application/json" id="page-data">`):start+end]), &data) != nil || data["receiptId"] != id {
 		t.Fatalf("page data block: %s", html[start:start+end])
 	}
-	rec = e.do(req{method: http.MethodGet, path: "/pay/rcpt_nope"})
+	rec = e.Do(transporttest.Req{Method: http.MethodGet, Path: "/pay/rcpt_nope"})
 	if rec.Code != 404 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") || !strings.Contains(rec.Body.String(), "Receipt not found") {
 		t.Fatalf("unknown receipt page: %d %v %s", rec.Code, rec.Header(), rec.Body)
 	}
 }
 
 func TestPortalEventsStream(t *testing.T) {
-	e := portalEnv(t)
-	m := e.merchant(true)
-	id := e.receiptFor(m, "3")
-	srv := httptest.NewServer(e.srv)
+	e := transporttest.New(t, transporttest.Portal())
+	m := e.Merchant(true)
+	id := e.ReceiptFor(m, "3")
+	srv := httptest.NewServer(e.Srv)
 	defer srv.Close()
 	if resp, err := http.Get(srv.URL + "/api/portal/rcpt_nope/events"); err != nil || resp.StatusCode != 404 {
 		t.Fatalf("unknown receipt: %v %v", resp, err)
@@ -183,17 +167,19 @@ func TestPortalEventsStream(t *testing.T) {
 	}
 	start := time.Now()
 	// The deposit follower sees a transfer (a hint alone no longer changes the receipt, DESIGN 10).
-	e.depositCredit(id, "0x"+strings.Repeat("ab", 32), "USDC", "1000000", false)
+	e.DepositCredit(id, "0x"+strings.Repeat("ab", 32), "USDC", "1000000", false)
 	if ev := next(); ev["status"] != "pending" {
 		t.Fatalf("second event %v", ev)
 	}
 	d := time.Since(start)
-	t.Logf("pending pushed %v after the transfer was recorded (listening for announcements: %v)", d.Round(time.Millisecond), e.srv.receiptWatch.listening.Load())
+	t.Logf("pending pushed %v after the transfer was recorded (listening for announcements: %v)", d.Round(time.Millisecond), e.Srv.Listening())
 	if d > 2*time.Second {
 		t.Errorf("the change took %v to be pushed", d)
 	}
 	// The server shutting down ends the stream (it must not hold the drain).
-	e.srv.receiptWatch.stop()
+	if err := e.Srv.Echo.Server.Shutdown(context.Background()); err != nil { // runs the server's shutdown hooks
+		t.Fatal(err)
+	}
 	ended := make(chan bool, 1)
 	go func() {
 		for lines.Scan() {
@@ -204,36 +190,5 @@ func TestPortalEventsStream(t *testing.T) {
 	case <-ended:
 	case <-time.After(3 * time.Second):
 		t.Fatal("the stream outlived the shutdown")
-	}
-}
-
-func TestReceiptWatchWakesOnlyTheAnnouncedStreams(t *testing.T) {
-	w := newReceiptWatch(nil, nil)
-	a, unsubA := w.subscribe("rcpt_a")
-	b, unsubB := w.subscribe("rcpt_b")
-	woken := func(ch <-chan struct{}) bool {
-		select {
-		case <-ch:
-			return true
-		default:
-			return false
-		}
-	}
-	w.notify("rcpt_x,rcpt_a")
-	w.notify("rcpt_a") // a second wake before the stream reads coalesces
-	if !woken(a) || woken(a) || woken(b) {
-		t.Fatal("rcpt_a should be woken once, rcpt_b not")
-	}
-	w.notify("*")
-	if !woken(a) || !woken(b) {
-		t.Fatal(`"*" wakes every stream`)
-	}
-	if w.listening.Load() {
-		t.Fatal("without a listener the watch must not claim to listen (streams poll)")
-	}
-	unsubA()
-	unsubB()
-	if len(w.subs) != 0 {
-		t.Fatalf("subscriptions left: %v", w.subs)
 	}
 }

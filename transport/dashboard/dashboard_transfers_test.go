@@ -1,4 +1,4 @@
-package transport
+package dashboard
 
 import (
 	"net/http/httptest"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
-	"github.com/payledger/payledger/transport/dashboard"
 )
 
 // TestDashboardTransfersAndTotals: a receipt paid by two transfers lists both (sender, amount
@@ -23,7 +22,7 @@ func TestDashboardTransfersAndTotals(t *testing.T) {
 			{TransactionHash: hash1, Sender: "0xaaaa000000000000000000000000000000000001", Token: "USDC", AmountUnits: "5000000", Decimals: 6, Confirmed: true},
 			{TransactionHash: hash2, Sender: "0xbbbb000000000000000000000000000000000002", Token: "usdt", AmountUnits: "8310000", Decimals: 6, Confirmed: true},
 		}}
-	ui, err := dashboard.Load()
+	ui, err := Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +31,7 @@ func TestDashboardTransfersAndTotals(t *testing.T) {
 		v.Transfers = dashTransfers(st, explorer)
 		totalsOnce(&v)
 		rec := httptest.NewRecorder()
-		if err := ui.Render(rec, 200, "receipt", dashboard.Frame{Title: "Receipt"}, v); err != nil {
+		if err := ui.Render(rec, 200, "receipt", Frame{Title: "Receipt"}, v); err != nil {
 			t.Fatal(err)
 		}
 		return rec.Body.String()

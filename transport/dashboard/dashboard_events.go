@@ -1,4 +1,4 @@
-package transport
+package dashboard
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/transport"
 )
 
 // dashLiveMax bounds the receipts one list's stream follows: a page shows 25, a search 50.
@@ -21,13 +23,13 @@ var dashLiveID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
 func dashLiveIDs(raw string) ([]string, error) {
 	parts := strings.Split(raw, ",")
 	if raw == "" || len(parts) > dashLiveMax {
-		return nil, InvalidInput(fmt.Sprintf("ids must list 1 to %d receipt ids, comma-separated", dashLiveMax))
+		return nil, transport.InvalidInput(fmt.Sprintf("ids must list 1 to %d receipt ids, comma-separated", dashLiveMax))
 	}
 	seen := map[string]bool{}
 	var ids []string
 	for _, id := range parts {
 		if !dashLiveID.MatchString(id) {
-			return nil, InvalidInput("ids: " + clip(id) + " is not a receipt id")
+			return nil, transport.InvalidInput("ids: " + clip(id) + " is not a receipt id")
 		}
 		if !seen[id] {
 			seen[id] = true
@@ -47,9 +49,9 @@ type dashStatus struct {
 // {receiptId, status} for those of the ids that are the signed-in merchant's receipts (another
 // merchant's or an unknown id is silently left out), once at the start and then on each change,
 // so the receipts list updates its badges live. Woken as the payment page's stream is (by the
-// receipts projection's announcements), with a read of every id each eventsSafety; heartbeats,
-// eventsLifetime and the server's shutdown as there.
-func (s *Server) dashEvents(c echo.Context) error {
+// receipts projection's announcements), with a read of every id each transport.EventsSafety; heartbeats,
+// transport.EventsLifetime and the server's shutdown as there.
+func (s *dash) dashEvents(c echo.Context) error {
 	ids, err := dashLiveIDs(c.QueryParam("ids"))
 	if err != nil {
 		return err
@@ -61,7 +63,7 @@ func (s *Server) dashEvents(c echo.Context) error {
 	// holds one per id, so a forwarder never waits long.
 	wake := make(chan string, len(ids))
 	for _, id := range ids {
-		woken, unsubscribe := s.receiptWatch.subscribe(id)
+		woken, unsubscribe := s.r.WatchReceipt(id)
 		defer unsubscribe()
 		go func() {
 			for {
@@ -79,7 +81,7 @@ func (s *Server) dashEvents(c echo.Context) error {
 		}()
 	}
 	w := c.Response()
-	outliveTimeouts(w) // by design; the stream's lifetime bounds it
+	transport.OutliveTimeouts(w) // by design; the stream's lifetime bounds it
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
@@ -88,19 +90,20 @@ func (s *Server) dashEvents(c echo.Context) error {
 	if _, err := fmt.Fprint(w, "retry: 2000\n\n"); err != nil {
 		return nil
 	}
-	ctx, end := s.whileAuthorized(c) // ends with the session that opened it (logout, expiry)
+	ctx, end := s.r.WhileAuthorized(c) // ends with the session that opened it (logout, expiry)
 	defer end()
-	s.dashStream(ctx, w, merchantOf(c), ids, wake)
+	sess, _ := transport.SessionFrom(c) // an admin route: the session's merchant
+	s.dashStream(ctx, w, sess.Wallet, ids, wake)
 	return nil
 }
 
 // dashStream sends the ids' statuses as they change until the client goes, the server shuts
 // down or the stream's lifetime ends.
-func (s *Server) dashStream(ctx context.Context, w *echo.Response, merchant string, ids []string, wake <-chan string) {
+func (s *dash) dashStream(ctx context.Context, w *echo.Response, merchant string, ids []string, wake <-chan string) {
 	last := map[string]string{}
 	send := func(list []string) error {
 		for _, id := range list {
-			row, err := s.receipts.Get(ctx, merchant, id)
+			row, err := s.Receipts.Get(ctx, merchant, id)
 			if err != nil || last[id] == string(row.State.Status) {
 				continue // not this merchant's, or the datastore may come back; or unchanged
 			}
@@ -116,10 +119,10 @@ func (s *Server) dashStream(ctx context.Context, w *echo.Response, merchant stri
 	if send(ids) != nil {
 		return
 	}
-	safety, beat := time.NewTicker(eventsSafety), time.NewTicker(eventsHeartbeat)
+	safety, beat := time.NewTicker(transport.EventsSafety), time.NewTicker(transport.EventsHeartbeat)
 	defer safety.Stop()
 	defer beat.Stop()
-	end := time.After(eventsLifetime)
+	end := time.After(transport.EventsLifetime)
 	for {
 		var err error
 		select {
@@ -127,7 +130,7 @@ func (s *Server) dashStream(ctx context.Context, w *echo.Response, merchant stri
 			return
 		case <-end:
 			return
-		case <-s.receiptWatch.done:
+		case <-s.r.Stopping():
 			return
 		case <-beat.C:
 			if _, err = fmt.Fprint(w, ": heartbeat\n\n"); err == nil {

@@ -1,4 +1,4 @@
-package transport
+package portal
 
 import (
 	"context"
@@ -16,22 +16,13 @@ import (
 	"github.com/payledger/payledger/domain/failure"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport"
 	"github.com/payledger/payledger/transport/page"
 )
 
-// anyReceipt reads receipt id of any merchant (the customer's pages and polling); an unknown id
-// is "Receipt not found".
-func (s *Server) anyReceipt(c echo.Context, id string) (readmodels.ReceiptRow, error) {
-	row, err := s.receipts.Get(c.Request().Context(), "", id)
-	if errors.Is(err, readmodels.ErrNotFound) {
-		return row, commands.ErrReceiptNotFound
-	}
-	return row, err
-}
-
 // paymentPage serves the customer payment page of a receipt (both the order-flow /portal/ and
 // the quick-start /pay/ paths serve the same page); an unknown receipt gets a 404 page.
-func (s *Server) paymentPage(c echo.Context) error {
+func (s *handlers) paymentPage(c echo.Context) error {
 	row, err := s.anyReceipt(c, c.Param("id"))
 	if errors.Is(err, commands.ErrReceiptNotFound) {
 		return s.assets.ServeNotFound(c.Response(), c.Param("id"))
@@ -46,18 +37,18 @@ var pageThumbRE = regexp.MustCompile(`^data:image/(png|jpeg|gif|webp|svg\+xml)[;
 
 // pageView is what the payment page shows of row: the shop's branding (the receipt's brand
 // name when the shop has none), the lines, the status, and the currencies it can be paid in.
-func (s *Server) pageView(ctx context.Context, row readmodels.ReceiptRow) page.View {
+func (s *handlers) pageView(ctx context.Context, row readmodels.ReceiptRow) page.View {
 	st := row.State
 	g := st.Receipt
 	v := page.View{ReceiptID: g.ReceiptID, BrandName: g.BrandName, Total: g.Total.String(), Currency: g.Currency,
 		Status: string(st.Status), Settled: st.Status.Settled(), InProgress: st.Status == receipt.StatusPending || st.Status == receipt.StatusACHPending, Payment: paymentView(st), Failure: failureView(st),
 		WalletOK: s.cfg.PaymentChain.Configured(), ExpiresAt: g.ExpiresAt, ChainGone: st.DepositChainGone != nil}
-	if shop, err := s.shops.Get(ctx, g.Merchant); err == nil {
+	if shop, err := s.Shops.Get(ctx, g.Merchant); err == nil {
 		if strings.TrimSpace(shop.Name) != "" {
 			v.BrandName = shop.Name
 		}
 		t := shop.Theme
-		v.Theme = page.Theme{Primary: color(t.PrimaryColor), Secondary: color(t.SecondaryColor), Text: color(t.TextColor), Accent: color(t.AccentColor)}
+		v.Theme = page.Theme{Primary: transport.Color(t.PrimaryColor), Secondary: transport.Color(t.SecondaryColor), Text: transport.Color(t.TextColor), Accent: transport.Color(t.AccentColor)}
 		if strings.HasPrefix(t.BrandLogoURL, "https://") {
 			v.Theme.LogoURL = t.BrandLogoURL
 		}
@@ -89,18 +80,10 @@ func (s *Server) pageView(ctx context.Context, row readmodels.ReceiptRow) page.V
 	return v
 }
 
-// color is c when it is a colour the shop config accepts (colorRE), else "".
-func color(c string) string {
-	if colorRE.MatchString(c) {
-		return c
-	}
-	return ""
-}
-
 // pageTokens are the currencies offered: the tokens priced in pricing config (USDC and USDT are
 // always 1 USD) and, when a chain is configured, payable on it.
-func (s *Server) pageTokens(ctx context.Context) []string {
-	prices, err := s.prices.All(ctx)
+func (s *handlers) pageTokens(ctx context.Context) []string {
+	prices, err := s.Prices.All(ctx)
 	if err != nil {
 		prices = nil // the stablecoins need no price
 	}
@@ -111,7 +94,7 @@ func (s *Server) pageTokens(ctx context.Context) []string {
 			continue
 		}
 		if s.cfg.PaymentChain.Configured() {
-			if _, ok := s.cfg.PaymentChain.token(t); !ok {
+			if _, ok := s.cfg.PaymentChain.Token(t); !ok {
 				continue
 			}
 		}
@@ -134,7 +117,7 @@ func catalogText(code string) page.Failure {
 }
 
 // pageData is the JSON the page's script reads.
-func (s *Server) pageData(v page.View) map[string]any {
+func (s *handlers) pageData(v page.View) map[string]any {
 	labels := map[string]string{}
 	var settled []string
 	for _, st := range receipt.Statuses() {
@@ -145,7 +128,7 @@ func (s *Server) pageData(v page.View) map[string]any {
 	}
 	pc := s.cfg.PaymentChain
 	if pc.Name == "" {
-		pc.Name = ChainName(pc.ChainID)
+		pc.Name = transport.ChainName(pc.ChainID)
 	}
 	return map[string]any{
 		"receiptId": v.ReceiptID, "status": v.Status, "tokens": v.Tokens, "token": v.Token, "labels": labels, "settled": settled, "expiresAt": v.ExpiresAt,
@@ -159,31 +142,12 @@ func (s *Server) pageData(v page.View) map[string]any {
 }
 
 // portalReceipt is the receipt as the payment page shows it to the customer.
-func (s *Server) portalReceipt(c echo.Context) error {
+func (s *handlers) portalReceipt(c echo.Context) error {
 	row, err := s.anyReceipt(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"receipt": publicReceiptOf(row.State)})
-}
-
-// publicReceiptView is the receipt as anyone with its id sees it: without the merchant's
-// metadata, which is the merchant's own (DESIGN 9). The shadowing field, empty, drops it. The
-// payment by address (receiptView's depositView: where to pay, what is required and has
-// arrived, paidLate) and the end of its payment window (expiresAt, Unix ms; null for none).
-type publicReceiptView struct {
-	receiptView
-	Metadata  *struct{} `json:"metadata,omitempty"`
-	ExpiresAt *int64    `json:"expiresAt"`
-}
-
-// publicReceiptOf is st as publicReceiptView shows it.
-func publicReceiptOf(st receipt.State) publicReceiptView {
-	v := publicReceiptView{receiptView: viewReceipt(st)}
-	if at := st.ExpiresAt(); at > 0 {
-		v.ExpiresAt = &at
-	}
-	return v
+	return c.JSON(http.StatusOK, map[string]any{"receipt": transport.PublicReceiptOf(row.State)})
 }
 
 // underpaid reports whether some but not all of the required amount arrived (decimal strings).

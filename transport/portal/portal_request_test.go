@@ -1,8 +1,7 @@
-package transport
+package portal_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"image/png"
@@ -14,21 +13,20 @@ import (
 	"github.com/makiuchi-d/gozxing"
 	zxqr "github.com/makiuchi-d/gozxing/qrcode"
 
-	"github.com/payledger/payledger/commands"
-	"github.com/payledger/payledger/domain/receipt"
-	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/transport/portal"
+	"github.com/payledger/payledger/transport/transporttest"
 )
 
 // TestPortalRequestAsksForTheRest: while a receipt is underpaid, its payment request and QR code
 // ask for what is still due, not the whole amount (a customer scanning again would pay twice); a
 // transfer not yet confirmed reduces nothing, and a USDT part counts toward a USDC request.
 func TestPortalRequestAsksForTheRest(t *testing.T) {
-	e := portalEnv(t)
-	id := e.receiptFor(e.merchant(true), "12.34")
-	request := func() paymentRequest {
+	e := transporttest.New(t, transporttest.Portal())
+	id := e.ReceiptFor(e.Merchant(true), "12.34")
+	request := func() portal.PaymentRequest {
 		t.Helper()
-		rec := e.do(req{method: http.MethodGet, path: "/api/portal/" + id + "/request?token=USDC"})
-		var r paymentRequest
+		rec := e.Do(transporttest.Req{Method: http.MethodGet, Path: "/api/portal/" + id + "/request?token=USDC"})
+		var r portal.PaymentRequest
 		if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &r) != nil {
 			t.Fatalf("request: %d %s", rec.Code, rec.Body)
 		}
@@ -36,43 +34,25 @@ func TestPortalRequestAsksForTheRest(t *testing.T) {
 	}
 	deposit := request().Recipient
 	uriFor := func(units string) string {
-		return fmt.Sprintf("ethereum:%s@1337/transfer?address=%s&uint256=%s", common.HexToAddress(portalUSDC).Hex(), deposit, units)
+		return fmt.Sprintf("ethereum:%s@1337/transfer?address=%s&uint256=%s", common.HexToAddress(transporttest.PortalUSDC).Hex(), deposit, units)
 	}
 
-	e.depositCredit(id, "0x01", "USDT", "10000000", false) // seen, not yet deep enough
+	e.DepositCredit(id, "0x01", "USDT", "10000000", false) // seen, not yet deep enough
 	if r := request(); r.Amount != "12.34" || r.AmountUnits != "12340000" || r.AmountRequired != "12.34" || r.URI != uriFor("12340000") {
 		t.Fatalf("an unconfirmed transfer changed the request: %+v", r)
 	}
-	e.depositCredit(id, "0x01", "USDT", "10000000", true)
+	e.DepositCredit(id, "0x01", "USDT", "10000000", true)
 	r := request()
 	if r.Amount != "2.34" || r.AmountUnits != "2340000" || r.AmountRequired != "12.34" || r.URI != uriFor("2340000") {
 		t.Fatalf("after 10 USDT of 12.34: %+v, want the rest 2.34", r)
 	}
-	rec := e.do(req{method: http.MethodGet, path: "/api/portal/" + id + "/qr?token=USDC"})
+	rec := e.Do(transporttest.Req{Method: http.MethodGet, Path: "/api/portal/" + id + "/qr?token=USDC"})
 	if rec.Code != 200 || rec.Header().Get("X-Payment-Uri") != r.URI || qrText(t, rec.Body.Bytes()) != r.URI {
 		t.Fatalf("QR: %d %s, want %s", rec.Code, rec.Header().Get("X-Payment-Uri"), r.URI)
 	}
-	e.depositCredit(id, "0x02", "USDC", "2000000", true)
+	e.DepositCredit(id, "0x02", "USDC", "2000000", true)
 	if r := request(); r.Amount != "0.34" || r.AmountUnits != "340000" || r.URI != uriFor("340000") {
 		t.Fatalf("after 12 of 12.34: %+v, want the rest 0.34", r)
-	}
-}
-
-// depositCredit records a transfer of units of token to receipt id's deposit address, seen (and
-// confirmed when confirmed), as the deposit detector does, and waits until the read model has it.
-func (e *env) depositCredit(id, tx, token, units string, confirmed bool) {
-	e.t.Helper()
-	seen := receipt.DepositTransferSeen{TransactionHash: tx, LogIndex: 0, BlockNumber: 7, BlockHash: "0xb7", Sender: "0xbuyer",
-		Token: token, AmountUnits: units, Decimals: 6, At: e.clk.Now().UnixMilli()}
-	ctx := context.Background()
-	_, res, err := commands.ChangeReceipt(ctx, e.srv.events, id, eventstore.Metadata{Actor: "test"}, func(st receipt.State) ([]receipt.Event, error) {
-		return receipt.ObserveDeposit(st, receipt.DepositObservation{Transfer: seen, Confirmed: confirmed, At: seen.At})
-	})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := e.srv.waitReadable(ctx, id, res); err != nil {
-		e.t.Fatal(err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package transport
+package dashboard
 
 import (
 	"context"
@@ -30,9 +30,9 @@ type dashEndpointsView struct {
 
 // dashEndpoints reads the merchant's endpoints and each one's latest delivery attempts, through
 // the same store the /api/webhooks/endpoints routes use; the page's forms call those routes.
-func (s *Server) dashEndpoints(ctx context.Context, wallet string) (dashEndpointsView, error) {
+func (s *dash) dashEndpoints(ctx context.Context, wallet string) (dashEndpointsView, error) {
 	v := dashEndpointsView{Types: webhooks.EventTypes}
-	list, err := s.endpoints.List(ctx, wallet)
+	list, err := s.Endpoints.List(ctx, wallet)
 	if err != nil {
 		return v, err
 	}
@@ -42,7 +42,7 @@ func (s *Server) dashEndpoints(ctx context.Context, wallet string) (dashEndpoint
 		if d.Events == "*" {
 			d.Events = "all events"
 		}
-		attempts, err := s.endpoints.Attempts(ctx, wallet, ep.ID, dashEndpointDeliveries)
+		attempts, err := s.Endpoints.Attempts(ctx, wallet, ep.ID, dashEndpointDeliveries)
 		if err != nil {
 			return v, err
 		}

@@ -1,4 +1,4 @@
-package transport
+package dashboard
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
-	"github.com/payledger/payledger/transport/dashboard"
+	"github.com/payledger/payledger/transport"
 )
 
 // The merchant dashboard (DESIGN.md section 9): server-rendered pages for the signed-in wallet's
@@ -34,16 +34,16 @@ const (
 	dashEventBytes = 16 << 10
 )
 
-func (s *Server) dashboardRoutes() {
-	s.handle(http.MethodGet, dashboard.StaticPrefix+"*", Policy{Access: Open}, echo.WrapHandler(http.HandlerFunc(s.ui.ServeAsset)))
-	s.handle(http.MethodGet, "/dashboard/login", Policy{Access: Public}, s.dashLogin)
-	s.handle(http.MethodGet, "/dashboard/login/link", Policy{Access: Public}, s.dashLinkPage)
-	s.handle(http.MethodPost, "/dashboard/login/link", Policy{Access: Public}, s.dashLinkSignIn)
-	s.handle(http.MethodPost, "/api/auth/dev-link", Policy{Access: Admin}, s.issueDevLink)
-	s.handle(http.MethodGet, "/dashboard", Policy{Access: Public}, s.dashPage(s.dashReceipts))
-	s.handle(http.MethodGet, "/dashboard/receipts/:id", Policy{Access: Public}, s.dashPage(s.dashReceipt))
-	s.handle(http.MethodGet, "/dashboard/settings", Policy{Access: Public}, s.dashPage(s.dashSettings))
-	s.handle(http.MethodGet, "/dashboard/events", Policy{Access: Admin}, s.dashEvents)
+func (s *dash) dashboardRoutes() {
+	s.r.Handle(http.MethodGet, StaticPrefix+"*", transport.Policy{Access: transport.Open}, echo.WrapHandler(http.HandlerFunc(s.ui.ServeAsset)))
+	s.r.Handle(http.MethodGet, "/dashboard/login", transport.Policy{Access: transport.Public}, s.dashLogin)
+	s.r.Handle(http.MethodGet, "/dashboard/login/link", transport.Policy{Access: transport.Public}, s.dashLinkPage)
+	s.r.Handle(http.MethodPost, "/dashboard/login/link", transport.Policy{Access: transport.Public}, s.dashLinkSignIn)
+	s.r.Handle(http.MethodPost, "/api/auth/dev-link", transport.Policy{Access: transport.Admin}, s.issueDevLink)
+	s.r.Handle(http.MethodGet, "/dashboard", transport.Policy{Access: transport.Public}, s.dashPage(s.dashReceipts))
+	s.r.Handle(http.MethodGet, "/dashboard/receipts/:id", transport.Policy{Access: transport.Public}, s.dashPage(s.dashReceipt))
+	s.r.Handle(http.MethodGet, "/dashboard/settings", transport.Policy{Access: transport.Public}, s.dashPage(s.dashSettings))
+	s.r.Handle(http.MethodGet, "/dashboard/events", transport.Policy{Access: transport.Admin}, s.dashEvents)
 }
 
 // dashTime is a Unix-ms time as the dashboard shows it, and as ISO 8601 for <time>.
@@ -74,7 +74,7 @@ type dashList struct {
 
 // dashReceipts is /dashboard: the merchant's receipts newest first, a status filter, a search by
 // receipt id or transactionId, and keyset pages.
-func (s *Server) dashReceipts(c echo.Context, sess Session, f dashboard.Frame) error {
+func (s *dash) dashReceipts(c echo.Context, sess transport.Session, f Frame) error {
 	ctx := c.Request().Context()
 	v := dashList{Statuses: receipt.StatusNames(), Status: c.QueryParam("status"), Query: strings.TrimSpace(c.QueryParam("q"))}
 	if !slices.Contains(v.Statuses, v.Status) {
@@ -91,10 +91,10 @@ func (s *Server) dashReceipts(c echo.Context, sess Session, f dashboard.Frame) e
 		rows, err = s.dashSearch(ctx, sess.Wallet, v.Query, v.Status)
 	default:
 		var next string
-		rows, next, err = s.receipts.List(ctx, sess.Wallet, v.Status, dashPageSize, cursor)
+		rows, next, err = s.Receipts.List(ctx, sess.Wallet, v.Status, dashPageSize, cursor)
 		if errors.Is(err, readmodels.ErrBadCursor) {
 			cursor = ""
-			rows, next, err = s.receipts.List(ctx, sess.Wallet, v.Status, dashPageSize, "")
+			rows, next, err = s.Receipts.List(ctx, sess.Wallet, v.Status, dashPageSize, "")
 		}
 		if next != "" {
 			v.Next = dashListURL(v.Status, next)
@@ -135,8 +135,8 @@ func dashListURL(status, cursor string) string {
 }
 
 // dashSearch finds receipts by id or transactionId (of one status when set).
-func (s *Server) dashSearch(ctx context.Context, merchant, q, status string) ([]readmodels.ReceiptRow, error) {
-	rows, err := s.receiptSearch.Search(ctx, merchant, q, dashSearchMax)
+func (s *dash) dashSearch(ctx context.Context, merchant, q, status string) ([]readmodels.ReceiptRow, error) {
+	rows, err := s.Search.Search(ctx, merchant, q, dashSearchMax)
 	if err != nil {
 		return nil, err
 	}

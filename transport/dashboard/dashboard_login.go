@@ -1,4 +1,4 @@
-package transport
+package dashboard
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/payledger/payledger/transport/dashboard"
+	"github.com/payledger/payledger/transport"
 )
 
 // The dashboard's sign-in: the wallet page (dash.js signs the API login's EIP-712 challenge),
@@ -35,7 +35,7 @@ type devLink struct {
 	expires time.Time
 }
 
-var errDevOnly = NewError(http.StatusForbidden, "forbidden", "Sign-in links exist only in development")
+var errDevOnly = transport.NewError(http.StatusForbidden, "forbidden", "Sign-in links exist only in development")
 
 func newDevLinks() *devLinks { return &devLinks{links: map[string]devLink{}} }
 
@@ -56,7 +56,7 @@ func (d *devLinks) issue(wallet string, now time.Time) (string, error) {
 	}
 	// Per merchant (DESIGN 10): one merchant issuing links never blocks another's.
 	if mine >= devLinksPerWallet || len(d.links) >= devLinkMemory {
-		return "", NewError(http.StatusTooManyRequests, "rate_limited", "Too many outstanding sign-in links; wait a few minutes")
+		return "", transport.NewError(http.StatusTooManyRequests, "rate_limited", "Too many outstanding sign-in links; wait a few minutes")
 	}
 	token := randomHex(32)
 	d.links[hashHex(token)] = devLink{wallet: wallet, expires: now.Add(devLinkTTL)}
@@ -75,11 +75,11 @@ func (d *devLinks) consume(token string, now time.Time) (string, bool) {
 
 // issueDevLink answers POST /api/auth/dev-link (session + CSRF): a one-time link that signs the
 // caller's wallet in to the dashboard. Refused in production.
-func (s *Server) issueDevLink(c echo.Context) error {
+func (s *dash) issueDevLink(c echo.Context) error {
 	if s.cfg.Production {
 		return errDevOnly
 	}
-	sess, _ := SessionFrom(c)
+	sess, _ := transport.SessionFrom(c)
 	token, err := s.devLinks.issue(sess.Wallet, s.now())
 	if err != nil {
 		return err
@@ -89,8 +89,8 @@ func (s *Server) issueDevLink(c echo.Context) error {
 }
 
 // dashLogin is the sign-in page; next is where to go afterwards (a dashboard path only).
-func (s *Server) dashLogin(c echo.Context) error {
-	return s.ui.Render(c.Response(), http.StatusOK, "login", dashboard.Frame{Title: "Sign in"},
+func (s *dash) dashLogin(c echo.Context) error {
+	return s.ui.Render(c.Response(), http.StatusOK, "login", Frame{Title: "Sign in"},
 		map[string]string{"Next": dashNext(c.QueryParam("next"))})
 }
 
@@ -106,24 +106,24 @@ func dashNext(next string) string {
 
 // dashLinkPage shows the button that uses a sign-in link: the link itself (a GET, which mail
 // and chat previews fetch) changes nothing.
-func (s *Server) dashLinkPage(c echo.Context) error {
+func (s *dash) dashLinkPage(c echo.Context) error {
 	data := map[string]string{"Token": c.QueryParam("token")}
 	code := http.StatusOK
 	if s.cfg.Production {
 		data["Error"], code = "Sign-in links exist only in development.", http.StatusForbidden
 	}
-	return s.ui.Render(c.Response(), code, "link", dashboard.Frame{Title: "Sign in"}, data)
+	return s.ui.Render(c.Response(), code, "link", Frame{Title: "Sign in"}, data)
 }
 
 // dashLinkSignIn uses a sign-in link (POST, form field token): the session starts and the
 // dashboard opens; an unknown, used or expired token signs nobody in.
-func (s *Server) dashLinkSignIn(c echo.Context) error {
+func (s *dash) dashLinkSignIn(c echo.Context) error {
 	if s.cfg.Production {
-		return s.ui.Render(c.Response(), http.StatusForbidden, "link", dashboard.Frame{Title: "Sign in"},
+		return s.ui.Render(c.Response(), http.StatusForbidden, "link", Frame{Title: "Sign in"},
 			map[string]string{"Error": "Sign-in links exist only in development."})
 	}
 	if !sameOrigin(c.Request(), s.cfg.PublicBaseURL) {
-		return s.ui.Render(c.Response(), http.StatusForbidden, "link", dashboard.Frame{Title: "Sign in"},
+		return s.ui.Render(c.Response(), http.StatusForbidden, "link", Frame{Title: "Sign in"},
 			map[string]string{"Error": "This sign-in came from another site. Open the link again."})
 	}
 	token := c.FormValue("token")
@@ -133,10 +133,10 @@ func (s *Server) dashLinkSignIn(c echo.Context) error {
 		wallet, ok = s.devLinks.consume(token, now)
 	}
 	if !ok {
-		return s.ui.Render(c.Response(), http.StatusBadRequest, "link", dashboard.Frame{Title: "Sign in"},
+		return s.ui.Render(c.Response(), http.StatusBadRequest, "link", Frame{Title: "Sign in"},
 			map[string]string{"Error": "This sign-in link is unknown, used or expired. Run `payledger dev merchant` again for a new one."})
 	}
-	if _, err := s.startSession(c, wallet, now); err != nil {
+	if err := s.r.StartSession(c, wallet, now); err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/dashboard")
@@ -144,21 +144,17 @@ func (s *Server) dashLinkSignIn(c echo.Context) error {
 
 // dashPage wraps a dashboard page: without a valid session it redirects (303) to the sign-in
 // page, which comes back here afterwards.
-func (s *Server) dashPage(h func(echo.Context, Session, dashboard.Frame) error) echo.HandlerFunc {
+func (s *dash) dashPage(h func(echo.Context, transport.Session, Frame) error) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		sess, claims, err := s.parseSession(c)
-		if errors.Is(err, errSession) {
+		// The forms send the CSRF token issued with this session (the script reads it here).
+		sess, csrf, err := s.r.PageSession(c)
+		if errors.Is(err, transport.ErrNoSession) {
 			return c.Redirect(http.StatusSeeOther, "/dashboard/login?next="+url.QueryEscape(c.Request().URL.RequestURI()))
 		}
 		if err != nil {
 			return err
 		}
-		f := dashboard.Frame{Wallet: sess.Wallet}
-		// The forms send the CSRF token issued with this session (the script reads it here).
-		if ck, err := c.Cookie(CSRFCookie); err == nil && equalSecret(hashHex(ck.Value), claims.CSRF) {
-			f.CSRF = ck.Value
-		}
-		return h(c, sess, f)
+		return h(c, sess, Frame{Wallet: sess.Wallet, CSRF: csrf})
 	}
 }
 

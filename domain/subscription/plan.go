@@ -1,0 +1,60 @@
+package subscription
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/payledger/payledger/domain/money"
+)
+
+// Plan rules (DESIGN 8; out of the HTTP handler since issue 39): a plan's name is 1 to
+// PlanNameMax characters once trimmed, its description at most PlanDescriptionMax, its price a
+// positive USD amount of whole cents written without an exponent, its period one of Periods.
+// A broken rule is ErrInvalid with the rule as its whole text (the API's message).
+const (
+	PlanNameMax        = 100
+	PlanDescriptionMax = 1000
+)
+
+// Periods are the billing periods a plan may have, in order.
+var Periods = []string{string(Weekly), string(Biweekly), string(Monthly), string(Quarterly), string(Yearly)}
+
+// planRule is a broken plan rule: ErrInvalid, whose text is the rule alone.
+type planRule string
+
+func (e planRule) Error() string        { return string(e) }
+func (e planRule) Is(target error) bool { return target == ErrInvalid }
+
+// PlanName is name trimmed, or the rule it breaks.
+func PlanName(name string) (string, error) {
+	n := strings.TrimSpace(name)
+	if n == "" || utf8.RuneCountInString(n) > PlanNameMax {
+		return "", planRule("name must be 1 to 100 characters")
+	}
+	return n, nil
+}
+
+// PlanDescription checks a plan's description.
+func PlanDescription(d string) error {
+	if utf8.RuneCountInString(d) > PlanDescriptionMax {
+		return planRule("description must be at most 1000 characters")
+	}
+	return nil
+}
+
+// PlanPrice is the price written as the decimal usd (a JSON number's text), or the rule it breaks.
+func PlanPrice(usd string) (money.Cents, error) {
+	cents, err := money.ParseCents(usd)
+	if err != nil || cents <= 0 || strings.ContainsAny(usd, "eE") {
+		return 0, planRule("priceUsd must be a number greater than 0 with at most 2 decimals")
+	}
+	return cents, nil
+}
+
+// PlanPeriod checks a plan's period.
+func PlanPeriod(p string) error {
+	if _, ok := Period(p).Seconds(); !ok {
+		return planRule("period must be one of " + strings.Join(Periods, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,5 @@
+package portal
+
+// PaymentRequest is GET /api/portal/{id}/request's answer, for the external tests (package
+// portal_test, which build the service through web.Build).
+type PaymentRequest = paymentRequest
