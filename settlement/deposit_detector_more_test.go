@@ -73,7 +73,7 @@ func TestDepositReorgBeforeTheDepth(t *testing.T) {
 			e.ok(e.b.Fork(head.Hash()))
 			if dropped {
 				e.b.Rollback()
-				time.Sleep(50 * time.Millisecond)
+				e.poolEmpty() // the pool drops the forked-away transactions on its own goroutine
 				e.b.Rollback()
 			}
 			for range 3 {

@@ -140,7 +140,7 @@ func TestDistributeSplitCrash(t *testing.T) {
 			if _, err := e.distributor(crashed).Handle(e.ctx); !errors.Is(err, errCrash) {
 				t.Fatalf("first pass: %v, want the crash", err)
 			}
-			time.Sleep(500 * time.Millisecond) // a block passes
+			e.blockPasses()
 			restarted := settlement.NewOperatorSender(e.op, e.ledger)
 			e.until(e.distributor(restarted), id)
 			if r := e.releases(st.Address); r[merchant] != 1 || r[platform] != 1 {

@@ -508,10 +508,17 @@ func TestChargeSubscriptionsTickerLeaderOnly(t *testing.T) {
 	e.listed(id)
 	h := e.handler(nil)
 	var leading atomic.Bool
+	var asked atomic.Int32 // how often the ticker asked whether its process leads
+	isLeader := func() bool { asked.Add(1); return leading.Load() }
 	ctx, cancel := context.WithCancel(e.ctx)
 	done := make(chan error, 1)
-	go func() { done <- h.Run(ctx, leading.Load, 24*time.Hour, 20*time.Millisecond) }()
-	time.Sleep(300 * time.Millisecond)
+	go func() { done <- h.Run(ctx, isLeader, 24*time.Hour, 20*time.Millisecond) }()
+	// The ticker asked, heard no, and came back for the next tick: the first tick passed without a cron.
+	for start := time.Now(); asked.Load() < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 30*time.Second {
+			t.Fatal("the ticker never asked whether it leads")
+		}
+	}
 	if st := e.state(id); st.Charges != 0 {
 		t.Fatal("a standby instance charged")
 	}

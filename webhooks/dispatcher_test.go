@@ -271,7 +271,10 @@ func TestDispatcherMarksThenReconciles(t *testing.T) {
 	r := newScript(t, 503, 503)
 	w.paidReceipt(t, "wh-2", r.srv.URL, "plk_secret")
 	eventually(t, "the marker", func() bool { return w.state(t, "wh-2") == readmodels.NoteMarked })
-	time.Sleep(400 * time.Millisecond)
+	// A later notification delivered: the workers have claimed what was due since the marker.
+	later := newScript(t)
+	w.paidReceipt(t, "wh-2-later", later.srv.URL, "plk_secret")
+	eventually(t, "the later notification", func() bool { return w.state(t, "wh-2-later") == readmodels.NoteDelivered })
 	if n := len(r.got()); n != 2 {
 		t.Fatalf("%d attempts before reconciliation, want 2", n)
 	}
