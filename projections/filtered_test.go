@@ -50,6 +50,7 @@ func storedCheckpoint(t *testing.T, r *projections.Runner, pool interface {
 // move over the filtered-out events (the checkpoint within skipFlush of a later read); a rebuild
 // gives the same read model.
 func TestFilteredProjectorReadsOnlyItsEvents(t *testing.T) {
+	t.Parallel()
 	pool, s := setup(t)
 	handed := &atomic.Int64{}
 	p := picky{handed: handed}

@@ -22,6 +22,7 @@ import (
 // it in the log is therefore not applied either, and nothing is lost: removing the stray row lets
 // the projector go on.
 func TestReceiptsProjectorNeverOverwritesAnUnexpectedRow(t *testing.T) {
+	t.Parallel()
 	pool, s := setup(t)
 	ctx := context.Background()
 	generate := func(id string) eventstore.Position {

@@ -210,6 +210,7 @@ func diff(after, before *big.Int) *big.Int { return new(big.Int).Sub(after, befo
 // the release, on to the payees (9,950 and 50 basis points); a second charge in the same period
 // is refused before anything is sent and moves nothing; the charge is a billing record.
 func TestChargeSubscriptionMovesThePrice(t *testing.T) {
+	t.Parallel()
 	e := newChargeEnv(t, 1)
 	customer := e.dev.Accounts[0]
 	id := e.subscribe(customer, "plan_monthly")
@@ -287,6 +288,7 @@ func (c crashAfterSend) Outcomes(ctx context.Context, hashes []string) ([]*settl
 // A crash after the spend is sent and before the event: the restarted process finds the spend on
 // chain, sends the transfer and records the charge once; the customer is charged once.
 func TestChargeSubscriptionCrashAfterSpend(t *testing.T) {
+	t.Parallel()
 	e := newChargeEnv(t, 1)
 	customer := e.dev.Accounts[0]
 	id := e.subscribe(customer, "plan_monthly")
@@ -322,6 +324,7 @@ func TestChargeSubscriptionCrashAfterSpend(t *testing.T) {
 
 // Two instances run the cron at once: each subscription is charged exactly once.
 func TestChargeSubscriptionsTwoInstances(t *testing.T) {
+	t.Parallel()
 	e := newChargeEnv(t, 2)
 	var ids []string
 	for i := range 6 {
@@ -357,6 +360,7 @@ func TestChargeSubscriptionsTwoInstances(t *testing.T) {
 // A customer whose balance does not cover the price: SubscriptionChargeFailed with the attempt,
 // the third makes the subscription past_due; nothing is sent. Cancelled: no charge.
 func TestChargeSubscriptionFailuresAndCancel(t *testing.T) {
+	t.Parallel()
 	e := newChargeEnv(t, 1)
 	customer := e.dev.Accounts[0]
 	id := e.subscribe(customer, "plan_huge")
@@ -411,6 +415,7 @@ func (dropBroadcasts) Outcomes(context.Context, []string) ([]*settlement.TxOutco
 // step of a first use): the restarted process sends the same signed bytes (no new signature, no
 // second nonce), then the spend, and records the charge once; each step is signed once.
 func TestChargeSubscriptionCrashBeforeBroadcast(t *testing.T) {
+	t.Parallel()
 	e := newChargeEnv(t, 1)
 	customer := e.dev.Accounts[0]
 	id := e.subscribe(customer, "plan_monthly")
@@ -460,6 +465,7 @@ func (l lyingChecks) CheckSpends(ctx context.Context, checks []settlement.SpendC
 // attempt with the node's reason, nothing sent for the spend (no gas spent), and no transfer is
 // ever sent (it would move other customers' funds from the operator).
 func TestChargeSubscriptionRevertedSpend(t *testing.T) {
+	t.Parallel()
 	e := newChargeEnv(t, 1)
 	id := e.subscribe(e.dev.Accounts[0], "plan_huge")
 	res, err := e.handler(lyingChecks{e.op}).Handle(e.ctx, settlement.ChargeSubscription{ID: id})
@@ -487,6 +493,7 @@ func (nodeDown) CheckSpends(context.Context, []settlement.SpendCheck) ([]settlem
 // The node down before anything is signed: the charge is an error (no failed attempt is
 // recorded against the customer) and the period is free at once for the next run.
 func TestChargeSubscriptionNodeDown(t *testing.T) {
+	t.Parallel()
 	e := newChargeEnv(t, 1)
 	id := e.subscribe(e.dev.Accounts[0], "plan_monthly")
 	if _, err := e.handler(nodeDown{e.op}).Handle(e.ctx, settlement.ChargeSubscription{ID: id}); err == nil {
@@ -503,6 +510,7 @@ func TestChargeSubscriptionNodeDown(t *testing.T) {
 
 // The daily ticker charges only while its process leads; the first tick it leads runs the cron.
 func TestChargeSubscriptionsTickerLeaderOnly(t *testing.T) {
+	t.Parallel()
 	e := newChargeEnv(t, 1)
 	id := e.subscribe(e.dev.Accounts[0], "plan_monthly")
 	e.listed(id)
@@ -539,6 +547,7 @@ func TestChargeSubscriptionsTickerLeaderOnly(t *testing.T) {
 
 // The billing record's platform fee (the subscriptions projection) is charging's: 0.5%, half-up.
 func TestChargeSubscriptionFeeMatchesBilling(t *testing.T) {
+	t.Parallel()
 	if projections.SubscriptionFeeBps != settlement.PlatformFeeBps {
 		t.Fatalf("billing fee %d bps, charging %d bps", projections.SubscriptionFeeBps, settlement.PlatformFeeBps)
 	}

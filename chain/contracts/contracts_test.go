@@ -168,6 +168,7 @@ func revertName(t testing.TB, meta *bind.MetaData, err error) string {
 }
 
 func TestPaymentSplitReleasesByBasisPoints(t *testing.T) {
+	t.Parallel()
 	operator, payer, merchant, platform := newKey(t), newKey(t), newKey(t), newKey(t)
 	c := newChain(t, operator, payer)
 	ctx := context.Background()
@@ -297,6 +298,7 @@ func signTypedData(t *testing.T, key *ecdsa.PrivateKey, td apitypes.TypedData) (
 }
 
 func TestSpendPermissionSignedApprovalAndPeriodicSpend(t *testing.T) {
+	t.Parallel()
 	operator, customer, stranger := newKey(t), newKey(t), newKey(t)
 	c := newChain(t, operator, customer, stranger)
 	ctx := context.Background()
@@ -434,6 +436,7 @@ func TestSpendPermissionSignedApprovalAndPeriodicSpend(t *testing.T) {
 }
 
 func TestSpendPermissionDirectApproveAndWindow(t *testing.T) {
+	t.Parallel()
 	operator, customer := newKey(t), newKey(t)
 	c := newChain(t, operator, customer)
 	ctx := context.Background()

@@ -14,6 +14,7 @@ import (
 )
 
 func TestReadStreams(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := postgres.New(pgtest.Pool(t))
 	ev := func() eventstore.EventData {
