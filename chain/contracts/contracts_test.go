@@ -168,7 +168,6 @@ func revertName(t testing.TB, meta *bind.MetaData, err error) string {
 }
 
 func TestPaymentSplitReleasesByBasisPoints(t *testing.T) {
-	t.Parallel()
 	operator, payer, merchant, platform := newKey(t), newKey(t), newKey(t), newKey(t)
 	c := newChain(t, operator, payer)
 	ctx := context.Background()
@@ -298,7 +297,6 @@ func signTypedData(t *testing.T, key *ecdsa.PrivateKey, td apitypes.TypedData) (
 }
 
 func TestSpendPermissionSignedApprovalAndPeriodicSpend(t *testing.T) {
-	t.Parallel()
 	operator, customer, stranger := newKey(t), newKey(t), newKey(t)
 	c := newChain(t, operator, customer, stranger)
 	ctx := context.Background()
@@ -436,7 +434,6 @@ func TestSpendPermissionSignedApprovalAndPeriodicSpend(t *testing.T) {
 }
 
 func TestSpendPermissionDirectApproveAndWindow(t *testing.T) {
-	t.Parallel()
 	operator, customer := newKey(t), newKey(t)
 	c := newChain(t, operator, customer)
 	ctx := context.Background()

@@ -35,7 +35,6 @@ type failure struct {
 }
 
 func TestDepositSweepIsolatesBadTokensAndRefusedETH(t *testing.T) {
-	t.Parallel()
 	e := newDepositEnv(t)
 	revAddr, rev := e.deployHostile(hostileRevert)
 	falseAddr, falser := e.deployHostile(hostileReturnFalse)
@@ -96,7 +95,6 @@ func TestDepositSweepIsolatesBadTokensAndRefusedETH(t *testing.T) {
 // TestDepositReentrantTokenCannotRedirect lets a token's transfer call back into the deposit
 // and the factory, in the middle of a sweep, before the deposit's USDC is flushed.
 func TestDepositReentrantTokenCannotRedirect(t *testing.T) {
-	t.Parallel()
 	e := newDepositEnv(t)
 	hostAddr, host := e.deployHostile(hostileHook)
 	key := receiptKey("rcpt_reentry")
@@ -149,7 +147,6 @@ func TestDepositReentrantTokenCannotRedirect(t *testing.T) {
 }
 
 func TestDepositSweepsManyInOneTransaction(t *testing.T) {
-	t.Parallel()
 	e := newDepositEnv(t)
 	const n = 200
 	keys := e.fundDeposits("rcpt_batch", n, e.usdc, 1_000_000, eth(1))
@@ -173,7 +170,6 @@ func TestDepositSweepsManyInOneTransaction(t *testing.T) {
 // dear (its hook deploys ten deposits), so 1/64 of the gas it is given is enough for the sweep
 // to carry on after it runs out: the case where a caught failure would hide a lack of gas.
 func TestDepositSweepWithTooLittleGasNeverSkips(t *testing.T) {
-	t.Parallel()
 	for _, rules := range []struct {
 		name  string
 		rules func(*node.Config, *ethconfig.Config)

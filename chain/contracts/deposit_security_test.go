@@ -54,7 +54,6 @@ func randomAddress(t *testing.T) common.Address {
 // other receipts, the zero address and random arguments: nothing but the split ever receives
 // the deposit's funds.
 func TestDepositFundsGoOnlyToTheirSplit(t *testing.T) {
-	t.Parallel()
 	e := newDepositEnv(t)
 	key := receiptKey("rcpt_guarded")
 	keys := []contracts.DepositFactoryDepositKey{{ReceiptId: key, Split: e.split}}

@@ -20,7 +20,6 @@ func eip1167Runtime(impl common.Address) []byte {
 }
 
 func TestDepositSweepMovesTokensAndETHToItsSplit(t *testing.T) {
-	t.Parallel()
 	e := newDepositEnv(t)
 	ctx := context.Background()
 	key := receiptKey("rcpt_sweep")
@@ -120,7 +119,6 @@ func TestDepositSweepMovesTokensAndETHToItsSplit(t *testing.T) {
 }
 
 func TestDepositAddressBindsReceiptAndSplit(t *testing.T) {
-	t.Parallel()
 	e := newDepositEnv(t)
 	a := e.depositOf(receiptKey("rcpt_a"), e.split)
 	if b := e.depositOf(receiptKey("rcpt_b"), e.split); b == a {

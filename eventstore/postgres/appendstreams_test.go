@@ -17,7 +17,6 @@ import (
 // version (a stale one, in the same INSERT as others, is refused alone), the hash chain and the
 // versions are those of single appends, and an unknown stream goes through Append.
 func TestAppendStreams(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	s := postgres.New(pgtest.Pool(t))
 	ev := func() eventstore.EventData {

@@ -20,7 +20,6 @@ import (
 // than one read batch and while events keep being appended; the position it reports covered
 // reaches the log's last event although that event is filtered out.
 func TestSubscribeFiltered(t *testing.T) {
-	t.Parallel()
 	pool := pgtest.Pool(t)
 	s := postgres.New(pool, postgres.WithPollInterval(100*time.Millisecond))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -16,7 +16,6 @@ import (
 // events from ReadAll (projectors, read-your-writes, webhooks waited on it under load); one left
 // open in this database still does (a later commit could land before it).
 func TestReadAllIsNotHeldBackByAnotherDatabase(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
 	s := postgres.New(pool)

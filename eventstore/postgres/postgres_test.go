@@ -17,7 +17,6 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	t.Parallel()
 	conformance.Run(t, conformance.Harness{
 		New: func(t *testing.T) eventstore.Store { return postgres.New(pgtest.Pool(t)) },
 		NewPausing: func(t *testing.T, pause func(context.Context)) eventstore.Store {
@@ -29,7 +28,6 @@ func TestConformance(t *testing.T) {
 // TestGroupCommit: concurrent appends share commits, and a stale expected version inside a shared
 // commit fails only its own append; each append's companion commits exactly when it does.
 func TestGroupCommit(t *testing.T) {
-	t.Parallel()
 	pool := pgtest.Pool(t)
 	s := postgres.New(pool)
 	ctx := context.Background()

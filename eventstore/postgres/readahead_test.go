@@ -60,7 +60,6 @@ func tracedPool(t *testing.T) (*pgxpool.Pool, *logReads) {
 // reads find events; a handler that does not queue it (or whose read does not run) still gets
 // everything, through the subscription's own reads.
 func TestSubscribeReadAhead(t *testing.T) {
-	t.Parallel()
 	pool, reads := tracedPool(t)
 	s := postgres.New(pool, postgres.WithPollInterval(time.Hour))
 	ctx := context.Background()
@@ -137,7 +136,6 @@ func TestSubscribeReadAhead(t *testing.T) {
 // were applied at append time) is not handed them, and its wake-ups by this store's own appends
 // read the log only when an append lies beyond that floor; later events all arrive, once.
 func TestSubscribeFloor(t *testing.T) {
-	t.Parallel()
 	pool, reads := tracedPool(t)
 	s := postgres.New(pool, postgres.WithPollInterval(time.Hour), postgres.WithNotifyMode(postgres.NotifyOff))
 	ctx := context.Background()

@@ -14,7 +14,6 @@ import (
 )
 
 func TestReadStreams(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	s := postgres.New(pgtest.Pool(t))
 	ev := func() eventstore.EventData {
