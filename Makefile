@@ -38,7 +38,7 @@ FUZZ_TARGETS := FuzzDecodeRequest FuzzJSONRoutes
 fuzz:
 	@for t in $(FUZZ_TARGETS); do echo "fuzz: $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime=$(FUZZTIME) ./transport/ || exit 1; done
 
-## bench: Go benchmarks of the event store, then the HTTP load run (figures: docs/benchmarks.md)
+## bench: Go benchmarks of the event store, then the HTTP load run (figures: docs/benchmarks.md), then test-slow
 bench:
 	$(GO) test -run "^$$" -bench . -benchtime=5s -timeout 60m ./eventstore/postgres/ | tee bench.out
 	$(GO) test -run "^$$" -bench WebhookDelivery -benchtime=1x -timeout 30m ./transport/ | tee -a bench.out
@@ -47,7 +47,7 @@ bench:
 	$(GO) test -run "^$$" -bench 'DepositRoundTrips|Deposit5000InOneBlock' -benchtime=1x -timeout 20m ./settlement/ | tee -a bench.out
 	$(GO) test -run "^$$" -bench DepositSweep -benchtime=1x -timeout 20m ./chain/contracts/ | tee -a bench.out
 	$(GO) run ./cmd/loadbench -duration 30s | tee -a bench.out
-	$(GO) test -race -count=1 -timeout 60m -run '$(SLOW_RE)' ./... | tee -a bench.out
+	$(MAKE) --no-print-directory test-slow | tee -a bench.out
 
 ## lint: gofmt and go vet
 lint:
