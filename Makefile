@@ -1,7 +1,7 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: run ha test fuzz bench lint migrate build screenshots sdk sdk-examples
+.PHONY: run ha test test-slow fuzz bench lint migrate build screenshots sdk sdk-examples
 
 ## run: the service on :8080 against DATABASE_URL (a private cluster under .data/ if none answers)
 run:
@@ -11,9 +11,24 @@ run:
 ha:
 	bash deploy/ha/start.sh
 
-## test: every test, with the race detector, against the local PostgreSQL
+# SLOW_TESTS seed big volumes or run load (they skip under `go test -short` too): `make test`
+# leaves them out and `make test-slow` runs them (CI runs both; `make bench` runs them too). One
+# list for both, so a test left out of one is run by the other.
+SLOW_TESTS := TestReceiptsExportStreams100k \
+	TestDeposit10000OpenAddresses TestDepositContractETHAmong10000OpenInFiveRequests \
+	TestAcknowledgedOrdersSurvivePostgresRestarts TestAcknowledgedOrdersSurviveAPostgresStop \
+	TestAcknowledgedOrdersSurviveAHungPostgres TestHAClusterSurvivesFaults
+empty :=
+space := $(empty) $(empty)
+SLOW_RE := ^($(subst $(space),|,$(strip $(SLOW_TESTS))))$$
+
+## test: every test but SLOW_TESTS, with the race detector, against the local PostgreSQL
 test:
-	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) test -race -count=1 -timeout 30m -skip '$(SLOW_RE)' ./...
+
+## test-slow: the tests that seed big volumes or run load (SLOW_TESTS), with the race detector
+test-slow:
+	$(GO) test -race -count=1 -timeout 60m -run '$(SLOW_RE)' ./...
 
 ## fuzz: each Go fuzz target of transport/ for FUZZTIME executions; found cases stay in transport/testdata/fuzz/
 # A count, not a duration: Go 1.26's coordinator can report its own -fuzztime deadline as a
@@ -23,7 +38,7 @@ FUZZ_TARGETS := FuzzDecodeRequest FuzzJSONRoutes
 fuzz:
 	@for t in $(FUZZ_TARGETS); do echo "fuzz: $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime=$(FUZZTIME) ./transport/ || exit 1; done
 
-## bench: Go benchmarks of the event store, then the HTTP load run (figures: docs/benchmarks.md)
+## bench: Go benchmarks of the event store, then the HTTP load run (figures: docs/benchmarks.md), then test-slow
 bench:
 	$(GO) test -run "^$$" -bench . -benchtime=5s -timeout 60m ./eventstore/postgres/ | tee bench.out
 	$(GO) test -run "^$$" -bench WebhookDelivery -benchtime=1x -timeout 30m ./transport/ | tee -a bench.out
@@ -32,6 +47,7 @@ bench:
 	$(GO) test -run "^$$" -bench 'DepositRoundTrips|Deposit5000InOneBlock' -benchtime=1x -timeout 20m ./settlement/ | tee -a bench.out
 	$(GO) test -run "^$$" -bench DepositSweep -benchtime=1x -timeout 20m ./chain/contracts/ | tee -a bench.out
 	$(GO) run ./cmd/loadbench -duration 30s | tee -a bench.out
+	$(MAKE) --no-print-directory test-slow | tee -a bench.out
 
 ## lint: gofmt and go vet
 lint:

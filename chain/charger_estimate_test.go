@@ -16,6 +16,7 @@ import (
 // TestChargeOperatorEstimateGas: the charge transactions' limits come from eth_estimateGas in one
 // batch, with the 20% margin; a call that would revert has the node's reason and no limit.
 func TestChargeOperatorEstimateGas(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{Accounts: 1})
 	if err != nil {

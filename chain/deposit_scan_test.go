@@ -13,6 +13,7 @@ import (
 // Issue 38: the balances of 3,001 addresses (funded, empty, a contract) in three eth_call
 // requests, each equal to eth_getBalance's answer, at the block asked for.
 func TestBalancesAtInOneRequestPerSlice(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	addrs := []common.Address{addr(e.buyer), e.usdc, e.elsewhere}
@@ -45,6 +46,7 @@ func TestBalancesAtInOneRequestPerSlice(t *testing.T) {
 // transactions, one eth_getLogs by the block's hash) and finds the token and ETH transfers to a
 // watched address only.
 func TestDepositScanOfOneBlockInTwoRequests(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	s := chain.DepositScanner{RPC: e.rpc, Tokens: []chain.Token{{Symbol: "USDC", Address: e.usdc, Decimals: 6}}}

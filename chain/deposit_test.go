@@ -20,6 +20,7 @@ import (
 // deployed, checks them against the factory's view, then pays one, has it swept and finds the
 // clone deployed at exactly that address.
 func TestDepositAddressOffChainMatchesTheChain(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	factoryAddr, tx, factory, err := contracts.DeployDepositFactory(e.opts(e.operator), e.sim)
@@ -87,6 +88,7 @@ func TestDepositAddressOffChainMatchesTheChain(t *testing.T) {
 // is the first contract of a fixed key (keccak256("payledger deposit vector")); the vector is
 // what that factory's depositAddress answers, checked here on a simulated chain.
 func TestDepositAddressVector(t *testing.T) {
+	t.Parallel()
 	const vector = "0xc36700761D491f3B959C1523bdd969771CF7e6f8"
 	deployer, err := crypto.ToECDSA(crypto.Keccak256([]byte("payledger deposit vector")))
 	if err != nil {

@@ -132,6 +132,7 @@ func checkDevFunds(t *testing.T, ec *ethclient.Client, d *chain.DevChain, a comm
 
 // TestDevChainPortInUse: a busy port is an error, not a panic.
 func TestDevChainPortInUse(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, err := chain.StartDevChain(ctx, chain.DevChainOptions{})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestDialChecksTheChainID(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	_, err := chain.Dial(ctx, e.url, 8453)
@@ -25,6 +26,7 @@ func TestDialChecksTheChainID(t *testing.T) {
 
 // TestDialUnreachable: a node that does not answer is an error, never a chain mismatch.
 func TestDialUnreachable(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	port, err := chain.FreePort() // nothing listens there
@@ -39,6 +41,7 @@ func TestDialUnreachable(t *testing.T) {
 // TestAdapterOverTheSimulatedClient: the in-process simulated client (no HTTP, no batches) is a
 // Client too; a transaction's check (TransactionCredits) holds through it.
 func TestAdapterOverTheSimulatedClient(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	a, err := chain.Adapt(ctx, e.sim)

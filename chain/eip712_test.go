@@ -32,6 +32,7 @@ func sign(t *testing.T, td apitypes.TypedData, v27 bool) (string, string) {
 }
 
 func TestRecoverTypedDataSigner(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1_800_000_000, 0)
 	td := LoginTypedData(8453, "0x1111111111111111111111111111111111111111", "n-1", now, now.Add(5*time.Minute))
 	for _, v27 := range []bool{false, true} {
@@ -54,6 +55,7 @@ func TestRecoverTypedDataSigner(t *testing.T) {
 
 // SignTypedData signs as eth_signTypedData_v4 returns it: v 27 or 28, recovered to the key's address.
 func TestSignTypedData(t *testing.T) {
+	t.Parallel()
 	key, err := crypto.GenerateKey()
 	if err != nil {
 		t.Fatal(err)

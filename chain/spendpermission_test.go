@@ -19,6 +19,7 @@ import (
 // TestSpendPermissionTypedDataMatchesTheManager: the typed-data hash built for the API is the
 // one the deployed manager computes (getHash), and the signer recovers from it.
 func TestSpendPermissionTypedDataMatchesTheManager(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dc, err := chain.StartDevChain(ctx, chain.DevChainOptions{})
 	if err != nil {

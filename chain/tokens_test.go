@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseTokens(t *testing.T) {
+	t.Parallel()
 	ok := "USDC=0x5FbDB2315678afecb367f032d93F642f64180aa3:6, usdt=0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512:6"
 	got, err := chain.ParseTokens(ok)
 	if err != nil || len(got) != 2 || got[1].Symbol != "USDT" || got[0].Decimals != 6 {

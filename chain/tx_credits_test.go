@@ -16,6 +16,7 @@ import (
 // is not mined; a configured token's transfers with their recipient, log index and amount; the
 // ETH value of a plain transfer; a revert; a token the chain does not configure, nothing.
 func TestTransactionCredits(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	credits := chain.NewTransactionCredits(e.rpc, []chain.Token{{Symbol: "USDC", Address: e.usdc, Decimals: 6}})

@@ -15,6 +15,7 @@ var _ commands.ProcessorEvents = (*readmodels.ProcessorEvents)(nil)
 // The processor's events are kept in PostgreSQL (deduplication, shared sessions); the receipts'
 // events in the memory store.
 func TestApplyProcessorEvent(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	pool := pgtest.Pool(t)
 	kept := readmodels.NewProcessorEvents(pool)

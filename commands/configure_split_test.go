@@ -9,6 +9,7 @@ import (
 )
 
 func TestConfigureSplit(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	h := commands.NewConfigureSplitHandler(e.store, payPlatform, e.now)
 	rs := func(list ...commands.SplitRecipient) *[]commands.SplitRecipient { return &list }
@@ -48,6 +49,7 @@ func TestConfigureSplit(t *testing.T) {
 // A split contract belongs to one merchant (DESIGN 9): another merchant naming it is refused
 // with 409 conflict, also when both ask at once; its owner may name it again.
 func TestConfigureSplitClaimedByAnotherMerchant(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	h := commands.NewConfigureSplitHandler(e.store, payPlatform, e.now)
 	if _, err := h.Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: payMerchant, Address: payContract}); err != nil {

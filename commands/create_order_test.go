@@ -113,6 +113,7 @@ func newOrderEnv(t *testing.T, store commands.Store, platform string) *orderEnv 
 func qty(n string) json.Number { return json.Number(n) }
 
 func TestCreateOrderRulesInTheSpecsOrder(t *testing.T) {
+	t.Parallel()
 	e := newOrderEnv(t, nil, payPlatform)
 	unsplit := "0x" + strings.Repeat("d", 40)
 	e.configureSplit(payMerchant)
@@ -151,6 +152,7 @@ func TestCreateOrderRulesInTheSpecsOrder(t *testing.T) {
 // An order is priced from the inventory with the explicit tax rate on taxable lines and the fee,
 // branded, and its webhook key kept outside the event.
 func TestCreateOrderPricesAndIssues(t *testing.T) {
+	t.Parallel()
 	e := newOrderEnv(t, nil, payPlatform)
 	e.configureSplit(payMerchant)
 	rate := json.Number("0.1")
@@ -174,6 +176,7 @@ func TestCreateOrderPricesAndIssues(t *testing.T) {
 // The same Idempotency-Key and request answers the first receipt; another request under the key
 // is a conflict.
 func TestCreateReceiptIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	e := newOrderEnv(t, nil, payPlatform)
 	lines := []commands.ReceiptLine{{Label: "Coffee", PriceUSD: amount("3.50")}}
 	cmd := commands.CreateReceipt{Merchant: payMerchant, Lines: &lines, TotalUSD: amount("3.50"), Issue: commands.Issue{IdempotencyKey: "k1", RequestHash: "h1"}}
@@ -219,6 +222,7 @@ func TestCreateReceiptIdempotencyKey(t *testing.T) {
 // With the datastore down, an order without Idempotency-Key is journaled (sealed key, the event
 // that was sent) and looked up there; one with a key is refused.
 func TestCreateOrderJournaledWhileTheDatastoreIsDown(t *testing.T) {
+	t.Parallel()
 	probe := newPayEnv(t)
 	e := newOrderEnv(t, downStore{probe.store}, payPlatform)
 	e.configureSplit(payMerchant)

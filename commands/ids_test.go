@@ -8,6 +8,7 @@ import (
 
 // Receipt ids are unguessable and sort by creation time (so their indexes grow at the right edge).
 func TestNewReceiptIDIsTimeOrderedAndRandom(t *testing.T) {
+	t.Parallel()
 	format := regexp.MustCompile(`^rcpt_[0-9a-f]{28}$`)
 	t0 := time.UnixMilli(1_795_000_000_000)
 	seen := map[string]bool{}

@@ -168,6 +168,7 @@ func (f *fakeProcessor) creates() int {
 func amount(s string) *json.Number { n := json.Number(s); return &n }
 
 func TestPaymentHandlersRejectNilDependencies(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	splits := commands.NewSplits(e.store)
 	verify := commands.NewReconcileOnrampHandler(e.store, nil, noOpenAttempts{}, e.now)

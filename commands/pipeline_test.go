@@ -90,6 +90,7 @@ func TestGenerationGoesThroughThePipeline(t *testing.T) {
 // generation as decided (and the receipt's sealed key) beside its event, so what applies it at
 // append need not decode the event; a store that cannot commit the key with it is refused it.
 func TestGenerationHandedOverDecided(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Unix(1_800_000_000, 0)
 	store := &generationStore{Store: memory.New(func() time.Time { return now })}

@@ -15,6 +15,7 @@ type priceTable map[string]string
 func (p priceTable) USDPrices(context.Context) (map[string]string, error) { return p, nil }
 
 func TestQuoteToken(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	usd := e.receipt(payMerchant, "USD", 5001)
 	eur := e.receipt(payMerchant, "EUR", 1000)

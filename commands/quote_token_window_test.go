@@ -14,6 +14,7 @@ import (
 // TestQuoteTokenHeldInWindow: the ETH quote of a receipt with a payment window is honoured until
 // the window ends: asking again returns it, whatever the price did; after the end, no quote.
 func TestQuoteTokenHeldInWindow(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	total := money.Cents(5001)
 	g := receipt.Generated{ReceiptID: commands.NewReceiptID(e.at), Merchant: payMerchant, Source: "direct", Currency: "USD", TaxRate: "0",

@@ -36,6 +36,7 @@ func (c *movingClock) advance(d time.Duration) {
 // The work list of the reconciliation is the receipts read model: the events go to PostgreSQL and
 // the receipts projection follows them, as in serve.
 func TestReconcileOnramp(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	pool, store, runner, stop := receiptsLedger(t, ctx)
 	t.Cleanup(func() { cancel(); stop() })
@@ -114,6 +115,7 @@ func (w *countingWebhooks) ReconcileMarked(_ context.Context, all bool) (int, in
 }
 
 func TestReconcilerRunsUntilCancelled(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	e.configureSplit(payMerchant)
 	f := newFakeProcessor()

@@ -19,6 +19,7 @@ func (noOpenAttempts) OpenOnrampAttempts(context.Context, time.Time, int) ([]str
 }
 
 func TestRecordTelemetry(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	e.configureSplit(payMerchant)
 	f := newFakeProcessor()

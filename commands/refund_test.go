@@ -13,6 +13,7 @@ import (
 )
 
 func TestRefund(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	h := commands.NewRefundHandler(e.store, &heldHashes{}, e.now)
 	id := e.receipt(payMerchant, "USD", 10000)
@@ -100,6 +101,7 @@ func (h *heldHashes) Release(_ context.Context, hash, receiptID string) error {
 // A hash counts for one refund: again on the same receipt or on another, 409 conflict; a refund
 // that could not be recorded gives its hash back.
 func TestRefundHashCountsOnce(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	held := &heldHashes{}
 	h := commands.NewRefundHandler(e.store, held, e.now)

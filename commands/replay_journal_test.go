@@ -31,6 +31,7 @@ func (k savedKeys) SaveSealed(_ context.Context, id string, _, sealed []byte) er
 // append), its key saved; the same entry again stores nothing twice; an entry whose receipt id is
 // taken by another receipt is refused; an entry of another stream is stored as a new stream's.
 func TestJournalReplayGoesThroughThePipeline(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Unix(1_800_000_000, 0)
 	store := &generationStore{Store: memory.New(func() time.Time { return now })}

@@ -11,6 +11,7 @@ import (
 )
 
 func TestStartOnramp(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	e.configureSplit(payMerchant)
 	open := e.receipt(payMerchant, "USD", 1250)
@@ -86,6 +87,7 @@ func (p eurPrices) USDPrices(context.Context) (map[string]string, error) {
 // cent; without a recorded rate the current one is recorded first (issue 20, item 2: the EUR
 // total used to be sent as dollars).
 func TestStartOnrampConvertsEURWithTheRecordedRate(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	e.configureSplit(payMerchant)
 	f := newFakeProcessor()

@@ -15,6 +15,7 @@ import (
 // 1 to 61 events. Hints are kept outside the stream: at most 20 per receipt per hour (then
 // ErrHintsLimited, 429), the stream keeps its one event, and an hour later hints are taken again.
 func TestHintsStayOutOfTheReceiptsStream(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	var mu sync.Mutex
 	now := e.at
@@ -62,6 +63,7 @@ func TestHintsStayOutOfTheReceiptsStream(t *testing.T) {
 // payer's wallet and refuses X's, which stays untouched; X's hint posted again is then a
 // conflict (the transfer is credited to another receipt).
 func TestFrontRunHintDoesNotBlockThePayer(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	chainTx := &memChain{txs: map[string]commands.MinedTransaction{}}
 	owners := &memOwners{credited: map[string][]string{}, deposits: map[string]string{}}

@@ -23,6 +23,7 @@ func hintStore(t testing.TB) *pgstore.PaymentHints {
 }
 
 func TestSubmitWalletPayment(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	h := commands.NewSubmitWalletPaymentHandler(e.store, hintStore(t), &memOwners{}, nil, e.now)
 	id := e.depositReceipt(900, depositOf(1))
@@ -72,6 +73,7 @@ func TestSubmitWalletPayment(t *testing.T) {
 // already credited to another receipt is a conflict (409), and a revert changes no status but is
 // recorded as telemetry.
 func TestSubmittedHashIsAHint(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	chainTx, owners := &memChain{txs: map[string]commands.MinedTransaction{}}, &memOwners{credited: map[string][]string{}, deposits: map[string]string{}}
 	h := commands.NewSubmitWalletPaymentHandler(e.store, hintStore(t), owners, chainTx, e.now)

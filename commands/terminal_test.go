@@ -19,6 +19,7 @@ func (b brands) Pricing(_ context.Context, merchant string) (commands.MerchantPr
 }
 
 func TestTerminalDisplay(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	h := commands.NewTerminalHandler(e.store, brands{payMerchant: "Cafe"}, e.now)
 	for _, c := range []struct {
@@ -51,6 +52,7 @@ func TestTerminalDisplay(t *testing.T) {
 }
 
 func TestTerminalComplete(t *testing.T) {
+	t.Parallel()
 	e := newPayEnv(t)
 	h := commands.NewTerminalHandler(e.store, brands{}, e.now)
 	id := e.receipt(payMerchant, "USD", 725)

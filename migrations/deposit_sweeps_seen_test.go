@@ -55,6 +55,7 @@ func emptyDatabase(t *testing.T) string {
 // stay checked, the one changed since its check, the one claimed by nobody yet and the one whose
 // open sweep settles are candidates; Claim finds them through the new work list.
 func TestMigration030KeepsTheSweepersWork(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dbURL := emptyDatabase(t)
 	conn, err := pgx.Connect(ctx, dbURL)

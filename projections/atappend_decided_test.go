@@ -24,6 +24,7 @@ import (
 // checkpoint with its event when the projector is caught up, and the runner knows at once; the
 // rows so made, also of a generation whose text JSON cannot keep, are the ones a rebuild makes.
 func TestDecidedGenerationAppliedAtAppend(t *testing.T) {
+	t.Parallel()
 	pool, store, proj, r := atAppendSetup(t)
 	ctx := context.Background()
 	s := proj.AtAppend(store, r)
@@ -84,6 +85,7 @@ func TestDecidedGenerationAppliedAtAppend(t *testing.T) {
 
 // TestReceiptsAtAppendConformance: the decorator is an event store like the one it wraps.
 func TestReceiptsAtAppendConformance(t *testing.T) {
+	t.Parallel()
 	conformance.Run(t, conformance.Harness{
 		New: func(t *testing.T) eventstore.Store {
 			return projections.NewReceipts(nil).AtAppend(postgres.New(pgtest.Pool(t)), nil)

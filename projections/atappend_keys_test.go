@@ -22,6 +22,7 @@ import (
 // also when a group commit holds many appends (which it does: fewer commits than appends); an
 // append that fails (its receipt id is taken) commits no key; every generation gets its row.
 func TestSealedKeysCommitWithTheirGenerations(t *testing.T) {
+	t.Parallel()
 	pool, store, proj, r := atAppendSetup(t)
 	ctx := context.Background()
 	s := proj.AtAppend(store, r)

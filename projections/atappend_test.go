@@ -90,6 +90,7 @@ func rowAt(t *testing.T, pool *pgxpool.Pool, id string) (eventstore.Position, bo
 // makes an append leave its receipt to the projector (the safe side): the positive checks append
 // until the statement reports that it applied one.
 func TestGenerationAppliedInItsAppendTransaction(t *testing.T) {
+	t.Parallel()
 	pool, store, proj, r := atAppendSetup(t)
 	ctx := context.Background()
 	s := proj.AtAppend(store, r)
@@ -182,6 +183,7 @@ func TestGenerationAppliedInItsAppendTransaction(t *testing.T) {
 // TestAtAppendOnlyForATransactionOfGenerations: the statement writes nothing (and leaves the
 // checkpoint) when its transaction holds an event that is not one of its rows' generations.
 func TestAtAppendOnlyForATransactionOfGenerations(t *testing.T) {
+	t.Parallel()
 	pool, _ := setup(t)
 	ctx := context.Background()
 	if _, err := pool.Exec(ctx, `INSERT INTO projection_checkpoints (name) VALUES ('receipts')`); err != nil {
@@ -233,6 +235,7 @@ func TestAtAppendOnlyForATransactionOfGenerations(t *testing.T) {
 // checkpoint. It skips what was applied, applies the rest once, never stops, and the read model is
 // the one a rebuild makes.
 func TestRunnerFollowsCheckpointMovedByAppends(t *testing.T) {
+	t.Parallel()
 	pool, s := setup(t)
 	ctx := context.Background()
 	var logs syncBuffer
@@ -333,6 +336,7 @@ func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return 
 // stored data, as the projector and a rebuild make it, also when its text is not valid UTF-8
 // (which its JSON data cannot keep).
 func TestDecidedGenerationFoldsLikeItsData(t *testing.T) {
+	t.Parallel()
 	full := receipt.Generated{ReceiptID: "rcpt_1", Merchant: "0xm", Source: "order", Currency: "EUR",
 		LineItems: []receipt.LineItem{
 			{Kind: receipt.KindItem, Label: `Café <b>"crème"</b> & 🍰`, Amount: 900, Unit: 450, Qty: 2, Thumb: "data:image/svg+xml;base64,AAAA", ItemID: "i1", SKU: "latte"},
@@ -378,6 +382,7 @@ func TestDecidedGenerationFoldsLikeItsData(t *testing.T) {
 // TestAtAppendNeverWaitsForTheProjector: while a projector's transaction holds the checkpoint, an
 // append does not wait for it; its receipt is left to the projector.
 func TestAtAppendNeverWaitsForTheProjector(t *testing.T) {
+	t.Parallel()
 	pool, store, proj, r := atAppendSetup(t)
 	ctx := context.Background()
 	s := proj.AtAppend(store, r)

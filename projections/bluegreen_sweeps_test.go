@@ -82,6 +82,7 @@ func claimed(t *testing.T, d *pgstore.DepositSweeps, token uuid.UUID) []string {
 // not candidates again, one paid and not checked yet still is, and the table swapped in carries
 // the trigger (migration 030), so a receipt changed or paid after the swap is a candidate too.
 func TestBlueGreenRebuildKeepsTheSweepWorkList(t *testing.T) {
+	t.Parallel()
 	pool, s := setup(t)
 	ctx := context.Background()
 	r, _ := start(t, pool, s, projections.NewReceipts(nil))

@@ -16,6 +16,7 @@ import (
 // A receipt's split distribution is in its merchant's event log (split.distributed, for the
 // webhook endpoints): receipt.Decode gives the event as a value, which the projector must match.
 func TestSplitDistributionInTheMerchantsEventLog(t *testing.T) {
+	t.Parallel()
 	pool, s := setup(t)
 	ctx := context.Background()
 	event := func(typ string, v any) eventstore.EventData {

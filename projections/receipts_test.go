@@ -3,10 +3,12 @@ package projections_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
@@ -20,6 +22,7 @@ import (
 // it in the log is therefore not applied either, and nothing is lost: removing the stray row lets
 // the projector go on.
 func TestReceiptsProjectorNeverOverwritesAnUnexpectedRow(t *testing.T) {
+	t.Parallel()
 	pool, s := setup(t)
 	ctx := context.Background()
 	generate := func(id string) eventstore.Position {
@@ -42,8 +45,21 @@ func TestReceiptsProjectorNeverOverwritesAnUnexpectedRow(t *testing.T) {
 	}
 	generate("stray")
 	after := generate("after")
-	r, _ := start(t, pool, s, projections.NewReceipts(nil))
-	time.Sleep(1500 * time.Millisecond) // a batch and at least one retry
+	var logs syncBuffer
+	r, err := projections.NewRunner(pool, s, projections.NewReceipts(nil), zerolog.New(&logs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = r.Run(runCtx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	// A batch and at least one retry stopped on the stray row.
+	for deadline := time.Now().Add(30 * time.Second); strings.Count(logs.String(), "projection stopped") < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the projector did not stop twice on the stray row:\n%s", logs.String())
+		}
+	}
 	if !r.Position().Less(after) {
 		t.Fatal("the projector passed a receipt whose row already existed")
 	}

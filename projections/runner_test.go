@@ -104,6 +104,7 @@ func assertAppliedOnce(t *testing.T, pool *pgxpool.Pool, want int) {
 }
 
 func TestAppliesEachEventOnceAndWaitFor(t *testing.T) {
+	t.Parallel()
 	pool, s := setup(t)
 	r, _ := start(t, pool, s, counting{})
 	last := appendN(t, s, 2500)
@@ -112,6 +113,7 @@ func TestAppliesEachEventOnceAndWaitFor(t *testing.T) {
 }
 
 func TestKilledMidBatchAppliesNothingTwice(t *testing.T) {
+	t.Parallel()
 	sabotaged := map[string]func(func()) projections.Projector{
 		"plain":     func(f func()) projections.Projector { return counting{sabotage: f} },
 		"pipelined": func(f func()) projections.Projector { return pipelined{counting: counting{sabotage: f}} },
@@ -146,6 +148,7 @@ func TestKilledMidBatchAppliesNothingTwice(t *testing.T) {
 }
 
 func TestOneLeaderAmongInstancesAndTakeover(t *testing.T) {
+	t.Parallel()
 	pool, s := setup(t)
 	a, stopA := start(t, pool, s, counting{})
 	for deadline := time.Now().Add(10 * time.Second); !a.Leader(); time.Sleep(10 * time.Millisecond) {
@@ -170,6 +173,7 @@ func TestOneLeaderAmongInstancesAndTakeover(t *testing.T) {
 }
 
 func TestRebuildReplaysToTheSameState(t *testing.T) {
+	t.Parallel()
 	pool, s := setup(t)
 	r, _ := start(t, pool, s, counting{})
 	last := appendN(t, s, 700)
@@ -193,6 +197,7 @@ func TestRebuildReplaysToTheSameState(t *testing.T) {
 }
 
 func TestNewRunnerRejectsNilDependencies(t *testing.T) {
+	t.Parallel()
 	if _, err := projections.NewRunner(nil, nil, counting{}, zerolog.Nop()); err == nil {
 		t.Fatal("want an error for missing dependencies")
 	}
@@ -221,6 +226,7 @@ func (p pipelined) QueueApply(events []eventstore.RecordedEvent, reads *pgx.Batc
 }
 
 func TestPipelinedAppliesEachEventOnce(t *testing.T) {
+	t.Parallel()
 	for _, p := range []pipelined{{}, {noReads: true}} {
 		pool, s := setup(t)
 		r, _ := start(t, pool, s, p)
@@ -233,6 +239,7 @@ func TestPipelinedAppliesEachEventOnce(t *testing.T) {
 // TestCheckpointMovedCommitsNothing: when the checkpoint moves under a batch (a rebuild
 // reset it), the batch's writes must not commit, or the replay would apply them a second time.
 func TestCheckpointMovedCommitsNothing(t *testing.T) {
+	t.Parallel()
 	for _, noReads := range []bool{false, true} {
 		t.Run(fmt.Sprintf("noReads=%v", noReads), func(t *testing.T) {
 			checkpointMovedCommitsNothing(t, func(f func()) projections.Projector {

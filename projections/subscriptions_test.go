@@ -65,6 +65,7 @@ func rowTexts(t *testing.T, pool *pgxpool.Pool, sql string) map[string]string {
 // past_due, cancel), each charge is a billing record (the plan price, 0.5% fee half-up), and a
 // rebuild gives the same rows and records.
 func TestSubscriptionsProjection(t *testing.T) {
+	t.Parallel()
 	pool, s := setup(t)
 	ctx := context.Background()
 	customer, merchant := "0x"+strings.Repeat("c", 40), "0x"+strings.Repeat("d", 40)

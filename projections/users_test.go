@@ -43,6 +43,7 @@ func xpOf(t *testing.T, pool *pgxpool.Pool, wallet string) int64 {
 // 0, EUR at the quoted rate, credited once), after a partial and a full refund, and the same after
 // a rebuild even when the merchant changed its rate since.
 func TestUsersXPFromPaidAndRefundedReceipts(t *testing.T) {
+	t.Parallel()
 	pool, s := setup(t)
 	ctx := context.Background()
 	buyer := "0x" + strings.Repeat("b", 40)
@@ -112,6 +113,7 @@ func TestUsersXPFromPaidAndRefundedReceipts(t *testing.T) {
 }
 
 func TestXPFor(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name                string
 		cents               int64

@@ -14,6 +14,7 @@ import (
 // its window when the write returns, although the window is not read again (maxStale an hour):
 // every search and count right after a write equals the database's.
 func TestWritesAreReadAtOnceFromTheWindow(t *testing.T) {
+	t.Parallel()
 	pool := pgtest.Pool(t)
 	now := time.Now().UTC().Truncate(time.Second)
 	seedVaried(t, pool, 50, now)
@@ -104,6 +105,7 @@ func TestWritesAreReadAtOnceFromTheWindow(t *testing.T) {
 // TestAWriteDuringTheWindowsReadIsKept: a write that lands while the window is read (the read's
 // snapshot taken before it) is in the window that read installs.
 func TestAWriteDuringTheWindowsReadIsKept(t *testing.T) {
+	t.Parallel()
 	pool := pgtest.Pool(t)
 	now := time.Now().UTC()
 	seedVaried(t, pool, 20, now)
@@ -139,6 +141,7 @@ func TestAWriteDuringTheWindowsReadIsKept(t *testing.T) {
 // TestAPatchKeepsTheWindowsOrderAndSize: a user is put where it sorts; one pushed out of a full
 // window goes with its counts; one below a full window stays out.
 func TestAPatchKeepsTheWindowsOrderAndSize(t *testing.T) {
+	t.Parallel()
 	full := &topWindow{counts: map[string]FollowCounts{}}
 	for i := range TopUsersSize {
 		u := User{Wallet: fmt.Sprintf("0x%040d", i), XP: int64(2 * (TopUsersSize - i))} // even XP, descending

@@ -61,6 +61,7 @@ func windowed(t *testing.T, pool *pgxpool.Pool) *Users {
 // TestSearchFromTheWindowEqualsSQL runs every filter, and combinations, through the in-memory
 // window and through the statement, over more users than the window holds.
 func TestSearchFromTheWindowEqualsSQL(t *testing.T) {
+	t.Parallel()
 	pool := pgtest.Pool(t)
 	now := time.Now().UTC().Truncate(time.Second)
 	seedVaried(t, pool, 1500, now)
@@ -154,6 +155,7 @@ func wallets(users []User) []string {
 // TestTheWindowFollowsEveryChange changes users behind the window's back (as the projector, a
 // profile write in another instance or a rebuild would) and finds each change in a search.
 func TestTheWindowFollowsEveryChange(t *testing.T) {
+	t.Parallel()
 	pool := pgtest.Pool(t)
 	now := time.Now().UTC()
 	seedVaried(t, pool, 50, now)

@@ -16,6 +16,7 @@ import (
 // then waits for the row the completion holds; once the completion commits, the open row it
 // meant to re-aim is delivered. paid must still get a notification of its own.
 func TestQueueNotificationWhileADeliveryCompletes(t *testing.T) {
+	t.Parallel()
 	pool := pgtest.Pool(t)
 	ctx := context.Background()
 	queue := func(q interface {

@@ -31,6 +31,7 @@ import (
 // transaction is mined again, it is restored at its depth (PaymentRestored, naming the new
 // block): still one confirmation, and the receipt may be reconciled.
 func TestDepositAuditReorgAfterTheDepth(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	d := e.detector()
 	id, tx, paying := e.paidThenReorgedAway(d)
@@ -90,6 +91,7 @@ func TestDepositAuditReorgAfterTheDepth(t *testing.T) {
 // is not lost: the audit finds it again at every step and records the flag once the datastore
 // answers, once.
 func TestDepositAuditFlagOutlivesADownStore(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	d := e.detector()
 	id, _, _ := e.paidThenReorgedAway(d)
@@ -128,6 +130,7 @@ func TestDepositAuditFlagOutlivesADownStore(t *testing.T) {
 // or another instance) audits it from the receipts read model, so a deep reorg right after a
 // restart is flagged all the same.
 func TestDepositAuditOutlivesARestart(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	id, _, paying := e.paidThenReorgedAway(e.detector())
 	restarted := e.detector()

@@ -17,6 +17,7 @@ import (
 // error (never a silent wait); at start, outside the development chain, the check refuses and
 // names both chains; on the development chain it starts afresh at the new genesis.
 func TestDepositCursorOfAnotherChain(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	store := pgstore.NewDeposits(e.pool)
 	scanner := chain.DepositScanner{RPC: e.rpc, Tokens: e.tokens}

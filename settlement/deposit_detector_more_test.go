@@ -22,6 +22,7 @@ import (
 // CREATE2 address of (receipt, split) under the factory, and their window's end; a merchant
 // without a split gets none.
 func TestDepositAddressesAreNeverShared(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	merchant, unsplit := newWallet(t), newWallet(t)
 	_, err := commands.NewConfigureSplitHandler(e.store, payPlatform, time.Now).Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: merchant, Address: strings.ToLower(e.split.Hex())})
@@ -60,6 +61,7 @@ func TestDepositAddressesAreNeverShared(t *testing.T) {
 // A transfer whose block is replaced before the depth stops counting; one mined again in the new
 // branch counts there, once.
 func TestDepositReorgBeforeTheDepth(t *testing.T) {
+	t.Parallel()
 	for _, dropped := range []bool{true, false} {
 		t.Run(map[bool]string{true: "dropped", false: "mined again"}[dropped], func(t *testing.T) {
 			e := newDepositEnv(t)
@@ -74,7 +76,7 @@ func TestDepositReorgBeforeTheDepth(t *testing.T) {
 			e.ok(e.b.Fork(head.Hash()))
 			if dropped {
 				e.b.Rollback()
-				time.Sleep(50 * time.Millisecond)
+				e.poolEmpty() // the pool drops the forked-away transactions on its own goroutine
 				e.b.Rollback()
 			}
 			for range 3 {
@@ -101,6 +103,7 @@ func TestDepositReorgBeforeTheDepth(t *testing.T) {
 // A payment mined while the detector was stopped, with more blocks after it than a first start
 // looks back, is found after the restart: the cursor was kept in the database.
 func TestDepositFoundAfterRestart(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	r := e.receipt(100)
 	e.step(e.detector())
@@ -117,6 +120,7 @@ func TestDepositFoundAfterRestart(t *testing.T) {
 
 // Two detectors stepping at once over the same chain and ledger credit every transfer once.
 func TestDepositTwoInstancesCreditOnce(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	var rs []receipt.State
 	for range 20 {
@@ -163,6 +167,10 @@ func TestDepositTwoInstancesCreditOnce(t *testing.T) {
 // 10,000 open deposit addresses: a step costs the same few round trips as with one, and the
 // transfers to three of them are credited.
 func TestDeposit10000OpenAddresses(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("10,000 open deposits (make test-slow)")
+	}
 	e := newDepositEnv(t)
 	rs := e.manyReceipts(10_000)
 	d := e.detector()
@@ -221,6 +229,10 @@ func (e *depositEnv) manyReceipts(n int) []receipt.State {
 // internal transfer no transaction shows): the step's balance check of the deposits whose ETH
 // quote is open finds it, and no step costs more than 5 JSON-RPC requests.
 func TestDepositContractETHAmong10000OpenInFiveRequests(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("10,000 open deposits (make test-slow)")
+	}
 	e := newDepositEnv(t)
 	rs := e.manyReceipts(10_000)
 	quoted := rs[4_321]

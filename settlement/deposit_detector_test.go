@@ -11,6 +11,7 @@ import (
 // Issue 26: a phone wallet pays by a plain ERC-20 transfer to the deposit address, no hash
 // submitted: seen -> pending, CHAIN_CONFIRMATIONS deep -> paid by the chain.
 func TestDepositPlainTransferPendingThenPaid(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	r := e.receipt(1231)
 	d := e.detector()
@@ -39,6 +40,7 @@ func TestDepositPlainTransferPendingThenPaid(t *testing.T) {
 
 // Underpaid stays pending; a second transfer completes it. Overpaid is paid, with the excess.
 func TestDepositUnderpaidThenCompletedAndOverpaid(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	under, over := e.receipt(1000), e.receipt(500)
 	d := e.detector()
@@ -60,6 +62,7 @@ func TestDepositUnderpaidThenCompletedAndOverpaid(t *testing.T) {
 
 // A USDC request paid in USDT counts one to one.
 func TestDepositUSDTPaysAUSDCRequest(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	r := e.receipt(250)
 	d := e.detector()
@@ -75,6 +78,7 @@ func TestDepositUSDTPaysAUSDCRequest(t *testing.T) {
 // ETH by the receipt's quote: part by a plain transaction, the rest from a contract (a deposit
 // swept to this deposit address: an internal transfer no transaction shows), found by balance.
 func TestDepositETHByQuoteWithAContractTransfer(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	r := e.receipt(1000)
 	e.quote(r.Receipt.ReceiptID, "0.01000000")

@@ -18,6 +18,7 @@ import (
 // DESIGN 9: without DEPOSIT_FACTORY, serve deploys the factory once and keeps its address; two
 // instances starting together end with one factory, and a later start finds it.
 func TestDepositFactoryDeployedOnce(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
 	defer cancel()

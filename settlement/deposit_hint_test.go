@@ -110,6 +110,7 @@ func (e *depositEnv) eventTypes(id string) string {
 // generated with nothing confirmed or failed. The same split hash hinted for another receipt
 // blocks nobody (DESIGN 10: no first-claim binding) and pays nothing.
 func TestSubmittedHashNeverPays(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	d, h, f := e.detector(), e.hints(e.credits()), e.follower(e.credits())
 	e.step(d)
@@ -156,6 +157,7 @@ func TestSubmittedHashNeverPays(t *testing.T) {
 // follower records the code as the receipt's telemetry, once (later passes and the deposit
 // detector's steps add nothing), and the receipt keeps its one event for the window to decide.
 func TestSubmittedHashRevertedIsTelemetry(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	d, f := e.detector(), e.follower(e.credits())
 	e.step(d)
@@ -198,6 +200,7 @@ func (c *downChain) Transaction(ctx context.Context, hash string) (commands.Mine
 // TestSubmittedHashCheckRPCDown: while the node is down the hint follower records nothing (the
 // hint keeps waiting); the revert is told once it is back.
 func TestSubmittedHashCheckRPCDown(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	c := &downChain{ChainTransactions: e.credits()}
 	f := e.follower(c)
@@ -240,6 +243,7 @@ func (e *depositEnv) hintReceipt(merchant string, total money.Cents) (string, st
 // own receipt takes its own transfer, as a hint (pending, never paid by it); a reverted one is
 // telemetry.
 func TestCrossMerchantClaimIsImpossible(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	submit := e.hints(e.credits())
 	merchantB := "0x" + strings.Repeat("be", 20)

@@ -87,6 +87,7 @@ func (e *sweepEnv) sweptOnce(ids []string) {
 // between recording and sending (never sent): the next process finishes both from the ledger
 // and the chain, with no second sweep transaction.
 func TestSweepDepositsCrashRecovered(t *testing.T) {
+	t.Parallel()
 	e := newSweepEnv(t)
 	merchant, _, st, _ := e.merchantWithSplit()
 
@@ -123,6 +124,7 @@ func TestSweepDepositsCrashRecovered(t *testing.T) {
 
 // Two instances sweeping the same receipts at once sweep each deposit once.
 func TestSweepDepositsTwoInstances(t *testing.T) {
+	t.Parallel()
 	e := newSweepEnv(t)
 	merchant, _, st, _ := e.merchantWithSplit()
 	ids := e.paidDeposits(merchant, st.Address, 8)
@@ -155,6 +157,7 @@ func TestSweepDepositsTwoInstances(t *testing.T) {
 // batch is swept; a deposit that makes the whole sweep revert (a zero split) is swept around by
 // halving the batch, and then left until its receipt changes.
 func TestSweepDepositsHostileDepositDoesNotBlock(t *testing.T) {
+	t.Parallel()
 	e := newSweepEnv(t)
 	merchant, _, st, _ := e.merchantWithSplit()
 	hostileAddr, tx, hostile, err := contracts.DeployHostileToken(e.devOpts(2), e.rpc.Backend())
@@ -225,6 +228,7 @@ func (e *sweepEnv) sweepsMined() {
 // Sweeping is permissionless: a deposit someone else swept first is recorded swept by that
 // transaction (its Swept event on chain), and is not swept again and again for nothing.
 func TestSweepDepositsSweptBySomeoneElse(t *testing.T) {
+	t.Parallel()
 	e := newSweepEnv(t)
 	merchant, _, st, _ := e.merchantWithSplit()
 	ids := e.paidDeposits(merchant, st.Address, 2)

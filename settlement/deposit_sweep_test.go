@@ -19,6 +19,7 @@ import (
 // then distributed to reconciled: the payees get their shares to the base unit and the deposits
 // are empty. A later transfer to a swept deposit is swept again.
 func TestSweepDepositsThenDistribute(t *testing.T) {
+	t.Parallel()
 	e := newSweepEnv(t)
 	merchant, platform, st, sender := e.merchantWithSplit()
 	totals := []money.Cents{1231, 456, 789, 1000, 1, 99999}

@@ -22,6 +22,7 @@ func (p staticPrices) USDPrices(context.Context) (map[string]string, error) { re
 // transfer) and the confirmation pays the receipt. Without a price source the receipt stays
 // pending; the page's quote in ETH then pays it instead of asking for 0 more.
 func TestDepositETHBeforeAQuoteIsValued(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	priced := e.receipt(1231)
 	withPrices := e.detector()

@@ -13,6 +13,7 @@ import (
 )
 
 func TestDueChargesPrepare(t *testing.T) {
+	t.Parallel()
 	now := time.UnixMilli(1_800_000_000_000)
 	d := dueCharges{now: func() time.Time { return now }}
 	due := subscription.State{Exists: true, Status: subscription.StatusActive, Merchant: "0xm", Customer: "0xc", PriceUnits: "5000000",
@@ -68,6 +69,7 @@ func (f *fakeSettle) SettleTxs(_ context.Context, txs []SettledTx) error {
 }
 
 func TestChargeReceiptsAwait(t *testing.T) {
+	t.Parallel()
 	chain := &fakeOutcomes{mined: map[string]*TxOutcome{"0xa": {Success: true, GasUsed: 21000}}}
 	ledger := &fakeSettle{}
 	r := chargeReceipts{chain: chain, ledger: ledger} // wait 0: one look after the last mined one

@@ -70,6 +70,7 @@ func (e *depositEnv) webhooks(id string) string {
 // transfer completing the underpaid one within PAYMENT_MONITOR_WINDOW pays it late; a transfer to
 // the other after the monitor window pays nothing.
 func TestPaymentWindowOnChain(t *testing.T) {
+	t.Parallel()
 	e := newDepositEnv(t)
 	clock := &testClock{at: time.Now()}
 	d := e.detector()

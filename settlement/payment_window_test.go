@@ -150,6 +150,7 @@ func (e *windowEnv) wantExpired(id, received string) {
 // completing the amount within the monitor window pays the underpaid one late; one after it
 // does not pay the other.
 func TestPaymentWindowExpiryAndLatePayment(t *testing.T) {
+	t.Parallel()
 	e := newWindowEnv(t)
 	h := e.handler()
 	unpaid, underpaid, paid := e.receipt(), e.receipt(), e.receipt()
@@ -196,6 +197,7 @@ func TestPaymentWindowExpiryAndLatePayment(t *testing.T) {
 
 // TestPaymentWindowRunWithinFiveSeconds: the running process records an ended window within 5 s.
 func TestPaymentWindowRunWithinFiveSeconds(t *testing.T) {
+	t.Parallel()
 	e := newWindowEnv(t)
 	e.cfg.Window = 2 * time.Second
 	e.at = time.Now()
@@ -221,6 +223,7 @@ func TestPaymentWindowRunWithinFiveSeconds(t *testing.T) {
 // TestPaymentWindowTwoInstances: two processes passing over the same ended windows at once record
 // each expiry once.
 func TestPaymentWindowTwoInstances(t *testing.T) {
+	t.Parallel()
 	e := newWindowEnv(t)
 	ids := make([]string, 40)
 	for i := range ids {
@@ -254,6 +257,7 @@ func TestPaymentWindowTwoInstances(t *testing.T) {
 // TestPaymentWindowOnrampAttemptHolds: an open onramp attempt holds the window (the processor
 // decides); once the processor fails it, the next pass expires the receipt.
 func TestPaymentWindowOnrampAttemptHolds(t *testing.T) {
+	t.Parallel()
 	e := newWindowEnv(t)
 	h := e.handler()
 	onramp := e.receipt()
@@ -283,6 +287,7 @@ func TestPaymentWindowOnrampAttemptHolds(t *testing.T) {
 // TestPaymentWindowConfigDefaults: zero fields take the defaults; a poll slower than the 5-second
 // promise allows is capped.
 func TestPaymentWindowConfigDefaults(t *testing.T) {
+	t.Parallel()
 	due := pgstore.NewReceipts(nil)
 	cfg := settlement.NewPaymentWindowHandler(postgres.New(nil), due, settlement.PaymentWindowConfig{}, time.Now).Config()
 	if cfg.Window != time.Hour || cfg.Monitor != 24*time.Hour || cfg.Poll != time.Second || cfg.Batch != 500 {

@@ -19,6 +19,7 @@ import (
 // Issue 41: a made-up hash never refunds. The claim waits while the chain does not show the
 // transaction, then is refused; the hash is free again.
 func TestRefundMadeUpHashNeverRefunds(t *testing.T) {
+	t.Parallel()
 	e := newRefundEnv(t)
 	r := e.paid(1000)
 	id, hash := r.Receipt.ReceiptID, "0x"+strings.Repeat("ab", 32)
@@ -55,6 +56,7 @@ func TestRefundMadeUpHashNeverRefunds(t *testing.T) {
 // A real transfer that does not refund the receipt is refused with what the chain shows: to
 // someone else, too little, or a failed transaction.
 func TestRefundUnrelatedTransferRefused(t *testing.T) {
+	t.Parallel()
 	e := newRefundEnv(t)
 	cases := []struct {
 		name   string
@@ -88,6 +90,7 @@ func TestRefundUnrelatedTransferRefused(t *testing.T) {
 // A real refund transfer is processed at depth, once, with what the chain showed; its hash cannot
 // count for another refund (409 conflict), on this receipt or another.
 func TestRefundProcessedAtDepthOnce(t *testing.T) {
+	t.Parallel()
 	e := newRefundEnv(t)
 	r := e.paid(1000)
 	other := e.paid(500)
@@ -149,6 +152,7 @@ func TestRefundProcessedAtDepthOnce(t *testing.T) {
 // A reorg past the depth that takes a counted refund's transaction off the chain takes the refund
 // back (a claim again); one that mines it again in the new branch keeps it, at its new block.
 func TestRefundReorgTakesItBack(t *testing.T) {
+	t.Parallel()
 	for _, dropped := range []bool{true, false} {
 		t.Run(map[bool]string{true: "dropped", false: "mined again"}[dropped], func(t *testing.T) {
 			e := newRefundEnv(t)
@@ -203,6 +207,7 @@ func TestRefundReorgTakesItBack(t *testing.T) {
 // Funds that paid nothing (4 USDC of a 10.00 receipt whose window ended) are refunded on the
 // chain's proof too; the receipt stays failed.
 func TestRefundOfFundsThatPaidNothing(t *testing.T) {
+	t.Parallel()
 	e := newRefundEnv(t)
 	r := e.receipt(1000)
 	id := r.Receipt.ReceiptID
@@ -238,6 +243,7 @@ func TestRefundOfFundsThatPaidNothing(t *testing.T) {
 
 // Two verifiers stepping at once (two instances) record a refund once.
 func TestRefundTwoVerifiersRecordOnce(t *testing.T) {
+	t.Parallel()
 	e := newRefundEnv(t)
 	r := e.paid(1000)
 	tx := e.send(e.customer, 10_000_000)

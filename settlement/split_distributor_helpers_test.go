@@ -147,6 +147,27 @@ func (e *distEnv) listedPaid(id string) {
 	e.t.Fatalf("receipt %s not listed paid", id)
 }
 
+// blockPasses waits until the chain has sealed a block after the current head.
+func (e *distEnv) blockPasses() {
+	e.t.Helper()
+	head, err := e.rpc.Backend().BlockNumber(e.ctx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		n, err := e.rpc.Backend().BlockNumber(e.ctx)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if n > head {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("no block after %d in 10 s", head)
+		}
+	}
+}
+
 func (e *distEnv) distributor(sender *settlement.OperatorSender) *settlement.DistributeSplitsHandler {
 	return settlement.NewDistributeSplitsHandler(e.store, commands.NewSplits(e.store), pgstore.NewReceipts(e.pool), sender, time.Now)
 }

@@ -24,6 +24,7 @@ import (
 // Deployment through the command: the contract exists with the split's payees and shares; a
 // given address without code is refused.
 func TestDeploySplitOnChain(t *testing.T) {
+	t.Parallel()
 	e := newDistEnv(t)
 	merchant, platform := newWallet(t), newWallet(t)
 	deploy, _ := e.handlers(platform)
@@ -65,6 +66,7 @@ func TestDeploySplitOnChain(t *testing.T) {
 // A 9,950/50 split: the payees get their shares to the base unit; two paid receipts are covered
 // by one release per payee, and both record the same transactions.
 func TestDistributeSplitBatched(t *testing.T) {
+	t.Parallel()
 	e := newDistEnv(t)
 	merchant, platform, st, sender := e.merchantWithSplit()
 	e.pay(st.Address, 12_345_678)
@@ -129,6 +131,7 @@ func (c *crashing) Broadcast(ctx context.Context, raw []byte) error {
 // A crash between sending a release and recording it: the restarted distributor finds the
 // release on chain (or sends the same signed bytes again) and records the distribution once.
 func TestDistributeSplitCrash(t *testing.T) {
+	t.Parallel()
 	for _, after := range []bool{true, false} {
 		name := map[bool]string{true: "after the broadcast", false: "before the broadcast"}[after]
 		t.Run(name, func(t *testing.T) {
@@ -140,7 +143,7 @@ func TestDistributeSplitCrash(t *testing.T) {
 			if _, err := e.distributor(crashed).Handle(e.ctx); !errors.Is(err, errCrash) {
 				t.Fatalf("first pass: %v, want the crash", err)
 			}
-			time.Sleep(500 * time.Millisecond) // a block passes
+			e.blockPasses()
 			restarted := settlement.NewOperatorSender(e.op, e.ledger)
 			e.until(e.distributor(restarted), id)
 			if r := e.releases(st.Address); r[merchant] != 1 || r[platform] != 1 {
@@ -159,6 +162,7 @@ func TestDistributeSplitCrash(t *testing.T) {
 // Two instances run the distributor on one database with the same operator key: each payee is
 // released once and every receipt records one distribution.
 func TestDistributeSplitTwoInstances(t *testing.T) {
+	t.Parallel()
 	e := newDistEnv(t)
 	merchant, platform, st, _ := e.merchantWithSplit()
 	e.pay(st.Address, 30_000_000)
@@ -212,6 +216,7 @@ func (c *codeLater) HasCode(ctx context.Context, addr string) (bool, error) {
 // A split the node showed without code is asked again on the next pass, not left undistributed
 // until a restart.
 func TestDistributeSplitAsksAgainForMissingCode(t *testing.T) {
+	t.Parallel()
 	e := newDistEnv(t)
 	merchant, _, st, _ := e.merchantWithSplit()
 	e.pay(st.Address, 10_000_000)
@@ -230,6 +235,7 @@ func TestDistributeSplitAsksAgainForMissingCode(t *testing.T) {
 // everything due when it is mined, so a second would revert after costing gas. Before the ledger
 // refused it, the next pass (or another instance) sent one for the receipts paid meanwhile.
 func TestDistributeSplitWaitsForItsPendingRelease(t *testing.T) {
+	t.Parallel()
 	e := newDistEnv(t)
 	merchant, platform, st, _ := e.merchantWithSplit()
 	e.pay(st.Address, 10_000_000)
@@ -262,6 +268,7 @@ func TestDistributeSplitWaitsForItsPendingRelease(t *testing.T) {
 
 // Without an operator key nothing is sent and receipts stay paid.
 func TestDistributeSplitNoOperatorKey(t *testing.T) {
+	t.Parallel()
 	e := newDistEnv(t)
 	merchant := newWallet(t)
 	if _, err := commands.NewConfigureSplitHandler(e.store, newWallet(t), time.Now).Handle(e.ctx,
@@ -277,6 +284,7 @@ func TestDistributeSplitNoOperatorKey(t *testing.T) {
 
 // An ETH payment: release(payee) pays each payee its share in wei, to the unit.
 func TestDistributeSplitETH(t *testing.T) {
+	t.Parallel()
 	e := newDistEnv(t)
 	merchant, platform, st, sender := e.merchantWithSplit()
 	opts, err := bind.NewKeyedTransactorWithChainID(e.dev.Accounts[1].Key, big.NewInt(chain.DevChainID))
@@ -312,6 +320,7 @@ func TestDistributeSplitETH(t *testing.T) {
 // split holds no contract): passes page through the list, so the receipt behind them is
 // reconciled within a round, and the stuck ones stay paid.
 func TestDistributeSplitPagesPastStuckReceipts(t *testing.T) {
+	t.Parallel()
 	e := newDistEnv(t)
 	stuckMerchant := newWallet(t)
 	if _, err := commands.NewConfigureSplitHandler(e.store, newWallet(t), time.Now).Handle(e.ctx,

@@ -41,6 +41,7 @@ func (e *distEnv) deploySplitDirectly(payees []string, shares []int64) string {
 // 409 conflict; a pre-deployed contract must pay the merchant's wallet a share, checked on
 // chain (400 invalid_input otherwise, a contract that is no splitter included).
 func TestDeploySplitOwnership(t *testing.T) {
+	t.Parallel()
 	e := newDistEnv(t)
 	owner, platform := newWallet(t), newWallet(t)
 	deploy, _ := e.handlers(platform)

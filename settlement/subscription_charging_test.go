@@ -211,6 +211,7 @@ func diff(after, before *big.Int) *big.Int { return new(big.Int).Sub(after, befo
 // the release, on to the payees (9,950 and 50 basis points); a second charge in the same period
 // is refused before anything is sent and moves nothing; the charge is a billing record.
 func TestChargeSubscriptionMovesThePrice(t *testing.T) {
+	t.Parallel()
 	e := newChargeEnv(t, 1)
 	customer := e.dev.Accounts[0]
 	id := e.subscribe(customer, "plan_monthly")
@@ -288,6 +289,7 @@ func (c crashAfterSend) Outcomes(ctx context.Context, hashes []string) ([]*settl
 // A crash after the spend is sent and before the event: the restarted process finds the spend on
 // chain, sends the transfer and records the charge once; the customer is charged once.
 func TestChargeSubscriptionCrashAfterSpend(t *testing.T) {
+	t.Parallel()
 	e := newChargeEnv(t, 1)
 	customer := e.dev.Accounts[0]
 	id := e.subscribe(customer, "plan_monthly")
@@ -323,6 +325,7 @@ func TestChargeSubscriptionCrashAfterSpend(t *testing.T) {
 
 // Two instances run the cron at once: each subscription is charged exactly once.
 func TestChargeSubscriptionsTwoInstances(t *testing.T) {
+	t.Parallel()
 	e := newChargeEnv(t, 2)
 	var ids []string
 	for i := range 6 {
@@ -358,6 +361,7 @@ func TestChargeSubscriptionsTwoInstances(t *testing.T) {
 // A customer whose balance does not cover the price: SubscriptionChargeFailed with the attempt,
 // the third makes the subscription past_due; nothing is sent. Cancelled: no charge.
 func TestChargeSubscriptionFailuresAndCancel(t *testing.T) {
+	t.Parallel()
 	e := newChargeEnv(t, 1)
 	customer := e.dev.Accounts[0]
 	id := e.subscribe(customer, "plan_huge")
@@ -412,6 +416,7 @@ func (dropBroadcasts) Outcomes(context.Context, []string) ([]*settlement.TxOutco
 // step of a first use): the restarted process sends the same signed bytes (no new signature, no
 // second nonce), then the spend, and records the charge once; each step is signed once.
 func TestChargeSubscriptionCrashBeforeBroadcast(t *testing.T) {
+	t.Parallel()
 	e := newChargeEnv(t, 1)
 	customer := e.dev.Accounts[0]
 	id := e.subscribe(customer, "plan_monthly")
@@ -461,6 +466,7 @@ func (l lyingChecks) CheckSpends(ctx context.Context, checks []settlement.SpendC
 // attempt with the node's reason, nothing sent for the spend (no gas spent), and no transfer is
 // ever sent (it would move other customers' funds from the operator).
 func TestChargeSubscriptionRevertedSpend(t *testing.T) {
+	t.Parallel()
 	e := newChargeEnv(t, 1)
 	id := e.subscribe(e.dev.Accounts[0], "plan_huge")
 	res, err := e.handler(lyingChecks{e.op}).Handle(e.ctx, settlement.ChargeSubscription{ID: id})
@@ -488,6 +494,7 @@ func (nodeDown) CheckSpends(context.Context, []settlement.SpendCheck) ([]settlem
 // The node down before anything is signed: the charge is an error (no failed attempt is
 // recorded against the customer) and the period is free at once for the next run.
 func TestChargeSubscriptionNodeDown(t *testing.T) {
+	t.Parallel()
 	e := newChargeEnv(t, 1)
 	id := e.subscribe(e.dev.Accounts[0], "plan_monthly")
 	if _, err := e.handler(nodeDown{e.op}).Handle(e.ctx, settlement.ChargeSubscription{ID: id}); err == nil {
@@ -504,15 +511,23 @@ func TestChargeSubscriptionNodeDown(t *testing.T) {
 
 // The daily ticker charges only while its process leads; the first tick it leads runs the cron.
 func TestChargeSubscriptionsTickerLeaderOnly(t *testing.T) {
+	t.Parallel()
 	e := newChargeEnv(t, 1)
 	id := e.subscribe(e.dev.Accounts[0], "plan_monthly")
 	e.listed(id)
 	h := e.handler(nil)
 	var leading atomic.Bool
+	var asked atomic.Int32 // how often the ticker asked whether its process leads
+	isLeader := func() bool { asked.Add(1); return leading.Load() }
 	ctx, cancel := context.WithCancel(e.ctx)
 	done := make(chan error, 1)
-	go func() { done <- h.Run(ctx, leading.Load, 24*time.Hour, 20*time.Millisecond) }()
-	time.Sleep(300 * time.Millisecond)
+	go func() { done <- h.Run(ctx, isLeader, 24*time.Hour, 20*time.Millisecond) }()
+	// The ticker asked, heard no, and came back for the next tick: the first tick passed without a cron.
+	for start := time.Now(); asked.Load() < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 30*time.Second {
+			t.Fatal("the ticker never asked whether it leads")
+		}
+	}
 	if st := e.state(id); st.Charges != 0 {
 		t.Fatal("a standby instance charged")
 	}
@@ -533,6 +548,7 @@ func TestChargeSubscriptionsTickerLeaderOnly(t *testing.T) {
 
 // The billing record's platform fee (the subscriptions projection) is charging's: 0.5%, half-up.
 func TestChargeSubscriptionFeeMatchesBilling(t *testing.T) {
+	t.Parallel()
 	if projections.SubscriptionFeeBps != settlement.PlatformFeeBps {
 		t.Fatalf("billing fee %d bps, charging %d bps", projections.SubscriptionFeeBps, settlement.PlatformFeeBps)
 	}

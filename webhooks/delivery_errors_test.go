@@ -23,6 +23,7 @@ import (
 // internal addresses; a name that resolves only to refused addresses (localhost, seen by a
 // production dialer) and a name that does not resolve both read dns_error.
 func TestDeliveryErrorsAreCategories(t *testing.T) {
+	t.Parallel()
 	pool := pgtest.Pool(t)
 	keys, err := secrets.NewWebhookKeys(pool, bytes.Repeat([]byte{9}, 32))
 	if err != nil {

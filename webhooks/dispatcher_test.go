@@ -29,6 +29,7 @@ import (
 )
 
 func TestBackoff(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		attempt int
 		want    time.Duration
@@ -44,6 +45,7 @@ func TestBackoff(t *testing.T) {
 }
 
 func TestCheckURL(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, url  string
 		production bool
@@ -71,6 +73,7 @@ func TestCheckURL(t *testing.T) {
 // TestDialerRefusesInternalAddressesInProduction: the connect-time check sees what a name
 // resolves to, whatever the URL said.
 func TestDialerRefusesInternalAddressesInProduction(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +103,7 @@ func TestDialerRefusesInternalAddressesInProduction(t *testing.T) {
 }
 
 func TestInitRefusesMissingDependencies(t *testing.T) {
+	t.Parallel()
 	defer func() {
 		if recover() == nil {
 			t.Fatal("Init accepted a dispatcher without its dependencies")
@@ -232,6 +236,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // retry comes after RetryDelay with the same delivery id, both signed with the receipt's key over
 // the exact body, which carries the rendered receipt fields and the envelope.
 func TestDispatcherSignsAndRetriesWithTheSameDeliveryID(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, nil)
 	w.run(t)
 	r := newScript(t, 500)
@@ -267,12 +272,16 @@ func TestDispatcherSignsAndRetriesWithTheSameDeliveryID(t *testing.T) {
 // pending-delivery marker and the workers leave it; reconciliation delivers it with a new
 // delivery id.
 func TestDispatcherMarksThenReconciles(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, nil)
 	w.run(t)
 	r := newScript(t, 503, 503)
 	w.paidReceipt(t, "wh-2", r.srv.URL, "plk_secret")
 	eventually(t, "the marker", func() bool { return w.state(t, "wh-2") == readmodels.NoteMarked })
-	time.Sleep(400 * time.Millisecond)
+	// A later notification delivered: the workers have claimed what was due since the marker.
+	later := newScript(t)
+	w.paidReceipt(t, "wh-2-later", later.srv.URL, "plk_secret")
+	eventually(t, "the later notification", func() bool { return w.state(t, "wh-2-later") == readmodels.NoteDelivered })
 	if n := len(r.got()); n != 2 {
 		t.Fatalf("%d attempts before reconciliation, want 2", n)
 	}
@@ -294,6 +303,7 @@ func TestDispatcherMarksThenReconciles(t *testing.T) {
 // reaches the receiver. (Both are refused by the send-time PrivateHost check; the dialer's own
 // refusal of what a name resolves to is TestDialerRefusesInternalAddressesInProduction.)
 func TestProductionDispatcherNeverConnectsInside(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, func(d *Dispatcher) { d.Production = true; d.Workers = -1 })
 	r := newScript(t)
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(r.srv.URL, "http://"))

@@ -23,6 +23,7 @@ import (
 // recorded with the refusal and the message stays pending for its retries, which meet the same
 // refusal. The same endpoint receives an event from a development dispatcher.
 func TestEndpointOnPrivateAddressRefusedAtSend(t *testing.T) {
+	t.Parallel()
 	pool := pgtest.Pool(t)
 	keys, err := secrets.NewWebhookKeys(pool, bytes.Repeat([]byte{9}, 32))
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestPrivateHost(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, url string
 		private   bool
@@ -79,6 +80,7 @@ func TestPrivateHost(t *testing.T) {
 
 // TestBlockedIP covers the forms the resolver hands the dialer: 4- and 16-byte slices.
 func TestBlockedIP(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		ip      net.IP

@@ -9,6 +9,7 @@ import (
 )
 
 func TestSignBody(t *testing.T) {
+	t.Parallel()
 	// A published known answer: HMAC-SHA256 of "The quick brown fox jumps over the lazy dog" with key "key".
 	got := SignBody("key", []byte("The quick brown fox jumps over the lazy dog"))
 	if want := "sha256=f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8"; got != want {
@@ -17,6 +18,7 @@ func TestSignBody(t *testing.T) {
 }
 
 func TestHeadersAndBrandTwins(t *testing.T) {
+	t.Parallel()
 	body, id, at := []byte(`{"a":1}`), uuid.New(), time.UnixMilli(1_700_000_000_123)
 	names := []string{"Signature", "Event", "Delivery", "Idempotency-Key", "Timestamp"}
 	cases := []struct {

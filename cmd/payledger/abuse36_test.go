@@ -67,6 +67,7 @@ func endsWithin(t *testing.T, name string, ended <-chan struct{}, since time.Tim
 // kept delivering events for up to 10 minutes), and the dashboard's live list of a session ends
 // within 5 s after that session logs out.
 func TestStreamsEndWhenTheirKeyIsRevokedOrSessionEnds(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), ".data")
 	vars := map[string]string{"DEV_DATA_DIR": dir, "JOURNAL_PATH": filepath.Join(dir, "journal.jsonl"), "DEVCHAIN": "off",
 		"RATE_LIMIT_PER_MINUTE": "100000", "RATE_LIMIT_PUBLIC_PER_MINUTE": "100000"}
@@ -201,6 +202,7 @@ func instanceAnswers(t *testing.T, base, key string) {
 // end after EXPORT_TIMEOUT: while four slow readers hold exports, /healthz, a portal read and a
 // key's read answer at once; the readers are cut off at the timeout and the budget is free again.
 func TestSlowExportReadersCannotTakeTheInstanceDown(t *testing.T) {
+	t.Parallel()
 	dbURL := pgtest.URL(t)
 	vars := map[string]string{"DATABASE_URL": dbURL, "DEVCHAIN": "off", "DB_MAX_CONNS": "8", "EXPORT_TIMEOUT": "20s",
 		"RATE_LIMIT_PER_MINUTE": "100000", "RATE_LIMIT_PUBLIC_PER_MINUTE": "100000"}

@@ -145,11 +145,23 @@ func (p *pageRun) walletErrors(t *testing.T) {
 	if got := evalString(t, ctx, `document.getElementById("status").dataset.status`); got != "generated" {
 		t.Errorf("status after wallet errors %q, want generated", got)
 	}
-	var hist map[string]any
-	env.call(t, http.MethodGet, "/api/receipts/"+id2+"/events", "", &hist)
-	if b, _ := json.Marshal(hist); strings.Count(string(b), `"error"`) < 2 ||
-		!strings.Contains(string(b), `"code":"PORTAL_CHAIN_USER_REJECTED"`) || !strings.Contains(string(b), `"code":"PORTAL_CHAIN_INSUFFICIENT_BALANCE"`) {
-		t.Errorf("wallet errors not recorded as telemetry with their catalog codes: %s", b)
+	// The page posts its telemetry on its own after showing the error: wait for it to land.
+	recorded := func() (string, bool) {
+		var hist map[string]any
+		env.call(t, http.MethodGet, "/api/receipts/"+id2+"/events", "", &hist)
+		b, _ := json.Marshal(hist)
+		return string(b), strings.Count(string(b), `"error"`) >= 2 &&
+			strings.Contains(string(b), `"code":"PORTAL_CHAIN_USER_REJECTED"`) && strings.Contains(string(b), `"code":"PORTAL_CHAIN_INSUFFICIENT_BALANCE"`)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		b, ok := recorded()
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("wallet errors not recorded as telemetry with their catalog codes: %s", b)
+			break
+		}
 	}
 	var st map[string]any
 	env.call(t, http.MethodGet, "/api/receipts/status?receiptId="+id2, "", &st)

@@ -229,6 +229,7 @@ type pageRun struct {
 }
 
 func TestPaymentPageInBrowser(t *testing.T) {
+	t.Parallel()
 	chromiumPath(t) // fail (or skip) first when there is no browser
 	env := startPortalEnv(t)
 	payer := env.dev.Accounts[0]

@@ -9,6 +9,7 @@ import (
 
 // DESIGN 9: DEPOSIT_FACTORY, PAYMENT_WINDOW (1h) and PAYMENT_MONITOR_WINDOW (24h).
 func TestConfigDeposits(t *testing.T) {
+	t.Parallel()
 	c, _, err := loadConfig(env(nil), rand.Reader)
 	if err != nil || c.DepositFactory != "" || c.PaymentWindow != time.Hour || c.PaymentMonitorWindow != 24*time.Hour {
 		t.Fatalf("defaults: factory %q window %s monitor %s, %v", c.DepositFactory, c.PaymentWindow, c.PaymentMonitorWindow, err)

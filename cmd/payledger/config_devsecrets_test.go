@@ -16,6 +16,7 @@ import (
 )
 
 func TestDevSecretsKeptAcrossLoads(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), ".data")
 	vars := map[string]string{"DEV_DATA_DIR": dir}
 	first, kept, err := loadPersistentConfig(env(vars), rand.Reader)
@@ -67,6 +68,7 @@ func TestDevSecretsKeptAcrossLoads(t *testing.T) {
 }
 
 func TestDevSecretsNeverInProduction(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), ".data")
 	// A development file next to a production start is not used: production still refuses.
 	if _, _, err := loadPersistentConfig(env(map[string]string{"DEV_DATA_DIR": dir}), rand.Reader); err != nil {
@@ -84,6 +86,7 @@ func TestDevSecretsNeverInProduction(t *testing.T) {
 }
 
 func TestDevSecretsConcurrentStartsAgree(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), ".data")
 	vars := map[string]string{"DEV_DATA_DIR": dir}
 	keys := make([]string, 6)
@@ -110,6 +113,7 @@ func TestDevSecretsConcurrentStartsAgree(t *testing.T) {
 
 // Data encrypted with SECRETS_KEY in one run (a receipt's webhook signing key) reads in the next.
 func TestDevSecretsDecryptAcrossRestarts(t *testing.T) {
+	t.Parallel()
 	pool := pgtest.Pool(t)
 	ctx := context.Background()
 	vars := map[string]string{"DEV_DATA_DIR": filepath.Join(t.TempDir(), ".data")}

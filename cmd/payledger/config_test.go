@@ -10,6 +10,7 @@ import (
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 func TestConfigDefaultsGenerateSecretsInDevelopment(t *testing.T) {
+	t.Parallel()
 	c, generated, err := loadConfig(env(nil), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -29,6 +30,7 @@ func TestConfigDefaultsGenerateSecretsInDevelopment(t *testing.T) {
 }
 
 func TestConfigProblems(t *testing.T) {
+	t.Parallel()
 	good := strings.Repeat("ab", 32)
 	cases := []struct {
 		name string
@@ -76,6 +78,7 @@ func TestConfigProblems(t *testing.T) {
 }
 
 func TestConfigProductionWithEverything(t *testing.T) {
+	t.Parallel()
 	good := strings.Repeat("ab", 32)
 	c, generated, err := loadConfig(env(map[string]string{"APP_ENV": "production", "JWT_SECRET": good, "CRON_SECRET": good,
 		"SECRETS_KEY": good, "PROCESSOR_WEBHOOK_SECRET": good, "METRICS_TOKEN": good, "ADMIN_WALLETS": "0xAbCdEf0123456789abcdef0123456789ABCDEF01",
@@ -95,6 +98,7 @@ func TestConfigProductionWithEverything(t *testing.T) {
 }
 
 func TestConfigChain(t *testing.T) {
+	t.Parallel()
 	c, _, err := loadConfig(env(nil), rand.Reader)
 	if err != nil || c.ChainConfirmations != 2 || c.DevChain != "auto" || len(c.ChainTokens) != 0 || c.OperatorKey != "" {
 		t.Fatalf("development defaults: %+v, %v", c, err)

@@ -101,6 +101,7 @@ func (p *tcpProxy) restore() {
 // acknowledged with the degraded body; the service is killed; once the link is back and the
 // service restarted, every acknowledged order is in the ledger with its receipt id, once.
 func TestDegradedOrdersSurviveSIGKILL(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -220,6 +221,7 @@ func TestDegradedOrdersSurviveSIGKILL(t *testing.T) {
 // other route answers without a 500 or a hang; a route that needs the database says 503
 // datastore_unavailable. The table it logs is the README's list of 503 routes.
 func TestDegradedRouteWalk(t *testing.T) {
+	t.Parallel()
 	direct := pgtest.URL(t)
 	u, _ := url.Parse(direct)
 	proxy := newProxy(t, u.Host)

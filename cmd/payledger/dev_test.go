@@ -48,6 +48,7 @@ func runDevMerchant(t *testing.T, vars map[string]string, base string) devRun {
 // `payledger dev merchant` makes a merchant whose printed curl creates an order whose payment page
 // answers; a second run reuses the wallet, the split and the key.
 func TestDevMerchantAgainstServe(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), ".data")
 	vars := map[string]string{"DEV_DATA_DIR": dir, "JOURNAL_PATH": filepath.Join(dir, "journal.jsonl")}
 	base, _ := startServe(t, vars)
@@ -102,6 +103,7 @@ func TestDevMerchantAgainstServe(t *testing.T) {
 
 // Without a chain the split's address is the merchant's wallet.
 func TestDevMerchantWithoutChain(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), ".data")
 	vars := map[string]string{"DEV_DATA_DIR": dir, "JOURNAL_PATH": filepath.Join(dir, "journal.jsonl"), "DEVCHAIN": "off"}
 	base, _ := startServe(t, vars)
@@ -112,6 +114,7 @@ func TestDevMerchantWithoutChain(t *testing.T) {
 }
 
 func TestDevMerchantRefusesInProduction(t *testing.T) {
+	t.Parallel()
 	good := strings.Repeat("ab", 32)
 	vars := map[string]string{"APP_ENV": "production", "JWT_SECRET": good, "CRON_SECRET": good, "SECRETS_KEY": good,
 		"PROCESSOR_WEBHOOK_SECRET": good, "METRICS_TOKEN": good, "DEV_DATA_DIR": t.TempDir()}
@@ -136,6 +139,7 @@ func TestDevMerchantRefusesInProduction(t *testing.T) {
 // TestDevSecretsSessionSurvivesRestart: a session signed in before a restart of `make run` is
 // still valid after it (the JWT secret is kept), and the merchant's key still works.
 func TestDevSecretsSessionSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), ".data")
 	vars := map[string]string{"DEV_DATA_DIR": dir, "JOURNAL_PATH": filepath.Join(dir, "journal.jsonl"), "DEVCHAIN": "off",
 		"DATABASE_URL": pgtest.URL(t)}

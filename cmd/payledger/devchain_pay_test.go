@@ -221,6 +221,7 @@ func mustKey(t *testing.T) *ecdsa.PrivateKey {
 
 // TestBaseUnitsRoundUp: a quote converts to base units rounded up, never short.
 func TestBaseUnitsRoundUp(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		amount   string
 		decimals uint8
@@ -243,6 +244,7 @@ func TestBaseUnitsRoundUp(t *testing.T) {
 // (the receipt's deposit address) in a plain ERC-20 transfer, and posts nothing else; with
 // --submit it also posts the hash; --amount sends another amount.
 func TestDevchainPayPlainTransfer(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{BlockInterval: 200 * time.Millisecond})
@@ -336,6 +338,7 @@ func mustDial(t *testing.T, url string) *rpc.Client {
 // TestDevchainPayBaseURLFlag: devchain pay names the service's address --base-url, as listen and
 // dev merchant do; --api, its older name, still works; without either it is PUBLIC_BASE_URL.
 func TestDevchainPayBaseURLFlag(t *testing.T) {
+	t.Parallel()
 	cfg := config{PublicBaseURL: "http://pay.example:9000"}
 	for _, tc := range []struct {
 		name string

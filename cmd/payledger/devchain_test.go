@@ -45,6 +45,7 @@ var (
 // accounts it prints, pays USDC and ETH with `payledger devchain pay`, checks the balances over
 // JSON-RPC, and stops the chain as a signal would.
 func TestDevchainCommandAndPay(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var out, errOut devchainOut
@@ -167,6 +168,7 @@ func payByCommand(t *testing.T, ctx context.Context, ec *ethclient.Client, tok *
 // TestDevchainAutoForServe: serve starts a chain only in development, without ETH_RPC_URL and
 // unless DEVCHAIN=off, and points the configuration at it.
 func TestDevchainAutoForServe(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var out devchainOut
 	log := zerolog.New(&out)

@@ -24,6 +24,7 @@ func freePort(t *testing.T) int {
 
 // TestEmbeddedPostgresStartsWhenNothingAnswers is what `make run` relies on for a fresh machine.
 func TestEmbeddedPostgresStartsWhenNothingAnswers(t *testing.T) {
+	t.Parallel()
 	if _, err := findPostgresBin(); err != nil {
 		t.Skipf("PostgreSQL server programs not installed: %v", err)
 	}
@@ -60,6 +61,7 @@ func TestEmbeddedPostgresStartsWhenNothingAnswers(t *testing.T) {
 }
 
 func TestEnsurePostgresRefusesRemoteHosts(t *testing.T) {
+	t.Parallel()
 	_, err := ensurePostgres(context.Background(), "postgres://postgres@192.0.2.1:1/x?connect_timeout=1", t.TempDir(), zerolog.Nop())
 	if err == nil {
 		t.Fatal("a remote host must not get a private cluster")

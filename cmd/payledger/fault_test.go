@@ -93,6 +93,7 @@ func (l *faultLoad) pick() (string, bool, bool) {
 // no 4xx, no hang); and a status read of an acknowledged receipt during the restarts may be 200
 // or 503, never 404.
 func TestAcknowledgedOrdersSurvivePostgresRestarts(t *testing.T) {
+	t.Parallel()
 	faultTest(t, 8, 0, func(ctx context.Context, cluster *privateCluster, began time.Time) ([]string, error) {
 		var restarts []string
 		for range 3 {
@@ -112,6 +113,7 @@ func TestAcknowledgedOrdersSurvivePostgresRestarts(t *testing.T) {
 // found it. Orders of a merchant that ordered before must get the degraded body while it is down
 // (not only 503s), and none be lost.
 func TestAcknowledgedOrdersSurviveAPostgresStop(t *testing.T) {
+	t.Parallel()
 	faultTest(t, 16, 1, func(ctx context.Context, cluster *privateCluster, began time.Time) ([]string, error) {
 		time.Sleep(2 * time.Second)
 		t0 := time.Now()
@@ -134,6 +136,7 @@ func TestAcknowledgedOrdersSurviveAPostgresStop(t *testing.T) {
 // bound): so more orders than clients get the degraded body during the hang (without it, at most
 // one per client can).
 func TestAcknowledgedOrdersSurviveAHungPostgres(t *testing.T) {
+	t.Parallel()
 	const clients = 16
 	faultTest(t, clients, clients+1, func(ctx context.Context, cluster *privateCluster, began time.Time) ([]string, error) {
 		time.Sleep(2 * time.Second)

@@ -18,6 +18,7 @@ import (
 // each of its writes always has the new receipt (the read waited for the replica up to 200 ms,
 // then read the primary).
 func TestHAReplicaReads(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts etcd, Patroni, PostgreSQL and serve")
 	}

@@ -37,6 +37,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 // naming it, and the log says so with the step's error, once
 // a minute, until it recovers. (It used to wait in silence.)
 func TestStuckDepositDetectorShowsInHealthzAndLog(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cfg := testServiceConfig(t, nil)

@@ -112,6 +112,7 @@ func paidReceipt(t *testing.T, base, key, processorSecret, n string) string {
 // would be, to a local server; after the stream is cut, an event recorded while it was down
 // arrives once it resumes (Last-Event-ID).
 func TestListenForwardsAndResumes(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), ".data")
 	const processorSecret = "listen-test-processor-secret-0123456789"
 	vars := map[string]string{"DEV_DATA_DIR": dir, "JOURNAL_PATH": filepath.Join(dir, "journal.jsonl"), "PROCESSOR_WEBHOOK_SECRET": processorSecret}

@@ -25,6 +25,7 @@ import (
 // on the memory adapter (no PostgreSQL events table at all) as on PostgreSQL. The read models
 // stay PostgreSQL tables in both cases.
 func TestOperatorCommandsReadThroughThePort(t *testing.T) {
+	t.Parallel()
 	adapters := map[string]func(t *testing.T) eventstore.Store{
 		"memory":   func(*testing.T) eventstore.Store { return memory.New(time.Now) },
 		"postgres": func(t *testing.T) eventstore.Store { return postgres.New(pgtest.PoolFor(t, pgtest.URL(t))) },
@@ -80,6 +81,7 @@ func TestOperatorCommandsReadThroughThePort(t *testing.T) {
 // TestVerifyThroughThePortFindsABrokenChain: a tampered event in the memory store is found by the
 // same walk (no SQL involved).
 func TestVerifyThroughThePortFindsABrokenChain(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := &tamperedStore{Store: memory.New(time.Now)}
 	for i := range 3 {

@@ -113,6 +113,7 @@ func signedIn(t *testing.T, ctx context.Context, base string, key *ecdsa.Private
 }
 
 func TestRefundWithWalletInBrowser(t *testing.T) {
+	t.Parallel()
 	chromiumPath(t)
 	env, _, mkey := startRefundEnv(t)
 	customer, merchantWallet := env.dev.Accounts[0], env.dev.Accounts[1]

@@ -25,6 +25,7 @@ import (
 // take it back (it answered 200 to ping and a degraded receipt to an order), while a live key
 // still gets its degraded order.
 func TestRevokedKeyStaysRevokedWhileTheDatastoreIsDown(t *testing.T) {
+	t.Parallel()
 	direct := pgtest.URL(t)
 	u, _ := url.Parse(direct)
 	proxy := newProxy(t, u.Host)
@@ -80,6 +81,7 @@ func TestRevokedKeyStaysRevokedWhileTheDatastoreIsDown(t *testing.T) {
 // Finding 10 of issue 30: a client trickling its request body one byte every 2 s is cut off
 // (ReadTimeout), instead of holding the connection indefinitely. A real client against serve.
 func TestTricklingClientIsCutOff(t *testing.T) {
+	t.Parallel()
 	base, _ := startServe(t, map[string]string{"DEVCHAIN": "off"})
 	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {

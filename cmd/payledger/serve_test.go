@@ -39,6 +39,7 @@ func (s *syncBuffer) String() string {
 }
 
 func TestServeAnswersHealthzAndStopsOnSignal(t *testing.T) {
+	t.Parallel()
 	dbURL := pgtest.URL(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	vars := map[string]string{"DATABASE_URL": dbURL, "HTTP_ADDR": addr, "EMBEDDED_POSTGRES": "off"}
@@ -84,6 +85,7 @@ func TestServeAnswersHealthzAndStopsOnSignal(t *testing.T) {
 }
 
 func TestMigrateCreatesTheDatabase(t *testing.T) {
+	t.Parallel()
 	base := pgtest.URL(t) // a server we know answers; the new database is named after it
 	dbURL := strings.Replace(base, "payledger_test_", "payledger_mig_", 1)
 	t.Cleanup(func() {
@@ -110,6 +112,7 @@ func TestMigrateCreatesTheDatabase(t *testing.T) {
 }
 
 func TestUnknownCommandAndBadConfig(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	if code := run(context.Background(), []string{"frobnicate"}, env(nil), &out, &out); code != 2 {
 		t.Errorf("unknown command exit %d", code)
@@ -122,6 +125,7 @@ func TestUnknownCommandAndBadConfig(t *testing.T) {
 }
 
 func TestKeysCreatePrintsTheKeyOnItsLastLine(t *testing.T) {
+	t.Parallel()
 	dbURL := pgtest.URL(t)
 	vars := map[string]string{"DATABASE_URL": dbURL, "EMBEDDED_POSTGRES": "off"}
 	wallet := "0x" + strings.Repeat("Ab", 20)
@@ -156,6 +160,7 @@ func TestKeysCreatePrintsTheKeyOnItsLastLine(t *testing.T) {
 }
 
 func TestReceiptsHistoryCommand(t *testing.T) {
+	t.Parallel()
 	dbURL := pgtest.URL(t)
 	pool := pgtest.PoolFor(t, dbURL)
 	store := postgres.New(pool)
@@ -183,6 +188,7 @@ func TestReceiptsHistoryCommand(t *testing.T) {
 }
 
 func TestVerifyReportsTheExactBrokenLink(t *testing.T) {
+	t.Parallel()
 	dbURL := pgtest.URL(t)
 	pool := pgtest.PoolFor(t, dbURL)
 	store := postgres.New(pool)
@@ -221,6 +227,7 @@ func TestVerifyReportsTheExactBrokenLink(t *testing.T) {
 }
 
 func TestProjectionsRebuildCommand(t *testing.T) {
+	t.Parallel()
 	dbURL := pgtest.URL(t)
 	pool := pgtest.PoolFor(t, dbURL)
 	store := postgres.New(pool)

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"maps"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -88,19 +90,68 @@ func createKey(t *testing.T, ctx context.Context, vars map[string]string, wallet
 	return lines[len(lines)-1]
 }
 
-// buildPayledger builds this command into dir, for the tests that run it as its own process (to
-// kill it), and returns the binary's path.
+// buildPayledger puts this command, built once for the package's tests (builtBinary), into dir
+// for the tests that run it as its own process (to kill it), and returns the binary's path.
 func buildPayledger(t *testing.T, dir string) string {
 	t.Helper()
+	built, err := builtBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "payledger")
+	if os.Link(built, bin) == nil {
+		return bin
+	}
+	data, err := os.ReadFile(built) // another file system than the shared build
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// builtBinary builds this command once per test binary (a build takes seconds with a warm cache,
+// minutes with a cold one). TestMain removes the directory.
+var builtBinary = sync.OnceValues(func() (string, error) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		goTool = "/usr/local/go/bin/go"
 	}
+	dir, err := os.MkdirTemp("", "payledger-test-bin-")
+	if err != nil {
+		return "", err
+	}
+	builtDirs <- dir
 	bin := filepath.Join(dir, "payledger")
 	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v %s", err, out)
+		return "", fmt.Errorf("build: %v %s", err, out)
 	}
-	return bin
+	return bin, nil
+})
+
+// builtDirs hands TestMain the directory of the shared build, if a test made it.
+var builtDirs = make(chan string, 1)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	prebuilt := make(chan struct{})
+	if run := flag.Lookup("test.run"); !testing.Short() && run != nil && run.Value.String() == "" {
+		// A whole run includes the tests that run the binary: its build (minutes when the build
+		// cache is cold) overlaps the tests before them instead of holding up the first one.
+		go func() { defer close(prebuilt); _, _ = builtBinary() }()
+	} else {
+		close(prebuilt)
+	}
+	code := m.Run()
+	<-prebuilt // no build left writing into the directory removed below
+	select {
+	case dir := <-builtDirs:
+		_ = os.RemoveAll(dir)
+	default:
+	}
+	os.Exit(code)
 }
 
 // tail is the last n bytes of s.

@@ -9,6 +9,7 @@ import (
 // enforcement is on): the key requirement follows AUTH_MODE; SITE_CONFIG_REQUIRES_KEY is only an
 // explicit override, either way.
 func TestSiteConfigKeyFollowsGatewayMode(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		mode, override string
 		want           bool

@@ -25,6 +25,7 @@ import (
 // and once the node comes up the background dial enables deployment (and distribution) without
 // a restart.
 func TestSplitsEnabledWhenTheNodeAnswersLate(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	port := freePort(t)

@@ -19,6 +19,7 @@ import (
 // TestChainCallsTraced: with tracing, the chain client serve dials makes each JSON-RPC call a
 // span named by its method, a child of the caller's (a request's) span; without, no option.
 func TestChainCallsTraced(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{})
 	if err != nil {
@@ -55,6 +56,7 @@ func TestChainCallsTraced(t *testing.T) {
 // TestServeExportsTraces: serve with OTEL_EXPORTER_OTLP_ENDPOINT sends its requests' spans to
 // <endpoint>/v1/traces over OTLP/HTTP (flushed at the latest when it stops); without it, nothing.
 func TestServeExportsTraces(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var got []string
 	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -12,6 +12,7 @@ import (
 // configuration is read; a wrong flag or argument prints it with the usage on stderr and exits 2;
 // `payledger` alone lists the subcommands, one line each.
 func TestEveryCommandLineAsGoFlagDoes(t *testing.T) {
+	t.Parallel()
 	vars := env(map[string]string{"DEV_DATA_DIR": t.TempDir(), "DATABASE_URL": "postgres://nobody@127.0.0.1:1/none"})
 	cli := func(args ...string) (int, string, string) {
 		var out, errOut bytes.Buffer
@@ -58,6 +59,7 @@ func TestEveryCommandLineAsGoFlagDoes(t *testing.T) {
 // TestLogFormat: LOG_FORMAT=json writes JSON lines, console zerolog's console format, unset JSON
 // to what is not a terminal; anything else is refused (exit 2).
 func TestLogFormat(t *testing.T) {
+	t.Parallel()
 	line := func(format string) string {
 		t.Helper()
 		logTo, err := logFormat(format)
@@ -88,6 +90,7 @@ func TestLogFormat(t *testing.T) {
 // TestLogLevel: by default (and with LOG_LEVEL=info) a debug line, such as the deposit
 // detector's per-step timings, is not written; LOG_LEVEL=debug writes it; a wrong level exits 2.
 func TestLogLevel(t *testing.T) {
+	t.Parallel()
 	logTo, err := logFormat("json")
 	if err != nil {
 		t.Fatal(err)

@@ -126,6 +126,7 @@ func (w *walker) call(route, role, method, path string, body any, want int, extr
 
 // TestBinaryWalkEveryReadmeRoute starts the real binary as `make run` does and walks the README.
 func TestBinaryWalkEveryReadmeRoute(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -140,6 +141,7 @@ func TestBinaryWalkEveryReadmeRoute(t *testing.T) {
 	base := "http://" + addr
 	vars := []string{"DATABASE_URL=" + pgtest.URL(t), "HTTP_ADDR=" + addr, "PUBLIC_BASE_URL=" + base, "EMBEDDED_POSTGRES=off",
 		"JOURNAL_PATH=" + filepath.Join(dir, "journal.jsonl"), "DEV_DATA_DIR=" + dir, "CRON_SECRET=" + walkCron,
+		"DEVCHAIN_ENV_FILE=" + filepath.Join(dir, "devchain.env"), // not the shared default in $TMPDIR: tests run side by side
 		"PROCESSOR_WEBHOOK_SECRET=" + walkProcessor, "ADMIN_WALLETS=" + wallet, "APP_ENV=development",
 		"RATE_LIMIT_PER_MINUTE=1000000", "RATE_LIMIT_PUBLIC_PER_MINUTE=1000000"}
 	out := startBinary(t, bin, dir, vars, base)

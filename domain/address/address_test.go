@@ -6,6 +6,7 @@ import (
 )
 
 func TestValid(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   string
 		want bool

@@ -3,6 +3,7 @@ package failure
 import "testing"
 
 func TestEverySpecCodeIsCatalogued(t *testing.T) {
+	t.Parallel()
 	spec := map[string][]string{
 		CardDecline: {"PORTAL_PAY_INSUFFICIENT_FUNDS", "PORTAL_PAY_CARD_DECLINED", "PORTAL_PAY_EXPIRED_CARD", "PORTAL_PAY_INCORRECT_CVC",
 			"PORTAL_PAY_INCORRECT_NUMBER", "PORTAL_PAY_DO_NOT_HONOR", "PORTAL_PAY_FRAUD_BLOCKED", "PORTAL_PAY_3DS_FAILED", "PORTAL_PAY_BANK_INSTITUTION_BLOCK"},
@@ -23,6 +24,7 @@ func TestEverySpecCodeIsCatalogued(t *testing.T) {
 }
 
 func TestFromProcessor(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ status, code, want string }{
 		{"rejected", "crypto_onramp_transaction_blocked", "PORTAL_PAY_TRANSACTION_BLOCKED"},
 		{"rejected", "transaction_blocked", "PORTAL_PAY_TRANSACTION_BLOCKED"},

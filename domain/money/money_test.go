@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseCents(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   string
 		want Cents
@@ -28,6 +29,7 @@ func TestParseCents(t *testing.T) {
 }
 
 func TestRoundHalfUp(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		num, den int64
 		want     Cents
@@ -43,6 +45,7 @@ func TestRoundHalfUp(t *testing.T) {
 
 // RoundHalfUpInt is RoundHalfUp beyond int64: 18-decimal token amounts.
 func TestRoundHalfUpIntBeyondInt64(t *testing.T) {
+	t.Parallel()
 	wei := new(big.Int).Exp(big.NewInt(10), big.NewInt(20), nil) // 100 ETH in wei
 	for _, c := range []struct {
 		add  int64 // tenths added to wei
@@ -56,6 +59,7 @@ func TestRoundHalfUpIntBeyondInt64(t *testing.T) {
 }
 
 func TestRateApplyAndString(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		rate   string
 		amount Cents
@@ -84,6 +88,7 @@ func TestRateApplyAndString(t *testing.T) {
 
 // Float divides in float64 for speed; it must give exactly big.Rat's nearest float64.
 func TestFloatIsNearestToExactQuotient(t *testing.T) {
+	t.Parallel()
 	exact := func(c Cents) float64 {
 		f, _ := new(big.Rat).SetFrac64(int64(c), 100).Float64()
 		return f

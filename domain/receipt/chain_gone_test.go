@@ -6,6 +6,7 @@ import (
 )
 
 func TestChainGone(t *testing.T) {
+	t.Parallel()
 	withDeposit := State{Exists: true, Status: StatusPending, Receipt: Generated{ReceiptID: "r", DepositAddress: "0x5FbDB2315678afecb367f032d93F642f64180aa3"}}
 	marked := withDeposit
 	marked.DepositChainGone = &DepositChainGone{}

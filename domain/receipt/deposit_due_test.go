@@ -25,6 +25,7 @@ func credited(s State, tx, token, units string, dec uint8, confirmed bool) State
 // fraction of a base unit. Each due amount, paid exactly, covers the receipt; for a token
 // without tolerance one base unit less does not (the rounding is up, not half up).
 func TestAmountDue(t *testing.T) {
+	t.Parallel()
 	quoted := func(s State) State { return Evolve(s, TokenQuoted{Token: "ETH", Amount: "0.005", At: 2}) }
 	eur := Evolve(State{}, Generated{ReceiptID: "e", Merchant: "m", Currency: "EUR", Total: 1000,
 		LineItems: []LineItem{{Kind: KindCustom, Label: "x", Amount: 1000}}, DepositAddress: "0xD", DepositSplit: "0xS", CreatedAt: 1})
@@ -76,6 +77,7 @@ func TestAmountDue(t *testing.T) {
 // The due amount pays in every token however the parts are split: random partial USDC payments of
 // an ETH-quoted receipt, each followed by the due in ETH, always cover it.
 func TestAmountDueCoversAfterAnyPart(t *testing.T) {
+	t.Parallel()
 	s := Evolve(depositReceipt(), TokenQuoted{Token: "ETH", Amount: "0.00411333", At: 2})
 	for i, part := range []string{"1", "999999", "3333333", "6155000", "12309999"} {
 		st := credited(s, fmt.Sprintf("0x%d", i), "USDC", part, 6, true)

@@ -35,6 +35,7 @@ func observe(t *testing.T, s State, o DepositObservation) (State, []Event) {
 // The rules of deposit.go as a table: each case observes transfers in order and checks the
 // status and amounts after them.
 func TestObserveDeposit(t *testing.T) {
+	t.Parallel()
 	quoted := func(s State) State { return Evolve(s, TokenQuoted{Token: "ETH", Amount: "0.00500000", At: 2}) }
 	usdc := func(tx, units string) DepositTransferSeen { return transfer(tx, "USDC", units, 6, "0xb1") }
 	for _, c := range []struct {
@@ -84,6 +85,7 @@ func TestObserveDeposit(t *testing.T) {
 
 // A transfer is credited once: the same observation again adds nothing, also once paid.
 func TestObserveDepositIsIdempotent(t *testing.T) {
+	t.Parallel()
 	o := DepositObservation{Transfer: transfer("0xAB", "USDC", "12310000", 6, "0xb1"), Confirmed: true}
 	s, evs := observe(t, depositReceipt(), o)
 	if len(evs) != 3 {
@@ -99,6 +101,7 @@ func TestObserveDepositIsIdempotent(t *testing.T) {
 }
 
 func TestObserveDepositNeedsADepositAddress(t *testing.T) {
+	t.Parallel()
 	s := Evolve(State{}, Generated{ReceiptID: "r", Total: 1, LineItems: []LineItem{{Amount: 1}}})
 	if _, err := ObserveDeposit(s, DepositObservation{Transfer: transfer("0x1", "USDC", "1", 6, "0xb")}); err == nil {
 		t.Fatal("a receipt without a deposit address took a transfer")

@@ -14,6 +14,7 @@ func eurDepositReceipt() State {
 // TestTransferBeforeAQuote is issue 36 item 1 as a table: 0.0042 ETH sent to a 12.31 USD
 // receipt's deposit before anyone quoted ETH, at ETH = 3,000 USD (0.00410333 ETH due).
 func TestTransferBeforeAQuote(t *testing.T) {
+	t.Parallel()
 	eth := func(units string, confirmed bool) DepositObservation {
 		return DepositObservation{Transfer: transfer("0x1", "ETH", units, 18, "0xb1"), Confirmed: confirmed, At: 3}
 	}
@@ -51,6 +52,7 @@ func TestTransferBeforeAQuote(t *testing.T) {
 // confirmed (no price source when they arrived) records the payment with the quote, instead of
 // asking for 0 more and leaving the receipt pending (issue 36 item 1).
 func TestQuoteAfterAnUnpricedTransferPays(t *testing.T) {
+	t.Parallel()
 	s, _ := observe(t, depositReceipt(), DepositObservation{Transfer: transfer("0x1", "ETH", "4200000000000000", 18, "0xb1"), Confirmed: true, At: 3})
 	if s.Status != StatusPending {
 		t.Fatalf("status %s before the quote", s.Status)
@@ -72,6 +74,7 @@ func TestQuoteAfterAnUnpricedTransferPays(t *testing.T) {
 // EUR/USD 1.1 (110.55 USDC); the rate then set to 0.5 and USDT quoted. The USDT quote uses 1.1,
 // USDC still asks 110.55, and 51 USDC does not pay the receipt.
 func TestRateOfTheFirstQuoteHolds(t *testing.T) {
+	t.Parallel()
 	s := eurDepositReceipt()
 	evs, usdc, err := QuoteInWindow(s, "USDC", "1", "1.1", 2)
 	s = apply(t, s, evs, err)

@@ -9,6 +9,7 @@ import (
 // a paid receipt is reconciled, a reconciled one stays as it is, and the event keeps every
 // release hash and amount.
 func TestDistributeSplit(t *testing.T) {
+	t.Parallel()
 	pendingA := then(t, started(generated(), "a"))(Submit(started(generated(), "a"), PaymentSubmitted{AttemptID: "a", Source: "wallet", At: 3}))
 	paid := then(t, pendingA)(Confirm(pendingA, confirm("a")))
 	d := SplitDistributed{TransactionHashes: []string{"0x1", "0x2"}, Token: "USDC",

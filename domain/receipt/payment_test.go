@@ -43,6 +43,7 @@ func confirm(id string) PaymentConfirmed {
 
 // TestTransitions covers both transition tables of the spec and each numbered rule.
 func TestTransitions(t *testing.T) {
+	t.Parallel()
 	pendingA := then(t, started(generated(), "a"))(Submit(started(generated(), "a"), PaymentSubmitted{AttemptID: "a", Source: "wallet", At: 3}))
 	paid := then(t, pendingA)(Confirm(pendingA, confirm("a")))
 	cases := []struct {
@@ -133,6 +134,7 @@ func then(t *testing.T, s State) func([]Event, error) State {
 }
 
 func TestPartialRefundsThenFull(t *testing.T) {
+	t.Parallel()
 	s := generated()
 	s = apply(t, s, []Event{AttemptStarted{AttemptID: "a"}, PaymentConfirmed{AttemptID: "a", VerifiedBy: "processor"}, SplitDistributed{}}, nil)
 	s = then(t, s)(Refund(s, 300, "r", "", "m", 1))
@@ -152,6 +154,7 @@ func TestPartialRefundsThenFull(t *testing.T) {
 // TestRandomInterleavings generates 10,000 histories of telemetry, successes and failures from
 // current and stale attempts and checks the guards hold for every one.
 func TestRandomInterleavings(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for h := range 10_000 {
 		s := generated()
@@ -222,6 +225,7 @@ func TestRandomInterleavings(t *testing.T) {
 }
 
 func TestCanStartAttempt(t *testing.T) {
+	t.Parallel()
 	pending := then(t, started(generated(), "a"))(Submit(started(generated(), "a"), PaymentSubmitted{AttemptID: "a", Source: "wallet", At: 3}))
 	failed := then(t, started(generated(), "a"))(Fail(started(generated(), "a"), fail("a")))
 	paid := then(t, pending)(Confirm(pending, confirm("a")))

@@ -23,6 +23,7 @@ func catalogRate(t *testing.T, code string, components ...string) money.Rate {
 }
 
 func TestPriceTable(t *testing.T) {
+	t.Parallel()
 	ca := catalogRate(t, "US-CA")
 	item := func(cents int64, qty int64, taxable bool) Item {
 		return Item{Label: "x", Unit: money.Cents(cents), Qty: qty, Taxable: taxable}
@@ -76,6 +77,7 @@ func TestPriceTable(t *testing.T) {
 }
 
 func TestGenerateOnce(t *testing.T) {
+	t.Parallel()
 	p := Price(PriceInput{Items: []Item{{Label: "a", Unit: 100, Qty: 1}}, TaxRate: rate("0"), PlatformRate: PlatformBaseRate})
 	g := Generated{ReceiptID: "r1", LineItems: p.LineItems, Total: p.Total}
 	evs, err := Generate(State{}, g, testNow)

@@ -16,6 +16,7 @@ func types(evs []Event) string {
 }
 
 func TestDecideProcessorUpdate(t *testing.T) {
+	t.Parallel()
 	withSession := Evolve(generated(), AttemptStarted{AttemptID: "att_1", Kind: "onramp", SessionID: "cos_1", At: 2})
 	paid := Evolve(withSession, PaymentConfirmed{AttemptID: "att_1", TransactionHash: "0xabc", At: 3})
 	cases := []struct {
@@ -72,6 +73,7 @@ func statusIs(want Status) func(State) error {
 }
 
 func TestThen(t *testing.T) {
+	t.Parallel()
 	s := generated()
 	first := []Event{AttemptStarted{AttemptID: "a", Kind: "wallet", At: 2}}
 	evs, err := Then(s, first, nil, func(s State) ([]Event, error) {

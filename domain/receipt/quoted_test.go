@@ -5,6 +5,7 @@ import "testing"
 // Issue 20, item 5: the state keeps the latest quoted token (the payload's token before a payment
 // names one), whatever else happens to the receipt in between.
 func TestEvolveKeepsTheLatestQuotedToken(t *testing.T) {
+	t.Parallel()
 	gen := Generated{ReceiptID: "r", Merchant: "m", Total: 1000, LineItems: []LineItem{{Kind: KindCustom, Label: "x", Amount: 1000}}, CreatedAt: 1}
 	for _, c := range []struct {
 		name   string

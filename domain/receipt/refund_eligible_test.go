@@ -5,6 +5,7 @@ import "testing"
 // TestCanRequestRefund: the dashboard's refund form (a request without a hash) is offered exactly
 // when Refund accepts it.
 func TestCanRequestRefund(t *testing.T) {
+	t.Parallel()
 	paid := Evolve(started(generated(), "a"), PaymentConfirmed{AttemptID: "a", TransactionHash: "0xabc", VerifiedBy: "processor", At: 8})
 	reconciled := Evolve(paid, SplitDistributed{At: 9})
 	requested := Evolve(paid, RefundRequested{AmountCents: 300, Reason: "r", At: 10})
@@ -37,6 +38,7 @@ func TestCanRequestRefund(t *testing.T) {
 // Refund takes a hash: also once a refund is requested (the refund sent covers it, ClaimableCents
 // counts it) and for a failed receipt's funds that paid nothing, never for one that received none.
 func TestCanClaimRefund(t *testing.T) {
+	t.Parallel()
 	paid := Evolve(started(generated(), "a"), PaymentConfirmed{AttemptID: "a", TransactionHash: "0xabc", VerifiedBy: "processor", At: 8})
 	requested := Evolve(paid, RefundRequested{AmountCents: 300, Reason: "r", At: 10})
 	refunded := Evolve(paid, RefundProcessed{AmountCents: 1000, Reason: "r", TransactionHash: "0x1", At: 10})

@@ -36,6 +36,7 @@ func verified(hash string) RefundProcessed {
 
 // TestRefundClaims covers the refund rules of refund.go step by step.
 func TestRefundClaims(t *testing.T) {
+	t.Parallel()
 	type step struct {
 		decide  func(State) ([]Event, error)
 		status  Status
@@ -113,6 +114,7 @@ func TestRefundClaims(t *testing.T) {
 }
 
 func TestRefundProofAndRecord(t *testing.T) {
+	t.Parallel()
 	s := paidOnChain(t)
 	s = then(t, s)(RequestRefund(s, RefundOrder{AmountCents: 400, Reason: "r", TransactionHash: hashA, RefundTo: "0xd00d", By: "m", At: 20}))
 	s = then(t, s)(ProcessRefund(s, verified(hashA)))
@@ -128,6 +130,7 @@ func TestRefundProofAndRecord(t *testing.T) {
 }
 
 func TestRefundUnitsAtThePaidRate(t *testing.T) {
+	t.Parallel()
 	s := paidOnChain(t)
 	if got := s.RefundRecipients(); !reflect.DeepEqual(got, []string{"0xc0ffee"}) {
 		t.Fatalf("recipients %v", got)
@@ -162,6 +165,7 @@ func TestRefundUnitsAtThePaidRate(t *testing.T) {
 }
 
 func TestRefundEventsDecode(t *testing.T) {
+	t.Parallel()
 	for _, e := range []Event{RefundRefused{TransactionHash: hashA, AmountCents: 1, Reason: "x", At: 1}, RefundReverted{TransactionHash: hashA, AmountCents: 1, BlockNumber: 2, At: 3}} {
 		data, _ := json.Marshal(e)
 		got, err := Decode(TypeOf(e), data)
@@ -173,6 +177,7 @@ func TestRefundEventsDecode(t *testing.T) {
 
 // TestJudgeRefund: what a transaction must show for a claim of 4.00 (USDC paid by 0xc0ffee).
 func TestJudgeRefund(t *testing.T) {
+	t.Parallel()
 	s := paidOnChain(t)
 	s = then(t, s)(RequestRefund(s, RefundOrder{AmountCents: 400, Reason: "r", TransactionHash: hashA, By: "m", At: 20}))
 	named := then(t, paidOnChain(t))(RequestRefund(paidOnChain(t), RefundOrder{AmountCents: 400, Reason: "r", TransactionHash: hashA, RefundTo: "0xd00d", By: "m", At: 20}))
@@ -214,6 +219,7 @@ func TestJudgeRefund(t *testing.T) {
 }
 
 func TestRefundTotalUnitsAndExcess(t *testing.T) {
+	t.Parallel()
 	s := paidOnChain(t)
 	if u, err := s.RefundTotalUnits("USDC", 6); err != nil || u.String() != "10000000" {
 		t.Fatalf("total units %v %v", u, err)
@@ -245,6 +251,7 @@ func failedWithFunds(t *testing.T) State {
 // Funds that paid nothing are refunded with a hash, up to what they are worth; the receipt stays
 // failed.
 func TestRefundOfFundsThatPaidNothing(t *testing.T) {
+	t.Parallel()
 	s := failedWithFunds(t)
 	if s.Status != StatusFailed || s.ReceivedCents() != 400 || s.RefundableCents() != 400 {
 		t.Fatalf("setup: %s received %d", s.Status, s.ReceivedCents())

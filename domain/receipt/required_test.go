@@ -15,6 +15,7 @@ func eurReceipt(rate string) State {
 }
 
 func TestRequiredAmount(t *testing.T) {
+	t.Parallel()
 	usd := generated() // 10.00 USD
 	cases := []struct {
 		name     string
@@ -59,6 +60,7 @@ func TestRequiredAmount(t *testing.T) {
 // TestLatestQuote: the state keeps the latest quote per token (tokens compare without case), and
 // State.RequiredIn prices a quoted token by it.
 func TestLatestQuote(t *testing.T) {
+	t.Parallel()
 	gen := Generated{ReceiptID: "r", Merchant: "m", Currency: "USD", Total: 1000, LineItems: []LineItem{{Kind: KindCustom, Label: "x", Amount: 1000}}, CreatedAt: 1}
 	evs := []Event{
 		TokenQuoted{Token: "ETH", Amount: "1"},
@@ -84,6 +86,7 @@ func TestLatestQuote(t *testing.T) {
 }
 
 func TestIsStable(t *testing.T) {
+	t.Parallel()
 	cases := map[string]bool{"USDC": true, "USDT": true, "ETH": false, "cbBTC": false, "usdc": false, "": false}
 	for token, want := range cases {
 		if got := IsStable(token); got != want {

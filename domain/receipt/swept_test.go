@@ -8,6 +8,7 @@ import (
 // The rules of swept.go: what is unswept per token, recording once per (transaction, token),
 // status unchanged, a later transfer unswept again.
 func TestRecordSweeps(t *testing.T) {
+	t.Parallel()
 	s := depositReceipt()
 	s, _ = observe(t, s, DepositObservation{Transfer: transfer("0xA1", "USDC", "12310000", 6, "0xb1"), Confirmed: true})
 	s, _ = observe(t, s, DepositObservation{Transfer: transfer("0xA2", "USDT", "5", 6, "0xb1"), Confirmed: true})

@@ -7,6 +7,7 @@ import (
 
 // TestQuoteInWindow: the quote of a receipt with a window is honoured until the window ends.
 func TestQuoteInWindow(t *testing.T) {
+	t.Parallel()
 	first := TokenQuoted{Token: "ETH", Amount: "0.00500000", TokenUSDPrice: "2000", AmountUSD: "10.00", ValidUntil: winEnd, At: 2}
 	held := withEvents(t, windowed(), first)
 	cases := []struct {

@@ -37,6 +37,7 @@ func withEvents(t *testing.T, s State, evs ...Event) State {
 }
 
 func TestExpire(t *testing.T) {
+	t.Parallel()
 	onramp := withEvents(t, windowed(), AttemptStarted{AttemptID: "a", Kind: "onramp", At: 2})
 	wallet := withEvents(t, windowed(), AttemptStarted{AttemptID: "w", Kind: "wallet", At: 2})
 	hinted := withEvents(t, wallet, PaymentSubmitted{AttemptID: "w", Source: "wallet", TransactionHash: "0x1", At: 3})
@@ -97,6 +98,7 @@ func TestExpire(t *testing.T) {
 // TestExpiredGuard: only confirmed funds on chain move an expired receipt out of failed, and only
 // within the late-payment watch.
 func TestExpiredGuard(t *testing.T) {
+	t.Parallel()
 	onramp := withEvents(t, windowed(), AttemptStarted{AttemptID: "a", Kind: "onramp", SessionID: "cos_1", At: 2})
 	exp := expired(t, withEvents(t, onramp, fail("a"))) // the onramp failed, then the window ended
 	chain := func(at int64) PaymentConfirmed {
@@ -172,6 +174,7 @@ func TestExpiredGuard(t *testing.T) {
 // TestPaidLateOnlyAfterExpiry: a payment inside the window is not late, and a late-paid receipt
 // is settled like any other.
 func TestPaidLateOnlyAfterExpiry(t *testing.T) {
+	t.Parallel()
 	c := PaymentConfirmed{AttemptID: "deposit", TransactionHash: "0xd", VerifiedBy: "chain", PaidLate: true, At: winEnd - 1}
 	declined := withEvents(t, windowed(), AttemptStarted{AttemptID: "a", Kind: "onramp", At: 2}, fail("a"))
 	for _, s := range []State{windowed(), declined} { // failed by an attempt, not by the window: not late
@@ -196,6 +199,7 @@ func TestPaidLateOnlyAfterExpiry(t *testing.T) {
 }
 
 func TestWindowEventsRoundTrip(t *testing.T) {
+	t.Parallel()
 	s := expired(t, withEvents(t, windowed(), TokenQuoted{Token: "ETH", Amount: "0.01", ValidUntil: winEnd, At: 2}))
 	for _, e := range []Event{PaymentWindowExpired{ExpiresAt: winEnd, MonitorUntil: lateEnd, Code: CodeWindowExpired, At: 5},
 		PaymentIgnored{VerifiedBy: "processor", Why: "w", StatusAtArrival: StatusFailed, At: 6}} {
@@ -218,6 +222,7 @@ func TestWindowEventsRoundTrip(t *testing.T) {
 // TestPaymentIgnoredOnce: a payment that does not pay an expired receipt is recorded once,
 // however often it is reported (the detector and the processor may report it again).
 func TestPaymentIgnoredOnce(t *testing.T) {
+	t.Parallel()
 	exp := expired(t, windowed())
 	c := PaymentConfirmed{AttemptID: "deposit", TransactionHash: "0xD1", VerifiedBy: "chain", At: lateEnd + 1}
 	evs, err := Confirm(exp, c)
@@ -238,6 +243,7 @@ func TestPaymentIgnoredOnce(t *testing.T) {
 // TestExpireUnderpaidKeepsAmountReceived: an underpaid receipt expires with what arrived kept, a
 // transfer seen after expiry does not move it, and the confirmed one completing it pays it late.
 func TestExpireUnderpaidKeepsAmountReceived(t *testing.T) {
+	t.Parallel()
 	s := depositReceipt()
 	s.Receipt.ExpiresAt = winEnd
 	s, _ = observe(t, s, DepositObservation{Transfer: transfer("0x1", "USDC", "10000000", 6, "0xb1"), Confirmed: true, At: 5})

@@ -9,6 +9,7 @@ import (
 // confirmation depth took off the chain is not reconciled until the chain confirms the same
 // transaction again" as a table over the decisions that meet the flag.
 func TestChainWithdrawal(t *testing.T) {
+	t.Parallel()
 	pending := then(t, started(generated(), "a"))(Submit(started(generated(), "a"), PaymentSubmitted{AttemptID: "a", Source: "wallet", TransactionHash: "0xAbc", At: 3}))
 	onChain := PaymentConfirmed{AttemptID: "a", TransactionHash: "0xabc", VerifiedBy: "chain", BlockNumber: 7, BlockHash: "0xb7", At: 8}
 	paid := then(t, pending)(Confirm(pending, onChain))

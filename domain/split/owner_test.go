@@ -9,6 +9,7 @@ import (
 )
 
 func TestDecideClaim(t *testing.T) {
+	t.Parallel()
 	const a, b, addr = "0xAAaa000000000000000000000000000000000001", "0xbbbb000000000000000000000000000000000002", "0xCCCC000000000000000000000000000000000003"
 	now := time.UnixMilli(1_700_000_000_000)
 	for _, c := range []struct {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestDecideRedeploy(t *testing.T) {
+	t.Parallel()
 	now := time.UnixMilli(1_700_000_000_000)
 	configured := State{Configured: true, Address: "0x" + strings.Repeat("a", 40), Recipients: []Recipient{{"0x" + strings.Repeat("b", 40), TotalBps}}}
 	next := "0x" + strings.Repeat("C", 40)

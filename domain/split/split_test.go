@@ -15,6 +15,7 @@ var (
 )
 
 func TestDecide(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1_800_000_000, 0)
 	cases := []struct {
 		name string
@@ -58,6 +59,7 @@ func TestDecide(t *testing.T) {
 }
 
 func TestConfiguredOnceIsIdempotent(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	evs, _ := Decide(State{}, Configure{Merchant: merchant, Address: contract, Platform: platform}, now)
 	s := Evolve(State{}, evs[0])

@@ -10,6 +10,7 @@ import (
 
 // TestTransitions covers the charge, failure and cancel rules from every status.
 func TestTransitions(t *testing.T) {
+	t.Parallel()
 	fresh := created(t)
 	first := charged(t, fresh, testNow)
 	pastDue := failed(t, fresh, PastDueAfter, testNow)
@@ -108,6 +109,7 @@ func TestTransitions(t *testing.T) {
 
 // TestSchedule: a charge moves nextChargeAt by one period from where it was, a failure not at all.
 func TestSchedule(t *testing.T) {
+	t.Parallel()
 	s := created(t)
 	late := testNow.Add(5 * 24 * time.Hour)
 	s = failed(t, s, 2, late)
@@ -134,6 +136,7 @@ func TestSchedule(t *testing.T) {
 // TestPastDueThenActive: three failures make past_due, a success makes active again, and the
 // count starts over.
 func TestPastDueThenActive(t *testing.T) {
+	t.Parallel()
 	s := failed(t, created(t), PastDueAfter, testNow)
 	if s.Status != StatusPastDue || s.ConsecutiveFailures != PastDueAfter {
 		t.Fatalf("status %s after %d failures", s.Status, s.ConsecutiveFailures)
@@ -149,6 +152,7 @@ func TestPastDueThenActive(t *testing.T) {
 }
 
 func TestDue(t *testing.T) {
+	t.Parallel()
 	fresh := created(t)
 	first := charged(t, fresh, testNow)
 	cases := []struct {
@@ -182,6 +186,7 @@ func TestDue(t *testing.T) {
 }
 
 func TestCheckParties(t *testing.T) {
+	t.Parallel()
 	p := Permission{Spender: operator, Token: "0x" + strings.ToUpper(usdc[2:])}
 	cases := []struct {
 		name           string

@@ -9,6 +9,7 @@ import (
 
 // TestCreate covers every creation rule: each rejected input has its own reason.
 func TestCreate(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		change func(*Create)
@@ -75,6 +76,7 @@ func TestCreate(t *testing.T) {
 }
 
 func TestCreatedEvent(t *testing.T) {
+	t.Parallel()
 	evs, err := DecideCreate(State{}, createCmd(), testNow)
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +102,7 @@ func TestCreatedEvent(t *testing.T) {
 
 // TestPeriods checks each plan period against the permission period it needs.
 func TestPeriods(t *testing.T) {
+	t.Parallel()
 	for p, days := range map[Period]int64{Weekly: 7, Biweekly: 14, Monthly: 30, Quarterly: 90, Yearly: 365} {
 		t.Run(string(p), func(t *testing.T) {
 			cmd := createCmd()
@@ -116,6 +119,7 @@ func TestPeriods(t *testing.T) {
 }
 
 func TestErrorsMatchInvalidOnlyForInput(t *testing.T) {
+	t.Parallel()
 	for _, err := range []error{ErrInvalidPlan, ErrPlanInactive, ErrAccountMismatch, ErrWrongSpender, ErrWrongToken,
 		ErrPeriodMismatch, ErrAllowanceTooLow, ErrOutsideWindow} {
 		if !errors.Is(err, ErrInvalid) {

@@ -27,6 +27,7 @@ func examples(t testing.TB) []Event {
 }
 
 func TestDecodeRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, e := range examples(t) {
 		t.Run(TypeOf(e), func(t *testing.T) {
 			b, err := json.Marshal(e)
@@ -53,6 +54,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 // TestEventsDocumented keeps docs/events/subscription.md in step with the JSON: every type and
 // every field name appears there.
 func TestEventsDocumented(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("../../docs/events/subscription.md")
 	if err != nil {
 		t.Fatal(err)
@@ -90,6 +92,7 @@ func jsonKeys(t testing.TB, b []byte) []string {
 // the wrong period or too early, checks the rules hold for each, and that replaying the stored
 // events (through their JSON) gives the live state.
 func TestRandomHistories(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for h := range 2_000 {
 		s := created(t)

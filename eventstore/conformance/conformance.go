@@ -28,17 +28,28 @@ type Harness struct {
 	GapEvents int
 }
 
-// Run runs every case of the suite.
+// Run runs every case of the suite, side by side: each has its own store and its own streams.
 func Run(t *testing.T, h Harness) {
-	t.Run("AppendAndReadStream", func(t *testing.T) { testAppendAndRead(t, h.New(t)) })
-	t.Run("ExpectedVersion", func(t *testing.T) { testExpectedVersion(t, h.New(t)) })
-	t.Run("ConcurrentSameExpectedVersion", func(t *testing.T) { testConcurrentExact(t, h.New(t)) })
-	t.Run("ConcurrentAny", func(t *testing.T) { testConcurrentAny(t, h.New(t)) })
-	t.Run("IdempotentReappend", func(t *testing.T) { testIdempotent(t, h.New(t)) })
-	t.Run("InvalidEvents", func(t *testing.T) { testInvalid(t, h.New(t)) })
-	t.Run("GlobalOrder", func(t *testing.T) { testGlobalOrder(t, h.New(t)) })
-	t.Run("SubscribeResumesFromCheckpoint", func(t *testing.T) { testResume(t, h.New(t)) })
-	t.Run("GapFreeUnderConcurrentCommits", func(t *testing.T) { testGap(t, h) })
+	cases := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"AppendAndReadStream", func(t *testing.T) { testAppendAndRead(t, h.New(t)) }},
+		{"ExpectedVersion", func(t *testing.T) { testExpectedVersion(t, h.New(t)) }},
+		{"ConcurrentSameExpectedVersion", func(t *testing.T) { testConcurrentExact(t, h.New(t)) }},
+		{"ConcurrentAny", func(t *testing.T) { testConcurrentAny(t, h.New(t)) }},
+		{"IdempotentReappend", func(t *testing.T) { testIdempotent(t, h.New(t)) }},
+		{"InvalidEvents", func(t *testing.T) { testInvalid(t, h.New(t)) }},
+		{"GlobalOrder", func(t *testing.T) { testGlobalOrder(t, h.New(t)) }},
+		{"SubscribeResumesFromCheckpoint", func(t *testing.T) { testResume(t, h.New(t)) }},
+		{"GapFreeUnderConcurrentCommits", func(t *testing.T) { testGap(t, h) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.run(t)
+		})
+	}
 }
 
 // prefix returns a stream-name prefix unique to one test run.

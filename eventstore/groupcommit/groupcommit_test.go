@@ -8,6 +8,7 @@ import (
 )
 
 func TestConcurrentCallsShareFlushes(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	flushes, items := 0, 0
 	release := make(chan struct{})
@@ -44,6 +45,7 @@ func TestConcurrentCallsShareFlushes(t *testing.T) {
 }
 
 func TestMaxSizeSplitsBatches(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var sizes []int
 	block := make(chan struct{})
@@ -74,6 +76,7 @@ func TestMaxSizeSplitsBatches(t *testing.T) {
 // TestDoContextStopsWaitingForAHungFlush: a caller whose context ends while its write's flush
 // does not return gets the context's error at once; the flush still runs to its end.
 func TestDoContextStopsWaitingForAHungFlush(t *testing.T) {
+	t.Parallel()
 	release, flushed := make(chan struct{}), make(chan int, 1)
 	g := &Group[int, int]{Slots: 1, Flush: func(batch []*Call[int, int]) {
 		<-release // a server that accepts and never answers

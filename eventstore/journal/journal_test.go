@@ -13,6 +13,7 @@ import (
 )
 
 func TestAppendDrainAndTornTail(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "j", "journal.jsonl")
 	j, err := Open(path)
 	if err != nil {
@@ -60,6 +61,7 @@ func TestAppendDrainAndTornTail(t *testing.T) {
 
 // An append made while a drain replays entries is neither lost nor replayed by that drain.
 func TestAppendDuringDrainIsKept(t *testing.T) {
+	t.Parallel()
 	j, err := Open(filepath.Join(t.TempDir(), "journal.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +83,7 @@ func TestAppendDuringDrainIsKept(t *testing.T) {
 
 // A torn tail cut at open: the next append is a line of its own and survives.
 func TestAppendAfterTornTailIsReadable(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "journal.jsonl")
 	if err := os.WriteFile(path, []byte(`{"stream":"s","events":[],"at":1}`+"\n"+`{"stream":"s","ev`), 0o600); err != nil {
 		t.Fatal(err)
@@ -99,6 +102,7 @@ func TestAppendAfterTornTailIsReadable(t *testing.T) {
 
 // A journaled entry can be looked up by its stream until a drain stores it, also after a restart.
 func TestLookupUntilStored(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "journal.jsonl")
 	j, _ := Open(path)
 	_ = j.Append(Entry{Stream: "receipt-a", Events: []eventstore.EventData{{ID: uuid.New(), Type: "T"}}, At: 1})

@@ -89,6 +89,7 @@ func openJournal(t *testing.T) *Journal {
 // the first replay fails on the webhook key (the database is starting up). The next replay
 // stores the key, finds the event stored, and empties the journal: nothing is stored twice.
 func TestReplayCompletesAnEntryWhoseEventIsStored(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := postgres.New(pgtest.Pool(t))
 	ev := generation("r1")
@@ -125,6 +126,7 @@ func TestReplayCompletesAnEntryWhoseEventIsStored(t *testing.T) {
 // An entry that cannot be stored (its stream holds another event) is kept and retried with
 // backoff; the entries behind it are stored; the figures report it.
 func TestReplayGoesOnPastAFailingEntry(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := postgres.New(pgtest.Pool(t))
 	if _, err := store.Append(ctx, "receipt-taken", eventstore.NoStream(), generation("taken")); err != nil {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	conformance.Run(t, conformance.Harness{
 		New: func(t *testing.T) eventstore.Store { return memory.New(time.Now) },
 	})

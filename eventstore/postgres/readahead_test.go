@@ -17,17 +17,25 @@ import (
 	"github.com/payledger/payledger/migrations/pgtest"
 )
 
-// logReads counts the reads of the global log made as queries of their own (not in a batch).
-type logReads struct{ n atomic.Int64 }
+// logReads counts the reads of the global log made as queries of their own (not in a batch):
+// n when they start, ended when their result has come back.
+type logReads struct{ n, ended atomic.Int64 }
+
+type logReadKey struct{}
 
 func (l *logReads) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
 	if strings.Contains(d.SQL, "pg_snapshot_xip") {
 		l.n.Add(1)
+		return context.WithValue(ctx, logReadKey{}, true)
 	}
 	return ctx
 }
 
-func (l *logReads) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (l *logReads) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) {
+	if ctx.Value(logReadKey{}) != nil {
+		l.ended.Add(1)
+	}
+}
 
 // tracedPool is a pool on a fresh database whose reads of the log are counted.
 func tracedPool(t *testing.T) (*pgxpool.Pool, *logReads) {
@@ -147,10 +155,11 @@ func TestSubscribeFloor(t *testing.T) {
 		return res.Position
 	}
 	got := make(chan eventstore.RecordedEvent, 100)
+	floorReads := &atomic.Int64{} // calls of floor: one per turn of the subscription's loop
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- s.SubscribeReadAhead(sctx, eventstore.Position{}, func() eventstore.Position { return *floor.Load() },
+		done <- s.SubscribeReadAhead(sctx, eventstore.Position{}, func() eventstore.Position { floorReads.Add(1); return *floor.Load() },
 			func(_ context.Context, batch []eventstore.RecordedEvent, _ func(*pgx.Batch)) error {
 				for _, e := range batch {
 					got <- e
@@ -159,35 +168,43 @@ func TestSubscribeFloor(t *testing.T) {
 			})
 	}()
 	defer func() { cancel(); <-done }()
-	for deadline := time.Now().Add(10 * time.Second); reads.n.Load() == 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the subscription never read the log")
-		}
-	}
-	time.Sleep(100 * time.Millisecond) // its first read has come back
-	before := reads.n.Load()
+	// Its first read (of an empty log) has come back: it waits for a wake-up taken before it.
+	waitUntil(t, "the subscription's first read of the log", func() bool { return reads.ended.Load() > 0 })
+	before, turns := reads.n.Load(), floorReads.Load()
 	moveFloor.Store(true)
 	for range 5 { // "applied at append"
 		appendOne()
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Woken by those appends, the subscription turns its loop at least once more (it reads the
+	// floor first, then reads the log or not).
+	waitUntil(t, "the subscription woken by the appends", func() bool { return floorReads.Load() > turns })
 	if n := reads.n.Load() - before; n != 0 {
 		t.Fatalf("woken by appends at or before the floor, the subscription read the log %d times", n)
 	}
 	moveFloor.Store(false)
-	beyond := appendOne()
-	select {
-	case e := <-got:
-		if e.Position != beyond {
-			t.Fatalf("handed the event at %s, want only the one beyond the floor at %s", e.Position, beyond)
+	next := func(want eventstore.Position, what string) {
+		t.Helper()
+		select {
+		case e := <-got:
+			if e.Position != want {
+				t.Fatalf("handed the event at %s, want only %s at %s", e.Position, what, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s never arrived", what)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the event beyond the floor never arrived")
 	}
-	select {
-	case e := <-got:
-		t.Fatalf("handed another event at %s", e.Position)
-	case <-time.After(200 * time.Millisecond):
+	next(appendOne(), "the one beyond the floor")
+	// Nothing else was handed: the next event to arrive is the one appended after it.
+	next(appendOne(), "the event appended after it")
+}
+
+// waitUntil polls cond until it holds, failing the test after 10 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
 	}
 }
 
