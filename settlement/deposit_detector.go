@@ -1,6 +1,7 @@
 package settlement
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,6 +33,9 @@ type DepositDetector struct {
 	Events        commands.Store
 	Confirmations int           // CHAIN_CONFIRMATIONS: depth at which a transfer counts (its block is 1)
 	Monitor       time.Duration // PAYMENT_MONITOR_WINDOW
+	// LateWatch is how long after Monitor an expired receipt's deposit stays watched: its
+	// transfers pay nothing (PaymentIgnored) and are credited to be refunded. 0 is DefaultLateWatch.
+	LateWatch time.Duration
 	Now           func() time.Time
 	Log           zerolog.Logger
 	Name          string // the cursor's name; "" is "deposits"
@@ -44,6 +48,11 @@ type DepositDetector struct {
 	known       knownReceipts // the receipts this detector appended to (deposit_record.go)
 	genesis     string        // the chain's genesis hash, read at the first step
 }
+
+// DefaultLateWatch is DepositDetector.LateWatch's default: a week of expired receipts past their
+// late-payment watch (docs/decisions.md, issue 41: every watched deposit is read each step, and
+// abandoned checkouts are most receipts; a transfer later than this is not seen by the service).
+const DefaultLateWatch = 7 * 24 * time.Hour
 
 // balanceSlice is how many ETH-quoted deposits a step reads the balance of: one JSON-RPC request
 // (chain.BalancesPerCall). Each is read once per ceil(quoted/balanceSlice) blocks: every block up
@@ -84,7 +93,7 @@ func (d *DepositDetector) name() string {
 // cursor is kept: the next step reads the same blocks again (recording is idempotent).
 func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	now := d.Now()
-	open, err := d.Store.Open(ctx, now, d.Monitor)
+	open, err := d.Store.Open(ctx, now, d.Monitor, cmp.Or(d.LateWatch, DefaultLateWatch))
 	if err != nil {
 		return StepResult{}, err
 	}

@@ -95,8 +95,10 @@ type OpenDeposit struct {
 // DepositStore is what the detector keeps and reads in the database.
 type DepositStore interface {
 	// Open returns the receipts whose deposit address is watched at now: generated or pending,
-	// failed less than monitor after their window ended, paid or reconciled less than monitor ago.
-	Open(ctx context.Context, now time.Time, monitor time.Duration) ([]OpenDeposit, error)
+	// failed less than monitor after their window ended (or, expired, less than monitor + late:
+	// the late watch, whose transfers pay nothing and are recorded to be refunded), paid or
+	// reconciled less than monitor ago.
+	Open(ctx context.Context, now time.Time, monitor, late time.Duration) ([]OpenDeposit, error)
 	// Cursor returns where the follower name stopped (ok false: never ran).
 	Cursor(ctx context.Context, name string) (c DepositCursor, ok bool, err error)
 	// SaveCursor records that name processed every block up to c.Number (c.Hash) of the chain
