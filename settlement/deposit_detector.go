@@ -36,10 +36,10 @@ type DepositDetector struct {
 	// LateWatch is how long after Monitor an expired receipt's deposit stays watched: its
 	// transfers pay nothing (PaymentIgnored) and are credited to be refunded. 0 is DefaultLateWatch.
 	LateWatch time.Duration
-	Now           func() time.Time
-	Log           zerolog.Logger
-	Name          string // the cursor's name; "" is "deposits"
-	MaxRange      uint64 // blocks read per step at most; 0 is 2,000
+	Now       func() time.Time
+	Log       zerolog.Logger
+	Name      string // the cursor's name; "" is "deposits"
+	MaxRange  uint64 // blocks read per step at most; 0 is 2,000
 	// Prices, when set, value a transfer in a token its receipt has no quote in, at the price of
 	// the step that observes it (receipt.ValueTransfer; DESIGN 10); nil: no price source.
 	Prices commands.Prices
