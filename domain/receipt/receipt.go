@@ -226,8 +226,8 @@ type State struct {
 	// Sweeps are what sweeps moved from the deposit address to the split (swept.go).
 	Sweeps []Sweep `json:"sweeps,omitempty"`
 	// DepositChainGone is set when the deposit address's chain is gone (chain_gone.go).
-	DepositChainGone *DepositChainGone `json:"depositChainGone,omitempty"`
-	unknownTokenState // transfers of tokens not configured (deposit_unknown.go)
+	DepositChainGone  *DepositChainGone `json:"depositChainGone,omitempty"`
+	unknownTokenState                   // transfers of tokens not configured (deposit_unknown.go)
 }
 
 // FailureView is the failure to show: only while the status is failed (spec rule 5).
