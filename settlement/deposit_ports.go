@@ -22,6 +22,9 @@ type DepositTransfer struct {
 	Token           string // symbol
 	Decimals        uint8
 	AmountUnits     string // base units, a decimal integer
+	// Contract is the token contract of a Transfer log of a token not configured (Token is then
+	// empty): recorded as receipt.DepositUnknownToken, never credited.
+	Contract string
 }
 
 // BalanceLogIndex is the log index of ETH found by a deposit's balance rather than by a
@@ -47,9 +50,10 @@ type DepositChain interface {
 	// a reset testnet, or another chain with the same id has another).
 	Genesis(ctx context.Context) (string, error)
 	// Scan reads the blocks from `from` on, at most most of them and not past the head: the
-	// newest block (which tells Head), one eth_getLogs for the Transfer logs of every configured
-	// token (recipients matched in memory against watched), the blocks with their transactions
-	// (ETH sent to a watched address by a transaction that succeeded).
+	// newest block (which tells Head), one eth_getLogs for the Transfer logs of every contract
+	// (recipients matched in memory against watched; a token not configured has Contract set),
+	// the blocks with their transactions (ETH sent to a watched address by a transaction that
+	// succeeded).
 	Scan(ctx context.Context, from, most uint64, watched func(address string) bool) (DepositScan, error)
 	// BlockHashes is the canonical hash of each block number (absent: no such block).
 	BlockHashes(ctx context.Context, numbers []uint64) (map[uint64]string, error)
