@@ -227,6 +227,16 @@ func ignoreLate(s State, c Credit, at int64) []Event {
 
 const lateWhy = "confirmed on chain after the late-payment watch ended (PAYMENT_MONITOR_WINDOW after expiry)"
 
+// LateCredit says whether the transfer c paid nothing because it was confirmed after the
+// receipt's late-payment watch (recorded as PaymentIgnored): its funds are refundable.
+func (s State) LateCredit(c Credit) bool {
+	var li *int
+	if c.LogIndex != ETHLogIndex {
+		li = &c.LogIndex
+	}
+	return c.Counts() && s.paymentIgnoredBefore(VerifiedByChain, c.TransactionHash, li)
+}
+
 // paymentIgnored remembers an ignored payment (evolveWindow's case); never a change of status.
 func (s *State) paymentIgnored(e PaymentIgnored) {
 	s.IgnoredPayments = append(slices.Clip(s.IgnoredPayments), ignoredKey(e.VerifiedBy, e.TransactionHash, e.LogIndex))
