@@ -94,3 +94,28 @@ func (e *refundEnv) ignored(id string) receipt.PaymentIgnored {
 	}
 	return ig
 }
+
+// TestLateWatchEnds: past the late watch (a week after the late-payment watch) an expired
+// receipt's deposit is no longer read, so the watched set stays bounded.
+func TestLateWatchEnds(t *testing.T) {
+	e := newDepositEnv(t)
+	clock := &testClock{at: time.Now()}
+	d := e.detector()
+	d.Now = clock.now
+	window := settlement.NewPaymentWindowHandler(e.store, readmodels.NewReceipts(e.pool),
+		settlement.PaymentWindowConfig{Window: time.Hour, Monitor: 24 * time.Hour}, clock.now)
+	id := e.windowedReceipt(1000, clock.now(), clock.now().Add(time.Hour))
+	e.step(d)
+	clock.advance(time.Hour)
+	e.synced()
+	if got, err := window.Handle(e.ctx); err != nil || len(got) != 1 {
+		t.Fatalf("expired %v (%v)", got, err)
+	}
+	clock.advance(24*time.Hour + settlement.DefaultLateWatch + time.Minute)
+	e.mined(e.payToken(e.usdc, e.state(id).DepositAddress(), 10_000_000))
+	e.commit()
+	e.step(d)
+	if st := e.want(id, receipt.StatusFailed, ""); len(st.Credits) != 0 || len(st.IgnoredPayments) != 0 {
+		t.Fatalf("a transfer after the late watch was recorded: %+v", st.Credits)
+	}
+}
