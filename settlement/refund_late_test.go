@@ -79,6 +79,15 @@ func TestLatePaymentRefundedOnChain(t *testing.T) {
 	if _, err := e.claim(st, "0.01", tx.Hash().Hex()); err == nil {
 		t.Fatal("the same hash counted twice")
 	}
+	// The merchant's event log (webhook endpoints): the late payment detected, the made-up
+	// claim refused, the real refund processed.
+	for typ, want := range map[string]int{"receipt.payment_detected": 1, "receipt.refund_failed": 1, "receipt.refunded": 1} {
+		var n int
+		e.ok(e.pool.QueryRow(e.ctx, `SELECT count(*) FROM webhook_events WHERE type = $1`, typ).Scan(&n))
+		if n != want {
+			t.Errorf("%d %s in the merchant's event log, want %d", n, typ, want)
+		}
+	}
 }
 
 // ignored is the receipt's (last) PaymentIgnored as its history holds it.
