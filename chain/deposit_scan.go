@@ -20,7 +20,7 @@ import (
 // JSON-RPC connection. A step costs a constant number of JSON-RPC requests, whatever the number
 // of open deposits: the newest block with its transactions (it tells the head and is, on a
 // chain followed block by block, the block to read), ONE eth_getLogs for the Transfer logs of
-// every configured token (the recipients are matched in memory), the other blocks of the range
+// every contract (the recipients are matched in memory), the other blocks of the range
 // when more than one is new (one request each), and, only when some ETH went to a deposit, one
 // batch of those transactions' receipts (a reverted transaction moves no ETH).
 type DepositScanner struct {

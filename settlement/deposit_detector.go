@@ -17,7 +17,8 @@ import (
 // address to its receipt (DESIGN 9), with no submission from anyone. Per step (Run), whatever
 // the number of open deposits, a constant number of JSON-RPC requests (issue 38): the newest
 // block with its transactions (the head, and the ETH sent by transactions), ONE eth_getLogs over
-// the new blocks for every configured token (the recipients matched in memory), when some
+// the new blocks for the Transfer logs of every contract (the recipients matched in memory; a
+// token not configured is recorded as receipt.DepositUnknownToken, never credited), when some
 // deposit has an open ETH quote one eth_call reading the balances of up to balanceSlice of them
 // (ETH a contract sent), and, when transfers reached their depth in blocks not read this step,
 // one batch of headers; then the audit (deposit_audit.go) of the receipts paid lately (only
