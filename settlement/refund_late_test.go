@@ -128,3 +128,33 @@ func TestLateWatchEnds(t *testing.T) {
 		t.Fatalf("a transfer after the late watch was recorded: %+v", st.Credits)
 	}
 }
+
+// TestLateWatchReadsNoBalance: a receipt quoted in ETH is balance-read while it can be paid; in
+// the late watch it is still watched, but its balance is not read (the slices of the receipts
+// that can still be paid keep their pace).
+func TestLateWatchReadsNoBalance(t *testing.T) {
+	e := newDepositEnv(t)
+	clock := &testClock{at: time.Now()}
+	window := settlement.NewPaymentWindowHandler(e.store, readmodels.NewReceipts(e.pool),
+		settlement.PaymentWindowConfig{Window: time.Hour, Monitor: 24 * time.Hour}, clock.now)
+	id := e.windowedReceipt(1000, clock.now(), clock.now().Add(time.Hour))
+	e.quote(id, "0.01000000")
+	clock.advance(time.Hour)
+	e.synced()
+	if got, err := window.Handle(e.ctx); err != nil || len(got) != 1 {
+		t.Fatalf("expired %v (%v)", got, err)
+	}
+	e.synced()
+	open := func() []settlement.OpenDeposit {
+		got, err := readmodels.NewDeposits(e.pool).Open(e.ctx, clock.now(), 24*time.Hour, settlement.DefaultLateWatch)
+		e.ok(err)
+		return got
+	}
+	if got := open(); len(got) != 1 || !got[0].ETHQuoted {
+		t.Fatalf("within the late-payment watch: %+v", got)
+	}
+	clock.advance(25 * time.Hour)
+	if got := open(); len(got) != 1 || got[0].ReceiptID != id || got[0].ETHQuoted {
+		t.Fatalf("in the late watch: %+v", got)
+	}
+}
