@@ -20,7 +20,7 @@ import (
 // JSON-RPC connection. A step costs a constant number of JSON-RPC requests, whatever the number
 // of open deposits: the newest block with its transactions (it tells the head and is, on a
 // chain followed block by block, the block to read), ONE eth_getLogs for the Transfer logs of
-// every configured token (the recipients are matched in memory), the other blocks of the range
+// every contract (the recipients are matched in memory), the other blocks of the range
 // when more than one is new (one request each), and, only when some ETH went to a deposit, one
 // batch of those transactions' receipts (a reverted transaction moves no ETH).
 type DepositScanner struct {
@@ -79,26 +79,26 @@ func (s DepositScanner) Scan(ctx context.Context, from, most uint64, watched fun
 // the step reads them again.
 var errScanMoved = errors.New("chain: the blocks changed during the scan (reorg); reading again")
 
-// tokenTransfers is the Transfer logs of the configured tokens in blocks whose recipient is
-// watched: one eth_getLogs (per MaxLogRange blocks; by block hash for a single block, so the logs
-// are those of the block read), no filter on the recipient. A log of another block than the one
-// read at its number is a reorg during the scan: errScanMoved.
+// tokenTransfers is the ERC-20 Transfer logs in blocks whose recipient is watched: one eth_getLogs
+// (per MaxLogRange blocks; by block hash for a single block, so the logs are those of the block
+// read) by the Transfer topic alone, of every contract, the recipients matched in memory. A log
+// of a configured token is a transfer of it; a log of another contract is reported with Contract
+// set and no Token (receipt.DepositUnknownToken; docs/decisions.md, issue 41: a filter by
+// recipient would take one request per 1,000 deposits, go-ethereum's limit of a topic's
+// alternatives). A log of another block than the one read at its number is a reorg during the
+// scan: errScanMoved.
 func (s DepositScanner) tokenTransfers(ctx context.Context, blocks []scannedBlock, watched func(string) bool) ([]onchain.DepositTransfer, error) {
-	if len(s.Tokens) == 0 {
-		return nil, nil
-	}
-	addrs := make([]common.Address, len(s.Tokens))
 	byAddr := make(map[common.Address]Token, len(s.Tokens))
-	for i, t := range s.Tokens {
-		addrs[i], byAddr[t.Address] = t.Address, t
+	for _, t := range s.Tokens {
+		byAddr[t.Address] = t
 	}
 	topics := [][]common.Hash{{TransferTopic}}
 	var logs []types.Log
 	var err error
 	if len(blocks) == 1 {
-		logs, err = s.RPC.FilterLogsAt(ctx, blocks[0].Hash, addrs, topics)
+		logs, err = s.RPC.FilterLogsAt(ctx, blocks[0].Hash, nil, topics)
 	} else {
-		logs, err = s.RPC.FilterLogs(ctx, uint64(blocks[0].Number), uint64(blocks[len(blocks)-1].Number), addrs, topics)
+		logs, err = s.RPC.FilterLogs(ctx, uint64(blocks[0].Number), uint64(blocks[len(blocks)-1].Number), nil, topics)
 	}
 	if err != nil {
 		return nil, err
@@ -116,10 +116,15 @@ func (s DepositScanner) tokenTransfers(ctx context.Context, blocks []scannedBloc
 		if !watched(recipient) {
 			continue
 		}
-		t := byAddr[l.Address]
-		out = append(out, onchain.DepositTransfer{Deposit: recipient, TransactionHash: strings.ToLower(l.TxHash.Hex()), LogIndex: int(l.Index),
+		t := onchain.DepositTransfer{Deposit: recipient, TransactionHash: strings.ToLower(l.TxHash.Hex()), LogIndex: int(l.Index),
 			BlockNumber: l.BlockNumber, BlockHash: strings.ToLower(l.BlockHash.Hex()), Sender: strings.ToLower(common.BytesToAddress(l.Topics[1].Bytes()).Hex()),
-			Token: t.Symbol, Decimals: t.Decimals, AmountUnits: new(big.Int).SetBytes(l.Data).String()})
+			AmountUnits: new(big.Int).SetBytes(l.Data).String()}
+		if tok, ok := byAddr[l.Address]; ok {
+			t.Token, t.Decimals = tok.Symbol, tok.Decimals
+		} else {
+			t.Contract = strings.ToLower(l.Address.Hex())
+		}
+		out = append(out, t)
 	}
 	return out, nil
 }

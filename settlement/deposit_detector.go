@@ -1,6 +1,7 @@
 package settlement
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +17,8 @@ import (
 // address to its receipt (DESIGN 9), with no submission from anyone. Per step (Run), whatever
 // the number of open deposits, a constant number of JSON-RPC requests (issue 38): the newest
 // block with its transactions (the head, and the ETH sent by transactions), ONE eth_getLogs over
-// the new blocks for every configured token (the recipients matched in memory), when some
+// the new blocks for the Transfer logs of every contract (the recipients matched in memory; a
+// token not configured is recorded as receipt.DepositUnknownToken, never credited), when some
 // deposit has an open ETH quote one eth_call reading the balances of up to balanceSlice of them
 // (ETH a contract sent), and, when transfers reached their depth in blocks not read this step,
 // one batch of headers; then the audit (deposit_audit.go) of the receipts paid lately (only
@@ -32,10 +34,13 @@ type DepositDetector struct {
 	Events        commands.Store
 	Confirmations int           // CHAIN_CONFIRMATIONS: depth at which a transfer counts (its block is 1)
 	Monitor       time.Duration // PAYMENT_MONITOR_WINDOW
-	Now           func() time.Time
-	Log           zerolog.Logger
-	Name          string // the cursor's name; "" is "deposits"
-	MaxRange      uint64 // blocks read per step at most; 0 is 2,000
+	// LateWatch is how long after Monitor an expired receipt's deposit stays watched: its
+	// transfers pay nothing (PaymentIgnored) and are credited to be refunded. 0 is DefaultLateWatch.
+	LateWatch time.Duration
+	Now       func() time.Time
+	Log       zerolog.Logger
+	Name      string // the cursor's name; "" is "deposits"
+	MaxRange  uint64 // blocks read per step at most; 0 is 2,000
 	// Prices, when set, value a transfer in a token its receipt has no quote in, at the price of
 	// the step that observes it (receipt.ValueTransfer; DESIGN 10); nil: no price source.
 	Prices commands.Prices
@@ -44,6 +49,11 @@ type DepositDetector struct {
 	known       knownReceipts // the receipts this detector appended to (deposit_record.go)
 	genesis     string        // the chain's genesis hash, read at the first step
 }
+
+// DefaultLateWatch is DepositDetector.LateWatch's default: a week of expired receipts past their
+// late-payment watch (docs/decisions.md, issue 41: every watched deposit is read each step, and
+// abandoned checkouts are most receipts; a transfer later than this is not seen by the service).
+const DefaultLateWatch = 7 * 24 * time.Hour
 
 // balanceSlice is how many ETH-quoted deposits a step reads the balance of: one JSON-RPC request
 // (chain.BalancesPerCall). Each is read once per ceil(quoted/balanceSlice) blocks: every block up
@@ -84,7 +94,7 @@ func (d *DepositDetector) name() string {
 // cursor is kept: the next step reads the same blocks again (recording is idempotent).
 func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	now := d.Now()
-	open, err := d.Store.Open(ctx, now, d.Monitor)
+	open, err := d.Store.Open(ctx, now, d.Monitor, cmp.Or(d.LateWatch, DefaultLateWatch))
 	if err != nil {
 		return StepResult{}, err
 	}

@@ -33,9 +33,10 @@ type DepositChain interface {
 	// a reset testnet, or another chain with the same id has another).
 	Genesis(ctx context.Context) (string, error)
 	// Scan reads the blocks from `from` on, at most most of them and not past the head: the
-	// newest block (which tells Head), one eth_getLogs for the Transfer logs of every configured
-	// token (recipients matched in memory against watched), the blocks with their transactions
-	// (ETH sent to a watched address by a transaction that succeeded).
+	// newest block (which tells Head), one eth_getLogs for the Transfer logs of every contract
+	// (recipients matched in memory against watched; a token not configured has Contract set),
+	// the blocks with their transactions (ETH sent to a watched address by a transaction that
+	// succeeded).
 	Scan(ctx context.Context, from, most uint64, watched func(address string) bool) (DepositScan, error)
 	// BlockHashes is the canonical hash of each block number (absent: no such block).
 	BlockHashes(ctx context.Context, numbers []uint64) (map[uint64]string, error)
@@ -77,8 +78,10 @@ type OpenDeposit struct {
 // DepositStore is what the detector keeps and reads in the database.
 type DepositStore interface {
 	// Open returns the receipts whose deposit address is watched at now: generated or pending,
-	// failed less than monitor after their window ended, paid or reconciled less than monitor ago.
-	Open(ctx context.Context, now time.Time, monitor time.Duration) ([]OpenDeposit, error)
+	// failed less than monitor after their window ended (or, expired, less than monitor + late:
+	// the late watch, whose transfers pay nothing and are recorded to be refunded), paid or
+	// reconciled less than monitor ago.
+	Open(ctx context.Context, now time.Time, monitor, late time.Duration) ([]OpenDeposit, error)
 	// Cursor returns where the follower name stopped (ok false: never ran).
 	Cursor(ctx context.Context, name string) (c DepositCursor, ok bool, err error)
 	// SaveCursor records that name processed every block up to c.Number (c.Hash) of the chain

@@ -274,6 +274,17 @@ func decideDeposit(st receipt.State, obs []observation, prices map[string]string
 	var out []receipt.Event
 	for _, o := range obs {
 		t := o.t
+		if t.Contract != "" { // a token not configured: recorded, never credited
+			evs, err := receipt.ObserveUnknownToken(st, unknownOf(t, at))
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range evs {
+				st = receipt.Evolve(st, e)
+			}
+			out = append(out, evs...)
+			continue
+		}
 		if o.balance {
 			var ok bool
 			if t, ok = balanceTransfer(st, t); !ok {
@@ -318,4 +329,9 @@ func balanceTransfer(st receipt.State, b DepositTransfer) (DepositTransfer, bool
 func seenOf(t DepositTransfer, at int64) receipt.DepositTransferSeen {
 	return receipt.DepositTransferSeen{TransactionHash: t.TransactionHash, LogIndex: t.LogIndex, BlockNumber: t.BlockNumber,
 		BlockHash: t.BlockHash, Sender: t.Sender, Token: t.Token, AmountUnits: t.AmountUnits, Decimals: t.Decimals, At: at}
+}
+
+func unknownOf(t DepositTransfer, at int64) receipt.DepositUnknownToken {
+	return receipt.DepositUnknownToken{TransactionHash: t.TransactionHash, LogIndex: t.LogIndex, BlockNumber: t.BlockNumber, BlockHash: t.BlockHash,
+		TokenAddress: t.Contract, Sender: t.Sender, AmountUnits: t.AmountUnits, At: at}
 }

@@ -68,7 +68,8 @@ func (e *depositEnv) webhooks(id string) string {
 // TestPaymentWindowOnChain, on the simulated chain with the deposit detector: an underpaid and an
 // unpaid receipt expire (failed, PORTAL_SESSION_EXPIRED, webhook, what arrived kept); a plain
 // transfer completing the underpaid one within PAYMENT_MONITOR_WINDOW pays it late; a transfer to
-// the other after the monitor window pays nothing.
+// the other after the monitor window pays nothing: it is credited and recorded as PaymentIgnored
+// with what the chain showed (the late watch, issue 41), to be refunded.
 func TestPaymentWindowOnChain(t *testing.T) {
 	t.Parallel()
 	e := newDepositEnv(t)
@@ -122,7 +123,11 @@ func TestPaymentWindowOnChain(t *testing.T) {
 	e.mined(e.payToken(e.usdc, e.state(unpaid).DepositAddress(), 10_000_000))
 	e.commit()
 	e.step(d)
-	if st := e.want(unpaid, receipt.StatusFailed, ""); st.PaidLate() || st.Payment != nil {
-		t.Fatalf("a transfer after the monitor window paid: %+v", st.Payment)
+	st := e.want(unpaid, receipt.StatusFailed, "10.00")
+	if st.PaidLate() || st.Payment != nil || st.ReceivedCents() != 1000 || len(st.IgnoredPayments) != 1 {
+		t.Fatalf("a transfer after the monitor window paid: %+v (ignored %v)", st.Payment, st.IgnoredPayments)
+	}
+	if w := e.webhooks(unpaid); w != "failed" {
+		t.Fatalf("webhooks after the ignored payment: %s", w)
 	}
 }

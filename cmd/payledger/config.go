@@ -17,6 +17,7 @@ import (
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/domain/address"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/transport/tracing"
 )
 
@@ -64,6 +65,7 @@ type config struct {
 	DepositFactory           string         // DEPOSIT_FACTORY; "": deployed by serve from the operator key
 	PaymentWindow            time.Duration  // PAYMENT_WINDOW: how long a receipt waits to be paid
 	PaymentMonitorWindow     time.Duration  // PAYMENT_MONITOR_WINDOW: how long a failed or paid deposit stays watched
+	PaymentLateWatch         time.Duration  // PAYMENT_LATE_WATCH: how long after that an expired receipt's deposit is still read (issue 41)
 	Tracing                  tracing.Config // OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME: traces (off without an endpoint)
 	ExplorerURL              string         // EXPLORER_URL: the chain's block explorer the dashboard links transfers to
 	ExportMaxConcurrent      int            // EXPORT_MAX_CONCURRENT: CSV exports at once on this instance (their own connections)
@@ -358,7 +360,7 @@ func (g *secretGenerator) fill(name string, dst *string) {
 var operatorKeyRE = regexp.MustCompile(`^(0x)?[0-9a-fA-F]{64}$`)
 
 // loadChain reads CHAIN_TOKENS, CHAIN_OPERATOR_KEY, SPEND_PERMISSION_MANAGER and DEVCHAIN (DESIGN 8),
-// DEPOSIT_FACTORY, PAYMENT_WINDOW and PAYMENT_MONITOR_WINDOW (DESIGN 9).
+// DEPOSIT_FACTORY, PAYMENT_WINDOW and PAYMENT_MONITOR_WINDOW (DESIGN 9), PAYMENT_LATE_WATCH (issue 41).
 // A problem with the operator key never repeats the key.
 func (c *config) loadChain(r *envReader) {
 	tokens, err := chain.ParseTokens(r.str("CHAIN_TOKENS", ""))
@@ -377,6 +379,7 @@ func (c *config) loadChain(r *envReader) {
 	}
 	c.PaymentWindow = r.duration("PAYMENT_WINDOW", receipt.DefaultPaymentWindow)
 	c.PaymentMonitorWindow = r.duration("PAYMENT_MONITOR_WINDOW", receipt.DefaultMonitorWindow)
+	c.PaymentLateWatch = r.duration("PAYMENT_LATE_WATCH", settlement.DefaultLateWatch)
 	def := "auto"
 	if c.production() {
 		def = "off"

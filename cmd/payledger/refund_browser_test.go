@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"fmt"
+	"maps"
 	"math/big"
 	"net/http"
 	"net/url"
@@ -33,8 +34,9 @@ import (
 )
 
 // startRefundEnv is serve with a development chain and a merchant whose key this test holds (to
-// sign in to the dashboard), with a split, so that its receipts have deposit addresses.
-func startRefundEnv(t *testing.T) (*portalEnv, string, *ecdsa.PrivateKey) {
+// sign in to the dashboard), with a split, so that its receipts have deposit addresses; extra
+// variables (such as a short PAYMENT_WINDOW) are added to serve's.
+func startRefundEnv(t *testing.T, extra ...map[string]string) (*portalEnv, string, *ecdsa.PrivateKey) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -64,6 +66,9 @@ func startRefundEnv(t *testing.T) (*portalEnv, string, *ecdsa.PrivateKey) {
 		"CHAIN_TOKENS": chain.FormatTokens(dev.Tokens), "DEPOSIT_FACTORY": dev.DepositFactory.Hex(), "PLATFORM_RECIPIENT": platform,
 		"RATE_LIMIT_PUBLIC_PER_MINUTE": "100000", "RATE_LIMIT_PER_MINUTE": "100000"} {
 		vars[k] = v
+	}
+	for _, x := range extra {
+		maps.Copy(vars, x)
 	}
 	env.base, _ = startServe(t, vars)
 	return env, dbURL, mkey

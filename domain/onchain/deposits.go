@@ -16,6 +16,9 @@ type DepositTransfer struct {
 	Token           string // symbol
 	Decimals        uint8
 	AmountUnits     string // base units, a decimal integer
+	// Contract is the token contract of a Transfer log of a token not configured (Token is then
+	// empty): recorded as receipt.DepositUnknownToken, never credited.
+	Contract string
 }
 
 // DepositScan is what the chain shows over a block range: the transfers to the deposits asked

@@ -68,6 +68,9 @@ func ObserveDeposit(s State, o DepositObservation) ([]Event, error) {
 		after = Evolve(after, e)
 	}
 	c, _ = after.Credit(t.TransactionHash, t.LogIndex)
+	if late := ignoreLate(after, c, o.At); o.Confirmed && len(late) > 0 {
+		return append(evs, late...), nil // covering or not, it pays nothing now
+	}
 	pay, err := payIfCovered(after, c, o.At)
 	return append(evs, pay...), err
 }
@@ -78,12 +81,19 @@ func payIfCovered(s State, c Credit, at int64) ([]Event, error) {
 	if !c.Counts() || !s.Covered() {
 		return nil, nil
 	}
+	p := chainPayment(c, at)
+	p.PaidLate = s.Status == StatusFailed
+	return Confirm(s, p)
+}
+
+// chainPayment is the chain's payment by the transfer c.
+func chainPayment(c Credit, at int64) PaymentConfirmed {
 	p := PaymentConfirmed{AttemptID: MethodDeposit, TransactionHash: c.TransactionHash, BuyerWallet: c.Sender, Token: c.Token,
 		VerifiedBy: VerifiedByChain, Method: MethodDeposit, BlockNumber: c.BlockNumber, BlockHash: c.BlockHash,
-		AmountUnits: c.AmountUnits, PaidLate: s.Status == StatusFailed, At: at}
+		AmountUnits: c.AmountUnits, At: at}
 	if c.LogIndex != ETHLogIndex {
 		li := c.LogIndex
 		p.LogIndex = &li
 	}
-	return Confirm(s, p)
+	return p
 }

@@ -234,6 +234,8 @@ func Decode(typ string, data []byte) (Event, error) {
 		e = &DepositSwept{}
 	case EventDepositChainGone:
 		e = &DepositChainGone{}
+	case EventDepositUnknownToken:
+		e = &DepositUnknownToken{}
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrUnknownEvent, typ)
 	}
@@ -288,6 +290,8 @@ func deref(e Event) Event {
 	case *DepositTransferDropped:
 		return *v
 	case *DepositSwept:
+		return *v
+	case *DepositUnknownToken:
 		return *v
 	}
 	return e

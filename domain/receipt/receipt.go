@@ -226,7 +226,8 @@ type State struct {
 	// Sweeps are what sweeps moved from the deposit address to the split (swept.go).
 	Sweeps []Sweep `json:"sweeps,omitempty"`
 	// DepositChainGone is set when the deposit address's chain is gone (chain_gone.go).
-	DepositChainGone *DepositChainGone `json:"depositChainGone,omitempty"`
+	DepositChainGone  *DepositChainGone `json:"depositChainGone,omitempty"`
+	unknownTokenState                   // transfers of tokens not configured (deposit_unknown.go)
 }
 
 // FailureView is the failure to show: only while the status is failed (spec rule 5).
@@ -294,6 +295,8 @@ func Evolve(s State, e Event) State {
 		s.evolveSwept(e)
 	case DepositChainGone:
 		s.DepositChainGone = &e
+	case DepositUnknownToken:
+		s.unknownTokenSeen(e)
 	}
 	return s
 }

@@ -3,6 +3,7 @@ package receipt
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,19 +50,46 @@ type PaymentWindowExpired struct {
 
 // PaymentIgnored records a payment reported for an expired receipt that does not pay it (a
 // processor success, or a chain confirmation after MonitorUntil), for auditors and operators:
-// the funds may have arrived somewhere and need a refund. Recorded once per payment (verifiedBy
-// and transaction hash); never a change of status.
+// the funds may have arrived somewhere and need a refund. Recorded once per payment (verifiedBy,
+// transaction hash and, on chain, log index); never a change of status.
+//
+// A chain's transfer (issue 41) also says what the chain showed: the sender, the base units of
+// Token (of Decimals), and where (LogIndex: absent for ETH, BlockNumber, BlockHash). The transfer
+// itself is a credit of the receipt (DepositTransferSeen/Confirmed): its funds paid nothing and
+// are refundable with proof like a failed receipt's (ReceivedCents). Events recorded before have
+// none of these fields and replay unchanged.
 type PaymentIgnored struct {
 	AttemptID       string `json:"attemptId,omitempty"`
 	VerifiedBy      string `json:"verifiedBy"`
 	TransactionHash string `json:"transactionHash,omitempty"`
 	Token           string `json:"token,omitempty"`
+	Sender          string `json:"sender,omitempty"`
+	AmountUnits     string `json:"amountUnits,omitempty"`
+	Decimals        uint8  `json:"decimals,omitempty"`
+	LogIndex        *int   `json:"logIndex,omitempty"`
+	BlockNumber     uint64 `json:"blockNumber,omitempty"`
+	BlockHash       string `json:"blockHash,omitempty"`
 	Why             string `json:"why"`
 	StatusAtArrival Status `json:"statusAtArrival"`
 	At              int64  `json:"at"`
 }
 
-func ignoredKey(verifiedBy, txHash string) string { return verifiedBy + ":" + strings.ToLower(txHash) }
+// ignoredKey is the key of an ignored payment: verifiedBy and transaction hash, and the log index
+// when there is one (two transfers of one transaction are two payments).
+func ignoredKey(verifiedBy, txHash string, logIndex *int) string {
+	k := verifiedBy + ":" + strings.ToLower(txHash)
+	if logIndex != nil {
+		k += ":" + strconv.Itoa(*logIndex)
+	}
+	return k
+}
+
+// paymentIgnoredBefore says whether the payment is recorded as ignored already (under its key, or
+// under the key of its transaction alone, as recorded before log indexes were).
+func (s State) paymentIgnoredBefore(verifiedBy, txHash string, logIndex *int) bool {
+	return slices.Contains(s.IgnoredPayments, ignoredKey(verifiedBy, txHash, logIndex)) ||
+		slices.Contains(s.IgnoredPayments, ignoredKey(verifiedBy, txHash, nil))
+}
 
 func (PaymentWindowExpired) eventType() string { return EventWindowExpired }
 func (PaymentIgnored) eventType() string       { return EventPaymentIgnored }
@@ -145,16 +173,15 @@ func errWindowEnded(s State) error {
 // recorded; a merchant's attestation is refused.
 func confirmExpired(s State, c PaymentConfirmed) ([]Event, error) {
 	ignore := func(why string) ([]Event, error) {
-		if slices.Contains(s.IgnoredPayments, ignoredKey(c.VerifiedBy, c.TransactionHash)) {
+		if s.paymentIgnoredBefore(c.VerifiedBy, c.TransactionHash, c.LogIndex) {
 			return nil, nil
 		}
-		return []Event{PaymentIgnored{AttemptID: c.AttemptID, VerifiedBy: c.VerifiedBy, TransactionHash: c.TransactionHash, Token: c.Token,
-			Why: why, StatusAtArrival: s.Status, At: c.At}}, nil
+		return []Event{ignoredOf(s, c, why)}, nil
 	}
 	switch c.VerifiedBy {
 	case "chain":
 		if c.At > s.MonitorUntil {
-			return ignore("confirmed on chain after the late-payment watch ended (PAYMENT_MONITOR_WINDOW after expiry)")
+			return ignore(lateWhy)
 		}
 		c.PaidLate = true
 		return []Event{c}, nil
@@ -164,7 +191,53 @@ func confirmExpired(s State, c PaymentConfirmed) ([]Event, error) {
 	return nil, errWindowEnded(s)
 }
 
+// ignoredOf is the PaymentIgnored of c: for a chain's transfer, with what the chain showed (its
+// credit's decimals).
+func ignoredOf(s State, c PaymentConfirmed, why string) PaymentIgnored {
+	e := PaymentIgnored{AttemptID: c.AttemptID, VerifiedBy: c.VerifiedBy, TransactionHash: c.TransactionHash, Token: c.Token,
+		Why: why, StatusAtArrival: s.Status, At: c.At}
+	if c.VerifiedBy != VerifiedByChain {
+		return e
+	}
+	e.Sender, e.AmountUnits, e.LogIndex, e.BlockNumber, e.BlockHash = c.BuyerWallet, c.AmountUnits, c.LogIndex, c.BlockNumber, c.BlockHash
+	li := ETHLogIndex
+	if c.LogIndex != nil {
+		li = *c.LogIndex
+	}
+	if cr, ok := s.Credit(c.TransactionHash, li); ok {
+		e.Decimals = cr.Decimals
+	}
+	return e
+}
+
+// ignoreLate records, as PaymentIgnored, a transfer confirmed now (ObserveDeposit's case) after
+// the late-payment watch of an expired, unpaid receipt: it pays nothing, even when it does not
+// cover the receipt, and the history says what the chain showed. None within the watch, for a
+// receipt paid or not expired, or a transfer not counted.
+func ignoreLate(s State, c Credit, at int64) []Event {
+	if !s.Expired() || s.Payment != nil || at <= s.MonitorUntil || !c.Counts() {
+		return nil
+	}
+	p := chainPayment(c, at)
+	if s.paymentIgnoredBefore(p.VerifiedBy, p.TransactionHash, p.LogIndex) {
+		return nil
+	}
+	return []Event{ignoredOf(s, p, lateWhy)}
+}
+
+const lateWhy = "confirmed on chain after the late-payment watch ended (PAYMENT_MONITOR_WINDOW after expiry)"
+
+// LateCredit says whether the transfer c paid nothing because it was confirmed after the
+// receipt's late-payment watch (recorded as PaymentIgnored): its funds are refundable.
+func (s State) LateCredit(c Credit) bool {
+	var li *int
+	if c.LogIndex != ETHLogIndex {
+		li = &c.LogIndex
+	}
+	return c.Counts() && s.paymentIgnoredBefore(VerifiedByChain, c.TransactionHash, li)
+}
+
 // paymentIgnored remembers an ignored payment (evolveWindow's case); never a change of status.
 func (s *State) paymentIgnored(e PaymentIgnored) {
-	s.IgnoredPayments = append(slices.Clip(s.IgnoredPayments), ignoredKey(e.VerifiedBy, e.TransactionHash))
+	s.IgnoredPayments = append(slices.Clip(s.IgnoredPayments), ignoredKey(e.VerifiedBy, e.TransactionHash, e.LogIndex))
 }

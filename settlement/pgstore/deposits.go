@@ -25,17 +25,21 @@ func NewDeposits(pool *pgxpool.Pool) *Deposits { return &Deposits{pool: pool} }
 var _ settlement.DepositStore = (*Deposits)(nil)
 
 // Open implements settlement.DepositStore. The transfers not confirmed yet come from the
-// receipt's state (its credits), so a restarted detector judges them at their depth too.
-func (d *Deposits) Open(ctx context.Context, now time.Time, monitor time.Duration) ([]settlement.OpenDeposit, error) {
+// receipt's state (its credits), so a restarted detector judges them at their depth too. A
+// receipt in the late watch (past monitor) is not ETHQuoted: its balance is not read, so the
+// balance slices of the receipts that can still be paid keep their pace (issue 38); ETH sent to
+// it by a transaction is still seen.
+func (d *Deposits) Open(ctx context.Context, now time.Time, monitor, late time.Duration) ([]settlement.OpenDeposit, error) {
 	since := now.Add(-monitor)
 	rows, err := d.pool.Query(ctx, `SELECT receipt_id, deposit_address, status IN ('paid', 'reconciled'),
-			status NOT IN ('paid', 'reconciled') AND COALESCE(state->'quotes' ? 'ETH', false),
+			status NOT IN ('paid', 'reconciled') AND NOT (status = 'failed' AND COALESCE(expires_at, updated_at) <= $1)
+				AND COALESCE(state->'quotes' ? 'ETH', false),
 			CASE WHEN state ? 'credits' THEN state->'credits' END,
 			CASE WHEN status IN ('paid', 'reconciled') THEN state->'payment' END, COALESCE(state->>'chainWithdrawnTx', '')
 		FROM receipts
 		WHERE deposit_address IS NOT NULL AND NOT (state ? 'depositChainGone') AND (status IN ('generated', 'pending')
-			OR (status = 'failed' AND COALESCE(expires_at, updated_at) > $1)
-			OR (status IN ('paid', 'reconciled') AND updated_at > $1))`, since)
+			OR (status = 'failed' AND (COALESCE(expires_at, updated_at) > $1 OR expires_at > $2))
+			OR (status IN ('paid', 'reconciled') AND updated_at > $1))`, since, since.Add(-late))
 	if err != nil {
 		return nil, fmt.Errorf("open deposits: %w", err)
 	}

@@ -51,6 +51,7 @@ type dashReceiptView struct {
 	WebhookURL                                                      bool
 	Live                                                            string // the receipt's event stream while its status may still change
 	Transfers                                                       []dashTransfer
+	UnknownTokens                                                   []dashUnknownToken // unknown_tokens_dashboard.go
 	// Refunds with a hash, the wallet refund and its script (refunds_dashboard.go).
 	Refunds       []dashRefund
 	RefundPending bool // a claim waits for the chain: the page reloads until it is decided
@@ -83,6 +84,7 @@ func (s *dash) dashReceipt(c echo.Context, sess transport.Session, f Frame) erro
 	}
 	v := dashReceiptOf(row.State)
 	v.Transfers = dashTransfers(row.State, s.cfg.PaymentChain.ExplorerURL)
+	v.UnknownTokens = dashUnknownTokens(row.State, s.cfg.PaymentChain.ExplorerURL)
 	totalsOnce(&v)
 	s.dashRefundsOf(&v, row.State)
 	if !transport.StreamEnds(row.State.Status) { // the payment page's stream: dash.js updates the status badge live

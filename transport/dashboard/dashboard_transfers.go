@@ -16,6 +16,7 @@ type dashTransfer struct {
 	URL       string
 	Confirmed bool
 	Dropped   bool // left the chain in a reorg: listed, counted for nothing
+	Late      bool // confirmed after the late-payment watch: paid nothing, refundable (issue 41)
 }
 
 // dashTransfers lists every transfer seen at the receipt's deposit address, in the order seen:
@@ -24,7 +25,7 @@ func dashTransfers(st receipt.State, explorer string) []dashTransfer {
 	var out []dashTransfer
 	for _, c := range st.Credits {
 		t := dashTransfer{Sender: c.Sender, Token: strings.ToUpper(c.Token), Hash: c.TransactionHash, Confirmed: c.Confirmed, Dropped: c.Dropped,
-			Amount: unitsAmount(c.AmountUnits, c.Decimals)}
+			Amount: unitsAmount(c.AmountUnits, c.Decimals), Late: st.LateCredit(c)}
 		if explorer != "" {
 			t.URL = strings.TrimRight(explorer, "/") + "/tx/" + url.PathEscape(c.TransactionHash)
 		}

@@ -52,6 +52,7 @@ type Config struct {
 	Deposits             commands.DepositAddresses
 	PaymentWindow        time.Duration
 	PaymentMonitorWindow time.Duration // how long an expired receipt's deposit stays watched
+	PaymentLateWatch     time.Duration // how long after that its late transfers are still recorded (0: the default)
 	Processor            OnrampClient  // nil: PROCESSOR_API_URL unset
 	Subscriptions        Subscriptions // zero: subscriptions are not configured
 	Chain                Chain         // zero: no chain configured

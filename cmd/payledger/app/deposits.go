@@ -30,7 +30,7 @@ func depositDetector(d Config, health *Health) Worker {
 		}
 		defer release()
 		det := &settlement.DepositDetector{Chain: chain.DepositScanner{RPC: rpc, Tokens: c.Tokens}, Store: pgstore.NewDeposits(d.Pool),
-			Events: d.Store, Confirmations: c.Confirmations, Monitor: d.PaymentMonitorWindow, Now: d.Now, Log: d.Log,
+			Events: d.Store, Confirmations: c.Confirmations, Monitor: d.PaymentMonitorWindow, LateWatch: d.PaymentLateWatch, Now: d.Now, Log: d.Log,
 			Prices: PriceSource(d.Pool)}
 		return loop(ctx, func(ctx context.Context) (bool, error) {
 			res, err := det.Step(ctx)
