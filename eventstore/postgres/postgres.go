@@ -197,18 +197,6 @@ const insertNotifySQL = `
 WITH ins AS (` + insertSQL + `), n AS (SELECT pg_notify('` + Channel + `', ''))
 SELECT ins.tx_id, ins.seq, ins.stream_id, ins.version FROM ins, n`
 
-// appendLockSQL makes the append transactions of every process sharing the database commit one
-// at a time (it is their first statement; the lock is held until the commit, synchronous
-// replication's wait included). Each instance already has one group commit in flight at a time;
-// what this adds is that two instances' group commits no longer overlap, so that the receipts
-// projection at append time (projections/atappend.go), which applies only when no older
-// transaction is still running, keeps applying with several serve instances on one database:
-// measured with two instances behind HAProxy on a Patroni cluster (docs/benchmarks.md, issue 37),
-// without it most orders of the second instance waited for the projector's round trip. Orders
-// stay batched: whatever arrives while another instance commits goes into the next flush. Tests
-// of the commit window (WithBeforeCommit) hold transactions open on purpose and take no lock.
-const appendLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended('payledger appends', 0))`
-
 // insert stores one append's events and attachment in one transaction.
 func (s *Store) insert(ctx context.Context, p pendingAppend) (eventstore.AppendResult, error) {
 	positions, err := s.insertRows(ctx, p)
@@ -246,9 +234,6 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 		query = insertNotifySQL
 	}
 	batch := &pgx.Batch{}
-	if s.beforeCommit == nil {
-		batch.Queue(appendLockSQL) // see appendLockSQL
-	}
 	stored := make(map[streamVersion]eventstore.Position, n)
 	batch.Queue(query, insertArgs(recs)...).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
