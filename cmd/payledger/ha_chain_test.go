@@ -19,9 +19,9 @@ import (
 // The cluster test's chain: one development chain (`payledger devchain`, as `make run` starts one
 // inside serve, here shared by both instances), a merchant whose split the service deployed on
 // it, and a webhook endpoint (an httptest server) that counts every delivery. A receipt paid on
-// it after a fault goes through every background worker: the deposit detector (its leader lease),
-// the receipts projector and listeners, the split distributor (the payment reaches
-// `reconciled`), the event outbox and the webhook dispatcher.
+// it after a fault goes through the background workers: the deposit detector, the receipts
+// projector and listeners, the split distributor (the payment reaches `reconciled`), the event
+// outbox and the webhook dispatcher.
 
 // haChainVars starts the development chain until the test ends and returns what serve needs to
 // use it (the variables `payledger devchain` prints). `payledger devchain pay` finds the chain
@@ -63,11 +63,10 @@ func haOnChain(t *testing.T, base string, key *haMerchantKey, hooks *haHooks) {
 	}
 }
 
-// haMerchantKey is the test merchant's wallet (it signs in) and its API key.
+// haMerchantKey is the test merchant's wallet: it signs in.
 type haMerchantKey struct {
 	wallet  *ecdsa.PrivateKey
 	address string
-	api     string
 }
 
 // newHAMerchantKey makes a wallet for the merchant.
