@@ -3,9 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -38,6 +35,7 @@ type haPhase struct {
 	gate      sync.RWMutex // held shared by each order in flight; closing takes it whole
 	closed    bool         // no order is recorded in the phase any more
 	twice     int          // acknowledged orders stored more than once
+	paid      string       // the receipt paid on chain after the fault
 	mu        sync.Mutex
 	plain     []haAnswer // plain 200s
 	bad       []haAnswer // degraded, 503, 502
@@ -129,9 +127,10 @@ func (h *haClient) call(method, path, body string, headers ...string) (int, map[
 // other: the primary's Patroni and PostgreSQL SIGKILLed; the node restarted until it is the
 // synchronous standby again; `patronictl switchover`; one serve instance SIGKILLed. After each:
 // every acknowledged order readable and stored once, `payledger verify` exit 0, and a receipt
-// paid after the fault (the onramp processor's event) reaches paid with its webhook event sent
-// once. A planned switchover answers no order 503 and gives a plain 200 within 5 s of the
-// promotion; after the loss of the primary, within ttl (10 s) + 5 s.
+// paid after the fault on the development chain (shared by both instances) reaches reconciled,
+// with its paid and reconciled webhook events delivered once to an endpoint. A planned
+// switchover answers no order 503 and gives a plain 200 within 5 s of the promotion; after the
+// loss of the primary, within ttl (10 s) + 5 s.
 func TestHAClusterSurvivesFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts etcd, Patroni, PostgreSQL, HAProxy and two serve instances")
@@ -139,13 +138,14 @@ func TestHAClusterSurvivesFaults(t *testing.T) {
 	haPrograms(t)
 	bin := buildPayledger(t, t.TempDir())
 	began := time.Now()
-	c := startHACluster(t, bin)
+	c := startHACluster(t, bin, haChainVars(t)...)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("cluster logs:\n%s", c.logs())
 		}
 	})
-	h, db := haStartService(t, c)
+	hooks := newHAHooks()
+	h, db := haStartService(t, c, hooks)
 	t.Logf("cluster up in %v", time.Since(began).Round(time.Millisecond))
 
 	var cur atomic.Pointer[haPhase]
@@ -163,13 +163,23 @@ func TestHAClusterSurvivesFaults(t *testing.T) {
 		time.Sleep(2 * time.Second)
 		cur.Store(newHAPhase("between"))
 		f.phase.close()
-		haCheckPhase(t, c, h, db, f.phase)
+		haCheckPhase(t, c, h, db, hooks, f.phase)
 		done = append(done, f.phase)
 	}
 	c.startServe(0) // as a supervisor would: its journal (if any) is replayed at start
 	stopLoad()
 
 	t.Logf("faults through HAProxy (8 order clients), test ran %v:\n%s", time.Since(began).Round(time.Second), haTable(done))
+	// Once more at the end, now that any late redelivery has had time to come: every receipt paid
+	// after a fault had each status change delivered once, and no event was delivered twice.
+	for _, p := range done {
+		if err := hooks.once(p.paid, "paid", "reconciled"); p.paid != "" && err != nil {
+			t.Errorf("%s: %v", p.name, err)
+		}
+	}
+	if d := hooks.duplicates(); len(d) > 0 {
+		t.Errorf("webhook events delivered more than once: %v", d)
+	}
 	for _, p := range done {
 		if p.name == "patronictl switchover" && p.load.orders["503 datastore_unavailable"] > 0 {
 			t.Errorf("%s: %d orders answered 503, want none", p.name, p.load.orders["503 datastore_unavailable"])
@@ -187,13 +197,15 @@ func TestHAClusterSurvivesFaults(t *testing.T) {
 const haOrder1 = `{"items":[{"sku":"latte","qty":2}]}`
 
 // haStartService makes the merchant, starts both instances (reading from the standby, as make ha
-// runs them) and the proxy, and sends a few orders so that each instance knows the key and the
-// item (degraded mode prices from them). It returns the client through the proxy and a pool on
-// the primary.
-func haStartService(t *testing.T, c *haCluster) (*haClient, *pgxpool.Pool) {
+// runs them) and the proxy, has the service deploy the merchant's split on the development chain
+// and registers hooks as its webhook endpoint, and sends a few orders so that each instance knows
+// the key and the item (degraded mode prices from them). It returns the client through the proxy
+// and a pool on the primary.
+func haStartService(t *testing.T, c *haCluster, hooks *haHooks) (*haClient, *pgxpool.Pool) {
 	t.Helper()
 	c.serveEnv = append(c.serveEnv, "DATABASE_REPLICA_URL="+strings.Replace(c.databaseURL(), "target_session_attrs=read-write", "target_session_attrs=prefer-standby", 1))
-	key := haMerchant(t, c.databaseURL(), "orders:create,receipts:read,receipts:write")
+	mk := newHAMerchantKey(t)
+	key := haMerchantFor(t, c.databaseURL(), "orders:create,receipts:read,receipts:write", mk.address)
 	db, err := pgxpool.New(context.Background(), c.databaseURL())
 	if err != nil {
 		t.Fatal(err)
@@ -202,6 +214,7 @@ func haStartService(t *testing.T, c *haCluster) (*haClient, *pgxpool.Pool) {
 	c.startServe(0)
 	c.startServe(1)
 	c.startProxy()
+	haOnChain(t, "http://"+c.proxy, mk, hooks)
 	h := &haClient{base: "http://" + c.proxy, key: key, client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 32}}}
 	for range 4 {
 		if code, body, err := h.call(http.MethodPost, "/api/orders", haOrder1); err != nil || code != 200 || body["ok"] != true {
@@ -259,21 +272,35 @@ func haFaults(c *haCluster) []haFault {
 }
 
 // haMerchant makes the test merchant on the database at dbURL (created and migrated if needed):
-// a key with scopes, a split, an item "latte"; it returns the key.
+// a key with scopes, a split (configured, not deployed: no chain), an item "latte"; it returns
+// the key.
 func haMerchant(t *testing.T, dbURL, scopes string) string {
 	t.Helper()
-	ctx := context.Background()
 	wallet := "0x" + strings.Repeat("de", 20)
+	key := haMerchantFor(t, dbURL, scopes, wallet)
+	db, err := pgxpool.New(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := commands.ConfigureSplit(context.Background(), postgres.New(db), time.Now(), eventstore.Metadata{}, split.Configure{
+		Merchant: wallet, Address: "0x" + strings.Repeat("c", 40), Platform: "0x" + strings.Repeat("b", 40)}); err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// haMerchantFor makes the merchant of wallet on the database at dbURL (created and migrated if
+// needed), without a split: a key with scopes and an item "latte"; it returns the key.
+func haMerchantFor(t *testing.T, dbURL, scopes, wallet string) string {
+	t.Helper()
+	ctx := context.Background()
 	key := createKey(t, ctx, map[string]string{"DATABASE_URL": dbURL, "EMBEDDED_POSTGRES": "off"}, wallet, scopes, "ha")
 	db, err := pgxpool.New(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := commands.ConfigureSplit(ctx, postgres.New(db), time.Now(), eventstore.Metadata{}, split.Configure{
-		Merchant: wallet, Address: "0x" + strings.Repeat("c", 40), Platform: "0x" + strings.Repeat("b", 40)}); err != nil {
-		t.Fatal(err)
-	}
 	if _, _, err := readmodels.NewInventory(db).Upsert(ctx, readmodels.Item{Wallet: wallet, SKU: "latte", Name: "Latte", PriceCents: 450, Currency: "USD", StockQty: -1}); err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +381,7 @@ func haAwaitPlain(p *haPhase, t time.Time, timeout time.Duration) error {
 
 // haCheckPhase checks what a phase acknowledged: every order readable, stored once; the ledger's
 // chains hold; a receipt paid now reaches paid and its webhook event is sent once.
-func haCheckPhase(t *testing.T, c *haCluster, h *haClient, db *pgxpool.Pool, p *haPhase) {
+func haCheckPhase(t *testing.T, c *haCluster, h *haClient, db *pgxpool.Pool, hooks *haHooks, p *haPhase) {
 	t.Helper()
 	ctx := context.Background()
 	missing := slices.Clone(p.load.acked)
@@ -385,73 +412,80 @@ func haCheckPhase(t *testing.T, c *haCluster, h *haClient, db *pgxpool.Pool, p *
 	if out, err := verify.CombinedOutput(); err != nil {
 		t.Errorf("%s: payledger verify: %v\n%s", p.name, err, tail(string(out), 2000))
 	}
-	if err := haPayAndWatch(ctx, h, db, p.name); err != nil {
+	id, err := haPayAndWatch(ctx, h, db, hooks)
+	if err != nil {
 		t.Errorf("%s: the workers after the fault: %v", p.name, err)
 	}
+	p.paid = id
 }
 
 // haPayAndWatch creates a receipt, follows the merchant's event stream through the proxy, pays
-// the receipt with the onramp processor's signed event and waits for the status read to say paid
-// and for the paid event on the stream; the paid event must be recorded once.
-func haPayAndWatch(ctx context.Context, h *haClient, db *pgxpool.Pool, n string) error {
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+// the receipt on the development chain as a phone wallet does (a plain transfer to its deposit
+// address) and waits until the status read says reconciled (the split distributed), the stream
+// has carried it, and the webhook endpoint has had its paid and reconciled events, each once. It
+// returns the receipt's id.
+func haPayAndWatch(ctx context.Context, h *haClient, db *pgxpool.Pool, hooks *haHooks) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 120*time.Second)
 	defer cancel()
 	ref := strconv.FormatInt(time.Now().UnixNano(), 36)
 	code, body, err := h.call(http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"HA `+ref+`","priceUsd":10}],"totalUsd":10}`, "Idempotency-Key", "ha-"+ref)
 	r, _ := body["receipt"].(map[string]any)
 	id, _ := r["receiptId"].(string)
 	if err != nil || code != http.StatusCreated || id == "" {
-		return fmt.Errorf("create a receipt: %d %v %v", code, body, err)
+		return id, fmt.Errorf("create a receipt: %d %v %v", code, body, err)
 	}
-	paidSeen := make(chan struct{})
+	seen := make(chan struct{})
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, h.base+"/api/webhooks/stream", nil)
 	req.Header.Set("Ocp-Apim-Subscription-Key", h.key)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != 200 {
-		return fmt.Errorf("open the event stream: %v %v", err, resp)
+		return id, fmt.Errorf("open the event stream: %v %v", err, resp)
 	}
 	defer resp.Body.Close()
 	go func() {
 		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {
-			if l := sc.Text(); strings.Contains(l, id) && strings.Contains(l, `paid`) {
-				close(paidSeen)
+			if l := sc.Text(); strings.Contains(l, id) && strings.Contains(l, `reconciled`) {
+				close(seen)
 				return
 			}
 		}
 	}()
-	ts := time.Now().Unix()
-	ev := fmt.Sprintf(`{"id":"evt_%s","type":"crypto.onramp_session.updated","created":%d,"data":{"sessionId":"cos_%s","receiptId":%q,"attemptId":"att_%s","status":"fulfillment_complete","transactionHash":"0x%s","walletAddress":"0x%s"}}`,
-		ref, ts, ref, id, ref, strings.Repeat("a", 64), strings.Repeat("b", 40))
-	mac := hmac.New(sha256.New, []byte(haProcessorSecret))
-	mac.Write([]byte(strconv.FormatInt(ts, 10) + "." + ev))
-	if code, body, err := h.call(http.MethodPost, "/api/processor/webhook", ev, "Processor-Signature", fmt.Sprintf("t=%d,v1=%s", ts, hex.EncodeToString(mac.Sum(nil)))); err != nil || code != 200 {
-		return fmt.Errorf("the processor's event: %d %v %v", code, body, err)
+	if err := haPayOnChain(ctx, h.base, id); err != nil {
+		return id, err
 	}
-	if err := waitCond(ctx, 30*time.Second, func() bool {
+	var last any
+	if err := waitCond(ctx, 90*time.Second, func() bool {
 		_, st, _ := h.call(http.MethodGet, "/api/receipts/status?receiptId="+id, "")
-		return st["status"] == "paid"
+		last = st["status"]
+		return last == "reconciled"
 	}); err != nil {
-		return fmt.Errorf("receipt %s never read paid: %w", id, err)
+		return id, fmt.Errorf("receipt %s never read reconciled (last %v): %w", id, last, err)
 	}
 	select {
-	case <-paidSeen:
+	case <-seen:
 	case <-ctx.Done():
-		return fmt.Errorf("receipt %s: no paid event on the stream", id)
+		return id, fmt.Errorf("receipt %s: no reconciled event on the stream", id)
+	}
+	if err := waitCond(ctx, 60*time.Second, func() bool { return len(hooks.of(id, "reconciled")) > 0 && len(hooks.of(id, "paid")) > 0 }); err != nil {
+		return id, fmt.Errorf("receipt %s: webhooks paid %v, reconciled %v: %w", id, hooks.of(id, "paid"), hooks.of(id, "reconciled"), err)
+	}
+	if err := hooks.once(id, "paid", "reconciled"); err != nil {
+		return id, err
 	}
 	// A list (read from the replica when it is healthy, so it may lag a moment on the other
-	// instance) shows it paid too.
+	// instance) shows it reconciled too.
 	if err := waitCond(ctx, 10*time.Second, func() bool {
-		_, list, _ := h.call(http.MethodGet, "/api/receipts?status=paid&limit=5", "")
+		_, list, _ := h.call(http.MethodGet, "/api/receipts?status=reconciled&limit=5", "")
 		return strings.Contains(fmt.Sprint(list), id)
 	}); err != nil {
-		return fmt.Errorf("receipt %s is not in the list of paid receipts: %w", id, err)
+		return id, fmt.Errorf("receipt %s is not in the list of reconciled receipts: %w", id, err)
 	}
 	var events int
-	if err := db.QueryRow(ctx, `SELECT count(*) FROM webhook_events WHERE data::text LIKE '%' || $1 || '%' AND data::text ~ '"status": ?"paid"'`, id).Scan(&events); err != nil || events != 1 {
-		return fmt.Errorf("receipt %s: %d paid events recorded (%v), want 1", id, events, err)
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM webhook_events WHERE data::text LIKE '%' || $1 || '%' AND data::text ~ '"status": ?"reconciled"'`, id).Scan(&events); err != nil || events != 1 {
+		return id, fmt.Errorf("receipt %s: %d reconciled events recorded (%v), want 1", id, events, err)
 	}
-	return nil
+	return id, nil
 }
 
 // haTable is the fault table of docs/benchmarks.md.

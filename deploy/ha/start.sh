@@ -103,7 +103,9 @@ node_env() {
 
 for n in 1 2; do
   mkdir -p "$HA_DIR/pg$n"
-  [ "$(id -u)" = 0 ] && chown postgres: "$HA_DIR/pg$n" && chmod 755 "$HA_DIR" "$(dirname "$HA_DIR")"
+  # As root the postgres user must pass through HA_DIR and its parent: add the traverse bit only
+  # (a parent such as /tmp keeps its own mode, sticky bit included).
+  [ "$(id -u)" = 0 ] && chown postgres: "$HA_DIR/pg$n" && chmod a+x "$HA_DIR" "$(dirname "$HA_DIR")"
   echo "ha: Patroni node pg$n (PostgreSQL on 127.0.0.1:${PG_PORTS[n - 1]}, REST on ${PATRONI_PORTS[n - 1]})"
   # shellcheck disable=SC2046 # node_env's words are meant to split
   "${AS_POSTGRES[@]}" env $(node_env $n) patroni deploy/ha/patroni.yml >"$HA_DIR/logs/patroni-pg$n.log" 2>&1 &
