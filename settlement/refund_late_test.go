@@ -120,6 +120,7 @@ func TestLateWatchEnds(t *testing.T) {
 	if got, err := window.Handle(e.ctx); err != nil || len(got) != 1 {
 		t.Fatalf("expired %v (%v)", got, err)
 	}
+	e.synced() // the read model the open deposits are read from has the failure
 	clock.advance(24*time.Hour + settlement.DefaultLateWatch + time.Minute)
 	e.mined(e.payToken(e.usdc, e.state(id).DepositAddress(), 10_000_000))
 	e.commit()

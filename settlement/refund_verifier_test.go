@@ -3,6 +3,7 @@ package settlement_test
 import (
 	"errors"
 	"math/big"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -177,8 +178,15 @@ func TestRefundReorgTakesItBack(t *testing.T) {
 				o.Nonce = new(big.Int).SetUint64(tx.Nonce())
 				o.GasTipCap, o.GasFeeCap = new(big.Int).Mul(tx.GasTipCap(), big.NewInt(10)), new(big.Int).Mul(tx.GasFeeCap(), big.NewInt(10))
 				o.Value = big.NewInt(1)
-				_, err := chain.SendETH(o, e.sim, common.HexToAddress(e.customer))
-				e.ok(err)
+				// The pool takes the fork on its own goroutine: until then it still sees the
+				// transaction's nonce as used ("nonce too low").
+				for deadline := time.Now().Add(10 * time.Second); ; runtime.Gosched() {
+					_, err := chain.SendETH(o, e.sim, common.HexToAddress(e.customer))
+					if err == nil || !strings.Contains(err.Error(), "nonce too low") || time.Now().After(deadline) {
+						e.ok(err)
+						break
+					}
+				}
 			}
 			for range 4 {
 				e.commit()
