@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -15,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/payledger/payledger/domain/inventory"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/readmodels"
 )
@@ -62,69 +62,25 @@ type itemRequest struct {
 	Thumb    *string      `json:"thumb"`
 }
 
-var (
-	skuRE   = regexp.MustCompile(`^[A-Za-z0-9._:/-]{1,64}$`)
-	thumbRE = regexp.MustCompile(`^data:image/(png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/]+=*$`)
-)
-
-const maxThumbBytes = 64 << 10
-
-// parseItem validates an inventory write; every problem is invalid_input naming the field.
+// parseItem checks an inventory write against the item rules (domain/inventory); a broken one is
+// inventory.ErrInvalid, which errors.go answers 400 invalid_input naming the field.
 func parseItem(req itemRequest, wallet string) (readmodels.Item, error) {
-	it := readmodels.Item{Wallet: wallet, StockQty: -1}
-	if req.SKU == nil || !skuRE.MatchString(*req.SKU) {
-		return it, InvalidInput("sku is required: 1-64 characters of letters, digits and . _ : / -")
+	it, err := inventory.Check(inventory.Draft{SKU: req.SKU, Name: req.Name, PriceUSD: numberText(req.PriceUSD), Price: numberText(req.Price),
+		StockQty: numberText(req.StockQty), Currency: req.Currency, Thumb: req.Thumb, Taxable: req.Taxable})
+	if err != nil {
+		return readmodels.Item{Wallet: wallet, StockQty: -1}, err
 	}
-	if req.Name == nil || strings.TrimSpace(*req.Name) == "" || len(*req.Name) > 200 {
-		return it, InvalidInput("name is required (up to 200 characters)")
+	return readmodels.Item{Wallet: wallet, SKU: it.SKU, Name: it.Name, PriceCents: it.PriceCents, Currency: it.Currency,
+		StockQty: it.StockQty, HasStock: it.HasStock, Taxable: it.Taxable, HasTaxable: it.HasTaxable, Thumb: it.Thumb, HasThumb: it.HasThumb}, nil
+}
+
+// numberText is a JSON number's text (nil: not given).
+func numberText(n *json.Number) *string {
+	if n == nil {
+		return nil
 	}
-	it.SKU, it.Name = *req.SKU, strings.TrimSpace(*req.Name)
-	switch {
-	case req.PriceUSD != nil && req.Price != nil:
-		return it, InvalidInput("give priceUsd, or price with currency, not both")
-	case req.PriceUSD != nil:
-		if req.Currency != nil && !strings.EqualFold(*req.Currency, "USD") {
-			return it, InvalidInput("priceUsd is a USD price; use price with currency for " + *req.Currency)
-		}
-		c, err := money.ParseCents(req.PriceUSD.String())
-		if err != nil {
-			return it, InvalidInput("priceUsd must be a number >= 0 with at most 2 decimals")
-		}
-		it.PriceCents, it.Currency = int64(c), "USD"
-	case req.Price != nil:
-		if req.Currency == nil {
-			return it, InvalidInput("currency is required with price (USD or EUR)")
-		}
-		cur := strings.ToUpper(*req.Currency)
-		if cur != "USD" && cur != "EUR" {
-			return it, InvalidInput("currency must be USD or EUR")
-		}
-		c, err := money.ParseCents(req.Price.String())
-		if err != nil {
-			return it, InvalidInput("price must be a number >= 0 with at most 2 decimals")
-		}
-		it.PriceCents, it.Currency = int64(c), cur
-	default:
-		return it, InvalidInput("priceUsd, or price with currency, is required")
-	}
-	if req.StockQty != nil {
-		n, err := strconv.ParseInt(req.StockQty.String(), 10, 64)
-		if err != nil || n < -1 {
-			return it, InvalidInput("stockQty must be an integer >= -1 (-1 = unlimited)")
-		}
-		it.StockQty, it.HasStock = n, true
-	}
-	if req.Taxable != nil {
-		it.Taxable, it.HasTaxable = *req.Taxable, true
-	}
-	it.HasThumb = req.Thumb != nil
-	if req.Thumb != nil && *req.Thumb != "" {
-		if len(*req.Thumb) > maxThumbBytes || !thumbRE.MatchString(*req.Thumb) {
-			return it, InvalidInput("thumb must be a base64 data-URI image up to 64 KiB")
-		}
-		it.Thumb = *req.Thumb
-	}
-	return it, nil
+	s := n.String()
+	return &s
 }
 
 func (s *Server) postInventory(c echo.Context) error {
