@@ -43,6 +43,10 @@ type DepositDetector struct {
 	balanceNext int           // where the next step's slice of balances starts
 	known       knownReceipts // the receipts this detector appended to (deposit_record.go)
 	genesis     string        // the chain's genesis hash, read at the first step
+	// recent are the hashes of the last blocks read, up to the cursor's (recentHashes): a step
+	// whose first new block is the cursor's block's child knows them canonical still, and
+	// judges the transfers in them that reached their depth without asking for their headers.
+	recent map[uint64]string
 }
 
 // balanceSlice is how many ETH-quoted deposits a step reads the balance of: one JSON-RPC request
@@ -101,6 +105,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	if err != nil || scan.To == 0 {
 		return StepResult{}, err
 	}
+	scan.Hashes = d.withRecent(cur, scan.Hashes, reorged)
 	t1 := time.Now()
 	obs, err := d.observe(ctx, scan.Head, scan.To, scan, open)
 	if err != nil {
@@ -122,6 +127,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	if err := d.Store.SaveCursor(ctx, d.name(), next); err != nil {
 		return StepResult{}, err
 	}
+	d.recent = recentOf(scan.Hashes, scan.To, d.Confirmations)
 	return StepResult{From: from, To: scan.To, Transfers: len(scan.Transfers), Receipts: n}, nil
 }
 
