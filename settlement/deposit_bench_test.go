@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
@@ -133,10 +138,12 @@ func benchDeposit5000(b *testing.B, n int) {
 	e.commit()
 	b.StartTimer()
 	timed.arm()
+	cpu0 := e.cpu()
 	t0 = time.Now()
 	res, err := d.Step(e.ctx)
 	all := time.Since(t0)
 	b.StopTimer()
+	stepCPU := e.cpu().since(cpu0)
 	e.ok(err)
 	if res.Receipts != n {
 		b.Fatalf("%d receipts changed at the confirming block, want %d", res.Receipts, n)
@@ -148,7 +155,7 @@ func benchDeposit5000(b *testing.B, n int) {
 	}
 	slices.Sort(lat)
 	p50, p99 := lat[len(lat)/2], lat[min(len(lat)-1, len(lat)*99/100)]
-	getLogs, appends := e.bareCeilings(b, paying, n)
+	getLogs, appends, appendsCPU := e.bareCeilings(b, paying, n)
 	b.ReportMetric(float64(p50.Milliseconds()), "ms-p50-block-to-paid")
 	b.ReportMetric(float64(p99.Milliseconds()), "ms-p99-block-to-paid")
 	b.ReportMetric(float64(all.Milliseconds()), "ms-all-paid")
@@ -158,6 +165,11 @@ func benchDeposit5000(b *testing.B, n int) {
 		p50, p99, all.Round(time.Millisecond), getLogs.Round(time.Millisecond), n, appends.Round(time.Millisecond))
 	b.Logf("issue 38 figure: %d deposits paid in one block, confirming block -> paid p99 %d ms (target < 250 ms; same run: bare eth_getLogs %d ms, %d bare appends %d ms)",
 		n, p99.Milliseconds(), getLogs.Milliseconds(), n, appends.Milliseconds())
+	b.ReportMetric(float64(stepCPU.goCPU.Milliseconds()), "ms-cpu-go-step")
+	b.ReportMetric(float64(stepCPU.pgCPU.Milliseconds()), "ms-cpu-pg-step")
+	b.Logf("issue 38 figure: CPU of the confirming step (load-independent): this process %d ms, its PostgreSQL backends %d ms "+
+		"(same run, %d bare appends: %d ms, %d ms)", stepCPU.goCPU.Milliseconds(), stepCPU.pgCPU.Milliseconds(), n,
+		appendsCPU.goCPU.Milliseconds(), appendsCPU.pgCPU.Milliseconds())
 	for _, r := range []receipt.State{rs[0], rs[n-1]} {
 		e.want(r.Receipt.ReceiptID, receipt.StatusPaid, "1.00")
 	}
@@ -202,8 +214,8 @@ func (e *depositEnv) sendRaw(txs []*types.Transaction) {
 }
 
 // bareCeilings times one eth_getLogs of the paying block's USDC Transfers and n bare appends,
-// 256 at a time.
-func (e *depositEnv) bareCeilings(b *testing.B, paying common.Hash, n int) (time.Duration, time.Duration) {
+// 256 at a time (and the appends' CPU).
+func (e *depositEnv) bareCeilings(b *testing.B, paying common.Hash, n int) (time.Duration, time.Duration, cpuTimes) {
 	blk, err := e.sim.BlockByHash(e.ctx, paying)
 	e.ok(err)
 	t0 := time.Now()
@@ -212,6 +224,7 @@ func (e *depositEnv) bareCeilings(b *testing.B, paying common.Hash, n int) (time
 	if err != nil || len(logs) != n {
 		b.Fatalf("bare eth_getLogs: %d logs, %v", len(logs), err)
 	}
+	cpu0 := e.cpu()
 	t0 = time.Now()
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 256)
@@ -226,5 +239,41 @@ func (e *depositEnv) bareCeilings(b *testing.B, paying common.Hash, n int) (time
 		})
 	}
 	wg.Wait()
-	return getLogs, time.Since(t0)
+	return getLogs, time.Since(t0), e.cpu().since(cpu0)
+}
+
+// cpuTimes is the CPU this test process (the detector, the projector, the simulated chain) and
+// the PostgreSQL backends of its database have used: on a shared machine, a figure that the
+// other processes' load does not stretch as it stretches latencies.
+type cpuTimes struct{ goCPU, pgCPU time.Duration }
+
+func (c cpuTimes) since(before cpuTimes) cpuTimes {
+	return cpuTimes{goCPU: c.goCPU - before.goCPU, pgCPU: c.pgCPU - before.pgCPU}
+}
+
+// cpu reads the process's CPU time (getrusage) and its database's backends' (/proc/<pid>/stat,
+// in clock ticks of 10 ms; 0 where it cannot be read).
+func (e *depositEnv) cpu() cpuTimes {
+	var ru syscall.Rusage
+	e.ok(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	out := cpuTimes{goCPU: time.Duration(ru.Utime.Nano() + ru.Stime.Nano())}
+	rows, err := e.pool.Query(e.ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)
+	e.ok(err)
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	e.ok(err)
+	for _, pid := range pids {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // state is f[0]; utime, stime are f[11], f[12]
+		if len(f) < 13 {
+			continue
+		}
+		user, _ := strconv.ParseInt(f[11], 10, 64)
+		sys, _ := strconv.ParseInt(f[12], 10, 64)
+		out.pgCPU += time.Duration(user+sys) * 10 * time.Millisecond
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -75,4 +76,46 @@ func CheckDepositChain(ctx context.Context, c DepositChain, store DepositStore, 
 	log.Warn().Str("previous_genesis", cur.Genesis).Str("genesis", genesis).Uint64("previous_block", cur.Number).Int("receipts_on_the_old_chain", len(gone)).
 		Msg("a new development chain: deposit detection, sweeps and contracts start afresh; receipts of the old chain keep their history, their deposits are gone with it")
 	return nil
+}
+
+// Block hashes the detector remembers between steps (DepositDetector.recent). A block's hash
+// commits to its parent's, so when a step's first new block is the child of the cursor's block
+// (no reorg), the cursor's block and every block before it that an earlier step read are still
+// the chain's: a transfer seen in one of them that reaches its depth now is judged on the hash
+// remembered, with no batch of headers. A reorg (the rescan), a restart (nothing remembered) or
+// a block older than the memory are read as before.
+
+// recentBlocks is how many blocks below the cursor the detector remembers the hashes of.
+const recentBlocks = AuditBlocks
+
+// withRecent is hashes (read this step) with the hashes remembered from earlier steps, when the
+// step's blocks continue the cursor's block (not reorged, the cursor's hash known); hashes
+// alone otherwise.
+func (d *DepositDetector) withRecent(cur DepositCursor, hashes map[uint64]string, reorged bool) map[uint64]string {
+	if reorged || cur.Hash == "" || len(d.recent) == 0 || !strings.EqualFold(d.recent[cur.Number], cur.Hash) {
+		return hashes
+	}
+	out := make(map[uint64]string, len(d.recent)+len(hashes))
+	for n, h := range d.recent {
+		if n <= cur.Number {
+			out[n] = h
+		}
+	}
+	for n, h := range hashes {
+		out[n] = h
+	}
+	return out
+}
+
+// recentOf is the hashes of the blocks up to to that the next step may judge transfers in: the
+// last recentBlocks plus the confirmation depth.
+func recentOf(hashes map[uint64]string, to uint64, confirmations int) map[uint64]string {
+	keep := uint64(recentBlocks + max(confirmations, 1))
+	out := make(map[uint64]string, min(len(hashes), int(keep)))
+	for n, h := range hashes {
+		if n <= to && to-n < keep {
+			out[n] = h
+		}
+	}
+	return out
 }

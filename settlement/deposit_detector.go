@@ -48,6 +48,10 @@ type DepositDetector struct {
 	balanceNext int           // where the next step's slice of balances starts
 	known       knownReceipts // the receipts this detector appended to (deposit_record.go)
 	genesis     string        // the chain's genesis hash, read at the first step
+	// recent are the hashes of the last blocks read, up to the cursor's (recentHashes): a step
+	// whose first new block is the cursor's block's child knows them canonical still, and
+	// judges the transfers in them that reached their depth without asking for their headers.
+	recent map[uint64]string
 }
 
 // DefaultLateWatch is DepositDetector.LateWatch's default: a week of expired receipts past their
@@ -111,6 +115,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	if err != nil || scan.To == 0 {
 		return StepResult{}, err
 	}
+	scan.Hashes = d.withRecent(cur, scan.Hashes, reorged)
 	t1 := time.Now()
 	obs, err := d.observe(ctx, scan.Head, scan.To, scan, open)
 	if err != nil {
@@ -132,6 +137,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	if err := d.Store.SaveCursor(ctx, d.name(), next); err != nil {
 		return StepResult{}, err
 	}
+	d.recent = recentOf(scan.Hashes, scan.To, d.Confirmations)
 	return StepResult{From: from, To: scan.To, Transfers: len(scan.Transfers), Receipts: n}, nil
 }
 

@@ -174,7 +174,7 @@ func foldRead(evs []eventstore.RecordedEvent) (knownReceipt, error) {
 // decideEncode decides a receipt's observations on k and encodes the events for appending; it
 // returns them and the receipt as they leave it. Errors: decideDeposit's.
 func decideEncode(k knownReceipt, obs []observation, prices map[string]string, now time.Time) ([]eventstore.EventData, knownReceipt, error) {
-	decided, err := decideDeposit(k.st, obs, prices, now.UnixMilli())
+	decided, after, err := decideFold(k.st, obs, prices, now.UnixMilli())
 	if err != nil {
 		return nil, k, err
 	}
@@ -187,9 +187,8 @@ func decideEncode(k knownReceipt, obs []observation, prices map[string]string, n
 		if out[i], err = commands.NewEvent(id, receipt.TypeOf(e), e, depositMeta); err != nil {
 			return nil, k, err
 		}
-		k.st = receipt.Evolve(k.st, e)
 	}
-	k.version += uint64(len(decided))
+	k.st, k.version = after, k.version+uint64(len(decided))
 	return out, k, nil
 }
 
@@ -271,6 +270,12 @@ func (d *DepositDetector) prices(ctx context.Context) map[string]string {
 
 // decideDeposit folds the observations of one receipt into the events they add, in order.
 func decideDeposit(st receipt.State, obs []observation, prices map[string]string, at int64) ([]receipt.Event, error) {
+	out, _, err := decideFold(st, obs, prices, at)
+	return out, err
+}
+
+// decideFold is decideDeposit with the state the events leave the receipt in (folded once).
+func decideFold(st receipt.State, obs []observation, prices map[string]string, at int64) ([]receipt.Event, receipt.State, error) {
 	var out []receipt.Event
 	for _, o := range obs {
 		t := o.t
@@ -294,14 +299,14 @@ func decideDeposit(st receipt.State, obs []observation, prices map[string]string
 		evs, err := receipt.ObserveDeposit(st, receipt.DepositObservation{Transfer: seenOf(t, at), Confirmed: o.confirmed, Dropped: o.dropped,
 			At: at, Prices: prices})
 		if err != nil {
-			return nil, err
+			return nil, st, err
 		}
 		for _, e := range evs {
 			st = receipt.Evolve(st, e)
 		}
 		out = append(out, evs...)
 	}
-	return out, nil
+	return out, st, nil
 }
 
 // balanceTransfer is the ETH a deposit's balance shows beyond what its transfers already credit
