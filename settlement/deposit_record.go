@@ -282,7 +282,7 @@ func decideFold(st receipt.State, obs []observation, prices map[string]string, a
 		if t.Contract != "" { // a token not configured: recorded, never credited
 			evs, err := receipt.ObserveUnknownToken(st, unknownOf(t, at))
 			if err != nil {
-				return nil, err
+				return nil, st, err
 			}
 			for _, e := range evs {
 				st = receipt.Evolve(st, e)
