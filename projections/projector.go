@@ -52,8 +52,9 @@ type Filtered interface {
 	Filter() (streamPrefixes, types []string)
 }
 
-// Paced is a Filtered projector that no command waits on, and that reads the log at most once
-// per ReadInterval. Under load every append wakes a filtered subscription; for a projector that
+// Paced is a Filtered projector that reads the log at most once per ReadInterval while appends
+// keep coming (the first after a quiet spell is read at once, so a command that waits for it at
+// rest waits no longer). Under load every append wakes a filtered subscription; for a projector that
 // writes on nearly every batch (receipt.created: one entry per order), each read then costs a
 // transaction, a checkpoint move and the wake-ups of its readers for a handful of events. Reading
 // less often makes the batches larger and that cost a small share of each event's.
@@ -62,7 +63,7 @@ type Paced interface {
 	ReadInterval() time.Duration
 }
 
-// PacedInterval is the read interval of the paced projectors (receipt.created, users). At the
+// PacedInterval is the read interval of the paced projectors (receipt.created, users, subscriptions). At the
 // filtered default of 10 ms, the receipt.created projector's per-batch work (a transaction, a
 // checkpoint move, the dispatcher's wake-ups) cost more than its entries: issue 35's same-run order
 // benchmark was 5-19% slower with it, and is not with this.

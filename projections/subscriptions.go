@@ -45,7 +45,13 @@ func (Subscriptions) Filter() (streamPrefixes, types []string) {
 	return []string{subscription.StreamPrefix}, nil
 }
 
-var _ Filtered = Subscriptions{}
+var _ Paced = Subscriptions{}
+
+// ReadInterval implements Paced. A subscription command waits for this projector (its caller's
+// next list shows the change), but at rest the first append after a quiet spell is read at once;
+// only under other load (orders, none of them its events) does a read wait up to PacedInterval,
+// where every 10 ms it scanned the new events to find none of its own.
+func (Subscriptions) ReadInterval() time.Duration { return PacedInterval }
 
 // Apply implements Projector.
 func (p Subscriptions) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
