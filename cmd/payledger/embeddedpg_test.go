@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -12,14 +13,23 @@ import (
 	"github.com/rs/zerolog"
 )
 
+// freePort finds a port free now below Linux's ephemeral range (32768-60999), where the kernel
+// never picks a client's source port: a port from net.Listen(":0") is in that range, and while the
+// test polls it before the service listens, a connection to it can come from that same port and
+// connect to itself (TCP self-connect: an empty answer; seen with the tests in parallel).
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 100 {
+		port := 20000 + rand.IntN(12000)
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue // taken
+		}
+		l.Close()
+		return port
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatal("no free port below the ephemeral range")
+	return 0
 }
 
 // TestEmbeddedPostgresStartsWhenNothingAnswers is what `make run` relies on for a fresh machine.
