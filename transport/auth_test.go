@@ -17,6 +17,7 @@ import (
 // TestEveryRouteHasAnAuthDecision runs every registered route against every kind of credential.
 // The table is built from the router, so a route added without a policy fails here.
 func TestEveryRouteHasAnAuthDecision(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	wallet := walletOf(e.admin)
 	cookies, csrf := e.login(e.admin)
@@ -155,6 +156,7 @@ func TestEveryRouteHasAnAuthDecision(t *testing.T) {
 }
 
 func TestDeveloperErrorMessages(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	rec := e.do(req{method: http.MethodGet, path: "/api/status/ping"})
 	if env := decode(t, rec); rec.Code != 401 || env["message"] != "Missing or invalid subscription key" {
@@ -163,6 +165,7 @@ func TestDeveloperErrorMessages(t *testing.T) {
 }
 
 func TestPingWithEachKeyHeader(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	wallet := "0x" + strings.Repeat("ab", 20)
 	key := e.key(wallet, "orders:create", "receipts:read")
@@ -183,6 +186,7 @@ func TestPingWithEachKeyHeader(t *testing.T) {
 }
 
 func TestLogin(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	merchant, _ := crypto.GenerateKey()
 	wallet := walletOf(merchant)
@@ -287,6 +291,7 @@ func TestLogin(t *testing.T) {
 }
 
 func TestJWTTampering(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	wallet := walletOf(e.admin)
 	now := e.clk.Now()
@@ -329,6 +334,7 @@ func TestJWTTampering(t *testing.T) {
 }
 
 func TestCSRFMustMatchTheSession(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	cookies, csrf := e.login(e.admin)
 	body := `{"name":"k","scopes":["orders:create"]}`
@@ -351,6 +357,7 @@ func TestCSRFMustMatchTheSession(t *testing.T) {
 }
 
 func TestWalletHeadersNeverIdentify(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	for _, h := range []string{"x-wallet", "wallet"} {
 		rec := e.do(req{method: http.MethodGet, path: "/api/status/ping", header: map[string]string{h: walletOf(e.admin)}})
@@ -368,6 +375,7 @@ func TestWalletHeadersNeverIdentify(t *testing.T) {
 }
 
 func TestGatewayMode(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(d *testDeps) { d.Config.GatewayMode = true })
 	wallet := "0x" + strings.Repeat("34", 20)
 	secret, key, err := e.keys.Create(context.Background(), wallet, "gw", []string{"receipts:read"})
@@ -399,6 +407,7 @@ func TestGatewayMode(t *testing.T) {
 }
 
 func TestKeysAdminAndCrossMerchant(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	alice, _ := crypto.GenerateKey()
 	bob, _ := crypto.GenerateKey()
@@ -457,6 +466,7 @@ func TestKeysAdminAndCrossMerchant(t *testing.T) {
 }
 
 func TestCronSecret(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	e.srv.handle(http.MethodPost, "/api/cron/test", Policy{Access: Cron}, func(c echo.Context) error {
 		return c.JSON(200, map[string]bool{"ok": true})

@@ -14,6 +14,7 @@ import (
 )
 
 func TestPricingAndQuotes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	get := func() map[string]any { return decode(t, e.dev(m, http.MethodGet, "/api/pricing/config", "")) }
@@ -63,6 +64,7 @@ func TestPricingAndQuotes(t *testing.T) {
 }
 
 func TestBillingReservesAndSplitTransactionsFromReceipts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/shop/config", `{"processingFeePct":1}`)

@@ -19,6 +19,7 @@ import (
 // instance's command would) reaches it through the receipts projector's NOTIFY. Without the
 // notification the cached "generated" would be answered forever.
 func TestStatusCacheFollowsChangesFromAnyInstance(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	e.item(m, `{"sku":"tea","name":"Tea","priceUsd":3}`)
@@ -60,6 +61,7 @@ func TestStatusCacheFollowsChangesFromAnyInstance(t *testing.T) {
 // TestStatusCacheSkipsPendingDeliveries: a status whose webhook is still owed changes without a
 // projector commit (the dispatcher delivers it), so it is never cached; once delivered it is.
 func TestStatusCacheSkipsPendingDeliveries(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	recv := newReceiver(t, 200)
@@ -92,6 +94,7 @@ func TestStatusCacheSkipsPendingDeliveries(t *testing.T) {
 // platform rate are cached by order creation; changes saved by another instance (here: the stores
 // used directly, bypassing this server) reach later orders through their NOTIFYs.
 func TestOrderPricingCachesFollowOtherInstances(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	e.item(m, `{"sku":"tea","name":"Tea","priceUsd":10}`)

@@ -27,6 +27,7 @@ func (e *env) shopRows() int {
 }
 
 func TestShopConfig(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	merchant, _ := crypto.GenerateKey()
 	wallet := walletOf(merchant)
@@ -116,6 +117,7 @@ func TestShopConfig(t *testing.T) {
 }
 
 func TestSiteConfig(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	rec := e.do(req{method: http.MethodGet, path: "/api/site/config"})
 	if body := decode(t, rec); rec.Code != 200 || body["defaultPaymentToken"] != "USDC" || body["processingFeePct"] != nil {
@@ -147,6 +149,7 @@ func TestSiteConfig(t *testing.T) {
 }
 
 func TestSplit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	merchant, _ := crypto.GenerateKey()
 	wallet := walletOf(merchant)
@@ -244,6 +247,7 @@ func TestSplit(t *testing.T) {
 }
 
 func TestWithdrawIsGoneForEveryone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	rec := e.do(req{method: http.MethodPost, path: "/api/split/withdraw", body: `{}`})
 	body := decode(t, rec)
@@ -253,6 +257,7 @@ func TestWithdrawIsGoneForEveryone(t *testing.T) {
 }
 
 func TestTaxCatalog(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	key := e.key("0x"+strings.Repeat("e", 40), "orders:create")
 	h := map[string]string{"Ocp-Apim-Subscription-Key": key}

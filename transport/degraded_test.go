@@ -33,6 +33,7 @@ func (l *lostAnswer) Append(ctx context.Context, stream string, expected eventst
 // journal used to get a freshly decided event with a new id, whose replay then failed forever
 // with "expected version no-stream, actual 1" and blocked every entry behind it.)
 func TestOrderWithLostAppendAnswerIsJournaledAsTheSameEvent(t *testing.T) {
+	t.Parallel()
 	var store *lostAnswer
 	journalPath := filepath.Join(t.TempDir(), "journal.jsonl")
 	e := newAppEnv(t, func(c *app.Config) {

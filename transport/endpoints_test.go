@@ -77,6 +77,7 @@ func bodyOf(t *testing.T, r received) standardBody {
 }
 
 func TestWebhookEndpointTestAndReceiptEventsVerify(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(d *testDeps) { d.Config.Production = false })
 	m := e.merchant(true)
 	r := newReceiver(t)
@@ -148,6 +149,7 @@ func TestWebhookEndpointTestAndReceiptEventsVerify(t *testing.T) {
 }
 
 func TestWebhookEndpointFilter(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(d *testDeps) { d.Config.Production = false })
 	m := e.merchant(true)
 	all, only, perReceipt := newReceiver(t), newReceiver(t), newReceiver(t)
@@ -180,6 +182,7 @@ func TestWebhookEndpointFilter(t *testing.T) {
 }
 
 func TestWebhookEndpointRetriesWithTheSameID(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(d *testDeps) { d.Config.Production = false })
 	m := e.merchant(true)
 	r := newReceiver(t, 500, 503)
@@ -241,6 +244,7 @@ func TestWebhookEndpointRetriesWithTheSameID(t *testing.T) {
 }
 
 func TestWebhookEndpointPrivateAddressRefusedInProduction(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(d *testDeps) { d.Config.Production = true })
 	m := e.merchant(false)
 	for _, url := range []string{"https://127.0.0.1/hook", "https://10.1.2.3/hook", "https://localhost/hook", "https://[::1]/hook",

@@ -31,6 +31,7 @@ func readCSV(t *testing.T, body string) [][]string {
 // and one row per receipt, with decimal amounts, ISO 8601 UTC times and quoted fields intact, for
 // a key and for the dashboard's session alike.
 func TestReceiptsExportRoundTrip(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(d *testDeps) { d.Config.Production = false })
 	m := e.merchant(true)
 	tricky := "ord \"7\", with\ttab"
@@ -144,6 +145,7 @@ func rssKiB(t testing.TB, field string) int64 {
 // row by row, and the process's peak RSS grows by far less than the export's size (the rows are
 // never held together).
 func TestReceiptsExportStreams100k(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("100,000 rows")
 	}

@@ -16,6 +16,7 @@ import (
 // mode every /api/* route answers 403 without a valid x-edge-secret, whatever its own policy
 // (public, signed-in session, cron, key), except the processor's signed webhook; /healthz is open.
 func TestGatewayDeniesDirectOriginAccess(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(d *testDeps) { d.Config.GatewayMode = true })
 	// A session obtained through the edge must not work directly either.
 	edge := map[string]string{"x-edge-secret": testEdgeSecret}

@@ -67,6 +67,7 @@ type gqlUser struct {
 }
 
 func TestGraphQLQueries(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	e.seedUsers()
 	e.follow(userA, userB)
@@ -167,6 +168,7 @@ func TestGraphQLQueries(t *testing.T) {
 }
 
 func TestGraphQLRefusals(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	e.seedUsers()
 	m := e.merchant(false)
@@ -220,6 +222,7 @@ func TestGraphQLRefusals(t *testing.T) {
 }
 
 func TestGraphQLScope(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(false)
 	good, other := e.key(m.wallet, "graphql:read"), e.key(m.wallet, "users:read")
@@ -254,6 +257,7 @@ func (q *queryCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryE
 // follow counts is one list query and one count query, for 1 user or 100, and none once the
 // window of the highest-XP users is held in memory.
 func TestGraphQLConstantQueries(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	ctx := context.Background()
 	// 100 users with XP 1..100; user i follows every user below it: followers of i = 100-i.

@@ -11,6 +11,7 @@ import (
 // TestIdempotencyKeyOnEveryPost: three POST routes of the developer and admin APIs replay their
 // first answer to the same key and body, and refuse another body with 409 conflict.
 func TestIdempotencyKeyOnEveryPost(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(d *testDeps) { d.Config.Production = false })
 	m := e.merchant(false)
 	admin := func(path, body, key string) *httptest.ResponseRecorder {
@@ -61,6 +62,7 @@ func TestIdempotencyKeyOnEveryPost(t *testing.T) {
 // TestIdempotencyKeyConcurrentDuplicatesRunOnce: duplicates sent at once make one API key, and
 // every one of them gets the first answer.
 func TestIdempotencyKeyConcurrentDuplicatesRunOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(false)
 	before := e.count("api_keys")
@@ -91,6 +93,7 @@ func TestIdempotencyKeyConcurrentDuplicatesRunOnce(t *testing.T) {
 // query, so one key on two endpoints' test route, or on two queries, is a conflict, not a replay
 // of the first answer (DESIGN 10).
 func TestIdempotencyKeyHashesTheFullRequest(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(d *testDeps) { d.Config.Production = false })
 	m := e.merchant(false)
 	admin := func(path, body, key string) *httptest.ResponseRecorder {
@@ -117,6 +120,7 @@ func TestIdempotencyKeyHashesTheFullRequest(t *testing.T) {
 // TestIdempotencyKeyShape: a key is 1 to 255 printable ASCII characters, else 400 invalid_input
 // and nothing runs; orders and receipts (whose command binds the key) follow the same rule.
 func TestIdempotencyKeyShape(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(d *testDeps) { d.Config.Production = false })
 	m := e.merchant(false)
 	bad := map[string]string{
@@ -147,6 +151,7 @@ func TestIdempotencyKeyShape(t *testing.T) {
 // TestIdempotencyKeyScopedToCaller: two merchants may use the same key for the same request;
 // each gets its own answer.
 func TestIdempotencyKeyScopedToCaller(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	a, b := e.merchant(false), e.merchant(false)
 	before := e.count("api_keys")

@@ -35,6 +35,7 @@ func assertLimited(t *testing.T, rec interface {
 }
 
 func TestRateLimits(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(d *testDeps) { d.Config.KeyLimitPerMinute = 3; d.Config.PublicLimitPerMinute = 2 })
 	key := e.key("0x"+strings.Repeat("56", 20), "receipts:read")
 	h := map[string]string{"Ocp-Apim-Subscription-Key": key}
@@ -68,6 +69,7 @@ func TestRateLimits(t *testing.T) {
 // TestRedisLimitIsSharedAcrossInstances runs two servers on one Redis: together they allow the
 // limit once, not twice.
 func TestRedisLimitIsSharedAcrossInstances(t *testing.T) {
+	t.Parallel()
 	url := os.Getenv("PAYLEDGER_TEST_REDIS_URL")
 	if url == "" {
 		url = "redis://127.0.0.1:6379/0"
@@ -112,6 +114,7 @@ func TestRedisLimitIsSharedAcrossInstances(t *testing.T) {
 // TestRevocationReachesEveryInstanceCache: a key cached by one instance stops working there as
 // soon as another instance revokes it.
 func TestRevocationReachesEveryInstanceCache(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	wallet := "0x" + strings.Repeat("7c", 20)
 	secret, key, err := e.keys.Create(context.Background(), wallet, "x", []string{"receipts:read"})

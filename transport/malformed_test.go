@@ -50,6 +50,7 @@ var writtenTables = []string{"events", "inventory_items", "prices", "shop_config
 // refused (docs/decisions.md, "Request bodies"); the processor's signed events ignore unknown
 // fields, and a body with only an unknown field lacks the required ones.
 func TestMalformedBodies(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	ac, acsrf := e.login(e.admin)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestMetricsScrapeSeesEveryFamily(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(d *testDeps) {
 		d.Config.MetricsToken = "scrape-me"
 		d.Config.KeyLimitPerMinute = 5

@@ -11,6 +11,7 @@ import (
 
 // TestOpenAPICoversEveryRoute walks the router: a route missing from docs/openapi.yaml fails.
 func TestOpenAPICoversEveryRoute(t *testing.T) {
+	t.Parallel()
 	doc, err := docs.OpenAPI()
 	if err != nil {
 		t.Fatal(err)

@@ -69,6 +69,7 @@ func (e *env) count(table string) int {
 }
 
 func TestInventory(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(false)
 	bad := map[string]string{
@@ -165,6 +166,7 @@ func TestInventory(t *testing.T) {
 }
 
 func TestOrderCreation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/shop/config", `{"name":"Blue Bottle","processingFeePct":1.25}`)
@@ -220,6 +222,7 @@ func TestOrderCreation(t *testing.T) {
 }
 
 func TestOrderErrorsInOrder(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	noSplit := e.merchant(false)
 	m := e.merchant(true)
@@ -288,6 +291,7 @@ func manyKeys(n int) string {
 }
 
 func TestIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	e.item(m, `{"sku":"latte","name":"Latte","priceUsd":4.5}`)
@@ -341,6 +345,7 @@ func TestIdempotencyKey(t *testing.T) {
 }
 
 func TestDirectReceipts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(d *testDeps) { d.Config.Production = false })
 	m := e.merchant(false)
 	ok := `{"id":"inv-1001","lineItems":[{"label":"Consulting","priceUsd":100},{"label":"Travel","priceUsd":25.5}],"totalUsd":125.5,"webhook_url":"http://localhost:9999/hook"}`
@@ -392,6 +397,7 @@ func TestDirectReceipts(t *testing.T) {
 }
 
 func TestReceiptReadsAndIsolation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	e.item(m, `{"sku":"latte","name":"Latte","priceUsd":4.5}`)
@@ -460,6 +466,7 @@ func TestReceiptReadsAndIsolation(t *testing.T) {
 }
 
 func TestAuditHistoryDetectsTampering(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(false)
 	rec := e.dev(m, http.MethodPost, "/api/receipts", `{"id":"audit-1","lineItems":[{"label":"a","priceUsd":1}],"totalUsd":1}`)

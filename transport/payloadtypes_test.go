@@ -15,6 +15,7 @@ import (
 // the processor reports it. The webhook payload (readmodels.ReceiptWebhookOf) and the status read
 // share them.
 func TestPayloadTypes(t *testing.T) {
+	t.Parallel()
 	gen := receipt.Generated{ReceiptID: "rcpt_1", Merchant: "0xm", Total: money.Cents(2813), CreatedAt: 1,
 		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 2813}}}
 	created := receipt.Evolve(receipt.State{}, gen)
@@ -54,6 +55,7 @@ func TestPayloadTypes(t *testing.T) {
 // Through the router: the status read of a new receipt validates against docs/openapi.yaml
 // (string, not nullable) and carries the same values.
 func TestStatusReadPayloadTypes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "12.50")
@@ -66,6 +68,7 @@ func TestStatusReadPayloadTypes(t *testing.T) {
 // The site's default payment token is the payload's token of a receipt created after it was set
 // (recorded on the receipt, so the status read and webhooks stay a function of its events).
 func TestStatusReadTokenIsTheSiteDefault(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	ac, acsrf := e.login(e.admin)
 	if rec := e.adminCall(ac, acsrf, http.MethodPost, "/api/site/config", `{"defaultPaymentToken":"USDT"}`); rec.Code != 200 {

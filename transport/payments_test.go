@@ -105,6 +105,7 @@ func (e *env) history(m merchant, id string) []string {
 }
 
 func TestProcessorWebhookSignatures(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "10")
@@ -139,6 +140,7 @@ func TestProcessorWebhookSignatures(t *testing.T) {
 }
 
 func TestProcessorEventsDriveStatusThroughTheGuards(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "25")
@@ -190,6 +192,7 @@ func TestProcessorEventsDriveStatusThroughTheGuards(t *testing.T) {
 }
 
 func TestFailureMappingAndRetry(t *testing.T) {
+	t.Parallel()
 	e := newAppEnv(t, withDeposits, nil, nil)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "40")
@@ -226,6 +229,7 @@ func TestFailureMappingAndRetry(t *testing.T) {
 }
 
 func TestOnrampSessionsAndVerification(t *testing.T) {
+	t.Parallel()
 	fake, srv := newFakeProcessor(t)
 	e := newAppEnv(t, func(c *app.Config) { c.Processor = onramp.New(srv.URL, "sk_test_1") }, nil, nil)
 	m := e.merchant(true)
@@ -282,6 +286,7 @@ func TestOnrampSessionsAndVerification(t *testing.T) {
 }
 
 func TestTelemetryAndWalletValidation(t *testing.T) {
+	t.Parallel()
 	e := newAppEnv(t, withDeposits, nil, nil)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "9")
@@ -324,6 +329,7 @@ func TestTelemetryAndWalletValidation(t *testing.T) {
 }
 
 func TestRefunds(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "100")
@@ -371,6 +377,7 @@ func TestRefunds(t *testing.T) {
 }
 
 func TestTerminal(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/receipts/terminal", `{"action":"display","amountUsd":7.25,"label":"Coffee"}`)
@@ -421,6 +428,7 @@ func TestTerminal(t *testing.T) {
 }
 
 func TestPaymentPageAndStaticAssets(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "12")

@@ -10,6 +10,7 @@ import (
 
 // TestPlans walks the four plan routes: shapes, codes, ownership and deactivation.
 func TestPlans(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	merchant, _ := crypto.GenerateKey()
 	other, _ := crypto.GenerateKey()

@@ -24,6 +24,7 @@ func quoteEnv(t *testing.T) *env {
 // quoted in USDC at EUR/USD 1.1 asks 110.55; the rate is set to 0.5 and USDT is quoted: USDT asks
 // 110.55 too, and USDC still does. The payment request read right after each quote sees it.
 func TestQuoteRateHoldsAfterARateChange(t *testing.T) {
+	t.Parallel()
 	e := quoteEnv(t)
 	m := e.merchant(true)
 	rec := e.dev(m, http.MethodPost, "/api/receipts", `{"currency":"EUR","lineItems":[{"label":"Order","priceUsd":100.5}],"totalUsd":100.5}`)
@@ -73,6 +74,7 @@ func TestQuoteRateHoldsAfterARateChange(t *testing.T) {
 // the read must see the quote (DESIGN 4's read-your-writes), even while the projector is slow:
 // here it waits for a lock the test holds on the receipts table until the quote's answer is due.
 func TestPaymentRequestReadAfterItsQuote(t *testing.T) {
+	t.Parallel()
 	e := quoteEnv(t)
 	m := e.merchant(true)
 	rec := e.dev(m, http.MethodPost, "/api/receipts", `{"currency":"EUR","lineItems":[{"label":"Order","priceUsd":100.5}],"totalUsd":100.5}`)

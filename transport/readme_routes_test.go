@@ -30,6 +30,7 @@ func readmeRoutes(t *testing.T, readme string) []readmeRoute {
 // TestReadmeListsExactlyTheRoutes: the README's API overview table names every route of the
 // router, and no route the router does not have.
 func TestReadmeListsExactlyTheRoutes(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +106,7 @@ func accessWords(p Policy) string {
 // TestOpenAPINamesNoMissingRoute: docs/openapi.yaml describes no route the router lacks (the
 // other direction is TestOpenAPICoversEveryRoute).
 func TestOpenAPINamesNoMissingRoute(t *testing.T) {
+	t.Parallel()
 	doc, err := docs.OpenAPI()
 	if err != nil {
 		t.Fatal(err)
@@ -135,6 +137,7 @@ func TestOpenAPINamesNoMissingRoute(t *testing.T) {
 // TestOpenAPIRouteScopes: info.x-route-scopes of docs/openapi.yaml is the router's scope of every
 // key route that requires one.
 func TestOpenAPIRouteScopes(t *testing.T) {
+	t.Parallel()
 	doc, err := docs.OpenAPI()
 	if err != nil {
 		t.Fatal(err)

@@ -38,6 +38,7 @@ func (e *env) dumpReadModels() string {
 }
 
 func TestRebuildGivesIdenticalReadModels(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	r := newReceiver(t)
@@ -78,6 +79,7 @@ func TestRebuildGivesIdenticalReadModels(t *testing.T) {
 }
 
 func TestBlueGreenRebuildUnderLoad(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	e.item(m, `{"sku":"a","name":"A","priceUsd":3}`)
@@ -162,6 +164,7 @@ func TestBlueGreenRebuildUnderLoad(t *testing.T) {
 // append time. The swap must still replay them into the new table (it read the log below that
 // xmin and swapped without them: orders lost, as on a busy machine running other tests).
 func TestBlueGreenRebuildWhileAnotherDatabaseHoldsXmin(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	e.item(m, `{"sku":"a","name":"A","priceUsd":3}`)

@@ -17,6 +17,7 @@ import (
 // receipt is made (status generated, the status read's fields); a receipt made before the
 // projector's first start is not announced (its checkpoint starts at the receipts projector's).
 func TestReceiptCreatedEvent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	r := newReceiver(t)

@@ -13,6 +13,7 @@ import (
 // answers 409 conflict, not 201 with a second receipt. Another merchant's ids are refused as
 // input without telling whether they exist.
 func TestReceiptIDAsTheAPIShowsItConflicts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	a, b := e.merchant(false), e.merchant(false)
 	create := func(m merchant, id string) (int, map[string]any) {

@@ -3,6 +3,7 @@ package transport
 import "testing"
 
 func TestReceiptWatchWakesOnlyTheAnnouncedStreams(t *testing.T) {
+	t.Parallel()
 	w := newReceiptWatch(nil, nil)
 	a, unsubA := w.subscribe("rcpt_a")
 	b, unsubB := w.subscribe("rcpt_b")

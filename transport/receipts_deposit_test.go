@@ -13,6 +13,7 @@ import (
 // the amounts (amountReceived null until a transfer is seen, confirmed transfers only) and
 // paidLate; while pending, the first transfer seen is the transaction and its sender the buyer.
 func TestDepositFieldsOfTheReads(t *testing.T) {
+	t.Parallel()
 	st := receipt.Evolve(receipt.State{}, receipt.Generated{ReceiptID: "r", Merchant: "0xm", Currency: "USD", Total: 1231,
 		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 1231}}, DepositAddress: "0xDeP", DepositSplit: "0xs"})
 	v := asJSON(t, readmodels.ReceiptWebhookOf(st, time.Now()))

@@ -38,6 +38,7 @@ func (e *env) concurrentRefunds(m merchant, id, amount string, n int) map[int]in
 // conflict is re-decided on a fresh load, never a 500. (They used to answer 500 about half the
 // time: "expected version 11, actual 12".)
 func TestConcurrentRefundsThatFitAllSucceed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "201")
@@ -54,6 +55,7 @@ func TestConcurrentRefundsThatFitAllSucceed(t *testing.T) {
 // The steps: a paid receipt of 100.50 and 20 refunds of 10.05 at once. Exactly the ten
 // that fit go through and the others are refused by the domain rule (400), never 500.
 func TestConcurrentRefundsOnlyTheRuleRefuses(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "100.50")
@@ -72,6 +74,7 @@ func TestConcurrentRefundsOnlyTheRuleRefuses(t *testing.T) {
 // the history records the proof; a hash already counted for a refund is 409 conflict, on this
 // receipt or another.
 func TestRefundReadsSayTheProofAndAHashCountsOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	id, other := e.receiptFor(m, "40"), e.receiptFor(m, "40")

@@ -16,6 +16,7 @@ import (
 // list reads the replica's pool (after waiting for its replay while the caller wrote in the last
 // 10 s, at once after that), and a merchant's status read stays on the primary.
 func TestReplicaReadsThroughTheConstruction(t *testing.T) {
+	t.Parallel()
 	e := newAppEnv(t, func(c *app.Config) {
 		// The test database's primary stands in for the replica: never in recovery, so it is
 		// always current and healthy.

@@ -15,6 +15,7 @@ import (
 // Finding 12: every answer (JSON, an error, a 404, a preflight, the payment page) carries
 // X-Content-Type-Options: nosniff; production adds Strict-Transport-Security, development does not.
 func TestEveryAnswerCarriesNosniffAndProductionHSTS(t *testing.T) {
+	t.Parallel()
 	for _, production := range []bool{false, true} {
 		e := newEnv(t, func(d *testDeps) { d.Config.Production = production })
 		for _, r := range []req{
@@ -41,6 +42,7 @@ func TestEveryAnswerCarriesNosniffAndProductionHSTS(t *testing.T) {
 // refuses every IANA special-purpose range: the benchmarking (198.18.0.0/15) and documentation
 // (2001:db8::/32, 192.0.2.0/24) ranges the probe used, and the ones next to them.
 func TestEndpointURLInSpecialPurposeRangeRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(d *testDeps) { d.Config.Production = true })
 	m := e.merchant(false)
 	for _, url := range []string{"https://198.18.0.1/hook", "https://198.19.255.1/hook", "https://[2001:db8::1]/hook",
@@ -63,6 +65,7 @@ func TestEndpointURLInSpecialPurposeRangeRefused(t *testing.T) {
 // first) is written with a leading ' (OWASP's rule for CSV injection), and a receipt paid by
 // deposit shows its amount received (the read model's column) in amountReceived.
 func TestExportDefusesFormulasAndShowsDepositAmounts(t *testing.T) {
+	t.Parallel()
 	e := portalEnv(t)
 	m := e.merchant(true)
 	formulas := map[string]string{}
@@ -110,6 +113,7 @@ func TestExportDefusesFormulasAndShowsDepositAmounts(t *testing.T) {
 // (kept, waiting) and then 429 rate_limited, and the receipt's history (its stream) stays one
 // event long.
 func TestPaymentHintsAreLimitedAndKeptOutOfTheHistory(t *testing.T) {
+	t.Parallel()
 	e := portalEnv(t)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "9")

@@ -31,6 +31,7 @@ func (e *env) me(cookies []*http.Cookie) int {
 // Finding 7: after logout the old cookie no longer answers /api/auth/me; logout-all ends every
 // session of the wallet, on every device.
 func TestLogoutEndsTheSessionOnTheServer(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	priv, _ := crypto.GenerateKey()
 	cookies, _ := e.login(priv)
@@ -53,6 +54,7 @@ func TestLogoutEndsTheSessionOnTheServer(t *testing.T) {
 }
 
 func TestLogoutAllEndsEverySessionOfTheWallet(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	priv, _ := crypto.GenerateKey()
 	laptop, csrf := e.login(priv)
@@ -83,6 +85,7 @@ func TestLogoutAllEndsEverySessionOfTheWallet(t *testing.T) {
 // Finding 3: a login without a valid signature consumes nothing; the wallet's own login with the
 // nonce it signed then succeeds.
 func TestFailedLoginDoesNotConsumeTheVictimsNonce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	victim, _ := crypto.GenerateKey()
 	wallet := walletOf(victim)
@@ -105,6 +108,7 @@ func TestFailedLoginDoesNotConsumeTheVictimsNonce(t *testing.T) {
 
 // Finding 12 (nonces): expired login nonces are deleted.
 func TestExpiredNoncesAreDeleted(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	priv, _ := crypto.GenerateKey()
 	old, _ := e.signNonce(priv, walletOf(priv))
@@ -121,6 +125,7 @@ func TestExpiredNoncesAreDeleted(t *testing.T) {
 
 // Finding 2: another merchant's shop by slug shows only the public fields.
 func TestShopConfigBySlugOfAnotherMerchantIsPublicFieldsOnly(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	a, b := e.merchant(false), e.merchant(false)
 	rec := e.adminCall(a.cookies, a.csrf, http.MethodPost, "/api/shop/config",
@@ -160,6 +165,7 @@ func (k *cutKeys) Authenticate(ctx context.Context, secret string) (readmodels.A
 // datastore refused, and every key after KEY_CACHE_TTL. (The same with a real cut link:
 // cmd/payledger TestRevokedKeyStaysRevokedWhileTheDatastoreIsDown.)
 func TestDegradedModeForgetsRevokedAndStaleKeys(t *testing.T) {
+	t.Parallel()
 	var keys *cutKeys
 	e := newEnv(t, func(d *testDeps) {
 		keys = &cutKeys{KeyStore: d.Keys}
@@ -198,6 +204,7 @@ func TestDegradedModeForgetsRevokedAndStaleKeys(t *testing.T) {
 
 // Finding 11: a NUL byte or invalid UTF-8 in a path or query value is 400, never 500.
 func TestNULAndInvalidUTF8InPathOrQueryAre400(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(false)
 	for _, path := range []string{"/portal/%00x", "/pay/%ffx", "/api/portal/%00x", "/api/portal/%c3x/request", "/api/receipts/%00x",
@@ -219,6 +226,7 @@ func TestNULAndInvalidUTF8InPathOrQueryAre400(t *testing.T) {
 
 // Finding 6: at most 500 items per order.
 func TestOrderItemCap(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	e.item(m, `{"sku":"tea","name":"Tea","priceUsd":1}`)
@@ -237,6 +245,7 @@ func TestOrderItemCap(t *testing.T) {
 // Finding 4: behind TRUSTED_PROXIES the limiter keys on the client, not on the proxy; a client
 // that is not a trusted proxy cannot choose its address with X-Forwarded-For.
 func TestTrustedProxiesGiveEachClientItsOwnLimit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(d *testDeps) {
 		d.Config.PublicLimitPerMinute = 3
 		d.Config.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/24")}
@@ -267,6 +276,7 @@ func TestTrustedProxiesGiveEachClientItsOwnLimit(t *testing.T) {
 
 // Finding 9: two merchants may both use a receipt id; the second never learns of the first.
 func TestCallerChosenReceiptIDsAreNamespacedPerMerchant(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	a, b := e.merchant(false), e.merchant(false)
 	body := `{"id":"inv-1001","lineItems":[{"label":"a","priceUsd":1}],"totalUsd":1}`
@@ -294,6 +304,7 @@ func TestCallerChosenReceiptIDsAreNamespacedPerMerchant(t *testing.T) {
 
 // Finding 12 (portal): the public receipt view never shows the merchant's metadata.
 func TestPortalHidesMetadata(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(false)
 	rec := e.dev(m, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"a","priceUsd":1}],"totalUsd":1,"metadata":{"customerEmail":"x@example.com"}}`)
@@ -315,6 +326,7 @@ func TestPortalHidesMetadata(t *testing.T) {
 // Finding 12 (cron): wrong cron secrets are limited per client address; once over, even the
 // right one waits for the minute to end.
 func TestWrongCronSecretsAreRateLimited(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	cron := func(secret, remote string) int {
 		return e.do(req{method: http.MethodPost, path: "/api/cron/reconcile", remote: remote, header: map[string]string{"x-cron-secret": secret}}).Code
@@ -343,6 +355,7 @@ func TestWrongCronSecretsAreRateLimited(t *testing.T) {
 // Finding 10 (processor webhook): a request without a signature is refused before its body is
 // read, and wrong signatures are limited per client address.
 func TestProcessorWebhookChecksTheSignatureHeaderFirst(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	read := &countingBody{r: strings.NewReader(`{"id":"evt_1"}`)}
 	hr := httptest.NewRequest(http.MethodPost, "/api/processor/webhook", read)
@@ -378,6 +391,7 @@ func (b *countingBody) Read(p []byte) (int, error) {
 // Finding 5: invented method names do not become metric series (real HTTP clients against a
 // running server).
 func TestMetricsMethodLabelIsBounded(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	srv := httptest.NewServer(e.srv)
 	defer srv.Close()
@@ -415,6 +429,7 @@ func TestMetricsMethodLabelIsBounded(t *testing.T) {
 // Finding 8: telemetry is limited per receipt and kept out of the receipt's stream, so it never
 // lengthens what commands replay; the history still lists it.
 func TestTelemetryIsLimitedAndOutOfTheReceiptStream(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(false)
 	rec := e.dev(m, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"a","priceUsd":1}],"totalUsd":1}`)

@@ -56,6 +56,7 @@ func envelope(t *testing.T, rec *httptest.ResponseRecorder) map[string]any {
 }
 
 func TestHealthz(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		db   Pinger
@@ -74,6 +75,7 @@ func TestHealthz(t *testing.T) {
 }
 
 func TestErrorEnvelopes(t *testing.T) {
+	t.Parallel()
 	big := `{"name":"` + strings.Repeat("x", MaxBodyBytes) + `"}`
 	cases := []struct {
 		name, method, path, body string
@@ -111,6 +113,7 @@ func TestErrorEnvelopes(t *testing.T) {
 }
 
 func TestValidJSONPassesThrough(t *testing.T) {
+	t.Parallel()
 	rec := do(newTestServer(t, pinger{}, io.Discard), http.MethodPost, "/test/json", `{"name":"a","qty":2}`, nil)
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"qty":2`) {
 		t.Fatalf("got %d %s", rec.Code, rec.Body)
@@ -118,6 +121,7 @@ func TestValidJSONPassesThrough(t *testing.T) {
 }
 
 func TestCorrelationIDOnEveryResponseAndLogLine(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	e := newTestServer(t, pinger{}, &logs)
 	rec := do(e, http.MethodGet, "/healthz", "", map[string]string{CorrelationHeader: "abc-123"})
@@ -152,6 +156,7 @@ func TestCorrelationIDOnEveryResponseAndLogLine(t *testing.T) {
 }
 
 func TestEdgeHeaders(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t, pinger{}, io.Discard)
 	for _, path := range []string{"/api/status/ping", "/api/nope", "/api/site/config"} {
 		rec := do(srv, http.MethodGet, path, "", nil)

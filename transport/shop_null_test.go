@@ -12,6 +12,7 @@ import (
 // the field, and nothing changes (it used to become 0, false or "" silently); omitting a field
 // leaves it unchanged, and slug and industryPack still take null to clear (docs/decisions.md).
 func TestShopConfigNullIsRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	merchant, _ := crypto.GenerateKey()
 	wallet := walletOf(merchant)

@@ -9,6 +9,7 @@ import (
 // production https only, and no localhost or private address, refused when it is configured
 // rather than found out at each delivery; development takes http and localhost.
 func TestShopWebhookURLFollowsTheReceiptRules(t *testing.T) {
+	t.Parallel()
 	prod := newEnv(t, func(d *testDeps) { d.Config.Production = true })
 	m := prod.merchant(false)
 	for _, u := range []string{"http://hooks.example/x", "https://localhost/x", "https://127.0.0.1/x", "https://10.0.0.1/x", "https://[::1]/x"} {

@@ -10,6 +10,7 @@ import (
 // issue is stored in time, or stalledFor passes; a refused connection (journaled before the
 // deadline) and a failure say nothing about a hang.
 func TestStallWatch(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1_700_000_000, 0)
 	w := &stallWatch{now: func() time.Time { return now }}
 	expired, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))

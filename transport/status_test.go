@@ -15,6 +15,7 @@ import (
 // (the projector commits asynchronously; its event is stored synchronously) is still found:
 // the status read folds it from the event log instead of answering 404.
 func TestStatusReadOfAReceiptWhoseRowWasLost(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "12.50")
@@ -63,6 +64,7 @@ func (d *downable) List(ctx context.Context, merchant, status string, limit int,
 
 // A status read while the database is unreachable is 503 datastore_unavailable, never 404.
 func TestStatusReadWhileTheDatabaseIsUnreachable(t *testing.T) {
+	t.Parallel()
 	dead, err := pgxpool.New(context.Background(), "postgres://postgres@127.0.0.1:1/none?connect_timeout=1")
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 // Issue 20, item 1 and "Hostile input": each JSON field takes only its own JSON type; the wrong
 // type is 400 invalid_input naming the field, and nothing is written.
 func TestStrictJSONTypes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	ac, acsrf := e.login(e.admin)
@@ -68,6 +69,7 @@ func TestStrictJSONTypes(t *testing.T) {
 // Hostile input: invalid UTF-8 or a NUL anywhere in a body is 400 invalid_input, never a 500; a
 // correctly signed processor event with bad bytes is refused likewise and nothing is recorded.
 func TestInvalidUTF8IsInvalidInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "10.00")

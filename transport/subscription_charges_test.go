@@ -34,6 +34,7 @@ import (
 // TestChargeRoutesAuth: both charging routes need x-cron-secret (missing or wrong: 401); without
 // a charger they answer 503 subscriptions_not_configured; a body without subscriptionId is 400.
 func TestChargeRoutesAuth(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	for _, path := range []string{"/api/subscriptions/charge", "/api/cron/charge-subscriptions"} {
 		body := `{"subscriptionId":"sub_x"}`
@@ -76,6 +77,7 @@ func (l *late) DueSubscriptions(ctx context.Context, at time.Time, limit int) ([
 // the due subscription and records the failure of the one whose customer cannot pay; the
 // response's figures; the charge is in the billing balance; the charge route then answers 409.
 func TestCronChargeSubscriptions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{BlockInterval: 300 * time.Millisecond, Accounts: 1})
 	if err != nil {

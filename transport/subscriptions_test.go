@@ -87,6 +87,7 @@ func (e subEnv) create(planID, customer, sig string, p subscription.Permission) 
 
 // TestCreateSubscriptionRefusals: every check of DESIGN 8 is a 400 invalid_input naming it.
 func TestCreateSubscriptionRefusals(t *testing.T) {
+	t.Parallel()
 	e := newSubEnv(t)
 	customerKey, _ := crypto.GenerateKey()
 	strangerKey, _ := crypto.GenerateKey()
@@ -141,6 +142,7 @@ func TestCreateSubscriptionRefusals(t *testing.T) {
 // TestSubscriptionLifecycle: create, status by each selector, cancel by another wallet and by
 // the customer, and the plan's deactivation leaving the subscription alone.
 func TestSubscriptionLifecycle(t *testing.T) {
+	t.Parallel()
 	e := newSubEnv(t)
 	customerKey, _ := crypto.GenerateKey()
 	merchantKey, _ := crypto.GenerateKey()
@@ -245,6 +247,7 @@ func TestSubscriptionLifecycle(t *testing.T) {
 
 // TestSubscriptionsNotConfigured: without the chain configuration creation answers 503.
 func TestSubscriptionsNotConfigured(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	rec := e.do(req{method: http.MethodPost, path: "/api/subscriptions/create",
 		body: `{"planId":"p","customerWallet":"0x2222222222222222222222222222222222222222","permissionSignature":"0x00","permissionData":{}}`})

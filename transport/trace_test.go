@@ -16,6 +16,7 @@ import (
 // (naming the receipt) and the read-your-writes wait's; the webhook delivery that follows the
 // payment is a span whose traceparent the receiver gets.
 func TestTraceOfAnOrder(t *testing.T) {
+	t.Parallel()
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	e := newAppEnv(t, func(c *app.Config) { c.Tracer = tp }, nil, nil)
@@ -68,6 +69,7 @@ func TestTraceOfAnOrder(t *testing.T) {
 
 // Without a tracer provider the receiver gets no traceparent.
 func TestNoTraceWithoutProvider(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	r := newReceiver(t)

@@ -43,6 +43,7 @@ func (e *env) seedUsers() {
 }
 
 func TestUserSearchFiltersAndClamps(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	e.seedUsers()
 	m := e.merchant(false)
@@ -131,6 +132,7 @@ func TestUserSearchFiltersAndClamps(t *testing.T) {
 }
 
 func TestUsersLiveWindow(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	e.seedUsers()
 	m := e.merchant(false)
@@ -166,6 +168,7 @@ func TestUsersLiveWindow(t *testing.T) {
 }
 
 func TestUserPresenceAndProfile(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(false)
 	dev := e.merchant(false)
@@ -252,6 +255,7 @@ func TestUserPresenceAndProfile(t *testing.T) {
 }
 
 func TestUserFollow(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(false)
 	other, _ := crypto.GenerateKey()
@@ -308,6 +312,7 @@ func (downUsers) Live(context.Context, time.Time, int) ([]readmodels.User, error
 }
 
 func TestUserReadsDegradedBodies(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(d *testDeps) { d.Users = downUsers{d.Users} })
 	m := e.merchant(false)
 	rec := e.dev(m, http.MethodGet, "/api/users/search?q=a", "")
@@ -333,6 +338,7 @@ func TestUserReadsDegradedBodies(t *testing.T) {
 // read-your-writes): a new user found by its wallet, a renamed one by its new name, presence off
 // in the search, and GraphQL follow counts after three follows and an unfollow.
 func TestUserWritesAreReadAtOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	e.seedUsers()
 	m, dev := e.merchant(false), e.merchant(false)

@@ -32,6 +32,7 @@ import (
 // running. The receipt must never read webhookDelivery "delivered" unless its last status
 // (paid) was delivered.
 func TestWebhookFailedThenPaidRace(t *testing.T) {
+	t.Parallel()
 	e := newEnvWith(t, nil, func(d *webhooks.Dispatcher) { d.Workers = -1 }) // the test is the dispatcher
 	m := e.merchant(true)
 	r := newReceiver(t)
@@ -174,6 +175,7 @@ func (h markHook) MarkDelivered(ctx context.Context, id uuid.UUID, queuedKey, se
 // payment is projected (re-aiming the open notification at paid) before the redelivery closes the
 // notification. It must stay pending, and paid must be sent.
 func TestRedeliverRacingAPaymentKeepsItPending(t *testing.T) {
+	t.Parallel()
 	e := newEnvWith(t, nil, func(d *webhooks.Dispatcher) { d.Workers = -1 }) // the test is the dispatcher
 	m := e.merchant(true)
 	r := newReceiver(t)
@@ -239,6 +241,7 @@ func TestRedeliverRacingAPaymentKeepsItPending(t *testing.T) {
 // say delivered. A further 30 receipts are paid with a receiver that answers 500 to paid: each
 // must still get paid's first attempt and its automatic retry.
 func TestWebhookFinalStatusUnderRace(t *testing.T) {
+	t.Parallel()
 	const receipts, refusing = 300, 30
 	e := newEnv(t, nil)
 	m := e.merchant(true)

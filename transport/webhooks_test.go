@@ -94,6 +94,7 @@ func (e *env) pay(id, evt string) {
 }
 
 func TestWebhookSignatureHeadersAndPayload(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	r := newReceiver(t)
@@ -172,6 +173,7 @@ func TestWebhookSignatureHeadersAndPayload(t *testing.T) {
 }
 
 func TestWebhookRetryKeepsDeliveryID(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	r := newReceiver(t, 500, 200)
@@ -193,6 +195,7 @@ func TestWebhookRetryKeepsDeliveryID(t *testing.T) {
 }
 
 func TestWebhookMarkerThenReconciliation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	r := newReceiver(t, 503, 503)
@@ -222,6 +225,7 @@ func TestWebhookMarkerThenReconciliation(t *testing.T) {
 }
 
 func TestWebhookTimeoutAndGivingUp(t *testing.T) {
+	t.Parallel()
 	e := newEnvWith(t, nil, func(d *webhooks.Dispatcher) { d.Timeout = 300 * time.Millisecond })
 	m := e.merchant(true)
 	r := newReceiver(t)
@@ -244,6 +248,7 @@ func TestWebhookTimeoutAndGivingUp(t *testing.T) {
 }
 
 func TestWebhookRetryCarriesTheNewStatus(t *testing.T) {
+	t.Parallel()
 	e := newEnvWith(t, nil, func(d *webhooks.Dispatcher) { d.RetryDelay = time.Second })
 	m := e.merchant(true)
 	r := newReceiver(t, 500)
@@ -268,6 +273,7 @@ func TestWebhookRetryCarriesTheNewStatus(t *testing.T) {
 }
 
 func TestTwoDispatchersSendEachCycleOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	second := (&webhooks.Dispatcher{Outbox: e.outbox, Keys: e.webhookKeys, Events: e.svc.Events, Log: zerolog.Nop(),
 		RetryDelay: 300 * time.Millisecond, Timeout: time.Second}).Init()
@@ -295,6 +301,7 @@ func TestTwoDispatchersSendEachCycleOnce(t *testing.T) {
 }
 
 func TestProductionRefusesInternalAddressesAtSendTime(t *testing.T) {
+	t.Parallel()
 	e := newEnvWith(t, nil, func(d *webhooks.Dispatcher) { d.Production = true })
 	m := e.merchant(true)
 	r := newReceiver(t)
@@ -317,6 +324,7 @@ func TestProductionRefusesInternalAddressesAtSendTime(t *testing.T) {
 }
 
 func TestRedeliver(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	r := newReceiver(t)
@@ -348,6 +356,7 @@ func TestRedeliver(t *testing.T) {
 }
 
 func TestPartnerBrandTwins(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/shop/config", `{"brandKey":"acme"}`); rec.Code != 200 {
