@@ -24,7 +24,7 @@ SLOW_RE := ^($(subst $(space),|,$(strip $(SLOW_TESTS))))$$
 
 ## test: every test but SLOW_TESTS, with the race detector, against the local PostgreSQL
 test:
-	$(GO) test -race -count=1 -timeout 30m -skip '$(SLOW_RE)' ./...
+	$(GO) test -race -count=1 -p 4 -parallel 4 -timeout 30m -skip '$(SLOW_RE)' ./...
 
 ## test-slow: the tests that seed big volumes or run load (SLOW_TESTS), with the race detector
 test-slow:

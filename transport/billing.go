@@ -3,10 +3,7 @@ package transport
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"math/big"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +11,7 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/pricing"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/domain/reserve"
 	"github.com/payledger/payledger/eventstore"
@@ -62,24 +60,6 @@ func priceView(p readmodels.Price) any {
 	return map[string]any{"usd": json.Number(p.USDPrice), "setAt": p.SetAt.UnixMilli(), "setBy": p.SetBy}
 }
 
-// Sane ranges of configured rates (USD per unit), bounds included: a rate outside is a typo or
-// an attack, never a market price. Token prices cover cbXRP (cents) to cbBTC (10^5) with room;
-// EUR/USD has stayed between 0.8 and 1.6 since the euro began.
-var (
-	tokenRateRange = [2]*big.Rat{big.NewRat(1, 1_000_000), big.NewRat(100_000_000, 1)}
-	eurRateRange   = [2]*big.Rat{big.NewRat(1, 10), big.NewRat(10, 1)}
-)
-
-// rateInRange checks a configured rate: a finite positive JSON number (the decoder refused
-// strings and 1e400) within rng.
-func rateInRange(name string, n json.Number, rng [2]*big.Rat) error {
-	r, ok := new(big.Rat).SetString(n.String())
-	if !ok || r.Sign() <= 0 || r.Cmp(rng[0]) < 0 || r.Cmp(rng[1]) > 0 {
-		return InvalidInput(fmt.Sprintf("%s must be a positive number from %s to %s", name, rng[0].FloatString(6), rng[1].FloatString(0)))
-	}
-	return nil
-}
-
 type pricingRequest struct {
 	Tokens map[string]json.Number `json:"tokens"`
 	EURUSD *json.Number           `json:"eurUsd"`
@@ -90,30 +70,24 @@ func (s *Server) postPricing(c echo.Context) error {
 	if err := DecodeJSON(c, &req); err != nil {
 		return err
 	}
+	tokens := make(map[string]string, len(req.Tokens))
+	for token, n := range req.Tokens {
+		tokens[token] = n.String()
+	}
+	var eurUSD *string
+	if req.EURUSD != nil {
+		v := req.EURUSD.String()
+		eurUSD = &v
+	}
+	rates, err := pricing.Check(tokens, eurUSD)
+	if err != nil {
+		return err
+	}
 	sess, _ := SessionFrom(c)
 	now := s.now()
-	var out []readmodels.Price
-	positive := func(name string, n json.Number) error { return rateInRange(name, n, tokenRateRange) }
-	for token, n := range req.Tokens {
-		if receipt.IsStable(token) {
-			return InvalidInput(token + " is fixed at 1 USD")
-		}
-		if !slices.Contains(receipt.PricedTokens(), token) {
-			return InvalidInput("tokens." + token + " is not a priced token (" + strings.Join(receipt.PricedTokens(), ", ") + ")")
-		}
-		if err := positive("tokens."+token, n); err != nil {
-			return err
-		}
-		out = append(out, readmodels.Price{Asset: token, USDPrice: n.String(), SetAt: now, SetBy: sess.Wallet})
-	}
-	if req.EURUSD != nil {
-		if err := rateInRange("eurUsd", *req.EURUSD, eurRateRange); err != nil {
-			return err
-		}
-		out = append(out, readmodels.Price{Asset: "EUR", USDPrice: req.EURUSD.String(), SetAt: now, SetBy: sess.Wallet})
-	}
-	if len(out) == 0 {
-		return InvalidInput("give tokens and/or eurUsd")
+	out := make([]readmodels.Price, 0, len(rates))
+	for _, r := range rates {
+		out = append(out, readmodels.Price{Asset: r.Asset, USDPrice: r.USDPrice, SetAt: now, SetBy: sess.Wallet})
 	}
 	if err := s.prices.Set(c.Request().Context(), out); err != nil {
 		return err

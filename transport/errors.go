@@ -10,6 +10,7 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/inventory"
+	"github.com/payledger/payledger/domain/pricing"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/readmodels"
@@ -104,6 +105,7 @@ var domainErrors = []struct {
 	{receipt.ErrAmount, http.StatusBadRequest, "invalid_input", ""},
 	{receipt.ErrTotal, http.StatusBadRequest, "invalid_input", ""},
 	{inventory.ErrInvalid, http.StatusBadRequest, "invalid_input", ""},
+	{pricing.ErrInvalid, http.StatusBadRequest, "invalid_input", ""},
 	{readmodels.ErrBadCursor, http.StatusBadRequest, "invalid_input", "cursor is not valid"},
 	{readmodels.ErrSlugTaken, http.StatusConflict, "conflict", "This slug is taken"},
 	{subscription.ErrNotFound, http.StatusNotFound, "not_found", "Subscription not found"},

@@ -128,7 +128,10 @@ func TestBlueGreenRebuildUnderLoad(t *testing.T) {
 	if err := projections.RebuildReceiptsBlueGreen(context.Background(), e.pool, e.svc.Events.(projections.LogReader), func(n uint64) { reported = n }); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Orders go on after the rebuild (a condition: a few more created), then stop.
+	for after := n.Load(); n.Load() < after+3; {
+		time.Sleep(10 * time.Millisecond)
+	}
 	close(stop)
 	var ids []string
 	for id := range created {
