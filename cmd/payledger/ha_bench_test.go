@@ -133,7 +133,12 @@ func haStatusReads(t *testing.T, c *haCluster, key, withReplica string) {
 		}
 		ids = append(ids, id)
 	}
-	time.Sleep(2 * time.Second) // the replica has them, and is healthy again after the writes
+	// The replica has them: the instance that reads from it serves the last one written.
+	replica := &haClient{base: withReplica, key: key, client: h.client}
+	waitUntil(t, "the replica has the receipts", 30*time.Second, func() bool {
+		code, _, err := replica.call(http.MethodGet, "/api/portal/"+ids[len(ids)-1], "")
+		return err == nil && code == 200
+	})
 	bases := []string{"http://" + c.addrs[0], withReplica}
 	names := []string{"primary only", "DATABASE_REPLICA_URL (the standby)"}
 	rates := make([][]float64, 2)

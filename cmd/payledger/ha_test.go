@@ -65,6 +65,27 @@ func (p *haPhase) record(plain bool, a haAnswer) {
 	}
 }
 
+// haLoadBeforeAndAfter is how many orders a fault's phase has answered before the fault and
+// after it (sent after it began) before the next step: the load is measured by what it did, not by
+// how long it ran.
+const haLoadBeforeAndAfter = 20
+
+// answeredAfter counts the orders of the phase sent at or after t that have their answer (plain,
+// degraded, 503 or 502).
+func (p *haPhase) answeredAfter(t time.Time) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, list := range [][]haAnswer{p.plain, p.bad} {
+		for _, a := range list {
+			if !a.sent.Before(t) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // firstPlainAfter is how long after t the first plain 200 of an order sent at or after t came.
 func (p *haPhase) firstPlainAfter(t time.Time) time.Duration {
 	p.mu.Lock()
@@ -155,12 +176,14 @@ func TestHAClusterSurvivesFaults(t *testing.T) {
 	var done []*haPhase
 	for _, f := range haFaults(c) {
 		cur.Store(f.phase)
-		time.Sleep(2 * time.Second) // load on the healthy cluster first
+		waitUntil(t, f.phase.name+": orders on the healthy cluster first", 60*time.Second,
+			func() bool { return f.phase.answeredAfter(time.Time{}) >= haLoadBeforeAndAfter })
 		f.phase.fault = time.Now()
 		if err := f.fault(f.phase); err != nil {
 			t.Fatalf("%s: %v", f.phase.name, err)
 		}
-		time.Sleep(2 * time.Second)
+		waitUntil(t, f.phase.name+": orders sent and answered after the fault", 120*time.Second,
+			func() bool { return f.phase.answeredAfter(f.phase.fault) >= haLoadBeforeAndAfter })
 		cur.Store(newHAPhase("between"))
 		f.phase.close()
 		haCheckPhase(t, c, h, db, hooks, f.phase)
