@@ -26,6 +26,7 @@ import (
 	"github.com/payledger/payledger/internal/secrets"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/apirecord"
 	"github.com/payledger/payledger/transport/ratelimit"
 	"github.com/payledger/payledger/webhooks"
 )
@@ -200,7 +201,7 @@ func (e *env) do(r req) *httptest.ResponseRecorder {
 	}
 	rec := httptest.NewRecorder()
 	e.srv.ServeHTTP(rec, hr)
-	record(hr, rec)
+	apirecord.Record(hr, rec)
 	return rec
 }
 

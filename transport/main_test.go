@@ -1,105 +1,11 @@
 package transport
 
 import (
-	"bytes"
-	"context"
-	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"sort"
-	"strings"
-	"sync"
 	"testing"
 
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
-
-	"github.com/payledger/payledger/docs"
+	"github.com/payledger/payledger/transport/apirecord"
 )
 
-// recorded holds every response the HTTP tests saw through env.do; TestMain validates them all
-// against docs/openapi.yaml after the tests ran.
-var recorded struct {
-	sync.Mutex
-	list []recordedExchange
-}
-
-type recordedExchange struct {
-	method, path, query string
-	reqHeader           http.Header
-	status              int
-	header              http.Header
-	body                []byte
-}
-
-func record(r *http.Request, rec *httptest.ResponseRecorder) {
-	recorded.Lock()
-	defer recorded.Unlock()
-	recorded.list = append(recorded.list, recordedExchange{method: r.Method, path: r.URL.Path, query: r.URL.RawQuery,
-		reqHeader: r.Header.Clone(), status: rec.Code, header: rec.Header().Clone(), body: bytes.Clone(rec.Body.Bytes())})
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 && !testing.Short() {
-		if problems := validateRecorded(); len(problems) > 0 {
-			fmt.Fprintf(os.Stderr, "FAIL: %d recorded responses do not match docs/openapi.yaml:\n%s\n", len(problems), strings.Join(problems, "\n"))
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-func validateRecorded() []string {
-	doc, err := docs.OpenAPI()
-	if err != nil {
-		return []string{err.Error()}
-	}
-	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
-	openapi3filter.RegisterBodyDecoder("text/csv", openapi3filter.PlainBodyDecoder)
-	router, err := gorillamux.NewRouter(doc)
-	if err != nil {
-		return []string{err.Error()}
-	}
-	seen := map[string]bool{}
-	var problems []string
-	recorded.Lock()
-	defer recorded.Unlock()
-	for _, x := range recorded.list {
-		req := httptest.NewRequest(x.method, "http://localhost:8080"+x.path+"?"+x.query, nil)
-		req.Header = x.reqHeader
-		route, params, err := router.FindRoute(req)
-		if err == routers.ErrPathNotFound || err == routers.ErrMethodNotAllowed {
-			continue // unknown routes and methods answer the error envelope, checked by their own tests
-		}
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s %s: %v", x.method, x.path, err))
-			continue
-		}
-		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
-			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, IncludeResponseStatus: true}}
-		err = openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
-			RequestValidationInput: in, Status: x.status, Header: x.header, Body: io.NopCloser(bytes.NewReader(x.body)),
-			Options: &openapi3filter.Options{IncludeResponseStatus: true},
-		})
-		if err != nil {
-			msg := fmt.Sprintf("%s %s -> %d: %s", x.method, route.Path, x.status, firstLine(err.Error()))
-			if !seen[msg] {
-				seen[msg] = true
-				problems = append(problems, msg)
-			}
-		}
-	}
-	sort.Strings(problems)
-	return problems
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i > 0 {
-		return s[:i]
-	}
-	return s
-}
+// TestMain checks every response the HTTP tests saw through env.do against docs/openapi.yaml
+// after the tests ran (apirecord).
+func TestMain(m *testing.M) { apirecord.Main(m) }

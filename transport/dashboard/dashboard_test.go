@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/transport"
+	"github.com/payledger/payledger/transport/apirecord"
 	"github.com/payledger/payledger/transport/dashboard"
 	"github.com/payledger/payledger/transport/transporttest"
 )
@@ -25,7 +26,7 @@ func dashEnv(t *testing.T, http func(*transport.Config)) *transporttest.Env {
 	return transporttest.New(t, transporttest.Options{HTTP: http})
 }
 
-func TestMain(m *testing.M) { transporttest.Main(m) }
+func TestMain(m *testing.M) { apirecord.Main(m) }
 
 var metaCSRF = regexp.MustCompile(`<meta name="csrf-token" content="([0-9a-f]+)">`)
 

@@ -15,11 +15,12 @@ import (
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/apirecord"
 	"github.com/payledger/payledger/transport/portal"
 	"github.com/payledger/payledger/transport/transporttest"
 )
 
-func TestMain(m *testing.M) { transporttest.Main(m) }
+func TestMain(m *testing.M) { apirecord.Main(m) }
 
 // TestPortalPaymentRequestAndQR: the request, its QR code and the portal view name the receipt's
 // own deposit address (DESIGN 9), never the merchant's split, and the end of the payment window.

@@ -30,6 +30,7 @@ import (
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/transport"
+	"github.com/payledger/payledger/transport/apirecord"
 	"github.com/payledger/payledger/transport/ratelimit"
 	"github.com/payledger/payledger/webhooks"
 )
@@ -156,7 +157,7 @@ func (e *Env) Do(r Req) *httptest.ResponseRecorder {
 	}
 	rec := httptest.NewRecorder()
 	e.Srv.ServeHTTP(rec, hr)
-	record(hr, rec)
+	apirecord.Record(hr, rec)
 	return rec
 }
 
