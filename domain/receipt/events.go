@@ -149,7 +149,9 @@ type RefundRequested struct {
 	TransactionHash string `json:"transactionHash,omitempty"`
 	RefundTo        string `json:"refundTo,omitempty"`
 	CoversCents     int64  `json:"coversCents,omitempty"` // the open hashless requests the claim takes over
-	At              int64  `json:"at"`
+	// Unknown: the claim refunds this unconfigured token's transfer (refund_unknown.go); AmountCents is 0.
+	Unknown *UnknownTransferRef `json:"unknownTransfer,omitempty"`
+	At      int64               `json:"at"`
 }
 
 // RefundProcessed: a refund was sent (with its transaction hash when known). Proof chain: the

@@ -88,7 +88,10 @@ type RefundRecord struct {
 	BlockHash       string `json:"blockHash,omitempty"`
 	// CoversCents is how much of the hashless requests open at the claim the claim took over.
 	CoversCents int64 `json:"coversCents,omitempty"`
-	At          int64 `json:"at"`
+	// Unknown names the unconfigured token's transfer this refund returns (refund_unknown.go):
+	// Token is then its contract and AmountUnits raw units, worth nothing in the receipt's currency.
+	Unknown *UnknownTransferRef `json:"unknownTransfer,omitempty"`
+	At      int64               `json:"at"`
 }
 
 // Counted says whether the refund holds its hash: claimed or processed.
@@ -105,8 +108,9 @@ type refundState struct {
 type RefundOrder struct {
 	AmountCents     int64 // 0: the whole unrefunded total
 	Reason          string
-	TransactionHash string // lower case; "": a request
-	RefundTo        string // lower case; "": a sender of the receipt's payment
+	TransactionHash string              // lower case; "": a request
+	RefundTo        string              // lower case; "": a sender of the receipt's payment
+	Unknown         *UnknownTransferRef // a refund of this unconfigured token's transfer (refund_unknown.go)
 	By              string
 	At              int64
 }
@@ -126,6 +130,9 @@ func (s State) PaidOnChain() bool { return s.Payment != nil && s.Payment.Verifie
 func RequestRefund(s State, o RefundOrder) ([]Event, error) {
 	if err := must(s); err != nil {
 		return nil, err
+	}
+	if o.Unknown != nil {
+		return requestUnknownRefund(s, o)
 	}
 	switch s.Status {
 	case StatusPaid, StatusReconciled:
@@ -242,6 +249,9 @@ func RevertRefund(s State, hash string, at int64) ([]Event, error) {
 
 // evolveRefund applies a refund event (Evolve's cases).
 func (s *State) evolveRefund(e Event) {
+	if s.evolveUnknownRefund(e) {
+		return
+	}
 	switch e := e.(type) {
 	case RefundRequested:
 		s.refundRequested(e)

@@ -92,6 +92,9 @@ func (s State) RefundUnits(amountCents int64, token string, decimals uint8) (*bi
 
 // TokenAmount is the verified amount in token units, a decimal string ("" when not verified).
 func (r RefundRecord) TokenAmount() string {
+	if r.Unknown != nil { // raw units: an unconfigured token's decimals are not known
+		return r.AmountUnits
+	}
 	units, ok := new(big.Int).SetString(r.AmountUnits, 10)
 	if !ok {
 		return ""

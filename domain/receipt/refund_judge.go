@@ -8,9 +8,11 @@ import (
 )
 
 // ChainTransfer is one movement of value a transaction shows: an ERC-20 Transfer log of a
-// configured token, or the transaction's own ETH value.
+// configured token, or the transaction's own ETH value; or a Transfer log of a token not
+// configured (Token "", Contract only), which counts for an unknown transfer's refund only.
 type ChainTransfer struct {
-	Token       string // symbol
+	Token       string // symbol; "" for a token not configured
+	Contract    string // the log's contract, lower case; "" for ETH
 	Decimals    uint8
 	From        string // lower case
 	To          string // lower case
@@ -38,6 +40,9 @@ func JudgeRefund(s State, ev RefundEvidence) (p RefundProcessed, reason string, 
 	}
 	if !ev.Succeeded {
 		return RefundProcessed{}, "the transaction failed on chain (reverted)", false
+	}
+	if claim.Unknown != nil {
+		return judgeUnknownRefund(s, claim, ev)
 	}
 	to := s.RefundRecipients()
 	if claim.RefundTo != "" {
@@ -83,7 +88,7 @@ func sumTo(transfers []ChainTransfer, token string, to []string) (*big.Int, stri
 	var decimals uint8
 	for _, t := range transfers {
 		units, ok := new(big.Int).SetString(t.AmountUnits, 10)
-		if !strings.EqualFold(t.Token, token) || !slices.Contains(to, strings.ToLower(t.To)) || !ok || units.Sign() <= 0 {
+		if t.Token == "" || !strings.EqualFold(t.Token, token) || !slices.Contains(to, strings.ToLower(t.To)) || !ok || units.Sign() <= 0 {
 			continue
 		}
 		if sum == nil {
