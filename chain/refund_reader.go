@@ -18,7 +18,7 @@ import (
 // read by its receipt (status, block, logs) and, for its ETH value, the transaction itself.
 type RefundReader struct {
 	RPC    *RPC
-	Tokens []Token // CHAIN_TOKENS: only their Transfer logs count
+	Tokens []Token // CHAIN_TOKENS: their Transfer logs carry the symbol; others only the contract
 }
 
 // Head implements settlement.RefundChain.
@@ -57,7 +57,9 @@ func (r RefundReader) Transaction(ctx context.Context, hash string) (onchain.Ref
 	return out, true, nil
 }
 
-// tokenTransfers are the Transfer logs of configured tokens among logs.
+// tokenTransfers are the Transfer logs among logs: of a configured token with its symbol and
+// decimals, of any other contract with the contract only (a refund of an unconfigured token's
+// transfer counts those, receipt.JudgeRefund).
 func (r RefundReader) tokenTransfers(logs []*types.Log) []receipt.ChainTransfer {
 	var out []receipt.ChainTransfer
 	for _, l := range logs {
@@ -65,11 +67,13 @@ func (r RefundReader) tokenTransfers(logs []*types.Log) []receipt.ChainTransfer 
 		if !ok || l.Removed {
 			continue
 		}
-		for _, t := range r.Tokens {
-			if t.Address == l.Address {
-				out = append(out, receipt.ChainTransfer{Token: t.Symbol, Decimals: t.Decimals, From: lower(from), To: lower(to), AmountUnits: value.String()})
+		t := receipt.ChainTransfer{Contract: lower(l.Address), From: lower(from), To: lower(to), AmountUnits: value.String()}
+		for _, c := range r.Tokens {
+			if c.Address == l.Address {
+				t.Token, t.Decimals = c.Symbol, c.Decimals
 			}
 		}
+		out = append(out, t)
 	}
 	return out
 }

@@ -22,6 +22,8 @@ type Refund struct {
 	Reason          string
 	TransactionHash string // "": a request
 	RefundTo        string // "": a sender of the receipt's payment; else the address the refund went to
+	// Unknown: the refund returns this unconfigured token's transfer (no AmountUSD, a hash required).
+	Unknown *receipt.UnknownTransferRef
 	By              string // the merchant's (or admin's) wallet
 	Admin           bool   // a platform admin may refund any merchant's receipt
 	Meta            eventstore.Metadata
@@ -113,6 +115,12 @@ func refundOrder(cmd Refund) (receipt.RefundOrder, error) {
 		return receipt.RefundOrder{}, Invalid("refundTo must be 0x followed by 40 hex characters")
 	}
 	o := receipt.RefundOrder{Reason: cmd.Reason, TransactionHash: strings.ToLower(cmd.TransactionHash), RefundTo: strings.ToLower(cmd.RefundTo), By: cmd.By}
+	if u := cmd.Unknown; u != nil {
+		if !txHashRE.MatchString(u.TransactionHash) || u.LogIndex < 0 || cmd.TransactionHash == "" || cmd.AmountUSD != "" {
+			return receipt.RefundOrder{}, Invalid("unknownTransfer needs its transactionHash (0x and 64 hex characters) and logIndex (0 or more), the refund's transactionHash, and no amountUsd (the refund returns the raw amount received)")
+		}
+		o.Unknown = &receipt.UnknownTransferRef{TransactionHash: strings.ToLower(u.TransactionHash), LogIndex: u.LogIndex}
+	}
 	if cmd.AmountUSD != "" {
 		c, err := money.ParseCents(cmd.AmountUSD)
 		if err != nil || c == 0 {

@@ -35,6 +35,11 @@ func TestRefund(t *testing.T) {
 		{"negative amount", commands.Refund{ReceiptID: id, Reason: "x", AmountUSD: "-5"}, "amountUsd must be a positive amount"},
 		{"zero amount", commands.Refund{ReceiptID: id, Reason: "x", AmountUSD: "0"}, "amountUsd must be a positive amount"},
 		{"three decimals", commands.Refund{ReceiptID: id, Reason: "x", AmountUSD: "1.005"}, "amountUsd must be a positive amount"},
+		{"unknown transfer without a hash", commands.Refund{ReceiptID: id, Reason: "x", Unknown: &receipt.UnknownTransferRef{TransactionHash: hash("c")}}, "unknownTransfer needs"},
+		{"unknown transfer with an amount", commands.Refund{ReceiptID: id, Reason: "x", TransactionHash: hash("d"), AmountUSD: "1",
+			Unknown: &receipt.UnknownTransferRef{TransactionHash: hash("c")}}, "unknownTransfer needs"},
+		{"unknown transfer badly named", commands.Refund{ReceiptID: id, Reason: "x", TransactionHash: hash("d"),
+			Unknown: &receipt.UnknownTransferRef{TransactionHash: "0x1", LogIndex: -1}}, "unknownTransfer needs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.cmd.By = payMerchant

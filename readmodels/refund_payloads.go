@@ -25,6 +25,9 @@ type RefundPayload struct {
 	State           string  `json:"state"`
 	Reason          string  `json:"reason"`
 	Proof           *string `json:"proof"`
+	// UnknownTransfer: the refund returns this unconfigured token's transfer; token is then its
+	// contract, amount raw units (the amount received while claimed), amountUsd 0.
+	UnknownTransfer *receipt.UnknownTransferRef `json:"unknownTransfer"`
 }
 
 // RefundsPayloadOf renders st's refunds.
@@ -36,6 +39,10 @@ func RefundsPayloadOf(st receipt.State) RefundsPayload {
 			Reason: r.Reason, Proof: nullString(r.Proof)}
 		if r.State == receipt.RefundStateRefused {
 			v.Reason = r.RefusedReason
+		}
+		if r.Unknown != nil {
+			u, _ := st.UnknownTokenOf(*r.Unknown)
+			v.UnknownTransfer, v.To = r.Unknown, nullString(firstOf(r.Recipient, r.RefundTo, u.Sender))
 		}
 		out.Refunds = append(out.Refunds, v)
 	}

@@ -19,6 +19,24 @@ type refundRequest struct {
 	Reason          string      `json:"reason"`
 	TransactionHash string      `json:"transactionHash"`
 	RefundTo        string      `json:"refundTo"`
+	// UnknownTransfer names the unconfigured token's transfer the refund returns (issue 41).
+	UnknownTransfer *unknownTransferRef `json:"unknownTransfer"`
+}
+
+type unknownTransferRef struct {
+	TransactionHash string `json:"transactionHash"`
+	LogIndex        *int   `json:"logIndex"`
+}
+
+// unknownRef is the command's reference to the transfer (nil without one). Errors: Invalid.
+func (r refundRequest) unknownRef() (*receipt.UnknownTransferRef, error) {
+	if r.UnknownTransfer == nil {
+		return nil, nil
+	}
+	if r.UnknownTransfer.LogIndex == nil {
+		return nil, InvalidInput("unknownTransfer needs its transactionHash and logIndex")
+	}
+	return &receipt.UnknownTransferRef{TransactionHash: r.UnknownTransfer.TransactionHash, LogIndex: *r.UnknownTransfer.LogIndex}, nil
 }
 
 func (s *Server) refund(c echo.Context) error {
@@ -26,10 +44,14 @@ func (s *Server) refund(c echo.Context) error {
 	if err := DecodeJSON(c, &req); err != nil {
 		return err
 	}
+	unknown, err := req.unknownRef()
+	if err != nil {
+		return err
+	}
 	sess, _ := SessionFrom(c)
 	ctx := c.Request().Context()
 	out, err := s.cmd.Refund.Handle(ctx, commands.Refund{ReceiptID: req.ReceiptID, AmountUSD: req.AmountUSD.String(), Reason: req.Reason,
-		TransactionHash: req.TransactionHash, RefundTo: req.RefundTo, By: sess.Wallet, Admin: slices.Contains(sess.Roles, RoleAdmin), Meta: s.metadata(c, sess.Wallet)})
+		TransactionHash: req.TransactionHash, RefundTo: req.RefundTo, Unknown: unknown, By: sess.Wallet, Admin: slices.Contains(sess.Roles, RoleAdmin), Meta: s.metadata(c, sess.Wallet)})
 	if err != nil {
 		return err
 	}

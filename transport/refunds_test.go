@@ -87,7 +87,7 @@ func TestRefundReadsSayTheProofAndAHashCountsOnce(t *testing.T) {
 		t.Fatalf("refund: %d %s", rec.Code, rec.Body)
 	}
 	want := map[string]any{"amountUsd": 10.0, "token": nil, "amount": nil, "to": nil, "transactionHash": hash, "state": "processed",
-		"reason": "damaged", "proof": "merchant"}
+		"reason": "damaged", "proof": "merchant", "unknownTransfer": nil}
 	st := e.status(m, id)
 	got := decode(t, e.dev(m, http.MethodGet, "/api/receipts/"+id, ""))["receipt"].(map[string]any)
 	for name, v := range map[string]map[string]any{"status read": st, "receipt": got} {

@@ -12,7 +12,7 @@ type RefundTx struct {
 	BlockNumber uint64
 	BlockHash   string // lower case
 	Succeeded   bool
-	// Transfers are its ERC-20 Transfer logs of configured tokens and its ETH value (a plain
-	// transfer), each with its recipient.
+	// Transfers are its ERC-20 Transfer logs (of configured tokens with their symbol, of others
+	// with their contract only) and its ETH value (a plain transfer), each with its recipient.
 	Transfers []receipt.ChainTransfer
 }
