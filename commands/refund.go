@@ -24,9 +24,9 @@ type Refund struct {
 	RefundTo        string // "": a sender of the receipt's payment; else the address the refund went to
 	// Unknown: the refund returns this unconfigured token's transfer (no AmountUSD, a hash required).
 	Unknown *receipt.UnknownTransferRef
-	By              string // the merchant's (or admin's) wallet
-	Admin           bool   // a platform admin may refund any merchant's receipt
-	Meta            eventstore.Metadata
+	By      string // the merchant's (or admin's) wallet
+	Admin   bool   // a platform admin may refund any merchant's receipt
+	Meta    eventstore.Metadata
 }
 
 // Refunded is a receipt after a refund.
