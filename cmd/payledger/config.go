@@ -46,6 +46,7 @@ type config struct {
 	EthRPCURL                string
 	ChainID                  int64
 	ChainConfirmations       int
+	ChainLogRange            int // CHAIN_LOG_RANGE: blocks per eth_getLogs of the deposit detector
 	ChainTokens              []chain.Token
 	OperatorKey              string // CHAIN_OPERATOR_KEY, 64 hex; never logged
 	SpendPermissionManager   string
@@ -185,6 +186,11 @@ func readConfig(r *envReader) config {
 		ChainID:                r.integer("CHAIN_ID", 8453, 1),
 	}
 	c.ChainConfirmations = int(r.integer("CHAIN_CONFIRMATIONS", 2, 1))
+	// A provider that caps eth_getLogs (by blocks or by results) refuses a catch-up of every
+	// Transfer log over the default range; a smaller one makes more, smaller requests.
+	if c.ChainLogRange = int(r.integer("CHAIN_LOG_RANGE", chain.MaxLogRange, 1)); c.ChainLogRange > chain.MaxLogRange {
+		r.bad("CHAIN_LOG_RANGE must be at most %d blocks, got %d", chain.MaxLogRange, c.ChainLogRange)
+	}
 	c.loadChain(r)
 	c.RateLimitPerMinute = int(r.integer("RATE_LIMIT_PER_MINUTE", 600, 1))
 	c.RateLimitPublicPerMinute = int(r.integer("RATE_LIMIT_PUBLIC_PER_MINUTE", 60, 1))

@@ -56,8 +56,11 @@ func TestConfigProblems(t *testing.T) {
 				"PLATFORM_RECIPIENT must be", "ADMIN_WALLETS has an invalid address", "DATABASE_URL must be", "RATE_LIMIT_PER_MINUTE must be"}},
 		{"esdb without url", map[string]string{"EVENTSTORE": "esdb"}, []string{"EVENTSTORE_URL is required"}},
 		{"chain values", map[string]string{"CHAIN_CONFIRMATIONS": "0", "CHAIN_TOKENS": "USDC=0x12:6", "CHAIN_OPERATOR_KEY": "secret-ish-" + good[:20],
-			"SPEND_PERMISSION_MANAGER": "0x12", "DEVCHAIN": "on"},
-			[]string{"CHAIN_CONFIRMATIONS must be", "CHAIN_TOKENS:", "CHAIN_OPERATOR_KEY must be 64 hex", "SPEND_PERMISSION_MANAGER must be", "DEVCHAIN must be auto or off"}},
+			"SPEND_PERMISSION_MANAGER": "0x12", "DEVCHAIN": "on", "CHAIN_LOG_RANGE": "0"},
+			[]string{"CHAIN_CONFIRMATIONS must be", "CHAIN_TOKENS:", "CHAIN_OPERATOR_KEY must be 64 hex", "SPEND_PERMISSION_MANAGER must be", "DEVCHAIN must be auto or off",
+				"CHAIN_LOG_RANGE must be an integer >= 1"}},
+		{"log range too large", map[string]string{"CHAIN_LOG_RANGE": "2001"}, []string{"CHAIN_LOG_RANGE must be at most 2000 blocks, got 2001"}},
+		{"log range not a number", map[string]string{"CHAIN_LOG_RANGE": "500 blocks"}, []string{"CHAIN_LOG_RANGE must be an integer >= 1"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -100,13 +103,13 @@ func TestConfigProductionWithEverything(t *testing.T) {
 func TestConfigChain(t *testing.T) {
 	t.Parallel()
 	c, _, err := loadConfig(env(nil), rand.Reader)
-	if err != nil || c.ChainConfirmations != 2 || c.DevChain != "auto" || len(c.ChainTokens) != 0 || c.OperatorKey != "" {
+	if err != nil || c.ChainConfirmations != 2 || c.ChainLogRange != 2000 || c.DevChain != "auto" || len(c.ChainTokens) != 0 || c.OperatorKey != "" {
 		t.Fatalf("development defaults: %+v, %v", c, err)
 	}
 	key := strings.Repeat("ab", 32)
 	c, _, err = loadConfig(env(map[string]string{"CHAIN_CONFIRMATIONS": "5", "CHAIN_TOKENS": "USDC=0x" + strings.Repeat("1", 40) + ":6",
-		"CHAIN_OPERATOR_KEY": "0x" + key, "SPEND_PERMISSION_MANAGER": "0x" + strings.Repeat("2", 40), "DEVCHAIN": "off"}), rand.Reader)
-	if err != nil || c.ChainConfirmations != 5 || len(c.ChainTokens) != 1 || c.ChainTokens[0].Decimals != 6 || c.OperatorKey != "0x"+key || c.DevChain != "off" {
+		"CHAIN_OPERATOR_KEY": "0x" + key, "SPEND_PERMISSION_MANAGER": "0x" + strings.Repeat("2", 40), "DEVCHAIN": "off", "CHAIN_LOG_RANGE": "500"}), rand.Reader)
+	if err != nil || c.ChainConfirmations != 5 || c.ChainLogRange != 500 || len(c.ChainTokens) != 1 || c.ChainTokens[0].Decimals != 6 || c.OperatorKey != "0x"+key || c.DevChain != "off" {
 		t.Fatalf("chain variables: %+v, %v", c, err)
 	}
 	// A malformed operator key is reported without being repeated.

@@ -47,7 +47,7 @@ func serviceConfig(ctx context.Context, cfg config, o opened, base, log zerolog.
 		Subscriptions: subs, Deposits: deposits, PaymentWindow: cfg.PaymentWindow, PaymentMonitorWindow: cfg.PaymentMonitorWindow,
 		PaymentLateWatch: cfg.PaymentLateWatch, Tracer: cfg.tracer,
 		ExportMaxConcurrent: cfg.ExportMaxConcurrent,
-		Chain: app.Chain{RPC: o.rpc, Tokens: cfg.ChainTokens, Confirmations: cfg.ChainConfirmations, Operator: splitOps, SplitOperator: splitSender,
+		Chain: app.Chain{RPC: o.rpc, Tokens: cfg.ChainTokens, Confirmations: cfg.ChainConfirmations, LogRange: uint64(cfg.ChainLogRange), Operator: splitOps, SplitOperator: splitSender,
 			Transactions: chainTransactions(cfg, o.rpc)}}
 	if op := chargeOperator(cfg, subs, o.rpc, log); op != nil {
 		a.Chain.ChargeOperator = op

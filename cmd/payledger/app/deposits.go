@@ -31,7 +31,7 @@ func depositDetector(d Config, health *Health) Worker {
 		defer release()
 		det := &settlement.DepositDetector{Chain: chain.DepositScanner{RPC: rpc, Tokens: c.Tokens}, Store: pgstore.NewDeposits(d.Pool),
 			Events: d.Store, Confirmations: c.Confirmations, Monitor: d.PaymentMonitorWindow, LateWatch: d.PaymentLateWatch, Now: d.Now, Log: d.Log,
-			Prices: PriceSource(d.Pool)}
+			Prices: PriceSource(d.Pool), MaxRange: c.LogRange}
 		return loop(ctx, func(ctx context.Context) (bool, error) {
 			res, err := det.Step(ctx)
 			if err == nil && (res.Transfers > 0 || res.Receipts > 0) {

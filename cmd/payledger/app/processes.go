@@ -22,6 +22,9 @@ type Chain struct {
 	Dial          func(ctx context.Context, waiting string) (*chain.RPC, error)
 	Tokens        []chain.Token
 	Confirmations int
+	// LogRange is CHAIN_LOG_RANGE: the deposit detector reads at most this many blocks a step, so
+	// each eth_getLogs spans at most that many (0: the detector's default, chain.MaxLogRange).
+	LogRange uint64
 	// Operator is the chain split deployment checks and deploys on, and sweeps send from (nil: none, splitAddress
 	// required); SplitOperator signs from CHAIN_OPERATOR_KEY (nil: nothing is deployed or released).
 	Operator      *chain.Operator
