@@ -757,7 +757,7 @@ type ReceiptStatus string
 
 // Refund One refund with a transaction hash (DESIGN 10): a claim until the chain shows it at CHAIN_CONFIRMATIONS depth (receipts paid on chain), processed on the merchant's word for receipts paid otherwise
 type Refund struct {
-	// Amount what the chain showed moving, a decimal string in token units; null until processed on chain proof
+	// Amount what the chain showed moving, a decimal string in token units; null until processed on chain proof (an unconfigured token's refund: raw units, the amount received from the claim on)
 	Amount string `json:"amount"`
 
 	// AmountUsd the refund, in the receipt's currency
@@ -773,9 +773,15 @@ type Refund struct {
 	// To the recipient the chain showed (before that, the refundTo the merchant named)
 	To string `json:"to"`
 
-	// Token the token the chain showed moving; null until processed on chain proof
+	// Token the token the chain showed moving; null until processed on chain proof (an unconfigured token's refund: its contract from the claim on)
 	Token           string `json:"token"`
 	TransactionHash string `json:"transactionHash"`
+
+	// UnknownTransfer a refund of an unconfigured token's transfer to the deposit: amountUsd is 0 (it is worth nothing in the receipt's currency and never changes refundedUsd or the status), token is the contract, amount raw units (the amount received while claimed, what the chain showed once processed), to the transfer's sender or the refundTo named
+	UnknownTransfer struct {
+		LogIndex        int    `json:"logIndex"`
+		TransactionHash string `json:"transactionHash"`
+	} `json:"unknownTransfer"`
 }
 
 // RefundProof what a processed refund rests on

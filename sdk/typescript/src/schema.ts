@@ -658,7 +658,7 @@ export interface components {
         };
         /** @description One refund with a transaction hash (DESIGN 10): a claim until the chain shows it at CHAIN_CONFIRMATIONS depth (receipts paid on chain), processed on the merchant's word for receipts paid otherwise */
         Refund: {
-            /** @description what the chain showed moving, a decimal string in token units; null until processed on chain proof */
+            /** @description what the chain showed moving, a decimal string in token units; null until processed on chain proof (an unconfigured token's refund: raw units, the amount received from the claim on) */
             amount: string | null;
             /**
              * Format: double
@@ -676,9 +676,14 @@ export interface components {
             state: "claimed" | "processed" | "refused";
             /** @description the recipient the chain showed (before that, the refundTo the merchant named) */
             to: string | null;
-            /** @description the token the chain showed moving; null until processed on chain proof */
+            /** @description the token the chain showed moving; null until processed on chain proof (an unconfigured token's refund: its contract from the claim on) */
             token: string | null;
             transactionHash: string | null;
+            /** @description a refund of an unconfigured token's transfer to the deposit: amountUsd is 0 (it is worth nothing in the receipt's currency and never changes refundedUsd or the status), token is the contract, amount raw units (the amount received while claimed, what the chain showed once processed), to the transfer's sender or the refundTo named */
+            unknownTransfer: {
+                logIndex: number;
+                transactionHash: string;
+            } | null;
         };
         /**
          * @example {
