@@ -36,6 +36,10 @@ func (s *dash) dashRefundsOf(v *dashReceiptView, st receipt.State) {
 		if r.State == receipt.RefundStateRefused {
 			d.Reason = r.RefusedReason
 		}
+		if r.Unknown != nil { // raw units of a contract, never money
+			u, _ := st.UnknownTokenOf(*r.Unknown)
+			d.Amount, d.To = "unconfigured token", first(r.Recipient, r.RefundTo, u.Sender)
+		}
 		if r.State == receipt.RefundStateProcessed {
 			d.TxURL = explorerTx(s.cfg.PaymentChain.ChainID, r.TransactionHash)
 		}

@@ -14,6 +14,7 @@
       if (!typing) location.reload();
     }, 3000);
   }
+  Array.prototype.forEach.call(document.querySelectorAll("form.unknown-refund"), unknownRefund);
   var box = document.getElementById("wallet-refund");
   if (!box) return;
   var form = document.getElementById("refund"), amountEl = document.getElementById("refund-amount");
@@ -35,12 +36,12 @@
     var whole = s.slice(0, s.length - decimals), frac = s.slice(s.length - decimals).replace(/0+$/, "");
     return frac ? whole + "." + frac : whole;
   }
-  function pad32(hex) { return hex.padStart(64, "0"); }
   function fail(msg) { err.textContent = msg; err.hidden = false; }
   function show() {
     var c = cents(amountEl.value);
     out.textContent = c && c > 0n ? tokenText(units(c)) : "…";
   }
+  function pad32(hex) { return hex.padStart(64, "0"); }
   function csrf() {
     var m = document.querySelector('meta[name="csrf-token"]');
     return m ? m.getAttribute("content") : "";
@@ -55,11 +56,40 @@
         });
       });
   }
-  function ensureChain(eth) {
-    var want = Number(d.chainId);
+  function ensureChain(eth, chainId) {
+    var want = Number(chainId);
     return eth.request({ method: "eth_chainId" }).then(function (have) {
       if (parseInt(have, 16) === want) return;
       return eth.request({ method: "wallet_switchEthereumChain", params: [{ chainId: "0x" + want.toString(16) }] });
+    });
+  }
+
+  // unknownRefund wires an unconfigured token's row: its wallet sends the raw amount of that
+  // contract to the sender (ERC-20 transfer), then the form posts the hash with unknownTransfer.
+  function unknownRefund(f) {
+    var b = f.querySelector(".unknown-refund-wallet"), e = f.querySelector(".error"), hashEl = f.querySelector('[name="transactionHash"]');
+    if (!b) return;
+    var fd = f.dataset;
+    function say(msg) { e.textContent = msg; e.hidden = false; }
+    b.addEventListener("click", function () {
+      e.hidden = true;
+      var eth = window.ethereum, from;
+      if (!eth || typeof eth.request !== "function") { say("No browser wallet found: send the refund from your wallet and paste its hash."); return; }
+      b.disabled = true;
+      eth.request({ method: "eth_requestAccounts" }).then(function (accounts) {
+        if (!accounts || !accounts.length) throw { code: 4001, message: "no account was shared" };
+        from = accounts[0];
+        return ensureChain(eth, fd.chainId);
+      }).then(function () {
+        var data = "0xa9059cbb" + pad32(fd.to.toLowerCase().slice(2)) + pad32(BigInt(fd.units).toString(16));
+        return eth.request({ method: "eth_sendTransaction", params: [{ from: from, to: fd.tokenAddress, value: "0x0", data: data }] });
+      }).then(function (hash) {
+        hashEl.value = String(hash).toLowerCase();
+        f.requestSubmit(); // dash.js posts the form (with unknownTransfer) and reloads
+      }).catch(function (x) {
+        b.disabled = false;
+        say(x && x.code === 4001 ? "The wallet declined to send the refund." : "The refund was not sent: " + ((x && x.message) || x));
+      });
     });
   }
 
@@ -73,7 +103,7 @@
     eth.request({ method: "eth_requestAccounts" }).then(function (accounts) {
       if (!accounts || !accounts.length) throw { code: 4001, message: "no account was shared" };
       from = accounts[0];
-      return ensureChain(eth);
+      return ensureChain(eth, d.chainId);
     }).then(function () {
       var tx = d.tokenAddress
         ? { from: from, to: d.tokenAddress, value: "0x0", data: "0xa9059cbb" + pad32(to.slice(2)) + pad32(u.toString(16)) }
