@@ -11,9 +11,10 @@ import (
 //     deposit address is recorded as DepositUnknownToken: the contract, the sender and the raw
 //     amount the log reports, and where it was seen.
 //   - It is never credited or valued (no decimals or price are known, and any contract can emit a
-//     Transfer log without moving anything), never changes the status, and never counts for a
-//     refund: the deposit can only send it to the split (anyone may flush it there with the
-//     contract's address), and the merchant returns it from their own wallet outside the ledger.
+//     Transfer log without moving anything) and never changes the status: the deposit can only
+//     send it to the split (anyone may flush it there with the contract's address). The merchant
+//     returns it from their own wallet, and the ledger records that refund on the chain's proof,
+//     in raw units, never as money (refund_unknown.go).
 //   - Recorded once per (transaction, log index), at most MaxUnknownTokens per receipt: a stream
 //     of spam tokens cannot grow the receipt's history without bound.
 
