@@ -35,7 +35,10 @@ import (
 
 // startRefundEnv is serve with a development chain and a merchant whose key this test holds (to
 // sign in to the dashboard), with a split, so that its receipts have deposit addresses; extra
-// variables (such as a short PAYMENT_WINDOW) are added to serve's.
+// variables (such as a short PAYMENT_WINDOW) are added to serve's; onlyTokens (comma-separated
+// symbols) configures only those of the development chain's tokens.
+const onlyTokens = "test:CHAIN_TOKENS_ONLY"
+
 func startRefundEnv(t *testing.T, extra ...map[string]string) (*portalEnv, string, *ecdsa.PrivateKey) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -69,6 +72,15 @@ func startRefundEnv(t *testing.T, extra ...map[string]string) (*portalEnv, strin
 	}
 	for _, x := range extra {
 		maps.Copy(vars, x)
+	}
+	if only, ok := vars[onlyTokens]; ok { // CHAIN_TOKENS of these development tokens alone
+		delete(vars, onlyTokens)
+		var tokens []chain.Token
+		for _, sym := range strings.Split(only, ",") {
+			tok, _ := dev.Token(sym)
+			tokens = append(tokens, tok)
+		}
+		vars["CHAIN_TOKENS"] = chain.FormatTokens(tokens)
 	}
 	env.base, _ = startServe(t, vars)
 	return env, dbURL, mkey

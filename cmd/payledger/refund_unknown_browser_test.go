@@ -1,0 +1,97 @@
+package main
+
+// Issue 41, the last part, in a real browser: a token the service does not configure (the
+// development chain's USDT, left out of CHAIN_TOKENS) sent to a receipt's deposit is returned
+// from the merchant's browser wallet on the receipt's page ("Refund with wallet" in the token's
+// row), proven on the development chain, in raw units: the receipt's status and refundedUsd stay.
+
+import (
+	"context"
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/payledger/payledger/chain/contracts"
+)
+
+func TestUnknownTokenRefundWithWalletInBrowser(t *testing.T) {
+	chromiumPath(t)
+	env, _, mkey := startRefundEnv(t, map[string]string{onlyTokens: "USDC"})
+	customer, merchantWallet := env.dev.Accounts[0], env.dev.Accounts[1]
+	usdt, _ := env.dev.Token("USDT")
+
+	var created map[string]any
+	if code := env.call(t, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"Two lattes","priceUsd":12}],"totalUsd":12}`, &created); code != 201 {
+		t.Fatalf("receipt: %d %v", code, created)
+	}
+	r := created["receipt"].(map[string]any)
+	id, deposit := r["receiptId"].(string), common.HexToAddress(r["depositAddress"].(string))
+	data := append(common.FromHex("0xa9059cbb"), append(common.LeftPadBytes(deposit.Bytes(), 32), common.LeftPadBytes(big.NewInt(7_000_000).Bytes(), 32)...)...)
+	if _, err := sendSigned(context.Background(), env.eth, customer.Key, env.dev.ChainID, usdt.Address, new(big.Int), data); err != nil {
+		t.Fatal(err)
+	}
+	env.awaitUnknownToken(t, id)
+	before := env.tokenOf(t, usdt.Address, customer.Address)
+	status := env.awaitStatus(t, id, time.Second, func(map[string]any) bool { return true })["status"]
+
+	w := &wallet{key: merchantWallet.Key, account: merchantWallet.Address, chainID: hexutil.EncodeUint64(env.dev.ChainID)}
+	ctx := env.browser(t, w)
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	signedIn(t, ctx, env.base, mkey)
+	navigate(t, ctx, env.base+"/dashboard/receipts/"+id)
+	click(t, ctx, "#unknown-tokens .unknown-refund-wallet")
+	waitJS(t, ctx, `document.querySelector("#unknown-tokens .badge.refunded") !== null && document.documentElement.dataset.ready === "1"`, 60*time.Second)
+
+	st := env.awaitStatus(t, id, 10*time.Second, func(st map[string]any) bool { return len(st["refunds"].([]any)) == 1 })
+	rf := st["refunds"].([]any)[0].(map[string]any)
+	if rf["state"] != "processed" || rf["proof"] != "chain" || rf["amountUsd"] != 0.0 || rf["amount"] != "7000000" ||
+		!strings.EqualFold(rf["token"].(string), usdt.Address.Hex()) || !strings.EqualFold(rf["to"].(string), customer.Address.Hex()) {
+		t.Errorf("refund %v", rf)
+	}
+	if st["status"] != status || st["refundedUsd"] != 0.0 {
+		t.Errorf("the refund of a token that paid nothing moved the receipt: %v (was %v), refundedUsd %v", st["status"], status, st["refundedUsd"])
+	}
+	if got := new(big.Int).Sub(env.tokenOf(t, usdt.Address, customer.Address), before); got.Int64() != 7_000_000 {
+		t.Errorf("the customer's USDT changed by %s raw units, want 7000000", got)
+	}
+}
+
+// awaitUnknownToken waits until the receipt's history holds a DepositUnknownToken.
+func (e *portalEnv) awaitUnknownToken(t *testing.T, id string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		for _, ev := range e.history(t, id) {
+			var u struct{ AmountUnits string }
+			if ev.Type == "DepositUnknownToken" && json.Unmarshal(ev.Data, &u) == nil && u.AmountUnits == "7000000" {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no DepositUnknownToken in %s's history", id)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// tokenOf is wallet's balance of token on the development chain, in raw units.
+func (e *portalEnv) tokenOf(t *testing.T, token, wallet common.Address) *big.Int {
+	t.Helper()
+	tok, err := contracts.NewTestToken(token, e.eth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := tok.BalanceOf(&bind.CallOpts{Context: context.Background()}, wallet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
