@@ -207,7 +207,7 @@ func (e *portalEnv) wantRefundedHalf(t *testing.T, id, hash string, customer com
 		t.Fatalf("status read: %v refunds %v", st["status"], st["refunds"])
 	}
 	want := fmt.Sprint(map[string]any{"amountUsd": 6.0, "token": "USDC", "amount": "6.00", "to": strings.ToLower(customer.Hex()),
-		"transactionHash": strings.ToLower(hash), "state": "processed", "reason": "One latte was cold", "proof": "chain"})
+		"transactionHash": strings.ToLower(hash), "state": "processed", "reason": "One latte was cold", "proof": "chain", "unknownTransfer": nil})
 	if got := fmt.Sprint(refunds[0]); got != want {
 		t.Errorf("refund %s, want %s", got, want)
 	}
