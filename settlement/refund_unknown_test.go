@@ -40,32 +40,7 @@ func TestRefundOfUnknownTokenOnChain(t *testing.T) {
 		return rec
 	}
 
-	madeUp := "0x" + strings.Repeat("cd", 32)
-	if _, err := e.claimUnknown(r, ref, madeUp); err != nil {
-		t.Fatal(err)
-	}
-	unchanged("made-up hash claimed", madeUp, receipt.RefundStateClaimed)
-	e.clock.advance(time.Hour + time.Second)
-	if res := e.verify(); res.Refused != 1 {
-		t.Fatalf("made-up hash: %+v", res)
-	}
-	if rec := unchanged("made-up hash", madeUp, receipt.RefundStateRefused); !strings.Contains(rec.RefusedReason, "not on the chain") {
-		t.Fatalf("made-up hash refused for %q", rec.RefusedReason)
-	}
-
-	wrong := e.send(e.customer, 5_000_000) // USDC: a configured token, the right amount, the right sender
-	e.mined(wrong)
-	if _, err := e.claimUnknown(r, ref, wrong.Hash().Hex()); err != nil {
-		t.Fatal(err)
-	}
-	e.commit()
-	if res := e.verify(); res.Refused != 1 || res.Processed != 0 {
-		t.Fatalf("the wrong token: %+v", res)
-	}
-	if rec := unchanged("the wrong token", wrong.Hash().Hex(), receipt.RefundStateRefused); !strings.Contains(rec.RefusedReason, "no token of contract "+ref.contract) {
-		t.Fatalf("the wrong token refused for %q", rec.RefusedReason)
-	}
-
+	e.refusedUnknown(r, ref, unchanged)
 	before := e.balanceOf(dai, common.HexToAddress(e.customer))
 	right := e.sendToken(dai, e.customer, 5_000_000)
 	e.mined(right)
@@ -116,6 +91,40 @@ func TestRefundOfUnknownTokenOnChain(t *testing.T) {
 		t.Fatalf("the transfer refunded twice: %v", err)
 	}
 	e.reorgedAway(r, ref, dai)
+}
+
+// refusedUnknown claims ref's refund with a made-up hash (refused an hour later: not on the
+// chain) and with a real transfer of the wrong token (a configured one, the right amount to the
+// right sender: refused at depth); unchanged checks the receipt after each.
+func (e *refundEnv) refusedUnknown(r receipt.State, ref unknownRef, unchanged func(step, hash, state string) receipt.RefundRecord) {
+	e.t.Helper()
+	t := e.t
+	madeUp := "0x" + strings.Repeat("cd", 32)
+	if _, err := e.claimUnknown(r, ref, madeUp); err != nil {
+		t.Fatal(err)
+	}
+	unchanged("made-up hash claimed", madeUp, receipt.RefundStateClaimed)
+	e.clock.advance(time.Hour + time.Second)
+	if res := e.verify(); res.Refused != 1 {
+		t.Fatalf("made-up hash: %+v", res)
+	}
+	if rec := unchanged("made-up hash", madeUp, receipt.RefundStateRefused); !strings.Contains(rec.RefusedReason, "not on the chain") {
+		t.Fatalf("made-up hash refused for %q", rec.RefusedReason)
+	}
+
+	wrong := e.send(e.customer, 5_000_000) // USDC: a configured token, the right amount, the right sender
+	e.mined(wrong)
+	if _, err := e.claimUnknown(r, ref, wrong.Hash().Hex()); err != nil {
+		t.Fatal(err)
+	}
+	e.commit()
+	if res := e.verify(); res.Refused != 1 || res.Processed != 0 {
+		t.Fatalf("the wrong token: %+v", res)
+	}
+	if rec := unchanged("the wrong token", wrong.Hash().Hex(), receipt.RefundStateRefused); !strings.Contains(rec.RefusedReason, "no token of contract "+ref.contract) {
+		t.Fatalf("the wrong token refused for %q", rec.RefusedReason)
+	}
+
 }
 
 // reorgedAway refunds a second unknown transfer of r, processes it at depth, then forks the chain

@@ -70,8 +70,13 @@ func unknownRefundedFromTheRow(t *testing.T, e *transporttest.Env, m transportte
 		return fmt.Sprintf(`{"receiptId":%q,"reason":"Unconfigured token returned","transactionHash":%q,"unknownTransfer":{"transactionHash":%q,"logIndex":%d}}`,
 			id, hash, unknownTx, logIndex)
 	}
-	if rec := e.AdminCall(m.Cookies, m.CSRF, http.MethodPost, "/api/receipts/refund", body(hash, 2)); rec.Code == 200 {
+	if rec := e.AdminCall(m.Cookies, m.CSRF, http.MethodPost, "/api/receipts/refund", body(hash, 2)); rec.Code != http.StatusBadRequest {
 		t.Fatalf("a transfer the receipt does not record: %d %s", rec.Code, rec.Body)
+	}
+	noLog := fmt.Sprintf(`{"receiptId":%q,"reason":"r","transactionHash":%q,"unknownTransfer":{"transactionHash":%q}}`, id, hash, unknownTx)
+	if rec := e.AdminCall(m.Cookies, m.CSRF, http.MethodPost, "/api/receipts/refund", noLog); rec.Code != http.StatusBadRequest ||
+		!strings.Contains(rec.Body.String(), "logIndex") {
+		t.Fatalf("no logIndex: %d %s", rec.Code, rec.Body)
 	}
 	rec := e.AdminCall(m.Cookies, m.CSRF, http.MethodPost, "/api/receipts/refund", body(hash, 1))
 	b := transporttest.Decode(t, rec)
