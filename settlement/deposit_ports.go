@@ -78,8 +78,8 @@ type OpenDeposit struct {
 	// Version is the receipt's stream version the read model holds.
 	Version uint64
 	// Known: the receipt is at the version the caller named (OpenKnown's known), so its state's facts
-	// (Unconfirmed, Paid, Withdrawn, the ETH quote) are left out for the caller to fill from the
-	// state it holds (FillFromState); ETHQuoted then says only that the status allows a quote.
+	// (Unconfirmed, Paid, Withdrawn) are left out for the caller to fill from the state it holds
+	// (FillFromState).
 	Known bool
 }
 
@@ -90,8 +90,8 @@ type DepositStore interface {
 	// the late watch, whose transfers pay nothing and are recorded to be refunded), paid or
 	// reconciled less than monitor ago. A receipt whose read model is at the version known
 	// names (receipt id to stream version) comes Known, without its state's facts: at the
-	// confirming block of 5,000 payments, reading and decoding their credits is what the
-	// detector, which holds those states, need not wait for (issue 38).
+	// confirming block of 5,000 payments, decoding their credits is what the detector, which
+	// holds those states, need not wait for (issue 38).
 	OpenKnown(ctx context.Context, now time.Time, monitor, late time.Duration, known map[string]uint64) ([]OpenDeposit, error)
 	// Cursor returns where the follower name stopped (ok false: never ran).
 	Cursor(ctx context.Context, name string) (c DepositCursor, ok bool, err error)
