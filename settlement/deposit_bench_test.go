@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,8 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/settlement"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // BenchmarkDepositRoundTrips: the RPC round trips of one detector step (one new block, no
@@ -138,11 +141,13 @@ func benchDeposit5000(b *testing.B, n int) {
 	e.commit()
 	b.StartTimer()
 	timed.arm()
+	stopProfile := stepProfile(b)
 	cpu0 := e.cpu()
 	t0 = time.Now()
 	res, err := d.Step(e.ctx)
 	all := time.Since(t0)
 	b.StopTimer()
+	stopProfile()
 	stepCPU := e.cpu().since(cpu0)
 	e.ok(err)
 	if res.Receipts != n {
@@ -155,6 +160,7 @@ func benchDeposit5000(b *testing.B, n int) {
 	}
 	slices.Sort(lat)
 	p50, p99 := lat[len(lat)/2], lat[min(len(lat)-1, len(lat)*99/100)]
+	e.openKnownAgainstRead(b, n)
 	getLogs, appends, appendsCPU := e.bareCeilings(b, paying, n)
 	b.ReportMetric(float64(p50.Milliseconds()), "ms-p50-block-to-paid")
 	b.ReportMetric(float64(p99.Milliseconds()), "ms-p99-block-to-paid")
@@ -173,6 +179,53 @@ func benchDeposit5000(b *testing.B, n int) {
 	for _, r := range []receipt.State{rs[0], rs[n-1]} {
 		e.want(r.Receipt.ReceiptID, receipt.StatusPaid, "1.00")
 	}
+}
+
+// stepProfile writes a CPU profile of the confirming step alone to the file named by
+// DEPOSIT_STEP_CPUPROFILE, when set (the benchmark's -cpuprofile would hold the setup too).
+func stepProfile(b *testing.B) func() {
+	name := os.Getenv("DEPOSIT_STEP_CPUPROFILE")
+	if name == "" {
+		return func() {}
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Close() }
+}
+
+// openKnownAgainstRead times the read of the n open deposits (just paid: credits and payment in
+// their states) with every receipt's state read and decoded (Open) and with every receipt named
+// at its version (OpenKnown, as the detector that appended to them asks), alternating, 3 each.
+func (e *depositEnv) openKnownAgainstRead(b *testing.B, n int) {
+	rows, err := e.pool.Query(e.ctx, `SELECT receipt_id, version FROM receipts`)
+	e.ok(err)
+	known := map[string]uint64{}
+	var id string
+	var v int64
+	_, err = pgx.ForEachRow(rows, []any{&id, &v}, func() error { known[id] = uint64(v); return nil })
+	e.ok(err)
+	store := pgstore.NewDeposits(e.pool)
+	var read, knownAt [3]time.Duration
+	for i := range 3 {
+		for _, k := range []map[string]uint64{nil, known} {
+			t0 := time.Now()
+			open, err := store.OpenKnown(e.ctx, time.Now(), 24*time.Hour, settlement.DefaultLateWatch, k)
+			if err != nil || len(open) != n {
+				b.Fatalf("%d open (%v), want %d", len(open), err, n)
+			}
+			if k == nil {
+				read[i] = time.Since(t0).Round(100 * time.Microsecond)
+			} else {
+				knownAt[i] = time.Since(t0).Round(100 * time.Microsecond)
+			}
+		}
+	}
+	b.Logf("open deposits (%d paid), alternating: every state read %v, every receipt known at its version %v", n, read, knownAt)
 }
 
 // signTransfers signs one 1.00 USDC transfer to each receipt's deposit, round robin over the

@@ -98,7 +98,7 @@ func (d *DepositDetector) name() string {
 // cursor is kept: the next step reads the same blocks again (recording is idempotent).
 func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	now := d.Now()
-	open, err := d.Store.Open(ctx, now, d.Monitor, cmp.Or(d.LateWatch, DefaultLateWatch))
+	open, err := d.open(ctx, now)
 	if err != nil {
 		return StepResult{}, err
 	}
@@ -139,6 +139,31 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	}
 	d.recent = recentOf(scan.Hashes, scan.To, d.Confirmations)
 	return StepResult{From: from, To: scan.To, Transfers: len(scan.Transfers), Receipts: n}, nil
+}
+
+// open is the watched deposits, those of the receipts this detector holds at the read model's
+// version filled from the states it holds (not read from the read model again).
+func (d *DepositDetector) open(ctx context.Context, now time.Time) ([]OpenDeposit, error) {
+	open, err := d.Store.OpenKnown(ctx, now, d.Monitor, cmp.Or(d.LateWatch, DefaultLateWatch), d.known.versions())
+	if err != nil {
+		return nil, err
+	}
+	kept, watched := open[:0], make(map[string]bool, len(open))
+	for _, o := range open {
+		watched[o.ReceiptID] = true
+		if o.Known {
+			k, ok := d.known.get(o.ReceiptID)
+			if !ok || k.version != o.Version { // only this step changes known: never, but never decided on either
+				return nil, fmt.Errorf("deposits: receipt %s open at version %d, not held at it", o.ReceiptID, o.Version)
+			}
+			if !FillFromState(&o, k.st) {
+				continue
+			}
+		}
+		kept = append(kept, o)
+	}
+	d.known.retain(watched) // a receipt no longer watched is never decided on here again
+	return kept, nil
 }
 
 // cursor is where the last step stopped; at a very first start, firstLookback blocks before the

@@ -46,6 +46,28 @@ func (k *knownReceipts) forget(id string) {
 	delete(k.m, id)
 }
 
+// versions is the version of each receipt remembered.
+func (k *knownReceipts) versions() map[string]uint64 {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	out := make(map[string]uint64, len(k.m))
+	for id, r := range k.m {
+		out[id] = r.version
+	}
+	return out
+}
+
+// retain forgets the receipts not in keep.
+func (k *knownReceipts) retain(keep map[string]bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for id := range k.m {
+		if !keep[id] {
+			delete(k.m, id)
+		}
+	}
+}
+
 // split returns the ids not remembered and those remembered.
 func (k *knownReceipts) split(ids []string) (unknown, known []string) {
 	k.mu.Lock()

@@ -3,9 +3,11 @@ package settlement
 import (
 	"context"
 	"math/big"
+	"strings"
 	"time"
 
 	"github.com/payledger/payledger/domain/onchain"
+	"github.com/payledger/payledger/domain/receipt"
 )
 
 // The ports of deposit detection (DESIGN 9): what the deposit detector needs of the chain and of
@@ -73,20 +75,67 @@ type OpenDeposit struct {
 	// transaction while a reorg past the depth has it off the chain (the receipt flagged).
 	Paid      *PaidTransfer
 	Withdrawn string
+	// Version is the receipt's stream version the read model holds.
+	Version uint64
+	// Known: the receipt is at the version the caller named (OpenKnown's known), so its state's facts
+	// (Unconfirmed, Paid, Withdrawn) are left out for the caller to fill from the state it holds
+	// (FillFromState).
+	Known bool
 }
 
 // DepositStore is what the detector keeps and reads in the database.
 type DepositStore interface {
-	// Open returns the receipts whose deposit address is watched at now: generated or pending,
+	// OpenKnown returns the receipts whose deposit address is watched at now: generated or pending,
 	// failed less than monitor after their window ended (or, expired, less than monitor + late:
 	// the late watch, whose transfers pay nothing and are recorded to be refunded), paid or
-	// reconciled less than monitor ago.
-	Open(ctx context.Context, now time.Time, monitor, late time.Duration) ([]OpenDeposit, error)
+	// reconciled less than monitor ago. A receipt whose read model is at the version known
+	// names (receipt id to stream version) comes Known, without its state's facts: at the
+	// confirming block of 5,000 payments, decoding their credits is what the detector, which
+	// holds those states, need not wait for (issue 38).
+	OpenKnown(ctx context.Context, now time.Time, monitor, late time.Duration, known map[string]uint64) ([]OpenDeposit, error)
 	// Cursor returns where the follower name stopped (ok false: never ran).
 	Cursor(ctx context.Context, name string) (c DepositCursor, ok bool, err error)
 	// SaveCursor records that name processed every block up to c.Number (c.Hash) of the chain
 	// c.Genesis.
 	SaveCursor(ctx context.Context, name string, c DepositCursor) error
+}
+
+// UnconfirmedOf is the credits of a deposit neither confirmed nor dropped, as transfers.
+func UnconfirmedOf(deposit string, credits []receipt.Credit) []DepositTransfer {
+	var out []DepositTransfer
+	for _, c := range credits {
+		if c.Confirmed || c.Dropped {
+			continue
+		}
+		out = append(out, DepositTransfer{Deposit: deposit, TransactionHash: c.TransactionHash, LogIndex: c.LogIndex,
+			BlockNumber: c.BlockNumber, BlockHash: c.BlockHash, Sender: c.Sender, Token: c.Token, Decimals: c.Decimals, AmountUnits: c.AmountUnits})
+	}
+	return out
+}
+
+// PaidOf is the paying transfer of a payment verified on chain, nil for any other (or none).
+func PaidOf(p *receipt.Payment) *PaidTransfer {
+	if p == nil || p.VerifiedBy != receipt.VerifiedByChain || p.BlockHash == "" || p.TransactionHash == "" {
+		return nil
+	}
+	return &PaidTransfer{AttemptID: p.AttemptID, TransactionHash: strings.ToLower(p.TransactionHash),
+		BlockNumber: p.BlockNumber, BlockHash: strings.ToLower(p.BlockHash)}
+}
+
+// FillFromState fills a Known deposit's facts from its receipt's state at o.Version; ok is false
+// for a receipt whose deposit is not watched after all (its chain gone).
+func FillFromState(o *OpenDeposit, st receipt.State) bool {
+	if st.DepositChainGone != nil {
+		return false
+	}
+	o.Unconfirmed = UnconfirmedOf(o.Address, st.Credits)
+	if o.Settled {
+		o.Paid = PaidOf(st.Payment)
+	}
+	o.Withdrawn = st.ChainWithdrawnTx
+	_, eth := st.Quotes["ETH"]
+	o.ETHQuoted = o.ETHQuoted && eth
+	return true
 }
 
 // DepositCursor is where a follower stopped: the last block it processed, on which chain.

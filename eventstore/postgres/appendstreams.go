@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/payledger/payledger/eventstore"
@@ -46,10 +47,18 @@ func (s *Store) AppendStreams(ctx context.Context, appends []eventstore.StreamAp
 }
 
 // prepareKnown prepares a's events on the cached head of its stream; ok is false when there is
-// no cached head that a's expectation matches, or nothing to append.
+// no cached head that a's expectation matches, or nothing to append, or an event Append would
+// refuse (it then says why). The data's JSON is checked by Prepare's compaction, not also by
+// eventstore.Validate first: at 10,000 events the second pass was 8% of the detector's CPU at
+// a confirming block (issue 38).
 func (s *Store) prepareKnown(a eventstore.StreamAppend) ([]eventstore.RecordedEvent, bool) {
-	if len(a.Events) == 0 || eventstore.Validate(a.Stream, a.Events) != nil || s.beforeCommit != nil {
+	if len(a.Events) == 0 || a.Stream == "" || s.beforeCommit != nil {
 		return nil, false
+	}
+	for _, ev := range a.Events {
+		if ev.ID == uuid.Nil || ev.Type == "" {
+			return nil, false
+		}
 	}
 	h, known := s.heads.get(a.Stream)
 	if !known || !a.Expected.Matches(h.version) {

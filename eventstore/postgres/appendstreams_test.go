@@ -65,3 +65,36 @@ func TestAppendStreams(t *testing.T) {
 		}
 	}
 }
+
+// An event whose data is not JSON (or without an id or a type) is refused for its own append
+// only, as Append refuses it, and its stream is left as it was; the others of the call go in.
+func TestAppendStreamsRefusesInvalidEvents(t *testing.T) {
+	ctx := context.Background()
+	s := postgres.New(pgtest.Pool(t))
+	ev := func(data string) eventstore.EventData {
+		return eventstore.EventData{ID: uuid.New(), Type: "Tested", Data: []byte(data)}
+	}
+	bad := []eventstore.EventData{ev(`{"a":`), {ID: uuid.Nil, Type: "Tested", Data: []byte(`{}`)}, {ID: uuid.New(), Data: []byte(`{}`)}}
+	var appends []eventstore.StreamAppend
+	for i := range len(bad) + 1 {
+		stream := fmt.Sprintf("inv-%d", i)
+		if _, err := s.Append(ctx, stream, eventstore.NoStream(), ev(`{"a":1}`)); err != nil {
+			t.Fatal(err)
+		}
+		evs := []eventstore.EventData{ev(`{"b": 2}`)}
+		if i < len(bad) {
+			evs = append(evs, bad[i])
+		}
+		appends = append(appends, eventstore.StreamAppend{Stream: stream, Expected: eventstore.Exact(1), Events: evs})
+	}
+	_, errs := s.AppendStreams(ctx, appends)
+	for i, err := range errs {
+		if i < len(bad) && !errors.Is(err, eventstore.ErrInvalidEvent) || i == len(bad) && err != nil {
+			t.Fatalf("append %d: %v", i, err)
+		}
+		evs, err := s.ReadStream(ctx, appends[i].Stream, 1, 10)
+		if want := map[bool]int{true: 1, false: 2}[i < len(bad)]; err != nil || len(evs) != want {
+			t.Fatalf("%s: %d events (%v), want %d", appends[i].Stream, len(evs), err, want)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,14 +23,24 @@ func NewDeposits(pool *pgxpool.Pool) *Deposits { return &Deposits{pool: pool} }
 
 var _ settlement.DepositStore = (*Deposits)(nil)
 
-// Open implements settlement.DepositStore. The transfers not confirmed yet come from the
+// Open is OpenKnown with no receipt known: every deposit with its state's facts.
+func (d *Deposits) Open(ctx context.Context, now time.Time, monitor, late time.Duration) ([]settlement.OpenDeposit, error) {
+	return d.OpenKnown(ctx, now, monitor, late, nil)
+}
+
+// OpenKnown implements settlement.DepositStore. The transfers not confirmed yet come from the
 // receipt's state (its credits), so a restarted detector judges them at their depth too. A
 // receipt in the late watch (past monitor) is not ETHQuoted: its balance is not read, so the
 // balance slices of the receipts that can still be paid keep their pace (issue 38); ETH sent to
-// it by a transaction is still seen.
-func (d *Deposits) Open(ctx context.Context, now time.Time, monitor, late time.Duration) ([]settlement.OpenDeposit, error) {
+// it by a transaction is still seen. A receipt at the version known names is not decoded
+// (Known): at a block confirming 5,000 payments, decoding their credits in Go was the read's
+// cost. The query still reads every row's facts: telling PostgreSQL which receipts are known
+// (a jsonb of versions looked up per row, or a join with an unnest of them) cost it more than
+// extracting the credits (EXPLAIN ANALYZE, 5,000 paid receipts: 16-22 ms, against 23-159 and
+// 27-62 ms).
+func (d *Deposits) OpenKnown(ctx context.Context, now time.Time, monitor, late time.Duration, known map[string]uint64) ([]settlement.OpenDeposit, error) {
 	since := now.Add(-monitor)
-	rows, err := d.pool.Query(ctx, `SELECT receipt_id, deposit_address, status IN ('paid', 'reconciled'),
+	rows, err := d.pool.Query(ctx, `SELECT receipt_id, deposit_address, version, status IN ('paid', 'reconciled'),
 			status NOT IN ('paid', 'reconciled') AND NOT (status = 'failed' AND COALESCE(expires_at, updated_at) <= $1)
 				AND COALESCE(state->'quotes' ? 'ETH', false),
 			CASE WHEN state ? 'credits' THEN state->'credits' END,
@@ -47,11 +56,15 @@ func (d *Deposits) Open(ctx context.Context, now time.Time, monitor, late time.D
 	var out []settlement.OpenDeposit
 	for rows.Next() {
 		var o settlement.OpenDeposit
+		var version int64
 		var credits, payment []byte
-		if err := rows.Scan(&o.ReceiptID, &o.Address, &o.Settled, &o.ETHQuoted, &credits, &payment, &o.Withdrawn); err != nil {
+		if err := rows.Scan(&o.ReceiptID, &o.Address, &version, &o.Settled, &o.ETHQuoted, &credits, &payment, &o.Withdrawn); err != nil {
 			return nil, err
 		}
-		if err := openFacts(&o, credits, payment); err != nil {
+		o.Version = uint64(version)
+		if v, ok := known[o.ReceiptID]; ok && v == o.Version {
+			o.Known, o.Withdrawn = true, ""
+		} else if err := openFacts(&o, credits, payment); err != nil {
 			return nil, fmt.Errorf("open deposits: receipt %s: %w", o.ReceiptID, err)
 		}
 		out = append(out, o)
@@ -68,31 +81,15 @@ func openFacts(o *settlement.OpenDeposit, credits, payment []byte) error {
 			return err
 		}
 	}
-	o.Unconfirmed = unconfirmed(o.Address, cs)
+	o.Unconfirmed = settlement.UnconfirmedOf(o.Address, cs)
 	if len(payment) > 0 {
 		var p receipt.Payment
 		if err := json.Unmarshal(payment, &p); err != nil {
 			return err
 		}
-		if p.VerifiedBy == receipt.VerifiedByChain && p.BlockHash != "" && p.TransactionHash != "" {
-			o.Paid = &settlement.PaidTransfer{AttemptID: p.AttemptID, TransactionHash: strings.ToLower(p.TransactionHash),
-				BlockNumber: p.BlockNumber, BlockHash: strings.ToLower(p.BlockHash)}
-		}
+		o.Paid = settlement.PaidOf(&p)
 	}
 	return nil
-}
-
-// unconfirmed is the credits neither confirmed nor dropped.
-func unconfirmed(deposit string, credits []receipt.Credit) []settlement.DepositTransfer {
-	var out []settlement.DepositTransfer
-	for _, c := range credits {
-		if c.Confirmed || c.Dropped {
-			continue
-		}
-		out = append(out, settlement.DepositTransfer{Deposit: deposit, TransactionHash: c.TransactionHash, LogIndex: c.LogIndex,
-			BlockNumber: c.BlockNumber, BlockHash: c.BlockHash, Sender: c.Sender, Token: c.Token, Decimals: c.Decimals, AmountUnits: c.AmountUnits})
-	}
-	return out
 }
 
 // Cursor implements settlement.DepositStore.
