@@ -8,10 +8,12 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -111,6 +113,22 @@ func TestReceiptJSONRefusesNonFiniteAsEncodingJSON(t *testing.T) {
 		var unsupported *json.UnsupportedValueError
 		if err := answerIssued(c, http.StatusOK, v); !errors.As(err, &unsupported) {
 			t.Fatalf("total %v: %v, want encoding/json's UnsupportedValueError", f, err)
+		}
+	}
+}
+
+// A stored rate reads as the float64 money.ParseRate gave, whatever the rate.
+func TestRateFloatAsParseRate(t *testing.T) {
+	t.Parallel()
+	rates := []string{"", "0", "0.0725", "0.07250", "-0.5", "1", "12.345678901234567890123", ".5", "5.", "0.1", "0.3",
+		"1e-3", "3/4", " 0.1", "abc", "-", ".", "1.2.3", "0.000000000000000000001", "99999999999999999999999999"}
+	for i := range 200 {
+		rates = append(rates, strconv.FormatFloat(float64(i)*0.00125, 'f', -1, 64), "0."+strconv.Itoa(i*7919))
+	}
+	for _, s := range rates {
+		r, _ := money.ParseRate(orZero(s))
+		if got, want := rateFloat(s), r.Float(); got != want {
+			t.Errorf("rateFloat(%q) = %v, money.ParseRate: %v", s, got, want)
 		}
 	}
 }
