@@ -143,7 +143,7 @@ const serveGCPercent = 400
 // collection per doubling spends about an eighth of the service's CPU on collection under load.
 // At 400 (issue 38) the load benchmark's serve CPU per order was 4% lower than at 200 in the
 // median of three runs side by side (-4%, +2%, -7%: small, within the machine's noise), for a
-// peak resident memory of about 140 MiB (110 at 200); at 800 the heap ran into the soft limit
+// peak resident memory of 130-160 MiB (110 at 200); at 800 the heap ran into the soft limit
 // (peak 210 MiB), where collections come often again, and it cost more CPU, not less. The soft
 // memory limit keeps the process under its 256 MiB budget whatever GOGC allows.
 func tuneGC() {
