@@ -96,7 +96,7 @@ func (s *Server) renderIssued(c echo.Context, issued commands.Issued, status int
 			return err
 		}
 	}
-	return c.JSON(status, map[string]any{"ok": true, "receipt": viewReceipt(issued.State)})
+	return answerIssued(c, status, viewReceipt(issued.State))
 }
 
 // signingKey is the API key the request was made with: it signs the receipt's webhooks.
