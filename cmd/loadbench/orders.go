@@ -104,4 +104,18 @@ func printOrders(orders, status result, clients int, ceiling, floor float64, rss
 		}
 		fmt.Printf("| %s | %s | %s | %s | %s |\n", r.name, per(r.cpu.postgres), per(r.cpu.serve), per(r.cpu.client), per(r.cpu.busy))
 	}
+	printIssue38(orders, floor)
+}
+
+// printIssue38 prints issue 38's two order figures beside their targets (docs/benchmarks.md keeps
+// them with the same-run references: the figures move with the machine's load, so they compare
+// only with another binary measured in the same run, `-bin`).
+func printIssue38(orders result, floor float64) {
+	if orders.requests == 0 || floor == 0 {
+		return
+	}
+	fmt.Printf("\nissue 38 figure: serve CPU per order %.0f µs (target <= 160 µs)\n",
+		float64(orders.cpu.serve.Microseconds())/float64(orders.requests))
+	fmt.Printf("issue 38 figure: POST /api/orders %.0f/s = %.0f%% of the order's own rows as plain SQL, %.0f/s (target >= 100%%)\n",
+		orders.perSecond, 100*orders.perSecond/floor, floor)
 }
