@@ -57,6 +57,9 @@ type ReceiptsAtAppend struct {
 	AttachingStore
 	proj   Receipts
 	runner *Runner
+	// handoff, when set, receives each generation's state as decided, for the receipt.created
+	// projector of this process (HandsTo).
+	handoff *Generations
 	// applied, when set, is told how many rows each applying statement wrote (tests).
 	applied func(rows int64)
 }
@@ -91,6 +94,13 @@ func (r Receipts) AtAppend(store AttachingStore, runner *Runner) *ReceiptsAtAppe
 	return &ReceiptsAtAppend{AttachingStore: store, proj: r, runner: runner}
 }
 
+// HandsTo makes a hand each new receipt's state, as its command decided it, to g (the
+// receipt.created projector's Decided), and returns a.
+func (a *ReceiptsAtAppend) HandsTo(g *Generations) *ReceiptsAtAppend {
+	a.handoff = g
+	return a
+}
+
 // Append implements eventstore.Store: a receipt's generation brings its row, made from the
 // event's data. Errors: the store's, and a generation whose data does not decode.
 func (a *ReceiptsAtAppend) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.AppendResult, error) {
@@ -101,7 +111,7 @@ func (a *ReceiptsAtAppend) Append(ctx context.Context, stream string, expected e
 			return eventstore.AppendResult{}, err
 		}
 	}
-	return a.AttachingStore.AppendAttached(ctx, stream, expected, att.attachment(), events...)
+	return a.appendAttached(ctx, stream, expected, att, events)
 }
 
 // AppendGeneration appends ev, a new receipt's generation, with its sealed webhook key (nil:
@@ -118,7 +128,22 @@ func (a *ReceiptsAtAppend) AppendGeneration(ctx context.Context, stream string, 
 			return eventstore.AppendResult{}, err
 		}
 	}
-	return a.AttachingStore.AppendAttached(ctx, stream, expected, att.attachment(), events...)
+	return a.appendAttached(ctx, stream, expected, att, events)
+}
+
+// appendAttached appends events with att, handing the generation's state over (HandsTo) before
+// the append, as the projector may read the event before the append returns; a failed append
+// takes it back.
+func (a *ReceiptsAtAppend) appendAttached(ctx context.Context, stream string, expected eventstore.ExpectedVersion,
+	att *atAppend, events []eventstore.EventData) (eventstore.AppendResult, error) {
+	if att != nil && att.row != nil {
+		a.handoff.put(events[0].ID, att.row.State)
+	}
+	res, err := a.AttachingStore.AppendAttached(ctx, stream, expected, att.attachment(), events...)
+	if err != nil && att != nil && att.row != nil {
+		a.handoff.drop(events[0].ID)
+	}
+	return res, err
 }
 
 // decided is the generation that ev, decided as g, applies: g itself, unless some text of g is

@@ -1,6 +1,8 @@
 package projections
 
 import (
+	"github.com/google/uuid"
+
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/readmodels"
@@ -27,4 +29,21 @@ func DecidedRow(ev eventstore.EventData, g receipt.Generated) ([]any, error) {
 		return nil, err
 	}
 	return GenerationRow(e)
+}
+
+// ReceiptCreatedState is the state p's entry for generation e is made of.
+func ReceiptCreatedState(p ReceiptCreated, e eventstore.RecordedEvent) (receipt.State, error) {
+	return p.created(e)
+}
+
+// Held is how many states g holds.
+func Held(g *Generations) int { return g.len() }
+
+// PutGeneration hands st over as generation id's state.
+func PutGeneration(g *Generations, id uuid.UUID, st receipt.State) { g.put(id, st) }
+
+// TakeGeneration says whether g held generation id's state, and forgets it.
+func TakeGeneration(g *Generations, id uuid.UUID) bool {
+	_, ok := g.take(id)
+	return ok
 }
