@@ -29,7 +29,7 @@ func TestReceiptCreatedTakesDecidedGenerations(t *testing.T) {
 	for i, meta := range []map[string]string{{}, nil, {"note": "<b>&amp; \u2028"}, {"bad": "\xff"}} {
 		id := fmt.Sprintf("handoff%d", i)
 		g := receipt.Generated{ReceiptID: id, Merchant: "0xm", Source: "order", Currency: "USD", Total: money.Cents(250),
-			LineItems: []receipt.LineItem{{Kind: receipt.KindItem, Label: "Latte", Amount: 250, Unit: 125, Qty: 2}},
+			LineItems:     []receipt.LineItem{{Kind: receipt.KindItem, Label: "Latte", Amount: 250, Unit: 125, Qty: 2}},
 			TaxComponents: []string{}, Metadata: meta, DefaultToken: "EURC", CreatedAt: 1}
 		data, err := json.Marshal(g)
 		if err != nil {
