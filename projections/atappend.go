@@ -116,16 +116,20 @@ func (a *ReceiptsAtAppend) Append(ctx context.Context, stream string, expected e
 
 // AppendGeneration appends ev, a new receipt's generation, with its sealed webhook key (nil:
 // none) in the same transaction (commands.GenerationAppender). g is the generation as its
-// command decided it, which ev encodes: the row is made from g without decoding ev again
-// (decided). Errors are Append's.
+// command decided it, which ev encodes (its data is json.Marshal(g), as commands.NewEvent writes
+// it): the row is made from g without decoding ev again (decided), and its state's JSON takes
+// ev's data as its receipt's. Errors are Append's.
 func (a *ReceiptsAtAppend) AppendGeneration(ctx context.Context, stream string, expected eventstore.ExpectedVersion,
 	g receipt.Generated, key *journal.SealedKey, ev eventstore.EventData) (eventstore.AppendResult, error) {
 	events := []eventstore.EventData{ev}
 	att := &atAppend{key: key}
 	if a.generation(stream, expected, events) {
-		e, err := decided(ev, g)
+		e, asIs, err := decided(ev, g)
 		if att, err = a.withRow(stream, events, key, e, err); err != nil {
 			return eventstore.AppendResult{}, err
+		}
+		if asIs && att.row != nil {
+			att.row.ReceiptJSON = ev.Data // json.Marshal(g): the row's state does not encode it again
 		}
 	}
 	return a.appendAttached(ctx, stream, expected, att, events)
@@ -146,14 +150,15 @@ func (a *ReceiptsAtAppend) appendAttached(ctx context.Context, stream string, ex
 	return res, err
 }
 
-// decided is the generation that ev, decided as g, applies: g itself, unless some text of g is
-// not valid UTF-8, which JSON does not keep (the projector will read another text): then ev's
+// decided is the generation that ev, decided as g, applies: g itself (asIs), unless some text of
+// g is not valid UTF-8, which JSON does not keep (the projector will read another text): then ev's
 // data decoded, as Append does.
-func decided(ev eventstore.EventData, g receipt.Generated) (receipt.Event, error) {
+func decided(ev eventstore.EventData, g receipt.Generated) (e receipt.Event, asIs bool, err error) {
 	if validText(reflect.ValueOf(g)) {
-		return g, nil
+		return g, true, nil
 	}
-	return receipt.Decode(ev.Type, ev.Data)
+	e, err = receipt.Decode(ev.Type, ev.Data)
+	return e, false, err
 }
 
 // generation says whether events may be a receipt's generation that the live projector applies

@@ -24,11 +24,15 @@ func GenerationRow(e receipt.Event) ([]any, error) {
 // DecidedRow is the arguments of the statement ReceiptsAtAppend.AppendGeneration commits with ev,
 // the append of the decided generation g.
 func DecidedRow(ev eventstore.EventData, g receipt.Generated) ([]any, error) {
-	e, err := decided(ev, g)
+	e, asIs, err := decided(ev, g)
 	if err != nil {
 		return nil, err
 	}
-	return GenerationRow(e)
+	row := generationRow(e)
+	if asIs {
+		row.ReceiptJSON = ev.Data
+	}
+	return readmodels.ReceiptsAtAppendArgs([]readmodels.StateRow{row})
 }
 
 // ReceiptCreatedState is the state p's entry for generation e is made of.
