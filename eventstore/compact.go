@@ -24,6 +24,14 @@ func compactData(data []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// validJSON is json.Valid(data), at once for data that is already compact (compactValue).
+func validJSON(data []byte) bool {
+	if end, ok := compactValue(data, 0, 0); ok && end == len(data) {
+		return true
+	}
+	return json.Valid(data)
+}
+
 // maxFastDepth bounds compactValue's recursion; deeper values take json.Compact's path.
 const maxFastDepth = 64
 

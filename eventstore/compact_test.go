@@ -20,7 +20,7 @@ var compactCases = []string{
 }
 
 // TestCompactDataIsJSONCompact: compactData stores what json.Compact stores, and refuses what it
-// refuses.
+// refuses; validJSON is json.Valid.
 func TestCompactDataIsJSONCompact(t *testing.T) {
 	for _, c := range compactCases {
 		checkCompact(t, []byte(c))
@@ -43,6 +43,9 @@ func checkCompact(t *testing.T, in []byte) {
 	}
 	if err == nil && !bytes.Equal(got, want.Bytes()) {
 		t.Fatalf("compactData(%q) = %q, want %q", in, got, want.Bytes())
+	}
+	if validJSON(in) != json.Valid(in) {
+		t.Fatalf("validJSON(%q) = %v, want %v", in, !json.Valid(in), json.Valid(in))
 	}
 	if len(in) > 0 && len(got) > 0 && &got[0] == &in[0] {
 		t.Fatalf("compactData(%q) shares its input", in)
