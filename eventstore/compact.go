@@ -110,6 +110,12 @@ func compactArray(b []byte, i, depth int) (int, bool) {
 // quote. Like encoding/json, it does not check UTF-8.
 func compactString(b []byte, i int) (int, bool) {
 	for i < len(b) {
+		for i < len(b) && plainByte[b[i]] { // the common bytes, in a tight loop
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1, true
@@ -136,6 +142,14 @@ func compactString(b []byte, i int) (int, bool) {
 	}
 	return i, false
 }
+
+// plainByte marks the bytes a string holds as they are: not a quote, a backslash or a control.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func hex4(b []byte) bool {
 	for _, c := range b {
