@@ -94,7 +94,7 @@ func (r Receipts) AtAppend(store AttachingStore, runner *Runner) *ReceiptsAtAppe
 	return &ReceiptsAtAppend{AttachingStore: store, proj: r, runner: runner}
 }
 
-// HandsTo makes a hand each new receipt's state, as its command decided it, to g (the
+// HandsTo has a hand each new receipt's state, as its command decided it, over to g (the
 // receipt.created projector's Decided), and returns a.
 func (a *ReceiptsAtAppend) HandsTo(g *Generations) *ReceiptsAtAppend {
 	a.handoff = g
