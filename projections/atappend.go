@@ -222,10 +222,9 @@ func (a *atAppend) attachment() Attachment {
 // statement (which checks that the transaction holds exactly their generations), after the
 // keys in one insert.
 func (a *atAppend) QueueAll(batch *pgx.Batch, all []any) (func(eventstore.Position), error) {
-	var rows []readmodels.StateRow
-	var ids []string
-	var nonces, sealed [][]byte
-	var committed []func(int64, eventstore.Position)
+	// Sized for all at once: a row is about 1 KiB, which growing the slice would copy again.
+	rows, committed := make([]readmodels.StateRow, 0, len(all)), make([]func(int64, eventstore.Position), 0, len(all))
+	ids, nonces, sealed := make([]string, 0, len(all)), make([][]byte, 0, len(all)), make([][]byte, 0, len(all))
 	for _, att := range all {
 		x, ok := att.(*atAppend)
 		if !ok {
