@@ -10,9 +10,9 @@ import (
 
 // Wake-ups from other processes: a store LISTENs on Channel on one connection of its own while it
 // has subscriptions, and forwards each NOTIFY to all of them. One connection per subscription
-// (the receipts, receipt.created, users and subscriptions projectors, and settlement's
-// subscribers) had PostgreSQL signal, and this process read, the same notification once per
-// subscription: after every group commit under the order load (issue 38).
+// (serve's four projectors: receipts, receipt.created, users, subscriptions) had PostgreSQL
+// signal, and this process read, the same notification four times: after every group commit
+// under the order load (issue 38).
 
 // listeners are the subscriptions' wake-up channels and the listening goroutine's stop.
 type listeners struct {
