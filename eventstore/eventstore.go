@@ -181,7 +181,7 @@ func Validate(stream string, events []EventData) error {
 		if ev.Type == "" {
 			return fmt.Errorf("%w: event %d has no type", ErrInvalidEvent, i)
 		}
-		if len(ev.Data) > 0 && !json.Valid(ev.Data) {
+		if len(ev.Data) > 0 && !validJSON(ev.Data) {
 			return fmt.Errorf("%w: event %d data is not JSON", ErrInvalidEvent, i)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -78,13 +77,12 @@ func Prepare(stream string, version uint64, prevHash []byte, now time.Time, even
 	for i, ev := range events {
 		data := []byte("null")
 		if len(ev.Data) > 0 {
-			var buf bytes.Buffer
-			if err := json.Compact(&buf, ev.Data); err != nil {
+			var err error
+			if data, err = compactData(ev.Data); err != nil {
 				return nil, fmt.Errorf("%w: event %d data: %v", ErrInvalidEvent, i, err)
 			}
-			data = buf.Bytes()
 		}
-		meta, err := json.Marshal(ev.Metadata)
+		meta, err := encodeMetadata(ev.Metadata)
 		if err != nil {
 			return nil, fmt.Errorf("encode metadata: %w", err)
 		}

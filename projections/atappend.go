@@ -57,6 +57,9 @@ type ReceiptsAtAppend struct {
 	AttachingStore
 	proj   Receipts
 	runner *Runner
+	// handoff, when set, receives each generation's state as decided, for the receipt.created
+	// projector of this process (HandsTo).
+	handoff *Generations
 	// applied, when set, is told how many rows each applying statement wrote (tests).
 	applied func(rows int64)
 }
@@ -91,6 +94,13 @@ func (r Receipts) AtAppend(store AttachingStore, runner *Runner) *ReceiptsAtAppe
 	return &ReceiptsAtAppend{AttachingStore: store, proj: r, runner: runner}
 }
 
+// HandsTo has a hand each new receipt's state, as its command decided it, over to g (the
+// receipt.created projector's Decided), and returns a.
+func (a *ReceiptsAtAppend) HandsTo(g *Generations) *ReceiptsAtAppend {
+	a.handoff = g
+	return a
+}
+
 // Append implements eventstore.Store: a receipt's generation brings its row, made from the
 // event's data. Errors: the store's, and a generation whose data does not decode.
 func (a *ReceiptsAtAppend) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.AppendResult, error) {
@@ -101,34 +111,54 @@ func (a *ReceiptsAtAppend) Append(ctx context.Context, stream string, expected e
 			return eventstore.AppendResult{}, err
 		}
 	}
-	return a.AttachingStore.AppendAttached(ctx, stream, expected, att.attachment(), events...)
+	return a.appendAttached(ctx, stream, expected, att, events)
 }
 
 // AppendGeneration appends ev, a new receipt's generation, with its sealed webhook key (nil:
 // none) in the same transaction (commands.GenerationAppender). g is the generation as its
-// command decided it, which ev encodes: the row is made from g without decoding ev again
-// (decided). Errors are Append's.
+// command decided it, which ev encodes (its data is json.Marshal(g), as commands.NewEvent writes
+// it): the row is made from g without decoding ev again (decided), and its state's JSON takes
+// ev's data as its receipt's. Errors are Append's.
 func (a *ReceiptsAtAppend) AppendGeneration(ctx context.Context, stream string, expected eventstore.ExpectedVersion,
 	g receipt.Generated, key *journal.SealedKey, ev eventstore.EventData) (eventstore.AppendResult, error) {
 	events := []eventstore.EventData{ev}
 	att := &atAppend{key: key}
 	if a.generation(stream, expected, events) {
-		e, err := decided(ev, g)
+		e, asIs, err := decided(ev, g)
 		if att, err = a.withRow(stream, events, key, e, err); err != nil {
 			return eventstore.AppendResult{}, err
 		}
+		if asIs && att.row != nil {
+			att.row.ReceiptJSON = ev.Data // json.Marshal(g): the row's state does not encode it again
+		}
 	}
-	return a.AttachingStore.AppendAttached(ctx, stream, expected, att.attachment(), events...)
+	return a.appendAttached(ctx, stream, expected, att, events)
 }
 
-// decided is the generation that ev, decided as g, applies: g itself, unless some text of g is
-// not valid UTF-8, which JSON does not keep (the projector will read another text): then ev's
-// data decoded, as Append does.
-func decided(ev eventstore.EventData, g receipt.Generated) (receipt.Event, error) {
-	if validText(reflect.ValueOf(g)) {
-		return g, nil
+// appendAttached appends events with att, handing the generation's state over (HandsTo) before
+// the append, as the projector may read the event before the append returns; a failed append
+// takes it back.
+func (a *ReceiptsAtAppend) appendAttached(ctx context.Context, stream string, expected eventstore.ExpectedVersion,
+	att *atAppend, events []eventstore.EventData) (eventstore.AppendResult, error) {
+	if att != nil && att.row != nil {
+		a.handoff.put(events[0].ID, att.row.State)
 	}
-	return receipt.Decode(ev.Type, ev.Data)
+	res, err := a.AttachingStore.AppendAttached(ctx, stream, expected, att.attachment(), events...)
+	if err != nil && att != nil && att.row != nil {
+		a.handoff.drop(events[0].ID)
+	}
+	return res, err
+}
+
+// decided is the generation that ev, decided as g, applies: g itself (asIs), unless some text of
+// g is not valid UTF-8, which JSON does not keep (the projector will read another text): then ev's
+// data decoded, as Append does.
+func decided(ev eventstore.EventData, g receipt.Generated) (e receipt.Event, asIs bool, err error) {
+	if validText(reflect.ValueOf(g)) {
+		return g, true, nil
+	}
+	e, err = receipt.Decode(ev.Type, ev.Data)
+	return e, false, err
 }
 
 // generation says whether events may be a receipt's generation that the live projector applies
@@ -192,10 +222,9 @@ func (a *atAppend) attachment() Attachment {
 // statement (which checks that the transaction holds exactly their generations), after the
 // keys in one insert.
 func (a *atAppend) QueueAll(batch *pgx.Batch, all []any) (func(eventstore.Position), error) {
-	var rows []readmodels.StateRow
-	var ids []string
-	var nonces, sealed [][]byte
-	var committed []func(int64, eventstore.Position)
+	// Sized for all at once: a row is about 1 KiB, which growing the slice would copy again.
+	rows, committed := make([]readmodels.StateRow, 0, len(all)), make([]func(int64, eventstore.Position), 0, len(all))
+	ids, nonces, sealed := make([]string, 0, len(all)), make([][]byte, 0, len(all)), make([][]byte, 0, len(all))
 	for _, att := range all {
 		x, ok := att.(*atAppend)
 		if !ok {

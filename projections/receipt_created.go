@@ -27,6 +27,9 @@ import (
 type ReceiptCreated struct {
 	// Notify, when set, wakes the dispatcher's endpoint worker after a committed batch.
 	Notify func()
+	// Decided, when set, holds the states of the generations this process appended
+	// (ReceiptsAtAppend.HandsTo): those are not decoded again.
+	Decided *Generations
 }
 
 // ReceiptCreatedType is the event type of a new receipt in the endpoint catalog.
@@ -67,11 +70,10 @@ func (p ReceiptCreated) Apply(ctx context.Context, tx pgx.Tx, events []eventstor
 		if !p.Relevant(e) {
 			continue
 		}
-		ev, err := receipt.Decode(e.Type, e.Data)
+		st, err := p.created(e)
 		if err != nil {
-			return fmt.Errorf("receipt_created projector at %s: %w", e.Position, err)
+			return err
 		}
-		st := receipt.Evolve(receipt.State{}, ev)
 		data := readmodels.ReceiptWebhookOf(st, e.RecordedAt)
 		data.Event = ReceiptCreatedType
 		entries = append(entries, readmodels.NewEvent{Key: "receipt-created:" + st.Receipt.ReceiptID, Merchant: st.Receipt.Merchant,
@@ -88,6 +90,22 @@ func (p ReceiptCreated) Apply(ctx context.Context, tx pgx.Tx, events []eventstor
 		return fmt.Errorf("receipt_created projector: %w", err)
 	}
 	return nil
+}
+
+// created is the state that generation e creates: as its append decided it when this process
+// appended it (Decided), else e's data decoded.
+func (p ReceiptCreated) created(e eventstore.RecordedEvent) (receipt.State, error) {
+	if st, ok := p.Decided.take(e.ID); ok && ReceiptStreamPrefix+st.Receipt.ReceiptID == e.StreamID {
+		if len(st.Receipt.Metadata) == 0 {
+			st.Receipt.Metadata = nil // as decoded: the event omits empty metadata
+		}
+		return st, nil
+	}
+	ev, err := receipt.Decode(e.Type, e.Data)
+	if err != nil {
+		return receipt.State{}, fmt.Errorf("receipt_created projector at %s: %w", e.Position, err)
+	}
+	return receipt.Evolve(receipt.State{}, ev), nil
 }
 
 // Committed implements the runner's post-commit hook.

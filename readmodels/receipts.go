@@ -168,6 +168,10 @@ type StateRow struct {
 	// New says no row can exist for the receipt yet (its first event is in the batch being
 	// applied, beyond the checkpoint that commits with the rows): a plain INSERT, not an upsert.
 	New bool
+	// ReceiptJSON, when set, is the JSON of State.Receipt exactly as json.Marshal writes it (a new
+	// receipt's generation event, as its command encoded it): the state's JSON takes it as is
+	// instead of encoding the receipt a second time (stateJSON).
+	ReceiptJSON []byte
 }
 
 // QueueStates queues into batch the writes of rows (distinct receipts): one INSERT of the new
@@ -275,7 +279,7 @@ type stateValues struct {
 
 func valuesOf(row StateRow) (stateValues, error) {
 	st, g := row.State, row.State.Receipt
-	raw, err := json.Marshal(st)
+	raw, err := stateJSON(row)
 	if err != nil {
 		return stateValues{}, err
 	}

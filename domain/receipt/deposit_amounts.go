@@ -2,6 +2,7 @@ package receipt
 
 import (
 	"math/big"
+	"strconv"
 	"strings"
 )
 
@@ -126,6 +127,9 @@ func pow10(d uint8) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewIn
 // decimalString writes r with at most 18 places, rounded half up, without trailing zeros beyond
 // two places for a stable token (an amount of money: "12.30") or beyond none otherwise.
 func decimalString(r *big.Rat, stable bool) string {
+	if s, ok := centsString(r, stable); ok {
+		return s
+	}
 	s := r.FloatString(18)
 	if !strings.Contains(s, ".") {
 		return s
@@ -143,4 +147,33 @@ func decimalString(r *big.Rat, stable bool) string {
 		return whole
 	}
 	return whole + "." + frac
+}
+
+// centsString is decimalString for the common amount, a whole number of cents (a receipt's total
+// in USD), written from integers: math/big's FloatString was 1.6% of the service's CPU per order
+// (issue 38). ok is false for any other r, which decimalString writes as before.
+func centsString(r *big.Rat, stable bool) (s string, ok bool) {
+	num, den := r.Num(), r.Denom()
+	if !num.IsInt64() || !den.IsInt64() || 100%den.Int64() != 0 {
+		return "", false
+	}
+	n := num.Int64()
+	if n > 1<<53 || n < -(1<<53) {
+		return "", false
+	}
+	cents := n * (100 / den.Int64())
+	sign := ""
+	if cents < 0 {
+		sign, cents = "-", -cents
+	}
+	whole, frac := strconv.FormatInt(cents/100, 10), cents%100
+	switch {
+	case frac == 0 && !stable:
+		return sign + whole, true
+	case frac%10 == 0 && !stable:
+		return sign + whole + "." + strconv.FormatInt(frac/10, 10), true
+	case frac < 10:
+		return sign + whole + ".0" + strconv.FormatInt(frac, 10), true
+	}
+	return sign + whole + "." + strconv.FormatInt(frac, 10), true
 }

@@ -63,7 +63,11 @@ func (s *Store) flush(batch []*appendCall) {
 		batch[0].Result, batch[0].Err = s.insert(ctx, batch[0].Item)
 		return
 	}
-	var all pendingAppend
+	var recs, atts int
+	for _, c := range batch {
+		recs, atts = recs+len(c.Item.recs), atts+len(c.Item.atts)
+	}
+	all := pendingAppend{recs: make([]eventstore.RecordedEvent, 0, recs), atts: make([]Attachment, 0, atts)}
 	for _, c := range batch {
 		all.recs = append(all.recs, c.Item.recs...)
 		all.atts = append(all.atts, c.Item.atts...)

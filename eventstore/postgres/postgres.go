@@ -48,8 +48,9 @@ type Store struct {
 	pollInterval time.Duration
 	beforeCommit func(context.Context)
 
-	heads *headCache
-	wake  *signal
+	heads   *headCache
+	wake    *signal
+	listens listeners // the subscriptions' NOTIFY wake-ups, from one connection (listen.go)
 
 	notifying atomic.Bool // a NOTIFY goroutine is running
 	again     atomic.Bool // another append happened while it ran

@@ -43,10 +43,7 @@ func (s *Store) subscribe(ctx context.Context, from eventstore.Position, floor f
 	handle func(context.Context, []eventstore.RecordedEvent, func(*pgx.Batch)) error, prefetch bool) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	notified := make(chan struct{}, 1)
-	if s.notifyMode != NotifyOff {
-		go s.listen(ctx, notified)
-	}
+	notified := s.notifications(ctx)
 	backoff := time.Duration(0)
 	var next <-chan prefetched
 	skip := false // woken by this process's appends: read only if one is beyond the floor
@@ -207,32 +204,6 @@ func (s *Store) prefetch(ctx context.Context, from eventstore.Position) <-chan p
 	return out
 }
 
-// listen forwards NOTIFYs on Channel to notified until ctx ends, reconnecting after failures.
-// It uses its own connection so that a long wait never holds one of the pool's.
-func (s *Store) listen(ctx context.Context, notified chan<- struct{}) {
-	for ctx.Err() == nil {
-		conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
-		if err == nil {
-			if _, err = conn.Exec(ctx, "LISTEN "+Channel); err == nil {
-				for {
-					if _, err = conn.WaitForNotification(ctx); err != nil {
-						break
-					}
-					select {
-					case notified <- struct{}{}:
-					default:
-					}
-				}
-			}
-			_ = conn.Close(context.Background())
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-	}
-}
-
 // FilteredReadInterval is the least time between two reads of a filtered subscription: under
 // load every append wakes it, and a subscriber that only a few events concern (a Selective
 // projector nobody waits on) gains nothing from reading after each one.
@@ -250,10 +221,7 @@ func (s *Store) SubscribeFiltered(ctx context.Context, from eventstore.Position,
 	handle func(ctx context.Context, batch []eventstore.RecordedEvent, upTo eventstore.Position) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	notified := make(chan struct{}, 1)
-	if s.notifyMode != NotifyOff {
-		go s.listen(ctx, notified)
-	}
+	notified := s.notifications(ctx)
 	patterns := make([]string, len(prefixes))
 	for i, p := range prefixes {
 		patterns[i] = likePrefix(p)

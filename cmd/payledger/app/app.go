@@ -171,11 +171,12 @@ func (a *Application) openProjections(d Config, in infra) error {
 	if p.Subscriptions, err = projections.NewRunner(d.Pool, d.Store, projections.Subscriptions{}, d.Log); err != nil {
 		return err
 	}
-	if err := a.openReceiptCreated(d, in); err != nil {
+	decided := projections.NewGenerations(0) // new receipts' states, from their append to receipt.created
+	if err := a.openReceiptCreated(d, in, decided); err != nil {
 		return err
 	}
 	if pg, ok := d.Store.(*postgres.Store); ok { // a new receipt's row commits with its event when it can
-		atAppend := receiptsProjector.AtAppend(pg, p.Receipts)
+		atAppend := receiptsProjector.AtAppend(pg, p.Receipts).HandsTo(decided)
 		a.Events = atAppend
 		if d.Tracer != nil {
 			a.Events = tracedAppends{ReceiptsAtAppend: atAppend, tracer: tracing.Tracer(d.Tracer)}
@@ -186,7 +187,7 @@ func (a *Application) openProjections(d Config, in infra) error {
 
 // openReceiptCreated opens the receipt.created projector, first seeding its checkpoint at the
 // receipts projector's (receipts made before it existed are not announced).
-func (a *Application) openReceiptCreated(d Config, in infra) error {
+func (a *Application) openReceiptCreated(d Config, in infra, decided *projections.Generations) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := projections.SeedReceiptCreated(ctx, d.Pool); err != nil {
@@ -194,6 +195,6 @@ func (a *Application) openReceiptCreated(d Config, in infra) error {
 	}
 	var err error
 	a.Projections.ReceiptCreated, err = projections.NewRunner(d.Pool, d.Store,
-		projections.ReceiptCreated{Notify: in.dispatcher.Wake}, d.Log)
+		projections.ReceiptCreated{Notify: in.dispatcher.Wake, Decided: decided}, d.Log)
 	return err
 }
