@@ -72,6 +72,9 @@ func (s *Store) listen(ctx context.Context) {
 		conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
 		if err == nil {
 			if _, err = conn.Exec(ctx, "LISTEN "+Channel); err == nil {
+				// A NOTIFY sent while no connection listened (the first one, or a reconnect) is
+				// lost: wake every subscription to read once rather than wait for its poll.
+				s.listens.forward()
 				for {
 					if _, err = conn.WaitForNotification(ctx); err != nil {
 						break
