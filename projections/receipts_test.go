@@ -13,6 +13,7 @@ import (
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/projections"
 )
 
@@ -55,10 +56,8 @@ func TestReceiptsProjectorNeverOverwritesAnUnexpectedRow(t *testing.T) {
 	go func() { defer close(done); _ = r.Run(runCtx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	// A batch and at least one retry stopped on the stray row.
-	for deadline := time.Now().Add(30 * time.Second); strings.Count(logs.String(), "projection stopped") < 2; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the projector did not stop twice on the stray row:\n%s", logs.String())
-		}
+	if !wait.Poll(30*time.Second, func() bool { return strings.Count(logs.String(), "projection stopped") >= 2 }) {
+		t.Fatalf("the projector did not stop twice on the stray row:\n%s", logs.String())
 	}
 	if !r.Position().Less(after) {
 		t.Fatal("the projector passed a receipt whose row already existed")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/migrations/pgtest"
 )
 
@@ -66,11 +67,5 @@ func TestQueueNotificationWhileADeliveryCompletes(t *testing.T) {
 // waitFor polls cond until it holds, failing the test after 10 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.Until(t, what, 10*time.Second, cond)
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/settlement/pgstore"
 )
@@ -133,18 +135,13 @@ func (e *distEnv) paidReceiptIn(merchant string, total money.Cents, token string
 // listedPaid waits until the receipts read model lists id as paid (the projection follows).
 func (e *distEnv) listedPaid(id string) {
 	e.t.Helper()
-	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(20 * time.Millisecond) {
+	wait.Until(e.t, "receipt "+id+" listed paid", 10*time.Second, func() bool {
 		list, err := pgstore.NewReceipts(e.pool).PaidReceipts(e.ctx, settlement.PaidCursor{}, 1000)
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		for _, p := range list {
-			if p.ReceiptID == id {
-				return
-			}
-		}
-	}
-	e.t.Fatalf("receipt %s not listed paid", id)
+		return slices.ContainsFunc(list, func(p settlement.PaidReceipt) bool { return p.ReceiptID == id })
+	})
 }
 
 // blockPasses waits until the chain has sealed a block after the current head.
@@ -154,18 +151,13 @@ func (e *distEnv) blockPasses() {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	wait.Until(e.t, fmt.Sprintf("a block after %d", head), 10*time.Second, func() bool {
 		n, err := e.rpc.Backend().BlockNumber(e.ctx)
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		if n > head {
-			return
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("no block after %d in 10 s", head)
-		}
-	}
+		return n > head
+	})
 }
 
 func (e *distEnv) distributor(sender *settlement.OperatorSender) *settlement.DistributeSplitsHandler {

@@ -24,6 +24,7 @@ import (
 	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
@@ -523,11 +524,7 @@ func TestChargeSubscriptionsTickerLeaderOnly(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- h.Run(ctx, isLeader, 24*time.Hour, 20*time.Millisecond) }()
 	// The ticker asked, heard no, and came back for the next tick: the first tick passed without a cron.
-	for start := time.Now(); asked.Load() < 2; time.Sleep(5 * time.Millisecond) {
-		if time.Since(start) > 30*time.Second {
-			t.Fatal("the ticker never asked whether it leads")
-		}
-	}
+	wait.Until(t, "the ticker to ask twice whether it leads", 30*time.Second, func() bool { return asked.Load() >= 2 })
 	if st := e.state(id); st.Charges != 0 {
 		t.Fatal("a standby instance charged")
 	}

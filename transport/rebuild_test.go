@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/projections"
 )
@@ -60,18 +61,14 @@ func TestRebuildGivesIdenticalReadModels(t *testing.T) {
 	if err := projections.Rebuild(context.Background(), e.pool, projections.Receipts{}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for after := e.dumpReadModels(); after != before; after = e.dumpReadModels() {
-		if time.Now().After(deadline) {
-			b, a := strings.Split(before, "\n"), strings.Split(after, "\n")
-			for i := range min(len(a), len(b)) {
-				if a[i] != b[i] {
-					t.Fatalf("read models differ after the rebuild at row %d:\nbefore %s\nafter  %s", i, b[i], a[i])
-				}
+	if !wait.Poll(30*time.Second, func() bool { return e.dumpReadModels() == before }) {
+		b, a := strings.Split(before, "\n"), strings.Split(e.dumpReadModels(), "\n")
+		for i := range min(len(a), len(b)) {
+			if a[i] != b[i] {
+				t.Fatalf("read models differ after the rebuild at row %d:\nbefore %s\nafter  %s", i, b[i], a[i])
 			}
-			t.Fatalf("read models differ after the rebuild: %d rows before, %d after", len(b), len(a))
 		}
-		time.Sleep(20 * time.Millisecond)
+		t.Fatalf("read models differ after the rebuild: %d rows before, %d after", len(b), len(a))
 	}
 	if n := e.count("webhook_notifications"); n != strings.Count(before, "receipt-status:") {
 		t.Fatalf("rebuild queued notifications again: %d", n)
@@ -121,17 +118,14 @@ func TestBlueGreenRebuildUnderLoad(t *testing.T) {
 	}()
 	// Orders are being created when the rebuild starts (a condition, not a time: a slow machine
 	// may take long for the first).
-	for n.Load() == 0 {
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.Until(t, "a first order", 30*time.Second, func() bool { return n.Load() > 0 })
 	var reported uint64
 	if err := projections.RebuildReceiptsBlueGreen(context.Background(), e.pool, e.svc.Events.(projections.LogReader), func(n uint64) { reported = n }); err != nil {
 		t.Fatal(err)
 	}
 	// Orders go on after the rebuild (a condition: a few more created), then stop.
-	for after := n.Load(); n.Load() < after+3; {
-		time.Sleep(10 * time.Millisecond)
-	}
+	after := n.Load()
+	wait.Until(t, "three more orders", 30*time.Second, func() bool { return n.Load() >= after+3 })
 	close(stop)
 	var ids []string
 	for id := range created {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/webhooks"
 )
 
@@ -68,13 +69,7 @@ func (r *receiver) all() []received {
 
 func waitUntil(t *testing.T, what string, d time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	wait.Until(t, what, d, cond)
 }
 
 func (e *env) hookedReceipt(m merchant, url string) string {

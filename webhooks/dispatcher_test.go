@@ -23,6 +23,7 @@ import (
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/internal/secrets"
+	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
@@ -225,11 +226,7 @@ func (s *script) got() []hit { s.mu.Lock(); defer s.mu.Unlock(); return append([
 
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
+	wait.Until(t, what, 10*time.Second, cond)
 }
 
 // TestDispatcherSignsAndRetriesWithTheSameDeliveryID: the first attempt fails, the automatic

@@ -17,6 +17,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/payledger/payledger/internal/wait"
 )
 
 // payWithWallet is the subtest "pay with the wallet: paid through the event stream, no reload".
@@ -153,15 +155,9 @@ func (p *pageRun) walletErrors(t *testing.T) {
 		return string(b), strings.Count(string(b), `"error"`) >= 2 &&
 			strings.Contains(string(b), `"code":"PORTAL_CHAIN_USER_REJECTED"`) && strings.Contains(string(b), `"code":"PORTAL_CHAIN_INSUFFICIENT_BALANCE"`)
 	}
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		b, ok := recorded()
-		if ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("wallet errors not recorded as telemetry with their catalog codes: %s", b)
-			break
-		}
+	if !wait.Poll(20*time.Second, func() bool { _, ok := recorded(); return ok }) {
+		b, _ := recorded()
+		t.Errorf("wallet errors not recorded as telemetry with their catalog codes: %s", b)
 	}
 	var st map[string]any
 	env.call(t, http.MethodGet, "/api/receipts/status?receiptId="+id2, "", &st)

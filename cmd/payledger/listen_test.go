@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/webhooks"
 )
 
@@ -43,13 +44,7 @@ func (f *forwarded) find(receiptID, status string) (http.Header, string, bool) {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	wait.Until(t, what, 60*time.Second, cond)
 }
 
 // paidReceipt creates a direct receipt with key and pays it through the processor's signed

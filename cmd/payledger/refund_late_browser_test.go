@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/payledger/payledger/internal/wait"
 )
 
 func TestLateRefundWithWalletInBrowser(t *testing.T) {
@@ -35,9 +38,7 @@ func TestLateRefundWithWalletInBrowser(t *testing.T) {
 	// The transfer must be confirmed after the expiry's monitorUntil: it is sent once the clock
 	// has passed it (the block then takes at least 500 ms more).
 	until := time.UnixMilli(env.monitorUntil(t, id))
-	for time.Now().Before(until) {
-		time.Sleep(100 * time.Millisecond)
-	}
+	wait.Until(t, "the clock past monitorUntil", time.Until(until)+time.Minute, func() bool { return time.Now().After(until) })
 
 	data := append(common.FromHex("0xa9059cbb"), append(common.LeftPadBytes(deposit.Bytes(), 32), common.LeftPadBytes(big.NewInt(12_000_000).Bytes(), 32)...)...)
 	if _, err := sendSigned(context.Background(), env.eth, customer.Key, env.dev.ChainID, usdc.Address, new(big.Int), data); err != nil {
@@ -116,18 +117,16 @@ func (e *portalEnv) history(t *testing.T, id string) []historyEvent {
 // with its sender and base units.
 func (e *portalEnv) awaitIgnored(t *testing.T, id string, sender common.Address) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		evs := e.history(t, id)
-		for _, ev := range evs {
-			var ig struct{ Sender, AmountUnits string }
-			if ev.Type == "PaymentIgnored" && json.Unmarshal(ev.Data, &ig) == nil && strings.EqualFold(ig.Sender, sender.Hex()) && ig.AmountUnits == "12000000" {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no PaymentIgnored of the late payment in %s's history: %+v", id, evs)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	e.awaitHistory(t, id, "the PaymentIgnored of the late payment", func(ev historyEvent) bool {
+		var ig struct{ Sender, AmountUnits string }
+		return ev.Type == "PaymentIgnored" && json.Unmarshal(ev.Data, &ig) == nil && strings.EqualFold(ig.Sender, sender.Hex()) && ig.AmountUnits == "12000000"
+	})
+}
+
+// awaitHistory waits until the receipt's history holds an event that matches.
+func (e *portalEnv) awaitHistory(t *testing.T, id, what string, matches func(historyEvent) bool) {
+	t.Helper()
+	wait.Until(t, what+" in "+id+"'s history", 30*time.Second, func() bool {
+		return slices.ContainsFunc(e.history(t, id), matches)
+	})
 }

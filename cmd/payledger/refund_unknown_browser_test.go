@@ -67,19 +67,10 @@ func TestUnknownTokenRefundWithWalletInBrowser(t *testing.T) {
 // awaitUnknownToken waits until the receipt's history holds a DepositUnknownToken.
 func (e *portalEnv) awaitUnknownToken(t *testing.T, id string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		for _, ev := range e.history(t, id) {
-			var u struct{ AmountUnits string }
-			if ev.Type == "DepositUnknownToken" && json.Unmarshal(ev.Data, &u) == nil && u.AmountUnits == "7000000" {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no DepositUnknownToken in %s's history", id)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	e.awaitHistory(t, id, "a DepositUnknownToken", func(ev historyEvent) bool {
+		var u struct{ AmountUnits string }
+		return ev.Type == "DepositUnknownToken" && json.Unmarshal(ev.Data, &u) == nil && u.AmountUnits == "7000000"
+	})
 }
 
 // tokenOf is wallet's balance of token on the development chain, in raw units.

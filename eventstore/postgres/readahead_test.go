@@ -14,6 +14,7 @@ import (
 
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/migrations/pgtest"
 )
 
@@ -201,11 +202,7 @@ func TestSubscribeFloor(t *testing.T) {
 // waitUntil polls cond until it holds, failing the test after 10 s.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
+	wait.Until(t, what, 10*time.Second, cond)
 }
 
 // floorMove is an attachment that, once its transaction committed, moves floor to its end while
