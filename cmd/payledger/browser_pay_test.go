@@ -98,9 +98,8 @@ func (p *pageRun) phoneWallet(t *testing.T) {
 	}
 	// Another account, as a phone would: a plain ERC-20 transfer, no hash submitted anywhere.
 	phone := env.dev.Accounts[1]
-	data := append(common.FromHex("0xa9059cbb"), append(common.LeftPadBytes(to.Bytes(), 32), common.LeftPadBytes(amount.Bytes(), 32)...)...)
 	sent := time.Now()
-	if _, err := sendSigned(ctx, env.eth, phone.Key, env.dev.ChainID, token, new(big.Int), data); err != nil {
+	if _, err := sendSigned(ctx, env.eth, phone.Key, env.dev.ChainID, token, new(big.Int), erc20Transfer(to, amount)); err != nil {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, `document.getElementById("status").dataset.status === "paid" || document.getElementById("status").dataset.status === "reconciled"`, 90*time.Second)

@@ -90,7 +90,13 @@ func startRefundEnv(t *testing.T, extra ...map[string]string) (*portalEnv, strin
 func (e *portalEnv) usdcOf(t *testing.T, wallet common.Address) *big.Int {
 	t.Helper()
 	usdc, _ := e.dev.Token("USDC")
-	tok, err := contracts.NewTestToken(usdc.Address, e.eth)
+	return e.tokenOf(t, usdc.Address, wallet)
+}
+
+// tokenOf is wallet's balance of token on the development chain, in raw units.
+func (e *portalEnv) tokenOf(t *testing.T, token, wallet common.Address) *big.Int {
+	t.Helper()
+	tok, err := contracts.NewTestToken(token, e.eth)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,6 +105,30 @@ func (e *portalEnv) usdcOf(t *testing.T, wallet common.Address) *big.Int {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// latteReceipt creates a direct receipt of 12.00 and returns its id and deposit address.
+func (e *portalEnv) latteReceipt(t *testing.T) (string, common.Address) {
+	t.Helper()
+	var created map[string]any
+	if code := e.call(t, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"Two lattes","priceUsd":12}],"totalUsd":12}`, &created); code != 201 {
+		t.Fatalf("receipt: %d %v", code, created)
+	}
+	r := created["receipt"].(map[string]any)
+	return r["receiptId"].(string), common.HexToAddress(r["depositAddress"].(string))
+}
+
+// sendToken sends units of token from key to the address to: a plain ERC-20 transfer.
+func (e *portalEnv) sendToken(t *testing.T, key *ecdsa.PrivateKey, token, to common.Address, units *big.Int) {
+	t.Helper()
+	if _, err := sendSigned(context.Background(), e.eth, key, e.dev.ChainID, token, new(big.Int), erc20Transfer(to, units)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// erc20Transfer is the call data of transfer(to, units).
+func erc20Transfer(to common.Address, units *big.Int) []byte {
+	return append(common.FromHex("0xa9059cbb"), append(common.LeftPadBytes(to.Bytes(), 32), common.LeftPadBytes(units.Bytes(), 32)...)...)
 }
 
 // awaitStatus waits until the status read of id satisfies ok, and returns it.
@@ -137,16 +167,8 @@ func TestRefundWithWalletInBrowser(t *testing.T) {
 	usdc, _ := env.dev.Token("USDC")
 
 	// A receipt of 12.00 paid by the customer with a plain USDC transfer to its deposit address.
-	var created map[string]any
-	if code := env.call(t, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"Two lattes","priceUsd":12}],"totalUsd":12}`, &created); code != 201 {
-		t.Fatalf("receipt: %d %v", code, created)
-	}
-	r := created["receipt"].(map[string]any)
-	id, deposit := r["receiptId"].(string), common.HexToAddress(r["depositAddress"].(string))
-	data := append(common.FromHex("0xa9059cbb"), append(common.LeftPadBytes(deposit.Bytes(), 32), common.LeftPadBytes(big.NewInt(12_000_000).Bytes(), 32)...)...)
-	if _, err := sendSigned(context.Background(), env.eth, customer.Key, env.dev.ChainID, usdc.Address, new(big.Int), data); err != nil {
-		t.Fatal(err)
-	}
+	id, deposit := env.latteReceipt(t)
+	env.sendToken(t, customer.Key, usdc.Address, deposit, big.NewInt(12_000_000))
 	env.awaitStatus(t, id, 60*time.Second, func(st map[string]any) bool { return st["status"] == "paid" || st["status"] == "reconciled" })
 	before := env.usdcOf(t, customer.Address)
 

@@ -28,22 +28,14 @@ func TestLateRefundWithWalletInBrowser(t *testing.T) {
 	customer, merchantWallet := env.dev.Accounts[0], env.dev.Accounts[1]
 	usdc, _ := env.dev.Token("USDC")
 
-	var created map[string]any
-	if code := env.call(t, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"Two lattes","priceUsd":12}],"totalUsd":12}`, &created); code != 201 {
-		t.Fatalf("receipt: %d %v", code, created)
-	}
-	r := created["receipt"].(map[string]any)
-	id, deposit := r["receiptId"].(string), common.HexToAddress(r["depositAddress"].(string))
+	id, deposit := env.latteReceipt(t)
 	env.awaitStatus(t, id, 30*time.Second, func(st map[string]any) bool { return st["status"] == "failed" })
 	// The transfer must be confirmed after the expiry's monitorUntil: it is sent once the clock
 	// has passed it (the block then takes at least 500 ms more).
 	until := time.UnixMilli(env.monitorUntil(t, id))
 	wait.Until(t, "the clock past monitorUntil", time.Until(until)+time.Minute, func() bool { return time.Now().After(until) })
 
-	data := append(common.FromHex("0xa9059cbb"), append(common.LeftPadBytes(deposit.Bytes(), 32), common.LeftPadBytes(big.NewInt(12_000_000).Bytes(), 32)...)...)
-	if _, err := sendSigned(context.Background(), env.eth, customer.Key, env.dev.ChainID, usdc.Address, new(big.Int), data); err != nil {
-		t.Fatal(err)
-	}
+	env.sendToken(t, customer.Key, usdc.Address, deposit, big.NewInt(12_000_000))
 	env.awaitStatus(t, id, 60*time.Second, func(st map[string]any) bool { return st["amountReceived"] == "12.00" })
 	env.awaitIgnored(t, id, customer.Address)
 	if st := env.awaitStatus(t, id, time.Second, func(map[string]any) bool { return true }); st["status"] != "failed" || st["paidLate"] != false {

@@ -9,16 +9,11 @@ import (
 	"context"
 	"encoding/json"
 	"math/big"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/accounts/abi/bind"
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-
-	"github.com/payledger/payledger/chain/contracts"
 )
 
 func TestUnknownTokenRefundWithWalletInBrowser(t *testing.T) {
@@ -27,16 +22,8 @@ func TestUnknownTokenRefundWithWalletInBrowser(t *testing.T) {
 	customer, merchantWallet := env.dev.Accounts[0], env.dev.Accounts[1]
 	usdt, _ := env.dev.Token("USDT")
 
-	var created map[string]any
-	if code := env.call(t, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"Two lattes","priceUsd":12}],"totalUsd":12}`, &created); code != 201 {
-		t.Fatalf("receipt: %d %v", code, created)
-	}
-	r := created["receipt"].(map[string]any)
-	id, deposit := r["receiptId"].(string), common.HexToAddress(r["depositAddress"].(string))
-	data := append(common.FromHex("0xa9059cbb"), append(common.LeftPadBytes(deposit.Bytes(), 32), common.LeftPadBytes(big.NewInt(7_000_000).Bytes(), 32)...)...)
-	if _, err := sendSigned(context.Background(), env.eth, customer.Key, env.dev.ChainID, usdt.Address, new(big.Int), data); err != nil {
-		t.Fatal(err)
-	}
+	id, deposit := env.latteReceipt(t)
+	env.sendToken(t, customer.Key, usdt.Address, deposit, big.NewInt(7_000_000))
 	env.awaitUnknownToken(t, id)
 	before := env.tokenOf(t, usdt.Address, customer.Address)
 	status := env.awaitStatus(t, id, time.Second, func(map[string]any) bool { return true })["status"]
@@ -71,18 +58,4 @@ func (e *portalEnv) awaitUnknownToken(t *testing.T, id string) {
 		var u struct{ AmountUnits string }
 		return ev.Type == "DepositUnknownToken" && json.Unmarshal(ev.Data, &u) == nil && u.AmountUnits == "7000000"
 	})
-}
-
-// tokenOf is wallet's balance of token on the development chain, in raw units.
-func (e *portalEnv) tokenOf(t *testing.T, token, wallet common.Address) *big.Int {
-	t.Helper()
-	tok, err := contracts.NewTestToken(token, e.eth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := tok.BalanceOf(&bind.CallOpts{Context: context.Background()}, wallet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
