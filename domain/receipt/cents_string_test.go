@@ -3,7 +3,6 @@ package receipt
 import (
 	"math/big"
 	"math/rand/v2"
-	"strings"
 	"testing"
 )
 
@@ -20,28 +19,10 @@ func TestCentsStringIsFloatString(t *testing.T) {
 	}
 	for _, r := range rats {
 		for _, stable := range []bool{true, false} {
-			want := floatString(r, stable)
+			want := ratString(r, stable)
 			if got := decimalString(r, stable); got != want {
 				t.Fatalf("decimalString(%s, %v) = %q, want %q", r, stable, got, want)
 			}
 		}
 	}
-}
-
-// floatString is decimalString without its integer path.
-func floatString(r *big.Rat, stable bool) string {
-	s := r.FloatString(18)
-	keep := 0
-	if stable {
-		keep = 2
-	}
-	whole, frac, _ := strings.Cut(s, ".")
-	frac = strings.TrimRight(frac, "0")
-	for len(frac) < keep {
-		frac += "0"
-	}
-	if frac == "" {
-		return whole
-	}
-	return whole + "." + frac
 }

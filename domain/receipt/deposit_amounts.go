@@ -130,6 +130,12 @@ func decimalString(r *big.Rat, stable bool) string {
 	if s, ok := centsString(r, stable); ok {
 		return s
 	}
+	return ratString(r, stable)
+}
+
+// ratString is decimalString through math/big, for any rational (centsString answers the whole
+// cents without it).
+func ratString(r *big.Rat, stable bool) string {
 	s := r.FloatString(18)
 	if !strings.Contains(s, ".") {
 		return s
