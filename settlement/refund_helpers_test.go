@@ -82,6 +82,23 @@ func (e *refundEnv) verify() settlement.RefundStepResult {
 	return res
 }
 
+// processedAtDepth steps the verifier over a claimed refund mined in the head block: nothing at
+// depth 1, the refund processed at depth 2 (CHAIN_CONFIRMATIONS), then two more blocks verified.
+func (e *refundEnv) processedAtDepth(t *testing.T) {
+	t.Helper()
+	if res := e.verify(); res.Processed != 0 {
+		t.Fatalf("processed at depth 1: %+v", res)
+	}
+	e.commit()
+	if res := e.verify(); res.Processed != 1 {
+		t.Fatalf("step at depth 2: %+v", res)
+	}
+	for range 2 {
+		e.commit()
+		e.verify()
+	}
+}
+
 // refund is the receipt's refund of hash as its history says ("" state: none counted).
 func (e *refundEnv) refund(id, hash string) (receipt.State, receipt.RefundRecord) {
 	e.t.Helper()

@@ -48,17 +48,7 @@ func TestRefundOfUnknownTokenOnChain(t *testing.T) {
 	if _, err := e.claimUnknown(r, ref, hash); err != nil {
 		t.Fatal(err)
 	}
-	if res := e.verify(); res.Processed != 0 {
-		t.Fatalf("processed at depth 1: %+v", res)
-	}
-	e.commit()
-	if res := e.verify(); res.Processed != 1 {
-		t.Fatalf("at depth 2: %+v", res)
-	}
-	for range 2 {
-		e.commit()
-		e.verify()
-	}
+	e.processedAtDepth(t)
 	rec := unchanged("the right transfer", hash, receipt.RefundStateProcessed)
 	if rec.Proof != receipt.ProofChain || rec.Token != ref.contract || rec.AmountUnits != "5000000" || rec.Recipient != e.customer || rec.BlockNumber == 0 {
 		t.Fatalf("processed: %+v", rec)

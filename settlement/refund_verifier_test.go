@@ -103,17 +103,7 @@ func TestRefundProcessedAtDepthOnce(t *testing.T) {
 	if _, err := e.claim(r, "5", hash); err != nil {
 		t.Fatal(err)
 	}
-	if res := e.verify(); res.Processed != 0 {
-		t.Fatalf("processed at depth 1: %+v", res)
-	}
-	e.commit()
-	if res := e.verify(); res.Processed != 1 {
-		t.Fatalf("step at depth 2: %+v", res)
-	}
-	for range 2 {
-		e.commit()
-		e.verify()
-	}
+	e.processedAtDepth(t)
 	st, rec := e.refund(id, hash)
 	if st.Status != receipt.StatusPaid || st.RefundedCents != 500 || st.RequestedCents != 0 || rec.State != receipt.RefundStateProcessed ||
 		rec.Proof != receipt.ProofChain || rec.Token != "USDC" || rec.AmountUnits != "5000000" || rec.Recipient != e.customer || rec.BlockNumber == 0 {
