@@ -25,11 +25,20 @@ func TestMetricsScrapeSeesEveryFamily(t *testing.T) {
 	if rec := e.do(req{method: http.MethodGet, path: "/metrics"}); rec.Code != 401 {
 		t.Fatalf("without the token: %d", rec.Code)
 	}
-	rec := e.do(req{method: http.MethodGet, path: "/metrics", header: map[string]string{"Authorization": "Bearer scrape-me"}})
-	if rec.Code != 200 {
-		t.Fatalf("scrape: %d", rec.Code)
+	scrape := func() string {
+		rec := e.do(req{method: http.MethodGet, path: "/metrics", header: map[string]string{"Authorization": "Bearer scrape-me"}})
+		if rec.Code != 200 {
+			t.Fatalf("scrape: %d", rec.Code)
+		}
+		return rec.Body.String()
 	}
-	body := rec.Body.String()
+	// The receiver counts the request when it arrives; the dispatcher counts
+	// the delivery once the answer is back, so the counter can lag a moment.
+	var body string
+	waitUntil(t, "delivery counted", 10*time.Second, func() bool {
+		body = scrape()
+		return strings.Contains(body, `payledger_webhook_deliveries_total{outcome="delivered"} 1`)
+	})
 	for _, family := range []string{
 		`payledger_http_requests_total{method="GET",route="/api/status/ping",status="200"}`,
 		`payledger_http_request_duration_seconds_bucket{method="POST",route="/api/receipts"`,
