@@ -32,12 +32,13 @@ func TestMetricsScrapeSeesEveryFamily(t *testing.T) {
 		}
 		return rec.Body.String()
 	}
-	// The receiver counts the request when it arrives; the dispatcher counts
-	// the delivery once the answer is back, so the counter can lag a moment.
+	// The receiver counts the request when it arrives; the dispatcher counts the delivery and
+	// then marks the outbox row once the answer is back, so both figures can lag a moment.
 	var body string
-	waitUntil(t, "delivery counted", 10*time.Second, func() bool {
+	waitUntil(t, "delivery counted and marked", 10*time.Second, func() bool {
 		body = scrape()
-		return strings.Contains(body, `payledger_webhook_deliveries_total{outcome="delivered"} 1`)
+		return strings.Contains(body, `payledger_webhook_deliveries_total{outcome="delivered"} 1`) &&
+			strings.Contains(body, `payledger_webhook_outbox_depth{state="delivered"} 1`)
 	})
 	for _, family := range []string{
 		`payledger_http_requests_total{method="GET",route="/api/status/ping",status="200"}`,
