@@ -463,7 +463,10 @@ func lastProblems(path string, n int) string {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		l := sc.Text()
-		if !strings.Contains(l, `"level":"error"`) && (!strings.Contains(l, "journal") || strings.Contains(l, "receipt journaled")) {
+		// Errors, the journal's replays, and who leads the projectors and credits deposits: what a
+		// failure's message needs to tell where the work stopped.
+		if !strings.Contains(l, `"level":"error"`) && !strings.Contains(l, "projector leading") && !strings.Contains(l, "deposits: ") &&
+			(!strings.Contains(l, "journal") || strings.Contains(l, "receipt journaled")) {
 			continue
 		}
 		same := logTime.ReplaceAllString(l, "")

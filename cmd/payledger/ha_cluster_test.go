@@ -273,7 +273,7 @@ func (c *haCluster) logs() string {
 		fmt.Fprintf(&b, "--- %s:\n%s\n", name, tail(string(out), 3000))
 	}
 	for _, name := range []string{"serve1", "serve2"} {
-		fmt.Fprintf(&b, "--- %s:\n%s\n", name, lastProblems(filepath.Join(c.dir, name+".log"), 15))
+		fmt.Fprintf(&b, "--- %s:\n%s\n", name, lastProblems(filepath.Join(c.dir, name+".log"), 30))
 	}
 	return b.String()
 }

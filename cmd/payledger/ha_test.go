@@ -437,9 +437,35 @@ func haCheckPhase(t *testing.T, c *haCluster, h *haClient, db *pgxpool.Pool, hoo
 	}
 	id, err := haPayAndWatch(ctx, h, db, hooks)
 	if err != nil {
-		t.Errorf("%s: the workers after the fault: %v", p.name, err)
+		t.Errorf("%s: the workers after the fault: %v\n%s", p.name, err, haWhereItStopped(ctx, db, id))
 	}
 	p.paid = id
+}
+
+// haWhereItStopped describes, for a failure's message, how far a receipt got on the primary: its
+// events, its row, the projectors' checkpoints beside the log's head, and the chain cursors.
+func haWhereItStopped(ctx context.Context, db *pgxpool.Pool, id string) string {
+	var b strings.Builder
+	dump := func(title, query string, args ...any) {
+		fmt.Fprintf(&b, "%s:", title)
+		rows, err := db.Query(ctx, query, args...)
+		if err != nil {
+			fmt.Fprintf(&b, " %v\n", err)
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			vals, _ := rows.Values()
+			fmt.Fprintf(&b, " %v;", vals)
+		}
+		fmt.Fprintf(&b, " %v\n", rows.Err())
+	}
+	dump("events", `SELECT type, version, tx_id, seq, recorded_at FROM events WHERE stream_id = 'receipt-' || $1 ORDER BY version`, id)
+	dump("row", `SELECT status, version, pos_commit, pos_prepare, updated_at FROM receipts WHERE receipt_id = $1`, id)
+	dump("checkpoints", `SELECT name, commit_pos, prepare_pos, updated_at FROM projection_checkpoints ORDER BY name`)
+	dump("head", `SELECT tx_id, seq, recorded_at FROM events ORDER BY tx_id DESC, seq DESC LIMIT 1`)
+	dump("chain cursors", `SELECT name, block_number FROM chain_cursors`)
+	return b.String()
 }
 
 // haPayAndWatch creates a receipt, follows the merchant's event stream through the proxy, pays
