@@ -10,17 +10,6 @@ import (
 // check for anything it is not sure of. Whatever the body, both paths answer the same: the same
 // refusal message, or the same decoded value.
 
-// quickTargets are request types of the JSON routes, the last one decoded as a signed event.
-var quickTargets = []func() any{
-	func() any { return new(orderRequest) },
-	func() any { return new(directReceiptRequest) },
-	func() any { return new(itemRequest) },
-	func() any { return new(createKeyRequest) },
-	func() any { return new(siteConfigRequest) },
-	func() any { return new(pricingRequest) },
-	func() any { return new(processorEvent) },
-}
-
 // quickBodies are bodies at the edges of the checks, beside the fuzz seeds.
 var quickBodies = []string{
 	`{"items":[{"sku":"latte","qty":2},{"sku":"beans","qty":1},{"sku":"mug","qty":1}],"jurisdictionCode":"US-CA"}`,
@@ -57,7 +46,7 @@ func TestQuickCheckAnswersAsTheThreePassCheck(t *testing.T) {
 	}
 	bodies = append(bodies, keys+`"currency":"USD"}`)
 	for _, b := range bodies {
-		for i := range quickTargets {
+		for i := range requestTargets {
 			compareDecodes(t, i, []byte(b))
 		}
 	}
@@ -66,8 +55,8 @@ func TestQuickCheckAnswersAsTheThreePassCheck(t *testing.T) {
 // compareDecodes fails t if decodeWith and decodeChecked answer body differently.
 func compareDecodes(t *testing.T, target int, body []byte) {
 	t.Helper()
-	knownOnly := target != len(quickTargets)-1
-	quick, slow := quickTargets[target](), quickTargets[target]()
+	knownOnly := target != len(requestTargets)-1
+	quick, slow := requestTargets[target](), requestTargets[target]()
 	qerr, serr := decodeWith(body, quick, knownOnly), decodeChecked(body, slow, knownOnly)
 	if msg(qerr) != msg(serr) && !(foldedDuplicate(qerr) && foldedDuplicate(serr)) {
 		t.Fatalf("%T %q: one pass says %q, three passes %q", quick, body, msg(qerr), msg(serr))
@@ -110,6 +99,6 @@ func FuzzQuickCheck(f *testing.F) {
 		f.Add(uint8(6), []byte(b))
 	}
 	f.Fuzz(func(t *testing.T, target uint8, body []byte) {
-		compareDecodes(t, int(target)%len(quickTargets), body)
+		compareDecodes(t, int(target)%len(requestTargets), body)
 	})
 }

@@ -51,6 +51,17 @@ func malformedBodies(r jsonRoute) []string {
 		`{"zzUnknown":1}`, `{} {}`}
 }
 
+// requestTargets are request types of the JSON routes, the last one decoded as a signed event.
+var requestTargets = []func() any{
+	func() any { return new(orderRequest) },
+	func() any { return new(directReceiptRequest) },
+	func() any { return new(itemRequest) },
+	func() any { return new(createKeyRequest) },
+	func() any { return new(siteConfigRequest) },
+	func() any { return new(pricingRequest) },
+	func() any { return new(processorEvent) },
+}
+
 // FuzzDecodeRequest: the strict decoder never panics, and refuses with 400 invalid_input only;
 // whatever it accepts is valid UTF-8 JSON.
 func FuzzDecodeRequest(f *testing.F) {
@@ -59,20 +70,11 @@ func FuzzDecodeRequest(f *testing.F) {
 			f.Add(uint8(i), []byte(b))
 		}
 	}
-	targets := []func() any{
-		func() any { return new(orderRequest) },
-		func() any { return new(directReceiptRequest) },
-		func() any { return new(itemRequest) },
-		func() any { return new(createKeyRequest) },
-		func() any { return new(siteConfigRequest) },
-		func() any { return new(pricingRequest) },
-		func() any { return new(processorEvent) },
-	}
 	f.Fuzz(func(t *testing.T, kind uint8, body []byte) {
-		i := int(kind) % len(targets)
-		v := targets[i]()
+		i := int(kind) % len(requestTargets)
+		v := requestTargets[i]()
 		var err error
-		if i == len(targets)-1 {
+		if i == len(requestTargets)-1 {
 			err = decodeEvent(body, v)
 		} else {
 			err = decodeBytes(body, v)
