@@ -147,6 +147,18 @@ func (e *portalEnv) awaitStatus(t *testing.T, id string, timeout time.Duration, 
 	}
 }
 
+// receiptPageWithWallet opens receipt id's dashboard page in a browser whose EIP-1193 wallet holds
+// the merchant's account, signed in with mkey, for at most 3 minutes; the wallet tells what it sent.
+func (e *portalEnv) receiptPageWithWallet(t *testing.T, merchant chain.DevAccount, mkey *ecdsa.PrivateKey, id string) (context.Context, *wallet) {
+	t.Helper()
+	w := &wallet{key: merchant.Key, account: merchant.Address, chainID: hexutil.EncodeUint64(e.dev.ChainID)}
+	ctx, cancel := context.WithTimeout(e.browser(t, w), 3*time.Minute)
+	t.Cleanup(cancel)
+	signedIn(t, ctx, e.base, mkey)
+	navigate(t, ctx, e.base+"/dashboard/receipts/"+id)
+	return ctx, w
+}
+
 // signedIn puts the merchant's dashboard session (signed in through the API) into the browser.
 func signedIn(t *testing.T, ctx context.Context, base string, key *ecdsa.PrivateKey) {
 	t.Helper()
@@ -172,12 +184,7 @@ func TestRefundWithWalletInBrowser(t *testing.T) {
 	env.awaitStatus(t, id, 60*time.Second, func(st map[string]any) bool { return st["status"] == "paid" || st["status"] == "reconciled" })
 	before := env.usdcOf(t, customer.Address)
 
-	w := &wallet{key: merchantWallet.Key, account: merchantWallet.Address, chainID: hexutil.EncodeUint64(env.dev.ChainID)}
-	ctx := env.browser(t, w)
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	signedIn(t, ctx, env.base, mkey)
-	navigate(t, ctx, env.base+"/dashboard/receipts/"+id)
+	ctx, w := env.receiptPageWithWallet(t, merchantWallet, mkey, id)
 
 	// The page proposes the whole amount to the customer; half is 6 USDC.
 	if got := evalString(t, ctx, `document.getElementById("wallet-refund-to").textContent`); !strings.EqualFold(got, customer.Address.Hex()) {

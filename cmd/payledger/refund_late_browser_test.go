@@ -5,7 +5,6 @@ package main
 // the merchant's browser wallet on the receipt's page, proven on the development chain.
 
 import (
-	"context"
 	"encoding/json"
 	"math/big"
 	"net/http"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/payledger/payledger/internal/wait"
 )
@@ -43,12 +41,7 @@ func TestLateRefundWithWalletInBrowser(t *testing.T) {
 	}
 	before := env.usdcOf(t, customer.Address)
 
-	w := &wallet{key: merchantWallet.Key, account: merchantWallet.Address, chainID: hexutil.EncodeUint64(env.dev.ChainID)}
-	ctx := env.browser(t, w)
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	signedIn(t, ctx, env.base, mkey)
-	navigate(t, ctx, env.base+"/dashboard/receipts/"+id)
+	ctx, _ := env.receiptPageWithWallet(t, merchantWallet, mkey, id)
 	if got := evalString(t, ctx, `document.querySelector("#transfers .late") ? "late" : ""`); got != "late" {
 		t.Errorf("the transfer is not marked as having paid nothing")
 	}

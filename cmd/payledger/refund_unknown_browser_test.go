@@ -6,14 +6,11 @@ package main
 // row), proven on the development chain, in raw units: the receipt's status and refundedUsd stay.
 
 import (
-	"context"
 	"encoding/json"
 	"math/big"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ethereum/go-ethereum/common/hexutil"
 )
 
 func TestUnknownTokenRefundWithWalletInBrowser(t *testing.T) {
@@ -28,12 +25,7 @@ func TestUnknownTokenRefundWithWalletInBrowser(t *testing.T) {
 	before := env.tokenOf(t, usdt.Address, customer.Address)
 	status := env.awaitStatus(t, id, time.Second, func(map[string]any) bool { return true })["status"]
 
-	w := &wallet{key: merchantWallet.Key, account: merchantWallet.Address, chainID: hexutil.EncodeUint64(env.dev.ChainID)}
-	ctx := env.browser(t, w)
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	signedIn(t, ctx, env.base, mkey)
-	navigate(t, ctx, env.base+"/dashboard/receipts/"+id)
+	ctx, _ := env.receiptPageWithWallet(t, merchantWallet, mkey, id)
 	click(t, ctx, "#unknown-tokens .unknown-refund-wallet")
 	waitJS(t, ctx, `document.querySelector("#unknown-tokens .badge.refunded") !== null && document.documentElement.dataset.ready === "1"`, 60*time.Second)
 
