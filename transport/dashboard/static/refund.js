@@ -56,6 +56,22 @@
         });
       });
   }
+  // accountOn asks the wallet for its account and to be on chainId; it resolves to the account.
+  function accountOn(eth, chainId) {
+    var from;
+    return eth.request({ method: "eth_requestAccounts" }).then(function (accounts) {
+      if (!accounts || !accounts.length) throw { code: 4001, message: "no account was shared" };
+      from = accounts[0];
+      return ensureChain(eth, chainId);
+    }).then(function () { return from; });
+  }
+
+  // transferData is the call data of an ERC-20 transfer(to, amount); to is a lower-case 0x address
+  // and amount a BigInt of base units.
+  function transferData(to, amount) {
+    return "0xa9059cbb" + pad32(to.slice(2)) + pad32(amount.toString(16));
+  }
+
   function ensureChain(eth, chainId) {
     var want = Number(chainId);
     return eth.request({ method: "eth_chainId" }).then(function (have) {
@@ -73,15 +89,11 @@
     function say(msg) { e.textContent = msg; e.hidden = false; }
     b.addEventListener("click", function () {
       e.hidden = true;
-      var eth = window.ethereum, from;
+      var eth = window.ethereum;
       if (!eth || typeof eth.request !== "function") { say("No browser wallet found: send the refund from your wallet and paste its hash."); return; }
       b.disabled = true;
-      eth.request({ method: "eth_requestAccounts" }).then(function (accounts) {
-        if (!accounts || !accounts.length) throw { code: 4001, message: "no account was shared" };
-        from = accounts[0];
-        return ensureChain(eth, fd.chainId);
-      }).then(function () {
-        var data = "0xa9059cbb" + pad32(fd.to.toLowerCase().slice(2)) + pad32(BigInt(fd.units).toString(16));
+      accountOn(eth, fd.chainId).then(function (from) {
+        var data = transferData(fd.to.toLowerCase(), BigInt(fd.units));
         return eth.request({ method: "eth_sendTransaction", params: [{ from: from, to: fd.tokenAddress, value: "0x0", data: data }] });
       }).then(function (hash) {
         hashEl.value = String(hash).toLowerCase();
@@ -98,15 +110,11 @@
     var eth = window.ethereum, c = cents(amountEl.value);
     if (!c || c <= 0n) { fail("Enter an amount such as 12.50"); return; }
     if (!eth || typeof eth.request !== "function") { fail("No browser wallet found: send the refund from your wallet and paste its hash below."); return; }
-    var from, sent = "", u = units(c), to = d.to.toLowerCase();
+    var sent = "", u = units(c), to = d.to.toLowerCase();
     button.disabled = true;
-    eth.request({ method: "eth_requestAccounts" }).then(function (accounts) {
-      if (!accounts || !accounts.length) throw { code: 4001, message: "no account was shared" };
-      from = accounts[0];
-      return ensureChain(eth, d.chainId);
-    }).then(function () {
+    accountOn(eth, d.chainId).then(function (from) {
       var tx = d.tokenAddress
-        ? { from: from, to: d.tokenAddress, value: "0x0", data: "0xa9059cbb" + pad32(to.slice(2)) + pad32(u.toString(16)) }
+        ? { from: from, to: d.tokenAddress, value: "0x0", data: transferData(to, u) }
         : { from: from, to: to, value: "0x" + u.toString(16) };
       return eth.request({ method: "eth_sendTransaction", params: [tx] });
     }).then(function (hash) {
