@@ -195,5 +195,5 @@ func NewEvent(id uuid.UUID, typ string, data any, meta eventstore.Metadata) (eve
 	if err != nil {
 		return eventstore.EventData{}, fmt.Errorf("encode %s: %w", typ, err)
 	}
-	return eventstore.EventData{ID: id, Type: typ, Data: b, Metadata: meta}, nil
+	return eventstore.EventData{ID: id, Type: typ, Data: b, Metadata: meta, Marshaled: true}, nil
 }

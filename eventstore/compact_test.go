@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 // compactCases are JSON texts, valid or not, compact or not, that the fast paths must store (or
@@ -84,4 +85,32 @@ func BenchmarkCompactData(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestPrepareStoresMarshaledDataAsIs: data marked Marshaled is stored as it is, without a copy;
+// unmarked data is compacted into a copy; the same bytes hash the same either way.
+func TestPrepareStoresMarshaledDataAsIs(t *testing.T) {
+	data, err := json.Marshal(map[string]any{"receiptId": "rcpt_1", "lineItems": []int{1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spaced := []byte(`{"lineItems": [1, 2], "receiptId": "rcpt_1"}`)
+	now := time.Unix(1764375000, 0)
+	recs, err := Prepare("s", 0, nil, now, []EventData{{Type: "A", Data: data, Marshaled: true}, {Type: "A", Data: spaced}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &recs[0].Data[0] != &data[0] {
+		t.Errorf("marshaled data was copied")
+	}
+	if !bytes.Equal(recs[1].Data, data) || &recs[1].Data[0] == &spaced[0] {
+		t.Errorf("unmarked data stored as %q, want %q in a copy", recs[1].Data, data)
+	}
+	plain, err := Prepare("s", 0, nil, now, []EventData{{Type: "A", Data: data}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(plain[0].Hash, recs[0].Hash) {
+		t.Errorf("the same data hashes %x marked and %x unmarked", recs[0].Hash, plain[0].Hash)
+	}
 }

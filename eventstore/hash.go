@@ -76,7 +76,10 @@ func Prepare(stream string, version uint64, prevHash []byte, now time.Time, even
 	now = now.UTC().Truncate(time.Microsecond)
 	for i, ev := range events {
 		data := []byte("null")
-		if len(ev.Data) > 0 {
+		switch {
+		case ev.Marshaled && len(ev.Data) > 0:
+			data = ev.Data
+		case len(ev.Data) > 0:
 			var err error
 			if data, err = compactData(ev.Data); err != nil {
 				return nil, fmt.Errorf("%w: event %d data: %v", ErrInvalidEvent, i, err)
