@@ -66,7 +66,7 @@ const (
 func (d *Deposits) OpenKnown(ctx context.Context, now time.Time, monitor, late time.Duration, known map[string]uint64) ([]settlement.OpenDeposit, error) {
 	since := now.Add(-monitor)
 	if len(known) == 0 {
-		return d.openWithFacts(ctx, openFactsSQL, known, since, since.Add(-late))
+		return d.openWithFacts(ctx, openFactsSQL, nil, since, since.Add(-late))
 	}
 	rows, err := d.pool.Query(ctx, openLeanSQL, since, since.Add(-late))
 	if err != nil {
@@ -79,8 +79,7 @@ func (d *Deposits) OpenKnown(ctx context.Context, now time.Time, monitor, late t
 	var facts bool
 	_, err = pgx.ForEachRow(rows, []any{&o.ReceiptID, &o.Address, &version, &o.Settled, &o.ETHQuoted, &facts}, func() error {
 		o.Version = uint64(version)
-		v, ok := known[o.ReceiptID]
-		o.Known = ok && v == o.Version
+		o.Known = heldAt(known, o)
 		if !o.Known && facts {
 			ask = append(ask, o.ReceiptID)
 		}
@@ -98,6 +97,12 @@ func (d *Deposits) OpenKnown(ctx context.Context, now time.Time, monitor, late t
 		return nil, err
 	}
 	return withFacts(lean, ask, full), nil
+}
+
+// heldAt says whether known names o's receipt at the version the read found.
+func heldAt(known map[string]uint64, o settlement.OpenDeposit) bool {
+	v, ok := known[o.ReceiptID]
+	return ok && v == o.Version
 }
 
 // withFacts is lean with the receipts named in asked replaced by their rows in full, read after
@@ -142,7 +147,7 @@ func (d *Deposits) openWithFacts(ctx context.Context, query string, known map[st
 			return nil, err
 		}
 		o.Version = uint64(version)
-		if v, ok := known[o.ReceiptID]; ok && v == o.Version {
+		if heldAt(known, o) {
 			o.Known, o.Withdrawn = true, ""
 		} else if err := openFacts(&o, credits, payment); err != nil {
 			return nil, fmt.Errorf("open deposits: receipt %s: %w", o.ReceiptID, err)
