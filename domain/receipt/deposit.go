@@ -84,18 +84,13 @@ type Credit struct {
 	Dropped         bool   `json:"dropped,omitempty"`
 }
 
-// CreditKey is the key of a transfer: its transaction hash (lower case) and log index.
-type CreditKey struct {
-	TransactionHash string
-	LogIndex        int
+// of says whether c is the credit of the transfer at logIndex of transaction tx: a transfer is
+// known by its transaction hash, in any case, and its log index. Hashes as the chain gives them
+// are equal byte for byte, which is tried first: lowering both on every comparison was 9% of a
+// confirmation's CPU (issue 38).
+func (c Credit) of(tx string, logIndex int) bool {
+	return c.LogIndex == logIndex && (c.TransactionHash == tx || strings.EqualFold(c.TransactionHash, tx))
 }
-
-func keyOf(tx string, logIndex int) CreditKey {
-	return CreditKey{TransactionHash: strings.ToLower(tx), LogIndex: logIndex}
-}
-
-// Key is the credit's key.
-func (c Credit) Key() CreditKey { return keyOf(c.TransactionHash, c.LogIndex) }
 
 // Counts says whether the credit counts toward the amount received (confirmed, not dropped).
 func (c Credit) Counts() bool { return c.Confirmed && !c.Dropped }
@@ -114,9 +109,8 @@ func (s State) PaidLate() bool { return s.Payment != nil && s.Payment.PaidLate }
 
 // Credit returns the credit of a transfer, if the receipt has it.
 func (s State) Credit(tx string, logIndex int) (Credit, bool) {
-	k := keyOf(tx, logIndex)
 	for _, c := range s.Credits {
-		if c.Key() == k {
+		if c.of(tx, logIndex) {
 			return c, true
 		}
 	}
@@ -129,7 +123,7 @@ func (s *State) withCredit(c Credit) {
 	out := make([]Credit, 0, len(s.Credits)+1)
 	replaced := false
 	for _, o := range s.Credits {
-		if o.Key() == c.Key() {
+		if o.of(c.TransactionHash, c.LogIndex) {
 			o, replaced = c, true
 		}
 		out = append(out, o)

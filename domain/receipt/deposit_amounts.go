@@ -89,10 +89,13 @@ func (s State) coveredShare() *big.Rat {
 		if err != nil || !ok || r.Amount.Sign() <= 0 {
 			continue
 		}
-		// threshold = amount × 10^decimals × (10000 - tolerance) / 10000, in base units
-		threshold := new(big.Rat).Mul(r.Amount, new(big.Rat).SetInt(pow10(c.Decimals)))
-		threshold.Mul(threshold, big.NewRat(int64(10000-r.ToleranceBps), 10000))
-		share.Add(share, new(big.Rat).Quo(new(big.Rat).SetInt(units), threshold))
+		// units / threshold, where threshold = amount × 10^decimals × (10000 - tolerance) / 10000 in
+		// base units, as one fraction: reduced once, not after each of five operations (issue 38)
+		num := units.Mul(units, big.NewInt(10000))
+		num.Mul(num, r.Amount.Denom())
+		den := new(big.Int).Mul(r.Amount.Num(), pow10(c.Decimals))
+		den.Mul(den, big.NewInt(int64(10000-r.ToleranceBps)))
+		share.Add(share, new(big.Rat).SetFrac(num, den))
 	}
 	return share
 }
@@ -122,7 +125,16 @@ func ceil(r *big.Rat) *big.Int {
 	return q
 }
 
-func pow10(d uint8) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d)), nil) }
+// pow10 is 10^d, a new value the caller may change.
+func pow10(d uint8) *big.Int {
+	if d <= 18 {
+		return new(big.Int).SetUint64(uint64Pow10[d])
+	}
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d)), nil)
+}
+
+// uint64Pow10 are the powers of ten that fit an uint64 (token decimals are 6 or 18 as a rule).
+var uint64Pow10 = [19]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
 
 // decimalString writes r with at most 18 places, rounded half up, without trailing zeros beyond
 // two places for a stable token (an amount of money: "12.30") or beyond none otherwise.
