@@ -96,9 +96,18 @@ func (r Rate) Cmp(q Rate) int { return r.rat().Cmp(q.rat()) }
 // Sign is -1, 0 or 1.
 func (r Rate) Sign() int { return r.rat().Sign() }
 
-// String renders the rate exactly, with no trailing zeros ("0.0725").
+// String renders the rate exactly, with no trailing zeros ("0.0725"), rounded to 12 places.
 func (r Rate) String() string {
-	s := r.rat().FloatString(12)
+	if s, ok := shortDecimal(r.rat()); ok {
+		return s
+	}
+	return floatString12(r.rat())
+}
+
+// floatString12 is String through math/big, for any rational (shortDecimal writes the common
+// ones from integers).
+func floatString12(x *big.Rat) string {
+	s := x.FloatString(12)
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	if s == "" || s == "-" {
 		return "0"
@@ -114,7 +123,11 @@ func (r Rate) Float() float64 {
 
 // Apply returns amount × r rounded half-up to the cent (half away from zero for negatives).
 func (r Rate) Apply(amount Cents) Cents {
-	return RoundHalfUp(new(big.Rat).Mul(new(big.Rat).SetInt64(int64(amount)), r.rat()))
+	x := r.rat()
+	if q, ok := applySmall(int64(amount), x); ok {
+		return Cents(q)
+	}
+	return Cents(roundHalfUp(new(big.Int).Mul(big.NewInt(int64(amount)), x.Num()), x.Denom()).Int64())
 }
 
 // RoundHalfUp rounds an exact number of cents to an integer, halves away from zero.
@@ -125,7 +138,12 @@ func RoundHalfUp(x *big.Rat) Cents {
 // RoundHalfUpInt rounds x to an integer, halves away from zero, without the int64 bound of Cents
 // (token base units: 18-decimal amounts exceed it).
 func RoundHalfUpInt(x *big.Rat) *big.Int {
-	num, den := new(big.Int).Set(x.Num()), x.Denom()
+	return roundHalfUp(new(big.Int).Set(x.Num()), x.Denom())
+}
+
+// roundHalfUp is num/den (den > 0) rounded to an integer, halves away from zero; it changes num,
+// never den.
+func roundHalfUp(num, den *big.Int) *big.Int {
 	neg := num.Sign() < 0
 	num.Abs(num)
 	twice := new(big.Int).Mul(num, big.NewInt(2))

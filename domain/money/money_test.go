@@ -104,3 +104,33 @@ func TestFloatIsNearestToExactQuotient(t *testing.T) {
 		}
 	}
 }
+
+// The word forms of Rate.Apply and Rate.String give what math/big gives, over rates with and
+// without a short decimal form, amounts of either sign and magnitudes at and past their bounds.
+func TestRateWordsAsBig(t *testing.T) {
+	t.Parallel()
+	dens := []int64{1, 2, 3, 4, 5, 7, 8, 10, 16, 20, 25, 40, 64, 100, 125, 400, 1000, 1024, 3125, 10000, 1_000_000_000_000, 3_000_000_000_000}
+	nums := []int64{0, 1, -1, 2, 29, 725, -725, 9999, 123456789, -987654321, 1 << 40, -(1 << 40), 1<<62 + 1, -1 << 63}
+	amounts := []int64{0, 1, -1, 5, 99, 1231, -1231, 3750, 1 << 31, -(1 << 45), 1 << 62, -1 << 63}
+	for _, d := range dens {
+		for _, n := range nums {
+			x := big.NewRat(n, d)
+			if s, ok := shortDecimal(x); ok && s != floatString12(x) {
+				t.Errorf("shortDecimal(%s) = %q, math/big %q", x, s, floatString12(x))
+			}
+			for _, a := range amounts {
+				q, ok := applySmall(a, x)
+				want := roundHalfUp(new(big.Int).Mul(big.NewInt(a), x.Num()), x.Denom())
+				if ok && (!want.IsInt64() || q != want.Int64()) {
+					t.Errorf("applySmall(%d, %s) = %d, math/big %s", a, x, q, want)
+				}
+			}
+		}
+	}
+	if _, ok := shortDecimal(big.NewRat(29, 400)); !ok {
+		t.Error("0.0725 was not written from words")
+	}
+	if _, ok := applySmall(3750, big.NewRat(29, 400)); !ok {
+		t.Error("0.0725 of 37.50 was not applied in words")
+	}
+}
