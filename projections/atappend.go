@@ -1,11 +1,10 @@
 package projections
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"reflect"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -152,9 +151,12 @@ func (a *ReceiptsAtAppend) appendAttached(ctx context.Context, stream string, ex
 
 // decided is the generation that ev, decided as g, applies: g itself (asIs), unless some text of
 // g is not valid UTF-8, which JSON does not keep (the projector will read another text): then ev's
-// data decoded, as Append does.
+// data decoded, as Append does. json.Marshal writes every invalid byte as the escape \ufffd, so
+// data it wrote without that escape holds g's text as is (a text with those six characters of its
+// own is decoded too, needlessly but correctly); this scan replaced a reflective walk of g that
+// was 0.7% of the service's CPU per order (issue 38).
 func decided(ev eventstore.EventData, g receipt.Generated) (e receipt.Event, asIs bool, err error) {
-	if validText(reflect.ValueOf(g)) {
+	if ev.Marshaled && !bytes.Contains(ev.Data, []byte(`\ufffd`)) {
 		return g, true, nil
 	}
 	e, err = receipt.Decode(ev.Type, ev.Data)
@@ -254,34 +256,4 @@ func (a *atAppend) QueueAll(batch *pgx.Batch, all []any) (func(eventstore.Positi
 			}
 		}
 	}, nil
-}
-
-// validText says whether every string in v (through structs, slices, arrays, maps and pointers)
-// is valid UTF-8, so that v's JSON decodes to v again.
-func validText(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.String:
-		return utf8.ValidString(v.String())
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if !validText(v.Field(i)) {
-				return false
-			}
-		}
-	case reflect.Slice, reflect.Array:
-		for i := range v.Len() {
-			if !validText(v.Index(i)) {
-				return false
-			}
-		}
-	case reflect.Map:
-		for it := v.MapRange(); it.Next(); {
-			if !validText(it.Key()) || !validText(it.Value()) {
-				return false
-			}
-		}
-	case reflect.Pointer, reflect.Interface:
-		return v.IsNil() || validText(v.Elem())
-	}
-	return true
 }

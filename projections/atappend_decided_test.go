@@ -38,7 +38,7 @@ func TestDecidedGenerationAppliedAtAppend(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return g, eventstore.EventData{ID: uuid.New(), Type: receipt.EventGenerated, Data: data}
+		return g, eventstore.EventData{ID: uuid.New(), Type: receipt.EventGenerated, Data: data, Marshaled: true}
 	}
 	var last eventstore.Position
 	appendDecided := func(id, label string) eventstore.Position {
