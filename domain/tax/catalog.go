@@ -26,10 +26,18 @@ type Jurisdiction struct {
 	Code       string // "US-CA", "DE"
 	Name       string
 	Components []Component
+	// total is the sum of Components when summed: the catalog's own jurisdictions sum their rates
+	// once (build), where every order summed them again through math/big (issue 38); any other
+	// value (Select's, a literal) sums on each call.
+	total  money.Rate
+	summed bool
 }
 
 // Total is the sum of the components.
 func (j Jurisdiction) Total() money.Rate {
+	if j.summed {
+		return j.total
+	}
 	var t money.Rate
 	for _, c := range j.Components {
 		t = t.Add(c.Rate)
@@ -100,6 +108,10 @@ func build() map[string]Jurisdiction {
 	}
 	for _, r := range euRows {
 		m[r.code] = Jurisdiction{Code: r.code, Name: r.name, Components: []Component{{Name: "vat", Rate: money.MustRate(r.rate)}}}
+	}
+	for code, j := range m {
+		j.total, j.summed = j.Total(), true
+		m[code] = j
 	}
 	return m
 }
