@@ -66,7 +66,7 @@ type Priced struct {
 // merchant add-on) applies to subtotal + tax, rounded once. The platform's part of the fee is
 // its own rate rounded the same way and never more than the fee; the merchant's part is the rest.
 func Price(in PriceInput) Priced {
-	var p Priced
+	p := Priced{LineItems: make([]LineItem, 0, len(in.Items)+2)} // the items, tax and fee
 	for _, it := range in.Items {
 		line := it.Unit * money.Cents(it.Qty)
 		p.Subtotal += line
