@@ -192,6 +192,26 @@ func TestWebhookRetryKeepsDeliveryID(t *testing.T) {
 	}
 }
 
+// The automatic retry comes the retry delay (300 ms here) after the failed attempt ends, however
+// long that attempt took: a first attempt answered after 200 ms is retried no sooner than 500 ms
+// after it arrived (counted from the attempt's start, it came about 300 ms after).
+func TestWebhookRetryCountsFromTheFailedAttemptsEnd(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	m := e.merchant(true)
+	r := newReceiver(t, 500, 200)
+	r.mu.Lock()
+	r.hang = 200 * time.Millisecond
+	r.mu.Unlock()
+	id := e.hookedReceipt(m, r.srv.URL)
+	e.pay(id, "evt_1")
+	waitUntil(t, "retry", 10*time.Second, func() bool { return r.count() == 2 })
+	got := r.all()
+	if gap := got[1].at.Sub(got[0].at); gap < 500*time.Millisecond {
+		t.Fatalf("retry came %v after the first attempt, which took 200 ms: want the retry delay after its end", gap)
+	}
+}
+
 func TestWebhookMarkerThenReconciliation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)

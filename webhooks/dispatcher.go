@@ -215,7 +215,6 @@ func backoff(attempt int) time.Duration {
 // next state and returns that outcome. A failure to record is logged, not returned: the lease
 // runs out and the notification is claimed again.
 func (d *Dispatcher) Deliver(ctx context.Context, c readmodels.Claimed) readmodels.Outcome {
-	now := d.Now()
 	kind, deliveryID := "first", uuid.New()
 	switch c.State {
 	case readmodels.NoteRetrying:
@@ -227,6 +226,10 @@ func (d *Dispatcher) Deliver(ctx context.Context, c readmodels.Claimed) readmode
 		kind = "reconcile"
 	}
 	a := d.send(ctx, c, deliveryID, kind)
+	// The schedule counts from the attempt's end, as an endpoint's does (attemptEndpoint): the
+	// retry comes RetryDelay after the failure, however long the failed attempt took (counted
+	// from its start, a slow first attempt brought the retry early).
+	now := d.Now()
 	out := readmodels.Outcome{DeliveryID: deliveryID, SentKey: a.IdempotencyKey, MarkedAt: c.MarkedAt}
 	switch {
 	case a.Error == "" && a.HTTPStatus != nil && *a.HTTPStatus/100 == 2:
