@@ -170,15 +170,25 @@ func TestWebhookSignatureHeadersAndPayload(t *testing.T) {
 	waitUntil(t, "the delivery to be recorded", 3*time.Second, func() bool { return e.status(m, id)["webhookDelivery"] == "delivered" })
 }
 
-func TestWebhookRetryKeepsDeliveryID(t *testing.T) {
-	t.Parallel()
+// firstFailsThenRetried pays a receipt whose webhook receiver answers 500, then 200, each after
+// hang, and returns the env, merchant and receipt with the two requests once the retry came.
+func firstFailsThenRetried(t *testing.T, hang time.Duration) (*env, merchant, string, []received) {
+	t.Helper()
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	r := newReceiver(t, 500, 200)
+	r.mu.Lock()
+	r.hang = hang
+	r.mu.Unlock()
 	id := e.hookedReceipt(m, r.srv.URL)
 	e.pay(id, "evt_1")
 	waitUntil(t, "retry", 10*time.Second, func() bool { return r.count() == 2 })
-	got := r.all()
+	return e, m, id, r.all()
+}
+
+func TestWebhookRetryKeepsDeliveryID(t *testing.T) {
+	t.Parallel()
+	e, m, id, got := firstFailsThenRetried(t, 0)
 	if gap := got[1].at.Sub(got[0].at); gap < 250*time.Millisecond {
 		t.Fatalf("retry came %v after the first attempt, want the retry delay", gap)
 	}
@@ -197,16 +207,7 @@ func TestWebhookRetryKeepsDeliveryID(t *testing.T) {
 // after it arrived (counted from the attempt's start, it came about 300 ms after).
 func TestWebhookRetryCountsFromTheFailedAttemptsEnd(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, nil)
-	m := e.merchant(true)
-	r := newReceiver(t, 500, 200)
-	r.mu.Lock()
-	r.hang = 200 * time.Millisecond
-	r.mu.Unlock()
-	id := e.hookedReceipt(m, r.srv.URL)
-	e.pay(id, "evt_1")
-	waitUntil(t, "retry", 10*time.Second, func() bool { return r.count() == 2 })
-	got := r.all()
+	_, _, _, got := firstFailsThenRetried(t, 200*time.Millisecond)
 	if gap := got[1].at.Sub(got[0].at); gap < 500*time.Millisecond {
 		t.Fatalf("retry came %v after the first attempt, which took 200 ms: want the retry delay after its end", gap)
 	}
