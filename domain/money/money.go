@@ -98,13 +98,13 @@ func (r Rate) Sign() int { return r.rat().Sign() }
 
 // String renders the rate exactly, with no trailing zeros ("0.0725"), rounded to 12 places.
 func (r Rate) String() string {
-	if s, ok := shortDecimal(r.rat()); ok {
+	if s, ok := ExactDecimal(r.rat(), 12, 0); ok {
 		return s
 	}
 	return floatString12(r.rat())
 }
 
-// floatString12 is String through math/big, for any rational (shortDecimal writes the common
+// floatString12 is String through math/big, for any rational (ExactDecimal writes the common
 // ones from integers).
 func floatString12(x *big.Rat) string {
 	s := x.FloatString(12)

@@ -115,8 +115,8 @@ func TestRateWordsAsBig(t *testing.T) {
 	for _, d := range dens {
 		for _, n := range nums {
 			x := big.NewRat(n, d)
-			if s, ok := shortDecimal(x); ok && s != floatString12(x) {
-				t.Errorf("shortDecimal(%s) = %q, math/big %q", x, s, floatString12(x))
+			if s, ok := ExactDecimal(x, 12, 0); ok && s != floatString12(x) {
+				t.Errorf("ExactDecimal(%s, 12, 0) = %q, math/big %q", x, s, floatString12(x))
 			}
 			for _, a := range amounts {
 				q, ok := applySmall(a, x)
@@ -127,7 +127,7 @@ func TestRateWordsAsBig(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := shortDecimal(big.NewRat(29, 400)); !ok {
+	if _, ok := ExactDecimal(big.NewRat(29, 400), 12, 0); !ok {
 		t.Error("0.0725 was not written from words")
 	}
 	if _, ok := applySmall(3750, big.NewRat(29, 400)); !ok {

@@ -31,30 +31,57 @@ func applySmall(amount int64, x *big.Rat) (int64, bool) {
 	return q, true
 }
 
-// decimalPlaces are the places Rate.String writes at most.
-const decimalPlaces = 1_000_000_000_000
-
-// shortDecimal is floatString12(x) for an x with at most 12 decimal places whose digits fit an
-// int64 (ok false otherwise).
-func shortDecimal(x *big.Rat) (string, bool) {
+// ExactDecimal writes x in decimal when it has at most places (<= 18) decimal places and its
+// digits fit an uint64, with its trailing zeros trimmed down to keep places ("12.30" for keep 2,
+// "12.3" for 0); ok is false otherwise, for the caller's math/big form. It writes what
+// big.Rat.FloatString(places) does, trimmed the same way, from integers: Rate.String and the
+// receipts' amounts in the common case (issue 38).
+func ExactDecimal(x *big.Rat, places, keep int) (string, bool) {
 	num, den := x.Num(), x.Denom()
-	if !num.IsInt64() || !den.IsInt64() || decimalPlaces%den.Int64() != 0 {
+	if !num.IsInt64() || !den.IsInt64() || places > 18 {
 		return "", false
 	}
+	d := uint64(den.Int64())
+	k := 0 // the fewest places that hold x exactly
+	for ; uint64Pow10[k]%d != 0; k++ {
+		if k == places {
+			return "", false
+		}
+	}
 	n := num.Int64()
-	hi, scaled := bits.Mul64(abs64(n), uint64(decimalPlaces/den.Int64()))
+	hi, scaled := bits.Mul64(abs64(n), uint64Pow10[k]/d)
 	if hi != 0 || scaled>>63 != 0 {
 		return "", false
 	}
-	s := strconv.FormatUint(scaled/decimalPlaces, 10)
-	if frac := scaled % decimalPlaces; frac != 0 {
-		s += "." + strings.TrimRight(strconv.FormatUint(frac+decimalPlaces, 10)[1:], "0")
+	s := strconv.FormatUint(scaled/uint64Pow10[k], 10)
+	frac := ""
+	if k > 0 {
+		frac = strconv.FormatUint(scaled%uint64Pow10[k]+uint64Pow10[k], 10)[1:]
+	}
+	frac = strings.TrimRight(frac, "0")
+	for len(frac) < keep {
+		frac += "0"
+	}
+	if frac != "" {
+		s += "." + frac
 	}
 	if n < 0 {
 		s = "-" + s
 	}
 	return s, true
 }
+
+// Pow10 is 10^d as a new value the caller may change (token base units per token: d is 6 or 18
+// as a rule, from a table up to 10^18).
+func Pow10(d uint8) *big.Int {
+	if int(d) < len(uint64Pow10) {
+		return new(big.Int).SetUint64(uint64Pow10[d])
+	}
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d)), nil)
+}
+
+// uint64Pow10 are the powers of ten that fit an uint64.
+var uint64Pow10 = [19]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
 
 // abs64 is |v| (2^63 for the least int64).
 func abs64(v int64) uint64 {

@@ -2,8 +2,9 @@ package receipt
 
 import (
 	"math/big"
-	"strconv"
 	"strings"
+
+	"github.com/payledger/payledger/domain/money"
 )
 
 // Amounts of a payment by deposit address, in units of the requested token: the token of the
@@ -65,7 +66,7 @@ func (s State) AmountReceived() string {
 		if err != nil || !ok {
 			continue // a transfer in a token that cannot be priced adds nothing
 		}
-		amount := new(big.Rat).SetFrac(units, pow10(c.Decimals))
+		amount := new(big.Rat).SetFrac(units, money.Pow10(c.Decimals))
 		sum.Add(sum, amount.Mul(amount, new(big.Rat).Quo(want.Amount, r.Amount)))
 	}
 	return decimalString(sum, IsStable(token))
@@ -93,7 +94,7 @@ func (s State) coveredShare() *big.Rat {
 		// base units, as one fraction: reduced once, not after each of five operations (issue 38)
 		num := units.Mul(units, big.NewInt(10000))
 		num.Mul(num, r.Amount.Denom())
-		den := new(big.Int).Mul(r.Amount.Num(), pow10(c.Decimals))
+		den := new(big.Int).Mul(r.Amount.Num(), money.Pow10(c.Decimals))
 		den.Mul(den, big.NewInt(int64(10000-r.ToleranceBps)))
 		share.Add(share, new(big.Rat).SetFrac(num, den))
 	}
@@ -112,7 +113,7 @@ func (s State) DueUnits(req Required, decimals uint8) *big.Int {
 		return new(big.Int)
 	}
 	due := rest.Mul(rest, req.Amount)
-	due.Mul(due, new(big.Rat).SetInt(pow10(decimals)))
+	due.Mul(due, new(big.Rat).SetInt(money.Pow10(decimals)))
 	return ceil(due)
 }
 
@@ -125,28 +126,21 @@ func ceil(r *big.Rat) *big.Int {
 	return q
 }
 
-// pow10 is 10^d, a new value the caller may change.
-func pow10(d uint8) *big.Int {
-	if d <= 18 {
-		return new(big.Int).SetUint64(uint64Pow10[d])
-	}
-	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d)), nil)
-}
-
-// uint64Pow10 are the powers of ten that fit an uint64 (token decimals are 6 or 18 as a rule).
-var uint64Pow10 = [19]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
-
 // decimalString writes r with at most 18 places, rounded half up, without trailing zeros beyond
 // two places for a stable token (an amount of money: "12.30") or beyond none otherwise.
 func decimalString(r *big.Rat, stable bool) string {
-	if s, ok := centsString(r, stable); ok {
+	keep := 0
+	if stable {
+		keep = 2
+	}
+	if s, ok := money.ExactDecimal(r, 18, keep); ok {
 		return s
 	}
 	return ratString(r, stable)
 }
 
-// ratString is decimalString through math/big, for any rational (centsString answers the whole
-// cents without it).
+// ratString is decimalString through math/big, for any rational (money.ExactDecimal writes the
+// short decimals, a receipt's total in cents among them, without it).
 func ratString(r *big.Rat, stable bool) string {
 	s := r.FloatString(18)
 	if !strings.Contains(s, ".") {
@@ -165,33 +159,4 @@ func ratString(r *big.Rat, stable bool) string {
 		return whole
 	}
 	return whole + "." + frac
-}
-
-// centsString is decimalString for the common amount, a whole number of cents (a receipt's total
-// in USD), written from integers: math/big's FloatString was 1.6% of the service's CPU per order
-// (issue 38). ok is false for any other r, which decimalString writes as before.
-func centsString(r *big.Rat, stable bool) (s string, ok bool) {
-	num, den := r.Num(), r.Denom()
-	if !num.IsInt64() || !den.IsInt64() || 100%den.Int64() != 0 {
-		return "", false
-	}
-	n := num.Int64()
-	if n > 1<<53 || n < -(1<<53) {
-		return "", false
-	}
-	cents := n * (100 / den.Int64())
-	sign := ""
-	if cents < 0 {
-		sign, cents = "-", -cents
-	}
-	whole, frac := strconv.FormatInt(cents/100, 10), cents%100
-	switch {
-	case frac == 0 && !stable:
-		return sign + whole, true
-	case frac%10 == 0 && !stable:
-		return sign + whole + "." + strconv.FormatInt(frac/10, 10), true
-	case frac < 10:
-		return sign + whole + ".0" + strconv.FormatInt(frac, 10), true
-	}
-	return sign + whole + "." + strconv.FormatInt(frac, 10), true
 }

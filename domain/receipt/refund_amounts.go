@@ -87,7 +87,7 @@ func (s State) RefundUnits(amountCents int64, token string, decimals uint8) (*bi
 		return nil, err
 	}
 	share := new(big.Rat).Mul(req.Amount, big.NewRat(amountCents, int64(s.Receipt.Total)))
-	return money.RoundHalfUpInt(share.Mul(share, new(big.Rat).SetInt(pow10(decimals)))), nil
+	return money.RoundHalfUpInt(share.Mul(share, new(big.Rat).SetInt(money.Pow10(decimals)))), nil
 }
 
 // TokenAmount is the verified amount in token units, a decimal string ("" when not verified).
@@ -99,7 +99,7 @@ func (r RefundRecord) TokenAmount() string {
 	if !ok {
 		return ""
 	}
-	return decimalString(new(big.Rat).SetFrac(units, pow10(r.Decimals)), IsStable(strings.ToUpper(r.Token)))
+	return decimalString(new(big.Rat).SetFrac(units, money.Pow10(r.Decimals)), IsStable(strings.ToUpper(r.Token)))
 }
 
 // RefundTotalUnits is the receipt's total in token (of decimals) base units at the paid rate,
@@ -113,7 +113,7 @@ func (s State) RefundTotalUnits(token string, decimals uint8) (*big.Int, error) 
 	if err != nil {
 		return nil, err
 	}
-	return ceil(new(big.Rat).Mul(req.Amount, new(big.Rat).SetInt(pow10(decimals)))), nil
+	return ceil(new(big.Rat).Mul(req.Amount, new(big.Rat).SetInt(money.Pow10(decimals)))), nil
 }
 
 // ExcessCents is what an overpaid receipt received beyond its requirement, in cents of its total,
