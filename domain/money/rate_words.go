@@ -7,10 +7,12 @@ import (
 	"strings"
 )
 
-// Rate arithmetic on machine words. An order's rates are short decimals (0.0725, 0.029) applied to
-// amounts in cents; through math/big, applying and writing them (a GCD after every operation)
-// was about 4% of the service's CPU per order (issue 38). These give the same results as the
-// math/big forms they stand in for (TestRateWordsAsBig), and decline whatever does not fit.
+// Exact decimals on machine words. An order's rates are short decimals (0.0725, 0.029) applied to
+// amounts in cents, and a receipt's amounts are short decimals too; through math/big, applying
+// and writing them (a GCD after every operation) was about 4% of the service's CPU per order
+// (issue 38). These give the same results as the math/big forms they stand in for
+// (TestRateWordsAsBig, and the receipt package's TestCentsStringIsFloatString), and decline
+// whatever does not fit.
 
 // applySmall is Apply when |amount × numerator| is at most 2^60 and the denominator too, so that
 // roundHalfUp's (2|p| + den) / (2 den) fits an uint64.
@@ -32,7 +34,7 @@ func applySmall(amount int64, x *big.Rat) (int64, bool) {
 }
 
 // ExactDecimal writes x in decimal when it has at most places (<= 18) decimal places and its
-// digits fit an uint64, with its trailing zeros trimmed down to keep places ("12.30" for keep 2,
+// digits fit an int64, with its trailing zeros trimmed down to keep places ("12.30" for keep 2,
 // "12.3" for 0); ok is false otherwise, for the caller's math/big form. It writes what
 // big.Rat.FloatString(places) does, trimmed the same way, from integers: Rate.String and the
 // receipts' amounts in the common case (issue 38).
