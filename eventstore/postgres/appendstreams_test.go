@@ -98,3 +98,53 @@ func TestAppendStreamsRefusesInvalidEvents(t *testing.T) {
 		}
 	}
 }
+
+// A stream appended to by another process since this one cached its head fails its append alone,
+// both in a small call (one INSERT) and in one large enough to go by COPY (a unique violation
+// either way, then append by append); the others go in, and each result is where its events were
+// stored. Both notify modes, since COPY's read-back carries the in-transaction NOTIFY.
+func TestAppendStreamsStaleHeadConflictsAlone(t *testing.T) {
+	ctx := context.Background()
+	for _, n := range []int{3, 400} {
+		for _, mode := range []postgres.NotifyMode{postgres.NotifyAfterCommit, postgres.NotifyInTx} {
+			t.Run(fmt.Sprintf("%d-streams-mode-%d", n, mode), func(t *testing.T) {
+				pool := pgtest.Pool(t)
+				s, other := postgres.New(pool, postgres.WithNotifyMode(mode)), postgres.New(pool)
+				ev := func() eventstore.EventData {
+					return eventstore.EventData{ID: uuid.New(), Type: "Tested", Data: []byte(`{"a":1}`)}
+				}
+				var appends []eventstore.StreamAppend
+				for i := range n {
+					stream := fmt.Sprintf("stale-%d", i)
+					if _, err := s.Append(ctx, stream, eventstore.NoStream(), ev()); err != nil {
+						t.Fatal(err)
+					}
+					appends = append(appends, eventstore.StreamAppend{Stream: stream, Expected: eventstore.Exact(1), Events: []eventstore.EventData{ev(), ev()}})
+				}
+				stale := n / 2
+				if _, err := other.Append(ctx, appends[stale].Stream, eventstore.Exact(1), ev()); err != nil {
+					t.Fatal(err)
+				}
+				results, errs := s.AppendStreams(ctx, appends)
+				for i, err := range errs {
+					if i == stale {
+						if !errors.Is(err, eventstore.ErrWrongExpectedVersion) {
+							t.Fatalf("the stale head's append: %v", err)
+						}
+						continue
+					}
+					if err != nil {
+						t.Fatalf("append %d: %v", i, err)
+					}
+					evs, err := s.ReadStream(ctx, appends[i].Stream, 1, 10)
+					if err != nil || len(evs) != 3 {
+						t.Fatalf("%s: %d events (%v)", appends[i].Stream, len(evs), err)
+					}
+					if last := evs[2]; results[i].Version != 3 || results[i].Position != last.Position || last.ID != appends[i].Events[1].ID {
+						t.Fatalf("%s: result %+v, stored at %+v", appends[i].Stream, results[i], last.Position)
+					}
+				}
+			})
+		}
+	}
+}

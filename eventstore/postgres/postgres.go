@@ -262,16 +262,25 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 	if err := s.send(ctx, batch); err != nil {
 		return nil, err
 	}
-	out := make([]eventstore.Position, n)
+	out, err := positionsOf(recs, stored)
+	if err != nil {
+		return nil, err
+	}
+	if committed != nil {
+		committed(appendResult(recs, out).Position)
+	}
+	return out, nil
+}
+
+// positionsOf is each of recs' position as the insert returned them (stored), in recs' order.
+func positionsOf(recs []eventstore.RecordedEvent, stored map[streamVersion]eventstore.Position) ([]eventstore.Position, error) {
+	out := make([]eventstore.Position, len(recs))
 	for i, r := range recs {
 		p, ok := stored[streamVersion{r.StreamID, r.Version}]
 		if !ok {
 			return nil, fmt.Errorf("append: event %s/%d was not returned by the insert", r.StreamID, r.Version)
 		}
 		out[i] = p
-	}
-	if committed != nil {
-		committed(appendResult(recs, out).Position)
 	}
 	return out, nil
 }
