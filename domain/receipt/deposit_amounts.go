@@ -74,13 +74,17 @@ func (s State) AmountReceived() string {
 
 // Covered says whether the confirmed transfers pay the receipt: the shares of the requirement
 // they cover (each against its own token's required amount less its tolerance) add up to one.
-func (s State) Covered() bool { return s.coveredShare().Cmp(big.NewRat(1, 1)) >= 0 }
+func (s State) Covered() bool {
+	num, den := s.coveredShare()
+	return num.Cmp(den) >= 0
+}
 
-// coveredShare is the share of the requirement the confirmed transfers cover, each transfer's
-// base units against its own token's threshold; a transfer in a token that cannot be priced
-// covers nothing.
-func (s State) coveredShare() *big.Rat {
-	share := new(big.Rat)
+// coveredShare is the share of the requirement the confirmed transfers cover, num/den, each
+// transfer's base units against its own token's threshold; a transfer in a token that cannot be
+// priced covers nothing. The fraction is not reduced: Covered only compares its terms, and a
+// GCD per transfer (big.Rat's) was most of a confirmation's cost (issue 38).
+func (s State) coveredShare() (num, den *big.Int) {
+	num, den = new(big.Int), big.NewInt(1)
 	for _, c := range s.Credits {
 		if !c.Counts() {
 			continue
@@ -90,15 +94,18 @@ func (s State) coveredShare() *big.Rat {
 		if err != nil || !ok || r.Amount.Sign() <= 0 {
 			continue
 		}
-		// units / threshold, where threshold = amount × 10^decimals × (10000 - tolerance) / 10000 in
-		// base units, as one fraction: reduced once, not after each of five operations (issue 38)
-		num := units.Mul(units, big.NewInt(10000))
-		num.Mul(num, r.Amount.Denom())
-		den := new(big.Int).Mul(r.Amount.Num(), money.Pow10(c.Decimals))
-		den.Mul(den, big.NewInt(int64(10000-r.ToleranceBps)))
-		share.Add(share, new(big.Rat).SetFrac(num, den))
+		// units / threshold, where threshold = amount × 10^decimals × (10000 - tolerance) / 10000
+		// in base units: (units × 10000 × amount's denominator) / (amount's numerator ×
+		// 10^decimals × (10000 - tolerance)), added to num/den over the product of denominators
+		units.Mul(units, big.NewInt(10000))
+		units.Mul(units, r.Amount.Denom())
+		threshold := new(big.Int).Mul(r.Amount.Num(), money.Pow10(c.Decimals))
+		threshold.Mul(threshold, big.NewInt(int64(10000-r.ToleranceBps)))
+		num.Mul(num, threshold)
+		num.Add(num, units.Mul(units, den))
+		den.Mul(den, threshold)
 	}
-	return share
+	return num, den
 }
 
 // DueUnits is what a payment whose requirement is req, in a token of decimals, must still bring
@@ -108,7 +115,7 @@ func (s State) coveredShare() *big.Rat {
 // half-up rounding could leave the payment a fraction of a base unit short of the threshold.
 // Nothing received: the whole requirement, rounded up.
 func (s State) DueUnits(req Required, decimals uint8) *big.Int {
-	rest := new(big.Rat).Sub(big.NewRat(1, 1), s.coveredShare())
+	rest := new(big.Rat).Sub(big.NewRat(1, 1), new(big.Rat).SetFrac(s.coveredShare()))
 	if rest.Sign() <= 0 || req.Amount == nil || req.Amount.Sign() <= 0 {
 		return new(big.Int)
 	}
