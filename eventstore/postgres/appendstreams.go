@@ -22,10 +22,10 @@ const (
 // AppendStreams appends to many streams at once: what a process that decided on many aggregates
 // in one pass (the deposit detector confirming a block's 5,000 payments) writes instead of one
 // Append each. Each append is checked against its expected version as Append checks it; the
-// events go out in a few large INSERTs (streamsRows events each, one transaction and one commit
-// each) rather than through the group commit's smaller flushes. An INSERT that hits a unique
-// violation (someone's expected version was stale) is retried append by append, which reports
-// the conflict to that append only. It returns each append's result and error, in order; an
+// events go out in a few large batches (streamsRows events each, one transaction and one commit
+// each; by COPY from copyMin events) rather than through the group commit's smaller flushes. A
+// batch that hits a unique violation (someone's expected version was stale) is retried append by
+// append, which reports the conflict to that append only. It returns each append's result and error, in order; an
 // append with no events reads its stream's head. Errors per append: Append's.
 func (s *Store) AppendStreams(ctx context.Context, appends []eventstore.StreamAppend) ([]eventstore.AppendResult, []error) {
 	results, errs := make([]eventstore.AppendResult, len(appends)), make([]error, len(appends))
@@ -74,8 +74,8 @@ func (s *Store) prepareKnown(a eventstore.StreamAppend) ([]eventstore.RecordedEv
 	return recs, err == nil
 }
 
-// insertStreams stores the appends batch (indexes into appends, events recs) in one INSERT; on a
-// unique violation each goes again through Append.
+// insertStreams stores the appends batch (indexes into appends, events recs) in one transaction;
+// on a unique violation each goes again through Append.
 func (s *Store) insertStreams(ctx context.Context, appends []eventstore.StreamAppend, batch []int, recs []eventstore.RecordedEvent,
 	results []eventstore.AppendResult, errs []error) {
 	var positions []eventstore.Position
