@@ -13,26 +13,36 @@ import (
 	"github.com/payledger/payledger/migrations/pgtest"
 )
 
+// testEvent is an event with fresh id and fixed data.
+func testEvent() eventstore.EventData {
+	return eventstore.EventData{ID: uuid.New(), Type: "Tested", Data: []byte(`{"a":1}`)}
+}
+
+// twoOnOne appends one event to each of n streams (prefix-0 ...) and returns, for each, an append
+// of two more expecting that one.
+func twoOnOne(t *testing.T, s *postgres.Store, prefix string, n int) []eventstore.StreamAppend {
+	t.Helper()
+	appends := make([]eventstore.StreamAppend, n)
+	for i := range appends {
+		stream := fmt.Sprintf("%s-%d", prefix, i)
+		if _, err := s.Append(context.Background(), stream, eventstore.NoStream(), testEvent()); err != nil {
+			t.Fatal(err)
+		}
+		appends[i] = eventstore.StreamAppend{Stream: stream, Expected: eventstore.Exact(1), Events: []eventstore.EventData{testEvent(), testEvent()}}
+	}
+	return appends
+}
+
 // Issue 38: appends to 5,000 streams in a few INSERTs; each is checked against its own expected
 // version (a stale one, in the same INSERT as others, is refused alone), the hash chain and the
 // versions are those of single appends, and an unknown stream goes through Append.
 func TestAppendStreams(t *testing.T) {
 	ctx := context.Background()
 	s := postgres.New(pgtest.Pool(t))
-	ev := func() eventstore.EventData {
-		return eventstore.EventData{ID: uuid.New(), Type: "Tested", Data: []byte(`{"a":1}`)}
-	}
 	const n = 5000
-	var appends []eventstore.StreamAppend
-	for i := range n {
-		stream := fmt.Sprintf("as-%d", i)
-		if _, err := s.Append(ctx, stream, eventstore.NoStream(), ev()); err != nil {
-			t.Fatal(err)
-		}
-		appends = append(appends, eventstore.StreamAppend{Stream: stream, Expected: eventstore.Exact(1), Events: []eventstore.EventData{ev(), ev()}})
-	}
+	appends := twoOnOne(t, s, "as", n)
 	appends[4321].Expected = eventstore.Exact(0) // stale
-	appends = append(appends, eventstore.StreamAppend{Stream: "as-new", Expected: eventstore.NoStream(), Events: []eventstore.EventData{ev()}})
+	appends = append(appends, eventstore.StreamAppend{Stream: "as-new", Expected: eventstore.NoStream(), Events: []eventstore.EventData{testEvent()}})
 	results, errs := s.AppendStreams(ctx, appends)
 	for i, err := range errs {
 		switch {
@@ -110,19 +120,9 @@ func TestAppendStreamsStaleHeadConflictsAlone(t *testing.T) {
 			t.Run(fmt.Sprintf("%d-streams-mode-%d", n, mode), func(t *testing.T) {
 				pool := pgtest.Pool(t)
 				s, other := postgres.New(pool, postgres.WithNotifyMode(mode)), postgres.New(pool)
-				ev := func() eventstore.EventData {
-					return eventstore.EventData{ID: uuid.New(), Type: "Tested", Data: []byte(`{"a":1}`)}
-				}
-				var appends []eventstore.StreamAppend
-				for i := range n {
-					stream := fmt.Sprintf("stale-%d", i)
-					if _, err := s.Append(ctx, stream, eventstore.NoStream(), ev()); err != nil {
-						t.Fatal(err)
-					}
-					appends = append(appends, eventstore.StreamAppend{Stream: stream, Expected: eventstore.Exact(1), Events: []eventstore.EventData{ev(), ev()}})
-				}
+				appends := twoOnOne(t, s, "stale", n)
 				stale := n / 2
-				if _, err := other.Append(ctx, appends[stale].Stream, eventstore.Exact(1), ev()); err != nil {
+				if _, err := other.Append(ctx, appends[stale].Stream, eventstore.Exact(1), testEvent()); err != nil {
 					t.Fatal(err)
 				}
 				results, errs := s.AppendStreams(ctx, appends)
