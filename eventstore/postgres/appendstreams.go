@@ -25,8 +25,8 @@ const (
 // events go out in a few large batches (streamsRows events each, one transaction and one commit
 // each; by COPY from copyMin events) rather than through the group commit's smaller flushes. A
 // batch that hits a unique violation (someone's expected version was stale) is retried append by
-// append, which reports the conflict to that append only. It returns each append's result and error, in order; an
-// append with no events reads its stream's head. Errors per append: Append's.
+// append, which reports the conflict to that append only. It returns each append's result and
+// error, in order; an append with no events reads its stream's head. Errors per append: Append's.
 func (s *Store) AppendStreams(ctx context.Context, appends []eventstore.StreamAppend) ([]eventstore.AppendResult, []error) {
 	results, errs := make([]eventstore.AppendResult, len(appends)), make([]error, len(appends))
 	var batch []int // the appends of the INSERT being filled
