@@ -140,19 +140,14 @@ func (s *Store) copyRows(ctx context.Context, recs []eventstore.RecordedEvent) (
 	if err != nil {
 		return nil, err
 	}
-	stored := make(map[streamVersion]eventstore.Position, len(recs))
-	var txID, seq, version int64
-	var stream string
-	if _, err := pgx.ForEachRow(rows, []any{&txID, &seq, &stream, &version}, func() error {
-		stored[streamVersion{stream, uint64(version)}] = eventstore.Position{Commit: uint64(txID), Prepare: uint64(seq)}
-		return nil
-	}); err != nil {
+	stored := make(storedPositions, len(recs))
+	if err := stored.read(rows); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, err
 	}
-	return positionsOf(recs, stored)
+	return stored.of(recs)
 }
 
 var copyColumns = []string{"event_id", "stream_id", "version", "type", "data", "metadata", "recorded_at", "prev_hash", "hash"}

@@ -236,18 +236,8 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 		query = insertNotifySQL
 	}
 	batch := &pgx.Batch{}
-	stored := make(map[streamVersion]eventstore.Position, n)
-	batch.Queue(query, insertArgs(recs)...).Query(func(rows pgx.Rows) error {
-		for rows.Next() {
-			var txID, seq, version int64
-			var stream string
-			if err := rows.Scan(&txID, &seq, &stream, &version); err != nil {
-				return err
-			}
-			stored[streamVersion{stream, uint64(version)}] = eventstore.Position{Commit: uint64(txID), Prepare: uint64(seq)}
-		}
-		return rows.Err()
-	})
+	stored := make(storedPositions, n)
+	batch.Queue(query, insertArgs(recs)...).Query(stored.read)
 	var committed func(eventstore.Position)
 	if len(p.atts) > 0 {
 		all := make([]any, len(p.atts))
@@ -262,7 +252,7 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 	if err := s.send(ctx, batch); err != nil {
 		return nil, err
 	}
-	out, err := positionsOf(recs, stored)
+	out, err := stored.of(recs)
 	if err != nil {
 		return nil, err
 	}
@@ -272,8 +262,26 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 	return out, nil
 }
 
-// positionsOf is each of recs' position as the insert returned them (stored), in recs' order.
-func positionsOf(recs []eventstore.RecordedEvent, stored map[streamVersion]eventstore.Position) ([]eventstore.Position, error) {
+// storedPositions are the positions an append's events were stored at, as its statement returned
+// them (tx_id, seq, stream_id, version rows): insertSQL's RETURNING, or copyRows' read-back.
+type storedPositions map[streamVersion]eventstore.Position
+
+// read adds the positions of rows.
+func (stored storedPositions) read(rows pgx.Rows) error {
+	defer rows.Close()
+	for rows.Next() {
+		var txID, seq, version int64
+		var stream string
+		if err := rows.Scan(&txID, &seq, &stream, &version); err != nil {
+			return err
+		}
+		stored[streamVersion{stream, uint64(version)}] = eventstore.Position{Commit: uint64(txID), Prepare: uint64(seq)}
+	}
+	return rows.Err()
+}
+
+// of is each of recs' position, in recs' order.
+func (stored storedPositions) of(recs []eventstore.RecordedEvent) ([]eventstore.Position, error) {
 	out := make([]eventstore.Position, len(recs))
 	for i, r := range recs {
 		p, ok := stored[streamVersion{r.StreamID, r.Version}]
