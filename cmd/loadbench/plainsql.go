@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,10 +18,11 @@ import (
 
 // rawCeiling writes single-row INSERT transactions into a copy of the events table from
 // `writers` goroutines, as the foundation benchmark's ceiling does.
-func rawCeiling(ctx context.Context, dbURL string, writers int, d time.Duration) (float64, error) {
+func rawCeiling(ctx context.Context, dbURL string, servePid, writers int, d time.Duration) (result, error) {
 	var version atomic.Int64
 	data := bytes.Repeat([]byte("x"), 100)
-	return sqlWriters(ctx, dbURL, writers, d, []string{`CREATE TABLE raw_ceiling (LIKE events INCLUDING ALL)`},
+	name := fmt.Sprintf("raw-SQL ceiling: 1-row INSERT transactions, %d writers", writers)
+	return sqlWriters(ctx, dbURL, servePid, name, writers, d, []string{`CREATE TABLE raw_ceiling (LIKE events INCLUDING ALL)`},
 		func(pool *pgxpool.Pool, w int) error {
 			id := randomUUID()
 			_, err := pool.Exec(ctx, `INSERT INTO raw_ceiling (event_id, stream_id, version, type, data, metadata, recorded_at, hash)
@@ -37,7 +37,7 @@ func rawCeiling(ctx context.Context, dbURL string, writers int, d time.Duration)
 // tables with all their indexes, one transaction per order from `writers` goroutines: what plain
 // SQL alone pays for an order's rows on this machine, before any HTTP, validation, pricing,
 // projector or read-your-writes wait.
-func orderRowsFloor(ctx context.Context, dbURL string, writers int, d time.Duration) (float64, error) {
+func orderRowsFloor(ctx context.Context, dbURL string, servePid, writers int, d time.Duration) (result, error) {
 	var data, meta, state string
 	var nonce, sealed []byte
 	if err := withPool(ctx, dbURL, 1, func(pool *pgxpool.Pool) error {
@@ -45,14 +45,15 @@ func orderRowsFloor(ctx context.Context, dbURL string, writers int, d time.Durat
 			FROM events e JOIN receipts r ON e.stream_id = 'receipt-' || r.receipt_id JOIN receipt_webhook_keys k USING (receipt_id)
 			WHERE e.type = 'ReceiptGenerated' LIMIT 1`).Scan(&data, &meta, &state, &nonce, &sealed)
 	}); err != nil {
-		return 0, fmt.Errorf("a real order to copy: %w", err)
+		return result{}, fmt.Errorf("a real order to copy: %w", err)
 	}
 	var setup []string
 	for _, t := range []string{"events", "receipts", "receipt_webhook_keys"} {
 		setup = append(setup, `CREATE TABLE floor_`+t+` (LIKE `+t+` INCLUDING ALL)`)
 	}
 	var seq atomic.Int64
-	return sqlWriters(ctx, dbURL, writers, d, setup, func(pool *pgxpool.Pool, _ int) error {
+	name := fmt.Sprintf("reference: an order's rows (event, webhook key, receipt row) as one SQL transaction each, %d writers, no HTTP, no projector", writers)
+	return sqlWriters(ctx, dbURL, servePid, name, writers, d, setup, func(pool *pgxpool.Pool, _ int) error {
 		i := seq.Add(1)
 		id, eid := fmt.Sprintf("floor_%d", i), randomUUID()
 		b := &pgx.Batch{}
@@ -66,33 +67,21 @@ func orderRowsFloor(ctx context.Context, dbURL string, writers int, d time.Durat
 }
 
 // sqlWriters runs setup, then write from `writers` goroutines (each given its index) for d, and
-// returns the successful writes per second.
-func sqlWriters(ctx context.Context, dbURL string, writers int, d time.Duration, setup []string, write func(*pgxpool.Pool, int) error) (float64, error) {
-	var rate float64
+// returns the successful writes per second with the CPU they used (measured, named name; the
+// pool's backends are read before it closes, so their time counts).
+func sqlWriters(ctx context.Context, dbURL string, servePid int, name string, writers int, d time.Duration, setup []string,
+	write func(*pgxpool.Pool, int) error) (result, error) {
+	var r result
 	err := withPool(ctx, dbURL, writers, func(pool *pgxpool.Pool) error {
 		for _, stmt := range setup {
 			if _, err := pool.Exec(ctx, stmt); err != nil {
 				return err
 			}
 		}
-		var n atomic.Int64
-		deadline := time.Now().Add(d)
-		start := time.Now()
-		var wg sync.WaitGroup
-		for w := range writers {
-			wg.Go(func() {
-				for time.Now().Before(deadline) {
-					if write(pool, w) == nil {
-						n.Add(1)
-					}
-				}
-			})
-		}
-		wg.Wait()
-		rate = float64(n.Load()) / time.Since(start).Seconds()
+		r = measured(servePid, "plainsql", name, writers, d, func(w int) error { return write(pool, w) })
 		return nil
 	})
-	return rate, err
+	return r, err
 }
 
 func withPool(ctx context.Context, dbURL string, conns int, f func(*pgxpool.Pool) error) error {
