@@ -101,7 +101,7 @@ func printOrders(orders, status, ceiling, floor result, rss int64) {
 	fmt.Printf("\norder creation = %.0f%% of the raw-SQL ceiling (the order's rows alone, written as plain SQL: %.0f%%); serve peak resident memory (VmHWM) = %.1f MiB\n",
 		100*orders.perSecond/ceiling.perSecond, 100*floor.perSecond/ceiling.perSecond, float64(rss)/1024)
 	fmt.Printf("\nCPU per request (µs; PostgreSQL for the benchmark database (its backends and their server's background processes), the service, this load generator, whole machine):\n| phase | PostgreSQL | serve | client | machine busy |\n|---|---|---|---|---|\n")
-	for _, r := range []result{orders, status, floor} {
+	for _, r := range []result{orders, status, ceiling, floor} {
 		per := func(d time.Duration) string {
 			return fmt.Sprintf("%.0f", float64(d.Microseconds())/float64(r.requests))
 		}
