@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
@@ -18,6 +19,7 @@ import (
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/esdb"
 	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/internal/pgarrays"
 	"github.com/payledger/payledger/migrations"
 	"github.com/payledger/payledger/transport"
 	"github.com/payledger/payledger/transport/ratelimit"
@@ -102,11 +104,19 @@ func openPoolAt(ctx context.Context, env, url string, maxConns int) (*pgxpool.Po
 	// A datastore that stops answering must turn into quick 503s, not hanging requests.
 	pc.ConnConfig.ConnectTimeout = 3 * time.Second
 	tuneForFailover(pc) // a multi-host URL: follow a new primary promptly
+	pc.AfterConnect = registerTypes
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("open %s pool: %w", env, err)
 	}
 	return pool, nil
+}
+
+// registerTypes sets up each new connection's type map: arrays encoded into a buffer sized for
+// them (the appends' event data and receipt states).
+func registerTypes(_ context.Context, conn *pgx.Conn) error {
+	pgarrays.Register(conn.TypeMap())
+	return nil
 }
 
 // openLimiter returns the Redis limiter when REDIS_URL is set (limits shared by every instance),

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/payledger/payledger/internal/pgarrays"
 	"github.com/payledger/payledger/migrations"
 )
 
@@ -116,7 +117,15 @@ func Pool(tb testing.TB) *pgxpool.Pool {
 // PoolFor opens a pool on databaseURL and closes it when tb ends.
 func PoolFor(tb testing.TB, databaseURL string) *pgxpool.Pool {
 	tb.Helper()
-	pool, err := pgxpool.New(context.Background(), databaseURL)
+	cfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		tb.Fatalf("pgtest: parse %s: %v", databaseURL, err)
+	}
+	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error { // as serve's pools
+		pgarrays.Register(conn.TypeMap())
+		return nil
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		tb.Fatalf("pgtest: open pool: %v", err)
 	}
