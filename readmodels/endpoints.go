@@ -150,14 +150,14 @@ func QueueEvents(batch *pgx.Batch, events []NewEvent) error {
 	// The ids are pgtype.UUIDs, which pgx encodes at once: a uuid.UUID goes through its
 	// driver.Valuer, a string and a failed plan per element (issue 38).
 	ids, keys, merchants, types, at := make([]pgtype.UUID, n), make([]string, n), make([]string, n), make([]string, n), make([]time.Time, n)
-	data := make([]string, n)        // JSON text, cast to jsonb by the statement
+	data := make([][]byte, n)        // JSON text, cast to jsonb by the statement
 	var only, targeted []pgtype.UUID // endpoint-limited events and their endpoints
 	for i, e := range events {
 		b, err := json.Marshal(e.Data)
 		if err != nil {
 			return fmt.Errorf("encode %s event: %w", e.Type, err)
 		}
-		ids[i], keys[i], merchants[i], types[i], data[i], at[i] = pgtype.UUID{Bytes: uuid.New(), Valid: true}, e.Key, e.Merchant, e.Type, string(b), e.At
+		ids[i], keys[i], merchants[i], types[i], data[i], at[i] = pgtype.UUID{Bytes: uuid.New(), Valid: true}, e.Key, e.Merchant, e.Type, b, e.At
 		if e.Endpoint != nil {
 			targeted, only = append(targeted, ids[i]), append(only, pgtype.UUID{Bytes: *e.Endpoint, Valid: true})
 		}

@@ -237,7 +237,7 @@ func stateColumns(rows []StateRow) ([]any, error) {
 	n := len(rows)
 	ids, merchants, statuses, currencies := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	prevs, webhooks, kinds := make([]*string, n), make([]*string, n), make([]*string, n)
-	states := make([]string, n)
+	states := make([][]byte, n) // JSON text, as bytes: a string would copy each state (issue 38)
 	totals, versions, commits, prepares := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	created, updated, attempts := make([]time.Time, n), make([]time.Time, n), make([]*time.Time, n)
 	deposits, splits, expires, required, received := make([]*string, n), make([]*string, n), make([]*time.Time, n), make([]*string, n), make([]*string, n)
@@ -267,14 +267,15 @@ const StateElemsUnnest = `unnest($1::text[], $2::text[], $3::text[], $4::text[],
 
 // stateValues is one receipts row's values, its position aside.
 type stateValues struct {
-	id, merchant, status, currency, state string
-	prev, webhook, kind                   *string
-	total, version                        int64
-	created, updated                      time.Time
-	attempt                               *time.Time
-	deposit, split, required, received    *string
-	expires                               *time.Time
-	late                                  bool
+	id, merchant, status, currency     string
+	state                              []byte
+	prev, webhook, kind                *string
+	total, version                     int64
+	created, updated                   time.Time
+	attempt                            *time.Time
+	deposit, split, required, received *string
+	expires                            *time.Time
+	late                               bool
 }
 
 func valuesOf(row StateRow) (stateValues, error) {
@@ -283,7 +284,7 @@ func valuesOf(row StateRow) (stateValues, error) {
 	if err != nil {
 		return stateValues{}, err
 	}
-	v := stateValues{id: g.ReceiptID, merchant: g.Merchant, status: string(st.Status), currency: g.Currency, state: string(raw),
+	v := stateValues{id: g.ReceiptID, merchant: g.Merchant, status: string(st.Status), currency: g.Currency, state: raw,
 		total: int64(g.Total), version: int64(row.Version),
 		created: time.UnixMilli(g.CreatedAt).UTC(), updated: time.UnixMilli(st.UpdatedAt).UTC()}
 	if g.WebhookURL != "" {
