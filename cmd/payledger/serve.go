@@ -10,7 +10,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
@@ -104,19 +103,13 @@ func openPoolAt(ctx context.Context, env, url string, maxConns int) (*pgxpool.Po
 	// A datastore that stops answering must turn into quick 503s, not hanging requests.
 	pc.ConnConfig.ConnectTimeout = 3 * time.Second
 	tuneForFailover(pc) // a multi-host URL: follow a new primary promptly
-	pc.AfterConnect = registerTypes
+	// Each connection encodes array parameters into a buffer sized for them (issue 38).
+	pc.AfterConnect = pgarrays.AfterConnect
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("open %s pool: %w", env, err)
 	}
 	return pool, nil
-}
-
-// registerTypes sets up each new connection's type map: arrays encoded into a buffer sized for
-// them (the appends' event data and receipt states).
-func registerTypes(_ context.Context, conn *pgx.Conn) error {
-	pgarrays.Register(conn.TypeMap())
-	return nil
 }
 
 // openLimiter returns the Redis limiter when REDIS_URL is set (limits shared by every instance),

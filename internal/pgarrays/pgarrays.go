@@ -10,8 +10,18 @@
 package pgarrays
 
 import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
+
+// AfterConnect registers the sizing plans on a pool's new connection
+// (pgxpool.Config.AfterConnect): serve's pools and the tests' set it.
+func AfterConnect(_ context.Context, conn *pgx.Conn) error {
+	Register(conn.TypeMap())
+	return nil
+}
 
 // Register puts the sizing plans of []string and [][]byte ahead of pgx's own in m (a
 // connection's type map; pgxpool.Config.AfterConnect). The bytes sent do not change.

@@ -121,10 +121,7 @@ func PoolFor(tb testing.TB, databaseURL string) *pgxpool.Pool {
 	if err != nil {
 		tb.Fatalf("pgtest: parse %s: %v", databaseURL, err)
 	}
-	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error { // as serve's pools
-		pgarrays.Register(conn.TypeMap())
-		return nil
-	}
+	cfg.AfterConnect = pgarrays.AfterConnect // as serve's pools
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		tb.Fatalf("pgtest: open pool: %v", err)
