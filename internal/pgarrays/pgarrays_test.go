@@ -16,9 +16,12 @@ func TestEncodesAsPgx(t *testing.T) {
 		"nil strings":   []string(nil),
 		"bytes":         [][]byte{{1, 2, 3}, {}, nil, bytes.Repeat([]byte{7}, 300)},
 		"nil bytes":     [][]byte(nil),
+		"json bytes":    [][]byte{[]byte(`{"state":1}`), {}},
+		"text bytes":    [][]byte{[]byte(`{"receipt":{}}`), []byte("x")},
 	}
 	oids := map[string]uint32{"strings": pgtype.TextArrayOID, "empty strings": pgtype.JSONArrayOID,
-		"nil strings": pgtype.TextArrayOID, "bytes": pgtype.ByteaArrayOID, "nil bytes": pgtype.ByteaArrayOID}
+		"nil strings": pgtype.TextArrayOID, "bytes": pgtype.ByteaArrayOID, "nil bytes": pgtype.ByteaArrayOID,
+		"json bytes": pgtype.JSONArrayOID, "text bytes": pgtype.TextArrayOID}
 	for name, v := range values {
 		for _, format := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
 			plain := pgtype.NewMap()
