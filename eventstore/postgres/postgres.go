@@ -301,24 +301,18 @@ func insertArgs(recs []eventstore.RecordedEvent) []any {
 	n := len(recs)
 	ids := make([]pgtype.UUID, n)
 	streams, types := make([]string, n), make([]string, n)
-	data, meta := make([][]byte, n), make([][]byte, n) // JSON as bytes: strings would copy each event (issue 38)
+	// JSON as bytes: strings would copy each event (issue 38). Never nil, so never a NULL element:
+	// eventstore.Prepare gives every event data and metadata (`null` and `{}` at least), as the
+	// COPY path relies on too.
+	data, meta := make([][]byte, n), make([][]byte, n)
 	versions, times := make([]int64, n), make([]time.Time, n)
 	prev, hashes := make([][]byte, n), make([][]byte, n)
 	for i, r := range recs {
 		ids[i], streams[i], types[i] = pgtype.UUID{Bytes: r.ID, Valid: true}, r.StreamID, r.Type
-		data[i], meta[i] = jsonText(r.Data), jsonText(r.Metadata)
+		data[i], meta[i] = r.Data, r.Metadata
 		versions[i], times[i], prev[i], hashes[i] = int64(r.Version), r.RecordedAt, r.PrevHash, r.Hash
 	}
 	return []any{ids, streams, versions, types, data, meta, times, prev, hashes}
-}
-
-// jsonText is a json[] element: b, or an empty text where b is nil, as a string would be (nil
-// bytes would be a NULL element).
-func jsonText(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
 }
 
 // send runs the append's batch as one implicit transaction, or, with a beforeCommit hook (tests

@@ -23,8 +23,8 @@ func AfterConnect(_ context.Context, conn *pgx.Conn) error {
 	return nil
 }
 
-// Register puts the sizing plans of []string and [][]byte ahead of pgx's own in m (a
-// connection's type map; pgxpool.Config.AfterConnect). The bytes sent do not change.
+// Register puts the sizing plans of []string and [][]byte ahead of pgx's own in m, a
+// connection's type map. The bytes sent do not change.
 func Register(m *pgtype.Map) {
 	m.TryWrapEncodePlanFuncs = append([]pgtype.TryWrapEncodePlanFunc{tryWrap}, m.TryWrapEncodePlanFuncs...)
 }
@@ -34,33 +34,32 @@ func Register(m *pgtype.Map) {
 func tryWrap(value any) (pgtype.WrappedEncodePlanNextSetter, any, bool) {
 	switch v := value.(type) {
 	case []string:
-		return &sized[string]{size: func(s string) int { return len(s) }}, pgtype.FlatArray[string](v), true
+		return &sized[string]{}, pgtype.FlatArray[string](v), true
 	case [][]byte:
-		return &sized[[]byte]{size: func(b []byte) int { return len(b) }}, pgtype.FlatArray[[]byte](v), true
+		return &sized[[]byte]{}, pgtype.FlatArray[[]byte](v), true
 	}
 	return nil, nil, false
 }
 
 // sized grows the buffer to hold the array's binary encoding, then hands the array on.
-type sized[T any] struct {
+type sized[T string | []byte] struct {
 	next pgtype.EncodePlan
-	size func(T) int
 }
 
 func (p *sized[T]) SetNext(next pgtype.EncodePlan) { p.next = next }
 
 func (p *sized[T]) Encode(value any, buf []byte) ([]byte, error) {
 	elems := value.([]T)
-	return p.next.Encode(pgtype.FlatArray[T](elems), reserve(buf, p.encodedSize(elems)))
+	return p.next.Encode(pgtype.FlatArray[T](elems), reserve(buf, encodedSize(elems)))
 }
 
 // encodedSize is an array's size in the binary format, the one pgx sends arrays in: a 12-byte
 // header, 8 bytes per dimension and a 4-byte length before each element. Too small an estimate
 // only costs a later growth.
-func (p *sized[T]) encodedSize(elems []T) int {
+func encodedSize[T string | []byte](elems []T) int {
 	n := 20
 	for _, e := range elems {
-		n += 4 + p.size(e)
+		n += 4 + len(e)
 	}
 	return n
 }
