@@ -48,7 +48,7 @@ type result struct {
 }
 
 // measured is load with the CPU used meanwhile and, with LOADBENCH_PPROF_ADDR, the service's
-// CPU profile of the phase (loadbench-<profileName>.pprof).
+// CPU profile of the phase (loadbench-<profileName>.pprof; none when profileName is empty).
 func measured(servePid int, profileName, name string, clients int, d time.Duration, fn func(client int) error) result {
 	before := cpuNow(servePid)
 	profiled := profile(profileName, d)

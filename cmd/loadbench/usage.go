@@ -15,12 +15,12 @@ import (
 // generator, the whole machine), the service's peak resident memory, and its CPU profiles.
 
 // profile fetches a CPU profile of the service over most of a phase into loadbench-<name>.pprof
-// when LOADBENCH_PPROF_ADDR is set (the service then serves pprof there); the channel closes when
-// it is written.
+// when LOADBENCH_PPROF_ADDR is set (the service then serves pprof there) and name is not empty;
+// the channel closes when it is written.
 func profile(name string, phase time.Duration) <-chan struct{} {
 	done := make(chan struct{})
 	addr := os.Getenv("LOADBENCH_PPROF_ADDR")
-	if addr == "" {
+	if addr == "" || name == "" {
 		close(done)
 		return done
 	}
