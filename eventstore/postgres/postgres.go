@@ -195,6 +195,11 @@ INSERT INTO events (event_id, stream_id, version, type, data, metadata, recorded
 SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::json[], $6::json[], $7::timestamptz[], $8::bytea[], $9::bytea[])
 RETURNING tx_id, seq, stream_id, version`
 
+// writerSQL announces an event writer (migration 035): the first statement of every transaction
+// that inserts events, before any write, so that the receipts applied at append never pass an
+// event that a transaction still running could commit before theirs (projections/atappend.go).
+const writerSQL = `SELECT events_writer()`
+
 const insertNotifySQL = `
 WITH ins AS (` + insertSQL + `), n AS (SELECT pg_notify('` + Channel + `', ''))
 SELECT ins.tx_id, ins.seq, ins.stream_id, ins.version FROM ins, n`
@@ -236,6 +241,7 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 		query = insertNotifySQL
 	}
 	batch := &pgx.Batch{}
+	batch.Queue(writerSQL)
 	stored := make(storedPositions, n)
 	batch.Queue(query, insertArgs(recs)...).Query(stored.read)
 	var committed func(eventstore.Position)
