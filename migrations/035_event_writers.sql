@@ -1,21 +1,19 @@
--- Event writers announce themselves (issue 38). A receipt's generation is applied in its append's
--- transaction only when no transaction that could still commit events before it is running
--- (projections/atappend.go). Until now every older transaction of this database counted, so the
--- projectors' own transactions (read models only) sent one order in twenty to the projector.
--- Now only event writers count: a transaction calls events_writer() before its first write,
--- while it has no transaction id yet, and holds a shared advisory lock (events_writer_lock) to its
--- end; a trigger refuses events from a transaction that did not. So a transaction that has an id
--- and does not hold that lock never writes an event.
-
-CREATE FUNCTION events_writer_lock(OUT classid oid, OUT objid oid, OUT objsubid smallint)
-LANGUAGE sql IMMUTABLE AS $$ SELECT 1885436268::oid, 38::oid, 2::smallint $$; -- 'payl', issue 38, two-key form
+-- Event writers announce themselves (issue 38). Readers of the log stop below the oldest
+-- transaction that may still add events (logHorizon, eventstore/postgres), and a receipt's
+-- generation is applied in its append's transaction only when no such transaction is older
+-- (projections/atappend.go). Until now every running transaction of this database counted, so the
+-- projectors' own transactions (read models only) held readers back and sent one order in twenty
+-- to the projector. Now only event writers count: a transaction calls events_writer() before its
+-- first write, while it has no transaction id yet, and holds a shared advisory lock to its end; a
+-- trigger refuses events from a transaction that did not. So a transaction that has an id and
+-- does not hold that lock never writes an event.
 
 CREATE FUNCTION events_writer() RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
 	IF pg_current_xact_id_if_assigned() IS NOT NULL THEN
 		RAISE EXCEPTION 'events_writer() must come before the transaction''s first write';
 	END IF;
-	PERFORM pg_advisory_xact_lock_shared(1885436268, 38);
+	PERFORM pg_advisory_xact_lock_shared(1885436268, 38); -- 'payl', issue 38: classid, objid, objsubid 2 in pg_locks
 	PERFORM set_config('payledger.events_writer', 'on', true);
 END $$;
 
@@ -28,3 +26,21 @@ BEGIN
 END $$;
 
 CREATE TRIGGER events_writers_only BEFORE INSERT ON events FOR EACH STATEMENT EXECUTE FUNCTION events_writers_only();
+
+-- events_writer_may_run says whether transaction id may still add events to this database's log:
+-- it is not found running (it has ended since the caller's snapshot, or it is prepared: it cannot
+-- be placed), or it holds the writers' lock of this database. The lock table is read once, so the
+-- id's own lock and the locks of the transaction holding it are seen together. A transaction of
+-- another database never holds this database's lock.
+CREATE FUNCTION events_writer_may_run(id xid8) RETURNS boolean LANGUAGE sql AS $$
+	WITH l AS MATERIALIZED (
+		SELECT locktype, database, classid, objid, objsubid, transactionid, virtualtransaction, pid, mode, granted
+		FROM pg_locks WHERE locktype IN ('transactionid', 'advisory')
+	)
+	SELECT NOT EXISTS (
+		SELECT 1 FROM l t WHERE t.locktype = 'transactionid' AND t.transactionid = xid(id)
+			AND t.mode = 'ExclusiveLock' AND t.granted AND t.pid IS NOT NULL
+			AND NOT EXISTS (SELECT 1 FROM l w WHERE w.locktype = 'advisory' AND w.virtualtransaction = t.virtualtransaction
+				AND w.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+				AND w.classid = 1885436268 AND w.objid = 38 AND w.objsubid = 2))
+$$;

@@ -20,25 +20,13 @@ older AS ( -- transaction ids below this one that the statement's snapshot does 
 	SELECT g.id::text::xid8 FROM generate_series(pg_snapshot_xmax(pg_current_snapshot())::text::bigint,
 		pg_current_xact_id()::text::bigint - 1) AS g(id)
 ),
-locks AS MATERIALIZED ( -- read once, so that a transaction's id and its advisory locks are seen together
-	SELECT locktype, database, classid, objid, objsubid, transactionid, virtualtransaction, pid, mode, granted FROM pg_locks
-),
-writers AS ( -- the older ones that are not found running, or that hold the event writers' lock here
-	SELECT o.id FROM older o WHERE NOT EXISTS (
-		SELECT 1 FROM locks t WHERE t.locktype = 'transactionid' AND t.transactionid = xid(o.id)
-			AND t.mode = 'ExclusiveLock' AND t.granted AND t.pid IS NOT NULL
-			AND NOT EXISTS (SELECT 1 FROM locks w, events_writer_lock() k
-				WHERE w.locktype = 'advisory' AND w.virtualtransaction = t.virtualtransaction
-					AND w.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-					AND (w.classid, w.objid, w.objsubid) = (k.classid, k.objid, k.objsubid)))
-),
 free AS (SELECT name FROM projection_checkpoints WHERE name = '` + ReceiptsTable + `' FOR UPDATE SKIP LOCKED),
 caught_up AS (
 	UPDATE projection_checkpoints c SET commit_pos = m.tx, prepare_pos = (SELECT max(e.seq) FROM events e WHERE e.tx_id = m.tx),
 		updated_at = now()
 	FROM mine m, free f
 	WHERE c.name = f.name
-	  AND NOT EXISTS (SELECT 1 FROM writers)
+	  AND NOT EXISTS (SELECT 1 FROM older o WHERE events_writer_may_run(o.id)) -- migration 035
 	  AND NOT EXISTS (SELECT 1 FROM events e WHERE (e.tx_id, e.seq) > (c.commit_pos, c.prepare_pos) AND e.tx_id <> m.tx)
 	  AND (SELECT count(*) FROM events e WHERE e.tx_id = m.tx) = cardinality($1::text[])
 	  AND (SELECT count(*) FROM unnest($1::text[]) AS g(id)
