@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
@@ -171,17 +172,23 @@ func TestGenerationAppliedInItsAppendTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer elsewhere.Close(ctx)
-	// With a check of the whole cluster, every try would leave its receipt to the projector.
-	appliedOne("e", func() func() {
-		if _, err := elsewhere.Exec(ctx, `BEGIN; SELECT pg_current_xact_id()`); err != nil {
-			t.Fatal(err)
-		}
-		return func() {
-			if _, err := elsewhere.Exec(ctx, `ROLLBACK`); err != nil {
+	// openOn keeps a transaction with an id open on c during each try.
+	openOn := func(c interface {
+		Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+	}) func() func() {
+		return func() func() {
+			if _, err := c.Exec(ctx, `BEGIN; SELECT pg_current_xact_id()`); err != nil {
 				t.Fatal(err)
 			}
+			return func() {
+				if _, err := c.Exec(ctx, `ROLLBACK`); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
-	})
+	}
+	// With a check of the whole cluster, every try would leave its receipt to the projector.
+	appliedOne("e", openOn(elsewhere))
 
 	// A transaction of this database that writes no events (a projector's) cannot commit one
 	// before this append's: without the writers' lock it never will (migration 035).
@@ -190,16 +197,7 @@ func TestGenerationAppliedInItsAppendTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer reader.Release()
-	appliedOne("f", func() func() {
-		if _, err := reader.Exec(ctx, `BEGIN; SELECT pg_current_xact_id()`); err != nil {
-			t.Fatal(err)
-		}
-		return func() {
-			if _, err := reader.Exec(ctx, `ROLLBACK`); err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
+	appliedOne("f", openOn(reader))
 }
 
 // TestAtAppendOnlyForATransactionOfGenerations: the statement writes nothing (and leaves the
