@@ -27,20 +27,25 @@ END $$;
 
 CREATE TRIGGER events_writers_only BEFORE INSERT ON events FOR EACH STATEMENT EXECUTE FUNCTION events_writers_only();
 
--- events_writer_may_run says whether transaction id may still add events to this database's log:
--- it is not found running (it has ended since the caller's snapshot, or it is prepared: it cannot
--- be placed), or it holds the writers' lock of this database. The lock table is read once, so the
--- id's own lock and the locks of the transaction holding it are seen together. A transaction of
--- another database never holds this database's lock.
-CREATE FUNCTION events_writer_may_run(id xid8) RETURNS boolean LANGUAGE sql AS $$
+-- events_writers_among is those of ids that may still add events to this database's log: not
+-- found running (ended since the caller's snapshot, or prepared: they cannot be placed), or whose
+-- backend holds the writers' lock of this database. The lock table is read once, when ids is not
+-- empty, so an id's own lock and its backend's locks are seen together. They are matched by
+-- backend (pid), not by virtual transaction: a committing transaction's rows can show two
+-- virtual transactions (its advisory lock's with local id 0), which the conformance gap test
+-- caught as events read past. A backend runs one transaction at a time, and releases its
+-- transaction id's lock before its advisory locks, so while an id's lock is seen its backend's
+-- advisory locks are that transaction's. A transaction of another database never holds this
+-- database's lock. STABLE: it runs in the caller's snapshot.
+CREATE FUNCTION events_writers_among(ids xid8[]) RETURNS SETOF xid8 LANGUAGE sql STABLE AS $$
 	WITH l AS MATERIALIZED (
-		SELECT locktype, database, classid, objid, objsubid, transactionid, virtualtransaction, pid, mode, granted
+		SELECT locktype, database, classid, objid, objsubid, transactionid, pid, mode, granted
 		FROM pg_locks WHERE locktype IN ('transactionid', 'advisory')
 	)
-	SELECT NOT EXISTS (
-		SELECT 1 FROM l t WHERE t.locktype = 'transactionid' AND t.transactionid = xid(id)
+	SELECT i.id FROM unnest(ids) AS i(id) WHERE NOT EXISTS (
+		SELECT 1 FROM l t WHERE t.locktype = 'transactionid' AND t.transactionid = xid(i.id)
 			AND t.mode = 'ExclusiveLock' AND t.granted AND t.pid IS NOT NULL
-			AND NOT EXISTS (SELECT 1 FROM l w WHERE w.locktype = 'advisory' AND w.virtualtransaction = t.virtualtransaction
+			AND NOT EXISTS (SELECT 1 FROM l w WHERE w.locktype = 'advisory' AND w.pid = t.pid
 				AND w.database = (SELECT oid FROM pg_database WHERE datname = current_database())
 				AND w.classid = 1885436268 AND w.objid = 38 AND w.objsubid = 2))
 $$;

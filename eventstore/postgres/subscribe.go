@@ -136,7 +136,7 @@ func (s *Store) idleWait(ctx context.Context, wake, notified <-chan struct{}, ba
 
 // logHorizon is the first transaction id that may still add events to this database's log: the
 // oldest transaction in progress in the statement's snapshot that may still write events
-// (events_writer_may_run, migration 035: one that holds the event writers' lock of this database,
+// (events_writers_among, migration 035: one that holds the event writers' lock of this database,
 // or one that cannot be placed), else the snapshot's xmax. The cluster-wide xmin used before let a
 // transaction left open in any other database of the cluster (another service, another test's
 // database) hold every projector of this one back, and with it read-your-writes waits and
@@ -144,7 +144,7 @@ func (s *Store) idleWait(ctx context.Context, wake, notified <-chan struct{}, ba
 // among them. The projections' at-append check (readmodels.ReceiptsAtAppendSQL) places
 // transactions the same way.
 const logHorizon = `(SELECT least(pg_snapshot_xmax(s.snap)::text::bigint,
-		(SELECT min(x.id::text::bigint) FROM pg_snapshot_xip(s.snap) AS x(id) WHERE events_writer_may_run(x.id)))
+		(SELECT min(w.id::text::bigint) FROM events_writers_among(ARRAY(SELECT pg_snapshot_xip(s.snap))) AS w(id)))
 	FROM (SELECT pg_current_snapshot() AS snap) s)`
 
 // readAllSQL reads the log after ($1, $2), never past a transaction of this database still

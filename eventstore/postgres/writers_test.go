@@ -2,8 +2,12 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -56,5 +60,74 @@ func TestOnlyAnnouncedWritersWriteEvents(t *testing.T) {
 	var n int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM events`).Scan(&n); err != nil || n != 301 {
 		t.Fatalf("%d events, %v; want 301", n, err)
+	}
+}
+
+// TestCommittingWritersAreNeverExempted: while 16 writers commit with random pauses inside their
+// transactions, no transaction id that events_writers_among leaves out (as a transaction that
+// writes no events) ever holds an event. A committing transaction's lock rows can name two
+// virtual transactions, and matching by them left out about five writers in 4,800 appends
+// (without -race).
+func TestCommittingWritersAreNeverExempted(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.Pool(t)
+	ctx := context.Background()
+	s := postgres.New(pool, postgres.WithBeforeCommit(func(context.Context) {
+		time.Sleep(time.Duration(rand.IntN(1500)) * time.Microsecond)
+	}))
+	exempted := map[int64]bool{}
+	stop := make(chan struct{})
+	checked := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				checked <- nil
+				return
+			default:
+			}
+			rows, err := pool.Query(ctx, `WITH s AS MATERIALIZED (SELECT pg_current_snapshot() AS snap)
+				SELECT x.id::text::bigint FROM pg_snapshot_xip((SELECT snap FROM s)) AS x(id)
+				EXCEPT SELECT w.id::text::bigint FROM events_writers_among(ARRAY(SELECT pg_snapshot_xip((SELECT snap FROM s)))) AS w(id)`)
+			if err != nil {
+				checked <- err
+				return
+			}
+			for rows.Next() {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
+					checked <- err
+					return
+				}
+				exempted[id] = true
+			}
+			rows.Close()
+		}
+	}()
+	var wg sync.WaitGroup
+	for w := range 16 {
+		wg.Go(func() {
+			for range 500 {
+				stream := fmt.Sprintf("w-%d", rand.IntN(64))
+				if _, err := s.Append(ctx, stream, eventstore.Any(), eventstore.EventData{ID: uuid.New(), Type: "Happened", Data: []byte(`{}`)}); err != nil {
+					t.Errorf("writer %d: %v", w, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	if err := <-checked; err != nil {
+		t.Fatal(err)
+	}
+	for id := range exempted {
+		var n int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM events WHERE tx_id = $1`, id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			t.Errorf("transaction %d was left out as writing no events, and holds %d", id, n)
+		}
 	}
 }
