@@ -379,8 +379,9 @@ func (s *Store) ReadStream(ctx context.Context, stream string, from uint64, limi
 	return scanEvents(rows, limit)
 }
 
-// ReadAll implements eventstore.Store. Only events of transactions older than every transaction
-// still running are returned, so no later commit can land before the returned position.
+// ReadAll implements eventstore.Store. Only events of transactions older than every event writer
+// still running are returned (logHorizon), so no later commit can land before the returned
+// position.
 func (s *Store) ReadAll(ctx context.Context, from eventstore.Position, limit int) ([]eventstore.RecordedEvent, error) {
 	rows, err := s.pool.Query(ctx, readAllSQL, int64(from.Commit), int64(from.Prepare), limit)
 	if err != nil {

@@ -147,7 +147,7 @@ const logHorizon = `(SELECT least(pg_snapshot_xmax(s.snap)::text::bigint,
 		(SELECT min(w.id::text::bigint) FROM events_writers_among(ARRAY(SELECT pg_snapshot_xip(s.snap))) AS w(id)))
 	FROM (SELECT pg_current_snapshot() AS snap) s)`
 
-// readAllSQL reads the log after ($1, $2), never past a transaction of this database still
+// readAllSQL reads the log after ($1, $2), never past an event writer of this database still
 // running (see the events table's comment, and logHorizon).
 //
 // The parameters are read through a sub-select so that the planner's estimates never see their
