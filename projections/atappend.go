@@ -22,19 +22,13 @@ import (
 // the append's own transaction, together with its checkpoint, when that is exactly what the
 // projector would do next: the statement moves the checkpoint to the end of the transaction only if
 //
-//   - no event writer older than this transaction is still running in this database (so no
-//     event can still appear before this transaction's events: positions are transaction ids).
-//     Every older id that the statement's snapshot does not see ended (those it lists as running,
-//     and every id from its xmax up to this transaction's) must be found still running, and
-//     without the event writers' lock of this database, in one read of pg_locks. A transaction
-//     takes that lock before its first write and holds it to its end, and a trigger refuses
-//     events from one that did not (migration 035, eventstore/postgres writerSQL), so one that
-//     has an id and not the lock never writes an event: a projector's transaction, or any
-//     transaction of another database (ids are shared by the whole cluster), does not stop
-//     this. One that has ended since, or a prepared transaction, cannot be placed and counts as
-//     a writer. Before the writers announced themselves, every older transaction of this
-//     database counted, and the projectors' own transactions sent about one order in twenty to
-//     the projector,
+//   - no transaction older than this one is still running in this database (so no event can
+//     still appear before this transaction's events: positions are transaction ids). Transaction
+//     ids are shared by the whole cluster, so one still running in another database must not
+//     stop this: every older id that the statement's snapshot does not see ended (those it lists
+//     as running, and every id from its xmax up to this transaction's) must be found still
+//     running, and in another database (one that has ended since, or a prepared transaction,
+//     cannot be placed and counts as this database's),
 //   - every visible event after the checkpoint is this transaction's, and
 //   - every event of this transaction is a generation that came with its row,
 //

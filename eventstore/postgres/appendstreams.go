@@ -129,9 +129,6 @@ func (s *Store) copyRows(ctx context.Context, recs []eventstore.RecordedEvent) (
 		return nil, err
 	}
 	defer func() { _ = tx.Rollback(context.Background()) }()
-	if _, err := tx.Exec(ctx, writerSQL); err != nil {
-		return nil, err
-	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"events"}, copyColumns, newEventRows(recs)); err != nil {
 		return nil, err
 	}

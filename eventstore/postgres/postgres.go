@@ -195,11 +195,6 @@ INSERT INTO events (event_id, stream_id, version, type, data, metadata, recorded
 SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::json[], $6::json[], $7::timestamptz[], $8::bytea[], $9::bytea[])
 RETURNING tx_id, seq, stream_id, version`
 
-// writerSQL announces an event writer (migration 035): the first statement of every transaction
-// that inserts events, before any write, so that the receipts applied at append never pass an
-// event that a transaction still running could commit before theirs (projections/atappend.go).
-const writerSQL = `SELECT events_writer()`
-
 const insertNotifySQL = `
 WITH ins AS (` + insertSQL + `), n AS (SELECT pg_notify('` + Channel + `', ''))
 SELECT ins.tx_id, ins.seq, ins.stream_id, ins.version FROM ins, n`
@@ -241,7 +236,6 @@ func (s *Store) insertRows(ctx context.Context, p pendingAppend) ([]eventstore.P
 		query = insertNotifySQL
 	}
 	batch := &pgx.Batch{}
-	batch.Queue(writerSQL)
 	stored := make(storedPositions, n)
 	batch.Queue(query, insertArgs(recs)...).Query(stored.read)
 	var committed func(eventstore.Position)
@@ -379,9 +373,8 @@ func (s *Store) ReadStream(ctx context.Context, stream string, from uint64, limi
 	return scanEvents(rows, limit)
 }
 
-// ReadAll implements eventstore.Store. Only events of transactions older than every event writer
-// still running are returned (logHorizon), so no later commit can land before the returned
-// position.
+// ReadAll implements eventstore.Store. Only events of transactions older than every transaction
+// still running are returned, so no later commit can land before the returned position.
 func (s *Store) ReadAll(ctx context.Context, from eventstore.Position, limit int) ([]eventstore.RecordedEvent, error) {
 	rows, err := s.pool.Query(ctx, readAllSQL, int64(from.Commit), int64(from.Prepare), limit)
 	if err != nil {

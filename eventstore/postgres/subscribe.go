@@ -135,19 +135,18 @@ func (s *Store) idleWait(ctx context.Context, wake, notified <-chan struct{}, ba
 }
 
 // logHorizon is the first transaction id that may still add events to this database's log: the
-// oldest transaction in progress in the statement's snapshot that may still write events
-// (events_writers_among, migration 035: one that holds the event writers' lock of this database,
-// or one that cannot be placed), else the snapshot's xmax. The cluster-wide xmin used before let a
-// transaction left open in any other database of the cluster (another service, another test's
-// database) hold every projector of this one back, and with it read-your-writes waits and
-// webhooks; until migration 035 so did every transaction of this database, the projectors' own
-// among them. The projections' at-append check (readmodels.ReceiptsAtAppendSQL) places
-// transactions the same way.
+// oldest transaction in progress in the statement's snapshot that is not found running in another
+// database (one that has ended since, or a prepared transaction, cannot be placed and counts), else
+// the snapshot's xmax. The cluster-wide xmin used before let a transaction left open in any other
+// database of the cluster (another service, another test's database) hold every projector of this
+// one back, and with it read-your-writes waits and webhooks. The projections' at-append check
+// (readmodels.ReceiptsAtAppendSQL) places transactions the same way.
 const logHorizon = `(SELECT least(pg_snapshot_xmax(s.snap)::text::bigint,
-		(SELECT min(w.id::text::bigint) FROM events_writers_among(ARRAY(SELECT pg_snapshot_xip(s.snap))) AS w(id)))
+		(SELECT min(x.id::text::bigint) FROM pg_snapshot_xip(s.snap) AS x(id) WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a
+			WHERE a.backend_xid = xid(x.id) AND a.datname IS DISTINCT FROM current_database())))
 	FROM (SELECT pg_current_snapshot() AS snap) s)`
 
-// readAllSQL reads the log after ($1, $2), never past an event writer of this database still
+// readAllSQL reads the log after ($1, $2), never past a transaction of this database still
 // running (see the events table's comment, and logHorizon).
 //
 // The parameters are read through a sub-select so that the planner's estimates never see their
