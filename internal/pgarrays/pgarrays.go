@@ -5,8 +5,9 @@
 // to 256 bytes before each query. The event append and the receipts written at append send tens
 // of kilobytes of arrays per batch (event data, receipt states), so every batch grew the buffer
 // again by doubling: about twice the parameters' size allocated and copied each time, a third of
-// the bytes serve allocated per order (issue 38). An array encoded through Register's plan first
-// makes room for its whole encoding, then encodes exactly as pgx's own slice plan does.
+// the bytes serve allocated per order (issue 38). An array encoded through the plan that
+// AfterConnect registers first makes room for its whole encoding, then encodes exactly as pgx's
+// own slice plan does.
 package pgarrays
 
 import (
@@ -19,13 +20,13 @@ import (
 // AfterConnect registers the sizing plans on a pool's new connection
 // (pgxpool.Config.AfterConnect): serve's pools and the tests' set it.
 func AfterConnect(_ context.Context, conn *pgx.Conn) error {
-	Register(conn.TypeMap())
+	register(conn.TypeMap())
 	return nil
 }
 
-// Register puts the sizing plans of []string and [][]byte ahead of pgx's own in m, a
+// register puts the sizing plans of []string and [][]byte ahead of pgx's own in m, a
 // connection's type map. The bytes sent do not change.
-func Register(m *pgtype.Map) {
+func register(m *pgtype.Map) {
 	m.TryWrapEncodePlanFuncs = append([]pgtype.TryWrapEncodePlanFunc{tryWrap}, m.TryWrapEncodePlanFuncs...)
 }
 

@@ -30,7 +30,7 @@ func TestEncodesAsPgx(t *testing.T) {
 				t.Fatalf("%s, format %d: pgx: %v", name, format, err)
 			}
 			sizing := pgtype.NewMap()
-			Register(sizing)
+			register(sizing)
 			got, err := sizing.Encode(oids[name], format, v, []byte("before"))
 			if err != nil {
 				t.Fatalf("%s, format %d: %v", name, format, err)
@@ -63,7 +63,7 @@ func TestGrowsOnce(t *testing.T) {
 	}
 	plain := pgtype.NewMap()
 	sizing := pgtype.NewMap()
-	Register(sizing)
+	register(sizing)
 	before, after := grows(plain), grows(sizing)
 	// Either way a run allocates the starting buffer, boxes the array (twice) and pgx boxes
 	// each element; the sizing plan grows the buffer once, pgx's own plan 256 B -> 16 KiB in
