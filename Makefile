@@ -38,7 +38,11 @@ FUZZ_TARGETS := FuzzDecodeRequest FuzzJSONRoutes
 fuzz:
 	@for t in $(FUZZ_TARGETS); do echo "fuzz: $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime=$(FUZZTIME) ./transport/ || exit 1; done
 
-## bench: Go benchmarks of the event store, then the HTTP load run (figures: docs/benchmarks.md), then test-slow
+# AB_REF is the revision `make bench` measures the order path against in alternating rounds
+# (issue 38's same-run reference); it must be in this clone's history.
+AB_REF ?= 1b1329e
+
+## bench: Go benchmarks of the event store, then the HTTP load run and its A/B against AB_REF (figures: docs/benchmarks.md), then test-slow
 bench:
 	$(GO) test -run "^$$" -bench . -benchtime=5s -timeout 60m ./eventstore/postgres/ | tee bench.out
 	$(GO) test -run "^$$" -bench WebhookDelivery -benchtime=1x -timeout 30m ./transport/ | tee -a bench.out
@@ -47,6 +51,7 @@ bench:
 	$(GO) test -run "^$$" -bench 'DepositRoundTrips|Deposit5000InOneBlock' -benchtime=1x -timeout 20m ./settlement/ | tee -a bench.out
 	$(GO) test -run "^$$" -bench DepositSweep -benchtime=1x -timeout 20m ./chain/contracts/ | tee -a bench.out
 	$(GO) run ./cmd/loadbench -duration 30s | tee -a bench.out
+	$(GO) run ./cmd/loadbench -against $(AB_REF) -rounds 2 -duration 15s | tee -a bench.out
 	$(MAKE) --no-print-directory test-slow | tee -a bench.out
 
 ## lint: gofmt and go vet

@@ -31,8 +31,16 @@ func main() {
 	prebuilt := flag.String("bin", "", "a payledger binary to measure instead of building ./cmd/payledger (A/B comparisons)")
 	usersDuration := flag.Duration("users-duration", 10*time.Second, "length of each users phase (users.go; 0 skips them)")
 	onlyUsers := flag.Bool("only-users", false, "run only the users phases")
+	against := flag.String("against", "", "a git revision whose service is measured in alternating rounds with this one's, order phases only (ab.go)")
+	rounds := flag.Int("rounds", 2, "rounds of each binary with -against")
 	flag.Parse()
-	if err := run(*base, *duration, *clients, *prebuilt, *usersDuration, *onlyUsers); err != nil {
+	var err error
+	if *against != "" {
+		err = alternate(*base, *duration, *clients, *prebuilt, *against, *rounds)
+	} else {
+		_, err = run(*base, *duration, *clients, *prebuilt, *usersDuration, *onlyUsers)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadbench:", err)
 		os.Exit(1)
 	}
@@ -47,6 +55,14 @@ type result struct {
 	cpu       cpuTotals // CPU used during the phase
 }
 
+// perRequest is d per request of r, in µs (a CPU time's share of each).
+func (r result) perRequest(d time.Duration) float64 {
+	if r.requests == 0 {
+		return 0
+	}
+	return float64(d.Microseconds()) / float64(r.requests)
+}
+
 // measured is load with the CPU used meanwhile and, with LOADBENCH_PPROF_ADDR, the service's
 // CPU profile of the phase (loadbench-<profileName>.pprof; none when profileName is empty).
 func measured(servePid int, profileName, name string, clients int, d time.Duration, fn func(client int) error) result {
@@ -58,11 +74,12 @@ func measured(servePid int, profileName, name string, clients int, d time.Durati
 	return r
 }
 
-func run(base string, duration time.Duration, clients int, prebuilt string, usersDuration time.Duration, onlyUsers bool) error {
+// run measures one service binary (prebuilt, or this checkout's) and returns its order figures.
+func run(base string, duration time.Duration, clients int, prebuilt string, usersDuration time.Duration, onlyUsers bool) (orderFigures, error) {
 	ctx := context.Background()
 	dbURL, drop, err := freshDatabase(ctx, base)
 	if err != nil {
-		return err
+		return orderFigures{}, err
 	}
 	if os.Getenv("LOADBENCH_KEEP_DB") == "" {
 		defer drop()
@@ -71,45 +88,46 @@ func run(base string, duration time.Duration, clients int, prebuilt string, user
 	}
 	dir, err := os.MkdirTemp("", "loadbench")
 	if err != nil {
-		return err
+		return orderFigures{}, err
 	}
 	defer os.RemoveAll(dir)
 	bin, err := payledgerBinary(prebuilt, dir)
 	if err != nil {
-		return err
+		return orderFigures{}, err
 	}
 	admin, _ := crypto.GenerateKey()
 	svc, err := startService(bin, dbURL, admin)
 	if err != nil {
-		return err
+		return orderFigures{}, err
 	}
 	defer svc.stop()
 	baseURL := "http://" + svc.addr
 	if err := waitUp(baseURL); err != nil {
-		return err
+		return orderFigures{}, err
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients * 2}, Timeout: 10 * time.Second}
 	key, err := signUp(client, baseURL, bin, dbURL, admin)
 	if err != nil {
-		return err
+		return orderFigures{}, err
 	}
 	var users []result
 	if usersDuration > 0 {
 		wallet := strings.ToLower(crypto.PubkeyToAddress(admin.PublicKey).Hex())
 		if users, err = usersPhases(ctx, dbURL, svc.addr, bin, wallet, clients, usersDuration, svc.pid()); err != nil {
-			return err
+			return orderFigures{}, err
 		}
 	}
 	if onlyUsers {
 		printUsers(users)
 		fmt.Printf("\nserve peak resident memory (VmHWM) = %.1f MiB\n", float64(peakRSS(svc.pid()))/1024)
-		return nil
+		return orderFigures{}, nil
 	}
-	if err := orderPhases(ctx, dbURL, svc.addr, key, svc.pid(), clients, duration); err != nil {
-		return err
+	figures, err := orderPhases(ctx, dbURL, svc.addr, key, svc.pid(), clients, duration)
+	if err != nil {
+		return orderFigures{}, err
 	}
 	printUsers(users)
-	return nil
+	return figures, nil
 }
 
 // load runs fn from clients goroutines (each passing its index) for d and reports throughput and

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPrintABJudgesEachRoundAgainstItsOwnReference checks that each round's ratio is serve's CPU
+// per order over the reference's in the same round, not across rounds, and the verdict beside it.
+func TestPrintABJudgesEachRoundAgainstItsOwnReference(t *testing.T) {
+	orders := func(n int64, serve time.Duration) orderFigures {
+		return orderFigures{
+			orders: result{requests: n, perSecond: float64(n) / 15, cpu: cpuTotals{serve: serve}},
+			floor:  result{perSecond: float64(n) / 15},
+			rss:    100 << 10,
+		}
+	}
+	runs := []abRun{
+		{round: 1, binary: "1b1329e", figures: orders(1000, 200*time.Millisecond)},       // 200 µs an order
+		{round: 1, binary: "this checkout", figures: orders(2000, 240*time.Millisecond)}, // 120 µs: 60%
+		{round: 2, binary: "1b1329e", figures: orders(1000, 100*time.Millisecond)},       // 100 µs
+		{round: 2, binary: "this checkout", figures: orders(1000, 45*time.Millisecond)},  // 45 µs: 45%
+	}
+	var out strings.Builder
+	printAB(&out, runs, "1b1329e")
+	for _, want := range []string{
+		"| 1 | this checkout | 133 | 0, **120**, 0, 0 | 100% | 100.0 MiB |",
+		"round 1: serve CPU per order 120 µs = 60% of 1b1329e's 200 µs in the same round (target <= 50%: not met)",
+		"round 2: serve CPU per order 45 µs = 45% of 1b1329e's 100 µs in the same round (target <= 50%: met)",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, out.String())
+		}
+	}
+}
