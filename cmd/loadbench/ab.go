@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -73,9 +74,13 @@ func revisionBinary(revision, dir string) (string, error) {
 		exec.Command("go", "build", "-o", bin, "./cmd/payledger"),
 	}
 	steps[2].Dir = src
-	for _, c := range steps {
+	for i, c := range steps {
 		if out, err := c.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("build %s: %s: %v: %s", revision, c.Args[0], err, out)
+			hint := ""
+			if i == 0 {
+				hint = " (is it in this clone's history? a shallow clone needs `git fetch --unshallow`; make bench takes another as AB_REF=<revision>)"
+			}
+			return "", fmt.Errorf("build %s: %s: %v: %s%s", revision, c.Args[0], err, bytes.TrimSpace(out), hint)
 		}
 	}
 	return bin, nil
