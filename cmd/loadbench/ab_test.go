@@ -16,14 +16,12 @@ func TestPrintABJudgesEachRoundAgainstItsOwnReference(t *testing.T) {
 			rss:    100 << 10,
 		}
 	}
-	runs := []abRun{
-		{round: 1, binary: "1b1329e", figures: orders(1000, 200*time.Millisecond)},       // 200 µs an order
-		{round: 1, binary: "this checkout", figures: orders(2000, 240*time.Millisecond)}, // 120 µs: 60%
-		{round: 2, binary: "1b1329e", figures: orders(1000, 100*time.Millisecond)},       // 100 µs
-		{round: 2, binary: "this checkout", figures: orders(1000, 45*time.Millisecond)},  // 45 µs: 45%
+	rounds := []abRound{
+		{ref: orders(1000, 200*time.Millisecond), cur: orders(2000, 240*time.Millisecond)}, // 200 µs an order; 120 µs: 60%
+		{ref: orders(1000, 100*time.Millisecond), cur: orders(1000, 45*time.Millisecond)},  // 100 µs; 45 µs: 45%
 	}
 	var out strings.Builder
-	printAB(&out, runs, "1b1329e")
+	printAB(&out, rounds, "1b1329e")
 	for _, want := range []string{
 		"| 1 | this checkout | 133 | 0, **120**, 0, 0 | 100% | 100.0 MiB |",
 		"round 1: serve CPU per order 120 µs = 60% of 1b1329e's 200 µs in the same round (target <= 50%: not met)",

@@ -56,11 +56,22 @@ func payledgerBinary(prebuilt, dir string) (string, error) {
 	bin := prebuilt
 	if bin == "" {
 		bin = filepath.Join(dir, "payledger")
-		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/payledger").CombinedOutput(); err != nil {
-			return "", fmt.Errorf("build: %v: %s", err, out)
+		if err := buildPayledger("", bin); err != nil {
+			return "", err
 		}
 	}
 	return bin, nil
+}
+
+// buildPayledger builds the ./cmd/payledger of the source tree at src (the working directory
+// when empty) into bin.
+func buildPayledger(src, bin string) error {
+	c := exec.Command("go", "build", "-o", bin, "./cmd/payledger")
+	c.Dir = src
+	if out, err := c.CombinedOutput(); err != nil {
+		return fmt.Errorf("build: %v: %s", err, out)
+	}
+	return nil
 }
 
 // service is a running `payledger serve`.
