@@ -49,6 +49,8 @@ func TestServeAnswersHealthzAndStopsOnSignal(t *testing.T) {
 	exit := make(chan int, 1)
 	go func() { exit <- run(ctx, []string{"serve"}, env(vars), &out, &out) }()
 
+	// The first answers may be degraded for a moment on a loaded machine (the datastore's ping
+	// has one second, and the pool's first connection is made then); serve must reach ok.
 	var body string
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -60,15 +62,14 @@ func TestServeAnswersHealthzAndStopsOnSignal(t *testing.T) {
 			if resp.Header.Get("X-Correlation-Id") == "" {
 				t.Error("no correlation id on /healthz")
 			}
-			break
+			if strings.Contains(body, `"status":"ok"`) {
+				break
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("service never answered: %v\n%s", err, out.String())
+			t.Fatalf("service never answered ok: /healthz = %q, %v\n%s", body, err, out.String())
 		}
 		time.Sleep(50 * time.Millisecond)
-	}
-	if !strings.Contains(body, `"status":"ok"`) {
-		t.Fatalf("/healthz = %s", body)
 	}
 	cancel() // what SIGTERM does through signal.NotifyContext
 	select {
