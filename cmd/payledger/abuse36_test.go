@@ -182,16 +182,24 @@ func instanceAnswers(t *testing.T, base, key string) {
 			return quick.Do(req)
 		},
 	} {
-		resp, err := get()
-		if err != nil {
-			t.Errorf("%s while four slow exports run: %v", name, err)
-			continue
-		}
-		var body map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&body)
-		resp.Body.Close()
-		if resp.StatusCode >= 500 || (name == "/healthz" && body["status"] != "ok") {
-			t.Errorf("%s while four slow exports run: %d %v", name, resp.StatusCode, body)
+		// A pool the exports starve answers degraded every time; one datastore ping slower than
+		// its second on a loaded machine does not, so /healthz has three tries.
+		for try := 1; ; try++ {
+			resp, err := get()
+			if err != nil {
+				t.Errorf("%s while four slow exports run: %v", name, err)
+				break
+			}
+			var body map[string]any
+			_ = json.NewDecoder(resp.Body).Decode(&body)
+			resp.Body.Close()
+			if name == "/healthz" && resp.StatusCode < 500 && body["status"] != "ok" && try < 3 {
+				continue
+			}
+			if resp.StatusCode >= 500 || (name == "/healthz" && body["status"] != "ok") {
+				t.Errorf("%s while four slow exports run: %d %v", name, resp.StatusCode, body)
+			}
+			break
 		}
 	}
 }
