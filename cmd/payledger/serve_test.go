@@ -18,6 +18,7 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/migrations/pgtest"
 )
 
@@ -51,25 +52,23 @@ func TestServeAnswersHealthzAndStopsOnSignal(t *testing.T) {
 
 	// The first answers may be degraded for a moment on a loaded machine (the datastore's ping
 	// has one second, and the pool's first connection is made then); serve must reach ok.
-	var body string
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var body, correlation string
+	var lastErr error
+	answeredOK := wait.Poll(30*time.Second, func() bool {
 		resp, err := http.Get("http://" + addr + "/healthz")
-		if err == nil {
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			body = string(b)
-			if resp.Header.Get("X-Correlation-Id") == "" {
-				t.Error("no correlation id on /healthz")
-			}
-			if strings.Contains(body, `"status":"ok"`) {
-				break
-			}
+		if lastErr = err; err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("service never answered ok: /healthz = %q, %v\n%s", body, err, out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body, correlation = string(b), resp.Header.Get("X-Correlation-Id")
+		return strings.Contains(body, `"status":"ok"`)
+	})
+	if !answeredOK {
+		t.Fatalf("service never answered ok: /healthz = %q, %v\n%s", body, lastErr, out.String())
+	}
+	if correlation == "" {
+		t.Error("no correlation id on /healthz")
 	}
 	cancel() // what SIGTERM does through signal.NotifyContext
 	select {
