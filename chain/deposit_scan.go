@@ -43,8 +43,9 @@ func (s DepositScanner) Genesis(ctx context.Context) (string, error) {
 	return strings.ToLower(h[0].Hash().Hex()), nil
 }
 
-// Scan implements settlement.DepositChain.
-func (s DepositScanner) Scan(ctx context.Context, from, most uint64, watched func(string) bool) (onchain.DepositScan, error) {
+// Scan implements settlement.DepositChain: watch is asked for the addresses after the newest block
+// is read, and only when there are blocks to read.
+func (s DepositScanner) Scan(ctx context.Context, from, most uint64, watch func(context.Context) (func(string) bool, error)) (onchain.DepositScan, error) {
 	out := onchain.DepositScan{Hashes: map[uint64]string{}}
 	newest, err := s.RPC.blockWithTransactions(ctx, "latest")
 	if err != nil {
@@ -53,6 +54,10 @@ func (s DepositScanner) Scan(ctx context.Context, from, most uint64, watched fun
 	out.Head = uint64(newest.Number)
 	if out.Head < from || most == 0 {
 		return out, nil
+	}
+	watched, err := watch(ctx)
+	if err != nil {
+		return out, err
 	}
 	to := min(out.Head, from+most-1)
 	blocks, err := s.RPC.blocksWithTransactions(ctx, from, to, newest)

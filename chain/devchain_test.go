@@ -96,7 +96,7 @@ func devPayAndFollow(t *testing.T, ctx context.Context, d *chain.DevChain, rc *c
 			t.Fatal("the chain did not reach depth 2 within 10 s")
 		}
 	}
-	got, err := scan.Scan(ctx, r.BlockNumber.Uint64(), r.BlockNumber.Uint64(), func(a string) bool { return a == to })
+	got, err := scan.Scan(ctx, r.BlockNumber.Uint64(), r.BlockNumber.Uint64(), watching(func(a string) bool { return a == to }))
 	if err != nil || len(got.Transfers) != 1 || got.Transfers[0].AmountUnits != "25000000" || got.Transfers[0].Token != "USDC" {
 		t.Fatalf("scan: %+v, %v", got, err)
 	}

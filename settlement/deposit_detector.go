@@ -98,23 +98,17 @@ func (d *DepositDetector) name() string {
 // cursor is kept: the next step reads the same blocks again (recording is idempotent).
 func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	now := d.Now()
-	open, err := d.open(ctx, now)
-	if err != nil {
-		return StepResult{}, err
-	}
 	cur, err := d.cursor(ctx)
 	if err != nil {
 		return StepResult{}, err
 	}
-	byAddr := make(map[string]*OpenDeposit, len(open))
-	for i := range open {
-		byAddr[open[i].Address] = &open[i]
-	}
+	w := &watchList{d: d, now: now}
 	t0 := time.Now()
-	from, scan, reorged, err := d.scan(ctx, cur, byAddr)
+	from, scan, reorged, err := d.scan(ctx, cur, w.read)
 	if err != nil || scan.To == 0 {
 		return StepResult{}, err
 	}
+	open := w.open
 	scan.Hashes = d.withRecent(cur, scan.Hashes, reorged)
 	t1 := time.Now()
 	obs, err := d.observe(ctx, scan.Head, scan.To, scan, open)
@@ -126,7 +120,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	if err != nil {
 		return StepResult{}, err
 	}
-	d.Log.Debug().Dur("open", t0.Sub(now)).Dur("scan", t1.Sub(t0)).Dur("observe", t2.Sub(t1)).Dur("record", time.Since(t2)).
+	d.Log.Debug().Dur("open", w.took).Dur("scan", t1.Sub(t0)-w.took).Dur("observe", t2.Sub(t1)).Dur("record", time.Since(t2)).
 		Int("open_deposits", len(open)).Msg("deposits: step")
 	// The audit comes before the cursor moves: when it fails, the next step reads the same blocks
 	// again and finds the same reorg (the cursor's block replaced) to audit.
@@ -139,6 +133,35 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	}
 	d.recent = recentOf(scan.Hashes, scan.To, d.Confirmations)
 	return StepResult{From: from, To: scan.To, Transfers: len(scan.Transfers), Receipts: n}, nil
+}
+
+// watchList is a step's open deposits, read when the scan asks for them (its watch): after the
+// chain's newest block, so a deposit address handed out before a block of the range was mined is
+// among them (its receipt's row is written before the address is shown: the payment page reads
+// it). Read before the head, as it once was, a receipt created and paid between that read and the
+// head's went unwatched in the block that paid it, and the cursor moved past the payment for good
+// (CI's cluster test saw one never credited).
+type watchList struct {
+	d    *DepositDetector
+	now  time.Time
+	open []OpenDeposit
+	took time.Duration // reading them
+}
+
+// read reads the open deposits and returns whether an address is one of them. A scan that reads
+// the blocks again after a reorg calls it again, after its own newest block.
+func (w *watchList) read(ctx context.Context) (func(string) bool, error) {
+	t0 := time.Now()
+	open, err := w.d.open(ctx, w.now)
+	if err != nil {
+		return nil, err
+	}
+	byAddr := make(map[string]bool, len(open))
+	for _, o := range open {
+		byAddr[o.Address] = true
+	}
+	w.open, w.took = open, w.took+time.Since(t0)
+	return func(a string) bool { return byAddr[a] }, nil
 }
 
 // open is the watched deposits, those of the receipts this detector holds at the read model's
@@ -204,14 +227,13 @@ var ErrCursorAhead = errors.New("deposits: the stored cursor is ahead of the cha
 // scan reads the blocks after the cursor; when the first one's parent is not the cursor's block
 // any more (a reorg replaced it: reorged), from reorgRewind blocks before the depth again.
 // scan.To is 0 when there is no new block.
-func (d *DepositDetector) scan(ctx context.Context, cur DepositCursor, open map[string]*OpenDeposit) (uint64, DepositScan, bool, error) {
+func (d *DepositDetector) scan(ctx context.Context, cur DepositCursor, watch func(context.Context) (func(string) bool, error)) (uint64, DepositScan, bool, error) {
 	maxRange := d.MaxRange
 	if maxRange == 0 {
 		maxRange = 2000
 	}
 	from := cur.Number + 1
-	watched := func(a string) bool { _, ok := open[a]; return ok }
-	scan, err := d.Chain.Scan(ctx, from, maxRange, watched)
+	scan, err := d.Chain.Scan(ctx, from, maxRange, watch)
 	if err != nil {
 		return from, scan, false, err
 	}
@@ -223,7 +245,7 @@ func (d *DepositDetector) scan(ctx context.Context, cur DepositCursor, open map[
 	}
 	from = max(cur.Number-min(cur.Number, uint64(d.Confirmations+reorgRewind)), 1)
 	d.Log.Info().Uint64("block", cur.Number).Uint64("from", from).Msg("deposits: the cursor's block left the chain; reading again")
-	scan, err = d.Chain.Scan(ctx, from, scan.To-from+1, watched)
+	scan, err = d.Chain.Scan(ctx, from, scan.To-from+1, watch)
 	return from, scan, true, err
 }
 

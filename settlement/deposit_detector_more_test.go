@@ -1,6 +1,7 @@
 package settlement_test
 
 import (
+	"context"
 	"errors"
 	"math/big"
 	"strings"
@@ -116,6 +117,43 @@ func TestDepositFoundAfterRestart(t *testing.T) {
 		e.step(restarted)
 	}
 	e.want(r.Receipt.ReceiptID, receipt.StatusPaid, "1.00")
+}
+
+// A receipt created and paid while a step runs, after the step began and before it read the
+// chain's head, is credited: the step reads the open deposits after the head. (It read them
+// first once, so the paying block was read without the new address and the cursor moved past the
+// payment for good: CI's cluster test saw such a payment never credited after a switchover.)
+func TestDepositPaidWhileAStepBeginsIsCredited(t *testing.T) {
+	t.Parallel()
+	e := newDepositEnv(t)
+	d := e.detector()
+	e.step(d)
+	var paid receipt.State
+	var once sync.Once
+	d.Chain = beforeScan{DepositChain: d.Chain, run: func() {
+		once.Do(func() {
+			paid = e.receipt(250)
+			e.synced() // its row is written, as before the payment page shows its address
+			e.mined(e.payToken(e.usdc, paid.DepositAddress(), 2_500_000))
+		})
+	}}
+	if res := e.step(d); res.Transfers != 1 {
+		t.Fatalf("the step that began before the payment found %d transfers, want the payment", res.Transfers)
+	}
+	e.commit()
+	e.step(d)
+	e.want(paid.Receipt.ReceiptID, receipt.StatusPaid, "2.50")
+}
+
+// beforeScan is a chain on which run happens as a step's scan begins, before it reads the head.
+type beforeScan struct {
+	settlement.DepositChain
+	run func()
+}
+
+func (c beforeScan) Scan(ctx context.Context, from, most uint64, watch func(context.Context) (func(string) bool, error)) (settlement.DepositScan, error) {
+	c.run()
+	return c.DepositChain.Scan(ctx, from, most, watch)
 }
 
 // Two detectors stepping at once over the same chain and ledger credit every transfer once.

@@ -36,10 +36,12 @@ type DepositChain interface {
 	Genesis(ctx context.Context) (string, error)
 	// Scan reads the blocks from `from` on, at most most of them and not past the head: the
 	// newest block (which tells Head), one eth_getLogs for the Transfer logs of every contract
-	// (recipients matched in memory against watched; a token not configured has Contract set),
-	// the blocks with their transactions (ETH sent to a watched address by a transaction that
-	// succeeded).
-	Scan(ctx context.Context, from, most uint64, watched func(address string) bool) (DepositScan, error)
+	// (recipients matched in memory against the addresses watch returns; a token not configured
+	// has Contract set), the blocks with their transactions (ETH sent to a watched address by a
+	// transaction that succeeded). watch is called once, after the newest block is read and
+	// before any block is matched, and not at all when there is no block to read: the addresses
+	// are then read after every block of the range was mined.
+	Scan(ctx context.Context, from, most uint64, watch func(context.Context) (watched func(address string) bool, err error)) (DepositScan, error)
 	// BlockHashes is the canonical hash of each block number (absent: no such block).
 	BlockHashes(ctx context.Context, numbers []uint64) (map[uint64]string, error)
 	// Balances is the ETH balance of each address at block number, in one request per
