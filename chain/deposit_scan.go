@@ -45,7 +45,7 @@ func (s DepositScanner) Genesis(ctx context.Context) (string, error) {
 
 // Scan implements settlement.DepositChain: watch is asked for the addresses after the newest block
 // is read, and only when there are blocks to read.
-func (s DepositScanner) Scan(ctx context.Context, from, most uint64, watch func(context.Context) (func(string) bool, error)) (onchain.DepositScan, error) {
+func (s DepositScanner) Scan(ctx context.Context, from, most uint64, watch onchain.DepositWatch) (onchain.DepositScan, error) {
 	out := onchain.DepositScan{Hashes: map[uint64]string{}}
 	newest, err := s.RPC.blockWithTransactions(ctx, "latest")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/domain/onchain"
 )
 
 // Issue 38: the balances of 3,001 addresses (funded, empty, a contract) in three eth_call
@@ -74,6 +75,6 @@ func TestDepositScanOfOneBlockInTwoRequests(t *testing.T) {
 }
 
 // watching is a scan's watch that returns watched as it is (no read of open deposits).
-func watching(watched func(string) bool) func(context.Context) (func(string) bool, error) {
+func watching(watched func(string) bool) onchain.DepositWatch {
 	return func(context.Context) (func(string) bool, error) { return watched, nil }
 }

@@ -111,7 +111,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	open := w.open
 	scan.Hashes = d.withRecent(cur, scan.Hashes, reorged)
 	t1 := time.Now()
-	obs, err := d.observe(ctx, scan.Head, scan.To, scan, open)
+	obs, err := d.observe(ctx, scan.Head, scan.To, scan, open, w.owner)
 	if err != nil {
 		return StepResult{}, err
 	}
@@ -142,10 +142,11 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 // head's went unwatched in the block that paid it, and the cursor moved past the payment for good
 // (CI's cluster test saw one never credited).
 type watchList struct {
-	d    *DepositDetector
-	now  time.Time
-	open []OpenDeposit
-	took time.Duration // reading them
+	d     *DepositDetector
+	now   time.Time
+	open  []OpenDeposit
+	owner map[string]string // deposit address -> receipt id, of open
+	took  time.Duration     // reading them
 }
 
 // read reads the open deposits and returns whether an address is one of them. A scan that reads
@@ -156,12 +157,12 @@ func (w *watchList) read(ctx context.Context) (func(string) bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	byAddr := make(map[string]bool, len(open))
+	owner := make(map[string]string, len(open))
 	for _, o := range open {
-		byAddr[o.Address] = true
+		owner[o.Address] = o.ReceiptID
 	}
-	w.open, w.took = open, w.took+time.Since(t0)
-	return func(a string) bool { return byAddr[a] }, nil
+	w.open, w.owner, w.took = open, owner, w.took+time.Since(t0)
+	return func(a string) bool { _, ok := owner[a]; return ok }, nil
 }
 
 // open is the watched deposits, those of the receipts this detector holds at the read model's
@@ -227,7 +228,7 @@ var ErrCursorAhead = errors.New("deposits: the stored cursor is ahead of the cha
 // scan reads the blocks after the cursor; when the first one's parent is not the cursor's block
 // any more (a reorg replaced it: reorged), from reorgRewind blocks before the depth again.
 // scan.To is 0 when there is no new block.
-func (d *DepositDetector) scan(ctx context.Context, cur DepositCursor, watch func(context.Context) (func(string) bool, error)) (uint64, DepositScan, bool, error) {
+func (d *DepositDetector) scan(ctx context.Context, cur DepositCursor, watch DepositWatch) (uint64, DepositScan, bool, error) {
 	maxRange := d.MaxRange
 	if maxRange == 0 {
 		maxRange = 2000
@@ -259,12 +260,9 @@ func depth(head, n uint64) uint64 {
 
 // observe turns a scan into observations: each transfer found (confirmed when deep enough), each
 // earlier transfer that reached its depth (confirmed when its block is still on the chain, else
-// dropped), and the balances of this step's slice of unpaid deposits.
-func (d *DepositDetector) observe(ctx context.Context, head, to uint64, scan DepositScan, open []OpenDeposit) (map[string][]observation, error) {
-	owner := make(map[string]string, len(open))
-	for _, o := range open {
-		owner[o.Address] = o.ReceiptID
-	}
+// dropped), and the balances of this step's slice of unpaid deposits. owner is open's receipt by
+// deposit address (watchList's).
+func (d *DepositDetector) observe(ctx context.Context, head, to uint64, scan DepositScan, open []OpenDeposit, owner map[string]string) (map[string][]observation, error) {
 	out := map[string][]observation{}
 	deep := uint64(max(d.Confirmations, 1))
 	for _, t := range scan.Transfers {

@@ -151,7 +151,7 @@ type beforeScan struct {
 	run func()
 }
 
-func (c beforeScan) Scan(ctx context.Context, from, most uint64, watch func(context.Context) (func(string) bool, error)) (settlement.DepositScan, error) {
+func (c beforeScan) Scan(ctx context.Context, from, most uint64, watch settlement.DepositWatch) (settlement.DepositScan, error) {
 	c.run()
 	return c.DepositChain.Scan(ctx, from, most, watch)
 }

@@ -26,6 +26,9 @@ const BalanceLogIndex = -2
 // for and the hash of every block of the range.
 type DepositScan = onchain.DepositScan
 
+// DepositWatch gives a scan the addresses to match, read after the newest block.
+type DepositWatch = onchain.DepositWatch
+
 // DepositChain is the chain as the deposit detector reads it. A step costs a constant number of
 // JSON-RPC requests, whatever the number of deposits.
 type DepositChain interface {
@@ -41,7 +44,7 @@ type DepositChain interface {
 	// transaction that succeeded). watch is called once, after the newest block is read and
 	// before any block is matched, and not at all when there is no block to read: the addresses
 	// are then read after every block of the range was mined.
-	Scan(ctx context.Context, from, most uint64, watch func(context.Context) (watched func(address string) bool, err error)) (DepositScan, error)
+	Scan(ctx context.Context, from, most uint64, watch DepositWatch) (DepositScan, error)
 	// BlockHashes is the canonical hash of each block number (absent: no such block).
 	BlockHashes(ctx context.Context, numbers []uint64) (map[uint64]string, error)
 	// Balances is the ETH balance of each address at block number, in one request per

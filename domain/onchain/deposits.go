@@ -1,5 +1,7 @@
 package onchain
 
+import "context"
+
 // What the chain shows of deposit addresses: the transfers to them and the blocks read (the
 // deposit detector's chain port, settlement.DepositChain, implemented by chain.DepositScanner).
 
@@ -30,6 +32,11 @@ type DepositScan struct {
 	Hashes    map[uint64]string
 	Parent    string // the parent hash of the range's first block: is the block before still the one read?
 }
+
+// DepositWatch gives a scan the deposit addresses to match (lower case). A scan calls it once,
+// after it has read the newest block, so the addresses are read after every block of the range
+// was mined.
+type DepositWatch func(ctx context.Context) (watched func(address string) bool, err error)
 
 // MinedTx is a transaction as the chain shows it now: its block, and whether it reverted.
 type MinedTx struct {
