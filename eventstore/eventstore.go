@@ -34,6 +34,10 @@ type Store interface {
 	// Subscribe calls handle with batches of events strictly after from, in global order, and
 	// keeps following the log until ctx ends or handle fails.
 	Subscribe(ctx context.Context, from Position, handle func(context.Context, []RecordedEvent) error) error
+	// Head returns the position of the log's last committed event (Start when the log is empty).
+	// ReadAll may still hold events up to it back for a moment; a one-shot walk of the log reads
+	// until it reaches Head instead of stopping at its first empty read (see ReadUpTo).
+	Head(ctx context.Context) (Position, error)
 }
 
 // EventData is an event to append. ID is chosen by the caller so that a retried append is

@@ -48,8 +48,8 @@ func projectionsCommand(ctx context.Context, cfg config, log zerolog.Logger, arg
 // rebuildOne rebuilds one projector's read model. Events come only through the event-store port
 // (store), so the rebuild works on every adapter; only the read models are PostgreSQL tables.
 func rebuildOne(ctx context.Context, pool *pgxpool.Pool, store eventstore.Store, proj projections.Projector, log zerolog.Logger) error {
-	// The port has no count: one pass over the log sizes it for the progress line and finds its
-	// head. A rebuild replays the whole log anyway, so this at most doubles the reading.
+	// The port has no count: one pass over the log up to its committed head sizes it for the
+	// progress line. A rebuild replays the whole log anyway, so this at most doubles the reading.
 	head, total, err := logHead(ctx, store)
 	if err != nil {
 		return err
@@ -84,12 +84,16 @@ func rebuildOne(ctx context.Context, pool *pgxpool.Pool, store eventstore.Store,
 	return runner.WaitFor(waitCtx, head)
 }
 
-// logHead reads the global log through the port: the position of its last event and how many
-// events it holds.
-func logHead(ctx context.Context, log eventstore.LogReader) (eventstore.Position, uint64, error) {
+// logHead reads the global log through the port up to its committed head: the head's position
+// and how many events the log holds up to it.
+func logHead(ctx context.Context, log eventstore.Store) (eventstore.Position, uint64, error) {
+	head, err := log.Head(ctx)
+	if err != nil {
+		return head, 0, err
+	}
 	pos, n := eventstore.Start, uint64(0)
 	for {
-		batch, err := log.ReadAll(ctx, pos, 5000)
+		batch, err := eventstore.ReadUpTo(ctx, log, pos, head, 5000)
 		if err != nil {
 			return pos, n, fmt.Errorf("read the log to its head: %w", err)
 		}

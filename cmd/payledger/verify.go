@@ -49,11 +49,13 @@ func verifyLedger(ctx context.Context, store eventstore.Store, stream string, lo
 		}
 		brk, checked = eventstore.VerifyChain(events), uint64(len(events))
 	} else {
-		// total 0: the port has no count, so the walk ends at the head it can read; an event
-		// still being committed meanwhile is checked by the next run.
-		var err error
-		brk, checked, err = eventstore.VerifyLog(ctx, store, 0, progressReporter(log, "verify"))
+		// The walk ends at the head committed when it starts; an event appended meanwhile is
+		// checked by the next run.
+		head, err := store.Head(ctx)
 		if err != nil {
+			return err
+		}
+		if brk, checked, err = eventstore.VerifyLog(ctx, store, head, progressReporter(log, "verify")); err != nil {
 			return err
 		}
 	}

@@ -41,6 +41,7 @@ func Run(t *testing.T, h Harness) {
 		{"IdempotentReappend", func(t *testing.T) { testIdempotent(t, h.New(t)) }},
 		{"InvalidEvents", func(t *testing.T) { testInvalid(t, h.New(t)) }},
 		{"GlobalOrder", func(t *testing.T) { testGlobalOrder(t, h.New(t)) }},
+		{"HeadIsTheLastCommittedEvent", func(t *testing.T) { testHead(t, h.New(t)) }},
 		{"SubscribeResumesFromCheckpoint", func(t *testing.T) { testResume(t, h.New(t)) }},
 		{"GapFreeUnderConcurrentCommits", func(t *testing.T) { testGap(t, h) }},
 	}
@@ -305,6 +306,47 @@ func testGlobalOrder(t *testing.T, s eventstore.Store) {
 	after, err := s.ReadAll(context.Background(), got[9].Position, 1)
 	if err != nil || len(after) != 1 || after[0].ID != got[10].ID {
 		t.Fatalf("read after position 9: %v %v", after, err)
+	}
+}
+
+// testHead: Head is at or after every append that has returned, and a walk up to it (ReadUpTo)
+// reads each of those events and ends exactly at it, whatever is appended meanwhile.
+func testHead(t *testing.T, s eventstore.Store) {
+	ctx := context.Background()
+	p := prefix()
+	var last eventstore.AppendResult
+	for i := range 5 {
+		last = mustAppend(t, s, fmt.Sprintf("%s%d", p, i%2), eventstore.Any(), ev("Headed", i))
+	}
+	head, err := s.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head.Less(last.Position) {
+		t.Fatalf("head %v is before the last append's position %v", head, last.Position)
+	}
+	mustAppend(t, s, p+"after", eventstore.NoStream(), ev("AfterHead", 0))
+	own, end := 0, eventstore.Start
+	for {
+		batch, err := eventstore.ReadUpTo(ctx, s, end, head, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(batch) == 0 {
+			break
+		}
+		for _, e := range batch {
+			if e.StreamID == p+"after" {
+				t.Fatalf("the walk up to %v read an event appended after it, at %v", head, e.Position)
+			}
+			if strings.HasPrefix(e.StreamID, p) {
+				own++
+			}
+		}
+		end = batch[len(batch)-1].Position
+	}
+	if own != 5 || end != head {
+		t.Fatalf("the walk up to the head read %d of our 5 events and ended at %v, want %v", own, end, head)
 	}
 }
 

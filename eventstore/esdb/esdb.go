@@ -200,6 +200,35 @@ func (s *Store) ReadAll(ctx context.Context, from eventstore.Position, limit int
 	return out, nil
 }
 
+// Head implements eventstore.Store: the newest event of $all that ReadAll would return (system
+// events skipped), read backwards from the end a page at a time.
+func (s *Store) Head(ctx context.Context) (eventstore.Position, error) {
+	const page = 256
+	var from kdb.AllPosition = kdb.End{}
+	for {
+		rs, err := s.client.ReadAll(ctx, kdb.ReadAllOptions{Direction: kdb.Backwards, From: from}, page)
+		if err != nil {
+			return eventstore.Start, fmt.Errorf("esdb: read the log's head: %w", err)
+		}
+		raw, oldest := 0, kdb.Position{}
+		events, err := drain(rs, 1, func(e *kdb.RecordedEvent) bool {
+			raw++
+			oldest = e.Position
+			return !strings.HasPrefix(e.EventType, "$")
+		})
+		if err != nil {
+			return eventstore.Start, fmt.Errorf("esdb: read the log's head: %w", err)
+		}
+		if len(events) > 0 {
+			return events[0].Position, nil
+		}
+		if raw < page || oldest == from {
+			return eventstore.Start, nil // only system events, or none
+		}
+		from = oldest
+	}
+}
+
 // Subscribe implements eventstore.Store. It subscribes to $all from the stored position (which
 // the server treats as exclusive; the start of the log needs an explicit Start, the default being
 // the end) and resubscribes from the last delivered position after a drop.

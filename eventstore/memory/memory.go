@@ -89,6 +89,16 @@ func (s *Store) ReadStream(_ context.Context, stream string, from uint64, limit 
 	return out, nil
 }
 
+// Head implements eventstore.Store.
+func (s *Store) Head(context.Context) (eventstore.Position, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.all) == 0 {
+		return eventstore.Start, nil
+	}
+	return s.all[len(s.all)-1].Position, nil
+}
+
 // ReadAll implements eventstore.Store.
 func (s *Store) ReadAll(_ context.Context, from eventstore.Position, limit int) ([]eventstore.RecordedEvent, error) {
 	out, _ := s.readAll(from, limit)

@@ -52,10 +52,15 @@ func TestReadAllIsNotHeldBackByAnotherDatabase(t *testing.T) {
 	if _, err := mine.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Append(ctx, "s-2", eventstore.NoStream(), eventstore.EventData{ID: uuid.New(), Type: "Tested", Data: []byte(`{}`)}); err != nil {
+	second, err := s.Append(ctx, "s-2", eventstore.NoStream(), eventstore.EventData{ID: uuid.New(), Type: "Tested", Data: []byte(`{}`)})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if got, err = s.ReadAll(ctx, eventstore.Position{}, 10); err != nil || len(got) != 1 {
 		t.Fatalf("ReadAll with this database's older transaction open: %d events, %v; want only the first", len(got), err)
+	}
+	// Head is what a one-shot walk of the log reads up to: the committed event held back counts.
+	if head, err := s.Head(ctx); err != nil || head != second.Position {
+		t.Fatalf("head with an event held back: %v %v, want %v", head, err, second.Position)
 	}
 }

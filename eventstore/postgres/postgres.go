@@ -383,6 +383,20 @@ func (s *Store) ReadAll(ctx context.Context, from eventstore.Position, limit int
 	return scanEvents(rows, limit)
 }
 
+// Head implements eventstore.Store: the last event the statement's snapshot sees committed,
+// whatever ReadAll's horizon still holds back.
+func (s *Store) Head(ctx context.Context) (eventstore.Position, error) {
+	var txID, seq int64
+	err := s.pool.QueryRow(ctx, `SELECT tx_id, seq FROM events ORDER BY tx_id DESC, seq DESC LIMIT 1`).Scan(&txID, &seq)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return eventstore.Start, nil
+	}
+	if err != nil {
+		return eventstore.Start, fmt.Errorf("read the log's head: %w", err)
+	}
+	return eventstore.Position{Commit: uint64(txID), Prepare: uint64(seq)}, nil
+}
+
 // ReadAllIn reads the events after from up to and including to, through tx, for a caller that
 // knows every event up to to is committed (a projector's checkpoint): without ReadAll's
 // cluster-wide xmin rule, which a transaction in another database can hold below to (the
