@@ -93,10 +93,7 @@ var errScanMoved = errors.New("chain: the blocks changed during the scan (reorg)
 // alternatives). A log of another block than the one read at its number is a reorg during the
 // scan: errScanMoved.
 func (s DepositScanner) tokenTransfers(ctx context.Context, blocks []scannedBlock, watched func(string) bool) ([]onchain.DepositTransfer, error) {
-	byAddr := make(map[common.Address]Token, len(s.Tokens))
-	for _, t := range s.Tokens {
-		byAddr[t.Address] = t
-	}
+	byAddr := s.tokensByAddress()
 	topics := [][]common.Hash{{TransferTopic}}
 	var logs []types.Log
 	var err error
@@ -114,22 +111,64 @@ func (s DepositScanner) tokenTransfers(ctx context.Context, blocks []scannedBloc
 		if l.BlockNumber < first || l.BlockNumber-first >= uint64(len(blocks)) || l.BlockHash != blocks[l.BlockNumber-first].Hash {
 			return nil, fmt.Errorf("%w: log of block %d %s", errScanMoved, l.BlockNumber, l.BlockHash)
 		}
-		if l.Removed || len(l.Topics) != 3 || len(l.Data) != 32 {
-			continue // not an ERC-20 Transfer (an ERC-721 one has 4 topics)
+		if t, ok := transferOf(l, byAddr); ok && watched(t.Deposit) {
+			out = append(out, t)
 		}
-		recipient := strings.ToLower(common.BytesToAddress(l.Topics[2].Bytes()).Hex())
-		if !watched(recipient) {
-			continue
+	}
+	return out, nil
+}
+
+// transferOf is the ERC-20 Transfer log l as a transfer to its recipient: of a configured token
+// (byAddr), else with Contract set; ok is false for a log that is no ERC-20 Transfer.
+func transferOf(l types.Log, byAddr map[common.Address]Token) (onchain.DepositTransfer, bool) {
+	if l.Removed || len(l.Topics) != 3 || len(l.Data) != 32 {
+		return onchain.DepositTransfer{}, false // not an ERC-20 Transfer (an ERC-721 one has 4 topics)
+	}
+	t := onchain.DepositTransfer{Deposit: strings.ToLower(common.BytesToAddress(l.Topics[2].Bytes()).Hex()),
+		TransactionHash: strings.ToLower(l.TxHash.Hex()), LogIndex: int(l.Index), BlockNumber: l.BlockNumber,
+		BlockHash: strings.ToLower(l.BlockHash.Hex()), Sender: strings.ToLower(common.BytesToAddress(l.Topics[1].Bytes()).Hex()),
+		AmountUnits: new(big.Int).SetBytes(l.Data).String()}
+	if tok, ok := byAddr[l.Address]; ok {
+		t.Token, t.Decimals = tok.Symbol, tok.Decimals
+	} else {
+		t.Contract = strings.ToLower(l.Address.Hex())
+	}
+	return t, true
+}
+
+// tokensByAddress is the configured tokens by contract address.
+func (s DepositScanner) tokensByAddress() map[common.Address]Token {
+	byAddr := make(map[common.Address]Token, len(s.Tokens))
+	for _, t := range s.Tokens {
+		byAddr[t.Address] = t
+	}
+	return byAddr
+}
+
+// topicAlternatives is how many recipients one look-back eth_getLogs names: go-ethereum's limit
+// of a topic's alternatives.
+const topicAlternatives = 1000
+
+// TransfersTo implements settlement.DepositChain: the ERC-20 Transfer logs of blocks [from, to]
+// whose recipient is one of addresses, by recipient topic (one eth_getLogs per 1,000 addresses
+// and MaxLogRange blocks). The deposit detector's look-back for deposits it began watching late.
+func (s DepositScanner) TransfersTo(ctx context.Context, from, to uint64, addresses []string) ([]onchain.DepositTransfer, error) {
+	byAddr := s.tokensByAddress()
+	var out []onchain.DepositTransfer
+	for lo := 0; lo < len(addresses); lo += topicAlternatives {
+		var recipients []common.Hash
+		for _, a := range addresses[lo:min(lo+topicAlternatives, len(addresses))] {
+			recipients = append(recipients, common.BytesToHash(common.HexToAddress(a).Bytes()))
 		}
-		t := onchain.DepositTransfer{Deposit: recipient, TransactionHash: strings.ToLower(l.TxHash.Hex()), LogIndex: int(l.Index),
-			BlockNumber: l.BlockNumber, BlockHash: strings.ToLower(l.BlockHash.Hex()), Sender: strings.ToLower(common.BytesToAddress(l.Topics[1].Bytes()).Hex()),
-			AmountUnits: new(big.Int).SetBytes(l.Data).String()}
-		if tok, ok := byAddr[l.Address]; ok {
-			t.Token, t.Decimals = tok.Symbol, tok.Decimals
-		} else {
-			t.Contract = strings.ToLower(l.Address.Hex())
+		logs, err := s.RPC.FilterLogs(ctx, from, to, nil, [][]common.Hash{{TransferTopic}, nil, recipients})
+		if err != nil {
+			return nil, fmt.Errorf("chain: transfers to %d deposits in blocks %d-%d: %w", len(recipients), from, to, err)
 		}
-		out = append(out, t)
+		for _, l := range logs {
+			if t, ok := transferOf(l, byAddr); ok {
+				out = append(out, t)
+			}
+		}
 	}
 	return out, nil
 }

@@ -21,7 +21,8 @@ import (
 // token not configured is recorded as receipt.DepositUnknownToken, never credited), when some
 // deposit has an open ETH quote one eth_call reading the balances of up to balanceSlice of them
 // (ETH a contract sent), and, when transfers reached their depth in blocks not read this step,
-// one batch of headers; then the audit (deposit_audit.go) of the receipts paid lately (only
+// one batch of headers, and, only for deposits watched late (deposit_lookback.go), one
+// eth_getLogs by recipient over the blocks already read; then the audit (deposit_audit.go) of the receipts paid lately (only
 // when a reorg replaced the cursor's block: one batch of headers and one of transaction
 // receipts) and of the flagged ones (hints are the hint follower's, commands.CheckPaymentHints).
 // Facts go through the command
@@ -52,6 +53,7 @@ type DepositDetector struct {
 	// whose first new block is the cursor's block's child knows them canonical still, and
 	// judges the transfers in them that reached their depth without asking for their headers.
 	recent map[uint64]string
+	late   lookback // deposits watched late, looked for in the blocks already read
 }
 
 // DefaultLateWatch is DepositDetector.LateWatch's default: a week of expired receipts past their
@@ -105,10 +107,19 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	w := &watchList{d: d, now: now}
 	t0 := time.Now()
 	from, scan, reorged, err := d.scan(ctx, cur, w.read)
-	if err != nil || scan.To == 0 {
+	if err != nil {
 		return StepResult{}, err
 	}
+	d.late.sawHead(scan.Head, d.Now())
+	if scan.To == 0 {
+		return StepResult{}, nil
+	}
 	open := w.open
+	late, err := d.lookBack(ctx, open, from)
+	if err != nil {
+		return StepResult{}, err
+	}
+	scan.Transfers = append(scan.Transfers, late...)
 	scan.Hashes = d.withRecent(cur, scan.Hashes, reorged)
 	t1 := time.Now()
 	obs, err := d.observe(ctx, scan.Head, scan.To, scan, open, w.owner)
@@ -132,6 +143,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 		return StepResult{}, err
 	}
 	d.recent = recentOf(scan.Hashes, scan.To, d.Confirmations)
+	d.late.watching(open)
 	return StepResult{From: from, To: scan.To, Transfers: len(scan.Transfers), Receipts: n}, nil
 }
 
@@ -229,12 +241,8 @@ var ErrCursorAhead = errors.New("deposits: the stored cursor is ahead of the cha
 // any more (a reorg replaced it: reorged), from reorgRewind blocks before the depth again.
 // scan.To is 0 when there is no new block.
 func (d *DepositDetector) scan(ctx context.Context, cur DepositCursor, watch DepositWatch) (uint64, DepositScan, bool, error) {
-	maxRange := d.MaxRange
-	if maxRange == 0 {
-		maxRange = 2000
-	}
 	from := cur.Number + 1
-	scan, err := d.Chain.Scan(ctx, from, maxRange, watch)
+	scan, err := d.Chain.Scan(ctx, from, d.maxRange(), watch)
 	if err != nil {
 		return from, scan, false, err
 	}
@@ -248,6 +256,14 @@ func (d *DepositDetector) scan(ctx context.Context, cur DepositCursor, watch Dep
 	d.Log.Info().Uint64("block", cur.Number).Uint64("from", from).Msg("deposits: the cursor's block left the chain; reading again")
 	scan, err = d.Chain.Scan(ctx, from, scan.To-from+1, watch)
 	return from, scan, true, err
+}
+
+// maxRange is MaxRange or its default.
+func (d *DepositDetector) maxRange() uint64 {
+	if d.MaxRange == 0 {
+		return 2000
+	}
+	return d.MaxRange
 }
 
 // depth is how deep block n is under head (its own block counts as 1).

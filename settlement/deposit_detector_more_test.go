@@ -145,6 +145,54 @@ func TestDepositPaidWhileAStepBeginsIsCredited(t *testing.T) {
 	e.want(paid.Receipt.ReceiptID, receipt.StatusPaid, "2.50")
 }
 
+// A receipt whose address was shown before its row was written (degraded mode: the order is
+// journaled, and its row comes with the journal's replay), and paid meanwhile, is credited: the
+// detector had read the paying block while the address was not watched, and looks the deposit
+// up in the blocks mined since the receipt was issued once it is. A receipt issued after the
+// blocks read is not looked back for (no extra request).
+func TestDepositWatchedLateIsLookedBackFor(t *testing.T) {
+	t.Parallel()
+	e := newDepositEnv(t)
+	counted := &countingChain{DepositChain: e.detector().Chain}
+	d := e.detector()
+	d.Chain = counted
+	e.step(d)
+	merchant := newWallet(t)
+	issued, id := time.Now(), commands.NewReceiptID(e.at)
+	e.mined(e.payToken(e.usdc, e.depositOf(id), 1_500_000))
+	e.commit()
+	e.step(d) // the paying block is read; the receipt has no row yet
+	e.step(d)
+	e.receiptIssued(merchant, id, issued, 150) // the journal is replayed
+	e.synced()
+	onTime := e.receipt(200) // issued after the blocks read: nothing to look back for
+	e.synced()
+	e.commit() // the watch list is read when there is a new block to read
+	if res := e.step(d); res.Transfers != 1 || counted.lookbacks != 1 || counted.asked != 1 {
+		t.Fatalf("the step after the late row: %d transfers, %d look-backs for %d deposits; want the payment, by one look-back for one deposit",
+			res.Transfers, counted.lookbacks, counted.asked)
+	}
+	e.commit()
+	e.step(d)
+	e.want(id, receipt.StatusPaid, "1.50")
+	e.want(onTime.Receipt.ReceiptID, receipt.StatusGenerated, "")
+	if counted.lookbacks != 1 {
+		t.Fatalf("%d look-backs, want only the one for the late deposit", counted.lookbacks)
+	}
+}
+
+// countingChain counts the look-backs and the deposits they ask for.
+type countingChain struct {
+	settlement.DepositChain
+	lookbacks, asked int
+}
+
+func (c *countingChain) TransfersTo(ctx context.Context, from, to uint64, addresses []string) ([]settlement.DepositTransfer, error) {
+	c.lookbacks++
+	c.asked += len(addresses)
+	return c.DepositChain.TransfersTo(ctx, from, to, addresses)
+}
+
 // beforeScan is a chain on which run happens as a step's scan begins, before it reads the head.
 type beforeScan struct {
 	settlement.DepositChain

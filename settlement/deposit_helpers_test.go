@@ -203,13 +203,24 @@ func (e *depositEnv) receipt(total money.Cents) receipt.State {
 // receiptOf is receipt for merchant.
 func (e *depositEnv) receiptOf(merchant string, total money.Cents) receipt.State {
 	e.t.Helper()
-	id := commands.NewReceiptID(e.at)
+	return e.receiptIssued(merchant, commands.NewReceiptID(e.at), time.Now(), total)
+}
+
+// receiptIssued is receipt id for merchant, issued at issued (a journaled order's replay keeps
+// the time it was taken).
+func (e *depositEnv) receiptIssued(merchant, id string, issued time.Time, total money.Cents) receipt.State {
+	e.t.Helper()
 	g := receipt.Generated{ReceiptID: id, Merchant: merchant, Source: "direct", Currency: "USD", TaxRate: "0", TaxComponents: []string{},
 		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "Order", Amount: total}}, Subtotal: total, Total: total,
-		DepositAddress: chain.DepositAddress(e.factory, id, e.split).Hex(), DepositSplit: strings.ToLower(e.split.Hex())}
-	st, _, err := commands.GenerateReceipt(e.ctx, e.store, time.Now(), eventstore.Metadata{}, g)
+		DepositAddress: e.depositOf(id), DepositSplit: strings.ToLower(e.split.Hex())}
+	st, _, err := commands.GenerateReceipt(e.ctx, e.store, issued, eventstore.Metadata{}, g)
 	e.ok(err)
 	return st
+}
+
+// depositOf is the deposit address of receipt id (known before the receipt is stored).
+func (e *depositEnv) depositOf(id string) string {
+	return chain.DepositAddress(e.factory, id, e.split).Hex()
 }
 
 // detector is a deposit detector over the env's chain and ledger (2 confirmations).

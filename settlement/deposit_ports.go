@@ -53,6 +53,9 @@ type DepositChain interface {
 	// Transactions is what each transaction did, nil for one not mined (or unknown), in one
 	// batch: the audit's and the hints' check (deposit_audit.go).
 	Transactions(ctx context.Context, hashes []string) ([]*MinedTx, error)
+	// TransfersTo is the ERC-20 Transfer logs of blocks [from, to] to any of addresses, by
+	// recipient topic: the look-back for deposits watched late (deposit_lookback.go).
+	TransfersTo(ctx context.Context, from, to uint64, addresses []string) ([]DepositTransfer, error)
 }
 
 // MinedTx is a transaction as the chain shows it now: its block, and whether it reverted.
@@ -82,6 +85,8 @@ type OpenDeposit struct {
 	Withdrawn string
 	// Version is the receipt's stream version the read model holds.
 	Version uint64
+	// CreatedAt is when the receipt was issued, so when its address was shown at the earliest.
+	CreatedAt time.Time
 	// Known: the receipt is at the version the caller named (OpenKnown's known), so its state's facts
 	// (Unconfirmed, Paid, Withdrawn) are left out for the caller to fill from the state it holds
 	// (FillFromState).

@@ -36,7 +36,7 @@ const (
 			OR (status IN ('paid', 'reconciled') AND updated_at > $1))`
 	openFlags = `receipt_id, deposit_address, version, status IN ('paid', 'reconciled'),
 			status NOT IN ('paid', 'reconciled') AND NOT (status = 'failed' AND COALESCE(expires_at, updated_at) <= $1)
-				AND COALESCE(state->'quotes' ? 'ETH', false)`
+				AND COALESCE(state->'quotes' ? 'ETH', false), created_at`
 	// openFactsSQL reads the open deposits with their state's facts: the unconfirmed credits, the
 	// payment, the withdrawn transaction.
 	openFactsSQL = `SELECT ` + openFlags + `,
@@ -77,7 +77,7 @@ func (d *Deposits) OpenKnown(ctx context.Context, now time.Time, monitor, late t
 	var o settlement.OpenDeposit
 	var version int64
 	var facts bool
-	_, err = pgx.ForEachRow(rows, []any{&o.ReceiptID, &o.Address, &version, &o.Settled, &o.ETHQuoted, &facts}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&o.ReceiptID, &o.Address, &version, &o.Settled, &o.ETHQuoted, &o.CreatedAt, &facts}, func() error {
 		o.Version = uint64(version)
 		o.Known = heldAt(known, o)
 		if !o.Known && facts {
@@ -143,7 +143,7 @@ func (d *Deposits) openWithFacts(ctx context.Context, query string, known map[st
 		var o settlement.OpenDeposit
 		var version int64
 		var credits, payment []byte
-		if err := rows.Scan(&o.ReceiptID, &o.Address, &version, &o.Settled, &o.ETHQuoted, &credits, &payment, &o.Withdrawn); err != nil {
+		if err := rows.Scan(&o.ReceiptID, &o.Address, &version, &o.Settled, &o.ETHQuoted, &o.CreatedAt, &credits, &payment, &o.Withdrawn); err != nil {
 			return nil, err
 		}
 		o.Version = uint64(version)

@@ -1,0 +1,96 @@
+package settlement
+
+import (
+	"context"
+	"time"
+)
+
+// lookback finds the transfers to deposits that joined the watch list after blocks that may hold
+// their payment were read: a receipt whose address was shown before its row was written. Serve
+// shows an address before the row only in degraded mode (the order is journaled; its row comes
+// when the journal is replayed, maybe after the detector has read the blocks mined meanwhile).
+// Every other receipt's row is written before its address is shown, and the watch list is read
+// after the chain's head, so the blocks already read were mined before it could be paid.
+//
+// So a deposit not watched at the last step is looked for in the blocks already read that were
+// not yet on the node when its receipt was issued (its CreatedAt): those after the newest head a
+// step had read by then. One eth_getLogs by recipient topic per 1,000 such deposits; none in a
+// step where no receipt came late. ETH is not looked for by transaction: the balance slices read
+// every deposit quoted in ETH within a few blocks, which credits ETH already there.
+type lookback struct {
+	watched map[string]bool // the addresses of the last step that moved the cursor; nil before it
+	heads   []headRead      // the newest block of recent steps, oldest first
+}
+
+// headRead is a step's newest block and a time by which every block up to it was on the node.
+type headRead struct {
+	number uint64
+	at     time.Time
+}
+
+// headsKept bounds the heads remembered: a step a block, the last few minutes to hours.
+const headsKept = 1024
+
+// sawHead records a step's newest block, read by at.
+func (l *lookback) sawHead(number uint64, at time.Time) {
+	if n := len(l.heads); n > 0 && l.heads[n-1].number >= number {
+		return // no newer block: the head known by the older time still says as much
+	}
+	if len(l.heads) == headsKept {
+		l.heads = append(l.heads[:0], l.heads[1:]...)
+	}
+	l.heads = append(l.heads, headRead{number: number, at: at})
+}
+
+// due is the deposits of open to look for in blocks up to `to`, and the first block to look in:
+// those not watched at the last step whose receipt was issued before a block up to `to` was on
+// the node. A receipt issued before every head remembered (a detector that started after it) is
+// looked for from maxRange blocks before `to`.
+func (l *lookback) due(open []OpenDeposit, to, maxRange uint64) ([]string, uint64) {
+	if l.watched == nil || to == 0 {
+		return nil, 0
+	}
+	var addresses []string
+	from := to + 1
+	for _, o := range open {
+		if l.watched[o.Address] {
+			continue
+		}
+		first := l.firstUnread(o.CreatedAt, to, maxRange)
+		if first <= to {
+			addresses, from = append(addresses, o.Address), min(from, first)
+		}
+	}
+	return addresses, from
+}
+
+// firstUnread is the first block that may have come after issued: the one after the newest head
+// read by then.
+func (l *lookback) firstUnread(issued time.Time, to, maxRange uint64) uint64 {
+	for i := len(l.heads) - 1; i >= 0; i-- {
+		if !l.heads[i].at.After(issued) {
+			return l.heads[i].number + 1
+		}
+	}
+	return to - min(to-1, maxRange-1)
+}
+
+// watching records the watch list of a step that moved the cursor.
+func (l *lookback) watching(open []OpenDeposit) {
+	l.watched = make(map[string]bool, len(open))
+	for _, o := range open {
+		l.watched[o.Address] = true
+	}
+}
+
+// lookBack returns the transfers to the deposits watched late (see lookback) in the blocks before
+// first, the first block of this step's scan.
+func (d *DepositDetector) lookBack(ctx context.Context, open []OpenDeposit, first uint64) ([]DepositTransfer, error) {
+	addresses, from := d.late.due(open, first-1, d.maxRange())
+	if len(addresses) == 0 {
+		return nil, nil
+	}
+	d.Log.Info().Int("deposits", len(addresses)).Uint64("from", from).Uint64("to", first-1).
+		Msg("deposits: looking back for transfers to deposits watched late (issued before their row was written)")
+	return d.Chain.TransfersTo(ctx, from, first-1, addresses)
+}
