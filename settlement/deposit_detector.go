@@ -110,10 +110,10 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	if err != nil {
 		return StepResult{}, err
 	}
-	d.late.sawHead(scan.Head, d.Now())
 	if scan.To == 0 {
 		return StepResult{}, nil
 	}
+	d.late.sawHead(scan.Head, w.at)
 	open := w.open
 	late, err := d.lookBack(ctx, open, from)
 	if err != nil {
@@ -159,12 +159,13 @@ type watchList struct {
 	open  []OpenDeposit
 	owner map[string]string // deposit address -> receipt id, of open
 	took  time.Duration     // reading them
+	at    time.Time         // when the last read began: every block up to the scan's head was on the node
 }
 
 // read reads the open deposits and returns whether an address is one of them. A scan that reads
 // the blocks again after a reorg calls it again, after its own newest block.
 func (w *watchList) read(ctx context.Context) (func(string) bool, error) {
-	t0 := time.Now()
+	t0, at := time.Now(), w.d.Now()
 	open, err := w.d.open(ctx, w.now)
 	if err != nil {
 		return nil, err
@@ -173,7 +174,7 @@ func (w *watchList) read(ctx context.Context) (func(string) bool, error) {
 	for _, o := range open {
 		owner[o.Address] = o.ReceiptID
 	}
-	w.open, w.owner, w.took = open, owner, w.took+time.Since(t0)
+	w.open, w.owner, w.took, w.at = open, owner, w.took+time.Since(t0), at
 	return func(a string) bool { _, ok := owner[a]; return ok }, nil
 }
 

@@ -22,7 +22,8 @@ type lookback struct {
 	heads   []headRead      // the newest block of recent steps, oldest first
 }
 
-// headRead is a step's newest block and a time by which every block up to it was on the node.
+// headRead is a step's newest block and a time by which every block up to it was on the node:
+// when the step began to read its watch list, which the scan asks for after the head.
 type headRead struct {
 	number uint64
 	at     time.Time
