@@ -181,6 +181,25 @@ func TestDepositWatchedLateIsLookedBackFor(t *testing.T) {
 	}
 }
 
+// A journal replayed as serve restarts writes the rows of orders journaled before it, maybe
+// before the restarted detector's first step reads its watch list: that first step looks back
+// for the unpaid deposits issued within the hour.
+func TestDepositWatchedLateAcrossARestartIsLookedBackFor(t *testing.T) {
+	t.Parallel()
+	e := newDepositEnv(t)
+	d := e.detector()
+	e.step(d)
+	issued, id := time.Now(), commands.NewReceiptID(e.at)
+	e.mined(e.payToken(e.usdc, e.depositOf(id), 1_500_000))
+	e.commit()
+	e.step(d) // the paying block is read; the receipt has no row yet
+	e.receiptIssued(newWallet(t), id, issued, 150)
+	e.synced()
+	e.commit()
+	e.step(e.detector()) // restarted
+	e.want(id, receipt.StatusPaid, "1.50")
+}
+
 // countingChain counts the look-backs and the deposits they ask for.
 type countingChain struct {
 	settlement.DepositChain

@@ -12,7 +12,8 @@ import (
 // Every other receipt's row is written before its address is shown, and the watch list is read
 // after the chain's head, so the blocks already read were mined before it could be paid.
 //
-// So a deposit not watched at the last step is looked for in the blocks already read that were
+// So a deposit not watched at the last step (at a first step: an unpaid one issued within the
+// hour) is looked for in the blocks already read that were
 // not yet on the node when its receipt was issued (its CreatedAt): those after the newest head a
 // step had read by then. One eth_getLogs by recipient topic per 1,000 such deposits; none in a
 // step where no receipt came late. ETH is not looked for by transaction: the balance slices read
@@ -32,6 +33,12 @@ type headRead struct {
 // headsKept bounds the heads remembered: a step a block, the last few minutes to hours.
 const headsKept = 1024
 
+// firstStepAge is how recently issued an unpaid deposit must be to be looked back for at a
+// detector's first step, which has no earlier watch list to compare with: a restarted serve
+// replays its journal as it starts, and the rows of the orders journaled before the restart may
+// be written before that first step reads its watch list.
+const firstStepAge = time.Hour
+
 // sawHead records a step's newest block, read by at.
 func (l *lookback) sawHead(number uint64, at time.Time) {
 	if n := len(l.heads); n > 0 && l.heads[n-1].number >= number {
@@ -46,18 +53,22 @@ func (l *lookback) sawHead(number uint64, at time.Time) {
 // due is the deposits of open to look for in blocks up to `to`, and the first block to look in:
 // those not watched at the last step whose receipt was issued before a block up to `to` was on
 // the node. A receipt issued before every head remembered (a detector that started after it) is
-// looked for from maxRange blocks before `to`.
-func (l *lookback) due(open []OpenDeposit, to, maxRange uint64) ([]string, uint64) {
-	if l.watched == nil || to == 0 {
+// looked for from maxRange blocks before `to`. At a detector's first step, with no last step to
+// compare with, every unpaid deposit issued less than firstStepAge before now is.
+func (l *lookback) due(open []OpenDeposit, to, maxRange uint64, now time.Time) ([]string, uint64) {
+	if to == 0 {
 		return nil, 0
 	}
 	var addresses []string
 	from := to + 1
 	for _, o := range open {
-		if l.watched[o.Address] {
-			continue
+		first := to + 1
+		switch {
+		case l.watched == nil && !o.Settled && o.CreatedAt.After(now.Add(-firstStepAge)):
+			first = l.firstUnread(o.CreatedAt, to, maxRange)
+		case l.watched != nil && !l.watched[o.Address]:
+			first = l.firstUnread(o.CreatedAt, to, maxRange)
 		}
-		first := l.firstUnread(o.CreatedAt, to, maxRange)
 		if first <= to {
 			addresses, from = append(addresses, o.Address), min(from, first)
 		}
@@ -87,7 +98,7 @@ func (l *lookback) watching(open []OpenDeposit) {
 // lookBack returns the transfers to the deposits watched late (see lookback) in the blocks before
 // first, the first block of this step's scan.
 func (d *DepositDetector) lookBack(ctx context.Context, open []OpenDeposit, first uint64) ([]DepositTransfer, error) {
-	addresses, from := d.late.due(open, first-1, d.maxRange())
+	addresses, from := d.late.due(open, first-1, d.maxRange(), d.Now())
 	if len(addresses) == 0 {
 		return nil, nil
 	}

@@ -24,8 +24,9 @@ func TestLookbackDue(t *testing.T) {
 		wantAddr []string
 		wantFrom uint64
 	}{
-		{"before the first step: nothing known to compare with", nil,
-			[]OpenDeposit{{Address: "a", CreatedAt: sec(0)}}, 110, nil, 0},
+		{"a first step: every unpaid deposit issued within the hour", nil,
+			[]OpenDeposit{{Address: "a", CreatedAt: sec(25)}, {Address: "b", CreatedAt: sec(-3600)}, {Address: "c", CreatedAt: sec(12), Settled: true}, {Address: "d", CreatedAt: sec(40)}},
+			110, []string{"a"}, 104},
 		{"watched at the last step", []string{"a"},
 			[]OpenDeposit{{Address: "a", CreatedAt: sec(0)}}, 110, nil, 0},
 		{"issued after every block read", []string{},
@@ -53,7 +54,7 @@ func TestLookbackDue(t *testing.T) {
 				}
 				l.watching(open)
 			}
-			addr, from := l.due(c.open, c.to, 10)
+			addr, from := l.due(c.open, c.to, 10, sec(45))
 			if !slices.Equal(addr, c.wantAddr) || (len(addr) > 0 && from != c.wantFrom) {
 				t.Fatalf("due: %v from %d, want %v from %d", addr, from, c.wantAddr, c.wantFrom)
 			}
