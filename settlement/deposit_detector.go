@@ -115,10 +115,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	}
 	d.late.sawHead(scan.Head, w.at)
 	open := w.open
-	late, err := d.lookBack(ctx, open, from)
-	if err != nil {
-		return StepResult{}, err
-	}
+	late, unread := d.lookBack(ctx, open, from)
 	scan.Transfers = append(scan.Transfers, late...)
 	scan.Hashes = d.withRecent(cur, scan.Hashes, reorged)
 	t1 := time.Now()
@@ -143,7 +140,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 		return StepResult{}, err
 	}
 	d.recent = recentOf(scan.Hashes, scan.To, d.Confirmations)
-	d.late.watching(open)
+	d.late.watching(open, unread)
 	return StepResult{From: from, To: scan.To, Transfers: len(scan.Transfers), Receipts: n}, nil
 }
 

@@ -200,15 +200,45 @@ func TestDepositWatchedLateAcrossARestartIsLookedBackFor(t *testing.T) {
 	e.want(id, receipt.StatusPaid, "1.50")
 }
 
-// countingChain counts the look-backs and the deposits they ask for.
+// A look-back the node refuses does not hold the step, and is tried again at the next one.
+func TestDepositLookBackRefusedIsTriedAgain(t *testing.T) {
+	t.Parallel()
+	e := newDepositEnv(t)
+	counted := &countingChain{DepositChain: e.detector().Chain, refuse: 1}
+	d := e.detector()
+	d.Chain = counted
+	e.step(d)
+	issued, id := time.Now(), commands.NewReceiptID(e.at)
+	e.mined(e.payToken(e.usdc, e.depositOf(id), 1_500_000))
+	e.commit()
+	e.step(d)
+	e.receiptIssued(newWallet(t), id, issued, 150)
+	e.synced()
+	e.commit()
+	if res := e.step(d); res.To == 0 || counted.lookbacks != 1 {
+		t.Fatalf("the step whose look-back was refused: %+v after %d look-backs; want its block read", res, counted.lookbacks)
+	}
+	e.commit()
+	e.step(d)
+	e.want(id, receipt.StatusPaid, "1.50")
+	if counted.lookbacks != 2 {
+		t.Fatalf("%d look-backs, want the refused one and its retry", counted.lookbacks)
+	}
+}
+
+// countingChain counts the look-backs and the deposits they ask for, and refuses the first
+// `refuse` of them.
 type countingChain struct {
 	settlement.DepositChain
-	lookbacks, asked int
+	lookbacks, asked, refuse int
 }
 
 func (c *countingChain) TransfersTo(ctx context.Context, from, to uint64, addresses []string) ([]settlement.DepositTransfer, error) {
 	c.lookbacks++
 	c.asked += len(addresses)
+	if c.lookbacks <= c.refuse {
+		return nil, errors.New("query returned more than 10000 results")
+	}
 	return c.DepositChain.TransfersTo(ctx, from, to, addresses)
 }
 

@@ -87,22 +87,33 @@ func (l *lookback) firstUnread(issued time.Time, to, maxRange uint64) uint64 {
 	return to - min(to-1, maxRange-1)
 }
 
-// watching records the watch list of a step that moved the cursor.
-func (l *lookback) watching(open []OpenDeposit) {
+// watching records the watch list of a step that moved the cursor, but for the deposits whose
+// look-back failed (unread): they stay due, and are looked for again at the next step.
+func (l *lookback) watching(open []OpenDeposit, unread []string) {
 	l.watched = make(map[string]bool, len(open))
 	for _, o := range open {
 		l.watched[o.Address] = true
 	}
+	for _, a := range unread {
+		delete(l.watched, a)
+	}
 }
 
 // lookBack returns the transfers to the deposits watched late (see lookback) in the blocks before
-// first, the first block of this step's scan.
-func (d *DepositDetector) lookBack(ctx context.Context, open []OpenDeposit, first uint64) ([]DepositTransfer, error) {
+// first, the first block of this step's scan. A look-back the node refuses does not hold the
+// step (the deposits watched on time would wait for it): it is logged, and its deposits are
+// returned as unread, to be looked for again at the next step.
+func (d *DepositDetector) lookBack(ctx context.Context, open []OpenDeposit, first uint64) ([]DepositTransfer, []string) {
 	addresses, from := d.late.due(open, first-1, d.maxRange(), d.Now())
 	if len(addresses) == 0 {
 		return nil, nil
 	}
-	d.Log.Info().Int("deposits", len(addresses)).Uint64("from", from).Uint64("to", first-1).
-		Msg("deposits: looking back for transfers to deposits watched late (issued before their row was written)")
-	return d.Chain.TransfersTo(ctx, from, first-1, addresses)
+	log := d.Log.With().Int("deposits", len(addresses)).Uint64("from", from).Uint64("to", first-1).Logger()
+	late, err := d.Chain.TransfersTo(ctx, from, first-1, addresses)
+	if err != nil {
+		log.Error().Err(err).Msg("deposits: the look-back for deposits watched late failed; trying again at the next step")
+		return nil, addresses
+	}
+	log.Info().Int("transfers", len(late)).Msg("deposits: looked back for transfers to deposits watched late (issued before their row was written)")
+	return late, nil
 }

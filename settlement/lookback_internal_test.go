@@ -52,7 +52,7 @@ func TestLookbackDue(t *testing.T) {
 				for _, a := range c.watched {
 					open = append(open, OpenDeposit{Address: a})
 				}
-				l.watching(open)
+				l.watching(open, nil)
 			}
 			addr, from := l.due(c.open, c.to, 10, sec(45))
 			if !slices.Equal(addr, c.wantAddr) || (len(addr) > 0 && from != c.wantFrom) {
