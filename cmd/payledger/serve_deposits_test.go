@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -67,6 +68,9 @@ type depositServe struct {
 	ctx                 context.Context // cancelled (cancel) at the test's end: stops the devchain
 	cancel              func()
 	chainExit           <-chan int // the devchain command's exit code, once ctx is cancelled
+	merchant            string     // the merchant's wallet
+	direct              string     // PostgreSQL's URL, not through the proxy
+	proxy               *tcpProxy  // withDatabaseProxy's
 }
 
 // depositServeOption changes what newDepositServe sets up.
@@ -75,6 +79,12 @@ type depositServeOption func(*depositServeOptions)
 type depositServeOptions struct {
 	devchainFactory bool   // serve uses the factory the devchain deployed instead of deploying one
 	webhookURL      string // the receipt's webhook_url
+	viaProxy        bool   // serve reaches PostgreSQL through a proxy the test can cut (d.proxy)
+}
+
+// withDatabaseProxy has serve reach PostgreSQL through d.proxy, which the test can cut.
+func withDatabaseProxy() depositServeOption {
+	return func(o *depositServeOptions) { o.viaProxy = true }
 }
 
 // withDevchainFactory gives serve the devchain's DEPOSIT_FACTORY.
@@ -104,7 +114,18 @@ func newDepositServe(t *testing.T, options ...depositServeOption) *depositServe 
 	}()
 	d.vars, d.accounts = readDevchainBanner(t, &chainOut, &chainErr)
 	platform := strings.ToLower(crypto.PubkeyToAddress(mustKey(t).PublicKey).Hex())
-	d.serveVars = map[string]string{"DATABASE_URL": pgtest.URL(t), "EMBEDDED_POSTGRES": "off", "PLATFORM_RECIPIENT": platform}
+	d.direct = pgtest.URL(t)
+	d.serveVars = map[string]string{"DATABASE_URL": d.direct, "EMBEDDED_POSTGRES": "off", "PLATFORM_RECIPIENT": platform}
+	if o.viaProxy {
+		u, err := url.Parse(d.direct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.proxy = newProxy(t, u.Host)
+		u.Host = d.proxy.addr
+		d.serveVars["DATABASE_URL"] = u.String()
+		d.serveVars["JOURNAL_PATH"] = filepath.Join(t.TempDir(), "journal.jsonl")
+	}
 	keys := []string{"ETH_RPC_URL", "CHAIN_ID", "CHAIN_TOKENS", "CHAIN_OPERATOR_KEY", "SPEND_PERMISSION_MANAGER"}
 	if o.devchainFactory {
 		keys = append(keys, "DEPOSIT_FACTORY") // else left out: serve deploys one
@@ -125,6 +146,7 @@ func newDepositServe(t *testing.T, options ...depositServeOption) *depositServe 
 func (d *depositServe) merchantWithSplit(t *testing.T) {
 	merchantKey := mustKey(t)
 	merchant := strings.ToLower(crypto.PubkeyToAddress(merchantKey.PublicKey).Hex())
+	d.merchant = merchant
 	d.apiKey = createKey(t, d.ctx, d.serveVars, merchant, "receipts:write,receipts:read,split:read", "e2e")
 	d.c.login(merchantKey)
 	if code, m := d.c.call(http.MethodPost, "/api/split/deploy", "", map[string]any{}); code != http.StatusOK && code != http.StatusCreated {
