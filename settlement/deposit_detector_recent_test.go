@@ -10,7 +10,8 @@ import (
 // hash remembered, when the step's first new block is the child of the cursor's block: the
 // confirming step costs the same requests as any other (the newest block, one eth_getLogs), no
 // batch of headers, at 2 confirmations (the paying block is the cursor's) and at 3 (older). A
-// restarted detector remembers nothing and reads the header, as before.
+// restarted detector remembers nothing and reads the header, as before (and, at its first step,
+// looks back for the unpaid deposits issued within the hour).
 func TestDepositConfirmedOnRememberedHashes(t *testing.T) {
 	for _, confirmations := range []int{2, 3} {
 		e := newDepositEnv(t)
@@ -42,9 +43,10 @@ func TestDepositConfirmedOnRememberedHashes(t *testing.T) {
 	restarted.Confirmations = 2
 	before := e.rpc.Stats()
 	e.step(restarted)
-	// genesis (once per detector), the newest block, eth_getLogs, the paying block's header
-	if n := e.rpc.Stats().Requests - before.Requests; n != 4 {
-		t.Fatalf("a restarted detector's confirming step made %d JSON-RPC requests, want 4", n)
+	// genesis (once per detector), the newest block, eth_getLogs, a first step's look-back for the
+	// unpaid deposits issued within the hour (deposit_lookback.go), the paying block's header
+	if n := e.rpc.Stats().Requests - before.Requests; n != 5 {
+		t.Fatalf("a restarted detector's confirming step made %d JSON-RPC requests, want 5", n)
 	}
 	e.want(r.Receipt.ReceiptID, receipt.StatusPaid, "1.00")
 }
