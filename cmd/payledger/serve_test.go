@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
@@ -230,15 +231,8 @@ func TestProjectionsRebuildCommand(t *testing.T) {
 	t.Parallel()
 	dbURL := pgtest.URL(t)
 	pool := pgtest.PoolFor(t, dbURL)
-	store := postgres.New(pool)
 	ctx := context.Background()
-	for i := range 5 {
-		g := receipt.Generated{ReceiptID: fmt.Sprintf("rb-%d", i), Merchant: "0x" + strings.Repeat("a", 40), Currency: "USD",
-			LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 100}}, Total: 100}
-		if _, _, err := commands.GenerateReceipt(ctx, store, time.Now(), eventstore.Metadata{}, g); err != nil {
-			t.Fatal(err)
-		}
-	}
+	generateReceipts(t, pool, "rb", 5)
 	vars := map[string]string{"DATABASE_URL": dbURL, "EMBEDDED_POSTGRES": "off"}
 	var out, errOut bytes.Buffer
 	if code := run(ctx, []string{"projections", "rebuild", "--all"}, env(vars), &out, &errOut); code != 0 || !strings.Contains(out.String(), "rebuilt receipts") {
@@ -253,6 +247,20 @@ func TestProjectionsRebuildCommand(t *testing.T) {
 	}
 }
 
+// generateReceipts appends n receipts of 1.00 (ids prefix-0...) to the ledger in pool, its
+// read models left to a rebuild.
+func generateReceipts(t *testing.T, pool *pgxpool.Pool, prefix string, n int) {
+	t.Helper()
+	store := postgres.New(pool)
+	for i := range n {
+		g := receipt.Generated{ReceiptID: fmt.Sprintf("%s-%d", prefix, i), Merchant: "0x" + strings.Repeat("a", 40), Currency: "USD",
+			LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 100}}, Total: 100}
+		if _, _, err := commands.GenerateReceipt(context.Background(), store, time.Now(), eventstore.Metadata{}, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestProjectionsRebuildReadsPastAHeldBackHead: while an older transaction is open, ReadAll holds
 // back the events committed after it. The rebuild sized the log by reading until its first empty
 // read, took that for an empty log, swapped in an empty table and skipped the catch-up (CI saw
@@ -262,7 +270,6 @@ func TestProjectionsRebuildReadsPastAHeldBackHead(t *testing.T) {
 	t.Parallel()
 	dbURL := pgtest.URL(t)
 	pool := pgtest.PoolFor(t, dbURL)
-	store := postgres.New(pool)
 	ctx := context.Background()
 	older, err := pool.Begin(ctx)
 	if err != nil {
@@ -272,13 +279,7 @@ func TestProjectionsRebuildReadsPastAHeldBackHead(t *testing.T) {
 	if _, err := older.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 3 {
-		g := receipt.Generated{ReceiptID: fmt.Sprintf("held-%d", i), Merchant: "0x" + strings.Repeat("b", 40), Currency: "USD",
-			LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 100}}, Total: 100}
-		if _, _, err := commands.GenerateReceipt(ctx, store, time.Now(), eventstore.Metadata{}, g); err != nil {
-			t.Fatal(err)
-		}
-	}
+	generateReceipts(t, pool, "held", 3)
 	vars := map[string]string{"DATABASE_URL": dbURL, "EMBEDDED_POSTGRES": "off"}
 	var out, errOut syncBuffer
 	done := make(chan int, 1)
