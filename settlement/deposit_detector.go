@@ -22,13 +22,13 @@ import (
 // deposit has an open ETH quote one eth_call reading the balances of up to balanceSlice of them
 // (ETH a contract sent), and, when transfers reached their depth in blocks not read this step,
 // one batch of headers, and, only for deposits watched late (deposit_lookback.go), one
-// eth_getLogs by recipient over the blocks already read; then the audit (deposit_audit.go) of the receipts paid lately (only
-// when a reorg replaced the cursor's block: one batch of headers and one of transaction
-// receipts) and of the flagged ones (hints are the hint follower's, commands.CheckPaymentHints).
-// Facts go through the command
-// pipeline (load, decide, append with the expected version, retry), so two detectors credit a
-// transfer once. The last processed block is kept in the database (chain_cursors): a restart
-// resumes there, and transfers mined while the service was down are found.
+// eth_getLogs by recipient over the blocks already read; then the audit (deposit_audit.go) of
+// the receipts paid lately (only when a reorg replaced the cursor's block: one batch of headers
+// and one of transaction receipts) and of the flagged ones (hints are the hint follower's,
+// commands.CheckPaymentHints). Facts go through the command pipeline (load, decide, append with
+// the expected version, retry), so two detectors credit a transfer once. The last processed
+// block is kept in the database (chain_cursors): a restart resumes there, and transfers mined
+// while the service was down are found.
 type DepositDetector struct {
 	Chain         DepositChain
 	Store         DepositStore

@@ -13,9 +13,8 @@ import (
 // after the chain's head, so the blocks already read were mined before it could be paid.
 //
 // So a deposit not watched at the last step (at a first step: an unpaid one issued within the
-// hour) is looked for in the blocks already read that were
-// not yet on the node when its receipt was issued (its CreatedAt): those after the newest head a
-// step had read by then. One eth_getLogs by recipient topic per 1,000 such deposits; none in a
+// hour) is looked for in the blocks already read that were not yet on the node when its receipt
+// was issued (its CreatedAt): those after the newest head a step had read by then. One eth_getLogs by recipient topic per 1,000 such deposits; none in a
 // step where no receipt came late. ETH is not looked for by transaction: the balance slices read
 // every deposit quoted in ETH within a few blocks, which credits ETH already there.
 type lookback struct {
@@ -90,7 +89,10 @@ func (l *lookback) firstUnread(issued time.Time, to, maxRange uint64) uint64 {
 // watching records the watch list of a step that moved the cursor, but for the deposits whose
 // look-back failed (unread): they stay due, and are looked for again at the next step.
 func (l *lookback) watching(open []OpenDeposit, unread []string) {
-	l.watched = make(map[string]bool, len(open))
+	if l.watched == nil {
+		l.watched = make(map[string]bool, len(open))
+	}
+	clear(l.watched) // reused: 10,000 open deposits each step
 	for _, o := range open {
 		l.watched[o.Address] = true
 	}
