@@ -15,10 +15,10 @@ type LogReader interface {
 	ReadAll(ctx context.Context, from Position, limit int) ([]RecordedEvent, error)
 }
 
-// VerifyLog walks the global log up to until (the log's Head) and checks every stream's hash chain as
-// it goes: each event must follow its stream's previous version and hash, and its own hash must
-// match its content. It returns the first broken link in log order (nil when every chain holds)
-// and the number of events checked.
+// VerifyLog walks the global log up to until (the log's Head) and checks every stream's hash
+// chain as it goes: each event must follow its stream's previous version and hash, and its own
+// hash must match its content. It returns the first broken link in log order (nil when every
+// chain holds) and the number of events checked.
 func VerifyLog(ctx context.Context, log LogReader, until Position, progress Progress) (*ChainBreak, uint64, error) {
 	type head struct {
 		version uint64

@@ -157,14 +157,7 @@ func TestDepositWatchedLateIsLookedBackFor(t *testing.T) {
 	d := e.detector()
 	d.Chain = counted
 	e.step(d)
-	merchant := newWallet(t)
-	issued, id := time.Now(), commands.NewReceiptID(e.at)
-	e.mined(e.payToken(e.usdc, e.depositOf(id), 1_500_000))
-	e.commit()
-	e.step(d) // the paying block is read; the receipt has no row yet
-	e.step(d)
-	e.receiptIssued(merchant, id, issued, 150) // the journal is replayed
-	e.synced()
+	id := e.paidBeforeItsRow(d)
 	onTime := e.receipt(200) // issued after the blocks read: nothing to look back for
 	e.synced()
 	e.commit() // the watch list is read when there is a new block to read
@@ -189,12 +182,7 @@ func TestDepositWatchedLateAcrossARestartIsLookedBackFor(t *testing.T) {
 	e := newDepositEnv(t)
 	d := e.detector()
 	e.step(d)
-	issued, id := time.Now(), commands.NewReceiptID(e.at)
-	e.mined(e.payToken(e.usdc, e.depositOf(id), 1_500_000))
-	e.commit()
-	e.step(d) // the paying block is read; the receipt has no row yet
-	e.receiptIssued(newWallet(t), id, issued, 150)
-	e.synced()
+	id := e.paidBeforeItsRow(d)
 	e.commit()
 	e.step(e.detector()) // restarted
 	e.want(id, receipt.StatusPaid, "1.50")
@@ -208,12 +196,7 @@ func TestDepositLookBackRefusedIsTriedAgain(t *testing.T) {
 	d := e.detector()
 	d.Chain = counted
 	e.step(d)
-	issued, id := time.Now(), commands.NewReceiptID(e.at)
-	e.mined(e.payToken(e.usdc, e.depositOf(id), 1_500_000))
-	e.commit()
-	e.step(d)
-	e.receiptIssued(newWallet(t), id, issued, 150)
-	e.synced()
+	id := e.paidBeforeItsRow(d)
 	e.commit()
 	if res := e.step(d); res.To == 0 || counted.lookbacks != 1 {
 		t.Fatalf("the step whose look-back was refused: %+v after %d look-backs; want its block read", res, counted.lookbacks)
@@ -224,6 +207,20 @@ func TestDepositLookBackRefusedIsTriedAgain(t *testing.T) {
 	if counted.lookbacks != 2 {
 		t.Fatalf("%d look-backs, want the refused one and its retry", counted.lookbacks)
 	}
+}
+
+// paidBeforeItsRow is an order journaled in degraded mode and paid at once: its 1.50 deposit is
+// paid and the paying block read by d before the receipt's row is written (by the journal's
+// replay, with the time the order was taken). It returns the receipt's id.
+func (e *depositEnv) paidBeforeItsRow(d *settlement.DepositDetector) string {
+	e.t.Helper()
+	issued, id := time.Now(), commands.NewReceiptID(e.at)
+	e.mined(e.payToken(e.usdc, e.depositOf(id), 1_500_000))
+	e.commit()
+	e.step(d) // the paying block is read; the receipt has no row yet
+	e.receiptIssued(newWallet(e.t), id, issued, 150)
+	e.synced()
+	return id
 }
 
 // countingChain counts the look-backs and the deposits they ask for, and refuses the first
