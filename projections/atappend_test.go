@@ -21,6 +21,7 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
 )
@@ -98,13 +99,7 @@ func TestGenerationAppliedInItsAppendTransaction(t *testing.T) {
 	projections.ObserveApplied(s, applied.Store)
 
 	// An older transaction of this database could still commit events before b's.
-	older, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := older.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil {
-		t.Fatal(err)
-	}
+	older := pgtest.OpenTransaction(t, pool)
 	generate(t, s, "b")
 	_ = older.Rollback(ctx)
 	if _, ok := rowAt(t, pool, "b"); ok || applied.Load() != 0 || checkpoint(t, pool) != (eventstore.Position{}) {

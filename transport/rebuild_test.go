@@ -165,14 +165,7 @@ func TestBlueGreenRebuildWhileAnotherDatabaseHoldsXmin(t *testing.T) {
 	e := newEnv(t, nil)
 	m := e.merchant(true)
 	e.item(m, `{"sku":"a","name":"A","priceUsd":3}`)
-	other, err := pgtest.Pool(t).Begin(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = other.Rollback(context.Background()) }()
-	if _, err := other.Exec(context.Background(), `SELECT pg_current_xact_id()`); err != nil { // takes a transaction id
-		t.Fatal(err)
-	}
+	pgtest.OpenTransaction(t, pgtest.Pool(t)) // in another database
 	var ids []string
 	for range 5 {
 		rec := e.dev(m, http.MethodPost, "/api/orders", `{"items":[{"sku":"a","qty":1}]}`)

@@ -271,14 +271,7 @@ func TestProjectionsRebuildReadsPastAHeldBackHead(t *testing.T) {
 	dbURL := pgtest.URL(t)
 	pool := pgtest.PoolFor(t, dbURL)
 	ctx := context.Background()
-	older, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = older.Rollback(ctx) }()
-	if _, err := older.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil {
-		t.Fatal(err)
-	}
+	older := pgtest.OpenTransaction(t, pool)
 	generateReceipts(t, pool, "held", 3)
 	vars := map[string]string{"DATABASE_URL": dbURL, "EMBEDDED_POSTGRES": "off"}
 	var out, errOut syncBuffer

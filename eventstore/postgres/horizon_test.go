@@ -21,14 +21,7 @@ func TestReadAllIsNotHeldBackByAnotherDatabase(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
 	s := postgres.New(pool)
-	other, err := pgtest.Pool(t).Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = other.Rollback(ctx) }()
-	if _, err := other.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.OpenTransaction(t, pgtest.Pool(t)) // in another database
 	ev := eventstore.EventData{ID: uuid.New(), Type: "Tested", Data: []byte(`{}`)}
 	if _, err := s.Append(ctx, "s-1", eventstore.NoStream(), ev); err != nil {
 		t.Fatal(err)
@@ -38,20 +31,14 @@ func TestReadAllIsNotHeldBackByAnotherDatabase(t *testing.T) {
 	// read. The open one of another database must not hold any: the event shows up while it stays
 	// open.
 	var got []eventstore.RecordedEvent
+	var err error
 	if !wait.Poll(10*time.Second, func() bool {
 		got, err = s.ReadAll(ctx, eventstore.Position{}, 10)
 		return err == nil && len(got) == 1
 	}) {
 		t.Fatalf("ReadAll with another database's transaction open: %d events, %v; want 1", len(got), err)
 	}
-	mine, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = mine.Rollback(ctx) }()
-	if _, err := mine.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.OpenTransaction(t, pool) // in this database
 	second, err := s.Append(ctx, "s-2", eventstore.NoStream(), eventstore.EventData{ID: uuid.New(), Type: "Tested", Data: []byte(`{}`)})
 	if err != nil {
 		t.Fatal(err)

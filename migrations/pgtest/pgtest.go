@@ -129,3 +129,20 @@ func PoolFor(tb testing.TB, databaseURL string) *pgxpool.Pool {
 	tb.Cleanup(pool.Close)
 	return pool
 }
+
+// OpenTransaction begins a transaction on pool that holds a transaction id and stays open until
+// the caller rolls it back, or tb ends: an older transaction that may still commit, which the
+// log's read horizon must wait for (or, in another database, must not).
+func OpenTransaction(tb testing.TB, pool *pgxpool.Pool) pgx.Tx {
+	tb.Helper()
+	ctx := context.Background()
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		tb.Fatalf("pgtest: begin: %v", err)
+	}
+	tb.Cleanup(func() { _ = tx.Rollback(ctx) })
+	if _, err := tx.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil {
+		tb.Fatalf("pgtest: take a transaction id: %v", err)
+	}
+	return tx
+}
