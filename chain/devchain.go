@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -108,6 +109,27 @@ func NewHTTPBackend(alloc types.GenesisAlloc, port int, opts ...func(*node.Confi
 	return simulated.NewBackend(alloc, append([]func(*node.Config, *ethconfig.Config){HTTPOn(port)}, opts...)...), nil
 }
 
+// NewHTTPBackendOnFreePort is NewHTTPBackend on a port free at the time, and that port. Another
+// process can take the port between the look and the node's bind (tests run side by side and
+// CI caught it), so a bind that finds it taken is tried again on another, a few times.
+func NewHTTPBackendOnFreePort(alloc types.GenesisAlloc, opts ...func(*node.Config, *ethconfig.Config)) (*simulated.Backend, int, error) {
+	var err error
+	for range 5 {
+		var port int
+		if port, err = FreePort(); err != nil {
+			return nil, 0, err
+		}
+		var b *simulated.Backend
+		if b, err = NewHTTPBackend(alloc, port, opts...); err == nil {
+			return b, port, nil
+		}
+		if !strings.Contains(err.Error(), "address already in use") {
+			return nil, 0, err
+		}
+	}
+	return nil, 0, err
+}
+
 // StartDevChain starts a development chain and deploys its contracts; it runs until Close.
 func StartDevChain(ctx context.Context, opts DevChainOptions) (*DevChain, error) {
 	if opts.Accounts <= 0 {
@@ -116,15 +138,7 @@ func StartDevChain(ctx context.Context, opts DevChainOptions) (*DevChain, error)
 	if opts.BlockInterval <= 0 {
 		opts.BlockInterval = 2 * time.Second
 	}
-	port := opts.Port
-	if port == 0 {
-		p, err := FreePort()
-		if err != nil {
-			return nil, err
-		}
-		port = p
-	}
-	d := &DevChain{URL: "http://127.0.0.1:" + strconv.Itoa(port), ChainID: DevChainID}
+	d := &DevChain{ChainID: DevChainID}
 	alloc := types.GenesisAlloc{}
 	var err error
 	for i := 0; i <= opts.Accounts; i++ {
@@ -140,9 +154,16 @@ func StartDevChain(ctx context.Context, opts DevChainOptions) (*DevChain, error)
 			d.Accounts = append(d.Accounts, a)
 		}
 	}
-	if d.backend, err = NewHTTPBackend(alloc, port); err != nil {
+	port := opts.Port
+	if port == 0 {
+		d.backend, port, err = NewHTTPBackendOnFreePort(alloc)
+	} else {
+		d.backend, err = NewHTTPBackend(alloc, port)
+	}
+	if err != nil {
 		return nil, err
 	}
+	d.URL = "http://127.0.0.1:" + strconv.Itoa(port)
 	if d.pool, err = rpc.DialContext(ctx, d.URL); err == nil {
 		err = d.deploy(ctx)
 	}

@@ -58,9 +58,9 @@ func newEnv(t *testing.T) *env {
 	}
 	// The chain serves HTTP so that the client under test speaks real JSON-RPC (with batches),
 	// while the test drives blocks, forks and time through the backend.
-	port, err := chain.FreePort()
-	e.ok(err)
-	e.b, err = chain.NewHTTPBackend(alloc, port)
+	var port int
+	var err error
+	e.b, port, err = chain.NewHTTPBackendOnFreePort(alloc)
 	e.ok(err)
 	t.Cleanup(func() { _ = e.b.Close() })
 	e.sim = e.b.Client()

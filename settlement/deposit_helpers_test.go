@@ -74,11 +74,11 @@ func newDepositEnvWith(t testing.TB, buyers int, opts ...func(*node.Config, *eth
 	for _, k := range append([]*ecdsa.PrivateKey{e.op}, e.buyers...) {
 		alloc[crypto.PubkeyToAddress(k.PublicKey)] = types.Account{Balance: new(big.Int).Mul(big.NewInt(1e6), big.NewInt(1e18))}
 	}
-	port, err := chain.FreePort()
+	var port int
+	var err error
+	e.b, port, err = chain.NewHTTPBackendOnFreePort(alloc, opts...)
 	e.ok(err)
 	e.url = fmt.Sprintf("http://127.0.0.1:%d", port)
-	e.b, err = chain.NewHTTPBackend(alloc, port, opts...)
-	e.ok(err)
 	t.Cleanup(func() { _ = e.b.Close() })
 	e.sim = e.b.Client()
 	e.rpc, err = chain.Dial(ctx, e.url, chain.DevChainID)
