@@ -157,7 +157,7 @@ func TestDepositWatchedLateIsLookedBackFor(t *testing.T) {
 	d := e.detector()
 	d.Chain = counted
 	e.step(d)
-	id := e.paidBeforeItsRow(d)
+	id := e.paidBeforeItsRow(d, 0)
 	onTime := e.receipt(200) // issued after the blocks read: nothing to look back for
 	e.synced()
 	e.commit() // the watch list is read when there is a new block to read
@@ -182,10 +182,36 @@ func TestDepositWatchedLateAcrossARestartIsLookedBackFor(t *testing.T) {
 	e := newDepositEnv(t)
 	d := e.detector()
 	e.step(d)
-	id := e.paidBeforeItsRow(d)
+	id := e.paidBeforeItsRow(d, 0)
 	e.commit()
 	e.step(e.detector()) // restarted
 	e.want(id, receipt.StatusPaid, "1.50")
+}
+
+// A restarted detector remembers no head: it looks a late deposit up from the block mined when
+// its receipt was issued, however many blocks ago (found by block time), in ranges of MaxRange.
+func TestDepositWatchedLateLongBeforeARestartIsLookedBackFor(t *testing.T) {
+	t.Parallel()
+	e := newDepositEnv(t)
+	short := func() *settlement.DepositDetector {
+		d := e.detector()
+		d.MaxRange = 2
+		return d
+	}
+	d := short()
+	e.step(d)
+	id := e.paidBeforeItsRow(d, 6) // the paying block and six more read without it
+	e.commit()
+	counted := &countingChain{DepositChain: e.detector().Chain}
+	restarted := short()
+	restarted.Chain = counted
+	e.step(restarted)
+	e.commit()
+	e.step(restarted)
+	e.want(id, receipt.StatusPaid, "1.50")
+	if counted.lookbacks < 4 {
+		t.Fatalf("%d eth_getLogs over the 8 blocks since the receipt was issued, want ranges of 2 blocks", counted.lookbacks)
+	}
 }
 
 // A look-back the node refuses does not hold the step, and is tried again at the next one.
@@ -196,7 +222,7 @@ func TestDepositLookBackRefusedIsTriedAgain(t *testing.T) {
 	d := e.detector()
 	d.Chain = counted
 	e.step(d)
-	id := e.paidBeforeItsRow(d)
+	id := e.paidBeforeItsRow(d, 0)
 	e.commit()
 	if res := e.step(d); res.To == 0 || counted.lookbacks != 1 {
 		t.Fatalf("the step whose look-back was refused: %+v after %d look-backs; want its block read", res, counted.lookbacks)
@@ -210,14 +236,17 @@ func TestDepositLookBackRefusedIsTriedAgain(t *testing.T) {
 }
 
 // paidBeforeItsRow is an order journaled in degraded mode and paid at once: its 1.50 deposit is
-// paid and the paying block read by d before the receipt's row is written (by the journal's
-// replay, with the time the order was taken). It returns the receipt's id.
-func (e *depositEnv) paidBeforeItsRow(d *settlement.DepositDetector) string {
+// paid and the paying block, and `more` blocks after it, read by d before the receipt's row is
+// written (by the journal's replay, with the time the order was taken). It returns the receipt's
+// id.
+func (e *depositEnv) paidBeforeItsRow(d *settlement.DepositDetector, more int) string {
 	e.t.Helper()
 	issued, id := time.Now(), commands.NewReceiptID(e.at)
 	e.mined(e.payToken(e.usdc, e.depositOf(id), 1_500_000))
-	e.commit()
-	e.step(d) // the paying block is read; the receipt has no row yet
+	for range more + 1 {
+		e.commit()
+		e.step(d) // the paying block is read; the receipt has no row yet
+	}
 	e.receiptIssued(newWallet(e.t), id, issued, 150)
 	e.synced()
 	return id

@@ -14,8 +14,10 @@ import (
 //
 // So a deposit not watched at the last step (at a first step: an unpaid one issued within the
 // hour) is looked for in the blocks already read that were not yet on the node when its receipt
-// was issued (its CreatedAt): those after the newest head a step had read by then. One eth_getLogs by recipient topic per 1,000 such deposits; none in a
-// step where no receipt came late. ETH is not looked for by transaction: the balance slices read
+// was issued (its CreatedAt): those after the newest head a step had read by then, or, issued
+// before every head remembered, those from the block mined then (by block time). One eth_getLogs
+// by recipient topic per 1,000 such deposits and MaxRange blocks; none in a step where no
+// receipt came late. ETH is not looked for by transaction: the balance slices read
 // every deposit quoted in ETH within a few blocks, which credits ETH already there.
 type lookback struct {
 	watched map[string]bool // the addresses of the last step that moved the cursor; nil before it
@@ -49,41 +51,60 @@ func (l *lookback) sawHead(number uint64, at time.Time) {
 	l.heads = append(l.heads, headRead{number: number, at: at})
 }
 
-// due is the deposits of open to look for in blocks up to `to`, and the first block to look in:
-// those not watched at the last step whose receipt was issued before a block up to `to` was on
-// the node. A receipt issued before every head remembered (a detector that started after it) is
-// looked for from maxRange blocks before `to`. At a detector's first step, with no last step to
-// compare with, every unpaid deposit issued less than firstStepAge before now is.
-func (l *lookback) due(open []OpenDeposit, to, maxRange uint64, now time.Time) ([]string, uint64) {
+// clockSkew is how much earlier than its receipt's issue, by block time, the look-back for a
+// receipt issued before every head remembered begins: the service's clock and the chain's block
+// times may disagree by seconds, and a few more blocks cost nothing.
+const clockSkew = 5 * time.Minute
+
+// lateDeposits is the deposits a step looks back for, and where: from block `from` on, or from
+// the first block mined after `since` (not zero) when that is earlier.
+type lateDeposits struct {
+	addresses []string
+	from      uint64
+	since     time.Time // the earliest issue of a receipt issued before every head remembered
+}
+
+// due is the deposits of open to look for in blocks up to `to`: those not watched at the last
+// step whose receipt was issued before a block up to `to` was on the node. At a detector's first
+// step, with no last step to compare with, every unpaid deposit issued less than firstStepAge
+// before now is. A receipt issued before every head remembered (a detector that started after it)
+// is looked for from the block mined when it was issued (since).
+func (l *lookback) due(open []OpenDeposit, to uint64, now time.Time) lateDeposits {
+	out := lateDeposits{from: to + 1}
 	if to == 0 {
-		return nil, 0
+		return out
 	}
-	var addresses []string
-	from := to + 1
 	for _, o := range open {
-		first := to + 1
+		late := (l.watched == nil && !o.Settled && o.CreatedAt.After(now.Add(-firstStepAge))) ||
+			(l.watched != nil && !l.watched[o.Address])
+		if !late {
+			continue
+		}
+		first, known := l.firstUnread(o.CreatedAt)
 		switch {
-		case l.watched == nil && !o.Settled && o.CreatedAt.After(now.Add(-firstStepAge)):
-			first = l.firstUnread(o.CreatedAt, to, maxRange)
-		case l.watched != nil && !l.watched[o.Address]:
-			first = l.firstUnread(o.CreatedAt, to, maxRange)
+		case !known:
+			if out.since.IsZero() || o.CreatedAt.Before(out.since) {
+				out.since = o.CreatedAt
+			}
+		case first > to:
+			continue // issued after every block up to `to` was read: nothing to look for
+		default:
+			out.from = min(out.from, first)
 		}
-		if first <= to {
-			addresses, from = append(addresses, o.Address), min(from, first)
-		}
+		out.addresses = append(out.addresses, o.Address)
 	}
-	return addresses, from
+	return out
 }
 
 // firstUnread is the first block that may have come after issued: the one after the newest head
-// read by then.
-func (l *lookback) firstUnread(issued time.Time, to, maxRange uint64) uint64 {
+// read by then; not known when every head remembered was read after it.
+func (l *lookback) firstUnread(issued time.Time) (uint64, bool) {
 	for i := len(l.heads) - 1; i >= 0; i-- {
 		if !l.heads[i].at.After(issued) {
-			return l.heads[i].number + 1
+			return l.heads[i].number + 1, true
 		}
 	}
-	return to - min(to-1, maxRange-1)
+	return 0, false
 }
 
 // watching records the watch list of a step that moved the cursor, but for the deposits whose
@@ -102,20 +123,38 @@ func (l *lookback) watching(open []OpenDeposit, unread []string) {
 }
 
 // lookBack returns the transfers to the deposits watched late (see lookback) in the blocks before
-// first, the first block of this step's scan. A look-back the node refuses does not hold the
-// step (the deposits watched on time would wait for it): it is logged, and its deposits are
-// returned as unread, to be looked for again at the next step.
+// first, the first block of this step's scan, in ranges of at most MaxRange blocks (a provider's
+// limit on eth_getLogs). A look-back the node refuses does not hold the step (the deposits watched
+// on time would wait for it): it is logged, and its deposits are returned as unread, to be looked
+// for again at the next step.
 func (d *DepositDetector) lookBack(ctx context.Context, open []OpenDeposit, first uint64) ([]DepositTransfer, []string) {
-	addresses, from := d.late.due(open, first-1, d.maxRange(), d.Now())
-	if len(addresses) == 0 {
+	to := first - 1
+	due := d.late.due(open, to, d.Now())
+	if len(due.addresses) == 0 {
 		return nil, nil
 	}
-	log := d.Log.With().Int("deposits", len(addresses)).Uint64("from", from).Uint64("to", first-1).Logger()
-	late, err := d.Chain.TransfersTo(ctx, from, first-1, addresses)
-	if err != nil {
-		log.Error().Err(err).Msg("deposits: the look-back for deposits watched late failed; trying again at the next step")
-		return nil, addresses
+	log := d.Log.With().Int("deposits", len(due.addresses)).Uint64("to", to).Logger()
+	from := due.from
+	if !due.since.IsZero() {
+		at, err := d.Chain.FirstBlockAt(ctx, due.since.Add(-clockSkew), to)
+		if err != nil {
+			log.Error().Err(err).Msg("deposits: finding the blocks mined since deposits watched late were issued failed; trying again at the next step")
+			return nil, due.addresses
+		}
+		from = min(from, at)
 	}
-	log.Info().Int("transfers", len(late)).Msg("deposits: looked back for transfers to deposits watched late (issued before their row was written)")
+	if from > to {
+		return nil, nil // every receipt due was issued after the blocks read
+	}
+	var late []DepositTransfer
+	for lo := from; lo <= to; lo += d.maxRange() {
+		found, err := d.Chain.TransfersTo(ctx, lo, min(to, lo+d.maxRange()-1), due.addresses)
+		if err != nil {
+			log.Error().Err(err).Uint64("from", lo).Msg("deposits: the look-back for deposits watched late failed; trying again at the next step")
+			return nil, due.addresses
+		}
+		late = append(late, found...)
+	}
+	log.Info().Uint64("from", from).Int("transfers", len(late)).Msg("deposits: looked back for transfers to deposits watched late (issued before their row was written)")
 	return late, nil
 }

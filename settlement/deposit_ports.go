@@ -56,6 +56,10 @@ type DepositChain interface {
 	// TransfersTo is the ERC-20 Transfer logs of blocks [from, to] to any of addresses, by
 	// recipient topic: the look-back for deposits watched late (deposit_lookback.go).
 	TransfersTo(ctx context.Context, from, to uint64, addresses []string) ([]DepositTransfer, error)
+	// FirstBlockAt is the first block up to hi whose timestamp is at or after t, hi+1 when block
+	// hi's is before t: where the look-back for a receipt issued before every head the detector
+	// remembers begins.
+	FirstBlockAt(ctx context.Context, t time.Time, hi uint64) (uint64, error)
 }
 
 // MinedTx is a transaction as the chain shows it now: its block, and whether it reverted.
