@@ -78,6 +78,10 @@ type StepResult struct {
 	From, To  uint64 // the blocks read (To 0: no new block)
 	Transfers int    // transfers found in them
 	Receipts  int    // receipts changed
+	// LookBack is why the look-back for deposits watched late failed (deposit_lookback.go): the
+	// step read its blocks and moved the cursor, and those deposits are looked for again at the
+	// next step. Nil when it did not fail.
+	LookBack error
 }
 
 // observation is one fact about a receipt's deposit for the pipeline: a transfer found, with its
@@ -115,7 +119,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	}
 	d.late.sawHead(scan.Head, w.at)
 	open := w.open
-	late, unread := d.lookBack(ctx, open, from)
+	late, unread, lookBackErr := d.lookBack(ctx, open, from)
 	scan.Transfers = append(scan.Transfers, late...)
 	scan.Hashes = d.withRecent(cur, scan.Hashes, reorged)
 	t1 := time.Now()
@@ -141,7 +145,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	}
 	d.recent = recentOf(scan.Hashes, scan.To, d.Confirmations)
 	d.late.watching(open, unread)
-	return StepResult{From: from, To: scan.To, Transfers: len(scan.Transfers), Receipts: n}, nil
+	return StepResult{From: from, To: scan.To, Transfers: len(scan.Transfers), Receipts: n, LookBack: lookBackErr}, nil
 }
 
 // watchList is a step's open deposits, read when the scan asks for them (its watch): after the

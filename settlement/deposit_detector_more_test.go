@@ -214,7 +214,8 @@ func TestDepositWatchedLateLongBeforeARestartIsLookedBackFor(t *testing.T) {
 	}
 }
 
-// A look-back the node refuses does not hold the step, and is tried again at the next one.
+// A look-back the node refuses does not hold the step, is reported with it (the worker's health
+// shows it: detectionProgress), and is tried again at the next one.
 func TestDepositLookBackRefusedIsTriedAgain(t *testing.T) {
 	t.Parallel()
 	e := newDepositEnv(t)
@@ -224,11 +225,13 @@ func TestDepositLookBackRefusedIsTriedAgain(t *testing.T) {
 	e.step(d)
 	id := e.paidBeforeItsRow(d, 0)
 	e.commit()
-	if res := e.step(d); res.To == 0 || counted.lookbacks != 1 {
-		t.Fatalf("the step whose look-back was refused: %+v after %d look-backs; want its block read", res, counted.lookbacks)
+	if res := e.step(d); res.To == 0 || counted.lookbacks != 1 || res.LookBack == nil {
+		t.Fatalf("the step whose look-back was refused: %+v after %d look-backs; want its block read, and the refusal", res, counted.lookbacks)
 	}
 	e.commit()
-	e.step(d)
+	if res := e.step(d); res.LookBack != nil {
+		t.Fatalf("the retry: %v", res.LookBack)
+	}
 	e.want(id, receipt.StatusPaid, "1.50")
 	if counted.lookbacks != 2 {
 		t.Fatalf("%d look-backs, want the refused one and its retry", counted.lookbacks)

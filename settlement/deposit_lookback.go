@@ -2,6 +2,7 @@ package settlement
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -125,36 +126,34 @@ func (l *lookback) watching(open []OpenDeposit, unread []string) {
 // lookBack returns the transfers to the deposits watched late (see lookback) in the blocks before
 // first, the first block of this step's scan, in ranges of at most MaxRange blocks (a provider's
 // limit on eth_getLogs). A look-back the node refuses does not hold the step (the deposits watched
-// on time would wait for it): it is logged, and its deposits are returned as unread, to be looked
-// for again at the next step.
-func (d *DepositDetector) lookBack(ctx context.Context, open []OpenDeposit, first uint64) ([]DepositTransfer, []string) {
+// on time would wait for it): its deposits are returned as unread, to be looked for again at the
+// next step, with the error (StepResult.LookBack: the worker's health reports it).
+func (d *DepositDetector) lookBack(ctx context.Context, open []OpenDeposit, first uint64) ([]DepositTransfer, []string, error) {
 	to := first - 1
 	due := d.late.due(open, to, d.Now())
 	if len(due.addresses) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	log := d.Log.With().Int("deposits", len(due.addresses)).Uint64("to", to).Logger()
 	from := due.from
 	if !due.since.IsZero() {
 		at, err := d.Chain.FirstBlockAt(ctx, due.since.Add(-clockSkew), to)
 		if err != nil {
-			log.Error().Err(err).Msg("deposits: finding the blocks mined since deposits watched late were issued failed; trying again at the next step")
-			return nil, due.addresses
+			return nil, due.addresses, fmt.Errorf("deposits: finding the blocks mined since %d deposits watched late were issued: %w", len(due.addresses), err)
 		}
 		from = min(from, at)
 	}
 	if from > to {
-		return nil, nil // every receipt due was issued after the blocks read
+		return nil, nil, nil // every receipt due was issued after the blocks read
 	}
 	var late []DepositTransfer
 	for lo := from; lo <= to; lo += d.maxRange() {
 		found, err := d.Chain.TransfersTo(ctx, lo, min(to, lo+d.maxRange()-1), due.addresses)
 		if err != nil {
-			log.Error().Err(err).Uint64("from", lo).Msg("deposits: the look-back for deposits watched late failed; trying again at the next step")
-			return nil, due.addresses
+			return nil, due.addresses, fmt.Errorf("deposits: the look-back for %d deposits watched late (blocks %d-%d): %w", len(due.addresses), from, to, err)
 		}
 		late = append(late, found...)
 	}
-	log.Info().Uint64("from", from).Int("transfers", len(late)).Msg("deposits: looked back for transfers to deposits watched late (issued before their row was written)")
-	return late, nil
+	d.Log.Info().Int("deposits", len(due.addresses)).Uint64("from", from).Uint64("to", to).Int("transfers", len(late)).
+		Msg("deposits: looked back for transfers to deposits watched late (issued before their row was written)")
+	return late, nil, nil
 }

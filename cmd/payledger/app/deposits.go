@@ -17,7 +17,8 @@ const depositInterval = time.Second
 // without a chain. A step that reads no block makes no progress: every chain in use seals a
 // block well within the stall window, so a detector that reads none for that long (a node that
 // stopped answering; a cursor ahead of the chain's head or saved on another chain, whose steps
-// fail with settlement.ErrCursorAhead or ErrOtherChain) is stuck, and /healthz says so.
+// fail with settlement.ErrCursorAhead or ErrOtherChain) is stuck, and /healthz says so; so is
+// one whose look-back for deposits watched late keeps failing (settlement.StepResult.LookBack).
 func depositDetector(d Config, health *Health) Worker {
 	c := d.Chain
 	if c.Dial == nil {
@@ -38,9 +39,20 @@ func depositDetector(d Config, health *Health) Worker {
 				d.Log.Info().Uint64("from", res.From).Uint64("to", res.To).Int("transfers", res.Transfers).Int("receipts", res.Receipts).
 					Msg("deposits: transfers credited")
 			}
-			return res.To > 0, err
+			return detectionProgress(res, err)
 		})
 	})
+}
+
+// detectionProgress is a detector step's outcome for its health: progress when it read blocks.
+// A step whose look-back for deposits watched late failed read its blocks, but those deposits
+// are still to be looked for: no progress, and its error, so a look-back refused for the stall
+// window marks detection stuck, with why on /healthz and in the log.
+func detectionProgress(res settlement.StepResult, err error) (bool, error) {
+	if err == nil && res.LookBack != nil {
+		return false, res.LookBack
+	}
+	return res.To > 0, err
 }
 
 // node is the chain client a process works with: the one serve dialled at start, or, when the
