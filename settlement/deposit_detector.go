@@ -118,6 +118,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 		return StepResult{}, nil
 	}
 	d.late.sawHead(scan.Head, w.at)
+	d.late.cursorWatched = cur.WatchedAt
 	open := w.open
 	late, unread, lookBackErr := d.lookBack(ctx, open, from)
 	scan.Transfers = append(scan.Transfers, late...)
@@ -139,7 +140,10 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	if err := d.audit(ctx, scan.Head, open, scan.Hashes, reorged); err != nil {
 		return StepResult{}, err
 	}
-	next := DepositCursor{Number: scan.To, Hash: scan.Hashes[scan.To], Genesis: cur.Genesis}
+	next := DepositCursor{Number: scan.To, Hash: scan.Hashes[scan.To], Genesis: cur.Genesis, WatchedFor: time.Since(w.began)}
+	if len(unread) > 0 {
+		next.WatchedFor = -1 // keep the WatchedAt before: a restart still looks back for these
+	}
 	if err := d.Store.SaveCursor(ctx, d.name(), next); err != nil {
 		return StepResult{}, err
 	}
@@ -161,6 +165,7 @@ type watchList struct {
 	owner map[string]string // deposit address -> receipt id, of open
 	took  time.Duration     // reading them
 	at    time.Time         // when the last read began: every block up to the scan's head was on the node
+	began time.Time         // the same on the process's own clock (d.Now may be another): the cursor's WatchedFor
 }
 
 // read reads the open deposits and returns whether an address is one of them. A scan that reads
@@ -175,7 +180,7 @@ func (w *watchList) read(ctx context.Context) (func(string) bool, error) {
 	for _, o := range open {
 		owner[o.Address] = o.ReceiptID
 	}
-	w.open, w.owner, w.took, w.at = open, owner, w.took+time.Since(t0), at
+	w.open, w.owner, w.took, w.at, w.began = open, owner, w.took+time.Since(t0), at, t0
 	return func(a string) bool { _, ok := owner[a]; return ok }, nil
 }
 

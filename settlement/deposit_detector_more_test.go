@@ -214,6 +214,39 @@ func TestDepositWatchedLateLongBeforeARestartIsLookedBackFor(t *testing.T) {
 	}
 }
 
+// An order journaled more than an hour before a restart (serve cut off from its database for
+// that long), paid meanwhile, its row written by the journal's replay after the last step that
+// moved the cursor: the restarted detector's first step looks it up, because its row was written
+// after that step read its watch list (the cursor keeps when). It used to look back only for the
+// receipts issued within the hour, and this payment was lost.
+func TestDepositJournaledLongBeforeARestartIsLookedBackFor(t *testing.T) {
+	t.Parallel()
+	e := newDepositEnv(t)
+	d := e.detector()
+	e.step(d)
+	old := e.receiptIssued(newWallet(e.t), commands.NewReceiptID(e.at), time.Now().Add(-3*time.Hour), 100) // watched, unpaid
+	e.synced()
+	// written minutes before the steps below read their watch lists (a test's minutes are
+	// seconds: past the minute a transaction may span)
+	_, err := e.pool.Exec(e.ctx, `UPDATE receipts SET listed_at = listed_at - interval '10 minutes' WHERE receipt_id = $1`, old.Receipt.ReceiptID)
+	e.ok(err)
+	e.commit()
+	e.step(d)
+	id := e.issuedPaidBeforeItsRow(d, time.Now().Add(-2*time.Hour), 0)
+	e.commit()
+	counted := &countingChain{DepositChain: e.detector().Chain}
+	restarted := e.detector()
+	restarted.Chain = counted
+	e.step(restarted)
+	e.commit()
+	e.step(restarted)
+	e.want(id, receipt.StatusPaid, "1.50")
+	e.want(old.Receipt.ReceiptID, receipt.StatusGenerated, "")
+	if counted.asked != 1 {
+		t.Fatalf("the restarted detector looked back for %d deposits, want only the one written since the last step", counted.asked)
+	}
+}
+
 // A look-back the node refuses does not hold the step, is reported with it (the worker's health
 // shows it: detectionProgress), and is tried again at the next one.
 func TestDepositLookBackRefusedIsTriedAgain(t *testing.T) {
@@ -244,7 +277,13 @@ func TestDepositLookBackRefusedIsTriedAgain(t *testing.T) {
 // id.
 func (e *depositEnv) paidBeforeItsRow(d *settlement.DepositDetector, more int) string {
 	e.t.Helper()
-	issued, id := time.Now(), commands.NewReceiptID(e.at)
+	return e.issuedPaidBeforeItsRow(d, time.Now(), more)
+}
+
+// issuedPaidBeforeItsRow is paidBeforeItsRow for an order taken at issued.
+func (e *depositEnv) issuedPaidBeforeItsRow(d *settlement.DepositDetector, issued time.Time, more int) string {
+	e.t.Helper()
+	id := commands.NewReceiptID(issued)
 	e.mined(e.payToken(e.usdc, e.depositOf(id), 1_500_000))
 	for range more + 1 {
 		e.commit()

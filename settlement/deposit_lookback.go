@@ -13,8 +13,9 @@ import (
 // Every other receipt's row is written before its address is shown, and the watch list is read
 // after the chain's head, so the blocks already read were mined before it could be paid.
 //
-// So a deposit not watched at the last step (at a first step: an unpaid one issued within the
-// hour) is looked for in the blocks already read that were not yet on the node when its receipt
+// So a deposit not watched at the last step (at a first step, with no watch list of its own: an
+// unpaid one whose row was written after the step that saved the cursor began to read its watch
+// list, firstStepDue) is looked for in the blocks already read that were not yet on the node when its receipt
 // was issued (its CreatedAt): those after the newest head a step had read by then, or, issued
 // before every head remembered, those from the block mined then (by block time). One eth_getLogs
 // by recipient topic per 1,000 such deposits and MaxRange blocks; none in a step where no
@@ -23,6 +24,8 @@ import (
 type lookback struct {
 	watched map[string]bool // the addresses of the last step that moved the cursor; nil before it
 	heads   []headRead      // the newest block of recent steps, oldest first
+	// cursorWatched is the saved cursor's WatchedAt, for a first step (firstStepDue).
+	cursorWatched time.Time
 }
 
 // headRead is a step's newest block and a time by which every block up to it was on the node:
@@ -35,11 +38,32 @@ type headRead struct {
 // headsKept bounds the heads remembered: a step a block, the last few minutes to hours.
 const headsKept = 1024
 
+// listMargin is how much earlier than the saved cursor's WatchedAt a row may have been written
+// (its transaction begun: listed_at is the database's now()) and still have committed after that
+// watch list was read: longer than any transaction that writes receipt rows.
+const listMargin = time.Minute
+
 // firstStepAge is how recently issued an unpaid deposit must be to be looked back for at a
-// detector's first step, which has no earlier watch list to compare with: a restarted serve
-// replays its journal as it starts, and the rows of the orders journaled before the restart may
-// be written before that first step reads its watch list.
+// detector's first step when the saved cursor has no WatchedAt (saved before migration 035).
 const firstStepAge = time.Hour
+
+// firstStepDue says whether a detector's first step, which has no earlier watch list of its own,
+// looks back for o. A restarted serve replays its journal as it starts, and the rows of the
+// orders journaled before (however long before) may be written before that first step reads
+// its watch list. Every row written before the step that saved the cursor read its watch list
+// was watched by that step, and looked back for then if it was new to it (or that step's
+// look-back failed, and it saved the WatchedAt before it). So an unpaid deposit is due when its
+// row was written after that, less listMargin; with no such time saved, when it was issued
+// within firstStepAge.
+func (l *lookback) firstStepDue(o OpenDeposit, now time.Time) bool {
+	if o.Settled {
+		return false
+	}
+	if !l.cursorWatched.IsZero() {
+		return o.Listed.After(l.cursorWatched.Add(-listMargin))
+	}
+	return o.CreatedAt.After(now.Add(-firstStepAge))
+}
 
 // sawHead records a step's newest block, read by at.
 func (l *lookback) sawHead(number uint64, at time.Time) {
@@ -66,9 +90,8 @@ type lateDeposits struct {
 }
 
 // due is the deposits of open to look for in blocks up to `to`: those not watched at the last
-// step whose receipt was issued before a block up to `to` was on the node. At a detector's first
-// step, with no last step to compare with, every unpaid deposit issued less than firstStepAge
-// before now is. A receipt issued before every head remembered (a detector that started after it)
+// step (at a detector's first step: firstStepDue) whose receipt was issued before a block up to
+// `to` was on the node. A receipt issued before every head remembered (a detector that started after it)
 // is looked for from the block mined when it was issued (since).
 func (l *lookback) due(open []OpenDeposit, to uint64, now time.Time) lateDeposits {
 	out := lateDeposits{from: to + 1}
@@ -76,8 +99,7 @@ func (l *lookback) due(open []OpenDeposit, to uint64, now time.Time) lateDeposit
 		return out
 	}
 	for _, o := range open {
-		late := (l.watched == nil && !o.Settled && o.CreatedAt.After(now.Add(-firstStepAge))) ||
-			(l.watched != nil && !l.watched[o.Address])
+		late := (l.watched == nil && l.firstStepDue(o, now)) || (l.watched != nil && !l.watched[o.Address])
 		if !late {
 			continue
 		}

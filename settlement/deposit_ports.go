@@ -91,6 +91,9 @@ type OpenDeposit struct {
 	Version uint64
 	// CreatedAt is when the receipt was issued, so when its address was shown at the earliest.
 	CreatedAt time.Time
+	// Listed is when the receipt's row was written, on the database's clock (DepositCursor's
+	// WatchedAt): which deposits a restarted detector looks back for (deposit_lookback.go).
+	Listed time.Time
 	// Known: the receipt is at the version the caller named (OpenKnown's known), so its state's facts
 	// (Unconfirmed, Paid, Withdrawn) are left out for the caller to fill from the state it holds
 	// (FillFromState).
@@ -157,4 +160,12 @@ type DepositCursor struct {
 	Number  uint64
 	Hash    string
 	Genesis string // "" for a cursor saved before the genesis was kept (migration 034)
+	// WatchedAt, as read, is when the step that saved the cursor began to read its watch list,
+	// on the database's clock; zero when not known (saved before migration 035, or by hand).
+	WatchedAt time.Time
+	// WatchedFor, when saving, is how long before the save the step began to read its watch
+	// list: WatchedAt is saved as the database's time less it. 0 saves none (not known);
+	// negative keeps the one saved (a step whose look-back failed: its deposits are still to be
+	// looked back for, after a restart too).
+	WatchedFor time.Duration
 }

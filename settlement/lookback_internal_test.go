@@ -19,41 +19,47 @@ func TestLookbackDue(t *testing.T) {
 	}
 	cases := []struct {
 		name      string
-		watched   []string // nil: no step has moved the cursor yet
+		cursor    time.Time // the saved cursor's WatchedAt, for a first step
+		watched   []string  // nil: no step has moved the cursor yet
 		open      []OpenDeposit
 		to        uint64
 		wantAddr  []string
 		wantFrom  uint64    // 111: none known
 		wantSince time.Time // zero: none issued before every head remembered
 	}{
-		{"a first step: every unpaid deposit issued within the hour", nil,
+		{"a first step: every unpaid deposit issued within the hour", time.Time{}, nil,
 			[]OpenDeposit{{Address: "a", CreatedAt: sec(25)}, {Address: "b", CreatedAt: sec(-3600)}, {Address: "c", CreatedAt: sec(12), Settled: true}, {Address: "d", CreatedAt: sec(40)}},
 			110, []string{"a"}, 104, time.Time{}},
-		{"watched at the last step", []string{"a"},
+		{"a first step after a cursor saved with its watch list's time: the rows written since", sec(30), nil,
+			[]OpenDeposit{{Address: "a", CreatedAt: sec(-7200), Listed: sec(35)}, {Address: "b", CreatedAt: sec(25), Listed: sec(25)},
+				{Address: "c", CreatedAt: sec(-60), Listed: sec(-40)}, {Address: "d", CreatedAt: sec(-7200), Listed: sec(40), Settled: true}},
+			110, []string{"a", "b"}, 104, sec(-7200)},
+		{"watched at the last step", time.Time{}, []string{"a"},
 			[]OpenDeposit{{Address: "a", CreatedAt: sec(0)}}, 110, nil, 111, time.Time{}},
-		{"issued after every block read", []string{},
+		{"issued after every block read", time.Time{}, []string{},
 			[]OpenDeposit{{Address: "b", CreatedAt: sec(31)}}, 110, nil, 111, time.Time{}},
-		{"issued between two heads: from the block after the older", []string{},
+		{"issued between two heads: from the block after the older", time.Time{}, []string{},
 			[]OpenDeposit{{Address: "b", CreatedAt: sec(25)}}, 110, []string{"b"}, 104, time.Time{}},
-		{"issued as a head was read: that head's blocks were there", []string{},
+		{"issued as a head was read: that head's blocks were there", time.Time{}, []string{},
 			[]OpenDeposit{{Address: "b", CreatedAt: sec(20)}}, 110, []string{"b"}, 104, time.Time{}},
-		{"issued before every head remembered: from the block mined then", []string{},
+		{"issued before every head remembered: from the block mined then", time.Time{}, []string{},
 			[]OpenDeposit{{Address: "b", CreatedAt: sec(1)}}, 110, []string{"b"}, 111, sec(1)},
-		{"a first step, issued before every head: from the block mined then", nil,
+		{"a first step, issued before every head: from the block mined then", time.Time{}, nil,
 			[]OpenDeposit{{Address: "b", CreatedAt: sec(-60)}, {Address: "c", CreatedAt: sec(5)}}, 110, []string{"b", "c"}, 111, sec(-60)},
-		{"several: the earliest first block", []string{"a"},
+		{"several: the earliest first block", time.Time{}, []string{"a"},
 			[]OpenDeposit{{Address: "a", CreatedAt: sec(0)}, {Address: "b", CreatedAt: sec(25)}, {Address: "c", CreatedAt: sec(12)}, {Address: "d", CreatedAt: sec(40)}},
 			110, []string{"b", "c"}, 101, time.Time{}},
-		{"several, one issued before every head", []string{"a"},
+		{"several, one issued before every head", time.Time{}, []string{"a"},
 			[]OpenDeposit{{Address: "a", CreatedAt: sec(0)}, {Address: "b", CreatedAt: sec(25)}, {Address: "c", CreatedAt: sec(3)}, {Address: "e", CreatedAt: sec(7)}},
 			110, []string{"b", "c", "e"}, 104, sec(3)},
-		{"the blocks up to to were all there when issued", []string{},
+		{"the blocks up to to were all there when issued", time.Time{}, []string{},
 			[]OpenDeposit{{Address: "b", CreatedAt: sec(21)}}, 103, nil, 104, time.Time{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var l lookback
 			heads(&l)
+			l.cursorWatched = c.cursor
 			if c.watched != nil {
 				var open []OpenDeposit
 				for _, a := range c.watched {

@@ -36,7 +36,7 @@ const (
 			OR (status IN ('paid', 'reconciled') AND updated_at > $1))`
 	openFlags = `receipt_id, deposit_address, version, status IN ('paid', 'reconciled'),
 			status NOT IN ('paid', 'reconciled') AND NOT (status = 'failed' AND COALESCE(expires_at, updated_at) <= $1)
-				AND COALESCE(state->'quotes' ? 'ETH', false), created_at`
+				AND COALESCE(state->'quotes' ? 'ETH', false), created_at, listed_at`
 	// openFactsSQL reads the open deposits with their state's facts: the unconfirmed credits, the
 	// payment, the withdrawn transaction.
 	openFactsSQL = `SELECT ` + openFlags + `,
@@ -77,7 +77,7 @@ func (d *Deposits) OpenKnown(ctx context.Context, now time.Time, monitor, late t
 	var o settlement.OpenDeposit
 	var version int64
 	var facts bool
-	_, err = pgx.ForEachRow(rows, []any{&o.ReceiptID, &o.Address, &version, &o.Settled, &o.ETHQuoted, &o.CreatedAt, &facts}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&o.ReceiptID, &o.Address, &version, &o.Settled, &o.ETHQuoted, &o.CreatedAt, &o.Listed, &facts}, func() error {
 		o.Version = uint64(version)
 		o.Known = heldAt(known, o)
 		if !o.Known && facts {
@@ -143,7 +143,7 @@ func (d *Deposits) openWithFacts(ctx context.Context, query string, known map[st
 		var o settlement.OpenDeposit
 		var version int64
 		var credits, payment []byte
-		if err := rows.Scan(&o.ReceiptID, &o.Address, &version, &o.Settled, &o.ETHQuoted, &o.CreatedAt, &credits, &payment, &o.Withdrawn); err != nil {
+		if err := rows.Scan(&o.ReceiptID, &o.Address, &version, &o.Settled, &o.ETHQuoted, &o.CreatedAt, &o.Listed, &credits, &payment, &o.Withdrawn); err != nil {
 			return nil, err
 		}
 		o.Version = uint64(version)
@@ -181,7 +181,9 @@ func openFacts(o *settlement.OpenDeposit, credits, payment []byte) error {
 func (d *Deposits) Cursor(ctx context.Context, name string) (settlement.DepositCursor, bool, error) {
 	var n int64
 	var c settlement.DepositCursor
-	err := d.pool.QueryRow(ctx, `SELECT block_number, block_hash, genesis_hash FROM chain_cursors WHERE name = $1`, name).Scan(&n, &c.Hash, &c.Genesis)
+	var watched *time.Time
+	err := d.pool.QueryRow(ctx, `SELECT block_number, block_hash, genesis_hash, watched_at FROM chain_cursors WHERE name = $1`, name).
+		Scan(&n, &c.Hash, &c.Genesis, &watched)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return c, false, nil
 	}
@@ -189,18 +191,35 @@ func (d *Deposits) Cursor(ctx context.Context, name string) (settlement.DepositC
 		return c, false, fmt.Errorf("chain cursor %s: %w", name, err)
 	}
 	c.Number = uint64(n)
+	if watched != nil {
+		c.WatchedAt = *watched
+	}
 	return c, true, nil
 }
 
-// SaveCursor implements settlement.DepositStore.
+// SaveCursor implements settlement.DepositStore. WatchedAt is the database's time less
+// WatchedFor, so that it compares with the rows' listed_at on one clock.
 func (d *Deposits) SaveCursor(ctx context.Context, name string, c settlement.DepositCursor) error {
-	_, err := d.pool.Exec(ctx, `INSERT INTO chain_cursors (name, block_number, block_hash, genesis_hash) VALUES ($1, $2, $3, $4)
+	_, err := d.pool.Exec(ctx, `INSERT INTO chain_cursors AS c (name, block_number, block_hash, genesis_hash, watched_at)
+		VALUES ($1, $2, $3, $4, CASE WHEN $5::bigint > 0 THEN now() - $5::bigint * interval '1 microsecond' END)
 		ON CONFLICT (name) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash,
-			genesis_hash = EXCLUDED.genesis_hash`, name, int64(c.Number), c.Hash, c.Genesis)
+			genesis_hash = EXCLUDED.genesis_hash, watched_at = CASE WHEN $5::bigint < 0 THEN c.watched_at ELSE EXCLUDED.watched_at END`,
+		name, int64(c.Number), c.Hash, c.Genesis, watchedFor(c.WatchedFor))
 	if err != nil {
 		return fmt.Errorf("chain cursor %s: %w", name, err)
 	}
 	return nil
+}
+
+// watchedFor is SaveCursor's WatchedFor in whole microseconds, its sign kept.
+func watchedFor(d time.Duration) int64 {
+	switch {
+	case d < 0:
+		return -1
+	case d > 0:
+		return max(d.Microseconds(), 1)
+	}
+	return 0
 }
 
 var _ settlement.ChainAfresh = (*Deposits)(nil)
