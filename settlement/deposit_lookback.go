@@ -91,8 +91,8 @@ type lateDeposits struct {
 
 // due is the deposits of open to look for in blocks up to `to`: those not watched at the last
 // step (at a detector's first step: firstStepDue) whose receipt was issued before a block up to
-// `to` was on the node. A receipt issued before every head remembered (a detector that started after it)
-// is looked for from the block mined when it was issued (since).
+// `to` was on the node. A receipt issued before every head remembered (a detector that started
+// after it) is looked for from the block mined when it was issued (since).
 func (l *lookback) due(open []OpenDeposit, to uint64, now time.Time) lateDeposits {
 	out := lateDeposits{from: to + 1}
 	if to == 0 {
