@@ -176,7 +176,7 @@ func TestDepositWatchedLateIsLookedBackFor(t *testing.T) {
 
 // A journal replayed as serve restarts writes the rows of orders journaled before it, maybe
 // before the restarted detector's first step reads its watch list: that first step looks back
-// for the unpaid deposits issued within the hour.
+// for the unpaid deposits whose rows were written since the last step read its watch list.
 func TestDepositWatchedLateAcrossARestartIsLookedBackFor(t *testing.T) {
 	t.Parallel()
 	e := newDepositEnv(t)
@@ -184,8 +184,20 @@ func TestDepositWatchedLateAcrossARestartIsLookedBackFor(t *testing.T) {
 	e.step(d)
 	id := e.paidBeforeItsRow(d, 0)
 	e.commit()
-	e.step(e.detector()) // restarted
+	e.afterRestart(e.detector())
 	e.want(id, receipt.StatusPaid, "1.50")
+}
+
+// afterRestart steps d, a restarted detector, over the newest block and one more, and returns
+// the count of its look-backs.
+func (e *depositEnv) afterRestart(d *settlement.DepositDetector) *countingChain {
+	e.t.Helper()
+	counted := &countingChain{DepositChain: d.Chain}
+	d.Chain = counted
+	e.step(d)
+	e.commit()
+	e.step(d)
+	return counted
 }
 
 // A restarted detector remembers no head: it looks a late deposit up from the block mined when
@@ -202,12 +214,7 @@ func TestDepositWatchedLateLongBeforeARestartIsLookedBackFor(t *testing.T) {
 	e.step(d)
 	id := e.paidBeforeItsRow(d, 6) // the paying block and six more read without it
 	e.commit()
-	counted := &countingChain{DepositChain: e.detector().Chain}
-	restarted := short()
-	restarted.Chain = counted
-	e.step(restarted)
-	e.commit()
-	e.step(restarted)
+	counted := e.afterRestart(short())
 	e.want(id, receipt.StatusPaid, "1.50")
 	if counted.lookbacks < 4 {
 		t.Fatalf("%d eth_getLogs over the 8 blocks since the receipt was issued, want ranges of 2 blocks", counted.lookbacks)
@@ -234,12 +241,7 @@ func TestDepositJournaledLongBeforeARestartIsLookedBackFor(t *testing.T) {
 	e.step(d)
 	id := e.issuedPaidBeforeItsRow(d, time.Now().Add(-2*time.Hour), 0)
 	e.commit()
-	counted := &countingChain{DepositChain: e.detector().Chain}
-	restarted := e.detector()
-	restarted.Chain = counted
-	e.step(restarted)
-	e.commit()
-	e.step(restarted)
+	counted := e.afterRestart(e.detector())
 	e.want(id, receipt.StatusPaid, "1.50")
 	e.want(old.Receipt.ReceiptID, receipt.StatusGenerated, "")
 	if counted.asked != 1 {
