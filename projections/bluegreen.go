@@ -24,6 +24,21 @@ type txLogReader interface {
 
 const shadowTable = "receipts_next"
 
+// keepListedAt gives the shadow's rows the time their live rows were written (listed_at,
+// migration 035), which the rebuild's inserts set to their own: a restarted deposit detector
+// looks back for the rows written since its last step, and would take every rebuilt row for one
+// (a look-back over the whole late-payment watch). It runs before the swap's lock, so reads do
+// not wait for it; a row the swap's own replay adds was written during the rebuild, and keeps
+// the rebuild's time. The sweeps trigger finds such an update's version recorded: no write.
+func keepListedAt(ctx context.Context, pool *pgxpool.Pool) error {
+	_, err := pool.Exec(ctx, `UPDATE `+shadowTable+` n SET listed_at = r.listed_at FROM receipts r
+		WHERE r.receipt_id = n.receipt_id AND r.listed_at < n.listed_at`)
+	if err != nil {
+		return fmt.Errorf("keep the rows' listed_at: %w", err)
+	}
+	return nil
+}
+
 // RebuildReceiptsBlueGreen rebuilds the receipts read model into a fresh table while reads (and
 // the live projector) keep using the live one, then swaps the tables in one transaction at the
 // live projector's checkpoint. The shadow never passes the live checkpoint, so the live
@@ -39,6 +54,9 @@ func RebuildReceiptsBlueGreen(ctx context.Context, pool *pgxpool.Pool, log LogRe
 	}
 	pos, done, err := catchUpShadow(ctx, pool, log, shadow, progress)
 	if err != nil {
+		return err
+	}
+	if err := keepListedAt(ctx, pool); err != nil {
 		return err
 	}
 	tx, err := pool.Begin(ctx)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
@@ -107,5 +108,39 @@ func TestBlueGreenRebuildKeepsTheSweepWorkList(t *testing.T) {
 	slices.Sort(want)
 	if got := claimed(t, d, uuid.New()); !slices.Equal(got, want) {
 		t.Fatalf("changes after the swap: claimed %v, want %v", got, want)
+	}
+}
+
+// A blue/green rebuild keeps when each receipt's row was written (listed_at, migration 035): a
+// restarted deposit detector looks back for the rows written since its last step, and would
+// otherwise take every rebuilt row for one.
+func TestBlueGreenRebuildKeepsListedAt(t *testing.T) {
+	t.Parallel()
+	pool, s := setup(t)
+	ctx := context.Background()
+	r, _ := start(t, pool, s, projections.NewReceipts(nil))
+	p := &depositPayer{t: t, s: s, r: r}
+	paid, unpaid := p.receipt(), p.receipt()
+	p.pay(paid)
+	listed := func() map[string]time.Time {
+		t.Helper()
+		rows, err := pool.Query(ctx, `SELECT receipt_id, listed_at FROM receipts WHERE receipt_id = ANY($1)`, []string{paid, unpaid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]time.Time{}
+		var id string
+		var at time.Time
+		if _, err := pgx.ForEachRow(rows, []any{&id, &at}, func() error { out[id] = at; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	before := listed()
+	if err := projections.RebuildReceiptsBlueGreen(ctx, pool, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	if after := listed(); len(after) != 2 || !after[paid].Equal(before[paid]) || !after[unpaid].Equal(before[unpaid]) {
+		t.Fatalf("listed_at after the rebuild %v, want as before %v", after, before)
 	}
 }
