@@ -156,6 +156,10 @@ func (c *haCluster) startNode(i int) {
 		"PATRONI_POSTGRESQL_DATA_DIR="+filepath.Join(c.nodeDir(i), "data"), "PATRONI_POSTGRESQL_PGPASS="+filepath.Join(c.nodeDir(i), "pgpass"),
 		"PATRONI_POSTGRESQL_BIN_DIR="+c.pgBin, "PATRONI_ETCD3_HOSTS="+strings.TrimPrefix(c.etcdURL(), "http://"),
 		"HOME="+c.nodeDir(i))
+	// Patroni starts the postmaster in a process group of its own, which killing Patroni's group
+	// leaves running (writing WAL into the test's directory while it is removed): stop it after
+	// Patroni (cleanups run last first).
+	c.t.Cleanup(func() { c.killPostgres(i) })
 	c.nodes[i] = c.start(c.t, fmt.Sprintf("patroni-pg%d", n), env, c.cred, "patroni", c.patroni)
 }
 
@@ -187,23 +191,69 @@ func (c *haCluster) primary() int {
 // killNode SIGKILLs node i's Patroni and its PostgreSQL (the postmaster and every backend), as
 // the loss of its machine would.
 func (c *haCluster) killNode(i int) error {
-	b, err := os.ReadFile(filepath.Join(c.nodeDir(i), "data", "postmaster.pid"))
+	pid, err := c.postmaster(i)
 	if err != nil {
-		return fmt.Errorf("read pg%d's postmaster.pid: %w", i+1, err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
-	if err != nil {
-		return fmt.Errorf("pg%d's postmaster.pid: %w", i+1, err)
+		return err
 	}
 	_ = syscall.Kill(-c.nodes[i].Process.Pid, syscall.SIGKILL) // Patroni
 	_ = c.nodes[i].Wait()
+	killPostmaster(pid)
+	return nil
+}
+
+// postmaster is the pid of node i's PostgreSQL, from its postmaster.pid.
+func (c *haCluster) postmaster(i int) (int, error) {
+	b, err := os.ReadFile(filepath.Join(c.nodeDir(i), "data", "postmaster.pid"))
+	if err != nil {
+		return 0, fmt.Errorf("read pg%d's postmaster.pid: %w", i+1, err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	if err != nil {
+		return 0, fmt.Errorf("pg%d's postmaster.pid: %w", i+1, err)
+	}
+	return pid, nil
+}
+
+// killPostmaster SIGKILLs a postmaster and every backend: Patroni starts it as a group leader.
+func killPostmaster(pid int) []int {
 	children := childrenOf(pid)
-	_ = syscall.Kill(-pid, syscall.SIGKILL) // Patroni starts the postmaster as a group leader
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	for _, p := range children {
 		_ = syscall.Kill(p, syscall.SIGKILL)
 	}
-	return nil
+	return append(children, pid)
+}
+
+// killPostgres stops node i's PostgreSQL at the end of the test, if it runs, and waits until
+// none of its processes is left (a zombie no longer writes), at most 30 s.
+func (c *haCluster) killPostgres(i int) {
+	pid, err := c.postmaster(i)
+	if err != nil {
+		return // never started, or stopped cleanly (the file is removed then)
+	}
+	if comm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm")); err != nil || !strings.HasPrefix(string(comm), "postgres") {
+		return // gone (a node killed and not restarted leaves its file): its pid may be another's now
+	}
+	left := killPostmaster(pid)
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		left = slices.DeleteFunc(left, func(p int) bool { return !running(p) })
+		if len(left) == 0 {
+			return
+		}
+	}
+	c.t.Logf("pg%d: processes %v still running after SIGKILL", i+1, left)
+}
+
+// running says whether process pid exists and is not a zombie.
+func running(pid int) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) > 0 && fields[0] != "Z"
 }
 
 // childrenOf lists the processes whose parent is pid.
