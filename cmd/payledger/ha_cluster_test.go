@@ -236,13 +236,13 @@ func (c *haCluster) killPostgres(i int) {
 		return // gone (a node killed and not restarted leaves its file): its pid may be another's now
 	}
 	left := killPostmaster(pid)
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	gone := func() bool {
 		left = slices.DeleteFunc(left, func(p int) bool { return !running(p) })
-		if len(left) == 0 {
-			return
-		}
+		return len(left) == 0
 	}
-	c.t.Logf("pg%d: processes %v still running after SIGKILL", i+1, left)
+	if err := waitCond(context.Background(), 30*time.Second, gone); err != nil {
+		c.t.Logf("pg%d: processes %v still running after SIGKILL", i+1, left)
+	}
 }
 
 // running says whether process pid exists and is not a zombie.
