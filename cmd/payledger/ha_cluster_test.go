@@ -247,12 +247,7 @@ func (c *haCluster) killPostgres(i int) {
 
 // running says whether process pid exists and is not a zombie.
 func running(pid int) bool {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	fields := procStat(strconv.Itoa(pid))
 	return len(fields) > 0 && fields[0] != "Z"
 }
 
@@ -265,18 +260,22 @@ func childrenOf(pid int) []int {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces, so split after its closing paren.
-		s := string(b)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+		if fields := procStat(e.Name()); len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// procStat is the fields of /proc/<pid>/stat after the command (state, ppid, ...); nil when the
+// process is gone. The command may hold spaces, so the fields start after its closing paren.
+func procStat(pid string) []string {
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	if err != nil {
+		return nil
+	}
+	s := string(b)
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 }
 
 // patronictl runs patronictl against the cluster.
