@@ -15,12 +15,12 @@ import (
 //
 // So a deposit not watched at the last step (at a first step, with no watch list of its own: an
 // unpaid one whose row was written after the step that saved the cursor began to read its watch
-// list, firstStepDue) is looked for in the blocks already read that were not yet on the node when its receipt
-// was issued (its CreatedAt): those after the newest head a step had read by then, or, issued
-// before every head remembered, those from the block mined then (by block time). One eth_getLogs
-// by recipient topic per 1,000 such deposits and MaxRange blocks; none in a step where no
-// receipt came late. ETH is not looked for by transaction: the balance slices read
-// every deposit quoted in ETH within a few blocks, which credits ETH already there.
+// list, firstStepDue) is looked for in the blocks already read that were not yet on the node
+// when its receipt was issued (its CreatedAt): those after the newest head a step had read by
+// then, or, issued before every head remembered, those from the block mined then (by block
+// time). One eth_getLogs by recipient topic per 1,000 such deposits and MaxRange blocks; none
+// in a step where no receipt came late. ETH is not looked for by transaction: the balance
+// slices read every deposit quoted in ETH within a few blocks, which credits ETH already there.
 type lookback struct {
 	watched map[string]bool // the addresses of the last step that moved the cursor; nil before it
 	heads   []headRead      // the newest block of recent steps, oldest first
