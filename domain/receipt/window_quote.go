@@ -14,8 +14,12 @@ package receipt
 //   - a new quote that prices confirmed transfers at the deposit address which cover the receipt
 //     pays it (SettleIfCovered): the page never asks for 0 more of a pending receipt.
 
-// holdQuote keeps a recorded quote as the latest in its token (evolvePayment's case of TokenQuoted).
-func (s *State) holdQuote(q TokenQuoted) { s.HeldQuotes = withEntry(s.HeldQuotes, q.Token, q) }
+// holdQuote keeps a recorded quote as the latest in its token (evolvePayment's case of TokenQuoted),
+// keyed by the token's PaymentTokens spelling: the detector's quote of a transfer in "CBBTC" is
+// the one the page's "cbBTC" finds held.
+func (s *State) holdQuote(q TokenQuoted) {
+	s.HeldQuotes = withEntry(s.HeldQuotes, paymentToken(q.Token), q)
+}
 
 // QuoteInWindow prices the receipt in token (Quote, at the EUR/USD rate of QuoteRate) unless the
 // receipt's window holds a quote in that token: it returns the events to record (none when the
@@ -32,7 +36,7 @@ func QuoteInWindow(s State, token, tokenUSD, eurUSD string, at int64) ([]Event, 
 		if at >= end || s.Expired() {
 			return nil, TokenQuoted{}, errWindowEnded(s)
 		}
-		if held, ok := s.HeldQuotes[token]; ok && held.ValidUntil == end {
+		if held, ok := s.HeldQuotes[paymentToken(token)]; ok && held.ValidUntil == end {
 			return nil, held, nil
 		}
 		q.ValidUntil = end

@@ -51,3 +51,26 @@ func TestQuoteInWindow(t *testing.T) {
 		})
 	}
 }
+
+// TestQuoteHeldWhateverTheTokensCase: the detector values a transfer in the symbol CHAIN_TOKENS
+// spells (upper case: "CBBTC"), the page asks in PaymentTokens' ("cbBTC"). Both are one token:
+// the quote the detector made holds for the page until the window's end. (Held under its own
+// spelling, it was missed, and a fresh quote at a higher price made 0.0009 cbBTC pay a receipt
+// that was due 0.001.)
+func TestQuoteHeldWhateverTheTokensCase(t *testing.T) {
+	t.Parallel()
+	s := Evolve(State{}, Generated{ReceiptID: "r", Merchant: "m", Currency: "USD", Total: 10000,
+		LineItems: []LineItem{{Kind: KindCustom, Label: "x", Amount: 10000}}, DepositAddress: "0xD", DepositSplit: "0xS",
+		CreatedAt: 1, ExpiresAt: winEnd})
+	s, _ = observe(t, s, DepositObservation{Transfer: transfer("0x1", "CBBTC", "90000", 8, "0xb1"), Confirmed: true,
+		Prices: map[string]string{"cbBTC": "100000"}, At: 3})
+	if s.Status != StatusPending || s.Quotes["CBBTC"] != "0.00100000" {
+		t.Fatalf("after 0.0009 cbBTC: status %s, quotes %v", s.Status, s.Quotes)
+	}
+	for _, token := range []string{"cbBTC", "CBBTC", "cbbtc"} {
+		evs, q, err := QuoteInWindow(s, token, "112000", "", 4)
+		if err != nil || len(evs) != 0 || q.Amount != "0.00100000" {
+			t.Fatalf("page quote in %s: %v %+v %v; want the held 0.00100000 and no event", token, evs, q, err)
+		}
+	}
+}
