@@ -43,7 +43,9 @@ type RefundClaims interface {
 	// the reservation (false: the receipt held it already). Errors: ErrRefundHashTaken (another
 	// receipt holds it), wrapped store errors.
 	Reserve(ctx context.Context, hash, receiptID string, at time.Time) (fresh bool, err error)
-	// Release gives back a reservation that no refund was recorded for.
+	// Release gives back a reservation made by a request that recorded no refund: every Reserve
+	// (fresh or not) holds the hash once, and the hash is free again only when no request holds
+	// it (a double submit's other request may have recorded the refund meanwhile).
 	Release(ctx context.Context, hash, receiptID string) error
 }
 
@@ -75,9 +77,8 @@ func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error
 	if err != nil {
 		return Refunded{}, err
 	}
-	fresh := false
 	if order.TransactionHash != "" {
-		if fresh, err = h.claims.Reserve(ctx, order.TransactionHash, cmd.ReceiptID, h.now()); err != nil {
+		if _, err = h.claims.Reserve(ctx, order.TransactionHash, cmd.ReceiptID, h.now()); err != nil {
 			return Refunded{}, err
 		}
 	}
@@ -90,8 +91,8 @@ func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error
 		return receipt.RequestRefund(st, o)
 	})
 	if err != nil {
-		if fresh { // nothing was recorded: the hash is free again (a crash here leaves it to the verifier)
-			if rerr := h.claims.Release(ctx, order.TransactionHash, cmd.ReceiptID); rerr != nil {
+		if order.TransactionHash != "" {
+			if rerr := h.release(ctx, order.TransactionHash, cmd.ReceiptID); rerr != nil {
 				err = errors.Join(err, fmt.Errorf("releasing the refund hash: %w", rerr))
 			}
 		}
@@ -101,6 +102,21 @@ func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error
 		return Refunded{}, err
 	}
 	return Refunded{State: st, Result: res}, nil
+}
+
+// release gives back this request's hold on hash after its refund failed, unless the receipt's
+// history counts a refund with hash: an append whose commit answered with an error may have
+// been recorded, and its claim is the verifier's to judge. (A crash before this leaves the hold
+// to the verifier, which deletes a claim never recorded.)
+func (h *RefundHandler) release(ctx context.Context, hash, receiptID string) error {
+	l, err := LoadReceipt(ctx, h.store, receiptID)
+	if err != nil { // the hold stays; the verifier deletes it in a minute if nothing was recorded
+		return err
+	}
+	if _, recorded := l.State.CountedRefund(hash); recorded {
+		return nil
+	}
+	return h.claims.Release(ctx, hash, receiptID)
 }
 
 // refundOrder checks a refund's shape and returns it as the domain's order. Errors: Invalid.

@@ -72,33 +72,38 @@ func TestRefund(t *testing.T) {
 }
 
 // heldHashes is commands.RefundClaims in memory (pgstore.RefundClaims is the PostgreSQL one,
-// exercised by the settlement refund tests): each hash held by one receipt.
+// exercised by the settlement refund tests): each hash held by one receipt, counting the
+// requests that hold it.
 type heldHashes struct {
-	mu sync.Mutex
-	by map[string]string
+	mu      sync.Mutex
+	by      map[string]string
+	holders map[string]int
 }
 
 func (h *heldHashes) Reserve(_ context.Context, hash, receiptID string, _ time.Time) (bool, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.by == nil {
-		h.by = map[string]string{}
+		h.by, h.holders = map[string]string{}, map[string]int{}
 	}
-	switch holder, ok := h.by[hash]; {
-	case !ok:
-		h.by[hash] = receiptID
-		return true, nil
-	case holder != receiptID:
+	holder, ok := h.by[hash]
+	if ok && holder != receiptID {
 		return false, commands.ErrRefundHashTaken
 	}
-	return false, nil
+	h.by[hash] = receiptID
+	h.holders[hash]++
+	return !ok, nil
 }
 
 func (h *heldHashes) Release(_ context.Context, hash, receiptID string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.by[hash] == receiptID {
+	if h.by[hash] != receiptID {
+		return nil
+	}
+	if h.holders[hash]--; h.holders[hash] <= 0 {
 		delete(h.by, hash)
+		delete(h.holders, hash)
 	}
 	return nil
 }
@@ -131,5 +136,86 @@ func TestRefundHashCountsOnce(t *testing.T) {
 	}
 	if held.by[hash] != a {
 		t.Fatalf("held %v", held.by)
+	}
+}
+
+// pausedHashes is heldHashes whose first Reserve waits, after reserving, until proceed is closed.
+type pausedHashes struct {
+	heldHashes
+	once              sync.Once
+	reserved, proceed chan struct{}
+}
+
+func (p *pausedHashes) Reserve(ctx context.Context, hash, receiptID string, at time.Time) (bool, error) {
+	fresh, err := p.heldHashes.Reserve(ctx, hash, receiptID, at)
+	first := false
+	p.once.Do(func() { first = true }) // not the wait itself: Do blocks every other caller until it returns
+	if first {
+		close(p.reserved)
+		<-p.proceed
+	}
+	return fresh, err
+}
+
+// A double-submitted refund: the request that reserved the hash first is refused (the other
+// recorded the refund meanwhile). Its give-back must not free the hash the recorded refund counts:
+// the same hash on another receipt is a 409 conflict. (It used to be freed, and one transfer
+// counted as the refund of two receipts.)
+func TestRefundDoubleSubmitKeepsItsHash(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t)
+	held := &pausedHashes{reserved: make(chan struct{}), proceed: make(chan struct{})}
+	h := commands.NewRefundHandler(e.store, held, e.now)
+	a, b := e.receipt(payMerchant, "USD", 1000), e.receipt(payMerchant, "USD", 1000)
+	e.paid(a)
+	e.paid(b)
+	hash := "0x" + strings.Repeat("c", 64)
+	cmd := commands.Refund{ReceiptID: a, Reason: "x", AmountUSD: "10", TransactionHash: hash, By: payMerchant}
+	first := make(chan error, 1)
+	go func() { _, err := h.Handle(e.ctx, cmd); first <- err }()
+	<-held.reserved
+	if _, err := h.Handle(e.ctx, cmd); err != nil {
+		t.Fatalf("second request: %v", err)
+	}
+	close(held.proceed)
+	if err := <-first; err == nil {
+		t.Fatal("both requests recorded the refund")
+	}
+	if held.by[hash] != a {
+		t.Fatalf("after the double submit the hash is held by %q, want %s", held.by[hash], a)
+	}
+	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: b, Reason: "y", AmountUSD: "10", TransactionHash: hash, By: payMerchant}); !errors.Is(err, commands.ErrRefundHashTaken) {
+		t.Fatalf("the same hash on another receipt: %v, want a conflict", err)
+	}
+}
+
+// A double-submitted refund that both requests fail to record (too large): each gives its hold
+// back, and the hash is free for another receipt at once. (The request that found the hash
+// already reserved used to keep its hold, and the hash stayed taken until the verifier's grace.)
+func TestRefundDoubleSubmitRefusedFreesItsHash(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t)
+	held := &pausedHashes{reserved: make(chan struct{}), proceed: make(chan struct{})}
+	h := commands.NewRefundHandler(e.store, held, e.now)
+	a, b := e.receipt(payMerchant, "USD", 1000), e.receipt(payMerchant, "USD", 1000)
+	e.paid(a)
+	e.paid(b)
+	hash := "0x" + strings.Repeat("d", 64)
+	tooLarge := commands.Refund{ReceiptID: a, Reason: "x", AmountUSD: "20", TransactionHash: hash, By: payMerchant}
+	first := make(chan error, 1)
+	go func() { _, err := h.Handle(e.ctx, tooLarge); first <- err }()
+	<-held.reserved
+	if _, err := h.Handle(e.ctx, tooLarge); !errors.Is(err, receipt.ErrAmount) {
+		t.Fatalf("second request: %v", err)
+	}
+	close(held.proceed)
+	if err := <-first; !errors.Is(err, receipt.ErrAmount) {
+		t.Fatalf("first request: %v", err)
+	}
+	if len(held.by) != 0 {
+		t.Fatalf("refused requests kept the hash: %v", held.by)
+	}
+	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: b, Reason: "y", AmountUSD: "10", TransactionHash: hash, By: payMerchant}); err != nil {
+		t.Fatalf("the hash on another receipt after both were refused: %v", err)
 	}
 }

@@ -26,35 +26,34 @@ var (
 	_ settlement.RefundClaimStore = (*RefundClaims)(nil)
 )
 
-// Reserve implements commands.RefundClaims: the primary key holds the hash for one receipt.
+// Reserve implements commands.RefundClaims: the primary key holds the hash for one receipt, and
+// holders counts the requests holding it (migration 036).
 func (r *RefundClaims) Reserve(ctx context.Context, hash, receiptID string, at time.Time) (bool, error) {
-	for range 2 { // a hash freed between the insert and the read is tried once more
-		tag, err := r.pool.Exec(ctx, `INSERT INTO refund_claims (transaction_hash, receipt_id, claimed_at) VALUES ($1, $2, $3)
-			ON CONFLICT (transaction_hash) DO NOTHING`, hash, receiptID, at)
-		if err != nil {
-			return false, fmt.Errorf("refund claims: reserve: %w", err)
-		}
-		if tag.RowsAffected() == 1 {
-			return true, nil
-		}
-		var holder string
-		err = r.pool.QueryRow(ctx, `SELECT receipt_id FROM refund_claims WHERE transaction_hash = $1`, hash).Scan(&holder)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			continue
-		case err != nil:
-			return false, fmt.Errorf("refund claims: holder: %w", err)
-		case holder != receiptID:
-			return false, commands.ErrRefundHashTaken
-		}
-		return false, nil
+	var fresh bool
+	err := r.pool.QueryRow(ctx, `INSERT INTO refund_claims (transaction_hash, receipt_id, claimed_at) VALUES ($1, $2, $3)
+		ON CONFLICT (transaction_hash) DO UPDATE SET holders = refund_claims.holders + 1
+		WHERE refund_claims.receipt_id = EXCLUDED.receipt_id
+		RETURNING xmax = 0`, hash, receiptID, at).Scan(&fresh)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows): // the row is another receipt's: the update's condition failed
+		return false, commands.ErrRefundHashTaken
+	case err != nil:
+		return false, fmt.Errorf("refund claims: reserve: %w", err)
 	}
-	return false, fmt.Errorf("refund claims: reserve %s: freed and taken again meanwhile", hash)
+	return fresh, nil
 }
 
-// Release implements commands.RefundClaims.
+// Release implements commands.RefundClaims: one hold less, and the claim deleted when no request
+// holds it. The two statements may interleave with a Reserve of the same receipt: the delete
+// then finds a hold again and leaves the row.
 func (r *RefundClaims) Release(ctx context.Context, hash, receiptID string) error {
-	return r.Free(ctx, hash, receiptID)
+	if _, err := r.pool.Exec(ctx, `UPDATE refund_claims SET holders = holders - 1
+		WHERE transaction_hash = $1 AND receipt_id = $2 AND holders > 0`, hash, receiptID); err != nil {
+		return wrapClaims("release", err)
+	}
+	_, err := r.pool.Exec(ctx, `DELETE FROM refund_claims WHERE transaction_hash = $1 AND receipt_id = $2
+		AND holders = 0 AND state = 'claimed'`, hash, receiptID)
+	return wrapClaims("release", err)
 }
 
 // Claimed implements settlement.RefundClaimStore.
