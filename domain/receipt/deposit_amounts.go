@@ -105,7 +105,26 @@ func (s State) coveredShare() (num, den *big.Int) {
 		num.Add(num, units.Mul(units, den))
 		den.Mul(den, threshold)
 	}
+	if back := s.returnedCents(); back > 0 && s.Receipt.Total > 0 {
+		// less back/total: num/den - back/total = (num × total - back × den) / (den × total)
+		total := big.NewInt(int64(s.Receipt.Total))
+		num.Mul(num, total)
+		num.Sub(num, new(big.Int).Mul(big.NewInt(back), den))
+		den.Mul(den, total)
+	}
 	return num, den
+}
+
+// returnedCents is what of the transfers of a receipt not paid yet went back to the customer, in
+// cents of its total: the refunds of a failed receipt's funds, processed or claimed (a claim
+// the verifier refuses stops counting). Those transfers stay among the credits, as history, but
+// no longer pay anything: a late transfer pays the receipt only with what the customer did not
+// get back. (It used to count them, and 5 USDC refunded plus 5 USDC late paid a 10 USD receipt.)
+func (s State) returnedCents() int64 {
+	if s.Payment != nil {
+		return 0 // a paid receipt's refunds return its payment; its coverage is history
+	}
+	return int64(s.RefundedCents + s.RequestedCents)
 }
 
 // DueUnits is what a payment whose requirement is req, in a token of decimals, must still bring

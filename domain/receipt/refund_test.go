@@ -282,3 +282,72 @@ func TestRefundOfFundsThatPaidNothing(t *testing.T) {
 		t.Fatalf("processed: %s refunded %d requested %d", s.Status, s.RefundedCents, s.RequestedCents)
 	}
 }
+
+// Funds of a failed receipt refunded (claimed or processed) no longer count toward its payment:
+// a late transfer pays it only with what the customer kept; the page asks for the refunded part
+// again. (They used to count: 4 USD refunded plus 6 USD late paid a 10 USD receipt.)
+func TestRefundedFundsPayNothing(t *testing.T) {
+	t.Parallel()
+	failed := func() State { // 4 of 10 USDC received, the window ended, late payments watched
+		s := generated()
+		s.Receipt.DepositAddress = "0xdeposit"
+		return apply(t, s, []Event{
+			DepositTransferSeen{TransactionHash: "0xpart", LogIndex: 0, BlockNumber: 5, BlockHash: "0xb5", Sender: "0xc0ffee", Token: "USDC", AmountUnits: "4000000", Decimals: 6, At: 3},
+			DepositTransferConfirmed{TransactionHash: "0xpart", LogIndex: 0, BlockNumber: 5, BlockHash: "0xb5", At: 4},
+			PaymentWindowExpired{ExpiresAt: 5, MonitorUntil: 1_000_000, Code: "PORTAL_SESSION_EXPIRED", At: 5},
+		}, nil)
+	}
+	claimed := func() State {
+		s := failed()
+		return then(t, s)(RequestRefund(s, RefundOrder{Reason: "late", TransactionHash: hashA, By: "m", At: 20}))
+	}
+	processed := func() State {
+		s := claimed()
+		p, reason, ok := JudgeRefund(s, RefundEvidence{TransactionHash: hashA, Succeeded: true, BlockNumber: 9, BlockHash: "0xb9", At: 30,
+			Transfers: []ChainTransfer{{Token: "USDC", Decimals: 6, To: "0xc0ffee", AmountUnits: "4000000"}}})
+		if !ok {
+			t.Fatalf("judged: %s", reason)
+		}
+		return then(t, s)(ProcessRefund(s, p))
+	}
+	refused := func() State {
+		s := claimed()
+		return then(t, s)(RefuseRefund(s, hashA, "not on chain", 30))
+	}
+	late := func(tx, units string) DepositObservation {
+		return DepositObservation{Transfer: DepositTransferSeen{TransactionHash: tx, LogIndex: 0, BlockNumber: 8, BlockHash: "0xb8" + tx,
+			Sender: "0xc0ffee", Token: "USDC", AmountUnits: units, Decimals: 6}, Confirmed: true, At: 40}
+	}
+	for _, c := range []struct {
+		name    string
+		s       State
+		late    []DepositObservation
+		paid    bool
+		dueUSDC string // what the page asks for after the late transfers (USDC base units)
+	}{
+		{"no refund: the late 6 completes the 4", failed(), []DepositObservation{late("0x6", "6000000")}, true, "0"},
+		{"claimed refund: the late 6 does not", claimed(), []DepositObservation{late("0x6", "6000000")}, false, "4000000"},
+		{"processed refund: the late 6 does not", processed(), []DepositObservation{late("0x6", "6000000")}, false, "4000000"},
+		{"processed refund: the late 6 and 4 more do", processed(), []DepositObservation{late("0x6", "6000000"), late("0x4", "4000000")}, true, "0"},
+		{"refund claim refused: the funds count again", refused(), []DepositObservation{late("0x6", "6000000")}, true, "0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := c.s
+			for _, o := range c.late {
+				s, _ = observe(t, s, o)
+			}
+			if (s.Status == StatusPaid) != c.paid {
+				t.Fatalf("status %s, want paid %v", s.Status, c.paid)
+			}
+			if !c.paid {
+				req, err := s.requiredIn("USDC")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if due := s.DueUnits(req, 6).String(); due != c.dueUSDC {
+					t.Fatalf("due %s USDC units, want %s", due, c.dueUSDC)
+				}
+			}
+		})
+	}
+}
