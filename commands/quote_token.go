@@ -50,7 +50,8 @@ func NewQuoteTokenHandler(store Store, prices Prices, now func() time.Time) *Quo
 // window returns the quote it holds in the token until the window ends, and refuses a quote after
 // (receipt.QuoteInWindow); a quote that values confirmed deposits covering the receipt pays it. Errors: Invalid (unknown token), ErrPriceUnavailable (no
 // price for the token, no EUR/USD rate for an EUR receipt), receipt.ErrNotFound,
-// receipt.ErrState, ErrContended, wrapped store errors.
+// receipt.ErrState, receipt.ErrQuotesLimited and receipt.ErrQuotesExhausted (a new quote past
+// the receipt's bounds; a held one is always returned), ErrContended, wrapped store errors.
 func (h *QuoteTokenHandler) Handle(ctx context.Context, cmd QuoteToken) (TokenQuoted, error) {
 	if !slices.Contains(receipt.PaymentTokens(), cmd.Token) {
 		return TokenQuoted{}, Invalid("token must be one of " + strings.Join(receipt.PaymentTokens(), ", "))

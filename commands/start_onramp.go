@@ -73,10 +73,12 @@ func NewStartOnrampHandler(store Store, splits *Splits, processor Processor, pri
 	return &StartOnrampHandler{store: store, splits: splits, processor: processor, prices: prices, now: now}
 }
 
-// Handle checks that a payment may start and that the merchant's split is configured before it
-// asks the processor for a session, then records the attempt with the session. Errors:
-// ErrProcessorNotSetUp, receipt.ErrNotFound, receipt.ErrState, ErrSplitRequired,
-// ErrProcessorUnavailable (wrapping the processor's error), ErrContended, wrapped store errors.
+// Handle checks that a payment may start, within the receipt's bounds on onramp starts
+// (receipt.CanStartOnramp), and that the merchant's split is configured before it asks the
+// processor for a session, then records the attempt with the session (the bounds checked again).
+// Errors: ErrProcessorNotSetUp, receipt.ErrNotFound, receipt.ErrState, receipt.ErrOnrampLimited
+// and receipt.ErrOnrampExhausted, ErrSplitRequired, ErrProcessorUnavailable (wrapping the
+// processor's error), ErrContended, wrapped store errors.
 func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (OnrampStarted, error) {
 	if h.processor == nil {
 		return OnrampStarted{}, ErrProcessorNotSetUp
@@ -86,7 +88,8 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 		return OnrampStarted{}, err
 	}
 	st := loaded.State
-	if err := receipt.CanStartAttempt(st); err != nil {
+	// Before any external call: a refused start creates no session at the processor.
+	if err := receipt.CanStartOnramp(st, h.now().UnixMilli()); err != nil {
 		return OnrampStarted{}, err
 	}
 	sp, err := h.splits.Require(ctx, st.Receipt.Merchant)
@@ -104,7 +107,7 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 		return OnrampStarted{}, fmt.Errorf("%w: %w", ErrProcessorUnavailable, err)
 	}
 	_, res, err := ChangeReceipt(ctx, h.store, cmd.ReceiptID, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {
-		return receipt.StartAttempt(st, receipt.AttemptStarted{AttemptID: attemptID, Kind: "onramp", SessionID: sess.ID, SessionUnique: true,
+		return receipt.StartOnramp(st, receipt.AttemptStarted{AttemptID: attemptID, Kind: "onramp", SessionID: sess.ID, SessionUnique: true,
 			OpenedBy: "service", At: h.now().UnixMilli()})
 	})
 	if err != nil {

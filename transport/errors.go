@@ -98,6 +98,11 @@ var domainErrors = []struct {
 }{
 	{commands.ErrTelemetryLimited, http.StatusTooManyRequests, "rate_limited", "At most 20 telemetry reports per receipt per hour"},
 	{commands.ErrHintsLimited, http.StatusTooManyRequests, "rate_limited", "At most 20 payment reports per receipt per hour"},
+	// Exhausted before Limited: each is its Limited error (errors.Is), the first row that matches wins.
+	{receipt.ErrQuotesExhausted, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("At most %d quotes per receipt", receipt.MaxQuotes)},
+	{receipt.ErrQuotesLimited, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("At most %d quotes per receipt per hour", receipt.MaxQuotesPerHour)},
+	{receipt.ErrOnrampExhausted, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("At most %d card or bank payment sessions per receipt", receipt.MaxOnrampStarts)},
+	{receipt.ErrOnrampLimited, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("At most %d card or bank payment sessions per receipt per hour", receipt.MaxOnrampStartsPerHour)},
 	{commands.ErrContended, http.StatusConflict, "conflict", "The receipt is being changed by other requests; nothing was changed, retry"},
 	{receipt.ErrNotFound, http.StatusNotFound, "not_found", "Receipt not found"},
 	{receipt.ErrExists, http.StatusConflict, "conflict", "A receipt with this id already exists"},

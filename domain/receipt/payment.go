@@ -191,6 +191,7 @@ func (s *State) evolvePayment(e Event) {
 	case AttemptStarted:
 		s.withAttempt(Attempt{ID: e.AttemptID, Kind: e.Kind, SessionID: e.SessionID, SessionUnique: e.SessionUnique, StartedAt: e.At})
 		s.CurrentAttempt = e.AttemptID
+		s.countAttempt(e)
 	case PaymentSubmitted:
 		if a, ok := s.Attempts[e.AttemptID]; ok {
 			a.Token, a.TransactionHash, a.BuyerWallet = e.Token, e.TransactionHash, e.BuyerWallet
@@ -210,6 +211,7 @@ func (s *State) evolvePayment(e Event) {
 		// Never a change of status: it records what the customer was quoted and at which rate.
 		s.QuotedToken = e.Token
 		s.holdQuote(e)
+		s.QuotesRecorded = s.QuotesRecorded.add(e.At) // limits.go
 		s.withQuote(e.Token, e.Amount)
 		if e.EURUSDRate != "" {
 			s.EURUSDRate = e.EURUSDRate

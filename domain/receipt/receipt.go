@@ -219,6 +219,7 @@ type State struct {
 	ChainWithdrawnTx string `json:"chainWithdrawnTx,omitempty"`
 	windowState             // the payment window (window.go)
 	refundState             // refunds with a transaction hash (refund.go)
+	limitState              // what the page's public routes may still append (limits.go)
 	// Credits are the transfers to the deposit address, in the order first seen (deposit.go).
 	Credits []Credit `json:"credits,omitempty"`
 	// Quotes is the latest quote's amount per token (TokenQuoted), what a quoted token must bring.

@@ -12,7 +12,9 @@ package receipt
 //     without a window): what is due never falls because of a rate change or another token's
 //     quote (DESIGN 10);
 //   - a new quote that prices confirmed transfers at the deposit address which cover the receipt
-//     pays it (SettleIfCovered): the page never asks for 0 more of a pending receipt.
+//     pays it (SettleIfCovered): the page never asks for 0 more of a pending receipt;
+//   - a new quote is refused past the receipt's bounds (QuoteAllowed, limits.go); a held quote
+//     is returned whatever they say, since it records nothing.
 
 // holdQuote keeps a recorded quote as the latest in its token (evolvePayment's case of TokenQuoted),
 // keyed by the token's PaymentTokens spelling: the detector's quote of a transfer in "CBBTC" is
@@ -25,7 +27,8 @@ func (s *State) holdQuote(q TokenQuoted) {
 // receipt's window holds a quote in that token: it returns the events to record (none when the
 // held quote stands; the payment too when the quote makes the confirmed transfers cover the
 // receipt) and the quote the customer is to pay, valid until the window's end (ValidUntil, 0
-// without a window). Errors: Quote's, ErrState (the window has ended), Confirm's.
+// without a window). Errors: Quote's, ErrState (the window has ended), ErrQuotesLimited and
+// ErrQuotesExhausted (QuoteAllowed: a new quote past the receipt's bounds), Confirm's.
 func QuoteInWindow(s State, token, tokenUSD, eurUSD string, at int64) ([]Event, TokenQuoted, error) {
 	q, err := Quote(s, token, tokenUSD, QuoteRate(s, eurUSD), at)
 	if err != nil {
@@ -40,6 +43,9 @@ func QuoteInWindow(s State, token, tokenUSD, eurUSD string, at int64) ([]Event, 
 			return nil, held, nil
 		}
 		q.ValidUntil = end
+	}
+	if err := QuoteAllowed(s, at); err != nil {
+		return nil, TokenQuoted{}, err
 	}
 	pay, err := SettleIfCovered(Evolve(s, q), at)
 	if err != nil {
