@@ -58,6 +58,18 @@ func (s *streamSlots) give(merchant string) {
 	}
 }
 
+// TakeStreamSlot takes one of merchant's stream slots for a stream of an audience package (the
+// dashboard's live list): every stream a merchant opens counts against the same streamsPerUser,
+// whichever route opened it, since each holds a goroutine, a watch and a connection for up to
+// eventsLifetime. It returns the give-back, which the handler calls (once) when the stream ends,
+// or errTooManyStreams (429 in the envelope, as /api/webhooks/stream answers) when none is left.
+func (s *Server) TakeStreamSlot(merchant string) (func(), error) {
+	if !s.streams.take(merchant) {
+		return nil, errTooManyStreams
+	}
+	return sync.OnceFunc(func() { s.streams.give(merchant) }), nil
+}
+
 // streamStart is the event id a stream resumes after: the client's Last-Event-ID, else the
 // merchant's newest event (a new stream sends only what happens from now on).
 func (s *Server) streamStart(c echo.Context, merchant string) (int64, error) {

@@ -14,11 +14,14 @@ import (
 // How often a long-lived answer (an event stream, an export) re-checks the key or session that
 // opened it: at once on every revocation the database announces (RevokedChannel,
 // SessionsEndedChannel), and besides every credentialPoll while no announcement can arrive (the
-// listener is down or not configured) and every credentialSafety while it can. DESIGN 10: a
-// stream ends within 5 s after its key is revoked or its session ends.
+// listener is down or not configured) and every credentialSafety while it can. An expiry is
+// announced by nobody, so a credential that expires (a session's token) is also compared with
+// the service's clock every credentialClock. DESIGN 10: a stream ends within 5 s after its key is
+// revoked or its session ends.
 const (
 	credentialPoll   = 2 * time.Second
 	credentialSafety = 30 * time.Second
+	credentialClock  = time.Second
 )
 
 // watchRevocations has the announcements of key revocations and ended sessions wake the streams
@@ -38,31 +41,71 @@ func (s *Server) watchRevocations(inv *cache.Invalidations) {
 // nothing: the stream's client re-authenticates when it reconnects.
 func (s *Server) whileAuthorized(c echo.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(c.Request().Context())
+	expires := credentialExpiry(c)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		defer cancel()
 		for {
+			// Subscribed before the check: an announcement made while the check reads (or between
+			// the request's authentication and now) wakes the next wait instead of being missed
+			// until credentialSafety.
 			woken, listening := s.revocations.Wait()
+			if s.credentialRefused(ctx, c) {
+				return
+			}
 			every := credentialPoll
 			if listening {
 				every = credentialSafety
 			}
-			timer := time.NewTimer(every)
-			select {
-			case <-ctx.Done():
-				timer.Stop()
-				return
-			case <-woken:
-			case <-timer.C:
-			}
-			timer.Stop()
-			if s.credentialRefused(ctx, c) {
+			if !s.awaitRecheck(ctx, woken, every, expires) {
 				return
 			}
 		}
 	}()
 	return ctx, func() { cancel(); <-done }
+}
+
+// awaitRecheck waits until the credential must be read again (an announcement, or every has
+// passed) and reports true then; false when the request ends or the credential has expired
+// (expires, zero for a credential without an expiry). The expiry is read on the service's clock,
+// which decides it (parseSession), every credentialClock rather than with a timer set to it: that
+// clock can move on without the timer (a test's clock, a host's suspend or clock step).
+func (s *Server) awaitRecheck(ctx context.Context, woken <-chan struct{}, every time.Duration, expires time.Time) bool {
+	timer := time.NewTimer(every)
+	defer timer.Stop()
+	var clock <-chan time.Time
+	if !expires.IsZero() {
+		tick := time.NewTicker(credentialClock)
+		defer tick.Stop()
+		clock = tick.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-woken:
+			return true
+		case <-timer.C:
+			return true
+		case <-clock:
+			if !s.now().Before(expires) {
+				return false
+			}
+		}
+	}
+}
+
+// credentialExpiry is when the request's credential stops being accepted: a session's token's
+// expiry; zero for a key (keys have none: only a revocation ends them).
+func credentialExpiry(c echo.Context) time.Time {
+	if _, ok := PrincipalFrom(c); ok {
+		return time.Time{}
+	}
+	if sess, ok := SessionFrom(c); ok {
+		return sess.ExpiresAt
+	}
+	return time.Time{}
 }
 
 // credentialRefused reports whether the request's key or session is refused now.

@@ -48,14 +48,24 @@ type dashStatus struct {
 // dashEvents answers GET /dashboard/events?ids=a,b (session): a text/event-stream of
 // {receiptId, status} for those of the ids that are the signed-in merchant's receipts (another
 // merchant's or an unknown id is silently left out), once at the start and then on each change,
-// so the receipts list updates its badges live. Woken as the payment page's stream is (by the
-// receipts projection's announcements), with a read of every id each transport.EventsSafety; heartbeats,
-// transport.EventsLifetime and the server's shutdown as there.
+// so the receipts list updates its badges live. It takes one of the merchant's stream slots, as
+// /api/webhooks/stream does (429 when none is left). Woken as the payment page's stream is (by
+// the receipts projection's announcements), with a read of every id each
+// transport.EventsSafety; heartbeats, transport.EventsLifetime and the server's shutdown as
+// there.
 func (s *dash) dashEvents(c echo.Context) error {
 	ids, err := dashLiveIDs(c.QueryParam("ids"))
 	if err != nil {
 		return err
 	}
+	sess, _ := transport.SessionFrom(c) // an admin route: the session's merchant
+	// A slot before any watch: each stream holds up to dashLiveMax watches and forwarders for
+	// EventsLifetime, so a merchant's open streams are bounded as the API's are.
+	give, err := s.r.TakeStreamSlot(sess.Wallet)
+	if err != nil {
+		return err
+	}
+	defer give()
 	stop := make(chan struct{})
 	defer close(stop)
 	// Subscribed before the first read: a change committed in between still wakes the stream.
@@ -92,7 +102,6 @@ func (s *dash) dashEvents(c echo.Context) error {
 	}
 	ctx, end := s.r.WhileAuthorized(c) // ends with the session that opened it (logout, expiry)
 	defer end()
-	sess, _ := transport.SessionFrom(c) // an admin route: the session's merchant
 	s.dashStream(ctx, w, sess.Wallet, ids, wake)
 	return nil
 }
