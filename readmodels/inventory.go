@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -120,7 +121,7 @@ func (s *Inventory) List(ctx context.Context, wallet string, f ItemFilter) ([]It
 		  AND ($3 = '' OR sku = $3)
 		  AND ($4 = '' OR currency = $4)
 		  AND ($5::boolean IS NULL OR taxable = $5)
-		  AND ($6::timestamptz IS NULL OR (created_at, id) > ($6, NULLIF($7, '')::uuid))
+		  AND ($6::timestamptz IS NULL OR (created_at, id) > ($6, $7::uuid))
 		ORDER BY created_at, id LIMIT $8`,
 		wallet, escapeLike(f.Q), f.SKU, f.Currency, taxable, after, afterID, f.Limit+1)
 	if err != nil {
@@ -149,24 +150,35 @@ func encodeCursor(t time.Time, id string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("%d|%s", t.UnixMicro(), id)))
 }
 
-func decodeCursor(c string) (*time.Time, string, error) {
+// minCursorMicros is PostgreSQL's earliest timestamptz (4714-11-24 00:00 UTC BC) in Unix µs; its
+// latest is beyond an int64 of µs. A cursor's time is sent as a timestamptz: one before this
+// fails the query (a 500), and one near the lowest int64 overflows the driver's arithmetic and
+// silently pages from the far future.
+const minCursorMicros = -210_866_803_200_000_000
+
+// decodeCursor reads a cursor encodeCursor wrote, or refuses it with ErrBadCursor. A client can
+// forge one, so each part is checked here, where a bad one is the client's fault, rather than
+// by the query's casts, where it is an internal error.
+func decodeCursor(c string) (*time.Time, uuid.UUID, error) {
 	if c == "" {
-		return nil, "", nil
+		return nil, uuid.Nil, nil
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
-		return nil, "", ErrBadCursor
+		return nil, uuid.Nil, ErrBadCursor
 	}
-	var us int64
-	var id string
-	parts := strings.SplitN(string(raw), "|", 2)
-	if len(parts) != 2 || parts[1] == "" {
-		return nil, "", ErrBadCursor
+	us, id, ok := strings.Cut(string(raw), "|")
+	if !ok {
+		return nil, uuid.Nil, ErrBadCursor
 	}
-	if _, err := fmt.Sscanf(parts[0], "%d", &us); err != nil {
-		return nil, "", ErrBadCursor
+	micros, err := strconv.ParseInt(us, 10, 64)
+	if err != nil || micros < minCursorMicros {
+		return nil, uuid.Nil, ErrBadCursor
 	}
-	id = parts[1]
-	t := time.UnixMicro(us)
-	return &t, id, nil
+	after, err := uuid.Parse(id)
+	if err != nil {
+		return nil, uuid.Nil, ErrBadCursor
+	}
+	t := time.UnixMicro(micros)
+	return &t, after, nil
 }

@@ -224,7 +224,7 @@ func (o *Outbox) Deliveries(ctx context.Context, merchant, receiptID string, lim
 	rows, err := o.pool.Query(ctx, `SELECT id, notification_id, receipt_id, merchant_wallet, delivery_id, idempotency_key, status_sent, url,
 			attempted_at, http_status, latency_ms, coalesce(error, ''), kind
 		FROM webhook_deliveries WHERE merchant_wallet = $1 AND ($2 = '' OR receipt_id = $2)
-		  AND ($3::timestamptz IS NULL OR (attempted_at, id) < ($3, NULLIF($4, '')::uuid))
+		  AND ($3::timestamptz IS NULL OR (attempted_at, id) < ($3, $4::uuid))
 		ORDER BY attempted_at DESC, id DESC LIMIT $5`, merchant, receiptID, before, beforeID, limit+1)
 	if err != nil {
 		return nil, "", fmt.Errorf("list deliveries: %w", err)

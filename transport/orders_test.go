@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"crypto/ecdsa"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/google/uuid"
 
 	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/commands"
@@ -162,6 +164,46 @@ func TestInventory(t *testing.T) {
 	}
 	if rec := e.dev(m, http.MethodDelete, "/api/inventory?id="+id, ""); rec.Code != 404 {
 		t.Fatalf("delete twice: %d", rec.Code)
+	}
+}
+
+// TestCraftedCursorsAreInvalidInput: a list's cursor is opaque, but a client can forge one. A part
+// PostgreSQL cannot take (an id that is not a uuid, a time outside timestamptz) was a 500, and the
+// lowest int64 of µs silently paged from the far future: each is invalid_input.
+func TestCraftedCursorsAreInvalidInput(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	m := e.merchant(true)
+	e.item(m, `{"sku":"mug","name":"Mug","priceUsd":5}`)
+	cursor := func(raw string) string { return base64.RawURLEncoding.EncodeToString([]byte(raw)) }
+	id := uuid.NewString()
+	for _, tc := range []struct{ name, raw string }{
+		{"id not a uuid", "1|not-a-uuid"},
+		{"id a uuid with a tail", "1|" + id + "x"},
+		{"time not a number", "soon|" + id},
+		{"time with a tail", "1x|" + id},
+		{"time beyond int64", "99999999999999999999|" + id},
+		{"time before PostgreSQL's first timestamp", "-210866803200000001|" + id},
+		{"time the lowest int64", "-9223372036854775808|" + id},
+		{"no id", "1|"},
+		{"position beyond int64", "p99999999999999999999.1"},
+	} {
+		for _, path := range []string{"/api/inventory", "/api/webhooks/deliveries", "/api/receipts"} {
+			t.Run(tc.name+" "+path, func(t *testing.T) {
+				rec := e.dev(m, http.MethodGet, path+"?cursor="+cursor(tc.raw), "")
+				if body := decode(t, rec); rec.Code != 400 || body["error"] != "invalid_input" || body["message"] == "" {
+					t.Fatalf("cursor %q: %d %s", tc.raw, rec.Code, rec.Body)
+				}
+			})
+		}
+	}
+	// A well-formed cursor still pages: an upper-case id, the ends of the times PostgreSQL holds.
+	for _, raw := range []string{"1|" + id, "1|" + strings.ToUpper(id), "-210866803200000000|" + id, "9223372036854775807|" + id} {
+		for _, path := range []string{"/api/inventory", "/api/webhooks/deliveries"} {
+			if rec := e.dev(m, http.MethodGet, path+"?cursor="+cursor(raw), ""); rec.Code != 200 {
+				t.Errorf("%s cursor %q: %d %s", path, raw, rec.Code, rec.Body)
+			}
+		}
 	}
 }
 
