@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -180,11 +181,21 @@ func wholeJSON(c echo.Context, v any) error {
 	return c.JSONBlob(http.StatusOK, b)
 }
 
-// userQuery reads the search parameters: limit clamped to [1, 100] (default 25), scan to
-// [limit, 1000] (default 400); minXp and maxXp must be numbers >= 0 (inclusive bounds).
+// userQuery reads the search parameters: domains, platforms and languages by a profile's rule for
+// the same lists (checkTags), limit clamped to [1, 100] (default 25), scan to [limit, 1000]
+// (default 400); minXp and maxXp must be numbers >= 0 (inclusive bounds).
 func userQuery(c echo.Context, now time.Time) (readmodels.UserQuery, error) {
-	q := readmodels.UserQuery{Q: strings.TrimSpace(c.QueryParam("q")), Now: now,
-		Domains: list(c.QueryParam("domains")), Platforms: list(c.QueryParam("platforms")), Languages: list(c.QueryParam("languages"))}
+	q := readmodels.UserQuery{Q: strings.TrimSpace(c.QueryParam("q")), Now: now}
+	for _, l := range []struct {
+		name string
+		dst  *[]string
+	}{{"domains", &q.Domains}, {"platforms", &q.Platforms}, {"languages", &q.Languages}} {
+		v, err := checkTags(list(c.QueryParam(l.name)))
+		if err != nil {
+			return q, InvalidInput(l.name + " " + err.Error())
+		}
+		*l.dst = v
+	}
 	limit, err := clampedInt(c, "limit", userSearchDefaultLimit, 1, userSearchMaxLimit)
 	if err != nil {
 		return q, err
@@ -307,20 +318,29 @@ func profilePatch(body map[string]json.RawMessage) (readmodels.ProfilePatch, err
 	return p, nil
 }
 
-// tagList reads an array of at most 20 strings of 1 to 32 characters.
+// tagList reads an array of strings held by checkTags' rule.
 func tagList(raw json.RawMessage) ([]string, error) {
 	var v []string
 	if json.Unmarshal(raw, &v) != nil || isNull(raw) {
 		return nil, errors.New("must be an array of strings")
 	}
+	return checkTags(v)
+}
+
+// checkTags is the rule of a user's domains, platforms and languages: at most userTagsMax
+// entries of 1 to userTagMax characters without commas (a search list is comma-separated), each
+// trimmed. A search's lists follow it too: an entry no profile can hold matches no one, and each
+// entry is compared with the list of every scanned user, so an unbounded list let one request
+// cost seconds (300,000 entries: 8 s).
+func checkTags(v []string) ([]string, error) {
 	if len(v) > userTagsMax {
-		return nil, errors.New("must hold at most 20 strings")
+		return nil, fmt.Errorf("must hold at most %d strings", userTagsMax)
 	}
 	out := make([]string, 0, len(v))
 	for _, t := range v {
 		t = strings.TrimSpace(t)
 		if t == "" || utf8.RuneCountInString(t) > userTagMax || strings.Contains(t, ",") {
-			return nil, errors.New("must hold strings of 1 to 32 characters without commas")
+			return nil, fmt.Errorf("must hold strings of 1 to %d characters without commas", userTagMax)
 		}
 		out = append(out, t)
 	}

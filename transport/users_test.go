@@ -131,6 +131,42 @@ func TestUserSearchFiltersAndClamps(t *testing.T) {
 	})
 }
 
+// TestUserSearchListsAreBounded: domains, platforms and languages are checked as a profile's own
+// lists are (at most 20 entries of 1 to 32 characters). Unbounded, each entry was compared with
+// every scanned user's list: 300,000 entries cost 8 s a request.
+func TestUserSearchListsAreBounded(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.seedUsers()
+	m := e.merchant(false)
+	entries := func(n int, entry string) string { return strings.TrimSuffix(strings.Repeat(entry+",", n), ",") }
+	for _, name := range []string{"domains", "platforms", "languages"} {
+		for _, tc := range []struct {
+			what, value string
+			ok          bool
+		}{
+			{"20 entries", entries(20, "defi"), true},
+			{"20 entries and empty ones", entries(20, "defi") + ",,,", true},
+			{"an entry of 32 characters", strings.Repeat("%C3%A9", 32), true}, // é: characters, not bytes
+			{"21 entries", entries(21, "defi"), false},
+			{"300,000 entries", entries(300_000, "x"), false}, // 600 kB: within the server's 1 MB header limit
+			{"an entry of 33 characters", strings.Repeat("d", 33), false},
+		} {
+			t.Run(name+" "+tc.what, func(t *testing.T) {
+				rec := e.dev(m, http.MethodGet, "/api/users/search?scan=1000&"+name+"="+tc.value, "")
+				body := decode(t, rec)
+				if tc.ok && rec.Code != 200 {
+					t.Fatalf("%d %s", rec.Code, rec.Body)
+				}
+				msg, _ := body["message"].(string)
+				if !tc.ok && (rec.Code != 400 || body["error"] != "invalid_input" || !strings.HasPrefix(msg, name+" ")) {
+					t.Fatalf("%d %s", rec.Code, rec.Body)
+				}
+			})
+		}
+	}
+}
+
 func TestUsersLiveWindow(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
