@@ -18,7 +18,8 @@ const (
 )
 
 // dialChain connects to ETH_RPC_URL at start, when it is set. A node serving another chain than
-// CHAIN_ID is a configuration error and stops the start; a node that does not answer is not (it
+// CHAIN_ID, or a CHAIN_TOKENS entry whose decimals are not its contract's, is a configuration
+// error and stops the start; a node that does not answer is not (it
 // may come back): it is logged, nil is returned, and the chain workers (deposit detection, splits)
 // dial again in the background while payments stay pending.
 func dialChain(ctx context.Context, cfg config, log zerolog.Logger) (*chain.RPC, error) {
@@ -34,6 +35,14 @@ func dialChain(ctx context.Context, cfg config, log zerolog.Logger) (*chain.RPC,
 	if err != nil {
 		log.Warn().Err(err).Msg("chain node unreachable at start; wallet payments stay pending until it answers (retrying)")
 		return nil, nil
+	}
+	unread, err := rpc.CheckTokenDecimals(dctx, cfg.ChainTokens)
+	if err != nil {
+		rpc.Close()
+		return nil, err
+	}
+	if len(unread) > 0 {
+		log.Error().Strs("tokens", unread).Msg("CHAIN_TOKENS: these contracts do not answer decimals(); their decimals cannot be checked (is the address a token on this chain?)")
 	}
 	log.Info().Int64("chain_id", cfg.ChainID).Int("confirmations", cfg.ChainConfirmations).Msg("chain connected")
 	return rpc, nil
