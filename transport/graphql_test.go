@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -83,6 +84,10 @@ func TestGraphQLQueries(t *testing.T) {
 		_, r := e.graphql(key, `query($w: String!) { user(wallet: $w) { `+fields+` } }`, map[string]any{"w": strings.ToUpper(userA[2:])})
 		if len(r.Errors) != 0 || string(r.Data["user"]) != "null" {
 			t.Fatalf("a wallet without 0x has no user: %s %+v", r.Data["user"], r.Errors)
+		}
+		_, r = e.graphql(key, `query($w: String!) { user(wallet: $w) { `+fields+` } }`, map[string]any{"w": "0x\u0000"})
+		if len(r.Errors) != 0 || string(r.Data["user"]) != "null" {
+			t.Fatalf("a wallet with a NUL has no user: %s %+v", r.Data["user"], r.Errors)
 		}
 		_, r = e.graphql(key, `query($w: String!) { user(wallet: $w) { `+fields+` } }`, map[string]any{"w": "0x" + strings.ToUpper(userA[2:])})
 		var u gqlUser
@@ -189,6 +194,11 @@ func TestGraphQLRefusals(t *testing.T) {
 		{"over the depth limit", deepIntrospection, 200, "exceeds the limit of 15"},
 		{"over the complexity limit", `{ a: leaderboard(first: 100) { ` + allFields + ` } b: leaderboard(first: 100) { ` + allFields + ` } }`, 200, "complexity"},
 		{"an unknown field", `{ leaderboard { password } }`, 422, "password"},
+		// Forged cursors and wallets are refused as input; they used to reach PostgreSQL and fail
+		// there (an internal error, code failed).
+		{"a forged follows cursor", `{ follows(wallet: "` + userA + `", direction: FOLLOWERS, after: "` +
+			base64.RawURLEncoding.EncodeToString([]byte("follow:\x00")) + `") { totalCount } }`, 200, "after is not a cursor"},
+		{"a NUL in follows' wallet", `{ follows(wallet: "0x\u0000", direction: FOLLOWERS) { totalCount } }`, 200, "wallet must be"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, r := e.graphql(key, tc.query, nil)

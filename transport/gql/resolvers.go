@@ -11,6 +11,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/payledger/payledger/domain/address"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -44,6 +45,9 @@ func (r *resolver) FollowConnection() FollowConnectionResolver { return connecti
 type queryResolver struct{ *resolver }
 
 func (q queryResolver) User(ctx context.Context, wallet string) (*User, error) {
+	if !address.Valid(wallet) {
+		return nil, nil // no user has it (text such as a NUL would fail in the database)
+	}
 	u, err := q.store.Get(ctx, wallet)
 	if errors.Is(err, readmodels.ErrNotFound) {
 		return nil, nil
@@ -96,6 +100,9 @@ func (q queryResolver) LiveUsers(ctx context.Context, first *int) ([]LiveUser, e
 func (q queryResolver) Follows(ctx context.Context, wallet string, direction FollowDirection, first *int, after *string) (*FollowConnection, error) {
 	n, err := firstArg(first)
 	if err != nil {
+		return nil, err
+	}
+	if err := walletArg(wallet); err != nil {
 		return nil, err
 	}
 	from := ""
@@ -168,8 +175,18 @@ func encodeCursor(wallet string) string {
 
 func decodeCursor(s string) (string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || !strings.HasPrefix(string(b), cursorPrefix) {
+	wallet, ok := strings.CutPrefix(string(b), cursorPrefix)
+	if err != nil || !ok || !address.Valid(wallet) { // a forged cursor's bytes never reach SQL
 		return "", inputError("after is not a cursor of this connection")
 	}
-	return strings.TrimPrefix(string(b), cursorPrefix), nil
+	return wallet, nil
+}
+
+// walletArg refuses a wallet argument that is not an address: users are keyed by wallet address,
+// and text such as a NUL byte would only reach the database to fail there (an internal error).
+func walletArg(wallet string) error {
+	if !address.Valid(wallet) {
+		return inputError("wallet must be 0x followed by 40 hex characters")
+	}
+	return nil
 }
