@@ -157,32 +157,40 @@ func (p *pausedHashes) Reserve(ctx context.Context, hash, receiptID string, at t
 	return fresh, err
 }
 
+// doubleSubmit runs cmd (on receipt a of a payEnv with two paid receipts a and b) twice: the
+// first request reserves the hash and waits while the second runs to its end. It returns both
+// requests' errors, the hash store, the handler and b.
+func doubleSubmit(t *testing.T, amountUSD, hash string) (first, second error, held *pausedHashes, h *commands.RefundHandler, b string, e *payEnv) {
+	t.Helper()
+	e = newPayEnv(t)
+	held = &pausedHashes{reserved: make(chan struct{}), proceed: make(chan struct{})}
+	h = commands.NewRefundHandler(e.store, held, e.now)
+	a := e.receipt(payMerchant, "USD", 1000)
+	b = e.receipt(payMerchant, "USD", 1000)
+	e.paid(a)
+	e.paid(b)
+	cmd := commands.Refund{ReceiptID: a, Reason: "x", AmountUSD: amountUSD, TransactionHash: hash, By: payMerchant}
+	done := make(chan error, 1)
+	go func() { _, err := h.Handle(e.ctx, cmd); done <- err }()
+	<-held.reserved
+	_, second = h.Handle(e.ctx, cmd)
+	close(held.proceed)
+	return <-done, second, held, h, b, e
+}
+
 // A double-submitted refund: the request that reserved the hash first is refused (the other
 // recorded the refund meanwhile). Its give-back must not free the hash the recorded refund counts:
 // the same hash on another receipt is a 409 conflict. (It used to be freed, and one transfer
 // counted as the refund of two receipts.)
 func TestRefundDoubleSubmitKeepsItsHash(t *testing.T) {
 	t.Parallel()
-	e := newPayEnv(t)
-	held := &pausedHashes{reserved: make(chan struct{}), proceed: make(chan struct{})}
-	h := commands.NewRefundHandler(e.store, held, e.now)
-	a, b := e.receipt(payMerchant, "USD", 1000), e.receipt(payMerchant, "USD", 1000)
-	e.paid(a)
-	e.paid(b)
 	hash := "0x" + strings.Repeat("c", 64)
-	cmd := commands.Refund{ReceiptID: a, Reason: "x", AmountUSD: "10", TransactionHash: hash, By: payMerchant}
-	first := make(chan error, 1)
-	go func() { _, err := h.Handle(e.ctx, cmd); first <- err }()
-	<-held.reserved
-	if _, err := h.Handle(e.ctx, cmd); err != nil {
-		t.Fatalf("second request: %v", err)
+	first, second, held, h, b, e := doubleSubmit(t, "10", hash)
+	if second != nil || first == nil {
+		t.Fatalf("requests: first %v, second %v; want the second recorded and the first refused", first, second)
 	}
-	close(held.proceed)
-	if err := <-first; err == nil {
-		t.Fatal("both requests recorded the refund")
-	}
-	if held.by[hash] != a {
-		t.Fatalf("after the double submit the hash is held by %q, want %s", held.by[hash], a)
+	if len(held.by) != 1 || held.by[hash] == b {
+		t.Fatalf("after the double submit the hash is held by %v", held.by)
 	}
 	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: b, Reason: "y", AmountUSD: "10", TransactionHash: hash, By: payMerchant}); !errors.Is(err, commands.ErrRefundHashTaken) {
 		t.Fatalf("the same hash on another receipt: %v, want a conflict", err)
@@ -194,23 +202,10 @@ func TestRefundDoubleSubmitKeepsItsHash(t *testing.T) {
 // already reserved used to keep its hold, and the hash stayed taken until the verifier's grace.)
 func TestRefundDoubleSubmitRefusedFreesItsHash(t *testing.T) {
 	t.Parallel()
-	e := newPayEnv(t)
-	held := &pausedHashes{reserved: make(chan struct{}), proceed: make(chan struct{})}
-	h := commands.NewRefundHandler(e.store, held, e.now)
-	a, b := e.receipt(payMerchant, "USD", 1000), e.receipt(payMerchant, "USD", 1000)
-	e.paid(a)
-	e.paid(b)
 	hash := "0x" + strings.Repeat("d", 64)
-	tooLarge := commands.Refund{ReceiptID: a, Reason: "x", AmountUSD: "20", TransactionHash: hash, By: payMerchant}
-	first := make(chan error, 1)
-	go func() { _, err := h.Handle(e.ctx, tooLarge); first <- err }()
-	<-held.reserved
-	if _, err := h.Handle(e.ctx, tooLarge); !errors.Is(err, receipt.ErrAmount) {
-		t.Fatalf("second request: %v", err)
-	}
-	close(held.proceed)
-	if err := <-first; !errors.Is(err, receipt.ErrAmount) {
-		t.Fatalf("first request: %v", err)
+	first, second, held, h, b, e := doubleSubmit(t, "20", hash)
+	if !errors.Is(first, receipt.ErrAmount) || !errors.Is(second, receipt.ErrAmount) {
+		t.Fatalf("requests: first %v, second %v; want both too large", first, second)
 	}
 	if len(held.by) != 0 {
 		t.Fatalf("refused requests kept the hash: %v", held.by)

@@ -237,14 +237,17 @@ func TestRefundTotalUnitsAndExcess(t *testing.T) {
 }
 
 // failedWithFunds is a 10.00 USD receipt whose window ended after 4 USDC of it arrived.
-func failedWithFunds(t *testing.T) State {
+func failedWithFunds(t *testing.T) State { return failedWatchedUntil(t, 6) }
+
+// failedWatchedUntil is failedWithFunds watched for late payments until monitorUntil.
+func failedWatchedUntil(t *testing.T, monitorUntil int64) State {
 	t.Helper()
 	s := generated()
 	s.Receipt.DepositAddress = "0xdeposit"
 	return apply(t, s, []Event{
 		DepositTransferSeen{TransactionHash: "0xpart", LogIndex: 0, BlockNumber: 5, BlockHash: "0xb5", Sender: "0xc0ffee", Token: "USDC", AmountUnits: "4000000", Decimals: 6, At: 3},
 		DepositTransferConfirmed{TransactionHash: "0xpart", LogIndex: 0, BlockNumber: 5, BlockHash: "0xb5", At: 4},
-		PaymentWindowExpired{ExpiresAt: 5, MonitorUntil: 6, Code: "PORTAL_SESSION_EXPIRED", At: 5},
+		PaymentWindowExpired{ExpiresAt: 5, MonitorUntil: monitorUntil, Code: "PORTAL_SESSION_EXPIRED", At: 5},
 	}, nil)
 }
 
@@ -288,15 +291,7 @@ func TestRefundOfFundsThatPaidNothing(t *testing.T) {
 // again. (They used to count: 4 USD refunded plus 6 USD late paid a 10 USD receipt.)
 func TestRefundedFundsPayNothing(t *testing.T) {
 	t.Parallel()
-	failed := func() State { // 4 of 10 USDC received, the window ended, late payments watched
-		s := generated()
-		s.Receipt.DepositAddress = "0xdeposit"
-		return apply(t, s, []Event{
-			DepositTransferSeen{TransactionHash: "0xpart", LogIndex: 0, BlockNumber: 5, BlockHash: "0xb5", Sender: "0xc0ffee", Token: "USDC", AmountUnits: "4000000", Decimals: 6, At: 3},
-			DepositTransferConfirmed{TransactionHash: "0xpart", LogIndex: 0, BlockNumber: 5, BlockHash: "0xb5", At: 4},
-			PaymentWindowExpired{ExpiresAt: 5, MonitorUntil: 1_000_000, Code: "PORTAL_SESSION_EXPIRED", At: 5},
-		}, nil)
-	}
+	failed := func() State { return failedWatchedUntil(t, 1_000_000) } // 4 of 10 USDC, late payments watched
 	claimed := func() State {
 		s := failed()
 		return then(t, s)(RequestRefund(s, RefundOrder{Reason: "late", TransactionHash: hashA, By: "m", At: 20}))
