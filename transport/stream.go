@@ -58,7 +58,7 @@ func (s *streamSlots) give(merchant string) {
 	}
 }
 
-// TakeStreamSlot takes one of merchant's stream slots for a stream of an audience package (the
+// TakeStreamSlot takes one of merchant's stream slots for a stream (/api/webhooks/stream, the
 // dashboard's live list): every stream a merchant opens counts against the same streamsPerUser,
 // whichever route opened it, since each holds a goroutine, a watch and a connection for up to
 // eventsLifetime. It returns the give-back, which the handler calls (once) when the stream ends,
@@ -94,10 +94,11 @@ func (s *Server) eventStream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if !s.streams.take(merchant) {
-		return errTooManyStreams
+	give, err := s.TakeStreamSlot(merchant)
+	if err != nil {
+		return err
 	}
-	defer s.streams.give(merchant)
+	defer give()
 	ctx, stop := s.whileAuthorized(c) // ends with the key or session that opened it
 	defer stop()
 	outliveTimeouts(c.Response()) // by design; the stream's lifetime bounds it
