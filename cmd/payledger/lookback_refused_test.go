@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -23,10 +24,7 @@ func TestServeLookBackRefusedShowsOnHealthz(t *testing.T) {
 	d := newDepositServe(t)
 	d.stop() // the receipt was listed within a minute of the detector's last watch list
 	node := newRefusingNode(t, d.vars["ETH_RPC_URL"])
-	vars := map[string]string{}
-	for k, v := range d.serveVars {
-		vars[k] = v
-	}
+	vars := maps.Clone(d.serveVars)
 	vars["ETH_RPC_URL"] = node.URL
 	base, out, stop := startServeStoppable(t, vars)
 	t.Cleanup(stop)
