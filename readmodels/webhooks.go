@@ -53,6 +53,7 @@ type Claimed struct {
 	Attempts   int
 	MarkedAt   *time.Time
 	Lease      uuid.UUID
+	ClaimedAt  time.Time // the database's clock when the claim was made
 	// StateJSON is the receipt's read-model state at claim time, read in the same snapshot as
 	// QueuedKey: the projector writes it in the same transaction that queues (or re-aims) the
 	// notification, so it is never older than the change QueuedKey names.
@@ -83,8 +84,7 @@ func NewOutbox(pool *pgxpool.Pool) *Outbox {
 }
 
 // Claim leases up to limit due notifications in states (FOR UPDATE SKIP LOCKED, so several
-// dispatchers never take the same one). With ignoreSchedule, due time is not checked (manual
-// reconciliation retries every marked notification at once).
+// dispatchers never take the same one). With ignoreSchedule, due time is not checked.
 //
 // The claimed QueuedKey is the one the notification had in the statement's snapshot, the
 // snapshot the receipt's state is read in. The locked row itself can be newer: a projector
@@ -94,25 +94,43 @@ func NewOutbox(pool *pgxpool.Pool) *Outbox {
 // the snapshot's key, Complete sees the re-aim and leaves the notification pending for the new
 // status.
 func (o *Outbox) Claim(ctx context.Context, states []string, ignoreSchedule bool, limit int, lease time.Duration) ([]Claimed, error) {
+	return o.claim(ctx, states, ignoreSchedule, time.Time{}, limit, lease)
+}
+
+// ClaimMarked leases up to limit notifications with the pending-delivery marker for one
+// reconciliation run: those due, or all of them with all. A run after its first claim passes
+// that claim's ClaimedAt as run: a notification attempted since (in this run, or by another
+// instance meanwhile) is not claimed again, so a run that keeps failing still ends, each
+// notification tried at most once.
+func (o *Outbox) ClaimMarked(ctx context.Context, all bool, run time.Time, limit int, lease time.Duration) ([]Claimed, error) {
+	return o.claim(ctx, []string{NoteMarked}, all, run, limit, lease)
+}
+
+func (o *Outbox) claim(ctx context.Context, states []string, ignoreSchedule bool, notSince time.Time, limit int, lease time.Duration) ([]Claimed, error) {
 	token := uuid.New()
+	var since *time.Time
+	if !notSince.IsZero() {
+		since = &notSince
+	}
 	rows, err := o.pool.Query(ctx, `WITH claimed AS (
 			UPDATE webhook_notifications n SET lease_until = now() + make_interval(secs => $4), lease_token = $5
 			WHERE id IN (SELECT id FROM webhook_notifications
 				WHERE state = ANY($1) AND ($2 OR next_attempt_at <= now()) AND (lease_until IS NULL OR lease_until < now())
+				  AND ($6::timestamptz IS NULL OR updated_at < $6)
 				ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
 			RETURNING id, receipt_id, merchant_wallet, url, state, delivery_id, attempts, marked_at)
 		SELECT c.id, c.receipt_id, c.merchant_wallet, c.url, s.queued_key, c.state, c.delivery_id, c.attempts, c.marked_at,
-			r.state, k.nonce, k.ciphertext
+			r.state, k.nonce, k.ciphertext, now()
 		FROM claimed c JOIN webhook_notifications s ON s.id = c.id -- the snapshot's version of the row
 			LEFT JOIN receipts r ON r.receipt_id = c.receipt_id LEFT JOIN receipt_webhook_keys k ON k.receipt_id = c.receipt_id`,
-		states, ignoreSchedule, limit, lease.Seconds(), token)
+		states, ignoreSchedule, limit, lease.Seconds(), token, since)
 	if err != nil {
 		return nil, fmt.Errorf("claim notifications: %w", err)
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Claimed, error) {
 		c := Claimed{Lease: token}
 		err := r.Scan(&c.ID, &c.ReceiptID, &c.Merchant, &c.URL, &c.QueuedKey, &c.State, &c.DeliveryID, &c.Attempts, &c.MarkedAt,
-			&c.StateJSON, &c.KeyNonce, &c.KeySealed)
+			&c.StateJSON, &c.KeyNonce, &c.KeySealed, &c.ClaimedAt)
 		return c, err
 	})
 }

@@ -31,6 +31,7 @@ import (
 // Outbox is the dispatcher's view of the webhook outbox.
 type Outbox interface {
 	Claim(ctx context.Context, states []string, ignoreSchedule bool, limit int, lease time.Duration) ([]readmodels.Claimed, error)
+	ClaimMarked(ctx context.Context, all bool, run time.Time, limit int, lease time.Duration) ([]readmodels.Claimed, error)
 	Complete(ctx context.Context, c readmodels.Claimed, a readmodels.Attempt, out readmodels.Outcome) error
 	RecordAttempt(ctx context.Context, a readmodels.Attempt) error
 	MarkDelivered(ctx context.Context, id uuid.UUID, queuedKey, sentKey string) error
@@ -59,6 +60,7 @@ const (
 	markedRetention   = 72 * time.Hour // reconciliation gives up after 3 days
 	leaseFor          = 30 * time.Second
 	claimBatch        = 16
+	reconcileBatch    = 50
 )
 
 // Dispatcher delivers queued notifications: first attempt, one automatic retry after
@@ -84,6 +86,7 @@ type Dispatcher struct {
 
 	wake, endpointWake chan struct{}
 	client             *http.Client
+	lease              time.Duration // how long a claim holds its notifications (leaseFor; tests shorten it)
 }
 
 // Init fills defaults; call it once before use. It panics when Outbox, Keys or Events is
@@ -103,6 +106,9 @@ func (d *Dispatcher) Init() *Dispatcher {
 	}
 	if d.Now == nil {
 		d.Now = time.Now
+	}
+	if d.lease == 0 {
+		d.lease = leaseFor
 	}
 	d.wake, d.endpointWake = make(chan struct{}, 1), make(chan struct{}, 1)
 	d.client = &http.Client{
@@ -158,7 +164,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 
 func (d *Dispatcher) work(ctx context.Context, poll time.Duration) {
 	for ctx.Err() == nil {
-		claimed, err := d.Outbox.Claim(ctx, []string{readmodels.NotePending, readmodels.NoteRetrying}, false, claimBatch, leaseFor)
+		claimed, err := d.Outbox.Claim(ctx, []string{readmodels.NotePending, readmodels.NoteRetrying}, false, claimBatch, d.lease)
 		if err != nil && ctx.Err() == nil {
 			d.Log.Warn().Err(err).Msg("webhook claim")
 		}
@@ -184,20 +190,40 @@ func (d *Dispatcher) work(ctx context.Context, poll time.Duration) {
 }
 
 // ReconcileMarked retries notifications with the pending-delivery marker: those due by their
-// backoff, or all of them with all (POST /api/cron/reconcile).
+// backoff, or all of them with all (POST /api/cron/reconcile). A run tries each notification at
+// most once: with all, it claims batch after batch, never one attempted since the run began
+// (Outbox.ClaimMarked), so receivers that keep failing do not keep it going.
+//
+// A claimed batch goes out concurrently, as the workers' do: every attempt ends within Timeout,
+// well inside the lease. Sent one after another, a batch outlived its lease after a few slow
+// receivers, and another instance claimed and sent again what was still waiting its turn.
 func (d *Dispatcher) ReconcileMarked(ctx context.Context, all bool) (tried, delivered int, err error) {
+	var run time.Time // the database's time of the run's first claim
 	for {
-		claimed, err := d.Outbox.Claim(ctx, []string{readmodels.NoteMarked}, all, 50, leaseFor)
+		claimed, err := d.Outbox.ClaimMarked(ctx, all, run, reconcileBatch, d.lease)
 		if err != nil {
 			return tried, delivered, err
 		}
-		for _, c := range claimed {
-			tried++
-			if out := d.Deliver(ctx, c); out.State == readmodels.NoteDelivered {
-				delivered++
-			}
+		if len(claimed) > 0 && run.IsZero() {
+			run = claimed[0].ClaimedAt
 		}
-		if len(claimed) < 50 || !all {
+		var (
+			sent sync.WaitGroup
+			mu   sync.Mutex
+		)
+		for _, c := range claimed {
+			sent.Go(func() {
+				out := d.Deliver(ctx, c)
+				mu.Lock()
+				defer mu.Unlock()
+				tried++
+				if out.State == readmodels.NoteDelivered {
+					delivered++
+				}
+			})
+		}
+		sent.Wait()
+		if len(claimed) < reconcileBatch || !all {
 			return tried, delivered, nil
 		}
 	}
@@ -239,7 +265,9 @@ func (d *Dispatcher) Deliver(ctx context.Context, c readmodels.Claimed) readmode
 	case c.State == readmodels.NoteRetrying:
 		out.State, out.NextAt, out.MarkedAt = readmodels.NoteMarked, now.Add(backoff(0)), &now
 	default:
-		out.State, out.NextAt = readmodels.NoteMarked, now.Add(backoff(c.Attempts))
+		// Attempts counts the first attempt and the automatic retry: the first reconciliation
+		// attempt (Attempts 2) waits backoff(1), 2 min, after the marker's 1 min.
+		out.State, out.NextAt = readmodels.NoteMarked, now.Add(backoff(max(c.Attempts-1, 0)))
 		if c.MarkedAt != nil && now.Sub(*c.MarkedAt) >= markedRetention {
 			out.State = readmodels.NoteFailed
 		}

@@ -48,7 +48,7 @@ func (d *Dispatcher) workEndpoints(ctx context.Context) {
 // SendEndpointsDue makes one attempt for up to one batch of due endpoint messages and returns how
 // many it claimed.
 func (d *Dispatcher) SendEndpointsDue(ctx context.Context) (int, error) {
-	list, err := d.Endpoints.ClaimMessages(ctx, endpointBatch, leaseFor)
+	list, err := d.Endpoints.ClaimMessages(ctx, endpointBatch, d.lease)
 	if err != nil {
 		return 0, err
 	}
