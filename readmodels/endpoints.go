@@ -53,14 +53,24 @@ func (s *Endpoints) Create(ctx context.Context, merchant, url string, events []s
 	if err != nil {
 		return Endpoint{}, fmt.Errorf("seal endpoint secret: %w", err)
 	}
-	tag, err := s.pool.Exec(ctx, `INSERT INTO webhook_endpoints (id, merchant_wallet, url, events, secret_nonce, secret_ciphertext, created_at)
-		SELECT $1, $2, $3, $4, $5, $6, $7
-		WHERE (SELECT count(*) FROM webhook_endpoints WHERE merchant_wallet = $2 AND deleted_at IS NULL) < $8`,
-		ep.ID, merchant, url, events, nonce, ct, ep.CreatedAt, MaxEndpoints)
+	// The count and the insert run under a per-merchant lock held to commit: in READ COMMITTED,
+	// concurrent creates each counted the others' uncommitted rows as absent and all inserted.
+	var created bool
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('payledger webhook endpoints:' || $1::text, 0))`, merchant); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO webhook_endpoints (id, merchant_wallet, url, events, secret_nonce, secret_ciphertext, created_at)
+			SELECT $1, $2, $3, $4, $5, $6, $7
+			WHERE (SELECT count(*) FROM webhook_endpoints WHERE merchant_wallet = $2 AND deleted_at IS NULL) < $8`,
+			ep.ID, merchant, url, events, nonce, ct, ep.CreatedAt, MaxEndpoints)
+		created = tag.RowsAffected() == 1
+		return err
+	})
 	if err != nil {
 		return Endpoint{}, fmt.Errorf("create webhook endpoint: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if !created {
 		return Endpoint{}, ErrTooManyEndpoints
 	}
 	return ep, nil
