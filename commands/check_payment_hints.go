@@ -41,7 +41,8 @@ type PaymentHint struct {
 type PaymentHints interface {
 	// Keep stores h as waiting unless its receipt took max hints in the hour before
 	// h.SubmittedAt (ErrHintsLimited); fresh is false when the receipt holds this hash already
-	// (nothing is stored or counted). Errors: ErrHintsLimited, wrapped database errors.
+	// (nothing is stored or counted). Errors: ErrHintsLimited (a *receipt.Limited, reset when
+	// the hour's oldest hint leaves it), wrapped database errors.
 	Keep(ctx context.Context, h PaymentHint, max int) (fresh bool, err error)
 	// Waiting lists up to limit hints still waiting that were submitted at or after since,
 	// oldest first.

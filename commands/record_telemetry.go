@@ -96,7 +96,8 @@ func AppendTelemetry(ctx context.Context, store Store, receiptID string, now tim
 	}
 	_, _, err = Execute(ctx, store, TelemetryStream(receiptID, now), telemetryCount, 0, func(l Loaded[int]) (Decision, error) {
 		if l.State >= MaxTelemetryPerHour {
-			return nil, ErrTelemetryLimited
+			// The stream is the clock hour's: the next hour's has room.
+			return nil, receipt.NewLimited(ErrTelemetryLimited, receipt.NextHour(now.UnixMilli()))
 		}
 		return data, nil
 	})

@@ -1,6 +1,7 @@
 package commands_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -33,8 +34,12 @@ func TestHintsStayOutOfTheReceiptsStream(t *testing.T) {
 		switch err := hint(n); {
 		case err == nil:
 			taken++
-		case err == commands.ErrHintsLimited:
+		case errors.Is(err, commands.ErrHintsLimited):
 			limited++
+			// The hour slides: the limit lifts when the first hint (at now) leaves it.
+			if l, ok := errors.AsType[*receipt.Limited](err); !ok || l.ResetAt() != now.Add(time.Hour).UnixMilli() {
+				t.Fatalf("hint %d: %v (%T), want a reset at %d", n, err, err, now.Add(time.Hour).UnixMilli())
+			}
 		default:
 			t.Fatalf("hint %d: %v", n, err)
 		}

@@ -71,7 +71,11 @@ func toAPIError(err error) (*Error, bool) {
 			if msg == "" {
 				msg = err.Error()
 			}
-			return NewError(m.status, m.code, msg), false
+			apiErr := NewError(m.status, m.code, msg)
+			if l, ok := errors.AsType[resetter](err); ok {
+				apiErr.Extra = map[string]any{"resetAt": l.ResetAt()} // the spec's rate_limited field
+			}
+			return apiErr, false
 		}
 	}
 	var he *echo.HTTPError
@@ -79,6 +83,12 @@ func toAPIError(err error) (*Error, bool) {
 		return httpError(he), he.Code >= 500
 	}
 	return NewError(http.StatusInternalServerError, "failed", "Internal server error"), true
+}
+
+// resetter is a refusal by a bound that lifts at ResetAt (Unix ms): receipt.Limited.
+type resetter interface {
+	error
+	ResetAt() int64
 }
 
 // kindStatus is the HTTP status of each kind of command refusal.
@@ -99,9 +109,11 @@ var domainErrors = []struct {
 	{commands.ErrTelemetryLimited, http.StatusTooManyRequests, "rate_limited", "At most 20 telemetry reports per receipt per hour"},
 	{commands.ErrHintsLimited, http.StatusTooManyRequests, "rate_limited", "At most 20 payment reports per receipt per hour"},
 	// Exhausted before Limited: each is its Limited error (errors.Is), the first row that matches wins.
-	{receipt.ErrQuotesExhausted, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("At most %d quotes per receipt", receipt.MaxQuotes)},
+	// A lifetime bound never lifts: no resetAt to back off until, so a business precondition not
+	// met (403), where an hour's bound is 429 with resetAt.
+	{receipt.ErrQuotesExhausted, http.StatusForbidden, "forbidden", fmt.Sprintf("At most %d quotes per receipt", receipt.MaxQuotes)},
 	{receipt.ErrQuotesLimited, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("At most %d quotes per receipt per hour", receipt.MaxQuotesPerHour)},
-	{receipt.ErrOnrampExhausted, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("At most %d card or bank payment sessions per receipt", receipt.MaxOnrampStarts)},
+	{receipt.ErrOnrampExhausted, http.StatusForbidden, "forbidden", fmt.Sprintf("At most %d card or bank payment sessions per receipt", receipt.MaxOnrampStarts)},
 	{receipt.ErrOnrampLimited, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("At most %d card or bank payment sessions per receipt per hour", receipt.MaxOnrampStartsPerHour)},
 	{commands.ErrContended, http.StatusConflict, "conflict", "The receipt is being changed by other requests; nothing was changed, retry"},
 	{receipt.ErrNotFound, http.StatusNotFound, "not_found", "Receipt not found"},

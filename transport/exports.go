@@ -103,7 +103,7 @@ func (s *Server) exportSplits(c echo.Context) error {
 func (s *Server) streamCSV(c echo.Context, name string, header []string, rows func(context.Context, string, func([]string) error) error) error {
 	merchant := merchantOf(c)
 	if !s.exportSlots.take(merchant) {
-		return errTooManyExports
+		return s.noSlot("Too many exports running (for this merchant or on this instance): retry when one has ended")
 	}
 	defer s.exportSlots.give(merchant)
 	// A large export outlives the server's 30 s timeouts, up to the export's own: a client that
@@ -144,8 +144,6 @@ func (s *Server) streamCSV(c echo.Context, name string, header []string, rows fu
 	}
 	return nil
 }
-
-var errTooManyExports = NewError(http.StatusTooManyRequests, "rate_limited", "Too many exports running (for this merchant or on this instance): retry when one has ended")
 
 // defuseFormulas writes a leading ' before every cell that a spreadsheet would read as a formula
 // (OWASP's rule for CSV injection): one that begins with =, +, -, @, a tab or a carriage return.

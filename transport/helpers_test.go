@@ -202,7 +202,23 @@ func (e *env) do(r req) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
 	e.srv.ServeHTTP(rec, hr)
 	apirecord.Record(hr, rec)
+	wantResetAt(e.t, rec)
 	return rec
+}
+
+// wantResetAt fails a 429 without the spec's resetAt ("rate_limited ... includes resetAt (Unix
+// ms); clients back off until then"), whichever route or bound gave it.
+func wantResetAt(t testing.TB, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	if rec.Code != http.StatusTooManyRequests || rec.Body.Len() == 0 {
+		return
+	}
+	var body struct {
+		ResetAt *int64 `json:"resetAt"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.ResetAt == nil || *body.ResetAt <= 0 {
+		t.Fatalf("429 without resetAt: %s (%v)", rec.Body.String(), err)
+	}
 }
 
 func decode(t testing.TB, rec *httptest.ResponseRecorder) map[string]any {

@@ -23,11 +23,13 @@ func (e *env) countType(m merchant, id, typ string) int {
 	return n
 }
 
-// wantRateLimited checks a 429 in the spec's envelope with message.
-func wantRateLimited(t *testing.T, code int, body map[string]any, message string) {
+// wantRateLimited checks a 429 in the spec's envelope with message and resetAt, the start of
+// the clock hour after now.
+func wantRateLimited(t *testing.T, code int, body map[string]any, message string, now time.Time) {
 	t.Helper()
-	if code != http.StatusTooManyRequests || body["error"] != "rate_limited" || body["message"] != message {
-		t.Fatalf("got %d %v, want 429 rate_limited %q", code, body, message)
+	reset := now.Truncate(time.Hour).Add(time.Hour).UnixMilli()
+	if code != http.StatusTooManyRequests || body["error"] != "rate_limited" || body["message"] != message || body["resetAt"] != float64(reset) {
+		t.Fatalf("got %d %v, want 429 rate_limited %q, resetAt %d", code, body, message, reset)
 	}
 }
 
@@ -58,7 +60,7 @@ func TestQuotesPerReceiptBounded(t *testing.T) {
 	}
 	before := len(e.history(m, id))
 	code, body := quote(20)
-	wantRateLimited(t, code, body, "At most 20 quotes per receipt per hour")
+	wantRateLimited(t, code, body, "At most 20 quotes per receipt per hour", e.clk.Now())
 	if after := len(e.history(m, id)); after != before {
 		t.Fatalf("the refused quote recorded events: %d -> %d", before, after)
 	}
@@ -95,7 +97,7 @@ func TestOnrampStartsPerReceiptBounded(t *testing.T) {
 		t.Fatalf("%d sessions, %d attempts; want 10 and 10", n, attempts)
 	}
 	code, body := start(10)
-	wantRateLimited(t, code, body, "At most 10 card or bank payment sessions per receipt per hour")
+	wantRateLimited(t, code, body, "At most 10 card or bank payment sessions per receipt per hour", e.clk.Now())
 	if n, attempts := sessions(), e.countType(m, id, "PaymentAttemptStarted"); n != 10 || attempts != 10 {
 		t.Fatalf("after the refused start: %d sessions, %d attempts; want 10 and 10", n, attempts)
 	}

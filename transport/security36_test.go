@@ -118,12 +118,14 @@ func TestPaymentHintsAreLimitedAndKeptOutOfTheHistory(t *testing.T) {
 	m := e.merchant(true)
 	id := e.receiptFor(m, "9")
 	codes := map[int]int{}
+	// The hour slides: the limit lifts when the first hint leaves it.
+	reset := float64(e.clk.Now().Add(time.Hour).UnixMilli())
 	for n := range 30 {
 		body := fmt.Sprintf(`{"token":"USDC","transactionHash":"0x%064x","buyerWallet":"0x%040x"}`, 0x5eed00+n, 0xb0b)
 		rec := e.do(req{method: http.MethodPost, path: "/api/portal/" + id + "/payment", body: body})
 		codes[rec.Code]++
-		if rec.Code == http.StatusTooManyRequests && decode(t, rec)["error"] != "rate_limited" {
-			t.Fatalf("limited hint: %s", rec.Body)
+		if b := decode(t, rec); rec.Code == http.StatusTooManyRequests && (b["error"] != "rate_limited" || b["resetAt"] != reset) {
+			t.Fatalf("limited hint: %s, want resetAt %.0f", rec.Body, reset)
 		}
 	}
 	if codes[200] != 20 || codes[429] != 10 {

@@ -19,7 +19,17 @@ const (
 	streamsPerUser = 5 // concurrent streams of one merchant
 )
 
-var errTooManyStreams = NewError(http.StatusTooManyRequests, "rate_limited", "Too many open event streams for this merchant")
+// slotRetry is when a client refused a stream or export slot may try again (the spec's resetAt
+// on 429): a slot frees when another of the merchant's streams or exports ends, which nobody can
+// tell in advance, so this is a pause long enough not to spin and short enough to take a freed
+// slot soon.
+const slotRetry = 5 * time.Second
+
+// noSlot is the 429 refusing a stream or export slot, in the spec's envelope with resetAt.
+func (s *Server) noSlot(message string) *Error {
+	return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Message: message,
+		Extra: map[string]any{"resetAt": s.now().Add(slotRetry).UnixMilli()}}
+}
 
 // streamSlots counts each merchant's open streams (or exports), at most max (0: streamsPerUser)
 // each and at most total on the instance (0: no instance bound).
@@ -62,10 +72,10 @@ func (s *streamSlots) give(merchant string) {
 // dashboard's live list): every stream a merchant opens counts against the same streamsPerUser,
 // whichever route opened it, since each holds a goroutine, a watch and a connection for up to
 // eventsLifetime. It returns the give-back, which the handler calls (once) when the stream ends,
-// or errTooManyStreams (429 in the envelope, as /api/webhooks/stream answers) when none is left.
+// or, when none is left, the 429 /api/webhooks/stream answers (the envelope with resetAt).
 func (s *Server) TakeStreamSlot(merchant string) (func(), error) {
 	if !s.streams.take(merchant) {
-		return nil, errTooManyStreams
+		return nil, s.noSlot("Too many open event streams for this merchant")
 	}
 	return sync.OnceFunc(func() { s.streams.give(merchant) }), nil
 }

@@ -110,9 +110,10 @@ func TestStreamsEndWhenTheirKeyIsRevokedOrSessionEnds(t *testing.T) {
 // slowExport is an export read by a client that reads 1 KiB every 100 ms over a connection of
 // its own.
 type slowExport struct {
-	status int
-	ended  chan struct{}
-	conn   net.Conn
+	status  int
+	resetAt int64 // a 429's (Unix ms)
+	ended   chan struct{}
+	conn    net.Conn
 }
 
 // openSlowExport requests path with key and reads the answer slowly until it ends.
@@ -133,6 +134,13 @@ func openSlowExport(t *testing.T, addr, path, key string) *slowExport {
 		t.Fatalf("export answer: %v", err)
 	}
 	e := &slowExport{status: resp.StatusCode, ended: make(chan struct{}), conn: conn}
+	if e.status == http.StatusTooManyRequests {
+		var body struct {
+			ResetAt int64 `json:"resetAt"`
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		e.resetAt = body.ResetAt
+	}
 	go func() {
 		defer close(e.ended)
 		defer conn.Close()
@@ -227,6 +235,9 @@ func TestSlowExportReadersCannotTakeTheInstanceDown(t *testing.T) {
 		codes = append(codes, e.status)
 		if e.status == 200 {
 			held = append(held, e)
+		}
+		if e.status == http.StatusTooManyRequests && e.resetAt < start.UnixMilli() {
+			t.Errorf("a refused export's resetAt %d, want a moment to come", e.resetAt)
 		}
 	}
 	if want := "[200 200 200 200 429 429 429 429 429]"; fmt.Sprint(codes) != want {

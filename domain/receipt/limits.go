@@ -46,7 +46,8 @@ const (
 )
 
 // Errors of the bounds. Each Exhausted error is its Limited error (errors.Is), past the lifetime
-// bound rather than the hour's.
+// bound rather than the hour's. An hour's refusal comes as a *Limited, which says when the bound
+// lets the receipt try again; a lifetime bound never does.
 var (
 	ErrQuotesLimited   = errors.New("the receipt has taken its quotes for this hour")
 	ErrQuotesExhausted = fmt.Errorf("%w: the receipt has taken the most quotes it takes", ErrQuotesLimited)
@@ -75,6 +76,26 @@ func (c HourTally) add(at int64) HourTally {
 	return c
 }
 
+// Limited is a refusal by a bound of a clock hour (or of the hour before a moment): its error
+// (errors.Is: ErrQuotesLimited, ErrOnrampLimited, the commands' telemetry and hint bounds) and
+// when the bound lets the receipt try again, in Unix ms. The API answers it with the spec's
+// resetAt (429 rate_limited: "clients back off until then").
+type Limited struct {
+	err     error
+	resetAt int64
+}
+
+// NewLimited returns err refused until resetAt (Unix ms).
+func NewLimited(err error, resetAt int64) *Limited { return &Limited{err: err, resetAt: resetAt} }
+
+// NextHour is the start (Unix ms) of the clock hour after the one of at (Unix ms): when a bound
+// of at's clock hour lets the receipt try again.
+func NextHour(at int64) int64 { return (at/msPerHour + 1) * msPerHour }
+
+func (e *Limited) Error() string  { return e.err.Error() }
+func (e *Limited) Unwrap() error  { return e.err }
+func (e *Limited) ResetAt() int64 { return e.resetAt }
+
 // in is how many events were counted in the clock hour of `at`. A clock behind the latest
 // counted hour is judged by that hour, so a skewed clock never reopens a full hour.
 func (c HourTally) in(at int64) int {
@@ -82,6 +103,12 @@ func (c HourTally) in(at int64) int {
 		return 0
 	}
 	return c.InHour
+}
+
+// limited is err, the refusal of a full hour at `at`, with the start of the hour after the one
+// that is full: Hour's when a clock behind it is judged by it (in).
+func (c HourTally) limited(err error, at int64) *Limited {
+	return NewLimited(err, NextHour(max(at, c.Hour*msPerHour)))
 }
 
 // limitState is the bounds' part of State (embedded: its fields are State's).
@@ -107,7 +134,7 @@ func QuoteAllowed(s State, at int64) error {
 		return fmt.Errorf("%w (%d)", ErrQuotesExhausted, MaxQuotes)
 	}
 	if s.QuotesRecorded.in(at) >= MaxQuotesPerHour {
-		return fmt.Errorf("%w (%d in a clock hour)", ErrQuotesLimited, MaxQuotesPerHour)
+		return s.QuotesRecorded.limited(fmt.Errorf("%w (%d in a clock hour)", ErrQuotesLimited, MaxQuotesPerHour), at)
 	}
 	return nil
 }
@@ -123,7 +150,7 @@ func CanStartOnramp(s State, at int64) error {
 		return fmt.Errorf("%w (%d)", ErrOnrampExhausted, MaxOnrampStarts)
 	}
 	if s.OnrampStarts.in(at) >= MaxOnrampStartsPerHour {
-		return fmt.Errorf("%w (%d in a clock hour)", ErrOnrampLimited, MaxOnrampStartsPerHour)
+		return s.OnrampStarts.limited(fmt.Errorf("%w (%d in a clock hour)", ErrOnrampLimited, MaxOnrampStartsPerHour), at)
 	}
 	return nil
 }

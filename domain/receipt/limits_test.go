@@ -189,3 +189,33 @@ func TestBoundsReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestHourBoundsSayWhenTheyReset: a refusal by an hour's bound is a *Limited that resets at the
+// start of the next clock hour (of the full hour, when a clock behind it is judged by it); a
+// lifetime bound's refusal never resets, so it is no *Limited.
+func TestHourBoundsSayWhenTheyReset(t *testing.T) {
+	t.Parallel()
+	quotesFull := quotedAt(generated(), "ETH", hours(3, MaxQuotesPerHour)...) // hour 2 full
+	onrampFull := startedAt(generated(), "onramp", "service", hours(1, MaxOnrampStartsPerHour)...)
+	quotesSpent := quotedAt(generated(), "ETH", hours(MaxQuotes/MaxQuotesPerHour, 20)...)
+	cases := []struct {
+		name      string
+		err       error
+		wantReset int64 // 0: no *Limited
+	}{
+		{"quotes: the full hour's end", QuoteAllowed(quotesFull, 3*msPerHour-1), 3 * msPerHour},
+		{"quotes: a clock behind the full hour waits for its end", QuoteAllowed(quotesFull, msPerHour+5), 3 * msPerHour},
+		{"onramp: the full hour's end", CanStartOnramp(onrampFull, 5), msPerHour},
+		{"quotes spent for good: no reset", QuoteAllowed(quotesSpent, 30*msPerHour), 0},
+		{"onramp spent for good: no reset", CanStartOnramp(startedAt(generated(), "onramp", "service", hours(5, 10)...), 9*msPerHour), 0},
+	}
+	for _, c := range cases {
+		var l *Limited
+		switch ok := errors.As(c.err, &l); {
+		case c.wantReset == 0 && ok:
+			t.Errorf("%s: %v resets at %d, want no reset", c.name, c.err, l.ResetAt())
+		case c.wantReset != 0 && (!ok || l.ResetAt() != c.wantReset):
+			t.Errorf("%s: %v (%T), want a reset at %d", c.name, c.err, c.err, c.wantReset)
+		}
+	}
+}

@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/receipt"
 )
 
 // PaymentHints keeps the payment pages' hints outside the receipts' streams (migration 031,
@@ -34,15 +36,18 @@ func (p *PaymentHints) Keep(ctx context.Context, h commands.PaymentHint, max int
 			return err
 		}
 		var held, recent int
-		err := tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE transaction_hash = $2), count(*) FILTER (WHERE submitted_at > $3)
-			FROM payment_hints WHERE receipt_id = $1`, h.ReceiptID, h.TransactionHash, h.SubmittedAt.Add(-time.Hour)).Scan(&held, &recent)
+		var oldest pgtype.Timestamptz
+		err := tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE transaction_hash = $2), count(*) FILTER (WHERE submitted_at > $3),
+			min(submitted_at) FILTER (WHERE submitted_at > $3)
+			FROM payment_hints WHERE receipt_id = $1`, h.ReceiptID, h.TransactionHash, h.SubmittedAt.Add(-time.Hour)).Scan(&held, &recent, &oldest)
 		switch {
 		case err != nil:
 			return err
 		case held > 0:
 			return nil
 		case recent >= max:
-			return commands.ErrHintsLimited
+			// The hour is a sliding one: the oldest hint in it leaves it first.
+			return receipt.NewLimited(commands.ErrHintsLimited, oldest.Time.Add(time.Hour).UnixMilli())
 		}
 		fresh = true
 		_, err = tx.Exec(ctx, `INSERT INTO payment_hints (receipt_id, transaction_hash, token, buyer_wallet, submitted_at)
@@ -50,7 +55,7 @@ func (p *PaymentHints) Keep(ctx context.Context, h commands.PaymentHint, max int
 		return err
 	})
 	if errors.Is(err, commands.ErrHintsLimited) {
-		return false, err
+		return false, err // the *receipt.Limited, with its reset
 	}
 	if err != nil {
 		return false, fmt.Errorf("keep payment hint for %s: %w", h.ReceiptID, err)

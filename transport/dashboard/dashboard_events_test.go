@@ -74,10 +74,10 @@ func TestDashboardEventsTakeTheMerchantsStreamSlots(t *testing.T) {
 		}
 		open = append(open, l)
 	}
-	if l := openLiveList(t, srv.URL, m.Cookies, ""); l.code != http.StatusTooManyRequests || l.body["error"] != "rate_limited" {
+	if l := openLiveList(t, srv.URL, m.Cookies, ""); l.code != http.StatusTooManyRequests || l.body["error"] != "rate_limited" || l.body["resetAt"] == nil {
 		t.Fatalf("a sixth live list of the merchant: %d %v, want 429 rate_limited", l.code, l.body)
 	}
-	if l := openLiveList(t, srv.URL, nil, m.Key); l.code != http.StatusTooManyRequests || l.body["error"] != "rate_limited" {
+	if l := openLiveList(t, srv.URL, nil, m.Key); l.code != http.StatusTooManyRequests || l.body["error"] != "rate_limited" || l.body["resetAt"] == nil {
 		t.Fatalf("the API's stream with 5 live lists open: %d %v, want 429 rate_limited (the same slots)", l.code, l.body)
 	}
 	if l := openLiveList(t, srv.URL, other.Cookies, ""); l.code != http.StatusOK {
