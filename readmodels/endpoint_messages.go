@@ -52,14 +52,22 @@ func scanMessage(r pgx.CollectableRow) (EndpointMessage, error) {
 }
 
 // ClaimMessages leases up to limit due messages (FOR UPDATE SKIP LOCKED: several dispatchers
-// never take the same one).
+// never take the same one). A due message of a deleted endpoint is failed instead: it was fanned
+// out (by the projector, or a test event) in a transaction that committed after Delete had
+// failed the messages it could see, and a deleted endpoint receives nothing more.
 func (s *Endpoints) ClaimMessages(ctx context.Context, limit int, lease time.Duration) ([]EndpointMessage, error) {
-	rows, err := s.pool.Query(ctx, `WITH claimed AS (
-			UPDATE webhook_endpoint_messages SET lease_until = now() + make_interval(secs => $2)
-			WHERE (endpoint_id, event_id) IN (SELECT endpoint_id, event_id FROM webhook_endpoint_messages
-				WHERE state = 'pending' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
-				ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-			RETURNING *)
+	rows, err := s.pool.Query(ctx, `WITH due AS (
+			SELECT m.endpoint_id, m.event_id, e.deleted_at IS NOT NULL AS gone
+			FROM webhook_endpoint_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
+			WHERE m.state = 'pending' AND m.next_attempt_at <= now() AND (m.lease_until IS NULL OR m.lease_until < now())
+			ORDER BY m.next_attempt_at LIMIT $1 FOR UPDATE OF m SKIP LOCKED),
+		stopped AS (
+			UPDATE webhook_endpoint_messages m SET state = 'failed', lease_until = NULL FROM due
+			WHERE due.gone AND m.endpoint_id = due.endpoint_id AND m.event_id = due.event_id),
+		claimed AS (
+			UPDATE webhook_endpoint_messages m SET lease_until = now() + make_interval(secs => $2) FROM due
+			WHERE NOT due.gone AND m.endpoint_id = due.endpoint_id AND m.event_id = due.event_id
+			RETURNING m.*)
 		SELECT `+messageColumns+` FROM claimed m JOIN webhook_endpoints e ON e.id = m.endpoint_id JOIN webhook_events v ON v.id = m.event_id`,
 		limit, lease.Seconds())
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/eventstore/postgres"
@@ -78,5 +79,67 @@ func TestEndpointOnPrivateAddressRefusedAtSend(t *testing.T) {
 		if _, err := dev.SendEndpointsDue(ctx); err != nil || time.Now().After(deadline) {
 			t.Fatalf("development dispatcher did not deliver: %v", err)
 		}
+	}
+}
+
+// TestDeletedEndpointGetsNothingRecordedConcurrently: events fanned out in transactions still
+// open while the endpoint is deleted (an event the projector records, a test event whose route
+// found the endpoint live) commit a pending message Delete could not see. The deleted endpoint
+// receives neither; both messages end failed.
+func TestDeletedEndpointGetsNothingRecordedConcurrently(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.Pool(t)
+	keys, err := secrets.NewWebhookKeys(pool, bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	store := readmodels.NewEndpoints(pool, keys)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	secret, _ := NewSecret()
+	ep, err := store.Create(ctx, "0xmerchant", srv.URL, []string{"*"}, secret, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // committed below
+	b := &pgx.Batch{}
+	if err := readmodels.QueueEvents(b, []readmodels.NewEvent{
+		{Key: "fanned-out", Merchant: "0xmerchant", Type: TypeTest, At: time.Now(), Data: map[string]any{}},
+		{Key: "test-event", Merchant: "0xmerchant", Type: TypeTest, At: time.Now(), Data: map[string]any{}, Endpoint: &ep.ID},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Delete(ctx, "0xmerchant", ep.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d := (&Dispatcher{Outbox: readmodels.NewOutbox(pool), Keys: keys, Events: postgres.New(pool), Log: zerolog.Nop(),
+		Endpoints: store, RetryDelay: time.Millisecond}).Init()
+	if _, err := d.SendEndpointsDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var failed, all int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE state = 'failed'), count(*) FROM webhook_endpoint_messages
+		WHERE endpoint_id = $1`, ep.ID).Scan(&failed, &all); err != nil {
+		t.Fatal(err)
+	}
+	if hits.Load() != 0 || failed != 2 || all != 2 {
+		t.Fatalf("the deleted endpoint received %d requests; %d of its %d messages failed, want 0 requests and 2 of 2", hits.Load(), failed, all)
+	}
+	// Nothing is left due: the next claim finds nothing.
+	if n, err := d.SendEndpointsDue(ctx); err != nil || n != 0 || hits.Load() != 0 {
+		t.Fatalf("second claim: %d messages, %v, %d requests", n, err, hits.Load())
 	}
 }
