@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/page"
 )
 
 // Scopes a subscription key may carry (spec, Authentication point 4).
@@ -168,14 +169,13 @@ func (s *Server) cron(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // edgeOnly denies direct origin access in gateway mode (spec, Authentication point 3): every
-// /api/* request must carry the edge secret, whatever its route's policy, except the processor's
-// signed webhook (the processor calls the origin; its signature authenticates it). /healthz,
-// /metrics and the payment page stay outside /api/.
+// request must carry the edge secret, whatever its route's policy, except those named by
+// reachableDirectly. The merchant's dashboard is no exception: a session cookie obtained through
+// the edge must not open its pages on the origin any more than the API's.
 func (s *Server) edgeOnly(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if !s.cfg.GatewayMode || !strings.HasPrefix(r.URL.Path, "/api/") ||
-			(r.Method == http.MethodPost && r.URL.Path == "/api/processor/webhook") {
+		if !s.cfg.GatewayMode || reachableDirectly(r) {
 			return next(c)
 		}
 		if !equalSecret(r.Header.Get("x-edge-secret"), s.cfg.EdgeSecret) {
@@ -183,4 +183,19 @@ func (s *Server) edgeOnly(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// reachableDirectly names what gateway mode leaves open on the origin: the probes of the
+// platform (/healthz, /metrics), the processor's signed webhook (the processor calls the origin;
+// its signature authenticates it), and the customers' public payment page with its assets. The
+// rest is denied by default, so a route added later is behind the edge until named here.
+func reachableDirectly(r *http.Request) bool {
+	p := r.URL.Path
+	switch {
+	case p == "/healthz", p == "/metrics":
+		return true
+	case r.Method == http.MethodPost && p == "/api/processor/webhook":
+		return true
+	}
+	return strings.HasPrefix(p, "/portal/") || strings.HasPrefix(p, "/pay/") || strings.HasPrefix(p, page.StaticPrefix)
 }
