@@ -78,13 +78,22 @@ func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error
 		return Refunded{}, err
 	}
 	if order.TransactionHash != "" {
+		// The receipt's owner first: another merchant's refund must neither learn that a hash is
+		// counted (409) nor hold it. A receipt's merchant never changes, so the check holds below.
+		l, err := LoadReceipt(ctx, h.store, cmd.ReceiptID)
+		if err != nil {
+			return Refunded{}, err
+		}
+		if err := refunder(l.State, cmd); err != nil {
+			return Refunded{}, err
+		}
 		if _, err = h.claims.Reserve(ctx, order.TransactionHash, cmd.ReceiptID, h.now()); err != nil {
 			return Refunded{}, err
 		}
 	}
 	st, res, err := ChangeReceipt(ctx, h.store, cmd.ReceiptID, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {
-		if st.Receipt.Merchant != cmd.By && !cmd.Admin {
-			return nil, receipt.ErrNotFound
+		if err := refunder(st, cmd); err != nil {
+			return nil, err
 		}
 		o := order
 		o.At = h.now().UnixMilli()
@@ -102,6 +111,15 @@ func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error
 		return Refunded{}, err
 	}
 	return Refunded{State: st, Result: res}, nil
+}
+
+// refunder refuses (receipt.ErrNotFound) a refund of another merchant's receipt unless a
+// platform admin asks: it is not there for the caller.
+func refunder(st receipt.State, cmd Refund) error {
+	if st.Receipt.Merchant != cmd.By && !cmd.Admin {
+		return receipt.ErrNotFound
+	}
+	return nil
 }
 
 // release gives back this request's hold on hash after its refund failed, unless the receipt's

@@ -75,14 +75,16 @@ func TestRefund(t *testing.T) {
 // exercised by the settlement refund tests): each hash held by one receipt, counting the
 // requests that hold it.
 type heldHashes struct {
-	mu      sync.Mutex
-	by      map[string]string
-	holders map[string]int
+	mu       sync.Mutex
+	by       map[string]string
+	holders  map[string]int
+	reserves int // calls of Reserve
 }
 
 func (h *heldHashes) Reserve(_ context.Context, hash, receiptID string, _ time.Time) (bool, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.reserves++
 	if h.by == nil {
 		h.by, h.holders = map[string]string{}, map[string]int{}
 	}
@@ -212,5 +214,32 @@ func TestRefundDoubleSubmitRefusedFreesItsHash(t *testing.T) {
 	}
 	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: b, Reason: "y", AmountUSD: "10", TransactionHash: hash, By: payMerchant}); err != nil {
 		t.Fatalf("the hash on another receipt after both were refused: %v", err)
+	}
+}
+
+// Another merchant's refund of a receipt is not found before its hash is looked at: it neither
+// learns that the hash is counted (a 409 would say so) nor holds it (stop 60: the hash was
+// reserved before the receipt's owner was checked, and a hold on a counted hash was never given
+// back).
+func TestRefundOfAnotherMerchantsReceiptTouchesNoHash(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t)
+	held := &heldHashes{}
+	h := commands.NewRefundHandler(e.store, held, e.now)
+	a := e.receipt(payMerchant, "USD", 1000)
+	e.paid(a)
+	counted, fresh := "0x"+strings.Repeat("e", 64), "0x"+strings.Repeat("f", 64)
+	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: a, Reason: "x", AmountUSD: "2", TransactionHash: counted, By: payMerchant}); err != nil {
+		t.Fatal(err)
+	}
+	holders := held.holders[counted]
+	for _, hash := range []string{counted, fresh} {
+		_, err := h.Handle(e.ctx, commands.Refund{ReceiptID: a, Reason: "x", AmountUSD: "1", TransactionHash: hash, By: "0x" + strings.Repeat("9", 40)})
+		if !errors.Is(err, receipt.ErrNotFound) {
+			t.Fatalf("another merchant's refund with %s: %v, want not found", hash, err)
+		}
+	}
+	if held.holders[counted] != holders || held.by[fresh] != "" || held.reserves != 1 {
+		t.Fatalf("another merchant's refunds touched the hashes: holders %d -> %d, fresh held by %q, %d reserves", holders, held.holders[counted], held.by[fresh], held.reserves)
 	}
 }
