@@ -295,10 +295,12 @@ func TestJWTTampering(t *testing.T) {
 	e := newEnv(t, nil)
 	wallet := walletOf(e.admin)
 	now := e.clk.Now()
-	claims := func(exp time.Time) sessionClaims {
+	claimsFor := func(exp time.Time, iss string, aud ...string) sessionClaims {
 		return sessionClaims{Roles: []string{RoleMerchant, RoleAdmin}, RegisteredClaims: jwt.RegisteredClaims{
-			Subject: wallet, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp), ID: "control"}}
+			Subject: wallet, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp), ID: "control",
+			Issuer: iss, Audience: aud}}
 	}
+	claims := func(exp time.Time) sessionClaims { return claimsFor(exp, "payledger", "https://pay.example") }
 	sign := func(m jwt.SigningMethod, key any, c sessionClaims) string {
 		s, err := jwt.NewWithClaims(m, c).SignedString(key)
 		if err != nil {
@@ -316,7 +318,12 @@ func TestJWTTampering(t *testing.T) {
 		"HS512":        sign(jwt.SigningMethodHS512, []byte(testJWTSecret), claims(now.Add(time.Hour))),
 		"expired":      sign(jwt.SigningMethodHS256, []byte(testJWTSecret), claims(now.Add(-time.Second))),
 		"altered":      parts[0] + "." + otherPayload + "." + parts[2],
-		"garbage":      "not.a.jwt",
+		// Signed with the same secret by another deployment (stop 60: iss and aud were not set
+		// nor checked), or by something that is not a session's issuer.
+		"another deployment": sign(jwt.SigningMethodHS256, []byte(testJWTSecret), claimsFor(now.Add(time.Hour), "payledger", "https://staging.example")),
+		"no audience":        sign(jwt.SigningMethodHS256, []byte(testJWTSecret), claimsFor(now.Add(time.Hour), "payledger")),
+		"another issuer":     sign(jwt.SigningMethodHS256, []byte(testJWTSecret), claimsFor(now.Add(time.Hour), "someone", "https://pay.example")),
+		"garbage":            "not.a.jwt",
 	}
 	for name, tok := range cases {
 		rec := e.do(req{method: http.MethodGet, path: "/api/auth/me", cookies: []*http.Cookie{{Name: SessionCookie, Value: tok}}})

@@ -136,7 +136,7 @@ func (s *Server) parseSession(c echo.Context) (Session, *sessionClaims, error) {
 	claims := &sessionClaims{}
 	_, err = jwt.ParseWithClaims(cookie.Value, claims, func(*jwt.Token) (any, error) { return []byte(s.cfg.JWTSecret), nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}), jwt.WithExpirationRequired(),
-		jwt.WithIssuedAt(), jwt.WithTimeFunc(s.now))
+		jwt.WithIssuedAt(), jwt.WithTimeFunc(s.now), jwt.WithIssuer(sessionIssuer), jwt.WithAudience(s.sessionAudience()))
 	if err != nil || !ValidWallet(claims.Subject) || claims.ID == "" || claims.IssuedAt == nil {
 		return Session{}, nil, errSession
 	}
@@ -224,6 +224,19 @@ func (s *Server) login(c echo.Context) error {
 	return c.JSON(http.StatusOK, body)
 }
 
+// sessionIssuer is every session token's iss.
+const sessionIssuer = "payledger"
+
+// sessionAudience is the deployment a session token is for (its aud): the public base URL. The
+// signature alone would accept a token of another deployment that shares JWT_SECRET (a staging
+// copy of production's settings); its audience is another URL.
+func (s *Server) sessionAudience() string {
+	if s.cfg.PublicBaseURL == "" {
+		return sessionIssuer
+	}
+	return strings.TrimRight(s.cfg.PublicBaseURL, "/")
+}
+
 // startSession signs wallet in from now: the session cookie and the CSRF cookie bound to it
 // (the API login, and the dashboard's development sign-in link). It returns the login's answer.
 func (s *Server) startSession(c echo.Context, wallet string, now time.Time) (map[string]any, error) {
@@ -232,7 +245,8 @@ func (s *Server) startSession(c echo.Context, wallet string, now time.Time) (map
 	exp := now.Add(sessionTTL)
 	token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, sessionClaims{
 		Roles: roles, CSRF: hashHex(csrf),
-		RegisteredClaims: jwt.RegisteredClaims{Subject: wallet, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp), ID: randomHex(8)},
+		RegisteredClaims: jwt.RegisteredClaims{Subject: wallet, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp), ID: randomHex(8),
+			Issuer: sessionIssuer, Audience: jwt.ClaimStrings{s.sessionAudience()}},
 	}).SignedString([]byte(s.cfg.JWTSecret))
 	if err != nil {
 		return nil, err
