@@ -70,25 +70,60 @@ func SignTypedData(td apitypes.TypedData, key *ecdsa.PrivateKey) (string, error)
 // RecoverTypedDataSigner returns the lower-case address that signed td. The signature is 65
 // bytes hex (r, s, v) with v either 27/28 or 0/1.
 func RecoverTypedDataSigner(td apitypes.TypedData, signatureHex string) (string, error) {
+	sig, err := decodeSignature(signatureHex)
+	if err != nil {
+		return "", err
+	}
+	signer, _, err := recoverSigner(td, sig)
+	return signer, err
+}
+
+// secp256k1HalfN is half the order of secp256k1: OpenZeppelin's ECDSA.recover (the spend
+// permission manager's signature check) refuses a signature whose s is above it (EIP-2).
+var secp256k1HalfN = new(big.Int).Rsh(crypto.S256().Params().N, 1)
+
+// decodeSignature reads 65 bytes of 0x hex (r, s, v) and returns them with v as 0 or 1 (what
+// go-ethereum recovers from). Errors: ErrBadSignature (malformed, v not 0, 1, 27 or 28).
+func decodeSignature(signatureHex string) ([]byte, error) {
 	sig, err := hexutil.Decode(strings.TrimSpace(signatureHex))
 	if err != nil || len(sig) != 65 {
-		return "", fmt.Errorf("%w: want 65 bytes of 0x-prefixed hex", ErrBadSignature)
+		return nil, fmt.Errorf("%w: want 65 bytes of 0x-prefixed hex", ErrBadSignature)
 	}
 	if sig[64] >= 27 {
 		sig[64] -= 27
 	}
 	if sig[64] > 1 {
-		return "", fmt.Errorf("%w: recovery id must be 0, 1, 27 or 28", ErrBadSignature)
+		return nil, fmt.Errorf("%w: recovery id must be 0, 1, 27 or 28", ErrBadSignature)
 	}
+	return sig, nil
+}
+
+// recoverSigner returns the lower-case address that made sig (v 0 or 1) over td, and td's hash.
+// Errors: ErrBadSignature.
+func recoverSigner(td apitypes.TypedData, sig []byte) (string, []byte, error) {
 	hash, _, err := apitypes.TypedDataAndHash(td)
 	if err != nil {
-		return "", fmt.Errorf("hash typed data: %w", err)
+		return "", nil, fmt.Errorf("hash typed data: %w", err)
 	}
 	pub, err := crypto.SigToPub(hash, sig)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrBadSignature, err)
+		return "", nil, fmt.Errorf("%w: %v", ErrBadSignature, err)
 	}
-	return strings.ToLower(crypto.PubkeyToAddress(*pub).Hex()), nil
+	return strings.ToLower(crypto.PubkeyToAddress(*pub).Hex()), hash, nil
+}
+
+// contractSignature reads a signature an OpenZeppelin ECDSA check must accept and returns it as
+// that check reads it: 65 bytes, v 27 or 28 (0 and 1 are rewritten), s in the lower half of the
+// curve order. Errors: ErrBadSignature (malformed, v not 0, 1, 27 or 28, s in the upper half).
+func contractSignature(signatureHex string) ([]byte, error) {
+	sig, err := decodeSignature(signatureHex)
+	if err != nil {
+		return nil, err
+	}
+	if new(big.Int).SetBytes(sig[32:64]).Cmp(secp256k1HalfN) > 0 {
+		return nil, fmt.Errorf("%w: s is in the upper half of the curve order, which the spend permission manager refuses (EIP-2); sign again with a wallet that makes low-s signatures", ErrBadSignature)
+	}
+	return sig, nil
 }
 
 // Login builds and checks admin-login challenges on one chain.

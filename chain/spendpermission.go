@@ -86,12 +86,25 @@ type SpendPermissions struct {
 	Manager string // SPEND_PERMISSION_MANAGER
 }
 
-// Signer returns the lower-case address that signed p. Errors: subscription.ErrInvalid (malformed
-// permission), ErrBadSignature.
-func (s SpendPermissions) Signer(p subscription.Permission, signature string) (string, error) {
+// Verify recovers the lower-case address that signed p and returns it with the manager's hash
+// of p (getHash: the same for every spelling of the same values) and the signature as the
+// manager's ECDSA check reads it (v 0 or 1 rewritten to 27 or 28). A signature that check would
+// refuse is refused here, so that nothing is accepted that can never be charged. Errors:
+// subscription.ErrInvalid (malformed permission), ErrBadSignature (malformed, v not 0, 1, 27 or
+// 28, s in the upper half of the curve order).
+func (s SpendPermissions) Verify(p subscription.Permission, signature string) (subscription.Signed, error) {
 	cp, err := SpendPermissionContract(p)
 	if err != nil {
-		return "", err
+		return subscription.Signed{}, err
 	}
-	return RecoverTypedDataSigner(SpendPermissionTypedData(s.ChainID, s.Manager, cp), signature)
+	sig, err := contractSignature(signature)
+	if err != nil {
+		return subscription.Signed{}, err
+	}
+	signer, hash, err := recoverSigner(SpendPermissionTypedData(s.ChainID, s.Manager, cp), sig)
+	if err != nil {
+		return subscription.Signed{}, err
+	}
+	sig[64] += 27
+	return subscription.Signed{Signer: signer, Hash: hexutil.Encode(hash), Signature: hexutil.Encode(sig)}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -29,9 +28,10 @@ type SubscriptionPlans interface {
 	SubscriptionPlan(ctx context.Context, id string) (plan SubscriptionPlan, found bool, err error)
 }
 
-// PermissionSigner recovers the wallet that signed a spend permission (EIP-712).
+// PermissionSigner recovers the wallet that signed a spend permission (EIP-712) and names the
+// permission as the manager does (its hash); it refuses a signature the manager would refuse.
 type PermissionSigner interface {
-	Signer(p subscription.Permission, signature string) (string, error)
+	Verify(p subscription.Permission, signature string) (subscription.Signed, error)
 }
 
 // CreateSubscription is a customer's request to subscribe to a plan with a signed permission.
@@ -74,8 +74,10 @@ func NewCreateSubscriptionHandler(store Store, plans SubscriptionPlans, signer P
 
 // Handle checks the plan and the signature, then decides the creation (DESIGN 8). Errors:
 // ErrSubscriptionsNotSetUp, Invalid naming the reason (unknown plan, malformed input, a
-// signature by another wallet, and every refusal of subscription.DecideCreate), a conflict when
-// the same permission already backs a subscription, ErrContended, wrapped store errors.
+// signature by another wallet or one the manager would refuse, and every refusal of
+// subscription.DecideCreate), a conflict when the same permission (the manager's hash, whatever
+// the plan and however its values are spelled) already backs a subscription, ErrContended,
+// wrapped store errors.
 func (h *CreateSubscriptionHandler) Handle(ctx context.Context, cmd CreateSubscription) (SubscriptionResult, error) {
 	if h.signer == nil || h.spender == "" || h.usdc == "" {
 		return SubscriptionResult{}, ErrSubscriptionsNotSetUp
@@ -90,15 +92,15 @@ func (h *CreateSubscriptionHandler) Handle(ctx context.Context, cmd CreateSubscr
 	if !found {
 		return SubscriptionResult{}, Invalidf("unknown plan: %s", cmd.PlanID)
 	}
-	signer, err := h.signer.Signer(cmd.Permission, cmd.Signature)
+	signed, err := h.signer.Verify(cmd.Permission, cmd.Signature)
 	if err != nil {
 		return SubscriptionResult{}, Invalidf("permissionSignature: %v", err)
 	}
-	if !subscription.SameAddress(signer, cmd.Customer) {
-		return SubscriptionResult{}, Invalidf("the permission is signed by %s, not by customerWallet %s", signer, cmd.Customer)
+	if !subscription.SameAddress(signed.Signer, cmd.Customer) {
+		return SubscriptionResult{}, Invalidf("the permission is signed by %s, not by customerWallet %s", signed.Signer, cmd.Customer)
 	}
-	c := subscription.Create{ID: subscriptionID(cmd), PlanID: plan.ID, PlanActive: plan.Active, Merchant: plan.Merchant,
-		Customer: cmd.Customer, Permission: cmd.Permission, Signature: cmd.Signature, Spender: h.spender, Token: h.usdc,
+	c := subscription.Create{ID: subscriptionID(signed.Hash), PlanID: plan.ID, PlanActive: plan.Active, Merchant: plan.Merchant,
+		Customer: cmd.Customer, Permission: cmd.Permission, Signature: signed.Signature, Spender: h.spender, Token: h.usdc,
 		Plan: subscription.Plan{Name: plan.Name, PriceUSD: plan.Price, Period: subscription.Period(plan.Period)}}
 	return ChangeSubscription(ctx, h.store, c.ID, cmd.Meta, func(s subscription.State) ([]subscription.Event, error) {
 		evs, err := subscription.DecideCreate(s, c, h.now())
@@ -109,11 +111,11 @@ func (h *CreateSubscriptionHandler) Handle(ctx context.Context, cmd CreateSubscr
 	})
 }
 
-// subscriptionID is derived from the plan and the signed permission, so that sending the same
-// creation twice never makes two subscriptions charging one permission.
-func subscriptionID(cmd CreateSubscription) string {
-	p := cmd.Permission
-	sum := sha256.Sum256([]byte(strings.ToLower(strings.Join([]string{cmd.PlanID, p.Account, p.Spender, p.Token, p.Allowance,
-		fmt.Sprint(p.Period), fmt.Sprint(p.Start), fmt.Sprint(p.End), p.Salt, p.ExtraData}, "|"))))
+// subscriptionID is derived from the manager's hash of the permission alone (not the plan, not
+// the spelling of its values): the manager keys its approval and its allowance per period on that
+// hash, so two subscriptions on one permission would share one allowance. One permission
+// therefore backs at most one subscription: its second creation finds the stream (409).
+func subscriptionID(permissionHash string) string {
+	sum := sha256.Sum256([]byte("spend-permission|" + strings.ToLower(permissionHash)))
 	return "sub_" + hex.EncodeToString(sum[:16])
 }

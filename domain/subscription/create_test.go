@@ -100,6 +100,32 @@ func TestCreatedEvent(t *testing.T) {
 	}
 }
 
+// TestCreatedPermissionIsCanonical: the permission is stored in one spelling of the values the
+// customer signed, so that what is stored (and charged) does not depend on how it was written.
+func TestCreatedPermissionIsCanonical(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ salt, allowance, extra string }{
+		{"7", "9990000", "0x"}, {"0x7", "09990000", ""}, {"007", "0009990000", "0x"}, {"0X07", "9990000", ""},
+	} {
+		cmd := createCmd()
+		cmd.Permission.Salt, cmd.Permission.Allowance, cmd.Permission.ExtraData = c.salt, c.allowance, c.extra
+		evs, err := DecideCreate(State{}, cmd, testNow)
+		if c.salt == "0X07" { // not a spelling the API takes
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("salt %q: %v, want ErrInvalid", c.salt, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%+v: %v", c, err)
+		}
+		p := evs[0].(Created).Permission
+		if p.Salt != "7" || p.Allowance != "9990000" || p.ExtraData != "0x" {
+			t.Fatalf("%+v stored as salt %q, allowance %q, extraData %q", c, p.Salt, p.Allowance, p.ExtraData)
+		}
+	}
+}
+
 // TestPeriods checks each plan period against the permission period it needs.
 func TestPeriods(t *testing.T) {
 	t.Parallel()

@@ -110,18 +110,15 @@ func checkIdentity(c Create) error {
 	return nil
 }
 
-// DecideCharge records a successful charge of the next period and moves nextChargeAt by one
-// period. Errors: ErrNotFound, ErrCancelled, ErrAlreadyCharged, ErrWrongPeriod, ErrNotDue,
-// ErrOutsideWindow, ErrInvalid (amount not in (0, allowance], no or malformed transaction hash).
+// DecideCharge records a successful charge of the next period (money the chain moved) and moves
+// nextChargeAt by one period. It is recorded whatever the status, nextChargeAt and the
+// permission's window say by now: a cancel or the permission's end that came while the spend was
+// in flight does not undo the spend, and the log must show it (Due is the check before a charge
+// is sent). Errors: ErrNotFound, ErrAlreadyCharged, ErrWrongPeriod, ErrInvalid (amount not in
+// (0, allowance], no or malformed transaction hash).
 func DecideCharge(s State, c Charge, now time.Time) ([]Event, error) {
-	if err := chargeable(s, c.Period); err != nil {
+	if err := inOrder(s, c.Period); err != nil {
 		return nil, err
-	}
-	if now.UnixMilli() < s.NextChargeAt {
-		return nil, fmt.Errorf("%w: period %d is due at %d, now is %d", ErrNotDue, c.Period, s.NextChargeAt, now.UnixMilli())
-	}
-	if !s.Permission.Contains(now) {
-		return nil, fmt.Errorf("%w: now is %d, window is [%d, %d)", ErrOutsideWindow, now.Unix(), s.Permission.Start, s.Permission.End)
 	}
 	amount, err := s.chargeAmount(c.AmountUnits)
 	if err != nil {
@@ -161,14 +158,20 @@ func (s State) chargeAmount(units string) (string, error) {
 	return n.String(), nil
 }
 
-// chargeable checks that period p is the one a charge or a failure may be recorded for.
+// chargeable checks that period p is the one a failure may be recorded for.
 func chargeable(s State, p int64) error {
+	if s.Exists && s.Status == StatusCancelled {
+		return ErrCancelled
+	}
+	return inOrder(s, p)
+}
+
+// inOrder checks that p is the subscription's next period.
+func inOrder(s State, p int64) error {
 	next := s.NextPeriod()
 	switch {
 	case !s.Exists:
 		return ErrNotFound
-	case s.Status == StatusCancelled:
-		return ErrCancelled
 	case p >= 0 && p < next:
 		return fmt.Errorf("%w: period %d (next is %d)", ErrAlreadyCharged, p, next)
 	case p != next:

@@ -105,8 +105,10 @@ func TestRandomHistories(t *testing.T) {
 			var evs []Event
 			var err error
 			switch rng.IntN(7) {
-			case 0, 1, 2:
-				evs, err = DecideCharge(s, Charge{Period: p, TransactionHashes: []string{txA}}, now)
+			case 0, 1, 2: // the charger sends a charge only when Due says so
+				if _, ok := Due(s, now); ok {
+					evs, err = DecideCharge(s, Charge{Period: p, TransactionHashes: []string{txA}}, now)
+				}
 			case 3, 4, 5:
 				evs, err = DecideFailure(s, RecordFailure{Period: p, Reason: "reverted"}, now)
 			case 6:

@@ -25,6 +25,16 @@ type Permission struct {
 	ExtraData string `json:"extraData"` // bytes, 0x hex
 }
 
+// Signed is a spend permission's signature as the manager reads it: the wallet that signed, the
+// manager's hash of the permission (getHash, 0x hex: the key of its approval and of its
+// allowance per period, the same for every spelling of the same values) and the signature in
+// the form the manager's ECDSA accepts (65 bytes, low s, v 27 or 28).
+type Signed struct {
+	Signer    string
+	Hash      string
+	Signature string
+}
+
 // USDCDecimals is the number of decimals of USDC base units.
 const USDCDecimals = 6
 
@@ -108,15 +118,17 @@ func (p Permission) CheckParties(spender, token string) error {
 }
 
 // normalized checks the shape the contract enforces (non-zero allowance and period, start before
-// end, field widths) and returns the permission with lower-case addresses and hex, which encode
-// the same bytes. Errors: ErrInvalid.
+// end, field widths) and returns the permission in one spelling of the values the customer signed:
+// lower-case addresses and extraData ("" is "0x"), allowance and salt as plain decimals ("0100"
+// is "100", "0x7" and "007" are "7"). Errors: ErrInvalid.
 func (p Permission) normalized() (Permission, error) {
 	for _, f := range []struct{ name, v string }{{"account", p.Account}, {"spender", p.Spender}, {"token", p.Token}} {
 		if !address.Valid(f.v) {
 			return p, fmt.Errorf("%w: permissionData.%s must be a 0x-prefixed 40-hex-character address", ErrInvalid, f.name)
 		}
 	}
-	if _, err := p.AllowanceInt(); err != nil {
+	allowance, err := p.AllowanceInt()
+	if err != nil {
 		return p, err
 	}
 	if p.Period <= 0 || p.Period > maxUint48 {
@@ -125,7 +137,8 @@ func (p Permission) normalized() (Permission, error) {
 	if p.Start < 0 || p.End > maxUint48 || p.Start >= p.End {
 		return p, fmt.Errorf("%w: permissionData.start must be before end, both uint48 Unix seconds", ErrInvalid)
 	}
-	if _, err := p.SaltInt(); err != nil {
+	salt, err := p.SaltInt()
+	if err != nil {
 		return p, err
 	}
 	if p.ExtraData == "" {
@@ -135,6 +148,6 @@ func (p Permission) normalized() (Permission, error) {
 		return p, fmt.Errorf("%w: permissionData.extraData must be 0x-prefixed hex bytes", ErrInvalid)
 	}
 	p.Account, p.Spender, p.Token = strings.ToLower(p.Account), strings.ToLower(p.Spender), strings.ToLower(p.Token)
-	p.Salt, p.ExtraData = strings.ToLower(p.Salt), strings.ToLower(p.ExtraData)
+	p.Allowance, p.Salt, p.ExtraData = allowance.String(), salt.String(), strings.ToLower(p.ExtraData)
 	return p, nil
 }

@@ -14,15 +14,17 @@
 //   - Periods are charged in order and each at most once: the next period index is the number of
 //     successful charges. A charge or failure for an index already charged is ErrAlreadyCharged,
 //     for any other index than the next one ErrWrongPeriod.
-//   - A charge needs a subscription that is not cancelled (ErrCancelled), now >= nextChargeAt
-//     (ErrNotDue) and now inside the permission's [start, end) (ErrOutsideWindow). It moves
-//     nextChargeAt by exactly one period from where it was, not from now: a late charge does not
+//   - A charge is sent only when Due says so: a subscription that is not cancelled, now >=
+//     nextChargeAt and now inside the permission's [start, end). Recording it (DecideCharge)
+//     checks only the period: money the chain moved is recorded even when a cancel or the
+//     permission's end came while the spend was in flight. A charge moves nextChargeAt by exactly one period from where it was, not from now: a late charge does not
 //     shift the schedule, so every scheduled charge stays in its own on-chain permission period.
 //   - A failed charge never moves nextChargeAt; it counts the consecutive failures of the period.
 //     The third one makes the subscription past_due (SubscriptionPastDue is decided with it). A
 //     successful charge makes a past_due subscription active again and resets the count.
-//   - Only the subscribing customer cancels (ErrNotCustomer). Cancelled is final: no charge,
-//     failure or second cancel after it (ErrCancelled).
+//   - Only the subscribing customer cancels (ErrNotCustomer). Cancelled is final: nothing is
+//     charged after it, and no failure or second cancel is recorded (ErrCancelled); a charge in
+//     flight when it came is recorded, and the subscription stays cancelled.
 //   - Wallets compare case-insensitively and are stored lower-case, as are transaction hashes.
 //   - Evolve is the only place state changes, so replaying the events gives the live state.
 package subscription
