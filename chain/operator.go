@@ -33,6 +33,27 @@ type Operator struct {
 	chainID *big.Int
 	b       OperatorBackend
 	tokens  []Token
+	// confirmations is CHAIN_CONFIRMATIONS: the depth at which a sweep counts as done and a
+	// transaction whose nonce another took counts as dropped (0: DefaultConfirmations).
+	confirmations int
+}
+
+// DefaultConfirmations is the operator's depth when none is set: CHAIN_CONFIRMATIONS' default.
+const DefaultConfirmations = 2
+
+// WithConfirmations sets the depth (CHAIN_CONFIRMATIONS, the block itself counts as 1) at which
+// the operator judges its transactions final (SweepOutcome, Replaced); call it before use.
+func (o *Operator) WithConfirmations(n int) *Operator {
+	o.confirmations = n
+	return o
+}
+
+// depth is the confirmation depth, at least 1.
+func (o *Operator) depth() uint64 {
+	if o.confirmations <= 0 {
+		return DefaultConfirmations
+	}
+	return uint64(o.confirmations)
 }
 
 // ErrNoOperatorKey: the operator was made without CHAIN_OPERATOR_KEY; it reads, never signs.
@@ -176,6 +197,79 @@ func (o *Operator) Broadcast(ctx context.Context, raw []byte) error {
 func alreadySent(err error) bool {
 	msg := strings.ToLower(err.Error())
 	return strings.Contains(msg, "already known") || strings.Contains(msg, "nonce too low") || strings.Contains(msg, "already imported")
+}
+
+// final is the receipt of hash once its block is the operator's depth deep and still on the
+// chain (its hash read again at its number); nil while it is not mined, not that deep, or its
+// block was just replaced.
+func (o *Operator) final(ctx context.Context, hash string) (*types.Receipt, error) {
+	r, err := o.b.TransactionReceipt(ctx, common.HexToHash(hash))
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil || r.BlockNumber == nil {
+		return nil, err
+	}
+	head, err := o.b.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	if head.Number.Uint64()+1 < r.BlockNumber.Uint64()+o.depth() {
+		return nil, nil
+	}
+	h, err := o.b.HeaderByNumber(ctx, r.BlockNumber)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if h.Hash() != r.BlockHash {
+		return nil, nil
+	}
+	return r, nil
+}
+
+// Replaced says whether the operator's transaction hash, signed at nonce, can no longer be
+// mined: the operator's nonce in the block at the confirmation depth is past nonce (another
+// transaction of the key took it, one sent outside the ledger, or after a crash between
+// recording this one and sending it), and hash is in no block. The nonce is read first: a
+// transaction found after it was mined, not replaced. False until the head is that deep.
+func (o *Operator) Replaced(ctx context.Context, hash string, nonce uint64) (bool, error) {
+	head, err := o.b.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	if head.Number.Uint64()+1 < o.depth() {
+		return false, nil
+	}
+	mined, err := o.nonceAt(ctx, new(big.Int).SetUint64(head.Number.Uint64()+1-o.depth()))
+	if err != nil || mined <= nonce {
+		return false, err
+	}
+	_, err = o.b.TransactionReceipt(ctx, common.HexToHash(hash))
+	if errors.Is(err, ErrNotFound) {
+		return true, nil
+	}
+	return false, err
+}
+
+// nonceAt is the operator's nonce at block n: how many of its transactions are mined up to it.
+func (o *Operator) nonceAt(ctx context.Context, n *big.Int) (uint64, error) {
+	b := o.b
+	if l, ok := b.(*LateBackend); ok {
+		var err error
+		if b, err = l.get(); err != nil {
+			return 0, err
+		}
+	}
+	r, ok := b.(interface {
+		NonceAt(ctx context.Context, a common.Address, n *big.Int) (uint64, error)
+	})
+	if !ok {
+		return 0, errors.New("chain: the backend reads no nonces")
+	}
+	return r.NonceAt(ctx, o.from, n)
 }
 
 // Outcome returns a mined transaction's result, nil while it is not mined. For a release,

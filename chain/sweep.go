@@ -84,13 +84,13 @@ func (s *Sweeper) SignSweep(ctx context.Context, nonce uint64, deposits []onchai
 }
 
 // SweepOutcome reads a mined sweep: the deposits' Swept events and the factory's SweepFailed
-// ones, attributed to the receipts of deposits by their keys. Nil while it is not mined.
+// ones, attributed to the receipts of deposits by their keys. Nil while it is not mined, and
+// until its block is the confirmation depth deep and still on the chain (DESIGN 9: a block
+// replaced before the depth stops counting): a sweep recorded at depth 1 and then reorged away
+// left its receipt swept and its funds at the deposit for good.
 func (s *Sweeper) SweepOutcome(ctx context.Context, hash string, deposits []onchain.SweepDeposit) (*onchain.SweepOutcome, error) {
-	r, err := s.b.TransactionReceipt(ctx, common.HexToHash(hash))
-	if errors.Is(err, ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
+	r, err := s.final(ctx, hash)
+	if err != nil || r == nil {
 		return nil, err
 	}
 	out := &onchain.SweepOutcome{Success: r.Status == types.ReceiptStatusSuccessful, GasUsed: r.GasUsed}

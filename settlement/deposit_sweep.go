@@ -17,8 +17,10 @@ import (
 // to its split, many deposits per transaction through the deposit factory; DepositSwept records
 // each (receipt, token) moved, and the split distributor waits for it. A pass:
 //  1. settles the open sweeps (recorded, not yet recorded on their receipts): a mined one's
-//     Swept events become DepositSwept on the receipts, then its deposits are freed; one not
-//     mined is broadcast again, the same bytes. This is also the recovery after a crash between
+//     Swept events, once its block is CHAIN_CONFIRMATIONS deep and still on the chain, become
+//     DepositSwept on the receipts, then its deposits are freed; one not mined (or not that deep)
+//     is broadcast again, the same bytes; one whose nonce another transaction of the key took
+//     is dropped and its deposits freed. This is also the recovery after a crash between
 //     sending a sweep and recording it: the sweep was recorded in the ledger before it was sent.
 //  2. claims receipts paid or reconciled that changed since last checked (a claim per receipt,
 //     so two instances never check or sweep the same deposit at once), and keeps those whose
@@ -37,6 +39,7 @@ const (
 // Swept is what one sweep pass did.
 type Swept struct {
 	Settled  int // open sweeps found mined and recorded
+	Dropped  int // open sweeps whose nonce another transaction took: their deposits are swept again
 	Sent     int // sweep transactions sent
 	Deposits int // deposits in them
 	Recorded []commands.ReceiptChange

@@ -37,8 +37,12 @@ type SweepChain interface {
 	// Broadcast sends a signed transaction; sending one the node already has is not an error.
 	Broadcast(ctx context.Context, raw []byte) error
 	// SweepOutcome is a sweep's result, its Swept and SweepFailed events attributed to deposits
-	// (the ones it was signed for); nil (no error) while it is not mined.
+	// (the ones it was signed for); nil (no error) while it is not mined CHAIN_CONFIRMATIONS deep
+	// in a block still on the chain.
 	SweepOutcome(ctx context.Context, hash string, deposits []SweepDeposit) (*SweepOutcome, error)
+	// Replaced says whether the operator's transaction hash, signed at nonce, can no longer be
+	// mined: it is in no block and the operator's nonce CHAIN_CONFIRMATIONS deep is past nonce.
+	Replaced(ctx context.Context, hash string, nonce uint64) (bool, error)
 	// DepositSweeps lists every sweep of deposit the chain shows (its Swept events), by anyone:
 	// sweeping is permissionless, so another account may have moved the funds first.
 	DepositSweeps(ctx context.Context, deposit SweepDeposit) ([]SweptFunds, error)

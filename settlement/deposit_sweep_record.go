@@ -14,10 +14,11 @@ import (
 	"github.com/payledger/payledger/eventstore"
 )
 
-// settle records the outcome of every open sweep of the operator: mined, its Swept events become
-// DepositSwept on their receipts (recorded once per transaction and token, however often a
-// settle runs, by this process or another), then its deposits are freed; not mined, it is
-// broadcast again.
+// settle records the outcome of every open sweep of the operator: mined CHAIN_CONFIRMATIONS deep
+// in a block still on the chain, its Swept events become DepositSwept on their receipts
+// (recorded once per transaction and token, however often a settle runs, by this process or
+// another), then its deposits are freed; not that deep yet (a reorg may still drop it), it is
+// broadcast again; its nonce taken by another transaction of the key, it is dropped.
 func (h *SweepDepositsHandler) settle(ctx context.Context, out *Swept) error {
 	open, err := h.ledger.OpenSweeps(ctx, h.chain.Sender())
 	if err != nil {
@@ -29,6 +30,13 @@ func (h *SweepDepositsHandler) settle(ctx context.Context, out *Swept) error {
 			return fmt.Errorf("sweep %s: %w", o.Tx.Hash, err)
 		}
 		if res == nil {
+			dropped, err := h.dropped(ctx, o, out)
+			if err != nil {
+				return err
+			}
+			if dropped {
+				continue
+			}
 			if err := h.chain.Broadcast(ctx, o.Tx.Raw); err != nil {
 				return fmt.Errorf("rebroadcast sweep %s: %w", o.Tx.Hash, err)
 			}
@@ -56,6 +64,29 @@ func (h *SweepDepositsHandler) settle(ctx context.Context, out *Swept) error {
 		out.Settled++
 	}
 	return nil
+}
+
+// dropped settles o when it can no longer be mined: its nonce was taken by another transaction
+// of the operator's key (a crash between recording it and sending it, then a transaction the
+// ledger did not sign: serve's factory deployment takes the node's pending nonce). Rebroadcast,
+// it got "nonce too low", taken as sent, and it stayed open for good with its deposits never
+// claimed again. Its deposits are freed to be swept again by a new sweep; it is recorded
+// reverted with no gas (operator_transactions has no dropped status: a migration would add one).
+func (h *SweepDepositsHandler) dropped(ctx context.Context, o OpenSweep, out *Swept) (bool, error) {
+	gone, err := h.chain.Replaced(ctx, o.Tx.Hash, o.Tx.Nonce)
+	if err != nil {
+		return false, fmt.Errorf("sweep %s: %w", o.Tx.Hash, err)
+	}
+	if !gone {
+		return false, nil
+	}
+	zerolog.Ctx(ctx).Error().Str("tx", o.Tx.Hash).Uint64("nonce", o.Tx.Nonce).Int("deposits", len(o.Deposits)).
+		Msg("deposit sweep: dropped, another transaction of the operator key took its nonce; its deposits will be swept again")
+	if err := h.ledger.SettleSweep(ctx, o.Tx.ID, TxReverted, 0, nil); err != nil {
+		return false, err
+	}
+	out.Dropped++
+	return true, nil
 }
 
 func settledStatus(ok bool) string {

@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"sync"
 
+	"github.com/rs/zerolog"
+
 	"github.com/payledger/payledger/domain/onchain"
 )
 
@@ -25,6 +27,9 @@ type SplitChain interface {
 	Broadcast(ctx context.Context, raw []byte) error
 	// Outcome is a mined transaction's result; nil (no error) while it is not mined.
 	Outcome(ctx context.Context, hash string) (*TxOutcome, error)
+	// Replaced says whether the operator's transaction hash, signed at nonce, can no longer be
+	// mined: it is in no block and the operator's nonce CHAIN_CONFIRMATIONS deep is past nonce.
+	Replaced(ctx context.Context, hash string, nonce uint64) (bool, error)
 	// Shares is payee's shares in the split contract at split; an error when it is not a splitter.
 	Shares(ctx context.Context, split, payee string) (*big.Int, error)
 }
@@ -242,8 +247,10 @@ func (n *nonceSource) record(ctx context.Context, sign func(nonce uint64) ([]Ope
 }
 
 // Settle looks up every transaction still signed: mined ones are recorded (a reverted release
-// frees its receipts for the next pass), the others are broadcast again, the same bytes. It
-// returns how many were settled.
+// frees its receipts for the next pass); one whose nonce another transaction of the key took
+// (Replaced) is recorded as reverted, with no gas, so that a release frees its receipts too
+// (operator_transactions has no dropped status); the others are broadcast again, the same
+// bytes. It returns how many were settled.
 func (o *OperatorSender) Settle(ctx context.Context) (int, error) {
 	txs, err := o.ledger.Unsettled(ctx, o.chain.Sender())
 	if err != nil {
@@ -256,6 +263,21 @@ func (o *OperatorSender) Settle(ctx context.Context) (int, error) {
 			return settled, fmt.Errorf("transaction %s: %w", tx.Hash, err)
 		}
 		if out == nil {
+			gone, err := o.chain.Replaced(ctx, tx.Hash, tx.Nonce)
+			if err != nil {
+				return settled, fmt.Errorf("transaction %s: %w", tx.Hash, err)
+			}
+			if gone {
+				// Rebroadcast, it got "nonce too low", taken as sent: it stayed open for good, and a
+				// release blocked its payee (ErrReleasePending).
+				zerolog.Ctx(ctx).Error().Str("tx", tx.Hash).Str("kind", tx.Kind).Uint64("nonce", tx.Nonce).Str("split", tx.Split).Str("payee", tx.Payee).
+					Msg("operator transaction dropped: another transaction of the operator key took its nonce; a release's receipts are released again")
+				if err := o.ledger.Settle(ctx, tx.ID, TxReverted, "", 0); err != nil {
+					return settled, err
+				}
+				settled++
+				continue
+			}
 			if err := o.chain.Broadcast(ctx, tx.Raw); err != nil {
 				return settled, fmt.Errorf("rebroadcast %s: %w", tx.Hash, err)
 			}

@@ -10,6 +10,12 @@ import (
 //     transfer is credited once however often it is reported.
 //   - Seen in a block (DepositTransferSeen): a generated receipt becomes pending; any other status
 //     stays. Seen again in another block (a reorg moved it) replaces the block it counts in.
+//   - A log index is the log's position in its block: a transaction mined again in another block
+//     after a reorg has its logs at other indices. A token transfer seen in a block under a key
+//     the receipt has no credit for, whose transaction is credited in another block, is that
+//     transfer moved: it takes the place of one credit of the transaction in the other block
+//     (the first in order) instead of adding a credit (creditIndex). Two transfers of one
+//     transaction in one block are two credits.
 //   - Only a transfer CHAIN_CONFIRMATIONS deep in a block still on the chain counts
 //     (DepositTransferConfirmed); a transfer whose block left the chain before the depth stops
 //     counting (DepositTransferDropped) until it is seen again.
@@ -117,18 +123,57 @@ func (s State) Credit(tx string, logIndex int) (Credit, bool) {
 	return Credit{}, false
 }
 
+// creditIndex is the index in s.Credits of the credit a transfer of transaction tx at logIndex,
+// seen in block, is (-1 for none): the credit of that key; else, for a token transfer, the first
+// token credit of tx in another block. A reorg that mines the transaction again elsewhere moves
+// its logs to other indices, and the transfer must not be credited a second time (an underpaid
+// receipt was paid by the same 6 USDC counted twice); the credits of tx in the old block are
+// taken one per transfer seen in the new block, so a transaction with two transfers to the
+// deposit keeps two credits. ETH (ETHLogIndex) and balances (negative indices) keep their key
+// in any block. Replay: a transaction credited in one block only never takes this path.
+func (s State) creditIndex(tx string, logIndex int, block string) int {
+	moved := -1
+	for i, c := range s.Credits {
+		if c.of(tx, logIndex) {
+			return i
+		}
+		if moved < 0 && logIndex >= 0 && c.LogIndex >= 0 && (c.TransactionHash == tx || strings.EqualFold(c.TransactionHash, tx)) &&
+			!strings.EqualFold(c.BlockHash, block) {
+			moved = i
+		}
+	}
+	return moved
+}
+
+// creditOf is the credit a transfer seen is (creditIndex), if the receipt has it.
+func (s State) creditOf(t DepositTransferSeen) (Credit, bool) {
+	if i := s.creditIndex(t.TransactionHash, t.LogIndex, t.BlockHash); i >= 0 {
+		return s.Credits[i], true
+	}
+	return Credit{}, false
+}
+
 // withCredit returns the credits with c in place of the credit of the same key (or appended);
 // the slice is copied so that states sharing the old one are not changed.
 func (s *State) withCredit(c Credit) {
-	out := make([]Credit, 0, len(s.Credits)+1)
-	replaced := false
-	for _, o := range s.Credits {
+	i := -1
+	for j, o := range s.Credits {
 		if o.of(c.TransactionHash, c.LogIndex) {
-			o, replaced = c, true
+			i = j
+			break
 		}
-		out = append(out, o)
 	}
-	if !replaced {
+	s.putCredit(i, c)
+}
+
+// putCredit sets credit i to c (i < 0: appends c) in a copy of the credits, so that states
+// sharing the old slice are not changed.
+func (s *State) putCredit(i int, c Credit) {
+	out := make([]Credit, len(s.Credits), len(s.Credits)+1)
+	copy(out, s.Credits)
+	if i >= 0 {
+		out[i] = c
+	} else {
 		out = append(out, c)
 	}
 	s.Credits = out
@@ -138,8 +183,8 @@ func (s *State) withCredit(c Credit) {
 func (s *State) evolveDeposit(e Event) {
 	switch e := e.(type) {
 	case DepositTransferSeen:
-		s.withCredit(Credit{TransactionHash: e.TransactionHash, LogIndex: e.LogIndex, BlockNumber: e.BlockNumber, BlockHash: e.BlockHash,
-			Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals})
+		s.putCredit(s.creditIndex(e.TransactionHash, e.LogIndex, e.BlockHash), Credit{TransactionHash: e.TransactionHash, LogIndex: e.LogIndex,
+			BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals})
 		if s.Status == StatusGenerated {
 			s.setStatus(StatusPending, e.At)
 		}

@@ -32,7 +32,7 @@ func ObserveDeposit(s State, o DepositObservation) ([]Event, error) {
 		return nil, fmt.Errorf("%w: the receipt has no deposit address", ErrState)
 	}
 	t := o.Transfer
-	c, known := s.Credit(t.TransactionHash, t.LogIndex)
+	c, known := s.creditOf(t) // a transfer moved to another index by a reorg is the same transfer
 	sameBlock := known && strings.EqualFold(c.BlockHash, t.BlockHash)
 	if o.Dropped {
 		if sameBlock && !c.Dropped && !c.Confirmed {
