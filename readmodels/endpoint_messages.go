@@ -120,6 +120,16 @@ func (s *Endpoints) CompleteMessage(ctx context.Context, a EndpointAttempt, stat
 	return nil
 }
 
+// ReleaseMessage gives up the lease on a claimed message without recording an attempt (the
+// sender stopped before the attempt could tell anything): it is due again at once, as it was.
+func (s *Endpoints) ReleaseMessage(ctx context.Context, m EndpointMessage) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE webhook_endpoint_messages SET lease_until = NULL
+		WHERE endpoint_id = $1 AND event_id = $2 AND state = 'pending'`, m.EndpointID, m.EventID); err != nil {
+		return fmt.Errorf("release endpoint message: %w", err)
+	}
+	return nil
+}
+
 // Attempts lists the delivery log of merchant's endpoint, newest first, at most limit.
 // Errors: ErrNotFound for an endpoint that is not the merchant's.
 func (s *Endpoints) Attempts(ctx context.Context, merchant string, endpointID uuid.UUID, limit int) ([]EndpointAttempt, error) {

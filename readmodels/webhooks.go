@@ -171,6 +171,16 @@ func (o *Outbox) Complete(ctx context.Context, c Claimed, a Attempt, out Outcome
 	return err
 }
 
+// Release gives up the lease on a claimed notification without recording an attempt (the
+// sender stopped before the attempt could tell anything): it is due again at once, as it was.
+func (o *Outbox) Release(ctx context.Context, c Claimed) error {
+	if _, err := o.pool.Exec(ctx, `UPDATE webhook_notifications SET lease_until = NULL, lease_token = NULL
+		WHERE id = $1 AND lease_token = $2`, c.ID, c.Lease); err != nil {
+		return fmt.Errorf("release notification: %w", err)
+	}
+	return nil
+}
+
 const insertAttempts = `INSERT INTO webhook_deliveries (id, notification_id, receipt_id, merchant_wallet, delivery_id, idempotency_key,
 		status_sent, url, attempted_at, http_status, latency_ms, error, kind)
 	SELECT u.id, u.nid, u.rid, u.mw, u.did, u.ik, u.ss, u.url, u.at, u.hs, u.lat, NULLIF(u.err, ''), u.kind

@@ -33,6 +33,7 @@ type Outbox interface {
 	Claim(ctx context.Context, states []string, ignoreSchedule bool, limit int, lease time.Duration) ([]readmodels.Claimed, error)
 	ClaimMarked(ctx context.Context, all bool, run time.Time, limit int, lease time.Duration) ([]readmodels.Claimed, error)
 	Complete(ctx context.Context, c readmodels.Claimed, a readmodels.Attempt, out readmodels.Outcome) error
+	Release(ctx context.Context, c readmodels.Claimed) error
 	RecordAttempt(ctx context.Context, a readmodels.Attempt) error
 	MarkDelivered(ctx context.Context, id uuid.UUID, queuedKey, sentKey string) error
 }
@@ -239,7 +240,9 @@ func backoff(attempt int) time.Duration {
 
 // Deliver makes one attempt for a claimed notification, records it with the notification's
 // next state and returns that outcome. A failure to record is logged, not returned: the lease
-// runs out and the notification is claimed again.
+// runs out and the notification is claimed again. An attempt that failed because ctx ended (the
+// service shutting down, a cancelled reconciliation request) is not the receiver's failure: it
+// is not recorded, the lease is released, and the outcome keeps the claimed state.
 func (d *Dispatcher) Deliver(ctx context.Context, c readmodels.Claimed) readmodels.Outcome {
 	kind, deliveryID := "first", uuid.New()
 	switch c.State {
@@ -252,6 +255,10 @@ func (d *Dispatcher) Deliver(ctx context.Context, c readmodels.Claimed) readmode
 		kind = "reconcile"
 	}
 	a := d.send(ctx, c, deliveryID, kind)
+	if a.Error != "" && ctx.Err() != nil {
+		d.release(ctx, func(ctx context.Context) error { return d.Outbox.Release(ctx, c) })
+		return readmodels.Outcome{State: c.State, DeliveryID: deliveryID, NextAt: d.Now(), MarkedAt: c.MarkedAt}
+	}
 	// The schedule counts from the attempt's end, as an endpoint's does (attemptEndpoint): the
 	// retry comes RetryDelay after the failure, however long the failed attempt took (counted
 	// from its start, a slow first attempt brought the retry early).
@@ -279,6 +286,16 @@ func (d *Dispatcher) Deliver(ctx context.Context, c readmodels.Claimed) readmode
 		d.Log.Error().Err(err).Str("receipt_id", c.ReceiptID).Msg("record webhook delivery")
 	}
 	return out
+}
+
+// release gives up a lease after ctx ended, in a few seconds of its own; a failure is logged (the
+// lease runs out instead).
+func (d *Dispatcher) release(ctx context.Context, do func(context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := do(ctx); err != nil {
+		d.Log.Warn().Err(err).Msg("release webhook lease")
+	}
 }
 
 // Redeliver sends the receipt's current state again at once (new delivery id, the state's

@@ -17,6 +17,7 @@ type EndpointOutbox interface {
 	ClaimMessages(ctx context.Context, limit int, lease time.Duration) ([]readmodels.EndpointMessage, error)
 	Secret(m readmodels.EndpointMessage) (string, error)
 	CompleteMessage(ctx context.Context, a readmodels.EndpointAttempt, state string, next time.Time) error
+	ReleaseMessage(ctx context.Context, m readmodels.EndpointMessage) error
 }
 
 var _ EndpointOutbox = (*readmodels.Endpoints)(nil)
@@ -67,13 +68,18 @@ func (d *Dispatcher) SendEndpointsDue(ctx context.Context) (int, error) {
 
 // attemptEndpoint sends m once and records the attempt with the message's next state: the
 // schedule of receipt webhooks (a retry after RetryDelay, then 1 min doubling up to 6 h), given
-// up 3 days after the event was queued. Every attempt carries the event's webhook-id.
+// up 3 days after the event was queued. Every attempt carries the event's webhook-id. An attempt
+// that failed because ctx ended (shutdown) is not recorded: the lease is released.
 func (d *Dispatcher) attemptEndpoint(ctx context.Context, m readmodels.EndpointMessage) error {
 	kind := "first"
 	if m.Attempts > 0 {
 		kind = "retry"
 	}
 	a := d.SendEndpoint(ctx, m, kind)
+	if a.Error != "" && ctx.Err() != nil {
+		d.release(ctx, func(ctx context.Context) error { return d.Endpoints.ReleaseMessage(ctx, m) })
+		return nil
+	}
 	now := d.Now()
 	state, next := readmodels.NoteDelivered, now
 	if a.Error != "" {

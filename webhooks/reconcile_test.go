@@ -179,3 +179,61 @@ func TestReconciliationBackoff(t *testing.T) {
 		}
 	}
 }
+
+// TestAttemptCutShortByShutdownIsNotCounted: an attempt the service itself stops (its context
+// ends, as at shutdown during a rolling restart) is not the receiver's failure: no attempt is
+// recorded, the schedule is not advanced, and the lease is released so that the notification or
+// message is due again at once.
+func TestAttemptCutShortByShutdownIsNotCounted(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, func(d *Dispatcher) { d.Workers = -1; d.Timeout = time.Minute })
+	endpoints := readmodels.NewEndpoints(w.pool, w.keys)
+	w.disp.Endpoints = endpoints
+	r := newReceiver(t, 0, true)
+	bg := context.Background()
+	// cutShort runs send until the receiver has its request, then ends its context.
+	cutShort := func(what string, send func(context.Context)) {
+		t.Helper()
+		before := r.total()
+		ctx, cancel := context.WithCancel(bg)
+		done := make(chan struct{})
+		go func() { defer close(done); send(ctx) }()
+		wait.Until(t, what+" to reach the receiver", 10*time.Second, func() bool { return r.total() > before })
+		cancel()
+		<-done
+	}
+
+	w.paidReceipt(t, "rc-shutdown", r.srv.URL, "plk_secret")
+	claimed, err := w.disp.Outbox.Claim(bg, []string{readmodels.NotePending}, false, 1, leaseFor)
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("claim: %d, %v", len(claimed), err)
+	}
+	cutShort("the notification", func(ctx context.Context) { w.disp.Deliver(ctx, claimed[0]) })
+	var state string
+	var attempts, logged int
+	var leased bool
+	if err := w.pool.QueryRow(bg, `SELECT state, attempts, lease_token IS NOT NULL, (SELECT count(*) FROM webhook_deliveries)
+		FROM webhook_notifications WHERE receipt_id = 'rc-shutdown'`).Scan(&state, &attempts, &leased, &logged); err != nil {
+		t.Fatal(err)
+	}
+	if state != readmodels.NotePending || attempts != 0 || leased || logged != 0 {
+		t.Errorf("notification after shutdown: %s, %d attempts, leased %v, %d attempts logged; want pending, 0, false, 0", state, attempts, leased, logged)
+	}
+
+	secret, _ := NewSecret()
+	ep, err := endpoints.Create(bg, "0xmerchant", r.srv.URL, []string{TypeTest}, secret, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := endpoints.Record(bg, readmodels.NewEvent{Key: "k", Merchant: "0xmerchant", Type: TypeTest, At: time.Now(), Data: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	cutShort("the endpoint message", func(ctx context.Context) { _, _ = w.disp.SendEndpointsDue(ctx) })
+	if err := w.pool.QueryRow(bg, `SELECT state, attempts, lease_until IS NOT NULL, (SELECT count(*) FROM webhook_endpoint_attempts)
+		FROM webhook_endpoint_messages WHERE endpoint_id = $1`, ep.ID).Scan(&state, &attempts, &leased, &logged); err != nil {
+		t.Fatal(err)
+	}
+	if state != readmodels.NotePending || attempts != 0 || leased || logged != 0 {
+		t.Errorf("endpoint message after shutdown: %s, %d attempts, leased %v, %d attempts logged; want pending, 0, false, 0", state, attempts, leased, logged)
+	}
+}
