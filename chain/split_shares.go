@@ -2,7 +2,9 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"math/big"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
@@ -18,4 +20,51 @@ func (o *Operator) Shares(ctx context.Context, split, payee string) (*big.Int, e
 		return nil, err
 	}
 	return s.Shares(&bind.CallOpts{Context: ctx}, common.HexToAddress(payee))
+}
+
+// SplitPayees reads the payees of the split contract at split and their shares, in the
+// contract's order: payee(0), payee(1), … with shares(payee) each, until the shares read add up
+// to totalShares() (PaymentSplitter has no payee count; payee(i) past the last reverts). At most
+// limit+1 payees are read, so a caller that accepts limit can refuse a longer split without
+// reading all of it. ok is false when the contract does not answer as a splitter (a call
+// reverts or returns nothing to decode, no shares, or payees that do not add up to the total).
+// Errors: the node's.
+func (o *Operator) SplitPayees(ctx context.Context, split string, limit int) (payees []string, shares []*big.Int, ok bool, err error) {
+	s, err := contracts.NewPaymentSplitCaller(common.HexToAddress(split), o.b)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	opts := &bind.CallOpts{Context: ctx}
+	total, err := s.TotalShares(opts)
+	if err != nil || total.Sign() <= 0 {
+		return nil, nil, false, notSplitter(err)
+	}
+	sum := new(big.Int)
+	for i := 0; sum.Cmp(total) < 0; i++ {
+		if i > limit {
+			return payees, shares, true, nil
+		}
+		p, err := s.Payee(opts, big.NewInt(int64(i)))
+		if err != nil {
+			return nil, nil, false, notSplitter(err)
+		}
+		sh, err := s.Shares(opts, p)
+		if err != nil || sh.Sign() <= 0 {
+			return nil, nil, false, notSplitter(err)
+		}
+		payees, shares = append(payees, strings.ToLower(p.Hex())), append(shares, sh)
+		sum.Add(sum, sh)
+	}
+	if sum.Cmp(total) != 0 {
+		return nil, nil, false, nil
+	}
+	return payees, shares, true, nil
+}
+
+// notSplitter is err unless it says that the contract does not answer as a splitter (nil then).
+func notSplitter(err error) error {
+	if err == nil || isRevert(err) || errors.Is(err, bind.ErrNoCode) || strings.Contains(err.Error(), "abi: ") {
+		return nil
+	}
+	return err
 }

@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/address"
@@ -20,24 +24,45 @@ type DeploySplitHandler struct {
 	configure *commands.ConfigureSplitHandler
 	sender    *OperatorSender // nil: no chain or no operator key
 	chain     SplitChain      // nil: no chain configured
+	payees    SplitPayees     // chain's, nil with it
 	wait      time.Duration   // how long a deployment may take to be mined
 	poll      time.Duration
 	mu        sync.Mutex // one deployment at a time: two clicks deploy one contract
 }
 
+// SplitPayees reads a pre-deployed split contract's payees (chain.Operator): the split chain of
+// DeploySplitHandler must have it.
+type SplitPayees interface {
+	// SplitPayees is the payees of the split contract at split and their shares, in the
+	// contract's order, at most limit+1 of them; ok false when the contract does not answer as a
+	// splitter. Errors: the node's.
+	SplitPayees(ctx context.Context, split string, limit int) (payees []string, shares []*big.Int, ok bool, err error)
+}
+
 // NewDeploySplitHandler returns the handler. chain nil: no chain is configured (the address is
 // required and not checked); sender nil: no operator key (nothing is deployed). It panics on a
-// nil configure.
+// nil configure, and on a chain that cannot read a split's payees (SplitPayees).
 func NewDeploySplitHandler(configure *commands.ConfigureSplitHandler, chain SplitChain, sender *OperatorSender) *DeploySplitHandler {
 	if configure == nil {
 		panic("settlement.NewDeploySplitHandler: nil dependency")
 	}
-	return &DeploySplitHandler{configure: configure, chain: chain, sender: sender, wait: 2 * time.Minute, poll: 200 * time.Millisecond}
+	h := &DeploySplitHandler{configure: configure, chain: chain, sender: sender, wait: 2 * time.Minute, poll: 200 * time.Millisecond}
+	if chain != nil {
+		p, ok := chain.(SplitPayees)
+		if !ok {
+			panic("settlement.NewDeploySplitHandler: the chain cannot read a split's payees (SplitPayees)")
+		}
+		h.payees = p
+	}
+	return h
 }
 
 // Handle configures the split, deploying its contract when no address is given and an operator
-// key is configured. Errors: ConfigureSplitHandler's; Invalid when the given address holds no
-// code; ErrChainUnavailable when the chain does not answer or the deployment is not mined in time.
+// key is configured; a given (pre-deployed) contract's payees and shares are what is recorded.
+// Errors: ConfigureSplitHandler's; Invalid when the given address holds no code, does not pay
+// the merchant, or pays others than the body's recipients (contractRecipients), and when the
+// node says the deployment reverts; ErrChainUnavailable when the chain does not answer or the
+// deployment is not mined in time.
 func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureMerchantSplit) (commands.SplitResult, error) {
 	if h.chain != nil && cmd.Address != "" && splitAddressShape(cmd.Address) {
 		ok, err := h.chain.HasCode(ctx, cmd.Address)
@@ -47,8 +72,12 @@ func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureM
 		if !ok {
 			return commands.SplitResult{}, commands.Invalidf("splitAddress %s holds no contract on this chain", cmd.Address)
 		}
-		if err := h.paysMerchant(ctx, cmd); err != nil {
+		rs, err := h.contractRecipients(ctx, cmd)
+		if err != nil {
 			return commands.SplitResult{}, err
+		}
+		if rs != nil { // the split is the contract's: its payees and shares are what it pays
+			cmd.Recipients = &rs
 		}
 	}
 	if cmd.Address != "" || h.sender == nil {
@@ -100,29 +129,109 @@ func (h *DeploySplitHandler) redeployMissing(ctx context.Context, cmd commands.C
 	return h.configure.Redeployed(ctx, cmd.Merchant, addr, "the split "+existing.Address+" holds no code on the chain followed", cmd.Meta)
 }
 
-// paysMerchant refuses a split contract another merchant configured (ErrSplitClaimed, 409) and a
-// pre-deployed split that does not pay the merchant's wallet a share (400; DESIGN 9: a split
-// contract belongs to one merchant). A configured merchant's later call
-// answers its split unchanged, so it is not asked.
-func (h *DeploySplitHandler) paysMerchant(ctx context.Context, cmd commands.ConfigureMerchantSplit) error {
+// contractRecipients is what the pre-deployed split at cmd.Address pays, read from the contract
+// (its payees and their shares, in basis points): the recipients to record, since the
+// distributor releases to the recorded ones and a payee left out would never be paid. nil (no
+// error) when the merchant's split is configured already: a later call answers it unchanged, so
+// the contract is not asked. Refused: a contract another merchant configured (ErrSplitClaimed,
+// 409); 400 invalid_input for a contract that does not answer as a PaymentSplit, whose shares
+// are not whole basis points, that does not pay the merchant's wallet a share (DESIGN 9), or
+// whose payees and shares differ from the body's recipients. The platform recipient need not
+// be a payee, as with recipients given for a split deployed here (docs: decision-splits).
+func (h *DeploySplitHandler) contractRecipients(ctx context.Context, cmd commands.ConfigureMerchantSplit) ([]split.Recipient, error) {
 	existing, err := h.configure.Current(ctx, cmd.Merchant)
 	if err != nil || existing.Configured {
-		return err
+		return nil, err
 	}
 	if err := h.configure.CheckOwner(ctx, cmd.Merchant, cmd.Address); err != nil {
-		return err
+		return nil, err
 	}
-	shares, err := h.chain.Shares(ctx, cmd.Address, cmd.Merchant)
-	if err != nil || shares.Sign() <= 0 {
-		return commands.Invalidf("splitAddress %s does not pay your wallet %s a share (a PaymentSplit with it among its payees is required)", cmd.Address, cmd.Merchant)
+	payees, shares, ok, err := h.payees.SplitPayees(ctx, cmd.Address, split.MaxRecipients)
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading the payees of %s: %v", ErrChainUnavailable, cmd.Address, err)
 	}
-	return nil
+	if !ok {
+		return nil, commands.Invalidf("splitAddress %s does not pay your wallet %s a share (a PaymentSplit with it among its payees is required; this contract does not answer as one)", cmd.Address, cmd.Merchant)
+	}
+	if len(payees) > split.MaxRecipients {
+		return nil, commands.Invalidf("splitAddress %s has more than %d payees; at most %d are supported", cmd.Address, split.MaxRecipients, split.MaxRecipients)
+	}
+	rs, err := sharesInBps(payees, shares)
+	if err != nil {
+		return nil, commands.Invalidf("splitAddress %s: %v", cmd.Address, err)
+	}
+	merchant := strings.ToLower(cmd.Merchant)
+	if !slices.ContainsFunc(rs, func(r split.Recipient) bool { return r.Address == merchant }) {
+		return nil, commands.Invalidf("splitAddress %s does not pay your wallet %s a share (a PaymentSplit with it among its payees is required); its payees are %s", cmd.Address, cmd.Merchant, describeRecipients(rs))
+	}
+	if cmd.Recipients != nil && !sameRecipients(*cmd.Recipients, rs) {
+		return nil, commands.Invalidf("recipients differ from what splitAddress %s pays (%s); leave recipients out to use the contract's, or give exactly those", cmd.Address, describeRecipients(rs))
+	}
+	return rs, nil
+}
+
+// sharesInBps turns a split contract's shares into basis points of their total; refused when a
+// share is not a whole number of basis points (the split could not be recorded as it pays).
+func sharesInBps(payees []string, shares []*big.Int) ([]split.Recipient, error) {
+	total := new(big.Int)
+	for _, s := range shares {
+		total.Add(total, s)
+	}
+	out := make([]split.Recipient, len(payees))
+	for i, p := range payees {
+		bps, rem := new(big.Int).QuoRem(new(big.Int).Mul(shares[i], big.NewInt(split.TotalBps)), total, new(big.Int))
+		if rem.Sign() != 0 {
+			return nil, fmt.Errorf("the shares of payee %s (%s of %s) are not a whole number of basis points", p, shares[i], total)
+		}
+		out[i] = split.Recipient{Address: strings.ToLower(p), SharesBps: int(bps.Int64())}
+	}
+	return out, nil
+}
+
+// sameRecipients says whether given names the same recipients with the same shares as want, in
+// any order (addresses in any case).
+func sameRecipients(given, want []split.Recipient) bool {
+	if len(given) != len(want) {
+		return false
+	}
+	bps := make(map[string]int, len(want))
+	for _, r := range want {
+		bps[r.Address] = r.SharesBps
+	}
+	for _, r := range given {
+		b, ok := bps[strings.ToLower(r.Address)]
+		if !ok || b != r.SharesBps {
+			return false
+		}
+		delete(bps, strings.ToLower(r.Address))
+	}
+	return len(bps) == 0
+}
+
+// describeRecipients is rs as "0xaaaa… 9950 bps, 0xbbbb… 50 bps".
+func describeRecipients(rs []split.Recipient) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("%s %d bps", r.Address, r.SharesBps)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // ErrChainUnavailable: the chain did not answer, or a transaction was not mined in time.
 var ErrChainUnavailable = &commands.Refusal{Kind: commands.KindUnavailable, Code: "chain_unavailable", Message: "The chain did not answer; try again"}
 
 func splitAddressShape(a string) bool { return address.Valid(a) }
+
+// deployReverts says whether a deployment's error is the node saying, at its gas estimate, that
+// the deployment reverts: a refusal of the split (400), not the chain's unavailability (503);
+// trying again would revert again.
+func deployReverts(err error) bool {
+	var re rpc.Error
+	if errors.As(err, &re) && re.ErrorCode() == 3 { // "execution reverted" with its revert data
+		return true
+	}
+	return strings.Contains(strings.ToLower(err.Error()), "revert")
+}
 
 // recipients decides the split with a placeholder address and returns its recipients.
 func (h *DeploySplitHandler) recipients(cmd commands.ConfigureMerchantSplit) ([]commands.SplitRecipient, error) {
@@ -154,6 +263,9 @@ func (h *DeploySplitHandler) deploy(ctx context.Context, rs []commands.SplitReci
 	tx, err := h.sender.Send(ctx, OperatorTx{Kind: TxDeploy}, nil, func(nonce uint64) (SignedTx, error) {
 		return h.chain.SignDeploy(ctx, nonce, payees, shares)
 	})
+	if err != nil && deployReverts(err) { // the node says the constructor refuses these payees
+		return "", commands.Invalidf("the split contract refuses these recipients and shares: %v", err)
+	}
 	if err != nil {
 		return "", fmt.Errorf("%w: deploying the split: %v", ErrChainUnavailable, err)
 	}

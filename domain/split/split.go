@@ -3,8 +3,9 @@
 // Rules:
 //   - A split is configured once per merchant; a later configure request changes nothing and
 //     answers the existing configuration (idempotent).
-//   - Recipients have valid 0x addresses, no repeats, positive integer shares in basis points
-//     that add up to exactly 10,000.
+//   - Recipients have valid 0x addresses other than the zero address (its funds would burn, and
+//     the split contract refuses it), no repeats, positive integer shares in basis points that
+//     add up to exactly 10,000.
 //   - Without recipients the default is the merchant at 9,950 and the platform recipient at 50;
 //     that needs a platform recipient.
 //   - A split contract address is required until contracts can be deployed from here.
@@ -112,6 +113,9 @@ func Decide(s State, c Configure, now time.Time) ([]Configured, error) {
 	return []Configured{{Merchant: c.Merchant, Address: strings.ToLower(c.Address), Recipients: out, ConfiguredAt: now.UnixMilli()}}, nil
 }
 
+// zeroHex is the zero address's 40 hex digits.
+const zeroHex = "0000000000000000000000000000000000000000"
+
 func validate(rs []Recipient) error {
 	if len(rs) == 0 || len(rs) > MaxRecipients {
 		return fmt.Errorf("%w: between 1 and %d recipients are required", ErrInvalid, MaxRecipients)
@@ -121,6 +125,9 @@ func validate(rs []Recipient) error {
 	for i, r := range rs {
 		if !address.Valid(r.Address) {
 			return fmt.Errorf("%w: recipients[%d].address must be a 0x-prefixed 40-hex-character address", ErrInvalid, i)
+		}
+		if r.Address[2:] == zeroHex {
+			return fmt.Errorf("%w: recipients[%d].address is the zero address, which cannot receive a share", ErrInvalid, i)
 		}
 		if r.SharesBps <= 0 || r.SharesBps > TotalBps {
 			return fmt.Errorf("%w: recipients[%d].sharesBps must be a positive integer up to %d", ErrInvalid, i, TotalBps)

@@ -35,6 +35,8 @@ func TestDecide(t *testing.T) {
 		{"negative share", Configure{Merchant: merchant, Address: contract, Recipients: []Recipient{{merchant, 10001}, {other, -1}}}, ErrInvalid, nil},
 		{"duplicate", Configure{Merchant: merchant, Address: contract, Recipients: []Recipient{{merchant, 5000}, {strings.ToUpper(merchant[:2]) + merchant[2:], 5000}}}, ErrInvalid, nil},
 		{"bad recipient", Configure{Merchant: merchant, Address: contract, Recipients: []Recipient{{"nope", 10000}}}, ErrInvalid, nil},
+		{"zero-address recipient", Configure{Merchant: merchant, Address: contract, Recipients: []Recipient{{merchant, 5000}, {"0x" + strings.Repeat("0", 40), 5000}}}, ErrInvalid, nil},
+		{"zero-address platform", Configure{Merchant: merchant, Address: contract, Platform: "0x" + strings.Repeat("0", 40)}, ErrInvalid, nil},
 		{"empty recipients", Configure{Merchant: merchant, Address: contract, Recipients: []Recipient{}}, ErrInvalid, nil},
 	}
 	for _, c := range cases {
