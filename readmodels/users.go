@@ -38,6 +38,16 @@ func (u User) LiveAt(now time.Time) bool {
 	return u.Live && u.LastHeartbeat != nil && now.Sub(*u.LastHeartbeat) <= LiveWindow
 }
 
+// Presence is u's presence at now as others see it: live and the last heartbeat, withheld
+// (false, nil) unless u lists itself publicly (SpacePublic, the spec's "controls public live
+// listing"): a user out of /api/users/live is not shown live in searches, GraphQL or follows.
+func (u User) Presence(now time.Time) (live bool, lastHeartbeat *time.Time) {
+	if !u.SpacePublic {
+		return false, nil
+	}
+	return u.LiveAt(now), u.LastHeartbeat
+}
+
 // ProfilePatch holds the profile fields to change; nil fields stay as they are.
 type ProfilePatch struct {
 	DisplayName *string

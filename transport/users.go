@@ -94,17 +94,22 @@ type liveUserView struct {
 	Platform      string   `json:"platform"`
 }
 
+// viewUser is u as others see it (its presence withheld unless public: User.Presence).
 func viewUser(u readmodels.User, now time.Time) userView {
+	live, heartbeat := u.Presence(now)
 	return userView{
 		Wallet: u.Wallet, DisplayName: u.DisplayName, PfpURL: u.PfpURL, XP: u.XP,
-		Live: u.LiveAt(now), LastSeen: unixMs(u.LastSeen), LastHeartbeat: unixMs(u.LastHeartbeat),
+		Live: live, LastSeen: unixMs(u.LastSeen), LastHeartbeat: unixMs(heartbeat),
 		Domains: tags(u.Domains), Platforms: tags(u.Platforms), Languages: tags(u.Languages),
 	}
 }
 
+// viewOwnUser is u as u sees itself: its presence whether public or not.
 func viewOwnUser(u readmodels.User, now time.Time) ownUserView {
-	return ownUserView{userView: viewUser(u, now), SpacePublic: u.SpacePublic, SpaceURL: u.SpaceURL,
+	v := ownUserView{userView: viewUser(u, now), SpacePublic: u.SpacePublic, SpaceURL: u.SpaceURL,
 		Platform: u.Platform, LiveSince: unixMs(u.LiveSince)}
+	v.Live, v.LastHeartbeat = u.LiveAt(now), unixMs(u.LastHeartbeat)
+	return v
 }
 
 func viewLiveUser(u readmodels.User) liveUserView {

@@ -422,3 +422,27 @@ func TestUserWritesAreReadAtOnce(t *testing.T) {
 		t.Fatalf("the unfollowed user's counts: %+v", got)
 	}
 }
+
+// A user who is live but not listed publicly (spacePublic false: B) is not shown live to others,
+// in a search or through GraphQL, and its last heartbeat is withheld; its own profile still shows
+// it (stop 60: searches and GraphQL showed what /api/users/live withholds).
+func TestPresenceOfAPrivateUserIsWithheld(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.seedUsers()
+	m := e.merchant(false)
+	seen := map[string]map[string]any{}
+	for _, u := range decode(t, e.dev(m, http.MethodGet, "/api/users/search?minXp=300", ""))["users"].([]any) {
+		seen[u.(map[string]any)["wallet"].(string)] = u.(map[string]any)
+	}
+	if a, b := seen[userA], seen[userB]; a["live"] != true || a["lastHeartbeat"].(float64) <= 0 || b["live"] != false || b["lastHeartbeat"] != float64(0) {
+		t.Fatalf("search: public A %v, private B %v; want A live, B not live without a heartbeat", a, b)
+	}
+	key := e.key(m.wallet, "graphql:read")
+	_, r := e.graphql(key, `query($w: String!) { user(wallet: $w) { wallet live lastHeartbeat } }`, map[string]any{"w": userB})
+	var u gqlUser
+	r.ok(t, "user", &u)
+	if u.Live || u.LastHeartbeat != 0 {
+		t.Fatalf("GraphQL user B: %+v, want not live without a heartbeat", u)
+	}
+}

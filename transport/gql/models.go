@@ -70,8 +70,9 @@ type FollowConnection struct {
 // newUser is u at now; it announces u's wallet to the request's count loader.
 func newUser(u readmodels.User, now time.Time, counts *countLoader) User {
 	counts.expect(u.Wallet)
-	return User{counts: counts, Wallet: u.Wallet, DisplayName: u.DisplayName, PfpURL: u.PfpURL, Xp: u.XP, Live: u.LiveAt(now),
-		LastSeen: unixMs(u.LastSeen), LastHeartbeat: unixMs(u.LastHeartbeat),
+	live, heartbeat := u.Presence(now) // withheld unless public
+	return User{counts: counts, Wallet: u.Wallet, DisplayName: u.DisplayName, PfpURL: u.PfpURL, Xp: u.XP, Live: live,
+		LastSeen: unixMs(u.LastSeen), LastHeartbeat: unixMs(heartbeat),
 		Domains: tags(u.Domains), Platforms: tags(u.Platforms), Languages: tags(u.Languages)}
 }
 
