@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,7 +85,11 @@ func (l *listener) run(ctx context.Context) error {
 		if errors.Is(err, errRefused) {
 			return err
 		}
-		fmt.Fprintf(l.out, "stream dropped (%v); resuming after event %q\n", err, l.lastID)
+		if errors.Is(err, errNoAnswer) {
+			fmt.Fprintf(l.out, "the receiver did not answer (%v); resuming after event %q\n", err, l.lastID)
+		} else {
+			fmt.Fprintf(l.out, "stream dropped (%v); resuming after event %q\n", err, l.lastID)
+		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(l.retry):
@@ -93,7 +98,10 @@ func (l *listener) run(ctx context.Context) error {
 	return nil
 }
 
-var errRefused = errors.New("the service refused the stream")
+var (
+	errRefused  = errors.New("the service refused the stream")
+	errNoAnswer = errors.New("no answer from the receiver")
+)
 
 // readStream reads one connection of the stream and forwards its events.
 func (l *listener) readStream(ctx context.Context) error {
@@ -126,9 +134,16 @@ func (l *listener) readStream(ctx context.Context) error {
 		switch {
 		case line == "":
 			if data != "" {
-				l.forwardEvent(ctx, data)
+				if err := l.forwardEvent(ctx, data); err != nil {
+					// The receiver is down: the stream is read again from this event once it answers
+					// (a first event read without Last-Event-ID: from the position before it).
+					if n, perr := strconv.ParseInt(id, 10, 64); l.lastID == "" && perr == nil && n > 0 {
+						l.lastID = strconv.FormatInt(n-1, 10)
+					}
+					return err
+				}
 				if id != "" {
-					l.lastID = id // only once the event was handled
+					l.lastID = id // only once the receiver answered
 				}
 			}
 			id, data = "", ""
@@ -144,8 +159,10 @@ func (l *listener) readStream(ctx context.Context) error {
 	return io.ErrUnexpectedEOF
 }
 
-// forwardEvent posts one streamed event to the receiver, signed, and prints the outcome.
-func (l *listener) forwardEvent(ctx context.Context, data string) {
+// forwardEvent posts one streamed event to the receiver, signed, and prints the outcome. It
+// returns errNoAnswer when the receiver gave no answer (down, timed out): the event is to be
+// forwarded again. Any answer, 2xx or not, is the receiver's: the event was handled.
+func (l *listener) forwardEvent(ctx context.Context, data string) error {
 	var ev struct {
 		WebhookID string          `json:"webhookId"`
 		Type      string          `json:"type"`
@@ -154,21 +171,23 @@ func (l *listener) forwardEvent(ctx context.Context, data string) {
 	now := time.Now()
 	if err := json.Unmarshal([]byte(data), &ev); err != nil || ev.WebhookID == "" || len(ev.Body) == 0 {
 		fmt.Fprintf(l.out, "%s  unreadable event skipped\n", now.Format(time.TimeOnly))
-		return
+		return nil
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.forward, bytes.NewReader(ev.Body))
 	if err == nil {
 		err = webhooks.SetStandardHeaders(req.Header, l.secret, ev.WebhookID, now, ev.Body)
 	}
-	var resp *http.Response
-	if err == nil {
-		resp, err = l.post.Do(req)
+	if err != nil { // the request cannot be made: retrying changes nothing
+		fmt.Fprintf(l.out, "%s  %-28s %s  -> error: %v\n", now.Format(time.TimeOnly), ev.Type, ev.WebhookID, err)
+		return nil
 	}
+	resp, err := l.post.Do(req)
 	if err != nil {
 		fmt.Fprintf(l.out, "%s  %-28s %s  -> error: %v\n", now.Format(time.TimeOnly), ev.Type, ev.WebhookID, err)
-		return
+		return fmt.Errorf("%w: %v", errNoAnswer, err)
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	fmt.Fprintf(l.out, "%s  %-28s %s  -> %d\n", now.Format(time.TimeOnly), ev.Type, ev.WebhookID, resp.StatusCode)
+	return nil
 }
