@@ -32,6 +32,9 @@ func splitChain(cfg config, rpc *chain.RPC, pool *pgxpool.Pool, log zerolog.Logg
 	if err != nil {
 		return nil, nil, err
 	}
+	// A sweep counts, and a transaction whose nonce another took is dropped, at the depth
+	// deposits count at.
+	op = op.WithConfirmations(cfg.ChainConfirmations)
 	if cfg.OperatorKey == "" {
 		log.Warn().Msg("CHAIN_OPERATOR_KEY unset: splits are neither deployed nor distributed, paid receipts stay paid")
 		return op, nil, nil
