@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -213,6 +214,9 @@ func (h *DistributeSplitsHandler) group(ctx context.Context, list []PaidReceipt)
 		if err != nil {
 			return nil, nil, err
 		}
+		if sp, isContract, err = h.depositSplit(ctx, r, sp, isContract, noCode); err != nil {
+			return nil, nil, err
+		}
 		symbol := r.Token
 		if symbol == "" {
 			symbol = DefaultProcessorToken
@@ -254,6 +258,37 @@ func (h *DistributeSplitsHandler) splitMoved(ctx context.Context, merchant strin
 			Msg("split distribution: the merchant's split holds no code on this chain; its paid receipts wait until it is deployed again (POST /api/split/deploy, `payledger dev merchant`)")
 	}
 	return fresh, false, nil
+}
+
+// depositSplit is sp at the split r's deposit swept its funds to, and whether that holds code. A
+// deposit is bound to the merchant's split of its receipt's creation (receipt.DepositSplit); it
+// is another only once the split was deployed again (sp.Moved). Releases on the current split
+// would pay out other receipts' funds for r, and a payee with nothing due there would count as
+// covered: r is released where its funds are, or, that split holding no code (left on a chain no
+// longer followed), it stays paid and an error is logged.
+func (h *DistributeSplitsHandler) depositSplit(ctx context.Context, r PaidReceipt, sp split.State, isContract bool, noCode map[string]bool) (split.State, bool, error) {
+	if !r.Deposit || len(sp.Moved) == 0 {
+		return sp, isContract, nil
+	}
+	l, err := commands.LoadReceipt(ctx, h.store, r.ReceiptID)
+	if err != nil {
+		return sp, false, err
+	}
+	bound := strings.ToLower(l.State.DepositSplit())
+	if bound == "" || bound == sp.Address {
+		return sp, isContract, nil
+	}
+	ok, err := h.holdsCode(ctx, bound, noCode)
+	if err != nil {
+		return sp, false, err
+	}
+	if !ok && !noCode["logged:"+bound] {
+		noCode["logged:"+bound] = true
+		zerolog.Ctx(ctx).Error().Str("merchant", r.Merchant).Str("receipt", r.ReceiptID).Str("split", bound).Str("current", sp.Address).
+			Msg("split distribution: a receipt's deposit swept its funds to an earlier address of the merchant's split, which holds no code on this chain: they cannot be released there, and releases on the current split are not theirs; the receipt stays paid")
+	}
+	sp.Address = bound
+	return sp, ok, nil
 }
 
 // holdsCode reports whether split holds a contract; its absence is remembered for the pass only

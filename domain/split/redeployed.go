@@ -2,6 +2,7 @@ package split
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,11 +44,13 @@ func DecideRedeploy(s State, merchant, addr, reason string, now time.Time) ([]Re
 	return []Redeployed{{Merchant: merchant, Address: addr, Previous: s.Address, Reason: reason, RedeployedAt: now.UnixMilli()}}, nil
 }
 
-// EvolveRedeployed applies a redeployment: the split's address changes, nothing else.
+// EvolveRedeployed applies a redeployment: the split's address changes, the one it leaves is
+// remembered (deposits of receipts created before stay bound to it), nothing else.
 func EvolveRedeployed(s State, e Redeployed) State {
 	if !s.Configured {
 		return s
 	}
+	s.Moved = append(slices.Clip(s.Moved), s.Address)
 	s.Address = e.Address
 	return s
 }

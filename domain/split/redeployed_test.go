@@ -33,7 +33,8 @@ func TestDecideRedeploy(t *testing.T) {
 				return
 			}
 			after := EvolveRedeployed(c.s, evs[0])
-			if len(evs) != 1 || evs[0].Previous != c.s.Address || after.Address != strings.ToLower(next) || len(after.Recipients) != 1 {
+			if len(evs) != 1 || evs[0].Previous != c.s.Address || after.Address != strings.ToLower(next) || len(after.Recipients) != 1 ||
+				len(after.Moved) != 1 || after.Moved[0] != c.s.Address || len(c.s.Moved) != 0 {
 				t.Fatalf("events %+v, after %+v", evs, after)
 			}
 		})

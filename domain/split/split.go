@@ -65,6 +65,7 @@ type State struct {
 	Configured bool
 	Address    string
 	Recipients []Recipient
+	Moved      []string // the split's earlier addresses, oldest first (Redeployed)
 }
 
 // Evolve applies one event.
