@@ -27,8 +27,10 @@ var staleTolerant = map[string]bool{
 }
 
 // routeReads is the last middleware of every route: a stale-tolerant read gets the pool its
-// callers may read from; any other request but a GET or HEAD counts as a write of its callers
-// (recorded before it runs, so that a read that follows its answer knows of it).
+// callers may read from; any other request but a GET or HEAD counts as a write of its callers,
+// recorded before it runs (a read sent while it runs may follow its commit) and again when it
+// has answered: a write slower than the router's memory of writers (a contended command, a
+// flush) would otherwise be forgotten by the time its caller reads.
 func (s *Server) routeReads(method, path string) echo.MiddlewareFunc {
 	key := routeKey(method, path)
 	tolerant := staleTolerant[key]
@@ -42,6 +44,7 @@ func (s *Server) routeReads(method, path string) echo.MiddlewareFunc {
 			callers := readCallers(c)
 			if write {
 				r.Wrote(callers...)
+				defer r.Wrote(callers...)
 				return next(c)
 			}
 			c.SetRequest(c.Request().WithContext(r.For(c.Request().Context(), callers...)))

@@ -3,9 +3,12 @@ package transport
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/migrations/pgtest"
@@ -65,5 +68,31 @@ func TestReplicaReadsThroughTheConstruction(t *testing.T) {
 	list()
 	if used, waited, _ := r.Stats(); used != 2 || waited != 1 {
 		t.Fatalf("a list 11 s after the write: replica %d, after a wait %d; want 2, 1", used, waited)
+	}
+}
+
+// writesSeen is a ReplicaRouter that records, for each Wrote, whether the handler had answered.
+type writesSeen struct{ answered, before, after int }
+
+func (w *writesSeen) For(ctx context.Context, _ ...string) context.Context { return ctx }
+func (w *writesSeen) Wrote(...string) {
+	if w.answered > 0 {
+		w.after++
+	} else {
+		w.before++
+	}
+}
+
+// A write is recorded when it starts and again when it has answered (stop 60: only its start
+// was, so a write slower than the router's 10 s memory left its caller's next read on a replica
+// that may not have it).
+func TestAWriteCountsFromItsAnswerToo(t *testing.T) {
+	t.Parallel()
+	seen := &writesSeen{}
+	s := &Server{replica: seen}
+	c := echo.New().NewContext(httptest.NewRequest(http.MethodPost, "/api/orders", nil), httptest.NewRecorder())
+	err := s.routeReads(http.MethodPost, "/api/orders")(func(echo.Context) error { seen.answered++; return nil })(c)
+	if err != nil || seen.before != 1 || seen.after != 1 {
+		t.Fatalf("err %v; recorded %d times before the answer, %d after; want 1 and 1", err, seen.before, seen.after)
 	}
 }
