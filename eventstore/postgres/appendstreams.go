@@ -31,13 +31,20 @@ func (s *Store) AppendStreams(ctx context.Context, appends []eventstore.StreamAp
 	results, errs := make([]eventstore.AppendResult, len(appends)), make([]error, len(appends))
 	var batch []int // the appends of the INSERT being filled
 	var recs []eventstore.RecordedEvent
+	inBatch := map[string]bool{} // their streams
 	flush := func() {
 		if len(batch) > 0 {
 			s.insertStreams(ctx, appends, batch, recs, results, errs)
 		}
 		batch, recs = nil, nil
+		clear(inBatch)
 	}
 	for i, a := range appends {
+		if inBatch[a.Stream] {
+			// A second append to a stream of the batch expects the head the first leaves: it is
+			// judged once that head is stored, as two Appends one after the other would be.
+			flush()
+		}
 		prepared, ok := s.prepareKnown(a)
 		if !ok { // a head not cached, an expectation that fails, no events: Append's own path
 			results[i], errs[i] = s.Append(ctx, a.Stream, a.Expected, a.Events...)
@@ -47,6 +54,7 @@ func (s *Store) AppendStreams(ctx context.Context, appends []eventstore.StreamAp
 			flush()
 		}
 		batch, recs = append(batch, i), append(recs, prepared...)
+		inBatch[a.Stream] = true
 	}
 	flush()
 	return results, errs

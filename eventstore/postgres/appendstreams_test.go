@@ -148,3 +148,27 @@ func TestAppendStreamsStaleHeadConflictsAlone(t *testing.T) {
 		}
 	}
 }
+
+// Two appends to one stream in one call, the second expecting the head the first leaves, both go
+// in, as two Appends one after the other would (stop 60: the second was judged on the head before
+// the first was stored and refused).
+func TestAppendStreamsFollowOnAppendToOneStream(t *testing.T) {
+	ctx := context.Background()
+	s := postgres.New(pgtest.Pool(t))
+	first := twoOnOne(t, s, "follow", 3) // follow-N at version 1, first[N] takes it to 3
+	appends := []eventstore.StreamAppend{first[0], first[1],
+		{Stream: first[0].Stream, Expected: eventstore.Exact(3), Events: []eventstore.EventData{testEvent()}}, first[2]}
+	results, errs := s.AppendStreams(ctx, appends)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("append %d to %s: %v", i, appends[i].Stream, err)
+		}
+	}
+	if results[2].Version != 4 {
+		t.Fatalf("the follow-on append: version %d, want 4", results[2].Version)
+	}
+	evs, err := s.ReadStream(ctx, first[0].Stream, 1, 10)
+	if err != nil || len(evs) != 4 || eventstore.VerifyChain(evs) != nil {
+		t.Fatalf("%s: %d events, %v", first[0].Stream, len(evs), err)
+	}
+}
