@@ -45,7 +45,7 @@ type ChargeSubscriptionsHandler struct {
 	Wave       int           // charges signed and broadcast together (default 250)
 	Await      time.Duration // how long a wave waits for its receipts (default 2 min)
 	Poll       time.Duration // receipt polling (default 200 ms)
-	Limit      int           // due subscriptions per run (default 5,000)
+	Limit      int           // due subscriptions read at a time (default 5,000); a run reads them all
 	Log        zerolog.Logger
 	Notify     ChargeNotifier // nil: no webhooks
 
@@ -133,8 +133,9 @@ func (h *ChargeSubscriptionsHandler) Handle(ctx context.Context, cmd ChargeSubsc
 }
 
 // ChargeDue charges every due subscription (the daily cron): open charges left by a crash are
-// recovered first. A failure of one charge is its result; an error is a failure of the
-// ledger, the store or the node (what was done before it stands and is in the results).
+// recovered first; a recovery that fails is logged (error level) and the due charges go on. A
+// failure of one charge is its result; an error is a failure of the ledger, the store or the
+// node while charging the due ones (what was done before it stands and is in the results).
 func (h *ChargeSubscriptionsHandler) ChargeDue(ctx context.Context, meta eventstore.Metadata) (ChargeRun, error) {
 	if h.chain == nil {
 		return ChargeRun{}, commands.ErrSubscriptionsNotSetUp
@@ -144,7 +145,12 @@ func (h *ChargeSubscriptionsHandler) ChargeDue(ctx context.Context, meta eventst
 	defer h.mu.Unlock()
 	p := h.parts()
 	results, err := p.open.recover(ctx, "", meta)
-	if err == nil {
+	if err != nil && ctx.Err() == nil {
+		// A charge left open that cannot be finished now must not hold every other subscription's
+		// charge back: it is logged, its row stays open, and the next run takes it over again.
+		h.Log.Error().Err(err).Msg("subscription charging: recovery of open charges failed; the due charges go on")
+	}
+	if ctx.Err() == nil {
 		var more []ChargeResult
 		more, err = h.chargeDue(ctx, p, meta)
 		results = append(results, more...)
@@ -156,12 +162,30 @@ func (h *ChargeSubscriptionsHandler) ChargeDue(ctx context.Context, meta eventst
 }
 
 // chargeDue claims the due subscriptions' periods and charges those this process claimed, a
-// wave at a time; the results include the charges skipped without a claim.
+// page of Limit and in it a wave at a time, until every due subscription was listed once; the
+// results include the charges skipped without a claim. Paging by subscription id, rather than
+// taking the Limit longest due, keeps the ones that keep failing (past_due, their nextChargeAt
+// never moves) from taking every run's places, and lists each subscription at most once a run.
 func (h *ChargeSubscriptionsHandler) chargeDue(ctx context.Context, p chargeParts, meta eventstore.Metadata) ([]ChargeResult, error) {
-	items, results, err := p.due.list(ctx)
-	if err != nil {
-		return results, err
+	var results []ChargeResult
+	for after := ""; ; {
+		items, skipped, last, err := p.due.list(ctx, after)
+		results = append(results, skipped...)
+		if err != nil {
+			return results, err
+		}
+		more, err := h.chargePage(ctx, p, items, meta)
+		results = append(results, more...)
+		if err != nil || last == "" {
+			return results, err
+		}
+		after = last
 	}
+}
+
+// chargePage claims the periods of items and charges those this process claimed, a wave at a time.
+func (h *ChargeSubscriptionsHandler) chargePage(ctx context.Context, p chargeParts, items []*chargeItem, meta eventstore.Metadata) ([]ChargeResult, error) {
+	var results []ChargeResult
 	rows := make([]ChargeRow, len(items))
 	for i, it := range items {
 		rows[i] = it.row
@@ -269,7 +293,8 @@ func (h *ChargeSubscriptionsHandler) parts() chargeParts {
 	wave := chargeWave{
 		checks:    spendChecks{chain: h.chain, splits: h.splits, code: h.code, claims: claims, outcomes: outcomes},
 		approvals: approvalStep{chain: h.chain, txs: txs, receipts: receipts, outcomes: outcomes},
-		spends:    spendStep{chain: h.chain, txs: txs, receipts: receipts, outcomes: outcomes},
+		spends: spendStep{chain: h.chain, txs: txs, receipts: receipts, outcomes: outcomes,
+			live: cancelChecks{store: h.store, claims: claims, ledger: h.ledger, token: h.token, now: h.now}},
 		transfers: transferStep{chain: h.chain, ledger: h.ledger, token: h.token, txs: txs, receipts: receipts, outcomes: outcomes, log: h.Log},
 	}
 	return chargeParts{

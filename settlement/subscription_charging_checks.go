@@ -6,11 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/eventstore"
 )
 
@@ -114,4 +116,48 @@ func (c chargeClaims) dropAll(ctx context.Context, items []*chargeItem) {
 			c.log.Warn().Err(err).Msg("subscription charging: drop claim")
 		}
 	}
+}
+
+// cancelChecks reads each charge's subscription again right before its spend is signed: a
+// cancel that landed after the claim (or after the approval was sent) charges nothing. A cancel
+// after this check cannot stop the spend; the charge is then recorded (money that moved is
+// always in the log) and the subscription stays cancelled.
+type cancelChecks struct {
+	store  commands.Store
+	claims chargeClaims
+	ledger interface {
+		Finish(ctx context.Context, token uuid.UUID, row ChargeRow, status, reason string, at time.Time) error
+	}
+	token uuid.UUID
+	now   func() time.Time
+}
+
+// live returns the items whose subscription is not cancelled. A cancelled one's claim is freed
+// (claimed) or closed as failed without an event (an approval was sent, no spend): nothing was
+// charged, and its result is skipped.
+func (c cancelChecks) live(ctx context.Context, items []*chargeItem) ([]*chargeItem, error) {
+	var out []*chargeItem
+	for _, it := range items {
+		st, err := commands.LoadSubscription(ctx, c.store, it.row.SubscriptionID)
+		if err != nil {
+			c.claims.dropAll(ctx, items)
+			return nil, err
+		}
+		if st.Status != subscription.StatusCancelled {
+			out = append(out, it)
+			continue
+		}
+		it.st = st
+		const reason = "the subscription was cancelled before the spend was sent; nothing was charged"
+		if it.row.Status == ChargeClaimed {
+			err = c.claims.drop(ctx, it.row)
+		} else if err = c.ledger.Finish(ctx, c.token, it.row, ChargeFailed, reason, c.now()); errors.Is(err, ErrClaimLost) {
+			err = nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		it.res = resultOf(it, ResultSkipped, reason)
+	}
+	return out, nil
 }

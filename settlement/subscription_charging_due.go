@@ -12,8 +12,9 @@ import (
 	"github.com/payledger/payledger/domain/subscription"
 )
 
-// dueCharges finds what a run charges: the subscriptions the read model lists as due, each
-// checked against its stream, made into a claimable charge. It reads only; claiming is the run's.
+// dueCharges finds what a run charges: the subscriptions the read model lists as due, a page of
+// limit at a time, each checked against its stream, made into a claimable charge. It reads only;
+// claiming is the run's.
 type dueCharges struct {
 	store commands.Store
 	due   DueSubscriptions
@@ -21,17 +22,21 @@ type dueCharges struct {
 	limit int
 }
 
-// list loads the due subscriptions and prepares a charge of each that can be charged now;
-// skipped holds the results of those outside their permission (no claim is made for them).
-func (d dueCharges) list(ctx context.Context) (items []*chargeItem, skipped []ChargeResult, err error) {
-	ids, err := d.due.DueSubscriptions(ctx, d.now(), d.limit)
+// list loads a page of the due subscriptions (ids after after) and prepares a charge of each
+// that can be charged now; skipped holds the results of those outside their permission (no claim
+// is made for them); last is the page's last id, "" when there are no more pages.
+func (d dueCharges) list(ctx context.Context, after string) (items []*chargeItem, skipped []ChargeResult, last string, err error) {
+	ids, err := d.due.DueSubscriptions(ctx, d.now(), after, d.limit)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
+	}
+	if len(ids) == d.limit {
+		last = ids[len(ids)-1]
 	}
 	for _, id := range ids {
 		st, err := commands.LoadSubscription(ctx, d.store, id)
 		if err != nil {
-			return nil, skipped, err
+			return nil, skipped, "", err
 		}
 		it, skip, err := d.prepare(st, id)
 		switch {
@@ -43,7 +48,7 @@ func (d dueCharges) list(ctx context.Context) (items []*chargeItem, skipped []Ch
 		}
 		items = append(items, it)
 	}
-	return items, skipped, nil
+	return items, skipped, last, nil
 }
 
 // prepare checks that st can be charged now and builds its claim. Errors: the domain's

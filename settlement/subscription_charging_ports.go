@@ -149,10 +149,11 @@ const (
 	EventSubscriptionChargeFailed = subscription.WebhookChargeFailed
 )
 
-// DueSubscriptions lists subscriptions that may be due (the read model; each is checked against
-// its stream before it is claimed).
+// DueSubscriptions lists subscriptions that may be due at at (the read model; each is checked
+// against its stream before it is claimed), leaving out those whose permission has ended: a page
+// of at most limit, in subscription id order, after the id after ("" from the start).
 type DueSubscriptions interface {
-	DueSubscriptions(ctx context.Context, at time.Time, limit int) ([]string, error)
+	DueSubscriptions(ctx context.Context, at time.Time, after string, limit int) ([]string, error)
 }
 
 // ChargeResult is what a run did for one subscription.

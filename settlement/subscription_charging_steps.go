@@ -146,16 +146,21 @@ type spendStep struct {
 	chain interface {
 		SpendCall(p subscription.Permission, amount *big.Int) (TxCall, error)
 	}
+	live     cancelChecks
 	txs      chargeTxs
 	receipts chargeReceipts
 	outcomes chargeOutcomes
 }
 
-// send estimates spend(permission, amount) for every item in one batch (their approvals
-// are mined), then signs them at consecutive nonces, records them and broadcasts them together.
-// A spend that would revert is a failed charge with the node's reason; nothing is sent for it
-// and no gas is spent.
+// send reads the subscriptions again (a cancelled one is charged nothing), estimates
+// spend(permission, amount) for the others in one batch (their approvals are mined), then signs
+// them at consecutive nonces, records them and broadcasts them together. A spend that would
+// revert is a failed charge with the node's reason; nothing is sent for it and no gas is spent.
 func (s spendStep) send(ctx context.Context, items []*chargeItem, meta eventstore.Metadata) ([]*chargeItem, error) {
+	items, err := s.live.live(ctx, items)
+	if err != nil {
+		return nil, err
+	}
 	ok, err := s.txs.estimate(ctx, "spends", items, func(it *chargeItem) (TxCall, error) {
 		return s.chain.SpendCall(it.st.Permission, it.amount)
 	}, func(it *chargeItem, reason string) error {
@@ -283,7 +288,14 @@ func (s transferStep) await(ctx context.Context, items []*chargeItem, meta event
 	}
 	// The charges are appended concurrently: independent streams, and the store commits
 	// concurrent appends together.
-	return parallel(ctx, done, 8, func(it *chargeItem) error { return s.outcomes.record(ctx, it, meta) })
+	return parallel(ctx, done, 8, func(it *chargeItem) error {
+		err := s.outcomes.record(ctx, it, meta)
+		if err != nil { // the customer is charged and the log does not say so yet: the next run records it
+			s.log.Error().Err(err).Str("subscription_id", it.row.SubscriptionID).Int64("period_index", it.row.Period).
+				Msg("subscription charging: a mined charge could not be recorded")
+		}
+		return err
+	})
 }
 
 // parallel runs f for every item on at most n goroutines and returns the first error.

@@ -153,7 +153,7 @@ func (e *chargeEnv) subscribe(customer chain.DevAccount, plan string) string {
 func (e *chargeEnv) listed(ids ...string) {
 	e.tb.Helper()
 	for start := time.Now(); time.Since(start) < 15*time.Second; time.Sleep(20 * time.Millisecond) {
-		due, err := pgstore.NewSubscriptions(e.pool).DueSubscriptions(e.ctx, time.Now(), 100_000)
+		due, err := pgstore.NewSubscriptions(e.pool).DueSubscriptions(e.ctx, time.Now(), "", 100_000)
 		if err != nil {
 			e.tb.Fatal(err)
 		}

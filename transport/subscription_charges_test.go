@@ -69,8 +69,8 @@ func (l *late) Queue(ctx context.Context, event, key, id, merchant string, paylo
 	return l.hooks.Queue(ctx, event, key, id, merchant, payload)
 }
 
-func (l *late) DueSubscriptions(ctx context.Context, at time.Time, limit int) ([]string, error) {
-	return l.due.DueSubscriptions(ctx, at, limit)
+func (l *late) DueSubscriptions(ctx context.Context, at time.Time, after string, limit int) ([]string, error) {
+	return l.due.DueSubscriptions(ctx, at, after, limit)
 }
 
 // TestCronChargeSubscriptions: on the development chain with the real manager, the cron charges
@@ -181,7 +181,7 @@ func TestCronChargeSubscriptions(t *testing.T) {
 	ok := subscribe(plan(999), 999, "1")
 	tooDear := subscribe(plan(50_000_000), 50_000_000, "2") // 500,000 USDC: more than the customer has
 	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		due, err := db.DueSubscriptions(ctx, time.Now(), 10)
+		due, err := db.DueSubscriptions(ctx, time.Now(), "", 10)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -258,11 +258,13 @@ func (s *SubscriptionCharges) MarkDistributed(ctx context.Context, rows []settle
 	return nil
 }
 
-// DueSubscriptions lists the subscriptions not cancelled whose next charge is due at at, the
-// longest due first.
-func (s *Subscriptions) DueSubscriptions(ctx context.Context, at time.Time, limit int) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT subscription_id FROM subscriptions WHERE status <> 'cancelled' AND next_charge_at <= $1
-		ORDER BY next_charge_at, subscription_id LIMIT $2`, at.UnixMilli(), limit)
+// DueSubscriptions lists the subscriptions not cancelled whose next charge is due at at and whose
+// permission has not ended by at (migration 037: one that has can never be charged again), a page
+// of at most limit in subscription id order after the id after ("" from the start).
+func (s *Subscriptions) DueSubscriptions(ctx context.Context, at time.Time, after string, limit int) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT subscription_id FROM subscriptions
+		WHERE status <> 'cancelled' AND next_charge_at <= $1 AND permission_end > $2 AND subscription_id > $3
+		ORDER BY subscription_id LIMIT $4`, at.UnixMilli(), at.Unix(), after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("due subscriptions: %w", err)
 	}
