@@ -40,13 +40,13 @@ func (s *Server) waitListed(ctx context.Context, pos commands.Position) error {
 	return s.subscriptionsView.WaitFor(ctx, pos)
 }
 
-// viewSubscription is a subscription as the status read answers it (DESIGN 8).
-func viewSubscription(st subscription.State) map[string]any {
+// viewSubscription is a subscription at now as the status read answers it (DESIGN 8).
+func viewSubscription(st subscription.State, now time.Time) map[string]any {
 	var last any
 	if st.LastChargeAt != 0 {
 		last = st.LastChargeAt
 	}
-	return map[string]any{"subscriptionId": st.ID, "planId": st.PlanID, "status": string(st.Status),
+	return map[string]any{"subscriptionId": st.ID, "planId": st.PlanID, "status": string(st.StatusAt(now)),
 		"customerWallet": st.Customer, "merchantWallet": st.Merchant, "priceUsd": float64(st.Plan.PriceUSD) / 100,
 		"period": string(st.Plan.Period), "nextChargeAt": st.NextChargeAt, "lastChargeAt": last, "charges": st.Charges}
 }
@@ -110,7 +110,7 @@ func (s *Server) subscriptionStatus(c echo.Context) error {
 		if value == "" || !st.Exists {
 			return subscription.ErrNotFound
 		}
-		return c.JSON(http.StatusOK, map[string]any{"success": true, "subscription": viewSubscription(st)})
+		return c.JSON(http.StatusOK, map[string]any{"success": true, "subscription": viewSubscription(st, s.now())})
 	}
 	if !ValidWallet(value) {
 		return InvalidInput(selectors[0] + " must be a 0x-prefixed 40-hex-character address")
@@ -132,7 +132,7 @@ func (s *Server) subscriptionStatus(c echo.Context) error {
 	}
 	out := make([]map[string]any, len(subs))
 	for i, st := range subs {
-		out[i] = viewSubscription(st)
+		out[i] = viewSubscription(st, s.now())
 	}
 	return c.JSON(http.StatusOK, map[string]any{"success": true, "subscriptions": out})
 }
@@ -160,5 +160,5 @@ func (s *Server) postCancelSubscription(c echo.Context) error {
 	if err := s.waitListed(c.Request().Context(), res.Position); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "subscription": viewSubscription(res.State)})
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "subscription": viewSubscription(res.State, s.now())})
 }

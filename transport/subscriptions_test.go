@@ -255,3 +255,33 @@ func TestSubscriptionsNotConfigured(t *testing.T) {
 		t.Fatalf("%d %s", rec.Code, rec.Body)
 	}
 }
+
+// A subscription whose permission has ended reads "ended", by id and in the lists: it is never
+// charged again (stop 60: it kept reading active, or past_due, for ever).
+func TestSubscriptionWhosePermissionEndedReadsEnded(t *testing.T) {
+	t.Parallel()
+	e := newSubEnv(t)
+	customerKey, _ := crypto.GenerateKey()
+	merchantKey, _ := crypto.GenerateKey()
+	customer, merchant := walletOf(customerKey), walletOf(merchantKey)
+	p := permission(customer)
+	code, body := e.create(e.plan(merchant, 999, "MONTHLY", true), customer, signPermission(t, customerKey, p), p)
+	if code != http.StatusCreated {
+		t.Fatalf("create: %d %v", code, body)
+	}
+	id := body["subscription"].(map[string]any)["subscriptionId"].(string)
+	statusOf := func() (byID, listed any) {
+		rec := e.do(req{method: http.MethodGet, path: "/api/subscriptions/status?subscriptionId=" + id})
+		byID = decode(t, rec)["subscription"].(map[string]any)["status"]
+		cookies, _ := e.login(customerKey)
+		rec = e.do(req{method: http.MethodGet, path: "/api/subscriptions/status?customer=" + customer, cookies: cookies})
+		return byID, decode(t, rec)["subscriptions"].([]any)[0].(map[string]any)["status"]
+	}
+	if byID, listed := statusOf(); byID != "active" || listed != "active" {
+		t.Fatalf("before the permission's end: %v, %v", byID, listed)
+	}
+	e.clk.Advance(time.Until(time.Unix(p.End, 0)) + time.Second)
+	if byID, listed := statusOf(); byID != "ended" || listed != "ended" {
+		t.Fatalf("after the permission's end: by id %v, listed %v; want ended", byID, listed)
+	}
+}

@@ -186,6 +186,30 @@ func TestDue(t *testing.T) {
 	}
 }
 
+// TestStatusAt: from its permission's end a subscription reads ended (it is never charged again),
+// active or past_due before; cancelled stays cancelled.
+func TestStatusAt(t *testing.T) {
+	t.Parallel()
+	fresh := created(t)
+	end := time.Unix(fresh.Permission.End, 0)
+	cases := []struct {
+		name string
+		s    State
+		now  time.Time
+		want Status
+	}{
+		{"active before the end", fresh, end.Add(-time.Second), StatusActive},
+		{"ended at the end", fresh, end, StatusEnded},
+		{"past_due ends too", failed(t, fresh, PastDueAfter, testNow), end, StatusEnded},
+		{"cancelled stays cancelled", cancelled(t, fresh, testNow), end, StatusCancelled},
+	}
+	for _, c := range cases {
+		if got := c.s.StatusAt(c.now); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
 func TestCheckParties(t *testing.T) {
 	t.Parallel()
 	p := Permission{Spender: operator, Token: "0x" + strings.ToUpper(usdc[2:])}

@@ -53,6 +53,9 @@ const (
 	StatusActive    Status = "active"
 	StatusPastDue   Status = "past_due"
 	StatusCancelled Status = "cancelled"
+	// StatusEnded is read, never stored: a subscription that is not cancelled, whose permission
+	// has ended, is never charged again (StatusAt).
+	StatusEnded Status = "ended"
 )
 
 // Period is a plan's billing period, as the spec's enum spells it.
@@ -198,6 +201,16 @@ func Fold(events []Event) State {
 		s = Evolve(s, e)
 	}
 	return s
+}
+
+// StatusAt is s's status as it reads at now: ended once its permission has (the manager refuses
+// every spend from the permission's end on, so nothing is charged again), else its stored status.
+// A cancelled subscription stays cancelled.
+func (s State) StatusAt(now time.Time) Status {
+	if s.Status != StatusCancelled && s.Permission.End > 0 && now.Unix() >= s.Permission.End {
+		return StatusEnded
+	}
+	return s.Status
 }
 
 // Due tells whether a charge is due at now and for which period index: the subscription exists,
