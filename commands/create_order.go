@@ -109,7 +109,10 @@ func (h *CreateOrderHandler) Handle(ctx context.Context, cmd CreateOrder) (Issue
 	g.Merchant, g.Source, g.Currency = cmd.Merchant, "order", currency
 	g.JurisdictionCode, g.TaxRate, g.TaxComponents = jurisdiction, rate.String(), components
 	g.BrandName, g.BrandKey, g.DefaultToken = mp.BrandName, mp.BrandKey, mp.DefaultToken
-	pr := receipt.Price(receipt.PriceInput{Items: items, TaxRate: rate, PlatformRate: mp.Platform, MerchantAddOn: mp.AddOn})
+	pr, err := receipt.Price(receipt.PriceInput{Items: items, TaxRate: rate, PlatformRate: mp.Platform, MerchantAddOn: mp.AddOn})
+	if err != nil { // receipt.ErrAmountTooLarge: its text names the amount and the bound
+		return Issued{}, Invalid(err.Error())
+	}
 	g.LineItems, g.Subtotal, g.Tax, g.Fee, g.PlatformFee, g.MerchantFee, g.Total = pr.LineItems, pr.Subtotal, pr.Tax, pr.Fee, pr.PlatformFee, pr.MerchantFee, pr.Total
 	g.FeeRate = pr.FeeRate.String()
 	return h.issuer.Issue(ctx, g, cmd.Issue)

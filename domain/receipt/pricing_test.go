@@ -1,6 +1,8 @@
 package receipt
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/payledger/payledger/domain/money"
@@ -60,7 +62,10 @@ func TestPriceTable(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := Price(PriceInput{Items: c.items, TaxRate: c.taxRate, PlatformRate: c.platform, MerchantAddOn: c.addOn})
+			p, err := Price(PriceInput{Items: c.items, TaxRate: c.taxRate, PlatformRate: c.platform, MerchantAddOn: c.addOn})
+			if err != nil {
+				t.Fatal(err)
+			}
 			if p.Tax != c.tax || p.Fee != c.fee || p.Total != c.total || p.PlatformFee != c.platformFee {
 				t.Fatalf("tax %d fee %d total %d platform %d; want %d %d %d %d", p.Tax, p.Fee, p.Total, p.PlatformFee, c.tax, c.fee, c.total, c.platformFee)
 			}
@@ -76,9 +81,50 @@ func TestPriceTable(t *testing.T) {
 	}
 }
 
+// TestPriceRefusesAmountsPastTheBound: a line, the subtotal, the tax or the total past
+// MaxAmount is refused before it is computed (a unit of 10^13 cents times 10,000 wrapped int64 to
+// a negative total), and amounts right at the bound are priced.
+func TestPriceRefusesAmountsPastTheBound(t *testing.T) {
+	t.Parallel()
+	item := func(cents, qty int64, taxable bool) Item {
+		return Item{Label: "x", Unit: money.Cents(cents), Qty: qty, Taxable: taxable}
+	}
+	cases := []struct {
+		name     string
+		items    []Item
+		taxRate  money.Rate
+		refused  bool
+		contains string
+	}{
+		{"line wraps int64", []Item{item(1_000_000_000_000_000, 10_000, false)}, rate("0"), true, "items[0]"},
+		{"line just past the bound", []Item{item(500_000_000_000_001, 2, false)}, rate("0"), true, "items[0]"},
+		{"subtotal past the bound", []Item{item(600_000_000_000_000, 1, false), item(600_000_000_000_000, 1, false)}, rate("0"), true, "subtotal"},
+		{"tax past the bound", []Item{item(600_000_000_000_000, 1, true)}, rate("1"), true, "tax"},
+		{"fee past the bound", []Item{item(1_000_000_000_000_000, 1, false)}, rate("0"), true, "fee"},
+		{"at the bound after the fee", []Item{item(995_024_875_621_890, 1, false)}, rate("0"), false, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := Price(PriceInput{Items: c.items, TaxRate: c.taxRate, PlatformRate: PlatformBaseRate})
+			if !c.refused {
+				if err != nil || p.Total <= 0 || p.Total > MaxAmount {
+					t.Fatalf("total %d, %v", p.Total, err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrAmountTooLarge) || !strings.Contains(err.Error(), c.contains) || !strings.Contains(err.Error(), MaxAmount.String()) {
+				t.Fatalf("err %v (priced %+v); want ErrAmountTooLarge naming %q and the bound", err, p, c.contains)
+			}
+		})
+	}
+}
+
 func TestGenerateOnce(t *testing.T) {
 	t.Parallel()
-	p := Price(PriceInput{Items: []Item{{Label: "a", Unit: 100, Qty: 1}}, TaxRate: rate("0"), PlatformRate: PlatformBaseRate})
+	p, err := Price(PriceInput{Items: []Item{{Label: "a", Unit: 100, Qty: 1}}, TaxRate: rate("0"), PlatformRate: PlatformBaseRate})
+	if err != nil {
+		t.Fatal(err)
+	}
 	g := Generated{ReceiptID: "r1", LineItems: p.LineItems, Total: p.Total}
 	evs, err := Generate(State{}, g, testNow)
 	if err != nil || len(evs) != 1 {
