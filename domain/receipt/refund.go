@@ -152,6 +152,9 @@ func RequestRefund(s State, o RefundOrder) ([]Event, error) {
 			return nil, ErrRefundHashUsed
 		}
 	}
+	if err := s.CheckClaim(o); err != nil {
+		return nil, err
+	}
 	remaining := s.RefundableCents()
 	hashless := s.hashlessRequested()
 	if o.TransactionHash != "" { // a refund sent covers what was requested too
@@ -275,7 +278,9 @@ func (s *State) evolveRefund(e Event) {
 		r := s.Refunds[i]
 		s.RefundedCents -= money.Cents(r.AmountCents)
 		s.RequestedCents += money.Cents(r.AmountCents)
-		r.State, r.CoversCents = RefundStateClaimed, 0
+		// Back to the claim as it was before it was processed, with the requests it covers: a
+		// refusal then gives them back (before stop 61 they were lost, CoversCents reset to 0).
+		r.State = RefundStateClaimed
 		s.withRefund(i, r)
 		s.refundStatus(StatusRefundRequested, e.At)
 	}

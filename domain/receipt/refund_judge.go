@@ -48,10 +48,10 @@ func JudgeRefund(s State, ev RefundEvidence) (p RefundProcessed, reason string, 
 	if claim.RefundTo != "" {
 		to = append(to, claim.RefundTo)
 	}
-	paid := s.PaidTokens()
+	paid, senders := s.PaidTokens(), s.refundSenders()
 	short := ""
 	for _, token := range paid {
-		sum, recipient, decimals := sumTo(ev.Transfers, token, to)
+		sum, recipient, decimals := sumTo(ev.Transfers, token, to, senders)
 		if sum == nil {
 			continue
 		}
@@ -69,8 +69,19 @@ func JudgeRefund(s State, ev RefundEvidence) (p RefundProcessed, reason string, 
 	if short != "" {
 		return RefundProcessed{}, short, false
 	}
-	return RefundProcessed{}, fmt.Sprintf("the transaction sends no %s to a payer of the receipt (%s)%s", strings.Join(paid, " or "),
-		strings.Join(s.RefundRecipients(), ", "), refundToNote(claim.RefundTo)), false
+	return RefundProcessed{}, fmt.Sprintf("the transaction sends no %s to a payer of the receipt (%s)%s%s", strings.Join(paid, " or "),
+		strings.Join(s.RefundRecipients(), ", "), refundToNote(claim.RefundTo), notBackNote(ev.Transfers, senders)), false
+}
+
+// notBackNote tells, when some transfer was left out for its sender, that the customer's own
+// transfers do not count.
+func notBackNote(transfers []ChainTransfer, senders []string) string {
+	for _, t := range transfers {
+		if !goesBack(t, senders) {
+			return " (a transfer sent by the customer, the receipt's deposit or its split, or to its own sender, is not a refund)"
+		}
+	}
+	return ""
 }
 
 func refundToNote(refundTo string) string {
@@ -80,15 +91,16 @@ func refundToNote(refundTo string) string {
 	return " or to refundTo " + refundTo
 }
 
-// sumTo is what transfers move of token to the addresses to, the first such recipient, and the
-// token's decimals; nil when none does.
-func sumTo(transfers []ChainTransfer, token string, to []string) (*big.Int, string, uint8) {
+// sumTo is what transfers going back (goesBack: not from one of senders) move of token to the
+// addresses to, the first such recipient, and the token's decimals; nil when none does.
+func sumTo(transfers []ChainTransfer, token string, to, senders []string) (*big.Int, string, uint8) {
 	var sum *big.Int
 	var first string
 	var decimals uint8
 	for _, t := range transfers {
 		units, ok := new(big.Int).SetString(t.AmountUnits, 10)
-		if t.Token == "" || !strings.EqualFold(t.Token, token) || !slices.Contains(to, strings.ToLower(t.To)) || !ok || units.Sign() <= 0 {
+		if t.Token == "" || !strings.EqualFold(t.Token, token) || !slices.Contains(to, strings.ToLower(t.To)) || !ok || units.Sign() <= 0 ||
+			!goesBack(t, senders) {
 			continue
 		}
 		if sum == nil {

@@ -83,6 +83,15 @@ func TestRefundClaims(t *testing.T) {
 			{decide: order(500, hashA), status: StatusRefundRequested, want: RefundStateClaimed, request: 500},
 			{decide: refuse, status: StatusRefundRequested, request: 300},
 		}},
+		// Stop 61: the revert used to reset CoversCents, so the refusal took the whole claim off
+		// the requested amount and the request of 300 was lost (paid, requested 0).
+		{"a claim processed, reorged back, then refused gives the covered request back", paidOnChain, []step{
+			{decide: order(300, ""), status: StatusRefundRequested, request: 300},
+			{decide: order(500, hashA), status: StatusRefundRequested, want: RefundStateClaimed, request: 500},
+			{decide: process, status: StatusPaid, want: RefundStateProcessed, refund: 500},
+			{decide: revert, status: StatusRefundRequested, want: RefundStateClaimed, request: 500},
+			{decide: refuse, status: StatusRefundRequested, request: 300},
+		}},
 		{"over-refund", paidOnChain, []step{
 			{decide: order(1001, hashA), status: StatusPaid, err: ErrAmount},
 		}},

@@ -65,6 +65,9 @@ func requestUnknownRefund(s State, o RefundOrder) ([]Event, error) {
 	if r, ok := s.UnknownRefund(ref); ok {
 		return nil, fmt.Errorf("%w: this transfer is already %s for refund by %s", ErrState, r.State, r.TransactionHash)
 	}
+	if err := s.CheckClaim(o); err != nil {
+		return nil, err
+	}
 	return []Event{RefundRequested{Reason: o.Reason, RequestedBy: o.By, TransactionHash: o.TransactionHash, RefundTo: o.RefundTo, Unknown: &ref, At: o.At}}, nil
 }
 
@@ -80,10 +83,16 @@ func judgeUnknownRefund(s State, claim RefundRecord, ev RefundEvidence) (RefundP
 	if claim.RefundTo != "" {
 		to = append(to, claim.RefundTo)
 	}
+	want, ok := new(big.Int).SetString(u.AmountUnits, 10)
+	if !ok || want.Sign() <= 0 {
+		return RefundProcessed{}, fmt.Sprintf("the amount received (%q raw units of %s) is not known, so no refund of it can be proven", u.AmountUnits, u.TokenAddress), false
+	}
+	senders := s.refundSenders()
 	sum, recipient := new(big.Int), ""
 	for _, t := range ev.Transfers {
 		units, ok := new(big.Int).SetString(t.AmountUnits, 10)
-		if !strings.EqualFold(t.Contract, u.TokenAddress) || !slices.Contains(to, strings.ToLower(t.To)) || !ok || units.Sign() <= 0 {
+		if !strings.EqualFold(t.Contract, u.TokenAddress) || !slices.Contains(to, strings.ToLower(t.To)) || !ok || units.Sign() <= 0 ||
+			!goesBack(t, senders) {
 			continue
 		}
 		if recipient == "" {
@@ -91,12 +100,11 @@ func judgeUnknownRefund(s State, claim RefundRecord, ev RefundEvidence) (RefundP
 		}
 		sum.Add(sum, units)
 	}
-	want, _ := new(big.Int).SetString(u.AmountUnits, 10)
 	switch {
 	case recipient == "":
-		return RefundProcessed{}, fmt.Sprintf("the transaction sends no token of contract %s to the sender %s%s", u.TokenAddress, u.Sender,
-			refundToNote(claim.RefundTo)), false
-	case want != nil && sum.Cmp(want) < 0:
+		return RefundProcessed{}, fmt.Sprintf("the transaction sends no token of contract %s to the sender %s%s%s", u.TokenAddress, u.Sender,
+			refundToNote(claim.RefundTo), notBackNote(ev.Transfers, senders)), false
+	case sum.Cmp(want) < 0:
 		return RefundProcessed{}, fmt.Sprintf("the transaction sends %s raw units of %s, less than the %s received", sum, u.TokenAddress, want), false
 	}
 	return RefundProcessed{TransactionHash: claim.TransactionHash, Token: u.TokenAddress, AmountUnits: sum.String(), Recipient: recipient,

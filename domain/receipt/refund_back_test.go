@@ -1,0 +1,113 @@
+package receipt
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Stop 61: only money going back to the customer refunds a receipt. The customer's own transfers
+// (the payment itself, a transfer to themselves, from one of their paying wallets to another),
+// the deposit's and the split's never count, whatever refundTo names.
+func TestRefundOnlyMoneyGoingBack(t *testing.T) {
+	t.Parallel()
+	base := paidOnChain(t)
+	base.Receipt.DepositSplit = "0xsplit"
+	claim := func(refundTo string) State {
+		return then(t, base)(RequestRefund(base, RefundOrder{AmountCents: 400, Reason: "r", TransactionHash: hashA, RefundTo: refundTo, By: "m", At: 20}))
+	}
+	usdc := func(from, to string) ChainTransfer {
+		return ChainTransfer{Token: "USDC", Decimals: 6, From: from, To: to, AmountUnits: "4000000"}
+	}
+	for _, c := range []struct {
+		name     string
+		refundTo string
+		t        ChainTransfer
+		ok       bool
+	}{
+		{"the merchant's refund to the payer", "", usdc("0xmerchant", "0xc0ffee"), true},
+		{"an exchange's withdrawal for the merchant (any wallet may refund)", "", usdc("0xexchange", "0xc0ffee"), true},
+		{"the customer's transfer to itself", "", usdc("0xc0ffee", "0xc0ffee"), false},
+		{"the customer's transfer to the named refundTo", "0xd00d", usdc("0xC0FFEE", "0xd00d"), false},
+		{"a transfer of the refundTo to itself", "0xd00d", usdc("0xd00d", "0xd00d"), false},
+		{"the deposit's money to the payer", "", usdc("0xdeposit", "0xc0ffee"), false},
+		{"the split's money to the payer", "", usdc("0xsplit", "0xc0ffee"), false},
+		{"the merchant's refund to the named refundTo", "0xd00d", usdc("0xmerchant", "0xd00d"), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, reason, ok := JudgeRefund(claim(c.refundTo), RefundEvidence{TransactionHash: hashA, Succeeded: true, Transfers: []ChainTransfer{c.t}, BlockNumber: 9, BlockHash: "0xb9", At: 30})
+			if ok != c.ok {
+				t.Fatalf("ok %v (%s), want %v", ok, reason, c.ok)
+			}
+			if !ok && !strings.Contains(reason, "is not a refund") {
+				t.Fatalf("reason %q does not say why", reason)
+			}
+		})
+	}
+}
+
+// Stop 61: a refund never names the receipt's own transaction, nor where the customer paid.
+func TestRefundNamesNoPaymentOfTheReceipt(t *testing.T) {
+	t.Parallel()
+	s := paidOnChain(t)
+	s.Receipt.DepositSplit = "0xSplit"
+	for _, c := range []struct {
+		name           string
+		hash, refundTo string
+	}{
+		{"the payment's transaction", "0xPAY", ""},
+		{"refundTo the deposit address", hashA, "0xdeposit"},
+		{"refundTo the split", hashA, "0xsplit"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := RequestRefund(s, RefundOrder{AmountCents: 100, Reason: "r", TransactionHash: c.hash, RefundTo: c.refundTo, By: "m", At: 20})
+			if !errors.Is(err, ErrRefundTarget) || !errors.Is(err, ErrState) {
+				t.Fatalf("err %v, want ErrRefundTarget", err)
+			}
+		})
+	}
+	f := failedWithFunds(t)
+	if _, err := RequestRefund(f, RefundOrder{AmountCents: 100, Reason: "r", TransactionHash: "0xpart", By: "m", At: 20}); !errors.Is(err, ErrRefundTarget) {
+		t.Fatalf("a failed receipt's credited transfer: %v", err)
+	}
+	u, ref := paidWithUnknown(t)
+	if _, err := RequestRefund(u, RefundOrder{Reason: "r", TransactionHash: "0xunk", Unknown: &ref, By: "m", At: 20}); !errors.Is(err, ErrRefundTarget) {
+		t.Fatalf("the unknown transfer's own transaction: %v", err)
+	}
+	if _, err := RequestRefund(u, RefundOrder{Reason: "r", TransactionHash: hashA, RefundTo: "0xDEPOSIT", Unknown: &ref, By: "m", At: 20}); !errors.Is(err, ErrRefundTarget) {
+		t.Fatalf("an unknown transfer's refund to the deposit: %v", err)
+	}
+}
+
+// Stop 61: a receipt holds at most MaxOpenRefundClaims claims waiting for the chain's verdict;
+// a verdict makes room again.
+func TestRefundOpenClaimsBounded(t *testing.T) {
+	t.Parallel()
+	s := paidOnChain(t)
+	hash := func(i int) string { return fmt.Sprintf("0x%064x", i+1) }
+	for i := range MaxOpenRefundClaims {
+		s = then(t, s)(RequestRefund(s, RefundOrder{AmountCents: 1, Reason: "r", TransactionHash: hash(i), By: "m", At: 20}))
+	}
+	if _, err := RequestRefund(s, RefundOrder{AmountCents: 1, Reason: "r", TransactionHash: hash(99), By: "m", At: 20}); !errors.Is(err, ErrRefundClaimsOpen) || !errors.Is(err, ErrState) {
+		t.Fatalf("one more open claim: %v", err)
+	}
+	s = then(t, s)(RefuseRefund(s, hash(0), "not on chain", 30))
+	if _, err := RequestRefund(s, RefundOrder{AmountCents: 1, Reason: "r", TransactionHash: hash(99), By: "m", At: 31}); err != nil {
+		t.Fatalf("after a verdict: %v", err)
+	}
+}
+
+// Stop 61: an unknown transfer whose recorded amount does not parse proves no refund (it used to
+// accept any positive amount).
+func TestRefundOfAnUnknownAmountIsNotProven(t *testing.T) {
+	t.Parallel()
+	s, ref := paidWithUnknown(t)
+	s.UnknownTokens[0].AmountUnits = "five"
+	s = then(t, s)(RequestRefund(s, RefundOrder{Reason: "r", TransactionHash: hashA, Unknown: &ref, By: "m", At: 20}))
+	_, reason, ok := JudgeRefund(s, RefundEvidence{TransactionHash: hashA, Succeeded: true, BlockNumber: 9, At: 30,
+		Transfers: []ChainTransfer{{Contract: "0xdai", From: "0xmerchant", To: "0xcust", AmountUnits: "1"}}})
+	if ok || !strings.Contains(reason, "not known") {
+		t.Fatalf("ok %v %q", ok, reason)
+	}
+}
