@@ -17,8 +17,11 @@ type ProcessorEvents interface {
 	// applied already.
 	Record(ctx context.Context, id, receiptID, sessionID, status string, body []byte) (processed bool, err error)
 	MarkProcessed(ctx context.Context, id string) error
-	// SessionShared reports whether sessionID was seen for a receipt other than receiptID.
+	// SessionShared reports whether sessionID was seen for a receipt other than receiptID, or
+	// the service started it for another receipt.
 	SessionShared(ctx context.Context, sessionID, receiptID string) (bool, error)
+	// SessionOwner is the receipt the service started sessionID for, "" when it started none.
+	SessionOwner(ctx context.Context, sessionID string) (string, error)
 }
 
 // ApplyProcessorEvent applies one signed event of the onramp processor (its signature checked by
@@ -63,7 +66,8 @@ func NewApplyProcessorEventHandler(store Store, events ProcessorEvents, now func
 
 // Handle keeps the event (deduplicated by id: a replay of an applied event is a no-op), then
 // applies it through the guards (DecideProcessorUpdate), with the session marked shared when the
-// processor used it for another receipt too. An event for an unknown receipt is kept and
+// processor used it for another receipt too, and with the receipt the service started the
+// session for (a session of another receipt pays nothing here). An event for an unknown receipt is kept and
 // answered as stored, so the processor does not retry it forever. Errors: Invalid (no id, an
 // unknown status, an unreadable amount), ErrContended, wrapped store errors.
 func (h *ApplyProcessorEventHandler) Handle(ctx context.Context, cmd ApplyProcessorEvent) (ProcessorEventApplied, error) {
@@ -83,10 +87,13 @@ func (h *ApplyProcessorEventHandler) Handle(ctx context.Context, cmd ApplyProces
 		at = cmd.Created * 1000
 	}
 	u := receipt.ProcessorUpdate{SessionID: cmd.SessionID, AttemptID: cmd.AttemptID, Status: cmd.Status, ErrorCode: cmd.ErrorCode, RequestID: cmd.RequestID,
-		TransactionHash: cmd.TransactionHash, Wallet: cmd.WalletAddress, SourceAmountCents: amount, At: at, SessionUnique: true}
+		TransactionHash: cmd.TransactionHash, Wallet: cmd.WalletAddress, SourceAmountCents: amount, SourceAmountUSD: cmd.SourceAmountUSD, At: at, SessionUnique: true}
 	if cmd.SessionID != "" && cmd.ReceiptID != "" {
 		shared, err := h.events.SessionShared(ctx, cmd.SessionID, cmd.ReceiptID)
 		if err != nil {
+			return ProcessorEventApplied{}, err
+		}
+		if u.SessionOwner, err = h.events.SessionOwner(ctx, cmd.SessionID); err != nil {
 			return ProcessorEventApplied{}, err
 		}
 		u.SessionUnique = !shared

@@ -73,6 +73,11 @@ func (e *payEnv) paid(id string) {
 	e.t.Helper()
 	u := receipt.ProcessorUpdate{SessionID: "cos_paid", Status: "fulfillment_complete", TransactionHash: "0x" + strings.Repeat("9", 64), At: 1}
 	if _, _, err := commands.ChangeReceipt(e.ctx, e.store, id, eventstore.Metadata{}, func(st receipt.State) ([]receipt.Event, error) {
+		due, err := receipt.DueUSD(st) // a success pays only with the amount due
+		u.SourceAmountCents = (*int64)(&due)
+		if err != nil {
+			return nil, err
+		}
 		return receipt.DecideProcessorUpdate(st, u)
 	}); err != nil {
 		e.t.Fatalf("pay: %v", err)

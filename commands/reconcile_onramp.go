@@ -87,7 +87,8 @@ func (h *ReconcileOnrampHandler) Handle(ctx context.Context, cmd ReconcileOnramp
 }
 
 // Verify asks the processor for the session of the receipt's current onramp attempt and applies
-// its status through the guards. It reports whether the receipt changed, and the append. A
+// its status through the guards (a success pays only with a source amount that covers what is
+// due: the processor's events may omit it, its Get is where it is verified). It reports whether the receipt changed, and the append. A
 // receipt without a current onramp session, or a session in a status the processor does not
 // report as news, changes nothing. Errors: the processor's, receipt.ErrNotFound, ErrContended,
 // wrapped store errors.
@@ -110,9 +111,14 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 	if !slices.Contains(receipt.ProcessorStatuses, sess.Status) {
 		return false, eventstore.AppendResult{}, nil
 	}
-	amount, _ := dollarsToCents(numberText(sess.SourceAmountUSD)) // an unreadable amount is left unknown
+	exact := numberText(sess.SourceAmountUSD)
+	amount, err := dollarsToCents(exact)
+	if err != nil {
+		amount, exact = nil, "" // an unreadable amount is left unknown: a success confirms nothing
+	}
 	u := receipt.ProcessorUpdate{SessionID: sess.ID, AttemptID: a.ID, Status: sess.Status, ErrorCode: sess.ErrorCode, RequestID: sess.RequestID,
-		TransactionHash: sess.TransactionHash, Wallet: sess.WalletAddress, SourceAmountCents: amount, SessionUnique: a.SessionUnique, At: h.now().UnixMilli()}
+		TransactionHash: sess.TransactionHash, Wallet: sess.WalletAddress, SourceAmountCents: amount, SourceAmountUSD: exact, SessionUnique: a.SessionUnique,
+		At: h.now().UnixMilli()}
 	_, res, err := ChangeReceipt(ctx, h.store, receiptID, eventstore.Metadata{Actor: "verifier", Source: "verifier"},
 		func(st receipt.State) ([]receipt.Event, error) { return receipt.DecideProcessorUpdate(st, u) })
 	return err == nil && res.Version > loaded.Version, res, err

@@ -125,7 +125,7 @@ func TestReconcilerRunsUntilCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.set(started.SessionID, func(s *commands.OnrampSession) {
-		s.Status, s.TransactionHash = "fulfillment_complete", "0x"+strings.Repeat("1", 64)
+		s.Status, s.TransactionHash, s.SourceAmountUSD = "fulfillment_complete", "0x"+strings.Repeat("1", 64), amount("3.00")
 	})
 	webhooks := &countingWebhooks{}
 	h := commands.NewReconcileOnrampHandler(e.store, f, listed{id}, e.now)
@@ -150,3 +150,41 @@ func TestReconcilerRunsUntilCancelled(t *testing.T) {
 type listed []string
 
 func (l listed) OpenOnrampAttempts(context.Context, time.Time, int) ([]string, error) { return l, nil }
+
+// The processor's Get pays a receipt only with a source amount that covers it: less is recorded
+// once as PaymentIgnored (the receipt stays open, asked again each pass), none confirms nothing.
+func TestReconcileOnrampChecksTheSourceAmount(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t)
+	e.configureSplit(payMerchant)
+	f := newFakeProcessor()
+	id := e.receipt(payMerchant, "USD", 10000)
+	started, err := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, noPrices{}, e.now).Handle(e.ctx, commands.StartOnramp{ReceiptID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := commands.NewReconcileOnrampHandler(e.store, f, listed{id}, e.now)
+	for _, step := range []struct {
+		name, amount, history string
+		status                receipt.Status
+	}{
+		{"no amount", "", "ReceiptGenerated,PaymentAttemptStarted", receipt.StatusGenerated},
+		{"underpaid", "1.00", "ReceiptGenerated,PaymentAttemptStarted,PaymentIgnored", receipt.StatusGenerated},
+		{"underpaid, asked again", "1.00", "ReceiptGenerated,PaymentAttemptStarted,PaymentIgnored", receipt.StatusGenerated},
+		{"a fraction of a cent short", "99.995", "ReceiptGenerated,PaymentAttemptStarted,PaymentIgnored", receipt.StatusGenerated},
+		{"paid in full", "100", "ReceiptGenerated,PaymentAttemptStarted,PaymentIgnored,PaymentConfirmed", receipt.StatusPaid},
+	} {
+		f.set(started.SessionID, func(s *commands.OnrampSession) {
+			s.Status, s.TransactionHash, s.SourceAmountUSD = "fulfillment_complete", "0x"+strings.Repeat("2", 64), nil
+			if step.amount != "" {
+				s.SourceAmountUSD = amount(step.amount)
+			}
+		})
+		if _, _, err := h.Verify(e.ctx, id); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if st := e.state(id); st.Status != step.status || e.history(id) != step.history {
+			t.Fatalf("%s: %s, %s", step.name, st.Status, e.history(id))
+		}
+	}
+}

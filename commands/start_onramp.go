@@ -119,7 +119,9 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 // amountUSD is what the processor must collect: the total of a USD receipt, and an EUR receipt's
 // total at its recorded EUR/USD rate, half-up to the cent. An EUR receipt without a recorded rate
 // gets the current one recorded first (a USDC quote), so the amount can always be proved from
-// the log. Errors: ErrPriceUnavailable, the quote's.
+// the log; the rate is decided inside the append (receipt.QuoteRate), so of concurrent first
+// starts only the first records a quote and all use its rate. Errors: ErrPriceUnavailable, the
+// quote's.
 func (h *StartOnrampHandler) amountUSD(ctx context.Context, st receipt.State, meta eventstore.Metadata) (money.Cents, error) {
 	if st.Receipt.Currency != "EUR" {
 		return st.Receipt.Total, nil
@@ -130,10 +132,14 @@ func (h *StartOnrampHandler) amountUSD(ctx context.Context, st receipt.State, me
 		if err != nil {
 			return 0, err
 		}
-		if rate = prices["EUR"]; rate == "" {
-			return 0, priceUnavailable("No EUR/USD rate is set")
-		}
+		current := prices["EUR"]
 		if _, _, err := ChangeReceipt(ctx, h.store, st.Receipt.ReceiptID, meta, func(st receipt.State) ([]receipt.Event, error) {
+			if rate = receipt.QuoteRate(st, current); st.EURUSDRate != "" {
+				return nil, nil // another start (or a quote) recorded the first rate meanwhile: it holds
+			}
+			if rate == "" {
+				return nil, priceUnavailable("No EUR/USD rate is set")
+			}
 			q, err := receipt.Quote(st, "USDC", "1", rate, h.now().UnixMilli())
 			return []receipt.Event{q}, err
 		}); err != nil {

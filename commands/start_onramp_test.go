@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
@@ -123,4 +125,67 @@ func TestStartOnrampConvertsEURWithTheRecordedRate(t *testing.T) {
 	noRate := e.receipt(payMerchant, "EUR", 500)
 	_, err := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, noPrices{}, e.now).Handle(e.ctx, commands.StartOnramp{ReceiptID: noRate})
 	wantRefusal(t, err, "price_unavailable", "No EUR/USD rate is set")
+}
+
+// racingPrices answers its first two reads only when both are under way, each with its own
+// EUR/USD rate: two starts that read the rate outside the append both record a first quote.
+type racingPrices struct {
+	mu    sync.Mutex
+	calls int
+	both  chan struct{}
+}
+
+func (p *racingPrices) USDPrices(ctx context.Context) (map[string]string, error) {
+	p.mu.Lock()
+	p.calls++
+	n := p.calls
+	if n == 2 {
+		close(p.both)
+	}
+	p.mu.Unlock()
+	select {
+	case <-p.both:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return map[string]string{"EUR": []string{"1.10", "1.20"}[min(n, 2)-1]}, nil
+}
+
+// Concurrent first starts of an EUR receipt record one first quote, and both sessions are asked
+// at its rate (the first quote's rate holds).
+func TestConcurrentFirstOnrampStartsShareTheFirstRate(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t)
+	e.configureSplit(payMerchant)
+	f := newFakeProcessor()
+	prices := &racingPrices{both: make(chan struct{})}
+	start := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, prices, e.now)
+	id := e.receipt(payMerchant, "EUR", 10000)
+	ctx, cancel := context.WithTimeout(e.ctx, 30*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = start.Handle(ctx, commands.StartOnramp{ReceiptID: id})
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, receipt.ErrOnrampLimited) {
+			t.Fatal(err)
+		}
+	}
+	if n := strings.Count(e.history(id), receipt.EventTokenQuoted); n != 1 {
+		t.Fatalf("%d quotes recorded, want 1: %s", n, e.history(id))
+	}
+	rate := e.state(id).EURUSDRate
+	want, _ := commands.ConvertEURToUSD(10000, rate)
+	for _, req := range f.created {
+		if string(req.AmountUSD) != want.String() {
+			t.Fatalf("session asked for %s, want %s at the recorded rate %s", req.AmountUSD, want, rate)
+		}
+	}
 }

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/transport/onramp"
@@ -71,11 +73,28 @@ func sign(secret string, ts int64, body string) string {
 	return fmt.Sprintf("t=%d,v1=%s", ts, hex.EncodeToString(mac.Sum(nil)))
 }
 
+// processorEvent posts a signed processor event. A success without sourceAmountUsd in extra is
+// sent with the receipt's USD total (a success pays only with the amount due);
+// `,"sourceAmountUsd":null` sends one without.
 func (e *env) processorEvent(id, receiptID, attemptID, sessionID, status string, extra string) *httptest.ResponseRecorder {
+	if status == "fulfillment_complete" && !strings.Contains(extra, `"sourceAmountUsd"`) {
+		extra += fullAmount(e.pool, receiptID)
+	}
 	body := fmt.Sprintf(`{"id":%q,"type":"crypto.onramp_session.updated","created":%d,"data":{"sessionId":%q,"receiptId":%q,"attemptId":%q,"status":%q%s}}`,
 		id, e.clk.Now().Unix(), sessionID, receiptID, attemptID, status, extra)
 	return e.do(req{method: http.MethodPost, path: "/api/processor/webhook", body: body,
 		header: map[string]string{"Processor-Signature": sign(testProcessorSecret, e.clk.Now().Unix(), body)}})
+}
+
+// fullAmount is `,"sourceAmountUsd":<total>` for a USD receipt, "" for another or none.
+func fullAmount(pool *pgxpool.Pool, receiptID string) string {
+	var cents int64
+	err := pool.QueryRow(context.Background(), `SELECT (data->>'totalCents')::bigint FROM events WHERE stream_id = $1 AND version = 1
+		AND coalesce(data->>'currency', 'USD') IN ('USD', '')`, "receipt-"+receiptID).Scan(&cents)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf(`,"sourceAmountUsd":%d.%02d`, cents/100, cents%100)
 }
 
 func (e *env) status(m merchant, id string) map[string]any {
@@ -253,6 +272,8 @@ func TestOnrampSessionsAndVerification(t *testing.T) {
 	}
 	fake.set(sid, func(s *onramp.Session) {
 		s.Status, s.TransactionHash, s.WalletAddress = "fulfillment_complete", "0x"+strings.Repeat("EF", 32), "0x"+strings.Repeat("5", 40)
+		full := json.Number("12.50")
+		s.SourceAmountUSD = &full
 	})
 	e.do(req{method: http.MethodPost, path: "/api/portal/" + id + "/telemetry", body: `{"event":"checkout_success","attemptId":"` + out["attemptId"].(string) + `"}`})
 	if st := e.status(m, id); st["status"] != "paid" || st["transactionHash"] != "0x"+strings.Repeat("ef", 32) {

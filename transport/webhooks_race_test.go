@@ -265,7 +265,7 @@ func TestWebhookFinalStatusUnderRace(t *testing.T) {
 			t.Errorf("%s for %s: %d %s", status, id, rec.Code, rec.Body)
 		}
 	}
-	paid := `,"transactionHash":"0x` + strings.Repeat("a", 64) + `","walletAddress":"0x` + strings.Repeat("b", 40) + `"`
+	paid := `,"transactionHash":"0x` + strings.Repeat("a", 64) + `","walletAddress":"0x` + strings.Repeat("b", 40) + `","sourceAmountUsd":42`
 	var wg sync.WaitGroup
 	work := make(chan string)
 	for range 16 {

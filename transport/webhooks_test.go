@@ -131,7 +131,7 @@ func TestWebhookSignatureHeadersAndPayload(t *testing.T) {
 	types := map[string]string{"event": "string", "idempotencyKey": "string", "receiptId": "string", "status": "string", "previousStatus": "string",
 		"failureCode": "null", "failureCategory": "null", "failureReason": "null", "failureAction": "null", "providerErrorCode": "null",
 		"providerRequestId": "null", "transactionHash": "string", "buyerWallet": "string", "merchantWallet": "string", "totalUsd": "number",
-		"customerTotalUsd": "number", "processorSourceAmountUsd": "null", "processorSessionId": "string", "isProcessorSessionUnique": "bool",
+		"customerTotalUsd": "number", "processorSourceAmountUsd": "number", "processorSessionId": "string", "isProcessorSessionUnique": "bool",
 		"transactionId": "string", "metadata": "object", "token": "string", "brandKey": "string", "timestamp": "number",
 		"depositAddress": "null", "amountRequired": "string", "amountReceived": "null", "paidLate": "bool", // DESIGN 9: no deposit, nothing seen
 		"refundedUsd": "number", "refunds": "array"} // DESIGN 10

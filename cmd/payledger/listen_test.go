@@ -92,7 +92,7 @@ func paidReceipt(t *testing.T, base, key, processorSecret, n string) string {
 	}
 	id := created.Receipt.ReceiptID
 	ts := time.Now().Unix()
-	body := fmt.Sprintf(`{"id":"evt_%s","type":"crypto.onramp_session.updated","created":%d,"data":{"sessionId":"cos_%s","receiptId":%q,"attemptId":"att_%s","status":"fulfillment_complete","transactionHash":"0x%s","walletAddress":"0x%s"}}`,
+	body := fmt.Sprintf(`{"id":"evt_%s","type":"crypto.onramp_session.updated","created":%d,"data":{"sessionId":"cos_%s","receiptId":%q,"attemptId":"att_%s","status":"fulfillment_complete","transactionHash":"0x%s","walletAddress":"0x%s","sourceAmountUsd":10}}`,
 		n, ts, n, id, n, strings.Repeat("a", 64), strings.Repeat("b", 40))
 	mac := hmac.New(sha256.New, []byte(processorSecret))
 	mac.Write([]byte(strconv.FormatInt(ts, 10) + "." + body))

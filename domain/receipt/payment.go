@@ -67,26 +67,34 @@ func RecordTelemetry(s State, t TelemetryRecorded) ([]Event, error) {
 }
 
 // Submit marks a payment of the current attempt as under way (pending). A report for another
-// attempt, or after the payment was accepted, changes nothing.
+// attempt, after the payment was accepted, or of the attempt the receipt failed on (a late,
+// out-of-order report: only a new attempt moves a failed receipt on), changes nothing.
 func Submit(s State, p PaymentSubmitted) ([]Event, error) {
 	if err := must(s); err != nil {
 		return nil, err
 	}
-	if p.AttemptID != s.CurrentAttempt || !slices.Contains(open, s.Status) || s.Status == StatusPending && p.Source == "processor" || s.Expired() {
+	if p.AttemptID != s.CurrentAttempt || !slices.Contains(open, s.Status) || s.Status == StatusPending && p.Source == "processor" || s.Expired() ||
+		s.failedOn(p.AttemptID) {
 		return nil, nil
 	}
 	return []Event{p}, nil
 }
 
-// AcceptACH marks an ACH payment of the current attempt accepted, settlement pending.
+// AcceptACH marks an ACH payment of the current attempt accepted, settlement pending; not of the
+// attempt the receipt failed on (as Submit).
 func AcceptACH(s State, a ACHAccepted) ([]Event, error) {
 	if err := must(s); err != nil {
 		return nil, err
 	}
-	if a.AttemptID != s.CurrentAttempt || !slices.Contains(open, s.Status) || s.Expired() {
+	if a.AttemptID != s.CurrentAttempt || !slices.Contains(open, s.Status) || s.Expired() || s.failedOn(a.AttemptID) {
 		return nil, nil
 	}
 	return []Event{a}, nil
+}
+
+// failedOn reports whether the receipt is failed by a failure of attempt.
+func (s State) failedOn(attempt string) bool {
+	return s.Status == StatusFailed && s.Failure != nil && s.Failure.AttemptID == attempt
 }
 
 // Confirm records a verified payment. It wins from generated, pending, ach_pending and failed;

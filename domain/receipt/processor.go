@@ -1,17 +1,42 @@
 package receipt
 
 import (
+	"fmt"
+	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/payledger/payledger/domain/failure"
+	"github.com/payledger/payledger/domain/money"
 )
+
+// Rules of a processor report (DecideProcessorUpdate), on top of the guards of payment.go:
+//   - A success pays the receipt only with a source amount that covers what is due in USD: the
+//     total, or an EUR receipt's total at its recorded EUR/USD rate (the rate the session was
+//     asked with), half-up to the cent; the reported amount is compared exactly. Less is recorded
+//     as PaymentIgnored (underpaid, with the amount) and changes no status. A success without an
+//     amount confirms nothing and records nothing: the processor's event is kept, and the
+//     reconciler's Get of the session decides when it shows the amount.
+//   - A session the service started for another receipt pays nothing here: its success is
+//     PaymentIgnored, its failure FailureIgnored, its progress changes nothing.
+//   - A success of another attempt or session on a receipt already paid (or beyond) is a second
+//     payment: PaymentIgnored (duplicate payment, with the session and amount), for a refund. The
+//     same confirmation again changes nothing.
+//   - A processing or ach_pending report of the attempt the receipt failed on changes nothing
+//     (Submit, AcceptACH): only a new attempt moves a failed receipt on.
 
 // ProcessorUpdate is a status report from the onramp processor, by signed event or its API.
 type ProcessorUpdate struct {
 	SessionID, AttemptID, Status, ErrorCode, RequestID, TransactionHash, Wallet string
 	SourceAmountCents                                                           *int64
-	SessionUnique                                                               bool
-	At                                                                          int64 // Unix ms
+	// SourceAmountUSD is the amount as the processor reported it (an exact decimal, "" when not
+	// reported or only SourceAmountCents is known); the amount check compares it exactly.
+	SourceAmountUSD string
+	SessionUnique   bool
+	// SessionOwner is the receipt the service started the session for; "" when the service did
+	// not start it (a merchant's session) or it is not known.
+	SessionOwner string
+	At           int64 // Unix ms
 }
 
 // ProcessorStatuses are the session statuses of the onramp processor (DESIGN.md section 6).
@@ -27,6 +52,9 @@ func (u ProcessorUpdate) IsFailure() bool {
 // failure: a failure of an attempt the receipt does not know is ignored (and recorded). Errors:
 // those of Submit, AcceptACH, Confirm and Fail (ErrNotFound, ErrState, ErrWithdrawn).
 func DecideProcessorUpdate(s State, u ProcessorUpdate) ([]Event, error) {
+	if s.Exists && u.SessionOwner != "" && u.SessionOwner != s.Receipt.ReceiptID {
+		return decideForeignSession(s, u)
+	}
 	attempt := u.AttemptID
 	if attempt == "" {
 		for id, a := range s.Attempts {
@@ -60,14 +88,145 @@ func decideProcessorStatus(s State, u ProcessorUpdate, attempt string) ([]Event,
 	case "ach_pending":
 		return AcceptACH(s, ACHAccepted{AttemptID: attempt, At: u.At})
 	case "fulfillment_complete":
-		return Confirm(s, PaymentConfirmed{AttemptID: attempt, TransactionHash: strings.ToLower(u.TransactionHash),
-			BuyerWallet: strings.ToLower(u.Wallet), Token: "USDC", SourceAmountCents: u.SourceAmountCents, VerifiedBy: "processor", At: u.At})
+		return confirmProcessor(s, u, attempt)
 	case "rejected", "expired", "cancelled":
 		c := failure.FromProcessor(u.Status, u.ErrorCode)
 		return Fail(s, PaymentFailed{AttemptID: attempt, Code: c.Code, Category: c.Category, Reason: c.Description,
 			Action: c.Action, ProviderErrorCode: u.ErrorCode, ProviderRequestID: u.RequestID, At: u.At})
 	}
 	return nil, nil
+}
+
+// processorPayment is the confirmation a processor success of attempt reports.
+func processorPayment(u ProcessorUpdate, attempt string) PaymentConfirmed {
+	return PaymentConfirmed{AttemptID: attempt, TransactionHash: strings.ToLower(u.TransactionHash),
+		BuyerWallet: strings.ToLower(u.Wallet), Token: "USDC", SourceAmountCents: u.SourceAmountCents, VerifiedBy: "processor", At: u.At}
+}
+
+// confirmProcessor decides a processor success of attempt: a second payment of a settled
+// receipt is recorded, Confirm's guards apply (an expired receipt), then the amount must cover
+// what is due.
+func confirmProcessor(s State, u ProcessorUpdate, attempt string) ([]Event, error) {
+	if err := must(s); err != nil {
+		return nil, err
+	}
+	c := processorPayment(u, attempt)
+	if slices.Contains(settled, s.Status) {
+		if s.paidBy(attempt, u.SessionID) {
+			return nil, nil // the same confirmation again
+		}
+		return ignoreProcessor(s, u, c, fmt.Sprintf("duplicate payment: the receipt is already %s; session %s reported a second payment of %s USD, to be refunded",
+			s.Status, sessionText(u.SessionID), amountText(u)))
+	}
+	evs, err := Confirm(s, c)
+	if err != nil || !slices.ContainsFunc(evs, isConfirmation) {
+		return evs, err
+	}
+	if u.SourceAmountCents == nil && u.SourceAmountUSD == "" {
+		return nil, nil // not verified yet: the reconciler's Get of the session decides
+	}
+	due, err := DueUSD(s)
+	if err != nil {
+		return ignoreProcessor(s, u, c, "the amount due in USD is unknown ("+err.Error()+"); the processor reported "+amountText(u)+" USD")
+	}
+	if paid := sourceAmount(u); paid.Cmp(new(big.Rat).SetFrac64(int64(due), 100)) < 0 {
+		return ignoreProcessor(s, u, c, fmt.Sprintf("underpaid: the processor reported %s USD of the %s USD due (session %s)",
+			amountText(u), due.String(), sessionText(u.SessionID)))
+	}
+	return evs, nil
+}
+
+// decideForeignSession decides a report of a session the service started for another receipt:
+// it never pays, fails or moves this one.
+func decideForeignSession(s State, u ProcessorUpdate) ([]Event, error) {
+	why := "the session " + sessionText(u.SessionID) + " was started by the service for receipt " + u.SessionOwner
+	attempt := u.AttemptID
+	if attempt == "" {
+		attempt = "session:" + u.SessionID
+	}
+	switch {
+	case u.Status == "fulfillment_complete":
+		return ignoreProcessor(s, u, processorPayment(u, attempt), why+"; its payment of "+amountText(u)+" USD does not pay this receipt")
+	case u.IsFailure():
+		c := failure.FromProcessor(u.Status, u.ErrorCode)
+		return []Event{FailureIgnored{AttemptID: attempt, Code: c.Code, ProviderErrorCode: u.ErrorCode, Why: why, StatusAtArrival: s.Status, At: u.At}}, nil
+	}
+	return nil, nil
+}
+
+// ignoreProcessor records a processor success that pays nothing as PaymentIgnored, with its
+// source amount (USD cents: token USD, decimals 2), once per transaction hash (a hashless one
+// once: the reconciler asks about an open attempt on every pass).
+func ignoreProcessor(s State, u ProcessorUpdate, c PaymentConfirmed, why string) ([]Event, error) {
+	if s.paymentIgnoredBefore(c.VerifiedBy, c.TransactionHash, nil) {
+		return nil, nil
+	}
+	e := PaymentIgnored{AttemptID: c.AttemptID, VerifiedBy: c.VerifiedBy, TransactionHash: c.TransactionHash, Token: c.Token,
+		Why: why, StatusAtArrival: s.Status, At: c.At}
+	if u.SourceAmountCents != nil {
+		e.Token, e.AmountUnits, e.Decimals = "USD", fmt.Sprint(*u.SourceAmountCents), 2
+	}
+	return []Event{e}, nil
+}
+
+// paidBy reports whether the receipt's payment is the one of attempt or of session.
+func (s State) paidBy(attempt, session string) bool {
+	if s.Payment == nil {
+		return false
+	}
+	if s.Payment.AttemptID == attempt {
+		return true
+	}
+	a, ok := s.Attempts[s.Payment.AttemptID]
+	return ok && session != "" && a.SessionID == session
+}
+
+// DueUSD is what an onramp must collect for the receipt, in USD cents: the total, or an EUR
+// receipt's total at its recorded EUR/USD rate, half-up to the cent. Errors: ErrAmount (an EUR
+// receipt without a usable rate).
+func DueUSD(s State) (money.Cents, error) {
+	if s.Receipt.Currency != "EUR" {
+		return s.Receipt.Total, nil
+	}
+	r, ok := new(big.Rat).SetString(s.EURUSDRate)
+	if !ok || r.Sign() <= 0 {
+		return 0, fmt.Errorf("%w: no EUR/USD rate recorded", ErrAmount)
+	}
+	return money.RoundHalfUp(r.Mul(r, new(big.Rat).SetInt64(int64(s.Receipt.Total)))), nil
+}
+
+// sourceAmount is the reported amount in USD, exact when the processor's text is known.
+func sourceAmount(u ProcessorUpdate) *big.Rat {
+	if r, ok := new(big.Rat).SetString(u.SourceAmountUSD); ok && u.SourceAmountUSD != "" {
+		return r
+	}
+	if u.SourceAmountCents != nil {
+		return new(big.Rat).SetFrac64(*u.SourceAmountCents, 100)
+	}
+	return new(big.Rat)
+}
+
+// amountText is the reported amount as the processor gave it, or "an unknown amount of".
+func amountText(u ProcessorUpdate) string {
+	switch {
+	case u.SourceAmountUSD != "":
+		return u.SourceAmountUSD
+	case u.SourceAmountCents != nil:
+		return money.Cents(*u.SourceAmountCents).String()
+	}
+	return "an unknown amount of"
+}
+
+func sessionText(id string) string {
+	if id == "" {
+		return "(none)"
+	}
+	return id
+}
+
+func isConfirmation(e Event) bool {
+	_, ok := e.(PaymentConfirmed)
+	return ok
 }
 
 // Then chains two decisions: the second sees the state after the first's events. Errors: err

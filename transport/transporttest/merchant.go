@@ -103,7 +103,14 @@ func (e *Env) ProcessorEvent(id, receiptID, attemptID, sessionID, status string,
 // Pay completes receipt id's onramp payment (processor event evt).
 func (e *Env) Pay(id, evt string) {
 	e.T.Helper()
-	if rec := e.ProcessorEvent(evt, id, "att_1", "cos_1", "fulfillment_complete", `,"transactionHash":"0x`+strings.Repeat("A", 64)+`","walletAddress":"0x`+strings.Repeat("b", 40)+`"`); rec.Code != 200 {
+	// A success pays only with the amount due: the receipt's USD total.
+	var cents int64
+	if err := e.Pool.QueryRow(context.Background(), `SELECT (data->>'totalCents')::bigint FROM events WHERE stream_id = $1 AND version = 1`,
+		receipt.Stream(id)).Scan(&cents); err != nil {
+		e.T.Fatalf("pay: the receipt's total: %v", err)
+	}
+	amount := fmt.Sprintf(`,"sourceAmountUsd":%d.%02d`, cents/100, cents%100)
+	if rec := e.ProcessorEvent(evt, id, "att_1", "cos_1", "fulfillment_complete", `,"transactionHash":"0x`+strings.Repeat("A", 64)+`","walletAddress":"0x`+strings.Repeat("b", 40)+`"`+amount); rec.Code != 200 {
 		e.T.Fatalf("pay: %d %s", rec.Code, rec.Body)
 	}
 }
