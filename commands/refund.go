@@ -70,7 +70,7 @@ func NewRefundHandler(store Store, claims RefundClaims, now func() time.Time) *R
 // Handle checks the refund's shape, reserves its transaction hash, then applies
 // receipt.RequestRefund. Another merchant's receipt is not there for the caller
 // (receipt.ErrNotFound) unless the caller is a platform admin. Errors: Invalid,
-// ErrRefundHashTaken, receipt.ErrNotFound, receipt.ErrState, receipt.ErrAmount, ErrContended,
+// ErrRefundHashTaken, ErrRefundClaimsOpen, receipt.ErrNotFound, receipt.ErrState, receipt.ErrAmount, ErrContended,
 // wrapped store errors.
 func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error) {
 	order, err := refundOrder(cmd)
@@ -86,6 +86,9 @@ func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error
 		}
 		if err := refunder(l.State, cmd); err != nil {
 			return Refunded{}, err
+		}
+		if err := l.State.CheckClaim(order); err != nil { // before the hash is held
+			return Refunded{}, claimRefusal(err)
 		}
 		if _, err = h.claims.Reserve(ctx, order.TransactionHash, cmd.ReceiptID, h.now()); err != nil {
 			return Refunded{}, err
@@ -108,9 +111,26 @@ func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error
 		if errors.Is(err, receipt.ErrRefundHashUsed) {
 			return Refunded{}, ErrRefundHashTaken
 		}
-		return Refunded{}, err
+		return Refunded{}, claimRefusal(err)
 	}
 	return Refunded{State: st, Result: res}, nil
+}
+
+// ErrRefundClaimsOpen: the receipt's open claims are at receipt.MaxOpenRefundClaims (409: a
+// verdict makes room).
+var ErrRefundClaimsOpen = &Refusal{Kind: KindConflict, Code: "conflict", Message: fmt.Sprintf(
+	"At most %d refund claims of a receipt wait for the chain's verdict at once; claim the next refund once one is processed or refused", receipt.MaxOpenRefundClaims)}
+
+// claimRefusal is the refusal of a claim that breaks a rule of receipt.CheckClaim; other errors
+// are returned as they are.
+func claimRefusal(err error) error {
+	switch {
+	case errors.Is(err, receipt.ErrRefundClaimsOpen):
+		return ErrRefundClaimsOpen
+	case errors.Is(err, receipt.ErrRefundTarget):
+		return Invalid(strings.TrimPrefix(err.Error(), receipt.ErrState.Error()+": "))
+	}
+	return err
 }
 
 // refunder refuses (receipt.ErrNotFound) a refund of another merchant's receipt unless a

@@ -35,8 +35,10 @@ type RefundClaim struct {
 
 // RefundClaimStore is what the verifier reads and keeps of the refund hashes.
 type RefundClaimStore interface {
-	// Claimed lists up to limit hashes that are claimed and not counted, oldest first.
-	Claimed(ctx context.Context, limit int) ([]RefundClaim, error)
+	// Claimed lists up to limit hashes that are claimed and not counted, in the order of
+	// (ClaimedAt, TransactionHash), from the first after the claim after (its ClaimedAt and
+	// TransactionHash; the zero RefundClaim: from the first of all).
+	Claimed(ctx context.Context, after RefundClaim, limit int) ([]RefundClaim, error)
 	// Counted marks hash counted for receiptID, in the block verified (0, "": the merchant's word).
 	Counted(ctx context.Context, hash, receiptID string, blockNumber uint64, blockHash string) error
 	// Free deletes the hash of receiptID: its claim was refused (or never recorded).

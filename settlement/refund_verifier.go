@@ -29,6 +29,10 @@ type RefundVerifier struct {
 	NotFoundAfter time.Duration // 0: DefaultRefundNotFoundAfter
 	Now           func() time.Time
 	Log           zerolog.Logger
+
+	// after is the last claim a full batch read: the next step reads on from it. Steps of one
+	// verifier run one at a time (its worker's loop); each instance keeps its own.
+	after RefundClaim
 }
 
 // DefaultRefundNotFoundAfter is how long a claim may name a transaction the chain does not show
@@ -43,7 +47,11 @@ const refundAuditBlocks = 64
 // command reserves the hash, then appends) before the verifier frees it.
 const refundClaimGrace = time.Minute
 
-// refundClaimBatch bounds the claims read per step.
+// refundClaimBatch bounds the claims read per step. A step reads on from where the last full
+// batch ended and wraps around to the oldest (batch): every claim is read within
+// ceil(claims / refundClaimBatch) steps, whoever made the others (the oldest 500 used to be read
+// every step, so 500 claims of one merchant, made up or waiting in a mempool, held back every
+// other merchant's refunds for an hour).
 const refundClaimBatch = 500
 
 // RefundStepResult says what a step recorded.
@@ -59,7 +67,7 @@ func (v *RefundVerifier) Step(ctx context.Context) (RefundStepResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("refunds: head: %w", err)
 	}
-	claims, err := v.Claims.Claimed(ctx, refundClaimBatch)
+	claims, err := v.batch(ctx)
 	if err != nil {
 		return res, err
 	}
@@ -73,6 +81,38 @@ func (v *RefundVerifier) Step(ctx context.Context) (RefundStepResult, error) {
 		first = err
 	}
 	return res, first
+}
+
+// batch is the claims of this step: up to refundClaimBatch, on from the last full batch, then
+// from the oldest again up to where it began.
+func (v *RefundVerifier) batch(ctx context.Context) ([]RefundClaim, error) {
+	after := v.after
+	claims, err := v.Claims.Claimed(ctx, after, refundClaimBatch)
+	if err != nil {
+		return nil, err
+	}
+	if len(claims) < refundClaimBatch && after.TransactionHash != "" { // the end: wrap around
+		more, err := v.Claims.Claimed(ctx, RefundClaim{}, refundClaimBatch-len(claims))
+		if err != nil {
+			return nil, err
+		}
+		read := make(map[string]bool, len(claims))
+		for _, c := range claims {
+			read[c.TransactionHash] = true
+		}
+		for _, c := range more {
+			if !read[c.TransactionHash] {
+				claims = append(claims, c)
+			}
+		}
+	}
+	next := RefundClaim{}
+	if len(claims) == refundClaimBatch {
+		last := claims[len(claims)-1]
+		next = RefundClaim{ClaimedAt: last.ClaimedAt, TransactionHash: last.TransactionHash}
+	}
+	v.after = next
+	return claims, nil
 }
 
 // verify judges one claim when its transaction is deep enough.

@@ -56,10 +56,16 @@ func (r *RefundClaims) Release(ctx context.Context, hash, receiptID string) erro
 	return wrapClaims("release", err)
 }
 
-// Claimed implements settlement.RefundClaimStore.
-func (r *RefundClaims) Claimed(ctx context.Context, limit int) ([]settlement.RefundClaim, error) {
+// Claimed implements settlement.RefundClaimStore (the index refund_claims_open orders by
+// claimed_at; the hash only breaks ties).
+func (r *RefundClaims) Claimed(ctx context.Context, after settlement.RefundClaim, limit int) ([]settlement.RefundClaim, error) {
+	if after.TransactionHash == "" {
+		return r.list(ctx, `SELECT transaction_hash, receipt_id, claimed_at, 0, '' FROM refund_claims
+			WHERE state = 'claimed' ORDER BY claimed_at, transaction_hash LIMIT $1`, limit)
+	}
 	return r.list(ctx, `SELECT transaction_hash, receipt_id, claimed_at, 0, '' FROM refund_claims
-		WHERE state = 'claimed' ORDER BY claimed_at LIMIT $1`, limit)
+		WHERE state = 'claimed' AND (claimed_at, transaction_hash) > ($2, $3) ORDER BY claimed_at, transaction_hash LIMIT $1`,
+		limit, after.ClaimedAt, after.TransactionHash)
 }
 
 // CountedSince implements settlement.RefundClaimStore.
@@ -68,8 +74,8 @@ func (r *RefundClaims) CountedSince(ctx context.Context, block uint64) ([]settle
 		WHERE state = 'counted' AND block_number IS NOT NULL AND block_number > $1 ORDER BY block_number`, int64(block))
 }
 
-func (r *RefundClaims) list(ctx context.Context, query string, arg any) ([]settlement.RefundClaim, error) {
-	rows, err := r.pool.Query(ctx, query, arg)
+func (r *RefundClaims) list(ctx context.Context, query string, args ...any) ([]settlement.RefundClaim, error) {
+	rows, err := r.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("refund claims: list: %w", err)
 	}

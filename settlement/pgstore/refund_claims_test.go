@@ -9,6 +9,7 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/migrations/pgtest"
+	"github.com/payledger/payledger/settlement"
 )
 
 // TestRefundClaimHolds: a reservation counts the requests holding it (migration 036). The hash is
@@ -65,5 +66,45 @@ func TestRefundClaimHolds(t *testing.T) {
 	release("b")
 	if held() != "b" {
 		t.Fatal("a counted hash was freed by give-backs")
+	}
+}
+
+// TestRefundClaimedReadsOn: Claimed reads the claims in (claimed_at, hash) order from the first
+// after the one named, so the verifier's steps go round every claim (stop 61).
+func TestRefundClaimedReadsOn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	claims := NewRefundClaims(pgtest.Pool(t))
+	at := time.Now().Truncate(time.Millisecond)
+	hash := func(d string) string { return "0x" + strings.Repeat(d, 64) }
+	for _, h := range []string{"b", "a", "c"} { // a and b claimed at once: the hash breaks the tie
+		when := at
+		if h == "c" {
+			when = at.Add(time.Second)
+		}
+		if _, err := claims.Reserve(ctx, hash(h), "r", when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(after settlement.RefundClaim, limit int) string {
+		t.Helper()
+		got, err := claims.Claimed(ctx, after, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := ""
+		for _, c := range got {
+			out += c.TransactionHash[2:3]
+		}
+		return out
+	}
+	if got := read(settlement.RefundClaim{}, 2); got != "ab" {
+		t.Fatalf("first %q", got)
+	}
+	if got := read(settlement.RefundClaim{TransactionHash: hash("a"), ClaimedAt: at}, 5); got != "bc" {
+		t.Fatalf("after a: %q", got)
+	}
+	if got := read(settlement.RefundClaim{TransactionHash: hash("c"), ClaimedAt: at.Add(time.Second)}, 5); got != "" {
+		t.Fatalf("after the last: %q", got)
 	}
 }
