@@ -59,6 +59,15 @@ func (c *claims) Claim(_ context.Context, wallet, key, hash, id string) (string,
 	return hash, id, nil
 }
 
+func (c *claims) Release(_ context.Context, wallet, key, hash, id string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m[wallet+key] == [2]string{hash, id} {
+		delete(c.m, wallet+key)
+	}
+	return nil
+}
+
 // vault keeps webhook keys in memory.
 type vault struct{ saved map[string]string }
 

@@ -18,9 +18,12 @@ import (
 // generation, and the journal while the datastore is down.
 
 // IdempotencyClaims records which receipt an Idempotency-Key created: Claim stores (key, hash,
-// id) unless the key is already held, and returns what the key holds.
+// id) unless the key is already held (for any request of the merchant, not only receipts'), and
+// returns what the key holds; Release forgets a binding (key, hash, id) whose receipt was
+// definitely not stored, so that the key is free again.
 type IdempotencyClaims interface {
 	Claim(ctx context.Context, wallet, key, requestHash, receiptID string) (hash, id string, err error)
+	Release(ctx context.Context, wallet, key, requestHash, receiptID string) error
 }
 
 // WebhookKeyVault keeps each receipt's webhook signing key encrypted, outside the events.
@@ -96,23 +99,51 @@ func (i *Issuer) Issue(ctx context.Context, g receipt.Generated, how Issue) (Iss
 		}
 		replay, g.ReceiptID = id != g.ReceiptID, id
 	}
+	issued, err := i.generate(ctx, g, how, replay)
+	var no notStored
+	if errors.As(err, &no) {
+		err = no.err
+		if how.IdempotencyKey != "" && !replay {
+			// Best effort: a release that fails leaves the key bound, as before, and the
+			// request's own error is the answer.
+			_ = i.claims.Release(context.WithoutCancel(ctx), g.Merchant, how.IdempotencyKey, g.RequestHash, g.ReceiptID)
+		}
+	}
+	return issued, err
+}
+
+// notStored is an error after which the receipt is definitely not stored: it came before the
+// append, or the append found the receipt id taken by another request. An append whose commit
+// failed may have stored it, so its error is never notStored.
+type notStored struct{ err error }
+
+func (e notStored) Error() string { return e.err.Error() }
+func (e notStored) Unwrap() error { return e.err }
+
+// generate assigns the receipt's deposit, decides its generation and appends it (or journals it).
+// Errors: Issue's, those after which nothing was stored wrapped in notStored.
+func (i *Issuer) generate(ctx context.Context, g receipt.Generated, how Issue, replay bool) (Issued, error) {
 	now := i.now()
 	g, err := i.deposits.assign(ctx, g, now)
 	if err != nil {
-		return Issued{}, err
+		return Issued{}, notStored{err}
 	}
 	// The event is decided once: if the append's answer is lost (the datastore went away during
 	// the commit), the journal keeps this very event, and its replay finds it stored or stores it.
 	ev, state, err := GenerationEvent(g, now, how.Meta)
 	if err != nil {
-		return Issued{}, err
+		return Issued{}, notStored{err}
 	}
 	res, err := i.append(ctx, ev, state, how.SigningKey)
 	if i.unavailable(err) && g.RequestHash == "" && i.journal != nil {
 		return i.journalize(ev, state, how.SigningKey)
 	}
 	if errors.Is(err, receipt.ErrExists) {
-		return i.existing(ctx, g, replay)
+		issued, err := i.existing(ctx, g, replay)
+		if errors.Is(err, ErrReceiptExists) { // the id is another request's receipt
+			return Issued{}, notStored{err}
+		}
+		return issued, err
 	}
 	if err != nil {
 		return Issued{}, err
@@ -129,13 +160,13 @@ func (i *Issuer) append(ctx context.Context, ev eventstore.EventData, state rece
 	}
 	if _, together := i.store.(GenerationAppender); !together {
 		if err := i.keys.Save(ctx, id, secret); err != nil {
-			return eventstore.AppendResult{}, err
+			return eventstore.AppendResult{}, notStored{err}
 		}
 		return AppendGeneration(ctx, i.store, ev, state, nil)
 	}
 	nonce, sealed, err := i.keys.Seal(id, secret)
 	if err != nil {
-		return eventstore.AppendResult{}, err
+		return eventstore.AppendResult{}, notStored{err}
 	}
 	return AppendGeneration(ctx, i.store, ev, state, &journal.SealedKey{ReceiptID: id, Nonce: nonce, Sealed: sealed})
 }

@@ -4,12 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Idempotency remembers which receipt an Idempotency-Key created, for 24 hours.
+//
+// One key names one request whichever store holds it (DESIGN 10): the receipt issuer's binding
+// (idempotency_keys) is mirrored by a row of the Idempotency-Key middleware's table
+// (idempotent_responses, IdempotentResponses) under the same principal ("wallet:" + wallet),
+// with the binding's request hash and never done. The middleware's claim of the key for another
+// request then finds it held by another hash (a conflict), and a key the middleware holds for
+// another request is a conflict here. Both claims meet on that table's primary key, so two
+// requests racing for one key on the two sides never both win.
 type Idempotency struct{ pool *pgxpool.Pool }
 
 // NewIdempotency returns the store on pool.
@@ -18,20 +27,82 @@ func NewIdempotency(pool *pgxpool.Pool) *Idempotency { return &Idempotency{pool:
 // IdempotencyTTL is how long a key is remembered.
 const IdempotencyTTL = 24 * 60 * 60 // seconds
 
+// idemPrincipal is the middleware's principal of a merchant (transport's "wallet:" + wallet).
+func idemPrincipal(wallet string) string { return "wallet:" + wallet }
+
 // Claim binds (wallet, key) to receiptID and requestHash unless a live binding exists; it returns
-// the binding in force (the new one, or the earlier one).
+// the binding in force (the new one, or the earlier one). A key the middleware holds for another
+// request returns that request's hash (and no receipt id): the caller's hash differs from it.
 func (i *Idempotency) Claim(ctx context.Context, wallet, key, requestHash, receiptID string) (string, string, error) {
 	var hash, id string
+	var at time.Time
 	err := i.pool.QueryRow(ctx, `INSERT INTO idempotency_keys (wallet, key, request_hash, receipt_id, created_at)
 		VALUES ($1, $2, $3, $4, now())
 		ON CONFLICT (wallet, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, receipt_id = EXCLUDED.receipt_id, created_at = now()
 			WHERE idempotency_keys.created_at < now() - make_interval(secs => $5)
-		RETURNING request_hash, receipt_id`, wallet, key, requestHash, receiptID, IdempotencyTTL).Scan(&hash, &id)
+		RETURNING request_hash, receipt_id, created_at`, wallet, key, requestHash, receiptID, IdempotencyTTL).Scan(&hash, &id, &at)
 	if errors.Is(err, pgx.ErrNoRows) { // a live binding exists
-		err = i.pool.QueryRow(ctx, `SELECT request_hash, receipt_id FROM idempotency_keys WHERE wallet = $1 AND key = $2`, wallet, key).Scan(&hash, &id)
+		err = i.pool.QueryRow(ctx, `SELECT request_hash, receipt_id, created_at FROM idempotency_keys WHERE wallet = $1 AND key = $2`,
+			wallet, key).Scan(&hash, &id, &at)
 	}
 	if err != nil {
 		return "", "", fmt.Errorf("claim idempotency key: %w", err)
 	}
+	if hash != requestHash {
+		return hash, id, nil
+	}
+	held, err := i.mirror(ctx, wallet, key, hash, at)
+	if err != nil {
+		return "", "", err
+	}
+	if held != hash { // the middleware holds the key for another request: our binding is void
+		if _, err := i.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE wallet = $1 AND key = $2 AND request_hash = $3 AND receipt_id = $4`,
+			wallet, key, hash, receiptID); err != nil {
+			return "", "", fmt.Errorf("claim idempotency key: %w", err)
+		}
+		return held, "", nil
+	}
 	return hash, id, nil
+}
+
+// mirror holds (wallet, key) in idempotent_responses for the binding (hash, made at) unless the
+// middleware holds it live for another request; it returns the hash the key is held for there.
+// The row lives as long as the binding (its created_at), and is never done, so the middleware
+// never answers from it and never takes it over (its hash covers another route).
+func (i *Idempotency) mirror(ctx context.Context, wallet, key, hash string, at time.Time) (string, error) {
+	var held string
+	err := i.pool.QueryRow(ctx, `INSERT INTO idempotent_responses (principal, key, request_hash, created_at, locked_until)
+		VALUES ($1, $2, $3, $4::timestamptz, $4::timestamptz + make_interval(secs => $5))
+		ON CONFLICT (principal, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, done = false, status = NULL,
+			content_type = NULL, body_nonce = NULL, body_sealed = NULL, created_at = EXCLUDED.created_at, locked_until = EXCLUDED.locked_until
+		WHERE idempotent_responses.created_at < now() - make_interval(secs => $5)
+		   OR (idempotent_responses.request_hash = EXCLUDED.request_hash AND NOT idempotent_responses.done)
+		RETURNING request_hash`, idemPrincipal(wallet), key, hash, at, IdempotencyTTL).Scan(&held)
+	if errors.Is(err, pgx.ErrNoRows) { // held live for another request (or done: answered by the middleware)
+		err = i.pool.QueryRow(ctx, `SELECT request_hash FROM idempotent_responses WHERE principal = $1 AND key = $2`,
+			idemPrincipal(wallet), key).Scan(&held)
+		if errors.Is(err, pgx.ErrNoRows) { // released meanwhile: hold it now
+			return i.mirror(ctx, wallet, key, hash, at)
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("claim idempotency key: %w", err)
+	}
+	return held, nil
+}
+
+// Release forgets the binding of (wallet, key) to receiptID and requestHash, and its row in the
+// middleware's table: the request it was claimed for stored no receipt, so the key is free for
+// another request. A binding made since by another claim is left alone.
+func (i *Idempotency) Release(ctx context.Context, wallet, key, requestHash, receiptID string) error {
+	tag, err := i.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE wallet = $1 AND key = $2 AND request_hash = $3 AND receipt_id = $4`,
+		wallet, key, requestHash, receiptID)
+	if err == nil && tag.RowsAffected() == 1 {
+		_, err = i.pool.Exec(ctx, `DELETE FROM idempotent_responses WHERE principal = $1 AND key = $2 AND request_hash = $3 AND NOT done`,
+			idemPrincipal(wallet), key, requestHash)
+	}
+	if err != nil {
+		return fmt.Errorf("release idempotency key: %w", err)
+	}
+	return nil
 }

@@ -39,7 +39,10 @@ const (
 var errIdemConflict = NewError(http.StatusConflict, "conflict", "This Idempotency-Key was used with a different request")
 
 // ownIdempotency are the POSTs whose command binds the key itself (the receipt issuer: the key
-// names the receipt it created, also in degraded mode); the middleware leaves them alone.
+// names the receipt it created); the middleware leaves them alone. The issuer's binding holds
+// the key in this middleware's store too (readmodels.Idempotency), with the same requestHash, so
+// one key is one request on every route: another route's request under it is 409 here, and an
+// order under a key held here is 409 there.
 var ownIdempotency = map[string]bool{"/api/orders": true, "/api/receipts": true}
 
 // idempotent gives every POST of the developer and admin APIs the orders' Idempotency-Key

@@ -2,8 +2,6 @@ package transport
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -68,9 +66,8 @@ func (s *Server) createOrder(c echo.Context) error {
 // the API key that signs its webhooks, and the envelope of its events.
 func (s *Server) issueOf(c echo.Context, p Principal, rawBody []byte) commands.Issue {
 	how := commands.Issue{IdempotencyKey: c.Request().Header.Get("Idempotency-Key"), SigningKey: s.signingKey(c, p), Meta: s.metadata(c, p.Wallet)}
-	if how.IdempotencyKey != "" {
-		sum := sha256.Sum256(append([]byte(c.Request().Method+" "+c.Path()+"\n"), rawBody...))
-		how.RequestHash = hex.EncodeToString(sum[:])
+	if how.IdempotencyKey != "" { // the middleware's hash (DESIGN 10): one key, one request, on every route
+		how.RequestHash = requestHash(c.Request(), rawBody)
 	}
 	return how
 }

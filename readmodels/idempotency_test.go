@@ -1,0 +1,104 @@
+package readmodels
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/internal/secrets"
+	"github.com/payledger/payledger/migrations/pgtest"
+)
+
+// TestIdempotencyKeyOneRequestInBothStores: a key the issuer binds is held in the middleware's
+// store for that request, and a key the middleware holds for another request is not bound by the
+// issuer; Release frees the key in both.
+func TestIdempotencyKeyOneRequestInBothStores(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.PoolFor(t, pgtest.URL(t))
+	keys, err := secrets.NewWebhookKeys(pool, bytes.Repeat([]byte{5}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	issuer, mw, ctx := NewIdempotency(pool), NewIdempotentResponses(pool, keys), context.Background()
+	const wallet = "0xabc"
+	principal := "wallet:" + wallet
+
+	steps := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"the middleware's key is not bound by the issuer", func(t *testing.T) {
+			if k, err := mw.Claim(ctx, principal, "k-1", "inventory", time.Minute); err != nil || !k.Run {
+				t.Fatalf("middleware claim: %+v %v", k, err)
+			}
+			if err := mw.Finish(ctx, principal, "k-1", 201, "application/json", []byte("{}")); err != nil {
+				t.Fatal(err)
+			}
+			if h, _, err := issuer.Claim(ctx, wallet, "k-1", "order", "r1"); err != nil || h != "inventory" {
+				t.Fatalf("issuer claim: %q %v (want the inventory's hash)", h, err)
+			}
+			if n := countIdem(t, pool, `idempotency_keys WHERE key = 'k-1'`); n != 0 {
+				t.Fatalf("%d bindings of the middleware's key", n)
+			}
+		}},
+		{"the issuer's key is held against the middleware", func(t *testing.T) {
+			if h, id, err := issuer.Claim(ctx, wallet, "k-2", "order", "r2"); err != nil || h != "order" || id != "r2" {
+				t.Fatalf("issuer claim: %q %q %v", h, id, err)
+			}
+			if k, err := mw.Claim(ctx, principal, "k-2", "inventory", time.Minute); err != nil || !k.Conflict {
+				t.Fatalf("middleware claim of the issuer's key: %+v %v (want a conflict)", k, err)
+			}
+			if h, id, err := issuer.Claim(ctx, wallet, "k-2", "order", "r3"); err != nil || h != "order" || id != "r2" {
+				t.Fatalf("the same order again: %q %q %v (want r2)", h, id, err)
+			}
+		}},
+		{"release frees both", func(t *testing.T) {
+			if err := issuer.Release(ctx, wallet, "k-2", "order", "r2"); err != nil {
+				t.Fatal(err)
+			}
+			if k, err := mw.Claim(ctx, principal, "k-2", "inventory", time.Minute); err != nil || !k.Run {
+				t.Fatalf("middleware claim after the release: %+v %v", k, err)
+			}
+		}},
+		{"release leaves another binding alone", func(t *testing.T) {
+			if _, _, err := issuer.Claim(ctx, wallet, "k-3", "order", "r4"); err != nil {
+				t.Fatal(err)
+			}
+			if err := issuer.Release(ctx, wallet, "k-3", "order", "r5"); err != nil {
+				t.Fatal(err)
+			}
+			if h, id, err := issuer.Claim(ctx, wallet, "k-3", "order", "r6"); err != nil || h != "order" || id != "r4" {
+				t.Fatalf("after another's release: %q %q %v (want r4)", h, id, err)
+			}
+		}},
+		{"an expired binding is claimed again with its mirror", func(t *testing.T) {
+			if _, err := pool.Exec(ctx, `UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = 'k-3';
+				UPDATE idempotent_responses SET created_at = now() - interval '25 hours' WHERE key = 'k-3'`); err != nil {
+				t.Fatal(err)
+			}
+			if h, id, err := issuer.Claim(ctx, wallet, "k-3", "other-order", "r7"); err != nil || h != "other-order" || id != "r7" {
+				t.Fatalf("expired: %q %q %v", h, id, err)
+			}
+			if k, err := mw.Claim(ctx, principal, "k-3", "inventory", time.Minute); err != nil || !k.Conflict {
+				t.Fatalf("middleware claim of the new binding: %+v %v (want a conflict)", k, err)
+			}
+		}},
+	}
+	for _, s := range steps {
+		if !t.Run(s.name, s.run) {
+			return
+		}
+	}
+}
+
+func countIdem(t *testing.T, pool *pgxpool.Pool, from string) int {
+	t.Helper()
+	var n int
+	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM `+from).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
