@@ -3,6 +3,7 @@ package settlement_test
 // Stop 61: the refund probes of a review, each failing on the code before its fix.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/settlement/pgstore"
 )
 
@@ -148,5 +150,52 @@ func TestRefundVerifierReadsEveryClaim(t *testing.T) {
 		if step == 2 { // 501 older claims: the second step reads the rest
 			t.Fatalf("not judged after %d steps", step)
 		}
+	}
+}
+
+// hookedClaims runs beforeFree (once) before the first Free: what another request does between
+// the verifier's refusal and its giving the hash back.
+type hookedClaims struct {
+	settlement.RefundClaimStore
+	beforeFree func()
+}
+
+func (h *hookedClaims) Free(ctx context.Context, c settlement.RefundClaim, at time.Time) error {
+	if f := h.beforeFree; f != nil {
+		h.beforeFree = nil
+		f()
+	}
+	return h.RefundClaimStore.Free(ctx, c, at)
+}
+
+// A hash claimed again on the same receipt between the verifier's refusal and its freeing of the
+// hash stays held, and the new claim is judged (the free used to delete it: the claim was never
+// judged and its hash was free for another receipt).
+func TestRefundClaimedAgainWhileRefusedIsJudged(t *testing.T) {
+	t.Parallel()
+	e := newRefundEnv(t)
+	r := e.paid(1000)
+	id, other := r.Receipt.ReceiptID, newWallet(t)
+	tx := e.send(other, 10_000_000) // to an address the first claim does not name
+	e.mined(tx)
+	e.commit()
+	hash := strings.ToLower(tx.Hash().Hex())
+	if _, err := e.claim(r, "", hash); err != nil {
+		t.Fatal(err)
+	}
+	e.verifier.Claims = &hookedClaims{RefundClaimStore: e.verifier.Claims, beforeFree: func() {
+		if _, err := e.claimTo(e.state(id), "", hash, other); err != nil {
+			t.Errorf("the claim again: %v", err)
+		}
+	}}
+	if res := e.verify(); res.Refused != 1 {
+		t.Fatalf("step %+v", res)
+	}
+	if res := e.verify(); res.Processed != 1 {
+		t.Fatalf("the claim made again: step %+v", res)
+	}
+	st, rec := e.refund(id, hash)
+	if st.Status != receipt.StatusRefunded || rec.State != receipt.RefundStateProcessed || rec.Recipient != strings.ToLower(other) {
+		t.Fatalf("after: %s %+v", st.Status, rec)
 	}
 }

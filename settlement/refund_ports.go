@@ -31,6 +31,7 @@ type RefundClaim struct {
 	ClaimedAt       time.Time // when it was claimed (or a reorg made it a claim again)
 	BlockNumber     uint64    // counted on chain proof: the block it was verified in
 	BlockHash       string
+	Holders         int // the requests holding it when read (Claimed)
 }
 
 // RefundClaimStore is what the verifier reads and keeps of the refund hashes.
@@ -41,8 +42,10 @@ type RefundClaimStore interface {
 	Claimed(ctx context.Context, after RefundClaim, limit int) ([]RefundClaim, error)
 	// Counted marks hash counted for receiptID, in the block verified (0, "": the merchant's word).
 	Counted(ctx context.Context, hash, receiptID string, blockNumber uint64, blockHash string) error
-	// Free deletes the hash of receiptID: its claim was refused (or never recorded).
-	Free(ctx context.Context, hash, receiptID string) error
+	// Free deletes the hash of c (as Claimed read it): its claim was refused (or never recorded).
+	// When a request reserved it again since (more holders: the merchant claimed it again, on the
+	// same receipt, after the refusal was recorded), it stays, a claim from at.
+	Free(ctx context.Context, c RefundClaim, at time.Time) error
 	// Reclaimed makes a counted hash a claim again from at (a reorg took it back then).
 	Reclaimed(ctx context.Context, hash, receiptID string, at time.Time) error
 	// CountedSince lists the hashes counted on chain proof in blocks after block.

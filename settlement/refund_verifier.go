@@ -125,7 +125,7 @@ func (v *RefundVerifier) verify(ctx context.Context, head uint64, c RefundClaim,
 	rec, ok := l.State.CountedRefund(c.TransactionHash)
 	switch {
 	case !ok && now.Sub(c.ClaimedAt) > refundClaimGrace: // reserved, never recorded (or refused already)
-		return v.Claims.Free(ctx, c.TransactionHash, c.ReceiptID)
+		return v.Claims.Free(ctx, c, now)
 	case !ok:
 		return nil
 	case rec.State == receipt.RefundStateProcessed: // the merchant's word, or recorded by another instance
@@ -171,7 +171,8 @@ func (v *RefundVerifier) refuse(ctx context.Context, c RefundClaim, reason strin
 		return err
 	}
 	v.Log.Info().Str("receipt", c.ReceiptID).Str("tx", c.TransactionHash).Str("reason", reason).Msg("refunds: claim refused")
-	return v.Claims.Free(ctx, c.TransactionHash, c.ReceiptID)
+	// A claim of the hash made again between the refusal and here holds it again: it stays (Free).
+	return v.Claims.Free(ctx, c, v.Now())
 }
 
 // audit takes back the counted refunds whose block left the chain and whose transaction is not

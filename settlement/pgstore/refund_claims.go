@@ -60,17 +60,17 @@ func (r *RefundClaims) Release(ctx context.Context, hash, receiptID string) erro
 // claimed_at; the hash only breaks ties).
 func (r *RefundClaims) Claimed(ctx context.Context, after settlement.RefundClaim, limit int) ([]settlement.RefundClaim, error) {
 	if after.TransactionHash == "" {
-		return r.list(ctx, `SELECT transaction_hash, receipt_id, claimed_at, 0, '' FROM refund_claims
+		return r.list(ctx, `SELECT transaction_hash, receipt_id, claimed_at, 0, '', holders FROM refund_claims
 			WHERE state = 'claimed' ORDER BY claimed_at, transaction_hash LIMIT $1`, limit)
 	}
-	return r.list(ctx, `SELECT transaction_hash, receipt_id, claimed_at, 0, '' FROM refund_claims
+	return r.list(ctx, `SELECT transaction_hash, receipt_id, claimed_at, 0, '', holders FROM refund_claims
 		WHERE state = 'claimed' AND (claimed_at, transaction_hash) > ($2, $3) ORDER BY claimed_at, transaction_hash LIMIT $1`,
 		limit, after.ClaimedAt, after.TransactionHash)
 }
 
 // CountedSince implements settlement.RefundClaimStore.
 func (r *RefundClaims) CountedSince(ctx context.Context, block uint64) ([]settlement.RefundClaim, error) {
-	return r.list(ctx, `SELECT transaction_hash, receipt_id, claimed_at, block_number, block_hash FROM refund_claims
+	return r.list(ctx, `SELECT transaction_hash, receipt_id, claimed_at, block_number, block_hash, holders FROM refund_claims
 		WHERE state = 'counted' AND block_number IS NOT NULL AND block_number > $1 ORDER BY block_number`, int64(block))
 }
 
@@ -82,7 +82,7 @@ func (r *RefundClaims) list(ctx context.Context, query string, args ...any) ([]s
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (settlement.RefundClaim, error) {
 		var c settlement.RefundClaim
 		var block int64
-		err := row.Scan(&c.TransactionHash, &c.ReceiptID, &c.ClaimedAt, &block, &c.BlockHash)
+		err := row.Scan(&c.TransactionHash, &c.ReceiptID, &c.ClaimedAt, &block, &c.BlockHash, &c.Holders)
 		c.BlockNumber = uint64(block)
 		return c, err
 	})
@@ -99,9 +99,15 @@ func (r *RefundClaims) Counted(ctx context.Context, hash, receiptID string, bloc
 	return wrapClaims("counted", err)
 }
 
-// Free implements settlement.RefundClaimStore.
-func (r *RefundClaims) Free(ctx context.Context, hash, receiptID string) error {
-	_, err := r.pool.Exec(ctx, `DELETE FROM refund_claims WHERE transaction_hash = $1 AND receipt_id = $2`, hash, receiptID)
+// Free implements settlement.RefundClaimStore: the row is deleted only if it has the holders c
+// was read with; else (reserved again meanwhile) it stays a claim from at. Both in one statement:
+// the update sees the delete's result, and a Reserve committed meanwhile is seen by the delete's
+// recheck of the row it waited for.
+func (r *RefundClaims) Free(ctx context.Context, c settlement.RefundClaim, at time.Time) error {
+	_, err := r.pool.Exec(ctx, `WITH gone AS (
+			DELETE FROM refund_claims WHERE transaction_hash = $1 AND receipt_id = $2 AND holders = $3 RETURNING 1)
+		UPDATE refund_claims SET claimed_at = $4 WHERE transaction_hash = $1 AND receipt_id = $2 AND state = 'claimed'
+			AND NOT EXISTS (SELECT 1 FROM gone)`, c.TransactionHash, c.ReceiptID, c.Holders, at)
 	return wrapClaims("free", err)
 }
 
