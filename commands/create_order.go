@@ -190,6 +190,7 @@ func (h *CreateOrderHandler) resolve(ctx context.Context, merchant string, lines
 		byID[it.ID], bySKU[it.SKU] = it, it
 	}
 	out := make([]receipt.Item, len(lines))
+	asked := map[string]int64{} // each item's quantity over the order's lines
 	for i, l := range lines {
 		it, ok := bySKU[l.SKU], l.ID == ""
 		ref := "sku " + l.SKU
@@ -205,6 +206,10 @@ func (h *CreateOrderHandler) resolve(ctx context.Context, merchant string, lines
 		}
 		if it.Currency != *currency {
 			return nil, Invalid(fmt.Sprintf("items[%d] (%s) is priced in %s, the order is in %s", i, it.SKU, it.Currency, *currency))
+		}
+		if asked[it.ID] += qtys[i]; it.StockQty >= 0 && asked[it.ID] > it.StockQty {
+			// The merchant's count, not a reservation: an order is no sale until it is paid.
+			return nil, Invalid(fmt.Sprintf("items[%d] (%s): %d in stock, the order asks for %d", i, it.SKU, it.StockQty, asked[it.ID]))
 		}
 		// An item without a picture gets its placeholder when the receipt is shown.
 		out[i] = receipt.Item{ItemID: it.ID, SKU: it.SKU, Label: it.Name, Thumb: it.Thumb, Unit: money.Cents(it.PriceCents), Qty: qtys[i], Taxable: it.Taxable}

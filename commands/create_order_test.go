@@ -88,9 +88,9 @@ func isEOF(err error) bool { return errors.Is(err, io.ErrUnexpectedEOF) }
 var (
 	mugID = uuid.MustParse("11111111-1111-4111-8111-111111111111")
 	shop  = catalog{
-		{ID: mugID.String(), SKU: "mug", Name: "Mug", Currency: "USD", PriceCents: 1250, Taxable: true},
-		{ID: uuid.NewString(), SKU: "tea", Name: "Tea", Currency: "USD", PriceCents: 400},
-		{ID: uuid.NewString(), SKU: "wine", Name: "Wine", Currency: "EUR", PriceCents: 900},
+		{ID: mugID.String(), SKU: "mug", Name: "Mug", Currency: "USD", PriceCents: 1250, Taxable: true, StockQty: -1},
+		{ID: uuid.NewString(), SKU: "tea", Name: "Tea", Currency: "USD", PriceCents: 400, StockQty: -1},
+		{ID: uuid.NewString(), SKU: "wine", Name: "Wine", Currency: "EUR", PriceCents: 900, StockQty: -1},
 	}
 )
 

@@ -56,7 +56,7 @@ func (c *OrderCatalog) Find(ctx context.Context, wallet string, ids []uuid.UUID,
 	}
 	out := make([]receipt.CatalogItem, len(found))
 	for i, it := range found {
-		out[i] = receipt.CatalogItem{ID: it.ID.String(), SKU: it.SKU, Name: it.Name, Thumb: it.Thumb, Currency: it.Currency, PriceCents: it.PriceCents, Taxable: it.Taxable}
+		out[i] = receipt.CatalogItem{ID: it.ID.String(), SKU: it.SKU, Name: it.Name, Thumb: it.Thumb, Currency: it.Currency, PriceCents: it.PriceCents, Taxable: it.Taxable, StockQty: it.StockQty}
 	}
 	return out, nil
 }

@@ -531,3 +531,30 @@ func TestAuditHistoryDetectsTampering(t *testing.T) {
 		t.Fatalf("tampered history %v", h)
 	}
 }
+
+// An order never asks for more of an item than the merchant has in stock (stop 60: stockQty had
+// no effect, and a sold-out item could be ordered); a stock of -1 is not counted. The quantity is
+// summed over the order's lines. Stock is the merchant's count, not reserved by an order.
+func TestOrderWithinStock(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	m := e.merchant(true)
+	e.item(m, `{"sku":"mug","name":"Mug","priceUsd":5,"stockQty":2}`)
+	e.item(m, `{"sku":"gone","name":"Gone","priceUsd":5,"stockQty":0}`)
+	e.item(m, `{"sku":"tea","name":"Tea","priceUsd":3,"stockQty":-1}`)
+	for _, c := range []struct {
+		name, items string
+		code        int
+	}{
+		{"within the stock", `[{"sku":"mug","qty":2}]`, 200},
+		{"past the stock", `[{"sku":"mug","qty":3}]`, 400},
+		{"past it over two lines", `[{"sku":"mug","qty":1},{"sku":"tea","qty":1},{"sku":"mug","qty":2}]`, 400},
+		{"sold out", `[{"sku":"gone","qty":1}]`, 400},
+		{"not counted", `[{"sku":"tea","qty":1000}]`, 200},
+	} {
+		rec := e.dev(m, http.MethodPost, "/api/orders", `{"items":`+c.items+`}`)
+		if rec.Code != c.code || c.code == 400 && decode(t, rec)["error"] != "invalid_input" {
+			t.Errorf("%s: %d %s, want %d", c.name, rec.Code, rec.Body, c.code)
+		}
+	}
+}

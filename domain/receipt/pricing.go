@@ -38,6 +38,7 @@ type CatalogItem struct {
 	Currency   string
 	PriceCents int64
 	Taxable    bool
+	StockQty   int64 // the merchant's count in stock; -1: not counted (unlimited)
 }
 
 // MerchantPricing is what pricing reads of the platform and the merchant's shop.
