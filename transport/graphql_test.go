@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -385,3 +387,67 @@ fragment TypeRef on __Type {
   kind name
   ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } }
 }`
+
+// TestGraphQLBounds: the work done before an operation's complexity is known is bounded. Repeated
+// fields made validation quadratic (24,000 `a:__typename` burned a minute of CPU), aliased
+// `__schema` blocks were never costed (900 KB answered 44 MB), and any body up to the server's
+// 1 MiB was parsed. Each refusal is asserted, not timed.
+func TestGraphQLBounds(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	m := e.merchant(false)
+	key := e.key(m.wallet, "graphql:read")
+	aliases := func(n int, field string) string {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range n {
+			b.WriteString(" a" + strconv.Itoa(i) + ":" + field)
+		}
+		return b.String() + " }"
+	}
+	for _, tc := range []struct {
+		name, query string
+		status      int
+		code        string
+	}{
+		// 3,000 tokens, within the complexity limit: refused while parsing.
+		{"repeated fields past the token limit", "{" + strings.Repeat(" a:__typename", 1000) + " }", 422, "GRAPHQL_PARSE_FAILED"},
+		{"two __schema blocks", `{ a: __schema { queryType { name } } b: __schema { queryType { name } } }`, 200, "INTROSPECTION_LIMIT_EXCEEDED"},
+		{"__schema and __type", `{ __schema { queryType { name } } __type(name: "User") { name } }`, 200, "INTROSPECTION_LIMIT_EXCEEDED"},
+		{"__schema in a fragment", `{ __schema { queryType { name } } ...F } fragment F on Query { b: __schema { queryType { name } } }`, 200, "INTROSPECTION_LIMIT_EXCEEDED"},
+		// 600 distinct aliases (1,800 tokens, complexity 600): past the field limit.
+		{"past the field limit", aliases(600, "__typename"), 200, "FIELD_LIMIT_EXCEEDED"},
+		{"fragments spread twice over", `{ ...F0 }` + func() string {
+			var b strings.Builder
+			for i := range 12 {
+				b.WriteString(fmt.Sprintf(" fragment F%d on Query { ...F%d ...F%d }", i, i+1, i+1))
+			}
+			return b.String() + " fragment F12 on Query { __typename }"
+		}(), 200, "FIELD_LIMIT_EXCEEDED"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, r := e.graphql(key, tc.query, nil)
+			if status != tc.status || len(r.Errors) == 0 || r.Errors[0].Extensions["code"] != tc.code || len(r.Data) != 0 {
+				t.Fatalf("%d %+v, %d data fields", status, r.Errors, len(r.Data))
+			}
+		})
+	}
+	t.Run("within the limits", func(t *testing.T) {
+		status, r := e.graphql(key, aliases(400, "__typename"), nil)
+		if status != 200 || len(r.Errors) != 0 || len(r.Data) != 400 {
+			t.Fatalf("%d %+v %d", status, r.Errors, len(r.Data))
+		}
+	})
+	big := `{ __typename }` + strings.Repeat(" ", 70<<10) // whitespace: no tokens, only bytes
+	for _, r := range []req{
+		{method: http.MethodPost, path: "/api/graphql", body: `{"query":"` + big + `"}`},
+		{method: http.MethodGet, path: "/api/graphql?query=" + url.QueryEscape(big)},
+	} {
+		r.header = map[string]string{"Ocp-Apim-Subscription-Key": key}
+		rec := e.do(r)
+		var env struct{ Error string }
+		if rec.Code != http.StatusRequestEntityTooLarge || json.Unmarshal(rec.Body.Bytes(), &env) != nil || env.Error != "payload_too_large" {
+			t.Fatalf("%s of 70 KiB: %d %s", r.method, rec.Code, rec.Body.String()[:min(rec.Body.Len(), 300)])
+		}
+	}
+}

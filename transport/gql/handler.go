@@ -24,9 +24,23 @@ import (
 // of User's 12 fields costs 1,201: one such list per operation, not two. The depth limit counts
 // introspection too: __Type.ofType is the schema's only unbounded nesting (gqlparser's own rule
 // bounds only __Type's list fields), and GraphiQL's introspection query stays within 15.
+//
+// The other limits bound the work done before the complexity is known: MaxTokens is checked while
+// parsing (validation is quadratic in repeated fields: 24,000 `a:__typename` cost a minute
+// there), MaxFields and MaxIntrospection after validation (gqlgen's complexity never costs the
+// introspection fields, so aliased `__schema` blocks would each answer the whole schema).
+// GraphiQL's introspection query is about 150 tokens, 130 fields (fragments expanded) and one
+// `__schema`; a leaderboard with all of User's fields is 45 tokens.
 const (
-	MaxComplexity = 2000
-	MaxDepth      = 15
+	MaxComplexity    = 2000
+	MaxDepth         = 15
+	MaxTokens        = 2000
+	MaxFields        = 500
+	MaxIntrospection = 1
+	// UserCost is what one user(wallet:) lookup costs besides its selection: each is a read of
+	// the store, so an operation holds at most about 100 of them (the loader runs them one at a
+	// time, never one connection per alias).
+	UserCost = 20
 )
 
 // NewHandler returns the GraphQL endpoint (GET and POST, introspection allowed, no mutation
@@ -45,6 +59,7 @@ func NewHandler(store Store, now func() time.Time) http.Handler {
 	}
 	cfg.Complexity.Query.Leaderboard = perItem
 	cfg.Complexity.Query.LiveUsers = perItem
+	cfg.Complexity.Query.User = func(child int, _ string) int { return UserCost + child }
 	cfg.Complexity.Query.Follows = func(child int, _ string, _ FollowDirection, first *int, _ *string) int {
 		return perItem(child, first)
 	}
@@ -52,7 +67,9 @@ func NewHandler(store Store, now func() time.Time) http.Handler {
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.SetParserTokenLimit(MaxTokens)
 	srv.Use(extension.Introspection{})
+	srv.Use(FieldLimit{Max: MaxFields, MaxIntrospection: MaxIntrospection})
 	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
 	srv.Use(DepthLimit{Max: MaxDepth})
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
@@ -113,21 +130,99 @@ func (d DepthLimit) MutateOperationContext(_ context.Context, op *graphql.Operat
 	return nil
 }
 
+// selectionDepth measures set, each named fragment once (fragments spreading one another twice
+// over would otherwise be measured 2^n times).
 func selectionDepth(set ast.SelectionSet) int {
+	return depthOf(set, map[string]int{})
+}
+
+func depthOf(set ast.SelectionSet, fragments map[string]int) int {
 	deepest := 0
 	for _, sel := range set {
 		var d int
 		switch s := sel.(type) {
 		case *ast.Field:
-			d = 1 + selectionDepth(s.SelectionSet)
+			d = 1 + depthOf(s.SelectionSet, fragments)
 		case *ast.InlineFragment:
-			d = selectionDepth(s.SelectionSet)
+			d = depthOf(s.SelectionSet, fragments)
 		case *ast.FragmentSpread:
-			if s.Definition != nil {
-				d = selectionDepth(s.Definition.SelectionSet)
+			if s.Definition == nil {
+				break
 			}
+			known, ok := fragments[s.Name]
+			if !ok {
+				known = depthOf(s.Definition.SelectionSet, fragments)
+				fragments[s.Name] = known
+			}
+			d = known
 		}
 		deepest = max(deepest, d)
 	}
 	return deepest
+}
+
+// FieldLimit refuses an operation selecting more than Max fields (aliases and fragments
+// counted as the fields they select, as often as they are spread) or more than
+// MaxIntrospection `__schema`/`__type` fields.
+type FieldLimit struct{ Max, MaxIntrospection int }
+
+var (
+	_ graphql.HandlerExtension        = FieldLimit{}
+	_ graphql.OperationContextMutator = FieldLimit{}
+)
+
+// ExtensionName names the extension in gqlgen's stats.
+func (FieldLimit) ExtensionName() string { return "FieldLimit" }
+
+// Validate accepts any schema.
+func (FieldLimit) Validate(graphql.ExecutableSchema) error { return nil }
+
+// MutateOperationContext counts the operation's fields after validation, stopping at the first
+// one past a limit: the count costs at most Max steps however the fragments multiply.
+func (l FieldLimit) MutateOperationContext(_ context.Context, op *graphql.OperationContext) *gqlerror.Error {
+	if op.Operation == nil {
+		return nil
+	}
+	c := fieldCount{max: l.Max, maxIntro: l.MaxIntrospection}
+	c.walk(op.Operation.SelectionSet)
+	switch {
+	case c.intro > l.MaxIntrospection:
+		return &gqlerror.Error{Message: fmt.Sprintf("operation selects __schema or __type more than %d time(s)", l.MaxIntrospection),
+			Extensions: map[string]any{"code": "INTROSPECTION_LIMIT_EXCEEDED"}}
+	case c.fields > l.Max:
+		return &gqlerror.Error{Message: fmt.Sprintf("operation selects more than %d fields, which exceeds the limit of %d", l.Max, l.Max),
+			Extensions: map[string]any{"code": "FIELD_LIMIT_EXCEEDED"}}
+	}
+	return nil
+}
+
+type fieldCount struct {
+	max, maxIntro int
+	fields, intro int
+}
+
+// over stops the walk: a fragment spread holds at least one selection and fragments do not
+// cycle (validation), so the walk visits at most about Max times the fragments' count.
+func (c *fieldCount) over() bool { return c.fields > c.max || c.intro > c.maxIntro }
+
+func (c *fieldCount) walk(set ast.SelectionSet) {
+	for _, sel := range set {
+		if c.over() {
+			return
+		}
+		switch s := sel.(type) {
+		case *ast.Field:
+			c.fields++
+			if s.Name == "__schema" || s.Name == "__type" {
+				c.intro++
+			}
+			c.walk(s.SelectionSet)
+		case *ast.InlineFragment:
+			c.walk(s.SelectionSet)
+		case *ast.FragmentSpread:
+			if s.Definition != nil {
+				c.walk(s.Definition.SelectionSet)
+			}
+		}
+	}
 }

@@ -66,17 +66,54 @@ func (l *countLoader) load(wallet string) (readmodels.FollowCounts, error) {
 	return l.loaded[wallet], nil
 }
 
-// loaders are one request's batch loaders.
-type loaders struct{ counts *countLoader }
+// loaders are one request's loaders.
+type loaders struct {
+	counts *countLoader
+	users  *userLoader
+}
 
 type loadersKey struct{}
 
 // withLoaders gives the operation in ctx its own loaders: counts are never shared between
 // requests, so they are never stale across them.
 func withLoaders(ctx context.Context, store Store) context.Context {
-	return context.WithValue(ctx, loadersKey{}, &loaders{counts: newCountLoader(ctx, store)})
+	return context.WithValue(ctx, loadersKey{}, &loaders{counts: newCountLoader(ctx, store), users: newUserLoader(ctx, store)})
 }
 
 func loadersFrom(ctx context.Context) *loaders {
 	return ctx.Value(loadersKey{}).(*loaders)
+}
+
+// userLoader reads a request's user(wallet:) lookups one at a time, each wallet once: an
+// operation of many aliased lookups (each costs UserCost) holds one pool connection, not one
+// per alias. The store has no read of many users by wallet; a batch read would make this one
+// query (docs: /work/notes/decision-surface.md).
+type userLoader struct {
+	ctx    context.Context
+	store  Store
+	mu     sync.Mutex
+	loaded map[string]userResult
+}
+
+type userResult struct {
+	user readmodels.User
+	err  error
+}
+
+func newUserLoader(ctx context.Context, store Store) *userLoader {
+	return &userLoader{ctx: ctx, store: store, loaded: map[string]userResult{}}
+}
+
+// load returns wallet's user (readmodels.ErrNotFound when it has none), reading it unless this
+// request already did.
+func (l *userLoader) load(wallet string) (readmodels.User, error) {
+	wallet = strings.ToLower(wallet)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r, ok := l.loaded[wallet]
+	if !ok {
+		r.user, r.err = l.store.Get(l.ctx, wallet)
+		l.loaded[wallet] = r
+	}
+	return r.user, r.err
 }

@@ -48,7 +48,7 @@ func (q queryResolver) User(ctx context.Context, wallet string) (*User, error) {
 	if !address.Valid(wallet) {
 		return nil, nil // no user has it (text such as a NUL would fail in the database)
 	}
-	u, err := q.store.Get(ctx, wallet)
+	u, err := loadersFrom(ctx).users.load(wallet)
 	if errors.Is(err, readmodels.ErrNotFound) {
 		return nil, nil
 	}
