@@ -89,8 +89,9 @@ func TestProcessorSessionOfAnotherReceiptDoesNotPay(t *testing.T) {
 	if owner, err := readmodels.NewProcessorEvents(e.pool).SessionOwner(context.Background(), sid); err != nil || owner != a {
 		t.Fatalf("owner %q %v, want %s", owner, err, a)
 	}
-	// For its own receipt it pays.
-	e.processorEvent("evt_s2", a, "", sid, "fulfillment_complete", `,"transactionHash":"0x`+strings.Repeat("6", 64)+`","sourceAmountUsd":10`)
+	// For its own receipt it pays, even without the amount ("when available", spec): the service
+	// asked the processor for the amount due when it started the session.
+	e.processorEvent("evt_s2", a, "", sid, "fulfillment_complete", `,"transactionHash":"0x`+strings.Repeat("6", 64)+`","sourceAmountUsd":null`)
 	if st := e.status(m, a); st["status"] != "paid" || st["isProcessorSessionUnique"] != true {
 		t.Fatalf("receipt A: %v", st)
 	}

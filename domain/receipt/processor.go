@@ -123,7 +123,13 @@ func confirmProcessor(s State, u ProcessorUpdate, attempt string) ([]Event, erro
 		return evs, err
 	}
 	if u.SourceAmountCents == nil && u.SourceAmountUSD == "" {
-		return nil, nil // not verified yet: the reconciler's Get of the session decides
+		// The spec's amount is "when available". A session the service started for this receipt
+		// asked the processor for the amount due, and the processor signed its completion; any
+		// other session is not verified yet: the reconciler's Get of the session decides.
+		if u.SessionOwner != "" && u.SessionOwner == s.Receipt.ReceiptID {
+			return evs, nil
+		}
+		return nil, nil
 	}
 	due, err := DueUSD(s)
 	if err != nil {

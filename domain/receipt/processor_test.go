@@ -93,6 +93,7 @@ func TestProcessorSuccessMustCoverTheAmountDue(t *testing.T) {
 		{"more pays", usd, success(cents(1200), "12"), EventConfirmed, StatusPaid, ""},
 		{"cents alone are compared", usd, success(cents(999), ""), EventPaymentIgnored, StatusGenerated, "9.99 USD of the 10.00 USD due"},
 		{"no amount confirms nothing", usd, success(nil, ""), "", StatusGenerated, ""},
+		{"no amount, the service's own session for this receipt: paid", usd, owned(success(nil, ""), usd), EventConfirmed, StatusPaid, ""},
 		{"EUR at its rate: 10.83 is due", eur, success(cents(1083), "10.83"), EventConfirmed, StatusPaid, ""},
 		{"EUR at its rate: 10.82 is short", eur, success(cents(1082), "10.82"), EventPaymentIgnored, StatusGenerated, "of the 10.83 USD due"},
 		{"EUR: the euro total in dollars is short", eur, success(cents(1000), "10"), EventPaymentIgnored, StatusGenerated, "underpaid"},
@@ -253,4 +254,10 @@ func TestThen(t *testing.T) {
 	if _, err := Then(s, nil, ErrState, nil); err != ErrState {
 		t.Fatalf("err %v, want the first's", err)
 	}
+}
+
+// owned is u reported for a session the service started for s's receipt.
+func owned(u ProcessorUpdate, s State) ProcessorUpdate {
+	u.SessionOwner = s.Receipt.ReceiptID
+	return u
 }
