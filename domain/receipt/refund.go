@@ -224,8 +224,9 @@ func ProcessRefund(s State, p RefundProcessed) ([]Event, error) {
 	return []Event{p}, nil
 }
 
-// RefuseRefund records that the chain does not support a claimed refund. Anything but a claim of
-// hash changes nothing. Errors: ErrNotFound.
+// RefuseRefund records that the chain does not support a claimed refund, and the payment of a
+// failed receipt its transfers then cover (payAfterRefusal). Anything but a claim of hash changes
+// nothing. Errors: ErrNotFound, Confirm's.
 func RefuseRefund(s State, hash, reason string, at int64) ([]Event, error) {
 	if err := must(s); err != nil {
 		return nil, err
@@ -234,7 +235,28 @@ func RefuseRefund(s State, hash, reason string, at int64) ([]Event, error) {
 	if !ok || r.State != RefundStateClaimed {
 		return nil, nil
 	}
-	return []Event{RefundRefused{TransactionHash: r.TransactionHash, AmountCents: r.AmountCents, Reason: reason, At: at}}, nil
+	refused := RefundRefused{TransactionHash: r.TransactionHash, AmountCents: r.AmountCents, Reason: reason, At: at}
+	pay, err := payAfterRefusal(Evolve(s, refused), at)
+	return append([]Event{refused}, pay...), err
+}
+
+// payAfterRefusal is the payment of a failed receipt whose transfers cover it again once a
+// refused claim stops counting as returned (returnedCents): the transfers that arrived while the
+// claim counted did not pay it, and no later observation asks again. The last transfer completes
+// it, unless it came after the late-payment watch (LateCredit: it pays nothing).
+func payAfterRefusal(s State, at int64) ([]Event, error) {
+	if s.Status != StatusFailed || s.Payment != nil {
+		return nil, nil
+	}
+	for i := len(s.Credits) - 1; i >= 0; i-- {
+		if c := s.Credits[i]; c.Counts() {
+			if s.LateCredit(c) {
+				return nil, nil
+			}
+			return payIfCovered(s, c, at)
+		}
+	}
+	return nil, nil
 }
 
 // RevertRefund takes back a refund processed on chain proof whose transaction a reorg took off

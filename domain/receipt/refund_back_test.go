@@ -111,3 +111,17 @@ func TestRefundOfAnUnknownAmountIsNotProven(t *testing.T) {
 		t.Fatalf("ok %v %q", ok, reason)
 	}
 }
+
+// Stop 61: a refusal pays a failed receipt only with transfers of its late-payment watch: one
+// confirmed after it pays nothing, refusal or not.
+func TestRefundRefusedPaysNothingAfterTheWatch(t *testing.T) {
+	t.Parallel()
+	s := failedWithFunds(t) // 4 of 10 USDC; the watch ended at 6
+	s = then(t, s)(RequestRefund(s, RefundOrder{Reason: "r", TransactionHash: hashA, By: "m", At: 20}))
+	s, _ = observe(t, s, DepositObservation{Transfer: DepositTransferSeen{TransactionHash: "0x6", LogIndex: 0, BlockNumber: 8, BlockHash: "0xb8",
+		Sender: "0xc0ffee", Token: "USDC", AmountUnits: "6000000", Decimals: 6}, Confirmed: true, At: 40})
+	s = then(t, s)(RefuseRefund(s, hashA, "not on chain", 50))
+	if s.Status != StatusFailed || s.Payment != nil {
+		t.Fatalf("%s %+v", s.Status, s.Payment)
+	}
+}

@@ -322,6 +322,17 @@ func TestRefundedFundsPayNothing(t *testing.T) {
 		return DepositObservation{Transfer: DepositTransferSeen{TransactionHash: tx, LogIndex: 0, BlockNumber: 8, BlockHash: "0xb8" + tx,
 			Sender: "0xc0ffee", Token: "USDC", AmountUnits: units, Decimals: 6}, Confirmed: true, At: 40}
 	}
+	refusedAfter := func(o DepositObservation) State {
+		s, _ := observe(t, claimed(), o)
+		if s.Status != StatusFailed {
+			t.Fatalf("setup: %s", s.Status)
+		}
+		s = then(t, s)(RefuseRefund(s, hashA, "not on chain", 50))
+		if s.Payment == nil || !s.Payment.PaidLate || !strings.EqualFold(s.Payment.TransactionHash, o.Transfer.TransactionHash) {
+			t.Fatalf("payment %+v", s.Payment)
+		}
+		return s
+	}
 	for _, c := range []struct {
 		name    string
 		s       State
@@ -334,6 +345,9 @@ func TestRefundedFundsPayNothing(t *testing.T) {
 		{"processed refund: the late 6 does not", processed(), []DepositObservation{late("0x6", "6000000")}, false, "4000000"},
 		{"processed refund: the late 6 and 4 more do", processed(), []DepositObservation{late("0x6", "6000000"), late("0x4", "4000000")}, true, "0"},
 		{"refund claim refused: the funds count again", refused(), []DepositObservation{late("0x6", "6000000")}, true, "0"},
+		// Stop 61: refused after the late 6 arrived, the claim stops counting and the receipt is
+		// paid (it stayed failed though covered: nothing asked again).
+		{"refund claim refused after the late 6: paid then", refusedAfter(late("0x6", "6000000")), nil, true, "0"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := c.s
