@@ -72,6 +72,18 @@ type dashList struct {
 	First, Next, ExportURL string
 }
 
+// cutChars is s's first n characters: a cut inside a character would leave invalid UTF-8, which
+// PostgreSQL refuses (the server's middleware already refused invalid query values).
+func cutChars(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
 // dashReceipts is /dashboard: the merchant's receipts newest first, a status filter, a search by
 // receipt id or transactionId, and keyset pages.
 func (s *dash) dashReceipts(c echo.Context, sess transport.Session, f Frame) error {
@@ -80,9 +92,7 @@ func (s *dash) dashReceipts(c echo.Context, sess transport.Session, f Frame) err
 	if !slices.Contains(v.Statuses, v.Status) {
 		v.Status = "" // an unknown filter shows every receipt rather than an error page
 	}
-	if len(v.Query) > dashQueryMax {
-		v.Query = v.Query[:dashQueryMax]
-	}
+	v.Query = cutChars(v.Query, dashQueryMax)
 	var rows []readmodels.ReceiptRow
 	var err error
 	cursor := c.QueryParam("cursor")
