@@ -31,9 +31,21 @@ func (s *Subscriptions) ByMerchant(ctx context.Context, wallet string) ([]subscr
 	return s.list(ctx, `merchant`, wallet)
 }
 
+// NewestByMerchant lists the newest n (at most SubscriptionListMax) subscriptions to a merchant
+// wallet's plans, newest first (the index on merchant, created_at read backwards).
+func (s *Subscriptions) NewestByMerchant(ctx context.Context, wallet string, n int) ([]subscription.State, error) {
+	return s.query(ctx, `SELECT state FROM subscriptions WHERE merchant = $1
+		ORDER BY created_at DESC, subscription_id DESC LIMIT $2`, wallet, min(max(n, 0), SubscriptionListMax))
+}
+
 func (s *Subscriptions) list(ctx context.Context, column, wallet string) ([]subscription.State, error) {
-	rows, err := s.pool.Query(ctx, `SELECT state FROM subscriptions WHERE `+column+` = $1
-		ORDER BY created_at, subscription_id LIMIT $2`, strings.ToLower(wallet), SubscriptionListMax)
+	return s.query(ctx, `SELECT state FROM subscriptions WHERE `+column+` = $1
+		ORDER BY created_at, subscription_id LIMIT $2`, wallet, SubscriptionListMax)
+}
+
+// query reads the states sql selects for wallet ($1, lower-cased) and a limit ($2).
+func (s *Subscriptions) query(ctx context.Context, sql, wallet string, limit int) ([]subscription.State, error) {
+	rows, err := s.pool.Query(ctx, sql, strings.ToLower(wallet), limit)
 	if err != nil {
 		return nil, fmt.Errorf("list subscriptions: %w", err)
 	}

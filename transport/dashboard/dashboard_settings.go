@@ -1,15 +1,18 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport"
 )
@@ -98,7 +101,7 @@ func (s *dash) dashSettings(c echo.Context, sess transport.Session, f Frame) err
 	return s.ui.Render(c.Response(), http.StatusOK, "settings", f, v)
 }
 
-// dashPlans fills the merchant's active plans and its subscriptions (the newest first ones).
+// dashPlans fills the merchant's active plans and its newest subscriptions, newest first.
 func (s *dash) dashPlans(c echo.Context, wallet string, v *dashSettingsView) error {
 	ctx := c.Request().Context()
 	plans, err := s.Plans.ListActive(ctx, wallet)
@@ -108,17 +111,34 @@ func (s *dash) dashPlans(c echo.Context, wallet string, v *dashSettingsView) err
 	for _, p := range plans {
 		v.Plans = append(v.Plans, dashPlan{Name: p.Name, Price: dashMoney(p.Price, "USD"), Period: p.Period})
 	}
-	subs, err := s.Subscriptions.ByMerchant(ctx, wallet)
+	subs, err := s.newestSubscriptions(ctx, wallet)
 	if err != nil {
 		return err
 	}
-	for i, st := range subs {
-		if i == dashSubscriptionsMax {
-			break
-		}
+	for _, st := range subs {
 		next, _ := dashTime(st.NextChargeAt)
 		v.Subscriptions = append(v.Subscriptions, dashSubscription{ID: st.ID, Plan: st.Plan.Name, Customer: st.Customer, Status: string(st.Status),
 			Next: next, Charges: st.Charges})
 	}
 	return nil
+}
+
+// newestSubscriptions reads the query's newest-first list (readmodels.Subscriptions has one).
+// The Subscriptions port (mount.go) declares only ByMerchant, oldest first and bounded at 1,000:
+// kept as the fallback, its last ones reversed (the page showed its first 50, the oldest).
+type newestSubscriptions interface {
+	NewestByMerchant(ctx context.Context, wallet string, n int) ([]subscription.State, error)
+}
+
+func (s *dash) newestSubscriptions(ctx context.Context, wallet string) ([]subscription.State, error) {
+	if q, ok := s.Subscriptions.(newestSubscriptions); ok {
+		return q.NewestByMerchant(ctx, wallet, dashSubscriptionsMax)
+	}
+	subs, err := s.Subscriptions.ByMerchant(ctx, wallet)
+	if err != nil {
+		return nil, err
+	}
+	subs = subs[max(0, len(subs)-dashSubscriptionsMax):]
+	slices.Reverse(subs)
+	return subs, nil
 }
