@@ -40,7 +40,7 @@ const (
 // the instance (the exports' pool's budget, which app/web passes; zero: DefaultExportMaxConcurrent) and exportsPerUser per merchant, each ended
 // after ExportTimeout (zero: DefaultExportTimeout).
 func (s *Server) exportBudget(cfg Config) {
-	s.exportSlots.max, s.exportSlots.total = exportsPerUser, cmp.Or(cfg.ExportMaxConcurrent, DefaultExportMaxConcurrent)
+	s.exportSlots.Max, s.exportSlots.Total = exportsPerUser, cmp.Or(cfg.ExportMaxConcurrent, DefaultExportMaxConcurrent)
 	s.exportTimeout = cmp.Or(cfg.ExportTimeout, DefaultExportTimeout)
 }
 
@@ -102,10 +102,10 @@ func (s *Server) exportSplits(c echo.Context) error {
 // final CRLF of a complete one.
 func (s *Server) streamCSV(c echo.Context, name string, header []string, rows func(context.Context, string, func([]string) error) error) error {
 	merchant := merchantOf(c)
-	if !s.exportSlots.take(merchant) {
+	if !s.exportSlots.Take(merchant) {
 		return s.noSlot("Too many exports running (for this merchant or on this instance): retry when one has ended")
 	}
-	defer s.exportSlots.give(merchant)
+	defer s.exportSlots.Give(merchant)
 	// A large export outlives the server's 30 s timeouts, up to the export's own: a client that
 	// reads too slowly to finish by then is cut off, its connection and slot given back.
 	rc := http.NewResponseController(c.Response())

@@ -222,10 +222,10 @@ type Server struct {
 
 	endpoints      EndpointStore
 	endpointSender EndpointSender
-	streams        streamSlots
+	streams        Slots
 	idem           IdempotentStore
 	exports        ExportSource
-	exportSlots    streamSlots
+	exportSlots    Slots
 	exportTimeout  time.Duration
 	revocations    *cache.Signal // wakes streams to re-check their credential (stream_credentials.go)
 	tracer         trace.Tracer

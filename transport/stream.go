@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -19,52 +20,53 @@ const (
 	streamsPerUser = 5 // concurrent streams of one merchant
 )
 
-// slotRetry is when a client refused a stream or export slot may try again (the spec's resetAt
-// on 429): a slot frees when another of the merchant's streams or exports ends, which nobody can
-// tell in advance, so this is a pause long enough not to spin and short enough to take a freed
-// slot soon.
-const slotRetry = 5 * time.Second
+// SlotRetry is when a client refused a stream or export slot may try again (the spec's resetAt
+// on 429): a slot frees when another stream or export ends, which nobody can tell in advance, so
+// this is a pause long enough not to spin and short enough to take a freed slot soon.
+const SlotRetry = 5 * time.Second
 
-// noSlot is the 429 refusing a stream or export slot, in the spec's envelope with resetAt.
-func (s *Server) noSlot(message string) *Error {
+// NoSlot is the 429 refusing a stream or export slot at now, in the spec's envelope with resetAt.
+func NoSlot(message string, now time.Time) *Error {
 	return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Message: message,
-		Extra: map[string]any{"resetAt": s.now().Add(slotRetry).UnixMilli()}}
+		Extra: map[string]any{"resetAt": now.Add(SlotRetry).UnixMilli()}}
 }
 
-// streamSlots counts each merchant's open streams (or exports), at most max (0: streamsPerUser)
-// each and at most total on the instance (0: no instance bound).
-type streamSlots struct {
-	mu    sync.Mutex
-	max   int
-	total int
-	all   int
-	open  map[string]int
+// noSlot is NoSlot on the server's clock.
+func (s *Server) noSlot(message string) *Error { return NoSlot(message, s.now()) }
+
+// Slots counts the open long-lived requests (streams, exports) of each key (a merchant, a client
+// address): at most Max each (0: streamsPerUser) and at most Total on the instance (0: no
+// instance bound).
+type Slots struct {
+	Max, Total int
+	mu         sync.Mutex
+	all        int
+	open       map[string]int
 }
 
-func (s *streamSlots) take(merchant string) bool {
+// Take takes one of key's slots; false when none is left (for key or on the instance).
+func (s *Slots) Take(key string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.open == nil {
 		s.open = map[string]int{}
 	}
-	limit := s.max
-	if limit == 0 {
-		limit = streamsPerUser
-	}
-	if s.open[merchant] >= limit || (s.total > 0 && s.all >= s.total) {
+	limit := cmp.Or(s.Max, streamsPerUser)
+	if s.open[key] >= limit || (s.Total > 0 && s.all >= s.Total) {
 		return false
 	}
-	s.open[merchant]++
+	s.open[key]++
 	s.all++
 	return true
 }
 
-func (s *streamSlots) give(merchant string) {
+// Give gives back a slot Take took for key (once per Take).
+func (s *Slots) Give(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.all--
-	if s.open[merchant]--; s.open[merchant] <= 0 {
-		delete(s.open, merchant)
+	if s.open[key]--; s.open[key] <= 0 {
+		delete(s.open, key)
 	}
 }
 
@@ -74,10 +76,10 @@ func (s *streamSlots) give(merchant string) {
 // eventsLifetime. It returns the give-back, which the handler calls (once) when the stream ends,
 // or, when none is left, the 429 /api/webhooks/stream answers (the envelope with resetAt).
 func (s *Server) TakeStreamSlot(merchant string) (func(), error) {
-	if !s.streams.take(merchant) {
+	if !s.streams.Take(merchant) {
 		return nil, s.noSlot("Too many open event streams for this merchant")
 	}
-	return sync.OnceFunc(func() { s.streams.give(merchant) }), nil
+	return sync.OnceFunc(func() { s.streams.Give(merchant) }), nil
 }
 
 // streamStart is the event id a stream resumes after: the client's Last-Event-ID, else the

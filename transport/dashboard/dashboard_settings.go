@@ -1,18 +1,15 @@
 package dashboard
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/domain/money"
-	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport"
 )
@@ -111,34 +108,14 @@ func (s *dash) dashPlans(c echo.Context, wallet string, v *dashSettingsView) err
 	for _, p := range plans {
 		v.Plans = append(v.Plans, dashPlan{Name: p.Name, Price: dashMoney(p.Price, "USD"), Period: p.Period})
 	}
-	subs, err := s.newestSubscriptions(ctx, wallet)
+	subs, err := s.Subscriptions.NewestByMerchant(ctx, wallet, dashSubscriptionsMax)
 	if err != nil {
 		return err
 	}
 	for _, st := range subs {
 		next, _ := dashTime(st.NextChargeAt)
-		v.Subscriptions = append(v.Subscriptions, dashSubscription{ID: st.ID, Plan: st.Plan.Name, Customer: st.Customer, Status: string(st.Status),
+		v.Subscriptions = append(v.Subscriptions, dashSubscription{ID: st.ID, Plan: st.Plan.Name, Customer: st.Customer, Status: string(st.StatusAt(s.now())),
 			Next: next, Charges: st.Charges})
 	}
 	return nil
-}
-
-// newestSubscriptions reads the query's newest-first list (readmodels.Subscriptions has one).
-// The Subscriptions port (mount.go) declares only ByMerchant, oldest first and bounded at 1,000:
-// kept as the fallback, its last ones reversed (the page showed its first 50, the oldest).
-type newestSubscriptions interface {
-	NewestByMerchant(ctx context.Context, wallet string, n int) ([]subscription.State, error)
-}
-
-func (s *dash) newestSubscriptions(ctx context.Context, wallet string) ([]subscription.State, error) {
-	if q, ok := s.Subscriptions.(newestSubscriptions); ok {
-		return q.NewestByMerchant(ctx, wallet, dashSubscriptionsMax)
-	}
-	subs, err := s.Subscriptions.ByMerchant(ctx, wallet)
-	if err != nil {
-		return nil, err
-	}
-	subs = subs[max(0, len(subs)-dashSubscriptionsMax):]
-	slices.Reverse(subs)
-	return subs, nil
 }

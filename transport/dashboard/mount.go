@@ -86,9 +86,9 @@ type Plans interface {
 	ListActive(ctx context.Context, wallet string) ([]readmodels.Plan, error)
 }
 
-// Subscriptions lists a merchant's subscriptions.
+// Subscriptions lists a merchant's newest subscriptions.
 type Subscriptions interface {
-	ByMerchant(ctx context.Context, wallet string) ([]subscription.State, error)
+	NewestByMerchant(ctx context.Context, wallet string, n int) ([]subscription.State, error)
 }
 
 // Deps are the queries the dashboard reads through; every one is required.

@@ -62,9 +62,10 @@ type Deps struct {
 // handlers are the mounted payment page: its queries, the foundation it runs on, its assets.
 type handlers struct {
 	Deps
-	r      Router
-	cfg    transport.Config
-	assets *page.Assets
+	r       Router
+	cfg     transport.Config
+	assets  *page.Assets
+	streams *transport.Slots // the open event streams, per client address and on the instance
 }
 
 // Mount registers the payment page's routes on r. A missing query fails here, at start.
@@ -76,7 +77,7 @@ func Mount(r Router, d Deps) error {
 	if err != nil {
 		return fmt.Errorf("transport: payment page assets: %w", err)
 	}
-	s := &handlers{Deps: d, r: r, cfg: r.Config(), assets: assets}
+	s := &handlers{Deps: d, r: r, cfg: r.Config(), assets: assets, streams: &transport.Slots{Max: streamsPerAddress, Total: streamsPerInstance}}
 	s.routes()
 	return nil
 }

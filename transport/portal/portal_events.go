@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -65,12 +64,12 @@ func paymentView(st receipt.State) *page.Payment {
 // is a plain 404 before any stream.
 func (s *handlers) portalEvents(c echo.Context) error {
 	id := c.Param("id")
-	give, err := streamGateOf(s).take(c.RealIP(), time.Now())
-	if err != nil {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(int(streamRetry/time.Second)))
-		return err
+	addr := c.RealIP()
+	if !s.streams.Take(addr) {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(int(transport.SlotRetry/time.Second)))
+		return transport.NoSlot("Too many open event streams from this address, or on this instance", time.Now())
 	}
-	defer give()
+	defer s.streams.Give(addr)
 	// Subscribed before the first read: a change committed in between still wakes the stream.
 	woken, unsubscribe := s.r.WatchReceipt(id)
 	defer unsubscribe()
@@ -101,64 +100,11 @@ func (s *handlers) portalEvents(c echo.Context) error {
 // per-minute limit per address let one address hold hundreds at once. A customer's page opens
 // one stream per tab; 20 leave room for the customers of a shop behind one address (an office,
 // a carrier's NAT). Past a bound the answer is 429 rate_limited with resetAt, as a merchant's
-// streams past theirs (transport/stream.go's noSlot); the page's client retries.
+// streams past theirs (transport.NoSlot); the page's client retries.
 const (
 	streamsPerAddress  = 20
 	streamsPerInstance = 2000
-	streamRetry        = 5 * time.Second // resetAt: a slot frees when a stream ends, which nobody can tell in advance
 )
-
-// streamGate counts the open event streams per client address and on the instance.
-type streamGate struct {
-	perAddress, total int
-	mu                sync.Mutex
-	all               int
-	open              map[string]int
-}
-
-// take takes a slot for addr, returning its give-back (call it once, when the stream ends), or
-// the 429 refusing it.
-func (g *streamGate) take(addr string, now time.Time) (func(), error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.open[addr] >= g.perAddress || g.all >= g.total {
-		msg := "Too many open event streams from this address"
-		if g.all >= g.total {
-			msg = "Too many open event streams; try again shortly"
-		}
-		return nil, &transport.Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Message: msg,
-			Extra: map[string]any{"resetAt": now.Add(streamRetry).UnixMilli()}}
-	}
-	g.open[addr]++
-	g.all++
-	return sync.OnceFunc(func() { g.give(addr) }), nil
-}
-
-func (g *streamGate) give(addr string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.all--
-	if g.open[addr]--; g.open[addr] <= 0 {
-		delete(g.open, addr)
-	}
-}
-
-func newStreamGate(perAddress, total int) *streamGate {
-	return &streamGate{perAddress: perAddress, total: total, open: map[string]int{}}
-}
-
-// streamGates holds each mounted payment page's gate. The gate belongs on handlers (mount.go,
-// another owner's file: docs in /work/notes/decision-surface.md); until it moves there it is
-// found by the handlers it counts for, one entry per Mount (one per process; one per test server).
-var streamGates sync.Map // *handlers -> *streamGate
-
-func streamGateOf(s *handlers) *streamGate {
-	if g, ok := streamGates.Load(s); ok {
-		return g.(*streamGate)
-	}
-	g, _ := streamGates.LoadOrStore(s, newStreamGate(streamsPerAddress, streamsPerInstance))
-	return g.(*streamGate)
-}
 
 // streamChanges sends the receipt's status whenever it changes (woken by announcements, with a
 // safety read), a heartbeat meanwhile, until the status is final, the client goes, the server
