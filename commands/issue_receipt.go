@@ -103,7 +103,9 @@ func (i *Issuer) Issue(ctx context.Context, g receipt.Generated, how Issue) (Iss
 	var no notStored
 	if errors.As(err, &no) {
 		err = no.err
-		if how.IdempotencyKey != "" && !replay {
+		// A cancelled request (the client went) is not released: its retry may be storing the
+		// receipt under the bound id right now.
+		if how.IdempotencyKey != "" && !replay && ctx.Err() == nil {
 			// Best effort: a release that fails leaves the key bound, as before, and the
 			// request's own error is the answer.
 			_ = i.claims.Release(context.WithoutCancel(ctx), g.Merchant, how.IdempotencyKey, g.RequestHash, g.ReceiptID)

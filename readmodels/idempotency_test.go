@@ -6,8 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/internal/secrets"
 	"github.com/payledger/payledger/migrations/pgtest"
 )
@@ -72,6 +76,23 @@ func TestIdempotencyKeyOneRequestInBothStores(t *testing.T) {
 			}
 			if h, id, err := issuer.Claim(ctx, wallet, "k-3", "order", "r6"); err != nil || h != "order" || id != "r4" {
 				t.Fatalf("after another's release: %q %q %v (want r4)", h, id, err)
+			}
+		}},
+		{"release leaves a binding whose receipt exists", func(t *testing.T) {
+			// A retry that found the binding stored the receipt meanwhile: freeing the key would let
+			// the next retry make a second receipt.
+			if _, _, err := issuer.Claim(ctx, wallet, "k-4", "order", "r8"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := postgres.New(pool).Append(ctx, receipt.Stream("r8"), eventstore.NoStream(),
+				eventstore.EventData{ID: uuid.New(), Type: "ReceiptGenerated", Data: []byte(`{}`)}); err != nil {
+				t.Fatal(err)
+			}
+			if err := issuer.Release(ctx, wallet, "k-4", "order", "r8"); err != nil {
+				t.Fatal(err)
+			}
+			if h, id, err := issuer.Claim(ctx, wallet, "k-4", "order", "r9"); err != nil || h != "order" || id != "r8" {
+				t.Fatalf("after a release of a stored receipt: %q %q %v (want r8)", h, id, err)
 			}
 		}},
 		{"an expired binding is claimed again with its mirror", func(t *testing.T) {

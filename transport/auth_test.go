@@ -300,7 +300,7 @@ func TestJWTTampering(t *testing.T) {
 			Subject: wallet, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp), ID: "control",
 			Issuer: iss, Audience: aud}}
 	}
-	claims := func(exp time.Time) sessionClaims { return claimsFor(exp, "payledger", "https://pay.example") }
+	claims := func(exp time.Time) sessionClaims { return claimsFor(exp, "payledger", "pay.example") }
 	sign := func(m jwt.SigningMethod, key any, c sessionClaims) string {
 		s, err := jwt.NewWithClaims(m, c).SignedString(key)
 		if err != nil {
@@ -320,9 +320,9 @@ func TestJWTTampering(t *testing.T) {
 		"altered":      parts[0] + "." + otherPayload + "." + parts[2],
 		// Signed with the same secret by another deployment (stop 60: iss and aud were not set
 		// nor checked), or by something that is not a session's issuer.
-		"another deployment": sign(jwt.SigningMethodHS256, []byte(testJWTSecret), claimsFor(now.Add(time.Hour), "payledger", "https://staging.example")),
+		"another deployment": sign(jwt.SigningMethodHS256, []byte(testJWTSecret), claimsFor(now.Add(time.Hour), "payledger", "staging.example")),
 		"no audience":        sign(jwt.SigningMethodHS256, []byte(testJWTSecret), claimsFor(now.Add(time.Hour), "payledger")),
-		"another issuer":     sign(jwt.SigningMethodHS256, []byte(testJWTSecret), claimsFor(now.Add(time.Hour), "someone", "https://pay.example")),
+		"another issuer":     sign(jwt.SigningMethodHS256, []byte(testJWTSecret), claimsFor(now.Add(time.Hour), "someone", "pay.example")),
 		"garbage":            "not.a.jwt",
 	}
 	for name, tok := range cases {

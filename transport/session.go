@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -227,14 +228,15 @@ func (s *Server) login(c echo.Context) error {
 // sessionIssuer is every session token's iss.
 const sessionIssuer = "payledger"
 
-// sessionAudience is the deployment a session token is for (its aud): the public base URL. The
-// signature alone would accept a token of another deployment that shares JWT_SECRET (a staging
-// copy of production's settings); its audience is another URL.
+// sessionAudience is the deployment a session token is for (its aud): the public base URL's host
+// name. The signature alone would accept a token of another deployment that shares JWT_SECRET (a
+// staging copy of production's settings); its host is another. The port is left out: a restart
+// on another port (a development machine) is the same deployment, and cookies are per host.
 func (s *Server) sessionAudience() string {
-	if s.cfg.PublicBaseURL == "" {
-		return sessionIssuer
+	if u, err := url.Parse(s.cfg.PublicBaseURL); err == nil && u.Hostname() != "" {
+		return strings.ToLower(u.Hostname())
 	}
-	return strings.TrimRight(s.cfg.PublicBaseURL, "/")
+	return sessionIssuer
 }
 
 // startSession signs wallet in from now: the session cookie and the CSRF cookie bound to it

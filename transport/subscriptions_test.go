@@ -280,7 +280,7 @@ func TestSubscriptionWhosePermissionEndedReadsEnded(t *testing.T) {
 	if byID, listed := statusOf(); byID != "active" || listed != "active" {
 		t.Fatalf("before the permission's end: %v, %v", byID, listed)
 	}
-	e.clk.Advance(time.Until(time.Unix(p.End, 0)) + time.Second)
+	e.clk.Advance(time.Unix(p.End, 0).Sub(e.clk.Now()) + time.Second)
 	if byID, listed := statusOf(); byID != "ended" || listed != "ended" {
 		t.Fatalf("after the permission's end: by id %v, listed %v; want ended", byID, listed)
 	}
