@@ -119,6 +119,9 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 	u := receipt.ProcessorUpdate{SessionID: sess.ID, AttemptID: a.ID, Status: sess.Status, ErrorCode: sess.ErrorCode, RequestID: sess.RequestID,
 		TransactionHash: sess.TransactionHash, Wallet: sess.WalletAddress, SourceAmountCents: amount, SourceAmountUSD: exact, SessionUnique: a.SessionUnique,
 		At: h.now().UnixMilli()}
+	if a.OpenedBy != "processor" {
+		u.SessionOwner = receiptID // the service started this session for this receipt, asking for the amount due
+	}
 	_, res, err := ChangeReceipt(ctx, h.store, receiptID, eventstore.Metadata{Actor: "verifier", Source: "verifier"},
 		func(st receipt.State) ([]receipt.Event, error) { return receipt.DecideProcessorUpdate(st, u) })
 	return err == nil && res.Version > loaded.Version, res, err

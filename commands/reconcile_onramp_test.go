@@ -168,7 +168,6 @@ func TestReconcileOnrampChecksTheSourceAmount(t *testing.T) {
 		name, amount, history string
 		status                receipt.Status
 	}{
-		{"no amount", "", "ReceiptGenerated,PaymentAttemptStarted", receipt.StatusGenerated},
 		{"underpaid", "1.00", "ReceiptGenerated,PaymentAttemptStarted,PaymentIgnored", receipt.StatusGenerated},
 		{"underpaid, asked again", "1.00", "ReceiptGenerated,PaymentAttemptStarted,PaymentIgnored", receipt.StatusGenerated},
 		{"a fraction of a cent short", "99.995", "ReceiptGenerated,PaymentAttemptStarted,PaymentIgnored", receipt.StatusGenerated},
@@ -186,5 +185,21 @@ func TestReconcileOnrampChecksTheSourceAmount(t *testing.T) {
 		if st := e.state(id); st.Status != step.status || e.history(id) != step.history {
 			t.Fatalf("%s: %s, %s", step.name, st.Status, e.history(id))
 		}
+	}
+	// The service's own session without an amount (the spec's "when available"): it asked the
+	// processor for the amount due when it started the session, so the completion pays.
+	own := e.receipt(payMerchant, "USD", 10000)
+	ownStarted, err := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, noPrices{}, e.now).Handle(e.ctx, commands.StartOnramp{ReceiptID: own})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.set(ownStarted.SessionID, func(s *commands.OnrampSession) {
+		s.Status, s.TransactionHash, s.SourceAmountUSD = "fulfillment_complete", "0x"+strings.Repeat("3", 64), nil
+	})
+	if _, _, err := commands.NewReconcileOnrampHandler(e.store, f, listed{own}, e.now).Verify(e.ctx, own); err != nil {
+		t.Fatal(err)
+	}
+	if st := e.state(own); st.Status != receipt.StatusPaid {
+		t.Fatalf("the service's own session without an amount: %s, %s", st.Status, e.history(own))
 	}
 }

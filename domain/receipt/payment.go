@@ -197,7 +197,7 @@ func Quote(s State, token, tokenUSD, eurUSD string, at int64) (TokenQuoted, erro
 func (s *State) evolvePayment(e Event) {
 	switch e := e.(type) {
 	case AttemptStarted:
-		s.withAttempt(Attempt{ID: e.AttemptID, Kind: e.Kind, SessionID: e.SessionID, SessionUnique: e.SessionUnique, StartedAt: e.At})
+		s.withAttempt(Attempt{ID: e.AttemptID, Kind: e.Kind, SessionID: e.SessionID, SessionUnique: e.SessionUnique, OpenedBy: e.OpenedBy, StartedAt: e.At})
 		s.CurrentAttempt = e.AttemptID
 		s.countAttempt(e)
 	case PaymentSubmitted:

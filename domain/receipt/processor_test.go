@@ -97,7 +97,7 @@ func TestProcessorSuccessMustCoverTheAmountDue(t *testing.T) {
 		{"EUR at its rate: 10.83 is due", eur, success(cents(1083), "10.83"), EventConfirmed, StatusPaid, ""},
 		{"EUR at its rate: 10.82 is short", eur, success(cents(1082), "10.82"), EventPaymentIgnored, StatusGenerated, "of the 10.83 USD due"},
 		{"EUR: the euro total in dollars is short", eur, success(cents(1000), "10"), EventPaymentIgnored, StatusGenerated, "underpaid"},
-		{"EUR without a rate pays nothing", eurNoRate, success(cents(5000), "50"), EventPaymentIgnored, StatusGenerated, "no EUR/USD rate recorded"},
+		{"EUR without a rate: the amount cannot be compared, it pays as before", eurNoRate, success(cents(5000), "50"), EventConfirmed, StatusPaid, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -169,6 +169,7 @@ type Attempt struct {
 	Kind            string `json:"kind"` // onramp | wallet | terminal
 	SessionID       string `json:"sessionId,omitempty"`
 	SessionUnique   bool   `json:"sessionUnique,omitempty"`
+	OpenedBy        string `json:"openedBy,omitempty"` // processor: a session the service did not start; else the service's
 	StartedAt       int64  `json:"startedAt"`
 	Token           string `json:"token,omitempty"`
 	TransactionHash string `json:"transactionHash,omitempty"`
