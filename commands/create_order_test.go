@@ -197,6 +197,13 @@ func TestCreateReceiptIdempotencyKey(t *testing.T) {
 	if err != nil || again.State.Receipt.ReceiptID != first.State.Receipt.ReceiptID {
 		t.Fatalf("replay: %v %v", again.State.Receipt.ReceiptID, err)
 	}
+	// A retry after the upgrade of stop 60 hashes the request anew; the binding (and the receipt)
+	// hold the hash of before, which the retry carries as its legacy hash: the same request.
+	upgraded := cmd
+	upgraded.Issue.RequestHash, upgraded.Issue.LegacyRequestHash = "h1-new", "h1"
+	if again, err := e.direct.Handle(e.ctx, upgraded); err != nil || again.State.Receipt.ReceiptID != first.State.Receipt.ReceiptID {
+		t.Fatalf("a retry hashed anew: %v %v, want the first receipt", again.State.Receipt.ReceiptID, err)
+	}
 	cmd.Issue.RequestHash = "h2"
 	if _, err := e.direct.Handle(e.ctx, cmd); !errors.Is(err, commands.ErrIdempotencyConflict) {
 		t.Fatalf("other request under the key: %v", err)

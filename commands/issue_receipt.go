@@ -45,8 +45,12 @@ type Journal interface {
 type Issue struct {
 	IdempotencyKey string // "" without Idempotency-Key
 	RequestHash    string // hash of the request, required with IdempotencyKey
-	SigningKey     string // the API key that signs the receipt's webhooks; "" for none
-	Meta           eventstore.Metadata
+	// LegacyRequestHash is the same request's hash as bindings made before stop 60 hold (method,
+	// route and body, no query): a retry of such a request within the key's 24 h is the same
+	// request, not a conflict. Empty: none.
+	LegacyRequestHash string
+	SigningKey        string // the API key that signs the receipt's webhooks; "" for none
+	Meta              eventstore.Metadata
 }
 
 // Issued is a stored (or journaled) receipt.
@@ -94,7 +98,11 @@ func (i *Issuer) Issue(ctx context.Context, g receipt.Generated, how Issue) (Iss
 		if err != nil {
 			return Issued{}, err
 		}
-		if hash != g.RequestHash {
+		switch {
+		case hash == g.RequestHash:
+		case how.LegacyRequestHash != "" && hash == how.LegacyRequestHash:
+			g.RequestHash = hash // the receipt, if stored, holds the binding's hash
+		default:
 			return Issued{}, ErrIdempotencyConflict
 		}
 		replay, g.ReceiptID = id != g.ReceiptID, id

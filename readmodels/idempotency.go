@@ -97,10 +97,11 @@ func (i *Idempotency) mirror(ctx context.Context, wallet, key, hash string, at t
 // middleware's table: the request it was claimed for stored no receipt, so the key is free for
 // another request. A binding made since by another claim is left alone.
 func (i *Idempotency) Release(ctx context.Context, wallet, key, requestHash, receiptID string) error {
-	// Never while the receipt exists: a retry that found the binding may have stored it meanwhile
-	// (it appends under the bound id), and a free key would let the next retry make a second one.
+	// Never once this request's receipt exists: a retry that found the binding may have stored it
+	// meanwhile (it appends under the bound id), and a free key would let the next retry make a
+	// second one. A receipt of that id made by another request (the id was taken) does not count.
 	tag, err := i.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE wallet = $1 AND key = $2 AND request_hash = $3 AND receipt_id = $4
-		AND NOT EXISTS (SELECT 1 FROM events WHERE stream_id = $5)`,
+		AND NOT EXISTS (SELECT 1 FROM events WHERE stream_id = $5 AND version = 1 AND data->>'requestHash' = $3)`,
 		wallet, key, requestHash, receiptID, receipt.Stream(receiptID))
 	if err == nil && tag.RowsAffected() == 1 {
 		_, err = i.pool.Exec(ctx, `DELETE FROM idempotent_responses WHERE principal = $1 AND key = $2 AND request_hash = $3 AND NOT done`,

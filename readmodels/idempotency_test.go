@@ -85,7 +85,7 @@ func TestIdempotencyKeyOneRequestInBothStores(t *testing.T) {
 				t.Fatal(err)
 			}
 			if _, err := postgres.New(pool).Append(ctx, receipt.Stream("r8"), eventstore.NoStream(),
-				eventstore.EventData{ID: uuid.New(), Type: "ReceiptGenerated", Data: []byte(`{}`)}); err != nil {
+				eventstore.EventData{ID: uuid.New(), Type: "ReceiptGenerated", Data: []byte(`{"requestHash":"order"}`)}); err != nil {
 				t.Fatal(err)
 			}
 			if err := issuer.Release(ctx, wallet, "k-4", "order", "r8"); err != nil {

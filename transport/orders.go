@@ -2,6 +2,8 @@ package transport
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -68,6 +70,9 @@ func (s *Server) issueOf(c echo.Context, p Principal, rawBody []byte) commands.I
 	how := commands.Issue{IdempotencyKey: c.Request().Header.Get("Idempotency-Key"), SigningKey: s.signingKey(c, p), Meta: s.metadata(c, p.Wallet)}
 	if how.IdempotencyKey != "" { // the middleware's hash (DESIGN 10): one key, one request, on every route
 		how.RequestHash = requestHash(c.Request(), rawBody)
+		// Bindings made before stop 60 hold this hash; they expire within 24 h of the upgrade.
+		legacy := sha256.Sum256(append([]byte(c.Request().Method+" "+c.Path()+"\n"), rawBody...))
+		how.LegacyRequestHash = hex.EncodeToString(legacy[:])
 	}
 	return how
 }
