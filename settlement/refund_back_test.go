@@ -1,6 +1,6 @@
 package settlement_test
 
-// Stop 61: the refund probes of a review, each failing on the code before its fix.
+// Stop 60: the refund probes of a review, each failing on the code before its fix.
 
 import (
 	"context"

@@ -301,7 +301,7 @@ func (s *State) evolveRefund(e Event) {
 		s.RefundedCents -= money.Cents(r.AmountCents)
 		s.RequestedCents += money.Cents(r.AmountCents)
 		// Back to the claim as it was before it was processed, with the requests it covers: a
-		// refusal then gives them back (before stop 61 they were lost, CoversCents reset to 0).
+		// refusal then gives them back (before stop 60 they were lost, CoversCents reset to 0).
 		r.State = RefundStateClaimed
 		s.withRefund(i, r)
 		s.refundStatus(StatusRefundRequested, e.At)

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// What counts as money going back (stop 61, docs: /work/notes/decision-refunds.md):
+// What counts as money going back (stop 60, docs/decisions.md "Stop 60: refunds found short by a review"):
 //   - A transfer proves a refund only if it goes back to the customer: one sent by the customer
 //     (a payer of the receipt: its wallet payment's or an attempt's wallet, a sender of any
 //     transfer it was credited or of an unconfigured token), by its deposit address or the split
@@ -98,17 +98,15 @@ func (s State) ownTransaction(hash string) bool {
 }
 
 // refundSenders are the addresses, lower case, whose transfers never refund the receipt: its
-// payers (any wallet that paid or tried to, any sender it was credited), its deposit address
-// and its split.
+// payers as the chain or the processor showed them (the payment's wallet, any sender it was
+// credited), its deposit address and its split. An attempt's wallet is not one: a payment hint
+// names it unverified, and a hint naming the merchant's wallet would make its refunds unprovable.
 func (s State) refundSenders() []string {
 	out := s.RefundRecipients()
 	add := func(a string) {
 		if a = strings.ToLower(a); a != "" && !slices.Contains(out, a) {
 			out = append(out, a)
 		}
-	}
-	for _, a := range s.Attempts {
-		add(a.BuyerWallet)
 	}
 	for _, c := range s.Credits {
 		add(c.Sender)

@@ -3,11 +3,12 @@ package receipt
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 )
 
-// Stop 61: only money going back to the customer refunds a receipt. The customer's own transfers
+// Stop 60: only money going back to the customer refunds a receipt. The customer's own transfers
 // (the payment itself, a transfer to themselves, from one of their paying wallets to another),
 // the deposit's and the split's never count, whatever refundTo names.
 func TestRefundOnlyMoneyGoingBack(t *testing.T) {
@@ -47,7 +48,24 @@ func TestRefundOnlyMoneyGoingBack(t *testing.T) {
 	}
 }
 
-// Stop 61: a refund never names the receipt's own transaction, nor where the customer paid.
+// A wallet a payment hint named (an attempt's, unverified) is not a payer: a hint naming the
+// merchant's wallet must not make the merchant's refunds unprovable.
+func TestRefundFromAWalletAHintNamed(t *testing.T) {
+	t.Parallel()
+	base := paidOnChain(t)
+	base.Attempts = maps.Clone(base.Attempts)
+	if base.Attempts == nil {
+		base.Attempts = map[string]Attempt{}
+	}
+	base.Attempts["hinted"] = Attempt{ID: "hinted", Kind: "wallet", BuyerWallet: "0xmerchant"}
+	claimed := then(t, base)(RequestRefund(base, RefundOrder{AmountCents: 400, Reason: "r", TransactionHash: hashA, By: "m", At: 20}))
+	refund := ChainTransfer{Token: "USDC", Decimals: 6, From: "0xmerchant", To: "0xc0ffee", AmountUnits: "4000000"}
+	if _, reason, ok := JudgeRefund(claimed, RefundEvidence{TransactionHash: hashA, Succeeded: true, Transfers: []ChainTransfer{refund}, BlockNumber: 9, BlockHash: "0xb9", At: 30}); !ok {
+		t.Fatalf("the merchant's refund from a wallet a hint named: %s", reason)
+	}
+}
+
+// Stop 60: a refund never names the receipt's own transaction, nor where the customer paid.
 func TestRefundNamesNoPaymentOfTheReceipt(t *testing.T) {
 	t.Parallel()
 	s := paidOnChain(t)
@@ -80,7 +98,7 @@ func TestRefundNamesNoPaymentOfTheReceipt(t *testing.T) {
 	}
 }
 
-// Stop 61: a receipt holds at most MaxOpenRefundClaims claims waiting for the chain's verdict;
+// Stop 60: a receipt holds at most MaxOpenRefundClaims claims waiting for the chain's verdict;
 // a verdict makes room again.
 func TestRefundOpenClaimsBounded(t *testing.T) {
 	t.Parallel()
@@ -98,7 +116,7 @@ func TestRefundOpenClaimsBounded(t *testing.T) {
 	}
 }
 
-// Stop 61: an unknown transfer whose recorded amount does not parse proves no refund (it used to
+// Stop 60: an unknown transfer whose recorded amount does not parse proves no refund (it used to
 // accept any positive amount).
 func TestRefundOfAnUnknownAmountIsNotProven(t *testing.T) {
 	t.Parallel()
@@ -112,7 +130,7 @@ func TestRefundOfAnUnknownAmountIsNotProven(t *testing.T) {
 	}
 }
 
-// Stop 61: a refusal pays a failed receipt only with transfers of its late-payment watch: one
+// Stop 60: a refusal pays a failed receipt only with transfers of its late-payment watch: one
 // confirmed after it pays nothing, refusal or not.
 func TestRefundRefusedPaysNothingAfterTheWatch(t *testing.T) {
 	t.Parallel()

@@ -83,7 +83,7 @@ func TestRefundClaims(t *testing.T) {
 			{decide: order(500, hashA), status: StatusRefundRequested, want: RefundStateClaimed, request: 500},
 			{decide: refuse, status: StatusRefundRequested, request: 300},
 		}},
-		// Stop 61: the revert used to reset CoversCents, so the refusal took the whole claim off
+		// Stop 60: the revert used to reset CoversCents, so the refusal took the whole claim off
 		// the requested amount and the request of 300 was lost (paid, requested 0).
 		{"a claim processed, reorged back, then refused gives the covered request back", paidOnChain, []step{
 			{decide: order(300, ""), status: StatusRefundRequested, request: 300},
@@ -345,7 +345,7 @@ func TestRefundedFundsPayNothing(t *testing.T) {
 		{"processed refund: the late 6 does not", processed(), []DepositObservation{late("0x6", "6000000")}, false, "4000000"},
 		{"processed refund: the late 6 and 4 more do", processed(), []DepositObservation{late("0x6", "6000000"), late("0x4", "4000000")}, true, "0"},
 		{"refund claim refused: the funds count again", refused(), []DepositObservation{late("0x6", "6000000")}, true, "0"},
-		// Stop 61: refused after the late 6 arrived, the claim stops counting and the receipt is
+		// Stop 60: refused after the late 6 arrived, the claim stops counting and the receipt is
 		// paid (it stayed failed though covered: nothing asked again).
 		{"refund claim refused after the late 6: paid then", refusedAfter(late("0x6", "6000000")), nil, true, "0"},
 	} {

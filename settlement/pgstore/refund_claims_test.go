@@ -70,7 +70,7 @@ func TestRefundClaimHolds(t *testing.T) {
 }
 
 // TestRefundClaimedReadsOn: Claimed reads the claims in (claimed_at, hash) order from the first
-// after the one named, so the verifier's steps go round every claim (stop 61).
+// after the one named, so the verifier's steps go round every claim (stop 60).
 func TestRefundClaimedReadsOn(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
