@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/transport"
 	"github.com/payledger/payledger/transport/transporttest"
 )
@@ -69,16 +70,12 @@ func TestPortalEventsStreamsBounded(t *testing.T) {
 		defer other.Body.Close()
 	}
 	stops[0]() // the client goes: its stream ends and gives its slot back
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	wait.Until(t, "the ended stream's slot given back", 10*time.Second, func() bool {
 		again := open(ctx, "203.0.113.7")
 		again.Body.Close()
-		if again.StatusCode == http.StatusOK {
-			break
-		}
-		if again.StatusCode != http.StatusTooManyRequests || time.Now().After(deadline) {
+		if again.StatusCode != http.StatusOK && again.StatusCode != http.StatusTooManyRequests {
 			t.Fatalf("after a stream ended: %d", again.StatusCode)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return again.StatusCode == http.StatusOK
+	})
 }
