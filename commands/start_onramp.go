@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"time"
 
 	"github.com/payledger/payledger/domain/money"
@@ -152,9 +151,9 @@ func (h *StartOnrampHandler) amountUSD(ctx context.Context, st receipt.State, me
 // ConvertEURToUSD converts cents of EUR at rate (USD per EUR, an exact decimal), half-up to the
 // cent. Errors: ErrPriceUnavailable for a rate that is not a positive number.
 func ConvertEURToUSD(eur money.Cents, rate string) (money.Cents, error) {
-	r, ok := new(big.Rat).SetString(rate)
-	if !ok || r.Sign() <= 0 {
+	usd, ok := receipt.EURInUSD(eur, rate)
+	if !ok {
 		return 0, priceUnavailable("The recorded EUR/USD rate is not a positive number")
 	}
-	return money.Cents(money.RoundHalfUp(r.Mul(r, new(big.Rat).SetInt64(int64(eur))))), nil
+	return usd, nil
 }

@@ -197,11 +197,22 @@ func DueUSD(s State) (money.Cents, error) {
 	if s.Receipt.Currency != "EUR" {
 		return s.Receipt.Total, nil
 	}
-	r, ok := new(big.Rat).SetString(s.EURUSDRate)
-	if !ok || r.Sign() <= 0 {
+	usd, ok := EURInUSD(s.Receipt.Total, s.EURUSDRate)
+	if !ok {
 		return 0, fmt.Errorf("%w: no EUR/USD rate recorded", ErrAmount)
 	}
-	return money.RoundHalfUp(r.Mul(r, new(big.Rat).SetInt64(int64(s.Receipt.Total)))), nil
+	return usd, nil
+}
+
+// EURInUSD is eur cents at rate (USD per EUR, an exact decimal), half-up to the cent; ok is false
+// for a rate that is not a positive number. What an onramp session asks for and what its
+// success must cover are both this.
+func EURInUSD(eur money.Cents, rate string) (usd money.Cents, ok bool) {
+	r, ok := new(big.Rat).SetString(rate)
+	if !ok || r.Sign() <= 0 {
+		return 0, false
+	}
+	return money.RoundHalfUp(r.Mul(r, new(big.Rat).SetInt64(int64(eur)))), true
 }
 
 // sourceAmount is the reported amount in USD, exact when the processor's text is known.
