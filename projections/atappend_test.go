@@ -1,7 +1,6 @@
 package projections_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/internal/syncbuf"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/projections"
 	"github.com/payledger/payledger/readmodels"
@@ -334,17 +334,8 @@ func snapshot(t *testing.T, pool *pgxpool.Pool) string {
 	return s
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
+// syncBuffer collects logs written while they are read (syncbuf.Buffer).
+type syncBuffer = syncbuf.Buffer
 
 // TestDecidedGenerationFoldsLikeItsData: the receipts row made at append time from the event the
 // command decided (handed over to ReceiptsAtAppend.AppendGeneration) is the row made from the event's

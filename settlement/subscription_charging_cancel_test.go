@@ -1,12 +1,10 @@
 package settlement_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math/big"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/internal/syncbuf"
 	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/settlement/pgstore"
 )
@@ -103,23 +102,8 @@ func (f failingAppends) Append(ctx context.Context, stream string, expected even
 	return f.Store.Append(ctx, stream, expected, events...)
 }
 
-// syncBuffer is a log destination the charging goroutines may write to at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer collects logs written while they are read (syncbuf.Buffer).
+type syncBuffer = syncbuf.Buffer
 
 // A crash after the spend, then a cancel: the recovery records the charge anyway (the customer
 // paid). While that recording fails, the failure is logged at error level and the cron still

@@ -24,6 +24,7 @@ import (
 	"github.com/payledger/payledger/docs"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/internal/secrets"
+	"github.com/payledger/payledger/internal/syncbuf"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport/apirecord"
@@ -52,17 +53,8 @@ func (c *clock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+// syncBuffer collects logs written while they are read (syncbuf.Buffer).
+type syncBuffer = syncbuf.Buffer
 
 type env struct {
 	t     testing.TB
