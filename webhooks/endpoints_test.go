@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/eventstore/postgres"
@@ -19,21 +20,28 @@ import (
 	"github.com/payledger/payledger/readmodels"
 )
 
+// endpointFixture is a database with the endpoint store and a receiver that counts the requests
+// it gets (closed with the test).
+func endpointFixture(t *testing.T) (*pgxpool.Pool, *secrets.WebhookKeys, *readmodels.Endpoints, *httptest.Server, *atomic.Int32) {
+	t.Helper()
+	pool := pgtest.Pool(t)
+	keys, err := secrets.NewWebhookKeys(pool, bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := &atomic.Int32{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hits.Add(1) }))
+	t.Cleanup(srv.Close)
+	return pool, keys, readmodels.NewEndpoints(pool, keys), srv, hits
+}
+
 // TestEndpointOnPrivateAddressRefusedAtSend: an endpoint stored with a loopback URL (as a
 // development instance allows) gets no request from a production dispatcher: the attempt is
 // recorded with the refusal and the message stays pending for its retries, which meet the same
 // refusal. The same endpoint receives an event from a development dispatcher.
 func TestEndpointOnPrivateAddressRefusedAtSend(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.Pool(t)
-	keys, err := secrets.NewWebhookKeys(pool, bytes.Repeat([]byte{9}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hits.Add(1) }))
-	defer srv.Close()
-	store := readmodels.NewEndpoints(pool, keys)
+	pool, keys, store, srv, hits := endpointFixture(t)
 	ctx := context.Background()
 	secret, _ := NewSecret()
 	ep, err := store.Create(ctx, "0xmerchant", srv.URL, []string{"*"}, secret, time.Now())
@@ -88,15 +96,7 @@ func TestEndpointOnPrivateAddressRefusedAtSend(t *testing.T) {
 // receives neither; both messages end failed.
 func TestDeletedEndpointGetsNothingRecordedConcurrently(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.Pool(t)
-	keys, err := secrets.NewWebhookKeys(pool, bytes.Repeat([]byte{9}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hits.Add(1) }))
-	defer srv.Close()
-	store := readmodels.NewEndpoints(pool, keys)
+	pool, keys, store, srv, hits := endpointFixture(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	secret, _ := NewSecret()
