@@ -190,7 +190,7 @@ func (h *CreateOrderHandler) resolve(ctx context.Context, merchant string, lines
 		byID[it.ID], bySKU[it.SKU] = it, it
 	}
 	out := make([]receipt.Item, len(lines))
-	asked := map[string]int64{} // each item's quantity over the order's lines
+	var asked map[string]int64 // each counted item's quantity over the order's lines (made when one is)
 	for i, l := range lines {
 		it, ok := bySKU[l.SKU], l.ID == ""
 		ref := "sku " + l.SKU
@@ -207,9 +207,14 @@ func (h *CreateOrderHandler) resolve(ctx context.Context, merchant string, lines
 		if it.Currency != *currency {
 			return nil, Invalid(fmt.Sprintf("items[%d] (%s) is priced in %s, the order is in %s", i, it.SKU, it.Currency, *currency))
 		}
-		if asked[it.ID] += qtys[i]; it.StockQty >= 0 && asked[it.ID] > it.StockQty {
+		if it.StockQty >= 0 { // -1: not counted, the usual item, which costs the order nothing here
+			if asked == nil {
+				asked = map[string]int64{}
+			}
 			// The merchant's count, not a reservation: an order is no sale until it is paid.
-			return nil, Invalid(fmt.Sprintf("items[%d] (%s): %d in stock, the order asks for %d", i, it.SKU, it.StockQty, asked[it.ID]))
+			if asked[it.ID] += qtys[i]; asked[it.ID] > it.StockQty {
+				return nil, Invalid(fmt.Sprintf("items[%d] (%s): %d in stock, the order asks for %d", i, it.SKU, it.StockQty, asked[it.ID]))
+			}
 		}
 		// An item without a picture gets its placeholder when the receipt is shown.
 		out[i] = receipt.Item{ItemID: it.ID, SKU: it.SKU, Label: it.Name, Thumb: it.Thumb, Unit: money.Cents(it.PriceCents), Qty: qtys[i], Taxable: it.Taxable}
