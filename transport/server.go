@@ -229,6 +229,7 @@ type Server struct {
 	exportTimeout  time.Duration
 	revocations    *cache.Signal // wakes streams to re-check their credential (stream_credentials.go)
 	tracer         trace.Tracer
+	audience       string // every session token's aud (sessionAudience), read once
 }
 
 // ServeHTTP lets the server be used as an http.Handler.
@@ -257,7 +258,7 @@ func New(d Deps) (*Server, error) {
 		outbox: d.Outbox, webhooks: d.Webhooks,
 		prices: d.Prices, usage: d.Usage, figures: d.Figures, metrics: d.Metrics,
 		endpoints: d.WebhookEndpoints, endpointSender: d.EndpointSender, idem: d.Idempotent,
-		exports: d.Exports, replica: d.Replica}
+		exports: d.Exports, replica: d.Replica, audience: sessionAudience(d.Config.PublicBaseURL)}
 	if s.metrics == nil {
 		s.metrics = NewMetrics(nil)
 	}

@@ -137,7 +137,7 @@ func (s *Server) parseSession(c echo.Context) (Session, *sessionClaims, error) {
 	claims := &sessionClaims{}
 	_, err = jwt.ParseWithClaims(cookie.Value, claims, func(*jwt.Token) (any, error) { return []byte(s.cfg.JWTSecret), nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}), jwt.WithExpirationRequired(),
-		jwt.WithIssuedAt(), jwt.WithTimeFunc(s.now), jwt.WithIssuer(sessionIssuer), jwt.WithAudience(s.sessionAudience()))
+		jwt.WithIssuedAt(), jwt.WithTimeFunc(s.now), jwt.WithIssuer(sessionIssuer), jwt.WithAudience(s.audience))
 	if err != nil || !ValidWallet(claims.Subject) || claims.ID == "" || claims.IssuedAt == nil {
 		return Session{}, nil, errSession
 	}
@@ -232,8 +232,8 @@ const sessionIssuer = "payledger"
 // name. The signature alone would accept a token of another deployment that shares JWT_SECRET (a
 // staging copy of production's settings); its host is another. The port is left out: a restart
 // on another port (a development machine) is the same deployment, and cookies are per host.
-func (s *Server) sessionAudience() string {
-	if u, err := url.Parse(s.cfg.PublicBaseURL); err == nil && u.Hostname() != "" {
+func sessionAudience(publicBaseURL string) string {
+	if u, err := url.Parse(publicBaseURL); err == nil && u.Hostname() != "" {
 		return strings.ToLower(u.Hostname())
 	}
 	return sessionIssuer
@@ -248,7 +248,7 @@ func (s *Server) startSession(c echo.Context, wallet string, now time.Time) (map
 	token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, sessionClaims{
 		Roles: roles, CSRF: hashHex(csrf),
 		RegisteredClaims: jwt.RegisteredClaims{Subject: wallet, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp), ID: randomHex(8),
-			Issuer: sessionIssuer, Audience: jwt.ClaimStrings{s.sessionAudience()}},
+			Issuer: sessionIssuer, Audience: jwt.ClaimStrings{s.audience}},
 	}).SignedString([]byte(s.cfg.JWTSecret))
 	if err != nil {
 		return nil, err
