@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
@@ -167,6 +169,7 @@ func errorHandler(err error, c echo.Context) {
 	if internal {
 		zerolog.Ctx(c.Request().Context()).Error().Err(err).Str("path", c.Path()).Msg("internal error")
 	}
+	retryAfter(c, apiErr)
 	var werr error
 	if c.Request().Method == http.MethodHead {
 		werr = c.NoContent(apiErr.Status)
@@ -176,4 +179,15 @@ func errorHandler(err error, c echo.Context) {
 	if werr != nil {
 		zerolog.Ctx(c.Request().Context()).Warn().Err(werr).Msg("write error response")
 	}
+}
+
+// retryAfter gives a 429 with resetAt its Retry-After (whole seconds, at least 1), unless the
+// limiter set one: every bound that says when it lifts says it the same two ways.
+func retryAfter(c echo.Context, apiErr *Error) {
+	h := c.Response().Header()
+	reset, ok := apiErr.Extra["resetAt"].(int64)
+	if apiErr.Status != http.StatusTooManyRequests || !ok || h.Get("Retry-After") != "" {
+		return
+	}
+	h.Set("Retry-After", strconv.FormatInt(max(1, (reset-time.Now().UnixMilli()+999)/1000), 10))
 }

@@ -20,15 +20,15 @@ const (
 	streamsPerUser = 5 // concurrent streams of one merchant
 )
 
-// SlotRetry is when a client refused a stream or export slot may try again (the spec's resetAt
+// slotRetry is when a client refused a stream or export slot may try again (the spec's resetAt
 // on 429): a slot frees when another stream or export ends, which nobody can tell in advance, so
 // this is a pause long enough not to spin and short enough to take a freed slot soon.
-const SlotRetry = 5 * time.Second
+const slotRetry = 5 * time.Second
 
 // NoSlot is the 429 refusing a stream or export slot at now, in the spec's envelope with resetAt.
 func NoSlot(message string, now time.Time) *Error {
 	return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Message: message,
-		Extra: map[string]any{"resetAt": now.Add(SlotRetry).UnixMilli()}}
+		Extra: map[string]any{"resetAt": now.Add(slotRetry).UnixMilli()}}
 }
 
 // noSlot is NoSlot on the server's clock.

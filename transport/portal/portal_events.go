@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -66,7 +65,6 @@ func (s *handlers) portalEvents(c echo.Context) error {
 	id := c.Param("id")
 	addr := c.RealIP()
 	if !s.streams.Take(addr) {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(int(transport.SlotRetry/time.Second)))
 		return transport.NoSlot("Too many open event streams from this address, or on this instance", time.Now())
 	}
 	defer s.streams.Give(addr)
