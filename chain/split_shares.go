@@ -12,16 +12,6 @@ import (
 	"github.com/payledger/payledger/chain/contracts"
 )
 
-// Shares is payee's shares in the split contract at split (PaymentSplitter's shares(account)).
-// A contract that is not a splitter answers an error (a revert, or no data to decode).
-func (o *Operator) Shares(ctx context.Context, split, payee string) (*big.Int, error) {
-	s, err := contracts.NewPaymentSplitCaller(common.HexToAddress(split), o.b)
-	if err != nil {
-		return nil, err
-	}
-	return s.Shares(&bind.CallOpts{Context: ctx}, common.HexToAddress(payee))
-}
-
 // SplitPayees reads the payees of the split contract at split and their shares, in the
 // contract's order: payee(0), payee(1), … with shares(payee) each, until the shares read add up
 // to totalShares() (PaymentSplitter has no payee count; payee(i) past the last reverts). At most

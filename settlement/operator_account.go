@@ -30,8 +30,10 @@ type SplitChain interface {
 	// Replaced says whether the operator's transaction hash, signed at nonce, can no longer be
 	// mined: it is in no block and the operator's nonce CHAIN_CONFIRMATIONS deep is past nonce.
 	Replaced(ctx context.Context, hash string, nonce uint64) (bool, error)
-	// Shares is payee's shares in the split contract at split; an error when it is not a splitter.
-	Shares(ctx context.Context, split, payee string) (*big.Int, error)
+	// SplitPayees is the payees of the split contract at split and their shares, in the
+	// contract's order, at most limit+1 of them; ok false when the contract does not answer as a
+	// splitter. Errors: the node's.
+	SplitPayees(ctx context.Context, split string, limit int) (payees []string, shares []*big.Int, ok bool, err error)
 }
 
 // OperatorAccount is the operator's account (CHAIN_OPERATOR_KEY) as every operator use case sees

@@ -24,37 +24,19 @@ type DeploySplitHandler struct {
 	configure *commands.ConfigureSplitHandler
 	sender    *OperatorSender // nil: no chain or no operator key
 	chain     SplitChain      // nil: no chain configured
-	payees    SplitPayees     // chain's, nil with it
 	wait      time.Duration   // how long a deployment may take to be mined
 	poll      time.Duration
 	mu        sync.Mutex // one deployment at a time: two clicks deploy one contract
 }
 
-// SplitPayees reads a pre-deployed split contract's payees (chain.Operator): the split chain of
-// DeploySplitHandler must have it.
-type SplitPayees interface {
-	// SplitPayees is the payees of the split contract at split and their shares, in the
-	// contract's order, at most limit+1 of them; ok false when the contract does not answer as a
-	// splitter. Errors: the node's.
-	SplitPayees(ctx context.Context, split string, limit int) (payees []string, shares []*big.Int, ok bool, err error)
-}
-
 // NewDeploySplitHandler returns the handler. chain nil: no chain is configured (the address is
 // required and not checked); sender nil: no operator key (nothing is deployed). It panics on a
-// nil configure, and on a chain that cannot read a split's payees (SplitPayees).
+// nil configure.
 func NewDeploySplitHandler(configure *commands.ConfigureSplitHandler, chain SplitChain, sender *OperatorSender) *DeploySplitHandler {
 	if configure == nil {
 		panic("settlement.NewDeploySplitHandler: nil dependency")
 	}
-	h := &DeploySplitHandler{configure: configure, chain: chain, sender: sender, wait: 2 * time.Minute, poll: 200 * time.Millisecond}
-	if chain != nil {
-		p, ok := chain.(SplitPayees)
-		if !ok {
-			panic("settlement.NewDeploySplitHandler: the chain cannot read a split's payees (SplitPayees)")
-		}
-		h.payees = p
-	}
-	return h
+	return &DeploySplitHandler{configure: configure, chain: chain, sender: sender, wait: 2 * time.Minute, poll: 200 * time.Millisecond}
 }
 
 // Handle configures the split, deploying its contract when no address is given and an operator
@@ -146,7 +128,7 @@ func (h *DeploySplitHandler) contractRecipients(ctx context.Context, cmd command
 	if err := h.configure.CheckOwner(ctx, cmd.Merchant, cmd.Address); err != nil {
 		return nil, err
 	}
-	payees, shares, ok, err := h.payees.SplitPayees(ctx, cmd.Address, split.MaxRecipients)
+	payees, shares, ok, err := h.chain.SplitPayees(ctx, cmd.Address, split.MaxRecipients)
 	if err != nil {
 		return nil, fmt.Errorf("%w: reading the payees of %s: %v", ErrChainUnavailable, cmd.Address, err)
 	}

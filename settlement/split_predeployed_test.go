@@ -124,4 +124,4 @@ func TestDeploySplitRevertIsInvalid(t *testing.T) {
 	}
 }
 
-var _ settlement.SplitPayees = (*chain.Operator)(nil)
+var _ settlement.SplitChain = (*chain.Operator)(nil)
