@@ -96,6 +96,15 @@ func (w *SubscriptionWebhooks) Complete(ctx context.Context, id uuid.UUID, state
 	return nil
 }
 
+// Release gives up the lease on a claimed notification without recording an attempt (the
+// sender stopped before the attempt could tell anything): it is due again at once, as it was.
+func (w *SubscriptionWebhooks) Release(ctx context.Context, id uuid.UUID) error {
+	if _, err := w.pool.Exec(ctx, `UPDATE subscription_webhooks SET lease_until = NULL WHERE id = $1 AND state = 'pending'`, id); err != nil {
+		return fmt.Errorf("release subscription webhook: %w", err)
+	}
+	return nil
+}
+
 // ErrNoSigningKey: the merchant never called the API with a key a receipt captured.
 var ErrNoSigningKey = errors.New("no API key to sign with: the merchant has no receipt created with its key")
 

@@ -19,6 +19,7 @@ import (
 type SubscriptionOutbox interface {
 	Claim(ctx context.Context, limit int, lease time.Duration) ([]readmodels.SubscriptionWebhook, error)
 	Complete(ctx context.Context, id uuid.UUID, state string, status *int, errText string, next time.Time) error
+	Release(ctx context.Context, id uuid.UUID) error
 	MerchantSigningKey(ctx context.Context, keys *secrets.WebhookKeys, merchant string) (string, error)
 }
 
@@ -26,7 +27,8 @@ type SubscriptionOutbox interface {
 // merchant's shop webhookUrl, signed like receipt webhooks (X-Service-Signature: sha256= HMAC of
 // the exact body with the merchant's API key; the X-Service-* headers), through the dispatcher's
 // client (production: https and public addresses only). A failed attempt is retried with the
-// reconciliation backoff (1 min doubling, at most 6 h) for 3 days, then given up.
+// reconciliation backoff (1 min doubling, at most 6 h) for 3 days, then given up. An attempt cut
+// short by the service's own shutdown is not counted (as for receipt webhooks).
 type SubscriptionSender struct {
 	Outbox SubscriptionOutbox
 	Keys   *secrets.WebhookKeys
@@ -61,8 +63,14 @@ func (s *SubscriptionSender) SendDue(ctx context.Context) (int, error) {
 		if err != nil {
 			return delivered, err
 		}
-		for _, n := range list {
+		for i, n := range list {
 			status, errText := s.send(ctx, n, secrets)
+			if errText != "" && ctx.Err() != nil {
+				// Cut short by the service itself (shutdown): not the receiver's failure, as for
+				// receipt webhooks. This one and the rest of the claim are due again at once.
+				s.releaseAll(ctx, list[i:])
+				return delivered, ctx.Err()
+			}
 			now := s.Via.Now()
 			state, next := readmodels.NoteDelivered, now
 			if errText != "" {
@@ -81,6 +89,13 @@ func (s *SubscriptionSender) SendDue(ctx context.Context) (int, error) {
 		if len(list) < batch {
 			return delivered, nil
 		}
+	}
+}
+
+// releaseAll gives up the leases of claimed notifications that were not (fully) attempted.
+func (s *SubscriptionSender) releaseAll(ctx context.Context, list []readmodels.SubscriptionWebhook) {
+	for _, n := range list {
+		s.Via.release(ctx, func(ctx context.Context) error { return s.Outbox.Release(ctx, n.ID) })
 	}
 }
 
