@@ -59,7 +59,10 @@ type SubscriptionWebhook struct {
 	Key      string
 	Event    string
 	Merchant string
+	// URL is the shop's webhookUrl now, not when the charge was queued: a merchant that moved its
+	// receiver gets the retries there, and "" (stopped) sends nothing more.
 	URL      string
+	Brand    string // the shop's partner brand key now ("" for none): its X-<Brand>-* headers
 	Payload  map[string]any
 	Attempts int
 	Created  time.Time
@@ -67,17 +70,20 @@ type SubscriptionWebhook struct {
 
 // Claim leases up to limit due notifications (several senders never take the same one).
 func (w *SubscriptionWebhooks) Claim(ctx context.Context, limit int, lease time.Duration) ([]SubscriptionWebhook, error) {
-	rows, err := w.pool.Query(ctx, `UPDATE subscription_webhooks SET lease_until = now() + make_interval(secs => $2)
+	rows, err := w.pool.Query(ctx, `UPDATE subscription_webhooks w SET lease_until = now() + make_interval(secs => $2)
 		WHERE id IN (SELECT id FROM subscription_webhooks WHERE state = 'pending' AND next_attempt_at <= now()
 			AND (lease_until IS NULL OR lease_until < now()) ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-		RETURNING id, idempotency_key, event, merchant_wallet, url, payload, attempts, created_at`, limit, lease.Seconds())
+		RETURNING id, idempotency_key, event, merchant_wallet,
+			coalesce((SELECT c.config->>'webhookUrl' FROM shop_configs c WHERE c.wallet = w.merchant_wallet), ''),
+			coalesce((SELECT c.config->>'brandKey' FROM shop_configs c WHERE c.wallet = w.merchant_wallet), ''),
+			payload, attempts, created_at`, limit, lease.Seconds())
 	if err != nil {
 		return nil, fmt.Errorf("claim subscription webhooks: %w", err)
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (SubscriptionWebhook, error) {
 		var n SubscriptionWebhook
 		var raw []byte
-		if err := r.Scan(&n.ID, &n.Key, &n.Event, &n.Merchant, &n.URL, &raw, &n.Attempts, &n.Created); err != nil {
+		if err := r.Scan(&n.ID, &n.Key, &n.Event, &n.Merchant, &n.URL, &n.Brand, &raw, &n.Attempts, &n.Created); err != nil {
 			return n, err
 		}
 		return n, json.Unmarshal(raw, &n.Payload)

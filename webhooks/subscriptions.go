@@ -24,8 +24,9 @@ type SubscriptionOutbox interface {
 }
 
 // SubscriptionSender delivers subscription.charged and subscription.charge_failed to the
-// merchant's shop webhookUrl, signed like receipt webhooks (X-Service-Signature: sha256= HMAC of
-// the exact body with the merchant's API key; the X-Service-* headers), through the dispatcher's
+// merchant's shop webhookUrl as configured at each attempt ("" stops them), signed like receipt
+// webhooks (X-Service-Signature: sha256= HMAC of the exact body with the merchant's API key; the
+// X-Service-* headers, and a partner brand's X-<Brand>-* twins), through the dispatcher's
 // client (production: https and public addresses only). A failed attempt is retried with the
 // reconciliation backoff (1 min doubling, at most 6 h) for 3 days, then given up. An attempt cut
 // short by the service's own shutdown is not counted (as for receipt webhooks).
@@ -64,6 +65,13 @@ func (s *SubscriptionSender) SendDue(ctx context.Context) (int, error) {
 			return delivered, err
 		}
 		for i, n := range list {
+			if n.URL == "" {
+				// The merchant stopped its subscription webhooks ("" webhookUrl): nothing more is sent.
+				if err := s.Outbox.Complete(context.WithoutCancel(ctx), n.ID, readmodels.NoteFailed, nil, errStopped, s.Via.Now()); err != nil {
+					return delivered, err
+				}
+				continue
+			}
 			status, errText := s.send(ctx, n, secrets)
 			if errText != "" && ctx.Err() != nil {
 				// Cut short by the service itself (shutdown): not the receiver's failure, as for
@@ -91,6 +99,10 @@ func (s *SubscriptionSender) SendDue(ctx context.Context) (int, error) {
 		}
 	}
 }
+
+// errStopped is the recorded reason of a notification not sent because the shop's webhookUrl
+// was removed.
+const errStopped = "not sent: the shop's webhookUrl was removed"
 
 // releaseAll gives up the leases of claimed notifications that were not (fully) attempted.
 func (s *SubscriptionSender) releaseAll(ctx context.Context, list []readmodels.SubscriptionWebhook) {
@@ -123,7 +135,7 @@ func (s *SubscriptionSender) send(ctx context.Context, n readmodels.Subscription
 		return nil, err.Error()
 	}
 	status, err := s.Via.post(ctx, n.URL, body, []attribute.KeyValue{eventAttr.String(n.Event)}, func(h http.Header) {
-		setHeaders(h, delivery{event: n.Event, body: body, secret: secret, id: uuid.New(), key: n.Key, sentAt: now})
+		setHeaders(h, delivery{event: n.Event, brand: n.Brand, body: body, secret: secret, id: uuid.New(), key: n.Key, sentAt: now})
 	})
 	if err != nil {
 		return status, err.Error()

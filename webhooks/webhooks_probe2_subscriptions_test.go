@@ -64,3 +64,96 @@ func TestSubscriptionAttemptCutShortByShutdownIsNotCounted(t *testing.T) {
 		t.Fatalf("%d subscription webhooks, want 2", n)
 	}
 }
+
+// subscriptionWorld is a world whose merchant has a signing key and the subscription webhook
+// outbox and sender; setConfig sets the merchant's shop config.
+func subscriptionWorld(t *testing.T) (w *world, outbox *readmodels.SubscriptionWebhooks, sender *SubscriptionSender, setConfig func(url, brand string)) {
+	t.Helper()
+	w = newWorld(t, func(d *Dispatcher) { d.Workers = -1 })
+	merchant := "0x" + strings.Repeat("7", 40)
+	w.paidReceipt(t, "sub-signing-key", "http://127.0.0.1:1/unused", "plk_secret")
+	outbox = readmodels.NewSubscriptionWebhooks(w.pool)
+	sender = &SubscriptionSender{Outbox: outbox, Keys: w.keys, Via: w.disp, Log: zerolog.Nop()}
+	setConfig = func(url, brand string) {
+		t.Helper()
+		if _, err := w.pool.Exec(context.Background(), `INSERT INTO shop_configs (wallet, config) VALUES ($1, jsonb_build_object('webhookUrl', $2::text, 'brandKey', $3::text))
+			ON CONFLICT (wallet) DO UPDATE SET config = EXCLUDED.config`, merchant, url, brand); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w, outbox, sender, setConfig
+}
+
+// TestSubscriptionWebhooksCarryThePartnerBrandHeaders: a partner brand's merchant gets its
+// X-<Brand>-* headers and branded user agent on subscription charge webhooks, as on receipt
+// webhooks (spec, Request headers), with the X-Service-* aliases.
+func TestSubscriptionWebhooksCarryThePartnerBrandHeaders(t *testing.T) {
+	t.Parallel()
+	_, outbox, sender, setConfig := subscriptionWorld(t)
+	r := newScript(t)
+	setConfig(r.srv.URL, "acme")
+	bg := context.Background()
+	if err := outbox.Queue(bg, "subscription.charged", "sub_b:0:charged", "sub_b", "0x"+strings.Repeat("7", 40), map[string]any{"periodIndex": 0}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := sender.SendDue(bg); err != nil || n != 1 {
+		t.Fatalf("send: %d delivered, %v", n, err)
+	}
+	got := r.got()
+	if len(got) != 1 {
+		t.Fatalf("%d requests", len(got))
+	}
+	h, body := got[0].header, got[0].body
+	for _, prefix := range []string{"X-Acme-", "X-Service-"} {
+		if h.Get(prefix+"Signature") != SignBody("plk_secret", body) || h.Get(prefix+"Event") != "subscription.charged" ||
+			h.Get(prefix+"Idempotency-Key") != "sub_b:0:charged" || h.Get(prefix+"Delivery") == "" || h.Get(prefix+"Timestamp") == "" {
+			t.Errorf("%s* headers: %v", prefix, h)
+		}
+	}
+	if ua := h.Get("User-Agent"); ua != "Acme-Webhook/1.0" {
+		t.Errorf("User-Agent %q, want the brand's", ua)
+	}
+}
+
+// TestSubscriptionWebhookRetriesFollowTheShopsWebhookURL: a failed charge webhook is retried at
+// the shop's webhookUrl as configured when the retry is made (the merchant moved its receiver),
+// and a webhookUrl of "" stops the notifications still queued: nothing more is sent.
+func TestSubscriptionWebhookRetriesFollowTheShopsWebhookURL(t *testing.T) {
+	t.Parallel()
+	w, outbox, sender, setConfig := subscriptionWorld(t)
+	bg := context.Background()
+	merchant := "0x" + strings.Repeat("7", 40)
+	old, moved := newScript(t, 500, 500, 500), newScript(t)
+	setConfig(old.srv.URL, "")
+	for _, key := range []string{"sub_m:0:charged", "sub_m:1:charged"} {
+		if err := outbox.Queue(bg, "subscription.charged", key, "sub_m", merchant, map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := sender.SendDue(bg); err != nil || n != 0 || len(old.got()) != 2 {
+		t.Fatalf("first attempts: %d delivered, %v, %d requests to the old URL", n, err, len(old.got()))
+	}
+	due := func(key string) {
+		t.Helper()
+		if _, err := w.pool.Exec(bg, `UPDATE subscription_webhooks SET next_attempt_at = now() WHERE idempotency_key = $1`, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setConfig(moved.srv.URL, "")
+	due("sub_m:0:charged")
+	if n, err := sender.SendDue(bg); err != nil || n != 1 || len(moved.got()) != 1 || len(old.got()) != 2 {
+		t.Fatalf("retry after the move: %d delivered, %v; %d requests to the new URL, %d to the old", n, err, len(moved.got()), len(old.got()))
+	}
+	setConfig("", "")
+	due("sub_m:1:charged")
+	if _, err := sender.SendDue(bg); err != nil {
+		t.Fatal(err)
+	}
+	var state string
+	if err := w.pool.QueryRow(bg, `SELECT state FROM subscription_webhooks WHERE idempotency_key = 'sub_m:1:charged'`).Scan(&state); err != nil {
+		t.Fatal(err)
+	}
+	if state != readmodels.NoteFailed || len(old.got()) != 2 || len(moved.got()) != 1 {
+		t.Fatalf("after webhookUrl \"\": %s, %d requests to the old URL, %d to the new; want failed and none", state, len(old.got()), len(moved.got()))
+	}
+}
