@@ -97,9 +97,8 @@ func (s *Server) exportSplits(c echo.Context) error {
 }
 
 // streamCSV writes the header and then each row as the database yields it (RFC 4180: CRLF line
-// ends, quoted fields where needed), flushing every exportFlushEvery rows. Once the first byte
-// went out an error can only end the stream: the client sees a truncated file without the
-// final CRLF of a complete one.
+// ends, quoted fields where needed), flushing every exportFlushEvery rows. Once the header is
+// written an error can only end the stream, and it aborts the connection (abortExport).
 func (s *Server) streamCSV(c echo.Context, name string, header []string, rows func(context.Context, string, func([]string) error) error) error {
 	merchant := merchantOf(c)
 	if !s.exportSlots.Take(merchant) {
@@ -137,12 +136,21 @@ func (s *Server) streamCSV(c echo.Context, name string, header []string, rows fu
 		}
 		return nil
 	})
+	if err != nil {
+		abortExport(c, err, n)
+	}
 	w.Flush()
 	c.Response().Flush()
-	if err != nil {
-		zerolog.Ctx(c.Request().Context()).Warn().Err(err).Int("rows", n).Msg("export ended early")
-	}
 	return nil
+}
+
+// abortExport ends an export that stopped before its last row (its credential refused, its
+// timeout, the database cancelling its query) by aborting the connection: the client's transfer
+// fails. Ending the body cleanly would hand it complete rows, each ending in CRLF, that read as
+// the whole file, and a merchant's books would silently miss the rest.
+func abortExport(c echo.Context, err error, rows int) {
+	zerolog.Ctx(c.Request().Context()).Warn().Err(err).Int("rows", rows).Msg("export ended early: connection aborted")
+	panic(http.ErrAbortHandler) // net/http closes the connection without ending the body
 }
 
 // defuseFormulas writes a leading ' before every cell that a spreadsheet would read as a formula
