@@ -3,6 +3,7 @@ package readmodels
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,7 +15,14 @@ import (
 // Exports streams a merchant's receipts and split transactions as CSV records, one row at a
 // time from the database cursor: an export holds one row in memory, whatever its size, and one
 // connection for as long as its client takes to read it.
-type Exports struct{ pool *pgxpool.Pool }
+type Exports struct {
+	base, pool *pgxpool.Pool
+	ctx        context.Context // the pools' lifetime
+	maxConns   int
+
+	mu     sync.Mutex
+	routed map[*pgxpool.Pool]*pgxpool.Pool // a pool a request's reads were routed to -> the exports' own on its server
+}
 
 // DefaultExportMaxConcurrent is the exports' connection budget when none is configured
 // (EXPORT_MAX_CONCURRENT's default).
@@ -32,7 +40,17 @@ func OpenExports(ctx context.Context, base *pgxpool.Pool, maxConns int) (*Export
 	if maxConns < 1 {
 		return nil, fmt.Errorf("exports: the connection budget must be at least 1, got %d", maxConns)
 	}
-	cfg := base.Config().Copy()
+	pool, err := openExportPool(ctx, base, maxConns)
+	if err != nil {
+		return nil, err
+	}
+	return &Exports{base: base, pool: pool, ctx: ctx, maxConns: maxConns, routed: map[*pgxpool.Pool]*pgxpool.Pool{}}, nil
+}
+
+// openExportPool opens a pool of at most maxConns connections to the server of like, with its
+// settings, closed when ctx ends.
+func openExportPool(ctx context.Context, like *pgxpool.Pool, maxConns int) (*pgxpool.Pool, error) {
+	cfg := like.Config().Copy()
 	cfg.MaxConns, cfg.MinConns = int32(maxConns), 0
 	cfg.MaxConnIdleTime = time.Minute
 	if cfg.ConnConfig.RuntimeParams == nil {
@@ -44,7 +62,33 @@ func OpenExports(ctx context.Context, base *pgxpool.Pool, maxConns int) (*Export
 		return nil, fmt.Errorf("exports: open their pool: %w", err)
 	}
 	context.AfterFunc(ctx, pool.Close)
-	return &Exports{pool: pool}, nil
+	return pool, nil
+}
+
+// poolOf is the pool an export on ctx reads from: the exports' own, on the server the request's
+// reads were routed to (ReadPool: a replica, or the primary). The routed pool itself is the
+// API's, which a slow reader would hold for minutes; a replica's own exports pool is opened the
+// first time an export is routed there. The instance's export slots bound the connections of
+// all of them together.
+func (e *Exports) poolOf(ctx context.Context) (*pgxpool.Pool, error) {
+	routed := ReadPool(ctx, e.base)
+	if routed == e.base {
+		return e.pool, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if p, ok := e.routed[routed]; ok {
+		return p, nil
+	}
+	if err := e.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("exports: closed: %w", err)
+	}
+	p, err := openExportPool(e.ctx, routed, e.maxConns)
+	if err != nil {
+		return nil, err
+	}
+	e.routed[routed] = p
+	return p, nil
 }
 
 // ReceiptColumns is the header row of the receipts export (DESIGN 9).
@@ -74,7 +118,11 @@ func decimal(cents *int64) string {
 // Receipts calls row with each of merchant's receipts created in [from, to) (and with status,
 // when given), in log order. The slice is reused between calls. It stops at row's first error.
 func (e *Exports) Receipts(ctx context.Context, merchant string, from, to time.Time, status string, row func([]string) error) error {
-	rows, err := ReadPool(ctx, e.pool).Query(ctx, `SELECT receipt_id, (extract(epoch FROM created_at) * 1000)::bigint, status, currency,
+	pool, err := e.poolOf(ctx)
+	if err != nil {
+		return fmt.Errorf("export receipts: %w", err)
+	}
+	rows, err := pool.Query(ctx, `SELECT receipt_id, (extract(epoch FROM created_at) * 1000)::bigint, status, currency,
 			(state->'receipt'->>'subtotalCents')::bigint, (state->'receipt'->>'taxCents')::bigint, (state->'receipt'->>'feeCents')::bigint,
 			total_cents, coalesce(state->'payment'->>'token', ''),
 			amount_received, (state->'payment'->>'sourceAmountCents')::bigint,
@@ -118,7 +166,11 @@ func (e *Exports) Receipts(ctx context.Context, merchant string, from, to time.T
 // SplitTransactions calls row with each of merchant's split distributions made in [from, to), in
 // log order of their receipts.
 func (e *Exports) SplitTransactions(ctx context.Context, merchant string, from, to time.Time, row func([]string) error) error {
-	rows, err := ReadPool(ctx, e.pool).Query(ctx, `SELECT receipt_id, (state->>'splitDistributedAt')::bigint, currency, total_cents,
+	pool, err := e.poolOf(ctx)
+	if err != nil {
+		return fmt.Errorf("export split transactions: %w", err)
+	}
+	rows, err := pool.Query(ctx, `SELECT receipt_id, (state->>'splitDistributedAt')::bigint, currency, total_cents,
 			(state->'receipt'->>'feeCents')::bigint, coalesce(state->'payment'->>'token', ''), coalesce(state->>'splitTransactionHash', '')
 		FROM `+pgx.Identifier{ReceiptsTable}.Sanitize()+`
 		WHERE merchant_wallet = $1 AND state->>'splitDistributedAt' IS NOT NULL
