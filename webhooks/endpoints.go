@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -26,23 +27,53 @@ var _ EndpointOutbox = (*readmodels.Endpoints)(nil)
 // the client's timeout, well inside the lease.
 const endpointBatch = 32
 
+// endpointInFlight bounds the endpoint worker's attempts on the wire at once.
+const endpointInFlight = 256
+
 // workEndpoints sends due endpoint messages until ctx ends: woken with the receipt
 // notifications, and polling every 200 ms for retries and events recorded outside the
-// projector (subscription charges, test events).
+// projector (subscription charges, test events). It claims again as soon as it has room, while
+// earlier attempts are still waiting for their receivers: waiting for a whole claim to finish
+// let one hanging receiver hold every merchant's deliveries for the timeout. On return no
+// attempt is left running.
 func (d *Dispatcher) workEndpoints(ctx context.Context) {
+	var sending sync.WaitGroup
+	defer sending.Wait()
+	busy := make(chan struct{}, endpointInFlight) // one token per attempt in flight
 	for ctx.Err() == nil {
-		n, err := d.SendEndpointsDue(ctx)
-		if err != nil && ctx.Err() == nil {
-			d.Log.Warn().Err(err).Msg("endpoint webhooks")
-		}
-		if n == endpointBatch {
-			continue
+		room := min(endpointBatch, endpointInFlight-len(busy))
+		if room > 0 {
+			list, err := d.Endpoints.ClaimMessages(ctx, room, d.lease)
+			if err != nil && ctx.Err() == nil {
+				d.Log.Warn().Err(err).Msg("endpoint webhooks")
+			}
+			for _, m := range list {
+				busy <- struct{}{}
+				sending.Go(func() {
+					defer d.endpointDone(busy)
+					if err := d.attemptEndpoint(ctx, m); err != nil {
+						d.Log.Warn().Err(err).Msg("endpoint webhooks")
+					}
+				})
+			}
+			if len(list) == room {
+				continue
+			}
 		}
 		select {
 		case <-ctx.Done():
 		case <-d.endpointWake:
 		case <-time.After(200 * time.Millisecond):
 		}
+	}
+}
+
+// endpointDone frees an attempt's place and wakes the worker, which may have waited for room.
+func (d *Dispatcher) endpointDone(busy chan struct{}) {
+	<-busy
+	select {
+	case d.endpointWake <- struct{}{}:
+	default:
 	}
 }
 
