@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -19,8 +20,17 @@ func Unavailable(err error) bool {
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
-		// admin shutdown, crash shutdown, cannot connect now (starting up), connection exceptions
-		return pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03" || pgErr.Code[:2] == "08"
+		// admin shutdown, crash shutdown, cannot connect now (starting up), connection exceptions,
+		// and a write refused by a server that only reads (25006): a standby reached through a
+		// proxy or an address that has not moved yet after a switchover, or a primary set
+		// read-only. Nothing was written and the primary is elsewhere or coming back, so an order
+		// is journaled like one whose server went away (the pool drops that connection:
+		// cmd/payledger/dbfailover.go), not answered 500.
+		switch pgErr.Code {
+		case "57P01", "57P02", "57P03", "25006":
+			return true
+		}
+		return strings.HasPrefix(pgErr.Code, "08")
 	}
 	var ce *pgconn.ConnectError
 	var ne net.Error
