@@ -67,7 +67,16 @@ func (s State) AmountReceived() string {
 			continue // a transfer in a token that cannot be priced adds nothing
 		}
 		amount := new(big.Rat).SetFrac(units, money.Pow10(c.Decimals))
-		sum.Add(sum, amount.Mul(amount, new(big.Rat).Quo(want.Amount, r.Amount)))
+		switch {
+		case IsStable(token) && IsStable(strings.ToUpper(c.Token)):
+			// one to one, also when the requirement is 0 (a receipt generated with a zero total
+			// before Generate refused it), where the ratio below would divide by it
+		case r.Amount.Sign() <= 0:
+			continue
+		default:
+			amount.Mul(amount, new(big.Rat).Quo(want.Amount, r.Amount))
+		}
+		sum.Add(sum, amount)
 	}
 	return decimalString(sum, IsStable(token))
 }

@@ -2,7 +2,7 @@
 //
 // Rules:
 //   - A receipt is generated once; generating an id that exists is ErrExists.
-//   - Its total is the sum of its lines to the cent; every amount is integer cents.
+//   - Its total is the sum of its lines to the cent, and more than 0; every amount is integer cents.
 //   - Canonical status is a pure function of the receipt's events: Evolve is the only place state
 //     changes, so replaying the events always gives the live status.
 //   - Every payment attempt (onramp session, wallet transaction, terminal) has an attempt id; the
@@ -303,7 +303,8 @@ func Evolve(s State, e Event) State {
 	return s
 }
 
-// Generate decides the generation of a receipt. Errors: ErrExists, ErrTotal.
+// Generate decides the generation of a receipt. Errors: ErrExists, ErrTotal, ErrAmount (a total
+// that is not more than 0: nothing could pay it, the window would only fail it).
 func Generate(s State, g Generated, now time.Time) ([]Event, error) {
 	if s.Exists {
 		return nil, ErrExists
@@ -314,6 +315,9 @@ func Generate(s State, g Generated, now time.Time) ([]Event, error) {
 	}
 	if sum != g.Total {
 		return nil, fmt.Errorf("%w: lines add up to %s, total is %s", ErrTotal, sum, g.Total)
+	}
+	if g.Total <= 0 {
+		return nil, fmt.Errorf("%w: the receipt's total is %s; a receipt must ask for more than 0", ErrAmount, g.Total)
 	}
 	g.CreatedAt = now.UnixMilli()
 	return []Event{g}, nil
