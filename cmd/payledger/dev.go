@@ -68,6 +68,9 @@ func devCommand(ctx context.Context, cfg config, getenv func(string) string, log
 	if err := fs.Parse(args[1:]); err != nil {
 		return badUsage(err, devUsage)
 	}
+	if fs.NArg() > 0 {
+		return badUsage(fmt.Sprintf("unexpected arguments %q", fs.Args()), devUsage)
+	}
 	m := &devMerchant{base: strings.TrimRight(*baseURL, "/"), dir: devDataDir(getenv), log: log, cfg: cfg}
 	return m.run(ctx, *name, stdout)
 }

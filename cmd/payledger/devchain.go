@@ -53,6 +53,11 @@ func devchainCommand(ctx context.Context, cfg config, log zerolog.Logger, args [
 	if fs.NArg() > 0 {
 		return badUsage(fmt.Sprintf("unexpected arguments %q", fs.Args()), devchainUsage)
 	}
+	// The chain reads a zero or negative count or interval as its default: refuse them here
+	// rather than run another chain than the one asked for.
+	if *port < 0 || *port > 65535 || *accounts < 1 || *interval <= 0 {
+		return badUsage("--port must be 0 to 65535, --accounts at least 1 and --block-interval positive", devchainUsage)
+	}
 	d, err := startDevChain(ctx, log, stdout, chain.DevChainOptions{Port: *port, Accounts: *accounts, BlockInterval: *interval})
 	if err != nil {
 		return err
@@ -140,6 +145,9 @@ func parsePayFlags(cfg config, args []string) (payFlags, error) {
 	fs.BoolVar(&p.noWait, "no-wait", false, "print the hash without waiting for the block")
 	if err := fs.Parse(args); err != nil {
 		return p, badUsage(err, devchainUsage)
+	}
+	if fs.NArg() > 0 {
+		return p, badUsage(fmt.Sprintf("unexpected arguments %q", fs.Args()), devchainUsage)
 	}
 	if p.key == "" || p.to == "" || p.amount == "" {
 		return p, badUsage("--key, --to and --amount are required", devchainUsage)

@@ -103,6 +103,9 @@ func parseReceiptPayFlags(cfg config, args []string) (receiptPayFlags, error) {
 	if err := fs.Parse(args[1:]); err != nil {
 		return p, badUsage(err, devchainPayReceiptUsage)
 	}
+	if fs.NArg() > 0 {
+		return p, badUsage(fmt.Sprintf("unexpected arguments %q (flags go after the receipt id)", fs.Args()), devchainPayReceiptUsage)
+	}
 	vars := readDevchainEnv(p.envFile)
 	p.rpc = cmp.Or(p.rpc, vars["ETH_RPC_URL"], cfg.EthRPCURL, "http://127.0.0.1:8545")
 	p.key = cmp.Or(p.key, vars["DEVCHAIN_ACCOUNT_KEY"])

@@ -20,10 +20,18 @@ const keysUsage = `usage:
   payledger keys revoke --wallet 0x... --id <key id>
 `
 
-// keysCommand manages subscription keys from the command line.
-func keysCommand(ctx context.Context, cfg config, log zerolog.Logger, args []string, stdout io.Writer) error {
+// keysArgs is a `keys` command line, checked before anything is opened.
+type keysArgs struct {
+	verb, wallet, name string
+	scopes             []string
+	id                 uuid.UUID
+}
+
+// parseKeysArgs reads `keys create|revoke` flags; a missing or malformed required flag, or a
+// stray argument, is a wrong command line (usage, exit 2), as a bad value of a typed flag is.
+func parseKeysArgs(args []string) (keysArgs, error) {
 	if len(args) == 0 || (args[0] != "create" && args[0] != "revoke") {
-		return badUsage("payledger keys: create or revoke", keysUsage)
+		return keysArgs{}, badUsage("payledger keys: create or revoke", keysUsage)
 	}
 	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -32,10 +40,34 @@ func keysCommand(ctx context.Context, cfg config, log zerolog.Logger, args []str
 	name := fs.String("name", "", "a name to recognise the key by")
 	id := fs.String("id", "", "key id (revoke)")
 	if err := fs.Parse(args[1:]); err != nil {
-		return badUsage(err, keysUsage)
+		return keysArgs{}, badUsage(err, keysUsage)
+	}
+	if fs.NArg() > 0 {
+		return keysArgs{}, badUsage(fmt.Sprintf("unexpected arguments %q", fs.Args()), keysUsage)
 	}
 	if !transport.ValidWallet(*wallet) {
-		return errors.New("--wallet must be a 0x-prefixed 40-hex-character address")
+		return keysArgs{}, badUsage("--wallet must be a 0x-prefixed 40-hex-character address", keysUsage)
+	}
+	k := keysArgs{verb: args[0], wallet: strings.ToLower(*wallet), name: *name}
+	if k.verb == "revoke" {
+		kid, err := uuid.Parse(*id)
+		if err != nil {
+			return keysArgs{}, badUsage("--id must be a key id", keysUsage)
+		}
+		k.id = kid
+		return k, nil
+	}
+	if *scopes != "" {
+		k.scopes = strings.Split(*scopes, ",")
+	}
+	return k, nil
+}
+
+// keysCommand manages subscription keys from the command line.
+func keysCommand(ctx context.Context, cfg config, log zerolog.Logger, args []string, stdout io.Writer) error {
+	k, err := parseKeysArgs(args)
+	if err != nil {
+		return err
 	}
 	pool, _, closeLedger, err := openLedger(ctx, cfg, log)
 	if err != nil {
@@ -43,37 +75,25 @@ func keysCommand(ctx context.Context, cfg config, log zerolog.Logger, args []str
 	}
 	defer closeLedger()
 	keys := readmodels.NewKeys(pool)
-	w := strings.ToLower(*wallet)
-	switch args[0] {
-	case "create":
-		list := strings.Split(*scopes, ",")
-		if *scopes == "" {
-			list = nil
-		}
-		if err := transport.ValidateScopes(list); err != nil {
-			var apiErr *transport.Error
-			if errors.As(err, &apiErr) {
-				return errors.New(apiErr.Message)
-			}
+	if k.verb == "revoke" {
+		if err := keys.Revoke(ctx, k.wallet, k.id); err != nil {
 			return err
 		}
-		secret, key, err := keys.Create(ctx, w, *name, list)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "created key %s for %s with scopes %s (shown once; only its SHA-256 is stored)\n%s\n",
-			key.ID, key.Wallet, strings.Join(key.Scopes, ","), secret)
-		return nil
-	case "revoke":
-		kid, err := uuid.Parse(*id)
-		if err != nil {
-			return errors.New("--id must be a key id")
-		}
-		if err := keys.Revoke(ctx, w, kid); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "revoked key %s\n", kid)
+		fmt.Fprintf(stdout, "revoked key %s\n", k.id)
 		return nil
 	}
-	return errors.New(keysUsage)
+	if err := transport.ValidateScopes(k.scopes); err != nil {
+		var apiErr *transport.Error
+		if errors.As(err, &apiErr) {
+			return errors.New(apiErr.Message)
+		}
+		return err
+	}
+	secret, key, err := keys.Create(ctx, k.wallet, k.name, k.scopes)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "created key %s for %s with scopes %s (shown once; only its SHA-256 is stored)\n%s\n",
+		key.ID, key.Wallet, strings.Join(key.Scopes, ","), secret)
+	return nil
 }

@@ -87,7 +87,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return code
 	}
 	if err != nil {
-		log.Error().Err(err).Str("command", args[0]).Msg("failed")
+		// startLog: a tool's failure goes to stderr, never onto the stdout a script reads its
+		// answer from (`keys create | tail -1` would take the error line for the key).
+		startLog.Error().Err(err).Str("command", args[0]).Msg("failed")
 		return 1
 	}
 	return 0

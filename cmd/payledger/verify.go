@@ -26,6 +26,11 @@ func verifyCommand(ctx context.Context, cfg config, log zerolog.Logger, args []s
 	if err := fs.Parse(args); err != nil {
 		return badUsage(err, verifyUsage)
 	}
+	if fs.NArg() > 0 {
+		// `verify <id>` (or `verify <id> --stream x`, where flag stops at the id) would walk the
+		// whole log instead and answer for streams the operator did not ask about.
+		return badUsage(fmt.Sprintf("unexpected arguments %q (one stream: --stream id)", fs.Args()), verifyUsage)
+	}
 	_, store, closeLedger, err := openLedger(ctx, cfg, log)
 	if err != nil {
 		return err
