@@ -61,6 +61,7 @@ const (
 	markedRetention   = 72 * time.Hour // reconciliation gives up after 3 days
 	leaseFor          = 30 * time.Second
 	claimBatch        = 16
+	workerInFlight    = 64 // one worker's attempts on the wire at once
 	reconcileBatch    = 50
 )
 
@@ -164,29 +165,46 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 }
 
 func (d *Dispatcher) work(ctx context.Context, poll time.Duration) {
+	// A claimed batch goes out concurrently and the worker claims again as soon as it has room,
+	// while earlier attempts still wait for their receivers: waiting for a whole claim to finish
+	// let as many hanging receivers as workers hold every merchant's webhooks for the timeout.
+	// The attempts are recorded in shared commits (Outbox.Complete). On return none is running.
+	var sending sync.WaitGroup
+	defer sending.Wait()
+	busy := make(chan struct{}, workerInFlight) // one token per attempt in flight
 	for ctx.Err() == nil {
-		claimed, err := d.Outbox.Claim(ctx, []string{readmodels.NotePending, readmodels.NoteRetrying}, false, claimBatch, d.lease)
-		if err != nil && ctx.Err() == nil {
-			d.Log.Warn().Err(err).Msg("webhook claim")
-		}
-		if len(claimed) == claimBatch {
-			d.Wake() // more may be due: let another worker claim too
-		}
-		// A claimed batch goes out concurrently: one slow receiver holds up only its own
-		// notification, and the attempts are recorded in shared commits (Outbox.Complete).
-		var sent sync.WaitGroup
-		for _, c := range claimed {
-			sent.Go(func() { d.Deliver(ctx, c) })
-		}
-		sent.Wait()
-		if len(claimed) > 0 {
-			continue
+		room := min(claimBatch, workerInFlight-len(busy))
+		if room > 0 {
+			claimed, err := d.Outbox.Claim(ctx, []string{readmodels.NotePending, readmodels.NoteRetrying}, false, room, d.lease)
+			if err != nil && ctx.Err() == nil {
+				d.Log.Warn().Err(err).Msg("webhook claim")
+			}
+			for _, c := range claimed {
+				busy <- struct{}{}
+				sending.Go(func() {
+					defer d.attemptDone(busy)
+					d.Deliver(ctx, c)
+				})
+			}
+			if len(claimed) == room {
+				d.Wake() // more may be due: let another worker claim too
+				continue
+			}
 		}
 		select {
 		case <-ctx.Done():
 		case <-d.wake:
 		case <-time.After(poll):
 		}
+	}
+}
+
+// attemptDone frees an attempt's place and wakes a worker, which may have waited for room.
+func (d *Dispatcher) attemptDone(busy chan struct{}) {
+	<-busy
+	select {
+	case d.wake <- struct{}{}:
+	default:
 	}
 }
 

@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -63,4 +64,24 @@ func TestSlowEndpointDoesNotHoldUpOtherMerchants(t *testing.T) {
 	wait.Until(t, "the slow receiver to have its request", 10*time.Second, func() bool { return slowHits.Load() == 1 })
 	record("0xfast", "fast-1")
 	wait.Until(t, "the other merchant's event while the slow attempt waits", 10*time.Second, func() bool { return fastHits.Load() == 1 })
+}
+
+// TestSlowReceiversDoNotHoldUpOtherReceiptWebhooks: receipt webhooks to receivers that take their
+// whole timeout to (not) answer, one on each worker, do not delay another receipt's webhook: it
+// is sent while they still wait. Each worker used to wait for every attempt of its claim before
+// claiming again, so as many hanging receivers as workers held every merchant's webhooks.
+func TestSlowReceiversDoNotHoldUpOtherReceiptWebhooks(t *testing.T) {
+	t.Parallel()
+	const workers = 3
+	w := newWorld(t, func(d *Dispatcher) { d.Workers = workers; d.Timeout = 20 * time.Second })
+	w.run(t)
+	slow, slowHits := hangingReceiver(t)
+	for i := range workers {
+		w.paidReceipt(t, fmt.Sprintf("slow-%d", i), slow.URL, "plk_secret")
+		// One at a time: each is claimed by a worker that is free, until none is.
+		wait.Until(t, "the slow receiver to have its request", 10*time.Second, func() bool { return slowHits.Load() == int32(i+1) })
+	}
+	fast := newScript(t)
+	w.paidReceipt(t, "fast", fast.srv.URL, "plk_secret")
+	wait.Until(t, "the other receipt's webhook while the slow attempts wait", 10*time.Second, func() bool { return len(fast.got()) == 1 })
 }
