@@ -16,8 +16,9 @@ import (
 //   - A receipt that is not paid when its window ends (generated, pending: nothing or too little
 //     received; or failed by an attempt of its own) becomes failed with PORTAL_SESSION_EXPIRED
 //     (PaymentWindowExpired), unless an onramp attempt is open (the current attempt is an onramp
-//     session and the receipt is generated or pending): the processor decides that one. ach_pending
-//     and settled receipts never expire. amountReceived keeps what arrived.
+//     session and the receipt is generated or pending): the processor decides that one. A session
+//     whose success paid too little (PaymentIgnored, underpaid) is decided: it holds nothing
+//     open. ach_pending and settled receipts never expire. amountReceived keeps what arrived.
 //   - The deposit address stays watched until MonitorUntil = ExpiresAt + PAYMENT_MONITOR_WINDOW.
 //   - Once expired, only confirmed funds on chain move the receipt out of failed: a chain
 //     confirmation (verifiedBy chain) at or before MonitorUntil pays it late (PaidLate). Nothing
@@ -105,16 +106,20 @@ type windowState struct {
 	IgnoredPayments []string `json:"ignoredPayments,omitempty"`
 	// HeldQuotes is the latest quote per token (held until the window ends, see QuoteInWindow).
 	HeldQuotes map[string]TokenQuoted `json:"heldQuotes,omitempty"`
+	// EndedAttempts are the attempts whose processor success paid nothing (PaymentIgnored: an
+	// underpayment): their session is over, so they hold no window open (OnrampOpen).
+	EndedAttempts []string `json:"endedAttempts,omitempty"`
 }
 
 // Expired reports whether the receipt's payment window ended without payment (recorded).
 func (s State) Expired() bool { return s.WindowExpiredAt != 0 }
 
 // OnrampOpen reports whether an onramp attempt is open: the current attempt is an onramp session
-// and the receipt is still generated or pending (the processor has not decided it).
+// and the receipt is still generated or pending (the processor has not decided it). A session
+// whose success paid too little is decided: it stays the current attempt, but holds nothing open.
 func (s State) OnrampOpen() bool {
 	a, ok := s.Current()
-	return ok && a.Kind == "onramp" && (s.Status == StatusGenerated || s.Status == StatusPending)
+	return ok && a.Kind == "onramp" && !slices.Contains(s.EndedAttempts, a.ID) && (s.Status == StatusGenerated || s.Status == StatusPending)
 }
 
 // WindowDue reports whether the receipt's window has ended at `at` (Unix ms) and its expiry is
@@ -240,4 +245,7 @@ func (s State) LateCredit(c Credit) bool {
 // paymentIgnored remembers an ignored payment (evolveWindow's case); never a change of status.
 func (s *State) paymentIgnored(e PaymentIgnored) {
 	s.IgnoredPayments = append(slices.Clip(s.IgnoredPayments), ignoredKey(e.VerifiedBy, e.TransactionHash, e.LogIndex))
+	if e.VerifiedBy == "processor" && e.AttemptID != "" && !slices.Contains(s.EndedAttempts, e.AttemptID) {
+		s.EndedAttempts = append(slices.Clip(s.EndedAttempts), e.AttemptID)
+	}
 }
