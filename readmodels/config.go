@@ -178,12 +178,15 @@ type Sites struct{ pool *pgxpool.Pool }
 // NewSites returns the site store on pool.
 func NewSites(pool *pgxpool.Pool) *Sites { return &Sites{pool: pool} }
 
+// defaultSiteConfig is the site configuration before an admin saved one.
+func defaultSiteConfig() SiteConfig { return SiteConfig{DefaultPaymentToken: "USDC"} }
+
 // Get returns the site configuration (the defaults when none was saved).
 func (s *Sites) Get(ctx context.Context) (SiteConfig, error) {
 	var raw []byte
 	err := s.pool.QueryRow(ctx, `SELECT config FROM site_config WHERE id = 1`).Scan(&raw)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return SiteConfig{DefaultPaymentToken: "USDC"}, nil
+		return defaultSiteConfig(), nil
 	}
 	if err != nil {
 		return SiteConfig{}, fmt.Errorf("read site config: %w", err)
@@ -210,6 +213,47 @@ func (s *Sites) Save(ctx context.Context, c SiteConfig) error {
 	return nil
 }
 
+// Update reads the site configuration (or the defaults), lets change modify it and saves it, in
+// one transaction holding the row: two admins changing different fields at once both keep their
+// change, where a read and a later save would let the second save undo the first. change's error
+// is returned as is and saves nothing.
+func (s *Sites) Update(ctx context.Context, change func(*SiteConfig) error) (SiteConfig, error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return SiteConfig{}, err
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	// The row must exist to be locked; the first update creates it with the defaults.
+	def, err := json.Marshal(defaultSiteConfig())
+	if err != nil {
+		return SiteConfig{}, err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO site_config (id, config) VALUES (1, $1) ON CONFLICT (id) DO NOTHING`, def); err != nil {
+		return SiteConfig{}, fmt.Errorf("create site config: %w", err)
+	}
+	var raw []byte
+	if err := tx.QueryRow(ctx, `SELECT config FROM site_config WHERE id = 1 FOR UPDATE`).Scan(&raw); err != nil {
+		return SiteConfig{}, fmt.Errorf("read site config: %w", err)
+	}
+	var c SiteConfig
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return SiteConfig{}, fmt.Errorf("decode site config: %w", err)
+	}
+	if err := change(&c); err != nil {
+		return SiteConfig{}, err
+	}
+	if raw, err = json.Marshal(c); err != nil {
+		return SiteConfig{}, err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE site_config SET config = $1, updated_at = now() WHERE id = 1`, raw); err != nil {
+		return SiteConfig{}, fmt.Errorf("save site config: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT pg_notify('`+PricingChangedChannel+`', '*')`); err != nil {
+		return SiteConfig{}, fmt.Errorf("announce site config: %w", err)
+	}
+	return c, tx.Commit(ctx)
+}
+
 // PricingSettings reads the platform configuration and wallet's shop configuration (found says
 // whether it has one) in one round trip: order creation needs both.
 func (s *Shops) PricingSettings(ctx context.Context, wallet string) (shop ShopConfig, found bool, site SiteConfig, err error) {
@@ -219,7 +263,7 @@ func (s *Shops) PricingSettings(ctx context.Context, wallet string) (shop ShopCo
 	if err != nil {
 		return shop, false, site, fmt.Errorf("read pricing settings: %w", err)
 	}
-	site = SiteConfig{DefaultPaymentToken: "USDC"}
+	site = defaultSiteConfig()
 	if siteRaw != nil {
 		if err := json.Unmarshal(siteRaw, &site); err != nil {
 			return shop, false, site, fmt.Errorf("decode site config: %w", err)

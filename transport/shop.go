@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -128,7 +130,7 @@ func applyShopField(cfg *readmodels.ShopConfig, field string, raw json.RawMessag
 	bad := func(why string) error { return InvalidInput(field + " " + why) }
 	switch field {
 	case "name", "description", "bio":
-		v, err := str(raw, map[string]int{"name": 200, "description": 2000, "bio": 2000}[field])
+		v, err := text(raw, map[string]int{"name": 200, "description": 2000, "bio": 2000}[field], field != "name")
 		if err != nil {
 			return bad(err.Error())
 		}
@@ -141,8 +143,8 @@ func applyShopField(cfg *readmodels.ShopConfig, field string, raw json.RawMessag
 		cfg.Arrangement = v
 	case "xpPerDollar":
 		var v float64
-		if isNull(raw) || json.Unmarshal(raw, &v) != nil || v < 0 {
-			return bad("must be a number >= 0" + notNull)
+		if isNull(raw) || json.Unmarshal(raw, &v) != nil || v < 0 || v > maxXPPerDollar {
+			return bad(fmt.Sprintf("must be a number from 0 to %d%s", maxXPPerDollar, notNull))
 		}
 		cfg.XPPerDollar = v
 	case "setupComplete":
@@ -246,8 +248,8 @@ func applyLinks(cfg *readmodels.ShopConfig, raw json.RawMessage, bad func(string
 		return bad("may hold at most 20 links")
 	}
 	for i, l := range links {
-		if strings.TrimSpace(l.Label) == "" || len(l.Label) > 100 || !httpURL(l.URL) {
-			return InvalidInput(fmt.Sprintf("links[%d] needs a label (up to 100 characters) and an http(s) url", i))
+		if strings.TrimSpace(l.Label) == "" || checkLine(l.Label, 100) != nil || l.URL == "" || checkConfigURL(l.URL) != nil {
+			return InvalidInput(fmt.Sprintf("links[%d] needs a label (up to 100 characters, no control characters) and an http(s) url of up to %d characters", i, maxConfigURL))
 		}
 	}
 	cfg.Links = links
@@ -262,18 +264,18 @@ func applyThemeField(t *readmodels.ShopTheme, field string, raw json.RawMessage)
 	switch {
 	case colors[field] != nil:
 		var v string
-		if isNull(raw) || json.Unmarshal(raw, &v) != nil || (v != "" && !colorRE.MatchString(v)) {
+		if isNull(raw) || json.Unmarshal(raw, &v) != nil || checkColor(v) != nil {
 			return bad("must be a colour #RGB or #RRGGBB (\"\" clears it)" + notNull)
 		}
 		*colors[field] = v
 	case urls[field] != nil:
 		var v string
-		if isNull(raw) || json.Unmarshal(raw, &v) != nil || (v != "" && !httpURL(v)) {
-			return bad("must be an http(s) URL (\"\" clears it)" + notNull)
+		if isNull(raw) || json.Unmarshal(raw, &v) != nil || checkConfigURL(v) != nil {
+			return bad(fmt.Sprintf("must be an http(s) URL of up to %d characters (\"\" clears it)%s", maxConfigURL, notNull))
 		}
 		*urls[field] = v
 	case field == "fontFamily":
-		if t.FontFamily, err = str(raw, 100); err != nil {
+		if t.FontFamily, err = text(raw, 100, false); err != nil {
 			return bad(err.Error())
 		}
 	case field == "logoShape":
@@ -286,6 +288,69 @@ func applyThemeField(t *readmodels.ShopTheme, field string, raw json.RawMessage)
 		}
 	default:
 		return InvalidInput("unknown field theme." + field)
+	}
+	return nil
+}
+
+const (
+	// maxXPPerDollar keeps a receipt's XP (floor(totalUsd × xpPerDollar), an int64 in the users
+	// projection) in range for the largest receipt (10^13 USD, or its EUR at the highest rate):
+	// 1e300 was accepted and wrapped the buyer's XP to garbage or overflowed the users' total.
+	maxXPPerDollar = 10_000
+	// maxConfigURL bounds every URL of a shop or site configuration, as webhookUrl already was;
+	// a link or logo URL could otherwise fill the whole request body, served on every shop read.
+	maxConfigURL = 2000
+)
+
+// text reads a string of up to max characters (not bytes: a name in a non-Latin script is not
+// cut to a third) without control characters; multiline allows line breaks and tabs.
+func text(raw json.RawMessage, max int, multiline bool) (string, error) {
+	var v string
+	if isNull(raw) || json.Unmarshal(raw, &v) != nil {
+		return "", errors.New("must be a string" + notNull)
+	}
+	if multiline {
+		return v, checkLines(v, max)
+	}
+	return v, checkLine(v, max)
+}
+
+// checkLine refuses more than max characters, and control and bidirectional formatting
+// characters: a shop or brand name is shown on receipts, where an escape sequence or a
+// right-to-left override would make it read as something else.
+func checkLine(v string, max int) error {
+	return checkChars(v, max, func(rune) bool { return false })
+}
+
+// checkLines is checkLine for a text of several lines.
+func checkLines(v string, max int) error {
+	return checkChars(v, max, func(r rune) bool { return r == '\n' || r == '\r' || r == '\t' })
+}
+
+func checkChars(v string, max int, allowed func(rune) bool) error {
+	if utf8.RuneCountInString(v) > max {
+		return fmt.Errorf("must be at most %d characters", max)
+	}
+	for _, r := range v {
+		if (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)) && !allowed(r) {
+			return errors.New("must not contain control characters")
+		}
+	}
+	return nil
+}
+
+// checkColor accepts #RGB, #RRGGBB or "" (cleared).
+func checkColor(v string) error {
+	if v != "" && !colorRE.MatchString(v) {
+		return errors.New("must be a colour #RGB or #RRGGBB")
+	}
+	return nil
+}
+
+// checkConfigURL accepts an http(s) URL of up to maxConfigURL characters or "" (cleared).
+func checkConfigURL(v string) error {
+	if v != "" && (len(v) > maxConfigURL || !httpURL(v)) {
+		return fmt.Errorf("must be an http(s) URL of up to %d characters", maxConfigURL)
 	}
 	return nil
 }

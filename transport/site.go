@@ -16,7 +16,7 @@ import (
 // SiteStore keeps the platform configuration.
 type SiteStore interface {
 	Get(ctx context.Context) (readmodels.SiteConfig, error)
-	Save(ctx context.Context, c readmodels.SiteConfig) error
+	Update(ctx context.Context, change func(*readmodels.SiteConfig) error) (readmodels.SiteConfig, error)
 }
 
 func (s *Server) getSiteConfig(c echo.Context) error {
@@ -28,10 +28,23 @@ func (s *Server) getSiteConfig(c echo.Context) error {
 }
 
 type siteConfigRequest struct {
-	Theme               *readmodels.SiteTheme `json:"theme"`
-	ProcessingFeePct    json.RawMessage       `json:"processingFeePct"`
-	DefaultPaymentToken *string               `json:"defaultPaymentToken"`
-	ReserveRatios       json.RawMessage       `json:"reserveRatios"`
+	Theme               *siteThemePatch `json:"theme"`
+	ProcessingFeePct    json.RawMessage `json:"processingFeePct"`
+	DefaultPaymentToken *string         `json:"defaultPaymentToken"`
+	ReserveRatios       json.RawMessage `json:"reserveRatios"`
+}
+
+// siteThemePatch is the theme fields a write gives; the others keep their value, as in a shop's
+// theme (a write of one colour used to blank the brand name, logo and favicon of every page).
+// Raw, so that null is refused (it would otherwise read as "not given") rather than taken as "".
+type siteThemePatch struct {
+	PrimaryColor         json.RawMessage `json:"primaryColor"`
+	SecondaryColor       json.RawMessage `json:"secondaryColor"`
+	BrandLogoURL         json.RawMessage `json:"brandLogoUrl"`
+	BrandFaviconURL      json.RawMessage `json:"brandFaviconUrl"`
+	BrandName            json.RawMessage `json:"brandName"`
+	FontFamily           json.RawMessage `json:"fontFamily"`
+	ReceiptBackgroundURL json.RawMessage `json:"receiptBackgroundUrl"`
 }
 
 func (s *Server) postSiteConfig(c echo.Context) error {
@@ -39,15 +52,11 @@ func (s *Server) postSiteConfig(c echo.Context) error {
 	if err := DecodeJSON(c, &req); err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	cfg, err := s.sites.Get(ctx)
-	if err != nil {
+	// Checked against the defaults first, so a bad field is refused before the row is locked.
+	if err := req.apply(&readmodels.SiteConfig{}); err != nil {
 		return err
 	}
-	if err := req.apply(&cfg); err != nil {
-		return err
-	}
-	err = s.sites.Save(ctx, cfg)
+	cfg, err := s.sites.Update(c.Request().Context(), req.apply)
 	s.caches.forgetPricing() // the site's rate prices every merchant's orders
 	if err != nil {
 		return err
@@ -58,10 +67,9 @@ func (s *Server) postSiteConfig(c echo.Context) error {
 // apply checks the fields given and sets them on cfg.
 func (req siteConfigRequest) apply(cfg *readmodels.SiteConfig) error {
 	if req.Theme != nil {
-		if err := checkSiteTheme(*req.Theme); err != nil {
+		if err := req.Theme.apply(&cfg.Theme); err != nil {
 			return err
 		}
-		cfg.Theme = *req.Theme
 	}
 	if req.ProcessingFeePct != nil {
 		if isNull(req.ProcessingFeePct) {
@@ -90,16 +98,34 @@ func (req siteConfigRequest) apply(cfg *readmodels.SiteConfig) error {
 	return nil
 }
 
-func checkSiteTheme(t readmodels.SiteTheme) error {
-	for name, v := range map[string]string{"primaryColor": t.PrimaryColor, "secondaryColor": t.SecondaryColor} {
-		if v != "" && !colorRE.MatchString(v) {
-			return InvalidInput("theme." + name + " must be a colour #RGB or #RRGGBB")
-		}
+// apply checks the theme fields given and sets them on t.
+func (p siteThemePatch) apply(t *readmodels.SiteTheme) error {
+	fields := []struct {
+		name  string
+		raw   json.RawMessage
+		dst   *string
+		check func(string) error
+	}{
+		{"primaryColor", p.PrimaryColor, &t.PrimaryColor, checkColor},
+		{"secondaryColor", p.SecondaryColor, &t.SecondaryColor, checkColor},
+		{"brandLogoUrl", p.BrandLogoURL, &t.BrandLogoURL, checkConfigURL},
+		{"brandFaviconUrl", p.BrandFaviconURL, &t.BrandFaviconURL, checkConfigURL},
+		{"receiptBackgroundUrl", p.ReceiptBackgroundURL, &t.ReceiptBackgroundURL, checkConfigURL},
+		{"brandName", p.BrandName, &t.BrandName, func(v string) error { return checkLine(v, 200) }},
+		{"fontFamily", p.FontFamily, &t.FontFamily, func(v string) error { return checkLine(v, 100) }},
 	}
-	for name, v := range map[string]string{"brandLogoUrl": t.BrandLogoURL, "brandFaviconUrl": t.BrandFaviconURL, "receiptBackgroundUrl": t.ReceiptBackgroundURL} {
-		if v != "" && !httpURL(v) {
-			return InvalidInput("theme." + name + " must be an http(s) URL")
+	for _, f := range fields {
+		if f.raw == nil {
+			continue
 		}
+		var v string
+		if isNull(f.raw) || json.Unmarshal(f.raw, &v) != nil {
+			return InvalidInput("theme." + f.name + " must be a string" + notNull)
+		}
+		if err := f.check(v); err != nil {
+			return InvalidInput("theme." + f.name + " " + err.Error())
+		}
+		*f.dst = v
 	}
 	return nil
 }
