@@ -171,28 +171,52 @@ func (r *ReplicaReads) Healthy() bool { return r.healthy.Load() }
 // answers and has replayed what the primary had written at the previous probe (it is less than
 // a probe period behind); otherwise every read goes to the primary.
 func (r *ReplicaReads) Run(ctx context.Context) error {
-	prev := "0/0"
+	prev := "" // the primary's position at the previous probe; "" when it is not known
 	t := time.NewTicker(replicaProbe)
 	defer t.Stop()
 	for {
-		pctx, cancel := context.WithTimeout(ctx, replicaProbe)
-		ok, err := r.replayed(pctx, prev)
-		var cur string
-		if err == nil {
-			err = r.primary.QueryRow(pctx, `SELECT pg_current_wal_insert_lsn()::text`).Scan(&cur)
-		}
-		cancel()
-		healthy := err == nil && ok
+		cur, err := r.probe(ctx, prev)
+		healthy := err == nil
 		if was := r.healthy.Swap(healthy); was != healthy {
-			r.log.Info().Bool("healthy", healthy).AnErr("reason", err).Msg("replica reads")
+			ev := r.log.Info()
+			if !healthy {
+				ev = r.log.Warn()
+			}
+			ev.Bool("healthy", healthy).AnErr("reason", err).Msg("replica reads")
 		}
-		if cur != "" {
-			prev = cur
-		}
+		prev = cur
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
 		}
 	}
+}
+
+// errUnmeasured: there is no position of the previous probe to compare the replica with (the
+// first probe, or the primary did not answer the previous one).
+var errUnmeasured = errors.New("replica lag not measured yet")
+
+// probe reads the primary's position, which the next probe compares the replica with, and
+// reports whether the replica has replayed prev. The primary's position is read whatever the
+// replica answers: a replica back from an outage is compared with where the primary was a probe
+// period ago, never with a position from before the outage (or 0/0 at start), which any replica
+// that answers has passed, however far behind it is.
+func (r *ReplicaReads) probe(ctx context.Context, prev string) (cur string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, replicaProbe)
+	defer cancel()
+	if err := r.primary.QueryRow(ctx, `SELECT pg_current_wal_insert_lsn()::text`).Scan(&cur); err != nil {
+		return "", fmt.Errorf("read the primary's position: %w", err)
+	}
+	if prev == "" {
+		return cur, errUnmeasured
+	}
+	ok, err := r.replayed(ctx, prev)
+	switch {
+	case err != nil:
+		return cur, err
+	case !ok:
+		return cur, errBehind
+	}
+	return cur, nil
 }
