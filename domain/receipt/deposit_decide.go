@@ -2,6 +2,7 @@ package receipt
 
 import (
 	"fmt"
+	"math/big"
 	"strings"
 )
 
@@ -30,6 +31,9 @@ func ObserveDeposit(s State, o DepositObservation) ([]Event, error) {
 	}
 	if s.Receipt.DepositAddress == "" {
 		return nil, fmt.Errorf("%w: the receipt has no deposit address", ErrState)
+	}
+	if units, ok := new(big.Int).SetString(o.Transfer.AmountUnits, 10); !ok || units.Sign() <= 0 {
+		return nil, nil // moves nothing (deposit.go's rules): no credit, no pending, no buyer
 	}
 	t := o.Transfer
 	c, known := s.creditOf(t) // a transfer moved to another index by a reorg is the same transfer
