@@ -155,11 +155,37 @@ func abortExport(c echo.Context, err error, rows int) {
 
 // defuseFormulas writes a leading ' before every cell that a spreadsheet would read as a formula
 // (OWASP's rule for CSV injection): one that begins with =, +, -, @, a tab or a carriage return.
-// Merchants open exports in spreadsheets, and customers choose order ids and labels.
+// Merchants open exports in spreadsheets, and customers choose order ids and labels. A formula
+// character after a semicolon, a tab or a line feed (quotes between them aside) gets one too:
+// Excel in a locale whose list separator is ';' splits a .csv at semicolons, and reads a quote
+// that does not begin its cell, and so a line break, literally; LibreOffice may split at tabs.
 func defuseFormulas(rec []string) {
 	for i, v := range rec {
 		if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
-			rec[i] = "'" + v
+			v = "'" + v
 		}
+		rec[i] = defuseAfterSeparators(v)
 	}
+}
+
+// defuseAfterSeparators writes a ' before each formula character that some spreadsheet's split
+// makes the first of a cell: after ';', a tab or LF (a CRLF's too), with only quotes between.
+func defuseAfterSeparators(v string) string {
+	if !strings.ContainsAny(v, ";\t\n") || !strings.ContainsAny(v, "=+-@") {
+		return v // nearly every cell: no copy
+	}
+	var b strings.Builder
+	b.Grow(len(v) + 4)
+	cellStart := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if cellStart && strings.IndexByte("=+-@", c) >= 0 {
+			b.WriteByte('\'')
+		}
+		if c != '"' {
+			cellStart = strings.IndexByte(";\t\n", c) >= 0
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
