@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -37,89 +39,142 @@ type SubscriptionSender struct {
 	Log    zerolog.Logger
 }
 
-// Run sends due notifications every interval until ctx ends.
+// subscriptionBatch is how many notifications one claim takes; they are sent concurrently, each
+// within the client's timeout, well inside the lease.
+const subscriptionBatch = 32
+
+// subscriptionInFlight bounds Run's attempts on the wire at once.
+const subscriptionInFlight = 128
+
+// Run sends due notifications until ctx ends, looking for them every interval. It claims again as
+// soon as it has room, while earlier attempts still wait for their receivers: sent one after
+// another, a merchant with many charges and a hanging receiver held every other merchant's for
+// minutes. On return no attempt is left running.
 func (s *SubscriptionSender) Run(ctx context.Context, interval time.Duration) error {
-	for {
-		if _, err := s.SendDue(ctx); err != nil && ctx.Err() == nil {
-			s.Log.Warn().Err(err).Msg("subscription webhooks")
+	var sending sync.WaitGroup
+	defer sending.Wait()
+	busy, room := make(chan struct{}, subscriptionInFlight), make(chan struct{}, 1)
+	for ctx.Err() == nil {
+		n := min(subscriptionBatch, subscriptionInFlight-len(busy))
+		if n > 0 {
+			list, err := s.Outbox.Claim(ctx, n, leaseFor)
+			if err != nil && ctx.Err() == nil {
+				s.Log.Warn().Err(err).Msg("subscription webhooks")
+			}
+			keys := &signingKeys{m: map[string]string{}}
+			for _, w := range list {
+				busy <- struct{}{}
+				sending.Go(func() {
+					defer func() {
+						<-busy
+						select {
+						case room <- struct{}{}:
+						default:
+						}
+					}()
+					if _, err := s.attempt(ctx, w, keys); err != nil && ctx.Err() == nil {
+						s.Log.Warn().Err(err).Msg("subscription webhooks")
+					}
+				})
+			}
+			if len(list) == n {
+				continue
+			}
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+		case <-room:
 		case <-time.After(interval):
+		}
+	}
+	return ctx.Err()
+}
+
+// SendDue makes one attempt for every due notification, a claim's concurrently, and returns how
+// many were delivered.
+func (s *SubscriptionSender) SendDue(ctx context.Context) (int, error) {
+	var delivered atomic.Int64
+	for {
+		list, err := s.Outbox.Claim(ctx, subscriptionBatch, leaseFor)
+		if err != nil {
+			return int(delivered.Load()), err
+		}
+		// A claim's notifications are mostly one merchant's charges: its key is looked up once.
+		keys := &signingKeys{m: map[string]string{}}
+		var (
+			sent  sync.WaitGroup
+			first error
+			mu    sync.Mutex
+		)
+		for _, n := range list {
+			sent.Go(func() {
+				ok, err := s.attempt(ctx, n, keys)
+				if ok {
+					delivered.Add(1)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				first = cmp.Or(first, err)
+			})
+		}
+		sent.Wait()
+		if first != nil || len(list) < subscriptionBatch {
+			return int(delivered.Load()), first
 		}
 	}
 }
 
-// SendDue makes one attempt for every due notification and returns how many were delivered.
-func (s *SubscriptionSender) SendDue(ctx context.Context) (int, error) {
-	delivered := 0
-	// A run's notifications are mostly one merchant's charges: its key is looked up once.
-	secrets := map[string]string{}
-	// Sent one after another, each within the client's timeout: a claim holds no more than the
-	// lease covers, so that no other instance claims (and sends again) what is still being sent.
-	batch := max(1, int(leaseFor/cmp.Or(s.Via.Timeout, DefaultTimeout))-1)
-	for {
-		list, err := s.Outbox.Claim(ctx, batch, leaseFor)
-		if err != nil {
-			return delivered, err
-		}
-		for i, n := range list {
-			if n.URL == "" {
-				// The merchant stopped its subscription webhooks ("" webhookUrl): nothing more is sent.
-				if err := s.Outbox.Complete(context.WithoutCancel(ctx), n.ID, readmodels.NoteFailed, nil, errStopped, s.Via.Now()); err != nil {
-					return delivered, err
-				}
-				continue
-			}
-			status, errText := s.send(ctx, n, secrets)
-			if errText != "" && ctx.Err() != nil {
-				// Cut short by the service itself (shutdown): not the receiver's failure, as for
-				// receipt webhooks. This one and the rest of the claim are due again at once.
-				s.releaseAll(ctx, list[i:])
-				return delivered, ctx.Err()
-			}
-			now := s.Via.Now()
-			state, next := readmodels.NoteDelivered, now
-			if errText != "" {
-				state, next = readmodels.NotePending, now.Add(backoff(n.Attempts))
-				if now.Sub(n.Created) >= markedRetention {
-					state = readmodels.NoteFailed
-				}
-			}
-			if err := s.Outbox.Complete(context.WithoutCancel(ctx), n.ID, state, status, errText, next); err != nil {
-				return delivered, err
-			}
-			if state == readmodels.NoteDelivered {
-				delivered++
-			}
-		}
-		if len(list) < batch {
-			return delivered, nil
+// attempt sends one claimed notification and records the outcome: delivered, or pending again
+// after the backoff, or failed (given up, or the shop's webhookUrl removed). An attempt cut short
+// by the service itself (shutdown) is not the receiver's failure, as for receipt webhooks: it is
+// not recorded and the notification is due again at once (ctx's error is returned).
+func (s *SubscriptionSender) attempt(ctx context.Context, n readmodels.SubscriptionWebhook, keys *signingKeys) (bool, error) {
+	if n.URL == "" {
+		// The merchant stopped its subscription webhooks ("" webhookUrl): nothing more is sent.
+		return false, s.Outbox.Complete(context.WithoutCancel(ctx), n.ID, readmodels.NoteFailed, nil, errStopped, s.Via.Now())
+	}
+	status, errText := s.send(ctx, n, keys)
+	if errText != "" && ctx.Err() != nil {
+		s.Via.release(ctx, func(ctx context.Context) error { return s.Outbox.Release(ctx, n.ID) })
+		return false, ctx.Err()
+	}
+	now := s.Via.Now()
+	state, next := readmodels.NoteDelivered, now
+	if errText != "" {
+		state, next = readmodels.NotePending, now.Add(backoff(n.Attempts))
+		if now.Sub(n.Created) >= markedRetention {
+			state = readmodels.NoteFailed
 		}
 	}
+	if err := s.Outbox.Complete(context.WithoutCancel(ctx), n.ID, state, status, errText, next); err != nil {
+		return false, err
+	}
+	return state == readmodels.NoteDelivered, nil
+}
+
+// signingKeys caches merchants' signing keys for one claim's concurrent attempts.
+type signingKeys struct {
+	mu sync.Mutex
+	m  map[string]string
 }
 
 // errStopped is the recorded reason of a notification not sent because the shop's webhookUrl
 // was removed.
 const errStopped = "not sent: the shop's webhookUrl was removed"
 
-// releaseAll gives up the leases of claimed notifications that were not (fully) attempted.
-func (s *SubscriptionSender) releaseAll(ctx context.Context, list []readmodels.SubscriptionWebhook) {
-	for _, n := range list {
-		s.Via.release(ctx, func(ctx context.Context) error { return s.Outbox.Release(ctx, n.ID) })
-	}
-}
-
-// send makes one attempt; secrets caches the merchants' signing keys for the run.
-func (s *SubscriptionSender) send(ctx context.Context, n readmodels.SubscriptionWebhook, secrets map[string]string) (*int, string) {
-	secret, ok := secrets[n.Merchant]
+// send makes one attempt; keys caches the merchants' signing keys for the claim.
+func (s *SubscriptionSender) send(ctx context.Context, n readmodels.SubscriptionWebhook, keys *signingKeys) (*int, string) {
+	keys.mu.Lock()
+	secret, ok := keys.m[n.Merchant]
+	keys.mu.Unlock()
 	if !ok {
 		var err error
 		if secret, err = s.Outbox.MerchantSigningKey(ctx, s.Keys, n.Merchant); err != nil {
 			return nil, err.Error()
 		}
-		secrets[n.Merchant] = secret
+		keys.mu.Lock()
+		keys.m[n.Merchant] = secret
+		keys.mu.Unlock()
 	}
 	if err := s.Via.checkURL(n.URL); err != nil {
 		return nil, err.Error()

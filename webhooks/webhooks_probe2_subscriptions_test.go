@@ -2,12 +2,16 @@ package webhooks
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/readmodels"
 )
@@ -67,9 +71,9 @@ func TestSubscriptionAttemptCutShortByShutdownIsNotCounted(t *testing.T) {
 
 // subscriptionWorld is a world whose merchant has a signing key and the subscription webhook
 // outbox and sender; setConfig sets the merchant's shop config.
-func subscriptionWorld(t *testing.T) (w *world, outbox *readmodels.SubscriptionWebhooks, sender *SubscriptionSender, setConfig func(url, brand string)) {
+func subscriptionWorld(t *testing.T, timeout time.Duration) (w *world, outbox *readmodels.SubscriptionWebhooks, sender *SubscriptionSender, setConfig func(url, brand string)) {
 	t.Helper()
-	w = newWorld(t, func(d *Dispatcher) { d.Workers = -1 })
+	w = newWorld(t, func(d *Dispatcher) { d.Workers = -1; d.Timeout = timeout })
 	merchant := "0x" + strings.Repeat("7", 40)
 	w.paidReceipt(t, "sub-signing-key", "http://127.0.0.1:1/unused", "plk_secret")
 	outbox = readmodels.NewSubscriptionWebhooks(w.pool)
@@ -89,7 +93,7 @@ func subscriptionWorld(t *testing.T) (w *world, outbox *readmodels.SubscriptionW
 // webhooks (spec, Request headers), with the X-Service-* aliases.
 func TestSubscriptionWebhooksCarryThePartnerBrandHeaders(t *testing.T) {
 	t.Parallel()
-	_, outbox, sender, setConfig := subscriptionWorld(t)
+	_, outbox, sender, setConfig := subscriptionWorld(t, time.Second)
 	r := newScript(t)
 	setConfig(r.srv.URL, "acme")
 	bg := context.Background()
@@ -120,7 +124,7 @@ func TestSubscriptionWebhooksCarryThePartnerBrandHeaders(t *testing.T) {
 // and a webhookUrl of "" stops the notifications still queued: nothing more is sent.
 func TestSubscriptionWebhookRetriesFollowTheShopsWebhookURL(t *testing.T) {
 	t.Parallel()
-	w, outbox, sender, setConfig := subscriptionWorld(t)
+	w, outbox, sender, setConfig := subscriptionWorld(t, time.Second)
 	bg := context.Background()
 	merchant := "0x" + strings.Repeat("7", 40)
 	old, moved := newScript(t, 500, 500, 500), newScript(t)
@@ -156,4 +160,51 @@ func TestSubscriptionWebhookRetriesFollowTheShopsWebhookURL(t *testing.T) {
 	if state != readmodels.NoteFailed || len(old.got()) != 2 || len(moved.got()) != 1 {
 		t.Fatalf("after webhookUrl \"\": %s, %d requests to the old URL, %d to the new; want failed and none", state, len(old.got()), len(moved.got()))
 	}
+}
+
+// TestSlowShopReceiverDoesNotHoldUpOtherSubscriptionWebhooks: a merchant whose receiver takes the
+// whole timeout to (not) answer does not delay another merchant's charge webhooks: they are sent
+// while its attempts wait. The sender used to send a claim one notification after another, so a
+// merchant with many charges and a hanging receiver held every other merchant's for minutes.
+func TestSlowShopReceiverDoesNotHoldUpOtherSubscriptionWebhooks(t *testing.T) {
+	t.Parallel()
+	w, outbox, sender, setConfig := subscriptionWorld(t, 20*time.Second)
+	bg := context.Background()
+	slow, slowHits := hangingReceiver(t)
+	setConfig(slow.URL, "")
+	for i := range 3 {
+		key := fmt.Sprintf("sub_s%d:0:charged", i)
+		if err := outbox.Queue(bg, "subscription.charged", key, "sub_s", "0x"+strings.Repeat("7", 40), map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Another merchant, with its own key and a receiver that answers at once.
+	other := "0x" + strings.Repeat("8", 40)
+	fast := newScript(t)
+	if _, err := w.pool.Exec(bg, `INSERT INTO shop_configs (wallet, config) VALUES ($1, jsonb_build_object('webhookUrl', $2::text))`, other, fast.srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.keys.Save(bg, "sub-other-key", "plk_other"); err != nil {
+		t.Fatal(err)
+	}
+	g := receipt.Generated{ReceiptID: "sub-other-key", Merchant: other, Currency: "USD",
+		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 100}}, Total: 100}
+	_, res, err := commands.GenerateReceipt(bg, w.store, time.Now(), eventstore.Metadata{}, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, wcancel := context.WithTimeout(bg, 10*time.Second)
+	defer wcancel()
+	if err := w.runner.WaitFor(wctx, res.Position); err != nil {
+		t.Fatal(err)
+	}
+	if err := outbox.Queue(bg, "subscription.charged", "sub_f:0:charged", "sub_f", other, map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(bg)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = sender.Run(ctx, 50*time.Millisecond) }()
+	defer func() { cancel(); <-done }()
+	wait.Until(t, "the slow receiver to have a request", 10*time.Second, func() bool { return slowHits.Load() > 0 })
+	wait.Until(t, "the other merchant's webhook while the slow attempts wait", 8*time.Second, func() bool { return len(fast.got()) == 1 })
 }
