@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/payledger/payledger/chain"
@@ -254,8 +255,16 @@ func (c *config) validate(r *envReader) {
 	if c.AuthMode != "standalone" && c.AuthMode != "gateway" {
 		r.bad("AUTH_MODE must be standalone or gateway, got %q", c.AuthMode)
 	}
-	if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		r.bad("DATABASE_URL must be a postgres:// URL")
+	checkPostgresURL(r, "DATABASE_URL", c.DatabaseURL)
+	if c.DatabaseReplicaURL != "" {
+		checkPostgresURL(r, "DATABASE_REPLICA_URL", c.DatabaseReplicaURL)
+	}
+	// The OTLP exporter reads an endpoint without a scheme (127.0.0.1:4318) as no endpoint and
+	// sends to its default, or nowhere, while serve logs that traces are exported.
+	if ep := c.Tracing.Endpoint; ep != "" {
+		if u, err := url.Parse(ep); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			r.bad("OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL such as http://localhost:4318")
+		}
 	}
 	for _, name := range []string{"PROCESSOR_API_URL", "ETH_RPC_URL", "REDIS_URL"} {
 		if v := r.getenv(name); v != "" {
@@ -270,6 +279,25 @@ func (c *config) validate(r *envReader) {
 	c.readAdminWallets(r)
 	if c.production() && c.EmbeddedPostgres && r.getenv("EMBEDDED_POSTGRES") == "" {
 		c.EmbeddedPostgres = false // production never starts a private database unless asked
+	}
+}
+
+// checkPostgresURL refuses a URL PostgreSQL's driver cannot use (sslmode=disabled, a bad port),
+// at start and naming the variable: found only when connecting, development took it for a
+// server that does not answer and started a private cluster. The driver's reason is kept, never
+// the URL, which may hold a password.
+func checkPostgresURL(r *envReader, name, v string) {
+	if u, err := url.Parse(v); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		r.bad("%s must be a postgres:// URL", name)
+		return
+	}
+	if _, err := pgconn.ParseConfig(v); err != nil {
+		reason := "it cannot be parsed"
+		// "cannot parse `<redacted URL>`: <reason>"
+		if _, after, ok := strings.Cut(err.Error(), "`: "); ok {
+			reason = after
+		}
+		r.bad("%s is not a usable PostgreSQL URL: %s", name, reason)
 	}
 }
 

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"strings"
+	"testing"
+)
+
+// TestConnectionURLsAreCheckedAtStart: a PostgreSQL URL the driver cannot use, and an OTLP
+// endpoint that is not an http(s) URL, stop the start with a line naming the variable, and no
+// line repeats a password. A typo such as sslmode=disabled was found only when connecting
+// (development then took the server for one that does not answer and started a private
+// cluster), and OTEL_EXPORTER_OTLP_ENDPOINT=127.0.0.1:4318 started with traces sent to the
+// exporter's default address while serve logged them exported.
+func TestConnectionURLsAreCheckedAtStart(t *testing.T) {
+	t.Parallel()
+	const pw = "hunter2-secret-pw"
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"DATABASE_URL": "postgres://u:" + pw + "@127.0.0.1:5432/x?sslmode=disabled"}, "DATABASE_URL is not a usable PostgreSQL URL: failed to configure TLS"},
+		{map[string]string{"DATABASE_URL": "postgres://u@127.0.0.1:5432/x?password=" + pw + "&connect_timeout=soon"}, "DATABASE_URL is not a usable PostgreSQL URL: invalid connect_timeout"},
+		{map[string]string{"DATABASE_URL": "postgres://u:" + pw + "@127.0.0.1:99999/x"}, "DATABASE_URL is not a usable PostgreSQL URL: invalid port"},
+		{map[string]string{"DATABASE_REPLICA_URL": "postgres://u:" + pw + "@replica/x?sslmode=bogus"}, "DATABASE_REPLICA_URL is not a usable PostgreSQL URL"},
+		{map[string]string{"DATABASE_REPLICA_URL": "mysql://u:" + pw + "@replica/x"}, "DATABASE_REPLICA_URL must be a postgres:// URL"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "127.0.0.1:4318"}, "OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "collector"}, "OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL"},
+	} {
+		_, _, err := loadConfig(env(tc.env), rand.Reader)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), pw) {
+			t.Errorf("%v: %v; want %q and no password", tc.env, err, tc.want)
+		}
+	}
+	for _, ok := range []map[string]string{
+		{"DATABASE_URL": "postgres://u:" + pw + "@h1:5432,h2:5433/x?sslmode=require&target_session_attrs=read-write"},
+		{"DATABASE_URL": "postgres:///payledger?host=/var/run/postgresql"},
+		{"DATABASE_REPLICA_URL": "postgresql://u@r1,r2/x?target_session_attrs=prefer-standby", "OTEL_EXPORTER_OTLP_ENDPOINT": "https://otel.example:4318/"},
+	} {
+		if _, _, err := loadConfig(env(ok), rand.Reader); err != nil {
+			t.Errorf("%v refused: %v", ok, err)
+		}
+	}
+	// Through the command: exit 2 before anything is opened, the variable named on stderr.
+	var out, errOut bytes.Buffer
+	vars := env(map[string]string{"DATABASE_URL": "postgres://u:" + pw + "@127.0.0.1:1/x?sslmode=disabled", "EMBEDDED_POSTGRES": "off", "DEV_DATA_DIR": t.TempDir()})
+	if code := run(context.Background(), []string{"verify"}, vars, &out, &errOut); code != 2 ||
+		!strings.Contains(errOut.String(), "DATABASE_URL is not a usable") || strings.Contains(out.String()+errOut.String(), pw) {
+		t.Errorf("verify: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+	}
+}
