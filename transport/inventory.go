@@ -70,6 +70,11 @@ func parseItem(req itemRequest, wallet string) (readmodels.Item, error) {
 	if err != nil {
 		return readmodels.Item{Wallet: wallet, StockQty: -1}, err
 	}
+	// The name is each receipt line's label (and the thumb's initial): as a shop's name, it holds
+	// no control or bidi-override characters, which would make a line read as something else.
+	if checkLine(it.Name, 200) != nil {
+		return readmodels.Item{Wallet: wallet, StockQty: -1}, InvalidInput("name must not contain control characters")
+	}
 	return readmodels.Item{Wallet: wallet, SKU: it.SKU, Name: it.Name, PriceCents: it.PriceCents, Currency: it.Currency,
 		StockQty: it.StockQty, HasStock: it.HasStock, Taxable: it.Taxable, HasTaxable: it.HasTaxable, Thumb: it.Thumb, HasThumb: it.HasThumb}, nil
 }
