@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"net/url"
 	"regexp"
@@ -277,9 +278,27 @@ func (c *config) validate(r *envReader) {
 		r.bad("PLATFORM_RECIPIENT must be a 0x-prefixed 40-hex-character address")
 	}
 	c.readAdminWallets(r)
+	// serve opens METRICS_ADDR and PPROF_ADDR in the background and keeps running when they
+	// fail: METRICS_ADDR=9090 left /metrics on no listener at all.
+	for _, a := range []struct{ name, v string }{{"HTTP_ADDR", c.HTTPAddr}, {"METRICS_ADDR", c.MetricsAddr}, {"PPROF_ADDR", c.PprofAddr}} {
+		if a.v != "" && !validListenAddr(a.v) {
+			r.bad("%s must be host:port or :port (e.g. 127.0.0.1:9090), got %q", a.name, a.v)
+		}
+	}
 	if c.production() && c.EmbeddedPostgres && r.getenv("EMBEDDED_POSTGRES") == "" {
 		c.EmbeddedPostgres = false // production never starts a private database unless asked
 	}
+}
+
+// validListenAddr reports whether addr is what net.Listen takes for TCP: host:port, the port a
+// number up to 65535 or a service name.
+func validListenAddr(addr string) bool {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return false
+	}
+	_, err = net.LookupPort("tcp", port)
+	return err == nil
 }
 
 // checkPostgresURL refuses a URL PostgreSQL's driver cannot use (sslmode=disabled, a bad port),

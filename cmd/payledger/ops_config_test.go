@@ -51,3 +51,23 @@ func TestConnectionURLsAreCheckedAtStart(t *testing.T) {
 		t.Errorf("verify: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 }
+
+// TestListenAddressesAreCheckedAtStart: serve opens METRICS_ADDR and PPROF_ADDR in the
+// background and runs on when they fail, so METRICS_ADDR=9090 (no colon) started a service whose
+// /metrics was on no listener. A listen address that net.Listen cannot take stops the start.
+func TestListenAddressesAreCheckedAtStart(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, v string }{
+		{"METRICS_ADDR", "9090"}, {"METRICS_ADDR", "127.0.0.1:99999"}, {"PPROF_ADDR", "localhost"},
+		{"HTTP_ADDR", "8080"}, {"HTTP_ADDR", ":-1"}, {"METRICS_ADDR", "127.0.0.1:"},
+	} {
+		_, _, err := loadConfig(env(map[string]string{tc.name: tc.v}), rand.Reader)
+		if err == nil || !strings.Contains(err.Error(), tc.name+" must be host:port") {
+			t.Errorf("%s=%q: %v", tc.name, tc.v, err)
+		}
+	}
+	ok := map[string]string{"HTTP_ADDR": ":0", "METRICS_ADDR": "127.0.0.1:9090", "PPROF_ADDR": "[::1]:6060"}
+	if _, _, err := loadConfig(env(ok), rand.Reader); err != nil {
+		t.Errorf("%v refused: %v", ok, err)
+	}
+}
