@@ -22,7 +22,7 @@ import (
 // released, and the notifications of the same claim not yet sent are left due as they were.
 func TestSubscriptionAttemptCutShortByShutdownIsNotCounted(t *testing.T) {
 	t.Parallel()
-	// The default timeout: a claim takes both notifications (a batch of lease/timeout - 1).
+	// Both notifications are in one claim: each is cut short while the receiver holds it.
 	w := newWorld(t, func(d *Dispatcher) { d.Workers = -1; d.Timeout = DefaultTimeout })
 	bg := context.Background()
 	merchant := "0x" + strings.Repeat("7", 40)
