@@ -1,0 +1,73 @@
+package transport
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/cmd/payledger/app"
+	"github.com/payledger/payledger/internal/wait"
+	"github.com/payledger/payledger/migrations/pgtest"
+)
+
+// laggingReplica is a replica simulated on a database of its own (migrated, so every read finds
+// its tables, but none of the primary's rows: what a replica has not replayed yet), whose
+// search_path puts schema standby before pg_catalog: it says it is in recovery, and that it has
+// replayed what the server had written 300 ms earlier, so the probe finds it healthy (less than
+// a probe period behind), as a real replica applying WAL a moment late.
+func laggingReplica(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	url := pgtest.URL(t)
+	setup := pgtest.PoolFor(t, url)
+	_, err := setup.Exec(context.Background(), `
+		CREATE SCHEMA standby;
+		CREATE TABLE standby.samples (at timestamptz NOT NULL, lsn pg_lsn NOT NULL);
+		CREATE FUNCTION standby.pg_is_in_recovery() RETURNS boolean LANGUAGE sql AS 'SELECT true';
+		CREATE FUNCTION standby.pg_last_wal_replay_lsn() RETURNS pg_lsn LANGUAGE plpgsql VOLATILE AS $$
+		BEGIN
+			INSERT INTO standby.samples VALUES (clock_timestamp(), pg_catalog.pg_current_wal_insert_lsn());
+			RETURN (SELECT coalesce(max(lsn), '0/0') FROM standby.samples WHERE at <= clock_timestamp() - interval '300 ms');
+		END $$;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pgtest.PoolFor(t, url+"&search_path=standby,pg_catalog,public")
+}
+
+// runReplica starts the service's replica probe and waits until it sends reads to the replica.
+func (e *env) runReplica() {
+	e.t.Helper()
+	r := e.svc.Replica
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = r.Run(ctx) }()
+	e.t.Cleanup(func() { cancel(); <-done })
+	wait.Until(e.t, "the replica probed healthy", 10*time.Second, r.Healthy)
+}
+
+// The order flow: the merchant's server creates an order and sends its customer to the payment
+// page at once. The customer's browser is another client, which never wrote, so its reads of the
+// receipt may go to a replica that is a moment behind; there the receipt does not exist yet, and
+// the page must not say "not found" for a receipt the service has just answered for (stop 61:
+// /portal/{id}, /pay/{id} and /api/portal/{id} answered 404 until the replica replayed it).
+func TestAFreshReceiptIsFoundByItsCustomerWhileTheReplicaLags(t *testing.T) {
+	t.Parallel()
+	e := newAppEnv(t, func(c *app.Config) { c.ReplicaPool = laggingReplica(t) }, nil, nil)
+	e.runReplica()
+	m := e.merchant(true)
+	e.item(m, `{"sku":"tea","name":"Tea","priceUsd":4}`)
+	rec := e.dev(m, http.MethodPost, "/api/orders", `{"items":[{"sku":"tea","qty":1}]}`)
+	if rec.Code != 200 {
+		t.Fatalf("order: %d %s", rec.Code, rec.Body)
+	}
+	id := decode(t, rec)["receipt"].(map[string]any)["receiptId"].(string)
+	for _, path := range []string{"/api/portal/" + id, "/portal/" + id, "/pay/" + id} {
+		got := e.do(req{method: http.MethodGet, path: path, remote: "203.0.113.9:4711"})
+		if got.Code != http.StatusOK {
+			t.Errorf("the customer's %s right after the order: %d %.200s", path, got.Code, got.Body)
+		}
+	}
+}
