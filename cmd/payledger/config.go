@@ -274,8 +274,8 @@ func (c *config) validate(r *envReader) {
 			}
 		}
 	}
-	if c.PlatformRecipient != "" && !address.Valid(c.PlatformRecipient) {
-		r.bad("PLATFORM_RECIPIENT must be a 0x-prefixed 40-hex-character address")
+	if c.PlatformRecipient != "" && !contractAddress(c.PlatformRecipient) {
+		r.bad("PLATFORM_RECIPIENT must be a 0x-prefixed 40-hex-character address other than the zero address")
 	}
 	c.readAdminWallets(r)
 	// serve opens METRICS_ADDR and PPROF_ADDR in the background and keeps running when they
@@ -410,6 +410,15 @@ func (g *secretGenerator) fill(name string, dst *string) {
 	g.generated = append(g.generated, name)
 }
 
+// contractAddress reports whether s is an address that can hold funds or code: the zero address
+// (a placeholder left in a template) would take the platform's share of every default split,
+// which the split refuses to merchants with an error about a recipient they never named, or
+// stand for a factory and a manager that are nowhere (no deposit addresses, while serve logged
+// them ready).
+func contractAddress(s string) bool {
+	return address.Valid(s) && strings.Trim(s[2:], "0") != ""
+}
+
 var operatorKeyRE = regexp.MustCompile(`^(0x)?[0-9a-fA-F]{64}$`)
 
 // loadChain reads CHAIN_TOKENS, CHAIN_OPERATOR_KEY, SPEND_PERMISSION_MANAGER and DEVCHAIN (DESIGN 8),
@@ -424,11 +433,11 @@ func (c *config) loadChain(r *envReader) {
 	if c.OperatorKey = r.str("CHAIN_OPERATOR_KEY", ""); c.OperatorKey != "" && !operatorKeyRE.MatchString(c.OperatorKey) {
 		r.bad("CHAIN_OPERATOR_KEY must be 64 hex characters")
 	}
-	if c.SpendPermissionManager = r.str("SPEND_PERMISSION_MANAGER", ""); c.SpendPermissionManager != "" && !address.Valid(c.SpendPermissionManager) {
-		r.bad("SPEND_PERMISSION_MANAGER must be a 0x-prefixed 40-hex-character address")
+	if c.SpendPermissionManager = r.str("SPEND_PERMISSION_MANAGER", ""); c.SpendPermissionManager != "" && !contractAddress(c.SpendPermissionManager) {
+		r.bad("SPEND_PERMISSION_MANAGER must be a 0x-prefixed 40-hex-character address other than the zero address")
 	}
-	if c.DepositFactory = r.str("DEPOSIT_FACTORY", ""); c.DepositFactory != "" && !address.Valid(c.DepositFactory) {
-		r.bad("DEPOSIT_FACTORY must be a 0x-prefixed 40-hex-character address")
+	if c.DepositFactory = r.str("DEPOSIT_FACTORY", ""); c.DepositFactory != "" && !contractAddress(c.DepositFactory) {
+		r.bad("DEPOSIT_FACTORY must be a 0x-prefixed 40-hex-character address other than the zero address")
 	}
 	c.PaymentWindow = r.duration("PAYMENT_WINDOW", receipt.DefaultPaymentWindow)
 	c.PaymentMonitorWindow = r.duration("PAYMENT_MONITOR_WINDOW", receipt.DefaultMonitorWindow)

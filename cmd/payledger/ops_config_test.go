@@ -71,3 +71,23 @@ func TestListenAddressesAreCheckedAtStart(t *testing.T) {
 		t.Errorf("%v refused: %v", ok, err)
 	}
 }
+
+// TestZeroAddressesAreRefusedAtStart: the zero address (a template's placeholder) is no platform
+// recipient, deposit factory or spend-permission manager. As PLATFORM_RECIPIENT every merchant's
+// default split was refused ("recipients[1].address is the zero address", a recipient the
+// merchant never named); as DEPOSIT_FACTORY receipts silently got no deposit address while serve
+// logged the factory ready.
+func TestZeroAddressesAreRefusedAtStart(t *testing.T) {
+	t.Parallel()
+	zero := "0x" + strings.Repeat("0", 40)
+	for _, name := range []string{"PLATFORM_RECIPIENT", "DEPOSIT_FACTORY", "SPEND_PERMISSION_MANAGER"} {
+		_, _, err := loadConfig(env(map[string]string{name: zero}), rand.Reader)
+		if err == nil || !strings.Contains(err.Error(), name+" must be a 0x-prefixed 40-hex-character address other than the zero address") {
+			t.Errorf("%s=%s: %v", name, zero, err)
+		}
+	}
+	one := "0x" + strings.Repeat("0", 39) + "1"
+	if _, _, err := loadConfig(env(map[string]string{"PLATFORM_RECIPIENT": one, "DEPOSIT_FACTORY": one, "SPEND_PERMISSION_MANAGER": one}), rand.Reader); err != nil {
+		t.Errorf("non-zero addresses refused: %v", err)
+	}
+}
