@@ -35,11 +35,22 @@ type Item struct {
 // the wallet followed by "|", the prefix of that merchant's entries in inventory caches.
 const InventoryChangedChannel = "payledger_inventory_changed"
 
+// MaxItems bounds a merchant's catalog: without a bound one key (or a leaked one) could add
+// items until the table filled the disk, every one listed and cached for the merchant.
+const MaxItems = 100_000
+
+// ErrTooManyItems is returned for a new SKU when the merchant already has its maximum of items.
+var ErrTooManyItems = errors.New("too many inventory items")
+
 // Inventory stores merchants' items.
-type Inventory struct{ pool *pgxpool.Pool }
+type Inventory struct {
+	pool *pgxpool.Pool
+	// MaxItems is the bound on each merchant's items (MaxItems unless a test lowers it).
+	MaxItems int
+}
 
 // NewInventory returns the inventory store on pool.
-func NewInventory(pool *pgxpool.Pool) *Inventory { return &Inventory{pool: pool} }
+func NewInventory(pool *pgxpool.Pool) *Inventory { return &Inventory{pool: pool, MaxItems: MaxItems} }
 
 const itemColumns = `id, wallet, sku, name, price_cents, currency, stock_qty, taxable, thumb, created_at, updated_at`
 
@@ -49,22 +60,34 @@ func scanItem(r pgx.Row) (Item, error) {
 	return it, err
 }
 
-// Upsert creates the item or updates the one with the same SKU; created tells which.
+// Upsert creates the item or updates the one with the same SKU; created tells which. A new SKU
+// past the merchant's MaxItems is ErrTooManyItems; an update of an existing SKU always passes.
 func (s *Inventory) Upsert(ctx context.Context, it Item) (Item, bool, error) {
-	var created bool
-	row := s.pool.QueryRow(ctx, `WITH up AS (INSERT INTO inventory_items (id, wallet, sku, name, price_cents, currency, stock_qty, taxable, thumb)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)
-		ON CONFLICT (wallet, sku) DO UPDATE SET name = EXCLUDED.name, price_cents = EXCLUDED.price_cents,
-			currency = EXCLUDED.currency,
-			stock_qty = CASE WHEN $10 THEN EXCLUDED.stock_qty ELSE inventory_items.stock_qty END,
-			taxable = CASE WHEN $11 THEN EXCLUDED.taxable ELSE inventory_items.taxable END,
-			thumb = CASE WHEN $12 THEN EXCLUDED.thumb ELSE inventory_items.thumb END, updated_at = now()
-		RETURNING `+itemColumns+`, (xmax = 0) AS created)
-		SELECT up.*, pg_notify('`+InventoryChangedChannel+`', $2 || '|') IS NULL FROM up`, uuid.New(), it.Wallet, it.SKU, it.Name, it.PriceCents, it.Currency, it.StockQty, it.Taxable, it.Thumb,
-		it.HasStock, it.HasTaxable, it.HasThumb)
 	var out Item
-	var notified bool
-	err := row.Scan(&out.ID, &out.Wallet, &out.SKU, &out.Name, &out.PriceCents, &out.Currency, &out.StockQty, &out.Taxable, &out.Thumb, &out.CreatedAt, &out.UpdatedAt, &created, &notified)
+	var created, notified bool
+	// The count and the insert run under a per-merchant lock held to commit: in READ COMMITTED,
+	// concurrent creates each counted the others' uncommitted rows as absent.
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('payledger inventory:' || $1::text, 0))`, it.Wallet); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `WITH up AS (INSERT INTO inventory_items (id, wallet, sku, name, price_cents, currency, stock_qty, taxable, thumb)
+			SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9
+			WHERE EXISTS (SELECT 1 FROM inventory_items WHERE wallet = $2 AND sku = $3)
+			   OR (SELECT count(*) FROM inventory_items WHERE wallet = $2) < $13
+			ON CONFLICT (wallet, sku) DO UPDATE SET name = EXCLUDED.name, price_cents = EXCLUDED.price_cents,
+				currency = EXCLUDED.currency,
+				stock_qty = CASE WHEN $10 THEN EXCLUDED.stock_qty ELSE inventory_items.stock_qty END,
+				taxable = CASE WHEN $11 THEN EXCLUDED.taxable ELSE inventory_items.taxable END,
+				thumb = CASE WHEN $12 THEN EXCLUDED.thumb ELSE inventory_items.thumb END, updated_at = now()
+			RETURNING `+itemColumns+`, (xmax = 0) AS created)
+			SELECT up.*, pg_notify('`+InventoryChangedChannel+`', $2 || '|') IS NULL FROM up`, uuid.New(), it.Wallet, it.SKU, it.Name, it.PriceCents, it.Currency, it.StockQty, it.Taxable, it.Thumb,
+			it.HasStock, it.HasTaxable, it.HasThumb, s.MaxItems).
+			Scan(&out.ID, &out.Wallet, &out.SKU, &out.Name, &out.PriceCents, &out.Currency, &out.StockQty, &out.Taxable, &out.Thumb, &out.CreatedAt, &out.UpdatedAt, &created, &notified)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Item{}, false, ErrTooManyItems
+	}
 	if err != nil {
 		return Item{}, false, fmt.Errorf("save item: %w", err)
 	}

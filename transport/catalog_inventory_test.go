@@ -1,8 +1,12 @@
 package transport
 
 import (
+	"fmt"
 	"net/http"
+	"sync"
 	"testing"
+
+	"github.com/payledger/payledger/readmodels"
 )
 
 // An item's name becomes a receipt line's label: control characters (a terminal escape, a bell, a
@@ -25,4 +29,36 @@ func TestCatalogInventoryNameWithoutControlCharacters(t *testing.T) {
 	if it := e.item(m, `{"sku":"latte","name":"Café Crème – grand","priceUsd":4.5}`); it["name"] != "Café Crème – grand" {
 		t.Fatalf("stored %v", it)
 	}
+}
+
+// A merchant's catalog is bounded: a new SKU past the bound is 400 invalid_input and stores
+// nothing, also when the creates race; an update of an item already there still passes, and a
+// deletion makes room. (The bound is readmodels.MaxItems; lowered here to 3.)
+func TestCatalogInventoryIsBounded(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(d *testDeps) { d.Inventory.(*readmodels.Inventory).MaxItems = 3 })
+	m := e.merchant(false)
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Go(func() { e.dev(m, http.MethodPost, "/api/inventory", fmt.Sprintf(`{"sku":"race-%d","name":"R","priceUsd":1}`, i)) })
+	}
+	wg.Wait()
+	if n := e.count("inventory_items"); n != 3 {
+		t.Fatalf("concurrent creates stored %d items, want the bound 3", n)
+	}
+	rec := e.dev(m, http.MethodPost, "/api/inventory", `{"sku":"one-more","name":"M","priceUsd":1}`)
+	if env := decode(t, rec); rec.Code != 400 || env["error"] != "invalid_input" {
+		t.Fatalf("a fourth item: %d %v", rec.Code, env)
+	}
+	items := decode(t, e.dev(m, http.MethodGet, "/api/inventory", ""))["items"].([]any)
+	first := items[0].(map[string]any)
+	if it := e.item(m, `{"sku":"`+first["sku"].(string)+`","name":"Renamed","priceUsd":2}`); it["name"] != "Renamed" {
+		t.Fatalf("an update at the bound: %v", it)
+	}
+	other := e.merchant(false) // the bound is each merchant's
+	e.item(other, `{"sku":"own","name":"O","priceUsd":1}`)
+	if rec := e.dev(m, http.MethodDelete, "/api/inventory?id="+first["id"].(string), ""); rec.Code != 200 {
+		t.Fatalf("delete: %d %s", rec.Code, rec.Body)
+	}
+	e.item(m, `{"sku":"one-more","name":"M","priceUsd":1}`)
 }

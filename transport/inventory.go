@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -100,6 +101,9 @@ func (s *Server) postInventory(c echo.Context) error {
 	}
 	saved, created, err := s.inventory.Upsert(c.Request().Context(), it)
 	s.caches.forgetInventory(it.Wallet)
+	if errors.Is(err, readmodels.ErrTooManyItems) {
+		return InvalidInput(fmt.Sprintf("an inventory holds at most %d items; delete one before adding another", readmodels.MaxItems))
+	}
 	if err != nil {
 		return err
 	}
