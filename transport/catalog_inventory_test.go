@@ -40,7 +40,9 @@ func TestCatalogInventoryIsBounded(t *testing.T) {
 	m := e.merchant(false)
 	var wg sync.WaitGroup
 	for i := range 6 {
-		wg.Go(func() { e.dev(m, http.MethodPost, "/api/inventory", fmt.Sprintf(`{"sku":"race-%d","name":"R","priceUsd":1}`, i)) })
+		wg.Go(func() {
+			e.dev(m, http.MethodPost, "/api/inventory", fmt.Sprintf(`{"sku":"race-%d","name":"R","priceUsd":1}`, i))
+		})
 	}
 	wg.Wait()
 	if n := e.count("inventory_items"); n != 3 {
