@@ -115,6 +115,15 @@ func decimal(cents *int64) string {
 	return money.Cents(*cents).String()
 }
 
+// firstCredit is, for a receipts row r without a payment, the first transfer seen at its deposit
+// address and not dropped (receipt.State.FirstCredit): the status read shows its hash, sender and
+// token until a payment is recorded (readmodels.ReceiptPayloadOf), and so does the export, beside
+// the amount received it brought.
+const firstCredit = `SELECT c->>'transactionHash' AS hash, c->>'sender' AS sender, c->>'token' AS token
+	FROM jsonb_array_elements(CASE WHEN r.state->'payment' IS NULL AND jsonb_typeof(r.state->'credits') = 'array'
+		THEN r.state->'credits' END) WITH ORDINALITY AS x(c, n)
+	WHERE NOT coalesce((c->>'dropped')::boolean, false) ORDER BY n LIMIT 1`
+
 // Receipts calls row with each of merchant's receipts created in [from, to) (and with status,
 // when given), in log order. The slice is reused between calls. It stops at row's first error.
 func (e *Exports) Receipts(ctx context.Context, merchant string, from, to time.Time, status string, row func([]string) error) error {
@@ -122,15 +131,16 @@ func (e *Exports) Receipts(ctx context.Context, merchant string, from, to time.T
 	if err != nil {
 		return fmt.Errorf("export receipts: %w", err)
 	}
-	rows, err := pool.Query(ctx, `SELECT receipt_id, (extract(epoch FROM created_at) * 1000)::bigint, status, currency,
-			(state->'receipt'->>'subtotalCents')::bigint, (state->'receipt'->>'taxCents')::bigint, (state->'receipt'->>'feeCents')::bigint,
-			total_cents, coalesce(state->'payment'->>'token', ''),
-			amount_received, (state->'payment'->>'sourceAmountCents')::bigint,
-			coalesce(state->'payment'->>'transactionHash', ''), coalesce(state->'payment'->>'buyerWallet', ''),
-			coalesce(state->'receipt'->>'transactionId', ''), (state->'payment'->>'at')::bigint, (state->>'refundedCents')::bigint
-		FROM `+pgx.Identifier{ReceiptsTable}.Sanitize()+`
-		WHERE merchant_wallet = $1 AND created_at >= $2 AND created_at < $3 AND ($4 = '' OR status = $4)
-		ORDER BY pos_commit, pos_prepare`, merchant, from, to, status)
+	rows, err := pool.Query(ctx, `SELECT r.receipt_id, (extract(epoch FROM r.created_at) * 1000)::bigint, r.status, r.currency,
+			(r.state->'receipt'->>'subtotalCents')::bigint, (r.state->'receipt'->>'taxCents')::bigint, (r.state->'receipt'->>'feeCents')::bigint,
+			r.total_cents, coalesce(r.state->'payment'->>'token', fc.token, ''),
+			r.amount_received, (r.state->'payment'->>'sourceAmountCents')::bigint,
+			CASE WHEN r.status = 'failed' THEN '' ELSE coalesce(r.state->'payment'->>'transactionHash', fc.hash, '') END,
+			CASE WHEN r.status = 'failed' THEN '' ELSE coalesce(r.state->'payment'->>'buyerWallet', fc.sender, '') END,
+			coalesce(r.state->'receipt'->>'transactionId', ''), (r.state->'payment'->>'at')::bigint, (r.state->>'refundedCents')::bigint
+		FROM `+pgx.Identifier{ReceiptsTable}.Sanitize()+` r LEFT JOIN LATERAL (`+firstCredit+`) fc ON true
+		WHERE r.merchant_wallet = $1 AND r.created_at >= $2 AND r.created_at < $3 AND ($4 = '' OR r.status = $4)
+		ORDER BY r.pos_commit, r.pos_prepare`, merchant, from, to, status)
 	if err != nil {
 		return fmt.Errorf("export receipts: %w", err)
 	}
