@@ -115,6 +115,12 @@ func (s *Shops) Update(ctx context.Context, wallet string, now time.Time, change
 		return ShopConfig{}, err
 	}
 	defer func() { _ = tx.Rollback(context.Background()) }()
+	// FOR UPDATE locks nothing before the first write: two first writes each started from the
+	// defaults and the second insert overwrote the first. The merchant's lock, held to commit,
+	// orders them.
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('payledger shop config:' || $1::text, 0))`, wallet); err != nil {
+		return ShopConfig{}, fmt.Errorf("lock shop config: %w", err)
+	}
 	c := DefaultShopConfig()
 	var raw []byte
 	created := now

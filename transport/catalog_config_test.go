@@ -118,3 +118,29 @@ func TestCatalogShopConfigBounds(t *testing.T) {
 		t.Fatalf("stored %v", cfg)
 	}
 }
+
+// A merchant's first two shop writes, sent at once with different fields, both keep their field:
+// each found no configuration to lock, started from the defaults, and the second insert
+// overwrote the first one's row.
+func TestCatalogShopConfigFirstWritesConcurrentKeepBoth(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	for round := range 10 {
+		m := e.merchant(false)
+		var wg sync.WaitGroup
+		for _, body := range []string{`{"name":"Blue Bottle"}`, `{"bio":"coffee"}`} {
+			wg.Go(func() {
+				if rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/shop/config", body); rec.Code != 200 {
+					t.Errorf("%s: %d %s", body, rec.Code, rec.Body)
+				}
+			})
+		}
+		wg.Wait()
+		key := e.key(m.wallet, "shop:read")
+		rec := e.do(req{method: http.MethodGet, path: "/api/shop/config", header: map[string]string{"Ocp-Apim-Subscription-Key": key}})
+		cfg := decode(t, rec)["config"].(map[string]any)
+		if cfg["name"] != "Blue Bottle" || cfg["bio"] != "coffee" {
+			t.Fatalf("round %d: a first write was lost: name %q bio %q", round, cfg["name"], cfg["bio"])
+		}
+	}
+}
