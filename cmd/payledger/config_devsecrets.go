@@ -58,10 +58,14 @@ func loadPersistentConfig(getenv func(string) string, random io.Reader) (config,
 		return config{}, info, err
 	}
 	c, generated, err := loadConfig(withDevSecrets(getenv, stored), random)
+	info.Reused = reusedDevSecrets(getenv, stored)
 	if err != nil {
+		if len(info.Reused) > 0 {
+			// A bad value there is not in the environment the operator looks at: say where it is.
+			err = fmt.Errorf("%w\n  (%s not set in the environment, read from %s)", err, strings.Join(info.Reused, ", "), info.Path)
+		}
 		return c, info, err
 	}
-	info.Reused = reusedDevSecrets(getenv, stored)
 	if c.PlatformRecipient == "" {
 		// Orders are refused without a platform recipient (spec): development invents one, kept
 		// with the secrets, so that a first order works; production must name its own.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -89,5 +91,25 @@ func TestZeroAddressesAreRefusedAtStart(t *testing.T) {
 	one := "0x" + strings.Repeat("0", 39) + "1"
 	if _, _, err := loadConfig(env(map[string]string{"PLATFORM_RECIPIENT": one, "DEPOSIT_FACTORY": one, "SPEND_PERMISSION_MANAGER": one}), rand.Reader); err != nil {
 		t.Errorf("non-zero addresses refused: %v", err)
+	}
+}
+
+// TestBadValueInDevSecretsFileNamesTheFile: a development secret read from dev-secrets.env that
+// is wrong stops the start naming the file it came from, not only the variable, which the
+// operator would look for in the environment and not find; the value is not repeated.
+func TestBadValueInDevSecretsFileNamesTheFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const bad = "not-hex-but-secret-ish"
+	if err := os.WriteFile(filepath.Join(dir, devSecretsFile), []byte("SECRETS_KEY="+bad+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	vars := env(map[string]string{"DEV_DATA_DIR": dir, "DATABASE_URL": "postgres://nobody@127.0.0.1:1/none", "EMBEDDED_POSTGRES": "off"})
+	code := run(context.Background(), []string{"verify"}, vars, &out, &errOut)
+	msg := errOut.String()
+	if code != 2 || !strings.Contains(msg, "SECRETS_KEY must be 64 hex") || !strings.Contains(msg, filepath.Join(dir, devSecretsFile)) ||
+		strings.Contains(out.String()+msg, bad) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), msg)
 	}
 }
