@@ -52,15 +52,37 @@ func scanMessage(r pgx.CollectableRow) (EndpointMessage, error) {
 }
 
 // ClaimMessages leases up to limit due messages (FOR UPDATE SKIP LOCKED: several dispatchers
-// never take the same one). A due message of a deleted endpoint is failed instead: it was fanned
-// out (by the projector, or a test event) in a transaction that committed after Delete had
-// failed the messages it could see, and a deleted endpoint receives nothing more.
-func (s *Endpoints) ClaimMessages(ctx context.Context, limit int, lease time.Duration) ([]EndpointMessage, error) {
-	rows, err := s.pool.Query(ctx, `WITH due AS (
+// never take the same one), oldest due first but at most perEndpoint of one endpoint less what
+// the caller already has in flight to it (busy, by endpoint id): taken oldest first whoever they
+// were for, one endpoint's backlog to a hanging receiver filled every attempt in flight and held
+// every other merchant's deliveries for a timeout per claim. The endpoints with pending messages
+// are found one index probe each (migration 039), not by reading the backlog.
+//
+// A due message of a deleted endpoint is failed instead: it was fanned out (by the projector, or
+// a test event) in a transaction that committed after Delete had failed the messages it could
+// see, and a deleted endpoint receives nothing more.
+func (s *Endpoints) ClaimMessages(ctx context.Context, limit, perEndpoint int, busy map[uuid.UUID]int, lease time.Duration) ([]EndpointMessage, error) {
+	ids, counts := make([]uuid.UUID, 0, len(busy)), make([]int32, 0, len(busy))
+	for id, n := range busy {
+		ids, counts = append(ids, id), append(counts, int32(n))
+	}
+	rows, err := s.pool.Query(ctx, `WITH RECURSIVE endpoints(id) AS (
+			(SELECT endpoint_id FROM webhook_endpoint_messages WHERE state = 'pending' ORDER BY endpoint_id LIMIT 1)
+			UNION ALL
+			SELECT (SELECT m.endpoint_id FROM webhook_endpoint_messages m WHERE m.state = 'pending' AND m.endpoint_id > p.id
+				ORDER BY m.endpoint_id LIMIT 1) FROM endpoints p WHERE p.id IS NOT NULL),
+		picked AS (
+			SELECT d.endpoint_id, d.event_id FROM endpoints p
+				LEFT JOIN unnest($4::uuid[], $5::int[]) AS b(id, n) ON b.id = p.id
+				CROSS JOIN LATERAL (SELECT m.endpoint_id, m.event_id, m.next_attempt_at FROM webhook_endpoint_messages m
+					WHERE m.endpoint_id = p.id AND m.state = 'pending' AND m.next_attempt_at <= now() AND (m.lease_until IS NULL OR m.lease_until < now())
+					ORDER BY m.next_attempt_at LIMIT greatest($3 - coalesce(b.n, 0), 0)) d
+			ORDER BY d.next_attempt_at LIMIT $1),
+		due AS (
 			SELECT m.endpoint_id, m.event_id, e.deleted_at IS NOT NULL AS gone
-			FROM webhook_endpoint_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
+			FROM webhook_endpoint_messages m JOIN picked USING (endpoint_id, event_id) JOIN webhook_endpoints e ON e.id = m.endpoint_id
 			WHERE m.state = 'pending' AND m.next_attempt_at <= now() AND (m.lease_until IS NULL OR m.lease_until < now())
-			ORDER BY m.next_attempt_at LIMIT $1 FOR UPDATE OF m SKIP LOCKED),
+			FOR UPDATE OF m SKIP LOCKED),
 		stopped AS (
 			UPDATE webhook_endpoint_messages m SET state = 'failed', lease_until = NULL FROM due
 			WHERE due.gone AND m.endpoint_id = due.endpoint_id AND m.event_id = due.event_id),
@@ -69,7 +91,7 @@ func (s *Endpoints) ClaimMessages(ctx context.Context, limit int, lease time.Dur
 			WHERE NOT due.gone AND m.endpoint_id = due.endpoint_id AND m.event_id = due.event_id
 			RETURNING m.*)
 		SELECT `+messageColumns+` FROM claimed m JOIN webhook_endpoints e ON e.id = m.endpoint_id JOIN webhook_events v ON v.id = m.event_id`,
-		limit, lease.Seconds())
+		limit, lease.Seconds(), perEndpoint, ids, counts)
 	if err != nil {
 		return nil, fmt.Errorf("claim endpoint messages: %w", err)
 	}

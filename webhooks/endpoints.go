@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"sync"
 	"time"
@@ -15,7 +16,7 @@ import (
 
 // EndpointOutbox is the dispatcher's view of the endpoint messages (readmodels.Endpoints).
 type EndpointOutbox interface {
-	ClaimMessages(ctx context.Context, limit int, lease time.Duration) ([]readmodels.EndpointMessage, error)
+	ClaimMessages(ctx context.Context, limit, perEndpoint int, busy map[uuid.UUID]int, lease time.Duration) ([]readmodels.EndpointMessage, error)
 	Secret(m readmodels.EndpointMessage) (string, error)
 	CompleteMessage(ctx context.Context, a readmodels.EndpointAttempt, state string, next time.Time) error
 	ReleaseMessage(ctx context.Context, m readmodels.EndpointMessage) error
@@ -30,27 +31,56 @@ const endpointBatch = 32
 // endpointInFlight bounds the endpoint worker's attempts on the wire at once.
 const endpointInFlight = 256
 
+// endpointShare bounds one endpoint's attempts on the wire at once (and its messages in one
+// claim): an endpoint whose receiver hangs, with a backlog, holds at most this many of the
+// worker's places, not all of them.
+const endpointShare = 8
+
+// flying counts the worker's attempts in flight by endpoint.
+type flying struct {
+	mu sync.Mutex
+	n  map[uuid.UUID]int
+}
+
+func (f *flying) add(id uuid.UUID, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n[id] += n; f.n[id] == 0 {
+		delete(f.n, id)
+	}
+}
+
+func (f *flying) snapshot() map[uuid.UUID]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.n)
+}
+
 // workEndpoints sends due endpoint messages until ctx ends: woken with the receipt
 // notifications, and polling every 200 ms for retries and events recorded outside the
 // projector (subscription charges, test events). It claims again as soon as it has room, while
 // earlier attempts are still waiting for their receivers: waiting for a whole claim to finish
-// let one hanging receiver hold every merchant's deliveries for the timeout. On return no
-// attempt is left running.
+// let one hanging receiver hold every merchant's deliveries for the timeout. An endpoint has at
+// most endpointShare attempts in flight, so one with a backlog does not take every place. On
+// return no attempt is left running.
 func (d *Dispatcher) workEndpoints(ctx context.Context) {
 	var sending sync.WaitGroup
 	defer sending.Wait()
 	busy := make(chan struct{}, endpointInFlight) // one token per attempt in flight
+	perEndpoint := &flying{n: map[uuid.UUID]int{}}
 	for ctx.Err() == nil {
 		room := min(endpointBatch, endpointInFlight-len(busy))
 		if room > 0 {
-			list, err := d.Endpoints.ClaimMessages(ctx, room, d.lease)
+			list, err := d.Endpoints.ClaimMessages(ctx, room, endpointShare, perEndpoint.snapshot(), d.lease)
 			if err != nil && ctx.Err() == nil {
 				d.Log.Warn().Err(err).Msg("endpoint webhooks")
 			}
 			for _, m := range list {
 				busy <- struct{}{}
+				perEndpoint.add(m.EndpointID, 1)
 				sending.Go(func() {
 					defer d.endpointDone(busy)
+					defer perEndpoint.add(m.EndpointID, -1) // before the wake-up: the claim sees the place free
 					if err := d.attemptEndpoint(ctx, m); err != nil {
 						d.Log.Warn().Err(err).Msg("endpoint webhooks")
 					}
@@ -80,7 +110,7 @@ func (d *Dispatcher) endpointDone(busy chan struct{}) {
 // SendEndpointsDue makes one attempt for up to one batch of due endpoint messages and returns how
 // many it claimed.
 func (d *Dispatcher) SendEndpointsDue(ctx context.Context) (int, error) {
-	list, err := d.Endpoints.ClaimMessages(ctx, endpointBatch, d.lease)
+	list, err := d.Endpoints.ClaimMessages(ctx, endpointBatch, endpointShare, nil, d.lease)
 	if err != nil {
 		return 0, err
 	}
