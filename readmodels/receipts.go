@@ -73,10 +73,13 @@ func (s *Receipts) Get(ctx context.Context, merchant, id string) (ReceiptRow, er
 }
 
 // OpenOnrampAttempts lists receipts still generated or pending whose current attempt is an
-// onramp session started before `before`, oldest first: the verifier's work list.
+// onramp session started before `before`, oldest first: the verifier's work list. A session whose
+// success paid too little is over (receipt.State.EndedAttempts): asking the processor about it
+// again on every pass would only take the place of open ones at the head of the list.
 func (s *Receipts) OpenOnrampAttempts(ctx context.Context, before time.Time, limit int) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT receipt_id FROM receipts
 		WHERE status IN ('generated', 'pending') AND attempt_kind = 'onramp' AND attempt_started_at < $1
+		  AND NOT coalesce(state->'endedAttempts' ? (state->>'currentAttempt'), false)
 		ORDER BY attempt_started_at LIMIT $2`, before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list open attempts: %w", err)

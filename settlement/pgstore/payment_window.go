@@ -9,8 +9,9 @@ import (
 )
 
 // DueWindows lists, oldest deadline first, the receipts whose payment window ended at or before
-// now and whose expiry is not recorded yet: generated or pending without an onramp attempt open,
-// or failed by an attempt of their own (not expired). The payment-window process decides each on
+// now and whose expiry is not recorded yet: generated or pending without an onramp attempt open
+// (an onramp session whose success paid too little is over: receipt.State.EndedAttempts), or
+// failed by an attempt of their own (not expired). The payment-window process decides each on
 // the receipt's events (receipt.Expire); the read model only finds candidates, so a receipt that
 // changed since it was projected is decided on what it is now.
 //
@@ -19,7 +20,8 @@ import (
 func (s *Receipts) DueWindows(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT receipt_id FROM receipts
 		WHERE expires_at <= $1
-		  AND ((status IN ('generated', 'pending') AND attempt_kind IS DISTINCT FROM 'onramp')
+		  AND ((status IN ('generated', 'pending') AND (attempt_kind IS DISTINCT FROM 'onramp'
+		        OR state->'endedAttempts' ? (state->>'currentAttempt')))
 		    OR (status = 'failed' AND NOT state ? 'windowExpiredAt'))
 		ORDER BY expires_at, receipt_id LIMIT $2`, now, limit)
 	if err != nil {
