@@ -63,6 +63,10 @@ const (
 	claimBatch        = 16
 	workerInFlight    = 64 // one worker's attempts on the wire at once
 	reconcileBatch    = 50
+	// recordSlots bounds the endpoint and subscription attempts being recorded at once (receipt
+	// webhooks share two group commits): attempts that end together (hanging receivers reaching
+	// the timeout) each took a connection of the pool the API serves from, all of them.
+	recordSlots = 4
 )
 
 // Dispatcher delivers queued notifications: first attempt, one automatic retry after
@@ -87,6 +91,7 @@ type Dispatcher struct {
 	Tracer trace.TracerProvider
 
 	wake, endpointWake chan struct{}
+	records            chan struct{} // one token per recording in progress (recordSlots)
 	client             *http.Client
 	lease              time.Duration // how long a claim holds its notifications (leaseFor; tests shorten it)
 }
@@ -113,6 +118,7 @@ func (d *Dispatcher) Init() *Dispatcher {
 		d.lease = leaseFor
 	}
 	d.wake, d.endpointWake = make(chan struct{}, 1), make(chan struct{}, 1)
+	d.records = make(chan struct{}, recordSlots)
 	d.client = &http.Client{
 		Timeout:       d.Timeout,
 		Transport:     &http.Transport{DialContext: d.dial, MaxIdleConnsPerHost: 128, TLSHandshakeTimeout: d.Timeout, ResponseHeaderTimeout: d.Timeout},
@@ -304,6 +310,16 @@ func (d *Dispatcher) Deliver(ctx context.Context, c readmodels.Claimed) readmode
 		d.Log.Error().Err(err).Str("receipt_id", c.ReceiptID).Msg("record webhook delivery")
 	}
 	return out
+}
+
+// record runs do, an attempt's recording, when one of recordSlots is free.
+func (d *Dispatcher) record(do func() error) error {
+	if d.records == nil { // not Init'ed (a test's bare dispatcher): unbounded
+		return do()
+	}
+	d.records <- struct{}{}
+	defer func() { <-d.records }()
+	return do()
 }
 
 // release gives up a lease after ctx ended, in a few seconds of its own; a failure is logged (the

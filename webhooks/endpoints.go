@@ -152,7 +152,7 @@ func (d *Dispatcher) attemptEndpoint(ctx context.Context, m readmodels.EndpointM
 			state = readmodels.NoteFailed
 		}
 	}
-	if err := d.Endpoints.CompleteMessage(context.WithoutCancel(ctx), a, state, next); err != nil {
+	if err := d.record(func() error { return d.Endpoints.CompleteMessage(context.WithoutCancel(ctx), a, state, next) }); err != nil {
 		return fmt.Errorf("record endpoint delivery: %w", err)
 	}
 	return nil

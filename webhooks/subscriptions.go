@@ -131,7 +131,9 @@ func (s *SubscriptionSender) SendDue(ctx context.Context) (int, error) {
 func (s *SubscriptionSender) attempt(ctx context.Context, n readmodels.SubscriptionWebhook, keys *signingKeys) (bool, error) {
 	if n.URL == "" {
 		// The merchant stopped its subscription webhooks ("" webhookUrl): nothing more is sent.
-		return false, s.Outbox.Complete(context.WithoutCancel(ctx), n.ID, readmodels.NoteFailed, nil, errStopped, s.Via.Now())
+		return false, s.Via.record(func() error {
+			return s.Outbox.Complete(context.WithoutCancel(ctx), n.ID, readmodels.NoteFailed, nil, errStopped, s.Via.Now())
+		})
 	}
 	status, errText := s.send(ctx, n, keys)
 	if errText != "" && ctx.Err() != nil {
@@ -146,7 +148,9 @@ func (s *SubscriptionSender) attempt(ctx context.Context, n readmodels.Subscript
 			state = readmodels.NoteFailed
 		}
 	}
-	if err := s.Outbox.Complete(context.WithoutCancel(ctx), n.ID, state, status, errText, next); err != nil {
+	if err := s.Via.record(func() error {
+		return s.Outbox.Complete(context.WithoutCancel(ctx), n.ID, state, status, errText, next)
+	}); err != nil {
 		return false, err
 	}
 	return state == readmodels.NoteDelivered, nil
