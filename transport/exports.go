@@ -50,26 +50,34 @@ func (s *Server) exportRoutes() {
 	s.handle(http.MethodGet, "/api/exports/split-transactions.csv", read, s.exportSplits)
 }
 
-// exportWindowOf reads from and to (Unix ms; default the last 30 days up to now).
+// exportWindowOf reads from and to (Unix ms). Without them the window is the last 30 days;
+// given only to, the 30 days before it; given only from, up to now.
 func (s *Server) exportWindowOf(c echo.Context) (time.Time, time.Time, error) {
-	now := s.now()
-	to, from := now, now.Add(-exportWindow)
-	for _, p := range []struct {
-		name string
-		into *time.Time
-	}{{"from", &from}, {"to", &to}} {
-		if raw := c.QueryParam(p.name); raw != "" {
-			ms, err := strconv.ParseInt(raw, 10, 64)
-			if err != nil || ms < 0 || ms > 1e14 {
-				return time.Time{}, time.Time{}, InvalidInput(p.name + " must be Unix milliseconds")
-			}
-			*p.into = time.UnixMilli(ms)
-		}
+	to, err := exportBound(c, "to", s.now())
+	if err != nil {
+		return time.Time{}, time.Time{}, err
+	}
+	from, err := exportBound(c, "from", to.Add(-exportWindow))
+	if err != nil {
+		return time.Time{}, time.Time{}, err
 	}
 	if !from.Before(to) {
 		return time.Time{}, time.Time{}, InvalidInput("from must be before to")
 	}
 	return from, to, nil
+}
+
+// exportBound reads the query parameter name (Unix ms), def when it is absent.
+func exportBound(c echo.Context, name string, def time.Time) (time.Time, error) {
+	raw := c.QueryParam(name)
+	if raw == "" {
+		return def, nil
+	}
+	ms, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || ms < 0 || ms > 1e14 {
+		return time.Time{}, InvalidInput(name + " must be Unix milliseconds")
+	}
+	return time.UnixMilli(ms), nil
 }
 
 func (s *Server) exportReceipts(c echo.Context) error {
