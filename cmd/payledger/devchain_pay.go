@@ -43,7 +43,25 @@ func writeDevchainEnv(path string, d *chain.DevChain) error {
 	if len(d.Accounts) > 0 {
 		fmt.Fprintf(&b, "DEVCHAIN_ACCOUNT_KEY=0x%s\n", d.Accounts[0].KeyHex())
 	}
-	return os.WriteFile(path, []byte(b.String()), 0o600)
+	// os.WriteFile keeps the mode of a file already there: one left readable by others (or
+	// another user's, in the shared temporary directory) would hand out the keys.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // readDevchainEnv reads a file written by writeDevchainEnv; a missing file is an empty map.
