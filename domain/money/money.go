@@ -19,7 +19,11 @@ var ErrInvalidAmount = errors.New("invalid amount")
 // ParseCents reads a decimal string such as "12.5" or "3" as cents. At most two decimal places;
 // negative values are rejected.
 func ParseCents(s string) (Cents, error) {
-	r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
+	t := strings.TrimSpace(s)
+	if !plainDecimal(t) {
+		return 0, fmt.Errorf("%w: %q", ErrInvalidAmount, s)
+	}
+	r, ok := new(big.Rat).SetString(t)
 	if !ok || r.Sign() < 0 {
 		return 0, fmt.Errorf("%w: %q", ErrInvalidAmount, s)
 	}
@@ -34,6 +38,31 @@ func ParseCents(s string) (Cents, error) {
 }
 
 func isWhole(r *big.Rat) bool { return r.IsInt() }
+
+// plainDecimal reports whether s is digits with an optional fraction and an exponent of at most
+// two digits (what a client sends, a JSON number's text included). big.Rat reads far more: a
+// fraction ("300/3"), base prefixes ("0x64"), underscores, and exponents it expands digit by
+// digit (a million took about 30 ms of CPU, for an amount refused anyway).
+func plainDecimal(s string) bool {
+	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
+	if hasExp {
+		exp = strings.TrimPrefix(strings.TrimPrefix(exp, "-"), "+")
+		if len(exp) == 0 || len(exp) > 2 || !allDigits(exp) {
+			return false
+		}
+	}
+	whole, frac, _ := strings.Cut(mant, ".")
+	return len(whole)+len(frac) > 0 && len(mant) <= 40 && allDigits(whole) && allDigits(frac)
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // String renders cents as a decimal with two places, e.g. "12.50".
 func (c Cents) String() string {
