@@ -18,6 +18,14 @@ func Unavailable(err error) bool {
 	if err == nil {
 		return false
 	}
+	// A connection that could not be made ran nothing, whatever the server answered while
+	// refusing it: too many clients (every instance reconnecting after a failover), not accepting
+	// connections, starting up, or no such database or role. Checked before the statement's own
+	// SQLSTATE below, which such a refusal carries too.
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		// admin shutdown, crash shutdown, cannot connect now (starting up), connection exceptions,
@@ -32,9 +40,8 @@ func Unavailable(err error) bool {
 		}
 		return strings.HasPrefix(pgErr.Code, "08")
 	}
-	var ce *pgconn.ConnectError
 	var ne net.Error
-	return errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+	return errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || pgconn.Timeout(err) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.EPIPE)
 }
