@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
@@ -83,7 +84,7 @@ func (h *CreateReceiptHandler) Handle(ctx context.Context, cmd CreateReceipt) (I
 	g.ReceiptID = storedID
 	g.LineItems, g.Subtotal = nil, 0
 	for i, l := range *cmd.Lines {
-		if strings.TrimSpace(l.Label) == "" || len(l.Label) > 200 {
+		if strings.TrimSpace(l.Label) == "" || utf8.RuneCountInString(l.Label) > 200 { // characters, as the message says
 			return Issued{}, Invalidf("lineItems[%d].label is required (up to 200 characters)", i)
 		}
 		if l.PriceUSD == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
@@ -68,7 +69,7 @@ func (h *TerminalHandler) Display(ctx context.Context, cmd TerminalDisplay) (Ter
 	if label == "" {
 		label = "Payment"
 	}
-	if len(label) > maxTerminalLabel {
+	if utf8.RuneCountInString(label) > maxTerminalLabel { // characters, as the message says
 		return TerminalReceipt{}, Invalidf("label must be at most %d characters", maxTerminalLabel)
 	}
 	mp, err := h.pricing.Pricing(ctx, cmd.Merchant)

@@ -36,6 +36,10 @@ func TestTerminalDisplay(t *testing.T) {
 			wantRefusal(t, err, "invalid_input", c.message)
 		})
 	}
+	// The bound is in characters: 200 of three bytes each is a label.
+	if _, err := h.Display(e.ctx, commands.TerminalDisplay{Merchant: payMerchant, AmountUSD: "1", Label: strings.Repeat("茶", 200)}); err != nil {
+		t.Fatalf("a label of 200 characters: %v", err)
+	}
 	out, err := h.Display(e.ctx, commands.TerminalDisplay{Merchant: payMerchant, AmountUSD: "7.25", Label: "  "})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/payledger/payledger/domain/money"
 )
@@ -53,7 +54,7 @@ func Check(d Draft) (Item, error) {
 	if d.SKU == nil || !skuRE.MatchString(*d.SKU) {
 		return it, rule("sku is required: 1-64 characters of letters, digits and . _ : / -")
 	}
-	if d.Name == nil || strings.TrimSpace(*d.Name) == "" || len(*d.Name) > 200 {
+	if d.Name == nil || strings.TrimSpace(*d.Name) == "" || utf8.RuneCountInString(*d.Name) > 200 { // characters, as the message says
 		return it, rule("name is required (up to 200 characters)")
 	}
 	it.SKU, it.Name = *d.SKU, strings.TrimSpace(*d.Name)
