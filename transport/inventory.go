@@ -158,8 +158,8 @@ func (s *Server) deleteInventory(c echo.Context) error {
 	} else {
 		err = readmodels.ErrNotFound
 	}
-	if errors.Is(err, readmodels.ErrNotFound) {
-		return NewError(http.StatusNotFound, "not_found", "Product not found in inventory")
+	if errors.Is(err, readmodels.ErrNotFound) { // the spec's code for an unknown id (a 404 is a missing shop config)
+		return NewError(http.StatusBadRequest, "inventory_item_not_found", "Product not found in inventory")
 	}
 	if err != nil {
 		return err

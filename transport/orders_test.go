@@ -156,14 +156,14 @@ func TestInventory(t *testing.T) {
 		t.Fatalf("another merchant sees %d items", len(got))
 	}
 	id := first["id"].(string)
-	if rec := e.dev(other, http.MethodDelete, "/api/inventory?id="+id, ""); rec.Code != 404 {
-		t.Fatalf("cross-merchant delete: %d", rec.Code)
+	if rec := e.dev(other, http.MethodDelete, "/api/inventory?id="+id, ""); rec.Code != 400 || decode(t, rec)["error"] != "inventory_item_not_found" {
+		t.Fatalf("cross-merchant delete: %d %s", rec.Code, rec.Body)
 	}
 	if rec := e.dev(m, http.MethodDelete, "/api/inventory?id="+id, ""); rec.Code != 200 || decode(t, rec)["ok"] != true {
 		t.Fatalf("delete: %d", rec.Code)
 	}
-	if rec := e.dev(m, http.MethodDelete, "/api/inventory?id="+id, ""); rec.Code != 404 {
-		t.Fatalf("delete twice: %d", rec.Code)
+	if rec := e.dev(m, http.MethodDelete, "/api/inventory?id="+id, ""); rec.Code != 400 || decode(t, rec)["error"] != "inventory_item_not_found" {
+		t.Fatalf("delete twice: %d %s", rec.Code, rec.Body)
 	}
 }
 

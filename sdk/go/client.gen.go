@@ -4001,8 +4001,8 @@ type DeleteInventoryItemResponse struct {
 	JSON200 *struct {
 		Ok bool `json:"ok,omitempty"`
 	}
-	// JSON404 the response for an HTTP 404 `application/json` response
-	JSON404 *NotFound
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -4014,9 +4014,9 @@ func (r DeleteInventoryItemResponse) GetJSON200() *struct {
 	return r.JSON200
 }
 
-// GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r DeleteInventoryItemResponse) GetJSON404() *NotFound {
-	return r.JSON404
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteInventoryItemResponse) GetJSON400() *Error {
+	return r.JSON400
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -6250,12 +6250,12 @@ func ParseDeleteInventoryItemResponse(rsp *http.Response) (*DeleteInventoryItemR
 		}
 		response.JSON200 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
-		var dest NotFound
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSON404 = &dest
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error

@@ -1237,7 +1237,21 @@ export interface operations {
                     };
                 };
             };
-            404: components["responses"]["NotFound"];
+            /** @description inventory_item_not_found (the id is unknown, malformed, or another merchant's), as the spec's error table says for an unknown id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "inventory_item_not_found",
+                     *       "message": "Product not found in inventory"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             default: components["responses"]["Error"];
         };
     };
