@@ -26,8 +26,9 @@ const (
 	// replicaProbe is how often the replica's health is checked: it answers, and it has replayed
 	// what the primary had written at the previous probe.
 	replicaProbe = time.Second
-	// maxWriters bounds the memory of recent writers; past it, it is forgotten at once (reads
-	// then wait for the replica or go to the primary as for any caller who wrote).
+	// maxWriters bounds the memory of recent writers. Past it, writers older than recentWrite
+	// are forgotten; if that leaves it over half full, everyone is, and until recentWrite has
+	// passed every caller counts as a writer (its reads wait for the replica or go to the primary).
 	maxWriters = 100_000
 	// replayPoll is how often a waiting read asks the replica how far it has replayed.
 	replayPoll = 5 * time.Millisecond
@@ -45,8 +46,9 @@ type ReplicaReads struct {
 	used, waited     atomic.Uint64 // reads sent to the replica; of them, after a wait
 	fellBack         atomic.Uint64 // reads of recent writers sent to the primary
 
-	mu      sync.Mutex
-	writers map[string]time.Time // caller -> when it last wrote (this instance)
+	mu       sync.Mutex
+	writers  map[string]time.Time // caller -> when it last wrote (this instance)
+	forgotAt time.Time            // when writers was last emptied with recent writers in it
 }
 
 // NewReplicaReads routes stale-tolerant reads to replica once Run has found it healthy.
@@ -72,18 +74,38 @@ func (r *ReplicaReads) Wrote(callers ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.writers)+len(callers) > maxWriters {
-		clear(r.writers)
+		r.forgetWriters(now)
 	}
 	for _, c := range callers {
 		r.writers[c] = now
 	}
 }
 
-// wroteRecently reports whether any of callers wrote in the last recentWrite.
+// forgetWriters makes room in the full memory of writers: those older than recentWrite go. A
+// memory still over half full of recent writers (a flood) is emptied, and forgotAt makes every
+// caller count as a writer for recentWrite, so that none of the forgotten reads the replica
+// before it has their writes. Called with mu held.
+func (r *ReplicaReads) forgetWriters(now time.Time) {
+	for c, at := range r.writers {
+		if now.Sub(at) > recentWrite {
+			delete(r.writers, c)
+		}
+	}
+	if len(r.writers) > maxWriters/2 {
+		clear(r.writers)
+		r.forgotAt = now
+	}
+}
+
+// wroteRecently reports whether any of callers wrote in the last recentWrite, or may have (the
+// memory of writers was emptied within recentWrite).
 func (r *ReplicaReads) wroteRecently(callers []string) bool {
 	now := r.now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !r.forgotAt.IsZero() && now.Sub(r.forgotAt) <= recentWrite {
+		return true
+	}
 	for _, c := range callers {
 		if at, ok := r.writers[c]; ok && now.Sub(at) <= recentWrite {
 			return true
