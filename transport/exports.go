@@ -105,8 +105,10 @@ func (s *Server) exportSplits(c echo.Context) error {
 }
 
 // streamCSV writes the header and then each row as the database yields it (RFC 4180: CRLF line
-// ends, quoted fields where needed), flushing every exportFlushEvery rows. Once the header is
-// written an error can only end the stream, and it aborts the connection (abortExport).
+// ends, quoted fields where needed), flushing every exportFlushEvery rows. The answer begins with
+// the first row (or the query's end): a query that fails before it gets the error envelope (503
+// for an unavailable datastore), not a header-only file that reads as "no receipts". Once it has
+// begun an error can only end the stream, and it aborts the connection (abortExport).
 func (s *Server) streamCSV(c echo.Context, name string, header []string, rows func(context.Context, string, func([]string) error) error) error {
 	merchant := merchantOf(c)
 	if !s.exportSlots.Take(merchant) {
@@ -122,33 +124,53 @@ func (s *Server) streamCSV(c echo.Context, name string, header []string, rows fu
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, s.exportTimeout)
 	defer cancel()
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8; header=present")
-	h.Set(echo.HeaderContentDisposition, `attachment; filename="`+name+`.csv"`)
-	c.Response().WriteHeader(http.StatusOK)
-	w := csv.NewWriter(c.Response())
-	w.UseCRLF = true
-	n := 0
-	if err := w.Write(header); err != nil {
-		return nil
+	out := &csvAnswer{c: c, name: name, header: header}
+	err := rows(ctx, merchant, out.row)
+	switch {
+	case err != nil && out.w == nil:
+		return err
+	case err != nil:
+		abortExport(c, err, out.n)
+	case out.w == nil:
+		out.begin() // no rows: the header alone
 	}
-	err := rows(ctx, merchant, func(rec []string) error {
-		defuseFormulas(rec)
-		if err := w.Write(rec); err != nil {
-			return err
-		}
-		if n++; n%exportFlushEvery == 0 {
-			w.Flush()
-			c.Response().Flush()
-			return w.Error()
-		}
-		return nil
-	})
-	if err != nil {
-		abortExport(c, err, n)
-	}
-	w.Flush()
+	out.w.Flush()
 	c.Response().Flush()
+	return nil
+}
+
+// csvAnswer is an export's answer: begun (status, headers, header row) with its first row.
+type csvAnswer struct {
+	c      echo.Context
+	name   string
+	header []string
+	w      *csv.Writer // nil until begun
+	n      int         // rows written
+}
+
+func (a *csvAnswer) begin() {
+	h := a.c.Response().Header()
+	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8; header=present")
+	h.Set(echo.HeaderContentDisposition, `attachment; filename="`+a.name+`.csv"`)
+	a.c.Response().WriteHeader(http.StatusOK)
+	a.w = csv.NewWriter(a.c.Response())
+	a.w.UseCRLF = true
+	_ = a.w.Write(a.header) // into the writer's buffer: an error shows at the next flush
+}
+
+func (a *csvAnswer) row(rec []string) error {
+	if a.w == nil {
+		a.begin()
+	}
+	defuseFormulas(rec)
+	if err := a.w.Write(rec); err != nil {
+		return err
+	}
+	if a.n++; a.n%exportFlushEvery == 0 {
+		a.w.Flush()
+		a.c.Response().Flush()
+		return a.w.Error()
+	}
 	return nil
 }
 
