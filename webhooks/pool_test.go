@@ -34,15 +34,8 @@ func TestAttemptsEndingTogetherLeaveConnectionsFree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var held, most atomic.Int32
-	cfg.MaxConns, cfg.AfterConnect = maxConns, pgarrays.AfterConnect
-	cfg.PrepareConn = func(context.Context, *pgx.Conn) (bool, error) {
-		n := held.Add(1)
-		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
-		}
-		return true, nil
-	}
-	cfg.AfterRelease = func(*pgx.Conn) bool { held.Add(-1); return true }
+	held := &heldConns{}
+	cfg.MaxConns, cfg.AfterConnect, cfg.ConnConfig.Tracer = maxConns, pgarrays.AfterConnect, held
 	bg := context.Background()
 	pool, err := pgxpool.NewWithConfig(bg, cfg)
 	if err != nil {
@@ -88,14 +81,38 @@ func TestAttemptsEndingTogetherLeaveConnectionsFree(t *testing.T) {
 	go func() { defer close(done); _ = d.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	wait.Until(t, "every attempt on the wire", 10*time.Second, func() bool { return hits.Load() == messages })
-	most.Store(held.Load())
+	held.most.Store(held.n.Load())
 	close(release) // every receiver answers 200 at once
 	wait.Until(t, "every attempt recorded", 10*time.Second, func() bool {
 		var n int
 		_ = pool.QueryRow(bg, `SELECT count(*) FROM webhook_endpoint_messages WHERE state = 'delivered'`).Scan(&n)
 		return n == messages
 	})
-	if m := most.Load(); m >= maxConns {
+	if m := held.most.Load(); m >= maxConns {
 		t.Fatalf("the recordings held %d of the pool's %d connections at once", m, maxConns)
 	}
 }
+
+// heldConns counts a pool's connections in use (acquired, not yet released) and the most at once.
+type heldConns struct{ n, most atomic.Int32 }
+
+func (h *heldConns) TraceAcquireStart(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireStartData) context.Context {
+	return ctx
+}
+
+func (h *heldConns) TraceAcquireEnd(_ context.Context, _ *pgxpool.Pool, data pgxpool.TraceAcquireEndData) {
+	if data.Err != nil {
+		return
+	}
+	n := h.n.Add(1)
+	for m := h.most.Load(); n > m && !h.most.CompareAndSwap(m, n); m = h.most.Load() {
+	}
+}
+
+func (h *heldConns) TraceRelease(*pgxpool.Pool, pgxpool.TraceReleaseData) { h.n.Add(-1) }
+
+func (h *heldConns) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	return ctx
+}
+
+func (h *heldConns) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
