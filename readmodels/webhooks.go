@@ -94,7 +94,7 @@ func NewOutbox(pool *pgxpool.Pool) *Outbox {
 // the snapshot's key, Complete sees the re-aim and leaves the notification pending for the new
 // status.
 func (o *Outbox) Claim(ctx context.Context, states []string, ignoreSchedule bool, limit int, lease time.Duration) ([]Claimed, error) {
-	return o.claim(ctx, states, ignoreSchedule, time.Time{}, limit, lease)
+	return o.claim(ctx, states, ignoreSchedule, time.Time{}, limit, lease, pickDue)
 }
 
 // ClaimMarked leases up to limit notifications with the pending-delivery marker for one
@@ -103,27 +103,69 @@ func (o *Outbox) Claim(ctx context.Context, states []string, ignoreSchedule bool
 // instance meanwhile) is not claimed again, so a run that keeps failing still ends, each
 // notification tried at most once.
 func (o *Outbox) ClaimMarked(ctx context.Context, all bool, run time.Time, limit int, lease time.Duration) ([]Claimed, error) {
-	return o.claim(ctx, []string{NoteMarked}, all, run, limit, lease)
+	return o.claim(ctx, []string{NoteMarked}, all, run, limit, lease, pickDue)
 }
 
-func (o *Outbox) claim(ctx context.Context, states []string, ignoreSchedule bool, notSince time.Time, limit int, lease time.Duration) ([]Claimed, error) {
+// ClaimShared is Claim of the workers (pending and retrying notifications when due), oldest due
+// first but at most perMerchant of one merchant less what the caller already has in flight for it
+// (busy, by merchant wallet): taken oldest first whoever they were for, one merchant's backlog to
+// a hanging receiver filled every attempt in flight and held every other merchant's webhooks for
+// a timeout per claim. The merchants with open notifications are found one index probe each
+// (migration 039), not by reading the backlog.
+func (o *Outbox) ClaimShared(ctx context.Context, limit, perMerchant int, busy map[string]int, lease time.Duration) ([]Claimed, error) {
+	merchants, counts := make([]string, 0, len(busy)), make([]int32, 0, len(busy))
+	for m, n := range busy {
+		merchants, counts = append(merchants, m), append(counts, int32(n))
+	}
+	return o.claim(ctx, []string{NotePending, NoteRetrying}, false, time.Time{}, limit, lease, pickShared, merchants, counts, perMerchant)
+}
+
+// pickDue picks the claim's notifications oldest due first ($1 states, $2 ignore the schedule,
+// $3 limit, $6 not updated since).
+const pickDue = `WITH claimed AS (
+			UPDATE webhook_notifications n SET lease_until = now() + make_interval(secs => $4), lease_token = $5
+			WHERE id IN (SELECT id FROM webhook_notifications
+				WHERE state = ANY($1) AND ($2 OR next_attempt_at <= now()) AND (lease_until IS NULL OR lease_until < now())
+				  AND ($6::timestamptz IS NULL OR updated_at < $6)
+				ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)`
+
+// pickShared is pickDue for pending and retrying notifications, with at most $9 less what $7/$8
+// say is in flight of one merchant.
+const pickShared = `WITH RECURSIVE merchants(m) AS (
+			(SELECT merchant_wallet FROM webhook_notifications WHERE state IN ('pending', 'retrying') ORDER BY merchant_wallet LIMIT 1)
+			UNION ALL
+			SELECT (SELECT n.merchant_wallet FROM webhook_notifications n WHERE n.state IN ('pending', 'retrying') AND n.merchant_wallet > p.m
+				ORDER BY n.merchant_wallet LIMIT 1) FROM merchants p WHERE p.m IS NOT NULL),
+		picked AS (
+			SELECT d.id FROM merchants p
+				LEFT JOIN unnest($7::text[], $8::int[]) AS b(m, n) ON b.m = p.m
+				CROSS JOIN LATERAL (SELECT n.id, n.next_attempt_at FROM webhook_notifications n
+					WHERE n.merchant_wallet = p.m AND n.state IN ('pending', 'retrying') AND n.next_attempt_at <= now()
+					  AND (n.lease_until IS NULL OR n.lease_until < now())
+					ORDER BY n.next_attempt_at LIMIT greatest($9 - coalesce(b.n, 0), 0)) d
+			ORDER BY d.next_attempt_at LIMIT $3),
+		claimed AS (
+			UPDATE webhook_notifications n SET lease_until = now() + make_interval(secs => $4), lease_token = $5
+			WHERE id IN (SELECT id FROM webhook_notifications
+				WHERE id IN (SELECT id FROM picked)
+				  AND state = ANY($1) AND ($2 OR next_attempt_at <= now()) AND (lease_until IS NULL OR lease_until < now())
+				  AND ($6::timestamptz IS NULL OR updated_at < $6)
+				FOR UPDATE SKIP LOCKED)`
+
+// claim leases what pick picks (pickDue with its parameters, or pickShared with more).
+func (o *Outbox) claim(ctx context.Context, states []string, ignoreSchedule bool, notSince time.Time, limit int, lease time.Duration, pick string, more ...any) ([]Claimed, error) {
 	token := uuid.New()
 	var since *time.Time
 	if !notSince.IsZero() {
 		since = &notSince
 	}
-	rows, err := o.pool.Query(ctx, `WITH claimed AS (
-			UPDATE webhook_notifications n SET lease_until = now() + make_interval(secs => $4), lease_token = $5
-			WHERE id IN (SELECT id FROM webhook_notifications
-				WHERE state = ANY($1) AND ($2 OR next_attempt_at <= now()) AND (lease_until IS NULL OR lease_until < now())
-				  AND ($6::timestamptz IS NULL OR updated_at < $6)
-				ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+	rows, err := o.pool.Query(ctx, pick+`
 			RETURNING id, receipt_id, merchant_wallet, url, state, delivery_id, attempts, marked_at)
 		SELECT c.id, c.receipt_id, c.merchant_wallet, c.url, s.queued_key, c.state, c.delivery_id, c.attempts, c.marked_at,
 			r.state, k.nonce, k.ciphertext, now()
 		FROM claimed c JOIN webhook_notifications s ON s.id = c.id -- the snapshot's version of the row
 			LEFT JOIN receipts r ON r.receipt_id = c.receipt_id LEFT JOIN receipt_webhook_keys k ON k.receipt_id = c.receipt_id`,
-		states, ignoreSchedule, limit, lease.Seconds(), token, since)
+		append([]any{states, ignoreSchedule, limit, lease.Seconds(), token, since}, more...)...)
 	if err != nil {
 		return nil, fmt.Errorf("claim notifications: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"sync"
@@ -31,6 +32,7 @@ import (
 // Outbox is the dispatcher's view of the webhook outbox.
 type Outbox interface {
 	Claim(ctx context.Context, states []string, ignoreSchedule bool, limit int, lease time.Duration) ([]readmodels.Claimed, error)
+	ClaimShared(ctx context.Context, limit, perMerchant int, busy map[string]int, lease time.Duration) ([]readmodels.Claimed, error)
 	ClaimMarked(ctx context.Context, all bool, run time.Time, limit int, lease time.Duration) ([]readmodels.Claimed, error)
 	Complete(ctx context.Context, c readmodels.Claimed, a readmodels.Attempt, out readmodels.Outcome) error
 	Release(ctx context.Context, c readmodels.Claimed) error
@@ -62,7 +64,10 @@ const (
 	leaseFor          = 30 * time.Second
 	claimBatch        = 16
 	workerInFlight    = 64 // one worker's attempts on the wire at once
-	reconcileBatch    = 50
+	// merchantShare bounds one merchant's attempts on the wire at once, all workers together: a
+	// merchant whose receiver hangs, with a backlog, holds at most this many places.
+	merchantShare  = 32
+	reconcileBatch = 50
 	// recordSlots bounds the endpoint and subscription attempts being recorded at once (receipt
 	// webhooks share two group commits): attempts that end together (hanging receivers reaching
 	// the timeout) each took a connection of the pool the API serves from, all of them.
@@ -91,7 +96,8 @@ type Dispatcher struct {
 	Tracer trace.TracerProvider
 
 	wake, endpointWake chan struct{}
-	records            chan struct{} // one token per recording in progress (recordSlots)
+	records            chan struct{}   // one token per recording in progress (recordSlots)
+	merchants          *flying[string] // the workers' attempts in flight by merchant
 	client             *http.Client
 	lease              time.Duration // how long a claim holds its notifications (leaseFor; tests shorten it)
 }
@@ -119,6 +125,7 @@ func (d *Dispatcher) Init() *Dispatcher {
 	}
 	d.wake, d.endpointWake = make(chan struct{}, 1), make(chan struct{}, 1)
 	d.records = make(chan struct{}, recordSlots)
+	d.merchants = &flying[string]{n: map[string]int{}}
 	d.client = &http.Client{
 		Timeout:       d.Timeout,
 		Transport:     &http.Transport{DialContext: d.dial, MaxIdleConnsPerHost: 128, TLSHandshakeTimeout: d.Timeout, ResponseHeaderTimeout: d.Timeout},
@@ -174,21 +181,25 @@ func (d *Dispatcher) work(ctx context.Context, poll time.Duration) {
 	// A claimed batch goes out concurrently and the worker claims again as soon as it has room,
 	// while earlier attempts still wait for their receivers: waiting for a whole claim to finish
 	// let as many hanging receivers as workers hold every merchant's webhooks for the timeout.
-	// The attempts are recorded in shared commits (Outbox.Complete). On return none is running.
+	// A merchant has at most merchantShare attempts in flight (all workers together), so one with a
+	// backlog does not take every place. The attempts are recorded in shared commits
+	// (Outbox.Complete). On return none is running.
 	var sending sync.WaitGroup
 	defer sending.Wait()
 	busy := make(chan struct{}, workerInFlight) // one token per attempt in flight
 	for ctx.Err() == nil {
 		room := min(claimBatch, workerInFlight-len(busy))
 		if room > 0 {
-			claimed, err := d.Outbox.Claim(ctx, []string{readmodels.NotePending, readmodels.NoteRetrying}, false, room, d.lease)
+			claimed, err := d.Outbox.ClaimShared(ctx, room, merchantShare, d.merchants.snapshot(), d.lease)
 			if err != nil && ctx.Err() == nil {
 				d.Log.Warn().Err(err).Msg("webhook claim")
 			}
 			for _, c := range claimed {
 				busy <- struct{}{}
+				d.merchants.add(c.Merchant, 1)
 				sending.Go(func() {
 					defer d.attemptDone(busy)
+					defer d.merchants.add(c.Merchant, -1) // before the wake-up: a claim sees the place free
 					d.Deliver(ctx, c)
 				})
 			}
@@ -203,6 +214,26 @@ func (d *Dispatcher) work(ctx context.Context, poll time.Duration) {
 		case <-time.After(poll):
 		}
 	}
+}
+
+// flying counts attempts in flight by endpoint or merchant.
+type flying[K comparable] struct {
+	mu sync.Mutex
+	n  map[K]int
+}
+
+func (f *flying[K]) add(k K, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n[k] += n; f.n[k] == 0 {
+		delete(f.n, k)
+	}
+}
+
+func (f *flying[K]) snapshot() map[K]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.n)
 }
 
 // attemptDone frees an attempt's place and wakes a worker, which may have waited for room.

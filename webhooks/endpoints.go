@@ -3,7 +3,6 @@ package webhooks
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/http"
 	"sync"
 	"time"
@@ -36,26 +35,6 @@ const endpointInFlight = 256
 // worker's places, not all of them.
 const endpointShare = 8
 
-// flying counts the worker's attempts in flight by endpoint.
-type flying struct {
-	mu sync.Mutex
-	n  map[uuid.UUID]int
-}
-
-func (f *flying) add(id uuid.UUID, n int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.n[id] += n; f.n[id] == 0 {
-		delete(f.n, id)
-	}
-}
-
-func (f *flying) snapshot() map[uuid.UUID]int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return maps.Clone(f.n)
-}
-
 // workEndpoints sends due endpoint messages until ctx ends: woken with the receipt
 // notifications, and polling every 200 ms for retries and events recorded outside the
 // projector (subscription charges, test events). It claims again as soon as it has room, while
@@ -67,7 +46,7 @@ func (d *Dispatcher) workEndpoints(ctx context.Context) {
 	var sending sync.WaitGroup
 	defer sending.Wait()
 	busy := make(chan struct{}, endpointInFlight) // one token per attempt in flight
-	perEndpoint := &flying{n: map[uuid.UUID]int{}}
+	perEndpoint := &flying[uuid.UUID]{n: map[uuid.UUID]int{}}
 	for ctx.Err() == nil {
 		room := min(endpointBatch, endpointInFlight-len(busy))
 		if room > 0 {
