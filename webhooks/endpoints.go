@@ -86,8 +86,8 @@ func (d *Dispatcher) endpointDone(busy chan struct{}) {
 	}
 }
 
-// SendEndpointsDue makes one attempt for up to one batch of due endpoint messages and returns how
-// many it claimed.
+// SendEndpointsDue makes one attempt for up to one batch of due endpoint messages (at most
+// endpointShare of one endpoint) and returns how many it claimed.
 func (d *Dispatcher) SendEndpointsDue(ctx context.Context) (int, error) {
 	list, err := d.Endpoints.ClaimMessages(ctx, endpointBatch, endpointShare, nil, d.lease)
 	if err != nil {
