@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/payledger/payledger/chain/contracts"
@@ -43,4 +44,26 @@ func DeployDepositFactory(ctx context.Context, b DeployBackend, operatorKeyHex s
 		return "", fmt.Errorf("deposit factory: waiting for %s: %w", tx.Hash(), err)
 	}
 	return addr.Hex(), nil
+}
+
+// CheckDepositFactory reports whether factory is a deposit factory that hands out the addresses
+// this service computes off-chain (DepositAddress): a DEPOSIT_FACTORY that names anything else
+// (a typo, another chain's factory, a token) would give receipts addresses that no contract can
+// ever be deployed to, and whatever a customer paid there could never be swept. It asks the
+// factory's own view for one address and compares.
+func CheckDepositFactory(ctx context.Context, caller bind.ContractCaller, factory common.Address) error {
+	f, err := contracts.NewDepositFactoryCaller(factory, caller)
+	if err != nil {
+		return err
+	}
+	const probe = "payledger-deposit-factory-check"
+	split := common.HexToAddress("0x000000000000000000000000000000000000dEaD")
+	got, err := f.DepositAddress(&bind.CallOpts{Context: ctx}, DepositReceiptKey(probe), split)
+	if err != nil {
+		return fmt.Errorf("%s is not a deposit factory on this chain: %w", factory.Hex(), err)
+	}
+	if want := DepositAddress(factory, probe, split); got != want {
+		return fmt.Errorf("%s is not this service's deposit factory: it gives %s where this service computes %s", factory.Hex(), got.Hex(), want.Hex())
+	}
+	return nil
 }

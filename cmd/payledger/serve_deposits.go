@@ -45,7 +45,13 @@ func depositAddresses(ctx context.Context, cfg config, rpc *chain.RPC, pool *pgx
 // deployed from CHAIN_OPERATOR_KEY by the first instance that needs it ("" when neither).
 func depositFactory(ctx context.Context, cfg config, rpc *chain.RPC, pool *pgxpool.Pool) (string, error) {
 	if cfg.DepositFactory != "" {
-		return common.HexToAddress(cfg.DepositFactory).Hex(), nil
+		factory := common.HexToAddress(cfg.DepositFactory)
+		if rpc != nil { // receipts would get addresses nothing can sweep: refuse to start
+			if err := chain.CheckDepositFactory(ctx, rpc.Backend(), factory); err != nil {
+				return "", fmt.Errorf("DEPOSIT_FACTORY: %w", err)
+			}
+		}
+		return factory.Hex(), nil
 	}
 	if cfg.OperatorKey == "" || rpc == nil {
 		return "", nil
