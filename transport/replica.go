@@ -57,13 +57,17 @@ func (s *Server) routeReads(method, path string) echo.MiddlewareFunc {
 	}
 }
 
-// readCallers names who is calling, for read-your-writes: the key's or session's wallet when the
-// route authenticated one, and the client's address (a merchant on a dashboard page, which
-// authenticates inside its handler).
+// readCallers names who is calling, for read-your-writes: the wallet the route authenticated, by
+// its key or by its session (a merchant writes from its dashboard and reads from its server, or
+// the reverse), and the client's address (a merchant on a dashboard page, which authenticates
+// inside its handler).
 func readCallers(c echo.Context) []string {
 	out := []string{"ip:" + c.RealIP()}
 	if p, ok := PrincipalFrom(c); ok && p.Wallet != "" {
 		out = append(out, "wallet:"+p.Wallet)
+	}
+	if sess, ok := SessionFrom(c); ok && sess.Wallet != "" {
+		out = append(out, "wallet:"+sess.Wallet)
 	}
 	return out
 }

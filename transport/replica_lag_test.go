@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,5 +70,28 @@ func TestAFreshReceiptIsFoundByItsCustomerWhileTheReplicaLags(t *testing.T) {
 		if got.Code != http.StatusOK {
 			t.Errorf("the customer's %s right after the order: %d %.200s", path, got.Code, got.Body)
 		}
+	}
+}
+
+// A merchant's write through its dashboard session (a receipt shown on the shop's terminal, a
+// refund) counts for its wallet, as a write with its API key does: the merchant's server, at
+// another address, lists its receipts right after and must find it (stop 61: a session's writes
+// were remembered by the client's address only, so the key's list went to a replica that did not
+// have the receipt yet).
+func TestASessionWriteIsReadByTheSameMerchantsKey(t *testing.T) {
+	t.Parallel()
+	e := newAppEnv(t, func(c *app.Config) { c.ReplicaPool = laggingReplica(t) }, nil, nil)
+	e.runReplica()
+	m := e.merchant(true)
+	e.clk.Advance(11 * time.Second) // the merchant's set-up is no longer a recent write
+	rec := e.do(req{method: http.MethodPost, path: "/api/receipts/terminal", body: `{"action":"display","amountUsd":7.25,"label":"Coffee"}`,
+		cookies: m.cookies, header: map[string]string{CSRFHeader: m.csrf}, remote: "198.51.100.7:4711"})
+	if rec.Code != 200 {
+		t.Fatalf("terminal: %d %s", rec.Code, rec.Body)
+	}
+	id := decode(t, rec)["receipt"].(map[string]any)["receiptId"].(string)
+	list := e.do(req{method: http.MethodGet, path: "/api/receipts", header: map[string]string{"Ocp-Apim-Subscription-Key": m.key}, remote: "203.0.113.20:4711"})
+	if list.Code != 200 || !strings.Contains(list.Body.String(), id) {
+		t.Fatalf("the merchant's list by its key right after its terminal receipt misses it: %d %.300s", list.Code, list.Body)
 	}
 }
