@@ -217,7 +217,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		if got := evalStrings(t, ctx, `Array.from(document.querySelectorAll("#receipts tbody tr")).map(r => r.dataset.id)`); strings.Join(got, ",") != first {
 			t.Errorf("paid: %v, want only %s", got, first)
 		}
-		if got := evalString(t, ctx, `document.getElementById("export").getAttribute("href")`); got != "/api/exports/receipts.csv?status=paid" {
+		if got := evalString(t, ctx, `document.getElementById("export").getAttribute("href")`); got != "/api/exports/receipts.csv?from=0&status=paid" {
 			t.Errorf("CSV link %q", got)
 		}
 		// "Download CSV", fetched by the page with its session as the link's download is: a CSV

@@ -125,7 +125,7 @@ func TestDashboardReceiptsAndIsolation(t *testing.T) {
 		t.Errorf("list: want %s before %s and not %s:\n%s", second, first, foreign, page)
 	}
 	_, page, _ = e.Get("/dashboard?status=paid", m.Cookies)
-	if !strings.Contains(page, first) || strings.Contains(page, `data-id="`+second+`"`) || !strings.Contains(page, `href="/api/exports/receipts.csv?status=paid"`) {
+	if !strings.Contains(page, first) || strings.Contains(page, `data-id="`+second+`"`) || !strings.Contains(page, `href="/api/exports/receipts.csv?from=0&amp;status=paid"`) {
 		t.Errorf("status filter paid:\n%s", page)
 	}
 	_, page, _ = e.Get("/dashboard?q=ord-77", m.Cookies)

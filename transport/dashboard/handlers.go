@@ -122,9 +122,11 @@ func (s *dash) dashReceipts(c echo.Context, sess transport.Session, f Frame) err
 		v.Receipts = append(v.Receipts, dashRow{ID: g.ReceiptID, URL: "/dashboard/receipts/" + url.PathEscape(g.ReceiptID),
 			TransactionID: g.TransactionID, Created: created, CreatedISO: iso, Total: dashMoney(g.Total, g.Currency), Status: string(r.State.Status)})
 	}
-	v.ExportURL = "/api/exports/receipts.csv"
+	// The list shows every receipt, so its download does too: from=0, not the API's default
+	// window of the last 30 days, which left older receipts out of the file.
+	v.ExportURL = "/api/exports/receipts.csv?from=0"
 	if v.Status != "" {
-		v.ExportURL += "?status=" + url.QueryEscape(v.Status)
+		v.ExportURL += "&status=" + url.QueryEscape(v.Status)
 	}
 	f.Title, f.Tab = "Receipts", "receipts"
 	return s.ui.Render(c.Response(), http.StatusOK, "receipts", f, v)
