@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/labstack/echo/v4"
 )
 
@@ -45,7 +46,7 @@ func (s *Server) routeReads(method, path string) echo.MiddlewareFunc {
 			if r == nil || (!tolerant && !write) {
 				return next(c)
 			}
-			callers := readCallers(c)
+			callers := s.readCallers(c)
 			if write {
 				r.Wrote(callers...)
 				defer r.Wrote(callers...)
@@ -59,15 +60,35 @@ func (s *Server) routeReads(method, path string) echo.MiddlewareFunc {
 
 // readCallers names who is calling, for read-your-writes: the wallet the route authenticated, by
 // its key or by its session (a merchant writes from its dashboard and reads from its server, or
-// the reverse), and the client's address (a merchant on a dashboard page, which authenticates
-// inside its handler).
-func readCallers(c echo.Context) []string {
+// the reverse), the wallet of a dashboard page's session, and the client's address.
+func (s *Server) readCallers(c echo.Context) []string {
 	out := []string{"ip:" + c.RealIP()}
 	if p, ok := PrincipalFrom(c); ok && p.Wallet != "" {
 		out = append(out, "wallet:"+p.Wallet)
 	}
 	if sess, ok := SessionFrom(c); ok && sess.Wallet != "" {
 		out = append(out, "wallet:"+sess.Wallet)
+	} else if w := s.pageSessionWallet(c); w != "" {
+		out = append(out, "wallet:"+w)
 	}
 	return out
+}
+
+// pageSessionWallet is the wallet of the session cookie of a page that checks its session
+// itself (the dashboard's), when the token's signature and times hold. It only chooses where the
+// page's reads go (a logged-out token can at most make them wait for the replica); the page's
+// own check, with the revocations, decides access.
+func (s *Server) pageSessionWallet(c echo.Context) string {
+	cookie, err := c.Cookie(SessionCookie)
+	if err != nil || cookie.Value == "" {
+		return ""
+	}
+	claims := &sessionClaims{}
+	_, err = jwt.ParseWithClaims(cookie.Value, claims, func(*jwt.Token) (any, error) { return []byte(s.cfg.JWTSecret), nil },
+		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}), jwt.WithExpirationRequired(),
+		jwt.WithTimeFunc(s.now), jwt.WithIssuer(sessionIssuer), jwt.WithAudience(s.audience))
+	if err != nil || !ValidWallet(claims.Subject) {
+		return ""
+	}
+	return claims.Subject
 }

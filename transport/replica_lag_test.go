@@ -95,3 +95,24 @@ func TestASessionWriteIsReadByTheSameMerchantsKey(t *testing.T) {
 		t.Fatalf("the merchant's list by its key right after its terminal receipt misses it: %d %.300s", list.Code, list.Body)
 	}
 }
+
+// And the reverse: a receipt the merchant's server has just made with its key is on the
+// merchant's dashboard, opened at another address right after (stop 61: the dashboard page,
+// which checks its session itself, was routed by the client's address only).
+func TestAKeyWriteIsOnTheSameMerchantsDashboard(t *testing.T) {
+	t.Parallel()
+	e := newAppEnv(t, func(c *app.Config) { c.ReplicaPool = laggingReplica(t) }, nil, nil)
+	e.runReplica()
+	m := e.merchant(true)
+	e.clk.Advance(11 * time.Second) // the merchant's set-up is no longer a recent write
+	rec := e.do(req{method: http.MethodPost, path: "/api/receipts", body: `{"lineItems":[{"label":"R","priceUsd":3}],"totalUsd":3}`,
+		header: map[string]string{"Ocp-Apim-Subscription-Key": m.key}, remote: "203.0.113.20:4711"})
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("receipt: %d %s", rec.Code, rec.Body)
+	}
+	id := decode(t, rec)["receipt"].(map[string]any)["receiptId"].(string)
+	page := e.do(req{method: http.MethodGet, path: "/dashboard", cookies: m.cookies, remote: "198.51.100.7:4711"})
+	if page.Code != 200 || !strings.Contains(page.Body.String(), id) {
+		t.Fatalf("the merchant's dashboard right after its server's receipt misses it: %d", page.Code)
+	}
+}
