@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	_ "net/http/pprof" // served only on PPROF_ADDR
 	"os"
@@ -221,11 +222,25 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 // runHTTP serves until ctx ends or the server fails, then drains in-flight requests and only
 // then stops the background workers, which requests still in flight may need.
 func runHTTP(ctx context.Context, cfg config, e *echo.Echo, metricsHandler http.Handler, stopWorkers func(), log zerolog.Logger) error {
+	// The side listeners bind before the service answers: an operator who set METRICS_ADDR and
+	// got no /metrics (the port taken) would only learn it from an alert that never fired.
 	if cfg.PprofAddr != "" {
-		startPprof(cfg.PprofAddr, log)
+		stop, err := startSide("PPROF_ADDR", cfg.PprofAddr, http.DefaultServeMux, 0, log) // a CPU profile takes its ?seconds
+		if err != nil {
+			return err
+		}
+		defer stop()
+		log.Warn().Str("addr", cfg.PprofAddr).Msg("pprof listening")
 	}
 	if cfg.MetricsAddr != "" {
-		startMetrics(cfg.MetricsAddr, metricsHandler, log)
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", metricsHandler)
+		stop, err := startSide("METRICS_ADDR", cfg.MetricsAddr, mux, 30*time.Second, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		log.Info().Str("addr", cfg.MetricsAddr).Msg("metrics listening")
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- e.Start(cfg.HTTPAddr) }()
@@ -249,28 +264,20 @@ func runHTTP(ctx context.Context, cfg config, e *echo.Echo, metricsHandler http.
 	return nil
 }
 
-// startPprof serves the profiler in the background. Profiling stays off the public listener: a
-// separate, operator-chosen address.
-func startPprof(addr string, log zerolog.Logger) {
+// startSide serves h on addr (the variable named env), apart from the public listener: the
+// profiler (DefaultServeMux, which net/http/pprof registers on; never public) or /metrics, which
+// whoever reaches that address may scrape, so the operator keeps it private (DESIGN 9). It binds
+// at once, so a taken or refused address fails the start; stop closes it.
+func startSide(env, addr string, h http.Handler, writeTimeout time.Duration, log zerolog.Logger) (stop func(), err error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", env, err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: writeTimeout}
 	go func() {
-		log.Warn().Str("addr", addr).Msg("pprof listening")
-		srv := &http.Server{Addr: addr, Handler: http.DefaultServeMux, ReadHeaderTimeout: 10 * time.Second}
-		if err := srv.ListenAndServe(); err != nil {
-			log.Error().Err(err).Msg("pprof listener")
+		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error().Err(err).Str("listener", env).Msg("side listener stopped")
 		}
 	}()
-}
-
-// startMetrics serves /metrics on METRICS_ADDR, apart from the public listener: whoever reaches
-// that address may scrape, so the operator keeps it private (DESIGN 9).
-func startMetrics(addr string, h http.Handler, log zerolog.Logger) {
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", h)
-	go func() {
-		log.Info().Str("addr", addr).Msg("metrics listening")
-		srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
-		if err := srv.ListenAndServe(); err != nil {
-			log.Error().Err(err).Msg("metrics listener")
-		}
-	}()
+	return func() { _ = srv.Close() }, nil
 }
