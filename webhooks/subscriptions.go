@@ -20,6 +20,7 @@ import (
 // SubscriptionOutbox is the sender's view of the subscription webhook outbox.
 type SubscriptionOutbox interface {
 	Claim(ctx context.Context, limit int, lease time.Duration) ([]readmodels.SubscriptionWebhook, error)
+	ClaimShared(ctx context.Context, limit, perMerchant int, busy map[string]int, lease time.Duration) ([]readmodels.SubscriptionWebhook, error)
 	Complete(ctx context.Context, id uuid.UUID, state string, status *int, errText string, next time.Time) error
 	Release(ctx context.Context, id uuid.UUID) error
 	MerchantSigningKey(ctx context.Context, keys *secrets.WebhookKeys, merchant string) (string, error)
@@ -46,26 +47,34 @@ const subscriptionBatch = 32
 // subscriptionInFlight bounds Run's attempts on the wire at once.
 const subscriptionInFlight = 128
 
+// subscriptionShare bounds one merchant's attempts on the wire at once in Run: a merchant whose
+// receiver hangs, with a billing run's backlog, holds at most this many of the places.
+const subscriptionShare = 16
+
 // Run sends due notifications until ctx ends, looking for them every interval. It claims again as
 // soon as it has room, while earlier attempts still wait for their receivers: sent one after
 // another, a merchant with many charges and a hanging receiver held every other merchant's for
-// minutes. On return no attempt is left running.
+// minutes. A merchant has at most subscriptionShare attempts in flight, so one with a backlog does
+// not take every place. On return no attempt is left running.
 func (s *SubscriptionSender) Run(ctx context.Context, interval time.Duration) error {
 	var sending sync.WaitGroup
 	defer sending.Wait()
 	busy, room := make(chan struct{}, subscriptionInFlight), make(chan struct{}, 1)
+	perMerchant := &flying[string]{n: map[string]int{}}
 	for ctx.Err() == nil {
 		n := min(subscriptionBatch, subscriptionInFlight-len(busy))
 		if n > 0 {
-			list, err := s.Outbox.Claim(ctx, n, leaseFor)
+			list, err := s.Outbox.ClaimShared(ctx, n, subscriptionShare, perMerchant.snapshot(), leaseFor)
 			if err != nil && ctx.Err() == nil {
 				s.Log.Warn().Err(err).Msg("subscription webhooks")
 			}
 			keys := &signingKeys{m: map[string]string{}}
 			for _, w := range list {
 				busy <- struct{}{}
+				perMerchant.add(w.Merchant, 1)
 				sending.Go(func() {
 					defer func() {
+						perMerchant.add(w.Merchant, -1) // before the wake-up: a claim sees the place free
 						<-busy
 						select {
 						case room <- struct{}{}:
