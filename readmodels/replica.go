@@ -45,6 +45,7 @@ type ReplicaReads struct {
 	healthy          atomic.Bool
 	used, waited     atomic.Uint64 // reads sent to the replica; of them, after a wait
 	fellBack         atomic.Uint64 // reads of recent writers sent to the primary
+	prev             string        // the primary's position at the previous probe ("" when not known); Probe's alone
 
 	mu       sync.Mutex
 	writers  map[string]time.Time // caller -> when it last wrote (this instance)
@@ -189,30 +190,44 @@ func (r *ReplicaReads) Stats() (replica, waited, primary uint64) {
 // Healthy reports whether reads go to the replica at all.
 func (r *ReplicaReads) Healthy() bool { return r.healthy.Load() }
 
-// Run probes the replica every replicaProbe until ctx ends. The replica is healthy while it
-// answers and has replayed what the primary had written at the previous probe (it is less than
-// a probe period behind); otherwise every read goes to the primary.
+// ProbeInterval is how often the replica is probed (Probe).
+const ProbeInterval = replicaProbe
+
+// Run probes the replica every replicaProbe until ctx ends (Probe, in a loop of its own).
 func (r *ReplicaReads) Run(ctx context.Context) error {
-	prev := "" // the primary's position at the previous probe; "" when it is not known
 	t := time.NewTicker(replicaProbe)
 	defer t.Stop()
 	for {
-		cur, err := r.probe(ctx, prev)
-		healthy := err == nil
-		if was := r.healthy.Swap(healthy); was != healthy {
-			ev := r.log.Info()
-			if !healthy {
-				ev = r.log.Warn()
-			}
-			ev.Bool("healthy", healthy).AnErr("reason", err).Msg("replica reads")
-		}
-		prev = cur
+		_, _ = r.Probe(ctx)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
 		}
 	}
+}
+
+// Probe is one probe, for a worker that runs it every ProbeInterval and reports its outcome
+// (serve's /healthz): the replica is healthy while it answers and has replayed what the primary
+// had written at the previous probe (it is less than a probe period behind); otherwise every read
+// goes to the primary, and Probe says why, so that a replica down or behind for long is shown as
+// a stuck worker rather than only a log line. The first probe measures nothing (no error, no
+// progress). Probes run one at a time.
+func (r *ReplicaReads) Probe(ctx context.Context) (healthy bool, err error) {
+	cur, err := r.probe(ctx, r.prev)
+	r.prev = cur
+	healthy = err == nil
+	if was := r.healthy.Swap(healthy); was != healthy {
+		ev := r.log.Info()
+		if !healthy {
+			ev = r.log.Warn()
+		}
+		ev.Bool("healthy", healthy).AnErr("reason", err).Msg("replica reads")
+	}
+	if errors.Is(err, errUnmeasured) {
+		return false, nil
+	}
+	return healthy, err
 }
 
 // errUnmeasured: there is no position of the previous probe to compare the replica with (the

@@ -28,7 +28,7 @@ func (c Config) Capabilities() []Capability {
 			"subscriptions configured and the chain answered at start", "needs subscriptions and a chain that answered at start: the charging routes answer 503"),
 		onOff("onramp", c.Processor != nil, "PROCESSOR_API_URL is set", "PROCESSOR_API_URL is unset: card payments answer 503"),
 		onOff("replica_reads", c.ReplicaPool != nil,
-			"DATABASE_REPLICA_URL is set: lists, exports, search, GraphQL and payment-page reads go to a replica while it keeps up",
+			"DATABASE_REPLICA_URL is set: lists, exports, search, GraphQL and the dashboard's list go to a replica while it keeps up (a down or lagging replica is a stuck \"replica probe\" in /healthz)",
 			"DATABASE_REPLICA_URL is unset: every read goes to the primary"),
 	}
 	return out

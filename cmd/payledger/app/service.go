@@ -126,7 +126,7 @@ func (s *Service) buildWorkers() []Worker {
 		list = append(list, h.Watch("subscription charging", p.SubscriptionCharging))
 	}
 	if s.Replica != nil { // probes the replica's health and lag: until it answers, reads stay on the primary
-		list = append(list, h.Watch("replica probe", s.Replica))
+		list = append(list, h.Every("replica probe", readmodels.ProbeInterval, s.Replica.Probe)) // down or behind for long: stuck in /healthz
 	}
 	out := list[:0]
 	for _, w := range list {
