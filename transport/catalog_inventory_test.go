@@ -29,6 +29,13 @@ func TestCatalogInventoryNameWithoutControlCharacters(t *testing.T) {
 	if it := e.item(m, `{"sku":"latte","name":"Café Crème – grand","priceUsd":4.5}`); it["name"] != "Café Crème – grand" {
 		t.Fatalf("stored %v", it)
 	}
+	// Direction marks (LRM, RLM, the Arabic letter mark) are how real Hebrew and Arabic names are
+	// written beside Latin digits; unlike the overrides and isolates they reorder nothing else.
+	for i, name := range []string{"קפה 2‏", "‎Latte 2 שקל", "قهوة؜ 2"} {
+		if it := e.item(m, fmt.Sprintf(`{"sku":"mark-%d","name":%q,"priceUsd":4.5}`, i, name)); it["name"] != name {
+			t.Errorf("%q stored as %v", name, it)
+		}
+	}
 }
 
 // A merchant's catalog is bounded: a new SKU past the bound is 400 invalid_input and stores
