@@ -39,8 +39,8 @@ func ParseCents(s string) (Cents, error) {
 
 func isWhole(r *big.Rat) bool { return r.IsInt() }
 
-// plainDecimal reports whether s is digits with an optional fraction and an exponent of at most
-// two digits (what a client sends, a JSON number's text included). big.Rat reads far more: a
+// plainDecimal reports whether s is digits (an optional "+" first) with an optional fraction and
+// an exponent of at most two digits (what a client sends, a JSON number's text included). big.Rat reads far more: a
 // fraction ("300/3"), base prefixes ("0x64"), underscores, and exponents it expands digit by
 // digit (a million took about 30 ms of CPU, for an amount refused anyway).
 func plainDecimal(s string) bool {
@@ -51,8 +51,9 @@ func plainDecimal(s string) bool {
 			return false
 		}
 	}
-	whole, frac, _ := strings.Cut(mant, ".")
-	return len(whole)+len(frac) > 0 && len(mant) <= 40 && allDigits(whole) && allDigits(frac)
+	whole, frac, _ := strings.Cut(strings.TrimPrefix(mant, "+"), ".")
+	significant := len(whole) + len(strings.TrimRight(frac, "0")) // "12.50000…" is 12.50, however many zeros
+	return len(whole)+len(frac) > 0 && significant <= 40 && allDigits(whole) && allDigits(frac)
 }
 
 func allDigits(s string) bool {

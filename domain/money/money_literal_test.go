@@ -2,6 +2,7 @@ package money
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -14,12 +15,12 @@ func TestParseCentsTakesOnlyPlainDecimals(t *testing.T) {
 	for _, c := range []struct {
 		in   string
 		want Cents
-	}{{"1e2", 10000}, {"1.5E+1", 1500}, {"2500e-2", 2500}, {" 7.25 ", 725}, {"0100", 10000}, {"5.", 500}, {".5", 50}} {
+	}{{"1e2", 10000}, {"1.5E+1", 1500}, {"2500e-2", 2500}, {" 7.25 ", 725}, {"0100", 10000}, {"5.", 500}, {".5", 50}, {"+12.50", 1250}, {"12.5" + strings.Repeat("0", 60), 1250}} {
 		if got, err := ParseCents(c.in); err != nil || got != c.want {
 			t.Errorf("ParseCents(%q) = %d, %v; want %d", c.in, got, err, c.want)
 		}
 	}
-	for _, in := range []string{"1e999999", "1e-999999", "1e100", "300/3", "0x64", "0b1", "0o7", "010/1", "1_000", "+5", "1e", "e5", ".", "1.2.3", "١٢"} {
+	for _, in := range []string{"1e999999", "1e-999999", "1e100", "300/3", "0x64", "0b1", "0o7", "010/1", "1_000", "++5", "+-5", "1e", "e5", ".", "1.2.3", "١٢"} {
 		if got, err := ParseCents(in); !errors.Is(err, ErrInvalidAmount) {
 			t.Errorf("ParseCents(%q) = %d, %v; want ErrInvalidAmount", in, got, err)
 		}
