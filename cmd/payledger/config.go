@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/jackc/pgx/v5/pgconn"
 	"go.opentelemetry.io/otel/trace"
 
@@ -432,6 +433,10 @@ func (c *config) loadChain(r *envReader) {
 	c.ChainTokens = tokens
 	if c.OperatorKey = r.str("CHAIN_OPERATOR_KEY", ""); c.OperatorKey != "" && !operatorKeyRE.MatchString(c.OperatorKey) {
 		r.bad("CHAIN_OPERATOR_KEY must be 64 hex characters")
+	} else if _, err := crypto.HexToECDSA(strings.TrimPrefix(c.OperatorKey, "0x")); c.OperatorKey != "" && err != nil {
+		// 64 hex characters that are not a key (zero, or past the curve's order): every signer
+		// would fail later, each on its own, with subscriptions merely "not configured".
+		r.bad("CHAIN_OPERATOR_KEY is not a valid secp256k1 private key")
 	}
 	if c.SpendPermissionManager = r.str("SPEND_PERMISSION_MANAGER", ""); c.SpendPermissionManager != "" && !contractAddress(c.SpendPermissionManager) {
 		r.bad("SPEND_PERMISSION_MANAGER must be a 0x-prefixed 40-hex-character address other than the zero address")

@@ -59,6 +59,10 @@ func TestConfigProblems(t *testing.T) {
 			"SPEND_PERMISSION_MANAGER": "0x12", "DEVCHAIN": "on", "CHAIN_LOG_RANGE": "0"},
 			[]string{"CHAIN_CONFIRMATIONS must be", "CHAIN_TOKENS:", "CHAIN_OPERATOR_KEY must be 64 hex", "SPEND_PERMISSION_MANAGER must be", "DEVCHAIN must be auto or off",
 				"CHAIN_LOG_RANGE must be an integer >= 1"}},
+		// 64 hex characters that are no key: zero, and the curve's order n (keys are 1..n-1).
+		{"operator key zero", map[string]string{"CHAIN_OPERATOR_KEY": strings.Repeat("0", 64)}, []string{"CHAIN_OPERATOR_KEY is not a valid secp256k1 private key"}},
+		{"operator key past the order", map[string]string{"CHAIN_OPERATOR_KEY": "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141"},
+			[]string{"CHAIN_OPERATOR_KEY is not a valid secp256k1 private key"}},
 		{"log range too large", map[string]string{"CHAIN_LOG_RANGE": "2001"}, []string{"CHAIN_LOG_RANGE must be at most 2000 blocks, got 2001"}},
 		{"log range not a number", map[string]string{"CHAIN_LOG_RANGE": "500 blocks"}, []string{"CHAIN_LOG_RANGE must be an integer >= 1"}},
 	}

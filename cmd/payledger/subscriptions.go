@@ -21,7 +21,7 @@ func subscriptionChain(cfg config, log zerolog.Logger) app.Subscriptions {
 		return app.Subscriptions{}
 	}
 	key, err := crypto.HexToECDSA(strings.TrimPrefix(cfg.OperatorKey, "0x"))
-	if err != nil { // config validated it already
+	if err != nil { // config refused it already: not reached
 		log.Warn().Msg("subscriptions are not configured: CHAIN_OPERATOR_KEY is not a key")
 		return app.Subscriptions{}
 	}
