@@ -119,7 +119,7 @@ func (c hintChecker) decide(ctx context.Context, h PaymentHint, state string) er
 // ErrTransactionCredited (the deposit follower credits it to that receipt), anything else
 // Invalid.
 func (c hintChecker) credits(ctx context.Context, receiptID, deposit string, credits []ChainCredit) error {
-	if slices.ContainsFunc(credits, func(cr ChainCredit) bool { return strings.EqualFold(cr.To, deposit) }) {
+	if slices.ContainsFunc(credits, func(cr ChainCredit) bool { return pays(cr, deposit) }) {
 		return nil
 	}
 	for _, cr := range credits {
@@ -144,7 +144,13 @@ func (c hintChecker) paysDeposit(ctx context.Context, hash, deposit string) bool
 	if err != nil || !tx.Mined || tx.Reverted {
 		return false
 	}
-	return slices.ContainsFunc(tx.Credits, func(cr ChainCredit) bool { return strings.EqualFold(cr.To, deposit) })
+	return slices.ContainsFunc(tx.Credits, func(cr ChainCredit) bool { return pays(cr, deposit) })
+}
+
+// pays reports whether cr moves something to deposit (a transfer of nothing pays nobody, as the
+// deposit scan records none).
+func pays(cr ChainCredit, deposit string) bool {
+	return cr.Moves() && strings.EqualFold(cr.To, deposit)
 }
 
 // revertedTelemetry records the reverted transaction as the receipt's telemetry; a receipt past

@@ -184,3 +184,10 @@ func roundHalfUp(num, den *big.Int) *big.Int {
 	}
 	return q
 }
+
+// PositiveUnits reports whether units is a positive whole number of a token's base units: what
+// a transfer must move to pay anything (one of nothing can be logged by anyone, to any address).
+func PositiveUnits(units string) bool {
+	n, ok := new(big.Int).SetString(units, 10)
+	return ok && n.Sign() > 0
+}

@@ -1,5 +1,7 @@
 package onchain
 
+import "github.com/payledger/payledger/domain/money"
+
 // A transaction a payment hint names, as the chain shows it (commands.ChainTransactions,
 // implemented by chain.TransactionCredits).
 
@@ -17,3 +19,8 @@ type ChainCredit struct {
 	LogIndex    int
 	AmountUnits string
 }
+
+// Moves reports whether the credit moves something: a positive whole number of base units. A
+// transfer of nothing is no payment, whoever logged it (anyone can emit a 0-token Transfer to
+// any address, naming any sender, without an allowance).
+func (c ChainCredit) Moves() bool { return money.PositiveUnits(c.AmountUnits) }

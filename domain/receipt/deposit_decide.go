@@ -2,8 +2,9 @@ package receipt
 
 import (
 	"fmt"
-	"math/big"
 	"strings"
+
+	"github.com/payledger/payledger/domain/money"
 )
 
 // DepositObservation is what the chain shows now of one transfer to the receipt's deposit
@@ -32,7 +33,7 @@ func ObserveDeposit(s State, o DepositObservation) ([]Event, error) {
 	if s.Receipt.DepositAddress == "" {
 		return nil, fmt.Errorf("%w: the receipt has no deposit address", ErrState)
 	}
-	if units, ok := new(big.Int).SetString(o.Transfer.AmountUnits, 10); !ok || units.Sign() <= 0 {
+	if !money.PositiveUnits(o.Transfer.AmountUnits) {
 		return nil, nil // moves nothing (deposit.go's rules): no credit, no pending, no buyer
 	}
 	t := o.Transfer
