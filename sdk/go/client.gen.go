@@ -1013,8 +1013,11 @@ type ExportReceiptsCsvParams struct {
 
 // ExportSplitTransactionsCsvParams defines parameters for ExportSplitTransactionsCsv.
 type ExportSplitTransactionsCsvParams struct {
+	// From Unix ms (distribution time)
 	From int `form:"from,omitempty" json:"from,omitempty"`
-	To   int `form:"to,omitempty" json:"to,omitempty"`
+
+	// To Unix ms (exclusive)
+	To int `form:"to,omitempty" json:"to,omitempty"`
 }
 
 // GraphqlQueryParams defines parameters for GraphqlQuery.
@@ -1353,12 +1356,12 @@ type ClientInterface interface {
 	// Corresponds with GET /api/billing/balance (the `GetBillingBalance` operationId).
 	GetBillingBalance(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ExportReceiptsCsv The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT
+	// ExportReceiptsCsv The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file)
 	//
 	// Corresponds with GET /api/exports/receipts.csv (the `ExportReceiptsCsv` operationId).
 	ExportReceiptsCsv(ctx context.Context, params *ExportReceiptsCsvParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ExportSplitTransactionsCsv The merchant's split distributions as CSV (session, or key with receipts:read). Header: receiptId,distributedAt,currency,total,fee,token,transactionHash
+	// ExportSplitTransactionsCsv The merchant's split distributions as CSV (session, or key with receipts:read). Header: receiptId,distributedAt,currency,total,fee,token,transactionHash. Takes the same export slots, cells and failures as the receipts export
 	//
 	// Corresponds with GET /api/exports/split-transactions.csv (the `ExportSplitTransactionsCsv` operationId).
 	ExportSplitTransactionsCsv(ctx context.Context, params *ExportSplitTransactionsCsvParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1392,14 +1395,14 @@ type ClientInterface interface {
 	// Corresponds with GET /api/inventory (the `ListInventory` operationId).
 	ListInventory(ctx context.Context, params *ListInventoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpsertInventoryItemWithBody Create or update by SKU (inventory:write); 201 on create, 200 on update
+	// UpsertInventoryItemWithBody Create or update by SKU (inventory:write); 201 on create, 200 on update. At most 100,000 items per merchant (a new SKU past it is 400 invalid_input); name up to 200 characters, no control characters
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/inventory (the `UpsertInventoryItem` operationId).
 	UpsertInventoryItemWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpsertInventoryItem Create or update by SKU (inventory:write); 201 on create, 200 on update
+	// UpsertInventoryItem Create or update by SKU (inventory:write); 201 on create, 200 on update. At most 100,000 items per merchant (a new SKU past it is 400 invalid_input); name up to 200 characters, no control characters
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1552,7 +1555,7 @@ func (c *Client) GetBillingBalance(ctx context.Context, reqEditors ...RequestEdi
 	return c.Client.Do(req)
 }
 
-// ExportReceiptsCsv The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT
+// ExportReceiptsCsv The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file)
 //
 // Corresponds with GET /api/exports/receipts.csv (the `ExportReceiptsCsv` operationId).
 func (c *Client) ExportReceiptsCsv(ctx context.Context, params *ExportReceiptsCsvParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1567,7 +1570,7 @@ func (c *Client) ExportReceiptsCsv(ctx context.Context, params *ExportReceiptsCs
 	return c.Client.Do(req)
 }
 
-// ExportSplitTransactionsCsv The merchant's split distributions as CSV (session, or key with receipts:read). Header: receiptId,distributedAt,currency,total,fee,token,transactionHash
+// ExportSplitTransactionsCsv The merchant's split distributions as CSV (session, or key with receipts:read). Header: receiptId,distributedAt,currency,total,fee,token,transactionHash. Takes the same export slots, cells and failures as the receipts export
 //
 // Corresponds with GET /api/exports/split-transactions.csv (the `ExportSplitTransactionsCsv` operationId).
 func (c *Client) ExportSplitTransactionsCsv(ctx context.Context, params *ExportSplitTransactionsCsvParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1661,7 +1664,7 @@ func (c *Client) ListInventory(ctx context.Context, params *ListInventoryParams,
 	return c.Client.Do(req)
 }
 
-// UpsertInventoryItemWithBody Create or update by SKU (inventory:write); 201 on create, 200 on update
+// UpsertInventoryItemWithBody Create or update by SKU (inventory:write); 201 on create, 200 on update. At most 100,000 items per merchant (a new SKU past it is 400 invalid_input); name up to 200 characters, no control characters
 //
 // Takes any type of body and a specified content type.
 //
@@ -1678,7 +1681,7 @@ func (c *Client) UpsertInventoryItemWithBody(ctx context.Context, contentType st
 	return c.Client.Do(req)
 }
 
-// UpsertInventoryItem Create or update by SKU (inventory:write); 201 on create, 200 on update
+// UpsertInventoryItem Create or update by SKU (inventory:write); 201 on create, 200 on update. At most 100,000 items per merchant (a new SKU past it is 400 invalid_input); name up to 200 characters, no control characters
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3434,14 +3437,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/billing/balance (the `GetBillingBalance` operationId).
 	GetBillingBalanceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetBillingBalanceResponse, error)
 
-	// ExportReceiptsCsvWithResponse The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT
+	// ExportReceiptsCsvWithResponse The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file)
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/exports/receipts.csv (the `ExportReceiptsCsv` operationId).
 	ExportReceiptsCsvWithResponse(ctx context.Context, params *ExportReceiptsCsvParams, reqEditors ...RequestEditorFn) (*ExportReceiptsCsvResponse, error)
 
-	// ExportSplitTransactionsCsvWithResponse The merchant's split distributions as CSV (session, or key with receipts:read). Header: receiptId,distributedAt,currency,total,fee,token,transactionHash
+	// ExportSplitTransactionsCsvWithResponse The merchant's split distributions as CSV (session, or key with receipts:read). Header: receiptId,distributedAt,currency,total,fee,token,transactionHash. Takes the same export slots, cells and failures as the receipts export
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3483,14 +3486,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/inventory (the `ListInventory` operationId).
 	ListInventoryWithResponse(ctx context.Context, params *ListInventoryParams, reqEditors ...RequestEditorFn) (*ListInventoryResponse, error)
 
-	// UpsertInventoryItemWithBodyWithResponse Create or update by SKU (inventory:write); 201 on create, 200 on update
+	// UpsertInventoryItemWithBodyWithResponse Create or update by SKU (inventory:write); 201 on create, 200 on update. At most 100,000 items per merchant (a new SKU past it is 400 invalid_input); name up to 200 characters, no control characters
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/inventory (the `UpsertInventoryItem` operationId).
 	UpsertInventoryItemWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpsertInventoryItemResponse, error)
 
-	// UpsertInventoryItemWithResponse Create or update by SKU (inventory:write); 201 on create, 200 on update
+	// UpsertInventoryItemWithResponse Create or update by SKU (inventory:write); 201 on create, 200 on update. At most 100,000 items per merchant (a new SKU past it is 400 invalid_input); name up to 200 characters, no control characters
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3726,6 +3729,8 @@ type ExportReceiptsCsvResponse struct {
 	JSON400 *InvalidInput
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *RateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -3740,6 +3745,11 @@ func (r ExportReceiptsCsvResponse) GetJSON400() *InvalidInput {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExportReceiptsCsvResponse) GetJSON429() *RateLimited {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ExportReceiptsCsvResponse) GetJSON503() *Error {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -3776,18 +3786,41 @@ func (r ExportReceiptsCsvResponse) ContentType() string {
 	return ""
 }
 
+// ExportSplitTransactionsCsvResponse429Headers the declared response headers of an HTTP 429 response for ExportSplitTransactionsCsv
+type ExportSplitTransactionsCsvResponse429Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
 type ExportSplitTransactionsCsvResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *InvalidInput
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ExportSplitTransactionsCsvResponse429Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r ExportSplitTransactionsCsvResponse) GetJSON400() *InvalidInput {
 	return r.JSON400
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ExportSplitTransactionsCsvResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ExportSplitTransactionsCsvResponse) GetJSON503() *Error {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -5503,7 +5536,7 @@ func (c *ClientWithResponses) GetBillingBalanceWithResponse(ctx context.Context,
 	return ParseGetBillingBalanceResponse(rsp)
 }
 
-// ExportReceiptsCsvWithResponse The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT
+// ExportReceiptsCsvWithResponse The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file)
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -5516,7 +5549,7 @@ func (c *ClientWithResponses) ExportReceiptsCsvWithResponse(ctx context.Context,
 	return ParseExportReceiptsCsvResponse(rsp)
 }
 
-// ExportSplitTransactionsCsvWithResponse The merchant's split distributions as CSV (session, or key with receipts:read). Header: receiptId,distributedAt,currency,total,fee,token,transactionHash
+// ExportSplitTransactionsCsvWithResponse The merchant's split distributions as CSV (session, or key with receipts:read). Header: receiptId,distributedAt,currency,total,fee,token,transactionHash. Takes the same export slots, cells and failures as the receipts export
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -5594,7 +5627,7 @@ func (c *ClientWithResponses) ListInventoryWithResponse(ctx context.Context, par
 	return ParseListInventoryResponse(rsp)
 }
 
-// UpsertInventoryItemWithBodyWithResponse Create or update by SKU (inventory:write); 201 on create, 200 on update
+// UpsertInventoryItemWithBodyWithResponse Create or update by SKU (inventory:write); 201 on create, 200 on update. At most 100,000 items per merchant (a new SKU past it is 400 invalid_input); name up to 200 characters, no control characters
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5607,7 +5640,7 @@ func (c *ClientWithResponses) UpsertInventoryItemWithBodyWithResponse(ctx contex
 	return ParseUpsertInventoryItemResponse(rsp)
 }
 
-// UpsertInventoryItemWithResponse Create or update by SKU (inventory:write); 201 on create, 200 on update
+// UpsertInventoryItemWithResponse Create or update by SKU (inventory:write); 201 on create, 200 on update. At most 100,000 items per merchant (a new SKU past it is 400 invalid_input); name up to 200 characters, no control characters
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5979,6 +6012,13 @@ func ParseExportReceiptsCsvResponse(rsp *http.Response) (*ExportReceiptsCsvRespo
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6039,6 +6079,20 @@ func ParseExportSplitTransactionsCsvResponse(rsp *http.Response) (*ExportSplitTr
 		}
 		response.JSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6046,6 +6100,33 @@ func ParseExportSplitTransactionsCsvResponse(rsp *http.Response) (*ExportSplitTr
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ExportSplitTransactionsCsvResponse429Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil

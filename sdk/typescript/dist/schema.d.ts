@@ -27,7 +27,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT */
+        /** The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file) */
         get: operations["exportReceiptsCsv"];
         put?: never;
         post?: never;
@@ -44,7 +44,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The merchant's split distributions as CSV (session, or key with receipts:read). Header: receiptId,distributedAt,currency,total,fee,token,transactionHash */
+        /** The merchant's split distributions as CSV (session, or key with receipts:read). Header: receiptId,distributedAt,currency,total,fee,token,transactionHash. Takes the same export slots, cells and failures as the receipts export */
         get: operations["exportSplitTransactionsCsv"];
         put?: never;
         post?: never;
@@ -82,7 +82,7 @@ export interface paths {
         /** List items (inventory:read) */
         get: operations["listInventory"];
         put?: never;
-        /** Create or update by SKU (inventory:write); 201 on create, 200 on update */
+        /** Create or update by SKU (inventory:write); 201 on create, 200 on update. At most 100,000 items per merchant (a new SKU past it is 400 invalid_input); name up to 200 characters, no control characters */
         post: operations["upsertInventoryItem"];
         /** Delete an item (inventory:write) */
         delete: operations["deleteInventoryItem"];
@@ -1041,13 +1041,16 @@ export interface operations {
             };
             400: components["responses"]["InvalidInput"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
             default: components["responses"]["Error"];
         };
     };
     exportSplitTransactionsCsv: {
         parameters: {
             query?: {
+                /** @description Unix ms (distribution time) */
                 from?: number;
+                /** @description Unix ms (exclusive) */
                 to?: number;
             };
             header?: never;
@@ -1066,6 +1069,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidInput"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
             default: components["responses"]["Error"];
         };
     };
