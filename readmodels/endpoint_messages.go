@@ -55,34 +55,40 @@ func scanMessage(r pgx.CollectableRow) (EndpointMessage, error) {
 // never take the same one), oldest due first but at most perEndpoint of one endpoint less what
 // the caller already has in flight to it (busy, by endpoint id): taken oldest first whoever they
 // were for, one endpoint's backlog to a hanging receiver filled every attempt in flight and held
-// every other merchant's deliveries for a timeout per claim. The endpoints with pending messages
-// are found one index probe each (migration 039), not by reading the backlog.
+// every other merchant's deliveries for a timeout per claim. See claimFair for how the candidates
+// are found.
 //
 // A due message of a deleted endpoint is failed instead: it was fanned out (by the projector, or
 // a test event) in a transaction that committed after Delete had failed the messages it could
-// see, and a deleted endpoint receives nothing more.
+// see, and a deleted endpoint receives nothing more. Those of the candidates are all failed,
+// whatever the share: they are never in flight.
 func (s *Endpoints) ClaimMessages(ctx context.Context, limit, perEndpoint int, busy map[uuid.UUID]int, lease time.Duration) ([]EndpointMessage, error) {
-	ids, counts := make([]uuid.UUID, 0, len(busy)), make([]int32, 0, len(busy))
-	for id, n := range busy {
-		ids, counts = append(ids, id), append(counts, int32(n))
-	}
-	rows, err := s.pool.Query(ctx, `WITH RECURSIVE endpoints(id) AS (
-			(SELECT endpoint_id FROM webhook_endpoint_messages WHERE state = 'pending' ORDER BY endpoint_id LIMIT 1)
-			UNION ALL
-			SELECT (SELECT m.endpoint_id FROM webhook_endpoint_messages m WHERE m.state = 'pending' AND m.endpoint_id > p.id
-				ORDER BY m.endpoint_id LIMIT 1) FROM endpoints p WHERE p.id IS NOT NULL),
-		picked AS (
-			SELECT d.endpoint_id, d.event_id FROM endpoints p
-				LEFT JOIN unnest($4::uuid[], $5::int[]) AS b(id, n) ON b.id = p.id
-				CROSS JOIN LATERAL (SELECT m.endpoint_id, m.event_id, m.next_attempt_at FROM webhook_endpoint_messages m
-					WHERE m.endpoint_id = p.id AND m.state = 'pending' AND m.next_attempt_at <= now() AND (m.lease_until IS NULL OR m.lease_until < now())
-					ORDER BY m.next_attempt_at LIMIT greatest($3 - coalesce(b.n, 0), 0)) d
-			ORDER BY d.next_attempt_at LIMIT $1),
-		due AS (
-			SELECT m.endpoint_id, m.event_id, e.deleted_at IS NOT NULL AS gone
-			FROM webhook_endpoint_messages m JOIN picked USING (endpoint_id, event_id) JOIN webhook_endpoints e ON e.id = m.endpoint_id
+	return claimFair(limit, perEndpoint, busy, func(m EndpointMessage) uuid.UUID { return m.EndpointID },
+		func(limit int, ids []uuid.UUID, counts []int32, capped []uuid.UUID) ([]EndpointMessage, error) {
+			rows, err := s.pool.Query(ctx, claimMessages, limit, lease.Seconds(), perEndpoint, ids, counts, capped, limit*fairWindow)
+			if err != nil {
+				return nil, fmt.Errorf("claim endpoint messages: %w", err)
+			}
+			return pgx.CollectRows(rows, scanMessage)
+		})
+}
+
+// claimMessages is ClaimMessages' round of claimFair: a window of $7 candidates, none of an
+// endpoint in $6, at most $3 less what $4/$5 say is in flight to one endpoint, $1 in all.
+const claimMessages = `WITH candidates AS MATERIALIZED (
+			SELECT m.endpoint_id, m.event_id, m.next_attempt_at FROM webhook_endpoint_messages m
 			WHERE m.state = 'pending' AND m.next_attempt_at <= now() AND (m.lease_until IS NULL OR m.lease_until < now())
-			FOR UPDATE OF m SKIP LOCKED),
+			  AND NOT (m.endpoint_id = ANY($6::uuid[]))
+			ORDER BY m.next_attempt_at LIMIT $7 FOR UPDATE OF m SKIP LOCKED),
+		ranked AS (
+			SELECT c.endpoint_id, c.event_id, c.next_attempt_at, e.deleted_at IS NOT NULL AS gone, coalesce(b.n, 0) AS busy,
+				row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at) AS r
+			FROM candidates c JOIN webhook_endpoints e ON e.id = c.endpoint_id
+				LEFT JOIN unnest($4::uuid[], $5::int[]) AS b(id, n) ON b.id = c.endpoint_id),
+		due AS (
+			SELECT endpoint_id, event_id, gone FROM ranked WHERE gone
+			UNION ALL
+			(SELECT endpoint_id, event_id, gone FROM ranked WHERE NOT gone AND r <= $3 - busy ORDER BY next_attempt_at LIMIT $1)),
 		stopped AS (
 			UPDATE webhook_endpoint_messages m SET state = 'failed', lease_until = NULL FROM due
 			WHERE due.gone AND m.endpoint_id = due.endpoint_id AND m.event_id = due.event_id),
@@ -90,13 +96,7 @@ func (s *Endpoints) ClaimMessages(ctx context.Context, limit, perEndpoint int, b
 			UPDATE webhook_endpoint_messages m SET lease_until = now() + make_interval(secs => $2) FROM due
 			WHERE NOT due.gone AND m.endpoint_id = due.endpoint_id AND m.event_id = due.event_id
 			RETURNING m.*)
-		SELECT `+messageColumns+` FROM claimed m JOIN webhook_endpoints e ON e.id = m.endpoint_id JOIN webhook_events v ON v.id = m.event_id`,
-		limit, lease.Seconds(), perEndpoint, ids, counts)
-	if err != nil {
-		return nil, fmt.Errorf("claim endpoint messages: %w", err)
-	}
-	return pgx.CollectRows(rows, scanMessage)
-}
+		SELECT ` + messageColumns + ` FROM claimed m JOIN webhook_endpoints e ON e.id = m.endpoint_id JOIN webhook_events v ON v.id = m.event_id`
 
 // Message returns the message of event to merchant's endpoint, or ErrNotFound.
 func (s *Endpoints) Message(ctx context.Context, merchant string, endpointID, eventID uuid.UUID) (EndpointMessage, error) {

@@ -79,33 +79,26 @@ func (w *SubscriptionWebhooks) Claim(ctx context.Context, limit int, lease time.
 // ClaimShared is Claim taking at most perMerchant of one merchant less what the caller already has
 // in flight for it (busy, by merchant wallet): taken oldest due first whoever they were for, one
 // merchant's billing run to a hanging receiver filled every attempt in flight and held every
-// other merchant's charge webhooks for a timeout per claim. The merchants with pending
-// notifications are found one index probe each (migration 040), not by reading the backlog.
+// other merchant's charge webhooks for a timeout per claim. See claimFair for how the candidates
+// are found.
 func (w *SubscriptionWebhooks) ClaimShared(ctx context.Context, limit, perMerchant int, busy map[string]int, lease time.Duration) ([]SubscriptionWebhook, error) {
-	merchants, counts := make([]string, 0, len(busy)), make([]int32, 0, len(busy))
-	for m, n := range busy {
-		merchants, counts = append(merchants, m), append(counts, int32(n))
-	}
-	return w.claim(ctx, pickSubscriptionShared, lease, limit, merchants, counts, perMerchant)
+	return claimFair(limit, perMerchant, busy, func(n SubscriptionWebhook) string { return n.Merchant },
+		func(limit int, merchants []string, counts []int32, capped []string) ([]SubscriptionWebhook, error) {
+			return w.claim(ctx, pickSubscriptionShared, lease, limit, merchants, counts, perMerchant, capped, limit*fairWindow)
+		})
 }
 
-// pickSubscriptionShared picks ClaimShared's notifications: each merchant's oldest due, at most $5
-// less what $3/$4 say is in flight of it, then the oldest of those up to $2.
-const pickSubscriptionShared = `WITH RECURSIVE merchants(m) AS (
-			(SELECT merchant_wallet FROM subscription_webhooks WHERE state = 'pending' ORDER BY merchant_wallet LIMIT 1)
-			UNION ALL
-			SELECT (SELECT s.merchant_wallet FROM subscription_webhooks s WHERE s.state = 'pending' AND s.merchant_wallet > p.m
-				ORDER BY s.merchant_wallet LIMIT 1) FROM merchants p WHERE p.m IS NOT NULL),
-		picked AS (
-			SELECT d.id FROM merchants p
-				LEFT JOIN unnest($3::text[], $4::int[]) AS b(m, n) ON b.m = p.m
-				CROSS JOIN LATERAL (SELECT s.id, s.next_attempt_at FROM subscription_webhooks s
-					WHERE s.merchant_wallet = p.m AND s.state = 'pending' AND s.next_attempt_at <= now()
-					  AND (s.lease_until IS NULL OR s.lease_until < now())
-					ORDER BY s.next_attempt_at LIMIT greatest($5 - coalesce(b.n, 0), 0)) d
-			ORDER BY d.next_attempt_at LIMIT $2)
-		SELECT id FROM subscription_webhooks WHERE id IN (SELECT id FROM picked) AND state = 'pending' AND next_attempt_at <= now()
-			AND (lease_until IS NULL OR lease_until < now()) FOR UPDATE SKIP LOCKED`
+// pickSubscriptionShared picks ClaimShared's round of claimFair: a window of $7 candidates, none
+// of a merchant in $6, at most $5 less what $3/$4 say is in flight of one merchant, $2 in all.
+const pickSubscriptionShared = `WITH candidates AS MATERIALIZED (
+			SELECT id, merchant_wallet, next_attempt_at FROM subscription_webhooks
+			WHERE state = 'pending' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
+			  AND NOT (merchant_wallet = ANY($6::text[]))
+			ORDER BY next_attempt_at LIMIT $7 FOR UPDATE SKIP LOCKED)
+		SELECT id FROM (SELECT c.id, c.next_attempt_at, coalesce(b.n, 0) AS busy,
+				row_number() OVER (PARTITION BY c.merchant_wallet ORDER BY c.next_attempt_at) AS r
+			FROM candidates c LEFT JOIN unnest($3::text[], $4::int[]) AS b(m, n) ON b.m = c.merchant_wallet) ranked
+		WHERE r <= $5 - busy ORDER BY next_attempt_at LIMIT $2`
 
 // claim leases the notifications pick selects ($1 is the lease; more are pick's own parameters).
 func (w *SubscriptionWebhooks) claim(ctx context.Context, pick string, lease time.Duration, more ...any) ([]SubscriptionWebhook, error) {
