@@ -353,12 +353,16 @@ func (d *Dispatcher) record(do func() error) error {
 	return do()
 }
 
-// release gives up a lease after ctx ended, in a few seconds of its own; a failure is logged (the
-// lease runs out instead).
+// release gives up a lease after ctx ended, in a few seconds of its own once one of recordSlots is
+// free; a failure is logged (the lease runs out instead). At shutdown every attempt in flight is
+// cut at once: released outside the slots, each took a connection of the pool at the same time.
 func (d *Dispatcher) release(ctx context.Context, do func(context.Context) error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := do(ctx); err != nil {
+	err := d.record(func() error {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		return do(ctx)
+	})
+	if err != nil {
 		d.Log.Warn().Err(err).Msg("release webhook lease")
 	}
 }
