@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/payledger/payledger/internal/syncbuf"
 	"github.com/payledger/payledger/migrations/pgtest"
 )
 
@@ -35,7 +35,7 @@ func TestServeRefusesADepositFactoryThatIsNotOne(t *testing.T) {
 	vars["DEPOSIT_FACTORY"] = usdc
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a serve that starts runs until this ends: exit 0
 	defer cancel()
-	var out bytes.Buffer
+	var out syncbuf.Buffer // serve logs from its workers too
 	code := run(ctx, []string{"serve"}, env(vars), &out, &out)
 	if code == 0 || !strings.Contains(out.String(), "DEPOSIT_FACTORY") ||
 		!strings.Contains(out.String(), "is not a deposit factory") {

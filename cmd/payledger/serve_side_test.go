@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/payledger/payledger/internal/syncbuf"
 	"github.com/payledger/payledger/migrations/pgtest"
 )
 
@@ -25,7 +25,7 @@ func TestServeRefusesASideAddressItCannotBind(t *testing.T) {
 				"PLATFORM_RECIPIENT": "0x" + strings.Repeat("b", 40), name: taken.Addr().String()}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a serve that starts runs until this ends: exit 0
 			defer cancel()
-			var out bytes.Buffer
+			var out syncbuf.Buffer // serve logs from its workers too
 			if code := run(ctx, []string{"serve"}, env(vars), &out, &out); code == 0 || !strings.Contains(out.String(), name+": listen tcp") {
 				t.Fatalf("serve with %s taken: exit %d\n%s", name, code, out.String())
 			}
