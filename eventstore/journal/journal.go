@@ -51,6 +51,12 @@ type Journal struct {
 	drain   sync.Mutex // one drain at a time
 	path    string
 	pending map[string]Entry // by stream: what is in the file, for reads before the replay
+	// broken is set when a failed write could not be cut off again: the file's end is a torn
+	// line that the next append would be glued to, so no append is taken until a restart (Open
+	// cuts it).
+	broken error
+	// write writes b to f (f.Write; a test's short write stands in for a full disk).
+	write func(f *os.File, b []byte) (int, error)
 }
 
 // Open makes sure the journal's folder exists and returns the journal at path. A torn last line
@@ -74,13 +80,15 @@ func Open(path string) (*Journal, error) {
 			return nil, fmt.Errorf("cut the journal's torn tail: %w", err)
 		}
 	}
-	j := &Journal{path: path, pending: map[string]Entry{}}
+	j := &Journal{path: path, pending: map[string]Entry{}, write: (*os.File).Write}
 	lines, _, err := j.snapshot()
 	if err != nil {
 		return nil, err
 	}
 	for _, l := range lines {
-		j.pending[l.entry.Stream] = l.entry
+		if !l.unreadable {
+			j.pending[l.entry.Stream] = l.entry
+		}
 	}
 	return j, nil
 }
@@ -93,7 +101,9 @@ func (j *Journal) Lookup(stream string) (Entry, bool) {
 	return e, ok
 }
 
-// Append writes e durably: when it returns nil the entry survives a crash.
+// Append writes e durably: when it returns nil the entry survives a crash. A write or fsync that
+// fails (a full disk) is cut off again, so that the next entry starts a line of its own: glued to
+// a torn one, an acknowledged entry would read as garbage.
 func (j *Journal) Append(e Entry) error {
 	line, err := json.Marshal(e)
 	if err != nil {
@@ -101,19 +111,36 @@ func (j *Journal) Append(e Entry) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if j.broken != nil {
+		return fmt.Errorf("journal: an earlier write could not be undone: %w", j.broken)
+	}
 	f, err := os.OpenFile(j.path, os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	defer f.Close()
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("journal write: %w", err)
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if _, err := j.write(f, append(line, '\n')); err != nil {
+		return j.undo(f, st.Size(), fmt.Errorf("journal write: %w", err))
 	}
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("journal fsync: %w", err)
+		return j.undo(f, st.Size(), fmt.Errorf("journal fsync: %w", err))
 	}
 	j.pending[e.Stream] = e
 	return nil
+}
+
+// undo cuts f back to size after a failed append, and returns failed; when the cut fails too, the
+// journal takes no more appends (broken).
+func (j *Journal) undo(f *os.File, size int64, failed error) error {
+	if err := f.Truncate(size); err != nil {
+		j.broken = fmt.Errorf("%w; cutting it off: %v", failed, err)
+		return j.broken
+	}
+	return failed
 }
 
 // Pending returns the journaled entries.
@@ -122,16 +149,19 @@ func (j *Journal) Pending() ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Entry, len(lines))
-	for i, l := range lines {
-		out[i] = l.entry
+	out := make([]Entry, 0, len(lines))
+	for _, l := range lines {
+		if !l.unreadable {
+			out = append(out, l.entry)
+		}
 	}
 	return out, nil
 }
 
 type line struct {
-	entry Entry
-	raw   []byte // with its newline
+	entry      Entry
+	raw        []byte // with its newline
+	unreadable bool   // not an entry: kept in the file, never applied, never dropped
 }
 
 // snapshot reads the whole entries of the file and the file's size at that moment.
@@ -152,11 +182,12 @@ func (j *Journal) snapshot() ([]line, int, error) {
 	// idle (issue 38).
 	sc.Buffer(make([]byte, 0, min(len(b)+1, 1<<20)), 16<<20)
 	for sc.Scan() {
+		// A line that does not parse is kept as it is: Open cut the torn tail of a crash, and
+		// Append cuts a failed write, so this is damage a person must look at, and dropping it
+		// could drop an acknowledged entry.
 		var e Entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			continue // the torn tail of an unacknowledged write
-		}
-		out = append(out, line{entry: e, raw: append(bytes.Clone(sc.Bytes()), '\n')})
+		err := json.Unmarshal(sc.Bytes(), &e)
+		out = append(out, line{entry: e, raw: append(bytes.Clone(sc.Bytes()), '\n'), unreadable: err != nil})
 	}
 	return out, len(b), sc.Err()
 }
@@ -177,6 +208,13 @@ func (j *Journal) Drain(ctx context.Context, apply func(context.Context, Entry) 
 	var stored []string // streams of the applied entries
 	var firstErr error
 	for i, l := range lines {
+		if l.unreadable {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("journal line %d of %d is not an entry (kept for a person to look at)", i+1, len(lines))
+			}
+			kept = append(kept, l.raw)
+			continue
+		}
 		if err := apply(ctx, l.entry); err != nil {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("replay journal entry %d of %d: %w", i+1, len(lines), err)
