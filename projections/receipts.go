@@ -38,6 +38,16 @@ type Receipts struct {
 // batch that queued notifications.
 func NewReceipts(notify func()) Receipts { return Receipts{Notify: notify, queued: new(atomic.Bool)} }
 
+// LiveReceipts is the receipts projector as the live runner must run it, with the merchants'
+// event log: whichever process leads the projector (serve, or `projections rebuild` bringing it to
+// the log's head while serve's leader is away) records the same rows, or the events it applies
+// never reach the merchants' webhook endpoints.
+func LiveReceipts(notify func()) Receipts {
+	r := NewReceipts(notify)
+	r.EventLog = true
+	return r
+}
+
 // LiveTable is the receipts read model that reads use.
 const LiveTable = readmodels.ReceiptsTable
 

@@ -13,9 +13,10 @@ import (
 	"github.com/payledger/payledger/projections"
 )
 
-// projectorsByName lists the projectors a rebuild can name.
+// projectorsByName lists the projectors a rebuild can name, as serve runs them: the runner that
+// brings one to the log's head may lead it while serve's leader is away (LiveReceipts).
 func projectorsByName() map[string]projections.Projector {
-	return map[string]projections.Projector{"receipts": projections.Receipts{}, "users": projections.Users{}, "subscriptions": projections.Subscriptions{}}
+	return map[string]projections.Projector{"receipts": projections.LiveReceipts(nil), "users": projections.Users{}, "subscriptions": projections.Subscriptions{}}
 }
 
 // projectionsCommand: `projections rebuild [name|--all]` replays the log into fresh read-model

@@ -158,8 +158,7 @@ func newApplication(d Config, in infra, health *Health) (*Application, error) {
 
 // openProjections opens the receipts, users and subscriptions projectors.
 func (a *Application) openProjections(d Config, in infra) error {
-	receiptsProjector := projections.NewReceipts(in.dispatcher.Wake)
-	receiptsProjector.EventLog = true // the merchants' event log (webhook endpoints)
+	receiptsProjector := projections.LiveReceipts(in.dispatcher.Wake)
 	p := &a.Projections
 	var err error
 	if p.Receipts, err = projections.NewRunner(d.Pool, d.Store, receiptsProjector, d.Log); err != nil {
