@@ -251,6 +251,14 @@ func (j *Journal) keepOnly(kept [][]byte, size int, stored []string) error {
 	if err != nil {
 		return fmt.Errorf("read journal: %w", err)
 	}
+	if len(b) < size {
+		// Only appends grow the file while a drain runs, and only a drain shrinks it: another
+		// process drained it (two instances given one JOURNAL_PATH). Rewriting from this drain's
+		// view could drop what that one kept; the entries just applied stay, to be applied again
+		// (idempotently) by the next drain.
+		stored = nil
+		return fmt.Errorf("journal %s shrank during a drain (%d bytes, %d read before): is JOURNAL_PATH shared with another process?", j.path, len(b), size)
+	}
 	tmp := j.path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {

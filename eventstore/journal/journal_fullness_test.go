@@ -88,3 +88,29 @@ func TestAnUnreadableLineIsKept(t *testing.T) {
 		t.Fatalf("the journal after the drain: %q", b)
 	}
 }
+
+// Another process draining the same file meanwhile (two instances given one JOURNAL_PATH) leaves
+// it shorter than this drain read: the drain says so and rewrites nothing (it sliced past the
+// file's end and panicked), and its entries stay pending, to be applied again idempotently.
+func TestADrainOfAFileThatShrankRewritesNothing(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	j, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"rcpt-1", "rcpt-2"} {
+		if err := j.Append(entry(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = j.Drain(context.Background(), func(context.Context, Entry) error {
+		return os.Truncate(path, 0) // the other process's drain
+	})
+	if err == nil {
+		t.Fatal("a drain of a file that shrank under it reported nothing")
+	}
+	if _, ok := j.Lookup("rcpt-1"); !ok {
+		t.Fatal("an entry the drain could not remove is no longer pending")
+	}
+}
