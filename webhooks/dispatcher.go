@@ -94,6 +94,10 @@ type Dispatcher struct {
 	// Tracer, when set, gives each delivery a span and the receiver its traceparent header
 	// (nil: none).
 	Tracer trace.TracerProvider
+	// Telling, when set, is called with the merchant before each receipt webhook or endpoint
+	// message is sent: a merchant told of a status may read its receipts at once, so its reads
+	// must see what it is told (serve: the replica router counts it as a writer).
+	Telling func(merchant string)
 
 	wake, endpointWake chan struct{}
 	records            chan struct{}   // one token per recording in progress (recordSlots)
@@ -308,6 +312,9 @@ func (d *Dispatcher) Deliver(ctx context.Context, c readmodels.Claimed) readmode
 		}
 	case readmodels.NoteMarked:
 		kind = "reconcile"
+	}
+	if d.Telling != nil {
+		d.Telling(c.Merchant)
 	}
 	a := d.send(ctx, c, deliveryID, kind)
 	if a.Error != "" && ctx.Err() != nil {

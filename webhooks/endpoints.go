@@ -115,6 +115,9 @@ func (d *Dispatcher) attemptEndpoint(ctx context.Context, m readmodels.EndpointM
 	if m.Attempts > 0 {
 		kind = "retry"
 	}
+	if d.Telling != nil {
+		d.Telling(m.Merchant)
+	}
 	a := d.SendEndpoint(ctx, m, kind)
 	if a.Error != "" && ctx.Err() != nil {
 		d.release(ctx, func(ctx context.Context) error { return d.Endpoints.ReleaseMessage(ctx, m) })

@@ -91,13 +91,15 @@ func (s *Service) openInfra(cfg Config) (infra, error) {
 	s.Endpoints = readmodels.NewEndpoints(cfg.Pool, s.WebhookKeys)
 	d := &webhooks.Dispatcher{Outbox: s.Outbox, Keys: s.WebhookKeys, Events: cfg.Store,
 		Log: cfg.Log, Production: cfg.Production, Metrics: cfg.Metrics, Endpoints: s.Endpoints, Tracer: cfg.Tracer}
+	if cfg.ReplicaPool != nil {
+		s.Replica = readmodels.NewReplicaReads(cfg.Pool, cfg.ReplicaPool, cfg.Now, cfg.Log.With().Str("component", "replica").Logger())
+		// A merchant told of a status by a webhook reads what it was told, as after its own write.
+		d.Telling = func(merchant string) { s.Replica.Wrote("wallet:" + merchant) }
+	}
 	if cfg.Dispatch != nil {
 		cfg.Dispatch(d)
 	}
 	s.Dispatcher = d.Init()
-	if cfg.ReplicaPool != nil {
-		s.Replica = readmodels.NewReplicaReads(cfg.Pool, cfg.ReplicaPool, cfg.Now, cfg.Log.With().Str("component", "replica").Logger())
-	}
 	if s.Journal, err = journal.Open(cfg.JournalPath); err != nil {
 		return infra{}, err
 	}
