@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"net/url"
 	"sync"
@@ -129,7 +128,7 @@ func (d *Dispatcher) Init() *Dispatcher {
 	}
 	d.wake, d.endpointWake = make(chan struct{}, 1), make(chan struct{}, 1)
 	d.records = make(chan struct{}, recordSlots)
-	d.merchants = &flying[string]{n: map[string]int{}}
+	d.merchants = newFlying[string]()
 	d.client = &http.Client{
 		Timeout:       d.Timeout,
 		Transport:     &http.Transport{DialContext: d.dial, MaxIdleConnsPerHost: 128, TLSHandshakeTimeout: d.Timeout, ResponseHeaderTimeout: d.Timeout},
@@ -140,14 +139,8 @@ func (d *Dispatcher) Init() *Dispatcher {
 
 // Wake tells the workers that notifications may be due.
 func (d *Dispatcher) Wake() {
-	select {
-	case d.wake <- struct{}{}:
-	default:
-	}
-	select {
-	case d.endpointWake <- struct{}{}:
-	default:
-	}
+	signal(d.wake)
+	signal(d.endpointWake)
 }
 
 // Run sends due notifications until ctx ends.
@@ -182,71 +175,19 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 }
 
 func (d *Dispatcher) work(ctx context.Context, poll time.Duration) {
-	// A claimed batch goes out concurrently and the worker claims again as soon as it has room,
-	// while earlier attempts still wait for their receivers: waiting for a whole claim to finish
-	// let as many hanging receivers as workers hold every merchant's webhooks for the timeout.
-	// A merchant has at most merchantShare attempts in flight (all workers together), so one with a
-	// backlog does not take every place. The attempts are recorded in shared commits
-	// (Outbox.Complete). On return none is running.
-	var sending sync.WaitGroup
-	defer sending.Wait()
-	busy := make(chan struct{}, workerInFlight) // one token per attempt in flight
-	for ctx.Err() == nil {
-		room := min(claimBatch, workerInFlight-len(busy))
-		if room > 0 {
-			claimed, err := d.Outbox.ClaimShared(ctx, room, merchantShare, d.merchants.snapshot(), d.lease)
-			if err != nil && ctx.Err() == nil {
-				d.Log.Warn().Err(err).Msg("webhook claim")
-			}
-			for _, c := range claimed {
-				busy <- struct{}{}
-				d.merchants.add(c.Merchant, 1)
-				sending.Go(func() {
-					defer d.attemptDone(busy)
-					defer d.merchants.add(c.Merchant, -1) // before the wake-up: a claim sees the place free
-					d.Deliver(ctx, c)
-				})
-			}
-			if len(claimed) == room {
-				d.Wake() // more may be due: let another worker claim too
-				continue
-			}
-		}
-		select {
-		case <-ctx.Done():
-		case <-d.wake:
-		case <-time.After(poll):
-		}
-	}
-}
-
-// flying counts attempts in flight by endpoint or merchant.
-type flying[K comparable] struct {
-	mu sync.Mutex
-	n  map[K]int
-}
-
-func (f *flying[K]) add(k K, n int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.n[k] += n; f.n[k] == 0 {
-		delete(f.n, k)
-	}
-}
-
-func (f *flying[K]) snapshot() map[K]int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return maps.Clone(f.n)
-}
-
-// attemptDone frees an attempt's place and wakes a worker, which may have waited for room.
-func (d *Dispatcher) attemptDone(busy chan struct{}) {
-	<-busy
-	select {
-	case d.wake <- struct{}{}:
-	default:
-	}
+	// A merchant has at most merchantShare attempts in flight, all workers together (d.merchants).
+	// The attempts are recorded in shared commits (Outbox.Complete).
+	sendLoop[readmodels.Claimed, string]{
+		batch: claimBatch, inFlight: workerInFlight, share: merchantShare, keys: d.merchants,
+		key: func(c readmodels.Claimed) string { return c.Merchant },
+		claim: func(ctx context.Context, limit, share int, busy map[string]int) ([]readmodels.Claimed, error) {
+			return d.Outbox.ClaimShared(ctx, limit, share, busy, d.lease)
+		},
+		attempt: func(ctx context.Context, c readmodels.Claimed) { d.Deliver(ctx, c) },
+		wake:    d.wake, poll: poll,
+		full: d.Wake, // more may be due: let another worker claim too
+		log:  d.Log, what: "webhook claim",
+	}.run(ctx)
 }
 
 // ReconcileMarked retries notifications with the pending-delivery marker: those due by their

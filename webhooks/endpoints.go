@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -43,47 +42,20 @@ const endpointShare = 8
 // most endpointShare attempts in flight, so one with a backlog does not take every place. On
 // return no attempt is left running.
 func (d *Dispatcher) workEndpoints(ctx context.Context) {
-	var sending sync.WaitGroup
-	defer sending.Wait()
-	busy := make(chan struct{}, endpointInFlight) // one token per attempt in flight
-	perEndpoint := &flying[uuid.UUID]{n: map[uuid.UUID]int{}}
-	for ctx.Err() == nil {
-		room := min(endpointBatch, endpointInFlight-len(busy))
-		if room > 0 {
-			list, err := d.Endpoints.ClaimMessages(ctx, room, endpointShare, perEndpoint.snapshot(), d.lease)
-			if err != nil && ctx.Err() == nil {
+	sendLoop[readmodels.EndpointMessage, uuid.UUID]{
+		batch: endpointBatch, inFlight: endpointInFlight, share: endpointShare, keys: newFlying[uuid.UUID](),
+		key: func(m readmodels.EndpointMessage) uuid.UUID { return m.EndpointID },
+		claim: func(ctx context.Context, limit, share int, busy map[uuid.UUID]int) ([]readmodels.EndpointMessage, error) {
+			return d.Endpoints.ClaimMessages(ctx, limit, share, busy, d.lease)
+		},
+		attempt: func(ctx context.Context, m readmodels.EndpointMessage) {
+			if err := d.attemptEndpoint(ctx, m); err != nil {
 				d.Log.Warn().Err(err).Msg("endpoint webhooks")
 			}
-			for _, m := range list {
-				busy <- struct{}{}
-				perEndpoint.add(m.EndpointID, 1)
-				sending.Go(func() {
-					defer d.endpointDone(busy)
-					defer perEndpoint.add(m.EndpointID, -1) // before the wake-up: the claim sees the place free
-					if err := d.attemptEndpoint(ctx, m); err != nil {
-						d.Log.Warn().Err(err).Msg("endpoint webhooks")
-					}
-				})
-			}
-			if len(list) == room {
-				continue
-			}
-		}
-		select {
-		case <-ctx.Done():
-		case <-d.endpointWake:
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
-// endpointDone frees an attempt's place and wakes the worker, which may have waited for room.
-func (d *Dispatcher) endpointDone(busy chan struct{}) {
-	<-busy
-	select {
-	case d.endpointWake <- struct{}{}:
-	default:
-	}
+		},
+		wake: d.endpointWake, poll: 200 * time.Millisecond,
+		log: d.Log, what: "endpoint webhooks",
+	}.run(ctx)
 }
 
 // SendEndpointsDue makes one attempt for up to one batch of due endpoint messages (at most

@@ -57,46 +57,33 @@ const subscriptionShare = 16
 // minutes. A merchant has at most subscriptionShare attempts in flight, so one with a backlog does
 // not take every place. On return no attempt is left running.
 func (s *SubscriptionSender) Run(ctx context.Context, interval time.Duration) error {
-	var sending sync.WaitGroup
-	defer sending.Wait()
-	busy, room := make(chan struct{}, subscriptionInFlight), make(chan struct{}, 1)
-	perMerchant := &flying[string]{n: map[string]int{}}
-	for ctx.Err() == nil {
-		n := min(subscriptionBatch, subscriptionInFlight-len(busy))
-		if n > 0 {
-			list, err := s.Outbox.ClaimShared(ctx, n, subscriptionShare, perMerchant.snapshot(), leaseFor)
-			if err != nil && ctx.Err() == nil {
+	sendLoop[claimedCharge, string]{
+		batch: subscriptionBatch, inFlight: subscriptionInFlight, share: subscriptionShare, keys: newFlying[string](),
+		key: func(c claimedCharge) string { return c.n.Merchant },
+		claim: func(ctx context.Context, limit, share int, busy map[string]int) ([]claimedCharge, error) {
+			list, err := s.Outbox.ClaimShared(ctx, limit, share, busy, leaseFor)
+			keys := &signingKeys{m: map[string]string{}} // a claim's notifications are mostly one merchant's
+			out := make([]claimedCharge, len(list))
+			for i, n := range list {
+				out[i] = claimedCharge{n: n, keys: keys}
+			}
+			return out, err
+		},
+		attempt: func(ctx context.Context, c claimedCharge) {
+			if _, err := s.attempt(ctx, c.n, c.keys); err != nil && ctx.Err() == nil {
 				s.Log.Warn().Err(err).Msg("subscription webhooks")
 			}
-			keys := &signingKeys{m: map[string]string{}}
-			for _, w := range list {
-				busy <- struct{}{}
-				perMerchant.add(w.Merchant, 1)
-				sending.Go(func() {
-					defer func() {
-						perMerchant.add(w.Merchant, -1) // before the wake-up: a claim sees the place free
-						<-busy
-						select {
-						case room <- struct{}{}:
-						default:
-						}
-					}()
-					if _, err := s.attempt(ctx, w, keys); err != nil && ctx.Err() == nil {
-						s.Log.Warn().Err(err).Msg("subscription webhooks")
-					}
-				})
-			}
-			if len(list) == n {
-				continue
-			}
-		}
-		select {
-		case <-ctx.Done():
-		case <-room:
-		case <-time.After(interval):
-		}
-	}
+		},
+		wake: make(chan struct{}, 1), poll: interval,
+		log: s.Log, what: "subscription webhooks",
+	}.run(ctx)
 	return ctx.Err()
+}
+
+// claimedCharge is a claimed notification with its claim's cache of signing keys.
+type claimedCharge struct {
+	n    readmodels.SubscriptionWebhook
+	keys *signingKeys
 }
 
 // SendDue makes one attempt for every due notification, a claim's concurrently, and returns how

@@ -1,0 +1,98 @@
+package webhooks
+
+import (
+	"context"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// sendLoop is what every sender (the receipt workers, the endpoint worker, the subscription
+// sender) does with its outbox: claim as soon as it has room, send each claimed item
+// concurrently, and claim again while earlier attempts still wait for their receivers (waiting for
+// a whole claim let hanging receivers hold everyone's webhooks for the timeout). One key (merchant
+// or endpoint) has at most share attempts in flight, so one with a backlog does not take every
+// place. run returns once ctx has ended and no attempt is left running.
+type sendLoop[T any, K comparable] struct {
+	batch, inFlight, share int
+	keys                   *flying[K] // attempts in flight by key (the receipt workers share one)
+	key                    func(T) K
+	claim                  func(ctx context.Context, limit, share int, busy map[K]int) ([]T, error)
+	attempt                func(ctx context.Context, item T)
+	wake                   chan struct{} // an ended attempt signals it; the loop waits on it
+	poll                   time.Duration
+	full                   func() // optional, after a full claim (the receipt workers wake one another)
+	log                    zerolog.Logger
+	what                   string // the claim's warning message
+}
+
+func (l sendLoop[T, K]) run(ctx context.Context) {
+	var sending sync.WaitGroup
+	defer sending.Wait()
+	busy := make(chan struct{}, l.inFlight) // one token per attempt in flight
+	for ctx.Err() == nil {
+		room := min(l.batch, l.inFlight-len(busy))
+		if room > 0 {
+			items, err := l.claim(ctx, room, l.share, l.keys.snapshot())
+			if err != nil && ctx.Err() == nil {
+				l.log.Warn().Err(err).Msg(l.what)
+			}
+			for _, it := range items {
+				k := l.key(it)
+				busy <- struct{}{}
+				l.keys.add(k, 1)
+				sending.Go(func() {
+					defer func() {
+						l.keys.add(k, -1) // before the wake-up: a claim sees the place free
+						<-busy
+						signal(l.wake)
+					}()
+					l.attempt(ctx, it)
+				})
+			}
+			if len(items) == room {
+				if l.full != nil {
+					l.full()
+				}
+				continue
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-l.wake:
+		case <-time.After(l.poll):
+		}
+	}
+}
+
+// signal wakes whoever waits on c, unless a wake-up is pending already.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// flying counts attempts in flight by endpoint or merchant.
+type flying[K comparable] struct {
+	mu sync.Mutex
+	n  map[K]int
+}
+
+func newFlying[K comparable]() *flying[K] { return &flying[K]{n: map[K]int{}} }
+
+func (f *flying[K]) add(k K, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n[k] += n; f.n[k] == 0 {
+		delete(f.n, k)
+	}
+}
+
+func (f *flying[K]) snapshot() map[K]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.n)
+}
