@@ -52,6 +52,10 @@ type ReplicaReads struct {
 	forgotAt time.Time            // when writers was last emptied with recent writers in it
 }
 
+// WalletCaller names a merchant as a caller of For and Wrote, whoever acts for it: its key, its
+// session, or a webhook sent to it (a read and the write it must see are matched by this name).
+func WalletCaller(wallet string) string { return "wallet:" + wallet }
+
 // NewReplicaReads routes stale-tolerant reads to replica once Run has found it healthy.
 func NewReplicaReads(primary, replica *pgxpool.Pool, now func() time.Time, log zerolog.Logger) *ReplicaReads {
 	return &ReplicaReads{primary: primary, replica: replica, now: now, log: log, writers: map[string]time.Time{}}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/readmodels"
 )
 
 // ReplicaRouter sends the reads that tolerate staleness to a replica (DATABASE_REPLICA_URL,
@@ -64,12 +66,12 @@ func (s *Server) routeReads(method, path string) echo.MiddlewareFunc {
 func (s *Server) readCallers(c echo.Context) []string {
 	out := []string{"ip:" + c.RealIP()}
 	if p, ok := PrincipalFrom(c); ok && p.Wallet != "" {
-		out = append(out, "wallet:"+p.Wallet)
+		out = append(out, readmodels.WalletCaller(p.Wallet))
 	}
 	if sess, ok := SessionFrom(c); ok && sess.Wallet != "" {
-		out = append(out, "wallet:"+sess.Wallet)
+		out = append(out, readmodels.WalletCaller(sess.Wallet))
 	} else if w := s.pageSessionWallet(c); w != "" {
-		out = append(out, "wallet:"+w)
+		out = append(out, readmodels.WalletCaller(w))
 	}
 	return out
 }

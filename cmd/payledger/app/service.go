@@ -94,7 +94,7 @@ func (s *Service) openInfra(cfg Config) (infra, error) {
 	if cfg.ReplicaPool != nil {
 		s.Replica = readmodels.NewReplicaReads(cfg.Pool, cfg.ReplicaPool, cfg.Now, cfg.Log.With().Str("component", "replica").Logger())
 		// A merchant told of a status by a webhook reads what it was told, as after its own write.
-		d.Telling = func(merchant string) { s.Replica.Wrote("wallet:" + merchant) }
+		d.Telling = func(merchant string) { s.Replica.Wrote(readmodels.WalletCaller(merchant)) }
 	}
 	if cfg.Dispatch != nil {
 		cfg.Dispatch(d)
