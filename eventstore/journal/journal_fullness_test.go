@@ -17,20 +17,29 @@ func entry(stream string) Entry {
 	return Entry{Stream: stream, Events: []eventstore.EventData{{ID: uuid.New(), Type: "T", Data: []byte(`{"i":1}`)}}}
 }
 
+// openWith opens a journal in a fresh folder and appends an entry for each of streams.
+func openWith(t *testing.T, streams ...string) (*Journal, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	j, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range streams {
+		if err := j.Append(entry(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return j, path
+}
+
 // A write that fails half-way (a full disk) is refused and cut off again, so the next entry,
 // acknowledged, starts a line of its own and is replayed. Before, the torn bytes stayed, the next
 // entry was glued to them, the line read as garbage, and the drain dropped it: an order answered
 // "degraded: true" never reached the event log.
 func TestAFailedWriteLosesNoLaterEntry(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "journal.jsonl")
-	j, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Append(entry("rcpt-1")); err != nil {
-		t.Fatal(err)
-	}
+	j, path := openWith(t, "rcpt-1")
 	j.write = func(f *os.File, b []byte) (int, error) { // the disk fills half-way through
 		n, _ := f.Write(b[:len(b)/2])
 		return n, syscall.ENOSPC
@@ -62,14 +71,7 @@ func TestAFailedWriteLosesNoLaterEntry(t *testing.T) {
 // others, keeps it in the file and says so every time.
 func TestAnUnreadableLineIsKept(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "journal.jsonl")
-	j, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Append(entry("rcpt-1")); err != nil {
-		t.Fatal(err)
-	}
+	j, path := openWith(t, "rcpt-1")
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		t.Fatal(err)
@@ -94,17 +96,8 @@ func TestAnUnreadableLineIsKept(t *testing.T) {
 // file's end and panicked), and its entries stay pending, to be applied again idempotently.
 func TestADrainOfAFileThatShrankRewritesNothing(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "journal.jsonl")
-	j, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{"rcpt-1", "rcpt-2"} {
-		if err := j.Append(entry(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	_, err = j.Drain(context.Background(), func(context.Context, Entry) error {
+	j, path := openWith(t, "rcpt-1", "rcpt-2")
+	_, err := j.Drain(context.Background(), func(context.Context, Entry) error {
 		return os.Truncate(path, 0) // the other process's drain
 	})
 	if err == nil {
