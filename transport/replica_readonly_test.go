@@ -16,13 +16,7 @@ import (
 // 500 "Internal server error", and the order was lost).
 func TestAWriteOnAReadOnlyServerIsTheDegradedPath(t *testing.T) {
 	t.Parallel()
-	e := newAppEnv(t, nil, nil, nil)
-	m := e.merchant(true)
-	e.item(m, `{"sku":"tea","name":"Tea","priceUsd":4}`)
-	order := `{"items":[{"sku":"tea","qty":1}]}`
-	if rec := e.dev(m, http.MethodPost, "/api/orders", order); rec.Code != 200 {
-		t.Fatalf("order while writable: %d %s", rec.Code, rec.Body)
-	}
+	e, m, order := orderingMerchant(t, "writable")
 	ctx := context.Background()
 	// A session opened before the switch stays writable: it turns writes back on afterwards.
 	admin, err := pgx.Connect(ctx, e.pool.Config().ConnString())
@@ -59,4 +53,18 @@ func TestAWriteOnAReadOnlyServerIsTheDegradedPath(t *testing.T) {
 	if err := admin.QueryRow(ctx, `SELECT count(*) FROM events WHERE stream_id = $1`, "receipt-"+id).Scan(&stored); err != nil || stored != 1 {
 		t.Fatalf("the journaled order's stream holds %d events (%v); want 1", stored, err)
 	}
+}
+
+// orderingMerchant is a merchant with a split and an item whose order (returned) succeeds while
+// the datastore works (when says how it works).
+func orderingMerchant(t *testing.T, when string) (*env, merchant, string) {
+	t.Helper()
+	e := newAppEnv(t, nil, nil, nil)
+	m := e.merchant(true)
+	e.item(m, `{"sku":"tea","name":"Tea","priceUsd":4}`)
+	order := `{"items":[{"sku":"tea","qty":1}]}`
+	if rec := e.dev(m, http.MethodPost, "/api/orders", order); rec.Code != 200 {
+		t.Fatalf("order while %s: %d %s", when, rec.Code, rec.Body)
+	}
+	return e, m, order
 }

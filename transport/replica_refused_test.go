@@ -20,13 +20,7 @@ import (
 // ALLOW_CONNECTIONS false: its superuser is exempt from connection limits.
 func TestAServerRefusingConnectionsIsTheDegradedPath(t *testing.T) {
 	t.Parallel()
-	e := newAppEnv(t, nil, nil, nil)
-	m := e.merchant(true)
-	e.item(m, `{"sku":"tea","name":"Tea","priceUsd":4}`)
-	order := `{"items":[{"sku":"tea","qty":1}]}`
-	if rec := e.dev(m, http.MethodPost, "/api/orders", order); rec.Code != 200 {
-		t.Fatalf("order while the server accepts connections: %d %s", rec.Code, rec.Body)
-	}
+	e, m, order := orderingMerchant(t, "the server accepts connections")
 	ctx := context.Background()
 	base := os.Getenv("PAYLEDGER_TEST_DATABASE_URL")
 	if base == "" {
