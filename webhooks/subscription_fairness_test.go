@@ -6,9 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/payledger/payledger/commands"
-	"github.com/payledger/payledger/domain/receipt"
-	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/internal/wait"
 )
 
@@ -36,25 +33,7 @@ func TestHangingMerchantBacklogDoesNotHoldUpOtherSubscriptionWebhooks(t *testing
 	defer func() { cancel(); <-done }()
 	wait.Until(t, "the hanging receiver to have requests", 10*time.Second, func() bool { return slowHits.Load() > 0 })
 
-	other := "0x" + strings.Repeat("8", 40)
-	fast := newScript(t)
-	if _, err := w.pool.Exec(bg, `INSERT INTO shop_configs (wallet, config) VALUES ($1, jsonb_build_object('webhookUrl', $2::text))`, other, fast.srv.URL); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.keys.Save(bg, "sub-other-key", "plk_other"); err != nil {
-		t.Fatal(err)
-	}
-	g := receipt.Generated{ReceiptID: "sub-other-key", Merchant: other, Currency: "USD",
-		LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "x", Amount: 100}}, Total: 100}
-	_, res, err := commands.GenerateReceipt(bg, w.store, time.Now(), eventstore.Metadata{}, g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wctx, wcancel := context.WithTimeout(bg, 10*time.Second)
-	defer wcancel()
-	if err := w.runner.WaitFor(wctx, res.Position); err != nil {
-		t.Fatal(err)
-	}
+	other, fast := otherMerchant(t, w)
 	if err := outbox.Queue(bg, "subscription.charged", "sub_f:0:charged", "sub_f", other, map[string]any{}); err != nil {
 		t.Fatal(err)
 	}

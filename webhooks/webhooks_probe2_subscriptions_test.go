@@ -179,6 +179,23 @@ func TestSlowShopReceiverDoesNotHoldUpOtherSubscriptionWebhooks(t *testing.T) {
 		}
 	}
 	// Another merchant, with its own key and a receiver that answers at once.
+	other, fast := otherMerchant(t, w)
+	if err := outbox.Queue(bg, "subscription.charged", "sub_f:0:charged", "sub_f", other, map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(bg)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = sender.Run(ctx, 50*time.Millisecond) }()
+	defer func() { cancel(); <-done }()
+	wait.Until(t, "the slow receiver to have a request", 10*time.Second, func() bool { return slowHits.Load() > 0 })
+	wait.Until(t, "the other merchant's webhook while the slow attempts wait", 8*time.Second, func() bool { return len(fast.got()) == 1 })
+}
+
+// otherMerchant is another merchant with a signing key (from a receipt made with it) and a shop
+// webhookUrl whose receiver answers at once.
+func otherMerchant(t *testing.T, w *world) (string, *script) {
+	t.Helper()
+	bg := context.Background()
 	other := "0x" + strings.Repeat("8", 40)
 	fast := newScript(t)
 	if _, err := w.pool.Exec(bg, `INSERT INTO shop_configs (wallet, config) VALUES ($1, jsonb_build_object('webhookUrl', $2::text))`, other, fast.srv.URL); err != nil {
@@ -198,13 +215,5 @@ func TestSlowShopReceiverDoesNotHoldUpOtherSubscriptionWebhooks(t *testing.T) {
 	if err := w.runner.WaitFor(wctx, res.Position); err != nil {
 		t.Fatal(err)
 	}
-	if err := outbox.Queue(bg, "subscription.charged", "sub_f:0:charged", "sub_f", other, map[string]any{}); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(bg)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = sender.Run(ctx, 50*time.Millisecond) }()
-	defer func() { cancel(); <-done }()
-	wait.Until(t, "the slow receiver to have a request", 10*time.Second, func() bool { return slowHits.Load() > 0 })
-	wait.Until(t, "the other merchant's webhook while the slow attempts wait", 8*time.Second, func() bool { return len(fast.got()) == 1 })
+	return other, fast
 }
