@@ -74,9 +74,10 @@ func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureM
 	if existing.Configured {
 		return h.redeployMissing(ctx, cmd, existing)
 	}
-	// The rules first (a placeholder address): an invalid split is never deployed.
+	// The rules first (a placeholder address, any valid one but the zero address, which the rules
+	// refuse as a split): an invalid split is never deployed.
 	probe := cmd
-	probe.Address = "0x" + strings.Repeat("0", 40)
+	probe.Address = "0x" + strings.Repeat("0", 39) + "1"
 	recipients, err := h.recipients(probe)
 	if err != nil {
 		return commands.SplitResult{}, err

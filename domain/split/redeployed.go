@@ -29,13 +29,16 @@ type Redeployed struct {
 }
 
 // DecideRedeploy returns the event that moves a configured split to address, deployed again for
-// reason. Errors: ErrInvalid (not configured yet, a malformed address, the same address).
+// reason. Errors: ErrInvalid (not configured yet, a malformed or zero address, the same address).
 func DecideRedeploy(s State, merchant, addr, reason string, now time.Time) ([]Redeployed, error) {
 	if !s.Configured {
 		return nil, fmt.Errorf("%w: no split is configured to deploy again", ErrInvalid)
 	}
 	if !address.Valid(addr) {
 		return nil, fmt.Errorf("%w: splitAddress must be a 0x-prefixed 40-hex-character address", ErrInvalid)
+	}
+	if addr[2:] == zeroHex {
+		return nil, fmt.Errorf("%w: splitAddress is the zero address, where payments would burn", ErrInvalid)
 	}
 	addr = strings.ToLower(addr)
 	if addr == s.Address {

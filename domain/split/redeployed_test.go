@@ -20,6 +20,7 @@ func TestDecideRedeploy(t *testing.T) {
 	}{
 		{"not configured", State{}, next, ErrInvalid},
 		{"malformed address", configured, "0x12", ErrInvalid},
+		{"the zero address", configured, "0x" + strings.Repeat("0", 40), ErrInvalid},
 		{"the same address", configured, "0x" + strings.Repeat("A", 40), ErrInvalid},
 		{"moves to the new contract", configured, next, nil},
 	}

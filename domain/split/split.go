@@ -8,7 +8,8 @@
 //     add up to exactly 10,000.
 //   - Without recipients the default is the merchant at 9,950 and the platform recipient at 50;
 //     that needs a platform recipient.
-//   - A split contract address is required until contracts can be deployed from here.
+//   - A split contract address is required until contracts can be deployed from here; it is
+//     never the zero address (the processor and the deposits would send payments there: burnt).
 package split
 
 import (
@@ -96,6 +97,9 @@ func Decide(s State, c Configure, now time.Time) ([]Configured, error) {
 	}
 	if !address.Valid(c.Address) {
 		return nil, fmt.Errorf("%w: splitAddress must be a 0x-prefixed 40-hex-character address", ErrInvalid)
+	}
+	if c.Address[2:] == zeroHex {
+		return nil, fmt.Errorf("%w: splitAddress is the zero address, where payments would burn", ErrInvalid)
 	}
 	recipients := c.Recipients
 	if recipients == nil {

@@ -28,6 +28,7 @@ func TestDecide(t *testing.T) {
 		{"one recipient", Configure{Merchant: merchant, Address: contract, Recipients: []Recipient{{merchant, 10000}}}, nil, []int{10000}},
 		{"no address", Configure{Merchant: merchant, Platform: platform}, ErrAddressRequired, nil},
 		{"bad address", Configure{Merchant: merchant, Address: "0x12", Platform: platform}, ErrInvalid, nil},
+		{"zero-address split", Configure{Merchant: merchant, Address: "0x" + strings.Repeat("0", 40), Platform: platform}, ErrInvalid, nil},
 		{"default without platform", Configure{Merchant: merchant, Address: contract}, ErrPlatformNotConfigured, nil},
 		{"sum below", Configure{Merchant: merchant, Address: contract, Recipients: []Recipient{{merchant, 9000}, {other, 999}}}, ErrInvalid, nil},
 		{"sum above", Configure{Merchant: merchant, Address: contract, Recipients: []Recipient{{merchant, 9000}, {other, 1001}}}, ErrInvalid, nil},
