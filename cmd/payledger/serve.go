@@ -208,6 +208,9 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	if err != nil {
 		return err
 	}
+	// The journal's lock is released last, once requests have drained and the workers (its
+	// replay) have stopped: a successor on the same JOURNAL_PATH starts only after that.
+	defer svc.Journal.Close()
 	api, err := svc.Server()
 	if err != nil {
 		return err

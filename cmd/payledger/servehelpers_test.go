@@ -34,6 +34,11 @@ func startServeStoppable(t *testing.T, vars map[string]string) (string, *syncBuf
 	if vars["DATABASE_URL"] == "" {
 		vars["DATABASE_URL"] = pgtest.URL(t)
 	}
+	if vars["JOURNAL_PATH"] == "" {
+		// Each serve holds its journal's lock: instances sharing the default path would refuse
+		// to start. A test that restarts serve onto its journal sets JOURNAL_PATH itself.
+		vars["JOURNAL_PATH"] = filepath.Join(t.TempDir(), "journal.jsonl")
+	}
 	vars["HTTP_ADDR"], vars["EMBEDDED_POSTGRES"] = addr, "off"
 	vars["PUBLIC_BASE_URL"] = "http://" + addr
 	ctx, cancel := context.WithCancel(context.Background())

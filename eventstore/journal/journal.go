@@ -10,10 +10,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/gofrs/flock"
 
 	"github.com/payledger/payledger/eventstore"
 )
@@ -57,15 +60,45 @@ type Journal struct {
 	broken error
 	// write writes b to f (f.Write; a test's short write stands in for a full disk).
 	write func(f *os.File, b []byte) (int, error)
+	// lock is the exclusive lock on path+".lock", held from Open to Close: one process per
+	// journal (a second one's Open cut an entry the first was writing, and their drains rewrote
+	// the file over each other's appends). nil once closed.
+	lock *flock.Flock
 }
 
-// Open makes sure the journal's folder exists and returns the journal at path. A torn last line
-// (a crash during a write, never acknowledged) is cut off, so the next append starts a line of
-// its own instead of being glued to the torn one.
+// ErrInUse is Open's error when another process (or another Open in this one) holds the journal.
+var ErrInUse = errors.New("journal in use by another process")
+
+// Open makes sure the journal's folder exists, takes the journal's exclusive lock (ErrInUse when
+// another process holds it) and returns the journal at path; Close releases the lock. A torn last
+// line (a crash during a write, never acknowledged) is cut off, so the next append starts a line
+// of its own instead of being glued to the torn one. The lock is an flock on path+".lock" (the
+// journal itself is replaced by each drain's rewrite): it dies with its process, so the lock file
+// a crash leaves behind never blocks a restart.
 func Open(path string) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("journal folder: %w", err)
 	}
+	lock := flock.New(path+".lock", flock.SetPermissions(0o600))
+	locked, err := lock.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("lock journal %s: %w", path, err)
+	}
+	if !locked {
+		_ = lock.Close()
+		return nil, fmt.Errorf("%w: %s is locked (%s): each serve needs a JOURNAL_PATH of its own", ErrInUse, path, lock.Path())
+	}
+	j, err := open(path)
+	if err != nil {
+		_ = lock.Unlock()
+		return nil, err
+	}
+	j.lock = lock
+	return j, nil
+}
+
+// open reads the journal at path, cutting a torn tail; the caller holds the lock.
+func open(path string) (*Journal, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
@@ -93,6 +126,23 @@ func Open(path string) (*Journal, error) {
 	return j, nil
 }
 
+// errClosed refuses appends and drains after Close: another process may hold the lock by then.
+var errClosed = errors.New("journal closed")
+
+// Close releases the journal's lock (idempotent). The journal takes no append or drain after it.
+func (j *Journal) Close() error {
+	j.drain.Lock() // a drain in flight finishes its rewrite first
+	defer j.drain.Unlock()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.lock == nil {
+		return nil
+	}
+	err := j.lock.Unlock()
+	j.lock, j.broken = nil, errClosed
+	return err
+}
+
 // Lookup returns the journaled entry of stream, while it waits in the journal.
 func (j *Journal) Lookup(stream string) (Entry, bool) {
 	j.mu.Lock()
@@ -111,6 +161,9 @@ func (j *Journal) Append(e Entry) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if errors.Is(j.broken, errClosed) {
+		return j.broken
+	}
 	if j.broken != nil {
 		return fmt.Errorf("journal: an earlier write could not be undone: %w", j.broken)
 	}
@@ -200,6 +253,12 @@ func (j *Journal) snapshot() ([]line, int, error) {
 func (j *Journal) Drain(ctx context.Context, apply func(context.Context, Entry) error) (int, error) {
 	j.drain.Lock()
 	defer j.drain.Unlock()
+	j.mu.Lock()
+	closed := errors.Is(j.broken, errClosed)
+	j.mu.Unlock()
+	if closed {
+		return 0, errClosed
+	}
 	lines, size, err := j.snapshot()
 	if err != nil || len(lines) == 0 {
 		return 0, err

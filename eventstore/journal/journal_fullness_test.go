@@ -51,6 +51,7 @@ func TestAFailedWriteLosesNoLaterEntry(t *testing.T) {
 	if err := j.Append(entry("rcpt-3")); err != nil {
 		t.Fatal(err)
 	}
+	_ = j.Close()
 	again, err := Open(path) // a restart
 	if err != nil {
 		t.Fatal(err)

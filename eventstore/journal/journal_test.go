@@ -28,6 +28,7 @@ func TestAppendDrainAndTornTail(t *testing.T) {
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o600)
 	_, _ = f.WriteString(`{"stream":"s","ev`)
 	f.Close()
+	_ = j.Close()
 	again, _ := Open(path) // a restart
 	pending, err := again.Pending()
 	if err != nil || len(pending) != 3 {
@@ -109,6 +110,7 @@ func TestLookupUntilStored(t *testing.T) {
 	if _, ok := j.Lookup("receipt-a"); !ok {
 		t.Fatal("journaled entry not found")
 	}
+	_ = j.Close()
 	again, _ := Open(path)
 	if e, ok := again.Lookup("receipt-a"); !ok || e.At != 1 {
 		t.Fatal("journaled entry not found after a restart")

@@ -54,6 +54,12 @@ func Build(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	built := false
+	defer func() {
+		if !built { // the journal's lock goes with a failed start (serve's caller may try again)
+			_ = s.Journal.Close()
+		}
+	}()
 	// Slow readers hold an export's connection for as long as they read: never the API's.
 	if s.Exports, err = readmodels.OpenExports(ctx, cfg.Pool, cmp.Or(cfg.ExportMaxConcurrent, readmodels.DefaultExportMaxConcurrent)); err != nil {
 		return nil, err
@@ -72,6 +78,7 @@ func Build(ctx context.Context, cfg Config) (*Service, error) {
 		cfg.Log.Warn().Err(err).Msg("journal replay at start; will retry in the background")
 	}
 	s.workers = s.buildWorkers()
+	built = true
 	return s, nil
 }
 
