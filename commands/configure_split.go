@@ -61,7 +61,7 @@ func (h *ConfigureSplitHandler) Handle(ctx context.Context, cmd ConfigureMerchan
 			c.Recipients = []split.Recipient{}
 		}
 	}
-	if err := h.claim(ctx, cmd); err != nil {
+	if err := h.claim(ctx, cmd, c); err != nil {
 		return SplitResult{}, err
 	}
 	res, err := ConfigureSplit(ctx, h.store, h.now(), cmd.Meta, c)
@@ -105,11 +105,16 @@ func (h *ConfigureSplitHandler) CheckOwner(ctx context.Context, merchant, addres
 
 // claim makes cmd's merchant the owner of the split contract it names, before the split is
 // configured, unless the merchant's split is configured already (its later calls change
-// nothing) or the address is malformed (the configuration refuses it). The claim is its own
-// stream, so two merchants naming one address at once: one claims it, the other is refused.
-// A claim whose configuration then fails stays the merchant's. Errors: ErrSplitClaimed, store errors.
-func (h *ConfigureSplitHandler) claim(ctx context.Context, cmd ConfigureMerchantSplit) error {
+// nothing) or the split breaks a rule (the configuration refuses it: a refused request claims
+// nothing, so it can neither take another merchant's contract nor grow the address streams). The
+// claim is its own stream, so two merchants naming one address at once: one claims it, the other
+// is refused. A claim whose configuration then fails (a store error) stays the merchant's.
+// Errors: ErrSplitClaimed, store errors.
+func (h *ConfigureSplitHandler) claim(ctx context.Context, cmd ConfigureMerchantSplit, c split.Configure) error {
 	if !address.Valid(cmd.Address) {
+		return nil
+	}
+	if _, err := split.Decide(split.State{}, c, h.now()); err != nil {
 		return nil
 	}
 	current, err := LoadSplit(ctx, h.store, cmd.Merchant)

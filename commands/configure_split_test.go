@@ -85,3 +85,24 @@ func TestConfigureSplitClaimedByAnotherMerchant(t *testing.T) {
 		t.Fatalf("%d configured and %d conflicts, want 1 and 1", ok, conflicts)
 	}
 }
+
+// A refused configuration claims nothing: before, the address's claim was appended before the
+// split's rules were checked, so a request answered 400 (here: shares that do not add up) still
+// made its merchant the contract's owner, and the merchant the contract pays was refused with
+// 409 conflict ever after; every such request also made one more address stream.
+func TestConfigureSplitRefusedClaimsNothing(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t)
+	h := commands.NewConfigureSplitHandler(e.store, payPlatform, e.now)
+	squatter := "0x" + strings.Repeat("5", 40)
+	bad := []commands.SplitRecipient{{Address: squatter, SharesBps: 1}}
+	_, err := h.Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: squatter, Address: payContract, Recipients: &bad})
+	wantRefusal(t, err, "invalid_input", "invalid split: sharesBps add up to 1")
+	if err := h.CheckOwner(e.ctx, payMerchant, payContract); err != nil {
+		t.Fatalf("after a refused request by another merchant, the contract is claimed: %v", err)
+	}
+	res, err := h.Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: payMerchant, Address: payContract})
+	if err != nil || !res.State.Configured || res.State.Address != payContract {
+		t.Fatalf("the merchant configuring its contract: %+v %v", res, err)
+	}
+}
