@@ -135,38 +135,45 @@ func checkLines(lines []OrderLine) ([]int64, error) {
 }
 
 // selectTax is the order's tax: an explicit rate (with an optional catalog jurisdiction for the
-// record), else the catalog jurisdiction's rate for the components that apply, else none.
+// record), else the catalog jurisdiction's rate for the components that apply, else none. The
+// components are always the jurisdiction's own (an explicit rate's too: they are what the
+// receipt says the rate stands for), so that an order never records names the catalog does not
+// have, nor any number of them.
 func selectTax(explicit *json.Number, code string, comps []string) (money.Rate, string, []string, error) {
-	unknown := Invalid("jurisdictionCode " + code + " is not in the tax catalog")
-	switch {
-	case explicit != nil:
-		r, err := money.ParseRate(explicit.String())
-		if err != nil || r.Sign() < 0 || r.Cmp(money.MustRate("1")) > 0 {
-			return money.Rate{}, "", nil, Invalid("taxRate must be a number from 0 to 1")
-		}
-		if code != "" {
-			if _, err := tax.Lookup(strings.ToUpper(code)); err != nil {
-				return money.Rate{}, "", nil, unknown
-			}
-		}
-		return r, strings.ToUpper(code), comps, nil
-	case code != "":
-		j, err := tax.Lookup(code)
-		if err != nil {
-			return money.Rate{}, "", nil, unknown
-		}
-		if j, err = tax.Select(j, comps); err != nil {
-			return money.Rate{}, "", nil, Invalid(err.Error())
-		}
-		var names []string
-		for _, c := range j.Components {
-			names = append(names, c.Name)
-		}
-		return j.Total(), j.Code, names, nil
-	case len(comps) > 0:
+	if code == "" && len(comps) > 0 {
 		return money.Rate{}, "", nil, Invalid("taxComponents needs a jurisdictionCode")
 	}
-	return money.Rate{}, "", nil, nil
+	if explicit == nil && code == "" {
+		return money.Rate{}, "", nil, nil
+	}
+	var r money.Rate
+	if explicit != nil {
+		var err error
+		if r, err = money.ParseRate(explicit.String()); err != nil || r.Sign() < 0 || r.Cmp(money.MustRate("1")) > 0 {
+			return money.Rate{}, "", nil, Invalid("taxRate must be a number from 0 to 1")
+		}
+		if code == "" {
+			return r, "", nil, nil
+		}
+	}
+	j, err := tax.Lookup(code)
+	if err != nil {
+		return money.Rate{}, "", nil, Invalid("jurisdictionCode " + code + " is not in the tax catalog")
+	}
+	if explicit != nil && len(comps) == 0 {
+		return r, j.Code, nil, nil // the rate replaces the catalog's, which names no component
+	}
+	if j, err = tax.Select(j, comps); err != nil {
+		return money.Rate{}, "", nil, Invalid(err.Error())
+	}
+	var names []string
+	for _, c := range j.Components {
+		names = append(names, c.Name)
+	}
+	if explicit != nil {
+		return r, j.Code, names, nil
+	}
+	return j.Total(), j.Code, names, nil
 }
 
 // resolve looks the order's lines up in the merchant's inventory and fixes the currency: the
