@@ -284,6 +284,8 @@ func (s *Server) postProfile(c echo.Context) error {
 }
 
 // profilePatch validates each present field (DESIGN 8); the first bad one gives invalid_input.
+// Texts others are shown (displayName, the lists) refuse control and bidirectional formatting
+// characters, as a shop's name does (checkLine).
 func profilePatch(body map[string]json.RawMessage) (readmodels.ProfilePatch, error) {
 	var p readmodels.ProfilePatch
 	for field, raw := range body {
@@ -296,6 +298,9 @@ func profilePatch(body map[string]json.RawMessage) (readmodels.ProfilePatch, err
 			}
 			if n := utf8.RuneCountInString(v); strings.TrimSpace(v) == "" || n > userNameMax {
 				return p, bad("must be 1 to 64 characters")
+			}
+			if err := checkLine(v, userNameMax); err != nil {
+				return p, bad(err.Error())
 			}
 			p.DisplayName = &v
 		case "pfpUrl":
@@ -333,10 +338,11 @@ func tagList(raw json.RawMessage) ([]string, error) {
 }
 
 // checkTags is the rule of a user's domains, platforms and languages: at most userTagsMax
-// entries of 1 to userTagMax characters without commas (a search list is comma-separated), each
-// trimmed. A search's lists follow it too: an entry no profile can hold matches no one, and each
-// entry is compared with the list of every scanned user, so an unbounded list let one request
-// cost seconds (300,000 entries: 8 s).
+// entries of 1 to userTagMax characters without commas (a search list is comma-separated) and
+// without control or bidirectional formatting characters (checkLine: they are shown to every
+// key holder's users), each trimmed. A search's lists follow it too: an entry no profile can
+// hold matches no one, and each entry is compared with the list of every scanned user, so an
+// unbounded list let one request cost seconds (300,000 entries: 8 s).
 func checkTags(v []string) ([]string, error) {
 	if len(v) > userTagsMax {
 		return nil, fmt.Errorf("must hold at most %d strings", userTagsMax)
@@ -346,6 +352,9 @@ func checkTags(v []string) ([]string, error) {
 		t = strings.TrimSpace(t)
 		if t == "" || utf8.RuneCountInString(t) > userTagMax || strings.Contains(t, ",") {
 			return nil, fmt.Errorf("must hold strings of 1 to %d characters without commas", userTagMax)
+		}
+		if checkLine(t, userTagMax) != nil {
+			return nil, errors.New("must hold strings without control characters")
 		}
 		out = append(out, t)
 	}
@@ -372,8 +381,10 @@ func (s *Server) postPresence(c echo.Context) error {
 	if body.SpaceURL != nil && *body.SpaceURL != "" && (!httpURL(*body.SpaceURL) || len(*body.SpaceURL) > userURLMax) {
 		return InvalidInput("spaceUrl must be an http(s) URL")
 	}
-	if body.Platform != nil && utf8.RuneCountInString(*body.Platform) > userTagMax {
-		return InvalidInput("platform must be at most 32 characters")
+	if body.Platform != nil {
+		if err := checkLine(*body.Platform, userTagMax); err != nil {
+			return InvalidInput("platform " + err.Error())
+		}
 	}
 	sess, _ := SessionFrom(c)
 	now := s.now()
