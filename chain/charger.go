@@ -343,7 +343,12 @@ func (c *ChargeOperator) BroadcastAll(ctx context.Context, raws [][]byte) error 
 	return nil
 }
 
-// Outcomes reads the receipts of hashes in batches: nil for those not mined.
+// Outcomes reads the receipts of hashes in batches: nil for those not final yet. A transaction
+// is final once its block is the operator's confirmation depth deep (CHAIN_CONFIRMATIONS, its
+// own block counting as 1) and still on the chain (the block at its number has its hash), as a
+// sweep is (Operator.final): a spend or transfer counted at depth 1 could be reorged away after
+// the charge (or its failure) was recorded and the transfer of the operator's funds sent. A nil
+// outcome leaves the charge pending; the next run sends the same bytes again.
 func (c *ChargeOperator) Outcomes(ctx context.Context, hashes []string) ([]*onchain.TxOutcome, error) {
 	hs := make([]common.Hash, len(hashes))
 	for i, h := range hashes {
@@ -353,14 +358,57 @@ func (c *ChargeOperator) Outcomes(ctx context.Context, hashes []string) ([]*onch
 	if err != nil {
 		return nil, err
 	}
+	canonical, err := c.canonicalAtDepth(ctx, rs)
+	if err != nil {
+		return nil, err
+	}
 	f, err := contracts.NewPaymentSplitFilterer(common.Address{}, nil)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*onchain.TxOutcome, len(hashes))
 	for i, r := range rs {
-		if r != nil {
+		if r != nil && r.BlockNumber != nil && canonical[r.BlockNumber.Uint64()] == r.BlockHash {
 			out[i] = outcome(f, r)
+		}
+	}
+	return out, nil
+}
+
+// canonicalAtDepth is the hash of the chain's block at each number of the receipts rs that is
+// at least the confirmation depth deep (one batch of headers for the distinct numbers).
+func (c *ChargeOperator) canonicalAtDepth(ctx context.Context, rs []*types.Receipt) (map[uint64]common.Hash, error) {
+	out := map[uint64]common.Hash{}
+	var numbers []uint64
+	var head uint64
+	for _, r := range rs {
+		if r == nil || r.BlockNumber == nil {
+			continue
+		}
+		if numbers == nil {
+			var err error
+			if head, err = c.rpc.BlockNumber(ctx); err != nil {
+				return nil, err
+			}
+			numbers = []uint64{}
+		}
+		n := r.BlockNumber.Uint64()
+		if _, seen := out[n]; seen || head+1 < n+c.depth() {
+			continue
+		}
+		out[n] = common.Hash{}
+		numbers = append(numbers, n)
+	}
+	if len(numbers) == 0 {
+		return out, nil
+	}
+	headers, err := c.rpc.HeadersByNumber(ctx, numbers)
+	if err != nil {
+		return nil, err
+	}
+	for i, h := range headers {
+		if h != nil {
+			out[numbers[i]] = h.Hash()
 		}
 	}
 	return out, nil

@@ -34,7 +34,8 @@ func subscriptionChain(cfg config, log zerolog.Logger) app.Subscriptions {
 
 // chargeOperator is the sender of subscription charges when the chain answered at start and
 // subscriptions are configured (sc.Operator set); else nil (the charging routes answer 503, no
-// charging run). cmd/payledger/app builds the charging process over it.
+// charging run). cmd/payledger/app builds the charging process over it. Its transactions count
+// at CHAIN_CONFIRMATIONS depth, as sweeps and releases do.
 func chargeOperator(cfg config, sc app.Subscriptions, rpc *chain.RPC, log zerolog.Logger) *chain.ChargeOperator {
 	if rpc == nil || sc.Operator == "" {
 		return nil
@@ -44,5 +45,6 @@ func chargeOperator(cfg config, sc app.Subscriptions, rpc *chain.RPC, log zerolo
 		log.Warn().Err(err).Msg("subscription charging is not configured")
 		return nil
 	}
+	op.WithConfirmations(cfg.ChainConfirmations)
 	return op
 }
