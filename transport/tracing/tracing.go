@@ -64,9 +64,19 @@ func New(ctx context.Context, cfg Config) (Provider, error) {
 	if name == "" {
 		name = "payledger"
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp),
-		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", name))))
+	tp := newProvider(exp, name)
 	return Provider{TracerProvider: tp, Shutdown: tp.Shutdown}, nil
+}
+
+// newProvider batches every span to exp. The sampler records every request, whatever the
+// caller's traceparent says: the default one (parent-based) drops a request whose caller marked
+// its trace not sampled (flags 00), so any client on the internet could keep its requests out of
+// the traces an operator investigates it with. A caller's trace id is still continued (DESIGN
+// tracing decision); only its sampling decision is not obeyed.
+func newProvider(exp sdktrace.SpanExporter, name string) *sdktrace.TracerProvider {
+	sampler := sdktrace.ParentBased(sdktrace.AlwaysSample(), sdktrace.WithRemoteParentNotSampled(sdktrace.AlwaysSample()))
+	return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithSampler(sampler),
+		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", name))))
 }
 
 // Tracer is payledger's tracer of tp; a nil tp gives a no-op tracer, so that code built without
