@@ -197,6 +197,9 @@ func (s *Server) createReceipt(c echo.Context) error {
 	if err := s.parseOptional(req.optionalFields, &cmd.Details); err != nil {
 		return err
 	}
+	if err := checkLinks(&cmd.Details); err != nil {
+		return err
+	}
 	issued, err := s.issue(c, func(ctx context.Context) (commands.Issued, error) { return s.cmd.CreateReceipt.Handle(ctx, cmd) })
 	if err != nil {
 		return err

@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/domain/receipt"
 )
 
 // Shared checks of request values: query parameters and JSON fields read one by one.
@@ -115,3 +117,18 @@ func textOnly(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 func cleanText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
+
+// maxURLLength bounds the links an order or receipt carries (redirect_url, successUrl,
+// webhook_url): what browsers and proxies take; a longer one is no link anyone can follow.
+const maxURLLength = 2048
+
+// checkLinks refuses an order's or receipt's link longer than maxURLLength (parseOptional checks
+// their shape): each is stored in the receipt's event and sent with its webhooks.
+func checkLinks(g *receipt.Generated) error {
+	for _, l := range []struct{ name, url string }{{"redirect_url", g.RedirectURL}, {"successUrl", g.SuccessURL}, {"webhook_url", g.WebhookURL}} {
+		if len(l.url) > maxURLLength {
+			return InvalidInput(fmt.Sprintf("%s must be at most %d characters", l.name, maxURLLength))
+		}
+	}
+	return nil
+}
