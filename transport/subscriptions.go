@@ -14,10 +14,11 @@ import (
 	"github.com/payledger/payledger/settlement"
 )
 
-// SubscriptionLists reads the subscriptions read model for the customer and merchant lists.
+// SubscriptionLists reads the subscriptions read model for the customer and merchant lists: a
+// page, oldest first, and the cursor of the next ("" after the last; readmodels.ErrBadCursor).
 type SubscriptionLists interface {
-	ByCustomer(ctx context.Context, wallet string) ([]subscription.State, error)
-	ByMerchant(ctx context.Context, wallet string) ([]subscription.State, error)
+	CustomerPage(ctx context.Context, wallet string, limit int, cursor string) ([]subscription.State, string, error)
+	MerchantPage(ctx context.Context, wallet string, limit int, cursor string) ([]subscription.State, string, error)
 	// ChargeTotals sums a merchant's subscription charges (their billing records) in [from, to).
 	ChargeTotals(ctx context.Context, wallet string, from, to time.Time) (readmodels.ChargeTotals, error)
 }
@@ -88,7 +89,8 @@ func (s *Server) postSubscription(c echo.Context) error {
 
 // subscriptionStatus answers exactly one selector: subscriptionId (public; read from the
 // subscription's stream, so a status right after create is never stale), customer or merchant
-// (a session of that wallet; from the read model).
+// (a session of that wallet; from the read model, a page of limit (1 to 1000, default 1000)
+// after cursor, with next: the cursor of the following page, null after the last).
 func (s *Server) subscriptionStatus(c echo.Context) error {
 	q := c.QueryParams()
 	var selectors []string
@@ -122,11 +124,15 @@ func (s *Server) subscriptionStatus(c echo.Context) error {
 	if !strings.EqualFold(sess.Wallet, value) {
 		return NewError(http.StatusForbidden, "forbidden", "The signed-in wallet is not "+selectors[0]+" "+value)
 	}
-	list := s.subscriptionLists.ByCustomer
-	if selectors[0] == "merchant" {
-		list = s.subscriptionLists.ByMerchant
+	limit, err := intParam(c, "limit", readmodels.SubscriptionListMax, 1, readmodels.SubscriptionListMax)
+	if err != nil {
+		return err
 	}
-	subs, err := list(ctx, value)
+	page := s.subscriptionLists.CustomerPage
+	if selectors[0] == "merchant" {
+		page = s.subscriptionLists.MerchantPage
+	}
+	subs, next, err := page(ctx, value, limit, c.QueryParam("cursor"))
 	if err != nil {
 		return err
 	}
@@ -134,7 +140,7 @@ func (s *Server) subscriptionStatus(c echo.Context) error {
 	for i, st := range subs {
 		out[i] = viewSubscription(st, s.now())
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "subscriptions": out})
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "subscriptions": out, "next": nullable(next)})
 }
 
 func (s *Server) postCancelSubscription(c echo.Context) error {
