@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"io"
 	"net/http"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -48,7 +50,7 @@ var ownIdempotency = map[string]bool{"/api/orders": true, "/api/receipts": true}
 // idempotent gives every POST of the developer and admin APIs the orders' Idempotency-Key
 // semantics: the same key and request (method, full path, query, body) answers the first answer again for
 // 24 h; another request under the key is 409 conflict; a duplicate of a running request waits for
-// its answer. Server errors are not kept, so a retry runs again.
+// its answer. Server errors and answers that say to retry are not kept, so a retry runs again.
 func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		values, present := c.Request().Header[http.CanonicalHeaderKey(idemHeader)]
@@ -90,17 +92,22 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// runKept runs the request and keeps its answer (under 500), or releases the key.
+// runKept runs the request and keeps its answer, or releases the key when the answer says that
+// nothing was done and to try again: a server error, a 429 (until its resetAt), a 409 of
+// contention ("nothing was changed, retry"). Kept, such an answer would be replayed to every retry
+// for 24 h, and the request the caller was told to retry would never run.
 func (s *Server) runKept(c echo.Context, next echo.HandlerFunc, principal, key string) error {
 	rec := &keptWriter{ResponseWriter: c.Response().Writer}
 	c.Response().Writer = rec
-	if err := next(c); err != nil {
-		c.Error(err) // rendered here, so that the envelope is what is kept
+	handlerErr := next(c)
+	if handlerErr != nil {
+		c.Error(handlerErr) // rendered here, so that the envelope is what is kept
 	}
 	ctx := context.WithoutCancel(c.Request().Context())
 	status := c.Response().Status
+	retry := status >= 500 || status == http.StatusTooManyRequests || errors.Is(handlerErr, commands.ErrContended)
 	var err error
-	if status >= 500 || rec.over {
+	if retry || rec.over {
 		err = s.idem.Release(ctx, principal, key)
 	} else {
 		err = s.idem.Finish(ctx, principal, key, status, c.Response().Header().Get(echo.HeaderContentType), rec.body.Bytes())
