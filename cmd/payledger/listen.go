@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -50,6 +51,11 @@ func listenCommand(ctx context.Context, cfg config, getenv func(string) string, 
 	if *forward == "" || fs.NArg() > 0 {
 		return badUsage("listen needs --forward-to URL and takes no arguments", listenUsage)
 	}
+	for _, f := range []struct{ name, value string }{{"--forward-to", *forward}, {"--base-url", *base}} {
+		if err := httpURLFlag(f.name, f.value); err != nil {
+			return badUsage(err, listenUsage)
+		}
+	}
 	if *key == "" {
 		*key = readDevchainEnv(filepath.Join(devDataDir(getenv), devMerchantEnvFile))["PAYLEDGER_API_KEY"]
 		if *key == "" {
@@ -73,6 +79,21 @@ func listenCommand(ctx context.Context, cfg config, getenv func(string) string, 
 		stream: &http.Client{}, post: &http.Client{Timeout: webhooks.DefaultTimeout}}
 	fmt.Fprintf(stdout, "Forwarding events to %s, signed with secret %s\n", l.forward, l.secret)
 	return l.run(ctx)
+}
+
+// httpURLFlag checks a URL flag: empty (its default applies), or an absolute http(s) URL with a
+// host. A bare host and port ("localhost:3000/webhooks", as other tools' forwarders take it)
+// parses as a URL of scheme "localhost": every forward, or every connection to the stream,
+// failed, and listen retried it each second for ever instead of saying what was wrong.
+func httpURLFlag(name, v string) error {
+	if v == "" {
+		return nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s must be an http(s) URL such as http://localhost:3000/webhooks, not %q", name, v)
+	}
+	return nil
 }
 
 // run reads the stream, reconnecting after the last event received, until ctx ends.
