@@ -3,15 +3,18 @@ package commands
 import (
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
 )
 
-// OpenAttempts lists receipts whose current onramp attempt is still open, started before a time.
+// OpenAttempts lists receipts whose current onramp attempt is still open, started before a time:
+// a page in (attempt start, receipt id) order after the cursor (afterStarted, afterReceipt), with
+// the attempt start of the page's last receipt.
 type OpenAttempts interface {
-	OpenOnrampAttempts(ctx context.Context, before time.Time, limit int) ([]string, error)
+	OpenOnrampAttemptsPage(ctx context.Context, before, afterStarted time.Time, afterReceipt string, limit int) ([]string, time.Time, error)
 }
 
 // ReconcileOnramp asks the processor about every open onramp attempt started at least MinAge
@@ -40,8 +43,17 @@ type ReceiptChange struct {
 	Result    eventstore.AppendResult
 }
 
-// reconcileBatch bounds one pass; the oldest attempts go first, the rest wait for the next pass.
+// reconcileBatch bounds one pass. Passes page through the open attempts, oldest first, and start
+// from the oldest again after the last page: attempts the processor has nothing new about
+// (abandoned checkouts, a session its API does not answer for) never keep the ones behind them
+// from being asked; each is asked once every ceil(open/batch) passes.
 const reconcileBatch = 500
+
+// attemptCursor is where the next pass reads: after this attempt start and receipt id.
+type attemptCursor struct {
+	started time.Time
+	receipt string
+}
 
 // ReconcileOnrampHandler verifies onramp attempts with the processor's session API.
 type ReconcileOnrampHandler struct {
@@ -49,6 +61,8 @@ type ReconcileOnrampHandler struct {
 	processor Processor // nil: the onramp is not configured, nothing to verify
 	open      OpenAttempts
 	now       func() time.Time
+	mu        sync.Mutex // the cursor: the background reconciler and POST /api/cron/reconcile
+	cursor    attemptCursor
 }
 
 // NewReconcileOnrampHandler returns the handler. processor may be nil (PROCESSOR_API_URL unset:
@@ -60,14 +74,15 @@ func NewReconcileOnrampHandler(store Store, processor Processor, open OpenAttemp
 	return &ReconcileOnrampHandler{store: store, processor: processor, open: open, now: now}
 }
 
-// Handle verifies up to 500 open attempts, oldest first. A receipt whose verification fails is
-// listed in Failed and skipped (the next pass tries again). Errors: the listing's.
+// Handle verifies up to 500 open attempts, the page after the last pass's (from the oldest again
+// after the last page). A receipt whose verification fails is listed in Failed and skipped (a
+// later pass tries again). Errors: the listing's.
 func (h *ReconcileOnrampHandler) Handle(ctx context.Context, cmd ReconcileOnramp) (Reconciled, error) {
 	var out Reconciled
 	if h.processor == nil {
 		return out, nil
 	}
-	ids, err := h.open.OpenOnrampAttempts(ctx, h.now().Add(-cmd.MinAge), reconcileBatch)
+	ids, err := h.nextPage(ctx, h.now().Add(-cmd.MinAge))
 	if err != nil {
 		return out, err
 	}
@@ -84,6 +99,23 @@ func (h *ReconcileOnrampHandler) Handle(ctx context.Context, cmd ReconcileOnramp
 		}
 	}
 	return out, nil
+}
+
+// nextPage is the next page of open attempts started before before; after the last page the
+// next pass starts from the first again.
+func (h *ReconcileOnrampHandler) nextPage(ctx context.Context, before time.Time) ([]string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ids, last, err := h.open.OpenOnrampAttemptsPage(ctx, before, h.cursor.started, h.cursor.receipt, reconcileBatch)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) < reconcileBatch {
+		h.cursor = attemptCursor{}
+	} else {
+		h.cursor = attemptCursor{started: last, receipt: ids[len(ids)-1]}
+	}
+	return ids, nil
 }
 
 // Verify asks the processor for the session of the receipt's current onramp attempt and applies

@@ -149,7 +149,9 @@ func TestReconcilerRunsUntilCancelled(t *testing.T) {
 // listed is a work list of fixed receipts.
 type listed []string
 
-func (l listed) OpenOnrampAttempts(context.Context, time.Time, int) ([]string, error) { return l, nil }
+func (l listed) OpenOnrampAttemptsPage(context.Context, time.Time, time.Time, string, int) ([]string, time.Time, error) {
+	return l, time.Time{}, nil
+}
 
 // The processor's Get pays a receipt only with a source amount that covers it: less is recorded
 // once as PaymentIgnored (the receipt stays open, asked again each pass), none confirms nothing.

@@ -14,8 +14,8 @@ import (
 // noOpenAttempts is a listing that finds nothing: these tests verify receipts by id.
 type noOpenAttempts struct{}
 
-func (noOpenAttempts) OpenOnrampAttempts(context.Context, time.Time, int) ([]string, error) {
-	return nil, nil
+func (noOpenAttempts) OpenOnrampAttemptsPage(context.Context, time.Time, time.Time, string, int) ([]string, time.Time, error) {
+	return nil, time.Time{}, nil
 }
 
 func TestRecordTelemetry(t *testing.T) {

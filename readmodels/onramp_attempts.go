@@ -1,0 +1,38 @@
+package readmodels
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// OpenOnrampAttemptsPage is a page of OpenOnrampAttempts' list, in (attempt start, receipt id)
+// order after the cursor (afterStarted, afterReceipt); the zero cursor is before the first. It
+// returns the page's receipt ids and the attempt start of its last one (the next cursor with the
+// last id). The verifier pages through the list and wraps around, so open attempts the processor
+// has nothing new about (abandoned checkouts, sessions its API no longer answers for) never keep
+// the ones behind them from being asked.
+func (s *Receipts) OpenOnrampAttemptsPage(ctx context.Context, before, afterStarted time.Time, afterReceipt string, limit int) ([]string, time.Time, error) {
+	rows, err := s.pool.Query(ctx, `SELECT receipt_id, attempt_started_at FROM receipts
+		WHERE status IN ('generated', 'pending') AND attempt_kind = 'onramp' AND attempt_started_at < $1
+		  AND NOT coalesce(state->'endedAttempts' ? (state->>'currentAttempt'), false)
+		  AND (attempt_started_at, receipt_id) > ($2, $3)
+		ORDER BY attempt_started_at, receipt_id LIMIT $4`, before, afterStarted, afterReceipt, limit)
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("list open attempts: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	var last time.Time
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id, &last); err != nil {
+			return nil, time.Time{}, fmt.Errorf("list open attempts: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, time.Time{}, fmt.Errorf("list open attempts: %w", err)
+	}
+	return ids, last, nil
+}
