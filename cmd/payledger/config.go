@@ -66,6 +66,7 @@ type config struct {
 	TrustedProxies           []netip.Prefix // hops whose X-Forwarded-For is believed
 	KeyCacheTTL              time.Duration  // how long degraded mode trusts a confirmed key
 	JournalPath              string
+	VerifyKey                []byte         // VERIFY_KEY: signs and checks `verify` checkpoints (HMAC-SHA256); kept out of the database, never logged
 	DepositFactory           string         // DEPOSIT_FACTORY; "": deployed by serve from the operator key
 	PaymentWindow            time.Duration  // PAYMENT_WINDOW: how long a receipt waits to be paid
 	PaymentMonitorWindow     time.Duration  // PAYMENT_MONITOR_WINDOW: how long a failed or paid deposit stays watched
@@ -212,6 +213,7 @@ func readConfig(r *envReader) config {
 	c.ExportMaxConcurrent = int(r.integer("EXPORT_MAX_CONCURRENT", 4, 1))
 	c.ExportTimeout = r.duration("EXPORT_TIMEOUT", 5*time.Minute)
 	c.JournalPath = r.str("JOURNAL_PATH", ".data/journal.jsonl")
+	c.VerifyKey = []byte(r.str("VERIFY_KEY", "")) // checked by `verify`, the one command that uses it
 	c.PublicBaseURL = strings.TrimRight(r.str("PUBLIC_BASE_URL", "http://localhost:8080"), "/")
 	if u, err := url.Parse(c.PublicBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		r.bad("PUBLIC_BASE_URL must be an http(s) URL")

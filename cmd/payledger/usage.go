@@ -106,6 +106,10 @@ const projectionsUsage = `usage:
 const verifyUsage = `usage:
   payledger verify [--stream id]
       walk every stream's hash chain (or one stream's); report the first broken link (exit 1 if any)
+  payledger verify [--checkpoint FILE] [--checkpoint-out FILE]
+      --checkpoint: also check that every stream FILE recorded still reaches its version with its
+      hash (catches deleted or rewritten events); --checkpoint-out: write a checkpoint of the log
+      once it verified. Both sign with VERIFY_KEY (HMAC-SHA256, 32+ bytes, kept out of the database)
 `
 
 const receiptsUsage = `usage:

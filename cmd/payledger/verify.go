@@ -18,11 +18,33 @@ import (
 // errLedgerBroken makes `verify` exit non-zero.
 var errLedgerBroken = errors.New("ledger verification failed")
 
-// verifyCommand walks the hash chains of every stream (or one) and reports the first broken link.
+// errCheckpointRefused: the checkpoint given is not one VERIFY_KEY signed (exit 1, nothing checked).
+var errCheckpointRefused = errors.New("checkpoint refused")
+
+// maxMissingShown bounds the lines of a checkpoint's findings (a checkpoint of another database
+// would list every stream).
+const maxMissingShown = 20
+
+// verifyOptions are verify's flags: one stream, or the whole log against a checkpoint and/or
+// writing one, signed with key (VERIFY_KEY).
+type verifyOptions struct {
+	stream        string
+	checkpoint    string
+	checkpointOut string
+	key           []byte
+	now           func() time.Time
+}
+
+// verifyCommand walks the hash chains of every stream (or one) and reports the first broken link;
+// with --checkpoint it also checks every stream a signed checkpoint recorded, and with
+// --checkpoint-out it writes one once the log verified.
 func verifyCommand(ctx context.Context, cfg config, log zerolog.Logger, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	stream := fs.String("stream", "", "verify one stream only")
+	opts := verifyOptions{key: cfg.VerifyKey, now: time.Now}
+	fs.StringVar(&opts.stream, "stream", "", "verify one stream only")
+	fs.StringVar(&opts.checkpoint, "checkpoint", "", "also check every stream this signed checkpoint recorded")
+	fs.StringVar(&opts.checkpointOut, "checkpoint-out", "", "write a signed checkpoint of the verified log to this file")
 	if err := fs.Parse(args); err != nil {
 		return badUsage(err, verifyUsage)
 	}
@@ -31,44 +53,107 @@ func verifyCommand(ctx context.Context, cfg config, log zerolog.Logger, args []s
 		// whole log instead and answer for streams the operator did not ask about.
 		return badUsage(fmt.Sprintf("unexpected arguments %q (one stream: --stream id)", fs.Args()), verifyUsage)
 	}
+	if opts.stream != "" && (opts.checkpoint != "" || opts.checkpointOut != "") {
+		return badUsage("--checkpoint and --checkpoint-out cover the whole log: not with --stream", verifyUsage)
+	}
+	if (opts.checkpoint != "" || opts.checkpointOut != "") && len(opts.key) < eventstore.MinCheckpointKey {
+		return fmt.Errorf("--checkpoint and --checkpoint-out need VERIFY_KEY, at least %d bytes (e.g. openssl rand -hex 32), kept out of the database", eventstore.MinCheckpointKey)
+	}
 	_, store, closeLedger, err := openLedger(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer closeLedger()
-	return verifyLedger(ctx, store, *stream, log, stdout)
+	return verifyWith(ctx, store, opts, log, stdout)
 }
 
 // verifyLedger checks the hash chains of one stream, or of the whole log, reading only through the
 // event-store port (so it works on every adapter), and prints the verdict.
 func verifyLedger(ctx context.Context, store eventstore.Store, stream string, log zerolog.Logger, stdout io.Writer) error {
-	var brk *eventstore.ChainBreak
-	var checked uint64
-	if stream != "" {
-		events, err := store.ReadStream(ctx, stream, 1, 1<<30)
+	return verifyWith(ctx, store, verifyOptions{stream: stream}, log, stdout)
+}
+
+// verifyWith is verifyLedger with verify's options.
+func verifyWith(ctx context.Context, store eventstore.Store, o verifyOptions, log zerolog.Logger, stdout io.Writer) error {
+	if o.stream != "" {
+		events, err := store.ReadStream(ctx, o.stream, 1, 1<<30)
 		if err != nil {
 			return err
 		}
 		if len(events) == 0 {
-			return fmt.Errorf("stream %q has no events", stream)
+			return fmt.Errorf("stream %q has no events", o.stream)
 		}
-		brk, checked = eventstore.VerifyChain(events), uint64(len(events))
-	} else {
-		// The walk ends at the head committed when it starts; an event appended meanwhile is
-		// checked by the next run.
-		head, err := store.Head(ctx)
+		return verdict(stdout, eventstore.VerifyChain(events), uint64(len(events)))
+	}
+	var cp *eventstore.Checkpoint
+	if o.checkpoint != "" {
+		c, err := readCheckpointFile(o.checkpoint, o.key)
+		if errors.Is(err, eventstore.ErrCheckpointSignature) || errors.Is(err, eventstore.ErrCheckpointFormat) {
+			fmt.Fprintf(stdout, "REFUSED: checkpoint %s: %v\n", o.checkpoint, err)
+			return errCheckpointRefused
+		}
 		if err != nil {
 			return err
 		}
-		if brk, checked, err = eventstore.VerifyLog(ctx, store, head, progressReporter(log, "verify")); err != nil {
-			return err
-		}
+		cp = &c
 	}
+	// The walk ends at the head committed when it starts; an event appended meanwhile is
+	// checked by the next run.
+	head, err := store.Head(ctx)
+	if err != nil {
+		return err
+	}
+	var check func(eventstore.RecordedEvent) *eventstore.ChainBreak
+	if cp != nil {
+		check = cp.CheckEvent
+	}
+	brk, walk, err := eventstore.WalkLog(ctx, store, head, progressReporter(log, "verify"), check)
+	if err != nil {
+		return err
+	}
+	if err := verdictAgainst(stdout, brk, walk, head, cp, o.checkpoint); err != nil {
+		return err
+	}
+	if o.checkpointOut == "" {
+		return nil
+	}
+	c := eventstore.Checkpoint{CreatedAt: o.now(), Head: head, Events: walk.Events, Streams: walk.Heads}
+	if err := writeCheckpointFile(o.checkpointOut, c, o.key); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "checkpoint written to %s: %d streams, %d events, head %s\n", o.checkpointOut, len(c.Streams), c.Events, head)
+	return nil
+}
+
+// verdict prints the result of a chain check: the first broken link (errLedgerBroken) or ok.
+func verdict(stdout io.Writer, brk *eventstore.ChainBreak, checked uint64) error {
 	if brk != nil {
 		fmt.Fprintf(stdout, "BROKEN: stream %s version %d position %s: %s (%d events checked before it)\n", brk.StreamID, brk.Version, brk.Position, brk.Reason, checked)
 		return errLedgerBroken
 	}
 	fmt.Fprintf(stdout, "ok: %d events, every hash chain holds\n", checked)
+	return nil
+}
+
+// verdictAgainst is verdict for a walk of the log, then what the checkpoint cp (when given)
+// recorded and the walk did not find.
+func verdictAgainst(stdout io.Writer, brk *eventstore.ChainBreak, walk eventstore.Walk, head eventstore.Position, cp *eventstore.Checkpoint, file string) error {
+	if cp == nil || brk != nil {
+		return verdict(stdout, brk, walk.Events)
+	}
+	missing := cp.Missing(walk, head)
+	for i, m := range missing {
+		if i == maxMissingShown {
+			fmt.Fprintf(stdout, "BROKEN: ... and %d more against the checkpoint\n", len(missing)-i)
+			break
+		}
+		fmt.Fprintf(stdout, "BROKEN: %s\n", m)
+	}
+	if len(missing) > 0 {
+		return errLedgerBroken
+	}
+	fmt.Fprintf(stdout, "ok: %d events, every hash chain holds; checkpoint %s of %s holds (%d streams, %d events)\n",
+		walk.Events, file, cp.CreatedAt.Format(time.RFC3339), len(cp.Streams), cp.Events)
 	return nil
 }
 
