@@ -92,12 +92,13 @@ func (o chargeOutcomes) fail(ctx context.Context, it *chargeItem, reason string,
 		}
 		return subscription.DecideFailure(s, subscription.RecordFailure{Period: it.row.Period, Reason: reason}, o.now())
 	})
-	if err != nil && !errors.Is(err, subscription.ErrCancelled) {
+	if errors.Is(err, subscription.ErrCancelled) {
+		return o.cancelled(ctx, it, reason)
+	}
+	if err != nil {
 		return fmt.Errorf("record failed charge of %s: %w", it.row.SubscriptionID, err)
 	}
-	if err == nil {
-		it.st = res.State
-	}
+	it.st = res.State
 	if err := o.ledger.Finish(ctx, o.token, it.row, ChargeFailed, reason, o.now()); err != nil && !errors.Is(err, ErrClaimLost) {
 		return err
 	}
@@ -107,6 +108,25 @@ func (o chargeOutcomes) fail(ctx context.Context, it *chargeItem, reason string,
 	p := payload(it)
 	p["reason"], p["attempt"] = reason, it.row.Attempt
 	o.notify(ctx, EventSubscriptionChargeFailed, fmt.Sprintf("%s:%d:failed:%d", it.row.SubscriptionID, it.row.Period, it.row.Attempt), it, p)
+	return nil
+}
+
+// cancelled closes the row of a charge that failed (reason) after its subscription was
+// cancelled: nothing was charged and nothing more will be, so no SubscriptionChargeFailed is
+// recorded (the aggregate refuses it) and no charge_failed webhook is sent; the result is
+// skipped, with the subscription as it is now. Before, the merchant was sent a charge_failed
+// notification the log does not have, saying the cancelled subscription was still active.
+func (o chargeOutcomes) cancelled(ctx context.Context, it *chargeItem, reason string) error {
+	st, err := commands.LoadSubscription(ctx, o.store, it.row.SubscriptionID)
+	if err != nil {
+		return err
+	}
+	it.st = st
+	reason = "the subscription was cancelled; nothing was charged (" + reason + ")"
+	if err := o.ledger.Finish(ctx, o.token, it.row, ChargeFailed, reason, o.now()); err != nil && !errors.Is(err, ErrClaimLost) {
+		return err
+	}
+	it.res = resultOf(it, ResultSkipped, reason)
 	return nil
 }
 
