@@ -128,6 +128,9 @@ func (s *Server) authenticate(c echo.Context) (Principal, error) {
 		}
 		return Principal{}, errNoKey
 	}
+	if err := s.keyLookupsBlocked(c, secret); err != nil {
+		return Principal{}, err
+	}
 	key, err := s.keys.Authenticate(ctx, secret)
 	if unavailable(err) {
 		// Only while the datastore is down: a key that worked before still identifies its merchant.
@@ -140,6 +143,7 @@ func (s *Server) authenticate(c echo.Context) (Principal, error) {
 	if err != nil {
 		if errors.Is(err, readmodels.ErrNotFound) {
 			s.known.refused(secret)
+			return Principal{}, s.keyRefused(c)
 		}
 		return Principal{}, keyError(err)
 	}
@@ -147,6 +151,37 @@ func (s *Server) authenticate(c echo.Context) (Principal, error) {
 	s.known.remember(secret, p)
 	return p, nil
 }
+
+// Refused keys are limited per client address as public routes are (PublicLimitPerMinute): each
+// costs a lookup in the datastore, and the per-key limit only counts keys that authenticate, so a
+// client inventing keys was limited by nothing. Past the limit, the address's keys that this
+// instance has not confirmed within KEY_CACHE_TTL are refused (429) without a lookup until the
+// minute is over; keys that authenticate never count, and one in use is never held up.
+func (s *Server) keyLookupsBlocked(c echo.Context, secret string) error {
+	if _, ok := s.known.key(secret); ok {
+		return nil
+	}
+	if until, ok := s.gate.blocked(keyGate+c.RealIP(), s.now()); ok {
+		return s.rateLimited(c, "keyauth", until)
+	}
+	return nil
+}
+
+// keyRefused counts a refused key of the client address: 401, or 429 once the address is over
+// the limit, which also blocks its lookups (keyLookupsBlocked).
+func (s *Server) keyRefused(c echo.Context) error {
+	addr := c.RealIP()
+	res, err := s.limiter.Allow(c.Request().Context(), "keyauth:"+addr, s.cfg.PublicLimitPerMinute)
+	if err != nil || res.Allowed {
+		return errNoKey
+	}
+	s.gate.block(keyGate+addr, res.RetryAt, s.now())
+	return s.rateLimited(c, "keyauth", res.RetryAt)
+}
+
+// keyGate prefixes the addresses blocked for refused keys in the server's fail gate, apart from
+// those blocked for wrong cron secrets or signatures (which are blocked on every route).
+const keyGate = "key "
 
 func keyError(err error) error {
 	if errors.Is(err, readmodels.ErrNotFound) {
