@@ -60,7 +60,15 @@ func hashKey(secret string) []byte {
 	return h[:]
 }
 
-// Create makes a key for wallet and returns the secret (shown once) and its record.
+// MaxLiveKeys is how many keys a merchant may hold unrevoked at once: one per integration is
+// plenty, and each is a row every listing of the merchant's keys shows.
+const MaxLiveKeys = 50
+
+// ErrTooManyKeys: the merchant holds MaxLiveKeys live keys already.
+var ErrTooManyKeys = errors.New("too many live API keys")
+
+// Create makes a key for wallet and returns the secret (shown once) and its record. Errors:
+// ErrTooManyKeys.
 func (k *Keys) Create(ctx context.Context, wallet, name string, scopes []string) (string, APIKey, error) {
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {
@@ -68,10 +76,27 @@ func (k *Keys) Create(ctx context.Context, wallet, name string, scopes []string)
 	}
 	secret := KeyPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
 	key := APIKey{ID: uuid.New(), Wallet: wallet, Name: name, Scopes: scopes, Prefix: secret[:len(KeyPrefix)+6]}
-	err := k.pool.QueryRow(ctx, `INSERT INTO api_keys (id, wallet, name, scopes, key_hash, prefix) VALUES ($1,$2,$3,$4,$5,$6)
-		RETURNING created_at`, key.ID, wallet, name, scopes, hashKey(secret), key.Prefix).Scan(&key.CreatedAt)
+	// The count and the insert run under a per-merchant lock held to commit, so concurrent
+	// creates cannot each count the others' uncommitted keys as absent.
+	created := false
+	err := pgx.BeginFunc(ctx, k.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('payledger api keys:' || $1::text, 0))`, wallet); err != nil {
+			return err
+		}
+		err := tx.QueryRow(ctx, `INSERT INTO api_keys (id, wallet, name, scopes, key_hash, prefix) SELECT $1,$2,$3,$4,$5,$6
+			WHERE (SELECT count(*) FROM api_keys WHERE wallet = $2 AND revoked_at IS NULL) < $7
+			RETURNING created_at`, key.ID, wallet, name, scopes, hashKey(secret), key.Prefix, MaxLiveKeys).Scan(&key.CreatedAt)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		created = err == nil
+		return err
+	})
 	if err != nil {
 		return "", APIKey{}, fmt.Errorf("store key: %w", err)
+	}
+	if !created {
+		return "", APIKey{}, ErrTooManyKeys
 	}
 	return secret, key, nil
 }

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -66,6 +67,9 @@ func (s *Server) createKey(c echo.Context) error {
 	}
 	sess, _ := SessionFrom(c)
 	secret, key, err := s.keys.Create(c.Request().Context(), sess.Wallet, req.Name, req.Scopes)
+	if errors.Is(err, readmodels.ErrTooManyKeys) {
+		return InvalidInput(fmt.Sprintf("a merchant has at most %d live API keys; revoke one first", readmodels.MaxLiveKeys))
+	}
 	if err != nil {
 		return err
 	}
