@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strings"
 	"time"
@@ -178,12 +179,15 @@ func refund(ctx context.Context, tx pgx.Tx, id string, f receiptFacts) error {
 	return addXP(ctx, tx, wallet, -xp)
 }
 
+// addXP adds xp to wallet's XP, saturating at bigint's bounds: an overflow would fail the batch,
+// and the projector would retry it for ever, crediting no one's XP again.
 func addXP(ctx context.Context, tx pgx.Tx, wallet string, xp int64) error {
 	if xp == 0 {
 		return nil
 	}
 	_, err := tx.Exec(ctx, `INSERT INTO users (wallet, xp) VALUES ($1, $2)
-		ON CONFLICT (wallet) DO UPDATE SET xp = users.xp + excluded.xp`, wallet, xp)
+		ON CONFLICT (wallet) DO UPDATE SET
+			xp = greatest(least(users.xp::numeric + excluded.xp, 9223372036854775807), -9223372036854775808)::bigint`, wallet, xp)
 	return err
 }
 
@@ -206,12 +210,22 @@ func xpRate(ctx context.Context, tx pgx.Tx, id, merchant string) (string, error)
 	return rate, err
 }
 
+// MaxXPPerDollar is the most XP a dollar gives: the shop configuration's bound on xpPerDollar
+// (transport's maxXPPerDollar, stop 61). A configuration stored before that bound may hold more
+// (1e300 was accepted); its receipts are credited at this rate, not at a product that wraps an
+// int64 into a negative or arbitrary XP.
+const MaxXPPerDollar = 10_000
+
 // XPFor is floor(totalUsd × rate) for a receipt total in cents: EUR totals are converted with
-// eurUSD (1 when empty or invalid). An invalid or negative rate gives 0.
+// eurUSD (1 when empty or invalid). An invalid or negative rate gives 0; a rate above
+// MaxXPPerDollar counts as MaxXPPerDollar, and a product past an int64 as the largest int64.
 func XPFor(totalCents int64, currency, eurUSD, rate string) int64 {
 	r, ok := new(big.Rat).SetString(rate)
 	if !ok || r.Sign() <= 0 || totalCents <= 0 {
 		return 0
+	}
+	if maxRate := big.NewRat(MaxXPPerDollar, 1); r.Cmp(maxRate) > 0 {
+		r = maxRate
 	}
 	usd := new(big.Rat).SetFrac64(totalCents, 100)
 	if currency == "EUR" {
@@ -220,5 +234,9 @@ func XPFor(totalCents int64, currency, eurUSD, rate string) int64 {
 		}
 	}
 	v := usd.Mul(usd, r)
-	return new(big.Int).Quo(v.Num(), v.Denom()).Int64() // both positive: Quo truncates = floor
+	xp := new(big.Int).Quo(v.Num(), v.Denom()) // both positive: Quo truncates = floor
+	if !xp.IsInt64() {
+		return math.MaxInt64
+	}
+	return xp.Int64()
 }
