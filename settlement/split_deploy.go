@@ -47,13 +47,6 @@ func NewDeploySplitHandler(configure *commands.ConfigureSplitHandler, chain Spli
 // deployment is not mined in time.
 func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureMerchantSplit) (commands.SplitResult, error) {
 	if h.chain != nil && cmd.Address != "" && splitAddressShape(cmd.Address) {
-		ok, err := h.chain.HasCode(ctx, cmd.Address)
-		if err != nil {
-			return commands.SplitResult{}, fmt.Errorf("%w: %v", ErrChainUnavailable, err)
-		}
-		if !ok {
-			return commands.SplitResult{}, commands.Invalidf("splitAddress %s holds no contract on this chain", cmd.Address)
-		}
 		rs, err := h.contractRecipients(ctx, cmd)
 		if err != nil {
 			return commands.SplitResult{}, err
@@ -115,9 +108,10 @@ func (h *DeploySplitHandler) redeployMissing(ctx context.Context, cmd commands.C
 // contractRecipients is what the pre-deployed split at cmd.Address pays, read from the contract
 // (its payees and their shares, in basis points): the recipients to record, since the
 // distributor releases to the recorded ones and a payee left out would never be paid. nil (no
-// error) when the merchant's split is configured already: a later call answers it unchanged, so
-// the contract is not asked. Refused: a contract another merchant configured (ErrSplitClaimed,
-// 409); 400 invalid_input for a contract that does not answer as a PaymentSplit, whose shares
+// error) when the merchant's split is configured already: a later call answers it unchanged
+// (the spec's idempotent configuration), so the address is not checked at all. Refused: a
+// contract another merchant configured (ErrSplitClaimed, 409); 400 invalid_input for an address
+// that holds no code, a contract that does not answer as a PaymentSplit, whose shares
 // are not whole basis points, that does not pay the merchant's wallet a share (DESIGN 9), or
 // whose payees and shares differ from the body's recipients. The platform recipient need not
 // be a payee, as with recipients given for a split deployed here (docs: decision-splits).
@@ -128,6 +122,13 @@ func (h *DeploySplitHandler) contractRecipients(ctx context.Context, cmd command
 	}
 	if err := h.configure.CheckOwner(ctx, cmd.Merchant, cmd.Address); err != nil {
 		return nil, err
+	}
+	code, err := h.chain.HasCode(ctx, cmd.Address)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrChainUnavailable, err)
+	}
+	if !code {
+		return nil, commands.Invalidf("splitAddress %s holds no contract on this chain", cmd.Address)
 	}
 	payees, shares, ok, err := h.chain.SplitPayees(ctx, cmd.Address, split.MaxRecipients)
 	if err != nil {
