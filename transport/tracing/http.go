@@ -28,8 +28,9 @@ func Middleware(tp trace.TracerProvider) echo.MiddlewareFunc {
 			if route == "" {
 				route = "unmatched"
 			}
-			ctx, span := tracer.Start(ctx, req.Method+" "+route, trace.WithSpanKind(trace.SpanKindServer),
-				trace.WithAttributes(attribute.String("http.request.method", req.Method), attribute.String("http.route", route)))
+			method := spanMethod(req.Method)
+			ctx, span := tracer.Start(ctx, method+" "+route, trace.WithSpanKind(trace.SpanKindServer),
+				trace.WithAttributes(attribute.String("http.request.method", method), attribute.String("http.route", route)))
 			defer span.End()
 			c.SetRequest(req.WithContext(ctx))
 			err := next(c)
@@ -44,6 +45,19 @@ func Middleware(tp trace.TracerProvider) echo.MiddlewareFunc {
 			return err
 		}
 	}
+}
+
+// spanMethod is how a server span names the request's method: one of HTTP's methods as it is,
+// any other "_OTHER" (OpenTelemetry's HTTP conventions). The method is the client's text, up to
+// the server's 1 MiB header limit: a span named by it (name and attribute) could be a megabyte,
+// and a batch of such spans one the collector refuses whole, with the other requests' spans in it.
+func spanMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "_OTHER"
 }
 
 // Transport is an http.RoundTripper that gives each request a client span (named by name, and
