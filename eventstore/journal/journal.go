@@ -64,7 +64,19 @@ type Journal struct {
 	// journal (a second one's Open cut an entry the first was writing, and their drains rewrote
 	// the file over each other's appends). nil once closed.
 	lock *flock.Flock
+	// maxBytes caps the file (DefaultMaxBytes).
+	maxBytes int64
 }
+
+// DefaultMaxBytes caps the journal's file. Every entry is also held in memory (Lookup), every
+// replay pass reads and parses the whole file, and a restart loads it all before serving: an
+// outage long and busy enough grew it without bound until the process ran out of memory, and its
+// restart, loading the same file, ran out again. Past the cap an order is refused (503) as when
+// the disk is full; 256 MiB is some 200,000 orders.
+const DefaultMaxBytes = 256 << 20
+
+// ErrFull is Append's error when the entry would take the journal past its cap.
+var ErrFull = errors.New("journal full")
 
 // ErrInUse is Open's error when another process (or another Open in this one) holds the journal.
 var ErrInUse = errors.New("journal in use by another process")
@@ -113,7 +125,7 @@ func open(path string) (*Journal, error) {
 			return nil, fmt.Errorf("cut the journal's torn tail: %w", err)
 		}
 	}
-	j := &Journal{path: path, pending: map[string]Entry{}, write: (*os.File).Write}
+	j := &Journal{path: path, pending: map[string]Entry{}, write: (*os.File).Write, maxBytes: DefaultMaxBytes}
 	lines, _, err := j.snapshot()
 	if err != nil {
 		return nil, err
@@ -175,6 +187,9 @@ func (j *Journal) Append(e Entry) error {
 	st, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
+	}
+	if st.Size()+int64(len(line))+1 > j.maxBytes {
+		return fmt.Errorf("%w: %s holds %d bytes, the cap is %d; it empties as the replay stores its entries", ErrFull, j.path, st.Size(), j.maxBytes)
 	}
 	if _, err := j.write(f, append(line, '\n')); err != nil {
 		return j.undo(f, st.Size(), fmt.Errorf("journal write: %w", err))
