@@ -10,12 +10,15 @@ import (
 	"github.com/payledger/payledger/readmodels"
 )
 
-// anyReceipt reads receipt id of any merchant (the customer's pages and polling); an unknown id
-// is "Receipt not found".
+// anyReceipt reads receipt id of any merchant (the customer's pages and polling); one the read
+// model does not show yet is folded from its events; an unknown id is "Receipt not found".
 func (s *Server) anyReceipt(c echo.Context, id string) (readmodels.ReceiptRow, error) {
 	row, err := s.receipts.Get(c.Request().Context(), "", id)
 	if errors.Is(err, readmodels.ErrNotFound) {
-		return row, commands.ErrReceiptNotFound
+		row.State, err = s.receiptFromEvents(c.Request().Context(), id)
+		if errors.Is(err, errReceiptNotFound) {
+			return row, commands.ErrReceiptNotFound
+		}
 	}
 	return row, err
 }

@@ -245,8 +245,16 @@ func (s *Server) ownReceipt(c echo.Context, id string) (readmodels.ReceiptRow, e
 	return row, err
 }
 
+// getReceipt answers the caller's receipt; one the read model does not show (not applied yet, or
+// its row taken back by a crash of PostgreSQL) is folded from its events, as the status read does.
 func (s *Server) getReceipt(c echo.Context) error {
 	row, err := s.ownReceipt(c, c.Param("id"))
+	if errors.Is(err, errReceiptNotFound) {
+		row.State, err = s.receiptFromEvents(c.Request().Context(), c.Param("id"))
+		if p, _ := PrincipalFrom(c); err == nil && row.State.Receipt.Merchant != p.Wallet {
+			err = errReceiptNotFound
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -312,18 +320,27 @@ func (s *Server) receiptStatus(c echo.Context) error {
 // projector's asynchronous commit while its event is stored. The event log is the truth, so the
 // status is folded from it (not cached); only a receipt without events is not found.
 func (s *Server) statusFromEvents(ctx context.Context, id string) (cachedStatus, error) {
-	st, err := s.aggregates.ReceiptState(ctx, id)
+	st, err := s.receiptFromEvents(ctx, id)
 	if err != nil {
 		return cachedStatus{}, err
 	}
-	if !st.Exists {
-		// Accepted in degraded mode by this instance and not replayed yet.
-		if st, ok := s.journaled.Journaled(id); ok {
-			return s.statusOf(st)
-		}
-		return cachedStatus{}, errReceiptNotFound
-	}
 	return s.statusOf(st)
+}
+
+// receiptFromEvents is receipt id (of any merchant) folded from its events, or accepted in
+// degraded mode by this instance and not replayed yet; errReceiptNotFound when neither.
+func (s *Server) receiptFromEvents(ctx context.Context, id string) (receipt.State, error) {
+	st, err := s.aggregates.ReceiptState(ctx, id)
+	if err != nil {
+		return receipt.State{}, err
+	}
+	if st.Exists {
+		return st, nil
+	}
+	if st, ok := s.journaled.Journaled(id); ok {
+		return st, nil
+	}
+	return receipt.State{}, errReceiptNotFound
 }
 
 // statusOf renders the status read of a receipt the read model does not show yet.

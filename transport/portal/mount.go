@@ -94,13 +94,22 @@ func (s *handlers) routes() {
 }
 
 // anyReceipt reads receipt id of any merchant (the customer's pages and polling); an unknown id
-// is "Receipt not found".
+// is "Receipt not found". A receipt the read model does not show (the projector has not applied
+// it yet, or a crash of PostgreSQL took its row back while its event is stored) is folded from
+// its events: the customer sent to its page right after the order must not read that it does
+// not exist.
 func (s *handlers) anyReceipt(c echo.Context, id string) (readmodels.ReceiptRow, error) {
 	row, err := s.Receipts.Get(c.Request().Context(), "", id)
-	if errors.Is(err, readmodels.ErrNotFound) {
+	if !errors.Is(err, readmodels.ErrNotFound) {
+		return row, err
+	}
+	if row.State, err = s.States.ReceiptState(c.Request().Context(), id); err != nil {
+		return row, err
+	}
+	if !row.State.Exists {
 		return row, commands.ErrReceiptNotFound
 	}
-	return row, err
+	return row, nil
 }
 
 func nullable(s string) *string {
