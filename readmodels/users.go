@@ -78,6 +78,14 @@ type UserQuery struct {
 // ErrSelfFollow is a follow of one's own wallet.
 var ErrSelfFollow = errors.New("a wallet cannot follow itself")
 
+// MaxFollowing bounds how many wallets one wallet follows. Any address can be followed, profile
+// or not, so without a bound one session adds a row per request for ever (600 a minute at the
+// default rate limit), and every count and page of that wallet's follows grows with it.
+const MaxFollowing = 5_000
+
+// ErrTooManyFollows is a new follow of a wallet that follows MaxFollowing wallets already.
+var ErrTooManyFollows = fmt.Errorf("a wallet follows at most %d wallets; unfollow one before following another", MaxFollowing)
+
 // Users stores profiles, presence and follows; XP is written by the users projection.
 type Users struct {
 	pool *pgxpool.Pool
@@ -152,21 +160,50 @@ func (s *Users) Heartbeat(ctx context.Context, wallet string, p Presence, now ti
 	return u, nil
 }
 
-// Follow makes follower follow followee (again: no change). Errors: ErrSelfFollow.
+// Follow makes follower follow followee (again: no change). Errors: ErrSelfFollow,
+// ErrTooManyFollows (a new follow past MaxFollowing; the count and the insert run under a
+// per-follower lock, so racing follows cannot pass it).
 func (s *Users) Follow(ctx context.Context, follower, followee string, now time.Time) error {
 	follower, followee = strings.ToLower(follower), strings.ToLower(followee)
 	if follower == followee {
 		return ErrSelfFollow
 	}
-	tag, err := s.pool.Exec(ctx, `INSERT INTO follows (follower, followee, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-		follower, followee, now)
+	added, err := s.follow(ctx, follower, followee, now)
 	if err != nil {
-		return fmt.Errorf("follow: %w", err)
+		return err
 	}
-	if tag.RowsAffected() > 0 {
+	if added {
 		s.wroteFollow(ctx, follower, followee)
 	}
 	return nil
+}
+
+func (s *Users) follow(ctx context.Context, follower, followee string, now time.Time) (added bool, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('payledger follows:' || $1::text, 0))`, follower); err != nil {
+			return err
+		}
+		var exists bool
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM follows WHERE follower = $1 AND followee = $2),
+				(SELECT count(*) FROM follows WHERE follower = $1)`, follower, followee).Scan(&exists, &n); err != nil {
+			return err
+		}
+		if exists {
+			return nil
+		}
+		if n >= MaxFollowing {
+			return ErrTooManyFollows
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO follows (follower, followee, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+			follower, followee, now)
+		added = err == nil && tag.RowsAffected() > 0
+		return err
+	})
+	if err != nil && !errors.Is(err, ErrTooManyFollows) {
+		return false, fmt.Errorf("follow: %w", err)
+	}
+	return added, err
 }
 
 // Unfollow ends follower's follow of followee; it reports whether there was one. Errors: ErrSelfFollow.

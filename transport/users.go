@@ -421,6 +421,9 @@ func (s *Server) follow(c echo.Context) error {
 		return err
 	}
 	if err := s.users.Follow(c.Request().Context(), me, them, s.now()); err != nil {
+		if errors.Is(err, readmodels.ErrTooManyFollows) {
+			return InvalidInput(err.Error())
+		}
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"ok": true, "wallet": them, "following": true})
