@@ -152,6 +152,10 @@ func selectTax(explicit *json.Number, code string, comps []string) (money.Rate, 
 		if r, err = money.ParseRate(explicit.String()); err != nil || r.Sign() < 0 || r.Cmp(money.MustRate("1")) > 0 {
 			return money.Rate{}, "", nil, Invalid("taxRate must be a number from 0 to 1")
 		}
+		// The rate the receipt records (Rate.String: 12 decimals) is the rate applied, so that its
+		// tax is what its taxRate says: 0.07249999999999999 (a float's sum) recorded as 0.0725
+		// but applied as given made $2.00 of tax $0.14 where the receipt's own rate gives $0.15.
+		r = money.MustRate(r.String())
 		if code == "" {
 			return r, "", nil, nil
 		}

@@ -50,3 +50,23 @@ func TestOrderTaxComponentsWithExplicitRate(t *testing.T) {
 		t.Fatalf("explicit rate alone: %v", r)
 	}
 }
+
+// The tax of an order with an explicit taxRate is computed at the rate the receipt records (12
+// decimals): a rate such as 0.07249999999999999 (a float sum in the merchant's code) was recorded
+// as 0.0725 but applied as given, so $2.00 taxable showed taxRate 0.0725 and tax $0.14, where the
+// receipt's own rate gives $0.145, half-up $0.15.
+func TestOrderExplicitTaxRateIsTheRecordedRate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	m := e.merchant(true)
+	e.item(m, `{"sku":"pen","name":"Pen","priceUsd":2,"taxable":true}`)
+	rec := e.dev(m, http.MethodPost, "/api/orders", `{"items":[{"sku":"pen","qty":1}],"taxRate":0.07249999999999999}`)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("order: %d %s", rec.Code, rec.Body)
+	}
+	r := decode(t, rec)["receipt"].(map[string]any)
+	lines := r["lineItems"].([]any)
+	if r["taxRate"] != 0.0725 || r["taxUsd"] != 0.15 || lines[1].(map[string]any)["priceUsd"] != 0.15 {
+		t.Fatalf("taxRate %v, taxUsd %v, tax line %v", r["taxRate"], r["taxUsd"], lines[1])
+	}
+}
