@@ -54,12 +54,47 @@ func scanPlan(row pgx.Row) (Plan, error) {
 	return p, err
 }
 
-// Create stores a new plan (ID, Wallet, Name, Description, Price, Period; active).
+// MaxPlans is how many active plans one merchant wallet may have: any wallet can sign in, and
+// the public plan list of a wallet that made plans without end (at the per-wallet rate limit,
+// hundreds of thousands a day) was read and answered whole, to anyone, on every request.
+const MaxPlans = 1000
+
+// ErrTooManyPlans: the wallet has MaxPlans active plans already.
+var ErrTooManyPlans = errors.New("too many active subscription plans")
+
+// underPlanBound is the condition (SQL) that wallet $2 has fewer than $bound active plans.
+func underPlanBound(bound string) string {
+	return `(SELECT count(*) FROM subscription_plans WHERE wallet = $2 AND active) < ` + bound
+}
+
+// lockedForWallet runs f in a transaction holding wallet's plan lock to commit, so that
+// concurrent writes cannot each count the others' uncommitted plans as absent.
+func (s *Plans) lockedForWallet(ctx context.Context, wallet string, f func(tx pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('payledger plans:' || $1::text, 0))`, wallet); err != nil {
+			return err
+		}
+		return f(tx)
+	})
+}
+
+// Create stores a new plan (ID, Wallet, Name, Description, Price, Period; active). Errors:
+// ErrTooManyPlans.
 func (s *Plans) Create(ctx context.Context, p Plan, now time.Time) (Plan, error) {
-	return scanPlan(s.pool.QueryRow(ctx, `INSERT INTO subscription_plans
-		(plan_id, wallet, name, description, price_cents, period, active, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, true, $7, $7) RETURNING `+planColumns,
-		p.ID, strings.ToLower(p.Wallet), p.Name, p.Description, int64(p.Price), p.Period, now))
+	wallet := strings.ToLower(p.Wallet)
+	var out Plan
+	err := s.lockedForWallet(ctx, wallet, func(tx pgx.Tx) error {
+		var err error
+		out, err = scanPlan(tx.QueryRow(ctx, `INSERT INTO subscription_plans
+			(plan_id, wallet, name, description, price_cents, period, active, created_at, updated_at)
+			SELECT $1, $2, $3, $4, $5, $6, true, $7, $7 WHERE `+underPlanBound("$8")+` RETURNING `+planColumns,
+			p.ID, wallet, p.Name, p.Description, int64(p.Price), p.Period, now, MaxPlans))
+		if errors.Is(err, ErrNotFound) {
+			return ErrTooManyPlans
+		}
+		return err
+	})
+	return out, err
 }
 
 // Get returns the plan with id, active or not, or ErrNotFound.
@@ -67,32 +102,45 @@ func (s *Plans) Get(ctx context.Context, id string) (Plan, error) {
 	return scanPlan(s.pool.QueryRow(ctx, `SELECT `+planColumns+` FROM subscription_plans WHERE plan_id = $1`, id))
 }
 
-// Update changes the given fields of plan id if it belongs to wallet. Errors: ErrNotFound when
-// no plan has the id, ErrNotOwner when it belongs to another wallet.
+// Update changes the given fields of plan id if it belongs to wallet; an inactive plan is made
+// active only while the wallet has fewer than MaxPlans active ones. Errors: ErrNotFound when no
+// plan has the id, ErrNotOwner when it belongs to another wallet, ErrTooManyPlans.
 func (s *Plans) Update(ctx context.Context, id, wallet string, patch PlanPatch, now time.Time) (Plan, error) {
 	var price *int64
 	if patch.Price != nil {
 		v := int64(*patch.Price)
 		price = &v
 	}
-	p, err := scanPlan(s.pool.QueryRow(ctx, `UPDATE subscription_plans SET
-		name = coalesce($3, name), description = coalesce($4, description),
-		price_cents = coalesce($5, price_cents), period = coalesce($6, period),
-		active = coalesce($7, active), updated_at = $8
-		WHERE plan_id = $1 AND wallet = $2 RETURNING `+planColumns,
-		id, strings.ToLower(wallet), patch.Name, patch.Description, price, patch.Period, patch.Active, now))
-	if errors.Is(err, ErrNotFound) {
-		if _, gerr := s.Get(ctx, id); gerr == nil {
-			return Plan{}, ErrNotOwner
-		}
+	wallet = strings.ToLower(wallet)
+	var p Plan
+	err := s.lockedForWallet(ctx, wallet, func(tx pgx.Tx) error {
+		var err error
+		p, err = scanPlan(tx.QueryRow(ctx, `UPDATE subscription_plans SET
+			name = coalesce($3, name), description = coalesce($4, description),
+			price_cents = coalesce($5, price_cents), period = coalesce($6, period),
+			active = coalesce($7, active), updated_at = $8
+			WHERE plan_id = $1 AND wallet = $2 AND ($7 IS NOT TRUE OR active OR `+underPlanBound("$9")+`) RETURNING `+planColumns,
+			id, wallet, patch.Name, patch.Description, price, patch.Period, patch.Active, now, MaxPlans))
+		return err
+	})
+	if !errors.Is(err, ErrNotFound) {
+		return p, err
 	}
-	return p, err
+	switch got, gerr := s.Get(ctx, id); {
+	case gerr != nil:
+		return Plan{}, gerr
+	case got.Wallet != wallet:
+		return Plan{}, ErrNotOwner
+	default:
+		return Plan{}, ErrTooManyPlans
+	}
 }
 
-// ListActive returns wallet's active plans, oldest first.
+// ListActive returns wallet's active plans, oldest first (at most MaxPlans, for wallets that
+// made more before the bound).
 func (s *Plans) ListActive(ctx context.Context, wallet string) ([]Plan, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+planColumns+` FROM subscription_plans
-		WHERE wallet = $1 AND active ORDER BY created_at, plan_id`, strings.ToLower(wallet))
+		WHERE wallet = $1 AND active ORDER BY created_at, plan_id LIMIT $2`, strings.ToLower(wallet), MaxPlans)
 	if err != nil {
 		return nil, fmt.Errorf("list plans: %w", err)
 	}

@@ -3,6 +3,8 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -121,6 +123,15 @@ func ownWallet(c echo.Context, wallet *string, required bool) (string, error) {
 	return strings.ToLower(sess.Wallet), nil
 }
 
+// planError answers a plan write's error: the bound on a merchant's active plans is the
+// caller's (400 naming it); every other error is errors.go's.
+func planError(err error) error {
+	if errors.Is(err, readmodels.ErrTooManyPlans) {
+		return InvalidInput(fmt.Sprintf("a merchant has at most %d active plans; deactivate or change one (PUT)", readmodels.MaxPlans))
+	}
+	return err
+}
+
 func (s *Server) createPlan(c echo.Context) error {
 	var b planBody
 	if err := DecodeJSON(c, &b); err != nil {
@@ -144,7 +155,7 @@ func (s *Server) createPlan(c echo.Context) error {
 	p, err := s.plans.Create(c.Request().Context(), readmodels.Plan{ID: "plan_" + newID(), Wallet: wallet,
 		Name: *patch.Name, Description: desc, Price: *patch.Price, Period: *patch.Period}, s.now())
 	if err != nil {
-		return err
+		return planError(err)
 	}
 	return c.JSON(http.StatusCreated, map[string]any{"success": true, "plan": viewPlan(p)})
 }
@@ -167,7 +178,7 @@ func (s *Server) updatePlan(c echo.Context) error {
 	}
 	p, err := s.plans.Update(c.Request().Context(), *b.PlanID, wallet, patch, s.now())
 	if err != nil {
-		return err
+		return planError(err)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"success": true, "plan": viewPlan(p)})
 }
