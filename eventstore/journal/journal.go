@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -111,11 +112,23 @@ func Open(path string) (*Journal, error) {
 
 // open reads the journal at path, cutting a torn tail; the caller holds the lock.
 func open(path string) (*Journal, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o600)
+	created := err == nil
+	if errors.Is(err, fs.ErrExist) {
+		f, err = os.OpenFile(path, os.O_RDWR, 0o600)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
 	_ = f.Close()
+	if created {
+		// An entry's fsync makes its bytes durable, not the new file's name in its folder: a
+		// crash could lose a fresh journal, acknowledged entries and all. The folder (and its
+		// own, which MkdirAll may just have made) are synced once, when the file is new; best
+		// effort, as after a drain's rename (some systems cannot sync a folder).
+		dir := filepath.Dir(path)
+		_, _ = syncDir(dir), syncDir(filepath.Dir(dir))
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
@@ -357,9 +370,17 @@ func (j *Journal) keepOnly(kept [][]byte, size int, stored []string) error {
 	if err := os.Rename(tmp, j.path); err != nil {
 		return fmt.Errorf("replace journal: %w", err)
 	}
-	if d, err := os.Open(filepath.Dir(j.path)); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
+	_ = syncDir(filepath.Dir(j.path))
 	return nil
+}
+
+// syncDir fsyncs the folder dir, so that the names in it (a new or renamed journal) survive a
+// crash. A variable: a test records the calls.
+var syncDir = func(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
