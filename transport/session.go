@@ -284,8 +284,12 @@ func (s *Server) setCookie(c echo.Context, name, value string, httpOnly bool, ex
 }
 
 // logout ends the presented session on the server (its token id is refused until it expires),
-// then clears both cookies. A cookie that is not a valid session only gets cleared.
+// then clears both cookies. A cookie that is not a valid session only gets cleared. A browser's
+// request from another site's page changes nothing (errForeignOrigin).
 func (s *Server) logout(c echo.Context) error {
+	if foreignOrigin(c.Request(), s.cfg.PublicBaseURL) {
+		return errForeignOrigin
+	}
 	if _, claims, err := s.parseSession(c); err == nil {
 		if err := s.sessions.Revoke(c.Request().Context(), claims.ID, claims.ExpiresAt.Time, s.now()); err != nil {
 			return err // not ended: the cookies stay, so the caller can retry
@@ -295,6 +299,30 @@ func (s *Server) logout(c echo.Context) error {
 	}
 	s.clearSession(c)
 	return c.JSON(http.StatusOK, map[string]any{"ok": true})
+}
+
+var errForeignOrigin = NewError(http.StatusForbidden, "forbidden", "Insufficient scope or origin enforcement failed")
+
+// foreignOrigin reports whether r was sent by a browser from another site's page: its Origin is
+// "null" or names neither the host r was sent to nor the public base URL's. Logout takes no CSRF
+// token (a client that lost it must still be able to end its session), so a page elsewhere could
+// end a merchant's session (on a sibling host, whose POSTs carry the Lax cookie) or clear its
+// cookies; browsers send Origin with every cross-origin POST. A request without Origin is not a
+// browser's cross-site one.
+func foreignOrigin(r *http.Request, publicBaseURL string) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return true
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return false
+	}
+	base, err := url.Parse(publicBaseURL)
+	return err != nil || base.Host == "" || !strings.EqualFold(u.Host, base.Host)
 }
 
 // logoutAll ends every session of the signed-in wallet issued up to now, on every device (a
