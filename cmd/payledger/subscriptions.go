@@ -8,16 +8,23 @@ import (
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/cmd/payledger/app"
+	"github.com/payledger/payledger/domain/subscription"
 )
 
 // subscriptionChain is what subscription creation checks permissions against: the operator
 // (CHAIN_OPERATOR_KEY's address) as spender, USDC from CHAIN_TOKENS as token, and the EIP-712
-// domain of SPEND_PERMISSION_MANAGER on CHAIN_ID. Without all three, subscriptions are not
-// configured (creation answers 503).
+// domain of SPEND_PERMISSION_MANAGER on CHAIN_ID. Without all three, or with a USDC of other
+// than 6 decimals, subscriptions are not configured (creation answers 503).
 func subscriptionChain(cfg config, log zerolog.Logger) app.Subscriptions {
 	usdc, ok := chain.FindToken(cfg.ChainTokens, "USDC")
 	if cfg.OperatorKey == "" || cfg.SpendPermissionManager == "" || !ok {
 		log.Warn().Msg("subscriptions are not configured: CHAIN_OPERATOR_KEY, SPEND_PERMISSION_MANAGER and USDC in CHAIN_TOKENS are needed")
+		return app.Subscriptions{}
+	}
+	if usdc.Decimals != subscription.USDCDecimals {
+		// Plan prices become USDC base units at 6 decimals (spec): with another count every charge
+		// would move a wrong amount (at 18, 10^-12 of the price).
+		log.Warn().Uint8("decimals", usdc.Decimals).Msg("subscriptions are not configured: USDC in CHAIN_TOKENS must have 6 decimals")
 		return app.Subscriptions{}
 	}
 	key, err := crypto.HexToECDSA(strings.TrimPrefix(cfg.OperatorKey, "0x"))
