@@ -58,6 +58,8 @@ type Issued struct {
 	State    receipt.State
 	Result   eventstore.AppendResult // zero when Degraded
 	Degraded bool                    // journaled while the datastore is down; stored when it is back
+	// Replayed: the Idempotency-Key was bound by an earlier request, whose receipt this is.
+	Replayed bool
 }
 
 // Issuer stores new receipts.
@@ -108,6 +110,7 @@ func (i *Issuer) Issue(ctx context.Context, g receipt.Generated, how Issue) (Iss
 		replay, g.ReceiptID = id != g.ReceiptID, id
 	}
 	issued, err := i.generate(ctx, g, how, replay)
+	issued.Replayed = replay && err == nil
 	var no notStored
 	if errors.As(err, &no) {
 		err = no.err

@@ -85,6 +85,9 @@ func (s *Server) issueOf(c echo.Context, p Principal, rawBody []byte) commands.I
 // read model cannot be waited for then; a 503 would invite a retry that orders it twice).
 func (s *Server) renderIssued(c echo.Context, issued commands.Issued, status int) error {
 	id := issued.State.Receipt.ReceiptID
+	if issued.Replayed { // as the Idempotency-Key middleware marks its replays
+		c.Response().Header().Set(idemReplayed, "true")
+	}
 	degraded := func(what string) error {
 		zerolog.Ctx(c.Request().Context()).Warn().Str("receipt_id", id).Msg("degraded mode: " + what)
 		return c.JSON(http.StatusOK, map[string]any{"ok": true, "degraded": true, "reason": "datastore_unavailable", "receipt": viewReceipt(issued.State)})
