@@ -38,14 +38,16 @@ func (u User) LiveAt(now time.Time) bool {
 	return u.Live && u.LastHeartbeat != nil && now.Sub(*u.LastHeartbeat) <= LiveWindow
 }
 
-// Presence is u's presence at now as others see it: live and the last heartbeat, withheld
-// (false, nil) unless u lists itself publicly (SpacePublic, the spec's "controls public live
-// listing"): a user out of /api/users/live is not shown live in searches, GraphQL or follows.
-func (u User) Presence(now time.Time) (live bool, lastHeartbeat *time.Time) {
+// Presence is u's presence at now as others see it: live, the last heartbeat and lastSeen,
+// withheld (false, nil, nil) unless u lists itself publicly (SpacePublic, the spec's "controls
+// public live listing"): a user out of /api/users/live is not shown live in searches, GraphQL or
+// follows. lastSeen is withheld with the heartbeat: only a heartbeat writes it, with the same
+// time, so it told others when a private user's last heartbeat was to the millisecond.
+func (u User) Presence(now time.Time) (live bool, lastHeartbeat, lastSeen *time.Time) {
 	if !u.SpacePublic {
-		return false, nil
+		return false, nil, nil
 	}
-	return u.LiveAt(now), u.LastHeartbeat
+	return u.LiveAt(now), u.LastHeartbeat, u.LastSeen
 }
 
 // ProfilePatch holds the profile fields to change; nil fields stay as they are.

@@ -94,12 +94,13 @@ type liveUserView struct {
 	Platform      string   `json:"platform"`
 }
 
-// viewUser is u as others see it (its presence withheld unless public: User.Presence).
+// viewUser is u as others see it (its presence, lastSeen included, withheld unless public:
+// User.Presence).
 func viewUser(u readmodels.User, now time.Time) userView {
-	live, heartbeat := u.Presence(now)
+	live, heartbeat, seen := u.Presence(now)
 	return userView{
 		Wallet: u.Wallet, DisplayName: u.DisplayName, PfpURL: u.PfpURL, XP: u.XP,
-		Live: live, LastSeen: unixMs(u.LastSeen), LastHeartbeat: unixMs(heartbeat),
+		Live: live, LastSeen: unixMs(seen), LastHeartbeat: unixMs(heartbeat),
 		Domains: tags(u.Domains), Platforms: tags(u.Platforms), Languages: tags(u.Languages),
 	}
 }
@@ -108,7 +109,7 @@ func viewUser(u readmodels.User, now time.Time) userView {
 func viewOwnUser(u readmodels.User, now time.Time) ownUserView {
 	v := ownUserView{userView: viewUser(u, now), SpacePublic: u.SpacePublic, SpaceURL: u.SpaceURL,
 		Platform: u.Platform, LiveSince: unixMs(u.LiveSince)}
-	v.Live, v.LastHeartbeat = u.LiveAt(now), unixMs(u.LastHeartbeat)
+	v.Live, v.LastHeartbeat, v.LastSeen = u.LiveAt(now), unixMs(u.LastHeartbeat), unixMs(u.LastSeen)
 	return v
 }
 

@@ -70,9 +70,9 @@ type FollowConnection struct {
 // newUser is u at now; it announces u's wallet to the request's count loader.
 func newUser(u readmodels.User, now time.Time, counts *countLoader) User {
 	counts.expect(u.Wallet)
-	live, heartbeat := u.Presence(now) // withheld unless public
+	live, heartbeat, seen := u.Presence(now) // withheld unless public
 	return User{counts: counts, Wallet: u.Wallet, DisplayName: u.DisplayName, PfpURL: u.PfpURL, Xp: u.XP, Live: live,
-		LastSeen: unixMs(u.LastSeen), LastHeartbeat: unixMs(heartbeat),
+		LastSeen: unixMs(seen), LastHeartbeat: unixMs(heartbeat),
 		Domains: tags(u.Domains), Platforms: tags(u.Platforms), Languages: tags(u.Languages)}
 }
 
