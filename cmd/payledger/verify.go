@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -33,6 +34,7 @@ type verifyOptions struct {
 	checkpointOut string
 	key           []byte
 	now           func() time.Time
+	heldBackEvery time.Duration // 0: heldBackEvery
 }
 
 // verifyCommand walks the hash chains of every stream (or one) and reports the first broken link;
@@ -107,7 +109,8 @@ func verifyWith(ctx context.Context, store eventstore.Store, o verifyOptions, lo
 	if cp != nil {
 		check = cp.CheckEvent
 	}
-	brk, walk, err := eventstore.WalkLog(ctx, store, head, progressReporter(log, "verify"), check)
+	held := &heldBackNotice{LogReader: store, log: log, every: cmp.Or(o.heldBackEvery, heldBackEvery)}
+	brk, walk, err := eventstore.WalkLog(ctx, held, head, progressReporter(log, "verify"), check)
 	if err != nil {
 		return err
 	}

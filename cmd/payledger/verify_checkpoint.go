@@ -1,12 +1,48 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/eventstore"
 )
+
+// heldBackEvery is how often a walk that waits for held-back events says so.
+const heldBackEvery = 10 * time.Second
+
+// heldBackNotice reads the log for a walk up to its head and warns, every `every`, while the
+// reads come back empty before the head: PostgreSQL holds committed events back while an older
+// transaction is still open anywhere on the server (its snapshot horizon), and `verify` used to
+// wait for it in silence, for as long as a forgotten session or a long job kept it open.
+type heldBackNotice struct {
+	eventstore.LogReader
+	log         zerolog.Logger
+	every       time.Duration
+	since, last time.Time // the current wait's first empty read, and its last warning
+}
+
+func (h *heldBackNotice) ReadAll(ctx context.Context, from eventstore.Position, limit int) ([]eventstore.RecordedEvent, error) {
+	evs, err := h.LogReader.ReadAll(ctx, from, limit)
+	if err != nil || len(evs) > 0 {
+		h.since = time.Time{}
+		return evs, err
+	}
+	now := time.Now()
+	if h.since.IsZero() {
+		h.since, h.last = now, now
+	}
+	if now.Sub(h.last) >= h.every {
+		h.last = now
+		h.log.Warn().Str("task", "verify").Str("after", from.String()).Dur("waiting", now.Sub(h.since)).
+			Msg("events before the log's head are held back while an older transaction is still open in the database; waiting for it to end")
+	}
+	return evs, err
+}
 
 // readCheckpointFile reads the checkpoint at path, refused unless key signed it.
 func readCheckpointFile(path string, key []byte) (eventstore.Checkpoint, error) {
