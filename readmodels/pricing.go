@@ -63,9 +63,19 @@ func (p *Prices) Set(ctx context.Context, prices []Price) error {
 type Usage struct {
 	pool *pgxpool.Pool
 	now  func() time.Time
-	mu   sync.Mutex
-	n    map[usageKey]int64
+	// Every is how often Run flushes (usageFlushEvery unless a test shortens it).
+	Every time.Duration
+	mu    sync.Mutex
+	n     map[usageKey]int64
 }
+
+// usageFlushEvery is Run's pace; after usageFailuresToStop flushes in a row fail, Run returns the
+// last error, so that the worker's supervisor logs it and /healthz names the worker (the counts
+// stay in memory, flushed once a flush succeeds).
+const (
+	usageFlushEvery     = 5 * time.Second
+	usageFailuresToStop = 10
+)
 
 type usageKey struct {
 	wallet string
@@ -74,7 +84,7 @@ type usageKey struct {
 
 // NewUsage returns a counter on pool.
 func NewUsage(pool *pgxpool.Pool, now func() time.Time) *Usage {
-	return &Usage{pool: pool, now: now, n: map[usageKey]int64{}}
+	return &Usage{pool: pool, now: now, Every: usageFlushEvery, n: map[usageKey]int64{}}
 }
 
 // Count adds one call for wallet.
@@ -110,16 +120,23 @@ func (u *Usage) Flush(ctx context.Context) error {
 	return nil
 }
 
-// Run flushes every interval until ctx ends, and once more at the end.
+// Run flushes every u.Every until ctx ends, and once more at the end. A flush that keeps failing
+// (usageFailuresToStop in a row) ends Run with its error: every failure used to be dropped, so
+// billing's apiCalls stopped moving with no log line and no /healthz entry.
 func (u *Usage) Run(ctx context.Context) error {
-	t := time.NewTicker(5 * time.Second)
+	t := time.NewTicker(u.Every)
 	defer t.Stop()
+	failed := 0
 	for {
 		select {
 		case <-ctx.Done():
 			return u.Flush(context.WithoutCancel(ctx))
 		case <-t.C:
-			_ = u.Flush(ctx)
+			if err := u.Flush(ctx); err == nil || ctx.Err() != nil {
+				failed = 0
+			} else if failed++; failed >= usageFailuresToStop {
+				return err
+			}
 		}
 	}
 }
