@@ -95,7 +95,7 @@ func (g *failGate) block(addr string, until, now time.Time) {
 
 // authGate answers 429 to a client address blocked for wrong secrets, before anything is read.
 func (s *Server) authGate(c echo.Context) error {
-	if until, ok := s.gate.blocked(c.RealIP(), s.now()); ok {
+	if until, ok := s.gate.blocked(ClientKey(c), s.now()); ok {
 		return s.rateLimited(c, "authfail", until)
 	}
 	return nil
@@ -104,7 +104,7 @@ func (s *Server) authGate(c echo.Context) error {
 // authFailed counts a wrong secret or signature of the client address: refused (failure), or
 // 429 once the address is over authFailuresPerMinute, which also blocks it (authGate).
 func (s *Server) authFailed(c echo.Context, failure error) error {
-	addr := c.RealIP()
+	addr := ClientKey(c)
 	res, err := s.limiter.Allow(c.Request().Context(), "authfail:"+addr, authFailuresPerMinute)
 	if err != nil || res.Allowed {
 		return failure
@@ -116,11 +116,32 @@ func (s *Server) authFailed(c echo.Context, failure error) error {
 // limitByIP limits public routes per client address.
 func (s *Server) limitByIP(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if err := s.limit(c, "ip:"+c.RealIP(), s.cfg.PublicLimitPerMinute); err != nil {
+		if err := s.limit(c, "ip:"+ClientKey(c), s.cfg.PublicLimitPerMinute); err != nil {
 			return err
 		}
 		return next(c)
 	}
+}
+
+// ClientKey is who a client is for the per-address limits: its IPv4 address, or the /64 its IPv6
+// address is in. A host picks any address of its /64 at will (privacy addresses, one per
+// connection if it likes), so a limit per IPv6 address limited nothing: every request from a new
+// address of the same network was a new client. A /64 is one subscriber's (one household, one
+// phone), the unit providers assign.
+func ClientKey(c echo.Context) string {
+	ip := c.RealIP()
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	if a = a.Unmap(); a.Is4() {
+		return a.String()
+	}
+	p, err := a.WithZone("").Prefix(64)
+	if err != nil {
+		return ip
+	}
+	return p.String()
 }
 
 // clientAddress is how the client's address is found: the connection's, or, with trusted

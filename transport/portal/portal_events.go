@@ -63,7 +63,7 @@ func paymentView(st receipt.State) *page.Payment {
 // is a plain 404 before any stream.
 func (s *handlers) portalEvents(c echo.Context) error {
 	id := c.Param("id")
-	addr := c.RealIP()
+	addr := transport.ClientKey(c) // an IPv6 client's /64: it has every address in it
 	if !s.streams.Take(addr) {
 		return transport.NoSlot("Too many open event streams from this address, or on this instance", time.Now())
 	}
