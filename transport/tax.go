@@ -22,11 +22,13 @@ type jurisdictionView struct {
 }
 
 func (s *Server) taxCatalog(c echo.Context) error {
-	filter := strings.ToUpper(strings.TrimSpace(c.QueryParam("jurisdiction")))
+	filter := strings.TrimSpace(c.QueryParam("jurisdiction"))
 	out := []jurisdictionView{}
 	for _, j := range tax.All() {
-		if filter != "" && j.Code != strings.TrimPrefix(filter, "EU-") {
-			continue
+		if filter != "" {
+			if found, err := tax.Lookup(filter); err != nil || found.Code != j.Code {
+				continue // the jurisdiction an order naming filter is taxed under, and only it
+			}
 		}
 		v := jurisdictionView{Code: j.Code, Name: j.Name, TotalRate: j.Total().Float(), Components: []componentView{}}
 		for _, comp := range j.Components {

@@ -52,15 +52,28 @@ var (
 )
 
 // Lookup finds a jurisdiction by code, case-insensitively; EU members are also found as "EU-DE".
+// Only EU members: "EU-US-CA" is no jurisdiction (it was found as US-CA, and an order naming it
+// was taxed and recorded as California). Errors: ErrUnknownJurisdiction.
 func Lookup(code string) (Jurisdiction, error) {
 	c := strings.ToUpper(strings.TrimSpace(code))
-	c = strings.TrimPrefix(c, "EU-")
+	if member, ok := strings.CutPrefix(c, "EU-"); ok && euMembers[member] {
+		c = member
+	}
 	j, ok := byCode[c]
 	if !ok {
 		return Jurisdiction{}, fmt.Errorf("%w: %q", ErrUnknownJurisdiction, code)
 	}
 	return j, nil
 }
+
+// euMembers are the codes of euRows, the members "EU-" may prefix.
+var euMembers = func() map[string]bool {
+	m := make(map[string]bool, len(euRows))
+	for _, r := range euRows {
+		m[r.code] = true
+	}
+	return m
+}()
 
 // Select keeps only the named components of j (all of them when names is empty).
 func Select(j Jurisdiction, names []string) (Jurisdiction, error) {
