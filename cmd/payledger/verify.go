@@ -99,6 +99,15 @@ func verifyWith(ctx context.Context, store eventstore.Store, o verifyOptions, lo
 		}
 		cp = &c
 	}
+	var out *checkpointOut
+	if o.checkpointOut != "" {
+		// Before the walk, which may take hours: a path that cannot be written fails now.
+		var err error
+		if out, err = createCheckpointFile(o.checkpointOut); err != nil {
+			return err
+		}
+		defer out.discard()
+	}
 	// The walk ends at the head committed when it starts; an event appended meanwhile is
 	// checked by the next run.
 	head, err := store.Head(ctx)
@@ -117,11 +126,11 @@ func verifyWith(ctx context.Context, store eventstore.Store, o verifyOptions, lo
 	if err := verdictAgainst(stdout, brk, walk, head, cp, o.checkpoint); err != nil {
 		return err
 	}
-	if o.checkpointOut == "" {
+	if out == nil {
 		return nil
 	}
 	c := eventstore.Checkpoint{CreatedAt: o.now(), Head: head, Events: walk.Events, Streams: walk.Heads}
-	if err := writeCheckpointFile(o.checkpointOut, c, o.key); err != nil {
+	if err := out.write(c, o.key); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "checkpoint written to %s: %d streams, %d events, head %s\n", o.checkpointOut, len(c.Streams), c.Events, head)

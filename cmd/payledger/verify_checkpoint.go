@@ -54,33 +54,54 @@ func readCheckpointFile(path string, key []byte) (eventstore.Checkpoint, error) 
 	return eventstore.ReadCheckpoint(f, key)
 }
 
-// writeCheckpointFile writes c, signed with key, to path: to a file beside it first, synced and
-// renamed into place, so a crash leaves the old checkpoint or the new one (the same path as
-// --checkpoint's rolls it forward). The file is the operator's only (0600).
-func writeCheckpointFile(path string, c eventstore.Checkpoint, key []byte) error {
+// checkpointOut is a checkpoint file being written: a temporary file beside path, created
+// before the walk (a path that cannot be written fails at once, not after hours of walking),
+// written, synced and renamed into place once the log verified, so a crash leaves the old
+// checkpoint or the new one (the same path as --checkpoint's rolls it forward). 0600: the
+// operator's only.
+type checkpointOut struct {
+	path string
+	f    *os.File
+}
+
+func createCheckpointFile(path string) (*checkpointOut, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
 	if err != nil {
+		return nil, fmt.Errorf("checkpoint-out: %w", err)
+	}
+	return &checkpointOut{path: path, f: f}, nil
+}
+
+// discard removes the temporary file unless write renamed it into place.
+func (o *checkpointOut) discard() {
+	_ = o.f.Close()
+	_ = os.Remove(o.f.Name())
+}
+
+// write writes c, signed with key, and renames the file into place.
+func (o *checkpointOut) write(c eventstore.Checkpoint, key []byte) error {
+	if err := eventstore.WriteCheckpoint(o.f, c, key); err != nil {
 		return fmt.Errorf("write checkpoint: %w", err)
 	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // gone once renamed; left only by a failure
-	if err := eventstore.WriteCheckpoint(f, c, key); err != nil {
-		f.Close()
+	if err := o.f.Sync(); err != nil {
 		return fmt.Errorf("write checkpoint: %w", err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
+	if err := o.f.Close(); err != nil {
 		return fmt.Errorf("write checkpoint: %w", err)
 	}
-	if err := f.Close(); err != nil {
+	if err := os.Rename(o.f.Name(), o.path); err != nil {
 		return fmt.Errorf("write checkpoint: %w", err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write checkpoint: %w", err)
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
+	_ = syncFolder(filepath.Dir(o.path))
 	return nil
+}
+
+// syncFolder fsyncs dir, so that a name just renamed into it survives a crash.
+func syncFolder(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }

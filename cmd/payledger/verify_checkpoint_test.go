@@ -8,11 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/memory"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/migrations/pgtest"
 )
@@ -201,5 +204,29 @@ func TestVerifyCheckpointRefusesAWrongKeyOrAnEditedFile(t *testing.T) {
 	l.vars["VERIFY_KEY"] = testVerifyKey
 	if code, out := l.verify(t, "--checkpoint", filepath.Join(t.TempDir(), "none")); code != 1 {
 		t.Fatalf("a missing checkpoint file: exit %d %s", code, out)
+	}
+}
+
+// walkForbidden fails the test if the log is read.
+type walkForbidden struct {
+	eventstore.Store
+	t *testing.T
+}
+
+func (w walkForbidden) Head(context.Context) (eventstore.Position, error) {
+	w.t.Error("the log was walked")
+	return eventstore.Start, nil
+}
+
+// TestVerifyCheckpointOutThatCannotBeWrittenFailsFirst: a --checkpoint-out path that cannot be
+// written (a folder that does not exist) was found only after the whole walk, hours on a large
+// ledger; it now fails before the log is read.
+func TestVerifyCheckpointOutThatCannotBeWrittenFailsFirst(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	o := verifyOptions{checkpointOut: filepath.Join(t.TempDir(), "no-such-folder", "ledger.checkpoint"), key: []byte(testVerifyKey), now: time.Now}
+	err := verifyWith(context.Background(), walkForbidden{memory.New(time.Now), t}, o, zerolog.Nop(), &out)
+	if err == nil || !strings.Contains(err.Error(), "checkpoint-out") {
+		t.Fatalf("an unwritable --checkpoint-out: %v %s", err, out.String())
 	}
 }
