@@ -80,9 +80,39 @@ func rebuildOne(ctx context.Context, pool *pgxpool.Pool, store eventstore.Store,
 	done := make(chan struct{})
 	go func() { defer close(done); _ = runner.Run(runCtx) }()
 	defer func() { cancel(); <-done }()
-	waitCtx, stopWaiting := context.WithTimeout(ctx, 10*time.Minute)
-	defer stopWaiting()
-	return runner.WaitFor(waitCtx, head)
+	return waitCaughtUp(ctx, runner, head, rebuildStall)
+}
+
+// rebuildStall is how long a rebuild's replay may make no progress before the command gives up.
+const rebuildStall = 10 * time.Minute
+
+// catchingUp is what waitCaughtUp watches: a projections.Runner.
+type catchingUp interface {
+	Name() string
+	Position() eventstore.Position
+	WaitFor(ctx context.Context, pos eventstore.Position) error
+}
+
+// waitCaughtUp waits until r reaches head for as long as r keeps moving, and gives up only after
+// stall without progress. A replay takes as long as the log needs (the users projector folds each
+// paid receipt: a million of them is well over 10 minutes), and the command used to give up after
+// 10 minutes in all: exit 1 while the rebuild went on, or, with no serve running, the replay
+// stopped with the command and each new attempt reset the read models again, never finishing.
+func waitCaughtUp(ctx context.Context, r catchingUp, head eventstore.Position, stall time.Duration) error {
+	last := r.Position()
+	for {
+		waitCtx, stop := context.WithTimeout(ctx, stall)
+		err := r.WaitFor(waitCtx, head)
+		stop()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		now := r.Position()
+		if !last.Less(now) {
+			return fmt.Errorf("rebuild %s: no progress for %s at %s (the log's head is %s): %w", r.Name(), stall, now, head, err)
+		}
+		last = now
+	}
 }
 
 // logHead reads the global log through the port up to its committed head: the head's position
