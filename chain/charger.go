@@ -413,3 +413,15 @@ func (c *ChargeOperator) canonicalAtDepth(ctx context.Context, rs []*types.Recei
 	}
 	return out, nil
 }
+
+// Dropped says whether the signed operator transaction raw can never be mined: another
+// transaction of the key took its nonce (mined at the confirmation depth) and it is in no block
+// (Operator.Replaced). A charge recorded and then not broadcast (a crash) loses its nonce to a
+// transaction sent outside the ledger; sending its bytes again is then "nonce too low" for ever.
+func (c *ChargeOperator) Dropped(ctx context.Context, raw []byte) (bool, error) {
+	var tx types.Transaction
+	if err := tx.UnmarshalBinary(raw); err != nil {
+		return false, fmt.Errorf("chain: signed transaction: %w", err)
+	}
+	return c.Replaced(ctx, tx.Hash().Hex(), tx.Nonce())
+}

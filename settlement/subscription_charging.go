@@ -300,7 +300,7 @@ func (h *ChargeSubscriptionsHandler) parts() chargeParts {
 	return chargeParts{
 		due: dueCharges{store: h.store, due: h.due, now: h.now, limit: h.Limit},
 		open: openCharges{store: h.store, ledger: h.ledger, chain: h.chain, token: h.token, lease: h.Lease, limit: h.Limit,
-			claims: claims, wave: wave, log: h.Log},
+			claims: claims, dropped: droppedCharges{chain: h.chain, ledger: h.ledger, token: h.token, claims: claims}, wave: wave, log: h.Log},
 		wave:     wave,
 		releases: splitReleases{chain: h.chain, ledger: h.ledger, splits: h.splits, receipts: receipts, limit: h.Limit, log: h.Log},
 	}

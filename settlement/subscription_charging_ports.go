@@ -47,6 +47,9 @@ type ChargeChain interface {
 	BroadcastAll(ctx context.Context, raws [][]byte) error
 	// Outcomes returns, per hash, the mined transaction's result, nil while it is not mined.
 	Outcomes(ctx context.Context, hashes []string) ([]*TxOutcome, error)
+	// Dropped says whether a signed transaction can never be mined: another transaction of the
+	// operator took its nonce and it is in no block.
+	Dropped(ctx context.Context, raw []byte) (bool, error)
 }
 
 // TxCall is a transaction the operator is about to sign: its target, its call data and the gas

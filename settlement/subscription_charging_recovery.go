@@ -25,12 +25,13 @@ type openCharges struct {
 	chain interface {
 		BroadcastAll(ctx context.Context, raws [][]byte) error
 	}
-	token  uuid.UUID
-	lease  time.Duration
-	limit  int
-	claims chargeClaims
-	wave   chargeWave
-	log    zerolog.Logger
+	token   uuid.UUID
+	lease   time.Duration
+	limit   int
+	claims  chargeClaims
+	dropped droppedCharges // the rows whose transaction lost its nonce
+	wave    chargeWave
+	log     zerolog.Logger
 }
 
 // recover finishes the open rows of subscription id ("" any).
@@ -67,9 +68,13 @@ func (o openCharges) recover(ctx context.Context, id string, meta eventstore.Met
 			o.log.Warn().Err(err).Msg("subscription charging: rebroadcast of open charges")
 		}
 	}
+	all := items
+	if items, err = o.dropped.settle(ctx, items); err != nil {
+		return nil, err
+	}
 	err = o.wave.run(ctx, nil, items, meta)
 	var out []ChargeResult
-	for _, it := range items {
+	for _, it := range all {
 		if it.res != nil {
 			out = append(out, *it.res)
 		}
