@@ -51,6 +51,10 @@ func NewKeys(pool *pgxpool.Pool) *Keys {
 // RevokedChannel is the LISTEN/NOTIFY channel that announces key revocations to every instance.
 const RevokedChannel = "payledger_keys_revoked"
 
+// RevokedKeyChannel announces the id of each key revoked (the payload), so that every instance
+// forgets that key where it keeps keys by id (the keys degraded mode may accept).
+const RevokedKeyChannel = "payledger_key_revoked"
+
 // Cache is the cache of authenticated keys, to register on RevokedChannel: a revocation in any
 // instance empties it in every instance.
 func (k *Keys) Cache() *cache.Cache[APIKey] { return k.cache }
@@ -166,10 +170,13 @@ func (k *Keys) List(ctx context.Context, wallet string) ([]APIKey, error) {
 func (k *Keys) Revoke(ctx context.Context, wallet string, id uuid.UUID) error {
 	// The NOTIFY is delivered at commit, to every instance's cache (this one's included).
 	var found bool
+	// The key's id is announced only when the key is the wallet's: another wallet naming it
+	// changes nothing anywhere.
 	err := k.pool.QueryRow(ctx, `WITH upd AS (
 			UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND wallet = $2 RETURNING id),
-		n AS (SELECT pg_notify('`+RevokedChannel+`', ''))
-		SELECT EXISTS (SELECT 1 FROM upd) FROM n`, id, wallet).Scan(&found)
+		n AS (SELECT pg_notify('`+RevokedChannel+`', '')),
+		named AS (SELECT pg_notify('`+RevokedKeyChannel+`', id::text) FROM upd)
+		SELECT (SELECT count(*) FROM named) > 0 FROM n`, id, wallet).Scan(&found)
 	if err != nil {
 		return fmt.Errorf("revoke key: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/internal/cache"
@@ -25,13 +26,25 @@ const (
 )
 
 // watchRevocations has the announcements of key revocations and ended sessions wake the streams
-// (without inv, none arrive: the streams poll).
+// (without inv, none arrive: the streams poll), and has degraded mode forget each key revoked
+// anywhere (RevokedKeyChannel names it): a revocation this instance heard of is never accepted
+// while the datastore is down.
 func (s *Server) watchRevocations(inv *cache.Invalidations) {
 	s.revocations = cache.NewSignal()
 	if inv != nil {
+		inv.Register(readmodels.RevokedKeyChannel, cache.Subscriber{OnNotify: s.forgetRevokedKey})
 		inv.Register(readmodels.RevokedChannel, s.revocations)
 		inv.Register(readmodels.SessionsEndedChannel, s.revocations)
 	}
+}
+
+// forgetRevokedKey has degraded mode forget the key whose id a revocation announced.
+func (s *Server) forgetRevokedKey(payload string) {
+	id, err := uuid.Parse(payload)
+	if err != nil || s.known == nil { // s.known: announced while the server was being built
+		return
+	}
+	s.known.revoked(id)
 }
 
 // whileAuthorized returns a context of the request that is cancelled once the key or session
