@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"strings"
 
+	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -136,8 +137,20 @@ func signed(tx *types.Transaction, contract string) (onchain.SignedTx, error) {
 	return onchain.SignedTx{Hash: tx.Hash().Hex(), Raw: raw, Nonce: tx.Nonce(), Gas: tx.Gas(), Contract: contract}, nil
 }
 
-// SignRelease signs release(token, payee), or release(payee) for ETH, at nonce. The gas
-// estimate fails (an error) when nothing is due: OpenZeppelin's splitter reverts then.
+// ReleaseGasCeiling is the most gas the operator gives one release. It pays the gas of every
+// release, and a merchant's split may be any PaymentSplitter (stop 60), one whose release burns
+// gas without reverting: each release of each batch would cost up to the block's gas limit.
+// Measured with PaymentSplit on the development chain (whose rules price new storage high), the
+// costliest release, ETH to a payee never paid before as the split's first release, took
+// 444,565 gas and a USDC one 380,264 (Ethereum's rules: far less); the ceiling leaves more than
+// twice that for a payee contract's receive or a proxied token.
+const ReleaseGasCeiling = 1_000_000
+
+// SignRelease signs release(token, payee), or release(payee) for ETH, at nonce, with the gas the
+// node estimates for it. Errors: onchain.ErrReleaseGas when that is more than ReleaseGasCeiling
+// (the transaction's gas limit is the estimate, so a contract that burns more when mined than
+// when estimated still stops at the ceiling); the estimate's revert when nothing is due
+// (OpenZeppelin's splitter reverts then); bind.ErrNoCode; node errors.
 func (o *Operator) SignRelease(ctx context.Context, nonce uint64, split, token, payee string) (onchain.SignedTx, error) {
 	s, err := contracts.NewPaymentSplit(common.HexToAddress(split), o.b)
 	if err != nil {
@@ -145,6 +158,9 @@ func (o *Operator) SignRelease(ctx context.Context, nonce uint64, split, token, 
 	}
 	opts, err := o.opts(ctx, nonce)
 	if err != nil {
+		return onchain.SignedTx{}, err
+	}
+	if opts.GasLimit, err = o.releaseGas(ctx, split, token, payee); err != nil {
 		return onchain.SignedTx{}, err
 	}
 	var tx *types.Transaction
@@ -157,6 +173,51 @@ func (o *Operator) SignRelease(ctx context.Context, nonce uint64, split, token, 
 		return onchain.SignedTx{}, err
 	}
 	return signed(tx, "")
+}
+
+// releaseGas is the node's estimate of the release, asked with ReleaseGasCeiling as its gas, so
+// that a burning contract costs the node no more than that to estimate either. Errors:
+// onchain.ErrReleaseGas when the release needs more (the node's "gas required exceeds
+// allowance"), the revert, bind.ErrNoCode, node errors.
+func (o *Operator) releaseGas(ctx context.Context, split, token, payee string) (uint64, error) {
+	to := common.HexToAddress(split)
+	if code, err := o.b.PendingCodeAt(ctx, to); err != nil || len(code) == 0 {
+		if err == nil {
+			err = bind.ErrNoCode
+		}
+		return 0, err
+	}
+	a, err := contracts.PaymentSplitMetaData.GetAbi()
+	if err != nil {
+		return 0, err
+	}
+	var data []byte
+	if token == "" {
+		data, err = a.Pack("release", common.HexToAddress(payee))
+	} else {
+		data, err = a.Pack("release0", common.HexToAddress(token), common.HexToAddress(payee))
+	}
+	if err != nil {
+		return 0, err
+	}
+	gas, err := o.b.EstimateGas(ctx, ethereum.CallMsg{From: o.from, To: &to, Data: data, Gas: ReleaseGasCeiling})
+	switch {
+	case err == nil && gas <= ReleaseGasCeiling:
+		return gas, nil
+	case err == nil:
+		return 0, fmt.Errorf("%w: estimated %d gas, the ceiling is %d", onchain.ErrReleaseGas, gas, ReleaseGasCeiling)
+	case !isRevert(err) && gasCapped(err):
+		return 0, fmt.Errorf("%w: more than %d gas (%v)", onchain.ErrReleaseGas, ReleaseGasCeiling, err)
+	default:
+		return 0, err
+	}
+}
+
+// gasCapped says whether a node's estimate failed because the call needs more gas than it was
+// given ("gas required exceeds allowance", geth and anvil; "out of gas").
+func gasCapped(err error) bool {
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "exceeds allowance") || strings.Contains(msg, "out of gas")
 }
 
 // SignDeploy signs the deployment of a PaymentSplit paying payees sharesBps at nonce.

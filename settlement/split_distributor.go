@@ -1,6 +1,7 @@
 package settlement
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/onchain"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/domain/split"
 	"github.com/payledger/payledger/eventstore"
@@ -67,6 +69,22 @@ type DistributeSplitsHandler struct {
 	contract deployedSplits
 	batch    int
 	cursor   PaidCursor // where the next pass reads (Handle is not called concurrently)
+	held     map[heldKey]heldRelease
+}
+
+// releaseGasRetry is how long a payee's release refused for its gas (onchain.ErrReleaseGas: a
+// split contract that burns the operator's gas) is held back before it is estimated again. While
+// it is, its receipts stay paid, no node call is made for it, and every pass returns its error
+// (GET /healthz names it); the other splits are released as usual.
+const releaseGasRetry = 15 * time.Minute
+
+// heldKey is a release: split, token symbol, payee.
+type heldKey [3]string
+
+// heldRelease is a release held back until until, for err.
+type heldRelease struct {
+	until time.Time
+	err   error
 }
 
 // NewDistributeSplitsHandler returns the handler; sender nil means no operator key (a pass does
@@ -76,7 +94,7 @@ func NewDistributeSplitsHandler(store commands.Store, splits *commands.Splits, p
 		panic("settlement.NewDistributeSplitsHandler: nil dependency")
 	}
 	return &DistributeSplitsHandler{store: store, splits: splits, paid: paid, sender: sender, now: now, contract: deployedSplits{},
-		batch: distributeBatch}
+		batch: distributeBatch, held: map[heldKey]heldRelease{}}
 }
 
 // WithBatch sets how many paid receipts one pass reads (default 500); for tests and tuning.
@@ -148,7 +166,9 @@ func (h *DistributeSplitsHandler) Handle(ctx context.Context) (Distributed, erro
 		n, err := h.release(ctx, g, covers)
 		out.Releases += n
 		if err != nil {
-			zerolog.Ctx(ctx).Error().Err(err).Str("split", g.split).Str("token", g.symbol).Msg("split distribution: release failed; retried next pass")
+			if !errors.Is(err, onchain.ErrReleaseGas) { // logged when it was refused
+				zerolog.Ctx(ctx).Error().Err(err).Str("split", g.split).Str("token", g.symbol).Msg("split distribution: release failed; retried next pass")
+			}
 			if failed == nil {
 				failed = err
 			}
@@ -310,8 +330,12 @@ func (h *DistributeSplitsHandler) holdsCode(ctx context.Context, split string, n
 // they are covered by that release. A payee with a release still pending (this pass's instance or
 // another's) waits for it to settle: it pays out everything due when mined, so a second release
 // would only revert, and which one paid the receipts is known only then.
+//
+// A release whose gas is refused (onchain.ErrReleaseGas) is held back (holdBack), and the other
+// payees still have their turn; the error is returned after them, and on every pass while held.
 func (h *DistributeSplitsHandler) release(ctx context.Context, g *distGroup, covers map[string]map[string]Cover) (int, error) {
 	c, sent := h.sender.chain, 0
+	var heldErr error
 	for _, p := range g.recipients {
 		var uncovered []string
 		for _, id := range g.receipts {
@@ -320,6 +344,11 @@ func (h *DistributeSplitsHandler) release(ctx context.Context, g *distGroup, cov
 			}
 		}
 		if len(uncovered) == 0 {
+			continue
+		}
+		k := heldKey{g.split, g.symbol, p.Address}
+		if err := h.heldBack(k); err != nil {
+			heldErr = cmp.Or(heldErr, err)
 			continue
 		}
 		due, err := c.Releasable(ctx, g.split, g.token, p.Address)
@@ -338,13 +367,39 @@ func (h *DistributeSplitsHandler) release(ctx context.Context, g *distGroup, cov
 		switch {
 		case errors.Is(err, ErrCovered): // another distributor got there first
 		case errors.Is(err, ErrReleasePending): // the pending one pays these funds out; covered once it is settled
+		case errors.Is(err, onchain.ErrReleaseGas):
+			heldErr = cmp.Or(heldErr, h.holdBack(ctx, k, err))
 		case err != nil:
 			return sent, fmt.Errorf("release to %s at %s: %w", p.Address, g.split, err)
 		default:
 			sent++
 		}
 	}
-	return sent, nil
+	return sent, heldErr
+}
+
+// heldBack is the error of release k while it is held back, nil when it is not (any more).
+func (h *DistributeSplitsHandler) heldBack(k heldKey) error {
+	hr, ok := h.held[k]
+	if !ok {
+		return nil
+	}
+	if h.now().Before(hr.until) {
+		return hr.err
+	}
+	delete(h.held, k)
+	return nil
+}
+
+// holdBack holds release k back for releaseGasRetry after its gas was refused (err), logs it as
+// an error once, and returns the error every pass returns while it is held.
+func (h *DistributeSplitsHandler) holdBack(ctx context.Context, k heldKey, err error) error {
+	until := h.now().Add(releaseGasRetry)
+	err = fmt.Errorf("release to %s at %s in %s held back until %s: %w", k[2], k[0], k[1], until.UTC().Format(time.RFC3339), err)
+	h.held[k] = heldRelease{until: until, err: err}
+	zerolog.Ctx(ctx).Error().Err(err).Str("split", k[0]).Str("token", k[1]).Str("payee", k[2]).Time("retry_at", until).
+		Msg("split distribution: this split's release needs more gas than any PaymentSplitter release (a contract that burns the operator's gas); not sent, its receipts stay paid")
+	return err
 }
 
 // reconcile records SplitDistributed on a receipt once every payee of its split is covered by a
