@@ -169,7 +169,7 @@ func (l *listener) readStream(ctx context.Context) error {
 			}
 			id, data = "", ""
 		case strings.HasPrefix(line, "id:"):
-			id = strings.TrimSpace(line[3:])
+			id = eventID(line[3:])
 		case strings.HasPrefix(line, "data:"):
 			data += strings.TrimPrefix(line[5:], " ")
 		}
@@ -178,6 +178,19 @@ func (l *listener) readStream(ctx context.Context) error {
 		return err
 	}
 	return io.ErrUnexpectedEOF
+}
+
+// eventID is an id: line's value when it is one the stream can resume after (the service's ids
+// are positions: decimal integers), else "" (no id: the last one stays). Any other text became
+// the next connection's Last-Event-ID, which the service refuses (400) or, with a control
+// character, the HTTP client cannot send: listen then reconnected each second for ever,
+// forwarding nothing.
+func eventID(v string) string {
+	v = strings.TrimSpace(v)
+	if n, err := strconv.ParseUint(v, 10, 63); err != nil || strconv.FormatUint(n, 10) != v {
+		return ""
+	}
+	return v
 }
 
 // forwardEvent posts one streamed event to the receiver, signed, and prints the outcome. It
