@@ -34,9 +34,12 @@ func (s *Sessions) Revoke(ctx context.Context, tokenID string, expiresAt, now ti
 }
 
 // RevokeAll ends every session of wallet issued at or before issuedThrough; sessions last at most
-// ttl, so the cutoff is kept until issuedThrough+ttl.
+// ttl, so the cutoff is kept until issuedThrough+ttl. Other wallets' cutoffs past that time are
+// deleted (every session they ended has expired), as logged-out tokens are: anyone can sign in
+// with a new wallet, so kept for ever they grew the table without bound.
 func (s *Sessions) RevokeAll(ctx context.Context, wallet string, issuedThrough time.Time, ttl time.Duration) error {
-	_, err := s.pool.Exec(ctx, `WITH n AS (SELECT pg_notify('`+SessionsEndedChannel+`', ''))
+	_, err := s.pool.Exec(ctx, `WITH gone AS (DELETE FROM wallet_session_cutoffs WHERE expires_at < $2 AND wallet <> $1),
+			n AS (SELECT pg_notify('`+SessionsEndedChannel+`', ''))
 		INSERT INTO wallet_session_cutoffs (wallet, revoked_through, expires_at) SELECT $1, $2, $3 FROM n
 		ON CONFLICT (wallet) DO UPDATE SET revoked_through = GREATEST(wallet_session_cutoffs.revoked_through, EXCLUDED.revoked_through),
 			expires_at = GREATEST(wallet_session_cutoffs.expires_at, EXCLUDED.expires_at)`,
