@@ -244,8 +244,11 @@ func (h *ChargeSubscriptionsHandler) Recover(ctx context.Context, meta eventstor
 }
 
 // Run is serve's daily ticker: every tick, while leader says this process leads, it runs the
-// cron (ChargeDue) when every has passed since the last run (the first tick runs it), and
-// otherwise only recovers open charges. Failures are logged; it returns when ctx ends.
+// cron (ChargeDue) when every has passed since the last run that went through (the first tick
+// runs it), and otherwise only recovers open charges. A run that fails (the node, the ledger or
+// the store) is logged at error level and run again at the next tick: before, it counted as the
+// day's run, so one failure left every due subscription uncharged for a day with only a warning.
+// It returns when ctx ends.
 func (h *ChargeSubscriptionsHandler) Run(ctx context.Context, leader func() bool, every, tick time.Duration) error {
 	if h.chain == nil {
 		return nil
@@ -261,13 +264,17 @@ func (h *ChargeSubscriptionsHandler) Run(ctx context.Context, leader func() bool
 		}
 		if last.IsZero() || time.Since(last) >= every {
 			run, err := h.ChargeDue(ctx, meta)
-			last = time.Now()
-			ev := h.Log.Info()
+			if err != nil && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			ev, msg := h.Log.Info(), "subscription charging: daily run"
 			if err != nil {
-				ev = h.Log.Warn().Err(err)
+				ev, msg = h.Log.Error().Err(err), "subscription charging: daily run failed; run again at the next tick"
+			} else {
+				last = time.Now()
 			}
 			ev.Int("processed", run.Processed).Int("succeeded", run.Succeeded).Int("failed", run.Failed).
-				Dur("duration", run.Duration).Msg("subscription charging: daily run")
+				Dur("duration", run.Duration).Msg(msg)
 			continue
 		}
 		if _, err := h.Recover(ctx, meta); err != nil && ctx.Err() == nil {
