@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -223,19 +224,33 @@ func (a *Assets) ServePage(w http.ResponseWriter, v View) error {
 	return a.page.Execute(w, pageData{View: v, JS: a.Path("app.js"), CSS: a.Path("app.css")})
 }
 
-// ServeNotFound answers 404 with a page saying the receipt does not exist.
+// ServeNotFound answers 404 with a page saying the receipt does not exist. The id is shown only
+// when it has the shape of one (shownID): the page is on the service's own domain, and any text
+// put in a link's path was shown on it as the service's words ("There is no receipt
+// Your-card-was-charged-twice.Call-+1-555-0100").
 func (a *Assets) ServeNotFound(w http.ResponseWriter, receiptID string) error {
 	setHeaders(w)
 	w.WriteHeader(http.StatusNotFound)
-	return a.notFound.Execute(w, map[string]string{"ID": receiptID, "CSS": a.Path("app.css")})
+	return a.notFound.Execute(w, map[string]string{"ID": shownID(receiptID), "CSS": a.Path("app.css")})
 }
+
+// shownID is id when it has the shape of a receipt id (a generated rcpt_ id, or a merchant's own
+// in its namespace, m + 12 hex + _), else "".
+func shownID(id string) string {
+	if !receiptIDShape.MatchString(id) {
+		return ""
+	}
+	return id
+}
+
+var receiptIDShape = regexp.MustCompile(`^(rcpt_[0-9A-Za-z]{1,40}|m[0-9a-f]{12}_[A-Za-z0-9_-]{1,64})$`)
 
 const notFoundHTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Receipt not found</title><link rel="stylesheet" href="{{.CSS}}"></head>
 <body><main class="card notfound">
 <h1>Receipt not found</h1>
-<p>There is no receipt <code>{{.ID}}</code>. Check the payment link you were given, or ask the merchant for a new one.</p>
+<p>There is no receipt{{if .ID}} <code>{{.ID}}</code>{{else}} at this address{{end}}. Check the payment link you were given, or ask the merchant for a new one.</p>
 </main></body></html>`
 
 const pageHTML = `<!doctype html>
