@@ -38,6 +38,13 @@ type Signed struct {
 // USDCDecimals is the number of decimals of USDC base units.
 const USDCDecimals = 6
 
+// MaxExtraDataBytes bounds a permission's extraData. The operator sends it in the calldata of
+// the approval and of every spend, and pays for it: unbounded (up to the 1 MiB body), one
+// subscription made each charge cost megagas, and past the nodes' 128 KiB transaction size its
+// approval could never be sent, leaving a gap at its nonce that held every later operator
+// transaction (all charges, deployments and releases) for ever.
+const MaxExtraDataBytes = 1024
+
 const maxUint48 = 1<<48 - 1
 
 var (
@@ -118,7 +125,7 @@ func (p Permission) CheckParties(spender, token string) error {
 }
 
 // normalized checks the shape the contract enforces (non-zero allowance and period, start before
-// end, field widths) and returns the permission in one spelling of the values the customer signed:
+// end, field widths) and extraData's bound (MaxExtraDataBytes), and returns the permission in one spelling of the values the customer signed:
 // lower-case addresses and extraData ("" is "0x"), allowance and salt as plain decimals ("0100"
 // is "100", "0x7" and "007" are "7"). Errors: ErrInvalid.
 func (p Permission) normalized() (Permission, error) {
@@ -146,6 +153,9 @@ func (p Permission) normalized() (Permission, error) {
 	}
 	if !bytesRE.MatchString(p.ExtraData) {
 		return p, fmt.Errorf("%w: permissionData.extraData must be 0x-prefixed hex bytes", ErrInvalid)
+	}
+	if (len(p.ExtraData)-2)/2 > MaxExtraDataBytes {
+		return p, fmt.Errorf("%w: permissionData.extraData must be at most %d bytes", ErrInvalid, MaxExtraDataBytes)
 	}
 	p.Account, p.Spender, p.Token = strings.ToLower(p.Account), strings.ToLower(p.Spender), strings.ToLower(p.Token)
 	p.Allowance, p.Salt, p.ExtraData = allowance.String(), salt.String(), strings.ToLower(p.ExtraData)
