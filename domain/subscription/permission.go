@@ -60,9 +60,17 @@ var (
 // only differ in case).
 func SameAddress(a, b string) bool { return strings.EqualFold(a, b) }
 
+// MaxNumberChars bounds the text of a permission's integers (allowance, salt): a uint256 has 78
+// decimal digits (64 hex). Parsing decimal text takes time quadratic in its length: a megabyte of
+// digits (the body's bound) took seconds of CPU per request on a public route.
+const MaxNumberChars = 80
+
 // ParseUnits reads an amount of token base units: decimal digits only, no sign, no fraction (a
-// float or "1e6" would not be exact). Errors: ErrInvalid.
+// float or "1e6" would not be exact), at most MaxNumberChars. Errors: ErrInvalid.
 func ParseUnits(s string) (*big.Int, error) {
+	if len(s) > MaxNumberChars {
+		return nil, fmt.Errorf("%w: a number of base units has at most %d digits", ErrInvalid, MaxNumberChars)
+	}
 	if !digitsRE.MatchString(s) {
 		return nil, fmt.Errorf("%w: %q is not a whole number of base units", ErrInvalid, s)
 	}
@@ -75,10 +83,13 @@ func PriceUnits(c money.Cents) *big.Int {
 	return new(big.Int).Mul(big.NewInt(int64(c)), big.NewInt(10_000))
 }
 
-// SaltInt is the permission's salt as the uint256 the typed data hashes. Errors: ErrInvalid.
+// SaltInt is the permission's salt as the uint256 the typed data hashes (at most
+// MaxNumberChars of text). Errors: ErrInvalid.
 func (p Permission) SaltInt() (*big.Int, error) {
 	var n *big.Int
 	switch {
+	case len(p.Salt) > MaxNumberChars:
+		return nil, fmt.Errorf("%w: salt must be at most %d characters", ErrInvalid, MaxNumberChars)
 	case digitsRE.MatchString(p.Salt):
 		n, _ = new(big.Int).SetString(p.Salt, 10)
 	case hexIntRE.MatchString(p.Salt):
