@@ -144,8 +144,8 @@ func open(path string) (*Journal, error) {
 		return nil, err
 	}
 	for _, l := range lines {
-		if !l.unreadable {
-			j.pending[l.entry.Stream] = l.entry
+		if e, ok := l.decode(); ok {
+			j.pending[e.Stream] = e
 		}
 	}
 	return j, nil
@@ -232,20 +232,34 @@ func (j *Journal) Pending() ([]Entry, error) {
 	}
 	out := make([]Entry, 0, len(lines))
 	for _, l := range lines {
-		if !l.unreadable {
-			out = append(out, l.entry)
+		if e, ok := l.decode(); ok {
+			out = append(out, e)
 		}
 	}
 	return out, nil
 }
 
-type line struct {
-	entry      Entry
-	raw        []byte // with its newline
-	unreadable bool   // not an entry: kept in the file, never applied, never dropped
+// Len is the number of entries in the journal (those Lookup finds), without reading the file.
+func (j *Journal) Len() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.pending)
 }
 
-// snapshot reads the whole entries of the file and the file's size at that moment.
+// line is one whole line of the file, decoded only when needed: a replay pass while the store is
+// down decoded every entry (and again for its figures) every 2 s, a core's work for a full
+// journal through the outage.
+type line []byte // with its newline
+
+// decode returns the line's entry; false for a line that is not one (kept in the file, never
+// applied, never dropped).
+func (l line) decode() (Entry, bool) {
+	var e Entry
+	err := json.Unmarshal(l, &e)
+	return e, err == nil
+}
+
+// snapshot reads the whole lines of the file and the file's size at that moment.
 func (j *Journal) snapshot() ([]line, int, error) {
 	j.mu.Lock()
 	b, err := os.ReadFile(j.path)
@@ -256,25 +270,28 @@ func (j *Journal) snapshot() ([]line, int, error) {
 	if len(b) == 0 {
 		return nil, 0, nil // the usual case: the replayer looks twice per interval
 	}
+	// A line that does not parse is kept as it is: Open cut the torn tail of a crash, and Append
+	// cuts a failed write, so this is damage a person must look at, and dropping it could drop an
+	// acknowledged entry. The lines are slices of b, read afresh: no copies.
 	var out []line
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	// The first buffer is the file's size, up to 1 MiB (the scanner grows it to 16 MiB for a
-	// longer entry): a fresh 1 MiB for every look at a small file was 2 MB/s of garbage while
-	// idle (issue 38).
-	sc.Buffer(make([]byte, 0, min(len(b)+1, 1<<20)), 16<<20)
-	for sc.Scan() {
-		// A line that does not parse is kept as it is: Open cut the torn tail of a crash, and
-		// Append cuts a failed write, so this is damage a person must look at, and dropping it
-		// could drop an acknowledged entry.
-		var e Entry
-		err := json.Unmarshal(sc.Bytes(), &e)
-		out = append(out, line{entry: e, raw: append(bytes.Clone(sc.Bytes()), '\n'), unreadable: err != nil})
+	rest := b
+	for len(rest) > 0 {
+		end := bytes.IndexByte(rest, '\n') + 1
+		if end == 0 {
+			break // the torn tail of a write that could not be undone (broken): left where it is
+		}
+		out = append(out, line(rest[:end:end]))
+		rest = rest[end:]
 	}
-	return out, len(b), sc.Err()
+	return out, len(b) - len(rest), nil
 }
 
+// ErrStoreDown, from Drain's apply, keeps that entry and every one behind it for the next drain,
+// without looking at them.
+var ErrStoreDown = errors.New("event store unavailable")
+
 // Drain applies every entry in order with apply (which must be idempotent), going on past an
-// entry whose apply fails, then removes from the file the entries that were applied. Failed
+// entry whose apply fails (but for ErrStoreDown), then removes from the file the entries that were applied. Failed
 // entries stay for the next drain, and entries appended meanwhile are kept: appends are not held
 // up while the entries are replayed. It returns how many entries were applied and, when some
 // failed, an error naming how many and the first failure.
@@ -291,25 +308,30 @@ func (j *Journal) Drain(ctx context.Context, apply func(context.Context, Entry) 
 	if err != nil || len(lines) == 0 {
 		return 0, err
 	}
-	var kept [][]byte
+	var kept []line
 	var stored []string // streams of the applied entries
 	var firstErr error
 	for i, l := range lines {
-		if l.unreadable {
+		e, ok := l.decode()
+		if !ok {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("journal line %d of %d is not an entry (kept for a person to look at)", i+1, len(lines))
 			}
-			kept = append(kept, l.raw)
+			kept = append(kept, l)
 			continue
 		}
-		if err := apply(ctx, l.entry); err != nil {
+		if err := apply(ctx, e); err != nil {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("replay journal entry %d of %d: %w", i+1, len(lines), err)
 			}
-			kept = append(kept, l.raw)
+			if errors.Is(err, ErrStoreDown) { // this entry and the rest wait for the next pass
+				kept = append(kept, lines[i:]...)
+				break
+			}
+			kept = append(kept, l)
 			continue
 		}
-		stored = append(stored, l.entry.Stream)
+		stored = append(stored, e.Stream)
 	}
 	applied := len(stored)
 	if applied > 0 {
@@ -326,7 +348,7 @@ func (j *Journal) Drain(ctx context.Context, apply func(context.Context, Entry) 
 // keepOnly rewrites the journal as kept followed by whatever was appended after the first size
 // bytes were read. The new file is synced and renamed into place, so a crash leaves either the
 // old journal or the new one, never a mix.
-func (j *Journal) keepOnly(kept [][]byte, size int, stored []string) error {
+func (j *Journal) keepOnly(kept []line, size int, stored []string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	defer func() {

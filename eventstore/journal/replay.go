@@ -3,6 +3,7 @@ package journal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,23 +84,20 @@ func (r *Replayer) Stats() Stats {
 	return Stats{Pending: r.pending.Load(), Failing: failing, Failures: r.failures.Load()}
 }
 
-// DrainOnce replays every entry that is due; it reports how many went in.
+// DrainOnce replays every entry that is due; it reports how many went in. A store that is down
+// ends the pass: the entries behind are kept without being read.
 func (r *Replayer) DrainOnce(ctx context.Context) (int, error) {
-	down := false
 	n, err := r.journal.Drain(ctx, func(ctx context.Context, e Entry) error {
-		if down {
-			return errBackingOff
-		}
 		err := r.apply(ctx, e)
-		down = err != nil && r.transient(err)
+		if err != nil && r.transient(err) {
+			return fmt.Errorf("%w: %w", ErrStoreDown, err)
+		}
 		return err
 	})
 	if n > 0 {
 		r.log.Info().Int("entries", n).Msg("journal replayed into the event store")
 	}
-	if left, perr := r.journal.Pending(); perr == nil {
-		r.pending.Store(int64(len(left)))
-	}
+	r.pending.Store(int64(r.journal.Len()))
 	return n, err
 }
 
