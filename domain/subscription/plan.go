@@ -42,8 +42,16 @@ func PlanDescription(d string) error {
 	return nil
 }
 
+// planPriceMaxChars bounds a price's text before it is parsed: the largest price (10^13 USD,
+// money.ParseCents' bound) has 17 characters with its cents, and parsing a megabyte of digits
+// took seconds of CPU per request.
+const planPriceMaxChars = 32
+
 // PlanPrice is the price written as the decimal usd (a JSON number's text), or the rule it breaks.
 func PlanPrice(usd string) (money.Cents, error) {
+	if len(usd) > planPriceMaxChars {
+		return 0, planRule("priceUsd must be a number greater than 0 with at most 2 decimals")
+	}
 	cents, err := money.ParseCents(usd)
 	if err != nil || cents <= 0 || strings.ContainsAny(usd, "eE") {
 		return 0, planRule("priceUsd must be a number greater than 0 with at most 2 decimals")
