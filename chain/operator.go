@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"errors"
@@ -103,17 +104,46 @@ func (o *Operator) Token(symbol string) (string, bool) {
 	return strings.ToLower(t.Address.Hex()), true
 }
 
-// Releasable is what split owes payee in token ("" for ETH).
+// Releasable is what split owes payee in token ("" for ETH), read with ReleaseGasCeiling as the
+// call's gas: a contract whose releasable burns gas costs the node no more than a release may
+// (else each read could take the node's whole RPC gas cap, every pass, holding up the other
+// splits' distribution). Errors: onchain.ErrReleaseGas when the read needs more, bind.ErrNoCode,
+// the revert, node errors.
 func (o *Operator) Releasable(ctx context.Context, split, token, payee string) (*big.Int, error) {
-	s, err := contracts.NewPaymentSplit(common.HexToAddress(split), o.b)
+	a, err := contracts.PaymentSplitMetaData.GetAbi()
 	if err != nil {
 		return nil, err
 	}
-	opts := &bind.CallOpts{Context: ctx}
-	if token == "" {
-		return s.Releasable(opts, common.HexToAddress(payee))
+	method, args := "releasable", []any{common.HexToAddress(payee)}
+	if token != "" {
+		method, args = "releasable0", []any{common.HexToAddress(token), common.HexToAddress(payee)}
 	}
-	return s.Releasable0(opts, common.HexToAddress(token), common.HexToAddress(payee))
+	data, err := a.Pack(method, args...)
+	if err != nil {
+		return nil, err
+	}
+	to := common.HexToAddress(split)
+	out, err := o.b.CallContract(ctx, ethereum.CallMsg{From: o.from, To: &to, Data: data, Gas: ReleaseGasCeiling}, nil)
+	if err != nil {
+		if !isRevert(err) && gasCapped(err) {
+			return nil, fmt.Errorf("%w: reading what is releasable took more than %d gas (%v)", onchain.ErrReleaseGas, ReleaseGasCeiling, err)
+		}
+		return nil, err
+	}
+	if len(out) == 0 {
+		if code, err := o.b.CodeAt(ctx, to, nil); err != nil || len(code) == 0 {
+			return nil, cmp.Or(err, bind.ErrNoCode)
+		}
+	}
+	vals, err := a.Unpack(method, out)
+	if err != nil {
+		return nil, err
+	}
+	due, ok := vals[0].(*big.Int)
+	if !ok {
+		return nil, fmt.Errorf("chain: releasable answered %T", vals[0])
+	}
+	return due, nil
 }
 
 // opts signs without sending at nonce; GasLimit 0: go-ethereum estimates it.

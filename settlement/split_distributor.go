@@ -352,6 +352,10 @@ func (h *DistributeSplitsHandler) release(ctx context.Context, g *distGroup, cov
 			continue
 		}
 		due, err := c.Releasable(ctx, g.split, g.token, p.Address)
+		if errors.Is(err, onchain.ErrReleaseGas) {
+			heldErr = cmp.Or(heldErr, h.holdBack(ctx, k, err))
+			continue
+		}
 		if err != nil {
 			return sent, fmt.Errorf("releasable of %s at %s: %w", p.Address, g.split, err)
 		}
@@ -398,7 +402,7 @@ func (h *DistributeSplitsHandler) holdBack(ctx context.Context, k heldKey, err e
 	err = fmt.Errorf("release to %s at %s in %s held back until %s: %w", k[2], k[0], k[1], until.UTC().Format(time.RFC3339), err)
 	h.held[k] = heldRelease{until: until, err: err}
 	zerolog.Ctx(ctx).Error().Err(err).Str("split", k[0]).Str("token", k[1]).Str("payee", k[2]).Time("retry_at", until).
-		Msg("split distribution: this split's release needs more gas than any PaymentSplitter release (a contract that burns the operator's gas); not sent, its receipts stay paid")
+		Msg("split distribution: this split's release, or its read of what is due, needs more gas than any PaymentSplitter's (a contract that burns the operator's gas); not sent, its receipts stay paid")
 	return err
 }
 

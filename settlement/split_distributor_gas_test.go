@@ -159,7 +159,7 @@ func TestDistributeSplitRefusesAGasBurningRelease(t *testing.T) {
 	if n := ops.signed(hostile); n != 2 {
 		t.Fatalf("the burning split's releases were estimated %d times, want once per payee while held back", n)
 	}
-	if n := strings.Count(logs.String(), "needs more gas than any PaymentSplitter release"); n != 2 || !strings.Contains(logs.String(), `"level":"error"`) {
+	if n := strings.Count(logs.String(), "needs more gas than any PaymentSplitter's"); n != 2 || !strings.Contains(logs.String(), `"level":"error"`) {
 		t.Fatalf("refusals logged %d times, want one error per payee:\n%s", n, logs.String())
 	}
 
@@ -193,4 +193,75 @@ func releaseCall(t *testing.T, token, payee common.Address) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// A contract that answers as a splitter whose releasable(...) burns millions of gas: the
+// distributor's read of what is due is made with the release ceiling as its gas, refused above
+// it (onchain.ErrReleaseGas) and held back like a burning release, so the other merchant's split
+// is distributed in the same passes. Before, each read could take the node's whole RPC gas cap,
+// every pass and payee (holding up every other split's distribution), and since the contract
+// said something was due, its do-nothing releases were sent at the operator's expense.
+func TestDistributeSplitBoundsAGasBurningReleasableRead(t *testing.T) {
+	t.Parallel()
+	e := newDistEnv(t)
+	burner, other, platform := newWallet(t), newWallet(t), newWallet(t)
+	deploy, sender := e.handlers(platform)
+	slow := e.deploySlowReleasableSplit([]string{burner, other}, []int64{5000, 5000}, 10_000)
+	if _, err := deploy.Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: burner, Address: slow}); err != nil {
+		t.Fatal(err)
+	}
+	burnt := e.paidReceipt(burner, 1)
+	merchant, _, st, _ := e.merchantWithSplit()
+	e.pay(st.Address, 2_000_000)
+	good := e.paidReceipt(merchant, 200)
+
+	h := e.distributor(sender)
+	var last error
+	for i := 0; i < 100 && e.state(good).Status != receipt.StatusReconciled; i++ {
+		_, last = h.Handle(e.ctx)
+		e.blockPasses()
+	}
+	if e.state(good).Status != receipt.StatusReconciled {
+		t.Fatalf("the other merchant's receipt is %s", e.state(good).Status)
+	}
+	if n := e.releasesSentTo(slow); n != 0 {
+		t.Fatalf("%d releases of the contract were sent, paid by the operator", n)
+	}
+	if !errors.Is(last, onchain.ErrReleaseGas) || !strings.Contains(last.Error(), slow) {
+		t.Fatalf("a pass returned %v, want onchain.ErrReleaseGas naming %s", last, slow)
+	}
+	if s := e.state(burnt).Status; s != receipt.StatusPaid {
+		t.Fatalf("the contract's receipt is %s", s)
+	}
+}
+
+// deploySlowReleasableSplit deploys, from a development account, a contract that answers as a
+// splitter paying payees their shares and whose releasable reads burn gas (rounds hashing rounds).
+func (e *distEnv) deploySlowReleasableSplit(payees []string, shares []int64, rounds int64) string {
+	e.t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	opts, err := bind.NewKeyedTransactorWithChainID(e.dev.Accounts[1].Key, big.NewInt(chain.DevChainID))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	opts.Context = e.ctx
+	addrs, sh := make([]common.Address, len(payees)), make([]*big.Int, len(payees))
+	for i := range payees {
+		addrs[i], sh[i] = common.HexToAddress(payees[i]), big.NewInt(shares[i])
+	}
+	addr, tx, c, err := contracts.DeploySlowReleasableSplit(opts, e.rpc.Backend(), addrs, sh)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := bind.WaitDeployed(e.ctx, e.rpc.Backend(), tx); err != nil {
+		e.t.Fatal(err)
+	}
+	if tx, err = c.SetRounds(opts, big.NewInt(rounds)); err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := bind.WaitMined(e.ctx, e.rpc.Backend(), tx); err != nil {
+		e.t.Fatal(err)
+	}
+	return strings.ToLower(addr.Hex())
 }
