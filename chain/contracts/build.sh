@@ -13,7 +13,8 @@ set -euo pipefail
 SOLC_VERSION=0.8.24
 OZ_VERSION=4.9.6
 GETH_VERSION=v1.17.10
-CONTRACTS=(PaymentSplit TestToken SpendPermissionManager Deposit DepositFactory HostileToken)
+CONTRACTS=(PaymentSplit TestToken SpendPermissionManager Deposit DepositFactory HostileToken GasBurningSplit
+	SlowReleasableSplit BurningReceiveSplit FakeReleasePayee)
 
 cd "$(dirname "$0")"
 export PATH="$PATH:/usr/local/go/bin"

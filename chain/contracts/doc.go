@@ -20,6 +20,16 @@
 //     DepositFactoryDepositKey is the (receiptId, split) pair of a sweep.
 //   - HostileToken (HostileToken.sol): tests only, an ERC-20 anyone can mint whose transfer
 //     reverts, returns false or first calls back a chosen contract, on demand.
+//   - GasBurningSplit (GasBurningSplit.sol): tests only, a PaymentSplitter whose releases first
+//     burn gas (SetRounds) without reverting: the operator's release gas ceiling.
+//   - SlowReleasableSplit (SlowReleasableSplit.sol): tests only, a contract answering as a
+//     splitter whose releasable reads burn gas (SetRounds): the ceiling of the distributor's reads.
+//   - BurningReceiveSplit (BurningReceiveSplit.sol): tests only, a PaymentSplitter whose receive()
+//     burns gas (SetRounds) without reverting: the ceiling of a deposit sweep, whose ETH flush
+//     forwards all the gas left to the split.
+//   - FakeReleasePayee (FakeReleasePayee.sol): tests only, a payee contract that emits
+//     PaymentReleased / ERC20PaymentReleased of its own when it receives ETH: a release's amount
+//     counts only its split's events.
 //   - SpendPermissionManager (SpendPermissionManager.sol): Coinbase's spend-permission interface
 //     for plain EOA accounts and ERC-20 tokens (SpendPermissionManagerSpendPermission is the signed
 //     struct, SpendPermissionManagerPeriodSpend a period's spend).
@@ -27,7 +37,8 @@
 //     development chains and tests.
 //
 // The compiled ABI and bytecode (build/) and the generated bindings (paymentsplit.go,
-// spendpermissionmanager.go, testtoken.go, deposit.go, depositfactory.go, hostiletoken.go) are
+// spendpermissionmanager.go, testtoken.go, deposit.go, depositfactory.go, hostiletoken.go,
+// gasburningsplit.go, slowreleasablesplit.go, burningreceivesplit.go, fakereleasepayee.go) are
 // committed, so that building and testing the service needs neither a Solidity compiler nor npm.
 // Only regenerating does, after a change to a .sol file: `go generate ./chain/contracts/` runs
 // build.sh, which pins solc 0.8.24, OpenZeppelin Contracts 4.9.6 and abigen v1.17.10 and gives
