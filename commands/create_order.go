@@ -217,6 +217,7 @@ func (h *CreateOrderHandler) resolve(ctx context.Context, merchant string, lines
 	}
 	out := make([]receipt.Item, len(lines))
 	var asked map[string]int64 // each counted item's quantity over the order's lines (made when one is)
+	thumbBytes := 0            // the pictures copied so far (MaxReceiptThumbBytes)
 	for i, l := range lines {
 		it, ok := bySKU[l.SKU], l.ID == ""
 		ref := "sku " + l.SKU
@@ -242,8 +243,20 @@ func (h *CreateOrderHandler) resolve(ctx context.Context, merchant string, lines
 				return nil, Invalid(fmt.Sprintf("items[%d] (%s): %d in stock, the order asks for %d", i, it.SKU, it.StockQty, asked[it.ID]))
 			}
 		}
-		// An item without a picture gets its placeholder when the receipt is shown.
-		out[i] = receipt.Item{ItemID: it.ID, SKU: it.SKU, Label: it.Name, Thumb: it.Thumb, Unit: money.Cents(it.PriceCents), Qty: qtys[i], Taxable: it.Taxable}
+		// An item without a picture gets its placeholder when the receipt is shown, and so does a
+		// line past the receipt's picture budget.
+		thumb := it.Thumb
+		if thumbBytes+len(thumb) > MaxReceiptThumbBytes {
+			thumb = ""
+		}
+		thumbBytes += len(thumb)
+		out[i] = receipt.Item{ItemID: it.ID, SKU: it.SKU, Label: it.Name, Thumb: thumb, Unit: money.Cents(it.PriceCents), Qty: qtys[i], Taxable: it.Taxable}
 	}
 	return out, nil
 }
+
+// MaxReceiptThumbBytes bounds the item pictures one receipt copies (each line carries its item's
+// data URI): 500 lines of one item with a 64 KiB picture made, from a 10 KB order, a 32 MB event,
+// and a 32 MB payment page served to anyone with the link. Lines past the budget show the
+// placeholder, as an item without a picture does.
+const MaxReceiptThumbBytes = 1 << 20
