@@ -26,3 +26,24 @@ func TestParseCentsTakesOnlyPlainDecimals(t *testing.T) {
 		}
 	}
 }
+
+// A fraction's trailing zeros are no work: big.Rat reduced "12.5" and a million zeros (a request
+// body's worth) over 10^1000001, about 4 s of CPU per amount.
+func TestParseCentsTrailingZerosAreCheap(t *testing.T) {
+	in := "12.5" + strings.Repeat("0", 1<<20)
+	if n := testing.AllocsPerRun(3, func() {
+		if got, err := ParseCents(in); err != nil || got != 1250 {
+			t.Fatalf("ParseCents(12.5 and 2^20 zeros) = %d, %v; want 1250", got, err)
+		}
+	}); n > 50 {
+		t.Errorf("ParseCents(12.5 and 2^20 zeros) made %.0f allocations; want a handful", n)
+	}
+	for _, c := range []struct {
+		in   string
+		want Cents
+	}{{"0.000", 0}, {".0", 0}, {"+.0", 0}, {"10.0e1", 10000}, {"100", 10000}, {"5.0", 500}} {
+		if got, err := ParseCents(c.in); err != nil || got != c.want {
+			t.Errorf("ParseCents(%q) = %d, %v; want %d", c.in, got, err, c.want)
+		}
+	}
+}
