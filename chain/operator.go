@@ -363,9 +363,12 @@ func (o *Operator) nonceAt(ctx context.Context, n *big.Int) (uint64, error) {
 	return r.NonceAt(ctx, o.from, n)
 }
 
-// Outcome returns a mined transaction's result, nil while it is not mined. For a release,
-// Released sums its PaymentReleased / ERC20PaymentReleased events.
-func (o *Operator) Outcome(ctx context.Context, hash string) (*onchain.TxOutcome, error) {
+// Outcome returns a mined transaction's result, nil while it is not mined. For a release of
+// split, Released sums the PaymentReleased / ERC20PaymentReleased events split itself emitted:
+// other contracts the release runs (a payee contract receiving ETH, a token) may emit events of
+// the same signature, which would inflate the amount recorded as released. split "" (a
+// deployment) counts none.
+func (o *Operator) Outcome(ctx context.Context, hash, split string) (*onchain.TxOutcome, error) {
 	r, err := o.b.TransactionReceipt(ctx, common.HexToHash(hash))
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
@@ -377,7 +380,7 @@ func (o *Operator) Outcome(ctx context.Context, hash string) (*onchain.TxOutcome
 	if err != nil {
 		return nil, err
 	}
-	out := outcome(f, r)
+	out := outcome(f, logsOf(r, split))
 	if r.ContractAddress != (common.Address{}) {
 		out.Contract = strings.ToLower(r.ContractAddress.Hex())
 		return out, nil
@@ -386,6 +389,22 @@ func (o *Operator) Outcome(ctx context.Context, hash string) (*onchain.TxOutcome
 		out.Released = new(big.Int)
 	}
 	return out, nil
+}
+
+// logsOf is r with only the logs emitted by contract (none when contract is not an address).
+func logsOf(r *types.Receipt, contract string) *types.Receipt {
+	c := *r
+	c.Logs = nil
+	if !common.IsHexAddress(contract) {
+		return &c
+	}
+	at := common.HexToAddress(contract)
+	for _, l := range r.Logs {
+		if l.Address == at {
+			c.Logs = append(c.Logs, l)
+		}
+	}
+	return &c
 }
 
 // outcome is a mined transaction's result; Released sums its split's PaymentReleased and

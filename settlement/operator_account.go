@@ -25,8 +25,9 @@ type SplitChain interface {
 	SignDeploy(ctx context.Context, nonce uint64, payees []string, sharesBps []int) (SignedTx, error)
 	// Broadcast sends a signed transaction; sending one the node already has is not an error.
 	Broadcast(ctx context.Context, raw []byte) error
-	// Outcome is a mined transaction's result; nil (no error) while it is not mined.
-	Outcome(ctx context.Context, hash string) (*TxOutcome, error)
+	// Outcome is a mined transaction's result; nil (no error) while it is not mined. A release's
+	// Released counts only the events of split (the contract it was sent to; "" for a deployment).
+	Outcome(ctx context.Context, hash, split string) (*TxOutcome, error)
 	// Replaced says whether the operator's transaction hash, signed at nonce, can no longer be
 	// mined: it is in no block and the operator's nonce CHAIN_CONFIRMATIONS deep is past nonce.
 	Replaced(ctx context.Context, hash string, nonce uint64) (bool, error)
@@ -260,7 +261,7 @@ func (o *OperatorSender) Settle(ctx context.Context) (int, error) {
 	}
 	settled := 0
 	for _, tx := range txs {
-		out, err := o.chain.Outcome(ctx, tx.Hash)
+		out, err := o.chain.Outcome(ctx, tx.Hash, tx.Split)
 		if err != nil {
 			return settled, fmt.Errorf("transaction %s: %w", tx.Hash, err)
 		}

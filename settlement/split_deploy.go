@@ -256,7 +256,7 @@ func (h *DeploySplitHandler) deploy(ctx context.Context, rs []commands.SplitReci
 	wait, cancel := context.WithTimeout(ctx, h.wait)
 	defer cancel()
 	for {
-		out, err := h.chain.Outcome(wait, tx.Hash)
+		out, err := h.chain.Outcome(wait, tx.Hash, "")
 		if err == nil && out != nil {
 			status := TxMined
 			if !out.Success {
