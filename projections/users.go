@@ -28,7 +28,20 @@ import (
 //   - wallets are lower-case.
 //
 // Profiles, presence and follows are CRUD (readmodels.Users); Reset only zeroes XP.
-type Users struct{}
+//
+// A receipt's history is read through the event-store port (Events), never from the PostgreSQL
+// events table: `projections rebuild users` works on every adapter (DESIGN 10).
+type Users struct {
+	Events StreamReader // the event store the receipts' histories are read from
+}
+
+// StreamReader is the part of the event-store port the users projector reads: one stream forward.
+type StreamReader interface {
+	ReadStream(ctx context.Context, stream string, from uint64, limit int) ([]eventstore.RecordedEvent, error)
+}
+
+// NewUsers returns the users projector reading receipts' histories from events.
+func NewUsers(events StreamReader) Users { return Users{Events: events} }
 
 var _ Projector = Users{}
 
@@ -63,21 +76,34 @@ var _ Paced = Users{}
 // appends) each read scans the new events only to find none of its own.
 func (Users) ReadInterval() time.Duration { return PacedInterval }
 
-// Apply implements Projector.
+// Apply implements Projector. Every history is read before the first write: the reads take a
+// connection of their own, and none may wait for one while tx holds a row a request waits on.
 func (u Users) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
+	if u.Events == nil {
+		return errors.New("users projector: no event store to read receipts from")
+	}
+	type step struct {
+		e eventstore.RecordedEvent
+		f receiptFacts
+	}
+	var steps []step
 	for _, e := range events {
 		if !u.Relevant(e) {
 			continue
 		}
-		id := strings.TrimPrefix(e.StreamID, ReceiptStreamPrefix)
-		f, err := foldUpTo(ctx, tx, e.StreamID, e.Version)
+		f, err := foldUpTo(ctx, u.Events, e.StreamID, e.Version)
 		if err != nil {
-			return fmt.Errorf("users projector: %s: %w", id, err)
+			return fmt.Errorf("users projector: %s: %w", strings.TrimPrefix(e.StreamID, ReceiptStreamPrefix), err)
 		}
-		if e.Type == receipt.EventConfirmed {
-			err = credit(ctx, tx, id, f)
+		steps = append(steps, step{e, f})
+	}
+	for _, st := range steps {
+		id := strings.TrimPrefix(st.e.StreamID, ReceiptStreamPrefix)
+		var err error
+		if st.e.Type == receipt.EventConfirmed {
+			err = credit(ctx, tx, id, st.f)
 		} else {
-			err = refund(ctx, tx, id, f)
+			err = refund(ctx, tx, id, st.f)
 		}
 		if err != nil {
 			return fmt.Errorf("users projector: %s: %w", id, err)
@@ -94,52 +120,66 @@ type receiptFacts struct {
 	eurUSD             string // the latest quoted EUR/USD rate
 }
 
-// foldUpTo reads the receipt's events up to version (the event being applied), so live and
-// rebuilt XP see exactly the same history.
-func foldUpTo(ctx context.Context, tx pgx.Tx, stream string, version uint64) (receiptFacts, error) {
-	rows, err := tx.Query(ctx, `SELECT type, data FROM events WHERE stream_id = $1 AND version <= $2 ORDER BY version`, stream, int64(version))
-	if err != nil {
-		return receiptFacts{}, err
-	}
-	defer rows.Close()
+// foldPage is how many of a receipt's events foldUpTo reads at a time.
+const foldPage = 1000
+
+// foldUpTo reads the receipt's events up to version (the event being applied) through the port,
+// so live and rebuilt XP see exactly the same history on every adapter.
+func foldUpTo(ctx context.Context, events StreamReader, stream string, version uint64) (receiptFacts, error) {
 	var f receiptFacts
 	var confirmedBy string
-	for rows.Next() {
-		var typ string
-		var data []byte
-		if err := rows.Scan(&typ, &data); err != nil {
-			return f, err
-		}
-		ev, err := receipt.Decode(typ, data)
-		if errors.Is(err, receipt.ErrUnknownEvent) {
-			continue
-		}
+	for from := uint64(1); from <= version; {
+		batch, err := events.ReadStream(ctx, stream, from, int(min(version-from+1, foldPage)))
 		if err != nil {
 			return f, err
 		}
-		switch e := ev.(type) {
-		case receipt.Generated:
-			f.merchant, f.currency, f.total = strings.ToLower(e.Merchant), e.Currency, int64(e.Total)
-		case receipt.PaymentSubmitted:
-			if e.BuyerWallet != "" {
-				f.buyer = strings.ToLower(e.BuyerWallet)
-			}
-		case receipt.TokenQuoted:
-			if e.EURUSDRate != "" {
-				f.eurUSD = e.EURUSDRate
-			}
-		case receipt.PaymentConfirmed:
-			confirmedBy = strings.ToLower(e.BuyerWallet)
-		case receipt.RefundProcessed:
-			f.refunded += e.AmountCents
-		case receipt.RefundReverted: // a reorg took it back (its XP debit, if any, stays: rare, and told in the logs)
-			f.refunded -= e.AmountCents
+		if len(batch) == 0 {
+			break
 		}
+		for _, re := range batch {
+			if re.Version > version {
+				break
+			}
+			if err := foldEvent(&f, &confirmedBy, re); err != nil {
+				return f, err
+			}
+		}
+		from = batch[len(batch)-1].Version + 1
 	}
 	if confirmedBy != "" {
 		f.buyer = confirmedBy
 	}
-	return f, rows.Err()
+	return f, nil
+}
+
+// foldEvent adds one of the receipt's events to f (confirmedBy: the confirmation's wallet).
+func foldEvent(f *receiptFacts, confirmedBy *string, re eventstore.RecordedEvent) error {
+	ev, err := receipt.Decode(re.Type, re.Data)
+	if errors.Is(err, receipt.ErrUnknownEvent) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	switch e := ev.(type) {
+	case receipt.Generated:
+		f.merchant, f.currency, f.total = strings.ToLower(e.Merchant), e.Currency, int64(e.Total)
+	case receipt.PaymentSubmitted:
+		if e.BuyerWallet != "" {
+			f.buyer = strings.ToLower(e.BuyerWallet)
+		}
+	case receipt.TokenQuoted:
+		if e.EURUSDRate != "" {
+			f.eurUSD = e.EURUSDRate
+		}
+	case receipt.PaymentConfirmed:
+		*confirmedBy = strings.ToLower(e.BuyerWallet)
+	case receipt.RefundProcessed:
+		f.refunded += e.AmountCents
+	case receipt.RefundReverted: // a reorg took it back (its XP debit, if any, stays: rare, and told in the logs)
+		f.refunded -= e.AmountCents
+	}
+	return nil
 }
 
 // credit gives the receipt's XP to its buyer, once per receipt.

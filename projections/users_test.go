@@ -72,7 +72,7 @@ func TestUsersXPFromPaidAndRefundedReceipts(t *testing.T) {
 	appendReceiptEvent(t, s, "r4", receipt.TokenQuoted{Token: "USDC", Amount: "11", TokenUSDPrice: "1", EURUSDRate: "1.1", AmountUSD: "11.00", At: 2})
 	paid("r4", "")
 	last := paid("r5", "")
-	r, stop := start(t, pool, s, projections.Users{})
+	r, stop := start(t, pool, s, projections.NewUsers(s))
 	waitFor(t, r, last)
 	if got := xpOf(t, pool, buyer); got != 123+25+11 {
 		t.Fatalf("after paid: %d XP, want 159", got)
@@ -105,7 +105,7 @@ func TestUsersXPFromPaidAndRefundedReceipts(t *testing.T) {
 	if got := xpOf(t, pool, buyer); got != 0 {
 		t.Fatalf("after the reset: %d XP", got)
 	}
-	r, _ = start(t, pool, s, projections.Users{})
+	r, _ = start(t, pool, s, projections.NewUsers(s))
 	waitFor(t, r, last)
 	if got := xpOf(t, pool, buyer); got != 36 {
 		t.Fatalf("after a rebuild: %d XP, want 36", got)

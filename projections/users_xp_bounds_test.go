@@ -44,7 +44,7 @@ func TestXPOfALegacyRateIsBounded(t *testing.T) {
 	paid("legacy-2", other, rich, 5000)   // 50 XP more than bigint holds
 	paid("legacy-3", other, buyer, 700)   // a later receipt, credited as usual -> 7
 	last := appendReceiptEvent(t, s, "legacy-3", receipt.TokenQuoted{Token: "USDC", Amount: "7", TokenUSDPrice: "1", AmountUSD: "7.00", At: 3})
-	r, _ := start(t, pool, s, projections.Users{})
+	r, _ := start(t, pool, s, projections.NewUsers(s))
 	waitFor(t, r, last)
 	if got := xpOf(t, pool, buyer); got != 100_007 {
 		t.Fatalf("buyer: %d XP, want 100007", got)

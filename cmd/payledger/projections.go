@@ -14,7 +14,8 @@ import (
 )
 
 // projectorsByName lists the projectors a rebuild can name, as serve runs them: the runner that
-// brings one to the log's head may lead it while serve's leader is away (LiveReceipts).
+// brings one to the log's head may lead it while serve's leader is away (LiveReceipts). The users
+// projector reads receipts' histories from the store rebuildOne is given.
 func projectorsByName() map[string]projections.Projector {
 	return map[string]projections.Projector{"receipts": projections.LiveReceipts(nil), "users": projections.Users{}, "subscriptions": projections.Subscriptions{}}
 }
@@ -54,6 +55,9 @@ func rebuildOne(ctx context.Context, pool *pgxpool.Pool, store eventstore.Store,
 	head, total, err := logHead(ctx, store)
 	if err != nil {
 		return err
+	}
+	if _, ok := proj.(projections.Users); ok {
+		proj = projections.NewUsers(store) // each paid receipt's history is read through the port too
 	}
 	report := progressReporter(log, "rebuild "+proj.Name())
 	start := time.Now()

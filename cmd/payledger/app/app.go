@@ -164,7 +164,7 @@ func (a *Application) openProjections(d Config, in infra) error {
 	if p.Receipts, err = projections.NewRunner(d.Pool, d.Store, receiptsProjector, d.Log); err != nil {
 		return err
 	}
-	if p.Users, err = projections.NewRunner(d.Pool, d.Store, projections.Users{}, d.Log); err != nil { // XP from receipt events
+	if p.Users, err = projections.NewRunner(d.Pool, d.Store, projections.NewUsers(d.Store), d.Log); err != nil { // XP from receipt events
 		return err
 	}
 	if p.Subscriptions, err = projections.NewRunner(d.Pool, d.Store, projections.Subscriptions{}, d.Log); err != nil {
