@@ -56,20 +56,24 @@ func (h *QuoteTokenHandler) Handle(ctx context.Context, cmd QuoteToken) (TokenQu
 	if !slices.Contains(receipt.PaymentTokens(), cmd.Token) {
 		return TokenQuoted{}, Invalid("token must be one of " + strings.Join(receipt.PaymentTokens(), ", "))
 	}
-	prices, err := h.prices.USDPrices(ctx)
-	if err != nil {
-		return TokenQuoted{}, err
-	}
-	tokenUSD := "1"
-	if !receipt.IsStable(cmd.Token) {
-		p, ok := prices[cmd.Token]
-		if !ok {
-			return TokenQuoted{}, priceUnavailable("No USD price is set for " + cmd.Token)
-		}
-		tokenUSD = p
-	}
+	// The prices are read only once the receipt is known to exist: an unknown receipt is
+	// receipt.ErrNotFound whatever the price source's state (it was price_unavailable, 503, when a
+	// price was missing). They are read once, whatever the retries of a contended append.
+	var prices map[string]string
+	read := false
 	var q receipt.TokenQuoted
 	st, res, err := ChangeReceipt(ctx, h.store, cmd.ReceiptID, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {
+		if !read {
+			p, err := h.prices.USDPrices(ctx)
+			if err != nil {
+				return nil, err
+			}
+			prices, read = p, true
+		}
+		tokenUSD, err := tokenPrice(prices, cmd.Token)
+		if err != nil {
+			return nil, err
+		}
 		// The rate of the receipt's first quote holds (receipt.QuoteRate): the current one is
 		// needed only when there is none.
 		eurUSD := receipt.QuoteRate(st, prices["EUR"])
@@ -86,6 +90,19 @@ func (h *QuoteTokenHandler) Handle(ctx context.Context, cmd QuoteToken) (TokenQu
 		return TokenQuoted{}, err
 	}
 	return TokenQuoted{ReceiptID: st.Receipt.ReceiptID, Quote: q, Result: res}, nil
+}
+
+// tokenPrice is token's USD price: 1 for a stablecoin, else the price set for it
+// (ErrPriceUnavailable without one).
+func tokenPrice(prices map[string]string, token string) (string, error) {
+	if receipt.IsStable(token) {
+		return "1", nil
+	}
+	p, ok := prices[token]
+	if !ok {
+		return "", priceUnavailable("No USD price is set for " + token)
+	}
+	return p, nil
 }
 
 // priceUnavailable is ErrPriceUnavailable saying which price is missing.

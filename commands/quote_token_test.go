@@ -14,6 +14,34 @@ type priceTable map[string]string
 
 func (p priceTable) USDPrices(context.Context) (map[string]string, error) { return p, nil }
 
+// failingPrices is a price source that cannot be read.
+type failingPrices struct{}
+
+var errPricesDown = errors.New("prices: connection refused")
+
+func (failingPrices) USDPrices(context.Context) (map[string]string, error) { return nil, errPricesDown }
+
+// TestQuoteOfAnUnknownReceipt (stop 62): a receipt that does not exist is receipt.ErrNotFound
+// whatever the price source's state: no price for the token, no prices at all, or unreadable.
+// It was price_unavailable (503) when the token had no price: the price was checked first.
+func TestQuoteOfAnUnknownReceipt(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t)
+	for name, prices := range map[string]commands.Prices{"no ETH price": priceTable{"EUR": "1.1"}, "none": priceTable{}, "unreadable": failingPrices{}} {
+		for _, token := range []string{"ETH", "USDC"} {
+			_, err := commands.NewQuoteTokenHandler(e.store, prices, e.now).Handle(e.ctx, commands.QuoteToken{ReceiptID: "rcpt_nobody", Token: token})
+			if !errors.Is(err, receipt.ErrNotFound) {
+				t.Fatalf("%s, %s: %v, want receipt.ErrNotFound", name, token, err)
+			}
+		}
+	}
+	// A known receipt still needs the price, and an unreadable source is its error.
+	usd := e.receipt(payMerchant, "USD", 100)
+	if _, err := commands.NewQuoteTokenHandler(e.store, failingPrices{}, e.now).Handle(e.ctx, commands.QuoteToken{ReceiptID: usd, Token: "ETH"}); !errors.Is(err, errPricesDown) {
+		t.Fatalf("quote with an unreadable price source: %v", err)
+	}
+}
+
 func TestQuoteToken(t *testing.T) {
 	t.Parallel()
 	e := newPayEnv(t)
