@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/payledger/payledger/chain/contracts"
 	"github.com/payledger/payledger/domain/onchain"
@@ -53,25 +54,70 @@ func depositKeys(deposits []onchain.SweepDeposit) []contracts.DepositFactoryDepo
 	return out
 }
 
-// SignSweep signs factory.sweep(deposits, tokens) at nonce with the estimated gas plus
-// GasMarginPercent. Errors: onchain.ErrSweepReverts when the estimate reverts, node errors.
+// The gas ceiling of a sweep (GasCeiling). The operator pays every sweep's gas, and a deposit's
+// ETH flush forwards all the gas left to its split (Deposit.sol, whose bytecode fixes every
+// deposit address): a merchant's pre-deployed split whose receive() burns gas would make every
+// batch holding one of its ETH deposits cost that much, up to the transaction cap. Measured by
+// eth_estimateGas on the simulated chain (Osaka rules, and the development chain's default
+// whose state-gas metering prices new storage high), two tokens listed, every deposit a new
+// clone holding both tokens and ETH into a PaymentSplit: one deposit into a split that never
+// held the tokens 164,610 gas (Osaka) and 342,182 (development); each further deposit of a
+// 100-deposit batch 86,574 (Osaka) and 84,145 (development). The ceiling is about 1.7 times
+// that per deposit, plus the new storage of each distinct split, plus the transaction's own.
+const (
+	SweepGasBase       = 100_000 // the transaction: intrinsic gas and the call
+	SweepGasPerDeposit = 40_000  // a deposit: calldata, its clone's deployment, the pair checks
+	SweepGasPerFlush   = 35_000  // a deposit's flush of one listed token, or of its ETH
+	SweepGasPerSplit   = 150_000 // per distinct split and listed token: its first balance's storage
+	// SweepGasCap is a transaction's gas cap (EIP-7825, 2^24): no larger sweep can be mined.
+	SweepGasCap = 1 << 24
+)
+
+// GasCeiling is the most gas the operator gives a sweep of deposits: see SweepGasBase.
+func (s *Sweeper) GasCeiling(deposits []onchain.SweepDeposit) uint64 {
+	splits := map[string]bool{}
+	for _, d := range deposits {
+		splits[strings.ToLower(d.Split)] = true
+	}
+	flushes := uint64(len(s.tokens) + 1)
+	c := SweepGasBase + uint64(len(deposits))*(SweepGasPerDeposit+flushes*SweepGasPerFlush) +
+		uint64(len(splits))*uint64(len(s.tokens))*SweepGasPerSplit
+	return min(c, SweepGasCap)
+}
+
+// outOfGasSelector is Deposit.sol's OutOfGas() error: a flush ran out of the gas it was given.
+var outOfGasSelector = common.Bytes2Hex(crypto.Keccak256([]byte("OutOfGas()"))[:4])
+
+// SignSweep signs factory.sweep(deposits, tokens) at nonce with the gas the node estimates, asked
+// with GasCeiling as its gas (a burning split costs the node no more than that to estimate
+// either), plus GasMarginPercent, at most the ceiling. Errors: onchain.ErrSweepGas when the sweep
+// needs more than the ceiling (the node's "gas required exceeds allowance", or the factory's
+// OutOfGas revert), onchain.ErrSweepReverts when the estimate reverts otherwise, node errors.
 func (s *Sweeper) SignSweep(ctx context.Context, nonce uint64, deposits []onchain.SweepDeposit) (onchain.SignedTx, error) {
 	data, err := s.abi.Pack("sweep", depositKeys(deposits), s.tokens)
 	if err != nil {
 		return onchain.SignedTx{}, err
 	}
-	gas, err := s.b.EstimateGas(ctx, ethereum.CallMsg{From: s.from, To: &s.factory, Data: data})
-	if err != nil {
-		if isRevert(err) {
-			return onchain.SignedTx{}, fmt.Errorf("%w: %s", onchain.ErrSweepReverts, revertReason(err))
-		}
+	ceiling := s.GasCeiling(deposits)
+	gas, err := s.b.EstimateGas(ctx, ethereum.CallMsg{From: s.from, To: &s.factory, Data: data, Gas: ceiling})
+	switch {
+	case err == nil && gas > ceiling:
+		return onchain.SignedTx{}, fmt.Errorf("%w: estimated %d gas for %d deposits, the ceiling is %d", onchain.ErrSweepGas, gas, len(deposits), ceiling)
+	case err == nil:
+	case isRevert(err) && strings.Contains(strings.ToLower(revertReason(err)), outOfGasSelector):
+		return onchain.SignedTx{}, fmt.Errorf("%w: out of gas at %d for %d deposits (%s)", onchain.ErrSweepGas, ceiling, len(deposits), revertReason(err))
+	case isRevert(err):
+		return onchain.SignedTx{}, fmt.Errorf("%w: %s", onchain.ErrSweepReverts, revertReason(err))
+	case gasCapped(err):
+		return onchain.SignedTx{}, fmt.Errorf("%w: more than %d gas for %d deposits (%v)", onchain.ErrSweepGas, ceiling, len(deposits), err)
+	default:
 		return onchain.SignedTx{}, fmt.Errorf("estimate the sweep: %w", err)
 	}
 	opts, err := s.opts(ctx, nonce)
 	if err != nil {
 		return onchain.SignedTx{}, err
 	}
-	opts.GasLimit = gas + gas*GasMarginPercent/100
+	opts.GasLimit = min(gas+gas*GasMarginPercent/100, ceiling)
 	f, err := contracts.NewDepositFactory(s.factory, s.b)
 	if err != nil {
 		return onchain.SignedTx{}, err

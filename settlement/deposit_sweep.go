@@ -3,6 +3,7 @@ package settlement
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +29,10 @@ import (
 //  3. signs one sweep per batch at the operator's next nonce, records it with its receipts, then
 //     broadcasts it. A batch whose estimate reverts is swept in halves, so one deposit that
 //     makes it revert holds up no other; that deposit alone is left until its receipt changes.
+//     A batch that needs more gas than the operator's ceiling for it (ErrSweepGas: a split whose
+//     receive() burns the gas its deposit's ETH flush forwards) is swept in halves too; a single
+//     such deposit's split is held back for sweepGasRetry (logged once as an error), its deposits
+//     left out meanwhile, and every pass returns its error (GET /healthz names it).
 
 // Defaults of the sweeper.
 const (
@@ -55,6 +60,18 @@ type SweepDepositsHandler struct {
 	batch  int
 	lease  time.Duration
 	mu     sync.Mutex // one pass at a time in this process
+	held   map[string]heldSweep
+}
+
+// sweepGasRetry is how long a split whose deposit's sweep needs more gas than the ceiling
+// (ErrSweepGas) is held back: its deposits are left out of the sweeps (claimed, then left to
+// lapse, so they are claimed again after the hold), the other splits' deposits are swept.
+const sweepGasRetry = 15 * time.Minute
+
+// heldSweep is a split held back until until, for err.
+type heldSweep struct {
+	until time.Time
+	err   error
 }
 
 // NewSweepDepositsHandler returns the sweeper. It panics on a nil dependency.
@@ -62,7 +79,8 @@ func NewSweepDepositsHandler(store commands.Store, chain SweepChain, ledger Swee
 	if store == nil || chain == nil || ledger == nil || now == nil {
 		panic("settlement.NewSweepDepositsHandler: nil dependency")
 	}
-	return &SweepDepositsHandler{store: store, chain: chain, ledger: ledger, now: now, token: uuid.New(), batch: DefaultSweepBatch, lease: sweepLease}
+	return &SweepDepositsHandler{store: store, chain: chain, ledger: ledger, now: now, token: uuid.New(), batch: DefaultSweepBatch, lease: sweepLease,
+		held: map[string]heldSweep{}}
 }
 
 // WithBatch sets the most deposits one sweep transaction names (default 200).
@@ -98,11 +116,11 @@ func (h *SweepDepositsHandler) Handle(ctx context.Context) (Swept, error) {
 	}
 	nonces := nonceSource{sender: h.chain.Sender(), pending: h.chain.PendingNonce, ledger: h.ledger}
 	for lo := 0; lo < len(due); lo += h.batch {
-		if err := h.send(ctx, &nonces, due[lo:min(lo+h.batch, len(due))], &out); err != nil {
+		if err := h.send(ctx, &nonces, h.unheld(due[lo:min(lo+h.batch, len(due))]), &out); err != nil {
 			return out, err
 		}
 	}
-	return out, nil
+	return out, h.heldErr()
 }
 
 // due claims candidates and returns those whose deposits hold confirmed funds not yet swept; the
@@ -131,6 +149,9 @@ func (h *SweepDepositsHandler) due(ctx context.Context) ([]SweepCandidate, error
 // send signs, records and broadcasts one sweep of items; a batch whose estimate reverts is sent in
 // halves, a single deposit that reverts is left checked (until its receipt changes).
 func (h *SweepDepositsHandler) send(ctx context.Context, nonces *nonceSource, items []SweepCandidate, out *Swept) error {
+	if len(items) == 0 {
+		return nil
+	}
 	deps, ids := make([]SweepDeposit, len(items)), make([]string, len(items))
 	for i, c := range items {
 		deps[i], ids[i] = SweepDeposit{ReceiptID: c.ReceiptID, Split: c.Split}, c.ReceiptID
@@ -146,12 +167,15 @@ func (h *SweepDepositsHandler) send(ctx context.Context, nonces *nonceSource, it
 		return err
 	})
 	switch {
-	case errors.Is(err, ErrSweepReverts) && len(items) > 1:
+	case (errors.Is(err, ErrSweepReverts) || errors.Is(err, ErrSweepGas)) && len(items) > 1:
 		half := len(items) / 2
 		if err := h.send(ctx, nonces, items[:half], out); err != nil {
 			return err
 		}
-		return h.send(ctx, nonces, items[half:], out)
+		return h.send(ctx, nonces, h.unheld(items[half:]), out)
+	case errors.Is(err, ErrSweepGas):
+		h.holdBack(ctx, items[0], err)
+		return nil
 	case errors.Is(err, ErrSweepReverts):
 		zerolog.Ctx(ctx).Error().Err(err).Str("receipt", items[0].ReceiptID).Str("deposit", items[0].Deposit).
 			Msg("deposit sweep: this deposit's sweep reverts; left until its receipt changes")
@@ -168,4 +192,48 @@ func (h *SweepDepositsHandler) send(ctx context.Context, nonces *nonceSource, it
 		zerolog.Ctx(ctx).Error().Err(err).Str("tx", txs[0].Hash).Msg("deposit sweep: broadcast failed")
 	}
 	return nil
+}
+
+// unheld is items without the deposits of splits held back (a hold that ended is forgotten).
+func (h *SweepDepositsHandler) unheld(items []SweepCandidate) []SweepCandidate {
+	out := make([]SweepCandidate, 0, len(items))
+	for _, c := range items {
+		k := strings.ToLower(c.Split)
+		if hs, ok := h.held[k]; ok && h.now().Before(hs.until) {
+			continue
+		} else if ok {
+			delete(h.held, k)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// holdBack holds c's split back for sweepGasRetry after its sweep's gas was refused (err) and
+// logs it as an error once; c's claim is left to lapse.
+func (h *SweepDepositsHandler) holdBack(ctx context.Context, c SweepCandidate, err error) {
+	until := h.now().Add(sweepGasRetry)
+	err = fmt.Errorf("deposit sweeps to split %s held back until %s (receipt %s, deposit %s): %w",
+		strings.ToLower(c.Split), until.UTC().Format(time.RFC3339), c.ReceiptID, c.Deposit, err)
+	h.held[strings.ToLower(c.Split)] = heldSweep{until: until, err: err}
+	zerolog.Ctx(ctx).Error().Err(err).Str("split", c.Split).Str("receipt", c.ReceiptID).Str("deposit", c.Deposit).Time("retry_at", until).
+		Msg("deposit sweep: this deposit's sweep needs more gas than any real deposit's (its split burns the operator's gas); its split's deposits are not swept meanwhile")
+}
+
+// heldErr is the error of a split still held back (the earliest to end), nil when none is.
+func (h *SweepDepositsHandler) heldErr() error {
+	var first *heldSweep
+	for k, hs := range h.held {
+		if !h.now().Before(hs.until) {
+			delete(h.held, k)
+			continue
+		}
+		if first == nil || hs.until.Before(first.until) {
+			first = &hs
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return first.err
 }

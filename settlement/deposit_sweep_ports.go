@@ -27,12 +27,17 @@ type SweepOutcome = onchain.SweepOutcome
 // sweeps the batch in halves, so that one deposit that makes it revert does not hold up the others.
 var ErrSweepReverts = onchain.ErrSweepReverts
 
+// ErrSweepGas: a sweep of these deposits needs more gas than the operator's ceiling for them (a
+// split whose receive() burns the gas the deposit's ETH flush forwards). The caller sweeps the
+// batch in halves and holds a single such deposit's split back.
+var ErrSweepGas = onchain.ErrSweepGas
+
 // SweepChain is the chain as sweeping uses it: the deposit factory (DEPOSIT_FACTORY) called from
 // the operator's account. Signing never sends: Broadcast does, after the transaction is recorded.
 type SweepChain interface {
 	OperatorAccount
 	// SignSweep signs factory.sweep(deposits, every configured token) at nonce, its gas estimated.
-	// Errors: ErrSweepReverts (wrapped, with the node's reason), node errors.
+	// Errors: ErrSweepReverts (wrapped, with the node's reason), ErrSweepGas, node errors.
 	SignSweep(ctx context.Context, nonce uint64, deposits []SweepDeposit) (SignedTx, error)
 	// Broadcast sends a signed transaction; sending one the node already has is not an error.
 	Broadcast(ctx context.Context, raw []byte) error
