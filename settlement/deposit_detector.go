@@ -259,10 +259,29 @@ func (d *DepositDetector) scan(ctx context.Context, cur DepositCursor, watch Dep
 	if scan.To == 0 || cur.Hash == "" || strings.EqualFold(scan.Parent, cur.Hash) {
 		return from, scan, false, nil
 	}
+	// A node swapped for one of another chain (ETH_RPC_URL now routed elsewhere) looks like a
+	// reorg here too: its blocks are no children of the cursor's. Its blocks are never read.
+	if err := d.sameChain(ctx, cur); err != nil {
+		return from, DepositScan{}, false, err
+	}
 	from = max(cur.Number-min(cur.Number, uint64(d.Confirmations+reorgRewind)), 1)
 	d.Log.Info().Uint64("block", cur.Number).Uint64("from", from).Msg("deposits: the cursor's block left the chain; reading again")
 	scan, err = d.Chain.Scan(ctx, from, scan.To-from+1, watch)
 	return from, scan, true, err
+}
+
+// sameChain reads the node's genesis again (one request, only when the cursor's block left the
+// chain) and fails with ErrOtherChain when it is not the one the detector began on.
+func (d *DepositDetector) sameChain(ctx context.Context, cur DepositCursor) error {
+	g, err := d.Chain.Genesis(ctx)
+	if err != nil {
+		return err
+	}
+	if g != d.genesis {
+		return fmt.Errorf("%w: the cursor %s is at block %d of the chain with genesis %s, the node now serves genesis %s (ETH_RPC_URL swapped?)",
+			ErrOtherChain, d.name(), cur.Number, d.genesis, g)
+	}
+	return nil
 }
 
 // maxRange is MaxRange or its default.
