@@ -88,8 +88,8 @@ func (s *Server) postSubscription(c echo.Context) error {
 }
 
 // subscriptionStatus answers exactly one selector: subscriptionId (public; read from the
-// subscription's stream, so a status right after create is never stale), customer or merchant
-// (a session of that wallet; from the read model, a page of limit (1 to 1000, default 1000)
+// subscription's stream, so a status right after create is never stale), customer (a session of
+// that wallet) or merchant (a session of that wallet or a key of it; from the read model, a page of limit (1 to 1000, default 1000)
 // after cursor, with next: the cursor of the following page, null after the last).
 func (s *Server) subscriptionStatus(c echo.Context) error {
 	q := c.QueryParams()
@@ -117,6 +117,16 @@ func (s *Server) subscriptionStatus(c echo.Context) error {
 	if !ValidWallet(value) {
 		return InvalidInput(selectors[0] + " must be a 0x-prefixed 40-hex-character address")
 	}
+	if selectors[0] == "merchant" && s.presentsKey(c.Request()) {
+		// A merchant's own key reads its list as its session does (spec, Authentication point 1);
+		// the key decides over a kept cookie, as on the key-or-session routes.
+		return s.developer("")(func(c echo.Context) error {
+			if p, _ := PrincipalFrom(c); !strings.EqualFold(p.Wallet, value) {
+				return NewError(http.StatusForbidden, "forbidden", "The key's wallet is not merchant "+value)
+			}
+			return s.subscriptionList(c, selectors[0], value)
+		})(c)
+	}
 	sess, _, err := s.parseSession(c)
 	if err != nil {
 		return err
@@ -124,12 +134,19 @@ func (s *Server) subscriptionStatus(c echo.Context) error {
 	if !strings.EqualFold(sess.Wallet, value) {
 		return NewError(http.StatusForbidden, "forbidden", "The signed-in wallet is not "+selectors[0]+" "+value)
 	}
+	return s.subscriptionList(c, selectors[0], value)
+}
+
+// subscriptionList answers a customer's or merchant's page of subscriptions, once the caller is
+// known to be that wallet.
+func (s *Server) subscriptionList(c echo.Context, selector, value string) error {
+	ctx := c.Request().Context()
 	limit, err := intParam(c, "limit", readmodels.SubscriptionListMax, 1, readmodels.SubscriptionListMax)
 	if err != nil {
 		return err
 	}
 	page := s.subscriptionLists.CustomerPage
-	if selectors[0] == "merchant" {
+	if selector == "merchant" {
 		page = s.subscriptionLists.MerchantPage
 	}
 	subs, next, err := page(ctx, value, limit, c.QueryParam("cursor"))
