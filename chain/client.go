@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum"
@@ -179,18 +181,14 @@ func (c *RPC) FilterLogs(ctx context.Context, from, to uint64, addresses []commo
 	return filterLogs(ctx, &c.counter, c.eth, from, to, addresses, topics)
 }
 
-// filterLogs reads [from, to] in ranges of at most MaxLogRange blocks.
+// filterLogs reads [from, to] in ranges of at most MaxLogRange blocks; a range a provider refuses
+// as too large for one answer (tooManyLogs) is read in halves, down to single blocks. Only the
+// logs asked for are kept (asked).
 func filterLogs(ctx context.Context, n *counter, f ethereum.LogFilterer, from, to uint64, addresses []common.Address, topics [][]common.Hash) ([]types.Log, error) {
 	var out []types.Log
 	for lo := from; lo <= to; lo += MaxLogRange {
 		hi := min(lo+MaxLogRange-1, to)
-		n.count(1)
-		logs, err := f.FilterLogs(ctx, ethereum.FilterQuery{
-			FromBlock: new(big.Int).SetUint64(lo),
-			ToBlock:   new(big.Int).SetUint64(hi),
-			Addresses: addresses,
-			Topics:    topics,
-		})
+		logs, err := filterRange(ctx, n, f, lo, hi, addresses, topics)
 		if err != nil {
 			return nil, err
 		}
@@ -200,4 +198,87 @@ func filterLogs(ctx context.Context, n *counter, f ethereum.LogFilterer, from, t
 		}
 	}
 	return out, nil
+}
+
+// filterRange is one eth_getLogs of [lo, hi], or, refused as too large, its two halves.
+func filterRange(ctx context.Context, n *counter, f ethereum.LogFilterer, lo, hi uint64, addresses []common.Address, topics [][]common.Hash) ([]types.Log, error) {
+	n.count(1)
+	logs, err := f.FilterLogs(ctx, ethereum.FilterQuery{
+		FromBlock: new(big.Int).SetUint64(lo),
+		ToBlock:   new(big.Int).SetUint64(hi),
+		Addresses: addresses,
+		Topics:    topics,
+	})
+	if err != nil && hi > lo && ctx.Err() == nil && tooManyLogs(err) {
+		mid := lo + (hi-lo)/2
+		first, err := filterRange(ctx, n, f, lo, mid, addresses, topics)
+		if err != nil {
+			return nil, err
+		}
+		second, err := filterRange(ctx, n, f, mid+1, hi, addresses, topics)
+		if err != nil {
+			return nil, err
+		}
+		return append(first, second...), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("chain: logs of blocks %d-%d: %w", lo, hi, err)
+	}
+	return asked(logs, lo, hi, addresses, topics), nil
+}
+
+// tooManyLogs is a provider's refusal of an eth_getLogs for its size ("query returned more than
+// 10000 results", "block range too large", "Log response size exceeded", code -32005 "limit
+// exceeded"): a smaller range is answered.
+func tooManyLogs(err error) bool {
+	var rerr rpc.Error
+	if errors.As(err, &rerr) && rerr.ErrorCode() == -32005 {
+		return true
+	}
+	msg := strings.ToLower(err.Error())
+	for _, s := range []string{"more than", "too large", "too wide", "too big", "size exceeded", "limit exceeded", "exceed maximum", "range is too", "block range"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// asked is the logs of an eth_getLogs answer that the query asked for: in blocks [lo, hi], of one
+// of addresses (any when none), matching topics, not removed, each once. A provider that answers
+// more (another range, contract or event, a log of an abandoned branch, a log twice) is not
+// believed beyond the question.
+func asked(logs []types.Log, lo, hi uint64, addresses []common.Address, topics [][]common.Hash) []types.Log {
+	type key struct {
+		block common.Hash
+		index uint
+	}
+	seen := make(map[key]bool, len(logs))
+	out := logs[:0]
+	for _, l := range logs {
+		k := key{l.BlockHash, l.Index}
+		if l.Removed || l.BlockNumber < lo || l.BlockNumber > hi || seen[k] || !matches(l, addresses, topics) {
+			continue
+		}
+		seen[k] = true
+		out = append(out, l)
+	}
+	return out
+}
+
+// matches is eth_getLogs' filter: the address one of addresses (any when none), and each topic
+// position one of its alternatives (any when none).
+func matches(l types.Log, addresses []common.Address, topics [][]common.Hash) bool {
+	if len(addresses) > 0 && !slices.Contains(addresses, l.Address) {
+		return false
+	}
+	for i, alts := range topics {
+		if len(alts) == 0 {
+			continue
+		}
+		if i >= len(l.Topics) || !slices.Contains(alts, l.Topics[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strings"
 
@@ -324,5 +325,11 @@ func (c *RPC) FilterLogsAt(ctx context.Context, block common.Hash, addresses []c
 	if err != nil {
 		return nil, fmt.Errorf("chain: logs of block %s: %w", block, err)
 	}
-	return logs, nil
+	kept := logs[:0] // only those asked for (asked): of that block, each once
+	for _, l := range asked(logs, 0, math.MaxUint64, addresses, topics) {
+		if l.BlockHash == block {
+			kept = append(kept, l)
+		}
+	}
+	return kept, nil
 }
