@@ -26,6 +26,7 @@ type Sweeper struct {
 	factory common.Address
 	abi     *abi.ABI
 	tokens  []common.Address
+	codes   splitCodes
 }
 
 // NewSweeper returns the sweeper of the factory at factory, signing with op and flushing op's

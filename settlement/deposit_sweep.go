@@ -33,6 +33,8 @@ import (
 //     receive() burns the gas its deposit's ETH flush forwards) is swept in halves too; a single
 //     such deposit's split is held back for sweepGasRetry (logged once as an error), its deposits
 //     left out meanwhile, and every pass returns its error (GET /healthz names it).
+//     Deposits of a split that is not the operator's PaymentSplit code (a merchant's own contract)
+//     are swept in batches of their own per split, never with other merchants' deposits.
 
 // Defaults of the sweeper.
 const (
@@ -115,12 +117,54 @@ func (h *SweepDepositsHandler) Handle(ctx context.Context) (Swept, error) {
 		return out, err
 	}
 	nonces := nonceSource{sender: h.chain.Sender(), pending: h.chain.PendingNonce, ledger: h.ledger}
-	for lo := 0; lo < len(due); lo += h.batch {
-		if err := h.send(ctx, &nonces, h.unheld(due[lo:min(lo+h.batch, len(due))]), &out); err != nil {
+	batches, err := h.batches(ctx, h.unheld(due))
+	if err != nil {
+		return out, err
+	}
+	for _, b := range batches {
+		if err := h.send(ctx, &nonces, h.unheld(b), &out); err != nil {
 			return out, err
 		}
 	}
 	return out, h.heldErr()
+}
+
+// batches groups due deposits into sweeps of at most h.batch: those of splits holding the
+// operator's PaymentSplit code together, those of any other split (a merchant's own contract,
+// whose receive() runs on an ETH flush with all the gas left) in sweeps of their own per split,
+// so that such a split can make only its own deposits' sweeps costlier (below the ceiling).
+func (h *SweepDepositsHandler) batches(ctx context.Context, due []SweepCandidate) ([][]SweepCandidate, error) {
+	var std []SweepCandidate
+	own, order := map[string][]SweepCandidate{}, []string(nil)
+	for _, c := range due {
+		k := strings.ToLower(c.Split)
+		ok, err := h.chain.StandardSplit(ctx, k)
+		if err != nil {
+			return nil, fmt.Errorf("the code of split %s: %w", k, err)
+		}
+		if ok {
+			std = append(std, c)
+			continue
+		}
+		if own[k] == nil {
+			order = append(order, k)
+		}
+		own[k] = append(own[k], c)
+	}
+	out := chunks(std, h.batch)
+	for _, k := range order {
+		out = append(out, chunks(own[k], h.batch)...)
+	}
+	return out, nil
+}
+
+// chunks is items in slices of at most n.
+func chunks(items []SweepCandidate, n int) [][]SweepCandidate {
+	var out [][]SweepCandidate
+	for lo := 0; lo < len(items); lo += n {
+		out = append(out, items[lo:min(lo+n, len(items))])
+	}
+	return out
 }
 
 // due claims candidates and returns those whose deposits hold confirmed funds not yet swept; the

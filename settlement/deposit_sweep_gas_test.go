@@ -118,3 +118,43 @@ func (e *sweepEnv) sendETH(to string, wei *big.Int) {
 	opts.Value = wei
 	e.waitMined(chain.SendETH(opts, e.rpc.Backend(), common.HexToAddress(to)))
 }
+
+// A merchant's own split contract whose receive() burns gas, but less than a batch's ceiling
+// leaves spare: its deposits are swept in a transaction of their own, never in the batch of
+// another merchant's deposits (whose sweep would otherwise pay the burn, unseen by the ceiling).
+// Splits holding the operator's PaymentSplit code are swept together as before.
+func TestSweepDepositsSweepsAForeignSplitApart(t *testing.T) {
+	t.Parallel()
+	e := newSweepEnv(t)
+	merchant, _, st, _ := e.merchantWithSplit()
+	good, _, _ := e.paidAt(merchant, st.Address, []money.Cents{100, 200})
+	other, _, st2, _ := e.merchantWithSplit()
+	good2, _, _ := e.paidAt(other, st2.Address, []money.Cents{300})
+	burner := newWallet(t)
+	hostile, _, _ := e.deployBurningReceiveSplit([]string{burner, newWallet(t)}, []int64{5000, 5000}, 200)
+	bad, deposit := e.depositReceipt(burner, hostile, 100)
+	e.payDeposit(bad, deposit, "USDC", 1_000_000)
+	e.sendETH(deposit, big.NewInt(1))
+	e.listedPaid(bad)
+
+	out := e.sweepAll(e.sweeperOf(e.sweeper), append(append(good, good2...), bad)...)
+	if out.Sent != 2 {
+		t.Fatalf("%d sweep transactions, want 2: the PaymentSplit deposits together, the foreign split's apart", out.Sent)
+	}
+	tx := func(id string) string {
+		sw := e.sweptEvents(id)
+		if len(sw) == 0 {
+			t.Fatalf("receipt %s not swept", id)
+		}
+		return sw[0].TransactionHash
+	}
+	if tx(good[0]) != tx(good2[0]) || tx(good[0]) != tx(good[1]) {
+		t.Fatalf("the PaymentSplit deposits were swept apart: %s %s %s", tx(good[0]), tx(good[1]), tx(good2[0]))
+	}
+	if tx(bad) == tx(good[0]) {
+		t.Fatalf("the foreign split's deposit was swept in the other merchants' sweep %s", tx(bad))
+	}
+	if b := e.balanceOf("ETH", deposit); b.Sign() != 0 {
+		t.Fatalf("the deposit still holds %s wei", b)
+	}
+}

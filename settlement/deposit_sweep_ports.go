@@ -48,6 +48,9 @@ type SweepChain interface {
 	// Replaced says whether the operator's transaction hash, signed at nonce, can no longer be
 	// mined: it is in no block and the operator's nonce CHAIN_CONFIRMATIONS deep is past nonce.
 	Replaced(ctx context.Context, hash string, nonce uint64) (bool, error)
+	// StandardSplit says whether split holds the operator's own PaymentSplit code, whose receive()
+	// only emits an event; deposits of any other contract are swept in sweeps of their own.
+	StandardSplit(ctx context.Context, split string) (bool, error)
 	// DepositSweeps lists every sweep of deposit the chain shows (its Swept events), by anyone:
 	// sweeping is permissionless, so another account may have moved the funds first.
 	DepositSweeps(ctx context.Context, deposit SweepDeposit) ([]SweptFunds, error)
