@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/payledger/payledger/domain/address"
 	"github.com/payledger/payledger/domain/money"
@@ -157,9 +158,14 @@ func (h *RefundHandler) release(ctx context.Context, hash, receiptID string) err
 	return h.claims.Release(ctx, hash, receiptID)
 }
 
+// maxRefundReason is the longest reason of a refund, in characters.
+const maxRefundReason = 500
+
 // refundOrder checks a refund's shape and returns it as the domain's order. Errors: Invalid.
 func refundOrder(cmd Refund) (receipt.RefundOrder, error) {
-	if cmd.ReceiptID == "" || strings.TrimSpace(cmd.Reason) == "" || len(cmd.Reason) > 500 {
+	// In characters, as the message and the dashboard's maxlength say: 200 Japanese characters
+	// (600 bytes) were refused as over 500.
+	if cmd.ReceiptID == "" || strings.TrimSpace(cmd.Reason) == "" || utf8.RuneCountInString(cmd.Reason) > maxRefundReason {
 		return receipt.RefundOrder{}, Invalid("receiptId and a reason (up to 500 characters) are required")
 	}
 	if cmd.TransactionHash != "" && !txHashRE.MatchString(cmd.TransactionHash) {
