@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -63,6 +64,12 @@ func (h *QuoteTokenHandler) Handle(ctx context.Context, cmd QuoteToken) (TokenQu
 	read := false
 	var q receipt.TokenQuoted
 	st, res, err := ChangeReceipt(ctx, h.store, cmd.ReceiptID, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {
+		// The receipt's own answer comes before any price: a paid receipt is ErrState and a held
+		// quote is returned even while the token has no price (a price outage answered 503).
+		if held, done, err := quoteWithoutPrice(st, cmd.Token, h.now().UnixMilli()); done {
+			q = held
+			return nil, err
+		}
 		if !read {
 			p, err := h.prices.USDPrices(ctx)
 			if err != nil {
@@ -108,4 +115,20 @@ func tokenPrice(prices map[string]string, token string) (string, error) {
 // priceUnavailable is ErrPriceUnavailable saying which price is missing.
 func priceUnavailable(message string) *Refusal {
 	return &Refusal{Kind: ErrPriceUnavailable.Kind, Code: ErrPriceUnavailable.Code, Message: message}
+}
+
+// quoteWithoutPrice is the receipt's answer to a quote in token at `at` (Unix ms) when it needs no
+// price: done with the refusal of a receipt that takes no new quote (receipt.ErrState: settled,
+// ACH pending or its window ended; receipt.ErrQuotesExhausted or ErrQuotesLimited), or done with
+// the quote it holds in token until its window ends. The decision runs on a placeholder price;
+// only these price-independent outcomes are kept.
+func quoteWithoutPrice(st receipt.State, token string, at int64) (receipt.TokenQuoted, bool, error) {
+	evs, held, err := receipt.QuoteInWindow(st, token, "1", "1", at)
+	switch {
+	case errors.Is(err, receipt.ErrState) || errors.Is(err, receipt.ErrQuotesExhausted) || errors.Is(err, receipt.ErrQuotesLimited):
+		return receipt.TokenQuoted{}, true, err
+	case err == nil && len(evs) == 0 && held.Token != "":
+		return held, true, nil
+	}
+	return receipt.TokenQuoted{}, false, nil
 }
