@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,6 +29,10 @@ func NewIdempotency(pool *pgxpool.Pool) *Idempotency { return &Idempotency{pool:
 
 // IdempotencyTTL is how long a key is remembered.
 const IdempotencyTTL = 24 * 60 * 60 // seconds
+
+// purgeOneIn: one new binding in purgeOneIn purges expired keys (PurgeExpiredKeys), so that the
+// order path pays a purge on 1/64 of its keyed orders (and deletes more than it adds).
+const purgeOneIn = 64
 
 // idemPrincipal is the middleware's principal of a merchant (transport's "wallet:" + wallet).
 func idemPrincipal(wallet string) string { return "wallet:" + wallet }
@@ -56,6 +61,9 @@ func (i *Idempotency) Claim(ctx context.Context, wallet, key, requestHash, recei
 	held, err := i.mirror(ctx, wallet, key, hash, at)
 	if err != nil {
 		return "", "", err
+	}
+	if id == receiptID && rand.IntN(purgeOneIn) == 0 { // a new binding: now and then, forget expired ones
+		_ = PurgeExpiredKeys(ctx, i.pool) // best effort, as the middleware's claims
 	}
 	if held != hash { // the middleware holds the key for another request: our binding is void
 		if _, err := i.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE wallet = $1 AND key = $2 AND request_hash = $3 AND receipt_id = $4`,

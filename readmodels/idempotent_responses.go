@@ -49,6 +49,8 @@ func (s *IdempotentResponses) Claim(ctx context.Context, principal, key, hash st
 		return Kept{}, fmt.Errorf("claim idempotency key: %w", err)
 	}
 	if tag.RowsAffected() == 1 {
+		// Best effort: a purge that fails leaves expired keys for the next claim's.
+		_ = PurgeExpiredKeys(ctx, s.pool)
 		return Kept{Run: true}, nil
 	}
 	var k Kept
@@ -97,6 +99,31 @@ func (s *IdempotentResponses) Release(ctx context.Context, principal, key string
 	_, err := s.pool.Exec(ctx, `DELETE FROM idempotent_responses WHERE principal = $1 AND key = $2 AND NOT done`, principal, key)
 	if err != nil {
 		return fmt.Errorf("release idempotency key: %w", err)
+	}
+	return nil
+}
+
+// purgeBatch is how many expired keys one purge deletes: more than one claim adds, so that the
+// tables stay near the keys of the last IdempotencyTTL.
+const purgeBatch = 100
+
+// PurgeExpiredKeys deletes up to purgeBatch keys older than IdempotencyTTL, oldest first, from
+// both stores: the middleware's rows and the receipt issuer's bindings they mirror. Nothing
+// deleted them before, so both tables (and the kept answers, up to 1 MiB each) grew with every
+// key ever used. A key claimed again meanwhile (its created_at renewed) is left alone: each
+// DELETE checks the age on the row it deletes.
+func PurgeExpiredKeys(ctx context.Context, pool *pgxpool.Pool) error {
+	_, err := pool.Exec(ctx, `WITH gone AS (
+		DELETE FROM idempotent_responses WHERE (principal, key) IN (
+			SELECT principal, key FROM idempotent_responses WHERE created_at < now() - make_interval(secs => $1)
+			ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+		  AND created_at < now() - make_interval(secs => $1)
+		RETURNING principal, key)
+	DELETE FROM idempotency_keys k USING gone g
+	WHERE g.principal = 'wallet:' || k.wallet AND g.key = k.key AND k.created_at < now() - make_interval(secs => $1)`,
+		IdempotencyTTL, purgeBatch)
+	if err != nil {
+		return fmt.Errorf("purge idempotency keys: %w", err)
 	}
 	return nil
 }
