@@ -40,6 +40,9 @@ func (r RefundReader) Transaction(ctx context.Context, hash string) (onchain.Ref
 	if err != nil {
 		return onchain.RefundTx{}, false, fmt.Errorf("chain: receipt of refund %s: %w", hash, err)
 	}
+	if mined, err := minedReceipt(rc, h); !mined || err != nil {
+		return onchain.RefundTx{}, false, err
+	}
 	out := onchain.RefundTx{BlockNumber: rc.BlockNumber.Uint64(), BlockHash: strings.ToLower(rc.BlockHash.Hex()),
 		Succeeded: rc.Status == types.ReceiptStatusSuccessful}
 	if !out.Succeeded {

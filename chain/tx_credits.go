@@ -39,6 +39,9 @@ func (t *TransactionCredits) Transaction(ctx context.Context, hash string) (onch
 	if err != nil {
 		return onchain.MinedTransaction{}, fmt.Errorf("chain: receipt of %s: %w", hash, err)
 	}
+	if mined, err := minedReceipt(r, h); !mined || err != nil {
+		return onchain.MinedTransaction{}, err
+	}
 	out := onchain.MinedTransaction{Mined: true, Reverted: r.Status != types.ReceiptStatusSuccessful, BlockNumber: r.BlockNumber.Uint64()}
 	if out.Reverted {
 		return out, nil
@@ -55,11 +58,21 @@ func (t *TransactionCredits) Transaction(ctx context.Context, hash string) (onch
 	return out, nil
 }
 
+// minedReceipt judges a node's receipt of the transaction hash: false for one without a block
+// (some nodes answer the receipt of a pending transaction with blockNumber null: not mined yet),
+// an error for the receipt of another transaction (never believed for this one).
+func minedReceipt(r *types.Receipt, hash common.Hash) (bool, error) {
+	if r.TxHash != hash {
+		return false, fmt.Errorf("chain: receipt of %s: the node answered the receipt of %s", hash.Hex(), r.TxHash.Hex())
+	}
+	return r.BlockNumber != nil && r.BlockHash != (common.Hash{}), nil
+}
+
 // tokenCredits are the Transfer logs of configured tokens among logs.
 func (t *TransactionCredits) tokenCredits(logs []types.Log) []onchain.ChainCredit {
 	var out []onchain.ChainCredit
 	for _, l := range logs {
-		if len(l.Topics) != 3 || l.Topics[0] != TransferTopic || len(l.Data) != 32 {
+		if l.Removed || len(l.Topics) != 3 || l.Topics[0] != TransferTopic || len(l.Data) != 32 {
 			continue
 		}
 		for _, tok := range t.tokens {
