@@ -152,10 +152,19 @@ func (k *Keys) scanOne(ctx context.Context, where string, hash *[]byte, arg any)
 	return key, nil
 }
 
-// List returns wallet's keys, revoked ones included, oldest first.
+// MaxListedRevokedKeys is how many revoked keys a listing shows besides the live ones: the most
+// recently revoked. A create/revoke loop at the per-wallet rate would otherwise grow every
+// listing (and the dashboard's settings page) without bound; the rows stay, for the audit.
+const MaxListedRevokedKeys = 50
+
+// List returns wallet's live keys and its MaxListedRevokedKeys most recently revoked ones,
+// oldest first: at most MaxLiveKeys + MaxListedRevokedKeys keys.
 func (k *Keys) List(ctx context.Context, wallet string) ([]APIKey, error) {
-	rows, err := k.pool.Query(ctx, `SELECT id, wallet, name, scopes, prefix, created_at, revoked_at FROM api_keys
-		WHERE wallet = $1 ORDER BY created_at, id`, wallet)
+	rows, err := k.pool.Query(ctx, `SELECT id, wallet, name, scopes, prefix, created_at, revoked_at FROM (
+			SELECT * FROM api_keys WHERE wallet = $1 AND revoked_at IS NULL
+			UNION ALL
+			(SELECT * FROM api_keys WHERE wallet = $1 AND revoked_at IS NOT NULL ORDER BY revoked_at DESC, id DESC LIMIT $2)
+		) k ORDER BY created_at, id`, wallet, MaxListedRevokedKeys)
 	if err != nil {
 		return nil, fmt.Errorf("list keys: %w", err)
 	}
