@@ -3,6 +3,7 @@ package settlement
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -175,7 +176,37 @@ func (d *DepositDetector) lookBack(ctx context.Context, open []OpenDeposit, firs
 		}
 		late = append(late, found...)
 	}
+	if err := d.canonical(ctx, late); err != nil {
+		return nil, due.addresses, fmt.Errorf("deposits: the look-back for %d deposits watched late (blocks %d-%d): %w", len(due.addresses), from, to, err)
+	}
 	d.Log.Info().Int("deposits", len(due.addresses)).Uint64("from", from).Uint64("to", to).Int("transfers", len(late)).
 		Msg("deposits: looked back for transfers to deposits watched late (issued before their row was written)")
 	return late, nil, nil
+}
+
+// canonical checks that every transfer the look-back found is in the block on the chain at its
+// number (one batch of headers, only when it found some): eth_getLogs by range may answer from a
+// node on another branch (a load balancer's lagging node), and the look-back's blocks were read
+// by no scan of this step. A transfer of another block fails the look-back, tried again next step.
+func (d *DepositDetector) canonical(ctx context.Context, late []DepositTransfer) error {
+	if len(late) == 0 {
+		return nil
+	}
+	var numbers []uint64
+	asked := map[uint64]bool{}
+	for _, t := range late {
+		if !asked[t.BlockNumber] {
+			numbers, asked[t.BlockNumber] = append(numbers, t.BlockNumber), true
+		}
+	}
+	hashes, err := d.Chain.BlockHashes(ctx, numbers)
+	if err != nil {
+		return err
+	}
+	for _, t := range late {
+		if h := hashes[t.BlockNumber]; !strings.EqualFold(h, t.BlockHash) {
+			return fmt.Errorf("transfer %s:%d is in block %d %s, the chain's block %d is %q", t.TransactionHash, t.LogIndex, t.BlockNumber, t.BlockHash, t.BlockNumber, h)
+		}
+	}
+	return nil
 }
