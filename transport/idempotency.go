@@ -99,6 +99,12 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) runKept(c echo.Context, next echo.HandlerFunc, principal, key string) error {
 	rec := &keptWriter{ResponseWriter: c.Response().Writer}
 	c.Response().Writer = rec
+	defer func() { // a panic (recoverPanics answers 500) releases the key as a 500 does
+		if r := recover(); r != nil {
+			_ = s.idem.Release(context.WithoutCancel(c.Request().Context()), principal, key)
+			panic(r)
+		}
+	}()
 	handlerErr := next(c)
 	if handlerErr != nil {
 		c.Error(handlerErr) // rendered here, so that the envelope is what is kept

@@ -1,10 +1,13 @@
 package transport
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -64,5 +67,42 @@ func TestIdempotencyKeyDoesNotKeepRetryAnswers(t *testing.T) {
 	}
 	if calls.Load() != 1 {
 		t.Fatalf("a kept 400 ran %d times", calls.Load())
+	}
+}
+
+// A request that panicked (answered 500 by recoverPanics) releases its Idempotency-Key like any
+// 500: its retry held the key "running" and polled for an answer that never came, for the whole
+// minute of the lock.
+func TestIdempotencyKeyReleasedWhenTheHandlerPanics(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	m := e.merchant(false)
+	var calls atomic.Int32
+	e.srv.handle(http.MethodPost, "/api/test/panics", Policy{Access: Admin}, func(c echo.Context) error {
+		if calls.Add(1) == 1 {
+			panic("a bug")
+		}
+		return c.JSON(http.StatusOK, map[string]any{"ok": true})
+	})
+	call := func() *httptest.ResponseRecorder {
+		return e.do(req{method: http.MethodPost, path: "/api/test/panics", body: `{}`, cookies: m.cookies,
+			header: map[string]string{CSRFHeader: m.csrf, "Idempotency-Key": "panics"}})
+	}
+	if first := call(); first.Code != http.StatusInternalServerError {
+		t.Fatalf("panic: %d %s", first.Code, first.Body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	hr := httptest.NewRequestWithContext(ctx, http.MethodPost, "/api/test/panics", strings.NewReader(`{}`))
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set(CSRFHeader, m.csrf)
+	hr.Header.Set("Idempotency-Key", "panics")
+	for _, ck := range m.cookies {
+		hr.AddCookie(ck)
+	}
+	retry := httptest.NewRecorder()
+	e.srv.ServeHTTP(retry, hr)
+	if retry.Code != http.StatusOK || calls.Load() != 2 {
+		t.Fatalf("retry after a panic: %d %s (%d calls)", retry.Code, retry.Body, calls.Load())
 	}
 }
