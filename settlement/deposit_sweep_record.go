@@ -62,6 +62,9 @@ func (h *SweepDepositsHandler) settle(ctx context.Context, out *Swept) error {
 			return err
 		}
 		out.Settled++
+		if err := h.holdReverted(ctx, o, res); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -87,6 +90,29 @@ func (h *SweepDepositsHandler) dropped(ctx context.Context, o OpenSweep, out *Sw
 	}
 	out.Dropped++
 	return true, nil
+}
+
+// holdReverted holds back the split of a sweep mined reverted whose deposits are all of that one
+// split, when it is not the operator's PaymentSplit code: a contract that receives cheaply when
+// estimated and burns the gas when mined (the factory's OutOfGas) would otherwise have its
+// deposits freed and swept again every pass, each sweep's gas limit paid by the operator.
+func (h *SweepDepositsHandler) holdReverted(ctx context.Context, o OpenSweep, res *SweepOutcome) error {
+	if res.Success || len(o.Deposits) == 0 {
+		return nil
+	}
+	split := strings.ToLower(o.Deposits[0].Split)
+	for _, d := range o.Deposits {
+		if !strings.EqualFold(d.Split, split) {
+			return nil
+		}
+	}
+	standard, err := h.chain.StandardSplit(ctx, split)
+	if err != nil || standard {
+		return err
+	}
+	h.holdBack(ctx, SweepCandidate{ReceiptID: o.Deposits[0].ReceiptID, Split: split},
+		fmt.Errorf("%w: its sweep %s reverted when mined (%d gas)", ErrSweepGas, o.Tx.Hash, res.GasUsed))
+	return nil
 }
 
 func settledStatus(ok bool) string {
