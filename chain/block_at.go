@@ -38,11 +38,18 @@ func (s DepositScanner) FirstBlockAt(ctx context.Context, t time.Time, hi uint64
 			if h == nil {
 				return 0, fmt.Errorf("chain: block %d is not on the node (a reorganisation shortened the chain?)", probes[i])
 			}
+			if h.Number == nil || !h.Number.IsUint64() || h.Number.Uint64() != probes[i] {
+				return 0, fmt.Errorf("chain: asked for block %d, the node answered block %v", probes[i], h.Number)
+			}
 			if n := probes[i]; h.Time < at {
 				lo = max(lo, int64(n))
 			} else {
 				up = min(up, n)
 			}
+		}
+		if lo >= 0 && uint64(lo) >= up { // a block after t below one before it: no chain's stamps
+			return 0, fmt.Errorf("chain: the first block after %s: block %d is stamped before it and block %d, lower, after it (the node's timestamps decrease)",
+				t.UTC().Format(time.RFC3339), lo, up)
 		}
 		// The first round probed block 0 and block hi: lo < 0 or up > hi answer at once.
 		if lo < 0 || up-uint64(lo) <= 1 {
