@@ -18,6 +18,10 @@ type dashWalletRefund struct {
 	TotalUnits              string
 	ChainID                 int64
 	Excess                  string // an overpaid receipt: the excess, proposed by "refund the excess"
+	// MaxCents is the most a refund with a hash may be for now (receipt.ClaimableCents):
+	// refund.js refuses a larger amount before the wallet sends anything, since the API's refusal
+	// would come only after the money left the merchant's wallet.
+	MaxCents int64
 }
 
 // dashRefund is one refund as the receipt's page lists it.
@@ -77,7 +81,7 @@ func (s *dash) walletRefund(st receipt.State) *dashWalletRefund {
 		return nil
 	}
 	w := &dashWalletRefund{To: to[0], Token: tok.Symbol, TokenAddress: tok.Address, Decimals: tok.Decimals, TotalCents: int64(st.Receipt.Total),
-		TotalUnits: units.String(), ChainID: s.cfg.PaymentChain.ChainID}
+		TotalUnits: units.String(), ChainID: s.cfg.PaymentChain.ChainID, MaxCents: st.ClaimableCents()}
 	if ex := min(st.ExcessCents(), st.Unrefunded()); ex > 0 {
 		w.Excess = money.Cents(ex).String()
 	}

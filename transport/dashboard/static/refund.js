@@ -36,6 +36,7 @@
     var whole = s.slice(0, s.length - decimals), frac = s.slice(s.length - decimals).replace(/0+$/, "");
     return frac ? whole + "." + frac : whole;
   }
+  function centsText(c) { var s = c.toString().padStart(3, "0"); return s.slice(0, -2) + "." + s.slice(-2); }
   function fail(msg) { err.textContent = msg; err.hidden = false; }
   function show() {
     var c = cents(amountEl.value);
@@ -109,6 +110,8 @@
     err.hidden = true;
     var eth = window.ethereum, c = cents(amountEl.value);
     if (!c || c <= 0n) { fail("Enter an amount such as 12.50"); return; }
+    // The API refuses more than this only once the wallet has sent it: refuse it before.
+    if (c > BigInt(d.maxCents || "0")) { fail("At most " + centsText(BigInt(d.maxCents || "0")) + " can be refunded."); return; }
     if (!eth || typeof eth.request !== "function") { fail("No browser wallet found: send the refund from your wallet and paste its hash below."); return; }
     var sent = "", u = units(c), to = d.to.toLowerCase();
     button.disabled = true;
