@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/payledger/payledger/internal/cache"
 )
@@ -53,7 +54,8 @@ type topWindow struct {
 	counts map[string]FollowCounts
 }
 
-// topUser is a user of the window with its lower-case display name, for q.
+// topUser is a user of the window with its lower-case display name, for q: PostgreSQL's
+// display_name_lower, never Go's lowering (they differ past ASCII under a C or ICU locale).
 type topUser struct {
 	User
 	nameLower string
@@ -159,7 +161,8 @@ func (t *topUsers) setListening(on bool) {
 // highest-XP users, ties by wallet.
 func (s *Users) readTop(ctx context.Context) (*topWindow, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+userColumns+`,
-			(SELECT count(*) FROM follows WHERE followee = u.wallet), (SELECT count(*) FROM follows WHERE follower = u.wallet)
+			(SELECT count(*) FROM follows WHERE followee = u.wallet), (SELECT count(*) FROM follows WHERE follower = u.wallet),
+			u.display_name_lower
 		FROM (SELECT * FROM users ORDER BY xp DESC, wallet LIMIT $1) u ORDER BY xp DESC, wallet`, TopUsersSize)
 	if err != nil {
 		return nil, fmt.Errorf("top users: %w", err)
@@ -168,11 +171,12 @@ func (s *Users) readTop(ctx context.Context) (*topWindow, error) {
 	w := &topWindow{users: make([]topUser, 0, TopUsersSize), counts: make(map[string]FollowCounts, TopUsersSize)}
 	for rows.Next() {
 		var c FollowCounts
-		u, err := scanUser(rows, &c.Followers, &c.Following)
+		var nameLower string
+		u, err := scanUser(rows, &c.Followers, &c.Following, &nameLower)
 		if err != nil {
 			return nil, fmt.Errorf("top users: %w", err)
 		}
-		w.users = append(w.users, topUser{User: u, nameLower: strings.ToLower(u.DisplayName)})
+		w.users = append(w.users, topUser{User: u, nameLower: nameLower})
 		w.counts[u.Wallet] = c
 	}
 	if err := rows.Err(); err != nil {
@@ -197,10 +201,10 @@ func (s *Users) topWindow(ctx context.Context, n int) (*topWindow, bool, error) 
 	return s.top.get(ctx) // its read's errors already say "top users"
 }
 
-// searchTop is Search over the window: the same filters as searchSQL, in the same order.
-func searchTop(window *topWindow, q UserQuery) ([]User, int) {
+// searchTop is Search over the window: the same filters as searchSQL, in the same order;
+// pattern is q.Q lowered as PostgreSQL lowers it (lowerQuery).
+func searchTop(window *topWindow, q UserQuery, pattern string) ([]User, int) {
 	scanned := window.users[:min(q.Scan, len(window.users))]
-	pattern := strings.ToLower(q.Q)
 	since := q.Now.Add(-LiveWindow)
 	users := make([]User, 0, q.Limit)
 	total := 0
@@ -237,4 +241,24 @@ func containsAll(have, want []string) bool {
 		}
 	}
 	return true
+}
+
+// lowerQuery is q as PostgreSQL's lower() makes it, the lowering of display_name_lower, so that
+// the window's search matches exactly the names the database's search matches. lower() follows
+// the database's locale (a C locale lowers ASCII only, ICU maps "İ" to "i̇", Go to "i"), so a q
+// with an upper-case ASCII letter or any non-ASCII character is lowered by the database; one
+// without is its own lower case under every locale and costs no round trip.
+func (s *Users) lowerQuery(ctx context.Context, q string) (string, error) {
+	plain := true
+	for i := 0; i < len(q) && plain; i++ {
+		plain = q[i] < utf8.RuneSelf && (q[i] < 'A' || q[i] > 'Z')
+	}
+	if plain {
+		return q, nil
+	}
+	var lowered string
+	if err := s.pool.QueryRow(ctx, `SELECT lower($1::text)`, q).Scan(&lowered); err != nil {
+		return "", fmt.Errorf("lower q: %w", err)
+	}
+	return lowered, nil
 }
