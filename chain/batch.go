@@ -86,6 +86,11 @@ func (c *RPC) HeadersByNumber(ctx context.Context, numbers []uint64) ([]*types.H
 	if err != nil {
 		return nil, err
 	}
+	for i, h := range out {
+		if h != nil && (h.Number == nil || !h.Number.IsUint64() || h.Number.Uint64() != numbers[i]) {
+			return nil, fmt.Errorf("eth_getBlockByNumber %d: the node answered block %v", numbers[i], h.Number)
+		}
+	}
 	return out, nil
 }
 

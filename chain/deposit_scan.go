@@ -304,6 +304,9 @@ func (c *RPC) blocksWithTransactions(ctx context.Context, from, to uint64, newes
 		if b == nil {
 			return nil, fmt.Errorf("eth_getBlockByNumber %d: no such block", from+uint64(i))
 		}
+		if uint64(b.Number) != from+uint64(i) {
+			return nil, fmt.Errorf("eth_getBlockByNumber %d: the node answered block %d", from+uint64(i), b.Number)
+		}
 		out = append(out, *b)
 	}
 	if known {
