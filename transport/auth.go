@@ -161,7 +161,7 @@ func (s *Server) keyLookupsBlocked(c echo.Context, secret string) error {
 	if _, ok := s.known.key(secret); ok {
 		return nil
 	}
-	if until, ok := s.gate.blocked(keyGate+c.RealIP(), s.now()); ok {
+	if until, ok := s.gate.blocked(keyGate+ClientKey(c), s.now()); ok {
 		return s.rateLimited(c, "keyauth", until)
 	}
 	return nil
@@ -170,7 +170,7 @@ func (s *Server) keyLookupsBlocked(c echo.Context, secret string) error {
 // keyRefused counts a refused key of the client address: 401, or 429 once the address is over
 // the limit, which also blocks its lookups (keyLookupsBlocked).
 func (s *Server) keyRefused(c echo.Context) error {
-	addr := c.RealIP()
+	addr := ClientKey(c) // an IPv6 client by its /64, as every per-address limit
 	res, err := s.limiter.Allow(c.Request().Context(), "keyauth:"+addr, s.cfg.PublicLimitPerMinute)
 	if err != nil || res.Allowed {
 		return errNoKey

@@ -1,7 +1,9 @@
 package transport
 
 import (
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -42,5 +44,27 @@ func TestInventedKeysAreLimitedPerAddress(t *testing.T) {
 	e.clk.Advance(61 * time.Second)
 	if code := ping("plk_invented", attacker); code != http.StatusUnauthorized {
 		t.Fatalf("after the minute: %d, want 401", code)
+	}
+}
+
+// An IPv6 client is one client across its /64, as on every per-address limit: rotating the
+// interface part of its address gave it a fresh allowance of invented keys per address.
+func TestInventedKeysAreLimitedPerIPv6Network(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(d *testDeps) { d.Config.PublicLimitPerMinute = 5 })
+	ping := func(key, remote string) *httptest.ResponseRecorder {
+		return e.do(req{method: http.MethodGet, path: "/api/status/ping", remote: remote,
+			header: map[string]string{"Ocp-Apim-Subscription-Key": key}})
+	}
+	for i := range 5 {
+		if rec := ping("plk_invented", fmt.Sprintf("[2001:db8:7:1::%x]:4000", i+1)); rec.Code != http.StatusUnauthorized {
+			t.Fatalf("invented key %d: %d, want 401", i, rec.Code)
+		}
+	}
+	if rec := ping("plk_invented", "[2001:db8:7:1::99]:4000"); rec.Code != http.StatusTooManyRequests {
+		t.Fatalf("sixth refused key from the same /64: %d %s, want 429", rec.Code, rec.Body)
+	}
+	if rec := ping("plk_invented", "[2001:db8:7:2::1]:4000"); rec.Code != http.StatusUnauthorized {
+		t.Fatalf("another /64: %d, want 401", rec.Code)
 	}
 }
