@@ -66,10 +66,13 @@ func (s *dash) dashRefundsOf(v *dashReceiptView, st receipt.State) {
 }
 
 // walletRefund is the wallet refund of a receipt paid on chain (or a failed one holding funds
-// that paid nothing) in a token the payment chain knows, to its first payer; nil otherwise.
+// that paid nothing) in a token the payment chain knows, to its first payer; nil otherwise, and
+// nil while a refund with a hash would be refused (receipt.CanClaimRefund: the receipt's open
+// claims, those of unconfigured tokens' refunds included, at receipt.MaxOpenRefundClaims): the
+// wallet would send the money first and the claim of its hash be refused after.
 func (s *dash) walletRefund(st receipt.State) *dashWalletRefund {
 	to, tokens := st.RefundRecipients(), st.PaidTokens()
-	if !(st.PaidOnChain() || st.Status == receipt.StatusFailed) || len(to) == 0 || len(tokens) == 0 {
+	if !(st.PaidOnChain() || st.Status == receipt.StatusFailed) || len(to) == 0 || len(tokens) == 0 || !receipt.CanClaimRefund(st) {
 		return nil
 	}
 	tok, ok := s.cfg.PaymentChain.Token(tokens[0])

@@ -20,7 +20,13 @@ type dashUnknownToken struct {
 	ChainID                                                       int64  // the wallet's chain; 0: no wallet refund offered
 }
 
+// dashUnknownTokens lists the receipt's unconfigured tokens; their wallet refund is not offered
+// while the receipt's open claims are at receipt.MaxOpenRefundClaims (its claim would be refused
+// after the wallet sent the tokens).
 func dashUnknownTokens(st receipt.State, explorer string, chainID int64) []dashUnknownToken {
+	if st.OpenRefundClaims() >= receipt.MaxOpenRefundClaims {
+		chainID = 0
+	}
 	var out []dashUnknownToken
 	for _, u := range st.UnknownTokens {
 		d := dashUnknownToken{ReceiptID: st.Receipt.ReceiptID, TokenAddress: u.TokenAddress, Sender: u.Sender, AmountUnits: u.AmountUnits, TransactionHash: u.TransactionHash,
