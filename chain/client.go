@@ -228,14 +228,21 @@ func filterRange(ctx context.Context, n *counter, f ethereum.LogFilterer, lo, hi
 }
 
 // tooManyLogs is a provider's refusal of an eth_getLogs for its size ("query returned more than
-// 10000 results", "block range too large", "Log response size exceeded", code -32005 "limit
-// exceeded"): a smaller range is answered.
+// 10000 results", "block range too large", "Log response size exceeded", "limit exceeded"): a
+// smaller range is answered. A rate limit (HTTP 429, a message about a rate or capacity: Infura
+// says both with code -32005) is not one: halving the range would multiply the requests a
+// provider already refuses, so it fails the call, to be read again at the next step.
 func tooManyLogs(err error) bool {
-	var rerr rpc.Error
-	if errors.As(err, &rerr) && rerr.ErrorCode() == -32005 {
-		return true
+	var herr rpc.HTTPError
+	if errors.As(err, &herr) && herr.StatusCode == 429 {
+		return false
 	}
 	msg := strings.ToLower(err.Error())
+	for _, s := range []string{"rate", "too many requests", "capacity", "credits", "compute units"} {
+		if strings.Contains(msg, s) {
+			return false
+		}
+	}
 	for _, s := range []string{"more than", "too large", "too wide", "too big", "size exceeded", "limit exceeded", "exceed maximum", "range is too", "block range"} {
 		if strings.Contains(msg, s) {
 			return true

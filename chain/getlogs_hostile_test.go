@@ -113,12 +113,15 @@ func TestFilterLogsSplitsARangeTheProviderRefuses(t *testing.T) {
 		}
 	}
 
-	// Another error is not a matter of size: it fails the call at once, with the range named.
-	n := &logsNode{answer: func(uint64, uint64) []types.Log { return nil },
-		refuse: func(uint64, uint64) (int, string) { return -32000, "header not found" }}
-	if _, err := dialLogsNode(t, n).FilterLogs(context.Background(), 0, 99, nil, nil); err == nil ||
-		!strings.Contains(err.Error(), "header not found") || len(n.ranges) != 1 {
-		t.Fatalf("another error: %v after %d requests", err, len(n.ranges))
+	// Another error is not a matter of size, nor is a rate limit (Infura's code -32005 too): it
+	// fails the call at once, with the range named, and never multiplies the requests refused.
+	for _, msg := range []string{"header not found", "daily request count exceeded, request rate limited"} {
+		n := &logsNode{answer: func(uint64, uint64) []types.Log { return nil },
+			refuse: func(uint64, uint64) (int, string) { return -32005, msg }}
+		if _, err := dialLogsNode(t, n).FilterLogs(context.Background(), 0, 99, nil, nil); err == nil ||
+			!strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), "0-99") || len(n.ranges) != 1 {
+			t.Fatalf("%q: %v after %d requests", msg, err, len(n.ranges))
+		}
 	}
 }
 
