@@ -50,6 +50,7 @@ var operationIDs = map[string]string{
 	"GET /api/reserve/recommend":                  "getReserveRecommendation",
 	"GET /api/users/search":                       "searchUsers",
 	"GET /api/users/live":                         "listLiveUsers",
+	"GET /api/subscriptions/status":               "getSubscriptionStatus",
 	"GET /api/graphql":                            "graphqlQuery",
 	"POST /api/graphql":                           "graphqlPost",
 }

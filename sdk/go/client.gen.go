@@ -437,6 +437,30 @@ func (e StatusReadWebhookDelivery) Valid() bool {
 	}
 }
 
+// Defines values for SubscriptionStatus.
+const (
+	Active    SubscriptionStatus = "active"
+	Cancelled SubscriptionStatus = "cancelled"
+	Ended     SubscriptionStatus = "ended"
+	PastDue   SubscriptionStatus = "past_due"
+)
+
+// Valid indicates whether the value is a known member of the SubscriptionStatus enum.
+func (e SubscriptionStatus) Valid() bool {
+	switch e {
+	case Active:
+		return true
+	case Cancelled:
+		return true
+	case Ended:
+		return true
+	case PastDue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListInventoryParamsCurrency.
 const (
 	ListInventoryParamsCurrencyEUR ListInventoryParamsCurrency = "EUR"
@@ -907,6 +931,29 @@ type StatusReadStatus string
 // StatusReadWebhookDelivery defines model for StatusRead.WebhookDelivery.
 type StatusReadWebhookDelivery string
 
+// Subscription defines model for Subscription.
+type Subscription struct {
+	Charges        int    `json:"charges,omitempty"`
+	CustomerWallet string `json:"customerWallet,omitempty"`
+
+	// LastChargeAt Unix ms
+	LastChargeAt   int    `json:"lastChargeAt,omitempty"`
+	MerchantWallet string `json:"merchantWallet,omitempty"`
+
+	// NextChargeAt Unix ms
+	NextChargeAt int     `json:"nextChargeAt,omitempty"`
+	Period       string  `json:"period,omitempty"`
+	PlanId       string  `json:"planId,omitempty"`
+	PriceUsd     float64 `json:"priceUsd,omitempty"`
+
+	// Status ended: the spend permission has ended (read, not stored): never charged again
+	Status         SubscriptionStatus `json:"status,omitempty"`
+	SubscriptionId string             `json:"subscriptionId,omitempty"`
+}
+
+// SubscriptionStatus ended: the spend permission has ended (read, not stored): never charged again
+type SubscriptionStatus string
+
 // User A user as search returns it (spec, User). live is true only while the live flag is set and the last heartbeat is within 2 minutes.
 type User struct {
 	DisplayName string   `json:"displayName,omitempty"`
@@ -1213,6 +1260,19 @@ type ListSplitTransactionsParams struct {
 	Limit   int    `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// GetSubscriptionStatusParams defines parameters for GetSubscriptionStatus.
+type GetSubscriptionStatusParams struct {
+	SubscriptionId string `form:"subscriptionId,omitempty" json:"subscriptionId,omitempty"`
+	Customer       string `form:"customer,omitempty" json:"customer,omitempty"`
+	Merchant       string `form:"merchant,omitempty" json:"merchant,omitempty"`
+
+	// Limit customer/merchant lists: page size, 1-1000 (default 1000)
+	Limit int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor customer/merchant lists: the previous page's next
+	Cursor string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // GetTaxCatalogParams defines parameters for GetTaxCatalog.
 type GetTaxCatalogParams struct {
 	Jurisdiction string `form:"jurisdiction,omitempty" json:"jurisdiction,omitempty"`
@@ -1503,6 +1563,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/status/ping (the `Ping` operationId).
 	Ping(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSubscriptionStatus Exactly one selector: subscriptionId (public) -> {success, subscription}; customer (a session of that wallet) or merchant (a session of that wallet, or a subscription key of it: another wallet's key is 403) -> {success, subscriptions}
+	//
+	// Corresponds with GET /api/subscriptions/status (the `GetSubscriptionStatus` operationId).
+	GetSubscriptionStatus(ctx context.Context, params *GetSubscriptionStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetTaxCatalog Jurisdiction tax catalog (any key)
 	//
@@ -1933,6 +1998,21 @@ func (c *Client) ListSplitTransactions(ctx context.Context, params *ListSplitTra
 // Corresponds with GET /api/status/ping (the `Ping` operationId).
 func (c *Client) Ping(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPingRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSubscriptionStatus Exactly one selector: subscriptionId (public) -> {success, subscription}; customer (a session of that wallet) or merchant (a session of that wallet, or a subscription key of it: another wallet's key is 403) -> {success, subscriptions}
+//
+// Corresponds with GET /api/subscriptions/status (the `GetSubscriptionStatus` operationId).
+func (c *Client) GetSubscriptionStatus(ctx context.Context, params *GetSubscriptionStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSubscriptionStatusRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3005,6 +3085,88 @@ func NewPingRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetSubscriptionStatusRequest constructs an http.Request for the GetSubscriptionStatus method
+func NewGetSubscriptionStatusRequest(server string, params *GetSubscriptionStatusParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/subscriptions/status")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "subscriptionId", params.SubscriptionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "customer", params.Customer, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "merchant", params.Merchant, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetTaxCatalogRequest constructs an http.Request for the GetTaxCatalog method
 func NewGetTaxCatalogRequest(server string, params *GetTaxCatalogParams) (*http.Request, error) {
 	var err error
@@ -3617,6 +3779,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/status/ping (the `Ping` operationId).
 	PingWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PingResponse, error)
 
+	// GetSubscriptionStatusWithResponse Exactly one selector: subscriptionId (public) -> {success, subscription}; customer (a session of that wallet) or merchant (a session of that wallet, or a subscription key of it: another wallet's key is 403) -> {success, subscriptions}
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/subscriptions/status (the `GetSubscriptionStatus` operationId).
+	GetSubscriptionStatusWithResponse(ctx context.Context, params *GetSubscriptionStatusParams, reqEditors ...RequestEditorFn) (*GetSubscriptionStatusResponse, error)
+
 	// GetTaxCatalogWithResponse Jurisdiction tax catalog (any key)
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -3869,6 +4038,8 @@ type GraphqlQueryResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *GraphQL
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidInput
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -3886,6 +4057,11 @@ type GraphqlQueryResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GraphqlQueryResponse) GetJSON200() *GraphQL {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GraphqlQueryResponse) GetJSON400() *InvalidInput {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -3954,6 +4130,8 @@ type GraphqlPostResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *GraphQL
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidInput
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -3971,6 +4149,11 @@ type GraphqlPostResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GraphqlPostResponse) GetJSON200() *GraphQL {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GraphqlPostResponse) GetJSON400() *InvalidInput {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -5061,6 +5244,92 @@ func (r PingResponse) ContentType() string {
 	return ""
 }
 
+type GetSubscriptionStatusResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Next          string         `json:"next,omitempty"`
+		Subscription  Subscription   `json:"subscription,omitempty"`
+		Subscriptions []Subscription `json:"subscriptions,omitempty"`
+		Success       bool           `json:"success,omitempty"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidInput
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSubscriptionStatusResponse) GetJSON200() *struct {
+	Next          string         `json:"next,omitempty"`
+	Subscription  Subscription   `json:"subscription,omitempty"`
+	Subscriptions []Subscription `json:"subscriptions,omitempty"`
+	Success       bool           `json:"success,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetSubscriptionStatusResponse) GetJSON400() *InvalidInput {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetSubscriptionStatusResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetSubscriptionStatusResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetSubscriptionStatusResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetSubscriptionStatusResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSubscriptionStatusResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSubscriptionStatusResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSubscriptionStatusResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSubscriptionStatusResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetTaxCatalogResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5860,6 +6129,19 @@ func (c *ClientWithResponses) PingWithResponse(ctx context.Context, reqEditors .
 	return ParsePingResponse(rsp)
 }
 
+// GetSubscriptionStatusWithResponse Exactly one selector: subscriptionId (public) -> {success, subscription}; customer (a session of that wallet) or merchant (a session of that wallet, or a subscription key of it: another wallet's key is 403) -> {success, subscriptions}
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/subscriptions/status (the `GetSubscriptionStatus` operationId).
+func (c *ClientWithResponses) GetSubscriptionStatusWithResponse(ctx context.Context, params *GetSubscriptionStatusParams, reqEditors ...RequestEditorFn) (*GetSubscriptionStatusResponse, error) {
+	rsp, err := c.GetSubscriptionStatus(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSubscriptionStatusResponse(rsp)
+}
+
 // GetTaxCatalogWithResponse Jurisdiction tax catalog (any key)
 //
 // Returns a wrapper object for the known response body format(s).
@@ -6153,6 +6435,13 @@ func ParseGraphqlQueryResponse(rsp *http.Response) (*GraphqlQueryResponse, error
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidInput
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6240,6 +6529,13 @@ func ParseGraphqlPostResponse(rsp *http.Response) (*GraphqlPostResponse, error) 
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidInput
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
@@ -7053,6 +7349,72 @@ func ParsePingResponse(rsp *http.Response) (*PingResponse, error) {
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetSubscriptionStatusResponse parses an HTTP response from a GetSubscriptionStatusWithResponse call
+func ParseGetSubscriptionStatusResponse(rsp *http.Response) (*GetSubscriptionStatusResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSubscriptionStatusResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Next          string         `json:"next,omitempty"`
+			Subscription  Subscription   `json:"subscription,omitempty"`
+			Subscriptions []Subscription `json:"subscriptions,omitempty"`
+			Success       bool           `json:"success,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidInput
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil

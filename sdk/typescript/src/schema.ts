@@ -304,6 +304,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/subscriptions/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Exactly one selector: subscriptionId (public) -> {success, subscription}; customer (a session of that wallet) or merchant (a session of that wallet, or a subscription key of it: another wallet's key is 403) -> {success, subscriptions} */
+        get: operations["getSubscriptionStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tax/catalog": {
         parameters: {
             query?: never;
@@ -857,6 +874,25 @@ export interface components {
             /** @enum {string} */
             webhookDelivery: "none" | "pending" | "delivered" | "failed";
         };
+        Subscription: {
+            charges?: number;
+            customerWallet?: string;
+            /** @description Unix ms */
+            lastChargeAt?: number | null;
+            merchantWallet?: string;
+            /** @description Unix ms */
+            nextChargeAt?: number;
+            period?: string;
+            planId?: string;
+            /** Format: double */
+            priceUsd?: number;
+            /**
+             * @description ended: the spend permission has ended (read, not stored): never charged again
+             * @enum {string}
+             */
+            status?: "active" | "past_due" | "cancelled" | "ended";
+            subscriptionId?: string;
+        };
         /** @description A user as search returns it (spec, User). live is true only while the live flag is set and the last heartbeat is within 2 minutes. */
         User: {
             displayName?: string;
@@ -1090,6 +1126,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["GraphQL"];
+            400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["GraphQL"];
@@ -1115,6 +1152,7 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["GraphQL"];
+            400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["GraphQL"];
@@ -1654,6 +1692,44 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getSubscriptionStatus: {
+        parameters: {
+            query?: {
+                subscriptionId?: string;
+                customer?: string;
+                merchant?: string;
+                /** @description customer/merchant lists: page size, 1-1000 (default 1000) */
+                limit?: number;
+                /** @description customer/merchant lists: the previous page's next */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription or the wallet's subscriptions, oldest first; next is the following page's cursor (null after the last) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        next?: string | null;
+                        subscription?: components["schemas"]["Subscription"];
+                        subscriptions?: components["schemas"]["Subscription"][];
+                        success?: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };
