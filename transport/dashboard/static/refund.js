@@ -123,7 +123,7 @@
     }).then(function (hash) {
       sent = String(hash).toLowerCase();
       var body = { receiptId: form.querySelector('[name="receiptId"]').value, amountUsd: Number(amountEl.value.trim()),
-        reason: reasonEl.value || "Refund", transactionHash: sent };
+        reason: reasonEl.value.trim() || "Refund", transactionHash: sent }; // a blank reason is refused, after the money left
       return post(body);
     }).then(function () {
       location.reload();
