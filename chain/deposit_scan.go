@@ -201,9 +201,16 @@ func (s DepositScanner) ethTransfers(ctx context.Context, blocks []scannedBlock,
 	if err != nil {
 		return nil, err
 	}
+	// A transaction of a block read has a receipt in that block: none (a node behind a load
+	// balancer that has not indexed it yet) or one of another block (a reorg between the
+	// requests) is the chain changing under the scan, read again, never a transfer skipped.
 	kept := out[:0]
 	for i, t := range out {
-		if r := receipts[i]; r != nil && r.Status == types.ReceiptStatusSuccessful && strings.EqualFold(r.BlockHash.Hex(), t.BlockHash) {
+		r := receipts[i]
+		if r == nil || r.TxHash != hashes[i] || !strings.EqualFold(r.BlockHash.Hex(), t.BlockHash) {
+			return nil, fmt.Errorf("%w: the receipt of transaction %s of block %d %s is not of that block", errScanMoved, t.TransactionHash, t.BlockNumber, t.BlockHash)
+		}
+		if r.Status == types.ReceiptStatusSuccessful {
 			kept = append(kept, t)
 		}
 	}
