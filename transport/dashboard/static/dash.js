@@ -63,7 +63,9 @@
 
   // formBody is a form's fields as the API's JSON: dotted names nest, data-type="list" checkboxes
   // collect into an array, data-type="number" is a number, data-type="recipients" is one
-  // "address shareBps" per line; empty fields are left out (the API's defaults apply).
+  // "address shareBps" per line; empty fields are left out (the API's defaults apply), but for
+  // those marked data-clear, whose "" clears the value (a shop's name or logo: left out, the
+  // logo a merchant emptied stayed, with no word).
   function formBody(form) {
     var out = {};
     Array.prototype.forEach.call(form.elements, function (el) {
@@ -74,7 +76,7 @@
         if (el.checked) out[el.name].push(v);
         return;
       }
-      if (v === "") return;
+      if (v === "" && !el.hasAttribute("data-clear")) return;
       if (type === "number") {
         if (!/^\d+(\.\d+)?$/.test(v.trim())) throw new Error("Enter an amount such as 12.50");
         v = Number(v.trim());
