@@ -134,7 +134,7 @@ func TestSiteConfig(t *testing.T) {
 			t.Errorf("%s: %d", body, rec.Code)
 		}
 	}
-	rec = e.adminCall(ac, acsrf, http.MethodPost, "/api/site/config", `{"processingFeePct":0.75,"defaultPaymentToken":"cbBTC","reserveRatios":{"USDC":0.1},"theme":{"brandName":"Pay"}}`)
+	rec = e.adminCall(ac, acsrf, http.MethodPost, "/api/site/config", `{"processingFeePct":0.75,"defaultPaymentToken":"cbBTC","reserveRatios":{"USD":0.1},"theme":{"brandName":"Pay"}}`)
 	if rec.Code != 200 {
 		t.Fatalf("admin write: %d %s", rec.Code, rec.Body)
 	}

@@ -130,6 +130,12 @@ func (p siteThemePatch) apply(t *readmodels.SiteTheme) error {
 	return nil
 }
 
+// reserveCurrencies are the keys reserveRatios may have: a receipt's currencies, by which the
+// reserve recommendation looks its ratio up (GET /api/reserves). Any other key ("USDC", "usd")
+// was stored and never used, the default 10% applying with no word, and a body could hold any
+// number of them, served on every site config read.
+var reserveCurrencies = []string{"USD", "EUR"}
+
 // reserveRatios reads reserveRatios: null clears them.
 func reserveRatios(raw json.RawMessage) (map[string]float64, error) {
 	var ratios map[string]float64
@@ -140,7 +146,10 @@ func reserveRatios(raw json.RawMessage) (map[string]float64, error) {
 		return nil, InvalidInput("reserveRatios must map currency to a ratio from 0 to 1")
 	}
 	for k, v := range ratios {
-		if v < 0 || v > 1 || k == "" {
+		if !slices.Contains(reserveCurrencies, k) {
+			return nil, InvalidInput("reserveRatios keys must be a receipt currency (" + strings.Join(reserveCurrencies, ", ") + "), not " + clip(k))
+		}
+		if v < 0 || v > 1 {
 			return nil, InvalidInput("reserveRatios." + k + " must be a ratio from 0 to 1")
 		}
 	}
