@@ -28,6 +28,9 @@ func (c *RPC) batch(ctx context.Context, n int, elem func(i int) rpc.BatchElem) 
 // batches sends n requests in JSON-RPC batches of at most MaxBatch, handing each answered batch
 // (its first request is number lo) to answered; an error of answered stops before the next batch.
 func (c *RPC) batches(ctx context.Context, n int, elem func(i int) rpc.BatchElem, answered func(lo int, elems []rpc.BatchElem) error) error {
+	if err := c.sameChain(ctx); err != nil {
+		return err
+	}
 	for lo := 0; lo < n; lo += MaxBatch {
 		hi := min(lo+MaxBatch, n)
 		elems := make([]rpc.BatchElem, hi-lo)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -94,6 +95,7 @@ type RPC struct {
 	eth     *ethclient.Client
 	signer  types.Signer
 	chainID uint64
+	guard   chainGuard // the chain id read again while in use (chain_guard.go)
 }
 
 var _ Client = (*RPC)(nil)
@@ -127,6 +129,7 @@ func NewRPC(c *rpc.Client, chainID uint64) *RPC {
 		eth:     ethclient.NewClient(c),
 		signer:  types.LatestSignerForChainID(new(big.Int).SetUint64(chainID)),
 		chainID: chainID,
+		guard:   chainGuard{checked: time.Now()}, // Dial has just checked it
 	}
 }
 
@@ -147,21 +150,33 @@ func (c *RPC) ChainID(ctx context.Context) (uint64, error) {
 }
 
 func (c *RPC) BlockNumber(ctx context.Context) (uint64, error) {
+	if err := c.sameChain(ctx); err != nil {
+		return 0, err
+	}
 	c.count(1)
 	return c.eth.BlockNumber(ctx)
 }
 
 func (c *RPC) HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error) {
+	if err := c.sameChain(ctx); err != nil {
+		return nil, err
+	}
 	c.count(1)
 	return c.eth.HeaderByNumber(ctx, number)
 }
 
 func (c *RPC) TransactionReceipt(ctx context.Context, hash common.Hash) (*types.Receipt, error) {
+	if err := c.sameChain(ctx); err != nil {
+		return nil, err
+	}
 	c.count(1)
 	return c.eth.TransactionReceipt(ctx, hash)
 }
 
 func (c *RPC) BalanceAt(ctx context.Context, account common.Address, number *big.Int) (*big.Int, error) {
+	if err := c.sameChain(ctx); err != nil {
+		return nil, err
+	}
 	c.count(1)
 	return c.eth.BalanceAt(ctx, account, number)
 }
@@ -178,6 +193,9 @@ func (c *RPC) TransactionByHash(ctx context.Context, hash common.Hash) (*Tx, err
 }
 
 func (c *RPC) FilterLogs(ctx context.Context, from, to uint64, addresses []common.Address, topics [][]common.Hash) ([]types.Log, error) {
+	if err := c.sameChain(ctx); err != nil {
+		return nil, err
+	}
 	return filterLogs(ctx, &c.counter, c.eth, from, to, addresses, topics)
 }
 

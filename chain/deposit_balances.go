@@ -36,6 +36,9 @@ const BalancesPerCall = 1500
 // BalancesAt reads the ETH balance of each address at block number, one eth_call per
 // BalancesPerCall addresses. Errors: the node's, or an answer of the wrong length.
 func (c *RPC) BalancesAt(ctx context.Context, addresses []common.Address, number uint64) ([]*big.Int, error) {
+	if err := c.sameChain(ctx); err != nil {
+		return nil, err
+	}
 	out := make([]*big.Int, 0, len(addresses))
 	for lo := 0; lo < len(addresses); lo += BalancesPerCall {
 		part := addresses[lo:min(lo+BalancesPerCall, len(addresses))]

@@ -278,6 +278,9 @@ type scannedBlock struct {
 
 // blockWithTransactions reads one block (a number in hex, or "latest") with its transactions.
 func (c *RPC) blockWithTransactions(ctx context.Context, number string) (scannedBlock, error) {
+	if err := c.sameChain(ctx); err != nil {
+		return scannedBlock{}, err
+	}
 	var b *scannedBlock
 	c.count(1)
 	if err := c.rpc.CallContext(ctx, &b, "eth_getBlockByNumber", number, true); err != nil {
@@ -330,6 +333,9 @@ func (c *RPC) blocksWithTransactions(ctx context.Context, from, to uint64, newes
 // FilterLogsAt is eth_getLogs of one block by its hash (EIP-234): the logs of exactly that block,
 // even if another has replaced it at its number since.
 func (c *RPC) FilterLogsAt(ctx context.Context, block common.Hash, addresses []common.Address, topics [][]common.Hash) ([]types.Log, error) {
+	if err := c.sameChain(ctx); err != nil {
+		return nil, err
+	}
 	c.count(1)
 	logs, err := c.eth.FilterLogs(ctx, ethereum.FilterQuery{BlockHash: &block, Addresses: addresses, Topics: topics})
 	if err != nil {
