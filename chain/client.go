@@ -200,7 +200,7 @@ func (c *RPC) FilterLogs(ctx context.Context, from, to uint64, addresses []commo
 }
 
 // filterLogs reads [from, to] in ranges of at most MaxLogRange blocks; a range a provider refuses
-// as too large for one answer (tooManyLogs) is read in halves, down to single blocks. Only the
+// as too large for one answer (tooLarge) is read in halves, down to single blocks. Only the
 // logs asked for are kept (asked).
 func filterLogs(ctx context.Context, n *counter, f ethereum.LogFilterer, from, to uint64, addresses []common.Address, topics [][]common.Hash) ([]types.Log, error) {
 	var out []types.Log
@@ -227,7 +227,7 @@ func filterRange(ctx context.Context, n *counter, f ethereum.LogFilterer, lo, hi
 		Addresses: addresses,
 		Topics:    topics,
 	})
-	if err != nil && hi > lo && ctx.Err() == nil && tooManyLogs(err) {
+	if err != nil && hi > lo && ctx.Err() == nil && tooLarge(err) {
 		mid := lo + (hi-lo)/2
 		first, err := filterRange(ctx, n, f, lo, mid, addresses, topics)
 		if err != nil {
@@ -245,12 +245,12 @@ func filterRange(ctx context.Context, n *counter, f ethereum.LogFilterer, lo, hi
 	return asked(logs, lo, hi, addresses, topics), nil
 }
 
-// tooManyLogs is a provider's refusal of an eth_getLogs for its size ("query returned more than
-// 10000 results", "block range too large", "Log response size exceeded", "limit exceeded"): a
-// smaller range is answered. A rate limit (HTTP 429, a message about a rate or capacity: Infura
+// tooLarge is a provider's refusal of a request for its size (eth_getLogs: "query returned more
+// than 10000 results", "block range too large", "Log response size exceeded", "limit exceeded";
+// a batch: geth's "response too large", "batch too large"): a smaller one is answered. A rate limit (HTTP 429, a message about a rate or capacity: Infura
 // says both with code -32005) is not one: halving the range would multiply the requests a
 // provider already refuses, so it fails the call, to be read again at the next step.
-func tooManyLogs(err error) bool {
+func tooLarge(err error) bool {
 	var herr rpc.HTTPError
 	if errors.As(err, &herr) && herr.StatusCode == 429 {
 		return false

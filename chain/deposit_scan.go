@@ -65,6 +65,7 @@ func (s DepositScanner) Scan(ctx context.Context, from, most uint64, watch oncha
 	if err != nil {
 		return out, err
 	}
+	to = uint64(blocks[len(blocks)-1].Number) // fewer when the node refused the rest as too large
 	for _, b := range blocks {
 		out.Hashes[uint64(b.Number)] = strings.ToLower(b.Hash.Hex())
 	}
@@ -294,40 +295,64 @@ func (c *RPC) blockWithTransactions(ctx context.Context, number string) (scanned
 
 // blocksWithTransactions reads the blocks [from, to] with their transactions, in batches, newest
 // (the block to, already read) excepted; each must be the parent of the next, else the chain
-// changed between the requests (errScanMoved).
+// changed between the requests (errScanMoved). A node that refuses an answer as too large (geth
+// answers "response too large" past 25 MB of a batch; a provider may refuse a batch's size) is
+// asked smaller batches, and when even those leave blocks unanswered, the blocks answered are
+// the scan's range: fewer blocks a step, read on the next, rather than the same refused range
+// for ever. A first block refused alone is an error.
 func (c *RPC) blocksWithTransactions(ctx context.Context, from, to uint64, newest scannedBlock) ([]scannedBlock, error) {
-	n := int(to - from + 1)
-	known := uint64(newest.Number) == to
-	ask := n
-	if known {
+	ask := int(to - from + 1)
+	if uint64(newest.Number) == to {
 		ask--
 	}
-	raw := make([]*scannedBlock, ask)
-	err := c.batch(ctx, ask, func(i int) rpc.BatchElem {
-		return rpc.BatchElem{Method: "eth_getBlockByNumber", Args: []any{hexutil.EncodeUint64(from + uint64(i)), true}, Result: &raw[i]}
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]scannedBlock, 0, n)
-	for i, b := range raw {
-		if b == nil {
-			return nil, fmt.Errorf("eth_getBlockByNumber %d: no such block", from+uint64(i))
+	out := make([]scannedBlock, 0, ask+1)
+	for size := MaxBatch; len(out) < ask; {
+		lo := len(out)
+		raw := make([]*scannedBlock, min(size, ask-lo))
+		elems := make([]rpc.BatchElem, len(raw))
+		for i := range elems {
+			elems[i] = rpc.BatchElem{Method: "eth_getBlockByNumber", Args: []any{hexutil.EncodeUint64(from + uint64(lo+i)), true}, Result: &raw[i]}
 		}
-		if uint64(b.Number) != from+uint64(i) {
-			return nil, fmt.Errorf("eth_getBlockByNumber %d: the node answered block %d", from+uint64(i), b.Number)
+		c.count(len(elems))
+		if err := c.rpc.BatchCallContext(ctx, elems); err != nil {
+			if len(elems) > 1 && ctx.Err() == nil && tooLarge(err) {
+				size = len(elems) / 2
+				continue
+			}
+			if len(out) > 0 && ctx.Err() == nil && tooLarge(err) {
+				return chained(out)
+			}
+			return nil, fmt.Errorf("chain: blocks %d-%d: %w", from+uint64(lo), from+uint64(lo+len(elems)-1), err)
 		}
-		out = append(out, *b)
+		for i, e := range elems {
+			n := from + uint64(lo+i)
+			switch {
+			case e.Error != nil && len(out) > 0 && tooLarge(e.Error):
+				return chained(out) // the blocks answered: the rest at the next step
+			case e.Error != nil:
+				return nil, fmt.Errorf("eth_getBlockByNumber %d: %w", n, e.Error)
+			case raw[i] == nil:
+				return nil, fmt.Errorf("eth_getBlockByNumber %d: no such block", n)
+			case uint64(raw[i].Number) != n:
+				return nil, fmt.Errorf("eth_getBlockByNumber %d: the node answered block %d", n, raw[i].Number)
+			}
+			out = append(out, *raw[i])
+		}
 	}
-	if known {
+	if uint64(newest.Number) == to {
 		out = append(out, newest)
 	}
-	for i := 1; i < len(out); i++ {
-		if out[i].ParentHash != out[i-1].Hash {
-			return nil, fmt.Errorf("%w: block %d is not the child of the block %d read", errScanMoved, out[i].Number, out[i-1].Number)
+	return chained(out)
+}
+
+// chained is blocks when each is the parent of the next; errScanMoved otherwise.
+func chained(blocks []scannedBlock) ([]scannedBlock, error) {
+	for i := 1; i < len(blocks); i++ {
+		if blocks[i].ParentHash != blocks[i-1].Hash {
+			return nil, fmt.Errorf("%w: block %d is not the child of the block %d read", errScanMoved, blocks[i].Number, blocks[i-1].Number)
 		}
 	}
-	return out, nil
+	return blocks, nil
 }
 
 // FilterLogsAt is eth_getLogs of one block by its hash (EIP-234): the logs of exactly that block,
