@@ -12,6 +12,7 @@ import (
 
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/domain/text"
 )
 
 // CreateReceipt is a receipt of custom lines that the merchant prices itself (POST
@@ -86,6 +87,9 @@ func (h *CreateReceiptHandler) Handle(ctx context.Context, cmd CreateReceipt) (I
 	for i, l := range *cmd.Lines {
 		if strings.TrimSpace(l.Label) == "" || utf8.RuneCountInString(l.Label) > 200 { // characters, as the message says
 			return Issued{}, Invalidf("lineItems[%d].label is required (up to 200 characters)", i)
+		}
+		if strings.IndexFunc(l.Label, text.Reorders) >= 0 { // the line the customer pays, as the terminal's
+			return Issued{}, Invalidf("lineItems[%d].label must not contain control characters", i)
 		}
 		if l.PriceUSD == nil {
 			return Issued{}, Invalidf("lineItems[%d].priceUsd is required", i)

@@ -4,11 +4,11 @@ import (
 	"context"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/domain/text"
 	"github.com/payledger/payledger/eventstore"
 )
 
@@ -56,15 +56,6 @@ func NewTerminalHandler(store Store, pricing PricingSource, now func() time.Time
 // maxTerminalLabel is the longest label of a terminal receipt's line.
 const maxTerminalLabel = 200
 
-// reordersText reports a control character or a bidi embedding, override or isolate
-// (U+202A-U+202E, U+2066-U+2069): in the label of the line the customer pays on the payment page
-// they make it read as something else ("Coffee" then U+202E reversing what follows), and
-// single-line texts refuse them (as shop, site and item names do, transport.checkLine); the
-// direction marks (LRM, RLM, ALM) of real Hebrew and Arabic text stay allowed.
-func reordersText(r rune) bool {
-	return unicode.IsControl(r) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
-}
-
 // Display generates a USD receipt of the amount, untaxed and without fees, in the merchant's
 // brand. Errors: Invalid, wrapped store errors.
 func (h *TerminalHandler) Display(ctx context.Context, cmd TerminalDisplay) (TerminalReceipt, error) {
@@ -82,7 +73,7 @@ func (h *TerminalHandler) Display(ctx context.Context, cmd TerminalDisplay) (Ter
 	if utf8.RuneCountInString(label) > maxTerminalLabel { // characters, as the message says
 		return TerminalReceipt{}, Invalidf("label must be at most %d characters", maxTerminalLabel)
 	}
-	if strings.IndexFunc(label, reordersText) >= 0 {
+	if strings.IndexFunc(label, text.Reorders) >= 0 {
 		return TerminalReceipt{}, Invalid("label must not contain control characters")
 	}
 	mp, err := h.pricing.Pricing(ctx, cmd.Merchant)

@@ -9,11 +9,11 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
+	linetext "github.com/payledger/payledger/domain/text"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -332,17 +332,12 @@ func checkChars(v string, max int, allowed func(rune) bool) error {
 		return fmt.Errorf("must be at most %d characters", max)
 	}
 	for _, r := range v {
-		if (unicode.IsControl(r) || bidiReorders(r)) && !allowed(r) {
+		if linetext.Reorders(r) && !allowed(r) {
 			return errors.New("must not contain control characters")
 		}
 	}
 	return nil
 }
-
-// bidiReorders reports the embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069),
-// which reorder the text around them; the direction marks (LRM, RLM, ALM), which real Hebrew and
-// Arabic names carry, are not among them.
-func bidiReorders(r rune) bool { return (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) }
 
 // checkColor accepts #RGB, #RRGGBB or "" (cleared).
 func checkColor(v string) error {
