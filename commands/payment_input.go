@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
-	"strings"
 
 	"github.com/payledger/payledger/domain/money"
 )
@@ -38,17 +37,17 @@ const (
 )
 
 // dollarsToCents reads a USD amount ("" for none), rounding half-up to the cent. Errors: text
-// that is not a plain non-negative decimal (digits, a fraction, an exponent of at most two
-// digits), longer than maxSourceAmountLen, or above maxSourceCents.
+// that is not a plain non-negative decimal (money.ParseDecimal), longer than maxSourceAmountLen,
+// or above maxSourceCents.
 func dollarsToCents(n string) (*int64, error) {
 	if n == "" {
 		return nil, nil
 	}
-	if len(n) > maxSourceAmountLen || !plainUSD(n) {
+	if len(n) > maxSourceAmountLen {
 		return nil, fmt.Errorf("invalid amount %q", truncated(n))
 	}
-	r, ok := new(big.Rat).SetString(n)
-	if !ok || r.Sign() < 0 {
+	r, err := money.ParseDecimal(n)
+	if err != nil {
 		return nil, fmt.Errorf("invalid amount %q", n)
 	}
 	c := money.RoundHalfUpInt(r.Mul(r, big.NewRat(100, 1)))
@@ -57,30 +56,6 @@ func dollarsToCents(n string) (*int64, error) {
 	}
 	v := c.Int64()
 	return &v, nil
-}
-
-// plainUSD reports whether s is digits with an optional fraction and an optional exponent of at
-// most two digits, what a JSON number's text is; big.Rat reads far more (fractions "3/1", base
-// prefixes, underscores, exponents of any size).
-func plainUSD(s string) bool {
-	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
-	if hasExp {
-		exp = strings.TrimPrefix(strings.TrimPrefix(exp, "-"), "+")
-		if len(exp) == 0 || len(exp) > 2 || !digitsOnly(exp) {
-			return false
-		}
-	}
-	whole, frac, _ := strings.Cut(mant, ".")
-	return len(whole)+len(frac) > 0 && digitsOnly(whole) && digitsOnly(frac)
-}
-
-func digitsOnly(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // truncated is s cut to maxSourceAmountLen bytes, for an error message.

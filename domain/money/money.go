@@ -19,13 +19,9 @@ var ErrInvalidAmount = errors.New("invalid amount")
 // ParseCents reads a decimal string such as "12.5" or "3" as cents. At most two decimal places;
 // negative values are rejected.
 func ParseCents(s string) (Cents, error) {
-	t := strings.TrimSpace(s)
-	if !plainDecimal(t) {
-		return 0, fmt.Errorf("%w: %q", ErrInvalidAmount, s)
-	}
-	r, ok := new(big.Rat).SetString(significantDecimal(t))
-	if !ok || r.Sign() < 0 {
-		return 0, fmt.Errorf("%w: %q", ErrInvalidAmount, s)
+	r, err := ParseDecimal(s)
+	if err != nil {
+		return 0, err
 	}
 	c := new(big.Rat).Mul(r, big.NewRat(100, 1))
 	if !isWhole(c) {
@@ -35,6 +31,21 @@ func ParseCents(s string) (Cents, error) {
 		return 0, fmt.Errorf("%w: %q is too large", ErrInvalidAmount, s)
 	}
 	return Cents(c.Num().Int64()), nil
+}
+
+// ParseDecimal reads an amount's text exactly: a plain non-negative decimal (see plainDecimal),
+// the one syntax every amount a client or a processor sends is read with. Errors wrap
+// ErrInvalidAmount.
+func ParseDecimal(s string) (*big.Rat, error) {
+	t := strings.TrimSpace(s)
+	if !plainDecimal(t) {
+		return nil, fmt.Errorf("%w: %q", ErrInvalidAmount, s)
+	}
+	r, ok := new(big.Rat).SetString(significantDecimal(t))
+	if !ok || r.Sign() < 0 {
+		return nil, fmt.Errorf("%w: %q", ErrInvalidAmount, s)
+	}
+	return r, nil
 }
 
 func isWhole(r *big.Rat) bool { return r.IsInt() }
