@@ -7,13 +7,11 @@ import (
 	"io"
 	"math/big"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/domain/onchain"
@@ -48,7 +46,7 @@ func shiftedNode(t *testing.T) *chain.RPC {
 		Method string            `json:"method"`
 		Params []json.RawMessage `json:"params"`
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return rpcServedBy(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		w.Header().Set("Content-Type", "application/json")
 		if body = bytes.TrimSpace(body); len(body) > 0 && body[0] == '[' {
@@ -65,13 +63,6 @@ func shiftedNode(t *testing.T) *chain.RPC {
 		_ = json.Unmarshal(body, &q)
 		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": q.ID, "result": answer(q.Method, q.Params)})
 	}))
-	t.Cleanup(srv.Close)
-	c, err := rpc.DialHTTP(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return chain.NewRPC(c, chain.DevChainID)
 }
 
 // Stop 62: the block a node answered was taken for the block asked, whatever its number: block

@@ -5,16 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/domain/onchain"
@@ -25,32 +19,18 @@ import (
 // chain) while swapped is set: ETH_RPC_URL routed to another chain's node after start.
 func routedElsewhere(t *testing.T, target string, swapped *atomic.Bool) *chain.RPC {
 	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
+	return nodeProxy(t, target, func(w http.ResponseWriter, _ *http.Request, body []byte, _ http.Handler) bool {
 		var q struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 		}
-		if swapped.Load() && json.Unmarshal(body, &q) == nil && q.Method == "eth_chainId" {
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": q.ID, "result": "0x1"})
-			return
+		if !swapped.Load() || json.Unmarshal(body, &q) != nil || q.Method != "eth_chainId" {
+			return false
 		}
-		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := rpc.DialHTTP(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return chain.NewRPC(c, chain.DevChainID)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": q.ID, "result": "0x1"})
+		return true
+	})
 }
 
 // Stop 62: the chain id was checked once, by Dial. ETH_RPC_URL routed afterwards to a node of

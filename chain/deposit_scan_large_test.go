@@ -7,12 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/payledger/payledger/chain"
 )
@@ -22,48 +19,32 @@ import (
 // and a batch of more than `accepted` requests is refused whole (HTTP 413).
 func sizeLimited(t *testing.T, target string, answered, accepted int) *chain.RPC {
 	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
+	return nodeProxy(t, target, func(w http.ResponseWriter, r *http.Request, body []byte, proxy http.Handler) bool {
 		var reqs []struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 		}
-		if json.Unmarshal(body, &reqs) == nil && len(reqs) > 0 && reqs[0].Method == "eth_getBlockByNumber" {
-			if len(reqs) > accepted {
-				http.Error(w, "batch too large", http.StatusRequestEntityTooLarge)
-				return
-			}
-			if len(reqs) > answered {
-				r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-				r.Header.Del("Accept-Encoding") // an answer to read here, not gzip
-				rec := httptest.NewRecorder()
-				proxy.ServeHTTP(rec, r)
-				var out []map[string]any
-				_ = json.Unmarshal(rec.Body.Bytes(), &out)
-				for i := answered; i < len(out); i++ {
-					delete(out[i], "result")
-					out[i]["error"] = map[string]any{"code": -32003, "message": "response too large"}
-				}
-				w.Header().Set("Content-Type", "application/json")
-				_ = json.NewEncoder(w).Encode(out)
-				return
-			}
+		if json.Unmarshal(body, &reqs) != nil || len(reqs) == 0 || reqs[0].Method != "eth_getBlockByNumber" || len(reqs) <= answered {
+			return false
+		}
+		if len(reqs) > accepted {
+			http.Error(w, "batch too large", http.StatusRequestEntityTooLarge)
+			return true
 		}
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := rpc.DialHTTP(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return chain.NewRPC(c, chain.DevChainID)
+		r.Header.Del("Accept-Encoding") // an answer to read here, not gzip
+		rec := httptest.NewRecorder()
+		proxy.ServeHTTP(rec, r)
+		var out []map[string]any
+		_ = json.Unmarshal(rec.Body.Bytes(), &out)
+		for i := answered; i < len(out); i++ {
+			delete(out[i], "result")
+			out[i]["error"] = map[string]any{"code": -32003, "message": "response too large"}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(out)
+		return true
+	})
 }
 
 // Stop 62: a detector catching up (up to 2,000 blocks a step) asked for its blocks with their

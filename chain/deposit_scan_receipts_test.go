@@ -1,19 +1,13 @@
 package chain_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"sync/atomic"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/payledger/payledger/chain"
 )
@@ -23,36 +17,22 @@ import (
 // answering the batch has not indexed the receipts of the blocks another node served.
 func receiptsLagging(t *testing.T, target string, lag *atomic.Bool) *chain.RPC {
 	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
+	return nodeProxy(t, target, func(w http.ResponseWriter, _ *http.Request, body []byte, _ http.Handler) bool {
 		var reqs []struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 		}
-		if lag.Load() && json.Unmarshal(body, &reqs) == nil && len(reqs) > 0 && reqs[0].Method == "eth_getTransactionReceipt" {
-			out := make([]map[string]any, len(reqs))
-			for i, q := range reqs {
-				out[i] = map[string]any{"jsonrpc": "2.0", "id": q.ID, "result": nil}
-			}
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(out)
-			return
+		if !lag.Load() || json.Unmarshal(body, &reqs) != nil || len(reqs) == 0 || reqs[0].Method != "eth_getTransactionReceipt" {
+			return false
 		}
-		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := rpc.DialHTTP(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return chain.NewRPC(c, chain.DevChainID)
+		out := make([]map[string]any, len(reqs))
+		for i, q := range reqs {
+			out[i] = map[string]any{"jsonrpc": "2.0", "id": q.ID, "result": nil}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(out)
+		return true
+	})
 }
 
 // Stop 62: an ETH payment to a watched deposit whose transaction's receipt the node did not
