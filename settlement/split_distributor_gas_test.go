@@ -60,24 +60,12 @@ func (e *distEnv) deployGasBurningSplit(payees []string, shares []int64, rounds 
 	e.t.Helper()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	opts, err := bind.NewKeyedTransactorWithChainID(e.dev.Accounts[1].Key, big.NewInt(chain.DevChainID))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	opts.Context = e.ctx
-	addrs, sh := make([]common.Address, len(payees)), make([]*big.Int, len(payees))
-	for i := range payees {
-		addrs[i], sh[i] = common.HexToAddress(payees[i]), big.NewInt(shares[i])
-	}
+	opts := e.merchantTransactor()
+	addrs, sh := splitArgs(payees, shares)
 	addr, tx, c, err := contracts.DeployGasBurningSplit(opts, e.rpc.Backend(), addrs, sh)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if _, err := bind.WaitDeployed(e.ctx, e.rpc.Backend(), tx); err != nil {
-		e.t.Fatal(err)
-	}
+	a := e.deployedAt(addr, tx, err)
 	e.setRounds(c, opts, rounds)
-	return strings.ToLower(addr.Hex()), c, opts
+	return a, c, opts
 }
 
 func (e *distEnv) setRounds(c *contracts.GasBurningSplit, opts *bind.TransactOpts, rounds int64) {
@@ -241,27 +229,15 @@ func (e *distEnv) deploySlowReleasableSplit(payees []string, shares []int64, rou
 	e.t.Helper()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	opts, err := bind.NewKeyedTransactorWithChainID(e.dev.Accounts[1].Key, big.NewInt(chain.DevChainID))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	opts.Context = e.ctx
-	addrs, sh := make([]common.Address, len(payees)), make([]*big.Int, len(payees))
-	for i := range payees {
-		addrs[i], sh[i] = common.HexToAddress(payees[i]), big.NewInt(shares[i])
-	}
+	opts := e.merchantTransactor()
+	addrs, sh := splitArgs(payees, shares)
 	addr, tx, c, err := contracts.DeploySlowReleasableSplit(opts, e.rpc.Backend(), addrs, sh)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if _, err := bind.WaitDeployed(e.ctx, e.rpc.Backend(), tx); err != nil {
-		e.t.Fatal(err)
-	}
+	a := e.deployedAt(addr, tx, err)
 	if tx, err = c.SetRounds(opts, big.NewInt(rounds)); err != nil {
 		e.t.Fatal(err)
 	}
 	if _, err := bind.WaitMined(e.ctx, e.rpc.Backend(), tx); err != nil {
 		e.t.Fatal(err)
 	}
-	return strings.ToLower(addr.Hex())
+	return a
 }

@@ -68,17 +68,6 @@ func (e *distEnv) deployFakeReleasePayee(fake *big.Int) string {
 	e.t.Helper()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	opts, err := bind.NewKeyedTransactorWithChainID(e.dev.Accounts[1].Key, big.NewInt(chain.DevChainID))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	opts.Context = e.ctx
-	addr, tx, _, err := contracts.DeployFakeReleasePayee(opts, e.rpc.Backend(), fake)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if _, err := bind.WaitDeployed(e.ctx, e.rpc.Backend(), tx); err != nil {
-		e.t.Fatal(err)
-	}
-	return strings.ToLower(addr.Hex())
+	addr, tx, _, err := contracts.DeployFakeReleasePayee(e.merchantTransactor(), e.rpc.Backend(), fake)
+	return e.deployedAt(addr, tx, err)
 }
