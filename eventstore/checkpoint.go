@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"time"
 )
@@ -69,12 +70,7 @@ func WriteCheckpoint(w io.Writer, c Checkpoint, key []byte) error {
 	if err := enc.Encode(checkpointHeader{Format: CheckpointFormat, CreatedAt: c.CreatedAt.UTC(), Head: c.Head, Events: c.Events, Streams: len(c.Streams)}); err != nil {
 		return err
 	}
-	streams := make([]string, 0, len(c.Streams))
-	for s := range c.Streams {
-		streams = append(streams, s)
-	}
-	slices.Sort(streams)
-	for _, s := range streams {
+	for _, s := range slices.Sorted(maps.Keys(c.Streams)) {
 		h := c.Streams[s]
 		if err := enc.Encode(checkpointStream{Stream: s, Version: h.Version, Hash: hex.EncodeToString(h.Hash)}); err != nil {
 			return err
@@ -166,12 +162,7 @@ func (c Checkpoint) CheckEvent(e RecordedEvent) *ChainBreak {
 // stream gone, a stream that ends before its checkpointed version, a log shorter than it was.
 func (c Checkpoint) Missing(w Walk, head Position) []string {
 	var out []string
-	streams := make([]string, 0, len(c.Streams))
-	for s := range c.Streams {
-		streams = append(streams, s)
-	}
-	slices.Sort(streams)
-	for _, s := range streams {
+	for _, s := range slices.Sorted(maps.Keys(c.Streams)) {
 		want := c.Streams[s]
 		switch got, ok := w.Heads[s]; {
 		case !ok:
