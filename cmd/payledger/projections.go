@@ -84,7 +84,7 @@ func rebuildOne(ctx context.Context, pool *pgxpool.Pool, store eventstore.Store,
 	done := make(chan struct{})
 	go func() { defer close(done); _ = runner.Run(runCtx) }()
 	defer func() { cancel(); <-done }()
-	return waitCaughtUp(ctx, runner, head, rebuildStall)
+	return waitCaughtUp(ctx, runner, head, replayWait{tick: 10 * time.Second, stall: rebuildStall}, log)
 }
 
 // rebuildStall is how long a rebuild's replay may make no progress before the command gives up.
@@ -102,22 +102,35 @@ type catchingUp interface {
 // paid receipt: a million of them is well over 10 minutes), and the command used to give up after
 // 10 minutes in all: exit 1 while the rebuild went on, or, with no serve running, the replay
 // stopped with the command and each new attempt reset the read models again, never finishing.
-func waitCaughtUp(ctx context.Context, r catchingUp, head eventstore.Position, stall time.Duration) error {
-	last := r.Position()
+func waitCaughtUp(ctx context.Context, r catchingUp, head eventstore.Position, w replayWait, log zerolog.Logger) error {
+	last, moved := r.Position(), time.Now()
 	for {
-		waitCtx, stop := context.WithTimeout(ctx, stall)
+		waitCtx, stop := context.WithTimeout(ctx, w.tick)
 		err := r.WaitFor(waitCtx, head)
 		stop()
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
 		now := r.Position()
-		if !last.Less(now) {
-			return fmt.Errorf("rebuild %s: no progress for %s at %s (the log's head is %s): %w", r.Name(), stall, now, head, err)
+		if last.Less(now) {
+			last, moved = now, time.Now()
+			log.Info().Str("projection", r.Name()).Stringer("position", now).Stringer("head", head).Msg("rebuild: replaying to the log's head")
+			continue
 		}
-		last = now
+		if time.Since(moved) >= w.stall {
+			return fmt.Errorf("rebuild %s: no progress for %s at %s (the log's head is %s; %s): %w", r.Name(), w.stall, now, head, heldBackHint, err)
+		}
+		// Silence here read as a hung command; say what it waits for, as verify does.
+		log.Warn().Str("projection", r.Name()).Stringer("position", now).Stringer("head", head).
+			Dur("waited", time.Since(moved)).Msg("rebuild: the replay has not moved; " + heldBackHint)
 	}
 }
+
+// replayWait paces waitCaughtUp: a line every tick, giving up after stall without progress.
+type replayWait struct{ tick, stall time.Duration }
+
+// heldBackHint is the usual cause of a replay that does not move while serve and the log are up.
+const heldBackHint = "events may be held back by an older open transaction on the database (docs/runbook.md, \"Verifying the ledger\")"
 
 // logHead reads the global log through the port up to its committed head: the head's position
 // and how many events the log holds up to it.

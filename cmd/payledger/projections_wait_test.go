@@ -3,11 +3,15 @@ package main
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/internal/syncbuf"
 )
 
 // slowReplay is a replay that moves one event per wait, each wait ending at its deadline: a
@@ -46,17 +50,41 @@ func (s *slowReplay) WaitFor(ctx context.Context, head eventstore.Position) erro
 func TestRebuildWaitsWhileTheReplayMoves(t *testing.T) {
 	t.Parallel()
 	head := eventstore.Position{Commit: 5, Prepare: 5}
-	const stall = 20 * time.Millisecond
-	if err := waitCaughtUp(context.Background(), &slowReplay{}, head, stall); err != nil {
+	w := replayWait{tick: 20 * time.Millisecond, stall: 20 * time.Millisecond}
+	if err := waitCaughtUp(context.Background(), &slowReplay{}, head, w, zerolog.Nop()); err != nil {
 		t.Fatalf("a replay slower than one bound but moving: %v", err)
 	}
-	err := waitCaughtUp(context.Background(), &slowReplay{stuck: true}, head, stall)
+	err := waitCaughtUp(context.Background(), &slowReplay{stuck: true}, head, w, zerolog.Nop())
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("a replay that does not move: %v, want its stall reported", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := waitCaughtUp(ctx, &slowReplay{}, head, time.Hour); !errors.Is(err, context.Canceled) {
+	if err := waitCaughtUp(ctx, &slowReplay{}, head, replayWait{tick: time.Hour, stall: time.Hour}, zerolog.Nop()); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a command interrupted: %v", err)
+	}
+}
+
+// A replay that does not move (events held back by an older open transaction, the usual cause
+// while serve and the log are up) was waited for in silence until the command gave up: to the
+// operator it hung. It now says so at every tick, as verify does, and its final error says why.
+func TestRebuildSaysWhileTheReplayDoesNotMove(t *testing.T) {
+	t.Parallel()
+	var out syncbuf.Buffer
+	head := eventstore.Position{Commit: 5, Prepare: 5}
+	err := waitCaughtUp(context.Background(), &slowReplay{stuck: true}, head,
+		replayWait{tick: 5 * time.Millisecond, stall: 40 * time.Millisecond}, zerolog.New(&out))
+	if err == nil || !strings.Contains(err.Error(), "held back by an older open transaction") {
+		t.Fatalf("a replay that does not move: %v, want the reason in the error", err)
+	}
+	if n := strings.Count(out.String(), "the replay has not moved"); n < 2 {
+		t.Fatalf("%d warnings while the replay did not move, want one a tick; log:\n%s", n, out.String())
+	}
+	var moving syncbuf.Buffer
+	if err := waitCaughtUp(context.Background(), &slowReplay{}, head, replayWait{tick: 5 * time.Millisecond, stall: time.Minute}, zerolog.New(&moving)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(moving.String(), "replaying to the log's head") || strings.Contains(moving.String(), "has not moved") {
+		t.Fatalf("a moving replay's log: %s", moving.String())
 	}
 }
