@@ -28,10 +28,12 @@ type IdempotentStore interface {
 var _ IdempotentStore = (*readmodels.IdempotentResponses)(nil)
 
 // Idempotency-Key pacing: a running request holds its key for idemLock (after that a duplicate
-// takes over: its instance died); a duplicate checks every idemPoll whether the answer is kept.
+// takes over: its instance died); a duplicate checks whether the answer is kept after idemPoll,
+// then at twice the last wait, up to idemPollMax (idemPollAfter).
 const (
 	idemLock     = 60 * time.Second
 	idemPoll     = 25 * time.Millisecond
+	idemPollMax  = 500 * time.Millisecond
 	idemMaxKey   = 255
 	idemMaxKeep  = MaxBodyBytes // an answer larger than this is not kept (the key is released)
 	idemReplayed = "Idempotent-Replayed"
@@ -70,7 +72,7 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		c.Request().Body = io.NopCloser(bytes.NewReader(body))
 		principal, hash, ctx := "wallet:"+merchantOf(c), requestHash(c.Request(), body), c.Request().Context()
-		for {
+		for polls := 0; ; polls++ {
 			kept, err := s.idem.Claim(ctx, principal, key, hash, idemLock)
 			switch {
 			case err != nil:
@@ -86,10 +88,18 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 			select { // another request with this key runs: wait for its answer
 			case <-ctx.Done():
 				return ctx.Err()
-			case <-time.After(idemPoll):
+			case <-time.After(idemPollAfter(polls)):
 			}
 		}
 	}
+}
+
+// idemPollAfter is how long a duplicate waits after its polls-th look at a running request's
+// key: 25 ms first, for the usual short request, then twice the last wait up to 500 ms. Each look
+// is a round trip to the datastore; at a steady 25 ms, one duplicate of a request that held its
+// key for the whole minute made 2,400 of them, and a client retrying in a loop many times that.
+func idemPollAfter(polls int) time.Duration {
+	return min(idemPoll<<min(polls, 5), idemPollMax)
 }
 
 // runKept runs the request and keeps its answer, or releases the key when the answer says that
