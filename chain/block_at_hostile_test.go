@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"math/big"
 	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/payledger/payledger/chain"
 )
@@ -35,7 +33,7 @@ func TestFirstBlockAtRefusesTimestampsThatDecrease(t *testing.T) {
 		return 1000 + n
 	}
 	var requests atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	node := rpcServedBy(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var reqs []struct {
 			ID     json.RawMessage   `json:"id"`
 			Method string            `json:"method"`
@@ -57,15 +55,9 @@ func TestFirstBlockAtRefusesTimestampsThatDecrease(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(out)
 	}))
-	t.Cleanup(srv.Close)
-	c, err := rpc.DialHTTP(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	s := chain.DepositScanner{RPC: chain.NewRPC(c, chain.DevChainID)}
+	s := chain.DepositScanner{RPC: node}
 	got, err := s.FirstBlockAt(ctx, time.Unix(1060, 0), head)
 	if err == nil || ctx.Err() != nil || requests.Load() > 40 {
 		t.Fatalf("FirstBlockAt over decreasing stamps: block %d, %v, after %d requests; want an error at once", got, err, requests.Load())

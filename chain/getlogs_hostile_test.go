@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math/big"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/payledger/payledger/chain"
 )
@@ -56,14 +54,7 @@ func (n *logsNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func dialLogsNode(t *testing.T, n *logsNode) *chain.RPC {
 	t.Helper()
-	srv := httptest.NewServer(n)
-	t.Cleanup(srv.Close)
-	c, err := rpc.DialHTTP(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return chain.NewRPC(c, chain.DevChainID)
+	return rpcServedBy(t, n)
 }
 
 var hostileToken = common.HexToAddress("0x00000000000000000000000000000000000000aa")

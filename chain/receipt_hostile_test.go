@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/payledger/payledger/chain"
 )
@@ -18,7 +16,7 @@ import (
 // method: an error).
 func receiptNode(t *testing.T, receipt map[string]any) *chain.RPC {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return rpcServedBy(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
@@ -33,13 +31,6 @@ func receiptNode(t *testing.T, receipt map[string]any) *chain.RPC {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(out)
 	}))
-	t.Cleanup(srv.Close)
-	c, err := rpc.DialHTTP(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return chain.NewRPC(c, chain.DevChainID)
 }
 
 func nodeReceipt(txHash common.Hash, block any) map[string]any {
