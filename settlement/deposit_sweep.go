@@ -61,8 +61,8 @@ type SweepDepositsHandler struct {
 	token  uuid.UUID
 	batch  int
 	lease  time.Duration
-	mu     sync.Mutex // one pass at a time in this process
-	held   map[string]heldSweep
+	mu     sync.Mutex    // one pass at a time in this process
+	held   holds[string] // splits, lower case
 }
 
 // sweepGasRetry is how long a split whose deposit's sweep needs more gas than the ceiling
@@ -70,19 +70,13 @@ type SweepDepositsHandler struct {
 // lapse, so they are claimed again after the hold), the other splits' deposits are swept.
 const sweepGasRetry = 15 * time.Minute
 
-// heldSweep is a split held back until until, for err.
-type heldSweep struct {
-	until time.Time
-	err   error
-}
-
 // NewSweepDepositsHandler returns the sweeper. It panics on a nil dependency.
 func NewSweepDepositsHandler(store commands.Store, chain SweepChain, ledger SweepLedger, now func() time.Time) *SweepDepositsHandler {
 	if store == nil || chain == nil || ledger == nil || now == nil {
 		panic("settlement.NewSweepDepositsHandler: nil dependency")
 	}
 	return &SweepDepositsHandler{store: store, chain: chain, ledger: ledger, now: now, token: uuid.New(), batch: DefaultSweepBatch, lease: sweepLease,
-		held: map[string]heldSweep{}}
+		held: holds[string]{}}
 }
 
 // WithBatch sets the most deposits one sweep transaction names (default 200).
@@ -126,7 +120,7 @@ func (h *SweepDepositsHandler) Handle(ctx context.Context) (Swept, error) {
 			return out, err
 		}
 	}
-	return out, h.heldErr()
+	return out, h.held.first(h.now())
 }
 
 // batches groups due deposits into sweeps of at most h.batch: those of splits holding the
@@ -242,11 +236,8 @@ func (h *SweepDepositsHandler) send(ctx context.Context, nonces *nonceSource, it
 func (h *SweepDepositsHandler) unheld(items []SweepCandidate) []SweepCandidate {
 	out := make([]SweepCandidate, 0, len(items))
 	for _, c := range items {
-		k := strings.ToLower(c.Split)
-		if hs, ok := h.held[k]; ok && h.now().Before(hs.until) {
+		if h.held.of(strings.ToLower(c.Split), h.now()) != nil {
 			continue
-		} else if ok {
-			delete(h.held, k)
 		}
 		out = append(out, c)
 	}
@@ -259,25 +250,7 @@ func (h *SweepDepositsHandler) holdBack(ctx context.Context, c SweepCandidate, e
 	until := h.now().Add(sweepGasRetry)
 	err = fmt.Errorf("deposit sweeps to split %s held back until %s (receipt %s, deposit %s): %w",
 		strings.ToLower(c.Split), until.UTC().Format(time.RFC3339), c.ReceiptID, c.Deposit, err)
-	h.held[strings.ToLower(c.Split)] = heldSweep{until: until, err: err}
+	h.held.put(strings.ToLower(c.Split), until, err)
 	zerolog.Ctx(ctx).Error().Err(err).Str("split", c.Split).Str("receipt", c.ReceiptID).Str("deposit", c.Deposit).Time("retry_at", until).
 		Msg("deposit sweep: this deposit's sweep needs more gas than any real deposit's (its split burns the operator's gas); its split's deposits are not swept meanwhile")
-}
-
-// heldErr is the error of a split still held back (the earliest to end), nil when none is.
-func (h *SweepDepositsHandler) heldErr() error {
-	var first *heldSweep
-	for k, hs := range h.held {
-		if !h.now().Before(hs.until) {
-			delete(h.held, k)
-			continue
-		}
-		if first == nil || hs.until.Before(first.until) {
-			first = &hs
-		}
-	}
-	if first == nil {
-		return nil
-	}
-	return first.err
 }

@@ -69,7 +69,7 @@ type DistributeSplitsHandler struct {
 	contract deployedSplits
 	batch    int
 	cursor   PaidCursor // where the next pass reads (Handle is not called concurrently)
-	held     map[heldKey]heldRelease
+	held     holds[heldKey]
 }
 
 // releaseGasRetry is how long a payee's release refused for its gas (onchain.ErrReleaseGas: a
@@ -81,12 +81,6 @@ const releaseGasRetry = 15 * time.Minute
 // heldKey is a release: split, token symbol, payee.
 type heldKey [3]string
 
-// heldRelease is a release held back until until, for err.
-type heldRelease struct {
-	until time.Time
-	err   error
-}
-
 // NewDistributeSplitsHandler returns the handler; sender nil means no operator key (a pass does
 // nothing). It panics on another nil dependency.
 func NewDistributeSplitsHandler(store commands.Store, splits *commands.Splits, paid PaidReceipts, sender *OperatorSender, now func() time.Time) *DistributeSplitsHandler {
@@ -94,7 +88,7 @@ func NewDistributeSplitsHandler(store commands.Store, splits *commands.Splits, p
 		panic("settlement.NewDistributeSplitsHandler: nil dependency")
 	}
 	return &DistributeSplitsHandler{store: store, splits: splits, paid: paid, sender: sender, now: now, contract: deployedSplits{},
-		batch: distributeBatch, held: map[heldKey]heldRelease{}}
+		batch: distributeBatch, held: holds[heldKey]{}}
 }
 
 // WithBatch sets how many paid receipts one pass reads (default 500); for tests and tuning.
@@ -347,7 +341,7 @@ func (h *DistributeSplitsHandler) release(ctx context.Context, g *distGroup, cov
 			continue
 		}
 		k := heldKey{g.split, g.symbol, p.Address}
-		if err := h.heldBack(k); err != nil {
+		if err := h.held.of(k, h.now()); err != nil {
 			heldErr = cmp.Or(heldErr, err)
 			continue
 		}
@@ -382,25 +376,12 @@ func (h *DistributeSplitsHandler) release(ctx context.Context, g *distGroup, cov
 	return sent, heldErr
 }
 
-// heldBack is the error of release k while it is held back, nil when it is not (any more).
-func (h *DistributeSplitsHandler) heldBack(k heldKey) error {
-	hr, ok := h.held[k]
-	if !ok {
-		return nil
-	}
-	if h.now().Before(hr.until) {
-		return hr.err
-	}
-	delete(h.held, k)
-	return nil
-}
-
 // holdBack holds release k back for releaseGasRetry after its gas was refused (err), logs it as
 // an error once, and returns the error every pass returns while it is held.
 func (h *DistributeSplitsHandler) holdBack(ctx context.Context, k heldKey, err error) error {
 	until := h.now().Add(releaseGasRetry)
 	err = fmt.Errorf("release to %s at %s in %s held back until %s: %w", k[2], k[0], k[1], until.UTC().Format(time.RFC3339), err)
-	h.held[k] = heldRelease{until: until, err: err}
+	h.held.put(k, until, err)
 	zerolog.Ctx(ctx).Error().Err(err).Str("split", k[0]).Str("token", k[1]).Str("payee", k[2]).Time("retry_at", until).
 		Msg("split distribution: this split's release, or its read of what is due, needs more gas than any PaymentSplitter's (a contract that burns the operator's gas); not sent, its receipts stay paid")
 	return err
