@@ -103,7 +103,7 @@ type catchingUp interface {
 // 10 minutes in all: exit 1 while the rebuild went on, or, with no serve running, the replay
 // stopped with the command and each new attempt reset the read models again, never finishing.
 func waitCaughtUp(ctx context.Context, r catchingUp, head eventstore.Position, w replayWait, log zerolog.Logger) error {
-	last, moved := r.Position(), time.Now()
+	last, moved, quiet := r.Position(), time.Now(), time.Duration(0)
 	for {
 		waitCtx, stop := context.WithTimeout(ctx, w.tick)
 		err := r.WaitFor(waitCtx, head)
@@ -113,11 +113,12 @@ func waitCaughtUp(ctx context.Context, r catchingUp, head eventstore.Position, w
 		}
 		now := r.Position()
 		if last.Less(now) {
-			last, moved = now, time.Now()
+			last, moved, quiet = now, time.Now(), 0
 			log.Info().Str("projection", r.Name()).Stringer("position", now).Stringer("head", head).Msg("rebuild: replaying to the log's head")
 			continue
 		}
-		if time.Since(moved) >= w.stall {
+		// Counted in ticks, each at least tick long: on a loaded machine one wait can overrun.
+		if quiet += w.tick; quiet >= w.stall {
 			return fmt.Errorf("rebuild %s: no progress for %s at %s (the log's head is %s; %s): %w", r.Name(), w.stall, now, head, heldBackHint, err)
 		}
 		// Silence here read as a hung command; say what it waits for, as verify does.
@@ -126,7 +127,8 @@ func waitCaughtUp(ctx context.Context, r catchingUp, head eventstore.Position, w
 	}
 }
 
-// replayWait paces waitCaughtUp: a line every tick, giving up after stall without progress.
+// replayWait paces waitCaughtUp: a line every tick, giving up after stall without progress
+// (stall/tick waits in a row).
 type replayWait struct{ tick, stall time.Duration }
 
 // heldBackHint is the usual cause of a replay that does not move while serve and the log are up.
