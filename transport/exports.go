@@ -51,9 +51,11 @@ func (s *Server) exportRoutes() {
 }
 
 // exportWindowOf reads from and to (Unix ms). Without them the window is the last 30 days;
-// given only to, the 30 days before it; given only from, up to now.
+// given only to, the 30 days before it; given only from, up to now. "Now" is the end of the
+// current millisecond: receipts keep their creation in whole milliseconds, and one created in
+// the same millisecond as the export (or at its very start) belongs in it.
 func (s *Server) exportWindowOf(c echo.Context) (time.Time, time.Time, error) {
-	to, err := exportBound(c, "to", s.now())
+	to, err := exportBound(c, "to", s.now().Truncate(time.Millisecond).Add(time.Millisecond))
 	if err != nil {
 		return time.Time{}, time.Time{}, err
 	}
