@@ -71,6 +71,12 @@ const (
 	// webhooks share two group commits): attempts that end together (hanging receivers reaching
 	// the timeout) each took a connection of the pool the API serves from, all of them.
 	recordSlots = 4
+	// maxIdleConns bounds the keep-alive connections the client keeps to receivers, all hosts
+	// together, and idleConnTimeout how long one is kept unused: whoever names webhook URLs
+	// (receipts' webhook_url, endpoints) may name a new host each time and never close its side,
+	// and without a bound every such connection was kept for ever.
+	maxIdleConns    = 256
+	idleConnTimeout = 90 * time.Second
 )
 
 // Dispatcher delivers queued notifications: first attempt, one automatic retry after
@@ -130,8 +136,9 @@ func (d *Dispatcher) Init() *Dispatcher {
 	d.records = make(chan struct{}, recordSlots)
 	d.merchants = newFlying[string]()
 	d.client = &http.Client{
-		Timeout:       d.Timeout,
-		Transport:     &http.Transport{DialContext: d.dial, MaxIdleConnsPerHost: 128, TLSHandshakeTimeout: d.Timeout, ResponseHeaderTimeout: d.Timeout},
+		Timeout: d.Timeout,
+		Transport: &http.Transport{DialContext: d.dial, MaxIdleConns: maxIdleConns, MaxIdleConnsPerHost: 128, IdleConnTimeout: idleConnTimeout,
+			TLSHandshakeTimeout: d.Timeout, ResponseHeaderTimeout: d.Timeout},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, // redirects are not followed
 	}
 	return d
