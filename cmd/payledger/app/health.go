@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -18,6 +20,9 @@ import (
 type Health struct {
 	now func() time.Time
 	log zerolog.Logger
+	// restartAfter is how long a worker whose Run failed or panicked waits to run again
+	// (restartAfter; tests shorten it).
+	restartAfter time.Duration
 
 	mu      sync.Mutex
 	workers map[string]*workerHealth
@@ -47,11 +52,12 @@ type workerHealth struct {
 	running      bool // Run was called: a worker nobody runs (a test's) is never stuck
 	stuck        bool
 	loggedAt     time.Time
+	panicLogged  time.Time // a panic's stack is logged once per stuckLogEvery (a step may panic at every tick)
 }
 
 // NewHealth returns an empty record on now's clock; log is where stuck workers are reported.
 func NewHealth(now func() time.Time, log zerolog.Logger) *Health {
-	return &Health{now: now, log: log, workers: map[string]*workerHealth{}}
+	return &Health{now: now, log: log, restartAfter: restartAfter, workers: map[string]*workerHealth{}}
 }
 
 // WorkerStatus is a worker's record as /healthz shows it.
@@ -161,27 +167,33 @@ type Step func(ctx context.Context) (progressed bool, err error)
 func (h *Health) Every(name string, interval time.Duration, step Step) Worker {
 	h.register(name, interval, false)
 	return workerFunc(func(ctx context.Context) error {
-		h.start(name)
-		return h.loop(ctx, name, interval, step)
+		return h.supervise(ctx, name, func(ctx context.Context) error { return h.loop(ctx, name, interval, step) })
 	})
 }
 
 // Stepped registers a worker whose set-up (a dial, a deployment) comes before its steps: run
-// does the set-up and then loop(ctx, step) until ctx ends.
+// does the set-up and then loop(ctx, step) until ctx ends. A set-up that fails is run again
+// after restartAfter, as a watched worker is.
 func (h *Health) Stepped(name string, interval time.Duration, run func(ctx context.Context, loop func(context.Context, Step) error) error) Worker {
 	h.register(name, interval, false)
 	return workerFunc(func(ctx context.Context) error {
-		h.start(name)
-		return run(ctx, func(ctx context.Context, step Step) error { return h.loop(ctx, name, interval, step) })
+		return h.supervise(ctx, name, func(ctx context.Context) error {
+			return run(ctx, func(ctx context.Context, step Step) error { return h.loop(ctx, name, interval, step) })
+		})
 	})
 }
 
-// loop runs step every interval until ctx ends, recording each outcome.
+// loop runs step every interval until ctx ends, recording each outcome; a step that panics is a
+// failed step (protect), and the next one runs at the next tick.
 func (h *Health) loop(ctx context.Context, name string, interval time.Duration, step Step) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		progressed, err := step(ctx)
+		var progressed bool
+		err := h.protect(name, func() (err error) {
+			progressed, err = step(ctx)
+			return err
+		})
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -195,28 +207,55 @@ func (h *Health) loop(ctx context.Context, name string, interval time.Duration, 
 }
 
 // Watch is a worker whose own loop runs inside Run (projectors, the dispatcher, charging): its
-// record says whether it runs. A Run that returns an error marks it stuck at once (logged), and
-// it is started again after restartAfter, until its context ends.
+// record says whether it runs. A Run that returns an error or panics marks it stuck at once
+// (logged), and it is started again after restartAfter, until its context ends.
 func (h *Health) Watch(name string, w Worker) Worker {
 	h.register(name, restartAfter/stallSteps, true)
-	return workerFunc(func(ctx context.Context) error {
-		h.start(name)
-		for {
-			err := w.Run(ctx)
-			if ctx.Err() != nil {
-				return err // the end of serve (a usage flush's error is still serve's to log)
-			}
-			if err == nil {
-				return nil // nothing to do on this instance (an optional capability that is off)
-			}
-			h.stopped(name, err)
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(restartAfter):
+	return workerFunc(func(ctx context.Context) error { return h.supervise(ctx, name, w.Run) })
+}
+
+// supervise runs a worker's run until ctx ends: a run that returns an error or panics is
+// recorded (stopped: stuck at once, logged) and started again after restartAfter; a run that
+// returns nil while ctx lasts has nothing to do on this instance (an optional capability that is
+// off). The worker's goroutine never panics: a panic there would end the process, with every
+// request in flight, and the next start would meet the same panic.
+func (h *Health) supervise(ctx context.Context, name string, run func(ctx context.Context) error) error {
+	h.start(name)
+	for {
+		err := h.protect(name, func() error { return run(ctx) })
+		if ctx.Err() != nil {
+			return err // the end of serve (a usage flush's error is still serve's to log)
+		}
+		if err == nil {
+			return nil
+		}
+		h.stopped(name, err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(h.restartAfter):
+		}
+	}
+}
+
+// protect calls f and turns its panic into an error, logging the panic with its stack (once per
+// stuckLogEvery for the worker).
+func (h *Health) protect(name string, f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			if w, now := h.workers[name], h.now(); w == nil || w.panicLogged.IsZero() || now.Sub(w.panicLogged) >= stuckLogEvery {
+				h.log.Error().Str("worker", name).Str("panic", fmt.Sprint(r)).Str("stack", string(debug.Stack())).
+					Msg("background worker panicked")
+				if w != nil {
+					w.panicLogged = now
+				}
 			}
 		}
-	})
+	}()
+	return f()
 }
 
 // stopped records that a watched worker's Run returned err.

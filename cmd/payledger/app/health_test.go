@@ -6,10 +6,14 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/internal/syncbuf"
+	"github.com/payledger/payledger/internal/wait"
 )
 
 type testClock struct {
@@ -94,4 +98,49 @@ func TestHealthWatchedWorkerThatStops(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// TestHealthWorkerThatPanics: a panic in a worker's goroutine ended the whole process (every
+// request in flight with it, and the next start met the same panic). A watched worker that
+// panics is stuck at once, logged with its stack, and run again; a stepped worker's panicking
+// step is a failed step, and its next step runs.
+func TestHealthWorkerThatPanics(t *testing.T) {
+	clk := &testClock{at: time.Unix(1_800_000_000, 0)}
+	var logs syncbuf.Buffer
+	h := NewHealth(clk.Now, zerolog.New(&logs))
+	h.restartAfter = time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	var runs, steps atomic.Int32
+	watched := h.Watch("projector", workerFunc(func(ctx context.Context) error {
+		if runs.Add(1) == 1 {
+			var m map[string]int
+			m["poison event"]++ // a nil map: the panic a bad event once caused
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}))
+	stepped := h.Every("window", time.Millisecond, func(context.Context) (bool, error) {
+		if steps.Add(1) == 1 {
+			panic("step went wrong")
+		}
+		return true, nil
+	})
+	var wg sync.WaitGroup
+	for _, w := range []Worker{watched, stepped} {
+		wg.Go(func() { _ = w.Run(ctx) })
+	}
+	defer func() { cancel(); wg.Wait() }()
+	wait.Until(t, "the panicking workers run again", 10*time.Second, func() bool { return runs.Load() >= 2 && steps.Load() >= 2 })
+	if got := h.Check(); len(got) != 1 || got[0] != "projector" {
+		t.Fatalf("stuck: %v, want the projector (stopped by its panic)", got)
+	}
+	for _, w := range h.Workers() {
+		if w.Name == "window" && !strings.Contains(w.LastError, "step went wrong") {
+			t.Fatalf("the panicking step is not the window's last error: %+v", w)
+		}
+	}
+	out := logs.String()
+	if strings.Count(out, "background worker panicked") != 2 || !strings.Contains(out, "assignment to entry in nil map") || !strings.Contains(out, "health_test.go") {
+		t.Fatalf("the panics are not logged with their stacks:\n%s", out)
+	}
 }
