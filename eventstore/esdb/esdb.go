@@ -231,56 +231,50 @@ func (s *Store) Head(ctx context.Context) (eventstore.Position, error) {
 
 // Subscribe implements eventstore.Store. It subscribes to $all from the stored position (which
 // the server treats as exclusive; the start of the log needs an explicit Start, the default being
-// the end) and resubscribes from the last delivered position after a drop.
+// the end). A subscription that the server refuses or drops ends Subscribe with its error, as the
+// port says and as the PostgreSQL adapter does: the caller (the projections runner) logs it and
+// subscribes again from its checkpoint. Retrying here hid a server that is down or refuses the
+// caller: the projectors stood still without a line in the log.
 func (s *Store) Subscribe(ctx context.Context, from eventstore.Position, handle func(context.Context, []eventstore.RecordedEvent) error) error {
-	for {
-		var start kdb.AllPosition = kdb.Start{}
-		if from != eventstore.Start {
-			start = kdb.Position{Commit: from.Commit, Prepare: from.Prepare}
-		}
-		sub, err := s.client.SubscribeToAll(ctx, kdb.SubscribeToAllOptions{From: start, Filter: kdb.ExcludeSystemEventsFilter()})
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if !eventstore.Sleep(ctx, time.Second) {
-				return ctx.Err()
-			}
-			continue
-		}
-		from, err = s.follow(ctx, sub, from, handle)
-		_ = sub.Close()
-		if err != nil {
-			return err
-		}
-		if !eventstore.Sleep(ctx, 200*time.Millisecond) { // dropped: resubscribe from the last position
+	var start kdb.AllPosition = kdb.Start{}
+	if from != eventstore.Start {
+		start = kdb.Position{Commit: from.Commit, Prepare: from.Prepare}
+	}
+	sub, err := s.client.SubscribeToAll(ctx, kdb.SubscribeToAllOptions{From: start, Filter: kdb.ExcludeSystemEventsFilter()})
+	if err != nil {
+		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		return fmt.Errorf("esdb: subscribe to $all after %s: %w", from, err)
 	}
+	defer func() { _ = sub.Close() }()
+	return s.follow(ctx, sub, from, handle)
 }
 
-func (s *Store) follow(ctx context.Context, sub *kdb.Subscription, from eventstore.Position, handle func(context.Context, []eventstore.RecordedEvent) error) (eventstore.Position, error) {
+// follow hands the subscription's events after from to handle until ctx ends, handle fails or the
+// subscription drops (its error, wrapped).
+func (s *Store) follow(ctx context.Context, sub *kdb.Subscription, from eventstore.Position, handle func(context.Context, []eventstore.RecordedEvent) error) error {
 	stop := context.AfterFunc(ctx, func() { _ = sub.Close() })
 	defer stop()
 	for {
 		msg := sub.Recv()
 		if ctx.Err() != nil {
-			return from, ctx.Err()
+			return ctx.Err()
 		}
 		switch {
 		case msg.SubscriptionDropped != nil:
-			return from, nil
+			return fmt.Errorf("esdb: subscription to $all dropped after %s: %w", from, msg.SubscriptionDropped.Error)
 		case msg.EventAppeared != nil:
 			raw := msg.EventAppeared.OriginalEvent()
 			e, err := convert(raw)
 			if err != nil {
-				return from, err
+				return err
 			}
 			if !from.Less(e.Position) || strings.HasPrefix(raw.EventType, "$") {
 				continue
 			}
 			if err := handle(ctx, []eventstore.RecordedEvent{e}); err != nil {
-				return from, err
+				return err
 			}
 			from = e.Position
 		}
