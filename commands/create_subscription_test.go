@@ -56,10 +56,11 @@ func newSubCreation(t *testing.T) subCreation {
 	return subCreation{t: t, store: store, h: h, key: key, customer: strings.ToLower(crypto.PubkeyToAddress(key.PublicKey).Hex())}
 }
 
-func (e subCreation) permission() subscription.Permission {
+// permission is a monthly permission for 9.99 USD a period bound to plan (extraData).
+func (e subCreation) permission(plan string) subscription.Permission {
 	now := time.Now().Unix()
 	return subscription.Permission{Account: e.customer, Spender: subOperator, Token: subUSDC, Allowance: "9990000",
-		Period: 30 * 86400, Start: now - 60, End: now + 365*86400, Salt: "7", ExtraData: "0x"}
+		Period: 30 * 86400, Start: now - 60, End: now + 365*86400, Salt: "7", ExtraData: subscription.PlanBinding(plan)}
 }
 
 // sign signs p as a wallet does (v 27/28, low s).
@@ -97,7 +98,7 @@ func wantKind(t *testing.T, what string, err error, kind commands.Kind) *command
 func TestCreateSubscriptionOnePermissionOneSubscription(t *testing.T) {
 	t.Parallel()
 	e := newSubCreation(t)
-	p := e.permission()
+	p := e.permission("plan_a")
 	sig := e.sign(p)
 	first, err := e.create("plan_a", p, sig)
 	if err != nil {
@@ -109,7 +110,7 @@ func TestCreateSubscriptionOnePermissionOneSubscription(t *testing.T) {
 		func(p *subscription.Permission) { p.Salt = "0x7" },
 		func(p *subscription.Permission) { p.Salt = "007" },
 		func(p *subscription.Permission) { p.Allowance = "09990000" },
-		func(p *subscription.Permission) { p.ExtraData = "" },
+		func(p *subscription.Permission) { p.ExtraData = "0x" + strings.ToUpper(p.ExtraData[2:]) },
 		func(p *subscription.Permission) { p.Account = crypto.PubkeyToAddress(e.key.PublicKey).Hex() }, // checksummed
 	} {
 		q := p
@@ -128,7 +129,7 @@ func TestCreateSubscriptionOnePermissionOneSubscription(t *testing.T) {
 		t.Fatalf("%+v %v: one creation event", st, err)
 	}
 	// Another salt is another permission: a subscription of its own.
-	other := e.permission()
+	other := e.permission("plan_b")
 	other.Salt = "8"
 	if _, err := e.create("plan_b", other, e.sign(other)); err != nil {
 		t.Fatalf("another permission: %v", err)
@@ -140,14 +141,14 @@ func TestCreateSubscriptionOnePermissionOneSubscription(t *testing.T) {
 func TestCreateSubscriptionStoresTheCanonicalPermission(t *testing.T) {
 	t.Parallel()
 	e := newSubCreation(t)
-	p := e.permission()
-	p.Salt, p.Allowance, p.ExtraData = "0x07", "009990000", ""
+	p := e.permission("plan_a")
+	p.Salt, p.Allowance, p.ExtraData = "0x07", "009990000", "0x"+strings.ToUpper(p.ExtraData[2:])
 	res, err := e.create("plan_a", p, e.sign(p))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := res.State.Permission
-	if got.Salt != "7" || got.Allowance != "9990000" || got.ExtraData != "0x" {
+	if got.Salt != "7" || got.Allowance != "9990000" || got.ExtraData != subscription.PlanBinding("plan_a") {
 		t.Fatalf("stored %+v", got)
 	}
 }
@@ -173,7 +174,7 @@ func TestCreateSubscriptionSignatureForm(t *testing.T) {
 		}
 		return sig
 	}
-	p := e.permission()
+	p := e.permission("plan_a")
 	low := raw(p)
 	res, err := e.create("plan_a", p, hexutil.Encode(low))
 	if err != nil {
@@ -184,7 +185,7 @@ func TestCreateSubscriptionSignatureForm(t *testing.T) {
 		t.Fatalf("stored signature %s, want v %d", res.State.Signature, low[64]+27)
 	}
 
-	q := e.permission()
+	q := e.permission("plan_a")
 	q.Salt = "9"
 	high := raw(q)
 	s := new(big.Int).SetBytes(high[32:64])
@@ -200,5 +201,37 @@ func TestCreateSubscriptionSignatureForm(t *testing.T) {
 	r := wantKind(t, "high s", err, commands.KindInvalid)
 	if r.Code != "invalid_input" || !strings.Contains(r.Message, "upper half") {
 		t.Fatalf("high s: %+v", r)
+	}
+}
+
+// TestCreateSubscriptionPermissionOnlyOnItsPlan: a customer signs a permission for merchant A's
+// plan; whoever holds the signature before it is submitted (a script on the page, a relay) tries
+// it on merchant B's plan of the same price and period first. Before, that made a subscription
+// paying B every period, and the customer's own creation on A was refused (one permission, one
+// subscription). The permission names its plan (extraData), so B's plan refuses it (400 naming
+// the extraData the plan needs), nothing is stored, and the customer's creation on A goes through.
+func TestCreateSubscriptionPermissionOnlyOnItsPlan(t *testing.T) {
+	t.Parallel()
+	e := newSubCreation(t)
+	p := e.permission("plan_a")
+	sig := e.sign(p)
+	_, err := e.create("plan_b", p, sig)
+	r := wantKind(t, "a permission for plan_a on plan_b", err, commands.KindInvalid)
+	if r.Code != "invalid_input" || !strings.Contains(r.Message, subscription.PlanBinding("plan_b")) {
+		t.Fatalf("on another merchant's plan: %+v", r)
+	}
+	res, err := e.create("plan_a", p, sig)
+	if err != nil {
+		t.Fatalf("the customer's own creation after the attempt: %v", err)
+	}
+	if res.State.PlanID != "plan_a" || res.State.Merchant != "0x"+strings.Repeat("a", 40) {
+		t.Fatalf("subscription %+v, want plan_a of merchant a", res.State)
+	}
+	// A permission signed as the docs said before (extraData 0x) names no plan: refused on any.
+	old := e.permission("plan_a")
+	old.Salt, old.ExtraData = "11", "0x"
+	r = wantKind(t, "an unbound permission", func() error { _, err := e.create("plan_a", old, e.sign(old)); return err }(), commands.KindInvalid)
+	if !strings.Contains(r.Message, "extraData") {
+		t.Fatalf("unbound: %+v", r)
 	}
 }

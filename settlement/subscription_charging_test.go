@@ -131,7 +131,7 @@ func (e *chargeEnv) subscribe(customer chain.DevAccount, plan string) string {
 	price := subscription.PriceUnits(e.plans[plan].Price)
 	now := time.Now().Unix()
 	p := subscription.Permission{Account: customer.Address.Hex(), Spender: e.dev.Operator.Address.Hex(), Token: usdc.Address.Hex(),
-		Allowance: price.String(), Period: 30 * 86400, Start: now - 3600, End: now + 365*86400, Salt: fmt.Sprint(salt), ExtraData: "0x"}
+		Allowance: price.String(), Period: 30 * 86400, Start: now - 3600, End: now + 365*86400, Salt: fmt.Sprint(salt), ExtraData: subscription.PlanBinding(plan)}
 	cp, err := chain.SpendPermissionContract(p)
 	if err != nil {
 		e.tb.Fatal(err)

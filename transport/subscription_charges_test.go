@@ -164,7 +164,7 @@ func TestCronChargeSubscriptions(t *testing.T) {
 	subscribe := func(planID string, price money.Cents, salt string) string {
 		now := time.Now().Unix()
 		p := subscription.Permission{Account: strings.ToLower(customer.Address.Hex()), Spender: op.Sender(), Token: op.USDC(),
-			Allowance: subscription.PriceUnits(price).String(), Period: 30 * 86400, Start: now - 60, End: now + 365*86400, Salt: salt, ExtraData: "0x"}
+			Allowance: subscription.PriceUnits(price).String(), Period: 30 * 86400, Start: now - 60, End: now + 365*86400, Salt: salt, ExtraData: subscription.PlanBinding(planID)}
 		cp, _ := chain.SpendPermissionContract(p)
 		sig, err := chain.SignTypedData(chain.SpendPermissionTypedData(chain.DevChainID, dev.SpendPermissionManager.Hex(), cp), customer.Key)
 		if err != nil {

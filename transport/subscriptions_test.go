@@ -57,11 +57,12 @@ func (e subEnv) plan(merchant string, price money.Cents, period string, active b
 	return p.ID
 }
 
-// permission is a valid monthly permission of customer for 10 USDC a period, started a minute ago.
-func permission(customer string) subscription.Permission {
+// permission is a valid monthly permission of customer for 10 USDC a period on plan (its
+// extraData names it), started a minute ago.
+func permission(customer, plan string) subscription.Permission {
 	now := time.Now().Unix()
 	return subscription.Permission{Account: customer, Spender: testOperator, Token: testUSDC, Allowance: "10000000",
-		Period: 30 * 24 * 3600, Start: now - 60, End: now + 365*24*3600, Salt: "7", ExtraData: "0x"}
+		Period: 30 * 24 * 3600, Start: now - 60, End: now + 365*24*3600, Salt: "7", ExtraData: subscription.PlanBinding(plan)}
 }
 
 func signPermission(t testing.TB, key *ecdsa.PrivateKey, p subscription.Permission) string {
@@ -97,7 +98,7 @@ func TestCreateSubscriptionRefusals(t *testing.T) {
 	weekly := e.plan(merchant, 1000, "WEEKLY", true)
 	expensive := e.plan(merchant, 1001, "MONTHLY", true)
 	with := func(f func(*subscription.Permission)) subscription.Permission {
-		p := permission(customer)
+		p := permission(customer, monthly)
 		f(&p)
 		return p
 	}
@@ -107,18 +108,20 @@ func TestCreateSubscriptionRefusals(t *testing.T) {
 		signer     *ecdsa.PrivateKey
 		want       string
 	}{
-		{"other signer", monthly, permission(customer), strangerKey, "not by customerWallet"},
+		{"other signer", monthly, permission(customer, monthly), strangerKey, "not by customerWallet"},
 		{"wrong spender", monthly, with(func(p *subscription.Permission) { p.Spender = merchant }), customerKey, "spender"},
 		{"wrong token", monthly, with(func(p *subscription.Permission) { p.Token = testManager }), customerKey, "USDC"},
-		{"allowance below price", expensive, permission(customer), customerKey, "allowance"},
-		{"wrong period", weekly, permission(customer), customerKey, "period"},
+		{"allowance below price", expensive, permission(customer, expensive), customerKey, "allowance"},
+		{"wrong period", weekly, permission(customer, weekly), customerKey, "period"},
 		{"not started", monthly, with(func(p *subscription.Permission) { p.Start = e.clk.Now().Unix() + 3600 }), customerKey, "outside"},
 		{"ended", monthly, with(func(p *subscription.Permission) {
 			p.Start, p.End = e.clk.Now().Unix()-7200, e.clk.Now().Unix()-1 // the server's clock, not the wall clock
 		}), customerKey, "outside"},
-		{"inactive plan", inactive, permission(customer), customerKey, "not active"},
-		{"unknown plan", "plan_nope", permission(customer), customerKey, "unknown plan"},
-		{"malformed signature", monthly, permission(customer), nil, "permissionSignature"},
+		{"inactive plan", inactive, permission(customer, inactive), customerKey, "not active"},
+		{"unknown plan", "plan_nope", permission(customer, "plan_nope"), customerKey, "unknown plan"},
+		{"malformed signature", monthly, permission(customer, monthly), nil, "permissionSignature"},
+		{"signed for another plan", monthly, permission(customer, expensive), customerKey, "extraData " + subscription.PlanBinding(monthly)},
+		{"signed for no plan", monthly, with(func(p *subscription.Permission) { p.ExtraData = "0x" }), customerKey, "extraData"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sig := "0x1234"
@@ -133,7 +136,7 @@ func TestCreateSubscriptionRefusals(t *testing.T) {
 		})
 	}
 	// An account that is not customerWallet, signed by that account.
-	p := permission(merchant)
+	p := permission(merchant, monthly)
 	if code, body := e.create(monthly, customer, signPermission(t, strangerKey, p), p); code != http.StatusBadRequest {
 		t.Fatalf("account mismatch: %d %v", code, body)
 	}
@@ -148,7 +151,7 @@ func TestSubscriptionLifecycle(t *testing.T) {
 	merchantKey, _ := crypto.GenerateKey()
 	customer, merchant := walletOf(customerKey), walletOf(merchantKey)
 	planID := e.plan(merchant, 999, "MONTHLY", true)
-	p := permission(crypto.PubkeyToAddress(customerKey.PublicKey).Hex()) // checksummed: compared case-insensitively
+	p := permission(crypto.PubkeyToAddress(customerKey.PublicKey).Hex(), planID) // checksummed: compared case-insensitively
 	sig := signPermission(t, customerKey, p)
 	code, body := e.create(planID, customer, sig, p)
 	sub, _ := body["subscription"].(map[string]any)
@@ -264,8 +267,9 @@ func TestSubscriptionWhosePermissionEndedReadsEnded(t *testing.T) {
 	customerKey, _ := crypto.GenerateKey()
 	merchantKey, _ := crypto.GenerateKey()
 	customer, merchant := walletOf(customerKey), walletOf(merchantKey)
-	p := permission(customer)
-	code, body := e.create(e.plan(merchant, 999, "MONTHLY", true), customer, signPermission(t, customerKey, p), p)
+	planID := e.plan(merchant, 999, "MONTHLY", true)
+	p := permission(customer, planID)
+	code, body := e.create(planID, customer, signPermission(t, customerKey, p), p)
 	if code != http.StatusCreated {
 		t.Fatalf("create: %d %v", code, body)
 	}

@@ -47,7 +47,12 @@ func TestCreate(t *testing.T) {
 		{"hex salt", func(c *Create) { c.Permission.Salt = "0xFF" }, testNow, nil},
 		{"malformed salt", func(c *Create) { c.Permission.Salt = "salt" }, testNow, ErrInvalid},
 		{"salt above uint256", func(c *Create) { c.Permission.Salt = "0x1" + strings.Repeat("0", 64) }, testNow, ErrInvalid},
-		{"empty extraData is empty bytes", func(c *Create) { c.Permission.ExtraData = "" }, testNow, nil},
+		{"extraData names the plan in upper-case hex", func(c *Create) { c.Permission.ExtraData = "0x706C616E5F31" }, testNow, nil},
+		{"empty extraData names no plan", func(c *Create) { c.Permission.ExtraData = "" }, testNow, ErrNotBoundToPlan},
+		{"extraData 0x names no plan", func(c *Create) { c.Permission.ExtraData = "0x" }, testNow, ErrNotBoundToPlan},
+		{"extraData names another plan", func(c *Create) { c.Permission.ExtraData = PlanBinding("plan_2") }, testNow, ErrNotBoundToPlan},
+		{"extraData names the plan with more after it", func(c *Create) { c.Permission.ExtraData = PlanBinding("plan_1") + "00" }, testNow, ErrNotBoundToPlan},
+		{"extraData is the plan's binding, the plan another", func(c *Create) { c.PlanID = "plan_2" }, testNow, ErrNotBoundToPlan},
 		{"odd-length extraData", func(c *Create) { c.Permission.ExtraData = "0xabc" }, testNow, ErrInvalid},
 		{"empty signature", func(c *Create) { c.Signature = "0x" }, testNow, ErrInvalid},
 		{"signature not hex", func(c *Create) { c.Signature = "signed" }, testNow, ErrInvalid},
@@ -105,7 +110,7 @@ func TestCreatedEvent(t *testing.T) {
 func TestCreatedPermissionIsCanonical(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ salt, allowance, extra string }{
-		{"7", "9990000", "0x"}, {"0x7", "09990000", ""}, {"007", "0009990000", "0x"}, {"0X07", "9990000", ""},
+		{"7", "9990000", "0x706c616e5f31"}, {"0x7", "09990000", "0x706C616E5F31"}, {"007", "0009990000", "0x706c616E5f31"}, {"0X07", "9990000", "0x706c616e5f31"},
 	} {
 		cmd := createCmd()
 		cmd.Permission.Salt, cmd.Permission.Allowance, cmd.Permission.ExtraData = c.salt, c.allowance, c.extra
@@ -120,7 +125,7 @@ func TestCreatedPermissionIsCanonical(t *testing.T) {
 			t.Fatalf("%+v: %v", c, err)
 		}
 		p := evs[0].(Created).Permission
-		if p.Salt != "7" || p.Allowance != "9990000" || p.ExtraData != "0x" {
+		if p.Salt != "7" || p.Allowance != "9990000" || p.ExtraData != "0x706c616e5f31" {
 			t.Fatalf("%+v stored as salt %q, allowance %q, extraData %q", c, p.Salt, p.Allowance, p.ExtraData)
 		}
 	}
@@ -147,7 +152,7 @@ func TestPeriods(t *testing.T) {
 func TestErrorsMatchInvalidOnlyForInput(t *testing.T) {
 	t.Parallel()
 	for _, err := range []error{ErrInvalidPlan, ErrPlanInactive, ErrAccountMismatch, ErrWrongSpender, ErrWrongToken,
-		ErrPeriodMismatch, ErrAllowanceTooLow, ErrOutsideWindow} {
+		ErrPeriodMismatch, ErrAllowanceTooLow, ErrOutsideWindow, ErrNotBoundToPlan} {
 		if !errors.Is(err, ErrInvalid) {
 			t.Errorf("%v should match ErrInvalid", err)
 		}
@@ -159,5 +164,31 @@ func TestErrorsMatchInvalidOnlyForInput(t *testing.T) {
 	}
 	if errors.Is(ErrPeriodMismatch, ErrAllowanceTooLow) {
 		t.Error("distinct reasons match each other")
+	}
+}
+
+// TestCreateNeedsAPermissionBoundToItsPlan: a signed permission names its plan in extraData
+// (PlanBinding), so whoever holds the signature cannot create it on another merchant's plan of
+// the same price and period: that merchant would have been paid every period, and the
+// customer's own creation on the plan they chose refused (one permission, one subscription).
+func TestCreateNeedsAPermissionBoundToItsPlan(t *testing.T) {
+	t.Parallel()
+	mine := createCmd() // plan_1 of merchant, extraData PlanBinding("plan_1")
+	if _, err := DecideCreate(State{}, mine, testNow); err != nil {
+		t.Fatalf("on its own plan: %v", err)
+	}
+	theirs := mine
+	theirs.PlanID, theirs.Merchant = "plan_2", stranger // same price and period
+	if _, err := DecideCreate(State{}, theirs, testNow); !errors.Is(err, ErrNotBoundToPlan) ||
+		!strings.Contains(err.Error(), PlanBinding("plan_2")) {
+		t.Fatalf("on another merchant's plan: %v, want ErrNotBoundToPlan naming the extraData plan_2 needs", err)
+	}
+	unbound := mine
+	unbound.Permission.ExtraData = "0x"
+	if _, err := DecideCreate(State{}, unbound, testNow); !errors.Is(err, ErrNotBoundToPlan) {
+		t.Fatalf("a permission naming no plan: %v, want ErrNotBoundToPlan", err)
+	}
+	if got := PlanBinding("plan_1"); got != "0x706c616e5f31" {
+		t.Fatalf("PlanBinding(plan_1) = %s: the plan id's UTF-8 bytes in lower-case hex", got)
 	}
 }

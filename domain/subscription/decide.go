@@ -44,7 +44,7 @@ type Cancel struct {
 // DecideCreate decides the creation of a subscription; the first charge is due at now. Errors:
 // ErrExists, ErrPlanInactive, ErrInvalidPlan, ErrInvalid (malformed id, wallet, permission field
 // or signature, wrapped with the field), ErrAccountMismatch, ErrWrongSpender, ErrWrongToken,
-// ErrPeriodMismatch, ErrAllowanceTooLow, ErrOutsideWindow.
+// ErrPeriodMismatch, ErrAllowanceTooLow, ErrOutsideWindow, ErrNotBoundToPlan.
 func DecideCreate(s State, c Create, now time.Time) ([]Event, error) {
 	if s.Exists {
 		return nil, ErrExists
@@ -76,6 +76,9 @@ func DecideCreate(s State, c Create, now time.Time) ([]Event, error) {
 	}
 	if !p.Contains(now) {
 		return nil, fmt.Errorf("%w: now is %d, window is [%d, %d)", ErrOutsideWindow, now.Unix(), p.Start, p.End)
+	}
+	if want := PlanBinding(c.PlanID); p.ExtraData != want {
+		return nil, fmt.Errorf("%w: plan %s needs permissionData.extraData %s (the plan id's UTF-8 bytes)", ErrNotBoundToPlan, c.PlanID, want)
 	}
 	at := now.UnixMilli()
 	return []Event{Created{SubscriptionID: c.ID, PlanID: c.PlanID, Merchant: strings.ToLower(c.Merchant),

@@ -21,7 +21,8 @@ func TestCreateBoundsExtraData(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := createCmd()
-			c.Permission.ExtraData = "0x" + strings.Repeat("ab", tc.bytes)
+			c.PlanID = strings.Repeat("p", tc.bytes) // its binding is tc.bytes long
+			c.Permission.ExtraData = PlanBinding(c.PlanID)
 			_, err := DecideCreate(State{}, c, testNow)
 			if !errors.Is(err, tc.want) || (err != nil && !strings.Contains(err.Error(), "extraData")) {
 				t.Fatalf("extraData of %d bytes: %v, want %v", tc.bytes, err, tc.want)

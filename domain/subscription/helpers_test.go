@@ -27,7 +27,7 @@ func createCmd() Create {
 		Plan:     Plan{Name: "Pro", PriceUSD: 999, Period: Monthly},
 		Merchant: merchant, Customer: customer, Spender: operator, Token: usdc,
 		Permission: Permission{Account: customer, Spender: "0x" + strings.Repeat("C", 40), Token: usdc, // checksummed case: compared case-insensitively
-			Allowance: "9990000", Period: month, Start: testNow.Unix() - 10, End: testNow.Unix() + 365*day, Salt: "42", ExtraData: "0x"},
+			Allowance: "9990000", Period: month, Start: testNow.Unix() - 10, End: testNow.Unix() + 365*day, Salt: "42", ExtraData: "0x706c616e5f31"}, // "plan_1": PlanBinding
 		Signature: "0x" + strings.Repeat("ab", 65),
 	}
 }

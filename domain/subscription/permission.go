@@ -1,6 +1,7 @@
 package subscription
 
 import (
+	"encoding/hex"
 	"fmt"
 	"math/big"
 	"regexp"
@@ -55,6 +56,14 @@ var (
 	digitsRE   = regexp.MustCompile(`^[0-9]+$`)
 	hexIntRE   = regexp.MustCompile(`^0x[0-9a-fA-F]+$`)
 )
+
+// PlanBinding is the extraData a spend permission for plan planID must carry: the plan id's
+// UTF-8 bytes, 0x hex lower-case (plan "plan_1" is 0x706c616e5f31; viem's toHex(planId), ethers'
+// hexlify(toUtf8Bytes(planId))). The customer signs it with the rest of the permission, and plan
+// ids are unique and never change merchant, so the signature names the merchant it pays: before,
+// whoever held a signed permission (extraData 0x) could create it first on another merchant's
+// plan of the same price and period, and that merchant was paid every period.
+func PlanBinding(planID string) string { return "0x" + hex.EncodeToString([]byte(planID)) }
 
 // SameAddress compares two wallet or contract addresses case-insensitively (EIP-55 checksums
 // only differ in case).

@@ -7,9 +7,12 @@
 //     (ErrInvalidPlan), a customer wallet that is the permission's account (ErrAccountMismatch),
 //     the operator as spender (ErrWrongSpender) and USDC as token (ErrWrongToken), a permission
 //     period equal to the plan period in seconds (ErrPeriodMismatch), an allowance that covers the
-//     plan price in USDC base units (ErrAllowanceTooLow), and now inside the permission's
-//     [start, end) (ErrOutsideWindow). Each of these errors matches ErrInvalid, so callers answer
-//     400 invalid_input naming the reason. The signature itself is recovered by the caller.
+//     plan price in USDC base units (ErrAllowanceTooLow), now inside the permission's
+//     [start, end) (ErrOutsideWindow), and an extraData that names the plan (PlanBinding; else
+//     ErrNotBoundToPlan): what the customer signs says whose plan it pays, so nobody holding the
+//     signature can put it on another merchant's plan of the same price and period. Each of these
+//     errors matches ErrInvalid, so callers answer 400 invalid_input naming the reason. The
+//     signature itself is recovered by the caller.
 //   - The first charge is due at creation: nextChargeAt = createdAt.
 //   - Periods are charged in order and each at most once: the next period index is the number of
 //     successful charges. A charge or failure for an index already charged is ErrAlreadyCharged,
@@ -120,6 +123,7 @@ var (
 	ErrPeriodMismatch  error = invalidError("the permission's period does not equal the plan period")
 	ErrAllowanceTooLow error = invalidError("the permission's allowance does not cover the plan price")
 	ErrOutsideWindow   error = invalidError("now is outside the permission's [start, end)")
+	ErrNotBoundToPlan  error = invalidError("the permission's extraData does not name the plan")
 )
 
 // Errors of the subscription's lifecycle; none matches ErrInvalid.
