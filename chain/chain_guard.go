@@ -2,6 +2,7 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -48,13 +49,31 @@ func (c *RPC) sameChain(ctx context.Context) error {
 	}
 	g.checking = true
 	g.mu.Unlock()
-	id, err := c.eth.ChainID(ctx)
+	err := c.checkChain(ctx)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.checking = false
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrChainIDMismatch) {
 		return g.err
 	}
+	return err
+}
+
+// freshChain reads the chain id now, whenever the last check was: before the operator takes a
+// nonce or sends, where a minute's stale verdict would sign on another chain. A check that fails
+// to read the id fails the call (nothing is signed on a node whose chain is not known).
+func (c *RPC) freshChain(ctx context.Context) error { return c.checkChain(ctx) }
+
+// checkChain reads the node's chain id and records the verdict (nil or ErrChainIDMismatch). A
+// failed read records nothing and is returned.
+func (c *RPC) checkChain(ctx context.Context) error {
+	id, err := c.eth.ChainID(ctx)
+	if err != nil {
+		return fmt.Errorf("chain: reading the chain id: %w", err)
+	}
+	g := &c.guard
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.checked, g.err = time.Now(), nil
 	if !id.IsUint64() || id.Uint64() != c.chainID {
 		g.err = fmt.Errorf("%w: ETH_RPC_URL now serves chain %s, CHAIN_ID is %d: nothing is read from it until it serves CHAIN_ID again",

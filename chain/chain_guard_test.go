@@ -3,12 +3,17 @@ package chain_test
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"net/http"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/domain/onchain"
@@ -72,4 +77,58 @@ func TestAChainIDChangedAfterStartStopsEveryRead(t *testing.T) {
 		_, err := c.BlockNumber(ctx)
 		return err == nil
 	})
+}
+
+// Stop 63: the chain id guard covered the Client's reads only; the operator's calls went through
+// RPC.Backend, a bare ethclient, so a node routed to another chain after start had the operator
+// read contracts and nonces there and sign on them (a pending nonce of another chain recorded in
+// the ledger leaves a gap that holds every later operator transaction). Every Backend call now
+// passes the guard; the nonce and the send read the chain id afresh, whatever ChainIDEvery says.
+func TestAChainIDChangedAfterStartStopsTheOperator(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	swapped := &atomic.Bool{}
+	c := routedElsewhere(t, e.url, swapped)
+	op, err := chain.NewOperator(hex.EncodeToString(crypto.FromECDSA(e.operator)), chain.DevChainID, c.Backend(), nil)
+	e.ok(err)
+	if _, err := op.PendingNonce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	swapped.Store(true)
+	// No wait for ChainIDEvery (a minute): what signs reads the chain id again itself.
+	if _, err := op.PendingNonce(ctx); !errors.Is(err, chain.ErrChainIDMismatch) {
+		t.Fatalf("the operator's nonce read on another chain: %v", err)
+	}
+	tx, err := op.SignDeploy(ctx, 0, []string{e.elsewhere.Hex()}, []int{10_000})
+	if !errors.Is(err, chain.ErrChainIDMismatch) {
+		t.Fatalf("a deployment signed on another chain: %+v, %v", tx, err)
+	}
+	if _, err := op.SignRelease(ctx, 0, e.split.Hex(), "", e.elsewhere.Hex()); !errors.Is(err, chain.ErrChainIDMismatch) {
+		t.Fatalf("a release signed on another chain: %v", err)
+	}
+	if _, err := op.Releasable(ctx, e.split.Hex(), "", e.elsewhere.Hex()); !errors.Is(err, chain.ErrChainIDMismatch) {
+		t.Fatalf("a split read on another chain: %v", err)
+	}
+	if _, err := op.HasCode(ctx, e.split.Hex()); !errors.Is(err, chain.ErrChainIDMismatch) {
+		t.Fatalf("code read on another chain: %v", err)
+	}
+	hash := "0x" + string(bytes.Repeat([]byte("ab"), 32))
+	if _, err := op.Outcome(ctx, hash, ""); !errors.Is(err, chain.ErrChainIDMismatch) {
+		t.Fatalf("an outcome read on another chain: %v", err)
+	}
+	if _, err := op.Replaced(ctx, hash, 0); !errors.Is(err, chain.ErrChainIDMismatch) {
+		t.Fatalf("a nonce taken judged on another chain: %v", err)
+	}
+	signed := types.MustSignNewTx(e.operator, types.LatestSignerForChainID(e.chainID),
+		&types.DynamicFeeTx{ChainID: e.chainID, Nonce: 99, GasTipCap: big.NewInt(1), GasFeeCap: big.NewInt(1e10), Gas: 21_000, To: &e.elsewhere})
+	raw, err := signed.MarshalBinary()
+	e.ok(err)
+	if err := op.Broadcast(ctx, raw); !errors.Is(err, chain.ErrChainIDMismatch) {
+		t.Fatalf("a transaction sent to another chain: %v", err)
+	}
+	swapped.Store(false)
+	if _, err := op.PendingNonce(ctx); err != nil {
+		t.Fatalf("the nonce read once the node serves CHAIN_ID again: %v", err)
+	}
 }

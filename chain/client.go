@@ -134,8 +134,9 @@ func NewRPC(c *rpc.Client, chainID uint64) *RPC {
 }
 
 // Backend is the connection as a go-ethereum bind backend (contract calls, gas estimation,
-// sending), for deployments and releases. Its calls are not counted in Stats.
-func (c *RPC) Backend() *ethclient.Client { return c.eth }
+// sending), for deployments, releases and sweeps, behind the chain id guard (backend.go). Its
+// calls are not counted in Stats.
+func (c *RPC) Backend() *Backend { return &Backend{rpc: c, eth: c.eth} }
 
 // Close closes the connection.
 func (c *RPC) Close() { c.rpc.Close() }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/chain/contracts"
@@ -103,7 +102,7 @@ func devPayAndFollow(t *testing.T, ctx context.Context, d *chain.DevChain, rc *c
 	t.Logf("found at depth 2, %v after sending", time.Since(start))
 }
 
-func checkDevFunds(t *testing.T, ec *ethclient.Client, d *chain.DevChain, a common.Address) {
+func checkDevFunds(t *testing.T, ec *chain.Backend, d *chain.DevChain, a common.Address) {
 	t.Helper()
 	ctx := context.Background()
 	wei, err := ec.BalanceAt(ctx, a, nil)

@@ -23,6 +23,9 @@ var decimalsSelector = []byte{0x31, 0x3c, 0xe5, 0x67}
 // returned in unread, for the caller to report: it cannot be told wrong, and its transfers are
 // still read from its logs.
 func (c *RPC) CheckTokenDecimals(ctx context.Context, tokens []Token) (unread []string, err error) {
+	if err := c.sameChain(ctx); err != nil {
+		return nil, fmt.Errorf("chain: tokens' decimals(): %w", err)
+	}
 	for _, t := range tokens {
 		to := t.Address
 		out, err := c.eth.CallContract(ctx, ethereum.CallMsg{To: &to, Data: decimalsSelector}, nil)
