@@ -122,6 +122,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		case errors.Is(err, errCheckpointMoved):
 			r.log.Info().Msg("checkpoint moved; resuming from the stored checkpoint")
 			continue
+		case errors.Is(err, errLockLost): // logged by keepLock; try the lock again after the pause
 		case err != nil:
 			r.log.Error().Err(err).Msg("projection stopped; retrying")
 		}
@@ -151,6 +152,13 @@ func (r *Runner) lead(ctx context.Context) error {
 	}
 	r.leader.Store(true)
 	defer r.leader.Store(false)
+	// The lock is the session's: the server frees it only when the session ends. Its idle
+	// limit ends the session of a leader that no longer pings it (its machine lost, its process
+	// frozen, the network cut); a server with no such limit frees it after TCP keepalive (two
+	// hours by default), and every instance's projector waits that long.
+	if _, err := conn.Exec(ctx, `SELECT set_config('idle_session_timeout', $1, false)`, leaderIdleLimit.String()); err != nil {
+		r.log.Warn().Err(err).Msg("leader lock: no idle limit on its session; a leader that vanishes holds it until TCP keepalive")
+	}
 	if err := r.ensureCheckpoint(ctx); err != nil {
 		return fmt.Errorf("create checkpoint: %w", err)
 	}
@@ -161,13 +169,42 @@ func (r *Runner) lead(ctx context.Context) error {
 	r.setPosition(from)
 	r.log.Info().Stringer("from", from).Msg("projector leading")
 	subCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	pinged := make(chan struct{})
+	defer func() { cancel(nil); <-pinged }() // the pings end before the deferred Close of conn
 	go r.watchReset(subCtx, cancel)
+	go func() { defer close(pinged); r.keepLock(subCtx, conn, cancel) }()
 	err = r.subscribe(subCtx, from)
-	if cause := context.Cause(subCtx); ctx.Err() == nil && errors.Is(cause, errCheckpointMoved) {
-		return errCheckpointMoved
+	if cause := context.Cause(subCtx); ctx.Err() == nil && (errors.Is(cause, errCheckpointMoved) || errors.Is(cause, errLockLost)) {
+		return cause
 	}
 	return err
+}
+
+// Leader lock upkeep: the leader pings its lock's session every leaderPing, each ping given
+// leaderPing to answer; the server ends the session after leaderIdleLimit without one.
+const (
+	leaderPing      = 5 * time.Second
+	leaderIdleLimit = 30 * time.Second
+)
+
+// errLockLost means the leader lock's session did not answer: the server may have ended it
+// (its idle limit) and another instance may lead.
+var errLockLost = errors.New("leader lock's session does not answer")
+
+// keepLock pings the lock's session until ctx ends; when a ping fails it stops the leader's
+// subscription (stop(errLockLost)), so that an instance cut off from the database, or frozen
+// past the session's idle limit, stands down instead of leading beside the one that took the lock.
+func (r *Runner) keepLock(ctx context.Context, conn *pgx.Conn, stop context.CancelCauseFunc) {
+	for eventstore.Sleep(ctx, leaderPing) {
+		pctx, cancel := context.WithTimeout(ctx, leaderPing)
+		_, err := conn.Exec(pctx, "SELECT 1")
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			r.log.Warn().Err(err).Msg("leader lock lost; standing by")
+			stop(errLockLost)
+			return
+		}
+	}
 }
 
 // subscribe applies the source's events after from until ctx ends, through the most direct
