@@ -5,12 +5,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/text"
 )
 
 // Plan rules (DESIGN 8; out of the HTTP handler since issue 39): a plan's name is 1 to
-// PlanNameMax characters once trimmed, its description at most PlanDescriptionMax, its price a
-// positive USD amount of whole cents written without an exponent, its period one of Periods.
-// A broken rule is ErrInvalid with the rule as its whole text (the API's message).
+// PlanNameMax characters once trimmed, its description at most PlanDescriptionMax, neither with
+// control characters or bidi overrides (text.Reorders; the description may have line breaks and
+// tabs), its price a positive USD amount of whole cents written without an exponent, its period
+// one of Periods. A broken rule is ErrInvalid with the rule as its whole text (the API's
+// message). Plans are listed publicly to the customers who sign for them: "Basic" and U+202E
+// made a plan's name read as another name or price, as a shop name or a line label could before
+// the same rule applied to them.
 const (
 	PlanNameMax        = 100
 	PlanDescriptionMax = 1000
@@ -31,6 +36,9 @@ func PlanName(name string) (string, error) {
 	if n == "" || utf8.RuneCountInString(n) > PlanNameMax {
 		return "", planRule("name must be 1 to 100 characters")
 	}
+	if strings.IndexFunc(n, text.Reorders) >= 0 {
+		return "", planRule("name must not contain control characters or bidirectional overrides")
+	}
 	return n, nil
 }
 
@@ -38,6 +46,9 @@ func PlanName(name string) (string, error) {
 func PlanDescription(d string) error {
 	if utf8.RuneCountInString(d) > PlanDescriptionMax {
 		return planRule("description must be at most 1000 characters")
+	}
+	if strings.IndexFunc(d, func(r rune) bool { return text.Reorders(r) && r != '\n' && r != '\r' && r != '\t' }) >= 0 {
+		return planRule("description must not contain control characters (other than line breaks and tabs) or bidirectional overrides")
 	}
 	return nil
 }
