@@ -2,6 +2,7 @@ package settlement
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -145,6 +146,9 @@ func (v *RefundVerifier) verify(ctx context.Context, head uint64, c RefundClaim,
 	if depth(head, tx.BlockNumber) < uint64(max(v.Confirmations, 1)) {
 		return nil
 	}
+	if err := v.onChain(ctx, tx); err != nil {
+		return err
+	}
 	p, reason, ok := receipt.JudgeRefund(l.State, receipt.RefundEvidence{TransactionHash: c.TransactionHash, Succeeded: tx.Succeeded,
 		Transfers: tx.Transfers, BlockNumber: tx.BlockNumber, BlockHash: tx.BlockHash, At: now.UnixMilli()})
 	if !ok {
@@ -208,6 +212,9 @@ func (v *RefundVerifier) reorged(ctx context.Context, head uint64, c RefundClaim
 		return err
 	}
 	if found && tx.Succeeded && depth(head, tx.BlockNumber) >= uint64(max(v.Confirmations, 1)) {
+		if err := v.onChain(ctx, tx); err != nil {
+			return err
+		}
 		return v.Claims.Counted(ctx, c.TransactionHash, c.ReceiptID, tx.BlockNumber, tx.BlockHash)
 	}
 	at := v.Now().UnixMilli()
@@ -220,6 +227,25 @@ func (v *RefundVerifier) reorged(ctx context.Context, head uint64, c RefundClaim
 	v.Log.Error().Str("receipt", c.ReceiptID).Str("tx", c.TransactionHash).Uint64("block", c.BlockNumber).
 		Msg("refunds: a reorg took a counted refund off the chain; it is a claim again")
 	return v.Claims.Reclaimed(ctx, c.TransactionHash, c.ReceiptID, time.UnixMilli(at))
+}
+
+// errOffChain: a transaction's receipt names a block that is not the chain's at its number.
+var errOffChain = errors.New("the receipt's block is not on the chain")
+
+// onChain checks that tx's block is the chain's block at its number (one header) before the
+// refund is counted on it. A receipt is one request and the head another: a node behind a load
+// balancer, or one that still serves a branch a reorg left, answers the receipt of a block that
+// is no longer the chain's, and a refund recorded on it would be told to the merchant and the
+// customer until the audit took it back. It is read again at the next step.
+func (v *RefundVerifier) onChain(ctx context.Context, tx RefundTx) error {
+	hashes, err := v.Chain.BlockHashes(ctx, []uint64{tx.BlockNumber})
+	if err != nil {
+		return fmt.Errorf("the block of the transaction: %w", err)
+	}
+	if got := hashes[tx.BlockNumber]; !strings.EqualFold(got, tx.BlockHash) {
+		return fmt.Errorf("%w: block %d is %q, the receipt says %s", errOffChain, tx.BlockNumber, got, tx.BlockHash)
+	}
+	return nil
 }
 
 func (v *RefundVerifier) notFoundAfter() time.Duration {

@@ -1,16 +1,13 @@
 package settlement_test
 
 import (
+	"context"
 	"errors"
 	"math/big"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
-
-	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
@@ -163,20 +160,8 @@ func TestRefundReorgTakesItBack(t *testing.T) {
 			}
 			_, counted := e.refund(id, tx.Hash().Hex())
 			e.ok(e.b.Fork(fork.Hash()))
-			if dropped { // the merchant's wallet replaces the transaction: it can never be mined again
-				o := e.opts(e.merchant)
-				o.Nonce = new(big.Int).SetUint64(tx.Nonce())
-				o.GasTipCap, o.GasFeeCap = new(big.Int).Mul(tx.GasTipCap(), big.NewInt(10)), new(big.Int).Mul(tx.GasFeeCap(), big.NewInt(10))
-				o.Value = big.NewInt(1)
-				// The pool takes the fork on its own goroutine: until then it still sees the
-				// transaction's nonce as used ("nonce too low").
-				for deadline := time.Now().Add(10 * time.Second); ; runtime.Gosched() {
-					_, err := chain.SendETH(o, e.sim, common.HexToAddress(e.customer))
-					if err == nil || !strings.Contains(err.Error(), "nonce too low") || time.Now().After(deadline) {
-						e.ok(err)
-						break
-					}
-				}
+			if dropped {
+				e.replace(tx)
 			}
 			for range 4 {
 				e.commit()
@@ -267,4 +252,57 @@ func TestRefundTwoVerifiersRecordOnce(t *testing.T) {
 	if st := e.state(r.Receipt.ReceiptID); st.Status != receipt.StatusRefunded {
 		t.Fatalf("status %s", st.Status)
 	}
+}
+
+// Stop 63: the verifier counted a refund on the receipt's word for its block. A node that serves
+// a branch a reorg left (a lagging node behind a provider's load balancer) answered the receipt
+// of a transaction the chain no longer holds, at depth by the head another node gave, and the
+// refund was recorded processed (receipt.refunded told) on a block not on the chain. The block's
+// hash is now read at its number first; the claim waits.
+func TestRefundOnABlockOffTheChainIsNotCounted(t *testing.T) {
+	t.Parallel()
+	e := newRefundEnv(t)
+	r := e.paid(1000)
+	id := r.Receipt.ReceiptID
+	fork, err := e.sim.HeaderByNumber(e.ctx, nil)
+	e.ok(err)
+	tx := e.send(e.customer, 10_000_000)
+	e.mined(tx)
+	hash := strings.ToLower(tx.Hash().Hex())
+	if _, err := e.claim(r, "", hash); err != nil {
+		t.Fatal(err)
+	}
+	stale, found, err := e.verifier.Chain.Transaction(e.ctx, hash)
+	if err != nil || !found {
+		t.Fatalf("the refund's receipt: %v %v", found, err)
+	}
+	e.ok(e.b.Fork(fork.Hash()))
+	e.replace(tx)
+	for range 4 {
+		e.commit()
+	}
+	e.verifier.Chain = staleReceipts{RefundChain: e.verifier.Chain, stale: map[string]settlement.RefundTx{hash: stale}}
+	res, err := e.verifier.Step(e.ctx)
+	e.synced()
+	st, rec := e.refund(id, hash)
+	if res.Processed != 0 || st.Status != receipt.StatusRefundRequested || rec.State != receipt.RefundStateClaimed ||
+		e.count(id, receipt.EventRefundProcessed) != 0 {
+		t.Fatalf("counted on a block off the chain: %+v %s %+v", res, st.Status, rec)
+	}
+	if err == nil || !strings.Contains(err.Error(), "not on the chain") {
+		t.Fatalf("the step's error: %v", err)
+	}
+}
+
+// staleReceipts is a node that answers the receipts of stale as they were before a reorg.
+type staleReceipts struct {
+	settlement.RefundChain
+	stale map[string]settlement.RefundTx
+}
+
+func (s staleReceipts) Transaction(ctx context.Context, hash string) (settlement.RefundTx, bool, error) {
+	if tx, ok := s.stale[hash]; ok {
+		return tx, true, nil
+	}
+	return s.RefundChain.Transaction(ctx, hash)
 }
