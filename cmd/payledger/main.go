@@ -19,7 +19,10 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
+	// The first signal starts the orderly stop (serve drains its requests for up to 20 s); from
+	// then on a signal has its default effect, so a second Ctrl-C ends the process at once
+	// (NotifyContext kept catching them, and a slow client held the operator for the drain).
+	context.AfterFunc(ctx, stop)
 	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
 
