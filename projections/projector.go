@@ -2,6 +2,8 @@ package projections
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,6 +23,17 @@ type Projector interface {
 	Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error
 	// Reset empties the projector's read models inside tx, before a rebuild.
 	Reset(ctx context.Context, tx pgx.Tx) error
+}
+
+// ErrUndecodable marks a projector's failure on an event it cannot decode: data that does not fit
+// its type, or a type this build does not know (written by a newer one). Applying the batch again
+// cannot succeed, so the runner stops on it (Run returns it: the worker is stuck on /healthz)
+// instead of retrying it every second while nothing reports it.
+var ErrUndecodable = errors.New("event does not decode")
+
+// undecodable is ErrUndecodable for event e and its decoding error err.
+func undecodable(e eventstore.RecordedEvent, err error) error {
+	return fmt.Errorf("%w: %s version %d (%s) at %s: %w", ErrUndecodable, e.StreamID, e.Version, e.Type, e.Position, err)
 }
 
 // PipelinedProjector is a Projector whose batch takes two round trips: its reads go out with the

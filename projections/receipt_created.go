@@ -103,7 +103,7 @@ func (p ReceiptCreated) created(e eventstore.RecordedEvent) (receipt.State, erro
 	}
 	ev, err := receipt.Decode(e.Type, e.Data)
 	if err != nil {
-		return receipt.State{}, fmt.Errorf("receipt_created projector at %s: %w", e.Position, err)
+		return receipt.State{}, fmt.Errorf("receipt_created projector: %w", undecodable(e, err))
 	}
 	return receipt.Evolve(receipt.State{}, ev), nil
 }

@@ -208,7 +208,7 @@ func (r Receipts) evolveAll(events []eventstore.RecordedEvent, states map[string
 		}
 		ev, err := receipt.Decode(e.Type, e.Data)
 		if err != nil {
-			return nil, fmt.Errorf("receipts projector at %s: %w", e.Position, err)
+			return nil, fmt.Errorf("receipts projector: %w", undecodable(e, err))
 		}
 		if e.Version == 1 {
 			f.firstPos[id] = e.Position

@@ -110,7 +110,9 @@ func (r *Runner) Advanced(to eventstore.Position) {
 }
 
 // Run applies events until ctx ends, taking the leader lock when it is free and standing by
-// (following the stored checkpoint) while another instance holds it. It returns ctx.Err().
+// (following the stored checkpoint) while another instance holds it. It returns ctx.Err(), or
+// an ErrUndecodable error at once: an event its projector cannot decode fails every retry, and
+// the caller must see that the projector stopped (the app's health marks it stuck).
 func (r *Runner) Run(ctx context.Context) error {
 	if err := r.ensureCheckpoint(ctx); err != nil {
 		r.log.Error().Err(err).Msg("projection checkpoint")
@@ -123,6 +125,9 @@ func (r *Runner) Run(ctx context.Context) error {
 			r.log.Info().Msg("checkpoint moved; resuming from the stored checkpoint")
 			continue
 		case errors.Is(err, errLockLost): // logged by keepLock; try the lock again after the pause
+		case errors.Is(err, ErrUndecodable):
+			r.log.Error().Err(err).Msg("projection stopped: an event does not decode")
+			return err
 		case err != nil:
 			r.log.Error().Err(err).Msg("projection stopped; retrying")
 		}

@@ -87,7 +87,7 @@ func applySubscription(ctx context.Context, tx pgx.Tx, e eventstore.RecordedEven
 	if errors.Is(err, subscription.ErrUnknownEvent) {
 		s.Version = e.Version // a later event type this build does not know changes nothing here
 	} else if err != nil {
-		return err
+		return undecodable(e, err)
 	} else {
 		s = subscription.Evolve(s, ev)
 		s.Version = e.Version

@@ -159,7 +159,7 @@ func foldEvent(f *receiptFacts, confirmedBy *string, re eventstore.RecordedEvent
 		return nil
 	}
 	if err != nil {
-		return err
+		return undecodable(re, err)
 	}
 	switch e := ev.(type) {
 	case receipt.Generated:
