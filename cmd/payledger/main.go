@@ -23,6 +23,7 @@ func main() {
 	// then on a signal has its default effect, so a second Ctrl-C ends the process at once
 	// (NotifyContext kept catching them, and a slow client held the operator for the drain).
 	context.AfterFunc(ctx, stop)
+	environ = os.Environ
 	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
 
@@ -32,6 +33,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if code, done := commandLine(args, stdout, stderr); done {
 		return code
 	}
+	vars := newVarsRead(getenv) // what the configuration reads: the rest is not payledger's
+	getenv = vars.get
 	logTo, err := logFormat(getenv("LOG_FORMAT"))
 	if err == nil {
 		logTo, err = logLevel(logTo, getenv("LOG_LEVEL"))
@@ -50,13 +53,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	toolLog := logTo(stderr).With().Timestamp().Str("correlation_id", run).Logger()
 
 	cfg, kept, err := loadPersistentConfig(getenv, rand.Reader)
+	unknown := unknownVars(environ(), vars.names)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
+		if len(unknown) > 0 {
+			fmt.Fprintf(stderr, "  (set, but not read by payledger: %s)\n", strings.Join(unknown, ", "))
+		}
 		return 2
 	}
 	startLog := log
 	if args[0] != "serve" && args[0] != "migrate" {
 		startLog = toolLog
+	}
+	if len(unknown) > 0 {
+		startLog.Warn().Strs("variables", unknown).Msg("environment variables payledger does not read are set (a typo?): they change nothing")
 	}
 	if len(kept.Generated) > 0 {
 		startLog.Warn().Strs("generated", kept.Generated).Str("file", kept.Path).Msg("development mode: generated missing secrets and kept them for the next start (delete the file to rotate them)")
