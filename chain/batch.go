@@ -66,6 +66,10 @@ func batchCall[T any](ctx context.Context, c *RPC, method string, args [][]any) 
 	return out, errs, nil
 }
 
+// TransactionReceipts implements Client. A receipt of another transaction than the one asked
+// (a hostile or broken node, a proxy that mixes up a batch's answers) is an error, as for the
+// single lookup (minedReceipt), never taken for it: a charge's success or a sweep's block would
+// be another transaction's.
 func (c *RPC) TransactionReceipts(ctx context.Context, hashes []common.Hash) ([]*types.Receipt, error) {
 	out := make([]*types.Receipt, len(hashes))
 	err := c.batch(ctx, len(hashes), func(i int) rpc.BatchElem {
@@ -73,6 +77,11 @@ func (c *RPC) TransactionReceipts(ctx context.Context, hashes []common.Hash) ([]
 	})
 	if err != nil {
 		return nil, err
+	}
+	for i, r := range out {
+		if r != nil && r.TxHash != hashes[i] {
+			return nil, fmt.Errorf("eth_getTransactionReceipt %s: the node answered the receipt of %s", hashes[i].Hex(), r.TxHash.Hex())
+		}
 	}
 	return out, nil
 }

@@ -65,3 +65,46 @@ func TestANodesPendingReceiptIsNotMined(t *testing.T) {
 		t.Fatal("the receipt of another transaction taken for a refund's")
 	}
 }
+
+// batchReceiptNode answers every eth_getTransactionReceipt of a JSON-RPC batch with receipt.
+func batchReceiptNode(t *testing.T, receipt map[string]any) *chain.RPC {
+	t.Helper()
+	return rpcServedBy(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var reqs []struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&reqs); err != nil {
+			http.Error(w, "a batch only", http.StatusBadRequest)
+			return
+		}
+		out := make([]map[string]any, len(reqs))
+		for i, q := range reqs {
+			out[i] = map[string]any{"jsonrpc": "2.0", "id": q.ID}
+			if q.Method == "eth_getTransactionReceipt" {
+				out[i]["result"] = receipt
+			} else {
+				out[i]["error"] = map[string]any{"code": -32601, "message": "method not found"}
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(out)
+	}))
+}
+
+// Stop 63: the batched receipts were taken as the node answered them, while the single lookup
+// refuses a receipt of another transaction (stop 62): a node answering a successful receipt of
+// another transaction for a charge's (ChargeOperator.Outcomes) made it a success, and a payment
+// hint's block another transaction's (DepositScanner.Transactions). Such a batch is an error now.
+func TestANodesReceiptOfAnotherTransactionInABatchIsRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	asked := common.HexToHash("0x" + strings.Repeat("12", 32))
+	c := batchReceiptNode(t, nodeReceipt(common.HexToHash("0x"+strings.Repeat("34", 32)), "0x5"))
+	if got, err := c.TransactionReceipts(ctx, []common.Hash{asked}); err == nil {
+		t.Fatalf("the receipt of %s taken for %s", got[0].TxHash.Hex(), asked.Hex())
+	}
+	if got, err := (chain.DepositScanner{RPC: c}).Transactions(ctx, []string{asked.Hex()}); err == nil {
+		t.Fatalf("a hint's transaction read from another's receipt: %+v", got[0])
+	}
+}
