@@ -67,8 +67,11 @@ func EnsureDatabase(ctx context.Context, databaseURL string) error {
 		return nil
 	}
 	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	// Created meanwhile by another process: 42P04 when it committed before this one began, the
+	// catalog's unique violation (23505) when both were creating it at once (instances started
+	// together on a new server).
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // created meanwhile by another process
+	if errors.As(err, &pgErr) && (pgErr.Code == "42P04" || pgErr.Code == "23505" && pgErr.ConstraintName == "pg_database_datname_index") {
 		return nil
 	}
 	if err != nil {

@@ -1,0 +1,60 @@
+package migrations_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/payledger/payledger/migrations"
+	"github.com/payledger/payledger/migrations/pgtest"
+)
+
+// TestConcurrentStartsPrepareTheDatabaseOnce: several instances starting at once on a server
+// without their database each create it if missing and apply the migrations; none fails, and
+// every migration is applied once.
+func TestConcurrentStartsPrepareTheDatabaseOnce(t *testing.T) {
+	t.Parallel()
+	base := os.Getenv("PAYLEDGER_TEST_DATABASE_URL")
+	if base == "" {
+		base = pgtest.DefaultURL
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "payledger_test_" + hex.EncodeToString(b[:])
+	u.Path = "/" + name
+	t.Cleanup(func() {
+		if c, err := pgx.Connect(context.Background(), base); err == nil {
+			_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			_ = c.Close(context.Background())
+		}
+	})
+	const instances = 6
+	errs := make(chan error, instances)
+	var wg sync.WaitGroup
+	for range instances {
+		wg.Go(func() {
+			if err := migrations.EnsureDatabase(context.Background(), u.String()); err != nil {
+				errs <- err
+				return
+			}
+			errs <- migrations.Apply(context.Background(), u.String())
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("a start failed: %v", err)
+		}
+	}
+}
