@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,6 +35,7 @@ type listener struct {
 	stream, post               *http.Client
 	out                        io.Writer
 	retry                      time.Duration // wait before reconnecting
+	quiet                      time.Duration // a stream silent this long is resumed (0: streamQuiet)
 	lastID                     string        // the last event id received (Last-Event-ID)
 }
 
@@ -122,11 +124,36 @@ func (l *listener) run(ctx context.Context) error {
 var (
 	errRefused  = errors.New("the service refused the stream")
 	errNoAnswer = errors.New("no answer from the receiver")
+	errQuiet    = errors.New("the stream sent nothing, not even its keep-alive")
 )
 
-// readStream reads one connection of the stream and forwards its events.
+// streamQuiet is how long a stream may send nothing before listen drops it and resumes: three of
+// the service's keep-alive comments (every 15 s). A connection a NAT or proxy dropped without a
+// word, or a stuck proxy, is otherwise read for ever.
+const streamQuiet = 45 * time.Second
+
+// readStream reads one connection of the stream and forwards its events. The connection is
+// dropped (errQuiet) when it sends nothing for the quiet time; forwarding does not count.
 func (l *listener) readStream(ctx context.Context) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.base+"/api/webhooks/stream", nil)
+	quiet := cmp.Or(l.quiet, streamQuiet)
+	streamCtx, drop := context.WithCancelCause(ctx)
+	defer drop(nil)
+	silent := time.AfterFunc(quiet, func() { drop(errQuiet) })
+	defer silent.Stop()
+	err := l.readEvents(ctx, streamCtx, func() { silent.Reset(quiet) })
+	if errors.Is(err, errRefused) || errors.Is(err, errNoAnswer) {
+		return err
+	}
+	if cause := context.Cause(streamCtx); errors.Is(cause, errQuiet) && ctx.Err() == nil {
+		return fmt.Errorf("%w for %s", errQuiet, quiet)
+	}
+	return err
+}
+
+// readEvents reads the stream on streamCtx and forwards its events on ctx (a forward is not cut
+// short by the stream's drop), calling heard at every line read.
+func (l *listener) readEvents(ctx, streamCtx context.Context, heard func()) error {
+	req, err := http.NewRequestWithContext(streamCtx, http.MethodGet, l.base+"/api/webhooks/stream", nil)
 	if err != nil {
 		return err
 	}
@@ -151,6 +178,7 @@ func (l *listener) readStream(ctx context.Context) error {
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	var id, data string
 	for sc.Scan() {
+		heard()
 		line := sc.Text()
 		switch {
 		case line == "":
