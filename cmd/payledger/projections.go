@@ -81,10 +81,24 @@ func rebuildOne(ctx context.Context, pool *pgxpool.Pool, store eventstore.Store,
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// A runner that stops (an event its projector cannot decode: projections.ErrUndecodable) ends
+	// the wait with its error at once; it was waited for until the stall, blamed on an open
+	// transaction.
+	waitCtx, stopWait := context.WithCancelCause(ctx)
+	defer stopWait(nil)
 	done := make(chan struct{})
-	go func() { defer close(done); _ = runner.Run(runCtx) }()
+	go func() {
+		defer close(done)
+		if err := runner.Run(runCtx); runCtx.Err() == nil {
+			stopWait(fmt.Errorf("rebuild %s: the projector stopped: %w", proj.Name(), err))
+		}
+	}()
 	defer func() { cancel(); <-done }()
-	return waitCaughtUp(ctx, runner, head, replayWait{tick: 10 * time.Second, stall: rebuildStall}, log)
+	err = waitCaughtUp(waitCtx, runner, head, replayWait{tick: 10 * time.Second, stall: rebuildStall}, log)
+	if cause := context.Cause(waitCtx); err != nil && ctx.Err() == nil && cause != nil {
+		return cause
+	}
+	return err
 }
 
 // rebuildStall is how long a rebuild's replay may make no progress before the command gives up.
