@@ -363,18 +363,33 @@ func (o *Operator) nonceAt(ctx context.Context, n *big.Int) (uint64, error) {
 	return r.NonceAt(ctx, o.from, n)
 }
 
-// Outcome returns a mined transaction's result, nil while it is not mined. For a release of
-// split, Released sums the PaymentReleased / ERC20PaymentReleased events split itself emitted:
-// other contracts the release runs (a payee contract receiving ETH, a token) may emit events of
-// the same signature, which would inflate the amount recorded as released. split "" (a
-// deployment) counts none.
+// Outcome returns a mined transaction's result, nil while it is not mined. A release (split set)
+// counts once its block is the operator's depth (CHAIN_CONFIRMATIONS) deep and still on the
+// chain, as a sweep does (final): its outcome settles the ledger for good and the distributor
+// records the receipts' payouts on it, so a release counted in a block a reorg then left (its
+// transaction reverted, or replaced, in the new branch) would stand in their histories with
+// nothing on the chain behind it. A deployment counts at once: its address is fixed by the
+// operator's nonce, and split deployment answers its caller with it. For a release of split,
+// Released sums the PaymentReleased / ERC20PaymentReleased events split itself emitted: other
+// contracts the release runs (a payee contract receiving ETH, a token) may emit events of the
+// same signature, which would inflate the amount recorded as released. split "" (a deployment)
+// counts none.
 func (o *Operator) Outcome(ctx context.Context, hash, split string) (*onchain.TxOutcome, error) {
-	r, err := o.b.TransactionReceipt(ctx, common.HexToHash(hash))
-	if errors.Is(err, ErrNotFound) {
-		return nil, nil
+	var r *types.Receipt
+	var err error
+	if split != "" {
+		r, err = o.final(ctx, hash)
+	} else {
+		r, err = o.b.TransactionReceipt(ctx, common.HexToHash(hash))
+		if errors.Is(err, ErrNotFound) {
+			return nil, nil
+		}
 	}
-	if err != nil {
+	if err != nil || r == nil {
 		return nil, err
+	}
+	if r.TxHash != common.HexToHash(hash) {
+		return nil, fmt.Errorf("chain: receipt of %s: the node answered the receipt of %s", hash, r.TxHash.Hex())
 	}
 	f, err := contracts.NewPaymentSplitFilterer(common.Address{}, nil)
 	if err != nil {
