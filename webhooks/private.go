@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // errBlockedAddress is the attempt's error when a production webhook would reach inside.
@@ -74,8 +76,8 @@ func blockedAddr(a netip.Addr) bool {
 	return false
 }
 
-// PrivateHost reports a URL that must not be a production webhook's: unparseable or without a
-// host, "localhost" or a *.localhost name, an address literal BlockedIP refuses (a zoned IPv6
+// PrivateHost reports a URL that must not be a production webhook's, its host read as the HTTP
+// client reads it (IDNA): unparseable or without a host, "localhost" or a *.localhost name, an address literal BlockedIP refuses (a zoned IPv6
 // literal is always link-scoped), or a numeric name such as 127.1, 2130706433 or 0x7f.1 that C
 // resolvers read as an IPv4 address (no real top-level domain starts with a digit). Other names
 // pass; the dialer checks what they resolve to with BlockedIP at connect time.
@@ -84,7 +86,14 @@ func PrivateHost(rawURL string) bool {
 	if err != nil {
 		return true
 	}
-	h := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	h := u.Hostname()
+	// The HTTP client connects to the name's IDNA (UTS #46) form: fullwidth "１２７．０．０．１" and
+	// "ｌｏｃａｌｈｏｓｔ" are 127.0.0.1 and localhost to it, so they are judged as such here (as
+	// net/http does, a name IDNA refuses stays as written).
+	if a, err := idna.Lookup.ToASCII(h); err == nil {
+		h = a
+	}
+	h = strings.TrimSuffix(strings.ToLower(h), ".")
 	if h == "" || h == "localhost" || strings.HasSuffix(h, ".localhost") {
 		return true
 	}

@@ -65,6 +65,13 @@ func TestPrivateHost(t *testing.T) {
 		{"hex", "https://0x7f000001/x", true},
 		{"octal", "https://0177.0.0.1/x", true},
 		{"leading zero", "https://010.0.0.1/x", true},
+		// names the HTTP client maps (IDNA, UTS #46) to an internal one before it connects
+		{"fullwidth loopback", "https://\uff11\uff12\uff17\uff0e\uff10\uff0e\uff10\uff0e\uff11/x", true},
+		{"fullwidth metadata", "https://\uff11\uff16\uff19\uff0e\uff12\uff15\uff14\uff0e\uff11\uff16\uff19\uff0e\uff12\uff15\uff14/x", true},
+		{"fullwidth localhost", "https://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54/x", true},
+		{"circled localhost", "https://\u24db\u24de\u24d2\u24d0\u24db\u24d7\u24de\u24e2\u24e3/x", true},
+		{"ideographic full stops", "https://10\u30020\u30020\u30021/x", true},
+		{"a public IDN name", "https://b\u00fccher.example/x", false},
 		// not a URL with a host
 		{"no host", "https:///x", true},
 		{"unparseable", "https://[::1/x", true},
