@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -56,5 +59,34 @@ func TestConcurrentStartsPrepareTheDatabaseOnce(t *testing.T) {
 		if err != nil {
 			t.Errorf("a start failed: %v", err)
 		}
+	}
+}
+
+// TestApplyOnANewerSchema: a database a newer payledger migrated is reported as such
+// (ErrNewerSchema), with nothing applied, instead of tern's "current version outside the valid
+// versions"; the version stays the newer one.
+func TestApplyOnANewerSchema(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := emptyDatabase(t)
+	if err := migrations.Apply(ctx, dbURL); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var newer int
+	if err := conn.QueryRow(ctx, `UPDATE schema_version SET version = version + 1 RETURNING version`).Scan(&newer); err != nil {
+		t.Fatal(err)
+	}
+	err = migrations.Apply(ctx, dbURL)
+	if !errors.Is(err, migrations.ErrNewerSchema) || !strings.Contains(err.Error(), fmt.Sprintf("version %d", newer)) {
+		t.Fatalf("Apply on a newer schema: %v", err)
+	}
+	var v int
+	if err := conn.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil || v != newer {
+		t.Fatalf("version %d (%v), want %d", v, err, newer)
 	}
 }

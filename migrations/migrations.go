@@ -36,10 +36,22 @@ func Apply(ctx context.Context, databaseURL string) error {
 		return fmt.Errorf("migrate: load: %w", err)
 	}
 	if err := m.Migrate(ctx); err != nil {
+		// A newer payledger migrated past this binary's last migration (tern refuses a current
+		// version it does not know): a rolling upgrade in progress, or a rollback.
+		if v, verr := m.GetCurrentVersion(ctx); verr == nil && int(v) > len(m.Migrations) {
+			return fmt.Errorf("migrate: %w: it is at version %d, this binary's last migration is %d", ErrNewerSchema, v, len(m.Migrations))
+		}
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
 }
+
+// ErrNewerSchema is Apply's error when a newer payledger has migrated the database past this
+// binary's migrations: nothing was applied. Instances of the previous release keep running on
+// the new schema during a rolling upgrade (migrations are written for that), so serve starts on
+// it with a warning rather than failing every restart of an older instance, and every instance
+// of a rollback.
+var ErrNewerSchema = errors.New("the database's schema is newer than this binary's migrations")
 
 // EnsureDatabase creates the database named in databaseURL if it does not exist, connecting to
 // the server's "postgres" database to do so.

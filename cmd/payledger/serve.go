@@ -39,7 +39,9 @@ func prepareDatabase(ctx context.Context, cfg config, log zerolog.Logger) (stop 
 	if err := migrations.EnsureDatabase(ctx, cfg.DatabaseURL); err != nil {
 		return stop, err
 	}
-	if err := migrations.Apply(ctx, cfg.DatabaseURL); err != nil {
+	if err := migrations.Apply(ctx, cfg.DatabaseURL); errors.Is(err, migrations.ErrNewerSchema) {
+		log.Warn().Err(err).Msg("a newer payledger migrated this database (a rolling upgrade, or a rollback): starting on its schema, nothing migrated")
+	} else if err != nil {
 		return stop, err
 	}
 	return stop, nil
