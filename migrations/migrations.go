@@ -54,7 +54,9 @@ func Apply(ctx context.Context, databaseURL string) error {
 var ErrNewerSchema = errors.New("the database's schema is newer than this binary's migrations")
 
 // EnsureDatabase creates the database named in databaseURL if it does not exist, connecting to
-// the server's "postgres" database to do so.
+// the server's "postgres" database to do so. It connects to the database itself first: behind a
+// pooler (PgBouncer serves the databases it is configured for) or with a role allowed only its
+// own database, the "postgres" database does not answer, and serve could not start at all.
 func EnsureDatabase(ctx context.Context, databaseURL string) error {
 	u, err := url.Parse(databaseURL)
 	if err != nil {
@@ -63,6 +65,15 @@ func EnsureDatabase(ctx context.Context, databaseURL string) error {
 	name := strings.TrimPrefix(u.Path, "/")
 	if name == "" {
 		return errors.New("database url names no database")
+	}
+	own, err := pgx.Connect(ctx, databaseURL)
+	if err == nil {
+		_ = own.Close(ctx)
+		return nil
+	}
+	var missing *pgconn.PgError
+	if !errors.As(err, &missing) || missing.Code != "3D000" { // invalid_catalog_name: it does not exist
+		return fmt.Errorf("connect to database %q: %w", name, err)
 	}
 	admin := *u
 	admin.Path = "/postgres"
