@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -111,8 +112,8 @@ func (r *Runner) Advanced(to eventstore.Position) {
 
 // Run applies events until ctx ends, taking the leader lock when it is free and standing by
 // (following the stored checkpoint) while another instance holds it. It returns ctx.Err(), or
-// an ErrUndecodable error at once: an event its projector cannot decode fails every retry, and
-// the caller must see that the projector stopped (the app's health marks it stuck).
+// at once an error that every retry of the batch would meet (failsForGood): the caller must see
+// that the projector stopped (the app's health marks it stuck).
 func (r *Runner) Run(ctx context.Context) error {
 	if err := r.ensureCheckpoint(ctx); err != nil {
 		r.log.Error().Err(err).Msg("projection checkpoint")
@@ -125,8 +126,8 @@ func (r *Runner) Run(ctx context.Context) error {
 			r.log.Info().Msg("checkpoint moved; resuming from the stored checkpoint")
 			continue
 		case errors.Is(err, errLockLost): // logged by keepLock; try the lock again after the pause
-		case errors.Is(err, ErrUndecodable):
-			r.log.Error().Err(err).Msg("projection stopped: an event does not decode")
+		case failsForGood(err):
+			r.log.Error().Err(err).Msg("projection stopped: an event cannot be applied")
 			return err
 		case err != nil:
 			r.log.Error().Err(err).Msg("projection stopped; retrying")
@@ -136,6 +137,18 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 	}
 	return ctx.Err()
+}
+
+// failsForGood says whether err is a batch's failure that no retry can mend: an event its
+// projector cannot decode (ErrUndecodable), or a value PostgreSQL refuses to store (SQLSTATE class
+// 22, data exception: a NUL character in a jsonb text, a time out of range), except the checkpoint
+// statement's own division by zero (22012: the checkpoint moved, see checkpointErr).
+func failsForGood(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return strings.HasPrefix(pgErr.Code, "22") && pgErr.Code != "22012"
+	}
+	return errors.Is(err, ErrUndecodable)
 }
 
 // lead takes the leader lock if free and applies events while holding it; without the lock it
