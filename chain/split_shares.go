@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
 
@@ -20,7 +21,7 @@ import (
 // reverts or returns nothing to decode, no shares, or payees that do not add up to the total).
 // Errors: the node's.
 func (o *Operator) SplitPayees(ctx context.Context, split string, limit int) (payees []string, shares []*big.Int, ok bool, err error) {
-	s, err := contracts.NewPaymentSplitCaller(common.HexToAddress(split), o.b)
+	s, err := contracts.NewPaymentSplitCaller(common.HexToAddress(split), gasCappedCaller{o.b, SplitReadGasCeiling})
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -51,10 +52,33 @@ func (o *Operator) SplitPayees(ctx context.Context, split string, limit int) (pa
 	return payees, shares, true, nil
 }
 
-// notSplitter is err unless it says that the contract does not answer as a splitter (nil then).
+// notSplitter is err unless it says that the contract does not answer as a splitter (nil then):
+// a revert, no code, an answer that does not decode, or a read that needs more gas than
+// SplitReadGasCeiling.
 func notSplitter(err error) error {
-	if err == nil || isRevert(err) || errors.Is(err, bind.ErrNoCode) || strings.Contains(err.Error(), "abi: ") {
+	if err == nil || isRevert(err) || errors.Is(err, bind.ErrNoCode) || strings.Contains(err.Error(), "abi: ") || gasCapped(err) {
 		return nil
 	}
 	return err
+}
+
+// SplitReadGasCeiling is the most gas one read of a merchant's split contract (totalShares,
+// payee(i), shares(payee)) is given. The address is the merchant's, any contract: without a
+// ceiling each eth_call ran to the node's RPC gas cap (geth: 50,000,000, up to its 5 s timeout),
+// and one configuration request makes up to 2×MaxRecipients+3 of them, at will (a refused
+// configuration may be sent again), each a provider's compute billed to the operator.
+// PaymentSplit's reads take under 30,000 gas; a proxied splitter a few thousand more.
+const SplitReadGasCeiling = 200_000
+
+// gasCappedCaller gives every contract call at most gas.
+type gasCappedCaller struct {
+	bind.ContractCaller
+	gas uint64
+}
+
+func (c gasCappedCaller) CallContract(ctx context.Context, call ethereum.CallMsg, n *big.Int) ([]byte, error) {
+	if call.Gas == 0 || call.Gas > c.gas {
+		call.Gas = c.gas
+	}
+	return c.ContractCaller.CallContract(ctx, call, n)
 }
