@@ -43,16 +43,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	base := logTo(stdout).With().Timestamp().Logger()
+	// Every log line goes through the redactor: once the configuration is read, its secrets are
+	// never shown, whoever quotes them (a library's error repeating ETH_RPC_URL with its key).
+	secrets := &secretsOut{}
+	base := logTo(redactor{stdout, secrets}).With().Timestamp().Logger()
 	// Lines that belong to no request carry this process run's id as their correlation id.
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	run := "run-" + hex.EncodeToString(b[:])
 	log := base.With().Str("correlation_id", run).Logger()
 	// The operator tools keep stdout for their answer: their logs go to stderr.
-	toolLog := logTo(stderr).With().Timestamp().Str("correlation_id", run).Logger()
+	toolLog := logTo(redactor{stderr, secrets}).With().Timestamp().Str("correlation_id", run).Logger()
 
 	cfg, kept, err := loadPersistentConfig(getenv, rand.Reader)
+	secrets.set(cfg)
 	unknown := unknownVars(environ(), vars.names)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -175,8 +179,8 @@ func logLevel(logTo func(io.Writer) zerolog.Logger, name string) (func(io.Writer
 	return func(w io.Writer) zerolog.Logger { return logTo(w).Level(level) }, nil
 }
 
-// terminal reports whether w is a terminal.
+// terminal reports whether w is a terminal (a file, or a writer in front of one: redactor).
 func terminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := w.(interface{ Fd() uintptr })
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
