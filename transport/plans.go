@@ -35,10 +35,12 @@ func (s *Server) planRoutes() {
 	s.handle(http.MethodDelete, "/api/subscriptions/plans", Policy{Access: Admin}, s.deactivatePlan)
 }
 
-// viewPlan is the spec's Plan.
+// viewPlan is the spec's Plan, with the extraData a customer's spend permission must carry to
+// subscribe to it (subscription.PlanBinding), so a client signs it without computing it.
 func viewPlan(p readmodels.Plan) map[string]any {
 	return map[string]any{"planId": p.ID, "name": p.Name, "description": p.Description,
-		"priceUsd": float64(p.Price) / 100, "period": p.Period, "active": p.Active, "createdAt": p.CreatedAt.UnixMilli()}
+		"priceUsd": float64(p.Price) / 100, "period": p.Period, "active": p.Active, "createdAt": p.CreatedAt.UnixMilli(),
+		"permissionExtraData": subscription.PlanBinding(p.ID)}
 }
 
 func (s *Server) listPlans(c echo.Context) error {

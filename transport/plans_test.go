@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"testing"
@@ -30,7 +31,8 @@ func TestPlans(t *testing.T) {
 	plan := body["plan"].(map[string]any)
 	id, _ := plan["planId"].(string)
 	if id == "" || plan["priceUsd"] != 9.99 || plan["period"] != "MONTHLY" || plan["active"] != true ||
-		plan["name"] != "Pro" || plan["description"] != "all of it" || plan["createdAt"] == nil {
+		plan["name"] != "Pro" || plan["description"] != "all of it" || plan["createdAt"] == nil ||
+		plan["permissionExtraData"] != "0x"+hex.EncodeToString([]byte(id)) {
 		t.Fatalf("plan: %v", plan)
 	}
 
