@@ -58,7 +58,11 @@ func (h *SweepDepositsHandler) settle(ctx context.Context, out *Swept) error {
 		if err != nil {
 			return err
 		}
-		if err := h.ledger.SettleSweep(ctx, o.Tx.ID, settledStatus(res.Success), res.GasUsed, append(stuck(o, res), elsewhere...)); err != nil {
+		held, err := h.stuck(ctx, o, res)
+		if err != nil {
+			return err
+		}
+		if err := h.ledger.SettleSweep(ctx, o.Tx.ID, settledStatus(res.Success), res.GasUsed, append(held, elsewhere...)); err != nil {
 			return err
 		}
 		out.Settled++
@@ -123,16 +127,36 @@ func settledStatus(ok bool) string {
 }
 
 // stuck are the receipts of o whose sweep cannot go through as it is: a flush the factory caught
-// (SweepFailed), or the only deposit of a reverted sweep. They wait for their receipt to change.
-func stuck(o OpenSweep, res *SweepOutcome) []string {
+// (SweepFailed), or the only deposit of a reverted sweep to a split that is not the operator's
+// PaymentSplit code (holdReverted holds that split back). They wait for their receipt to change.
+//
+// A reverted sweep to the operator's own split code is freed, its deposit swept again at a new
+// estimate: its gas was estimated on a chain that changed before it was mined, not a deposit that
+// cannot be swept (a release of the same split signed at a lower nonce, by this instance's
+// distributor or another's, emptied the split's balance of the token, and the transfer into it
+// then cost the new storage slot the estimate had not counted: out of gas). Kept as stuck, such a
+// receipt stayed paid for good, its funds at the deposit, with no log. A deposit whose sweep
+// reverts whatever the state is caught by the next estimate (ErrSweepReverts: left checked, no
+// gas spent).
+func (h *SweepDepositsHandler) stuck(ctx context.Context, o OpenSweep, res *SweepOutcome) ([]string, error) {
 	var ids []string
+	if !res.Success {
+		zerolog.Ctx(ctx).Error().Str("tx", o.Tx.Hash).Uint64("gas_used", res.GasUsed).Int("deposits", len(o.Deposits)).
+			Msg("deposit sweep reverted when mined; its deposits are swept again at a new estimate, unless their split is not the operator's code")
+	}
 	if !res.Success && len(o.Deposits) == 1 {
-		ids = append(ids, o.Deposits[0].ReceiptID)
+		standard, err := h.chain.StandardSplit(ctx, strings.ToLower(o.Deposits[0].Split))
+		if err != nil {
+			return nil, fmt.Errorf("the code of split %s: %w", o.Deposits[0].Split, err)
+		}
+		if !standard {
+			ids = append(ids, o.Deposits[0].ReceiptID)
+		}
 	}
 	for _, f := range res.Failed {
 		ids = append(ids, f.ReceiptID)
 	}
-	return ids
+	return ids, nil
 }
 
 // sweptElsewhere handles the deposits a successful sweep found empty (no Swept event, no
