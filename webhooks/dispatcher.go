@@ -77,6 +77,9 @@ const (
 	// and without a bound every such connection was kept for ever.
 	maxIdleConns    = 256
 	idleConnTimeout = 90 * time.Second
+	// maxResponseHeaders bounds what is read of a receiver's answer headers (only its status
+	// counts): net/http reads up to 10 MB by default, per attempt, and hundreds run at once.
+	maxResponseHeaders = 64 << 10
 )
 
 // Dispatcher delivers queued notifications: first attempt, one automatic retry after
@@ -138,7 +141,7 @@ func (d *Dispatcher) Init() *Dispatcher {
 	d.client = &http.Client{
 		Timeout: d.Timeout,
 		Transport: &http.Transport{DialContext: d.dial, MaxIdleConns: maxIdleConns, MaxIdleConnsPerHost: 128, IdleConnTimeout: idleConnTimeout,
-			TLSHandshakeTimeout: d.Timeout, ResponseHeaderTimeout: d.Timeout},
+			TLSHandshakeTimeout: d.Timeout, ResponseHeaderTimeout: d.Timeout, MaxResponseHeaderBytes: maxResponseHeaders},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, // redirects are not followed
 	}
 	return d
