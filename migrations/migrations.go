@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -23,7 +24,7 @@ var files embed.FS
 // Apply brings the database at databaseURL up to the newest migration. Concurrent callers are
 // serialised by an advisory lock, so several processes may start at once.
 func Apply(ctx context.Context, databaseURL string) error {
-	conn, err := pgx.Connect(ctx, databaseURL)
+	conn, err := connect(ctx, databaseURL)
 	if err != nil {
 		return fmt.Errorf("migrate: connect: %w", err)
 	}
@@ -66,7 +67,7 @@ func EnsureDatabase(ctx context.Context, databaseURL string) error {
 	if name == "" {
 		return errors.New("database url names no database")
 	}
-	own, err := pgx.Connect(ctx, databaseURL)
+	own, err := connect(ctx, databaseURL)
 	if err == nil {
 		_ = own.Close(ctx)
 		return nil
@@ -77,7 +78,7 @@ func EnsureDatabase(ctx context.Context, databaseURL string) error {
 	}
 	admin := *u
 	admin.Path = "/postgres"
-	conn, err := pgx.Connect(ctx, admin.String())
+	conn, err := connect(ctx, admin.String())
 	if err != nil {
 		return fmt.Errorf("connect to create database %q: %w", name, err)
 	}
@@ -101,6 +102,23 @@ func EnsureDatabase(ctx context.Context, databaseURL string) error {
 		return fmt.Errorf("create database %q: %w", name, err)
 	}
 	return nil
+}
+
+// connectTimeout bounds each attempt to connect (dial and start-up) unless the URL sets
+// connect_timeout: a server that accepts the connection and never answers (hung, or a proxy in
+// front of a stopped one) held serve's start for ever, without a line.
+const connectTimeout = 10 * time.Second
+
+// connect opens a connection to databaseURL within connectTimeout.
+func connect(ctx context.Context, databaseURL string) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = connectTimeout
+	}
+	return pgx.ConnectConfig(ctx, cfg)
 }
 
 // Fingerprint is a digest of every embedded migration's name and text: two binaries with the

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/payledger/payledger/migrations"
 )
@@ -93,5 +94,42 @@ func TestEnsureDatabaseBehindAPooler(t *testing.T) {
 	}
 	if err := migrations.Apply(ctx, u.String()); err != nil {
 		t.Fatalf("Apply behind a pooler: %v", err)
+	}
+}
+
+// TestStartOnAServerThatNeverAnswers: a server that accepts connections and never answers (hung,
+// or a proxy in front of a stopped one) held EnsureDatabase and Apply, and so serve's start, for
+// ever without a line; each gives up with an error after the connect timeout.
+func TestStartOnAServerThatNeverAnswers(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held sync.WaitGroup
+	stop := make(chan struct{})
+	defer func() { close(stop); ln.Close(); held.Wait() }()
+	held.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held.Go(func() { <-stop; c.Close() }) // accepted, never answered
+		}
+	})
+	dbURL := "postgres://postgres@" + ln.Addr().String() + "/payledger?sslmode=disable"
+	done := make(chan error, 2)
+	go func() { done <- migrations.EnsureDatabase(context.Background(), dbURL) }()
+	go func() { done <- migrations.Apply(context.Background(), dbURL) }()
+	for range 2 {
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Fatal("a start on a server that never answers succeeded")
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatal("the start waits for ever on a server that never answers")
+		}
 	}
 }
