@@ -83,18 +83,18 @@ func applySubscription(ctx context.Context, tx pgx.Tx, e eventstore.RecordedEven
 	if e.Version <= s.Version {
 		return nil
 	}
+	// A type this build does not know (a newer build wrote it: a rollback, a rolling upgrade) is
+	// undecodable too: skipping it would show, and have the charger act on, a state the stream
+	// does not hold (a subscription a newer build paused, charged as active).
 	ev, err := subscription.Decode(e.Type, e.Data)
-	if errors.Is(err, subscription.ErrUnknownEvent) {
-		s.Version = e.Version // a later event type this build does not know changes nothing here
-	} else if err != nil {
+	if err != nil {
 		return undecodable(e, err)
-	} else {
-		s = subscription.Evolve(s, ev)
-		s.Version = e.Version
-		if c, ok := ev.(subscription.Charged); ok && s.Exists {
-			if err := billCharge(ctx, tx, id, s, c, e.Version); err != nil {
-				return err
-			}
+	}
+	s = subscription.Evolve(s, ev)
+	s.Version = e.Version
+	if c, ok := ev.(subscription.Charged); ok && s.Exists {
+		if err := billCharge(ctx, tx, id, s, c, e.Version); err != nil {
+			return err
 		}
 	}
 	if !s.Exists {
