@@ -215,7 +215,10 @@ func (v *RefundVerifier) reorged(ctx context.Context, head uint64, c RefundClaim
 		if err := v.onChain(ctx, tx); err != nil {
 			return err
 		}
-		return v.Claims.Counted(ctx, c.TransactionHash, c.ReceiptID, tx.BlockNumber, tx.BlockHash)
+		proven, err := v.stillProven(ctx, c, tx)
+		if err != nil || proven {
+			return err
+		}
 	}
 	at := v.Now().UnixMilli()
 	if _, _, err := commands.ChangeReceipt(ctx, v.Events, c.ReceiptID, refundMeta(), func(st receipt.State) ([]receipt.Event, error) {
@@ -227,6 +230,26 @@ func (v *RefundVerifier) reorged(ctx context.Context, head uint64, c RefundClaim
 	v.Log.Error().Str("receipt", c.ReceiptID).Str("tx", c.TransactionHash).Uint64("block", c.BlockNumber).
 		Msg("refunds: a reorg took a counted refund off the chain; it is a claim again")
 	return v.Claims.Reclaimed(ctx, c.TransactionHash, c.ReceiptID, time.UnixMilli(at))
+}
+
+// stillProven judges again a counted refund whose transaction was mined again in another block
+// and, when that block's transaction still proves it, keeps it counted there. The same
+// transaction may move other amounts in another branch (a refund sent through a contract whose
+// transfers depend on the state it runs on): a refund the new block does not prove is taken back
+// and judged again as a claim.
+func (v *RefundVerifier) stillProven(ctx context.Context, c RefundClaim, tx RefundTx) (bool, error) {
+	l, err := commands.LoadReceipt(ctx, v.Events, c.ReceiptID)
+	if err != nil {
+		return false, err
+	}
+	_, reason, ok := receipt.JudgeRefund(l.State, receipt.RefundEvidence{TransactionHash: c.TransactionHash, Succeeded: tx.Succeeded,
+		Transfers: tx.Transfers, BlockNumber: tx.BlockNumber, BlockHash: tx.BlockHash, At: v.Now().UnixMilli()})
+	if !ok {
+		v.Log.Error().Str("receipt", c.ReceiptID).Str("tx", c.TransactionHash).Uint64("block", tx.BlockNumber).Str("reason", reason).
+			Msg("refunds: a counted refund's transaction mined again in another block does not prove it there")
+		return false, nil
+	}
+	return true, v.Claims.Counted(ctx, c.TransactionHash, c.ReceiptID, tx.BlockNumber, tx.BlockHash)
 }
 
 // errOffChain: a transaction's receipt names a block that is not the chain's at its number.

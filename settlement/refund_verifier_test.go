@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -305,4 +306,60 @@ func (s staleReceipts) Transaction(ctx context.Context, hash string) (settlement
 		return tx, true, nil
 	}
 	return s.RefundChain.Transaction(ctx, hash)
+}
+
+// Stop 63: a counted refund whose transaction a reorg mined again in another block was kept at
+// the new block on its success alone. The same transaction may move other amounts in another
+// branch (sent through a contract whose transfers depend on the state it runs on): it is judged
+// again there, and one the new block does not prove is taken back and then refused.
+func TestRefundMinedAgainIsJudgedAgain(t *testing.T) {
+	t.Parallel()
+	e := newRefundEnv(t)
+	r := e.paid(1000)
+	id := r.Receipt.ReceiptID
+	fork, err := e.sim.HeaderByNumber(e.ctx, nil)
+	e.ok(err)
+	tx := e.send(e.customer, 10_000_000)
+	e.mined(tx)
+	hash := strings.ToLower(tx.Hash().Hex())
+	if _, err := e.claim(r, "", hash); err != nil {
+		t.Fatal(err)
+	}
+	e.commit()
+	e.verify()
+	if st := e.state(id); st.Status != receipt.StatusRefunded {
+		t.Fatalf("before the reorg: %s", st.Status)
+	}
+	e.ok(e.b.Fork(fork.Hash()))
+	for range 4 {
+		e.commit()
+	}
+	// In the new branch the transaction sends the customer one base unit.
+	e.verifier.Chain = lessSent{RefundChain: e.verifier.Chain, hash: hash}
+	res := e.verify()
+	st, rec := e.refund(id, hash)
+	if res.Reverted != 1 || st.Status != receipt.StatusRefundRequested || st.RefundedCents != 0 || rec.State != receipt.RefundStateClaimed {
+		t.Fatalf("mined again sending less: %+v %s refunded %d %+v", res, st.Status, st.RefundedCents, rec)
+	}
+	e.verify()
+	if st, rec := e.refund(id, hash); st.Status != receipt.StatusPaid || rec.State != receipt.RefundStateRefused || !strings.Contains(rec.RefusedReason, "less than") {
+		t.Fatalf("judged again: %s %+v", st.Status, rec)
+	}
+}
+
+// lessSent is a chain whose transaction hash moves one base unit in each of its transfers.
+type lessSent struct {
+	settlement.RefundChain
+	hash string
+}
+
+func (l lessSent) Transaction(ctx context.Context, hash string) (settlement.RefundTx, bool, error) {
+	tx, found, err := l.RefundChain.Transaction(ctx, hash)
+	if found && strings.EqualFold(hash, l.hash) {
+		tx.Transfers = slices.Clone(tx.Transfers)
+		for i := range tx.Transfers {
+			tx.Transfers[i].AmountUnits = "1"
+		}
+	}
+	return tx, found, err
 }
