@@ -96,8 +96,10 @@ func TestOperatorReleaseSettlesAtDepth(t *testing.T) {
 	o, err := bind.NewKeyedTransactorWithChainID(e.op, big.NewInt(chain.DevChainID))
 	e.ok(err)
 	o.Context, o.Nonce, o.Value = e.ctx, new(big.Int).SetUint64(tx.Nonce), big.NewInt(1)
-	o.GasTipCap, o.GasFeeCap = big.NewInt(1e11), big.NewInt(1e12) // above the release's: it replaces it in the pool
-	for deadline := time.Now().Add(10 * time.Second); ; runtime.Gosched() { // the pool takes the fork on its own goroutine
+	// Fees above the release's: it replaces the release in the pool.
+	o.GasTipCap, o.GasFeeCap = big.NewInt(1e11), big.NewInt(1e12)
+	// The pool takes the fork on its own goroutine: until then it sees the nonce as used.
+	for deadline := time.Now().Add(10 * time.Second); ; runtime.Gosched() {
 		_, err := chain.SendETH(o, e.sim, from)
 		if err == nil || !strings.Contains(err.Error(), "nonce too low") || time.Now().After(deadline) {
 			e.ok(err)
