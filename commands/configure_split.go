@@ -81,7 +81,7 @@ var ErrSplitClaimed = &Refusal{Kind: KindConflict, Code: "conflict", Message: "T
 
 var ownerAggregate = Aggregate[split.Owner]{Apply: func(o split.Owner, e eventstore.RecordedEvent) (split.Owner, error) {
 	if e.Type != split.EventAddressClaimed {
-		return o, nil
+		return o, unknownSplitEvent(e)
 	}
 	var c split.AddressClaimed
 	if err := json.Unmarshal(e.Data, &c); err != nil {

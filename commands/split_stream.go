@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,22 +14,33 @@ import (
 // SplitStream is the stream of a merchant's split.
 func SplitStream(wallet string) string { return split.Stream(wallet) }
 
+// ErrUnknownSplitEvent is an event in a split's stream (or a split address's) of a type this
+// build does not know: a newer build wrote it (a rollback, a rolling upgrade). It is refused, as
+// receipt.ErrUnknownEvent and subscription.ErrUnknownEvent are, never skipped: a release to the
+// split's recipients must not go by a state that leaves out a change a newer build recorded.
+var ErrUnknownSplitEvent = errors.New("unknown split event")
+
+// unknownSplitEvent is ErrUnknownSplitEvent for e (Load adds its stream and version).
+func unknownSplitEvent(e eventstore.RecordedEvent) error {
+	return fmt.Errorf("%w: %s", ErrUnknownSplitEvent, e.Type)
+}
+
 var splitAggregate = Aggregate[split.State]{Apply: func(s split.State, e eventstore.RecordedEvent) (split.State, error) {
-	if e.Type == split.EventRedeployed {
+	switch e.Type {
+	case split.EventRedeployed:
 		var r split.Redeployed
 		if err := json.Unmarshal(e.Data, &r); err != nil {
 			return s, fmt.Errorf("decode %s: %w", e.Type, err)
 		}
 		return split.EvolveRedeployed(s, r), nil
+	case split.EventConfigured:
+		var c split.Configured
+		if err := json.Unmarshal(e.Data, &c); err != nil {
+			return s, fmt.Errorf("decode %s: %w", e.Type, err)
+		}
+		return split.Evolve(s, c), nil
 	}
-	if e.Type != split.EventConfigured {
-		return s, nil
-	}
-	var c split.Configured
-	if err := json.Unmarshal(e.Data, &c); err != nil {
-		return s, fmt.Errorf("decode %s: %w", e.Type, err)
-	}
-	return split.Evolve(s, c), nil
+	return s, unknownSplitEvent(e)
 }}
 
 // SplitResult is a merchant's split after a configure command.

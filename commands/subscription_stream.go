@@ -8,11 +8,12 @@ import (
 	"github.com/payledger/payledger/eventstore"
 )
 
+// subscriptionAggregate refuses an event it cannot decode, of a type this build does not know
+// (subscription.ErrUnknownEvent: a newer build wrote it) as one whose data does not fit, as the
+// receipt aggregate does: a command must not charge, or answer, a subscription from a state that
+// leaves out a pause or a cancellation a newer build recorded. Load names the stream and version.
 var subscriptionAggregate = Aggregate[subscription.State]{Apply: func(s subscription.State, e eventstore.RecordedEvent) (subscription.State, error) {
 	ev, err := subscription.Decode(e.Type, e.Data)
-	if errors.Is(err, subscription.ErrUnknownEvent) {
-		return s, nil
-	}
 	if err != nil {
 		return s, err
 	}
