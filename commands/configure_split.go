@@ -2,9 +2,7 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/payledger/payledger/domain/address"
@@ -84,8 +82,8 @@ var ownerAggregate = Aggregate[split.Owner]{Apply: func(o split.Owner, e eventst
 		return o, unknownSplitEvent(e)
 	}
 	var c split.AddressClaimed
-	if err := json.Unmarshal(e.Data, &c); err != nil {
-		return o, fmt.Errorf("decode %s: %w", e.Type, err)
+	if err := decodeSplitEvent(e, &c); err != nil {
+		return o, err
 	}
 	return split.EvolveOwner(o, c), nil
 }}

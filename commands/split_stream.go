@@ -14,29 +14,42 @@ import (
 // SplitStream is the stream of a merchant's split.
 func SplitStream(wallet string) string { return split.Stream(wallet) }
 
+// ErrSplitUndecodable is an event of a split's stream that this build cannot read: data that
+// does not fit its type, or ErrUnknownSplitEvent. No retry mends it, and it says nothing of the
+// store being reachable: Splits.Get does not answer a remembered split for it.
+var ErrSplitUndecodable = errors.New("split event does not decode")
+
 // ErrUnknownSplitEvent is an event in a split's stream (or a split address's) of a type this
 // build does not know: a newer build wrote it (a rollback, a rolling upgrade). It is refused, as
 // receipt.ErrUnknownEvent and subscription.ErrUnknownEvent are, never skipped: a release to the
 // split's recipients must not go by a state that leaves out a change a newer build recorded.
-var ErrUnknownSplitEvent = errors.New("unknown split event")
+var ErrUnknownSplitEvent = fmt.Errorf("%w: unknown type", ErrSplitUndecodable)
 
 // unknownSplitEvent is ErrUnknownSplitEvent for e (Load adds its stream and version).
 func unknownSplitEvent(e eventstore.RecordedEvent) error {
-	return fmt.Errorf("%w: %s", ErrUnknownSplitEvent, e.Type)
+	return fmt.Errorf("%w %s", ErrUnknownSplitEvent, e.Type)
+}
+
+// decodeSplitEvent reads e's data into v (ErrSplitUndecodable when it does not fit).
+func decodeSplitEvent(e eventstore.RecordedEvent, v any) error {
+	if err := json.Unmarshal(e.Data, v); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrSplitUndecodable, e.Type, err)
+	}
+	return nil
 }
 
 var splitAggregate = Aggregate[split.State]{Apply: func(s split.State, e eventstore.RecordedEvent) (split.State, error) {
 	switch e.Type {
 	case split.EventRedeployed:
 		var r split.Redeployed
-		if err := json.Unmarshal(e.Data, &r); err != nil {
-			return s, fmt.Errorf("decode %s: %w", e.Type, err)
+		if err := decodeSplitEvent(e, &r); err != nil {
+			return s, err
 		}
 		return split.EvolveRedeployed(s, r), nil
 	case split.EventConfigured:
 		var c split.Configured
-		if err := json.Unmarshal(e.Data, &c); err != nil {
-			return s, fmt.Errorf("decode %s: %w", e.Type, err)
+		if err := decodeSplitEvent(e, &c); err != nil {
+			return s, err
 		}
 		return split.Evolve(s, c), nil
 	}

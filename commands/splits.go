@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -44,14 +45,16 @@ func (s *Splits) WithClock(now func() time.Time) *Splits {
 }
 
 // Get returns wallet's split, configured or not: the remembered one while fresh, else read from
-// its stream (the remembered one when that read fails). Errors: wrapped store errors.
+// its stream (the remembered one when that read fails, unless the stream holds an event this
+// build cannot read: a newer build may have changed the split, ErrSplitUndecodable). Errors:
+// ErrSplitUndecodable, wrapped store errors.
 func (s *Splits) Get(ctx context.Context, wallet string) (split.State, error) {
 	v, ok := s.configured.Load(wallet)
 	if ok && s.now().Sub(v.(rememberedSplit).read) < SplitFreshness {
 		return v.(rememberedSplit).state, nil
 	}
 	st, err := s.Reload(ctx, wallet)
-	if err != nil && ok {
+	if err != nil && ok && !errors.Is(err, ErrSplitUndecodable) {
 		return v.(rememberedSplit).state, nil
 	}
 	return st, err

@@ -125,3 +125,29 @@ func TestSplitCommandsRefuseAnEventTheyDoNotKnow(t *testing.T) {
 	err = h.CheckOwner(ctx, "0x"+strings.Repeat("e", 40), payOther)
 	wantRefusedAt(t, "owner check", err, commands.ErrUnknownSplitEvent, store, owner)
 }
+
+// TestSplitsForgetARememberedSplitWhoseStreamHasANewerEvent: the split reader answers a
+// remembered split while its stream cannot be read (the datastore down), but not when the stream
+// holds an event this build cannot read: a newer build may have changed the split, and the
+// releases and orders that use it (split_distributor, subscription releases) would go on paying
+// the remembered recipients for the process's life.
+func TestSplitsForgetARememberedSplitWhoseStreamHasANewerEvent(t *testing.T) {
+	t.Parallel()
+	store := postgres.New(pgtest.Pool(t))
+	ctx := context.Background()
+	at := time.UnixMilli(1_795_000_000_000)
+	if _, err := commands.ConfigureSplit(ctx, store, at, eventstore.Metadata{}, split.Configure{Merchant: payMerchant, Address: payContract, Platform: payPlatform}); err != nil {
+		t.Fatal(err)
+	}
+	splits := commands.NewSplits(store).WithClock(func() time.Time { return at })
+	if st, err := splits.Get(ctx, payMerchant); err != nil || !st.Configured {
+		t.Fatalf("get: %+v %v", st, err)
+	}
+	stream := commands.SplitStream(payMerchant)
+	appendNewer(t, store, stream, 1, "SplitRecipientsChanged")
+	at = at.Add(commands.SplitFreshness)
+	_, err := splits.Get(ctx, payMerchant)
+	wantRefusedAt(t, "get", err, commands.ErrUnknownSplitEvent, store, stream)
+	_, err = splits.Require(ctx, payMerchant)
+	wantRefusedAt(t, "require", err, commands.ErrUnknownSplitEvent, store, stream)
+}
