@@ -78,9 +78,25 @@ func listenCommand(ctx context.Context, cfg config, getenv func(string) string, 
 		return fmt.Errorf("--secret: %w", err)
 	}
 	l := &listener{base: strings.TrimRight(*base, "/"), key: *key, forward: *forward, secret: *secret, out: stdout, retry: time.Second,
-		stream: &http.Client{}, post: &http.Client{Timeout: webhooks.DefaultTimeout}}
+		stream: &http.Client{CheckRedirect: keepKeyHome}, post: &http.Client{Timeout: webhooks.DefaultTimeout}}
 	fmt.Fprintf(stdout, "Forwarding events to %s, signed with secret %s\n", l.forward, l.secret)
 	return l.run(ctx)
+}
+
+// keepKeyHome is the stream client's redirect rule: the API key goes with every request, and
+// net/http keeps a header of its own naming (Ocp-Apim-Subscription-Key) on a redirect to any
+// host, so a redirect is followed only on the same host and never from https to http; any other
+// refuses the stream (listen exits saying where the redirect led).
+func keepKeyHome(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	if req.URL.Host != first.Host || (first.Scheme == "https" && req.URL.Scheme != "https") {
+		return fmt.Errorf("%w: --base-url redirected to %s://%s; the API key is sent only to --base-url (use that address if it is the service)",
+			errRefused, req.URL.Scheme, req.URL.Host)
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
 }
 
 // httpURLFlag checks a URL flag: empty (its default applies), or an absolute http(s) URL with a
