@@ -30,6 +30,10 @@ var _ OperatorBackend = (*Backend)(nil)
 // Client is the raw JSON-RPC connection (tests' txpool reads; not guarded).
 func (b *Backend) Client() *rpc.Client { return b.eth.Client() }
 
+// CheckChain reads the chain id now (freshChain): the operator asks it before a decision a
+// stale verdict would make for good on another chain's answers (chainChecker).
+func (b *Backend) CheckChain(ctx context.Context) error { return b.rpc.freshChain(ctx) }
+
 // ChainID is the node's chain id, read as it is (the guard's own question).
 func (b *Backend) ChainID(ctx context.Context) (*big.Int, error) { return b.eth.ChainID(ctx) }
 

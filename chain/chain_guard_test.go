@@ -17,6 +17,7 @@ import (
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/domain/onchain"
+	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/internal/wait"
 )
 
@@ -130,5 +131,86 @@ func TestAChainIDChangedAfterStartStopsTheOperator(t *testing.T) {
 	swapped.Store(false)
 	if _, err := op.PendingNonce(ctx); err != nil {
 		t.Fatalf("the nonce read once the node serves CHAIN_ID again: %v", err)
+	}
+}
+
+// Stop 63: the guard's verdict is up to ChainIDEvery old. In that minute after a swap, answers of
+// the other chain that the ledger records for good (nothing releasable: the receipts are covered
+// as released; the operator's transaction in no block and its nonce taken: dropped, its work
+// freed; a sweep that reverts: its deposits are left) are not taken: the chain id is read again
+// before they are given.
+func TestAChainIDChangedWithinTheMinuteDecidesNothingForGood(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	swapped := &atomic.Bool{}
+	c := routedElsewhere(t, e.url, swapped)
+	op, err := chain.NewOperator("", chain.DevChainID, c.Backend(), nil)
+	e.ok(err)
+	op = op.WithConfirmations(1)
+	payee := e.elsewhere.Hex()
+	if due, err := op.Releasable(ctx, e.split.Hex(), "", payee); err != nil || due.Sign() != 0 {
+		t.Fatalf("releasable on CHAIN_ID: %v %v; want 0", due, err)
+	}
+	swapped.Store(true) // the last check was just now: its verdict stands for a minute
+	if due, err := op.Releasable(ctx, e.split.Hex(), "", payee); !errors.Is(err, chain.ErrChainIDMismatch) {
+		t.Fatalf("nothing releasable read on another chain: %v, %v", due, err)
+	}
+	swapped.Store(false)
+	// The deployer of the env's contracts (e.operator) has mined nonces: a made-up transaction at
+	// nonce 0 of its key is one whose nonce was taken.
+	deployer, err := chain.NewOperator(hex.EncodeToString(crypto.FromECDSA(e.operator)), chain.DevChainID, c.Backend(), nil)
+	e.ok(err)
+	deployer = deployer.WithConfirmations(1)
+	if _, err := deployer.PendingNonce(ctx); err != nil { // reads the chain id again: CHAIN_ID
+		t.Fatal(err)
+	}
+	made := "0x" + string(bytes.Repeat([]byte("cd"), 32))
+	if gone, err := deployer.Replaced(ctx, made, 0); err != nil || !gone {
+		t.Fatalf("replaced on CHAIN_ID: %v %v; want true", gone, err)
+	}
+	swapped.Store(true)
+	if gone, err := deployer.Replaced(ctx, made, 0); !errors.Is(err, chain.ErrChainIDMismatch) {
+		t.Fatalf("a transaction judged dropped on another chain: %v, %v", gone, err)
+	}
+	// A sweep that reverts leaves its deposits until their receipts change. The split stands in
+	// for a factory: it has no sweep, so the estimate reverts.
+	swapped.Store(false)
+	if _, err := deployer.PendingNonce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sweeper, err := chain.NewSweeper(deployer, e.split.Hex())
+	e.ok(err)
+	deposits := []onchain.SweepDeposit{{ReceiptID: "r-1", Split: e.split.Hex()}}
+	if _, err := sweeper.SignSweep(ctx, 0, deposits); !errors.Is(err, onchain.ErrSweepReverts) {
+		t.Fatalf("a sweep on CHAIN_ID: %v; want it to revert", err)
+	}
+	swapped.Store(true)
+	if _, err := sweeper.SignSweep(ctx, 0, deposits); !errors.Is(err, chain.ErrChainIDMismatch) {
+		t.Fatalf("a sweep judged reverting on another chain: %v", err)
+	}
+}
+
+// Stop 63: a charge's spend check refused (here: the customer holds no USDC) is recorded as the
+// charge's failure; within the guard's minute after a swap it would be another chain's refusal.
+// A refusal is given only once the chain id is read again.
+func TestAChainIDChangedWithinTheMinuteRefusesNoCharge(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	swapped := &atomic.Bool{}
+	c := routedElsewhere(t, e.url, swapped)
+	tokens := []chain.Token{{Symbol: "USDC", Address: e.usdc, Decimals: 6}}
+	op, err := chain.NewChargeOperator(hex.EncodeToString(crypto.FromECDSA(e.operator)), chain.DevChainID, c, tokens, e.elsewhere.Hex())
+	e.ok(err)
+	check := []onchain.SpendCheck{{Amount: big.NewInt(1), Permission: subscription.Permission{Account: addr(key(t)).Hex(),
+		Spender: addr(e.operator).Hex(), Token: e.usdc.Hex(), Allowance: "10", Period: 86400, Start: 1, End: 1 << 40, Salt: "1", ExtraData: "0x"}}}
+	got, err := op.CheckSpends(ctx, check)
+	if err != nil || got[0].Refusal == "" {
+		t.Fatalf("a check of an account without USDC on CHAIN_ID: %+v %v; want refused", got, err)
+	}
+	swapped.Store(true)
+	if got, err := op.CheckSpends(ctx, check); !errors.Is(err, chain.ErrChainIDMismatch) {
+		t.Fatalf("a charge refused on another chain: %+v %v", got, err)
 	}
 }

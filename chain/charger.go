@@ -100,9 +100,18 @@ func (c *ChargeOperator) CheckSpends(ctx context.Context, checks []onchain.Spend
 		return nil, err
 	}
 	out := make([]onchain.SpendStatus, len(checks))
+	refused := false
 	for i, ch := range checks {
 		lo, hi := i*checkCalls, (i+1)*checkCalls
 		if out[i], err = c.spendStatus(perms[i], ch.Amount, res[lo:hi], errs[lo:hi]); err != nil {
+			return nil, err
+		}
+		refused = refused || out[i].Refusal != ""
+	}
+	// A refusal is recorded as the charge's failure, for good: only on this chain's word (the
+	// guard's verdict may be a minute old; Operator.sameChainNow).
+	if refused {
+		if err := c.rpc.freshChain(ctx); err != nil {
 			return nil, err
 		}
 	}

@@ -141,3 +141,15 @@ func (l *LateBackend) TransactionByHash(ctx context.Context, hash common.Hash) (
 	}
 	return b.TransactionByHash(ctx, hash)
 }
+
+// CheckChain is the connected node's (chainChecker); nil for a node that has none.
+func (l *LateBackend) CheckChain(ctx context.Context) error {
+	b, err := l.get()
+	if err != nil {
+		return err
+	}
+	if c, ok := b.(chainChecker); ok {
+		return c.CheckChain(ctx)
+	}
+	return nil
+}

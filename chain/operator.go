@@ -78,6 +78,23 @@ func NewOperator(keyHex string, chainID uint64, b OperatorBackend, tokens []Toke
 // Backend is the node the operator signs for (a *LateBackend when serve started without it).
 func (o *Operator) Backend() OperatorBackend { return o.b }
 
+// chainChecker is a backend that reads its node's chain id on demand (Backend, LateBackend).
+type chainChecker interface {
+	CheckChain(ctx context.Context) error
+}
+
+// sameChainNow reads the chain id again before an answer that the caller records for good: the
+// guard's verdict is up to ChainIDEvery old, and in that minute after ETH_RPC_URL was routed to
+// another chain its answers (nothing releasable, a nonce taken, a sweep that reverts) would free
+// or close the ledger's work on this one. A backend without a chain id check (the simulated
+// client) has nothing to read.
+func (o *Operator) sameChainNow(ctx context.Context) error {
+	if c, ok := o.b.(chainChecker); ok {
+		return c.CheckChain(ctx)
+	}
+	return nil
+}
+
 // Sender is the operator's address, lower case.
 func (o *Operator) Sender() string { return strings.ToLower(o.from.Hex()) }
 
@@ -142,6 +159,11 @@ func (o *Operator) Releasable(ctx context.Context, split, token, payee string) (
 	due, ok := vals[0].(*big.Int)
 	if !ok {
 		return nil, fmt.Errorf("chain: releasable answered %T", vals[0])
+	}
+	if due.Sign() == 0 { // the distributor covers receipts as released on it
+		if err := o.sameChainNow(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return due, nil
 }
@@ -340,6 +362,10 @@ func (o *Operator) Replaced(ctx context.Context, hash string, nonce uint64) (boo
 	}
 	_, err = o.b.TransactionReceipt(ctx, common.HexToHash(hash))
 	if errors.Is(err, ErrNotFound) {
+		// A dropped transaction frees its work for good: only on this chain's word.
+		if err := o.sameChainNow(ctx); err != nil {
+			return false, err
+		}
 		return true, nil
 	}
 	return false, err

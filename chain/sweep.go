@@ -108,6 +108,10 @@ func (s *Sweeper) SignSweep(ctx context.Context, nonce uint64, deposits []onchai
 	case isRevert(err) && strings.Contains(strings.ToLower(revertReason(err)), outOfGasSelector):
 		return onchain.SignedTx{}, fmt.Errorf("%w: out of gas at %d for %d deposits (%s)", onchain.ErrSweepGas, ceiling, len(deposits), revertReason(err))
 	case isRevert(err):
+		// The deposits are left until their receipts change: only on this chain's word.
+		if err := s.sameChainNow(ctx); err != nil {
+			return onchain.SignedTx{}, err
+		}
 		return onchain.SignedTx{}, fmt.Errorf("%w: %s", onchain.ErrSweepReverts, revertReason(err))
 	case gasCapped(err):
 		return onchain.SignedTx{}, fmt.Errorf("%w: more than %d gas for %d deposits (%v)", onchain.ErrSweepGas, ceiling, len(deposits), err)
