@@ -205,6 +205,13 @@ const (
 	leaderIdleLimit = 30 * time.Second
 )
 
+// applyIdleLimit bounds how long a projector's transaction may wait on its instance: one whose
+// instance was lost mid-batch (its machine, a partition) holds the checkpoint row and the rows
+// it wrote, and the leader that takes over blocks on them, until the server ends the session;
+// without a limit that is TCP keepalive's two hours. A batch never waits on its instance that
+// long: its reads and writes are sent back to back.
+const applyIdleLimit = `SET LOCAL idle_in_transaction_session_timeout = '30s'`
+
 // errLockLost means the leader lock's session did not answer: the server may have ended it
 // (its idle limit) and another instance may lead.
 var errLockLost = errors.New("leader lock's session does not answer")
@@ -336,14 +343,16 @@ func (r *Runner) applyPipelined(ctx context.Context, pp PipelinedProjector, from
 	}()
 	reads := &pgx.Batch{}
 	reads.Queue("BEGIN")
+	reads.Queue(applyIdleLimit)
 	queueWrites := pp.QueueApply(batch, reads)
 	writes := &pgx.Batch{}
-	if reads.Len() > 1 {
+	if reads.Len() > 2 {
 		if err := conn.SendBatch(ctx, reads).Close(); err != nil {
 			return fmt.Errorf("apply %d events up to %s: read: %w", len(batch), to, err)
 		}
 	} else { // nothing to read: the whole batch is one round trip
 		writes.Queue("BEGIN")
+		writes.Queue(applyIdleLimit)
 	}
 	if err := queueWrites(writes); err != nil {
 		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
@@ -436,6 +445,9 @@ func (r *Runner) applyFrom(ctx context.Context, from eventstore.Position, batch 
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.Background()) }()
+	if _, err := tx.Exec(ctx, applyIdleLimit); err != nil {
+		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
+	}
 	if len(batch) > 0 {
 		if err := r.proj.Apply(ctx, tx, batch); err != nil {
 			return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)

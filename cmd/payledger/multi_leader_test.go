@@ -2,13 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"net"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/payledger/payledger/internal/netfreeze"
 	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/migrations/pgtest"
 )
@@ -26,13 +25,13 @@ func TestMultiServeProjectorsTakenOverFromALostInstance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	link := newFreezingProxy(t, u.Host)
-	u.Host = link.addr
+	link := netfreeze.New(t, u.Host)
+	u.Host = link.Addr
 	_, outA, stopA := startServeStoppable(t, map[string]string{"DATABASE_URL": u.String(), "EMBEDDED_POSTGRES": "off"})
 	// Cleanups run last first: the link is cut (every connection closed) before A is stopped,
 	// so that A's shutdown does not wait on a database that never answers.
 	t.Cleanup(stopA)
-	t.Cleanup(link.cut)
+	t.Cleanup(link.Cut)
 	projectors := []string{"receipts", "users", "subscriptions", "receipt_created"}
 	multiWait(t, "instance A leads every projector", 2*time.Minute, func() bool { return leads(outA.String(), projectors) }, outA.String)
 
@@ -43,7 +42,7 @@ func TestMultiServeProjectorsTakenOverFromALostInstance(t *testing.T) {
 		t.Fatalf("instance B leads %v while A holds every lock\n%s", led, outB.String())
 	}
 
-	link.freeze() // A's machine is gone
+	link.Freeze() // A's machine is gone
 	multiWait(t, "instance B leads every projector after A was lost", 3*time.Minute,
 		func() bool { return leads(outB.String(), projectors) }, outB.String)
 }
@@ -78,104 +77,4 @@ func leads(log string, names []string) bool {
 		}
 	}
 	return true
-}
-
-// freezingProxy forwards a local port to PostgreSQL until freeze: from then on nothing passes in
-// either direction and nothing is closed, as when the machine on one side is lost. cut closes
-// everything (the test's end).
-type freezingProxy struct {
-	addr   string
-	target string
-	ln     net.Listener
-	frozen chan struct{}
-	ended  chan struct{}
-	mu     sync.Mutex
-	conns  []net.Conn
-	once   sync.Once
-	thaw   sync.Once
-}
-
-func newFreezingProxy(t *testing.T, target string) *freezingProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &freezingProxy{addr: ln.Addr().String(), target: target, ln: ln, frozen: make(chan struct{}), ended: make(chan struct{})}
-	go p.accept()
-	t.Cleanup(p.cut)
-	return p
-}
-
-func (p *freezingProxy) accept() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, c)
-		p.mu.Unlock()
-		select {
-		case <-p.frozen: // a lost machine's connects reach nothing
-			continue
-		default:
-		}
-		up, err := net.Dial("tcp", p.target)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, up)
-		p.mu.Unlock()
-		go p.pipe(up, c)
-		go p.pipe(c, up)
-	}
-}
-
-// pipe copies from src to dst until either ends; once frozen it passes nothing more, and
-// neither an end nor an error is passed on: it waits for cut.
-func (p *freezingProxy) pipe(dst, src net.Conn) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		select {
-		case <-p.frozen:
-			<-p.ended
-			return
-		default:
-		}
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				err = werr
-			}
-		}
-		if err != nil {
-			select {
-			case <-p.frozen:
-				<-p.ended
-			default:
-				dst.Close()
-				src.Close()
-			}
-			return
-		}
-	}
-}
-
-// freeze stops every byte, on every connection, now and later.
-func (p *freezingProxy) freeze() { p.thaw.Do(func() { close(p.frozen) }) }
-
-// cut closes the listener and every connection.
-func (p *freezingProxy) cut() {
-	p.once.Do(func() {
-		close(p.ended)
-		p.ln.Close()
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for _, c := range p.conns {
-			c.Close()
-		}
-	})
 }
