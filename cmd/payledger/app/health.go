@@ -47,9 +47,10 @@ type workerHealth struct {
 	lastProgress time.Time // the last step that did something, or found nothing to do
 	lastErr      error
 	lastErrAt    time.Time
-	stopped      bool // Run returned an error; it is started again after restartAfter
-	watched      bool // its loop is its own (Watch): only a stop is seen, not its steps
-	running      bool // Run was called: a worker nobody runs (a test's) is never stuck
+	stopped      bool      // Run returned an error; it is started again after restartAfter
+	restartedAt  time.Time // when a stopped worker was started again (zero: not since it stopped)
+	watched      bool      // its loop is its own (Watch): only a stop is seen, not its steps
+	running      bool      // Run was called: a worker nobody runs (a test's) is never stuck
 	stuck        bool
 	loggedAt     time.Time
 	panicLogged  time.Time // a panic's stack is logged once per stuckLogEvery (a step may panic at every tick)
@@ -113,7 +114,13 @@ func (h *Health) stepped(name string, progressed bool, err error) {
 }
 
 // judge marks the worker stuck or recovered, and logs its error once a minute while it is stuck.
+// A stopped worker started again has recovered once that run has lasted its stall window without
+// failing (a watched worker reports no steps: before, one failure, such as usage's flushes while
+// the database was down, left it stuck, logged every minute, until the process restarted).
 func (h *Health) judge(name string, w *workerHealth, now time.Time) {
+	if w.stopped && !w.restartedAt.IsZero() && now.Sub(w.restartedAt) >= max(stallSteps*w.interval, minStall) {
+		w.stopped = false
+	}
 	stuck := w.running && (w.stopped || (!w.watched && now.Sub(w.lastProgress) >= max(stallSteps*w.interval, minStall)))
 	switch {
 	case stuck && (!w.stuck || now.Sub(w.loggedAt) >= stuckLogEvery):
@@ -235,6 +242,7 @@ func (h *Health) supervise(ctx context.Context, name string, run func(ctx contex
 			return ctx.Err()
 		case <-time.After(h.restartAfter):
 		}
+		h.restarted(name)
 	}
 }
 
@@ -266,8 +274,17 @@ func (h *Health) stopped(name string, err error) {
 	if w == nil || errors.Is(err, context.Canceled) {
 		return
 	}
-	w.lastErr, w.lastErrAt, w.stopped = err, h.now(), true
+	w.lastErr, w.lastErrAt, w.stopped, w.restartedAt = err, h.now(), true, time.Time{}
 	h.judge(name, w, h.now())
+}
+
+// restarted records that a stopped worker was started again.
+func (h *Health) restarted(name string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if w := h.workers[name]; w != nil {
+		w.restartedAt = h.now()
+	}
 }
 
 // Check judges every worker now (a stuck worker that makes no step, such as one blocked in a

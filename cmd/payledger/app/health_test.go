@@ -144,3 +144,52 @@ func TestHealthWorkerThatPanics(t *testing.T) {
 		t.Fatalf("the panics are not logged with their stacks:\n%s", out)
 	}
 }
+
+// TestHealthWatchedWorkerRecoversAfterARestart: a watched worker whose Run failed once (usage's
+// flushes while the database was down) stayed stuck, logged every minute, until the process
+// restarted, though it ran again; it recovers once its new run has lasted its stall window, and
+// is stuck again at its next failure.
+func TestHealthWatchedWorkerRecoversAfterARestart(t *testing.T) {
+	clk := &testClock{at: time.Unix(1_800_000_000, 0)}
+	var logs syncbuf.Buffer
+	h := NewHealth(clk.Now, zerolog.New(&logs))
+	h.restartAfter = time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	var runs atomic.Int32
+	failAgain := make(chan struct{})
+	w := h.Watch("usage", workerFunc(func(ctx context.Context) error {
+		switch runs.Add(1) {
+		case 1:
+			return errors.New("flush: the database does not answer")
+		case 2:
+			select {
+			case <-failAgain:
+				return errors.New("flush: the database does not answer again")
+			case <-ctx.Done():
+			}
+		default:
+			<-ctx.Done()
+		}
+		return ctx.Err()
+	}))
+	done := make(chan struct{})
+	go func() { defer close(done); _ = w.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	wait.Until(t, "the worker started again", 10*time.Second, func() bool { return runs.Load() >= 2 })
+	if got := h.Check(); len(got) != 1 {
+		t.Fatalf("stuck %v right after its restart, want usage", got)
+	}
+	clk.Advance(time.Minute)
+	if got := h.Check(); len(got) != 0 {
+		t.Fatalf("stuck %v a minute into its new run, want none", got)
+	}
+	if !strings.Contains(logs.String(), "background worker recovered") {
+		t.Fatalf("no recovery logged:\n%s", logs.String())
+	}
+	close(failAgain)
+	wait.Until(t, "the worker's second failure seen", 10*time.Second, func() bool { return runs.Load() >= 3 })
+	if got := h.Check(); len(got) != 1 {
+		t.Fatalf("stuck %v after its second failure, want usage", got)
+	}
+}
