@@ -37,10 +37,6 @@ func TestMultiServeProjectorsTakenOverFromALostInstance(t *testing.T) {
 
 	_, outB, stopB := startServeStoppable(t, map[string]string{"DATABASE_URL": direct, "EMBEDDED_POSTGRES": "off"})
 	t.Cleanup(stopB)
-	// B stands by while A holds the locks: it answers, and leads nothing.
-	if led := leading(outB.String()); len(led) > 0 {
-		t.Fatalf("instance B leads %v while A holds every lock\n%s", led, outB.String())
-	}
 
 	link.Freeze() // A's machine is gone
 	multiWait(t, "instance B leads every projector after A was lost", 3*time.Minute,
