@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -88,5 +89,41 @@ func TestApplyOnANewerSchema(t *testing.T) {
 	var v int
 	if err := conn.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil || v != newer {
 		t.Fatalf("version %d (%v), want %d", v, err, newer)
+	}
+}
+
+// TestApplySaysWhenItWaits: an instance started while another holds the migrations' lock (a long
+// migration) says so before it waits, then applies once the lock is free.
+func TestApplySaysWhenItWaits(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := emptyDatabase(t)
+	holder, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_lock(9628173550095224)`); err != nil { // tern's lock
+		t.Fatal(err)
+	}
+	waiting := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- migrations.ApplyWaiting(ctx, dbURL, func() { close(waiting) }) }()
+	select {
+	case <-waiting:
+	case err := <-done:
+		t.Fatalf("Apply returned while another held the lock: %v", err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Apply waits for the lock without a word")
+	}
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_unlock(9628173550095224)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var v int
+	if err := holder.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil || v == 0 {
+		t.Fatalf("schema version %d (%v) after the wait", v, err)
 	}
 }

@@ -24,11 +24,21 @@ var files embed.FS
 // Apply brings the database at databaseURL up to the newest migration. Concurrent callers are
 // serialised by an advisory lock, so several processes may start at once.
 func Apply(ctx context.Context, databaseURL string) error {
+	return ApplyWaiting(ctx, databaseURL, nil)
+}
+
+// ApplyWaiting is Apply, calling waiting (when not nil) if another process holds the migrations'
+// lock, before it waits for it: an instance started while another applied a long migration (an
+// index on a large log) waited for minutes without a word.
+func ApplyWaiting(ctx context.Context, databaseURL string, waiting func()) error {
 	conn, err := connect(ctx, databaseURL)
 	if err != nil {
 		return fmt.Errorf("migrate: connect: %w", err)
 	}
-	defer conn.Close(context.Background())
+	defer conn.Close(context.Background()) // also releases the lock
+	if err := lockMigrations(ctx, conn, waiting); err != nil {
+		return fmt.Errorf("migrate: lock: %w", err)
+	}
 	m, err := migrate.NewMigrator(ctx, conn, "schema_version")
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -45,6 +55,24 @@ func Apply(ctx context.Context, databaseURL string) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
+}
+
+// ternLock is tern's migration lock (its unexported lockNum). Taken here first, it is held
+// across tern's own takings of it (a session's advisory locks stack) until the connection closes.
+const ternLock = int64(9628173550095224)
+
+// lockMigrations takes the migrations' lock on conn, calling waiting first when another session
+// holds it.
+func lockMigrations(ctx context.Context, conn *pgx.Conn, waiting func()) error {
+	var got bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, ternLock).Scan(&got); err != nil || got {
+		return err
+	}
+	if waiting != nil {
+		waiting()
+	}
+	_, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, ternLock)
+	return err
 }
 
 // ErrNewerSchema is Apply's error when a newer payledger has migrated the database past this

@@ -39,7 +39,8 @@ func prepareDatabase(ctx context.Context, cfg config, log zerolog.Logger) (stop 
 	if err := migrations.EnsureDatabase(ctx, cfg.DatabaseURL); err != nil {
 		return stop, err
 	}
-	if err := migrations.Apply(ctx, cfg.DatabaseURL); errors.Is(err, migrations.ErrNewerSchema) {
+	waiting := func() { log.Info().Msg("another instance is applying migrations: waiting for it to finish") }
+	if err := migrations.ApplyWaiting(ctx, cfg.DatabaseURL, waiting); errors.Is(err, migrations.ErrNewerSchema) {
 		log.Warn().Err(err).Msg("a newer payledger migrated this database (a rolling upgrade, or a rollback): starting on its schema, nothing migrated")
 	} else if err != nil {
 		return stop, err
