@@ -224,7 +224,10 @@ func (s *Server) redeliverEndpoint(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	a := s.endpointSender.SendEndpoint(ctx, m, "redeliver")
+	// The attempt does not end with the request: a caller who leaves (or a proxy that gives up)
+	// cut it, and the log said connection_error for a receiver that may have been fine. The
+	// dispatcher's client bounds it with its own timeout.
+	a := s.endpointSender.SendEndpoint(context.WithoutCancel(ctx), m, "redeliver")
 	state := readmodels.NotePending
 	if a.Error == "" {
 		state = readmodels.NoteDelivered
