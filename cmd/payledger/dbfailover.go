@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"net"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -25,8 +28,28 @@ const (
 	tcpUserTimeout = 10 * time.Second
 )
 
-// tuneForFailover applies the settings above to a pool's configuration.
+// serverKeepAlive is the same seen from the server, set on each new session: a connection of an
+// instance whose machine vanished (power loss, a partition, a frozen VM) in the middle of a
+// transaction keeps its session, its row locks and the oldest open transaction (below which
+// every projector of every instance reads), until the server's keepalive ends it: 7200 s by
+// default, so nothing was projected for two hours. SET, not startup parameters, which PgBouncer
+// refuses; a Unix socket session ignores them.
+var serverKeepAlive = fmt.Sprintf(`SET tcp_keepalives_idle = %d; SET tcp_keepalives_interval = %d; SET tcp_keepalives_count = 3; SET tcp_user_timeout = %d`,
+	int(tcpKeepAlive/time.Second), int(tcpKeepAlive/time.Second), int(tcpUserTimeout/time.Millisecond))
+
+// tuneForFailover applies the settings above to a pool's configuration (after its AfterConnect,
+// which it keeps).
 func tuneForFailover(pc *pgxpool.Config) {
+	then := pc.AfterConnect
+	pc.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		if _, err := conn.Exec(ctx, serverKeepAlive); err != nil {
+			return fmt.Errorf("set the server's keepalive on a new connection: %w", err)
+		}
+		if then == nil {
+			return nil
+		}
+		return then(ctx, conn)
+	}
 	pc.HealthCheckPeriod = poolHealthCheck
 	dialer := &net.Dialer{Timeout: pc.ConnConfig.ConnectTimeout, KeepAlive: tcpKeepAlive, Control: setUserTimeout}
 	pc.ConnConfig.DialFunc = dialer.DialContext

@@ -35,3 +35,26 @@ func TestPoolOpensOverUnixSocket(t *testing.T) {
 		t.Fatalf("ping over %s: %v", unix.Redacted(), err)
 	}
 }
+
+// A session of serve's pools has the server end a connection whose client vanished within
+// seconds, not after the server's default two hours: that connection's open transaction would
+// hold its rows, and every projector's reads, for as long.
+func TestPoolSessionsHaveTheServersKeepalive(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	pool, err := openPoolAt(ctx, "DATABASE_URL", pgtest.URL(t), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	for name, want := range map[string]string{"tcp_keepalives_idle": "5", "tcp_keepalives_interval": "5",
+		"tcp_keepalives_count": "3", "tcp_user_timeout": "10000"} {
+		var got string
+		if err := pool.QueryRow(ctx, "SELECT setting FROM pg_settings WHERE name = $1", name).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s = %s, want %s", name, got, want)
+		}
+	}
+}

@@ -106,9 +106,9 @@ func openPoolAt(ctx context.Context, env, url string, maxConns int) (*pgxpool.Po
 	pc.MaxConns = int32(maxConns)
 	// A datastore that stops answering must turn into quick 503s, not hanging requests.
 	pc.ConnConfig.ConnectTimeout = 3 * time.Second
-	tuneForFailover(pc) // a multi-host URL: follow a new primary promptly
 	// Each connection encodes array parameters into a buffer sized for them (issue 38).
 	pc.AfterConnect = pgarrays.AfterConnect
+	tuneForFailover(pc) // a multi-host URL: follow a new primary promptly
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("open %s pool: %w", env, err)
