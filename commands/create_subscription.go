@@ -72,6 +72,10 @@ func NewCreateSubscriptionHandler(store Store, plans SubscriptionPlans, signer P
 	return &CreateSubscriptionHandler{store: store, plans: plans, signer: signer, spender: spender, usdc: usdc, now: now}
 }
 
+// maxPlanIDChars bounds a planId before it is looked up or named in an error: plan ids are
+// "plan_" and a UUID (41 characters); the bound leaves room without echoing a request's body.
+const maxPlanIDChars = 100
+
 // Handle checks the plan and the signature, then decides the creation (DESIGN 8). Errors:
 // ErrSubscriptionsNotSetUp, Invalid naming the reason (unknown plan, malformed input, a
 // signature by another wallet or one the manager would refuse, and every refusal of
@@ -84,6 +88,9 @@ func (h *CreateSubscriptionHandler) Handle(ctx context.Context, cmd CreateSubscr
 	}
 	if strings.TrimSpace(cmd.PlanID) == "" {
 		return SubscriptionResult{}, Invalid("planId is required")
+	}
+	if len(cmd.PlanID) > maxPlanIDChars { // the error names it: not a megabyte of it
+		return SubscriptionResult{}, Invalidf("unknown plan: planId is longer than any plan's (%d characters at most)", maxPlanIDChars)
 	}
 	plan, found, err := h.plans.SubscriptionPlan(ctx, cmd.PlanID)
 	if err != nil {

@@ -119,6 +119,7 @@ func TestCreateSubscriptionRefusals(t *testing.T) {
 		}), customerKey, "outside"},
 		{"inactive plan", inactive, permission(customer, inactive), customerKey, "not active"},
 		{"unknown plan", "plan_nope", permission(customer, "plan_nope"), customerKey, "unknown plan"},
+		{"a megabyte of plan id", strings.Repeat("p", 1<<19), permission(customer, monthly), customerKey, "unknown plan: planId is longer"},
 		{"malformed signature", monthly, permission(customer, monthly), nil, "permissionSignature"},
 		{"signed for another plan", monthly, permission(customer, expensive), customerKey, "extraData " + subscription.PlanBinding(monthly)},
 		{"signed for no plan", monthly, with(func(p *subscription.Permission) { p.ExtraData = "0x" }), customerKey, "extraData"},
