@@ -26,6 +26,9 @@ type EndpointMessage struct {
 	Deleted    bool // the endpoint was deleted since (manual redelivery refuses it)
 
 	nonce, sealed []byte
+	// the secret a rotation replaced and when it stops signing (nil: none, or never rotated)
+	prevNonce, prevSealed []byte
+	prevUntil             *time.Time
 }
 
 // EndpointAttempt is one recorded attempt to an endpoint.
@@ -42,12 +45,12 @@ type EndpointAttempt struct {
 }
 
 const messageColumns = `m.endpoint_id, e.merchant_wallet, e.url, m.event_id, v.type, v.data, v.occurred_at, m.state, m.attempts, m.created_at,
-	e.deleted_at IS NOT NULL, e.secret_nonce, e.secret_ciphertext`
+	e.deleted_at IS NOT NULL, e.secret_nonce, e.secret_ciphertext, e.previous_secret_nonce, e.previous_secret_ciphertext, e.previous_secret_expires_at`
 
 func scanMessage(r pgx.CollectableRow) (EndpointMessage, error) {
 	var m EndpointMessage
 	err := r.Scan(&m.EndpointID, &m.Merchant, &m.URL, &m.EventID, &m.Type, &m.Data, &m.OccurredAt, &m.State, &m.Attempts, &m.Created,
-		&m.Deleted, &m.nonce, &m.sealed)
+		&m.Deleted, &m.nonce, &m.sealed, &m.prevNonce, &m.prevSealed, &m.prevUntil)
 	return m, err
 }
 
@@ -113,13 +116,22 @@ func (s *Endpoints) Message(ctx context.Context, merchant string, endpointID, ev
 	return m, err
 }
 
-// Secret opens the message's endpoint secret.
-func (s *Endpoints) Secret(m EndpointMessage) (string, error) {
+// Secrets opens the secrets that sign m at now: the endpoint's current secret, then, until its
+// expiry, the one its latest rotation replaced (RotateSecret).
+func (s *Endpoints) Secrets(m EndpointMessage, now time.Time) ([]string, error) {
 	secret, err := s.keys.Open(endpointAAD(m.EndpointID), m.nonce, m.sealed)
 	if err != nil {
-		return "", fmt.Errorf("open endpoint secret: %w", err)
+		return nil, fmt.Errorf("open endpoint secret: %w", err)
 	}
-	return secret, nil
+	out := []string{secret}
+	if m.prevUntil == nil || !now.Before(*m.prevUntil) || m.prevSealed == nil {
+		return out, nil
+	}
+	prev, err := s.keys.Open(endpointAAD(m.EndpointID), m.prevNonce, m.prevSealed)
+	if err != nil {
+		return nil, fmt.Errorf("open endpoint previous secret: %w", err)
+	}
+	return append(out, prev), nil
 }
 
 // CompleteMessage records an attempt and moves its message to state (pending again at next,

@@ -76,6 +76,40 @@ func (s *Endpoints) Create(ctx context.Context, merchant, url string, events []s
 	return ep, nil
 }
 
+// PreviousSecretLife is how long an endpoint's secret keeps signing after a rotation replaced it
+// (docs/webhooks.md): every delivery in that time carries both signatures, so a receiver can
+// switch to the new secret without refusing a delivery.
+const PreviousSecretLife = 24 * time.Hour
+
+// RotateSecret makes secret merchant's endpoint id's current secret (sealed as Create seals) and
+// its current one the previous, which signs until now + PreviousSecretLife; a previous secret
+// from an earlier rotation is dropped (one is kept). It returns the endpoint and that expiry.
+// Errors: ErrNotFound (another merchant's, or deleted).
+//
+// One UPDATE moves the sealed current secret (its additional data is the endpoint id, so it opens
+// in either column) and sets the new: two rotations at once are serialised by its row lock, and
+// the second reads the row the first wrote, so the pair is (second's, first's), never a mix.
+func (s *Endpoints) RotateSecret(ctx context.Context, merchant string, id uuid.UUID, secret string, now time.Time) (Endpoint, time.Time, error) {
+	nonce, ct, err := s.keys.Seal(endpointAAD(id), secret)
+	if err != nil {
+		return Endpoint{}, time.Time{}, fmt.Errorf("seal endpoint secret: %w", err)
+	}
+	expires := now.Add(PreviousSecretLife).UTC().Truncate(time.Microsecond)
+	var ep Endpoint
+	err = s.pool.QueryRow(ctx, `UPDATE webhook_endpoints SET previous_secret_nonce = secret_nonce, previous_secret_ciphertext = secret_ciphertext,
+			previous_secret_expires_at = $5, secret_nonce = $3, secret_ciphertext = $4
+		WHERE id = $1 AND merchant_wallet = $2 AND deleted_at IS NULL
+		RETURNING id, merchant_wallet, url, events, created_at`, id, merchant, nonce, ct, expires).
+		Scan(&ep.ID, &ep.Merchant, &ep.URL, &ep.Events, &ep.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Endpoint{}, time.Time{}, ErrNotFound
+	}
+	if err != nil {
+		return Endpoint{}, time.Time{}, fmt.Errorf("rotate webhook endpoint secret: %w", err)
+	}
+	return ep, expires, nil
+}
+
 // List returns merchant's live endpoints, oldest first.
 func (s *Endpoints) List(ctx context.Context, merchant string) ([]Endpoint, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, merchant_wallet, url, events, created_at FROM webhook_endpoints

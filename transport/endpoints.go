@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,7 @@ type EndpointStore interface {
 	List(ctx context.Context, merchant string) ([]readmodels.Endpoint, error)
 	Get(ctx context.Context, merchant string, id uuid.UUID) (readmodels.Endpoint, error)
 	Delete(ctx context.Context, merchant string, id uuid.UUID) error
+	RotateSecret(ctx context.Context, merchant string, id uuid.UUID, secret string, now time.Time) (readmodels.Endpoint, time.Time, error)
 	Record(ctx context.Context, events ...readmodels.NewEvent) error
 	Attempts(ctx context.Context, merchant string, endpointID uuid.UUID, limit int) ([]readmodels.EndpointAttempt, error)
 	Message(ctx context.Context, merchant string, endpointID, eventID uuid.UUID) (readmodels.EndpointMessage, error)
@@ -51,6 +53,7 @@ func (s *Server) endpointRoutes() {
 	s.handle(http.MethodGet, "/api/webhooks/endpoints", read, s.listEndpoints)
 	s.handle(http.MethodDelete, "/api/webhooks/endpoints/:id", Policy{Access: Admin}, s.deleteEndpoint)
 	s.handle(http.MethodPost, "/api/webhooks/endpoints/:id/test", Policy{Access: Admin}, s.testEndpoint)
+	s.handle(http.MethodPost, "/api/webhooks/endpoints/:id/secret/rotate", Policy{Access: Admin}, s.rotateEndpointSecret)
 	s.handle(http.MethodGet, "/api/webhooks/endpoints/:id/deliveries", read, s.endpointDeliveries)
 	s.handle(http.MethodPost, "/api/webhooks/endpoints/:id/deliveries/:eventId/redeliver", Policy{Access: Admin}, s.redeliverEndpoint)
 	s.handle(http.MethodGet, "/api/webhooks/stream", Policy{Access: Developer, Scope: "receipts:read"}, s.eventStream)
@@ -151,6 +154,41 @@ func (s *Server) deleteEndpoint(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"ok": true})
+}
+
+// rotateEndpointSecret gives the endpoint a new secret, shown only here (as at creation); the old
+// one also signs every delivery until previousSecretExpiresAt (readmodels.PreviousSecretLife),
+// so the receiver has that long to switch. The body, if any, is an empty object.
+func (s *Server) rotateEndpointSecret(c echo.Context) error {
+	id, err := s.endpointID(c)
+	if err != nil {
+		return err
+	}
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(body)) > 0 {
+		var none struct{} // no options yet: any field is refused, not silently ignored
+		if err := decodeBytes(body, &none); err != nil {
+			return err
+		}
+	}
+	secret, err := webhooks.NewSecret()
+	if err != nil {
+		return err
+	}
+	ep, expires, err := s.endpoints.RotateSecret(c.Request().Context(), merchantOf(c), id, secret, s.now())
+	if errors.Is(err, readmodels.ErrNotFound) {
+		return errEndpointMissing
+	}
+	if err != nil {
+		return err
+	}
+	view := endpointView(ep)
+	view["secret"] = secret // shown only here
+	view["previousSecretExpiresAt"] = expires.UnixMilli()
+	return c.JSON(http.StatusOK, map[string]any{"endpoint": view})
 }
 
 // testEndpoint records a webhook.test event for this endpoint only; the dispatcher sends it as

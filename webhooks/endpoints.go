@@ -15,7 +15,7 @@ import (
 // EndpointOutbox is the dispatcher's view of the endpoint messages (readmodels.Endpoints).
 type EndpointOutbox interface {
 	ClaimMessages(ctx context.Context, limit, perEndpoint int, busy map[uuid.UUID]int, lease time.Duration) ([]readmodels.EndpointMessage, error)
-	Secret(m readmodels.EndpointMessage) (string, error)
+	Secrets(m readmodels.EndpointMessage, now time.Time) ([]string, error)
 	CompleteMessage(ctx context.Context, a readmodels.EndpointAttempt, state string, next time.Time) error
 	ReleaseMessage(ctx context.Context, m readmodels.EndpointMessage) error
 }
@@ -112,7 +112,8 @@ func (d *Dispatcher) attemptEndpoint(ctx context.Context, m readmodels.EndpointM
 	return nil
 }
 
-// SendEndpoint posts m to its endpoint, signed with the endpoint's secret (Standard Webhooks),
+// SendEndpoint posts m to its endpoint, signed with the endpoint's secret (Standard Webhooks; for
+// PreviousSecretLife after a rotation, with the old one too),
 // through the dispatcher's client (its timeout; in production https and public addresses only),
 // and returns the attempt as it went. Kind is first, retry or redeliver.
 func (d *Dispatcher) SendEndpoint(ctx context.Context, m readmodels.EndpointMessage, kind string) readmodels.EndpointAttempt {
@@ -123,7 +124,7 @@ func (d *Dispatcher) SendEndpoint(ctx context.Context, m readmodels.EndpointMess
 		a.Error, a.LatencyMS = deliveryError(err), int(d.Now().Sub(start).Milliseconds())
 		return a
 	}
-	secret, err := d.Endpoints.Secret(m)
+	secrets, err := d.Endpoints.Secrets(m, start) // after a rotation, the old secret's too (24 h)
 	if err != nil {
 		return fail(err)
 	}
@@ -135,10 +136,10 @@ func (d *Dispatcher) SendEndpoint(ctx context.Context, m readmodels.EndpointMess
 		return fail(err)
 	}
 	id, sentAt := "msg_"+m.EventID.String(), d.Now()
-	if _, err := StandardSignature(secret, id, sentAt.Unix(), body); err != nil { // a bad secret sends nothing unsigned
+	if _, err := StandardSignatures(secrets, id, sentAt.Unix(), body); err != nil { // a bad secret sends nothing unsigned
 		return fail(err)
 	}
-	status, err := d.post(ctx, m.URL, body, []attribute.KeyValue{eventAttr.String(m.Type), attribute.String("payledger.event_id", m.EventID.String())}, func(h http.Header) { _ = SetStandardHeaders(h, secret, id, sentAt, body) })
+	status, err := d.post(ctx, m.URL, body, []attribute.KeyValue{eventAttr.String(m.Type), attribute.String("payledger.event_id", m.EventID.String())}, func(h http.Header) { _ = setStandardHeaders(h, secrets, id, sentAt, body) })
 	a.HTTPStatus = status
 	if err != nil {
 		return fail(err)

@@ -82,11 +82,35 @@ func StandardBody(eventType string, occurred time.Time, data json.RawMessage) ([
 	}{eventType, occurred.UTC().Format(time.RFC3339Nano), data})
 }
 
+// StandardSignatures is the webhook-signature value signed with each of secrets, space-separated
+// in their order (during a secret rotation: the new secret's, then the old one's; a receiver
+// accepts if one matches). Any secret that does not decode fails the whole value: nothing is
+// sent with a signature missing.
+func StandardSignatures(secrets []string, id string, timestamp int64, body []byte) (string, error) {
+	if len(secrets) == 0 {
+		return "", errBadSecret
+	}
+	sigs := make([]string, len(secrets))
+	for i, secret := range secrets {
+		sig, err := StandardSignature(secret, id, timestamp, body)
+		if err != nil {
+			return "", err
+		}
+		sigs[i] = sig
+	}
+	return strings.Join(sigs, " "), nil
+}
+
 // SetStandardHeaders signs body for the webhook id at sentAt and sets the Standard Webhooks
 // headers on h.
 func SetStandardHeaders(h http.Header, secret, id string, sentAt time.Time, body []byte) error {
+	return setStandardHeaders(h, []string{secret}, id, sentAt, body)
+}
+
+// setStandardHeaders is SetStandardHeaders signed with each of secrets (StandardSignatures).
+func setStandardHeaders(h http.Header, secrets []string, id string, sentAt time.Time, body []byte) error {
 	ts := sentAt.Unix()
-	sig, err := StandardSignature(secret, id, ts, body)
+	sig, err := StandardSignatures(secrets, id, ts, body)
 	if err != nil {
 		return err
 	}
