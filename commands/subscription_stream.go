@@ -3,10 +3,17 @@ package commands
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/eventstore"
 )
+
+// ErrSubscriptionUndecodable marks an event of a subscription's stream that this build cannot
+// read (subscription.ErrUnknownEvent, or data that does not fit its type), as ErrSplitUndecodable
+// does for splits: no retry mends it and it is that subscription's alone, so the charging run
+// passes over it and charges the others, where a store failure fails the run.
+var ErrSubscriptionUndecodable = errors.New("subscription event does not decode")
 
 // subscriptionAggregate refuses an event it cannot decode, of a type this build does not know
 // (subscription.ErrUnknownEvent: a newer build wrote it) as one whose data does not fit, as the
@@ -15,7 +22,7 @@ import (
 var subscriptionAggregate = Aggregate[subscription.State]{Apply: func(s subscription.State, e eventstore.RecordedEvent) (subscription.State, error) {
 	ev, err := subscription.Decode(e.Type, e.Data)
 	if err != nil {
-		return s, err
+		return s, fmt.Errorf("%w: %w", ErrSubscriptionUndecodable, err)
 	}
 	return subscription.Evolve(s, ev), nil
 }}

@@ -223,6 +223,9 @@ func summarize(results []ChargeResult, took time.Duration) ChargeRun {
 	}
 	for _, r := range results {
 		run.Processed++
+		if r.unreadable {
+			run.Unreadable++
+		}
 		switch r.Status {
 		case ResultCharged:
 			run.Succeeded++
@@ -268,9 +271,16 @@ func (h *ChargeSubscriptionsHandler) Run(ctx context.Context, leader func() bool
 				return ctx.Err()
 			}
 			ev, msg := h.Log.Info(), "subscription charging: daily run"
-			if err != nil {
+			switch {
+			case err != nil:
 				ev, msg = h.Log.Error().Err(err), "subscription charging: daily run failed; run again at the next tick"
-			} else {
+			case run.Unreadable > 0:
+				// The run went through for every other subscription: it is the day's run (running
+				// it again at each tick would retry the failing customers' charges every hour), but
+				// not a quiet one: the unreadable ones stay uncharged until a build that reads them.
+				ev, msg = h.Log.Error().Int("unreadable", run.Unreadable), "subscription charging: daily run left subscriptions uncharged whose streams hold events this build cannot read"
+				last = time.Now()
+			default:
 				last = time.Now()
 			}
 			ev.Int("processed", run.Processed).Int("succeeded", run.Succeeded).Int("failed", run.Failed).
@@ -305,7 +315,7 @@ func (h *ChargeSubscriptionsHandler) parts() chargeParts {
 		transfers: transferStep{chain: h.chain, ledger: h.ledger, token: h.token, txs: txs, receipts: receipts, outcomes: outcomes, log: h.Log},
 	}
 	return chargeParts{
-		due: dueCharges{store: h.store, due: h.due, now: h.now, limit: h.Limit},
+		due: dueCharges{store: h.store, due: h.due, now: h.now, limit: h.Limit, log: h.Log},
 		open: openCharges{store: h.store, ledger: h.ledger, chain: h.chain, token: h.token, lease: h.Lease, limit: h.Limit,
 			claims: claims, dropped: droppedCharges{chain: h.chain, ledger: h.ledger, token: h.token, claims: claims}, wave: wave, log: h.Log},
 		wave:     wave,

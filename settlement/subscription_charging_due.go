@@ -4,9 +4,12 @@ package settlement
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/subscription"
@@ -20,11 +23,13 @@ type dueCharges struct {
 	due   DueSubscriptions
 	now   func() time.Time
 	limit int
+	log   zerolog.Logger
 }
 
 // list loads a page of the due subscriptions (ids after after) and prepares a charge of each
-// that can be charged now; skipped holds the results of those outside their permission (no claim
-// is made for them); last is the page's last id, "" when there are no more pages.
+// that can be charged now; skipped holds the results of those outside their permission and of
+// those whose stream holds an event this build cannot read (no claim is made for them); last is
+// the page's last id, "" when there are no more pages. A store failure fails the page.
 func (d dueCharges) list(ctx context.Context, after string) (items []*chargeItem, skipped []ChargeResult, last string, err error) {
 	ids, err := d.due.DueSubscriptions(ctx, d.now(), after, d.limit)
 	if err != nil {
@@ -35,6 +40,10 @@ func (d dueCharges) list(ctx context.Context, after string) (items []*chargeItem
 	}
 	for _, id := range ids {
 		st, err := commands.LoadSubscription(ctx, d.store, id)
+		if errors.Is(err, commands.ErrSubscriptionUndecodable) {
+			skipped = append(skipped, d.unreadable(id, err))
+			continue
+		}
 		if err != nil {
 			return nil, skipped, "", err
 		}
@@ -75,4 +84,16 @@ func (d dueCharges) prepare(st subscription.State, id string) (*chargeItem, *Cha
 	row := ChargeRow{SubscriptionID: id, Period: st.NextPeriod(), Merchant: st.Merchant, Customer: st.Customer,
 		AmountUnits: amount.String(), AmountCents: st.Plan.PriceUSD, FeeCents: fee, Attempt: st.ConsecutiveFailures + 1, Status: ChargeClaimed}
 	return &chargeItem{row: row, st: st, amount: amount}, nil, nil
+}
+
+// unreadable is the result of a due subscription whose stream holds an event this build cannot
+// read (a newer build's, during a rollback or a rolling upgrade): it is not charged, as every
+// command refuses it, but it is that subscription's own fault and must not hold back the others'
+// charges (before, it failed every page it was on, so no one was charged at all). It is logged at
+// error level, once a run, naming the stream, and the run counts it (ChargeRun.Unreadable).
+func (d dueCharges) unreadable(id string, err error) ChargeResult {
+	d.log.Error().Err(err).Str("subscription", id).Str("stream", subscription.Stream(id)).
+		Msg("subscription charging: the subscription's stream holds an event this build cannot read; not charged, the others are")
+	return ChargeResult{SubscriptionID: id, Status: ResultSkipped, unreadable: true,
+		Reason: "the subscription's history holds an event this version of the service cannot read; nothing was charged"}
 }

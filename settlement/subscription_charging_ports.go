@@ -170,6 +170,8 @@ type ChargeResult struct {
 	Attempt            int      `json:"attempt,omitempty"`
 	SubscriptionStatus string   `json:"subscriptionStatus,omitempty"`
 	NextChargeAt       int64    `json:"nextChargeAt,omitempty"`
+
+	unreadable bool // its stream holds an event this build cannot read (counted in ChargeRun.Unreadable)
 }
 
 // Result statuses.
@@ -187,6 +189,9 @@ type ChargeRun struct {
 	Failed    int
 	Duration  time.Duration
 	Results   []ChargeResult
+	// Unreadable counts the due subscriptions not charged because their stream holds an event
+	// this build cannot read (skipped in Results); the daily run logs them as an error.
+	Unreadable int
 }
 
 // PlatformFeeBps is the platform fee on a subscription charge (subscription.PlatformFeeBps).
