@@ -77,9 +77,12 @@ type Config struct {
 // Deps are what the HTTP layer needs: the use cases it calls (built by the composition root,
 // cmd/payledger/app), the read models and stores its routes read and write, and its configuration.
 type Deps struct {
-	Log     zerolog.Logger
-	DB      Pinger
-	Health  WorkerHealth
+	Log    zerolog.Logger
+	DB     Pinger
+	Health WorkerHealth
+	// Off names the optional capabilities this configuration leaves off (app.Config.Capabilities):
+	// /healthz lists them, the start's "capabilities" log line says why.
+	Off     []string
 	Keys    KeyStore
 	Nonces  NonceStore
 	Signer  LoginSigner
@@ -283,7 +286,7 @@ func New(d Deps) (*Server, error) {
 	s.gate = newFailGate()
 	s.stalls = &stallWatch{now: d.Now}
 	s.subscriptionRoutes(d.Charger)
-	s.routes(d.DB, d.Health)
+	s.routes(d.DB, d.Health, d.Off)
 	for _, mount := range d.Mounts {
 		if err := mount(s); err != nil {
 			return nil, err
@@ -337,8 +340,8 @@ func missingHandler(h commands.Handlers) bool {
 		h.CreateSubscription == nil || h.CancelSubscription == nil
 }
 
-func (s *Server) routes(db Pinger, workers WorkerHealth) {
-	s.handle(http.MethodGet, "/healthz", Policy{Access: Open}, s.health(db, workers))
+func (s *Server) routes(db Pinger, workers WorkerHealth, off []string) {
+	s.handle(http.MethodGet, "/healthz", Policy{Access: Open}, s.health(db, workers, off))
 	if !s.cfg.MetricsSeparate {
 		s.handle(http.MethodGet, "/metrics", Policy{Access: Open}, s.metricsHandler())
 	}
@@ -412,15 +415,16 @@ func (s *Server) receiptRoutes() {
 // health answers ok, or degraded when the datastore does not answer or a background worker is
 // stuck; stuck names those workers (names only: their errors go to the log, which may hold
 // addresses a public route must not show).
-func (s *Server) health(db Pinger, workers WorkerHealth) echo.HandlerFunc {
+func (s *Server) health(db Pinger, workers WorkerHealth, off []string) echo.HandlerFunc {
 	type answer struct {
 		Status string   `json:"status"`
 		Stuck  []string `json:"stuck,omitempty"`
+		Off    []string `json:"off,omitempty"`
 	}
 	return func(c echo.Context) error {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
 		defer cancel()
-		out := answer{Status: "ok", Stuck: workers.Check()}
+		out := answer{Status: "ok", Stuck: workers.Check(), Off: off}
 		err := db.Ping(ctx)
 		if err != nil {
 			zerolog.Ctx(c.Request().Context()).Warn().Err(err).Msg("datastore does not answer")

@@ -40,3 +40,15 @@ func onOff(name string, on bool, whyOn, whyOff string) Capability {
 	}
 	return Capability{Name: name, Why: whyOff}
 }
+
+// CapabilitiesOff names the optional capabilities this configuration leaves off: /healthz lists
+// them (names only: why is in serve's "capabilities" line, not on a public route).
+func (c Config) CapabilitiesOff() []string {
+	var off []string
+	for _, capability := range c.Capabilities() {
+		if !capability.On {
+			off = append(off, capability.Name)
+		}
+	}
+	return off
+}

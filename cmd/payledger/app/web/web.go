@@ -84,7 +84,7 @@ func deps(cfg Config, s *app.Service, metrics *transport.Metrics, openapi []byte
 		SubscriptionsView: s.Projections.Subscriptions,
 		WebhookEndpoints:  s.Endpoints, EndpointSender: s.Dispatcher,
 		Idempotent: readmodels.NewIdempotentResponses(pool, s.WebhookKeys), Exports: s.Exports,
-		Tracer: cfg.App.Tracer,
+		Tracer: cfg.App.Tracer, Off: s.Config.CapabilitiesOff(),
 	}
 	dash := dashboard.Deps{Receipts: receipts, Search: receipts, Histories: hist, Deliveries: s.Outbox,
 		Splits: aggregates, Keys: s.Keys, Endpoints: s.Endpoints, Figures: receipts, Shops: shops, Plans: plans, Subscriptions: subs}
