@@ -70,6 +70,8 @@ type DistributeSplitsHandler struct {
 	batch    int
 	cursor   PaidCursor // where the next pass reads (Handle is not called concurrently)
 	held     holds[heldKey]
+	// unreadableLogged is when each merchant whose split cannot be read was last logged.
+	unreadableLogged map[string]time.Time
 }
 
 // releaseGasRetry is how long a payee's release refused for its gas (onchain.ErrReleaseGas: a
@@ -88,7 +90,7 @@ func NewDistributeSplitsHandler(store commands.Store, splits *commands.Splits, p
 		panic("settlement.NewDistributeSplitsHandler: nil dependency")
 	}
 	return &DistributeSplitsHandler{store: store, splits: splits, paid: paid, sender: sender, now: now, contract: deployedSplits{},
-		batch: distributeBatch, held: holds[heldKey]{}}
+		batch: distributeBatch, held: holds[heldKey]{}, unreadableLogged: map[string]time.Time{}}
 }
 
 // WithBatch sets how many paid receipts one pass reads (default 500); for tests and tuning.
@@ -140,7 +142,7 @@ func (h *DistributeSplitsHandler) Handle(ctx context.Context) (Distributed, erro
 	if len(list) == 0 {
 		return out, nil
 	}
-	groups, byReceipt, err := h.group(ctx, list)
+	groups, byReceipt, unreadable, err := h.group(ctx, list)
 	if err != nil {
 		return out, err
 	}
@@ -154,8 +156,8 @@ func (h *DistributeSplitsHandler) Handle(ctx context.Context) (Distributed, erro
 	}
 	// A split that cannot be released (a node error, a pre-deployed contract whose release
 	// reverts in the gas estimate) must not hold up the others: the first error is returned
-	// after every group had its turn.
-	var failed error
+	// after every group had its turn; a merchant's split that cannot be read is such an error.
+	failed := unreadable
 	for _, g := range groups {
 		n, err := h.release(ctx, g, covers)
 		out.Releases += n
@@ -200,36 +202,24 @@ func (h *DistributeSplitsHandler) nextPage(ctx context.Context) ([]PaidReceipt, 
 }
 
 // group sorts paid receipts by split contract and token; receipts of merchants without a split
-// contract, or in a token the chain does not know, are left paid.
-func (h *DistributeSplitsHandler) group(ctx context.Context, list []PaidReceipt) ([]*distGroup, map[string]*distGroup, error) {
+// contract, or in a token the chain does not know, are left paid, and so are those of a merchant
+// whose split cannot be read (unreadable: the first such merchant's error). err fails the pass.
+func (h *DistributeSplitsHandler) group(ctx context.Context, list []PaidReceipt) (groups []*distGroup, byReceipt map[string]*distGroup, unreadable, err error) {
 	c := h.sender.chain
 	index := map[[2]string]*distGroup{}
-	var groups []*distGroup
-	byReceipt := map[string]*distGroup{}
+	byReceipt = map[string]*distGroup{}
 	noCode := map[string]bool{} // this pass's splits without code
 	for _, r := range list {
-		sp, err := h.splits.Get(ctx, r.Merchant)
+		sp, isContract, err := h.splitOf(ctx, r, noCode)
+		if errors.Is(err, commands.ErrSplitUndecodable) {
+			unreadable = cmp.Or(unreadable, h.unreadableSplit(ctx, r.Merchant, err))
+			continue
+		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if !sp.Configured {
 			continue
-		}
-		if swept, err := h.depositSwept(ctx, r); err != nil || !swept {
-			if err != nil {
-				return nil, nil, err
-			}
-			continue
-		}
-		isContract, err := h.holdsCode(ctx, sp.Address, noCode)
-		if err == nil && !isContract {
-			sp, isContract, err = h.splitMoved(ctx, r.Merchant, sp, noCode)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		if sp, isContract, err = h.depositSplit(ctx, r, sp, isContract, noCode); err != nil {
-			return nil, nil, err
 		}
 		symbol := r.Token
 		if symbol == "" {
@@ -249,7 +239,48 @@ func (h *DistributeSplitsHandler) group(ctx context.Context, list []PaidReceipt)
 		g.receipts = append(g.receipts, r.ReceiptID)
 		byReceipt[r.ReceiptID] = g
 	}
-	return groups, byReceipt, nil
+	return groups, byReceipt, unreadable, nil
+}
+
+// splitOf is the split r's funds are released from, and whether it holds code there; a split
+// not configured, or r a deposit not swept yet, is returned not Configured (r waits). Errors:
+// commands.ErrSplitUndecodable (the merchant's own), the chain's, the store's.
+func (h *DistributeSplitsHandler) splitOf(ctx context.Context, r PaidReceipt, noCode map[string]bool) (split.State, bool, error) {
+	sp, err := h.splits.Get(ctx, r.Merchant)
+	if err != nil || !sp.Configured {
+		return sp, false, err
+	}
+	if swept, err := h.depositSwept(ctx, r); err != nil || !swept {
+		return split.State{}, false, err
+	}
+	isContract, err := h.holdsCode(ctx, sp.Address, noCode)
+	if err == nil && !isContract {
+		sp, isContract, err = h.splitMoved(ctx, r.Merchant, sp, noCode)
+	}
+	if err != nil {
+		return sp, false, err
+	}
+	return h.depositSplit(ctx, r, sp, isContract, noCode)
+}
+
+// unreadableLogEvery is how often a merchant's split that cannot be read is logged again.
+const unreadableLogEvery = time.Minute
+
+// unreadableSplit is the error of a pass that passed over merchant's receipts: the split's stream
+// holds an event this build cannot read (a newer build's, during a rollback or a rolling
+// upgrade), so releasing to the recipients it knows may pay the wrong ones. It is that merchant's
+// alone: before, it failed every pass, and no merchant's receipts were released. The receipts stay
+// paid; the error is logged once every unreadableLogEvery per merchant (a pass runs every few
+// seconds) and every pass returns it, so /healthz shows the worker degraded while it lasts.
+func (h *DistributeSplitsHandler) unreadableSplit(ctx context.Context, merchant string, err error) error {
+	err = fmt.Errorf("merchant %s's split (stream %s) cannot be read; its paid receipts wait: %w", merchant, split.Stream(merchant), err)
+	now := h.now()
+	if at, ok := h.unreadableLogged[merchant]; !ok || now.Sub(at) >= unreadableLogEvery {
+		h.unreadableLogged[merchant] = now
+		zerolog.Ctx(ctx).Error().Err(err).Str("merchant", merchant).Str("stream", split.Stream(merchant)).
+			Msg("split distribution: the merchant's split holds an event this build cannot read; its receipts stay paid, the other merchants' are released")
+	}
+	return err
 }
 
 // splitMoved is the merchant's split read again when the one remembered holds no code (deployed
