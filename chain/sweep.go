@@ -27,6 +27,8 @@ type Sweeper struct {
 	abi     *abi.ABI
 	tokens  []common.Address
 	codes   splitCodes
+	// headroom is the gas added per distinct split and listed token (SweepGasSplitHeadroom).
+	headroom uint64
 }
 
 // NewSweeper returns the sweeper of the factory at factory, signing with op and flushing op's
@@ -39,11 +41,19 @@ func NewSweeper(op *Operator, factory string) (*Sweeper, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sweeper{Operator: op, factory: common.HexToAddress(factory), abi: a}
+	s := &Sweeper{Operator: op, factory: common.HexToAddress(factory), abi: a, headroom: SweepGasSplitHeadroom}
 	for _, t := range op.tokens {
 		s.tokens = append(s.tokens, t.Address)
 	}
 	return s, nil
+}
+
+// WithSplitHeadroom sets the gas added per split and token to a sweep's estimate (default
+// SweepGasSplitHeadroom): tests set 0 to have a chain change after the estimate outgrow the
+// limit, as one larger than the headroom would.
+func (s *Sweeper) WithSplitHeadroom(gas uint64) *Sweeper {
+	s.headroom = gas
+	return s
 }
 
 // depositKeys are deposits as the factory's sweep takes them.
@@ -72,18 +82,40 @@ const (
 	SweepGasPerSplit   = 150_000 // per distinct split and listed token: its first balance's storage
 	// SweepGasCap is a transaction's gas cap (EIP-7825, 2^24): no larger sweep can be mined.
 	SweepGasCap = 1 << 24
+	// SweepGasSplitHeadroom is added to a sweep's estimate per distinct split and listed token:
+	// a split that held the token when the sweep was estimated and was emptied by releases mined
+	// before it has its balance written from zero, which the estimate did not price. The margin
+	// alone did not cover it: a one-deposit sweep into such a split ran out of gas (115,212 of
+	// 116,828). On Osaka rules that write is a cold SSTORE from zero (~17,000 gas more); on the
+	// development chain's (Amsterdam's state-gas metering, EIP-8037, a fork to come) the same
+	// sweep's estimate rose by 99,087 gas, so 20,000 was not enough there. It stays within the
+	// ceiling's SweepGasPerSplit for the same storage, and the limit within the ceiling.
+	SweepGasSplitHeadroom = 100_000
 )
 
-// GasCeiling is the most gas the operator gives a sweep of deposits: see SweepGasBase.
-func (s *Sweeper) GasCeiling(deposits []onchain.SweepDeposit) uint64 {
+// sweepSplits is how many distinct splits deposits sweep to.
+func sweepSplits(deposits []onchain.SweepDeposit) uint64 {
 	splits := map[string]bool{}
 	for _, d := range deposits {
 		splits[strings.ToLower(d.Split)] = true
 	}
+	return uint64(len(splits))
+}
+
+// GasCeiling is the most gas the operator gives a sweep of deposits: see SweepGasBase.
+func (s *Sweeper) GasCeiling(deposits []onchain.SweepDeposit) uint64 {
 	flushes := uint64(len(s.tokens) + 1)
 	c := SweepGasBase + uint64(len(deposits))*(SweepGasPerDeposit+flushes*SweepGasPerFlush) +
-		uint64(len(splits))*uint64(len(s.tokens))*SweepGasPerSplit
+		sweepSplits(deposits)*uint64(len(s.tokens))*SweepGasPerSplit
 	return min(c, SweepGasCap)
+}
+
+// sweepGasLimit is the limit a sweep of deposits estimated at gas is signed with: the estimate,
+// GasMarginPercent more, and the headroom (SweepGasSplitHeadroom) per distinct split and listed
+// token, at most the ceiling.
+func (s *Sweeper) sweepGasLimit(gas uint64, deposits []onchain.SweepDeposit, ceiling uint64) uint64 {
+	headroom := sweepSplits(deposits) * uint64(len(s.tokens)) * s.headroom
+	return min(gas+gas*GasMarginPercent/100+headroom, ceiling)
 }
 
 // outOfGasSelector is Deposit.sol's OutOfGas() error: a flush ran out of the gas it was given.
@@ -91,7 +123,7 @@ var outOfGasSelector = common.Bytes2Hex(crypto.Keccak256([]byte("OutOfGas()"))[:
 
 // SignSweep signs factory.sweep(deposits, tokens) at nonce with the gas the node estimates, asked
 // with GasCeiling as its gas (a burning split costs the node no more than that to estimate
-// either), plus GasMarginPercent, at most the ceiling. Errors: onchain.ErrSweepGas when the sweep
+// either), plus GasMarginPercent and SweepGasSplitHeadroom, at most the ceiling. Errors: onchain.ErrSweepGas when the sweep
 // needs more than the ceiling (the node's "gas required exceeds allowance", or the factory's
 // OutOfGas revert), onchain.ErrSweepReverts when the estimate reverts otherwise, node errors.
 func (s *Sweeper) SignSweep(ctx context.Context, nonce uint64, deposits []onchain.SweepDeposit) (onchain.SignedTx, error) {
@@ -122,7 +154,7 @@ func (s *Sweeper) SignSweep(ctx context.Context, nonce uint64, deposits []onchai
 	if err != nil {
 		return onchain.SignedTx{}, err
 	}
-	opts.GasLimit = min(gas+gas*GasMarginPercent/100, ceiling)
+	opts.GasLimit = s.sweepGasLimit(gas, deposits, ceiling)
 	f, err := contracts.NewDepositFactory(s.factory, s.b)
 	if err != nil {
 		return onchain.SignedTx{}, err
