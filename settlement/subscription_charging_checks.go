@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/split"
 	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/eventstore"
 )
@@ -36,6 +37,12 @@ func (c spendChecks) check(ctx context.Context, fresh []*chargeItem, meta events
 	var ready []*chargeItem
 	for _, it := range fresh {
 		split, err := c.splitOf(ctx, it.row.Merchant)
+		if errors.Is(err, commands.ErrSplitUndecodable) {
+			if err := c.unreadable(ctx, it, err); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -86,6 +93,23 @@ func (c spendChecks) splitOf(ctx context.Context, merchant string) (string, erro
 		return "", err
 	}
 	return sp.Address, nil
+}
+
+// unreadable drops its claim and skips it: its merchant's split stream holds an event this
+// build cannot read (err), so where the charge would go, and to whom it is released, is not
+// known. It is that merchant's alone: before, the wave's check returned on it and no one in the
+// wave was charged, every run. Logged at error level naming the stream; the run counts it
+// (ChargeRun.Unreadable).
+func (c spendChecks) unreadable(ctx context.Context, it *chargeItem, err error) error {
+	c.claims.log.Error().Err(err).Str("subscription", it.row.SubscriptionID).Str("merchant", it.row.Merchant).
+		Str("stream", split.Stream(it.row.Merchant)).
+		Msg("subscription charging: the merchant's split holds an event this build cannot read; not charged, the others are")
+	if err := c.claims.drop(ctx, it.row); err != nil {
+		return err
+	}
+	it.res = resultOf(it, ResultSkipped, "the merchant's split holds a change this version of the service cannot read; nothing was charged")
+	it.res.unreadable = true
+	return nil
 }
 
 // chargeClaims frees the claims of this process (token) whose periods nothing was signed for,
