@@ -4,6 +4,7 @@ package settlement
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/rs/zerolog"
@@ -60,6 +61,14 @@ func (r splitReleases) release(ctx context.Context) error {
 	var settle []ChargeRow
 	for split, list := range bySplit {
 		signed, err := r.signReleases(ctx, &nonces, split, merchantOf[split], usdc)
+		if errors.Is(err, commands.ErrSplitUndecodable) {
+			// The merchant's split stream holds an event this build cannot read: its payees may
+			// have changed, so its rows wait (nothing signed for it), but it is that merchant's
+			// alone; before, it ended the release of every split that received charges.
+			r.log.Error().Err(err).Str("merchant", merchantOf[split]).Str("split", split).
+				Msg("subscription charging: the merchant's split holds an event this build cannot read; its charges are not released, the others' are")
+			continue
+		}
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,10 @@
 package settlement_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
@@ -68,28 +71,11 @@ func TestChargeDueChargesTheOthersPastAnUnreadableSubscription(t *testing.T) {
 func TestChargeDueChargesTheOthersPastAMerchantWhoseSplitCannotBeRead(t *testing.T) {
 	t.Parallel()
 	e := newChargeEnv(t, 2)
-	other := newWallet(t)
-	splitOp, err := chain.NewOperator(e.dev.Operator.KeyHex(), chain.DevChainID, e.rpc.Backend(), e.dev.Tokens)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deploy := settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(e.store, e.platform, time.Now), splitOp,
-		settlement.NewOperatorSender(splitOp, pgstore.NewOperatorTransactions(e.pool)))
-	if _, err := deploy.Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: other}); err != nil {
-		t.Fatalf("deploy the other merchant's split: %v", err)
-	}
-	e.plans["plan_other"] = commands.SubscriptionPlan{ID: "plan_other", Merchant: other, Name: "Other", Price: 999, Period: "MONTHLY", Active: true}
+	other := e.otherMerchant()
 	bad := e.subscribe(e.dev.Accounts[0], "plan_other")
 	good := e.subscribe(e.dev.Accounts[1], "plan_monthly")
 	e.listed(bad, good)
-	evs, err := e.store.ReadStream(e.ctx, split.Stream(other), 1, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.store.Append(e.ctx, split.Stream(other), eventstore.Exact(uint64(len(evs))),
-		eventstore.EventData{ID: uuid.New(), Type: "SplitRecipientsChanged", Data: json.RawMessage(`{"at":2000}`)}); err != nil {
-		t.Fatal(err)
-	}
+	e.unreadableSplit(other)
 	var logs syncbuf.Buffer
 	h := e.handler(nil)
 	h.Log = zerolog.New(&logs)
@@ -111,5 +97,78 @@ func TestChargeDueChargesTheOthersPastAMerchantWhoseSplitCannotBeRead(t *testing
 	}
 	if out := logs.String(); !strings.Contains(out, `"level":"error"`) || !strings.Contains(out, split.Stream(other)) {
 		t.Fatalf("no error naming %s in the log:\n%s", split.Stream(other), out)
+	}
+}
+
+// otherMerchant deploys a second merchant's default split, with a plan plan_other.
+func (e *chargeEnv) otherMerchant() string {
+	e.tb.Helper()
+	other := newWallet(e.tb)
+	splitOp, err := chain.NewOperator(e.dev.Operator.KeyHex(), chain.DevChainID, e.rpc.Backend(), e.dev.Tokens)
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	deploy := settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(e.store, e.platform, time.Now), splitOp,
+		settlement.NewOperatorSender(splitOp, pgstore.NewOperatorTransactions(e.pool)))
+	if _, err := deploy.Handle(e.ctx, commands.ConfigureMerchantSplit{Merchant: other}); err != nil {
+		e.tb.Fatalf("deploy the other merchant's split: %v", err)
+	}
+	e.plans["plan_other"] = commands.SubscriptionPlan{ID: "plan_other", Merchant: other, Name: "Other", Price: 999, Period: "MONTHLY", Active: true}
+	return other
+}
+
+// unreadableSplit appends to merchant's split stream an event of a type this build does not know.
+func (e *chargeEnv) unreadableSplit(merchant string) {
+	e.tb.Helper()
+	evs, err := e.store.ReadStream(e.ctx, split.Stream(merchant), 1, 100)
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	if _, err := e.store.Append(e.ctx, split.Stream(merchant), eventstore.Exact(uint64(len(evs))),
+		eventstore.EventData{ID: uuid.New(), Type: "SplitRecipientsChanged", Data: json.RawMessage(`{"at":2000}`)}); err != nil {
+		e.tb.Fatal(err)
+	}
+}
+
+// noReleases is a charging chain whose node does not answer what a split owes: the run's
+// releases fail, its charges are left undistributed.
+type noReleases struct{ settlement.ChargeChain }
+
+func (noReleases) Releasable(context.Context, string, string, string) (*big.Int, error) {
+	return nil, errors.New("node unavailable")
+}
+
+// TestChargeReleasesPastAMerchantWhoseSplitCannotBeRead: after a run, the splits that received
+// charges are released. One merchant's split stream holding an event this build cannot read ended
+// the release of every split (the error returned on it): no merchant's charges were released or
+// marked. Now its charges wait, the others' are released and marked distributed.
+func TestChargeReleasesPastAMerchantWhoseSplitCannotBeRead(t *testing.T) {
+	t.Parallel()
+	e := newChargeEnv(t, 2)
+	other := e.otherMerchant()
+	bad := e.subscribe(e.dev.Accounts[0], "plan_other")
+	good := e.subscribe(e.dev.Accounts[1], "plan_monthly")
+	e.listed(bad, good)
+	run, err := e.handler(noReleases{e.op}).ChargeDue(e.ctx, eventstore.Metadata{})
+	if err != nil || run.Succeeded != 2 {
+		t.Fatalf("first run: %+v %v, want both charged", run, err)
+	}
+	e.unreadableSplit(other)
+	if _, err := e.handler(nil).ChargeDue(e.ctx, eventstore.Metadata{}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := pgstore.NewSubscriptionCharges(e.pool).Undistributed(e.ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := map[string]bool{}
+	for _, r := range rows {
+		left[r.SubscriptionID] = true
+	}
+	if left[good] || !left[bad] {
+		t.Fatalf("undistributed after the second run: %v; want only the unreadable split's charge (%s), not %s", left, bad, good)
+	}
+	if b := e.balance(e.split); b.Sign() != 0 {
+		t.Fatalf("the readable merchant's split still holds %s USDC units: not released", b)
 	}
 }
