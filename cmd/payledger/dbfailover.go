@@ -32,10 +32,13 @@ const (
 // instance whose machine vanished (power loss, a partition, a frozen VM) in the middle of a
 // transaction keeps its session, its row locks and the oldest open transaction (below which
 // every projector of every instance reads), until the server's keepalive ends it: 7200 s by
-// default, so nothing was projected for two hours. SET, not startup parameters, which PgBouncer
-// refuses; a Unix socket session ignores them.
-var serverKeepAlive = fmt.Sprintf(`SET tcp_keepalives_idle = %d; SET tcp_keepalives_interval = %d; SET tcp_keepalives_count = 3; SET tcp_user_timeout = %d`,
-	int(tcpKeepAlive/time.Second), int(tcpKeepAlive/time.Second), int(tcpUserTimeout/time.Millisecond))
+// default, so nothing was projected for two hours. Such a session waits idle for its client's
+// next command, which is when keepalive probes run. Not tcp_user_timeout: Linux applies it to a
+// peer's zero window too, and a backend streaming an export to an instance that reads it at its
+// slow client's pace would be cut after it. SET, not startup parameters, which PgBouncer refuses;
+// a Unix socket session ignores them.
+var serverKeepAlive = fmt.Sprintf(`SET tcp_keepalives_idle = %d; SET tcp_keepalives_interval = %d; SET tcp_keepalives_count = 3`,
+	int(tcpKeepAlive/time.Second), int(tcpKeepAlive/time.Second))
 
 // tuneForFailover applies the settings above to a pool's configuration (after its AfterConnect,
 // which it keeps).

@@ -187,6 +187,11 @@ func (w *walker) walkWebhooks() {
 	}
 	w.call("POST /api/webhooks/endpoints/:id/deliveries/:eventId/redeliver", "session", http.MethodPost,
 		"/api/webhooks/endpoints/"+epID+"/deliveries/"+eventID+"/redeliver", nil, 0, nil)
+	rotated := w.call("POST /api/webhooks/endpoints/:id/secret/rotate", "session", http.MethodPost,
+		"/api/webhooks/endpoints/"+epID+"/secret/rotate", nil, 200, nil)
+	if secret, _ := rotated.json(w.t)["endpoint"].(map[string]any)["secret"].(string); !strings.HasPrefix(secret, "whsec_") {
+		w.t.Errorf("a rotation without its new secret: %s", rotated.body)
+	}
 	w.call("DELETE /api/webhooks/endpoints/:id", "session", http.MethodDelete, "/api/webhooks/endpoints/"+epID, nil, 0, nil)
 	var deliveryID string
 	for deadline = time.Now().Add(60 * time.Second); deliveryID == ""; {
