@@ -4,6 +4,7 @@ package settlement
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"time"
 
@@ -49,6 +50,14 @@ func (o openCharges) recover(ctx context.Context, id string, meta eventstore.Met
 			continue
 		}
 		st, err := commands.LoadSubscription(ctx, o.store, r.SubscriptionID)
+		if errors.Is(err, commands.ErrSubscriptionUndecodable) {
+			// Its outcome cannot be recorded by this build (every command refuses the stream), but
+			// it is that subscription's alone: before, it ended the recovery of every open charge.
+			// Its row stays open, taken over again once its lease ends.
+			o.log.Error().Err(err).Str("subscription", r.SubscriptionID).Int64("period", r.Period).
+				Msg("subscription charging: an open charge's subscription holds an event this build cannot read; its outcome waits, the other open charges are recovered")
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

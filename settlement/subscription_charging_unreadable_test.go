@@ -172,3 +172,39 @@ func TestChargeReleasesPastAMerchantWhoseSplitCannotBeRead(t *testing.T) {
 		t.Fatalf("the readable merchant's split still holds %s USDC units: not released", b)
 	}
 }
+
+// TestRecoverFinishesTheOthersPastAnUnreadableSubscription: two charges left open by a crash
+// after their spends were sent; one subscription's stream then holds an event this build cannot
+// read. Recovery returned on its load error, so the other's charge (its customer's money spent)
+// was never recorded, at every run and tick. Now the other is recovered; the unreadable one's
+// row stays open.
+func TestRecoverFinishesTheOthersPastAnUnreadableSubscription(t *testing.T) {
+	t.Parallel()
+	e := newChargeEnv(t, 2)
+	bad := e.subscribe(e.dev.Accounts[0], "plan_monthly")
+	good := e.subscribe(e.dev.Accounts[1], "plan_monthly")
+	for _, id := range []string{bad, good} {
+		if _, err := e.handler(crashAfterSend{e.op, new(int)}).Handle(e.ctx, settlement.ChargeSubscription{ID: id}); err == nil {
+			t.Fatalf("the crashing charge of %s succeeded", id)
+		}
+	}
+	evs, err := e.store.ReadStream(e.ctx, subscription.Stream(bad), 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.Append(e.ctx, subscription.Stream(bad), eventstore.Exact(uint64(len(evs))),
+		eventstore.EventData{ID: uuid.New(), Type: "SubscriptionPaused", Data: json.RawMessage(`{"at":2000}`)}); err != nil {
+		t.Fatal(err)
+	}
+	restarted := e.handler(nil)
+	restarted.Lease = 0 // the crashed process's lease is over
+	if _, err := restarted.Recover(e.ctx, eventstore.Metadata{}); err != nil {
+		t.Fatalf("recovery failed for every open charge: %v", err)
+	}
+	if st := e.state(good); st.Charges != 1 {
+		t.Fatalf("the readable subscription's open charge recorded %d charges, want 1", st.Charges)
+	}
+	if n := e.count(`SELECT count(*) FROM subscription_charges WHERE subscription_id = $1 AND status = 'spending'`, bad); n != 1 {
+		t.Fatalf("the unreadable subscription's open charge: %d open rows, want it left open", n)
+	}
+}
