@@ -48,6 +48,11 @@ type ChargeSubscriptionsHandler struct {
 	Limit      int           // due subscriptions read at a time (default 5,000); a run reads them all
 	Log        zerolog.Logger
 	Notify     ChargeNotifier // nil: no webhooks
+	// Ran, when set, is told the outcome of each daily run Run makes: its error, an error for a
+	// run that left unreadable subscriptions uncharged, or nil for one that went through (serve's
+	// health shows the worker stuck until a later run goes through); nil again when this process
+	// stops leading, as the daily run is no longer its own.
+	Ran func(err error)
 
 	mu   sync.Mutex // one run at a time in a process: its nonces are consecutive
 	code deployedSplits
@@ -258,11 +263,21 @@ func (h *ChargeSubscriptionsHandler) Run(ctx context.Context, leader func() bool
 	}
 	meta := eventstore.Metadata{Actor: "cron", Source: "daily subscription charging"}
 	var last time.Time
+	failed := false // the last daily run reported to Ran failed
+	ran := func(err error) {
+		if h.Ran != nil {
+			h.Ran(err)
+		}
+		failed = err != nil
+	}
 	for {
 		if err := sleep(ctx, tick); err != nil {
 			return err
 		}
 		if !leader() {
+			if failed {
+				ran(nil)
+			}
 			continue
 		}
 		if last.IsZero() || time.Since(last) >= every {
@@ -274,14 +289,17 @@ func (h *ChargeSubscriptionsHandler) Run(ctx context.Context, leader func() bool
 			switch {
 			case err != nil:
 				ev, msg = h.Log.Error().Err(err), "subscription charging: daily run failed; run again at the next tick"
+				ran(err)
 			case run.Unreadable > 0:
 				// The run went through for every other subscription: it is the day's run (running
 				// it again at each tick would retry the failing customers' charges every hour), but
 				// not a quiet one: the unreadable ones stay uncharged until a build that reads them.
 				ev, msg = h.Log.Error().Int("unreadable", run.Unreadable), "subscription charging: daily run left subscriptions uncharged whose streams hold events this build cannot read"
 				last = time.Now()
+				ran(fmt.Errorf("daily run left %d subscriptions uncharged: their streams hold events this build cannot read", run.Unreadable))
 			default:
 				last = time.Now()
+				ran(nil)
 			}
 			ev.Int("processed", run.Processed).Int("succeeded", run.Succeeded).Int("failed", run.Failed).
 				Dur("duration", run.Duration).Msg(msg)

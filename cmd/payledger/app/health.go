@@ -48,6 +48,7 @@ type workerHealth struct {
 	lastErr      error
 	lastErrAt    time.Time
 	stopped      bool      // Run returned an error; it is started again after restartAfter
+	failing      bool      // its last run on its own schedule failed (Ran): stuck until one goes through
 	restartedAt  time.Time // when a stopped worker was started again (zero: not since it stopped)
 	watched      bool      // its loop is its own (Watch): only a stop is seen, not its steps
 	running      bool      // Run was called: a worker nobody runs (a test's) is never stuck
@@ -121,7 +122,7 @@ func (h *Health) judge(name string, w *workerHealth, now time.Time) {
 	if w.stopped && !w.restartedAt.IsZero() && now.Sub(w.restartedAt) >= max(stallSteps*w.interval, minStall) {
 		w.stopped = false
 	}
-	stuck := w.running && (w.stopped || (!w.watched && now.Sub(w.lastProgress) >= max(stallSteps*w.interval, minStall)))
+	stuck := w.running && (w.stopped || w.failing || (!w.watched && now.Sub(w.lastProgress) >= max(stallSteps*w.interval, minStall)))
 	switch {
 	case stuck && (!w.stuck || now.Sub(w.loggedAt) >= stuckLogEvery):
 		ev := h.log.Error().Str("worker", name).Time("last_step", w.lastStep).Dur("no_progress_for", now.Sub(w.lastProgress))
@@ -134,6 +135,26 @@ func (h *Health) judge(name string, w *workerHealth, now time.Time) {
 		h.log.Info().Str("worker", name).Msg("background worker recovered")
 	}
 	w.stuck = stuck
+}
+
+// Ran records the outcome of a run a watched worker makes on its own schedule (the daily
+// subscription charging run): one that failed (err) marks it stuck at once, its error logged once
+// a minute, until it reports one that went through (nil). Its own loop goes on meanwhile, so
+// Watch alone never saw such a failure: a node down at charge time left /healthz ok.
+func (h *Health) Ran(name string, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w, now := h.workers[name], h.now()
+	if w == nil {
+		return
+	}
+	if err != nil {
+		w.lastErr, w.lastErrAt = err, now
+	} else {
+		w.lastStep = now
+	}
+	w.failing = err != nil
+	h.judge(name, w, now)
 }
 
 // Stuck names the workers stuck now, sorted (GET /healthz answers degraded while any is).

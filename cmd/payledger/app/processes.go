@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -36,12 +37,16 @@ type Chain struct {
 	// handler Build makes over it (tests that hold the charging ledger).
 	ChargeOperator settlement.ChargeChain
 	Charger        *settlement.ChargeSubscriptionsHandler
+	// ChargeTick is the charging ticker's pace: recovery of open charges, and a failed daily run
+	// run again (0: chargeTick; tests shorten it).
+	ChargeTick time.Duration
 }
 
 // Paces of the processes: a release sent in one distribution pass is recorded in a later one, once mined; open onramp attempts older than
 // reconcileMinAge are verified every reconcileInterval.
 const (
 	distributeInterval = 2 * time.Second
+	chargeTick         = 5 * time.Minute
 	reconcileInterval  = 30 * time.Second
 	reconcileMinAge    = 2 * time.Minute
 )
@@ -70,6 +75,11 @@ func (f workerFunc) Run(ctx context.Context) error { return f(ctx) }
 func (a *Application) buildProcesses(d Config, in infra, reconcile *commands.ReconcileOnrampHandler, health *Health) {
 	charger := subscriptionCharger(d)
 	d.Chain.Charger = charger
+	if charger != nil {
+		// A failed daily run (the node down at charge time, subscriptions left unreadable) shows
+		// the worker stuck until a later run goes through: its loop goes on, so Watch sees nothing.
+		charger.Ran = func(err error) { health.Ran(chargingWorker, err) }
+	}
 	a.Processes = Processes{
 		OnrampReconciler:     settlement.NewOnrampReconciler(logOutcomes(reconcile, noteReconcile), in.dispatcher, reconcileInterval, reconcileMinAge, d.Log),
 		SplitDistributor:     splitDistributor(d, health),
@@ -139,6 +149,9 @@ func splitDistributor(d Config, health *Health) Worker {
 	})
 }
 
+// chargingWorker is the charging worker's name in /healthz.
+const chargingWorker = "subscription charging"
+
 // subscriptionCharging is the daily charging run, on the instance that leads the subscriptions
 // projector only (other instances stand by; the claims keep even two runs apart); between daily
 // runs it recovers charges left open by a crash every 5 minutes. On every instance, the charge
@@ -156,7 +169,7 @@ func subscriptionCharging(d Config, in infra, leader interface{ Leader() bool })
 		sent := make(chan struct{})
 		go func() { defer close(sent); _ = sender.Run(sctx, 2*time.Second) }()
 		defer func() { stop(); <-sent }()
-		return h.Run(ctx, leader.Leader, 24*time.Hour, 5*time.Minute)
+		return h.Run(ctx, leader.Leader, 24*time.Hour, cmp.Or(d.Chain.ChargeTick, chargeTick))
 	})
 }
 

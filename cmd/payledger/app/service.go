@@ -132,7 +132,7 @@ func (s *Service) buildWorkers() []Worker {
 		h.Monitor(),
 	}
 	if p.SubscriptionCharging != nil {
-		list = append(list, h.Watch("subscription charging", p.SubscriptionCharging))
+		list = append(list, h.Watch(chargingWorker, p.SubscriptionCharging))
 	}
 	if s.Replica != nil { // probes the replica's health and lag: until it answers, reads stay on the primary
 		list = append(list, h.Every("replica probe", readmodels.ProbeInterval, s.Replica.Probe)) // down or behind for long: stuck in /healthz
