@@ -6,6 +6,7 @@ package webhooks
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/internal/panics"
 	"github.com/payledger/payledger/internal/secrets"
 	"github.com/payledger/payledger/readmodels"
 )
@@ -155,11 +157,27 @@ func (d *Dispatcher) Wake() {
 
 // Run sends due notifications until ctx ends.
 func (d *Dispatcher) Run(ctx context.Context) error {
+	// A loop that panics (recovered, handed to the worker's owner) ends the others, and Run
+	// returns the panic: the owner starts the dispatcher again, whole.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var (
+		mu       sync.Mutex
+		panicked error
+	)
+	loop := func(f func()) {
+		if err := panics.Catch(ctx, d.Log, f); err != nil {
+			mu.Lock()
+			panicked = cmp.Or(panicked, err)
+			mu.Unlock()
+			stop()
+		}
+	}
 	done := make(chan struct{})
 	if d.Endpoints != nil {
 		go func() {
 			defer func() { done <- struct{}{} }()
-			d.workEndpoints(ctx)
+			loop(func() { d.workEndpoints(ctx) })
 		}()
 	}
 	for i := range d.Workers {
@@ -172,7 +190,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		}
 		go func() {
 			defer func() { done <- struct{}{} }()
-			d.work(ctx, poll)
+			loop(func() { d.work(ctx, poll) })
 		}()
 	}
 	for range d.Workers {
@@ -180,6 +198,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 	if d.Endpoints != nil {
 		<-done
+	}
+	if panicked != nil {
+		return panicked
 	}
 	return ctx.Err()
 }
@@ -224,6 +245,7 @@ func (d *Dispatcher) ReconcileMarked(ctx context.Context, all bool) (tried, deli
 		)
 		for _, c := range claimed {
 			sent.Go(func() {
+				defer panics.Recover(ctx, d.Log) // not counted; still leased, due again after the lease
 				out := d.Deliver(ctx, c)
 				mu.Lock()
 				defer mu.Unlock()

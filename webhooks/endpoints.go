@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/payledger/payledger/internal/panics"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -67,7 +68,13 @@ func (d *Dispatcher) SendEndpointsDue(ctx context.Context) (int, error) {
 	}
 	done := make(chan error, len(list))
 	for _, m := range list {
-		go func() { done <- d.attemptEndpoint(ctx, m) }()
+		go func() {
+			var err error
+			if p := panics.Catch(ctx, d.Log, func() { err = d.attemptEndpoint(ctx, m) }); p != nil {
+				err = p // the message stays leased: due again when the lease runs out
+			}
+			done <- err
+		}()
 	}
 	var first error
 	for range list {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/internal/panics"
 )
 
 // sendLoop is what every sender (the receipt workers, the endpoint worker, the subscription
@@ -49,6 +51,10 @@ func (l sendLoop[T, K]) run(ctx context.Context) {
 						<-busy
 						signal(l.wake)
 					}()
+					// A panicking attempt ends neither the process nor the loop: it is the owning
+					// worker's failure (internal/panics), and its item, still leased, is claimed
+					// again when the lease runs out (its attempt was not recorded).
+					defer panics.Recover(ctx, l.log)
 					l.attempt(ctx, it)
 				})
 			}

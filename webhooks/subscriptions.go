@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/payledger/payledger/internal/panics"
 	"github.com/payledger/payledger/internal/secrets"
 	"github.com/payledger/payledger/readmodels"
 )
@@ -104,6 +105,7 @@ func (s *SubscriptionSender) SendDue(ctx context.Context) (int, error) {
 		)
 		for _, n := range list {
 			sent.Go(func() {
+				defer panics.Recover(ctx, s.Log) // still leased: due again after the lease
 				ok, err := s.attempt(ctx, n, keys)
 				if ok {
 					delivered.Add(1)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/internal/panics"
 )
 
 // Health is what the background workers report (DESIGN 10, "nothing stops in silence"): each
@@ -249,6 +251,9 @@ func (h *Health) Watch(name string, w Worker) Worker {
 // request in flight, and the next start would meet the same panic.
 func (h *Health) supervise(ctx context.Context, name string, run func(ctx context.Context) error) error {
 	h.start(name)
+	// A panic in a goroutine the worker starts itself (a webhook attempt) is recovered where it
+	// is launched (internal/panics) and counted here as the worker's failure.
+	ctx = panics.WithHandler(ctx, func(r any, stack []byte) { h.goroutinePanicked(name, r, stack) })
 	for {
 		err := h.protect(name, func() error { return run(ctx) })
 		if ctx.Err() != nil {
@@ -275,16 +280,36 @@ func (h *Health) protect(name string, f func() error) (err error) {
 			err = fmt.Errorf("panic: %v", r)
 			h.mu.Lock()
 			defer h.mu.Unlock()
-			if w, now := h.workers[name], h.now(); w == nil || w.panicLogged.IsZero() || now.Sub(w.panicLogged) >= stuckLogEvery {
-				h.log.Error().Str("worker", name).Str("panic", fmt.Sprint(r)).Str("stack", string(debug.Stack())).
-					Msg("background worker panicked")
-				if w != nil {
-					w.panicLogged = now
-				}
-			}
+			h.logPanic(name, r, debug.Stack())
 		}
 	}()
 	return f()
+}
+
+// logPanic logs a worker's panic with its stack, once per stuckLogEvery for the worker; h.mu held.
+func (h *Health) logPanic(name string, r any, stack []byte) {
+	if w, now := h.workers[name], h.now(); w == nil || w.panicLogged.IsZero() || now.Sub(w.panicLogged) >= stuckLogEvery {
+		h.log.Error().Str("worker", name).Str("panic", fmt.Sprint(r)).Str("stack", string(stack)).
+			Msg("background worker panicked")
+		if w != nil {
+			w.panicLogged = now
+		}
+	}
+}
+
+// goroutinePanicked records a panic recovered in a goroutine the worker started (the worker
+// itself goes on): logged with its stack, and the worker is stuck at once, as if it had stopped
+// and been started again now; it recovers after its stall window without another failure.
+func (h *Health) goroutinePanicked(name string, r any, stack []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.logPanic(name, r, stack)
+	w, now := h.workers[name], h.now()
+	if w == nil {
+		return
+	}
+	w.lastErr, w.lastErrAt, w.stopped, w.restartedAt = fmt.Errorf("panic: %v", r), now, true, now
+	h.judge(name, w, now)
 }
 
 // stopped records that a watched worker's Run returned err.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/internal/panics"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/settlement/pgstore"
@@ -164,12 +165,23 @@ func subscriptionCharging(d Config, in infra, leader interface{ Leader() bool })
 	return workerFunc(func(ctx context.Context) error {
 		sender := &webhooks.SubscriptionSender{Outbox: readmodels.NewSubscriptionWebhooks(d.Pool), Keys: in.webhookKeys, Via: in.dispatcher, Log: d.Log}
 		// The sender ends with the ticker and is waited for, so that serve's shutdown never
-		// closes the pool under a delivery.
-		sctx, stop := context.WithCancel(ctx)
+		// closes the pool under a delivery. A sender that panics (recovered: its attempts' panics
+		// are recovered in the sender) ends the ticker too, and the worker returns the panic, to
+		// be started again whole (Health).
+		ctx, stop := context.WithCancel(ctx)
 		sent := make(chan struct{})
-		go func() { defer close(sent); _ = sender.Run(sctx, 2*time.Second) }()
-		defer func() { stop(); <-sent }()
-		return h.Run(ctx, leader.Leader, 24*time.Hour, cmp.Or(d.Chain.ChargeTick, chargeTick))
+		var panicked error
+		go func() {
+			defer close(sent)
+			if panicked = panics.Catch(ctx, d.Log, func() { _ = sender.Run(ctx, 2*time.Second) }); panicked != nil {
+				stop()
+			}
+		}()
+		defer func() { stop(); <-sent }() // also when Run panics: never two senders
+		err := h.Run(ctx, leader.Leader, 24*time.Hour, cmp.Or(d.Chain.ChargeTick, chargeTick))
+		stop()
+		<-sent
+		return cmp.Or(panicked, err)
 	})
 }
 
