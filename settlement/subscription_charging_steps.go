@@ -6,6 +6,7 @@ package settlement
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"sync"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/internal/panics"
 )
 
 // chargeWave takes fresh claims (status claimed) and recovered rows (spending, spent,
@@ -288,7 +290,7 @@ func (s transferStep) await(ctx context.Context, items []*chargeItem, meta event
 	}
 	// The charges are appended concurrently: independent streams, and the store commits
 	// concurrent appends together.
-	return parallel(ctx, done, 8, func(it *chargeItem) error {
+	return parallel(ctx, s.log, done, 8, func(it *chargeItem) error {
 		err := s.outcomes.record(ctx, it, meta)
 		if err != nil { // the customer is charged and the log does not say so yet: the next run records it
 			s.log.Error().Err(err).Str("subscription_id", it.row.SubscriptionID).Int64("period_index", it.row.Period).
@@ -298,8 +300,10 @@ func (s transferStep) await(ctx context.Context, items []*chargeItem, meta event
 	})
 }
 
-// parallel runs f for every item on at most n goroutines and returns the first error.
-func parallel(ctx context.Context, items []*chargeItem, n int, f func(*chargeItem) error) error {
+// parallel runs f for every item on at most n goroutines and returns the first error. A panic
+// in f is that item's error (internal/panics: logged with its stack, the charging worker's
+// failure): it ended the process, and the goroutine's end left the others' items unsent.
+func parallel(ctx context.Context, log zerolog.Logger, items []*chargeItem, n int, f func(*chargeItem) error) error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var first error
@@ -307,7 +311,11 @@ func parallel(ctx context.Context, items []*chargeItem, n int, f func(*chargeIte
 	for range min(n, len(items)) {
 		wg.Go(func() {
 			for it := range work {
-				if err := f(it); err != nil {
+				var err error
+				if p := panics.Catch(ctx, log, func() { err = f(it) }); p != nil {
+					err = fmt.Errorf("subscription %s: %w", it.row.SubscriptionID, p)
+				}
+				if err != nil {
 					mu.Lock()
 					if first == nil {
 						first = err
