@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/internal/netfreeze"
+	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/projections"
 )
 
@@ -51,11 +52,7 @@ func TestLeaderLostMidBatchIsTakenOver(t *testing.T) {
 	go func() { defer close(done); _ = a.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	t.Cleanup(link.Cut)
-	for deadline := time.Now().Add(10 * time.Second); !a.Leader(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the first runner never took the lead")
-		}
-	}
+	wait.Until(t, "the first runner to take the lead", 10*time.Second, a.Leader)
 	b, _ := start(t, pool, s, counting{})
 	last := appendN(t, s, 50)
 	<-midBatch

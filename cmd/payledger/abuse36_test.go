@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
+	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/transport"
 )
@@ -271,16 +272,13 @@ func TestSlowExportReadersCannotTakeTheInstanceDown(t *testing.T) {
 	}
 	// An export's slot is given back when its handler returns, a moment after its query ended at
 	// the database: the next export is accepted once that has happened.
-	var again *slowExport
-	for tries := 0; ; tries++ {
-		again = openSlowExport(t, addr, "/api/exports/receipts.csv", keys[2])
+	status := 0
+	if !wait.Poll(10*time.Second, func() bool {
+		again := openSlowExport(t, addr, "/api/exports/receipts.csv", keys[2])
 		again.conn.Close()
-		if again.status == 200 || tries == 50 {
-			break
-		}
-		time.Sleep(100 * time.Millisecond) // polls the service for the condition
-	}
-	if again.status != 200 {
-		t.Errorf("an export after the slow ones ended: %d", again.status)
+		status = again.status
+		return status == 200
+	}) {
+		t.Errorf("an export after the slow ones ended: %d", status)
 	}
 }
