@@ -41,16 +41,23 @@ func Recover(ctx context.Context, log zerolog.Logger) {
 
 // Catch calls f and returns its panic as an *Error, handed on as Recover does (nil: f returned).
 // A goroutine whose end must end its owner too (a worker's loop) returns it to the owner.
-func Catch(ctx context.Context, log zerolog.Logger, f func()) (err error) {
+func Catch(ctx context.Context, log zerolog.Logger, f func()) error {
+	err := Run(func() error { f(); return nil })
+	if e, ok := err.(*Error); ok {
+		report(ctx, log, e.Value, e.Stack)
+	}
+	return err
+}
+
+// Run calls f and returns its error, or its panic as an *Error with the panicking goroutine's
+// stack, reporting nothing: the caller decides (app.Health logs a worker's panic its own way).
+func Run(f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			stack := debug.Stack()
-			report(ctx, log, r, stack)
-			err = &Error{Value: r, Stack: stack}
+			err = &Error{Value: r, Stack: debug.Stack()}
 		}
 	}()
-	f()
-	return nil
+	return f()
 }
 
 func report(ctx context.Context, log zerolog.Logger, r any, stack []byte) {

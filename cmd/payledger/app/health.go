@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -274,16 +273,14 @@ func (h *Health) supervise(ctx context.Context, name string, run func(ctx contex
 
 // protect calls f and turns its panic into an error, logging the panic with its stack (once per
 // stuckLogEvery for the worker).
-func (h *Health) protect(name string, f func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("panic: %v", r)
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			h.logPanic(name, r, debug.Stack())
-		}
-	}()
-	return f()
+func (h *Health) protect(name string, f func() error) error {
+	err := panics.Run(f)
+	if p, ok := err.(*panics.Error); ok {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.logPanic(name, p.Value, p.Stack)
+	}
+	return err
 }
 
 // logPanic logs a worker's panic with its stack, once per stuckLogEvery for the worker; h.mu held.
