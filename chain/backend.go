@@ -38,88 +38,52 @@ func (b *Backend) CheckChain(ctx context.Context) error { return b.rpc.freshChai
 func (b *Backend) ChainID(ctx context.Context) (*big.Int, error) { return b.eth.ChainID(ctx) }
 
 func (b *Backend) BlockNumber(ctx context.Context) (uint64, error) {
-	if err := b.rpc.sameChain(ctx); err != nil {
-		return 0, err
-	}
-	return b.eth.BlockNumber(ctx)
+	return guarded(ctx, b.rpc.sameChain, func() (uint64, error) { return b.eth.BlockNumber(ctx) })
 }
 
 func (b *Backend) HeaderByNumber(ctx context.Context, n *big.Int) (*types.Header, error) {
-	if err := b.rpc.sameChain(ctx); err != nil {
-		return nil, err
-	}
-	return b.eth.HeaderByNumber(ctx, n)
+	return guarded(ctx, b.rpc.sameChain, func() (*types.Header, error) { return b.eth.HeaderByNumber(ctx, n) })
 }
 
 func (b *Backend) BalanceAt(ctx context.Context, a common.Address, n *big.Int) (*big.Int, error) {
-	if err := b.rpc.sameChain(ctx); err != nil {
-		return nil, err
-	}
-	return b.eth.BalanceAt(ctx, a, n)
+	return guarded(ctx, b.rpc.sameChain, func() (*big.Int, error) { return b.eth.BalanceAt(ctx, a, n) })
 }
 
 func (b *Backend) CodeAt(ctx context.Context, a common.Address, n *big.Int) ([]byte, error) {
-	if err := b.rpc.sameChain(ctx); err != nil {
-		return nil, err
-	}
-	return b.eth.CodeAt(ctx, a, n)
+	return guarded(ctx, b.rpc.sameChain, func() ([]byte, error) { return b.eth.CodeAt(ctx, a, n) })
 }
 
 func (b *Backend) PendingCodeAt(ctx context.Context, a common.Address) ([]byte, error) {
-	if err := b.rpc.sameChain(ctx); err != nil {
-		return nil, err
-	}
-	return b.eth.PendingCodeAt(ctx, a)
+	return guarded(ctx, b.rpc.sameChain, func() ([]byte, error) { return b.eth.PendingCodeAt(ctx, a) })
 }
 
 func (b *Backend) CallContract(ctx context.Context, call ethereum.CallMsg, n *big.Int) ([]byte, error) {
-	if err := b.rpc.sameChain(ctx); err != nil {
-		return nil, err
-	}
-	return b.eth.CallContract(ctx, call, n)
+	return guarded(ctx, b.rpc.sameChain, func() ([]byte, error) { return b.eth.CallContract(ctx, call, n) })
 }
 
 func (b *Backend) PendingCallContract(ctx context.Context, call ethereum.CallMsg) ([]byte, error) {
-	if err := b.rpc.sameChain(ctx); err != nil {
-		return nil, err
-	}
-	return b.eth.PendingCallContract(ctx, call)
+	return guarded(ctx, b.rpc.sameChain, func() ([]byte, error) { return b.eth.PendingCallContract(ctx, call) })
 }
 
 // PendingNonceAt reads the chain id again first (freshChain): the nonce signs a transaction.
 func (b *Backend) PendingNonceAt(ctx context.Context, a common.Address) (uint64, error) {
-	if err := b.rpc.freshChain(ctx); err != nil {
-		return 0, err
-	}
-	return b.eth.PendingNonceAt(ctx, a)
+	return guarded(ctx, b.rpc.freshChain, func() (uint64, error) { return b.eth.PendingNonceAt(ctx, a) })
 }
 
 func (b *Backend) NonceAt(ctx context.Context, a common.Address, n *big.Int) (uint64, error) {
-	if err := b.rpc.sameChain(ctx); err != nil {
-		return 0, err
-	}
-	return b.eth.NonceAt(ctx, a, n)
+	return guarded(ctx, b.rpc.sameChain, func() (uint64, error) { return b.eth.NonceAt(ctx, a, n) })
 }
 
 func (b *Backend) SuggestGasPrice(ctx context.Context) (*big.Int, error) {
-	if err := b.rpc.sameChain(ctx); err != nil {
-		return nil, err
-	}
-	return b.eth.SuggestGasPrice(ctx)
+	return guarded(ctx, b.rpc.sameChain, func() (*big.Int, error) { return b.eth.SuggestGasPrice(ctx) })
 }
 
 func (b *Backend) SuggestGasTipCap(ctx context.Context) (*big.Int, error) {
-	if err := b.rpc.sameChain(ctx); err != nil {
-		return nil, err
-	}
-	return b.eth.SuggestGasTipCap(ctx)
+	return guarded(ctx, b.rpc.sameChain, func() (*big.Int, error) { return b.eth.SuggestGasTipCap(ctx) })
 }
 
 func (b *Backend) EstimateGas(ctx context.Context, call ethereum.CallMsg) (uint64, error) {
-	if err := b.rpc.sameChain(ctx); err != nil {
-		return 0, err
-	}
-	return b.eth.EstimateGas(ctx, call)
+	return guarded(ctx, b.rpc.sameChain, func() (uint64, error) { return b.eth.EstimateGas(ctx, call) })
 }
 
 // SendTransaction reads the chain id again first (freshChain).
@@ -131,24 +95,15 @@ func (b *Backend) SendTransaction(ctx context.Context, tx *types.Transaction) er
 }
 
 func (b *Backend) FilterLogs(ctx context.Context, q ethereum.FilterQuery) ([]types.Log, error) {
-	if err := b.rpc.sameChain(ctx); err != nil {
-		return nil, err
-	}
-	return b.eth.FilterLogs(ctx, q)
+	return guarded(ctx, b.rpc.sameChain, func() ([]types.Log, error) { return b.eth.FilterLogs(ctx, q) })
 }
 
 func (b *Backend) SubscribeFilterLogs(ctx context.Context, q ethereum.FilterQuery, ch chan<- types.Log) (ethereum.Subscription, error) {
-	if err := b.rpc.sameChain(ctx); err != nil {
-		return nil, err
-	}
-	return b.eth.SubscribeFilterLogs(ctx, q, ch)
+	return guarded(ctx, b.rpc.sameChain, func() (ethereum.Subscription, error) { return b.eth.SubscribeFilterLogs(ctx, q, ch) })
 }
 
 func (b *Backend) TransactionReceipt(ctx context.Context, hash common.Hash) (*types.Receipt, error) {
-	if err := b.rpc.sameChain(ctx); err != nil {
-		return nil, err
-	}
-	return b.eth.TransactionReceipt(ctx, hash)
+	return guarded(ctx, b.rpc.sameChain, func() (*types.Receipt, error) { return b.eth.TransactionReceipt(ctx, hash) })
 }
 
 func (b *Backend) TransactionByHash(ctx context.Context, hash common.Hash) (*types.Transaction, bool, error) {
@@ -156,4 +111,13 @@ func (b *Backend) TransactionByHash(ctx context.Context, hash common.Hash) (*typ
 		return nil, false, err
 	}
 	return b.eth.TransactionByHash(ctx, hash)
+}
+
+// guarded answers read once check (the RPC's chain id guard, sameChain or freshChain) has passed.
+func guarded[T any](ctx context.Context, check func(context.Context) error, read func() (T, error)) (T, error) {
+	if err := check(ctx); err != nil {
+		var zero T
+		return zero, err
+	}
+	return read()
 }
