@@ -70,8 +70,8 @@ type DistributeSplitsHandler struct {
 	batch    int
 	cursor   PaidCursor // where the next pass reads (Handle is not called concurrently)
 	held     holds[heldKey]
-	// unreadableLogged is when each merchant whose split cannot be read was last logged.
-	unreadableLogged map[string]time.Time
+	// unreadableLogged holds back the next log line of each merchant whose split cannot be read.
+	unreadableLogged holds[string]
 }
 
 // releaseGasRetry is how long a payee's release refused for its gas (onchain.ErrReleaseGas: a
@@ -90,7 +90,7 @@ func NewDistributeSplitsHandler(store commands.Store, splits *commands.Splits, p
 		panic("settlement.NewDistributeSplitsHandler: nil dependency")
 	}
 	return &DistributeSplitsHandler{store: store, splits: splits, paid: paid, sender: sender, now: now, contract: deployedSplits{},
-		batch: distributeBatch, held: holds[heldKey]{}, unreadableLogged: map[string]time.Time{}}
+		batch: distributeBatch, held: holds[heldKey]{}, unreadableLogged: holds[string]{}}
 }
 
 // WithBatch sets how many paid receipts one pass reads (default 500); for tests and tuning.
@@ -274,9 +274,8 @@ const unreadableLogEvery = time.Minute
 // seconds) and every pass returns it, so /healthz shows the worker degraded while it lasts.
 func (h *DistributeSplitsHandler) unreadableSplit(ctx context.Context, merchant string, err error) error {
 	err = fmt.Errorf("merchant %s's split (stream %s) cannot be read; its paid receipts wait: %w", merchant, split.Stream(merchant), err)
-	now := h.now()
-	if at, ok := h.unreadableLogged[merchant]; !ok || now.Sub(at) >= unreadableLogEvery {
-		h.unreadableLogged[merchant] = now
+	if now := h.now(); h.unreadableLogged.of(merchant, now) == nil {
+		h.unreadableLogged.put(merchant, now.Add(unreadableLogEvery), err)
 		zerolog.Ctx(ctx).Error().Err(err).Str("merchant", merchant).Str("stream", split.Stream(merchant)).
 			Msg("split distribution: the merchant's split holds an event this build cannot read; its receipts stay paid, the other merchants' are released")
 	}
