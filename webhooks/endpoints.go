@@ -143,10 +143,11 @@ func (d *Dispatcher) SendEndpoint(ctx context.Context, m readmodels.EndpointMess
 		return fail(err)
 	}
 	id, sentAt := "msg_"+m.EventID.String(), d.Now()
-	if _, err := StandardSignatures(secrets, id, sentAt.Unix(), body); err != nil { // a bad secret sends nothing unsigned
+	sig, err := StandardSignatures(secrets, id, sentAt.Unix(), body)
+	if err != nil { // a bad secret sends nothing unsigned
 		return fail(err)
 	}
-	status, err := d.post(ctx, m.URL, body, []attribute.KeyValue{eventAttr.String(m.Type), attribute.String("payledger.event_id", m.EventID.String())}, func(h http.Header) { _ = setStandardHeaders(h, secrets, id, sentAt, body) })
+	status, err := d.post(ctx, m.URL, body, []attribute.KeyValue{eventAttr.String(m.Type), attribute.String("payledger.event_id", m.EventID.String())}, func(h http.Header) { setSignedHeaders(h, id, sentAt, sig) })
 	a.HTTPStatus = status
 	if err != nil {
 		return fail(err)

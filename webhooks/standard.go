@@ -104,20 +104,20 @@ func StandardSignatures(secrets []string, id string, timestamp int64, body []byt
 // SetStandardHeaders signs body for the webhook id at sentAt and sets the Standard Webhooks
 // headers on h.
 func SetStandardHeaders(h http.Header, secret, id string, sentAt time.Time, body []byte) error {
-	return setStandardHeaders(h, []string{secret}, id, sentAt, body)
-}
-
-// setStandardHeaders is SetStandardHeaders signed with each of secrets (StandardSignatures).
-func setStandardHeaders(h http.Header, secrets []string, id string, sentAt time.Time, body []byte) error {
-	ts := sentAt.Unix()
-	sig, err := StandardSignatures(secrets, id, ts, body)
+	sig, err := StandardSignature(secret, id, sentAt.Unix(), body)
 	if err != nil {
 		return err
 	}
+	setSignedHeaders(h, id, sentAt, sig)
+	return nil
+}
+
+// setSignedHeaders sets the Standard Webhooks headers on h with sig, the webhook-signature value
+// made for id at sentAt (StandardSignature, StandardSignatures).
+func setSignedHeaders(h http.Header, id string, sentAt time.Time, sig string) {
 	h.Set("Content-Type", "application/json")
 	h.Set("User-Agent", "Service-Webhook/1.0")
 	h.Set("webhook-id", id)
-	h.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
+	h.Set("webhook-timestamp", strconv.FormatInt(sentAt.Unix(), 10))
 	h.Set("webhook-signature", sig)
-	return nil
 }
