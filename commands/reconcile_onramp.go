@@ -10,8 +10,9 @@ import (
 	"github.com/payledger/payledger/eventstore"
 )
 
-// OpenAttempts lists receipts whose current onramp attempt is still open, started before a time:
-// a page in (attempt start, receipt id) order after the cursor (afterStarted, afterReceipt), with
+// OpenAttempts lists receipts whose current onramp attempt the processor has still to decide
+// (generated, pending, or ach_pending: an accepted ACH payment settles later), started before a
+// time: a page in (attempt start, receipt id) order after the cursor (afterStarted, afterReceipt), with
 // the attempt start of the page's last receipt.
 type OpenAttempts interface {
 	OpenOnrampAttemptsPage(ctx context.Context, before, afterStarted time.Time, afterReceipt string, limit int) ([]string, time.Time, error)
@@ -122,7 +123,8 @@ func (h *ReconcileOnrampHandler) nextPage(ctx context.Context, before time.Time)
 // its status through the guards (a success pays only with a source amount that covers what is
 // due: the processor's events may omit it, its Get is where it is verified). It reports whether the receipt changed, and the append. A
 // receipt without a current onramp session, or a session in a status the processor does not
-// report as news, changes nothing. Errors: the processor's, receipt.ErrNotFound, ErrContended,
+// report as news, changes nothing; of an ach_pending receipt only the session's completion is
+// applied. Errors: the processor's, receipt.ErrNotFound, ErrContended,
 // wrapped store errors.
 func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (bool, eventstore.AppendResult, error) {
 	if h.processor == nil {
@@ -141,6 +143,11 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 		return false, eventstore.AppendResult{}, err
 	}
 	if !slices.Contains(receipt.ProcessorStatuses, sess.Status) {
+		return false, eventstore.AppendResult{}, nil
+	}
+	if loaded.State.Status == receipt.StatusACHPending && sess.Status != "fulfillment_complete" {
+		// Only the completion moves an accepted ACH payment on: a failure never replaces
+		// ach_pending, and deciding it on every pass would record it ignored on every pass.
 		return false, eventstore.AppendResult{}, nil
 	}
 	exact := numberText(sess.SourceAmountUSD)

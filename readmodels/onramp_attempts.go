@@ -6,17 +6,32 @@ import (
 	"time"
 )
 
-// OpenOnrampAttemptsPage is a page of OpenOnrampAttempts' list, in (attempt start, receipt id)
-// order after the cursor (afterStarted, afterReceipt); the zero cursor is before the first. It
-// returns the page's receipt ids and the attempt start of its last one (the next cursor with the
-// last id). The verifier pages through the list and wraps around, so open attempts the processor
-// has nothing new about (abandoned checkouts, sessions its API no longer answers for) never keep
-// the ones behind them from being asked.
+// OpenOnrampAttemptsPage is a page of the receipts whose current onramp attempt the processor
+// has still to decide, in (attempt start, receipt id) order after the cursor (afterStarted,
+// afterReceipt); the zero cursor is before the first. It returns the page's receipt ids and the
+// attempt start of its last one (the next cursor with the last id). The verifier pages through
+// the list and wraps around, so open attempts the processor has nothing new about (abandoned
+// checkouts, sessions its API no longer answers for) never keep the ones behind them from being
+// asked.
+//
+// The list holds generated and pending receipts (OpenOnrampAttempts) and ach_pending ones: an
+// ACH payment the processor accepted settles days later, and when the webhook of its completion
+// is lost the processor's session is the only place that says so (the list took generated and
+// pending only, so such a receipt stayed ach_pending for good). The first part reads the partial
+// index receipts_open_attempts; ach_pending has no index of its own (a migration the lead may
+// add: receipts (attempt_started_at) WHERE status = 'ach_pending' AND attempt_kind = 'onramp').
 func (s *Receipts) OpenOnrampAttemptsPage(ctx context.Context, before, afterStarted time.Time, afterReceipt string, limit int) ([]string, time.Time, error) {
-	rows, err := s.pool.Query(ctx, `SELECT receipt_id, attempt_started_at FROM receipts
-		WHERE status IN ('generated', 'pending') AND attempt_kind = 'onramp' AND attempt_started_at < $1
-		  AND NOT coalesce(state->'endedAttempts' ? (state->>'currentAttempt'), false)
-		  AND (attempt_started_at, receipt_id) > ($2, $3)
+	rows, err := s.pool.Query(ctx, `SELECT receipt_id, attempt_started_at FROM (
+		  SELECT receipt_id, attempt_started_at FROM receipts
+		  WHERE status IN ('generated', 'pending') AND attempt_kind = 'onramp' AND attempt_started_at < $1
+		    AND NOT coalesce(state->'endedAttempts' ? (state->>'currentAttempt'), false)
+		    AND (attempt_started_at, receipt_id) > ($2, $3)
+		  UNION ALL
+		  SELECT receipt_id, attempt_started_at FROM receipts
+		  WHERE status = 'ach_pending' AND attempt_kind = 'onramp' AND attempt_started_at < $1
+		    AND NOT coalesce(state->'endedAttempts' ? (state->>'currentAttempt'), false)
+		    AND (attempt_started_at, receipt_id) > ($2, $3)
+		) open
 		ORDER BY attempt_started_at, receipt_id LIMIT $4`, before, afterStarted, afterReceipt, limit)
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("list open attempts: %w", err)
