@@ -55,3 +55,34 @@ func TestReceiptIDAsTheAPIShowsItConflicts(t *testing.T) {
 		t.Fatalf("%d receipts, want 3", n)
 	}
 }
+
+// TestLongChosenReceiptIDAsShownConflicts: a chosen id of 51 to 64 characters is shown with the
+// merchant's namespace in front (up to 78 characters); that id posted again is the caller's own
+// receipt (409 conflict), not input refused for its length. Another merchant posting it is
+// refused as input, as for any id in a namespace not its own.
+func TestLongChosenReceiptIDAsShownConflicts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	a, b := e.merchant(false), e.merchant(false)
+	body := func(id string) string {
+		return `{"id":"` + id + `","lineItems":[{"label":"a","priceUsd":1}],"totalUsd":1}`
+	}
+	rec := e.dev(a, http.MethodPost, "/api/receipts", body(strings.Repeat("a", 64)))
+	if rec.Code != 201 {
+		t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	}
+	shown := decode(t, rec)["receipt"].(map[string]any)["receiptId"].(string)
+	if rec := e.dev(a, http.MethodPost, "/api/receipts", body(shown)); rec.Code != 409 || decode(t, rec)["error"] != "conflict" {
+		t.Errorf("A posting its shown id %s again: %d %s, want 409 conflict", shown, rec.Code, rec.Body)
+	}
+	if rec := e.dev(b, http.MethodPost, "/api/receipts", body(shown)); rec.Code != 400 || decode(t, rec)["error"] != "invalid_input" {
+		t.Errorf("B posting A's shown id: %d %s, want 400 invalid_input", rec.Code, rec.Body)
+	}
+	own := commands.MerchantReceiptID(a.wallet, strings.Repeat("b", 65)) // past 64 after the namespace: still refused
+	if rec := e.dev(a, http.MethodPost, "/api/receipts", body(own)); rec.Code != 400 || decode(t, rec)["error"] != "invalid_input" {
+		t.Errorf("A posting its namespace with a 65-character id: %d %s, want 400 invalid_input", rec.Code, rec.Body)
+	}
+	if n := e.count("receipts"); n != 1 {
+		t.Fatalf("%d receipts, want 1", n)
+	}
+}
