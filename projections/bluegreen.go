@@ -24,6 +24,9 @@ type txLogReader interface {
 
 const shadowTable = "receipts_next"
 
+// ErrRebuildRunning refuses a blue/green rebuild while another one runs (in any process).
+var ErrRebuildRunning = errors.New("another rebuild of receipts is running")
+
 // keepListedAt gives the shadow's rows the time their live rows were written (listed_at,
 // migration 035), which the rebuild's inserts set to their own: a restarted deposit detector
 // looks back for the rows written since its last step, and would take every rebuilt row for one
@@ -45,6 +48,11 @@ func keepListedAt(ctx context.Context, pool *pgxpool.Pool) error {
 // projector resumes exactly where the swap left it and no status change misses its webhook.
 // progress, when set, is told how many events were replayed.
 func RebuildReceiptsBlueGreen(ctx context.Context, pool *pgxpool.Pool, log LogReader, progress func(done uint64)) error {
+	release, err := lockRebuild(ctx, pool)
+	if err != nil {
+		return err
+	}
+	defer release()
 	shadow := Receipts{Shadow: shadowTable}
 	// LIKE copies the indexes, not the triggers: the shadow gets them here (migration 030), so
 	// that the table swapped in keeps them and what its replay makes sweepable is recorded.
@@ -96,6 +104,29 @@ func RebuildReceiptsBlueGreen(ctx context.Context, pool *pgxpool.Pool, log LogRe
 		progress(done)
 	}
 	return nil
+}
+
+// lockRebuild takes the lock that one blue/green rebuild holds while it runs, or refuses with
+// ErrRebuildRunning: the shadow table has one name, and a second rebuild dropped and created it
+// again under the first, which then swapped the second's table (empty, or half replayed) in for
+// the live one. The lock is a session's, on a connection of its own (not the pool's, which the
+// replay uses), so it ends with its process; release ends the session.
+func lockRebuild(ctx context.Context, pool *pgxpool.Pool) (release func(), err error) {
+	conn, err := pgx.ConnectConfig(ctx, pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return nil, fmt.Errorf("connect for the rebuild's lock: %w", err)
+	}
+	release = func() { _ = conn.Close(context.Background()) }
+	var got bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey("rebuild:"+shadowTable)).Scan(&got); err != nil {
+		release()
+		return nil, fmt.Errorf("the rebuild's lock: %w", err)
+	}
+	if !got {
+		release()
+		return nil, fmt.Errorf("%w: wait for it to end (its shadow table %s would be replaced under it)", ErrRebuildRunning, shadowTable)
+	}
+	return release, nil
 }
 
 // catchUpShadow replays into shadow up to the live checkpoint as it moves, outside any long
