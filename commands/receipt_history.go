@@ -73,11 +73,22 @@ func receiptTelemetry(ctx context.Context, store Store, id string, created time.
 	out := []HistoryEvent{}
 	for _, st := range streams {
 		for _, e := range byStream[st] {
-			out = append(out, HistoryEvent{Version: e.Version, Type: e.Type, RecordedAt: e.RecordedAt.UnixMilli(),
-				Position: e.Position.String(), Data: e.Data, Metadata: e.Metadata, Hash: hex.EncodeToString(e.Hash)})
+			out = append(out, historyEvent(e))
 		}
 	}
 	return out, nil
+}
+
+// historyEvent is e as a history shows it, with its hash link: a report's too (each hour's
+// reports are a chain of their own), whose prevHash was shown null, as if every report began one.
+func historyEvent(e eventstore.RecordedEvent) HistoryEvent {
+	ev := HistoryEvent{Version: e.Version, Type: e.Type, RecordedAt: e.RecordedAt.UnixMilli(), Position: e.Position.String(),
+		Data: e.Data, Metadata: e.Metadata, Hash: hex.EncodeToString(e.Hash)}
+	if e.PrevHash != nil {
+		ph := hex.EncodeToString(e.PrevHash)
+		ev.PrevHash = &ph
+	}
+	return ev
 }
 
 // HistoryEvent is one event of a receipt's audit history.
@@ -114,13 +125,7 @@ type BrokenLink struct {
 func NewHistory(id string, events []eventstore.RecordedEvent) History {
 	v := History{ReceiptID: id, Events: make([]HistoryEvent, len(events)), ChainValid: true}
 	for i, e := range events {
-		ev := HistoryEvent{Version: e.Version, Type: e.Type, RecordedAt: e.RecordedAt.UnixMilli(), Position: e.Position.String(),
-			Data: e.Data, Metadata: e.Metadata, Hash: hex.EncodeToString(e.Hash)}
-		if e.PrevHash != nil {
-			ph := hex.EncodeToString(e.PrevHash)
-			ev.PrevHash = &ph
-		}
-		v.Events[i] = ev
+		v.Events[i] = historyEvent(e)
 	}
 	if brk := eventstore.VerifyChain(events); brk != nil {
 		v.ChainValid = false
