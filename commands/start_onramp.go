@@ -75,7 +75,8 @@ func NewStartOnrampHandler(store Store, splits *Splits, processor Processor, pri
 // Handle checks that a payment may start, within the receipt's bounds on onramp starts
 // (receipt.CanStartOnramp), and that the merchant's split is configured before it asks the
 // processor for a session, then records the attempt with the session (the bounds checked again).
-// Errors: ErrProcessorNotSetUp, receipt.ErrNotFound, receipt.ErrState, receipt.ErrOnrampLimited
+// Errors: ErrProcessorNotSetUp, receipt.ErrNotFound, receipt.ErrState (also at or after the end of
+// the receipt's payment window), receipt.ErrOnrampLimited
 // and receipt.ErrOnrampExhausted, ErrSplitRequired, ErrProcessorUnavailable (wrapping the
 // processor's error), ErrContended, wrapped store errors.
 func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (OnrampStarted, error) {
@@ -88,7 +89,7 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 	}
 	st := loaded.State
 	// Before any external call: a refused start creates no session at the processor.
-	if err := receipt.CanStartOnramp(st, h.now().UnixMilli()); err != nil {
+	if err := canStartOnramp(st, h.now().UnixMilli()); err != nil {
 		return OnrampStarted{}, err
 	}
 	sp, err := h.splits.Require(ctx, st.Receipt.Merchant)
@@ -106,6 +107,9 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 		return OnrampStarted{}, fmt.Errorf("%w: %w", ErrProcessorUnavailable, err)
 	}
 	_, res, err := ChangeReceipt(ctx, h.store, cmd.ReceiptID, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {
+		if err := windowOpen(st, h.now().UnixMilli()); err != nil {
+			return nil, err
+		}
 		return receipt.StartOnramp(st, receipt.AttemptStarted{AttemptID: attemptID, Kind: "onramp", SessionID: sess.ID, SessionUnique: true,
 			OpenedBy: "service", At: h.now().UnixMilli()})
 	})
@@ -113,6 +117,27 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 		return OnrampStarted{}, err
 	}
 	return OnrampStarted{AttemptID: attemptID, SessionID: sess.ID, RedirectURL: sess.RedirectURL, Result: res}, nil
+}
+
+// canStartOnramp is receipt.CanStartOnramp at `at`, inside the receipt's payment window.
+func canStartOnramp(st receipt.State, at int64) error {
+	if err := receipt.CanStartOnramp(st, at); err != nil {
+		return err
+	}
+	return windowOpen(st, at)
+}
+
+// windowOpen refuses, with receipt.ErrState, a start at or after the end of the receipt's
+// payment window (ExpiresAt), whether or not the window process has recorded the expiry yet (it
+// does a few seconds later): an open onramp attempt holds the window, so a session started then
+// would keep the receipt from ever being failed, and the customer would pay an order the
+// merchant had given up.
+func windowOpen(st receipt.State, at int64) error {
+	if end := st.Receipt.ExpiresAt; end != 0 && at >= end {
+		return fmt.Errorf("%w: the payment window ended at %s; only funds confirmed at the receipt's deposit address can pay it now",
+			receipt.ErrState, time.UnixMilli(end).UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 // amountUSD is what the processor must collect: the total of a USD receipt, and an EUR receipt's
