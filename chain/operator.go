@@ -293,14 +293,15 @@ func (o *Operator) SignDeploy(ctx context.Context, nonce uint64, payees []string
 }
 
 // Broadcast sends a signed transaction. A node that already has it, or has mined its nonce,
-// answers with an error that is not one here: the receipt lookup settles it.
+// answers with an error that is not one here: the receipt lookup settles it. Errors: a
+// *RefusedError when the node refuses the transaction itself, the node's or connection's others.
 func (o *Operator) Broadcast(ctx context.Context, raw []byte) error {
 	tx := new(types.Transaction)
 	if err := tx.UnmarshalBinary(raw); err != nil {
 		return err
 	}
 	if err := o.b.SendTransaction(ctx, tx); err != nil && !alreadySent(err) {
-		return err
+		return refusal(err)
 	}
 	return nil
 }

@@ -2,15 +2,20 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/payledger/payledger/chain/contracts"
+	"github.com/payledger/payledger/domain/onchain"
 )
 
 // SendETH sends opts.Value wei from opts.From to to as a plain transfer and does not wait. Like
@@ -115,3 +120,50 @@ func SendToken(opts *bind.TransactOpts, b bind.ContractBackend, token, to common
 
 // transferMargin is added to an ERC-20 transfer's estimated gas (see SendToken).
 const transferMargin = 110_000
+
+// RefusedError is a node's answer refusing a signed transaction for what it is (its fee over the
+// node's cap, its gas, a pool's rule), as opposed to a connection that failed, a transaction the
+// node has or whose nonce is used (alreadySent), or a lack of funds (funding the operator ends
+// it): sending the same bytes again may well be refused again. Settlement replaces such a
+// transaction at its nonce (SignCancel) when the refusal lasts, so the nonce it holds does not
+// hold every later operator transaction with it.
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string { return "the node refused the transaction: " + e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// Refused says the node refused the transaction itself (see RefusedError).
+func (e *RefusedError) Refused() bool { return true }
+
+// refusal is err as a RefusedError when the node answered it (a JSON-RPC error) and it is a
+// refusal of the transaction (not a lack of funds, not a nonce in use); else err.
+func refusal(err error) error {
+	var answered rpc.Error
+	if !errors.As(err, &answered) {
+		return err
+	}
+	msg := strings.ToLower(err.Error())
+	for _, s := range []string{"insufficient funds", "underpriced", "nonce too high"} {
+		if strings.Contains(msg, s) {
+			return err
+		}
+	}
+	return &RefusedError{Err: err}
+}
+
+// SignCancel signs a transfer of nothing from the operator to itself at nonce, with 21,000 gas
+// and the node's current fees: mined, it takes the nonce of a transaction the node refuses for
+// good (RefusedError), whose nonce held every later operator transaction; Replaced then drops
+// the refused one and its work is signed again at a new nonce.
+func (o *Operator) SignCancel(ctx context.Context, nonce uint64) (onchain.SignedTx, error) {
+	opts, err := o.opts(ctx, nonce)
+	if err != nil {
+		return onchain.SignedTx{}, err
+	}
+	opts.GasLimit, opts.Value = params.TxGas, new(big.Int)
+	tx, err := SendETH(opts, o.b, o.from)
+	if err != nil {
+		return onchain.SignedTx{}, fmt.Errorf("chain: signing the replacement at nonce %d: %w", nonce, err)
+	}
+	return signed(tx, "")
+}

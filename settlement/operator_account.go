@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -31,6 +32,9 @@ type SplitChain interface {
 	// Replaced says whether the operator's transaction hash, signed at nonce, can no longer be
 	// mined: it is in no block and the operator's nonce CHAIN_CONFIRMATIONS deep is past nonce.
 	Replaced(ctx context.Context, hash string, nonce uint64) (bool, error)
+	// SignCancel signs a transfer of nothing from the operator to itself at nonce, at current
+	// fees: it takes the nonce of a transaction the node refuses for good.
+	SignCancel(ctx context.Context, nonce uint64) (SignedTx, error)
 	// SplitPayees is the payees of the split contract at split and their shares, in the
 	// contract's order, at most limit+1 of them; ok false when the contract does not answer as a
 	// splitter. Errors: the node's.
@@ -153,14 +157,30 @@ type OperatorSender struct {
 	chain  SplitChain
 	ledger OperatorLedger
 	mu     sync.Mutex
+
+	// RefusedWait is how long the node must keep refusing a signed transaction before it is
+	// replaced at its nonce (0: DefaultRefusedWait); a refusal may pass (a full pool).
+	RefusedWait time.Duration
+	now         func() time.Time
+	refusedMu   sync.Mutex
+	refused     map[string]time.Time // hash: the first refusal seen by this process
 }
+
+// DefaultRefusedWait is OperatorSender.RefusedWait's default.
+const DefaultRefusedWait = 10 * time.Minute
 
 // NewOperatorSender returns the sender. It panics on a nil dependency.
 func NewOperatorSender(chain SplitChain, ledger OperatorLedger) *OperatorSender {
 	if chain == nil || ledger == nil {
 		panic("settlement.NewOperatorSender: nil dependency")
 	}
-	return &OperatorSender{chain: chain, ledger: ledger}
+	return &OperatorSender{chain: chain, ledger: ledger, now: time.Now, refused: map[string]time.Time{}}
+}
+
+// WithClock sets the clock that times refusals (RefusedWait); call it before use.
+func (o *OperatorSender) WithClock(now func() time.Time) *OperatorSender {
+	o.now = now
+	return o
 }
 
 // Chain is the chain the sender signs for.
@@ -278,14 +298,18 @@ func (o *OperatorSender) Settle(ctx context.Context) (int, error) {
 				if err := o.ledger.Settle(ctx, tx.ID, TxReverted, "", 0); err != nil {
 					return settled, err
 				}
+				o.forgetRefusal(tx.Hash)
 				settled++
 				continue
 			}
 			if err := o.chain.Broadcast(ctx, tx.Raw); err != nil {
-				return settled, fmt.Errorf("rebroadcast %s: %w", tx.Hash, err)
+				if replaced, rerr := o.replaceRefused(ctx, tx, err); rerr != nil || !replaced {
+					return settled, errors.Join(fmt.Errorf("rebroadcast %s: %w", tx.Hash, err), rerr)
+				}
 			}
 			continue
 		}
+		o.forgetRefusal(tx.Hash)
 		status, amount := settlement(out)
 		if err := o.ledger.Settle(ctx, tx.ID, status, amount, out.GasUsed); err != nil {
 			return settled, err
@@ -306,4 +330,58 @@ func settlement(o *TxOutcome) (status, amount string) {
 		amount = o.Released.String()
 	}
 	return status, amount
+}
+
+// replaceRefused replaces tx at its nonce with a transfer of nothing (SignCancel) when the node
+// has refused it (a RefusedError: its fee over the node's cap, say) for RefusedWait and the
+// operator's next nonce is its own: no other transaction holds the nonce, and every later
+// operator transaction (sweeps, releases, charges, deployments) waits behind it. Once the
+// replacement is deep, Replaced drops tx and its work is signed again at a new nonce. replaced
+// says the replacement was sent, or the nonce is held by another transaction already.
+func (o *OperatorSender) replaceRefused(ctx context.Context, tx OperatorTx, sendErr error) (replaced bool, err error) {
+	var r interface{ Refused() bool }
+	if !errors.As(sendErr, &r) || !r.Refused() || o.now().Sub(o.firstRefusal(tx.Hash)) < o.refusedWait() {
+		return false, nil
+	}
+	next, err := o.chain.PendingNonce(ctx)
+	if err != nil || next != tx.Nonce {
+		return next > tx.Nonce, err // a lower nonce is missing first, or this one is held already
+	}
+	c, err := o.chain.SignCancel(ctx, tx.Nonce)
+	if err != nil {
+		return false, err
+	}
+	if err := o.chain.Broadcast(ctx, c.Raw); err != nil {
+		return false, fmt.Errorf("replacing it at nonce %d: %w", tx.Nonce, err)
+	}
+	zerolog.Ctx(ctx).Error().Str("tx", tx.Hash).Str("kind", tx.Kind).Uint64("nonce", tx.Nonce).Str("replacement", c.Hash).
+		Str("refusal", sendErr.Error()).Msg("operator transaction refused by the node since " + o.refusedWait().String() +
+		": replaced at its nonce by a transfer of nothing to the operator, so the transactions after it can be mined; its work is signed again once the replacement is deep")
+	return true, nil
+}
+
+// firstRefusal is when this process first saw the node refuse hash (now, the first time).
+func (o *OperatorSender) firstRefusal(hash string) time.Time {
+	o.refusedMu.Lock()
+	defer o.refusedMu.Unlock()
+	first, ok := o.refused[hash]
+	if !ok {
+		first = o.now()
+		o.refused[hash] = first
+	}
+	return first
+}
+
+// forgetRefusal forgets hash's refusal once it is settled.
+func (o *OperatorSender) forgetRefusal(hash string) {
+	o.refusedMu.Lock()
+	defer o.refusedMu.Unlock()
+	delete(o.refused, hash)
+}
+
+func (o *OperatorSender) refusedWait() time.Duration {
+	if o.RefusedWait <= 0 {
+		return DefaultRefusedWait
+	}
+	return o.RefusedWait
 }

@@ -124,3 +124,79 @@ func TestOperatorReleaseSettlesAtDepth(t *testing.T) {
 		t.Fatalf("unsettled %+v %v", open, err)
 	}
 }
+
+// feeOverCap signs a transfer of nothing from the operator to itself at nonce whose fee (21,000
+// gas at 100,000 gwei: 2.1 ETH) is over the node's RPCTxFeeCap (geth's default, 1 ETH): every
+// node refuses it when it is sent, for good.
+func (e *depositEnv) feeOverCap(nonce uint64) settlement.SignedTx {
+	e.t.Helper()
+	o, err := bind.NewKeyedTransactorWithChainID(e.op, big.NewInt(chain.DevChainID))
+	e.ok(err)
+	o.Context, o.Nonce, o.NoSend, o.GasLimit = e.ctx, new(big.Int).SetUint64(nonce), true, 21_000
+	o.GasTipCap, o.GasFeeCap, o.Value = big.NewInt(1e9), big.NewInt(1e14), new(big.Int)
+	tx, err := chain.SendETH(o, e.sim, o.From)
+	e.ok(err)
+	raw, err := tx.MarshalBinary()
+	e.ok(err)
+	return settlement.SignedTx{Hash: strings.ToLower(tx.Hash().Hex()), Raw: raw, Nonce: nonce, Gas: tx.Gas()}
+}
+
+// Stop 64: an operator transaction the node refused for good when broadcast (geth's 1 ETH
+// RPCTxFeeCap on a large sweep while the base fee is high) stayed signed and was sent again every
+// pass; its nonce was never mined, so every later operator transaction (sweeps, releases, charges,
+// deployments) waited behind it until someone acted. Refused for RefusedWait with the operator's
+// next nonce its own, it is replaced at that nonce by a transfer of nothing; once that is deep
+// the refused one is dropped (its receipts free for a new release) and the later ones are mined.
+func TestOperatorTransactionRefusedForGoodIsReplaced(t *testing.T) {
+	t.Parallel()
+	e := newDepositEnv(t)
+	op := e.operator()
+	ledger := pgstore.NewOperatorTransactions(e.pool)
+	clock := e.at
+	sender := settlement.NewOperatorSender(op, ledger).WithClock(func() time.Time { return clock })
+	payee, split := newWallet(t), newWallet(t)
+	release := settlement.OperatorTx{Kind: settlement.TxRelease, Split: split, Token: "USDC", Payee: payee}
+	refused, err := sender.Send(e.ctx, release, []string{"r-1"}, func(nonce uint64) (settlement.SignedTx, error) {
+		return e.feeOverCap(nonce), nil
+	})
+	var r interface{ Refused() bool }
+	if !errors.As(err, &r) {
+		t.Fatalf("sending a fee over the cap: %v, want the node's refusal", err)
+	}
+	deploy, err := sender.Send(e.ctx, settlement.OperatorTx{Kind: settlement.TxDeploy}, nil, func(nonce uint64) (settlement.SignedTx, error) {
+		return op.SignDeploy(e.ctx, nonce, []string{payee}, []int{10_000})
+	})
+	e.ok(err)
+	e.b.Commit()
+	if _, err := e.sim.TransactionReceipt(e.ctx, common.HexToHash(deploy.Hash)); err == nil {
+		t.Fatal("the deployment was mined past the refused transaction's nonce")
+	}
+	if _, err := sender.Settle(e.ctx); err == nil {
+		t.Fatal("a refused rebroadcast settled without an error before RefusedWait")
+	}
+	clock = clock.Add(settlement.DefaultRefusedWait)
+	if _, err := sender.Settle(e.ctx); err != nil {
+		t.Fatalf("settle after RefusedWait: %v", err)
+	}
+	for range 2 {
+		e.commit()
+	}
+	n, err := sender.Settle(e.ctx)
+	e.ok(err)
+	if n != 2 {
+		t.Fatalf("settled %d, want the refused release dropped and the deployment mined", n)
+	}
+	rc, err := e.sim.TransactionReceipt(e.ctx, common.HexToHash(deploy.Hash))
+	e.ok(err)
+	if rc.Status != 1 {
+		t.Fatalf("the deployment reverted")
+	}
+	if open, err := ledger.Unsettled(e.ctx, op.Sender()); err != nil || len(open) != 0 {
+		t.Fatalf("unsettled %+v %v", open, err)
+	}
+	cov, err := ledger.Coverage(e.ctx, []string{"r-1"})
+	e.ok(err)
+	if len(cov["r-1"]) != 0 {
+		t.Fatalf("the refused release %s still covers r-1: %+v", refused.Hash, cov)
+	}
+}
