@@ -10,7 +10,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/rs/zerolog"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -66,7 +65,7 @@ func NewHandler(store Store, now func() time.Time) http.Handler {
 	srv := handler.New(NewExecutableSchema(cfg))
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.SetQueryCache(newQueryCache(queryCacheBudget, queryCacheEntries)) // cache.go: bounded by weight, not count
 	srv.SetParserTokenLimit(MaxTokens)
 	srv.Use(extension.Introspection{})
 	srv.Use(FieldLimit{Max: MaxFields, MaxIntrospection: MaxIntrospection})
