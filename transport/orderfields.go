@@ -5,13 +5,15 @@ import (
 	"net/mail"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/webhooks"
 )
 
 // The optional fields of orders and direct receipts: buyer details, links, metadata and the
-// webhook URL, each with its snake_case or camelCase alias.
+// webhook URL, each with its snake_case or camelCase alias. Text bounds count characters, as
+// their messages say (a buyer's name of 70 Japanese characters is 210 bytes).
 
 // optionalFields are the optional order and receipt fields; snake_case aliases are accepted.
 type optionalFields struct {
@@ -67,7 +69,7 @@ func (s *Server) parseOptional(o optionalFields, g *receipt.Generated) error {
 			return InvalidInput(name + " must be an http(s) URL")
 		}
 	}
-	if len(g.PostPaymentAction) > 2000 {
+	if utf8.RuneCountInString(g.PostPaymentAction) > 2000 {
 		return InvalidInput("postPaymentAction must be at most 2000 characters")
 	}
 	b := receipt.Buyer{
@@ -88,13 +90,13 @@ func (s *Server) parseOptional(o optionalFields, g *receipt.Generated) error {
 	}
 	for name, v := range map[string]string{"buyerFirstName": b.FirstName, "buyerLastName": b.LastName, "phone": b.Phone, "addressLine1": b.AddressLine1,
 		"addressLine2": b.AddressLine2, "city": b.City, "state": b.State, "postalCode": b.PostalCode} {
-		if len(v) > 200 {
+		if utf8.RuneCountInString(v) > 200 {
 			return InvalidInput(name + " must be at most 200 characters")
 		}
 	}
 	g.Buyer = b
 	g.TransactionID = first(o.TransactionID, o.TransactionIDAlias)
-	if len(g.TransactionID) > 200 {
+	if utf8.RuneCountInString(g.TransactionID) > 200 {
 		return InvalidInput("transactionId must be at most 200 characters")
 	}
 	md, err := parseMetadata(o.Metadata)
@@ -147,7 +149,7 @@ func parseMetadata(m json.RawMessage) (map[string]string, error) {
 	out := make(map[string]string, len(raw))
 	for k, v := range raw {
 		var sv string
-		if json.Unmarshal(v, &sv) != nil || len(sv) > 500 || k == "" || len(k) > 100 {
+		if json.Unmarshal(v, &sv) != nil || utf8.RuneCountInString(sv) > 500 || k == "" || utf8.RuneCountInString(k) > 100 {
 			return nil, InvalidInput("metadata." + k + " must be a string of at most 500 characters")
 		}
 		out[k] = sv
