@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/payledger/payledger/domain/receipt"
@@ -218,7 +219,12 @@ type HintsChecked struct {
 
 // CheckPaymentHintsHandler runs the passes (the hint follower; every instance may run it: a
 // receipt takes one attempt per hash).
-type CheckPaymentHintsHandler struct{ hints hintChecker }
+type CheckPaymentHintsHandler struct {
+	hints hintChecker
+	mu    sync.Mutex // the cursor
+	// after is where the next pass reads: hints submitted at or after it (zero: from the oldest).
+	after time.Time
+}
 
 // NewCheckPaymentHintsHandler returns the handler; it panics on a nil dependency (without a
 // chain there is nothing to follow: do not run it).
@@ -230,45 +236,89 @@ func NewCheckPaymentHintsHandler(store Store, hints PaymentHints, owners Deposit
 }
 
 // Handle expires the hints waiting longer than a day, then checks up to cmd.Limit (default 100)
-// waiting ones, oldest first: a mined transaction is decided as when the hint was posted. A
-// closed receipt's hint is refused. Errors: wrapped store, hint store and chain errors (the
-// pass stops at the first).
+// waiting ones, the page after the last pass's (from the oldest again after the last page): hints
+// whose transaction is never mined (anyone can post well-formed hashes, and they wait a day) never
+// keep the ones behind them from being checked. A mined transaction is decided as when the hint
+// was posted; a closed receipt's hint is refused. A hint that cannot be checked (its receipt
+// cannot be loaded, a store error) does not hold up the others. Errors: the hint store's
+// (expiry, listing), then the first hint's error after the pass.
 func (h *CheckPaymentHintsHandler) Handle(ctx context.Context, cmd CheckPaymentHints) (HintsChecked, error) {
 	c, now := h.hints, h.hints.now()
 	if _, err := c.hints.Expire(ctx, now.Add(-hintFollowFor), now); err != nil {
 		return HintsChecked{}, err
 	}
-	limit := cmd.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	waiting, err := c.hints.Waiting(ctx, now.Add(-hintFollowFor), limit)
+	waiting, err := h.nextPage(ctx, now.Add(-hintFollowFor), cmd.Limit)
 	if err != nil {
 		return HintsChecked{}, err
 	}
 	var out HintsChecked
+	var first error
 	for _, hint := range waiting {
 		out.Checked++
-		loaded, err := LoadReceipt(ctx, c.store, hint.ReceiptID)
-		if err != nil {
-			return out, err
+		res, err := h.checkWaiting(ctx, hint)
+		if err != nil && ctx.Err() != nil {
+			return out, ctx.Err()
 		}
-		st := loaded.State
-		if receipt.CanStartAttempt(st) != nil || st.Receipt.DepositAddress == "" {
-			if err := c.decide(ctx, hint, HintRefused); err != nil {
-				return out, err
-			}
-			continue
-		}
-		res, err := c.check(ctx, hint, st.Receipt.DepositAddress, hintMeta)
-		var refusal *Refusal
-		if err != nil && !errors.As(err, &refusal) {
-			return out, err
+		if err != nil && first == nil {
+			first = fmt.Errorf("payment hint %s of %s: %w", hint.TransactionHash, hint.ReceiptID, err)
 		}
 		if res.AttemptID != "" {
 			out.Credited++
 			out.Changes = append(out.Changes, ReceiptChange{ReceiptID: hint.ReceiptID, Result: res.Result})
 		}
 	}
-	return out, nil
+	return out, first
+}
+
+// nextPage is the next page of at most limit (default 100) waiting hints submitted at or after
+// since, oldest first, after the last pass's page; after a short page the next pass starts from
+// the oldest again. A page reads from the submission time of the last one's last hint (that hint
+// again, as Waiting counts from a time); a page whose hints were all submitted at that very time
+// moves past it.
+func (h *CheckPaymentHintsHandler) nextPage(ctx context.Context, since time.Time, limit int) ([]PaymentHint, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	waiting, err := h.hints.hints.Waiting(ctx, maxTime(since, h.after), limit)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(waiting) < limit:
+		h.after = time.Time{}
+	case waiting[0].SubmittedAt.Equal(waiting[len(waiting)-1].SubmittedAt):
+		h.after = waiting[0].SubmittedAt.Add(time.Microsecond) // PostgreSQL's precision
+	default:
+		h.after = waiting[len(waiting)-1].SubmittedAt
+	}
+	return waiting, nil
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// checkWaiting decides a waiting hint as when it was posted: refused for a receipt that takes
+// no attempt now (or has no deposit address), else checked on chain. Errors: the receipt's load,
+// the check's (not its refusals).
+func (h *CheckPaymentHintsHandler) checkWaiting(ctx context.Context, hint PaymentHint) (WalletPaymentSubmitted, error) {
+	c := h.hints
+	loaded, err := LoadReceipt(ctx, c.store, hint.ReceiptID)
+	if err != nil {
+		return WalletPaymentSubmitted{}, err
+	}
+	st := loaded.State
+	if receipt.CanStartAttempt(st) != nil || st.Receipt.DepositAddress == "" {
+		return WalletPaymentSubmitted{}, c.decide(ctx, hint, HintRefused)
+	}
+	res, err := c.check(ctx, hint, st.Receipt.DepositAddress, hintMeta)
+	var refusal *Refusal
+	if err != nil && !errors.As(err, &refusal) {
+		return res, err
+	}
+	return res, nil
 }
