@@ -78,6 +78,7 @@ func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error
 	if err != nil {
 		return Refunded{}, err
 	}
+	var key string // the refund's hold on its hash (holdKey)
 	if order.TransactionHash != "" {
 		// The receipt's owner first: another merchant's refund must neither learn that a hash is
 		// counted (409) nor hold it. A receipt's merchant never changes, so the check holds below.
@@ -91,7 +92,8 @@ func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error
 		if err := l.State.CheckClaim(order); err != nil { // before the hash is held
 			return Refunded{}, claimRefusal(err)
 		}
-		if _, err = h.claims.Reserve(ctx, order.TransactionHash, cmd.ReceiptID, h.now()); err != nil {
+		key = holdKey(l.State, order)
+		if _, err = h.claims.Reserve(ctx, key, cmd.ReceiptID, h.now()); err != nil {
 			return Refunded{}, err
 		}
 	}
@@ -99,13 +101,16 @@ func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error
 		if err := refunder(st, cmd); err != nil {
 			return nil, err
 		}
+		if order.TransactionHash != "" && holdKey(st, order) != key { // held as the other kind of refund
+			return nil, errRefundKindChanged
+		}
 		o := order
 		o.At = h.now().UnixMilli()
 		return receipt.RequestRefund(st, o)
 	})
 	if err != nil {
 		if order.TransactionHash != "" {
-			if rerr := h.release(ctx, order.TransactionHash, cmd.ReceiptID); rerr != nil {
+			if rerr := h.release(ctx, key, cmd.ReceiptID); rerr != nil {
 				err = errors.Join(err, fmt.Errorf("releasing the refund hash: %w", rerr))
 			}
 		}
@@ -143,19 +148,44 @@ func refunder(st receipt.State, cmd Refund) error {
 	return nil
 }
 
-// release gives back this request's hold on hash after its refund failed, unless the receipt's
-// history counts a refund with hash: an append whose commit answered with an error may have
-// been recorded, and its claim is the verifier's to judge. (A crash before this leaves the hold
-// to the verifier, which deletes a claim never recorded.)
-func (h *RefundHandler) release(ctx context.Context, hash, receiptID string) error {
+// release gives back this request's hold (key, holdKey) on its hash after its refund failed,
+// unless the receipt's history counts a refund with the hash: an append whose commit answered
+// with an error may have been recorded, and its claim is the verifier's to judge. (A crash
+// before this leaves the hold to the verifier, which deletes a claim never recorded.)
+func (h *RefundHandler) release(ctx context.Context, key, receiptID string) error {
 	l, err := LoadReceipt(ctx, h.store, receiptID)
 	if err != nil { // the hold stays; the verifier deletes it in a minute if nothing was recorded
 		return err
 	}
-	if _, recorded := l.State.CountedRefund(hash); recorded {
+	if _, recorded := l.State.CountedRefund(RefundHashOf(key)); recorded {
 		return nil
 	}
-	return h.claims.Release(ctx, hash, receiptID)
+	return h.claims.Release(ctx, key, receiptID)
+}
+
+// errRefundKindChanged: the receipt changed between the hold on the hash and the append so that
+// the refund is now of the other kind (a claim, or the merchant's word); rare, sent again it holds
+// the right key.
+var errRefundKindChanged = &Refusal{Kind: KindConflict, Code: "conflict", Message: "The receipt changed while the refund was recorded; send the refund again"}
+
+// holdKey is what RefundClaims holds for a refund with a transaction hash. A claim, which the
+// chain proves, holds the hash itself: one transfer counts for one refund, service-wide. A refund
+// on the merchant's word (a receipt paid by the onramp processor or at a terminal) proves nothing
+// and holds the hash for its merchant only ("<hash>/<merchant>"): it held the hash itself, so any
+// merchant could refund a receipt of its own (a terminal sale it completed itself) on its word
+// with the hash of another merchant's refund transaction, seen on chain or in the mempool, and
+// that merchant's claim of its own refund was 409 conflict for good.
+func holdKey(st receipt.State, o receipt.RefundOrder) string {
+	if o.Unknown != nil || st.PaidOnChain() || st.Status == receipt.StatusFailed {
+		return o.TransactionHash
+	}
+	return o.TransactionHash + "/" + strings.ToLower(st.Receipt.Merchant)
+}
+
+// RefundHashOf is the transaction hash of a hold key (holdKey).
+func RefundHashOf(key string) string {
+	hash, _, _ := strings.Cut(key, "/")
+	return hash
 }
 
 // maxRefundReason is the longest reason of a refund, in characters.

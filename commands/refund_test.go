@@ -136,7 +136,8 @@ func TestRefundHashCountsOnce(t *testing.T) {
 			t.Fatalf("hash reused on %s: %v", id, err)
 		}
 	}
-	if held.by[hash] != a {
+	// On the merchant's word (a processor payment) the hash is held for its merchant (stop 64).
+	if held.by[hash+"/"+payMerchant] != a {
 		t.Fatalf("held %v", held.by)
 	}
 }
@@ -191,7 +192,7 @@ func TestRefundDoubleSubmitKeepsItsHash(t *testing.T) {
 	if second != nil || first == nil {
 		t.Fatalf("requests: first %v, second %v; want the second recorded and the first refused", first, second)
 	}
-	if len(held.by) != 1 || held.by[hash] == b {
+	if len(held.by) != 1 || held.by[hash+"/"+payMerchant] == "" || held.by[hash+"/"+payMerchant] == b {
 		t.Fatalf("after the double submit the hash is held by %v", held.by)
 	}
 	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: b, Reason: "y", AmountUSD: "10", TransactionHash: hash, By: payMerchant}); !errors.Is(err, commands.ErrRefundHashTaken) {
@@ -232,14 +233,44 @@ func TestRefundOfAnotherMerchantsReceiptTouchesNoHash(t *testing.T) {
 	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: a, Reason: "x", AmountUSD: "2", TransactionHash: counted, By: payMerchant}); err != nil {
 		t.Fatal(err)
 	}
-	holders := held.holders[counted]
+	holders := held.holders[counted+"/"+payMerchant]
+	if holders == 0 {
+		t.Fatalf("the refund holds nothing: %v", held.by)
+	}
 	for _, hash := range []string{counted, fresh} {
 		_, err := h.Handle(e.ctx, commands.Refund{ReceiptID: a, Reason: "x", AmountUSD: "1", TransactionHash: hash, By: "0x" + strings.Repeat("9", 40)})
 		if !errors.Is(err, receipt.ErrNotFound) {
 			t.Fatalf("another merchant's refund with %s: %v, want not found", hash, err)
 		}
 	}
-	if held.holders[counted] != holders || held.by[fresh] != "" || held.reserves != 1 {
-		t.Fatalf("another merchant's refunds touched the hashes: holders %d -> %d, fresh held by %q, %d reserves", holders, held.holders[counted], held.by[fresh], held.reserves)
+	if held.holders[counted+"/"+payMerchant] != holders || len(held.by) != 1 || held.reserves != 1 {
+		t.Fatalf("another merchant's refunds touched the hashes: holders %d -> %d, held %v, %d reserves", holders, held.holders[counted+"/"+payMerchant], held.by, held.reserves)
+	}
+}
+
+// Stop 64: a refund on the merchant's word holds its hash for its merchant only: another
+// merchant's refund on its word with the same hash is taken (a batch transaction, or a hash
+// copied from the chain that proves nothing either way), the same merchant's is 409 conflict.
+func TestRefundOnTheMerchantsWordHoldsItsHashForItsMerchant(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t)
+	held := &heldHashes{}
+	h := commands.NewRefundHandler(e.store, held, e.now)
+	a, b, c := e.receipt(payMerchant, "USD", 1000), e.receipt(payMerchant, "USD", 1000), e.receipt(payOther, "USD", 1000)
+	for _, id := range []string{a, b, c} {
+		e.paid(id)
+	}
+	hash := "0x" + strings.Repeat("7", 64)
+	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: a, Reason: "x", AmountUSD: "1", TransactionHash: hash, By: payMerchant}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: c, Reason: "x", AmountUSD: "1", TransactionHash: hash, By: payOther}); err != nil {
+		t.Fatalf("another merchant's refund on its word: %v", err)
+	}
+	if _, err := h.Handle(e.ctx, commands.Refund{ReceiptID: b, Reason: "x", AmountUSD: "1", TransactionHash: hash, By: payMerchant}); !errors.Is(err, commands.ErrRefundHashTaken) {
+		t.Fatalf("the same merchant's other receipt: %v, want a conflict", err)
+	}
+	if _, ok := held.by[hash]; ok {
+		t.Fatalf("a refund on the merchant's word holds the hash itself: %v", held.by)
 	}
 }

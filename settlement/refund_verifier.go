@@ -123,7 +123,8 @@ func (v *RefundVerifier) verify(ctx context.Context, head uint64, c RefundClaim,
 		return err
 	}
 	now := v.Now()
-	rec, ok := l.State.CountedRefund(c.TransactionHash)
+	// A refund on the merchant's word is held under its hash and merchant (commands.RefundHashOf).
+	rec, ok := l.State.CountedRefund(commands.RefundHashOf(c.TransactionHash))
 	switch {
 	case !ok && now.Sub(c.ClaimedAt) > refundClaimGrace: // reserved, never recorded (or refused already)
 		return v.Claims.Free(ctx, c, now)
