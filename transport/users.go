@@ -285,6 +285,7 @@ func (s *Server) postProfile(c echo.Context) error {
 }
 
 // profilePatch validates each present field (DESIGN 8); the first bad one gives invalid_input.
+// pfpUrl "" clears the picture (a picture set by mistake could otherwise only be replaced).
 // Texts others are shown (displayName, the lists) refuse control and bidirectional formatting
 // characters, as a shop's name does (checkLine).
 func profilePatch(body map[string]json.RawMessage) (readmodels.ProfilePatch, error) {
@@ -305,9 +306,10 @@ func profilePatch(body map[string]json.RawMessage) (readmodels.ProfilePatch, err
 			}
 			p.DisplayName = &v
 		case "pfpUrl":
+			// "" removes the picture: the profile then shows none, as before one was set.
 			var v string
-			if json.Unmarshal(raw, &v) != nil || isNull(raw) || !httpsURL(v) {
-				return p, bad("must be an https URL")
+			if json.Unmarshal(raw, &v) != nil || isNull(raw) || (v != "" && !httpsURL(v)) {
+				return p, bad(`must be an https URL, or "" for no picture`)
 			}
 			p.PfpURL = &v
 		case "domains", "platforms", "languages":
