@@ -143,7 +143,9 @@ func refusal(err error) error {
 		return err
 	}
 	msg := strings.ToLower(err.Error())
-	for _, s := range []string{"insufficient funds", "underpriced", "nonce too high"} {
+	// Not the transaction's fault: funds, a nonce in use, a provider's rate limit (some answer
+	// it as a JSON-RPC error).
+	for _, s := range []string{"insufficient funds", "underpriced", "nonce too high", "rate limit", "limit exceeded", "too many requests"} {
 		if strings.Contains(msg, s) {
 			return err
 		}
