@@ -164,10 +164,13 @@ func decideForeignSession(s State, u ProcessorUpdate) ([]Event, error) {
 }
 
 // ignoreProcessor records a processor success that pays nothing as PaymentIgnored, with its
-// source amount (USD cents: token USD, decimals 2), once per transaction hash (a hashless one
-// once: the reconciler asks about an open attempt on every pass).
+// source amount (USD cents: token USD, decimals 2), once per transaction hash, and a hashless one
+// once per attempt (the reconciler asks about an open attempt on every pass). Keyed by the
+// hash alone, a second session's hashless success found the first's key and was not recorded:
+// its attempt never ended (EndedAttempts), so it held the payment window open for good.
 func ignoreProcessor(s State, u ProcessorUpdate, c PaymentConfirmed, why string) ([]Event, error) {
-	if s.paymentIgnoredBefore(c.VerifiedBy, c.TransactionHash, nil) {
+	if c.TransactionHash == "" && slices.Contains(s.EndedAttempts, c.AttemptID) ||
+		c.TransactionHash != "" && s.paymentIgnoredBefore(c.VerifiedBy, c.TransactionHash, nil) {
 		return nil, nil
 	}
 	e := PaymentIgnored{AttemptID: c.AttemptID, VerifiedBy: c.VerifiedBy, TransactionHash: c.TransactionHash, Token: c.Token,
