@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -90,12 +91,8 @@ func RebuildReceiptsBlueGreen(ctx context.Context, pool *pgxpool.Pool, log LogRe
 		return fmt.Errorf("blue/green rebuild: the log read ended at %s, before the live checkpoint %s", reached, live)
 	}
 	done += n
-	swap := []string{`ALTER TABLE receipts RENAME TO receipts_old`, `ALTER TABLE ` + shadowTable + ` RENAME TO receipts`, `DROP TABLE receipts_old`,
-		`SELECT pg_notify('` + readmodels.ReceiptsChangedChannel + `', '*')`} // cached statuses came from the old table
-	for _, stmt := range swap {
-		if _, err := tx.Exec(ctx, stmt); err != nil {
-			return fmt.Errorf("swap tables: %w", err)
-		}
+	if err := swapIn(ctx, tx); err != nil {
+		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return err
@@ -116,17 +113,77 @@ func lockRebuild(ctx context.Context, pool *pgxpool.Pool) (release func(), err e
 	if err != nil {
 		return nil, fmt.Errorf("connect for the rebuild's lock: %w", err)
 	}
-	release = func() { _ = conn.Close(context.Background()) }
+	key := lockKey("rebuild:" + shadowTable)
+	closeConn := func() { _ = conn.Close(context.Background()) }
 	var got bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey("rebuild:"+shadowTable)).Scan(&got); err != nil {
-		release()
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&got); err != nil {
+		closeConn()
 		return nil, fmt.Errorf("the rebuild's lock: %w", err)
 	}
 	if !got {
-		release()
+		closeConn()
 		return nil, fmt.Errorf("%w: wait for it to end (its shadow table %s would be replaced under it)", ErrRebuildRunning, shadowTable)
 	}
-	return release, nil
+	// Unlocked before the session ends: the server ends a closed session, and frees its locks,
+	// a moment after the close, and a rebuild started at once was refused.
+	return func() {
+		uctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, _ = conn.Exec(uctx, `SELECT pg_advisory_unlock($1)`, key)
+		closeConn()
+	}, nil
+}
+
+// swapIn replaces the live table by the shadow in tx, which holds the live table's lock, under
+// the live table's name and its indexes' names.
+func swapIn(ctx context.Context, tx pgx.Tx) error {
+	renames, err := indexRenames(ctx, tx)
+	if err != nil {
+		return err
+	}
+	swap := []string{`ALTER TABLE receipts RENAME TO receipts_old`, `ALTER TABLE ` + shadowTable + ` RENAME TO receipts`, `DROP TABLE receipts_old`}
+	swap = append(swap, renames...)
+	swap = append(swap, `SELECT pg_notify('`+readmodels.ReceiptsChangedChannel+`', '*')`) // cached statuses came from the old table
+	for _, stmt := range swap {
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("swap tables: %w", err)
+		}
+	}
+	return nil
+}
+
+// indexPairsSQL pairs each index of the shadow table with the live table's index of the same
+// definition (its text without its name and table; equal definitions in name order), where their
+// names differ.
+const indexPairsSQL = `WITH defs AS (
+		SELECT i.indrelid::regclass::text AS tbl, c.relname::text AS name,
+			regexp_replace(pg_get_indexdef(i.indexrelid), '^CREATE (UNIQUE )?INDEX \S+ ON \S+ ', '\1') AS def
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		WHERE i.indrelid IN ('receipts'::regclass, '` + shadowTable + `'::regclass)),
+	numbered AS (SELECT tbl, name, def, row_number() OVER (PARTITION BY tbl, def ORDER BY name) AS n FROM defs)
+	SELECT s.name, l.name FROM numbered s JOIN numbered l ON l.def = s.def AND l.n = s.n
+	WHERE s.tbl = '` + shadowTable + `' AND l.tbl = 'receipts' AND s.name <> l.name ORDER BY l.name`
+
+// indexRenames are the statements that give the shadow's indexes (and the constraints they back)
+// the live table's names, once the live table is dropped: LIKE names them after the shadow
+// (receipts_next_pkey, receipts_next_expr_idx, ...), and a swapped-in table kept those names, so
+// a migration naming an index of receipts (022 drops receipts_wallet_pending) failed on a
+// database rebuilt before it, and serve did not start.
+func indexRenames(ctx context.Context, tx pgx.Tx) ([]string, error) {
+	rows, err := tx.Query(ctx, indexPairsSQL)
+	if err != nil {
+		return nil, fmt.Errorf("pair the shadow's indexes with the live ones: %w", err)
+	}
+	var out []string
+	var shadow, live string
+	_, err = pgx.ForEachRow(rows, []any{&shadow, &live}, func() error {
+		out = append(out, `ALTER INDEX `+pgx.Identifier{shadow}.Sanitize()+` RENAME TO `+pgx.Identifier{live}.Sanitize())
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pair the shadow's indexes with the live ones: %w", err)
+	}
+	return out, nil
 }
 
 // catchUpShadow replays into shadow up to the live checkpoint as it moves, outside any long
