@@ -32,7 +32,7 @@ type dashDelivery struct {
 }
 
 // dashReceiptView is /dashboard/receipts/{id}. DepositAddress, AmountRequired and AmountReceived
-// are shown only when set: receipts gain them with payments by deposit address.
+// are set for a receipt paid by deposit address only (dashDeposit).
 type dashReceiptView struct {
 	ID, Brand, TransactionID, Created, CreatedISO, Status, Currency string
 	Lines                                                           []dashLine
@@ -83,6 +83,7 @@ func (s *dash) dashReceipt(c echo.Context, sess transport.Session, f Frame) erro
 		return err
 	}
 	v := dashReceiptOf(row.State)
+	dashDeposit(&v, row.State)
 	v.Transfers = dashTransfers(row.State, s.cfg.PaymentChain.ExplorerURL)
 	v.UnknownTokens = dashUnknownTokens(row.State, s.cfg.PaymentChain.ExplorerURL, s.cfg.PaymentChain.ChainID)
 	totalsOnce(&v)

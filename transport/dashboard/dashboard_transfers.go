@@ -34,6 +34,24 @@ func dashTransfers(st receipt.State, explorer string) []dashTransfer {
 	return out
 }
 
+// dashDeposit fills a receipt paid by deposit address with that address and, in the token asked
+// for (the payment page's RequestedToken), the amount required and, once a transfer is seen, the
+// amount received (DESIGN 9), as the payment page shows them: an underpaid receipt reads
+// "received 5 of 10 USDC" without adding up the transfers. A receipt without a deposit address
+// (paid by card, at a terminal) shows none of them: its required amount in a token means nothing.
+func dashDeposit(v *dashReceiptView, st receipt.State) {
+	if v.DepositAddress = st.DepositAddress(); v.DepositAddress == "" {
+		return
+	}
+	token := st.RequestedToken()
+	if required := st.AmountRequired(); required != "" {
+		v.AmountRequired = page.TokenAmount(required) + " " + token
+	}
+	if received := st.AmountReceived(); received != "" {
+		v.AmountReceived = page.TokenAmount(received) + " " + token
+	}
+}
+
 // unitsAmount writes base units of a token of decimals as a decimal amount ("5000000", 6 →
 // "5.00"); the units as they are when they do not parse.
 func unitsAmount(units string, decimals uint8) string {
