@@ -150,15 +150,23 @@ func (v *RefundVerifier) verify(ctx context.Context, head uint64, c RefundClaim,
 	if err := v.onChain(ctx, tx); err != nil {
 		return err
 	}
-	p, reason, ok := receipt.JudgeRefund(l.State, receipt.RefundEvidence{TransactionHash: c.TransactionHash, Succeeded: tx.Succeeded,
-		Transfers: tx.Transfers, BlockNumber: tx.BlockNumber, BlockHash: tx.BlockHash, At: now.UnixMilli()})
+	ev := receipt.RefundEvidence{TransactionHash: c.TransactionHash, Succeeded: tx.Succeeded, Transfers: tx.Transfers,
+		BlockNumber: tx.BlockNumber, BlockHash: tx.BlockHash, At: now.UnixMilli()}
+	p, reason, ok := receipt.JudgeRefund(l.State, ev)
 	if !ok {
 		res.Refused++
 		return v.refuse(ctx, c, reason)
 	}
 	if _, _, err := commands.ChangeReceipt(ctx, v.Events, c.ReceiptID, refundMeta(), func(st receipt.State) ([]receipt.Event, error) {
+		// Judged again on the state appended to: the claim of the hash read above may have been
+		// refused meanwhile (by another instance) and the hash claimed again for more, and a
+		// verdict on the old claim would record the new one processed on a transfer that does not
+		// bring its amount. A claim the transaction does not prove now waits for the next step.
+		if p, _, ok = receipt.JudgeRefund(st, ev); !ok {
+			return nil, nil
+		}
 		return receipt.ProcessRefund(st, p)
-	}); err != nil {
+	}); err != nil || !ok {
 		return err
 	}
 	res.Processed++
