@@ -74,7 +74,9 @@ func NewCreateOrderHandler(splits *Splits, catalog Catalog, pricing PricingSourc
 
 // Handle checks the order in the spec's order (shape, items_required, split_required,
 // platform_recipient_not_configured, inventory_item_not_found), prices it and issues its
-// receipt. Errors: Invalid, ErrItemsRequired, ErrSplitRequired, ErrPlatformRecipient,
+// receipt. A request refused by a check of the merchant's state that an earlier request under
+// the same Idempotency-Key (and body) passed gets that request's receipt (Issuer.Replayed).
+// Errors: Invalid, ErrItemsRequired, ErrSplitRequired, ErrPlatformRecipient,
 // ErrInventoryNotFound, the Issuer's.
 func (h *CreateOrderHandler) Handle(ctx context.Context, cmd CreateOrder) (Issued, error) {
 	qtys, err := checkLines(cmd.Lines)
@@ -92,19 +94,36 @@ func (h *CreateOrderHandler) Handle(ctx context.Context, cmd CreateOrder) (Issue
 	if len(cmd.Lines) == 0 {
 		return Issued{}, ErrItemsRequired
 	}
-	if _, err := h.splits.Require(ctx, cmd.Merchant); err != nil {
+	g, err := h.price(ctx, &cmd, qtys, currency, rate, jurisdiction, components)
+	if err != nil {
+		// The checks above depend on the request alone; these read the merchant's split, items
+		// and pricing, which may have changed since an earlier request under the same key stored
+		// its receipt (the item sold out, deleted): that request's answer, not a refusal.
+		if issued, ok := h.issuer.Replayed(ctx, cmd.Merchant, cmd.Issue); ok {
+			return issued, nil
+		}
 		return Issued{}, err
 	}
+	return h.issuer.Issue(ctx, g, cmd.Issue)
+}
+
+// price checks what the order needs of the merchant's state (a split, the platform recipient,
+// its items and their stock) and prices it into the receipt's generation. Errors: Invalid,
+// ErrSplitRequired, ErrPlatformRecipient, ErrInventoryNotFound, the stores'.
+func (h *CreateOrderHandler) price(ctx context.Context, cmd *CreateOrder, qtys []int64, currency string, rate money.Rate, jurisdiction string, components []string) (receipt.Generated, error) {
+	if _, err := h.splits.Require(ctx, cmd.Merchant); err != nil {
+		return receipt.Generated{}, err
+	}
 	if h.platformRecipient == "" {
-		return Issued{}, ErrPlatformRecipient
+		return receipt.Generated{}, ErrPlatformRecipient
 	}
 	items, err := h.resolve(ctx, cmd.Merchant, cmd.Lines, qtys, &currency)
 	if err != nil {
-		return Issued{}, err
+		return receipt.Generated{}, err
 	}
 	mp, err := h.pricing.Pricing(ctx, cmd.Merchant)
 	if err != nil {
-		return Issued{}, err
+		return receipt.Generated{}, err
 	}
 	g := cmd.Details
 	g.Merchant, g.Source, g.Currency = cmd.Merchant, "order", currency
@@ -112,11 +131,11 @@ func (h *CreateOrderHandler) Handle(ctx context.Context, cmd CreateOrder) (Issue
 	g.BrandName, g.BrandKey, g.DefaultToken = mp.BrandName, mp.BrandKey, mp.DefaultToken
 	pr, err := receipt.Price(receipt.PriceInput{Items: items, TaxRate: rate, PlatformRate: mp.Platform, MerchantAddOn: mp.AddOn})
 	if err != nil { // receipt.ErrAmountTooLarge: its text names the amount and the bound
-		return Issued{}, Invalid(err.Error())
+		return receipt.Generated{}, Invalid(err.Error())
 	}
 	g.LineItems, g.Subtotal, g.Tax, g.Fee, g.PlatformFee, g.MerchantFee, g.Total = pr.LineItems, pr.Subtotal, pr.Tax, pr.Fee, pr.PlatformFee, pr.MerchantFee, pr.Total
 	g.FeeRate = pr.FeeRate.String()
-	return h.issuer.Issue(ctx, g, cmd.Issue)
+	return g, nil
 }
 
 // checkLines returns each line's quantity, or the first line's fault.

@@ -59,6 +59,13 @@ func (c *claims) Claim(_ context.Context, wallet, key, hash, id string) (string,
 	return hash, id, nil
 }
 
+func (c *claims) Bound(_ context.Context, wallet, key string) (string, string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	got := c.m[wallet+key]
+	return got[0], got[1], nil
+}
+
 func (c *claims) Release(_ context.Context, wallet, key, hash, id string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -20,10 +20,12 @@ import (
 // IdempotencyClaims records which receipt an Idempotency-Key created: Claim stores (key, hash,
 // id) unless the key is already held (for any request of the merchant, not only receipts'), and
 // returns what the key holds; Release forgets a binding (key, hash, id) whose receipt was
-// definitely not stored, so that the key is free again.
+// definitely not stored, so that the key is free again; Bound reads the key's live binding
+// without claiming it ("", "" when there is none).
 type IdempotencyClaims interface {
 	Claim(ctx context.Context, wallet, key, requestHash, receiptID string) (hash, id string, err error)
 	Release(ctx context.Context, wallet, key, requestHash, receiptID string) error
+	Bound(ctx context.Context, wallet, key string) (hash, id string, err error)
 }
 
 // WebhookKeyVault keeps each receipt's webhook signing key encrypted, outside the events.
@@ -123,6 +125,27 @@ func (i *Issuer) Issue(ctx context.Context, g receipt.Generated, how Issue) (Iss
 		}
 	}
 	return issued, err
+}
+
+// Replayed is the receipt an earlier request with the same Idempotency-Key and the same request
+// hash stored, for a command that refused this request before issuing it (a check that reads
+// state, such as the inventory, which may have changed since): the same request answers the
+// first answer again for the key's lifetime (DESIGN 9). ok is false without a key, when the key
+// is free or held for another request, when the bound receipt is not stored (yet), and when the
+// lookup fails: the caller then answers its own refusal.
+func (i *Issuer) Replayed(ctx context.Context, merchant string, how Issue) (issued Issued, ok bool) {
+	if how.IdempotencyKey == "" {
+		return Issued{}, false
+	}
+	hash, id, err := i.claims.Bound(ctx, merchant, how.IdempotencyKey)
+	if err != nil || id == "" || (hash != how.RequestHash && (how.LegacyRequestHash == "" || hash != how.LegacyRequestHash)) {
+		return Issued{}, false
+	}
+	loaded, err := LoadReceipt(ctx, i.store, id)
+	if err != nil || !loaded.State.Exists || loaded.State.Receipt.Merchant != merchant || loaded.State.Receipt.RequestHash != hash {
+		return Issued{}, false
+	}
+	return Issued{State: loaded.State, Replayed: true}, true
 }
 
 // notStored is an error after which the receipt is definitely not stored: it came before the

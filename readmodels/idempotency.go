@@ -75,6 +75,21 @@ func (i *Idempotency) Claim(ctx context.Context, wallet, key, requestHash, recei
 	return hash, id, nil
 }
 
+// Bound returns the live binding of (wallet, key) without claiming it: its request hash and
+// receipt id, or "", "" when the key is free (never bound, expired or released).
+func (i *Idempotency) Bound(ctx context.Context, wallet, key string) (string, string, error) {
+	var hash, id string
+	err := i.pool.QueryRow(ctx, `SELECT request_hash, receipt_id FROM idempotency_keys
+		WHERE wallet = $1 AND key = $2 AND created_at >= now() - make_interval(secs => $3)`, wallet, key, IdempotencyTTL).Scan(&hash, &id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", "", nil
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("read idempotency key: %w", err)
+	}
+	return hash, id, nil
+}
+
 // mirror holds (wallet, key) in idempotent_responses for the binding (hash, made at) unless the
 // middleware holds it live for another request; it returns the hash the key is held for there.
 // The row lives as long as the binding (its created_at), and is never done, so the middleware

@@ -123,3 +123,30 @@ func countIdem(t *testing.T, pool *pgxpool.Pool, from string) int {
 	}
 	return n
 }
+
+// TestIdempotencyKeyBound: Bound reads a key's live binding without claiming it; a key never
+// bound, released or past its 24 hours is free ("", "").
+func TestIdempotencyKeyBound(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.PoolFor(t, pgtest.URL(t))
+	idem, ctx := NewIdempotency(pool), context.Background()
+	const wallet = "0xabc"
+	if h, id, err := idem.Bound(ctx, wallet, "k"); err != nil || h != "" || id != "" {
+		t.Fatalf("never bound: %q %q %v", h, id, err)
+	}
+	if _, _, err := idem.Claim(ctx, wallet, "k", "order", "r1"); err != nil {
+		t.Fatal(err)
+	}
+	if h, id, err := idem.Bound(ctx, wallet, "k"); err != nil || h != "order" || id != "r1" {
+		t.Fatalf("bound: %q %q %v", h, id, err)
+	}
+	if h, id, err := idem.Bound(ctx, "0xdef", "k"); err != nil || h != "" || id != "" {
+		t.Fatalf("another wallet's key: %q %q %v", h, id, err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE idempotency_keys SET created_at = now() - interval '25 hours'`); err != nil {
+		t.Fatal(err)
+	}
+	if h, id, err := idem.Bound(ctx, wallet, "k"); err != nil || h != "" || id != "" {
+		t.Fatalf("expired: %q %q %v", h, id, err)
+	}
+}
