@@ -18,6 +18,7 @@ import (
 	"github.com/payledger/payledger/cmd/payledger/app/web"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/esdb"
+	"github.com/payledger/payledger/eventstore/journal"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/internal/pgarrays"
 	"github.com/payledger/payledger/migrations"
@@ -164,9 +165,28 @@ func tuneGC() {
 
 // serve runs the HTTP service until ctx ends, then drains in-flight requests and stops the
 // background workers before returning. Deferred closes run in reverse: the workers stop, then the
-// limiter, the ledger (event store, pool, private cluster), the chain client and the development
-// chain.
-func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
+// limiter, the ledger (event store, pool, private cluster), the chain client, the development
+// chain and, last, the journal's lock. A signal during the start stops it (exit 0).
+func serve(ctx context.Context, cfg config, base, log zerolog.Logger) (err error) {
+	serving := false
+	defer func() {
+		if err != nil && !serving && ctx.Err() != nil { // the operator's stop, not a failed start
+			log.Warn().Err(err).Msg("stopped by a signal during the start")
+			err = nil
+		}
+	}()
+	// Nothing starts while another serve holds the ports or the journal (`make run` twice): a
+	// second instance once started a development chain and moved the shared database's deposits
+	// onto it, and ran the workers, before its journal or port refused it.
+	if err := checkAddrs(cfg); err != nil {
+		return err
+	}
+	jr, err := journal.Open(cfg.JournalPath)
+	if err != nil {
+		return err
+	}
+	// Released last: a successor on the same JOURNAL_PATH starts only after the drain.
+	defer jr.Close()
 	stopTracing, err := startTracing(ctx, &cfg, log) // OTEL_EXPORTER_OTLP_ENDPOINT; off without it
 	if err != nil {
 		return err
@@ -206,48 +226,62 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) error {
 	if err != nil {
 		return err
 	}
+	sc.App.Journal = jr
 	logCapabilities(cfg, sc.App, log)
-	svc, err := web.Build(ctx, sc) // the one construction of the service (cmd/payledger/app)
+	svc, endService, err := buildUntilEnd(ctx, sc)
 	if err != nil {
 		return err
 	}
-	// The journal's lock is released last, once requests have drained and the workers (its
-	// replay) have stopped: a successor on the same JOURNAL_PATH starts only after that.
-	defer svc.Journal.Close()
+	defer endService()
 	api, err := svc.Server()
 	if err != nil {
 		return err
 	}
-
+	// The ports are bound before any worker starts: one taken since checkAddrs fails the start
+	// with no worker having run.
+	ls, err := listen(cfg)
+	if err != nil {
+		return err
+	}
+	defer ls.close()
 	// Background workers (projectors, processes, dispatchers) run until the HTTP server has drained.
 	stopWorkers := startWorkers(svc.Workers(), log)
 	defer stopWorkers()
-	return runHTTP(ctx, cfg, api.Echo, api.MetricsHandler(), stopWorkers, log)
+	serving = true
+	return runHTTP(ctx, cfg, ls, api.Echo, api.MetricsHandler(), stopWorkers, log)
 }
 
-// runHTTP serves until ctx ends or the server fails, then drains in-flight requests and only
-// then stops the background workers, which requests still in flight may need.
-func runHTTP(ctx context.Context, cfg config, e *echo.Echo, metricsHandler http.Handler, stopWorkers func(), log zerolog.Logger) error {
-	// The side listeners bind before the service answers: an operator who set METRICS_ADDR and
-	// got no /metrics (the port taken) would only learn it from an alert that never fired.
-	if cfg.PprofAddr != "" {
-		stop, err := startSide("PPROF_ADDR", cfg.PprofAddr, http.DefaultServeMux, 0, log) // a CPU profile takes its ?seconds
-		if err != nil {
-			return err
-		}
-		defer stop()
+// buildUntilEnd builds the service (web.Build) on a context that outlives the signal: what the
+// service keeps open on it (the exports' pool) closes when end is called, after the drain, so an
+// export in flight at the signal still reads. A signal during the build still cancels it.
+func buildUntilEnd(ctx context.Context, sc web.Config) (svc *web.Service, end func(), err error) {
+	life, end := context.WithCancel(context.WithoutCancel(ctx))
+	detach := context.AfterFunc(ctx, end)
+	svc, err = web.Build(life, sc)
+	if !detach() && err == nil { // the signal came during the build: what it opened is closing
+		err = context.Cause(ctx)
+	}
+	if err != nil {
+		end()
+		return nil, nil, err
+	}
+	return svc, end, nil
+}
+
+// runHTTP serves on ls until ctx ends or the server fails, then drains in-flight requests and
+// only then stops the background workers, which requests still in flight may need.
+func runHTTP(ctx context.Context, cfg config, ls *listeners, e *echo.Echo, metricsHandler http.Handler, stopWorkers func(), log zerolog.Logger) error {
+	if ls.pprof != nil {
+		defer startSide("PPROF_ADDR", ls.pprof, http.DefaultServeMux, 0, log)() // a CPU profile takes its ?seconds
 		log.Warn().Str("addr", cfg.PprofAddr).Msg("pprof listening")
 	}
-	if cfg.MetricsAddr != "" {
+	if ls.metrics != nil {
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", metricsHandler)
-		stop, err := startSide("METRICS_ADDR", cfg.MetricsAddr, mux, 30*time.Second, log)
-		if err != nil {
-			return err
-		}
-		defer stop()
+		defer startSide("METRICS_ADDR", ls.metrics, mux, 30*time.Second, log)()
 		log.Info().Str("addr", cfg.MetricsAddr).Msg("metrics listening")
 	}
+	e.Listener, ls.http = ls.http, nil // the server closes it from now on
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- e.Start(cfg.HTTPAddr) }()
 	log.Info().Str("addr", cfg.HTTPAddr).Str("env", cfg.AppEnv).Str("eventstore", cfg.EventStore).Msg("serving")
@@ -260,9 +294,20 @@ func runHTTP(ctx context.Context, cfg config, e *echo.Echo, metricsHandler http.
 	case <-ctx.Done():
 		log.Info().Msg("shutting down: draining in-flight requests")
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	return drain(e, stopWorkers, log)
+}
+
+// drain waits up to drainTimeout for the requests in flight, then stops the workers. Requests
+// still running at the deadline are cut (their connections closed, their contexts cancelled)
+// before the workers and pools they use stop: left running, they held the process in the pool's
+// close for as long as they lasted. A cut drain still exits 1.
+func drain(e *echo.Echo, stopWorkers func(), log zerolog.Logger) error {
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
 	if err := e.Shutdown(shutdownCtx); err != nil {
+		_ = e.Close()
+		log.Error().Dur("after", drainTimeout).Msg("requests still in flight at the drain's deadline: cut")
+		stopWorkers()
 		return fmt.Errorf("drain http server: %w", err)
 	}
 	stopWorkers()
@@ -270,20 +315,20 @@ func runHTTP(ctx context.Context, cfg config, e *echo.Echo, metricsHandler http.
 	return nil
 }
 
-// startSide serves h on addr (the variable named env), apart from the public listener: the
+// drainTimeout is how long a stop waits for the requests in flight (a variable for a test that
+// runs alone: parallel tests never see it changed).
+var drainTimeout = 20 * time.Second
+
+// startSide serves h on l (the variable named env), apart from the public listener: the
 // profiler (DefaultServeMux, which net/http/pprof registers on; never public) or /metrics, which
-// whoever reaches that address may scrape, so the operator keeps it private (DESIGN 9). It binds
-// at once, so a taken or refused address fails the start; stop closes it.
-func startSide(env, addr string, h http.Handler, writeTimeout time.Duration, log zerolog.Logger) (stop func(), err error) {
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", env, err)
-	}
+// whoever reaches that address may scrape, so the operator keeps it private (DESIGN 9). stop
+// closes it.
+func startSide(env string, l net.Listener, h http.Handler, writeTimeout time.Duration, log zerolog.Logger) (stop func()) {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: writeTimeout}
 	go func() {
 		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error().Err(err).Str("listener", env).Msg("side listener stopped")
 		}
 	}()
-	return func() { _ = srv.Close() }, nil
+	return func() { _ = srv.Close() }
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/journal"
 	"github.com/payledger/payledger/eventstore/postgres"
 	"github.com/payledger/payledger/internal/cache"
 	"github.com/payledger/payledger/internal/secrets"
@@ -41,7 +42,12 @@ type Config struct {
 	// SecretsKey seals webhook signing keys (32 bytes); JournalPath is the order journal's file.
 	SecretsKey  []byte
 	JournalPath string
-	Production  bool // webhooks go only to public https addresses
+	// Journal, when set, is the order journal already open (serve takes its lock before anything
+	// else, so that a second serve on the same JOURNAL_PATH changes nothing); else Build opens
+	// JournalPath. Either way it is Service.Journal (its Close is idempotent: whoever opened
+	// it closes it, and a failed Build closes it too).
+	Journal    *journal.Journal
+	Production bool // webhooks go only to public https addresses
 	// Metrics counts deliveries and reads the journal's figures.
 	Metrics Metrics
 	// Dispatch, when set, adjusts the webhook dispatcher before it starts (tests: short delays).

@@ -46,8 +46,8 @@ const replayInterval = 2 * time.Second
 // before a crash go in before the service listens: a failed replay is only a warning, the
 // replay worker retries it), then the workers.
 func Build(ctx context.Context, cfg Config) (*Service, error) {
-	if cfg.Store == nil || cfg.Pool == nil || cfg.Now == nil || cfg.Metrics == nil || cfg.JournalPath == "" {
-		return nil, errors.New("app: Store, Pool, Now, Metrics and JournalPath are required")
+	if cfg.Store == nil || cfg.Pool == nil || cfg.Now == nil || cfg.Metrics == nil || (cfg.JournalPath == "" && cfg.Journal == nil) {
+		return nil, errors.New("app: Store, Pool, Now, Metrics and JournalPath (or Journal) are required")
 	}
 	s := &Service{Config: cfg, Health: NewHealth(cfg.Now, cfg.Log)}
 	in, err := s.openInfra(cfg)
@@ -96,6 +96,9 @@ func (s *Service) openInfra(cfg Config) (infra, error) {
 	invalidations.Register(readmodels.RevokedChannel, s.Keys.Cache())
 	s.Usage = readmodels.NewUsage(cfg.Pool, cfg.Now)
 	s.Endpoints = readmodels.NewEndpoints(cfg.Pool, s.WebhookKeys)
+	// The dispatcher keeps the wall clock, not cfg.Now: the outbox's due times are compared with
+	// the database's now() and its signed timestamps with the receivers' clocks (on a test's
+	// clock, retries came at once or never). A test sets its own through Dispatch.
 	d := &webhooks.Dispatcher{Outbox: s.Outbox, Keys: s.WebhookKeys, Events: cfg.Store,
 		Log: cfg.Log, Production: cfg.Production, Metrics: cfg.Metrics, Endpoints: s.Endpoints, Tracer: cfg.Tracer}
 	if cfg.ReplicaPool != nil {
@@ -107,8 +110,10 @@ func (s *Service) openInfra(cfg Config) (infra, error) {
 		cfg.Dispatch(d)
 	}
 	s.Dispatcher = d.Init()
-	if s.Journal, err = journal.Open(cfg.JournalPath); err != nil {
-		return infra{}, err
+	if s.Journal = cfg.Journal; s.Journal == nil {
+		if s.Journal, err = journal.Open(cfg.JournalPath); err != nil {
+			return infra{}, err
+		}
 	}
 	return infra{dispatcher: s.Dispatcher, invalidations: invalidations, webhookKeys: s.WebhookKeys, journal: s.Journal}, nil
 }
