@@ -1,0 +1,49 @@
+package readmodels
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/payledger/payledger/migrations/pgtest"
+)
+
+// TestOpenOnrampAttemptsReadsTheirIndexes: each half of the reconciliation's list reads its own
+// partial index (receipts_open_attempts for generated and pending, receipts_ach_pending_attempts
+// for ach_pending), not receipts_status: without the second index its half scanned every
+// ach_pending receipt's status entry every 30 s. Sequential scans are off so that the plan on an
+// empty table is the one a large table gets.
+func TestOpenOnrampAttemptsReadsTheirIndexes(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.Pool(t)
+	ctx := context.Background()
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.Query(ctx, "EXPLAIN "+openOnrampAttemptsPage, time.Now(), time.Time{}, "", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan strings.Builder
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan.WriteString(line + "\n")
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, index := range []string{"receipts_open_attempts", "receipts_ach_pending_attempts"} {
+		if !strings.Contains(plan.String(), index) {
+			t.Errorf("the plan does not read %s:\n%s", index, plan.String())
+		}
+	}
+}
