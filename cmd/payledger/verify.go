@@ -35,6 +35,9 @@ type verifyOptions struct {
 	key           []byte
 	now           func() time.Time
 	heldBackEvery time.Duration // 0: heldBackEvery
+	// nextTx, on PostgreSQL, reads the next transaction id the server will assign (positions are
+	// transaction ids there); nil on other adapters.
+	nextTx func(ctx context.Context) (uint64, error)
 }
 
 // verifyCommand walks the hash chains of every stream (or one) and reports the first broken link;
@@ -61,11 +64,18 @@ func verifyCommand(ctx context.Context, cfg config, log zerolog.Logger, args []s
 	if (opts.checkpoint != "" || opts.checkpointOut != "") && len(opts.key) < eventstore.MinCheckpointKey {
 		return fmt.Errorf("--checkpoint and --checkpoint-out need VERIFY_KEY, at least %d bytes (e.g. openssl rand -hex 32), kept out of the database", eventstore.MinCheckpointKey)
 	}
-	_, store, closeLedger, err := openLedger(ctx, cfg, log)
+	pool, store, closeLedger, err := openLedger(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer closeLedger()
+	if cfg.EventStore != "esdb" {
+		opts.nextTx = func(ctx context.Context) (uint64, error) {
+			var next int64
+			err := pool.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`).Scan(&next)
+			return uint64(next), err
+		}
+	}
 	return verifyWith(ctx, store, opts, log, stdout)
 }
 
@@ -114,6 +124,9 @@ func verifyWith(ctx context.Context, store eventstore.Store, o verifyOptions, lo
 	if err != nil {
 		return err
 	}
+	if err := headStarted(ctx, o, head, stdout); err != nil {
+		return err
+	}
 	var check func(eventstore.RecordedEvent) *eventstore.ChainBreak
 	if cp != nil {
 		check = cp.CheckEvent
@@ -135,6 +148,27 @@ func verifyWith(ctx context.Context, store eventstore.Store, o verifyOptions, lo
 	}
 	fmt.Fprintf(stdout, "checkpoint written to %s: %d streams, %d events, head %s\n", o.checkpointOut, len(c.Streams), c.Events, head)
 	return nil
+}
+
+// headStarted checks, on PostgreSQL, that the log's head names a transaction the server has
+// started: a row given a position past them (written outside the service with a forged tx_id,
+// or a log restored into another cluster, whose transaction ids start lower) is never read by
+// the walk, which stops at its first empty read only at the head, so verify waited for it for
+// ever, saying an older transaction was still open. errLedgerBroken when it does not.
+func headStarted(ctx context.Context, o verifyOptions, head eventstore.Position, stdout io.Writer) error {
+	if o.nextTx == nil || head == eventstore.Start {
+		return nil
+	}
+	next, err := o.nextTx(ctx)
+	if err != nil {
+		return fmt.Errorf("read the next transaction id: %w", err)
+	}
+	if head.Commit < next {
+		return nil
+	}
+	fmt.Fprintf(stdout, "BROKEN: the log's head %s names transaction %d, which this database has not started (its next is %d): "+
+		"events were written with a forged position, or the log was restored from another database cluster\n", head, head.Commit, next)
+	return errLedgerBroken
 }
 
 // verdict prints the result of a chain check: the first broken link (errLedgerBroken) or ok.
