@@ -84,8 +84,8 @@ func (s *dash) dashReceipt(c echo.Context, sess transport.Session, f Frame) erro
 	}
 	v := dashReceiptOf(row.State)
 	dashDeposit(&v, row.State)
-	v.Transfers = dashTransfers(row.State, s.cfg.PaymentChain.ExplorerURL)
-	v.UnknownTokens = dashUnknownTokens(row.State, s.cfg.PaymentChain.ExplorerURL, s.cfg.PaymentChain.ChainID)
+	v.Transfers = dashTransfers(row.State, s.explorer())
+	v.UnknownTokens = dashUnknownTokens(row.State, s.explorer(), s.cfg.PaymentChain.ChainID)
 	totalsOnce(&v)
 	s.dashRefundsOf(&v, row.State)
 	if !transport.StreamEnds(row.State.Status) { // the payment page's stream: dash.js updates the status badge live

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"net/url"
 	"strings"
 
 	"github.com/payledger/payledger/domain/money"
@@ -45,7 +46,7 @@ func (s *dash) dashRefundsOf(v *dashReceiptView, st receipt.State) {
 			d.Amount, d.To = "unconfigured token", first(r.Recipient, r.RefundTo, u.Sender)
 		}
 		if r.State == receipt.RefundStateProcessed {
-			d.TxURL = explorerTx(s.cfg.PaymentChain.ChainID, r.TransactionHash)
+			d.TxURL = explorerTx(s.explorer(), r.TransactionHash)
 		}
 		v.RefundPending = v.RefundPending || r.State == receipt.RefundStateClaimed
 		v.Refunds = append(v.Refunds, d)
@@ -91,13 +92,25 @@ func (s *dash) walletRefund(st receipt.State) *dashWalletRefund {
 	return w
 }
 
-// explorerTx is a transaction's page on the chain's public explorer ("" for a chain without one,
-// such as the development chain).
-func explorerTx(chainID int64, hash string) string {
-	base := map[int64]string{1: "https://etherscan.io", 8453: "https://basescan.org", 84532: "https://sepolia.basescan.org",
-		11155111: "https://sepolia.etherscan.io"}[chainID]
-	if base == "" || hash == "" {
+// publicExplorers are the public block explorers of the chains that have a well-known one, used
+// when EXPLORER_URL is not set.
+var publicExplorers = map[int64]string{1: "https://etherscan.io", 8453: "https://basescan.org", 84532: "https://sepolia.basescan.org",
+	11155111: "https://sepolia.etherscan.io"}
+
+// explorer is where the receipt page links every transaction of the payment chain (transfers,
+// unconfigured tokens, refunds alike): EXPLORER_URL when set, else the chain's public explorer,
+// else "" (the development chain, or a chain without a known one): no links.
+func (s *dash) explorer() string {
+	if e := strings.TrimRight(s.cfg.PaymentChain.ExplorerURL, "/"); e != "" {
+		return e
+	}
+	return publicExplorers[s.cfg.PaymentChain.ChainID]
+}
+
+// explorerTx is a transaction's page on explorer ("" without an explorer or a hash).
+func explorerTx(explorer, hash string) string {
+	if explorer == "" || hash == "" {
 		return ""
 	}
-	return base + "/tx/" + strings.ToLower(hash)
+	return explorer + "/tx/" + url.PathEscape(strings.ToLower(hash))
 }
