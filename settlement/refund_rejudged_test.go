@@ -5,10 +5,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // appendHooked is the ledger's store that runs before once, just before the first append to
@@ -66,5 +68,53 @@ func TestRefundJudgedOnTheClaimItRecords(t *testing.T) {
 	}
 	if st, rec := e.refund(id, hash); st.RefundedCents != 0 || rec.State != receipt.RefundStateRefused || !strings.Contains(rec.RefusedReason, "less than") {
 		t.Fatalf("after the next step: refunded %d, %+v", st.RefundedCents, rec)
+	}
+}
+
+// Stop 64: the verifier freed a hold whose claim was not in the receipt's history once the
+// hold's claim time was a minute old. A request that holds again a row a crashed request left
+// (Reserve counts holders and keeps the old time), or whose instance's clock is behind the
+// verifier's, had its hold freed between its Reserve and its append: the claim it then recorded
+// was never read by the verifier (it reads the table), the receipt stayed refund_requested for
+// good and the hash was free for another receipt. A hold is now freed a minute after this
+// verifier first found it without its claim; a crashed request's hold still is.
+func TestRefundHoldTakenAgainIsNotFreedUnderItsRequest(t *testing.T) {
+	t.Parallel()
+	e := newRefundEnv(t)
+	r := e.paid(1000)
+	id := r.Receipt.ReceiptID
+	claims := pgstore.NewRefundClaims(e.pool)
+	tx := e.send(e.customer, 5_000_000)
+	e.mined(tx)
+	hash := strings.ToLower(tx.Hash().Hex())
+	// A request that crashed after holding the hash, two minutes ago.
+	_, err := claims.Reserve(e.ctx, hash, id, e.clock.now().Add(-2*time.Minute))
+	e.ok(err)
+	// The merchant sends the refund again; the verifier steps between its hold and its append.
+	refunds := commands.NewRefundHandler(&appendHooked{Store: e.store, stream: commands.ReceiptStream(id), before: func() {
+		_, err := e.verifier.Step(e.ctx)
+		e.ok(err)
+	}}, claims, e.clock.now)
+	_, err = refunds.Handle(e.ctx, commands.Refund{ReceiptID: id, AmountUSD: "5", Reason: "customer asked", TransactionHash: hash, By: r.Receipt.Merchant})
+	e.ok(err)
+	for range 2 {
+		e.commit()
+		e.verify()
+	}
+	if st, rec := e.refund(id, hash); rec.State != receipt.RefundStateProcessed || st.RefundedCents != 500 {
+		t.Fatalf("the claim recorded after its hold was taken again: %s refunded %d, %+v", st.Status, st.RefundedCents, rec)
+	}
+	// A hold no request records is freed a minute after the verifier first finds it.
+	crashed := "0x" + strings.Repeat("5c", 32)
+	_, err = claims.Reserve(e.ctx, crashed, id, e.clock.now().Add(-2*time.Minute))
+	e.ok(err)
+	e.verify()
+	if fresh, err := claims.Reserve(e.ctx, crashed, "another-receipt", e.clock.now()); err == nil || fresh {
+		t.Fatalf("a hold freed at its first sight: %v %v", fresh, err)
+	}
+	e.clock.advance(time.Minute + time.Second)
+	e.verify()
+	if fresh, err := claims.Reserve(e.ctx, crashed, "another-receipt", e.clock.now()); err != nil || !fresh {
+		t.Fatalf("a crashed request's hold after the grace: %v %v", fresh, err)
 	}
 }

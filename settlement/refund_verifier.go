@@ -34,6 +34,9 @@ type RefundVerifier struct {
 	// after is the last claim a full batch read: the next step reads on from it. Steps of one
 	// verifier run one at a time (its worker's loop); each instance keeps its own.
 	after RefundClaim
+	// unrecorded is when this verifier first found a held hash without its claim in the
+	// receipt's history (hash and receipt): the hold is freed refundClaimGrace after that.
+	unrecorded map[RefundClaim]time.Time
 }
 
 // DefaultRefundNotFoundAfter is how long a claim may name a transaction the chain does not show
@@ -81,7 +84,19 @@ func (v *RefundVerifier) Step(ctx context.Context) (RefundStepResult, error) {
 	if err := v.audit(ctx, head, &res); err != nil && first == nil {
 		first = err
 	}
+	v.forgetUnrecorded()
 	return res, first
+}
+
+// forgetUnrecorded forgets the holds first found unrecorded long ago: another instance freed
+// them (or their row went), and one still there is only found again, a grace later.
+func (v *RefundVerifier) forgetUnrecorded() {
+	now := v.Now()
+	for k, first := range v.unrecorded {
+		if now.Sub(first) > 10*refundClaimGrace {
+			delete(v.unrecorded, k)
+		}
+	}
 }
 
 // batch is the claims of this step: up to refundClaimBatch, on from the last full batch, then
@@ -126,11 +141,14 @@ func (v *RefundVerifier) verify(ctx context.Context, head uint64, c RefundClaim,
 	// A refund on the merchant's word is held under its hash and merchant (commands.RefundHashOf).
 	rec, ok := l.State.CountedRefund(commands.RefundHashOf(c.TransactionHash))
 	switch {
-	case !ok && now.Sub(c.ClaimedAt) > refundClaimGrace: // reserved, never recorded (or refused already)
+	case !ok && v.unrecordedFor(c, now) > refundClaimGrace: // reserved, never recorded (or refused already)
+		delete(v.unrecorded, RefundClaim{TransactionHash: c.TransactionHash, ReceiptID: c.ReceiptID})
 		return v.Claims.Free(ctx, c, now)
 	case !ok:
 		return nil
-	case rec.State == receipt.RefundStateProcessed: // the merchant's word, or recorded by another instance
+	}
+	delete(v.unrecorded, RefundClaim{TransactionHash: c.TransactionHash, ReceiptID: c.ReceiptID})
+	if rec.State == receipt.RefundStateProcessed { // the merchant's word, or recorded by another instance
 		return v.Claims.Counted(ctx, c.TransactionHash, c.ReceiptID, rec.BlockNumber, rec.BlockHash)
 	}
 	tx, found, err := v.Chain.Transaction(ctx, c.TransactionHash)
@@ -173,6 +191,26 @@ func (v *RefundVerifier) verify(ctx context.Context, head uint64, c RefundClaim,
 	v.Log.Info().Str("receipt", c.ReceiptID).Str("tx", c.TransactionHash).Str("token", p.Token).Str("units", p.AmountUnits).
 		Msg("refunds: processed on chain proof")
 	return v.Claims.Counted(ctx, c.TransactionHash, c.ReceiptID, p.BlockNumber, p.BlockHash)
+}
+
+// unrecordedFor is how long c's hold has lacked its claim in the receipt's history: since this
+// verifier first found it so, and since its claim time. The claim time alone freed holds a
+// request was about to record: a hold taken again on a row left old by a request that crashed
+// keeps the old time (Reserve counts holders, it does not move claimed_at), and another
+// instance's clock behind this one's makes every fresh hold look old; its claim, recorded
+// after the free, was then never read by any verifier (they read the table), the receipt
+// refund_requested for good and the hash free for another receipt.
+func (v *RefundVerifier) unrecordedFor(c RefundClaim, now time.Time) time.Duration {
+	key := RefundClaim{TransactionHash: c.TransactionHash, ReceiptID: c.ReceiptID}
+	if v.unrecorded == nil {
+		v.unrecorded = map[RefundClaim]time.Time{}
+	}
+	first, seen := v.unrecorded[key]
+	if !seen {
+		v.unrecorded[key] = now
+		return 0
+	}
+	return min(now.Sub(first), now.Sub(c.ClaimedAt))
 }
 
 // refuse records the refusal of a claim and frees its hash.
