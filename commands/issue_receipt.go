@@ -159,6 +159,11 @@ func (e notStored) Unwrap() error { return e.err }
 // generate assigns the receipt's deposit, decides its generation and appends it (or journals it).
 // Errors: Issue's, those after which nothing was stored wrapped in notStored.
 func (i *Issuer) generate(ctx context.Context, g receipt.Generated, how Issue, replay bool) (Issued, error) {
+	if replay { // the first request's receipt, as it is stored, whatever this request would decide now
+		if issued, ok, err := i.stored(ctx, g); ok || err != nil {
+			return issued, err
+		}
+	}
 	now := i.now()
 	g, err := i.deposits.assign(ctx, g, now)
 	if err != nil {
@@ -205,6 +210,22 @@ func (i *Issuer) append(ctx context.Context, ev eventstore.EventData, state rece
 		return eventstore.AppendResult{}, notStored{err}
 	}
 	return AppendGeneration(ctx, i.store, ev, state, &journal.SealedKey{ReceiptID: id, Nonce: nonce, Sealed: sealed})
+}
+
+// stored answers a replayed request with the receipt its key is bound to, when that is stored
+// (ok); ok is false when it is not (yet): the first request may still be appending it, or may
+// have failed to, and this one stores it. Deciding the generation again first made a replay fail
+// where the first request had passed (its item's price since set to 0: a zero total). Errors:
+// ErrReceiptExists (the id holds another request's receipt), wrapped store errors.
+func (i *Issuer) stored(ctx context.Context, g receipt.Generated) (Issued, bool, error) {
+	loaded, err := LoadReceipt(ctx, i.store, g.ReceiptID)
+	if err != nil || !loaded.State.Exists {
+		return Issued{}, false, err
+	}
+	if loaded.State.Receipt.RequestHash != g.RequestHash || loaded.State.Receipt.Merchant != g.Merchant {
+		return Issued{}, true, ErrReceiptExists
+	}
+	return Issued{State: loaded.State}, true, nil
 }
 
 // existing answers a generation whose receipt id is taken: the receipt this same request created

@@ -53,3 +53,30 @@ func TestOrderReplayedAfterItsItemChanged(t *testing.T) {
 		t.Fatalf("%d receipts, want 1", n)
 	}
 }
+
+// TestOrderReplayedAfterItsPriceFellToZero: a replay answers the stored receipt rather than
+// deciding the receipt's generation again: with its item's price since set to 0 (a zero total,
+// which a new receipt may not have) the retry was 400 instead of the receipt it made.
+func TestOrderReplayedAfterItsPriceFellToZero(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	m := e.merchant(true)
+	e.item(m, `{"sku":"tea","name":"Tea","priceUsd":4}`)
+	body := `{"items":[{"sku":"tea","qty":1}]}`
+	first := e.dev(m, http.MethodPost, "/api/orders", body, "Idempotency-Key", "order-1")
+	if first.Code != http.StatusOK {
+		t.Fatalf("order: %d %s", first.Code, first.Body)
+	}
+	want := decode(t, first)["receipt"].(map[string]any)
+	e.item(m, `{"sku":"tea","name":"Tea","priceUsd":0}`)
+	rec := e.dev(m, http.MethodPost, "/api/orders", body, "Idempotency-Key", "order-1")
+	if rec.Code != http.StatusOK || rec.Header().Get(idemReplayed) != "true" {
+		t.Fatalf("the same order under its key: %d %s, want its receipt replayed", rec.Code, rec.Body)
+	}
+	if got := decode(t, rec)["receipt"].(map[string]any); got["receiptId"] != want["receiptId"] || got["totalUsd"] != want["totalUsd"] {
+		t.Fatalf("replayed %v, want %v", got, want)
+	}
+	if rec := e.dev(m, http.MethodPost, "/api/orders", body); rec.Code != http.StatusBadRequest {
+		t.Fatalf("a new order of the free item: %d %s, want 400", rec.Code, rec.Body)
+	}
+}
