@@ -38,6 +38,14 @@ func projectionsCommand(ctx context.Context, cfg config, log zerolog.Logger, arg
 		return err
 	}
 	defer closeLedger()
+	// A head the replay can never reach (verify's check) would hold every rebuild for ever.
+	head, err := store.Head(ctx)
+	if err != nil {
+		return err
+	}
+	if err := headStarted(ctx, verifyOptions{nextTx: nextTxOf(cfg, pool)}, head, stdout); err != nil {
+		return fmt.Errorf("rebuild: %w (payledger verify)", err)
+	}
 	for _, name := range names {
 		if err := rebuildOne(ctx, pool, store, projectorsByName()[name], log); err != nil {
 			return err
@@ -52,7 +60,7 @@ func projectionsCommand(ctx context.Context, cfg config, log zerolog.Logger, arg
 func rebuildOne(ctx context.Context, pool *pgxpool.Pool, store eventstore.Store, proj projections.Projector, log zerolog.Logger) error {
 	// The port has no count: one pass over the log up to its committed head sizes it for the
 	// progress line. A rebuild replays the whole log anyway, so this at most doubles the reading.
-	head, total, err := logHead(ctx, store)
+	head, total, err := logHead(ctx, store, log)
 	if err != nil {
 		return err
 	}
@@ -150,14 +158,17 @@ const heldBackHint = "events may be held back by an older open transaction on th
 
 // logHead reads the global log through the port up to its committed head: the head's position
 // and how many events the log holds up to it.
-func logHead(ctx context.Context, log eventstore.Store) (eventstore.Position, uint64, error) {
+func logHead(ctx context.Context, log eventstore.Store, logger zerolog.Logger) (eventstore.Position, uint64, error) {
 	head, err := log.Head(ctx)
 	if err != nil {
 		return head, 0, err
 	}
 	pos, n := eventstore.Start, uint64(0)
+	// Events held back by an open transaction are waited for, and said so, as verify does: the
+	// rebuild waited in silence.
+	held := &heldBackNotice{LogReader: log, log: logger, every: heldBackEvery, task: "rebuild"}
 	for {
-		batch, err := eventstore.ReadUpTo(ctx, log, pos, head, 5000)
+		batch, err := eventstore.ReadUpTo(ctx, held, pos, head, 5000)
 		if err != nil {
 			return pos, n, fmt.Errorf("read the log to its head: %w", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 
@@ -69,13 +70,7 @@ func verifyCommand(ctx context.Context, cfg config, log zerolog.Logger, args []s
 		return err
 	}
 	defer closeLedger()
-	if cfg.EventStore != "esdb" {
-		opts.nextTx = func(ctx context.Context) (uint64, error) {
-			var next int64
-			err := pool.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`).Scan(&next)
-			return uint64(next), err
-		}
-	}
+	opts.nextTx = nextTxOf(cfg, pool)
 	return verifyWith(ctx, store, opts, log, stdout)
 }
 
@@ -148,6 +143,19 @@ func verifyWith(ctx context.Context, store eventstore.Store, o verifyOptions, lo
 	}
 	fmt.Fprintf(stdout, "checkpoint written to %s: %d streams, %d events, head %s\n", o.checkpointOut, len(c.Streams), c.Events, head)
 	return nil
+}
+
+// nextTxOf reads, when the event store is PostgreSQL (positions are transaction ids), the next
+// transaction id the server will assign; nil on other adapters.
+func nextTxOf(cfg config, pool *pgxpool.Pool) func(ctx context.Context) (uint64, error) {
+	if cfg.EventStore == "esdb" || pool == nil {
+		return nil
+	}
+	return func(ctx context.Context) (uint64, error) {
+		var next int64
+		err := pool.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`).Scan(&next)
+		return uint64(next), err
+	}
 }
 
 // headStarted checks, on PostgreSQL, that the log's head names a transaction the server has

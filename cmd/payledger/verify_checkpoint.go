@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -22,6 +23,7 @@ const heldBackEvery = 10 * time.Second
 type heldBackNotice struct {
 	eventstore.LogReader
 	log         zerolog.Logger
+	task        string // the log lines' task ("" is verify)
 	every       time.Duration
 	since, last time.Time // the current wait's first empty read, and its last warning
 }
@@ -38,7 +40,7 @@ func (h *heldBackNotice) ReadAll(ctx context.Context, from eventstore.Position, 
 	}
 	if now.Sub(h.last) >= h.every {
 		h.last = now
-		h.log.Warn().Str("task", "verify").Str("after", from.String()).Dur("waiting", now.Sub(h.since)).
+		h.log.Warn().Str("task", cmp.Or(h.task, "verify")).Str("after", from.String()).Dur("waiting", now.Sub(h.since)).
 			Msg("events before the log's head are held back while an older transaction is still open in the database; waiting for it to end")
 	}
 	return evs, err

@@ -32,3 +32,19 @@ func TestVerifyReportsAHeadPastEveryTransaction(t *testing.T) {
 		t.Fatalf("verify after the row was put back: exit %d %s", code, out)
 	}
 }
+
+// TestRebuildReportsAHeadPastEveryTransaction: `projections rebuild` reads the log to its head
+// before it resets anything, and waited for such a head for ever, in silence; it now refuses as
+// verify reports it (exit 1), with nothing reset.
+func TestRebuildReportsAHeadPastEveryTransaction(t *testing.T) {
+	t.Parallel()
+	l := newCheckpointLedger(t)
+	l.exec(t, `UPDATE events SET tx_id = 4611686018427387904 WHERE stream_id = 's-c'`)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	code := run(ctx, []string{"projections", "rebuild", "users"}, env(l.vars), &out, &errOut)
+	if all := out.String() + errOut.String(); code != 1 || !strings.Contains(all, "which this database has not started") {
+		t.Fatalf("rebuild of a log whose head is past every transaction: exit %d\n%s", code, all)
+	}
+}
