@@ -50,6 +50,7 @@ type dashReceiptView struct {
 	Deliveries                                                      []dashDelivery
 	WebhookURL                                                      bool
 	Live                                                            string // the receipt's event stream while its status may still change
+	LiveEnds                                                        string // the statuses at which that stream ends (liveEnds)
 	Transfers                                                       []dashTransfer
 	UnknownTokens                                                   []dashUnknownToken // unknown_tokens_dashboard.go
 	// Refunds with a hash, the wallet refund and its script (refunds_dashboard.go).
@@ -89,7 +90,7 @@ func (s *dash) dashReceipt(c echo.Context, sess transport.Session, f Frame) erro
 	totalsOnce(&v)
 	s.dashRefundsOf(&v, row.State)
 	if !transport.StreamEnds(row.State.Status) { // the payment page's stream: dash.js updates the status badge live
-		v.Live = "/api/portal/" + url.PathEscape(id) + "/events"
+		v.Live, v.LiveEnds = "/api/portal/"+url.PathEscape(id)+"/events", liveEnds()
 	}
 	v.ChainValid = hist.ChainValid
 	if hist.BrokenAt != nil {
@@ -109,6 +110,19 @@ func (s *dash) dashReceipt(c echo.Context, sess transport.Session, f Frame) erro
 	}
 	f.Title, f.Tab = "Receipt "+id, "receipts"
 	return s.ui.Render(c.Response(), http.StatusOK, "receipt", f, v)
+}
+
+// liveEnds are the statuses at which the receipt's event stream ends (transport.StreamEnds),
+// space-separated: dash.js stops following the stream there, since EventSource opens an ended
+// stream again (every 2 s, for as long as the page stays open).
+func liveEnds() string {
+	var ends []string
+	for _, st := range receipt.Statuses() {
+		if transport.StreamEnds(st) {
+			ends = append(ends, string(st))
+		}
+	}
+	return strings.Join(ends, " ")
 }
 
 // dashReceiptOf is what the receipt page shows of a receipt's state.

@@ -137,15 +137,18 @@
   }
 
   // follow opens an event stream of {receiptId, status} and calls found(receiptId, status) for
-  // each well-formed event; browsers without EventSource keep the page as rendered.
+  // each well-formed event; it returns the stream (null without EventSource: browsers without it
+  // keep the page as rendered).
   function follow(url, found) {
-    if (typeof EventSource === "undefined") return;
-    new EventSource(url).onmessage = function (m) {
+    if (typeof EventSource === "undefined") return null;
+    var es = new EventSource(url);
+    es.onmessage = function (m) {
       var ev;
       try { ev = JSON.parse(m.data); } catch (e) { return; }
       var st = String(ev.status || "");
       if (/^[a-z_]+$/.test(st)) found(String(ev.receiptId || ""), st);
     };
+    return es;
   }
 
   // setBadge shows status st on a badge; it answers whether that changed anything.
@@ -158,10 +161,15 @@
   }
 
   // A receipt's page follows its status through the payment page's event stream: the badge
-  // changes in place and a note offers a reload for the rest (forms keep their input).
+  // changes in place and a note offers a reload for the rest (forms keep their input). The
+  // stream ends at the statuses of data-live-ends (reconciled, refunds), where following stops:
+  // EventSource would open the ended stream again every 2 s while the page stays open, each a
+  // request on the merchant's address's public limit, which the dashboard's pages share.
   function liveStatus(badge) {
-    follow(badge.getAttribute("data-live"), function (id, st) {
+    var ends = (badge.getAttribute("data-live-ends") || "").split(" ");
+    var es = follow(badge.getAttribute("data-live"), function (id, st) {
       if (setBadge(badge, st)) document.getElementById("live-note").hidden = false;
+      if (es && ends.indexOf(st) >= 0) es.close();
     });
   }
 
