@@ -143,9 +143,10 @@ func refusal(err error) error {
 		return err
 	}
 	msg := strings.ToLower(err.Error())
-	// Not the transaction's fault: funds, a nonce in use, a provider's rate limit (some answer
-	// it as a JSON-RPC error).
-	for _, s := range []string{"insufficient funds", "underpriced", "nonce too high", "rate limit", "limit exceeded", "too many requests"} {
+	// Not the transaction's fault: funds, a nonce in use (another transaction at it in the pool),
+	// a provider's rate limit (some answer it as a JSON-RPC error). A tip under the pool's floor
+	// ("transaction underpriced") is the transaction's own.
+	for _, s := range []string{"insufficient funds", "replacement transaction underpriced", "nonce too high", "rate limit", "limit exceeded", "too many requests"} {
 		if strings.Contains(msg, s) {
 			return err
 		}

@@ -24,6 +24,7 @@ func TestRefusalOfATransaction(t *testing.T) {
 		{"over the block gas limit", fmt.Errorf("send: %w", answered("exceeds block gas limit")), true},
 		{"no funds", answered("insufficient funds for gas * price + value"), false},
 		{"another at the nonce", answered("replacement transaction underpriced"), false},
+		{"a tip under the pool's floor", answered("transaction underpriced: tip needed 1, tip permitted 0"), true},
 		{"rate limited", answered("project ID request rate exceeded: rate limit"), false},
 		{"a provider's limit", answered("limit exceeded"), false},
 		{"a connection", errors.New("dial tcp 127.0.0.1:8545: connect: connection refused"), false},
