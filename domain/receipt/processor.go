@@ -169,8 +169,7 @@ func decideForeignSession(s State, u ProcessorUpdate) ([]Event, error) {
 // hash alone, a second session's hashless success found the first's key and was not recorded:
 // its attempt never ended (EndedAttempts), so it held the payment window open for good.
 func ignoreProcessor(s State, u ProcessorUpdate, c PaymentConfirmed, why string) ([]Event, error) {
-	if c.TransactionHash == "" && slices.Contains(s.EndedAttempts, c.AttemptID) ||
-		c.TransactionHash != "" && s.paymentIgnoredBefore(c.VerifiedBy, c.TransactionHash, nil) {
+	if s.ignoredAlready(c) {
 		return nil, nil
 	}
 	e := PaymentIgnored{AttemptID: c.AttemptID, VerifiedBy: c.VerifiedBy, TransactionHash: c.TransactionHash, Token: c.Token,

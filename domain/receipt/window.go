@@ -52,7 +52,8 @@ type PaymentWindowExpired struct {
 // PaymentIgnored records a payment reported for an expired receipt that does not pay it (a
 // processor success, or a chain confirmation after MonitorUntil), for auditors and operators:
 // the funds may have arrived somewhere and need a refund. Recorded once per payment (verifiedBy,
-// transaction hash and, on chain, log index); never a change of status.
+// transaction hash and, on chain, log index; a processor's without a hash once per attempt);
+// never a change of status.
 //
 // A chain's transfer (issue 41) also says what the chain showed: the sender, the base units of
 // Token (of Decimals), and where (LogIndex: absent for ETH, BlockNumber, BlockHash). The transfer
@@ -91,6 +92,19 @@ func (s State) paymentIgnoredBefore(verifiedBy, txHash string, logIndex *int) bo
 	return slices.Contains(s.IgnoredPayments, ignoredKey(verifiedBy, txHash, logIndex)) ||
 		slices.Contains(s.IgnoredPayments, ignoredKey(verifiedBy, txHash, nil))
 }
+
+// ignoredAlready says whether the payment c is recorded as PaymentIgnored already: a processor's
+// success without a hash once per attempt (the attempt it ended), any other once per transaction
+// hash (and log index). Keyed by the hash alone, every hashless success after the first of the
+// receipt found the first one's key and was never recorded, its funds left out of the history.
+func (s State) ignoredAlready(c PaymentConfirmed) bool {
+	if c.VerifiedBy == verifiedByProcessor && c.TransactionHash == "" {
+		return slices.Contains(s.EndedAttempts, c.AttemptID)
+	}
+	return s.paymentIgnoredBefore(c.VerifiedBy, c.TransactionHash, c.LogIndex)
+}
+
+const verifiedByProcessor = "processor"
 
 func (PaymentWindowExpired) eventType() string { return EventWindowExpired }
 func (PaymentIgnored) eventType() string       { return EventPaymentIgnored }
@@ -178,7 +192,7 @@ func errWindowEnded(s State) error {
 // recorded; a merchant's attestation is refused.
 func confirmExpired(s State, c PaymentConfirmed) ([]Event, error) {
 	ignore := func(why string) ([]Event, error) {
-		if s.paymentIgnoredBefore(c.VerifiedBy, c.TransactionHash, c.LogIndex) {
+		if s.ignoredAlready(c) {
 			return nil, nil
 		}
 		return []Event{ignoredOf(s, c, why)}, nil
@@ -245,7 +259,7 @@ func (s State) LateCredit(c Credit) bool {
 // paymentIgnored remembers an ignored payment (evolveWindow's case); never a change of status.
 func (s *State) paymentIgnored(e PaymentIgnored) {
 	s.IgnoredPayments = append(slices.Clip(s.IgnoredPayments), ignoredKey(e.VerifiedBy, e.TransactionHash, e.LogIndex))
-	if e.VerifiedBy == "processor" && e.AttemptID != "" && !slices.Contains(s.EndedAttempts, e.AttemptID) {
+	if e.VerifiedBy == verifiedByProcessor && e.AttemptID != "" && !slices.Contains(s.EndedAttempts, e.AttemptID) {
 		s.EndedAttempts = append(slices.Clip(s.EndedAttempts), e.AttemptID)
 	}
 }
