@@ -89,7 +89,9 @@ func (r *Replayer) Stats() Stats {
 func (r *Replayer) DrainOnce(ctx context.Context) (int, error) {
 	n, err := r.journal.Drain(ctx, func(ctx context.Context, e Entry) error {
 		err := r.apply(ctx, e)
-		if err != nil && r.transient(err) {
+		if err != nil && (r.transient(err) || ctx.Err() != nil) {
+			// A pass whose context ended (serve stopping) ends as one whose store is down: every
+			// entry left was failed in turn on the ended context, counted and logged as failing.
 			return fmt.Errorf("%w: %w", ErrStoreDown, err)
 		}
 		return err
@@ -129,9 +131,12 @@ func (r *Replayer) apply(ctx context.Context, e Entry) error {
 	if failed && r.now().Before(rt.next) {
 		return errBackingOff
 	}
-	ctx, cancel := context.WithTimeout(ctx, entryLimit)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	entryCtx, cancel := context.WithTimeout(ctx, entryLimit)
 	defer cancel()
-	err := r.entries.StoreEntry(ctx, e)
+	err := r.entries.StoreEntry(entryCtx, e)
 	switch {
 	case err == nil:
 		if failed {
@@ -140,7 +145,7 @@ func (r *Replayer) apply(ctx context.Context, e Entry) error {
 			r.mu.Unlock()
 			r.log.Info().Str("stream", e.Stream).Int("failures", rt.failures).Msg("journal entry stored after failing")
 		}
-	case r.transient(err):
+	case r.transient(err) || ctx.Err() != nil: // the store is down, or the pass was stopped
 	default:
 		r.failed(e, id, err)
 	}
