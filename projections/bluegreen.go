@@ -156,13 +156,13 @@ func swapIn(ctx context.Context, tx pgx.Tx) error {
 // definition (its text without its name and table; equal definitions in name order), where their
 // names differ.
 const indexPairsSQL = `WITH defs AS (
-		SELECT i.indrelid::regclass::text AS tbl, c.relname::text AS name,
+		SELECT i.indrelid = '` + shadowTable + `'::regclass AS shadow, c.relname::text AS name,
 			regexp_replace(pg_get_indexdef(i.indexrelid), '^CREATE (UNIQUE )?INDEX \S+ ON \S+ ', '\1') AS def
 		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
 		WHERE i.indrelid IN ('receipts'::regclass, '` + shadowTable + `'::regclass)),
-	numbered AS (SELECT tbl, name, def, row_number() OVER (PARTITION BY tbl, def ORDER BY name) AS n FROM defs)
+	numbered AS (SELECT shadow, name, def, row_number() OVER (PARTITION BY shadow, def ORDER BY name) AS n FROM defs)
 	SELECT s.name, l.name FROM numbered s JOIN numbered l ON l.def = s.def AND l.n = s.n
-	WHERE s.tbl = '` + shadowTable + `' AND l.tbl = 'receipts' AND s.name <> l.name ORDER BY l.name`
+	WHERE s.shadow AND NOT l.shadow AND s.name <> l.name ORDER BY l.name`
 
 // indexRenames are the statements that give the shadow's indexes (and the constraints they back)
 // the live table's names, once the live table is dropped: LIKE names them after the shadow
