@@ -2,6 +2,7 @@ package receipt
 
 import (
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 )
@@ -20,6 +21,13 @@ import (
 //     verifier reads every open claim each step.
 //   - These rules are of claims, which the chain proves; a refund recorded on the merchant's word
 //     (a receipt paid by the onramp processor or at a terminal) proves nothing and is unchanged.
+//   - A transaction's transfers of a token are netted for the customer's addresses (netBack,
+//     stop 64): what it sends them and takes back from them (a transferFrom their allowance
+//     lets anyone make) is no refund.
+//   - A payer's transfer is never a refund, also when the payer is the merchant's own wallet
+//     that topped up an underpayment (stop 64): the chain shows a payer, not whose wallet it is,
+//     and a customer's second wallet sending to its first must not prove a refund. The merchant
+//     refunds from another wallet.
 //   - The sender is not otherwise checked: the merchant may refund from any wallet (an exchange's,
 //     a treasury's), so a third party's unrelated transfer to the customer can still be claimed.
 
@@ -124,4 +132,35 @@ func (s State) refundSenders() []string {
 func goesBack(t ChainTransfer, senders []string) bool {
 	from := strings.ToLower(t.From)
 	return !slices.Contains(senders, from) && !strings.EqualFold(from, t.To)
+}
+
+// netBack is what the transfers of one token (of) move to the addresses to, net, within one
+// transaction: what goes back to them (goesBack) less what leaves them for any address outside
+// to. A transaction that sends the customer a refund and pulls it back (a transferFrom the
+// customer's allowance lets anyone make, or a contract's) leaves the customer nothing, and
+// counting only what arrived made it a refund. The addresses to are one party: a transfer
+// between two of them neither adds nor takes away. sum is nil when nothing goes back; it may
+// be zero or less when more leaves than arrives. first is the first address money went back to.
+func netBack(transfers []ChainTransfer, of func(ChainTransfer) bool, to, senders []string) (sum *big.Int, first string) {
+	var out big.Int
+	for _, t := range transfers {
+		units, ok := new(big.Int).SetString(t.AmountUnits, 10)
+		if !ok || units.Sign() <= 0 || !of(t) {
+			continue
+		}
+		from, dest := strings.ToLower(t.From), strings.ToLower(t.To)
+		switch in, leaves := slices.Contains(to, dest), slices.Contains(to, from); {
+		case in && goesBack(t, senders):
+			if sum == nil {
+				sum, first = new(big.Int), dest
+			}
+			sum.Add(sum, units)
+		case leaves && !in:
+			out.Add(&out, units)
+		}
+	}
+	if sum != nil {
+		sum.Sub(sum, &out)
+	}
+	return sum, first
 }

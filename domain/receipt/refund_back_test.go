@@ -143,3 +143,47 @@ func TestRefundRefusedPaysNothingAfterTheWatch(t *testing.T) {
 		t.Fatalf("%s %+v", s.Status, s.Payment)
 	}
 }
+
+// Stop 64: a transaction's transfers are netted per party: what it sends the customer and
+// takes back from them in the same transaction (a transferFrom the customer's allowance lets
+// anyone make) is no refund. Counting only what arrived recorded a refund the customer never
+// kept.
+func TestRefundNetsWhatTheTransactionTakesBack(t *testing.T) {
+	t.Parallel()
+	base := paidOnChain(t)
+	usdc := func(from, to, units string) ChainTransfer {
+		return ChainTransfer{Token: "USDC", Decimals: 6, From: from, To: to, AmountUnits: units}
+	}
+	for _, c := range []struct {
+		name      string
+		refundTo  string
+		transfers []ChainTransfer
+		units     string // "": refused
+	}{
+		{"sent and pulled back", "", []ChainTransfer{usdc("0xmerchant", "0xc0ffee", "4000000"), usdc("0xC0FFEE", "0xmerchant", "4000000")}, ""},
+		{"sent and pulled back to a third address", "", []ChainTransfer{usdc("0xmerchant", "0xc0ffee", "4000000"), usdc("0xc0ffee", "0xthief", "4000000")}, ""},
+		{"a part pulled back leaves less than the refund", "", []ChainTransfer{usdc("0xmerchant", "0xc0ffee", "4000000"), usdc("0xc0ffee", "0xthief", "1")}, ""},
+		{"pulled back from the refundTo", "0xd00d", []ChainTransfer{usdc("0xmerchant", "0xd00d", "4000000"), usdc("0xd00d", "0xthief", "4000000")}, ""},
+		{"more sent than pulled back", "", []ChainTransfer{usdc("0xmerchant", "0xc0ffee", "5000000"), usdc("0xc0ffee", "0xthief", "1000000")}, "4000000"},
+		{"moved on to the refundTo stays the customer's", "0xd00d", []ChainTransfer{usdc("0xmerchant", "0xc0ffee", "4000000"), usdc("0xc0ffee", "0xd00d", "4000000")}, "4000000"},
+		{"another token taken is not netted", "", []ChainTransfer{usdc("0xmerchant", "0xc0ffee", "4000000"),
+			{Token: "USDT", Decimals: 6, From: "0xc0ffee", To: "0xthief", AmountUnits: "4000000"}}, "4000000"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			claimed := then(t, base)(RequestRefund(base, RefundOrder{AmountCents: 400, Reason: "r", TransactionHash: hashA, RefundTo: c.refundTo, By: "m", At: 20}))
+			p, reason, ok := JudgeRefund(claimed, RefundEvidence{TransactionHash: hashA, Succeeded: true, Transfers: c.transfers, BlockNumber: 9, BlockHash: "0xb9", At: 30})
+			if ok != (c.units != "") || ok && p.AmountUnits != c.units {
+				t.Fatalf("ok %v units %s (%s), want %q", ok, p.AmountUnits, reason, c.units)
+			}
+		})
+	}
+	s, ref := paidWithUnknown(t)
+	claimed := then(t, s)(RequestRefund(s, RefundOrder{Reason: "r", TransactionHash: hashA, Unknown: &ref, By: "m", At: 20}))
+	dai := func(from, to string) ChainTransfer {
+		return ChainTransfer{Contract: "0xdai", From: from, To: to, AmountUnits: "5000000000000000000"}
+	}
+	if _, reason, ok := JudgeRefund(claimed, RefundEvidence{TransactionHash: hashA, Succeeded: true, Transfers: []ChainTransfer{dai("0xmerchant", "0xcust"), dai("0xcust", "0xthief")},
+		BlockNumber: 9, BlockHash: "0xb9", At: 30}); ok || !strings.Contains(reason, "sends 0 raw units") {
+		t.Fatalf("an unknown token's refund pulled back: ok %v (%s)", ok, reason)
+	}
+}

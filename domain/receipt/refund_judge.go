@@ -3,7 +3,6 @@ package receipt
 import (
 	"fmt"
 	"math/big"
-	"slices"
 	"strings"
 )
 
@@ -60,7 +59,7 @@ func JudgeRefund(s State, ev RefundEvidence) (p RefundProcessed, reason string, 
 			return RefundProcessed{}, "the refund cannot be priced in " + token + ": " + err.Error(), false
 		}
 		if sum.Cmp(want) < 0 {
-			short = fmt.Sprintf("the transaction sends %s base units of %s, less than the refund's %s", sum, token, want)
+			short = fmt.Sprintf("the transaction sends %s base units of %s back (net of what it moves away from the same addresses), less than the refund's %s", sum, token, want)
 			continue
 		}
 		return RefundProcessed{TransactionHash: claim.TransactionHash, Token: token, AmountUnits: sum.String(), Decimals: decimals,
@@ -91,22 +90,17 @@ func refundToNote(refundTo string) string {
 	return " or to refundTo " + refundTo
 }
 
-// sumTo is what transfers going back (goesBack: not from one of senders) move of token to the
-// addresses to, the first such recipient, and the token's decimals; nil when none does.
+// sumTo is what transfers of token move, net, back to the addresses to (netBack), the first
+// such recipient, and the token's decimals; nil when none goes back.
 func sumTo(transfers []ChainTransfer, token string, to, senders []string) (*big.Int, string, uint8) {
-	var sum *big.Int
-	var first string
 	var decimals uint8
-	for _, t := range transfers {
-		units, ok := new(big.Int).SetString(t.AmountUnits, 10)
-		if t.Token == "" || !strings.EqualFold(t.Token, token) || !slices.Contains(to, strings.ToLower(t.To)) || !ok || units.Sign() <= 0 ||
-			!goesBack(t, senders) {
-			continue
+	of := func(t ChainTransfer) bool {
+		if t.Token == "" || !strings.EqualFold(t.Token, token) {
+			return false
 		}
-		if sum == nil {
-			sum, first, decimals = new(big.Int), strings.ToLower(t.To), t.Decimals
-		}
-		sum.Add(sum, units)
+		decimals = t.Decimals // every transfer of one token has its decimals
+		return true
 	}
+	sum, first := netBack(transfers, of, to, senders)
 	return sum, first, decimals
 }

@@ -3,7 +3,6 @@ package receipt
 import (
 	"fmt"
 	"math/big"
-	"slices"
 	"strings"
 )
 
@@ -88,24 +87,13 @@ func judgeUnknownRefund(s State, claim RefundRecord, ev RefundEvidence) (RefundP
 		return RefundProcessed{}, fmt.Sprintf("the amount received (%q raw units of %s) is not known, so no refund of it can be proven", u.AmountUnits, u.TokenAddress), false
 	}
 	senders := s.refundSenders()
-	sum, recipient := new(big.Int), ""
-	for _, t := range ev.Transfers {
-		units, ok := new(big.Int).SetString(t.AmountUnits, 10)
-		if !strings.EqualFold(t.Contract, u.TokenAddress) || !slices.Contains(to, strings.ToLower(t.To)) || !ok || units.Sign() <= 0 ||
-			!goesBack(t, senders) {
-			continue
-		}
-		if recipient == "" {
-			recipient = strings.ToLower(t.To)
-		}
-		sum.Add(sum, units)
-	}
+	sum, recipient := netBack(ev.Transfers, func(t ChainTransfer) bool { return strings.EqualFold(t.Contract, u.TokenAddress) }, to, senders)
 	switch {
 	case recipient == "":
 		return RefundProcessed{}, fmt.Sprintf("the transaction sends no token of contract %s to the sender %s%s%s", u.TokenAddress, u.Sender,
 			refundToNote(claim.RefundTo), notBackNote(ev.Transfers, senders)), false
 	case sum.Cmp(want) < 0:
-		return RefundProcessed{}, fmt.Sprintf("the transaction sends %s raw units of %s, less than the %s received", sum, u.TokenAddress, want), false
+		return RefundProcessed{}, fmt.Sprintf("the transaction sends %s raw units of %s back (net of what it moves away from the same addresses), less than the %s received", sum, u.TokenAddress, want), false
 	}
 	return RefundProcessed{TransactionHash: claim.TransactionHash, Token: u.TokenAddress, AmountUnits: sum.String(), Recipient: recipient,
 		BlockNumber: ev.BlockNumber, BlockHash: ev.BlockHash, ProcessedBy: "chain", At: ev.At}, "", true
