@@ -51,7 +51,9 @@ type OnrampStarted struct {
 	AttemptID   string
 	SessionID   string
 	RedirectURL string
-	Result      eventstore.AppendResult
+	// AmountUSD is what the session was asked for: what is still due (receipt.OnrampDue).
+	AmountUSD money.Cents
+	Result    eventstore.AppendResult
 }
 
 // StartOnrampHandler starts onramp payments.
@@ -116,7 +118,7 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 	if err != nil {
 		return OnrampStarted{}, err
 	}
-	return OnrampStarted{AttemptID: attemptID, SessionID: sess.ID, RedirectURL: sess.RedirectURL, Result: res}, nil
+	return OnrampStarted{AttemptID: attemptID, SessionID: sess.ID, RedirectURL: sess.RedirectURL, AmountUSD: amountUSD, Result: res}, nil
 }
 
 // canStartOnramp is receipt.CanStartOnramp at `at`, inside the receipt's payment window.
@@ -140,37 +142,52 @@ func windowOpen(st receipt.State, at int64) error {
 	return nil
 }
 
-// amountUSD is what the processor must collect: the total of a USD receipt, and an EUR receipt's
-// total at its recorded EUR/USD rate, half-up to the cent. An EUR receipt without a recorded rate
-// gets the current one recorded first (a USDC quote), so the amount can always be proved from
-// the log; the rate is decided inside the append (receipt.QuoteRate), so of concurrent first
-// starts only the first records a quote and all use its rate. Errors: ErrPriceUnavailable, the
-// quote's.
+// amountUSD is what the processor must collect: what is still due (receipt.OnrampDue: the
+// total, an EUR receipt's at its recorded EUR/USD rate, less what the confirmed transfers to the
+// deposit address cover), so that the card payment of an underpaid receipt is its rest, not the
+// whole total again. An EUR receipt without a recorded rate gets the current one recorded first
+// (a USDC quote), so the amount can always be proved from the log; the rate is decided inside
+// the append (receipt.QuoteRate), so of concurrent first starts only the first records a quote
+// and all use its rate. Errors: ErrPriceUnavailable, the quote's, receipt.ErrState (the confirmed
+// transfers cover the receipt: nothing is left to pay).
 func (h *StartOnrampHandler) amountUSD(ctx context.Context, st receipt.State, meta eventstore.Metadata) (money.Cents, error) {
-	if st.Receipt.Currency != "EUR" {
-		return st.Receipt.Total, nil
-	}
-	rate := st.EURUSDRate
-	if rate == "" {
-		prices, err := h.prices.USDPrices(ctx)
-		if err != nil {
-			return 0, err
-		}
-		current := prices["EUR"]
-		if _, _, err := ChangeReceipt(ctx, h.store, st.Receipt.ReceiptID, meta, func(st receipt.State) ([]receipt.Event, error) {
-			if rate = receipt.QuoteRate(st, current); st.EURUSDRate != "" {
-				return nil, nil // another start (or a quote) recorded the first rate meanwhile: it holds
-			}
-			if rate == "" {
-				return nil, priceUnavailable("No EUR/USD rate is set")
-			}
-			q, err := receipt.Quote(st, "USDC", "1", rate, h.now().UnixMilli())
-			return []receipt.Event{q}, err
-		}); err != nil {
+	if st.Receipt.Currency == "EUR" && st.EURUSDRate == "" {
+		var err error
+		if st, err = h.recordRate(ctx, st.Receipt.ReceiptID, meta); err != nil {
 			return 0, err
 		}
 	}
-	return ConvertEURToUSD(st.Receipt.Total, rate)
+	due, err := receipt.OnrampDue(st)
+	if err != nil {
+		return 0, priceUnavailable("The recorded EUR/USD rate is not a positive number")
+	}
+	if due <= 0 {
+		return 0, fmt.Errorf("%w: the transfers confirmed at the receipt's deposit address cover it; nothing is left to pay", receipt.ErrState)
+	}
+	return due, nil
+}
+
+// recordRate records the current EUR/USD rate as receipt id's first quote, unless one is
+// recorded meanwhile, and returns the receipt's state after it. Errors: ErrPriceUnavailable, the
+// quote's, the store's.
+func (h *StartOnrampHandler) recordRate(ctx context.Context, id string, meta eventstore.Metadata) (receipt.State, error) {
+	prices, err := h.prices.USDPrices(ctx)
+	if err != nil {
+		return receipt.State{}, err
+	}
+	current := prices["EUR"]
+	st, _, err := ChangeReceipt(ctx, h.store, id, meta, func(st receipt.State) ([]receipt.Event, error) {
+		rate := receipt.QuoteRate(st, current)
+		if st.EURUSDRate != "" {
+			return nil, nil // another start (or a quote) recorded the first rate meanwhile: it holds
+		}
+		if rate == "" {
+			return nil, priceUnavailable("No EUR/USD rate is set")
+		}
+		q, err := receipt.Quote(st, "USDC", "1", rate, h.now().UnixMilli())
+		return []receipt.Event{q}, err
+	})
+	return st, err
 }
 
 // ConvertEURToUSD converts cents of EUR at rate (USD per EUR, an exact decimal), half-up to the

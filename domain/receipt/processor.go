@@ -11,12 +11,15 @@ import (
 )
 
 // Rules of a processor report (DecideProcessorUpdate), on top of the guards of payment.go:
-//   - A success pays the receipt only with a source amount that covers what is due in USD: the
-//     total, or an EUR receipt's total at its recorded EUR/USD rate (the rate the session was
-//     asked with), half-up to the cent; the reported amount is compared exactly. Less is recorded
-//     as PaymentIgnored (underpaid, with the amount) and changes no status. A success without an
-//     amount confirms nothing and records nothing: the processor's event is kept, and the
-//     reconciler's Get of the session decides when it shows the amount.
+//   - A success pays the receipt only with a source amount that covers what is still due in USD
+//     (OnrampDue, what the service asks a session for): the total, or an EUR receipt's total at
+//     its recorded EUR/USD rate (the rate the session was asked with), half-up to the cent, less
+//     the share the confirmed transfers to the deposit address already cover, rounded up to the
+//     cent; the reported amount is compared exactly. So an underpaid receipt's card payment of
+//     the rest pays it, with the transfers (the customer does not pay the part sent again). Less
+//     is recorded as PaymentIgnored (underpaid, with the amount) and changes no status. A success
+//     without an amount confirms nothing and records nothing: the processor's event is kept, and
+//     the reconciler's Get of the session decides when it shows the amount.
 //   - A session the service started for another receipt pays nothing here: its success is
 //     PaymentIgnored, its failure FailureIgnored, its progress changes nothing.
 //   - A success of another attempt or session on a receipt already paid (or beyond) is a second
@@ -131,7 +134,7 @@ func confirmProcessor(s State, u ProcessorUpdate, attempt string) ([]Event, erro
 		}
 		return nil, nil
 	}
-	due, err := DueUSD(s)
+	due, err := OnrampDue(s)
 	if err != nil {
 		// An EUR receipt never quoted has no rate to put its total in dollars: only a session the
 		// service did not start can pay it (the service records a rate before it starts one), and
@@ -204,6 +207,29 @@ func DueUSD(s State) (money.Cents, error) {
 		return 0, fmt.Errorf("%w: no EUR/USD rate recorded", ErrAmount)
 	}
 	return usd, nil
+}
+
+// OnrampDue is what an onramp session must collect for the receipt now, in USD cents: DueUSD
+// less the share of it that the confirmed transfers to the deposit address cover (as Covered
+// judges them; a transfer not yet confirmed may still leave the chain, so it reduces nothing),
+// rounded up to the cent so that paying it completes the payment; 0 when they cover it all.
+// What a session is asked for and what its success must bring are both this, judged when each
+// happens: transfers confirmed in between lower it, funds given back meanwhile raise it. Errors:
+// DueUSD's (ErrAmount).
+func OnrampDue(s State) (money.Cents, error) {
+	due, err := DueUSD(s)
+	if err != nil {
+		return 0, err
+	}
+	num, den := s.coveredShare()
+	if num.Sign() <= 0 || due <= 0 {
+		return due, nil
+	}
+	rest := new(big.Rat).Sub(big.NewRat(1, 1), new(big.Rat).SetFrac(num, den))
+	if rest.Sign() <= 0 {
+		return 0, nil
+	}
+	return money.Cents(ceil(rest.Mul(rest, new(big.Rat).SetInt64(int64(due)))).Int64()), nil
 }
 
 // EURInUSD is eur cents at rate (USD per EUR, an exact decimal), half-up to the cent; ok is false
