@@ -112,7 +112,7 @@ func (i *Issuer) Issue(ctx context.Context, g receipt.Generated, how Issue) (Iss
 		replay, g.ReceiptID = id != g.ReceiptID, id
 	}
 	issued, err := i.generate(ctx, g, how, replay)
-	issued.Replayed = replay && err == nil
+	issued.Replayed = (replay || issued.Replayed) && err == nil
 	var no notStored
 	if errors.As(err, &no) {
 		err = no.err
@@ -225,23 +225,21 @@ func (i *Issuer) stored(ctx context.Context, g receipt.Generated) (Issued, bool,
 	if loaded.State.Receipt.RequestHash != g.RequestHash || loaded.State.Receipt.Merchant != g.Merchant {
 		return Issued{}, true, ErrReceiptExists
 	}
-	return Issued{State: loaded.State}, true, nil
+	return Issued{State: loaded.State, Replayed: true}, true, nil
 }
 
-// existing answers a generation whose receipt id is taken: the receipt this same request created
-// (Idempotency-Key), else a conflict.
+// existing answers a generation whose receipt id is taken: the receipt an earlier request under
+// the same Idempotency-Key created (a replay; for a caller-chosen id the key's binding names the
+// same id whether it is new or not, so only this finds the replay), else a conflict.
 func (i *Issuer) existing(ctx context.Context, g receipt.Generated, replay bool) (Issued, error) {
 	if !replay && g.RequestHash == "" {
 		return Issued{}, ErrReceiptExists
 	}
-	loaded, err := LoadReceipt(ctx, i.store, g.ReceiptID)
-	if err != nil {
-		return Issued{}, err
+	issued, ok, err := i.stored(ctx, g)
+	if err == nil && !ok { // taken, yet not there: gone from the store between the two reads
+		err = ErrReceiptExists
 	}
-	if loaded.State.Receipt.RequestHash != g.RequestHash || loaded.State.Receipt.Merchant != g.Merchant {
-		return Issued{}, ErrReceiptExists
-	}
-	return Issued{State: loaded.State}, nil
+	return issued, err
 }
 
 // journalize accepts a receipt while the datastore is down: its generation event ev (and sealed

@@ -80,3 +80,30 @@ func TestOrderReplayedAfterItsPriceFellToZero(t *testing.T) {
 		t.Fatalf("a new order of the free item: %d %s, want 400", rec.Code, rec.Body)
 	}
 }
+
+// TestReceiptWithChosenIDReplayedSaysSo: a direct receipt with the caller's own id, sent again
+// under its Idempotency-Key, is a replay and says so (Idempotent-Replayed: true, stop 62) as one
+// with a generated id does: the key's binding names the chosen id whether it is new or not, and
+// the replay was answered as a new receipt.
+func TestReceiptWithChosenIDReplayedSaysSo(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	m := e.merchant(false)
+	for _, body := range []string{
+		`{"id":"inv-1","lineItems":[{"label":"x","priceUsd":1}],"totalUsd":1}`,
+		`{"lineItems":[{"label":"x","priceUsd":1}],"totalUsd":1}`,
+	} {
+		first := e.dev(m, http.MethodPost, "/api/receipts", body, "Idempotency-Key", body)
+		if first.Code != http.StatusCreated || first.Header().Get(idemReplayed) != "" {
+			t.Fatalf("%s: first %d %v %s", body, first.Code, first.Header(), first.Body)
+		}
+		again := e.dev(m, http.MethodPost, "/api/receipts", body, "Idempotency-Key", body)
+		if again.Code != http.StatusCreated || again.Header().Get(idemReplayed) != "true" ||
+			decode(t, again)["receipt"].(map[string]any)["receiptId"] != decode(t, first)["receipt"].(map[string]any)["receiptId"] {
+			t.Errorf("%s: the same request again: %d %v %s, want its receipt, replayed", body, again.Code, again.Header(), again.Body)
+		}
+	}
+	if n := e.count("receipts"); n != 2 {
+		t.Fatalf("%d receipts, want 2", n)
+	}
+}
