@@ -137,6 +137,9 @@ func lockRebuild(ctx context.Context, pool *pgxpool.Pool) (release func(), err e
 // swapIn replaces the live table by the shadow in tx, which holds the live table's lock, under
 // the live table's name and its indexes' names.
 func swapIn(ctx context.Context, tx pgx.Tx) error {
+	if err := sameShape(ctx, tx); err != nil {
+		return err
+	}
 	renames, err := indexRenames(ctx, tx)
 	if err != nil {
 		return err
@@ -148,6 +151,42 @@ func swapIn(ctx context.Context, tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, stmt); err != nil {
 			return fmt.Errorf("swap tables: %w", err)
 		}
+	}
+	return nil
+}
+
+// ErrLiveTableChanged refuses the swap of a shadow whose columns, triggers or indexes are no
+// longer the live table's: a migration changed the live table while the rebuild ran.
+var ErrLiveTableChanged = errors.New("the receipts table changed while it was rebuilt (a migration ran?): run the rebuild again")
+
+// shapeSQL is a table's columns (name, type, not null, default or generated expression), its
+// triggers and its indexes' definitions (without their names), in a fixed order.
+const shapeSQL = `SELECT
+	(SELECT coalesce(string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull::text || ' ' ||
+		a.attgenerated::text || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), ''), ', ' ORDER BY a.attnum), '')
+	 FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+	 WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped) || ' | ' ||
+	(SELECT coalesce(string_agg(t.tgname || ' ' || t.tgfoid::regproc::text, ', ' ORDER BY t.tgname), '')
+	 FROM pg_trigger t WHERE t.tgrelid = $1::regclass AND NOT t.tgisinternal) || ' | ' ||
+	(SELECT coalesce(string_agg(x.def, ', ' ORDER BY x.def), '') FROM (
+		SELECT regexp_replace(pg_get_indexdef(i.indexrelid), '^CREATE (UNIQUE )?INDEX \S+ ON \S+ ', '\1') AS def
+		FROM pg_index i WHERE i.indrelid = $1::regclass) x)`
+
+// sameShape refuses the swap (ErrLiveTableChanged) when the shadow, made LIKE the live table when
+// the rebuild began, no longer has its shape: a migration of a rolling upgrade that added a
+// column, an index or a trigger to the live table meanwhile would have been dropped with it, and
+// the upgraded instances' statements failed on the swapped-in table. It runs under the live
+// table's lock, so no migration changes it between the check and the swap.
+func sameShape(ctx context.Context, tx pgx.Tx) error {
+	var live, shadow string
+	if err := tx.QueryRow(ctx, shapeSQL, "receipts").Scan(&live); err != nil {
+		return fmt.Errorf("read the live table's shape: %w", err)
+	}
+	if err := tx.QueryRow(ctx, shapeSQL, shadowTable).Scan(&shadow); err != nil {
+		return fmt.Errorf("read the shadow table's shape: %w", err)
+	}
+	if live != shadow {
+		return fmt.Errorf("%w (live: %s; rebuilt: %s)", ErrLiveTableChanged, live, shadow)
 	}
 	return nil
 }
