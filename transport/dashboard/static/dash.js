@@ -191,9 +191,18 @@
 
   var login = document.getElementById("login");
   if (login) login.addEventListener("click", function () { signIn(login); });
+  // Sign-out leaves the page only once the service has ended the session: a refused logout (the
+  // datastore down, the address's limit) keeps the session and its cookie, and leaving for the
+  // sign-in page would tell whoever uses this browser next that the merchant was signed out.
   var out = document.getElementById("signout");
   if (out) out.addEventListener("click", function () {
-    api("POST", "/api/auth/logout", {}).catch(function () {}).then(function () { location.assign("/dashboard/login"); });
+    var err = document.getElementById("signout-error");
+    if (err) err.hidden = true;
+    out.disabled = true;
+    api("POST", "/api/auth/logout", {}).then(function () { location.assign("/dashboard/login"); }, function (e) {
+      out.disabled = false;
+      if (err) { err.textContent = "Not signed out (" + e.message + "): still signed in. Try again."; err.hidden = false; }
+    });
   });
   Array.prototype.forEach.call(document.querySelectorAll("form[data-api]"), function (f) {
     f.addEventListener("submit", function (ev) { submit(f, ev); });
