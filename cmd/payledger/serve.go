@@ -169,12 +169,7 @@ func tuneGC() {
 // chain and, last, the journal's lock. A signal during the start stops it (exit 0).
 func serve(ctx context.Context, cfg config, base, log zerolog.Logger) (err error) {
 	serving := false
-	defer func() {
-		if err != nil && !serving && ctx.Err() != nil { // the operator's stop, not a failed start
-			log.Warn().Err(err).Msg("stopped by a signal during the start")
-			err = nil
-		}
-	}()
+	defer func() { err = stoppedDuringStart(ctx, err, serving, log) }()
 	// Nothing starts while another serve holds the ports or the journal (`make run` twice): a
 	// second instance once started a development chain and moved the shared database's deposits
 	// onto it, and ran the workers, before its journal or port refused it.
@@ -200,29 +195,12 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) (err error
 	if devChain != nil {
 		defer func() { log.Warn().Msg("development chain stopping: its state is lost"); _ = devChain.Close() }()
 	}
-	rpc, err := dialChain(ctx, cfg, log) // nil while unreachable: the chain workers dial again
+	o, closeOpened, err := openAll(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	if rpc != nil {
-		defer rpc.Close()
-	}
-	pool, store, closeLedger, err := openLedger(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer closeLedger()
-	replica, closeReplica, err := openReplica(ctx, cfg) // nil without DATABASE_REPLICA_URL
-	if err != nil {
-		return err
-	}
-	defer closeReplica()
-	limiter, closeLimiter, err := openLimiter(cfg)
-	if err != nil {
-		return err
-	}
-	defer closeLimiter()
-	sc, err := serviceConfig(ctx, cfg, opened{rpc: rpc, pool: pool, replica: replica, store: store, limiter: limiter}, base, log)
+	defer closeOpened()
+	sc, err := serviceConfig(ctx, cfg, o, base, log)
 	if err != nil {
 		return err
 	}
@@ -249,6 +227,56 @@ func serve(ctx context.Context, cfg config, base, log zerolog.Logger) (err error
 	defer stopWorkers()
 	serving = true
 	return runHTTP(ctx, cfg, ls, api.Echo, api.MetricsHandler(), stopWorkers, log)
+}
+
+// stoppedDuringStart is serve's outcome err, except that a start cut by the operator's signal
+// (ctx ended before serving) is a stop, not a failure: logged, exit 0.
+func stoppedDuringStart(ctx context.Context, err error, serving bool, log zerolog.Logger) error {
+	if err == nil || serving || ctx.Err() == nil {
+		return err
+	}
+	log.Warn().Err(err).Msg("stopped by a signal during the start")
+	return nil
+}
+
+// openAll opens what the service is built over: the chain client (nil while the node does not
+// answer: the chain workers dial again), the ledger (event store, pool, private cluster), the
+// replica's pool (nil without DATABASE_REPLICA_URL) and the rate limiter; close releases them in
+// reverse.
+func openAll(ctx context.Context, cfg config, log zerolog.Logger) (o opened, close func(), err error) {
+	var closers []func()
+	release := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	defer func() {
+		if err != nil { // what was opened before the failure
+			release()
+		}
+	}()
+	if o.rpc, err = dialChain(ctx, cfg, log); err != nil {
+		return opened{}, nil, err
+	}
+	if o.rpc != nil {
+		closers = append(closers, o.rpc.Close)
+	}
+	pool, store, closeLedger, err := openLedger(ctx, cfg, log)
+	if err != nil {
+		return opened{}, nil, err
+	}
+	o.pool, o.store, closers = pool, store, append(closers, closeLedger)
+	replica, closeReplica, err := openReplica(ctx, cfg)
+	if err != nil {
+		return opened{}, nil, err
+	}
+	o.replica, closers = replica, append(closers, closeReplica)
+	limiter, closeLimiter, err := openLimiter(cfg)
+	if err != nil {
+		return opened{}, nil, err
+	}
+	o.limiter, closers = limiter, append(closers, closeLimiter)
+	return o, release, nil
 }
 
 // buildUntilEnd builds the service (web.Build) on a context that outlives the signal: what the
