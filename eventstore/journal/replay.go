@@ -112,10 +112,18 @@ func (r *Replayer) Run(ctx context.Context, interval time.Duration) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
-			if _, err := r.DrainOnce(ctx); err != nil && ctx.Err() == nil {
-				r.log.Warn().Err(err).Msg("journal replay: will retry")
-			}
+			r.pass(ctx)
 		}
+	}
+}
+
+// pass is one of Run's passes. Its failure is logged unless it is only an entry backing off:
+// that entry's failures are logged at error level as they happen, and the pass after each one
+// (every interval, 2 s, until its retry is due, up to 5 min; for ever for an entry that cannot be
+// stored) logged it again.
+func (r *Replayer) pass(ctx context.Context) {
+	if _, err := r.DrainOnce(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, errBackingOff) {
+		r.log.Warn().Err(err).Msg("journal replay: will retry")
 	}
 }
 
