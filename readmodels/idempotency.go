@@ -41,19 +41,9 @@ func idemPrincipal(wallet string) string { return "wallet:" + wallet }
 // the binding in force (the new one, or the earlier one). A key the middleware holds for another
 // request returns that request's hash (and no receipt id): the caller's hash differs from it.
 func (i *Idempotency) Claim(ctx context.Context, wallet, key, requestHash, receiptID string) (string, string, error) {
-	var hash, id string
-	var at time.Time
-	err := i.pool.QueryRow(ctx, `INSERT INTO idempotency_keys (wallet, key, request_hash, receipt_id, created_at)
-		VALUES ($1, $2, $3, $4, now())
-		ON CONFLICT (wallet, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, receipt_id = EXCLUDED.receipt_id, created_at = now()
-			WHERE idempotency_keys.created_at < now() - make_interval(secs => $5)
-		RETURNING request_hash, receipt_id, created_at`, wallet, key, requestHash, receiptID, IdempotencyTTL).Scan(&hash, &id, &at)
-	if errors.Is(err, pgx.ErrNoRows) { // a live binding exists
-		err = i.pool.QueryRow(ctx, `SELECT request_hash, receipt_id, created_at FROM idempotency_keys WHERE wallet = $1 AND key = $2`,
-			wallet, key).Scan(&hash, &id, &at)
-	}
+	hash, id, at, err := i.bind(ctx, wallet, key, requestHash, receiptID)
 	if err != nil {
-		return "", "", fmt.Errorf("claim idempotency key: %w", err)
+		return "", "", err
 	}
 	if hash != requestHash {
 		return hash, id, nil
@@ -88,6 +78,35 @@ func (i *Idempotency) Bound(ctx context.Context, wallet, key string) (string, st
 		return "", "", fmt.Errorf("read idempotency key: %w", err)
 	}
 	return hash, id, nil
+}
+
+// bindTries bounds how often bind finds a live binding gone before it reads it.
+const bindTries = 3
+
+// bind stores (wallet, key) -> (requestHash, receiptID) unless a live binding exists, and returns
+// the binding in force with its creation time. A live binding released between the insert that
+// met it and the read of it (a duplicate of the same request, refused after its claim) leaves
+// the key free: the insert is tried again. That read's "no rows" was a 500 for an order whose
+// duplicate answered 400.
+func (i *Idempotency) bind(ctx context.Context, wallet, key, requestHash, receiptID string) (hash, id string, at time.Time, err error) {
+	for range bindTries {
+		err = i.pool.QueryRow(ctx, `INSERT INTO idempotency_keys (wallet, key, request_hash, receipt_id, created_at)
+			VALUES ($1, $2, $3, $4, now())
+			ON CONFLICT (wallet, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, receipt_id = EXCLUDED.receipt_id, created_at = now()
+				WHERE idempotency_keys.created_at < now() - make_interval(secs => $5)
+			RETURNING request_hash, receipt_id, created_at`, wallet, key, requestHash, receiptID, IdempotencyTTL).Scan(&hash, &id, &at)
+		if errors.Is(err, pgx.ErrNoRows) { // a live binding exists
+			err = i.pool.QueryRow(ctx, `SELECT request_hash, receipt_id, created_at FROM idempotency_keys WHERE wallet = $1 AND key = $2`,
+				wallet, key).Scan(&hash, &id, &at)
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			break
+		}
+	}
+	if err != nil {
+		return "", "", time.Time{}, fmt.Errorf("claim idempotency key: %w", err)
+	}
+	return hash, id, at, nil
 }
 
 // mirror holds (wallet, key) in idempotent_responses for the binding (hash, made at) unless the
