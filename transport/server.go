@@ -34,6 +34,8 @@ const CorrelationHeader = "X-Correlation-Id"
 // for 10 of their intervals while they have work, or stopped.
 type WorkerHealth interface {
 	Check() []string
+	// Leading names the workers that run on one instance at a time and run on this one now.
+	Leading() []string
 }
 
 // Pinger reports whether the datastore answers.
@@ -420,11 +422,14 @@ func (s *Server) health(db Pinger, workers WorkerHealth, off []string) echo.Hand
 		Status string   `json:"status"`
 		Stuck  []string `json:"stuck,omitempty"`
 		Off    []string `json:"off,omitempty"`
+		// Leading: where several instances share a database, the one that answers this runs
+		// these jobs (the others stand by for them).
+		Leading []string `json:"leading,omitempty"`
 	}
 	return func(c echo.Context) error {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
 		defer cancel()
-		out := answer{Status: "ok", Stuck: workers.Check(), Off: off}
+		out := answer{Status: "ok", Stuck: workers.Check(), Off: off, Leading: workers.Leading()}
 		err := db.Ping(ctx)
 		if err != nil {
 			zerolog.Ctx(c.Request().Context()).Warn().Err(err).Msg("datastore does not answer")

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +29,7 @@ func TestMultiServeProjectorsTakenOverFromALostInstance(t *testing.T) {
 	}
 	link := netfreeze.New(t, u.Host)
 	u.Host = link.Addr
-	_, outA, stopA := startServeStoppable(t, map[string]string{"DATABASE_URL": u.String(), "EMBEDDED_POSTGRES": "off"})
+	baseA, outA, stopA := startServeStoppable(t, map[string]string{"DATABASE_URL": u.String(), "EMBEDDED_POSTGRES": "off"})
 	// Cleanups run last first: the link is cut (every connection closed) before A is stopped,
 	// so that A's shutdown does not wait on a database that never answers.
 	t.Cleanup(stopA)
@@ -35,12 +37,38 @@ func TestMultiServeProjectorsTakenOverFromALostInstance(t *testing.T) {
 	projectors := []string{"receipts", "users", "subscriptions", "receipt_created"}
 	multiWait(t, "instance A leads every projector", 2*time.Minute, func() bool { return leads(outA.String(), projectors) }, outA.String)
 
-	_, outB, stopB := startServeStoppable(t, map[string]string{"DATABASE_URL": direct, "EMBEDDED_POSTGRES": "off"})
+	baseB, outB, stopB := startServeStoppable(t, map[string]string{"DATABASE_URL": direct, "EMBEDDED_POSTGRES": "off"})
 	t.Cleanup(stopB)
+	// /healthz says which instance runs the one-instance jobs: A the four projections and charging
+	// (the development chain has the spend permission manager), B none.
+	everyProjection := []string{"receipt.created projection", "receipts projection", "subscription charging", "subscriptions projection", "users projection"}
+	if got := healthzLeading(t, baseA); !slices.Equal(got, everyProjection) {
+		t.Fatalf("A's /healthz leading %v, want %v", got, everyProjection)
+	}
+	if got := healthzLeading(t, baseB); len(got) != 0 {
+		t.Fatalf("B's /healthz leading %v while A leads, want none", got)
+	}
 
 	link.Freeze() // A's machine is gone
 	multiWait(t, "instance B leads every projector after A was lost", 3*time.Minute,
 		func() bool { return leads(outB.String(), projectors) }, outB.String)
+	multiWait(t, "B's /healthz names the projections it took over", time.Minute,
+		func() bool { return slices.Equal(healthzLeading(t, baseB), everyProjection) }, outB.String)
+}
+
+// healthzLeading is the "leading" list of base's /healthz.
+func healthzLeading(t *testing.T, base string) []string {
+	t.Helper()
+	resp, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Leading []string }
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	return body.Leading
 }
 
 // multiWait waits until cond holds, failing the test with log's tail after timeout (a bound far

@@ -27,6 +27,10 @@ type Health struct {
 
 	mu      sync.Mutex
 	workers map[string]*workerHealth
+	// leaders are the workers that run on one instance at a time (the projectors' leader locks,
+	// charging on the subscriptions projector's leader), by name: /healthz says which this
+	// instance leads, so an operator of several instances knows where each job runs.
+	leaders map[string]func() bool
 }
 
 // Stall rules: stuck after stallSteps intervals without progress, but never sooner than
@@ -60,7 +64,7 @@ type workerHealth struct {
 
 // NewHealth returns an empty record on now's clock; log is where stuck workers are reported.
 func NewHealth(now func() time.Time, log zerolog.Logger) *Health {
-	return &Health{now: now, log: log, restartAfter: restartAfter, workers: map[string]*workerHealth{}}
+	return &Health{now: now, log: log, restartAfter: restartAfter, workers: map[string]*workerHealth{}, leaders: map[string]func() bool{}}
 }
 
 // WorkerStatus is a worker's record as /healthz shows it.
@@ -240,7 +244,32 @@ func (h *Health) loop(ctx context.Context, name string, interval time.Duration, 
 // (logged), and it is started again after restartAfter, until its context ends.
 func (h *Health) Watch(name string, w Worker) Worker {
 	h.register(name, restartAfter/stallSteps, true)
+	if l, ok := w.(interface{ Leader() bool }); ok {
+		h.LeadsWhen(name, l.Leader)
+	}
 	return workerFunc(func(ctx context.Context) error { return h.supervise(ctx, name, w.Run) })
+}
+
+// LeadsWhen records that the worker name runs on one instance at a time, on this one while
+// leads says so (Watch records a worker with a Leader method itself).
+func (h *Health) LeadsWhen(name string, leads func() bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.leaders[name] = leads
+}
+
+// Leading names, sorted, the one-instance workers this instance runs now (empty on a standby).
+func (h *Health) Leading() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for name, leads := range h.leaders {
+		if leads() {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // supervise runs a worker's run until ctx ends: a run that returns an error or panics is

@@ -138,6 +138,7 @@ func (s *Service) buildWorkers() []Worker {
 	}
 	if p.SubscriptionCharging != nil {
 		list = append(list, h.Watch(chargingWorker, p.SubscriptionCharging))
+		h.LeadsWhen(chargingWorker, proj.Subscriptions.Leader) // the daily run is the subscriptions projector leader's
 	}
 	if s.Replica != nil { // probes the replica's health and lag: until it answers, reads stay on the primary
 		list = append(list, h.Every("replica probe", readmodels.ProbeInterval, s.Replica.Probe)) // down or behind for long: stuck in /healthz
