@@ -36,13 +36,15 @@ type Refunded struct {
 	Result eventstore.AppendResult
 }
 
-// RefundClaims holds each refund transaction hash for one receipt (a unique index), so that one
-// transfer never counts for two refunds.
+// RefundClaims holds refund transaction hashes per receipt, so that one transfer never counts
+// for two refunds: any receipt may hold a claim of a hash until one receipt's refund takes it
+// (the verifier proved it first, or it was counted on the merchant's word), and a hold on the
+// merchant's word (holdKey) is one receipt's only.
 type RefundClaims interface {
 	// Reserve holds hash for a refund of receiptID from at (the claim's time, by the command's
 	// clock, which the verifier's wait for the transaction counts from); fresh says this call made
 	// the reservation (false: the receipt held it already). Errors: ErrRefundHashTaken (another
-	// receipt holds it), wrapped store errors.
+	// receipt's refund took it), wrapped store errors.
 	Reserve(ctx context.Context, hash, receiptID string, at time.Time) (fresh bool, err error)
 	// Release gives back a reservation made by a request that recorded no refund: every Reserve
 	// (fresh or not) holds the hash once, and the hash is free again only when no request holds

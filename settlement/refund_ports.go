@@ -2,6 +2,7 @@ package settlement
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/payledger/payledger/domain/onchain"
@@ -24,7 +25,10 @@ type RefundChain interface {
 	BlockHashes(ctx context.Context, numbers []uint64) (map[uint64]string, error)
 }
 
-// RefundClaim is a refund transaction hash and the receipt that holds it.
+// ErrRefundHashTaken: another receipt's refund took the hash (RefundClaimStore.Prove).
+var ErrRefundHashTaken = errors.New("the transaction is counted for another receipt's refund")
+
+// RefundClaim is a refund transaction hash and a receipt that holds a claim of it.
 type RefundClaim struct {
 	TransactionHash string
 	ReceiptID       string
@@ -40,6 +44,11 @@ type RefundClaimStore interface {
 	// (ClaimedAt, TransactionHash), from the first after the claim after (its ClaimedAt and
 	// TransactionHash; the zero RefundClaim: from the first of all).
 	Claimed(ctx context.Context, after RefundClaim, limit int) ([]RefundClaim, error)
+	// Prove takes hash for receiptID's claim, proven in the block given, before the refund is
+	// recorded: a hash pays one refund only, the first proven. taken false: the claim's row is
+	// gone or counted already (another instance). Errors: ErrRefundHashTaken (another receipt's
+	// refund took the hash).
+	Prove(ctx context.Context, hash, receiptID string, blockNumber uint64, blockHash string) (taken bool, err error)
 	// Counted marks hash counted for receiptID, in the block verified (0, "": the merchant's word).
 	Counted(ctx context.Context, hash, receiptID string, blockNumber uint64, blockHash string) error
 	// Free deletes the hash of c (as Claimed read it): its claim was refused (or never recorded).

@@ -112,12 +112,12 @@ func (v *RefundVerifier) batch(ctx context.Context) ([]RefundClaim, error) {
 		if err != nil {
 			return nil, err
 		}
-		read := make(map[string]bool, len(claims))
+		read := make(map[[2]string]bool, len(claims)) // a hash may be claimed on several receipts
 		for _, c := range claims {
-			read[c.TransactionHash] = true
+			read[[2]string{c.TransactionHash, c.ReceiptID}] = true
 		}
 		for _, c := range more {
-			if !read[c.TransactionHash] {
+			if !read[[2]string{c.TransactionHash, c.ReceiptID}] {
 				claims = append(claims, c)
 			}
 		}
@@ -125,7 +125,7 @@ func (v *RefundVerifier) batch(ctx context.Context) ([]RefundClaim, error) {
 	next := RefundClaim{}
 	if len(claims) == refundClaimBatch {
 		last := claims[len(claims)-1]
-		next = RefundClaim{ClaimedAt: last.ClaimedAt, TransactionHash: last.TransactionHash}
+		next = RefundClaim{ClaimedAt: last.ClaimedAt, TransactionHash: last.TransactionHash, ReceiptID: last.ReceiptID}
 	}
 	v.after = next
 	return claims, nil
@@ -175,6 +175,9 @@ func (v *RefundVerifier) verify(ctx context.Context, head uint64, c RefundClaim,
 		res.Refused++
 		return v.refuse(ctx, c, reason)
 	}
+	if taken, err := v.take(ctx, c, p, res); err != nil || !taken {
+		return err
+	}
 	if _, _, err := commands.ChangeReceipt(ctx, v.Events, c.ReceiptID, refundMeta(), func(st receipt.State) ([]receipt.Event, error) {
 		// Judged again on the state appended to: the claim of the hash read above may have been
 		// refused meanwhile (by another instance) and the hash claimed again for more, and a
@@ -191,6 +194,19 @@ func (v *RefundVerifier) verify(ctx context.Context, head uint64, c RefundClaim,
 	v.Log.Info().Str("receipt", c.ReceiptID).Str("tx", c.TransactionHash).Str("token", p.Token).Str("units", p.AmountUnits).
 		Msg("refunds: processed on chain proof")
 	return v.Claims.Counted(ctx, c.TransactionHash, c.ReceiptID, p.BlockNumber, p.BlockHash)
+}
+
+// take takes c's hash for its proven claim before the refund is recorded: every receipt may
+// claim a hash (a claim held it service-wide, so another merchant claiming it in a loop kept the
+// real claim answering 409), and one transaction pays one refund only, the first proven. A claim
+// of a hash another receipt's refund took is refused. taken false: nothing to record now.
+func (v *RefundVerifier) take(ctx context.Context, c RefundClaim, p receipt.RefundProcessed, res *RefundStepResult) (bool, error) {
+	taken, err := v.Claims.Prove(ctx, c.TransactionHash, c.ReceiptID, p.BlockNumber, p.BlockHash)
+	if errors.Is(err, ErrRefundHashTaken) {
+		res.Refused++
+		return false, v.refuse(ctx, c, "the transaction is counted for another refund")
+	}
+	return taken, err
 }
 
 // unrecordedFor is how long c's hold has lacked its claim in the receipt's history: since this

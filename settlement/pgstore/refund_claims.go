@@ -7,14 +7,15 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/settlement"
 )
 
-// RefundClaims is the table of refund transaction hashes (migration 033): the refund command
-// reserves a hash in it (commands.RefundClaims) and the refund verifier reads its work there
+// RefundClaims is the table of refund transaction hashes (migration 033), a row per hash and
+// receipt (041): the refund command reserves a hash in it (commands.RefundClaims) and the refund verifier reads its work there
 // (settlement.RefundClaimStore). Hashes are stored lower case.
 type RefundClaims struct{ pool *pgxpool.Pool }
 
@@ -26,21 +27,45 @@ var (
 	_ settlement.RefundClaimStore = (*RefundClaims)(nil)
 )
 
-// Reserve implements commands.RefundClaims: the primary key holds the hash for one receipt, and
-// holders counts the requests holding it (migration 036).
+// Reserve implements commands.RefundClaims: a receipt's hold on a hash is its row (migration 041),
+// holders counting the requests holding it (036). Another receipt's row is no obstacle unless
+// it took the hash (refund_claims_taken: proven or counted, or a hold on the merchant's word,
+// which the index refuses at the insert: 23505).
 func (r *RefundClaims) Reserve(ctx context.Context, hash, receiptID string, at time.Time) (bool, error) {
 	var fresh bool
-	err := r.pool.QueryRow(ctx, `INSERT INTO refund_claims (transaction_hash, receipt_id, claimed_at) VALUES ($1, $2, $3)
-		ON CONFLICT (transaction_hash) DO UPDATE SET holders = refund_claims.holders + 1
-		WHERE refund_claims.receipt_id = EXCLUDED.receipt_id
+	err := r.pool.QueryRow(ctx, `INSERT INTO refund_claims (transaction_hash, receipt_id, claimed_at)
+		SELECT $1, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM refund_claims WHERE transaction_hash = $1 AND receipt_id <> $2
+			AND (state = 'counted' OR block_number IS NOT NULL))
+		ON CONFLICT (transaction_hash, receipt_id) DO UPDATE SET holders = refund_claims.holders + 1
 		RETURNING xmax = 0`, hash, receiptID, at).Scan(&fresh)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows): // the row is another receipt's: the update's condition failed
+	case errors.Is(err, pgx.ErrNoRows), isTaken(err): // another receipt's refund took the hash
 		return false, commands.ErrRefundHashTaken
 	case err != nil:
 		return false, fmt.Errorf("refund claims: reserve: %w", err)
 	}
 	return fresh, nil
+}
+
+// isTaken says whether err is a write refused by refund_claims_taken: another receipt took the hash.
+func isTaken(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && pg.Code == "23505" && pg.ConstraintName == "refund_claims_taken"
+}
+
+// Prove implements settlement.RefundClaimStore: the claim takes its hash with the block that
+// proves it, unless another receipt's refund took it first (the index refund_claims_taken makes
+// two at once one).
+func (r *RefundClaims) Prove(ctx context.Context, hash, receiptID string, blockNumber uint64, blockHash string) (bool, error) {
+	tag, err := r.pool.Exec(ctx, `UPDATE refund_claims SET block_number = $3, block_hash = $4
+		WHERE transaction_hash = $1 AND receipt_id = $2 AND state = 'claimed'`, hash, receiptID, int64(blockNumber), blockHash)
+	switch {
+	case isTaken(err):
+		return false, settlement.ErrRefundHashTaken
+	case err != nil:
+		return false, wrapClaims("prove", err)
+	}
+	return tag.RowsAffected() == 1, nil
 }
 
 // Release implements commands.RefundClaims: one hold less, and the claim deleted when no request
@@ -57,15 +82,16 @@ func (r *RefundClaims) Release(ctx context.Context, hash, receiptID string) erro
 }
 
 // Claimed implements settlement.RefundClaimStore (the index refund_claims_open orders by
-// claimed_at; the hash only breaks ties).
+// claimed_at; the hash and the receipt only break ties).
 func (r *RefundClaims) Claimed(ctx context.Context, after settlement.RefundClaim, limit int) ([]settlement.RefundClaim, error) {
 	if after.TransactionHash == "" {
 		return r.list(ctx, `SELECT transaction_hash, receipt_id, claimed_at, 0, '', holders FROM refund_claims
-			WHERE state = 'claimed' ORDER BY claimed_at, transaction_hash LIMIT $1`, limit)
+			WHERE state = 'claimed' ORDER BY claimed_at, transaction_hash, receipt_id LIMIT $1`, limit)
 	}
 	return r.list(ctx, `SELECT transaction_hash, receipt_id, claimed_at, 0, '', holders FROM refund_claims
-		WHERE state = 'claimed' AND (claimed_at, transaction_hash) > ($2, $3) ORDER BY claimed_at, transaction_hash LIMIT $1`,
-		limit, after.ClaimedAt, after.TransactionHash)
+		WHERE state = 'claimed' AND (claimed_at, transaction_hash, receipt_id) > ($2, $3, $4)
+		ORDER BY claimed_at, transaction_hash, receipt_id LIMIT $1`,
+		limit, after.ClaimedAt, after.TransactionHash, after.ReceiptID)
 }
 
 // CountedSince implements settlement.RefundClaimStore.
@@ -106,7 +132,7 @@ func (r *RefundClaims) Counted(ctx context.Context, hash, receiptID string, bloc
 func (r *RefundClaims) Free(ctx context.Context, c settlement.RefundClaim, at time.Time) error {
 	_, err := r.pool.Exec(ctx, `WITH gone AS (
 			DELETE FROM refund_claims WHERE transaction_hash = $1 AND receipt_id = $2 AND holders = $3 RETURNING 1)
-		UPDATE refund_claims SET claimed_at = $4 WHERE transaction_hash = $1 AND receipt_id = $2 AND state = 'claimed'
+		UPDATE refund_claims SET claimed_at = $4, block_number = NULL, block_hash = NULL WHERE transaction_hash = $1 AND receipt_id = $2 AND state = 'claimed'
 			AND NOT EXISTS (SELECT 1 FROM gone)`, c.TransactionHash, c.ReceiptID, c.Holders, at)
 	return wrapClaims("free", err)
 }
