@@ -187,3 +187,32 @@ func TestRefundNetsWhatTheTransactionTakesBack(t *testing.T) {
 		t.Fatalf("an unknown token's refund pulled back: ok %v (%s)", ok, reason)
 	}
 }
+
+// Stop 64 (decided, unchanged): the merchant's wallet that topped up an underpayment is a payer
+// of the receipt, and its transfers are no refund of it: the chain shows a payer, not whose
+// wallet it is, and a customer's second wallet sending to its first must prove nothing. The
+// merchant refunds from another wallet.
+func TestRefundFromAWalletThatToppedUpIsRefused(t *testing.T) {
+	t.Parallel()
+	s := generated()
+	s.Receipt.DepositAddress = "0xdeposit"
+	s = apply(t, s, []Event{
+		DepositTransferSeen{TransactionHash: "0xpay", LogIndex: 0, BlockNumber: 5, BlockHash: "0xb5", Sender: "0xc0ffee", Token: "USDC", AmountUnits: "6000000", Decimals: 6, At: 3},
+		DepositTransferConfirmed{TransactionHash: "0xpay", LogIndex: 0, BlockNumber: 5, BlockHash: "0xb5", At: 4},
+		DepositTransferSeen{TransactionHash: "0xtopup", LogIndex: 0, BlockNumber: 6, BlockHash: "0xb6", Sender: "0xmerchant", Token: "USDC", AmountUnits: "4000000", Decimals: 6, At: 5},
+		DepositTransferConfirmed{TransactionHash: "0xtopup", LogIndex: 0, BlockNumber: 6, BlockHash: "0xb6", At: 6},
+		PaymentConfirmed{AttemptID: "deposit", TransactionHash: "0xtopup", Token: "USDC", VerifiedBy: VerifiedByChain, Method: MethodDeposit, At: 6},
+	}, nil)
+	claimed := then(t, s)(RequestRefund(s, RefundOrder{AmountCents: 400, Reason: "r", TransactionHash: hashA, By: "m", At: 20}))
+	judge := func(from string) (bool, string) {
+		refund := ChainTransfer{Token: "USDC", Decimals: 6, From: from, To: "0xc0ffee", AmountUnits: "4000000"}
+		_, reason, ok := JudgeRefund(claimed, RefundEvidence{TransactionHash: hashA, Succeeded: true, Transfers: []ChainTransfer{refund}, BlockNumber: 9, BlockHash: "0xb9", At: 30})
+		return ok, reason
+	}
+	if ok, reason := judge("0xmerchant"); ok || !strings.Contains(reason, "is not a refund") {
+		t.Fatalf("a refund from the wallet that topped up: ok %v (%s)", ok, reason)
+	}
+	if ok, reason := judge("0xtreasury"); !ok {
+		t.Fatalf("a refund from another wallet: %s", reason)
+	}
+}
