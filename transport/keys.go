@@ -49,6 +49,9 @@ func ValidateScopes(scopes []string) error {
 	return nil
 }
 
+// maxKeyName is a key name's length in characters (the dashboard form's maxlength).
+const maxKeyName = 100
+
 type createKeyRequest struct {
 	Name   string   `json:"name"`
 	Scopes []string `json:"scopes"`
@@ -59,8 +62,8 @@ func (s *Server) createKey(c echo.Context) error {
 	if err := DecodeJSON(c, &req); err != nil {
 		return err
 	}
-	if len(req.Name) > 100 {
-		return InvalidInput("name must be at most 100 characters")
+	if err := checkLine(req.Name, maxKeyName); err != nil { // shown in the dashboard's key list
+		return InvalidInput("name " + err.Error())
 	}
 	if err := ValidateScopes(req.Scopes); err != nil {
 		return err
