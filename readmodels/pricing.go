@@ -65,6 +65,9 @@ type Usage struct {
 	now  func() time.Time
 	// Every is how often Run flushes (usageFlushEvery unless a test shortens it).
 	Every time.Duration
+	// FinalWait bounds Run's last flush, after its context ended (usageFinalWait unless a test
+	// shortens it).
+	FinalWait time.Duration
 	mu    sync.Mutex
 	n     map[usageKey]int64
 }
@@ -75,6 +78,9 @@ type Usage struct {
 const (
 	usageFlushEvery     = 5 * time.Second
 	usageFailuresToStop = 10
+	// usageFinalWait: the last flush runs after serve's signal, inside its drain; a database that
+	// hangs (a lock, a lost server) held the stop for good, until a second signal.
+	usageFinalWait = 5 * time.Second
 )
 
 type usageKey struct {
@@ -84,7 +90,7 @@ type usageKey struct {
 
 // NewUsage returns a counter on pool.
 func NewUsage(pool *pgxpool.Pool, now func() time.Time) *Usage {
-	return &Usage{pool: pool, now: now, Every: usageFlushEvery, n: map[usageKey]int64{}}
+	return &Usage{pool: pool, now: now, Every: usageFlushEvery, FinalWait: usageFinalWait, n: map[usageKey]int64{}}
 }
 
 // Count adds one call for wallet.
@@ -120,7 +126,8 @@ func (u *Usage) Flush(ctx context.Context) error {
 	return nil
 }
 
-// Run flushes every u.Every until ctx ends, and once more at the end. A flush that keeps failing
+// Run flushes every u.Every until ctx ends, and once more at the end, for at most u.FinalWait
+// (the counts of a last flush that fails are lost with the process). A flush that keeps failing
 // (usageFailuresToStop in a row) ends Run with its error: every failure used to be dropped, so
 // billing's apiCalls stopped moving with no log line and no /healthz entry.
 func (u *Usage) Run(ctx context.Context) error {
@@ -130,7 +137,9 @@ func (u *Usage) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return u.Flush(context.WithoutCancel(ctx))
+			last, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.FinalWait)
+			defer cancel()
+			return u.Flush(last)
 		case <-t.C:
 			if err := u.Flush(ctx); err == nil || ctx.Err() != nil {
 				failed = 0
