@@ -209,7 +209,7 @@ func TestRefundFromAWalletThatToppedUpIsRefused(t *testing.T) {
 		_, reason, ok := JudgeRefund(claimed, RefundEvidence{TransactionHash: hashA, Succeeded: true, Transfers: []ChainTransfer{refund}, BlockNumber: 9, BlockHash: "0xb9", At: 30})
 		return ok, reason
 	}
-	if ok, reason := judge("0xmerchant"); ok || !strings.Contains(reason, "is not a refund") {
+	if ok, reason := judge("0xmerchant"); ok || !strings.Contains(reason, "0xmerchant paid the receipt") || !strings.Contains(reason, "is not a refund") {
 		t.Fatalf("a refund from the wallet that topped up: ok %v (%s)", ok, reason)
 	}
 	if ok, reason := judge("0xtreasury"); !ok {

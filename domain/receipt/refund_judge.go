@@ -73,11 +73,18 @@ func JudgeRefund(s State, ev RefundEvidence) (p RefundProcessed, reason string, 
 }
 
 // notBackNote tells, when some transfer was left out for its sender, that the customer's own
-// transfers do not count.
+// transfers do not count, naming the sender: a merchant whose wallet topped up an underpayment
+// is a payer of the receipt, and its refund from that wallet is refused (stop 64), which the
+// merchant must be able to tell from the reason.
 func notBackNote(transfers []ChainTransfer, senders []string) string {
 	for _, t := range transfers {
-		if !goesBack(t, senders) {
-			return " (a transfer sent by the customer, the receipt's deposit or its split, or to its own sender, is not a refund)"
+		switch {
+		case goesBack(t, senders):
+		case strings.EqualFold(t.From, t.To):
+			return " (a transfer to its own sender is not a refund)"
+		default:
+			return fmt.Sprintf(" (%s paid the receipt, or is its deposit or split: a transfer from it is not a refund; a refund is sent from another wallet)",
+				strings.ToLower(t.From))
 		}
 	}
 	return ""
