@@ -136,6 +136,11 @@ func decodePositionCursor(c string) (positionCursor, error) {
 	if n, err := fmt.Sscanf(string(raw), "p%d.%d", &commit, &prepare); err != nil || n != 2 {
 		return positionCursor{}, ErrBadCursor
 	}
+	// Only a cursor this store wrote: Sscanf stops at what follows ("p1.2junk") and reads
+	// negative positions no receipt has.
+	if commit < 0 || prepare < 0 || encodePositionCursor(eventstore.Position{Commit: uint64(commit), Prepare: uint64(prepare)}) != c {
+		return positionCursor{}, ErrBadCursor
+	}
 	return positionCursor{&commit, &prepare}, nil
 }
 
