@@ -68,8 +68,8 @@ type Usage struct {
 	// FinalWait bounds Run's last flush, after its context ended (usageFinalWait unless a test
 	// shortens it).
 	FinalWait time.Duration
-	mu    sync.Mutex
-	n     map[usageKey]int64
+	mu        sync.Mutex
+	n         map[usageKey]int64
 }
 
 // usageFlushEvery is Run's pace; after usageFailuresToStop flushes in a row fail, Run returns the
