@@ -59,14 +59,19 @@ func first(vals ...string) string {
 
 var countryRE = regexp.MustCompile(`^[A-Z]{2}$`)
 
+// namedField is a request field's name and value, for checks that name the field they refuse.
+type namedField struct{ name, v string }
+
 // parseOptional validates the optional fields and fills them into g.
 func (s *Server) parseOptional(o optionalFields, g *receipt.Generated) error {
 	g.RedirectURL = first(o.RedirectURL, o.RedirectURLAlias)
 	g.SuccessURL = first(o.SuccessURL, o.SuccessURLAlias)
 	g.PostPaymentAction = first(o.PostPaymentAction, o.PostPaymentAlias)
-	for name, u := range map[string]string{"redirect_url": g.RedirectURL, "successUrl": g.SuccessURL} {
-		if u != "" && !httpURL(u) {
-			return InvalidInput(name + " must be an http(s) URL")
+	// Fields are checked in a fixed order (arrays, not maps): a request with two bad fields gets
+	// the same message every time, and nothing is allocated for the lists.
+	for _, f := range [...]namedField{{"redirect_url", g.RedirectURL}, {"successUrl", g.SuccessURL}} {
+		if f.v != "" && !httpURL(f.v) {
+			return InvalidInput(f.name + " must be an http(s) URL")
 		}
 	}
 	if utf8.RuneCountInString(g.PostPaymentAction) > 2000 {
@@ -78,20 +83,20 @@ func (s *Server) parseOptional(o optionalFields, g *receipt.Generated) error {
 		Phone: first(o.Phone), AddressLine1: first(o.AddressLine1, o.AddressLine1Alias), AddressLine2: first(o.AddressLine2, o.AddressLine2Alias),
 		City: first(o.City), State: first(o.State), PostalCode: first(o.PostalCode, o.PostalCodeAlias), Country: strings.ToUpper(first(o.Country)),
 	}
-	for name, e := range map[string]string{"buyerEmail": b.Email, "billingEmail": b.BillingEmail} {
-		if e != "" {
-			if a, err := mail.ParseAddress(e); err != nil || a.Address != e {
-				return InvalidInput(name + " must be an email address")
+	for _, f := range [...]namedField{{"buyerEmail", b.Email}, {"billingEmail", b.BillingEmail}} {
+		if f.v != "" {
+			if a, err := mail.ParseAddress(f.v); err != nil || a.Address != f.v {
+				return InvalidInput(f.name + " must be an email address")
 			}
 		}
 	}
 	if b.Country != "" && !countryRE.MatchString(b.Country) {
 		return InvalidInput("country must be an ISO 3166-1 alpha-2 code such as US")
 	}
-	for name, v := range map[string]string{"buyerFirstName": b.FirstName, "buyerLastName": b.LastName, "phone": b.Phone, "addressLine1": b.AddressLine1,
-		"addressLine2": b.AddressLine2, "city": b.City, "state": b.State, "postalCode": b.PostalCode} {
-		if utf8.RuneCountInString(v) > 200 {
-			return InvalidInput(name + " must be at most 200 characters")
+	for _, f := range [...]namedField{{"buyerFirstName", b.FirstName}, {"buyerLastName", b.LastName}, {"phone", b.Phone}, {"addressLine1", b.AddressLine1},
+		{"addressLine2", b.AddressLine2}, {"city", b.City}, {"state", b.State}, {"postalCode", b.PostalCode}} {
+		if utf8.RuneCountInString(f.v) > 200 {
+			return InvalidInput(f.name + " must be at most 200 characters")
 		}
 	}
 	g.Buyer = b
