@@ -30,6 +30,10 @@ func TestCheck(t *testing.T) {
 		{"below the range", map[string]string{priced: "0.0000001"}, nil, 0, "must be a positive number"},
 		{"EUR upside down", nil, str("0.05"), 0, "eurUsd must be a positive number from 0.100000 to 10"},
 		{"not a number", map[string]string{priced: "abc"}, nil, 0, "must be a positive number"},
+		{"a fraction", map[string]string{priced: "300/3"}, nil, 0, "must be a positive number"},
+		{"an exponent of a million", map[string]string{priced: "1e999999"}, nil, 0, "must be a positive number"},
+		{"an exponent in the range", map[string]string{priced: "3e3"}, str("1.08"), 2, ""},
+		{"two bad tokens name the first", map[string]string{stable: "1", "DOGE": "1"}, nil, 0, "tokens.DOGE is not a priced token"},
 	}
 	for _, c := range cases {
 		rates, err := Check(c.tokens, c.eur)
