@@ -5,13 +5,26 @@ import (
 	"fmt"
 )
 
-// Search returns merchant's receipts whose receipt id or transactionId is q, newest first, at
-// most limit (the dashboard's search). The id is the primary key; the transactionId is read
-// from the stored state among the merchant's receipts.
-func (s *Receipts) Search(ctx context.Context, merchant, q string, limit int) ([]ReceiptRow, error) {
-	rows, err := ReadPool(ctx, s.pool).Query(ctx, `SELECT `+receiptColumns+` FROM receipts
-		WHERE merchant_wallet = $1 AND (receipt_id = $2 OR state->'receipt'->>'transactionId' = $2)
-		ORDER BY pos_commit DESC, pos_prepare DESC LIMIT $3`, merchant, q, limit)
+// searchReceipts matches a receipt id (the primary key) or a transactionId among a merchant's
+// receipts. The transactionId is written as the expression of the index the search is meant to
+// read (merchant_wallet, (state->'receipt'->>'transactionId')), so that the planner can pair the
+// two arms in a BitmapOr instead of reading the state of every one of the merchant's receipts.
+const searchReceipts = `SELECT ` + receiptColumns + ` FROM receipts
+	WHERE merchant_wallet = $1 AND (receipt_id = $2 OR state->'receipt'->>'transactionId' = $2)`
+
+// searchReceiptsOrder puts the newest first; the limit bounds the page.
+const searchReceiptsOrder = ` ORDER BY pos_commit DESC, pos_prepare DESC LIMIT $3`
+
+// Search returns merchant's receipts whose receipt id or transactionId is q, of status when it is
+// not "", newest first, at most limit (the dashboard's search). The status is a condition of the
+// query, not a filter of its page: filtered after the limit, matches beyond the newest limit
+// receipts of other statuses were never shown.
+func (s *Receipts) Search(ctx context.Context, merchant, q, status string, limit int) ([]ReceiptRow, error) {
+	query, args := searchReceipts+searchReceiptsOrder, []any{merchant, q, limit}
+	if status != "" {
+		query, args = searchReceipts+` AND status = $4`+searchReceiptsOrder, append(args, status)
+	}
+	rows, err := ReadPool(ctx, s.pool).Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search receipts: %w", err)
 	}

@@ -22,9 +22,10 @@ import (
 // session redirects to the sign-in page instead of answering 401; every change goes through the
 // admin API (session + CSRF), from dash.js.
 
-// ReceiptSearcher finds a merchant's receipts by receipt id or transactionId.
+// ReceiptSearcher finds a merchant's receipts by receipt id or transactionId, of one status
+// when status is not "".
 type ReceiptSearcher interface {
-	Search(ctx context.Context, merchant, q string, limit int) ([]readmodels.ReceiptRow, error)
+	Search(ctx context.Context, merchant, q, status string, limit int) ([]readmodels.ReceiptRow, error)
 }
 
 const (
@@ -98,7 +99,7 @@ func (s *dash) dashReceipts(c echo.Context, sess transport.Session, f Frame) err
 	cursor := c.QueryParam("cursor")
 	switch {
 	case v.Query != "":
-		rows, err = s.dashSearch(ctx, sess.Wallet, v.Query, v.Status)
+		rows, err = s.Search.Search(ctx, sess.Wallet, v.Query, v.Status, dashSearchMax)
 	default:
 		var next string
 		rows, next, err = s.Receipts.List(ctx, sess.Wallet, v.Status, dashPageSize, cursor)
@@ -144,16 +145,4 @@ func dashListURL(status, cursor string) string {
 		return "/dashboard"
 	}
 	return "/dashboard?" + q.Encode()
-}
-
-// dashSearch finds receipts by id or transactionId (of one status when set).
-func (s *dash) dashSearch(ctx context.Context, merchant, q, status string) ([]readmodels.ReceiptRow, error) {
-	rows, err := s.Search.Search(ctx, merchant, q, dashSearchMax)
-	if err != nil {
-		return nil, err
-	}
-	if status == "" {
-		return rows, nil
-	}
-	return slices.DeleteFunc(rows, func(r readmodels.ReceiptRow) bool { return string(r.State.Status) != status }), nil
 }
