@@ -140,7 +140,9 @@ func (s *Server) startOnramp(c echo.Context) error {
 		return err
 	}
 	s.waitChanges(ctx, commands.ReceiptChange{ReceiptID: c.Param("id"), Result: out.Result})
-	return c.JSON(http.StatusOK, map[string]any{"ok": true, "attemptId": out.AttemptID, "processorSessionId": out.SessionID, "redirectUrl": out.RedirectURL})
+	// amountUsd: what the session asks for, what is still due (an underpaid receipt: the rest).
+	return c.JSON(http.StatusOK, map[string]any{"ok": true, "attemptId": out.AttemptID, "processorSessionId": out.SessionID, "redirectUrl": out.RedirectURL,
+		"amountUsd": json.Number(out.AmountUSD.String())})
 }
 
 type telemetryRequest struct {

@@ -123,6 +123,7 @@ func (w *walker) walkPortal() {
 	w.call("GET /api/portal/:id/request", "open", http.MethodGet, "/api/portal/"+open+"/request?token=USDC", nil, 200, nil)
 	w.call("GET /api/portal/:id/qr", "open", http.MethodGet, "/api/portal/"+open+"/qr?token=USDC", nil, 200, nil)
 	w.call("GET /api/portal/:id/events", "open", http.MethodGet, "/api/portal/"+open+"/events", nil, 200, nil)
+	w.call("GET /api/portal/:id/status", "open", http.MethodGet, "/api/portal/"+open+"/status", nil, 200, nil)
 	w.call("POST /api/portal/:id/telemetry", "open", http.MethodPost, "/api/portal/"+open+"/telemetry", map[string]any{"event": "checkout_view"}, 0, nil)
 	w.call("POST /api/portal/:id/payment", "open", http.MethodPost, "/api/portal/"+open+"/payment", map[string]any{"token": "USDC",
 		"transactionHash": "0x" + strings.Repeat("ab", 32), "buyerWallet": "0x" + strings.Repeat("1", 40)}, 0, nil)

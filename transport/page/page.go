@@ -147,10 +147,15 @@ type View struct {
 	AmountReceived, AmountRequired, AmountDue, AmountToken string
 	// Underpaid: confirmed transfers brought less than required; the controls stay, for the rest.
 	Underpaid bool
-	ExpiresAt int64    // Unix ms: the end of the payment window (0: none); the script counts down
-	Tokens    []string // the currency choice
-	Token     string   // the one selected first
-	WalletOK  bool     // a chain is configured: QR and wallet button
+	ExpiresAt int64 // Unix ms: the end of the payment window (0: none); the script counts down
+	// WindowEnded: the payment window is over and the receipt unpaid: nothing can be started (the
+	// quote, the request and the card start refuse it), so there are no payment controls, and
+	// WindowNote says what becomes of a late payment.
+	WindowEnded bool
+	WindowNote  string
+	Tokens      []string // the currency choice
+	Token       string   // the one selected first
+	WalletOK    bool     // a chain is configured: QR and wallet button
 	// ChainGone: the deposit address is on a development chain the service no longer follows
 	// (issue 40): nothing sent there arrives, so the payment controls are hidden.
 	ChainGone bool
@@ -165,6 +170,21 @@ func (v View) StatusLabel() string {
 		return UnderpaidLabel
 	}
 	return StatusLabel(v.Status)
+}
+
+// CardLabel is the card/bank button's text; CardRestLabel its text while the receipt is
+// underpaid, when the session asks for what is still due, not the whole total again.
+const (
+	CardLabel     = "Pay with card or bank"
+	CardRestLabel = "Pay the rest by card or bank"
+)
+
+// CardButton is the card/bank button's text for v.
+func (v View) CardButton() string {
+	if v.Underpaid {
+		return CardRestLabel
+	}
+	return CardLabel
 }
 
 // UnderpaidLabel is the status label of a receipt whose confirmed transfers brought less than
@@ -290,12 +310,13 @@ const pageHTML = `<!doctype html>
 </dl>
 </section>
 
-<p id="in-progress"{{if or (not .InProgress) .Underpaid}} hidden{{end}}>A payment is being confirmed. This page updates by itself.</p>
+<p id="in-progress"{{if or (not .InProgress) .Underpaid .WindowEnded}} hidden{{end}}>A payment is being confirmed. This page updates by itself.</p>
 <p id="received"{{if not .AmountReceived}} hidden{{end}}><strong id="amount-received">{{.AmountReceived}}</strong> <span class="amount-token">{{.AmountToken}}</span> received<span id="due"{{if not .Underpaid}} hidden{{end}}>, <strong id="amount-due">{{.AmountDue}}</strong> <span class="amount-token">{{.AmountToken}}</span> still due</span> <span class="of">(of <span id="amount-required">{{.AmountRequired}}</span> <span class="amount-token">{{.AmountToken}}</span>)</span></p>
 <p id="short"{{if not .Underpaid}} hidden{{end}}>The payment arrived short. Send what is still due to the same address; this page updates by itself.</p>
 <p id="time-left" hidden></p>
+<p id="window-ended" role="status"{{if not .WindowNote}} hidden{{end}}>{{.WindowNote}}</p>
 {{if .ChainGone}}<p id="chain-gone" role="alert">This receipt's deposit address is on a development chain that no longer exists: nothing sent to it can arrive. Ask the merchant for a new receipt.</p>{{end}}
-{{if and (not .Settled) (not .ChainGone)}}<section id="pay" aria-labelledby="pay-title"{{if and .InProgress (not .Underpaid)}} hidden{{end}}>
+{{if and (not .Settled) (not .ChainGone) (not .WindowEnded)}}<section id="pay" aria-labelledby="pay-title"{{if and .InProgress (not .Underpaid)}} hidden{{end}}>
 <h2 id="pay-title">Pay</h2>
 {{if .Tokens}}<p class="field"><label for="token">Currency</label>
 <select id="token" name="token">{{range .Tokens}}<option value="{{.}}"{{if eq . $.Token}} selected{{end}}>{{.}}</option>{{end}}</select></p>
@@ -312,7 +333,7 @@ const pageHTML = `<!doctype html>
 </div>{{end}}
 <div class="actions">
 {{if .WalletOK}}<button type="button" id="pay-wallet" class="primary">Pay with wallet</button>{{end}}
-<button type="button" id="pay-card">Pay with card or bank</button>
+<button type="button" id="pay-card">{{.CardButton}}</button>
 </div>
 <p id="wallet-error" class="error" role="alert" hidden></p>
 <p id="copied" class="sr-only" aria-live="polite"></p>

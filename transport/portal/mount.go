@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -28,6 +29,7 @@ type Router interface {
 	WatchReceipt(id string) (<-chan struct{}, func())
 	Listening() bool
 	Stopping() <-chan struct{}
+	Now() time.Time // the service's clock
 }
 
 // Receipts reads the receipts read model (merchant "": any merchant's receipt).
@@ -91,6 +93,7 @@ func (s *handlers) routes() {
 	s.r.Handle(http.MethodGet, "/api/portal/:id/qr", public, s.portalQR)
 	s.r.Handle(http.MethodGet, "/api/portal/:id/request", public, s.portalRequest)
 	s.r.Handle(http.MethodGet, "/api/portal/:id/events", public, s.portalEvents)
+	s.r.Handle(http.MethodGet, "/api/portal/:id/status", public, s.portalStatus)
 }
 
 // anyReceipt reads receipt id of any merchant (the customer's pages and polling); an unknown id

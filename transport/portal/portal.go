@@ -40,9 +40,11 @@ var pageThumbRE = regexp.MustCompile(`^data:image/(png|jpeg|gif|webp|svg\+xml)[;
 func (s *handlers) pageView(ctx context.Context, row readmodels.ReceiptRow) page.View {
 	st := row.State
 	g := st.Receipt
+	now := s.r.Now().UnixMilli()
 	v := page.View{ReceiptID: g.ReceiptID, BrandName: g.BrandName, Total: g.Total.String(), Currency: g.Currency,
 		Status: string(st.Status), Settled: st.Status.Settled(), InProgress: st.Status == receipt.StatusPending || st.Status == receipt.StatusACHPending, Payment: paymentView(st), Failure: failureView(st),
-		WalletOK: s.cfg.PaymentChain.Configured(), ExpiresAt: g.ExpiresAt, ChainGone: st.DepositChainGone != nil}
+		WalletOK: s.cfg.PaymentChain.Configured(), ExpiresAt: g.ExpiresAt, ChainGone: st.DepositChainGone != nil,
+		WindowEnded: windowEnded(st, now), WindowNote: windowNote(st, now)}
 	if shop, err := s.Shops.Get(ctx, g.Merchant); err == nil {
 		if strings.TrimSpace(shop.Name) != "" {
 			v.BrandName = shop.Name
@@ -68,15 +70,17 @@ func (s *handlers) pageView(ctx context.Context, row readmodels.ReceiptRow) page
 	}
 	received, required := st.AmountReceived(), st.AmountRequired()
 	if received != "" {
-		v.Underpaid = !v.Settled && underpaid(received, required)
+		v.Underpaid = !v.Settled && !v.WindowEnded && underpaid(received, required)
 		v.AmountReceived, v.AmountRequired, v.AmountToken = page.TokenAmount(received), page.TokenAmount(required), st.RequestedToken()
 		v.AmountDue = page.Due(received, required)
 	}
-	if !v.Settled {
+	if !v.Settled && !v.WindowEnded {
 		v.Tokens = s.pageTokens(ctx)
 		v.Token = defaultToken(v.Tokens)
 	}
-	v.Data = s.pageData(v)
+	// What the page says when its countdown reaches the window's end before the stream reports
+	// the recorded expiry: the note at that instant.
+	v.Data = s.pageData(v, now, windowNote(st, max(now, g.ExpiresAt)))
 	return v
 }
 
@@ -116,8 +120,10 @@ func catalogText(code string) page.Failure {
 	return page.Failure{Code: c.Code, Description: c.Description, Action: c.Action}
 }
 
-// pageData is the JSON the page's script reads.
-func (s *handlers) pageData(v page.View) map[string]any {
+// pageData is the JSON the page's script reads at now (Unix ms: the page counts down by the
+// service's clock); endNote is what the page says once the payment window has ended (windowNote
+// at its end).
+func (s *handlers) pageData(v page.View, now int64, endNote string) map[string]any {
 	labels := map[string]string{}
 	var settled []string
 	for _, st := range receipt.Statuses() {
@@ -132,8 +138,9 @@ func (s *handlers) pageData(v page.View) map[string]any {
 	}
 	return map[string]any{
 		"receiptId": v.ReceiptID, "status": v.Status, "tokens": v.Tokens, "token": v.Token, "labels": labels, "settled": settled, "expiresAt": v.ExpiresAt,
-		"underpaidLabel": page.UnderpaidLabel,
-		"chain":          map[string]any{"configured": pc.Configured(), "chainId": pc.ChainID, "name": pc.Name, "rpcUrl": pc.RPCURL},
+		"windowEnded": v.WindowEnded, "windowNote": endNote, "now": now,
+		"underpaidLabel": page.UnderpaidLabel, "cardLabel": page.CardLabel, "cardRestLabel": page.CardRestLabel,
+		"chain": map[string]any{"configured": pc.Configured(), "chainId": pc.ChainID, "name": pc.Name, "rpcUrl": pc.RPCURL},
 		"texts": map[string]any{
 			"userRejected":        catalogText("PORTAL_CHAIN_USER_REJECTED"),
 			"insufficientBalance": catalogText("PORTAL_CHAIN_INSUFFICIENT_BALANCE"),

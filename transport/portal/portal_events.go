@@ -29,15 +29,35 @@ type statusEvent struct {
 	AmountReceived *string `json:"amountReceived"`
 	AmountToken    string  `json:"amountToken"` // the token both are in
 	PaidLate       bool    `json:"paidLate"`
+	// WindowEnded: the payment window is over and the receipt unpaid (windowEnded): no payment
+	// can be started, so the page shows no controls; WindowNote says what becomes of a late
+	// payment (null while the window is open).
+	WindowEnded bool    `json:"windowEnded"`
+	WindowNote  *string `json:"windowNote"`
 }
 
-func statusEventOf(st receipt.State) statusEvent {
+// statusEventOf is st as the page's status shows it at now (Unix ms).
+func statusEventOf(st receipt.State, now int64) statusEvent {
 	ev := statusEvent{ReceiptID: st.Receipt.ReceiptID, Status: string(st.Status),
 		Paid:           st.Status == receipt.StatusPaid || st.Status == receipt.StatusReconciled,
 		AmountRequired: nullable(st.AmountRequired()), AmountReceived: nullable(st.AmountReceived()), AmountToken: st.RequestedToken(),
-		PaidLate: st.PaidLate()}
+		PaidLate: st.PaidLate(), WindowEnded: windowEnded(st, now), WindowNote: nullable(windowNote(st, now))}
 	ev.Failure, ev.Payment = failureView(st), paymentView(st)
 	return ev
+}
+
+// portalStatus answers GET /api/portal/{id}/status: the page's status as one event of its stream
+// carries it (statusEvent), for the page's polling when the stream cannot be held open (a proxy
+// that buffers it). /api/terminal/check-payment, which the page polled before, answers the
+// status alone: an underpaid receipt then read as not underpaid, and the page hid the controls
+// the customer needed to pay the rest.
+func (s *handlers) portalStatus(c echo.Context) error {
+	row, err := s.anyReceipt(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return c.JSON(http.StatusOK, statusEventOf(row.State, s.r.Now().UnixMilli()))
 }
 
 func failureView(st receipt.State) *page.Failure {
@@ -147,7 +167,7 @@ func (s *handlers) streamChanges(ctx context.Context, w *echo.Response, id strin
 // sendStatus writes row's event unless it equals last (the previous event's JSON), and returns
 // the JSON sent (or last).
 func (s *handlers) sendStatus(w *echo.Response, row readmodels.ReceiptRow, last string) (string, error) {
-	b, err := json.Marshal(statusEventOf(row.State))
+	b, err := json.Marshal(statusEventOf(row.State, s.r.Now().UnixMilli()))
 	if err != nil {
 		return last, err
 	}

@@ -2,8 +2,10 @@
 // script adds the currency choice (re-quote, amount, instructions, QR: what is still due, read
 // again when what arrived changes), the wallet button (an EIP-1193 provider: accounts, chain,
 // transfer, then the hash to the service), the card or bank button (onramp) and the live status
-// (server-sent events, polling as a fallback). The page never decides a status: it only shows
-// what the service says.
+// (server-sent events, polling /api/portal/{id}/status as a fallback: the same JSON as each
+// event). The page never decides a status: it only shows what the service says. Once the payment
+// window has ended unpaid nothing can be started (the quote, the request and the card start
+// refuse it), so the controls go and the service's note on late payments takes their place.
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
@@ -12,6 +14,7 @@
   var base = "/api/portal/" + encodeURIComponent(id);
   var current = null; // the payment request of the selected token
   var settled = cfg.settled; // the domain's settled statuses (receipt.Status.Settled)
+  var ended = cfg.windowEnded; // the payment window is over, the receipt unpaid
   var closing = ["reconciled", "refund_requested", "refunded"];
 
   // Branding: the shop's colours (validated #hex) as CSS variables; CSSOM is allowed by the CSP.
@@ -99,17 +102,20 @@
   // ---- time left (the payment window; the ETH quote is honoured until it ends) ----
   var expiresAt = cfg.expiresAt || 0;
   var ticking = null;
+  // The service's clock, not the device's: a device whose clock is fast would end the window
+  // (and take the controls away) early.
+  var skew = cfg.now ? cfg.now - Date.now() : 0;
   function tick() {
     var el = $("time-left");
-    if (!el || !expiresAt || settled.indexOf(lastStatus) >= 0) { if (el) el.hidden = true; return; }
-    var left = Math.floor((expiresAt - Date.now()) / 1000);
+    if (!el || !expiresAt || ended || settled.indexOf(lastStatus) >= 0) { if (el) el.hidden = true; return; }
+    var left = Math.ceil((expiresAt - (Date.now() + skew)) / 1000);
     el.hidden = false;
     if (left <= 0) {
-      el.textContent = "The payment window has ended; a payment sent now may still be recognised as late.";
-    } else {
-      var h = Math.floor(left / 3600), m = Math.floor(left % 3600 / 60), sec = left % 60;
-      el.textContent = "Time left to pay: " + (h ? h + " h " : "") + m + " min " + (sec < 10 ? "0" : "") + sec + " s";
+      endWindow(lastNote || cfg.windowNote); // the stream then brings the recorded expiry's note
+      return;
     }
+    var h = Math.floor(left / 3600), m = Math.floor(left % 3600 / 60), sec = left % 60;
+    el.textContent = "Time left to pay: " + (h ? h + " h " : "") + m + " min " + (sec < 10 ? "0" : "") + sec + " s";
     el.setAttribute("data-expires-at", String(expiresAt));
     if (!ticking) ticking = setInterval(tick, 1000);
   }
@@ -142,7 +148,7 @@
     if (!el) return false;
     if (s.amountReceived === null || s.amountReceived === undefined || !s.amountRequired) { el.hidden = true; $("short").hidden = true; return false; }
     var got = Number(s.amountReceived), want = Number(s.amountRequired);
-    var under = got > 0 && got < want && settled.indexOf(s.status) < 0;
+    var under = got > 0 && got < want && settled.indexOf(s.status) < 0 && !ended;
     $("amount-received").textContent = amount(s.amountReceived);
     $("amount-required").textContent = amount(s.amountRequired);
     $("amount-due").textContent = dueOf(s.amountReceived, s.amountRequired);
@@ -151,6 +157,18 @@
     $("short").hidden = !under;
     el.hidden = settled.indexOf(s.status) >= 0 && !(got > want);
     return under;
+  }
+
+  // endWindow removes the payment controls for good (a late payment can only be funds already
+  // sent) and shows the service's note on what becomes of them.
+  var lastNote = null;
+  function endWindow(note) {
+    ended = true;
+    var pay = $("pay");
+    if (pay) pay.parentNode.removeChild(pay);
+    ["time-left", "in-progress", "short", "due"].forEach(function (k) { if ($(k)) $(k).hidden = true; });
+    show($("window-ended"), note || "");
+    if (ticking) { clearInterval(ticking); ticking = null; }
   }
 
   function setBusy(b) {
@@ -272,14 +290,17 @@
       f.appendChild(d); f.appendChild(a); f.hidden = false;
     } else if (s.status !== "failed") { f.hidden = true; }
     var busy = s.status === "pending" || s.status === "ach_pending";
+    if (s.windowEnded && settled.indexOf(s.status) < 0) { lastNote = s.windowNote; endWindow(s.windowNote); }
     var under = received(s);
     receivedChanged(s);
     if (under) el.textContent = cfg.underpaidLabel;
-    $("in-progress").hidden = !busy || under;
+    if ($("pay-card")) $("pay-card").textContent = under ? cfg.cardRestLabel : cfg.cardLabel;
+    $("in-progress").hidden = !busy || under || ended;
     // No second payment while one is being confirmed, except the rest of an underpayment.
     if ($("pay")) $("pay").hidden = busy && !under;
     if (settled.indexOf(s.status) >= 0) {
       $("in-progress").hidden = true;
+      $("window-ended").hidden = true; // paid late: the receipt view says the rest
       tick();
       var pay = $("pay");
       if (pay) pay.parentNode.removeChild(pay);
@@ -292,8 +313,9 @@
   }
   function poll() {
     window.__paymentPolling = true;
-    fetch("/api/terminal/check-payment?receiptId=" + encodeURIComponent(id)).then(function (res) { return res.json(); }).then(function (s) {
+    fetch(base + "/status").then(function (res) { return res.json(); }).then(function (s) {
       update(s);
+      window.__paymentPolls = (window.__paymentPolls || 0) + 1;
       if (closing.indexOf(s.status) < 0) setTimeout(poll, 3000);
     }).catch(function () { setTimeout(poll, 5000); });
   }
