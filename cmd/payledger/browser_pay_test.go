@@ -191,6 +191,10 @@ func (p *pageRun) underpayment(t *testing.T) {
 	if got := evalString(t, ctx, `document.getElementById("status").textContent + "|" + document.getElementById("in-progress").hidden + "|" + document.getElementById("short").hidden`); got != "Partly paid|true|false" {
 		t.Errorf("status, in-progress hidden, short hidden: %q", got)
 	}
+	// The card or bank session asks for what is still due, and the button says so.
+	if got := evalString(t, ctx, `document.getElementById("pay-card").textContent`); got != "Pay the rest by card or bank" {
+		t.Errorf("the underpaid page's card button reads %q", got)
+	}
 	screenshot(t, ctx, "portal-underpaid.png", 375, 812)
 }
 
