@@ -84,13 +84,20 @@ func TestReceiptPageStopsFollowingAnEndedStream(t *testing.T) {
 // runDashJS runs harness with node: its argv[2] is dash.js, args follow. Skipped without node.
 func runDashJS(t *testing.T, ui *UI, harness string, args ...string) []byte {
 	t.Helper()
+	return runScript(t, ui, "dash.js", harness, args...)
+}
+
+// runScript runs harness with node: its argv[2] is the dashboard's script asset, args follow.
+// Skipped without node.
+func runScript(t *testing.T, ui *UI, asset, harness string, args ...string) []byte {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed: dash.js cannot be run")
 	}
 	dir := t.TempDir()
-	script, h := filepath.Join(dir, "dash.js"), filepath.Join(dir, "harness.js")
-	if err := os.WriteFile(script, ui.assets["dash.js"], 0o600); err != nil {
+	script, h := filepath.Join(dir, asset), filepath.Join(dir, "harness.js")
+	if err := os.WriteFile(script, ui.assets[asset], 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(h, []byte(harness), 0o600); err != nil {

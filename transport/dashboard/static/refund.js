@@ -1,19 +1,64 @@
 // "Refund with wallet" on a receipt's page (issue 41): the merchant's browser wallet (EIP-1193)
 // sends the refund to the customer (an ERC-20 transfer, or ETH), then the page posts its hash to
 // POST /api/receipts/refund, where it is a claim until the chain confirms it. While a claim waits,
-// the page reloads every few seconds until it shows refunded (or refused). The amount in token
+// the page reloads until it shows refunded (or refused), less and less often. The amount in token
 // units is ceil(cents × total units / total cents), never less than the service asks. It adds no
 // markup from data (only textContent).
 (function () {
   "use strict";
 
-  var list = document.getElementById("refunds");
-  if (list && list.getAttribute("data-pending") === "true") {
-    setTimeout(function () {
-      var typing = document.activeElement && /^(INPUT|TEXTAREA)$/.test(document.activeElement.tagName);
-      if (!typing) location.reload();
-    }, 3000);
+  // sessionGet and sessionSet keep a value in this tab's sessionStorage; sessionGet answers
+  // undefined where there is none (storage disabled, a value not ours).
+  function sessionGet(key) {
+    try {
+      var v = window.sessionStorage.getItem(key);
+      return v ? JSON.parse(v) : null;
+    } catch (e) { return undefined; }
   }
+  function sessionSet(key, v) {
+    try {
+      if (v === null) window.sessionStorage.removeItem(key);
+      else window.sessionStorage.setItem(key, JSON.stringify(v));
+    } catch (e) { /* no storage: the next load checks at the slowest pace */ }
+  }
+  // recheckDelay is the wait before the page's n-th reload for the same pending claims: 3 s, then
+  // twice as long each time, at most a minute (also when n is unknown).
+  function recheckDelay(n) { return n >= 0 && n < 5 ? 3000 * Math.pow(2, n) : 60000; }
+  // reloadWhenIdle reloads unless the merchant is in a field (then it tries again later) or the
+  // tab is hidden (then once it is shown: nobody reads a hidden page).
+  function reloadWhenIdle() {
+    var typing = document.activeElement && /^(INPUT|TEXTAREA)$/.test(document.activeElement.tagName);
+    if (typing) { setTimeout(reloadWhenIdle, recheckDelay(-1)); return; }
+    if (document.hidden) {
+      document.addEventListener("visibilitychange", function shown() {
+        if (document.hidden) return;
+        document.removeEventListener("visibilitychange", shown);
+        reloadWhenIdle();
+      });
+      return;
+    }
+    location.reload();
+  }
+  // While a claim waits for the chain the page reloads to show its outcome, backing off: at every
+  // 3 s, for as long as the verifier waited (for ever for a transaction never mined), a tab made
+  // 20 requests a minute on the merchant's address's public limit (60), which the dashboard's
+  // pages share. The count of reloads is kept per page and set of pending claims, so a new claim
+  // is checked soon again.
+  function awaitClaims(list) {
+    var key = "payledger.refund-wait " + location.pathname;
+    if (list.getAttribute("data-pending") !== "true") { sessionSet(key, null); return; }
+    var pending = Array.prototype.map.call(list.querySelectorAll('li[data-state="claimed"]'), function (li) {
+      return li.getAttribute("data-hash") || "";
+    }).join(" ");
+    var was = sessionGet(key), n;
+    if (was === null || (was && was.pending !== pending)) n = 0; // the first wait for these claims
+    else n = was && typeof was.n === "number" ? was.n : -1; // unknown: the slowest pace
+    sessionSet(key, { pending: pending, n: n < 0 ? 5 : n + 1 });
+    setTimeout(reloadWhenIdle, recheckDelay(n));
+  }
+
+  var list = document.getElementById("refunds");
+  if (list) awaitClaims(list);
   Array.prototype.forEach.call(document.querySelectorAll("form.unknown-refund"), unknownRefund);
   var box = document.getElementById("wallet-refund");
   if (!box) return;
