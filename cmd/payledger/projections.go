@@ -43,7 +43,7 @@ func projectionsCommand(ctx context.Context, cfg config, log zerolog.Logger, arg
 	if err != nil {
 		return err
 	}
-	if err := headStarted(ctx, verifyOptions{nextTx: nextTxOf(cfg, pool)}, head, stdout); err != nil {
+	if err := headStarted(ctx, verifyOptions{nextTx: nextTxOf(store)}, head, stdout); err != nil {
 		return fmt.Errorf("rebuild: %w (payledger verify)", err)
 	}
 	for _, name := range names {

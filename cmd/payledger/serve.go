@@ -266,6 +266,11 @@ func openAll(ctx context.Context, cfg config, log zerolog.Logger) (o opened, clo
 		return opened{}, nil, err
 	}
 	o.pool, o.store, closers = pool, store, append(closers, closeLedger)
+	if pg, ok := store.(*postgres.Store); ok { // never serve on a log restored into another cluster
+		if err = pg.CheckHeadStarted(ctx); err != nil {
+			return opened{}, nil, err
+		}
+	}
 	replica, closeReplica, err := openReplica(ctx, cfg)
 	if err != nil {
 		return opened{}, nil, err

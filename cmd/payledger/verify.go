@@ -10,11 +10,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/postgres"
 )
 
 // errLedgerBroken makes `verify` exit non-zero.
@@ -65,12 +65,12 @@ func verifyCommand(ctx context.Context, cfg config, log zerolog.Logger, args []s
 	if (opts.checkpoint != "" || opts.checkpointOut != "") && len(opts.key) < eventstore.MinCheckpointKey {
 		return fmt.Errorf("--checkpoint and --checkpoint-out need VERIFY_KEY, at least %d bytes (e.g. openssl rand -hex 32), kept out of the database", eventstore.MinCheckpointKey)
 	}
-	pool, store, closeLedger, err := openLedger(ctx, cfg, log)
+	_, store, closeLedger, err := openLedger(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer closeLedger()
-	opts.nextTx = nextTxOf(cfg, pool)
+	opts.nextTx = nextTxOf(store)
 	return verifyWith(ctx, store, opts, log, stdout)
 }
 
@@ -147,15 +147,11 @@ func verifyWith(ctx context.Context, store eventstore.Store, o verifyOptions, lo
 
 // nextTxOf reads, when the event store is PostgreSQL (positions are transaction ids), the next
 // transaction id the server will assign; nil on other adapters.
-func nextTxOf(cfg config, pool *pgxpool.Pool) func(ctx context.Context) (uint64, error) {
-	if cfg.EventStore == "esdb" || pool == nil {
-		return nil
+func nextTxOf(store eventstore.Store) func(ctx context.Context) (uint64, error) {
+	if pg, ok := store.(*postgres.Store); ok {
+		return pg.NextTransaction
 	}
-	return func(ctx context.Context) (uint64, error) {
-		var next int64
-		err := pool.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`).Scan(&next)
-		return uint64(next), err
-	}
+	return nil
 }
 
 // headStarted checks, on PostgreSQL, that the log's head names a transaction the server has
