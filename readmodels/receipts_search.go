@@ -7,7 +7,7 @@ import (
 
 // searchReceipts matches a receipt id (the primary key) or a transactionId among a merchant's
 // receipts. The transactionId is written as the expression of the index the search is meant to
-// read (merchant_wallet, (state->'receipt'->>'transactionId')), so that the planner can pair the
+// read (migration 042: a hash index of (state->'receipt'->>'transactionId')), so that the planner can pair the
 // two arms in a BitmapOr instead of reading the state of every one of the merchant's receipts.
 const searchReceipts = `SELECT ` + receiptColumns + ` FROM receipts
 	WHERE merchant_wallet = $1 AND (receipt_id = $2 OR state->'receipt'->>'transactionId' = $2)`
