@@ -16,8 +16,12 @@ import (
 )
 
 // Users credits XP from receipt events (DESIGN 8):
-//   - when a receipt becomes paid with a buyer wallet (the confirmation's, else the latest
-//     submitted one), that wallet gains floor(totalUsd × xpPerDollar), once per receipt;
+//   - when a receipt becomes paid with a buyer wallet, that wallet gains
+//     floor(totalUsd × xpPerDollar), once per receipt. The wallet is the confirmation's only
+//     (the chain's sender, the processor's reported wallet), the payer the receipt shows: a
+//     wallet named in a payment hint is the browser's word (anyone may post one with a dust
+//     transfer), so a confirmation that names none (cash at a terminal, a processor report
+//     without a wallet) credits no one;
 //   - xpPerDollar is the merchant's shop value when the receipt is first credited: 1 when the
 //     merchant has no shop config or never stored the field, an explicit 0 gives none. Shop
 //     configuration is not in the log, so the rate is kept per receipt in user_xp_rates, which a
@@ -116,7 +120,7 @@ func (u Users) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Recorde
 type receiptFacts struct {
 	merchant, currency string
 	total, refunded    int64
-	buyer              string // the confirmation's wallet, else the latest submitted one
+	buyer              string // the confirmation's wallet (verified by the chain or the processor)
 	eurUSD             string // the latest quoted EUR/USD rate
 }
 
@@ -127,7 +131,6 @@ const foldPage = 1000
 // so live and rebuilt XP see exactly the same history on every adapter.
 func foldUpTo(ctx context.Context, events StreamReader, stream string, version uint64) (receiptFacts, error) {
 	var f receiptFacts
-	var confirmedBy string
 	for from := uint64(1); from <= version; {
 		batch, err := events.ReadStream(ctx, stream, from, int(min(version-from+1, foldPage)))
 		if err != nil {
@@ -140,20 +143,17 @@ func foldUpTo(ctx context.Context, events StreamReader, stream string, version u
 			if re.Version > version {
 				break
 			}
-			if err := foldEvent(&f, &confirmedBy, re); err != nil {
+			if err := foldEvent(&f, re); err != nil {
 				return f, err
 			}
 		}
 		from = batch[len(batch)-1].Version + 1
 	}
-	if confirmedBy != "" {
-		f.buyer = confirmedBy
-	}
 	return f, nil
 }
 
-// foldEvent adds one of the receipt's events to f (confirmedBy: the confirmation's wallet).
-func foldEvent(f *receiptFacts, confirmedBy *string, re eventstore.RecordedEvent) error {
+// foldEvent adds one of the receipt's events to f.
+func foldEvent(f *receiptFacts, re eventstore.RecordedEvent) error {
 	// A type this build does not know (a newer build wrote it) is passed over here: XP reads only
 	// the facts of the known types below, which an added type cannot change, and it does not go
 	// unreported: the receipts projector reads every receipt event, stops on this one with
@@ -169,16 +169,12 @@ func foldEvent(f *receiptFacts, confirmedBy *string, re eventstore.RecordedEvent
 	switch e := ev.(type) {
 	case receipt.Generated:
 		f.merchant, f.currency, f.total = strings.ToLower(e.Merchant), e.Currency, int64(e.Total)
-	case receipt.PaymentSubmitted:
-		if e.BuyerWallet != "" {
-			f.buyer = strings.ToLower(e.BuyerWallet)
-		}
 	case receipt.TokenQuoted:
 		if e.EURUSDRate != "" {
 			f.eurUSD = e.EURUSDRate
 		}
 	case receipt.PaymentConfirmed:
-		*confirmedBy = strings.ToLower(e.BuyerWallet)
+		f.buyer = strings.ToLower(e.BuyerWallet)
 	case receipt.RefundProcessed:
 		f.refunded += e.AmountCents
 	case receipt.RefundReverted: // a reorg took it back (its XP debit, if any, stays: rare, and told in the logs)

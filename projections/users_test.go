@@ -70,7 +70,7 @@ func TestUsersXPFromPaidAndRefundedReceipts(t *testing.T) {
 	paid("r3", buyer)
 	appendReceiptEvent(t, s, "r4", receipt.PaymentSubmitted{AttemptID: "a-r4", Source: "wallet", BuyerWallet: mixed, At: 2})
 	appendReceiptEvent(t, s, "r4", receipt.TokenQuoted{Token: "USDC", Amount: "11", TokenUSDPrice: "1", EURUSDRate: "1.1", AmountUSD: "11.00", At: 2})
-	paid("r4", "")
+	paid("r4", mixed) // the confirmation's wallet, whatever the hint named (TestXPGoesOnlyToAVerifiedPayer)
 	last := paid("r5", "")
 	r, stop := start(t, pool, s, projections.NewUsers(s))
 	waitFor(t, r, last)

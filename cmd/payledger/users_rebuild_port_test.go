@@ -63,8 +63,8 @@ func TestUsersRebuildReadsThroughThePort(t *testing.T) {
 	}
 }
 
-// appendXPHistory stores three receipts that buyer paid: one in USD, one in EUR (quoted, paid by
-// the submitted wallet), and one refunded in full.
+// appendXPHistory stores three receipts that buyer paid: one in USD, one in EUR (quoted, the
+// confirmation naming buyer in upper case), and one refunded in full.
 func appendXPHistory(t *testing.T, store eventstore.Store, buyer string) {
 	t.Helper()
 	ctx := context.Background()
@@ -92,7 +92,7 @@ func appendXPHistory(t *testing.T, store eventstore.Store, buyer string) {
 	add("xp-usd", receipt.PaymentConfirmed{AttemptID: "a-usd", BuyerWallet: buyer, VerifiedBy: "chain", At: 2})
 	add("xp-eur", receipt.PaymentSubmitted{AttemptID: "a-eur", Source: "wallet", BuyerWallet: "0x" + strings.ToUpper(buyer[2:]), At: 2})
 	add("xp-eur", receipt.TokenQuoted{Token: "USDC", Amount: "11", TokenUSDPrice: "1", EURUSDRate: "1.1", AmountUSD: "11.00", At: 2})
-	add("xp-eur", receipt.PaymentConfirmed{AttemptID: "a-eur", VerifiedBy: "chain", At: 3})
+	add("xp-eur", receipt.PaymentConfirmed{AttemptID: "a-eur", BuyerWallet: "0x" + strings.ToUpper(buyer[2:]), VerifiedBy: "chain", At: 3})
 	add("xp-refunded", receipt.PaymentConfirmed{AttemptID: "a-ref", BuyerWallet: buyer, VerifiedBy: "chain", At: 2})
 	add("xp-refunded", receipt.RefundProcessed{AmountCents: 5000, Reason: "r", ProcessedBy: merchant, At: 4})
 }
