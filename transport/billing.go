@@ -219,6 +219,9 @@ func (s *Server) splitTransactions(c echo.Context) error {
 	}
 	out := []map[string]any{}
 	if addr := strings.ToLower(c.QueryParam("address")); addr != "" {
+		if !ValidWallet(addr) { // a mistyped filter must not read as "no transactions"
+			return InvalidInput("address must be a 0x-prefixed 40-hex-character address")
+		}
 		sp, err := s.splits.Get(ctx, p.Wallet)
 		if err != nil {
 			return err

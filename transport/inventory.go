@@ -151,7 +151,11 @@ func (s *Server) listInventory(c echo.Context) error {
 
 func (s *Server) deleteInventory(c echo.Context) error {
 	p, _ := PrincipalFrom(c)
-	id, err := uuid.Parse(c.QueryParam("id"))
+	raw := c.QueryParam("id")
+	if raw == "" { // a missing field (invalid_input), not an unknown item
+		return InvalidInput("id is required: the item's id as GET /api/inventory shows it")
+	}
+	id, err := uuid.Parse(raw)
 	if err == nil {
 		err = s.inventory.Delete(c.Request().Context(), p.Wallet, id)
 		s.caches.forgetInventory(p.Wallet)

@@ -2,8 +2,10 @@ package transport
 
 import (
 	"encoding/json"
+	"maps"
 	"net/mail"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -151,10 +153,14 @@ func parseMetadata(m json.RawMessage) (map[string]string, error) {
 	if len(raw) > 50 {
 		return nil, InvalidInput("metadata may hold at most 50 keys")
 	}
+	// Keys in order: with two bad keys the same one is named every time (maps iterate at random).
 	out := make(map[string]string, len(raw))
-	for k, v := range raw {
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		if k == "" || utf8.RuneCountInString(k) > 100 {
+			return nil, InvalidInput("metadata keys must be 1 to 100 characters")
+		}
 		var sv string
-		if json.Unmarshal(v, &sv) != nil || utf8.RuneCountInString(sv) > 500 || k == "" || utf8.RuneCountInString(k) > 100 {
+		if json.Unmarshal(raw[k], &sv) != nil || utf8.RuneCountInString(sv) > 500 {
 			return nil, InvalidInput("metadata." + k + " must be a string of at most 500 characters")
 		}
 		out[k] = sv

@@ -1256,6 +1256,7 @@ type GetShopConfigParams struct {
 
 // ListSplitTransactionsParams defines parameters for ListSplitTransactions.
 type ListSplitTransactionsParams struct {
+	// Address the split's address or a payee's; not an address: 400 invalid_input
 	Address string `form:"address,omitempty" json:"address,omitempty"`
 	Limit   int    `form:"limit,omitempty" json:"limit,omitempty"`
 }
@@ -5104,6 +5105,8 @@ type ListSplitTransactionsResponse struct {
 		Timestamp       time.Time `json:"timestamp,omitempty"`
 		TransactionHash string    `json:"transactionHash,omitempty"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidInput
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -5120,6 +5123,11 @@ func (r ListSplitTransactionsResponse) GetJSON200() *[]struct {
 	TransactionHash string    `json:"transactionHash,omitempty"`
 } {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListSplitTransactionsResponse) GetJSON400() *InvalidInput {
+	return r.JSON400
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -7255,6 +7263,13 @@ func ParseListSplitTransactionsResponse(rsp *http.Response) (*ListSplitTransacti
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidInput
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error

@@ -1280,7 +1280,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description inventory_item_not_found (the id is unknown, malformed, or another merchant's), as the spec's error table says for an unknown id */
+            /** @description inventory_item_not_found (the id is unknown, malformed, or another merchant's), as the spec's error table says for an unknown id; invalid_input without an id */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1632,6 +1632,7 @@ export interface operations {
     listSplitTransactions: {
         parameters: {
             query?: {
+                /** @description the split's address or a payee's; not an address: 400 invalid_input */
                 address?: string;
                 limit?: number;
             };
@@ -1662,6 +1663,7 @@ export interface operations {
                     }[];
                 };
             };
+            400: components["responses"]["InvalidInput"];
             default: components["responses"]["Error"];
         };
     };

@@ -1281,7 +1281,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description inventory_item_not_found (the id is unknown, malformed, or another merchant's), as the spec's error table says for an unknown id */
+            /** @description inventory_item_not_found (the id is unknown, malformed, or another merchant's), as the spec's error table says for an unknown id; invalid_input without an id */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1633,6 +1633,7 @@ export interface operations {
     listSplitTransactions: {
         parameters: {
             query?: {
+                /** @description the split's address or a payee's; not an address: 400 invalid_input */
                 address?: string;
                 limit?: number;
             };
@@ -1663,6 +1664,7 @@ export interface operations {
                     }[];
                 };
             };
+            400: components["responses"]["InvalidInput"];
             default: components["responses"]["Error"];
         };
     };
