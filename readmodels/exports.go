@@ -124,86 +124,152 @@ const firstCredit = `SELECT c->>'transactionHash' AS hash, c->>'sender' AS sende
 		THEN r.state->'credits' END) WITH ORDINALITY AS x(c, n)
 	WHERE NOT coalesce((c->>'dropped')::boolean, false) ORDER BY n LIMIT 1`
 
+// exportPage is how many rows an export reads in one query. An export reads page by page, each
+// page a short query of its own from where the last one ended, and hands the page's rows to its
+// client while holding no connection, snapshot or lock: a query that streamed every row would
+// hold the receipts table's lock for as long as the client took to read them (EXPORT_TIMEOUT),
+// and a blue/green swap waiting on that lock holds back every order and status read behind it.
+// Pages follow the receipts' creation position (log order, fixed for a receipt and the same in a
+// rebuilt table), so an export that meets a swap goes on in the table swapped in, each row once.
+// A page of rows is the most an export holds in memory (about 0.5 MiB).
+const exportPage = 1000
+
+// exportCursor is where an export's next page begins: after this receipt's creation position
+// (positions may tie in rows written outside the log, so the receipt id breaks ties).
+type exportCursor struct {
+	commit, prepare int64
+	id              string
+}
+
+// receiptsExport is the receipts export's query; $1 merchant, $2-$3 the window, $4 the status
+// (empty: any), $5-$7 the cursor ($5 NULL: the first page), $8 the page's size.
+const receiptsExport = `SELECT r.receipt_id, (extract(epoch FROM r.created_at) * 1000)::bigint, r.status, r.currency,
+		(r.state->'receipt'->>'subtotalCents')::bigint, (r.state->'receipt'->>'taxCents')::bigint, (r.state->'receipt'->>'feeCents')::bigint,
+		r.total_cents, coalesce(r.state->'payment'->>'token', fc.token, ''),
+		r.amount_received, (r.state->'payment'->>'sourceAmountCents')::bigint,
+		CASE WHEN r.status = 'failed' THEN '' ELSE coalesce(r.state->'payment'->>'transactionHash', fc.hash, '') END,
+		CASE WHEN r.status = 'failed' THEN '' ELSE coalesce(r.state->'payment'->>'buyerWallet', fc.sender, '') END,
+		coalesce(r.state->'receipt'->>'transactionId', ''), (r.state->'payment'->>'at')::bigint, (r.state->>'refundedCents')::bigint,
+		r.pos_commit, r.pos_prepare
+	FROM %s r LEFT JOIN LATERAL (` + firstCredit + `) fc ON true
+	WHERE r.merchant_wallet = $1 AND r.created_at >= $2 AND r.created_at < $3 AND ($4 = '' OR r.status = $4)
+	  AND ($5::bigint IS NULL OR (r.pos_commit, r.pos_prepare) >= ($5, $6) AND (r.pos_commit, r.pos_prepare, r.receipt_id) > ($5, $6, $7))
+	ORDER BY r.pos_commit, r.pos_prepare, r.receipt_id LIMIT $8`
+
 // Receipts calls row with each of merchant's receipts created in [from, to) (and with status,
-// when given), in log order. The slice is reused between calls. It stops at row's first error.
+// when given), in log order, reading them a page at a time. The slice is row's to keep. It stops
+// at row's first error.
 func (e *Exports) Receipts(ctx context.Context, merchant string, from, to time.Time, status string, row func([]string) error) error {
 	pool, err := e.poolOf(ctx)
 	if err != nil {
 		return fmt.Errorf("export receipts: %w", err)
 	}
-	rows, err := pool.Query(ctx, `SELECT r.receipt_id, (extract(epoch FROM r.created_at) * 1000)::bigint, r.status, r.currency,
-			(r.state->'receipt'->>'subtotalCents')::bigint, (r.state->'receipt'->>'taxCents')::bigint, (r.state->'receipt'->>'feeCents')::bigint,
-			r.total_cents, coalesce(r.state->'payment'->>'token', fc.token, ''),
-			r.amount_received, (r.state->'payment'->>'sourceAmountCents')::bigint,
-			CASE WHEN r.status = 'failed' THEN '' ELSE coalesce(r.state->'payment'->>'transactionHash', fc.hash, '') END,
-			CASE WHEN r.status = 'failed' THEN '' ELSE coalesce(r.state->'payment'->>'buyerWallet', fc.sender, '') END,
-			coalesce(r.state->'receipt'->>'transactionId', ''), (r.state->'payment'->>'at')::bigint, (r.state->>'refundedCents')::bigint
-		FROM `+pgx.Identifier{ReceiptsTable}.Sanitize()+` r LEFT JOIN LATERAL (`+firstCredit+`) fc ON true
-		WHERE r.merchant_wallet = $1 AND r.created_at >= $2 AND r.created_at < $3 AND ($4 = '' OR r.status = $4)
-		ORDER BY r.pos_commit, r.pos_prepare`, merchant, from, to, status)
-	if err != nil {
-		return fmt.Errorf("export receipts: %w", err)
-	}
-	defer rows.Close()
-	rec := make([]string, len(ReceiptColumns))
-	for rows.Next() {
-		var created int64
-		var subtotal, tax, fee, source, paidAt, refunded *int64
-		var total int64
-		var received *string
-		if err := rows.Scan(&rec[0], &created, &rec[2], &rec[3], &subtotal, &tax, &fee, &total, &rec[8], &received, &source,
-			&rec[10], &rec[11], &rec[12], &paidAt, &refunded); err != nil {
-			return fmt.Errorf("export receipts: %w", err)
-		}
-		rec[1], rec[4], rec[5], rec[6], rec[7] = isoMillis(&created), decimal(subtotal), decimal(tax), decimal(fee), decimal(&total)
-		// What the deposit's confirmed transfers brought, in the requested token (the column the
-		// projector keeps); a receipt paid through the processor: what the processor reported.
-		rec[9] = decimal(source)
-		if received != nil {
-			rec[9] = *received
-		}
-		rec[13], rec[14] = isoMillis(paidAt), decimal(refunded)
-		if err := row(rec); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("export receipts: %w", err)
-	}
-	return nil
+	query := fmt.Sprintf(receiptsExport, pgx.Identifier{ReceiptsTable}.Sanitize())
+	return readPages(ctx, pool, "receipts", query, []any{merchant, from, to, status}, scanExportReceipt, row)
 }
 
+// readPages runs query (args, then the cursor's three values and the page's size) page after
+// page, each its own short statement, calling row with each record scan makes of its rows, until
+// a page comes back short. Errors: the database's (wrapped, naming the export), and row's first
+// (as is).
+func readPages(ctx context.Context, pool *pgxpool.Pool, name, query string, args []any,
+	scan func(pgx.Rows, *exportCursor) ([]string, error), row func([]string) error) error {
+	var after *exportCursor
+	for {
+		var commit, prepare *int64
+		var id string
+		if after != nil {
+			commit, prepare, id = &after.commit, &after.prepare, after.id
+		}
+		page, last, err := readPage(ctx, pool, query, append(args[:len(args):len(args)], commit, prepare, id, exportPage), scan)
+		if err != nil {
+			return fmt.Errorf("export %s: %w", name, err)
+		}
+		for _, rec := range page {
+			if err := row(rec); err != nil {
+				return err
+			}
+		}
+		if len(page) < exportPage {
+			return nil
+		}
+		after = &last
+	}
+}
+
+// readPage is one page of query's records and the cursor of its last row.
+func readPage(ctx context.Context, pool *pgxpool.Pool, query string, args []any,
+	scan func(pgx.Rows, *exportCursor) ([]string, error)) ([][]string, exportCursor, error) {
+	var c exportCursor
+	rows, err := pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, c, err
+	}
+	defer rows.Close()
+	page := make([][]string, 0, exportPage)
+	for rows.Next() {
+		rec, err := scan(rows, &c)
+		if err != nil {
+			return nil, c, err
+		}
+		page = append(page, rec)
+	}
+	return page, c, rows.Err()
+}
+
+// scanExportReceipt is a record of the receipts export; c becomes its row's cursor.
+func scanExportReceipt(rows pgx.Rows, c *exportCursor) ([]string, error) {
+	rec := make([]string, len(ReceiptColumns))
+	var created, total int64
+	var subtotal, tax, fee, source, paidAt, refunded *int64
+	var received *string
+	if err := rows.Scan(&rec[0], &created, &rec[2], &rec[3], &subtotal, &tax, &fee, &total, &rec[8], &received, &source,
+		&rec[10], &rec[11], &rec[12], &paidAt, &refunded, &c.commit, &c.prepare); err != nil {
+		return nil, err
+	}
+	c.id = rec[0]
+	rec[1], rec[4], rec[5], rec[6], rec[7] = isoMillis(&created), decimal(subtotal), decimal(tax), decimal(fee), decimal(&total)
+	// What the deposit's confirmed transfers brought, in the requested token (the column the
+	// projector keeps); a receipt paid through the processor: what the processor reported.
+	rec[9] = decimal(source)
+	if received != nil {
+		rec[9] = *received
+	}
+	rec[13], rec[14] = isoMillis(paidAt), decimal(refunded)
+	return rec, nil
+}
+
+// splitsExport is the split transactions export's query; $1 merchant, $2-$3 the window (Unix ms
+// of the distribution), $4-$6 the cursor ($4 NULL: the first page), $7 the page's size.
+const splitsExport = `SELECT receipt_id, (state->>'splitDistributedAt')::bigint, currency, total_cents,
+		(state->'receipt'->>'feeCents')::bigint, coalesce(state->'payment'->>'token', ''), coalesce(state->>'splitTransactionHash', ''),
+		pos_commit, pos_prepare
+	FROM %s
+	WHERE merchant_wallet = $1 AND state->>'splitDistributedAt' IS NOT NULL
+	  AND (state->>'splitDistributedAt')::bigint >= $2 AND (state->>'splitDistributedAt')::bigint < $3
+	  AND ($4::bigint IS NULL OR (pos_commit, pos_prepare) >= ($4, $5) AND (pos_commit, pos_prepare, receipt_id) > ($4, $5, $6))
+	ORDER BY pos_commit, pos_prepare, receipt_id LIMIT $7`
+
 // SplitTransactions calls row with each of merchant's split distributions made in [from, to), in
-// log order of their receipts.
+// log order of their receipts, reading them a page at a time (as Receipts).
 func (e *Exports) SplitTransactions(ctx context.Context, merchant string, from, to time.Time, row func([]string) error) error {
 	pool, err := e.poolOf(ctx)
 	if err != nil {
 		return fmt.Errorf("export split transactions: %w", err)
 	}
-	rows, err := pool.Query(ctx, `SELECT receipt_id, (state->>'splitDistributedAt')::bigint, currency, total_cents,
-			(state->'receipt'->>'feeCents')::bigint, coalesce(state->'payment'->>'token', ''), coalesce(state->>'splitTransactionHash', '')
-		FROM `+pgx.Identifier{ReceiptsTable}.Sanitize()+`
-		WHERE merchant_wallet = $1 AND state->>'splitDistributedAt' IS NOT NULL
-		  AND (state->>'splitDistributedAt')::bigint >= $2 AND (state->>'splitDistributedAt')::bigint < $3
-		ORDER BY pos_commit, pos_prepare`, merchant, from.UnixMilli(), to.UnixMilli())
-	if err != nil {
-		return fmt.Errorf("export split transactions: %w", err)
-	}
-	defer rows.Close()
+	query := fmt.Sprintf(splitsExport, pgx.Identifier{ReceiptsTable}.Sanitize())
+	return readPages(ctx, pool, "split transactions", query, []any{merchant, from.UnixMilli(), to.UnixMilli()}, scanExportSplit, row)
+}
+
+// scanExportSplit is a record of the split transactions export; c becomes its row's cursor.
+func scanExportSplit(rows pgx.Rows, c *exportCursor) ([]string, error) {
 	rec := make([]string, len(SplitColumns))
-	for rows.Next() {
-		var at, total int64
-		var fee *int64
-		if err := rows.Scan(&rec[0], &at, &rec[2], &total, &fee, &rec[5], &rec[6]); err != nil {
-			return fmt.Errorf("export split transactions: %w", err)
-		}
-		rec[1], rec[3], rec[4] = isoMillis(&at), decimal(&total), decimal(fee)
-		if err := row(rec); err != nil {
-			return err
-		}
+	var at, total int64
+	var fee *int64
+	if err := rows.Scan(&rec[0], &at, &rec[2], &total, &fee, &rec[5], &rec[6], &c.commit, &c.prepare); err != nil {
+		return nil, err
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("export split transactions: %w", err)
-	}
-	return nil
+	c.id = rec[0]
+	rec[1], rec[3], rec[4] = isoMillis(&at), decimal(&total), decimal(fee)
+	return rec, nil
 }
