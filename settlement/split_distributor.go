@@ -114,13 +114,13 @@ func (h *DistributeSplitsHandler) Run(ctx context.Context, interval time.Duratio
 	}
 }
 
-// distGroup is the paid receipts of one split in one token.
+// distGroup is the paid receipts of one split in one token, by their cover keys (distPart).
 type distGroup struct {
 	split      string
 	symbol     string
 	token      string // contract address, "" for ETH
 	recipients []split.Recipient
-	receipts   []string
+	keys       []string
 }
 
 // Handle runs one pass: settle the operator's transactions, send the releases that are due,
@@ -146,17 +146,18 @@ func (h *DistributeSplitsHandler) Handle(ctx context.Context) (Distributed, erro
 	if err != nil {
 		return out, err
 	}
-	ids := make([]string, 0, len(byReceipt))
-	for id := range byReceipt {
-		ids = append(ids, id)
+	var keys []string
+	for _, g := range groups {
+		keys = append(keys, g.keys...)
 	}
-	covers, err := h.sender.ledger.Coverage(ctx, ids)
+	covers, err := h.sender.ledger.Coverage(ctx, keys)
 	if err != nil {
 		return out, err
 	}
 	// A split that cannot be released (a node error, a pre-deployed contract whose release
 	// reverts in the gas estimate) must not hold up the others: the first error is returned
-	// after every group had its turn; a merchant's split that cannot be read is such an error.
+	// after every group had its turn; a merchant's split, or a receipt, that cannot be read is
+	// such an error.
 	failed := unreadable
 	for _, g := range groups {
 		n, err := h.release(ctx, g, covers)
@@ -170,19 +171,37 @@ func (h *DistributeSplitsHandler) Handle(ctx context.Context) (Distributed, erro
 			}
 		}
 	}
-	if covers, err = h.sender.ledger.Coverage(ctx, ids); err != nil {
+	if covers, err = h.sender.ledger.Coverage(ctx, keys); err != nil {
 		return out, err
 	}
-	for _, id := range ids {
-		change, ok, err := h.reconcile(ctx, id, byReceipt[id], covers[id])
+	out.Reconciled, err = h.reconcileAll(ctx, list, byReceipt, covers)
+	return out, cmp.Or(err, failed)
+}
+
+// reconcileAll reconciles, in list's order, the receipts whose releases are all mined. Errors:
+// the store's (the rest is not reconciled this pass), or, after the others, the first receipt
+// whose stream cannot be read (it stays paid).
+func (h *DistributeSplitsHandler) reconcileAll(ctx context.Context, list []PaidReceipt, byReceipt map[string][]distPart, covers map[string]map[string]Cover) ([]commands.ReceiptChange, error) {
+	var done []commands.ReceiptChange
+	var unreadable error
+	for _, r := range list {
+		parts := byReceipt[r.ReceiptID]
+		if parts == nil {
+			continue
+		}
+		change, ok, err := h.reconcile(ctx, r.ReceiptID, parts, covers)
+		if errors.Is(err, errReceiptUndecodable) {
+			unreadable = cmp.Or(unreadable, h.unreadableReceipt(ctx, r.ReceiptID, err))
+			continue
+		}
 		if err != nil {
-			return out, err
+			return done, err
 		}
 		if ok {
-			out.Reconciled = append(out.Reconciled, change)
+			done = append(done, change)
 		}
 	}
-	return out, failed
+	return done, unreadable
 }
 
 // nextPage is the next page of paid receipts; after the last page the next pass starts from the
@@ -201,66 +220,65 @@ func (h *DistributeSplitsHandler) nextPage(ctx context.Context) ([]PaidReceipt, 
 	return list, nil
 }
 
-// group sorts paid receipts by split contract and token; receipts of merchants without a split
-// contract, or in a token the chain does not know, are left paid, and so are those of a merchant
-// whose split cannot be read (unreadable: the first such merchant's error). err fails the pass.
-func (h *DistributeSplitsHandler) group(ctx context.Context, list []PaidReceipt) (groups []*distGroup, byReceipt map[string]*distGroup, unreadable, err error) {
-	c := h.sender.chain
+// group sorts paid receipts by split contract and token, each receipt in its paid token and
+// every other token swept for it (partsOf); receipts of merchants without a split contract, or
+// paid in a token the chain does not know, are left paid, and so are those of a merchant whose
+// split cannot be read and those whose own stream cannot be read (unreadable: the first such
+// error). err fails the pass.
+func (h *DistributeSplitsHandler) group(ctx context.Context, list []PaidReceipt) (groups []*distGroup, byReceipt map[string][]distPart, unreadable, err error) {
 	index := map[[2]string]*distGroup{}
-	byReceipt = map[string]*distGroup{}
+	byReceipt = map[string][]distPart{}
 	noCode := map[string]bool{} // this pass's splits without code
 	for _, r := range list {
-		sp, isContract, err := h.splitOf(ctx, r, noCode)
-		if errors.Is(err, commands.ErrSplitUndecodable) {
+		sp, isContract, swept, err := h.splitOf(ctx, r, noCode)
+		switch {
+		case errors.Is(err, commands.ErrSplitUndecodable):
 			unreadable = cmp.Or(unreadable, h.unreadableSplit(ctx, r.Merchant, err))
 			continue
-		}
-		if err != nil {
+		case errors.Is(err, errReceiptUndecodable):
+			unreadable = cmp.Or(unreadable, h.unreadableReceipt(ctx, r.ReceiptID, err))
+			continue
+		case err != nil:
 			return nil, nil, nil, err
 		}
-		if !sp.Configured {
+		if !sp.Configured || !isContract {
 			continue
 		}
-		symbol := r.Token
-		if symbol == "" {
-			symbol = DefaultProcessorToken
+		if parts, ok := h.partsOf(r, sp, swept, index, &groups); ok {
+			byReceipt[r.ReceiptID] = parts
 		}
-		token, ok := c.Token(symbol)
-		if !isContract || !ok {
-			continue
-		}
-		k := [2]string{sp.Address, symbol}
-		g := index[k]
-		if g == nil {
-			g = &distGroup{split: sp.Address, symbol: symbol, token: token, recipients: sp.Recipients}
-			index[k] = g
-			groups = append(groups, g)
-		}
-		g.receipts = append(g.receipts, r.ReceiptID)
-		byReceipt[r.ReceiptID] = g
 	}
 	return groups, byReceipt, unreadable, nil
 }
 
-// splitOf is the split r's funds are released from, and whether it holds code there; a split
-// not configured, or r a deposit not swept yet, is returned not Configured (r waits). Errors:
-// commands.ErrSplitUndecodable (the merchant's own), the chain's, the store's.
-func (h *DistributeSplitsHandler) splitOf(ctx context.Context, r PaidReceipt, noCode map[string]bool) (split.State, bool, error) {
+// splitOf is the split r's funds are released from, whether it holds code there, and r's state
+// when r is paid at a deposit (its sweeps; nil otherwise); a split not configured, or r a deposit
+// not swept yet, is returned not Configured (r waits): until its confirmed credits are swept to
+// the split (DepositSwept, the sweeper's record) its funds are not there, and an earlier release
+// would be taken for its cover. Errors: commands.ErrSplitUndecodable (the merchant's own),
+// errReceiptUndecodable (r's own), the chain's, the store's.
+func (h *DistributeSplitsHandler) splitOf(ctx context.Context, r PaidReceipt, noCode map[string]bool) (split.State, bool, *receipt.State, error) {
 	sp, err := h.splits.Get(ctx, r.Merchant)
 	if err != nil || !sp.Configured {
-		return sp, false, err
+		return sp, false, nil, err
 	}
-	if swept, err := h.depositSwept(ctx, r); err != nil || !swept {
-		return split.State{}, false, err
+	var swept *receipt.State
+	if r.Deposit {
+		s, err := h.loadReceipt(ctx, r.ReceiptID)
+		if err != nil || !s.Swept() {
+			return split.State{}, false, nil, err
+		}
+		swept = &s
 	}
 	isContract, err := h.holdsCode(ctx, sp.Address, noCode)
 	if err == nil && !isContract {
 		sp, isContract, err = h.splitMoved(ctx, r.Merchant, sp, noCode)
 	}
 	if err != nil {
-		return sp, false, err
+		return sp, false, nil, err
 	}
-	return h.depositSplit(ctx, r, sp, isContract, noCode)
+	sp, isContract, err = h.depositSplit(ctx, r, swept, sp, isContract, noCode)
+	return sp, isContract, swept, err
 }
 
 // unreadableLogEvery is how often a merchant's split that cannot be read is logged again.
@@ -310,15 +328,11 @@ func (h *DistributeSplitsHandler) splitMoved(ctx context.Context, merchant strin
 // would pay out other receipts' funds for r, and a payee with nothing due there would count as
 // covered: r is released where its funds are, or, that split holding no code (left on a chain no
 // longer followed), it stays paid and an error is logged.
-func (h *DistributeSplitsHandler) depositSplit(ctx context.Context, r PaidReceipt, sp split.State, isContract bool, noCode map[string]bool) (split.State, bool, error) {
-	if !r.Deposit || len(sp.Moved) == 0 {
+func (h *DistributeSplitsHandler) depositSplit(ctx context.Context, r PaidReceipt, s *receipt.State, sp split.State, isContract bool, noCode map[string]bool) (split.State, bool, error) {
+	if s == nil || len(sp.Moved) == 0 {
 		return sp, isContract, nil
 	}
-	l, err := commands.LoadReceipt(ctx, h.store, r.ReceiptID)
-	if err != nil {
-		return sp, false, err
-	}
-	bound := strings.ToLower(l.State.DepositSplit())
+	bound := strings.ToLower(s.DepositSplit())
 	if bound == "" || bound == sp.Address {
 		return sp, isContract, nil
 	}
@@ -362,9 +376,9 @@ func (h *DistributeSplitsHandler) release(ctx context.Context, g *distGroup, cov
 	var heldErr error
 	for _, p := range g.recipients {
 		var uncovered []string
-		for _, id := range g.receipts {
-			if _, ok := covers[id][p.Address]; !ok {
-				uncovered = append(uncovered, id)
+		for _, key := range g.keys {
+			if _, ok := covers[key][p.Address]; !ok {
+				uncovered = append(uncovered, key)
 			}
 		}
 		if len(uncovered) == 0 {
@@ -417,15 +431,21 @@ func (h *DistributeSplitsHandler) holdBack(ctx context.Context, k heldKey, err e
 	return err
 }
 
-// reconcile records SplitDistributed on a receipt once every payee of its split is covered by a
-// mined release or had nothing due.
-func (h *DistributeSplitsHandler) reconcile(ctx context.Context, id string, g *distGroup, covers map[string]Cover) (commands.ReceiptChange, bool, error) {
-	d := receipt.SplitDistributed{Token: g.symbol, At: h.now().UnixMilli()}
-	for _, p := range g.recipients {
-		cv, ok := covers[p.Address]
-		if !ok || (cv.Hash != "" && cv.Status != TxMined) {
+// reconcile records SplitDistributed on a receipt once every payee of its split is covered, in
+// each of its tokens (parts), by a mined release or had nothing due. The event is the paid
+// token's, as before (its Token, amounts and hashes); the releases of the other tokens swept for
+// the receipt are in the operator's ledger under their keys. Errors: errReceiptUndecodable (the
+// receipt's stream cannot be read), the store's.
+func (h *DistributeSplitsHandler) reconcile(ctx context.Context, id string, parts []distPart, covers map[string]map[string]Cover) (commands.ReceiptChange, bool, error) {
+	for _, part := range parts {
+		if !released(part.g, covers[part.key]) {
 			return commands.ReceiptChange{}, false, nil
 		}
+	}
+	g, paid := parts[0].g, covers[parts[0].key]
+	d := receipt.SplitDistributed{Token: g.symbol, At: h.now().UnixMilli()}
+	for _, p := range g.recipients {
+		cv := paid[p.Address]
 		amount := cv.Amount
 		if cv.Hash == "" {
 			amount = "0"
@@ -448,7 +468,7 @@ func (h *DistributeSplitsHandler) reconcile(ctx context.Context, id string, g *d
 		return commands.ReceiptChange{}, false, nil
 	}
 	if err != nil {
-		return commands.ReceiptChange{}, false, fmt.Errorf("receipt %s: %w", id, err)
+		return commands.ReceiptChange{}, false, fmt.Errorf("receipt %s: %w", id, h.undecodable(ctx, id, err))
 	}
 	return commands.ReceiptChange{ReceiptID: id, Result: res}, st.Status == receipt.StatusReconciled && res.Position != (eventstore.Position{}), nil
 }
