@@ -1,9 +1,16 @@
 package transport
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/payledger/payledger/docs"
 )
 
 // Conformance with the interface specification's error table: a missing or malformed input is
@@ -75,4 +82,111 @@ func TestMetadataRefusalNamesTheFirstBadKeyEveryTime(t *testing.T) {
 	if e.count("events") != 0 {
 		t.Fatal("a refused receipt was stored")
 	}
+}
+
+// TestEveryErrorCodeIsInTheOpenAPIEnum: the error envelope's codes are an enum in
+// docs/openapi.yaml (so in the SDKs' types); a code the service answers with that the enum lacks
+// is one a typed client cannot name. It reads the codes from the source (NewError's code, a
+// Refusal's or Error's Code literal), so a new code fails here until it is documented.
+// chain_unavailable (503 from POST /api/split/deploy) was missing.
+func TestEveryErrorCodeIsInTheOpenAPIEnum(t *testing.T) {
+	t.Parallel()
+	doc, err := docs.OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	for _, v := range doc.Components.Schemas["Error"].Value.Properties["error"].Value.Enum {
+		documented[v.(string)] = true
+	}
+	codes := errorCodesInSource(t, "..", "commands", "settlement", "transport", "webhooks", "readmodels", "chain", "cmd")
+	if len(codes) < 10 {
+		t.Fatalf("found only %v: the scan is broken", codes)
+	}
+	for code, where := range codes {
+		if !documented[code] {
+			t.Errorf("%s (%s) is not in the Error schema's enum of docs/openapi.yaml", code, where)
+		}
+	}
+}
+
+// errorCodesInSource returns the error codes written as literals in the non-test Go files under
+// root's dirs, each with one place it is written.
+func errorCodesInSource(t *testing.T, root string, dirs ...string) map[string]string {
+	t.Helper()
+	codes := map[string]string{}
+	fset := token.NewFileSet()
+	for _, dir := range dirs {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				return err
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if lit := errorCodeLiteral(n); lit != nil {
+					codes[strings.Trim(lit.Value, "`\"")] = fset.Position(lit.Pos()).String()
+				}
+				return true
+			})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return codes
+}
+
+// errorCodeLiteral is the code literal n writes: NewError(status, "code", …), or Code: "code" in
+// a Refusal or Error literal.
+func errorCodeLiteral(n ast.Node) *ast.BasicLit {
+	switch n := n.(type) {
+	case *ast.CallExpr:
+		name := ""
+		switch fn := n.Fun.(type) {
+		case *ast.Ident:
+			name = fn.Name
+		case *ast.SelectorExpr:
+			name = fn.Sel.Name
+		}
+		if lit, ok := argAt(n.Args, 1).(*ast.BasicLit); ok && name == "NewError" && lit.Kind == token.STRING {
+			return lit
+		}
+	case *ast.CompositeLit:
+		if !strings.HasSuffix(exprName(n.Type), "Refusal") && !strings.HasSuffix(exprName(n.Type), "Error") {
+			return nil
+		}
+		for _, el := range n.Elts {
+			kv, ok := el.(*ast.KeyValueExpr)
+			if !ok {
+				continue
+			}
+			if key, _ := kv.Key.(*ast.Ident); key != nil && key.Name == "Code" {
+				if lit, ok := kv.Value.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					return lit
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func argAt(args []ast.Expr, i int) ast.Expr {
+	if i < len(args) {
+		return args[i]
+	}
+	return nil
+}
+
+func exprName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.SelectorExpr:
+		return e.Sel.Name
+	}
+	return ""
 }

@@ -64,6 +64,7 @@ func (e EndpointDeliveryKind) Valid() bool {
 
 // Defines values for ErrorError.
 const (
+	ErrorErrorChainUnavailable               ErrorError = "chain_unavailable"
 	ErrorErrorConflict                       ErrorError = "conflict"
 	ErrorErrorDatastoreUnavailable           ErrorError = "datastore_unavailable"
 	ErrorErrorDeprecated                     ErrorError = "deprecated"
@@ -89,6 +90,8 @@ const (
 // Valid indicates whether the value is a known member of the ErrorError enum.
 func (e ErrorError) Valid() bool {
 	switch e {
+	case ErrorErrorChainUnavailable:
+		return true
 	case ErrorErrorConflict:
 		return true
 	case ErrorErrorDatastoreUnavailable:
@@ -583,7 +586,7 @@ type EndpointDeliveryKind string
 // conflict (409), idempotency_conflict (409), deprecated (410, with reason),
 // payload_too_large (413), rate_limited (429, with resetAt), failed (500),
 // processor_unavailable (502), processor_not_configured (503), price_unavailable (503),
-// datastore_unavailable (503), subscriptions_not_configured (503).
+// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503).
 //
 // Example: {"error":"split_required","message":"Split contract not configured for this merchant"}
 type Error struct {
@@ -989,7 +992,7 @@ type WebhookEndpoint struct {
 // conflict (409), idempotency_conflict (409), deprecated (410, with reason),
 // payload_too_large (413), rate_limited (429, with resetAt), failed (500),
 // processor_unavailable (502), processor_not_configured (503), price_unavailable (503),
-// datastore_unavailable (503), subscriptions_not_configured (503).
+// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503).
 //
 // Example: {"error":"split_required","message":"Split contract not configured for this merchant"}
 type Forbidden = Error
@@ -1010,7 +1013,7 @@ type GraphQL struct {
 // conflict (409), idempotency_conflict (409), deprecated (410, with reason),
 // payload_too_large (413), rate_limited (429, with resetAt), failed (500),
 // processor_unavailable (502), processor_not_configured (503), price_unavailable (503),
-// datastore_unavailable (503), subscriptions_not_configured (503).
+// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503).
 //
 // Example: {"error":"split_required","message":"Split contract not configured for this merchant"}
 type InvalidInput = Error
@@ -1021,7 +1024,7 @@ type InvalidInput = Error
 // conflict (409), idempotency_conflict (409), deprecated (410, with reason),
 // payload_too_large (413), rate_limited (429, with resetAt), failed (500),
 // processor_unavailable (502), processor_not_configured (503), price_unavailable (503),
-// datastore_unavailable (503), subscriptions_not_configured (503).
+// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503).
 //
 // Example: {"error":"split_required","message":"Split contract not configured for this merchant"}
 type NotFound = Error
@@ -1032,7 +1035,7 @@ type NotFound = Error
 // conflict (409), idempotency_conflict (409), deprecated (410, with reason),
 // payload_too_large (413), rate_limited (429, with resetAt), failed (500),
 // processor_unavailable (502), processor_not_configured (503), price_unavailable (503),
-// datastore_unavailable (503), subscriptions_not_configured (503).
+// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503).
 //
 // Example: {"error":"split_required","message":"Split contract not configured for this merchant"}
 type RateLimited = Error
@@ -1043,7 +1046,7 @@ type RateLimited = Error
 // conflict (409), idempotency_conflict (409), deprecated (410, with reason),
 // payload_too_large (413), rate_limited (429, with resetAt), failed (500),
 // processor_unavailable (502), processor_not_configured (503), price_unavailable (503),
-// datastore_unavailable (503), subscriptions_not_configured (503).
+// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503).
 //
 // Example: {"error":"split_required","message":"Split contract not configured for this merchant"}
 type Unauthorized = Error
