@@ -941,7 +941,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A GraphQL response {data, errors}: a query that ran, or was refused by the depth or complexity limit, answers 200 (errors carry extensions.code: invalid_input for first above 100 or a bad cursor, DEPTH_LIMIT_EXCEEDED, COMPLEXITY_LIMIT_EXCEEDED); a query that does not parse or validate (a mutation: there is no Mutation type) answers 422 without data */
+        /** @description A GraphQL response {data, errors}: a query that ran, or was refused by the depth or complexity limit, answers 200 (errors carry extensions.code: invalid_input for first above 100 or a bad cursor, DEPTH_LIMIT_EXCEEDED, COMPLEXITY_LIMIT_EXCEEDED); a query that does not parse or validate (a mutation: there is no Mutation type) answers 422 with data null */
         GraphQL: {
             headers: {
                 [name: string]: unknown;
