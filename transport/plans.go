@@ -25,8 +25,12 @@ type PlanStore interface {
 
 var _ PlanStore = (*readmodels.Plans)(nil)
 
-// errNotPlanOwner answers a plan write whose wallet is not the session's.
-var errNotPlanOwner = NewError(http.StatusForbidden, "forbidden", "The signed-in wallet does not own this plan")
+// errNotPlanOwner answers a plan write whose body names a wallet other than the session's (on
+// create no plan exists yet: "does not own this plan" misled).
+var errNotPlanOwner = NewError(http.StatusForbidden, "forbidden", "wallet is not the signed-in wallet: plans are written by their merchant's session")
+
+// errPlanNotFound answers a plan write whose planId names no plan (it read "Not found").
+var errPlanNotFound = NewError(http.StatusNotFound, "not_found", "Plan not found")
 
 func (s *Server) planRoutes() {
 	s.handle(http.MethodGet, "/api/subscriptions/plans", Policy{Access: Public}, s.listPlans)
@@ -126,10 +130,13 @@ func ownWallet(c echo.Context, wallet *string, required bool) (string, error) {
 }
 
 // planError answers a plan write's error: the bound on a merchant's active plans is the
-// caller's (400 naming it); every other error is errors.go's.
+// caller's (400 naming it), an unknown plan is named; every other error is errors.go's.
 func planError(err error) error {
 	if errors.Is(err, readmodels.ErrTooManyPlans) {
 		return InvalidInput(fmt.Sprintf("a merchant has at most %d active plans; deactivate or change one (PUT)", readmodels.MaxPlans))
+	}
+	if errors.Is(err, readmodels.ErrNotFound) {
+		return errPlanNotFound
 	}
 	return err
 }
@@ -203,7 +210,7 @@ func (s *Server) deactivatePlan(c echo.Context) error {
 	inactive := false
 	p, err := s.plans.Update(c.Request().Context(), *b.PlanID, wallet, readmodels.PlanPatch{Active: &inactive}, s.now())
 	if err != nil {
-		return err
+		return planError(err)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"success": true, "plan": viewPlan(p)})
 }

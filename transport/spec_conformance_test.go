@@ -190,3 +190,27 @@ func exprName(e ast.Expr) string {
 	}
 	return ""
 }
+
+// TestPlanWriteRefusalsNameWhatIsWrong: creating a plan for another wallet was refused with "The
+// signed-in wallet does not own this plan" (no plan exists on create), and an update or
+// deactivation of an unknown planId with a bare "Not found"; each now says what is wrong.
+func TestPlanWriteRefusalsNameWhatIsWrong(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	m := e.merchant(false)
+	other := "0x" + strings.Repeat("7", 40)
+	rec := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/subscriptions/plans",
+		`{"wallet":"`+other+`","name":"Gold","priceUsd":9.99,"period":"MONTHLY"}`)
+	if got := decode(t, rec); rec.Code != http.StatusForbidden || got["error"] != "forbidden" || !strings.Contains(got["message"].(string), "not the signed-in wallet") {
+		t.Errorf("create for another wallet: %d %v", rec.Code, got)
+	}
+	for _, c := range []struct{ method, body string }{
+		{http.MethodPut, `{"planId":"plan_nope","active":false}`},
+		{http.MethodDelete, `{"planId":"plan_nope","wallet":"` + m.wallet + `"}`},
+	} {
+		rec := e.adminCall(m.cookies, m.csrf, c.method, "/api/subscriptions/plans", c.body)
+		if got := decode(t, rec); rec.Code != http.StatusNotFound || got["error"] != "not_found" || got["message"] != "Plan not found" {
+			t.Errorf("%s of an unknown plan: %d %v", c.method, rec.Code, got)
+		}
+	}
+}
