@@ -247,38 +247,27 @@ func TestSlowExportReadersCannotTakeTheInstanceDown(t *testing.T) {
 
 	instanceAnswers(t, base, keys[3])
 	var exportConns int
-	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = 'payledger-exports' AND state <> 'idle' AND datname = current_database()`).Scan(&exportConns); err != nil || exportConns != 4 {
-		t.Errorf("export connections busy: %d %v, want the 4 exports' own", exportConns, err)
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = 'payledger-exports' AND datname = current_database()`).Scan(&exportConns); err != nil || exportConns > 4 {
+		t.Errorf("export connections: %d %v, want at most the exports' own 4", exportConns, err)
 	}
 
-	// EXPORT_TIMEOUT cuts the slow readers off: their exports end, their connections go back to
-	// the exports' pool. (Each reader still has the bytes its socket buffers took to read, so the
-	// end is observed at the database, not at the client.)
-	deadline := time.Now().Add(45 * time.Second)
-	for busy := -1; busy != 0; {
-		if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = 'payledger-exports' AND state <> 'idle' AND datname = current_database()`).Scan(&busy); err != nil {
-			t.Fatal(err)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d export connections still busy %v after the exports started (EXPORT_TIMEOUT 20s)", busy, time.Since(start).Round(time.Second))
-		}
-		time.Sleep(200 * time.Millisecond) // polls the database for the condition
+	// EXPORT_TIMEOUT cuts the slow readers off: their handlers end and give their slots back, and
+	// the merchant's next export is accepted. An export holds a database connection only while
+	// it reads a page (stop 64), so the end is seen at the slots; each reader still has the bytes
+	// its socket buffers took to read, so it is not seen at the client.
+	status := 0
+	if !wait.Poll(45*time.Second, func() bool {
+		again := openSlowExport(t, addr, "/api/exports/receipts.csv", keys[0])
+		again.conn.Close()
+		status = again.status
+		return status == 200
+	}) {
+		t.Fatalf("an export %v after the slow ones started (EXPORT_TIMEOUT 20s): %d", time.Since(start).Round(time.Second), status)
 	}
 	if d := time.Since(start); d < 19*time.Second {
 		t.Errorf("the slow exports ended after %v, before EXPORT_TIMEOUT", d)
 	}
 	for _, e := range held {
 		e.conn.Close()
-	}
-	// An export's slot is given back when its handler returns, a moment after its query ended at
-	// the database: the next export is accepted once that has happened.
-	status := 0
-	if !wait.Poll(10*time.Second, func() bool {
-		again := openSlowExport(t, addr, "/api/exports/receipts.csv", keys[2])
-		again.conn.Close()
-		status = again.status
-		return status == 200
-	}) {
-		t.Errorf("an export after the slow ones ended: %d", status)
 	}
 }
