@@ -391,13 +391,15 @@ func (d *Dispatcher) send(ctx context.Context, c readmodels.Claimed, deliveryID 
 	if err := d.checkURL(c.URL); err != nil {
 		return fail(err)
 	}
-	body, err := json.Marshal(d.payload(st))
+	// One moment for the body's timestamp and X-*-Timestamp: a receiver comparing them sees one.
+	sentAt := d.Now()
+	body, err := json.Marshal(readmodels.ReceiptWebhookOf(st, sentAt))
 	if err != nil {
 		return fail(err)
 	}
 	status, err := d.post(ctx, c.URL, body, []attribute.KeyValue{receiptAttr.String(c.ReceiptID), eventAttr.String(Event)}, func(h http.Header) {
 		// Partner brands get their own prefix and user agent; the X-Service-* aliases remain.
-		setHeaders(h, delivery{event: Event, brand: st.Receipt.BrandKey, body: body, secret: secret, id: deliveryID, key: a.IdempotencyKey, sentAt: d.Now()})
+		setHeaders(h, delivery{event: Event, brand: st.Receipt.BrandKey, body: body, secret: secret, id: deliveryID, key: a.IdempotencyKey, sentAt: sentAt})
 	})
 	a.HTTPStatus = status
 	if err != nil {
@@ -487,10 +489,4 @@ func (d *Dispatcher) checkURL(raw string) error {
 		return errBlockedAddress
 	}
 	return nil
-}
-
-// payload is the spec's payload of the receipt's current state, as the status read shows it
-// (readmodels.ReceiptWebhookOf), sent now.
-func (d *Dispatcher) payload(st receipt.State) readmodels.ReceiptWebhook {
-	return readmodels.ReceiptWebhookOf(st, d.Now())
 }
