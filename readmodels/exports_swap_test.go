@@ -52,6 +52,10 @@ func TestExportHoldsNoLockWhileItsClientReads(t *testing.T) {
 	ctx := context.Background()
 	merchant := "0x" + strings.Repeat("a", 40)
 	const n = 20_000 // several MiB of rows: more than the server's socket buffer holds
+	// No autovacuum or autoanalyze of these rows: its lock would refuse the swap's NOWAIT too.
+	if _, err := pool.Exec(ctx, `ALTER TABLE receipts SET (autovacuum_enabled = false)`); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := pool.Exec(ctx, `INSERT INTO receipts (receipt_id, merchant_wallet, status, currency, total_cents,
 			created_at, updated_at, version, pos_commit, pos_prepare, state)
 		SELECT 'r-' || lpad(i::text, 6, '0'), $1, 'paid', 'USD', 100 + i, now() - interval '1 hour', now(), 2,
