@@ -44,7 +44,7 @@ export PAYLEDGER_API_KEY
 
 status=0
 echo "run-examples: Go (sdk/go)"
-(cd "$root/sdk/go" && go test -count=1 -v -run 'TestReadmeExample|TestWebhook' ./...) || status=1
+(cd "$root/sdk/go" && go test -count=1 -v -run 'TestReadmeExample|TestWebhook|TestReceiptWebhook|TestVerifyReceiptWebhook' ./...) || status=1
 echo "run-examples: TypeScript (sdk/typescript)"
 if [ ! -d "$root/sdk/typescript/node_modules" ]; then (cd "$root/sdk/typescript" && npm ci --no-audit --no-fund); fi
 (cd "$root/sdk/typescript" && node --test test/) || status=1

@@ -34,3 +34,12 @@ export declare class Webhook {
      */
     verify<T = unknown>(body: string, headers: WebhookHeaders): Promise<T>;
 }
+/**
+ * Checks a receipt webhook: the receipt.status_updated POSTed to the webhook_url a receipt was
+ * created with. Its X-Service-Signature is "sha256=" and the hex HMAC-SHA256 of the exact body
+ * with the API key the receipt was created with (endpoints registered with
+ * POST /api/webhooks/endpoints use Webhook instead). Pass the raw body text, before JSON.parse;
+ * returns the parsed body, or throws WebhookVerificationError (answer 401). Deduplicate on
+ * X-Service-Idempotency-Key.
+ */
+export declare function verifyReceiptWebhook<T = unknown>(apiKey: string, body: string, headers: WebhookHeaders): Promise<T>;

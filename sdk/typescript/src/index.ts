@@ -105,3 +105,30 @@ export class Webhook {
     throw new WebhookVerificationError("no signature matches");
   }
 }
+
+function fromHex(s: string): Uint8Array | null {
+  if (s.length === 0 || s.length % 2 !== 0 || !/^[0-9a-fA-F]+$/.test(s)) return null;
+  const out = new Uint8Array(s.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+/**
+ * Checks a receipt webhook: the receipt.status_updated POSTed to the webhook_url a receipt was
+ * created with. Its X-Service-Signature is "sha256=" and the hex HMAC-SHA256 of the exact body
+ * with the API key the receipt was created with (endpoints registered with
+ * POST /api/webhooks/endpoints use Webhook instead). Pass the raw body text, before JSON.parse;
+ * returns the parsed body, or throws WebhookVerificationError (answer 401). Deduplicate on
+ * X-Service-Idempotency-Key.
+ */
+export async function verifyReceiptWebhook<T = unknown>(apiKey: string, body: string, headers: WebhookHeaders): Promise<T> {
+  const sig = header(headers, "x-service-signature");
+  const mac = sig.startsWith("sha256=") ? fromHex(sig.slice("sha256=".length)) : null;
+  if (!apiKey || !mac) throw new WebhookVerificationError("X-Service-Signature missing or not sha256= and hex");
+  const key = await globalThis.crypto.subtle.importKey("raw", new TextEncoder().encode(apiKey) as BufferSource, { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
+  // subtle.verify compares in constant time.
+  if (!(await globalThis.crypto.subtle.verify("HMAC", key, mac as BufferSource, new TextEncoder().encode(body) as BufferSource))) {
+    throw new WebhookVerificationError("X-Service-Signature is not the body's HMAC with this key");
+  }
+  return JSON.parse(body) as T;
+}
