@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"go/ast"
 	"go/parser"
@@ -8,13 +10,16 @@ import (
 	"io/fs"
 	"maps"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/payledger/payledger/docs"
+	"github.com/payledger/payledger/migrations/pgtest"
 )
 
 // Conformance with the interface specification's error table: a missing or malformed input is
@@ -251,23 +256,7 @@ func TestAnswersHaveNoFieldUndocumented(t *testing.T) {
 		{http.MethodGet, "/api/portal/" + id, "/api/portal/{id}"},
 		{http.MethodGet, "/healthz", "/healthz"},
 	}
-	doc, err := docs.OpenAPI()
-	if err != nil {
-		t.Fatal(err)
-	}
-	check := func(route, method string, body any) {
-		op := doc.Paths.Find(route).GetOperation(method)
-		if op == nil || op.Responses.Status(http.StatusOK) == nil {
-			t.Fatalf("%s %s: no 200 in the document", method, route)
-		}
-		media := op.Responses.Status(http.StatusOK).Value.Content.Get("application/json")
-		var extra []string
-		undocumented(media.Schema, body, "", &extra)
-		if len(extra) > 0 {
-			t.Errorf("%s %s answers fields its schema lacks: %v", method, route, extra)
-		}
-	}
-	check("/api/orders", http.MethodPost, order)
+	checkDocumented(t, "/api/orders", http.MethodPost, order)
 	for _, c := range calls {
 		rec := e.dev(m, c.method, c.path, "")
 		if rec.Code != http.StatusOK {
@@ -277,7 +266,55 @@ func TestAnswersHaveNoFieldUndocumented(t *testing.T) {
 		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
 			t.Fatal(err)
 		}
-		check(c.route, c.method, body)
+		checkDocumented(t, c.route, c.method, body)
+	}
+}
+
+// TestDegradedOrderIsDocumented: the spec's degraded order body ({ok, degraded: true, reason:
+// "datastore_unavailable", receipt}) is what POST /api/orders answers while the datastore
+// refuses connections, but the 200 schema listed only ok and receipt, so the SDKs' typed answer
+// had no degraded or reason: a client could not tell a journaled order from a stored one.
+func TestDegradedOrderIsDocumented(t *testing.T) {
+	t.Parallel()
+	e, m, order := orderingMerchant(t, "the datastore answers")
+	ctx := context.Background()
+	base := cmp.Or(os.Getenv("PAYLEDGER_TEST_DATABASE_URL"), pgtest.DefaultURL)
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = admin.Close(ctx) })
+	stmt := "ALTER DATABASE " + pgx.Identifier{e.pool.Config().ConnConfig.Database}.Sanitize() + " ALLOW_CONNECTIONS "
+	if _, err := admin.Exec(ctx, stmt+"false"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = admin.Exec(ctx, stmt+"true") }) // pgtest drops the database afterwards
+	e.pool.Reset()
+	rec := e.dev(m, http.MethodPost, "/api/orders", order)
+	body := decode(t, rec)
+	if rec.Code != http.StatusOK || body["degraded"] != true || body["reason"] != "datastore_unavailable" {
+		t.Fatalf("order while the datastore refuses connections: %d %v", rec.Code, body)
+	}
+	checkDocumented(t, "/api/orders", http.MethodPost, body)
+}
+
+// checkDocumented fails t when body, a 200 answer of method route, has a field its schema in
+// docs/openapi.yaml does not list.
+func checkDocumented(t *testing.T, route, method string, body any) {
+	t.Helper()
+	doc, err := docs.OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := doc.Paths.Find(route).GetOperation(method)
+	if op == nil || op.Responses.Status(http.StatusOK) == nil {
+		t.Fatalf("%s %s: no 200 in the document", method, route)
+	}
+	media := op.Responses.Status(http.StatusOK).Value.Content.Get("application/json")
+	var extra []string
+	undocumented(media.Schema, body, "", &extra)
+	if len(extra) > 0 {
+		t.Errorf("%s %s answers fields its schema lacks: %v", method, route, extra)
 	}
 }
 

@@ -524,6 +524,21 @@ func (e CreateOrderJSONBodyCurrency) Valid() bool {
 	}
 }
 
+// Defines values for CreateOrder200JSONResponseBodyReason.
+const (
+	CreateOrder200JSONResponseBodyReasonDatastoreUnavailable CreateOrder200JSONResponseBodyReason = "datastore_unavailable"
+)
+
+// Valid indicates whether the value is a known member of the CreateOrder200JSONResponseBodyReason enum.
+func (e CreateOrder200JSONResponseBodyReason) Valid() bool {
+	switch e {
+	case CreateOrder200JSONResponseBodyReasonDatastoreUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateReceiptJSONBodyCurrency.
 const (
 	CreateReceiptJSONBodyCurrencyEUR CreateReceiptJSONBodyCurrency = "EUR"
@@ -1002,8 +1017,12 @@ type GraphQL struct {
 	Data   map[string]interface{} `json:"data,omitempty"`
 	Errors []struct {
 		Extensions map[string]interface{} `json:"extensions,omitempty"`
-		Message    string                 `json:"message,omitempty"`
-		Path       []interface{}          `json:"path,omitempty"`
+		Locations  []struct {
+			Column int `json:"column,omitempty"`
+			Line   int `json:"line,omitempty"`
+		} `json:"locations,omitempty"`
+		Message string        `json:"message,omitempty"`
+		Path    []interface{} `json:"path,omitempty"`
 	} `json:"errors,omitempty"`
 }
 
@@ -1182,6 +1201,9 @@ type CreateOrderParams struct {
 
 // CreateOrderJSONBodyCurrency defines parameters for CreateOrder.
 type CreateOrderJSONBodyCurrency string
+
+// CreateOrder200JSONResponseBodyReason defines parameters for CreateOrder.
+type CreateOrder200JSONResponseBodyReason string
 
 // ListReceiptsParams defines parameters for ListReceipts.
 type ListReceiptsParams struct {
@@ -4434,8 +4456,10 @@ type CreateOrderResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
-		Ok      bool    `json:"ok,omitempty"`
-		Receipt Receipt `json:"receipt,omitempty"`
+		Degraded bool                                 `json:"degraded,omitempty"`
+		Ok       bool                                 `json:"ok,omitempty"`
+		Reason   CreateOrder200JSONResponseBodyReason `json:"reason,omitempty"`
+		Receipt  Receipt                              `json:"receipt,omitempty"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *InvalidInput
@@ -4449,8 +4473,10 @@ type CreateOrderResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r CreateOrderResponse) GetJSON200() *struct {
-	Ok      bool    `json:"ok,omitempty"`
-	Receipt Receipt `json:"receipt,omitempty"`
+	Degraded bool                                 `json:"degraded,omitempty"`
+	Ok       bool                                 `json:"ok,omitempty"`
+	Reason   CreateOrder200JSONResponseBodyReason `json:"reason,omitempty"`
+	Receipt  Receipt                              `json:"receipt,omitempty"`
 } {
 	return r.JSON200
 }
@@ -6790,8 +6816,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
-			Ok      bool    `json:"ok,omitempty"`
-			Receipt Receipt `json:"receipt,omitempty"`
+			Degraded bool                                 `json:"degraded,omitempty"`
+			Ok       bool                                 `json:"ok,omitempty"`
+			Reason   CreateOrder200JSONResponseBodyReason `json:"reason,omitempty"`
+			Receipt  Receipt                              `json:"receipt,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err

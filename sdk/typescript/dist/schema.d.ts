@@ -951,6 +951,10 @@ export interface components {
                     data?: Record<string, never> | null;
                     errors?: {
                         extensions?: Record<string, never>;
+                        locations?: {
+                            column?: number;
+                            line?: number;
+                        }[];
                         message?: string;
                         path?: unknown[];
                     }[];
@@ -1322,14 +1326,17 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created */
+            /** @description Created; while the datastore is down the spec's degraded body (degraded true, reason datastore_unavailable): the order is journaled and stored once the datastore answers */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        degraded?: boolean;
                         ok?: boolean;
+                        /** @enum {string} */
+                        reason?: "datastore_unavailable";
                         receipt?: components["schemas"]["Receipt"];
                     };
                 };
