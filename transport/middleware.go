@@ -40,12 +40,13 @@ func preflight(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// noStore marks every /api/* response uncacheable: statuses and receipts change.
+// noStore marks every response uncacheable (spec, point 6: only the static build chunks may be
+// cached; everything else is not): statuses and receipts change, and an edge that kept /healthz
+// would report a dead origin healthy. The content-hashed assets' handlers replace it with their
+// long-term caching when they serve a file (a miss under their prefix stays no-store).
 func noStore(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if strings.HasPrefix(c.Request().URL.Path, "/api/") {
-			c.Response().Header().Set("Cache-Control", "no-store")
-		}
+		c.Response().Header().Set("Cache-Control", "no-store")
 		return next(c)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -354,5 +355,30 @@ func undocumented(ref *openapi3.SchemaRef, v any, path string, out *[]string) {
 		for _, f := range v {
 			undocumented(s.Items, f, path+"[]", out)
 		}
+	}
+}
+
+// TestOnlyStaticAssetsMayBeCached: the spec (point 6) lets the content-hashed build chunks be
+// cached for good and nothing else; /api/* and the pages said no-store, /healthz and paths
+// outside the routes said nothing, so an edge could keep a health answer (a dead origin looking
+// healthy) or a 404. Every answer is no-store now but a served static asset.
+func TestOnlyStaticAssetsMayBeCached(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	m := e.merchant(true)
+	rec := e.dev(m, http.MethodPost, "/api/receipts", `{"lineItems":[{"label":"A","priceUsd":5}],"totalUsd":5}`)
+	id := decode(t, rec)["receipt"].(map[string]any)["receiptId"].(string)
+	pageRec := e.do(req{method: http.MethodGet, path: "/portal/" + id})
+	asset := regexp.MustCompile(`/_next/static/[0-9a-f]+/[a-z]+\.css`).FindString(pageRec.Body.String())
+	if pageRec.Code != http.StatusOK || asset == "" {
+		t.Fatalf("payment page: %d, asset %q", pageRec.Code, asset)
+	}
+	for _, path := range []string{"/healthz", "/nope", "/portal/" + id, "/api/site/config", "/_next/static/0000/app.css"} {
+		if got := e.do(req{method: http.MethodGet, path: path}).Header().Get("Cache-Control"); got != "no-store" {
+			t.Errorf("%s: Cache-Control %q, want no-store", path, got)
+		}
+	}
+	if got := e.do(req{method: http.MethodGet, path: asset}).Header().Get("Cache-Control"); got != "public, max-age=31536000, immutable" {
+		t.Errorf("%s: Cache-Control %q", asset, got)
 	}
 }
