@@ -49,6 +49,10 @@ func TestReadmeExample(t *testing.T) {
 		t.Fatalf("status: %v %s", err, status.Body)
 	}
 	t.Logf("receipt %s: %s, %s %s due", id, status.JSON200.Status, status.JSON200.AmountRequired, status.JSON200.Token)
+	// What the README's comment prints: the dev merchant's 2 × 4.50 plus the 0.5% fee.
+	if s := status.JSON200; s.Status != "generated" || s.AmountRequired != "9.05" || s.Token != "USDC" {
+		t.Fatalf("the README says generated 9.05 USDC; the service says %s %s %s", s.Status, s.AmountRequired, s.Token)
+	}
 
 	pay := exec.CommandContext(ctx, bin, "devchain", "pay", id, "--base-url", base)
 	if out, err := pay.CombinedOutput(); err != nil {

@@ -45,6 +45,8 @@ test("README example against payledger", { skip: !(base && apiKey && bin) && "ru
   const { data: status } = await client.GET("/api/receipts/status", { params: { query: { receiptId } } });
   assert.equal(status?.receiptId, receiptId);
   t.diagnostic(`receipt ${receiptId}: ${status.status}, ${status.amountRequired} ${status.token} due`);
+  // What the README's comment prints: the dev merchant's 2 × 4.50 plus the 0.5% fee.
+  assert.deepEqual([status.status, status.amountRequired, status.token], ["generated", "9.05", "USDC"]);
 
   await promisify(execFile)(bin, ["devchain", "pay", receiptId, "--base-url", base]);
   const paid = (h) => h.data?.receiptId === receiptId && ["paid", "reconciled"].includes(h.data?.status);
