@@ -382,3 +382,19 @@ func TestOnlyStaticAssetsMayBeCached(t *testing.T) {
 		t.Errorf("%s: Cache-Control %q", asset, got)
 	}
 }
+
+// TestOpenAPIDocumentValidates: docs/openapi.yaml is what the SDKs are generated from and what
+// /api/openapi.json serves, so it must be a valid OpenAPI document whose examples match their
+// schemas. Descriptions written unquoted in flow mappings were cut at their commas into stray keys
+// (ChargeResult's transactionHashes read "approveWithSignature (first charge)" plus two keys
+// "spend" and "transfer to the split"), which the validator refuses as extra sibling fields.
+func TestOpenAPIDocumentValidates(t *testing.T) {
+	t.Parallel()
+	doc, err := docs.OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(context.Background(), openapi3.EnableExamplesValidation()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -786,7 +786,7 @@ type Receipt struct {
 	TaxRate       float64       `json:"taxRate,omitempty"`
 	TaxUsd        float64       `json:"taxUsd,omitempty"`
 
-	// TotalUsd sum of all line items
+	// TotalUsd sum of all line items, in the receipt's currency
 	TotalUsd      float64 `json:"totalUsd,omitempty"`
 	TransactionId string  `json:"transactionId,omitempty"`
 }
@@ -978,10 +978,10 @@ type User struct {
 	Domains     []string `json:"domains,omitempty"`
 	Languages   []string `json:"languages,omitempty"`
 
-	// LastHeartbeat Unix ms
+	// LastHeartbeat Unix ms, 0 when never
 	LastHeartbeat int `json:"lastHeartbeat,omitempty"`
 
-	// LastSeen Unix ms
+	// LastSeen Unix ms, 0 when never
 	LastSeen  int      `json:"lastSeen,omitempty"`
 	Live      bool     `json:"live,omitempty"`
 	PfpUrl    string   `json:"pfpUrl,omitempty"`
@@ -1072,20 +1072,20 @@ type Unauthorized = Error
 
 // ExportReceiptsCsvParams defines parameters for ExportReceiptsCsv.
 type ExportReceiptsCsvParams struct {
-	// From Unix ms
+	// From Unix ms, default 30 days before to
 	From int `form:"from,omitempty" json:"from,omitempty"`
 
-	// To Unix ms (exclusive)
+	// To Unix ms (exclusive), default now
 	To     int    `form:"to,omitempty" json:"to,omitempty"`
 	Status string `form:"status,omitempty" json:"status,omitempty"`
 }
 
 // ExportSplitTransactionsCsvParams defines parameters for ExportSplitTransactionsCsv.
 type ExportSplitTransactionsCsvParams struct {
-	// From Unix ms (distribution time)
+	// From Unix ms (distribution time), default 30 days before to
 	From int `form:"from,omitempty" json:"from,omitempty"`
 
-	// To Unix ms (exclusive)
+	// To Unix ms (exclusive), default now
 	To int `form:"to,omitempty" json:"to,omitempty"`
 }
 

@@ -667,7 +667,7 @@ export interface components {
             taxUsd?: number;
             /**
              * Format: double
-             * @description sum of all line items
+             * @description sum of all line items, in the receipt's currency
              */
             totalUsd?: number;
             transactionId?: string | null;
@@ -897,9 +897,9 @@ export interface components {
             displayName?: string;
             domains?: string[];
             languages?: string[];
-            /** @description Unix ms */
+            /** @description Unix ms, 0 when never */
             lastHeartbeat?: number;
-            /** @description Unix ms */
+            /** @description Unix ms, 0 when never */
             lastSeen?: number;
             live?: boolean;
             pfpUrl?: string;
@@ -1058,9 +1058,9 @@ export interface operations {
     exportReceiptsCsv: {
         parameters: {
             query?: {
-                /** @description Unix ms */
+                /** @description Unix ms, default 30 days before to */
                 from?: number;
-                /** @description Unix ms (exclusive) */
+                /** @description Unix ms (exclusive), default now */
                 to?: number;
                 status?: string;
             };
@@ -1088,9 +1088,9 @@ export interface operations {
     exportSplitTransactionsCsv: {
         parameters: {
             query?: {
-                /** @description Unix ms (distribution time) */
+                /** @description Unix ms (distribution time), default 30 days before to */
                 from?: number;
-                /** @description Unix ms (exclusive) */
+                /** @description Unix ms (exclusive), default now */
                 to?: number;
             };
             header?: never;
