@@ -127,7 +127,8 @@ const document = { documentElement: el({}), getElementById: (id) => ({ signout: 
 const fetch = (url, init) => { calls.push(init.method + " " + url); return Promise.resolve({ ok: status < 300, status: status, text: () => Promise.resolve(body) }); };
 vm.runInNewContext(fs.readFileSync(process.argv[2], "utf8"), { document: document, fetch: fetch, window: {}, location: { assign: (u) => went.push(u) } });
 button.listeners.click();
-setTimeout(() => console.log(JSON.stringify({ calls: calls, went: went, error: note.hidden ? "" : note.textContent, disabled: button.disabled })), 50);
+// fetch answers with settled promises: every .then has run before the next macrotask.
+setImmediate(() => console.log(JSON.stringify({ calls: calls, went: went, error: note.hidden ? "" : note.textContent, disabled: button.disabled })));
 `
 
 // TestSignOutThatFailsSaysSo: "Sign out" went to the sign-in page whatever the logout answered.
