@@ -49,14 +49,28 @@ func (d *devLinks) issue(wallet string, now time.Time) (string, error) {
 		}
 	}
 	mine := 0
+	var mineFreed, anyFreed time.Time // when the first of the wallet's links, and of all, expires
 	for _, l := range d.links {
+		if anyFreed.IsZero() || l.expires.Before(anyFreed) {
+			anyFreed = l.expires
+		}
 		if l.wallet == wallet {
 			mine++
+			if mineFreed.IsZero() || l.expires.Before(mineFreed) {
+				mineFreed = l.expires
+			}
 		}
 	}
-	// Per merchant (DESIGN 10): one merchant issuing links never blocks another's.
+	// Per merchant (DESIGN 10): one merchant issuing links never blocks another's. A 429 says
+	// when a link's place frees (the spec's resetAt, and Retry-After from it).
 	if mine >= devLinksPerWallet || len(d.links) >= devLinkMemory {
-		return "", transport.NewError(http.StatusTooManyRequests, "rate_limited", "Too many outstanding sign-in links; wait a few minutes")
+		freed := anyFreed
+		if mine >= devLinksPerWallet {
+			freed = mineFreed
+		}
+		refused := transport.NewError(http.StatusTooManyRequests, "rate_limited", "Too many outstanding sign-in links; wait a few minutes")
+		refused.Extra = map[string]any{"resetAt": freed.UnixMilli()}
+		return "", refused
 	}
 	token := randomHex(32)
 	d.links[hashHex(token)] = devLink{wallet: wallet, expires: now.Add(devLinkTTL)}

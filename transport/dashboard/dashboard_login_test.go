@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/payledger/payledger/transport/transporttest"
 )
@@ -41,8 +42,13 @@ func TestSignInLinkChecksOriginAndLimitsPerMerchant(t *testing.T) {
 
 	refused := 0
 	for range 40 {
-		if issue(a).Code == http.StatusTooManyRequests {
+		if rec := issue(a); rec.Code == http.StatusTooManyRequests {
 			refused++
+			// The spec's rate_limited says when the bound lifts: resetAt (ms), and Retry-After.
+			reset, _ := transporttest.Decode(t, rec)["resetAt"].(float64)
+			if reset <= float64(time.Now().UnixMilli()) || rec.Header().Get("Retry-After") == "" {
+				t.Fatalf("the refused link's 429 says nothing of when it lifts: %s %v", rec.Body, rec.Header())
+			}
 			break
 		}
 	}
