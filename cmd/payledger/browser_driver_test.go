@@ -183,6 +183,9 @@ func (e *portalEnv) browser(t *testing.T, w *wallet) context.Context {
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints"), chromedp.Flag("no-proxy-server", true),
 		chromedp.UserDataDir(profile), chromedp.WindowSize(1280, 900),
+		// A bound on chromium's start, not a wait: the default 20 s was passed once in CI while
+		// the whole suite ran on two cores ("websocket url timeout reached").
+		chromedp.WSURLReadTimeout(2 * time.Minute),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
