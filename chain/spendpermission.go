@@ -23,9 +23,9 @@ const (
 // struct. Errors: subscription.ErrInvalid (malformed field, wrapped with which).
 func SpendPermissionContract(p subscription.Permission) (contracts.SpendPermissionManagerSpendPermission, error) {
 	var out contracts.SpendPermissionManagerSpendPermission
-	for _, a := range []string{p.Account, p.Spender, p.Token} {
-		if !common.IsHexAddress(a) {
-			return out, fmt.Errorf("%w: %q is not an address", subscription.ErrInvalid, a)
+	for _, f := range [...]struct{ name, a string }{{"account", p.Account}, {"spender", p.Spender}, {"token", p.Token}} {
+		if !common.IsHexAddress(f.a) {
+			return out, fmt.Errorf("%w: %s %q is not an address", subscription.ErrInvalid, f.name, f.a)
 		}
 	}
 	allowance, err := p.AllowanceInt()
@@ -94,16 +94,16 @@ type SpendPermissions struct {
 // 28, s in the upper half of the curve order).
 func (s SpendPermissions) Verify(p subscription.Permission, signature string) (subscription.Signed, error) {
 	cp, err := SpendPermissionContract(p)
-	if err != nil {
-		return subscription.Signed{}, err
+	if err != nil { // the error names the request's field that is wrong
+		return subscription.Signed{}, fmt.Errorf("permissionData: %w", err)
 	}
 	sig, err := contractSignature(signature)
 	if err != nil {
-		return subscription.Signed{}, err
+		return subscription.Signed{}, fmt.Errorf("permissionSignature: %w", err)
 	}
 	signer, hash, err := recoverSigner(SpendPermissionTypedData(s.ChainID, s.Manager, cp), sig)
 	if err != nil {
-		return subscription.Signed{}, err
+		return subscription.Signed{}, fmt.Errorf("permissionSignature: %w", err)
 	}
 	sig[64] += 27
 	return subscription.Signed{Signer: signer, Hash: hexutil.Encode(hash), Signature: hexutil.Encode(sig)}, nil

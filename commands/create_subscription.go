@@ -101,7 +101,7 @@ func (h *CreateSubscriptionHandler) Handle(ctx context.Context, cmd CreateSubscr
 	}
 	signed, err := h.signer.Verify(cmd.Permission, cmd.Signature)
 	if err != nil {
-		return SubscriptionResult{}, Invalidf("permissionSignature: %v", err)
+		return SubscriptionResult{}, Invalidf("%v", err) // names permissionData's field or permissionSignature
 	}
 	if !subscription.SameAddress(signed.Signer, cmd.Customer) {
 		return SubscriptionResult{}, Invalidf("the permission is signed by %s, not by customerWallet %s", signed.Signer, cmd.Customer)

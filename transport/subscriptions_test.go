@@ -123,6 +123,8 @@ func TestCreateSubscriptionRefusals(t *testing.T) {
 		{"malformed signature", monthly, permission(customer, monthly), nil, "permissionSignature"},
 		{"signed for another plan", monthly, permission(customer, expensive), customerKey, "extraData " + subscription.PlanBinding(monthly)},
 		{"signed for no plan", monthly, with(func(p *subscription.Permission) { p.ExtraData = "0x" }), customerKey, "extraData"},
+		// The fault is the permission's field, not the signature (it named permissionSignature).
+		{"no account", monthly, with(func(p *subscription.Permission) { p.Account = "" }), nil, `permissionData: invalid subscription input: account "" is not an address`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sig := "0x1234"
