@@ -57,23 +57,8 @@ func emptyDatabase(t *testing.T) string {
 func TestMigration030KeepsTheSweepersWork(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dbURL := emptyDatabase(t)
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	m, err := migrate.NewMigrator(ctx, conn, "schema_version")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.LoadMigrations(os.DirFS(".")); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.MigrateTo(ctx, 29); err != nil {
-		t.Fatal(err)
-	}
-	_, err = conn.Exec(ctx, `INSERT INTO receipts (receipt_id, merchant_wallet, status, currency, total_cents, created_at, updated_at,
+	dbURL, conn, _ := migratedTo(t, 29)
+	_, err := conn.Exec(ctx, `INSERT INTO receipts (receipt_id, merchant_wallet, status, currency, total_cents, created_at, updated_at,
 			version, pos_commit, pos_prepare, state, deposit_address)
 		SELECT id, '0xm', 'paid', 'USD', 1, now(), now() + n * interval '1 second', 4, n, 0, '{}', '0x' || id
 		FROM unnest(ARRAY['checked', 'changed', 'new', 'open']) WITH ORDINALITY AS u(id, n);
@@ -112,4 +97,29 @@ func TestMigration030KeepsTheSweepersWork(t *testing.T) {
 	if got := claim(); !slices.Equal(got, []string{"open"}) {
 		t.Fatalf("claimed %v after the open sweep settled, want it checked again", got)
 	}
+}
+
+// migratedTo is a new database migrated up to version (the migrations of this folder), for a
+// test of the next migration on rows the older schema holds: its URL, a connection to it (closed
+// with the test) and the migrator that takes it further.
+func migratedTo(t *testing.T, version int32) (string, *pgx.Conn, *migrate.Migrator) {
+	t.Helper()
+	ctx := context.Background()
+	dbURL := emptyDatabase(t)
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	m, err := migrate.NewMigrator(ctx, conn, "schema_version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.LoadMigrations(os.DirFS(".")); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.MigrateTo(ctx, version); err != nil {
+		t.Fatal(err)
+	}
+	return dbURL, conn, m
 }

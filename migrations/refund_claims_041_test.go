@@ -3,14 +3,11 @@ package migrations_test
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/tern/v2/migrate"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/settlement"
@@ -23,22 +20,7 @@ import (
 func TestMigration041KeepsTheRefundClaims(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dbURL := emptyDatabase(t)
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	m, err := migrate.NewMigrator(ctx, conn, "schema_version")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.LoadMigrations(os.DirFS(".")); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.MigrateTo(ctx, 40); err != nil {
-		t.Fatal(err)
-	}
+	dbURL, conn, m := migratedTo(t, 40)
 	hash := func(d string) string { return "0x" + strings.Repeat(d, 64) }
 	if _, err := conn.Exec(ctx, `INSERT INTO refund_claims (transaction_hash, receipt_id, state, block_number, block_hash, holders) VALUES
 		($1, 'claimed', 'claimed', NULL, NULL, 2), ($2, 'chain', 'counted', 7, '0xb7', 1), ($3, 'word', 'counted', NULL, NULL, 1),
