@@ -26,24 +26,10 @@ func TestOpenOnrampAttemptsReadsTheirIndexes(t *testing.T) {
 	if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := tx.Query(ctx, "EXPLAIN "+openOnrampAttemptsPage, time.Now(), time.Time{}, "", 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan strings.Builder
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan.WriteString(line + "\n")
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	plan := explainSearch(t, tx, openOnrampAttemptsPage, time.Now(), time.Time{}, "", 100)
 	for _, index := range []string{"receipts_open_attempts", "receipts_ach_pending_attempts"} {
-		if !strings.Contains(plan.String(), index) {
-			t.Errorf("the plan does not read %s:\n%s", index, plan.String())
+		if !strings.Contains(plan, index) {
+			t.Errorf("the plan does not read %s:\n%s", index, plan)
 		}
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/payledger/payledger/migrations/pgtest"
 )
@@ -47,7 +47,10 @@ func TestReceiptSearchCanReadATransactionIDIndex(t *testing.T) {
 }
 
 // explainSearch is the plan PostgreSQL makes for query with args.
-func explainSearch(t *testing.T, pool *pgxpool.Pool, query string, args ...any) string {
+// (pool may be a transaction, for a plan under its SET LOCAL settings.)
+func explainSearch(t *testing.T, pool interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, query string, args ...any) string {
 	t.Helper()
 	rows, err := pool.Query(context.Background(), "EXPLAIN "+query, args...)
 	if err != nil {
