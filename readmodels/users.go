@@ -126,19 +126,19 @@ func (s *Users) Get(ctx context.Context, wallet string) (User, error) {
 // UpdateProfile applies patch to wallet's profile (creating the user) and returns the user.
 func (s *Users) UpdateProfile(ctx context.Context, wallet string, p ProfilePatch, now time.Time) (User, error) {
 	var c FollowCounts
-	var nameLower string // PostgreSQL's lower(display_name), as searches compare it
+	var l lowered // as searches compare the user
 	u, err := scanUser(s.pool.QueryRow(ctx, `INSERT INTO users AS u (wallet, display_name, pfp_url, domains, platforms, languages, space_public, updated_at)
 		VALUES ($1, coalesce($2, ''), coalesce($3, ''), coalesce($4, '{}'::text[]), coalesce($5, '{}'::text[]), coalesce($6, '{}'::text[]), coalesce($7, false), $8)
 		ON CONFLICT (wallet) DO UPDATE SET
 			display_name = coalesce($2, u.display_name), pfp_url = coalesce($3, u.pfp_url),
 			domains = coalesce($4, u.domains), platforms = coalesce($5, u.platforms), languages = coalesce($6, u.languages),
 			space_public = coalesce($7, u.space_public), updated_at = $8
-		RETURNING `+userColumns+`, `+userCounts+`, u.display_name_lower`,
-		strings.ToLower(wallet), p.DisplayName, p.PfpURL, p.Domains, p.Platforms, p.Languages, p.SpacePublic, now), &c.Followers, &c.Following, &nameLower)
+		RETURNING `+userColumns+`, `+userCounts+`, `+loweredColumns,
+		strings.ToLower(wallet), p.DisplayName, p.PfpURL, p.Domains, p.Platforms, p.Languages, p.SpacePublic, now), append([]any{&c.Followers, &c.Following}, l.dest()...)...)
 	if err != nil {
 		return User{}, fmt.Errorf("update profile: %w", err)
 	}
-	s.wroteUser(u, c, nameLower)
+	s.wroteUser(u, c, l)
 	return u, nil
 }
 
@@ -146,7 +146,7 @@ func (s *Users) UpdateProfile(ctx context.Context, wallet string, p ProfilePatch
 // user goes live (and cleared when not live); absent spaceUrl/platform keep their values.
 func (s *Users) Heartbeat(ctx context.Context, wallet string, p Presence, now time.Time) (User, error) {
 	var c FollowCounts
-	var nameLower string // PostgreSQL's lower(display_name), as searches compare it
+	var l lowered // as searches compare the user
 	u, err := scanUser(s.pool.QueryRow(ctx, `INSERT INTO users AS u (wallet, live, space_url, platform, live_since, last_heartbeat, last_seen, updated_at)
 		VALUES ($1, $2, coalesce($3, ''), coalesce($4, ''), CASE WHEN $2 THEN $5::timestamptz END, $5, $5, $5)
 		ON CONFLICT (wallet) DO UPDATE SET
@@ -155,12 +155,12 @@ func (s *Users) Heartbeat(ctx context.Context, wallet string, p Presence, now ti
 				WHEN u.live AND u.live_since IS NOT NULL AND u.last_heartbeat >= $6 THEN u.live_since
 				ELSE $5 END,
 			last_heartbeat = $5, last_seen = $5, updated_at = $5
-		RETURNING `+userColumns+`, `+userCounts+`, u.display_name_lower`,
-		strings.ToLower(wallet), p.Live, p.SpaceURL, p.Platform, now, now.Add(-LiveWindow)), &c.Followers, &c.Following, &nameLower)
+		RETURNING `+userColumns+`, `+userCounts+`, `+loweredColumns,
+		strings.ToLower(wallet), p.Live, p.SpaceURL, p.Platform, now, now.Add(-LiveWindow)), append([]any{&c.Followers, &c.Following}, l.dest()...)...)
 	if err != nil {
 		return User{}, fmt.Errorf("record presence: %w", err)
 	}
-	s.wroteUser(u, c, nameLower)
+	s.wroteUser(u, c, l)
 	return u, nil
 }
 
@@ -251,11 +251,11 @@ func (s *Users) Search(ctx context.Context, q UserQuery) ([]User, int, error) {
 		if err != nil {
 			return nil, 0, fmt.Errorf("search users: %w", err)
 		}
-		pattern, err := s.lowerQuery(ctx, q.Q)
+		lq, err := s.lowerQuery(ctx, q)
 		if err != nil {
 			return nil, 0, fmt.Errorf("search users: %w", err)
 		}
-		users, total := searchTop(window, q, pattern)
+		users, total := searchTop(window, lq)
 		return users, total, nil
 	}
 	sql, args := searchSQL(q)
@@ -308,7 +308,9 @@ func searchSQL(q UserQuery) (string, []any) {
 		vals []string
 	}{{"domains", q.Domains}, {"platforms", q.Platforms}, {"languages", q.Languages}} {
 		if len(f.vals) > 0 {
-			arrays = append(arrays, f.col+" @> "+arg(f.vals)+"::text[]")
+			// Case-insensitive, as q is: both sides lowered by lower(), as the window's are.
+			arrays = append(arrays, "ARRAY(SELECT lower(t) FROM unnest("+f.col+") t) @> ARRAY(SELECT lower(t) FROM unnest("+
+				arg(f.vals)+"::text[]) t)")
 		}
 	}
 	if q.MinXP != nil {

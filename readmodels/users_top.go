@@ -54,12 +54,25 @@ type topWindow struct {
 	counts map[string]FollowCounts
 }
 
-// topUser is a user of the window with its lower-case display name, for q: PostgreSQL's
-// display_name_lower, never Go's lowering (they differ past ASCII under a C or ICU locale).
+// topUser is a user of the window with what a search compares of it, lowered.
 type topUser struct {
 	User
-	nameLower string
+	lower lowered
 }
+
+// lowered is what a search compares of a user, as PostgreSQL's lower() makes it, never Go's
+// lowering (they differ past ASCII under a C or ICU locale): the display name (display_name_lower,
+// for q) and the lists (the domains, platforms and languages filters, case-insensitive as q is).
+type lowered struct {
+	name                          string
+	domains, platforms, languages []string
+}
+
+// loweredColumns reads lowered of the row u, into lowered.dest.
+const loweredColumns = `u.display_name_lower, ARRAY(SELECT lower(t) FROM unnest(u.domains) t),
+	ARRAY(SELECT lower(t) FROM unnest(u.platforms) t), ARRAY(SELECT lower(t) FROM unnest(u.languages) t)`
+
+func (l *lowered) dest() []any { return []any{&l.name, &l.domains, &l.platforms, &l.languages} }
 
 // topRead is one read of the window that searches wait on.
 type topRead struct {
@@ -162,7 +175,7 @@ func (t *topUsers) setListening(on bool) {
 func (s *Users) readTop(ctx context.Context) (*topWindow, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+userColumns+`,
 			(SELECT count(*) FROM follows WHERE followee = u.wallet), (SELECT count(*) FROM follows WHERE follower = u.wallet),
-			u.display_name_lower
+			`+loweredColumns+`
 		FROM (SELECT * FROM users ORDER BY xp DESC, wallet LIMIT $1) u ORDER BY xp DESC, wallet`, TopUsersSize)
 	if err != nil {
 		return nil, fmt.Errorf("top users: %w", err)
@@ -171,12 +184,12 @@ func (s *Users) readTop(ctx context.Context) (*topWindow, error) {
 	w := &topWindow{users: make([]topUser, 0, TopUsersSize), counts: make(map[string]FollowCounts, TopUsersSize)}
 	for rows.Next() {
 		var c FollowCounts
-		var nameLower string
-		u, err := scanUser(rows, &c.Followers, &c.Following, &nameLower)
+		var l lowered
+		u, err := scanUser(rows, append([]any{&c.Followers, &c.Following}, l.dest()...)...)
 		if err != nil {
 			return nil, fmt.Errorf("top users: %w", err)
 		}
-		w.users = append(w.users, topUser{User: u, nameLower: nameLower})
+		w.users = append(w.users, topUser{User: u, lower: l})
 		w.counts[u.Wallet] = c
 	}
 	if err := rows.Err(); err != nil {
@@ -201,16 +214,16 @@ func (s *Users) topWindow(ctx context.Context, n int) (*topWindow, bool, error) 
 	return s.top.get(ctx) // its read's errors already say "top users"
 }
 
-// searchTop is Search over the window: the same filters as searchSQL, in the same order;
-// pattern is q.Q lowered as PostgreSQL lowers it (lowerQuery).
-func searchTop(window *topWindow, q UserQuery, pattern string) ([]User, int) {
+// searchTop is Search over the window: the same filters as searchSQL, in the same order; q's
+// text and lists are lowered as PostgreSQL lowers them (lowerQuery).
+func searchTop(window *topWindow, q UserQuery) ([]User, int) {
 	scanned := window.users[:min(q.Scan, len(window.users))]
 	since := q.Now.Add(-LiveWindow)
 	users := make([]User, 0, q.Limit)
 	total := 0
 	for i := range scanned {
 		u := &scanned[i]
-		if !passes(u, q, pattern, since) {
+		if !passes(u, q, since) {
 			continue
 		}
 		total++
@@ -221,16 +234,17 @@ func searchTop(window *topWindow, q UserQuery, pattern string) ([]User, int) {
 	return users, total
 }
 
-func passes(u *topUser, q UserQuery, pattern string, since time.Time) bool {
+func passes(u *topUser, q UserQuery, since time.Time) bool {
 	switch {
-	case pattern != "" && !strings.Contains(u.Wallet, pattern) && !strings.Contains(u.nameLower, pattern):
+	case q.Q != "" && !strings.Contains(u.Wallet, q.Q) && !strings.Contains(u.lower.name, q.Q):
 		return false
 	case q.MinXP != nil && u.XP < *q.MinXP, q.MaxXP != nil && u.XP > *q.MaxXP:
 		return false
 	case q.Live && !(u.Live && u.SpacePublic && u.LastHeartbeat != nil && !u.LastHeartbeat.Before(since)):
 		return false
 	}
-	return containsAll(u.Domains, q.Domains) && containsAll(u.Platforms, q.Platforms) && containsAll(u.Languages, q.Languages)
+	return containsAll(u.lower.domains, q.Domains) && containsAll(u.lower.platforms, q.Platforms) &&
+		containsAll(u.lower.languages, q.Languages)
 }
 
 // containsAll is PostgreSQL's have @> want for text arrays.
@@ -243,22 +257,39 @@ func containsAll(have, want []string) bool {
 	return true
 }
 
-// lowerQuery is q as PostgreSQL's lower() makes it, the lowering of display_name_lower, so that
-// the window's search matches exactly the names the database's search matches. lower() follows
-// the database's locale (a C locale lowers ASCII only, ICU maps "İ" to "i̇", Go to "i"), so a q
-// with an upper-case ASCII letter or any non-ASCII character is lowered by the database; one
-// without is its own lower case under every locale and costs no round trip.
-func (s *Users) lowerQuery(ctx context.Context, q string) (string, error) {
-	plain := true
-	for i := 0; i < len(q) && plain; i++ {
-		plain = q[i] < utf8.RuneSelf && (q[i] < 'A' || q[i] > 'Z')
+// lowerQuery is q with its text and lists as PostgreSQL's lower() makes them, the lowering of
+// the window's lowered, so that the window's search matches exactly what the database's search
+// matches. lower() follows the database's locale (a C locale lowers ASCII only, ICU maps "İ" to
+// "i̇", Go to "i"), so when any of them holds an upper-case ASCII letter or a non-ASCII character
+// the database lowers them all in one round trip; plain ones are their own lower case under every
+// locale and cost none.
+func (s *Users) lowerQuery(ctx context.Context, q UserQuery) (UserQuery, error) {
+	lists := []*[]string{&q.Domains, &q.Platforms, &q.Languages}
+	plain := isPlainLower(q.Q)
+	for _, l := range lists {
+		for _, t := range *l {
+			plain = plain && isPlainLower(t)
+		}
 	}
 	if plain {
 		return q, nil
 	}
-	var lowered string
-	if err := s.pool.QueryRow(ctx, `SELECT lower($1::text)`, q).Scan(&lowered); err != nil {
-		return "", fmt.Errorf("lower q: %w", err)
+	err := s.pool.QueryRow(ctx, `SELECT lower($1::text), ARRAY(SELECT lower(t) FROM unnest($2::text[]) t),
+		ARRAY(SELECT lower(t) FROM unnest($3::text[]) t), ARRAY(SELECT lower(t) FROM unnest($4::text[]) t)`,
+		q.Q, q.Domains, q.Platforms, q.Languages).Scan(&q.Q, lists[0], lists[1], lists[2])
+	if err != nil {
+		return UserQuery{}, fmt.Errorf("lower q: %w", err)
 	}
-	return lowered, nil
+	return q, nil
+}
+
+// isPlainLower reports whether s holds no upper-case ASCII letter and no non-ASCII character: its
+// own lower case under every locale.
+func isPlainLower(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf || (s[i] >= 'A' && s[i] <= 'Z') {
+			return false
+		}
+	}
+	return true
 }

@@ -23,9 +23,9 @@ import (
 // topPatch is one write of this instance: a user's row with its follow counts, or the follow
 // counts of some wallets.
 type topPatch struct {
-	user      *User
-	nameLower string // the user's display_name_lower, as its write returned it
-	counts    map[string]FollowCounts
+	user   *User
+	lower  lowered // the user's lowered texts, as its write returned them
+	counts map[string]FollowCounts
 }
 
 // topPendingMax bounds the patches kept for a read in flight; past it the read is not kept and
@@ -64,7 +64,7 @@ func (t *topUsers) landed(w *topWindow) *topWindow {
 func (w *topWindow) with(p topPatch) *topWindow {
 	out := *w
 	if p.user != nil {
-		out.withUser(*p.user, p.nameLower, p.counts[p.user.Wallet])
+		out.withUser(*p.user, p.lower, p.counts[p.user.Wallet])
 		return &out
 	}
 	copied := false
@@ -80,10 +80,10 @@ func (w *topWindow) with(p topPatch) *topWindow {
 	return &out
 }
 
-// withUser puts u (display_name_lower nameLower) where it sorts (XP descending, ties by wallet),
+// withUser puts u (its lowered texts l) where it sorts (XP descending, ties by wallet),
 // or drops it when it sorts below a full window; a user pushed out of a full window goes, with
 // its counts.
-func (w *topWindow) withUser(u User, nameLower string, c FollowCounts) {
+func (w *topWindow) withUser(u User, l lowered, c FollowCounts) {
 	users := make([]topUser, 0, len(w.users)+1)
 	for _, v := range w.users {
 		if v.Wallet != u.Wallet {
@@ -104,7 +104,7 @@ func (w *topWindow) withUser(u User, nameLower string, c FollowCounts) {
 		return // below a full window, as before
 	}
 	if in {
-		users = slices.Insert(users, at, topUser{User: u, nameLower: nameLower})
+		users = slices.Insert(users, at, topUser{User: u, lower: l})
 	}
 	var out *topUser
 	if len(users) > TopUsersSize {
@@ -137,11 +137,11 @@ func cmpDesc(a, b int64) int {
 	return 0
 }
 
-// wroteUser patches the window with a user this instance just wrote (its display_name_lower
-// nameLower), and its counts.
-func (s *Users) wroteUser(u User, c FollowCounts, nameLower string) {
+// wroteUser patches the window with a user this instance just wrote (its lowered texts l), and
+// its counts.
+func (s *Users) wroteUser(u User, c FollowCounts, l lowered) {
 	if s.top != nil {
-		s.top.apply(topPatch{user: &u, nameLower: nameLower, counts: map[string]FollowCounts{u.Wallet: c}})
+		s.top.apply(topPatch{user: &u, lower: l, counts: map[string]FollowCounts{u.Wallet: c}})
 	}
 }
 

@@ -89,6 +89,8 @@ func TestSearchFromTheWindowEqualsSQL(t *testing.T) {
 		{Platforms: []string{"x", "youtube"}, Limit: 25, Scan: 1000},
 		{Languages: []string{"en"}, Limit: 25, Scan: 1000},
 		{Languages: []string{"fr", "en"}, Limit: 25, Scan: 1000},
+		{Domains: []string{"DeFi"}, Languages: []string{"EN", "Fr"}, Platforms: []string{"X"}, Limit: 25, Scan: 1000},
+		{Domains: []string{"NFT", "défi"}, Limit: 25, Scan: 1000},
 		{MinXP: i64(400), Limit: 25, Scan: 1000},
 		{MaxXP: i64(10), Limit: 25, Scan: 1000},
 		{MinXP: i64(100), MaxXP: i64(100), Limit: 25, Scan: 1000},
