@@ -44,7 +44,9 @@ export PAYLEDGER_API_KEY
 
 status=0
 echo "run-examples: Go (sdk/go)"
-(cd "$root/sdk/go" && go test -count=1 -v -run 'TestReadmeExample|TestWebhook|TestReceiptWebhook|TestVerifyReceiptWebhook' ./...) || status=1
+# Every test of the module: it is not part of the repository's ./... (its own go.mod), so a test
+# a filter here left out would run nowhere.
+(cd "$root/sdk/go" && go test -count=1 -v ./...) || status=1
 echo "run-examples: TypeScript (sdk/typescript)"
 if [ ! -d "$root/sdk/typescript/node_modules" ]; then (cd "$root/sdk/typescript" && npm ci --no-audit --no-fund); fi
 (cd "$root/sdk/typescript" && node --test test/) || status=1

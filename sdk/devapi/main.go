@@ -82,6 +82,7 @@ func run(out string) error {
 			return err
 		}
 	}
+	pointerMeaningfulZeros(doc)
 	pruneComponents(doc)
 	doc["openapi"] = "3.0.3"
 	body, err := json.MarshalIndent(doc, "", "  ")
