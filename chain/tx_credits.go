@@ -53,7 +53,7 @@ func (t *TransactionCredits) Transaction(ctx context.Context, hash string) (onch
 	}
 	if to := tx.Tx.To(); to != nil && tx.Tx.Value().Sign() > 0 {
 		out.Credits = append(out.Credits, onchain.ChainCredit{To: strings.ToLower(to.Hex()), Token: "ETH", LogIndex: -1,
-			AmountUnits: tx.Tx.Value().String()})
+			AmountUnits: tx.Tx.Value().String(), From: strings.ToLower(tx.From.Hex())})
 	}
 	return out, nil
 }
@@ -79,9 +79,9 @@ func (t *TransactionCredits) tokenCredits(logs []types.Log) []onchain.ChainCredi
 			if tok.Address != l.Address {
 				continue
 			}
-			to := common.BytesToAddress(l.Topics[2].Bytes())
+			from, to := common.BytesToAddress(l.Topics[1].Bytes()), common.BytesToAddress(l.Topics[2].Bytes())
 			out = append(out, onchain.ChainCredit{To: strings.ToLower(to.Hex()), Token: tok.Symbol, LogIndex: int(l.Index),
-				AmountUnits: new(big.Int).SetBytes(l.Data).String()})
+				AmountUnits: new(big.Int).SetBytes(l.Data).String(), From: strings.ToLower(from.Hex())})
 		}
 	}
 	return out

@@ -39,13 +39,13 @@ func TestTransactionCredits(t *testing.T) {
 	if err != nil || !got.Mined || got.Reverted || len(got.Credits) != 1 || got.BlockNumber == 0 {
 		t.Fatalf("USDC transfer: %+v, %v", got, err)
 	}
-	if c := got.Credits[0]; c.To != to || c.Token != "USDC" || c.AmountUnits != "1250000" || c.LogIndex < 0 {
+	if c := got.Credits[0]; c.To != to || c.Token != "USDC" || c.AmountUnits != "1250000" || c.LogIndex < 0 || c.From != strings.ToLower(addr(e.buyer).Hex()) {
 		t.Fatalf("USDC credit %+v", c)
 	}
 	if got, err := credits.Transaction(ctx, usdt.Hash().Hex()); err != nil || !got.Mined || len(got.Credits) != 0 {
 		t.Fatalf("a token the chain does not configure: %+v, %v", got, err)
 	}
-	want := onchain.ChainCredit{To: to, Token: "ETH", LogIndex: -1, AmountUnits: wei.String()}
+	want := onchain.ChainCredit{To: to, Token: "ETH", LogIndex: -1, AmountUnits: wei.String(), From: strings.ToLower(addr(e.stranger).Hex())}
 	if got, err := credits.Transaction(ctx, ethTx.Hash().Hex()); err != nil || len(got.Credits) != 1 || got.Credits[0] != want {
 		t.Fatalf("ETH transfer: %+v, %v", got, err)
 	}

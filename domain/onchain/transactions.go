@@ -13,11 +13,14 @@ type MinedTransaction struct {
 }
 
 // ChainCredit is one transfer a transaction made: to (lower-case hex), the token's symbol (ETH:
-// the transaction's value, LogIndex -1) and the amount in base units.
+// the transaction's value, LogIndex -1) and the amount in base units. From is its sender as the
+// chain shows it (lower-case hex: the Transfer log's from, or the transaction's sender for ETH),
+// the payer a hint's receipt records instead of the wallet the browser names.
 type ChainCredit struct {
 	To, Token   string
 	LogIndex    int
 	AmountUnits string
+	From        string
 }
 
 // Moves reports whether the credit moves something: a positive whole number of base units. A
