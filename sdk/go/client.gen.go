@@ -1266,6 +1266,11 @@ type CreateReceiptJSONBody struct {
 	WebhookUrl string `json:"webhook_url,omitempty"`
 }
 
+// CreateReceiptParams defines parameters for CreateReceipt.
+type CreateReceiptParams struct {
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateReceiptJSONBodyCurrency defines parameters for CreateReceipt.
 type CreateReceiptJSONBodyCurrency string
 
@@ -1533,17 +1538,21 @@ type ClientInterface interface {
 
 	// CreateReceiptWithBody Create a receipt directly (receipts:write)
 	//
+	// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/receipts (the `CreateReceipt` operationId).
-	CreateReceiptWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateReceiptWithBody(ctx context.Context, params *CreateReceiptParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateReceipt Create a receipt directly (receipts:write)
+	//
+	// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/receipts (the `CreateReceipt` operationId).
-	CreateReceipt(ctx context.Context, body CreateReceiptJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateReceipt(ctx context.Context, params *CreateReceiptParams, body CreateReceiptJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetReceiptStatus Payment status (receipts:read); the webhook payload's fields without event and idempotencyKey, plus webhookDelivery
 	//
@@ -1867,11 +1876,13 @@ func (c *Client) ListReceipts(ctx context.Context, params *ListReceiptsParams, r
 
 // CreateReceiptWithBody Create a receipt directly (receipts:write)
 //
+// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/receipts (the `CreateReceipt` operationId).
-func (c *Client) CreateReceiptWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateReceiptRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateReceiptWithBody(ctx context.Context, params *CreateReceiptParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateReceiptRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1884,11 +1895,13 @@ func (c *Client) CreateReceiptWithBody(ctx context.Context, contentType string, 
 
 // CreateReceipt Create a receipt directly (receipts:write)
 //
+// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/receipts (the `CreateReceipt` operationId).
-func (c *Client) CreateReceipt(ctx context.Context, body CreateReceiptJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateReceiptRequest(c.Server, body)
+func (c *Client) CreateReceipt(ctx context.Context, params *CreateReceiptParams, body CreateReceiptJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateReceiptRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2804,18 +2817,18 @@ func NewListReceiptsRequest(server string, params *ListReceiptsParams) (*http.Re
 }
 
 // NewCreateReceiptRequest calls the generic CreateReceipt builder with application/json body
-func NewCreateReceiptRequest(server string, body CreateReceiptJSONRequestBody) (*http.Request, error) {
+func NewCreateReceiptRequest(server string, params *CreateReceiptParams, body CreateReceiptJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateReceiptRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateReceiptRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateReceiptRequestWithBody constructs an http.Request for the CreateReceipt method, with any body, and a specified content type
-func NewCreateReceiptRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateReceiptRequestWithBody(server string, params *CreateReceiptParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -2839,6 +2852,21 @@ func NewCreateReceiptRequestWithBody(server string, contentType string, body io.
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -3886,17 +3914,21 @@ type ClientWithResponsesInterface interface {
 
 	// CreateReceiptWithBodyWithResponse Create a receipt directly (receipts:write)
 	//
+	// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/receipts (the `CreateReceipt` operationId).
-	CreateReceiptWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateReceiptResponse, error)
+	CreateReceiptWithBodyWithResponse(ctx context.Context, params *CreateReceiptParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateReceiptResponse, error)
 
 	// CreateReceiptWithResponse Create a receipt directly (receipts:write)
+	//
+	// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/receipts (the `CreateReceipt` operationId).
-	CreateReceiptWithResponse(ctx context.Context, body CreateReceiptJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateReceiptResponse, error)
+	CreateReceiptWithResponse(ctx context.Context, params *CreateReceiptParams, body CreateReceiptJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateReceiptResponse, error)
 
 	// GetReceiptStatusWithResponse Payment status (receipts:read); the webhook payload's fields without event and idempotencyKey, plus webhookDelivery
 	//
@@ -6181,11 +6213,13 @@ func (c *ClientWithResponses) ListReceiptsWithResponse(ctx context.Context, para
 
 // CreateReceiptWithBodyWithResponse Create a receipt directly (receipts:write)
 //
+// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/receipts (the `CreateReceipt` operationId).
-func (c *ClientWithResponses) CreateReceiptWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateReceiptResponse, error) {
-	rsp, err := c.CreateReceiptWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateReceiptWithBodyWithResponse(ctx context.Context, params *CreateReceiptParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateReceiptResponse, error) {
+	rsp, err := c.CreateReceiptWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -6194,11 +6228,13 @@ func (c *ClientWithResponses) CreateReceiptWithBodyWithResponse(ctx context.Cont
 
 // CreateReceiptWithResponse Create a receipt directly (receipts:write)
 //
+// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/receipts (the `CreateReceipt` operationId).
-func (c *ClientWithResponses) CreateReceiptWithResponse(ctx context.Context, body CreateReceiptJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateReceiptResponse, error) {
-	rsp, err := c.CreateReceipt(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateReceiptWithResponse(ctx context.Context, params *CreateReceiptParams, body CreateReceiptJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateReceiptResponse, error) {
+	rsp, err := c.CreateReceipt(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}

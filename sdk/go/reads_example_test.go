@@ -94,6 +94,38 @@ func TestDeveloperReadsAgainstTheBinary(t *testing.T) {
 	}
 }
 
+// TestCreateReceiptRetryAgainstTheBinary: a retry of POST /api/receipts under the same
+// Idempotency-Key returns the first receipt, and another body under it is idempotency_conflict.
+func TestCreateReceiptRetryAgainstTheBinary(t *testing.T) {
+	base, apiKey := os.Getenv("PAYLEDGER_BASE_URL"), os.Getenv("PAYLEDGER_API_KEY")
+	if base == "" || apiKey == "" {
+		t.Skip("PAYLEDGER_BASE_URL and PAYLEDGER_API_KEY unset: run sdk/run-examples.sh")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	client, err := payledger.New(base, apiKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := &payledger.CreateReceiptParams{IdempotencyKey: new(fmt.Sprintf("sdk-retry-%d", time.Now().UnixNano()))}
+	create := func(price float64) *payledger.CreateReceiptResponse {
+		t.Helper()
+		res, err := client.CreateReceiptWithResponse(ctx, params, payledger.CreateReceiptJSONRequestBody{
+			LineItems: []payledger.LineItemInput{{Label: "Retry", PriceUsd: &price}}, TotalUsd: price})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	first, again := create(1.5), create(1.5)
+	if first.JSON201 == nil || again.JSON201 == nil || first.JSON201.Receipt.ReceiptId != again.JSON201.Receipt.ReceiptId {
+		t.Fatalf("a retry under the same key: %s, then %s", describe(first), describe(again))
+	}
+	if other := create(2.5); other.JSON409 == nil || other.JSON409.Error != payledger.ErrorErrorIdempotencyConflict {
+		t.Errorf("another body under the key: %s", describe(other))
+	}
+}
+
 // describe is an answer's status and body (every generated response has a Body field).
 func describe(res answered) string {
 	v := reflect.ValueOf(res)

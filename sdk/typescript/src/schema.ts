@@ -143,7 +143,10 @@ export interface paths {
         /** List receipts newest first (receipts:read) */
         get: operations["listReceipts"];
         put?: never;
-        /** Create a receipt directly (receipts:write) */
+        /**
+         * Create a receipt directly (receipts:write)
+         * @description Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
+         */
         post: operations["createReceipt"];
         delete?: never;
         options?: never;
@@ -1411,7 +1414,9 @@ export interface operations {
     createReceipt: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
