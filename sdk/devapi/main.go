@@ -65,21 +65,35 @@ func main() {
 }
 
 func run(out string) error {
-	full, err := docs.OpenAPIJSON()
+	body, err := subset()
 	if err != nil {
 		return err
 	}
+	if out == "" {
+		_, err = os.Stdout.Write(body)
+		return err
+	}
+	return os.WriteFile(out, body, 0o644)
+}
+
+// subset is the developer API's part of docs/openapi.yaml as the generators read it: the bytes of
+// sdk/openapi.json.
+func subset() ([]byte, error) {
+	full, err := docs.OpenAPIJSON()
+	if err != nil {
+		return nil, err
+	}
 	var doc map[string]any
 	if err := json.Unmarshal(full, &doc); err != nil {
-		return fmt.Errorf("decode the document: %w", err)
+		return nil, fmt.Errorf("decode the document: %w", err)
 	}
 	if err := keepDeveloperRoutes(doc); err != nil {
-		return err
+		return nil, err
 	}
 	downgrade(doc)
 	for _, h := range hoisted {
 		if err := hoist(doc, h); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	pointerMeaningfulZeros(doc)
@@ -87,14 +101,9 @@ func run(out string) error {
 	doc["openapi"] = "3.0.3"
 	body, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode the subset: %w", err)
+		return nil, fmt.Errorf("encode the subset: %w", err)
 	}
-	body = append(body, '\n')
-	if out == "" {
-		_, err = os.Stdout.Write(body)
-		return err
-	}
-	return os.WriteFile(out, body, 0o644)
+	return append(body, '\n'), nil
 }
 
 // keepDeveloperRoutes drops every operation that an API key cannot call, names the rest and
