@@ -74,6 +74,21 @@ const loweredColumns = `u.display_name_lower, ARRAY(SELECT lower(t) FROM unnest(
 
 func (l *lowered) dest() []any { return []any{&l.name, &l.domains, &l.platforms, &l.languages} }
 
+// shared is l holding u's own lists where lowering changed nothing (tags are mostly lower-case
+// already): the window then holds one copy of them, not two.
+func (l lowered) shared(u User) lowered {
+	for _, p := range []struct {
+		lowered *[]string
+		own     []string
+	}{
+		{&l.domains, u.Domains}, {&l.platforms, u.Platforms}, {&l.languages, u.Languages}} {
+		if slices.Equal(*p.lowered, p.own) {
+			*p.lowered = p.own
+		}
+	}
+	return l
+}
+
 // topRead is one read of the window that searches wait on.
 type topRead struct {
 	done    chan struct{}
@@ -189,7 +204,7 @@ func (s *Users) readTop(ctx context.Context) (*topWindow, error) {
 		if err != nil {
 			return nil, fmt.Errorf("top users: %w", err)
 		}
-		w.users = append(w.users, topUser{User: u, lower: l})
+		w.users = append(w.users, topUser{User: u, lower: l.shared(u)})
 		w.counts[u.Wallet] = c
 	}
 	if err := rows.Err(); err != nil {

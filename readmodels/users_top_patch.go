@@ -104,7 +104,7 @@ func (w *topWindow) withUser(u User, l lowered, c FollowCounts) {
 		return // below a full window, as before
 	}
 	if in {
-		users = slices.Insert(users, at, topUser{User: u, lower: l})
+		users = slices.Insert(users, at, topUser{User: u, lower: l.shared(u)})
 	}
 	var out *topUser
 	if len(users) > TopUsersSize {
