@@ -172,7 +172,13 @@ func (s *SubscriptionCharges) Drop(ctx context.Context, token uuid.UUID, subscri
 }
 
 // TakeOver gives token the open rows untouched for stale (of subscriptionID, "" any), with the
-// raw bytes of their transactions still signed (not known mined).
+// raw bytes of their transactions not known mined: still signed, or recorded reverted with no gas
+// used, which is how the split distributor's settle pass (OperatorSender.Settle, every few
+// seconds, over every kind of the key's transactions) records one whose nonce another
+// transaction took. A mined transaction, even a reverted one, always used gas. Without those, a
+// charge whose approval, spend or transfer that pass recorded dropped first (the recovery waits
+// for the charge's lease) was awaited for ever: its period held, and a dropped transfer left the
+// customer debited with no charge in the log.
 func (s *SubscriptionCharges) TakeOver(ctx context.Context, token uuid.UUID, stale time.Duration, subscriptionID string, limit int) ([]settlement.ChargeRow, error) {
 	rows, err := s.pool.Query(ctx, `WITH taken AS (
 			UPDATE subscription_charges c SET claim_token = $1, updated_at = now()
@@ -184,9 +190,9 @@ func (s *SubscriptionCharges) TakeOver(ctx context.Context, token uuid.UUID, sta
 				platform_fee_cents, attempt, status, coalesce(approve_tx, '') AS approve, coalesce(spend_tx, '') AS spend,
 				coalesce(transfer_tx, '') AS transfer)
 		SELECT t.*, coalesce((SELECT array_agg(o.raw_tx ORDER BY o.nonce) FROM operator_transactions o
-				WHERE o.tx_hash IN (t.approve, t.spend, t.transfer) AND o.status = 'signed'), '{}'),
+				WHERE o.tx_hash IN (t.approve, t.spend, t.transfer) AND `+notKnownMined+`), '{}'),
 			coalesce((SELECT array_agg(o.tx_hash ORDER BY o.nonce) FROM operator_transactions o
-				WHERE o.tx_hash IN (t.approve, t.spend, t.transfer) AND o.status = 'signed'), '{}')
+				WHERE o.tx_hash IN (t.approve, t.spend, t.transfer) AND `+notKnownMined+`), '{}')
 		FROM taken t`, token, stale.Seconds(), subscriptionID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("take over subscription charges: %w", err)
@@ -206,6 +212,10 @@ func (s *SubscriptionCharges) TakeOver(ctx context.Context, token uuid.UUID, sta
 		return c, err
 	})
 }
+
+// notKnownMined is TakeOver's condition on an operator transaction o: signed, or recorded dropped
+// (reverted with no gas used).
+const notKnownMined = `(o.status = 'signed' OR (o.status = 'reverted' AND coalesce(o.gas_used, 0) = 0))`
 
 // SettleTxs records mined operator transactions (those still signed).
 func (s *SubscriptionCharges) SettleTxs(ctx context.Context, txs []settlement.SettledTx) error {
