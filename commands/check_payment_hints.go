@@ -102,7 +102,8 @@ func (c hintChecker) check(ctx context.Context, h PaymentHint, deposit string, m
 		}
 		return WalletPaymentSubmitted{}, refused
 	}
-	out, err := c.submit(ctx, h, meta)
+	i := slices.IndexFunc(tx.Credits, func(cr ChainCredit) bool { return pays(cr, deposit) })
+	out, err := c.submit(ctx, h, tx.Credits[i], meta)
 	if err != nil {
 		return WalletPaymentSubmitted{}, err
 	}
@@ -166,10 +167,13 @@ func (c hintChecker) revertedTelemetry(ctx context.Context, receiptID string, me
 	return err
 }
 
-// submit records a hint whose transfer pays the receipt: while the receipt is generated or
-// pending, and holds no attempt with this hash yet, a wallet attempt opened and submitted in one
-// append.
-func (c hintChecker) submit(ctx context.Context, h PaymentHint, meta eventstore.Metadata) (WalletPaymentSubmitted, error) {
+// submit records a hint whose transfer (paid, the transaction's first credit to the deposit)
+// pays the receipt: while the receipt is generated or pending, and holds no attempt with this hash
+// yet, a wallet attempt opened and submitted in one append. The submission names the transfer's
+// sender and token as the chain shows them, never the wallet and token the browser posted: the
+// page's buyerWallet is anyone's word, and the pending receipt's status read, webhook and export
+// show what the log records.
+func (c hintChecker) submit(ctx context.Context, h PaymentHint, paid ChainCredit, meta eventstore.Metadata) (WalletPaymentSubmitted, error) {
 	attemptID := newAttemptID()
 	now := c.now().UnixMilli()
 	opened := false
@@ -181,8 +185,8 @@ func (c hintChecker) submit(ctx context.Context, h PaymentHint, meta eventstore.
 		opened = true
 		evs, err := receipt.StartAttempt(st, receipt.AttemptStarted{AttemptID: attemptID, Kind: "wallet", OpenedBy: "service", At: now})
 		return receipt.Then(st, evs, err, func(st receipt.State) ([]receipt.Event, error) {
-			return receipt.Submit(st, receipt.PaymentSubmitted{AttemptID: attemptID, Source: "wallet", Token: h.Token,
-				TransactionHash: h.TransactionHash, BuyerWallet: h.BuyerWallet, At: now})
+			return receipt.Submit(st, receipt.PaymentSubmitted{AttemptID: attemptID, Source: "wallet", Token: paid.Token,
+				TransactionHash: h.TransactionHash, BuyerWallet: strings.ToLower(paid.From), At: now})
 		})
 	})
 	if err != nil {

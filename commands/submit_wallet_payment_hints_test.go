@@ -91,7 +91,7 @@ func TestFrontRunHintDoesNotBlockThePayer(t *testing.T) {
 	}
 
 	chainTx.txs[hash] = commands.MinedTransaction{Mined: true, BlockNumber: 9,
-		Credits: []commands.ChainCredit{{To: strings.ToLower(depositOf(61)), Token: "USDC", AmountUnits: "9000000"}}}
+		Credits: []commands.ChainCredit{{To: strings.ToLower(depositOf(61)), Token: "USDC", AmountUnits: "9000000", From: payer}}}
 	done, err := follow.Handle(e.ctx, commands.CheckPaymentHints{})
 	if err != nil || done.Checked != 2 || done.Credited != 1 {
 		t.Fatalf("the follower's pass: %+v, %v", done, err)

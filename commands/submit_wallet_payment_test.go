@@ -80,7 +80,7 @@ func TestSubmittedHashIsAHint(t *testing.T) {
 	wallet, split := "0x"+strings.Repeat("cd", 20), strings.ToLower(payContract)
 	mined := func(n int, to string) string {
 		hash := "0x" + strings.Repeat(fmt.Sprintf("%02x", n), 32)
-		chainTx.txs[hash] = commands.MinedTransaction{Mined: true, BlockNumber: 7, Credits: []commands.ChainCredit{{To: strings.ToLower(to), Token: "USDC", LogIndex: 0, AmountUnits: "9000000"}}}
+		chainTx.txs[hash] = commands.MinedTransaction{Mined: true, BlockNumber: 7, Credits: []commands.ChainCredit{{To: strings.ToLower(to), Token: "USDC", LogIndex: 0, AmountUnits: "9000000", From: wallet}}}
 		return hash
 	}
 	otherDeposit := depositOf(20)
