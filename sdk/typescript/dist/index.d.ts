@@ -1,8 +1,12 @@
 import { type Client, type ClientOptions } from "openapi-fetch";
-import type { components, paths } from "./schema.js";
-export type { components, paths } from "./schema.js";
+import type { components, operations, paths } from "./schema.js";
+export type { components, operations, paths } from "./schema.js";
 export type Receipt = components["schemas"]["Receipt"];
 export type StatusRead = components["schemas"]["StatusRead"];
+export type Item = components["schemas"]["Item"];
+export type Delivery = components["schemas"]["Delivery"];
+export type Subscription = components["schemas"]["Subscription"];
+export type ErrorEnvelope = components["schemas"]["Error"];
 /** The header that carries the API key. */
 export declare const KEY_HEADER = "Ocp-Apim-Subscription-Key";
 /**
@@ -11,6 +15,22 @@ export declare const KEY_HEADER = "Ocp-Apim-Subscription-Key";
  * { params: { query: { receiptId } } })`; each answer is `{ data, error, response }`.
  */
 export declare function createClient(baseUrl: string, apiKey: string, options?: Omit<ClientOptions, "baseUrl">): Client<paths>;
+/** An answer a helper did not expect: its HTTP status and the error envelope. */
+export declare class ApiError extends Error {
+    readonly status: number;
+    readonly envelope: ErrorEnvelope | undefined;
+    constructor(status: number, envelope: ErrorEnvelope | undefined);
+}
+type Query<Op extends keyof operations> = NonNullable<operations[Op]["parameters"]["query"]>;
+/**
+ * The paged lists, page after page (next as the following cursor), for a `for await` loop; a
+ * loop that breaks stops fetching. A refused page throws ApiError.
+ */
+export declare function allReceipts(client: Client<paths>, query?: Query<"listReceipts">): AsyncGenerator<Receipt>;
+export declare function allInventory(client: Client<paths>, query?: Query<"listInventory">): AsyncGenerator<Item>;
+export declare function allWebhookDeliveries(client: Client<paths>, query?: Query<"listWebhookDeliveries">): AsyncGenerator<Delivery>;
+/** A customer's or merchant's subscriptions (query names one of them). */
+export declare function allSubscriptions(client: Client<paths>, query: Query<"getSubscriptionStatus">): AsyncGenerator<Subscription>;
 /** How far a delivery's webhook-timestamp may be from the receiver's clock, either way. */
 export declare const WEBHOOK_TOLERANCE_SECONDS: number;
 /** Why a delivery was refused. */

@@ -18,6 +18,61 @@ export function createClient(baseUrl, apiKey, options = {}) {
         headers: mergeHeaders(Array.isArray(options.headers) ? new Headers(options.headers) : options.headers, { [KEY_HEADER]: apiKey }),
     });
 }
+/** An answer a helper did not expect: its HTTP status and the error envelope. */
+export class ApiError extends Error {
+    status;
+    envelope;
+    constructor(status, envelope) {
+        super(`payledger: ${status} ${envelope?.error ?? ""}: ${envelope?.message ?? ""}`);
+        this.status = status;
+        this.envelope = envelope;
+        this.name = "ApiError";
+    }
+}
+// walk yields every item of the pages page fetches, following next as the cursor ("" or null
+// after the last); it throws ApiError on a refused page, and stops if a page names itself next.
+async function* walk(cursor, page) {
+    for (;;) {
+        const { data, error, response, items } = await page(cursor);
+        if (!data)
+            throw new ApiError(response.status, error);
+        yield* items ?? [];
+        if (!data.next)
+            return;
+        if (data.next === cursor)
+            throw new Error(`payledger: the list answered its own cursor ${cursor} as next`);
+        cursor = data.next;
+    }
+}
+/**
+ * The paged lists, page after page (next as the following cursor), for a `for await` loop; a
+ * loop that breaks stops fetching. A refused page throws ApiError.
+ */
+export function allReceipts(client, query = {}) {
+    return walk(query.cursor, async (cursor) => {
+        const r = await client.GET("/api/receipts", { params: { query: { ...query, cursor } } });
+        return { ...r, items: r.data?.receipts };
+    });
+}
+export function allInventory(client, query = {}) {
+    return walk(query.cursor, async (cursor) => {
+        const r = await client.GET("/api/inventory", { params: { query: { ...query, cursor } } });
+        return { ...r, items: r.data?.items };
+    });
+}
+export function allWebhookDeliveries(client, query = {}) {
+    return walk(query.cursor, async (cursor) => {
+        const r = await client.GET("/api/webhooks/deliveries", { params: { query: { ...query, cursor } } });
+        return { ...r, items: r.data?.deliveries };
+    });
+}
+/** A customer's or merchant's subscriptions (query names one of them). */
+export function allSubscriptions(client, query) {
+    return walk(query.cursor, async (cursor) => {
+        const r = await client.GET("/api/subscriptions/status", { params: { query: { ...query, cursor } } });
+        return { ...r, items: r.data?.subscriptions };
+    });
+}
 /** How far a delivery's webhook-timestamp may be from the receiver's clock, either way. */
 export const WEBHOOK_TOLERANCE_SECONDS = 5 * 60;
 /** Why a delivery was refused. */

@@ -2,11 +2,15 @@
 // `make sdk` with openapi-typescript from sdk/openapi.json); requests go through openapi-fetch.
 // Works in Node 20+ and browsers (fetch and WebCrypto only).
 import createFetchClient, { mergeHeaders, type Client, type ClientOptions } from "openapi-fetch";
-import type { components, paths } from "./schema.js";
+import type { components, operations, paths } from "./schema.js";
 
-export type { components, paths } from "./schema.js";
+export type { components, operations, paths } from "./schema.js";
 export type Receipt = components["schemas"]["Receipt"];
 export type StatusRead = components["schemas"]["StatusRead"];
+export type Item = components["schemas"]["Item"];
+export type Delivery = components["schemas"]["Delivery"];
+export type Subscription = components["schemas"]["Subscription"];
+export type ErrorEnvelope = components["schemas"]["Error"];
 
 /** The header that carries the API key. */
 export const KEY_HEADER = "Ocp-Apim-Subscription-Key";
@@ -23,6 +27,63 @@ export function createClient(baseUrl: string, apiKey: string, options: Omit<Clie
     // Merged, not spread: a Headers object spread to nothing and a list of pairs to numbered
     // keys, so the caller's headers went missing (mergeHeaders takes a Headers or a record).
     headers: mergeHeaders(Array.isArray(options.headers) ? new Headers(options.headers) : options.headers, { [KEY_HEADER]: apiKey }),
+  });
+}
+
+/** An answer a helper did not expect: its HTTP status and the error envelope. */
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly envelope: ErrorEnvelope | undefined) {
+    super(`payledger: ${status} ${envelope?.error ?? ""}: ${envelope?.message ?? ""}`);
+    this.name = "ApiError";
+  }
+}
+
+type Query<Op extends keyof operations> = NonNullable<operations[Op]["parameters"]["query"]>;
+type Page<T> = { data?: { next?: string | null }; error?: unknown; response: Response; items: T[] | undefined };
+
+// walk yields every item of the pages page fetches, following next as the cursor ("" or null
+// after the last); it throws ApiError on a refused page, and stops if a page names itself next.
+async function* walk<T>(cursor: string | undefined, page: (cursor: string | undefined) => Promise<Page<T>>): AsyncGenerator<T> {
+  for (;;) {
+    const { data, error, response, items } = await page(cursor);
+    if (!data) throw new ApiError(response.status, error as ErrorEnvelope | undefined);
+    yield* items ?? [];
+    if (!data.next) return;
+    if (data.next === cursor) throw new Error(`payledger: the list answered its own cursor ${cursor} as next`);
+    cursor = data.next;
+  }
+}
+
+/**
+ * The paged lists, page after page (next as the following cursor), for a `for await` loop; a
+ * loop that breaks stops fetching. A refused page throws ApiError.
+ */
+export function allReceipts(client: Client<paths>, query: Query<"listReceipts"> = {}): AsyncGenerator<Receipt> {
+  return walk(query.cursor, async (cursor) => {
+    const r = await client.GET("/api/receipts", { params: { query: { ...query, cursor } } });
+    return { ...r, items: r.data?.receipts };
+  });
+}
+
+export function allInventory(client: Client<paths>, query: Query<"listInventory"> = {}): AsyncGenerator<Item> {
+  return walk(query.cursor, async (cursor) => {
+    const r = await client.GET("/api/inventory", { params: { query: { ...query, cursor } } });
+    return { ...r, items: r.data?.items };
+  });
+}
+
+export function allWebhookDeliveries(client: Client<paths>, query: Query<"listWebhookDeliveries"> = {}): AsyncGenerator<Delivery> {
+  return walk(query.cursor, async (cursor) => {
+    const r = await client.GET("/api/webhooks/deliveries", { params: { query: { ...query, cursor } } });
+    return { ...r, items: r.data?.deliveries };
+  });
+}
+
+/** A customer's or merchant's subscriptions (query names one of them). */
+export function allSubscriptions(client: Client<paths>, query: Query<"getSubscriptionStatus">): AsyncGenerator<Subscription> {
+  return walk(query.cursor, async (cursor) => {
+    const r = await client.GET("/api/subscriptions/status", { params: { query: { ...query, cursor } } });
+    return { ...r, items: r.data?.subscriptions };
   });
 }
 
