@@ -192,7 +192,7 @@ func (r Receipts) fold(events []eventstore.RecordedEvent, ids []string, states m
 	if err := readmodels.QueueStates(writes, r.table(), rows); err != nil {
 		return err
 	}
-	r.queueNotifications(writes, states, notify)
+	r.queueNotifications(writes, states, versions, notify)
 	readmodels.QueueReceiptsChanged(writes, changed)
 	return nil
 }
@@ -242,7 +242,7 @@ func (r Receipts) stateChanges(ids []string, states map[string]receipt.State, ve
 			notify = append(notify, id)
 		}
 		if old != st.Status && !f.replayed[id] {
-			f.endpointEvents = append(f.endpointEvents, r.statusEvent(st))
+			f.endpointEvents = append(f.endpointEvents, r.statusEvent(st, versions[id]))
 		}
 	}
 	return rows, notify, changed
@@ -264,10 +264,10 @@ func (r Receipts) queueEndpointEvents(writes *pgx.Batch, endpointEvents []readmo
 }
 
 // queueNotifications queues the webhook notifications of the receipts in notify.
-func (r Receipts) queueNotifications(writes *pgx.Batch, states map[string]receipt.State, notify []string) {
+func (r Receipts) queueNotifications(writes *pgx.Batch, states map[string]receipt.State, versions map[string]uint64, notify []string) {
 	for _, id := range notify {
 		st := states[id]
-		readmodels.QueueNotification(writes, id, st.Receipt.Merchant, st.Receipt.WebhookURL, st.IdempotencyKey())
+		readmodels.QueueNotification(writes, id, st.Receipt.Merchant, st.Receipt.WebhookURL, readmodels.StatusChangeKey(st, versions[id]))
 		if r.queued != nil {
 			r.queued.Store(true)
 		}

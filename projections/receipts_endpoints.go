@@ -18,12 +18,13 @@ func detectedEvent(st receipt.State, d receipt.DepositTransferSeen, e eventstore
 		At: e.RecordedAt, Data: readmodels.PaymentDetectedOf(st, d)}
 }
 
-// statusEvent is the event-log entry of a receipt's status change: the receipt webhook's payload
-// (readmodels.ReceiptWebhookOf, at the change's time), keyed by the change's idempotency key so a
-// status change is recorded once.
-func (r Receipts) statusEvent(st receipt.State) readmodels.NewEvent {
+// statusEvent is the event-log entry of a receipt's status change at version: the receipt
+// webhook's payload (readmodels.ReceiptWebhookOf, at the change's time), keyed by the change
+// (readmodels.StatusChangeKey) so a status change is recorded once and a status the receipt
+// returns to is recorded again.
+func (r Receipts) statusEvent(st receipt.State, version uint64) readmodels.NewEvent {
 	at := time.UnixMilli(st.UpdatedAt)
-	return readmodels.NewEvent{Key: st.IdempotencyKey(), Merchant: st.Receipt.Merchant, Type: readmodels.EventReceiptStatusUpdated,
+	return readmodels.NewEvent{Key: readmodels.StatusChangeKey(st, version), Merchant: st.Receipt.Merchant, Type: readmodels.EventReceiptStatusUpdated,
 		Data: readmodels.ReceiptWebhookOf(st, at), At: at}
 }
 

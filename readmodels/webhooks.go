@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore/groupcommit"
 )
 
@@ -23,6 +26,29 @@ const (
 	NoteFailed    = "failed"    // reconciliation gave up
 )
 
+// StatusChangeKey is what records a receipt's status change once, in the webhook outbox
+// (queued_key) and in the merchants' event log (event_key): the spec's idempotency key and the
+// receipt's version at the change. The spec's key alone names a status, not a change: a receipt
+// that returns to a status it had (paid, a partial refund requested, then processed: paid again;
+// failed, pending, failed again) has the same key again, and a key recorded once recorded nothing
+// more, so the merchant's last notification (receipt webhook and endpoint alike) said
+// refund_requested about a paid receipt (DESIGN 10: the last one carries the final status). The
+// version is the log's, so a replay computes the same key. What is sent still carries the spec's
+// key (SpecKey): a receiver that deduplicates on it treats the return as the status it had.
+func StatusChangeKey(st receipt.State, version uint64) string {
+	return st.IdempotencyKey() + "@" + strconv.FormatUint(version, 10)
+}
+
+// SpecKey is the spec's idempotency key within a key StatusChangeKey made (a key recorded before
+// the version was added is returned as it is).
+func SpecKey(key string) string {
+	i := strings.LastIndexByte(key, '@')
+	if i < 0 || i == len(key)-1 || strings.Trim(key[i+1:], "0123456789") != "" {
+		return key
+	}
+	return key[:i]
+}
+
 // QueueNotification queues (or re-aims the open) notification of a receipt's status change; it
 // is sent inside the receipts projector's transaction.
 //
@@ -32,7 +58,8 @@ const (
 // recorded the open row as delivered between the two (it sent the older status) left the UPDATE
 // with no row and the guard still seeing one, and the newer status was never queued (issue 36:
 // a merchant told "failed" about a paid receipt). ON CONFLICT either re-aims the row that is still
-// open when it locks it or inserts a new one. A key already queued (a replay) queues nothing.
+// open when it locks it or inserts a new one. A key already queued (a replay) queues nothing; key
+// is the change's StatusChangeKey, so a status the receipt returns to is queued again.
 func QueueNotification(batch *pgx.Batch, receiptID, merchant, url, key string) {
 	batch.Queue(`INSERT INTO webhook_notifications (id, receipt_id, merchant_wallet, url, queued_key, state, next_attempt_at, created_at, updated_at)
 		SELECT $3, $1, $4, $5, $2, 'pending', now(), now(), now()

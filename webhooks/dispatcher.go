@@ -368,7 +368,7 @@ func (d *Dispatcher) Redeliver(ctx context.Context, c readmodels.Claimed) (readm
 func (d *Dispatcher) send(ctx context.Context, c readmodels.Claimed, deliveryID uuid.UUID, kind string) readmodels.Attempt {
 	start := d.Now()
 	a := readmodels.Attempt{ID: uuid.New(), NotificationID: c.ID, ReceiptID: c.ReceiptID, Merchant: c.Merchant, DeliveryID: deliveryID,
-		URL: c.URL, AttemptedAt: start, Kind: kind, IdempotencyKey: c.QueuedKey}
+		URL: c.URL, AttemptedAt: start, Kind: kind, IdempotencyKey: readmodels.SpecKey(c.QueuedKey)} // until the state is loaded
 	fail := func(err error) readmodels.Attempt {
 		d.Log.Debug().Err(err).Str("receipt_id", c.ReceiptID).Msg("webhook delivery failed") // the detail stays with the operator
 		a.Error, a.LatencyMS = deliveryError(err), int(d.Now().Sub(start).Milliseconds())
