@@ -340,7 +340,15 @@ func (d *DepositDetector) observeUnconfirmed(ctx context.Context, head uint64, s
 			if depth(head, u.BlockNumber) < deep {
 				continue
 			}
-			same := strings.EqualFold(hashes[u.BlockNumber], u.BlockHash)
+			// No header at a number below the head is the node's gap (a load balancer's lagging
+			// node), not a block replaced: a dropped credit is never judged again, so it waits.
+			h, answered := hashes[u.BlockNumber]
+			if !answered || h == "" {
+				d.Log.Warn().Str("receipt_id", o.ReceiptID).Uint64("block", u.BlockNumber).
+					Msg("deposits: the node answered no header below its head; the transfer is judged at the next step")
+				continue
+			}
+			same := strings.EqualFold(h, u.BlockHash)
 			out[o.ReceiptID] = append(out[o.ReceiptID], observation{t: u, confirmed: same, dropped: !same})
 		}
 	}
