@@ -18,6 +18,13 @@ const (
 	streamPoll     = 500 * time.Millisecond
 	streamBatch    = 100
 	streamsPerUser = 5 // concurrent streams of one merchant
+	// streamsPerInstance bounds the merchant streams open on one instance, whichever merchants
+	// opened them. Any wallet signs in as a merchant (a nonce and a login, at the public rate),
+	// so the per-merchant bound alone let one client hold any number of streams by signing in
+	// new wallets, each stream a connection, two goroutines and a read of the event log every
+	// streamPoll for eventsLifetime (1,000 streams: 2,000 reads a second). The payment page's
+	// streams are bounded per instance likewise (portal: 2,000, each read only when announced).
+	streamsPerInstance = 1000
 )
 
 // slotRetry is when a client refused a stream or export slot may try again (the spec's resetAt
@@ -45,14 +52,17 @@ type Slots struct {
 }
 
 // Take takes one of key's slots; false when none is left (for key or on the instance).
-func (s *Slots) Take(key string) bool {
+func (s *Slots) Take(key string) bool { return s.takeWithin(key, s.Total) }
+
+// takeWithin is Take with total the instance bound (0: none).
+func (s *Slots) takeWithin(key string, total int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.open == nil {
 		s.open = map[string]int{}
 	}
 	limit := cmp.Or(s.Max, streamsPerUser)
-	if s.open[key] >= limit || (s.Total > 0 && s.all >= s.Total) {
+	if s.open[key] >= limit || (total > 0 && s.all >= total) {
 		return false
 	}
 	s.open[key]++
@@ -73,11 +83,12 @@ func (s *Slots) Give(key string) {
 // TakeStreamSlot takes one of merchant's stream slots for a stream (/api/webhooks/stream, the
 // dashboard's live list): every stream a merchant opens counts against the same streamsPerUser,
 // whichever route opened it, since each holds a goroutine, a watch and a connection for up to
-// eventsLifetime. It returns the give-back, which the handler calls (once) when the stream ends,
-// or, when none is left, the 429 /api/webhooks/stream answers (the envelope with resetAt).
+// eventsLifetime; and at most streamsPerInstance are open on the instance. It returns the
+// give-back, which the handler calls (once) when the stream ends, or, when none is left, the 429
+// /api/webhooks/stream answers (the envelope with resetAt).
 func (s *Server) TakeStreamSlot(merchant string) (func(), error) {
-	if !s.streams.Take(merchant) {
-		return nil, s.noSlot("Too many open event streams for this merchant")
+	if !s.streams.takeWithin(merchant, streamsPerInstance) {
+		return nil, s.noSlot("Too many open event streams for this merchant, or on this instance")
 	}
 	return sync.OnceFunc(func() { s.streams.Give(merchant) }), nil
 }
