@@ -182,6 +182,13 @@ func (c hintChecker) submit(ctx context.Context, h PaymentHint, paid ChainCredit
 		if st.Status != receipt.StatusGenerated && st.Status != receipt.StatusPending || holdsHash(st, h.TransactionHash) {
 			return nil, nil // failed: only confirmed funds on chain move it; paid: nothing to add
 		}
+		if st.OnrampOpen() {
+			// A card or bank session the processor has not decided holds the payment window only
+			// while it is the current attempt: a wallet attempt opened over it would let the window
+			// fail the receipt under a card payment in flight, whose success then pays nothing. The
+			// deposit follower records the transfer (pending) without an attempt.
+			return nil, nil
+		}
 		opened = true
 		evs, err := receipt.StartAttempt(st, receipt.AttemptStarted{AttemptID: attemptID, Kind: "wallet", OpenedBy: "service", At: now})
 		return receipt.Then(st, evs, err, func(st receipt.State) ([]receipt.Event, error) {
