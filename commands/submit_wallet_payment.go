@@ -19,8 +19,11 @@ import (
 //     receipt in any hour (ErrHintsLimited); a repeat of a hash the receipt holds stores nothing;
 //   - it reaches the receipt's stream only when its transaction, mined, transfers to the
 //     receipt's own deposit address: a generated or pending receipt then opens a wallet attempt
-//     and submits it (hash and buyer wallet), once per hash; a failed one records nothing (only
-//     confirmed funds move it). So a hint never sets the buyer wallet of a receipt it does not pay;
+//     and submits it (the hash, and the sender and token of the transfer as the chain shows them,
+//     never the buyerWallet and token posted), once per hash; a failed one records nothing (only
+//     confirmed funds move it), nor does one with a card or bank session open (a new attempt would
+//     end the session's hold on the payment window). So a hint never names a wallet that did not
+//     pay, nor sets the buyer wallet of a receipt it does not pay;
 //   - a transaction not mined yet (or a chain that cannot be read now) is kept waiting, and
 //     CheckPaymentHints checks it once it is mined;
 //   - 409 conflict only when the transfer is credited to another receipt: the deposit follower
