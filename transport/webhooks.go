@@ -67,7 +67,11 @@ func (s *Server) redeliver(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	a, err := s.webhooks.Redeliver(c.Request().Context(), n)
+	// As an endpoint's redelivery: the attempt and its recording do not end with the request. A
+	// caller who left (or a proxy that gave up) cut the attempt, its recording failed on the ended
+	// context, and a receiver that answered 200 left no trace: the notification stayed marked or
+	// failed. The dispatcher's client bounds the attempt with its own timeout.
+	a, err := s.webhooks.Redeliver(context.WithoutCancel(c.Request().Context()), n)
 	if err != nil {
 		return err
 	}
