@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -19,11 +20,12 @@ import (
 // limit at a time, each checked against its stream, made into a claimable charge. It reads only;
 // claiming is the run's.
 type dueCharges struct {
-	store commands.Store
-	due   DueSubscriptions
-	now   func() time.Time
-	limit int
-	log   zerolog.Logger
+	store   commands.Store
+	due     DueSubscriptions
+	now     func() time.Time
+	limit   int
+	spender string // the operator account that signs the spends (CHAIN_OPERATOR_KEY's address)
+	log     zerolog.Logger
 }
 
 // list loads a page of the due subscriptions (ids after after) and prepares a charge of each
@@ -76,6 +78,9 @@ func (d dueCharges) prepare(st subscription.State, id string) (*chargeItem, *Cha
 		return nil, &ChargeResult{SubscriptionID: id, PeriodIndex: st.NextPeriod(), Status: ResultSkipped,
 			Reason: subscription.ErrOutsideWindow.Error(), SubscriptionStatus: string(st.Status), NextChargeAt: st.NextChargeAt}, nil
 	}
+	if !subscription.SameAddress(st.Permission.Spender, d.spender) {
+		return nil, d.otherSpender(st, id), nil
+	}
 	amount, ok := new(big.Int).SetString(st.PriceUnits, 10)
 	if !ok || amount.Sign() <= 0 {
 		return nil, nil, fmt.Errorf("subscription %s: price %q is not base units", id, st.PriceUnits)
@@ -96,4 +101,21 @@ func (d dueCharges) unreadable(id string, err error) ChargeResult {
 		Msg("subscription charging: the subscription's stream holds an event this build cannot read; not charged, the others are")
 	return ChargeResult{SubscriptionID: id, Status: ResultSkipped, unreadable: true,
 		Reason: "the subscription's history holds an event this version of the service cannot read; nothing was charged"}
+}
+
+// otherSpender is the result of a due subscription whose permission names a spender other than
+// the operator that signs now: CHAIN_OPERATOR_KEY was changed (docs/security.md: "set a new key")
+// after the customer signed. Only the spender named may spend (the manager reverts anything else),
+// so nothing is sent and no claim is made. Before, the new operator paid for the permission's
+// approval, the spend's estimate reverted, and the run recorded SubscriptionChargeFailed against
+// the customer every day (past_due after three) with a charge_failed webhook each time: the
+// customer blamed for the operator's key. It is logged at error level naming both accounts, since
+// only the operator can mend it (the old key back), and the subscription stays as its log says.
+func (d dueCharges) otherSpender(st subscription.State, id string) *ChargeResult {
+	d.log.Error().Str("subscription", id).Str("spender", st.Permission.Spender).Str("operator", d.spender).
+		Msg("subscription charging: the permission names another spender than the operator (CHAIN_OPERATOR_KEY changed?); not charged")
+	return &ChargeResult{SubscriptionID: id, PeriodIndex: st.NextPeriod(), Status: ResultSkipped,
+		Reason: fmt.Sprintf("the permission's spender %s is not the service's operator %s; only that account can spend it: nothing was charged",
+			st.Permission.Spender, strings.ToLower(d.spender)),
+		SubscriptionStatus: string(st.Status), NextChargeAt: st.NextChargeAt}
 }
