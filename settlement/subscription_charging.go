@@ -333,7 +333,7 @@ func (h *ChargeSubscriptionsHandler) parts() chargeParts {
 		transfers: transferStep{chain: h.chain, ledger: h.ledger, token: h.token, txs: txs, receipts: receipts, outcomes: outcomes, log: h.Log},
 	}
 	return chargeParts{
-		due: dueCharges{store: h.store, due: h.due, now: h.now, limit: h.Limit, spender: h.chain.Sender(), log: h.Log},
+		due: dueCharges{store: h.store, due: h.due, now: h.now, limit: h.Limit, spender: h.chain, log: h.Log},
 		open: openCharges{store: h.store, ledger: h.ledger, chain: h.chain, token: h.token, lease: h.Lease, limit: h.Limit,
 			claims: claims, dropped: droppedCharges{chain: h.chain, ledger: h.ledger, token: h.token, claims: claims}, wave: wave, log: h.Log},
 		wave:     wave,

@@ -24,7 +24,7 @@ type dueCharges struct {
 	due     DueSubscriptions
 	now     func() time.Time
 	limit   int
-	spender string // the operator account that signs the spends (CHAIN_OPERATOR_KEY's address)
+	spender interface{ Sender() string } // the operator account that signs the spends (CHAIN_OPERATOR_KEY's address)
 	log     zerolog.Logger
 }
 
@@ -78,8 +78,8 @@ func (d dueCharges) prepare(st subscription.State, id string) (*chargeItem, *Cha
 		return nil, &ChargeResult{SubscriptionID: id, PeriodIndex: st.NextPeriod(), Status: ResultSkipped,
 			Reason: subscription.ErrOutsideWindow.Error(), SubscriptionStatus: string(st.Status), NextChargeAt: st.NextChargeAt}, nil
 	}
-	if !subscription.SameAddress(st.Permission.Spender, d.spender) {
-		return nil, d.otherSpender(st, id), nil
+	if operator := d.spender.Sender(); !subscription.SameAddress(st.Permission.Spender, operator) {
+		return nil, d.otherSpender(st, id, operator), nil
 	}
 	amount, ok := new(big.Int).SetString(st.PriceUnits, 10)
 	if !ok || amount.Sign() <= 0 {
@@ -111,11 +111,11 @@ func (d dueCharges) unreadable(id string, err error) ChargeResult {
 // the customer every day (past_due after three) with a charge_failed webhook each time: the
 // customer blamed for the operator's key. It is logged at error level naming both accounts, since
 // only the operator can mend it (the old key back), and the subscription stays as its log says.
-func (d dueCharges) otherSpender(st subscription.State, id string) *ChargeResult {
-	d.log.Error().Str("subscription", id).Str("spender", st.Permission.Spender).Str("operator", d.spender).
+func (d dueCharges) otherSpender(st subscription.State, id, operator string) *ChargeResult {
+	d.log.Error().Str("subscription", id).Str("spender", st.Permission.Spender).Str("operator", operator).
 		Msg("subscription charging: the permission names another spender than the operator (CHAIN_OPERATOR_KEY changed?); not charged")
 	return &ChargeResult{SubscriptionID: id, PeriodIndex: st.NextPeriod(), Status: ResultSkipped,
 		Reason: fmt.Sprintf("the permission's spender %s is not the service's operator %s; only that account can spend it: nothing was charged",
-			st.Permission.Spender, strings.ToLower(d.spender)),
+			st.Permission.Spender, strings.ToLower(operator)),
 		SubscriptionStatus: string(st.Status), NextChargeAt: st.NextChargeAt}
 }
