@@ -33,9 +33,14 @@ var balancesInitCode = common.FromHex("0x6100318038039081906000396000" + "5b8181
 // both allow 1,534).
 const BalancesPerCall = 1500
 
-// BalancesAt reads the ETH balance of each address at block number, one eth_call per
-// BalancesPerCall addresses. Errors: the node's, or an answer of the wrong length.
-func (c *RPC) BalancesAt(ctx context.Context, addresses []common.Address, number uint64) ([]*big.Int, error) {
+// BalancesAt reads the ETH balance of each address at the block block (its hash, EIP-1898: the
+// state of exactly that block, whatever the node now has at its number), one eth_call per
+// BalancesPerCall addresses. Asked by number, a node whose block at that number is another (a
+// reorg since the block was read, a load balancer's node on another branch) answered another
+// block's balances, which the detector credited as the named block's: ETH the block that is
+// judged at the depth never held. Errors: the node's (a block it does not have), or an answer
+// of the wrong length.
+func (c *RPC) BalancesAt(ctx context.Context, addresses []common.Address, block common.Hash) ([]*big.Int, error) {
 	if err := c.sameChain(ctx); err != nil {
 		return nil, err
 	}
@@ -49,11 +54,12 @@ func (c *RPC) BalancesAt(ctx context.Context, addresses []common.Address, number
 		}
 		var ret hexutil.Bytes
 		c.count(1)
-		if err := c.rpc.CallContext(ctx, &ret, "eth_call", map[string]any{"data": hexutil.Bytes(data)}, hexutil.EncodeUint64(number)); err != nil {
-			return nil, fmt.Errorf("chain: balances of %d addresses at block %d: %w", len(part), number, err)
+		at := map[string]any{"blockHash": block}
+		if err := c.rpc.CallContext(ctx, &ret, "eth_call", map[string]any{"data": hexutil.Bytes(data)}, at); err != nil {
+			return nil, fmt.Errorf("chain: balances of %d addresses at block %s: %w", len(part), block, err)
 		}
 		if len(ret) != 16*len(part) {
-			return nil, fmt.Errorf("chain: balances of %d addresses at block %d: %d bytes answered", len(part), number, len(ret))
+			return nil, fmt.Errorf("chain: balances of %d addresses at block %s: %d bytes answered", len(part), block, len(ret))
 		}
 		for i := range part {
 			out = append(out, new(big.Int).SetBytes(ret[16*i:16*i+16]))

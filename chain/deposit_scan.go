@@ -233,13 +233,14 @@ func (s DepositScanner) BlockHashes(ctx context.Context, numbers []uint64) (map[
 	return out, nil
 }
 
-// Balances implements settlement.DepositChain: one eth_call per BalancesPerCall addresses.
-func (s DepositScanner) Balances(ctx context.Context, addresses []string, number uint64) ([]*big.Int, error) {
+// Balances implements settlement.DepositChain: one eth_call per BalancesPerCall addresses, at the
+// block of hash block.
+func (s DepositScanner) Balances(ctx context.Context, addresses []string, block string) ([]*big.Int, error) {
 	addrs := make([]common.Address, len(addresses))
 	for i, a := range addresses {
 		addrs[i] = common.HexToAddress(a)
 	}
-	return s.RPC.BalancesAt(ctx, addrs, number)
+	return s.RPC.BalancesAt(ctx, addrs, common.HexToHash(block))
 }
 
 // Transactions implements settlement.DepositChain: one batch of eth_getTransactionReceipt.

@@ -26,7 +26,9 @@ func TestBalancesAtInOneRequestPerSlice(t *testing.T) {
 	e.ok(err)
 	e.mined(e.payETH(e.buyer, e.elsewhere, eth(1)))
 	stats := e.rpc.Stats()
-	got, err := e.rpc.BalancesAt(ctx, addrs, before)
+	at, err := e.sim.HeaderByNumber(ctx, new(big.Int).SetUint64(before))
+	e.ok(err)
+	got, err := e.rpc.BalancesAt(ctx, addrs, at.Hash())
 	e.ok(err)
 	if n := e.rpc.Stats().Requests - stats.Requests; n != 3 {
 		t.Fatalf("%d requests for %d balances, want 3", n, len(addrs))

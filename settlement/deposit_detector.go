@@ -396,7 +396,7 @@ func (d *DepositDetector) observeBalances(ctx context.Context, to uint64, hash s
 	for i, o := range slice {
 		addrs[i] = o.Address
 	}
-	balances, err := d.Chain.Balances(ctx, addrs, to)
+	balances, err := d.Chain.Balances(ctx, addrs, hash) // the block the credit names, by its hash
 	if err != nil {
 		return err
 	}

@@ -47,9 +47,10 @@ type DepositChain interface {
 	Scan(ctx context.Context, from, most uint64, watch DepositWatch) (DepositScan, error)
 	// BlockHashes is the canonical hash of each block number (absent: no such block).
 	BlockHashes(ctx context.Context, numbers []uint64) (map[uint64]string, error)
-	// Balances is the ETH balance of each address at block number, in one request per
+	// Balances is the ETH balance of each address at the block of hash block (that block's
+	// state, not whichever block the node has at its number now), in one request per
 	// chain.BalancesPerCall addresses.
-	Balances(ctx context.Context, addresses []string, number uint64) ([]*big.Int, error)
+	Balances(ctx context.Context, addresses []string, block string) ([]*big.Int, error)
 	// Transactions is what each transaction did, nil for one not mined (or unknown), in one
 	// batch: the audit's and the hints' check (deposit_audit.go).
 	Transactions(ctx context.Context, hashes []string) ([]*MinedTx, error)
