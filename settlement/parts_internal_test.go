@@ -15,10 +15,10 @@ import (
 func TestDueChargesPrepare(t *testing.T) {
 	t.Parallel()
 	now := time.UnixMilli(1_800_000_000_000)
-	d := dueCharges{now: func() time.Time { return now }}
+	d := dueCharges{now: func() time.Time { return now }, spender: fixedSender("0xOP")}
 	due := subscription.State{Exists: true, Status: subscription.StatusActive, Merchant: "0xm", Customer: "0xc", PriceUnits: "5000000",
 		NextChargeAt: now.UnixMilli(), Charges: 3, ConsecutiveFailures: 1,
-		Permission: subscription.Permission{Start: now.Unix() - 10, End: now.Unix() + 10}}
+		Permission: subscription.Permission{Spender: "0xop", Start: now.Unix() - 10, End: now.Unix() + 10}}
 	it, skip, err := d.prepare(due, "s1")
 	if err != nil || skip != nil {
 		t.Fatalf("due: %v %v", skip, err)
@@ -45,7 +45,17 @@ func TestDueChargesPrepare(t *testing.T) {
 	if _, skip, err := d.prepare(outside, "s1"); err != nil || skip == nil || skip.Status != ResultSkipped {
 		t.Fatalf("outside the permission: %+v %v", skip, err)
 	}
+	other := due
+	other.Permission.Spender = "0xold"
+	if _, skip, err := d.prepare(other, "s1"); err != nil || skip == nil || skip.Status != ResultSkipped {
+		t.Fatalf("another spender: %+v %v", skip, err)
+	}
 }
+
+// fixedSender is an operator account's address alone.
+type fixedSender string
+
+func (s fixedSender) Sender() string { return string(s) }
 
 type fakeOutcomes struct {
 	mined map[string]*TxOutcome
