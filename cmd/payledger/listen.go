@@ -78,9 +78,18 @@ func listenCommand(ctx context.Context, cfg config, getenv func(string) string, 
 		return fmt.Errorf("--secret: %w", err)
 	}
 	l := &listener{base: strings.TrimRight(*base, "/"), key: *key, forward: *forward, secret: *secret, out: stdout, retry: time.Second,
-		stream: &http.Client{CheckRedirect: keepKeyHome}, post: &http.Client{Timeout: webhooks.DefaultTimeout}}
+		stream: &http.Client{CheckRedirect: keepKeyHome}, post: forwardClient()}
 	fmt.Fprintf(stdout, "Forwarding events to %s, signed with secret %s\n", l.forward, l.secret)
 	return l.run(ctx)
+}
+
+// forwardClient posts the events to the receiver as the service's dispatcher does: within its
+// timeout, and following no redirect (the receiver's 3xx is its answer, printed). Followed, a 301
+// or 302 turned the POST into a GET without the body, whose 200 was printed as the event's answer
+// and the event passed as handled: the handler never received it.
+func forwardClient() *http.Client {
+	return &http.Client{Timeout: webhooks.DefaultTimeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 // keepKeyHome is the stream client's redirect rule: the API key goes with every request, and
