@@ -351,6 +351,9 @@ func (d *Dispatcher) release(ctx context.Context, do func(context.Context) error
 // idempotency key) and records the attempt; a success closes the open notification. It returns
 // the outbox's errors.
 func (d *Dispatcher) Redeliver(ctx context.Context, c readmodels.Claimed) (readmodels.Attempt, error) {
+	if d.Telling != nil { // as Deliver: it carries the newest state, read from the event log
+		d.Telling(c.Merchant)
+	}
 	a := d.send(ctx, c, uuid.New(), "redeliver")
 	if err := d.Outbox.RecordAttempt(ctx, a); err != nil {
 		return a, err

@@ -94,9 +94,6 @@ func (d *Dispatcher) attemptEndpoint(ctx context.Context, m readmodels.EndpointM
 	if m.Attempts > 0 {
 		kind = "retry"
 	}
-	if d.Telling != nil {
-		d.Telling(m.Merchant)
-	}
 	a := d.SendEndpoint(ctx, m, kind)
 	if a.Error != "" && ctx.Err() != nil {
 		d.release(ctx, func(ctx context.Context) error { return d.Endpoints.ReleaseMessage(ctx, m) })
@@ -124,6 +121,10 @@ func (d *Dispatcher) attemptEndpoint(ctx context.Context, m readmodels.EndpointM
 // through the dispatcher's client (its timeout; in production https and public addresses only),
 // and returns the attempt as it went. Kind is first, retry or redeliver.
 func (d *Dispatcher) SendEndpoint(ctx context.Context, m readmodels.EndpointMessage, kind string) readmodels.EndpointAttempt {
+	// The merchant is told first on every path, the manual redelivery's route included (see Telling).
+	if d.Telling != nil {
+		d.Telling(m.Merchant)
+	}
 	start := d.Now()
 	a := readmodels.EndpointAttempt{ID: uuid.New(), EndpointID: m.EndpointID, EventID: m.EventID, Type: m.Type, AttemptedAt: start, Kind: kind}
 	fail := func(err error) readmodels.EndpointAttempt {
