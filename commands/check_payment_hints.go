@@ -65,16 +65,17 @@ type hintChecker struct {
 	now    func() time.Time
 }
 
-// creditedElsewhere refuses a hash the deposit follower credited to another receipt.
+// creditedElsewhere refuses a hash the deposit follower credited to other receipts only. One
+// transaction may pay several deposits (a batch transfer: a log each); a transfer of it credited
+// to this receipt makes the hint this receipt's (DESIGN 10: 409 only when the transfer is credited
+// to another receipt).
 func (c hintChecker) creditedElsewhere(ctx context.Context, receiptID, hash string) error {
 	credited, err := c.owners.CreditedReceipts(ctx, hash)
 	if err != nil {
 		return err
 	}
-	for _, id := range credited {
-		if id != receiptID {
-			return ErrTransactionCredited
-		}
+	if len(credited) > 0 && !slices.Contains(credited, receiptID) {
+		return ErrTransactionCredited
 	}
 	return nil
 }
