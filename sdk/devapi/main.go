@@ -38,6 +38,7 @@ var operationIDs = map[string]string{
 	"GET /api/split/deploy":                       "getSplit",
 	"GET /api/split/transactions":                 "listSplitTransactions",
 	"GET /api/tax/catalog":                        "getTaxCatalog",
+	"GET /api/site/config":                        "getSiteConfig",
 	"GET /api/webhooks/deliveries":                "listWebhookDeliveries",
 	"GET /api/webhooks/endpoints":                 "listWebhookEndpoints",
 	"GET /api/webhooks/endpoints/{id}/deliveries": "listEndpointDeliveries",

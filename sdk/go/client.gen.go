@@ -350,6 +350,33 @@ func (e ShopConfigThemeLogoShape) Valid() bool {
 	}
 }
 
+// Defines values for SiteConfigDefaultPaymentToken.
+const (
+	CbBTC SiteConfigDefaultPaymentToken = "cbBTC"
+	CbXRP SiteConfigDefaultPaymentToken = "cbXRP"
+	ETH   SiteConfigDefaultPaymentToken = "ETH"
+	USDC  SiteConfigDefaultPaymentToken = "USDC"
+	USDT  SiteConfigDefaultPaymentToken = "USDT"
+)
+
+// Valid indicates whether the value is a known member of the SiteConfigDefaultPaymentToken enum.
+func (e SiteConfigDefaultPaymentToken) Valid() bool {
+	switch e {
+	case CbBTC:
+		return true
+	case CbXRP:
+		return true
+	case ETH:
+		return true
+	case USDC:
+		return true
+	case USDT:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for StatusReadFailureCategory.
 const (
 	Blockchain  StatusReadFailureCategory = "blockchain"
@@ -881,6 +908,25 @@ type ShopConfigThemeHeroFontSize string
 // ShopConfigThemeLogoShape defines model for ShopConfig.Theme.LogoShape.
 type ShopConfigThemeLogoShape string
 
+// SiteConfig defines model for SiteConfig.
+type SiteConfig struct {
+	DefaultPaymentToken SiteConfigDefaultPaymentToken `json:"defaultPaymentToken,omitempty"`
+	ProcessingFeePct    float64                       `json:"processingFeePct,omitempty"`
+	ReserveRatios       map[string]float64            `json:"reserveRatios,omitempty"`
+	Theme               struct {
+		BrandFaviconUrl      string `json:"brandFaviconUrl,omitempty"`
+		BrandLogoUrl         string `json:"brandLogoUrl,omitempty"`
+		BrandName            string `json:"brandName,omitempty"`
+		FontFamily           string `json:"fontFamily,omitempty"`
+		PrimaryColor         string `json:"primaryColor,omitempty"`
+		ReceiptBackgroundUrl string `json:"receiptBackgroundUrl,omitempty"`
+		SecondaryColor       string `json:"secondaryColor,omitempty"`
+	} `json:"theme,omitempty"`
+}
+
+// SiteConfigDefaultPaymentToken defines model for SiteConfig.DefaultPaymentToken.
+type SiteConfigDefaultPaymentToken string
+
 // Split Example: {"address":"0xcccccccccccccccccccccccccccccccccccccccc","recipients":[{"address":"0xabababababababababababababababababababab","sharesBps":9950},{"address":"0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb","sharesBps":50}]}
 type Split struct {
 	Address    string `json:"address"`
@@ -1001,6 +1047,9 @@ type WebhookEndpoint struct {
 	Url       string   `json:"url,omitempty"`
 }
 
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
+
 // Forbidden The error envelope. Codes: unauthorized (401), forbidden (403), split_required (403),
 // invalid_input (400), items_required (400), inventory_item_not_found (400),
 // platform_recipient_not_configured (400), not_found (404), method_not_allowed (405),
@@ -1105,6 +1154,12 @@ type GraphqlPostJSONBody struct {
 	Variables     map[string]interface{} `json:"variables,omitempty"`
 }
 
+// GraphqlPostParams defines parameters for GraphqlPost.
+type GraphqlPostParams struct {
+	// IdempotencyKey Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // DeleteInventoryItemParams defines parameters for DeleteInventoryItem.
 type DeleteInventoryItemParams struct {
 	Id string `form:"id" json:"id"`
@@ -1134,6 +1189,12 @@ type UpsertInventoryItemJSONBody struct {
 	StockQty *int                                `json:"stockQty,omitempty"`
 	Taxable  *bool                               `json:"taxable,omitempty"`
 	Thumb    string                              `json:"thumb,omitempty"`
+}
+
+// UpsertInventoryItemParams defines parameters for UpsertInventoryItem.
+type UpsertInventoryItemParams struct {
+	// IdempotencyKey Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // UpsertInventoryItemJSONBodyCurrency defines parameters for UpsertInventoryItem.
@@ -1467,14 +1528,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/graphql (the `GraphqlPost` operationId).
-	GraphqlPostWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GraphqlPostWithBody(ctx context.Context, params *GraphqlPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GraphqlPost Read-only GraphQL (graphql:read); a mutation is a GraphQL error (there is no Mutation type)
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/graphql (the `GraphqlPost` operationId).
-	GraphqlPost(ctx context.Context, body GraphqlPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GraphqlPost(ctx context.Context, params *GraphqlPostParams, body GraphqlPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteInventoryItem Delete an item (inventory:write)
 	//
@@ -1491,14 +1552,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/inventory (the `UpsertInventoryItem` operationId).
-	UpsertInventoryItemWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpsertInventoryItemWithBody(ctx context.Context, params *UpsertInventoryItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpsertInventoryItem Create or update by SKU (inventory:write); 201 on create, 200 on update. At most 100,000 items per merchant (a new SKU past it is 400 invalid_input); name up to 200 characters, no control characters
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/inventory (the `UpsertInventoryItem` operationId).
-	UpsertInventoryItem(ctx context.Context, body UpsertInventoryItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpsertInventoryItem(ctx context.Context, params *UpsertInventoryItemParams, body UpsertInventoryItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateOrderWithBody Create an order receipt from inventory (orders:create)
 	//
@@ -1583,6 +1644,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/shop/config (the `GetShopConfig` operationId).
 	GetShopConfig(ctx context.Context, params *GetShopConfigParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSiteConfig Platform defaults (public unless SITE_CONFIG_REQUIRES_KEY)
+	//
+	// Corresponds with GET /api/site/config (the `GetSiteConfig` operationId).
+	GetSiteConfig(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSplit The merchant's split (split:read)
 	//
@@ -1705,8 +1771,8 @@ func (c *Client) GraphqlQuery(ctx context.Context, params *GraphqlQueryParams, r
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/graphql (the `GraphqlPost` operationId).
-func (c *Client) GraphqlPostWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGraphqlPostRequestWithBody(c.Server, contentType, body)
+func (c *Client) GraphqlPostWithBody(ctx context.Context, params *GraphqlPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGraphqlPostRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1722,8 +1788,8 @@ func (c *Client) GraphqlPostWithBody(ctx context.Context, contentType string, bo
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/graphql (the `GraphqlPost` operationId).
-func (c *Client) GraphqlPost(ctx context.Context, body GraphqlPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGraphqlPostRequest(c.Server, body)
+func (c *Client) GraphqlPost(ctx context.Context, params *GraphqlPostParams, body GraphqlPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGraphqlPostRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1769,8 +1835,8 @@ func (c *Client) ListInventory(ctx context.Context, params *ListInventoryParams,
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/inventory (the `UpsertInventoryItem` operationId).
-func (c *Client) UpsertInventoryItemWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpsertInventoryItemRequestWithBody(c.Server, contentType, body)
+func (c *Client) UpsertInventoryItemWithBody(ctx context.Context, params *UpsertInventoryItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpsertInventoryItemRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1786,8 +1852,8 @@ func (c *Client) UpsertInventoryItemWithBody(ctx context.Context, contentType st
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/inventory (the `UpsertInventoryItem` operationId).
-func (c *Client) UpsertInventoryItem(ctx context.Context, body UpsertInventoryItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpsertInventoryItemRequest(c.Server, body)
+func (c *Client) UpsertInventoryItem(ctx context.Context, params *UpsertInventoryItemParams, body UpsertInventoryItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpsertInventoryItemRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1992,6 +2058,21 @@ func (c *Client) GetReserveRecommendation(ctx context.Context, reqEditors ...Req
 // Corresponds with GET /api/shop/config (the `GetShopConfig` operationId).
 func (c *Client) GetShopConfig(ctx context.Context, params *GetShopConfigParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetShopConfigRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSiteConfig Platform defaults (public unless SITE_CONFIG_REQUIRES_KEY)
+//
+// Corresponds with GET /api/site/config (the `GetSiteConfig` operationId).
+func (c *Client) GetSiteConfig(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSiteConfigRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -2413,18 +2494,18 @@ func NewGraphqlQueryRequest(server string, params *GraphqlQueryParams) (*http.Re
 }
 
 // NewGraphqlPostRequest calls the generic GraphqlPost builder with application/json body
-func NewGraphqlPostRequest(server string, body GraphqlPostJSONRequestBody) (*http.Request, error) {
+func NewGraphqlPostRequest(server string, params *GraphqlPostParams, body GraphqlPostJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewGraphqlPostRequestWithBody(server, "application/json", bodyReader)
+	return NewGraphqlPostRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewGraphqlPostRequestWithBody constructs an http.Request for the GraphqlPost method, with any body, and a specified content type
-func NewGraphqlPostRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewGraphqlPostRequestWithBody(server string, params *GraphqlPostParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -2448,6 +2529,21 @@ func NewGraphqlPostRequestWithBody(server string, contentType string, body io.Re
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -2617,18 +2713,18 @@ func NewListInventoryRequest(server string, params *ListInventoryParams) (*http.
 }
 
 // NewUpsertInventoryItemRequest calls the generic UpsertInventoryItem builder with application/json body
-func NewUpsertInventoryItemRequest(server string, body UpsertInventoryItemJSONRequestBody) (*http.Request, error) {
+func NewUpsertInventoryItemRequest(server string, params *UpsertInventoryItemParams, body UpsertInventoryItemJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpsertInventoryItemRequestWithBody(server, "application/json", bodyReader)
+	return NewUpsertInventoryItemRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewUpsertInventoryItemRequestWithBody constructs an http.Request for the UpsertInventoryItem method, with any body, and a specified content type
-func NewUpsertInventoryItemRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpsertInventoryItemRequestWithBody(server string, params *UpsertInventoryItemParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -2652,6 +2748,21 @@ func NewUpsertInventoryItemRequestWithBody(server string, contentType string, bo
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -3087,6 +3198,33 @@ func NewGetShopConfigRequest(server string, params *GetShopConfigParams) (*http.
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
 		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetSiteConfigRequest constructs an http.Request for the GetSiteConfig method
+func NewGetSiteConfigRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/site/config")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -3835,14 +3973,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/graphql (the `GraphqlPost` operationId).
-	GraphqlPostWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GraphqlPostResponse, error)
+	GraphqlPostWithBodyWithResponse(ctx context.Context, params *GraphqlPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GraphqlPostResponse, error)
 
 	// GraphqlPostWithResponse Read-only GraphQL (graphql:read); a mutation is a GraphQL error (there is no Mutation type)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/graphql (the `GraphqlPost` operationId).
-	GraphqlPostWithResponse(ctx context.Context, body GraphqlPostJSONRequestBody, reqEditors ...RequestEditorFn) (*GraphqlPostResponse, error)
+	GraphqlPostWithResponse(ctx context.Context, params *GraphqlPostParams, body GraphqlPostJSONRequestBody, reqEditors ...RequestEditorFn) (*GraphqlPostResponse, error)
 
 	// DeleteInventoryItemWithResponse Delete an item (inventory:write)
 	//
@@ -3863,14 +4001,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/inventory (the `UpsertInventoryItem` operationId).
-	UpsertInventoryItemWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpsertInventoryItemResponse, error)
+	UpsertInventoryItemWithBodyWithResponse(ctx context.Context, params *UpsertInventoryItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpsertInventoryItemResponse, error)
 
 	// UpsertInventoryItemWithResponse Create or update by SKU (inventory:write); 201 on create, 200 on update. At most 100,000 items per merchant (a new SKU past it is 400 invalid_input); name up to 200 characters, no control characters
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/inventory (the `UpsertInventoryItem` operationId).
-	UpsertInventoryItemWithResponse(ctx context.Context, body UpsertInventoryItemJSONRequestBody, reqEditors ...RequestEditorFn) (*UpsertInventoryItemResponse, error)
+	UpsertInventoryItemWithResponse(ctx context.Context, params *UpsertInventoryItemParams, body UpsertInventoryItemJSONRequestBody, reqEditors ...RequestEditorFn) (*UpsertInventoryItemResponse, error)
 
 	// CreateOrderWithBodyWithResponse Create an order receipt from inventory (orders:create)
 	//
@@ -3971,6 +4109,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/shop/config (the `GetShopConfig` operationId).
 	GetShopConfigWithResponse(ctx context.Context, params *GetShopConfigParams, reqEditors ...RequestEditorFn) (*GetShopConfigResponse, error)
+
+	// GetSiteConfigWithResponse Platform defaults (public unless SITE_CONFIG_REQUIRES_KEY)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/site/config (the `GetSiteConfig` operationId).
+	GetSiteConfigWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetSiteConfigResponse, error)
 
 	// GetSplitWithResponse The merchant's split (split:read)
 	//
@@ -5254,6 +5399,54 @@ func (r GetShopConfigResponse) ContentType() string {
 	return ""
 }
 
+type GetSiteConfigResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SiteConfig
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSiteConfigResponse) GetJSON200() *SiteConfig {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetSiteConfigResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSiteConfigResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSiteConfigResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSiteConfigResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSiteConfigResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetSplitResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6074,8 +6267,8 @@ func (c *ClientWithResponses) GraphqlQueryWithResponse(ctx context.Context, para
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/graphql (the `GraphqlPost` operationId).
-func (c *ClientWithResponses) GraphqlPostWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GraphqlPostResponse, error) {
-	rsp, err := c.GraphqlPostWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) GraphqlPostWithBodyWithResponse(ctx context.Context, params *GraphqlPostParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GraphqlPostResponse, error) {
+	rsp, err := c.GraphqlPostWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -6087,8 +6280,8 @@ func (c *ClientWithResponses) GraphqlPostWithBodyWithResponse(ctx context.Contex
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/graphql (the `GraphqlPost` operationId).
-func (c *ClientWithResponses) GraphqlPostWithResponse(ctx context.Context, body GraphqlPostJSONRequestBody, reqEditors ...RequestEditorFn) (*GraphqlPostResponse, error) {
-	rsp, err := c.GraphqlPost(ctx, body, reqEditors...)
+func (c *ClientWithResponses) GraphqlPostWithResponse(ctx context.Context, params *GraphqlPostParams, body GraphqlPostJSONRequestBody, reqEditors ...RequestEditorFn) (*GraphqlPostResponse, error) {
+	rsp, err := c.GraphqlPost(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -6126,8 +6319,8 @@ func (c *ClientWithResponses) ListInventoryWithResponse(ctx context.Context, par
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/inventory (the `UpsertInventoryItem` operationId).
-func (c *ClientWithResponses) UpsertInventoryItemWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpsertInventoryItemResponse, error) {
-	rsp, err := c.UpsertInventoryItemWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpsertInventoryItemWithBodyWithResponse(ctx context.Context, params *UpsertInventoryItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpsertInventoryItemResponse, error) {
+	rsp, err := c.UpsertInventoryItemWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -6139,8 +6332,8 @@ func (c *ClientWithResponses) UpsertInventoryItemWithBodyWithResponse(ctx contex
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/inventory (the `UpsertInventoryItem` operationId).
-func (c *ClientWithResponses) UpsertInventoryItemWithResponse(ctx context.Context, body UpsertInventoryItemJSONRequestBody, reqEditors ...RequestEditorFn) (*UpsertInventoryItemResponse, error) {
-	rsp, err := c.UpsertInventoryItem(ctx, body, reqEditors...)
+func (c *ClientWithResponses) UpsertInventoryItemWithResponse(ctx context.Context, params *UpsertInventoryItemParams, body UpsertInventoryItemJSONRequestBody, reqEditors ...RequestEditorFn) (*UpsertInventoryItemResponse, error) {
+	rsp, err := c.UpsertInventoryItem(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -6317,6 +6510,19 @@ func (c *ClientWithResponses) GetShopConfigWithResponse(ctx context.Context, par
 		return nil, err
 	}
 	return ParseGetShopConfigResponse(rsp)
+}
+
+// GetSiteConfigWithResponse Platform defaults (public unless SITE_CONFIG_REQUIRES_KEY)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/site/config (the `GetSiteConfig` operationId).
+func (c *ClientWithResponses) GetSiteConfigWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetSiteConfigResponse, error) {
+	rsp, err := c.GetSiteConfig(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSiteConfigResponse(rsp)
 }
 
 // GetSplitWithResponse The merchant's split (split:read)
@@ -7408,6 +7614,39 @@ func ParseGetShopConfigResponse(rsp *http.Response) (*GetShopConfigResponse, err
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetSiteConfigResponse parses an HTTP response from a GetSiteConfigWithResponse call
+func ParseGetSiteConfigResponse(rsp *http.Response) (*GetSiteConfigResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSiteConfigResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SiteConfig
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error

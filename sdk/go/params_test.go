@@ -70,7 +70,7 @@ func TestUnsetParamsAreNotSent(t *testing.T) {
 // service reads it differently from its absence (an update to taxable false, a stock of 0, a
 // tax rate of 0, an export from the epoch).
 func TestZeroValuesAreSent(t *testing.T) {
-	item, err := payledger.NewUpsertInventoryItemRequest(someBase, payledger.UpsertInventoryItemJSONRequestBody{
+	item, err := payledger.NewUpsertInventoryItemRequest(someBase, nil, payledger.UpsertInventoryItemJSONRequestBody{
 		Sku: "S", Name: "N", PriceUsd: new(0.0), StockQty: new(0), Taxable: new(false)})
 	if err != nil {
 		t.Fatal(err)

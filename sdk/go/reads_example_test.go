@@ -66,7 +66,7 @@ func TestDeveloperReadsAgainstTheBinary(t *testing.T) {
 	sku := fmt.Sprintf("SDK-ZERO-%d", time.Now().UnixNano())
 	upsert := func(stock int, taxable bool) payledger.Item {
 		t.Helper()
-		res, err := client.UpsertInventoryItemWithResponse(ctx, payledger.UpsertInventoryItemJSONRequestBody{
+		res, err := client.UpsertInventoryItemWithResponse(ctx, nil, payledger.UpsertInventoryItemJSONRequestBody{
 			Sku: sku, Name: "Zero", PriceUsd: new(2.0), StockQty: &stock, Taxable: &taxable})
 		switch {
 		case err != nil:

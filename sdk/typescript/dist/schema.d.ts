@@ -255,6 +255,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/site/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Platform defaults (public unless SITE_CONFIG_REQUIRES_KEY) */
+        get: operations["getSiteConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/split/deploy": {
         parameters: {
             query?: never;
@@ -766,6 +783,24 @@ export interface components {
             /** Format: double */
             xpPerDollar?: number;
         };
+        SiteConfig: {
+            /** @enum {string} */
+            defaultPaymentToken?: "ETH" | "USDC" | "USDT" | "cbBTC" | "cbXRP";
+            /** Format: double */
+            processingFeePct?: number | null;
+            reserveRatios?: {
+                [key: string]: number;
+            } | null;
+            theme?: {
+                brandFaviconUrl?: string;
+                brandLogoUrl?: string;
+                brandName?: string;
+                fontFamily?: string;
+                primaryColor?: string;
+                receiptBackgroundUrl?: string;
+                secondaryColor?: string;
+            };
+        };
         /**
          * @example {
          *       "address": "0xcccccccccccccccccccccccccccccccccccccccc",
@@ -1030,7 +1065,10 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters. */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -1143,7 +1181,10 @@ export interface operations {
     graphqlPost: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1204,7 +1245,10 @@ export interface operations {
     upsertInventoryItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1615,6 +1659,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getSiteConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SiteConfig */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteConfig"];
+                };
+            };
             default: components["responses"]["Error"];
         };
     };
