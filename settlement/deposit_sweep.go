@@ -1,6 +1,7 @@
 package settlement
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/receipt"
 )
 
 // Sweeping (DESIGN 9): once a receipt with a deposit address is paid, its deposit's funds move
@@ -63,6 +65,10 @@ type SweepDepositsHandler struct {
 	lease  time.Duration
 	mu     sync.Mutex    // one pass at a time in this process
 	held   holds[string] // splits, lower case
+	// unreadable is the first error of this pass's receipts whose stream cannot be read
+	// (unreadableReceipt); unreadableLogged holds back each one's next log line.
+	unreadable       error
+	unreadableLogged holds[string]
 }
 
 // sweepGasRetry is how long a split whose deposit's sweep needs more gas than the ceiling
@@ -76,7 +82,7 @@ func NewSweepDepositsHandler(store commands.Store, chain SweepChain, ledger Swee
 		panic("settlement.NewSweepDepositsHandler: nil dependency")
 	}
 	return &SweepDepositsHandler{store: store, chain: chain, ledger: ledger, now: now, token: uuid.New(), batch: DefaultSweepBatch, lease: sweepLease,
-		held: holds[string]{}}
+		held: holds[string]{}, unreadableLogged: holds[string]{}}
 }
 
 // WithBatch sets the most deposits one sweep transaction names (default 200).
@@ -102,6 +108,7 @@ func (h *SweepDepositsHandler) Run(ctx context.Context, interval time.Duration, 
 func (h *SweepDepositsHandler) Handle(ctx context.Context) (Swept, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.unreadable = nil
 	var out Swept
 	if err := h.settle(ctx, &out); err != nil {
 		return out, err
@@ -120,7 +127,7 @@ func (h *SweepDepositsHandler) Handle(ctx context.Context) (Swept, error) {
 			return out, err
 		}
 	}
-	return out, h.held.first(h.now())
+	return out, cmp.Or(h.unreadable, h.held.first(h.now()))
 }
 
 // batches groups due deposits into sweeps of at most h.batch: those of splits holding the
@@ -170,7 +177,11 @@ func (h *SweepDepositsHandler) due(ctx context.Context) ([]SweepCandidate, error
 	}
 	var due, checked []SweepCandidate
 	for _, c := range cands {
-		l, err := commands.LoadReceipt(ctx, h.store, c.ReceiptID)
+		l, err := commands.Load(ctx, h.store, commands.ReceiptStream(c.ReceiptID), readableReceipt, receipt.State{})
+		if errors.Is(err, errReceiptUndecodable) {
+			h.unreadable = cmp.Or(h.unreadable, h.unreadableReceipt(ctx, c.ReceiptID, err)) // its claim is kept: tried again next pass
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -182,6 +193,24 @@ func (h *SweepDepositsHandler) due(ctx context.Context) ([]SweepCandidate, error
 		due = append(due, c)
 	}
 	return due, h.ledger.Checked(ctx, h.token, checked)
+}
+
+// unreadableReceipt is the error of a pass that passed over receipt id: its stream holds an event
+// this build cannot read (a newer build's, during a rollback or a rolling upgrade), so whether its
+// deposit is still to be swept is not known. It is that receipt's alone: before, it failed every
+// pass at its load (or at recording its sweep), and no deposit of any merchant was swept or
+// recorded swept again. Its deposit waits; the error is logged once every unreadableLogEvery per
+// receipt and every pass returns it, so /healthz shows the worker degraded while it lasts (as the
+// split distributor does for the same receipt).
+func (h *SweepDepositsHandler) unreadableReceipt(ctx context.Context, id string, err error) error {
+	stream := receipt.Stream(id)
+	err = fmt.Errorf("receipt %s (stream %s) cannot be read; its deposit waits: %w", id, stream, err)
+	if now := h.now(); h.unreadableLogged.of(stream, now) == nil {
+		h.unreadableLogged.put(stream, now.Add(unreadableLogEvery), err)
+		zerolog.Ctx(ctx).Error().Err(err).Str("receipt", id).Str("stream", stream).
+			Msg("deposit sweep: the receipt holds an event this build cannot read; its deposit waits, the others are swept")
+	}
+	return err
 }
 
 // send signs, records and broadcasts one sweep of items; a batch whose estimate reverts is sent in

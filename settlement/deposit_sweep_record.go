@@ -1,7 +1,9 @@
 package settlement
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"sort"
@@ -230,6 +232,11 @@ func (h *SweepDepositsHandler) record(ctx context.Context, funds []SweptFunds) (
 			return receipt.RecordSweeps(s, evs)
 		})
 		if err != nil {
+			if _, lerr := commands.Load(ctx, h.store, commands.ReceiptStream(id), readableReceipt, receipt.State{}); errors.Is(lerr, errReceiptUndecodable) {
+				// Its sweep stands on chain; recorded by a build that reads it (sweptElsewhere).
+				h.unreadable = cmp.Or(h.unreadable, h.unreadableReceipt(ctx, id, lerr))
+				continue
+			}
 			return out, fmt.Errorf("receipt %s: %w", id, err)
 		}
 		if r.Position != (eventstore.Position{}) {
