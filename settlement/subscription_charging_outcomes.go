@@ -53,15 +53,25 @@ func (o chargeOutcomes) record(ctx context.Context, it *chargeItem, meta eventst
 	default:
 		it.st = res.State
 	}
+	// The webhook is queued before the row is closed, and a failure to queue it fails the step:
+	// the row stays open and the recovery records the charge again (already charged), queues
+	// the webhook (once per key) and closes the row. Queued after the close with its failure only
+	// logged, a database error or a crash between the two lost the merchant's notification of a
+	// charge for good.
+	p := payload(it)
+	p["transactionHashes"], p["chargedAt"] = hashes, at.UnixMilli()
+	if o.notifier != nil {
+		key := fmt.Sprintf("%s:%d:charged", it.row.SubscriptionID, it.row.Period)
+		if err := o.notifier.Queue(ctx, EventSubscriptionCharged, key, it.row.SubscriptionID, it.row.Merchant, p); err != nil {
+			return fmt.Errorf("queue the charged webhook of %s: %w", it.row.SubscriptionID, err)
+		}
+	}
 	if err := o.ledger.Finish(ctx, o.token, it.row, ChargeCharged, "", at); err != nil && !errors.Is(err, ErrClaimLost) {
 		return err
 	}
 	r := resultOf(it, ResultCharged, "")
 	r.AmountUnits, r.TransactionHashes = it.row.AmountUnits, hashes
 	it.res = r
-	p := payload(it)
-	p["transactionHashes"], p["chargedAt"] = hashes, at.UnixMilli()
-	o.notify(ctx, EventSubscriptionCharged, fmt.Sprintf("%s:%d:charged", it.row.SubscriptionID, it.row.Period), it, p)
 	return nil
 }
 
