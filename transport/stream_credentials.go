@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/google/uuid"
@@ -65,6 +66,7 @@ func (s *Server) whileAuthorized(c echo.Context) (context.Context, context.Cance
 			// until credentialSafety.
 			woken, listening := s.revocations.Wait()
 			if s.credentialRefused(ctx, c) {
+				cutWrites(c)
 				return
 			}
 			every := credentialPoll
@@ -78,6 +80,18 @@ func (s *Server) whileAuthorized(c echo.Context) (context.Context, context.Cance
 	}()
 	return ctx, func() { cancel(); <-done }
 }
+
+// cutWrites ends the writes of a refused credential's answer within refusedWriteGrace: the
+// cancelled context ends a handler between writes, not in one, and a write to a client that
+// stopped reading blocks until the write deadline (the stream's lifetime, the export's timeout),
+// holding its slot and goroutines that long after the key was revoked or the session ended. The
+// grace lets a handler's last prompt write (an export's error answer) through.
+func cutWrites(c echo.Context) {
+	_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Now().Add(refusedWriteGrace))
+}
+
+// refusedWriteGrace is how long a refused credential's answer may still write (cutWrites).
+const refusedWriteGrace = time.Second
 
 // awaitRecheck waits until the credential must be read again (an announcement, or every has
 // passed) and reports true then; false when the request ends or the credential has expired
