@@ -319,18 +319,14 @@ func (d *DepositDetector) observe(ctx context.Context, head, to uint64, scan Dep
 }
 
 // observeUnconfirmed judges the transfers seen earlier that are now deep enough, one batch of
-// headers for the blocks the scan did not read. A transfer recorded dropped is judged again while
-// its block is within AuditBlocks of the head: the header that dropped it may have come from a
-// node on a branch a reorg left (a load balancer's lagging node), and a dropped credit is seen
-// again only if a scan reads its block again; found on the chain after all, it counts.
+// headers for the blocks the scan did not read.
 func (d *DepositDetector) observeUnconfirmed(ctx context.Context, head uint64, scan DepositScan, open []OpenDeposit, out map[string][]observation) error {
 	deep := uint64(max(d.Confirmations, 1))
 	var ask []uint64 // distinct numbers: many transfers share a block
 	asked := map[uint64]bool{}
 	for _, o := range open {
-		us, _ := judged(o, head, deep)
-		for _, u := range us {
-			if _, read := scan.Hashes[u.BlockNumber]; !read && !asked[u.BlockNumber] {
+		for _, u := range o.Unconfirmed {
+			if _, read := scan.Hashes[u.BlockNumber]; !read && !asked[u.BlockNumber] && depth(head, u.BlockNumber) >= deep {
 				ask, asked[u.BlockNumber] = append(ask, u.BlockNumber), true
 			}
 		}
@@ -340,11 +336,12 @@ func (d *DepositDetector) observeUnconfirmed(ctx context.Context, head uint64, s
 		return err
 	}
 	for _, o := range open {
-		us, unconfirmed := judged(o, head, deep)
-		for i, u := range us {
-			again := i >= unconfirmed // recorded dropped
+		for _, u := range o.Unconfirmed {
+			if depth(head, u.BlockNumber) < deep {
+				continue
+			}
 			// No header at a number below the head is the node's gap (a load balancer's lagging
-			// node), not a block replaced: the transfer waits for the next step.
+			// node), not a block replaced: a dropped credit is never judged again, so it waits.
 			h, answered := hashes[u.BlockNumber]
 			if !answered || h == "" {
 				d.Log.Warn().Str("receipt_id", o.ReceiptID).Uint64("block", u.BlockNumber).
@@ -352,30 +349,10 @@ func (d *DepositDetector) observeUnconfirmed(ctx context.Context, head uint64, s
 				continue
 			}
 			same := strings.EqualFold(h, u.BlockHash)
-			if again && !same {
-				continue // still off the chain: recorded so already
-			}
 			out[o.ReceiptID] = append(out[o.ReceiptID], observation{t: u, confirmed: same, dropped: !same})
 		}
 	}
 	return nil
-}
-
-// judged is what observeUnconfirmed judges of o at head: its unconfirmed transfers at the depth
-// (the first n), then its dropped ones at the depth within AuditBlocks of the head.
-func judged(o OpenDeposit, head, deep uint64) (out []DepositTransfer, n int) {
-	for _, u := range o.Unconfirmed {
-		if depth(head, u.BlockNumber) >= deep {
-			out = append(out, u)
-		}
-	}
-	n = len(out)
-	for _, u := range o.Dropped {
-		if depth(head, u.BlockNumber) >= deep && head <= u.BlockNumber+AuditBlocks {
-			out = append(out, u)
-		}
-	}
-	return out, n
 }
 
 // withHashes is known plus the canonical hash of each block of ask, read in one batch of

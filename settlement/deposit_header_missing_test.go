@@ -2,7 +2,6 @@ package settlement_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/payledger/payledger/domain/receipt"
@@ -53,57 +52,5 @@ func TestDepositHeaderNotAnsweredDropsNothing(t *testing.T) {
 	}
 	e.commit()
 	e.step(e.detector())
-	e.want(id, receipt.StatusPaid, "10.00")
-}
-
-// staleHeader is the env's chain behind a load balancer whose node answering the batch of headers
-// is on a branch a reorg left: another hash for block stale.
-type staleHeader struct {
-	settlement.DepositChain
-	stale uint64
-}
-
-func (h staleHeader) BlockHashes(ctx context.Context, numbers []uint64) (map[uint64]string, error) {
-	out, err := h.DepositChain.BlockHashes(ctx, numbers)
-	if _, ok := out[h.stale]; ok {
-		out[h.stale] = "0x" + strings.Repeat("ab", 32)
-	}
-	return out, err
-}
-
-// TestDepositDroppedByAStaleHeaderCountsOnceTheChainShowsIt (stop 65): a header of another hash
-// for a transfer's block (a node on a branch a reorg left) records the transfer dropped, as a
-// reorg would. A dropped credit was never judged again (only a rescan of its block, or a
-// restarted detector's look-back for a receipt listed just before, would see it again), so a
-// payment on the chain never counted. A dropped token transfer is judged again while its block is
-// within AuditBlocks of the head: once a header shows its block on the chain, it counts.
-func TestDepositDroppedByAStaleHeaderCountsOnceTheChainShowsIt(t *testing.T) {
-	t.Parallel()
-	e := newDepositEnv(t)
-	st := e.receipt(1000)
-	id := st.Receipt.ReceiptID
-	e.step(e.detector())
-	tx := e.payToken(e.usdc, st.Receipt.DepositAddress, 10_000_000)
-	e.mined(tx)
-	r, err := e.sim.TransactionReceipt(e.ctx, tx.Hash())
-	e.ok(err)
-	e.step(e.detector()) // seen at depth 1: pending
-
-	// A restarted detector (3 confirmations) whose first step, its look-back included, passes
-	// before the transfer is deep: its next step judges it by its block's header.
-	d := e.detector()
-	d.Confirmations = 3
-	e.commit()
-	e.step(d)
-	honest := d.Chain
-	d.Chain = staleHeader{DepositChain: honest, stale: r.BlockNumber.Uint64()}
-	e.commit()
-	e.step(d)
-	if st := e.state(id); len(st.Credits) != 1 || !st.Credits[0].Dropped {
-		t.Fatalf("credits after the stale header: %+v, want the transfer dropped", st.Credits)
-	}
-	d.Chain = honest
-	e.commit()
-	e.step(d)
 	e.want(id, receipt.StatusPaid, "10.00")
 }

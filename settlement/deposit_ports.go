@@ -84,9 +84,6 @@ type OpenDeposit struct {
 	ETHQuoted bool
 	// Unconfirmed are the transfers seen and neither confirmed nor dropped yet.
 	Unconfirmed []DepositTransfer
-	// Dropped are the token transfers recorded dropped (their block off the chain before the
-	// depth): judged again near the head (DepositDetector.observeUnconfirmed).
-	Dropped []DepositTransfer
 	// Paid is the paying transfer of a receipt settled on chain (nil otherwise); Withdrawn its
 	// transaction while a reorg past the depth has it off the chain (the receipt flagged).
 	Paid      *PaidTransfer
@@ -128,27 +125,10 @@ func UnconfirmedOf(deposit string, credits []receipt.Credit) []DepositTransfer {
 		if c.Confirmed || c.Dropped {
 			continue
 		}
-		out = append(out, transferOf(deposit, c))
+		out = append(out, DepositTransfer{Deposit: deposit, TransactionHash: c.TransactionHash, LogIndex: c.LogIndex,
+			BlockNumber: c.BlockNumber, BlockHash: c.BlockHash, Sender: c.Sender, Token: c.Token, Decimals: c.Decimals, AmountUnits: c.AmountUnits})
 	}
 	return out
-}
-
-// DroppedOf is the token transfers of a deposit recorded dropped. Not ETH: the balances read since
-// credit dropped ETH anew (balanceTransfer leaves dropped credits out), so a dropped ETH credit
-// counting again would count that ETH twice.
-func DroppedOf(deposit string, credits []receipt.Credit) []DepositTransfer {
-	var out []DepositTransfer
-	for _, c := range credits {
-		if c.Dropped && c.LogIndex >= 0 {
-			out = append(out, transferOf(deposit, c))
-		}
-	}
-	return out
-}
-
-func transferOf(deposit string, c receipt.Credit) DepositTransfer {
-	return DepositTransfer{Deposit: deposit, TransactionHash: c.TransactionHash, LogIndex: c.LogIndex,
-		BlockNumber: c.BlockNumber, BlockHash: c.BlockHash, Sender: c.Sender, Token: c.Token, Decimals: c.Decimals, AmountUnits: c.AmountUnits}
 }
 
 // PaidOf is the paying transfer of a payment verified on chain, nil for any other (or none).
@@ -166,7 +146,7 @@ func FillFromState(o *OpenDeposit, st receipt.State) bool {
 	if st.DepositChainGone != nil {
 		return false
 	}
-	o.Unconfirmed, o.Dropped = UnconfirmedOf(o.Address, st.Credits), DroppedOf(o.Address, st.Credits)
+	o.Unconfirmed = UnconfirmedOf(o.Address, st.Credits)
 	if o.Settled {
 		o.Paid = PaidOf(st.Payment)
 	}

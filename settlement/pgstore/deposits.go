@@ -166,7 +166,7 @@ func openFacts(o *settlement.OpenDeposit, credits, payment []byte) error {
 			return err
 		}
 	}
-	o.Unconfirmed, o.Dropped = settlement.UnconfirmedOf(o.Address, cs), settlement.DroppedOf(o.Address, cs)
+	o.Unconfirmed = settlement.UnconfirmedOf(o.Address, cs)
 	if len(payment) > 0 {
 		var p receipt.Payment
 		if err := json.Unmarshal(payment, &p); err != nil {
