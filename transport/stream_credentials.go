@@ -74,6 +74,9 @@ func (s *Server) whileAuthorized(c echo.Context) (context.Context, context.Cance
 				every = credentialSafety
 			}
 			if !s.awaitRecheck(ctx, woken, every, expires) {
+				if !expires.IsZero() && !s.now().Before(expires) {
+					cutWrites(c) // expired: refused as a revoked credential is
+				}
 				return
 			}
 		}
