@@ -69,4 +69,3 @@ func TestARefusedCredentialCutsItsAnswersWrites(t *testing.T) {
 		t.Fatalf("write deadline after the revocation: %v (set: %v), want within %s of it", d, ok, refusedWriteGrace)
 	}
 }
-
