@@ -52,6 +52,16 @@ func ValidateScopes(scopes []string) error {
 // maxKeyName is a key name's length in characters (the dashboard form's maxlength).
 const maxKeyName = 100
 
+// CheckKeyName is the rule of a key's name, shown in the dashboard's key list: at most
+// maxKeyName characters, none of them control or bidirectional formatting characters (checkLine).
+// `payledger keys create --name` follows it too.
+func CheckKeyName(name string) error {
+	if err := checkLine(name, maxKeyName); err != nil {
+		return InvalidInput("name " + err.Error())
+	}
+	return nil
+}
+
 type createKeyRequest struct {
 	Name   string   `json:"name"`
 	Scopes []string `json:"scopes"`
@@ -62,8 +72,8 @@ func (s *Server) createKey(c echo.Context) error {
 	if err := DecodeJSON(c, &req); err != nil {
 		return err
 	}
-	if err := checkLine(req.Name, maxKeyName); err != nil { // shown in the dashboard's key list
-		return InvalidInput("name " + err.Error())
+	if err := CheckKeyName(req.Name); err != nil {
+		return err
 	}
 	if err := ValidateScopes(req.Scopes); err != nil {
 		return err

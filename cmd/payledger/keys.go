@@ -48,6 +48,13 @@ func parseKeysArgs(args []string) (keysArgs, error) {
 	if !transport.ValidWallet(*wallet) {
 		return keysArgs{}, badUsage("--wallet must be a 0x-prefixed 40-hex-character address", keysUsage)
 	}
+	if err := transport.CheckKeyName(*name); err != nil { // as the API's: the dashboard shows it
+		var apiErr *transport.Error
+		if errors.As(err, &apiErr) {
+			err = errors.New(apiErr.Message)
+		}
+		return keysArgs{}, badUsage("--"+err.Error(), keysUsage)
+	}
 	k := keysArgs{verb: args[0], wallet: strings.ToLower(*wallet), name: *name}
 	if k.verb == "revoke" {
 		kid, err := uuid.Parse(*id)
