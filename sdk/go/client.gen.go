@@ -1375,13 +1375,13 @@ type SearchUsersParams struct {
 	// Q case-insensitive text search over wallet and displayName
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 
-	// Domains comma-separated; the user must have all
+	// Domains comma-separated; the user must have all (compared case-insensitively)
 	Domains *string `form:"domains,omitempty" json:"domains,omitempty"`
 
-	// Platforms comma-separated; the user must have all
+	// Platforms comma-separated; the user must have all (compared case-insensitively)
 	Platforms *string `form:"platforms,omitempty" json:"platforms,omitempty"`
 
-	// Languages comma-separated; the user must have all
+	// Languages comma-separated; the user must have all (compared case-insensitively)
 	Languages *string `form:"languages,omitempty" json:"languages,omitempty"`
 
 	// MinXp inclusive; below 0 is 400 invalid_input

@@ -1870,11 +1870,11 @@ export interface operations {
             query?: {
                 /** @description case-insensitive text search over wallet and displayName */
                 q?: string;
-                /** @description comma-separated; the user must have all */
+                /** @description comma-separated; the user must have all (compared case-insensitively) */
                 domains?: string;
-                /** @description comma-separated; the user must have all */
+                /** @description comma-separated; the user must have all (compared case-insensitively) */
                 platforms?: string;
-                /** @description comma-separated; the user must have all */
+                /** @description comma-separated; the user must have all (compared case-insensitively) */
                 languages?: string;
                 /** @description inclusive; below 0 is 400 invalid_input */
                 minXp?: number;
