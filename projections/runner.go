@@ -246,7 +246,16 @@ func (r *Runner) subscribe(ctx context.Context, from eventstore.Position) error 
 			every = paced.ReadInterval()
 		}
 		var applying sync.Mutex // the subscription's batches and the idle flush take turns
-		go r.flushIdleSkips(ctx, &applying)
+		// The flush ends before subscribe returns: a leader subscribes again after a reset, and a
+		// flush of the old subscription still running would touch the runner's write state
+		// (lastWrite) beside the new subscription's batches, under another mutex.
+		fctx, cancel := context.WithCancel(ctx)
+		flushed := make(chan struct{})
+		go func() {
+			defer close(flushed)
+			r.flushIdleSkips(fctx, &applying)
+		}()
+		defer func() { cancel(); <-flushed }()
 		return fs.SubscribeFiltered(ctx, from, prefixes, types, every, func(ctx context.Context, batch []eventstore.RecordedEvent, upTo eventstore.Position) error {
 			applying.Lock()
 			defer applying.Unlock()
