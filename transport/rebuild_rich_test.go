@@ -123,6 +123,15 @@ func TestRebuildsOfARichHistoryGiveTheLiveReadModels(t *testing.T) {
 		return head
 	}
 	settled()
+	// The receipt webhooks still open are delivered by the running dispatcher (the receiver
+	// answers 200): wait for them, or one delivered during the rebuilds reads as a difference.
+	if !wait.Poll(30*time.Second, func() bool {
+		var open int
+		err := e.pool.QueryRow(ctx, `SELECT count(*) FROM webhook_notifications WHERE state IN ('pending', 'retrying', 'marked')`).Scan(&open)
+		return err == nil && open == 0
+	}) {
+		t.Fatal("receipt webhooks still open after 30 s")
+	}
 	before := e.dumpEveryReadModel()
 	if !strings.Contains(before, "paid") || strings.Count(strings.Split(before, "--\n")[1], "\n") == 0 {
 		t.Fatalf("the history made no paid receipt or no XP:\n%s", before)
