@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	payledger "github.com/payledger/payledger/sdk/go"
 )
@@ -81,16 +79,7 @@ func TestAllReceiptsWalksEveryPage(t *testing.T) {
 // TestAllReceiptsAgainstTheBinary: pages of 2 walk the same receipts as one page of 100 (the
 // binary of sdk/run-examples.sh has made a few by the time this runs, or makes 3 here).
 func TestAllReceiptsAgainstTheBinary(t *testing.T) {
-	base, apiKey := os.Getenv("PAYLEDGER_BASE_URL"), os.Getenv("PAYLEDGER_API_KEY")
-	if base == "" || apiKey == "" {
-		t.Skip("PAYLEDGER_BASE_URL and PAYLEDGER_API_KEY unset: run sdk/run-examples.sh")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	client, err := payledger.New(base, apiKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, client := binaryClient(t)
 	for range 3 {
 		if res, err := client.CreateOrderWithResponse(ctx, nil, payledger.CreateOrderJSONRequestBody{Items: []payledger.OrderItem{{Sku: "DEV-COFFEE", Qty: 1}}}); err != nil || res.JSON200 == nil {
 			t.Fatalf("order: %v %s", err, describe(res))

@@ -1,9 +1,7 @@
 package payledger_test
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -21,16 +19,7 @@ type answered interface{ StatusCode() int }
 // The generated client used to send limit=0, from=0&to=0… on every read (400s) and to drop false
 // and 0 from bodies (the item stayed taxable and in stock, the order was taxed).
 func TestDeveloperReadsAgainstTheBinary(t *testing.T) {
-	base, apiKey := os.Getenv("PAYLEDGER_BASE_URL"), os.Getenv("PAYLEDGER_API_KEY")
-	if base == "" || apiKey == "" {
-		t.Skip("PAYLEDGER_BASE_URL and PAYLEDGER_API_KEY unset: run sdk/run-examples.sh")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	client, err := payledger.New(base, apiKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, client := binaryClient(t)
 	reads := map[string]func() (answered, error){
 		"listInventory": func() (answered, error) {
 			return client.ListInventoryWithResponse(ctx, &payledger.ListInventoryParams{})
@@ -97,16 +86,7 @@ func TestDeveloperReadsAgainstTheBinary(t *testing.T) {
 // TestCreateReceiptRetryAgainstTheBinary: a retry of POST /api/receipts under the same
 // Idempotency-Key returns the first receipt, and another body under it is idempotency_conflict.
 func TestCreateReceiptRetryAgainstTheBinary(t *testing.T) {
-	base, apiKey := os.Getenv("PAYLEDGER_BASE_URL"), os.Getenv("PAYLEDGER_API_KEY")
-	if base == "" || apiKey == "" {
-		t.Skip("PAYLEDGER_BASE_URL and PAYLEDGER_API_KEY unset: run sdk/run-examples.sh")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	client, err := payledger.New(base, apiKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, client := binaryClient(t)
 	params := &payledger.CreateReceiptParams{IdempotencyKey: new(fmt.Sprintf("sdk-retry-%d", time.Now().UnixNano()))}
 	create := func(price float64) *payledger.CreateReceiptResponse {
 		t.Helper()

@@ -2,11 +2,8 @@ package payledger_test
 
 import (
 	"bufio"
-	"context"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
 	payledger "github.com/payledger/payledger/sdk/go"
 )
@@ -16,16 +13,7 @@ import (
 // the body to its end, which a stream never reaches). An order created after it opens arrives as
 // its receipt.created event.
 func TestWebhookStreamAgainstTheBinary(t *testing.T) {
-	base, apiKey := os.Getenv("PAYLEDGER_BASE_URL"), os.Getenv("PAYLEDGER_API_KEY")
-	if base == "" || apiKey == "" {
-		t.Skip("PAYLEDGER_BASE_URL and PAYLEDGER_API_KEY unset: run sdk/run-examples.sh")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	client, err := payledger.New(base, apiKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, client := binaryClient(t)
 	stream, err := client.StreamWebhooks(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
