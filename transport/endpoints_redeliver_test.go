@@ -54,25 +54,7 @@ func TestEndpointRedeliveryOutlivesTheRequest(t *testing.T) {
 	hold = true
 	mu.Unlock()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	hr := httptest.NewRequest(http.MethodPost, "/api/webhooks/endpoints/"+id+"/deliveries/"+eventID+"/redeliver", nil).WithContext(ctx)
-	hr.Header.Set(CSRFHeader, m.csrf)
-	for _, c := range m.cookies {
-		hr.AddCookie(c)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		e.srv.ServeHTTP(httptest.NewRecorder(), hr)
-	}()
-	select {
-	case <-arrived:
-	case <-done:
-		t.Fatal("the redelivery ended without reaching the receiver")
-	}
-	cancel()
-	close(cancelled)
-	<-done
+	e.redeliverAndLeave(m, "/api/webhooks/endpoints/"+id+"/deliveries/"+eventID+"/redeliver", arrived, cancelled)
 
 	var log struct {
 		Deliveries []struct {

@@ -60,8 +60,26 @@ func TestReceiptRedeliveryOutlivesTheRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	e.redeliverAndLeave(m, "/api/webhooks/deliveries/"+did+"/redeliver", arrived, cancelled)
+
+	var kind string
+	var code *int
+	err := e.pool.QueryRow(context.Background(), `SELECT kind, http_status FROM webhook_deliveries WHERE receipt_id = $1
+		ORDER BY attempted_at DESC LIMIT 1`, id).Scan(&kind, &code)
+	if err != nil || kind != "redeliver" || code == nil || *code != 200 {
+		t.Fatalf("the last attempt logged: %s %v (%v), want the redelivery's 200", kind, code, err)
+	}
+	if s := state(); s != "delivered" {
+		t.Fatalf("the notification after the redelivery's 200: %s", s)
+	}
+}
+
+// redeliverAndLeave posts a manual redelivery (path) as m and leaves once it has reached the
+// receiver (arrived): the request's context ends, then cancelled lets the receiver answer.
+func (e *env) redeliverAndLeave(m merchant, path string, arrived <-chan struct{}, cancelled chan struct{}) {
+	e.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	hr := httptest.NewRequest(http.MethodPost, "/api/webhooks/deliveries/"+did+"/redeliver", nil).WithContext(ctx)
+	hr := httptest.NewRequest(http.MethodPost, path, nil).WithContext(ctx)
 	hr.Header.Set(CSRFHeader, m.csrf)
 	for _, c := range m.cookies {
 		hr.AddCookie(c)
@@ -74,20 +92,9 @@ func TestReceiptRedeliveryOutlivesTheRequest(t *testing.T) {
 	select {
 	case <-arrived:
 	case <-done:
-		t.Fatal("the redelivery ended without reaching the receiver")
+		e.t.Fatal("the redelivery ended without reaching the receiver")
 	}
 	cancel()
 	close(cancelled)
 	<-done
-
-	var kind string
-	var code *int
-	err := e.pool.QueryRow(context.Background(), `SELECT kind, http_status FROM webhook_deliveries WHERE receipt_id = $1
-		ORDER BY attempted_at DESC LIMIT 1`, id).Scan(&kind, &code)
-	if err != nil || kind != "redeliver" || code == nil || *code != 200 {
-		t.Fatalf("the last attempt logged: %s %v (%v), want the redelivery's 200", kind, code, err)
-	}
-	if s := state(); s != "delivered" {
-		t.Fatalf("the notification after the redelivery's 200: %s", s)
-	}
 }
