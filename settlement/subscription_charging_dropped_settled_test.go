@@ -59,15 +59,7 @@ func TestChargeSubscriptionNonceTakenSettledByTheDistributorIsChargedAgain(t *te
 	if n := e.count(`SELECT count(*) FROM operator_transactions WHERE kind = 'approve' AND status = 'reverted'`); n != 1 {
 		t.Fatalf("%d approvals recorded reverted by the settle pass, want 1", n)
 	}
-	restarted := e.handler(nil)
-	restarted.Lease, restarted.Await = 0, 5*time.Second
-	res, err := restarted.Handle(e.ctx, settlement.ChargeSubscription{ID: id})
-	if err != nil || res.Status != settlement.ResultCharged {
-		t.Fatalf("after the nonce was taken and settled: %+v %v, want charged", res, err)
-	}
-	if d := diff(before, e.balance(customer.Address.Hex())); d.Cmp(big.NewInt(9_990_000)) != 0 {
-		t.Fatalf("customer paid %s, want one price", d)
-	}
+	e.recoverCharged("after the nonce was taken and settled", id, customer.Address.Hex(), before, 5*time.Second)
 	if st := e.state(id); st.Charges != 1 || st.ConsecutiveFailures != 0 {
 		t.Fatalf("charges %d, failures %d", st.Charges, st.ConsecutiveFailures)
 	}
@@ -114,16 +106,25 @@ func TestChargeSubscriptionTransferDroppedAndSettledIsSentAgain(t *testing.T) {
 	e.takeOperatorNonce()
 	e.waitDropped("transfer")
 	e.settleOperatorTxs()
-	restarted := e.handler(nil)
-	restarted.Lease, restarted.Await = 0, 10*time.Second
-	res, err := restarted.Handle(e.ctx, settlement.ChargeSubscription{ID: id})
-	if err != nil || res.Status != settlement.ResultCharged {
-		t.Fatalf("after the transfer's nonce was taken and settled: %+v %v, want charged", res, err)
-	}
-	if d := diff(before, e.balance(customer.Address.Hex())); d.Cmp(big.NewInt(9_990_000)) != 0 {
-		t.Fatalf("customer paid %s, want one price", d)
-	}
+	e.recoverCharged("after the transfer's nonce was taken and settled", id, customer.Address.Hex(), before, 10*time.Second)
 	if st := e.state(id); st.Charges != 1 {
 		t.Fatalf("charges %d, want 1", st.Charges)
 	}
+}
+
+// recoverCharged runs the charging recovery of a restarted process (the crashed one's lease over,
+// await its bound on a transaction's receipt) on subscription id, and fails unless it charges the
+// period and the customer (paid before from wallet) paid one price; what names the situation.
+func (e *chargeEnv) recoverCharged(what, id, wallet string, before *big.Int, await time.Duration) *settlement.ChargeSubscriptionsHandler {
+	e.tb.Helper()
+	restarted := e.handler(nil)
+	restarted.Lease, restarted.Await = 0, await
+	res, err := restarted.Handle(e.ctx, settlement.ChargeSubscription{ID: id})
+	if err != nil || res.Status != settlement.ResultCharged {
+		e.tb.Fatalf("%s: %+v %v, want charged", what, res, err)
+	}
+	if d := diff(before, e.balance(wallet)); d.Cmp(big.NewInt(9_990_000)) != 0 {
+		e.tb.Fatalf("customer paid %s, want one price", d)
+	}
+	return restarted
 }

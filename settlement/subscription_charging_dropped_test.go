@@ -62,23 +62,8 @@ func TestChargeSubscriptionNonceTakenIsChargedAgain(t *testing.T) {
 		t.Fatal("the crashing charge succeeded")
 	}
 	e.takeOperatorNonce()
-	var raw []byte
-	if err := e.pool.QueryRow(e.ctx, `SELECT raw_tx FROM operator_transactions WHERE kind = 'approve'`).Scan(&raw); err != nil {
-		t.Fatal(err)
-	}
-	wait.Until(t, "the taken nonce at the confirmation depth", 30*time.Second, func() bool {
-		gone, err := e.op.Dropped(e.ctx, raw)
-		return err == nil && gone
-	})
-	restarted := e.handler(nil)
-	restarted.Lease, restarted.Await = 0, 5*time.Second
-	res, err := restarted.Handle(e.ctx, settlement.ChargeSubscription{ID: id})
-	if err != nil || res.Status != settlement.ResultCharged {
-		t.Fatalf("after the nonce was taken: %+v %v, want charged", res, err)
-	}
-	if d := diff(before, e.balance(customer.Address.Hex())); d.Cmp(big.NewInt(9_990_000)) != 0 {
-		t.Fatalf("customer paid %s, want one price", d)
-	}
+	e.waitDropped("approve")
+	restarted := e.recoverCharged("after the nonce was taken", id, customer.Address.Hex(), before, 5*time.Second)
 	if st := e.state(id); st.Charges != 1 || st.ConsecutiveFailures != 0 {
 		t.Fatalf("charges %d, failures %d", st.Charges, st.ConsecutiveFailures)
 	}
