@@ -18,11 +18,7 @@ import (
 func TestHintKeepsAnOpenCardSessionsHold(t *testing.T) {
 	t.Parallel()
 	e := newPayEnv(t)
-	chainTx := &memChain{txs: map[string]commands.MinedTransaction{}}
-	owners := &memOwners{credited: map[string][]string{}, deposits: map[string]string{}}
-	hints := hintStore(t)
-	submit := commands.NewSubmitWalletPaymentHandler(e.store, hints, owners, chainTx, e.now)
-	follow := commands.NewCheckPaymentHintsHandler(e.store, hints, owners, chainTx, e.now)
+	chainTx, _, submit, follow := e.hintHandlers(t)
 	payer := "0x" + strings.Repeat("bb", 20)
 	for i, posted := range []string{"mined when posted", "mined later"} {
 		t.Run(posted, func(t *testing.T) {

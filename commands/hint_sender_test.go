@@ -17,11 +17,7 @@ import (
 func TestHintRecordsTheChainsSender(t *testing.T) {
 	t.Parallel()
 	e := newPayEnv(t)
-	chainTx := &memChain{txs: map[string]commands.MinedTransaction{}}
-	owners := &memOwners{credited: map[string][]string{}, deposits: map[string]string{}}
-	hints := hintStore(t)
-	submit := commands.NewSubmitWalletPaymentHandler(e.store, hints, owners, chainTx, e.now)
-	follow := commands.NewCheckPaymentHintsHandler(e.store, hints, owners, chainTx, e.now)
+	chainTx, _, submit, follow := e.hintHandlers(t)
 	stranger, payer := "0x"+strings.Repeat("aa", 20), "0x"+strings.Repeat("bb", 20)
 	mined := func(hash, deposit string) {
 		chainTx.txs[hash] = commands.MinedTransaction{Mined: true, BlockNumber: 9, Credits: []commands.ChainCredit{

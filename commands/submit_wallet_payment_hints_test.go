@@ -70,11 +70,7 @@ func TestHintsStayOutOfTheReceiptsStream(t *testing.T) {
 func TestFrontRunHintDoesNotBlockThePayer(t *testing.T) {
 	t.Parallel()
 	e := newPayEnv(t)
-	chainTx := &memChain{txs: map[string]commands.MinedTransaction{}}
-	owners := &memOwners{credited: map[string][]string{}, deposits: map[string]string{}}
-	hints := hintStore(t)
-	submit := commands.NewSubmitWalletPaymentHandler(e.store, hints, owners, chainTx, e.now)
-	follow := commands.NewCheckPaymentHintsHandler(e.store, hints, owners, chainTx, e.now)
+	chainTx, owners, submit, follow := e.hintHandlers(t)
 	x, y := e.depositReceipt(900, depositOf(60)), e.depositReceipt(900, depositOf(61))
 	owners.deposits[strings.ToLower(depositOf(60))], owners.deposits[strings.ToLower(depositOf(61))] = x, y
 	hash := "0x" + strings.Repeat("5e", 32)
@@ -114,4 +110,14 @@ func TestFrontRunHintDoesNotBlockThePayer(t *testing.T) {
 	if h := e.history(y); h != "ReceiptGenerated,PaymentAttemptStarted,PaymentSubmitted" {
 		t.Fatalf("the payer's history: %s", h)
 	}
+}
+
+// hintHandlers are a hint's submit command and the hint follower over one hint store, with the
+// chain and the deposit owners they read, both empty for the test to fill.
+func (e *payEnv) hintHandlers(t testing.TB) (*memChain, *memOwners, *commands.SubmitWalletPaymentHandler, *commands.CheckPaymentHintsHandler) {
+	chainTx := &memChain{txs: map[string]commands.MinedTransaction{}}
+	owners := &memOwners{credited: map[string][]string{}, deposits: map[string]string{}}
+	hints := hintStore(t)
+	return chainTx, owners, commands.NewSubmitWalletPaymentHandler(e.store, hints, owners, chainTx, e.now),
+		commands.NewCheckPaymentHintsHandler(e.store, hints, owners, chainTx, e.now)
 }
