@@ -192,9 +192,8 @@ func downgrade(node any) {
 				n["example"] = examples[0]
 			}
 		}
-		if n["type"] == "number" && n["format"] == nil {
-			// Amounts are decimals on the wire; float32 (oapi-codegen's default) would round them.
-			n["format"] = "double"
+		if n["type"] == "number" {
+			exactNumber(n)
 		}
 		if c, ok := n["const"]; ok {
 			delete(n, "const")
@@ -204,6 +203,21 @@ func downgrade(node any) {
 			downgrade(v)
 		}
 	}
+}
+
+// exactNumber makes a number schema a json.Number in the Go SDK. Why: the numbers are amounts,
+// rates and percentages written as exact decimals on the wire ("19.99", a fee rate to 12
+// places); a float64 (oapi-codegen's default with format double) rounds them, so a merchant
+// summing or comparing amounts in the SDK got 0.30000000000000004 where the receipt said 0.3.
+// json.Number keeps the service's text and is sent back as written; openapi-typescript ignores
+// the extension (JavaScript has no exact decimal in JSON.parse).
+func exactNumber(schema map[string]any) {
+	if schema["format"] == nil {
+		schema["format"] = "double"
+	}
+	// No x-go-type-import: the generated client imports encoding/json already, and naming it
+	// again declares it twice.
+	schema["x-go-type"] = "json.Number"
 }
 
 func downgradeTypes(schema map[string]any, types []any) {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
 )
@@ -20,5 +22,42 @@ func TestCommittedSubsetIsCurrent(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatal("sdk/openapi.json is not what docs/openapi.yaml gives: run make sdk and commit sdk/")
+	}
+}
+
+// TestEveryNumberIsExactInGo: every number of the subset (amounts, rates, percentages) is a
+// json.Number in the Go SDK, never a float64 that rounds the service's decimals.
+func TestEveryNumberIsExactInGo(t *testing.T) {
+	body, err := subset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	numbers := 0
+	var walk func(node any, at string)
+	walk = func(node any, at string) {
+		switch n := node.(type) {
+		case []any:
+			for i, v := range n {
+				walk(v, fmt.Sprintf("%s/%d", at, i))
+			}
+		case map[string]any:
+			if n["type"] == "number" {
+				numbers++
+				if n["x-go-type"] != "json.Number" {
+					t.Errorf("%s: a number the Go SDK reads as float64", at)
+				}
+			}
+			for k, v := range n {
+				walk(v, at+"/"+k)
+			}
+		}
+	}
+	walk(doc, "")
+	if numbers == 0 {
+		t.Fatal("no number in the subset: the walk read nothing")
 	}
 }

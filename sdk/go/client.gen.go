@@ -663,8 +663,8 @@ type Item struct {
 	Currency  ItemCurrency `json:"currency,omitempty"`
 	Id        string       `json:"id,omitempty"`
 	Name      string       `json:"name,omitempty"`
-	Price     float64      `json:"price,omitempty"`
-	PriceUsd  float64      `json:"priceUsd,omitempty"`
+	Price     json.Number  `json:"price,omitempty"`
+	PriceUsd  json.Number  `json:"priceUsd,omitempty"`
 	Sku       string       `json:"sku,omitempty"`
 	StockQty  int          `json:"stockQty,omitempty"`
 	Taxable   bool         `json:"taxable,omitempty"`
@@ -679,11 +679,11 @@ type ItemCurrency string
 type Jurisdiction struct {
 	Code       string `json:"code"`
 	Components []struct {
-		Name string  `json:"name,omitempty"`
-		Rate float64 `json:"rate,omitempty"`
+		Name string      `json:"name,omitempty"`
+		Rate json.Number `json:"rate,omitempty"`
 	} `json:"components"`
-	Name      string  `json:"name"`
-	TotalRate float64 `json:"totalRate"`
+	Name      string      `json:"name"`
+	TotalRate json.Number `json:"totalRate"`
 }
 
 // LineItem defines model for LineItem.
@@ -692,21 +692,21 @@ type LineItem struct {
 	Label  string `json:"label"`
 
 	// PriceUsd line total in the receipt's currency (unit price × qty for items)
-	PriceUsd float64 `json:"priceUsd"`
+	PriceUsd json.Number `json:"priceUsd"`
 
 	// Qty service lines only
 	Qty int    `json:"qty,omitempty"`
 	Sku string `json:"sku,omitempty"`
 
 	// Thumb data-URI image, service lines only
-	Thumb        string  `json:"thumb,omitempty"`
-	UnitPriceUsd float64 `json:"unitPriceUsd,omitempty"`
+	Thumb        string      `json:"thumb,omitempty"`
+	UnitPriceUsd json.Number `json:"unitPriceUsd,omitempty"`
 }
 
 // LineItemInput defines model for LineItemInput.
 type LineItemInput struct {
-	Label    string   `json:"label,omitempty"`
-	PriceUsd *float64 `json:"priceUsd,omitempty"`
+	Label    string       `json:"label,omitempty"`
+	PriceUsd *json.Number `json:"priceUsd,omitempty"`
 }
 
 // LiveUser defines model for LiveUser.
@@ -777,7 +777,9 @@ type OptionalOrderFields struct {
 // OrderItem defines model for OrderItem.
 type OrderItem struct {
 	Id  string `json:"id,omitempty"`
-	Qty int    `json:"qty,omitempty"`
+	Qty int    `json:"qty"`
+
+	// Sku used when id is not given
 	Sku string `json:"sku,omitempty"`
 }
 
@@ -800,22 +802,22 @@ type Receipt struct {
 	Metadata         map[string]string `json:"metadata,omitempty"`
 
 	// PaidLate paid after the payment window had failed the receipt
-	PaidLate         bool    `json:"paidLate,omitempty"`
-	ProcessingFeeUsd float64 `json:"processingFeeUsd,omitempty"`
-	ReceiptId        string  `json:"receiptId,omitempty"`
+	PaidLate         bool        `json:"paidLate,omitempty"`
+	ProcessingFeeUsd json.Number `json:"processingFeeUsd,omitempty"`
+	ReceiptId        string      `json:"receiptId,omitempty"`
 
 	// RefundedUsd processed refunds only (a claim counts once the chain shows it)
-	RefundedUsd   float64       `json:"refundedUsd,omitempty"`
+	RefundedUsd   json.Number   `json:"refundedUsd,omitempty"`
 	Refunds       []Refund      `json:"refunds,omitempty"`
 	Status        ReceiptStatus `json:"status,omitempty"`
-	SubtotalUsd   float64       `json:"subtotalUsd,omitempty"`
+	SubtotalUsd   json.Number   `json:"subtotalUsd,omitempty"`
 	TaxComponents []string      `json:"taxComponents,omitempty"`
-	TaxRate       float64       `json:"taxRate,omitempty"`
-	TaxUsd        float64       `json:"taxUsd,omitempty"`
+	TaxRate       json.Number   `json:"taxRate,omitempty"`
+	TaxUsd        json.Number   `json:"taxUsd,omitempty"`
 
 	// TotalUsd sum of all line items, in the receipt's currency
-	TotalUsd      float64 `json:"totalUsd,omitempty"`
-	TransactionId string  `json:"transactionId,omitempty"`
+	TotalUsd      json.Number `json:"totalUsd,omitempty"`
+	TransactionId string      `json:"transactionId,omitempty"`
 }
 
 // ReceiptCurrency defines model for Receipt.Currency.
@@ -830,7 +832,7 @@ type Refund struct {
 	Amount string `json:"amount"`
 
 	// AmountUsd the refund, in the receipt's currency
-	AmountUsd float64 `json:"amountUsd"`
+	AmountUsd json.Number `json:"amountUsd"`
 
 	// Proof what a processed refund rests on
 	Proof RefundProof `json:"proof"`
@@ -875,9 +877,9 @@ type ShopConfig struct {
 	Name string `json:"name,omitempty"`
 
 	// ProcessingFeePct merchant add-on in percent (admin write)
-	ProcessingFeePct float64 `json:"processingFeePct,omitempty"`
-	SetupComplete    bool    `json:"setupComplete,omitempty"`
-	Slug             string  `json:"slug,omitempty"`
+	ProcessingFeePct json.Number `json:"processingFeePct,omitempty"`
+	SetupComplete    bool        `json:"setupComplete,omitempty"`
+	Slug             string      `json:"slug,omitempty"`
 	Theme            struct {
 		AccentColor    string                      `json:"accentColor,omitempty"`
 		BrandLogoUrl   string                      `json:"brandLogoUrl,omitempty"`
@@ -892,8 +894,8 @@ type ShopConfig struct {
 	UpdatedAt int `json:"updatedAt,omitempty"`
 
 	// WebhookUrl where subscription.charged and subscription.charge_failed webhooks go (docs/webhooks.md); "" stops them
-	WebhookUrl  string  `json:"webhookUrl,omitempty"`
-	XpPerDollar float64 `json:"xpPerDollar,omitempty"`
+	WebhookUrl  string      `json:"webhookUrl,omitempty"`
+	XpPerDollar json.Number `json:"xpPerDollar,omitempty"`
 }
 
 // ShopConfigArrangement defines model for ShopConfig.Arrangement.
@@ -911,8 +913,8 @@ type ShopConfigThemeLogoShape string
 // SiteConfig defines model for SiteConfig.
 type SiteConfig struct {
 	DefaultPaymentToken SiteConfigDefaultPaymentToken `json:"defaultPaymentToken,omitempty"`
-	ProcessingFeePct    float64                       `json:"processingFeePct,omitempty"`
-	ReserveRatios       map[string]float64            `json:"reserveRatios,omitempty"`
+	ProcessingFeePct    json.Number                   `json:"processingFeePct,omitempty"`
+	ReserveRatios       map[string]json.Number        `json:"reserveRatios,omitempty"`
 	Theme               struct {
 		BrandFaviconUrl      string `json:"brandFaviconUrl,omitempty"`
 		BrandLogoUrl         string `json:"brandLogoUrl,omitempty"`
@@ -949,7 +951,7 @@ type StatusRead struct {
 	BuyerWallet    string `json:"buyerWallet"`
 
 	// CustomerTotalUsd the total, processing fee included
-	CustomerTotalUsd float64 `json:"customerTotalUsd"`
+	CustomerTotalUsd json.Number `json:"customerTotalUsd"`
 
 	// DepositAddress where the receipt is paid (DESIGN 9): its own CREATE2 deposit address, EIP-55; null when the merchant had no split or no deposit factory was known
 	DepositAddress           string                    `json:"depositAddress"`
@@ -965,22 +967,22 @@ type StatusRead struct {
 	PaidLate bool `json:"paidLate"`
 
 	// PreviousStatus the status before; for a first status, that status itself
-	PreviousStatus           string  `json:"previousStatus"`
-	ProcessorSessionId       string  `json:"processorSessionId"`
-	ProcessorSourceAmountUsd float64 `json:"processorSourceAmountUsd"`
-	ProviderErrorCode        string  `json:"providerErrorCode"`
-	ProviderRequestId        string  `json:"providerRequestId"`
-	ReceiptId                string  `json:"receiptId"`
+	PreviousStatus           string      `json:"previousStatus"`
+	ProcessorSessionId       string      `json:"processorSessionId"`
+	ProcessorSourceAmountUsd json.Number `json:"processorSourceAmountUsd"`
+	ProviderErrorCode        string      `json:"providerErrorCode"`
+	ProviderRequestId        string      `json:"providerRequestId"`
+	ReceiptId                string      `json:"receiptId"`
 
 	// RefundedUsd processed refunds only (a claim counts once the chain shows it)
-	RefundedUsd float64          `json:"refundedUsd"`
+	RefundedUsd json.Number      `json:"refundedUsd"`
 	Refunds     []Refund         `json:"refunds"`
 	Status      StatusReadStatus `json:"status"`
 	Timestamp   int              `json:"timestamp"`
 
 	// Token the paid or attempted token, else the latest quoted one, else USDC
 	Token           string                    `json:"token"`
-	TotalUsd        float64                   `json:"totalUsd"`
+	TotalUsd        json.Number               `json:"totalUsd"`
 	TransactionHash string                    `json:"transactionHash"`
 	TransactionId   string                    `json:"transactionId"`
 	WebhookDelivery StatusReadWebhookDelivery `json:"webhookDelivery"`
@@ -1005,10 +1007,10 @@ type Subscription struct {
 	MerchantWallet string `json:"merchantWallet,omitempty"`
 
 	// NextChargeAt Unix ms
-	NextChargeAt int     `json:"nextChargeAt,omitempty"`
-	Period       string  `json:"period,omitempty"`
-	PlanId       string  `json:"planId,omitempty"`
-	PriceUsd     float64 `json:"priceUsd,omitempty"`
+	NextChargeAt int         `json:"nextChargeAt,omitempty"`
+	Period       string      `json:"period,omitempty"`
+	PlanId       string      `json:"planId,omitempty"`
+	PriceUsd     json.Number `json:"priceUsd,omitempty"`
 
 	// Status ended: the spend permission has ended (read, not stored): never charged again
 	Status         SubscriptionStatus `json:"status,omitempty"`
@@ -1183,8 +1185,8 @@ type ListInventoryParamsCurrency string
 type UpsertInventoryItemJSONBody struct {
 	Currency UpsertInventoryItemJSONBodyCurrency `json:"currency,omitempty"`
 	Name     string                              `json:"name"`
-	Price    *float64                            `json:"price,omitempty"`
-	PriceUsd *float64                            `json:"priceUsd,omitempty"`
+	Price    *json.Number                        `json:"price,omitempty"`
+	PriceUsd *json.Number                        `json:"priceUsd,omitempty"`
 	Sku      string                              `json:"sku"`
 	StockQty *int                                `json:"stockQty,omitempty"`
 	Taxable  *bool                               `json:"taxable,omitempty"`
@@ -1224,7 +1226,9 @@ type CreateOrderJSONBody struct {
 	// Country ISO 3166-1 alpha-2
 	Country  string                      `json:"country,omitempty"`
 	Currency CreateOrderJSONBodyCurrency `json:"currency,omitempty"`
-	Items    []OrderItem                 `json:"items,omitempty"`
+
+	// Items at least one line, else items_required
+	Items []OrderItem `json:"items"`
 
 	// JurisdictionCode Example: US-CA
 	JurisdictionCode string            `json:"jurisdictionCode,omitempty"`
@@ -1244,9 +1248,9 @@ type CreateOrderJSONBody struct {
 	State string `json:"state,omitempty"`
 
 	// SuccessUrl alias success_url
-	SuccessUrl    string   `json:"successUrl,omitempty"`
-	TaxComponents []string `json:"taxComponents,omitempty"`
-	TaxRate       *float64 `json:"taxRate,omitempty"`
+	SuccessUrl    string       `json:"successUrl,omitempty"`
+	TaxComponents []string     `json:"taxComponents,omitempty"`
+	TaxRate       *json.Number `json:"taxRate,omitempty"`
 
 	// TransactionId alias transaction_id; custom reference
 	TransactionId string `json:"transactionId,omitempty"`
@@ -1318,7 +1322,7 @@ type CreateReceiptJSONBody struct {
 	SuccessUrl string `json:"successUrl,omitempty"`
 
 	// TotalUsd must equal the sum of the lines
-	TotalUsd float64 `json:"totalUsd"`
+	TotalUsd json.Number `json:"totalUsd"`
 
 	// TransactionId alias transaction_id; custom reference
 	TransactionId string `json:"transactionId,omitempty"`
@@ -1385,10 +1389,10 @@ type SearchUsersParams struct {
 	Languages *string `form:"languages,omitempty" json:"languages,omitempty"`
 
 	// MinXp inclusive; below 0 is 400 invalid_input
-	MinXp *float64 `form:"minXp,omitempty" json:"minXp,omitempty"`
+	MinXp *json.Number `form:"minXp,omitempty" json:"minXp,omitempty"`
 
 	// MaxXp inclusive; below 0 is 400 invalid_input
-	MaxXp *float64 `form:"maxXp,omitempty" json:"maxXp,omitempty"`
+	MaxXp *json.Number `form:"maxXp,omitempty" json:"maxXp,omitempty"`
 
 	// Live when true only users live now (heartbeat within 2 minutes) with spacePublic
 	Live *bool `form:"live,omitempty" json:"live,omitempty"`
@@ -5506,14 +5510,14 @@ type ListSplitTransactionsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *[]struct {
-		Amount          float64   `json:"amount,omitempty"`
-		Currency        string    `json:"currency,omitempty"`
-		Fees            float64   `json:"fees,omitempty"`
-		Id              string    `json:"id,omitempty"`
-		ReceiptId       string    `json:"receiptId,omitempty"`
-		Status          string    `json:"status,omitempty"`
-		Timestamp       time.Time `json:"timestamp,omitempty"`
-		TransactionHash string    `json:"transactionHash,omitempty"`
+		Amount          json.Number `json:"amount,omitempty"`
+		Currency        string      `json:"currency,omitempty"`
+		Fees            json.Number `json:"fees,omitempty"`
+		Id              string      `json:"id,omitempty"`
+		ReceiptId       string      `json:"receiptId,omitempty"`
+		Status          string      `json:"status,omitempty"`
+		Timestamp       time.Time   `json:"timestamp,omitempty"`
+		TransactionHash string      `json:"transactionHash,omitempty"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *InvalidInput
@@ -5523,14 +5527,14 @@ type ListSplitTransactionsResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListSplitTransactionsResponse) GetJSON200() *[]struct {
-	Amount          float64   `json:"amount,omitempty"`
-	Currency        string    `json:"currency,omitempty"`
-	Fees            float64   `json:"fees,omitempty"`
-	Id              string    `json:"id,omitempty"`
-	ReceiptId       string    `json:"receiptId,omitempty"`
-	Status          string    `json:"status,omitempty"`
-	Timestamp       time.Time `json:"timestamp,omitempty"`
-	TransactionHash string    `json:"transactionHash,omitempty"`
+	Amount          json.Number `json:"amount,omitempty"`
+	Currency        string      `json:"currency,omitempty"`
+	Fees            json.Number `json:"fees,omitempty"`
+	Id              string      `json:"id,omitempty"`
+	ReceiptId       string      `json:"receiptId,omitempty"`
+	Status          string      `json:"status,omitempty"`
+	Timestamp       time.Time   `json:"timestamp,omitempty"`
+	TransactionHash string      `json:"transactionHash,omitempty"`
 } {
 	return r.JSON200
 }
@@ -7712,14 +7716,14 @@ func ParseListSplitTransactionsResponse(rsp *http.Response) (*ListSplitTransacti
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest []struct {
-			Amount          float64   `json:"amount,omitempty"`
-			Currency        string    `json:"currency,omitempty"`
-			Fees            float64   `json:"fees,omitempty"`
-			Id              string    `json:"id,omitempty"`
-			ReceiptId       string    `json:"receiptId,omitempty"`
-			Status          string    `json:"status,omitempty"`
-			Timestamp       time.Time `json:"timestamp,omitempty"`
-			TransactionHash string    `json:"transactionHash,omitempty"`
+			Amount          json.Number `json:"amount,omitempty"`
+			Currency        string      `json:"currency,omitempty"`
+			Fees            json.Number `json:"fees,omitempty"`
+			Id              string      `json:"id,omitempty"`
+			ReceiptId       string      `json:"receiptId,omitempty"`
+			Status          string      `json:"status,omitempty"`
+			Timestamp       time.Time   `json:"timestamp,omitempty"`
+			TransactionHash string      `json:"transactionHash,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err

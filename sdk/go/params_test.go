@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	payledger "github.com/payledger/payledger/sdk/go"
@@ -71,7 +72,7 @@ func TestUnsetParamsAreNotSent(t *testing.T) {
 // tax rate of 0, an export from the epoch).
 func TestZeroValuesAreSent(t *testing.T) {
 	item, err := payledger.NewUpsertInventoryItemRequest(someBase, nil, payledger.UpsertInventoryItemJSONRequestBody{
-		Sku: "S", Name: "N", PriceUsd: new(0.0), StockQty: new(0), Taxable: new(false)})
+		Sku: "S", Name: "N", PriceUsd: new(json.Number("0")), StockQty: new(0), Taxable: new(false)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestZeroValuesAreSent(t *testing.T) {
 		t.Errorf("inventory body %v lacks priceUsd 0, stockQty 0 or taxable false", got)
 	}
 	order, err := payledger.NewCreateOrderRequest(someBase, nil, payledger.CreateOrderJSONRequestBody{
-		Items: []payledger.OrderItem{{Sku: "S", Qty: 1}}, JurisdictionCode: "US-CA", TaxRate: new(0.0)})
+		Items: []payledger.OrderItem{{Sku: "S", Qty: 1}}, JurisdictionCode: "US-CA", TaxRate: new(json.Number("0"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestZeroValuesAreSent(t *testing.T) {
 		t.Errorf("order body %v lacks taxRate 0", got)
 	}
 	receipt, err := payledger.NewCreateReceiptRequest(someBase, nil, payledger.CreateReceiptJSONRequestBody{
-		LineItems: []payledger.LineItemInput{{Label: "free", PriceUsd: new(0.0)}, {Label: "paid", PriceUsd: new(1.0)}}, TotalUsd: 1})
+		LineItems: []payledger.LineItemInput{{Label: "free", PriceUsd: new(json.Number("0"))}, {Label: "paid", PriceUsd: new(json.Number("1"))}}, TotalUsd: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestZeroValuesAreSent(t *testing.T) {
 // to send it but a hand-written request editor, and a retry after a timeout made a second receipt.
 func TestCreateReceiptTakesAnIdempotencyKey(t *testing.T) {
 	req, err := payledger.NewCreateReceiptRequest(someBase, &payledger.CreateReceiptParams{IdempotencyKey: new("retry-1")},
-		payledger.CreateReceiptJSONRequestBody{LineItems: []payledger.LineItemInput{{Label: "a", PriceUsd: new(1.0)}}, TotalUsd: 1})
+		payledger.CreateReceiptJSONRequestBody{LineItems: []payledger.LineItemInput{{Label: "a", PriceUsd: new(json.Number("1"))}}, TotalUsd: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,4 +136,30 @@ func bodyFields(t *testing.T, req *http.Request) map[string]any {
 		t.Fatalf("%s: %v", raw, err)
 	}
 	return fields
+}
+
+// TestAmountsKeepTheServicesDecimals: an amount reads as the service wrote it and is sent back
+// as written. As float64 (the generator's default) 0.1 + 0.2 of two line items summed to
+// 0.30000000000000004, and a fee rate written to 12 places came back rounded.
+func TestAmountsKeepTheServicesDecimals(t *testing.T) {
+	var r payledger.Receipt
+	if err := json.Unmarshal([]byte(`{"totalUsd": 90071992547409.93, "taxRate": 0.072500000001}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.TotalUsd.String() != "90071992547409.93" || r.TaxRate.String() != "0.072500000001" {
+		t.Errorf("read totalUsd %s, taxRate %s", r.TotalUsd, r.TaxRate)
+	}
+	receipt, err := payledger.NewCreateReceiptRequest(someBase, nil, payledger.CreateReceiptJSONRequestBody{
+		LineItems: []payledger.LineItemInput{{Label: "a", PriceUsd: new(json.Number("0.1"))}, {Label: "b", PriceUsd: new(json.Number("0.2"))}},
+		TotalUsd:  "0.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(receipt.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"totalUsd":0.3`; !strings.Contains(string(body), want) {
+		t.Errorf("the body %s lacks %s", body, want)
+	}
 }

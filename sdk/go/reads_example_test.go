@@ -1,7 +1,9 @@
 package payledger_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"math/big"
 	"reflect"
 	"testing"
 	"time"
@@ -56,7 +58,7 @@ func TestDeveloperReadsAgainstTheBinary(t *testing.T) {
 	upsert := func(stock int, taxable bool) payledger.Item {
 		t.Helper()
 		res, err := client.UpsertInventoryItemWithResponse(ctx, nil, payledger.UpsertInventoryItemJSONRequestBody{
-			Sku: sku, Name: "Zero", PriceUsd: new(2.0), StockQty: &stock, Taxable: &taxable})
+			Sku: sku, Name: "Zero", PriceUsd: new(json.Number("2")), StockQty: &stock, Taxable: &taxable})
 		switch {
 		case err != nil:
 			t.Fatal(err)
@@ -74,11 +76,11 @@ func TestDeveloperReadsAgainstTheBinary(t *testing.T) {
 	}
 	upsert(5, true)
 	order, err := client.CreateOrderWithResponse(ctx, nil, payledger.CreateOrderJSONRequestBody{
-		Items: []payledger.OrderItem{{Sku: sku, Qty: 1}}, JurisdictionCode: "US-CA", TaxRate: new(0.0)})
+		Items: []payledger.OrderItem{{Sku: sku, Qty: 1}}, JurisdictionCode: "US-CA", TaxRate: new(json.Number("0"))})
 	if err != nil || order.JSON200 == nil {
 		t.Fatalf("order: %v %s", err, describe(order))
 	}
-	if r := order.JSON200.Receipt; r.TaxUsd != 0 || r.TaxRate != 0 {
+	if r := order.JSON200.Receipt; !isZero(r.TaxUsd) || !isZero(r.TaxRate) {
 		t.Errorf("an order with taxRate 0 is taxed %v (rate %v)", r.TaxUsd, r.TaxRate)
 	}
 }
@@ -88,7 +90,7 @@ func TestDeveloperReadsAgainstTheBinary(t *testing.T) {
 func TestCreateReceiptRetryAgainstTheBinary(t *testing.T) {
 	ctx, client := binaryClient(t)
 	params := &payledger.CreateReceiptParams{IdempotencyKey: new(fmt.Sprintf("sdk-retry-%d", time.Now().UnixNano()))}
-	create := func(price float64) *payledger.CreateReceiptResponse {
+	create := func(price json.Number) *payledger.CreateReceiptResponse {
 		t.Helper()
 		res, err := client.CreateReceiptWithResponse(ctx, params, payledger.CreateReceiptJSONRequestBody{
 			LineItems: []payledger.LineItemInput{{Label: "Retry", PriceUsd: &price}}, TotalUsd: price})
@@ -97,11 +99,11 @@ func TestCreateReceiptRetryAgainstTheBinary(t *testing.T) {
 		}
 		return res
 	}
-	first, again := create(1.5), create(1.5)
+	first, again := create("1.5"), create("1.5")
 	if first.JSON201 == nil || again.JSON201 == nil || first.JSON201.Receipt.ReceiptId != again.JSON201.Receipt.ReceiptId {
 		t.Fatalf("a retry under the same key: %s, then %s", describe(first), describe(again))
 	}
-	if other := create(2.5); other.JSON409 == nil || other.JSON409.Error != payledger.ErrorErrorIdempotencyConflict {
+	if other := create("2.5"); other.JSON409 == nil || other.JSON409.Error != payledger.ErrorErrorIdempotencyConflict {
 		t.Errorf("another body under the key: %s", describe(other))
 	}
 }
@@ -113,4 +115,10 @@ func describe(res answered) string {
 		return "no answer"
 	}
 	return fmt.Sprintf("%d %s", res.StatusCode(), v.Elem().FieldByName("Body").Bytes())
+}
+
+// isZero says whether an amount the service wrote is 0, however many decimals it wrote.
+func isZero(n json.Number) bool {
+	r, ok := new(big.Rat).SetString(n.String())
+	return ok && r.Sign() == 0
 }

@@ -646,7 +646,8 @@ export interface components {
         };
         OrderItem: {
             id?: string;
-            qty?: number;
+            qty: number;
+            /** @description used when id is not given */
             sku?: string;
         };
         Receipt: {
@@ -1364,7 +1365,8 @@ export interface operations {
                 "application/json": components["schemas"]["OptionalOrderFields"] & {
                     /** @enum {string} */
                     currency?: "USD" | "EUR" | "usd" | "eur";
-                    items?: components["schemas"]["OrderItem"][];
+                    /** @description at least one line, else items_required */
+                    items: components["schemas"]["OrderItem"][];
                     /** @example US-CA */
                     jurisdictionCode?: string;
                     taxComponents?: string[];
