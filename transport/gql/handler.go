@@ -19,8 +19,9 @@ import (
 )
 
 // Limits of an operation (DESIGN 8: depth and complexity limited). Every field costs 1 and a
-// list field costs its children times its first argument, so leaderboard(first: 100) with all
-// of User's 12 fields costs 1,201: one such list per operation, not two. The depth limit counts
+// field that reads the store costs ReadCost besides, a list field its children times its first
+// argument too, so leaderboard(first: 100) with all of User's 12 fields costs 1,220: one such
+// list per operation, not two. The depth limit counts
 // introspection too: __Type.ofType is the schema's only unbounded nesting (gqlparser's own rule
 // bounds only __Type's list fields), and GraphiQL's introspection query stays within 15.
 //
@@ -36,10 +37,14 @@ const (
 	MaxTokens        = 2000
 	MaxFields        = 500
 	MaxIntrospection = 1
-	// UserCost is what one user(wallet:) lookup costs besides its selection: each is a read of
-	// the store, so an operation holds at most about 100 of them (the loader runs them one at a
-	// time, never one connection per alias).
-	UserCost = 20
+	// ReadCost is what a field that reads the store (user, leaderboard, liveUsers, follows)
+	// costs besides its selection, so an operation holds at most about 100 reads; they run one
+	// at a time (readGate), never one connection per alias. A list field cost only its items
+	// before, so 180 aliased liveUsers(first: 0) fit and gqlgen ran them at once, on every
+	// connection of the pool.
+	ReadCost = 20
+	// UserCost is what one user(wallet:) lookup costs besides its selection.
+	UserCost = ReadCost
 )
 
 // NewHandler returns the GraphQL endpoint (GET and POST, introspection allowed, no mutation
@@ -48,13 +53,13 @@ func NewHandler(store Store, now func() time.Time) http.Handler {
 	if store == nil || now == nil {
 		panic("gql: NewHandler needs a store and a clock")
 	}
-	cfg := Config{Resolvers: &resolver{store: store, now: now}}
+	cfg := Config{Resolvers: &resolver{now: now}}
 	perItem := func(child int, first *int) int {
 		n := DefaultFirst
 		if first != nil {
 			n = max(*first, 1)
 		}
-		return 1 + n*child
+		return ReadCost + n*child
 	}
 	cfg.Complexity.Query.Leaderboard = perItem
 	cfg.Complexity.Query.LiveUsers = perItem

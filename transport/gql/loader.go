@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/payledger/payledger/readmodels"
 )
@@ -66,18 +67,62 @@ func (l *countLoader) load(wallet string) (readmodels.FollowCounts, error) {
 	return l.loaded[wallet], nil
 }
 
-// loaders are one request's loaders.
+// loaders are one request's loaders, and the store its resolvers read through.
 type loaders struct {
 	counts *countLoader
 	users  *userLoader
+	store  Store
 }
 
 type loadersKey struct{}
 
 // withLoaders gives the operation in ctx its own loaders: counts are never shared between
-// requests, so they are never stale across them.
+// requests, so they are never stale across them. Every read of the operation passes one
+// readGate: gqlgen resolves a query's root fields concurrently, so aliased list fields each
+// took a pool connection at once.
 func withLoaders(ctx context.Context, store Store) context.Context {
-	return context.WithValue(ctx, loadersKey{}, &loaders{counts: newCountLoader(ctx, store), users: newUserLoader(ctx, store)})
+	gated := &readGate{store: store}
+	return context.WithValue(ctx, loadersKey{}, &loaders{counts: newCountLoader(ctx, gated), users: newUserLoader(ctx, gated), store: gated})
+}
+
+// readGate runs an operation's reads of the store one at a time: an operation holds one pool
+// connection, whatever its aliases. It is the innermost lock (the loaders call it holding
+// theirs; it calls nothing that locks), so it cannot deadlock with them.
+type readGate struct {
+	store Store
+	mu    sync.Mutex
+}
+
+var _ Store = (*readGate)(nil)
+
+func (g *readGate) Get(ctx context.Context, wallet string) (readmodels.User, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.store.Get(ctx, wallet)
+}
+
+func (g *readGate) Leaderboard(ctx context.Context, first int) ([]readmodels.User, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.store.Leaderboard(ctx, first)
+}
+
+func (g *readGate) Live(ctx context.Context, now time.Time, limit int) ([]readmodels.User, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.store.Live(ctx, now, limit)
+}
+
+func (g *readGate) FollowPage(ctx context.Context, wallet string, followers bool, first int, after string) ([]readmodels.Follow, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.store.FollowPage(ctx, wallet, followers, first, after)
+}
+
+func (g *readGate) FollowCounts(ctx context.Context, wallets []string) (map[string]readmodels.FollowCounts, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.store.FollowCounts(ctx, wallets)
 }
 
 func loadersFrom(ctx context.Context) *loaders {

@@ -34,9 +34,10 @@ const (
 	DefaultFirst = 25
 )
 
+// resolver reads through the operation's loaders (loadersFrom), never the store itself: every
+// read of an operation passes its readGate.
 type resolver struct {
-	store Store
-	now   func() time.Time
+	now func() time.Time
 }
 
 func (r *resolver) Query() QueryResolver                       { return queryResolver{r} }
@@ -64,7 +65,7 @@ func (q queryResolver) Leaderboard(ctx context.Context, first *int) ([]User, err
 	if err != nil {
 		return nil, err
 	}
-	users, err := q.store.Leaderboard(ctx, n)
+	users, err := loadersFrom(ctx).store.Leaderboard(ctx, n)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func (q queryResolver) LiveUsers(ctx context.Context, first *int) ([]LiveUser, e
 		return nil, err
 	}
 	now := q.now()
-	users, err := q.store.Live(ctx, now, n)
+	users, err := loadersFrom(ctx).store.Live(ctx, now, n)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func (q queryResolver) Follows(ctx context.Context, wallet string, direction Fol
 		}
 	}
 	followers := direction == FollowDirectionFollowers
-	page, err := q.store.FollowPage(ctx, wallet, followers, n+1, from)
+	page, err := loadersFrom(ctx).store.FollowPage(ctx, wallet, followers, n+1, from)
 	if err != nil {
 		return nil, err
 	}
