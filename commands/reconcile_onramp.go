@@ -119,12 +119,30 @@ func (h *ReconcileOnrampHandler) nextPage(ctx context.Context, before time.Time)
 	return ids, nil
 }
 
+// decidable reports whether a session status the processor reports can change a receipt that is
+// status, so that Verify applies it. Only the completion moves an accepted ACH payment on. A
+// failure applies only to a generated or pending receipt (receipt.Fail); on any other it is
+// recorded as PaymentFailureIgnored, and the signed event of that failure records it once.
+// Deciding it here recorded it again on every call: after every checkout_success report, which
+// anyone with the page's link may post (20 an hour), a receipt paid or expired with a card
+// checkout left behind grew its own stream, which every command replays, for good.
+func decidable(status receipt.Status, session string) bool {
+	failure := receipt.ProcessorUpdate{Status: session}.IsFailure()
+	switch {
+	case status == receipt.StatusACHPending:
+		return session == "fulfillment_complete"
+	case failure:
+		return status == receipt.StatusGenerated || status == receipt.StatusPending
+	}
+	return true
+}
+
 // Verify asks the processor for the session of the receipt's current onramp attempt and applies
 // its status through the guards (a success pays only with a source amount that covers what is
 // due: the processor's events may omit it, its Get is where it is verified). It reports whether the receipt changed, and the append. A
 // receipt without a current onramp session, or a session in a status the processor does not
 // report as news, changes nothing; of an ach_pending receipt only the session's completion is
-// applied. Errors: the processor's, receipt.ErrNotFound, ErrContended,
+// applied, and a failure only to a generated or pending receipt (decidable). Errors: the processor's, receipt.ErrNotFound, ErrContended,
 // wrapped store errors.
 func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (bool, eventstore.AppendResult, error) {
 	if h.processor == nil {
@@ -145,9 +163,7 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 	if !slices.Contains(receipt.ProcessorStatuses, sess.Status) {
 		return false, eventstore.AppendResult{}, nil
 	}
-	if loaded.State.Status == receipt.StatusACHPending && sess.Status != "fulfillment_complete" {
-		// Only the completion moves an accepted ACH payment on: a failure never replaces
-		// ach_pending, and deciding it on every pass would record it ignored on every pass.
+	if !decidable(loaded.State.Status, sess.Status) {
 		return false, eventstore.AppendResult{}, nil
 	}
 	exact := numberText(sess.SourceAmountUSD)
