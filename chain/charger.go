@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -29,8 +30,10 @@ const GasMarginPercent = 20
 // with the spend-permission manager and USDC, over an RPC connection whose batches serve the
 // checks, the broadcasts and the receipts of a whole wave.
 type ChargeOperator struct {
-	*Operator  // the key, its address and the chain id
-	rpc        *RPC
+	*Operator                      // the key, its address and the chain id
+	rpc        atomic.Pointer[RPC] // nil until the node answered (NewLateChargeOperator; Connect)
+	late       *LateBackend        // the Operator's backend when built before the node answered
+	connecting sync.Mutex          // one Connect at a time
 	signer     types.Signer
 	manager    common.Address
 	usdc       common.Address
@@ -46,10 +49,20 @@ type ChargeOperator struct {
 // NewChargeOperator returns the charging chain of the operator keyHex (CHAIN_OPERATOR_KEY) on
 // chainID over r, with the manager (SPEND_PERMISSION_MANAGER) and USDC from tokens.
 func NewChargeOperator(keyHex string, chainID uint64, r *RPC, tokens []Token, manager string) (*ChargeOperator, error) {
+	c, err := newChargeOperator(keyHex, chainID, r.Backend(), tokens, manager)
+	if err != nil {
+		return nil, err
+	}
+	c.rpc.Store(r)
+	return c, nil
+}
+
+// newChargeOperator is the charging chain over backend b, without its RPC connection yet.
+func newChargeOperator(keyHex string, chainID uint64, b OperatorBackend, tokens []Token, manager string) (*ChargeOperator, error) {
 	if keyHex == "" {
 		return nil, ErrNoOperatorKey
 	}
-	op, err := NewOperator(keyHex, chainID, r.Backend(), tokens)
+	op, err := NewOperator(keyHex, chainID, b, tokens)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +78,7 @@ func NewChargeOperator(keyHex string, chainID uint64, r *RPC, tokens []Token, ma
 	if err != nil {
 		return nil, err
 	}
-	return &ChargeOperator{Operator: op, rpc: r, signer: types.LatestSignerForChainID(op.chainID),
+	return &ChargeOperator{Operator: op, signer: types.LatestSignerForChainID(op.chainID),
 		manager: common.HexToAddress(manager), usdc: usdc.Address, managerABI: mABI, tokenABI: tABI}, nil
 }
 
@@ -73,7 +86,13 @@ func NewChargeOperator(keyHex string, chainID uint64, r *RPC, tokens []Token, ma
 func (c *ChargeOperator) USDC() string { return strings.ToLower(c.usdc.Hex()) }
 
 // Stats is the RPC connection's call counts.
-func (c *ChargeOperator) Stats() Stats { return c.rpc.Stats() }
+func (c *ChargeOperator) Stats() Stats {
+	r, err := c.node()
+	if err != nil {
+		return Stats{}
+	}
+	return r.Stats()
+}
 
 // checkCalls is how many eth_calls one spend check makes (spendCallArgs' order).
 const checkCalls = 5
@@ -95,7 +114,11 @@ func (c *ChargeOperator) CheckSpends(ctx context.Context, checks []onchain.Spend
 		}
 		args = append(args, calls...)
 	}
-	res, errs, err := batchCall[hexutil.Bytes](ctx, c.rpc, "eth_call", args)
+	r, err := c.node()
+	if err != nil {
+		return nil, err
+	}
+	res, errs, err := batchCall[hexutil.Bytes](ctx, r, "eth_call", args)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +134,7 @@ func (c *ChargeOperator) CheckSpends(ctx context.Context, checks []onchain.Spend
 	// A refusal is recorded as the charge's failure, for good: only on this chain's word (the
 	// guard's verdict may be a minute old; Operator.sameChainNow).
 	if refused {
-		if err := c.rpc.freshChain(ctx); err != nil {
+		if err := r.freshChain(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -201,7 +224,11 @@ func (c *ChargeOperator) fees(ctx context.Context) (*big.Int, *big.Int, error) {
 	if c.tip != nil && time.Since(c.feesAt) < 10*time.Second {
 		return c.tip, c.feeCap, nil
 	}
-	b := c.rpc.Backend()
+	r, err := c.node()
+	if err != nil {
+		return nil, nil, err
+	}
+	b := r.Backend()
 	head, err := b.HeaderByNumber(ctx, nil)
 	if err != nil {
 		return nil, nil, err
@@ -210,7 +237,7 @@ func (c *ChargeOperator) fees(ctx context.Context) (*big.Int, *big.Int, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	c.rpc.count(2)
+	r.count(2)
 	base := head.BaseFee
 	if base == nil {
 		base = new(big.Int)
@@ -230,7 +257,11 @@ func (c *ChargeOperator) EstimateGas(ctx context.Context, calls []onchain.TxCall
 		}
 		args[i] = []any{map[string]any{"from": c.from, "to": common.HexToAddress(call.To), "data": hexutil.Bytes(call.Data)}, "latest"}
 	}
-	res, errs, err := batchCall[hexutil.Uint64](ctx, c.rpc, "eth_estimateGas", args)
+	r, err := c.node()
+	if err != nil {
+		return nil, err
+	}
+	res, errs, err := batchCall[hexutil.Uint64](ctx, r, "eth_estimateGas", args)
 	if err != nil {
 		return nil, fmt.Errorf("eth_estimateGas: %w", err)
 	}
@@ -340,7 +371,11 @@ func (c *ChargeOperator) BroadcastAll(ctx context.Context, raws [][]byte) error 
 	for i, raw := range raws {
 		args[i] = []any{hexutil.Bytes(raw)}
 	}
-	_, errs, err := batchCall[hexutil.Bytes](ctx, c.rpc, "eth_sendRawTransaction", args)
+	r, err := c.node()
+	if err != nil {
+		return err
+	}
+	_, errs, err := batchCall[hexutil.Bytes](ctx, r, "eth_sendRawTransaction", args)
 	if err != nil {
 		return err
 	}
@@ -363,11 +398,15 @@ func (c *ChargeOperator) Outcomes(ctx context.Context, hashes []string) ([]*onch
 	for i, h := range hashes {
 		hs[i] = common.HexToHash(h)
 	}
-	rs, err := c.rpc.TransactionReceipts(ctx, hs)
+	node, err := c.node()
 	if err != nil {
 		return nil, err
 	}
-	canonical, err := c.canonicalAtDepth(ctx, rs)
+	rs, err := node.TransactionReceipts(ctx, hs)
+	if err != nil {
+		return nil, err
+	}
+	canonical, err := c.canonicalAtDepth(ctx, node, rs)
 	if err != nil {
 		return nil, err
 	}
@@ -386,7 +425,7 @@ func (c *ChargeOperator) Outcomes(ctx context.Context, hashes []string) ([]*onch
 
 // canonicalAtDepth is the hash of the chain's block at each number of the receipts rs that is
 // at least the confirmation depth deep (one batch of headers for the distinct numbers).
-func (c *ChargeOperator) canonicalAtDepth(ctx context.Context, rs []*types.Receipt) (map[uint64]common.Hash, error) {
+func (c *ChargeOperator) canonicalAtDepth(ctx context.Context, node *RPC, rs []*types.Receipt) (map[uint64]common.Hash, error) {
 	out := map[uint64]common.Hash{}
 	var numbers []uint64
 	var head uint64
@@ -396,7 +435,7 @@ func (c *ChargeOperator) canonicalAtDepth(ctx context.Context, rs []*types.Recei
 		}
 		if numbers == nil {
 			var err error
-			if head, err = c.rpc.BlockNumber(ctx); err != nil {
+			if head, err = node.BlockNumber(ctx); err != nil {
 				return nil, err
 			}
 			numbers = []uint64{}
@@ -411,7 +450,7 @@ func (c *ChargeOperator) canonicalAtDepth(ctx context.Context, rs []*types.Recei
 	if len(numbers) == 0 {
 		return out, nil
 	}
-	headers, err := c.rpc.HeadersByNumber(ctx, numbers)
+	headers, err := node.HeadersByNumber(ctx, numbers)
 	if err != nil {
 		return nil, err
 	}

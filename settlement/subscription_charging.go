@@ -72,6 +72,22 @@ func NewChargeSubscriptionsHandler(store commands.Store, chain ChargeChain, ledg
 // Configured says whether charging has a chain.
 func (h *ChargeSubscriptionsHandler) Configured() bool { return h.chain != nil }
 
+// connecting is a charging chain whose node may not have answered yet (chain.ChargeOperator made
+// before ETH_RPC_URL answered, connected later by serve's background dial).
+type connecting interface{ Connected() bool }
+
+// ready says why nothing can be charged now: ErrSubscriptionsNotSetUp without a chain,
+// ErrChainUnavailable (503 chain_unavailable) while its node has not answered.
+func (h *ChargeSubscriptionsHandler) ready() error {
+	if h.chain == nil {
+		return commands.ErrSubscriptionsNotSetUp
+	}
+	if c, ok := h.chain.(connecting); ok && !c.Connected() {
+		return ErrChainUnavailable
+	}
+	return nil
+}
+
 // chargeItem is one period on its way through a run.
 type chargeItem struct {
 	row      ChargeRow
@@ -90,11 +106,11 @@ type ChargeSubscription struct {
 
 // Handle charges one subscription's next period now (POST /api/subscriptions/charge): an open
 // charge of it left by a crash is recovered first. Errors: ErrSubscriptionsNotSetUp,
-// Invalid, subscription.ErrNotFound, ErrCancelled, ErrNotDue, ErrOutsideWindow (invalid),
-// ErrChargeInProgress, wrapped store and chain errors.
+// ErrChainUnavailable, Invalid, subscription.ErrNotFound, ErrCancelled, ErrNotDue,
+// ErrOutsideWindow (invalid), ErrChargeInProgress, wrapped store and chain errors.
 func (h *ChargeSubscriptionsHandler) Handle(ctx context.Context, cmd ChargeSubscription) (ChargeResult, error) {
-	if h.chain == nil {
-		return ChargeResult{}, commands.ErrSubscriptionsNotSetUp
+	if err := h.ready(); err != nil {
+		return ChargeResult{}, err
 	}
 	if strings.TrimSpace(cmd.ID) == "" {
 		return ChargeResult{}, commands.Invalid("subscriptionId is required")
@@ -142,8 +158,8 @@ func (h *ChargeSubscriptionsHandler) Handle(ctx context.Context, cmd ChargeSubsc
 // failure of one charge is its result; an error is a failure of the ledger, the store or the
 // node while charging the due ones (what was done before it stands and is in the results).
 func (h *ChargeSubscriptionsHandler) ChargeDue(ctx context.Context, meta eventstore.Metadata) (ChargeRun, error) {
-	if h.chain == nil {
-		return ChargeRun{}, commands.ErrSubscriptionsNotSetUp
+	if err := h.ready(); err != nil {
+		return ChargeRun{}, err
 	}
 	start := time.Now()
 	h.mu.Lock()
@@ -243,8 +259,8 @@ func summarize(results []ChargeResult, took time.Duration) ChargeRun {
 
 // Recover finishes the open charges left by a crashed run (rows untouched for Lease).
 func (h *ChargeSubscriptionsHandler) Recover(ctx context.Context, meta eventstore.Metadata) ([]ChargeResult, error) {
-	if h.chain == nil {
-		return nil, commands.ErrSubscriptionsNotSetUp
+	if err := h.ready(); err != nil {
+		return nil, err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -256,7 +272,8 @@ func (h *ChargeSubscriptionsHandler) Recover(ctx context.Context, meta eventstor
 // runs it), and otherwise only recovers open charges. A run that fails (the node, the ledger or
 // the store) is logged at error level and run again at the next tick: before, it counted as the
 // day's run, so one failure left every due subscription uncharged for a day with only a warning.
-// It returns when ctx ends.
+// A node that has not answered since the start fails the daily run the same way (chain_unavailable)
+// until serve's background dial connects it. It returns when ctx ends.
 func (h *ChargeSubscriptionsHandler) Run(ctx context.Context, leader func() bool, every, tick time.Duration) error {
 	if h.chain == nil {
 		return nil
@@ -305,7 +322,7 @@ func (h *ChargeSubscriptionsHandler) Run(ctx context.Context, leader func() bool
 				Dur("duration", run.Duration).Msg(msg)
 			continue
 		}
-		if _, err := h.Recover(ctx, meta); err != nil && ctx.Err() == nil {
+		if _, err := h.Recover(ctx, meta); err != nil && ctx.Err() == nil && !errors.Is(err, ErrChainUnavailable) {
 			h.Log.Warn().Err(err).Msg("subscription charging: recovery")
 		}
 	}

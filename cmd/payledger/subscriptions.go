@@ -39,15 +39,24 @@ func subscriptionChain(cfg config, log zerolog.Logger) app.Subscriptions {
 	}
 }
 
-// chargeOperator is the sender of subscription charges when the chain answered at start and
-// subscriptions are configured (sc.Operator set); else nil (the charging routes answer 503, no
-// charging run). cmd/payledger/app builds the charging process over it. Its transactions count
-// at CHAIN_CONFIRMATIONS depth, as sweeps and releases do.
+// chargeOperator is the sender of subscription charges when subscriptions are configured
+// (sc.Operator set; ETH_RPC_URL is then set too); else nil (the charging routes answer 503, no
+// charging run). cmd/payledger/app builds the charging process over it. A node that did not
+// answer at start (rpc nil) gets a late operator: the charging worker's background dial
+// connects it (app.subscriptionCharging), the routes answer 503 chain_unavailable until then,
+// and charging comes on without a restart (before, it stayed off until one). Its transactions
+// count at CHAIN_CONFIRMATIONS depth, as sweeps and releases do.
 func chargeOperator(cfg config, sc app.Subscriptions, rpc *chain.RPC, log zerolog.Logger) *chain.ChargeOperator {
-	if rpc == nil || sc.Operator == "" {
+	if sc.Operator == "" || (rpc == nil && cfg.EthRPCURL == "") {
 		return nil
 	}
-	op, err := chain.NewChargeOperator(cfg.OperatorKey, uint64(cfg.ChainID), rpc, cfg.ChainTokens, cfg.SpendPermissionManager)
+	var op *chain.ChargeOperator
+	var err error
+	if rpc != nil {
+		op, err = chain.NewChargeOperator(cfg.OperatorKey, uint64(cfg.ChainID), rpc, cfg.ChainTokens, cfg.SpendPermissionManager)
+	} else {
+		op, err = chain.NewLateChargeOperator(cfg.OperatorKey, uint64(cfg.ChainID), cfg.ChainTokens, cfg.SpendPermissionManager)
+	}
 	if err != nil {
 		log.Warn().Err(err).Msg("subscription charging is not configured")
 		return nil

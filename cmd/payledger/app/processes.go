@@ -34,7 +34,9 @@ type Chain struct {
 	// Transactions reads a submitted hash's transaction (nil: no chain; hints go unchecked).
 	Transactions commands.ChainTransactions
 	// ChargeOperator sends subscription charges from CHAIN_OPERATOR_KEY (nil: subscriptions are
-	// not charged; the charging routes answer 503). Charger, when set, is used instead of the
+	// not charged; the charging routes answer 503). One built before the node answered
+	// (chain.NewLateChargeOperator) is connected by the charging worker's dial (connectCharging).
+	// Charger, when set, is used instead of the
 	// handler Build makes over it (tests that hold the charging ledger).
 	ChargeOperator settlement.ChargeChain
 	Charger        *settlement.ChargeSubscriptionsHandler
@@ -163,6 +165,7 @@ func subscriptionCharging(d Config, in infra, leader interface{ Leader() bool })
 		return nil
 	}
 	return workerFunc(func(ctx context.Context) error {
+		life := ctx // serve's: a connection the dial makes lives as long
 		sender := &webhooks.SubscriptionSender{Outbox: readmodels.NewSubscriptionWebhooks(d.Pool), Keys: in.webhookKeys, Via: in.dispatcher, Log: d.Log}
 		// The sender ends with the ticker and is waited for, so that serve's shutdown never
 		// closes the pool under a delivery. A sender that panics (recovered: its attempts' panics
@@ -178,6 +181,8 @@ func subscriptionCharging(d Config, in infra, leader interface{ Leader() bool })
 			}
 		}()
 		defer func() { stop(); <-sent }() // also when Run panics: never two senders
+		dialed := connectCharging(ctx, life, d)
+		defer func() { stop(); <-dialed }()
 		err := h.Run(ctx, leader.Leader, 24*time.Hour, cmp.Or(d.Chain.ChargeTick, chargeTick))
 		stop()
 		<-sent
@@ -185,8 +190,42 @@ func subscriptionCharging(d Config, in infra, leader interface{ Leader() bool })
 	})
 }
 
-// subscriptionCharger charges subscriptions when the chain is connected and subscriptions are
-// configured (Subscriptions.Operator and Chain.ChargeOperator set); else nil (the charging routes
+// lateCharging is a charging chain built before its node answered (chain.NewLateChargeOperator).
+type lateCharging interface {
+	Connected() bool
+	Connect(*chain.RPC) bool
+}
+
+// connectCharging dials, in the background, the node of a charging chain that did not answer at
+// start, and connects it: charging, which the charging routes and the daily run answer
+// chain_unavailable for meanwhile, comes on without a restart (before, it stayed off until
+// one, and /healthz said so). The connection lives until serve ends (life's end, not the
+// worker's restart: the chain keeps using it). The dial ends with ctx; the channel closes when it is over.
+func connectCharging(ctx, life context.Context, d Config) <-chan struct{} {
+	done := make(chan struct{})
+	late, ok := d.Chain.ChargeOperator.(lateCharging)
+	if !ok || late.Connected() || d.Chain.Dial == nil {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		rpc, err := d.Chain.Dial(ctx, "subscription charging")
+		if err != nil {
+			return // ctx ended
+		}
+		if !late.Connect(rpc) {
+			rpc.Close()
+			return
+		}
+		context.AfterFunc(life, rpc.Close)
+		d.Log.Info().Msg("chain connected: subscription charging enabled")
+	}()
+	return done
+}
+
+// subscriptionCharger charges subscriptions when subscriptions are configured
+// (Subscriptions.Operator and Chain.ChargeOperator set, its node connected or not yet); else nil (the charging routes
 // answer 503, no charging run). A Charger given in the configuration (tests) is used as it is.
 func subscriptionCharger(d Config) *settlement.ChargeSubscriptionsHandler {
 	if d.Chain.Charger != nil {
