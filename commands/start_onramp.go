@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/payledger/payledger/domain/money"
@@ -78,7 +79,8 @@ func NewStartOnrampHandler(store Store, splits *Splits, processor Processor, pri
 // (receipt.CanStartOnramp), and that the merchant's split is configured before it asks the
 // processor for a session, then records the attempt with the session (the bounds checked again).
 // Errors: ErrProcessorNotSetUp, receipt.ErrNotFound, receipt.ErrState (also at or after the end of
-// the receipt's payment window), receipt.ErrOnrampLimited
+// the receipt's payment window, and while the processor completes the payment of the current
+// session: paymentUnderWay), receipt.ErrOnrampLimited
 // and receipt.ErrOnrampExhausted, ErrSplitRequired, ErrProcessorUnavailable (wrapping the
 // processor's error), ErrContended, wrapped store errors.
 func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (OnrampStarted, error) {
@@ -92,6 +94,9 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 	st := loaded.State
 	// Before any external call: a refused start creates no session at the processor.
 	if err := canStartOnramp(st, h.now().UnixMilli()); err != nil {
+		return OnrampStarted{}, err
+	}
+	if err := h.paymentUnderWay(ctx, st); err != nil {
 		return OnrampStarted{}, err
 	}
 	sp, err := h.splits.Require(ctx, st.Receipt.Merchant)
@@ -119,6 +124,29 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 		return OnrampStarted{}, err
 	}
 	return OnrampStarted{AttemptID: attemptID, SessionID: sess.ID, RedirectURL: sess.RedirectURL, AmountUSD: amountUSD, Result: res}, nil
+}
+
+// underWay are the session statuses of a payment the processor has taken and is completing.
+var underWay = []string{"fulfillment_processing", "ach_pending", "fulfillment_complete"}
+
+// paymentUnderWay refuses, with receipt.ErrState, a start while the processor is completing the
+// payment of the receipt's current onramp session (asked of its session API: a processing report
+// records nothing on a receipt already pending, such as one underpaid on chain whose page offers
+// the card for the rest, and a webhook may be lost). That payment pays the receipt once it
+// completes; a second session would charge the customer twice, and as the current attempt it
+// would make a failure of the first one ignored. A session that is still open (a checkout the
+// customer left), decided, or that the processor cannot be asked about leaves the start to go on.
+func (h *StartOnrampHandler) paymentUnderWay(ctx context.Context, st receipt.State) error {
+	a, ok := st.Current()
+	if !ok || a.Kind != "onramp" || a.SessionID == "" || slices.Contains(st.EndedAttempts, a.ID) {
+		return nil
+	}
+	sess, err := h.processor.Get(ctx, a.SessionID)
+	if err != nil || !slices.Contains(underWay, sess.Status) {
+		return nil
+	}
+	return fmt.Errorf("%w: the card or bank payment of session %s is being completed by the processor; it pays this receipt once it is (a second one would charge the customer twice)",
+		receipt.ErrState, a.SessionID)
 }
 
 // canStartOnramp is receipt.CanStartOnramp at `at`, inside the receipt's payment window.
