@@ -76,7 +76,7 @@ func keysCommand(ctx context.Context, cfg config, log zerolog.Logger, args []str
 	if err != nil {
 		return err
 	}
-	pool, _, closeLedger, err := openLedger(ctx, cfg, log)
+	pool, _, closeLedger, err := openToolLedger(ctx, cfg, log, migrateLedger)
 	if err != nil {
 		return err
 	}

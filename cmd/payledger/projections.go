@@ -33,7 +33,7 @@ func projectionsCommand(ctx context.Context, cfg config, log zerolog.Logger, arg
 		}
 		names = []string{args[1]}
 	}
-	pool, store, closeLedger, err := openLedger(ctx, cfg, log)
+	pool, store, closeLedger, err := openToolLedger(ctx, cfg, log, migrateLedger)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func receiptsCommand(ctx context.Context, cfg config, log zerolog.Logger, args [
 	if len(args) != 2 || args[0] != "history" {
 		return badUsage("payledger receipts: history <receipt id>", receiptsUsage)
 	}
-	_, store, closeLedger, err := openLedger(ctx, cfg, log)
+	_, store, closeLedger, err := openToolLedger(ctx, cfg, log, readLedger)
 	if err != nil {
 		return err
 	}

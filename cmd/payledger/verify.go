@@ -65,7 +65,7 @@ func verifyCommand(ctx context.Context, cfg config, log zerolog.Logger, args []s
 	if (opts.checkpoint != "" || opts.checkpointOut != "") && len(opts.key) < eventstore.MinCheckpointKey {
 		return fmt.Errorf("--checkpoint and --checkpoint-out need VERIFY_KEY, at least %d bytes (e.g. openssl rand -hex 32), kept out of the database", eventstore.MinCheckpointKey)
 	}
-	_, store, closeLedger, err := openLedger(ctx, cfg, log)
+	_, store, closeLedger, err := openToolLedger(ctx, cfg, log, readLedger)
 	if err != nil {
 		return err
 	}
