@@ -3,12 +3,15 @@ package transport
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/payledger/payledger/readmodels"
 )
 
 // Pace of the merchant event stream (GET /api/webhooks/stream): the event log is read every
@@ -111,6 +114,11 @@ func (s *Server) streamStart(c echo.Context, merchant string) (int64, error) {
 // the merchant's log, event its type, data {webhookId, type, body} (body: exactly what an endpoint
 // receives). With Last-Event-ID it resumes after that position; without, it starts with the
 // events recorded from now on.
+//
+// A failed write ends the stream (its client resumes from the last id it got), and so do the
+// stream's end, its credential's refusal and the shutdown between two full batches: a stream
+// resuming far back read its whole backlog, batch after batch, into a connection that was gone
+// and past its lifetime, with every write failing.
 func (s *Server) eventStream(c echo.Context) error {
 	merchant := merchantOf(c)
 	after, err := s.streamStart(c, merchant)
@@ -129,8 +137,10 @@ func (s *Server) eventStream(c echo.Context) error {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")
 	c.Response().WriteHeader(http.StatusOK)
-	fmt.Fprint(c.Response(), "retry: 1000\n\n")
-	c.Response().Flush()
+	out := sseWriter{w: c.Response()}
+	if out.send("retry: 1000\n\n") != nil {
+		return nil
+	}
 	end, beat := time.After(eventsLifetime), time.NewTicker(eventsHeartbeat)
 	defer beat.Stop()
 	for {
@@ -138,19 +148,20 @@ func (s *Server) eventStream(c echo.Context) error {
 		if err != nil {
 			return nil // the client resumes from its last id
 		}
-		for _, e := range list {
-			b, err := eventJSON(e)
-			if err != nil {
+		if after, err = out.events(list, after); err != nil {
+			return nil
+		}
+		if len(list) == streamBatch { // more is waiting: read on at once, unless the stream is over
+			select {
+			case <-ctx.Done():
 				return nil
+			case <-s.receiptWatch.done:
+				return nil
+			case <-end:
+				return nil
+			default:
+				continue
 			}
-			fmt.Fprintf(c.Response(), "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Type, b)
-			after = e.Seq
-		}
-		if len(list) > 0 {
-			c.Response().Flush()
-		}
-		if len(list) == streamBatch {
-			continue
 		}
 		select {
 		case <-ctx.Done():
@@ -160,9 +171,39 @@ func (s *Server) eventStream(c echo.Context) error {
 		case <-end:
 			return nil
 		case <-beat.C:
-			fmt.Fprint(c.Response(), ": keep-alive\n\n")
-			c.Response().Flush()
+			if out.send(": keep-alive\n\n") != nil {
+				return nil
+			}
 		case <-time.After(streamPoll):
 		}
 	}
+}
+
+// sseWriter writes an event stream and flushes what it wrote, returning the first error: the
+// client is gone (or stopped reading until the write deadline).
+type sseWriter struct{ w http.ResponseWriter }
+
+func (o sseWriter) send(text string) error {
+	if _, err := io.WriteString(o.w, text); err != nil {
+		return err
+	}
+	return http.NewResponseController(o.w).Flush()
+}
+
+// events writes list and flushes it; it returns the last id written (after, when none).
+func (o sseWriter) events(list []readmodels.StoredEvent, after int64) (int64, error) {
+	for _, e := range list {
+		b, err := eventJSON(e)
+		if err != nil {
+			return after, err
+		}
+		if _, err := fmt.Fprintf(o.w, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Type, b); err != nil {
+			return after, err
+		}
+		after = e.Seq
+	}
+	if len(list) == 0 {
+		return after, nil
+	}
+	return after, http.NewResponseController(o.w).Flush()
 }
