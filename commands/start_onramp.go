@@ -136,9 +136,11 @@ var underWay = []string{"fulfillment_processing", "ach_pending", "fulfillment_co
 // completes; a second session would charge the customer twice, and as the current attempt it
 // would make a failure of the first one ignored. A session that is still open (a checkout the
 // customer left), decided, or that the processor cannot be asked about leaves the start to go on.
+// Only a pending receipt is asked about (a payment under way makes it pending, or finds it so):
+// the route is public, and a generated or failed receipt's retry needs no call.
 func (h *StartOnrampHandler) paymentUnderWay(ctx context.Context, st receipt.State) error {
 	a, ok := st.Current()
-	if !ok || a.Kind != "onramp" || a.SessionID == "" || slices.Contains(st.EndedAttempts, a.ID) {
+	if st.Status != receipt.StatusPending || !ok || a.Kind != "onramp" || a.SessionID == "" || slices.Contains(st.EndedAttempts, a.ID) {
 		return nil
 	}
 	sess, err := h.processor.Get(ctx, a.SessionID)

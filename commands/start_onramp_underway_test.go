@@ -72,13 +72,12 @@ func TestStartOnrampRefusedWhileTheProcessorCompletesAPayment(t *testing.T) {
 
 	// A checkout the customer left (the session still created) may be started again, and so may
 	// one the processor cannot be asked about (its session API decides when asked to create).
-	left := e.receipt(payMerchant, "USD", 500)
-	first := begin(left)
-	second := begin(left)
-	if first.SessionID == second.SessionID || e.state(left).CurrentAttempt != second.AttemptID {
-		t.Fatalf("the retry of a left checkout: %+v then %+v", first, second)
+	f.set(rest.SessionID, func(s *commands.OnrampSession) { s.Status = "created" })
+	again := begin(underpaid)
+	if again.SessionID == rest.SessionID || e.state(underpaid).CurrentAttempt != again.AttemptID {
+		t.Fatalf("the retry of a left checkout: %+v then %+v", rest, again)
 	}
-	f.set(second.SessionID, func(s *commands.OnrampSession) { s.Status = "fulfillment_processing" })
+	f.set(again.SessionID, func(s *commands.OnrampSession) { s.Status = "fulfillment_processing" })
 	f.getErr = errors.New("processor down")
-	begin(left)
+	begin(underpaid)
 }
