@@ -61,6 +61,11 @@ func scanMessage(r pgx.CollectableRow) (EndpointMessage, error) {
 // every other merchant's deliveries for a timeout per claim. See claimFair for how the candidates
 // are found.
 //
+// A receipt's messages to one endpoint go out in the order of the event log: a message is not
+// due while an earlier one about the same receipt to the same endpoint is pending (in flight, or
+// waiting for its retry), so a receipt's paid never reaches an endpoint before its pending did
+// (or was given up, after 3 days). Messages about no receipt are not held.
+//
 // A due message of a deleted endpoint is failed instead: it was fanned out (by the projector, or
 // a test event) in a transaction that committed after Delete had failed the messages it could
 // see, and a deleted endpoint receives nothing more. Those of the candidates are all failed,
@@ -77,11 +82,15 @@ func (s *Endpoints) ClaimMessages(ctx context.Context, limit, perEndpoint int, b
 }
 
 // claimMessages is ClaimMessages' round of claimFair: a window of $7 candidates, none of an
-// endpoint in $6, at most $3 less what $4/$5 say is in flight to one endpoint, $1 in all.
+// endpoint in $6 nor held behind an earlier pending message of its receipt (the partial index of
+// migration 043), at most $3 less what $4/$5 say is in flight to one endpoint, $1 in all.
 const claimMessages = `WITH candidates AS MATERIALIZED (
 			SELECT m.endpoint_id, m.event_id, m.next_attempt_at FROM webhook_endpoint_messages m
 			WHERE m.state = 'pending' AND m.next_attempt_at <= now() AND (m.lease_until IS NULL OR m.lease_until < now())
 			  AND NOT (m.endpoint_id = ANY($6::uuid[]))
+			  AND NOT EXISTS (SELECT 1 FROM webhook_endpoint_messages o
+				WHERE m.receipt_id IS NOT NULL AND o.endpoint_id = m.endpoint_id AND o.receipt_id = m.receipt_id
+				  AND o.state = 'pending' AND o.receipt_id IS NOT NULL AND o.event_seq < m.event_seq)
 			ORDER BY m.next_attempt_at LIMIT $7 FOR UPDATE OF m SKIP LOCKED),
 		ranked AS (
 			SELECT c.endpoint_id, c.event_id, c.next_attempt_at, e.deleted_at IS NOT NULL AS gone, coalesce(b.n, 0) AS busy,
