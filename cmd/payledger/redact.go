@@ -83,20 +83,43 @@ func (s *secretsOut) set(cfg config) {
 	s.list.Store(&list)
 }
 
-// urlSecrets are the password of u's user information, as written and decoded.
+// urlSecrets are the password of u's user information and the values of its password query
+// parameters (PostgreSQL's driver takes `?password=` and `?sslpassword=` as libpq does, and the
+// development start's "nothing answers at <URL>" repeated them), each as written and decoded.
 func urlSecrets(raw string) []string {
 	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
+	if err != nil {
 		return nil
+	}
+	out := queryPasswords(u)
+	if u.User == nil {
+		return out
 	}
 	p, ok := u.User.Password()
 	if !ok {
-		return nil
+		return out
 	}
-	out := []string{p}
+	out = append(out, p)
 	if _, after, found := strings.Cut(strings.TrimPrefix(raw, u.Scheme+"://"), ":"); found {
 		if written, _, ok := strings.Cut(after, "@"); ok && written != p {
 			out = append(out, written)
+		}
+	}
+	return out
+}
+
+// queryPasswords are the values of u's password and sslpassword query parameters, decoded and as
+// written.
+func queryPasswords(u *url.URL) []string {
+	var out []string
+	for _, pair := range strings.Split(u.RawQuery, "&") {
+		name, written, ok := strings.Cut(pair, "=")
+		if key, err := url.QueryUnescape(name); !ok || err != nil || (key != "password" && key != "sslpassword") {
+			continue
+		}
+		out = append(out, written)
+		if v, err := url.QueryUnescape(written); err == nil && v != written {
+			out = append(out, v)
 		}
 	}
 	return out

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -43,6 +45,37 @@ func TestRedactorSecrets(t *testing.T) {
 	}
 	want := `{"error":"[redacted] [redacted] https://base.example[redacted] [redacted] short [redacted]"}`
 	if b.String() != want {
+		t.Fatalf("redacted:\n got %s\nwant %s", b.String(), want)
+	}
+}
+
+// TestLogsNeverShowADatabasePasswordGivenInTheQuery: PostgreSQL's driver takes the password as a
+// query parameter too (`?password=`, as libpq), and the redactor hid only a URL's user
+// information: an operator command (or serve) in development, whose database did not answer,
+// logged "nothing answers at <DATABASE_URL>" with the password in it.
+func TestLogsNeverShowADatabasePasswordGivenInTheQuery(t *testing.T) {
+	t.Parallel()
+	const pw = "qp-hunter2-secret"
+	// TEST-NET-1: nothing answers there, and it is not this machine.
+	vars := env(map[string]string{"DATABASE_URL": "postgres://u@192.0.2.1:5432/x?sslmode=disable&password=" + pw + "%21",
+		"DEV_DATA_DIR": t.TempDir()})
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"verify"}, vars, &out, &errOut)
+	if code != 1 || !strings.Contains(errOut.String(), "nothing answers at") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+	}
+	if strings.Contains(out.String()+errOut.String(), pw) {
+		t.Fatalf("the password is in the output:\n%s%s", out.String(), errOut.String())
+	}
+
+	s := &secretsOut{}
+	s.set(config{DatabaseURL: "postgres://db/x?sslpassword=ssl-key-pass1&password=p%40ss%26word2"})
+	var b strings.Builder
+	line := `{"error":"ssl-key-pass1 p@ss&word2 p%40ss%26word2"}`
+	if _, err := (redactor{&b, s}).Write([]byte(line)); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"error":"[redacted] [redacted] [redacted]"}`; b.String() != want {
 		t.Fatalf("redacted:\n got %s\nwant %s", b.String(), want)
 	}
 }
