@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/subscription"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport"
 )
@@ -112,10 +113,27 @@ func (s *dash) dashPlans(c echo.Context, wallet string, v *dashSettingsView) err
 	if err != nil {
 		return err
 	}
+	now := s.now()
 	for _, st := range subs {
-		next, _ := dashTime(st.NextChargeAt)
-		v.Subscriptions = append(v.Subscriptions, dashSubscription{ID: st.ID, Plan: st.Plan.Name, Customer: st.Customer, Status: string(st.StatusAt(s.now())),
-			Next: next, Charges: st.Charges})
+		v.Subscriptions = append(v.Subscriptions, dashSubscription{ID: st.ID, Plan: st.Plan.Name, Customer: st.Customer, Status: string(st.StatusAt(now)),
+			Next: dashNextCharge(st, now), Charges: st.Charges})
 	}
 	return nil
+}
+
+// dashNextCharge is the settings page's "Next charge" of a subscription: its nextChargeAt only
+// when the charging run will charge it then (subscription.Due), else "none": a cancelled or
+// ended one (its permission over or revoked) is never charged again, and neither is one whose
+// next period begins at or after its permission's end. The stored nextChargeAt read as a charge
+// to come on that day.
+func dashNextCharge(st subscription.State, now time.Time) string {
+	switch st.StatusAt(now) {
+	case subscription.StatusCancelled, subscription.StatusEnded:
+		return "none"
+	}
+	if st.Permission.End > 0 && st.NextChargeAt >= st.Permission.End*1000 {
+		return "none"
+	}
+	next, _ := dashTime(st.NextChargeAt)
+	return next
 }
