@@ -183,7 +183,7 @@ func (c *ChargeOperator) spendStatus(p contracts.SpendPermissionManagerSpendPerm
 	st := onchain.SpendStatus{Approved: approved}
 	switch {
 	case revoked:
-		st.Refusal = "the customer revoked the spend permission"
+		st.Refusal = subscription.ReasonRevoked // the charge fails and the subscription ends (DecideRevoked)
 	case e[2] != nil:
 		st.Refusal = "the spend permission is not in force now: " + e[2].Error()
 	case balance.Cmp(amount) < 0:

@@ -62,8 +62,12 @@ func (d dueCharges) list(ctx context.Context, after string) (items []*chargeItem
 	return items, skipped, last, nil
 }
 
+// errEnded answers a charge of a subscription that has ended (409 conflict).
+var errEnded = &commands.Refusal{Kind: commands.KindConflict, Code: "conflict",
+	Message: "The subscription has ended: the customer revoked its spend permission; nothing more is charged"}
+
 // prepare checks that st can be charged now and builds its claim. Errors: the domain's
-// (not found, cancelled, not due); skip: a result without a claim (outside the permission).
+// (not found, cancelled, ended, not due); skip: a result without a claim (outside the permission).
 func (d dueCharges) prepare(st subscription.State, id string) (*chargeItem, *ChargeResult, error) {
 	now := d.now()
 	switch {
@@ -71,6 +75,8 @@ func (d dueCharges) prepare(st subscription.State, id string) (*chargeItem, *Cha
 		return nil, nil, subscription.ErrNotFound
 	case st.Status == subscription.StatusCancelled:
 		return nil, nil, fmt.Errorf("subscription %s: %w", id, subscription.ErrCancelled)
+	case st.Status == subscription.StatusEnded: // its permission was revoked: never due again
+		return nil, nil, fmt.Errorf("subscription %s: %w (%w)", id, subscription.ErrEnded, errEnded)
 	case now.UnixMilli() < st.NextChargeAt:
 		return nil, nil, fmt.Errorf("%w: the next charge is due at %d", subscription.ErrNotDue, st.NextChargeAt)
 	}

@@ -94,13 +94,19 @@ func (o chargeOutcomes) notify(ctx context.Context, event, key string, it *charg
 }
 
 // fail appends SubscriptionChargeFailed for the row's attempt (once: a recovery that finds the
-// attempt recorded does not record it again) and closes the row as failed.
+// attempt recorded does not record it again) and closes the row as failed. A refusal because the
+// customer revoked the permission also ends the subscription (SubscriptionPermissionRevoked), so
+// that it is never tried again; the merchant's charge_failed says so (status ended).
 func (o chargeOutcomes) fail(ctx context.Context, it *chargeItem, reason string, meta eventstore.Metadata) error {
+	decide := subscription.DecideFailure
+	if reason == subscription.ReasonRevoked {
+		decide = subscription.DecideRevoked
+	}
 	res, err := commands.ChangeSubscription(ctx, o.store, it.row.SubscriptionID, meta, func(s subscription.State) ([]subscription.Event, error) {
 		if s.NextPeriod() == it.row.Period && s.ConsecutiveFailures >= it.row.Attempt {
 			return nil, nil // this attempt is recorded already
 		}
-		return subscription.DecideFailure(s, subscription.RecordFailure{Period: it.row.Period, Reason: reason}, o.now())
+		return decide(s, subscription.RecordFailure{Period: it.row.Period, Reason: reason}, o.now())
 	})
 	if errors.Is(err, subscription.ErrCancelled) {
 		return o.cancelled(ctx, it, reason)

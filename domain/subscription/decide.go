@@ -203,6 +203,25 @@ func DecideFailure(s State, f RecordFailure, now time.Time) ([]Event, error) {
 	return evs, nil
 }
 
+// ReasonRevoked is the failure reason of a charge the chain refuses because the customer
+// revoked the spend permission (the charging chain's check says so in these words).
+const ReasonRevoked = "the customer revoked the spend permission"
+
+// DecideRevoked records that the charge of period f.Period failed because the customer revoked
+// the spend permission: the failure (ChargeFailed, as DecideFailure) and PermissionRevoked, which
+// ends the subscription; past_due is not decided with it, the subscription having ended. Errors:
+// those of DecideFailure, and ErrEnded when it has ended already.
+func DecideRevoked(s State, f RecordFailure, now time.Time) ([]Event, error) {
+	if s.Exists && s.Status == StatusEnded {
+		return nil, ErrEnded
+	}
+	evs, err := DecideFailure(s, f, now)
+	if err != nil {
+		return nil, err
+	}
+	return []Event{evs[0], PermissionRevoked{PeriodIndex: f.Period, At: now.UnixMilli()}}, nil
+}
+
 // DecideCancel cancels on behalf of the subscribing customer. Cancelling twice is ErrCancelled
 // rather than a silent success, so the caller can answer that nothing changed; the wallet is
 // checked first so that a stranger learns nothing about the status. Errors: ErrNotFound,

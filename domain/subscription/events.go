@@ -12,6 +12,9 @@ const (
 	EventChargeFailed = "SubscriptionChargeFailed"
 	EventPastDue      = "SubscriptionPastDue"
 	EventCancelled    = "SubscriptionCancelled"
+	// EventPermissionRevoked: the chain refused a charge because the customer revoked the spend
+	// permission; the subscription has ended.
+	EventPermissionRevoked = "SubscriptionPermissionRevoked"
 )
 
 // Webhook event types of a charge's outcome (docs/webhooks.md): what the merchant's endpoints
@@ -68,14 +71,24 @@ type Cancelled struct {
 	At int64  `json:"at"` // Unix ms
 }
 
+// PermissionRevoked records that the chain refused the charge of period PeriodIndex because the
+// customer revoked the spend permission on the manager: a revoked permission can never be
+// approved or spent again, so the subscription has ended (status ended) and nothing more is
+// tried. It is decided together with that charge's ChargeFailed.
+type PermissionRevoked struct {
+	PeriodIndex int64 `json:"periodIndex"`
+	At          int64 `json:"at"` // Unix ms
+}
+
 // Event is a decoded subscription event.
 type Event interface{ eventType() string }
 
-func (Created) eventType() string      { return EventCreated }
-func (Charged) eventType() string      { return EventCharged }
-func (ChargeFailed) eventType() string { return EventChargeFailed }
-func (PastDue) eventType() string      { return EventPastDue }
-func (Cancelled) eventType() string    { return EventCancelled }
+func (Created) eventType() string           { return EventCreated }
+func (Charged) eventType() string           { return EventCharged }
+func (ChargeFailed) eventType() string      { return EventChargeFailed }
+func (PastDue) eventType() string           { return EventPastDue }
+func (Cancelled) eventType() string         { return EventCancelled }
+func (PermissionRevoked) eventType() string { return EventPermissionRevoked }
 
 // TypeOf returns an event's type name.
 func TypeOf(e Event) string { return e.eventType() }
@@ -94,6 +107,8 @@ func Decode(typ string, data []byte) (Event, error) {
 		return decode[PastDue](typ, data)
 	case EventCancelled:
 		return decode[Cancelled](typ, data)
+	case EventPermissionRevoked:
+		return decode[PermissionRevoked](typ, data)
 	}
 	return nil, fmt.Errorf("%w: %s", ErrUnknownEvent, typ)
 }

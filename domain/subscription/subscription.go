@@ -25,6 +25,10 @@
 //   - A failed charge never moves nextChargeAt; it counts the consecutive failures of the period.
 //     The third one makes the subscription past_due (SubscriptionPastDue is decided with it). A
 //     successful charge makes a past_due subscription active again and resets the count.
+//   - A charge the chain refuses because the customer revoked the spend permission is a failed
+//     charge that also ends the subscription (PermissionRevoked, status ended, stored): a revoked
+//     permission can never be approved or spent again, so it is never due again and no further
+//     failure is tried (before, it was retried every day for ever, a charge_failed each time).
 //   - Only the subscribing customer cancels (ErrNotCustomer). Cancelled is final: nothing is
 //     charged after it, and no failure or second cancel is recorded (ErrCancelled); a charge in
 //     flight when it came is recorded, and the subscription stays cancelled.
@@ -56,8 +60,9 @@ const (
 	StatusActive    Status = "active"
 	StatusPastDue   Status = "past_due"
 	StatusCancelled Status = "cancelled"
-	// StatusEnded is read, never stored: a subscription that is not cancelled, whose permission
-	// has ended, is never charged again (StatusAt).
+	// StatusEnded: a subscription that is not cancelled, whose permission has ended (read at
+	// the time, StatusAt) or was revoked by the customer (stored: PermissionRevoked), is never
+	// charged again.
 	StatusEnded Status = "ended"
 )
 
@@ -136,6 +141,7 @@ var (
 	ErrNotDue         = errors.New("no charge is due yet")
 	ErrCancelled      = errors.New("the subscription is cancelled")
 	ErrNotCustomer    = errors.New("only the subscribing customer may cancel")
+	ErrEnded          = errors.New("the subscription has ended: the customer revoked its spend permission")
 )
 
 // State is a subscription as its events say. It is also what a read model can store.
@@ -194,6 +200,11 @@ func Evolve(s State, e Event) State {
 		s.UpdatedAt = e.At
 	case Cancelled:
 		s.Status, s.CancelledBy, s.CancelledAt, s.UpdatedAt = StatusCancelled, e.By, e.At, e.At
+	case PermissionRevoked:
+		if s.Status != StatusCancelled {
+			s.Status = StatusEnded
+		}
+		s.UpdatedAt = e.At
 	}
 	return s
 }
@@ -221,7 +232,7 @@ func (s State) StatusAt(now time.Time) Status {
 // is active or past_due, now >= nextChargeAt and now lies in the permission's [start, end).
 // A due subscription is one DecideCharge accepts for that index.
 func Due(s State, now time.Time) (periodIndex int64, ok bool) {
-	if !s.Exists || s.Status == StatusCancelled || now.UnixMilli() < s.NextChargeAt || !s.Permission.Contains(now) {
+	if !s.Exists || s.Status == StatusCancelled || s.Status == StatusEnded || now.UnixMilli() < s.NextChargeAt || !s.Permission.Contains(now) {
 		return 0, false
 	}
 	return s.NextPeriod(), true
