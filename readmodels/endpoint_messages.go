@@ -146,22 +146,42 @@ func (s *Endpoints) Secrets(m EndpointMessage, now time.Time) ([]string, error) 
 // CompleteMessage records an attempt and moves its message to state (pending again at next,
 // delivered or failed), releasing the lease. A manual redelivery (kind redeliver) that succeeds
 // closes the message; one that fails leaves its schedule as it was.
+//
+// The later messages of the message's receipt to the endpoint, held behind it (ClaimMessages),
+// follow its schedule: a retry at next moves them to next, so they do not stay due, each claim
+// passing over them, for as long as it fails; a manual redelivery that closes it makes them due
+// at once.
 func (s *Endpoints) CompleteMessage(ctx context.Context, a EndpointAttempt, state string, next time.Time) error {
 	b := &pgx.Batch{}
 	b.Queue(`INSERT INTO webhook_endpoint_attempts (id, endpoint_id, event_id, attempted_at, http_status, latency_ms, error, kind)
 		VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, ''), $8)`, a.ID, a.EndpointID, a.EventID, a.AttemptedAt, a.HTTPStatus, a.LatencyMS, a.Error, a.Kind)
-	if a.Kind == "redeliver" {
-		b.Queue(`UPDATE webhook_endpoint_messages SET state = 'delivered' WHERE endpoint_id = $1 AND event_id = $2 AND $3`,
-			a.EndpointID, a.EventID, state == NoteDelivered)
-	} else {
+	switch {
+	case a.Kind == "redeliver" && state == NoteDelivered:
+		b.Queue(`UPDATE webhook_endpoint_messages SET state = 'delivered' WHERE endpoint_id = $1 AND event_id = $2`, a.EndpointID, a.EventID)
+		b.Queue(moveHeld, a.EndpointID, a.EventID, time.Time{}, true)
+	case a.Kind == "redeliver":
+	default:
 		b.Queue(`UPDATE webhook_endpoint_messages SET state = $3, attempts = attempts + 1, next_attempt_at = $4, lease_until = NULL
 			WHERE endpoint_id = $1 AND event_id = $2 AND state = 'pending'`, a.EndpointID, a.EventID, state, next)
+		if state == NotePending {
+			b.Queue(moveHeld, a.EndpointID, a.EventID, next, false)
+		}
 	}
 	if err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() }); err != nil {
 		return fmt.Errorf("complete endpoint message: %w", err)
 	}
 	return nil
 }
+
+// moveHeld moves the pending messages held behind message ($1, $2) (its receipt's later ones to
+// the same endpoint): to $3 when it is later than theirs, or, with $4, to now when they were
+// moved into the future and never attempted.
+const moveHeld = `UPDATE webhook_endpoint_messages l SET next_attempt_at = CASE WHEN $4 THEN now() ELSE $3 END
+	FROM webhook_endpoint_messages h
+	WHERE h.endpoint_id = $1 AND h.event_id = $2 AND h.receipt_id IS NOT NULL
+	  AND l.endpoint_id = h.endpoint_id AND l.receipt_id = h.receipt_id AND l.state = 'pending' AND l.receipt_id IS NOT NULL
+	  AND l.event_seq > h.event_seq
+	  AND CASE WHEN $4 THEN l.attempts = 0 AND l.next_attempt_at > now() ELSE l.next_attempt_at < $3 END`
 
 // ReleaseMessage gives up the lease on a claimed message without recording an attempt (the
 // sender stopped before the attempt could tell anything): it is due again at once, as it was.

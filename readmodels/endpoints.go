@@ -172,7 +172,8 @@ const eventsLock = `SELECT pg_advisory_xact_lock(hashtextextended('payledger web
 
 // insertEvents records the events and fans each out to the endpoints that take it. A message
 // carries its event's receipt (data.receiptId; none for a test event) and log position, which
-// order a receipt's messages to one endpoint (ClaimMessages, migration 043).
+// order a receipt's messages to one endpoint (ClaimMessages, migration 043); one queued behind an
+// earlier message waiting for its retry is due with that retry, not before (CompleteMessage).
 const insertEvents = `WITH ins AS (
 		INSERT INTO webhook_events (seq, id, event_key, merchant_wallet, type, data, occurred_at)
 		SELECT nextval('webhook_events_seq'), u.id, u.k, u.m, u.t, u.d, u.at
@@ -180,8 +181,10 @@ const insertEvents = `WITH ins AS (
 		ORDER BY u.n
 		ON CONFLICT (event_key) DO NOTHING
 		RETURNING id, seq, merchant_wallet, type, CASE WHEN type <> '` + EventWebhookTest + `' THEN data->>'receiptId' END AS receipt_id)
-	INSERT INTO webhook_endpoint_messages (endpoint_id, event_id, receipt_id, event_seq)
-	SELECT e.id, ins.id, ins.receipt_id, ins.seq FROM ins JOIN webhook_endpoints e ON e.merchant_wallet = ins.merchant_wallet AND e.deleted_at IS NULL
+	INSERT INTO webhook_endpoint_messages (endpoint_id, event_id, receipt_id, event_seq, next_attempt_at)
+	SELECT e.id, ins.id, ins.receipt_id, ins.seq, greatest(now(), (SELECT max(o.next_attempt_at) FROM webhook_endpoint_messages o
+			WHERE o.endpoint_id = e.id AND o.receipt_id = ins.receipt_id AND o.state = 'pending' AND o.receipt_id IS NOT NULL))
+	FROM ins JOIN webhook_endpoints e ON e.merchant_wallet = ins.merchant_wallet AND e.deleted_at IS NULL
 		LEFT JOIN unnest($8::uuid[], $7::uuid[]) AS t(ev, ep) ON t.ev = ins.id
 	WHERE CASE WHEN t.ev IS NULL THEN '*' = ANY(e.events) OR ins.type = ANY(e.events) ELSE e.id = t.ep END
 	ON CONFLICT DO NOTHING`
