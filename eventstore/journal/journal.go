@@ -79,6 +79,12 @@ const DefaultMaxBytes = 256 << 20
 // ErrFull is Append's error when the entry would take the journal past its cap.
 var ErrFull = errors.New("journal full")
 
+// ErrStreamPending is Append's error when the journal already holds another entry for the same
+// stream: a receipt id a caller chose twice while the datastore was down. Both were acknowledged,
+// a status read showed the second while the replay stored the first, and the second then failed
+// for ever as a receipt id taken by another.
+var ErrStreamPending = errors.New("another entry of this stream waits in the journal")
+
 // ErrInUse is Open's error when another process (or another Open in this one) holds the journal.
 var ErrInUse = errors.New("journal in use by another process")
 
@@ -178,7 +184,8 @@ func (j *Journal) Lookup(stream string) (Entry, bool) {
 
 // Append writes e durably: when it returns nil the entry survives a crash. A write or fsync that
 // fails (a full disk) is cut off again, so that the next entry starts a line of its own: glued to
-// a torn one, an acknowledged entry would read as garbage.
+// a torn one, an acknowledged entry would read as garbage. Errors: ErrFull, ErrStreamPending
+// (another entry of e's stream waits; the same entry again is a no-op), write errors.
 func (j *Journal) Append(e Entry) error {
 	line, err := json.Marshal(e)
 	if err != nil {
@@ -191,6 +198,12 @@ func (j *Journal) Append(e Entry) error {
 	}
 	if j.broken != nil {
 		return fmt.Errorf("journal: an earlier write could not be undone: %w", j.broken)
+	}
+	if prev, ok := j.pending[e.Stream]; ok {
+		if sameEvents(prev, e) {
+			return nil // this very entry is durable already
+		}
+		return fmt.Errorf("journal: %w: %s (it is stored first, once the datastore answers)", ErrStreamPending, e.Stream)
 	}
 	f, err := os.OpenFile(j.path, os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
@@ -212,6 +225,19 @@ func (j *Journal) Append(e Entry) error {
 	}
 	j.pending[e.Stream] = e
 	return nil
+}
+
+// sameEvents reports whether a and b hold the same events, by id.
+func sameEvents(a, b Entry) bool {
+	if len(a.Events) != len(b.Events) {
+		return false
+	}
+	for i := range a.Events {
+		if a.Events[i].ID != b.Events[i].ID {
+			return false
+		}
+	}
+	return true
 }
 
 // undo cuts f back to size after a failed append, and returns failed; when the cut fails too, the

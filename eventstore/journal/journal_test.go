@@ -3,6 +3,7 @@ package journal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,7 +21,7 @@ func TestAppendDrainAndTornTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		if err := j.Append(Entry{Stream: "s", Events: []eventstore.EventData{{ID: uuid.New(), Type: "T", Data: []byte(`{"i":1}`)}}, At: int64(i)}); err != nil {
+		if err := j.Append(Entry{Stream: fmt.Sprintf("s-%d", i), Events: []eventstore.EventData{{ID: uuid.New(), Type: "T", Data: []byte(`{"i":1}`)}}, At: int64(i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -48,7 +49,7 @@ func TestAppendDrainAndTornTail(t *testing.T) {
 	if p, _ := again.Pending(); len(p) != 1 || p[0].At != 1 {
 		t.Fatalf("after a partly failed drain: %+v", p)
 	}
-	if err := again.Append(Entry{Stream: "s", Events: []eventstore.EventData{{ID: uuid.New(), Type: "T"}}, At: 3}); err != nil {
+	if err := again.Append(Entry{Stream: "s-3", Events: []eventstore.EventData{{ID: uuid.New(), Type: "T"}}, At: 3}); err != nil {
 		t.Fatal(err)
 	}
 	n, err := again.Drain(context.Background(), func(context.Context, Entry) error { return nil })
@@ -68,7 +69,7 @@ func TestAppendDuringDrainIsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	entry := func(at int64) Entry {
-		return Entry{Stream: "s", Events: []eventstore.EventData{{ID: uuid.New(), Type: "T"}}, At: at}
+		return Entry{Stream: fmt.Sprintf("s-%d", at), Events: []eventstore.EventData{{ID: uuid.New(), Type: "T"}}, At: at}
 	}
 	_ = j.Append(entry(1))
 	n, err := j.Drain(context.Background(), func(_ context.Context, e Entry) error {
@@ -93,7 +94,7 @@ func TestAppendAfterTornTailIsReadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Append(Entry{Stream: "s", At: 2}); err != nil {
+	if err := j.Append(Entry{Stream: "t", At: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if p, _ := j.Pending(); len(p) != 2 || p[1].At != 2 {
