@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
@@ -99,7 +100,7 @@ func (s *dash) dashReceipts(c echo.Context, sess transport.Session, f Frame) err
 	cursor := c.QueryParam("cursor")
 	switch {
 	case v.Query != "":
-		rows, err = s.Search.Search(ctx, sess.Wallet, v.Query, v.Status, dashSearchMax)
+		rows, err = s.search(ctx, sess.Wallet, v.Query, v.Status)
 	default:
 		var next string
 		rows, next, err = s.Receipts.List(ctx, sess.Wallet, v.Status, dashPageSize, cursor)
@@ -131,6 +132,30 @@ func (s *dash) dashReceipts(c echo.Context, sess transport.Session, f Frame) err
 	}
 	f.Title, f.Tab = "Receipts", "receipts"
 	return s.ui.Render(c.Response(), http.StatusOK, "receipts", f, v)
+}
+
+// search finds the merchant's receipts whose receipt id or transactionId is q, and the receipt
+// of the id the merchant chose when q is one: a receipt created with {"id": "inv-1001"} is stored
+// and shown in the merchant's namespace (commands.MerchantReceiptID: m + 12 hex + _ + inv-1001),
+// so the merchant's own order number found "No receipts match". That receipt comes first (an id
+// names one receipt), then the others, newest first, at most dashSearchMax in all.
+func (s *dash) search(ctx context.Context, wallet, q, status string) ([]readmodels.ReceiptRow, error) {
+	rows, err := s.Search.Search(ctx, wallet, q, status, dashSearchMax)
+	if err != nil || strings.HasPrefix(q, commands.MerchantReceiptID(wallet, "")) {
+		return rows, err
+	}
+	chosen, err := s.Search.Search(ctx, wallet, commands.MerchantReceiptID(wallet, q), status, 1)
+	if err != nil || len(chosen) == 0 {
+		return rows, err
+	}
+	id := chosen[0].State.Receipt.ReceiptID
+	out := chosen[:1:1]
+	for _, r := range rows {
+		if r.State.Receipt.ReceiptID != id && len(out) < dashSearchMax {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 func dashListURL(status, cursor string) string {
