@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -176,12 +177,31 @@ var errRefundKindChanged = &Refusal{Kind: KindConflict, Code: "conflict", Messag
 // and holds the hash for its merchant only ("<hash>/<merchant>"): it held the hash itself, so any
 // merchant could refund a receipt of its own (a terminal sale it completed itself) on its word
 // with the hash of another merchant's refund transaction, seen on chain or in the mempool, and
-// that merchant's claim of its own refund was 409 conflict for good.
+// that merchant's claim of its own refund was 409 conflict for good. A claim naming a refundTo
+// that is none of the receipt's payers is held the same way (namedElsewhere).
 func holdKey(st receipt.State, o receipt.RefundOrder) string {
-	if o.Unknown != nil || st.PaidOnChain() || st.Status == receipt.StatusFailed {
+	if (o.Unknown != nil || st.PaidOnChain() || st.Status == receipt.StatusFailed) && !namedElsewhere(st, o) {
 		return o.TransactionHash
 	}
 	return o.TransactionHash + "/" + strings.ToLower(st.Receipt.Merchant)
+}
+
+// namedElsewhere says whether the refund names a refundTo that is none of the addresses the
+// receipt's money came from (its payers; an unconfigured token's refund: that transfer's sender).
+// A transfer to it proves only that money reached an address the merchant chose, which is the
+// merchant's word on where the customer wanted it (stop 60): such a claim must not take the hash
+// from other merchants. It did (stop 66): any merchant with a receipt paid on chain claimed
+// another merchant's refund transaction naming its recipient as refundTo, was proven first, and
+// the real merchant's claim was refused ("counted for another refund") or 409 for good.
+func namedElsewhere(st receipt.State, o receipt.RefundOrder) bool {
+	if o.RefundTo == "" {
+		return false
+	}
+	if o.Unknown != nil {
+		u, ok := st.UnknownTokenOf(*o.Unknown)
+		return !ok || !strings.EqualFold(u.Sender, o.RefundTo)
+	}
+	return !slices.Contains(st.RefundRecipients(), strings.ToLower(o.RefundTo))
 }
 
 // RefundHashOf is the transaction hash of a hold key (holdKey).

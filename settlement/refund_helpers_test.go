@@ -37,7 +37,14 @@ type refundEnv struct {
 
 func newRefundEnv(t *testing.T) *refundEnv {
 	t.Helper()
-	d := newDepositEnvWith(t, 2)
+	return newRefundEnvWith(t, 2)
+}
+
+// newRefundEnvWith is newRefundEnv with buyers funded wallets (at least 2): buyers[2] and on pay
+// other merchants' receipts.
+func newRefundEnvWith(t *testing.T, buyers int) *refundEnv {
+	t.Helper()
+	d := newDepositEnvWith(t, buyers)
 	e := &refundEnv{depositEnv: d, clock: &testClock{at: time.Now()}, merchant: d.buyers[1],
 		customer: strings.ToLower(crypto.PubkeyToAddress(d.buyer.PublicKey).Hex())}
 	claims := pgstore.NewRefundClaims(d.pool)

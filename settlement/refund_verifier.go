@@ -151,7 +151,8 @@ func (v *RefundVerifier) verify(ctx context.Context, head uint64, c RefundClaim,
 	if rec.State == receipt.RefundStateProcessed { // the merchant's word, or recorded by another instance
 		return v.Claims.Counted(ctx, c.TransactionHash, c.ReceiptID, rec.BlockNumber, rec.BlockHash)
 	}
-	tx, found, err := v.Chain.Transaction(ctx, c.TransactionHash)
+	hash := rec.TransactionHash // c's key may be "<hash>/<merchant>" (a claim naming refundTo)
+	tx, found, err := v.Chain.Transaction(ctx, hash)
 	if err != nil {
 		return err
 	}
@@ -168,7 +169,7 @@ func (v *RefundVerifier) verify(ctx context.Context, head uint64, c RefundClaim,
 	if err := v.onChain(ctx, tx); err != nil {
 		return err
 	}
-	ev := receipt.RefundEvidence{TransactionHash: c.TransactionHash, Succeeded: tx.Succeeded, Transfers: tx.Transfers,
+	ev := receipt.RefundEvidence{TransactionHash: hash, Succeeded: tx.Succeeded, Transfers: tx.Transfers,
 		BlockNumber: tx.BlockNumber, BlockHash: tx.BlockHash, At: now.UnixMilli()}
 	p, reason, ok := receipt.JudgeRefund(l.State, ev)
 	if !ok {
@@ -233,7 +234,7 @@ func (v *RefundVerifier) unrecordedFor(c RefundClaim, now time.Time) time.Durati
 func (v *RefundVerifier) refuse(ctx context.Context, c RefundClaim, reason string) error {
 	at := v.Now().UnixMilli()
 	if _, _, err := commands.ChangeReceipt(ctx, v.Events, c.ReceiptID, refundMeta(), func(st receipt.State) ([]receipt.Event, error) {
-		return receipt.RefuseRefund(st, c.TransactionHash, reason, at)
+		return receipt.RefuseRefund(st, commands.RefundHashOf(c.TransactionHash), reason, at)
 	}); err != nil {
 		return err
 	}
@@ -279,7 +280,7 @@ func (v *RefundVerifier) audit(ctx context.Context, head uint64, res *RefundStep
 
 // reorged handles a counted refund whose block left the chain.
 func (v *RefundVerifier) reorged(ctx context.Context, head uint64, c RefundClaim, res *RefundStepResult) error {
-	tx, found, err := v.Chain.Transaction(ctx, c.TransactionHash)
+	tx, found, err := v.Chain.Transaction(ctx, commands.RefundHashOf(c.TransactionHash))
 	if err != nil {
 		return err
 	}
@@ -294,7 +295,7 @@ func (v *RefundVerifier) reorged(ctx context.Context, head uint64, c RefundClaim
 	}
 	at := v.Now().UnixMilli()
 	if _, _, err := commands.ChangeReceipt(ctx, v.Events, c.ReceiptID, refundMeta(), func(st receipt.State) ([]receipt.Event, error) {
-		return receipt.RevertRefund(st, c.TransactionHash, at)
+		return receipt.RevertRefund(st, commands.RefundHashOf(c.TransactionHash), at)
 	}); err != nil {
 		return err
 	}
@@ -314,7 +315,7 @@ func (v *RefundVerifier) stillProven(ctx context.Context, c RefundClaim, tx Refu
 	if err != nil {
 		return false, err
 	}
-	_, reason, ok := receipt.JudgeRefund(l.State, receipt.RefundEvidence{TransactionHash: c.TransactionHash, Succeeded: tx.Succeeded,
+	_, reason, ok := receipt.JudgeRefund(l.State, receipt.RefundEvidence{TransactionHash: commands.RefundHashOf(c.TransactionHash), Succeeded: tx.Succeeded,
 		Transfers: tx.Transfers, BlockNumber: tx.BlockNumber, BlockHash: tx.BlockHash, At: v.Now().UnixMilli()})
 	if !ok {
 		v.Log.Error().Str("receipt", c.ReceiptID).Str("tx", c.TransactionHash).Uint64("block", tx.BlockNumber).Str("reason", reason).
