@@ -59,6 +59,18 @@ func verifyCommand(ctx context.Context, cfg config, log zerolog.Logger, args []s
 		// whole log instead and answer for streams the operator did not ask about.
 		return badUsage(fmt.Sprintf("unexpected arguments %q (one stream: --stream id)", fs.Args()), verifyUsage)
 	}
+	// A flag given an empty value (a script's unset variable: --checkpoint "$CHECKPOINT") read as
+	// a flag not given: the daily check against the signed checkpoint became a plain walk, which
+	// cannot see deleted events, and answered ok with exit 0.
+	var empty []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Value.String() == "" {
+			empty = append(empty, "--"+f.Name)
+		}
+	})
+	if len(empty) > 0 {
+		return badUsage(fmt.Sprintf("%s given an empty value", empty[0]), verifyUsage)
+	}
 	if opts.stream != "" && (opts.checkpoint != "" || opts.checkpointOut != "") {
 		return badUsage("--checkpoint and --checkpoint-out cover the whole log: not with --stream", verifyUsage)
 	}
