@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
@@ -70,6 +71,14 @@ func (s *dash) dashReceipt(c echo.Context, sess transport.Session, f Frame) erro
 	ctx := c.Request().Context()
 	id := c.Param("id")
 	row, err := s.Receipts.Get(ctx, sess.Wallet, id)
+	if errors.Is(err, readmodels.ErrNotFound) && !strings.HasPrefix(id, commands.MerchantReceiptID(sess.Wallet, "")) {
+		// The id the merchant chose (inv-1001): its receipt is stored, linked and streamed at
+		// the namespaced id (commands.MerchantReceiptID), where its page is.
+		own := commands.MerchantReceiptID(sess.Wallet, id)
+		if _, err := s.Receipts.Get(ctx, sess.Wallet, own); err == nil {
+			return c.Redirect(http.StatusSeeOther, "/dashboard/receipts/"+url.PathEscape(own))
+		}
+	}
 	if errors.Is(err, readmodels.ErrNotFound) {
 		return s.ui.Render(c.Response(), http.StatusNotFound, "notfound", Frame{Title: "Receipt not found", Wallet: f.Wallet, CSRF: f.CSRF}, shownID(id))
 	}

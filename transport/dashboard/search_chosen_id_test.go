@@ -43,3 +43,25 @@ func TestDashboardSearchFindsAReceiptByTheIDTheMerchantChose(t *testing.T) {
 		t.Errorf("search of another status: %d\n%s", code, page)
 	}
 }
+
+// TestDashboardReceiptPageTakesTheIDTheMerchantChose: /dashboard/receipts/inv-1001 said there
+// was no such receipt of the merchant who created inv-1001 (its page is at the namespaced id);
+// it now leads there. Another merchant's inv-1001 is still not found.
+func TestDashboardReceiptPageTakesTheIDTheMerchantChose(t *testing.T) {
+	e := dashEnv(t, nil)
+	m, other := e.Merchant(true), e.Merchant(true)
+	rec := e.Dev(m, http.MethodPost, "/api/receipts", `{"id":"inv-1001","lineItems":[{"label":"Tea","priceUsd":4}],"totalUsd":4}`)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("receipt: %d %s", rec.Code, rec.Body)
+	}
+	mine := transporttest.Decode(t, rec)["receipt"].(map[string]any)["receiptId"].(string)
+	if code, _, h := e.Get("/dashboard/receipts/inv-1001", m.Cookies); code != http.StatusSeeOther || h.Get("Location") != "/dashboard/receipts/"+mine {
+		t.Errorf("the chosen id: %d to %q, want 303 to its page", code, h.Get("Location"))
+	}
+	if code, page, _ := e.Get("/dashboard/receipts/"+mine, m.Cookies); code != http.StatusOK || !strings.Contains(page, `id="receipt-id">`+mine) {
+		t.Errorf("the stored id: %d", code)
+	}
+	if code, page, _ := e.Get("/dashboard/receipts/inv-1001", other.Cookies); code != http.StatusNotFound || strings.Contains(page, mine) {
+		t.Errorf("another merchant's chosen id: %d\n%s", code, page)
+	}
+}
