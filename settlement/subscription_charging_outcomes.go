@@ -115,16 +115,41 @@ func (o chargeOutcomes) fail(ctx context.Context, it *chargeItem, reason string,
 		return fmt.Errorf("record failed charge of %s: %w", it.row.SubscriptionID, err)
 	}
 	it.st = res.State
+	// Queued before the row is closed, and a failure to queue fails the step, as for a charge:
+	// the row stays open and the recovery (failedAgain) queues it once the failure is in the log.
+	// Queued after the close with its failure only logged, a database error there lost the
+	// merchant's charge_failed for good (and with it, for a revoked permission, the news that
+	// the subscription ended).
+	p := payload(it)
+	p["reason"], p["attempt"] = reason, it.row.Attempt
+	if o.notifier != nil {
+		key := fmt.Sprintf("%s:%d:failed:%d", it.row.SubscriptionID, it.row.Period, it.row.Attempt)
+		if err := o.notifier.Queue(ctx, EventSubscriptionChargeFailed, key, it.row.SubscriptionID, it.row.Merchant, p); err != nil {
+			return fmt.Errorf("queue the charge_failed webhook of %s: %w", it.row.SubscriptionID, err)
+		}
+	}
 	if err := o.ledger.Finish(ctx, o.token, it.row, ChargeFailed, reason, o.now()); err != nil && !errors.Is(err, ErrClaimLost) {
 		return err
 	}
 	r := resultOf(it, ResultFailed, reason)
 	r.Attempt = it.row.Attempt
 	it.res = r
-	p := payload(it)
-	p["reason"], p["attempt"] = reason, it.row.Attempt
-	o.notify(ctx, EventSubscriptionChargeFailed, fmt.Sprintf("%s:%d:failed:%d", it.row.SubscriptionID, it.row.Period, it.row.Attempt), it, p)
 	return nil
+}
+
+// failedAgain finishes a claimed row (nothing signed) whose attempt's failure the log holds
+// already: a run that recorded it and could not queue its webhook or close its row. It queues
+// the webhook (once per key) and closes the row, with the failure's reason as recorded; ok is
+// false for a row whose failure is not recorded (its period is free again, as before).
+func (o chargeOutcomes) failedAgain(ctx context.Context, r ChargeRow, st subscription.State, meta eventstore.Metadata) (res *ChargeResult, ok bool, err error) {
+	if !st.Exists || st.NextPeriod() != r.Period || st.ConsecutiveFailures < r.Attempt || st.LastFailureReason == "" {
+		return nil, false, nil
+	}
+	it := &chargeItem{row: r, st: st}
+	if err := o.fail(ctx, it, st.LastFailureReason, meta); err != nil {
+		return nil, true, err
+	}
+	return it.res, true, nil
 }
 
 // cancelled closes the row of a charge that failed (reason) after its subscription was

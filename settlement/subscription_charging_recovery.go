@@ -42,14 +42,29 @@ func (o openCharges) recover(ctx context.Context, id string, meta eventstore.Met
 		return nil, err
 	}
 	var items []*chargeItem
+	var out []ChargeResult
 	for _, r := range rows {
-		if r.Status == ChargeClaimed { // nothing was signed: free the period for this run's claim
+		st, err := commands.LoadSubscription(ctx, o.store, r.SubscriptionID)
+		if r.Status == ChargeClaimed && err == nil {
+			// Nothing was signed: a failure the log holds for this attempt is finished (its
+			// webhook queued, its row closed); else the period is free for this run's claim.
+			res, failed, err := o.wave.checks.outcomes.failedAgain(ctx, r, st, meta)
+			if err != nil {
+				return out, err
+			}
+			if failed {
+				if res != nil {
+					out = append(out, *res)
+				}
+				continue
+			}
+		}
+		if r.Status == ChargeClaimed {
 			if err := o.claims.drop(ctx, r); err != nil {
-				return nil, err
+				return out, err
 			}
 			continue
 		}
-		st, err := commands.LoadSubscription(ctx, o.store, r.SubscriptionID)
 		if errors.Is(err, commands.ErrSubscriptionUndecodable) {
 			// Its outcome cannot be recorded by this build (every command refuses the stream), but
 			// it is that subscription's alone: before, it ended the recovery of every open charge.
@@ -82,7 +97,6 @@ func (o openCharges) recover(ctx context.Context, id string, meta eventstore.Met
 		return nil, err
 	}
 	err = o.wave.run(ctx, nil, items, meta)
-	var out []ChargeResult
 	for _, it := range all {
 		if it.res != nil {
 			out = append(out, *it.res)
