@@ -83,16 +83,6 @@ func payload(it *chargeItem) map[string]any {
 		"amountUsd": it.row.AmountCents.Float(), "token": "USDC", "status": string(it.st.Status), "nextChargeAt": it.st.NextChargeAt}
 }
 
-// notify queues a webhook; a failure is logged, never the charge's.
-func (o chargeOutcomes) notify(ctx context.Context, event, key string, it *chargeItem, p map[string]any) {
-	if o.notifier == nil {
-		return
-	}
-	if err := o.notifier.Queue(ctx, event, key, it.row.SubscriptionID, it.row.Merchant, p); err != nil {
-		o.log.Warn().Err(err).Str("subscription_id", it.row.SubscriptionID).Msg("subscription charging: queue webhook")
-	}
-}
-
 // fail appends SubscriptionChargeFailed for the row's attempt (once: a recovery that finds the
 // attempt recorded does not record it again) and closes the row as failed. A refusal because the
 // customer revoked the permission also ends the subscription (SubscriptionPermissionRevoked), so
