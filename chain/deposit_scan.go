@@ -114,6 +114,7 @@ func (s DepositScanner) tokenTransfers(ctx context.Context, blocks []scannedBloc
 			return nil, fmt.Errorf("%w: log of block %d %s", errScanMoved, l.BlockNumber, l.BlockHash)
 		}
 		if t, ok := transferOf(l, byAddr); ok && watched(t.Deposit) {
+			t.BlockTime = blockTime(uint64(blocks[l.BlockNumber-first].Timestamp))
 			out = append(out, t)
 		}
 	}
@@ -129,7 +130,7 @@ func transferOf(l types.Log, byAddr map[common.Address]Token) (onchain.DepositTr
 	t := onchain.DepositTransfer{Deposit: strings.ToLower(common.BytesToAddress(l.Topics[2].Bytes()).Hex()),
 		TransactionHash: strings.ToLower(l.TxHash.Hex()), LogIndex: int(l.Index), BlockNumber: l.BlockNumber,
 		BlockHash: strings.ToLower(l.BlockHash.Hex()), Sender: strings.ToLower(common.BytesToAddress(l.Topics[1].Bytes()).Hex()),
-		AmountUnits: new(big.Int).SetBytes(l.Data).String()}
+		AmountUnits: new(big.Int).SetBytes(l.Data).String(), BlockTime: blockTime(l.BlockTimestamp)}
 	if tok, ok := byAddr[l.Address]; ok {
 		t.Token, t.Decimals = tok.Symbol, tok.Decimals
 	} else {
@@ -175,6 +176,15 @@ func (s DepositScanner) TransfersTo(ctx context.Context, from, to uint64, addres
 	return out, nil
 }
 
+// blockTime is a block's timestamp (seconds) in Unix ms; 0 stays 0 (a log of a node that does not
+// give blockTimestamp, which the look-back's eth_getLogs may be).
+func blockTime(seconds uint64) int64 {
+	if seconds == 0 || seconds > math.MaxInt64/1000 {
+		return 0
+	}
+	return int64(seconds) * 1000
+}
+
 // ethTransfers is the transactions of blocks that send ETH to a watched address and succeeded
 // (one batch of receipts, only for those).
 func (s DepositScanner) ethTransfers(ctx context.Context, blocks []scannedBlock, watched func(string) bool) ([]onchain.DepositTransfer, error) {
@@ -191,7 +201,7 @@ func (s DepositScanner) ethTransfers(ctx context.Context, blocks []scannedBlock,
 			}
 			out = append(out, onchain.DepositTransfer{Deposit: to, TransactionHash: strings.ToLower(tx.Hash.Hex()), LogIndex: -1,
 				BlockNumber: uint64(b.Number), BlockHash: strings.ToLower(b.Hash.Hex()), Sender: strings.ToLower(tx.From.Hex()),
-				Token: "ETH", Decimals: 18, AmountUnits: tx.Value.ToInt().String()})
+				Token: "ETH", Decimals: 18, AmountUnits: tx.Value.ToInt().String(), BlockTime: blockTime(uint64(b.Timestamp))})
 			hashes = append(hashes, tx.Hash)
 		}
 	}
@@ -270,6 +280,7 @@ type scannedBlock struct {
 	Number       hexutil.Uint64 `json:"number"`
 	Hash         common.Hash    `json:"hash"`
 	ParentHash   common.Hash    `json:"parentHash"`
+	Timestamp    hexutil.Uint64 `json:"timestamp"`
 	Transactions []struct {
 		Hash  common.Hash     `json:"hash"`
 		From  common.Address  `json:"from"`

@@ -287,3 +287,17 @@ func (e *depositEnv) fromContract(to string, wei *big.Int) {
 	e.ok(err)
 	e.mined(tx)
 }
+
+// chainAt moves the simulated chain's clock to t when t is later than its newest block (by
+// sealing an empty block at t; the pool must be empty), so the blocks mined next carry a time at
+// or after t. Tests that move the service's clock past a receipt's late-payment watch move the
+// chain's with it, as the wall clock moves both in production: the watch is judged by the
+// paying block's time (docs/decisions.md, stop 66).
+func (e *depositEnv) chainAt(t time.Time) {
+	e.t.Helper()
+	head, err := e.sim.HeaderByNumber(e.ctx, nil)
+	e.ok(err)
+	if ahead := t.Unix() - int64(head.Time); ahead > 0 {
+		e.ok(e.b.AdjustTime(time.Duration(ahead) * time.Second))
+	}
+}

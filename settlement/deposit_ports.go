@@ -126,7 +126,7 @@ func UnconfirmedOf(deposit string, credits []receipt.Credit) []DepositTransfer {
 			continue
 		}
 		out = append(out, DepositTransfer{Deposit: deposit, TransactionHash: c.TransactionHash, LogIndex: c.LogIndex,
-			BlockNumber: c.BlockNumber, BlockHash: c.BlockHash, Sender: c.Sender, Token: c.Token, Decimals: c.Decimals, AmountUnits: c.AmountUnits})
+			BlockNumber: c.BlockNumber, BlockHash: c.BlockHash, Sender: c.Sender, Token: c.Token, Decimals: c.Decimals, AmountUnits: c.AmountUnits, BlockTime: c.BlockTime})
 	}
 	return out
 }

@@ -120,6 +120,7 @@ func TestPaymentWindowOnChain(t *testing.T) {
 	}
 
 	clock.advance(21*time.Hour + time.Minute) // past expiry + PAYMENT_MONITOR_WINDOW
+	e.chainAt(clock.now())                    // and so is the chain when the payment is mined
 	e.mined(e.payToken(e.usdc, e.state(unpaid).DepositAddress(), 10_000_000))
 	e.commit()
 	e.step(d)

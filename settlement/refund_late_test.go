@@ -31,6 +31,7 @@ func TestLatePaymentRefundedOnChain(t *testing.T) {
 		t.Fatalf("expired %v (%v)", got, err)
 	}
 	e.clock.advance(25 * time.Hour) // past expiry + PAYMENT_MONITOR_WINDOW, within the late watch
+	e.chainAt(e.clock.now())        // the payment's block is mined then too
 	pay := e.payToken(e.usdc, e.state(id).DepositAddress(), 10_000_000)
 	e.mined(pay)
 	e.step(d)
@@ -122,6 +123,7 @@ func TestLateWatchEnds(t *testing.T) {
 	}
 	e.synced() // the read model the open deposits are read from has the failure
 	clock.advance(24*time.Hour + settlement.DefaultLateWatch + time.Minute)
+	e.chainAt(clock.now())
 	e.mined(e.payToken(e.usdc, e.state(id).DepositAddress(), 10_000_000))
 	e.commit()
 	e.step(d)

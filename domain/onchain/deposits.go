@@ -18,6 +18,9 @@ type DepositTransfer struct {
 	Token           string // symbol
 	Decimals        uint8
 	AmountUnits     string // base units, a decimal integer
+	// BlockTime is the block's timestamp (Unix ms; 0 when the node did not give it): when the
+	// transfer happened, as the chain proves it, whenever the service saw it.
+	BlockTime int64
 	// Contract is the token contract of a Transfer log of a token not configured (Token is then
 	// empty): recorded as receipt.DepositUnknownToken, never credited.
 	Contract string

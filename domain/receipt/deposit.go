@@ -51,7 +51,11 @@ type DepositTransferSeen struct {
 	Token           string `json:"token"`       // symbol: USDC, USDT, ETH, ...
 	AmountUnits     string `json:"amountUnits"` // base units, a decimal integer
 	Decimals        uint8  `json:"decimals"`    // of the token's base units (ETH 18)
-	At              int64  `json:"at"`
+	// BlockTime is the block's timestamp (Unix ms), absent when the node gave none and in events
+	// written before stop 66: whether a transfer came within the late-payment watch is judged by
+	// it, not by when the service saw it (At), which an outage delays.
+	BlockTime int64 `json:"blockTime,omitempty"`
+	At        int64 `json:"at"`
 }
 
 // DepositTransferConfirmed records that a seen transfer is CHAIN_CONFIRMATIONS deep in the block
@@ -87,6 +91,7 @@ type Credit struct {
 	Token           string `json:"token"`
 	AmountUnits     string `json:"amountUnits"`
 	Decimals        uint8  `json:"decimals"`
+	BlockTime       int64  `json:"blockTime,omitempty"` // DepositTransferSeen's
 	Confirmed       bool   `json:"confirmed,omitempty"`
 	Dropped         bool   `json:"dropped,omitempty"`
 }
@@ -185,7 +190,7 @@ func (s *State) evolveDeposit(e Event) {
 	switch e := e.(type) {
 	case DepositTransferSeen:
 		s.putCredit(s.creditIndex(e.TransactionHash, e.LogIndex, e.BlockHash), Credit{TransactionHash: e.TransactionHash, LogIndex: e.LogIndex,
-			BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals})
+			BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals, BlockTime: e.BlockTime})
 		if s.Status == StatusGenerated {
 			s.setStatus(StatusPending, e.At)
 		}

@@ -95,7 +95,7 @@ func payIfCovered(s State, c Credit, at int64) ([]Event, error) {
 func chainPayment(c Credit, at int64) PaymentConfirmed {
 	p := PaymentConfirmed{AttemptID: MethodDeposit, TransactionHash: c.TransactionHash, BuyerWallet: c.Sender, Token: c.Token,
 		VerifiedBy: VerifiedByChain, Method: MethodDeposit, BlockNumber: c.BlockNumber, BlockHash: c.BlockHash,
-		AmountUnits: c.AmountUnits, At: at}
+		AmountUnits: c.AmountUnits, BlockTime: c.BlockTime, At: at}
 	if c.LogIndex != ETHLogIndex {
 		li := c.LogIndex
 		p.LogIndex = &li

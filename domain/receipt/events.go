@@ -84,8 +84,20 @@ type PaymentConfirmed struct {
 	LogIndex    *int   `json:"logIndex,omitempty"`
 	AmountUnits string `json:"amountUnits,omitempty"`
 	// PaidLate: the payment arrived after the payment window had failed the receipt (DESIGN 9).
-	PaidLate bool  `json:"paidLate,omitempty"`
-	At       int64 `json:"at"`
+	PaidLate bool `json:"paidLate,omitempty"`
+	// BlockTime is the paying block's timestamp (Unix ms; verifiedBy chain, when the node gave
+	// it): a late payment counts by it (within monitorUntil), not by At.
+	BlockTime int64 `json:"blockTime,omitempty"`
+	At        int64 `json:"at"`
+}
+
+// chainTime is when the chain shows the payment happened: its block's time when known, else
+// when the service recorded it.
+func (e PaymentConfirmed) chainTime() int64 {
+	if e.BlockTime > 0 {
+		return e.BlockTime
+	}
+	return e.At
 }
 
 // PaymentFailed: a server-verified failure of the current attempt. Status failed.

@@ -199,7 +199,7 @@ func confirmExpired(s State, c PaymentConfirmed) ([]Event, error) {
 	}
 	switch c.VerifiedBy {
 	case "chain":
-		if c.At > s.MonitorUntil {
+		if c.chainTime() > s.MonitorUntil {
 			return ignore(lateWhy)
 		}
 		c.PaidLate = true
@@ -234,10 +234,13 @@ func ignoredOf(s State, c PaymentConfirmed, why string) PaymentIgnored {
 // cover the receipt, and the history says what the chain showed. None within the watch, for a
 // receipt paid or not expired, or a transfer not counted.
 func ignoreLate(s State, c Credit, at int64) []Event {
-	if !s.Expired() || s.Payment != nil || at <= s.MonitorUntil || !c.Counts() {
+	if !s.Expired() || s.Payment != nil || !c.Counts() {
 		return nil
 	}
 	p := chainPayment(c, at)
+	if p.chainTime() <= s.MonitorUntil {
+		return nil // mined within the watch, however late the service saw it
+	}
 	if s.paymentIgnoredBefore(p.VerifiedBy, p.TransactionHash, p.LogIndex) {
 		return nil
 	}
