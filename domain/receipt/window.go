@@ -129,11 +129,17 @@ type windowState struct {
 func (s State) Expired() bool { return s.WindowExpiredAt != 0 }
 
 // OnrampOpen reports whether an onramp attempt is open: the current attempt is an onramp session
-// and the receipt is still generated or pending (the processor has not decided it). A session
-// whose success paid too little is decided: it stays the current attempt, but holds nothing open.
+// the processor has not decided, on a receipt still generated or pending, or on one failed (not
+// expired) by an earlier attempt (a card retried after a decline: the receipt reads failed until
+// the new session decides). A session whose success paid too little is decided: it stays the
+// current attempt, but holds nothing open.
 func (s State) OnrampOpen() bool {
 	a, ok := s.Current()
-	return ok && a.Kind == "onramp" && !slices.Contains(s.EndedAttempts, a.ID) && (s.Status == StatusGenerated || s.Status == StatusPending)
+	if !ok || a.Kind != "onramp" || slices.Contains(s.EndedAttempts, a.ID) {
+		return false
+	}
+	retried := s.Status == StatusFailed && !s.Expired() && s.Failure != nil && s.Failure.AttemptID != a.ID
+	return s.Status == StatusGenerated || s.Status == StatusPending || retried
 }
 
 // WindowDue reports whether the receipt's window has ended at `at` (Unix ms) and its expiry is

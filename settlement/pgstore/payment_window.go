@@ -11,7 +11,8 @@ import (
 // DueWindows lists, oldest deadline first, the receipts whose payment window ended at or before
 // now and whose expiry is not recorded yet: generated or pending without an onramp attempt open
 // (an onramp session whose success paid too little is over: receipt.State.EndedAttempts), or
-// failed by an attempt of their own (not expired). The payment-window process decides each on
+// failed by an attempt of their own (not expired) unless a card session started after that
+// failure is open (receipt.State.OnrampOpen: a card retried after a decline). The payment-window process decides each on
 // the receipt's events (receipt.Expire); the read model only finds candidates, so a receipt that
 // changed since it was projected is decided on what it is now.
 //
@@ -22,7 +23,9 @@ func (s *Receipts) DueWindows(ctx context.Context, now time.Time, limit int) ([]
 		WHERE expires_at <= $1
 		  AND ((status IN ('generated', 'pending') AND (attempt_kind IS DISTINCT FROM 'onramp'
 		        OR state->'endedAttempts' ? (state->>'currentAttempt')))
-		    OR (status = 'failed' AND NOT state ? 'windowExpiredAt'))
+		    OR (status = 'failed' AND NOT state ? 'windowExpiredAt' AND NOT (attempt_kind = 'onramp' AND state ? 'failure'
+		        AND (state->'failure'->>'attemptId') IS DISTINCT FROM (state->>'currentAttempt')
+		        AND NOT coalesce(state->'endedAttempts' ? (state->>'currentAttempt'), false))))
 		ORDER BY expires_at, receipt_id LIMIT $2`, now, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list due payment windows: %w", err)
