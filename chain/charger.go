@@ -197,7 +197,7 @@ func (c *ChargeOperator) spendStatus(p contracts.SpendPermissionManagerSpendPerm
 		}
 		period := *abi.ConvertType(vals[0], new(contracts.SpendPermissionManagerPeriodSpend)).(*contracts.SpendPermissionManagerPeriodSpend)
 		if new(big.Int).Add(period.Spend, amount).Cmp(p.Allowance) > 0 {
-			st.Refusal = fmt.Sprintf("the permission's allowance for this period is spent (%s of %s base units)", period.Spend, p.Allowance)
+			st.Refusal = fmt.Sprintf("%s (%s of %s base units)", subscription.ReasonPeriodSpent, period.Spend, p.Allowance)
 		}
 	}
 	return st, nil

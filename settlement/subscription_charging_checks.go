@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -70,8 +71,20 @@ func (c spendChecks) check(ctx context.Context, fresh []*chargeItem, meta events
 	}
 	var ok []*chargeItem
 	for i, it := range ready {
-		if statuses[i].Refusal != "" {
-			if err := c.outcomes.fail(ctx, it, statuses[i].Refusal, meta); err != nil {
+		refusal := statuses[i].Refusal
+		if strings.HasPrefix(refusal, subscription.ReasonPeriodSpent) {
+			// This on-chain period was charged already (only the operator spends): a late charge
+			// pushed the schedule into it. Not the customer's failure: nothing is recorded, the
+			// claim is freed and a later run charges it once the chain's period turns. Before,
+			// it was a failed charge every day until then (past_due, a charge_failed each time).
+			if err := c.claims.drop(ctx, it.row); err != nil {
+				return nil, err
+			}
+			it.res = resultOf(it, ResultSkipped, refusal+"; charged once the permission's next on-chain period starts")
+			continue
+		}
+		if refusal != "" {
+			if err := c.outcomes.fail(ctx, it, refusal, meta); err != nil {
 				return nil, err
 			}
 			continue

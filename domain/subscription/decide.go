@@ -207,6 +207,12 @@ func DecideFailure(s State, f RecordFailure, now time.Time) ([]Event, error) {
 // revoked the spend permission (the charging chain's check says so in these words).
 const ReasonRevoked = "the customer revoked the spend permission"
 
+// ReasonPeriodSpent starts the charging chain's refusal of a spend whose on-chain period's
+// allowance is spent. Only the operator spends, so it means this on-chain period was charged
+// already (a late charge pushed the schedule into it): not the customer's failure, and the
+// charge waits for the next on-chain period instead of being recorded as failed.
+const ReasonPeriodSpent = "the permission's allowance for this period is spent"
+
 // DecideRevoked records that the charge of period f.Period failed because the customer revoked
 // the spend permission: the failure (ChargeFailed, as DecideFailure) and PermissionRevoked, which
 // ends the subscription; past_due is not decided with it, the subscription having ended. Errors:
