@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport"
+	"github.com/payledger/payledger/transport/page"
 )
 
 type dashLine struct {
@@ -80,7 +80,8 @@ func (s *dash) dashReceipt(c echo.Context, sess transport.Session, f Frame) erro
 		}
 	}
 	if errors.Is(err, readmodels.ErrNotFound) {
-		return s.ui.Render(c.Response(), http.StatusNotFound, "notfound", Frame{Title: "Receipt not found", Wallet: f.Wallet, CSRF: f.CSRF}, shownID(id))
+		return s.ui.Render(c.Response(), http.StatusNotFound, "notfound", Frame{Title: "Receipt not found", Wallet: f.Wallet, CSRF: f.CSRF},
+			page.ShownID(id)) // only a receipt-shaped id: any other text of a link read as the dashboard's own words
 	}
 	if err != nil {
 		return err
@@ -120,21 +121,6 @@ func (s *dash) dashReceipt(c echo.Context, sess transport.Session, f Frame) erro
 	}
 	f.Title, f.Tab = "Receipt "+id, "receipts"
 	return s.ui.Render(c.Response(), http.StatusOK, "receipt", f, v)
-}
-
-// receiptIDShape is a receipt id as the service stores and links it: a generated rcpt_ id, or a
-// merchant's own in its namespace (m + 12 hex + _ + id), the payment page's rule (page.shownID).
-var receiptIDShape = regexp.MustCompile(`^(rcpt_[0-9A-Za-z]{1,40}|m[0-9a-f]{12}_[A-Za-z0-9_-]{1,64})$`)
-
-// shownID is what the 404 page names: id when it has a receipt id's shape, else "" (the page
-// then says "at this address"). Any other text of a link's path read as the dashboard's own
-// words to the signed-in merchant who followed it ("There is no receipt
-// Your-payouts-are-frozen.Call-... of this merchant").
-func shownID(id string) string {
-	if !receiptIDShape.MatchString(id) {
-		return ""
-	}
-	return id
 }
 
 // liveEnds are the statuses at which the receipt's event stream ends (transport.StreamEnds),

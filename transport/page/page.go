@@ -245,18 +245,18 @@ func (a *Assets) ServePage(w http.ResponseWriter, v View) error {
 }
 
 // ServeNotFound answers 404 with a page saying the receipt does not exist. The id is shown only
-// when it has the shape of one (shownID): the page is on the service's own domain, and any text
+// when it has the shape of one (ShownID): the page is on the service's own domain, and any text
 // put in a link's path was shown on it as the service's words ("There is no receipt
 // Your-card-was-charged-twice.Call-+1-555-0100").
 func (a *Assets) ServeNotFound(w http.ResponseWriter, receiptID string) error {
 	setHeaders(w)
 	w.WriteHeader(http.StatusNotFound)
-	return a.notFound.Execute(w, map[string]string{"ID": shownID(receiptID), "CSS": a.Path("app.css")})
+	return a.notFound.Execute(w, map[string]string{"ID": ShownID(receiptID), "CSS": a.Path("app.css")})
 }
 
-// shownID is id when it has the shape of a receipt id (a generated rcpt_ id, or a merchant's own
+// ShownID is id when it has the shape of a receipt id (a generated rcpt_ id, or a merchant's own
 // in its namespace, m + 12 hex + _), else "".
-func shownID(id string) string {
+func ShownID(id string) string {
 	if !receiptIDShape.MatchString(id) {
 		return ""
 	}
