@@ -90,7 +90,11 @@ type devMerchant struct {
 
 func (m *devMerchant) run(ctx context.Context, shopName string, out io.Writer) error {
 	jar, _ := cookiejar.New(nil)
-	m.client = &http.Client{Jar: jar, Timeout: 3 * time.Minute} // a split deployment waits for its block
+	// A split deployment waits for its block. No redirect is followed: the API key and the CSRF
+	// token travel in headers of their own, which Go's client forwards to any host a redirect
+	// names; the service answers these calls itself, so a redirect is an error to report.
+	m.client = &http.Client{Jar: jar, Timeout: 3 * time.Minute,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	if _, _, err := m.call(ctx, http.MethodGet, "/healthz", nil, nil); err != nil {
 		return fmt.Errorf("the service does not answer at %s (start it with `make run`, or pass --base-url): %w", m.base, err)
 	}
