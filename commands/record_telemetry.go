@@ -38,6 +38,10 @@ const verifyAfterCheckout = 5 * time.Second
 // route is public, and each report is stored.
 const MaxTelemetryPerHour = 20
 
+// MaxTelemetryAttemptID bounds a report's attemptId: the service's are 36 characters, a
+// processor-opened one "att_" and the session's id. The route is public and each report stored.
+const MaxTelemetryAttemptID = 128
+
 // ErrTelemetryLimited refuses a report past MaxTelemetryPerHour.
 var ErrTelemetryLimited = errors.New("this receipt has taken its telemetry reports for this hour")
 
@@ -65,10 +69,6 @@ func NewRecordTelemetryHandler(store Store, verify *ReconcileOnrampHandler, now 
 	return &RecordTelemetryHandler{store: store, verify: verify, now: now}
 }
 
-// Handle records the report. The browser's checkout_success is not proof of payment: it makes
-// the service ask the processor (bounded; a failed verification is logged, the report stays
-// recorded). Errors: Invalid (unknown event), receipt.ErrNotFound, ErrTelemetryLimited,
-// ErrContended, wrapped store errors.
 // record appends the report to the receipt's telemetry stream of this hour, within the limit.
 // Errors: receipt.ErrNotFound, ErrTelemetryLimited, ErrContended, wrapped store errors.
 func (h *RecordTelemetryHandler) record(ctx context.Context, cmd RecordTelemetry) error {
@@ -107,9 +107,16 @@ func AppendTelemetry(ctx context.Context, store Store, receiptID string, now tim
 // telemetryCount folds a telemetry stream into the number of its reports.
 var telemetryCount = Aggregate[int]{Apply: func(n int, _ eventstore.RecordedEvent) (int, error) { return n + 1, nil }}
 
+// Handle records the report. The browser's checkout_success is not proof of payment: it makes
+// the service ask the processor (bounded; a failed verification is logged, the report stays
+// recorded). Errors: Invalid (unknown event, an attemptId over MaxTelemetryAttemptID), receipt.ErrNotFound, ErrTelemetryLimited,
+// ErrContended, wrapped store errors.
 func (h *RecordTelemetryHandler) Handle(ctx context.Context, cmd RecordTelemetry) (TelemetryRecorded, error) {
 	if !receipt.ValidTelemetry(cmd.Event) {
 		return TelemetryRecorded{}, Invalid("event must be one of " + strings.Join(receipt.TelemetryEvents, ", ") + " or onramp_*")
+	}
+	if len(cmd.AttemptID) > MaxTelemetryAttemptID {
+		return TelemetryRecorded{}, Invalid("attemptId must be at most " + strconv.Itoa(MaxTelemetryAttemptID) + " characters")
 	}
 	if cmd.Code != "" {
 		if _, ok := failure.Lookup(cmd.Code); !ok {
