@@ -60,6 +60,18 @@ func (r RefundReader) Transaction(ctx context.Context, hash string) (onchain.Ref
 	return out, true, nil
 }
 
+// Pending implements settlement.RefundChain: the node knows the transaction and it is not mined.
+func (r RefundReader) Pending(ctx context.Context, hash string) (bool, error) {
+	tx, err := r.RPC.TransactionByHash(ctx, common.HexToHash(hash))
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("chain: refund transaction %s: %w", hash, err)
+	}
+	return tx.Pending, nil
+}
+
 // tokenTransfers are the Transfer logs among logs: of a configured token with its symbol and
 // decimals, of any other contract with the contract only (a refund of an unconfigured token's
 // transfer counts those, receipt.JudgeRefund).

@@ -23,6 +23,9 @@ type RefundChain interface {
 	Transaction(ctx context.Context, hash string) (tx RefundTx, found bool, err error)
 	// BlockHashes is the canonical hash of each block number (absent: no such block), one batch.
 	BlockHashes(ctx context.Context, numbers []uint64) (map[uint64]string, error)
+	// Pending says whether the node holds the transaction hash waiting to be mined (in its
+	// mempool); false for one it does not know.
+	Pending(ctx context.Context, hash string) (bool, error)
 }
 
 // ErrRefundHashTaken: another receipt's refund took the hash (RefundClaimStore.Prove).

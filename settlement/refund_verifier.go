@@ -43,6 +43,12 @@ type RefundVerifier struct {
 // before it is refused: a refund sent with a low fee may wait in the mempool for a while.
 const DefaultRefundNotFoundAfter = time.Hour
 
+// refundPendingMax is how long after its claim a claim waits for a transaction the node holds
+// pending (a node forgets a pending transaction after a few hours; geth after 3): a claim of a
+// transaction that never gets mined is refused in the end, and holds one of the receipt's open
+// claims until then.
+const refundPendingMax = 24 * time.Hour
+
 // refundAuditBlocks is how many blocks after its block a counted refund is still audited for a
 // reorg: as many as a reorg on the chains in use may reach, with room to spare.
 const refundAuditBlocks = 64
@@ -157,11 +163,7 @@ func (v *RefundVerifier) verify(ctx context.Context, head uint64, c RefundClaim,
 		return err
 	}
 	if !found {
-		if now.Sub(c.ClaimedAt) <= v.notFoundAfter() {
-			return nil
-		}
-		res.Refused++
-		return v.refuse(ctx, c, "the transaction is not on the chain "+v.notFoundAfter().String()+" after the claim")
+		return v.notFound(ctx, c, hash, now, res)
 	}
 	if depth(head, tx.BlockNumber) < uint64(max(v.Confirmations, 1)) {
 		return nil
@@ -195,6 +197,31 @@ func (v *RefundVerifier) verify(ctx context.Context, head uint64, c RefundClaim,
 	v.Log.Info().Str("receipt", c.ReceiptID).Str("tx", c.TransactionHash).Str("token", p.Token).Str("units", p.AmountUnits).
 		Msg("refunds: processed on chain proof")
 	return v.Claims.Counted(ctx, c.TransactionHash, c.ReceiptID, p.BlockNumber, p.BlockHash)
+}
+
+// notFound handles a claim whose transaction the chain does not show mined: refused once the
+// claim is NotFoundAfter old, unless the node holds the transaction waiting to be mined and the
+// claim is not refundPendingMax old (stop 66). A transaction pending past the hour (a low fee in
+// a busy hour, or behind an earlier transaction of the merchant's wallet) was refused, then
+// mined: the customer had the money, the receipt said refused, and the page offered "Refund with
+// wallet" again, which sends it a second time.
+func (v *RefundVerifier) notFound(ctx context.Context, c RefundClaim, hash string, now time.Time, res *RefundStepResult) error {
+	age := now.Sub(c.ClaimedAt)
+	if age <= v.notFoundAfter() {
+		return nil
+	}
+	pending, err := v.Chain.Pending(ctx, hash)
+	switch {
+	case err != nil:
+		return err
+	case pending && age <= refundPendingMax:
+		return nil
+	case pending:
+		res.Refused++
+		return v.refuse(ctx, c, "the transaction is still waiting to be mined "+refundPendingMax.String()+" after the claim")
+	}
+	res.Refused++
+	return v.refuse(ctx, c, "the transaction is not on the chain "+v.notFoundAfter().String()+" after the claim")
 }
 
 // take takes c's hash for its proven claim before the refund is recorded: every receipt may
