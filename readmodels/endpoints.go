@@ -259,6 +259,16 @@ func (s *Endpoints) EventsAfter(ctx context.Context, merchant string, seq int64,
 	})
 }
 
+// LogEnd is the newest seq of the whole event log, every merchant's (0 when empty): no stream
+// ever sent a later id, since only committed events are read and none is ever deleted.
+func (s *Endpoints) LogEnd(ctx context.Context) (int64, error) {
+	var seq int64
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM webhook_events`).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("read webhook events: %w", err)
+	}
+	return seq, nil
+}
+
 // LastSeq is the newest seq of merchant's events (0 when none): a stream without Last-Event-ID
 // starts after it.
 func (s *Endpoints) LastSeq(ctx context.Context, merchant string) (int64, error) {

@@ -28,6 +28,7 @@ type EndpointStore interface {
 	CompleteMessage(ctx context.Context, a readmodels.EndpointAttempt, state string, next time.Time) error
 	EventsAfter(ctx context.Context, merchant string, seq int64, limit int) ([]readmodels.StoredEvent, error)
 	LastSeq(ctx context.Context, merchant string) (int64, error)
+	LogEnd(ctx context.Context) (int64, error)
 }
 
 // EndpointSender sends one endpoint message now (webhooks.Dispatcher): manual redelivery.

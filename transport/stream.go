@@ -98,14 +98,27 @@ func (s *Server) TakeStreamSlot(merchant string) (func(), error) {
 
 // streamStart is the event id a stream resumes after: the client's Last-Event-ID, else the
 // merchant's newest event (a new stream sends only what happens from now on).
+//
+// An id past the end of the log was never sent by it: the client read a log that has since been
+// reset or restored from a backup (a development database made anew, a recovery), whose new
+// events take the ids again. Resumed after it, the stream sent none of them until the log passed
+// the id, and the client was told nothing; it is refused (400) like any id the stream never sent,
+// so the client starts again.
 func (s *Server) streamStart(c echo.Context, merchant string) (int64, error) {
-	last := c.Request().Header.Get("Last-Event-ID")
+	ctx, last := c.Request().Context(), c.Request().Header.Get("Last-Event-ID")
 	if last == "" {
-		return s.endpoints.LastSeq(c.Request().Context(), merchant)
+		return s.endpoints.LastSeq(ctx, merchant)
 	}
 	n, err := strconv.ParseInt(last, 10, 64)
 	if err != nil || n < 0 {
 		return 0, InvalidInput("Last-Event-ID must be an event id this stream sent")
+	}
+	end, err := s.endpoints.LogEnd(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if n > end {
+		return 0, InvalidInput("Last-Event-ID is past the newest event: this log never sent it (it was reset or restored); reconnect without it")
 	}
 	return n, nil
 }

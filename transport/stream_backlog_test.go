@@ -138,3 +138,45 @@ func TestAnEventStreamReadingItsBacklogStopsAtShutdown(t *testing.T) {
 		t.Fatalf("the stream wrote %d events of its backlog after the shutdown began, want at most its batch (%d)", events, streamBatch)
 	}
 }
+
+// TestAStreamRefusesAnIdPastItsLog (stop 66): a client resuming with an id the log never sent
+// (it read a log since reset or restored from a backup, whose new events take the ids again) was
+// resumed after it: none of the new events came until the log passed the id, and nothing told the
+// client. Such an id is refused now (400 invalid_input), as any id the stream never sent; the
+// newest id, and an id of another merchant's event (a position in the same log), still resume.
+func TestAStreamRefusesAnIdPastItsLog(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	const wallet, other = "0x00000000000000000000000000000000000000b3", "0x00000000000000000000000000000000000000b4"
+	ctx := context.Background()
+	for i, m := range []string{wallet, other} {
+		if err := readmodels.RecordEvents(ctx, e.pool, readmodels.NewEvent{Key: fmt.Sprintf("past-%d", i), Merchant: m,
+			Type: readmodels.EventWebhookTest, At: time.Now(), Data: map[string]any{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var end int64
+	if err := e.pool.QueryRow(ctx, `SELECT max(seq) FROM webhook_events`).Scan(&end); err != nil {
+		t.Fatal(err)
+	}
+	start := func(id int64) error {
+		hr := httptest.NewRequest(http.MethodGet, "/api/webhooks/stream", nil)
+		hr.Header.Set("Last-Event-ID", fmt.Sprint(id))
+		_, err := e.srv.streamStart(e.srv.Echo.NewContext(hr, httptest.NewRecorder()), wallet)
+		return err
+	}
+	for _, id := range []int64{end, end - 1} {
+		if err := start(id); err != nil {
+			t.Fatalf("Last-Event-ID %d (the log ends at %d) refused: %v", id, end, err)
+		}
+	}
+	if err := start(end + 500); err == nil {
+		t.Fatalf("Last-Event-ID %d, past the log's end %d, was resumed after", end+500, end)
+	}
+	key := e.key(wallet, "receipts:read")
+	rec := e.do(req{method: http.MethodGet, path: "/api/webhooks/stream",
+		header: map[string]string{"Ocp-Apim-Subscription-Key": key, "Last-Event-ID": fmt.Sprint(end + 500)}})
+	if body := decode(t, rec); rec.Code != http.StatusBadRequest || body["error"] != "invalid_input" {
+		t.Fatalf("a stream resuming past the log's end: %d %v, want 400 invalid_input", rec.Code, body)
+	}
+}

@@ -133,7 +133,9 @@ func (l *listener) run(ctx context.Context) error {
 		if errors.Is(err, errRefused) {
 			return err
 		}
-		if errors.Is(err, errNoAnswer) {
+		if errors.Is(err, errUnknownID) {
+			fmt.Fprintf(l.out, "%v; events recorded meanwhile were not forwarded; starting again with new events\n", err)
+		} else if errors.Is(err, errNoAnswer) {
 			fmt.Fprintf(l.out, "the receiver did not answer (%v); resuming after event %q\n", err, l.lastID)
 		} else {
 			fmt.Fprintf(l.out, "stream dropped (%v); resuming after event %q\n", err, l.lastID)
@@ -150,6 +152,8 @@ var (
 	errRefused  = errors.New("the service refused the stream")
 	errNoAnswer = errors.New("no answer from the receiver")
 	errQuiet    = errors.New("the stream sent nothing, not even its keep-alive")
+	// errUnknownID: the service refused the event id to resume after (a reset or restored log).
+	errUnknownID = errors.New("the service's event log does not have the last event received")
 )
 
 // streamQuiet is how long a stream may send nothing before listen drops it and resumes: three of
@@ -192,12 +196,8 @@ func (l *listener) readEvents(ctx, streamCtx context.Context, heard func()) erro
 		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return fmt.Errorf("%w: %d %s", errRefused, resp.StatusCode, bytes.TrimSpace(b))
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("stream answered %d", resp.StatusCode)
+	if err := l.streamAnswered(resp); err != nil {
+		return err
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
@@ -231,6 +231,26 @@ func (l *listener) readEvents(ctx, streamCtx context.Context, heard func()) erro
 		return err
 	}
 	return io.ErrUnexpectedEOF
+}
+
+// streamAnswered is nil when the stream's answer is the stream, else the reason it is not.
+func (l *listener) streamAnswered(resp *http.Response) error {
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return fmt.Errorf("%w: %d %s", errRefused, resp.StatusCode, bytes.TrimSpace(b))
+	}
+	if resp.StatusCode == http.StatusBadRequest && l.lastID != "" {
+		// The service refuses the id to resume after: its log was reset or restored and never sent
+		// it. Resumed after it, nothing of the new log would come until it passed the id; the
+		// stream starts again with the events from now on.
+		gone := l.lastID
+		l.lastID = ""
+		return fmt.Errorf("%w: %q", errUnknownID, gone)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("stream answered %d", resp.StatusCode)
+	}
+	return nil
 }
 
 // eventID is an id: line's value when it is one the stream can resume after (the service's ids
