@@ -71,6 +71,9 @@ type Config struct {
 	MetricsToken string
 	// PaymentChain is where the payment page asks wallets to pay (zero: no wallet payments).
 	PaymentChain PaymentChain
+	// OnrampConfigured: a card/bank processor is configured (PROCESSOR_API_URL), so the payment
+	// page offers it; set from the application, never by hand.
+	OnrampConfigured bool
 	// ExportMaxConcurrent (EXPORT_MAX_CONCURRENT) and ExportTimeout (EXPORT_TIMEOUT): exports.go.
 	ExportMaxConcurrent int
 	ExportTimeout       time.Duration

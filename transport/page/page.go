@@ -156,6 +156,7 @@ type View struct {
 	Tokens      []string // the currency choice
 	Token       string   // the one selected first
 	WalletOK    bool     // a chain is configured: QR and wallet button
+	CardOK      bool     // a card/bank processor is configured: the card button
 	// ChainGone: the deposit address is on a development chain the service no longer follows
 	// (issue 40): nothing sent there arrives, so the payment controls are hidden.
 	ChainGone bool
@@ -333,7 +334,7 @@ const pageHTML = `<!doctype html>
 </div>{{end}}
 <div class="actions">
 {{if .WalletOK}}<button type="button" id="pay-wallet" class="primary">Pay with wallet</button>{{end}}
-<button type="button" id="pay-card">{{.CardButton}}</button>
+{{if .CardOK}}<button type="button" id="pay-card">{{.CardButton}}</button>{{end}}
 </div>
 <p id="wallet-error" class="error" role="alert" hidden></p>
 <p id="copied" class="sr-only" aria-live="polite"></p>

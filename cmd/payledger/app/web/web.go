@@ -59,6 +59,7 @@ func Build(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	cfg.HTTP.ExportMaxConcurrent = svc.Exports.MaxConns() // one budget: the pool's and the route's
+	cfg.HTTP.OnrampConfigured = cfg.App.Processor != nil
 	return &Service{Service: svc, Metrics: metrics, HTTP: deps(cfg, svc, metrics, openapi)}, nil
 }
 
