@@ -255,7 +255,9 @@ func (i *Issuer) journalize(ev eventstore.EventData, state receipt.State, secret
 		}
 		entry = entry.WithSealedKey(journal.SealedKey{ReceiptID: id, Nonce: nonce, Sealed: sealed})
 	}
-	if err := i.journal.Append(entry); err != nil {
+	if err := i.journal.Append(entry); errors.Is(err, journal.ErrStreamPending) {
+		return Issued{}, ErrReceiptExists // the id waits in the journal as another request's receipt
+	} else if err != nil {
 		return Issued{}, fmt.Errorf("degraded mode: journal write failed (%v): %w", err, ErrDatastoreUnavailable)
 	}
 	return Issued{State: state, Degraded: true}, nil

@@ -1,6 +1,7 @@
 package commands_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/payledger/payledger/commands"
@@ -11,8 +12,8 @@ import (
 // with an id the caller chose (journaled in degraded mode) and then the same id again, for
 // another total: the second was acknowledged too, the status read answered its total, and the
 // replay stored the first receipt (the second failed for ever as an id taken by another). The
-// second is refused now (the issuer answers it as a datastore that does not answer: nothing is
-// acknowledged), and the journaled receipt read back is the first.
+// second is refused now as the id of a receipt that exists (409 conflict, as when the datastore
+// answers), and the journaled receipt read back is the first.
 func TestAReceiptIDChosenTwiceWhileDownIsJournaledOnce(t *testing.T) {
 	t.Parallel()
 	probe := newPayEnv(t)
@@ -24,8 +25,8 @@ func TestAReceiptIDChosenTwiceWhileDownIsJournaledOnce(t *testing.T) {
 		t.Fatalf("the first receipt while down: %+v %v", first, err)
 	}
 	second, err := e.direct.Handle(e.ctx, commands.CreateReceipt{Merchant: payMerchant, ID: "inv-9", Lines: &large, TotalUSD: amount("80.00")})
-	if err == nil || second.Degraded {
-		t.Fatalf("the same id again while down: %+v %v, want it refused", second, err)
+	if !errors.Is(err, commands.ErrReceiptExists) || second.Degraded {
+		t.Fatalf("the same id again while down: %+v %v, want it refused as a receipt that exists (409)", second, err)
 	}
 	if p, _ := e.journal.Pending(); len(p) != 1 {
 		t.Fatalf("the journal holds %d entries, want the first receipt's alone", len(p))
