@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/payledger/payledger/domain/receipt"
+	linetext "github.com/payledger/payledger/domain/text"
 	"github.com/payledger/payledger/webhooks"
 )
 
@@ -105,6 +106,9 @@ func (s *Server) parseOptional(o optionalFields, g *receipt.Generated) error {
 	g.TransactionID = first(o.TransactionID, o.TransactionIDAlias)
 	if utf8.RuneCountInString(g.TransactionID) > 200 {
 		return InvalidInput("transactionId must be at most 200 characters")
+	}
+	if strings.IndexFunc(g.TransactionID, linetext.Reorders) >= 0 { // one line, as the CSV and the dashboard show it
+		return InvalidInput("transactionId must be one line of text, without control or bidi override characters")
 	}
 	md, err := parseMetadata(o.Metadata)
 	if err != nil {
