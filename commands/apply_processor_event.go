@@ -45,7 +45,10 @@ type ApplyProcessorEvent struct {
 // ProcessorEventApplied says what became of a processor event.
 type ProcessorEventApplied struct {
 	Duplicate bool // a replay of an event applied before: nothing done
-	Stored    bool // its receipt is unknown: kept for reconciliation, nothing applied
+	Stored    bool // its receipt is unknown, or its status one this version does not act on: kept, nothing applied
+	// Unhandled is the status of an event kept but not acted on (a refund, a dispute, a status
+	// the processor added): the caller tells an operator.
+	Unhandled string
 	Result    eventstore.AppendResult
 }
 
@@ -68,11 +71,17 @@ func NewApplyProcessorEventHandler(store Store, events ProcessorEvents, now func
 // applies it through the guards (DecideProcessorUpdate), with the session marked shared when the
 // processor used it for another receipt too, and with the receipt the service started the
 // session for (a session of another receipt pays nothing here). An event for an unknown receipt is kept and
-// answered as stored, so the processor does not retry it forever. Errors: Invalid (no id, an
-// unknown status, an unreadable amount), ErrContended, wrapped store errors.
+// answered as stored, so the processor does not retry it forever; so is a signed event whose
+// status this version does not act on (Unhandled: a refund, a dispute, a status the processor
+// added), which was refused and lost while the processor retried it for days. Errors: Invalid
+// (no id, no status or one over 64 characters, an unreadable amount), ErrContended, wrapped
+// store errors.
 func (h *ApplyProcessorEventHandler) Handle(ctx context.Context, cmd ApplyProcessorEvent) (ProcessorEventApplied, error) {
-	if cmd.EventID == "" || !slices.Contains(receipt.ProcessorStatuses, cmd.Status) {
+	if cmd.EventID == "" || cmd.Status == "" || len(cmd.Status) > 64 {
 		return ProcessorEventApplied{}, Invalid("processor event needs an id and a data.status of " + strings.Join(receipt.ProcessorStatuses, ", "))
+	}
+	if !slices.Contains(receipt.ProcessorStatuses, cmd.Status) {
+		return h.keepUnhandled(ctx, cmd)
 	}
 	processed, err := h.events.Record(ctx, cmd.EventID, cmd.ReceiptID, cmd.SessionID, cmd.Status, cmd.Body)
 	if err != nil || processed {
@@ -116,4 +125,17 @@ func (h *ApplyProcessorEventHandler) Handle(ctx context.Context, cmd ApplyProces
 		return ProcessorEventApplied{}, err
 	}
 	return ProcessorEventApplied{Result: res}, nil
+}
+
+// keepUnhandled keeps a signed event whose status this version does not act on, once (by id),
+// marked processed: nothing in it changes a receipt, and the processor stops retrying it.
+func (h *ApplyProcessorEventHandler) keepUnhandled(ctx context.Context, cmd ApplyProcessorEvent) (ProcessorEventApplied, error) {
+	processed, err := h.events.Record(ctx, cmd.EventID, cmd.ReceiptID, cmd.SessionID, cmd.Status, cmd.Body)
+	if err != nil || processed {
+		return ProcessorEventApplied{Duplicate: processed}, err
+	}
+	if err := h.events.MarkProcessed(ctx, cmd.EventID); err != nil {
+		return ProcessorEventApplied{}, err
+	}
+	return ProcessorEventApplied{Stored: true, Unhandled: cmd.Status}, nil
 }

@@ -35,13 +35,25 @@ func TestApplyProcessorEvent(t *testing.T) {
 	}
 
 	for name, cmd := range map[string]commands.ApplyProcessorEvent{
-		"no id":          event("", id, "fulfillment_processing", ""),
-		"unknown status": event("evt_x", id, "weird", ""),
+		"no id":             event("", id, "fulfillment_processing", ""),
+		"no status":         event("evt_x", id, "", ""),
+		"a status too long": event("evt_y", id, strings.Repeat("s", 65), ""),
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := h.Handle(e.ctx, cmd)
 			wantRefusal(t, err, "invalid_input", "processor event needs an id and a data.status of fulfillment_processing, ach_pending")
 		})
+	}
+	// A signed event whose status this version does not act on (a refund at the processor) is
+	// kept, once, and changes nothing: refused, it was lost while the processor retried it.
+	for range 2 {
+		out, err := h.Handle(e.ctx, event("evt_refund", id, "refunded", ""))
+		if err != nil || out.Result.Version != 0 || (out.Unhandled != "refunded") == !out.Duplicate || !processed("evt_refund") {
+			t.Fatalf("an event of an unhandled status: %+v %v", out, err)
+		}
+	}
+	if st := e.state(id); st.Status != receipt.StatusGenerated {
+		t.Fatalf("an unhandled status changed the receipt: %s", st.Status)
 	}
 	_, err := h.Handle(e.ctx, event("evt_amount", id, "fulfillment_processing", "-1"))
 	wantRefusal(t, err, "invalid_input", "data.sourceAmountUsd invalid amount")

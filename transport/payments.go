@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore"
@@ -124,6 +125,12 @@ func (s *Server) processorWebhook(c echo.Context) error {
 		return err
 	case out.Duplicate:
 		return c.JSON(http.StatusOK, map[string]any{"ok": true, "duplicate": true})
+	case out.Unhandled != "":
+		// A refund or a dispute at the processor moves money this service does not see: kept,
+		// answered 2xx so the processor stops retrying, and an operator is told.
+		zerolog.Ctx(ctx).Error().Str("event_id", ev.ID).Str("status", out.Unhandled).Str("receipt_id", d.ReceiptID).
+			Str("session_id", d.SessionID).Msg("processor event with a status this version does not act on: kept in processor_events, nothing applied; check it at the processor")
+		return c.JSON(http.StatusOK, map[string]any{"ok": true, "stored": true})
 	case out.Stored:
 		return c.JSON(http.StatusOK, map[string]any{"ok": true, "stored": true})
 	}

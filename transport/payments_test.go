@@ -150,7 +150,7 @@ func TestProcessorWebhookSignatures(t *testing.T) {
 	if st := e.status(m, id); st["status"] != "generated" {
 		t.Fatalf("rejected events changed the receipt: %v", st)
 	}
-	for _, body := range []string{`{"id":"","data":{"status":"rejected"}}`, `{"id":"e","data":{"status":"weird"}}`, `not json`} {
+	for _, body := range []string{`{"id":"","data":{"status":"rejected"}}`, `{"id":"e","data":{}}`, `not json`} {
 		rec := e.do(req{method: http.MethodPost, path: "/api/processor/webhook", body: body, header: map[string]string{"Processor-Signature": sign(testProcessorSecret, now, body)}})
 		if rec.Code != 400 {
 			t.Errorf("%s: %d", body, rec.Code)
