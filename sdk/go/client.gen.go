@@ -6161,7 +6161,7 @@ type StreamWebhooksResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *InvalidInput
+	JSON400 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *RateLimited
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -6171,7 +6171,7 @@ type StreamWebhooksResponse struct {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r StreamWebhooksResponse) GetJSON400() *InvalidInput {
+func (r StreamWebhooksResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -8242,7 +8242,7 @@ func ParseStreamWebhooksResponse(rsp *http.Response) (*StreamWebhooksResponse, e
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest InvalidInput
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -2015,7 +2015,15 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            400: components["responses"]["InvalidInput"];
+            /** @description invalid_input: a Last-Event-ID that is not a position, or one past the end of the log (a reset or restored log): start again without it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             default: components["responses"]["Error"];
         };
