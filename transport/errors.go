@@ -132,6 +132,7 @@ var domainErrors = []struct {
 	{subscription.ErrCancelled, http.StatusConflict, "conflict", ""},
 	{subscription.ErrAlreadyCharged, http.StatusConflict, "conflict", ""},
 	{subscription.ErrNotDue, http.StatusConflict, "conflict", ""},
+	{subscription.ErrEnded, http.StatusConflict, "conflict", ""},
 	{subscription.ErrInvalid, http.StatusBadRequest, "invalid_input", ""},
 	{readmodels.ErrNotOwner, http.StatusForbidden, "forbidden", "The signed-in wallet does not own this plan"},
 	{readmodels.ErrNotFound, http.StatusNotFound, "not_found", "Not found"},

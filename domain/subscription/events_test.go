@@ -22,6 +22,7 @@ func examples(t testing.TB) []Event {
 		Charged{PeriodIndex: 0, AmountUnits: "9990000", TransactionHashes: []string{strings.ToLower(txA), txB}, ChargedAt: 1_800_000_000_000, NextChargeAt: 1_802_592_000_000},
 		ChargeFailed{PeriodIndex: 1, Reason: "insufficient balance", Attempt: 3, FailedAt: 1_802_592_000_000},
 		PastDue{PeriodIndex: 1, At: 1_802_592_000_000},
+		PermissionRevoked{PeriodIndex: 1, At: 1_802_600_000_000},
 		Cancelled{By: strings.ToLower(customer), At: 1_802_600_000_000},
 	)
 }

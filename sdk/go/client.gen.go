@@ -1012,12 +1012,12 @@ type Subscription struct {
 	PlanId       string      `json:"planId,omitempty"`
 	PriceUsd     json.Number `json:"priceUsd,omitempty"`
 
-	// Status ended: the spend permission has ended (read, not stored): never charged again
+	// Status ended: the spend permission has ended, or the customer revoked it on chain (stored from the refused charge on): never charged again
 	Status         SubscriptionStatus `json:"status,omitempty"`
 	SubscriptionId string             `json:"subscriptionId,omitempty"`
 }
 
-// SubscriptionStatus ended: the spend permission has ended (read, not stored): never charged again
+// SubscriptionStatus ended: the spend permission has ended, or the customer revoked it on chain (stored from the refused charge on): never charged again
 type SubscriptionStatus string
 
 // User A user as search returns it (spec, User). live is true only while the live flag is set and the last heartbeat is within 2 minutes.

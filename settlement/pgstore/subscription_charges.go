@@ -268,12 +268,13 @@ func (s *SubscriptionCharges) MarkDistributed(ctx context.Context, rows []settle
 	return nil
 }
 
-// DueSubscriptions lists the subscriptions not cancelled whose next charge is due at at and whose
+// DueSubscriptions lists the subscriptions neither cancelled nor ended (a permission revoked on
+// chain: never charged again) whose next charge is due at at and whose
 // permission has not ended by at (migration 037: one that has can never be charged again), a page
 // of at most limit in subscription id order after the id after ("" from the start).
 func (s *Subscriptions) DueSubscriptions(ctx context.Context, at time.Time, after string, limit int) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT subscription_id FROM subscriptions
-		WHERE status <> 'cancelled' AND next_charge_at <= $1 AND permission_end > $2 AND subscription_id > $3
+		WHERE status <> 'cancelled' AND status <> 'ended' AND next_charge_at <= $1 AND permission_end > $2 AND subscription_id > $3
 		ORDER BY subscription_id LIMIT $4`, at.UnixMilli(), at.Unix(), after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("due subscriptions: %w", err)

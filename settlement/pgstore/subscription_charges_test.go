@@ -11,8 +11,8 @@ import (
 )
 
 // TestDueSubscriptionsLeavesEndedPermissionsOutAndPages: a subscription whose permission has
-// ended by then (end is exclusive) is never due, whatever its nextChargeAt; cancelled and
-// not-yet-due ones neither. The list comes in pages in id order after a cursor, so that a run
+// ended by then (end is exclusive) is never due, whatever its nextChargeAt; cancelled, ended
+// (a permission revoked on chain) and not-yet-due ones neither. The list comes in pages in id order after a cursor, so that a run
 // can go through every due subscription, not always the same first ones.
 func TestDueSubscriptionsLeavesEndedPermissionsOutAndPages(t *testing.T) {
 	t.Parallel()
@@ -28,6 +28,7 @@ func TestDueSubscriptionsLeavesEndedPermissionsOutAndPages(t *testing.T) {
 	add("sub_ended", "active", now.Add(-90*24*time.Hour), now.Unix()-1)
 	add("sub_ends_now", "past_due", now.Add(-time.Hour), now.Unix())
 	add("sub_cancelled", "cancelled", now.Add(-time.Hour), now.Unix()+3600)
+	add("sub_revoked", "ended", now.Add(-time.Hour), now.Unix()+3600) // revoked on chain (stop 66)
 	add("sub_later", "active", now.Add(time.Hour), now.Unix()+3600)
 	for _, id := range []string{"sub_d", "sub_b", "sub_e", "sub_a", "sub_c"} {
 		add(id, "active", now.Add(-time.Minute), now.Unix()+1)

@@ -925,7 +925,7 @@ export interface components {
             /** Format: double */
             priceUsd?: number;
             /**
-             * @description ended: the spend permission has ended (read, not stored): never charged again
+             * @description ended: the spend permission has ended, or the customer revoked it on chain (stored from the refused charge on): never charged again
              * @enum {string}
              */
             status?: "active" | "past_due" | "cancelled" | "ended";
