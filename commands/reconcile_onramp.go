@@ -11,8 +11,9 @@ import (
 )
 
 // OpenAttempts lists receipts whose current onramp attempt the processor has still to decide
-// (generated, pending, or ach_pending: an accepted ACH payment settles later), started before a
-// time: a page in (attempt start, receipt id) order after the cursor (afterStarted, afterReceipt), with
+// (generated, pending, or ach_pending: an accepted ACH payment settles later; or failed by an
+// earlier attempt while a card session opened after it is open, receipt.State.OnrampOpen),
+// started before a time: a page in (attempt start, receipt id) order after the cursor (afterStarted, afterReceipt), with
 // the attempt start of the page's last receipt.
 type OpenAttempts interface {
 	OpenOnrampAttemptsPage(ctx context.Context, before, afterStarted time.Time, afterReceipt string, limit int) ([]string, time.Time, error)

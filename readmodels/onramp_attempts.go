@@ -22,6 +22,13 @@ import (
 // two together in one sort read every open attempt: 89 ms against 2 on 200,000 receipts);
 // the second reads receipts_ach_pending_attempts (migration 040; without it the second part
 // scanned receipts_status, 27 ms in all on those 200,000, every 30 s).
+//
+// The third part is the failed receipts whose current attempt is an onramp session opened after
+// the attempt that failed them (a card retried after a decline, not expired: what
+// receipt.State.OnrampOpen holds open). The list left them out, so when that session's webhook
+// was lost nothing asked about it and the receipt stayed failed while the customer may have
+// paid. It reads receipts_retried_onramp_attempts (migration 044), whose predicate leaves out
+// the failed receipts whose current attempt is the one that failed them.
 func (s *Receipts) OpenOnrampAttemptsPage(ctx context.Context, before, afterStarted time.Time, afterReceipt string, limit int) ([]string, time.Time, error) {
 	rows, err := s.pool.Query(ctx, openOnrampAttemptsPage, before, afterStarted, afterReceipt, limit)
 	if err != nil {
@@ -54,6 +61,14 @@ const openOnrampAttemptsPage = `SELECT receipt_id, attempt_started_at FROM (
 	  UNION ALL
 	  (SELECT receipt_id, attempt_started_at FROM receipts
 	  WHERE status = 'ach_pending' AND attempt_kind = 'onramp' AND attempt_started_at < $1
+	    AND NOT coalesce(state->'endedAttempts' ? (state->>'currentAttempt'), false)
+	    AND (attempt_started_at, receipt_id) > ($2, $3)
+	  ORDER BY attempt_started_at, receipt_id LIMIT $4)
+	  UNION ALL
+	  (SELECT receipt_id, attempt_started_at FROM receipts
+	  WHERE status = 'failed' AND attempt_kind = 'onramp' AND NOT state ? 'windowExpiredAt' AND state ? 'failure'
+	    AND (state->'failure'->>'attemptId') IS DISTINCT FROM (state->>'currentAttempt')
+	    AND attempt_started_at < $1
 	    AND NOT coalesce(state->'endedAttempts' ? (state->>'currentAttempt'), false)
 	    AND (attempt_started_at, receipt_id) > ($2, $3)
 	  ORDER BY attempt_started_at, receipt_id LIMIT $4)

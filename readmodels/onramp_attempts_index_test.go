@@ -9,9 +9,10 @@ import (
 	"github.com/payledger/payledger/migrations/pgtest"
 )
 
-// TestOpenOnrampAttemptsReadsTheirIndexes: each half of the reconciliation's list reads its own
+// TestOpenOnrampAttemptsReadsTheirIndexes: each part of the reconciliation's list reads its own
 // partial index (receipts_open_attempts for generated and pending, receipts_ach_pending_attempts
-// for ach_pending), not receipts_status: without the second index its half scanned every
+// for ach_pending, receipts_retried_onramp_attempts for a failed receipt's retried card session),
+// not receipts_status: without the second index its part scanned every
 // ach_pending receipt's status entry every 30 s. Sequential scans are off so that the plan on an
 // empty table is the one a large table gets.
 func TestOpenOnrampAttemptsReadsTheirIndexes(t *testing.T) {
@@ -27,7 +28,7 @@ func TestOpenOnrampAttemptsReadsTheirIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := explainSearch(t, tx, openOnrampAttemptsPage, time.Now(), time.Time{}, "", 100)
-	for _, index := range []string{"receipts_open_attempts", "receipts_ach_pending_attempts"} {
+	for _, index := range []string{"receipts_open_attempts", "receipts_ach_pending_attempts", "receipts_retried_onramp_attempts"} {
 		if !strings.Contains(plan, index) {
 			t.Errorf("the plan does not read %s:\n%s", index, plan)
 		}
