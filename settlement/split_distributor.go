@@ -371,9 +371,12 @@ func (h *DistributeSplitsHandler) holdsCode(ctx context.Context, split string, n
 //
 // A release whose gas is refused (onchain.ErrReleaseGas) is held back (holdBack), and the other
 // payees still have their turn; the error is returned after them, and on every pass while held.
+// So does any other failure of one payee's read or release (its estimate reverts: a payee that
+// cannot receive ETH, one the token blocklists): it ended the group's turn, and the payees after
+// it in the split's order (the platform, after the merchant) were never released by the service.
 func (h *DistributeSplitsHandler) release(ctx context.Context, g *distGroup, covers map[string]map[string]Cover) (int, error) {
 	c, sent := h.sender.chain, 0
-	var heldErr error
+	var heldErr, failed error
 	for _, p := range g.recipients {
 		var uncovered []string
 		for _, key := range g.keys {
@@ -394,8 +397,9 @@ func (h *DistributeSplitsHandler) release(ctx context.Context, g *distGroup, cov
 			heldErr = cmp.Or(heldErr, h.holdBack(ctx, k, err))
 			continue
 		}
-		if err != nil {
-			return sent, fmt.Errorf("releasable of %s at %s: %w", p.Address, g.split, err)
+		if err != nil { // this payee's turn ends; the others still have theirs
+			failed = cmp.Or(failed, fmt.Errorf("releasable of %s at %s: %w", p.Address, g.split, err))
+			continue
 		}
 		if due.Sign() == 0 {
 			err := h.sender.ledger.CoverReleased(ctx, g.split, g.symbol, p.Address, uncovered)
@@ -411,13 +415,13 @@ func (h *DistributeSplitsHandler) release(ctx context.Context, g *distGroup, cov
 		case errors.Is(err, ErrReleasePending): // the pending one pays these funds out; covered once it is settled
 		case errors.Is(err, onchain.ErrReleaseGas):
 			heldErr = cmp.Or(heldErr, h.holdBack(ctx, k, err))
-		case err != nil:
-			return sent, fmt.Errorf("release to %s at %s: %w", p.Address, g.split, err)
+		case err != nil: // a revert (a payee that refuses the token), a node error: the next payee's turn
+			failed = cmp.Or(failed, fmt.Errorf("release to %s at %s: %w", p.Address, g.split, err))
 		default:
 			sent++
 		}
 	}
-	return sent, heldErr
+	return sent, cmp.Or(failed, heldErr)
 }
 
 // holdBack holds release k back for releaseGasRetry after its gas was refused (err), logs it as
