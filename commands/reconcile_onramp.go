@@ -121,8 +121,10 @@ func (h *ReconcileOnrampHandler) nextPage(ctx context.Context, before time.Time)
 }
 
 // decidable reports whether a session status the processor reports can change a receipt that is
-// status, so that Verify applies it. Only the completion moves an accepted ACH payment on. A
-// failure applies only to a generated or pending receipt (receipt.Fail); on any other it is
+// status, so that Verify applies it. Only the completion or a rejection (the bank payment's
+// return, which the session reports after the acceptance) moves an accepted ACH payment on. A
+// failure applies only to a generated or pending receipt (receipt.Fail) or returns an ACH one;
+// on any other it is
 // recorded as PaymentFailureIgnored, and the signed event of that failure records it once.
 // Deciding it here recorded it again on every call: after every checkout_success report, which
 // anyone with the page's link may post (20 an hour), a receipt paid or expired with a card
@@ -131,7 +133,7 @@ func decidable(status receipt.Status, session string) bool {
 	failure := receipt.ProcessorUpdate{Status: session}.IsFailure()
 	switch {
 	case status == receipt.StatusACHPending:
-		return session == "fulfillment_complete"
+		return session == "fulfillment_complete" || session == "rejected" // rejected: the payment's return (receipt.DecideProcessorUpdate)
 	case failure:
 		return status == receipt.StatusGenerated || status == receipt.StatusPending
 	}
@@ -142,8 +144,8 @@ func decidable(status receipt.Status, session string) bool {
 // its status through the guards (a success pays only with a source amount that covers what is
 // due: the processor's events may omit it, its Get is where it is verified). It reports whether the receipt changed, and the append. A
 // receipt without a current onramp session, or a session in a status the processor does not
-// report as news, changes nothing; of an ach_pending receipt only the session's completion is
-// applied, and a failure only to a generated or pending receipt (decidable). Errors: the processor's, receipt.ErrNotFound, ErrContended,
+// report as news, changes nothing; of an ach_pending receipt only the session's completion or
+// rejection (the payment's return) is applied, and a failure only to a generated or pending receipt (decidable). Errors: the processor's, receipt.ErrNotFound, ErrContended,
 // wrapped store errors.
 func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (bool, eventstore.AppendResult, error) {
 	if h.processor == nil {

@@ -16,8 +16,10 @@ import (
 // fulfillment_complete webhook for it is lost, the reconciliation is the only way the receipt
 // learns it was paid; its work list took generated and pending receipts only, so such a receipt
 // stayed ach_pending for good (no paid webhook, no split distribution, and ach_pending holds the
-// payment window open). A session that is still ach_pending, or that the processor now reports
-// failed (a failure never replaces ach_pending), records nothing, pass after pass.
+// payment window open). A session the processor now reports rejected is the payment's return
+// (after its acceptance, so not stale): the receipt fails with the processor's failure, once;
+// it stayed ach_pending for good ("a failure never replaces ach_pending"). A session that is
+// still ach_pending records nothing, pass after pass.
 func TestReconcileOnrampAsksAboutACHPending(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -59,7 +61,7 @@ func TestReconcileOnrampAsksAboutACHPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.advance(time.Minute)
-	before := map[string]string{returned: e.history(returned), waiting: e.history(waiting)}
+	before := map[string]string{waiting: e.history(waiting)}
 
 	h := commands.NewReconcileOnrampHandler(store, f, readmodels.NewReceipts(pool), clk.now)
 	for pass := 1; pass <= 2; pass++ {
@@ -75,6 +77,11 @@ func TestReconcileOnrampAsksAboutACHPending(t *testing.T) {
 	}
 	if st := e.state(settled); st.Status != receipt.StatusPaid {
 		t.Fatalf("the ACH payment the processor completed is %s after two passes, want paid", st.Status)
+	}
+	st := e.state(returned)
+	if f := st.FailureView(); st.Status != receipt.StatusFailed || f == nil || f.Code != "PORTAL_PAY_INSUFFICIENT_FUNDS" || f.AttemptID != r.AttemptID ||
+		strings.Count(e.history(returned), "PaymentFailed") != 1 {
+		t.Fatalf("the returned ACH payment after two passes: %s, failure %+v, history %s", st.Status, f, e.history(returned))
 	}
 	for id, h := range before {
 		if st := e.state(id); st.Status != receipt.StatusACHPending || e.history(id) != h {

@@ -27,6 +27,9 @@ import (
 //     same confirmation again changes nothing.
 //   - A processing or ach_pending report of the attempt the receipt failed on changes nothing
 //     (Submit, AcceptACH): only a new attempt moves a failed receipt on.
+//   - A rejection of an accepted ACH payment's attempt, created after the acceptance, is its
+//     return: the receipt fails (achReturned). Any other failure of an ach_pending receipt is
+//     recorded as ignored.
 
 // ProcessorUpdate is a status report from the onramp processor, by signed event or its API.
 type ProcessorUpdate struct {
@@ -94,10 +97,29 @@ func decideProcessorStatus(s State, u ProcessorUpdate, attempt string) ([]Event,
 		return confirmProcessor(s, u, attempt)
 	case "rejected", "expired", "cancelled":
 		c := failure.FromProcessor(u.Status, u.ErrorCode)
-		return Fail(s, PaymentFailed{AttemptID: attempt, Code: c.Code, Category: c.Category, Reason: c.Description,
-			Action: c.Action, ProviderErrorCode: u.ErrorCode, ProviderRequestID: u.RequestID, At: u.At})
+		f := PaymentFailed{AttemptID: attempt, Code: c.Code, Category: c.Category, Reason: c.Description,
+			Action: c.Action, ProviderErrorCode: u.ErrorCode, ProviderRequestID: u.RequestID, At: u.At}
+		if achReturned(s, u, attempt) {
+			return []Event{f}, nil
+		}
+		return Fail(s, f)
 	}
 	return nil, nil
+}
+
+// achReturned reports whether a processor failure is the return of the receipt's accepted ACH
+// payment: a rejection of the attempt that put the receipt in ach_pending, created after that
+// acceptance. Such a failure is not stale (spec rule 4 keeps an accepted payment from a failure
+// older than it, or of another attempt): the bank payment ended unpaid, and recorded as ignored
+// it left the receipt "Bank payment pending" for good, with no webhook. While a receipt is
+// ach_pending its UpdatedAt is the acceptance's time (only a change of status sets it, and
+// nothing but a confirmation or this moves an ach_pending receipt on). A rejection created in the
+// same second as the acceptance, or before it, is not known to be later and stays ignored.
+// expired and cancelled are left ignored: they can describe the checkout session, which ends
+// while the bank payment is still settling.
+func achReturned(s State, u ProcessorUpdate, attempt string) bool {
+	return s.Exists && s.Status == StatusACHPending && u.Status == "rejected" && attempt == s.CurrentAttempt &&
+		u.At > s.UpdatedAt && !s.Expired()
 }
 
 // processorPayment is the confirmation a processor success of attempt reports.
