@@ -29,11 +29,19 @@ type Memory struct {
 	now func() time.Time
 	mu  sync.Mutex
 	tat map[string]time.Time // theoretical arrival time per key
+	// sweepAt is the size of tat at which the next sweep runs: twice what the last sweep left
+	// (at least minSweep), so that a map of live keys is not walked again on every request.
+	sweepAt int
+	// sweeps counts the sweeps of tat (each walks every entry), for the tests.
+	sweeps int
 }
+
+// minSweep is the size of tat below which expired keys are left in place.
+const minSweep = 100_000
 
 // NewMemory returns an in-process limiter on clock now.
 func NewMemory(now func() time.Time) *Memory {
-	return &Memory{now: now, tat: map[string]time.Time{}}
+	return &Memory{now: now, tat: map[string]time.Time{}, sweepAt: minSweep}
 }
 
 // Allow counts one request for key.
@@ -43,7 +51,7 @@ func (m *Memory) Allow(_ context.Context, key string, perMinute int) (Result, er
 	burst := time.Duration(perMinute) * interval
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.tat) > 100_000 {
+	if len(m.tat) >= m.sweepAt {
 		m.sweep(now)
 	}
 	tat := m.tat[key]
@@ -60,12 +68,17 @@ func (m *Memory) Allow(_ context.Context, key string, perMinute int) (Result, er
 	return Result{Allowed: true, Limit: perMinute, Remaining: remaining, ResetAt: next}, nil
 }
 
+// sweep drops the keys whose limit is whole again (their minute is over). Keys still counting
+// stay, however many: dropping one would give its client a new burst. The next sweep waits until
+// the map has doubled, so a sweep's walk is paid for by as many requests as it walked entries.
 func (m *Memory) sweep(now time.Time) {
+	m.sweeps++
 	for k, t := range m.tat {
 		if t.Before(now) {
 			delete(m.tat, k)
 		}
 	}
+	m.sweepAt = max(minSweep, 2*len(m.tat))
 }
 
 // Redis is a GCRA limiter in Redis, shared by every instance that uses the same server.
