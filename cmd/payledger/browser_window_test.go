@@ -28,8 +28,8 @@ type windowPage struct {
 
 func startWindowPage(t *testing.T) *windowPage {
 	t.Helper()
-	chromiumPath(t) // fail (or skip) first when there is no browser
-	e := transporttest.New(t, transporttest.Portal())
+	chromiumPath(t)                                           // fail (or skip) first when there is no browser
+	e := transporttest.New(t, transporttest.PortalWithCard()) // the card for the rest is offered
 	srv := httptest.NewServer(e.Srv)
 	t.Cleanup(srv.Close)
 	ctx, cancel := context.WithTimeout((&portalEnv{}).browser(t, nil), 2*time.Minute)

@@ -176,8 +176,8 @@ func faultTest(t *testing.T, clients, minDegraded int, faults func(ctx context.C
 	dbURL := cluster.URL("payledger")
 	ctx := context.Background()
 
-	// The merchant: a key made by `payledger keys create` (which also creates and migrates the
-	// database), the split (orders need one), an item.
+	// The merchant: a key made by `payledger keys create` (after `payledger migrate` creates and
+	// migrates the database), the split (orders need one), an item.
 	wallet := "0x" + strings.Repeat("cd", 20)
 	vars := map[string]string{"DATABASE_URL": dbURL, "EMBEDDED_POSTGRES": "off"}
 	key := createKey(t, ctx, vars, wallet, "orders:create,receipts:read", "fault")

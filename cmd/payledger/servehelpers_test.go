@@ -83,11 +83,15 @@ func awaitHealthz(client *http.Client, base string, timeout time.Duration) error
 	}
 }
 
-// createKey runs `payledger keys create` on vars' database and returns the key, the last line of
-// its output.
+// createKey runs `payledger migrate` and `payledger keys create` on vars' database, as an operator
+// does on a new server (keys never creates the database: stop 66), and returns the key, the last
+// line of keys' output.
 func createKey(t *testing.T, ctx context.Context, vars map[string]string, wallet, scopes, name string) string {
 	t.Helper()
-	var out, errOut syncBuffer
+	var migrated, out, errOut syncBuffer
+	if code := run(ctx, []string{"migrate"}, env(vars), &migrated, &errOut); code != 0 {
+		t.Fatalf("migrate: exit %d: %s %s", code, migrated.String(), errOut.String())
+	}
 	if code := run(ctx, []string{"keys", "create", "--wallet", wallet, "--scopes", scopes, "--name", name}, env(vars), &out, &errOut); code != 0 {
 		t.Fatalf("keys create: exit %d: %s %s", code, out.String(), errOut.String())
 	}

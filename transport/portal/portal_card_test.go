@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/payledger/payledger/cmd/payledger/app"
-	"github.com/payledger/payledger/transport/onramp"
 	"github.com/payledger/payledger/transport/transporttest"
 )
 
@@ -21,11 +19,7 @@ func TestPortalOffersTheCardOnlyWhenAProcessorIsConfigured(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			opts := transporttest.Portal()
 			if c.processor {
-				deposits := opts.App
-				opts.App = func(a *app.Config) {
-					deposits(a)
-					a.Processor = onramp.New("http://127.0.0.1:1", "sk_test_1")
-				}
+				opts = transporttest.PortalWithCard()
 			}
 			e := transporttest.New(t, opts)
 			id := e.ReceiptFor(e.Merchant(true), "12.34")

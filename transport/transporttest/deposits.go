@@ -9,6 +9,7 @@ import (
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/transport"
+	"github.com/payledger/payledger/transport/onramp"
 )
 
 // PortalUSDC is the USDC of the tests' payment chain.
@@ -31,4 +32,15 @@ func Portal() Options {
 	return Options{App: WithDeposits, HTTP: func(c *transport.Config) {
 		c.PaymentChain = transport.PaymentChain{ChainID: 1337, Tokens: []transport.PaymentToken{{Symbol: "USDC", Address: PortalUSDC, Decimals: 6}}}
 	}}
+}
+
+// PortalWithCard is Portal with a card/bank processor configured (one no test reaches: the
+// page's tests only need the card button it brings).
+func PortalWithCard() Options {
+	o := Portal()
+	o.App = func(c *app.Config) {
+		WithDeposits(c)
+		c.Processor = onramp.New("http://127.0.0.1:1", "sk_test_page")
+	}
+	return o
 }
