@@ -120,20 +120,22 @@ func (h *ReconcileOnrampHandler) nextPage(ctx context.Context, before time.Time)
 	return ids, nil
 }
 
-// decidable reports whether a session status the processor reports can change a receipt that is
-// status, so that Verify applies it. Only the completion or a rejection (the bank payment's
+// decidable reports whether a session status the processor reports can change the receipt st,
+// so that Verify applies it. Only the completion or a rejection (the bank payment's
 // return, which the session reports after the acceptance) moves an accepted ACH payment on. A
-// failure applies only to a generated or pending receipt (receipt.Fail) or returns an ACH one;
-// on any other it is
+// failure applies only to a generated or pending receipt (receipt.Fail), returns an ACH one, or
+// ends a card session retried on a failed one (receipt.State.OnrampOpen); on any other it is
 // recorded as PaymentFailureIgnored, and the signed event of that failure records it once.
 // Deciding it here recorded it again on every call: after every checkout_success report, which
 // anyone with the page's link may post (20 an hour), a receipt paid or expired with a card
 // checkout left behind grew its own stream, which every command replays, for good.
-func decidable(status receipt.Status, session string) bool {
+func decidable(st receipt.State, session string) bool {
 	failure := receipt.ProcessorUpdate{Status: session}.IsFailure()
-	switch {
+	switch status := st.Status; {
 	case status == receipt.StatusACHPending:
 		return session == "fulfillment_complete" || session == "rejected" // rejected: the payment's return (receipt.DecideProcessorUpdate)
+	case failure && status == receipt.StatusFailed:
+		return st.OnrampOpen() // a card session retried after a decline: its failure replaces the first
 	case failure:
 		return status == receipt.StatusGenerated || status == receipt.StatusPending
 	}
@@ -166,7 +168,7 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 	if !slices.Contains(receipt.ProcessorStatuses, sess.Status) {
 		return false, eventstore.AppendResult{}, nil
 	}
-	if !decidable(loaded.State.Status, sess.Status) {
+	if !decidable(loaded.State, sess.Status) {
 		return false, eventstore.AppendResult{}, nil
 	}
 	exact := numberText(sess.SourceAmountUSD)

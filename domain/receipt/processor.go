@@ -30,6 +30,8 @@ import (
 //   - A rejection of an accepted ACH payment's attempt, created after the acceptance, is its
 //     return: the receipt fails (achReturned). Any other failure of an ach_pending receipt is
 //     recorded as ignored.
+//   - A failure of a card session retried after a decline replaces the receipt's failure
+//     (retryFailed): the session is over, and the window may expire the receipt.
 
 // ProcessorUpdate is a status report from the onramp processor, by signed event or its API.
 type ProcessorUpdate struct {
@@ -99,12 +101,22 @@ func decideProcessorStatus(s State, u ProcessorUpdate, attempt string) ([]Event,
 		c := failure.FromProcessor(u.Status, u.ErrorCode)
 		f := PaymentFailed{AttemptID: attempt, Code: c.Code, Category: c.Category, Reason: c.Description,
 			Action: c.Action, ProviderErrorCode: u.ErrorCode, ProviderRequestID: u.RequestID, At: u.At}
-		if achReturned(s, u, attempt) {
+		if achReturned(s, u, attempt) || retryFailed(s, attempt) {
 			return []Event{f}, nil
 		}
 		return Fail(s, f)
 	}
 	return nil, nil
+}
+
+// retryFailed reports whether a processor failure is of the card session a customer opened after
+// a declined one, while it holds the receipt's window (OnrampOpen: failed by the earlier attempt,
+// not expired). It is not stale: the receipt is tied to that attempt. Recorded as ignored ("a
+// failure never replaces failed"), the session stayed open for good: the window never expired
+// the receipt, the reconciliation asked the processor about it on every pass, and the receipt
+// showed the first decline's reason. It replaces the receipt's failure (the status stays failed).
+func retryFailed(s State, attempt string) bool {
+	return s.Status == StatusFailed && attempt == s.CurrentAttempt && s.OnrampOpen()
 }
 
 // achReturned reports whether a processor failure is the return of the receipt's accepted ACH
