@@ -2,7 +2,6 @@ package transport
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -31,12 +30,8 @@ func TestExportDefusesFormulasBehindOtherSeparators(t *testing.T) {
 	}
 	ids := map[string]string{}
 	for v := range values {
-		b, _ := json.Marshal(map[string]any{"lineItems": []map[string]any{{"label": "Order", "priceUsd": 1}}, "totalUsd": 1, "transactionId": v})
-		rec := e.dev(m, http.MethodPost, "/api/receipts", string(b))
-		if rec.Code != 201 {
-			t.Fatalf("receipt %q: %d %s", v, rec.Code, rec.Body)
-		}
-		ids[decode(t, rec)["receipt"].(map[string]any)["receiptId"].(string)] = v
+		// Recorded before stop 66 (the API now refuses a transactionId with a tab or line break).
+		ids[e.legacyReceipt(t, m, v)] = v
 	}
 	out := e.dev(m, http.MethodGet, "/api/exports/receipts.csv", "")
 	if out.Code != 200 {
