@@ -175,23 +175,28 @@ func (k *Keys) List(ctx context.Context, wallet string) ([]APIKey, error) {
 	})
 }
 
-// Revoke revokes wallet's key id at once; another wallet's or an unknown key is ErrNotFound.
+// Revoke revokes wallet's key id at once; another wallet's or an unknown key is ErrNotFound. A key
+// revoked already stays revoked (from its first revocation) and is no error.
 func (k *Keys) Revoke(ctx context.Context, wallet string, id uuid.UUID) error {
-	// The NOTIFY is delivered at commit, to every instance's cache (this one's included).
-	var found bool
-	// The key's id is announced only when the key is the wallet's: another wallet naming it
-	// changes nothing anywhere.
+	// Only a key this call revokes is announced: each announcement empties every instance's key
+	// cache and has every open stream read its credential again, and any signed-in wallet could
+	// otherwise send them at its request limit by naming ids that are not its live keys. The
+	// NOTIFYs are delivered at commit, to every instance (this one's included).
+	var revoked, found bool
 	err := k.pool.QueryRow(ctx, `WITH upd AS (
-			UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND wallet = $2 RETURNING id),
-		n AS (SELECT pg_notify('`+RevokedChannel+`', '')),
+			UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND wallet = $2 AND revoked_at IS NULL RETURNING id),
+		n AS (SELECT pg_notify('`+RevokedChannel+`', '') FROM upd),
 		named AS (SELECT pg_notify('`+RevokedKeyChannel+`', id::text) FROM upd)
-		SELECT (SELECT count(*) FROM named) > 0 FROM n`, id, wallet).Scan(&found)
+		SELECT (SELECT count(*) FROM n) + (SELECT count(*) FROM named) > 0,
+			EXISTS (SELECT 1 FROM api_keys WHERE id = $1 AND wallet = $2)`, id, wallet).Scan(&revoked, &found)
 	if err != nil {
 		return fmt.Errorf("revoke key: %w", err)
 	}
 	if !found {
 		return ErrNotFound
 	}
-	k.cache.Forget() // this instance forgets at once, before the notification arrives
+	if revoked {
+		k.cache.Forget() // this instance forgets at once, before the notification arrives
+	}
 	return nil
 }
