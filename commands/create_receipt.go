@@ -70,6 +70,9 @@ func (h *CreateReceiptHandler) Handle(ctx context.Context, cmd CreateReceipt) (I
 	if err != nil {
 		return Issued{}, err
 	}
+	if err := h.takenUnderAnotherKey(ctx, cmd.Merchant, storedID, cmd.Issue); err != nil {
+		return Issued{}, err
+	}
 	currency := strings.ToUpper(strings.TrimSpace(cmd.Currency))
 	if currency == "" {
 		currency = "USD"
@@ -154,4 +157,28 @@ func (h *CreateReceiptHandler) storedID(ctx context.Context, merchant, id string
 		return "", Invalid("ids beginning with m, 12 hex digits and _ are the service's own; choose another id")
 	}
 	return MerchantReceiptID(merchant, id), nil
+}
+
+// takenUnderAnotherKey refuses (ErrReceiptExists) a chosen id the merchant already has when the
+// request's Idempotency-Key is free: only the key that made the receipt replays it (DESIGN 10,
+// Receipt ids). The issuer cannot tell them apart, as both keys name the same id and request
+// hash: a reused invoice number under a new key was answered 201 with the existing receipt (paid
+// by another customer, perhaps), and the new key stayed bound to it. A key bound already (this
+// request's retry, or another request's key) is left to the issuer: its replay or its conflict.
+// Errors: ErrReceiptExists, the stores'.
+func (h *CreateReceiptHandler) takenUnderAnotherKey(ctx context.Context, merchant, storedID string, how Issue) error {
+	if storedID == "" || how.IdempotencyKey == "" {
+		return nil // a generated id is new; without a key the issuer's append answers 409
+	}
+	if _, id, err := h.issuer.claims.Bound(ctx, merchant, how.IdempotencyKey); err != nil || id != "" {
+		return err
+	}
+	loaded, err := LoadReceipt(ctx, h.issuer.store, storedID)
+	if err != nil {
+		return fmt.Errorf("read receipt %s: %w", storedID, err)
+	}
+	if loaded.State.Exists {
+		return ErrReceiptExists
+	}
+	return nil
 }
