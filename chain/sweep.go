@@ -202,26 +202,14 @@ func (s *Sweeper) SweepOutcome(ctx context.Context, hash string, deposits []onch
 }
 
 // DepositSweeps reads the Swept events of deposit's address, from the first block (a deposit's
-// events are few; the address and receipt key topics narrow the node's search) to the block the
-// operator's depth deep: the caller records them for good, and a sweep at the head may still be
-// replaced by a fork (DESIGN 9), as SweepOutcome waits for the operator's own. Before, a
-// stranger's sweep of a later transfer mined a block ago was recorded, and a fork that dropped it
-// left the receipt swept with the transfer at its deposit.
+// events are few; the address and receipt key topics narrow the node's search).
 func (s *Sweeper) DepositSweeps(ctx context.Context, d onchain.SweepDeposit) ([]onchain.SweptFunds, error) {
 	key := DepositReceiptKey(d.ReceiptID)
 	f, err := contracts.NewDepositFilterer(DepositAddressOfKey(s.factory, key, common.HexToAddress(d.Split)), s.b)
 	if err != nil {
 		return nil, err
 	}
-	head, err := s.b.HeaderByNumber(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	if head.Number.Uint64()+1 < s.depth() {
-		return nil, nil
-	}
-	end := head.Number.Uint64() + 1 - s.depth()
-	it, err := f.FilterSwept(&bind.FilterOpts{Context: ctx, End: &end}, [][32]byte{key}, nil, nil)
+	it, err := f.FilterSwept(&bind.FilterOpts{Context: ctx}, [][32]byte{key}, nil, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 
@@ -163,8 +164,12 @@ func (h *SweepDepositsHandler) stuck(ctx context.Context, o OpenSweep, res *Swee
 
 // sweptElsewhere handles the deposits a successful sweep found empty (no Swept event, no
 // failure): sweeping is permissionless, so someone else moved their funds first. Their deposits'
-// Swept events on chain are recorded instead; they are returned as stuck, so that a deposit
-// whose credits are still not covered is not swept again and again for nothing.
+// Swept events on chain up to o's block (res is CHAIN_CONFIRMATIONS deep, so they are too) are
+// recorded instead; they are returned as stuck, so that a deposit whose credits are still not
+// covered is not swept again and again for nothing. A sweep by someone else after o's block may
+// still be replaced by a fork: it is not recorded (recorded, a fork dropping it left the receipt
+// swept for good with the funds at its deposit), and its deposit is not stuck but checked again,
+// so the later sweep is recorded once the operator's next sweep, finding the deposit empty, is deep.
 func (h *SweepDepositsHandler) sweptElsewhere(ctx context.Context, o OpenSweep, res *SweepOutcome, out *Swept) ([]string, error) {
 	if !res.Success {
 		return nil, nil
@@ -185,12 +190,16 @@ func (h *SweepDepositsHandler) sweptElsewhere(ctx context.Context, o OpenSweep, 
 		if err != nil {
 			return nil, fmt.Errorf("sweeps of the deposit of %s: %w", d.ReceiptID, err)
 		}
-		changes, err := h.record(ctx, funds)
+		all := len(funds)
+		deep := slices.DeleteFunc(funds, func(f SweptFunds) bool { return f.BlockNumber > res.BlockNumber })
+		changes, err := h.record(ctx, deep)
 		if err != nil {
 			return nil, err
 		}
 		out.Recorded = append(out.Recorded, changes...)
-		ids = append(ids, d.ReceiptID)
+		if len(deep) == all {
+			ids = append(ids, d.ReceiptID)
+		}
 	}
 	return ids, nil
 }

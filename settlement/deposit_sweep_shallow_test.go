@@ -12,11 +12,12 @@ import (
 )
 
 // TestSweptElsewhereRecordsOnlyConfirmedSweeps: our sweep, mined deep, found the deposit emptied
-// by a stranger's sweep, so the sweeper records the deposit's sweeps read from the chain. It read
-// every Swept event up to the head: a stranger's sweep of a later transfer mined one block ago
-// was recorded as DepositSwept at depth 1, and a fork dropping it left the receipt swept for good
-// with the transfer at its deposit (the sweeper's own sweeps count only CHAIN_CONFIRMATIONS deep).
-// Now only sweeps that deep are recorded; the later one is recorded once it is.
+// by a stranger's sweep, so the sweeper records the deposit's sweeps read from the chain. It
+// recorded every Swept event up to the head: a stranger's sweep of a later transfer mined one
+// block ago was recorded as DepositSwept at depth 1, and a fork dropping it left the receipt
+// swept for good with the transfer at its deposit (the sweeper's own sweeps count only
+// CHAIN_CONFIRMATIONS deep). Now only the sweeps up to our sweep's block are recorded; the later
+// one is recorded once our next sweep, finding the deposit empty, is deep.
 func TestSweptElsewhereRecordsOnlyConfirmedSweeps(t *testing.T) {
 	t.Parallel()
 	e := newDepositEnv(t)
