@@ -124,9 +124,9 @@ func retryFailed(s State, attempt string) bool {
 // acceptance. Such a failure is not stale (spec rule 4 keeps an accepted payment from a failure
 // older than it, or of another attempt): the bank payment ended unpaid, and recorded as ignored
 // it left the receipt "Bank payment pending" for good, with no webhook. While a receipt is
-// ach_pending its UpdatedAt is the acceptance's time (only a change of status sets it, and
-// nothing but a confirmation or this moves an ach_pending receipt on). A rejection created in the
-// same second as the acceptance, or before it, is not known to be later and stays ignored.
+// ach_pending its UpdatedAt is the acceptance's time or later (a refund of a transfer it ignored
+// also sets it), so a failure after it is after the acceptance. A rejection created in the same
+// second as the acceptance, or before it, is not known to be later and stays ignored.
 // expired and cancelled are left ignored: they can describe the checkout session, which ends
 // while the bank payment is still settling.
 func achReturned(s State, u ProcessorUpdate, attempt string) bool {
