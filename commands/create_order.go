@@ -241,7 +241,7 @@ func (h *CreateOrderHandler) resolve(ctx context.Context, merchant string, lines
 		it, ok := bySKU[l.SKU], l.ID == ""
 		ref := "sku " + l.SKU
 		if l.ID != "" {
-			it, ok = byID[strings.ToLower(l.ID)]
+			it, ok = byID[canonicalID(l.ID)]
 			ref = "id " + l.ID
 		}
 		if !ok || (l.ID == "" && it.SKU != l.SKU) {
@@ -272,6 +272,17 @@ func (h *CreateOrderHandler) resolve(ctx context.Context, merchant string, lines
 		out[i] = receipt.Item{ItemID: it.ID, SKU: it.SKU, Label: it.Name, Thumb: thumb, Unit: money.Cents(it.PriceCents), Qty: qtys[i], Taxable: it.Taxable}
 	}
 	return out, nil
+}
+
+// canonicalID is an order line's item id as the catalog answers it (CatalogItem.ID): the UUID it
+// was looked up by, in whatever form the line wrote it (upper case, braces, urn:uuid:, no
+// hyphens, as DELETE /api/inventory reads it). Matched by the line's own text, an item found by
+// such an id was refused as not found.
+func canonicalID(raw string) string {
+	if id, err := uuid.Parse(raw); err == nil {
+		return id.String()
+	}
+	return strings.ToLower(raw)
 }
 
 // MaxReceiptThumbBytes bounds the item pictures one receipt copies (each line carries its item's
