@@ -165,8 +165,15 @@ func Expire(s State, at int64, monitor time.Duration) ([]Event, error) {
 	if !ok {
 		return nil, fmt.Errorf("failure catalog has no %s", CodeWindowExpired)
 	}
-	return []Event{PaymentWindowExpired{ExpiresAt: s.Receipt.ExpiresAt, MonitorUntil: s.Receipt.ExpiresAt + monitor.Milliseconds(),
-		AttemptID: s.CurrentAttempt, Code: c.Code, Category: c.Category, Reason: c.Description, Action: c.Action, At: at}}, nil
+	e := PaymentWindowExpired{ExpiresAt: s.Receipt.ExpiresAt, MonitorUntil: s.Receipt.ExpiresAt + monitor.Milliseconds(),
+		AttemptID: s.CurrentAttempt, Code: c.Code, Category: c.Category, Reason: c.Description, Action: c.Action, At: at}
+	if f := s.Failure; s.Status == StatusFailed && s.PreviousStatus == StatusACHPending && f != nil && f.At >= s.Receipt.ExpiresAt {
+		// An ACH return days after the window ended: the window did not fail it, the bank did,
+		// and the status reads keep saying so. (A card declined after the window ended still
+		// reads as the expiry: the customer can only start again on a new receipt.)
+		e.Code, e.Category, e.Reason, e.Action = f.Code, f.Category, f.Reason, f.Action
+	}
+	return []Event{e}, nil
 }
 
 // evolveWindow applies the window's end or a payment it ignored (Evolve's cases).
