@@ -1169,7 +1169,7 @@ type DeleteInventoryItemParams struct {
 
 // ListInventoryParams defines parameters for ListInventory.
 type ListInventoryParams struct {
-	// Q text in name or SKU
+	// Q text in name or SKU; longer than 200 characters: 400 invalid_input
 	Q        *string                      `form:"q,omitempty" json:"q,omitempty"`
 	Sku      *string                      `form:"sku,omitempty" json:"sku,omitempty"`
 	Taxable  *bool                        `form:"taxable,omitempty" json:"taxable,omitempty"`
@@ -1603,7 +1603,7 @@ type ClientInterface interface {
 
 	// CreateReceiptWithBody Create a receipt directly (receipts:write)
 	//
-	// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
+	// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict. A chosen id you already have is 409 conflict under any other key.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1612,7 +1612,7 @@ type ClientInterface interface {
 
 	// CreateReceipt Create a receipt directly (receipts:write)
 	//
-	// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
+	// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict. A chosen id you already have is 409 conflict under any other key.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1946,7 +1946,7 @@ func (c *Client) ListReceipts(ctx context.Context, params *ListReceiptsParams, r
 
 // CreateReceiptWithBody Create a receipt directly (receipts:write)
 //
-// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
+// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict. A chosen id you already have is 409 conflict under any other key.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1965,7 +1965,7 @@ func (c *Client) CreateReceiptWithBody(ctx context.Context, params *CreateReceip
 
 // CreateReceipt Create a receipt directly (receipts:write)
 //
-// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
+// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict. A chosen id you already have is 409 conflict under any other key.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4056,7 +4056,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateReceiptWithBodyWithResponse Create a receipt directly (receipts:write)
 	//
-	// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
+	// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict. A chosen id you already have is 409 conflict under any other key.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4065,7 +4065,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateReceiptWithResponse Create a receipt directly (receipts:write)
 	//
-	// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
+	// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict. A chosen id you already have is 409 conflict under any other key.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6410,7 +6410,7 @@ func (c *ClientWithResponses) ListReceiptsWithResponse(ctx context.Context, para
 
 // CreateReceiptWithBodyWithResponse Create a receipt directly (receipts:write)
 //
-// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
+// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict. A chosen id you already have is 409 conflict under any other key.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6425,7 +6425,7 @@ func (c *ClientWithResponses) CreateReceiptWithBodyWithResponse(ctx context.Cont
 
 // CreateReceiptWithResponse Create a receipt directly (receipts:write)
 //
-// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
+// Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict. A chosen id you already have is 409 conflict under any other key.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

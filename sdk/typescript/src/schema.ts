@@ -145,7 +145,7 @@ export interface paths {
         put?: never;
         /**
          * Create a receipt directly (receipts:write)
-         * @description Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict.
+         * @description Header Idempotency-Key: the same key and body return the first receipt for 24 hours; another body gives 409 idempotency_conflict. A chosen id you already have is 409 conflict under any other key.
          */
         post: operations["createReceipt"];
         delete?: never;
@@ -1212,7 +1212,7 @@ export interface operations {
     listInventory: {
         parameters: {
             query?: {
-                /** @description text in name or SKU */
+                /** @description text in name or SKU; longer than 200 characters: 400 invalid_input */
                 q?: string;
                 sku?: string;
                 taxable?: boolean;
