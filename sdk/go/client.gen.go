@@ -1376,7 +1376,7 @@ type GetTaxCatalogParams struct {
 
 // SearchUsersParams defines parameters for SearchUsers.
 type SearchUsersParams struct {
-	// Q case-insensitive text search over wallet and displayName
+	// Q case-insensitive text search over wallet and displayName; longer than 200 characters: 400 invalid_input
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 
 	// Domains comma-separated; the user must have all (compared case-insensitively)

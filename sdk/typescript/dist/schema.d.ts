@@ -1869,7 +1869,7 @@ export interface operations {
     searchUsers: {
         parameters: {
             query?: {
-                /** @description case-insensitive text search over wallet and displayName */
+                /** @description case-insensitive text search over wallet and displayName; longer than 200 characters: 400 invalid_input */
                 q?: string;
                 /** @description comma-separated; the user must have all (compared case-insensitively) */
                 domains?: string;
