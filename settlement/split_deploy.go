@@ -60,6 +60,11 @@ func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureM
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	// A deployment, once sent, is mined whatever the client does: it is waited for (at most
+	// h.wait) and configured even when the client leaves. On the request's context, a client gone
+	// (a tab closed, a proxy's timeout) left the contract deployed and not configured, and the
+	// merchant's next call deployed a second one, the operator paying the gas twice.
+	ctx = context.WithoutCancel(ctx)
 	existing, err := h.configure.Current(ctx, cmd.Merchant)
 	if err != nil {
 		return commands.SplitResult{}, err
