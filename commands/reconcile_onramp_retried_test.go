@@ -1,7 +1,6 @@
 package commands_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -23,15 +22,8 @@ import (
 // is not asked about (its history does not change).
 func TestReconcileOnrampAsksAboutARetriedCardSession(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	pool, store, runner, stop := receiptsLedger(t, ctx)
-	t.Cleanup(func() { cancel(); stop() })
-
-	clk := &movingClock{t: time.Now()}
-	e := &payEnv{t: t, ctx: ctx, store: store, at: clk.now()}
-	e.configureSplit(payMerchant)
-	f := newFakeProcessor()
-	start := commands.NewStartOnrampHandler(store, commands.NewSplits(store), f, noPrices{}, clk.now)
+	rc := newReconcileEnv(t)
+	ctx, pool, store, runner, clk, e, f, start := rc.ctx, rc.pool, rc.store, rc.runner, rc.clk, rc.pay, rc.proc, rc.start
 	var last eventstore.AppendResult
 	declined := func() string {
 		id := e.receipt(payMerchant, "USD", 300)

@@ -37,15 +37,8 @@ func (c *movingClock) advance(d time.Duration) {
 // the receipts projection follows them, as in serve.
 func TestReconcileOnramp(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	pool, store, runner, stop := receiptsLedger(t, ctx)
-	t.Cleanup(func() { cancel(); stop() })
-
-	clk := &movingClock{t: time.Now()}
-	e := &payEnv{t: t, ctx: ctx, store: store, at: clk.now()}
-	e.configureSplit(payMerchant)
-	f := newFakeProcessor()
-	start := commands.NewStartOnrampHandler(store, commands.NewSplits(store), f, noPrices{}, clk.now)
+	rc := newReconcileEnv(t)
+	ctx, pool, store, runner, clk, e, f, start := rc.ctx, rc.pool, rc.store, rc.runner, rc.clk, rc.pay, rc.proc, rc.start
 	h := commands.NewReconcileOnrampHandler(store, f, readmodels.NewReceipts(pool), clk.now)
 	var last eventstore.AppendResult
 	onramp := func() (string, commands.OnrampStarted) {
