@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -226,7 +227,9 @@ func (s *Server) splitTransactions(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		match := sp.Address == addr
+		// The split's address, one it had before a redeployment (receipts were distributed
+		// there), or a recipient's.
+		match := sp.Address == addr || slices.Contains(sp.Moved, addr)
 		for _, r := range sp.Recipients {
 			match = match || r.Address == addr
 		}
