@@ -301,3 +301,23 @@ func (e *depositEnv) chainAt(t time.Time) {
 		e.ok(e.b.AdjustTime(time.Duration(ahead) * time.Second))
 	}
 }
+
+// expiredReceipt issues a 10.00 USD receipt with a one-hour window (monitor 24 h) on a clock the
+// test moves, lets d watch it (d.Now is that clock), moves the clock past the window and has the
+// window fail it: an expired receipt in its late-payment watch, as the read model shows it.
+func (e *depositEnv) expiredReceipt(d *settlement.DepositDetector) (*testClock, string) {
+	e.t.Helper()
+	clock := &testClock{at: time.Now()}
+	d.Now = clock.now
+	window := settlement.NewPaymentWindowHandler(e.store, pgstore.NewReceipts(e.pool),
+		settlement.PaymentWindowConfig{Window: time.Hour, Monitor: 24 * time.Hour}, clock.now)
+	id := e.windowedReceipt(1000, clock.now(), clock.now().Add(time.Hour))
+	e.step(d)
+	clock.advance(time.Hour)
+	e.synced()
+	if got, err := window.Handle(e.ctx); err != nil || len(got) != 1 {
+		e.t.Fatalf("expired %v (%v)", got, err)
+	}
+	e.synced() // the read model the open deposits are read from has the failure
+	return clock, id
+}

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/domain/receipt"
-	"github.com/payledger/payledger/settlement"
-	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // TestPaymentMinedInTheWatchPaysAfterAnOutage: a customer pays an expired receipt within its
@@ -17,19 +15,8 @@ import (
 func TestPaymentMinedInTheWatchPaysAfterAnOutage(t *testing.T) {
 	t.Parallel()
 	e := newDepositEnv(t)
-	clock := &testClock{at: time.Now()}
 	d := e.detector()
-	d.Now = clock.now
-	window := settlement.NewPaymentWindowHandler(e.store, pgstore.NewReceipts(e.pool),
-		settlement.PaymentWindowConfig{Window: time.Hour, Monitor: 24 * time.Hour}, clock.now)
-	id := e.windowedReceipt(1000, clock.now(), clock.now().Add(time.Hour))
-	e.step(d)
-	clock.advance(time.Hour)
-	e.synced()
-	if got, err := window.Handle(e.ctx); err != nil || len(got) != 1 {
-		t.Fatalf("expired %v (%v)", got, err)
-	}
-	e.synced()
+	clock, id := e.expiredReceipt(d)
 	clock.advance(2 * time.Hour) // within the watch: the customer pays
 	e.chainAt(clock.now())
 	e.mined(e.payToken(e.usdc, e.state(id).DepositAddress(), 10_000_000))

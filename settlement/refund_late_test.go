@@ -109,19 +109,8 @@ func (e *refundEnv) ignored(id string) receipt.PaymentIgnored {
 // receipt's deposit is no longer read, so the watched set stays bounded.
 func TestLateWatchEnds(t *testing.T) {
 	e := newDepositEnv(t)
-	clock := &testClock{at: time.Now()}
 	d := e.detector()
-	d.Now = clock.now
-	window := settlement.NewPaymentWindowHandler(e.store, pgstore.NewReceipts(e.pool),
-		settlement.PaymentWindowConfig{Window: time.Hour, Monitor: 24 * time.Hour}, clock.now)
-	id := e.windowedReceipt(1000, clock.now(), clock.now().Add(time.Hour))
-	e.step(d)
-	clock.advance(time.Hour)
-	e.synced()
-	if got, err := window.Handle(e.ctx); err != nil || len(got) != 1 {
-		t.Fatalf("expired %v (%v)", got, err)
-	}
-	e.synced() // the read model the open deposits are read from has the failure
+	clock, id := e.expiredReceipt(d)
 	clock.advance(24*time.Hour + settlement.DefaultLateWatch + time.Minute)
 	e.chainAt(clock.now())
 	e.mined(e.payToken(e.usdc, e.state(id).DepositAddress(), 10_000_000))
