@@ -2,10 +2,6 @@ package settlement_test
 
 import (
 	"testing"
-	"time"
-
-	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/settlement"
 )
 
 // A failed charge whose charge_failed webhook cannot be queued (a database error at that moment)
@@ -16,22 +12,14 @@ import (
 func TestChargeFailedWebhookThatCouldNotBeQueuedIsQueuedByTheRecovery(t *testing.T) {
 	t.Parallel()
 	e := newChargeEnv(t, 1)
-	id := e.subscribe(e.dev.Accounts[0], "plan_huge") // more than the customer holds: refused
-	hooks := &flakyWebhooks{}
-	h := e.handler(nil)
-	h.Notify = hooks
-	_, _ = h.Handle(e.ctx, settlement.ChargeSubscription{ID: id})
-	if st := e.state(id); st.ConsecutiveFailures != 1 {
-		t.Fatalf("failures %d, want 1", st.ConsecutiveFailures)
-	}
-	h.Lease, h.Await = 0, 10*time.Second
-	if _, err := h.Recover(e.ctx, eventstore.Metadata{}); err != nil {
-		t.Fatal(err)
-	}
-	hooks.mu.Lock()
-	defer hooks.mu.Unlock()
-	if want := "subscription.charge_failed " + id + ":0:failed:1"; len(hooks.keys) != 1 || hooks.keys[0] != want {
-		t.Fatalf("webhooks queued %v, want [%s]", hooks.keys, want)
+	// plan_huge: more than the customer holds, refused.
+	id, keys := e.chargeWithAFailingQueueThenRecover(t, "plan_huge", func(id string) {
+		if st := e.state(id); st.ConsecutiveFailures != 1 {
+			t.Fatalf("failures %d, want 1", st.ConsecutiveFailures)
+		}
+	})
+	if want := "subscription.charge_failed " + id + ":0:failed:1"; len(keys) != 1 || keys[0] != want {
+		t.Fatalf("webhooks queued %v, want [%s]", keys, want)
 	}
 	if st := e.state(id); st.ConsecutiveFailures != 1 {
 		t.Fatalf("failures %d after the recovery, want 1 (no failure recorded twice)", st.ConsecutiveFailures)

@@ -3,6 +3,7 @@ package settlement_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -37,22 +38,13 @@ func (f *flakyWebhooks) Queue(_ context.Context, event, key, _, _ string, _ map[
 func TestChargedWebhookThatCouldNotBeQueuedIsQueuedByTheRecovery(t *testing.T) {
 	t.Parallel()
 	e := newChargeEnv(t, 1)
-	id := e.subscribe(e.dev.Accounts[0], "plan_monthly")
-	hooks := &flakyWebhooks{}
-	h := e.handler(nil)
-	h.Notify = hooks
-	_, _ = h.Handle(e.ctx, settlement.ChargeSubscription{ID: id})
-	if st := e.state(id); st.Charges != 1 {
-		t.Fatalf("charges %d, want 1", st.Charges)
-	}
-	h.Lease, h.Await = 0, 10*time.Second
-	if _, err := h.Recover(e.ctx, eventstore.Metadata{}); err != nil {
-		t.Fatal(err)
-	}
-	hooks.mu.Lock()
-	defer hooks.mu.Unlock()
-	if want := "subscription.charged " + id + ":0:charged"; len(hooks.keys) != 1 || hooks.keys[0] != want {
-		t.Fatalf("webhooks queued %v, want [%s]", hooks.keys, want)
+	id, keys := e.chargeWithAFailingQueueThenRecover(t, "plan_monthly", func(id string) {
+		if st := e.state(id); st.Charges != 1 {
+			t.Fatalf("charges %d, want 1", st.Charges)
+		}
+	})
+	if want := "subscription.charged " + id + ":0:charged"; len(keys) != 1 || keys[0] != want {
+		t.Fatalf("webhooks queued %v, want [%s]", keys, want)
 	}
 	if st := e.state(id); st.Charges != 1 {
 		t.Fatalf("charges %d after the recovery, want 1", st.Charges)
@@ -60,4 +52,25 @@ func TestChargedWebhookThatCouldNotBeQueuedIsQueuedByTheRecovery(t *testing.T) {
 	if n := e.count(`SELECT count(*) FROM subscription_charges WHERE subscription_id = $1 AND status <> 'charged'`, id); n != 0 {
 		t.Fatalf("%d rows left open", n)
 	}
+}
+
+// chargeWithAFailingQueueThenRecover subscribes the first account to plan, charges it through a
+// handler whose webhook queue refuses the first webhook (flakyWebhooks), runs charged on the
+// subscription's state after that charge, then the recovery with no lease; it returns the
+// subscription and the webhooks queued (each "event key").
+func (e *chargeEnv) chargeWithAFailingQueueThenRecover(t *testing.T, plan string, charged func(id string)) (string, []string) {
+	t.Helper()
+	id := e.subscribe(e.dev.Accounts[0], plan)
+	hooks := &flakyWebhooks{}
+	h := e.handler(nil)
+	h.Notify = hooks
+	_, _ = h.Handle(e.ctx, settlement.ChargeSubscription{ID: id})
+	charged(id)
+	h.Lease, h.Await = 0, 10*time.Second
+	if _, err := h.Recover(e.ctx, eventstore.Metadata{}); err != nil {
+		t.Fatal(err)
+	}
+	hooks.mu.Lock()
+	defer hooks.mu.Unlock()
+	return id, slices.Clone(hooks.keys)
 }
