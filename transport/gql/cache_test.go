@@ -38,7 +38,7 @@ func aliasQuery(i, n int) string {
 // larger, and 1,000 refused ones 291 MB; now documents past queryCacheEntryMax are not kept and
 // the rest weigh at most queryCacheBudget.
 func TestQueryCacheIsBoundedByWhatItHolds(t *testing.T) {
-	h := NewHandler(&gateStore{second: make(chan struct{})}, time.Now)
+	h := NewHandler(&readCounter{second: make(chan struct{})}, time.Now)
 	before := heapInUse()
 	for i := range 600 {
 		n := 640 // refused: more than MaxFields

@@ -12,8 +12,9 @@ import (
 	"github.com/payledger/payledger/readmodels"
 )
 
-// readCounter is a store whose every read records how many reads ran at once: each waits for a
-// second one to arrive (a concurrent read) or for a short bound, as gateStore's Get does.
+// readCounter is a store that answers every wallet with a user and whose every read records how
+// many reads ran at once: each waits for a second one to arrive (a concurrent read) or for a short
+// bound.
 type readCounter struct {
 	mu       sync.Mutex
 	inflight int

@@ -1,48 +1,14 @@
 package gql
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/payledger/payledger/readmodels"
 )
-
-// gateStore answers every wallet with a user and records how many Gets ran at once: each Get
-// waits for a second one to arrive (a concurrent lookup) or for a short bound.
-type gateStore struct {
-	Store
-	mu       sync.Mutex
-	inflight int
-	most     int
-	gets     int
-	second   chan struct{}
-}
-
-func (g *gateStore) Get(_ context.Context, wallet string) (readmodels.User, error) {
-	g.mu.Lock()
-	g.inflight++
-	g.gets++
-	g.most = max(g.most, g.inflight)
-	if g.inflight == 2 {
-		close(g.second)
-	}
-	g.mu.Unlock()
-	select {
-	case <-g.second:
-	case <-time.After(20 * time.Millisecond):
-	}
-	g.mu.Lock()
-	g.inflight--
-	g.mu.Unlock()
-	return readmodels.User{Wallet: wallet}, nil
-}
 
 func postQuery(t *testing.T, url, query string) (int, map[string]json.RawMessage, []map[string]any) {
 	t.Helper()
@@ -75,19 +41,19 @@ func userAliases(n, distinct int) string {
 // 100 of them (it cost 2: 1,000 aliases ran 1,000 reads at once on the main pool), and the
 // request's loader reads them one at a time, each wallet once.
 func TestUserLookupsBounded(t *testing.T) {
-	store := &gateStore{second: make(chan struct{})}
+	store := &readCounter{second: make(chan struct{})}
 	srv := httptest.NewServer(NewHandler(store, time.Now))
 	defer srv.Close()
 
 	_, data, errs := postQuery(t, srv.URL, userAliases(100, 100))
-	if len(errs) == 0 || errs[0]["extensions"].(map[string]any)["code"] != "COMPLEXITY_LIMIT_EXCEEDED" || len(data) != 0 || store.gets != 0 {
-		t.Fatalf("100 lookups: %v %d data, %d reads", errs, len(data), store.gets)
+	if len(errs) == 0 || errs[0]["extensions"].(map[string]any)["code"] != "COMPLEXITY_LIMIT_EXCEEDED" || len(data) != 0 || store.reads != 0 {
+		t.Fatalf("100 lookups: %v %d data, %d reads", errs, len(data), store.reads)
 	}
 	_, data, errs = postQuery(t, srv.URL, userAliases(12, 6))
 	if len(errs) != 0 || len(data) != 12 {
 		t.Fatalf("12 lookups: %v %d", errs, len(data))
 	}
-	if store.most != 1 || store.gets != 6 {
-		t.Fatalf("12 lookups of 6 wallets: %d reads, at most %d at once; want 6, one at a time", store.gets, store.most)
+	if store.most != 1 || store.reads != 6 {
+		t.Fatalf("12 lookups of 6 wallets: %d reads, at most %d at once; want 6, one at a time", store.reads, store.most)
 	}
 }
