@@ -187,18 +187,13 @@ func wholeJSON(c echo.Context, v any) error {
 	return c.JSONBlob(http.StatusOK, b)
 }
 
-// maxUserSearchQ bounds a user search's text, as inventory's q is bounded.
-const maxUserSearchQ = 200
-
 // userQuery reads the search parameters: domains, platforms and languages by a profile's rule for
 // the same lists (checkTags), limit clamped to [1, 100] (default 25), scan to [limit, 1000]
 // (default 400); minXp and maxXp must be numbers >= 0 (inclusive bounds).
 func userQuery(c echo.Context, now time.Time) (readmodels.UserQuery, error) {
 	q := readmodels.UserQuery{Q: strings.TrimSpace(c.QueryParam("q")), Now: now}
-	if utf8.RuneCountInString(q.Q) > maxUserSearchQ {
-		// Matched by ILIKE against up to scan rows: a long pattern costs the database per row,
-		// and no name or handle is longer.
-		return q, InvalidInput("q must be at most " + strconv.Itoa(maxUserSearchQ) + " characters")
+	if err := checkSearchText("q", q.Q); err != nil {
+		return q, err
 	}
 	for _, l := range []struct {
 		name string
