@@ -64,7 +64,8 @@ func scanMessage(r pgx.CollectableRow) (EndpointMessage, error) {
 // A receipt's messages to one endpoint go out in the order of the event log: a message is not
 // due while an earlier one about the same receipt to the same endpoint is pending (in flight, or
 // waiting for its retry), so a receipt's paid never reaches an endpoint before its pending did
-// (or was given up, after 3 days). Messages about no receipt are not held.
+// (or was given up, after 3 days). A subscription's messages are ordered the same way (orderKey,
+// migration 045). Messages about neither are not held.
 //
 // A due message of a deleted endpoint is failed instead: it was fanned out (by the projector, or
 // a test event) in a transaction that committed after Delete had failed the messages it could

@@ -170,17 +170,26 @@ type NewEvent struct {
 // eventsLock serialises the recording of events to commit order (see migration 024).
 const eventsLock = `SELECT pg_advisory_xact_lock(hashtextextended('payledger webhook events', 0))`
 
+// orderKey is what a message's receipt_id holds (migrations 043, 045): the event's receipt, else
+// its subscription as "subscription:<id>" (subscription.charged / charge_failed carry no
+// receiptId: each went out on its own, so a charge_failed retried after a later period's charged
+// reached the endpoint last, and a receiver keeping the subscription's last outcome believed it
+// failing), else none (not held). No receipt id starts with "subscription:" (they are rcpt_… or
+// m<12 hex>_…), so the two never share a key.
+const orderKey = `coalesce(data->>'receiptId', 'subscription:' || (data->>'subscriptionId'))`
+
 // insertEvents records the events and fans each out to the endpoints that take it. A message
-// carries its event's receipt (data.receiptId; none for a test event) and log position, which
-// order a receipt's messages to one endpoint (ClaimMessages, migration 043); one queued behind an
-// earlier message waiting for its retry is due with that retry, not before (CompleteMessage).
+// carries its event's order key (orderKey: its receipt or subscription; none for a test event) and
+// log position, which order a receipt's (a subscription's) messages to one endpoint
+// (ClaimMessages, migration 043); one queued behind an earlier message waiting for its retry is
+// due with that retry, not before (CompleteMessage).
 const insertEvents = `WITH ins AS (
 		INSERT INTO webhook_events (seq, id, event_key, merchant_wallet, type, data, occurred_at)
 		SELECT nextval('webhook_events_seq'), u.id, u.k, u.m, u.t, u.d, u.at
 		FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[]) WITH ORDINALITY AS u(id, k, m, t, d, at, n)
 		ORDER BY u.n
 		ON CONFLICT (event_key) DO NOTHING
-		RETURNING id, seq, merchant_wallet, type, CASE WHEN type <> '` + EventWebhookTest + `' THEN data->>'receiptId' END AS receipt_id)
+		RETURNING id, seq, merchant_wallet, type, CASE WHEN type <> '` + EventWebhookTest + `' THEN ` + orderKey + ` END AS receipt_id)
 	INSERT INTO webhook_endpoint_messages (endpoint_id, event_id, receipt_id, event_seq, next_attempt_at)
 	SELECT e.id, ins.id, ins.receipt_id, ins.seq, greatest(now(), (SELECT max(o.next_attempt_at) FROM webhook_endpoint_messages o
 			WHERE o.endpoint_id = e.id AND o.receipt_id = ins.receipt_id AND o.state = 'pending' AND o.receipt_id IS NOT NULL))

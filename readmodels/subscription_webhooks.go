@@ -68,11 +68,21 @@ type SubscriptionWebhook struct {
 	Created  time.Time
 }
 
+// notHeld is true of a notification (s) with no earlier pending notification of its subscription
+// (queued before it: created_at, then id; the partial index of migration 045). A subscription's
+// outcomes go out in the order they were queued: each was sent on its own schedule, so a
+// charge_failed whose first attempt failed reached the receiver after the next period's charged
+// (or a charged after the charge_failed that ended the subscription), and a receiver keeping the
+// subscription's last outcome kept the wrong one. A notification given up (failed, after 3 days)
+// or delivered holds nothing back.
+const notHeld = `NOT EXISTS (SELECT 1 FROM subscription_webhooks o WHERE o.subscription_id = s.subscription_id
+	AND o.state = 'pending' AND (o.created_at, o.id) < (s.created_at, s.id))`
+
 // Claim leases up to limit due notifications, oldest due first (several senders never take the
-// same one).
+// same one), a subscription's in the order they were queued (notHeld).
 func (w *SubscriptionWebhooks) Claim(ctx context.Context, limit int, lease time.Duration) ([]SubscriptionWebhook, error) {
-	return w.claim(ctx, `SELECT id FROM subscription_webhooks WHERE state = 'pending' AND next_attempt_at <= now()
-			AND (lease_until IS NULL OR lease_until < now()) ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+	return w.claim(ctx, `SELECT id FROM subscription_webhooks s WHERE state = 'pending' AND next_attempt_at <= now()
+			AND (lease_until IS NULL OR lease_until < now()) AND `+notHeld+` ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
 		lease, limit)
 }
 
@@ -91,9 +101,9 @@ func (w *SubscriptionWebhooks) ClaimShared(ctx context.Context, limit, perMercha
 // pickSubscriptionShared picks ClaimShared's round of claimFair: a window of $7 candidates, none
 // of a merchant in $6, at most $5 less what $3/$4 say is in flight of one merchant, $2 in all.
 const pickSubscriptionShared = `WITH candidates AS MATERIALIZED (
-			SELECT id, merchant_wallet, next_attempt_at FROM subscription_webhooks
+			SELECT id, merchant_wallet, next_attempt_at FROM subscription_webhooks s
 			WHERE state = 'pending' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
-			  AND NOT (merchant_wallet = ANY($6::text[]))
+			  AND NOT (merchant_wallet = ANY($6::text[])) AND ` + notHeld + `
 			ORDER BY next_attempt_at LIMIT $7 FOR UPDATE SKIP LOCKED)
 		SELECT id FROM (SELECT c.id, c.next_attempt_at, coalesce(b.n, 0) AS busy,
 				row_number() OVER (PARTITION BY c.merchant_wallet ORDER BY c.next_attempt_at) AS r

@@ -129,8 +129,9 @@ func TestSubscriptionWebhookRetriesFollowTheShopsWebhookURL(t *testing.T) {
 	merchant := "0x" + strings.Repeat("7", 40)
 	old, moved := newScript(t, 500, 500, 500), newScript(t)
 	setConfig(old.srv.URL, "")
-	for _, key := range []string{"sub_m:0:charged", "sub_m:1:charged"} {
-		if err := outbox.Queue(bg, "subscription.charged", key, "sub_m", merchant, map[string]any{}); err != nil {
+	// Two subscriptions: one subscription's second notification would wait for its first.
+	for _, key := range []string{"sub_m:0:charged", "sub_n:0:charged"} {
+		if err := outbox.Queue(bg, "subscription.charged", key, strings.Split(key, ":")[0], merchant, map[string]any{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -149,12 +150,12 @@ func TestSubscriptionWebhookRetriesFollowTheShopsWebhookURL(t *testing.T) {
 		t.Fatalf("retry after the move: %d delivered, %v; %d requests to the new URL, %d to the old", n, err, len(moved.got()), len(old.got()))
 	}
 	setConfig("", "")
-	due("sub_m:1:charged")
+	due("sub_n:0:charged")
 	if _, err := sender.SendDue(bg); err != nil {
 		t.Fatal(err)
 	}
 	var state string
-	if err := w.pool.QueryRow(bg, `SELECT state FROM subscription_webhooks WHERE idempotency_key = 'sub_m:1:charged'`).Scan(&state); err != nil {
+	if err := w.pool.QueryRow(bg, `SELECT state FROM subscription_webhooks WHERE idempotency_key = 'sub_n:0:charged'`).Scan(&state); err != nil {
 		t.Fatal(err)
 	}
 	if state != readmodels.NoteFailed || len(old.got()) != 2 || len(moved.got()) != 1 {
@@ -174,7 +175,7 @@ func TestSlowShopReceiverDoesNotHoldUpOtherSubscriptionWebhooks(t *testing.T) {
 	setConfig(slow.URL, "")
 	for i := range 3 {
 		key := fmt.Sprintf("sub_s%d:0:charged", i)
-		if err := outbox.Queue(bg, "subscription.charged", key, "sub_s", "0x"+strings.Repeat("7", 40), map[string]any{}); err != nil {
+		if err := outbox.Queue(bg, "subscription.charged", key, fmt.Sprintf("sub_s%d", i), "0x"+strings.Repeat("7", 40), map[string]any{}); err != nil {
 			t.Fatal(err)
 		}
 	}
