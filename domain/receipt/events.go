@@ -181,7 +181,18 @@ type RefundProcessed struct {
 	Recipient       string `json:"recipient,omitempty"`
 	BlockNumber     uint64 `json:"blockNumber,omitempty"`
 	BlockHash       string `json:"blockHash,omitempty"`
-	At              int64  `json:"at"`
+	// Parts: a refund sent in several stable tokens (Token "USDC+USDT", AmountUnits their net sum
+	// at Decimals, the largest of theirs): what each brought; absent for one token (stop 67).
+	Parts []RefundPart `json:"parts,omitempty"`
+	At    int64        `json:"at"`
+}
+
+// RefundPart is what one token of a refund sent in several stable tokens brought back, net.
+type RefundPart struct {
+	Token       string `json:"token"`
+	AmountUnits string `json:"amountUnits"`
+	Decimals    uint8  `json:"decimals"`
+	Recipient   string `json:"recipient"`
 }
 
 func (AttemptStarted) eventType() string    { return EventAttemptStarted }

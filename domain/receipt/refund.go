@@ -91,7 +91,9 @@ type RefundRecord struct {
 	// Unknown names the unconfigured token's transfer this refund returns (refund_unknown.go):
 	// Token is then its contract and AmountUnits raw units, worth nothing in the receipt's currency.
 	Unknown *UnknownTransferRef `json:"unknownTransfer,omitempty"`
-	At      int64               `json:"at"`
+	// Parts: what each token brought of a refund sent in several stable tokens (RefundProcessed).
+	Parts []RefundPart `json:"parts,omitempty"`
+	At    int64        `json:"at"`
 }
 
 // Counted says whether the refund holds its hash: claimed or processed.
@@ -351,6 +353,7 @@ func (s *State) refundProcessed(e RefundProcessed) {
 		r.Proof = ProofMerchant // recorded before proofs were named
 	}
 	r.Token, r.AmountUnits, r.Decimals, r.Recipient, r.BlockNumber, r.BlockHash = e.Token, e.AmountUnits, e.Decimals, e.Recipient, e.BlockNumber, e.BlockHash
+	r.Parts = e.Parts
 	s.withRefund(i, r)
 	s.settleAfterRefund(e.At)
 }

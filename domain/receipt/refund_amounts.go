@@ -99,7 +99,7 @@ func (r RefundRecord) TokenAmount() string {
 	if !ok {
 		return ""
 	}
-	return decimalString(new(big.Rat).SetFrac(units, money.Pow10(r.Decimals)), IsStable(strings.ToUpper(r.Token)))
+	return decimalString(new(big.Rat).SetFrac(units, money.Pow10(r.Decimals)), len(r.Parts) > 0 || IsStable(strings.ToUpper(r.Token)))
 }
 
 // RefundTotalUnits is the receipt's total in token (of decimals) base units at the paid rate,

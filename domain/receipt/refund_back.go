@@ -142,7 +142,17 @@ func goesBack(t ChainTransfer, senders []string) bool {
 // between two of them neither adds nor takes away. sum is nil when nothing goes back; it may
 // be zero or less when more leaves than arrives. first is the first address money went back to.
 func netBack(transfers []ChainTransfer, of func(ChainTransfer) bool, to, senders []string) (sum *big.Int, first string) {
-	var out big.Int
+	sum, out, first := netFlows(transfers, of, to, senders)
+	if sum != nil {
+		sum.Sub(sum, out)
+	}
+	return sum, first
+}
+
+// netFlows is netBack's two sides: what goes back to the addresses to (nil when nothing does)
+// and what leaves them for an address outside to.
+func netFlows(transfers []ChainTransfer, of func(ChainTransfer) bool, to, senders []string) (sum, out *big.Int, first string) {
+	out = new(big.Int)
 	for _, t := range transfers {
 		units, ok := new(big.Int).SetString(t.AmountUnits, 10)
 		if !ok || units.Sign() <= 0 || !of(t) {
@@ -156,11 +166,8 @@ func netBack(transfers []ChainTransfer, of func(ChainTransfer) bool, to, senders
 			}
 			sum.Add(sum, units)
 		case leaves && !in:
-			out.Add(&out, units)
+			out.Add(out, units)
 		}
 	}
-	if sum != nil {
-		sum.Sub(sum, &out)
-	}
-	return sum, first
+	return sum, out, first
 }
