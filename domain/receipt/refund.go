@@ -304,7 +304,12 @@ func (s *State) evolveRefund(e Event) {
 		s.RequestedCents += money.Cents(r.AmountCents)
 		// Back to the claim as it was before it was processed, with the requests it covers: a
 		// refusal then gives them back (before stop 60 they were lost, CoversCents reset to 0).
+		// What the chain showed goes too (stop 67): a claim has no proof, token, amount or
+		// recipient yet, and the reverted record kept them, so the refund read "claimed" with
+		// proof chain and the amount of a block that left the chain, and "refused" so after a
+		// refusal.
 		r.State = RefundStateClaimed
+		r.Proof, r.Token, r.AmountUnits, r.Decimals, r.Recipient, r.BlockNumber, r.BlockHash, r.Parts = "", "", "", 0, "", 0, "", nil
 		s.withRefund(i, r)
 		s.refundStatus(StatusRefundRequested, e.At)
 	}
