@@ -9,6 +9,7 @@ package groupcommit
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -45,17 +46,34 @@ func (g *Group[T, R]) Do(item T) (R, error) {
 }
 
 // DoContext is Do for a caller that may stop waiting: when ctx ends first it returns ctx's
-// error, and the write stays queued or in its flush (it may still be stored). For a caller that
-// has a fallback for a datastore that does not answer (the degraded path journals the very same
+// error. A write that no flush has taken yet is withdrawn from the queue (it is never written);
+// one already in its flush stays there (it may still be stored). For a caller that has a
+// fallback for a datastore that does not answer (the degraded path journals the very same
 // events, whose replay finds them stored or stores them), a hung flush must not hold it.
+//
+// Withdrawn, not left queued: while a flush hangs (a server that accepts and never answers,
+// each flush then lasting its whole timeout), every caller that gave up left its write in the
+// queue, so the queue, and the events and rows it held, grew with every request for as long as
+// the hang lasted; and each was written whenever a flush reached it, long after its caller had
+// been told it failed and had gone on (journaled it, or decided again on a fresh load).
 func (g *Group[T, R]) DoContext(ctx context.Context, item T) (R, error) {
 	c := g.enqueue(item)
 	select {
 	case <-c.done:
 		return c.Result, c.Err
 	case <-ctx.Done():
+		g.withdraw(c)
 		var zero R
 		return zero, ctx.Err()
+	}
+}
+
+// withdraw takes c out of the queue unless a flush has taken it already.
+func (g *Group[T, R]) withdraw(c *Call[T, R]) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if i := slices.Index(g.queue, c); i >= 0 {
+		g.queue = slices.Delete(g.queue, i, i+1)
 	}
 }
 

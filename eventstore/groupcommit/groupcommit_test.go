@@ -3,6 +3,7 @@ package groupcommit
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -77,8 +78,9 @@ func TestMaxSizeSplitsBatches(t *testing.T) {
 // does not return gets the context's error at once; the flush still runs to its end.
 func TestDoContextStopsWaitingForAHungFlush(t *testing.T) {
 	t.Parallel()
-	release, flushed := make(chan struct{}), make(chan int, 1)
+	release, started, flushed := make(chan struct{}), make(chan struct{}, 1), make(chan int, 1)
 	g := &Group[int, int]{Slots: 1, Flush: func(batch []*Call[int, int]) {
+		started <- struct{}{}
 		<-release // a server that accepts and never answers
 		for _, c := range batch {
 			c.Result = c.Item
@@ -88,6 +90,7 @@ func TestDoContextStopsWaitingForAHungFlush(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { _, err := g.DoContext(ctx, 1); done <- err }()
+	<-started // the write is in its flush (one still queued is withdrawn: the next test)
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("DoContext with its context ended: %v", err)
@@ -98,5 +101,58 @@ func TestDoContextStopsWaitingForAHungFlush(t *testing.T) {
 	}
 	if v, err := g.DoContext(context.Background(), 2); err != nil || v != 2 {
 		t.Fatalf("a later write: %d %v", v, err)
+	}
+}
+
+// TestAWriteGivenUpBeforeItsFlushIsWithdrawn: while a flush hangs, the callers that give up on
+// writes still queued behind it take them back: the queue does not grow with every request for
+// as long as the hang lasts, and none of those writes is made once the flush returns (long after
+// each caller was told it failed). The write already in the hung flush is still made.
+func TestAWriteGivenUpBeforeItsFlushIsWithdrawn(t *testing.T) {
+	t.Parallel()
+	release, started := make(chan struct{}), make(chan struct{}, 1)
+	var mu sync.Mutex
+	var written []int
+	g := &Group[int, int]{Slots: 1, Flush: func(batch []*Call[int, int]) {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		<-release // a server that accepts and never answers, until released
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range batch {
+			written = append(written, c.Item)
+			c.Result = c.Item
+		}
+	}}
+	first := make(chan error, 1)
+	go func() { _, err := g.DoContext(context.Background(), 0); first <- err }()
+	<-started // the first write's flush hangs
+	const givenUp = 500
+	for i := 1; i <= givenUp; i++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // the request's deadline passed while the flush hung
+		if _, err := g.DoContext(ctx, i); !errors.Is(err, context.Canceled) {
+			t.Fatalf("write %d given up: %v", i, err)
+		}
+	}
+	g.mu.Lock()
+	queued := len(g.queue)
+	g.mu.Unlock()
+	if queued != 0 {
+		t.Fatalf("%d writes given up are still queued behind the hung flush, want none", queued)
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatalf("the write in the hung flush: %v", err)
+	}
+	if v, err := g.DoContext(context.Background(), givenUp+1); err != nil || v != givenUp+1 {
+		t.Fatalf("a later write: %d %v", v, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(written, []int{0, givenUp + 1}) {
+		t.Fatalf("written %d items (%v...), want only the write in the hung flush and the later one", len(written), written[:min(len(written), 5)])
 	}
 }

@@ -51,8 +51,9 @@ func (s *Store) commit(ctx context.Context, recs []eventstore.RecordedEvent, att
 	if s.groupSlots <= 0 || s.beforeCommit != nil {
 		return s.insert(ctx, p)
 	}
-	// The caller stops waiting when its context ends (a hung server must not hold it); the
-	// events stay in their flush, as after a connection lost during a commit.
+	// The caller stops waiting when its context ends (a hung server must not hold it): events
+	// no flush has taken yet are withdrawn (never stored), those in a flush stay there, as after
+	// a connection lost during a commit.
 	return s.group.DoContext(ctx, p)
 }
 
