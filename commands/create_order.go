@@ -129,7 +129,11 @@ func (h *CreateOrderHandler) price(ctx context.Context, cmd *CreateOrder, qtys [
 	g.Merchant, g.Source, g.Currency = cmd.Merchant, "order", currency
 	g.JurisdictionCode, g.TaxRate, g.TaxComponents = jurisdiction, rate.String(), components
 	g.BrandName, g.BrandKey, g.DefaultToken = mp.BrandName, mp.BrandKey, mp.DefaultToken
-	pr, err := receipt.Price(receipt.PriceInput{Items: items, TaxRate: rate, PlatformRate: mp.Platform, MerchantAddOn: mp.AddOn})
+	// The fee rates applied are the rates as the receipt records them (Rate.String: 12 decimals),
+	// as the tax rate's are (selectTax): a processingFeePct of 0.49999999996 (%) was applied as
+	// 0.0049999999996, which charged no fee on $1.00 where the recorded feeRate 0.005 gives $0.01.
+	platform, addOn := mp.Platform.Recorded(), mp.AddOn.Recorded()
+	pr, err := receipt.Price(receipt.PriceInput{Items: items, TaxRate: rate, PlatformRate: platform, MerchantAddOn: addOn})
 	if err != nil { // receipt.ErrAmountTooLarge: its text names the amount and the bound
 		return receipt.Generated{}, Invalid(err.Error())
 	}

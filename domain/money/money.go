@@ -162,6 +162,16 @@ func (r Rate) String() string {
 	return floatString12(r.rat())
 }
 
+// Recorded is r as String writes it: r itself when that is exact, else r rounded to 12 decimal
+// places. A rate that is applied and also recorded is applied as recorded, so that the amount is
+// what the recorded rate gives.
+func (r Rate) Recorded() Rate {
+	if _, ok := ExactDecimal(r.rat(), 12, 0); ok {
+		return r
+	}
+	return MustRate(floatString12(r.rat()))
+}
+
 // floatString12 is String through math/big, for any rational (ExactDecimal writes the common
 // ones from integers).
 func floatString12(x *big.Rat) string {
