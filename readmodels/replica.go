@@ -45,7 +45,7 @@ type ReplicaReads struct {
 	healthy          atomic.Bool
 	used, waited     atomic.Uint64 // reads sent to the replica; of them, after a wait
 	fellBack         atomic.Uint64 // reads of recent writers sent to the primary
-	prev             string        // the primary's position at the previous probe ("" when not known); Probe's alone
+	prev             position      // the primary's position at the previous probe (zero when not known); Probe's alone
 
 	mu       sync.Mutex
 	writers  map[string]time.Time // caller -> when it last wrote (this instance)
@@ -154,9 +154,9 @@ var errBehind = errors.New("replica behind the primary")
 func (r *ReplicaReads) awaitReplay(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, ReplicaWait)
 	defer cancel()
-	var target string
-	if err := r.primary.QueryRow(ctx, `SELECT pg_current_wal_insert_lsn()::text`).Scan(&target); err != nil {
-		return fmt.Errorf("read the primary's position: %w", err)
+	target, err := r.primaryAt(ctx)
+	if err != nil {
+		return err
 	}
 	for {
 		done, err := r.replayed(ctx, target)
@@ -174,13 +174,48 @@ func (r *ReplicaReads) awaitReplay(ctx context.Context) error {
 	}
 }
 
-// replayed reports whether the replica has replayed the WAL up to lsn. A replica URL that
-// reached a primary (prefer-standby with no standby left) has nothing to replay: it is current.
-func (r *ReplicaReads) replayed(ctx context.Context, lsn string) (bool, error) {
-	var ok bool
-	err := r.replica.QueryRow(ctx, `SELECT NOT pg_is_in_recovery() OR coalesce(pg_last_wal_replay_lsn() >= $1::pg_lsn, false)`, lsn).Scan(&ok)
+// position is where the primary was: its WAL insert position, and which server and database it
+// is (serverIdentity).
+type position struct{ lsn, server string }
+
+// serverIdentity names the server and database a connection reached: the same on every
+// connection to them, different on another server (its postmaster started at another moment) or
+// another database of the same server.
+const serverIdentity = `extract(epoch FROM pg_postmaster_start_time())::text || ' ' || current_database()`
+
+// primaryAt reads the primary's current position.
+func (r *ReplicaReads) primaryAt(ctx context.Context) (position, error) {
+	var p position
+	if err := r.primary.QueryRow(ctx, `SELECT pg_current_wal_insert_lsn()::text, `+serverIdentity).Scan(&p.lsn, &p.server); err != nil {
+		return position{}, fmt.Errorf("read the primary's position: %w", err)
+	}
+	return p, nil
+}
+
+// errPromoted: the replica URL reached a server that is not in recovery and is not the primary
+// (a standby promoted on its own, such as a cloud "promote read replica", or a URL naming another
+// database): it no longer receives the primary's writes, and whatever it answers is older every
+// second.
+var errPromoted = errors.New("the replica is not in recovery and is not the primary's server (promoted on its own?): it no longer follows the primary")
+
+// replayed reports whether the replica has replayed the WAL up to at. A replica URL that reached
+// the primary itself (prefer-standby with no standby left, as after a failover) has nothing to
+// replay: it is current. A server out of recovery that is not the primary's is errPromoted:
+// "not in recovery" alone made a standby promoted on its own count current for ever, and the
+// lists, exports and search read a copy that the primary's writes never reach again.
+func (r *ReplicaReads) replayed(ctx context.Context, at position) (bool, error) {
+	var standby, ok bool
+	var server string
+	err := r.replica.QueryRow(ctx, `SELECT pg_is_in_recovery(), coalesce(pg_last_wal_replay_lsn() >= $1::pg_lsn, false), `+serverIdentity,
+		at.lsn).Scan(&standby, &ok, &server)
 	if err != nil {
 		return false, fmt.Errorf("read the replica's position: %w", err)
+	}
+	if !standby {
+		if server != at.server {
+			return false, errPromoted
+		}
+		return true, nil
 	}
 	return ok, nil
 }
@@ -243,16 +278,16 @@ var errUnmeasured = errors.New("replica lag not measured yet")
 // replica answers: a replica back from an outage is compared with where the primary was a probe
 // period ago, never with a position from before the outage (or 0/0 at start), which any replica
 // that answers has passed, however far behind it is.
-func (r *ReplicaReads) probe(ctx context.Context, prev string) (cur string, err error) {
+func (r *ReplicaReads) probe(ctx context.Context, prev position) (cur position, err error) {
 	ctx, cancel := context.WithTimeout(ctx, replicaProbe)
 	defer cancel()
-	if err := r.primary.QueryRow(ctx, `SELECT pg_current_wal_insert_lsn()::text`).Scan(&cur); err != nil {
-		return "", fmt.Errorf("read the primary's position: %w", err)
+	if cur, err = r.primaryAt(ctx); err != nil {
+		return position{}, err
 	}
-	if prev == "" {
+	if prev.lsn == "" {
 		return cur, errUnmeasured
 	}
-	ok, err := r.replayed(ctx, prev)
+	ok, err := r.replayed(ctx, position{lsn: prev.lsn, server: cur.server}) // the primary's server now (a failover moves it)
 	switch {
 	case err != nil:
 		return cur, err
