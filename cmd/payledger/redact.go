@@ -47,6 +47,19 @@ func (r redactor) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// redact is v with every secret replaced by "[redacted]", as the log lines are (for what is not a
+// log line: the spans exported, startTracing).
+func (s *secretsOut) redact(v string) string {
+	if list := s.list.Load(); list != nil {
+		for _, sec := range *list {
+			if strings.Contains(v, string(sec)) {
+				v = strings.ReplaceAll(v, string(sec), string(redacted))
+			}
+		}
+	}
+	return v
+}
+
 // Fd is the file descriptor of the destination, so that the console format is chosen for a
 // terminal as before (terminal); not a file: none.
 func (r redactor) Fd() uintptr {

@@ -18,6 +18,11 @@ func startTracing(ctx context.Context, cfg *config, log zerolog.Logger) (stop fu
 	if cfg.Tracing.Endpoint == "" {
 		return func() {}, nil
 	}
+	// Spans are exported with the secrets the logs hide hidden too: an error recorded on a
+	// command's span quotes the URL its call failed on (ETH_RPC_URL's or PROCESSOR_API_URL's key).
+	secrets := &secretsOut{}
+	secrets.set(*cfg)
+	cfg.Tracing.Redact = secrets.redact
 	p, err := tracing.New(ctx, cfg.Tracing)
 	if err != nil {
 		return nil, err

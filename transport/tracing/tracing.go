@@ -48,6 +48,9 @@ type Provider struct {
 type Config struct {
 	Endpoint    string
 	ServiceName string
+	// Redact, when set, is applied to every text a span carries before it is exported (serve
+	// replaces its configured secrets, as in its logs): errors recorded on spans quote URLs.
+	Redact func(string) string
 }
 
 // New returns the provider cfg asks for: with no endpoint a no-op provider, else spans batched
@@ -64,7 +67,11 @@ func New(ctx context.Context, cfg Config) (Provider, error) {
 	if name == "" {
 		name = "payledger"
 	}
-	tp := newProvider(exp, name)
+	var out sdktrace.SpanExporter = exp
+	if cfg.Redact != nil {
+		out = redactingExporter{next: exp, redact: cfg.Redact}
+	}
+	tp := newProvider(out, name)
 	return Provider{TracerProvider: tp, Shutdown: tp.Shutdown}, nil
 }
 
