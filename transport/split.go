@@ -1,11 +1,14 @@
 package transport
 
 import (
+	"encoding/json"
+	"math/big"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/split"
 )
 
 type splitView struct {
@@ -32,8 +35,30 @@ func (s *Server) getSplit(c echo.Context) error {
 }
 
 type splitRequest struct {
-	SplitAddress string                     `json:"splitAddress"`
-	Recipients   *[]commands.SplitRecipient `json:"recipients"`
+	SplitAddress string                   `json:"splitAddress"`
+	Recipients   *[]splitRecipientRequest `json:"recipients"`
+}
+
+// splitRecipientRequest is a recipient as sent: sharesBps is a JSON number, read as a whole
+// number (wholeBps).
+type splitRecipientRequest struct {
+	Address   string      `json:"address"`
+	SharesBps json.Number `json:"sharesBps"`
+}
+
+// wholeBps reads a share given as a JSON number: an integer, or a whole number written with a
+// fraction or an exponent (9950.0, 5e3: what a client's float gives), as an order's qty and an
+// item's stockQty are read. Anything else (a fraction, a number past 10,000 in any form) is 0,
+// which the split rules refuse naming the recipient ("must be a positive integer up to 10000").
+func wholeBps(n json.Number) int {
+	if v, err := n.Int64(); err == nil {
+		return int(max(min(v, split.TotalBps+1), 0))
+	}
+	r, ok := new(big.Rat).SetString(n.String()) // the decoder bounded the literal: 64 characters, exponent within ±308
+	if !ok || !r.IsInt() || r.Sign() <= 0 || r.Cmp(big.NewRat(split.TotalBps, 1)) > 0 {
+		return 0
+	}
+	return int(r.Num().Int64())
 }
 
 func (s *Server) postSplit(c echo.Context) error {
@@ -41,9 +66,17 @@ func (s *Server) postSplit(c echo.Context) error {
 	if err := DecodeJSON(c, &req); err != nil {
 		return err
 	}
+	var recipients *[]commands.SplitRecipient
+	if req.Recipients != nil {
+		rs := make([]commands.SplitRecipient, len(*req.Recipients))
+		for i, r := range *req.Recipients {
+			rs[i] = commands.SplitRecipient{Address: r.Address, SharesBps: wholeBps(r.SharesBps)}
+		}
+		recipients = &rs
+	}
 	sess, _ := SessionFrom(c)
 	res, err := s.cmd.ConfigureSplit.Handle(c.Request().Context(), commands.ConfigureMerchantSplit{Merchant: sess.Wallet,
-		Address: req.SplitAddress, Recipients: req.Recipients, Meta: s.metadata(c, sess.Wallet)})
+		Address: req.SplitAddress, Recipients: recipients, Meta: s.metadata(c, sess.Wallet)})
 	if err != nil {
 		return err
 	}
