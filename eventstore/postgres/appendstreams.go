@@ -24,8 +24,8 @@ const (
 // Append each. Each append is checked against its expected version as Append checks it; the
 // events go out in a few large batches (streamsRows events each, one transaction and one commit
 // each; by COPY from copyMin events) rather than through the group commit's smaller flushes. A
-// batch that hits a unique violation (someone's expected version was stale) is retried append by
-// append, which reports the conflict to that append only. It returns each append's result and
+// batch that hits a unique violation (someone's expected version was stale) is retried by halves
+// down to the append alone, which reports the conflict to that append only. It returns each append's result and
 // error, in order; an append with no events reads its stream's head. Errors per append: Append's.
 func (s *Store) AppendStreams(ctx context.Context, appends []eventstore.StreamAppend) ([]eventstore.AppendResult, []error) {
 	results, errs := make([]eventstore.AppendResult, len(appends)), make([]error, len(appends))
@@ -83,7 +83,10 @@ func (s *Store) prepareKnown(a eventstore.StreamAppend) ([]eventstore.RecordedEv
 }
 
 // insertStreams stores the appends batch (indexes into appends, events recs) in one transaction;
-// on a unique violation each goes again through Append.
+// on a unique violation (a stale head) each half of it is stored again the same way, down to an
+// append alone, which goes again through Append. Halves, as a group commit's flush does
+// (flushCalls): one stale head among a confirming block's thousands of appends sent every one of
+// them through Append, one after the other.
 func (s *Store) insertStreams(ctx context.Context, appends []eventstore.StreamAppend, batch []int, recs []eventstore.RecordedEvent,
 	results []eventstore.AppendResult, errs []error) {
 	var positions []eventstore.Position
@@ -95,10 +98,18 @@ func (s *Store) insertStreams(ctx context.Context, appends []eventstore.StreamAp
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
-		for _, i := range batch {
+		if len(batch) == 1 {
+			i := batch[0]
 			s.heads.forget(appends[i].Stream)
 			results[i], errs[i] = s.Append(ctx, appends[i].Stream, appends[i].Expected, appends[i].Events...)
+			return
 		}
+		half, n := len(batch)/2, 0
+		for _, i := range batch[:half] {
+			n += len(appends[i].Events)
+		}
+		s.insertStreams(ctx, appends, batch[:half], recs[:n], results, errs)
+		s.insertStreams(ctx, appends, batch[half:], recs[n:], results, errs)
 		return
 	}
 	var last eventstore.Position

@@ -63,3 +63,44 @@ func TestAStaleAppendInAFullFlushCostsFewCommits(t *testing.T) {
 		t.Fatalf("the fresh appends of one flush took %d commits to find one stale append, want at most 16", commits)
 	}
 }
+
+// TestAStaleHeadInAMultiStreamAppendCostsFewCommits: AppendStreams (the deposit detector's writes
+// of a confirming block) with one stale cached head among 600 appends refuses that one alone and
+// stores the others in a few transactions by halves; each went through Append one after the
+// other (600 commits in a row for a block).
+func TestAStaleHeadInAMultiStreamAppendCostsFewCommits(t *testing.T) {
+	pool := pgtest.Pool(t)
+	s, other := New(pool), New(pool)
+	ctx := context.Background()
+	ev := func() eventstore.EventData {
+		return eventstore.EventData{ID: uuid.New(), Type: "Tested", Data: []byte(`{"a":1}`)}
+	}
+	const n, stale = 600, 417
+	appends := make([]eventstore.StreamAppend, n)
+	for i := range appends {
+		stream := fmt.Sprintf("block-%d", i)
+		if _, err := s.Append(ctx, stream, eventstore.NoStream(), ev()); err != nil {
+			t.Fatal(err)
+		}
+		appends[i] = eventstore.StreamAppend{Stream: stream, Expected: eventstore.Exact(1), Events: []eventstore.EventData{ev()}}
+	}
+	if _, err := other.Append(ctx, appends[stale].Stream, eventstore.Exact(1), ev()); err != nil { // s's head of it is stale
+		t.Fatal(err)
+	}
+	results, errs := s.AppendStreams(ctx, appends)
+	for i, err := range errs {
+		switch {
+		case i == stale && !errors.Is(err, eventstore.ErrWrongExpectedVersion):
+			t.Fatalf("the stale head's append: %v", err)
+		case i != stale && (err != nil || results[i].Version != 2):
+			t.Fatalf("append %d: %v %+v", i, err, results[i])
+		}
+	}
+	var commits int
+	if err := pool.QueryRow(ctx, `SELECT count(DISTINCT tx_id) FROM events WHERE stream_id LIKE 'block-%' AND version = 2`).Scan(&commits); err != nil {
+		t.Fatal(err)
+	}
+	if commits > 24 { // halves: about log2(600); one by one it was 599
+		t.Fatalf("the fresh appends took %d commits to find one stale head, want at most 24", commits)
+	}
+}
