@@ -171,8 +171,8 @@ func (s *Server) keyLookupsBlocked(c echo.Context, secret string) error {
 // the limit, which also blocks its lookups (keyLookupsBlocked).
 func (s *Server) keyRefused(c echo.Context) error {
 	addr := ClientKey(c) // an IPv6 client by its /64, as every per-address limit
-	res, err := s.limiter.Allow(c.Request().Context(), "keyauth:"+addr, s.cfg.PublicLimitPerMinute)
-	if err != nil || res.Allowed {
+	res := s.failureAllowed(c.Request().Context(), "keyauth:"+addr, s.cfg.PublicLimitPerMinute)
+	if res.Allowed {
 		return errNoKey
 	}
 	s.gate.block(keyGate+addr, res.RetryAt, s.now())

@@ -61,6 +61,10 @@ const authFailuresPerMinute = 10
 type failGate struct {
 	mu    sync.Mutex
 	until map[string]time.Time
+	// spare counts the failures (refused keys, wrong secrets) in this instance while the
+	// configured limiter fails (Redis down), made at the first such failure (failureAllowed).
+	spareOnce sync.Once
+	spare     *ratelimit.Memory
 }
 
 func newFailGate() *failGate { return &failGate{until: map[string]time.Time{}} }
@@ -93,6 +97,21 @@ func (g *failGate) block(addr string, until, now time.Time) {
 	g.until[addr] = until
 }
 
+// failureAllowed counts a failure of the client (a refused key, a wrong secret or signature)
+// against key and reports whether it is within perMinute. The limiter failing (Redis down) does
+// not let failures through unlimited, as it lets requests with valid credentials through (limit):
+// they are counted in this instance instead, so a key or secret cannot be guessed at request speed
+// while Redis is down. Per instance: n instances allow n times the limit, until Redis is back.
+func (s *Server) failureAllowed(ctx context.Context, key string, perMinute int) ratelimit.Result {
+	res, err := s.limiter.Allow(ctx, key, perMinute)
+	if err == nil {
+		return res
+	}
+	s.gate.spareOnce.Do(func() { s.gate.spare = ratelimit.NewMemory(s.now) })
+	res, _ = s.gate.spare.Allow(ctx, key, perMinute) // in-process: never fails
+	return res
+}
+
 // authGate answers 429 to a client address blocked for wrong secrets, before anything is read.
 func (s *Server) authGate(c echo.Context) error {
 	if until, ok := s.gate.blocked(ClientKey(c), s.now()); ok {
@@ -105,8 +124,8 @@ func (s *Server) authGate(c echo.Context) error {
 // 429 once the address is over authFailuresPerMinute, which also blocks it (authGate).
 func (s *Server) authFailed(c echo.Context, failure error) error {
 	addr := ClientKey(c)
-	res, err := s.limiter.Allow(c.Request().Context(), "authfail:"+addr, authFailuresPerMinute)
-	if err != nil || res.Allowed {
+	res := s.failureAllowed(c.Request().Context(), "authfail:"+addr, authFailuresPerMinute)
+	if res.Allowed {
 		return failure
 	}
 	s.gate.block(addr, res.RetryAt, s.now())
