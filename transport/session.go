@@ -185,7 +185,7 @@ func (s *Server) issueNonce(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{
-		"typedData": s.signer.Challenge(wallet, n.Nonce, n.IssuedAt, n.ExpiresAt),
+		"typedData": s.loginChallenge(wallet, n.Nonce, n.IssuedAt, n.ExpiresAt),
 		"nonce":     n.Nonce,
 		"expiresAt": n.ExpiresAt.UnixMilli(),
 	})
@@ -266,7 +266,7 @@ func (s *Server) verifiedNonce(ctx context.Context, wallet, nonce, signature str
 		return "", err
 	}
 	for _, n := range candidates {
-		if signer, err := s.signer.Signer(wallet, n.Nonce, n.IssuedAt, n.ExpiresAt, signature); err == nil && signer == wallet {
+		if signer, err := s.loginSigner(wallet, n.Nonce, n.IssuedAt, n.ExpiresAt, signature); err == nil && signer == wallet {
 			return n.Nonce, nil
 		}
 	}
