@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/labstack/echo/v4"
+	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
@@ -32,6 +33,14 @@ func Middleware(tp trace.TracerProvider) echo.MiddlewareFunc {
 			ctx, span := tracer.Start(ctx, method+" "+route, trace.WithSpanKind(trace.SpanKindServer),
 				trace.WithAttributes(attribute.String("http.request.method", method), attribute.String("http.route", route)))
 			defer span.End()
+			// The request's correlation id (set on the answer by transport's correlation middleware,
+			// which runs first) on its span, and the trace's id on the request's log lines: a
+			// support request quoting X-Correlation-Id finds its trace, and a trace its log lines.
+			if id := c.Response().Header().Get(correlationHeader); id != "" {
+				span.SetAttributes(CorrelationID.String(id))
+			}
+			log := zerolog.Ctx(ctx).With().Str("trace_id", span.SpanContext().TraceID().String()).Logger()
+			ctx = log.WithContext(ctx)
 			c.SetRequest(req.WithContext(ctx))
 			err := next(c)
 			status := c.Response().Status
@@ -46,6 +55,9 @@ func Middleware(tp trace.TracerProvider) echo.MiddlewareFunc {
 		}
 	}
 }
+
+// correlationHeader is transport.CorrelationHeader (not imported: transport imports this package).
+const correlationHeader = "X-Correlation-Id"
 
 // spanMethod is how a server span names the request's method: one of HTTP's methods as it is,
 // any other "_OTHER" (OpenTelemetry's HTTP conventions). The method is the client's text, up to

@@ -30,6 +30,8 @@ const (
 	ReceiptID = attribute.Key("payledger.receipt_id")
 	Merchant  = attribute.Key("payledger.merchant")
 	Command   = attribute.Key("payledger.command")
+	// CorrelationID is the request's X-Correlation-Id, on its server span.
+	CorrelationID = attribute.Key("payledger.correlation_id")
 )
 
 // propagator carries the trace context in traceparent/tracestate headers (W3C).
