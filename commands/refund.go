@@ -74,7 +74,7 @@ func NewRefundHandler(store Store, claims RefundClaims, now func() time.Time) *R
 // Handle checks the refund's shape, reserves its transaction hash, then applies
 // receipt.RequestRefund. Another merchant's receipt is not there for the caller
 // (receipt.ErrNotFound) unless the caller is a platform admin. Errors: Invalid,
-// ErrRefundHashTaken, ErrRefundClaimsOpen, receipt.ErrNotFound, receipt.ErrState, receipt.ErrAmount, ErrContended,
+// ErrRefundHashTaken, ErrRefundClaimsOpen, ErrRefundRecordsExhausted, receipt.ErrNotFound, receipt.ErrState, receipt.ErrAmount, ErrContended,
 // wrapped store errors.
 func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error) {
 	order, err := refundOrder(cmd)
@@ -130,10 +130,17 @@ func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error
 var ErrRefundClaimsOpen = &Refusal{Kind: KindConflict, Code: "conflict", Message: fmt.Sprintf(
 	"At most %d refund claims of a receipt wait for the chain's verdict at once; claim the next refund once one is processed or refused", receipt.MaxOpenRefundClaims)}
 
+// ErrRefundRecordsExhausted: the receipt has recorded receipt.MaxRefundRecords refunds with a
+// transaction hash (403: a lifetime bound never lifts, as the quotes' and onramp sessions' do not).
+var ErrRefundRecordsExhausted = &Refusal{Kind: KindForbidden, Code: "forbidden", Message: fmt.Sprintf(
+	"At most %d refunds with a transaction hash per receipt", receipt.MaxRefundRecords)}
+
 // claimRefusal is the refusal of a claim that breaks a rule of receipt.CheckClaim; other errors
 // are returned as they are.
 func claimRefusal(err error) error {
 	switch {
+	case errors.Is(err, receipt.ErrRefundRecordsExhausted):
+		return ErrRefundRecordsExhausted
 	case errors.Is(err, receipt.ErrRefundClaimsOpen):
 		return ErrRefundClaimsOpen
 	case errors.Is(err, receipt.ErrRefundTarget):

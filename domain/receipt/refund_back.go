@@ -19,6 +19,12 @@ import (
 //   - At most MaxOpenRefundClaims claims of a receipt wait for the chain's verdict at once
 //     (ErrRefundClaimsOpen): a made-up hash waits an hour before it is refused, and the refund
 //     verifier reads every open claim each step.
+//   - A receipt records at most MaxRefundRecords refunds with a transaction hash, of any state
+//     and kind, claims and refunds on the merchant's word alike (ErrRefundRecordsExhausted, stop
+//     67): a refused claim frees its place among the open ones, and a claim of an unrelated real
+//     transaction is refused within a few blocks, so claiming again and again grew the receipt's
+//     stream (replayed by every command and verifier step of it) and the refunds[] of every read
+//     and webhook of it without end.
 //   - These rules are of claims, which the chain proves; a refund recorded on the merchant's word
 //     (a receipt paid by the onramp processor or at a terminal) proves nothing and is unchanged.
 //   - A transaction's transfers of a token are netted for the customer's addresses (netBack,
@@ -38,17 +44,31 @@ const MaxOpenRefundClaims = 5
 // customer paid (an ErrState: 400 invalid_input).
 var ErrRefundTarget = fmt.Errorf("%w: the refund must be money going back to the customer", ErrState)
 
+// MaxRefundRecords bounds the refunds with a transaction hash a receipt ever records: a receipt
+// refunded in parts has a few, with a refused claim or two; 50 is far beyond that.
+const MaxRefundRecords = 50
+
+// ErrRefundRecordsExhausted: the receipt has recorded MaxRefundRecords refunds with a
+// transaction hash (an ErrState; a lifetime bound, it never lifts).
+var ErrRefundRecordsExhausted = fmt.Errorf("%w: a receipt records at most %d refunds with a transaction hash", ErrState, MaxRefundRecords)
+
 // ErrRefundClaimsOpen: MaxOpenRefundClaims claims of the receipt already wait for the chain's
 // verdict (an ErrState).
 var ErrRefundClaimsOpen = fmt.Errorf("%w: at most %d refund claims of a receipt wait for the chain's verdict at once", ErrState, MaxOpenRefundClaims)
 
 // CheckClaim applies the rules above to a refund with a transaction hash (RequestRefund applies
 // them; the refund command asks first, before it reserves the hash). Errors: ErrRefundTarget,
-// ErrRefundClaimsOpen.
-// A refund on the merchant's word (a receipt not paid on chain: nothing is proven of it) is not
-// checked.
+// ErrRefundClaimsOpen, ErrRefundRecordsExhausted.
+// A refund on the merchant's word (a receipt not paid on chain: nothing is proven of it) is
+// checked only against MaxRefundRecords.
 func (s State) CheckClaim(o RefundOrder) error {
-	if o.TransactionHash == "" || !s.PaidOnChain() && s.Status != StatusFailed && o.Unknown == nil {
+	if o.TransactionHash == "" {
+		return nil
+	}
+	if len(s.Refunds) >= MaxRefundRecords {
+		return ErrRefundRecordsExhausted
+	}
+	if !s.PaidOnChain() && s.Status != StatusFailed && o.Unknown == nil {
 		return nil
 	}
 	if s.ownTransaction(o.TransactionHash) {
