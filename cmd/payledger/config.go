@@ -119,6 +119,22 @@ func (r *envReader) integer(name string, def int64, lo int64) int64 {
 	return n
 }
 
+// maxConnections is the most connections a PostgreSQL server takes (max_connections' ceiling,
+// 2^18 - 1): a pool budget above it (DB_MAX_CONNS, EXPORT_MAX_CONCURRENT) is a typo. Read as a
+// pool's int32 it also wrapped around: 4294967298 was a pool of 2, 2147483648 a negative one.
+const maxConnections = 262_143
+
+// connections is the variable as a number of connections from lo to maxConnections, or def when
+// it is unset or invalid (a problem).
+func (r *envReader) connections(name string, def, lo int64) int {
+	n := r.integer(name, def, lo)
+	if n > maxConnections {
+		r.bad("%s must be at most %d (PostgreSQL's most connections), got %d", name, maxConnections, n)
+		return int(def)
+	}
+	return int(n)
+}
+
 // duration is the variable as a positive Go duration, or def when it is unset or invalid (a
 // problem).
 func (r *envReader) duration(name string, def time.Duration) time.Duration {
@@ -198,7 +214,7 @@ func readConfig(r *envReader) config {
 	c.loadChain(r)
 	c.RateLimitPerMinute = int(r.integer("RATE_LIMIT_PER_MINUTE", 600, 1))
 	c.RateLimitPublicPerMinute = int(r.integer("RATE_LIMIT_PUBLIC_PER_MINUTE", 60, 1))
-	c.DBMaxConns = int(r.integer("DB_MAX_CONNS", 32, 2))
+	c.DBMaxConns = r.connections("DB_MAX_CONNS", 32, 2)
 	c.PprofAddr = r.str("PPROF_ADDR", "")
 	c.MetricsToken = r.str("METRICS_TOKEN", "")
 	c.MetricsAddr = r.str("METRICS_ADDR", "")
@@ -210,7 +226,7 @@ func readConfig(r *envReader) config {
 	c.Tracing = tracing.Config{Endpoint: r.str("OTEL_EXPORTER_OTLP_ENDPOINT", ""), ServiceName: r.str("OTEL_SERVICE_NAME", "payledger")}
 	c.TrustedProxies = r.prefixes("TRUSTED_PROXIES")
 	c.KeyCacheTTL = r.duration("KEY_CACHE_TTL", 5*time.Minute)
-	c.ExportMaxConcurrent = int(r.integer("EXPORT_MAX_CONCURRENT", 4, 1))
+	c.ExportMaxConcurrent = r.connections("EXPORT_MAX_CONCURRENT", 4, 1)
 	c.ExportTimeout = r.duration("EXPORT_TIMEOUT", 5*time.Minute)
 	c.JournalPath = r.str("JOURNAL_PATH", ".data/journal.jsonl")
 	c.VerifyKey = []byte(r.str("VERIFY_KEY", "")) // checked by `verify`, the one command that uses it
