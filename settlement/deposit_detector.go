@@ -53,7 +53,8 @@ type DepositDetector struct {
 	// whose first new block is the cursor's block's child knows them canonical still, and
 	// judges the transfers in them that reached their depth without asking for their headers.
 	recent map[uint64]string
-	late   lookback // deposits watched late, looked for in the blocks already read
+	late   lookback     // deposits watched late, looked for in the blocks already read
+	held   heldDeposits // transfers to receipts that could not be read, recorded later (deposit_held.go)
 }
 
 // DefaultLateWatch is DepositDetector.LateWatch's default: a week of expired receipts past their
@@ -82,6 +83,10 @@ type StepResult struct {
 	// step read its blocks and moved the cursor, and those deposits are looked for again at the
 	// next step. Nil when it did not fail.
 	LookBack error
+	// Unreadable is the first receipt whose stream this build cannot read among those with
+	// transfers to record (deposit_held.go): the step credited the others and moved the cursor,
+	// and that receipt's transfers are kept, recorded once it can be read. Nil when none.
+	Unreadable error
 }
 
 // observation is one fact about a receipt's deposit for the pipeline: a transfer found, with its
@@ -91,6 +96,7 @@ type observation struct {
 	confirmed bool
 	dropped   bool
 	balance   bool // t.AmountUnits is the deposit's balance at t.BlockNumber
+	scanned   bool // found in the blocks read (not a judgment of a credit recorded before)
 }
 
 func (d *DepositDetector) name() string {
@@ -106,6 +112,9 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	now := d.Now()
 	cur, err := d.cursor(ctx)
 	if err != nil {
+		return StepResult{}, err
+	}
+	if cur, err = d.resume(ctx, cur); err != nil {
 		return StepResult{}, err
 	}
 	w := &watchList{d: d, now: now}
@@ -129,7 +138,8 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 		return StepResult{}, err
 	}
 	t2 := time.Now()
-	n, err := d.record(ctx, obs, now)
+	d.withHeld(obs)
+	n, unreadable, err := d.record(ctx, obs, now)
 	if err != nil {
 		return StepResult{}, err
 	}
@@ -138,6 +148,10 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	// The audit comes before the cursor moves: when it fails, the next step reads the same blocks
 	// again and finds the same reorg (the cursor's block replaced) to audit.
 	if err := d.audit(ctx, scan.Head, open, scan.Hashes, reorged); err != nil {
+		return StepResult{}, err
+	}
+	unreadableErr := d.keep(obs, unreadable, now)
+	if err := d.saveHeld(ctx); err != nil { // before the cursor moves past a kept transfer
 		return StepResult{}, err
 	}
 	next := DepositCursor{Number: scan.To, Hash: scan.Hashes[scan.To], Genesis: cur.Genesis, WatchedFor: time.Since(w.began)}
@@ -149,7 +163,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 	}
 	d.recent = recentOf(scan.Hashes, scan.To, d.Confirmations)
 	d.late.watching(open, unread)
-	return StepResult{From: from, To: scan.To, Transfers: len(scan.Transfers), Receipts: n, LookBack: lookBackErr}, nil
+	return StepResult{From: from, To: scan.To, Transfers: len(scan.Transfers), Receipts: n, LookBack: lookBackErr, Unreadable: unreadableErr}, nil
 }
 
 // watchList is a step's open deposits, read when the scan asks for them (its watch): after the
@@ -309,7 +323,7 @@ func (d *DepositDetector) observe(ctx context.Context, head, to uint64, scan Dep
 	deep := uint64(max(d.Confirmations, 1))
 	for _, t := range scan.Transfers {
 		if id, ok := owner[t.Deposit]; ok {
-			out[id] = append(out[id], observation{t: t, confirmed: depth(head, t.BlockNumber) >= deep})
+			out[id] = append(out[id], observation{t: t, confirmed: depth(head, t.BlockNumber) >= deep, scanned: true})
 		}
 	}
 	if err := d.observeUnconfirmed(ctx, head, scan, open, out); err != nil {

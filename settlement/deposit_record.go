@@ -41,18 +41,20 @@ type streamsAppender interface {
 // record records each receipt's observations through the pipeline: decided on the state read in
 // one batch and appended with its version as expectation; on a conflict (another detector got
 // there first) or any other failure, again through commands.ChangeReceipt, which reloads and
-// retries. It returns how many receipts changed; the first error stops the cursor. With a store
+// retries. It returns how many receipts changed, and the receipts whose stream this build cannot
+// read (unreadable: their error; deposit_held.go keeps their transfers); the first other error
+// stops the cursor. With a store
 // that appends to many streams at once, each chunk's decisions go out together (recordChunk)
 // while the next chunk is read.
-func (d *DepositDetector) record(ctx context.Context, obs map[string][]observation, now time.Time) (int, error) {
+func (d *DepositDetector) record(ctx context.Context, obs map[string][]observation, now time.Time) (int, map[string]error, error) {
 	ids := make([]string, 0, len(obs))
 	for id := range obs {
 		ids = append(ids, id)
 	}
 	if len(ids) == 0 {
-		return 0, nil
+		return 0, nil, nil
 	}
-	r := &recording{d: d, obs: obs, prices: d.prices(ctx), now: now, sem: make(chan struct{}, depositAppends)}
+	r := &recording{d: d, obs: obs, prices: d.prices(ctx), now: now, sem: make(chan struct{}, depositAppends), unreadable: map[string]error{}}
 	multi, _ := d.Events.(streamsAppender)
 	if multi != nil {
 		var cached []string
@@ -71,7 +73,7 @@ func (d *DepositDetector) record(ctx context.Context, obs map[string][]observati
 		r.wg.Go(func() { r.chunk(ctx, multi, c) })
 	}
 	r.wg.Wait()
-	return r.changed, r.firstErr
+	return r.changed, r.unreadable, r.firstErr
 }
 
 // recording is one step's recording in flight: receipts recorded one by one (each) or a chunk at
@@ -86,11 +88,18 @@ type recording struct {
 	mu       sync.Mutex
 	firstErr error
 	changed  int
+	// unreadable are the receipts whose stream this build cannot read, with that error: passed
+	// over, not failing the step.
+	unreadable map[string]error
 }
 
 func (r *recording) done(id string, n int, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err != nil && errors.Is(err, errReceiptUndecodable) {
+		r.unreadable[id] = err
+		return
+	}
 	if err != nil && r.firstErr == nil {
 		r.firstErr = recordErr(id, err)
 	}
@@ -104,6 +113,11 @@ func (r *recording) each(ctx context.Context, ids []string, read map[string][]ev
 		r.wg.Go(func() {
 			defer func() { <-r.sem }()
 			n, err := r.d.recordOne(ctx, id, r.obs[id], read[receipt.Stream(id)], r.prices, r.now)
+			if err != nil {
+				if uerr := r.d.undecodable(ctx, id); uerr != nil {
+					err = uerr // this receipt's alone: passed over (deposit_held.go)
+				}
+			}
 			r.done(id, n, err)
 		})
 	}

@@ -1,0 +1,134 @@
+package settlement_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/internal/syncbuf"
+	"github.com/payledger/payledger/projections"
+)
+
+// newerBuildStore is the ledger as a build that cannot read one receipt's stream sees it while
+// hidden is on: that stream ends with an event of a newer build (during a rollback or a rolling
+// upgrade); off, the stream is as stored (the newer build is back, or the event is understood).
+type newerBuildStore struct {
+	*projections.ReceiptsAtAppend
+	stream string
+	hidden atomic.Bool
+}
+
+func (s *newerBuildStore) newer(stream string, evs []eventstore.RecordedEvent) []eventstore.RecordedEvent {
+	if stream != s.stream || !s.hidden.Load() || len(evs) == 0 {
+		return evs
+	}
+	last := evs[len(evs)-1]
+	return append(slices.Clone(evs), eventstore.RecordedEvent{ID: uuid.New(), StreamID: stream, Version: last.Version + 1,
+		Type: "ReceiptAnnotatedInTheFuture", Data: json.RawMessage(`{"at":2000}`)})
+}
+
+func (s *newerBuildStore) ReadStream(ctx context.Context, stream string, from uint64, limit int) ([]eventstore.RecordedEvent, error) {
+	evs, err := s.ReceiptsAtAppend.ReadStream(ctx, stream, from, limit)
+	if err != nil || len(evs) >= limit {
+		return evs, err
+	}
+	return s.newer(stream, evs), nil
+}
+
+func (s *newerBuildStore) ReadStreams(ctx context.Context, streams []string) (map[string][]eventstore.RecordedEvent, error) {
+	read, err := s.ReceiptsAtAppend.ReadStreams(ctx, streams)
+	if err != nil {
+		return read, err
+	}
+	for k, evs := range read {
+		read[k] = s.newer(k, evs)
+	}
+	return read, nil
+}
+
+// TestDetectionGoesOnPastAReceiptThatCannotBeRead (stop 67): a receipt whose stream holds an
+// event this build cannot read, with a transfer to record, failed every step of the deposit
+// detector: the cursor stayed, and no transfer of any merchant past the detector's range was
+// credited again (the stop 65 residual). Now the other receipts are credited and the cursor moves;
+// the receipt's transfer is kept (its first block saved, so a restarted detector reads it again),
+// the step says so (StepResult.Unreadable), logged once; once the stream can be read, the
+// transfer is recorded and pays the receipt, by this detector and by a restarted one.
+func TestDetectionGoesOnPastAReceiptThatCannotBeRead(t *testing.T) {
+	t.Parallel()
+	e := newDepositEnv(t)
+	bad, good, later := e.receipt(1000), e.receipt(1000), e.receipt(500)
+	badID := bad.Receipt.ReceiptID
+	store := &newerBuildStore{ReceiptsAtAppend: e.store, stream: receipt.Stream(badID)}
+	var logs syncbuf.Buffer
+	d := e.detector()
+	d.Events, d.Log = store, zerolog.New(&logs)
+	e.step(d)
+
+	store.hidden.Store(true)
+	e.mined(e.payToken(e.usdc, bad.DepositAddress(), 10_000_000), e.payToken(e.usdc, good.DepositAddress(), 10_000_000))
+	e.commit()
+	res, err := d.Step(e.ctx)
+	if err != nil {
+		t.Fatalf("a step failed on the receipt that cannot be read: %v (detection stopped for every merchant)", err)
+	}
+	if !errors.Is(res.Unreadable, receipt.ErrUnknownEvent) || !strings.Contains(res.Unreadable.Error(), badID) {
+		t.Fatalf("the step's Unreadable is %v, want receipt %s's", res.Unreadable, badID)
+	}
+	e.synced()
+	e.want(good.Receipt.ReceiptID, receipt.StatusPaid, "10.00")
+	e.want(badID, receipt.StatusGenerated, "")
+
+	// Later blocks are read and credited while the receipt still cannot be read.
+	e.mined(e.payToken(e.usdc, later.DepositAddress(), 5_000_000))
+	e.commit()
+	if res, err = d.Step(e.ctx); err != nil || res.Unreadable == nil {
+		t.Fatalf("the next step: %+v %v, want the receipt still unreadable", res, err)
+	}
+	e.synced()
+	e.want(later.Receipt.ReceiptID, receipt.StatusPaid, "5.00")
+	if n := strings.Count(logs.String(), `"stream":"`+receipt.Stream(badID)+`"`); n != 1 {
+		t.Errorf("%d log lines naming the stream, want 1:\n%s", n, logs.String())
+	}
+
+	// A restarted detector (the cursor past the transfer) reads it again from its block. (Its
+	// row written an hour ago: not one a first step looks back for as listed after the cursor.)
+	_, err = e.pool.Exec(e.ctx, `UPDATE receipts SET listed_at = now() - interval '1 hour' WHERE receipt_id = $1`, badID)
+	e.ok(err)
+	restarted := e.detector()
+	restarted.Events = store
+	e.commit()
+	if res, err = restarted.Step(e.ctx); err != nil || res.Unreadable == nil {
+		t.Fatalf("the restarted detector's step: %+v %v, want the kept transfer found again and the receipt still unreadable", res, err)
+	}
+
+	// Readable again: the kept transfer is recorded and, deep enough, pays the receipt.
+	store.hidden.Store(false)
+	for range 2 {
+		e.commit()
+		if res, err = d.Step(e.ctx); err != nil || res.Unreadable != nil {
+			t.Fatalf("a step once the receipt can be read: %+v %v", res, err)
+		}
+		e.synced()
+	}
+	if st := e.want(badID, receipt.StatusPaid, "10.00"); len(st.Credits) != 1 {
+		t.Fatalf("credits %+v, want the one transfer once", st.Credits)
+	}
+	// The restarted detector kept it too: recording it again changes nothing.
+	e.commit()
+	if res, err = restarted.Step(e.ctx); err != nil || res.Unreadable != nil {
+		t.Fatalf("the restarted detector's step: %+v %v", res, err)
+	}
+	e.synced()
+	if st := e.want(badID, receipt.StatusPaid, "10.00"); len(st.Credits) != 1 || st.Payment == nil {
+		t.Fatalf("credits %+v after the restarted detector's step, want one", st.Credits)
+	}
+}
