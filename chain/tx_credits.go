@@ -58,6 +58,29 @@ func (t *TransactionCredits) Transaction(ctx context.Context, hash string) (onch
 	return out, nil
 }
 
+// ETHReceivedIn reports whether address's ETH balance at block is greater than at the block
+// before (commands.ETHArrivals): ETH a contract sent it there, as a smart-contract wallet pays
+// (an ERC-4337 or Safe wallet's internal call), shows in no transaction's fields. Two balance
+// reads. Errors: RPC errors.
+func (t *TransactionCredits) ETHReceivedIn(ctx context.Context, block uint64, address string) (bool, error) {
+	if block == 0 {
+		return false, nil
+	}
+	a := common.HexToAddress(address)
+	after, err := t.c.BalanceAt(ctx, a, new(big.Int).SetUint64(block))
+	if err != nil {
+		return false, fmt.Errorf("chain: balance of %s at block %d: %w", address, block, err)
+	}
+	if after.Sign() == 0 {
+		return false, nil
+	}
+	before, err := t.c.BalanceAt(ctx, a, new(big.Int).SetUint64(block-1))
+	if err != nil {
+		return false, fmt.Errorf("chain: balance of %s at block %d: %w", address, block-1, err)
+	}
+	return after.Cmp(before) > 0, nil
+}
+
 // minedReceipt judges a node's receipt of the transaction hash: false for one without a block
 // (some nodes answer the receipt of a pending transaction with blockNumber null: not mined yet),
 // an error for the receipt of another transaction (never believed for this one).

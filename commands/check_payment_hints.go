@@ -98,6 +98,12 @@ func (c hintChecker) check(ctx context.Context, h PaymentHint, deposit string, m
 		return WalletPaymentSubmitted{Reverted: true}, c.revertedTelemetry(ctx, h.ReceiptID, meta)
 	}
 	if refused := c.credits(ctx, h.ReceiptID, deposit, tx.Credits); refused != nil {
+		if refused == errCreditsNothing && h.Token == "ETH" && c.ethArrived(ctx, tx.BlockNumber, deposit) {
+			// ETH a contract sent (a smart-contract wallet's payment: an internal call) shows in
+			// no transaction's fields, but the deposit's balance rose in the transaction's block:
+			// not refused. The deposit follower credits it by the balance; the hint adds nothing.
+			return WalletPaymentSubmitted{}, c.decide(ctx, h, HintCredited)
+		}
 		if err := c.decide(ctx, h, HintRefused); err != nil {
 			return WalletPaymentSubmitted{}, err
 		}
@@ -135,6 +141,26 @@ func (c hintChecker) credits(ctx context.Context, receiptID, deposit string, cre
 		}
 	}
 	return errCreditsNothing
+}
+
+// ETHArrivals is the chain's optional check of ETH that no transaction's fields show
+// (chain.TransactionCredits implements it).
+type ETHArrivals interface {
+	// ETHReceivedIn reports whether address's ETH balance at block is greater than at the block
+	// before. Errors: RPC errors.
+	ETHReceivedIn(ctx context.Context, block uint64, address string) (bool, error)
+}
+
+// ethArrived reports whether deposit received ETH in block (its balance rose there), false when
+// the chain cannot tell: a hint of a smart-contract wallet's ETH payment, whose transfer to the
+// deposit is an internal call, is then refused as before.
+func (c hintChecker) ethArrived(ctx context.Context, block uint64, deposit string) bool {
+	a, ok := c.chain.(ETHArrivals)
+	if !ok || block == 0 {
+		return false
+	}
+	rose, err := a.ETHReceivedIn(ctx, block, deposit)
+	return err == nil && rose
 }
 
 // paysDeposit reports whether the chain shows transaction hash mined and crediting deposit (the
