@@ -82,3 +82,20 @@ func (c gasCappedCaller) CallContract(ctx context.Context, call ethereum.CallMsg
 	}
 	return c.ContractCaller.CallContract(ctx, call, n)
 }
+
+// Head is the number of the node's latest block. Errors: the node's.
+func (o *Operator) Head(ctx context.Context) (uint64, error) {
+	h, err := o.b.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	return h.Number.Uint64(), nil
+}
+
+// CodeAtBlock says whether a contract is deployed at address in block n. Reading at a named block,
+// not at the head, makes the answer that block's whatever node serves it: a node that has not
+// reached n answers an error, never "no code". Errors: the node's.
+func (o *Operator) CodeAtBlock(ctx context.Context, address string, n uint64) (bool, error) {
+	code, err := o.b.CodeAt(ctx, common.HexToAddress(address), new(big.Int).SetUint64(n))
+	return len(code) > 0, err
+}

@@ -44,7 +44,8 @@ func NewDeploySplitHandler(configure *commands.ConfigureSplitHandler, chain Spli
 // Errors: ConfigureSplitHandler's; Invalid when the given address holds no code, does not pay
 // the merchant, or pays others than the body's recipients (contractRecipients), and when the
 // node says the deployment reverts; ErrChainUnavailable when the chain does not answer or the
-// deployment is not mined in time.
+// deployment is not mined in time, or a configured split's missing code is not confirmed in time
+// (splitGone).
 func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureMerchantSplit) (commands.SplitResult, error) {
 	if h.chain != nil && cmd.Address != "" && splitAddressShape(cmd.Address) {
 		rs, err := h.contractRecipients(ctx, cmd)
@@ -90,24 +91,89 @@ func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureM
 
 // redeployMissing answers a configured split unchanged, unless its contract holds no code on the
 // chain followed (a new development chain, issue 40): then the same split (recipients and
-// shares) is deployed again and the merchant's split moves to it (SplitRedeployed).
+// shares) is deployed again and the merchant's split moves to it (SplitRedeployed). Missing
+// means splitGone's word: no code in two blocks redeployBlocks apart.
 func (h *DeploySplitHandler) redeployMissing(ctx context.Context, cmd commands.ConfigureMerchantSplit, existing split.State) (commands.SplitResult, error) {
 	unchanged := commands.SplitResult{State: existing, Idempotent: true}
 	if h.chain == nil {
 		return unchanged, nil
 	}
-	ok, err := h.chain.HasCode(ctx, existing.Address)
-	if err != nil {
-		return commands.SplitResult{}, fmt.Errorf("%w: %v", ErrChainUnavailable, err)
-	}
-	if ok {
-		return unchanged, nil
+	gone, err := h.splitGone(ctx, existing.Address)
+	if err != nil || !gone {
+		return unchanged, err
 	}
 	addr, err := h.deploy(ctx, existing.Recipients)
 	if err != nil {
 		return commands.SplitResult{}, err
 	}
 	return h.configure.Redeployed(ctx, cmd.Merchant, addr, "the split "+existing.Address+" holds no code on the chain followed", cmd.Meta)
+}
+
+// SplitCodeReader reads a contract's code in a named block (*chain.Operator is one): what tells a
+// split gone from the chain from a node behind its deployment.
+type SplitCodeReader interface {
+	// Head is the number of the node's latest block.
+	Head(ctx context.Context) (uint64, error)
+	// CodeAtBlock says whether address holds code in block n; a node short of n answers an error.
+	CodeAtBlock(ctx context.Context, address string, n uint64) (bool, error)
+}
+
+// redeployBlocks is how far apart the two blocks are in which a configured split must hold no
+// code before it is deployed again. One read at the head was the rule: a node a block behind (the
+// second click right after a deployment, another node behind a provider's load balancer) said
+// "no code", and a second contract was deployed (gas) and the merchant's split moved, while
+// processor payments sent to the first were marked reconciled with nothing released. A node
+// behind the deployment by fewer blocks than this has reached it at the second read.
+const redeployBlocks = 4
+
+// splitGone says whether split holds no code at the node's head nor in a block redeployBlocks
+// later (read at that block's number, so that a node short of it errs rather than saying "no
+// code"). Code in either read: false. A chain that cannot read a named block never proves a
+// split gone. Errors: ErrChainUnavailable when the node does not answer, or the later block
+// is not read within h.wait.
+func (h *DeploySplitHandler) splitGone(ctx context.Context, split string) (bool, error) {
+	r, ok := h.chain.(SplitCodeReader)
+	if !ok {
+		return false, nil
+	}
+	first, err := r.Head(ctx)
+	if err != nil {
+		return false, fmt.Errorf("%w: %v", ErrChainUnavailable, err)
+	}
+	code, err := r.CodeAtBlock(ctx, split, first)
+	if err != nil || code {
+		return false, chainUnavailable(err)
+	}
+	wait, cancel := context.WithTimeout(ctx, h.wait)
+	defer cancel()
+	late := fmt.Errorf("%w: the split %s holds no code in block %d; block %d, to confirm it, was not read in time", ErrChainUnavailable, split, first, first+redeployBlocks)
+	for {
+		if err := sleep(wait, h.poll); err != nil {
+			return false, late
+		}
+		head, err := r.Head(wait)
+		if err != nil && wait.Err() != nil {
+			return false, late
+		}
+		if err != nil {
+			return false, chainUnavailable(err)
+		}
+		if head < first+redeployBlocks {
+			continue
+		}
+		code, err := r.CodeAtBlock(wait, split, head)
+		if err == nil { // an error: a node behind the head just named, read again
+			return !code, nil
+		}
+	}
+}
+
+// chainUnavailable is err as ErrChainUnavailable; nil stays nil.
+func chainUnavailable(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %v", ErrChainUnavailable, err)
 }
 
 // contractRecipients is what the pre-deployed split at cmd.Address pays, read from the contract
