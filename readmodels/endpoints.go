@@ -269,10 +269,12 @@ func (s *Endpoints) EventsAfter(ctx context.Context, merchant string, seq int64,
 }
 
 // LogEnd is the newest seq of the whole event log, every merchant's (0 when empty): no stream
-// ever sent a later id, since only committed events are read and none is ever deleted.
+// ever sent a later id, since only committed events are read and the log is pruned from its start
+// only (PruneEvents: a log pruned to its end still ends at the last position pruned).
 func (s *Endpoints) LogEnd(ctx context.Context) (int64, error) {
 	var seq int64
-	if err := s.pool.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM webhook_events`).Scan(&seq); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT greatest((SELECT coalesce(max(seq), 0) FROM webhook_events),
+		(SELECT coalesce(max(through_seq), 0) FROM webhook_events_pruned))`).Scan(&seq); err != nil {
 		return 0, fmt.Errorf("read webhook events: %w", err)
 	}
 	return seq, nil
@@ -287,4 +289,90 @@ func (s *Endpoints) LastSeq(ctx context.Context, merchant string) (int64, error)
 		return 0, fmt.Errorf("read webhook events: %w", err)
 	}
 	return seq, nil
+}
+
+// EventRetention is how long the merchants' event log and the webhook delivery tables are kept
+// (webhooks.Retention prunes them; docs/webhooks.md, "Retention"): 30 days, as Stripe keeps
+// events.
+const EventRetention = 30 * 24 * time.Hour
+
+// PrunedThrough is the newest log position pruned (0: none): the events after a stream id before
+// it may be gone (PruneEvents).
+func (s *Endpoints) PrunedThrough(ctx context.Context) (int64, error) {
+	var seq int64
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(max(through_seq), 0) FROM webhook_events_pruned`).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("read webhook events: %w", err)
+	}
+	return seq, nil
+}
+
+// Pruned is what one PruneEvents (or PruneNotifications) did.
+type Pruned struct {
+	Rows int // events (notifications, subscription webhooks) deleted
+	// Through is the newest log position pruned after the call (events only).
+	Through int64
+	// Blocked: the oldest event left is older than the cutoff but still owed to an endpoint (a
+	// pending message): the log is pruned no further until it is delivered or given up.
+	Blocked bool
+}
+
+// retentionLock keeps the pruning to one instance at a time (the others' steps do nothing).
+const retentionLock = `SELECT pg_try_advisory_xact_lock(hashtextextended('payledger webhook retention', 0))`
+
+// PruneEvents deletes up to limit events recorded before cutoff from the start of the event log
+// (seq order), with their endpoint messages and attempts, and records the newest position pruned
+// (PrunedThrough). It stops at the first event recorded since cutoff or still owed to an endpoint
+// (a pending message; Blocked), so the log left is always a suffix: a stream id at or after
+// PrunedThrough misses nothing. Run by one instance at a time: a call while another prunes does
+// nothing.
+func (s *Endpoints) PruneEvents(ctx context.Context, cutoff time.Time, limit int) (Pruned, error) {
+	var out Pruned
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var mine bool
+		if err := tx.QueryRow(ctx, retentionLock).Scan(&mine); err != nil || !mine {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT v.seq, v.id, v.recorded_at < $1,
+				EXISTS (SELECT 1 FROM webhook_endpoint_messages m WHERE m.event_id = v.id AND m.state = 'pending')
+			FROM webhook_events v ORDER BY v.seq LIMIT $2 FOR UPDATE OF v`, cutoff, limit)
+		if err != nil {
+			return err
+		}
+		var ids []uuid.UUID
+		var through int64
+		for rows.Next() {
+			var seq int64
+			var id uuid.UUID
+			var old, owed bool
+			if err := rows.Scan(&seq, &id, &old, &owed); err != nil {
+				rows.Close()
+				return err
+			}
+			if !old || owed {
+				out.Blocked = old && owed
+				break
+			}
+			ids, through = append(ids, id), seq
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(ids) > 0 {
+			b := &pgx.Batch{}
+			b.Queue(`DELETE FROM webhook_endpoint_attempts WHERE event_id = ANY($1)`, ids)
+			b.Queue(`DELETE FROM webhook_endpoint_messages WHERE event_id = ANY($1)`, ids)
+			b.Queue(`DELETE FROM webhook_events WHERE id = ANY($1)`, ids)
+			b.Queue(`UPDATE webhook_events_pruned SET through_seq = greatest(through_seq, $1), pruned_at = now()`, through)
+			if err := tx.SendBatch(ctx, b).Close(); err != nil {
+				return err
+			}
+		}
+		out.Rows = len(ids)
+		return tx.QueryRow(ctx, `SELECT coalesce(max(through_seq), 0) FROM webhook_events_pruned`).Scan(&out.Through)
+	})
+	if err != nil {
+		return Pruned{}, fmt.Errorf("prune webhook events: %w", err)
+	}
+	return out, nil
 }

@@ -170,3 +170,15 @@ func (w *SubscriptionWebhooks) MerchantSigningKey(ctx context.Context, keys *sec
 	}
 	return keys.Get(ctx, id)
 }
+
+// Prune deletes up to limit subscription webhooks closed (delivered or failed) and queued before
+// cutoff, oldest first; a pending one is never deleted.
+func (w *SubscriptionWebhooks) Prune(ctx context.Context, cutoff time.Time, limit int) (Pruned, error) {
+	tag, err := w.pool.Exec(ctx, `DELETE FROM subscription_webhooks WHERE id IN (
+		SELECT id FROM subscription_webhooks WHERE state <> 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+		AND state <> 'pending'`, cutoff, limit)
+	if err != nil {
+		return Pruned{}, fmt.Errorf("prune subscription webhooks: %w", err)
+	}
+	return Pruned{Rows: int(tag.RowsAffected())}, nil
+}

@@ -422,3 +422,31 @@ func (o *Outbox) MarkDelivered(ctx context.Context, id uuid.UUID, queuedKey, sen
 		SELECT pg_notify('`+ReceiptsChangedChannel+`', receipt_id) FROM upd`, id, sentKey, queuedKey)
 	return err
 }
+
+// PruneNotifications deletes up to limit receipt webhook notifications closed (delivered or
+// failed) and not updated since cutoff, with their delivery log, oldest first. An open one is
+// never deleted, and a replayed status change queues nothing again without it (the receipts
+// projector does not queue what a replay applies).
+func (o *Outbox) PruneNotifications(ctx context.Context, cutoff time.Time, limit int) (Pruned, error) {
+	var out Pruned
+	err := pgx.BeginFunc(ctx, o.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT id FROM webhook_notifications WHERE state IN ('delivered', 'failed') AND updated_at < $1
+			ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED`, cutoff, limit)
+		if err != nil {
+			return err
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		b := &pgx.Batch{}
+		b.Queue(`DELETE FROM webhook_deliveries WHERE notification_id = ANY($1)`, ids)
+		b.Queue(`DELETE FROM webhook_notifications WHERE id = ANY($1) AND state IN ('delivered', 'failed')`, ids)
+		out.Rows = len(ids)
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		return Pruned{}, fmt.Errorf("prune webhook notifications: %w", err)
+	}
+	return out, nil
+}

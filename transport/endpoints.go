@@ -29,6 +29,7 @@ type EndpointStore interface {
 	EventsAfter(ctx context.Context, merchant string, seq int64, limit int) ([]readmodels.StoredEvent, error)
 	LastSeq(ctx context.Context, merchant string) (int64, error)
 	LogEnd(ctx context.Context) (int64, error)
+	PrunedThrough(ctx context.Context) (int64, error)
 }
 
 // EndpointSender sends one endpoint message now (webhooks.Dispatcher): manual redelivery.

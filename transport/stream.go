@@ -104,6 +104,10 @@ func (s *Server) TakeStreamSlot(merchant string) (func(), error) {
 // events take the ids again. Resumed after it, the stream sent none of them until the log passed
 // the id, and the client was told nothing; it is refused (400) like any id the stream never sent,
 // so the client starts again.
+//
+// An id before the log's pruned start (events are kept 30 days, webhooks.EventRetention) is
+// refused the same way: the events after it may be gone, and resumed after it the stream sent
+// what was left as if nothing were missing.
 func (s *Server) streamStart(c echo.Context, merchant string) (int64, error) {
 	ctx, last := c.Request().Context(), c.Request().Header.Get("Last-Event-ID")
 	if last == "" {
@@ -119,6 +123,13 @@ func (s *Server) streamStart(c echo.Context, merchant string) (int64, error) {
 	}
 	if n > end {
 		return 0, InvalidInput("Last-Event-ID is past the newest event: this log never sent it (it was reset or restored); reconnect without it")
+	}
+	pruned, err := s.endpoints.PrunedThrough(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if n < pruned {
+		return 0, InvalidInput("Last-Event-ID is older than the events kept (30 days): events after it are gone; reconnect without it and read what was missed from GET /api/receipts")
 	}
 	return n, nil
 }
