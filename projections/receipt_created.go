@@ -23,7 +23,8 @@ import (
 // the event log's ordering lock must stay off the order path. The entry is keyed by the receipt
 // ("receipt-created:<id>"), so a rebuild or a batch read twice records it once. A new
 // installation of this projector starts where the receipts projector is (SeedReceiptCreated):
-// receipts made before it existed get no receipt.created.
+// receipts made before it existed get no receipt.created; nor do generations older than the
+// event log keeps (readmodels.EventRetention), whose keys are gone.
 type ReceiptCreated struct {
 	// Notify, when set, wakes the dispatcher's endpoint worker after a committed batch.
 	Notify func()
@@ -66,8 +67,15 @@ func (ReceiptCreated) Filter() (streamPrefixes, types []string) {
 // status read shows it at creation (status generated).
 func (p ReceiptCreated) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
 	var entries []readmodels.NewEvent
+	kept := time.Now().Add(-readmodels.EventRetention)
 	for _, e := range events {
 		if !p.Relevant(e) {
+			continue
+		}
+		// A generation older than the event log keeps (a rebuild replaying it) is not announced:
+		// its entry, and with it the key that records it once, was pruned, and recording it again
+		// told the merchant of a receipt made long ago as new, under a new webhook-id.
+		if e.RecordedAt.Before(kept) {
 			continue
 		}
 		st, err := p.created(e)
