@@ -98,11 +98,14 @@ func GenerationEvent(g receipt.Generated, now time.Time, meta eventstore.Metadat
 	return ev, receipt.Evolve(receipt.State{}, evs[0]), nil
 }
 
-// ReadReceiptEvents returns every event of a receipt's stream, in order.
+// ReadReceiptEvents returns every event of a receipt's stream, in order. Each page is read from
+// the last version read + 1 (not the count read + 1), so a gap in the versions shows as the gap
+// and no event is read twice.
 func ReadReceiptEvents(ctx context.Context, store Store, id string) ([]eventstore.RecordedEvent, error) {
 	var out []eventstore.RecordedEvent
+	next := uint64(1)
 	for {
-		page, err := store.ReadStream(ctx, ReceiptStream(id), uint64(len(out))+1, readPage)
+		page, err := store.ReadStream(ctx, ReceiptStream(id), next, readPage)
 		if err != nil {
 			return nil, err
 		}
@@ -110,6 +113,7 @@ func ReadReceiptEvents(ctx context.Context, store Store, id string) ([]eventstor
 		if len(page) < readPage {
 			return out, nil
 		}
+		next = page[len(page)-1].Version + 1
 	}
 }
 
