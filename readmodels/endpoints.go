@@ -183,6 +183,13 @@ const orderKey = `coalesce(data->>'receiptId', 'subscription:' || (data->>'subsc
 // log position, which order a receipt's (a subscription's) messages to one endpoint
 // (ClaimMessages, migration 043); one queued behind an earlier message waiting for its retry is
 // due with that retry, not before (CompleteMessage).
+//
+// A receipt.created is recorded by its own projector, which can commit after the receipts
+// projector recorded the receipt's first status change: its message then sorted after that
+// change's, and the endpoint learned of the receipt's pending (or paid) before it learned the
+// receipt existed. Its message takes a place before the receipt's pending messages to the
+// endpoint (one less than the first) and is due at once, so those not yet sent wait for it; one
+// already sent or in flight cannot be called back.
 const insertEvents = `WITH ins AS (
 		INSERT INTO webhook_events (seq, id, event_key, merchant_wallet, type, data, occurred_at)
 		SELECT nextval('webhook_events_seq'), u.id, u.k, u.m, u.t, u.d, u.at
@@ -191,8 +198,10 @@ const insertEvents = `WITH ins AS (
 		ON CONFLICT (event_key) DO NOTHING
 		RETURNING id, seq, merchant_wallet, type, CASE WHEN type <> '` + EventWebhookTest + `' THEN ` + orderKey + ` END AS receipt_id)
 	INSERT INTO webhook_endpoint_messages (endpoint_id, event_id, receipt_id, event_seq, next_attempt_at)
-	SELECT e.id, ins.id, ins.receipt_id, ins.seq, greatest(now(), (SELECT max(o.next_attempt_at) FROM webhook_endpoint_messages o
-			WHERE o.endpoint_id = e.id AND o.receipt_id = ins.receipt_id AND o.state = 'pending' AND o.receipt_id IS NOT NULL))
+	SELECT e.id, ins.id, ins.receipt_id, CASE WHEN ins.type = '` + EventReceiptCreated + `' THEN least(ins.seq, (SELECT min(o.event_seq) - 1
+			FROM webhook_endpoint_messages o WHERE o.endpoint_id = e.id AND o.receipt_id = ins.receipt_id AND o.state = 'pending')) ELSE ins.seq END,
+		CASE WHEN ins.type = '` + EventReceiptCreated + `' THEN now() ELSE greatest(now(), (SELECT max(o.next_attempt_at) FROM webhook_endpoint_messages o
+			WHERE o.endpoint_id = e.id AND o.receipt_id = ins.receipt_id AND o.state = 'pending' AND o.receipt_id IS NOT NULL)) END
 	FROM ins JOIN webhook_endpoints e ON e.merchant_wallet = ins.merchant_wallet AND e.deleted_at IS NULL
 		LEFT JOIN unnest($8::uuid[], $7::uuid[]) AS t(ev, ep) ON t.ev = ins.id
 	WHERE CASE WHEN t.ev IS NULL THEN '*' = ANY(e.events) OR ins.type = ANY(e.events) ELSE e.id = t.ep END
