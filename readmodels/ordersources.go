@@ -20,6 +20,18 @@ import (
 // lastKnownLimit bounds each last-known map; past it the map starts over.
 const lastKnownLimit = 10_000
 
+// lastKnownBytes bounds the items the catalog's last-known map holds, by their size (knownSize):
+// past it the map starts over. Counting merchants only, one merchant held every item it had ever
+// ordered: up to 100,000 items with 64 KiB pictures (6.4 GB), and without end by deleting and
+// adding items again (each new item id one more entry).
+const lastKnownBytes = 64 << 20
+
+// knownSize is what the last-known map counts for item it under ref: its texts and a fixed
+// allowance for the rest of the entry.
+func knownSize(ref string, it Item) int {
+	return 128 + len(ref) + len(it.SKU) + len(it.Name) + len(it.Currency) + len(it.Thumb)
+}
+
 // itemFinder is the inventory query an order needs.
 type itemFinder interface {
 	Find(ctx context.Context, wallet string, ids []uuid.UUID, skus []string) ([]Item, error)
@@ -31,6 +43,7 @@ type OrderCatalog struct {
 	cache     *cache.Cache[Item] // key: wallet|id:<uuid> or wallet|sku:<sku>; nil: none
 	mu        sync.Mutex
 	known     map[string]map[string]Item // wallet -> ref -> item
+	size      int                        // knownSize of known's entries (lastKnownBytes)
 }
 
 // NewOrderCatalog returns a catalog over inventory with cache (nil: no cache).
@@ -103,17 +116,30 @@ func (c *OrderCatalog) find(ctx context.Context, wallet string, ids []uuid.UUID,
 func (c *OrderCatalog) remember(wallet string, items []Item) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	for _, it := range items {
+		c.keep(wallet, "id:"+it.ID.String(), it)
+		c.keep(wallet, "sku:"+it.SKU, it)
+	}
+}
+
+// keep holds it as wallet's item ref; past lastKnownLimit merchants or lastKnownBytes the map
+// starts over. c.mu is held.
+func (c *OrderCatalog) keep(wallet, ref string, it Item) {
 	m := c.known[wallet]
+	if old, ok := m[ref]; ok {
+		c.size -= knownSize(ref, old)
+	}
+	size := knownSize(ref, it)
+	if c.size+size > lastKnownBytes || m == nil && len(c.known) > lastKnownLimit {
+		clear(c.known)
+		c.size, m = 0, nil
+	}
 	if m == nil {
-		if len(c.known) > lastKnownLimit {
-			clear(c.known)
-		}
 		m = map[string]Item{}
 		c.known[wallet] = m
 	}
-	for _, it := range items {
-		m["id:"+it.ID.String()], m["sku:"+it.SKU] = it, it
-	}
+	m[ref] = it
+	c.size += size
 }
 
 // lastKnown answers from the items last read; one never read makes it return readErr.
