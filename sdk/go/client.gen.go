@@ -844,7 +844,7 @@ type Refund struct {
 	// To the recipient the chain showed (before that, the refundTo the merchant named)
 	To string `json:"to"`
 
-	// Token the token the chain showed moving; null until processed on chain proof (an unconfigured token's refund: its contract from the claim on)
+	// Token the token the chain showed moving (several stable tokens of the payment: joined by +, USDC+USDT, and amount their sum); null until processed on chain proof (an unconfigured token's refund: its contract from the claim on)
 	Token           string `json:"token"`
 	TransactionHash string `json:"transactionHash"`
 

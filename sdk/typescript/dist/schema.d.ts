@@ -713,7 +713,7 @@ export interface components {
             state: "claimed" | "processed" | "refused";
             /** @description the recipient the chain showed (before that, the refundTo the merchant named) */
             to: string | null;
-            /** @description the token the chain showed moving; null until processed on chain proof (an unconfigured token's refund: its contract from the claim on) */
+            /** @description the token the chain showed moving (several stable tokens of the payment: joined by +, USDC+USDT, and amount their sum); null until processed on chain proof (an unconfigured token's refund: its contract from the claim on) */
             token: string | null;
             transactionHash: string | null;
             /** @description a refund of an unconfigured token's transfer to the deposit: amountUsd is 0 (it is worth nothing in the receipt's currency and never changes refundedUsd or the status), token is the contract, amount raw units (the amount received while claimed, what the chain showed once processed), to the transfer's sender or the refundTo named */
