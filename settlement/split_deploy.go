@@ -127,8 +127,8 @@ type SplitCodeReader interface {
 const redeployBlocks = 4
 
 // splitGone says whether split holds no code at the node's head nor in a block redeployBlocks
-// later (read at that block's number, so that a node short of it errs rather than saying "no
-// code"). Code in either read: false. A chain that cannot read a named block never proves a
+// later, each read at its block's number (a node short of it errs rather than saying "no code").
+// The blocks between are read as they come: code in any of them answers false at once. A chain that cannot read a named block never proves a
 // split gone. Errors: ErrChainUnavailable when the node does not answer, or the later block
 // is not read within h.wait.
 func (h *DeploySplitHandler) splitGone(ctx context.Context, split string) (bool, error) {
@@ -146,6 +146,7 @@ func (h *DeploySplitHandler) splitGone(ctx context.Context, split string) (bool,
 	}
 	wait, cancel := context.WithTimeout(ctx, h.wait)
 	defer cancel()
+	read := first // the last block read with no code
 	late := fmt.Errorf("%w: the split %s holds no code in block %d; block %d, to confirm it, was not read in time", ErrChainUnavailable, split, first, first+redeployBlocks)
 	for {
 		if err := sleep(wait, h.poll); err != nil {
@@ -158,12 +159,18 @@ func (h *DeploySplitHandler) splitGone(ctx context.Context, split string) (bool,
 		if err != nil {
 			return false, chainUnavailable(err)
 		}
-		if head < first+redeployBlocks {
+		if head <= read {
 			continue
 		}
 		code, err := r.CodeAtBlock(wait, split, head)
-		if err == nil { // an error: a node behind the head just named, read again
-			return !code, nil
+		switch {
+		case err != nil: // a node behind the head just named: read again
+		case code: // the node has reached the deployment
+			return false, nil
+		case head >= first+redeployBlocks:
+			return true, nil
+		default:
+			read = head
 		}
 	}
 }
