@@ -28,6 +28,10 @@ const (
 	nonceTTL      = 5 * time.Minute
 )
 
+// NonceCookie holds the login nonce last issued to this client (HttpOnly, sent to /api/auth/
+// only), which a login without a nonce tries first.
+const NonceCookie = "cb_login_nonce"
+
 // Roles.
 const (
 	RoleMerchant = "merchant"
@@ -184,6 +188,8 @@ func (s *Server) issueNonce(c echo.Context) error {
 	if err := s.nonces.Issue(c.Request().Context(), n); err != nil {
 		return err
 	}
+	c.SetCookie(&http.Cookie{Name: NonceCookie, Value: n.Nonce, Path: "/api/auth/", HttpOnly: true, Secure: s.cfg.Production,
+		SameSite: http.SameSiteStrictMode, Expires: n.ExpiresAt})
 	return c.JSON(http.StatusOK, map[string]any{
 		"typedData": s.loginChallenge(wallet, n.Nonce, n.IssuedAt, n.ExpiresAt),
 		"nonce":     n.Nonce,
@@ -194,7 +200,16 @@ func (s *Server) issueNonce(c echo.Context) error {
 type loginRequest struct {
 	Wallet    string `json:"wallet"`
 	Signature string `json:"signature"`
-	Nonce     string `json:"nonce"` // optional: the newest unused nonce of the wallet otherwise
+	Nonce     string `json:"nonce"` // optional: the client's last issued nonce (NonceCookie), else one of the wallet's newest
+}
+
+// validNonce reports whether s has the form of an issued nonce (randomHex(16)).
+func validNonce(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
 }
 
 func (s *Server) login(c echo.Context) error {
@@ -207,7 +222,18 @@ func (s *Server) login(c echo.Context) error {
 	}
 	wallet := strings.ToLower(req.Wallet)
 	now := s.now()
-	nonce, err := s.verifiedNonce(c.Request().Context(), wallet, req.Nonce, req.Signature, now)
+	var nonce string
+	var err error = errLogin
+	if req.Nonce == "" {
+		// The nonce this client was issued last (its cookie) first: nonces issued for the wallet
+		// by anyone else since then cannot push it out of the newest candidates.
+		if ck, cerr := c.Cookie(NonceCookie); cerr == nil && validNonce(ck.Value) {
+			nonce, err = s.verifiedNonce(c.Request().Context(), wallet, ck.Value, req.Signature, now)
+		}
+	}
+	if errors.Is(err, errLogin) {
+		nonce, err = s.verifiedNonce(c.Request().Context(), wallet, req.Nonce, req.Signature, now)
+	}
 	if err != nil {
 		return err
 	}
