@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -53,6 +54,27 @@ func (s *newerBuildStore) ReadStreams(ctx context.Context, streams []string) (ma
 		read[k] = s.newer(k, evs)
 	}
 	return read, nil
+}
+
+// Append and AppendStreams refuse the hidden stream's appends as the store does once the newer
+// build's event is there: the expected version is behind.
+func (s *newerBuildStore) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.AppendResult, error) {
+	if stream == s.stream && s.hidden.Load() {
+		return eventstore.AppendResult{}, fmt.Errorf("%s: %w", stream, eventstore.ErrWrongExpectedVersion)
+	}
+	return s.ReceiptsAtAppend.Append(ctx, stream, expected, events...)
+}
+
+func (s *newerBuildStore) AppendStreams(ctx context.Context, appends []eventstore.StreamAppend) ([]eventstore.AppendResult, []error) {
+	i := slices.IndexFunc(appends, func(a eventstore.StreamAppend) bool { return a.Stream == s.stream })
+	if i < 0 || !s.hidden.Load() {
+		return s.ReceiptsAtAppend.AppendStreams(ctx, appends)
+	}
+	rest := slices.Delete(slices.Clone(appends), i, i+1)
+	res, errs := s.ReceiptsAtAppend.AppendStreams(ctx, rest)
+	res = slices.Insert(res, i, eventstore.AppendResult{})
+	errs = slices.Insert(errs, i, error(fmt.Errorf("%s: %w", s.stream, eventstore.ErrWrongExpectedVersion)))
+	return res, errs
 }
 
 // TestDetectionGoesOnPastAReceiptThatCannotBeRead (stop 67): a receipt whose stream holds an
@@ -130,5 +152,45 @@ func TestDetectionGoesOnPastAReceiptThatCannotBeRead(t *testing.T) {
 	e.synced()
 	if st := e.want(badID, receipt.StatusPaid, "10.00"); len(st.Credits) != 1 || st.Payment == nil {
 		t.Fatalf("credits %+v after the restarted detector's step, want one", st.Credits)
+	}
+}
+
+// TestDetectionGoesOnPastAKnownReceiptThatCannotBeRead: the same for a receipt the detector
+// appended to before (held in its memory at the version it left): its next transfer is kept, not
+// a failed step, and recorded once the stream can be read.
+func TestDetectionGoesOnPastAKnownReceiptThatCannotBeRead(t *testing.T) {
+	t.Parallel()
+	e := newDepositEnv(t)
+	bad, good := e.receipt(1000), e.receipt(1000)
+	badID := bad.Receipt.ReceiptID
+	store := &newerBuildStore{ReceiptsAtAppend: e.store, stream: receipt.Stream(badID)}
+	d := e.detector()
+	d.Events = store
+	e.step(d)
+	e.mined(e.payToken(e.usdc, bad.DepositAddress(), 4_000_000))
+	e.commit()
+	e.step(d)
+	e.want(badID, receipt.StatusPending, "4.00")
+
+	store.hidden.Store(true)
+	e.mined(e.payToken(e.usdc, bad.DepositAddress(), 6_000_000), e.payToken(e.usdc, good.DepositAddress(), 10_000_000))
+	e.commit()
+	res, err := d.Step(e.ctx)
+	if err != nil || !errors.Is(res.Unreadable, receipt.ErrUnknownEvent) {
+		t.Fatalf("a step past the known receipt that cannot be read: %+v %v", res, err)
+	}
+	e.synced()
+	e.want(good.Receipt.ReceiptID, receipt.StatusPaid, "10.00")
+
+	store.hidden.Store(false)
+	for range 2 {
+		e.commit()
+		if res, err = d.Step(e.ctx); err != nil || res.Unreadable != nil {
+			t.Fatalf("a step once the receipt can be read: %+v %v", res, err)
+		}
+		e.synced()
+	}
+	if st := e.want(badID, receipt.StatusPaid, "10.00"); len(st.Credits) != 2 {
+		t.Fatalf("credits %+v, want the two transfers once each", st.Credits)
 	}
 }
