@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/gofrs/flock"
 )
 
 // devSecretsFile is where development keeps the secrets it generated, under the data directory
@@ -219,7 +221,10 @@ func readDevSecrets(path string) (map[string]string, error) {
 }
 
 // writeDevSecrets adds values to the file and returns the file's values after the write. The
-// first writer wins a race: a name already in the file keeps its value.
+// first writer wins a race: a name already in the file keeps its value. Writers take turns on
+// the file's lock (path.lock) from their read to their rename: two processes adding the same
+// name to an existing file otherwise each read it without the name, the last rename kept its
+// value, and the other went on with its own.
 func writeDevSecrets(path string, values map[string]string) (map[string]string, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -228,6 +233,11 @@ func writeDevSecrets(path string, values map[string]string) (map[string]string, 
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return nil, err
 	}
+	lock := flock.New(path + ".lock")
+	if err := lock.Lock(); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	defer func() { _ = lock.Unlock() }()
 	for attempt := 0; ; attempt++ {
 		current, err := readDevSecrets(path)
 		if err != nil {
