@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -18,7 +19,8 @@ const depositInterval = time.Second
 // block well within the stall window, so a detector that reads none for that long (a node that
 // stopped answering; a cursor ahead of the chain's head or saved on another chain, whose steps
 // fail with settlement.ErrCursorAhead or ErrOtherChain) is stuck, and /healthz says so; so is
-// one whose look-back for deposits watched late keeps failing (settlement.StepResult.LookBack).
+// one whose look-back for deposits watched late keeps failing (settlement.StepResult.LookBack),
+// or that keeps holding transfers of a receipt it cannot read (StepResult.Unreadable).
 func depositDetector(d Config, health *Health) Worker {
 	c := d.Chain
 	if c.Dial == nil {
@@ -47,10 +49,14 @@ func depositDetector(d Config, health *Health) Worker {
 // detectionProgress is a detector step's outcome for its health: progress when it read blocks.
 // A step whose look-back for deposits watched late failed read its blocks, but those deposits
 // are still to be looked for: no progress, and its error, so a look-back refused for the stall
-// window marks detection stuck, with why on /healthz and in the log.
+// window marks detection stuck, with why on /healthz and in the log. So does a receipt whose
+// stream this build cannot read (StepResult.Unreadable): the others are credited, but its
+// transfers wait, kept, until an operator deploys a build that reads it.
 func detectionProgress(res settlement.StepResult, err error) (bool, error) {
-	if err == nil && res.LookBack != nil {
-		return false, res.LookBack
+	if err == nil {
+		if held := cmp.Or(res.LookBack, res.Unreadable); held != nil {
+			return false, held
+		}
 	}
 	return res.To > 0, err
 }

@@ -12,6 +12,7 @@ import (
 // the stall window, detection is stuck (TestHealthJudgesWorkers, TestStuckDepositDetectorShowsInHealthzAndLog).
 func TestDetectionProgress(t *testing.T) {
 	refused, down := errors.New("query returned more than 10000 results"), errors.New("connection refused")
+	unreadable := errors.New("receipt r-1: unknown event type")
 	cases := []struct {
 		name     string
 		res      settlement.StepResult
@@ -23,6 +24,7 @@ func TestDetectionProgress(t *testing.T) {
 		{"no new block", settlement.StepResult{}, nil, false, nil},
 		{"the step failed", settlement.StepResult{}, down, false, down},
 		{"blocks read, the look-back refused", settlement.StepResult{From: 5, To: 6, LookBack: refused}, nil, false, refused},
+		{"blocks read, a receipt's transfers held unreadable", settlement.StepResult{From: 5, To: 6, Unreadable: unreadable}, nil, false, unreadable},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
