@@ -25,12 +25,47 @@ type Cache[V any] struct {
 	max       int
 	// byPrefix makes a notification's keys prefixes (all entries that start with one go).
 	byPrefix bool
+	// size weighs an entry and maxBytes bounds their sum (a count alone let values a client
+	// chooses the size of, an item's 64 KiB picture, hold gigabytes); bytes is the sum held.
+	size            func(V) int
+	maxBytes, bytes int
 }
 
 // NewCache returns a cache of at most max entries (an arbitrary one is evicted beyond that).
 // With byPrefix, invalidation payloads name key prefixes rather than whole keys.
 func NewCache[V any](max int, byPrefix bool) *Cache[V] {
 	return &Cache[V]{entries: map[string]V{}, max: max, byPrefix: byPrefix}
+}
+
+// NewSizedCache is NewCache bounded in bytes too: the entries' sizes (size of each value, its key
+// added) sum to at most maxBytes; arbitrary entries are evicted to make room, and a value larger
+// than maxBytes alone is not kept.
+func NewSizedCache[V any](max, maxBytes int, byPrefix bool, size func(V) int) *Cache[V] {
+	c := NewCache[V](max, byPrefix)
+	c.size, c.maxBytes = size, maxBytes
+	return c
+}
+
+// weight is what key and v count toward maxBytes (0 without a size bound).
+func (c *Cache[V]) weight(key string, v V) int {
+	if c.size == nil {
+		return 0
+	}
+	return len(key) + c.size(v)
+}
+
+// drop removes key's entry and its weight.
+func (c *Cache[V]) drop(key string) {
+	if v, ok := c.entries[key]; ok {
+		c.bytes -= c.weight(key, v)
+		delete(c.entries, key)
+	}
+}
+
+// empty removes every entry.
+func (c *Cache[V]) empty() {
+	clear(c.entries)
+	c.bytes = 0
 }
 
 // Get returns the cached value of key and the generation to pass to Put after a database read.
@@ -48,13 +83,20 @@ func (c *Cache[V]) Put(key string, v V, gen uint64) {
 	if !c.listening || gen != c.gen {
 		return
 	}
-	if _, ok := c.entries[key]; !ok && len(c.entries) >= c.max {
-		for k := range c.entries { // map order is unspecified: an arbitrary victim
-			delete(c.entries, k)
+	w := c.weight(key, v)
+	if c.size != nil && w > c.maxBytes {
+		c.drop(key)
+		return
+	}
+	c.drop(key)
+	for k := range c.entries { // map order is unspecified: arbitrary victims
+		if len(c.entries) < c.max && (c.size == nil || c.bytes+w <= c.maxBytes) {
 			break
 		}
+		c.drop(k)
 	}
 	c.entries[key] = v
+	c.bytes += w
 }
 
 // Load returns key's cached value, or reads it and caches it when read says it may be kept. A
@@ -85,17 +127,17 @@ func (c *Cache[V]) Forget(keys ...string) {
 	defer c.mu.Unlock()
 	c.gen++
 	if len(keys) == 0 {
-		clear(c.entries)
+		c.empty()
 		return
 	}
 	for _, k := range keys {
 		if !c.byPrefix {
-			delete(c.entries, k)
+			c.drop(k)
 			continue
 		}
 		for key := range c.entries {
 			if strings.HasPrefix(key, k) {
-				delete(c.entries, key)
+				c.drop(key)
 			}
 		}
 	}
@@ -106,6 +148,13 @@ func (c *Cache[V]) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.entries)
+}
+
+// Bytes is what the cached entries weigh (0 without a size bound).
+func (c *Cache[V]) Bytes() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bytes
 }
 
 // invalidate applies a notification payload: "" or "*" empties the cache, otherwise it is a
@@ -121,7 +170,7 @@ func (c *Cache[V]) invalidate(payload string) {
 func (c *Cache[V]) setListening(on bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	clear(c.entries)
+	c.empty()
 	c.gen++
 	c.listening = on
 }

@@ -130,11 +130,18 @@ type Caches struct {
 	Inventory *cache.Cache[readmodels.Item]
 }
 
-// Cache sizes: an item is a few hundred bytes.
+// Cache sizes: an item is a few hundred bytes, but its picture (thumb) may take 64 KiB, so the
+// inventory cache is bounded in bytes too (50,000 such pictures held 3.2 GB per instance).
 const (
-	pricingCacheSize   = 10_000
-	inventoryCacheSize = 50_000
+	pricingCacheSize    = 10_000
+	inventoryCacheSize  = 50_000
+	inventoryCacheBytes = 64 << 20
 )
+
+// inventoryEntrySize is roughly what a cached item holds: its texts and the struct around them.
+func inventoryEntrySize(it readmodels.Item) int {
+	return 160 + len(it.Wallet) + len(it.SKU) + len(it.Name) + len(it.Currency) + len(it.Thumb)
+}
 
 // Worker is a background job that runs until its context ends.
 type Worker interface {
@@ -151,7 +158,7 @@ func newApplication(d Config, in infra, health *Health) (*Application, error) {
 	}
 	d.Store = a.Events // the use cases and processes append through the projection's wrapper
 	a.Caches.Pricing = cache.NewCache[commands.MerchantPricing](pricingCacheSize, false)
-	a.Caches.Inventory = cache.NewCache[readmodels.Item](inventoryCacheSize, true)
+	a.Caches.Inventory = cache.NewSizedCache(inventoryCacheSize, inventoryCacheBytes, true, inventoryEntrySize)
 	in.invalidations.Register(readmodels.PricingChangedChannel, a.Caches.Pricing)
 	in.invalidations.Register(readmodels.InventoryChangedChannel, a.Caches.Inventory)
 	reconcile := a.buildCommands(d, in)
