@@ -3,6 +3,7 @@ package settlement
 // The release of the splits that received charges to their payees, after a run's charges.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -57,55 +58,78 @@ func (r splitReleases) release(ctx context.Context) error {
 	usdc := r.chain.USDC()
 	nonces := chargeNonces(r.chain, r.ledger)
 	var raws [][]byte
-	var hashes []string
-	var settle []ChargeRow
-	for split, list := range bySplit {
+	hashesOf := map[string][]string{} // per split, its releases signed in this pass
+	var failed []error                // one split's failure is its own: the others are released
+	for split := range bySplit {
 		signed, err := r.signReleases(ctx, &nonces, split, merchantOf[split], usdc)
+		for _, tx := range signed {
+			raws, hashesOf[split] = append(raws, tx.Raw), append(hashesOf[split], tx.Hash)
+		}
 		if errors.Is(err, commands.ErrSplitUndecodable) {
 			// The merchant's split stream holds an event this build cannot read: its payees may
 			// have changed, so its rows wait (nothing signed for it), but it is that merchant's
 			// alone; before, it ended the release of every split that received charges.
 			r.log.Error().Err(err).Str("merchant", merchantOf[split]).Str("split", split).
 				Msg("subscription charging: the merchant's split holds an event this build cannot read; its charges are not released, the others' are")
+			delete(bySplit, split)
 			continue
 		}
 		if err != nil {
-			return err
+			// A payee whose release the node refuses (a split whose release burns gas past the
+			// ceiling or reverts: a merchant's own pre-deployed contract, a payee the token
+			// blocklists) keeps that split's rows undistributed; before, it returned here, every
+			// run: no split was released, and the releases signed before it were not even sent.
+			r.log.Error().Err(err).Str("merchant", merchantOf[split]).Str("split", split).
+				Msg("subscription charging: a release of the merchant's split failed; its charges stay undistributed, the others' are released")
+			failed = append(failed, err)
+			delete(bySplit, split)
 		}
-		for _, tx := range signed {
-			raws, hashes = append(raws, tx.Raw), append(hashes, tx.Hash)
-		}
-		settle = append(settle, list...)
 	}
+	var settle []ChargeRow
 	if len(raws) > 0 {
 		if err := r.chain.BroadcastAll(ctx, raws); err != nil {
 			return err
+		}
+		var hashes []string
+		for _, hs := range hashesOf {
+			hashes = append(hashes, hs...)
 		}
 		outcomes, err := r.receipts.await(ctx, hashes)
 		if err != nil {
 			return err
 		}
-		for _, x := range hashes {
-			if o := outcomes[x]; o == nil || !o.Success {
-				return fmt.Errorf("release %s not mined or reverted", x) // nothing marked: the next run looks again
+		for split, hs := range hashesOf {
+			for _, x := range hs {
+				if o := outcomes[x]; o == nil || !o.Success {
+					// Not marked: the next run looks again.
+					failed = append(failed, fmt.Errorf("release %s of split %s not mined or reverted", x, split))
+					delete(bySplit, split)
+					break
+				}
 			}
 		}
 	}
-	return r.ledger.MarkDistributed(ctx, settle)
+	for _, list := range bySplit {
+		settle = append(settle, list...)
+	}
+	return errors.Join(append(failed, r.ledger.MarkDistributed(ctx, settle))...)
 }
 
 // signReleases signs and records a release of token at split to each of the merchant's payees
-// with something releasable.
+// with something releasable. A payee whose release fails is passed over: the others' are signed,
+// and returned with the first failure.
 func (r splitReleases) signReleases(ctx context.Context, nonces *nonceSource, split, merchant, token string) ([]OperatorTx, error) {
 	sp, err := r.splits.Get(ctx, merchant)
 	if err != nil {
 		return nil, err
 	}
 	var out []OperatorTx
+	var first error
 	for _, p := range sp.Recipients {
 		due, err := r.chain.Releasable(ctx, split, token, p.Address)
 		if err != nil {
-			return nil, fmt.Errorf("releasable of %s at %s: %w", p.Address, split, err)
+			first = cmp.Or(first, fmt.Errorf("releasable of %s at %s: %w", p.Address, split, err))
+			continue
 		}
 		if due.Sign() == 0 {
 			continue
@@ -120,9 +144,10 @@ func (r splitReleases) signReleases(ctx context.Context, nonces *nonceSource, sp
 			return []OperatorTx{tx}, nil
 		}, func(txs []OperatorTx) error { return r.ledger.RecordRelease(ctx, txs[0]) })
 		if err != nil {
-			return nil, fmt.Errorf("release to %s at %s: %w", p.Address, split, err)
+			first = cmp.Or(first, fmt.Errorf("release to %s at %s: %w", p.Address, split, err))
+			continue
 		}
 		out = append(out, signed...)
 	}
-	return out, nil
+	return out, first
 }
