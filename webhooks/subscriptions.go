@@ -88,7 +88,8 @@ type claimedCharge struct {
 }
 
 // SendDue makes one attempt for every due notification, a claim's concurrently, and returns how
-// many were delivered.
+// many were delivered; one due once an earlier one of its subscription was delivered in the same
+// pass is attempted too.
 func (s *SubscriptionSender) SendDue(ctx context.Context) (int, error) {
 	var delivered atomic.Int64
 	for {
@@ -116,7 +117,10 @@ func (s *SubscriptionSender) SendDue(ctx context.Context) (int, error) {
 			})
 		}
 		sent.Wait()
-		if first != nil || len(list) < subscriptionBatch {
+		// Claimed until nothing is due: a delivery releases the next notification of its
+		// subscription held behind it (readmodels' notHeld), which is sent in the same pass; each
+		// claimed one is closed, moved to a later retry or stays leased, so this ends.
+		if first != nil || len(list) == 0 {
 			return int(delivered.Load()), first
 		}
 	}
