@@ -93,10 +93,24 @@ func (s *dash) dashSettings(c echo.Context, sess transport.Session, f Frame) err
 		return err
 	}
 	// The colour inputs need a colour: the payment page's defaults when the shop has none.
-	v.Shop.Name, v.Shop.Primary, v.Shop.Accent, v.Shop.Logo = shop.Name, first(transport.Color(shop.Theme.PrimaryColor), "#1d4ed8"),
-		first(transport.Color(shop.Theme.AccentColor), "#047857"), shop.Theme.BrandLogoURL
+	v.Shop.Name, v.Shop.Primary, v.Shop.Accent, v.Shop.Logo = shop.Name, colorInput(shop.Theme.PrimaryColor, "#1d4ed8"),
+		colorInput(shop.Theme.AccentColor, "#047857"), shop.Theme.BrandLogoURL
 	f.Title, f.Tab = "Settings", "settings"
 	return s.ui.Render(c.Response(), http.StatusOK, "settings", f, v)
+}
+
+// colorInput is a shop colour as an <input type="color"> takes it: #rrggbb, def when the shop has
+// none. The API also stores #RGB, which such an input does not take: the browser replaced it with
+// #000000, so saving the branding form (to change only the name) turned the shop's colour black.
+func colorInput(c, def string) string {
+	c = transport.Color(strings.TrimSpace(c))
+	if c == "" {
+		return def
+	}
+	if len(c) == 4 { // #RGB
+		c = string([]byte{'#', c[1], c[1], c[2], c[2], c[3], c[3]})
+	}
+	return strings.ToLower(c)
 }
 
 // dashPlans fills the merchant's active plans and its newest subscriptions, newest first.

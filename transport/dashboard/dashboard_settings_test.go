@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/payledger/payledger/domain/subscription"
@@ -39,6 +41,25 @@ func TestDashboardSettingsNewestSubscriptions(t *testing.T) {
 	for i, id := range ids {
 		if want := fmt.Sprintf("sub_%02d", n-1-i); id[1] != want {
 			t.Fatalf("row %d is %s, want %s (the newest first)", i, id[1], want)
+		}
+	}
+}
+
+// TestDashboardSettingsShortColours: a shop colour stored as #RGB (the API takes it) is shown in
+// the branding form's colour inputs as #rrggbb. It was written as stored, which an
+// <input type="color"> does not take: the browser showed and sent #000000, so saving the form to
+// change only the shop's name turned its colours black.
+func TestDashboardSettingsShortColours(t *testing.T) {
+	e := dashEnv(t, nil)
+	m := e.Merchant(true)
+	if rec := e.AdminCall(m.Cookies, m.CSRF, http.MethodPost, "/api/shop/config", `{"theme":{"primaryColor":"#F00","accentColor":"#0a0"}}`); rec.Code != 200 {
+		t.Fatalf("shop config: %d %s", rec.Code, rec.Body)
+	}
+	code, page, _ := e.Get("/dashboard/settings", m.Cookies)
+	for _, want := range []string{`id="shop-primary" name="theme.primaryColor" type="color" value="#ff0000"`,
+		`id="shop-accent" name="theme.accentColor" type="color" value="#00aa00"`} {
+		if code != 200 || !strings.Contains(page, want) {
+			t.Errorf("%d: want %s in\n%s", code, want, regexp.MustCompile(`(?s)<form id="shop".*?</form>`).FindString(page))
 		}
 	}
 }
