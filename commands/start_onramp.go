@@ -136,11 +136,14 @@ var underWay = []string{"fulfillment_processing", "ach_pending", "fulfillment_co
 // completes; a second session would charge the customer twice, and as the current attempt it
 // would make a failure of the first one ignored. A session that is still open (a checkout the
 // customer left), decided, or that the processor cannot be asked about leaves the start to go on.
-// Only a pending receipt is asked about (a payment under way makes it pending, or finds it so):
-// the route is public, and a generated or failed receipt's retry needs no call.
+// Every receipt whose current onramp session is open (receipt.State.OnrampOpen: generated,
+// pending, or failed by an earlier decline) is asked about: the processor's report of the payment
+// may come late or be lost, and asking only a pending receipt let a generated one (its page still
+// "Awaiting payment" with the card button) start a second session and charge the customer twice.
+// A receipt with no open session needs no call.
 func (h *StartOnrampHandler) paymentUnderWay(ctx context.Context, st receipt.State) error {
 	a, ok := st.Current()
-	if st.Status != receipt.StatusPending || !ok || a.Kind != "onramp" || a.SessionID == "" || slices.Contains(st.EndedAttempts, a.ID) {
+	if !ok || a.SessionID == "" || !st.OnrampOpen() {
 		return nil
 	}
 	sess, err := h.processor.Get(ctx, a.SessionID)
