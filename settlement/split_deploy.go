@@ -126,11 +126,12 @@ type SplitCodeReader interface {
 // behind the deployment by fewer blocks than this has reached it at the second read.
 const redeployBlocks = 4
 
-// splitGone says whether split holds no code at the node's head nor in a block redeployBlocks
-// later, each read at its block's number (a node short of it errs rather than saying "no code").
-// The blocks between are read as they come: code in any of them answers false at once. A chain that cannot read a named block never proves a
-// split gone. Errors: ErrChainUnavailable when the node does not answer, or the later block
-// is not read within h.wait.
+// splitGone says whether split holds no code in a block redeployBlocks past the node's head at
+// the call, read at that block's number (a node short of it errs rather than saying "no code").
+// The blocks from the head on are read as they come: code in any of them answers false at once;
+// a read that errs (another node of a provider behind the block named) is made again. A chain
+// that cannot read a named block never proves a split gone. Errors: ErrChainUnavailable when
+// the node does not name its head, or the later block is not read within h.wait.
 func (h *DeploySplitHandler) splitGone(ctx context.Context, split string) (bool, error) {
 	r, ok := h.chain.(SplitCodeReader)
 	if !ok {
@@ -140,37 +141,32 @@ func (h *DeploySplitHandler) splitGone(ctx context.Context, split string) (bool,
 	if err != nil {
 		return false, fmt.Errorf("%w: %v", ErrChainUnavailable, err)
 	}
-	code, err := r.CodeAtBlock(ctx, split, first)
-	if err != nil || code {
-		return false, chainUnavailable(err)
-	}
 	wait, cancel := context.WithTimeout(ctx, h.wait)
 	defer cancel()
-	read := first // the last block read with no code
-	late := fmt.Errorf("%w: the split %s holds no code in block %d; block %d, to confirm it, was not read in time", ErrChainUnavailable, split, first, first+redeployBlocks)
+	late := fmt.Errorf("%w: the split %s holds no code at block %d; block %d, to confirm it, was not read in time", ErrChainUnavailable, split, first, first+redeployBlocks)
+	head, read, none := first, uint64(0), false // read: the last block read with no code (none: one was)
 	for {
+		if !none || head > read {
+			code, err := r.CodeAtBlock(wait, split, head)
+			switch {
+			case err != nil: // a node behind the head just named (a provider's other node): read again
+			case code: // the node has reached the deployment
+				return false, nil
+			case head >= first+redeployBlocks:
+				return true, nil
+			default:
+				read, none = head, true
+			}
+		}
 		if err := sleep(wait, h.poll); err != nil {
 			return false, late
 		}
-		head, err := r.Head(wait)
+		head, err = r.Head(wait)
 		if err != nil && wait.Err() != nil {
 			return false, late
 		}
 		if err != nil {
 			return false, chainUnavailable(err)
-		}
-		if head <= read {
-			continue
-		}
-		code, err := r.CodeAtBlock(wait, split, head)
-		switch {
-		case err != nil: // a node behind the head just named: read again
-		case code: // the node has reached the deployment
-			return false, nil
-		case head >= first+redeployBlocks:
-			return true, nil
-		default:
-			read = head
 		}
 	}
 }

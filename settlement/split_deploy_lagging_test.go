@@ -94,3 +94,39 @@ func TestDeploySplitANodeBehindItsDeploymentDeploysNothing(t *testing.T) {
 		t.Fatalf("%d deployments, want 1", deployments)
 	}
 }
+
+// nodeBehindOnce is the operator's chain behind a provider whose first code read goes to a node
+// that has not reached the block another node named as the head.
+type nodeBehindOnce struct {
+	*chain.Operator
+	mu    sync.Mutex
+	erred bool
+}
+
+func (n *nodeBehindOnce) CodeAtBlock(ctx context.Context, address string, block uint64) (bool, error) {
+	n.mu.Lock()
+	first := !n.erred
+	n.erred = true
+	n.mu.Unlock()
+	if first {
+		return false, fmt.Errorf("header not found")
+	}
+	return n.Operator.CodeAtBlock(ctx, address, block)
+}
+
+// TestDeploySplitReadsTheCodeAgainWhenANodeIsBehindTheHead: a configured merchant's POST reads
+// its split's code at the block the node named as its head; a provider's other node, behind that
+// block, errs. That read is made again, not answered 503 chain_unavailable.
+func TestDeploySplitReadsTheCodeAgainWhenANodeIsBehindTheHead(t *testing.T) {
+	t.Parallel()
+	e := newDistEnv(t)
+	merchant, platform := newWallet(t), newWallet(t)
+	deploy, _ := e.handlers(platform)
+	st := e.deploy(deploy, merchant)
+	node := &nodeBehindOnce{Operator: e.op}
+	again := e.deploy(settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(e.store, platform, time.Now), node,
+		settlement.NewOperatorSender(node, e.ledger)), merchant)
+	if again.Address != st.Address || !node.erred {
+		t.Fatalf("split %+v, want %s unchanged", again, st.Address)
+	}
+}
