@@ -94,7 +94,7 @@ func seedSubscriptionWebhooks(tb testing.TB, pool *pgxpool.Pool, merchants, each
 	tb.Helper()
 	if _, err := pool.Exec(context.Background(), `INSERT INTO subscription_webhooks
 			(id, idempotency_key, event, subscription_id, merchant_wallet, url, payload, next_attempt_at)
-		SELECT gen_random_uuid(), 's-' || k || '-' || j, 'subscription.charged', 'sub', 'm-' || k, 'https://example.com/hook', '{}', `+dueAt+`
+		SELECT gen_random_uuid(), 's-' || k || '-' || j, 'subscription.charged', 'sub-' || k || '-' || j, 'm-' || k, 'https://example.com/hook', '{}', `+dueAt+`
 		FROM generate_series(1, $1) AS k, generate_series(1, $2) AS j`, merchants, each); err != nil {
 		tb.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func seedOther(t *testing.T, pool *pgxpool.Pool, o fairOutbox) {
 			INSERT INTO webhook_endpoint_messages (endpoint_id, event_id, next_attempt_at) SELECT ep.id, ev.id, now() - interval '1 minute' FROM ep, ev`, id)
 	default:
 		_, err = pool.Exec(ctx, `INSERT INTO subscription_webhooks (id, idempotency_key, event, subscription_id, merchant_wallet, url, payload, next_attempt_at)
-			VALUES (gen_random_uuid(), 'other', 'subscription.charged', 'sub', 'm-2', 'https://example.com/hook', '{}', now() - interval '1 minute')`)
+			VALUES (gen_random_uuid(), 'other', 'subscription.charged', 'sub-other', 'm-2', 'https://example.com/hook', '{}', now() - interval '1 minute')`)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ func TestSubscriptionWebhooksClaimSharedTakesEachMerchantsShare(t *testing.T) {
 		{later, "pending", "+1 hour", "", 2},         // not due yet
 	} {
 		if _, err := pool.Exec(bg, `INSERT INTO subscription_webhooks (id, idempotency_key, event, subscription_id, merchant_wallet, url, payload, state, next_attempt_at, lease_until)
-			SELECT gen_random_uuid(), $1 || $2 || $3 || i, 'subscription.charged', 'sub', $1, 'https://example.com/hook', '{}', $2,
+			SELECT gen_random_uuid(), $1 || $2 || $3 || i, 'subscription.charged', 'sub-' || $1 || $2 || $3 || i, $1, 'https://example.com/hook', '{}', $2,
 				now() + $3::interval, now() + nullif($4, '')::interval
 			FROM generate_series(1, $5) AS i`, q.merchant, q.state, q.due, q.lease, q.n); err != nil {
 			t.Fatal(err)

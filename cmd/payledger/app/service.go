@@ -134,6 +134,11 @@ func (s *Service) buildWorkers() []Worker {
 			return true, err
 		}),
 		h.Watch("cache invalidations", workerFunc(s.Invalidations.Run)),
+		// The merchants' event log and its deliveries are kept 30 days (stop 67); Now stays unset:
+		// the pruning compares with the database's clock.
+		h.Every("webhook retention", webhooks.RetentionInterval, (&webhooks.Retention{Endpoints: s.Endpoints, Outbox: s.Outbox,
+			Subscriptions: readmodels.NewSubscriptionWebhooks(s.Config.Pool),
+			Log:           s.Config.Log.With().Str("component", "webhook retention").Logger()}).Step),
 		h.Monitor(),
 	}
 	if p.SubscriptionCharging != nil {
