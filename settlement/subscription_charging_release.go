@@ -3,7 +3,6 @@ package settlement
 // The release of the splits that received charges to their payees, after a run's charges.
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -74,6 +73,12 @@ func (r splitReleases) release(ctx context.Context) error {
 			delete(bySplit, split)
 			continue
 		}
+		if errors.Is(err, ErrReleasePending) {
+			// Another run's release of a payee is not settled yet (two instances): it pays out
+			// everything due, and that run marks these rows; nothing is wrong here.
+			delete(bySplit, split)
+			continue
+		}
 		if err != nil {
 			// A payee whose release the node refuses (a split whose release burns gas past the
 			// ceiling or reverts: a merchant's own pre-deployed contract, a payee the token
@@ -128,7 +133,9 @@ func (r splitReleases) signReleases(ctx context.Context, nonces *nonceSource, sp
 	for _, p := range sp.Recipients {
 		due, err := r.chain.Releasable(ctx, split, token, p.Address)
 		if err != nil {
-			first = cmp.Or(first, fmt.Errorf("releasable of %s at %s: %w", p.Address, split, err))
+			if first == nil || errors.Is(first, ErrReleasePending) {
+				first = fmt.Errorf("releasable of %s at %s: %w", p.Address, split, err)
+			}
 			continue
 		}
 		if due.Sign() == 0 {
@@ -144,7 +151,9 @@ func (r splitReleases) signReleases(ctx context.Context, nonces *nonceSource, sp
 			return []OperatorTx{tx}, nil
 		}, func(txs []OperatorTx) error { return r.ledger.RecordRelease(ctx, txs[0]) })
 		if err != nil {
-			first = cmp.Or(first, fmt.Errorf("release to %s at %s: %w", p.Address, split, err))
+			if first == nil || errors.Is(first, ErrReleasePending) { // a refusal is told over a pending release
+				first = fmt.Errorf("release to %s at %s: %w", p.Address, split, err)
+			}
 			continue
 		}
 		out = append(out, signed...)
