@@ -25,6 +25,9 @@ import (
 //   - A success of another attempt or session on a receipt already paid (or beyond) is a second
 //     payment: PaymentIgnored (duplicate payment, with the session and amount), for a refund. The
 //     same confirmation again changes nothing.
+//   - A success that pays nothing is recorded once per session's attempt: reported first without
+//     its transaction hash and then with it, the second report records nothing more
+//     (processorIgnoredAlready).
 //   - A processing or ach_pending report of the attempt the receipt failed on changes nothing
 //     (Submit, AcceptACH): only a new attempt moves a failed receipt on.
 //   - A rejection of an accepted ACH payment's attempt, created after the acceptance, is its
@@ -156,6 +159,9 @@ func confirmProcessor(s State, u ProcessorUpdate, attempt string) ([]Event, erro
 			s.Status, sessionText(u.SessionID), amountText(u)))
 	}
 	evs, err := Confirm(s, c)
+	if err == nil && len(evs) > 0 && !slices.ContainsFunc(evs, isConfirmation) && s.processorIgnoredAlready(c) {
+		return nil, nil // after the window: this session's success is recorded already (without its hash)
+	}
 	if err != nil || !slices.ContainsFunc(evs, isConfirmation) {
 		return evs, err
 	}
@@ -206,7 +212,7 @@ func decideForeignSession(s State, u ProcessorUpdate) ([]Event, error) {
 // hash alone, a second session's hashless success found the first's key and was not recorded:
 // its attempt never ended (EndedAttempts), so it held the payment window open for good.
 func ignoreProcessor(s State, u ProcessorUpdate, c PaymentConfirmed, why string) ([]Event, error) {
-	if s.ignoredAlready(c) {
+	if s.processorIgnoredAlready(c) {
 		return nil, nil
 	}
 	e := PaymentIgnored{AttemptID: c.AttemptID, VerifiedBy: c.VerifiedBy, TransactionHash: c.TransactionHash, Token: c.Token,
@@ -215,6 +221,16 @@ func ignoreProcessor(s State, u ProcessorUpdate, c PaymentConfirmed, why string)
 		e.Token, e.AmountUnits, e.Decimals = "USD", fmt.Sprint(*u.SourceAmountCents), 2
 	}
 	return []Event{e}, nil
+}
+
+// processorIgnoredAlready reports whether the processor success c is recorded as PaymentIgnored
+// already: by its hash (ignoredAlready), or because its attempt's success was (the attempt is
+// ended). A session reports one payment; its success may come first without the transaction
+// hash (not yet delivered on chain, or the reconciler's read of the session) and then with it,
+// and keyed by the hash alone the second report was recorded again: one card payment read as
+// two to refund.
+func (s State) processorIgnoredAlready(c PaymentConfirmed) bool {
+	return s.ignoredAlready(c) || c.AttemptID != "" && slices.Contains(s.EndedAttempts, c.AttemptID)
 }
 
 // paidBy reports whether the receipt's payment is the one of attempt or of session.
