@@ -231,6 +231,7 @@ type Server struct {
 	endpoints      EndpointStore
 	endpointSender EndpointSender
 	streams        Slots
+	streamAddrs    Slots // the merchant streams of each client address (streamsPerAddress)
 	idem           IdempotentStore
 	exports        ExportSource
 	exportSlots    Slots
@@ -266,7 +267,8 @@ func New(d Deps) (*Server, error) {
 		outbox: d.Outbox, webhooks: d.Webhooks,
 		prices: d.Prices, usage: d.Usage, figures: d.Figures, metrics: d.Metrics,
 		endpoints: d.WebhookEndpoints, endpointSender: d.EndpointSender, idem: d.Idempotent,
-		exports: d.Exports, replica: d.Replica, audience: sessionAudience(d.Config.PublicBaseURL)}
+		exports: d.Exports, replica: d.Replica, audience: sessionAudience(d.Config.PublicBaseURL),
+		streamAddrs: Slots{Max: streamsPerAddress}}
 	if s.metrics == nil {
 		s.metrics = NewMetrics(nil)
 	}

@@ -28,6 +28,10 @@ const (
 	// streamPoll for eventsLifetime (1,000 streams: 2,000 reads a second). The payment page's
 	// streams are bounded per instance likewise (portal: 2,000, each read only when announced).
 	streamsPerInstance = 1000
+	// streamsPerAddress bounds the merchant streams one client address holds, whichever merchants
+	// it signed in as: without it one client signing in new wallets took all streamsPerInstance.
+	// An integrator's server streaming many merchants' events from one address holds up to 50.
+	streamsPerAddress = 50
 )
 
 // slotRetry is when a client refused a stream or export slot may try again (the spec's resetAt
@@ -88,12 +92,18 @@ func (s *Slots) Give(key string) {
 // whichever route opened it, since each holds a goroutine, a watch and a connection for up to
 // eventsLifetime; and at most streamsPerInstance are open on the instance. It returns the
 // give-back, which the handler calls (once) when the stream ends, or, when none is left, the 429
-// /api/webhooks/stream answers (the envelope with resetAt).
-func (s *Server) TakeStreamSlot(merchant string) (func(), error) {
+// /api/webhooks/stream answers (the envelope with resetAt). A client address holds at most
+// streamsPerAddress of them, whichever merchants it opened them as.
+func (s *Server) TakeStreamSlot(c echo.Context, merchant string) (func(), error) {
+	addr := ClientKey(c)
+	if !s.streamAddrs.takeWithin(addr, 0) {
+		return nil, s.noSlot("Too many open event streams from this client address")
+	}
 	if !s.streams.takeWithin(merchant, streamsPerInstance) {
+		s.streamAddrs.Give(addr)
 		return nil, s.noSlot("Too many open event streams for this merchant, or on this instance")
 	}
-	return sync.OnceFunc(func() { s.streams.Give(merchant) }), nil
+	return sync.OnceFunc(func() { s.streams.Give(merchant); s.streamAddrs.Give(addr) }), nil
 }
 
 // streamStart is the event id a stream resumes after: the client's Last-Event-ID, else the
@@ -149,7 +159,7 @@ func (s *Server) eventStream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	give, err := s.TakeStreamSlot(merchant)
+	give, err := s.TakeStreamSlot(c, merchant)
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func (s *dash) dashEvents(c echo.Context) error {
 	sess, _ := transport.SessionFrom(c) // an admin route: the session's merchant
 	// A slot before any watch: each stream holds up to dashLiveMax watches and forwarders for
 	// EventsLifetime, so a merchant's open streams are bounded as the API's are.
-	give, err := s.r.TakeStreamSlot(sess.Wallet)
+	give, err := s.r.TakeStreamSlot(c, sess.Wallet)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ type Router interface {
 	PageSession(c echo.Context) (transport.Session, string, error)
 	StartSession(c echo.Context, wallet string, now time.Time) error
 	WhileAuthorized(c echo.Context) (context.Context, context.CancelFunc)
-	TakeStreamSlot(merchant string) (func(), error)
+	TakeStreamSlot(c echo.Context, merchant string) (func(), error)
 	WatchReceipt(id string) (<-chan struct{}, func())
 	Stopping() <-chan struct{}
 }
