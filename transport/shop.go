@@ -270,8 +270,10 @@ func applyThemeField(t *readmodels.ShopTheme, field string, raw json.RawMessage)
 		*colors[field] = v
 	case urls[field] != nil:
 		var v string
-		if isNull(raw) || json.Unmarshal(raw, &v) != nil || checkConfigURL(v) != nil {
-			return bad(fmt.Sprintf("must be an http(s) URL of up to %d characters (\"\" clears it)%s", maxConfigURL, notNull))
+		// An image the https payment page shows: an http one is mixed content the page leaves out,
+		// so it is refused here rather than taken and never shown (stop 67).
+		if isNull(raw) || json.Unmarshal(raw, &v) != nil || checkConfigURL(v) != nil || (v != "" && !strings.HasPrefix(v, "https://")) {
+			return bad(fmt.Sprintf("must be an https URL of up to %d characters (\"\" clears it)%s", maxConfigURL, notNull))
 		}
 		*urls[field] = v
 	case field == "fontFamily":
