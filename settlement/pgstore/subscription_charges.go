@@ -236,10 +236,20 @@ func (s *SubscriptionCharges) SettleTxs(ctx context.Context, txs []settlement.Se
 	return nil
 }
 
-// Undistributed lists charged rows whose split was not released yet, oldest first.
+// undistributedPerSplit bounds one split's rows in a page of Undistributed: a release pays out
+// everything due at the split, so a few of its rows stand for it; a split whose release keeps
+// failing (its rows kept for ever) filled the whole page with its oldest rows once it had that
+// many, and no other merchant's newer charges were released.
+const undistributedPerSplit = 100
+
+// Undistributed lists charged rows whose split was not released yet, oldest first, at most
+// undistributedPerSplit of each split.
 func (s *SubscriptionCharges) Undistributed(ctx context.Context, limit int) ([]settlement.ChargeRow, error) {
-	rows, err := s.pool.Query(ctx, `SELECT subscription_id, period_index, merchant, split_address FROM subscription_charges
-		WHERE status = 'charged' AND distributed_at IS NULL ORDER BY charged_at LIMIT $1`, limit)
+	rows, err := s.pool.Query(ctx, `SELECT subscription_id, period_index, merchant, split_address FROM (
+			SELECT subscription_id, period_index, merchant, split_address, charged_at,
+				row_number() OVER (PARTITION BY split_address ORDER BY charged_at, subscription_id, period_index) AS n
+			FROM subscription_charges WHERE status = 'charged' AND distributed_at IS NULL) c
+		WHERE n <= $2 ORDER BY charged_at, subscription_id, period_index LIMIT $1`, limit, undistributedPerSplit)
 	if err != nil {
 		return nil, fmt.Errorf("undistributed subscription charges: %w", err)
 	}

@@ -50,3 +50,35 @@ func TestDueSubscriptionsLeavesEndedPermissionsOutAndPages(t *testing.T) {
 		t.Fatalf("due %v, want %v", all, want)
 	}
 }
+
+// TestUndistributedReachesPastOneSplitsBacklog: a split whose release keeps failing keeps its
+// charged rows undistributed; with as many of them as a page holds, every page was that split's
+// oldest rows, and no other merchant's newer charge was ever released. A page now holds at most
+// undistributedPerSplit rows of one split, oldest first, so the others' rows are in it.
+func TestUndistributedReachesPastOneSplitsBacklog(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	exec(t, pool, `INSERT INTO subscription_charges (subscription_id, period_index, merchant, customer, split_address,
+			amount_units, amount_cents, platform_fee_cents, attempt, status, claim_token, charged_at)
+		SELECT 'sub_stuck_' || i, 0, '0xstuck', '0xc', '0xsplitstuck', 1000000, 100, 1, 1, 'charged', gen_random_uuid(),
+			now() - interval '1 day' + i * interval '1 second'
+		FROM generate_series(1, 300) AS i`)
+	exec(t, pool, `INSERT INTO subscription_charges (subscription_id, period_index, merchant, customer, split_address,
+			amount_units, amount_cents, platform_fee_cents, attempt, status, claim_token, charged_at)
+		VALUES ('sub_other', 0, '0xother', '0xc', '0xsplitother', 1000000, 100, 1, 1, 'charged', gen_random_uuid(), now())`)
+	rows, err := NewSubscriptionCharges(pool).Undistributed(ctx, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perSplit := map[string]int{}
+	for _, r := range rows {
+		perSplit[r.Split]++
+	}
+	if perSplit["0xsplitother"] != 1 || perSplit["0xsplitstuck"] != undistributedPerSplit {
+		t.Fatalf("a page of 200 holds %v; want the other split's row and %d of the stuck split's", perSplit, undistributedPerSplit)
+	}
+	if rows[0].SubscriptionID != "sub_stuck_1" {
+		t.Fatalf("the page starts at %s; want the oldest row, sub_stuck_1", rows[0].SubscriptionID)
+	}
+}
