@@ -2015,7 +2015,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description invalid_input: a Last-Event-ID that is not a position, or one past the end of the log (a reset or restored log): start again without it */
+            /** @description invalid_input: a Last-Event-ID that is not a position, one older than the 30 days of events kept, or one past the end of the log (a reset or restored log): start again without it */
             400: {
                 headers: {
                     [name: string]: unknown;
