@@ -6,7 +6,6 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -55,12 +54,7 @@ func TestFailedDailyChargingRunShowsInHealth(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = svc.Journal.Close() })
-	runCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	for _, w := range svc.Workers() {
-		wg.Go(func() { _ = w.Run(runCtx) })
-	}
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	runWorkers(t, svc)
 
 	charging := func() bool { return slices.Contains(svc.Health.Check(), "subscription charging") }
 	wait.Until(t, "the failed daily run shown in /healthz", 30*time.Second, charging)

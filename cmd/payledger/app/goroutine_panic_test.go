@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -62,12 +61,7 @@ func TestPanickingWebhookAttemptIsTheDispatchersFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	runCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	for _, w := range svc.Workers() {
-		wg.Go(func() { _ = w.Run(runCtx) })
-	}
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	runWorkers(t, svc)
 	if err := svc.Endpoints.Record(ctx, readmodels.NewEvent{Key: "panic-1", Merchant: merchant, Type: webhooks.TypeTest,
 		At: time.Now(), Data: map[string]any{}}); err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,12 +36,7 @@ func TestServicePrunesWebhooksPastTheirRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = svc.Journal.Close() })
-	runCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	for _, w := range svc.Workers() {
-		wg.Go(func() { _ = w.Run(runCtx) })
-	}
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	runWorkers(t, svc)
 
 	left := func() (keys []string) {
 		rows, err := pool.Query(ctx, `SELECT idempotency_key FROM subscription_webhooks ORDER BY idempotency_key`)
