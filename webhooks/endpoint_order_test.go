@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -18,23 +19,31 @@ import (
 )
 
 // orderReceiver is an endpoint's receiver that refuses (500) the first attempt of each delivery
-// named in refuseOnce and accepts the rest, keeping what it was sent ("receiptId/status") in
-// the order it came, and what it accepted.
+// named in refuseOnce and accepts the rest, keeping what it was sent (named by key: by default
+// "receiptId/status") in the order it came, and what it accepted.
 type orderReceiver struct {
 	mu                 sync.Mutex
 	refuseOnce         map[string]bool
+	key                func(data map[string]any) string // nil: receiptOrderKey
 	requests, accepted []string
 }
 
+// receiptOrderKey names a receipt webhook "receiptId/status".
+func receiptOrderKey(data map[string]any) string {
+	return fmt.Sprintf("%v/%v", data["receiptId"], data["status"])
+}
+
 func (o *orderReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Data struct {
-			ReceiptID string `json:"receiptId"`
-			Status    string `json:"status"`
-		} `json:"data"`
-	}
+	var body map[string]any
 	_ = json.NewDecoder(r.Body).Decode(&body)
-	got := body.Data.ReceiptID + "/" + body.Data.Status
+	if d, ok := body["data"].(map[string]any); ok { // an endpoint's Standard Webhooks envelope
+		body = d
+	}
+	key := o.key
+	if key == nil {
+		key = receiptOrderKey
+	}
+	got := key(body)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.requests = append(o.requests, got)

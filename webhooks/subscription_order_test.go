@@ -2,13 +2,10 @@ package webhooks
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,36 +16,10 @@ import (
 	"github.com/payledger/payledger/readmodels"
 )
 
-// subscriptionOrderReceiver refuses (500) the first attempt of each outcome named in refuseOnce
-// ("<subscriptionId>/<event>/<periodIndex>") and accepts the rest, keeping the order of both.
-type subscriptionOrderReceiver struct {
-	mu                 sync.Mutex
-	refuseOnce         map[string]bool
-	requests, accepted []string
-}
-
-func (o *subscriptionOrderReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var body map[string]any
-	_ = json.NewDecoder(r.Body).Decode(&body)
-	if d, ok := body["data"].(map[string]any); ok { // an endpoint's Standard Webhooks envelope
-		body = d
-	}
-	got := fmt.Sprintf("%v/%v/%v", body["subscriptionId"], body["event"], body["periodIndex"])
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.requests = append(o.requests, got)
-	if o.refuseOnce[got] {
-		o.refuseOnce[got] = false
-		w.WriteHeader(http.StatusInternalServerError)
-		return
-	}
-	o.accepted = append(o.accepted, got)
-}
-
-func (o *subscriptionOrderReceiver) seen() (requests, accepted []string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return slices.Clone(o.requests), slices.Clone(o.accepted)
+// subscriptionOrderKey names a subscription webhook "<subscriptionId>/<event>/<periodIndex>"
+// (an orderReceiver's key).
+func subscriptionOrderKey(data map[string]any) string {
+	return fmt.Sprintf("%v/%v/%v", data["subscriptionId"], data["event"], data["periodIndex"])
 }
 
 // TestASubscriptionsEndpointMessagesArriveInOrder (stop 67): subscription.charged and
@@ -60,7 +31,7 @@ func (o *subscriptionOrderReceiver) seen() (requests, accepted []string) {
 func TestASubscriptionsEndpointMessagesArriveInOrder(t *testing.T) {
 	t.Parallel()
 	pool, keys, store, _, _ := endpointFixture(t)
-	recv := &subscriptionOrderReceiver{refuseOnce: map[string]bool{"sub_1/subscription.charge_failed/0": true}}
+	recv := &orderReceiver{refuseOnce: map[string]bool{"sub_1/subscription.charge_failed/0": true}, key: subscriptionOrderKey}
 	srv := httptest.NewServer(recv)
 	t.Cleanup(srv.Close)
 	bg := context.Background()
@@ -103,7 +74,7 @@ func TestASubscriptionsEndpointMessagesArriveInOrder(t *testing.T) {
 func TestASubscriptionsWebhooksToTheShopURLArriveInOrder(t *testing.T) {
 	t.Parallel()
 	w, outbox, sender, setConfig := subscriptionWorld(t, time.Second)
-	recv := &subscriptionOrderReceiver{refuseOnce: map[string]bool{"sub_1/subscription.charge_failed/0": true}}
+	recv := &orderReceiver{refuseOnce: map[string]bool{"sub_1/subscription.charge_failed/0": true}, key: subscriptionOrderKey}
 	srv := httptest.NewServer(recv)
 	t.Cleanup(srv.Close)
 	setConfig(srv.URL, "")
