@@ -24,15 +24,7 @@ func TestStartOnrampRefusedWhileTheProcessorCompletesAPayment(t *testing.T) {
 	e := newPayEnv(t)
 	e.configureSplit(payMerchant)
 	f := newFakeProcessor()
-	start := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, noPrices{}, e.now)
-	begin := func(id string) commands.OnrampStarted {
-		t.Helper()
-		out, err := start.Handle(e.ctx, commands.StartOnramp{ReceiptID: id})
-		if err != nil {
-			t.Fatalf("start: %v", err)
-		}
-		return out
-	}
+	begin, refused := onrampStarter(t, e, f)
 
 	// Underpaid on chain (pending), the rest by card: the processor is completing it.
 	underpaid := e.depositReceipt(1231, depositOf(31))
@@ -60,14 +52,7 @@ func TestStartOnrampRefusedWhileTheProcessorCompletesAPayment(t *testing.T) {
 		if st := e.state(id); st.Status != receipt.StatusPending {
 			t.Fatalf("%s: status %s, want pending", id, st.Status)
 		}
-		before, sessions := e.history(id), f.creates()
-		_, err := start.Handle(e.ctx, commands.StartOnramp{ReceiptID: id})
-		if !errors.Is(err, receipt.ErrState) || !strings.Contains(err.Error(), "being completed by the processor") {
-			t.Fatalf("a second card payment while the first is completed: error %v, want receipt.ErrState", err)
-		}
-		if f.creates() != sessions || e.history(id) != before {
-			t.Fatalf("the refused start asked for a session (%d, was %d) or appended events: %s", f.creates(), sessions, e.history(id))
-		}
+		refused(id)
 	}
 
 	// A checkout the customer left (the session still created) may be started again, and so may
@@ -80,4 +65,31 @@ func TestStartOnrampRefusedWhileTheProcessorCompletesAPayment(t *testing.T) {
 	f.set(again.SessionID, func(s *commands.OnrampSession) { s.Status = "fulfillment_processing" })
 	f.getErr = errors.New("processor down")
 	begin(underpaid)
+}
+
+// onrampStarter starts card sessions with a StartOnramp handler over f: begin starts one (the
+// test fails on an error); refused checks that a start is refused while the processor completes
+// the current session's payment, asking for no session and appending nothing.
+func onrampStarter(t *testing.T, e *payEnv, f *fakeProcessor) (begin func(id string) commands.OnrampStarted, refused func(id string)) {
+	start := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, noPrices{}, e.now)
+	begin = func(id string) commands.OnrampStarted {
+		t.Helper()
+		out, err := start.Handle(e.ctx, commands.StartOnramp{ReceiptID: id})
+		if err != nil {
+			t.Fatalf("start: %v", err)
+		}
+		return out
+	}
+	refused = func(id string) {
+		t.Helper()
+		before, sessions := e.history(id), f.creates()
+		_, err := start.Handle(e.ctx, commands.StartOnramp{ReceiptID: id})
+		if !errors.Is(err, receipt.ErrState) || !strings.Contains(err.Error(), "being completed by the processor") {
+			t.Fatalf("a second card payment while the first is completed: error %v, want receipt.ErrState", err)
+		}
+		if f.creates() != sessions || e.history(id) != before {
+			t.Fatalf("the refused start asked for a session (%d, was %d) or appended events: %s", f.creates(), sessions, e.history(id))
+		}
+	}
+	return begin, refused
 }

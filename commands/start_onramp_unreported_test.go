@@ -1,8 +1,6 @@
 package commands_test
 
 import (
-	"errors"
-	"strings"
 	"testing"
 
 	"github.com/payledger/payledger/commands"
@@ -21,26 +19,7 @@ func TestStartOnrampRefusedWhileAnUnreportedPaymentCompletes(t *testing.T) {
 	e := newPayEnv(t)
 	e.configureSplit(payMerchant)
 	f := newFakeProcessor()
-	start := commands.NewStartOnrampHandler(e.store, commands.NewSplits(e.store), f, noPrices{}, e.now)
-	begin := func(id string) commands.OnrampStarted {
-		t.Helper()
-		out, err := start.Handle(e.ctx, commands.StartOnramp{ReceiptID: id})
-		if err != nil {
-			t.Fatalf("start: %v", err)
-		}
-		return out
-	}
-	refused := func(id string) {
-		t.Helper()
-		before, sessions := e.history(id), f.creates()
-		_, err := start.Handle(e.ctx, commands.StartOnramp{ReceiptID: id})
-		if !errors.Is(err, receipt.ErrState) || !strings.Contains(err.Error(), "being completed by the processor") {
-			t.Fatalf("a second card payment while the first is completed: error %v, want receipt.ErrState", err)
-		}
-		if f.creates() != sessions || e.history(id) != before {
-			t.Fatalf("the refused start asked for a session (%d, was %d) or appended events: %s", f.creates(), sessions, e.history(id))
-		}
-	}
+	begin, refused := onrampStarter(t, e, f)
 
 	// Generated: the processor took the payment (processing, then completed), no report arrived.
 	for _, status := range []string{"fulfillment_processing", "ach_pending", "fulfillment_complete"} {
