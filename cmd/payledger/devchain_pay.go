@@ -17,6 +17,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/chain"
@@ -123,6 +124,17 @@ func parseReceiptPayFlags(cfg config, args []string) (receiptPayFlags, error) {
 	}
 	if fs.NArg() > 0 {
 		return p, badUsage(fmt.Sprintf("unexpected arguments %q (flags go after the receipt id)", fs.Args()), devchainPayReceiptUsage)
+	}
+	// A wrong --base-url or --amount is a wrong command line, found before anything is sent:
+	// --amount was read only after the quote, so a typo recorded a quote (the receipt's quotes
+	// are limited) and then failed.
+	if err := httpURLFlag("--base-url", p.api); err != nil {
+		return p, badUsage(err, devchainPayReceiptUsage)
+	}
+	if p.amount != "" {
+		if _, err := baseUnits(p.amount, 0); err != nil {
+			return p, badUsage("--"+err.Error(), devchainPayReceiptUsage)
+		}
 	}
 	vars := readDevchainEnv(p.envFile)
 	p.rpc = cmp.Or(p.rpc, vars["ETH_RPC_URL"], cfg.EthRPCURL, "http://127.0.0.1:8545")
@@ -241,6 +253,11 @@ func devchainPayReceipt(ctx context.Context, cfg config, log zerolog.Logger, arg
 		return fmt.Errorf("--key: %w", err)
 	}
 	buyer := crypto.PubkeyToAddress(key.PublicKey)
+	// The chain is asked first: with it down, the quote below was recorded on the receipt (each
+	// one counts against its quote limits) and only then did the transfer fail.
+	if err := chainAnswers(ctx, p.rpc); err != nil {
+		return err
+	}
 	var portal map[string]any
 	if err := apiCall(ctx, http.MethodGet, p.api+"/api/portal/"+p.receiptID, "", nil, &portal); err != nil {
 		return err
@@ -277,5 +294,21 @@ func devchainPayReceipt(ctx context.Context, cfg config, log zerolog.Logger, arg
 	fmt.Fprintf(stdout, "the service finds the transfer on chain: pending when seen, paid once it is %d blocks deep, then swept and reconciled\n",
 		max(cfg.ChainConfirmations, 1))
 	fmt.Fprintf(stdout, "watch it: curl %s/api/portal/%s\n", p.api, p.receiptID)
+	return nil
+}
+
+// chainAnswers is nil when the node at rpcURL answers its chain id (within 10 s), else an error
+// saying nothing was sent to the service.
+func chainAnswers(ctx context.Context, rpcURL string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	ec, err := ethclient.DialContext(ctx, rpcURL)
+	if err == nil {
+		defer ec.Close()
+		_, err = ec.ChainID(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("the chain at %s does not answer (is the development chain running? --rpc, --env-file): %w; nothing was sent to the service", rpcURL, err)
+	}
 	return nil
 }
