@@ -25,8 +25,10 @@ import (
 //     is broadcast again, the same bytes; one whose nonce another transaction of the key took
 //     is dropped and its deposits freed. This is also the recovery after a crash between
 //     sending a sweep and recording it: the sweep was recorded in the ledger before it was sent.
-//  2. claims receipts paid or reconciled that changed since last checked (a claim per receipt,
-//     so two instances never check or sweep the same deposit at once), and keeps those whose
+//  2. claims receipts paid (or since reconciled, refund_requested or refunded: a refund is sent
+//     from the merchant's wallet, the payment is still the split's) that changed since last
+//     checked (a claim per receipt, so two instances never check or sweep the same deposit at
+//     once), and keeps those whose
 //     confirmed credits exceed what is recorded swept (a later transfer is swept again);
 //  3. signs one sweep per batch at the operator's next nonce, records it with its receipts, then
 //     broadcasts it. A batch whose estimate reverts is swept in halves, so one deposit that

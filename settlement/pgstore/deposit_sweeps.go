@@ -35,7 +35,7 @@ const claimable = `s.tx_id IS NULL AND (s.claim_token IS NULL OR s.claim_token =
 const claimSQL = `WITH cand AS (
 		SELECT s.receipt_id FROM deposit_sweeps s JOIN receipts r USING (receipt_id)
 		WHERE s.due AND ` + claimable + `
-		  AND r.deposit_address IS NOT NULL AND r.status IN ('paid', 'reconciled') AND r.version > s.checked_version
+		  AND r.deposit_address IS NOT NULL AND r.status IN (` + sweepableStatuses + `) AND r.version > s.checked_version
 		ORDER BY r.updated_at, r.receipt_id LIMIT $3
 		FOR UPDATE OF s SKIP LOCKED),
 	claimed AS (
@@ -44,18 +44,25 @@ const claimSQL = `WITH cand AS (
 	SELECT r.receipt_id, r.deposit_address, coalesce(r.deposit_split, ''), r.version
 	FROM claimed c JOIN receipts r USING (receipt_id) ORDER BY r.updated_at, r.receipt_id`
 
-// forgetUnsweepableSQL marks checked the due rows of receipts no longer paid or reconciled (one
-// refunded after its sweep settled, which reset its check): Claim never takes them, and left due
-// they would be read again on every pass. A receipt paid again has a higher version, so it is due
-// again (the trigger). Rows locked in receipt order, as locked() does, skipping those held.
+// sweepableStatuses are the statuses of a receipt whose deposit the sweeper sweeps: paid, and
+// every status a paid receipt moves to. A refund is sent from the merchant's own wallet (issue
+// 41), so a receipt refunded (or with a refund claimed) before its sweep went through (the
+// sweeper down, the operator out of gas money, its split held back) still has the customer's
+// payment at its deposit, which can only ever go to the split: left there, the merchant paid the
+// refund and never got the payment. A failed receipt's funds stay at its deposit (issue 26).
+const sweepableStatuses = `'paid', 'reconciled', 'refund_requested', 'refunded'`
+
+// forgetUnsweepableSQL marks checked the due rows of receipts in no sweepable status: Claim never
+// takes them, and left due they would be read again on every pass. A receipt paid again has a
+// higher version, so it is due again (the trigger). Rows locked in receipt order, as locked() does, skipping those held.
 const forgetUnsweepableSQL = `WITH l AS (SELECT s.receipt_id FROM deposit_sweeps s JOIN receipts r USING (receipt_id)
-		WHERE s.due AND s.claim_token IS NULL AND r.status NOT IN ('paid', 'reconciled')
+		WHERE s.due AND s.claim_token IS NULL AND r.status NOT IN (` + sweepableStatuses + `)
 		ORDER BY s.receipt_id COLLATE "C" FOR UPDATE OF s SKIP LOCKED)
 	UPDATE deposit_sweeps s SET checked_version = s.seen_version FROM l WHERE s.receipt_id = l.receipt_id`
 
-// Claim claims up to limit receipts paid or reconciled with a deposit address whose version is
-// past the last check, in no open sweep and claimed by no live claim, oldest change first. Two
-// instances claiming at once never claim one receipt: each skips the rows the other has locked.
+// Claim claims up to limit receipts paid (or since reconciled or refunded) with a deposit address
+// whose version is past the last check, in no open sweep and claimed by no live claim, oldest
+// change first. Two instances claiming at once never claim one receipt: each skips the rows the other has locked.
 func (d *DepositSweeps) Claim(ctx context.Context, token uuid.UUID, lease time.Duration, limit int) ([]settlement.SweepCandidate, error) {
 	if _, err := d.pool.Exec(ctx, forgetUnsweepableSQL); err != nil {
 		return nil, fmt.Errorf("claim deposit sweeps: %w", err)
