@@ -206,19 +206,27 @@ func (l *listener) readEvents(ctx, streamCtx context.Context, heard func()) erro
 		heard()
 		line := sc.Text()
 		switch {
+		case line == "" && data == "":
+			// An id with no data is the stream's position, no event: the stream says where it
+			// starts, so that a connection dropped before any event resumes there. Resumed
+			// without Last-Event-ID, the stream started again from the events recorded after the
+			// reconnection, and those recorded in between (the retry's second, the connection)
+			// were never forwarded: at every stream's end (10 minutes) with no event yet.
+			if id != "" {
+				l.lastID = id
+			}
+			id = ""
 		case line == "":
-			if data != "" {
-				if err := l.forwardEvent(ctx, data); err != nil {
-					// The receiver is down: the stream is read again from this event once it answers
-					// (a first event read without Last-Event-ID: from the position before it).
-					if n, perr := strconv.ParseInt(id, 10, 64); l.lastID == "" && perr == nil && n > 0 {
-						l.lastID = strconv.FormatInt(n-1, 10)
-					}
-					return err
+			if err := l.forwardEvent(ctx, data); err != nil {
+				// The receiver is down: the stream is read again from this event once it answers
+				// (a first event read without Last-Event-ID: from the position before it).
+				if n, perr := strconv.ParseInt(id, 10, 64); l.lastID == "" && perr == nil && n > 0 {
+					l.lastID = strconv.FormatInt(n-1, 10)
 				}
-				if id != "" {
-					l.lastID = id // only once the receiver answered
-				}
+				return err
+			}
+			if id != "" {
+				l.lastID = id // only once the receiver answered
 			}
 			id, data = "", ""
 		case strings.HasPrefix(line, "id:"):
