@@ -233,6 +233,10 @@ func readConfig(r *envReader) config {
 	c.PublicBaseURL = strings.TrimRight(r.str("PUBLIC_BASE_URL", "http://localhost:8080"), "/")
 	if u, err := url.Parse(c.PublicBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		r.bad("PUBLIC_BASE_URL must be an http(s) URL")
+	} else if c.AppEnv == "production" && u.Scheme != "https" {
+		// Production's payment links, sign-in challenges (their uri) and session audience come
+		// from it: left unset, every link a merchant hands a customer named localhost.
+		r.bad("PUBLIC_BASE_URL must be set to the service's https URL in production")
 	}
 	c.readSwitches(r)
 	return c

@@ -39,12 +39,15 @@ func TestConfigProblems(t *testing.T) {
 	}{
 		{"production without secrets", map[string]string{"APP_ENV": "production"},
 			[]string{"JWT_SECRET is required in production", "CRON_SECRET is required", "SECRETS_KEY is required", "PROCESSOR_WEBHOOK_SECRET is required",
-				"METRICS_TOKEN is required in production"}},
-		{"gateway in production needs the edge secret", map[string]string{"APP_ENV": "production", "AUTH_MODE": "gateway",
+				"METRICS_TOKEN is required in production", "PUBLIC_BASE_URL must be set to the service's https URL in production"}},
+		{"production with an http public URL", map[string]string{"APP_ENV": "production", "PUBLIC_BASE_URL": "http://pay.example.com",
+			"JWT_SECRET": good, "CRON_SECRET": good, "SECRETS_KEY": good, "PROCESSOR_WEBHOOK_SECRET": good, "METRICS_TOKEN": good},
+			[]string{"PUBLIC_BASE_URL must be set to the service's https URL in production"}},
+		{"gateway in production needs the edge secret", map[string]string{"APP_ENV": "production", "AUTH_MODE": "gateway", "PUBLIC_BASE_URL": "https://pay.example.com",
 			"JWT_SECRET": good, "CRON_SECRET": good, "SECRETS_KEY": good, "PROCESSOR_WEBHOOK_SECRET": good, "METRICS_ADDR": "127.0.0.1:9090"},
 			[]string{"EDGE_SECRET is required"}},
 		// Issue 30, finding 12: CRON_SECRET=a started production.
-		{"short secrets in production", map[string]string{"APP_ENV": "production", "AUTH_MODE": "gateway", "JWT_SECRET": good[:31],
+		{"short secrets in production", map[string]string{"APP_ENV": "production", "AUTH_MODE": "gateway", "PUBLIC_BASE_URL": "https://pay.example.com", "JWT_SECRET": good[:31],
 			"CRON_SECRET": "a", "SECRETS_KEY": good, "PROCESSOR_WEBHOOK_SECRET": "p", "EDGE_SECRET": "e", "METRICS_TOKEN": "m"},
 			[]string{"JWT_SECRET must be at least 32", "CRON_SECRET must be at least 32", "PROCESSOR_WEBHOOK_SECRET must be at least 32",
 				"EDGE_SECRET must be at least 32", "METRICS_TOKEN must be at least 32"}},
@@ -87,7 +90,7 @@ func TestConfigProblems(t *testing.T) {
 func TestConfigProductionWithEverything(t *testing.T) {
 	t.Parallel()
 	good := strings.Repeat("ab", 32)
-	c, generated, err := loadConfig(env(map[string]string{"APP_ENV": "production", "JWT_SECRET": good, "CRON_SECRET": good,
+	c, generated, err := loadConfig(env(map[string]string{"APP_ENV": "production", "PUBLIC_BASE_URL": "https://pay.example.com", "JWT_SECRET": good, "CRON_SECRET": good,
 		"SECRETS_KEY": good, "PROCESSOR_WEBHOOK_SECRET": good, "METRICS_TOKEN": good, "ADMIN_WALLETS": "0xAbCdEf0123456789abcdef0123456789ABCDEF01",
 		"TRUSTED_PROXIES": "10.0.0.1, 192.168.0.0/16", "KEY_CACHE_TTL": "90s"}), rand.Reader)
 	if err != nil || len(generated) != 0 {

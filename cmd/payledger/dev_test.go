@@ -116,7 +116,7 @@ func TestDevMerchantWithoutChain(t *testing.T) {
 func TestDevMerchantRefusesInProduction(t *testing.T) {
 	t.Parallel()
 	good := strings.Repeat("ab", 32)
-	vars := map[string]string{"APP_ENV": "production", "JWT_SECRET": good, "CRON_SECRET": good, "SECRETS_KEY": good,
+	vars := map[string]string{"APP_ENV": "production", "PUBLIC_BASE_URL": "https://pay.example.com", "JWT_SECRET": good, "CRON_SECRET": good, "SECRETS_KEY": good,
 		"PROCESSOR_WEBHOOK_SECRET": good, "METRICS_TOKEN": good, "DEV_DATA_DIR": t.TempDir()}
 	var out, errOut bytes.Buffer
 	if code := run(context.Background(), []string{"dev", "merchant"}, env(vars), &out, &errOut); code == 0 ||
