@@ -71,6 +71,14 @@ func devCommand(ctx context.Context, cfg config, getenv func(string) string, log
 	if fs.NArg() > 0 {
 		return badUsage(fmt.Sprintf("unexpected arguments %q", fs.Args()), devUsage)
 	}
+	// As listen's: `--base-url localhost:9090` was taken for a URL of scheme "localhost" and
+	// reported as a service that does not answer (exit 1), the typo unnamed.
+	if err := httpURLFlag("--base-url", *baseURL); err != nil {
+		return badUsage(err, devUsage)
+	}
+	if *baseURL == "" {
+		*baseURL = cfg.PublicBaseURL
+	}
 	m := &devMerchant{base: strings.TrimRight(*baseURL, "/"), dir: devDataDir(getenv), log: log, cfg: cfg}
 	return m.run(ctx, *name, stdout)
 }
