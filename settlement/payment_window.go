@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -14,9 +15,22 @@ import (
 )
 
 // DueWindows lists the receipts whose payment window ended at or before now and whose expiry is
-// not recorded yet (pgstore.Receipts.DueWindows), oldest deadline first.
+// not recorded yet (pgstore.Receipts.DueWindows), oldest deadline first, after a cursor.
 type DueWindows interface {
-	DueWindows(ctx context.Context, now time.Time, limit int) ([]string, error)
+	DueWindows(ctx context.Context, now time.Time, after WindowCursor, limit int) ([]DueWindow, error)
+}
+
+// DueWindow is a receipt whose window ended, with the end (the due list's order).
+type DueWindow struct {
+	ReceiptID string
+	ExpiresAt time.Time
+}
+
+// WindowCursor is a position in the due list's order (ExpiresAt, then ReceiptID); the zero
+// cursor is before the first.
+type WindowCursor struct {
+	ExpiresAt time.Time
+	ReceiptID string
 }
 
 // PaymentWindowConfig is the payment window process's configuration (cmd/payledger wires it).
@@ -56,6 +70,11 @@ type PaymentWindowHandler struct {
 	due   DueWindows
 	cfg   PaymentWindowConfig
 	now   func() time.Time
+	// mu makes passes one at a time; cursor is where the next pass reads the due list: a full
+	// page is followed by the next one, so that a page of receipts that cannot be decided (a
+	// stream this build cannot read, during a rollback) does not stop every expiry behind it.
+	mu     sync.Mutex
+	cursor WindowCursor
 }
 
 // NewPaymentWindowHandler returns the handler with cfg's zero fields at their defaults. It panics
@@ -97,18 +116,27 @@ func (h *PaymentWindowHandler) Run(ctx context.Context, log zerolog.Logger) erro
 }
 
 // Handle runs one pass: it records the expiry of every receipt whose window has ended (at most
-// Batch) and returns those it expired. A receipt that cannot be decided (a store error) does not
+// Batch, the page after the last pass's when that one was full) and returns those it expired. A receipt that cannot be decided (a store error) does not
 // hold up the others; the first such error is returned after the pass. Errors: the due list's,
 // the first receipt's error.
 func (h *PaymentWindowHandler) Handle(ctx context.Context) ([]commands.ReceiptChange, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	now := h.now()
-	ids, err := h.due.DueWindows(ctx, now, h.cfg.Batch)
+	page, err := h.due.DueWindows(ctx, now, h.cursor, h.cfg.Batch)
 	if err != nil {
 		return nil, err
 	}
+	if len(page) < h.cfg.Batch {
+		h.cursor = WindowCursor{}
+	} else {
+		last := page[len(page)-1]
+		h.cursor = WindowCursor{ExpiresAt: last.ExpiresAt, ReceiptID: last.ReceiptID}
+	}
 	var out []commands.ReceiptChange
 	var first error
-	for _, id := range ids {
+	for _, d := range page {
+		id := d.ReceiptID
 		expired := false
 		_, res, err := commands.ChangeReceipt(ctx, h.store, id, windowMeta, func(st receipt.State) ([]receipt.Event, error) {
 			evs, err := receipt.Expire(st, now.UnixMilli(), h.cfg.Monitor)

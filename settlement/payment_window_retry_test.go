@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/settlement/pgstore"
 )
 
@@ -32,7 +33,11 @@ func TestPaymentWindowHoldsACardRetriedAfterADecline(t *testing.T) {
 		t.Fatalf("retried after a decline: status %s, onramp open %v", st.Status, st.OnrampOpen())
 	}
 	e.advance(2 * time.Hour)
-	due, err := pgstore.NewReceipts(e.pool).DueWindows(e.ctx, e.now(), 10)
+	page, err := pgstore.NewReceipts(e.pool).DueWindows(e.ctx, e.now(), settlement.WindowCursor{}, 10)
+	var due []string
+	for _, d := range page {
+		due = append(due, d.ReceiptID)
+	}
 	if err != nil || slices.Contains(due, id) || !slices.Contains(due, plain) {
 		t.Fatalf("due after the window: %v (%v); want %s and not %s", due, err, plain, id)
 	}
