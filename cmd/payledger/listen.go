@@ -133,7 +133,12 @@ func (l *listener) run(ctx context.Context) error {
 		if errors.Is(err, errRefused) {
 			return err
 		}
-		if errors.Is(err, errUnknownID) {
+		wait := l.retry
+		var later *retryLater
+		if errors.As(err, &later) {
+			wait = max(wait, later.after)
+			fmt.Fprintf(l.out, "%v; trying again in %s\n", err, wait.Round(time.Second))
+		} else if errors.Is(err, errUnknownID) {
 			fmt.Fprintf(l.out, "%v; events recorded meanwhile were not forwarded; starting again with new events\n", err)
 		} else if errors.Is(err, errNoAnswer) {
 			fmt.Fprintf(l.out, "the receiver did not answer (%v); resuming after event %q\n", err, l.lastID)
@@ -142,10 +147,43 @@ func (l *listener) run(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(l.retry):
+		case <-time.After(wait):
 		}
 	}
 	return nil
+}
+
+// retryLater is the service's 429: the stream is refused until after (its Retry-After, or the
+// envelope's resetAt). Reconnecting each second, listen printed "stream answered 429" with no
+// reason (too many streams open for the merchant, the key's request limit) and spent the key's
+// requests while it was limited.
+type retryLater struct {
+	after   time.Duration
+	message string
+}
+
+func (e *retryLater) Error() string {
+	return "the service refused the stream for now (429 " + e.message + ")"
+}
+
+// maxRetryLater bounds the wait a 429 asks for.
+const maxRetryLater = 5 * time.Minute
+
+// tooMany reads a 429 answer: its message and when to try again.
+func tooMany(resp *http.Response, now time.Time) *retryLater {
+	var env struct {
+		Message string `json:"message"`
+		ResetAt int64  `json:"resetAt"`
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	_ = json.Unmarshal(b, &env)
+	e := &retryLater{message: cmp.Or(env.Message, "rate_limited")}
+	if s, err := strconv.ParseInt(strings.TrimSpace(resp.Header.Get("Retry-After")), 10, 64); err == nil && s > 0 {
+		e.after = time.Duration(min(s, int64(maxRetryLater/time.Second))) * time.Second
+	} else if env.ResetAt > 0 {
+		e.after = min(time.UnixMilli(env.ResetAt).Sub(now), maxRetryLater)
+	}
+	return e
 }
 
 var (
@@ -254,6 +292,9 @@ func (l *listener) streamAnswered(resp *http.Response) error {
 		gone := l.lastID
 		l.lastID = ""
 		return fmt.Errorf("%w: %q", errUnknownID, gone)
+	}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		return tooMany(resp, time.Now())
 	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("stream answered %d", resp.StatusCode)
