@@ -152,8 +152,12 @@ func parsePayFlags(cfg config, args []string) (payFlags, error) {
 	if p.key == "" || p.to == "" || p.amount == "" {
 		return p, badUsage("--key, --to and --amount are required", devchainUsage)
 	}
+	// Wrong values are a wrong command line too (exit 2), found before the node is dialled.
 	if !common.IsHexAddress(p.to) {
-		return p, fmt.Errorf("--to %q is not an address", p.to)
+		return p, badUsage(fmt.Sprintf("--to %q is not an address", p.to), devchainUsage)
+	}
+	if amount, ok := new(big.Int).SetString(p.amount, 10); !ok || amount.Sign() <= 0 {
+		return p, badUsage(fmt.Sprintf("--amount %q is not a positive integer of base units", p.amount), devchainUsage)
 	}
 	return p, nil
 }
