@@ -31,12 +31,15 @@ const claimable = `s.tx_id IS NULL AND (s.claim_token IS NULL OR s.claim_token =
 // claimSQL reads only the rows past their last check (index deposit_sweeps_due, migration 030),
 // not every paid deposit receipt: the trigger on receipts keeps seen_version. Rows another
 // statement holds are skipped, not waited for: another instance's claim (which then owns them) or
-// the projector recording a newer version (the next pass sees it).
+// the projector recording a newer version (the next pass sees it). Rows not claimed come first,
+// then the longest claimed: a receipt the sweeper keeps claimed without checking it (its stream
+// cannot be read, during a rollback) goes to the back, so a full claim of such receipts does not
+// come back first on every pass and hold up every other deposit's sweep.
 const claimSQL = `WITH cand AS (
 		SELECT s.receipt_id FROM deposit_sweeps s JOIN receipts r USING (receipt_id)
 		WHERE s.due AND ` + claimable + `
 		  AND r.deposit_address IS NOT NULL AND r.status IN (` + sweepableStatuses + `) AND r.version > s.checked_version
-		ORDER BY r.updated_at, r.receipt_id LIMIT $3
+		ORDER BY s.claimed_at NULLS FIRST, r.updated_at, r.receipt_id LIMIT $3
 		FOR UPDATE OF s SKIP LOCKED),
 	claimed AS (
 		UPDATE deposit_sweeps s SET claim_token = $1, claimed_at = now() WHERE s.receipt_id IN (SELECT receipt_id FROM cand)

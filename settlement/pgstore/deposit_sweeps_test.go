@@ -176,3 +176,39 @@ func TestDepositSweepsForgetsRefundedReceipts(t *testing.T) {
 		t.Fatalf("claimed %v after it was paid again, want dep-1", got)
 	}
 }
+
+// A receipt the sweeper claims and leaves claimed without checking it (its stream cannot be read,
+// during a rollback: settlement's due keeps its claim to try again) goes behind the receipts not
+// claimed. Before, claims came oldest change first whoever held them, so a full claim of such
+// receipts (1,000 a pass) came back first on every pass and no other deposit was swept.
+func TestDepositSweepsClaimsUnclaimedBeforeTheKept(t *testing.T) {
+	pool := pgtest.Pool(t)
+	d := NewDepositSweeps(pool)
+	seedDepositReceipts(t, pool, 4)
+	token := uuid.New()
+	first, err := d.Claim(context.Background(), token, time.Minute, 2)
+	if err != nil || len(first) != 2 || first[0].ReceiptID != "dep-1" || first[1].ReceiptID != "dep-2" {
+		t.Fatalf("first claim: %+v, %v; want the two oldest", first, err)
+	}
+	// Neither checked nor swept: kept claimed by the same sweeper, which claims again.
+	if got := claimOf(t, d, token, 2); !slices.Equal(got, []string{"dep-3", "dep-4"}) {
+		t.Fatalf("second claim: %v, want the receipts not claimed yet", got)
+	}
+	if got := claimOf(t, d, token, 2); !slices.Equal(got, []string{"dep-1", "dep-2"}) {
+		t.Fatalf("third claim: %v, want the longest claimed again", got)
+	}
+}
+
+func claimOf(t *testing.T, d *DepositSweeps, token uuid.UUID, limit int) []string {
+	t.Helper()
+	cands, err := d.Claim(context.Background(), token, time.Minute, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range cands {
+		ids = append(ids, c.ReceiptID)
+	}
+	slices.Sort(ids)
+	return ids
+}
