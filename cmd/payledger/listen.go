@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -298,6 +299,12 @@ func (l *listener) streamAnswered(resp *http.Response) error {
 	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("stream answered %d", resp.StatusCode)
+	}
+	// Only an event stream is read: any other 200 (a web app's page for every path, at a wrong
+	// --base-url) was read as one, each of its data: lines forwarded signed with the secret, and
+	// its end taken for a dropped stream, again each second.
+	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err != nil || mt != "text/event-stream" {
+		return fmt.Errorf("%s answered %q, not an event stream (is --base-url the service?)", l.base+"/api/webhooks/stream", resp.Header.Get("Content-Type"))
 	}
 	return nil
 }
