@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -27,9 +28,10 @@ const (
 )
 
 // LoginTypedData is the EIP-712 document a wallet signs to log in, ready for
-// eth_signTypedData_v4.
-func LoginTypedData(chainID int64, wallet, nonce string, issuedAt, expiresAt time.Time) apitypes.TypedData {
-	return apitypes.TypedData{
+// eth_signTypedData_v4. uri (LoginURI) names the deployment signed in to, among the fields the
+// wallet shows and signs (Login.uri, as SIWE's uri; stop 67); "" leaves the field out.
+func LoginTypedData(chainID int64, uri, wallet, nonce string, issuedAt, expiresAt time.Time) apitypes.TypedData {
+	td := apitypes.TypedData{
 		Types: apitypes.Types{
 			"EIP712Domain": {{Name: "name", Type: "string"}, {Name: "version", Type: "string"}, {Name: "chainId", Type: "uint256"}},
 			"Login": {
@@ -49,6 +51,21 @@ func LoginTypedData(chainID int64, wallet, nonce string, issuedAt, expiresAt tim
 			"expiresAt": strconv.FormatInt(expiresAt.Unix(), 10),
 		},
 	}
+	if uri != "" {
+		td.Types["Login"] = append(td.Types["Login"], apitypes.Type{Name: "uri", Type: "string"})
+		td.Message["uri"] = uri
+	}
+	return td
+}
+
+// LoginURI is the deployment a login challenge signs in to: the public base URL's origin
+// (scheme://host[:port], lower case), as SIWE's uri names it.
+func LoginURI(publicBaseURL string) string {
+	u, err := url.Parse(publicBaseURL)
+	if err != nil || u.Host == "" {
+		return strings.TrimRight(publicBaseURL, "/")
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
 }
 
 // SignTypedData signs td with key as a browser wallet's eth_signTypedData_v4 does: 65 bytes of
@@ -126,15 +143,22 @@ func contractSignature(signatureHex string) ([]byte, error) {
 	return sig, nil
 }
 
-// Login builds and checks admin-login challenges on one chain.
-type Login struct{ ChainID int64 }
+// Login builds and checks admin-login challenges on one chain, for one deployment: URI
+// (LoginURI of the public base URL) is in every challenge, so a signature over a challenge
+// without it, or with another deployment's, signs nobody in here. Without it the challenge named
+// no deployment (name "payledger", version, chain id): a page elsewhere could fetch a nonce from
+// this deployment and have a wallet sign it, and the signature signed the wallet in here.
+type Login struct {
+	ChainID int64
+	URI     string
+}
 
 // Challenge returns the EIP-712 document for a login nonce.
 func (l Login) Challenge(wallet, nonce string, issuedAt, expiresAt time.Time) any {
-	return LoginTypedData(l.ChainID, wallet, nonce, issuedAt, expiresAt)
+	return LoginTypedData(l.ChainID, l.URI, wallet, nonce, issuedAt, expiresAt)
 }
 
 // Signer returns the address that signed the challenge of a login nonce.
 func (l Login) Signer(wallet, nonce string, issuedAt, expiresAt time.Time, signature string) (string, error) {
-	return RecoverTypedDataSigner(LoginTypedData(l.ChainID, wallet, nonce, issuedAt, expiresAt), signature)
+	return RecoverTypedDataSigner(LoginTypedData(l.ChainID, l.URI, wallet, nonce, issuedAt, expiresAt), signature)
 }

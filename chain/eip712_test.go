@@ -34,14 +34,14 @@ func sign(t *testing.T, td apitypes.TypedData, v27 bool) (string, string) {
 func TestRecoverTypedDataSigner(t *testing.T) {
 	t.Parallel()
 	now := time.Unix(1_800_000_000, 0)
-	td := LoginTypedData(8453, "0x1111111111111111111111111111111111111111", "n-1", now, now.Add(5*time.Minute))
+	td := LoginTypedData(8453, "", "0x1111111111111111111111111111111111111111", "n-1", now, now.Add(5*time.Minute))
 	for _, v27 := range []bool{false, true} {
 		addr, sig := sign(t, td, v27)
 		got, err := RecoverTypedDataSigner(td, sig)
 		if err != nil || got != addr {
 			t.Fatalf("v27=%v: recovered %s (%v), want %s", v27, got, err, addr)
 		}
-		other := LoginTypedData(8453, "0x1111111111111111111111111111111111111111", "n-2", now, now.Add(5*time.Minute))
+		other := LoginTypedData(8453, "", "0x1111111111111111111111111111111111111111", "n-2", now, now.Add(5*time.Minute))
 		if got, _ := RecoverTypedDataSigner(other, sig); got == addr {
 			t.Fatal("a signature over another nonce recovered the same signer")
 		}
@@ -61,7 +61,7 @@ func TestSignTypedData(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Unix(1_800_000_000, 0)
-	td := LoginTypedData(8453, "0x1111111111111111111111111111111111111111", "n-1", now, now.Add(5*time.Minute))
+	td := LoginTypedData(8453, "", "0x1111111111111111111111111111111111111111", "n-1", now, now.Add(5*time.Minute))
 	sig, err := SignTypedData(td, key)
 	if err != nil {
 		t.Fatal(err)

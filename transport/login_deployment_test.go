@@ -56,7 +56,7 @@ func TestLoginChallengeNamesTheDeployment(t *testing.T) {
 		t.Fatalf("Login's types do not sign the uri: %v", td.Types["Login"])
 	}
 	// The same nonce, signed in a challenge that names no deployment (what a page could present).
-	unbound := chain.LoginTypedData(8453, wallet, nonce, unix(t, td.Message["issuedAt"]), unix(t, td.Message["expiresAt"]))
+	unbound := chain.LoginTypedData(8453, "", wallet, nonce, unix(t, td.Message["issuedAt"]), unix(t, td.Message["expiresAt"]))
 	if code := login(unbound, nonce); code != http.StatusUnauthorized {
 		t.Fatalf("a signature over the challenge without the deployment: %d, want 401", code)
 	}

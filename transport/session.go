@@ -191,7 +191,7 @@ func (s *Server) issueNonce(c echo.Context) error {
 	c.SetCookie(&http.Cookie{Name: NonceCookie, Value: n.Nonce, Path: "/api/auth/", HttpOnly: true, Secure: s.cfg.Production,
 		SameSite: http.SameSiteStrictMode, Expires: n.ExpiresAt})
 	return c.JSON(http.StatusOK, map[string]any{
-		"typedData": s.loginChallenge(wallet, n.Nonce, n.IssuedAt, n.ExpiresAt),
+		"typedData": s.signer.Challenge(wallet, n.Nonce, n.IssuedAt, n.ExpiresAt),
 		"nonce":     n.Nonce,
 		"expiresAt": n.ExpiresAt.UnixMilli(),
 	})
@@ -292,7 +292,7 @@ func (s *Server) verifiedNonce(ctx context.Context, wallet, nonce, signature str
 		return "", err
 	}
 	for _, n := range candidates {
-		if signer, err := s.loginSigner(wallet, n.Nonce, n.IssuedAt, n.ExpiresAt, signature); err == nil && signer == wallet {
+		if signer, err := s.signer.Signer(wallet, n.Nonce, n.IssuedAt, n.ExpiresAt, signature); err == nil && signer == wallet {
 			return n.Nonce, nil
 		}
 	}
