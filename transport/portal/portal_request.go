@@ -149,7 +149,7 @@ func qrPNG(text string) ([]byte, error) {
 		return nil, err
 	}
 	modules := 17 + 4*q.VersionNumber + 8 // the symbol and its 4-module quiet zone each side
-	return q.PNG(-max(1, qrSize/modules))  // a negative size is pixels per module
+	return q.PNG(-max(1, qrSize/modules)) // a negative size is pixels per module
 }
 
 // portalQR answers GET /api/portal/{id}/qr?token=: the EIP-681 URI of the payment request as a
