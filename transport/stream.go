@@ -121,7 +121,14 @@ func (s *Server) TakeStreamSlot(c echo.Context, merchant string) (func(), error)
 func (s *Server) streamStart(c echo.Context, merchant string) (int64, error) {
 	ctx, last := c.Request().Context(), c.Request().Header.Get("Last-Event-ID")
 	if last == "" {
-		return s.endpoints.LastSeq(ctx, merchant)
+		// Not before the pruned start: the stream announces where it starts (eventStream), and a
+		// client resuming from a merchant's newest event older than that would be refused.
+		newest, err := s.endpoints.LastSeq(ctx, merchant)
+		if err != nil {
+			return 0, err
+		}
+		pruned, err := s.endpoints.PrunedThrough(ctx)
+		return max(newest, pruned), err
 	}
 	n, err := strconv.ParseInt(last, 10, 64)
 	if err != nil || n < 0 {
@@ -172,7 +179,11 @@ func (s *Server) eventStream(c echo.Context) error {
 	h.Set("X-Accel-Buffering", "no")
 	c.Response().WriteHeader(http.StatusOK)
 	out := sseWriter{w: c.Response()}
-	if out.send("retry: 1000\n\n") != nil {
+	// The position it starts after, as an id without data (no event: a client keeps it as its
+	// Last-Event-ID): a stream that ends before its first event (its lifetime, a dropped
+	// connection) is resumed from there, and the events recorded while the client reconnects
+	// reach it; before, it reconnected without an id and they were lost.
+	if out.send(fmt.Sprintf("retry: 1000\nid: %d\n\n", after)) != nil {
 		return nil
 	}
 	end, beat := time.After(eventsLifetime), time.NewTicker(eventsHeartbeat)

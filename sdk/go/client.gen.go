@@ -1704,7 +1704,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/webhooks/endpoints/{id}/deliveries (the `ListEndpointDeliveries` operationId).
 	ListEndpointDeliveries(ctx context.Context, id string, params *ListEndpointDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StreamWebhooks The merchant's events as server-sent events (receipts:read): id = position in the log, event = type, data = {webhookId, type, body}; resumes after Last-Event-ID
+	// StreamWebhooks The merchant's events as server-sent events (receipts:read): id = position in the log, event = type, data = {webhookId, type, body}; resumes after Last-Event-ID. The first block is the starting position alone (retry and id, no data: not an event), to resume from if the stream ends before its first event
 	//
 	// Corresponds with GET /api/webhooks/stream (the `StreamWebhooks` operationId).
 	StreamWebhooks(ctx context.Context, params *StreamWebhooksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2237,7 +2237,7 @@ func (c *Client) ListEndpointDeliveries(ctx context.Context, id string, params *
 	return c.Client.Do(req)
 }
 
-// StreamWebhooks The merchant's events as server-sent events (receipts:read): id = position in the log, event = type, data = {webhookId, type, body}; resumes after Last-Event-ID
+// StreamWebhooks The merchant's events as server-sent events (receipts:read): id = position in the log, event = type, data = {webhookId, type, body}; resumes after Last-Event-ID. The first block is the starting position alone (retry and id, no data: not an event), to resume from if the stream ends before its first event
 //
 // Corresponds with GET /api/webhooks/stream (the `StreamWebhooks` operationId).
 func (c *Client) StreamWebhooks(ctx context.Context, params *StreamWebhooksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4191,7 +4191,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/webhooks/endpoints/{id}/deliveries (the `ListEndpointDeliveries` operationId).
 	ListEndpointDeliveriesWithResponse(ctx context.Context, id string, params *ListEndpointDeliveriesParams, reqEditors ...RequestEditorFn) (*ListEndpointDeliveriesResponse, error)
 
-	// StreamWebhooksWithResponse The merchant's events as server-sent events (receipts:read): id = position in the log, event = type, data = {webhookId, type, body}; resumes after Last-Event-ID
+	// StreamWebhooksWithResponse The merchant's events as server-sent events (receipts:read): id = position in the log, event = type, data = {webhookId, type, body}; resumes after Last-Event-ID. The first block is the starting position alone (retry and id, no data: not an event), to resume from if the stream ends before its first event
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6659,7 +6659,7 @@ func (c *ClientWithResponses) ListEndpointDeliveriesWithResponse(ctx context.Con
 	return ParseListEndpointDeliveriesResponse(rsp)
 }
 
-// StreamWebhooksWithResponse The merchant's events as server-sent events (receipts:read): id = position in the log, event = type, data = {webhookId, type, body}; resumes after Last-Event-ID
+// StreamWebhooksWithResponse The merchant's events as server-sent events (receipts:read): id = position in the log, event = type, data = {webhookId, type, body}; resumes after Last-Event-ID. The first block is the starting position alone (retry and id, no data: not an event), to resume from if the stream ends before its first event
 //
 // Returns a wrapper object for the known response body format(s).
 //

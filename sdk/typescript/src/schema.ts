@@ -450,7 +450,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The merchant's events as server-sent events (receipts:read): id = position in the log, event = type, data = {webhookId, type, body}; resumes after Last-Event-ID */
+        /** The merchant's events as server-sent events (receipts:read): id = position in the log, event = type, data = {webhookId, type, body}; resumes after Last-Event-ID. The first block is the starting position alone (retry and id, no data: not an event), to resume from if the stream ends before its first event */
         get: operations["streamWebhooks"];
         put?: never;
         post?: never;
