@@ -173,18 +173,9 @@ func (s *Server) eventStream(c echo.Context) error {
 	defer give()
 	ctx, stop := s.whileAuthorized(c) // ends with the key or session that opened it
 	defer stop()
-	outliveTimeouts(c.Response()) // by design; the stream's lifetime bounds it
-	h := c.Response().Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("X-Accel-Buffering", "no")
-	c.Response().WriteHeader(http.StatusOK)
-	out := sseWriter{w: c.Response()}
-	// The position it starts after, as an id without data (no event: a client keeps it as its
-	// Last-Event-ID): a stream that ends before its first event (its lifetime, a dropped
-	// connection) is resumed from there, and the events recorded while the client reconnects
-	// reach it; before, it reconnected without an id and they were lost.
-	if out.send(fmt.Sprintf("retry: 1000\nid: %d\n\n", after)) != nil {
-		return nil
+	out, err := openEventStream(c, after)
+	if err != nil {
+		return nil // the client is gone
 	}
 	end, beat := time.After(eventsLifetime), time.NewTicker(eventsHeartbeat)
 	defer beat.Stop()
@@ -222,6 +213,21 @@ func (s *Server) eventStream(c echo.Context) error {
 		case <-time.After(streamPoll):
 		}
 	}
+}
+
+// openEventStream answers c with an event stream whose first block is the position it starts
+// after, as an id without data (no event: a client keeps it as its Last-Event-ID): a stream that
+// ends before its first event (its lifetime, a dropped connection) is resumed from there, and the
+// events recorded while the client reconnects reach it; before, it reconnected without an id and
+// they were lost.
+func openEventStream(c echo.Context, after int64) (sseWriter, error) {
+	outliveTimeouts(c.Response()) // by design; the stream's lifetime bounds it
+	h := c.Response().Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("X-Accel-Buffering", "no")
+	c.Response().WriteHeader(http.StatusOK)
+	out := sseWriter{w: c.Response()}
+	return out, out.send(fmt.Sprintf("retry: 1000\nid: %d\n\n", after))
 }
 
 // sseWriter writes an event stream and flushes what it wrote, returning the first error: the
