@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/internal/wait"
-	"github.com/payledger/payledger/webhooks"
 )
 
 // TestListenResumesAfterAnIdItCanUse: an event whose id: is not an event id (text, a control
@@ -59,17 +57,8 @@ func TestListenResumesAfterAnIdItCanUse(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer local.Close()
-	secret, err := webhooks.NewSecret()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := &syncBuffer{}
-	l := &listener{base: stream.URL, key: "plk_test", forward: local.URL, secret: secret, out: out,
-		retry: 10 * time.Millisecond, stream: &http.Client{}, post: &http.Client{Timeout: 5 * time.Second}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- l.run(ctx) }()
-	defer func() { cancel(); <-done }()
+	out, stop := runListener(t, stream.URL, local.URL, nil)
+	defer stop()
 	wait.Until(t, "the event after the reconnection forwarded", 10*time.Second, func() bool {
 		_, ok := got.Load("msg_4")
 		return ok

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/internal/wait"
-	"github.com/payledger/payledger/webhooks"
 )
 
 // TestListenReadsOnlyAnEventStream: a --base-url that answers 200 with a web page (an app that
@@ -32,19 +30,9 @@ func TestListenReadsOnlyAnEventStream(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer local.Close()
-	secret, err := webhooks.NewSecret()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := &syncBuffer{}
-	l := &listener{base: page.URL, key: "plk_test", forward: local.URL, secret: secret, out: out,
-		retry: 10 * time.Millisecond, stream: &http.Client{}, post: &http.Client{Timeout: 5 * time.Second}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- l.run(ctx) }()
+	out, stop := runListener(t, page.URL, local.URL, nil)
 	wait.Until(t, "two attempts", 10*time.Second, func() bool { return hits.Load() >= 2 })
-	cancel()
-	<-done
+	stop()
 	if n := forwarded.Load(); n != 0 {
 		t.Fatalf("%d posts forwarded from a web page\n%s", n, out.String())
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/internal/wait"
-	"github.com/payledger/payledger/webhooks"
 )
 
 // TestListenResumesAStreamThatFallsSilent: a stream that sends nothing more, not even the
@@ -45,17 +43,8 @@ func TestListenResumesAStreamThatFallsSilent(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer local.Close()
-	secret, err := webhooks.NewSecret()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := &syncBuffer{}
-	l := &listener{base: stream.URL, key: "plk_test", forward: local.URL, secret: secret, out: out, quiet: 100 * time.Millisecond,
-		retry: 10 * time.Millisecond, stream: &http.Client{}, post: &http.Client{Timeout: 5 * time.Second}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- l.run(ctx) }()
-	defer func() { cancel(); <-done }()
+	out, stop := runListener(t, stream.URL, local.URL, func(l *listener) { l.quiet = 100 * time.Millisecond })
+	defer stop()
 	wait.Until(t, "the event of the resumed stream forwarded", 10*time.Second, func() bool {
 		_, ok := got.Load("msg_2")
 		return ok

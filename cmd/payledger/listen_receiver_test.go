@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/internal/wait"
-	"github.com/payledger/payledger/webhooks"
 )
 
 // TestListenKeepsEventsWhileTheReceiverIsDown: events streamed while the local receiver does not
@@ -54,17 +52,8 @@ func TestListenKeepsEventsWhileTheReceiverIsDown(t *testing.T) {
 	}))
 	defer local.Close()
 
-	secret, err := webhooks.NewSecret()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := &syncBuffer{}
-	l := &listener{base: stream.URL, key: "plk_test", forward: local.URL, secret: secret, out: out,
-		retry: 10 * time.Millisecond, stream: &http.Client{}, post: &http.Client{Timeout: 5 * time.Second}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- l.run(ctx) }()
-	defer func() { cancel(); <-done }()
+	out, stop := runListener(t, stream.URL, local.URL, nil)
+	defer stop()
 
 	wait.Until(t, "a forward to the receiver that is down", 10*time.Second, func() bool { return strings.Contains(out.String(), "-> error") })
 	up.Store(true)

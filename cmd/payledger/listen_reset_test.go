@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/internal/wait"
-	"github.com/payledger/payledger/webhooks"
 )
 
 // TestListenStartsAgainWhenTheLogNoLongerHasItsLastEvent (stop 66): after the service's event log
@@ -46,17 +44,8 @@ func TestListenStartsAgainWhenTheLogNoLongerHasItsLastEvent(t *testing.T) {
 		got.Store(r.Header.Get("webhook-id"), true)
 	}))
 	defer local.Close()
-	secret, err := webhooks.NewSecret()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := &syncBuffer{}
-	l := &listener{base: stream.URL, key: "plk_test", forward: local.URL, secret: secret, out: out,
-		retry: 10 * time.Millisecond, stream: &http.Client{}, post: forwardClient()}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- l.run(ctx) }()
-	defer func() { cancel(); <-done }()
+	out, stop := runListener(t, stream.URL, local.URL, func(l *listener) { l.post = forwardClient() })
+	defer stop()
 	wait.Until(t, "the new log's event forwarded", 10*time.Second, func() bool {
 		_, ok := got.Load("msg_2")
 		return ok
