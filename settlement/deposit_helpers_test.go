@@ -270,9 +270,11 @@ func (e *depositEnv) quote(id, amount string) {
 	e.ok(err)
 }
 
-// fromContract makes a contract send wei to `to`: a deposit of another (unwatched) key whose
-// split is `to` receives wei, then a sweep deploys it and it forwards the ETH internally.
-func (e *depositEnv) fromContract(to string, wei *big.Int) {
+// fromContract makes a contract send wei to `to` (an internal call, as a smart-contract wallet
+// pays: the transaction's own value is 0 and it logs no Transfer) and returns that transaction:
+// a deposit of another (unwatched) key whose split is `to` receives wei, then a sweep deploys it
+// and it forwards the ETH internally.
+func (e *depositEnv) fromContract(to string, wei *big.Int) *types.Transaction {
 	e.t.Helper()
 	key := "forwarder-" + to
 	fwd := chain.DepositAddress(e.factory, key, common.HexToAddress(to))
@@ -286,6 +288,7 @@ func (e *depositEnv) fromContract(to string, wei *big.Int) {
 	tx, err := f.Sweep(o, []contracts.DepositFactoryDepositKey{{ReceiptId: chain.DepositReceiptKey(key), Split: common.HexToAddress(to)}}, nil)
 	e.ok(err)
 	e.mined(tx)
+	return tx
 }
 
 // chainAt moves the simulated chain's clock to t when t is later than its newest block (by

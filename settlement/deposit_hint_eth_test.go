@@ -5,32 +5,11 @@ import (
 	"math/big"
 	"testing"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/chain/contracts"
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 )
-
-// contractSends mines a transaction whose ETH reaches `to` through a contract (an internal call,
-// as a smart-contract wallet pays): a deposit of another key whose split is `to` holds wei, and
-// the factory's sweep forwards it. The transaction's own value is 0 and it logs no Transfer.
-func (e *depositEnv) contractSends(to string, wei *big.Int) *types.Transaction {
-	e.t.Helper()
-	key := "wallet-" + to
-	fwd := chain.DepositAddress(e.factory, key, common.HexToAddress(to))
-	e.mined(e.payETH(fwd.Hex(), wei))
-	f, err := contracts.NewDepositFactory(e.factory, e.sim)
-	e.ok(err)
-	o := e.opts(e.op)
-	o.GasLimit = 1_000_000
-	tx, err := f.Sweep(o, []contracts.DepositFactoryDepositKey{{ReceiptId: chain.DepositReceiptKey(key), Split: common.HexToAddress(to)}}, nil)
-	e.ok(err)
-	e.mined(tx)
-	return tx
-}
 
 // TestHintOfASmartWalletETHPaymentIsNotRefused (stop 67): a smart-contract wallet pays ETH by an
 // internal call, which no transaction field shows; the page's hint of that transaction was
@@ -50,7 +29,7 @@ func TestHintOfASmartWalletETHPaymentIsNotRefused(t *testing.T) {
 		return h.Handle(e.ctx, commands.SubmitWalletPayment{ReceiptID: id, Token: "ETH", TransactionHash: tx.Hash().Hex(),
 			BuyerWallet: e.buyerAddr().Hex()})
 	}
-	tx := e.contractSends(paid.DepositAddress(), big.NewInt(1e16))
+	tx := e.fromContract(paid.DepositAddress(), big.NewInt(1e16))
 	if out, err := hint(paid.Receipt.ReceiptID, tx); err != nil || out.AttemptID != "" {
 		t.Fatalf("the hint of a smart wallet's ETH payment: %+v %v, want accepted with no attempt", out, err)
 	}
