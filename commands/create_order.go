@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"strings"
 	"time"
 
@@ -146,10 +145,7 @@ func (h *CreateOrderHandler) price(ctx context.Context, cmd *CreateOrder, qtys [
 func checkLines(lines []OrderLine) ([]int64, error) {
 	qtys := make([]int64, len(lines))
 	for i, l := range lines {
-		n, err := l.Qty.Int64()
-		if err != nil {
-			n, err = wholeNumber(l.Qty.String())
-		}
+		n, err := money.WholeNumber(l.Qty.String())
 		if err != nil || n < 1 || n > 1_000_000 {
 			return nil, Invalidf("items[%d].qty must be a whole number >= 1", i)
 		}
@@ -159,17 +155,6 @@ func checkLines(lines []OrderLine) ([]int64, error) {
 		qtys[i] = n
 	}
 	return qtys, nil
-}
-
-// wholeNumber reads a JSON number that is a whole number written with a fraction or an exponent
-// (1.0, 2e0: what a client's float gives, json.dumps(1.0) in Python) as that number. The
-// decoder has bounded the literal (64 characters, exponent within ±308).
-func wholeNumber(lit string) (int64, error) {
-	r, ok := new(big.Rat).SetString(lit)
-	if !ok || !r.IsInt() || !r.Num().IsInt64() {
-		return 0, fmt.Errorf("%s is not a whole number", lit)
-	}
-	return r.Num().Int64(), nil
 }
 
 // selectTax is the order's tax: an explicit rate (with an optional catalog jurisdiction for the

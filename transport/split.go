@@ -2,12 +2,12 @@ package transport
 
 import (
 	"encoding/json"
-	"math/big"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/split"
 )
 
@@ -51,14 +51,11 @@ type splitRecipientRequest struct {
 // item's stockQty are read. Anything else (a fraction, a number past 10,000 in any form) is 0,
 // which the split rules refuse naming the recipient ("must be a positive integer up to 10000").
 func wholeBps(n json.Number) int {
-	if v, err := n.Int64(); err == nil {
-		return int(max(min(v, split.TotalBps+1), 0))
-	}
-	r, ok := new(big.Rat).SetString(n.String()) // the decoder bounded the literal: 64 characters, exponent within ±308
-	if !ok || !r.IsInt() || r.Sign() <= 0 || r.Cmp(big.NewRat(split.TotalBps, 1)) > 0 {
+	v, err := money.WholeNumber(n.String())
+	if err != nil {
 		return 0
 	}
-	return int(r.Num().Int64())
+	return int(max(min(v, split.TotalBps+1), 0))
 }
 
 func (s *Server) postSplit(c echo.Context) error {

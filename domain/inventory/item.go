@@ -5,9 +5,7 @@ package inventory
 
 import (
 	"errors"
-	"math/big"
 	"regexp"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -24,9 +22,8 @@ func (e rule) Error() string        { return string(e) }
 func (e rule) Is(target error) bool { return target == ErrInvalid }
 
 var (
-	skuRE    = regexp.MustCompile(`^[A-Za-z0-9._:/-]{1,64}$`)
-	numberRE = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]{1,3})?$`)
-	thumbRE  = regexp.MustCompile(`^data:image/(png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/]+=*$`)
+	skuRE   = regexp.MustCompile(`^[A-Za-z0-9._:/-]{1,64}$`)
+	thumbRE = regexp.MustCompile(`^data:image/(png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/]+=*$`)
 )
 
 // MaxThumbBytes bounds a thumbnail's data URI.
@@ -65,7 +62,7 @@ func Check(d Draft) (Item, error) {
 		return it, err
 	}
 	if d.StockQty != nil {
-		n, err := wholeCount(*d.StockQty)
+		n, err := money.WholeNumber(*d.StockQty)
 		if err != nil || n < -1 {
 			return it, rule("stockQty must be an integer >= -1 (-1 = unlimited)")
 		}
@@ -114,21 +111,4 @@ func price(d Draft) (int64, string, error) {
 	default:
 		return 0, "", rule("priceUsd, or price with currency, is required")
 	}
-}
-
-// wholeCount reads a count given as a JSON number: an integer, or a whole number written with a
-// fraction or an exponent (5.0, 1e2: what a client's float gives), as order quantities are read.
-// Anything else is an error: a fraction, or a literal longer than 64 characters.
-func wholeCount(lit string) (int64, error) {
-	if n, err := strconv.ParseInt(lit, 10, 64); err == nil {
-		return n, nil
-	}
-	if len(lit) > 64 || !numberRE.MatchString(lit) {
-		return 0, strconv.ErrSyntax
-	}
-	r, ok := new(big.Rat).SetString(lit)
-	if !ok || !r.IsInt() || !r.Num().IsInt64() {
-		return 0, strconv.ErrSyntax
-	}
-	return r.Num().Int64(), nil
 }
