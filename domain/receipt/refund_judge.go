@@ -35,7 +35,8 @@ type RefundEvidence struct {
 // transaction moving, in one token the receipt was paid in, to its payers (or the refundTo the
 // merchant named), at least the refund's amount in that token at the receipt's paid rate; the
 // stable tokens it was paid in count together, one to one, as its payment counted them
-// (judgeStableRefund). ok:
+// (judgeStableRefund), and a priced token with another paid token counts by the share of each
+// one's required amount, as its payment counted them (judgeMixedRefund). ok:
 // the RefundProcessed to record (ProcessRefund); else reason says what the chain shows instead.
 func JudgeRefund(s State, ev RefundEvidence) (p RefundProcessed, reason string, ok bool) {
 	claim, found := s.CountedRefund(ev.TransactionHash)
@@ -53,6 +54,9 @@ func JudgeRefund(s State, ev RefundEvidence) (p RefundProcessed, reason string, 
 		to = append(to, claim.RefundTo)
 	}
 	paid, senders := s.PaidTokens(), s.refundSenders()
+	if p, reason, ok, applies := judgeMixedRefund(s, claim, ev, to, senders); applies { // a priced token with another (stop 68)
+		return p, reason, ok
+	}
 	p, short, ok := judgeStableRefund(s, claim, ev, to, senders)
 	if ok {
 		return p, "", true
