@@ -57,8 +57,11 @@ func (s *Server) refund(c echo.Context) error {
 	}
 	s.waitChanges(ctx, commands.ReceiptChange{ReceiptID: req.ReceiptID, Result: out.Result})
 	st := out.State
+	// unrefundedUsd is what may still be refunded: a failed receipt's funds less what is refunded
+	// or claimed of them, not its total less refunds (RefundableCents; the same as Unrefunded for
+	// a settled receipt).
 	return c.JSON(http.StatusOK, map[string]any{"ok": true, "receiptId": req.ReceiptID, "status": string(st.Status),
-		"refundedUsd": st.RefundedCents.Float(), "requestedRefundUsd": st.RequestedCents.Float(), "unrefundedUsd": money.Cents(st.Unrefunded()).Float(),
+		"refundedUsd": st.RefundedCents.Float(), "requestedRefundUsd": st.RequestedCents.Float(), "unrefundedUsd": money.Cents(st.RefundableCents()).Float(),
 		"refunds": readmodels.RefundsPayloadOf(st).Refunds})
 }
 
