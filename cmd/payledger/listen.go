@@ -26,7 +26,8 @@ const listenUsage = `usage: payledger listen --forward-to URL [--api-key KEY] [-
   Streams the merchant's events from the service (GET /api/webhooks/stream) and posts each to
   URL as a webhook endpoint would receive it (Standard Webhooks headers, signed with the secret
   it prints), printing one line per event with the receiver's answer. A dropped stream is
-  resumed after the last event received. --api-key defaults to the key ` + "`payledger dev merchant`" + `
+  resumed after the last event received; an answer that asking again cannot change (a refused
+  key, no stream at --base-url: 404) ends listen with exit 1. --api-key defaults to the key ` + "`payledger dev merchant`" + `
   kept in DEV_DATA_DIR/dev-merchant.env; --base-url to PUBLIC_BASE_URL.
 `
 
@@ -297,6 +298,13 @@ func (l *listener) streamAnswered(resp *http.Response) error {
 	if resp.StatusCode == http.StatusTooManyRequests {
 		return tooMany(resp, time.Now())
 	}
+	if lasting(resp.StatusCode) {
+		// The same request gets the same answer: a 404 (a --base-url with a path, or no payledger
+		// there) was retried each second for ever, "stream answered 404", and listen never exited.
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return fmt.Errorf("%w: %s answered %d %s; there is no event stream there for this key (is --base-url the service's address, without a path?)",
+			errRefused, l.base+"/api/webhooks/stream", resp.StatusCode, bytes.TrimSpace(b))
+	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("stream answered %d", resp.StatusCode)
 	}
@@ -307,6 +315,12 @@ func (l *listener) streamAnswered(resp *http.Response) error {
 		return fmt.Errorf("%s answered %q, not an event stream (is --base-url the service?)", l.base+"/api/webhooks/stream", resp.Header.Get("Content-Type"))
 	}
 	return nil
+}
+
+// lasting reports whether a stream's 4xx answer is one that asking again cannot change (every
+// 4xx but 408 Request Timeout and 429, which streamAnswered reads before).
+func lasting(status int) bool {
+	return status/100 == 4 && status != http.StatusRequestTimeout && status != http.StatusTooManyRequests
 }
 
 // eventID is an id: line's value when it is one the stream can resume after (the service's ids
