@@ -18,8 +18,8 @@ import (
 //     (PaymentWindowExpired), unless an onramp attempt is open (the current attempt is an onramp
 //     session and the receipt is generated or pending): the processor decides that one. A session
 //     whose success paid too little (PaymentIgnored, underpaid) is decided: it holds nothing
-//     open. Nor while a transfer mined at or before ExpiresAt waits for its confirmations
-//     (window_pending.go). ach_pending and settled receipts never expire. amountReceived keeps
+//     open. Nor while transfers mined at or before ExpiresAt that cover it wait for their
+//     confirmations (window_pending.go). ach_pending and settled receipts never expire. amountReceived keeps
 //     what arrived.
 //   - The deposit address stays watched until MonitorUntil = ExpiresAt + PAYMENT_MONITOR_WINDOW.
 //   - Once expired, only confirmed funds on chain move the receipt out of failed: a chain
@@ -145,10 +145,10 @@ func (s State) OnrampOpen() bool {
 }
 
 // WindowDue reports whether the receipt's window has ended at `at` (Unix ms) and its expiry is
-// to be recorded now: not while a transfer mined in time waits for its confirmations
+// to be recorded now: not while a payment mined in time waits for its confirmations
 // (window_pending.go; Expire also ends that hold with the late-payment watch).
 func (s State) WindowDue(at int64) bool {
-	return s.windowEnded(at) && !s.transferPendingInTime()
+	return s.windowEnded(at) && !s.paymentPendingInTime()
 }
 
 // windowEnded says whether the receipt's window has ended at `at` with nothing recorded or open
@@ -162,7 +162,7 @@ func (s State) windowEnded(at int64) bool {
 
 // Expire decides the end of the payment window at `at` (Unix ms); monitor is
 // PAYMENT_MONITOR_WINDOW. A receipt whose window has not ended, that is already expired, paid or
-// beyond, ach_pending, has an onramp attempt open, or holds a transfer mined in time that waits
+// beyond, ach_pending, has an onramp attempt open, or holds a payment mined in time that waits
 // for its confirmations (until the late-payment watch ends), changes nothing. Errors: ErrNotFound.
 func Expire(s State, at int64, monitor time.Duration) ([]Event, error) {
 	if err := must(s); err != nil {

@@ -9,11 +9,11 @@ func paidIn(tx, units, block string, blockTime int64) DepositTransferSeen {
 		AmountUnits: units, Decimals: 6, BlockTime: blockTime}
 }
 
-// TestATransferMinedInTimeHoldsTheWindow: a receipt holding a transfer mined at or before its
-// window's end is not expired while that transfer waits for its confirmations (the customer paid
-// in time: expired, the merchant was told failed before paid); a transfer mined after the end,
-// of unknown block time, taken back by a reorg, or confirmed too small holds nothing, and no hold
-// outlasts the late-payment watch.
+// TestATransferMinedInTimeHoldsTheWindow: a receipt whose transfers mined at or before its
+// window's end cover it is not expired while one of them waits for its confirmations (the
+// customer paid in time: expired, the merchant was told failed before paid); transfers that do
+// not cover it, one mined after the end, of unknown block time, or taken back by a reorg hold
+// nothing, and no hold outlasts the late-payment watch.
 func TestATransferMinedInTimeHoldsTheWindow(t *testing.T) {
 	t.Parallel()
 	base := windowed()
@@ -23,6 +23,8 @@ func TestATransferMinedInTimeHoldsTheWindow(t *testing.T) {
 	wallet := withEvents(t, base, AttemptStarted{AttemptID: "w", Kind: "wallet", At: 2},
 		PaymentSubmitted{AttemptID: "w", Source: "wallet", TransactionHash: "0xT", At: winEnd - 5_000})
 	declined := withEvents(t, base, AttemptStarted{AttemptID: "c", Kind: "onramp", At: 2}, fail("c"))
+	part := withEvents(t, seen(base, paidIn("0xA", "4000000", "0xb6", winEnd-60_000)),
+		DepositTransferConfirmed{TransactionHash: "0xA", LogIndex: 0, BlockNumber: 6, BlockHash: "0xb6", At: winEnd - 30_000})
 	cases := []struct {
 		name   string
 		s      State
@@ -33,7 +35,12 @@ func TestATransferMinedInTimeHoldsTheWindow(t *testing.T) {
 		{"mined at the end: held", seen(base, paidIn("0xT", "10000000", "0xb7", winEnd)), winEnd, false},
 		{"a wallet payment (hint) whose transfer is seen: held", seen(wallet, inTime), winEnd + 1, false},
 		{"failed by a card, then paid in time by chain: held", seen(declined, inTime), winEnd + 1, false},
-		{"a small transfer in time, unconfirmed: held", seen(base, paidIn("0xT", "1", "0xb7", winEnd-1)), winEnd + 1, false},
+		{"too small, unconfirmed: expires (underpaid at the end)", seen(base, paidIn("0xT", "9000000", "0xb7", winEnd-1)), winEnd + 1, true},
+		{"the rest of a confirmed part, unconfirmed: held", seen(part, paidIn("0xT", "6000000", "0xb7", winEnd-1)), winEnd + 1, false},
+		{"the rest mined after the end: expires", seen(part, paidIn("0xT", "6000000", "0xb7", winEnd+1)), winEnd + 2, true},
+		{"a confirmed part mined after the end does not count", seen(withEvents(t, seen(base, paidIn("0xA", "4000000", "0xb8", winEnd+1)),
+			DepositTransferConfirmed{TransactionHash: "0xA", LogIndex: 0, BlockNumber: 7, BlockHash: "0xb8", At: winEnd + 1}),
+			paidIn("0xT", "6000000", "0xb7", winEnd-1)), winEnd + 2, true},
 		{"held until the late-payment watch's end", seen(base, inTime), lateEnd, false},
 		{"not beyond it", seen(base, inTime), lateEnd + 1, true},
 		{"mined after the end: expires", seen(base, paidIn("0xT", "10000000", "0xb7", winEnd+1)), winEnd + 1, true},
