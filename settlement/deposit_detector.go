@@ -151,6 +151,7 @@ func (d *DepositDetector) Step(ctx context.Context) (StepResult, error) {
 		return StepResult{}, err
 	}
 	unreadableErr := d.keep(obs, unreadable, now)
+	d.releaseHeld(obs, unreadable, open, scan.To)
 	if err := d.saveHeld(ctx); err != nil { // before the cursor moves past a kept transfer
 		return StepResult{}, err
 	}
@@ -198,11 +199,16 @@ func (w *watchList) read(ctx context.Context) (func(string) bool, error) {
 	return func(a string) bool { _, ok := owner[a]; return ok }, nil
 }
 
-// open is the watched deposits, those of the receipts this detector holds at the read model's
-// version filled from the states it holds (not read from the read model again).
+// open is the watched deposits, and those of the receipts whose kept transfers are watched
+// whatever the watch list says (deposit_held.go); those of the receipts this detector holds at
+// the read model's version filled from the states it holds (not read from the read model again).
 func (d *DepositDetector) open(ctx context.Context, now time.Time) ([]OpenDeposit, error) {
-	open, err := d.Store.OpenKnown(ctx, now, d.Monitor, cmp.Or(d.LateWatch, DefaultLateWatch), d.known.versions())
+	known := d.known.versions()
+	open, err := d.Store.OpenKnown(ctx, now, d.Monitor, cmp.Or(d.LateWatch, DefaultLateWatch), known)
 	if err != nil {
+		return nil, err
+	}
+	if open, err = d.withHeldWatch(ctx, open, now, known); err != nil {
 		return nil, err
 	}
 	kept, watched := open[:0], make(map[string]bool, len(open))

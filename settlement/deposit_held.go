@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -22,11 +23,21 @@ import (
 // named heldCursor(name) (Number 0: none kept), before the cursor moves past it. A detector's
 // first step reads again from there (recording is idempotent by credit), so a restart (the newer
 // build replacing this one) finds the kept transfers again.
+//
+// The receipts themselves are watched whatever the watch list says of them (watch, saved with
+// DepositStore.SaveHeld before the cursor moves): until their kept transfers are recorded and
+// judged at their depth. Before, a receipt that left the watch list meanwhile (paid more than
+// PAYMENT_MONITOR_WINDOW ago, past its late watch, refunded by the newer build) had its transfer
+// recorded by this process as seen and never confirmed, and, after a restart, never found again
+// when the detector read its blocks again: the customer's money at the deposit, credited nowhere.
 type heldDeposits struct {
 	receipts map[string]*heldReceipt
-	floor    uint64 // the held cursor as saved: the first block of a kept transfer, 0 for none
-	logged   holds[string]
-	loaded   bool // the held cursor was read (the detector's first step)
+	// watch is the receipts watched for their kept transfers, each with the first block of them;
+	// saved is watch as the database holds it (DepositStore.Held).
+	watch, saved map[string]uint64
+	floor        uint64 // the held cursor as saved: the first block of a kept transfer, 0 for none
+	logged       holds[string]
+	loaded       bool // the held cursor was read (the detector's first step)
 }
 
 // heldReceipt is the transfers kept for one receipt, each once (by transaction and log index).
@@ -49,7 +60,11 @@ func (d *DepositDetector) resume(ctx context.Context, cur DepositCursor) (Deposi
 	if err != nil {
 		return cur, err
 	}
-	d.held.loaded = true
+	watch, err := d.Store.Held(ctx, d.name(), d.genesis)
+	if err != nil {
+		return cur, err
+	}
+	d.held.loaded, d.held.watch, d.held.saved = true, watch, maps.Clone(watch)
 	if !ok || h.Number == 0 || h.Genesis != d.genesis {
 		return cur, nil
 	}
@@ -111,6 +126,7 @@ func (d *DepositDetector) keep(obs map[string][]observation, unreadable map[stri
 		}
 		if len(h.obs) > 0 {
 			d.held.receipts[id] = h
+			d.watchHeld(id, h.obs)
 		}
 		stream := receipt.Stream(id)
 		err := fmt.Errorf("receipt %s (stream %s) cannot be read; %d transfers to its deposit wait: %w", id, stream, len(h.obs), unreadable[id])
@@ -126,16 +142,92 @@ func (d *DepositDetector) keep(obs map[string][]observation, unreadable map[stri
 	return first
 }
 
-// saveHeld saves the held cursor when its first block changed: before the cursor moves past a
-// kept transfer.
-func (d *DepositDetector) saveHeld(ctx context.Context) error {
-	var floor uint64
-	for _, h := range d.held.receipts {
-		for _, o := range h.obs {
-			if floor == 0 || o.t.BlockNumber < floor {
-				floor = max(o.t.BlockNumber, 1)
-			}
+// watchHeld watches receipt id from the first block of its kept transfers obs.
+func (d *DepositDetector) watchHeld(id string, obs []observation) {
+	if d.held.watch == nil {
+		d.held.watch = map[string]uint64{}
+	}
+	for _, o := range obs {
+		b := max(o.t.BlockNumber, 1)
+		if from, ok := d.held.watch[id]; !ok || b < from {
+			d.held.watch[id] = b
 		}
+	}
+}
+
+// withHeldWatch adds to open the receipts watched for their kept transfers that open lacks
+// (the watch list let them go; known as OpenKnown's): one more query, only while some are.
+func (d *DepositDetector) withHeldWatch(ctx context.Context, open []OpenDeposit, now time.Time, known map[string]uint64) ([]OpenDeposit, error) {
+	if len(d.held.watch) == 0 {
+		return open, nil
+	}
+	in := make(map[string]bool, len(open))
+	for _, o := range open {
+		in[o.ReceiptID] = true
+	}
+	var ids []string
+	for id := range d.held.watch {
+		if !in[id] {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return open, nil
+	}
+	slices.Sort(ids)
+	more, err := d.Store.DepositsOf(ctx, ids, now, d.Monitor, known)
+	if err != nil {
+		return nil, err
+	}
+	return append(open, more...), nil
+}
+
+// releaseHeld stops watching, after a step up to block to, the receipts whose kept transfers are
+// recorded and judged: readable, read past their first block, with no transfer recorded by this
+// step and none waiting for its depth (open, as the step read them). A receipt that open lacks
+// has no deposit to watch (its chain gone): released too.
+func (d *DepositDetector) releaseHeld(obs map[string][]observation, unreadable map[string]error, open []OpenDeposit, to uint64) {
+	if len(d.held.watch) == 0 {
+		return
+	}
+	waiting := map[string]bool{}
+	for _, o := range open {
+		if len(o.Unconfirmed) > 0 {
+			waiting[o.ReceiptID] = true
+		}
+	}
+	for id, from := range d.held.watch {
+		_, still := unreadable[id]
+		if still || to < from || waiting[id] || slices.ContainsFunc(obs[id], func(o observation) bool { return o.scanned }) {
+			continue
+		}
+		delete(d.held.watch, id)
+	}
+}
+
+// saveHeld saves the receipts watched for their kept transfers, and the held cursor when its
+// first block changed: before the cursor moves past a kept transfer.
+func (d *DepositDetector) saveHeld(ctx context.Context) error {
+	set, drop := map[string]uint64{}, []string(nil)
+	var floor uint64
+	for id, from := range d.held.watch {
+		if d.held.saved[id] != from {
+			set[id] = from
+		}
+		if floor == 0 || from < floor {
+			floor = from
+		}
+	}
+	for id := range d.held.saved {
+		if _, ok := d.held.watch[id]; !ok {
+			drop = append(drop, id)
+		}
+	}
+	if len(set) > 0 || len(drop) > 0 {
+		if err := d.Store.SaveHeld(ctx, d.name(), d.genesis, set, drop); err != nil {
+			return err
+		}
+		d.held.saved = maps.Clone(d.held.watch)
 	}
 	if floor == d.held.floor {
 		return nil

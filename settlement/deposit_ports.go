@@ -116,6 +116,16 @@ type DepositStore interface {
 	// SaveCursor records that name processed every block up to c.Number (c.Hash) of the chain
 	// c.Genesis.
 	SaveCursor(ctx context.Context, name string, c DepositCursor) error
+	// DepositsOf returns the deposits of the receipts ids as OpenKnown does (monitor before now
+	// for ETHQuoted), whatever their status: the receipts whose kept transfers the detector
+	// watches though the watch list may have let them go (deposit_held.go).
+	DepositsOf(ctx context.Context, ids []string, now time.Time, monitor time.Duration, known map[string]uint64) ([]OpenDeposit, error)
+	// Held returns the receipts whose transfers the follower name keeps on the chain genesis,
+	// each with the first block of them, as SaveHeld left them.
+	Held(ctx context.Context, name, genesis string) (map[string]uint64, error)
+	// SaveHeld records that name keeps the transfers of each receipt of set from its block on,
+	// and no longer those of drop, at once.
+	SaveHeld(ctx context.Context, name, genesis string, set map[string]uint64, drop []string) error
 }
 
 // UnconfirmedOf is the credits of a deposit neither confirmed nor dropped, as transfers.
