@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"encoding/hex"
@@ -16,6 +17,7 @@ import (
 	"net/http/cookiejar"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -94,6 +96,8 @@ type devMerchant struct {
 	key    *ecdsa.PrivateKey
 	wallet string
 	apiKey string
+	// retryFor bounds the waits of one call the service asks to repeat (0: devRetryFor).
+	retryFor time.Duration
 }
 
 func (m *devMerchant) run(ctx context.Context, shopName string, out io.Writer) error {
@@ -253,8 +257,17 @@ func (m *devMerchant) ensureKey(ctx context.Context) error {
 	path := filepath.Join(m.dir, devMerchantEnvFile)
 	if kept, err := readDevSecrets(path); err == nil && kept["PAYLEDGER_API_KEY"] != "" && kept["WALLET"] == m.wallet {
 		m.apiKey = kept["PAYLEDGER_API_KEY"]
-		if m.expectKey(ctx, http.MethodGet, "/api/status/ping", nil, nil) == nil && m.expectKey(ctx, http.MethodGet, "/api/inventory", nil, nil) == nil {
+		err := m.expectKey(ctx, http.MethodGet, "/api/status/ping", nil, nil)
+		if err == nil {
+			err = m.expectKey(ctx, http.MethodGet, "/api/inventory", nil, nil)
+		}
+		if err == nil {
 			return nil
+		}
+		// Only a refusal of the key replaces it: a 429 or 5xx says nothing about the key, and
+		// replacing it then left the working key behind on the service and a new one in the file.
+		if transientAnswer(err) {
+			return fmt.Errorf("could not check the API key kept in %s (%w); it is left as it is: run this again shortly", path, err)
 		}
 		m.apiKey = ""
 	}
@@ -350,29 +363,81 @@ func decodeAnswer(status, want int, raw []byte, out any) error {
 	return nil
 }
 
+// call sends one request to the service with the session's CSRF token and headers. A 429 (the
+// request was refused before anything was done) is sent again, and so is a GET answered 502,
+// 503 or 504, after the answer's Retry-After (at most devRetryWait; else 1 s, doubling) while
+// the waits stay within m.retryFor (devRetryFor when 0); then the last answer is returned.
 func (m *devMerchant) call(ctx context.Context, method, path string, body any, headers map[string]string) (int, []byte, error) {
 	h := map[string]string{}
 	if m.csrf != "" {
 		h["x-csrf-token"] = m.csrf
 	}
 	maps.Copy(h, headers)
-	return sendJSON(ctx, m.client, method, m.base+path, body, h)
+	budget, backoff := cmp.Or(m.retryFor, devRetryFor), time.Second
+	for {
+		status, raw, after, err := sendJSONRetryAfter(ctx, m.client, method, m.base+path, body, h)
+		if err != nil || !retryable(method, status) {
+			return status, raw, err
+		}
+		wait := cmp.Or(min(after, devRetryWait), backoff)
+		if wait > budget {
+			return status, raw, nil
+		}
+		budget, backoff = budget-wait, min(2*backoff, devRetryWait)
+		m.log.Info().Int("status", status).Str("path", path).Dur("wait", wait).Msg("dev merchant: the service asks to wait; trying again")
+		select {
+		case <-ctx.Done():
+			return 0, nil, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// devRetryFor is how long `dev merchant` waits in all for one call the service answers 429 (or,
+// a GET, 502/503/504); devRetryWait the longest one wait.
+const (
+	devRetryFor  = 30 * time.Second
+	devRetryWait = 10 * time.Second
+)
+
+// retryable reports whether an answer asks for the same request again later.
+func retryable(method string, status int) bool {
+	switch status {
+	case http.StatusTooManyRequests:
+		return true
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return method == http.MethodGet
+	}
+	return false
+}
+
+// transientAnswer reports whether err is no answer about the request itself: no answer at all,
+// a 429 or a 5xx.
+func transientAnswer(err error) bool {
+	var apiErr *devAPIError
+	return !errors.As(err, &apiErr) || apiErr.Status == http.StatusTooManyRequests || apiErr.Status >= 500
 }
 
 // sendJSON sends body (none when nil) as JSON with the headers and returns the answer's status
 // and its first MiB.
 func sendJSON(ctx context.Context, client *http.Client, method, url string, body any, headers map[string]string) (int, []byte, error) {
+	status, raw, _, err := sendJSONRetryAfter(ctx, client, method, url, body, headers)
+	return status, raw, err
+}
+
+// sendJSONRetryAfter is sendJSON with the answer's Retry-After in seconds (0 when none).
+func sendJSONRetryAfter(ctx context.Context, client *http.Client, method, url string, body any, headers map[string]string) (int, []byte, time.Duration, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, 0, err
 		}
 		rd = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, 0, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -382,9 +447,13 @@ func sendJSON(ctx context.Context, client *http.Client, method, url string, body
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, 0, err
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	return resp.StatusCode, raw, err
+	var after time.Duration
+	if n, perr := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); perr == nil && n > 0 {
+		after = time.Duration(min(n, 3600)) * time.Second // bounded: a huge one overflowed
+	}
+	return resp.StatusCode, raw, after, err
 }
