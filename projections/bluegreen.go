@@ -31,16 +31,40 @@ var ErrRebuildRunning = errors.New("another rebuild of receipts is running")
 // keepListedAt gives the shadow's rows the time their live rows were written (listed_at,
 // migration 035), which the rebuild's inserts set to their own: a restarted deposit detector
 // looks back for the rows written since its last step, and would take every rebuilt row for one
-// (a look-back over the whole late-payment watch). It runs before the swap's lock, so reads do
-// not wait for it; a row the swap's own replay adds was written during the rebuild, and keeps
-// the rebuild's time. The sweeps trigger finds such an update's version recorded: no write.
-func keepListedAt(ctx context.Context, pool *pgxpool.Pool) error {
+// (a look-back over the whole late-payment watch). Only the rows of receipts created at or after
+// from (their first event's position) are compared: fillShadow's second pass looks only at those
+// its second catch-up added. It runs before the swap's lock, so reads do not wait for it; a row
+// the swap's own replay adds was written during the rebuild, and keeps the rebuild's time. The
+// sweeps trigger finds such an update's version recorded: no write.
+func keepListedAt(ctx context.Context, pool *pgxpool.Pool, from eventstore.Position) error {
 	_, err := pool.Exec(ctx, `UPDATE `+shadowTable+` n SET listed_at = r.listed_at FROM receipts r
-		WHERE r.receipt_id = n.receipt_id AND r.listed_at < n.listed_at`)
+		WHERE r.receipt_id = n.receipt_id AND r.listed_at < n.listed_at AND (n.pos_commit, n.pos_prepare) >= ($1, $2)`,
+		int64(from.Commit), int64(from.Prepare))
 	if err != nil {
 		return fmt.Errorf("keep the rows' listed_at: %w", err)
 	}
 	return nil
+}
+
+// fillShadow replays the log into the shadow up to the live checkpoint, outside any long
+// transaction, and gives its rows their live listed_at; it returns where it stopped and how many
+// events it replayed. The copy of listed_at rewrites every row (seconds per 100,000 receipts), and
+// the events the live projector applied meanwhile were all replayed under the swap's lock, which
+// every order and status read waits on: so the shadow catches up once more after it, and only the
+// rows that catch-up added are copied again.
+func fillShadow(ctx context.Context, pool *pgxpool.Pool, log LogReader, shadow Receipts, progress func(done uint64)) (eventstore.Position, uint64, error) {
+	pos, done, err := catchUpShadow(ctx, pool, log, shadow, eventstore.Start, 0, progress)
+	if err != nil {
+		return pos, done, err
+	}
+	if err := keepListedAt(ctx, pool, eventstore.Start); err != nil {
+		return pos, done, err
+	}
+	copied := pos
+	if pos, done, err = catchUpShadow(ctx, pool, log, shadow, pos, done, progress); err != nil {
+		return pos, done, err
+	}
+	return pos, done, keepListedAt(ctx, pool, copied)
 }
 
 // RebuildReceiptsBlueGreen rebuilds the receipts read model into a fresh table while reads (and
@@ -61,11 +85,8 @@ func RebuildReceiptsBlueGreen(ctx context.Context, pool *pgxpool.Pool, log LogRe
 		SELECT receipts_attach_triggers('`+shadowTable+`')`); err != nil {
 		return fmt.Errorf("create shadow table: %w", err)
 	}
-	pos, done, err := catchUpShadow(ctx, pool, log, shadow, progress)
+	pos, done, err := fillShadow(ctx, pool, log, shadow, progress)
 	if err != nil {
-		return err
-	}
-	if err := keepListedAt(ctx, pool); err != nil {
 		return err
 	}
 	tx, err := pool.Begin(ctx)
@@ -225,11 +246,11 @@ func indexRenames(ctx context.Context, tx pgx.Tx) ([]string, error) {
 	return out, nil
 }
 
-// catchUpShadow replays into shadow up to the live checkpoint as it moves, outside any long
-// transaction, and returns where it stopped and how many events it replayed.
-func catchUpShadow(ctx context.Context, pool *pgxpool.Pool, log LogReader, shadow Receipts, progress func(done uint64)) (eventstore.Position, uint64, error) {
-	var pos eventstore.Position
-	var done uint64
+// catchUpShadow replays into shadow, from pos (done events replayed so far), up to the live
+// checkpoint as it moves, outside any long transaction, and returns where it stopped and how many
+// events were replayed in all.
+func catchUpShadow(ctx context.Context, pool *pgxpool.Pool, log LogReader, shadow Receipts, pos eventstore.Position, done uint64,
+	progress func(done uint64)) (eventstore.Position, uint64, error) {
 	for {
 		live, err := liveCheckpoint(ctx, pool)
 		if err != nil {
