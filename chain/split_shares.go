@@ -99,3 +99,14 @@ func (o *Operator) CodeAtBlock(ctx context.Context, address string, n uint64) (b
 	code, err := o.b.CodeAt(ctx, common.HexToAddress(address), new(big.Int).SetUint64(n))
 	return len(code) > 0, err
 }
+
+// BlockTime is the timestamp (Unix s) of block n: what tells a block after a split's deployment
+// from one before it, whatever node answers (a node short of n answers an error). Errors: the
+// node's.
+func (o *Operator) BlockTime(ctx context.Context, n uint64) (uint64, error) {
+	h, err := o.b.HeaderByNumber(ctx, new(big.Int).SetUint64(n))
+	if err != nil {
+		return 0, err
+	}
+	return h.Time, nil
+}

@@ -21,6 +21,7 @@ type ConfigureMerchantSplit struct {
 	Merchant   string
 	Address    string            // the split contract
 	Recipients *[]SplitRecipient // nil: the default, the merchant and the platform recipient
+	CodeSeenAt int64             // the time (Unix s) of a block the contract's code was read in; 0: none
 	Meta       eventstore.Metadata
 }
 
@@ -52,7 +53,7 @@ func NewConfigureSplitHandler(store Store, platformRecipient string, now func() 
 // split, marked Idempotent. Errors: ErrPlatformRecipient, ErrSplitClaimed, Invalid (no contract address, or a
 // broken split rule, saying which), ErrContended, wrapped store errors.
 func (h *ConfigureSplitHandler) Handle(ctx context.Context, cmd ConfigureMerchantSplit) (SplitResult, error) {
-	c := split.Configure{Merchant: cmd.Merchant, Address: cmd.Address, Platform: h.platform}
+	c := split.Configure{Merchant: cmd.Merchant, Address: cmd.Address, Platform: h.platform, CodeSeenAt: cmd.CodeSeenAt}
 	if cmd.Recipients != nil {
 		c.Recipients = *cmd.Recipients
 		if c.Recipients == nil {

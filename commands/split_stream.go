@@ -89,13 +89,19 @@ func ConfigureSplit(ctx context.Context, store Store, now time.Time, meta events
 // RedeploySplit records that merchant's split contract was deployed again at address (its
 // configured one has no code on this chain). Errors: split.DecideRedeploy's, wrapped store errors.
 func RedeploySplit(ctx context.Context, store Store, now time.Time, meta eventstore.Metadata, merchant, address, reason string) (split.State, error) {
+	return redeploySplit(ctx, store, now, meta, split.Redeployed{Merchant: merchant, Address: address, Reason: reason})
+}
+
+// redeploySplit is RedeploySplit of r's merchant, address and reason, recording r.CodeSeenAt.
+func redeploySplit(ctx context.Context, store Store, now time.Time, meta eventstore.Metadata, r split.Redeployed) (split.State, error) {
 	var after split.State
-	_, _, err := Execute(ctx, store, SplitStream(merchant), splitAggregate, split.State{},
+	_, _, err := Execute(ctx, store, SplitStream(r.Merchant), splitAggregate, split.State{},
 		func(l Loaded[split.State]) (Decision, error) {
-			evs, err := split.DecideRedeploy(l.State, merchant, address, reason, now)
+			evs, err := split.DecideRedeploy(l.State, r.Merchant, r.Address, r.Reason, now)
 			if err != nil {
 				return nil, err
 			}
+			evs[0].CodeSeenAt = r.CodeSeenAt
 			after = split.EvolveRedeployed(l.State, evs[0])
 			ev, err := NewEvent(newEventID(), split.EventRedeployed, evs[0], meta)
 			return Decision{ev}, err

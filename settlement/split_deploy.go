@@ -53,7 +53,7 @@ func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureM
 			return commands.SplitResult{}, err
 		}
 		if rs != nil { // the split is the contract's: its payees and shares are what it pays
-			cmd.Recipients = &rs
+			cmd.Recipients, cmd.CodeSeenAt = &rs, h.codeSeenAt(ctx, cmd.Address)
 		}
 	}
 	if cmd.Address != "" || h.sender == nil {
@@ -85,20 +85,21 @@ func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureM
 	if err != nil {
 		return commands.SplitResult{}, err
 	}
-	cmd.Address, cmd.Recipients = addr, &recipients
+	cmd.Address, cmd.Recipients, cmd.CodeSeenAt = addr, &recipients, h.codeSeenAt(ctx, addr)
 	return h.configure.Handle(ctx, cmd)
 }
 
 // redeployMissing answers a configured split unchanged, unless its contract holds no code on the
 // chain followed (a new development chain, issue 40): then the same split (recipients and
 // shares) is deployed again and the merchant's split moves to it (SplitRedeployed). Missing
-// means splitGone's word: no code in two blocks redeployBlocks apart.
+// means splitGone's word: no code in two blocks redeployBlocks apart, the later one stamped after
+// the split's recording.
 func (h *DeploySplitHandler) redeployMissing(ctx context.Context, cmd commands.ConfigureMerchantSplit, existing split.State) (commands.SplitResult, error) {
 	unchanged := commands.SplitResult{State: existing, Idempotent: true}
 	if h.chain == nil {
 		return unchanged, nil
 	}
-	gone, err := h.splitGone(ctx, existing.Address)
+	gone, err := h.splitGone(ctx, existing)
 	if err != nil || !gone {
 		return unchanged, err
 	}
@@ -106,7 +107,31 @@ func (h *DeploySplitHandler) redeployMissing(ctx context.Context, cmd commands.C
 	if err != nil {
 		return commands.SplitResult{}, err
 	}
-	return h.configure.Redeployed(ctx, cmd.Merchant, addr, "the split "+existing.Address+" holds no code on the chain followed", cmd.Meta)
+	reason := "the split " + existing.Address + " holds no code on the chain followed"
+	return h.configure.Redeployed(ctx, cmd.Merchant, addr, reason, h.codeSeenAt(ctx, addr), cmd.Meta)
+}
+
+// codeSeenAt is the time (Unix s) of the node's head block when that block holds split's code,
+// recorded with the split (CodeSeenAt): on that chain every block stamped later holds it too.
+// 0 when the chain cannot read named blocks, a read fails or the head does not hold the code
+// (a node behind the deployment): the recording's own time stands in (split.State.CodeSince).
+func (h *DeploySplitHandler) codeSeenAt(ctx context.Context, split string) int64 {
+	r, ok := h.chain.(SplitCodeReader)
+	if !ok {
+		return 0
+	}
+	head, err := r.Head(ctx)
+	if err != nil {
+		return 0
+	}
+	if code, err := r.CodeAtBlock(ctx, split, head); err != nil || !code {
+		return 0
+	}
+	t, err := r.BlockTime(ctx, head)
+	if err != nil {
+		return 0
+	}
+	return int64(t)
 }
 
 // SplitCodeReader reads a contract's code in a named block (*chain.Operator is one): what tells a
@@ -116,6 +141,8 @@ type SplitCodeReader interface {
 	Head(ctx context.Context) (uint64, error)
 	// CodeAtBlock says whether address holds code in block n; a node short of n answers an error.
 	CodeAtBlock(ctx context.Context, address string, n uint64) (bool, error)
+	// BlockTime is block n's timestamp (Unix s); a node short of n answers an error.
+	BlockTime(ctx context.Context, n uint64) (uint64, error)
 }
 
 // redeployBlocks is how far apart the two blocks are in which a configured split must hold no
@@ -126,13 +153,16 @@ type SplitCodeReader interface {
 // behind the deployment by fewer blocks than this has reached it at the second read.
 const redeployBlocks = 4
 
-// splitGone says whether split holds no code in a block redeployBlocks past the node's head at
-// the call, read at that block's number (a node short of it errs rather than saying "no code").
-// The blocks from the head on are read as they come: code in any of them answers false at once;
-// a read that errs (another node of a provider behind the block named) is made again. A chain
-// that cannot read a named block never proves a split gone. Errors: ErrChainUnavailable when
-// the node does not name its head, or the later block is not read within h.wait.
-func (h *DeploySplitHandler) splitGone(ctx context.Context, split string) (bool, error) {
+// splitGone says whether st's split holds no code in a block redeployBlocks past the node's head
+// at the call and stamped after st.CodeSince, read at that block's number (a node short of it
+// errs rather than saying "no code"). The blocks from the head on are read as they come: code in
+// any of them answers false at once; a read that errs (another node of a provider behind the
+// block named) is made again. The stamp is what a node any number of blocks behind the
+// deployment cannot show: its blocks all precede the one the code was recorded in, so it is read
+// on until it reaches the code (false) or h.wait ends; a new development chain's blocks are
+// stamped now. A chain that cannot read a named block never proves a split gone. Errors:
+// ErrChainUnavailable when the node does not name its head, or no such block is read within h.wait.
+func (h *DeploySplitHandler) splitGone(ctx context.Context, st split.State) (bool, error) {
 	r, ok := h.chain.(SplitCodeReader)
 	if !ok {
 		return false, nil
@@ -143,16 +173,17 @@ func (h *DeploySplitHandler) splitGone(ctx context.Context, split string) (bool,
 	}
 	wait, cancel := context.WithTimeout(ctx, h.wait)
 	defer cancel()
-	late := fmt.Errorf("%w: the split %s holds no code at block %d; block %d, to confirm it, was not read in time", ErrChainUnavailable, split, first, first+redeployBlocks)
+	late := fmt.Errorf("%w: the split %s holds no code at block %d; no block %d or later stamped after %s was read without it in time",
+		ErrChainUnavailable, st.Address, first, first+redeployBlocks, time.Unix(st.CodeSince, 0).UTC().Format(time.RFC3339))
 	head, read, none := first, uint64(0), false // read: the last block read with no code (none: one was)
 	for {
 		if !none || head > read {
-			code, err := r.CodeAtBlock(wait, split, head)
+			code, err := r.CodeAtBlock(wait, st.Address, head)
 			switch {
 			case err != nil: // a node behind the head just named (a provider's other node): read again
 			case code: // the node has reached the deployment
 				return false, nil
-			case head >= first+redeployBlocks:
+			case head >= first+redeployBlocks && stampedAfter(wait, r, head, st.CodeSince):
 				return true, nil
 			default:
 				read, none = head, true
@@ -169,6 +200,16 @@ func (h *DeploySplitHandler) splitGone(ctx context.Context, split string) (bool,
 			return false, chainUnavailable(err)
 		}
 	}
+}
+
+// stampedAfter says whether block n is stamped after since (Unix s; 0: any block is); a block
+// whose time is not read is not.
+func stampedAfter(ctx context.Context, r SplitCodeReader, n uint64, since int64) bool {
+	if since <= 0 {
+		return true
+	}
+	t, err := r.BlockTime(ctx, n)
+	return err == nil && int64(t) > since
 }
 
 // chainUnavailable is err as ErrChainUnavailable; nil stays nil.

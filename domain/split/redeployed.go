@@ -25,7 +25,8 @@ type Redeployed struct {
 	Address      string `json:"address"`
 	Previous     string `json:"previous"`
 	Reason       string `json:"reason"`
-	RedeployedAt int64  `json:"redeployedAt"` // Unix ms
+	RedeployedAt int64  `json:"redeployedAt"`         // Unix ms
+	CodeSeenAt   int64  `json:"codeSeenAt,omitempty"` // as Configured.CodeSeenAt, for Address
 }
 
 // DecideRedeploy returns the event that moves a configured split to address, deployed again for
@@ -55,5 +56,6 @@ func EvolveRedeployed(s State, e Redeployed) State {
 	}
 	s.Moved = append(slices.Clip(s.Moved), s.Address)
 	s.Address = e.Address
+	s.CodeSince = codeSince(e.CodeSeenAt, e.RedeployedAt)
 	return s
 }

@@ -59,6 +59,9 @@ type Configured struct {
 	Address      string      `json:"address"`
 	Recipients   []Recipient `json:"recipients"`
 	ConfiguredAt int64       `json:"configuredAt"` // Unix ms
+	// CodeSeenAt is the time (Unix s, the chain's clock) of a block in which the contract's code
+	// was read when it was configured; 0: none was read (events before stop 68, no chain).
+	CodeSeenAt int64 `json:"codeSeenAt,omitempty"`
 }
 
 // State is a merchant's split as its events say.
@@ -67,6 +70,11 @@ type State struct {
 	Address    string
 	Recipients []Recipient
 	Moved      []string // the split's earlier addresses, oldest first (Redeployed)
+	// CodeSince (Unix s): on the chain the split's current address was recorded on, a block
+	// stamped later holds its code. The time of the block its code was read in at the
+	// recording (CodeSeenAt), else the recording's second on the service's clock (the contract
+	// held code then). A split is deployed again only on a block stamped later (splitGone).
+	CodeSince int64
 }
 
 // Evolve applies one event.
@@ -74,7 +82,16 @@ func Evolve(s State, e Configured) State {
 	if s.Configured { // the first configuration stands
 		return s
 	}
-	return State{Configured: true, Address: e.Address, Recipients: e.Recipients}
+	return State{Configured: true, Address: e.Address, Recipients: e.Recipients, CodeSince: codeSince(e.CodeSeenAt, e.ConfiguredAt)}
+}
+
+// codeSince is a recording's CodeSince: the block time its code was read in, else the second of
+// the recording (Unix ms).
+func codeSince(seenAt, recordedMs int64) int64 {
+	if seenAt > 0 {
+		return seenAt
+	}
+	return recordedMs / 1000
 }
 
 // Configure asks for a split.
@@ -83,6 +100,7 @@ type Configure struct {
 	Address    string      // split contract address; empty when none was given
 	Recipients []Recipient // nil: the default
 	Platform   string      // PLATFORM_RECIPIENT, may be empty
+	CodeSeenAt int64       // Configured.CodeSeenAt
 }
 
 // Decide returns the event that configures the split, or none when it is already configured
@@ -115,7 +133,7 @@ func Decide(s State, c Configure, now time.Time) ([]Configured, error) {
 	for i, r := range recipients {
 		out[i] = Recipient{Address: strings.ToLower(r.Address), SharesBps: r.SharesBps}
 	}
-	return []Configured{{Merchant: c.Merchant, Address: strings.ToLower(c.Address), Recipients: out, ConfiguredAt: now.UnixMilli()}}, nil
+	return []Configured{{Merchant: c.Merchant, Address: strings.ToLower(c.Address), Recipients: out, ConfiguredAt: now.UnixMilli(), CodeSeenAt: c.CodeSeenAt}}, nil
 }
 
 // zeroHex is the zero address's 40 hex digits.

@@ -1,0 +1,26 @@
+package split
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCodeSince: a split's CodeSince is the time of the block its code was read in when its
+// current address was recorded, else the second of the recording; a redeployment sets it anew.
+func TestCodeSince(t *testing.T) {
+	t.Parallel()
+	a, b := "0x"+strings.Repeat("a", 40), "0x"+strings.Repeat("b", 40)
+	read := Evolve(State{}, Configured{Address: a, ConfiguredAt: 1_700_000_000_999, CodeSeenAt: 1_700_000_003})
+	unread := Evolve(State{}, Configured{Address: a, ConfiguredAt: 1_700_000_000_999})
+	if read.CodeSince != 1_700_000_003 || unread.CodeSince != 1_700_000_000 {
+		t.Fatalf("CodeSince %d read, %d unread", read.CodeSince, unread.CodeSince)
+	}
+	moved := EvolveRedeployed(read, Redeployed{Address: b, RedeployedAt: 1_800_000_000_000})
+	movedRead := EvolveRedeployed(unread, Redeployed{Address: b, RedeployedAt: 1_800_000_000_000, CodeSeenAt: 1_800_000_002})
+	if moved.CodeSince != 1_800_000_000 || movedRead.CodeSince != 1_800_000_002 {
+		t.Fatalf("CodeSince after a redeployment %d, %d read", moved.CodeSince, movedRead.CodeSince)
+	}
+	if again := Evolve(read, Configured{Address: b, ConfiguredAt: 1_900_000_000_000}); again.CodeSince != read.CodeSince {
+		t.Fatalf("a second configuration changed CodeSince to %d", again.CodeSince)
+	}
+}
