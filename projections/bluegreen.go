@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/payledger/payledger/eventstore"
@@ -89,39 +90,89 @@ func RebuildReceiptsBlueGreen(ctx context.Context, pool *pgxpool.Pool, log LogRe
 	if err != nil {
 		return err
 	}
-	tx, err := pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback(context.Background()) }()
-	// The live projector's next batch blocks on this lock; reads wait only for the swap itself.
-	if _, err := tx.Exec(ctx, `LOCK TABLE receipts IN ACCESS EXCLUSIVE MODE`); err != nil {
-		return fmt.Errorf("lock live table: %w", err)
-	}
-	var c, p int64
-	if err := tx.QueryRow(ctx, `SELECT commit_pos, prepare_pos FROM projection_checkpoints WHERE name = 'receipts'`).Scan(&c, &p); err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("read live checkpoint: %w", err)
-	}
-	live := eventstore.Position{Commit: uint64(c), Prepare: uint64(p)}
-	n, reached, err := replayUpTo(ctx, log, pool, tx, shadow, pos, live)
-	if err != nil {
-		return err
-	}
-	if reached.Less(live) {
-		// Swapping now would lose the receipts between reached and live.
-		return fmt.Errorf("blue/green rebuild: the log read ended at %s, before the live checkpoint %s", reached, live)
-	}
-	done += n
-	if err := swapIn(ctx, tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(ctx); err != nil {
+	if done, err = swapWhenFree(ctx, pool, log, shadow, pos, done, progress); err != nil {
 		return err
 	}
 	if progress != nil {
 		progress(done)
 	}
 	return nil
+}
+
+// The swap's waits for a lock (the live table's, first) are bounded: PostgreSQL queues every later
+// read and write of receipts behind the swap's ACCESS EXCLUSIVE request, so a transaction that
+// read the table and stays open (a session left idle in transaction, a backup, a long report)
+// held every order, status read and projector batch for as long as it stayed open. A swap that
+// waited swapLockTimeout lets the queue go and tries again after swapPause, the shadow catching up
+// meanwhile, swapAttempts times in all (about two minutes) before it gives up, naming the cause.
+const (
+	swapLockTimeout = time.Second
+	swapPause       = 2 * time.Second
+	swapAttempts    = 40
+)
+
+// ErrLiveTableHeld: the swap found the receipts table held by another transaction at every
+// attempt; the live table is untouched and the rebuild can run again.
+var ErrLiveTableHeld = errors.New("the receipts table stayed held by another transaction (an open transaction, a backup, a long query: see pg_locks and pg_stat_activity)")
+
+// swapWhenFree swaps shadow in (swapAt), from pos with done events replayed, trying again while the
+// live table stays held (see swapLockTimeout); it returns how many events were replayed in all.
+func swapWhenFree(ctx context.Context, pool *pgxpool.Pool, log LogReader, shadow Receipts, pos eventstore.Position, done uint64,
+	progress func(done uint64)) (uint64, error) {
+	for attempt := 1; ; attempt++ {
+		n, err := swapAt(ctx, pool, log, shadow, pos)
+		var pgErr *pgconn.PgError
+		if err == nil || !errors.As(err, &pgErr) || pgErr.Code != "55P03" { // lock_not_available
+			return done + n, err
+		}
+		if attempt == swapAttempts {
+			return done, fmt.Errorf("blue/green rebuild: %w; the swap waited %d times for %s", ErrLiveTableHeld, attempt, swapLockTimeout)
+		}
+		if !eventstore.Sleep(ctx, swapPause) {
+			return done, ctx.Err()
+		}
+		copied := pos
+		if pos, done, err = catchUpShadow(ctx, pool, log, shadow, pos, done, progress); err != nil {
+			return done, err
+		}
+		if err := keepListedAt(ctx, pool, copied); err != nil {
+			return done, err
+		}
+	}
+}
+
+// swapAt replays what the live projector applied after pos into shadow and swaps it in, in one
+// transaction holding the live table's lock; it returns how many events it replayed.
+func swapAt(ctx context.Context, pool *pgxpool.Pool, log LogReader, shadow Receipts, pos eventstore.Position) (uint64, error) {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, fmt.Sprint(swapLockTimeout.Milliseconds())); err != nil {
+		return 0, fmt.Errorf("bound the swap's lock waits: %w", err)
+	}
+	// The live projector's next batch blocks on this lock; reads wait only for the swap itself.
+	if _, err := tx.Exec(ctx, `LOCK TABLE receipts IN ACCESS EXCLUSIVE MODE`); err != nil {
+		return 0, fmt.Errorf("lock live table: %w", err)
+	}
+	var c, p int64
+	if err := tx.QueryRow(ctx, `SELECT commit_pos, prepare_pos FROM projection_checkpoints WHERE name = 'receipts'`).Scan(&c, &p); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("read live checkpoint: %w", err)
+	}
+	live := eventstore.Position{Commit: uint64(c), Prepare: uint64(p)}
+	n, reached, err := replayUpTo(ctx, log, pool, tx, shadow, pos, live)
+	if err != nil {
+		return 0, err
+	}
+	if reached.Less(live) {
+		// Swapping now would lose the receipts between reached and live.
+		return 0, fmt.Errorf("blue/green rebuild: the log read ended at %s, before the live checkpoint %s", reached, live)
+	}
+	if err := swapIn(ctx, tx); err != nil {
+		return 0, err
+	}
+	return n, tx.Commit(ctx)
 }
 
 // lockRebuild takes the lock that one blue/green rebuild holds while it runs, or refuses with

@@ -51,3 +51,6 @@ func TakeGeneration(g *Generations, id uuid.UUID) bool {
 	_, ok := g.take(id)
 	return ok
 }
+
+// SwapLockTimeout is how long a blue/green swap waits for a lock at a time.
+const SwapLockTimeout = swapLockTimeout
