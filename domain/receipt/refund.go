@@ -93,7 +93,10 @@ type RefundRecord struct {
 	Unknown *UnknownTransferRef `json:"unknownTransfer,omitempty"`
 	// Parts: what each token brought of a refund sent in several stable tokens (RefundProcessed).
 	Parts []RefundPart `json:"parts,omitempty"`
-	At    int64        `json:"at"`
+	// OfFunds: claimed while the receipt had no payment, a refund of funds that paid nothing (a
+	// failed receipt's); they stay among its credits if a late payment pays it (ExcessCents).
+	OfFunds bool  `json:"ofFunds,omitempty"`
+	At      int64 `json:"at"`
 }
 
 // Counted says whether the refund holds its hash: claimed or processed.
@@ -319,7 +322,7 @@ func (s *State) refundRequested(e RefundRequested) {
 	s.RequestedCents += money.Cents(e.AmountCents - e.CoversCents)
 	if e.TransactionHash != "" {
 		s.withRefund(-1, RefundRecord{AmountCents: e.AmountCents, Reason: e.Reason, TransactionHash: e.TransactionHash, RefundTo: e.RefundTo,
-			State: RefundStateClaimed, CoversCents: e.CoversCents, At: e.At})
+			State: RefundStateClaimed, CoversCents: e.CoversCents, OfFunds: s.Payment == nil, At: e.At})
 	}
 	s.refundStatus(StatusRefundRequested, e.At)
 }

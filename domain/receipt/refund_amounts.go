@@ -117,7 +117,10 @@ func (s State) RefundTotalUnits(token string, decimals uint8) (*big.Int, error) 
 }
 
 // ExcessCents is what an overpaid receipt received beyond its requirement, in cents of its total,
-// rounded down (0 when not overpaid): what "refund the excess" proposes.
+// rounded down, less the funds already returned (0 when not overpaid): what "refund the excess"
+// proposes. Funds a failed receipt refunded before a late payment paid it (fundsReturnedCents)
+// stay among the transfers received; counted as excess again, they were proposed a second time
+// (stop 68: 4 USDC returned, then 10 paid late, read as 4.00 of excess).
 func (s State) ExcessCents() int64 {
 	received, ok1 := new(big.Rat).SetString(s.AmountReceived())
 	required, ok2 := new(big.Rat).SetString(s.AmountRequired())
@@ -126,5 +129,18 @@ func (s State) ExcessCents() int64 {
 	}
 	share := new(big.Rat).Quo(new(big.Rat).Sub(received, required), required)
 	share.Mul(share, new(big.Rat).SetInt64(int64(s.Receipt.Total)))
-	return new(big.Int).Quo(share.Num(), share.Denom()).Int64()
+	return max(0, new(big.Int).Quo(share.Num(), share.Denom()).Int64()-s.fundsReturnedCents())
+}
+
+// fundsReturnedCents is what the receipt's refunds of funds that paid nothing (OfFunds) return,
+// claimed or processed: a claim counts until it is refused, as it does against the payment
+// (returnedCents).
+func (s State) fundsReturnedCents() int64 {
+	var n int64
+	for _, r := range s.Refunds {
+		if r.OfFunds && r.Counted() && r.Unknown == nil {
+			n += r.AmountCents
+		}
+	}
+	return n
 }
