@@ -28,7 +28,18 @@ func TestDeploySplitANodeFarBehindItsDeploymentDeploysNothing(t *testing.T) {
 		return err == nil && head > far
 	})
 	merchant, platform := newWallet(t), newWallet(t)
-	deploy, _ := e.handlers(platform)
+	// The service's clock agrees with the chain's, as with a real chain (this one seals every
+	// 300 ms, each block a second past the last: it runs ahead of the wall clock).
+	chainClock := func() time.Time {
+		h, err := e.rpc.Backend().HeaderByNumber(e.ctx, nil)
+		if err != nil {
+			t.Error(err)
+			return time.Now()
+		}
+		return time.Unix(int64(h.Time)+1, 0)
+	}
+	deploy := settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(e.store, platform, chainClock), e.op,
+		settlement.NewOperatorSender(e.op, e.ledger))
 	st := e.deploy(deploy, merchant)
 	if st.CodeSince == 0 {
 		t.Fatalf("the deployed split recorded no time its code was read: %+v", st)

@@ -72,8 +72,9 @@ type State struct {
 	Moved      []string // the split's earlier addresses, oldest first (Redeployed)
 	// CodeSince (Unix s): on the chain the split's current address was recorded on, a block
 	// stamped later holds its code. The time of the block its code was read in at the
-	// recording (CodeSeenAt), else the recording's second on the service's clock (the contract
-	// held code then). A split is deployed again only on a block stamped later (splitGone).
+	// recording (CodeSeenAt), else (or when that block is stamped after the recording) the
+	// recording's second on the service's clock (the contract held code then). A split is
+	// deployed again only on a block stamped later (splitGone).
 	CodeSince int64
 }
 
@@ -85,10 +86,14 @@ func Evolve(s State, e Configured) State {
 	return State{Configured: true, Address: e.Address, Recipients: e.Recipients, CodeSince: codeSince(e.CodeSeenAt, e.ConfiguredAt)}
 }
 
-// codeSince is a recording's CodeSince: the block time its code was read in, else the second of
-// the recording (Unix ms).
+// codeSince is a recording's CodeSince: the block time its code was read in (seenAt, Unix s),
+// else the second of the recording (recordedMs, Unix ms); the recording's second too when the
+// block is stamped after it. A real chain stamps its blocks with the time (the block was read
+// before the recording); a development chain that seals faster than a block a second runs
+// ahead, and taking its stamp would keep a new development chain (issue 40), stamped now, from
+// ever showing a block past it.
 func codeSince(seenAt, recordedMs int64) int64 {
-	if seenAt > 0 {
+	if seenAt > 0 && seenAt <= recordedMs/1000 {
 		return seenAt
 	}
 	return recordedMs / 1000
