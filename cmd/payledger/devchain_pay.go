@@ -85,7 +85,7 @@ func readDevchainEnv(path string) map[string]string {
 
 const devchainPayReceiptUsage = `usage:
   payledger devchain pay <receiptId> [--token USDC|USDT|ETH] [--base-url http://localhost:8080]
-                         [--key HEX] [--amount DECIMAL] [--submit] [--env-file PATH]
+                         [--key HEX] [--amount DECIMAL] [--submit] [--again] [--env-file PATH]
       pays a receipt end to end as a phone wallet does: reads it from the service's public API
       (GET /api/portal/{id}), quotes it in the token (POST /api/portal/{id}/quote), reads the
       payment request (GET /api/portal/{id}/request?token=: the receipt's own deposit address
@@ -93,7 +93,10 @@ const devchainPayReceiptUsage = `usage:
       submitted: the service finds the transfer on chain. --submit also posts the hash
       (POST /api/portal/{id}/payment) as the page's wallet button does (a hint: it never pays by
       itself). --amount sends another amount than requested (in token units: an underpayment,
-      or the rest of one). The chain, its tokens and the account default to what the running
+      or the rest of one). While a payment to the receipt is being confirmed (the receipt pending
+      with nothing confirmed yet, or its deposit address holding more than the service counts:
+      an earlier run's transfer) it sends nothing and exits 1, as paying again would pay twice;
+      --again sends anyway, and so does --amount. The chain, its tokens and the account default to what the running
       development chain wrote to --env-file (default $DEVCHAIN_ENV_FILE or payledger-devchain.env
       in the temporary directory). --base-url defaults to PUBLIC_BASE_URL (http://localhost:8080);
       --api is its older name, still accepted.
@@ -102,7 +105,7 @@ const devchainPayReceiptUsage = `usage:
 // receiptPayFlags are the options of `devchain pay <receiptId>`.
 type receiptPayFlags struct {
 	receiptID, api, token, key, amount, envFile, rpc string
-	submit                                           bool
+	submit, again                                    bool
 }
 
 func parseReceiptPayFlags(cfg config, args []string) (receiptPayFlags, error) {
@@ -117,6 +120,7 @@ func parseReceiptPayFlags(cfg config, args []string) (receiptPayFlags, error) {
 	fs.StringVar(&p.key, "key", "", "payer's private key (default: the development chain's first account)")
 	fs.StringVar(&p.amount, "amount", "", "send this amount (token units) instead of the requested one")
 	fs.BoolVar(&p.submit, "submit", false, "also submit the hash, as the page's wallet button does")
+	fs.BoolVar(&p.again, "again", false, "pay even while a payment to the receipt is being confirmed")
 	fs.StringVar(&p.envFile, "env-file", devchainEnvFile(), "the variables the development chain wrote")
 	fs.StringVar(&p.rpc, "rpc", "", "JSON-RPC URL (default: the env file's, ETH_RPC_URL, http://127.0.0.1:8545)")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -204,13 +208,15 @@ func baseUnits(amount string, decimals uint8) (*big.Int, error) {
 
 // payRequest is the service's payment request (GET /api/portal/{id}/request?token=).
 type payRequest struct {
-	Token        string `json:"token"`
-	Amount       string `json:"amount"`
-	AmountUnits  string `json:"amountUnits"`
-	Decimals     uint8  `json:"decimals"`
-	Recipient    string `json:"recipient"`
-	TokenAddress string `json:"tokenAddress"`
-	ExpiresAt    int64  `json:"expiresAt"`
+	Token       string `json:"token"`
+	Amount      string `json:"amount"`
+	AmountUnits string `json:"amountUnits"`
+	// AmountRequired is the whole amount (decimal): less AmountUnits, what is counted received.
+	AmountRequired string `json:"amountRequired"`
+	Decimals       uint8  `json:"decimals"`
+	Recipient      string `json:"recipient"`
+	TokenAddress   string `json:"tokenAddress"`
+	ExpiresAt      int64  `json:"expiresAt"`
 }
 
 // requestOf quotes the receipt in token (an ETH quote, an EUR rate) and reads its payment request.
@@ -264,12 +270,20 @@ func devchainPayReceipt(ctx context.Context, cfg config, log zerolog.Logger, arg
 	}
 	r, _ := portal["receipt"].(map[string]any)
 	fmt.Fprintf(stdout, "receipt %s: %v %v, status %v\n", p.receiptID, r["totalUsd"], r["currency"], r["status"])
+	// The requested amount again while a payment is under way pays twice; --amount names its own.
+	guard := !p.again && p.amount == ""
+	if err := paymentUnderWay(p, r); guard && err != nil {
+		return err
+	}
 	token := strings.ToUpper(p.token)
 	req, err := requestOf(ctx, p, token)
 	if err != nil {
 		return err
 	}
 	units, err := sendUnits(p, req)
+	if err == nil && guard {
+		err = uncounted(ctx, p, req)
+	}
 	if err != nil {
 		return err
 	}
