@@ -72,7 +72,8 @@ func fillShadow(ctx context.Context, pool *pgxpool.Pool, log LogReader, shadow R
 // the live projector) keep using the live one, then swaps the tables in one transaction at the
 // live projector's checkpoint. The shadow never passes the live checkpoint, so the live
 // projector resumes exactly where the swap left it and no status change misses its webhook.
-// progress, when set, is told how many events were replayed.
+// progress, when set, is told how many events were replayed. Errors: ErrRebuildRunning,
+// ErrLiveTableChanged, ErrLiveTableHeld (the live table untouched: run it again), the database's.
 func RebuildReceiptsBlueGreen(ctx context.Context, pool *pgxpool.Pool, log LogReader, progress func(done uint64)) error {
 	release, err := lockRebuild(ctx, pool)
 	if err != nil {
