@@ -63,11 +63,13 @@ func pendingDepositServe(t *testing.T) *depositServe {
 	t.Setenv("DEVCHAIN_ENV_FILE", filepath.Join(t.TempDir(), "devchain.env"))
 	d := &depositServe{}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
-	t.Cleanup(d.cancel)
 	var chainOut, chainErr devchainOut
+	chainExit := make(chan int, 1)
 	go func() {
-		_ = run(d.ctx, []string{"devchain", "--port", "0", "--block-interval", "500ms"}, noEnv, &chainOut, &chainErr)
+		chainExit <- run(d.ctx, []string{"devchain", "--port", "0", "--block-interval", "500ms"}, noEnv, &chainOut, &chainErr)
 	}()
+	// The devchain removes DEVCHAIN_ENV_FILE as it stops: waited for before the variable is restored.
+	t.Cleanup(func() { d.cancel(); <-chainExit })
 	d.vars, d.accounts = readDevchainBanner(t, &chainOut, &chainErr)
 	d.serveVars = map[string]string{"DATABASE_URL": pgtest.URL(t), "EMBEDDED_POSTGRES": "off", "CHAIN_CONFIRMATIONS": "1000",
 		"PLATFORM_RECIPIENT": strings.ToLower(crypto.PubkeyToAddress(mustKey(t).PublicKey).Hex())}
