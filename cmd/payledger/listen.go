@@ -27,8 +27,8 @@ const listenUsage = `usage: payledger listen --forward-to URL [--api-key KEY] [-
   URL as a webhook endpoint would receive it (Standard Webhooks headers, signed with the secret
   it prints), printing one line per event with the receiver's answer. A dropped stream is
   resumed after the last event received; an answer that asking again cannot change (a refused
-  key, no stream at --base-url: 404) ends listen with exit 1. --api-key defaults to the key ` + "`payledger dev merchant`" + `
-  kept in DEV_DATA_DIR/dev-merchant.env; --base-url to PUBLIC_BASE_URL.
+  key, no stream at --base-url: 404) ends listen with exit 1. --api-key defaults to the key
+  ` + "`payledger dev merchant`" + ` kept in DEV_DATA_DIR/dev-merchant.env; --base-url to PUBLIC_BASE_URL.
 `
 
 // listener forwards the event stream to a local receiver.
