@@ -170,3 +170,73 @@ func (o *Operator) SignCancel(ctx context.Context, nonce uint64) (onchain.Signed
 	}
 	return signed(tx, "")
 }
+
+// Underpriced says whether the signed transaction raw cannot be mined at the newest block: its
+// fee cap (a legacy transaction's gas price) is under that block's base fee, as during a
+// gas-price spike. The node keeps such a transaction and mines nothing at its nonce, nor after it.
+// False on a chain without a base fee.
+func (o *Operator) Underpriced(ctx context.Context, raw []byte) (bool, error) {
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(raw); err != nil {
+		return false, err
+	}
+	head, err := o.b.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	return head.BaseFee != nil && tx.GasFeeCap().Cmp(head.BaseFee) < 0, nil
+}
+
+// SignCancelOver signs SignCancel's transfer of nothing at the nonce of stuck, a signed operator
+// transaction the node holds but cannot mine (Underpriced): at the node's current fees, and each
+// fee at least bumped over stuck's, so that the node takes it in stuck's place (geth
+// asks for 10% more on both the tip and the fee cap).
+func (o *Operator) SignCancelOver(ctx context.Context, stuck []byte) (onchain.SignedTx, error) {
+	old := new(types.Transaction)
+	if err := old.UnmarshalBinary(stuck); err != nil {
+		return onchain.SignedTx{}, err
+	}
+	opts, err := o.opts(ctx, old.Nonce())
+	if err != nil {
+		return onchain.SignedTx{}, err
+	}
+	opts.GasLimit, opts.Value = params.TxGas, new(big.Int)
+	head, err := o.b.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return onchain.SignedTx{}, err
+	}
+	if head.BaseFee == nil {
+		price, err := o.b.SuggestGasPrice(ctx)
+		if err != nil {
+			return onchain.SignedTx{}, err
+		}
+		opts.GasPrice = maxBig(price, bumped(old.GasPrice()))
+	} else {
+		tip, err := o.b.SuggestGasTipCap(ctx)
+		if err != nil {
+			return onchain.SignedTx{}, err
+		}
+		opts.GasTipCap = maxBig(tip, bumped(old.GasTipCap()))
+		// Twice the base fee, as SendETH: room for the spike to go on for a few blocks.
+		current := new(big.Int).Add(opts.GasTipCap, new(big.Int).Mul(head.BaseFee, big.NewInt(2)))
+		opts.GasFeeCap = maxBig(current, bumped(old.GasFeeCap()))
+	}
+	tx, err := SendETH(opts, o.b, o.from)
+	if err != nil {
+		return onchain.SignedTx{}, fmt.Errorf("chain: signing the replacement at nonce %d: %w", old.Nonce(), err)
+	}
+	return signed(tx, "")
+}
+
+// bumped is fee raised by the replacement bump: how much higher than a pending transaction's fees
+// its replacement's are at least (an eighth, over the pool's 10%).
+func bumped(fee *big.Int) *big.Int {
+	return new(big.Int).Add(fee, new(big.Int).Add(new(big.Int).Rsh(fee, 3), big.NewInt(1)))
+}
+
+func maxBig(a, b *big.Int) *big.Int {
+	if a.Cmp(b) >= 0 {
+		return a
+	}
+	return b
+}

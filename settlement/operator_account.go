@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"sync"
 	"time"
@@ -35,6 +36,12 @@ type SplitChain interface {
 	// SignCancel signs a transfer of nothing from the operator to itself at nonce, at current
 	// fees: it takes the nonce of a transaction the node refuses for good.
 	SignCancel(ctx context.Context, nonce uint64) (SignedTx, error)
+	// Underpriced says whether the signed transaction raw cannot be mined at the newest block's
+	// base fee (its fee cap is under it).
+	Underpriced(ctx context.Context, raw []byte) (bool, error)
+	// SignCancelOver signs SignCancel's transfer of nothing at the nonce of the signed
+	// transaction stuck, with fees high enough to replace it in the node's pool.
+	SignCancelOver(ctx context.Context, stuck []byte) (SignedTx, error)
 	// SplitPayees is the payees of the split contract at split and their shares, in the
 	// contract's order, at most limit+1 of them; ok false when the contract does not answer as a
 	// splitter. Errors: the node's.
@@ -158,12 +165,14 @@ type OperatorSender struct {
 	ledger OperatorLedger
 	mu     sync.Mutex
 
-	// RefusedWait is how long the node must keep refusing a signed transaction before it is
-	// replaced at its nonce (0: DefaultRefusedWait); a refusal may pass (a full pool).
+	// RefusedWait is how long the node must keep refusing a signed transaction, or holding it
+	// unmined under the base fee, before it is replaced at its nonce (0: DefaultRefusedWait); a
+	// refusal may pass (a full pool), and a spike too.
 	RefusedWait time.Duration
 	now         func() time.Time
 	refusedMu   sync.Mutex
 	refused     map[string]time.Time // hash: the first refusal seen by this process
+	waiting     map[string]waitingTx // hash: found unmined by this process (replaceStuck)
 }
 
 // DefaultRefusedWait is OperatorSender.RefusedWait's default.
@@ -174,7 +183,7 @@ func NewOperatorSender(chain SplitChain, ledger OperatorLedger) *OperatorSender 
 	if chain == nil || ledger == nil {
 		panic("settlement.NewOperatorSender: nil dependency")
 	}
-	return &OperatorSender{chain: chain, ledger: ledger, now: time.Now, refused: map[string]time.Time{}}
+	return &OperatorSender{chain: chain, ledger: ledger, now: time.Now, refused: map[string]time.Time{}, waiting: map[string]waitingTx{}}
 }
 
 // WithClock sets the clock that times refusals (RefusedWait); call it before use.
@@ -273,12 +282,13 @@ func (n *nonceSource) record(ctx context.Context, sign func(nonce uint64) ([]Ope
 // frees its receipts for the next pass); one whose nonce another transaction of the key took
 // (Replaced) is recorded as reverted, with no gas, so that a release frees its receipts too
 // (operator_transactions has no dropped status); the others are broadcast again, the same
-// bytes. It returns how many were settled.
+// bytes (resend: or the replacement sent while one was stuck). It returns how many were settled.
 func (o *OperatorSender) Settle(ctx context.Context) (int, error) {
 	txs, err := o.ledger.Unsettled(ctx, o.chain.Sender())
 	if err != nil {
 		return 0, err
 	}
+	o.forgetSettled(txs)
 	settled := 0
 	for _, tx := range txs {
 		out, err := o.chain.Outcome(ctx, tx.Hash, tx.Split)
@@ -302,10 +312,8 @@ func (o *OperatorSender) Settle(ctx context.Context) (int, error) {
 				settled++
 				continue
 			}
-			if err := o.chain.Broadcast(ctx, tx.Raw); err != nil {
-				if replaced, rerr := o.replaceRefused(ctx, tx, err); rerr != nil || !replaced {
-					return settled, errors.Join(fmt.Errorf("rebroadcast %s: %w", tx.Hash, err), rerr)
-				}
+			if err := o.resend(ctx, tx); err != nil {
+				return settled, err
 			}
 			continue
 		}
@@ -360,6 +368,72 @@ func (o *OperatorSender) replaceRefused(ctx context.Context, tx OperatorTx, send
 	return true, nil
 }
 
+// resend broadcasts tx again, or the transfer of nothing that replaces it while it is stuck
+// (replaceStuck: the pool holds that one at the nonce, and refuses tx's bytes as underpriced);
+// a refusal for good is replaced at its nonce after RefusedWait (replaceRefused).
+func (o *OperatorSender) resend(ctx context.Context, tx OperatorTx) error {
+	raw := o.waitingOf(tx).raw
+	if err := o.chain.Broadcast(ctx, raw); err != nil {
+		if replaced, rerr := o.replaceRefused(ctx, tx, err); rerr != nil || !replaced {
+			return errors.Join(fmt.Errorf("rebroadcast %s: %w", tx.Hash, err), rerr)
+		}
+		return nil
+	}
+	return o.replaceStuck(ctx, tx)
+}
+
+// replaceStuck replaces tx at its nonce with a transfer of nothing at higher fees
+// (SignCancelOver) when the node has held it unmined for RefusedWait and cannot mine it at the
+// newest block's base fee (Underpriced: a gas-price spike over its fee cap): every later
+// operator transaction (sweeps, releases, charges, deployments) waits behind its nonce, and
+// sending the same bytes again never raises its fees. The replacement moves nothing, so it needs
+// no ledger row: whichever of the two is mined, the row settles as before (tx mined, or, the
+// replacement deep, Replaced drops tx and its work is signed again at a new nonce and at the fees
+// of then). A replacement stuck in turn is replaced the same way RefusedWait later.
+func (o *OperatorSender) replaceStuck(ctx context.Context, tx OperatorTx) error {
+	w := o.waitingOf(tx)
+	if o.now().Sub(w.since) < o.refusedWait() {
+		return nil
+	}
+	low, err := o.chain.Underpriced(ctx, w.raw)
+	if err != nil || !low {
+		return err
+	}
+	c, err := o.chain.SignCancelOver(ctx, w.raw)
+	if err != nil {
+		return fmt.Errorf("transaction %s stuck under the base fee: %w", tx.Hash, err)
+	}
+	if err := o.chain.Broadcast(ctx, c.Raw); err != nil {
+		return fmt.Errorf("transaction %s stuck under the base fee: replacing it at nonce %d: %w", tx.Hash, tx.Nonce, err)
+	}
+	o.refusedMu.Lock()
+	o.waiting[tx.Hash] = waitingTx{since: o.now(), raw: c.Raw}
+	o.refusedMu.Unlock()
+	zerolog.Ctx(ctx).Error().Str("tx", tx.Hash).Str("kind", tx.Kind).Uint64("nonce", tx.Nonce).Str("replacement", c.Hash).
+		Msg("operator transaction unmined since " + o.refusedWait().String() + " with its fee cap under the base fee: replaced at its nonce by a " +
+			"transfer of nothing to the operator at higher fees, so the transactions after it can be mined; its work is signed again once the replacement is deep")
+	return nil
+}
+
+// waitingTx is an operator transaction this process found unmined: since when (or since its
+// last replacement was sent), and the bytes to send for it (its own, or that replacement's).
+type waitingTx struct {
+	since time.Time
+	raw   []byte
+}
+
+// waitingOf is tx as waiting since this process first found it unmined (now, the first time).
+func (o *OperatorSender) waitingOf(tx OperatorTx) waitingTx {
+	o.refusedMu.Lock()
+	defer o.refusedMu.Unlock()
+	w, ok := o.waiting[tx.Hash]
+	if !ok {
+		w = waitingTx{since: o.now(), raw: tx.Raw}
+		o.waiting[tx.Hash] = w
+	}
+	return w
+}
+
 // firstRefusal is when this process first saw the node refuse hash (now, the first time).
 func (o *OperatorSender) firstRefusal(hash string) time.Time {
 	o.refusedMu.Lock()
@@ -372,11 +446,25 @@ func (o *OperatorSender) firstRefusal(hash string) time.Time {
 	return first
 }
 
+// forgetSettled forgets what this process remembers of transactions settled meanwhile (by
+// another instance too): only unsettled are kept.
+func (o *OperatorSender) forgetSettled(unsettled []OperatorTx) {
+	open := make(map[string]bool, len(unsettled))
+	for _, tx := range unsettled {
+		open[tx.Hash] = true
+	}
+	o.refusedMu.Lock()
+	defer o.refusedMu.Unlock()
+	maps.DeleteFunc(o.refused, func(h string, _ time.Time) bool { return !open[h] })
+	maps.DeleteFunc(o.waiting, func(h string, _ waitingTx) bool { return !open[h] })
+}
+
 // forgetRefusal forgets hash's refusal once it is settled.
 func (o *OperatorSender) forgetRefusal(hash string) {
 	o.refusedMu.Lock()
 	defer o.refusedMu.Unlock()
 	delete(o.refused, hash)
+	delete(o.waiting, hash)
 }
 
 func (o *OperatorSender) refusedWait() time.Duration {
