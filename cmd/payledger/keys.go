@@ -86,7 +86,12 @@ func keysCommand(ctx context.Context, cfg config, log zerolog.Logger, args []str
 	defer closeLedger()
 	keys := readmodels.NewKeys(pool)
 	if k.verb == "revoke" {
-		if err := keys.Revoke(ctx, k.wallet, k.id); err != nil {
+		err := keys.Revoke(ctx, k.wallet, k.id)
+		if errors.Is(err, readmodels.ErrNotFound) {
+			// "not found" alone left an operator revoking a leaked key unsure whether it still works.
+			return fmt.Errorf("wallet %s has no key %s: nothing was revoked (check --wallet and --id: keys create printed both)", k.wallet, k.id)
+		}
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "revoked key %s\n", k.id)
