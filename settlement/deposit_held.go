@@ -43,7 +43,21 @@ type heldDeposits struct {
 // heldReceipt is the transfers kept for one receipt, each once (by transaction and log index).
 type heldReceipt struct {
 	obs  []observation
-	keys map[string]bool
+	keys map[string]int // index in obs
+}
+
+// add keeps the transfer o found, as seen only, or, kept already, keeps it where o found it: a
+// reorg that moved it to another block has the scans find it there (a step's observations come
+// after the kept ones). Kept where it was first found, it was recorded in a block the chain no
+// longer holds, then judged dropped: the payment credited as never made.
+func (h *heldReceipt) add(o observation) {
+	k := strings.ToLower(o.t.TransactionHash) + fmt.Sprintf(":%d", o.t.LogIndex)
+	if i, ok := h.keys[k]; ok {
+		h.obs[i] = observation{t: o.t, scanned: true}
+		return
+	}
+	h.keys[k] = len(h.obs)
+	h.obs = append(h.obs, observation{t: o.t, scanned: true})
 }
 
 // heldSuffix names the held cursor of a detector: its own name and this.
@@ -111,18 +125,12 @@ func (d *DepositDetector) keep(obs map[string][]observation, unreadable map[stri
 	for _, id := range ids {
 		h := d.held.receipts[id]
 		if h == nil {
-			h = &heldReceipt{keys: map[string]bool{}}
+			h = &heldReceipt{keys: map[string]int{}}
 		}
 		for _, o := range obs[id] {
-			if !o.scanned {
-				continue // judgments of credits recorded already, and balances: found again at each step
+			if o.scanned { // not judgments of credits recorded already, nor balances: found again at each step
+				h.add(o)
 			}
-			k := strings.ToLower(o.t.TransactionHash) + fmt.Sprintf(":%d", o.t.LogIndex)
-			if h.keys[k] {
-				continue
-			}
-			h.keys[k] = true
-			h.obs = append(h.obs, observation{t: o.t, scanned: true})
 		}
 		if len(h.obs) > 0 {
 			d.held.receipts[id] = h

@@ -106,3 +106,44 @@ func TestAHeldTransferIsConfirmedWhenItsReceiptLeftTheWatchList(t *testing.T) {
 	readable(t, e, d, store)
 	confirmedTwice(t, e, id)
 }
+
+// TestAHeldTransferMovedByAReorgIsKeptWhereItIsNow (stop 68): a kept transfer that a reorg moved
+// to another block (its own block replaced, the transaction mined again later) was kept where it
+// was first found: the scan that read it again in its new block matched the kept one (same
+// transaction and log index) and left it. Once the stream could be read, it was recorded in the
+// block the chain no longer holds, then judged dropped at its depth: the customer's payment
+// credited as never made. Now the kept transfer is the one the latest scan found.
+func TestAHeldTransferMovedByAReorgIsKeptWhereItIsNow(t *testing.T) {
+	t.Parallel()
+	e := newDepositEnv(t)
+	bad := e.receipt(1000)
+	id := bad.Receipt.ReceiptID
+	store := &newerBuildStore{ReceiptsAtAppend: e.store, stream: receipt.Stream(id)}
+	d := e.detector()
+	d.Events = store
+	e.step(d)
+	store.hidden.Store(true)
+	parent, err := e.sim.HeaderByNumber(e.ctx, nil)
+	e.ok(err)
+	tx := e.payToken(e.usdc, bad.DepositAddress(), 10_000_000)
+	e.mined(tx)
+	if res := e.step(d); res.Unreadable == nil {
+		t.Fatalf("the step with the transfer: %+v, want it kept", res)
+	}
+
+	// A reorg from its parent: an empty block first, the transfer mined in the one after.
+	e.ok(e.b.Fork(parent.Hash()))
+	e.b.Rollback()
+	e.poolEmpty() // the pool drops the forked-away transactions on its own goroutine
+	e.b.Rollback()
+	e.ok(e.b.AdjustTime(time.Second))
+	e.ok(e.sim.SendTransaction(e.ctx, tx))
+	e.mined(tx)
+	if res := e.step(d); res.Unreadable == nil {
+		t.Fatalf("the step after the reorg: %+v, want the transfer still kept", res)
+	}
+	readable(t, e, d, store)
+	if st := e.want(id, receipt.StatusPaid, "10.00"); len(st.Credits) != 1 || !st.Credits[0].Confirmed {
+		t.Fatalf("credits %+v, want the transfer confirmed in its new block", st.Credits)
+	}
+}
