@@ -8,7 +8,9 @@ import (
 //   - Every transfer to the receipt's deposit address, of a configured token or of ETH, from any
 //     sender, is credited to the receipt, keyed by (transaction hash, log index; -1 for ETH): a
 //     transfer is credited once however often it is reported. A transfer of nothing (0 base
-//     units: anyone can log one, naming any sender) is no transfer: it is not recorded.
+//     units: anyone can log one, naming any sender) is no transfer: it is not recorded. Once the
+//     receipt holds DustFreeCredits credits, a new transfer worth under 1/DustShare of the
+//     requirement and under what is still due is dust, not recorded (dust_transfers.go).
 //   - Seen in a block (DepositTransferSeen): a generated receipt becomes pending; any other status
 //     stays. Seen again in another block (a reorg moved it) replaces the block it counts in.
 //   - A log index is the log's position in its block: a transaction mined again in another block

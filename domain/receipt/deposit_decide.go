@@ -25,7 +25,8 @@ type DepositObservation struct {
 // values it when the receipt has none in its token (ValueTransfer, at o.Prices), the transfer
 // seen (new, or seen again in another block), confirmed, or dropped; and the payment when the
 // confirmed transfers now cover the required amount. Reporting the same observation again adds
-// nothing. Errors: ErrNotFound, ErrState (the receipt has no deposit address).
+// nothing, and a new transfer that is dust (dust_transfers.go) adds nothing either. Errors:
+// ErrNotFound, ErrState (the receipt has no deposit address).
 func ObserveDeposit(s State, o DepositObservation) ([]Event, error) {
 	if err := must(s); err != nil {
 		return nil, err
@@ -47,6 +48,9 @@ func ObserveDeposit(s State, o DepositObservation) ([]Event, error) {
 	}
 	// A transfer in a token the receipt cannot price yet is valued at the price of now.
 	evs := ValueTransfer(s, t.Token, o.Prices, o.At)
+	if !known && dustAfter(s, evs, t) {
+		return nil, nil // dust (dust_transfers.go): stays at the deposit, swept with the rest
+	}
 	if known && c.Confirmed {
 		// Past the depth the transfer stands as confirmed; a deep reorg is the audit's (DESIGN 8),
 		// and so is the restoration of a flagged payment, at its new block's depth.
@@ -101,4 +105,16 @@ func chainPayment(c Credit, at int64) PaymentConfirmed {
 		p.LogIndex = &li
 	}
 	return p
+}
+
+// dustAfter says whether the new transfer t is dust for s once the quote events evs (the one
+// that values t, if any) are applied: valued at that quote, not at none.
+func dustAfter(s State, evs []Event, t DepositTransferSeen) bool {
+	if len(s.Credits) < DustFreeCredits {
+		return false
+	}
+	for _, e := range evs {
+		s = Evolve(s, e)
+	}
+	return s.isDust(t)
 }

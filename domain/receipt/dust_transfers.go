@@ -1,0 +1,72 @@
+package receipt
+
+import (
+	"math/big"
+
+	"github.com/payledger/payledger/domain/money"
+)
+
+// Dust (stop 68): a receipt's credits are bounded by what they are worth, not by their number.
+//   - A deposit address is public (the payment page shows it), and a contract can log hundreds of
+//     one-base-unit transfers to it in one transaction for cents of gas on an L2. Each one was a
+//     credit for ever: the receipt's stream grew without bound from anyone's input, and every
+//     load of it replayed them all (seconds for thousands).
+//   - Once a receipt holds DustFreeCredits credits, a new transfer is recorded only when it is
+//     worth at least 1/DustShare of what the receipt requires in its token, or at least what is
+//     still due in it (the share not yet covered by the transfers seen and not dropped, those
+//     still waiting for their depth counted as if confirmed). A smaller one is dust: no event at
+//     all, not even the quote that would have valued it.
+//   - So an attacker's dust never keeps a payment out: the customer's payment, or the part that
+//     completes it, is recorded whatever came before it. Each credit past DustFreeCredits moves at
+//     least 1% of the receipt's price to the merchant's deposit, which bounds the stream by what
+//     the sender is willing to give the merchant. The first DustFreeCredits transfers, of any
+//     size, are recorded as before: a payment in a few parts never meets the rule.
+//   - What is not recorded stays at the deposit address, bound to the merchant's split: a sweep
+//     moves the token's whole balance (DepositSwept records what it moved), so the merchant gets
+//     it with the next sweep of the deposit. ETH dust that the detector's balance read finds is
+//     recorded once, as one balance credit, when together it is no dust any more.
+//   - A transfer already credited (confirmed, dropped, moved by a reorg, seen again) is judged as
+//     always: the rule only keeps new credits out. A transfer in a token the receipt cannot value
+//     (no quote and no price, an EUR receipt without a rate) is recorded: it may be the payment.
+
+// DustFreeCredits is how many credits a receipt records before the dust rule applies.
+const DustFreeCredits = 20
+
+// DustShare: past DustFreeCredits, a transfer worth less than 1/DustShare of what the receipt
+// requires in its token (and less than what is still due in it) is not recorded.
+const DustShare = 100
+
+// isDust says whether the new transfer t is dust for s (the rule above): s holds DustFreeCredits
+// credits or more, and t brings less than 1/DustShare of the requirement in its token and less
+// than what is still due in it. s is the state after any quote that values t.
+func (s State) isDust(t DepositTransferSeen) bool {
+	if len(s.Credits) < DustFreeCredits {
+		return false
+	}
+	req, err := s.requiredIn(t.Token)
+	units, ok := new(big.Int).SetString(t.AmountUnits, 10)
+	if err != nil || !ok || req.Amount.Sign() <= 0 {
+		return false // cannot be valued: it may be the payment
+	}
+	// units < requirement / DustShare, in base units: units × DustShare × den < num × 10^decimals
+	lhs := new(big.Int).Mul(units, big.NewInt(DustShare))
+	lhs.Mul(lhs, req.Amount.Denom())
+	if lhs.Cmp(new(big.Int).Mul(req.Amount.Num(), money.Pow10(t.Decimals))) >= 0 {
+		return false
+	}
+	due := s.seenCounted().DueUnits(req, t.Decimals)
+	return due.Sign() <= 0 || units.Cmp(due) < 0
+}
+
+// seenCounted is s with every credit not dropped counted as confirmed: what is due once the
+// transfers already seen reach their depth. Counting only confirmed ones, a batch of dust in the
+// block after an underpayment one unit short would all be "what is still due".
+func (s State) seenCounted() State {
+	seen := make([]Credit, len(s.Credits))
+	for i, c := range s.Credits {
+		c.Confirmed = c.Confirmed || !c.Dropped
+		seen[i] = c
+	}
+	s.Credits = seen
+	return s
+}
