@@ -2,6 +2,7 @@ package transport
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -207,7 +208,7 @@ func (s *Server) eventStream(c echo.Context) error {
 		case <-end:
 			return nil
 		case <-beat.C:
-			if out.send(": keep-alive\n\n") != nil {
+			if after, err = s.keepAlive(ctx, out, merchant, after); err != nil {
 				return nil
 			}
 		case <-time.After(streamPoll):
@@ -257,4 +258,21 @@ func (o sseWriter) events(list []readmodels.StoredEvent, after int64) (int64, er
 		return after, nil
 	}
 	return after, http.NewResponseController(o.w).Flush()
+}
+
+// keepAlive sends the stream's heartbeat: its position moved on to the log's end, as an id without
+// data, when none of the merchant's events lie before it; else a comment. A quiet merchant's
+// client otherwise kept the id of its last event (or of the stream's start) for as long as nothing
+// happened to it: once the log was pruned past that id (30 days), its next reconnection was
+// refused (400, "events after it are gone") though it had missed nothing, and a browser's
+// EventSource does not reconnect after a 400. The end is read first: events are recorded in
+// commit order (readmodels' log lock), so an event of the merchant not yet visible to the read
+// after it comes later than that end and is still sent.
+func (s *Server) keepAlive(ctx context.Context, out sseWriter, merchant string, after int64) (int64, error) {
+	if end, err := s.endpoints.LogEnd(ctx); err == nil && end > after {
+		if list, err := s.endpoints.EventsAfter(ctx, merchant, after, 1); err == nil && len(list) == 0 {
+			return end, out.send(fmt.Sprintf("id: %d\n\n", end))
+		}
+	}
+	return after, out.send(": keep-alive\n\n")
 }
