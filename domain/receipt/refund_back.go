@@ -179,8 +179,11 @@ func netFlows(transfers []ChainTransfer, of func(ChainTransfer) bool, to, sender
 			continue
 		}
 		from, dest := strings.ToLower(t.From), strings.ToLower(t.To)
+		// One party (stop 68): a transfer from one of the addresses to to another is neither. It
+		// counted as money going back when its sender was the named refundTo (no payer), so 5
+		// sent to refundTo and on to the payer in one transaction proved a refund of 10.
 		switch in, leaves := slices.Contains(to, dest), slices.Contains(to, from); {
-		case in && goesBack(t, senders):
+		case in && !leaves && goesBack(t, senders):
 			if sum == nil {
 				sum, first = new(big.Int), dest
 			}
