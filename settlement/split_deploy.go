@@ -59,6 +59,13 @@ func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureM
 	if cmd.Address != "" || h.sender == nil {
 		return h.configure.Handle(ctx, cmd)
 	}
+	existing, err := h.configure.Current(ctx, cmd.Merchant)
+	if err != nil {
+		return commands.SplitResult{}, err
+	}
+	if existing.Configured { // its check takes the lock only to deploy (splitGone may wait minutes)
+		return h.redeployMissing(ctx, cmd, existing)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	// A deployment, once sent, is mined whatever the client does: it is waited for (at most
@@ -66,12 +73,11 @@ func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureM
 	// (a tab closed, a proxy's timeout) left the contract deployed and not configured, and the
 	// merchant's next call deployed a second one, the operator paying the gas twice.
 	ctx = context.WithoutCancel(ctx)
-	existing, err := h.configure.Current(ctx, cmd.Merchant)
-	if err != nil {
+	if existing, err = h.configure.Current(ctx, cmd.Merchant); err != nil {
 		return commands.SplitResult{}, err
 	}
-	if existing.Configured {
-		return h.redeployMissing(ctx, cmd, existing)
+	if existing.Configured { // by a call that held the lock first (a second click): just deployed
+		return commands.SplitResult{State: existing, Idempotent: true}, nil
 	}
 	// The rules first (a placeholder address, any valid one but the zero address, which the rules
 	// refuse as a split): an invalid split is never deployed.
@@ -93,7 +99,11 @@ func (h *DeploySplitHandler) Handle(ctx context.Context, cmd commands.ConfigureM
 // chain followed (a new development chain, issue 40): then the same split (recipients and
 // shares) is deployed again and the merchant's split moves to it (SplitRedeployed). Missing
 // means splitGone's word: no code in two blocks redeployBlocks apart, the later one stamped after
-// the split's recording.
+// the split's recording. That check runs without the lock, on the request's context (a client
+// that leaves ends it; nothing is deployed yet): it may wait for a node behind the chain up to
+// h.wait, and every other merchant's deployment waited behind it. The deployment takes the lock
+// and goes on when the client leaves, as a first one does; a call that moved the split meanwhile
+// is answered.
 func (h *DeploySplitHandler) redeployMissing(ctx context.Context, cmd commands.ConfigureMerchantSplit, existing split.State) (commands.SplitResult, error) {
 	unchanged := commands.SplitResult{State: existing, Idempotent: true}
 	if h.chain == nil {
@@ -102,6 +112,16 @@ func (h *DeploySplitHandler) redeployMissing(ctx context.Context, cmd commands.C
 	gone, err := h.splitGone(ctx, existing)
 	if err != nil || !gone {
 		return unchanged, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ctx = context.WithoutCancel(ctx)
+	current, err := h.configure.Current(ctx, cmd.Merchant)
+	if err != nil {
+		return commands.SplitResult{}, err
+	}
+	if current.Address != existing.Address { // deployed again by a call that held the lock first
+		return commands.SplitResult{State: current, Idempotent: true}, nil
 	}
 	addr, err := h.deploy(ctx, existing.Recipients)
 	if err != nil {
