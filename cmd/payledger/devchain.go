@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/ecdsa"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -159,7 +160,19 @@ func parsePayFlags(cfg config, args []string) (payFlags, error) {
 	if amount, ok := new(big.Int).SetString(p.amount, 10); !ok || amount.Sign() <= 0 {
 		return p, badUsage(fmt.Sprintf("--amount %q is not a positive integer of base units", p.amount), devchainUsage)
 	}
+	if err := keyFlag(p.key); err != nil {
+		return p, badUsage(err, devchainUsage)
+	}
 	return p, nil
+}
+
+// keyFlag checks a --key value: a private key, 64 hex digits (0x optional). The error never
+// repeats the value (a key, perhaps a real one).
+func keyFlag(key string) error {
+	if _, err := crypto.HexToECDSA(strings.TrimPrefix(key, "0x")); err != nil {
+		return errors.New("--key must be a private key of 64 hex digits (0x optional)")
+	}
+	return nil
 }
 
 // resolveToken is the token address to pay (zero for ETH).
