@@ -18,8 +18,8 @@ func dusted(s State, n int) State {
 func usdc(tx, units string) DepositTransferSeen { return transfer(tx, "USDC", units, 6, "0xb2") }
 
 // TestDustIsNotRecordedOnceTheReceiptHoldsTwentyTransfers: the dust rule (dust_transfers.go) as a
-// table over the 12.31 USD receipt (1% is 0.1231 USDC). Past DustFreeCredits, a transfer under
-// 1% of the requirement and under what is still due adds no event; the customer's payment, the
+// table over the 12.31 USD receipt (1% is 0.1231 USDC) and a 0.05 one (a cent's worth is more than
+// 1%). Past DustFreeCredits, a transfer under the share and under what is still due adds no event; the customer's payment, the
 // part that completes it, a transfer already credited (confirmed, dropped and seen again, moved by
 // a reorg) and one that cannot be valued are recorded as before.
 func TestDustIsNotRecordedOnceTheReceiptHoldsTwentyTransfers(t *testing.T) {
@@ -35,6 +35,8 @@ func TestDustIsNotRecordedOnceTheReceiptHoldsTwentyTransfers(t *testing.T) {
 	paid := Evolve(dusted(depositReceipt(), 20), usdc("0xpay", "12310000"))
 	paid = Evolve(paid, DepositTransferConfirmed{TransactionHash: "0xpay", BlockNumber: 5, BlockHash: "0xb2"})
 	paid = Evolve(paid, chainPayment(paid.Credits[20], 3))
+	small := Evolve(State{}, Generated{ReceiptID: "s", Merchant: "m", Currency: "USD", Total: 5, // 0.05: 1% is 0.0005 USDC, a cent 0.01
+		LineItems: []LineItem{{Kind: KindCustom, Label: "x", Amount: 5}}, DepositAddress: "0xD", DepositSplit: "0xS", CreatedAt: 1})
 	for _, c := range []struct {
 		name   string
 		state  State
@@ -48,6 +50,10 @@ func TestDustIsNotRecordedOnceTheReceiptHoldsTwentyTransfers(t *testing.T) {
 		{"nor seen at its depth at once", dusted(depositReceipt(), 20), DepositObservation{Transfer: usdc("0xa", "1"), Confirmed: true}, "", StatusPending},
 		{"just under 1% is not", dusted(depositReceipt(), 20), DepositObservation{Transfer: usdc("0xa", "123099")}, "", StatusPending},
 		{"1% is", dusted(depositReceipt(), 20), DepositObservation{Transfer: usdc("0xa", "123100")}, "DepositTransferSeen", StatusPending},
+		{"a receipt under 1.00: under a cent is dust", dusted(small, 20), DepositObservation{Transfer: usdc("0xa", "9999")}, "", StatusPending},
+		{"a receipt under 1.00: a cent is not", dusted(small, 20), DepositObservation{Transfer: usdc("0xa", "10000")}, "DepositTransferSeen", StatusPending},
+		{"a receipt under 1.00: the rest due is not", credited(dusted(small, 20), "0xpart", "USDC", "45000", 6, true),
+			DepositObservation{Transfer: usdc("0xa", "4980"), Confirmed: true}, "DepositTransferSeen,DepositTransferConfirmed,PaymentConfirmed", StatusPaid},
 		{"the customer's payment after the dust pays", dusted(depositReceipt(), 500), DepositObservation{Transfer: usdc("0xpay", "12310000"), Confirmed: true},
 			"DepositTransferSeen,DepositTransferConfirmed,PaymentConfirmed", StatusPaid},
 		{"the rest due, under 1%, is recorded and pays", credited(dusted(depositReceipt(), 20), "0xpart", "USDC", "12300000", 6, true),
