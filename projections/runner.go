@@ -48,6 +48,8 @@ type Runner struct {
 	mu        sync.Mutex
 	pos       eventstore.Position
 	moved     chan struct{} // closed and replaced whenever pos changes
+
+	fails failures // the failed attempts since the last commit (Failing)
 }
 
 // NewRunner returns a runner for proj that follows src and writes through pool.
@@ -113,13 +115,17 @@ func (r *Runner) Advanced(to eventstore.Position) {
 // Run applies events until ctx ends, taking the leader lock when it is free and standing by
 // (following the stored checkpoint) while another instance holds it. It returns ctx.Err(), or
 // at once an error that every retry of the batch would meet (failsForGood): the caller must see
-// that the projector stopped (the app's health marks it stuck).
+// that the projector stopped (the app's health marks it stuck). A failure it retries is recorded
+// until a batch commits (Failing): one that fails the same way on every retry is seen too.
 func (r *Runner) Run(ctx context.Context) error {
 	if err := r.ensureCheckpoint(ctx); err != nil {
 		r.log.Error().Err(err).Msg("projection checkpoint")
 	}
 	for ctx.Err() == nil {
 		err := r.lead(ctx)
+		if err != nil && ctx.Err() == nil && !errors.Is(err, errCheckpointMoved) {
+			r.fails.failed(err, time.Now())
+		}
 		switch {
 		case ctx.Err() != nil:
 		case errors.Is(err, errCheckpointMoved):
@@ -404,7 +410,7 @@ func (r *Runner) applyTo(ctx context.Context, batch []eventstore.RecordedEvent, 
 		if !from.Less(to) {
 			return nil
 		}
-		err := r.applyFrom(ctx, from, batch, to, queueNext)
+		err := r.applyCounted(ctx, from, batch, to, queueNext)
 		if err == nil {
 			return nil
 		}
@@ -479,6 +485,7 @@ func (r *Runner) committed(to eventstore.Position) {
 	r.skipped = false // the checkpoint is written
 	r.mu.Unlock()
 	r.Advanced(to) // forward only: an append may have moved the checkpoint past it meanwhile
+	r.fails.progressed()
 	if c, ok := r.proj.(interface{ Committed() }); ok {
 		c.Committed()
 	}

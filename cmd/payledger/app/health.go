@@ -24,6 +24,10 @@ type Health struct {
 	// restartAfter is how long a worker whose Run failed or panicked waits to run again
 	// (restartAfter; tests shorten it).
 	restartAfter time.Duration
+	// failingFor is how long a watched worker may report a run of failures of its own
+	// (Runner.Failing: a projector's batch retried each second) before it is stuck (failingFor;
+	// tests shorten it).
+	failingFor time.Duration
 
 	mu      sync.Mutex
 	workers map[string]*workerHealth
@@ -36,12 +40,14 @@ type Health struct {
 // Stall rules: stuck after stallSteps intervals without progress, but never sooner than
 // minStall (a 1 s poll of a chain that seals a block every 12 s makes no progress for 12 s and
 // is not stuck); a stuck worker's error is logged every stuckLogEvery; a worker whose Run
-// returned an error is started again after restartAfter.
+// returned an error is started again after restartAfter; a watched worker whose own retries have
+// failed for failingFor is stuck.
 const (
 	stallSteps    = 10
 	minStall      = 30 * time.Second
 	stuckLogEvery = time.Minute
 	restartAfter  = time.Minute
+	failingFor    = time.Minute
 )
 
 // workerHealth is one worker's record.
@@ -60,11 +66,20 @@ type workerHealth struct {
 	stuck        bool
 	loggedAt     time.Time
 	panicLogged  time.Time // a panic's stack is logged once per stuckLogEvery (a step may panic at every tick)
+	// failures reads a watched worker's run of failures that it retries itself (a projector's
+	// Runner.Failing): nil for the others.
+	failures func() (since, last time.Time, err error)
+}
+
+// failingWorker is a watched worker that retries its failures itself and reports them: a
+// projector's Runner, whose batch that fails the same way on every retry never ends its Run.
+type failingWorker interface {
+	Failing() (since, last time.Time, err error)
 }
 
 // NewHealth returns an empty record on now's clock; log is where stuck workers are reported.
 func NewHealth(now func() time.Time, log zerolog.Logger) *Health {
-	return &Health{now: now, log: log, restartAfter: restartAfter, workers: map[string]*workerHealth{}, leaders: map[string]func() bool{}}
+	return &Health{now: now, log: log, restartAfter: restartAfter, failingFor: failingFor, workers: map[string]*workerHealth{}, leaders: map[string]func() bool{}}
 }
 
 // WorkerStatus is a worker's record as /healthz shows it.
@@ -127,10 +142,15 @@ func (h *Health) judge(name string, w *workerHealth, now time.Time) {
 	if w.stopped && !w.restartedAt.IsZero() && now.Sub(w.restartedAt) >= max(stallSteps*w.interval, minStall) {
 		w.stopped = false
 	}
-	stuck := w.running && (w.stopped || w.failing || (!w.watched && now.Sub(w.lastProgress) >= max(stallSteps*w.interval, minStall)))
+	failingSince := h.failingLong(w, now)
+	stuck := w.running && (w.stopped || w.failing || !failingSince.IsZero() ||
+		(!w.watched && now.Sub(w.lastProgress) >= max(stallSteps*w.interval, minStall)))
 	switch {
 	case stuck && (!w.stuck || now.Sub(w.loggedAt) >= stuckLogEvery):
 		ev := h.log.Error().Str("worker", name).Time("last_step", w.lastStep).Dur("no_progress_for", now.Sub(w.lastProgress))
+		if !failingSince.IsZero() {
+			ev = ev.Time("failing_since", failingSince)
+		}
 		if w.lastErr != nil {
 			ev = ev.Err(w.lastErr).Time("last_error_at", w.lastErrAt)
 		}
@@ -140,6 +160,25 @@ func (h *Health) judge(name string, w *workerHealth, now time.Time) {
 		h.log.Info().Str("worker", name).Msg("background worker recovered")
 	}
 	w.stuck = stuck
+}
+
+// failingLong is when the run of failures of a worker that retries them itself (failures) began,
+// if it has lasted failingFor: it is stuck, and its latest failure is its last error. Zero
+// otherwise. A projector whose batch failed the same way every second (a stray receipts row, a
+// stored state that no longer decodes) logged each retry while /healthz said ok: only a Run that
+// returned was seen.
+func (h *Health) failingLong(w *workerHealth, now time.Time) time.Time {
+	if w.failures == nil {
+		return time.Time{}
+	}
+	since, last, err := w.failures()
+	if since.IsZero() || now.Sub(since) < h.failingFor {
+		return time.Time{}
+	}
+	if err != nil {
+		w.lastErr, w.lastErrAt = err, last
+	}
+	return since
 }
 
 // Ran records the outcome of a run a watched worker makes on its own schedule (the daily
@@ -241,9 +280,16 @@ func (h *Health) loop(ctx context.Context, name string, interval time.Duration, 
 
 // Watch is a worker whose own loop runs inside Run (projectors, the dispatcher, charging): its
 // record says whether it runs. A Run that returns an error or panics marks it stuck at once
-// (logged), and it is started again after restartAfter, until its context ends.
+// (logged), and it is started again after restartAfter, until its context ends. One that retries
+// its failures itself and reports them (failingWorker: a projector's Runner) is stuck once they
+// have gone on for failingFor without a success, and recovers when they end.
 func (h *Health) Watch(name string, w Worker) Worker {
 	h.register(name, restartAfter/stallSteps, true)
+	if f, ok := w.(failingWorker); ok {
+		h.mu.Lock()
+		h.workers[name].failures = f.Failing
+		h.mu.Unlock()
+	}
 	if l, ok := w.(interface{ Leader() bool }); ok {
 		h.LeadsWhen(name, l.Leader)
 	}

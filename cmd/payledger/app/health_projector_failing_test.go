@@ -1,0 +1,95 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/cmd/payledger/app"
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/internal/syncbuf"
+	"github.com/payledger/payledger/internal/wait"
+	"github.com/payledger/payledger/migrations/pgtest"
+	"github.com/payledger/payledger/projections"
+)
+
+// TestHealthNamesAProjectorWhoseBatchFailsOnEveryRetry: a receipts row that should not exist
+// (here inserted by hand) makes the receipts projector's batch fail on every retry, each second,
+// for ever. The app's health said ok all along (only a Run that returns was seen); now the
+// projection is stuck once it has failed for its bound (shortened here), named by Check (what
+// /healthz answers) and logged once with the error, and it recovers when the row is removed and
+// the batch commits.
+func TestHealthNamesAProjectorWhoseBatchFailsOnEveryRetry(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	store := postgres.New(pool)
+	logs := &syncbuf.Buffer{}
+	svc, err := app.Build(ctx, app.Config{Store: store, Pool: pool, Now: time.Now, Log: zerolog.New(logs), Metrics: noMetrics{},
+		SecretsKey: bytes.Repeat([]byte{7}, 32), JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Journal.Close() })
+	app.SetFailingFor(svc.Health, 3*time.Second)
+	if _, err := pool.Exec(ctx, `INSERT INTO receipts (receipt_id, merchant_wallet, status, currency, total_cents, created_at, updated_at,
+		version, pos_commit, pos_prepare, state) VALUES ('stray', '0xother', 'paid', 'USD', 1, now(), now(), 9, 0, 0, '{"marker": true}')`); err != nil {
+		t.Fatal(err)
+	}
+	g := receipt.Generated{ReceiptID: "stray", Merchant: "0x" + strings.Repeat("a", 40), Source: "direct", Currency: "USD", Total: money.Cents(100),
+		LineItems: []receipt.LineItem{{Kind: receipt.KindItem, Label: "x", Amount: 100, Unit: 100, Qty: 1}}, CreatedAt: 1}
+	data, err := json.Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Append(ctx, projections.ReceiptStreamPrefix+"stray", eventstore.NoStream(),
+		eventstore.EventData{ID: uuid.New(), Type: receipt.EventGenerated, Data: data}); err != nil {
+		t.Fatal(err)
+	}
+	runWorkers(t, svc)
+
+	wait.Until(t, "the receipts projection stuck on its failing batch", 60*time.Second, func() bool {
+		return slices.Contains(svc.Health.Check(), "receipts projection")
+	})
+	stuckLines := func() int {
+		n := 0
+		for _, line := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(line, "background worker stuck") && strings.Contains(line, `"worker":"receipts projection"`) {
+				n++
+				if !strings.Contains(line, "duplicate key") || !strings.Contains(line, "failing_since") {
+					t.Fatalf("the stuck line does not say why nor since when: %s", line)
+				}
+			}
+		}
+		return n
+	}
+	// Logged once as it becomes stuck, not at every retry: three more retries fail meanwhile.
+	retries := strings.Count(logs.String(), "projection stopped; retrying")
+	wait.Until(t, "three more failed retries", 30*time.Second, func() bool {
+		svc.Health.Check()
+		return strings.Count(logs.String(), "projection stopped; retrying") >= retries+3
+	})
+	if n := stuckLines(); n != 1 {
+		t.Fatalf("%d stuck lines for the receipts projection, want 1:\n%s", n, logs.String())
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM receipts WHERE receipt_id = 'stray'`); err != nil {
+		t.Fatal(err)
+	}
+	wait.Until(t, "the receipts projection recovered once its batch commits", 30*time.Second, func() bool {
+		return !slices.Contains(svc.Health.Check(), "receipts projection")
+	})
+	if !strings.Contains(logs.String(), `"worker":"receipts projection","message":"background worker recovered"`) {
+		t.Fatalf("no recovery logged:\n%s", logs.String())
+	}
+}

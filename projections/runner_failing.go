@@ -1,0 +1,91 @@
+package projections
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/payledger/payledger/eventstore"
+)
+
+// failQuiet is how long after its last failure a runner that is applying nothing still counts as
+// failing. Its next attempt starts within a few seconds of a failure (the retry pause, the leader
+// lock, the checkpoint and the first read); one that does not come means the runner recovered
+// with nothing to apply (the database answered again, another instance leads), which no commit
+// would otherwise tell.
+const failQuiet = 15 * time.Second
+
+// failures is a runner's record of a run of failed attempts with no batch committed between them:
+// a batch that fails the same way on every retry (a stray receipts row, a stored state that no
+// longer decodes, a transaction ended after 30 s idle) is retried for ever, and only this record
+// lets the app's health see it (Runner.Failing).
+type failures struct {
+	mu       sync.Mutex
+	since    time.Time // the run's first failure (zero: none)
+	last     time.Time // its latest failure
+	err      error     // and its error
+	applying int       // batches being applied now: a failing batch may take 30 s to fail
+	ended    time.Time // when the last one ended: its failure is recorded just after
+}
+
+// failed records an attempt's failure at now: the first of a run, or one more.
+func (f *failures) failed(err error, now time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.ongoing(now) {
+		f.since = now
+	}
+	f.last, f.err = now, err
+}
+
+// progressed records a committed batch: the run of failures, if any, is over.
+func (f *failures) progressed() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.since, f.last, f.err = time.Time{}, time.Time{}, nil
+}
+
+// begin and end (at now) bracket a batch's application: a run of failures lasts while one is
+// under way, and failQuiet after it ends.
+func (f *failures) begin() { f.mu.Lock(); f.applying++; f.mu.Unlock() }
+func (f *failures) end(now time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.applying--
+	f.ended = now
+}
+
+// ongoing says whether a run of failures goes on at now; f.mu held.
+func (f *failures) ongoing(now time.Time) bool {
+	return !f.since.IsZero() && (f.applying > 0 || now.Sub(f.last) < failQuiet || now.Sub(f.ended) < failQuiet)
+}
+
+// reading is the run of failures going on at now: its first failure, its latest and that one's
+// error; zero times and a nil error when there is none.
+func (f *failures) reading(now time.Time) (since, last time.Time, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.ongoing(now) {
+		return time.Time{}, time.Time{}, nil
+	}
+	return f.since, f.last, f.err
+}
+
+// applyCounted is applyFrom, recorded as a batch under way for the runner's failures (Failing): a
+// run of failures goes on while one is. Events already applied at append time are no batch: a
+// receipts runner that only skips them must not keep an old run of failures going.
+func (r *Runner) applyCounted(ctx context.Context, from eventstore.Position, batch []eventstore.RecordedEvent, to eventstore.Position, queueNext func(*pgx.Batch)) error {
+	r.fails.begin()
+	defer func() { r.fails.end(time.Now()) }()
+	return r.applyFrom(ctx, from, batch, to, queueNext)
+}
+
+// Failing is the run of failures this runner is in: since its first failed attempt, the latest at
+// last with err, no batch has committed (zero times and nil when it is not failing). The app's
+// health marks a projector failing for over a minute stuck, naming it, and logs its error; its
+// times are on the wall clock.
+func (r *Runner) Failing() (since, last time.Time, err error) {
+	return r.fails.reading(time.Now())
+}

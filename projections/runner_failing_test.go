@@ -1,0 +1,43 @@
+package projections
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestFailuresRunLastsUntilACommitOrAQuietSpell: a runner's run of failures starts at its first
+// failure and goes on through later ones, and through a batch being applied however long it
+// takes (a transaction ended after 30 s idle fails only then); a commit ends it, and so does
+// failQuiet without a failure or a batch (the database answered again with nothing to apply).
+func TestFailuresRunLastsUntilACommitOrAQuietSpell(t *testing.T) {
+	var f failures
+	t0 := time.Unix(1_800_000_000, 0)
+	first, second := errors.New("first"), errors.New("second")
+	if since, _, err := f.reading(t0); !since.IsZero() || err != nil {
+		t.Fatalf("failing since %v (%v) before any failure", since, err)
+	}
+	f.failed(first, t0)
+	f.failed(second, t0.Add(2*time.Second))
+	f.begin() // the next attempt's batch waits 40 s and fails
+	if since, last, err := f.reading(t0.Add(42 * time.Second)); !since.Equal(t0) || !last.Equal(t0.Add(2*time.Second)) || err != second {
+		t.Fatalf("reading %v %v %v during a long attempt, want the run since t0 with its latest failure", since, last, err)
+	}
+	f.end(t0.Add(42 * time.Second)) // before its failure reaches Run
+	f.failed(second, t0.Add(42*time.Second))
+	if since, _, _ := f.reading(t0.Add(42*time.Second + failQuiet - time.Millisecond)); !since.Equal(t0) {
+		t.Fatalf("failing since %v just within failQuiet, want t0", since)
+	}
+	quiet := t0.Add(42*time.Second + failQuiet)
+	if since, _, err := f.reading(quiet); !since.IsZero() || err != nil {
+		t.Fatalf("failing since %v (%v) after failQuiet without a failure, want none", since, err)
+	}
+	f.failed(first, quiet)
+	if since, _, _ := f.reading(quiet); !since.Equal(quiet) {
+		t.Fatalf("a failure after a quiet spell starts a run at %v, want %v", since, quiet)
+	}
+	f.progressed()
+	if since, _, err := f.reading(quiet); !since.IsZero() || err != nil {
+		t.Fatalf("failing since %v (%v) after a commit, want none", since, err)
+	}
+}
