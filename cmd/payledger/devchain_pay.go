@@ -216,6 +216,7 @@ type payRequest struct {
 	Decimals       uint8  `json:"decimals"`
 	Recipient      string `json:"recipient"`
 	TokenAddress   string `json:"tokenAddress"`
+	ChainID        int64  `json:"chainId"`
 	ExpiresAt      int64  `json:"expiresAt"`
 }
 
@@ -280,10 +281,7 @@ func devchainPayReceipt(ctx context.Context, cfg config, log zerolog.Logger, arg
 	if err != nil {
 		return err
 	}
-	units, err := sendUnits(p, req)
-	if err == nil && guard {
-		err = uncounted(ctx, p, req)
-	}
+	units, err := payable(ctx, p, req, guard)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,48 @@ import (
 // and an unconfirmed one leaves it all. A wallet warns of a payment under way; so does this, and
 // --again sends anyway (a payment that reverted, or a second one meant).
 
+// payable is what to send for req (sendUnits) once the request is one this run can pay: on the
+// chain at p.rpc and, when guard, with no payment under way (uncounted).
+func payable(ctx context.Context, p receiptPayFlags, req payRequest, guard bool) (*big.Int, error) {
+	units, err := sendUnits(p, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := sameChain(ctx, p, req); err != nil {
+		return nil, err
+	}
+	if guard {
+		if err := uncounted(ctx, p, req); err != nil {
+			return nil, err
+		}
+	}
+	return units, nil
+}
+
+// sameChain is an error when the service asks for a payment on another chain than the one at
+// p.rpc (a request without chainId is taken as on it). A transfer there was reported sent and
+// mined, and to be found by the service, which watches another chain: a token address with no
+// contract on this chain even "transfers" without an error.
+func sameChain(ctx context.Context, p receiptPayFlags, req payRequest) error {
+	if req.ChainID == 0 {
+		return nil
+	}
+	ec, err := ethclient.DialContext(ctx, p.rpc)
+	if err != nil {
+		return err
+	}
+	defer ec.Close()
+	id, err := ec.ChainID(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.rpc, err)
+	}
+	if id.Cmp(big.NewInt(req.ChainID)) != 0 {
+		return fmt.Errorf("the service asks for a payment on chain %d, and the chain at %s is chain %d: nothing was sent "+
+			"(--rpc, --env-file: the service's ETH_RPC_URL)", req.ChainID, p.rpc, id)
+	}
+	return nil
+}
+
 // paymentUnderWay is an error when the portal's receipt r says a payment is being confirmed:
 // pending with nothing confirmed yet (a transfer seen, or a hash submitted). Pending with a part
 // confirmed is an underpayment: its request asks for the rest.
