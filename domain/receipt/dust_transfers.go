@@ -58,7 +58,11 @@ func (s State) isDust(t DepositTransferSeen) bool {
 	if lhs.Cmp(new(big.Int).Mul(req.Amount.Num(), money.Pow10(t.Decimals))) >= 0 {
 		return false
 	}
-	due := s.seenCounted().DueUnits(req, t.Decimals)
+	// What still completes the payment is the share not covered of the threshold (the
+	// requirement less its tolerance), not of the requirement that DueUnits asks for: a transfer
+	// that pays the receipt within the tolerance is never dust.
+	least := Required{Amount: new(big.Rat).Mul(req.Amount, big.NewRat(int64(10000-req.ToleranceBps), 10000))}
+	due := s.seenCounted().DueUnits(least, t.Decimals)
 	return due.Sign() <= 0 || units.Cmp(due) < 0
 }
 
