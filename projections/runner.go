@@ -455,6 +455,10 @@ func (r *Runner) applyFrom(ctx context.Context, from eventstore.Position, batch 
 		r.committed(batch[len(batch)-1].Position)
 		return nil
 	}
+	apply, err := r.prepare(ctx, batch)
+	if err != nil {
+		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
+	}
 	tx, err := r.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -464,7 +468,7 @@ func (r *Runner) applyFrom(ctx context.Context, from eventstore.Position, batch 
 		return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
 	}
 	if len(batch) > 0 {
-		if err := r.proj.Apply(ctx, tx, batch); err != nil {
+		if err := apply(ctx, tx); err != nil {
 			return fmt.Errorf("apply %d events up to %s: %w", len(batch), to, err)
 		}
 	}

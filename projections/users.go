@@ -80,11 +80,23 @@ var _ Paced = Users{}
 // appends) each read scans the new events only to find none of its own.
 func (Users) ReadInterval() time.Duration { return PacedInterval }
 
-// Apply implements Projector. Every history is read before the first write: the reads take a
-// connection of their own, and none may wait for one while tx holds a row a request waits on.
+// Apply implements Projector: Prepare, then its writes in tx.
 func (u Users) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
+	apply, err := u.Prepare(ctx, events)
+	if err != nil {
+		return err
+	}
+	return apply(ctx, tx)
+}
+
+var _ Preparing = Users{}
+
+// Prepare implements Preparing: every history is read before the batch's transaction begins (the
+// runner calls it first). The reads take a connection of their own: none may wait for one while
+// the transaction holds a row a request waits on, nor leave it idle past its 30 s limit.
+func (u Users) Prepare(ctx context.Context, events []eventstore.RecordedEvent) (func(context.Context, pgx.Tx) error, error) {
 	if u.Events == nil {
-		return errors.New("users projector: no event store to read receipts from")
+		return nil, errors.New("users projector: no event store to read receipts from")
 	}
 	type step struct {
 		e eventstore.RecordedEvent
@@ -97,23 +109,25 @@ func (u Users) Apply(ctx context.Context, tx pgx.Tx, events []eventstore.Recorde
 		}
 		f, err := foldUpTo(ctx, u.Events, e.StreamID, e.Version)
 		if err != nil {
-			return fmt.Errorf("users projector: %s: %w", strings.TrimPrefix(e.StreamID, ReceiptStreamPrefix), err)
+			return nil, fmt.Errorf("users projector: %s: %w", strings.TrimPrefix(e.StreamID, ReceiptStreamPrefix), err)
 		}
 		steps = append(steps, step{e, f})
 	}
-	for _, st := range steps {
-		id := strings.TrimPrefix(st.e.StreamID, ReceiptStreamPrefix)
-		var err error
-		if st.e.Type == receipt.EventConfirmed {
-			err = credit(ctx, tx, id, st.f)
-		} else {
-			err = refund(ctx, tx, id, st.f)
+	return func(ctx context.Context, tx pgx.Tx) error {
+		for _, st := range steps {
+			id := strings.TrimPrefix(st.e.StreamID, ReceiptStreamPrefix)
+			var err error
+			if st.e.Type == receipt.EventConfirmed {
+				err = credit(ctx, tx, id, st.f)
+			} else {
+				err = refund(ctx, tx, id, st.f)
+			}
+			if err != nil {
+				return fmt.Errorf("users projector: %s: %w", id, err)
+			}
 		}
-		if err != nil {
-			return fmt.Errorf("users projector: %s: %w", id, err)
-		}
-	}
-	return nil
+		return nil
+	}, nil
 }
 
 // receiptFacts is what XP needs of a receipt, as of one of its events.
