@@ -385,3 +385,32 @@ func (s *Endpoints) PruneEvents(ctx context.Context, cutoff time.Time, limit int
 	}
 	return out, nil
 }
+
+// PruneDeletedEndpoints deletes up to limit endpoints deleted before cutoff once none of their
+// messages and attempts remain (PruneEvents removes those with their events), oldest deletion
+// first. A deleted endpoint kept its row for ever, so a create/delete loop grew webhook_endpoints
+// without end. One deleted before cutoff with messages left (the log held by an event still owed)
+// waits for them. Run by one instance at a time: a call while another prunes does nothing.
+func (s *Endpoints) PruneDeletedEndpoints(ctx context.Context, cutoff time.Time, limit int) (Pruned, error) {
+	var out Pruned
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var mine bool
+		if err := tx.QueryRow(ctx, retentionLock).Scan(&mine); err != nil || !mine {
+			return err
+		}
+		// The messages' and attempts' foreign keys would refuse the delete of an endpoint they
+		// still name; NOT EXISTS leaves those for a later step instead of failing this one.
+		tag, err := tx.Exec(ctx, `DELETE FROM webhook_endpoints d WHERE d.id IN (
+			SELECT e.id FROM webhook_endpoints e
+			WHERE e.deleted_at < $1
+				AND NOT EXISTS (SELECT 1 FROM webhook_endpoint_messages m WHERE m.endpoint_id = e.id)
+				AND NOT EXISTS (SELECT 1 FROM webhook_endpoint_attempts a WHERE a.endpoint_id = e.id)
+			ORDER BY e.deleted_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, cutoff, limit)
+		out.Rows = int(tag.RowsAffected())
+		return err
+	})
+	if err != nil {
+		return Pruned{}, fmt.Errorf("prune deleted webhook endpoints: %w", err)
+	}
+	return out, nil
+}

@@ -27,7 +27,7 @@ const (
 )
 
 // Retention prunes what EventRetention no longer keeps: the event log from its start with its
-// endpoint messages and attempts, closed receipt webhook notifications with their delivery log,
+// endpoint messages and attempts, endpoints deleted that long ago once those are gone, closed receipt webhook notifications with their delivery log,
 // and closed subscription webhooks. Nothing pruned them before: every table grew for ever. Its
 // Step is a stepped worker's (cmd/payledger/app): one instance prunes at a time (the others'
 // steps do nothing); a log that cannot be pruned because its oldest event is still owed to an
@@ -49,7 +49,7 @@ func (r *Retention) Step(ctx context.Context) (bool, error) {
 		now = r.Now
 	}
 	cutoff := now().Add(-cmp.Or(r.Keep, EventRetention))
-	var events, notes, subs int
+	var events, notes, subs, endpoints int
 	var last readmodels.Pruned
 	for range retentionRounds {
 		p, err := r.Endpoints.PruneEvents(ctx, cutoff, retentionBatch)
@@ -71,12 +71,16 @@ func (r *Retention) Step(ctx context.Context) (bool, error) {
 		}
 		return n, nil
 	}
-	notes, err := prune(r.Outbox.PruneNotifications)
+	// Endpoints deleted before cutoff go once PruneEvents took their messages and attempts.
+	endpoints, err := prune(r.Endpoints.PruneDeletedEndpoints)
+	if err == nil {
+		notes, err = prune(r.Outbox.PruneNotifications)
+	}
 	if err == nil && r.Subscriptions != nil {
 		subs, err = prune(r.Subscriptions.Prune)
 	}
-	if events+notes+subs > 0 {
-		r.Log.Info().Int("events", events).Int("notifications", notes).Int("subscription_webhooks", subs).
+	if events+notes+subs+endpoints > 0 {
+		r.Log.Info().Int("events", events).Int("notifications", notes).Int("subscription_webhooks", subs).Int("endpoints", endpoints).
 			Int64("pruned_through", last.Through).Time("cutoff", cutoff).Msg("webhook retention pruned")
 	}
 	if err != nil {
