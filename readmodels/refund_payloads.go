@@ -15,12 +15,15 @@ type RefundsPayload struct {
 
 // RefundPayload is one refund. token, amount and to are what the chain showed once processed on
 // chain proof (to: the address the merchant named, before); reason is the refusal's reason for a
-// refused claim, else the merchant's reason; proof says what a processed refund rests on.
+// refused claim, else the merchant's reason; proof says what a processed refund rests on; from is
+// where a refund proven on chain came from, absent otherwise: the chain proves that the money
+// reached the customer, not whose money it was, so the merchant and the customer can see it.
 type RefundPayload struct {
 	AmountUSD       float64 `json:"amountUsd"`
 	Token           *string `json:"token"`
 	Amount          *string `json:"amount"`
 	To              *string `json:"to"`
+	From            *string `json:"from,omitempty"` // proof chain only: the sender of its first transfer back (stop 68)
 	TransactionHash *string `json:"transactionHash"`
 	State           string  `json:"state"`
 	Reason          string  `json:"reason"`
@@ -35,7 +38,7 @@ func RefundsPayloadOf(st receipt.State) RefundsPayload {
 	out := RefundsPayload{RefundedUSD: st.RefundedCents.Float(), Refunds: make([]RefundPayload, 0, len(st.Refunds))}
 	for _, r := range st.Refunds {
 		v := RefundPayload{AmountUSD: money.Cents(r.AmountCents).Float(), Token: nullString(r.Token), Amount: nullString(r.TokenAmount()),
-			To: nullString(firstOf(r.Recipient, r.RefundTo)), TransactionHash: nullString(r.TransactionHash), State: r.State,
+			To: nullString(firstOf(r.Recipient, r.RefundTo)), From: nullString(r.Sender), TransactionHash: nullString(r.TransactionHash), State: r.State,
 			Reason: r.Reason, Proof: nullString(r.Proof)}
 		if r.State == receipt.RefundStateRefused {
 			v.Reason = r.RefusedReason
@@ -59,6 +62,7 @@ type ReceiptRefunded struct {
 	Token           *string `json:"token"`
 	Amount          *string `json:"amount"`
 	To              *string `json:"to"`
+	From            *string `json:"from,omitempty"` // proof chain only: the sender of the refund's first transfer back (stop 68)
 	RefundedUSD     float64 `json:"refundedUsd"`
 	ProcessedAt     int64   `json:"processedAt"`
 }
@@ -68,7 +72,7 @@ func ReceiptRefundedOf(st receipt.State, p receipt.RefundProcessed) ReceiptRefun
 	rec, _ := st.CountedRefund(p.TransactionHash)
 	return ReceiptRefunded{ReceiptID: st.Receipt.ReceiptID, Status: string(st.Status), AmountUSD: money.Cents(p.AmountCents).Float(),
 		TransactionHash: nullString(p.TransactionHash), Proof: firstOf(p.Proof, receipt.ProofMerchant), Token: nullString(p.Token),
-		Amount: nullString(rec.TokenAmount()), To: nullString(p.Recipient), RefundedUSD: st.RefundedCents.Float(), ProcessedAt: p.At}
+		Amount: nullString(rec.TokenAmount()), To: nullString(p.Recipient), From: nullString(p.Sender), RefundedUSD: st.RefundedCents.Float(), ProcessedAt: p.At}
 }
 
 // ReceiptRefundFailed is receipt.refund_failed: a claimed refund the chain does not support.

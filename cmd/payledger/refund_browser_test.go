@@ -220,22 +220,23 @@ func TestRefundWithWalletInBrowser(t *testing.T) {
 	screenshot(t, ctx, "dashboard-refund-mobile.png", 375, 812)
 	fitsPhone(t, ctx) // the wallet refund and the refunds list, with their addresses and hashes
 
-	env.wantRefundedHalf(t, id, hash, customer.Address)
+	env.wantRefundedHalf(t, id, hash, customer.Address, merchantWallet.Address)
 	if got := new(big.Int).Sub(env.usdcOf(t, customer.Address), before); got.Int64() != 6_000_000 {
 		t.Errorf("the customer's USDC changed by %s base units, want 6000000", got)
 	}
 }
 
 // wantRefundedHalf checks the status read of receipt id after the wallet refunded 6.00 of its
-// 12.00 to customer by the transaction hash: counted on the chain's proof, not refunded whole.
-func (e *portalEnv) wantRefundedHalf(t *testing.T, id, hash string, customer common.Address) {
+// 12.00 to customer by the transaction hash: counted on the chain's proof, not refunded whole,
+// and showing who sent it (from: the merchant's wallet).
+func (e *portalEnv) wantRefundedHalf(t *testing.T, id, hash string, customer, sender common.Address) {
 	t.Helper()
 	st := e.awaitStatus(t, id, 10*time.Second, func(st map[string]any) bool { return st["refundedUsd"] == 6.0 })
 	refunds, _ := st["refunds"].([]any)
 	if len(refunds) != 1 || st["status"] == "refunded" {
 		t.Fatalf("status read: %v refunds %v", st["status"], st["refunds"])
 	}
-	want := fmt.Sprint(map[string]any{"amountUsd": 6.0, "token": "USDC", "amount": "6.00", "to": strings.ToLower(customer.Hex()),
+	want := fmt.Sprint(map[string]any{"amountUsd": 6.0, "token": "USDC", "amount": "6.00", "to": strings.ToLower(customer.Hex()), "from": strings.ToLower(sender.Hex()),
 		"transactionHash": strings.ToLower(hash), "state": "processed", "reason": "One latte was cold", "proof": "chain", "unknownTransfer": nil})
 	if got := fmt.Sprint(refunds[0]); got != want {
 		t.Errorf("refund %s, want %s", got, want)

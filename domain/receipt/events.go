@@ -181,6 +181,9 @@ type RefundProcessed struct {
 	Recipient       string `json:"recipient,omitempty"`
 	BlockNumber     uint64 `json:"blockNumber,omitempty"`
 	BlockHash       string `json:"blockHash,omitempty"`
+	// Sender: proof chain, where the refund came from (its first transfer back's sender; stop
+	// 68): shown to the merchant and the customer, not checked beyond refund_back.go's rules.
+	Sender string `json:"sender,omitempty"`
 	// Parts: a refund sent in several stable tokens (Token "USDC+USDT", AmountUnits their net sum
 	// at Decimals, the largest of theirs): what each brought; absent for one token (stop 67).
 	Parts []RefundPart `json:"parts,omitempty"`
@@ -193,6 +196,7 @@ type RefundPart struct {
 	AmountUnits string `json:"amountUnits"`
 	Decimals    uint8  `json:"decimals"`
 	Recipient   string `json:"recipient"`
+	Sender      string `json:"sender,omitempty"` // its first transfer back's sender (stop 68)
 }
 
 func (AttemptStarted) eventType() string    { return EventAttemptStarted }

@@ -83,6 +83,7 @@ type RefundRecord struct {
 	AmountUnits     string `json:"amountUnits,omitempty"` // base units the chain showed
 	Decimals        uint8  `json:"decimals,omitempty"`
 	Recipient       string `json:"recipient,omitempty"`
+	Sender          string `json:"sender,omitempty"` // where a refund proven on chain came from (stop 68)
 	RefusedReason   string `json:"refusedReason,omitempty"`
 	BlockNumber     uint64 `json:"blockNumber,omitempty"`
 	BlockHash       string `json:"blockHash,omitempty"`
@@ -313,6 +314,7 @@ func (s *State) evolveRefund(e Event) {
 		// refusal.
 		r.State = RefundStateClaimed
 		r.Proof, r.Token, r.AmountUnits, r.Decimals, r.Recipient, r.BlockNumber, r.BlockHash, r.Parts = "", "", "", 0, "", 0, "", nil
+		r.Sender = ""
 		s.withRefund(i, r)
 		s.refundStatus(StatusRefundRequested, e.At)
 	}
@@ -361,7 +363,7 @@ func (s *State) refundProcessed(e RefundProcessed) {
 		r.Proof = ProofMerchant // recorded before proofs were named
 	}
 	r.Token, r.AmountUnits, r.Decimals, r.Recipient, r.BlockNumber, r.BlockHash = e.Token, e.AmountUnits, e.Decimals, e.Recipient, e.BlockNumber, e.BlockHash
-	r.Parts = e.Parts
+	r.Parts, r.Sender = e.Parts, e.Sender
 	s.withRefund(i, r)
 	s.settleAfterRefund(e.At)
 }

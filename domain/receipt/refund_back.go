@@ -194,3 +194,23 @@ func netFlows(transfers []ChainTransfer, of func(ChainTransfer) bool, to, sender
 	}
 	return sum, out, first
 }
+
+// backFrom is the sender, lower case, of the first transfer (of) that goes back to the
+// addresses to (netFlows' first): where a refund came from, as the chain shows it ("" for none).
+// It is shown on the refund, not checked: any sender but the customer's own addresses, its
+// deposit and its split may refund (stop 68).
+func backFrom(transfers []ChainTransfer, of func(ChainTransfer) bool, to, senders []string) string {
+	for _, t := range transfers {
+		units, ok := new(big.Int).SetString(t.AmountUnits, 10)
+		from := strings.ToLower(t.From)
+		if ok && units.Sign() > 0 && of(t) && slices.Contains(to, strings.ToLower(t.To)) && !slices.Contains(to, from) && goesBack(t, senders) {
+			return from
+		}
+	}
+	return ""
+}
+
+// ofToken selects the transfers of a configured token (by symbol).
+func ofToken(token string) func(ChainTransfer) bool {
+	return func(t ChainTransfer) bool { return t.Token != "" && strings.EqualFold(t.Token, token) }
+}

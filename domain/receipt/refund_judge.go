@@ -78,7 +78,8 @@ func JudgeRefund(s State, ev RefundEvidence) (p RefundProcessed, reason string, 
 			continue
 		}
 		return RefundProcessed{TransactionHash: claim.TransactionHash, Token: token, AmountUnits: sum.String(), Decimals: decimals,
-			Recipient: recipient, BlockNumber: ev.BlockNumber, BlockHash: ev.BlockHash, ProcessedBy: "chain", At: ev.At}, "", true
+			Recipient: recipient, Sender: backFrom(ev.Transfers, ofToken(token), to, senders), BlockNumber: ev.BlockNumber, BlockHash: ev.BlockHash,
+			ProcessedBy: "chain", At: ev.At}, "", true
 	}
 	if short != "" {
 		return RefundProcessed{}, short, false
@@ -138,7 +139,8 @@ func judgeStableRefund(s State, claim RefundRecord, ev RefundEvidence, to, sende
 		if !moved {
 			continue
 		}
-		flows = append(flows, flow{part: RefundPart{Token: token, AmountUnits: net.String(), Decimals: d, Recipient: first}, net: net, back: first != ""})
+		part := RefundPart{Token: token, AmountUnits: net.String(), Decimals: d, Recipient: first, Sender: backFrom(ev.Transfers, ofToken(token), to, senders)}
+		flows = append(flows, flow{part: part, net: net, back: first != ""})
 		decimals = max(decimals, d)
 	}
 	sum, token := new(big.Int), ""
@@ -163,14 +165,14 @@ func judgeStableRefund(s State, claim RefundRecord, ev RefundEvidence, to, sende
 	if len(parts) == 1 {
 		parts = nil
 	}
-	recipient := ""
+	recipient, sender := "", ""
 	for _, f := range flows {
 		if f.back && recipient == "" {
-			recipient = f.part.Recipient
+			recipient, sender = f.part.Recipient, f.part.Sender
 		}
 	}
 	return RefundProcessed{TransactionHash: claim.TransactionHash, Token: token, AmountUnits: sum.String(), Decimals: decimals, Parts: parts,
-		Recipient: recipient, BlockNumber: ev.BlockNumber, BlockHash: ev.BlockHash, ProcessedBy: "chain", At: ev.At}, "", true
+		Recipient: recipient, Sender: sender, BlockNumber: ev.BlockNumber, BlockHash: ev.BlockHash, ProcessedBy: "chain", At: ev.At}, "", true
 }
 
 // netOf is what transfers of token move, net, to the addresses to (netFlows): first is "" when

@@ -68,10 +68,10 @@ func judgeMixedRefund(s State, claim RefundRecord, ev RefundEvidence, to, sender
 	}
 	if len(parts) == 1 { // one token went back, others only left the customer: it reads as that token
 		return RefundProcessed{TransactionHash: claim.TransactionHash, Token: parts[0].Token, AmountUnits: parts[0].AmountUnits, Decimals: parts[0].Decimals,
-			Recipient: parts[0].Recipient, BlockNumber: ev.BlockNumber, BlockHash: ev.BlockHash, ProcessedBy: "chain", At: ev.At}, "", true, true
+			Recipient: parts[0].Recipient, Sender: parts[0].Sender, BlockNumber: ev.BlockNumber, BlockHash: ev.BlockHash, ProcessedBy: "chain", At: ev.At}, "", true, true
 	}
 	return RefundProcessed{TransactionHash: claim.TransactionHash, Token: strings.Join(names, "+"), Parts: parts, Recipient: parts[0].Recipient,
-		BlockNumber: ev.BlockNumber, BlockHash: ev.BlockHash, ProcessedBy: "chain", At: ev.At}, "", true, true
+		Sender: parts[0].Sender, BlockNumber: ev.BlockNumber, BlockHash: ev.BlockHash, ProcessedBy: "chain", At: ev.At}, "", true, true
 }
 
 // mixedFlows are the net flows of the paid tokens that move to or from the customer's
@@ -93,7 +93,8 @@ func mixedFlows(s State, ev RefundEvidence, to, senders []string) []mixedFlow {
 	for _, token := range order {
 		net, first, d, moved := netOf(ev.Transfers, token, to, senders)
 		if moved {
-			flows = append(flows, mixedFlow{part: RefundPart{Token: token, AmountUnits: net.String(), Decimals: d, Recipient: first}, net: net, back: first != ""})
+			part := RefundPart{Token: token, AmountUnits: net.String(), Decimals: d, Recipient: first, Sender: backFrom(ev.Transfers, ofToken(token), to, senders)}
+			flows = append(flows, mixedFlow{part: part, net: net, back: first != ""})
 		}
 	}
 	return flows

@@ -87,7 +87,8 @@ func judgeUnknownRefund(s State, claim RefundRecord, ev RefundEvidence) (RefundP
 		return RefundProcessed{}, fmt.Sprintf("the amount received (%q raw units of %s) is not known, so no refund of it can be proven", u.AmountUnits, u.TokenAddress), false
 	}
 	senders := s.refundSenders()
-	sum, recipient := netBack(ev.Transfers, func(t ChainTransfer) bool { return strings.EqualFold(t.Contract, u.TokenAddress) }, to, senders)
+	of := func(t ChainTransfer) bool { return strings.EqualFold(t.Contract, u.TokenAddress) }
+	sum, recipient := netBack(ev.Transfers, of, to, senders)
 	switch {
 	case recipient == "":
 		return RefundProcessed{}, fmt.Sprintf("the transaction sends no token of contract %s to the sender %s%s%s", u.TokenAddress, u.Sender,
@@ -96,7 +97,7 @@ func judgeUnknownRefund(s State, claim RefundRecord, ev RefundEvidence) (RefundP
 		return RefundProcessed{}, fmt.Sprintf("the transaction sends %s raw units of %s back (net of what it moves away from the same addresses), less than the %s received", sum, u.TokenAddress, want), false
 	}
 	return RefundProcessed{TransactionHash: claim.TransactionHash, Token: u.TokenAddress, AmountUnits: sum.String(), Recipient: recipient,
-		BlockNumber: ev.BlockNumber, BlockHash: ev.BlockHash, ProcessedBy: "chain", At: ev.At}, "", true
+		Sender: backFrom(ev.Transfers, of, to, senders), BlockNumber: ev.BlockNumber, BlockHash: ev.BlockHash, ProcessedBy: "chain", At: ev.At}, "", true
 }
 
 // evolveUnknownRefund applies a refund event of an unknown transfer's claim (refunds whose record
@@ -116,6 +117,7 @@ func (s *State) evolveUnknownRefund(e Event) bool {
 		return s.changeUnknownRefund(e.TransactionHash, RefundStateClaimed, e.At, func(r *RefundRecord) {
 			r.State, r.Proof = RefundStateProcessed, ProofChain
 			r.Token, r.AmountUnits, r.Recipient, r.BlockNumber, r.BlockHash = e.Token, e.AmountUnits, e.Recipient, e.BlockNumber, e.BlockHash
+			r.Sender = e.Sender
 		})
 	case RefundRefused:
 		return s.changeUnknownRefund(e.TransactionHash, RefundStateClaimed, e.At, func(r *RefundRecord) {
@@ -124,7 +126,7 @@ func (s *State) evolveUnknownRefund(e Event) bool {
 	case RefundReverted:
 		return s.changeUnknownRefund(e.TransactionHash, RefundStateProcessed, e.At, func(r *RefundRecord) {
 			u, _ := s.UnknownTokenOf(*r.Unknown)
-			r.State, r.Proof, r.Recipient, r.BlockNumber, r.BlockHash = RefundStateClaimed, "", "", 0, ""
+			r.State, r.Proof, r.Recipient, r.Sender, r.BlockNumber, r.BlockHash = RefundStateClaimed, "", "", "", 0, ""
 			r.Token, r.AmountUnits = u.TokenAddress, u.AmountUnits
 		})
 	}

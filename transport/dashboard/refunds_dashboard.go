@@ -27,7 +27,7 @@ type dashWalletRefund struct {
 
 // dashRefund is one refund as the receipt's page lists it.
 type dashRefund struct {
-	Amount, Token, TokenAmount, To, Hash, State, Reason, Proof, TxURL string
+	Amount, Token, TokenAmount, To, From, Hash, State, Reason, Proof, TxURL string
 }
 
 // dashRefundsOf fills the page's refund list and, for a refundable receipt paid on chain (or a
@@ -37,7 +37,7 @@ func (s *dash) dashRefundsOf(v *dashReceiptView, st receipt.State) {
 	cur := st.Receipt.Currency
 	for _, r := range st.Refunds {
 		d := dashRefund{Amount: dashMoney(money.Cents(r.AmountCents), cur), Token: r.Token, TokenAmount: r.TokenAmount(),
-			To: first(r.Recipient, r.RefundTo), Hash: r.TransactionHash, State: r.State, Reason: r.Reason, Proof: r.Proof}
+			To: first(r.Recipient, r.RefundTo), From: r.Sender, Hash: r.TransactionHash, State: r.State, Reason: r.Reason, Proof: r.Proof}
 		if r.State == receipt.RefundStateRefused {
 			d.Reason = r.RefusedReason
 		}
