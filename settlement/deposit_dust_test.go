@@ -1,6 +1,7 @@
 package settlement_test
 
 import (
+	"math/big"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/internal/syncbuf"
+	"github.com/payledger/payledger/settlement"
 )
 
 // TestDustToADepositIsBoundedAndSweptWithTheRest: on the simulated chain, 30 one-base-unit USDC
@@ -69,5 +71,53 @@ func TestDustToADepositIsBoundedAndSweptWithTheRest(t *testing.T) {
 	}
 	if moved != 3_000_000+dust {
 		t.Fatalf("swept %d units, want the whole balance %d", moved, 3_000_000+dust)
+	}
+}
+
+// TestETHDustIsCreditedByBalanceOnceItIsNoDust: at a deposit with an open ETH quote and 20
+// credits, ETH sent in transfers under 1% of the quote is not credited by transaction; the
+// detector's balance read finds it and credits it once, as one balance credit, when together it
+// is 1% of the quote, and never again.
+func TestETHDustIsCreditedByBalanceOnceItIsNoDust(t *testing.T) {
+	t.Parallel()
+	e := newDepositEnv(t)
+	d := e.detector()
+	st := e.receipt(300)
+	id, deposit := st.Receipt.ReceiptID, st.Receipt.DepositAddress
+	e.quote(id, "0.00300000") // 1%: 0.00003 ETH
+	e.step(d)
+	units := make([]*types.Transaction, 0, receipt.DustFreeCredits)
+	for range receipt.DustFreeCredits {
+		units = append(units, e.payToken(e.usdc, deposit, 1))
+	}
+	e.mined(units...)
+	e.commit()
+	e.step(d)
+	send := func(n int) {
+		txs := make([]*types.Transaction, 0, n)
+		for range n {
+			txs = append(txs, e.payETH(deposit, big.NewInt(1e12))) // 0.000001 ETH
+		}
+		e.mined(txs...)
+		for range 3 {
+			e.commit()
+			e.step(d)
+		}
+	}
+	send(5)
+	if c := e.state(id).Credits; len(c) != receipt.DustFreeCredits {
+		t.Fatalf("%d credits after 0.000005 ETH of dust, want %d", len(c), receipt.DustFreeCredits)
+	}
+	send(25)
+	c := e.state(id).Credits
+	if len(c) != receipt.DustFreeCredits+1 || c[len(c)-1].LogIndex != settlement.BalanceLogIndex || c[len(c)-1].AmountUnits != "30000000000000" {
+		t.Fatalf("credits after 0.00003 ETH of dust: %d, last %+v", len(c), c[len(c)-1])
+	}
+	for range 3 {
+		e.commit()
+		e.step(d)
+	}
+	if n := len(e.state(id).Credits); n != receipt.DustFreeCredits+1 {
+		t.Fatalf("%d credits after more steps, want %d", n, receipt.DustFreeCredits+1)
 	}
 }
