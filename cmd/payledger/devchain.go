@@ -94,7 +94,13 @@ func startDevChain(ctx context.Context, log zerolog.Logger, out io.Writer, opts 
 	for _, a := range d.Accounts {
 		fmt.Fprintf(out, "#   %s  key 0x%s\n", a.Address.Hex(), a.KeyHex())
 	}
-	if f := devchainEnvFile(); writeDevchainEnv(f, d) == nil {
+	f := devchainEnvFile()
+	if err := writeDevchainEnv(f, d); err != nil {
+		// Unsaid, `devchain pay` then read an older chain's file, or none ("is the development
+		// chain running?"), with this chain running.
+		log.Warn().Err(err).Str("file", f).Msg("development chain: its variables and account key could not be written for " +
+			"`payledger devchain pay <receiptId>`: set DEVCHAIN_ENV_FILE to a file you can write, or pass devchain pay --key and --rpc")
+	} else {
 		fmt.Fprintf(out, "# written to %s for `payledger devchain pay <receiptId>` (first account pays)\n", f)
 	}
 	return d, nil
