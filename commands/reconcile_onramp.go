@@ -2,6 +2,8 @@ package commands
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -31,6 +33,25 @@ type Reconciled struct {
 	Changes          []ReceiptChange // the appends of the updated receipts, for read-your-writes
 	// Failed are the receipts whose verification failed: skipped, the next pass tries again.
 	Failed []FailedVerification
+	// ProcessorDown says the processor could not be asked (nil when it answered): the pass's
+	// last maxUnanswered calls, or all its calls, were unanswered. After maxUnanswered in a row
+	// the pass stops: the Unasked rest of its page is asked on a later round of the list.
+	ProcessorDown error
+	Unasked       int
+}
+
+// maxUnanswered is how many calls in a row the processor may leave unanswered (processorDown)
+// before a pass stops. Each unanswered call can take the client's whole timeout (10 s), so a
+// processor that accepts connections and never answers made a pass of 500 open attempts last
+// over 80 minutes, during which the background reconciler retried no merchant webhook (the same
+// pass does both) and asked no attempt of a later page.
+const maxUnanswered = 3
+
+// processorDown reports whether err says the processor could not be asked at all (its client's
+// Unavailable: no answer, a server error, a refused key), rather than answering about a session.
+func processorDown(err error) bool {
+	var u interface{ Unavailable() bool }
+	return errors.As(err, &u) && u.Unavailable()
 }
 
 // FailedVerification is a receipt whose verification failed, and why.
@@ -78,7 +99,8 @@ func NewReconcileOnrampHandler(store Store, processor Processor, open OpenAttemp
 
 // Handle verifies up to 500 open attempts, the page after the last pass's (from the oldest again
 // after the last page). A receipt whose verification fails is listed in Failed and skipped (a
-// later pass tries again). Errors: the listing's.
+// later pass tries again); after maxUnanswered calls in a row that the processor left unanswered
+// the pass stops, saying so in ProcessorDown. Errors: the listing's.
 func (h *ReconcileOnrampHandler) Handle(ctx context.Context, cmd ReconcileOnramp) (Reconciled, error) {
 	var out Reconciled
 	if h.processor == nil {
@@ -88,9 +110,17 @@ func (h *ReconcileOnrampHandler) Handle(ctx context.Context, cmd ReconcileOnramp
 	if err != nil {
 		return out, err
 	}
-	for _, id := range ids {
+	unanswered := 0
+	for i, id := range ids {
+		if unanswered >= maxUnanswered {
+			out.Unasked = len(ids) - i
+			break
+		}
 		out.Checked++
 		changed, res, err := h.Verify(ctx, id)
+		if unanswered++; !processorDown(err) {
+			unanswered = 0 // an answer (or a failure of ours) ends the run
+		}
 		if err != nil {
 			out.Failed = append(out.Failed, FailedVerification{ReceiptID: id, Err: err})
 			continue
@@ -99,6 +129,10 @@ func (h *ReconcileOnrampHandler) Handle(ctx context.Context, cmd ReconcileOnramp
 			out.Updated++
 			out.Changes = append(out.Changes, ReceiptChange{ReceiptID: id, Result: res})
 		}
+	}
+	if unanswered >= maxUnanswered || unanswered > 0 && unanswered == out.Checked {
+		out.ProcessorDown = fmt.Errorf("the onramp processor did not answer the pass's last %d calls (%d open attempts left to a later pass): %w",
+			unanswered, out.Unasked, out.Failed[len(out.Failed)-1].Err)
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package settlement
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -24,6 +25,7 @@ type OnrampReconciler struct {
 	interval time.Duration
 	minAge   time.Duration
 	log      zerolog.Logger
+	fails    passFailures
 }
 
 // NewOnrampReconciler returns the worker. It panics on a nil dependency or a non-positive
@@ -51,15 +53,64 @@ func (r *OnrampReconciler) Run(ctx context.Context) error {
 }
 
 func (r *OnrampReconciler) pass(ctx context.Context) {
+	var failed error
 	done, err := r.onramp.Handle(r.log.WithContext(ctx), commands.ReconcileOnramp{MinAge: r.minAge})
-	if err != nil {
+	switch {
+	case err != nil:
+		failed = err
 		r.log.Warn().Err(err).Msg("reconcile")
-	} else if done.Checked > 0 {
+	case done.ProcessorDown != nil:
+		failed = done.ProcessorDown
+		r.log.Warn().Err(done.ProcessorDown).Int("checked", done.Checked).Int("unasked", done.Unasked).Msg("reconcile: the onramp processor does not answer")
+	case done.Checked > 0:
 		r.log.Info().Int("checked", done.Checked).Int("updated", done.Updated).Msg("reconciled open onramp attempts")
 	}
 	if tried, delivered, err := r.webhooks.ReconcileMarked(ctx, false); err != nil {
+		failed = err
 		r.log.Warn().Err(err).Msg("webhook reconciliation")
 	} else if tried > 0 {
 		r.log.Info().Int("retried", tried).Int("delivered", delivered).Msg("retried marked webhook notifications")
 	}
+	if ctx.Err() == nil {
+		r.fails.record(failed, time.Now())
+	}
+}
+
+// Failing is the run of failed passes the reconciler is in: since its first, the latest at last
+// with err (zero times and nil when its last pass went through). A pass fails when the processor
+// did not answer it (commands.Reconciled.ProcessorDown: down, a server error, the service's key
+// refused), its work list could not be read, or the marked webhooks could not be retried. The
+// app's health marks the worker stuck once the run lasts a minute, naming the error: a processor
+// that was down left /healthz ok while no open card or bank payment was verified, each pass only
+// logging a warning per receipt. Times are on the wall clock, as the health's.
+func (r *OnrampReconciler) Failing() (since, last time.Time, err error) {
+	return r.fails.reading()
+}
+
+// passFailures is the reconciler's run of failed passes.
+type passFailures struct {
+	mu          sync.Mutex
+	since, last time.Time
+	err         error
+}
+
+// record notes a pass's outcome at now: a failure starts or extends the run, a pass that went
+// through ends it.
+func (f *passFailures) record(err error, now time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err == nil {
+		f.since, f.last, f.err = time.Time{}, time.Time{}, nil
+		return
+	}
+	if f.since.IsZero() {
+		f.since = now
+	}
+	f.last, f.err = now, err
+}
+
+func (f *passFailures) reading() (since, last time.Time, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.since, f.last, f.err
 }

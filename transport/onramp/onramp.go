@@ -73,19 +73,42 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) (Sess
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return Session{}, fmt.Errorf("onramp %s %s: %w", method, path, err)
+		return Session{}, &Error{err: fmt.Errorf("onramp %s %s: %w", method, path, err), unavailable: true}
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return Session{}, fmt.Errorf("onramp %s %s: %w", method, path, err)
+		return Session{}, &Error{err: fmt.Errorf("onramp %s %s: %w", method, path, err), unavailable: true}
 	}
 	if resp.StatusCode/100 != 2 {
-		return Session{}, fmt.Errorf("onramp %s %s: status %d: %.200s", method, path, resp.StatusCode, raw)
+		return Session{}, &Error{err: fmt.Errorf("onramp %s %s: status %d: %.200s", method, path, resp.StatusCode, raw),
+			unavailable: unavailableStatus(resp.StatusCode)}
 	}
 	var s Session
 	if err := json.Unmarshal(raw, &s); err != nil || s.ID == "" {
-		return Session{}, fmt.Errorf("onramp %s %s: unexpected answer %.200s", method, path, raw)
+		return Session{}, &Error{err: fmt.Errorf("onramp %s %s: unexpected answer %.200s", method, path, raw), unavailable: true}
 	}
 	return s, nil
+}
+
+// Error is a failed call to the processor's API; its text is the call's and the cause.
+type Error struct {
+	err         error
+	unavailable bool
+}
+
+func (e *Error) Error() string { return e.err.Error() }
+func (e *Error) Unwrap() error { return e.err }
+
+// Unavailable reports whether the processor could not be asked at all: no answer (a network
+// error, a timeout), a server error or a rate limit (5xx, 429), a refusal of the service's key
+// (401, 403: no session can be read with it) or an answer that is no session. A 4xx about the
+// session itself (404: a session the processor no longer answers for) is the processor's answer
+// about that session, not its absence. The reconciliation stops a pass after a few calls that
+// were not answered in a row, rather than waiting out every open attempt's timeout.
+func (e *Error) Unavailable() bool { return e.unavailable }
+
+// unavailableStatus is whether an HTTP status says the processor could not be asked (Unavailable).
+func unavailableStatus(code int) bool {
+	return code >= 500 || code == http.StatusTooManyRequests || code == http.StatusUnauthorized || code == http.StatusForbidden
 }
