@@ -348,7 +348,11 @@ func missingHandler(h commands.Handlers) bool {
 }
 
 func (s *Server) routes(db Pinger, workers WorkerHealth, off []string) {
-	s.handle(http.MethodGet, "/healthz", Policy{Access: Open}, s.health(db, workers, off))
+	health := s.health(db, workers, off)
+	s.handle(http.MethodGet, "/healthz", Policy{Access: Open}, health)
+	// Uptime monitors that check with HEAD (some do by default) read a 405 as the service down.
+	// Only here: a HEAD on a stream would hold one of its caller's stream slots.
+	s.handle(http.MethodHead, "/healthz", Policy{Access: Open}, health)
 	if !s.cfg.MetricsSeparate {
 		s.handle(http.MethodGet, "/metrics", Policy{Access: Open}, s.metricsHandler())
 	}
