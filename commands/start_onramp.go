@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -130,28 +131,57 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 var underWay = []string{"fulfillment_processing", "ach_pending", "fulfillment_complete"}
 
 // paymentUnderWay refuses, with receipt.ErrState, a start while the processor is completing the
-// payment of the receipt's current onramp session (asked of its session API: a processing report
+// payment of one of the receipt's onramp sessions (asked of its session API: a processing report
 // records nothing on a receipt already pending, such as one underpaid on chain whose page offers
 // the card for the rest, and a webhook may be lost). That payment pays the receipt once it
 // completes; a second session would charge the customer twice, and as the current attempt it
 // would make a failure of the first one ignored. A session that is still open (a checkout the
 // customer left), decided, or that the processor cannot be asked about leaves the start to go on.
-// Every receipt whose current onramp session is open (receipt.State.OnrampOpen: generated,
-// pending, or failed by an earlier decline) is asked about: the processor's report of the payment
-// may come late or be lost, and asking only a pending receipt let a generated one (its page still
-// "Awaiting payment" with the card button) start a second session and charge the customer twice.
-// A receipt with no open session needs no call.
+// The processor's report of the payment may come late or be lost, so a generated receipt (its
+// page still "Awaiting payment" with the card button) is asked about too. Not only the current
+// session: a customer who left a checkout and started another can still pay the first one in
+// its own tab, whose processing report records nothing (not the current attempt), and a third
+// start was let through on the second session's "created": the customer paid twice.
+// sessionsToAsk says which sessions are asked; a receipt with none needs no call.
 func (h *StartOnrampHandler) paymentUnderWay(ctx context.Context, st receipt.State) error {
-	a, ok := st.Current()
-	if !ok || a.SessionID == "" || !st.OnrampOpen() {
-		return nil
+	for _, a := range sessionsToAsk(st) {
+		sess, err := h.processor.Get(ctx, a.SessionID)
+		if processorDown(err) {
+			return nil // the processor cannot be asked now: neither can it start a session
+		}
+		if err != nil || !slices.Contains(underWay, sess.Status) {
+			continue
+		}
+		return fmt.Errorf("%w: the card or bank payment of session %s is being completed by the processor; it pays this receipt once it is (a second one would charge the customer twice)",
+			receipt.ErrState, a.SessionID)
 	}
-	sess, err := h.processor.Get(ctx, a.SessionID)
-	if err != nil || !slices.Contains(underWay, sess.Status) {
-		return nil
+	return nil
+}
+
+// maxSessionsAsked bounds the sessions one start asks the processor about (starts are bounded
+// per receipt: receipt.MaxOnrampStartsPerHour): a customer's earlier checkout still open in
+// another tab is one of the last few.
+const maxSessionsAsked = 5
+
+// sessionsToAsk are the receipt's onramp sessions the processor may still be completing, newest
+// first, at most maxSessionsAsked: every onramp attempt with a session except one whose success
+// was recorded as paying nothing (EndedAttempts) and the one the receipt failed on (decided).
+func sessionsToAsk(st receipt.State) []receipt.Attempt {
+	var out []receipt.Attempt
+	for _, a := range st.Attempts {
+		if a.Kind != "onramp" || a.SessionID == "" || slices.Contains(st.EndedAttempts, a.ID) ||
+			st.Status == receipt.StatusFailed && st.Failure != nil && st.Failure.AttemptID == a.ID {
+			continue
+		}
+		out = append(out, a)
 	}
-	return fmt.Errorf("%w: the card or bank payment of session %s is being completed by the processor; it pays this receipt once it is (a second one would charge the customer twice)",
-		receipt.ErrState, a.SessionID)
+	slices.SortFunc(out, func(x, y receipt.Attempt) int {
+		if c := cmp.Compare(y.StartedAt, x.StartedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(y.ID, x.ID)
+	})
+	return out[:min(len(out), maxSessionsAsked)]
 }
 
 // canStartOnramp is receipt.CanStartOnramp at `at`, inside the receipt's payment window.
