@@ -2,6 +2,7 @@ package projections
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -27,6 +28,8 @@ type failures struct {
 	last     time.Time // its latest failure
 	err      error     // and its error
 	applying int       // batches being applied now: a failing batch may take 30 s to fail
+	began    time.Time // when the one under way began
+	batch    string    // and what it applies
 	ended    time.Time // when the last one ended: its failure is recorded just after
 }
 
@@ -49,7 +52,13 @@ func (f *failures) progressed() {
 
 // begin and end (at now) bracket a batch's application: a run of failures lasts while one is
 // under way, and failQuiet after it ends.
-func (f *failures) begin() { f.mu.Lock(); f.applying++; f.mu.Unlock() }
+func (f *failures) begin(now time.Time, batch string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.applying++; f.applying == 1 {
+		f.began, f.batch = now, batch
+	}
+}
 func (f *failures) end(now time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -63,29 +72,36 @@ func (f *failures) ongoing(now time.Time) bool {
 }
 
 // reading is the run of failures going on at now: its first failure, its latest and that one's
-// error; zero times and a nil error when there is none.
+// error. Without one, a batch under way counts from its start, its error saying so: one that
+// never ends (waiting for a row or table lock that a session left idle in a transaction holds)
+// stops the projector as surely as a failure, and no failure would ever tell it. Zero times and a
+// nil error when there is neither.
 func (f *failures) reading(now time.Time) (since, last time.Time, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.ongoing(now) {
-		return time.Time{}, time.Time{}, nil
+	switch {
+	case f.ongoing(now):
+		return f.since, f.last, f.err
+	case f.applying > 0:
+		return f.began, f.began, fmt.Errorf("%s under way since %s, not committed: waiting for a lock? (pg_locks, pg_stat_activity)",
+			f.batch, f.began.UTC().Format(time.RFC3339))
 	}
-	return f.since, f.last, f.err
+	return time.Time{}, time.Time{}, nil
 }
 
 // applyCounted is applyFrom, recorded as a batch under way for the runner's failures (Failing): a
 // run of failures goes on while one is. Events already applied at append time are no batch: a
 // receipts runner that only skips them must not keep an old run of failures going.
 func (r *Runner) applyCounted(ctx context.Context, from eventstore.Position, batch []eventstore.RecordedEvent, to eventstore.Position, queueNext func(*pgx.Batch)) error {
-	r.fails.begin()
+	r.fails.begin(time.Now(), fmt.Sprintf("a batch of %d events up to %s", len(batch), to))
 	defer func() { r.fails.end(time.Now()) }()
 	return r.applyFrom(ctx, from, batch, to, queueNext)
 }
 
 // Failing is the run of failures this runner is in: since its first failed attempt, the latest at
-// last with err, no batch has committed (zero times and nil when it is not failing). The app's
-// health marks a projector failing for over a minute stuck, naming it, and logs its error; its
-// times are on the wall clock.
+// last with err, no batch has committed; or, without one, the batch under way since it began
+// (zero times and nil when there is neither). The app's health marks a projector failing for a
+// minute stuck, naming it, and logs its error; its times are on the wall clock.
 func (r *Runner) Failing() (since, last time.Time, err error) {
 	return r.fails.reading(time.Now())
 }

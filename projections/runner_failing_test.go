@@ -2,6 +2,7 @@ package projections
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -19,7 +20,7 @@ func TestFailuresRunLastsUntilACommitOrAQuietSpell(t *testing.T) {
 	}
 	f.failed(first, t0)
 	f.failed(second, t0.Add(2*time.Second))
-	f.begin() // the next attempt's batch waits 40 s and fails
+	f.begin(t0.Add(2*time.Second), "a batch") // the next attempt's batch waits 40 s and fails
 	if since, last, err := f.reading(t0.Add(42 * time.Second)); !since.Equal(t0) || !last.Equal(t0.Add(2*time.Second)) || err != second {
 		t.Fatalf("reading %v %v %v during a long attempt, want the run since t0 with its latest failure", since, last, err)
 	}
@@ -39,5 +40,22 @@ func TestFailuresRunLastsUntilACommitOrAQuietSpell(t *testing.T) {
 	f.progressed()
 	if since, _, err := f.reading(quiet); !since.IsZero() || err != nil {
 		t.Fatalf("failing since %v (%v) after a commit, want none", since, err)
+	}
+}
+
+// TestFailuresCountABatchUnderWayFromItsStart: with no failure, a batch under way is read from
+// its start, its error saying what it applies and since when (the health marks one still under
+// way after a minute stuck: a lock held elsewhere stops it without a failure); none once it ends.
+func TestFailuresCountABatchUnderWayFromItsStart(t *testing.T) {
+	var f failures
+	t0 := time.Unix(1_800_000_000, 0)
+	f.begin(t0, "a batch of 3 events up to 7/7")
+	since, _, err := f.reading(t0.Add(time.Hour))
+	if !since.Equal(t0) || err == nil || !strings.Contains(err.Error(), "a batch of 3 events up to 7/7 under way since 2027-01-15T08:00:00Z") {
+		t.Fatalf("reading %v %v during a batch, want it from its start", since, err)
+	}
+	f.end(t0.Add(time.Hour))
+	if since, _, err := f.reading(t0.Add(time.Hour)); !since.IsZero() || err != nil {
+		t.Fatalf("reading %v %v after the batch ended, want none", since, err)
 	}
 }

@@ -1,0 +1,81 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/rs/zerolog"
+
+	"github.com/payledger/payledger/cmd/payledger/app"
+	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/eventstore/postgres"
+	"github.com/payledger/payledger/internal/syncbuf"
+	"github.com/payledger/payledger/internal/wait"
+	"github.com/payledger/payledger/migrations/pgtest"
+	"github.com/payledger/payledger/projections"
+)
+
+// TestHealthNamesAProjectorWhoseBatchWaitsForALock: a session left in a transaction that locked
+// the receipts table against writes (an operator's psql, a maintenance script) stops the receipts
+// projector without a failure: its batch waits for the lock as long as the session stays open.
+// /healthz said ok and nothing was logged; now the projection is stuck once its batch has been
+// under way for its bound (shortened here), logged with what it applies, and it recovers when the
+// lock goes. (A table lock takes no transaction id, so the log's horizon does not hold the event
+// back from the projector.)
+func TestHealthNamesAProjectorWhoseBatchWaitsForALock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	store := postgres.New(pool)
+	logs := &syncbuf.Buffer{}
+	svc, err := app.Build(ctx, app.Config{Store: store, Pool: pool, Now: time.Now, Log: zerolog.New(logs), Metrics: noMetrics{},
+		SecretsKey: bytes.Repeat([]byte{7}, 32), JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Journal.Close() })
+	app.SetFailingFor(svc.Health, 3*time.Second)
+	runWorkers(t, svc)
+	wait.Until(t, "the receipts projector leading", 30*time.Second, svc.Projections.Receipts.Leader)
+	held, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = held.Rollback(ctx) }()
+	if _, err := held.Exec(ctx, `LOCK TABLE receipts IN EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	g := receipt.Generated{ReceiptID: "held", Merchant: "0x" + strings.Repeat("a", 40), Source: "direct", Currency: "USD", Total: money.Cents(100),
+		LineItems: []receipt.LineItem{{Kind: receipt.KindItem, Label: "x", Amount: 100, Unit: 100, Qty: 1}}, CreatedAt: 1}
+	data, err := json.Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := store.Append(ctx, projections.ReceiptStreamPrefix+"held", eventstore.NoStream(),
+		eventstore.EventData{ID: uuid.New(), Type: receipt.EventGenerated, Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait.Until(t, "the receipts projection stuck on its batch waiting for the lock", 60*time.Second, func() bool {
+		return slices.Contains(svc.Health.Check(), "receipts projection")
+	})
+	if out := logs.String(); !strings.Contains(out, `"worker":"receipts projection"`) ||
+		!strings.Contains(out, "a batch of 1 events up to "+res.Position.String()+" under way since") {
+		t.Fatalf("the stuck line does not say what waits:\n%s", out)
+	}
+	if err := held.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wait.Until(t, "the receipts projection recovered once its batch commits", 30*time.Second, func() bool {
+		return !slices.Contains(svc.Health.Check(), "receipts projection") && !svc.Projections.Receipts.Position().Less(res.Position)
+	})
+}
