@@ -114,6 +114,9 @@ type Dispatcher struct {
 	merchants          *flying[string] // the workers' attempts in flight by merchant
 	client             *http.Client
 	lease              time.Duration // how long a claim holds its notifications (leaseFor; tests shorten it)
+
+	// receiptClaims and endpointClaims are the senders' runs of failed claims (Failing).
+	receiptClaims, endpointClaims *claimFailures
 }
 
 // Init fills defaults; call it once before use. It panics when Outbox, Keys or Events is
@@ -140,6 +143,7 @@ func (d *Dispatcher) Init() *Dispatcher {
 	d.wake, d.endpointWake = make(chan struct{}, 1), make(chan struct{}, 1)
 	d.records = make(chan struct{}, recordSlots)
 	d.merchants = newFlying[string]()
+	d.receiptClaims, d.endpointClaims = &claimFailures{what: "receipt webhooks"}, &claimFailures{what: "endpoint webhooks"}
 	d.client = &http.Client{
 		Timeout: d.Timeout,
 		Transport: &http.Transport{DialContext: d.dial, MaxIdleConns: maxIdleConns, MaxIdleConnsPerHost: 128, IdleConnTimeout: idleConnTimeout,
@@ -217,7 +221,7 @@ func (d *Dispatcher) work(ctx context.Context, poll time.Duration) {
 		attempt: func(ctx context.Context, c readmodels.Claimed) { d.Deliver(ctx, c) },
 		wake:    d.wake, poll: poll,
 		full: d.Wake, // more may be due: let another worker claim too
-		log:  d.Log, what: "webhook claim",
+		log:  d.Log, what: "webhook claim", fails: d.receiptClaims,
 	}.run(ctx)
 }
 

@@ -55,7 +55,7 @@ func (d *Dispatcher) workEndpoints(ctx context.Context) {
 			}
 		},
 		wake: d.endpointWake, poll: 200 * time.Millisecond,
-		log: d.Log, what: "endpoint webhooks",
+		log: d.Log, what: "endpoint webhooks", fails: d.endpointClaims,
 	}.run(ctx)
 }
 

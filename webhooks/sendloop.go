@@ -28,6 +28,10 @@ type sendLoop[T any, K comparable] struct {
 	full                   func() // optional, after a full claim (the receipt workers wake one another)
 	log                    zerolog.Logger
 	what                   string // the claim's warning message
+	// fails, when set, records the claims' outcomes (Dispatcher.Failing): a failure is logged
+	// when it starts a run, not at every claim of the run (ten a second), which the app's health
+	// reports once it lasts. Nil: every failure is logged.
+	fails *claimFailures
 }
 
 func (l sendLoop[T, K]) run(ctx context.Context) {
@@ -38,7 +42,7 @@ func (l sendLoop[T, K]) run(ctx context.Context) {
 		room := min(l.batch, l.inFlight-len(busy))
 		if room > 0 {
 			items, err := l.claim(ctx, room, l.share, l.keys.snapshot())
-			if err != nil && ctx.Err() == nil {
+			if (err == nil || ctx.Err() == nil) && l.fails.claimed(err, time.Now()) {
 				l.log.Warn().Err(err).Msg(l.what)
 			}
 			for _, it := range items {
