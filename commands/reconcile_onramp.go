@@ -178,11 +178,13 @@ func decidable(st receipt.State, session string) bool {
 
 // Verify asks the processor for the session of the receipt's current onramp attempt and applies
 // its status through the guards (a success pays only with a source amount that covers what is
-// due: the processor's events may omit it, its Get is where it is verified). It reports whether the receipt changed, and the append. A
-// receipt without a current onramp session, or a session in a status the processor does not
-// report as news, changes nothing; of an ach_pending receipt only the session's completion or
-// rejection (the payment's return) is applied, and a failure only to a generated or pending receipt (decidable). Errors: the processor's, receipt.ErrNotFound, ErrContended,
-// wrapped store errors.
+// due: the processor's events may omit it, its Get is where it is verified). It reports whether
+// the receipt changed, and the append. A receipt without a current onramp session, or a session
+// in a status the processor does not report as news, changes nothing; of an ach_pending receipt
+// only the session's completion or rejection (the payment's return) is applied, and a failure
+// only to a generated or pending receipt (decidable). When the current session brings nothing,
+// the receipt's earlier sessions are asked about their completion (verifyEarlier). Errors: the
+// processor's (of the current session), receipt.ErrNotFound, ErrContended, wrapped store errors.
 func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (bool, eventstore.AppendResult, error) {
 	if h.processor == nil {
 		return false, eventstore.AppendResult{}, nil
@@ -199,12 +201,48 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 	if err != nil {
 		return false, eventstore.AppendResult{}, err
 	}
-	if !slices.Contains(receipt.ProcessorStatuses, sess.Status) {
+	if slices.Contains(receipt.ProcessorStatuses, sess.Status) && decidable(loaded.State, sess.Status) {
+		if changed, res, err := h.apply(ctx, loaded, a, sess); err != nil || changed {
+			return changed, res, err
+		}
+	}
+	return h.verifyEarlier(ctx, loaded)
+}
+
+// verifyEarlier asks about the receipt's earlier onramp sessions (sessionsToAsk, the newest few
+// besides the current one) while it is open, and applies the first completion it finds. A customer
+// who left a checkout and started another may still pay the first in its own tab: its success
+// pays the receipt from any attempt, but when its webhook was lost only the current session was
+// asked, and the receipt stayed unpaid (then failed, when the processor expired the second
+// checkout) while the customer had paid. Only a completion is applied: the failure or progress
+// of an attempt other than the current changes nothing (recorded as ignored on every pass, it
+// would grow the stream). A session the processor cannot be asked about is skipped.
+func (h *ReconcileOnrampHandler) verifyEarlier(ctx context.Context, loaded Loaded[receipt.State]) (bool, eventstore.AppendResult, error) {
+	st := loaded.State
+	if st.Expired() || !slices.Contains(earlierAsked, st.Status) {
 		return false, eventstore.AppendResult{}, nil
 	}
-	if !decidable(loaded.State, sess.Status) {
-		return false, eventstore.AppendResult{}, nil
+	for _, a := range sessionsToAsk(st) {
+		if a.ID == st.CurrentAttempt {
+			continue
+		}
+		sess, err := h.processor.Get(ctx, a.SessionID)
+		if err != nil || sess.Status != "fulfillment_complete" {
+			continue
+		}
+		if changed, res, err := h.apply(ctx, loaded, a, sess); err != nil || changed {
+			return changed, res, err
+		}
 	}
+	return false, eventstore.AppendResult{}, nil
+}
+
+// earlierAsked are the statuses in which a receipt's earlier sessions are asked about: a
+// completion of one would pay it.
+var earlierAsked = []receipt.Status{receipt.StatusGenerated, receipt.StatusPending, receipt.StatusFailed, receipt.StatusACHPending}
+
+// apply decides the processor's view sess of the receipt's attempt a through the guards.
+func (h *ReconcileOnrampHandler) apply(ctx context.Context, loaded Loaded[receipt.State], a receipt.Attempt, sess OnrampSession) (bool, eventstore.AppendResult, error) {
 	exact := numberText(sess.SourceAmountUSD)
 	amount, err := dollarsToCents(exact)
 	if err != nil {
@@ -213,6 +251,7 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 	u := receipt.ProcessorUpdate{SessionID: sess.ID, AttemptID: a.ID, Status: sess.Status, ErrorCode: sess.ErrorCode, RequestID: sess.RequestID,
 		TransactionHash: sess.TransactionHash, Wallet: sess.WalletAddress, SourceAmountCents: amount, SourceAmountUSD: exact, SessionUnique: a.SessionUnique,
 		At: h.now().UnixMilli()}
+	receiptID := loaded.State.Receipt.ReceiptID
 	if a.OpenedBy != "processor" {
 		u.SessionOwner = receiptID // the service started this session for this receipt, asking for the amount due
 	}
