@@ -48,6 +48,11 @@ type ChargeSubscriptionsHandler struct {
 	Limit      int           // due subscriptions read at a time (default 5,000); a run reads them all
 	Log        zerolog.Logger
 	Notify     ChargeNotifier // nil: no webhooks
+	// Progress, when set, is how far the read model DueSubscriptions reads has applied the log: a
+	// daily run lists from it only once it has reached the log's head (ErrReadModelBehind after
+	// CatchUp, default 30 s, and after a page listed from a model reset meanwhile).
+	Progress DueProgress
+	CatchUp  time.Duration
 	// Ran, when set, is told the outcome of each daily run Run makes: its error, an error for a
 	// run that left unreadable subscriptions uncharged, or nil for one that went through (serve's
 	// health shows the worker stuck until a later run goes through); nil again when this process
@@ -66,7 +71,7 @@ func NewChargeSubscriptionsHandler(store commands.Store, chain ChargeChain, ledg
 	}
 	return &ChargeSubscriptionsHandler{store: store, chain: chain, ledger: ledger, due: due, splits: splits, now: now,
 		token: uuid.New(), Lease: 2 * time.Minute, RetryAfter: time.Hour, Wave: 250, Await: 2 * time.Minute,
-		Poll: 200 * time.Millisecond, Limit: 5000, Log: zerolog.Nop(), code: deployedSplits{}}
+		Poll: 200 * time.Millisecond, Limit: 5000, CatchUp: 30 * time.Second, Log: zerolog.Nop(), code: deployedSplits{}}
 }
 
 // Configured says whether charging has a chain.
@@ -162,6 +167,8 @@ func (h *ChargeSubscriptionsHandler) ChargeDue(ctx context.Context, meta eventst
 		return ChargeRun{}, err
 	}
 	start := time.Now()
+	// Waited for outside the lock: a charge of one subscription meanwhile need not wait for it.
+	head, behind := h.dueFrom(ctx)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p := h.parts()
@@ -173,7 +180,7 @@ func (h *ChargeSubscriptionsHandler) ChargeDue(ctx context.Context, meta eventst
 	}
 	if ctx.Err() == nil {
 		var more []ChargeResult
-		more, err = h.chargeDue(ctx, p, meta)
+		more, err = h.chargeDue(ctx, p, head, behind, meta)
 		results = append(results, more...)
 	}
 	if err == nil {
@@ -187,10 +194,20 @@ func (h *ChargeSubscriptionsHandler) ChargeDue(ctx context.Context, meta eventst
 // results include the charges skipped without a claim. Paging by subscription id, rather than
 // taking the Limit longest due, keeps the ones that keep failing (past_due, their nextChargeAt
 // never moves) from taking every run's places, and lists each subscription at most once a run.
-func (h *ChargeSubscriptionsHandler) chargeDue(ctx context.Context, p chargeParts, meta eventstore.Metadata) ([]ChargeResult, error) {
+// The read model must reflect the log up to head (behind: dueFrom's answer) when each page is
+// listed: one being rebuilt lacks the subscriptions not replayed yet, and a run that counted as
+// the day's would leave them uncharged until the next day; the run fails instead (charges made
+// from earlier pages stand; the next run's claims and streams keep them from being made twice).
+func (h *ChargeSubscriptionsHandler) chargeDue(ctx context.Context, p chargeParts, head eventstore.Position, behind error, meta eventstore.Metadata) ([]ChargeResult, error) {
+	if behind != nil {
+		return nil, behind
+	}
 	var results []ChargeResult
 	for after := ""; ; {
 		items, skipped, last, err := p.due.list(ctx, after)
+		if err == nil {
+			err = h.dueComplete(ctx, head) // a rebuild begun since the last check
+		}
 		results = append(results, skipped...)
 		if err != nil {
 			return results, err

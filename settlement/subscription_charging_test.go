@@ -49,6 +49,21 @@ type chargeEnv struct {
 	approved map[common.Address]bool
 	salt     int
 	mu       sync.Mutex
+	// stopProjector stops the subscriptions projector startProjector started and waits for it.
+	stopProjector func()
+}
+
+// startProjector runs the subscriptions projector until stopProjector or the env's end.
+func (e *chargeEnv) startProjector() {
+	e.tb.Helper()
+	runner, err := projections.NewRunner(e.pool, e.store, projections.Subscriptions{}, zerolog.Nop())
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(e.ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = runner.Run(ctx) }()
+	e.stopProjector = func() { cancel(); <-done }
 }
 
 type fakePlans map[string]commands.SubscriptionPlan
@@ -63,19 +78,15 @@ func newChargeEnv(tb testing.TB, accounts int) *chargeEnv {
 	ctx, cancel := context.WithCancel(context.Background())
 	pool := pgtest.Pool(tb)
 	store := postgres.New(pool)
-	runner, err := projections.NewRunner(pool, store, projections.Subscriptions{}, zerolog.Nop())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { defer close(done); _ = runner.Run(ctx) }()
+	e := &chargeEnv{tb: tb, ctx: ctx, pool: pool, store: store}
+	e.startProjector()
 	dev, rpc := startDevChain(tb, ctx, chain.DevChainOptions{BlockInterval: 300 * time.Millisecond, Accounts: accounts})
-	tb.Cleanup(func() { cancel(); <-done }) // before the chain closes
+	tb.Cleanup(func() { cancel(); e.stopProjector() }) // before the chain closes
 	op, err := dev.ChargeOperator(rpc)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	e := &chargeEnv{tb: tb, ctx: ctx, pool: pool, store: store, dev: dev, rpc: rpc, op: op, plans: fakePlans{}, approved: map[common.Address]bool{}}
+	e.dev, e.rpc, e.op, e.plans, e.approved = dev, rpc, op, fakePlans{}, map[common.Address]bool{}
 	e.merchant, e.platform = newWallet(tb), newWallet(tb)
 	// The merchant's default split deployed by the operator through the command.
 	splitOp, err := chain.NewOperator(dev.Operator.KeyHex(), chain.DevChainID, rpc.Backend(), dev.Tokens)

@@ -238,6 +238,7 @@ func subscriptionCharger(d Config) *settlement.ChargeSubscriptionsHandler {
 		pgstore.NewSubscriptions(d.Pool), commands.NewSplits(d.Store), d.Now)
 	h.Log = d.Log
 	h.Notify = readmodels.NewSubscriptionWebhooks(d.Pool)
+	h.Progress = subscriptionsProgress{store: d.Store, pool: d.Pool} // no daily run from a model being rebuilt
 	return h
 }
 
