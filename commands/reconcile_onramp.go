@@ -216,7 +216,8 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 // asked, and the receipt stayed unpaid (then failed, when the processor expired the second
 // checkout) while the customer had paid. Only a completion is applied: the failure or progress
 // of an attempt other than the current changes nothing (recorded as ignored on every pass, it
-// would grow the stream). A session the processor cannot be asked about is skipped.
+// would grow the stream). A session the processor answers nothing about is skipped; once it
+// does not answer at all, the rest are left to a later pass.
 func (h *ReconcileOnrampHandler) verifyEarlier(ctx context.Context, loaded Loaded[receipt.State]) (bool, eventstore.AppendResult, error) {
 	st := loaded.State
 	if st.Expired() || !slices.Contains(earlierAsked, st.Status) {
@@ -227,6 +228,9 @@ func (h *ReconcileOnrampHandler) verifyEarlier(ctx context.Context, loaded Loade
 			continue
 		}
 		sess, err := h.processor.Get(ctx, a.SessionID)
+		if processorDown(err) {
+			break // the next would wait as long: a later pass asks again
+		}
 		if err != nil || sess.Status != "fulfillment_complete" {
 			continue
 		}
