@@ -115,8 +115,9 @@ type Dispatcher struct {
 	client             *http.Client
 	lease              time.Duration // how long a claim holds its notifications (leaseFor; tests shorten it)
 
-	// receiptClaims and endpointClaims are the senders' runs of failed claims (Failing).
-	receiptClaims, endpointClaims *claimFailures
+	// receiptClaims, endpointClaims and subscriptionClaims are the senders' runs of failed claims
+	// (Failing); the subscription sender sends through this dispatcher (SubscriptionSender.Via).
+	receiptClaims, endpointClaims, subscriptionClaims *claimFailures
 }
 
 // Init fills defaults; call it once before use. It panics when Outbox, Keys or Events is
@@ -144,6 +145,7 @@ func (d *Dispatcher) Init() *Dispatcher {
 	d.records = make(chan struct{}, recordSlots)
 	d.merchants = newFlying[string]()
 	d.receiptClaims, d.endpointClaims = &claimFailures{what: "receipt webhooks"}, &claimFailures{what: "endpoint webhooks"}
+	d.subscriptionClaims = &claimFailures{what: "subscription webhooks"}
 	d.client = &http.Client{
 		Timeout: d.Timeout,
 		Transport: &http.Transport{DialContext: d.dial, MaxIdleConns: maxIdleConns, MaxIdleConnsPerHost: 128, IdleConnTimeout: idleConnTimeout,

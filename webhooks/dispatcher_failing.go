@@ -58,13 +58,13 @@ func (f *claimFailures) reading(now time.Time) (since, last time.Time, err error
 }
 
 // Failing is the longest run of failed claims the dispatcher's senders (receipt webhooks, endpoint
-// webhooks) are in: since its first failure, the latest at last with err, none of that sender's
+// webhooks, and subscription webhooks sent through it) are in: since its first failure, the latest at last with err, none of that sender's
 // claims went through. The app's health (Watch) marks the dispatcher stuck once a run has lasted a
 // minute, naming it and logging err, and clears it when a claim goes through. Times are on the
 // wall clock, as the health's.
 func (d *Dispatcher) Failing() (since, last time.Time, err error) {
 	now := time.Now()
-	for _, f := range []*claimFailures{d.receiptClaims, d.endpointClaims} {
+	for _, f := range []*claimFailures{d.receiptClaims, d.endpointClaims, d.subscriptionClaims} {
 		if f == nil {
 			continue
 		}

@@ -71,3 +71,38 @@ func TestDispatcherReportsClaimsThatFailEveryTime(t *testing.T) {
 		return since.IsZero() && err == nil && hits.Load() == 1
 	})
 }
+
+// TestDispatcherReportsSubscriptionClaimsThatFailEveryTime: the subscription charge webhooks'
+// sender (run by subscription charging, through the dispatcher) had the same blind spot; its run
+// of failed claims is the dispatcher's to report, and ends with a claim that goes through.
+func TestDispatcherReportsSubscriptionClaimsThatFailEveryTime(t *testing.T) {
+	t.Parallel()
+	w, outbox, sender, setConfig := subscriptionWorld(t, time.Second)
+	r := newScript(t)
+	setConfig(r.srv.URL, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := w.pool.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(`CREATE FUNCTION refuse_claims() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'claims refused by the test'; END $$`)
+	exec(`CREATE TRIGGER refuse_claims BEFORE UPDATE ON subscription_webhooks FOR EACH ROW EXECUTE FUNCTION refuse_claims()`)
+	if err := outbox.Queue(ctx, "subscription.charged", "sub_f:0:charged", "sub_f", "0x"+strings.Repeat("7", 40), map[string]any{"periodIndex": 0}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- sender.Run(ctx, 100*time.Millisecond) }()
+	defer func() { cancel(); <-done }()
+	wait.Until(t, "a run of failed subscription claims lasting a second", 10*time.Second, func() bool {
+		since, last, err := w.disp.Failing()
+		return !since.IsZero() && last.Sub(since) >= time.Second && err != nil && strings.Contains(err.Error(), "subscription webhooks")
+	})
+	exec(`DROP TRIGGER refuse_claims ON subscription_webhooks`)
+	wait.Until(t, "the claims going through again and the webhook sent", 10*time.Second, func() bool {
+		since, _, _ := w.disp.Failing()
+		return since.IsZero() && len(r.got()) == 1
+	})
+}

@@ -58,6 +58,10 @@ const subscriptionShare = 16
 // minutes. A merchant has at most subscriptionShare attempts in flight, so one with a backlog does
 // not take every place. On return no attempt is left running.
 func (s *SubscriptionSender) Run(ctx context.Context, interval time.Duration) error {
+	var fails *claimFailures // the dispatcher reports a run of failed claims (Failing)
+	if s.Via != nil {
+		fails = s.Via.subscriptionClaims
+	}
 	sendLoop[claimedCharge, string]{
 		batch: subscriptionBatch, inFlight: subscriptionInFlight, share: subscriptionShare, keys: newFlying[string](),
 		key: func(c claimedCharge) string { return c.n.Merchant },
@@ -76,7 +80,7 @@ func (s *SubscriptionSender) Run(ctx context.Context, interval time.Duration) er
 			}
 		},
 		wake: make(chan struct{}, 1), poll: interval,
-		log: s.Log, what: "subscription webhooks",
+		log: s.Log, what: "subscription webhooks", fails: fails,
 	}.run(ctx)
 	return ctx.Err()
 }
