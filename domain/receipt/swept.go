@@ -10,9 +10,12 @@ import (
 //   - DepositSwept records what one sweep transaction moved from the receipt's deposit address to
 //     its split in one token; it never changes the status.
 //   - A sweep is recorded once per (transaction, token), however often it is reported.
-//   - The receipt's confirmed credits are swept when, for every token, what was recorded swept
-//     covers what confirmed transfers brought (a sweep moves the whole balance, so it may cover
-//     more). A later transfer makes the receipt unswept again until the next sweep.
+//   - The receipt's confirmed credits are swept when, for every token, nothing is unswept
+//     (Unswept): what confirmed transfers brought beyond what was recorded swept, and at least
+//     what confirmed transfers mined after the token's latest recorded sweep brought. A sweep
+//     moves the deposit's whole balance, dust included (dust_transfers.go), so the recorded
+//     sweeps may exceed the credits; a later transfer still makes the receipt unswept until the
+//     next sweep.
 //   - The split distributor pays out a receipt with a deposit address only once it is swept.
 
 // EventDepositSwept is the type name of DepositSwept.
@@ -48,37 +51,64 @@ func (s *State) evolveSwept(e DepositSwept) {
 		Sweep{TransactionHash: e.TransactionHash, Token: e.Token, AmountUnits: e.AmountUnits, BlockNumber: e.BlockNumber})
 }
 
-// Unswept is, per token, what confirmed credits brought beyond what was recorded swept; empty
-// when the receipt's confirmed credits are swept (or it has none).
+// Unswept is, per token, what confirmed credits hold at the deposit not yet swept: the larger of
+// what they brought beyond what was recorded swept, and what those mined in a block after the
+// token's latest recorded sweep brought. Empty when the receipt's confirmed credits are swept
+// (or it has none).
+//
+// A sweep moves the deposit's whole balance (Deposit.sol's flushToken/flushETH), dust and
+// uncredited transfers with it, so the recorded sweeps can exceed the credits. Counting only
+// credits less sweeps, a later credited transfer no larger than that excess looked swept already
+// and stayed at the deposit: the sweeper never claimed it, and the split distributor paid the
+// receipt out without it. A transfer mined after the latest sweep cannot have been moved by any
+// recorded sweep, so it is unswept whatever the excess. Neither figure exceeds what the deposit
+// holds once every sweep of it on chain is recorded (each emptied it): a deposit swept empty is
+// never unswept, so the sweeper does not sweep it again and again, nor does the distributor
+// wait for it. A transfer in the latest sweep's own block is counted by the difference only (the
+// sweep's position in its block is not recorded: taken as after it, a transfer the sweep moved
+// would keep the receipt unswept for good).
 func (s State) Unswept() map[string]*big.Int {
-	left := map[string]*big.Int{}
-	add := func(token, units string, sign int) {
-		n, ok := new(big.Int).SetString(units, 10)
-		if !ok {
-			return
-		}
-		if left[token] == nil {
-			left[token] = new(big.Int)
-		}
-		if sign < 0 {
-			n.Neg(n)
-		}
-		left[token].Add(left[token], n)
+	credited, swept, after := map[string]*big.Int{}, map[string]*big.Int{}, map[string]*big.Int{}
+	latest := map[string]uint64{}
+	for _, w := range s.Sweeps {
+		addUnits(swept, w.Token, w.AmountUnits)
+		latest[w.Token] = max(latest[w.Token], w.BlockNumber)
 	}
 	for _, c := range s.Credits {
-		if c.Counts() {
-			add(c.Token, c.AmountUnits, 1)
+		if !c.Counts() {
+			continue
+		}
+		addUnits(credited, c.Token, c.AmountUnits)
+		// A sweep without its block (0) marks no "after": every credit would be after it.
+		if b := latest[c.Token]; b > 0 && c.BlockNumber > b {
+			addUnits(after, c.Token, c.AmountUnits)
 		}
 	}
-	for _, w := range s.Sweeps {
-		add(w.Token, w.AmountUnits, -1)
-	}
-	for token, n := range left {
-		if n.Sign() <= 0 {
-			delete(left, token)
+	left := map[string]*big.Int{}
+	for token, n := range credited {
+		if w := swept[token]; w != nil {
+			n.Sub(n, w)
+		}
+		if a := after[token]; a != nil && a.Cmp(n) > 0 {
+			n = a
+		}
+		if n.Sign() > 0 {
+			left[token] = n
 		}
 	}
 	return left
+}
+
+// addUnits adds the decimal base units to sums[token]; units that are not a number add nothing.
+func addUnits(sums map[string]*big.Int, token, units string) {
+	n, ok := new(big.Int).SetString(units, 10)
+	if !ok {
+		return
+	}
+	if sums[token] == nil {
+		sums[token] = new(big.Int)
+	}
+	sums[token].Add(sums[token], n)
 }
 
 // Swept says whether the receipt's confirmed credits are all swept to its split.
