@@ -193,9 +193,10 @@ func (r *Runner) lead(ctx context.Context) error {
 	r.setPosition(from)
 	r.log.Info().Stringer("from", from).Msg("projector leading")
 	subCtx, cancel := context.WithCancelCause(ctx)
-	pinged := make(chan struct{})
-	defer func() { cancel(nil); <-pinged }() // the pings end before the deferred Close of conn
+	pinged, behind := make(chan struct{}), make(chan struct{})
+	defer func() { cancel(nil); <-pinged; <-behind }() // the pings end before the deferred Close of conn
 	go r.watchReset(subCtx, cancel)
+	go func() { defer close(behind); r.watchBehind(subCtx) }()
 	go func() { defer close(pinged); r.keepLock(subCtx, conn, cancel) }()
 	err = r.subscribe(subCtx, from)
 	if cause := context.Cause(subCtx); ctx.Err() == nil && (errors.Is(cause, errCheckpointMoved) || errors.Is(cause, errLockLost)) {

@@ -31,6 +31,10 @@ type failures struct {
 	began    time.Time // when the one under way began
 	batch    string    // and what it applies
 	ended    time.Time // when the last one ended: its failure is recorded just after
+	// While leading: since when the log's head has been past a position the runner has not
+	// left (zero: it is at the head, or moved since the last look), that position and the head.
+	behindSince      time.Time
+	behindAt, headAt eventstore.Position
 }
 
 // failed records an attempt's failure at now: the first of a run, or one more.
@@ -85,6 +89,9 @@ func (f *failures) reading(now time.Time) (since, last time.Time, err error) {
 	case f.applying > 0:
 		return f.began, f.began, fmt.Errorf("%s under way since %s, not committed: waiting for a lock? (pg_locks, pg_stat_activity)",
 			f.batch, f.began.UTC().Format(time.RFC3339))
+	case !f.behindSince.IsZero():
+		return f.behindSince, f.behindSince, fmt.Errorf("at %s since %s while the log's head is %s: an older transaction left open on the database "+
+			"holds the events after it back (pg_stat_activity, state 'idle in transaction'), or its reads fail", f.behindAt, f.behindSince.UTC().Format(time.RFC3339), f.headAt)
 	}
 	return time.Time{}, time.Time{}, nil
 }
@@ -98,9 +105,46 @@ func (r *Runner) applyCounted(ctx context.Context, from eventstore.Position, bat
 	return r.applyFrom(ctx, from, batch, to, queueNext)
 }
 
+// looked records a look at the log's head while leading, at now: a position behind it that has
+// not moved since the last look keeps its start.
+func (f *failures) looked(now time.Time, pos, head eventstore.Position) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case !pos.Less(head):
+		f.behindSince = time.Time{}
+	case f.behindSince.IsZero() || pos != f.behindAt:
+		f.behindSince, f.behindAt = now, pos
+	}
+	f.headAt = head
+}
+
+// behindCheck is how often a leading runner compares its position with the log's head.
+const behindCheck = 5 * time.Second
+
+// watchBehind compares the runner's position with the log's head every behindCheck while it
+// leads (a source without a head is not watched): a transaction left open on the database holds
+// back every event committed after it began (the log's horizon), and the projector then reads
+// nothing and fails nothing, while the events wait.
+func (r *Runner) watchBehind(ctx context.Context) {
+	src, ok := r.src.(interface {
+		Head(ctx context.Context) (eventstore.Position, error)
+	})
+	if !ok {
+		return
+	}
+	defer r.fails.looked(time.Time{}, eventstore.Start, eventstore.Start) // a standby is not behind
+	for eventstore.Sleep(ctx, behindCheck) {
+		if head, err := src.Head(ctx); err == nil {
+			r.fails.looked(time.Now(), r.Position(), head)
+		}
+	}
+}
+
 // Failing is the run of failures this runner is in: since its first failed attempt, the latest at
-// last with err, no batch has committed; or, without one, the batch under way since it began
-// (zero times and nil when there is neither). The app's health marks a projector failing for a
+// last with err, no batch has committed; or, without one, the batch under way since it began; or
+// the position the leader has not left since the log's head went past it (zero times and nil
+// when there is none of these). The app's health marks a projector failing for a
 // minute stuck, naming it, and logs its error; its times are on the wall clock.
 func (r *Runner) Failing() (since, last time.Time, err error) {
 	return r.fails.reading(time.Now())

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/payledger/payledger/eventstore"
 )
 
 // TestFailuresRunLastsUntilACommitOrAQuietSpell: a runner's run of failures starts at its first
@@ -57,5 +59,37 @@ func TestFailuresCountABatchUnderWayFromItsStart(t *testing.T) {
 	f.end(t0.Add(time.Hour))
 	if since, _, err := f.reading(t0.Add(time.Hour)); !since.IsZero() || err != nil {
 		t.Fatalf("reading %v %v after the batch ended, want none", since, err)
+	}
+}
+
+// TestFailuresCountAPositionTheHeadLeftBehind: a leader's position the log's head is past counts
+// from the first look that found it so, as long as it does not move; moving or reaching the head
+// starts again, and a failure run or a batch under way is read first.
+func TestFailuresCountAPositionTheHeadLeftBehind(t *testing.T) {
+	var f failures
+	t0 := time.Unix(1_800_000_000, 0)
+	p := func(n uint64) eventstore.Position { return eventstore.Position{Commit: n, Prepare: n} }
+	f.looked(t0, p(5), p(5))
+	if since, _, _ := f.reading(t0); !since.IsZero() {
+		t.Fatalf("behind since %v at the head", since)
+	}
+	f.looked(t0, p(5), p(9))
+	f.looked(t0.Add(time.Minute), p(5), p(12))
+	since, _, err := f.reading(t0.Add(time.Minute))
+	if !since.Equal(t0) || err == nil || !strings.Contains(err.Error(), "at 5/5 since 2027-01-15T08:00:00Z while the log's head is 12/12") {
+		t.Fatalf("reading %v %v, want behind at 5/5 since t0", since, err)
+	}
+	f.looked(t0.Add(2*time.Minute), p(7), p(12))
+	if since, _, _ := f.reading(t0.Add(2 * time.Minute)); !since.Equal(t0.Add(2 * time.Minute)) {
+		t.Fatalf("behind since %v after moving, want from the look that saw it move", since)
+	}
+	f.failed(errors.New("boom"), t0.Add(3*time.Minute))
+	if _, _, err := f.reading(t0.Add(3 * time.Minute)); err == nil || err.Error() != "boom" {
+		t.Fatalf("reading %v during a failure run, want its failure", err)
+	}
+	f.progressed()
+	f.looked(time.Time{}, eventstore.Start, eventstore.Start) // stood down
+	if since, _, err := f.reading(t0.Add(4 * time.Minute)); !since.IsZero() || err != nil {
+		t.Fatalf("reading %v %v after standing down, want none", since, err)
 	}
 }

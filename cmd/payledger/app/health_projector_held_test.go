@@ -79,3 +79,58 @@ func TestHealthNamesAProjectorWhoseBatchWaitsForALock(t *testing.T) {
 		return !slices.Contains(svc.Health.Check(), "receipts projection") && !svc.Projections.Receipts.Position().Less(res.Position)
 	})
 }
+
+// TestHealthNamesAProjectorHeldBackByAnOpenTransaction: a transaction left open on the database
+// with a transaction id (a psql session that wrote, or locked a row, and was left) holds back
+// every event committed after it began: the projectors read nothing, fail nothing, and /healthz
+// said ok for as long as it stayed open. Now a leader whose position has not moved for its bound
+// while the log's head is past it is stuck, logged with both positions, and recovers when the
+// transaction ends and the events are applied.
+func TestHealthNamesAProjectorHeldBackByAnOpenTransaction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	store := postgres.New(pool)
+	logs := &syncbuf.Buffer{}
+	svc, err := app.Build(ctx, app.Config{Store: store, Pool: pool, Now: time.Now, Log: zerolog.New(logs), Metrics: noMetrics{},
+		SecretsKey: bytes.Repeat([]byte{7}, 32), JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Journal.Close() })
+	app.SetFailingFor(svc.Health, 3*time.Second)
+	runWorkers(t, svc)
+	wait.Until(t, "the receipts projector leading", 30*time.Second, svc.Projections.Receipts.Leader)
+	held, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = held.Rollback(ctx) }()
+	if _, err := held.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil {
+		t.Fatal(err)
+	}
+	g := receipt.Generated{ReceiptID: "held-back", Merchant: "0x" + strings.Repeat("a", 40), Source: "direct", Currency: "USD", Total: money.Cents(100),
+		LineItems: []receipt.LineItem{{Kind: receipt.KindItem, Label: "x", Amount: 100, Unit: 100, Qty: 1}}, CreatedAt: 1}
+	data, err := json.Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := store.Append(ctx, projections.ReceiptStreamPrefix+"held-back", eventstore.NoStream(),
+		eventstore.EventData{ID: uuid.New(), Type: receipt.EventGenerated, Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait.Until(t, "the receipts projection stuck behind the open transaction", 60*time.Second, func() bool {
+		return slices.Contains(svc.Health.Check(), "receipts projection")
+	})
+	if out := logs.String(); !strings.Contains(out, `"worker":"receipts projection"`) ||
+		!strings.Contains(out, "while the log's head is "+res.Position.String()+": an older transaction left open") {
+		t.Fatalf("the stuck line does not say what holds it:\n%s", out)
+	}
+	if err := held.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wait.Until(t, "the receipts projection recovered once the events are applied", 30*time.Second, func() bool {
+		return !slices.Contains(svc.Health.Check(), "receipts projection") && !svc.Projections.Receipts.Position().Less(res.Position)
+	})
+}
