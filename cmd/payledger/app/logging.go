@@ -45,7 +45,12 @@ func noteTelemetry(log *zerolog.Logger, cmd commands.RecordTelemetry, out comman
 }
 
 func noteProcessorEvent(log *zerolog.Logger, cmd commands.ApplyProcessorEvent, out commands.ProcessorEventApplied, err error) {
-	if err == nil && out.Stored {
+	switch {
+	case err != nil || !out.Stored:
+	case out.Unhandled != "": // a refund or a dispute of a known receipt: kept for the operator, not unknown
+		log.Warn().Str("processor_event", cmd.EventID).Str("receipt_id", cmd.ReceiptID).Str("processor_status", out.Unhandled).
+			Msg("processor event of a status this version does not act on stored")
+	default:
 		log.Warn().Str("processor_event", cmd.EventID).Str("receipt_id", cmd.ReceiptID).Msg("processor event for an unknown receipt stored")
 	}
 }
