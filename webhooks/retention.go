@@ -71,13 +71,14 @@ func (r *Retention) Step(ctx context.Context) (bool, error) {
 		}
 		return n, nil
 	}
-	// Endpoints deleted before cutoff go once PruneEvents took their messages and attempts.
-	endpoints, err := prune(r.Endpoints.PruneDeletedEndpoints)
-	if err == nil {
-		notes, err = prune(r.Outbox.PruneNotifications)
-	}
+	notes, err := prune(r.Outbox.PruneNotifications)
 	if err == nil && r.Subscriptions != nil {
 		subs, err = prune(r.Subscriptions.Prune)
+	}
+	// Endpoints deleted before cutoff go once PruneEvents took their messages and attempts (last:
+	// a failure here holds back none of the others).
+	if err == nil {
+		endpoints, err = prune(r.Endpoints.PruneDeletedEndpoints)
 	}
 	if events+notes+subs+endpoints > 0 {
 		r.Log.Info().Int("events", events).Int("notifications", notes).Int("subscription_webhooks", subs).Int("endpoints", endpoints).
