@@ -123,8 +123,9 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	for ctx.Err() == nil {
 		err := r.lead(ctx)
+		first := false // the first failure since the last commit (or a quiet spell)
 		if err != nil && ctx.Err() == nil && !errors.Is(err, errCheckpointMoved) {
-			r.fails.failed(err, time.Now())
+			first = r.fails.failed(err, time.Now())
 		}
 		switch {
 		case ctx.Err() != nil:
@@ -135,8 +136,10 @@ func (r *Runner) Run(ctx context.Context) error {
 		case failsForGood(err):
 			r.log.Error().Err(err).Msg("projection stopped: an event cannot be applied")
 			return err
-		case err != nil:
+		case err != nil && first:
 			r.log.Error().Err(err).Msg("projection stopped; retrying")
+		case err != nil: // the same run: the app's health logs it as an error once it lasts (Failing)
+			r.log.Warn().Err(err).Msg("projection stopped; retrying")
 		}
 		if !eventstore.Sleep(ctx, r.retry) {
 			break

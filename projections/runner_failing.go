@@ -37,14 +37,15 @@ type failures struct {
 	behindAt, headAt eventstore.Position
 }
 
-// failed records an attempt's failure at now: the first of a run, or one more.
-func (f *failures) failed(err error, now time.Time) {
+// failed records an attempt's failure at now: the first of a run (first), or one more.
+func (f *failures) failed(err error, now time.Time) (first bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.ongoing(now) {
+	if first = !f.ongoing(now); first {
 		f.since = now
 	}
 	f.last, f.err = now, err
+	return first
 }
 
 // progressed records a committed batch: the run of failures, if any, is over.

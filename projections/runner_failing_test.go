@@ -20,8 +20,9 @@ func TestFailuresRunLastsUntilACommitOrAQuietSpell(t *testing.T) {
 	if since, _, err := f.reading(t0); !since.IsZero() || err != nil {
 		t.Fatalf("failing since %v (%v) before any failure", since, err)
 	}
-	f.failed(first, t0)
-	f.failed(second, t0.Add(2*time.Second))
+	if !f.failed(first, t0) || f.failed(second, t0.Add(2*time.Second)) {
+		t.Fatal("the first failure of a run is not told from the next")
+	}
 	f.begin(t0.Add(2*time.Second), "a batch") // the next attempt's batch waits 40 s and fails
 	if since, last, err := f.reading(t0.Add(42 * time.Second)); !since.Equal(t0) || !last.Equal(t0.Add(2*time.Second)) || err != second {
 		t.Fatalf("reading %v %v %v during a long attempt, want the run since t0 with its latest failure", since, last, err)

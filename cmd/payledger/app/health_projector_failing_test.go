@@ -28,8 +28,8 @@ import (
 // (here inserted by hand) makes the receipts projector's batch fail on every retry, each second,
 // for ever. The app's health said ok all along (only a Run that returns was seen); now the
 // projection is stuck once it has failed for its bound (shortened here), named by Check (what
-// /healthz answers) and logged once with the error, and it recovers when the row is removed and
-// the batch commits.
+// /healthz answers) and logged once with the error (the runner's line per retry is an error for
+// the first failure only), and it recovers when the row is removed and the batch commits.
 func TestHealthNamesAProjectorWhoseBatchFailsOnEveryRetry(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -82,6 +82,16 @@ func TestHealthNamesAProjectorWhoseBatchFailsOnEveryRetry(t *testing.T) {
 	})
 	if n := stuckLines(); n != 1 {
 		t.Fatalf("%d stuck lines for the receipts projection, want 1:\n%s", n, logs.String())
+	}
+	// The runner's own line is an error for the run's first failure only, a warning after.
+	errorLines := 0
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, `"level":"error"`) && strings.Contains(line, "projection stopped; retrying") {
+			errorLines++
+		}
+	}
+	if errorLines != 1 {
+		t.Fatalf("%d retries logged as errors, want the first only:\n%s", errorLines, logs.String())
 	}
 	if _, err := pool.Exec(ctx, `DELETE FROM receipts WHERE receipt_id = 'stray'`); err != nil {
 		t.Fatal(err)
