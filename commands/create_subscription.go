@@ -61,6 +61,12 @@ type CreateSubscriptionHandler struct {
 	spender string           // the operator account
 	usdc    string
 	now     func() time.Time
+
+	// Funds and Live, when set, bound creations (create_subscription_bounds.go): the permission
+	// must be chargeable its first period now, and a wallet holds MaxLiveSubscriptionsPerPlan
+	// live subscriptions to a plan at most.
+	Funds SpendFunds
+	Live  LiveSubscriptions
 }
 
 // NewCreateSubscriptionHandler returns the handler. signer may be nil (no chain configured:
@@ -81,7 +87,9 @@ const maxPlanIDChars = 100
 // signature by another wallet or one the manager would refuse, and every refusal of
 // subscription.DecideCreate), a conflict when the same permission (the manager's hash, whatever
 // the plan and however its values are spelled) already backs a subscription, ErrContended,
-// wrapped store errors.
+// wrapped store errors; with the bounds set (checkBounds): Invalid for a permission that cannot be
+// charged its first period now, a conflict past MaxLiveSubscriptionsPerPlan, 503
+// chain_unavailable when the chain does not answer.
 func (h *CreateSubscriptionHandler) Handle(ctx context.Context, cmd CreateSubscription) (SubscriptionResult, error) {
 	if h.signer == nil || h.spender == "" || h.usdc == "" {
 		return SubscriptionResult{}, ErrSubscriptionsNotSetUp
@@ -109,6 +117,9 @@ func (h *CreateSubscriptionHandler) Handle(ctx context.Context, cmd CreateSubscr
 	c := subscription.Create{ID: subscriptionID(signed.Hash), PlanID: plan.ID, PlanActive: plan.Active, Merchant: plan.Merchant,
 		Customer: cmd.Customer, Permission: cmd.Permission, Signature: signed.Signature, Spender: h.spender, Token: h.usdc,
 		Plan: subscription.Plan{Name: plan.Name, PriceUSD: plan.Price, Period: subscription.Period(plan.Period)}}
+	if err := h.checkBounds(ctx, c); err != nil {
+		return SubscriptionResult{}, err
+	}
 	return ChangeSubscription(ctx, h.store, c.ID, cmd.Meta, func(s subscription.State) ([]subscription.Event, error) {
 		evs, err := subscription.DecideCreate(s, c, h.now())
 		if errors.Is(err, subscription.ErrExists) {

@@ -134,6 +134,16 @@ func (e *chargeEnv) approveManager(customer chain.DevAccount) {
 func (e *chargeEnv) subscribe(customer chain.DevAccount, plan string) string {
 	e.tb.Helper()
 	e.approveManager(customer)
+	res, err := e.creator().Handle(e.ctx, e.createCmd(customer, plan))
+	if err != nil {
+		e.tb.Fatalf("create subscription: %v", err)
+	}
+	return res.State.ID
+}
+
+// createCmd is customer's creation of a subscription to plan with a freshly signed permission.
+func (e *chargeEnv) createCmd(customer chain.DevAccount, plan string) commands.CreateSubscription {
+	e.tb.Helper()
 	e.mu.Lock()
 	e.salt++
 	salt := e.salt
@@ -151,13 +161,14 @@ func (e *chargeEnv) subscribe(customer chain.DevAccount, plan string) string {
 	if err != nil {
 		e.tb.Fatal(err)
 	}
-	h := commands.NewCreateSubscriptionHandler(e.store, e.plans, chain.SpendPermissions{ChainID: chain.DevChainID, Manager: e.dev.SpendPermissionManager.Hex()},
+	return commands.CreateSubscription{PlanID: plan, Customer: customer.Address.Hex(), Permission: p, Signature: sig}
+}
+
+// creator is the creation use case on the development chain (no bounds: serve sets them).
+func (e *chargeEnv) creator() *commands.CreateSubscriptionHandler {
+	usdc, _ := e.dev.Token("USDC")
+	return commands.NewCreateSubscriptionHandler(e.store, e.plans, chain.SpendPermissions{ChainID: chain.DevChainID, Manager: e.dev.SpendPermissionManager.Hex()},
 		strings.ToLower(e.dev.Operator.Address.Hex()), strings.ToLower(usdc.Address.Hex()), time.Now)
-	res, err := h.Handle(e.ctx, commands.CreateSubscription{PlanID: plan, Customer: customer.Address.Hex(), Permission: p, Signature: sig})
-	if err != nil {
-		e.tb.Fatalf("create subscription: %v", err)
-	}
-	return res.State.ID
 }
 
 // listed waits until the read model lists ids as due.

@@ -31,7 +31,6 @@ func (a *Application) buildCommands(d Config, in infra) *commands.ReconcileOnram
 	}
 	reconcile := commands.NewReconcileOnrampHandler(events, processor, receipts, now)
 	terminal := commands.NewTerminalHandler(events, pricing, now)
-	sc := d.Subscriptions
 	a.Commands = commands.Handlers{
 		CreateOrder:         commands.NewCreateOrderHandler(splits, catalog, pricing, issuer, d.PlatformRecipient, now),
 		CreateReceipt:       commands.NewCreateReceiptHandler(pricing, issuer),
@@ -46,7 +45,7 @@ func (a *Application) buildCommands(d Config, in infra) *commands.ReconcileOnram
 		QuoteToken:          commands.NewQuoteTokenHandler(events, prices, now),
 		ConfigureSplit: settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(events, d.PlatformRecipient, now),
 			d.Chain.SplitChain(), d.Chain.SplitOperator),
-		CreateSubscription: commands.NewCreateSubscriptionHandler(events, planLookup{readmodels.NewPlans(d.Pool)}, sc.Signer, sc.Operator, sc.USDC, now),
+		CreateSubscription: createSubscription(d, planLookup{readmodels.NewPlans(d.Pool)}), // bounded: subscriptions_create.go
 		CancelSubscription: commands.NewCancelSubscriptionHandler(events, now),
 	}
 	return reconcile
