@@ -28,8 +28,9 @@ import (
 //  2. claims receipts paid (or since reconciled, refund_requested or refunded: a refund is sent
 //     from the merchant's wallet, the payment is still the split's) that changed since last
 //     checked (a claim per receipt, so two instances never check or sweep the same deposit at
-//     once), and keeps those whose
-//     confirmed credits exceed what is recorded swept (a later transfer is swept again);
+//     once), and keeps those with confirmed credits not yet swept (receipt.State.Unswept: beyond
+//     the sweeps recorded, or mined after the token's latest one, however much dust that sweep
+//     moved with them): a later transfer is swept again;
 //  3. signs one sweep per batch at the operator's next nonce, records it with its receipts, then
 //     broadcasts it. A batch whose estimate reverts is swept in halves, so one deposit that
 //     makes it revert holds up no other; that deposit alone is left until its receipt changes.
