@@ -21,6 +21,7 @@ import (
 type SplitChain interface {
 	OperatorAccount
 	SplitReleases
+	SplitCodeReader // what tells a configured split gone from a node behind its deployment
 	// Token is the contract address of a payment token symbol ("ETH": "").
 	Token(symbol string) (address string, ok bool)
 	// SignDeploy signs the deployment of a split paying payees their shares in basis points.

@@ -133,11 +133,11 @@ func (h *DeploySplitHandler) redeployMissing(ctx context.Context, cmd commands.C
 
 // codeSeenAt is the time (Unix s) of the node's head block when that block holds split's code,
 // recorded with the split (CodeSeenAt): on that chain every block stamped later holds it too.
-// 0 when the chain cannot read named blocks, a read fails or the head does not hold the code
+// 0 without a chain, when a read fails or the head does not hold the code
 // (a node behind the deployment): the recording's own time stands in (split.State.CodeSince).
 func (h *DeploySplitHandler) codeSeenAt(ctx context.Context, split string) int64 {
-	r, ok := h.chain.(SplitCodeReader)
-	if !ok {
+	r := h.chain
+	if r == nil {
 		return 0
 	}
 	head, err := r.Head(ctx)
@@ -180,11 +180,11 @@ const redeployBlocks = 4
 // block named) is made again. The stamp is what a node any number of blocks behind the
 // deployment cannot show: its blocks all precede the one the code was recorded in, so it is read
 // on until it reaches the code (false) or h.wait ends; a new development chain's blocks are
-// stamped now. A chain that cannot read a named block never proves a split gone. Errors:
+// stamped now. Without a chain no split is proved gone. Errors:
 // ErrChainUnavailable when the node does not name its head, or no such block is read within h.wait.
 func (h *DeploySplitHandler) splitGone(ctx context.Context, st split.State) (bool, error) {
-	r, ok := h.chain.(SplitCodeReader)
-	if !ok {
+	r := h.chain
+	if r == nil {
 		return false, nil
 	}
 	first, err := r.Head(ctx)
