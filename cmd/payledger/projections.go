@@ -117,6 +117,18 @@ type catchingUp interface {
 	Name() string
 	Position() eventstore.Position
 	WaitFor(ctx context.Context, pos eventstore.Position) error
+	Failing() (since, last time.Time, err error)
+}
+
+// stalledBy is why r's replay does not move: what its runner reports (a batch failing on every
+// retry, one under way, events held back), else heldBackHint (another instance leads the replay).
+// The hint alone sent an operator hunting for an open transaction while a batch failed each
+// second for the whole 10 minutes.
+func stalledBy(r catchingUp) string {
+	if _, _, err := r.Failing(); err != nil {
+		return err.Error()
+	}
+	return heldBackHint
 }
 
 // waitCaughtUp waits until r reaches head for as long as r keeps moving, and gives up only after
@@ -141,11 +153,11 @@ func waitCaughtUp(ctx context.Context, r catchingUp, head eventstore.Position, w
 		}
 		// Counted in ticks, each at least tick long: on a loaded machine one wait can overrun.
 		if quiet += w.tick; quiet >= w.stall {
-			return fmt.Errorf("rebuild %s: no progress for %s at %s (the log's head is %s; %s): %w", r.Name(), w.stall, now, head, heldBackHint, err)
+			return fmt.Errorf("rebuild %s: no progress for %s at %s (the log's head is %s; %s): %w", r.Name(), w.stall, now, head, stalledBy(r), err)
 		}
 		// Silence here read as a hung command; say what it waits for, as verify does.
 		log.Warn().Str("projection", r.Name()).Stringer("position", now).Stringer("head", head).
-			Dur("waited", time.Since(moved)).Msg("rebuild: the replay has not moved; " + heldBackHint)
+			Dur("waited", time.Since(moved)).Msg("rebuild: the replay has not moved; " + stalledBy(r))
 	}
 }
 

@@ -17,9 +17,17 @@ import (
 // slowReplay is a replay that moves one event per wait, each wait ending at its deadline: a
 // replay that takes longer than any one bound on waiting but keeps moving (or, with stuck, none).
 type slowReplay struct {
-	mu    sync.Mutex
-	pos   uint64
-	stuck bool
+	mu      sync.Mutex
+	pos     uint64
+	stuck   bool
+	failure error // what its runner reports (Failing), if anything
+}
+
+func (s *slowReplay) Failing() (since, last time.Time, err error) {
+	if s.failure == nil {
+		return time.Time{}, time.Time{}, nil
+	}
+	return time.Now(), time.Now(), s.failure
 }
 
 func (s *slowReplay) Name() string { return "users" }
@@ -86,5 +94,23 @@ func TestRebuildSaysWhileTheReplayDoesNotMove(t *testing.T) {
 	}
 	if !strings.Contains(moving.String(), "replaying to the log's head") || strings.Contains(moving.String(), "has not moved") {
 		t.Fatalf("a moving replay's log: %s", moving.String())
+	}
+}
+
+// TestRebuildSaysWhyTheReplayDoesNotMove: a replay whose runner reports a failure (a batch failing
+// on every retry) is said to wait on it, in every warning and in the final error; the rebuild
+// blamed an older open transaction whatever the cause.
+func TestRebuildSaysWhyTheReplayDoesNotMove(t *testing.T) {
+	t.Parallel()
+	var out syncbuf.Buffer
+	head := eventstore.Position{Commit: 5, Prepare: 5}
+	failure := errors.New(`apply 1 events up to 3/3: ERROR: duplicate key value violates unique constraint "receipts_pkey" (SQLSTATE 23505)`)
+	err := waitCaughtUp(context.Background(), &slowReplay{stuck: true, failure: failure}, head,
+		replayWait{tick: 5 * time.Millisecond, stall: 40 * time.Millisecond}, zerolog.New(&out))
+	if err == nil || !strings.Contains(err.Error(), "duplicate key value") || strings.Contains(err.Error(), "held back") {
+		t.Fatalf("a replay whose batch fails: %v, want its failure in the error", err)
+	}
+	if n := strings.Count(out.String(), "the replay has not moved; apply 1 events up to 3/3"); n < 2 {
+		t.Fatalf("%d warnings naming the failure, want one a tick; log:\n%s", n, out.String())
 	}
 }
