@@ -53,16 +53,39 @@ func dialUntilAnswered(ctx context.Context, cfg config, log zerolog.Logger, wait
 			return nil, ctx.Err()
 		case <-time.After(wait):
 		}
-		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		rpc, err := chain.Dial(dctx, cfg.EthRPCURL, uint64(cfg.ChainID), chainRPCOptions(cfg)...)
-		cancel()
+		rpc, err := dialChecked(ctx, cfg, log)
 		switch {
 		case err == nil:
 			return rpc, nil
 		case errors.Is(err, chain.ErrChainIDMismatch):
 			log.Error().Err(err).Msg("the chain node serves another chain: fix ETH_RPC_URL or CHAIN_ID; " + waiting + " wait")
+		case errors.Is(err, chain.ErrTokenDecimals):
+			log.Error().Err(err).Msg("fix CHAIN_TOKENS and restart; " + waiting + " wait")
 		default:
 			log.Warn().Err(err).Dur("retry_in", min(2*wait, redialMax)).Msg("chain node still unreachable; " + waiting + " wait")
 		}
 	}
+}
+
+// dialChecked dials ETH_RPC_URL and, as the start's dialChain does, checks each CHAIN_TOKENS
+// entry's decimals against its contract: a node that did not answer at start and answers later
+// is as much a configuration's test as one that answered at once (a wrong decimals would make
+// every amount in that token off by a power of ten). Errors: Dial's, ErrTokenDecimals, the
+// check's call errors.
+func dialChecked(ctx context.Context, cfg config, log zerolog.Logger) (*chain.RPC, error) {
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rpc, err := chain.Dial(dctx, cfg.EthRPCURL, uint64(cfg.ChainID), chainRPCOptions(cfg)...)
+	if err != nil {
+		return nil, err
+	}
+	unread, err := rpc.CheckTokenDecimals(dctx, cfg.ChainTokens)
+	if err != nil {
+		rpc.Close()
+		return nil, err
+	}
+	if len(unread) > 0 {
+		log.Error().Strs("tokens", unread).Msg("CHAIN_TOKENS: these contracts do not answer decimals(); their decimals cannot be checked (is the address a token on this chain?)")
+	}
+	return rpc, nil
 }

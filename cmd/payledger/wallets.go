@@ -26,23 +26,13 @@ func dialChain(ctx context.Context, cfg config, log zerolog.Logger) (*chain.RPC,
 	if cfg.EthRPCURL == "" {
 		return nil, nil
 	}
-	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	rpc, err := chain.Dial(dctx, cfg.EthRPCURL, uint64(cfg.ChainID), chainRPCOptions(cfg)...)
-	if errors.Is(err, chain.ErrChainIDMismatch) {
+	rpc, err := dialChecked(ctx, cfg, log)
+	if errors.Is(err, chain.ErrChainIDMismatch) || errors.Is(err, chain.ErrTokenDecimals) {
 		return nil, err
 	}
 	if err != nil {
 		log.Warn().Err(err).Msg("chain node unreachable at start; wallet payments stay pending until it answers (retrying)")
 		return nil, nil
-	}
-	unread, err := rpc.CheckTokenDecimals(dctx, cfg.ChainTokens)
-	if err != nil {
-		rpc.Close()
-		return nil, err
-	}
-	if len(unread) > 0 {
-		log.Error().Strs("tokens", unread).Msg("CHAIN_TOKENS: these contracts do not answer decimals(); their decimals cannot be checked (is the address a token on this chain?)")
 	}
 	log.Info().Int64("chain_id", cfg.ChainID).Int("confirmations", cfg.ChainConfirmations).Msg("chain connected")
 	return rpc, nil
