@@ -153,7 +153,11 @@ func TestMain(m *testing.M) {
 	} else {
 		close(prebuilt)
 	}
+	envDir := keepOffTheDevelopersEnvFile()
 	code := m.Run()
+	if envDir != "" {
+		_ = os.RemoveAll(envDir)
+	}
 	<-prebuilt // no build left writing into the directory removed below
 	select {
 	case dir := <-builtDirs:
@@ -161,6 +165,23 @@ func TestMain(m *testing.M) {
 	default:
 	}
 	os.Exit(code)
+}
+
+// keepOffTheDevelopersEnvFile points DEVCHAIN_ENV_FILE, unless the caller set one, at a file of
+// this run's own directory (returned, "" when none was made): tests and the binaries they start
+// with DEVCHAIN=auto write the development chain's variables there, and stopping it deletes the
+// file, so `make test` beside a running `make run` overwrote, then removed, its env file and
+// `devchain pay` in the developer's shell found no chain.
+func keepOffTheDevelopersEnvFile() string {
+	if os.Getenv("DEVCHAIN_ENV_FILE") != "" {
+		return ""
+	}
+	dir, err := os.MkdirTemp("", "payledger-test-devchain-")
+	if err != nil {
+		return ""
+	}
+	_ = os.Setenv("DEVCHAIN_ENV_FILE", filepath.Join(dir, "devchain.env"))
+	return dir
 }
 
 // tail is the last n bytes of s.
