@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/eventstore"
 )
 
@@ -25,8 +26,10 @@ type DueProgress interface {
 // ErrReadModelBehind fails a daily run that found the subscriptions read model behind the log:
 // it is being rebuilt (`payledger projections rebuild subscriptions` empties it and replays the
 // log) or its projector is stuck. Listing from it would leave the subscriptions not replayed yet
-// uncharged until the next day's run; the run is made again at the next tick instead.
-var ErrReadModelBehind = errors.New("the subscriptions read model has not applied the event log up to its head (a rebuild replaying it, or its projector stuck): no due subscription was listed from it")
+// uncharged until the next day's run; the run is made again at the next tick instead. The cron
+// route answers it 503 read_model_behind (a caller retries later), not 500.
+var ErrReadModelBehind = &commands.Refusal{Kind: commands.KindUnavailable, Code: "read_model_behind",
+	Message: "The subscriptions read model has not applied the event log up to its head (a rebuild replaying it, or its projector stuck): no due subscription was listed from it; try again later"}
 
 // dueFrom waits, up to CatchUp, until the read model has applied the log up to its head as it is
 // now, and returns that head (the zero position without Progress: no wait). A projector at work

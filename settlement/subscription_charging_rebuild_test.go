@@ -116,6 +116,10 @@ func TestChargeSubscriptionsRebuildDuringARunFailsIt(t *testing.T) {
 	if !errors.Is(err, settlement.ErrReadModelBehind) || run.Succeeded != 1 {
 		t.Fatalf("run during the rebuild: %+v %v, want one charge and ErrReadModelBehind", run, err)
 	}
+	var r *commands.Refusal // the cron route's 503 read_model_behind, not a 500
+	if !errors.As(err, &r) || r.Kind != commands.KindUnavailable || r.Code != "read_model_behind" {
+		t.Fatalf("the run's error %v is no 503 read_model_behind", err)
+	}
 	e.startProjector()
 	first, second := a, b
 	if e.state(a).Charges == 0 {
