@@ -67,6 +67,9 @@ func receiptIDOf(t *testing.T, a walkAnswer) string {
 // walkAuthAndConfig walks the session, key, shop, site, split, pricing and read-only key routes.
 func (w *walker) walkAuthAndConfig(wallet string) {
 	w.call("GET /healthz", "open", http.MethodGet, "/healthz", nil, 200, nil)
+	if head := w.call("HEAD /healthz", "open", http.MethodHead, "/healthz", nil, 200, nil); len(head.body) != 0 {
+		w.t.Fatalf("HEAD /healthz answered a body: %q", head.body)
+	}
 	w.call("GET /api/openapi.json", "open", http.MethodGet, "/api/openapi.json", nil, 200, nil)
 	w.call("GET /metrics", "open", http.MethodGet, "/metrics", nil, 200, nil)
 	w.call("GET /api/status/ping", "key", http.MethodGet, "/api/status/ping", nil, 200, nil)
