@@ -834,6 +834,9 @@ type Refund struct {
 	// AmountUsd the refund, in the receipt's currency
 	AmountUsd json.Number `json:"amountUsd"`
 
+	// From processed on chain proof only (absent otherwise): the sender of the refund's first transfer back. The chain proves the money reached the customer, not whose it was; senders are not checked beyond the customer's own addresses, the deposit and the split
+	From string `json:"from,omitempty"`
+
 	// Proof what a processed refund rests on
 	Proof RefundProof `json:"proof"`
 
@@ -844,7 +847,7 @@ type Refund struct {
 	// To the recipient the chain showed (before that, the refundTo the merchant named)
 	To string `json:"to"`
 
-	// Token the token the chain showed moving (several stable tokens of the payment: joined by +, USDC+USDT, and amount their sum); null until processed on chain proof (an unconfigured token's refund: its contract from the claim on)
+	// Token the token the chain showed moving (several stable tokens of the payment: joined by +, USDC+USDT, and amount their sum; a priced token with others, USDC+ETH, and amount null: each counted by its share of what the receipt required in it, at the receipt's quote); null until processed on chain proof (an unconfigured token's refund: its contract from the claim on)
 	Token           string `json:"token"`
 	TransactionHash string `json:"transactionHash"`
 

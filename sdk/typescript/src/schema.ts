@@ -703,6 +703,8 @@ export interface components {
              * @description the refund, in the receipt's currency
              */
             amountUsd: number;
+            /** @description processed on chain proof only (absent otherwise): the sender of the refund's first transfer back. The chain proves the money reached the customer, not whose it was; senders are not checked beyond the customer's own addresses, the deposit and the split */
+            from?: string;
             /**
              * @description what a processed refund rests on
              * @enum {string|null}
@@ -714,7 +716,7 @@ export interface components {
             state: "claimed" | "processed" | "refused";
             /** @description the recipient the chain showed (before that, the refundTo the merchant named) */
             to: string | null;
-            /** @description the token the chain showed moving (several stable tokens of the payment: joined by +, USDC+USDT, and amount their sum); null until processed on chain proof (an unconfigured token's refund: its contract from the claim on) */
+            /** @description the token the chain showed moving (several stable tokens of the payment: joined by +, USDC+USDT, and amount their sum; a priced token with others, USDC+ETH, and amount null: each counted by its share of what the receipt required in it, at the receipt's quote); null until processed on chain proof (an unconfigured token's refund: its contract from the claim on) */
             token: string | null;
             transactionHash: string | null;
             /** @description a refund of an unconfigured token's transfer to the deposit: amountUsd is 0 (it is worth nothing in the receipt's currency and never changes refundedUsd or the status), token is the contract, amount raw units (the amount received while claimed, what the chain showed once processed), to the transfer's sender or the refundTo named */
