@@ -111,9 +111,7 @@ func (h *ApplyProcessorEventHandler) Handle(ctx context.Context, cmd ApplyProces
 	if cmd.ReceiptID != "" {
 		meta := cmd.Meta
 		meta.CausationID = cmd.EventID
-		_, res, err = ChangeReceipt(ctx, h.store, cmd.ReceiptID, meta, func(st receipt.State) ([]receipt.Event, error) {
-			return receipt.DecideProcessorUpdate(st, u)
-		})
+		res, err = changeByProcessor(ctx, h.store, cmd.ReceiptID, meta, u)
 	}
 	if cmd.ReceiptID == "" || errors.Is(err, receipt.ErrNotFound) {
 		return ProcessorEventApplied{Stored: true}, nil

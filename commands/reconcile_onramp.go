@@ -259,7 +259,6 @@ func (h *ReconcileOnrampHandler) apply(ctx context.Context, loaded Loaded[receip
 	if a.OpenedBy != "processor" {
 		u.SessionOwner = receiptID // the service started this session for this receipt, asking for the amount due
 	}
-	_, res, err := ChangeReceipt(ctx, h.store, receiptID, eventstore.Metadata{Actor: "verifier", Source: "verifier"},
-		func(st receipt.State) ([]receipt.Event, error) { return receipt.DecideProcessorUpdate(st, u) })
+	res, err := changeByProcessor(ctx, h.store, receiptID, eventstore.Metadata{Actor: "verifier", Source: "verifier"}, u)
 	return err == nil && res.Version > loaded.Version, res, err
 }

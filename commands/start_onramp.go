@@ -119,7 +119,7 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 			return nil, err
 		}
 		return receipt.StartOnramp(st, receipt.AttemptStarted{AttemptID: attemptID, Kind: "onramp", SessionID: sess.ID, SessionUnique: true,
-			OpenedBy: "service", At: h.now().UnixMilli()})
+			OpenedBy: "service", AskedUSDCents: int64(amountUSD), At: h.now().UnixMilli()})
 	})
 	if err != nil {
 		return OnrampStarted{}, err

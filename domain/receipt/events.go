@@ -39,7 +39,12 @@ type AttemptStarted struct {
 	SessionID     string `json:"processorSessionId,omitempty"`
 	SessionUnique bool   `json:"isProcessorSessionUnique,omitempty"`
 	OpenedBy      string `json:"openedBy,omitempty"` // service | processor (a session the service did not start)
-	At            int64  `json:"at"`
+	// AskedUSDCents is what the service asked the processor's session for (its amountUsd, USD
+	// cents: OnrampDue at the start); 0 when unknown (a session the service did not start, or an
+	// attempt recorded before stop 68). A success without an amount is judged against it
+	// (confirmProcessor).
+	AskedUSDCents int64 `json:"askedUsdCents,omitempty"`
+	At            int64 `json:"at"`
 }
 
 // TelemetryRecorded is a browser report from checkout: it never changes status.

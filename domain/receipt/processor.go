@@ -18,6 +18,9 @@ import (
 //     cent; the reported amount is compared exactly. So an underpaid receipt's card payment of
 //     the rest pays it, with the transfers (the customer does not pay the part sent again). Less
 //     is recorded as PaymentIgnored (underpaid, with the amount) and changes no status. A success
+//     without an amount of a session the service started for the receipt brings what the session
+//     was asked for (AttemptStarted.AskedUSDCents): it pays unless what is due has risen above that
+//     meanwhile (then underpaid), or when the asked amount is not recorded. Any other success
 //     without an amount confirms nothing and records nothing: the processor's event is kept, and
 //     the reconciler's Get of the session decides when it shows the amount.
 //   - A session the service started for another receipt pays nothing here: its success is
@@ -47,7 +50,11 @@ type ProcessorUpdate struct {
 	// SessionOwner is the receipt the service started the session for; "" when the service did
 	// not start it (a merchant's session) or it is not known.
 	SessionOwner string
-	At           int64 // Unix ms
+	// Asked is what the service asked its sessions of this receipt for, in USD cents, by attempt
+	// id (AttemptStarted.AskedUSDCents). State does not keep it: the caller folds it from the
+	// receipt's events. An attempt missing from it asked for an unknown amount.
+	Asked map[string]int64
+	At    int64 // Unix ms
 }
 
 // ProcessorStatuses are the session statuses of the onramp processor (DESIGN.md section 6).
@@ -170,7 +177,7 @@ func confirmProcessor(s State, u ProcessorUpdate, attempt string) ([]Event, erro
 		// asked the processor for the amount due, and the processor signed its completion; any
 		// other session is not verified yet: the reconciler's Get of the session decides.
 		if u.SessionOwner != "" && u.SessionOwner == s.Receipt.ReceiptID {
-			return evs, nil
+			return confirmAsked(s, u, c, evs)
 		}
 		return nil, nil
 	}
@@ -186,6 +193,26 @@ func confirmProcessor(s State, u ProcessorUpdate, attempt string) ([]Event, erro
 			amountText(u), due.String(), sessionText(u.SessionID)))
 	}
 	return evs, nil
+}
+
+// confirmAsked decides a success without an amount of a session the service started for this
+// receipt: the processor collected what the session was asked for (u.Asked). What was due then
+// may have risen since: a chain part the asked amount left out was taken back (a reorg past the
+// confirmation depth, a refund of the transfer). It then pays less than is due, and is recorded
+// as underpaid (PaymentIgnored), as a short success with an amount is; it paid the receipt, which
+// read paid with only the rest collected. An attempt whose asked amount is not recorded (started
+// before stop 68) pays, as it did.
+func confirmAsked(s State, u ProcessorUpdate, c PaymentConfirmed, evs []Event) ([]Event, error) {
+	asked, known := u.Asked[c.AttemptID]
+	if !known || asked <= 0 {
+		return evs, nil
+	}
+	due, err := OnrampDue(s)
+	if err != nil || int64(due) <= asked {
+		return evs, nil
+	}
+	return ignoreProcessor(s, u, c, fmt.Sprintf("underpaid: the processor reported no amount; session %s was asked for %s USD and %s USD is due now",
+		sessionText(u.SessionID), money.Cents(asked).String(), due.String()))
 }
 
 // decideForeignSession decides a report of a session the service started for another receipt:
