@@ -94,6 +94,21 @@ func (s *IdempotentResponses) Finish(ctx context.Context, principal, key string,
 	return nil
 }
 
+// Supersede replaces the kept answer of (principal, key) with another: one that must no longer
+// be given (the API key it created was revoked since), so that the store does not keep it either.
+func (s *IdempotentResponses) Supersede(ctx context.Context, principal, key string, status int, contentType string, body []byte) error {
+	nonce, sealed, err := s.keys.Seal(sealAAD(principal, key), string(body))
+	if err != nil {
+		return err
+	}
+	_, err = s.pool.Exec(ctx, `UPDATE idempotent_responses SET status = $3, content_type = $4, body_nonce = $5, body_sealed = $6
+		WHERE principal = $1 AND key = $2 AND done`, principal, key, status, contentType, nonce, sealed)
+	if err != nil {
+		return fmt.Errorf("replace idempotent answer: %w", err)
+	}
+	return nil
+}
+
 // Release forgets a claim whose request kept no answer (a server error): a retry runs again.
 func (s *IdempotentResponses) Release(ctx context.Context, principal, key string) error {
 	_, err := s.pool.Exec(ctx, `DELETE FROM idempotent_responses WHERE principal = $1 AND key = $2 AND NOT done`, principal, key)

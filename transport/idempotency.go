@@ -23,6 +23,7 @@ type IdempotentStore interface {
 	Claim(ctx context.Context, principal, key, hash string, lock time.Duration) (readmodels.Kept, error)
 	Finish(ctx context.Context, principal, key string, status int, contentType string, body []byte) error
 	Release(ctx context.Context, principal, key string) error
+	Supersede(ctx context.Context, principal, key string, status int, contentType string, body []byte) error
 }
 
 var _ IdempotentStore = (*readmodels.IdempotentResponses)(nil)
@@ -80,6 +81,9 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 			case kept.Conflict:
 				return errIdemConflict
 			case kept.Done:
+				if err := s.keptKeyRevoked(c, principal, key, kept); err != nil {
+					return err
+				}
 				c.Response().Header().Set(idemReplayed, "true")
 				return c.Blob(kept.Status, kept.ContentType, kept.Body)
 			case kept.Run:
