@@ -6,16 +6,25 @@ import (
 )
 
 // A success without an amount of a session the service started brings what the session was asked
-// for (AttemptStarted.AskedUSDCents). The 12.31 USD receipt received 10.00 USDC confirmed, so a
-// card session was asked for the rest, 2.31. If the 10.00 is taken back before the card payment
-// completes (its block left the chain), 12.31 is due again: the hashless, amountless success then
-// paid the receipt with 2.31 collected. It is now recorded as underpaid. An attempt whose asked
-// amount is not recorded (started before stop 68) pays as it did.
+// for (AttemptStarted.AskedUSDCents). The 12.31 USD receipt received 10.00 USDC confirmed, so its
+// card sessions were asked for the rest, 2.31. The first was declined (the receipt failed, its
+// window still open) and the customer started a second. If the 10.00 goes back to the customer
+// before that payment completes (the merchant's refund of the failed receipt's funds), 12.31 is
+// due again: the amountless success then paid the receipt with 2.31 collected. It is now recorded
+// as underpaid. An attempt whose asked amount is not recorded (started before stop 68) pays as it
+// did.
 func TestAmountlessSuccessIsJudgedByTheAskedAmount(t *testing.T) {
 	t.Parallel()
 	under := credited(depositReceipt(), "0x1", "USDC", "10000000", 6, true)
-	rest := withEvents(t, under, AttemptStarted{AttemptID: "a", Kind: "onramp", SessionID: "cos_1", OpenedBy: "service", AskedUSDCents: 231, At: 2})
-	taken := withEvents(t, rest, DepositTransferDropped{TransactionHash: "0x1", BlockHash: "0xb1", At: 3})
+	declined := withEvents(t, under, AttemptStarted{AttemptID: "x", Kind: "onramp", SessionID: "cos_0", OpenedBy: "service", AskedUSDCents: 231, At: 2})
+	evs, err := DecideProcessorUpdate(declined, ProcessorUpdate{SessionID: "cos_0", AttemptID: "x", Status: "rejected", SessionOwner: "r", At: 3})
+	declined = apply(t, declined, evs, err)
+	rest := withEvents(t, declined, AttemptStarted{AttemptID: "a", Kind: "onramp", SessionID: "cos_1", OpenedBy: "service", AskedUSDCents: 231, At: 4})
+	evs, err = RequestRefund(rest, RefundOrder{AmountCents: 1000, Reason: "declined", TransactionHash: "0xf1", By: "merchant", At: 5})
+	taken := apply(t, rest, evs, err)
+	if due, _ := OnrampDue(taken); taken.Status != StatusFailed || due != 1231 {
+		t.Fatalf("after the refund: %s, %s due; want failed, 12.31", taken.Status, due)
+	}
 	whole := withEvents(t, depositReceipt(), AttemptStarted{AttemptID: "a", Kind: "onramp", SessionID: "cos_1", OpenedBy: "service", AskedUSDCents: 1231, At: 2})
 	lowered := credited(whole, "0x1", "USDC", "10000000", 6, true)
 	asked := map[string]int64{"a": 231}
@@ -28,12 +37,12 @@ func TestAmountlessSuccessIsJudgedByTheAskedAmount(t *testing.T) {
 		types  string
 	}{
 		{"the rest still due: paid", rest, ProcessorUpdate{Asked: asked}, StatusPaid, EventConfirmed},
-		{"the chain part taken back: underpaid", taken, ProcessorUpdate{Asked: asked}, StatusPending, EventPaymentIgnored},
+		{"the chain part given back: underpaid", taken, ProcessorUpdate{Asked: asked}, StatusFailed, EventPaymentIgnored},
 		{"asked amount not recorded: paid as before", taken, ProcessorUpdate{}, StatusPaid, EventConfirmed},
 		{"asked amount of another attempt only: paid as before", taken, ProcessorUpdate{Asked: map[string]int64{"b": 231}}, StatusPaid, EventConfirmed},
 		{"due lowered since the start: paid", lowered, ProcessorUpdate{Asked: map[string]int64{"a": 1231}}, StatusPaid, EventConfirmed},
-		{"not the service's session: not verified yet", taken, ProcessorUpdate{Asked: asked, SessionOwner: "-"}, StatusPending, ""},
-		{"with an amount: judged by it, as before", taken, ProcessorUpdate{Asked: asked, SourceAmountCents: &cents}, StatusPending, EventPaymentIgnored},
+		{"not the service's session: not verified yet", taken, ProcessorUpdate{Asked: asked, SessionOwner: "-"}, StatusFailed, ""},
+		{"with an amount: judged by it, as before", taken, ProcessorUpdate{Asked: asked, SourceAmountCents: &cents}, StatusFailed, EventPaymentIgnored},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			u := c.u
