@@ -39,13 +39,28 @@ type APIKey struct {
 // Keys stores subscription keys.
 type Keys struct {
 	pool  *pgxpool.Pool
-	cache *cache.Cache[APIKey]
+	cache *cache.Cache[cachedKey]
 }
 
+// cachedKey is a key as the datastore confirmed it, and when.
+type cachedKey struct {
+	key APIKey
+	at  time.Time
+}
+
+// keyCacheMaxAge is how long a cached key is trusted before the datastore confirms it again.
+// The revocation NOTIFY empties the cache at once, but a listener can be connected and hear
+// nothing (a transaction pooler, where LISTEN succeeds and no NOTIFY comes back; a half-open
+// connection that TCP keepalive notices only after tens of minutes): without a bound a key
+// revoked through another instance stayed valid here until a restart. One lookup per key every
+// keyCacheMaxAge costs the datastore nothing noticeable.
+const keyCacheMaxAge = 5 * time.Second
+
 // NewKeys returns the key store on pool. Authentication reads the database every time until the
-// cache (Cache) is registered with a running Invalidations listener.
+// cache (Cache) is registered with a running Invalidations listener, and at least every
+// keyCacheMaxAge per key after that.
 func NewKeys(pool *pgxpool.Pool) *Keys {
-	return &Keys{pool: pool, cache: cache.NewCache[APIKey](100_000, false)}
+	return &Keys{pool: pool, cache: cache.NewCache[cachedKey](100_000, false)}
 }
 
 // RevokedChannel is the LISTEN/NOTIFY channel that announces key revocations to every instance.
@@ -57,7 +72,7 @@ const RevokedKeyChannel = "payledger_key_revoked"
 
 // Cache is the cache of authenticated keys, to register on RevokedChannel: a revocation in any
 // instance empties it in every instance.
-func (k *Keys) Cache() *cache.Cache[APIKey] { return k.cache }
+func (k *Keys) Cache() *cache.Cache[cachedKey] { return k.cache }
 
 func hashKey(secret string) []byte {
 	h := sha256.Sum256([]byte(secret))
@@ -109,12 +124,13 @@ func (k *Keys) Create(ctx context.Context, wallet, name string, scopes []string)
 func (k *Keys) Authenticate(ctx context.Context, secret string) (APIKey, error) {
 	want := hashKey(secret)
 	cached, gen, ok := k.cache.Get(string(want))
-	if ok {
-		return cached, nil
+	if ok && time.Since(cached.at) < keyCacheMaxAge {
+		return cached.key, nil
 	}
+	at := time.Now() // before the read: the entry's age never understates how old its answer is
 	key, err := k.authenticate(ctx, want)
 	if err == nil {
-		k.cache.Put(string(want), key, gen)
+		k.cache.Put(string(want), cachedKey{key: key, at: at}, gen)
 	}
 	return key, err
 }
