@@ -166,9 +166,20 @@ func subscribeLate(t *testing.T, ctx context.Context, svc *web.Service, dev *cha
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.Commands.CreateSubscription.Handle(ctx, commands.CreateSubscription{PlanID: plan.ID, Customer: strings.ToLower(customer.Address.Hex()), Permission: p, Signature: sig})
-	if err != nil {
-		t.Fatalf("create subscription: %v", err)
-	}
-	return res.State.ID
+	// Creation checks the permission on the charging node (stop 68), whose connection may come up
+	// after the split operator's: a chain_unavailable answer is asked again.
+	var id string
+	wait.Until(t, "the subscription created", 60*time.Second, func() bool {
+		res, err := svc.Commands.CreateSubscription.Handle(ctx, commands.CreateSubscription{PlanID: plan.ID, Customer: strings.ToLower(customer.Address.Hex()), Permission: p, Signature: sig})
+		var r *commands.Refusal
+		if errors.As(err, &r) && r.Code == "chain_unavailable" {
+			return false
+		}
+		if err != nil {
+			t.Fatalf("create subscription: %v", err)
+		}
+		id = res.State.ID
+		return true
+	})
+	return id
 }
