@@ -14,10 +14,10 @@ import (
 
 // TestCachedKeyIsConfirmedAgainWithoutTheRevocationNotice: an instance's key cache trusted a key
 // for as long as its listener was connected, however long ago the datastore confirmed it. A
-// listener that is connected but hears nothing (a pooler in transaction mode, where LISTEN
-// succeeds and no NOTIFY ever comes back; a half-open connection TCP keepalive notices only after
-// tens of minutes) left a key revoked through another instance, or `payledger keys revoke`,
-// working on this one until a restart. A cached key is now confirmed by the datastore again once
+// listener that is connected but hears nothing (PgBouncer in transaction mode, where LISTEN
+// succeeds and no NOTIFY ever comes back; a half-open connection until TCP keepalive notices)
+// left a key revoked through another instance, or `payledger keys revoke`, working on this one
+// until a restart. A cached key is now confirmed by the datastore again once
 // it is keyCacheMaxAge old, so a revocation takes effect within that bound whatever the listener.
 func TestCachedKeyIsConfirmedAgainWithoutTheRevocationNotice(t *testing.T) {
 	t.Parallel()

@@ -50,10 +50,10 @@ type cachedKey struct {
 
 // keyCacheMaxAge is how long a cached key is trusted before the datastore confirms it again.
 // The revocation NOTIFY empties the cache at once, but a listener can be connected and hear
-// nothing (a transaction pooler, where LISTEN succeeds and no NOTIFY comes back; a half-open
-// connection that TCP keepalive notices only after tens of minutes): without a bound a key
-// revoked through another instance stayed valid here until a restart. One lookup per key every
-// keyCacheMaxAge costs the datastore nothing noticeable.
+// nothing (PgBouncer in transaction mode, which docs/deploy.md warns against: LISTEN succeeds and
+// no NOTIFY comes back; a half-open connection until TCP keepalive notices, about a minute):
+// without a bound a key revoked through another instance stayed valid here until a restart. One
+// lookup per key every keyCacheMaxAge costs the datastore nothing noticeable.
 const keyCacheMaxAge = 5 * time.Second
 
 // NewKeys returns the key store on pool. Authentication reads the database every time until the
