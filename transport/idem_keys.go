@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,37 +14,61 @@ import (
 	"github.com/payledger/payledger/readmodels"
 )
 
-// errIdemKeyRevoked answers a retry of POST /api/admin/keys whose key has been revoked since.
-var errIdemKeyRevoked = NewError(http.StatusConflict, "conflict",
-	"The API key this Idempotency-Key created has been revoked: send a new Idempotency-Key to create another")
+// keptCreations are the POSTs whose kept answer is the secret of what they created (an API key,
+// a webhook endpoint), with the refusal a retry gets once that is gone and how to tell.
+var keptCreations = map[string]struct {
+	gone *Error
+	live func(s *Server, c echo.Context, id uuid.UUID) error // nil, readmodels.ErrNotFound or the datastore's error
+}{
+	"/api/admin/keys": {
+		gone: NewError(http.StatusConflict, "conflict",
+			"The API key this Idempotency-Key created has been revoked: send a new Idempotency-Key to create another"),
+		live: func(s *Server, c echo.Context, id uuid.UUID) error {
+			_, err := s.keys.ByID(c.Request().Context(), id) // live keys only
+			return err
+		},
+	},
+	"/api/webhooks/endpoints": {
+		gone: NewError(http.StatusConflict, "conflict",
+			"The webhook endpoint this Idempotency-Key created has been deleted: send a new Idempotency-Key to create another"),
+		live: func(s *Server, c echo.Context, id uuid.UUID) error {
+			_, err := s.endpoints.Get(c.Request().Context(), merchantOf(c), id) // not deleted only
+			return err
+		},
+	},
+}
 
-// keptKeyRevoked refuses the replay of a kept POST /api/admin/keys answer whose key is revoked:
-// that answer is the key's secret, and replayed as "201, made" it hands a retrying script a dead
-// key. The kept answer becomes the refusal (Supersede), so the revoked secret is not kept for the
-// rest of the key's 24 h either, and every later retry gets the same 409.
-func (s *Server) keptKeyRevoked(c echo.Context, principal, key string, kept readmodels.Kept) error {
-	if c.Path() != "/api/admin/keys" || kept.Status != http.StatusCreated {
+// keptCreationGone refuses the replay of a kept creation (keptCreations) whose key was revoked or
+// endpoint deleted since: that answer is its secret, and replayed as "201, made" it hands a
+// retrying script a dead key or an endpoint that receives nothing. The kept answer becomes the
+// refusal (Supersede), so the secret is not kept for the rest of the 24 h either, and every later
+// retry gets the same 409.
+func (s *Server) keptCreationGone(c echo.Context, principal, key string, kept readmodels.Kept) error {
+	route, ok := keptCreations[c.Path()]
+	if !ok || kept.Status != http.StatusCreated {
 		return nil
 	}
 	var made struct {
-		APIKey struct {
-			ID uuid.UUID `json:"id"`
-		} `json:"apiKey"`
+		APIKey   struct{ ID uuid.UUID } `json:"apiKey"`
+		Endpoint struct{ ID uuid.UUID } `json:"endpoint"`
 	}
-	if json.Unmarshal(kept.Body, &made) != nil || made.APIKey.ID == uuid.Nil {
+	if json.Unmarshal(kept.Body, &made) != nil {
 		return nil
 	}
-	_, err := s.keys.ByID(c.Request().Context(), made.APIKey.ID) // live keys only
-	if !errors.Is(err, readmodels.ErrNotFound) {
+	id := cmp.Or(made.APIKey.ID, made.Endpoint.ID)
+	if id == uuid.Nil {
+		return nil
+	}
+	if err := route.live(s, c, id); !errors.Is(err, readmodels.ErrNotFound) {
 		return err // live (nil), or the datastore's error
 	}
-	body, err := json.Marshal(errIdemKeyRevoked.body())
+	body, err := json.Marshal(route.gone.body())
 	body = append(body, '\n') // as echo writes JSON
 	if err == nil {
-		err = s.idem.Supersede(context.WithoutCancel(c.Request().Context()), principal, key, errIdemKeyRevoked.Status, echo.MIMEApplicationJSON, body)
+		err = s.idem.Supersede(context.WithoutCancel(c.Request().Context()), principal, key, route.gone.Status, echo.MIMEApplicationJSON, body)
 	}
 	if err != nil { // refused all the same; the next retry tries again
-		zerolog.Ctx(c.Request().Context()).Error().Err(err).Msg("replace a revoked key's kept answer")
+		zerolog.Ctx(c.Request().Context()).Error().Err(err).Msg("replace the kept answer of a revoked key or deleted endpoint")
 	}
-	return errIdemKeyRevoked
+	return route.gone
 }

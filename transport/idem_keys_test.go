@@ -60,3 +60,39 @@ func TestIdempotencyKeyReplayOfARevokedAPIKey(t *testing.T) {
 		t.Fatalf("a live key's replay: %d %s / %d %s", other.Code, other.Body, replay.Code, replay.Body)
 	}
 }
+
+// TestIdempotencyKeyReplayOfADeletedEndpoint: as for API keys, the kept answer of POST
+// /api/webhooks/endpoints is the endpoint with its signing secret; once the endpoint is deleted a
+// retry under the same key answered 201 with it (a script then waits for deliveries that never
+// come). Now 409 conflict, without the secret, and no endpoint is made.
+func TestIdempotencyKeyReplayOfADeletedEndpoint(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(d *testDeps) { d.Config.Production = false })
+	m := e.merchant(false)
+	create := func() *httptest.ResponseRecorder {
+		return e.do(req{method: http.MethodPost, path: "/api/webhooks/endpoints", body: `{"url":"http://localhost:9/hook","events":["*"]}`,
+			cookies: m.cookies, header: map[string]string{CSRFHeader: m.csrf, "Idempotency-Key": "provision-hook"}})
+	}
+	first := create()
+	if first.Code != 201 {
+		t.Fatalf("create: %d %s", first.Code, first.Body)
+	}
+	ep := decode(t, first)["endpoint"].(map[string]any)
+	if again := create(); again.Code != 201 || again.Body.String() != first.Body.String() {
+		t.Fatalf("replay of a live endpoint: %d %s", again.Code, again.Body)
+	}
+	if rec := e.do(req{method: http.MethodDelete, path: "/api/webhooks/endpoints/" + ep["id"].(string), cookies: m.cookies,
+		header: map[string]string{CSRFHeader: m.csrf}}); rec.Code/100 != 2 {
+		t.Fatalf("delete: %d %s", rec.Code, rec.Body)
+	}
+	before := e.count("webhook_endpoints")
+	for range 2 {
+		rec := create()
+		if rec.Code != 409 || decode(t, rec)["error"] != "conflict" || strings.Contains(rec.Body.String(), ep["secret"].(string)) {
+			t.Fatalf("replay after the endpoint was deleted: %d %s", rec.Code, rec.Body)
+		}
+	}
+	if n := e.count("webhook_endpoints"); n != before {
+		t.Fatalf("%d endpoints made by the retries", n-before)
+	}
+}

@@ -81,7 +81,7 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 			case kept.Conflict:
 				return errIdemConflict
 			case kept.Done:
-				if err := s.keptKeyRevoked(c, principal, key, kept); err != nil {
+				if err := s.keptCreationGone(c, principal, key, kept); err != nil {
 					return err
 				}
 				c.Response().Header().Set(idemReplayed, "true")
