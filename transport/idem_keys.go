@@ -14,13 +14,16 @@ import (
 	"github.com/payledger/payledger/readmodels"
 )
 
-// keptCreations are the POSTs whose kept answer is the secret of what they created (an API key,
-// a webhook endpoint), with the refusal a retry gets once that is gone and how to tell.
+// keptCreations are the POSTs whose kept answer is the secret of what they made (an API key, a
+// webhook endpoint, an endpoint's rotated secret), with the refusal a retry gets once that is
+// gone (revoked, deleted) and how to tell.
 var keptCreations = map[string]struct {
-	gone *Error
-	live func(s *Server, c echo.Context, id uuid.UUID) error // nil, readmodels.ErrNotFound or the datastore's error
+	status int // of the answer that holds the secret
+	gone   *Error
+	live   func(s *Server, c echo.Context, id uuid.UUID) error // nil, readmodels.ErrNotFound or the datastore's error
 }{
 	"/api/admin/keys": {
+		status: http.StatusCreated,
 		gone: NewError(http.StatusConflict, "conflict",
 			"The API key this Idempotency-Key created has been revoked: send a new Idempotency-Key to create another"),
 		live: func(s *Server, c echo.Context, id uuid.UUID) error {
@@ -29,13 +32,22 @@ var keptCreations = map[string]struct {
 		},
 	},
 	"/api/webhooks/endpoints": {
+		status: http.StatusCreated,
 		gone: NewError(http.StatusConflict, "conflict",
 			"The webhook endpoint this Idempotency-Key created has been deleted: send a new Idempotency-Key to create another"),
-		live: func(s *Server, c echo.Context, id uuid.UUID) error {
-			_, err := s.endpoints.Get(c.Request().Context(), merchantOf(c), id) // not deleted only
-			return err
-		},
+		live: liveEndpoint,
 	},
+	"/api/webhooks/endpoints/:id/secret/rotate": {
+		status: http.StatusOK,
+		gone:   errEndpointMissing, // as a rotation of a deleted endpoint answers
+		live:   liveEndpoint,
+	},
+}
+
+// liveEndpoint: nil while the merchant's endpoint id is not deleted.
+func liveEndpoint(s *Server, c echo.Context, id uuid.UUID) error {
+	_, err := s.endpoints.Get(c.Request().Context(), merchantOf(c), id)
+	return err
 }
 
 // keptCreationGone refuses the replay of a kept creation (keptCreations) whose key was revoked or
@@ -45,7 +57,7 @@ var keptCreations = map[string]struct {
 // retry gets the same 409.
 func (s *Server) keptCreationGone(c echo.Context, principal, key string, kept readmodels.Kept) error {
 	route, ok := keptCreations[c.Path()]
-	if !ok || kept.Status != http.StatusCreated {
+	if !ok || kept.Status != route.status {
 		return nil
 	}
 	var made struct {

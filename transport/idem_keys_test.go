@@ -96,3 +96,36 @@ func TestIdempotencyKeyReplayOfADeletedEndpoint(t *testing.T) {
 		t.Fatalf("%d endpoints made by the retries", n-before)
 	}
 }
+
+// TestIdempotencyKeyReplayOfARotationOfADeletedEndpoint: a kept secret rotation of an endpoint
+// deleted since answered 200 with that secret again; it now answers as a rotation of a deleted
+// endpoint does (404 not_found), without the secret.
+func TestIdempotencyKeyReplayOfARotationOfADeletedEndpoint(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(d *testDeps) { d.Config.Production = false })
+	m := e.merchant(false)
+	made := e.adminCall(m.cookies, m.csrf, http.MethodPost, "/api/webhooks/endpoints", `{"url":"http://localhost:9/hook","events":["*"]}`)
+	if made.Code != 201 {
+		t.Fatalf("create: %d %s", made.Code, made.Body)
+	}
+	id := decode(t, made)["endpoint"].(map[string]any)["id"].(string)
+	rotate := func() *httptest.ResponseRecorder {
+		return e.do(req{method: http.MethodPost, path: "/api/webhooks/endpoints/" + id + "/secret/rotate", cookies: m.cookies,
+			header: map[string]string{CSRFHeader: m.csrf, "Idempotency-Key": "rotate-1"}})
+	}
+	first := rotate()
+	if first.Code != 200 {
+		t.Fatalf("rotate: %d %s", first.Code, first.Body)
+	}
+	secret := decode(t, first)["endpoint"].(map[string]any)["secret"].(string)
+	if rec := e.do(req{method: http.MethodDelete, path: "/api/webhooks/endpoints/" + id, cookies: m.cookies,
+		header: map[string]string{CSRFHeader: m.csrf}}); rec.Code/100 != 2 {
+		t.Fatalf("delete: %d %s", rec.Code, rec.Body)
+	}
+	for range 2 {
+		rec := rotate()
+		if rec.Code != 404 || decode(t, rec)["error"] != "not_found" || strings.Contains(rec.Body.String(), secret) {
+			t.Fatalf("replay after the endpoint was deleted: %d %s", rec.Code, rec.Body)
+		}
+	}
+}
