@@ -84,3 +84,29 @@ func (s *Server) keptCreationGone(c echo.Context, principal, key string, kept re
 	}
 	return route.gone
 }
+
+// boundRefused says whether a 400 of a creation the merchant's bound limits (live API keys,
+// webhook endpoints) came with the bound reached: then it is the "revoke (delete) one first"
+// refusal, and kept it would be replayed for 24 h to the very retry it asks for. Not kept, the
+// retry runs again; a validation 400 made at the bound runs again too, and is refused again.
+func (s *Server) boundRefused(c echo.Context, status int) bool {
+	if status != http.StatusBadRequest {
+		return false
+	}
+	ctx, merchant := c.Request().Context(), merchantOf(c)
+	switch c.Path() {
+	case "/api/admin/keys":
+		keys, err := s.keys.List(ctx, merchant)
+		live := 0
+		for _, k := range keys {
+			if k.RevokedAt == nil {
+				live++
+			}
+		}
+		return err == nil && live >= readmodels.MaxLiveKeys
+	case "/api/webhooks/endpoints":
+		eps, err := s.endpoints.List(ctx, merchant) // live ones
+		return err == nil && len(eps) >= readmodels.MaxEndpoints
+	}
+	return false
+}

@@ -108,7 +108,8 @@ func idemPollAfter(polls int) time.Duration {
 
 // runKept runs the request and keeps its answer, or releases the key when the answer says that
 // nothing was done and to try again: a server error, a 429 (until its resetAt), a 409 of
-// contention ("nothing was changed, retry"). Kept, such an answer would be replayed to every retry
+// contention ("nothing was changed, retry"), a creation refused at the merchant's bound
+// ("revoke one first": boundRefused). Kept, such an answer would be replayed to every retry
 // for 24 h, and the request the caller was told to retry would never run.
 func (s *Server) runKept(c echo.Context, next echo.HandlerFunc, principal, key string) error {
 	rec := &keptWriter{ResponseWriter: c.Response().Writer}
@@ -125,7 +126,7 @@ func (s *Server) runKept(c echo.Context, next echo.HandlerFunc, principal, key s
 	}
 	ctx := context.WithoutCancel(c.Request().Context())
 	status := c.Response().Status
-	retry := status >= 500 || status == http.StatusTooManyRequests || errors.Is(handlerErr, commands.ErrContended)
+	retry := status >= 500 || status == http.StatusTooManyRequests || errors.Is(handlerErr, commands.ErrContended) || s.boundRefused(c, status)
 	var err error
 	if retry || rec.over {
 		err = s.idem.Release(ctx, principal, key)
