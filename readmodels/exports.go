@@ -142,13 +142,16 @@ type exportCursor struct {
 }
 
 // receiptsExport is the receipts export's query; $1 merchant, $2-$3 the window, $4 the status
-// (empty: any), $5-$7 the cursor ($5 NULL: the first page), $8 the page's size.
+// (empty: any), $5-$7 the cursor ($5 NULL: the first page), $8 the page's size. Token and buyer
+// wallet are the status read's (ReceiptPayloadOf): the payment's, else the first transfer seen,
+// else the current attempt's submission (a wallet payment under way).
 const receiptsExport = `SELECT r.receipt_id, (extract(epoch FROM r.created_at) * 1000)::bigint, r.status, r.currency,
 		(r.state->'receipt'->>'subtotalCents')::bigint, (r.state->'receipt'->>'taxCents')::bigint, (r.state->'receipt'->>'feeCents')::bigint,
-		r.total_cents, coalesce(r.state->'payment'->>'token', fc.token, ''),
+		r.total_cents, coalesce(r.state->'payment'->>'token', fc.token, nullif(r.state->'attempts'->(r.state->>'currentAttempt')->>'token', ''), ''),
 		r.amount_received, (r.state->'payment'->>'sourceAmountCents')::bigint,
 		CASE WHEN r.status = 'failed' THEN '' ELSE coalesce(r.state->'payment'->>'transactionHash', fc.hash, '') END,
-		CASE WHEN r.status = 'failed' THEN '' ELSE coalesce(r.state->'payment'->>'buyerWallet', fc.sender, '') END,
+		CASE WHEN r.status = 'failed' THEN '' ELSE coalesce(r.state->'payment'->>'buyerWallet', fc.sender,
+			nullif(r.state->'attempts'->(r.state->>'currentAttempt')->>'buyerWallet', ''), '') END,
 		coalesce(r.state->'receipt'->>'transactionId', ''), (r.state->'payment'->>'at')::bigint, (r.state->>'refundedCents')::bigint,
 		r.pos_commit, r.pos_prepare
 	FROM %s r LEFT JOIN LATERAL (` + firstCredit + `) fc ON true
