@@ -120,17 +120,8 @@ func tokenBalance(t *testing.T, rpcURL string, token, holder common.Address) *bi
 // more than the service counts received, so nothing is sent (exit 1); --again pays.
 func TestDevchainPayRefusesWhatTheDepositAlreadyHolds(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{BlockInterval: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dev.Close() })
-	envFile := filepath.Join(t.TempDir(), "devchain.env")
-	if err := writeDevchainEnv(envFile, dev); err != nil {
-		t.Fatal(err)
-	}
+	dev, envFile := devChainWithEnvFile(t)
+	ctx := context.Background()
 	usdc, _ := dev.Token("USDC")
 	deposit := crypto.PubkeyToAddress(mustKey(t).PublicKey)
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

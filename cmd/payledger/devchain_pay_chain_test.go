@@ -6,14 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
-
-	"github.com/payledger/payledger/chain"
 )
 
 // TestDevchainPayRefusesAnotherChainsRequest: a service whose payment request is on another
@@ -23,17 +19,8 @@ import (
 // chain it never went to.
 func TestDevchainPayRefusesAnotherChainsRequest(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{BlockInterval: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dev.Close() })
-	envFile := filepath.Join(t.TempDir(), "devchain.env")
-	if err := writeDevchainEnv(envFile, dev); err != nil {
-		t.Fatal(err)
-	}
+	dev, envFile := devChainWithEnvFile(t)
+	ctx := context.Background()
 	usdc, _ := dev.Token("USDC")
 	deposit := crypto.PubkeyToAddress(mustKey(t).PublicKey)
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

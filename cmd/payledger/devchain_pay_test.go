@@ -245,17 +245,8 @@ func TestBaseUnitsRoundUp(t *testing.T) {
 // --submit it also posts the hash; --amount sends another amount.
 func TestDevchainPayPlainTransfer(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{BlockInterval: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dev.Close() })
-	envFile := filepath.Join(t.TempDir(), "devchain.env")
-	if err := writeDevchainEnv(envFile, dev); err != nil {
-		t.Fatal(err)
-	}
+	dev, envFile := devChainWithEnvFile(t)
+	ctx := context.Background()
 	usdc, _ := dev.Token("USDC")
 	deposit := crypto.PubkeyToAddress(mustKey(t).PublicKey)
 	var mu sync.Mutex
@@ -356,4 +347,22 @@ func TestDevchainPayBaseURLFlag(t *testing.T) {
 			}
 		})
 	}
+}
+
+// devChainWithEnvFile starts a development chain for the test, mining every 200 ms, and writes
+// its variables and account keys to an env file of the test's own, as `payledger devchain` does.
+func devChainWithEnvFile(t *testing.T) (*chain.DevChain, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{BlockInterval: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dev.Close() })
+	envFile := filepath.Join(t.TempDir(), "devchain.env")
+	if err := writeDevchainEnv(envFile, dev); err != nil {
+		t.Fatal(err)
+	}
+	return dev, envFile
 }
