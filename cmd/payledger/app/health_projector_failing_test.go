@@ -1,27 +1,13 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-	"github.com/rs/zerolog"
-
-	"github.com/payledger/payledger/cmd/payledger/app"
-	"github.com/payledger/payledger/domain/money"
-	"github.com/payledger/payledger/domain/receipt"
-	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/eventstore/postgres"
-	"github.com/payledger/payledger/internal/syncbuf"
 	"github.com/payledger/payledger/internal/wait"
-	"github.com/payledger/payledger/migrations/pgtest"
-	"github.com/payledger/payledger/projections"
 )
 
 // TestHealthNamesAProjectorWhoseBatchFailsOnEveryRetry: a receipts row that should not exist
@@ -33,30 +19,12 @@ import (
 func TestHealthNamesAProjectorWhoseBatchFailsOnEveryRetry(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := pgtest.Pool(t)
-	store := postgres.New(pool)
-	logs := &syncbuf.Buffer{}
-	svc, err := app.Build(ctx, app.Config{Store: store, Pool: pool, Now: time.Now, Log: zerolog.New(logs), Metrics: noMetrics{},
-		SecretsKey: bytes.Repeat([]byte{7}, 32), JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Journal.Close() })
-	app.SetFailingFor(svc.Health, 3*time.Second)
+	svc, pool, store, logs := stuckProjectorApp(t)
 	if _, err := pool.Exec(ctx, `INSERT INTO receipts (receipt_id, merchant_wallet, status, currency, total_cents, created_at, updated_at,
 		version, pos_commit, pos_prepare, state) VALUES ('stray', '0xother', 'paid', 'USD', 1, now(), now(), 9, 0, 0, '{"marker": true}')`); err != nil {
 		t.Fatal(err)
 	}
-	g := receipt.Generated{ReceiptID: "stray", Merchant: "0x" + strings.Repeat("a", 40), Source: "direct", Currency: "USD", Total: money.Cents(100),
-		LineItems: []receipt.LineItem{{Kind: receipt.KindItem, Label: "x", Amount: 100, Unit: 100, Qty: 1}}, CreatedAt: 1}
-	data, err := json.Marshal(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.Append(ctx, projections.ReceiptStreamPrefix+"stray", eventstore.NoStream(),
-		eventstore.EventData{ID: uuid.New(), Type: receipt.EventGenerated, Data: data}); err != nil {
-		t.Fatal(err)
-	}
+	appendGeneration(t, store, "stray")
 	runWorkers(t, svc)
 
 	wait.Until(t, "the receipts projection stuck on its failing batch", 60*time.Second, func() bool {

@@ -1,27 +1,13 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-	"github.com/rs/zerolog"
-
-	"github.com/payledger/payledger/cmd/payledger/app"
-	"github.com/payledger/payledger/domain/money"
-	"github.com/payledger/payledger/domain/receipt"
-	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/eventstore/postgres"
-	"github.com/payledger/payledger/internal/syncbuf"
 	"github.com/payledger/payledger/internal/wait"
-	"github.com/payledger/payledger/migrations/pgtest"
-	"github.com/payledger/payledger/projections"
 )
 
 // TestHealthNamesAProjectorWhoseBatchWaitsForALock: a session left in a transaction that locked
@@ -34,16 +20,7 @@ import (
 func TestHealthNamesAProjectorWhoseBatchWaitsForALock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := pgtest.Pool(t)
-	store := postgres.New(pool)
-	logs := &syncbuf.Buffer{}
-	svc, err := app.Build(ctx, app.Config{Store: store, Pool: pool, Now: time.Now, Log: zerolog.New(logs), Metrics: noMetrics{},
-		SecretsKey: bytes.Repeat([]byte{7}, 32), JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Journal.Close() })
-	app.SetFailingFor(svc.Health, 3*time.Second)
+	svc, pool, store, logs := stuckProjectorApp(t)
 	runWorkers(t, svc)
 	wait.Until(t, "the receipts projector leading", 30*time.Second, svc.Projections.Receipts.Leader)
 	held, err := pool.Begin(ctx)
@@ -54,17 +31,7 @@ func TestHealthNamesAProjectorWhoseBatchWaitsForALock(t *testing.T) {
 	if _, err := held.Exec(ctx, `LOCK TABLE receipts IN EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}
-	g := receipt.Generated{ReceiptID: "held", Merchant: "0x" + strings.Repeat("a", 40), Source: "direct", Currency: "USD", Total: money.Cents(100),
-		LineItems: []receipt.LineItem{{Kind: receipt.KindItem, Label: "x", Amount: 100, Unit: 100, Qty: 1}}, CreatedAt: 1}
-	data, err := json.Marshal(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := store.Append(ctx, projections.ReceiptStreamPrefix+"held", eventstore.NoStream(),
-		eventstore.EventData{ID: uuid.New(), Type: receipt.EventGenerated, Data: data})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := appendGeneration(t, store, "held")
 	wait.Until(t, "the receipts projection stuck on its batch waiting for the lock", 60*time.Second, func() bool {
 		return slices.Contains(svc.Health.Check(), "receipts projection")
 	})
@@ -89,16 +56,7 @@ func TestHealthNamesAProjectorWhoseBatchWaitsForALock(t *testing.T) {
 func TestHealthNamesAProjectorHeldBackByAnOpenTransaction(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := pgtest.Pool(t)
-	store := postgres.New(pool)
-	logs := &syncbuf.Buffer{}
-	svc, err := app.Build(ctx, app.Config{Store: store, Pool: pool, Now: time.Now, Log: zerolog.New(logs), Metrics: noMetrics{},
-		SecretsKey: bytes.Repeat([]byte{7}, 32), JournalPath: filepath.Join(t.TempDir(), "journal.jsonl")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Journal.Close() })
-	app.SetFailingFor(svc.Health, 3*time.Second)
+	svc, pool, store, logs := stuckProjectorApp(t)
 	runWorkers(t, svc)
 	wait.Until(t, "the receipts projector leading", 30*time.Second, svc.Projections.Receipts.Leader)
 	held, err := pool.Begin(ctx)
@@ -109,17 +67,7 @@ func TestHealthNamesAProjectorHeldBackByAnOpenTransaction(t *testing.T) {
 	if _, err := held.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil {
 		t.Fatal(err)
 	}
-	g := receipt.Generated{ReceiptID: "held-back", Merchant: "0x" + strings.Repeat("a", 40), Source: "direct", Currency: "USD", Total: money.Cents(100),
-		LineItems: []receipt.LineItem{{Kind: receipt.KindItem, Label: "x", Amount: 100, Unit: 100, Qty: 1}}, CreatedAt: 1}
-	data, err := json.Marshal(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := store.Append(ctx, projections.ReceiptStreamPrefix+"held-back", eventstore.NoStream(),
-		eventstore.EventData{ID: uuid.New(), Type: receipt.EventGenerated, Data: data})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := appendGeneration(t, store, "held-back")
 	wait.Until(t, "the receipts projection stuck behind the open transaction", 60*time.Second, func() bool {
 		return slices.Contains(svc.Health.Check(), "receipts projection")
 	})
