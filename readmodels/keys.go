@@ -40,6 +40,7 @@ type APIKey struct {
 type Keys struct {
 	pool  *pgxpool.Pool
 	cache *cache.Cache[cachedKey]
+	now   func() time.Time // the age of cached keys is read on it (time.Now; tests move it)
 }
 
 // cachedKey is a key as the datastore confirmed it, and when.
@@ -60,7 +61,7 @@ const keyCacheMaxAge = 5 * time.Second
 // cache (Cache) is registered with a running Invalidations listener, and at least every
 // keyCacheMaxAge per key after that.
 func NewKeys(pool *pgxpool.Pool) *Keys {
-	return &Keys{pool: pool, cache: cache.NewCache[cachedKey](100_000, false)}
+	return &Keys{pool: pool, cache: cache.NewCache[cachedKey](100_000, false), now: time.Now}
 }
 
 // RevokedChannel is the LISTEN/NOTIFY channel that announces key revocations to every instance.
@@ -124,16 +125,36 @@ func (k *Keys) Create(ctx context.Context, wallet, name string, scopes []string)
 func (k *Keys) Authenticate(ctx context.Context, secret string) (APIKey, error) {
 	want := hashKey(secret)
 	cached, gen, ok := k.cache.Get(string(want))
-	if ok && time.Since(cached.at) < keyCacheMaxAge {
+	if ok && k.now().Sub(cached.at) < keyCacheMaxAge {
 		return cached.key, nil
 	}
-	at := time.Now() // before the read: the entry's age never understates how old its answer is
-	key, err := k.authenticate(ctx, want)
+	at := k.now() // before the read: the entry's age never understates how old its answer is
+	lookup := ctx
+	if ok {
+		var cancel context.CancelFunc
+		lookup, cancel = context.WithTimeout(ctx, keyRecheckWait)
+		defer cancel()
+	}
+	key, err := k.authenticate(lookup, want)
 	if err == nil {
 		k.cache.Put(string(want), cachedKey{key: key, at: at}, gen)
+		return key, nil
+	}
+	if ok && !errors.Is(err, ErrNotFound) && ctx.Err() == nil {
+		// The datastore did not answer (a hung server keeps the listener's connection open): the
+		// cache, still listening and not emptied since, vouches for the key as it did before the
+		// bound, and is asked again after keyCacheMaxAge, so a hang holds up one request per key
+		// for at most keyRecheckWait instead of every request until it ends.
+		if _, now, still := k.cache.Get(string(want)); still && now == gen {
+			k.cache.Put(string(want), cachedKey{key: cached.key, at: at}, gen)
+			return cached.key, nil
+		}
 	}
 	return key, err
 }
+
+// keyRecheckWait bounds the datastore's confirmation of a key the cache holds (keyCacheMaxAge).
+const keyRecheckWait = time.Second
 
 func (k *Keys) authenticate(ctx context.Context, want []byte) (APIKey, error) {
 	var stored []byte
