@@ -82,6 +82,7 @@ const (
 	ErrorErrorProcessorNotConfigured         ErrorError = "processor_not_configured"
 	ErrorErrorProcessorUnavailable           ErrorError = "processor_unavailable"
 	ErrorErrorRateLimited                    ErrorError = "rate_limited"
+	ErrorErrorReadModelBehind                ErrorError = "read_model_behind"
 	ErrorErrorSplitRequired                  ErrorError = "split_required"
 	ErrorErrorSubscriptionsNotConfigured     ErrorError = "subscriptions_not_configured"
 	ErrorErrorUnauthorized                   ErrorError = "unauthorized"
@@ -125,6 +126,8 @@ func (e ErrorError) Valid() bool {
 	case ErrorErrorProcessorUnavailable:
 		return true
 	case ErrorErrorRateLimited:
+		return true
+	case ErrorErrorReadModelBehind:
 		return true
 	case ErrorErrorSplitRequired:
 		return true
@@ -628,7 +631,8 @@ type EndpointDeliveryKind string
 // conflict (409), idempotency_conflict (409), deprecated (410, with reason),
 // payload_too_large (413), rate_limited (429, with resetAt), failed (500),
 // processor_unavailable (502), processor_not_configured (503), price_unavailable (503),
-// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503).
+// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503),
+// read_model_behind (503: the daily charging run during a subscriptions rebuild).
 //
 // Example: {"error":"split_required","message":"Split contract not configured for this merchant"}
 type Error struct {
@@ -1061,7 +1065,8 @@ type IdempotencyKey = string
 // conflict (409), idempotency_conflict (409), deprecated (410, with reason),
 // payload_too_large (413), rate_limited (429, with resetAt), failed (500),
 // processor_unavailable (502), processor_not_configured (503), price_unavailable (503),
-// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503).
+// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503),
+// read_model_behind (503: the daily charging run during a subscriptions rebuild).
 //
 // Example: {"error":"split_required","message":"Split contract not configured for this merchant"}
 type Forbidden = Error
@@ -1086,7 +1091,8 @@ type GraphQL struct {
 // conflict (409), idempotency_conflict (409), deprecated (410, with reason),
 // payload_too_large (413), rate_limited (429, with resetAt), failed (500),
 // processor_unavailable (502), processor_not_configured (503), price_unavailable (503),
-// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503).
+// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503),
+// read_model_behind (503: the daily charging run during a subscriptions rebuild).
 //
 // Example: {"error":"split_required","message":"Split contract not configured for this merchant"}
 type InvalidInput = Error
@@ -1097,7 +1103,8 @@ type InvalidInput = Error
 // conflict (409), idempotency_conflict (409), deprecated (410, with reason),
 // payload_too_large (413), rate_limited (429, with resetAt), failed (500),
 // processor_unavailable (502), processor_not_configured (503), price_unavailable (503),
-// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503).
+// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503),
+// read_model_behind (503: the daily charging run during a subscriptions rebuild).
 //
 // Example: {"error":"split_required","message":"Split contract not configured for this merchant"}
 type NotFound = Error
@@ -1108,7 +1115,8 @@ type NotFound = Error
 // conflict (409), idempotency_conflict (409), deprecated (410, with reason),
 // payload_too_large (413), rate_limited (429, with resetAt), failed (500),
 // processor_unavailable (502), processor_not_configured (503), price_unavailable (503),
-// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503).
+// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503),
+// read_model_behind (503: the daily charging run during a subscriptions rebuild).
 //
 // Example: {"error":"split_required","message":"Split contract not configured for this merchant"}
 type RateLimited = Error
@@ -1119,7 +1127,8 @@ type RateLimited = Error
 // conflict (409), idempotency_conflict (409), deprecated (410, with reason),
 // payload_too_large (413), rate_limited (429, with resetAt), failed (500),
 // processor_unavailable (502), processor_not_configured (503), price_unavailable (503),
-// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503).
+// datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503),
+// read_model_behind (503: the daily charging run during a subscriptions rebuild).
 //
 // Example: {"error":"split_required","message":"Split contract not configured for this merchant"}
 type Unauthorized = Error

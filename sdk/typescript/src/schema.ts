@@ -501,7 +501,8 @@ export interface components {
          *     conflict (409), idempotency_conflict (409), deprecated (410, with reason),
          *     payload_too_large (413), rate_limited (429, with resetAt), failed (500),
          *     processor_unavailable (502), processor_not_configured (503), price_unavailable (503),
-         *     datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503).
+         *     datastore_unavailable (503), subscriptions_not_configured (503), chain_unavailable (503),
+         *     read_model_behind (503: the daily charging run during a subscriptions rebuild).
          * @example {
          *       "error": "split_required",
          *       "message": "Split contract not configured for this merchant"
@@ -509,7 +510,7 @@ export interface components {
          */
         Error: {
             /** @enum {string} */
-            error: "unauthorized" | "forbidden" | "split_required" | "invalid_input" | "items_required" | "inventory_item_not_found" | "platform_recipient_not_configured" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_conflict" | "deprecated" | "payload_too_large" | "rate_limited" | "failed" | "processor_unavailable" | "processor_not_configured" | "price_unavailable" | "datastore_unavailable" | "subscriptions_not_configured" | "chain_unavailable";
+            error: "unauthorized" | "forbidden" | "split_required" | "invalid_input" | "items_required" | "inventory_item_not_found" | "platform_recipient_not_configured" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_conflict" | "deprecated" | "payload_too_large" | "rate_limited" | "failed" | "processor_unavailable" | "processor_not_configured" | "price_unavailable" | "datastore_unavailable" | "subscriptions_not_configured" | "chain_unavailable" | "read_model_behind";
             message?: string;
             /** @description deprecated only (use_connected_wallet) */
             reason?: string;
