@@ -131,6 +131,7 @@ func (s *Server) authenticate(c echo.Context) (Principal, error) {
 	if err := s.keyLookupsBlocked(c, secret); err != nil {
 		return Principal{}, err
 	}
+	gen := s.known.generation()
 	key, err := s.keys.Authenticate(ctx, secret)
 	if unavailable(err) {
 		// Only while the datastore is down: a key that worked before still identifies its merchant.
@@ -148,7 +149,7 @@ func (s *Server) authenticate(c echo.Context) (Principal, error) {
 		return Principal{}, keyError(err)
 	}
 	p := Principal{Wallet: key.Wallet, Scopes: key.Scopes, KeyID: key.ID, Secret: secret}
-	s.known.remember(secret, p)
+	s.known.remember(secret, p, gen)
 	return p, nil
 }
 

@@ -103,6 +103,10 @@ type lastKnown struct {
 	ttl  time.Duration
 	now  func() time.Time
 	keys map[[32]byte]knownKey // by SHA-256 of the presented key
+	// gen counts this instance's revocations: a lookup that began before one (generation) may
+	// carry the revoked key's confirmation, read just before the revocation committed, and is
+	// not remembered (remember).
+	gen uint64
 }
 
 type knownKey struct {
@@ -117,11 +121,24 @@ func newLastKnown(ttl time.Duration, now func() time.Time) *lastKnown {
 	return &lastKnown{ttl: ttl, now: now, keys: map[[32]byte]knownKey{}}
 }
 
-// remember records that the datastore confirmed the key secret for p just now.
-func (l *lastKnown) remember(secret string, p Principal) {
+// generation is the count of revocations so far, taken before a key's lookup (remember).
+func (l *lastKnown) generation() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.gen
+}
+
+// remember records that the datastore confirmed the key secret for p just now, by a lookup that
+// began at generation gen: none if a key was revoked here since, since the confirmation may be of
+// that very key, read before its revocation committed (it was then remembered past the
+// revocation, and accepted while the datastore was down within KEY_CACHE_TTL).
+func (l *lastKnown) remember(secret string, p Principal, gen uint64) {
 	h := sha256.Sum256([]byte(secret))
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if gen != l.gen {
+		return
+	}
 	if len(l.keys) >= maxKnownKeys {
 		clear(l.keys)
 	}
@@ -156,6 +173,7 @@ func (l *lastKnown) refused(secret string) {
 func (l *lastKnown) revoked(id uuid.UUID) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.gen++
 	for h, k := range l.keys {
 		if k.p.KeyID == id {
 			delete(l.keys, h)
