@@ -79,6 +79,14 @@ func TestChargeSubscriptionsDailyRunWaitsForTheRebuild(t *testing.T) {
 	if n := e.count(`SELECT count(*) FROM operator_transactions WHERE kind = 'spend'`); n != 1 || e.state(id).Charges != 1 {
 		t.Fatalf("spends %d, charges %d: want one", n, e.state(id).Charges)
 	}
+	// The next run once the projector has applied the charge's own events (a run sooner finds
+	// the model behind them, as it should: read_model_behind).
+	progress := checkpointProgress{pool: e.pool, store: e.store}
+	wait.Until(t, "the subscriptions projector at the log's head", 30*time.Second, func() bool {
+		head, err1 := progress.Head(e.ctx)
+		applied, err2 := progress.Applied(e.ctx)
+		return err1 == nil && err2 == nil && !applied.Less(head)
+	})
 	run, err := h.ChargeDue(e.ctx, eventstore.Metadata{})
 	if err != nil || run.Processed != 0 {
 		t.Fatalf("the next run: %+v %v", run, err)
