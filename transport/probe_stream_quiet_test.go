@@ -26,18 +26,7 @@ func TestAQuietMerchantsStreamKeepsAResumablePosition(t *testing.T) {
 	t.Cleanup(srv.Close)
 	ctx := context.Background()
 	const quiet, busy = "0x00000000000000000000000000000000000000e4", "0x00000000000000000000000000000000000000e5"
-	record := func(merchant, key string) int64 {
-		t.Helper()
-		if err := readmodels.RecordEvents(ctx, e.pool, readmodels.NewEvent{Key: key, Merchant: merchant,
-			Type: readmodels.EventWebhookTest, At: time.Now(), Data: map[string]any{}}); err != nil {
-			t.Fatal(err)
-		}
-		var seq int64
-		if err := e.pool.QueryRow(ctx, `SELECT max(seq) FROM webhook_events`).Scan(&seq); err != nil {
-			t.Fatal(err)
-		}
-		return seq
-	}
+	record := func(merchant, key string) int64 { t.Helper(); return recordTestEvent(t, e, merchant, key) }
 	key := e.key(quiet, "receipts:read")
 	open := func(rctx context.Context, last string) *http.Response {
 		t.Helper()

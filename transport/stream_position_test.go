@@ -25,18 +25,7 @@ func TestAStreamAnnouncesWhereItStarts(t *testing.T) {
 	t.Cleanup(srv.Close)
 	ctx := context.Background()
 	const wallet, other = "0x00000000000000000000000000000000000000d4", "0x00000000000000000000000000000000000000d5"
-	record := func(merchant, key string) int64 {
-		t.Helper()
-		if err := readmodels.RecordEvents(ctx, e.pool, readmodels.NewEvent{Key: key, Merchant: merchant,
-			Type: readmodels.EventWebhookTest, At: time.Now(), Data: map[string]any{}}); err != nil {
-			t.Fatal(err)
-		}
-		var seq int64
-		if err := e.pool.QueryRow(ctx, `SELECT max(seq) FROM webhook_events`).Scan(&seq); err != nil {
-			t.Fatal(err)
-		}
-		return seq
-	}
+	record := func(merchant, key string) int64 { t.Helper(); return recordTestEvent(t, e, merchant, key) }
 	key := e.key(wallet, "receipts:read")
 	firstBlock := func() string {
 		t.Helper()
@@ -76,4 +65,20 @@ func TestAStreamAnnouncesWhereItStarts(t *testing.T) {
 	if got, want := firstBlock(), fmt.Sprintf("retry: 1000\nid: %d", later); got != want {
 		t.Fatalf("after the merchant's events were pruned: %q, want %q (the pruned start)", got, want)
 	}
+}
+
+// recordTestEvent records a webhook.test event for merchant in the merchants' event log under
+// key and returns the log's newest position.
+func recordTestEvent(t *testing.T, e *env, merchant, key string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	if err := readmodels.RecordEvents(ctx, e.pool, readmodels.NewEvent{Key: key, Merchant: merchant,
+		Type: readmodels.EventWebhookTest, At: time.Now(), Data: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	var seq int64
+	if err := e.pool.QueryRow(ctx, `SELECT max(seq) FROM webhook_events`).Scan(&seq); err != nil {
+		t.Fatal(err)
+	}
+	return seq
 }
