@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,14 +22,7 @@ import (
 func TestTheLateChainDialChecksTokenDecimals(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	t.Setenv("DEVCHAIN_ENV_FILE", filepath.Join(t.TempDir(), "devchain.env"))
-	var chainOut, chainErr devchainOut
-	go func() { _ = run(ctx, []string{"devchain", "--port", "0"}, noEnv, &chainOut, &chainErr) }()
-	vars, _ := readDevchainBanner(t, &chainOut, &chainErr)
-	usdc := regexp.MustCompile(`USDC=(0x[0-9a-fA-F]{40}):6`).FindStringSubmatch(vars["CHAIN_TOKENS"])
-	if usdc == nil {
-		t.Fatalf("no USDC with 6 decimals in CHAIN_TOKENS %q", vars["CHAIN_TOKENS"])
-	}
+	vars, usdc := devchainWithUSDC(t, ctx)
 	id, err := strconv.ParseInt(vars["CHAIN_ID"], 10, 64)
 	if err != nil {
 		t.Fatal(err)

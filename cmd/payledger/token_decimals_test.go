@@ -20,14 +20,7 @@ import (
 func TestServeChecksTokenDecimals(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	t.Setenv("DEVCHAIN_ENV_FILE", filepath.Join(t.TempDir(), "devchain.env"))
-	var chainOut, chainErr devchainOut
-	go func() { _ = run(ctx, []string{"devchain", "--port", "0"}, noEnv, &chainOut, &chainErr) }()
-	vars, _ := readDevchainBanner(t, &chainOut, &chainErr)
-	usdc := regexp.MustCompile(`USDC=(0x[0-9a-fA-F]{40}):6`).FindStringSubmatch(vars["CHAIN_TOKENS"])
-	if usdc == nil {
-		t.Fatalf("no USDC with 6 decimals in CHAIN_TOKENS %q", vars["CHAIN_TOKENS"])
-	}
+	vars, usdc := devchainWithUSDC(t, ctx)
 	serveVars := map[string]string{"DATABASE_URL": pgtest.URL(t), "EMBEDDED_POSTGRES": "off", "HTTP_ADDR": "127.0.0.1:0"}
 	for _, k := range []string{"ETH_RPC_URL", "CHAIN_ID", "CHAIN_OPERATOR_KEY", "SPEND_PERMISSION_MANAGER", "DEPOSIT_FACTORY"} {
 		serveVars[k] = vars[k]
@@ -49,4 +42,19 @@ func TestServeChecksTokenDecimals(t *testing.T) {
 	if !strings.Contains(log.String(), `"tokens":["GONE"]`) || !strings.Contains(log.String(), "do not answer decimals()") {
 		t.Fatalf("no error naming the token without a contract:\n%s", log.String())
 	}
+}
+
+// devchainWithUSDC runs `payledger devchain` until ctx ends and returns its banner's variables and
+// the CHAIN_TOKENS entry of its USDC with 6 decimals (the match and the address).
+func devchainWithUSDC(t *testing.T, ctx context.Context) (map[string]string, []string) {
+	t.Helper()
+	t.Setenv("DEVCHAIN_ENV_FILE", filepath.Join(t.TempDir(), "devchain.env"))
+	var chainOut, chainErr devchainOut
+	go func() { _ = run(ctx, []string{"devchain", "--port", "0"}, noEnv, &chainOut, &chainErr) }()
+	vars, _ := readDevchainBanner(t, &chainOut, &chainErr)
+	usdc := regexp.MustCompile(`USDC=(0x[0-9a-fA-F]{40}):6`).FindStringSubmatch(vars["CHAIN_TOKENS"])
+	if usdc == nil {
+		t.Fatalf("no USDC with 6 decimals in CHAIN_TOKENS %q", vars["CHAIN_TOKENS"])
+	}
+	return vars, usdc
 }
