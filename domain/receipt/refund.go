@@ -108,6 +108,11 @@ func (r RefundRecord) Counted() bool {
 // refundState is the refunds part of State.
 type refundState struct {
 	Refunds []RefundRecord `json:"refunds,omitempty"`
+	// FundsRefundedCents and FundsRequestedCents are the parts of RefundedCents and RequestedCents
+	// that refunds of funds (OfFunds) hold: once a late payment pays the receipt they are not the
+	// order's refunds (refund_funds.go, stop 69).
+	FundsRefundedCents  money.Cents `json:"fundsRefundedCents,omitempty"`
+	FundsRequestedCents money.Cents `json:"fundsRequestedCents,omitempty"`
 }
 
 // RefundOrder is a merchant's refund.
@@ -295,6 +300,7 @@ func (s *State) evolveRefund(e Event) {
 		}
 		r := s.Refunds[i]
 		s.RequestedCents -= money.Cents(r.AmountCents - r.CoversCents) // the covered requests stand again
+		s.fundsMoved(r, 0, -(r.AmountCents - r.CoversCents))
 		r.State, r.RefusedReason = RefundStateRefused, e.Reason
 		s.withRefund(i, r)
 		s.settleAfterRefund(e.At)
@@ -306,6 +312,7 @@ func (s *State) evolveRefund(e Event) {
 		r := s.Refunds[i]
 		s.RefundedCents -= money.Cents(r.AmountCents)
 		s.RequestedCents += money.Cents(r.AmountCents)
+		s.fundsMoved(r, -r.AmountCents, r.AmountCents)
 		// Back to the claim as it was before it was processed, with the requests it covers: a
 		// refusal then gives them back (before stop 60 they were lost, CoversCents reset to 0).
 		// What the chain showed goes too (stop 67): a claim has no proof, token, amount or
@@ -316,6 +323,10 @@ func (s *State) evolveRefund(e Event) {
 		r.Proof, r.Token, r.AmountUnits, r.Decimals, r.Recipient, r.BlockNumber, r.BlockHash, r.Parts = "", "", "", 0, "", 0, "", nil
 		r.Sender = ""
 		s.withRefund(i, r)
+		if r.OfFunds && s.Payment != nil { // the funds' refund, not the order's (stop 69)
+			s.UpdatedAt = e.At
+			return
+		}
 		s.refundStatus(StatusRefundRequested, e.At)
 	}
 }
@@ -323,8 +334,10 @@ func (s *State) evolveRefund(e Event) {
 func (s *State) refundRequested(e RefundRequested) {
 	s.RequestedCents += money.Cents(e.AmountCents - e.CoversCents)
 	if e.TransactionHash != "" {
-		s.withRefund(-1, RefundRecord{AmountCents: e.AmountCents, Reason: e.Reason, TransactionHash: e.TransactionHash, RefundTo: e.RefundTo,
-			State: RefundStateClaimed, CoversCents: e.CoversCents, OfFunds: s.Payment == nil, At: e.At})
+		r := RefundRecord{AmountCents: e.AmountCents, Reason: e.Reason, TransactionHash: e.TransactionHash, RefundTo: e.RefundTo,
+			State: RefundStateClaimed, CoversCents: e.CoversCents, OfFunds: s.Payment == nil, At: e.At}
+		s.fundsMoved(r, 0, e.AmountCents-e.CoversCents)
+		s.withRefund(-1, r)
 	}
 	s.refundStatus(StatusRefundRequested, e.At)
 }
@@ -349,6 +362,9 @@ func (s *State) refundProcessed(e RefundProcessed) {
 	}
 	s.RefundedCents += money.Cents(e.AmountCents)
 	s.RequestedCents = max(0, s.RequestedCents-money.Cents(e.AmountCents))
+	if claimed {
+		s.fundsMoved(s.Refunds[i], e.AmountCents, -e.AmountCents)
+	}
 	if e.TransactionHash != "" {
 		s.RefundTxHashes = append(append([]string(nil), s.RefundTxHashes...), e.TransactionHash)
 	}
@@ -369,14 +385,15 @@ func (s *State) refundProcessed(e RefundProcessed) {
 }
 
 // settleAfterRefund is the status after a refund was processed or refused: refunded once the
-// whole total is back, else where the receipt was settled once no refund is requested any more.
+// order's whole total is back, else where the receipt was settled once no refund of the order is
+// requested any more. Refunds of funds returned before the payment are neither (stop 69).
 func (s *State) settleAfterRefund(at int64) {
 	switch {
 	case s.Status == StatusFailed:
 		s.UpdatedAt = at
-	case s.RefundedCents >= s.Receipt.Total:
+	case s.orderRefunded() >= s.Receipt.Total:
 		s.setStatus(StatusRefunded, at)
-	case s.RequestedCents == 0:
+	case s.orderRequested() == 0:
 		s.setStatus(s.SettledStatus, at)
 	}
 }

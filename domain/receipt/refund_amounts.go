@@ -13,13 +13,14 @@ import (
 // much of it a refund of some cents must bring at the receipt's paid rate.
 
 // RefundableCents is what can still be refunded now, hashless requests aside: the unrefunded
-// total of a settled receipt; for a failed one, what its confirmed transfers are worth
+// total of a settled receipt's order (OrderUnrefunded: funds returned before a late payment do
+// not count against it, stop 69); for a failed one, what its confirmed transfers are worth
 // (ReceivedCents) less what is refunded or claimed.
 func (s State) RefundableCents() int64 {
 	if s.Status == StatusFailed {
 		return max(0, s.ReceivedCents()-int64(s.RefundedCents+s.RequestedCents))
 	}
-	return s.Unrefunded()
+	return s.OrderUnrefunded()
 }
 
 // ReceivedCents is what the confirmed transfers are worth in cents of the total, at the receipt's
