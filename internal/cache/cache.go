@@ -1,12 +1,8 @@
 package cache
 
 import (
-	"context"
 	"strings"
 	"sync"
-	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Cache is an in-process cache of read-model rows that every instance can invalidate. It is
@@ -173,96 +169,4 @@ func (c *Cache[V]) setListening(on bool) {
 	c.empty()
 	c.gen++
 	c.listening = on
-}
-
-// invalidatable is a cache that an Invalidations listener keeps honest.
-type invalidatable interface {
-	invalidate(payload string)
-	setListening(on bool)
-}
-
-// Invalidations listens on one connection for the channels of every registered cache.
-type Invalidations struct {
-	pool  *pgxpool.Pool
-	mu    sync.Mutex
-	subs  map[string][]invalidatable
-	retry time.Duration
-}
-
-// NewInvalidations returns a listener on pool; caches registered with it stay off until Run
-// connects.
-func NewInvalidations(pool *pgxpool.Pool) *Invalidations {
-	return &Invalidations{pool: pool, subs: map[string][]invalidatable{}, retry: time.Second}
-}
-
-// Register has c invalidated by NOTIFYs on channel. Call it before Run.
-func (i *Invalidations) Register(channel string, c invalidatable) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	i.subs[channel] = append(i.subs[channel], c)
-}
-
-func (i *Invalidations) all(on bool) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	for _, cs := range i.subs {
-		for _, c := range cs {
-			c.setListening(on)
-		}
-	}
-}
-
-// Run listens until ctx ends; after a failure the caches are off until it has reconnected.
-func (i *Invalidations) Run(ctx context.Context) error {
-	defer i.all(false)
-	for ctx.Err() == nil {
-		i.listen(ctx)
-		i.all(false)
-		select {
-		case <-ctx.Done():
-		case <-time.After(i.retry):
-		}
-	}
-	return ctx.Err()
-}
-
-func (i *Invalidations) listen(ctx context.Context) {
-	conn, err := i.pool.Acquire(ctx)
-	if err != nil {
-		return
-	}
-	defer conn.Release()
-	i.mu.Lock()
-	channels := make([]string, 0, len(i.subs))
-	for ch := range i.subs {
-		channels = append(channels, ch)
-	}
-	i.mu.Unlock()
-	for _, ch := range channels {
-		if _, err := conn.Exec(ctx, "LISTEN "+ch); err != nil {
-			return
-		}
-	}
-	defer func() {
-		// The connection goes back to the pool: stop listening on it.
-		uctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		if _, err := conn.Exec(uctx, "UNLISTEN *"); err != nil {
-			conn.Conn().Close(uctx)
-		}
-	}()
-	// Only now may the caches fill: every change committed from here on is announced.
-	i.all(true)
-	for {
-		n, err := conn.Conn().WaitForNotification(ctx)
-		if err != nil {
-			return
-		}
-		i.mu.Lock()
-		cs := i.subs[n.Channel]
-		i.mu.Unlock()
-		for _, c := range cs {
-			c.invalidate(n.Payload)
-		}
-	}
 }

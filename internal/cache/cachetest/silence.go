@@ -1,0 +1,173 @@
+// Package cachetest makes a cache.Invalidations listener silent in tests, as a failover behind
+// pgbouncer or HAProxy does: its connection stays open and nothing more comes through it, while
+// every other connection of the pool goes on working.
+package cachetest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Proxy forwards a local port to PostgreSQL; Silence stops one connection.
+type Proxy struct {
+	target string
+	ln     net.Listener
+	mu     sync.Mutex
+	links  map[int]*link // by the local port of the connection to PostgreSQL
+	ended  chan struct{}
+	once   sync.Once
+}
+
+type link struct {
+	client, server net.Conn
+	frozen         chan struct{}
+	freeze         sync.Once
+}
+
+// Pool returns a pool like pool whose connections go through a new proxy, both closed when the
+// test ends.
+func Pool(tb testing.TB, pool *pgxpool.Pool) (*pgxpool.Pool, *Proxy) {
+	tb.Helper()
+	cfg := pool.Config().Copy()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := &Proxy{target: net.JoinHostPort(cfg.ConnConfig.Host, strconv.Itoa(int(cfg.ConnConfig.Port))), ln: ln,
+		links: map[int]*link{}, ended: make(chan struct{})}
+	go p.accept()
+	cfg.ConnConfig.Host, cfg.ConnConfig.Port = "127.0.0.1", uint16(ln.Addr().(*net.TCPAddr).Port)
+	proxied, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(p.close) // after the pool's close: cleanups run last first
+	tb.Cleanup(proxied.Close)
+	return proxied, p
+}
+
+func (p *Proxy) accept() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		up, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		l := &link{client: c, server: up, frozen: make(chan struct{})}
+		p.mu.Lock()
+		p.links[up.LocalAddr().(*net.TCPAddr).Port] = l
+		p.mu.Unlock()
+		go p.pipe(l, up, c)
+		go p.pipe(l, c, up)
+	}
+}
+
+// pipe copies src to dst until either ends; once its link is frozen it passes nothing more,
+// neither bytes nor an end, until the proxy closes.
+func (p *Proxy) pipe(l *link, dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		select {
+		case <-l.frozen:
+			<-p.ended
+			return
+		default:
+		}
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				err = werr
+			}
+		}
+		if err != nil {
+			dst.Close()
+			src.Close()
+			return
+		}
+	}
+}
+
+func (p *Proxy) close() {
+	p.once.Do(func() {
+		close(p.ended)
+		p.ln.Close()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, l := range p.links {
+			l.client.Close()
+			l.server.Close()
+		}
+	})
+}
+
+// ListenerPort is the client port (pg_stat_activity.client_port) of the backend, connected
+// through this proxy and not silenced, of the database that direct is connected to whose last
+// statement was a cache listener's LISTEN on its probe channel (the last it sends); 0 when there
+// is none, an error when there are several.
+func (p *Proxy) ListenerPort(ctx context.Context, direct *pgxpool.Pool) (int, error) {
+	rows, err := direct.Query(ctx, `SELECT client_port FROM pg_stat_activity
+		WHERE datname = current_database() AND state = 'idle' AND query LIKE 'LISTEN payledger_cache_probe_%'`)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var ports []int
+	for rows.Next() {
+		var port int
+		if err := rows.Scan(&port); err != nil {
+			return 0, err
+		}
+		if p.live(port) {
+			ports = append(ports, port)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	switch len(ports) {
+	case 0:
+		return 0, nil
+	case 1:
+		return ports[0], nil
+	}
+	return 0, fmt.Errorf("cachetest: %d listeners on the database", len(ports))
+}
+
+// live reports whether port is a connection of this proxy that is not silenced.
+func (p *Proxy) live(port int) bool {
+	p.mu.Lock()
+	l := p.links[port]
+	p.mu.Unlock()
+	if l == nil {
+		return false
+	}
+	select {
+	case <-l.frozen:
+		return false
+	default:
+		return true
+	}
+}
+
+// Silence stops every byte of the proxied connection whose local port to PostgreSQL is port,
+// in both directions, without closing it: it reports whether there is one.
+func (p *Proxy) Silence(port int) bool {
+	p.mu.Lock()
+	l := p.links[port]
+	p.mu.Unlock()
+	if l == nil {
+		return false
+	}
+	l.freeze.Do(func() { close(l.frozen) })
+	return true
+}
