@@ -221,6 +221,10 @@ func (h *SweepDepositsHandler) record(ctx context.Context, funds []SweptFunds) (
 		}
 		sum, _ := new(big.Int).SetString(e.AmountUnits, 10)
 		e.AmountUnits = sum.Add(sum, f.Amount).String()
+		if f.LogIndex != nil && (e.LogIndex == nil || *f.LogIndex > *e.LogIndex) {
+			li := *f.LogIndex // the last Swept event of the transaction for this token
+			e.LogIndex = &li
+		}
 	}
 	ids := make([]string, 0, len(byReceipt))
 	for id := range byReceipt {

@@ -22,6 +22,9 @@ type SweptFunds struct {
 	// Where it was swept: set by DepositSweeps (SweepOutcome's are its own transaction's).
 	TransactionHash string
 	BlockNumber     uint64
+	// LogIndex is the Swept event's log index in its block (nil: not known), so that a transfer
+	// to the deposit later in the same block is known to be after the sweep (receipt.Unswept).
+	LogIndex *int
 }
 
 // SweepFailure is a (deposit, token) whose flush the factory caught: the funds stay at the

@@ -27,7 +27,10 @@ type DepositSwept struct {
 	Token           string `json:"token"`       // symbol: USDC, USDT, ETH, ...
 	AmountUnits     string `json:"amountUnits"` // base units, a decimal integer
 	BlockNumber     uint64 `json:"blockNumber"`
-	At              int64  `json:"at"`
+	// LogIndex is the sweep's Swept event's log index in its block (stop 69); nil in events
+	// recorded before, or when the chain did not say.
+	LogIndex *int  `json:"logIndex,omitempty"`
+	At       int64 `json:"at"`
 }
 
 func (DepositSwept) eventType() string { return EventDepositSwept }
@@ -38,6 +41,7 @@ type Sweep struct {
 	Token           string `json:"token"`
 	AmountUnits     string `json:"amountUnits"`
 	BlockNumber     uint64 `json:"blockNumber"`
+	LogIndex        *int   `json:"logIndex,omitempty"` // nil: not known
 }
 
 // evolveSwept applies DepositSwept (Evolve's case): the sweep is kept; the status stays.
@@ -48,13 +52,12 @@ func (s *State) evolveSwept(e DepositSwept) {
 		}
 	}
 	s.Sweeps = append(append([]Sweep(nil), s.Sweeps...),
-		Sweep{TransactionHash: e.TransactionHash, Token: e.Token, AmountUnits: e.AmountUnits, BlockNumber: e.BlockNumber})
+		Sweep{TransactionHash: e.TransactionHash, Token: e.Token, AmountUnits: e.AmountUnits, BlockNumber: e.BlockNumber, LogIndex: e.LogIndex})
 }
 
 // Unswept is, per token, what confirmed credits hold at the deposit not yet swept: the larger of
-// what they brought beyond what was recorded swept, and what those mined in a block after the
-// token's latest recorded sweep brought. Empty when the receipt's confirmed credits are swept
-// (or it has none).
+// what they brought beyond what was recorded swept, and what those mined after the token's latest
+// recorded sweep brought. Empty when the receipt's confirmed credits are swept (or it has none).
 //
 // A sweep moves the deposit's whole balance (Deposit.sol's flushToken/flushETH), dust and
 // uncredited transfers with it, so the recorded sweeps can exceed the credits. Counting only
@@ -64,23 +67,26 @@ func (s *State) evolveSwept(e DepositSwept) {
 // recorded sweep, so it is unswept whatever the excess. Neither figure exceeds what the deposit
 // holds once every sweep of it on chain is recorded (each emptied it): a deposit swept empty is
 // never unswept, so the sweeper does not sweep it again and again, nor does the distributor
-// wait for it. A transfer in the latest sweep's own block is counted by the difference only (the
-// sweep's position in its block is not recorded: taken as after it, a transfer the sweep moved
-// would keep the receipt unswept for good).
+// wait for it.
+//
+// "After" is by block, and inside the latest sweep's own block by log index (stop 69): a token
+// transfer whose Transfer log comes after the sweep's Swept event was mined after the flush. A
+// sweep recorded without its log index (before stop 69), and an ETH credit (no log: ETHLogIndex,
+// or a balance credit), in that block count by the difference only: taken as after it, a
+// transfer the sweep moved would keep the receipt unswept for good.
 func (s State) Unswept() map[string]*big.Int {
 	credited, swept, after := map[string]*big.Int{}, map[string]*big.Int{}, map[string]*big.Int{}
-	latest := map[string]uint64{}
+	latest := map[string]sweepPlace{}
 	for _, w := range s.Sweeps {
 		addUnits(swept, w.Token, w.AmountUnits)
-		latest[w.Token] = max(latest[w.Token], w.BlockNumber)
+		latest[w.Token] = latest[w.Token].later(w)
 	}
 	for _, c := range s.Credits {
 		if !c.Counts() {
 			continue
 		}
 		addUnits(credited, c.Token, c.AmountUnits)
-		// A sweep without its block (0) marks no "after": every credit would be after it.
-		if b := latest[c.Token]; b > 0 && c.BlockNumber > b {
+		if latest[c.Token].before(c) {
 			addUnits(after, c.Token, c.AmountUnits)
 		}
 	}
@@ -97,6 +103,39 @@ func (s State) Unswept() map[string]*big.Int {
 		}
 	}
 	return left
+}
+
+// sweepPlace is where a token's latest recorded sweep is on the chain: its block (0: none, or
+// recorded without one) and its Swept event's log index (-1: not known).
+type sweepPlace struct {
+	block uint64
+	log   int
+}
+
+// later is the later of p and sweep w's place; of two sweeps in one block, one whose log index
+// is not known counts as the later (nothing in that block is then taken as after it).
+func (p sweepPlace) later(w Sweep) sweepPlace {
+	q := sweepPlace{block: w.BlockNumber, log: -1}
+	if w.LogIndex != nil {
+		q.log = *w.LogIndex
+	}
+	switch {
+	case p.block == 0 && p.log == 0 || q.block > p.block:
+		return q
+	case q.block == p.block && (q.log < 0 || p.log >= 0 && q.log > p.log):
+		return q
+	}
+	return p
+}
+
+// before says whether credit c was mined after the sweep at p: in a later block, or in its block
+// with a Transfer log after the sweep's Swept event. A sweep without its block (0) marks no
+// "after": every credit would be after it.
+func (p sweepPlace) before(c Credit) bool {
+	if p.block == 0 {
+		return false
+	}
+	return c.BlockNumber > p.block || c.BlockNumber == p.block && p.log >= 0 && c.LogIndex >= 0 && c.LogIndex > p.log
 }
 
 // addUnits adds the decimal base units to sums[token]; units that are not a number add nothing.
