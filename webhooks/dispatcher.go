@@ -64,6 +64,10 @@ const (
 	// merchant whose receiver hangs, with a backlog, holds at most this many places.
 	merchantShare  = 32
 	reconcileBatch = 50
+	// reconcilePass is how long a scheduled reconciliation pass (ReconcileMarked without all) keeps
+	// claiming: less than the ticker's 30 s, so a backlog of hanging receivers (a batch takes the
+	// 5 s timeout) leaves the pass's onramp reconciliation its turn at the next tick.
+	reconcilePass = 20 * time.Second
 	// recordSlots bounds the endpoint and subscription attempts being recorded at once (receipt
 	// webhooks share two group commits): attempts that end together (hanging receivers reaching
 	// the timeout) each took a connection of the pool the API serves from, all of them.
@@ -224,14 +228,19 @@ func (d *Dispatcher) work(ctx context.Context, poll time.Duration) {
 
 // ReconcileMarked retries notifications with the pending-delivery marker: those due by their
 // backoff, or all of them with all (POST /api/cron/reconcile). A run tries each notification at
-// most once: with all, it claims batch after batch, never one attempted since the run began
-// (Outbox.ClaimMarked), so receivers that keep failing do not keep it going.
+// most once: it claims batch after batch, never one attempted since the run began
+// (Outbox.ClaimMarked), so receivers that keep failing do not keep it going. Without all (the
+// scheduled pass, every 30 s) it stops claiming after reconcilePass, leaving the rest due for the
+// next pass. It took one batch: at most 50 notifications per pass, so with more due (one
+// merchant's receiver down for an hour) the backoff documented (1 min, 2 min, 4 min ...) slipped
+// by hours for every merchant's marked webhooks, queued behind in due order.
 //
 // A claimed batch goes out concurrently, as the workers' do: every attempt ends within Timeout,
 // well inside the lease. Sent one after another, a batch outlived its lease after a few slow
 // receivers, and another instance claimed and sent again what was still waiting its turn.
 func (d *Dispatcher) ReconcileMarked(ctx context.Context, all bool) (tried, delivered int, err error) {
 	var run time.Time // the database's time of the run's first claim
+	start := d.Now()
 	for {
 		claimed, err := d.Outbox.ClaimMarked(ctx, all, run, reconcileBatch, d.lease)
 		if err != nil {
@@ -257,7 +266,7 @@ func (d *Dispatcher) ReconcileMarked(ctx context.Context, all bool) (tried, deli
 			})
 		}
 		sent.Wait()
-		if len(claimed) < reconcileBatch || !all {
+		if len(claimed) < reconcileBatch || (!all && d.Now().Sub(start) >= reconcilePass) {
 			return tried, delivered, nil
 		}
 	}
