@@ -266,7 +266,8 @@ func (d *Dispatcher) ReconcileMarked(ctx context.Context, all bool) (tried, deli
 			})
 		}
 		sent.Wait()
-		if len(claimed) < reconcileBatch || (!all && d.Now().Sub(start) >= reconcilePass) {
+		// A scheduled pass ended by shutdown stops quietly: what it claimed was released.
+		if len(claimed) < reconcileBatch || (!all && (ctx.Err() != nil || d.Now().Sub(start) >= reconcilePass)) {
 			return tried, delivered, nil
 		}
 	}
