@@ -1,6 +1,7 @@
 // Package ratelimit holds the request limiters: an in-process GCRA (the default) and a Redis
-// GCRA (redis_rate) that shares limits across instances. Both allow `perMinute` requests per
-// minute per key, with a burst of the same size.
+// GCRA (redis_rate) that shares limits across instances. Both allow `n` requests per period
+// (a minute for Allow) per key, with a burst of the same size, and count an IPv6 client's /56
+// besides its /64 (networks.go).
 package ratelimit
 
 import (
@@ -44,16 +45,42 @@ func NewMemory(now func() time.Time) *Memory {
 	return &Memory{now: now, tat: map[string]time.Time{}, sweepAt: minSweep}
 }
 
-// Allow counts one request for key.
-func (m *Memory) Allow(_ context.Context, key string, perMinute int) (Result, error) {
+// Allow counts one request for key against perMinute requests a minute (AllowEvery).
+func (m *Memory) Allow(ctx context.Context, key string, perMinute int) (Result, error) {
+	return m.AllowEvery(ctx, key, perMinute, time.Minute)
+}
+
+// AllowEvery counts one request for key against n requests per period, with a burst of n. The
+// key of an IPv6 /64 is counted against its /56 too, at WiderMultiple times n (widerKey): the
+// request is allowed only when both have room, and counted in both or in neither.
+func (m *Memory) AllowEvery(_ context.Context, key string, n int, period time.Duration) (Result, error) {
 	now := m.now()
-	interval := time.Minute / time.Duration(perMinute)
-	burst := time.Duration(perMinute) * interval
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.tat) >= m.sweepAt {
 		m.sweep(now)
 	}
+	res, next := m.gcra(key, n, period, now)
+	if !res.Allowed {
+		return res, nil
+	}
+	if wide, ok := widerKey(key); ok {
+		wideRes, wideNext := m.gcra(wide, WiderMultiple*n, period, now)
+		if !wideRes.Allowed {
+			return wideRes, nil
+		}
+		m.tat[wide] = wideNext
+		res = tighter(res, wideRes)
+	}
+	m.tat[key] = next
+	return res, nil
+}
+
+// gcra is the outcome of one request for key at now against n per period, and the key's
+// theoretical arrival time if the request is counted; it changes nothing (m.mu held).
+func (m *Memory) gcra(key string, n int, period time.Duration, now time.Time) (Result, time.Time) {
+	interval := period / time.Duration(n)
+	burst := time.Duration(n) * interval
 	tat := m.tat[key]
 	if tat.Before(now) {
 		tat = now
@@ -61,14 +88,13 @@ func (m *Memory) Allow(_ context.Context, key string, perMinute int) (Result, er
 	next := tat.Add(interval)
 	allowAt := next.Add(-burst)
 	if now.Before(allowAt) {
-		return Result{Limit: perMinute, RetryAt: allowAt, ResetAt: tat}, nil
+		return Result{Limit: n, RetryAt: allowAt, ResetAt: tat}, time.Time{}
 	}
-	m.tat[key] = next
-	remaining := int(now.Sub(next.Add(-burst)) / interval)
-	return Result{Allowed: true, Limit: perMinute, Remaining: remaining, ResetAt: next}, nil
+	remaining := int(now.Sub(allowAt) / interval)
+	return Result{Allowed: true, Limit: n, Remaining: remaining, ResetAt: next}, next
 }
 
-// sweep drops the keys whose limit is whole again (their minute is over). Keys still counting
+// sweep drops the keys whose limit is whole again (their period is over). Keys still counting
 // stay, however many: dropping one would give its client a new burst. The next sweep waits until
 // the map has doubled, so a sweep's walk is paid for by as many requests as it walked entries.
 func (m *Memory) sweep(now time.Time) {
@@ -97,14 +123,36 @@ func NewRedis(url string, now func() time.Time) (*Redis, *redis.Client, error) {
 	return &Redis{limiter: redis_rate.NewLimiter(client), now: now}, client, nil
 }
 
-// Allow counts one request for key.
+// Allow counts one request for key against perMinute requests a minute (AllowEvery).
 func (r *Redis) Allow(ctx context.Context, key string, perMinute int) (Result, error) {
-	res, err := r.limiter.Allow(ctx, "payledger:rl:"+key, redis_rate.PerMinute(perMinute))
+	return r.AllowEvery(ctx, key, perMinute, time.Minute)
+}
+
+// AllowEvery counts one request for key against n requests per period, with a burst of n; the
+// key of an IPv6 /64 against its /56 too, at WiderMultiple times n (widerKey). The two are two
+// round trips, the /64 first: a request the /56 refuses has still used one of its /64's.
+func (r *Redis) AllowEvery(ctx context.Context, key string, n int, period time.Duration) (Result, error) {
+	res, err := r.allow(ctx, key, n, period)
+	if err != nil || !res.Allowed {
+		return res, err
+	}
+	if wide, ok := widerKey(key); ok {
+		wideRes, err := r.allow(ctx, wide, WiderMultiple*n, period)
+		if err != nil || !wideRes.Allowed {
+			return wideRes, err
+		}
+		res = tighter(res, wideRes)
+	}
+	return res, nil
+}
+
+func (r *Redis) allow(ctx context.Context, key string, n int, period time.Duration) (Result, error) {
+	res, err := r.limiter.Allow(ctx, "payledger:rl:"+key, redis_rate.Limit{Rate: n, Burst: n, Period: period})
 	if err != nil {
 		return Result{}, fmt.Errorf("redis rate limit: %w", err)
 	}
 	now := r.now()
-	out := Result{Allowed: res.Allowed > 0, Limit: perMinute, Remaining: res.Remaining, ResetAt: now.Add(res.ResetAfter)}
+	out := Result{Allowed: res.Allowed > 0, Limit: n, Remaining: res.Remaining, ResetAt: now.Add(res.ResetAfter)}
 	if !out.Allowed {
 		out.RetryAt = now.Add(res.RetryAfter)
 	}
