@@ -77,6 +77,10 @@ type Config struct {
 	// ExportMaxConcurrent (EXPORT_MAX_CONCURRENT) and ExportTimeout (EXPORT_TIMEOUT): exports.go.
 	ExportMaxConcurrent int
 	ExportTimeout       time.Duration
+	// SubscriptionCreatesPerHour (RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR) is how many
+	// POST /api/subscriptions/create one client address sends an hour (subscriptions.go; zero:
+	// DefaultSubscriptionCreatesPerHour).
+	SubscriptionCreatesPerHour int
 }
 
 // Deps are what the HTTP layer needs: the use cases it calls (built by the composition root,

@@ -60,6 +60,9 @@ type createSubscriptionBody struct {
 }
 
 func (s *Server) postSubscription(c echo.Context) error {
+	if err := s.limitCreations(c); err != nil {
+		return err
+	}
 	var b createSubscriptionBody
 	if err := DecodeJSON(c, &b); err != nil {
 		return err
