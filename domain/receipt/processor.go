@@ -17,7 +17,9 @@ import (
 //     the share the confirmed transfers to the deposit address already cover, rounded up to the
 //     cent; the reported amount is compared exactly. So an underpaid receipt's card payment of
 //     the rest pays it, with the transfers (the customer does not pay the part sent again). Less
-//     is recorded as PaymentIgnored (underpaid, with the amount) and changes no status. A success
+//     is recorded as PaymentIgnored (underpaid, with the amount) and changes no status, except
+//     that the short completion of an accepted ACH payment makes the receipt pending again
+//     (achShort): the bank payment is over, and another may pay the receipt. A success
 //     without an amount of a session the service started for the receipt brings what the session
 //     was asked for (AttemptStarted.AskedUSDCents): it pays unless what is due has risen above that
 //     meanwhile (then underpaid), or when the asked amount is not recorded. Any other success
@@ -243,11 +245,23 @@ func ignoreProcessor(s State, u ProcessorUpdate, c PaymentConfirmed, why string)
 		return nil, nil
 	}
 	e := PaymentIgnored{AttemptID: c.AttemptID, VerifiedBy: c.VerifiedBy, TransactionHash: c.TransactionHash, Token: c.Token,
-		Why: why, StatusAtArrival: s.Status, At: c.At}
+		Why: why, StatusAtArrival: s.Status, Reopened: achShort(s, c.AttemptID), At: c.At}
 	if u.SourceAmountCents != nil {
 		e.Token, e.AmountUnits, e.Decimals = "USD", fmt.Sprint(*u.SourceAmountCents), 2
 	}
 	return []Event{e}, nil
+}
+
+// achShort reports whether a processor success of attempt that pays nothing is the completion of
+// the receipt's accepted ACH payment: the receipt is ach_pending on that attempt. It brought less
+// than is due (ignoreProcessor's only case on an ach_pending receipt: a second payment needs a
+// settled one, a foreign session is never the current attempt). Recorded as ignored alone, it
+// ended the attempt and left the receipt ach_pending for good: no event leaves that status but
+// the attempt's success or return, the window never expires it, and the start of a new payment
+// is refused. The receipt becomes pending (PaymentIgnored.Reopened) with the short amount in the
+// history: a new attempt may pay it, or its window fails it.
+func achShort(s State, attempt string) bool {
+	return s.Status == StatusACHPending && attempt != "" && attempt == s.CurrentAttempt
 }
 
 // processorIgnoredAlready reports whether the processor success c is recorded as PaymentIgnored

@@ -55,13 +55,17 @@ type PaymentWindowExpired struct {
 // processor success, or a chain confirmation after MonitorUntil), for auditors and operators:
 // the funds may have arrived somewhere and need a refund. Recorded once per payment (verifiedBy,
 // transaction hash and, on chain, log index; a processor's without a hash once per attempt);
-// never a change of status.
+// never a change of status but Reopened's.
 //
 // A chain's transfer (issue 41) also says what the chain showed: the sender, the base units of
 // Token (of Decimals), and where (LogIndex: absent for ETH, BlockNumber, BlockHash). The transfer
 // itself is a credit of the receipt (DepositTransferSeen/Confirmed): its funds paid nothing and
 // are refundable with proof like a failed receipt's (ReceivedCents). Events recorded before have
 // none of these fields and replay unchanged.
+//
+// A processor's success that brought less than is due is recorded too (processor.go); it ends its
+// attempt and changes no status, except the short completion of the receipt's accepted ACH
+// payment (Reopened), which makes it pending.
 type PaymentIgnored struct {
 	AttemptID       string `json:"attemptId,omitempty"`
 	VerifiedBy      string `json:"verifiedBy"`
@@ -75,7 +79,12 @@ type PaymentIgnored struct {
 	BlockHash       string `json:"blockHash,omitempty"`
 	Why             string `json:"why"`
 	StatusAtArrival Status `json:"statusAtArrival"`
-	At              int64  `json:"at"`
+	// Reopened (stop 69): the success is of the ACH payment that put the receipt in ach_pending,
+	// and it brought less than is due. The bank payment is over: the receipt is pending again, to
+	// be paid by a new attempt or failed by its window (omitted when false; events before replay
+	// unchanged).
+	Reopened bool  `json:"reopened,omitempty"`
+	At       int64 `json:"at"`
 }
 
 // ignoredKey is the key of an ignored payment: verifiedBy and transaction hash, and the log index
@@ -282,10 +291,14 @@ func (s State) LateCredit(c Credit) bool {
 	return c.Counts() && s.paymentIgnoredBefore(VerifiedByChain, c.TransactionHash, li)
 }
 
-// paymentIgnored remembers an ignored payment (evolveWindow's case); never a change of status.
+// paymentIgnored remembers an ignored payment (evolveWindow's case). It changes no status, except
+// that the short completion of the receipt's accepted ACH payment (Reopened) makes it pending.
 func (s *State) paymentIgnored(e PaymentIgnored) {
 	s.IgnoredPayments = append(slices.Clip(s.IgnoredPayments), ignoredKey(e.VerifiedBy, e.TransactionHash, e.LogIndex))
 	if e.VerifiedBy == verifiedByProcessor && e.AttemptID != "" && !slices.Contains(s.EndedAttempts, e.AttemptID) {
 		s.EndedAttempts = append(slices.Clip(s.EndedAttempts), e.AttemptID)
+	}
+	if e.Reopened && s.Status == StatusACHPending {
+		s.setStatus(StatusPending, e.At)
 	}
 }
