@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"testing"
@@ -122,5 +123,33 @@ func TestSubscriptionCreationLimitDefaultsAndCountsASlash56(t *testing.T) {
 	assertLimited(t, headerOnly(res.Header), res.StatusCode, body, e.clk.Now())
 	if res, body := e.createFrom("[2001:db8:7:100::1]:4000", `{}`); res.StatusCode != http.StatusBadRequest {
 		t.Fatalf("a /64 of another /56: %d %v", res.StatusCode, body)
+	}
+}
+
+// downHourLimiter is a limiter that counts per hour and whose store does not answer.
+type downHourLimiter struct{ downLimiter }
+
+func (downHourLimiter) AllowEvery(context.Context, string, int, time.Duration) (ratelimit.Result, error) {
+	return ratelimit.Result{}, errors.New("redis: connection refused")
+}
+
+// TestSubscriptionCreationsStayLimitedWhileTheLimiterIsDown: with Redis down the other limits let
+// requests through (the API stays up); creations are counted in the instance instead, as failed
+// credentials are, so an outage does not open the route to unbounded creations.
+func TestSubscriptionCreationsStayLimitedWhileTheLimiterIsDown(t *testing.T) {
+	t.Parallel()
+	for name, l := range map[string]Limiter{"failing": downHourLimiter{}, "per minute only": downLimiter{}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := newAppEnv(t, nil, func(d *testDeps) { d.Limiter = l; d.Config.SubscriptionCreatesPerHour = 2 }, nil)
+			se := subEnv{env: e}
+			for i := range 2 {
+				if res, body := se.createFrom("192.0.2.70:4000", `{}`); res.StatusCode != http.StatusBadRequest {
+					t.Fatalf("creation %d: %d %v", i, res.StatusCode, body)
+				}
+			}
+			res, body := se.createFrom("192.0.2.70:4000", `{}`)
+			assertLimited(t, headerOnly(res.Header), res.StatusCode, body, e.clk.Now())
+		})
 	}
 }
