@@ -7,8 +7,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -50,6 +52,11 @@ var errIdemConflict = NewError(http.StatusConflict, "conflict", "This Idempotenc
 // order under a key held here is 409 there.
 var ownIdempotency = map[string]bool{"/api/orders": true, "/api/receipts": true}
 
+// readOnlyPosts are the POSTs that change nothing (GraphQL has no mutations): a key on them is
+// checked but neither held nor kept, as a key on a GET is not. A retry does them again, which is
+// what a read is for, and a client's read under a key costs no kept answer (up to 1 MiB each).
+var readOnlyPosts = map[string]bool{"/api/graphql": true}
+
 // idempotent gives every POST of the developer and admin APIs the orders' Idempotency-Key
 // semantics: the same key and request (method, full path, query, body) answers the first answer again for
 // 24 h; another request under the key is 409 conflict; a duplicate of a running request waits for
@@ -64,7 +71,7 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 		if len(values) != 1 || !validIdemKey(key) {
 			return InvalidInput("Idempotency-Key must be 1 to 255 printable ASCII characters")
 		}
-		if ownIdempotency[c.Path()] {
+		if ownIdempotency[c.Path()] || readOnlyPosts[c.Path()] {
 			return next(c)
 		}
 		body, err := io.ReadAll(c.Request().Body)
@@ -80,6 +87,8 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 				return err
 			case kept.Conflict:
 				return errIdemConflict
+			case kept.Full:
+				return s.idemFull(c, kept.ResetAt)
 			case kept.Done:
 				if err := s.keptCreationGone(c, principal, key, kept); err != nil {
 					return err
@@ -96,6 +105,22 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 		}
 	}
+}
+
+// idemFull is the 429 refusing a new Idempotency-Key to a merchant that holds as many kept
+// answers as it may (readmodels.MaxKeptAnswers in 24 h): nothing ran. The key is refused, not
+// run without keeping its answer, since a client that relies on it would act twice on a retry.
+// resetAt is when the oldest counted keys leave the count (at most 25 h away).
+func (s *Server) idemFull(c echo.Context, resetAt time.Time) error {
+	if resetAt.IsZero() { // not told (a bound of zero): in an hour, when a counted hour may leave
+		resetAt = s.now().Add(time.Hour)
+	}
+	s.metrics.limited.WithLabelValues("idempotency_keys").Inc()
+	reset := resetAt.UnixMilli()
+	c.Response().Header().Set("Retry-After", strconv.FormatInt(max(1, (reset-s.now().UnixMilli()+999)/1000), 10))
+	return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Extra: map[string]any{"resetAt": reset},
+		Message: fmt.Sprintf("This merchant's Idempotency-Keys of the last 24 hours reached the bound on kept answers (%d answers or %d MiB); nothing was done: send this request again with this key after resetAt",
+			readmodels.MaxKeptAnswers, readmodels.MaxKeptBytes>>20)}
 }
 
 // idemPollAfter is how long a duplicate waits after its polls-th look at a running request's
