@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +28,15 @@ const (
 	sessionTTL    = 24 * time.Hour
 	nonceTTL      = 5 * time.Minute
 )
+
+// sessionClockSkew is how far apart the instances' clocks may be for sessions. A token issued by
+// an instance whose clock is ahead carries an issue time (iat) in the others' future: it is
+// accepted up to sessionClockSkew ahead (without leeway another instance refused it for the
+// skew). Logout-all ends the sessions issued up to sessionClockSkew past its own clock, so those
+// issued just before it by a faster instance are ended too; a sign-in that would fall under that
+// cutoff is asked to retry once it has passed (sessionEndedMomentsAgo). Expiry is not widened:
+// a token is refused from its exp on, on the instance's clock.
+const sessionClockSkew = 5 * time.Second
 
 // NonceCookie holds the login nonce last issued to this client (HttpOnly, sent to /api/auth/
 // only), which a login without a nonce tries first.
@@ -141,8 +151,9 @@ func (s *Server) parseSession(c echo.Context) (Session, *sessionClaims, error) {
 	claims := &sessionClaims{}
 	_, err = jwt.ParseWithClaims(cookie.Value, claims, func(*jwt.Token) (any, error) { return []byte(s.cfg.JWTSecret), nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}), jwt.WithExpirationRequired(),
-		jwt.WithIssuedAt(), jwt.WithTimeFunc(s.now), jwt.WithIssuer(sessionIssuer), jwt.WithAudience(s.audience))
-	if err != nil || !ValidWallet(claims.Subject) || claims.ID == "" || claims.IssuedAt == nil {
+		jwt.WithTimeFunc(s.now), jwt.WithIssuer(sessionIssuer), jwt.WithAudience(s.audience))
+	if err != nil || !ValidWallet(claims.Subject) || claims.ID == "" || claims.IssuedAt == nil ||
+		claims.IssuedAt.After(s.now().Add(sessionClockSkew)) { // issued in the future, past another instance's skew
 		return Session{}, nil, errSession
 	}
 	// A logged-out token stays refused until it expires; the datastore down means no session can
@@ -237,6 +248,10 @@ func (s *Server) login(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// Before the nonce is used up: the same signed login can be sent again once this passes.
+	if err := s.sessionEndedMomentsAgo(c, wallet, now); err != nil {
+		return err
+	}
 	// Consumed only now that the signature over it verified: a request without the wallet's
 	// signature cannot use up its nonce. A nonce is single-use: a second login with it fails.
 	if err := s.nonces.Consume(c.Request().Context(), wallet, nonce, now); errors.Is(err, readmodels.ErrNotFound) {
@@ -244,11 +259,29 @@ func (s *Server) login(c echo.Context) error {
 	} else if err != nil {
 		return err
 	}
-	body, err := s.startSession(c, wallet, now)
+	body, err := s.issueSession(c, wallet, now)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, body)
+}
+
+// sessionEndedMomentsAgo refuses (429 rate_limited, with Retry-After) a sign-in of wallet at now
+// whose session would be born ended: logout-all's cutoff covers sessionClockSkew past the clock
+// of the instance that ended them, and a session issued at or before it is refused until it
+// expires. Without this, a sign-in within seconds of a logout-all answered 200 with a session
+// that every request then refused for its 24 hours.
+func (s *Server) sessionEndedMomentsAgo(c echo.Context, wallet string, now time.Time) error {
+	ended, err := s.sessions.Revoked(c.Request().Context(), "", wallet, jwt.NewNumericDate(now).Time)
+	if err != nil || !ended {
+		return err
+	}
+	retryAt := now.Add(2*sessionClockSkew + time.Second) // the cutoff is at most a skew ahead of a clock a skew ahead
+	h := c.Response().Header()
+	h.Set("Retry-After", strconv.FormatInt(int64((retryAt.Sub(now)+time.Second-1)/time.Second), 10))
+	return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited",
+		Message: "Every session of this wallet was ended moments ago; sign in again after Retry-After seconds",
+		Extra:   map[string]any{"resetAt": retryAt.UnixMilli()}}
 }
 
 // sessionIssuer is every session token's iss.
@@ -268,6 +301,14 @@ func sessionAudience(publicBaseURL string) string {
 // startSession signs wallet in from now: the session cookie and the CSRF cookie bound to it
 // (the API login, and the dashboard's development sign-in link). It returns the login's answer.
 func (s *Server) startSession(c echo.Context, wallet string, now time.Time) (map[string]any, error) {
+	if err := s.sessionEndedMomentsAgo(c, wallet, now); err != nil {
+		return nil, err
+	}
+	return s.issueSession(c, wallet, now)
+}
+
+// issueSession is startSession once its sign-in was found not ended by a logout-all.
+func (s *Server) issueSession(c echo.Context, wallet string, now time.Time) (map[string]any, error) {
 	csrf := randomHex(32)
 	roles := s.rolesOf(wallet)
 	exp := now.Add(sessionTTL)
@@ -352,10 +393,12 @@ func foreignOrigin(r *http.Request, publicBaseURL string) bool {
 }
 
 // logoutAll ends every session of the signed-in wallet issued up to now, on every device (a
-// compromised session's remedy), and clears this caller's cookies.
+// compromised session's remedy), and clears this caller's cookies. Up to now on every instance's
+// clock: the cutoff is sessionClockSkew past this one's, or a session issued just before on an
+// instance whose clock runs ahead (its iat past this clock's now) outlived the logout.
 func (s *Server) logoutAll(c echo.Context) error {
 	sess, _ := SessionFrom(c)
-	if err := s.sessions.RevokeAll(c.Request().Context(), sess.Wallet, s.now(), sessionTTL); err != nil {
+	if err := s.sessions.RevokeAll(c.Request().Context(), sess.Wallet, s.now().Add(sessionClockSkew), sessionTTL); err != nil {
 		return err
 	}
 	s.clearSession(c)
