@@ -165,3 +165,14 @@ func TestAllowEveryCountsOverItsPeriod(t *testing.T) {
 		t.Fatalf("15 minutes later: %+v, want one more", r)
 	}
 }
+
+// TestALimitAboveOneANanosecondDoesNotFail: 60,000,000,001 a minute made the interval zero, and
+// every request a division by zero (a panic, answered 500).
+func TestALimitAboveOneANanosecondDoesNotFail(t *testing.T) {
+	m := NewMemory(time.Now)
+	for range 3 {
+		if r, err := m.Allow(context.Background(), "ip:192.0.2.1", 60_000_000_001); err != nil || !r.Allowed {
+			t.Fatalf("%+v %v", r, err)
+		}
+	}
+}

@@ -79,7 +79,9 @@ func (m *Memory) AllowEvery(_ context.Context, key string, n int, period time.Du
 // gcra is the outcome of one request for key at now against n per period, and the key's
 // theoretical arrival time if the request is counted; it changes nothing (m.mu held).
 func (m *Memory) gcra(key string, n int, period time.Duration, now time.Time) (Result, time.Time) {
-	interval := period / time.Duration(n)
+	// At least a nanosecond: more than one request a nanosecond (a typo of a limit) divided by
+	// zero below and failed every request.
+	interval := max(period/time.Duration(n), 1)
 	burst := time.Duration(n) * interval
 	tat := m.tat[key]
 	if tat.Before(now) {
