@@ -75,6 +75,9 @@ type config struct {
 	ExplorerURL              string         // EXPLORER_URL: the chain's block explorer the dashboard links transfers to
 	ExportMaxConcurrent      int            // EXPORT_MAX_CONCURRENT: CSV exports at once on this instance (their own connections)
 	ExportTimeout            time.Duration  // EXPORT_TIMEOUT: how long one CSV export may last
+	// RateLimitSubscriptionCreatePerHour (RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR): creations of
+	// subscriptions per client address an hour.
+	RateLimitSubscriptionCreatePerHour int
 	// tracer is the provider serve built from Tracing (startTracing); nil outside serve: no spans.
 	tracer trace.TracerProvider
 }
@@ -212,8 +215,7 @@ func readConfig(r *envReader) config {
 		r.bad("CHAIN_LOG_RANGE must be at most %d blocks, got %d", chain.MaxLogRange, c.ChainLogRange)
 	}
 	c.loadChain(r)
-	c.RateLimitPerMinute = int(r.integer("RATE_LIMIT_PER_MINUTE", 600, 1))
-	c.RateLimitPublicPerMinute = int(r.integer("RATE_LIMIT_PUBLIC_PER_MINUTE", 60, 1))
+	c.readLimits(r)
 	c.DBMaxConns = r.connections("DB_MAX_CONNS", 32, 2)
 	c.PprofAddr = r.str("PPROF_ADDR", "")
 	c.MetricsToken = r.str("METRICS_TOKEN", "")

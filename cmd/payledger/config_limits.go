@@ -1,0 +1,28 @@
+package main
+
+import "github.com/payledger/payledger/transport"
+
+// maxLimit is the most requests a limit allows in its period: past a million a minute (or an
+// hour), a limit is a typo, and the limiters' interval (the period over the limit) must stay
+// above a nanosecond.
+const maxLimit = 1_000_000
+
+// readLimits reads the rate limits: per key and per wallet (RATE_LIMIT_PER_MINUTE), per client
+// address on public routes (RATE_LIMIT_PUBLIC_PER_MINUTE) and of subscription creations per
+// client address (RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR).
+func (c *config) readLimits(r *envReader) {
+	c.RateLimitPerMinute = r.limit("RATE_LIMIT_PER_MINUTE", 600)
+	c.RateLimitPublicPerMinute = r.limit("RATE_LIMIT_PUBLIC_PER_MINUTE", 60)
+	c.RateLimitSubscriptionCreatePerHour = r.limit("RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR", transport.DefaultSubscriptionCreatesPerHour)
+}
+
+// limit is the variable as a limit from 1 to maxLimit, or def when it is unset or invalid (a
+// problem).
+func (r *envReader) limit(name string, def int) int {
+	n := r.integer(name, int64(def), 1)
+	if n > maxLimit {
+		r.bad("%s must be at most %d, got %d", name, maxLimit, n)
+		return def
+	}
+	return int(n)
+}
