@@ -53,6 +53,15 @@ func (s State) OrderRefundedCents() money.Cents {
 	return s.orderRefunded()
 }
 
+// OrderRequestedCents is what requestedRefundUsd shows, as OrderRefundedCents for requests and
+// claims: a paid receipt's of its order, a receipt's without a payment of its funds.
+func (s State) OrderRequestedCents() money.Cents {
+	if s.Payment == nil {
+		return s.RequestedCents
+	}
+	return s.orderRequested()
+}
+
 // RefundedBeforePaymentCents is what a paid receipt's processed refunds of funds returned
 // before its payment brought back (0 without a payment: those are then its refunds,
 // OrderRefundedCents). With OrderRefundedCents it makes RefundedCents.

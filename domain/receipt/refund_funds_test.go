@@ -75,8 +75,8 @@ func TestFundsReturnedBeforeThePaymentLeaveTheOrderRefundable(t *testing.T) {
 func TestFundsClaimPendingAtThePayment(t *testing.T) {
 	t.Parallel()
 	s := paidLateAfterFundsRefund(t, false)
-	if s.RefundableCents() != 1000 {
-		t.Fatalf("refundable %d with the funds' claim open, want 1000", s.RefundableCents())
+	if s.RefundableCents() != 1000 || s.OrderRequestedCents() != 0 || s.RequestedCents != 400 {
+		t.Fatalf("refundable %d order requested %d with the funds' claim open, want 1000 0", s.RefundableCents(), s.OrderRequestedCents())
 	}
 	refused := then(t, s)(RefuseRefund(s, hashA, "no", 45))
 	if refused.Status != StatusPaid || refused.RefundableCents() != 1000 || refused.ExcessCents() != 400 {
