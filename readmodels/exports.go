@@ -144,7 +144,9 @@ type exportCursor struct {
 // receiptsExport is the receipts export's query; $1 merchant, $2-$3 the window, $4 the status
 // (empty: any), $5-$7 the cursor ($5 NULL: the first page), $8 the page's size. Token and buyer
 // wallet are the status read's (ReceiptPayloadOf): the payment's, else the first transfer seen,
-// else the current attempt's submission (a wallet payment under way).
+// else the current attempt's submission (a wallet payment under way); beside an amount received
+// at the deposit address the token is the one that amount is in (the status read's amountToken,
+// exports_amount_token.go).
 const receiptsExport = `SELECT r.receipt_id, (extract(epoch FROM r.created_at) * 1000)::bigint, r.status, r.currency,
 		(r.state->'receipt'->>'subtotalCents')::bigint, (r.state->'receipt'->>'taxCents')::bigint, (r.state->'receipt'->>'feeCents')::bigint,
 		r.total_cents, coalesce(r.state->'payment'->>'token', fc.token, nullif(r.state->'attempts'->(r.state->>'currentAttempt')->>'token', ''), ''),
@@ -153,6 +155,7 @@ const receiptsExport = `SELECT r.receipt_id, (extract(epoch FROM r.created_at) *
 		CASE WHEN r.status = 'failed' THEN '' ELSE coalesce(r.state->'payment'->>'buyerWallet', fc.sender,
 			nullif(r.state->'attempts'->(r.state->>'currentAttempt')->>'buyerWallet', ''), '') END,
 		coalesce(r.state->'receipt'->>'transactionId', ''), (r.state->'payment'->>'at')::bigint, (r.state->>'refundedCents')::bigint,
+		` + amountTokenParts + `,
 		r.pos_commit, r.pos_prepare
 	FROM %s r LEFT JOIN LATERAL (` + firstCredit + `) fc ON true
 	WHERE r.merchant_wallet = $1 AND r.created_at >= $2 AND r.created_at < $3 AND ($4 = '' OR r.status = $4)
@@ -226,8 +229,10 @@ func scanExportReceipt(rows pgx.Rows, c *exportCursor) ([]string, error) {
 	var created, total int64
 	var subtotal, tax, fee, source, paidAt, refunded *int64
 	var received *string
+	var amounts amountTokenRow
 	if err := rows.Scan(&rec[0], &created, &rec[2], &rec[3], &subtotal, &tax, &fee, &total, &rec[8], &received, &source,
-		&rec[10], &rec[11], &rec[12], &paidAt, &refunded, &c.commit, &c.prepare); err != nil {
+		&rec[10], &rec[11], &rec[12], &paidAt, &refunded, &amounts.firstToken, &amounts.quotedToken, &amounts.quotes, &amounts.eurUSDRate,
+		&c.commit, &c.prepare); err != nil {
 		return nil, err
 	}
 	c.id = rec[0]
@@ -237,6 +242,7 @@ func scanExportReceipt(rows pgx.Rows, c *exportCursor) ([]string, error) {
 	rec[9] = decimal(source)
 	if received != nil {
 		rec[9] = *received
+		rec[8] = amounts.token(rec[3], total) // the token the amount is in (stop 69)
 	}
 	rec[13], rec[14] = isoMillis(paidAt), decimal(refunded)
 	return rec, nil

@@ -41,7 +41,9 @@ const (
 // (token: the paid or attempted token, else the latest quoted one, else the site's default
 // payment token recorded on the receipt at creation, else USDC); customerTotalUsd is the total,
 // which already includes the processing fee (receipt.Price); processorSourceAmountUsd is null
-// until the processor reports it; refundedUsd counts processed refunds, refunds lists them
+// until the processor reports it; amountRequired and amountReceived are in amountToken
+// (AmountTokenOf), which token need not be; refundedUsd counts processed refunds, refunds lists
+// them, processorPaymentsToRefund counts card payments the receipt does not count
 // (RefundsPayload). Amounts in USD are rendered from integer cents.
 type ReceiptPayload struct {
 	ReceiptID                string            `json:"receiptId"`
@@ -69,6 +71,7 @@ type ReceiptPayload struct {
 	DepositAddress           *string           `json:"depositAddress"`
 	AmountRequired           *string           `json:"amountRequired"`
 	AmountReceived           *string           `json:"amountReceived"`
+	AmountToken              string            `json:"amountToken"` // the token amountRequired and amountReceived are in (stop 69)
 	PaidLate                 bool              `json:"paidLate"`
 	RefundsPayload                             // refundedUsd and refunds (DESIGN 10)
 }
@@ -80,7 +83,7 @@ func ReceiptPayloadOf(st receipt.State) ReceiptPayload {
 		MerchantWallet: g.Merchant, TotalUSD: g.Total.Float(), CustomerTotalUSD: g.Total.Float(), TransactionID: nullString(g.TransactionID),
 		Metadata: g.Metadata, Token: firstOf(st.QuotedToken, g.DefaultToken, DefaultPayloadToken), BrandKey: firstOf(g.BrandKey, DefaultBrandKey),
 		Timestamp: st.UpdatedAt, DepositAddress: nullString(st.DepositAddress()), AmountRequired: nullString(st.AmountRequired()),
-		AmountReceived: nullString(st.AmountReceived()), PaidLate: st.PaidLate(),
+		AmountReceived: nullString(st.AmountReceived()), AmountToken: AmountTokenOf(st), PaidLate: st.PaidLate(),
 		RefundsPayload: RefundsPayloadOf(st)}
 	if a, ok := st.Current(); ok {
 		p.ProcessorSessionID, p.IsProcessorSessionUnique = nullString(a.SessionID), a.SessionUnique && a.SessionID != ""
@@ -110,6 +113,13 @@ func ReceiptPayloadOf(st receipt.State) ReceiptPayload {
 	}
 	return p
 }
+
+// AmountTokenOf is the token st's amountRequired and amountReceived are in (stop 69): the
+// receipt's requested token (receipt.State.RequestedToken), as the payment page's stream names it.
+// token is another thing, the paid or attempted token: a receipt paid by a USDC transfer after
+// an ETH one reads its amounts in ETH and its token USDC, and without this field the amounts
+// stood beside a symbol that was not theirs. It is the same token for a receipt paid in one.
+func AmountTokenOf(st receipt.State) string { return st.RequestedToken() }
 
 // ReceiptWebhook is receipt.status_updated as delivered to the receipt's webhook URL and
 // recorded in the merchants' event log: the receipt's payload with the event, the status
