@@ -11,6 +11,9 @@ import (
 type RefundsPayload struct {
 	RefundedUSD float64         `json:"refundedUsd"`
 	Refunds     []RefundPayload `json:"refunds"`
+	// ProcessorPaymentsToRefund counts the receipt's card or bank payments that the processor
+	// completed and the receipt does not count (ProcessorPaymentsToRefundOf, stop 69).
+	ProcessorPaymentsToRefund int `json:"processorPaymentsToRefund"`
 }
 
 // RefundPayload is one refund. token, amount and to are what the chain showed once processed on
@@ -35,7 +38,8 @@ type RefundPayload struct {
 
 // RefundsPayloadOf renders st's refunds.
 func RefundsPayloadOf(st receipt.State) RefundsPayload {
-	out := RefundsPayload{RefundedUSD: st.RefundedCents.Float(), Refunds: make([]RefundPayload, 0, len(st.Refunds))}
+	out := RefundsPayload{RefundedUSD: st.RefundedCents.Float(), Refunds: make([]RefundPayload, 0, len(st.Refunds)),
+		ProcessorPaymentsToRefund: ProcessorPaymentsToRefundOf(st)}
 	for _, r := range st.Refunds {
 		v := RefundPayload{AmountUSD: money.Cents(r.AmountCents).Float(), Token: nullString(r.Token), Amount: nullString(r.TokenAmount()),
 			To: nullString(firstOf(r.Recipient, r.RefundTo)), From: nullString(r.Sender), TransactionHash: nullString(r.TransactionHash), State: r.State,

@@ -69,6 +69,7 @@ func appendReceipt(b []byte, v *receiptView) ([]byte, bool) {
 	b = strconv.AppendBool(append(b, `,"paidLate":`...), v.PaidLate)
 	b = appendFloat(append(b, `,"refundedUsd":`...), v.RefundedUSD)
 	b, ok = appendRefunds(append(b, `,"refunds":`...), v.Refunds)
+	b = strconv.AppendInt(append(b, `,"processorPaymentsToRefund":`...), int64(v.ProcessorPaymentsToRefund), 10)
 	return append(b, '}'), ok
 }
 
