@@ -96,3 +96,50 @@ func listenerPort(t *testing.T, proxy *cachetest.Proxy, direct *pgxpool.Pool) in
 	})
 	return port
 }
+
+// A listener that never hears (every connection deaf to notifications, as behind PgBouncer in
+// transaction mode: LISTEN and NOTIFY succeed, nothing arrives) never turns its caches on, and
+// its run of failures goes on across its reconnections (Failing keeps its start) until
+// notifications come through again. Before, the caches came on as soon as LISTEN returned.
+func TestADeafListenerNeverTurnsItsCachesOn(t *testing.T) {
+	t.Parallel()
+	direct := pgtest.Pool(t)
+	pool, proxy := cachetest.Pool(t, direct)
+	proxy.DropNotifications(true)
+	inv := NewInvalidations(pool)
+	c := NewCache[int](10, false)
+	inv.Register("payledger_test_changed", c)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = inv.Run(ctx) })
+	t.Cleanup(func() { cancel(); wg.Wait() })
+
+	cached := func() bool {
+		_, gen, ok := c.Get("k")
+		if !ok {
+			c.Put("k", 1, gen)
+			_, _, ok = c.Get("k")
+		}
+		return ok
+	}
+	var first time.Time
+	wait.Until(t, "the deaf listener's first failure", 10*time.Second, func() bool {
+		first, _, _ = inv.Failing()
+		return !first.IsZero()
+	})
+	wait.Until(t, "a later failure of the same run", 20*time.Second, func() bool {
+		since, last, err := inv.Failing()
+		if !since.Equal(first) || !errors.Is(err, ErrSilent) {
+			t.Fatalf("Failing() = %v, %v, %v; want the run that began at %v, ErrSilent", since, last, err, first)
+		}
+		if cached() {
+			t.Fatal("a deaf listener's cache kept an entry")
+		}
+		return last.After(first)
+	})
+	proxy.DropNotifications(false)
+	wait.Until(t, "the cache to come on once notifications come through", 20*time.Second, cached)
+	if since, _, err := inv.Failing(); !since.IsZero() || err != nil {
+		t.Fatalf("Failing() = %v, %v once the listener hears; want none", since, err)
+	}
+}

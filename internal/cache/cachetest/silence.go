@@ -1,14 +1,19 @@
 // Package cachetest makes a cache.Invalidations listener silent in tests, as a failover behind
 // pgbouncer or HAProxy does: its connection stays open and nothing more comes through it, while
-// every other connection of the pool goes on working.
+// every other connection of the pool goes on working (Silence); or makes every connection deaf to
+// notifications, as PgBouncer in transaction mode does (DropNotifications).
 package cachetest
 
 import (
+	"bufio"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -22,6 +27,8 @@ type Proxy struct {
 	links  map[int]*link // by the local port of the connection to PostgreSQL
 	ended  chan struct{}
 	once   sync.Once
+	// deaf drops the notifications (NotificationResponse) PostgreSQL sends on every connection.
+	deaf atomic.Bool
 }
 
 type link struct {
@@ -68,13 +75,13 @@ func (p *Proxy) accept() {
 		p.links[up.LocalAddr().(*net.TCPAddr).Port] = l
 		p.mu.Unlock()
 		go p.pipe(l, up, c)
-		go p.pipe(l, c, up)
+		go p.pipe(l, c, p.filtered(up))
 	}
 }
 
 // pipe copies src to dst until either ends; once its link is frozen it passes nothing more,
 // neither bytes nor an end, until the proxy closes.
-func (p *Proxy) pipe(l *link, dst, src net.Conn) {
+func (p *Proxy) pipe(l *link, dst net.Conn, src io.Reader) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
@@ -90,11 +97,44 @@ func (p *Proxy) pipe(l *link, dst, src net.Conn) {
 			}
 		}
 		if err != nil {
-			dst.Close()
-			src.Close()
+			l.client.Close()
+			l.server.Close()
 			return
 		}
 	}
+}
+
+// DropNotifications makes every connection, open or to come, deaf to notifications (drop true)
+// or hear them again (false): LISTEN succeeds, NOTIFY succeeds, nothing arrives.
+func (p *Proxy) DropNotifications(drop bool) { p.deaf.Store(drop) }
+
+// filtered is what server sends, less its notifications while the proxy drops them. The server
+// only sends typed messages (a type byte, then a length that counts itself) when the client asks
+// for no TLS, as the tests' URL does.
+func (p *Proxy) filtered(server net.Conn) io.Reader {
+	r, w := io.Pipe()
+	go func() {
+		in := bufio.NewReader(server)
+		var head [5]byte
+		for {
+			if _, err := io.ReadFull(in, head[:]); err != nil {
+				w.CloseWithError(err)
+				return
+			}
+			body := make([]byte, binary.BigEndian.Uint32(head[1:])-4)
+			if _, err := io.ReadFull(in, body); err != nil {
+				w.CloseWithError(err)
+				return
+			}
+			if head[0] == 'A' && p.deaf.Load() {
+				continue
+			}
+			if _, err := w.Write(append(head[:], body...)); err != nil {
+				return
+			}
+		}
+	}()
+	return r
 }
 
 func (p *Proxy) close() {
