@@ -36,6 +36,18 @@ func readBody(c echo.Context) ([]byte, error) {
 	return b, nil
 }
 
+// noBody refuses a body on an action that takes none (a test event, a redelivery, a delete):
+// an empty body or an empty JSON object passes, anything else is 400 invalid_input before the
+// action runs, as a field the route does not read is refused everywhere else rather than ignored.
+func noBody(c echo.Context) error {
+	body, err := readBody(c)
+	if err != nil || len(bytes.TrimSpace(body)) == 0 {
+		return err
+	}
+	var none struct{}
+	return decodeBytes(body, &none)
+}
+
 // decodeBytes decodes b strictly: one JSON value, known fields only, each field of its own JSON
 // type (a json.Number field takes a JSON number, never a string), valid UTF-8 without NUL
 // characters, no duplicate keys, at most maxJSONDepth levels, finite numbers. Every problem is

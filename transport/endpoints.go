@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -148,6 +147,9 @@ func (s *Server) deleteEndpoint(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := noBody(c); err != nil {
+		return err
+	}
 	err = s.endpoints.Delete(c.Request().Context(), merchantOf(c), id)
 	if errors.Is(err, readmodels.ErrNotFound) {
 		return errEndpointMissing
@@ -166,15 +168,8 @@ func (s *Server) rotateEndpointSecret(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	body, err := readBody(c)
-	if err != nil {
+	if err := noBody(c); err != nil { // no options yet: any field is refused, not silently ignored
 		return err
-	}
-	if len(bytes.TrimSpace(body)) > 0 {
-		var none struct{} // no options yet: any field is refused, not silently ignored
-		if err := decodeBytes(body, &none); err != nil {
-			return err
-		}
 	}
 	secret, err := webhooks.NewSecret()
 	if err != nil {
@@ -198,6 +193,9 @@ func (s *Server) rotateEndpointSecret(c echo.Context) error {
 func (s *Server) testEndpoint(c echo.Context) error {
 	id, err := s.endpointID(c)
 	if err != nil {
+		return err
+	}
+	if err := noBody(c); err != nil {
 		return err
 	}
 	ctx, merchant := c.Request().Context(), merchantOf(c)
@@ -250,6 +248,9 @@ func (s *Server) endpointDeliveries(c echo.Context) error {
 func (s *Server) redeliverEndpoint(c echo.Context) error {
 	id, err := s.endpointID(c)
 	if err != nil {
+		return err
+	}
+	if err := noBody(c); err != nil {
 		return err
 	}
 	eventID, err := uuid.Parse(c.Param("eventId"))

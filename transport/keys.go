@@ -107,6 +107,9 @@ func (s *Server) revokeKey(c echo.Context) error {
 	if err != nil {
 		return NewError(http.StatusNotFound, "not_found", "Key not found")
 	}
+	if err := noBody(c); err != nil {
+		return err
+	}
 	sess, _ := SessionFrom(c)
 	err = s.keys.Revoke(c.Request().Context(), sess.Wallet, id)
 	if err == nil {

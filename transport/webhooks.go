@@ -60,6 +60,9 @@ func (s *Server) redeliver(c echo.Context) error {
 	if err != nil {
 		return notFound
 	}
+	if err := noBody(c); err != nil {
+		return err
+	}
 	n, err := s.outbox.NotificationOfDelivery(c.Request().Context(), id)
 	if errors.Is(err, readmodels.ErrNotFound) || (err == nil && n.Merchant != sess.Wallet && !slices.Contains(sess.Roles, RoleAdmin)) {
 		return notFound

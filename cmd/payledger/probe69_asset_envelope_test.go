@@ -13,7 +13,6 @@ import (
 // README's envelope {"error":"not_found","message":...}, as every other error. Both asset handlers
 // answered net/http's text/plain "404 page not found".
 func TestAMissingAssetAnswersTheEnvelope(t *testing.T) {
-	t.Skip("for the lead: transport/page/page.go and transport/dashboard/dashboard.go ServeAsset answer http.NotFound (fix in the probe69 report)")
 	t.Parallel()
 	base, _ := startServe(t, map[string]string{"DEVCHAIN": "off"})
 	for _, path := range []string{

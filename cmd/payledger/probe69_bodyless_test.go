@@ -22,7 +22,6 @@ import (
 // answers malformed JSON 400 invalid_input, and bad input changes nothing; the rotation, also
 // bodiless, already refuses any field ("not silently ignored"). No body, or {}, stays accepted.
 func TestActionsRefuseABodyTheyDoNotRead(t *testing.T) {
-	t.Skip("for the lead: transport/endpoints.go testEndpoint, redeliverEndpoint, deleteEndpoint (and transport/webhooks.go redeliver) ignore their body (fix in the probe69 report)")
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), ".data")
 	base, _ := startServe(t, map[string]string{"DEV_DATA_DIR": dir, "JOURNAL_PATH": filepath.Join(dir, "journal.jsonl"), "DEVCHAIN": "off",

@@ -85,7 +85,7 @@ func (u *UI) ServeAsset(w http.ResponseWriter, r *http.Request) {
 	hash, name, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, StaticPrefix), "/")
 	body, found := u.assets[name]
 	if !ok || hash != u.hash || !found {
-		http.NotFound(w, r)
+		assetNotFound(w)
 		return
 	}
 	hd := w.Header()
@@ -132,4 +132,14 @@ func (u *UI) Render(w http.ResponseWriter, code int, name string, f Frame, data 
 		Frame
 		Data any
 	}{f, data})
+}
+
+// assetNotFound answers a missing asset in the API's error envelope, as every other unknown path
+// is answered, rather than net/http's text/plain page.
+func assetNotFound(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=UTF-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusNotFound)
+	_, _ = w.Write([]byte(`{"error":"not_found","message":"Asset not found"}` + "\n"))
 }

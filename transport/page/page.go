@@ -75,7 +75,7 @@ func (a *Assets) ServeAsset(w http.ResponseWriter, r *http.Request) {
 	hash, name, ok := strings.Cut(rest, "/")
 	body, found := a.files[name]
 	if !ok || hash != a.hash || !found {
-		http.NotFound(w, r)
+		assetNotFound(w)
 		return
 	}
 	h := w.Header()
@@ -343,3 +343,13 @@ const pageHTML = `<!doctype html>
 <script type="application/json" id="page-data">{{.Data}}</script>
 <script src="{{.JS}}"></script>
 </body></html>`
+
+// assetNotFound answers a missing asset in the API's error envelope, as every other unknown path
+// is answered, rather than net/http's text/plain page.
+func assetNotFound(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=UTF-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusNotFound)
+	_, _ = w.Write([]byte(`{"error":"not_found","message":"Asset not found"}` + "\n"))
+}
