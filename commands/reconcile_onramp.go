@@ -183,7 +183,8 @@ func decidable(st receipt.State, session string) bool {
 // in a status the processor does not report as news, changes nothing; of an ach_pending receipt
 // only the session's completion or rejection (the payment's return) is applied, and a failure
 // only to a generated or pending receipt (decidable). When the current session brings nothing,
-// the receipt's earlier sessions are asked about their completion (verifyEarlier). Errors: the
+// the receipt's earlier sessions are asked about their completion (verifyEarlier), and so they
+// are before the current session's failure is applied. Errors: the
 // processor's (of the current session), receipt.ErrNotFound, ErrContended, wrapped store errors.
 func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (bool, eventstore.AppendResult, error) {
 	if h.processor == nil {
@@ -202,6 +203,13 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 		return false, eventstore.AppendResult{}, err
 	}
 	if slices.Contains(receipt.ProcessorStatuses, sess.Status) && decidable(loaded.State, sess.Status) {
+		if (receipt.ProcessorUpdate{Status: sess.Status}).IsFailure() {
+			// An earlier session's payment under way, or done, comes first: the current one's
+			// failure would fail the receipt, and a failed receipt is not asked about again.
+			if changed, res, err := h.verifyEarlier(ctx, loaded); err != nil || changed {
+				return changed, res, err
+			}
+		}
 		if changed, res, err := h.apply(ctx, loaded, a, sess); err != nil || changed {
 			return changed, res, err
 		}
@@ -216,8 +224,9 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 // asked, and the receipt stayed unpaid (then failed, when the processor expired the second
 // checkout) while the customer had paid. Only a completion is applied: the failure or progress
 // of an attempt other than the current changes nothing (recorded as ignored on every pass, it
-// would grow the stream). A session the processor answers nothing about is skipped; once it
-// does not answer at all, the rest are left to a later pass.
+// would grow the stream), except a payment under way that makes it the current attempt again,
+// once (earlierNews). A session the processor answers nothing about is skipped; once it does not
+// answer at all, the rest are left to a later pass.
 func (h *ReconcileOnrampHandler) verifyEarlier(ctx context.Context, loaded Loaded[receipt.State]) (bool, eventstore.AppendResult, error) {
 	st := loaded.State
 	if st.Expired() || !slices.Contains(earlierAsked, st.Status) {
@@ -231,7 +240,7 @@ func (h *ReconcileOnrampHandler) verifyEarlier(ctx context.Context, loaded Loade
 		if processorDown(err) {
 			break // the next would wait as long: a later pass asks again
 		}
-		if err != nil || sess.Status != "fulfillment_complete" {
+		if err != nil || !earlierNews(st, a, sess.Status, h.now().UnixMilli()) {
 			continue
 		}
 		if changed, res, err := h.apply(ctx, loaded, a, sess); err != nil || changed {
@@ -239,6 +248,15 @@ func (h *ReconcileOnrampHandler) verifyEarlier(ctx context.Context, loaded Loade
 		}
 	}
 	return false, eventstore.AppendResult{}, nil
+}
+
+// earlierNews reports whether an earlier session's status is applied (verifyEarlier): its
+// completion, or its payment under way when that makes it the current attempt again
+// (receipt.State.Resumable: once per session, before the window's end), so that it holds the
+// window when its webhook was lost. Any other status of it changes nothing.
+func earlierNews(st receipt.State, a receipt.Attempt, status string, now int64) bool {
+	underWay := status == "fulfillment_processing" || status == "ach_pending"
+	return status == "fulfillment_complete" || underWay && st.Resumable(a.ID, now)
 }
 
 // earlierAsked are the statuses in which a receipt's earlier sessions are asked about: a

@@ -35,6 +35,9 @@ import (
 //     (processorIgnoredAlready).
 //   - A processing or ach_pending report of the attempt the receipt failed on changes nothing
 //     (Submit, AcceptACH): only a new attempt moves a failed receipt on.
+//   - A processing or ach_pending report of an earlier session of the receipt, created before
+//     the window's end, makes it the current attempt again, once (window_resume.go): the payment
+//     under way holds the window, and the newer session's failure is another attempt's.
 //   - A rejection of an accepted ACH payment's attempt, created after the acceptance, is its
 //     return: the receipt fails (achReturned). Any other failure of an ach_pending receipt is
 //     recorded as ignored.
@@ -83,7 +86,7 @@ func DecideProcessorUpdate(s State, u ProcessorUpdate) ([]Event, error) {
 			}
 		}
 	}
-	var opened []Event
+	opened := resumeEarlier(s, u, attempt)
 	if _, known := s.Attempts[attempt]; !known && !u.IsFailure() {
 		if attempt == "" {
 			attempt = "att_" + u.SessionID

@@ -6,8 +6,9 @@
 //   - Canonical status is a pure function of the receipt's events: Evolve is the only place state
 //     changes, so replaying the events always gives the live status.
 //   - Every payment attempt (onramp session, wallet transaction, terminal) has an attempt id; the
-//     newest started attempt is the current one. A new attempt may start from generated, pending
-//     or failed (the customer retries).
+//     newest started attempt is the current one, except that an earlier onramp session whose
+//     payment the processor reports under way is the current one again (window_resume.go). A new
+//     attempt may start from generated, pending or failed (the customer retries).
 //   - Telemetry (link_opened, checkout_initialized, onramp_*, error, checkout_success, closing the
 //     form) is recorded but never changes status and never fails a receipt. checkout_success
 //     leads to paid only through server verification.
@@ -279,7 +280,10 @@ func Evolve(s State, e Event) State {
 			return s
 		}
 		s.Exists, s.Receipt, s.Status, s.UpdatedAt = true, e, StatusGenerated, e.CreatedAt
-	case AttemptStarted, PaymentSubmitted, ACHAccepted, PaymentConfirmed, PaymentFailed, TokenQuoted:
+	case PaymentSubmitted:
+		s.evolvePayment(e)
+		s.resumed(e) // an earlier session's payment under way (window_resume.go)
+	case AttemptStarted, ACHAccepted, PaymentConfirmed, PaymentFailed, TokenQuoted:
 		s.evolvePayment(e)
 	case FailureIgnored, PaymentRestored:
 		s.evolveWithdrawal(e)

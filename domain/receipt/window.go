@@ -134,6 +134,9 @@ type windowState struct {
 	// EndedAttempts are the attempts whose processor success paid nothing (PaymentIgnored: an
 	// underpayment): their session is over, so they hold no window open (OnrampOpen).
 	EndedAttempts []string `json:"endedAttempts,omitempty"`
+	// ResumedAttempts are the earlier sessions whose payment under way made them the current
+	// attempt again, each once (window_resume.go).
+	ResumedAttempts []string `json:"resumedAttempts,omitempty"`
 }
 
 // Expired reports whether the receipt's payment window ended without payment (recorded).
