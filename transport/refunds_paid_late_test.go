@@ -19,6 +19,22 @@ import (
 // returned counted against the order) and refuses a cent more.
 func TestRefundOfAReceiptPaidLateAfterItsFundsWereReturned(t *testing.T) {
 	t.Parallel()
+	_, _, refund := paidLateAfterFundsReturned(t)
+	code, out := refund("10", "6")
+	if code != 200 || out["status"] != "refund_requested" || out["unrefundedUsd"] != 0.0 {
+		t.Fatalf("the order's whole 10.00 after its funds' 4 were returned: %d %v", code, out)
+	}
+	if code, _ := refund("0.01", "7"); code != 400 {
+		t.Fatalf("a cent more than the customer sent: %d, want 400", code)
+	}
+}
+
+// paidLateAfterFundsReturned is a 10.00 receipt that received 4 and failed, whose 4 the merchant
+// refunded (the claim processed as the refund verifier does: the chain shows 4 USDC back to the
+// payer), then paid late by a transfer of 10; refund posts a claim of amount (USD) with a hash
+// of 64 times the hex digit given, as its merchant, and returns the answer's code and body.
+func paidLateAfterFundsReturned(t *testing.T) (*env, string, func(amount, hash string) (int, map[string]any)) {
+	t.Helper()
 	e := portalEnv(t)
 	m := e.merchant(true)
 	id := e.receiptFor(m, "10")
@@ -37,27 +53,27 @@ func TestRefundOfAReceiptPaidLateAfterItsFundsWereReturned(t *testing.T) {
 	if code, out := refund("4", "4"); code != 200 || out["status"] != "failed" {
 		t.Fatalf("the funds' refund: %d %v", code, out)
 	}
-	e.changeForRefundTest(id, func(st receipt.State) ([]receipt.Event, error) { // the verifier's verdict
-		p, reason, ok := receipt.JudgeRefund(st, receipt.RefundEvidence{TransactionHash: "0x" + strings.Repeat("4", 64), Succeeded: true,
-			BlockNumber: 9, BlockHash: "0xb9", At: e.clk.Now().UnixMilli(),
-			Transfers: []receipt.ChainTransfer{{Token: "USDC", Decimals: 6, From: "0xmerchant", To: "0xbuyer", AmountUnits: "4000000"}}})
-		if !ok {
-			t.Fatalf("judged: %s", reason)
-		}
-		return receipt.ProcessRefund(st, p)
-	})
+	e.proveRefundForTest(id, "0x"+strings.Repeat("4", 64), "4000000")
 	e.depositCredit(id, "0x"+strings.Repeat("5", 64), "USDC", "10000000", true)
 	if st := e.receiptStateForRefundTest(id); st.Status != receipt.StatusPaid || !st.PaidLate() {
 		t.Fatalf("the late payment: %s paidLate %v", st.Status, st.PaidLate())
 	}
+	return e, id, refund
+}
 
-	code, out := refund("10", "6")
-	if code != 200 || out["status"] != "refund_requested" || out["unrefundedUsd"] != 0.0 {
-		t.Fatalf("the order's whole 10.00 after its funds' 4 were returned: %d %v", code, out)
-	}
-	if code, _ := refund("0.01", "7"); code != 400 {
-		t.Fatalf("a cent more than the customer sent: %d, want 400", code)
-	}
+// proveRefundForTest records the refund verifier's verdict on the claim of hash: the chain shows
+// units of USDC sent back to the payer.
+func (e *env) proveRefundForTest(id, hash, units string) {
+	e.t.Helper()
+	e.changeForRefundTest(id, func(st receipt.State) ([]receipt.Event, error) {
+		p, reason, ok := receipt.JudgeRefund(st, receipt.RefundEvidence{TransactionHash: hash, Succeeded: true,
+			BlockNumber: 9, BlockHash: "0xb9", At: e.clk.Now().UnixMilli(),
+			Transfers: []receipt.ChainTransfer{{Token: "USDC", Decimals: 6, From: "0xmerchant", To: "0xbuyer", AmountUnits: units}}})
+		if !ok {
+			e.t.Fatalf("judged: %s", reason)
+		}
+		return receipt.ProcessRefund(st, p)
+	})
 }
 
 // changeForRefundTest appends what decide returns to receipt id and waits until the read model
