@@ -40,7 +40,7 @@ func randomView(r *rand.Rand) receiptView {
 		MerchantWallet: str(), ProcessingFeeUSD: num(), ReceiptID: str(), Status: str(), SubtotalUSD: num(),
 		TaxRate: num(), TaxUSD: num(), TotalUSD: num(), TransactionID: ptr(),
 		depositView:    depositView{DepositAddress: ptr(), AmountRequired: ptr(), AmountReceived: ptr(), PaidLate: r.IntN(2) == 0},
-		RefundsPayload: readmodels.RefundsPayload{RefundedUSD: num()}}
+		RefundsPayload: readmodels.RefundsPayload{RefundedUSD: num(), ProcessorPaymentsToRefund: r.IntN(3)}}
 	if r.IntN(4) > 0 {
 		v.LineItems = []lineView{}
 		for range r.IntN(4) {
