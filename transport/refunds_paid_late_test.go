@@ -19,7 +19,7 @@ import (
 // returned counted against the order) and refuses a cent more.
 func TestRefundOfAReceiptPaidLateAfterItsFundsWereReturned(t *testing.T) {
 	t.Parallel()
-	_, _, refund := paidLateAfterFundsReturned(t)
+	_, _, _, refund := paidLateAfterFundsReturned(t)
 	code, out := refund("10", "6")
 	if code != 200 || out["status"] != "refund_requested" || out["unrefundedUsd"] != 0.0 {
 		t.Fatalf("the order's whole 10.00 after its funds' 4 were returned: %d %v", code, out)
@@ -33,7 +33,7 @@ func TestRefundOfAReceiptPaidLateAfterItsFundsWereReturned(t *testing.T) {
 // refunded (the claim processed as the refund verifier does: the chain shows 4 USDC back to the
 // payer), then paid late by a transfer of 10; refund posts a claim of amount (USD) with a hash
 // of 64 times the hex digit given, as its merchant, and returns the answer's code and body.
-func paidLateAfterFundsReturned(t *testing.T) (*env, string, func(amount, hash string) (int, map[string]any)) {
+func paidLateAfterFundsReturned(t *testing.T) (*env, merchant, string, func(amount, hash string) (int, map[string]any)) {
 	t.Helper()
 	e := portalEnv(t)
 	m := e.merchant(true)
@@ -58,7 +58,7 @@ func paidLateAfterFundsReturned(t *testing.T) (*env, string, func(amount, hash s
 	if st := e.receiptStateForRefundTest(id); st.Status != receipt.StatusPaid || !st.PaidLate() {
 		t.Fatalf("the late payment: %s paidLate %v", st.Status, st.PaidLate())
 	}
-	return e, id, refund
+	return e, m, id, refund
 }
 
 // proveRefundForTest records the refund verifier's verdict on the claim of hash: the chain shows
