@@ -190,7 +190,8 @@ func (s *Sweeper) SweepOutcome(ctx context.Context, hash string, deposits []onch
 		if ev, err := dep.ParseSwept(*l); err == nil {
 			id, ok := byKey[ev.ReceiptId]
 			if ok && l.Address == DepositAddressOfKey(s.factory, ev.ReceiptId, ev.Split) {
-				out.Swept = append(out.Swept, onchain.SweptFunds{ReceiptID: id, Token: s.symbol(ev.Token), Amount: ev.Amount})
+				li := int(l.Index)
+				out.Swept = append(out.Swept, onchain.SweptFunds{ReceiptID: id, Token: s.symbol(ev.Token), Amount: ev.Amount, LogIndex: &li})
 			}
 		} else if ev, err := fac.ParseSweepFailed(*l); err == nil && l.Address == s.factory {
 			if id, ok := byKey[ev.ReceiptId]; ok {
@@ -216,8 +217,9 @@ func (s *Sweeper) DepositSweeps(ctx context.Context, d onchain.SweepDeposit) ([]
 	defer it.Close()
 	var out []onchain.SweptFunds
 	for it.Next() {
+		li := int(it.Event.Raw.Index)
 		out = append(out, onchain.SweptFunds{ReceiptID: d.ReceiptID, Token: s.symbol(it.Event.Token), Amount: it.Event.Amount,
-			TransactionHash: it.Event.Raw.TxHash.Hex(), BlockNumber: it.Event.Raw.BlockNumber})
+			TransactionHash: it.Event.Raw.TxHash.Hex(), BlockNumber: it.Event.Raw.BlockNumber, LogIndex: &li})
 	}
 	return out, it.Error()
 }
