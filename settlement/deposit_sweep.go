@@ -26,7 +26,8 @@ import (
 //     is dropped and its deposits freed. This is also the recovery after a crash between
 //     sending a sweep and recording it: the sweep was recorded in the ledger before it was sent.
 //  2. claims receipts paid (or since reconciled, refund_requested or refunded: a refund is sent
-//     from the merchant's wallet, the payment is still the split's) that changed since last
+//     from the merchant's wallet, the payment is still the split's; or failed with funds at the
+//     deposit, a partial or late payment, refunded from that wallet too) that changed since last
 //     checked (a claim per receipt, so two instances never check or sweep the same deposit at
 //     once), and keeps those with confirmed credits not yet swept (receipt.State.Unswept: beyond
 //     the sweeps recorded, or mined after the token's latest one, however much dust that sweep
@@ -57,7 +58,8 @@ type Swept struct {
 	Recorded []commands.ReceiptChange
 }
 
-// SweepDepositsHandler sweeps paid receipts' deposits to their splits.
+// SweepDepositsHandler sweeps the deposits of paid receipts, and of failed ones that received
+// funds, to their splits.
 type SweepDepositsHandler struct {
 	store  commands.Store
 	chain  SweepChain

@@ -76,8 +76,9 @@ type SweepLedger interface {
 	// NextNonce is one past the highest nonce recorded for sender, 0 when none.
 	NextNonce(ctx context.Context, sender string) (uint64, error)
 	// Claim claims, for token, up to limit receipts paid (or since reconciled, refund_requested or
-	// refunded) with a deposit address that changed since they were last checked, are in no open
-	// sweep, and are not claimed by another live claim (one older than lease is taken over: nothing was sent for it).
+	// refunded, or failed with something seen at the deposit) with a deposit address that changed
+	// since they were last checked, are in no open sweep, and are not claimed by another live
+	// claim (one older than lease is taken over: nothing was sent for it).
 	Claim(ctx context.Context, token uuid.UUID, lease time.Duration, limit int) ([]SweepCandidate, error)
 	// Checked releases claims: the receipts were checked at the versions given and need nothing.
 	Checked(ctx context.Context, token uuid.UUID, checked []SweepCandidate) error

@@ -52,8 +52,10 @@ const claimSQL = `WITH cand AS (
 // 41), so a receipt refunded (or with a refund claimed) before its sweep went through (the
 // sweeper down, the operator out of gas money, its split held back) still has the customer's
 // payment at its deposit, which can only ever go to the split: left there, the merchant paid the
-// refund and never got the payment. A failed receipt's funds stay at its deposit (issue 26).
-const sweepableStatuses = `'paid', 'reconciled', 'refund_requested', 'refunded'`
+// refund and never got the payment. A failed receipt with funds at its deposit (a partial payment,
+// a payment after the monitor window) is swept too (stop 69, migration 050): its refund is sent
+// from the merchant's wallet as well, and the funds can only ever go to the split.
+const sweepableStatuses = `'paid', 'reconciled', 'refund_requested', 'refunded', 'failed'`
 
 // forgetUnsweepableSQL marks checked the due rows of receipts in no sweepable status: Claim never
 // takes them, and left due they would be read again on every pass. A receipt paid again has a
@@ -63,9 +65,9 @@ const forgetUnsweepableSQL = `WITH l AS (SELECT s.receipt_id FROM deposit_sweeps
 		ORDER BY s.receipt_id COLLATE "C" FOR UPDATE OF s SKIP LOCKED)
 	UPDATE deposit_sweeps s SET checked_version = s.seen_version FROM l WHERE s.receipt_id = l.receipt_id`
 
-// Claim claims up to limit receipts paid (or since reconciled or refunded) with a deposit address
-// whose version is past the last check, in no open sweep and claimed by no live claim, oldest
-// change first. Two instances claiming at once never claim one receipt: each skips the rows the other has locked.
+// Claim claims up to limit receipts paid (or since reconciled or refunded, or failed with funds
+// seen at the deposit) with a deposit address whose version is past the last check, in no open
+// sweep and claimed by no live claim, oldest change first. Two instances claiming at once never claim one receipt: each skips the rows the other has locked.
 func (d *DepositSweeps) Claim(ctx context.Context, token uuid.UUID, lease time.Duration, limit int) ([]settlement.SweepCandidate, error) {
 	if _, err := d.pool.Exec(ctx, forgetUnsweepableSQL); err != nil {
 		return nil, fmt.Errorf("claim deposit sweeps: %w", err)

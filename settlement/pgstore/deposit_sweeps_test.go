@@ -145,7 +145,8 @@ func TestDepositSweepsClaimCandidates(t *testing.T) {
 // A receipt that left the sweepable statuses after its sweep settled (which resets its check) is
 // never a candidate, and Claim takes it off the work list instead of reading it on every pass;
 // paid again (a higher version), it is due again. A refunded receipt stays a candidate: a refund
-// is sent from the merchant's wallet, and a payment still at its deposit is swept to the split.
+// is sent from the merchant's wallet, and a payment still at its deposit is swept to the split (so
+// does a failed one since stop 69: the status left here is ach_pending, which is never swept).
 func TestDepositSweepsForgetsRefundedReceipts(t *testing.T) {
 	pool := pgtest.Pool(t)
 	d := NewDepositSweeps(pool)
@@ -159,7 +160,7 @@ func TestDepositSweepsForgetsRefundedReceipts(t *testing.T) {
 		t.Fatal(err)
 	}
 	exec(t, pool, `UPDATE deposit_sweeps SET checked_version = 0`) // as SettleSweep leaves a swept receipt
-	exec(t, pool, `UPDATE receipts SET status = 'failed', version = 6 WHERE receipt_id = 'dep-1'`)
+	exec(t, pool, `UPDATE receipts SET status = 'ach_pending', version = 6 WHERE receipt_id = 'dep-1'`)
 	exec(t, pool, `UPDATE receipts SET status = 'refunded', version = 6 WHERE receipt_id = 'dep-2'`)
 	if got := claimIDs(t, d, uuid.New(), time.Minute); !slices.Equal(got, []string{"dep-2"}) {
 		t.Fatalf("claimed %v, want only the refunded receipt", got)
@@ -169,7 +170,7 @@ func TestDepositSweepsForgetsRefundedReceipts(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slices.Equal(due, []string{"dep-2"}) { // dep-2 stays due: claimed, not checked here
-		t.Fatalf("due after the claim: %v, want the failed receipt off the list", due)
+		t.Fatalf("due after the claim: %v, want the ach_pending receipt off the list", due)
 	}
 	exec(t, pool, `UPDATE receipts SET status = 'paid', version = 7 WHERE receipt_id = 'dep-1'`)
 	if got := claimIDs(t, d, uuid.New(), time.Minute); !slices.Equal(got, []string{"dep-1"}) {
