@@ -68,6 +68,7 @@ func serviceConfig(ctx context.Context, cfg config, o opened, base, log zerolog.
 		ProcessorWebhookSecret: cfg.ProcessorWebhookSecret, PublicBaseURL: cfg.PublicBaseURL, MetricsToken: cfg.MetricsToken,
 		MetricsSeparate: cfg.MetricsAddr != "", TrustedProxies: cfg.TrustedProxies, KeyCacheTTL: cfg.KeyCacheTTL,
 		PaymentChain: paymentChain(cfg), ExportTimeout: cfg.ExportTimeout,
+		SubscriptionCreatesPerHour: cfg.RateLimitSubscriptionCreatePerHour, // subscriptions_limit.go
 	}}, nil
 }
 
