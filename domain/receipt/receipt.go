@@ -283,9 +283,15 @@ func Evolve(s State, e Event) State {
 	case PaymentSubmitted:
 		s.evolvePayment(e)
 		s.resumed(e) // an earlier session's payment under way (window_resume.go)
-	case AttemptStarted, ACHAccepted, PaymentConfirmed, PaymentFailed, TokenQuoted:
+	case PaymentFailed:
 		s.evolvePayment(e)
-	case FailureIgnored, PaymentRestored:
+		s.attemptFailed(e.AttemptID, e.Code) // window_resume.go
+	case AttemptStarted, ACHAccepted, PaymentConfirmed, TokenQuoted:
+		s.evolvePayment(e)
+	case FailureIgnored:
+		s.evolveWithdrawal(e)
+		s.attemptFailed(e.AttemptID, e.Code)
+	case PaymentRestored:
 		s.evolveWithdrawal(e)
 	case SplitDistributed:
 		s.evolveSettlement(e)

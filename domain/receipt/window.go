@@ -137,6 +137,9 @@ type windowState struct {
 	// ResumedAttempts are the earlier sessions whose payment under way made them the current
 	// attempt again, each once (window_resume.go).
 	ResumedAttempts []string `json:"resumedAttempts,omitempty"`
+	// FailedAttempts are the onramp attempts a payment failure (not the session category) was
+	// reported for, applied or ignored: decided, never resumed (window_resume.go).
+	FailedAttempts []string `json:"failedAttempts,omitempty"`
 }
 
 // Expired reports whether the receipt's payment window ended without payment (recorded).

@@ -1,6 +1,10 @@
 package receipt
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/payledger/payledger/domain/failure"
+)
 
 // An earlier session's payment under way holds the window (stop 69). A customer who left a card
 // checkout and started another may still pay the first one in its own tab. Its processing (or
@@ -16,7 +20,9 @@ import "slices"
 // failure is then another attempt's (recorded as ignored), and the reconciliation asks the
 // processor about it as the current one. Bounded: only a known onramp session of this receipt
 // (a session the service started for another receipt is decided before, decideForeignSession)
-// that has not ended (EndedAttempts) and that the receipt did not fail on; only while the receipt
+// that has not ended (EndedAttempts), that the receipt did not fail on, and whose payment's
+// failure was not reported (FailedAttempts: a processing report delivered after the payment's
+// rejection is stale); only while the receipt
 // is generated, pending or failed, not expired; only a report created before the window's end (a
 // payment begun after it never holds it); and each session once (ResumedAttempts), so two
 // sessions under way never take turns on every report or reconciliation pass.
@@ -29,7 +35,8 @@ func (s State) Resumable(attempt string, at int64) bool {
 	if !s.Exists || !ok || attempt == s.CurrentAttempt || a.Kind != "onramp" || a.SessionID == "" {
 		return false
 	}
-	if slices.Contains(s.EndedAttempts, attempt) || slices.Contains(s.ResumedAttempts, attempt) || s.failedOn(attempt) {
+	if slices.Contains(s.EndedAttempts, attempt) || slices.Contains(s.ResumedAttempts, attempt) ||
+		slices.Contains(s.FailedAttempts, attempt) || s.failedOn(attempt) {
 		return false
 	}
 	if end := s.Receipt.ExpiresAt; s.Expired() || end != 0 && at >= end {
@@ -57,4 +64,20 @@ func (s *State) resumed(e PaymentSubmitted) {
 	}
 	s.CurrentAttempt = e.AttemptID
 	s.ResumedAttempts = append(slices.Clip(s.ResumedAttempts), e.AttemptID)
+}
+
+// attemptFailed remembers that a failure (code) of an onramp attempt was reported, applied or
+// ignored (Evolve's cases): the payment is decided, and a progress report of it delivered late
+// never resumes it. A failure of the session category (expired, cancelled, abandoned) is not
+// counted: it can describe the checkout, which ends while a bank payment is still settling (as
+// achReturned says).
+func (s *State) attemptFailed(attempt, code string) {
+	a, ok := s.Attempts[attempt]
+	if !ok || a.Kind != "onramp" || slices.Contains(s.FailedAttempts, attempt) {
+		return
+	}
+	if c, known := failure.Lookup(code); known && c.Category == failure.Session {
+		return
+	}
+	s.FailedAttempts = append(slices.Clip(s.FailedAttempts), attempt)
 }

@@ -50,8 +50,9 @@ func TestAnEarlierSessionUnderWayHoldsTheWindow(t *testing.T) {
 // TestAnEarlierSessionResumesWithinBounds: the newer session's failure came first (the receipt
 // failed on b): a's processing report makes it pending on a; its ACH acceptance directly does
 // too. Nothing else resumes: a report created at or after the window's end, a session that
-// ended short or that the receipt failed on, an expired receipt, and a session resumed once
-// already (two sessions under way do not take turns).
+// ended short, that the receipt failed on, or whose payment was rejected (a late report), an
+// expired receipt, and a session resumed once already (two sessions under way do not take turns).
+// A session whose checkout expired may still resume: a bank payment settles after it.
 func TestAnEarlierSessionResumesWithinBounds(t *testing.T) {
 	t.Parallel()
 	failedOnB, _ := decided(t, twoSessions(t), ProcessorUpdate{SessionID: "cos_b", AttemptID: "b", Status: "expired", At: 5})
@@ -71,6 +72,15 @@ func TestAnEarlierSessionResumesWithinBounds(t *testing.T) {
 	failedOnA := withEvents(t, windowed(), AttemptStarted{AttemptID: "a", Kind: "onramp", SessionID: "cos_a", At: 2},
 		PaymentFailed{AttemptID: "a", Code: "PORTAL_PAY_CARD_DECLINED", At: 3})
 	failedOnA = withEvents(t, failedOnA, AttemptStarted{AttemptID: "b", Kind: "onramp", SessionID: "cos_b", At: 4})
+	// a's payment rejected while b was current (ignored), then b expired (the receipt fails on b):
+	// a's processing report, delivered late, is stale.
+	rejected, _ := decided(t, twoSessions(t), ProcessorUpdate{SessionID: "cos_a", AttemptID: "a", Status: "rejected", ErrorCode: "card_declined", At: 4})
+	rejected, _ = decided(t, rejected, ProcessorUpdate{SessionID: "cos_b", AttemptID: "b", Status: "expired", At: 5})
+	// a's checkout expired (ignored), which says nothing of a bank payment still settling: it resumes.
+	if s, evs := decided(t, withEvents(t, twoSessions(t), FailureIgnored{AttemptID: "a", Code: "PORTAL_SESSION_EXPIRED", At: 4}),
+		ProcessorUpdate{SessionID: "cos_a", AttemptID: "a", Status: "ach_pending", At: 10}); s.CurrentAttempt != "a" || s.Status != StatusACHPending {
+		t.Fatalf("a's ACH after its checkout expired: %s, current %s, status %s", evs, s.CurrentAttempt, s.Status)
+	}
 	resumedOnce, _ := decided(t, twoSessions(t), ProcessorUpdate{SessionID: "cos_a", AttemptID: "a", Status: "fulfillment_processing", At: 10})
 	resumedOnce, _ = decided(t, resumedOnce, ProcessorUpdate{SessionID: "cos_b", AttemptID: "b", Status: "fulfillment_processing", At: 11})
 	for _, c := range []struct {
@@ -81,6 +91,7 @@ func TestAnEarlierSessionResumesWithinBounds(t *testing.T) {
 		{"a report created at the window's end", twoSessions(t), winEnd},
 		{"a session that ended short", ended, 10},
 		{"the session the receipt failed on", failedOnA, 10},
+		{"a session whose payment was rejected", rejected, 10},
 		{"an expired receipt", expired(t, failedOnB), 10},
 		{"a session resumed once already", resumedOnce, 12},
 	} {
