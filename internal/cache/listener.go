@@ -58,6 +58,7 @@ type Invalidations struct {
 	failingSince, failedAt time.Time
 	failErr                error
 	loggedAt               time.Time
+	loggedSilent           bool // a silence of this run was logged (as an error)
 }
 
 // NewInvalidations returns a listener on pool; caches registered with it stay off until Run
@@ -246,8 +247,10 @@ func (i *Invalidations) dispatch(n *pgconn.Notification) {
 // failLogEvery bounds how often one run of failures is logged.
 const failLogEvery = time.Minute
 
-// failed records a failure of the listener and logs it: a silent listener as an error (the
-// caches trusted it until now), the first failure of a run and then one a minute.
+// failed records a failure of the listener and logs it, the first of a run of failures, its first
+// silence, and then one a minute (a path that stays deaf fails every few seconds): a silent
+// listener as an error (its caches trusted it), another failure (the datastore down) as a
+// warning.
 func (i *Invalidations) failed(err error) {
 	i.failMu.Lock()
 	defer i.failMu.Unlock()
@@ -256,13 +259,14 @@ func (i *Invalidations) failed(err error) {
 		i.failingSince = now
 	}
 	i.failedAt, i.failErr = now, err
-	if !errors.Is(err, ErrSilent) && !i.loggedAt.IsZero() && now.Sub(i.loggedAt) < failLogEvery {
+	silent := errors.Is(err, ErrSilent)
+	if !i.loggedAt.IsZero() && now.Sub(i.loggedAt) < failLogEvery && (!silent || i.loggedSilent) {
 		return
 	}
 	i.loggedAt = now
 	ev := i.Log.Warn()
-	if errors.Is(err, ErrSilent) {
-		ev = i.Log.Error()
+	if silent {
+		ev, i.loggedSilent = i.Log.Error(), true
 	}
 	ev.Err(err).Time("failing_since", i.failingSince).
 		Msg("cache invalidations listener down: caches off until it reconnects and hears its probe")
@@ -276,7 +280,7 @@ func (i *Invalidations) heard() {
 		return
 	}
 	i.Log.Info().Time("failing_since", i.failingSince).Msg("cache invalidations listener hears again: caches on")
-	i.failingSince, i.loggedAt = time.Time{}, time.Time{}
+	i.failingSince, i.loggedAt, i.loggedSilent = time.Time{}, time.Time{}, false
 }
 
 // Failing reports the listener's run of failures, as a worker that retries its failures itself
