@@ -6,7 +6,7 @@ import (
 )
 
 // Cache is an in-process cache of read-model rows that every instance can invalidate. It is
-// trusted only while its Invalidations listener is connected: a change committed in any instance
+// trusted only while its Invalidations listener is connected and hears its own probe: a change committed in any instance
 // sends a NOTIFY on the cache's channel, and a lost listener empties and disables the cache until
 // it is back, so a cached value is never older than the notification latency.
 //
