@@ -6,9 +6,10 @@ import (
 )
 
 // Cache is an in-process cache of read-model rows that every instance can invalidate. It is
-// trusted only while its Invalidations listener is connected and hears its own probe: a change committed in any instance
-// sends a NOTIFY on the cache's channel, and a lost listener empties and disables the cache until
-// it is back, so a cached value is never older than the notification latency.
+// trusted only while its Invalidations listener is connected and hears its own probe: a change
+// committed in any instance sends a NOTIFY on the cache's channel, and a lost or silent listener
+// empties and disables the cache until it is back, so a cached value is never older than the
+// notification latency.
 //
 // The generation counter closes the race between a reader and a writer: a reader takes the
 // generation before it reads the database and stores its row only if no invalidation arrived in
