@@ -2,6 +2,7 @@ package readmodels
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -136,6 +137,33 @@ func (s *Endpoints) Get(ctx context.Context, merchant string, id uuid.UUID) (End
 		return Endpoint{}, fmt.Errorf("read webhook endpoint: %w", err)
 	}
 	return ep, nil
+}
+
+// Signs says whether secret signs merchant's endpoint's deliveries now: its current secret, or
+// the one a rotation replaced while that still signs. A kept creation or rotation answer is
+// replayed only while its secret does (transport's keptCreationGone). Errors: ErrNotFound for a
+// deleted endpoint or another merchant's.
+func (s *Endpoints) Signs(ctx context.Context, merchant string, id uuid.UUID, secret string, now time.Time) (bool, error) {
+	m := EndpointMessage{EndpointID: id}
+	err := s.pool.QueryRow(ctx, `SELECT secret_nonce, secret_ciphertext, previous_secret_nonce, previous_secret_ciphertext,
+			previous_secret_expires_at FROM webhook_endpoints WHERE id = $1 AND merchant_wallet = $2 AND deleted_at IS NULL`,
+		id, merchant).Scan(&m.nonce, &m.sealed, &m.prevNonce, &m.prevSealed, &m.prevUntil)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, ErrNotFound
+	}
+	if err != nil {
+		return false, fmt.Errorf("read webhook endpoint secrets: %w", err)
+	}
+	live, err := s.Secrets(m, now)
+	if err != nil {
+		return false, err
+	}
+	for _, l := range live {
+		if subtle.ConstantTimeCompare([]byte(l), []byte(secret)) == 1 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Delete retires merchant's endpoint: it receives nothing more (its pending messages fail), its

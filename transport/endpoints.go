@@ -21,6 +21,7 @@ type EndpointStore interface {
 	Get(ctx context.Context, merchant string, id uuid.UUID) (readmodels.Endpoint, error)
 	Delete(ctx context.Context, merchant string, id uuid.UUID) error
 	RotateSecret(ctx context.Context, merchant string, id uuid.UUID, secret string, now time.Time) (readmodels.Endpoint, time.Time, error)
+	Signs(ctx context.Context, merchant string, id uuid.UUID, secret string, now time.Time) (bool, error)
 	Record(ctx context.Context, events ...readmodels.NewEvent) error
 	Attempts(ctx context.Context, merchant string, endpointID uuid.UUID, limit int) ([]readmodels.EndpointAttempt, error)
 	Message(ctx context.Context, merchant string, endpointID, eventID uuid.UUID) (readmodels.EndpointMessage, error)

@@ -50,11 +50,12 @@ func liveEndpoint(s *Server, c echo.Context, id uuid.UUID) error {
 	return err
 }
 
-// keptCreationGone refuses the replay of a kept creation (keptCreations) whose key was revoked or
-// endpoint deleted since: that answer is its secret, and replayed as "201, made" it hands a
-// retrying script a dead key or an endpoint that receives nothing. The kept answer becomes the
-// refusal (Supersede), so the secret is not kept for the rest of the 24 h either, and every later
-// retry gets the same 409.
+// keptCreationGone refuses the replay of a kept creation (keptCreations) whose key was revoked,
+// endpoint deleted, or endpoint secret replaced by later rotations since: that answer is its
+// secret, and replayed as "201, made" it hands a retrying script a dead key, an endpoint that
+// receives nothing, or a secret that signs no delivery. The kept answer becomes the refusal
+// (Supersede), so the secret is not kept for the rest of the 24 h either, and every later retry
+// gets the same refusal.
 func (s *Server) keptCreationGone(c echo.Context, principal, key string, kept readmodels.Kept) error {
 	route, ok := keptCreations[c.Path()]
 	if !ok || kept.Status != route.status {
@@ -62,7 +63,10 @@ func (s *Server) keptCreationGone(c echo.Context, principal, key string, kept re
 	}
 	var made struct {
 		APIKey   struct{ ID uuid.UUID } `json:"apiKey"`
-		Endpoint struct{ ID uuid.UUID } `json:"endpoint"`
+		Endpoint struct {
+			ID     uuid.UUID
+			Secret string
+		} `json:"endpoint"`
 	}
 	if json.Unmarshal(kept.Body, &made) != nil {
 		return nil
@@ -71,18 +75,42 @@ func (s *Server) keptCreationGone(c echo.Context, principal, key string, kept re
 	if id == uuid.Nil {
 		return nil
 	}
-	if err := route.live(s, c, id); !errors.Is(err, readmodels.ErrNotFound) {
-		return err // live (nil), or the datastore's error
+	refusal, err := s.keptRefusal(c, route.live, route.gone, id, made.Endpoint.Secret)
+	if refusal == nil || err != nil {
+		return err // live, or the datastore's error
 	}
-	body, err := json.Marshal(route.gone.body())
+	body, err := json.Marshal(refusal.body())
 	body = append(body, '\n') // as echo writes JSON
 	if err == nil {
-		err = s.idem.Supersede(context.WithoutCancel(c.Request().Context()), principal, key, route.gone.Status, echo.MIMEApplicationJSON, body)
+		err = s.idem.Supersede(context.WithoutCancel(c.Request().Context()), principal, key, refusal.Status, echo.MIMEApplicationJSON, body)
 	}
 	if err != nil { // refused all the same; the next retry tries again
-		zerolog.Ctx(c.Request().Context()).Error().Err(err).Msg("replace the kept answer of a revoked key or deleted endpoint")
+		zerolog.Ctx(c.Request().Context()).Error().Err(err).Msg("replace the kept answer of a revoked key, deleted endpoint or replaced secret")
 	}
-	return route.gone
+	return refusal
+}
+
+// errSecretReplaced refuses the replay of an endpoint's creation or rotation whose secret later
+// rotations replaced (it no longer signs, not even as the previous secret).
+var errSecretReplaced = NewError(http.StatusConflict, "conflict",
+	"The webhook secret this Idempotency-Key's answer holds was replaced by a later rotation: rotate again for a secret that signs")
+
+// keptRefusal is the refusal a kept creation's replay gets now (nil while what it made is live
+// and, for an endpoint, its secret still signs).
+func (s *Server) keptRefusal(c echo.Context, live func(*Server, echo.Context, uuid.UUID) error, gone *Error, id uuid.UUID, secret string) (*Error, error) {
+	if err := live(s, c, id); errors.Is(err, readmodels.ErrNotFound) {
+		return gone, nil
+	} else if err != nil || secret == "" {
+		return nil, err
+	}
+	signs, err := s.endpoints.Signs(c.Request().Context(), merchantOf(c), id, secret, s.now())
+	switch {
+	case errors.Is(err, readmodels.ErrNotFound):
+		return gone, nil
+	case err != nil || signs:
+		return nil, err
+	}
+	return errSecretReplaced, nil
 }
 
 // boundRefused says whether a 400 of a creation the merchant's bound limits (live API keys,

@@ -61,7 +61,6 @@ func (r *probe69Receiver) signedWith(t *testing.T, id, secret string) bool {
 // not replayed) did not cover a secret rotated away. Whatever the replay answers, a secret it
 // shows must sign the endpoint's deliveries.
 func TestAReplayedSecretStillSigns(t *testing.T) {
-	t.Skip("for the lead: transport/idem_keys.go replays a kept endpoint secret that rotations replaced (fix in the probe69 report)")
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), ".data")
 	base, _ := startServe(t, map[string]string{"DEV_DATA_DIR": dir, "JOURNAL_PATH": filepath.Join(dir, "journal.jsonl"), "DEVCHAIN": "off",
