@@ -66,6 +66,7 @@ func appendReceipt(b []byte, v *receiptView) ([]byte, bool) {
 	b = appendNullable(append(b, `,"depositAddress":`...), v.DepositAddress)
 	b = appendNullable(append(b, `,"amountRequired":`...), v.AmountRequired)
 	b = appendNullable(append(b, `,"amountReceived":`...), v.AmountReceived)
+	b = appendKey(b, `,"amountToken":`, v.AmountToken)
 	b = strconv.AppendBool(append(b, `,"paidLate":`...), v.PaidLate)
 	b = appendFloat(append(b, `,"refundedUsd":`...), v.RefundedUSD)
 	b, ok = appendRefunds(append(b, `,"refunds":`...), v.Refunds)

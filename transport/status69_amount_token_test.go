@@ -39,6 +39,9 @@ func TestTheAmountsNameTheirToken(t *testing.T) {
 		t.Errorf("status read: amounts %v/%v with amountToken %v (token %v): the amounts are in ETH",
 			st["amountReceived"], st["amountRequired"], st["amountToken"], st["token"])
 	}
+	if got := decode(t, e.dev(m, http.MethodGet, "/api/receipts/"+mixed, ""))["receipt"].(map[string]any); got["amountToken"] != "ETH" {
+		t.Errorf("receipt read: amounts %v/%v with amountToken %v: the amounts are in ETH", got["amountReceived"], got["amountRequired"], got["amountToken"])
+	}
 	if st["token"] != "USDC" {
 		t.Errorf("status read: token %v, want the paying transfer's USDC (unchanged)", st["token"])
 	}

@@ -793,10 +793,13 @@ type Receipt struct {
 	AmountReceived string `json:"amountReceived,omitempty"`
 
 	// AmountRequired what the receipt asks for, a decimal string in units of the requested token (USDC/USDT one to one for a stablecoin request, ETH by the latest quote); null when it cannot be priced yet
-	AmountRequired string          `json:"amountRequired,omitempty"`
-	BrandName      string          `json:"brandName,omitempty"`
-	CreatedAt      int             `json:"createdAt,omitempty"`
-	Currency       ReceiptCurrency `json:"currency,omitempty"`
+	AmountRequired string `json:"amountRequired,omitempty"`
+
+	// AmountToken the token amountRequired and amountReceived are in (the requested token: the first transfer's when it can be priced, else the latest quote's when not a stable one, else USDC); token may differ (a receipt paid by USDC after ETH: amounts in ETH, token USDC)
+	AmountToken string          `json:"amountToken,omitempty"`
+	BrandName   string          `json:"brandName,omitempty"`
+	CreatedAt   int             `json:"createdAt,omitempty"`
+	Currency    ReceiptCurrency `json:"currency,omitempty"`
 
 	// DepositAddress where the receipt is paid (DESIGN 9): its own CREATE2 deposit address, EIP-55; null when the merchant had no split or no deposit factory was known
 	DepositAddress   string            `json:"depositAddress,omitempty"`
@@ -808,7 +811,10 @@ type Receipt struct {
 	// PaidLate paid after the payment window had failed the receipt
 	PaidLate         bool        `json:"paidLate,omitempty"`
 	ProcessingFeeUsd json.Number `json:"processingFeeUsd,omitempty"`
-	ReceiptId        string      `json:"receiptId,omitempty"`
+
+	// ProcessorPaymentsToRefund the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts
+	ProcessorPaymentsToRefund int    `json:"processorPaymentsToRefund,omitempty"`
+	ReceiptId                 string `json:"receiptId,omitempty"`
 
 	// RefundedUsd processed refunds only (a claim counts once the chain shows it)
 	RefundedUsd   json.Number   `json:"refundedUsd,omitempty"`
@@ -947,15 +953,18 @@ type Split struct {
 
 // StatusRead The webhook payload's fields without event and idempotencyKey, plus webhookDelivery. Failure fields and provider references are null unless status is failed.
 //
-// Example: {"amountReceived":null,"amountRequired":"28.13","brandKey":"payledger","buyerWallet":null,"customerTotalUsd":28.13,"depositAddress":"0x5FbDB2315678afecb367f032d93F642f64180aa3","failureAction":"Do not retry and do not assume fraud or ask for extra identity verification; offer another payment method.","failureCategory":"compliance","failureCode":"PORTAL_PAY_TRANSACTION_BLOCKED","failureReason":"The processor blocked the transaction; this is not retryable.","isProcessorSessionUnique":true,"merchantWallet":"0xabababababababababababababababababababab","metadata":{"table":"7"},"paidLate":false,"previousStatus":"pending","processorSessionId":"cos_1","processorSourceAmountUsd":null,"providerErrorCode":"crypto_onramp_transaction_blocked","providerRequestId":"req_77","receiptId":"rcpt_0123456789abcdef0123","refundedUsd":0,"refunds":[],"status":"failed","timestamp":1800000000000,"token":"USDC","totalUsd":28.13,"transactionHash":null,"transactionId":"pos-1","webhookDelivery":"delivered"}
+// Example: {"amountReceived":null,"amountRequired":"28.13","amountToken":"USDC","brandKey":"payledger","buyerWallet":null,"customerTotalUsd":28.13,"depositAddress":"0x5FbDB2315678afecb367f032d93F642f64180aa3","failureAction":"Do not retry and do not assume fraud or ask for extra identity verification; offer another payment method.","failureCategory":"compliance","failureCode":"PORTAL_PAY_TRANSACTION_BLOCKED","failureReason":"The processor blocked the transaction; this is not retryable.","isProcessorSessionUnique":true,"merchantWallet":"0xabababababababababababababababababababab","metadata":{"table":"7"},"paidLate":false,"previousStatus":"pending","processorPaymentsToRefund":0,"processorSessionId":"cos_1","processorSourceAmountUsd":null,"providerErrorCode":"crypto_onramp_transaction_blocked","providerRequestId":"req_77","receiptId":"rcpt_0123456789abcdef0123","refundedUsd":0,"refunds":[],"status":"failed","timestamp":1800000000000,"token":"USDC","totalUsd":28.13,"transactionHash":null,"transactionId":"pos-1","webhookDelivery":"delivered"}
 type StatusRead struct {
 	// AmountReceived what confirmed transfers to the deposit address brought, same units; null until a transfer is seen
 	AmountReceived string `json:"amountReceived"`
 
 	// AmountRequired what the receipt asks for, a decimal string in units of the requested token (USDC/USDT one to one for a stablecoin request, ETH by the latest quote); null when it cannot be priced yet
 	AmountRequired string `json:"amountRequired"`
-	BrandKey       string `json:"brandKey"`
-	BuyerWallet    string `json:"buyerWallet"`
+
+	// AmountToken the token amountRequired and amountReceived are in (the requested token: the first transfer's when it can be priced, else the latest quote's when not a stable one, else USDC); token may differ (a receipt paid by USDC after ETH: amounts in ETH, token USDC)
+	AmountToken string `json:"amountToken"`
+	BrandKey    string `json:"brandKey"`
+	BuyerWallet string `json:"buyerWallet"`
 
 	// CustomerTotalUsd the total, processing fee included
 	CustomerTotalUsd json.Number `json:"customerTotalUsd"`
@@ -974,12 +983,15 @@ type StatusRead struct {
 	PaidLate bool `json:"paidLate"`
 
 	// PreviousStatus the status before; for a first status, that status itself
-	PreviousStatus           string      `json:"previousStatus"`
-	ProcessorSessionId       string      `json:"processorSessionId"`
-	ProcessorSourceAmountUsd json.Number `json:"processorSourceAmountUsd"`
-	ProviderErrorCode        string      `json:"providerErrorCode"`
-	ProviderRequestId        string      `json:"providerRequestId"`
-	ReceiptId                string      `json:"receiptId"`
+	PreviousStatus string `json:"previousStatus"`
+
+	// ProcessorPaymentsToRefund the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts
+	ProcessorPaymentsToRefund int         `json:"processorPaymentsToRefund"`
+	ProcessorSessionId        string      `json:"processorSessionId"`
+	ProcessorSourceAmountUsd  json.Number `json:"processorSourceAmountUsd"`
+	ProviderErrorCode         string      `json:"providerErrorCode"`
+	ProviderRequestId         string      `json:"providerRequestId"`
+	ReceiptId                 string      `json:"receiptId"`
 
 	// RefundedUsd processed refunds only (a claim counts once the chain shows it)
 	RefundedUsd json.Number      `json:"refundedUsd"`
@@ -1170,7 +1182,7 @@ type GraphqlPostJSONBody struct {
 
 // GraphqlPostParams defines parameters for GraphqlPost.
 type GraphqlPostParams struct {
-	// IdempotencyKey Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters.
+	// IdempotencyKey Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters. At most 10,000 keys (or 128 MiB of kept answers) per merchant in 24 h: a new key past that is 429 rate_limited with resetAt, and nothing runs; replays and conflicts are still answered. POST /api/graphql (a read) checks the key but neither keeps nor replays it.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -1207,7 +1219,7 @@ type UpsertInventoryItemJSONBody struct {
 
 // UpsertInventoryItemParams defines parameters for UpsertInventoryItem.
 type UpsertInventoryItemParams struct {
-	// IdempotencyKey Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters.
+	// IdempotencyKey Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters. At most 10,000 keys (or 128 MiB of kept answers) per merchant in 24 h: a new key past that is 429 rate_limited with resetAt, and nothing runs; replays and conflicts are still answered. POST /api/graphql (a read) checks the key but neither keeps nor replays it.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 

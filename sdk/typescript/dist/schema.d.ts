@@ -655,6 +655,8 @@ export interface components {
             amountReceived?: string | null;
             /** @description what the receipt asks for, a decimal string in units of the requested token (USDC/USDT one to one for a stablecoin request, ETH by the latest quote); null when it cannot be priced yet */
             amountRequired?: string | null;
+            /** @description the token amountRequired and amountReceived are in (the requested token: the first transfer's when it can be priced, else the latest quote's when not a stable one, else USDC); token may differ (a receipt paid by USDC after ETH: amounts in ETH, token USDC) */
+            amountToken?: string;
             brandName?: string;
             createdAt?: number;
             /** @enum {string} */
@@ -671,6 +673,8 @@ export interface components {
             paidLate?: boolean;
             /** Format: double */
             processingFeeUsd?: number;
+            /** @description the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts */
+            processorPaymentsToRefund?: number;
             receiptId?: string;
             /**
              * Format: double
@@ -832,6 +836,7 @@ export interface components {
          * @example {
          *       "amountReceived": null,
          *       "amountRequired": "28.13",
+         *       "amountToken": "USDC",
          *       "brandKey": "payledger",
          *       "buyerWallet": null,
          *       "customerTotalUsd": 28.13,
@@ -847,6 +852,7 @@ export interface components {
          *       },
          *       "paidLate": false,
          *       "previousStatus": "pending",
+         *       "processorPaymentsToRefund": 0,
          *       "processorSessionId": "cos_1",
          *       "processorSourceAmountUsd": null,
          *       "providerErrorCode": "crypto_onramp_transaction_blocked",
@@ -868,6 +874,8 @@ export interface components {
             amountReceived: string | null;
             /** @description what the receipt asks for, a decimal string in units of the requested token (USDC/USDT one to one for a stablecoin request, ETH by the latest quote); null when it cannot be priced yet */
             amountRequired: string | null;
+            /** @description the token amountRequired and amountReceived are in (the requested token: the first transfer's when it can be priced, else the latest quote's when not a stable one, else USDC); token may differ (a receipt paid by USDC after ETH: amounts in ETH, token USDC) */
+            amountToken: string;
             brandKey: string;
             buyerWallet: string | null;
             /**
@@ -891,6 +899,8 @@ export interface components {
             paidLate: boolean;
             /** @description the status before; for a first status, that status itself */
             previousStatus: string;
+            /** @description the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts */
+            processorPaymentsToRefund: number;
             processorSessionId: string | null;
             /** Format: double */
             processorSourceAmountUsd: number | null;
@@ -1070,7 +1080,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters. */
+        /** @description Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters. At most 10,000 keys (or 128 MiB of kept answers) per merchant in 24 h: a new key past that is 429 rate_limited with resetAt, and nothing runs; replays and conflicts are still answered. POST /api/graphql (a read) checks the key but neither keeps nor replays it. */
         IdempotencyKey: string;
     };
     requestBodies: never;
@@ -1186,7 +1196,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters. */
+                /** @description Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters. At most 10,000 keys (or 128 MiB of kept answers) per merchant in 24 h: a new key past that is 429 rate_limited with resetAt, and nothing runs; replays and conflicts are still answered. POST /api/graphql (a read) checks the key but neither keeps nor replays it. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -1250,7 +1260,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters. */
+                /** @description Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters. At most 10,000 keys (or 128 MiB of kept answers) per merchant in 24 h: a new key past that is 429 rate_limited with resetAt, and nothing runs; replays and conflicts are still answered. POST /api/graphql (a read) checks the key but neither keeps nor replays it. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
