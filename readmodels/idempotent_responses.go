@@ -48,8 +48,9 @@ type Kept struct {
 
 // The bound on a principal's kept answers within IdempotencyTTL (migration 049): a claim of a new
 // key (or one expired) is refused once the principal's keys claimed in the window reach
-// MaxKeptAnswers, or the answers kept in it MaxKeptBytes. Claims that race may pass it by as
-// many as run at once. A replay, a conflict and a wait for a running request are never refused.
+// MaxKeptAnswers, or the answers kept in it MaxKeptBytes. Claims of one principal are counted
+// one at a time (Claim's lock), so racing claims do not pass it. A replay, a conflict and a wait
+// for a running request are never refused.
 const (
 	MaxKeptAnswers = 10_000
 	MaxKeptBytes   = 128 << 20
@@ -91,8 +92,16 @@ const claimSQL = `WITH used AS (
 func (s *IdempotentResponses) Claim(ctx context.Context, principal, key, hash string, lock time.Duration) (Kept, error) {
 	var taken, room bool
 	var reset *time.Time
-	err := s.pool.QueryRow(ctx, claimSQL, principal, key, hash, lock.Seconds(), IdempotencyTTL, s.maxAnswers, s.maxBytes).
-		Scan(&taken, &room, &reset)
+	// The count and the claim run under a per-principal lock held to commit (as the API keys'
+	// bound, keys.go): a statement reads the counters as they were when it began, so claims that
+	// raced each counted the others' as absent and as many as ran at once passed the bound.
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('payledger idempotent kept:' || $1::text, 0))`, principal); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, claimSQL, principal, key, hash, lock.Seconds(), IdempotencyTTL, s.maxAnswers, s.maxBytes).
+			Scan(&taken, &room, &reset)
+	})
 	if err != nil {
 		return Kept{}, fmt.Errorf("claim idempotency key: %w", err)
 	}
