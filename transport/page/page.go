@@ -136,8 +136,9 @@ type View struct {
 	Currency  string
 	Status    string
 	Settled   bool // paid, reconciled, refund requested or refunded: the receipt view, no payment controls
-	// InProgress (pending, ach_pending): a payment is being confirmed; the controls are hidden so
-	// that the customer does not pay twice, and come back if it fails.
+	// InProgress (receipt.State.PaymentInProgress: ach_pending, or pending with a payment under
+	// way): a payment is being confirmed; the controls are hidden so that the customer does not
+	// pay twice, and come back if it fails or ends short (a reopened ACH payment).
 	InProgress bool
 	Payment    *Payment
 	Failure    *Failure

@@ -42,7 +42,7 @@ func (s *handlers) pageView(ctx context.Context, row readmodels.ReceiptRow) page
 	g := st.Receipt
 	now := s.r.Now().UnixMilli()
 	v := page.View{ReceiptID: g.ReceiptID, BrandName: g.BrandName, Total: g.Total.String(), Currency: g.Currency,
-		Status: string(st.Status), Settled: st.Status.Settled(), InProgress: st.Status == receipt.StatusPending || st.Status == receipt.StatusACHPending, Payment: paymentView(st), Failure: failureView(st),
+		Status: string(st.Status), Settled: st.Status.Settled(), InProgress: st.PaymentInProgress(), Payment: paymentView(st), Failure: failureView(st),
 		WalletOK: s.cfg.PaymentChain.Configured(), CardOK: s.cfg.OnrampConfigured, ExpiresAt: g.ExpiresAt, ChainGone: st.DepositChainGone != nil,
 		WindowEnded: windowEnded(st, now), WindowNote: windowNote(st, now)}
 	if shop, err := s.Shops.Get(ctx, g.Merchant); err == nil {

@@ -34,6 +34,11 @@ type statusEvent struct {
 	// payment (null while the window is open).
 	WindowEnded bool    `json:"windowEnded"`
 	WindowNote  *string `json:"windowNote"`
+	// InProgress: a payment is being confirmed (receipt.State.PaymentInProgress), so the page
+	// hides its controls; false on a pending receipt whose attempt ended short (a reopened ACH
+	// payment) with nothing confirming, which waits for the customer to pay again. The page read
+	// every pending status as in progress, and that receipt offered no way to pay.
+	InProgress bool `json:"inProgress"`
 }
 
 // statusEventOf is st as the page's status shows it at now (Unix ms).
@@ -41,7 +46,7 @@ func statusEventOf(st receipt.State, now int64) statusEvent {
 	ev := statusEvent{ReceiptID: st.Receipt.ReceiptID, Status: string(st.Status),
 		Paid:           st.Status == receipt.StatusPaid || st.Status == receipt.StatusReconciled,
 		AmountRequired: nullable(st.AmountRequired()), AmountReceived: nullable(st.AmountReceived()), AmountToken: st.RequestedToken(),
-		PaidLate: st.PaidLate(), WindowEnded: windowEnded(st, now), WindowNote: nullable(windowNote(st, now))}
+		PaidLate: st.PaidLate(), WindowEnded: windowEnded(st, now), WindowNote: nullable(windowNote(st, now)), InProgress: st.PaymentInProgress()}
 	ev.Failure, ev.Payment = failureView(st), paymentView(st)
 	return ev
 }

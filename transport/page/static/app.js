@@ -256,7 +256,7 @@
     }).then(function (hash) {
       return post("/payment", { token: r.token, transactionHash: hash, buyerWallet: from });
     }).then(function (res) {
-      update({ status: res.status });
+      update({ status: res.status, inProgress: res.status === "pending" }); // the stream then says more
     }).catch(walletError).then(function () { btn.disabled = false; });
   }
 
@@ -289,7 +289,9 @@
       var a = document.createElement("p"); a.id = "failure-action"; a.textContent = s.failure.action;
       f.appendChild(d); f.appendChild(a); f.hidden = false;
     } else if (s.status !== "failed") { f.hidden = true; }
-    var busy = s.status === "pending" || s.status === "ach_pending";
+    // A payment is being confirmed (the service's inProgress): not every pending receipt is, one
+    // whose bank payment ended short waits for the customer to pay again.
+    var busy = !!s.inProgress;
     if (s.windowEnded && settled.indexOf(s.status) < 0) { lastNote = s.windowNote; endWindow(s.windowNote); }
     var under = received(s);
     receivedChanged(s);
