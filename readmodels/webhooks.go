@@ -134,15 +134,20 @@ func (o *Outbox) ClaimMarked(ctx context.Context, all bool, run time.Time, limit
 	return o.claim(ctx, []string{NoteMarked}, all, run, limit, lease, pickDue)
 }
 
-// ClaimShared is Claim of the workers (pending and retrying notifications when due), oldest due
-// first but at most perMerchant of one merchant less what the caller already has in flight for it
-// (busy, by merchant wallet): taken oldest first whoever they were for, one merchant's backlog to
+// ClaimShared is Claim of the workers (pending, retrying and marked notifications when due), oldest
+// due first but at most perMerchant of one merchant less what the caller already has in flight for
+// it (busy, by merchant wallet): taken oldest first whoever they were for, one merchant's backlog to
 // a hanging receiver filled every attempt in flight and held every other merchant's webhooks for
 // a timeout per claim. See claimFair for how the candidates are found.
+//
+// Marked notifications (both first attempts failed) are claimed here once their backoff is due,
+// under the same share: claimed only by the scheduled reconciliation (ClaimMarked, oldest due
+// first, no share), one merchant's backlog to a hanging receiver (10,000 due) held every other
+// merchant's marked retries for about 25 minutes.
 func (o *Outbox) ClaimShared(ctx context.Context, limit, perMerchant int, busy map[string]int, lease time.Duration) ([]Claimed, error) {
 	return claimFair(limit, perMerchant, busy, func(c Claimed) string { return c.Merchant },
 		func(limit int, merchants []string, counts []int32, capped []string) ([]Claimed, error) {
-			return o.claim(ctx, []string{NotePending, NoteRetrying}, false, time.Time{}, limit, lease, pickShared,
+			return o.claim(ctx, []string{NotePending, NoteRetrying, NoteMarked}, false, time.Time{}, limit, lease, pickShared,
 				merchants, counts, perMerchant, capped, limit*fairWindow)
 		})
 }
@@ -208,10 +213,11 @@ const pickDue = `WITH claimed AS (
 
 // pickShared is pickDue's claim (claimFair's round) over a window of $11 candidates, none of a
 // merchant in $10, at most $9 less what $7/$8 say is in flight of one merchant. The states are
-// also literal so the due index's predicate is implied.
+// also literal so the due index's predicate (webhook_notifications_due: the three open states) is
+// implied.
 const pickShared = `WITH candidates AS MATERIALIZED (
 			SELECT id, merchant_wallet, next_attempt_at FROM webhook_notifications
-			WHERE state IN ('pending', 'retrying') AND state = ANY($1) AND ($2 OR next_attempt_at <= now())
+			WHERE state IN ('pending', 'retrying', 'marked') AND state = ANY($1) AND ($2 OR next_attempt_at <= now())
 			  AND (lease_until IS NULL OR lease_until < now()) AND ($6::timestamptz IS NULL OR updated_at < $6)
 			  AND NOT (merchant_wallet = ANY($10::text[]))
 			ORDER BY next_attempt_at LIMIT $11 FOR UPDATE SKIP LOCKED),

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -112,7 +113,10 @@ type Dispatcher struct {
 	records            chan struct{}   // one token per recording in progress (recordSlots)
 	merchants          *flying[string] // the workers' attempts in flight by merchant
 	client             *http.Client
-	lease              time.Duration // how long a claim holds its notifications (leaseFor; tests shorten it)
+	// working says Run's workers are claiming: they take marked notifications whose backoff is
+	// due (Outbox.ClaimShared), so the scheduled reconciliation pass leaves those to them.
+	working atomic.Bool
+	lease   time.Duration // how long a claim holds its notifications (leaseFor; tests shorten it)
 
 	// receiptClaims, endpointClaims and subscriptionClaims are the senders' runs of failed claims
 	// (Failing); the subscription sender sends through this dispatcher (SubscriptionSender.Via).
@@ -179,6 +183,10 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		}
 	}
 	done := make(chan struct{})
+	if d.Workers > 0 {
+		d.working.Store(true)
+		defer d.working.Store(false)
+	}
 	if d.Endpoints != nil {
 		go func() {
 			defer func() { done <- struct{}{} }()
@@ -235,10 +243,19 @@ func (d *Dispatcher) work(ctx context.Context, poll time.Duration) {
 // merchant's receiver down for an hour) the backoff documented (1 min, 2 min, 4 min ...) slipped
 // by hours for every merchant's marked webhooks, queued behind in due order.
 //
+// While Run's workers claim, the scheduled pass tries nothing: the workers take marked
+// notifications as their backoff comes due, under the per-merchant share (merchantShare). The
+// pass claims oldest due first with no share, so one merchant's backlog to a hanging receiver
+// went before every other merchant's (10,000 due: about 25 minutes) and, beside the workers, had
+// more than its share on the wire. A dispatcher without workers keeps the pass.
+//
 // A claimed batch goes out concurrently, as the workers' do: every attempt ends within Timeout,
 // well inside the lease. Sent one after another, a batch outlived its lease after a few slow
 // receivers, and another instance claimed and sent again what was still waiting its turn.
 func (d *Dispatcher) ReconcileMarked(ctx context.Context, all bool) (tried, delivered int, err error) {
+	if !all && d.working.Load() {
+		return 0, 0, nil
+	}
 	var run time.Time // the database's time of the run's first claim
 	start := d.Now()
 	for {

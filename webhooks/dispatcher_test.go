@@ -266,8 +266,8 @@ func TestDispatcherSignsAndRetriesWithTheSameDeliveryID(t *testing.T) {
 }
 
 // TestDispatcherMarksThenReconciles: after two failed attempts the notification carries the
-// pending-delivery marker and the workers leave it; reconciliation delivers it with a new
-// delivery id.
+// pending-delivery marker and the workers leave it until its backoff (1 min) is due;
+// reconciliation delivers it with a new delivery id.
 func TestDispatcherMarksThenReconciles(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, nil)
