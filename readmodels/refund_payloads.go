@@ -6,11 +6,15 @@ import (
 )
 
 // RefundsPayload is what a receipt read, its status read and its webhook payload show of its
-// refunds (DESIGN 10, "Refunds"): refundedUsd counts processed refunds only; refunds lists every
-// refund with a transaction hash (and those processed on the merchant's word), oldest first.
+// refunds (DESIGN 10, "Refunds"): refundedUsd counts processed refunds only, of the order once it
+// is paid (never more than the total), of the funds received while it is not;
+// refundedBeforePaymentUsd, once paid, the funds returned before a late payment paid it (stop 69);
+// refunds lists every refund with a transaction hash (and those processed on the merchant's
+// word), oldest first.
 type RefundsPayload struct {
-	RefundedUSD float64         `json:"refundedUsd"`
-	Refunds     []RefundPayload `json:"refunds"`
+	RefundedUSD              float64         `json:"refundedUsd"`
+	RefundedBeforePaymentUSD float64         `json:"refundedBeforePaymentUsd,omitempty"`
+	Refunds                  []RefundPayload `json:"refunds"`
 	// ProcessorPaymentsToRefund counts the receipt's card or bank payments that the processor
 	// completed and the receipt does not count (ProcessorPaymentsToRefundOf, stop 69).
 	ProcessorPaymentsToRefund int `json:"processorPaymentsToRefund"`
@@ -38,7 +42,7 @@ type RefundPayload struct {
 
 // RefundsPayloadOf renders st's refunds.
 func RefundsPayloadOf(st receipt.State) RefundsPayload {
-	out := RefundsPayload{RefundedUSD: st.RefundedCents.Float(), Refunds: make([]RefundPayload, 0, len(st.Refunds)),
+	out := RefundsPayload{RefundedUSD: st.OrderRefundedCents().Float(), RefundedBeforePaymentUSD: st.RefundedBeforePaymentCents().Float(), Refunds: make([]RefundPayload, 0, len(st.Refunds)),
 		ProcessorPaymentsToRefund: ProcessorPaymentsToRefundOf(st)}
 	for _, r := range st.Refunds {
 		v := RefundPayload{AmountUSD: money.Cents(r.AmountCents).Float(), Token: nullString(r.Token), Amount: nullString(r.TokenAmount()),
@@ -76,7 +80,7 @@ func ReceiptRefundedOf(st receipt.State, p receipt.RefundProcessed) ReceiptRefun
 	rec, _ := st.CountedRefund(p.TransactionHash)
 	return ReceiptRefunded{ReceiptID: st.Receipt.ReceiptID, Status: string(st.Status), AmountUSD: money.Cents(p.AmountCents).Float(),
 		TransactionHash: nullString(p.TransactionHash), Proof: firstOf(p.Proof, receipt.ProofMerchant), Token: nullString(p.Token),
-		Amount: nullString(rec.TokenAmount()), To: nullString(p.Recipient), From: nullString(p.Sender), RefundedUSD: st.RefundedCents.Float(), ProcessedAt: p.At}
+		Amount: nullString(rec.TokenAmount()), To: nullString(p.Recipient), From: nullString(p.Sender), RefundedUSD: st.OrderRefundedCents().Float(), ProcessedAt: p.At}
 }
 
 // ReceiptRefundFailed is receipt.refund_failed: a claimed refund the chain does not support.
@@ -93,5 +97,5 @@ type ReceiptRefundFailed struct {
 // ReceiptRefundFailedOf renders st's refused claim r.
 func ReceiptRefundFailedOf(st receipt.State, r receipt.RefundRefused) ReceiptRefundFailed {
 	return ReceiptRefundFailed{ReceiptID: st.Receipt.ReceiptID, Status: string(st.Status), AmountUSD: money.Cents(r.AmountCents).Float(),
-		TransactionHash: r.TransactionHash, Reason: r.Reason, RefundedUSD: st.RefundedCents.Float(), RefusedAt: r.At}
+		TransactionHash: r.TransactionHash, Reason: r.Reason, RefundedUSD: st.OrderRefundedCents().Float(), RefusedAt: r.At}
 }

@@ -40,7 +40,7 @@ func answerIssued(c echo.Context, status int, view receiptView) error {
 
 // appendReceipt appends v as encoding/json would; false if a number is not finite.
 func appendReceipt(b []byte, v *receiptView) ([]byte, bool) {
-	if !finite(v.ProcessingFeeUSD, v.SubtotalUSD, v.TaxRate, v.TaxUSD, v.TotalUSD, v.RefundedUSD) {
+	if !finite(v.ProcessingFeeUSD, v.SubtotalUSD, v.TaxRate, v.TaxUSD, v.TotalUSD, v.RefundedUSD, v.RefundedBeforePaymentUSD) {
 		return b, false
 	}
 	b = appendKey(b, `{"brandName":`, v.BrandName)
@@ -69,6 +69,9 @@ func appendReceipt(b []byte, v *receiptView) ([]byte, bool) {
 	b = appendKey(b, `,"amountToken":`, v.AmountToken)
 	b = strconv.AppendBool(append(b, `,"paidLate":`...), v.PaidLate)
 	b = appendFloat(append(b, `,"refundedUsd":`...), v.RefundedUSD)
+	if v.RefundedBeforePaymentUSD != 0 { // omitempty
+		b = appendFloat(append(b, `,"refundedBeforePaymentUsd":`...), v.RefundedBeforePaymentUSD)
+	}
 	b, ok = appendRefunds(append(b, `,"refunds":`...), v.Refunds)
 	b = strconv.AppendInt(append(b, `,"processorPaymentsToRefund":`...), int64(v.ProcessorPaymentsToRefund), 10)
 	return append(b, '}'), ok

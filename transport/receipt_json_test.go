@@ -39,8 +39,9 @@ func randomView(r *rand.Rand) receiptView {
 	v := receiptView{BrandName: str(), CreatedAt: r.Int64N(1 << 40), Currency: str(), JurisdictionCode: ptr(),
 		MerchantWallet: str(), ProcessingFeeUSD: num(), ReceiptID: str(), Status: str(), SubtotalUSD: num(),
 		TaxRate: num(), TaxUSD: num(), TotalUSD: num(), TransactionID: ptr(),
-		depositView:    depositView{DepositAddress: ptr(), AmountRequired: ptr(), AmountReceived: ptr(), AmountToken: str(), PaidLate: r.IntN(2) == 0},
-		RefundsPayload: readmodels.RefundsPayload{RefundedUSD: num(), ProcessorPaymentsToRefund: r.IntN(3)}}
+		depositView: depositView{DepositAddress: ptr(), AmountRequired: ptr(), AmountReceived: ptr(), AmountToken: str(), PaidLate: r.IntN(2) == 0},
+		RefundsPayload: readmodels.RefundsPayload{RefundedUSD: num(), RefundedBeforePaymentUSD: []float64{0, num()}[r.IntN(2)],
+			ProcessorPaymentsToRefund: r.IntN(3)}}
 	if r.IntN(4) > 0 {
 		v.LineItems = []lineView{}
 		for range r.IntN(4) {

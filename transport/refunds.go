@@ -61,7 +61,7 @@ func (s *Server) refund(c echo.Context) error {
 	// or claimed of them, not its total less refunds (RefundableCents; the same as Unrefunded for
 	// a settled receipt).
 	return c.JSON(http.StatusOK, map[string]any{"ok": true, "receiptId": req.ReceiptID, "status": string(st.Status),
-		"refundedUsd": st.RefundedCents.Float(), "requestedRefundUsd": st.RequestedCents.Float(), "unrefundedUsd": money.Cents(st.RefundableCents()).Float(),
+		"refundedUsd": st.OrderRefundedCents().Float(), "requestedRefundUsd": st.OrderRequestedCents().Float(), "unrefundedUsd": money.Cents(st.RefundableCents()).Float(),
 		"refunds": readmodels.RefundsPayloadOf(st).Refunds})
 }
 

@@ -134,7 +134,8 @@ func TestWebhookSignatureHeadersAndPayload(t *testing.T) {
 		"customerTotalUsd": "number", "processorSourceAmountUsd": "number", "processorSessionId": "string", "isProcessorSessionUnique": "bool",
 		"transactionId": "string", "metadata": "object", "token": "string", "brandKey": "string", "timestamp": "number",
 		"depositAddress": "null", "amountRequired": "string", "amountReceived": "null", "paidLate": "bool", // DESIGN 9: no deposit, nothing seen
-		"refundedUsd": "number", "refunds": "array"} // DESIGN 10
+		"refundedUsd": "number", "refunds": "array", // DESIGN 10
+		"amountToken": "string", "processorPaymentsToRefund": "number"} // stop 69
 	for f, typ := range types {
 		v, ok := p[f]
 		if !ok {

@@ -162,8 +162,9 @@ func DistributeSplit(s State, d SplitDistributed) ([]Event, error) {
 	return []Event{d}, nil
 }
 
-// Unrefunded is what can still be refunded.
-func (s State) Unrefunded() int64 { return int64(s.Receipt.Total - s.RefundedCents - s.RequestedCents) }
+// Unrefunded is what can still be refunded of the order (OrderUnrefunded: funds returned before a
+// late payment do not count against it, stop 69).
+func (s State) Unrefunded() int64 { return s.OrderUnrefunded() }
 
 // Quote prices the receipt in token with the given exact USD prices (eurUSD for EUR receipts)
 // and returns the event that records the quote with the rates it used. Errors: ErrNotFound,

@@ -816,7 +816,10 @@ type Receipt struct {
 	ProcessorPaymentsToRefund int    `json:"processorPaymentsToRefund,omitempty"`
 	ReceiptId                 string `json:"receiptId,omitempty"`
 
-	// RefundedUsd processed refunds only (a claim counts once the chain shows it)
+	// RefundedBeforePaymentUsd since stop 69, omitted when 0: funds returned while the receipt was failed, before a late payment paid it; counted apart from refundedUsd
+	RefundedBeforePaymentUsd json.Number `json:"refundedBeforePaymentUsd,omitempty"`
+
+	// RefundedUsd processed refunds of the order only (a claim counts once the chain shows it); never above totalUsd once paid
 	RefundedUsd   json.Number   `json:"refundedUsd,omitempty"`
 	Refunds       []Refund      `json:"refunds,omitempty"`
 	Status        ReceiptStatus `json:"status,omitempty"`
@@ -993,7 +996,10 @@ type StatusRead struct {
 	ProviderRequestId         string      `json:"providerRequestId"`
 	ReceiptId                 string      `json:"receiptId"`
 
-	// RefundedUsd processed refunds only (a claim counts once the chain shows it)
+	// RefundedBeforePaymentUsd since stop 69, omitted when 0: funds returned while the receipt was failed, before a late payment paid it; counted apart from refundedUsd
+	RefundedBeforePaymentUsd json.Number `json:"refundedBeforePaymentUsd,omitempty"`
+
+	// RefundedUsd processed refunds of the order only (a claim counts once the chain shows it); never above totalUsd once paid
 	RefundedUsd json.Number      `json:"refundedUsd"`
 	Refunds     []Refund         `json:"refunds"`
 	Status      StatusReadStatus `json:"status"`

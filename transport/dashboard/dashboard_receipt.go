@@ -143,10 +143,10 @@ func dashReceiptOf(st receipt.State) dashReceiptView {
 	cur := g.Currency
 	v := dashReceiptView{ID: g.ReceiptID, Brand: g.BrandName, TransactionID: g.TransactionID, Created: created, CreatedISO: iso,
 		Status: string(st.Status), Currency: cur, Subtotal: dashMoney(g.Subtotal, cur), Tax: dashMoney(g.Tax, cur), Fee: dashMoney(g.Fee, cur),
-		Total: dashMoney(g.Total, cur), SplitTx: st.SplitTxHash, RefundTxs: st.RefundTxHashes, Refunded: dashMoney(st.RefundedCents, cur),
+		Total: dashMoney(g.Total, cur), SplitTx: st.SplitTxHash, RefundTxs: st.RefundTxHashes, Refunded: dashMoney(st.OrderRefundedCents(), cur),
 		WebhookURL: g.WebhookURL != ""}
-	if st.RequestedCents > 0 {
-		v.Requested = dashMoney(st.RequestedCents, cur)
+	if r := st.OrderRequestedCents(); r > 0 {
+		v.Requested = dashMoney(r, cur)
 	}
 	if p := st.Payment; p != nil && st.Status != receipt.StatusFailed {
 		pay := *p

@@ -679,7 +679,12 @@ export interface components {
             receiptId?: string;
             /**
              * Format: double
-             * @description processed refunds only (a claim counts once the chain shows it)
+             * @description since stop 69, omitted when 0: funds returned while the receipt was failed, before a late payment paid it; counted apart from refundedUsd
+             */
+            refundedBeforePaymentUsd?: number;
+            /**
+             * Format: double
+             * @description processed refunds of the order only (a claim counts once the chain shows it); never above totalUsd once paid
              */
             refundedUsd?: number;
             refunds?: components["schemas"]["Refund"][];
@@ -910,7 +915,12 @@ export interface components {
             receiptId: string;
             /**
              * Format: double
-             * @description processed refunds only (a claim counts once the chain shows it)
+             * @description since stop 69, omitted when 0: funds returned while the receipt was failed, before a late payment paid it; counted apart from refundedUsd
+             */
+            refundedBeforePaymentUsd?: number;
+            /**
+             * Format: double
+             * @description processed refunds of the order only (a claim counts once the chain shows it); never above totalUsd once paid
              */
             refundedUsd: number;
             refunds: components["schemas"]["Refund"][];
