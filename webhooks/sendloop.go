@@ -41,14 +41,13 @@ func (l sendLoop[T, K]) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		room := min(l.batch, l.inFlight-len(busy))
 		if room > 0 {
-			items, err := l.claim(ctx, room, l.share, l.keys.snapshot())
+			items, err := claimCounted(l.keys, l.key, func(busy map[K]int) ([]T, error) { return l.claim(ctx, room, l.share, busy) })
 			if (err == nil || ctx.Err() == nil) && l.fails.claimed(err, time.Now()) {
 				l.log.Warn().Err(err).Msg(l.what)
 			}
 			for _, it := range items {
-				k := l.key(it)
+				k := l.key(it) // counted in flight by claimCounted
 				busy <- struct{}{}
-				l.keys.add(k, 1)
 				sending.Go(func() {
 					defer func() {
 						l.keys.add(k, -1) // before the wake-up: a claim sees the place free
@@ -87,8 +86,25 @@ func signal(c chan struct{}) {
 
 // flying counts attempts in flight by endpoint or merchant.
 type flying[K comparable] struct {
-	mu sync.Mutex
-	n  map[K]int
+	claiming sync.Mutex // one claim at a time (claimCounted)
+	mu       sync.Mutex
+	n        map[K]int
+}
+
+// claimCounted runs claim with f's counts and counts what it claimed in flight before another
+// claim of f reads them: the claims of the receipt workers, which share one count, take turns.
+// Each read the counts at once and counted its items only when its claim came back, so workers
+// claiming together each saw a merchant's share free and each took it: a merchant whose receiver
+// hangs had several times merchantShare attempts on the wire (48 of 32 with two workers), and up
+// to every place of eight workers, its backlog holding up everyone's webhooks again.
+func claimCounted[T any, K comparable](f *flying[K], key func(T) K, claim func(busy map[K]int) ([]T, error)) ([]T, error) {
+	f.claiming.Lock()
+	defer f.claiming.Unlock()
+	items, err := claim(f.snapshot())
+	for _, it := range items {
+		f.add(key(it), 1)
+	}
+	return items, err
 }
 
 func newFlying[K comparable]() *flying[K] { return &flying[K]{n: map[K]int{}} }
