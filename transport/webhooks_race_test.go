@@ -214,11 +214,16 @@ func TestRedeliverRacingAPaymentKeepsItPending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := *e.dispatcher
-	d.Outbox = markHook{Outbox: e.outbox, before: func() {
-		e.pay(id, "evt_3")
-		waitUntil(t, "paid", 5*time.Second, func() bool { return e.status(m, id)["status"] == "paid" })
-	}}
+	// A second dispatcher configured as the env's, on the hooked outbox (a copy of the env's would
+	// copy its state: go vet refuses it).
+	src := e.dispatcher
+	d := (&webhooks.Dispatcher{Keys: src.Keys, Events: src.Events, Log: src.Log, Production: src.Production,
+		Timeout: src.Timeout, RetryDelay: src.RetryDelay, Workers: src.Workers, Metrics: src.Metrics, Now: src.Now,
+		Endpoints: src.Endpoints, Tracer: src.Tracer, Telling: src.Telling,
+		Outbox: markHook{Outbox: e.outbox, before: func() {
+			e.pay(id, "evt_3")
+			waitUntil(t, "paid", 5*time.Second, func() bool { return e.status(m, id)["status"] == "paid" })
+		}}}).Init()
 	if a, err := d.Redeliver(ctx, n); err != nil || a.StatusSent != "failed" {
 		t.Fatalf("redelivery sent %q: %v", a.StatusSent, err)
 	}
