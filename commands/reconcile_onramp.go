@@ -205,8 +205,9 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 	if slices.Contains(receipt.ProcessorStatuses, sess.Status) && decidable(loaded.State, sess.Status) {
 		if (receipt.ProcessorUpdate{Status: sess.Status}).IsFailure() {
 			// An earlier session's payment under way, or done, comes first: the current one's
-			// failure would fail the receipt, and a failed receipt is not asked about again.
-			if changed, res, err := h.verifyEarlier(ctx, loaded); err != nil || changed {
+			// failure would fail the receipt, and a failed receipt is not asked about again. So
+			// the failure waits for a pass in which the processor answered about every one.
+			if changed, res, err := h.verifyEarlier(ctx, loaded, true); err != nil || changed {
 				return changed, res, err
 			}
 		}
@@ -214,7 +215,7 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 			return changed, res, err
 		}
 	}
-	return h.verifyEarlier(ctx, loaded)
+	return h.verifyEarlier(ctx, loaded, false)
 }
 
 // verifyEarlier asks about the receipt's earlier onramp sessions (sessionsToAsk, the newest few
@@ -226,8 +227,10 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 // of an attempt other than the current changes nothing (recorded as ignored on every pass, it
 // would grow the stream), except a payment under way that makes it the current attempt again,
 // once (earlierNews). A session the processor answers nothing about is skipped; once it does not
-// answer at all, the rest are left to a later pass.
-func (h *ReconcileOnrampHandler) verifyEarlier(ctx context.Context, loaded Loaded[receipt.State]) (bool, eventstore.AppendResult, error) {
+// answer at all, the rest are left to a later pass, and, before the current session's failure
+// (beforeFailure), that is the processor's error: the failure is not applied in this pass (stop
+// 69 review: applied, it failed the receipt, which left the list with the earlier payment unasked).
+func (h *ReconcileOnrampHandler) verifyEarlier(ctx context.Context, loaded Loaded[receipt.State], beforeFailure bool) (bool, eventstore.AppendResult, error) {
 	st := loaded.State
 	if st.Expired() || !slices.Contains(earlierAsked, st.Status) {
 		return false, eventstore.AppendResult{}, nil
@@ -237,6 +240,9 @@ func (h *ReconcileOnrampHandler) verifyEarlier(ctx context.Context, loaded Loade
 			continue
 		}
 		sess, err := h.processor.Get(ctx, a.SessionID)
+		if processorDown(err) && beforeFailure {
+			return false, eventstore.AppendResult{}, fmt.Errorf("ask earlier onramp session %s before the current one's failure: %w", a.SessionID, err)
+		}
 		if processorDown(err) {
 			break // the next would wait as long: a later pass asks again
 		}
