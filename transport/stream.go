@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/payledger/payledger/readmodels"
+	"github.com/payledger/payledger/transport/ratelimit"
 )
 
 // Pace of the merchant event stream (GET /api/webhooks/stream): the event log is read every
@@ -51,7 +53,7 @@ func (s *Server) noSlot(message string) *Error { return NoSlot(message, s.now())
 
 // Slots counts the open long-lived requests (streams, exports) of each key (a merchant, a client
 // address): at most Max each (0: streamsPerUser) and at most Total on the instance (0: no
-// instance bound).
+// instance bound). A client address taken with TakeAddress is also counted by its network.
 type Slots struct {
 	Max, Total int
 	mu         sync.Mutex
@@ -59,33 +61,90 @@ type Slots struct {
 	open       map[string]int
 }
 
+// slotKey is a key Slots counts and how many slots it holds.
+type slotKey struct {
+	key   string
+	limit int
+}
+
 // Take takes one of key's slots; false when none is left (for key or on the instance).
 func (s *Slots) Take(key string) bool { return s.takeWithin(key, s.Total) }
 
 // takeWithin is Take with total the instance bound (0: none).
-func (s *Slots) takeWithin(key string, total int) bool {
+func (s *Slots) takeWithin(key string, total int) bool { return s.take(total, s.keysOf(key, false)...) }
+
+// TakeAddress is Take for a client address (ClientKey). An IPv6 client, counted by its /64, also
+// takes one of the slots of the /56 around it, which holds ratelimit.WiderMultiple times Max, all
+// its /64s together, as the rate limits count it: a /56 holder (a common residential allocation)
+// opening streams from each of its 256 /64s in turn held 256 times the per-address bound. A slot
+// it takes is given back with GiveAddress.
+func (s *Slots) TakeAddress(addr string) bool { return s.take(s.Total, s.keysOf(addr, true)...) }
+
+// GiveAddress gives back a slot TakeAddress took for addr (once per TakeAddress).
+func (s *Slots) GiveAddress(addr string) { s.give(s.keysOf(addr, true)...) }
+
+// Give gives back a slot Take took for key (once per Take).
+func (s *Slots) Give(key string) { s.give(s.keysOf(key, false)...) }
+
+// keysOf are the keys a slot of key counts against: key, and with network the /56 of an IPv6
+// /64 key (slotNetwork).
+func (s *Slots) keysOf(key string, network bool) []slotKey {
+	limit := cmp.Or(s.Max, streamsPerUser)
+	keys := []slotKey{{key, limit}}
+	if wide, ok := slotNetwork(key); network && ok {
+		keys = append(keys, slotKey{wide, ratelimit.WiderMultiple * limit})
+	}
+	return keys
+}
+
+// take takes a slot of every key, or none when one of them has none left or the instance holds
+// total (0: no instance bound).
+func (s *Slots) take(total int, keys ...slotKey) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.open == nil {
 		s.open = map[string]int{}
 	}
-	limit := cmp.Or(s.Max, streamsPerUser)
-	if s.open[key] >= limit || (total > 0 && s.all >= total) {
+	if total > 0 && s.all >= total {
 		return false
 	}
-	s.open[key]++
+	for _, k := range keys {
+		if s.open[k.key] >= k.limit {
+			return false
+		}
+	}
+	for _, k := range keys {
+		s.open[k.key]++
+	}
 	s.all++
 	return true
 }
 
-// Give gives back a slot Take took for key (once per Take).
-func (s *Slots) Give(key string) {
+// give gives back the slot take took of every key.
+func (s *Slots) give(keys ...slotKey) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.all--
-	if s.open[key]--; s.open[key] <= 0 {
-		delete(s.open, key)
+	for _, k := range keys {
+		if s.open[k.key]--; s.open[k.key] <= 0 {
+			delete(s.open, k.key)
+		}
 	}
+}
+
+// slotNetwork is the key of the /56 around the IPv6 /64 that addr names (ClientKey's key of an
+// IPv6 client), and whether it names one: an IPv4 address or anything else is counted alone. The
+// key names the network ("net:" and the prefix), so no address's key is the same.
+func slotNetwork(addr string) (string, bool) {
+	p, err := netip.ParsePrefix(addr)
+	if err != nil || p.Bits() != 64 || !p.Addr().Is6() || p.Addr().Is4In6() || p.Masked() != p {
+		return "", false
+	}
+	wide, err := p.Addr().Prefix(56)
+	if err != nil {
+		return "", false
+	}
+	return "net:" + wide.String(), true
 }
 
 // TakeStreamSlot takes one of merchant's stream slots for a stream (/api/webhooks/stream, the
@@ -94,17 +153,18 @@ func (s *Slots) Give(key string) {
 // eventsLifetime; and at most streamsPerInstance are open on the instance. It returns the
 // give-back, which the handler calls (once) when the stream ends, or, when none is left, the 429
 // /api/webhooks/stream answers (the envelope with resetAt). A client address holds at most
-// streamsPerAddress of them, whichever merchants it opened them as.
+// streamsPerAddress of them, whichever merchants it opened them as, and an IPv6 client's /56 at
+// most ratelimit.WiderMultiple times that (Slots.TakeAddress).
 func (s *Server) TakeStreamSlot(c echo.Context, merchant string) (func(), error) {
 	addr := ClientKey(c)
-	if !s.streamAddrs.takeWithin(addr, 0) {
-		return nil, s.noSlot("Too many open event streams from this client address")
+	if !s.streamAddrs.TakeAddress(addr) {
+		return nil, s.noSlot("Too many open event streams from this client address or its network")
 	}
 	if !s.streams.takeWithin(merchant, streamsPerInstance) {
-		s.streamAddrs.Give(addr)
+		s.streamAddrs.GiveAddress(addr)
 		return nil, s.noSlot("Too many open event streams for this merchant, or on this instance")
 	}
-	return sync.OnceFunc(func() { s.streams.Give(merchant); s.streamAddrs.Give(addr) }), nil
+	return sync.OnceFunc(func() { s.streams.Give(merchant); s.streamAddrs.GiveAddress(addr) }), nil
 }
 
 // streamStart is the event id a stream resumes after: the client's Last-Event-ID, else the

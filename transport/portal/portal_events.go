@@ -88,11 +88,13 @@ func paymentView(st receipt.State) *page.Payment {
 // is a plain 404 before any stream.
 func (s *handlers) portalEvents(c echo.Context) error {
 	id := c.Param("id")
-	addr := transport.ClientKey(c) // an IPv6 client's /64: it has every address in it
-	if !s.streams.Take(addr) {
-		return transport.NoSlot("Too many open event streams from this address, or on this instance", time.Now())
+	// An IPv6 client's /64 (it has every address in it), and its /56 at ratelimit.WiderMultiple
+	// times the bound.
+	addr := transport.ClientKey(c)
+	if !s.streams.TakeAddress(addr) {
+		return transport.NoSlot("Too many open event streams from this address or its network, or on this instance", time.Now())
 	}
-	defer s.streams.Give(addr)
+	defer s.streams.GiveAddress(addr)
 	// Subscribed before the first read: a change committed in between still wakes the stream.
 	woken, unsubscribe := s.r.WatchReceipt(id)
 	defer unsubscribe()
@@ -122,8 +124,9 @@ func (s *handlers) portalEvents(c echo.Context) error {
 // connection for up to transport.EventsLifetime (10 minutes), and the route is public: the
 // per-minute limit per address let one address hold hundreds at once. A customer's page opens
 // one stream per tab; 20 leave room for the customers of a shop behind one address (an office,
-// a carrier's NAT). Past a bound the answer is 429 rate_limited with resetAt, as a merchant's
-// streams past theirs (transport.NoSlot); the page's client retries.
+// a carrier's NAT); an IPv6 client's /56 holds 4 times that, all its /64s together
+// (transport.Slots.TakeAddress). Past a bound the answer is 429 rate_limited with resetAt, as a
+// merchant's streams past theirs (transport.NoSlot); the page's client retries.
 const (
 	streamsPerAddress  = 20
 	streamsPerInstance = 2000
