@@ -418,12 +418,18 @@ func (o *Outbox) RecordAttempt(ctx context.Context, a Attempt) error {
 
 // MarkDelivered closes an open notification after a successful manual redelivery, if it still
 // aims at queuedKey, the key it had when it was read before the redelivery (a status change
-// since then may not be in what was sent: the notification stays open for it).
+// since then may not be in what was sent: the notification stays open for it). One leased by a
+// sender is left to it (its attempt completes it), unless the lease has run out (an instance
+// that stopped mid-attempt): that one is closed and its lease dropped, so a late completion
+// under it changes nothing. Left open, it was claimed and sent again once due, and the status
+// read said pending meanwhile.
 func (o *Outbox) MarkDelivered(ctx context.Context, id uuid.UUID, queuedKey, sentKey string) error {
 	// failed -> delivered changes a settled state that status caches may hold: announce it.
 	_, err := o.pool.Exec(ctx, `WITH upd AS (
-			UPDATE webhook_notifications SET state = 'delivered', delivered_at = now(), sent_key = $2, updated_at = now()
-			WHERE id = $1 AND queued_key = $3 AND state IN ('pending', 'retrying', 'marked', 'failed') AND lease_token IS NULL
+			UPDATE webhook_notifications SET state = 'delivered', delivered_at = now(), sent_key = $2, updated_at = now(),
+				lease_until = NULL, lease_token = NULL
+			WHERE id = $1 AND queued_key = $3 AND state IN ('pending', 'retrying', 'marked', 'failed')
+			  AND (lease_token IS NULL OR lease_until < now())
 			RETURNING receipt_id)
 		SELECT pg_notify('`+ReceiptsChangedChannel+`', receipt_id) FROM upd`, id, sentKey, queuedKey)
 	return err
