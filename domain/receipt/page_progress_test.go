@@ -29,6 +29,8 @@ func TestPaymentInProgress(t *testing.T) {
 		{"a card session open on a generated receipt", onramp, false},
 		{"a card payment processing", processing, true},
 		{"a bank payment accepted (ach_pending)", accepted, true},
+		{"a card payment processing, completed short", withEvents(t, processing, PaymentIgnored{AttemptID: "a", VerifiedBy: verifiedByProcessor,
+			TransactionHash: "0x" + strings.Repeat("4", 64), Token: "USD", AmountUnits: "500", Why: "underpaid", StatusAtArrival: StatusPending, At: 6}), false},
 		{"reopened by the short ACH completion", reopened, false},
 		{"reopened, then a new card session", withEvents(t, reopened, AttemptStarted{AttemptID: "b", Kind: "onramp", SessionID: "cos_2", At: 7}), true},
 		{"reopened, then a wallet payment submitted", withEvents(t, reopened, AttemptStarted{AttemptID: "w", Kind: "wallet", At: 7},
