@@ -228,8 +228,11 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 // would grow the stream), except a payment under way that makes it the current attempt again,
 // once (earlierNews). A session the processor answers nothing about is skipped; once it does not
 // answer at all, the rest are left to a later pass, and, before the current session's failure
-// (beforeFailure), that is the processor's error: the failure is not applied in this pass (stop
-// 69 review: applied, it failed the receipt, which left the list with the earlier payment unasked).
+// (beforeFailure) while the window is open, that is the processor's error: the failure is not
+// applied in this pass (stop 69 review: applied, it failed the receipt, which left the list with
+// the earlier payment unasked). After the window's end no payment under way resumes the receipt
+// (Resumable), so the failure is applied: a session the processor never answers about does not
+// keep the current one open, and the receipt pending, for good.
 func (h *ReconcileOnrampHandler) verifyEarlier(ctx context.Context, loaded Loaded[receipt.State], beforeFailure bool) (bool, eventstore.AppendResult, error) {
 	st := loaded.State
 	if st.Expired() || !slices.Contains(earlierAsked, st.Status) {
@@ -240,7 +243,7 @@ func (h *ReconcileOnrampHandler) verifyEarlier(ctx context.Context, loaded Loade
 			continue
 		}
 		sess, err := h.processor.Get(ctx, a.SessionID)
-		if processorDown(err) && beforeFailure {
+		if processorDown(err) && beforeFailure && h.now().UnixMilli() < st.Receipt.ExpiresAt {
 			return false, eventstore.AppendResult{}, fmt.Errorf("ask earlier onramp session %s before the current one's failure: %w", a.SessionID, err)
 		}
 		if processorDown(err) {

@@ -42,10 +42,18 @@ func (p *silentAbout) Get(ctx context.Context, id string) (commands.OnrampSessio
 // under way was never found (the window then expired the receipt while the customer paid). Now
 // the failure waits for a pass in which every earlier session was asked: the receipt is listed
 // as failed to verify, and the next pass resumes the earlier session's payment.
-func TestReview69AnUnansweredEarlierSessionHoldsTheCurrentFailure(t *testing.T) {
-	t.Parallel()
-	rc := newReconcileEnv(t)
-	ctx, pool, store, runner, clk, e, start := rc.ctx, rc.pool, rc.store, rc.runner, rc.clk, rc.pay, rc.start
+// twoSessions is a receipt with two card sessions: the first's payment under way, the second
+// expired, and a processor that does not answer about the first while silent is set.
+type twoSessions struct {
+	id            string
+	first, second commands.OnrampStarted
+	proc          *silentAbout
+	expiresAt     int64
+}
+
+func newTwoSessions(t *testing.T, rc reconcileEnv) twoSessions {
+	t.Helper()
+	ctx, store, runner, clk, start := rc.ctx, rc.store, rc.runner, rc.clk, rc.start
 	total := money.Cents(300)
 	g := receipt.Generated{ReceiptID: commands.NewReceiptID(clk.now()), Merchant: payMerchant, Source: "direct", Currency: "USD", TaxRate: "0",
 		TaxComponents: []string{}, LineItems: []receipt.LineItem{{Kind: receipt.KindCustom, Label: "Order", Amount: total}},
@@ -53,9 +61,8 @@ func TestReview69AnUnansweredEarlierSessionHoldsTheCurrentFailure(t *testing.T) 
 	if _, _, err := commands.GenerateReceipt(ctx, store, clk.now(), eventstore.Metadata{}, g); err != nil {
 		t.Fatal(err)
 	}
-	id := g.ReceiptID
 	begin := func() commands.OnrampStarted {
-		out, err := start.Handle(ctx, commands.StartOnramp{ReceiptID: id})
+		out, err := start.Handle(ctx, commands.StartOnramp{ReceiptID: g.ReceiptID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,31 +77,54 @@ func TestReview69AnUnansweredEarlierSessionHoldsTheCurrentFailure(t *testing.T) 
 	rc.proc.set(second.SessionID, func(s *commands.OnrampSession) { s.Status = "expired" })
 	p := &silentAbout{fakeProcessor: rc.proc, session: first.SessionID}
 	p.silent.Store(true)
+	return twoSessions{id: g.ReceiptID, first: first, second: second, proc: p, expiresAt: g.ExpiresAt}
+}
 
-	clk.advance(time.Minute)
-	h := commands.NewReconcileOnrampHandler(store, p, readmodels.NewReceipts(pool), clk.now)
-	pass := func() commands.Reconciled {
-		t.Helper()
-		got, err := h.Handle(ctx, commands.ReconcileOnramp{})
-		if err != nil {
+// reconcilePass runs one pass of h and waits for the projection of what it changed.
+func reconcilePass(t *testing.T, rc reconcileEnv, h *commands.ReconcileOnrampHandler) commands.Reconciled {
+	t.Helper()
+	got, err := h.Handle(rc.ctx, commands.ReconcileOnramp{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range got.Changes {
+		if err := rc.runner.WaitFor(rc.ctx, ch.Result.Position); err != nil {
 			t.Fatal(err)
 		}
-		for _, ch := range got.Changes {
-			if err := runner.WaitFor(ctx, ch.Result.Position); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return got
 	}
-	got := pass()
-	if h := e.history(id); strings.Contains(h, "PaymentFailed") || len(got.Failed) != 1 || got.Failed[0].ReceiptID != id {
-		t.Fatalf("a pass that could not ask the earlier session: failed %+v, history %s (want no PaymentFailed, the receipt listed as failed to verify)", got.Failed, h)
+	return got
+}
+
+func TestReview69AnUnansweredEarlierSessionHoldsTheCurrentFailure(t *testing.T) {
+	t.Parallel()
+	rc := newReconcileEnv(t)
+	r := newTwoSessions(t, rc)
+	rc.clk.advance(time.Minute)
+	h := commands.NewReconcileOnrampHandler(rc.store, r.proc, readmodels.NewReceipts(rc.pool), rc.clk.now)
+	got := reconcilePass(t, rc, h)
+	if hist := rc.pay.history(r.id); strings.Contains(hist, "PaymentFailed") || len(got.Failed) != 1 || got.Failed[0].ReceiptID != r.id {
+		t.Fatalf("a pass that could not ask the earlier session: failed %+v, history %s (want no PaymentFailed, the receipt listed as failed to verify)", got.Failed, hist)
 	}
-	p.silent.Store(false)
-	if got := pass(); len(got.Failed) != 0 {
+	r.proc.silent.Store(false)
+	if got := reconcilePass(t, rc, h); len(got.Failed) != 0 {
 		t.Fatalf("the pass once the processor answers: %+v", got.Failed)
 	}
-	if st := e.state(id); st.Status != receipt.StatusPending || st.CurrentAttempt != first.AttemptID || strings.Contains(e.history(id), "PaymentFailed") {
-		t.Fatalf("once the processor answers: %s on %s, history %s (want pending on the earlier session)", st.Status, st.CurrentAttempt, e.history(id))
+	if st := rc.pay.state(r.id); st.Status != receipt.StatusPending || st.CurrentAttempt != r.first.AttemptID || strings.Contains(rc.pay.history(r.id), "PaymentFailed") {
+		t.Fatalf("once the processor answers: %s on %s, history %s (want pending on the earlier session)", st.Status, st.CurrentAttempt, rc.pay.history(r.id))
+	}
+}
+
+// The hold is bounded by the window: after its end no payment under way resumes the receipt, so a
+// session the processor never answers about does not keep the expired current session open (and
+// the receipt pending, the window held by it) for good: its failure is applied.
+func TestReview69AnUnansweredEarlierSessionHoldsNothingAfterTheWindow(t *testing.T) {
+	t.Parallel()
+	rc := newReconcileEnv(t)
+	r := newTwoSessions(t, rc)
+	rc.clk.advance(time.Duration(r.expiresAt-rc.clk.now().UnixMilli())*time.Millisecond + time.Minute)
+	h := commands.NewReconcileOnrampHandler(rc.store, r.proc, readmodels.NewReceipts(rc.pool), rc.clk.now)
+	got := reconcilePass(t, rc, h)
+	if hist := rc.pay.history(r.id); !strings.Contains(hist, "PaymentFailed") || len(got.Failed) != 0 {
+		t.Fatalf("after the window's end: failed %+v, history %s (want the current session's failure applied)", got.Failed, hist)
 	}
 }
