@@ -11,7 +11,8 @@ import (
 )
 
 // MarkedWebhooks retries the webhook notifications marked for another delivery: all of them, or
-// only those whose backoff is due.
+// only those whose backoff is due (with the dispatcher's workers running, they do that under the
+// per-merchant share, and the call for the due ones returns at once).
 type MarkedWebhooks interface {
 	ReconcileMarked(ctx context.Context, all bool) (tried, delivered int, err error)
 }
