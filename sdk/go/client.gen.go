@@ -812,7 +812,7 @@ type Receipt struct {
 	PaidLate         bool        `json:"paidLate,omitempty"`
 	ProcessingFeeUsd json.Number `json:"processingFeeUsd,omitempty"`
 
-	// ProcessorPaymentsToRefund the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts
+	// ProcessorPaymentsToRefund the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts. A count of what happened, not of what is still owed: it never decreases (no event records the merchant's refund of such a payment)
 	ProcessorPaymentsToRefund int    `json:"processorPaymentsToRefund,omitempty"`
 	ReceiptId                 string `json:"receiptId,omitempty"`
 
@@ -988,7 +988,7 @@ type StatusRead struct {
 	// PreviousStatus the status before; for a first status, that status itself
 	PreviousStatus string `json:"previousStatus"`
 
-	// ProcessorPaymentsToRefund the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts
+	// ProcessorPaymentsToRefund the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts. A count of what happened, not of what is still owed: it never decreases (no event records the merchant's refund of such a payment)
 	ProcessorPaymentsToRefund int         `json:"processorPaymentsToRefund"`
 	ProcessorSessionId        string      `json:"processorSessionId"`
 	ProcessorSourceAmountUsd  json.Number `json:"processorSourceAmountUsd"`

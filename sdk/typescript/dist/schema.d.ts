@@ -673,7 +673,7 @@ export interface components {
             paidLate?: boolean;
             /** Format: double */
             processingFeeUsd?: number;
-            /** @description the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts */
+            /** @description the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts. A count of what happened, not of what is still owed: it never decreases (no event records the merchant's refund of such a payment) */
             processorPaymentsToRefund?: number;
             receiptId?: string;
             /**
@@ -904,7 +904,7 @@ export interface components {
             paidLate: boolean;
             /** @description the status before; for a first status, that status itself */
             previousStatus: string;
-            /** @description the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts */
+            /** @description the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts. A count of what happened, not of what is still owed: it never decreases (no event records the merchant's refund of such a payment) */
             processorPaymentsToRefund: number;
             processorSessionId: string | null;
             /** Format: double */
