@@ -26,9 +26,9 @@ func TestConfigRateLimits(t *testing.T) {
 	for _, tc := range []struct{ name, value, want string }{
 		{"RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR", "0", "RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR must be an integer >= 1"},
 		{"RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR", "ten", "RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR must be an integer >= 1"},
-		{"RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR", "1000001", "RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR must be at most 1000000"},
-		{"RATE_LIMIT_PER_MINUTE", "60000000001", "RATE_LIMIT_PER_MINUTE must be at most 1000000"},
-		{"RATE_LIMIT_PUBLIC_PER_MINUTE", "1000001", "RATE_LIMIT_PUBLIC_PER_MINUTE must be at most 1000000"},
+		{"RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR", "1000000001", "RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR must be at most 1000000000"},
+		{"RATE_LIMIT_PER_MINUTE", "60000000001", "RATE_LIMIT_PER_MINUTE must be at most 1000000000"},
+		{"RATE_LIMIT_PUBLIC_PER_MINUTE", "1000000001", "RATE_LIMIT_PUBLIC_PER_MINUTE must be at most 1000000000"},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			_, _, err := loadConfig(env(map[string]string{tc.name: tc.value}), rand.Reader)
