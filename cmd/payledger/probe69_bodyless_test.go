@@ -6,12 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/internal/wait"
 )
@@ -23,14 +20,8 @@ import (
 // bodiless, already refuses any field ("not silently ignored"). No body, or {}, stays accepted.
 func TestActionsRefuseABodyTheyDoNotRead(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), ".data")
-	base, _ := startServe(t, map[string]string{"DEV_DATA_DIR": dir, "JOURNAL_PATH": filepath.Join(dir, "journal.jsonl"), "DEVCHAIN": "off",
-		"RATE_LIMIT_PER_MINUTE": "100000", "RATE_LIMIT_PUBLIC_PER_MINUTE": "100000"})
+	base, m := serveWithDevMerchant(t, "Bodyless shop")
 	ctx := context.Background()
-	m := &devMerchant{base: base, dir: dir, log: zerolog.Nop()}
-	if err := m.run(ctx, "Bodyless shop", io.Discard); err != nil {
-		t.Fatal(err)
-	}
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	t.Cleanup(srv.Close)
 	var made struct {

@@ -6,14 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/webhooks"
@@ -62,14 +59,8 @@ func (r *probe69Receiver) signedWith(t *testing.T, id, secret string) bool {
 // shows must sign the endpoint's deliveries.
 func TestAReplayedSecretStillSigns(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), ".data")
-	base, _ := startServe(t, map[string]string{"DEV_DATA_DIR": dir, "JOURNAL_PATH": filepath.Join(dir, "journal.jsonl"), "DEVCHAIN": "off",
-		"RATE_LIMIT_PER_MINUTE": "100000", "RATE_LIMIT_PUBLIC_PER_MINUTE": "100000"})
+	_, m := serveWithDevMerchant(t, "Replay shop")
 	ctx := context.Background()
-	m := &devMerchant{base: base, dir: dir, log: zerolog.Nop()}
-	if err := m.run(ctx, "Replay shop", io.Discard); err != nil {
-		t.Fatal(err)
-	}
 	recv := &probe69Receiver{sigs: map[string]string{}, raw: map[string]probe69Delivery{}}
 	srv := httptest.NewServer(recv)
 	t.Cleanup(srv.Close)

@@ -27,23 +27,7 @@ func TestASilentListenerTurnsItsCachesOffAndReconnects(t *testing.T) {
 	direct := pgtest.Pool(t)
 	pool, proxy := cachetest.Pool(t, direct)
 	logs := &syncbuf.Buffer{}
-	inv := NewInvalidations(pool)
-	inv.Log = zerolog.New(logs)
-	c := NewCache[int](10, false)
-	inv.Register("payledger_test_changed", c)
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() { _ = inv.Run(ctx) })
-	t.Cleanup(func() { cancel(); wg.Wait() })
-
-	cached := func() bool {
-		_, gen, ok := c.Get("k")
-		if !ok {
-			c.Put("k", 1, gen)
-			_, _, ok = c.Get("k")
-		}
-		return ok
-	}
+	inv, c, cached := runListener(t, pool, func(inv *Invalidations) { inv.Log = zerolog.New(logs) })
 	wait.Until(t, "the cache to be on", 10*time.Second, cached)
 	port := listenerPort(t, proxy, direct)
 	if !proxy.Silence(port) {
@@ -106,22 +90,7 @@ func TestADeafListenerNeverTurnsItsCachesOn(t *testing.T) {
 	direct := pgtest.Pool(t)
 	pool, proxy := cachetest.Pool(t, direct)
 	proxy.DropNotifications(true)
-	inv := NewInvalidations(pool)
-	c := NewCache[int](10, false)
-	inv.Register("payledger_test_changed", c)
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() { _ = inv.Run(ctx) })
-	t.Cleanup(func() { cancel(); wg.Wait() })
-
-	cached := func() bool {
-		_, gen, ok := c.Get("k")
-		if !ok {
-			c.Put("k", 1, gen)
-			_, _, ok = c.Get("k")
-		}
-		return ok
-	}
+	inv, _, cached := runListener(t, pool, nil)
 	var first time.Time
 	wait.Until(t, "the deaf listener's first failure", 10*time.Second, func() bool {
 		first, _, _ = inv.Failing()
@@ -142,4 +111,30 @@ func TestADeafListenerNeverTurnsItsCachesOn(t *testing.T) {
 	if since, _, err := inv.Failing(); !since.IsZero() || err != nil {
 		t.Fatalf("Failing() = %v, %v once the listener hears; want none", since, err)
 	}
+}
+
+// runListener runs a listener on pool (configured by setup before it runs) with one cache
+// registered on payledger_test_changed, until the test ends. cached puts key "k" if it is
+// missing and says whether the cache serves it: true only while the cache is on.
+func runListener(t *testing.T, pool *pgxpool.Pool, setup func(*Invalidations)) (*Invalidations, *Cache[int], func() bool) {
+	t.Helper()
+	inv := NewInvalidations(pool)
+	if setup != nil {
+		setup(inv)
+	}
+	c := NewCache[int](10, false)
+	inv.Register("payledger_test_changed", c)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = inv.Run(ctx) })
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	cached := func() bool {
+		_, gen, ok := c.Get("k")
+		if !ok {
+			c.Put("k", 1, gen)
+			_, _, ok = c.Get("k")
+		}
+		return ok
+	}
+	return inv, c, cached
 }
