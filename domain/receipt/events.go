@@ -167,8 +167,9 @@ type RefundRequested struct {
 	RefundTo        string `json:"refundTo,omitempty"`
 	CoversCents     int64  `json:"coversCents,omitempty"` // the open hashless requests the claim takes over
 	// Unknown: the claim refunds this unconfigured token's transfer (refund_unknown.go); AmountCents is 0.
-	Unknown *UnknownTransferRef `json:"unknownTransfer,omitempty"`
-	At      int64               `json:"at"`
+	Unknown  *UnknownTransferRef `json:"unknownTransfer,omitempty"`
+	OfExcess bool                `json:"ofExcess,omitempty"` // the claim returns what the customer sent beyond the total (refund_excess.go, stop 70)
+	At       int64               `json:"at"`
 }
 
 // RefundProcessed: a refund was sent (with its transaction hash when known). Proof chain: the
