@@ -96,8 +96,11 @@ type RefundRecord struct {
 	Parts []RefundPart `json:"parts,omitempty"`
 	// OfFunds: claimed while the receipt had no payment, a refund of funds that paid nothing (a
 	// failed receipt's); they stay among its credits if a late payment pays it (ExcessCents).
-	OfFunds bool  `json:"ofFunds,omitempty"`
-	At      int64 `json:"at"`
+	OfFunds bool `json:"ofFunds,omitempty"`
+	// OfExcess: a claim returning what the customer sent beyond the total (refund_excess.go, stop
+	// 70): not the order's refund, bounded by the excess.
+	OfExcess bool  `json:"ofExcess,omitempty"`
+	At       int64 `json:"at"`
 }
 
 // Counted says whether the refund holds its hash: claimed or processed.
@@ -113,6 +116,7 @@ type refundState struct {
 	// order's refunds (refund_funds.go, stop 69).
 	FundsRefundedCents  money.Cents `json:"fundsRefundedCents,omitempty"`
 	FundsRequestedCents money.Cents `json:"fundsRequestedCents,omitempty"`
+	excessState                     // the excess's part (refund_excess.go, stop 70)
 }
 
 // RefundOrder is a merchant's refund.
@@ -122,6 +126,7 @@ type RefundOrder struct {
 	TransactionHash string              // lower case; "": a request
 	RefundTo        string              // lower case; "": a sender of the receipt's payment
 	Unknown         *UnknownTransferRef // a refund of this unconfigured token's transfer (refund_unknown.go)
+	Excess          bool                // a refund of what the customer sent beyond the total (refund_excess.go)
 	By              string
 	At              int64
 }
@@ -144,6 +149,9 @@ func RequestRefund(s State, o RefundOrder) ([]Event, error) {
 	}
 	if o.Unknown != nil {
 		return requestUnknownRefund(s, o)
+	}
+	if o.Excess && s.Payment != nil {
+		return requestExcessRefund(s, o)
 	}
 	switch s.Status {
 	case StatusPaid, StatusReconciled:
@@ -172,7 +180,7 @@ func RequestRefund(s State, o RefundOrder) ([]Event, error) {
 		remaining += hashless
 	}
 	if o.AmountCents == 0 {
-		o.AmountCents = remaining
+		o.AmountCents = s.defaultFundsAmount(o, remaining)
 	}
 	if o.AmountCents <= 0 || o.AmountCents > remaining {
 		return nil, fmt.Errorf("%w: the refund must be between 0.01 and the unrefunded %d cents", ErrAmount, remaining)
@@ -300,10 +308,10 @@ func (s *State) evolveRefund(e Event) {
 		}
 		r := s.Refunds[i]
 		s.RequestedCents -= money.Cents(r.AmountCents - r.CoversCents) // the covered requests stand again
-		s.fundsMoved(r, 0, -(r.AmountCents - r.CoversCents))
+		s.apartMoved(r, 0, -(r.AmountCents - r.CoversCents))
 		r.State, r.RefusedReason = RefundStateRefused, e.Reason
 		s.withRefund(i, r)
-		s.settleAfterRefund(e.At)
+		s.settleAfterRefund(r, e.At)
 	case RefundReverted:
 		i := s.refundIndex(e.TransactionHash)
 		if i < 0 || s.Refunds[i].State != RefundStateProcessed {
@@ -312,7 +320,7 @@ func (s *State) evolveRefund(e Event) {
 		r := s.Refunds[i]
 		s.RefundedCents -= money.Cents(r.AmountCents)
 		s.RequestedCents += money.Cents(r.AmountCents)
-		s.fundsMoved(r, -r.AmountCents, r.AmountCents)
+		s.apartMoved(r, -r.AmountCents, r.AmountCents)
 		// Back to the claim as it was before it was processed, with the requests it covers: a
 		// refusal then gives them back (before stop 60 they were lost, CoversCents reset to 0).
 		// What the chain showed goes too (stop 67): a claim has no proof, token, amount or
@@ -323,7 +331,7 @@ func (s *State) evolveRefund(e Event) {
 		r.Proof, r.Token, r.AmountUnits, r.Decimals, r.Recipient, r.BlockNumber, r.BlockHash, r.Parts = "", "", "", 0, "", 0, "", nil
 		r.Sender = ""
 		s.withRefund(i, r)
-		if r.OfFunds && s.Payment != nil { // the funds' refund, not the order's (stop 69)
+		if r.OfFunds && s.Payment != nil || r.OfExcess { // the funds' or the excess's refund, not the order's (stops 69, 70)
 			s.UpdatedAt = e.At
 			return
 		}
@@ -335,9 +343,13 @@ func (s *State) refundRequested(e RefundRequested) {
 	s.RequestedCents += money.Cents(e.AmountCents - e.CoversCents)
 	if e.TransactionHash != "" {
 		r := RefundRecord{AmountCents: e.AmountCents, Reason: e.Reason, TransactionHash: e.TransactionHash, RefundTo: e.RefundTo,
-			State: RefundStateClaimed, CoversCents: e.CoversCents, OfFunds: s.Payment == nil, At: e.At}
-		s.fundsMoved(r, 0, e.AmountCents-e.CoversCents)
+			State: RefundStateClaimed, CoversCents: e.CoversCents, OfFunds: s.Payment == nil && !e.OfExcess, OfExcess: e.OfExcess, At: e.At}
+		s.apartMoved(r, 0, e.AmountCents-e.CoversCents)
 		s.withRefund(-1, r)
+	}
+	if e.OfExcess { // the order is not being refunded (stop 70)
+		s.UpdatedAt = e.At
+		return
 	}
 	s.refundStatus(StatusRefundRequested, e.At)
 }
@@ -363,7 +375,7 @@ func (s *State) refundProcessed(e RefundProcessed) {
 	s.RefundedCents += money.Cents(e.AmountCents)
 	s.RequestedCents = max(0, s.RequestedCents-money.Cents(e.AmountCents))
 	if claimed {
-		s.fundsMoved(s.Refunds[i], e.AmountCents, -e.AmountCents)
+		s.apartMoved(s.Refunds[i], e.AmountCents, -e.AmountCents)
 	}
 	if e.TransactionHash != "" {
 		s.RefundTxHashes = append(append([]string(nil), s.RefundTxHashes...), e.TransactionHash)
@@ -381,15 +393,16 @@ func (s *State) refundProcessed(e RefundProcessed) {
 	r.Token, r.AmountUnits, r.Decimals, r.Recipient, r.BlockNumber, r.BlockHash = e.Token, e.AmountUnits, e.Decimals, e.Recipient, e.BlockNumber, e.BlockHash
 	r.Parts, r.Sender = e.Parts, e.Sender
 	s.withRefund(i, r)
-	s.settleAfterRefund(e.At)
+	s.settleAfterRefund(r, e.At)
 }
 
-// settleAfterRefund is the status after a refund was processed or refused: refunded once the
+// settleAfterRefund is the status after refund r was processed or refused: refunded once the
 // order's whole total is back, else where the receipt was settled once no refund of the order is
-// requested any more. Refunds of funds returned before the payment are neither (stop 69).
-func (s *State) settleAfterRefund(at int64) {
+// requested any more. Refunds of funds returned before the payment are neither (stop 69); a
+// refund of the excess changes no status (stop 70).
+func (s *State) settleAfterRefund(r RefundRecord, at int64) {
 	switch {
-	case s.Status == StatusFailed:
+	case s.Status == StatusFailed || r.OfExcess:
 		s.UpdatedAt = at
 	case s.orderRefunded() >= s.Receipt.Total:
 		s.setStatus(StatusRefunded, at)

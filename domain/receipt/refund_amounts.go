@@ -14,25 +14,32 @@ import (
 
 // RefundableCents is what can still be refunded now, hashless requests aside: the unrefunded
 // total of a settled receipt's order (OrderUnrefunded: funds returned before a late payment do
-// not count against it, stop 69); for a failed one, what its confirmed transfers are worth
-// (ReceivedCents) less what is refunded or claimed.
+// not count against it, stop 69, nor its excess's refunds, ExcessUnrefundedCents, stop 70); for
+// a failed one, what its confirmed transfers are worth (fundsCents: every unit, also beyond the
+// total, stop 70) less what is refunded or claimed.
 func (s State) RefundableCents() int64 {
 	if s.Status == StatusFailed {
-		return max(0, s.ReceivedCents()-int64(s.RefundedCents+s.RequestedCents))
+		return max(0, s.fundsCents()-int64(s.RefundedCents+s.RequestedCents))
 	}
 	return s.OrderUnrefunded()
 }
 
 // ReceivedCents is what the confirmed transfers are worth in cents of the total, at the receipt's
 // rate, rounded down and at most the total (0 without any).
-func (s State) ReceivedCents() int64 {
+func (s State) ReceivedCents() int64 { return min(s.fundsCents(), int64(s.Receipt.Total)) }
+
+// fundsCents is what the confirmed transfers are worth in cents of the total, at the receipt's
+// rate, rounded down, not capped at the total: a failed receipt paid twice after its late watch
+// (10 + 10 of a 10.00 total) holds 20.00 of the customer's, all of it refundable (stop 70; the
+// cap gave back at most 10).
+func (s State) fundsCents() int64 {
 	received, ok1 := new(big.Rat).SetString(s.AmountReceived())
 	required, ok2 := new(big.Rat).SetString(s.AmountRequired())
 	if !ok1 || !ok2 || required.Sign() <= 0 || received.Sign() <= 0 {
 		return 0
 	}
 	share := new(big.Rat).Mul(new(big.Rat).Quo(received, required), new(big.Rat).SetInt64(int64(s.Receipt.Total)))
-	return min(new(big.Int).Quo(share.Num(), share.Denom()).Int64(), int64(s.Receipt.Total))
+	return new(big.Int).Quo(share.Num(), share.Denom()).Int64()
 }
 
 // RefundRecipients are the addresses a refund of the receipt may go to, lower case: the senders

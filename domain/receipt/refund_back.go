@@ -60,7 +60,8 @@ var ErrRefundClaimsOpen = fmt.Errorf("%w: at most %d refund claims of a receipt 
 // them; the refund command asks first, before it reserves the hash). Errors: ErrRefundTarget,
 // ErrRefundClaimsOpen, ErrRefundRecordsExhausted.
 // A refund on the merchant's word (a receipt not paid on chain: nothing is proven of it) is
-// checked only against MaxRefundRecords.
+// checked only against MaxRefundRecords; a refund of the excess is a claim whatever paid the
+// receipt (refund_excess.go).
 func (s State) CheckClaim(o RefundOrder) error {
 	if o.TransactionHash == "" {
 		return nil
@@ -68,7 +69,7 @@ func (s State) CheckClaim(o RefundOrder) error {
 	if len(s.Refunds) >= MaxRefundRecords {
 		return ErrRefundRecordsExhausted
 	}
-	if !s.PaidOnChain() && s.Status != StatusFailed && o.Unknown == nil {
+	if !s.PaidOnChain() && s.Status != StatusFailed && o.Unknown == nil && !o.Excess {
 		return nil
 	}
 	if s.ownTransaction(o.TransactionHash) {

@@ -28,12 +28,16 @@ func (s *State) fundsMoved(r RefundRecord, refunded, requested int64) {
 }
 
 // orderRefunded is what the order's processed refunds brought back: the refunds less those of
-// funds returned before the payment.
-func (s State) orderRefunded() money.Cents { return max(0, s.RefundedCents-s.FundsRefundedCents) }
+// funds returned before the payment and those of the excess (stop 70).
+func (s State) orderRefunded() money.Cents {
+	return max(0, s.RefundedCents-s.FundsRefundedCents-s.ExcessRefundedCents)
+}
 
 // orderRequested is what the order's refunds ask for and the chain has not shown yet: requests
-// and claims, less claims of funds returned before the payment.
-func (s State) orderRequested() money.Cents { return max(0, s.RequestedCents-s.FundsRequestedCents) }
+// and claims, less claims of funds returned before the payment and of the excess.
+func (s State) orderRequested() money.Cents {
+	return max(0, s.RequestedCents-s.FundsRequestedCents-s.ExcessRequestedCents)
+}
 
 // OrderUnrefunded is what of the order's total can still be refunded: the total less the
 // order's refunds, processed or requested. Funds refunded before a late payment paid the
@@ -43,12 +47,13 @@ func (s State) OrderUnrefunded() int64 {
 }
 
 // OrderRefundedCents is what refundedUsd shows, never more than the total: a paid receipt's
-// refunds of its order (the funds it returned before the payment are RefundedBeforePaymentCents);
-// a receipt without a payment has only refunds of the funds it received, at most what they
-// are worth.
+// refunds of its order (the funds it returned before the payment are RefundedBeforePaymentCents,
+// its excess's refunds RefundedExcessCents); a receipt without a payment has only refunds of the
+// funds it received, shown up to the total (stop 70: the funds beyond it, a failed receipt paid
+// twice, are refundable too, and shown as RefundedExcessCents).
 func (s State) OrderRefundedCents() money.Cents {
 	if s.Payment == nil {
-		return s.RefundedCents
+		return min(s.RefundedCents, s.Receipt.Total)
 	}
 	return s.orderRefunded()
 }
@@ -56,8 +61,8 @@ func (s State) OrderRefundedCents() money.Cents {
 // OrderRequestedCents is what requestedRefundUsd shows, as OrderRefundedCents for requests and
 // claims: a paid receipt's of its order, a receipt's without a payment of its funds.
 func (s State) OrderRequestedCents() money.Cents {
-	if s.Payment == nil {
-		return s.RequestedCents
+	if s.Payment == nil { // up to the total, as OrderRefundedCents
+		return max(0, min(s.RequestedCents, s.Receipt.Total-s.OrderRefundedCents()))
 	}
 	return s.orderRequested()
 }
