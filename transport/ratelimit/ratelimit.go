@@ -112,6 +112,7 @@ func (m *Memory) sweep(now time.Time) {
 // Redis is a GCRA limiter in Redis, shared by every instance that uses the same server.
 type Redis struct {
 	limiter *redis_rate.Limiter
+	client  *redis.Client // for the /64 and /56 pair's script (allowPair)
 	now     func() time.Time
 }
 
@@ -122,7 +123,7 @@ func NewRedis(url string, now func() time.Time) (*Redis, *redis.Client, error) {
 		return nil, nil, fmt.Errorf("parse REDIS_URL: %w", err)
 	}
 	client := redis.NewClient(opts)
-	return &Redis{limiter: redis_rate.NewLimiter(client), now: now}, client, nil
+	return &Redis{limiter: redis_rate.NewLimiter(client), client: client, now: now}, client, nil
 }
 
 // Allow counts one request for key against perMinute requests a minute (AllowEvery).
@@ -131,21 +132,13 @@ func (r *Redis) Allow(ctx context.Context, key string, perMinute int) (Result, e
 }
 
 // AllowEvery counts one request for key against n requests per period, with a burst of n; the
-// key of an IPv6 /64 against its /56 too, at WiderMultiple times n (widerKey). The two are two
-// round trips, the /64 first: a request the /56 refuses has still used one of its /64's.
+// key of an IPv6 /64 against its /56 too, at WiderMultiple times n (widerKey), in one atomic step
+// (allowPair): counted in both or in neither, as Memory does.
 func (r *Redis) AllowEvery(ctx context.Context, key string, n int, period time.Duration) (Result, error) {
-	res, err := r.allow(ctx, key, n, period)
-	if err != nil || !res.Allowed {
-		return res, err
-	}
 	if wide, ok := widerKey(key); ok {
-		wideRes, err := r.allow(ctx, wide, WiderMultiple*n, period)
-		if err != nil || !wideRes.Allowed {
-			return wideRes, err
-		}
-		res = tighter(res, wideRes)
+		return r.allowPair(ctx, key, wide, n, period)
 	}
-	return res, nil
+	return r.allow(ctx, key, n, period)
 }
 
 func (r *Redis) allow(ctx context.Context, key string, n int, period time.Duration) (Result, error) {
