@@ -85,12 +85,14 @@ func ObserveDeposit(s State, o DepositObservation) ([]Event, error) {
 }
 
 // payIfCovered is the chain's payment of s when its confirmed transfers cover the required
-// amount, the transfer c completing it; none when they do not or the receipt is settled already.
+// amount, the transfer c completing it (its hash is the payment's), paid by the sender who
+// covers the most of it (payer); none when they do not or the receipt is settled already.
 func payIfCovered(s State, c Credit, at int64) ([]Event, error) {
 	if !c.Counts() || !s.Covered() {
 		return nil, nil
 	}
 	p := chainPayment(c, at)
+	p.BuyerWallet = s.payer(c) // who paid most of it, not whoever sent its last part
 	p.PaidLate = s.Status == StatusFailed
 	return Confirm(s, p)
 }
