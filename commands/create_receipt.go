@@ -2,11 +2,8 @@ package commands
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -32,22 +29,6 @@ type ReceiptLine struct {
 	Label    string
 	PriceUSD *json.Number
 }
-
-var receiptIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
-// MerchantReceiptID is the stored id of a receipt id the merchant chose: the id in the merchant's
-// own namespace ("m" + 12 hex of the SHA-256 of its wallet + "_" + id), so two merchants may both
-// use "inv-1001" and a collision never tells one that the other has it (DESIGN 9).
-func MerchantReceiptID(merchant, id string) string {
-	h := sha256.Sum256([]byte(strings.ToLower(merchant)))
-	return "m" + hex.EncodeToString(h[:6]) + "_" + id
-}
-
-// generatedIDPrefix begins every id the service generates (NewReceiptID); namespacedIDRE is
-// the shape of every id MerchantReceiptID makes.
-const generatedIDPrefix = "rcpt_"
-
-var namespacedIDRE = regexp.MustCompile(`^m[0-9a-f]{12}_`)
 
 // CreateReceiptHandler creates direct receipts.
 type CreateReceiptHandler struct {
@@ -118,45 +99,6 @@ func (h *CreateReceiptHandler) Handle(ctx context.Context, cmd CreateReceipt) (I
 	}
 	g.BrandName, g.BrandKey, g.DefaultToken = mp.BrandName, mp.BrandKey, mp.DefaultToken
 	return h.issuer.Issue(ctx, g, cmd.Issue)
-}
-
-// storedID is the stored id of the id the caller chose ("" for a generated one). An id as the API
-// shows the caller's receipts is taken as that very id (DESIGN 10, Receipt ids): the caller's own
-// namespaced id is stored as it is (so the same id again is a conflict, not a second receipt), and
-// a generated id (rcpt_...) of one of the caller's receipts is a conflict. The service's id shapes
-// are reserved otherwise: another merchant's namespace, or a generated id the caller does not
-// own, is invalid input, whether or not it exists (a caller never learns of others' receipts).
-// Errors: Invalid, ErrReceiptExists, the store's.
-func (h *CreateReceiptHandler) storedID(ctx context.Context, merchant, id string) (string, error) {
-	if id == "" {
-		return "", nil
-	}
-	// The caller's own namespaced id is up to 14 characters longer than the id it chose, so it is
-	// recognised before the 64-character rule: a receipt made with a chosen id of 51-64
-	// characters was shown with an id that, posted again, was 400 instead of 409.
-	if own := MerchantReceiptID(merchant, ""); strings.HasPrefix(id, own) {
-		if !receiptIDRE.MatchString(strings.TrimPrefix(id, own)) {
-			return "", Invalid("id must be 1-64 characters of letters, digits, _ and -")
-		}
-		return id, nil
-	}
-	if !receiptIDRE.MatchString(id) {
-		return "", Invalid("id must be 1-64 characters of letters, digits, _ and -")
-	}
-	switch {
-	case strings.HasPrefix(id, generatedIDPrefix):
-		loaded, err := LoadReceipt(ctx, h.issuer.store, id)
-		if err != nil {
-			return "", fmt.Errorf("read receipt %s: %w", id, err)
-		}
-		if loaded.State.Exists && strings.EqualFold(loaded.State.Receipt.Merchant, merchant) {
-			return "", ErrReceiptExists
-		}
-		return "", Invalid("ids beginning with rcpt_ are the service's own; choose another id")
-	case namespacedIDRE.MatchString(id):
-		return "", Invalid("ids beginning with m, 12 hex digits and _ are the service's own; choose another id")
-	}
-	return MerchantReceiptID(merchant, id), nil
 }
 
 // takenUnderAnotherKey refuses (ErrReceiptExists) a chosen id the merchant already has when the

@@ -71,12 +71,14 @@ func (s *dash) dashReceipt(c echo.Context, sess transport.Session, f Frame) erro
 	ctx := c.Request().Context()
 	id := c.Param("id")
 	row, err := s.Receipts.Get(ctx, sess.Wallet, id)
-	if errors.Is(err, readmodels.ErrNotFound) && !strings.HasPrefix(id, commands.MerchantReceiptID(sess.Wallet, "")) {
+	if errors.Is(err, readmodels.ErrNotFound) && !commands.InMerchantNamespace(sess.Wallet, id) {
 		// The id the merchant chose (inv-1001): its receipt is stored, linked and streamed at
-		// the namespaced id (commands.MerchantReceiptID), where its page is.
-		own := commands.MerchantReceiptID(sess.Wallet, id)
-		if _, err := s.Receipts.Get(ctx, sess.Wallet, own); err == nil {
-			return c.Redirect(http.StatusSeeOther, "/dashboard/receipts/"+url.PathEscape(own))
+		// the namespaced id (commands.MerchantReceiptIDs, current or pre-stop-70 form), where
+		// its page is. Get reads the merchant's own receipts only.
+		for _, own := range commands.MerchantReceiptIDs(sess.Wallet, id) {
+			if _, err := s.Receipts.Get(ctx, sess.Wallet, own); err == nil {
+				return c.Redirect(http.StatusSeeOther, "/dashboard/receipts/"+url.PathEscape(own))
+			}
 		}
 	}
 	if errors.Is(err, readmodels.ErrNotFound) {

@@ -136,15 +136,21 @@ func (s *dash) dashReceipts(c echo.Context, sess transport.Session, f Frame) err
 
 // search finds the merchant's receipts whose receipt id or transactionId is q, and the receipt
 // of the id the merchant chose when q is one: a receipt created with {"id": "inv-1001"} is stored
-// and shown in the merchant's namespace (commands.MerchantReceiptID: m + 12 hex + _ + inv-1001),
-// so the merchant's own order number found "No receipts match". That receipt comes first (an id
-// names one receipt), then the others, newest first, at most dashSearchMax in all.
+// and shown in the merchant's namespace (commands.MerchantReceiptIDs: m + 32 hex + _ + inv-1001,
+// or m + 12 hex + _ + inv-1001 when made before stop 70), so the merchant's own order number
+// found "No receipts match". That receipt comes first (an id names one receipt), then the others,
+// newest first, at most dashSearchMax in all.
 func (s *dash) search(ctx context.Context, wallet, q, status string) ([]readmodels.ReceiptRow, error) {
 	rows, err := s.Search.Search(ctx, wallet, q, status, dashSearchMax)
-	if err != nil || strings.HasPrefix(q, commands.MerchantReceiptID(wallet, "")) {
+	if err != nil || commands.InMerchantNamespace(wallet, q) {
 		return rows, err
 	}
-	chosen, err := s.Search.Search(ctx, wallet, commands.MerchantReceiptID(wallet, q), status, 1)
+	var chosen []readmodels.ReceiptRow
+	for _, stored := range commands.MerchantReceiptIDs(wallet, q) { // the merchant's own receipts only
+		if chosen, err = s.Search.Search(ctx, wallet, stored, status, 1); err != nil || len(chosen) > 0 {
+			break
+		}
+	}
 	if err != nil || len(chosen) == 0 {
 		return rows, err
 	}
