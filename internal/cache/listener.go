@@ -34,6 +34,13 @@ const (
 	ProbeWithin = 2 * time.Second
 )
 
+// ConnectWithin bounds the listener's connect and its LISTENs together. Without a bound of its
+// own only serve's context did: a connection to a lost server (an idle one the pool pings before
+// handing it out, whose ping nothing answers, or a LISTEN sent on it) held the reconnection until
+// TCP gave up, while the database was reachable on a new connection. A connect is bounded by
+// ConnectTimeout (3 s in serve), so a healthy server connects well within this.
+const ConnectWithin = 5 * time.Second
+
 // ErrSilent is a listener's failure to hear its own probe in time.
 var ErrSilent = errors.New("cache invalidations: the listener hears nothing")
 
@@ -51,6 +58,7 @@ type Invalidations struct {
 
 	probeChannel            string // this instance's own: other instances' probes are not heard here
 	probeEvery, probeWithin time.Duration
+	connectWithin           time.Duration
 	now                     func() time.Time
 
 	// The run of failures since the listener last heard its probe (Failing).
@@ -68,7 +76,7 @@ func NewInvalidations(pool *pgxpool.Pool) *Invalidations {
 	_, _ = rand.Read(b[:])
 	return &Invalidations{pool: pool, subs: map[string][]invalidatable{}, retry: time.Second,
 		probeChannel: "payledger_cache_probe_" + hex.EncodeToString(b[:]), probeEvery: ProbeEvery, probeWithin: ProbeWithin,
-		now: time.Now}
+		connectWithin: ConnectWithin, now: time.Now}
 }
 
 // Register has c invalidated by NOTIFYs on channel. Call it before Run.
@@ -109,23 +117,35 @@ func (i *Invalidations) Run(ctx context.Context) error {
 
 // listen follows one connection until it fails, fails its probe or ctx ends.
 func (i *Invalidations) listen(ctx context.Context) error {
-	conn, err := i.pool.Acquire(ctx)
+	conn, err := i.connect(ctx)
 	if err != nil {
-		return fmt.Errorf("cache invalidations: connecting: %w", err)
+		return err
 	}
 	silent := false
 	defer func() { release(conn, silent) }()
-	for _, ch := range append(i.channels(), i.probeChannel) {
-		if _, err := conn.Exec(ctx, "LISTEN "+ch); err != nil {
-			return fmt.Errorf("cache invalidations: LISTEN: %w", err)
-		}
-	}
 	lctx, cancel := context.WithCancel(ctx)
 	notes, readErr, read := receive(lctx, conn.Conn())
 	defer func() { cancel(); <-read }() // before the release: the reader uses the connection
 	err = i.follow(lctx, notes, readErr)
 	silent = errors.Is(err, ErrSilent)
 	return err
+}
+
+// connect acquires the listener's connection and LISTENs on every channel within connectWithin.
+func (i *Invalidations) connect(ctx context.Context) (*pgxpool.Conn, error) {
+	cctx, cancel := context.WithTimeout(ctx, i.connectWithin)
+	defer cancel()
+	conn, err := i.pool.Acquire(cctx)
+	if err != nil {
+		return nil, fmt.Errorf("cache invalidations: connecting: %w", err)
+	}
+	for _, ch := range append(i.channels(), i.probeChannel) {
+		if _, err := conn.Exec(cctx, "LISTEN "+ch); err != nil {
+			release(conn, false) // one that timed out is closed already
+			return nil, fmt.Errorf("cache invalidations: LISTEN: %w", err)
+		}
+	}
+	return conn, nil
 }
 
 // release gives the listener's connection back to the pool without its LISTENs, or closes it: a

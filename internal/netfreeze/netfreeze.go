@@ -4,6 +4,7 @@
 package netfreeze
 
 import (
+	"io"
 	"net"
 	"sync"
 	"testing"
@@ -64,17 +65,24 @@ func (p *Proxy) keep(c net.Conn) {
 	p.conns = append(p.conns, c)
 }
 
-// pipe copies from src to dst until either ends; once frozen it passes nothing more, neither
-// bytes nor an end: it waits for Cut.
 func (p *Proxy) pipe(dst, src net.Conn) {
+	Pipe(dst, src, p.frozen, p.ended, func() {
+		dst.Close()
+		src.Close()
+	})
+}
+
+// Pipe copies src to dst until either ends, then calls closeBoth; once frozen is closed it
+// passes nothing more, neither bytes nor an end, and returns when ended is closed (the proxy's
+// end). The one copy loop of the tests' proxies: this package's, which freezes every
+// connection, and cachetest's, which freezes one.
+func Pipe(dst io.Writer, src io.Reader, frozen, ended <-chan struct{}, closeBoth func()) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
-		select {
-		case <-p.frozen:
-			<-p.ended
+		if closed(frozen) {
+			<-ended
 			return
-		default:
 		}
 		if n > 0 {
 			if _, werr := dst.Write(buf[:n]); werr != nil {
@@ -82,15 +90,22 @@ func (p *Proxy) pipe(dst, src net.Conn) {
 			}
 		}
 		if err != nil {
-			select {
-			case <-p.frozen:
-				<-p.ended
-			default:
-				dst.Close()
-				src.Close()
+			if closed(frozen) { // the end came after the freeze: it is not passed on either
+				<-ended
+				return
 			}
+			closeBoth()
 			return
 		}
+	}
+}
+
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 

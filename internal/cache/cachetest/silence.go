@@ -17,6 +17,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payledger/payledger/internal/netfreeze"
 )
 
 // Proxy forwards a local port to PostgreSQL; Silence stops one connection.
@@ -82,26 +84,10 @@ func (p *Proxy) accept() {
 // pipe copies src to dst until either ends; once its link is frozen it passes nothing more,
 // neither bytes nor an end, until the proxy closes.
 func (p *Proxy) pipe(l *link, dst net.Conn, src io.Reader) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		select {
-		case <-l.frozen:
-			<-p.ended
-			return
-		default:
-		}
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				err = werr
-			}
-		}
-		if err != nil {
-			l.client.Close()
-			l.server.Close()
-			return
-		}
-	}
+	netfreeze.Pipe(dst, src, l.frozen, p.ended, func() {
+		l.client.Close()
+		l.server.Close()
+	})
 }
 
 // DropNotifications makes every connection, open or to come, deaf to notifications (drop true)
@@ -197,6 +183,18 @@ func (p *Proxy) live(port int) bool {
 	default:
 		return true
 	}
+}
+
+// SilenceAll stops every byte of every connection open now (none made later), as Silence
+// does, as when the server they reach is lost while the pool reconnects elsewhere; it returns
+// how many it stopped.
+func (p *Proxy) SilenceAll() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, l := range p.links {
+		l.freeze.Do(func() { close(l.frozen) })
+	}
+	return len(p.links)
 }
 
 // Silence stops every byte of the proxied connection whose local port to PostgreSQL is port,
