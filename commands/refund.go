@@ -26,9 +26,12 @@ type Refund struct {
 	RefundTo        string // "": a sender of the receipt's payment; else the address the refund went to
 	// Unknown: the refund returns this unconfigured token's transfer (no AmountUSD, a hash required).
 	Unknown *receipt.UnknownTransferRef
-	By      string // the merchant's (or admin's) wallet
-	Admin   bool   // a platform admin may refund any merchant's receipt
-	Meta    eventstore.Metadata
+	// Excess: the refund returns what the customer sent beyond the order's total, apart from the
+	// order's refunds (receipt.ExcessUnrefundedCents; a transaction hash required; stop 70).
+	Excess bool
+	By     string // the merchant's (or admin's) wallet
+	Admin  bool   // a platform admin may refund any merchant's receipt
+	Meta   eventstore.Metadata
 }
 
 // Refunded is a receipt after a refund.
@@ -184,10 +187,11 @@ var errRefundKindChanged = &Refusal{Kind: KindConflict, Code: "conflict", Messag
 // and holds the hash for its merchant only ("<hash>/<merchant>"): it held the hash itself, so any
 // merchant could refund a receipt of its own (a terminal sale it completed itself) on its word
 // with the hash of another merchant's refund transaction, seen on chain or in the mempool, and
-// that merchant's claim of its own refund was 409 conflict for good. A claim naming a refundTo
-// that is none of the receipt's payers is held the same way (namedElsewhere).
+// that merchant's claim of its own refund was 409 conflict for good. A refund of the excess is a
+// claim whatever paid the receipt (the chain proves it) and holds the hash itself. A claim naming
+// a refundTo that is none of the receipt's payers is held the same way (namedElsewhere).
 func holdKey(st receipt.State, o receipt.RefundOrder) string {
-	if (o.Unknown != nil || st.PaidOnChain() || st.Status == receipt.StatusFailed) && !namedElsewhere(st, o) {
+	if (o.Unknown != nil || o.Excess || st.PaidOnChain() || st.Status == receipt.StatusFailed) && !namedElsewhere(st, o) {
 		return o.TransactionHash
 	}
 	return o.TransactionHash + "/" + strings.ToLower(st.Receipt.Merchant)
@@ -233,7 +237,11 @@ func refundOrder(cmd Refund) (receipt.RefundOrder, error) {
 	if cmd.RefundTo != "" && !address.Valid(cmd.RefundTo) {
 		return receipt.RefundOrder{}, Invalid("refundTo must be 0x followed by 40 hex characters")
 	}
-	o := receipt.RefundOrder{Reason: cmd.Reason, TransactionHash: strings.ToLower(cmd.TransactionHash), RefundTo: strings.ToLower(cmd.RefundTo), By: cmd.By}
+	o := receipt.RefundOrder{Reason: cmd.Reason, TransactionHash: strings.ToLower(cmd.TransactionHash), RefundTo: strings.ToLower(cmd.RefundTo),
+		Excess: cmd.Excess, By: cmd.By}
+	if cmd.Excess && (cmd.TransactionHash == "" || cmd.Unknown != nil) {
+		return receipt.RefundOrder{}, Invalid("a refund of the excess needs the refund's transactionHash (the chain proves it) and no unknownTransfer")
+	}
 	if u := cmd.Unknown; u != nil {
 		if !txHashRE.MatchString(u.TransactionHash) || u.LogIndex < 0 || cmd.TransactionHash == "" || cmd.AmountUSD != "" {
 			return receipt.RefundOrder{}, Invalid("unknownTransfer needs its transactionHash (0x and 64 hex characters) and logIndex (0 or more), the refund's transactionHash, and no amountUsd (the refund returns the raw amount received)")

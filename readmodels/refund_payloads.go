@@ -9,11 +9,14 @@ import (
 // refunds (DESIGN 10, "Refunds"): refundedUsd counts processed refunds only, of the order once it
 // is paid (never more than the total), of the funds received while it is not;
 // refundedBeforePaymentUsd, once paid, the funds returned before a late payment paid it (stop 69);
-// refunds lists every refund with a transaction hash (and those processed on the merchant's
-// word), oldest first.
+// refundedExcessUsd what was refunded of what the customer sent beyond the total (a paid
+// receipt's refunds of its excess, a receipt's without a payment beyond the total; stop 70); the
+// three add up to every processed refund. refunds lists every refund with a transaction hash (and
+// those processed on the merchant's word), oldest first.
 type RefundsPayload struct {
 	RefundedUSD              float64         `json:"refundedUsd"`
 	RefundedBeforePaymentUSD float64         `json:"refundedBeforePaymentUsd,omitempty"`
+	RefundedExcessUSD        float64         `json:"refundedExcessUsd,omitempty"`
 	Refunds                  []RefundPayload `json:"refunds"`
 	// ProcessorPaymentsToRefund counts the receipt's card or bank payments that the processor
 	// completed and the receipt does not count (ProcessorPaymentsToRefundOf, stop 69).
@@ -38,16 +41,19 @@ type RefundPayload struct {
 	// UnknownTransfer: the refund returns this unconfigured token's transfer; token is then its
 	// contract, amount raw units (the amount received while claimed), amountUsd 0.
 	UnknownTransfer *receipt.UnknownTransferRef `json:"unknownTransfer"`
+	// Excess: the refund returns what the customer sent beyond the total, not the order (stop 70).
+	Excess bool `json:"excess,omitempty"`
 }
 
 // RefundsPayloadOf renders st's refunds.
 func RefundsPayloadOf(st receipt.State) RefundsPayload {
-	out := RefundsPayload{RefundedUSD: st.OrderRefundedCents().Float(), RefundedBeforePaymentUSD: st.RefundedBeforePaymentCents().Float(), Refunds: make([]RefundPayload, 0, len(st.Refunds)),
+	out := RefundsPayload{RefundedUSD: st.OrderRefundedCents().Float(), RefundedBeforePaymentUSD: st.RefundedBeforePaymentCents().Float(),
+		RefundedExcessUSD: st.RefundedExcessCents().Float(), Refunds: make([]RefundPayload, 0, len(st.Refunds)),
 		ProcessorPaymentsToRefund: ProcessorPaymentsToRefundOf(st)}
 	for _, r := range st.Refunds {
 		v := RefundPayload{AmountUSD: money.Cents(r.AmountCents).Float(), Token: nullString(r.Token), Amount: nullString(r.TokenAmount()),
 			To: nullString(firstOf(r.Recipient, r.RefundTo)), From: nullString(r.Sender), TransactionHash: nullString(r.TransactionHash), State: r.State,
-			Reason: r.Reason, Proof: nullString(r.Proof)}
+			Reason: r.Reason, Proof: nullString(r.Proof), Excess: r.OfExcess}
 		if r.State == receipt.RefundStateRefused {
 			v.Reason = r.RefusedReason
 		}
@@ -73,6 +79,7 @@ type ReceiptRefunded struct {
 	From            *string `json:"from,omitempty"` // proof chain only: the sender of the refund's first transfer back (stop 68)
 	RefundedUSD     float64 `json:"refundedUsd"`
 	ProcessedAt     int64   `json:"processedAt"`
+	Excess          bool    `json:"excess,omitempty"` // a refund of what the customer sent beyond the total (stop 70)
 }
 
 // ReceiptRefundedOf renders st's processed refund p.
@@ -80,7 +87,8 @@ func ReceiptRefundedOf(st receipt.State, p receipt.RefundProcessed) ReceiptRefun
 	rec, _ := st.CountedRefund(p.TransactionHash)
 	return ReceiptRefunded{ReceiptID: st.Receipt.ReceiptID, Status: string(st.Status), AmountUSD: money.Cents(p.AmountCents).Float(),
 		TransactionHash: nullString(p.TransactionHash), Proof: firstOf(p.Proof, receipt.ProofMerchant), Token: nullString(p.Token),
-		Amount: nullString(rec.TokenAmount()), To: nullString(p.Recipient), From: nullString(p.Sender), RefundedUSD: st.OrderRefundedCents().Float(), ProcessedAt: p.At}
+		Amount: nullString(rec.TokenAmount()), To: nullString(p.Recipient), From: nullString(p.Sender), RefundedUSD: st.OrderRefundedCents().Float(), ProcessedAt: p.At,
+		Excess: rec.OfExcess}
 }
 
 // ReceiptRefundFailed is receipt.refund_failed: a claimed refund the chain does not support.
@@ -92,10 +100,21 @@ type ReceiptRefundFailed struct {
 	Reason          string  `json:"reason"`
 	RefundedUSD     float64 `json:"refundedUsd"`
 	RefusedAt       int64   `json:"refusedAt"`
+	Excess          bool    `json:"excess,omitempty"` // a claim of a refund of the excess (stop 70)
 }
 
 // ReceiptRefundFailedOf renders st's refused claim r.
 func ReceiptRefundFailedOf(st receipt.State, r receipt.RefundRefused) ReceiptRefundFailed {
 	return ReceiptRefundFailed{ReceiptID: st.Receipt.ReceiptID, Status: string(st.Status), AmountUSD: money.Cents(r.AmountCents).Float(),
-		TransactionHash: r.TransactionHash, Reason: r.Reason, RefundedUSD: st.OrderRefundedCents().Float(), RefusedAt: r.At}
+		TransactionHash: r.TransactionHash, Reason: r.Reason, RefundedUSD: st.OrderRefundedCents().Float(), RefusedAt: r.At, Excess: refusedExcess(st, r)}
+}
+
+// refusedExcess says whether the refused claim r was of the excess: the latest refused record of its hash.
+func refusedExcess(st receipt.State, r receipt.RefundRefused) bool {
+	for i := len(st.Refunds) - 1; i >= 0; i-- {
+		if x := st.Refunds[i]; x.State == receipt.RefundStateRefused && x.TransactionHash == r.TransactionHash {
+			return x.OfExcess
+		}
+	}
+	return false
 }

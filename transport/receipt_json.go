@@ -40,7 +40,7 @@ func answerIssued(c echo.Context, status int, view receiptView) error {
 
 // appendReceipt appends v as encoding/json would; false if a number is not finite.
 func appendReceipt(b []byte, v *receiptView) ([]byte, bool) {
-	if !finite(v.ProcessingFeeUSD, v.SubtotalUSD, v.TaxRate, v.TaxUSD, v.TotalUSD, v.RefundedUSD, v.RefundedBeforePaymentUSD) {
+	if !finite(v.ProcessingFeeUSD, v.SubtotalUSD, v.TaxRate, v.TaxUSD, v.TotalUSD, v.RefundedUSD, v.RefundedBeforePaymentUSD, v.RefundedExcessUSD) {
 		return b, false
 	}
 	b = appendKey(b, `{"brandName":`, v.BrandName)
@@ -71,6 +71,9 @@ func appendReceipt(b []byte, v *receiptView) ([]byte, bool) {
 	b = appendFloat(append(b, `,"refundedUsd":`...), v.RefundedUSD)
 	if v.RefundedBeforePaymentUSD != 0 { // omitempty
 		b = appendFloat(append(b, `,"refundedBeforePaymentUsd":`...), v.RefundedBeforePaymentUSD)
+	}
+	if v.RefundedExcessUSD != 0 { // omitempty (stop 70)
+		b = appendFloat(append(b, `,"refundedExcessUsd":`...), v.RefundedExcessUSD)
 	}
 	b, ok = appendRefunds(append(b, `,"refunds":`...), v.Refunds)
 	b = strconv.AppendInt(append(b, `,"processorPaymentsToRefund":`...), int64(v.ProcessorPaymentsToRefund), 10)
