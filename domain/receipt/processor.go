@@ -249,10 +249,7 @@ func ignoreProcessor(s State, u ProcessorUpdate, c PaymentConfirmed, why string)
 	}
 	e := PaymentIgnored{AttemptID: c.AttemptID, VerifiedBy: c.VerifiedBy, TransactionHash: c.TransactionHash, Token: c.Token,
 		Why: why, StatusAtArrival: s.Status, Reopened: achShort(s, c.AttemptID), At: c.At}
-	if u.SourceAmountCents != nil {
-		e.Token, e.AmountUnits, e.Decimals = "USD", fmt.Sprint(*u.SourceAmountCents), 2
-	}
-	return []Event{e}, nil
+	return []Event{withSourceAmount(e, u.SourceAmountCents)}, nil
 }
 
 // achShort reports whether a processor success of attempt that pays nothing is the completion of

@@ -83,8 +83,13 @@ type PaymentIgnored struct {
 	// and it brought less than is due. The bank payment is over: the receipt is pending again, to
 	// be paid by a new attempt or failed by its window (omitted when false; events before replay
 	// unchanged).
-	Reopened bool  `json:"reopened,omitempty"`
-	At       int64 `json:"at"`
+	Reopened bool `json:"reopened,omitempty"`
+	// Kind (stop 70) is why a processor's success paid nothing: duplicate, underpaid, late or
+	// foreign (IgnoredKind*; omitted for a chain's transfer and for the reopening of a stuck ACH
+	// receipt, which records no payment). Events recorded before have none: their Why says it
+	// (ignoredKind).
+	Kind string `json:"kind,omitempty"`
+	At   int64  `json:"at"`
 }
 
 // ignoredKey is the key of an ignored payment: verifiedBy and transaction hash, and the log index
@@ -134,6 +139,9 @@ type windowState struct {
 	// EndedAttempts are the attempts whose processor success paid nothing (PaymentIgnored: an
 	// underpayment): their session is over, so they hold no window open (OnrampOpen).
 	EndedAttempts []string `json:"endedAttempts,omitempty"`
+	// ProcessorIgnored are the processor successes that paid nothing, one per attempt, with their
+	// amount and kind (processor_refund.go).
+	ProcessorIgnored []ProcessorIgnoredPayment `json:"processorIgnored,omitempty"`
 	// ResumedAttempts are the earlier sessions whose payment under way made them the current
 	// attempt again, each once (window_resume.go).
 	ResumedAttempts []string `json:"resumedAttempts,omitempty"`
@@ -253,6 +261,9 @@ func confirmExpired(s State, c PaymentConfirmed) ([]Event, error) {
 func ignoredOf(s State, c PaymentConfirmed, why string) PaymentIgnored {
 	e := PaymentIgnored{AttemptID: c.AttemptID, VerifiedBy: c.VerifiedBy, TransactionHash: c.TransactionHash, Token: c.Token,
 		Why: why, StatusAtArrival: s.Status, At: c.At}
+	if c.VerifiedBy == verifiedByProcessor {
+		return withSourceAmount(e, c.SourceAmountCents) // a success after the window: its amount, for the refund
+	}
 	if c.VerifiedBy != VerifiedByChain {
 		return e
 	}
@@ -303,6 +314,7 @@ func (s *State) paymentIgnored(e PaymentIgnored) {
 	s.IgnoredPayments = append(slices.Clip(s.IgnoredPayments), ignoredKey(e.VerifiedBy, e.TransactionHash, e.LogIndex))
 	if e.VerifiedBy == verifiedByProcessor && e.AttemptID != "" && !slices.Contains(s.EndedAttempts, e.AttemptID) {
 		s.EndedAttempts = append(slices.Clip(s.EndedAttempts), e.AttemptID)
+		s.processorIgnored(e)
 	}
 	if e.Reopened && s.Status == StatusACHPending {
 		s.setStatus(StatusPending, e.At)
