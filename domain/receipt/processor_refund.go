@@ -2,6 +2,7 @@ package receipt
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,21 +34,23 @@ type ProcessorIgnoredPayment struct {
 
 // ProcessorToRefundCents is the sum, in USD cents, of the processor successes the receipt does
 // not count and the merchant owes back: the same payments processorPaymentsToRefund counts (its
-// own onramp sessions' successes recorded as paying nothing, never the attempt that paid it),
-// those whose amount is known. unknown is how many of them have no amount (the processor reported
-// none), so a reader can tell a sum that leaves some out. Like the count, it never decreases: no
-// event records that the merchant refunded one.
+// own onramp sessions' successes recorded as paying nothing, EndedAttempts, never the attempt
+// that paid it), those whose amount is known. unknown is how many of them have no amount: the
+// processor reported none, or the state was folded before stop 70 kept amounts (a read model row
+// not projected again since), so a reader can tell a sum that leaves some out. Like the count, it
+// never decreases: no event records that the merchant refunded one.
 func (s State) ProcessorToRefundCents() (cents money.Cents, unknown int) {
-	for _, p := range s.ProcessorIgnored {
-		a, ok := s.Attempts[p.AttemptID]
-		if !ok || a.Kind != "onramp" || s.Payment != nil && s.Payment.AttemptID == p.AttemptID {
+	for _, id := range s.EndedAttempts {
+		a, ok := s.Attempts[id]
+		if !ok || a.Kind != "onramp" || s.Payment != nil && s.Payment.AttemptID == id {
 			continue
 		}
-		if !p.AmountKnown {
+		i := slices.IndexFunc(s.ProcessorIgnored, func(p ProcessorIgnoredPayment) bool { return p.AttemptID == id })
+		if i < 0 || !s.ProcessorIgnored[i].AmountKnown {
 			unknown++
 			continue
 		}
-		cents += p.Cents
+		cents += s.ProcessorIgnored[i].Cents
 	}
 	return cents, unknown
 }
