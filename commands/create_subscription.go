@@ -67,6 +67,9 @@ type CreateSubscriptionHandler struct {
 	// live subscriptions to a plan at most.
 	Funds SpendFunds
 	Live  LiveSubscriptions
+	// Uncharged, when set, bounds a merchant's new subscriptions not charged yet
+	// (MaxUnchargedSubscriptionsPerHour, create_subscription_uncharged.go).
+	Uncharged UnchargedSubscriptions
 }
 
 // NewCreateSubscriptionHandler returns the handler. signer may be nil (no chain configured:

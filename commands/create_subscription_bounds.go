@@ -47,7 +47,7 @@ var errChainUnavailable = &Refusal{Kind: KindUnavailable, Code: "chain_unavailab
 // waits for before it answers: requests sent at once may pass it together (the per-address limit
 // of the route bounds them).
 func (h *CreateSubscriptionHandler) checkBounds(ctx context.Context, c subscription.Create) error {
-	if h.Funds == nil && h.Live == nil {
+	if h.Funds == nil && h.Live == nil && h.Uncharged == nil {
 		return nil
 	}
 	evs, err := subscription.DecideCreate(subscription.State{}, c, h.now())
@@ -68,7 +68,7 @@ func (h *CreateSubscriptionHandler) checkBounds(ctx context.Context, c subscript
 		}
 	}
 	if h.Funds == nil {
-		return nil
+		return h.checkUncharged(ctx, created.Merchant)
 	}
 	price := subscription.PriceUnits(c.Plan.PriceUSD)
 	st, err := h.Funds.CheckSpends(ctx, []onchain.SpendCheck{{Permission: created.Permission, Amount: price}})
@@ -78,5 +78,5 @@ func (h *CreateSubscriptionHandler) checkBounds(ctx context.Context, c subscript
 	if st[0].Refusal != "" {
 		return Invalidf("the spend permission cannot be charged its first period (%s USDC base units) now: %s", price, st[0].Refusal)
 	}
-	return nil
+	return h.checkUncharged(ctx, created.Merchant)
 }
