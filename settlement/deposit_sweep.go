@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
 )
 
@@ -56,6 +57,9 @@ type Swept struct {
 	Sent     int // sweep transactions sent
 	Deposits int // deposits in them
 	Recorded []commands.ReceiptChange
+	// Held are failed receipts whose unswept funds are under the sweep floor (receipt.SweepHeld):
+	// left at their deposits, listed for the operator, judged again when their receipts change.
+	Held []string
 }
 
 // SweepDepositsHandler sweeps the deposits of paid receipts, and of failed ones that received
@@ -74,6 +78,9 @@ type SweepDepositsHandler struct {
 	// (unreadableReceipt); unreadableLogged holds back each one's next log line.
 	unreadable       error
 	unreadableLogged holds[string]
+	// failedMin is the least a failed receipt's unswept funds must be worth, in USD cents, to be
+	// swept, besides 1/DustShare of its price (receipt.SweepHeld; SWEEP_FAILED_MIN_CENTS).
+	failedMin money.Cents
 }
 
 // sweepGasRetry is how long a split whose deposit's sweep needs more gas than the ceiling
@@ -93,6 +100,13 @@ func NewSweepDepositsHandler(store commands.Store, chain SweepChain, ledger Swee
 // WithBatch sets the most deposits one sweep transaction names (default 200).
 func (h *SweepDepositsHandler) WithBatch(n int) *SweepDepositsHandler {
 	h.batch = max(n, 1)
+	return h
+}
+
+// WithFailedMinCents sets the least, in USD cents, a failed receipt's unswept funds must be worth
+// to be swept (default 0: 1/DustShare of its price, at least a cent's worth, receipt.SweepHeld).
+func (h *SweepDepositsHandler) WithFailedMinCents(c money.Cents) *SweepDepositsHandler {
+	h.failedMin = max(c, 0)
 	return h
 }
 
@@ -118,7 +132,7 @@ func (h *SweepDepositsHandler) Handle(ctx context.Context) (Swept, error) {
 	if err := h.settle(ctx, &out); err != nil {
 		return out, err
 	}
-	due, err := h.due(ctx)
+	due, err := h.due(ctx, &out)
 	if err != nil {
 		return out, err
 	}
@@ -174,8 +188,8 @@ func chunks(items []SweepCandidate, n int) [][]SweepCandidate {
 }
 
 // due claims candidates and returns those whose deposits hold confirmed funds not yet swept; the
-// others are released as checked.
-func (h *SweepDepositsHandler) due(ctx context.Context) ([]SweepCandidate, error) {
+// others are released as checked, those of failed receipts under the sweep floor listed in out.
+func (h *SweepDepositsHandler) due(ctx context.Context, out *Swept) ([]SweepCandidate, error) {
 	cands, err := h.ledger.Claim(ctx, h.token, h.lease, sweepClaim)
 	if err != nil || len(cands) == 0 {
 		return nil, err
@@ -192,6 +206,13 @@ func (h *SweepDepositsHandler) due(ctx context.Context) ([]SweepCandidate, error
 		}
 		c.Version = max(c.Version, l.Version)
 		if len(l.State.Unswept()) == 0 || c.Split == "" || l.State.DepositChainGone != nil { // gone: on a chain no longer followed
+			checked = append(checked, c)
+			continue
+		}
+		if l.State.SweepHeld(h.failedMin) {
+			// Checked at this version: a later credit changes the receipt and it is judged again.
+			h.underFloor(ctx, c, l.State)
+			out.Held = append(out.Held, c.ReceiptID)
 			checked = append(checked, c)
 			continue
 		}
@@ -287,4 +308,17 @@ func (h *SweepDepositsHandler) holdBack(ctx context.Context, c SweepCandidate, e
 	h.held.put(strings.ToLower(c.Split), until, err)
 	zerolog.Ctx(ctx).Error().Err(err).Str("split", c.Split).Str("receipt", c.ReceiptID).Str("deposit", c.Deposit).Time("retry_at", until).
 		Msg("deposit sweep: this deposit's sweep needs more gas than any real deposit's (its split burns the operator's gas); its split's deposits are not swept meanwhile")
+}
+
+// underFloor lists failed receipt st's unswept funds, left at deposit c under the sweep floor, for
+// the operator: once per change of the receipt (it is checked at its version, so claimed again only
+// when a new event, such as a credited transfer, may lift them over the floor).
+func (h *SweepDepositsHandler) underFloor(ctx context.Context, c SweepCandidate, st receipt.State) {
+	units := zerolog.Dict()
+	for token, n := range st.Unswept() {
+		units.Str(token, n.String())
+	}
+	zerolog.Ctx(ctx).Warn().Str("receipt", c.ReceiptID).Str("deposit", c.Deposit).Str("split", c.Split).
+		Dict("unswept_units", units).Strs("unvalued_tokens", st.UnsweptUnvalued()).Int64("min_usd_cents", int64(h.failedMin)).
+		Msg("deposit sweep: a failed receipt's funds are worth less than a sweep (under 1% of its price or the configured minimum); left at its deposit until a later transfer lifts them")
 }
