@@ -57,7 +57,11 @@ type DepositTransferSeen struct {
 	// written before stop 66: whether a transfer came within the late-payment watch is judged by
 	// it, not by when the service saw it (At), which an outage delays.
 	BlockTime int64 `json:"blockTime,omitempty"`
-	At        int64 `json:"at"`
+	// TxIndex is the transaction's index in its block (stop 70), absent in events written before
+	// and for ETH found by a balance: an ETH transfer has no log, so its place in the block of a
+	// sweep is known only by it (swept.go's Unswept).
+	TxIndex *int  `json:"txIndex,omitempty"`
+	At      int64 `json:"at"`
 }
 
 // DepositTransferConfirmed records that a seen transfer is CHAIN_CONFIRMATIONS deep in the block
@@ -94,6 +98,7 @@ type Credit struct {
 	AmountUnits     string `json:"amountUnits"`
 	Decimals        uint8  `json:"decimals"`
 	BlockTime       int64  `json:"blockTime,omitempty"` // DepositTransferSeen's
+	TxIndex         *int   `json:"txIndex,omitempty"`   // DepositTransferSeen's; nil: not known
 	Confirmed       bool   `json:"confirmed,omitempty"`
 	Dropped         bool   `json:"dropped,omitempty"`
 }
@@ -192,7 +197,7 @@ func (s *State) evolveDeposit(e Event) {
 	switch e := e.(type) {
 	case DepositTransferSeen:
 		s.putCredit(s.creditIndex(e.TransactionHash, e.LogIndex, e.BlockHash), Credit{TransactionHash: e.TransactionHash, LogIndex: e.LogIndex,
-			BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals, BlockTime: e.BlockTime})
+			BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals, BlockTime: e.BlockTime, TxIndex: e.TxIndex})
 		if s.Status == StatusGenerated {
 			s.setStatus(StatusPending, e.At)
 		}

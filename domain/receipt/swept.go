@@ -29,8 +29,11 @@ type DepositSwept struct {
 	BlockNumber     uint64 `json:"blockNumber"`
 	// LogIndex is the sweep's Swept event's log index in its block (stop 69); nil in events
 	// recorded before, or when the chain did not say.
-	LogIndex *int  `json:"logIndex,omitempty"`
-	At       int64 `json:"at"`
+	LogIndex *int `json:"logIndex,omitempty"`
+	// TxIndex is the sweep transaction's index in its block (stop 70); nil in events recorded
+	// before, or when the chain did not say. ETH credits in that block are placed by it.
+	TxIndex *int  `json:"txIndex,omitempty"`
+	At      int64 `json:"at"`
 }
 
 func (DepositSwept) eventType() string { return EventDepositSwept }
@@ -42,6 +45,7 @@ type Sweep struct {
 	AmountUnits     string `json:"amountUnits"`
 	BlockNumber     uint64 `json:"blockNumber"`
 	LogIndex        *int   `json:"logIndex,omitempty"` // nil: not known
+	TxIndex         *int   `json:"txIndex,omitempty"`  // nil: not known
 }
 
 // evolveSwept applies DepositSwept (Evolve's case): the sweep is kept; the status stays.
@@ -52,7 +56,7 @@ func (s *State) evolveSwept(e DepositSwept) {
 		}
 	}
 	s.Sweeps = append(append([]Sweep(nil), s.Sweeps...),
-		Sweep{TransactionHash: e.TransactionHash, Token: e.Token, AmountUnits: e.AmountUnits, BlockNumber: e.BlockNumber, LogIndex: e.LogIndex})
+		Sweep{TransactionHash: e.TransactionHash, Token: e.Token, AmountUnits: e.AmountUnits, BlockNumber: e.BlockNumber, LogIndex: e.LogIndex, TxIndex: e.TxIndex})
 }
 
 // Unswept is, per token, what confirmed credits hold at the deposit not yet swept: the larger of
@@ -70,10 +74,12 @@ func (s *State) evolveSwept(e DepositSwept) {
 // wait for it.
 //
 // "After" is by block, and inside the latest sweep's own block by log index (stop 69): a token
-// transfer whose Transfer log comes after the sweep's Swept event was mined after the flush. A
-// sweep recorded without its log index (before stop 69), and an ETH credit (no log: ETHLogIndex,
-// or a balance credit), in that block count by the difference only: taken as after it, a
-// transfer the sweep moved would keep the receipt unswept for good.
+// transfer whose Transfer log comes after the sweep's Swept event was mined after the flush. An
+// ETH credit (no log: ETHLogIndex) in that block is placed by its transaction's index against the
+// sweep's (stop 70). A sweep recorded without its log index (before stop 69) or, for ETH, without
+// its transaction index (before stop 70), an ETH credit recorded without one, and a balance
+// credit in that block count by the difference only: taken as after it, a transfer the sweep
+// moved would keep the receipt unswept for good.
 func (s State) Unswept() map[string]*big.Int {
 	credited, swept, after := map[string]*big.Int{}, map[string]*big.Int{}, map[string]*big.Int{}
 	latest := map[string]sweepPlace{}
@@ -106,18 +112,21 @@ func (s State) Unswept() map[string]*big.Int {
 }
 
 // sweepPlace is where a token's latest recorded sweep is on the chain: its block (0: none, or
-// recorded without one) and its Swept event's log index (-1: not known).
+// recorded without one), its Swept event's log index and its transaction's index (-1: not known).
 type sweepPlace struct {
-	block uint64
-	log   int
+	block   uint64
+	log, tx int
 }
 
 // later is the later of p and sweep w's place; of two sweeps in one block, one whose log index
 // is not known counts as the later (nothing in that block is then taken as after it).
 func (p sweepPlace) later(w Sweep) sweepPlace {
-	q := sweepPlace{block: w.BlockNumber, log: -1}
+	q := sweepPlace{block: w.BlockNumber, log: -1, tx: -1}
 	if w.LogIndex != nil {
 		q.log = *w.LogIndex
+	}
+	if w.TxIndex != nil {
+		q.tx = *w.TxIndex
 	}
 	switch {
 	case p.block == 0 && p.log == 0 || q.block > p.block:
@@ -129,13 +138,20 @@ func (p sweepPlace) later(w Sweep) sweepPlace {
 }
 
 // before says whether credit c was mined after the sweep at p: in a later block, or in its block
-// with a Transfer log after the sweep's Swept event. A sweep without its block (0) marks no
-// "after": every credit would be after it.
+// with a Transfer log after the sweep's Swept event, or (ETH, no log) in a transaction after the
+// sweep's. A sweep without its block (0) marks no "after": every credit would be after it.
 func (p sweepPlace) before(c Credit) bool {
-	if p.block == 0 {
+	switch {
+	case p.block == 0 || c.BlockNumber < p.block:
 		return false
+	case c.BlockNumber > p.block:
+		return true
+	case p.log >= 0 && c.LogIndex >= 0:
+		return c.LogIndex > p.log
+	case c.LogIndex == ETHLogIndex && p.tx >= 0 && c.TxIndex != nil:
+		return *c.TxIndex > p.tx
 	}
-	return c.BlockNumber > p.block || c.BlockNumber == p.block && p.log >= 0 && c.LogIndex >= 0 && c.LogIndex > p.log
+	return false
 }
 
 // addUnits adds the decimal base units to sums[token]; units that are not a number add nothing.
