@@ -20,18 +20,33 @@ type IdempotentResponses struct {
 	keys       *secrets.WebhookKeys
 	maxAnswers int
 	maxBytes   int64
+	reserve    int64 // bytes a claim counts until its answer is kept (reservation)
 }
 
 // NewIdempotentResponses returns the store on pool; keys seals the kept bodies.
 func NewIdempotentResponses(pool *pgxpool.Pool, keys *secrets.WebhookKeys) *IdempotentResponses {
-	return &IdempotentResponses{pool: pool, keys: keys, maxAnswers: MaxKeptAnswers, maxBytes: MaxKeptBytes}
+	return (&IdempotentResponses{pool: pool, keys: keys}).WithBound(MaxKeptAnswers, MaxKeptBytes)
 }
 
 // WithBound returns the store with another bound on each principal's kept answers and their bytes.
 func (s *IdempotentResponses) WithBound(answers int, bytes int64) *IdempotentResponses {
 	c := *s
 	c.maxAnswers, c.maxBytes = answers, bytes
+	c.reserve = reservation(bytes)
 	return &c
+}
+
+// Bound is the store's bound on each principal's kept answers and their bytes (as the refusal
+// tells the client).
+func (s *IdempotentResponses) Bound() (answers int, bytes int64) { return s.maxAnswers, s.maxBytes }
+
+// reservation is what a claim counts in bytes until its answer is kept: the largest sealed
+// answer, or the whole bound when that is smaller (one claim then fills it). Counted at the
+// claim, the bytes of answers not yet kept cannot pass the bound by more than one answer: before,
+// they were counted only when kept, after the claim's check, so every request of a principal
+// running at once passed a bound its answers then overran (up to 1 MiB each).
+func reservation(maxBytes int64) int64 {
+	return max(0, min(int64(MaxKeptAnswerBytes+sealOverhead), maxBytes))
 }
 
 // Kept is what a claim found: the request runs (Run), or its first answer is kept (Done), or
@@ -56,16 +71,29 @@ const (
 	MaxKeptBytes   = 128 << 20
 )
 
+// MaxKeptAnswerBytes is the largest answer the middleware keeps (transport's idemMaxKeep, as
+// large as a request body may be): a larger answer is not kept and its key is released.
+const MaxKeptAnswerBytes = 1 << 20
+
+// sealOverhead is what sealing adds to a kept body (AES-256-GCM's tag; the nonce is apart).
+const sealOverhead = 16
+
 func sealAAD(principal, key string) string { return "idempotency:" + principal + ":" + key }
 
 // keptWindow: the principal's counters a claim sums, the current UTC hour and the 24 before it,
 // so that a key is counted for 24 to 25 hours (at least as long as its answer is kept).
 const keptWindow = `hour >= date_trunc('hour', now(), 'UTC') - interval '24 hours'`
 
+// lockSQL takes the principal's claim lock until the claim commits (Claim).
+const lockSQL = `SELECT pg_advisory_xact_lock(hashtextextended('payledger idempotent kept:' || $1::text, 0))`
+
 // claimSQL takes (principal, key) as Claim says, unless the key is new (or expired) and the
-// principal's counters are at the bound; a key taken is counted in the current hour, and the
-// principal's counters older than the window are deleted. It returns whether the key was
-// taken, whether there was room, and when the oldest counted hour leaves the window.
+// principal's counters are at the bound; a new key taken is counted in the current hour with
+// the bytes reserved for its answer ($8), and the principal's counters older than the window are
+// deleted. A takeover of a dead instance's claim keeps the claim's creation time and counts
+// nothing: the key and its reservation were counted, in that hour, by the claim it takes over
+// (before, the takeover counted the key a second time). It returns whether the key was taken,
+// whether there was room, and when the oldest counted hour leaves the window.
 const claimSQL = `WITH used AS (
 		SELECT coalesce(sum(answers), 0) < $6 AND coalesce(sum(bytes), 0) < $7 AS room,
 			min(hour) FILTER (WHERE answers > 0 OR bytes > 0) + interval '25 hours' AS reset
@@ -75,13 +103,16 @@ const claimSQL = `WITH used AS (
 		SELECT $1, $2, $3, now() + make_interval(secs => $4) FROM used
 		WHERE used.room OR EXISTS (SELECT 1 FROM idempotent_responses WHERE principal = $1 AND key = $2)
 		ON CONFLICT (principal, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, done = false, status = NULL,
-			content_type = NULL, body_nonce = NULL, body_sealed = NULL, created_at = now(), locked_until = EXCLUDED.locked_until
+			content_type = NULL, body_nonce = NULL, body_sealed = NULL, locked_until = EXCLUDED.locked_until,
+			created_at = CASE WHEN idempotent_responses.created_at < now() - make_interval(secs => $5) THEN now()
+				ELSE idempotent_responses.created_at END
 		WHERE (idempotent_responses.created_at < now() - make_interval(secs => $5) AND (SELECT room FROM used))
-		   OR (NOT idempotent_responses.done AND idempotent_responses.locked_until < now() AND idempotent_responses.request_hash = $3)
-		RETURNING principal),
+		   OR (NOT idempotent_responses.done AND idempotent_responses.locked_until < now() AND idempotent_responses.request_hash = $3
+			AND idempotent_responses.created_at >= now() - make_interval(secs => $5))
+		RETURNING principal, created_at = now() AS fresh),
 	counted AS (
-		INSERT INTO idempotent_kept (principal, hour, answers) SELECT principal, date_trunc('hour', now(), 'UTC'), 1 FROM claimed
-		ON CONFLICT (principal, hour) DO UPDATE SET answers = idempotent_kept.answers + 1),
+		INSERT INTO idempotent_kept (principal, hour, answers, bytes) SELECT principal, date_trunc('hour', now(), 'UTC'), 1, $8 FROM claimed WHERE fresh
+		ON CONFLICT (principal, hour) DO UPDATE SET answers = idempotent_kept.answers + 1, bytes = idempotent_kept.bytes + EXCLUDED.bytes),
 	aged AS (
 		DELETE FROM idempotent_kept WHERE principal = $1 AND NOT (` + keptWindow + `))
 	SELECT (SELECT count(*) FROM claimed) = 1, room, reset FROM used`
@@ -90,18 +121,7 @@ const claimSQL = `WITH used AS (
 // TTL, or one whose holder with the same hash stopped answering before lock ran out. A new or
 // expired key is refused (Full) while the principal is at the bound (MaxKeptAnswers).
 func (s *IdempotentResponses) Claim(ctx context.Context, principal, key, hash string, lock time.Duration) (Kept, error) {
-	var taken, room bool
-	var reset *time.Time
-	// The count and the claim run under a per-principal lock held to commit (as the API keys'
-	// bound, keys.go): a statement reads the counters as they were when it began, so claims that
-	// raced each counted the others' as absent and as many as ran at once passed the bound.
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('payledger idempotent kept:' || $1::text, 0))`, principal); err != nil {
-			return err
-		}
-		return tx.QueryRow(ctx, claimSQL, principal, key, hash, lock.Seconds(), IdempotencyTTL, s.maxAnswers, s.maxBytes).
-			Scan(&taken, &room, &reset)
-	})
+	taken, room, reset, err := s.claim(ctx, principal, key, hash, lock)
 	if err != nil {
 		return Kept{}, fmt.Errorf("claim idempotency key: %w", err)
 	}
@@ -122,6 +142,21 @@ func (s *IdempotentResponses) Claim(ctx context.Context, principal, key, hash st
 		return k, nil
 	}
 	return Kept{Running: true}, nil // released meanwhile: the caller claims again
+}
+
+// claim runs the claim statement behind the principal's lock, held to its commit: a statement
+// reads the counters as they were when it began, so claims that raced each counted the others'
+// as absent and as many as ran at once passed the bound. The lock and the claim go as one
+// pipelined batch (one round trip, one implicit transaction ended by the batch's one Sync), so
+// the claim statement begins after the lock is granted and sees every earlier claim committed;
+// as BEGIN, lock, claim, COMMIT each waited for its answer, the lock cost three round trips.
+func (s *IdempotentResponses) claim(ctx context.Context, principal, key, hash string, lock time.Duration) (taken, room bool, reset *time.Time, err error) {
+	b := &pgx.Batch{}
+	b.Queue(lockSQL, principal)
+	b.Queue(claimSQL, principal, key, hash, lock.Seconds(), IdempotencyTTL, s.maxAnswers, s.maxBytes, s.reserve).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&taken, &room, &reset) })
+	err = s.pool.SendBatch(ctx, b).Close()
+	return taken, room, reset, err
 }
 
 // held reads the live claim of (principal, key) that Claim did not take: its kept answer, or
@@ -162,13 +197,14 @@ func (s *IdempotentResponses) Finish(ctx context.Context, principal, key string,
 	if err != nil {
 		return err
 	}
-	// The answer's bytes count in the hour its key was claimed in (Claim's bound).
+	// The answer's bytes replace the claim's reservation in the hour its key was claimed in
+	// (Claim's bound); never below zero, as for a claim made before reservations.
 	_, err = s.pool.Exec(ctx, `WITH kept AS (
 			UPDATE idempotent_responses SET done = true, status = $3, content_type = $4, body_nonce = $5, body_sealed = $6
 			WHERE principal = $1 AND key = $2 AND NOT done RETURNING principal, created_at)
-		INSERT INTO idempotent_kept (principal, hour, bytes) SELECT principal, date_trunc('hour', created_at, 'UTC'), $7 FROM kept
-		ON CONFLICT (principal, hour) DO UPDATE SET bytes = idempotent_kept.bytes + EXCLUDED.bytes`,
-		principal, key, status, contentType, nonce, sealed, len(sealed))
+		INSERT INTO idempotent_kept (principal, hour, bytes) SELECT principal, date_trunc('hour', created_at, 'UTC'), greatest($7::bigint - $8, 0) FROM kept
+		ON CONFLICT (principal, hour) DO UPDATE SET bytes = greatest(idempotent_kept.bytes + $7::bigint - $8, 0)`,
+		principal, key, status, contentType, nonce, sealed, len(sealed), s.reserve)
 	if err != nil {
 		return fmt.Errorf("keep idempotent answer: %w", err)
 	}
@@ -177,13 +213,22 @@ func (s *IdempotentResponses) Finish(ctx context.Context, principal, key string,
 
 // Supersede replaces the kept answer of (principal, key) with another: one that must no longer
 // be given (the API key it created was revoked since), so that the store does not keep it either.
+// The count of bytes follows: the replaced answer's bytes are given back and the new one's
+// counted (before, the replaced answer stayed counted for the rest of the window).
 func (s *IdempotentResponses) Supersede(ctx context.Context, principal, key string, status int, contentType string, body []byte) error {
 	nonce, sealed, err := s.keys.Seal(sealAAD(principal, key), string(body))
 	if err != nil {
 		return err
 	}
-	_, err = s.pool.Exec(ctx, `UPDATE idempotent_responses SET status = $3, content_type = $4, body_nonce = $5, body_sealed = $6
-		WHERE principal = $1 AND key = $2 AND done`, principal, key, status, contentType, nonce, sealed)
+	_, err = s.pool.Exec(ctx, `WITH was AS (
+			SELECT principal, key, created_at, octet_length(body_sealed) AS n FROM idempotent_responses
+			WHERE principal = $1 AND key = $2 AND done FOR UPDATE),
+		replaced AS (
+			UPDATE idempotent_responses r SET status = $3, content_type = $4, body_nonce = $5, body_sealed = $6
+			FROM was WHERE r.principal = was.principal AND r.key = was.key RETURNING was.principal, was.created_at, was.n)
+		UPDATE idempotent_kept k SET bytes = greatest(k.bytes - coalesce(replaced.n, 0) + $7, 0) FROM replaced
+		WHERE k.principal = replaced.principal AND k.hour = date_trunc('hour', replaced.created_at, 'UTC')`,
+		principal, key, status, contentType, nonce, sealed, len(sealed))
 	if err != nil {
 		return fmt.Errorf("replace idempotent answer: %w", err)
 	}
@@ -191,12 +236,13 @@ func (s *IdempotentResponses) Supersede(ctx context.Context, principal, key stri
 }
 
 // Release forgets a claim whose request kept no answer (a server error): a retry runs again, and
-// the claim no longer counts against the principal's bound (it keeps nothing).
+// the claim no longer counts against the principal's bound (it keeps nothing), nor does its
+// reservation of bytes.
 func (s *IdempotentResponses) Release(ctx context.Context, principal, key string) error {
 	_, err := s.pool.Exec(ctx, `WITH gone AS (
 			DELETE FROM idempotent_responses WHERE principal = $1 AND key = $2 AND NOT done RETURNING principal, created_at)
-		UPDATE idempotent_kept k SET answers = greatest(k.answers - 1, 0) FROM gone
-		WHERE k.principal = gone.principal AND k.hour = date_trunc('hour', gone.created_at, 'UTC')`, principal, key)
+		UPDATE idempotent_kept k SET answers = greatest(k.answers - 1, 0), bytes = greatest(k.bytes - $3, 0) FROM gone
+		WHERE k.principal = gone.principal AND k.hour = date_trunc('hour', gone.created_at, 'UTC')`, principal, key, s.reserve)
 	if err != nil {
 		return fmt.Errorf("release idempotency key: %w", err)
 	}

@@ -26,6 +26,7 @@ type IdempotentStore interface {
 	Finish(ctx context.Context, principal, key string, status int, contentType string, body []byte) error
 	Release(ctx context.Context, principal, key string) error
 	Supersede(ctx context.Context, principal, key string, status int, contentType string, body []byte) error
+	Bound() (answers int, bytes int64) // each principal's kept answers and their bytes in 24 h
 }
 
 var _ IdempotentStore = (*readmodels.IdempotentResponses)(nil)
@@ -38,7 +39,7 @@ const (
 	idemPoll     = 25 * time.Millisecond
 	idemPollMax  = 500 * time.Millisecond
 	idemMaxKey   = 255
-	idemMaxKeep  = MaxBodyBytes // an answer larger than this is not kept (the key is released)
+	idemMaxKeep  = readmodels.MaxKeptAnswerBytes // larger answers are not kept (the key is released); each claim reserves this
 	idemReplayed = "Idempotent-Replayed"
 	idemHeader   = "Idempotency-Key"
 )
@@ -108,8 +109,9 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // idemFull is the 429 refusing a new Idempotency-Key to a merchant that holds as many kept
-// answers as it may (readmodels.MaxKeptAnswers in 24 h): nothing ran. The key is refused, not
-// run without keeping its answer, since a client that relies on it would act twice on a retry.
+// answers as it may (the store's Bound in 24 h: IDEMPOTENCY_MAX_KEPT answers): nothing ran. The
+// key is refused, not run without keeping its answer, since a client that relies on it would act
+// twice on a retry.
 // resetAt is when the oldest counted keys leave the count (at most 25 h away).
 func (s *Server) idemFull(c echo.Context, resetAt time.Time) error {
 	if resetAt.IsZero() { // not told (a bound of zero): in an hour, when a counted hour may leave
@@ -117,10 +119,11 @@ func (s *Server) idemFull(c echo.Context, resetAt time.Time) error {
 	}
 	s.metrics.limited.WithLabelValues("idempotency_keys").Inc()
 	reset := resetAt.UnixMilli()
+	answers, bytes := s.idem.Bound()
 	c.Response().Header().Set("Retry-After", strconv.FormatInt(max(1, (reset-s.now().UnixMilli()+999)/1000), 10))
 	return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Extra: map[string]any{"resetAt": reset},
 		Message: fmt.Sprintf("This merchant's Idempotency-Keys of the last 24 hours reached the bound on kept answers (%d answers or %d MiB); nothing was done: send this request again with this key after resetAt",
-			readmodels.MaxKeptAnswers, readmodels.MaxKeptBytes>>20)}
+			answers, bytes>>20)}
 }
 
 // idemPollAfter is how long a duplicate waits after its polls-th look at a running request's
