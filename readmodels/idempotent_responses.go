@@ -139,9 +139,31 @@ func (s *IdempotentResponses) Claim(ctx context.Context, principal, key, hash st
 		if reset != nil {
 			k.ResetAt = *reset
 		}
+		if soon, err := s.fullOfRunning(ctx, principal, lock); err == nil && !soon.IsZero() {
+			k.ResetAt = soon // best effort: on an error the later resetAt stands
+		}
 		return k, nil
 	}
 	return Kept{Running: true}, nil // released meanwhile: the caller claims again
+}
+
+// fullOfRunning tells a claim refused at the bound whether the reservations of the principal's
+// requests running now are what fills it: then room comes back as they finish, within lock at
+// most, and not when the oldest counted hour leaves the window (up to 25 h). It returns when to
+// try again (a second from now), or zero when the bound is reached without them. The order
+// path's bindings (never done, held for the TTL) are not requests running.
+func (s *IdempotentResponses) fullOfRunning(ctx context.Context, principal string, lock time.Duration) (time.Time, error) {
+	var soon *time.Time
+	err := s.pool.QueryRow(ctx, `WITH running AS (
+			SELECT count(*) AS n FROM idempotent_responses WHERE principal = $1 AND NOT done
+				AND locked_until BETWEEN now() AND now() + make_interval(secs => $2))
+		SELECT CASE WHEN coalesce(sum(answers), 0) < $3 AND coalesce(sum(bytes), 0) - (SELECT n FROM running) * $4 < $5
+			THEN now() + interval '1 second' END
+		FROM idempotent_kept WHERE principal = $1 AND `+keptWindow, principal, lock.Seconds(), s.maxAnswers, s.reserve, s.maxBytes).Scan(&soon)
+	if err != nil || soon == nil {
+		return time.Time{}, err
+	}
+	return *soon, nil
 }
 
 // claim runs the claim statement behind the principal's lock, held to its commit: a statement

@@ -177,3 +177,31 @@ func TestReview70IdempotencySupersedeGivesBackTheBytes(t *testing.T) {
 		t.Fatalf("the replaced answer: %+v %v", k, err)
 	}
 }
+
+// A claim refused because the requests running now hold the bytes (their reservations) is told
+// to try again in a second, when one of them may have finished; refused because kept answers
+// fill the bound, it is told when the oldest counted hour leaves (about 25 h).
+func TestReview70IdempotencyFullOfRunningRequestsResetsSoon(t *testing.T) {
+	t.Parallel()
+	reserve := int64(MaxKeptAnswerBytes + sealOverhead)
+	mw, _ := keptStore(t, 100, 2*reserve)
+	ctx, p := context.Background(), "wallet:0xrunning"
+	for _, key := range []string{"a", "b"} {
+		if k, err := mw.Claim(ctx, p, key, "h", time.Minute); err != nil || !k.Run {
+			t.Fatalf("claim %s: %+v %v", key, k, err)
+		}
+	}
+	k, err := mw.Claim(ctx, p, "c", "h", time.Minute)
+	if err != nil || !k.Full || k.ResetAt.After(time.Now().Add(time.Minute)) {
+		t.Fatalf("a key while two running requests hold the bound: %+v %v (want Full, resetAt within a minute)", k, err)
+	}
+	for _, key := range []string{"a", "b"} {
+		if err := mw.Finish(ctx, p, key, 200, "application/json", bytes.Repeat([]byte("x"), MaxKeptAnswerBytes)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k, err = mw.Claim(ctx, p, "c", "h", time.Minute)
+	if err != nil || !k.Full || k.ResetAt.Before(time.Now().Add(23*time.Hour)) {
+		t.Fatalf("a key while kept answers fill the bound: %+v %v (want Full, resetAt in about 25 h)", k, err)
+	}
+}
