@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // OpenOnrampAttemptsPage is a page of the receipts whose current onramp attempt the processor
@@ -29,6 +31,20 @@ import (
 // was lost nothing asked about it and the receipt stayed failed while the customer may have
 // paid. It reads receipts_retried_onramp_attempts (migration 044), whose predicate leaves out
 // the failed receipts whose current attempt is the one that failed them.
+//
+// The fourth part (stop 70) is the failed receipts whose current onramp attempt failed them, in
+// their window (not expired, the window ends after before), with an earlier onramp session not
+// ended or failed: its payment may be under way or done. When that session's webhooks were lost,
+// nothing asked about it: the receipt left the list when the newer session's failure failed it,
+// the window expired it, and the payment's success was recorded as ignored after the expiry.
+// Listed, the verifier asks the earlier sessions (commands.ReconcileOnrampHandler.Verify: the
+// current session's failure is applied already): one under way makes it the current attempt
+// again (receipt.State.Resumable, before the window's end), one complete pays. It reads
+// receipts_window_due (migration 029: the receipts whose window may end unpaid, by its end) for
+// the receipts in their window. A receipt without a window (expires_at NULL: no deposits
+// configured) never expires, so it is listed while its failed session started less than 24 hours
+// ago (a bank payment's acceptance comes within that); without that bound it would be asked about
+// on every pass for good. That half reads the failed receipts (no partial index holds them).
 func (s *Receipts) OpenOnrampAttemptsPage(ctx context.Context, before, afterStarted time.Time, afterReceipt string, limit int) ([]string, time.Time, error) {
 	rows, err := s.pool.Query(ctx, openOnrampAttemptsPage, before, afterStarted, afterReceipt, limit)
 	if err != nil {
@@ -72,5 +88,34 @@ const openOnrampAttemptsPage = `SELECT receipt_id, attempt_started_at FROM (
 	    AND NOT coalesce(state->'endedAttempts' ? (state->>'currentAttempt'), false)
 	    AND (attempt_started_at, receipt_id) > ($2, $3)
 	  ORDER BY attempt_started_at, receipt_id LIMIT $4)
+	  UNION ALL
+	  (SELECT receipt_id, attempt_started_at FROM receipts
+	  WHERE status = 'failed' AND NOT state ? 'windowExpiredAt' AND attempt_kind = 'onramp' AND attempt_started_at < $1
+	    AND (expires_at > $1 OR expires_at IS NULL AND attempt_started_at > $1 - interval '24 hours')
+	    AND (state->'failure'->>'attemptId') = (state->>'currentAttempt')
+	    AND EXISTS (SELECT 1 FROM jsonb_each(state->'attempts') a
+	      WHERE a.key <> (state->>'currentAttempt') AND (a.value->>'kind') = 'onramp' AND a.value ? 'sessionId'
+	        AND NOT coalesce(state->'endedAttempts' ? a.key, false) AND NOT coalesce(state->'failedAttempts' ? a.key, false))
+	    AND (attempt_started_at, receipt_id) > ($2, $3)
+	  ORDER BY attempt_started_at, receipt_id LIMIT $4)
 	) open
 	ORDER BY attempt_started_at, receipt_id LIMIT $4`
+
+// StuckACHReceipts lists, at most limit, the ach_pending receipts whose current onramp attempt
+// is ended (receipt.State.ACHStuck: its short completion, recorded before stop 69 without
+// reopened, left the receipt ach_pending; the reconciliation's list leaves them out), oldest
+// attempt first. The payment window process reopens them (settlement.StuckACH). It reads the
+// partial index receipts_ach_pending_attempts (migration 040): the ach_pending receipts only.
+func (s *Receipts) StuckACHReceipts(ctx context.Context, limit int) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT receipt_id FROM receipts
+		WHERE status = 'ach_pending' AND attempt_kind = 'onramp' AND coalesce(state->'endedAttempts' ? (state->>'currentAttempt'), false)
+		ORDER BY attempt_started_at, receipt_id LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list stuck ACH receipts: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("list stuck ACH receipts: %w", err)
+	}
+	return ids, nil
+}

@@ -75,6 +75,8 @@ type PaymentWindowHandler struct {
 	// stream this build cannot read, during a rollback) does not stop every expiry behind it.
 	mu     sync.Mutex
 	cursor WindowCursor
+	// nextReopen is when the next pass reopens the stuck ACH receipts (reopenStuck).
+	nextReopen time.Time
 }
 
 // NewPaymentWindowHandler returns the handler with cfg's zero fields at their defaults. It panics
@@ -117,8 +119,10 @@ func (h *PaymentWindowHandler) Run(ctx context.Context, log zerolog.Logger) erro
 
 // Handle runs one pass: it records the expiry of every receipt whose window has ended (at most
 // Batch, the page after the last pass's when that one was full) and returns those it expired. A receipt that cannot be decided (a store error) does not
-// hold up the others; the first such error is returned after the pass. Errors: the due list's,
-// the first receipt's error.
+// hold up the others; the first such error is returned after the pass. With a due list that has
+// the stuck ACH receipts (WithStuckACH) it also reopens those, at most Batch every minute
+// (stuckDue), and expires them when their window has ended. Errors: the due list's, the first
+// receipt's error, the stuck list's.
 func (h *PaymentWindowHandler) Handle(ctx context.Context) ([]commands.ReceiptChange, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -133,14 +137,31 @@ func (h *PaymentWindowHandler) Handle(ctx context.Context) ([]commands.ReceiptCh
 		last := page[len(page)-1]
 		h.cursor = WindowCursor{ExpiresAt: last.ExpiresAt, ReceiptID: last.ReceiptID}
 	}
+	ids := make([]string, len(page))
+	for i, d := range page {
+		ids[i] = d.ReceiptID
+	}
+	stuck, listErr := h.stuckDue(ctx, now)
+	out, err := h.decide(ctx, append(ids, stuck...), now)
+	if err == nil {
+		err = listErr
+	}
+	return out, err
+}
+
+// decide records the expiry of each receipt of ids whose window has ended (receipt.Expire),
+// after reopening one left ach_pending by a short ACH completion (receipt.ReopenStuckACH), and
+// returns the receipts it changed. Errors: ctx's, else the first receipt's.
+func (h *PaymentWindowHandler) decide(ctx context.Context, ids []string, now time.Time) ([]commands.ReceiptChange, error) {
 	var out []commands.ReceiptChange
 	var first error
-	for _, d := range page {
-		id := d.ReceiptID
-		expired := false
+	for _, id := range ids {
+		changed := false
 		_, res, err := commands.ChangeReceipt(ctx, h.store, id, windowMeta, func(st receipt.State) ([]receipt.Event, error) {
-			evs, err := receipt.Expire(st, now.UnixMilli(), h.cfg.Monitor)
-			expired = len(evs) > 0
+			evs, err := receipt.Then(st, receipt.ReopenStuckACH(st, now.UnixMilli()), nil, func(st receipt.State) ([]receipt.Event, error) {
+				return receipt.Expire(st, now.UnixMilli(), h.cfg.Monitor)
+			})
+			changed = len(evs) > 0
 			return evs, err
 		})
 		switch {
@@ -148,7 +169,7 @@ func (h *PaymentWindowHandler) Handle(ctx context.Context) ([]commands.ReceiptCh
 			return out, ctx.Err()
 		case err != nil && !errors.Is(err, receipt.ErrNotFound) && first == nil:
 			first = fmt.Errorf("expire receipt %s: %w", id, err)
-		case err == nil && expired:
+		case err == nil && changed:
 			out = append(out, commands.ReceiptChange{ReceiptID: id, Result: res})
 		}
 	}

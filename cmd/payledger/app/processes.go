@@ -116,7 +116,7 @@ func paymentHints(d Config, health *Health) Worker {
 // paymentWindow records the expiry of receipts whose payment window ended unpaid; every instance
 // may run it: the stream's expected version records each expiry once.
 func paymentWindow(d Config, health *Health) Worker {
-	h := settlement.NewPaymentWindowHandler(d.Store, pgstore.NewReceipts(d.Pool),
+	h := settlement.NewPaymentWindowHandler(d.Store, settlement.WithStuckACH(pgstore.NewReceipts(d.Pool), readmodels.NewReceipts(d.Pool)),
 		settlement.PaymentWindowConfig{Window: d.PaymentWindow, Monitor: d.PaymentMonitorWindow}, d.Now)
 	return health.Every("payment window", h.Config().Poll, func(ctx context.Context) (bool, error) {
 		_, err := h.Handle(ctx)
