@@ -189,8 +189,17 @@ func (s *Server) rotateEndpointSecret(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"endpoint": view})
 }
 
+// TestEventsPerHour is how many webhook.test events a merchant may ask for an hour, all its
+// endpoints together (a burst of as many, then one a minute): each is an event kept for the
+// retention period and an outbound POST, and the route was bounded only by the per-wallet limit
+// (600 a minute, about 26 million events a month per wallet). Per merchant, not per endpoint: a
+// merchant deleting and creating endpoints would get a new per-endpoint bound each time. Testing
+// every endpoint a merchant may have (readmodels.MaxEndpoints, 20) at once still fits.
+const TestEventsPerHour = 60
+
 // testEndpoint records a webhook.test event for this endpoint only; the dispatcher sends it as
-// any other (its outcome shows in the endpoint's delivery log).
+// any other (its outcome shows in the endpoint's delivery log). Past TestEventsPerHour of the
+// merchant: 429 rate_limited with resetAt and Retry-After, and nothing recorded.
 func (s *Server) testEndpoint(c echo.Context) error {
 	id, err := s.endpointID(c)
 	if err != nil {
@@ -203,6 +212,10 @@ func (s *Server) testEndpoint(c echo.Context) error {
 	if _, err := s.endpoints.Get(ctx, merchant, id); errors.Is(err, readmodels.ErrNotFound) {
 		return errEndpointMissing
 	} else if err != nil {
+		return err
+	}
+	// Counted once the endpoint is known to be the merchant's: unknown ids cost nothing.
+	if err := s.limitEvery(c, "webhooktest", "webhooktest:"+merchant, TestEventsPerHour, time.Hour); err != nil {
 		return err
 	}
 	now := s.now()

@@ -15,8 +15,9 @@ import (
 // an hour when Config.SubscriptionCreatesPerHour is zero.
 const DefaultSubscriptionCreatesPerHour = 20
 
-// hourLimiter counts requests over an hour: the service's limiters do (ratelimit.Memory, and
-// ratelimit.Redis when REDIS_URL is set); the Limiter the routes share counts per minute only.
+// hourLimiter counts requests over any period (an hour): the service's limiters do
+// (ratelimit.Memory, and ratelimit.Redis when REDIS_URL is set); the Limiter the routes share
+// counts per minute only.
 type hourLimiter interface {
 	AllowEvery(ctx context.Context, key string, n int, period time.Duration) (ratelimit.Result, error)
 }
@@ -41,17 +42,27 @@ func (s *Server) limitCreations(c echo.Context) error {
 	if n <= 0 {
 		n = DefaultSubscriptionCreatesPerHour
 	}
-	ctx, key := c.Request().Context(), "subcreate:"+ClientKey(c)
+	return s.limitEvery(c, "subcreate", "subcreate:"+ClientKey(c), n, time.Hour)
+}
+
+// limitEvery counts the request against key (n per period, a burst of n; the kind names the
+// limit in the metrics): past it, 429 rate_limited with resetAt, Retry-After and the
+// X-RateLimit-* headers. A limiter that fails (Redis down), or cannot count over period, does
+// not let the requests through unlimited, as limit does for the per-minute limits: they are
+// counted in this instance, as failures are (failureAllowed). Per instance: n instances allow n
+// times the bound until Redis is back.
+func (s *Server) limitEvery(c echo.Context, kind, key string, n int, period time.Duration) error {
+	ctx := c.Request().Context()
 	res, err := ratelimit.Result{}, errNoHourLimiter
 	if l, ok := s.limiter.(hourLimiter); ok {
-		res, err = l.AllowEvery(ctx, key, n, time.Hour)
+		res, err = l.AllowEvery(ctx, key, n, period)
 	}
 	if err != nil {
 		s.gate.spareOnce.Do(func() { s.gate.spare = ratelimit.NewMemory(s.now) })
-		res, _ = s.gate.spare.AllowEvery(ctx, key, n, time.Hour) // in-process: never fails
+		res, _ = s.gate.spare.AllowEvery(ctx, key, n, period) // in-process: never fails
 	}
 	h := c.Response().Header()
-	// The public limit set its headers already: these replace them when this limit is the one
+	// A per-minute limit set its headers already: these replace them when this limit is the one
 	// that leaves fewer requests.
 	if left, err := strconv.Atoi(h.Get("X-RateLimit-Remaining")); err != nil || res.Remaining <= left || !res.Allowed {
 		h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
@@ -61,11 +72,11 @@ func (s *Server) limitCreations(c echo.Context) error {
 		}
 	}
 	if !res.Allowed {
-		return s.rateLimited(c, "subcreate", res.RetryAt)
+		return s.rateLimited(c, kind, res.RetryAt)
 	}
 	return nil
 }
 
-// errNoHourLimiter stands for a limiter that cannot count per hour (a test's): counted in this
+// errNoHourLimiter stands for a limiter that cannot count over a period (a test's): counted in this
 // instance instead, as when the limiter fails.
 var errNoHourLimiter = errors.New("the limiter does not count per hour")
