@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -132,7 +133,13 @@ func (s *Server) authenticate(c echo.Context) (Principal, error) {
 		return Principal{}, err
 	}
 	gen := s.known.generation()
-	key, err := s.keys.Authenticate(ctx, secret)
+	lookup := ctx
+	if _, ok := s.known.key(secret); ok {
+		var cancel context.CancelFunc
+		lookup, cancel = context.WithTimeout(ctx, keyLookupWait)
+		defer cancel()
+	}
+	key, err := s.keys.Authenticate(lookup, secret)
 	if unavailable(err) {
 		// Only while the datastore is down: a key that worked before still identifies its merchant.
 		// Never one it saw refused or revoked, nor one not confirmed within KEY_CACHE_TTL.
@@ -152,6 +159,13 @@ func (s *Server) authenticate(c echo.Context) (Principal, error) {
 	s.known.remember(secret, p, gen)
 	return p, nil
 }
+
+// keyLookupWait bounds the datastore's lookup of a key this instance confirmed within
+// KEY_CACHE_TTL (lastKnown), which the degraded mode vouches for if the datastore does not answer.
+// While the key cache is off (its listener silent, as during a hung datastore) every request
+// looks its key up; unbounded, each order of a hang waited out its lookup before the stall
+// watch's short bound could help.
+const keyLookupWait = time.Second
 
 // Refused keys are limited per client address as public routes are (PublicLimitPerMinute): each
 // costs a lookup in the datastore, and the per-key limit only counts keys that authenticate, so a

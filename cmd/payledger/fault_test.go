@@ -39,6 +39,30 @@ type faultLoad struct {
 	samples  map[string]int  // status reads during the load by code
 	bad      []string        // answers the service must never give
 	notFound []string        // status reads of acknowledged receipts answered 404
+
+	// Per order client, when its last degraded answer came; quick counts degraded answers that came
+	// sooner than quickDegraded after the same client's previous one, and quickSeen closes at the
+	// first (see TestAcknowledgedOrdersSurviveAHungPostgres).
+	lastDegraded map[int]time.Time
+	quick        int
+	quickSeen    chan struct{}
+}
+
+// quickDegraded: a client's degraded answer this soon after its previous one can only come from
+// the stalled bound (transport.stalledIssueWait, 1 s): without it, every order waits the whole
+// transport.issueWait (5 s) from its start, which is after the previous answer.
+const quickDegraded = 4 * time.Second
+
+func (l *faultLoad) degradedAt(client int, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if prev, ok := l.lastDegraded[client]; ok && at.Sub(prev) < quickDegraded {
+		if l.quick == 0 {
+			close(l.quickSeen)
+		}
+		l.quick++
+	}
+	l.lastDegraded[client] = at
 }
 
 func (l *faultLoad) ack(id string, degraded bool) {
@@ -94,7 +118,7 @@ func (l *faultLoad) pick() (string, bool, bool) {
 // or 503, never 404.
 func TestAcknowledgedOrdersSurvivePostgresRestarts(t *testing.T) {
 	t.Parallel()
-	faultTest(t, 8, 0, func(ctx context.Context, cluster *privateCluster, began time.Time) ([]string, error) {
+	faultTest(t, 8, 0, func(ctx context.Context, cluster *privateCluster, began time.Time, _ *faultLoad) ([]string, error) {
 		var restarts []string
 		for range 3 {
 			time.Sleep(2 * time.Second) // load on the healthy cluster between the faults
@@ -114,7 +138,7 @@ func TestAcknowledgedOrdersSurvivePostgresRestarts(t *testing.T) {
 // (not only 503s), and none be lost.
 func TestAcknowledgedOrdersSurviveAPostgresStop(t *testing.T) {
 	t.Parallel()
-	faultTest(t, 16, 1, func(ctx context.Context, cluster *privateCluster, began time.Time) ([]string, error) {
+	faultTest(t, 16, 1, func(ctx context.Context, cluster *privateCluster, began time.Time, _ *faultLoad) ([]string, error) {
 		time.Sleep(2 * time.Second)
 		t0 := time.Now()
 		if err := cluster.stop(ctx); err != nil {
@@ -133,12 +157,14 @@ func TestAcknowledgedOrdersSurviveAPostgresStop(t *testing.T) {
 // either. Orders must still be answered (degraded), reads answered (503 at worst), none lost.
 // Each client's order in flight when the server hangs waits the whole bound (transport.issueWait,
 // 5 s) before it is journaled; the orders after it must not each wait as long (the stalled
-// bound): so more orders than clients get the degraded body during the hang (without it, at most
-// one per client can).
+// bound): some client must get a second degraded answer sooner than quickDegraded after its
+// first (without the stalled bound, a client's degraded answers are at least 5 s apart). The hang
+// lasts 9 s, or until that is seen (at most 25 s, within transport.stalledFor), so a loaded
+// machine is given the time rather than a count to reach.
 func TestAcknowledgedOrdersSurviveAHungPostgres(t *testing.T) {
 	t.Parallel()
 	const clients = 16
-	faultTest(t, clients, clients+1, func(ctx context.Context, cluster *privateCluster, began time.Time) ([]string, error) {
+	faultTest(t, clients, 1, func(ctx context.Context, cluster *privateCluster, began time.Time, load *faultLoad) ([]string, error) {
 		time.Sleep(2 * time.Second)
 		t0 := time.Now()
 		resume, n, err := cluster.freeze()
@@ -150,6 +176,11 @@ func TestAcknowledgedOrdersSurviveAHungPostgres(t *testing.T) {
 		_, perr := pgx.Connect(pctx, cluster.URL("payledger"))
 		cancel()
 		time.Sleep(8 * time.Second) // the rest of the hang: longer than an order's bound (transport.issueWait) and then some stalled bounds
+		select {
+		case <-load.quickSeen:
+		case <-time.After(25*time.Second - time.Since(t0)):
+		case <-ctx.Done():
+		}
 		if err := resume(); err != nil {
 			return nil, err
 		}
@@ -157,6 +188,11 @@ func TestAcknowledgedOrdersSurviveAHungPostgres(t *testing.T) {
 			return nil, fmt.Errorf("the frozen cluster (%d processes) accepted a connection", n)
 		}
 		return []string{fmt.Sprintf("%d processes frozen at %v for %v", n, t0.Sub(began).Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))}, nil
+	}, func(load *faultLoad) error {
+		if load.quick == 0 {
+			return fmt.Errorf("no order client got a degraded answer sooner than %v after its previous one while the datastore hung (orders by answer %v): each order waited the whole bound", quickDegraded, load.orders)
+		}
+		return nil
 	})
 }
 
@@ -165,7 +201,8 @@ func TestAcknowledgedOrdersSurviveAHungPostgres(t *testing.T) {
 // log), keeps the load 2 s more, and checks every acknowledged order is stored once and no answer
 // was wrong.
 // minDegraded: how many orders at least must have got the degraded body.
-func faultTest(t *testing.T, clients, minDegraded int, faults func(ctx context.Context, c *privateCluster, began time.Time) ([]string, error)) {
+// checks are further checks of the load once it has stopped.
+func faultTest(t *testing.T, clients, minDegraded int, faults func(ctx context.Context, c *privateCluster, began time.Time, load *faultLoad) ([]string, error), checks ...func(*faultLoad) error) {
 	if testing.Short() {
 		t.Skip("starts a private PostgreSQL cluster and the service binary, and crashes the cluster under load")
 	}
@@ -242,7 +279,8 @@ func faultTest(t *testing.T, clients, minDegraded int, faults func(ctx context.C
 	loadStarted := time.Since(began).Round(time.Millisecond)
 
 	// The load: the order clients and one status sampler until stop closes.
-	load := &faultLoad{degraded: map[string]bool{}, orders: map[string]int{}, samples: map[string]int{}}
+	load := &faultLoad{degraded: map[string]bool{}, orders: map[string]int{}, samples: map[string]int{},
+		lastDegraded: map[int]time.Time{}, quickSeen: make(chan struct{})}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	stopLoad := sync.OnceFunc(func() { close(stop); wg.Wait() })
@@ -255,7 +293,7 @@ func faultTest(t *testing.T, clients, minDegraded int, faults func(ctx context.C
 			return false
 		}
 	}
-	for range clients {
+	for c := range clients {
 		wg.Go(func() {
 			for !stopped() {
 				code, body, err := call(http.MethodPost, "/api/orders", order)
@@ -272,6 +310,7 @@ func faultTest(t *testing.T, clients, minDegraded int, faults func(ctx context.C
 					}
 					degraded := body["degraded"] == true
 					if degraded {
+						load.degradedAt(c, time.Now())
 						load.count(load.orders, "200 degraded")
 					} else {
 						load.count(load.orders, "200")
@@ -316,7 +355,7 @@ func faultTest(t *testing.T, clients, minDegraded int, faults func(ctx context.C
 	})
 
 	fctx, cancelFaults := context.WithTimeout(ctx, 2*time.Minute)
-	restarts, err := faults(fctx, cluster, began)
+	restarts, err := faults(fctx, cluster, began, load)
 	cancelFaults()
 	if err != nil {
 		stopLoad()
@@ -399,13 +438,18 @@ func faultTest(t *testing.T, clients, minDegraded int, faults func(ctx context.C
 		}
 	}
 	acked := len(load.acked)
-	t.Logf("acknowledged %d, degraded %d, stored %d, lost %d", acked, degradedN, acked-len(missing), len(missing))
+	t.Logf("acknowledged %d, degraded %d (%d sooner than %v after the same client's previous one), stored %d, lost %d", acked, degradedN, load.quick, quickDegraded, acked-len(missing), len(missing))
 	t.Logf("orders by answer %v; status reads during the faults %v; load from %v, faults %v; settled %v after the load; test ran %v",
 		load.orders, load.samples, loadStarted, restarts, settled, time.Since(began).Round(time.Millisecond))
 	if degradedN < minDegraded {
 		t.Errorf("%d orders got the degraded body while the datastore was away, want at least %d (orders by answer %v)", degradedN, minDegraded, load.orders)
 	}
 
+	for _, check := range checks {
+		if err := check(load); err != nil {
+			t.Error(err)
+		}
+	}
 	for _, b := range load.bad {
 		t.Errorf("unexpected answer: %s", b)
 	}
