@@ -242,7 +242,8 @@ type Server struct {
 	exportTimeout  time.Duration
 	revocations    *cache.Signal // wakes streams to re-check their credential (stream_credentials.go)
 	tracer         trace.Tracer
-	audience       string // every session token's aud (sessionAudience), read once
+	audience       string   // every session token's aud (sessionAudience), read once
+	off            []string // the optional capabilities left off (Deps.Off): split_deploy_limit.go
 }
 
 // ServeHTTP lets the server be used as an http.Handler.
@@ -271,7 +272,7 @@ func New(d Deps) (*Server, error) {
 		outbox: d.Outbox, webhooks: d.Webhooks,
 		prices: d.Prices, usage: d.Usage, figures: d.Figures, metrics: d.Metrics,
 		endpoints: d.WebhookEndpoints, endpointSender: d.EndpointSender, idem: d.Idempotent,
-		exports: d.Exports, replica: d.Replica, audience: sessionAudience(d.Config.PublicBaseURL),
+		exports: d.Exports, replica: d.Replica, audience: sessionAudience(d.Config.PublicBaseURL), off: d.Off,
 		streamAddrs: Slots{Max: streamsPerAddress}}
 	if s.metrics == nil {
 		s.metrics = NewMetrics(nil)

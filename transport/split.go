@@ -72,6 +72,9 @@ func (s *Server) postSplit(c echo.Context) error {
 		recipients = &rs
 	}
 	sess, _ := SessionFrom(c)
+	if err := s.limitSplitDeploy(c, sess.Wallet, req); err != nil {
+		return err
+	}
 	res, err := s.cmd.ConfigureSplit.Handle(c.Request().Context(), commands.ConfigureMerchantSplit{Merchant: sess.Wallet,
 		Address: req.SplitAddress, Recipients: recipients, Meta: s.metadata(c, sess.Wallet)})
 	if err != nil {
