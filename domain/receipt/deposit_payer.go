@@ -2,6 +2,7 @@ package receipt
 
 import (
 	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/payledger/payledger/domain/money"
@@ -23,21 +24,17 @@ func (s State) payer(completing Credit) string {
 		units    *big.Int
 	}
 	var parts []*part // per sender (without case), token and decimals, in the order first seen
+	byKey := map[string]*part{}
 	for _, c := range s.Credits {
 		units, ok := new(big.Int).SetString(c.AmountUnits, 10)
 		if !c.Counts() || !ok {
 			continue
 		}
-		var p *part
-		for _, q := range parts {
-			if strings.EqualFold(q.sender, c.Sender) && strings.EqualFold(q.token, c.Token) && q.decimals == c.Decimals {
-				p = q
-				break
-			}
-		}
+		key := strings.ToLower(c.Sender) + "|" + strings.ToUpper(c.Token) + "|" + strconv.Itoa(int(c.Decimals))
+		p := byKey[key]
 		if p == nil {
 			p = &part{sender: c.Sender, token: c.Token, decimals: c.Decimals, units: new(big.Int)}
-			parts = append(parts, p)
+			parts, byKey[key] = append(parts, p), p
 		}
 		p.units.Add(p.units, units)
 	}
