@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -32,10 +31,11 @@ const (
 // sessionClockSkew is how far apart the instances' clocks may be for sessions. A token issued by
 // an instance whose clock is ahead carries an issue time (iat) in the others' future: it is
 // accepted up to sessionClockSkew ahead (without leeway another instance refused it for the
-// skew). Logout-all ends the sessions issued up to sessionClockSkew past its own clock, so those
-// issued just before it by a faster instance are ended too; a sign-in that would fall under that
-// cutoff is asked to retry once it has passed (sessionEndedMomentsAgo). Expiry is not widened:
-// a token is refused from its exp on, on the instance's clock.
+// skew). Expiry is not widened: a token is refused from its exp on, on the instance's clock.
+// Logout-all does not depend on it for the tokens issued now, which carry the wallet's cutoff
+// they were issued after (sessionClaims.Cutoff); for a token without one (issued before stop 70)
+// it ends the sessions issued up to sessionClockSkew past its own clock, so those issued just
+// before it by a faster instance are ended too.
 const sessionClockSkew = 5 * time.Second
 
 // NonceCookie holds the login nonce last issued to this client (HttpOnly, sent to /api/auth/
@@ -63,6 +63,7 @@ type NonceStore interface {
 type SessionStore interface {
 	Revoke(ctx context.Context, tokenID string, expiresAt, now time.Time) error
 	RevokeAll(ctx context.Context, wallet string, issuedThrough time.Time, ttl time.Duration) error
+	Cutoff(ctx context.Context, wallet string) (time.Time, error)
 	Revoked(ctx context.Context, tokenID, wallet string, issuedAt time.Time) (bool, error)
 }
 
@@ -97,6 +98,12 @@ type sessionClaims struct {
 	// CSRF is the SHA-256 of the cb_csrf value issued with this token, which binds the header
 	// to this session: a cookie planted by another site cannot match it.
 	CSRF string `json:"csrf"`
+	// Cutoff is the wallet's logout-all cutoff (readmodels.Sessions.Cutoff, Unix microseconds)
+	// read as the session was issued: the session is ended exactly by the logout-alls after it,
+	// in the database's order. By clocks (iat against a cutoff 5 s ahead) a sign-in up to ~10 s
+	// after a logout-all fell under it and was answered 429. Absent from tokens issued before
+	// stop 70, which keep the iat rule.
+	Cutoff *int64 `json:"cutoff,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -158,7 +165,11 @@ func (s *Server) parseSession(c echo.Context) (Session, *sessionClaims, error) {
 	}
 	// A logged-out token stays refused until it expires; the datastore down means no session can
 	// be checked, so none is accepted (fail closed).
-	revoked, err := s.sessions.Revoked(c.Request().Context(), claims.ID, claims.Subject, claims.IssuedAt.Time)
+	issued := claims.IssuedAt.Time
+	if claims.Cutoff != nil {
+		issued = readmodels.AfterCutoff(time.UnixMicro(*claims.Cutoff))
+	}
+	revoked, err := s.sessions.Revoked(c.Request().Context(), claims.ID, claims.Subject, issued)
 	if err != nil {
 		return Session{}, nil, err
 	}
@@ -248,10 +259,6 @@ func (s *Server) login(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	// Before the nonce is used up: the same signed login can be sent again once this passes.
-	if err := s.sessionEndedMomentsAgo(c, wallet, now); err != nil {
-		return err
-	}
 	// Consumed only now that the signature over it verified: a request without the wallet's
 	// signature cannot use up its nonce. A nonce is single-use: a second login with it fails.
 	if err := s.nonces.Consume(c.Request().Context(), wallet, nonce, now); errors.Is(err, readmodels.ErrNotFound) {
@@ -264,24 +271,6 @@ func (s *Server) login(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, body)
-}
-
-// sessionEndedMomentsAgo refuses (429 rate_limited, with Retry-After) a sign-in of wallet at now
-// whose session would be born ended: logout-all's cutoff covers sessionClockSkew past the clock
-// of the instance that ended them, and a session issued at or before it is refused until it
-// expires. Without this, a sign-in within seconds of a logout-all answered 200 with a session
-// that every request then refused for its 24 hours.
-func (s *Server) sessionEndedMomentsAgo(c echo.Context, wallet string, now time.Time) error {
-	ended, err := s.sessions.Revoked(c.Request().Context(), "", wallet, jwt.NewNumericDate(now).Time)
-	if err != nil || !ended {
-		return err
-	}
-	retryAt := now.Add(2*sessionClockSkew + time.Second) // the cutoff is at most a skew ahead of a clock a skew ahead
-	h := c.Response().Header()
-	h.Set("Retry-After", strconv.FormatInt(int64((retryAt.Sub(now)+time.Second-1)/time.Second), 10))
-	return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited",
-		Message: "Every session of this wallet was ended moments ago; sign in again after Retry-After seconds",
-		Extra:   map[string]any{"resetAt": retryAt.UnixMilli()}}
 }
 
 // sessionIssuer is every session token's iss.
@@ -301,19 +290,22 @@ func sessionAudience(publicBaseURL string) string {
 // startSession signs wallet in from now: the session cookie and the CSRF cookie bound to it
 // (the API login, and the dashboard's development sign-in link). It returns the login's answer.
 func (s *Server) startSession(c echo.Context, wallet string, now time.Time) (map[string]any, error) {
-	if err := s.sessionEndedMomentsAgo(c, wallet, now); err != nil {
-		return nil, err
-	}
 	return s.issueSession(c, wallet, now)
 }
 
-// issueSession is startSession once its sign-in was found not ended by a logout-all.
+// issueSession signs the session in, carrying the wallet's logout-all cutoff read now: a
+// logout-all that commits before this read leaves it alone, one after ends it.
 func (s *Server) issueSession(c echo.Context, wallet string, now time.Time) (map[string]any, error) {
+	cut, err := s.sessions.Cutoff(c.Request().Context(), wallet)
+	if err != nil {
+		return nil, err
+	}
+	cutoff := cut.UnixMicro()
 	csrf := randomHex(32)
 	roles := s.rolesOf(wallet)
 	exp := now.Add(sessionTTL)
 	token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, sessionClaims{
-		Roles: roles, CSRF: hashHex(csrf),
+		Roles: roles, CSRF: hashHex(csrf), Cutoff: &cutoff,
 		RegisteredClaims: jwt.RegisteredClaims{Subject: wallet, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp), ID: randomHex(8),
 			Issuer: sessionIssuer, Audience: jwt.ClaimStrings{s.audience}},
 	}).SignedString([]byte(s.cfg.JWTSecret))
@@ -393,9 +385,11 @@ func foreignOrigin(r *http.Request, publicBaseURL string) bool {
 }
 
 // logoutAll ends every session of the signed-in wallet issued up to now, on every device (a
-// compromised session's remedy), and clears this caller's cookies. Up to now on every instance's
-// clock: the cutoff is sessionClockSkew past this one's, or a session issued just before on an
-// instance whose clock runs ahead (its iat past this clock's now) outlived the logout.
+// compromised session's remedy), and clears this caller's cookies. Sessions that carry their
+// cutoff are ended because the cutoff moves past the one they read (RevokeAll). For those that
+// do not, up to now on every instance's clock: the cutoff is sessionClockSkew past this one's, or
+// a session issued just before on an instance whose clock runs ahead (its iat past this clock's
+// now) outlived the logout.
 func (s *Server) logoutAll(c echo.Context) error {
 	sess, _ := SessionFrom(c)
 	if err := s.sessions.RevokeAll(c.Request().Context(), sess.Wallet, s.now().Add(sessionClockSkew), sessionTTL); err != nil {
