@@ -303,6 +303,10 @@ func (i *Invalidations) heard() {
 	i.failingSince, i.loggedAt, i.loggedSilent = time.Time{}, time.Time{}, false
 }
 
+// FailingFor is how long the listener's run of failures lasts before cmd/payledger/app.Health
+// shows it: at once, since its caches are off for as long as it lasts.
+func (i *Invalidations) FailingFor() time.Duration { return 0 }
+
 // Failing reports the listener's run of failures, as a worker that retries its failures itself
 // does to cmd/payledger/app.Health: since when it has not heard its probe (zero while it hears),
 // and its last failure.

@@ -69,6 +69,8 @@ type workerHealth struct {
 	// failures reads a watched worker's run of failures that it retries itself (a projector's
 	// Runner.Failing): nil for the others.
 	failures func() (since, last time.Time, err error)
+	// failingFor is this worker's own bound for failures (failingBound), else Health's.
+	failingFor *time.Duration
 }
 
 // failingWorker is a watched worker that retries its failures itself and reports them: a
@@ -172,7 +174,11 @@ func (h *Health) failingLong(w *workerHealth, now time.Time) time.Time {
 		return time.Time{}
 	}
 	since, last, err := w.failures()
-	if since.IsZero() || now.Sub(since) < h.failingFor {
+	bound := h.failingFor
+	if w.failingFor != nil {
+		bound = *w.failingFor
+	}
+	if since.IsZero() || now.Sub(since) < bound {
 		return time.Time{}
 	}
 	if err != nil {
@@ -278,6 +284,14 @@ func (h *Health) loop(ctx context.Context, name string, interval time.Duration, 
 	}
 }
 
+// failingBound is a failingWorker whose run of failures is stuck after its own bound, not
+// Health's minute: the cache listener's (0, at once), whose caches are off, on this instance,
+// for as long as it fails; an operator reads /healthz for what is wrong now, and a silence that
+// heals within seconds clears at the next probe heard (/healthz stays 200 while degraded).
+type failingBound interface {
+	FailingFor() time.Duration
+}
+
 // Watch is a worker whose own loop runs inside Run (projectors, the dispatcher, charging): its
 // record says whether it runs. A Run that returns an error or panics marks it stuck at once
 // (logged), and it is started again after restartAfter, until its context ends. One that retries
@@ -288,6 +302,10 @@ func (h *Health) Watch(name string, w Worker) Worker {
 	if f, ok := w.(failingWorker); ok {
 		h.mu.Lock()
 		h.workers[name].failures = f.Failing
+		if b, ok := w.(failingBound); ok {
+			d := b.FailingFor()
+			h.workers[name].failingFor = &d
+		}
 		h.mu.Unlock()
 	}
 	if l, ok := w.(interface{ Leader() bool }); ok {
