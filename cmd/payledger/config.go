@@ -78,6 +78,9 @@ type config struct {
 	// RateLimitSubscriptionCreatePerHour (RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR): creations of
 	// subscriptions per client address an hour.
 	RateLimitSubscriptionCreatePerHour int
+	// IdempotencyMaxKept (IDEMPOTENCY_MAX_KEPT): Idempotency-Key answers a merchant may keep in
+	// 24 h (readmodels.MaxKeptAnswers by default); the 128 MiB of them stays a constant.
+	IdempotencyMaxKept int
 	// tracer is the provider serve built from Tracing (startTracing); nil outside serve: no spans.
 	tracer trace.TracerProvider
 }

@@ -60,7 +60,7 @@ func serviceConfig(ctx context.Context, cfg config, o opened, base, log zerolog.
 	if cfg.ProcessorAPIURL != "" {
 		a.Processor = onramp.New(cfg.ProcessorAPIURL, cfg.ProcessorAPIKey)
 	}
-	return web.Config{App: a, Limiter: o.limiter, LoginChainID: cfg.ChainID, Log: base, HTTP: transport.Config{
+	return web.Config{App: a, Limiter: o.limiter, LoginChainID: cfg.ChainID, Log: base, IdempotencyMaxKept: cfg.IdempotencyMaxKept, HTTP: transport.Config{
 		GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 		CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),
 		KeyLimitPerMinute: cfg.RateLimitPerMinute, PublicLimitPerMinute: cfg.RateLimitPublicPerMinute,

@@ -6,6 +6,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
@@ -32,6 +33,9 @@ type Config struct {
 	LoginChainID int64
 	// Log is the requests' base logger (the application's is App.Log).
 	Log zerolog.Logger
+	// IdempotencyMaxKept bounds each merchant's kept Idempotency-Key answers in 24 h
+	// (IDEMPOTENCY_MAX_KEPT; zero: readmodels.MaxKeptAnswers).
+	IdempotencyMaxKept int
 }
 
 // Service is the built service with its HTTP dependencies.
@@ -84,8 +88,9 @@ func deps(cfg Config, s *app.Service, metrics *transport.Metrics, openapi []byte
 		Plans: plans, SubscriptionLists: subs,
 		SubscriptionsView: s.Projections.Subscriptions,
 		WebhookEndpoints:  s.Endpoints, EndpointSender: s.Dispatcher,
-		Idempotent: readmodels.NewIdempotentResponses(pool, s.WebhookKeys), Exports: s.Exports,
-		Tracer: cfg.App.Tracer, Off: s.Config.CapabilitiesOff(),
+		Idempotent: readmodels.NewIdempotentResponses(pool, s.WebhookKeys).
+			WithBound(cmp.Or(cfg.IdempotencyMaxKept, readmodels.MaxKeptAnswers), readmodels.MaxKeptBytes),
+		Exports: s.Exports, Tracer: cfg.App.Tracer, Off: s.Config.CapabilitiesOff(),
 	}
 	dash := dashboard.Deps{Receipts: receipts, Search: receipts, Histories: hist, Deliveries: s.Outbox,
 		Splits: aggregates, Keys: s.Keys, Endpoints: s.Endpoints, Figures: receipts, Shops: shops, Plans: plans, Subscriptions: subs}
