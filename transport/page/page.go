@@ -257,7 +257,7 @@ func (a *Assets) ServeNotFound(w http.ResponseWriter, receiptID string) error {
 }
 
 // ShownID is id when it has the shape of a receipt id (a generated rcpt_ id, or a merchant's own
-// in its namespace, m + 12 hex + _), else "".
+// in its namespace: m + 32 hex + _ since stop 70, m + 12 hex + _ before), else "".
 func ShownID(id string) string {
 	if !receiptIDShape.MatchString(id) {
 		return ""
@@ -265,7 +265,7 @@ func ShownID(id string) string {
 	return id
 }
 
-var receiptIDShape = regexp.MustCompile(`^(rcpt_[0-9A-Za-z]{1,40}|m[0-9a-f]{12}_[A-Za-z0-9_-]{1,64})$`)
+var receiptIDShape = regexp.MustCompile(`^(rcpt_[0-9A-Za-z]{1,40}|m([0-9a-f]{12}|[0-9a-f]{32})_[A-Za-z0-9_-]{1,64})$`)
 
 const notFoundHTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
