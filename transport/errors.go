@@ -117,6 +117,7 @@ var domainErrors = []struct {
 	{receipt.ErrQuotesLimited, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("At most %d quotes per receipt per hour", receipt.MaxQuotesPerHour)},
 	{receipt.ErrOnrampExhausted, http.StatusForbidden, "forbidden", fmt.Sprintf("At most %d card or bank payment sessions per receipt", receipt.MaxOnrampStarts)},
 	{receipt.ErrOnrampLimited, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("At most %d card or bank payment sessions per receipt per hour", receipt.MaxOnrampStartsPerHour)},
+	{commands.ErrUnchargedLimited, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("The plan's merchant has %d new subscriptions not charged yet within the hour; try again after resetAt", commands.MaxUnchargedSubscriptionsPerHour)},
 	{commands.ErrContended, http.StatusConflict, "conflict", "The receipt is being changed by other requests; nothing was changed, retry"},
 	{receipt.ErrNotFound, http.StatusNotFound, "not_found", "Receipt not found"},
 	{receipt.ErrExists, http.StatusConflict, "conflict", "A receipt with this id already exists"},
