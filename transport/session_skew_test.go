@@ -57,9 +57,8 @@ func TestSessionIssueTimeLeeway(t *testing.T) {
 // TestLogoutAllEndsSessionsIssuedAheadWithinTheSkew: a session issued just before a logout-all
 // by an instance whose clock runs 3 s ahead (its iat past this clock's now) is ended with the
 // others; before, the cutoff was this instance's now and that session outlived the logout-all.
-// A sign-in right after it, whose session would be born ended, is asked to retry (429 with
-// Retry-After) without using up its signed nonce, and the same sign-in works once the cutoff has
-// passed.
+// A sign-in right after it is accepted (stop 70: its session carries the wallet's cutoff, so the
+// logout-all before it does not end it; it was answered 429 until the cutoff's 5 s had passed).
 func TestLogoutAllEndsSessionsIssuedAheadWithinTheSkew(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
@@ -82,14 +81,8 @@ func TestLogoutAllEndsSessionsIssuedAheadWithinTheSkew(t *testing.T) {
 
 	_, sig := e.signNonce(e.admin, wallet)
 	rec = e.do(req{method: http.MethodPost, path: "/api/auth/login", body: loginBody(wallet, sig)})
-	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" || decode(t, rec)["error"] != "rate_limited" {
-		t.Fatalf("sign-in right after logout-all: %d %s (Retry-After %q); want 429 rate_limited with Retry-After",
-			rec.Code, rec.Body, rec.Header().Get("Retry-After"))
-	}
-	e.clk.Advance(sessionClockSkew + time.Second)
-	rec = e.do(req{method: http.MethodPost, path: "/api/auth/login", body: loginBody(wallet, sig)})
 	if rec.Code != http.StatusOK {
-		t.Fatalf("the same sign-in once the cutoff passed: %d %s", rec.Code, rec.Body)
+		t.Fatalf("sign-in right after logout-all: %d %s; want 200", rec.Code, rec.Body)
 	}
 	if code := e.me(rec.Result().Cookies()); code != http.StatusOK {
 		t.Fatalf("the new session: %d", code)
