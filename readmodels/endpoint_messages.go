@@ -144,6 +144,25 @@ func (s *Endpoints) Secrets(m EndpointMessage, now time.Time) ([]string, error) 
 	return append(out, prev), nil
 }
 
+// SecretsNow opens the secrets that sign m at now as the endpoint's row holds them now, not as
+// m's claim read them: a rotation committed between the claim and the send (the claim's batch
+// waits for its places) signed that attempt with the replaced secret only, which a receiver
+// switched to the new one at once refused. The send reads them again just before it signs.
+// Errors: ErrNotFound when the endpoint row is gone.
+func (s *Endpoints) SecretsNow(ctx context.Context, m EndpointMessage, now time.Time) ([]string, error) {
+	live := EndpointMessage{EndpointID: m.EndpointID}
+	err := s.pool.QueryRow(ctx, `SELECT secret_nonce, secret_ciphertext, previous_secret_nonce, previous_secret_ciphertext,
+			previous_secret_expires_at FROM webhook_endpoints WHERE id = $1`, m.EndpointID).
+		Scan(&live.nonce, &live.sealed, &live.prevNonce, &live.prevSealed, &live.prevUntil)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read webhook endpoint secrets: %w", err)
+	}
+	return s.Secrets(live, now)
+}
+
 // CompleteMessage records an attempt and moves its message to state (pending again at next,
 // delivered or failed), releasing the lease. A manual redelivery (kind redeliver) that succeeds
 // closes the message; one that fails leaves its schedule as it was.

@@ -16,7 +16,7 @@ import (
 // EndpointOutbox is the dispatcher's view of the endpoint messages (readmodels.Endpoints).
 type EndpointOutbox interface {
 	ClaimMessages(ctx context.Context, limit, perEndpoint int, busy map[uuid.UUID]int, lease time.Duration) ([]readmodels.EndpointMessage, error)
-	Secrets(m readmodels.EndpointMessage, now time.Time) ([]string, error)
+	SecretsNow(ctx context.Context, m readmodels.EndpointMessage, now time.Time) ([]string, error)
 	CompleteMessage(ctx context.Context, a readmodels.EndpointAttempt, state string, next time.Time) error
 	ReleaseMessage(ctx context.Context, m readmodels.EndpointMessage) error
 }
@@ -132,10 +132,6 @@ func (d *Dispatcher) SendEndpoint(ctx context.Context, m readmodels.EndpointMess
 		a.Error, a.LatencyMS = deliveryError(err), int(d.Now().Sub(start).Milliseconds())
 		return a
 	}
-	secrets, err := d.Endpoints.Secrets(m, start) // after a rotation, the old secret's too (24 h)
-	if err != nil {
-		return fail(err)
-	}
 	if err := d.checkURL(m.URL); err != nil {
 		return fail(err)
 	}
@@ -144,6 +140,12 @@ func (d *Dispatcher) SendEndpoint(ctx context.Context, m readmodels.EndpointMess
 		return fail(err)
 	}
 	id, sentAt := "msg_"+m.EventID.String(), d.Now()
+	// Read at send time, not from the claim: a rotation committed since the claim signs this
+	// attempt too. After a rotation, the old secret's signature goes too (24 h).
+	secrets, err := d.Endpoints.SecretsNow(ctx, m, sentAt)
+	if err != nil {
+		return fail(err)
+	}
 	sig, err := StandardSignatures(secrets, id, sentAt.Unix(), body)
 	if err != nil { // a bad secret sends nothing unsigned
 		return fail(err)
