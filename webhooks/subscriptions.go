@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -172,22 +173,35 @@ type signingKeys struct {
 // was removed.
 const errStopped = "not sent: the shop's webhookUrl was removed"
 
-// send makes one attempt; keys caches the merchants' signing keys for the claim.
+// send makes one attempt; keys caches the merchants' signing keys for the claim. A failure is
+// recorded as deliveryError's category (DESIGN 10), as receipt webhooks' are: Go's error text
+// named the service's resolver and internal addresses in last_error. The detail goes to the
+// operator's log.
 func (s *SubscriptionSender) send(ctx context.Context, n readmodels.SubscriptionWebhook, keys *signingKeys) (*int, string) {
+	status, err := s.post(ctx, n, keys)
+	if err == nil {
+		return status, ""
+	}
+	s.Log.Debug().Err(err).Str("subscription_webhook", n.ID.String()).Msg("subscription webhook delivery failed")
+	return status, deliveryError(err)
+}
+
+// post signs n with the merchant's key and posts it to the shop's webhookUrl.
+func (s *SubscriptionSender) post(ctx context.Context, n readmodels.SubscriptionWebhook, keys *signingKeys) (*int, error) {
 	keys.mu.Lock()
 	secret, ok := keys.m[n.Merchant]
 	keys.mu.Unlock()
 	if !ok {
 		var err error
 		if secret, err = s.Outbox.MerchantSigningKey(ctx, s.Keys, n.Merchant); err != nil {
-			return nil, err.Error()
+			return nil, err
 		}
 		keys.mu.Lock()
 		keys.m[n.Merchant] = secret
 		keys.mu.Unlock()
 	}
 	if err := s.Via.checkURL(n.URL); err != nil {
-		return nil, err.Error()
+		return nil, err
 	}
 	p := map[string]any{}
 	for k, v := range n.Payload {
@@ -197,13 +211,9 @@ func (s *SubscriptionSender) send(ctx context.Context, n readmodels.Subscription
 	p["event"], p["idempotencyKey"], p["timestamp"] = n.Event, n.Key, now.UnixMilli()
 	body, err := json.Marshal(p)
 	if err != nil {
-		return nil, err.Error()
+		return nil, fmt.Errorf("encode subscription webhook: %w", err)
 	}
-	status, err := s.Via.post(ctx, n.URL, body, []attribute.KeyValue{eventAttr.String(n.Event)}, func(h http.Header) {
+	return s.Via.post(ctx, n.URL, body, []attribute.KeyValue{eventAttr.String(n.Event)}, func(h http.Header) {
 		setHeaders(h, delivery{event: n.Event, brand: n.Brand, body: body, secret: secret, id: uuid.New(), key: n.Key, sentAt: now})
 	})
-	if err != nil {
-		return status, err.Error()
-	}
-	return status, ""
 }
