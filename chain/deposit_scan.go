@@ -201,7 +201,7 @@ func (s DepositScanner) ethTransfers(ctx context.Context, blocks []scannedBlock,
 			}
 			out = append(out, onchain.DepositTransfer{Deposit: to, TransactionHash: strings.ToLower(tx.Hash.Hex()), LogIndex: -1,
 				BlockNumber: uint64(b.Number), BlockHash: strings.ToLower(b.Hash.Hex()), Sender: strings.ToLower(tx.From.Hex()),
-				Token: "ETH", Decimals: 18, AmountUnits: tx.Value.ToInt().String(), BlockTime: blockTime(uint64(b.Timestamp))})
+				Token: "ETH", Decimals: 18, AmountUnits: tx.Value.ToInt().String(), BlockTime: blockTime(uint64(b.Timestamp)), TxIndex: txIndex(tx.Index)})
 			hashes = append(hashes, tx.Hash)
 		}
 	}
@@ -286,6 +286,7 @@ type scannedBlock struct {
 		From  common.Address  `json:"from"`
 		To    *common.Address `json:"to"`
 		Value *hexutil.Big    `json:"value"`
+		Index *hexutil.Uint64 `json:"transactionIndex"`
 	} `json:"transactions"`
 }
 
@@ -385,4 +386,13 @@ func (c *RPC) FilterLogsAt(ctx context.Context, block common.Hash, addresses []c
 		}
 	}
 	return kept, nil
+}
+
+// txIndex is a transaction's index in its block as the node gave it (nil: it did not).
+func txIndex(i *hexutil.Uint64) *int {
+	if i == nil {
+		return nil
+	}
+	n := int(*i)
+	return &n
 }

@@ -177,6 +177,7 @@ func (s *Sweeper) SweepOutcome(ctx context.Context, hash string, deposits []onch
 		return nil, err
 	}
 	out := &onchain.SweepOutcome{Success: r.Status == types.ReceiptStatusSuccessful, GasUsed: r.GasUsed}
+	ti := int(r.TransactionIndex)
 	if r.BlockNumber != nil {
 		out.BlockNumber = r.BlockNumber.Uint64()
 	}
@@ -191,7 +192,7 @@ func (s *Sweeper) SweepOutcome(ctx context.Context, hash string, deposits []onch
 			id, ok := byKey[ev.ReceiptId]
 			if ok && l.Address == DepositAddressOfKey(s.factory, ev.ReceiptId, ev.Split) {
 				li := int(l.Index)
-				out.Swept = append(out.Swept, onchain.SweptFunds{ReceiptID: id, Token: s.symbol(ev.Token), Amount: ev.Amount, LogIndex: &li})
+				out.Swept = append(out.Swept, onchain.SweptFunds{ReceiptID: id, Token: s.symbol(ev.Token), Amount: ev.Amount, LogIndex: &li, TxIndex: &ti})
 			}
 		} else if ev, err := fac.ParseSweepFailed(*l); err == nil && l.Address == s.factory {
 			if id, ok := byKey[ev.ReceiptId]; ok {
@@ -217,9 +218,9 @@ func (s *Sweeper) DepositSweeps(ctx context.Context, d onchain.SweepDeposit) ([]
 	defer it.Close()
 	var out []onchain.SweptFunds
 	for it.Next() {
-		li := int(it.Event.Raw.Index)
+		li, ti := int(it.Event.Raw.Index), int(it.Event.Raw.TxIndex)
 		out = append(out, onchain.SweptFunds{ReceiptID: d.ReceiptID, Token: s.symbol(it.Event.Token), Amount: it.Event.Amount,
-			TransactionHash: it.Event.Raw.TxHash.Hex(), BlockNumber: it.Event.Raw.BlockNumber, LogIndex: &li})
+			TransactionHash: it.Event.Raw.TxHash.Hex(), BlockNumber: it.Event.Raw.BlockNumber, LogIndex: &li, TxIndex: &ti})
 	}
 	return out, it.Error()
 }

@@ -348,7 +348,7 @@ func balanceTransfer(st receipt.State, b DepositTransfer) (DepositTransfer, bool
 
 func seenOf(t DepositTransfer, at int64) receipt.DepositTransferSeen {
 	return receipt.DepositTransferSeen{TransactionHash: t.TransactionHash, LogIndex: t.LogIndex, BlockNumber: t.BlockNumber,
-		BlockHash: t.BlockHash, Sender: t.Sender, Token: t.Token, AmountUnits: t.AmountUnits, Decimals: t.Decimals, BlockTime: t.BlockTime, At: at}
+		BlockHash: t.BlockHash, Sender: t.Sender, Token: t.Token, AmountUnits: t.AmountUnits, Decimals: t.Decimals, BlockTime: t.BlockTime, TxIndex: t.TxIndex, At: at}
 }
 
 func unknownOf(t DepositTransfer, at int64) receipt.DepositUnknownToken {

@@ -225,6 +225,10 @@ func (h *SweepDepositsHandler) record(ctx context.Context, funds []SweptFunds) (
 			li := *f.LogIndex // the last Swept event of the transaction for this token
 			e.LogIndex = &li
 		}
+		if f.TxIndex != nil {
+			ti := *f.TxIndex // one transaction: every event of it has its index
+			e.TxIndex = &ti
+		}
 	}
 	ids := make([]string, 0, len(byReceipt))
 	for id := range byReceipt {

@@ -21,6 +21,9 @@ type DepositTransfer struct {
 	// BlockTime is the block's timestamp (Unix ms; 0 when the node did not give it): when the
 	// transfer happened, as the chain proves it, whenever the service saw it.
 	BlockTime int64
+	// TxIndex is the transaction's index in its block (nil: not known): an ETH transfer has no
+	// log, and its place against a sweep in the same block is known only by it (receipt.Unswept).
+	TxIndex *int
 	// Contract is the token contract of a Transfer log of a token not configured (Token is then
 	// empty): recorded as receipt.DepositUnknownToken, never credited.
 	Contract string

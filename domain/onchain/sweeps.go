@@ -25,6 +25,9 @@ type SweptFunds struct {
 	// LogIndex is the Swept event's log index in its block (nil: not known), so that a transfer
 	// to the deposit later in the same block is known to be after the sweep (receipt.Unswept).
 	LogIndex *int
+	// TxIndex is the sweep transaction's index in its block (nil: not known): an ETH credit in
+	// the same block is placed against it (receipt.Unswept).
+	TxIndex *int
 }
 
 // SweepFailure is a (deposit, token) whose flush the factory caught: the funds stay at the
