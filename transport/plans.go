@@ -32,6 +32,13 @@ var errNotPlanOwner = NewError(http.StatusForbidden, "forbidden", "wallet is not
 // errPlanNotFound answers a plan write whose planId names no plan (it read "Not found").
 var errPlanNotFound = NewError(http.StatusNotFound, "not_found", "Plan not found")
 
+// PlanCreatesPerHour is how many plans a merchant wallet may create an hour (a burst of as many,
+// then one every 36 s). MaxPlans bounds the active plans only: create, deactivate, create again
+// added a row each time, without end, at the per-wallet limit (600 a minute). Inactive plans are
+// kept, as subscriptions made from them are charged at their price; a merchant replaces a plan by
+// changing it (PUT) or deactivating it and creating another, which this leaves ample room for.
+const PlanCreatesPerHour = 100
+
 func (s *Server) planRoutes() {
 	s.handle(http.MethodGet, "/api/subscriptions/plans", Policy{Access: Public}, s.listPlans)
 	s.handle(http.MethodPost, "/api/subscriptions/plans", Policy{Access: Admin}, s.createPlan)
@@ -155,6 +162,10 @@ func (s *Server) createPlan(c echo.Context) error {
 	}
 	wallet, err := ownWallet(c, b.Wallet, true)
 	if err != nil {
+		return err
+	}
+	// Counted once the body is valid and the wallet the session's: bad input costs nothing.
+	if err := s.limitEvery(c, "plancreate", "plancreate:"+wallet, PlanCreatesPerHour, time.Hour); err != nil {
 		return err
 	}
 	desc := ""
