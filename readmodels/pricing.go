@@ -174,7 +174,7 @@ func (r *Receipts) Summaries(ctx context.Context, wallet string, from, to time.T
 	rows, err := r.pool.Query(ctx, `SELECT currency, count(*), coalesce(sum(total_cents), 0),
 			coalesce(sum((state->'receipt'->>'platformFeeCents')::bigint), 0),
 			coalesce(sum((state->'receipt'->>'merchantFeeCents')::bigint), 0),
-			coalesce(sum((state->>'refundedCents')::bigint - coalesce((state->>'fundsRefundedCents')::bigint, 0)), 0)
+			coalesce(sum((state->>'refundedCents')::bigint - coalesce((state->>'fundsRefundedCents')::bigint, 0) - coalesce((state->>'excessRefundedCents')::bigint, 0)), 0)
 		FROM receipts WHERE merchant_wallet = $1 AND state->'payment' IS NOT NULL
 		  AND (state->'payment'->>'at')::bigint >= $2 AND (state->'payment'->>'at')::bigint < $3
 		GROUP BY currency ORDER BY currency`, wallet, from.UnixMilli(), to.UnixMilli())
@@ -208,8 +208,8 @@ type Settled struct {
 // SettledByToken sums settled receipts by payment token.
 func (r *Receipts) SettledByToken(ctx context.Context, wallet string) ([]Settled, error) {
 	rows, err := r.pool.Query(ctx, `SELECT coalesce(state->'payment'->>'token', ''), currency, count(*),
-			coalesce(sum(total_cents - (state->>'refundedCents')::bigint + coalesce((state->>'fundsRefundedCents')::bigint, 0)), 0),
-			coalesce(sum((state->>'refundedCents')::bigint - coalesce((state->>'fundsRefundedCents')::bigint, 0)), 0)
+			coalesce(sum(total_cents - (state->>'refundedCents')::bigint + coalesce((state->>'fundsRefundedCents')::bigint, 0) + coalesce((state->>'excessRefundedCents')::bigint, 0)), 0),
+			coalesce(sum((state->>'refundedCents')::bigint - coalesce((state->>'fundsRefundedCents')::bigint, 0) - coalesce((state->>'excessRefundedCents')::bigint, 0)), 0)
 		FROM receipts WHERE merchant_wallet = $1 AND state->'payment' IS NOT NULL
 		GROUP BY 1, 2 ORDER BY 1, 2`, wallet)
 	if err != nil {

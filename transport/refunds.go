@@ -21,6 +21,9 @@ type refundRequest struct {
 	RefundTo        string      `json:"refundTo"`
 	// UnknownTransfer names the unconfigured token's transfer the refund returns (issue 41).
 	UnknownTransfer *unknownTransferRef `json:"unknownTransfer"`
+	// Excess: the refund returns what the customer sent beyond the total, apart from the order's
+	// refunds (stop 70; a transactionHash required).
+	Excess bool `json:"excess"`
 }
 
 type unknownTransferRef struct {
@@ -51,7 +54,7 @@ func (s *Server) refund(c echo.Context) error {
 	sess, _ := SessionFrom(c)
 	ctx := c.Request().Context()
 	out, err := s.cmd.Refund.Handle(ctx, commands.Refund{ReceiptID: req.ReceiptID, AmountUSD: req.AmountUSD.String(), Reason: req.Reason,
-		TransactionHash: req.TransactionHash, RefundTo: req.RefundTo, Unknown: unknown, By: sess.Wallet, Admin: slices.Contains(sess.Roles, RoleAdmin), Meta: s.metadata(c, sess.Wallet)})
+		TransactionHash: req.TransactionHash, RefundTo: req.RefundTo, Unknown: unknown, Excess: req.Excess, By: sess.Wallet, Admin: slices.Contains(sess.Roles, RoleAdmin), Meta: s.metadata(c, sess.Wallet)})
 	if err != nil {
 		return err
 	}
@@ -59,9 +62,11 @@ func (s *Server) refund(c echo.Context) error {
 	st := out.State
 	// unrefundedUsd is what may still be refunded: a failed receipt's funds less what is refunded
 	// or claimed of them, not its total less refunds (RefundableCents; the same as Unrefunded for
-	// a settled receipt).
+	// a settled receipt). unrefundedExcessUsd is what of the excess may still be refunded apart
+	// (stop 70).
 	return c.JSON(http.StatusOK, map[string]any{"ok": true, "receiptId": req.ReceiptID, "status": string(st.Status),
 		"refundedUsd": st.OrderRefundedCents().Float(), "requestedRefundUsd": st.OrderRequestedCents().Float(), "unrefundedUsd": money.Cents(st.RefundableCents()).Float(),
+		"refundedExcessUsd": st.RefundedExcessCents().Float(), "unrefundedExcessUsd": money.Cents(st.ExcessUnrefundedCents()).Float(),
 		"refunds": readmodels.RefundsPayloadOf(st).Refunds})
 }
 
