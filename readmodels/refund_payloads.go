@@ -21,6 +21,9 @@ type RefundsPayload struct {
 	// ProcessorPaymentsToRefund counts the receipt's card or bank payments that the processor
 	// completed and the receipt does not count (ProcessorPaymentsToRefundOf, stop 69).
 	ProcessorPaymentsToRefund int `json:"processorPaymentsToRefund"`
+	// ProcessorToRefundUSD is the sum of those payments' amounts (receipt.State.ProcessorToRefundCents,
+	// stop 70), omitted when 0; a payment whose amount the processor did not report is left out.
+	ProcessorToRefundUSD float64 `json:"processorToRefundUsd,omitempty"`
 }
 
 // RefundPayload is one refund. token, amount and to are what the chain showed once processed on
@@ -50,6 +53,8 @@ func RefundsPayloadOf(st receipt.State) RefundsPayload {
 	out := RefundsPayload{RefundedUSD: st.OrderRefundedCents().Float(), RefundedBeforePaymentUSD: st.RefundedBeforePaymentCents().Float(),
 		RefundedExcessUSD: st.RefundedExcessCents().Float(), Refunds: make([]RefundPayload, 0, len(st.Refunds)),
 		ProcessorPaymentsToRefund: ProcessorPaymentsToRefundOf(st)}
+	toRefund, _ := st.ProcessorToRefundCents()
+	out.ProcessorToRefundUSD = toRefund.Float()
 	for _, r := range st.Refunds {
 		v := RefundPayload{AmountUSD: money.Cents(r.AmountCents).Float(), Token: nullString(r.Token), Amount: nullString(r.TokenAmount()),
 			To: nullString(firstOf(r.Recipient, r.RefundTo)), From: nullString(r.Sender), TransactionHash: nullString(r.TransactionHash), State: r.State,

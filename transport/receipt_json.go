@@ -77,6 +77,9 @@ func appendReceipt(b []byte, v *receiptView) ([]byte, bool) {
 	}
 	b, ok = appendRefunds(append(b, `,"refunds":`...), v.Refunds)
 	b = strconv.AppendInt(append(b, `,"processorPaymentsToRefund":`...), int64(v.ProcessorPaymentsToRefund), 10)
+	if v.ProcessorToRefundUSD != 0 { // omitempty (stop 70)
+		b = appendFloat(append(b, `,"processorToRefundUsd":`...), v.ProcessorToRefundUSD)
+	}
 	return append(b, '}'), ok
 }
 
