@@ -144,13 +144,33 @@ func (o *Outbox) ClaimMarked(ctx context.Context, all bool, run time.Time, limit
 // under the same share: claimed only by the scheduled reconciliation (ClaimMarked, oldest due
 // first, no share), one merchant's backlog to a hanging receiver (10,000 due) held every other
 // merchant's marked retries for about 25 minutes.
+//
+// The share is per merchant and class (ShareKey): busy is keyed by ShareKey, and a merchant's
+// marked notifications and its others each have perMerchant places. One share for both let a
+// merchant's backlog of marked retries to a hanging receiver hold its other receiver's first
+// attempts for a timeout each time the backlog's backoff came due.
 func (o *Outbox) ClaimShared(ctx context.Context, limit, perMerchant int, busy map[string]int, lease time.Duration) ([]Claimed, error) {
-	return claimFair(limit, perMerchant, busy, func(c Claimed) string { return c.Merchant },
+	return claimFair(limit, perMerchant, busy, func(c Claimed) string { return ShareKey(c.Merchant, c.State) },
 		func(limit int, merchants []string, counts []int32, capped []string) ([]Claimed, error) {
 			return o.claim(ctx, []string{NotePending, NoteRetrying, NoteMarked}, false, time.Time{}, limit, lease, pickShared,
 				merchants, counts, perMerchant, capped, limit*fairWindow)
 		})
 }
+
+// ShareKey is the key of the workers' share (ClaimShared) of a notification of merchant in
+// state: the merchant for pending and retrying ones, the merchant and " marked" for marked ones
+// (a wallet has no space). pickShared computes the same key (shareKeySQL).
+func ShareKey(merchant, state string) string {
+	if state == NoteMarked {
+		return merchant + markedShare
+	}
+	return merchant
+}
+
+const markedShare = " marked"
+
+// shareKeySQL is ShareKey in SQL, over webhook_notifications' columns.
+const shareKeySQL = `(merchant_wallet || CASE WHEN state = 'marked' THEN '` + markedShare + `' ELSE '' END)`
 
 // fairWindow is how many candidates a fair claim locks, times its limit.
 const fairWindow = 4
@@ -212,19 +232,19 @@ const pickDue = `WITH claimed AS (
 				ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)`
 
 // pickShared is pickDue's claim (claimFair's round) over a window of $11 candidates, none of a
-// merchant in $10, at most $9 less what $7/$8 say is in flight of one merchant. The states are
-// also literal so the due index's predicate (webhook_notifications_due: the three open states) is
-// implied.
+// share key (ShareKey: merchant, marked or not) in $10, at most $9 less what $7/$8 say is in
+// flight of one key. The states are also literal so the due index's predicate
+// (webhook_notifications_due: the three open states) is implied.
 const pickShared = `WITH candidates AS MATERIALIZED (
-			SELECT id, merchant_wallet, next_attempt_at FROM webhook_notifications
+			SELECT id, ` + shareKeySQL + ` AS share_key, next_attempt_at FROM webhook_notifications
 			WHERE state IN ('pending', 'retrying', 'marked') AND state = ANY($1) AND ($2 OR next_attempt_at <= now())
 			  AND (lease_until IS NULL OR lease_until < now()) AND ($6::timestamptz IS NULL OR updated_at < $6)
-			  AND NOT (merchant_wallet = ANY($10::text[]))
+			  AND NOT (` + shareKeySQL + ` = ANY($10::text[]))
 			ORDER BY next_attempt_at LIMIT $11 FOR UPDATE SKIP LOCKED),
 		picked AS (
 			SELECT id FROM (SELECT c.id, c.next_attempt_at, coalesce(b.n, 0) AS busy,
-					row_number() OVER (PARTITION BY c.merchant_wallet ORDER BY c.next_attempt_at) AS r
-				FROM candidates c LEFT JOIN unnest($7::text[], $8::int[]) AS b(m, n) ON b.m = c.merchant_wallet) ranked
+					row_number() OVER (PARTITION BY c.share_key ORDER BY c.next_attempt_at) AS r
+				FROM candidates c LEFT JOIN unnest($7::text[], $8::int[]) AS b(m, n) ON b.m = c.share_key) ranked
 			WHERE r <= $9 - busy ORDER BY next_attempt_at LIMIT $3),
 		claimed AS (
 			UPDATE webhook_notifications n SET lease_until = now() + make_interval(secs => $4), lease_token = $5

@@ -61,8 +61,9 @@ const (
 	leaseFor          = 30 * time.Second
 	claimBatch        = 16
 	workerInFlight    = 64 // one worker's attempts on the wire at once
-	// merchantShare bounds one merchant's attempts on the wire at once, all workers together: a
-	// merchant whose receiver hangs, with a backlog, holds at most this many places.
+	// merchantShare bounds one merchant's attempts on the wire at once, all workers together, of
+	// its marked notifications and of its others each (readmodels.ShareKey): a merchant whose
+	// receiver hangs, with a backlog, holds at most this many places of a class.
 	merchantShare  = 32
 	reconcileBatch = 50
 	// reconcilePass is how long a scheduled reconciliation pass (ReconcileMarked without all) keeps
@@ -219,11 +220,13 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 }
 
 func (d *Dispatcher) work(ctx context.Context, poll time.Duration) {
-	// A merchant has at most merchantShare attempts in flight, all workers together (d.merchants).
+	// A merchant has at most merchantShare attempts in flight, all workers together (d.merchants),
+	// of its marked notifications and as many of its others (readmodels.ShareKey): a backlog of
+	// marked retries to a hanging receiver does not hold its other receiver's first attempts.
 	// The attempts are recorded in shared commits (Outbox.Complete).
 	sendLoop[readmodels.Claimed, string]{
 		batch: claimBatch, inFlight: workerInFlight, share: merchantShare, keys: d.merchants,
-		key: func(c readmodels.Claimed) string { return c.Merchant },
+		key: func(c readmodels.Claimed) string { return readmodels.ShareKey(c.Merchant, c.State) },
 		claim: func(ctx context.Context, limit, share int, busy map[string]int) ([]readmodels.Claimed, error) {
 			return d.Outbox.ClaimShared(ctx, limit, share, busy, d.lease)
 		},
