@@ -141,9 +141,9 @@ func (o *Outbox) ClaimMarked(ctx context.Context, all bool, run time.Time, limit
 // a timeout per claim. See claimFair for how the candidates are found.
 //
 // Marked notifications (both first attempts failed) are claimed here once their backoff is due,
-// under the same share: claimed only by the scheduled reconciliation (ClaimMarked, oldest due
-// first, no share), one merchant's backlog to a hanging receiver (10,000 due) held every other
-// merchant's marked retries for about 25 minutes.
+// under a share of the same size (below): claimed only by the scheduled reconciliation
+// (ClaimMarked, oldest due first, no share), one merchant's backlog to a hanging receiver (10,000
+// due) held every other merchant's marked retries for about 25 minutes.
 //
 // The share is per merchant and class (ShareKey): busy is keyed by ShareKey, and a merchant's
 // marked notifications and its others each have perMerchant places. One share for both let a
