@@ -813,11 +813,17 @@ type Receipt struct {
 	ProcessingFeeUsd json.Number `json:"processingFeeUsd,omitempty"`
 
 	// ProcessorPaymentsToRefund the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts. A count of what happened, not of what is still owed: it never decreases (no event records the merchant's refund of such a payment)
-	ProcessorPaymentsToRefund int    `json:"processorPaymentsToRefund,omitempty"`
-	ReceiptId                 string `json:"receiptId,omitempty"`
+	ProcessorPaymentsToRefund int `json:"processorPaymentsToRefund,omitempty"`
+
+	// ProcessorToRefundUsd USD sum of the payments processorPaymentsToRefund counts whose amount the processor reported (stop 70); omitted when 0. Like the count, it never decreases
+	ProcessorToRefundUsd json.Number `json:"processorToRefundUsd,omitempty"`
+	ReceiptId            string      `json:"receiptId,omitempty"`
 
 	// RefundedBeforePaymentUsd since stop 69, omitted when 0: funds returned while the receipt was failed, before a late payment paid it; counted apart from refundedUsd
 	RefundedBeforePaymentUsd json.Number `json:"refundedBeforePaymentUsd,omitempty"`
+
+	// RefundedExcessUsd since stop 70, omitted when 0: refunds of what the customer sent beyond the total (a paid receipt's refunds with excess: true; a receipt without a payment, its refunds beyond the total, which refundedUsd shows up to it); counted apart from refundedUsd. refundedUsd + refundedBeforePaymentUsd + refundedExcessUsd is every processed refund
+	RefundedExcessUsd json.Number `json:"refundedExcessUsd,omitempty"`
 
 	// RefundedUsd processed refunds of the order only (a claim counts once the chain shows it); never above totalUsd once paid
 	RefundedUsd   json.Number   `json:"refundedUsd,omitempty"`
@@ -846,6 +852,9 @@ type Refund struct {
 
 	// AmountUsd the refund, in the receipt's currency
 	AmountUsd json.Number `json:"amountUsd"`
+
+	// Excess since stop 70, absent unless true: the refund returns what the customer sent beyond the total, not the order (it never changes refundedUsd or the status; refundedExcessUsd counts it once processed)
+	Excess bool `json:"excess,omitempty"`
 
 	// From processed on chain proof only (absent otherwise): the sender of the refund's first transfer back. The chain proves the money reached the customer, not whose it was; senders are not checked beyond the customer's own addresses, the deposit and the split
 	From string `json:"from,omitempty"`
@@ -992,12 +1001,18 @@ type StatusRead struct {
 	ProcessorPaymentsToRefund int         `json:"processorPaymentsToRefund"`
 	ProcessorSessionId        string      `json:"processorSessionId"`
 	ProcessorSourceAmountUsd  json.Number `json:"processorSourceAmountUsd"`
-	ProviderErrorCode         string      `json:"providerErrorCode"`
-	ProviderRequestId         string      `json:"providerRequestId"`
-	ReceiptId                 string      `json:"receiptId"`
+
+	// ProcessorToRefundUsd USD sum of the payments processorPaymentsToRefund counts whose amount the processor reported (stop 70); omitted when 0. Like the count, it never decreases
+	ProcessorToRefundUsd json.Number `json:"processorToRefundUsd,omitempty"`
+	ProviderErrorCode    string      `json:"providerErrorCode"`
+	ProviderRequestId    string      `json:"providerRequestId"`
+	ReceiptId            string      `json:"receiptId"`
 
 	// RefundedBeforePaymentUsd since stop 69, omitted when 0: funds returned while the receipt was failed, before a late payment paid it; counted apart from refundedUsd
 	RefundedBeforePaymentUsd json.Number `json:"refundedBeforePaymentUsd,omitempty"`
+
+	// RefundedExcessUsd since stop 70, omitted when 0: refunds of what the customer sent beyond the total (a paid receipt's refunds with excess: true; a receipt without a payment, its refunds beyond the total, which refundedUsd shows up to it); counted apart from refundedUsd. refundedUsd + refundedBeforePaymentUsd + refundedExcessUsd is every processed refund
+	RefundedExcessUsd json.Number `json:"refundedExcessUsd,omitempty"`
 
 	// RefundedUsd processed refunds of the order only (a claim counts once the chain shows it); never above totalUsd once paid
 	RefundedUsd json.Number      `json:"refundedUsd"`

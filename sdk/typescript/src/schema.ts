@@ -676,12 +676,22 @@ export interface components {
             processingFeeUsd?: number;
             /** @description the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts. A count of what happened, not of what is still owed: it never decreases (no event records the merchant's refund of such a payment) */
             processorPaymentsToRefund?: number;
+            /**
+             * Format: double
+             * @description USD sum of the payments processorPaymentsToRefund counts whose amount the processor reported (stop 70); omitted when 0. Like the count, it never decreases
+             */
+            processorToRefundUsd?: number;
             receiptId?: string;
             /**
              * Format: double
              * @description since stop 69, omitted when 0: funds returned while the receipt was failed, before a late payment paid it; counted apart from refundedUsd
              */
             refundedBeforePaymentUsd?: number;
+            /**
+             * Format: double
+             * @description since stop 70, omitted when 0: refunds of what the customer sent beyond the total (a paid receipt's refunds with excess: true; a receipt without a payment, its refunds beyond the total, which refundedUsd shows up to it); counted apart from refundedUsd. refundedUsd + refundedBeforePaymentUsd + refundedExcessUsd is every processed refund
+             */
+            refundedExcessUsd?: number;
             /**
              * Format: double
              * @description processed refunds of the order only (a claim counts once the chain shows it); never above totalUsd once paid
@@ -713,6 +723,8 @@ export interface components {
              * @description the refund, in the receipt's currency
              */
             amountUsd: number;
+            /** @description since stop 70, absent unless true: the refund returns what the customer sent beyond the total, not the order (it never changes refundedUsd or the status; refundedExcessUsd counts it once processed) */
+            excess?: boolean;
             /** @description processed on chain proof only (absent otherwise): the sender of the refund's first transfer back. The chain proves the money reached the customer, not whose it was; senders are not checked beyond the customer's own addresses, the deposit and the split */
             from?: string;
             /**
@@ -910,6 +922,11 @@ export interface components {
             processorSessionId: string | null;
             /** Format: double */
             processorSourceAmountUsd: number | null;
+            /**
+             * Format: double
+             * @description USD sum of the payments processorPaymentsToRefund counts whose amount the processor reported (stop 70); omitted when 0. Like the count, it never decreases
+             */
+            processorToRefundUsd?: number;
             providerErrorCode: string | null;
             providerRequestId: string | null;
             receiptId: string;
@@ -918,6 +935,11 @@ export interface components {
              * @description since stop 69, omitted when 0: funds returned while the receipt was failed, before a late payment paid it; counted apart from refundedUsd
              */
             refundedBeforePaymentUsd?: number;
+            /**
+             * Format: double
+             * @description since stop 70, omitted when 0: refunds of what the customer sent beyond the total (a paid receipt's refunds with excess: true; a receipt without a payment, its refunds beyond the total, which refundedUsd shows up to it); counted apart from refundedUsd. refundedUsd + refundedBeforePaymentUsd + refundedExcessUsd is every processed refund
+             */
+            refundedExcessUsd?: number;
             /**
              * Format: double
              * @description processed refunds of the order only (a claim counts once the chain shows it); never above totalUsd once paid
