@@ -71,6 +71,7 @@ type config struct {
 	PaymentWindow            time.Duration  // PAYMENT_WINDOW: how long a receipt waits to be paid
 	PaymentMonitorWindow     time.Duration  // PAYMENT_MONITOR_WINDOW: how long a failed or paid deposit stays watched
 	PaymentLateWatch         time.Duration  // PAYMENT_LATE_WATCH: how long after that an expired receipt's deposit is still read (issue 41)
+	SweepFailedMinCents      int64          // SWEEP_FAILED_MIN_CENTS: the least, in USD cents, a failed receipt's deposit funds must be worth to be swept (besides 1% of its price; stop 70)
 	Tracing                  tracing.Config // OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME: traces (off without an endpoint)
 	ExplorerURL              string         // EXPLORER_URL: the chain's block explorer the dashboard links transfers to
 	ExportMaxConcurrent      int            // EXPORT_MAX_CONCURRENT: CSV exports at once on this instance (their own connections)
@@ -474,6 +475,7 @@ func (c *config) loadChain(r *envReader) {
 	c.PaymentWindow = r.duration("PAYMENT_WINDOW", receipt.DefaultPaymentWindow)
 	c.PaymentMonitorWindow = r.duration("PAYMENT_MONITOR_WINDOW", receipt.DefaultMonitorWindow)
 	c.PaymentLateWatch = r.duration("PAYMENT_LATE_WATCH", settlement.DefaultLateWatch)
+	c.SweepFailedMinCents = r.integer("SWEEP_FAILED_MIN_CENTS", 0, 0)
 	def := "auto"
 	if c.production() {
 		def = "off"

@@ -45,7 +45,7 @@ func serviceConfig(ctx context.Context, cfg config, o opened, base, log zerolog.
 	a := app.Config{Store: o.store, Pool: o.pool, ReplicaPool: o.replica, Now: time.Now, Log: log, SecretsKey: cfg.SecretsKey, JournalPath: cfg.JournalPath,
 		Production: cfg.production(), PlatformRecipient: strings.ToLower(cfg.PlatformRecipient),
 		Subscriptions: subs, Deposits: deposits, PaymentWindow: cfg.PaymentWindow, PaymentMonitorWindow: cfg.PaymentMonitorWindow,
-		PaymentLateWatch: cfg.PaymentLateWatch, Tracer: cfg.tracer,
+		PaymentLateWatch: cfg.PaymentLateWatch, SweepFailedMinCents: cfg.SweepFailedMinCents, Tracer: cfg.tracer,
 		ExportMaxConcurrent: cfg.ExportMaxConcurrent,
 		Chain: app.Chain{RPC: o.rpc, Tokens: cfg.ChainTokens, Confirmations: cfg.ChainConfirmations, LogRange: uint64(cfg.ChainLogRange), Operator: splitOps, SplitOperator: splitSender,
 			Transactions: chainTransactions(cfg, o.rpc)}}

@@ -59,6 +59,7 @@ type Config struct {
 	PaymentWindow        time.Duration
 	PaymentMonitorWindow time.Duration // how long an expired receipt's deposit stays watched
 	PaymentLateWatch     time.Duration // how long after that its late transfers are still recorded (0: the default)
+	SweepFailedMinCents  int64         // the least, in USD cents, a failed receipt's deposit funds must be worth to be swept (0: 1% of its price only)
 	Processor            OnrampClient  // nil: PROCESSOR_API_URL unset
 	Subscriptions        Subscriptions // zero: subscriptions are not configured
 	Chain                Chain         // zero: no chain configured

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/chain"
+	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/settlement/pgstore"
 )
@@ -30,7 +31,8 @@ func depositSweeper(d Config, health *Health) Worker {
 			return err
 		}
 		d.Log.Info().Str("factory", factory.Factory.Hex()).Msg("deposit sweeps ready")
-		h := settlement.NewSweepDepositsHandler(d.Store, sweeper, pgstore.NewDepositSweeps(d.Pool), time.Now)
+		h := settlement.NewSweepDepositsHandler(d.Store, sweeper, pgstore.NewDepositSweeps(d.Pool), time.Now).
+			WithFailedMinCents(money.Cents(d.SweepFailedMinCents))
 		return loop(ctx, func(ctx context.Context) (bool, error) {
 			_, err := h.Handle(ctx)
 			return true, err
