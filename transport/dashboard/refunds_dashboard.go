@@ -18,7 +18,9 @@ type dashWalletRefund struct {
 	TotalCents              int64
 	TotalUnits              string
 	ChainID                 int64
-	Excess                  string // an overpaid receipt: the excess, proposed by "refund the excess"
+	// Excess is what "Refund the excess" sends and records as a refund of the excess (excess:
+	// true): the receipt's unrefunded excess, apart from the order's refundable amount.
+	Excess string
 	// MaxCents is the most a refund with a hash may be for now (receipt.ClaimableCents):
 	// refund.js refuses a larger amount before the wallet sends anything, since the API's refusal
 	// would come only after the money left the merchant's wallet.
@@ -86,7 +88,9 @@ func (s *dash) walletRefund(st receipt.State) *dashWalletRefund {
 	}
 	w := &dashWalletRefund{To: to[0], Token: tok.Symbol, TokenAddress: tok.Address, Decimals: tok.Decimals, TotalCents: int64(st.Receipt.Total),
 		TotalUnits: units.String(), ChainID: s.cfg.PaymentChain.ChainID, MaxCents: st.ClaimableCents()}
-	if ex := min(st.ExcessCents(), st.Unrefunded()); ex > 0 {
+	// Not min(ExcessCents, Unrefunded): the excess is refunded apart from the order (stop 70),
+	// so the order's refunds neither cap it nor are consumed by it.
+	if ex := st.ExcessUnrefundedCents(); ex > 0 {
 		w.Excess = money.Cents(ex).String()
 	}
 	return w

@@ -151,12 +151,16 @@
     });
   }
 
-  function refund() {
+  // send has the wallet send c cents' worth to the customer, then posts the refund with its hash;
+  // excess marks a refund of what the customer sent beyond the total (the API's "excess": true),
+  // which leaves the order's refundable amount as it was. After is called with the hash sent when
+  // the post failed (the money moved), else with "".
+  function send(c, maxCents, excess, after) {
     err.hidden = true;
-    var eth = window.ethereum, c = cents(amountEl.value);
+    var eth = window.ethereum;
     if (!c || c <= 0n) { fail("Enter an amount such as 12.50"); return; }
     // The API refuses more than this only once the wallet has sent it: refuse it before.
-    if (c > BigInt(d.maxCents || "0")) { fail("At most " + centsText(BigInt(d.maxCents || "0")) + " can be refunded."); return; }
+    if (c > maxCents) { fail("At most " + centsText(maxCents) + " can be refunded."); return; }
     if (!eth || typeof eth.request !== "function") { fail("No browser wallet found: send the refund from your wallet and paste its hash below."); return; }
     var sent = "", u = units(c), to = d.to.toLowerCase();
     button.disabled = true;
@@ -167,25 +171,62 @@
       return eth.request({ method: "eth_sendTransaction", params: [tx] });
     }).then(function (hash) {
       sent = String(hash).toLowerCase();
-      var body = { receiptId: form.querySelector('[name="receiptId"]').value, amountUsd: Number(amountEl.value.trim()),
-        reason: reasonEl.value.trim() || "Refund", transactionHash: sent }; // a blank reason is refused, after the money left
-      return post(body);
+      return record(c, sent, excess);
     }).then(function () {
       location.reload();
     }).catch(function (e) {
       button.disabled = false;
-      if (sent) { // the money moved: keep its hash for the manual path
-        document.getElementById("refund-hash").value = sent;
-        fail("The wallet sent the refund (" + sent + ") but it was not recorded: " + ((e && e.message) || e) + ". Submit the form below to record it.");
-        return;
-      }
-      fail(e && e.code === 4001 ? "The wallet declined to send the refund." : "The refund was not sent: " + ((e && e.message) || e));
+      after(sent, e);
+    });
+  }
+  // record posts a refund the wallet sent (a blank reason is refused, after the money left).
+  function record(c, hash, excess) {
+    var body = { receiptId: form.querySelector('[name="receiptId"]').value, amountUsd: Number(centsText(c)),
+      reason: reasonEl.value.trim() || "Refund", transactionHash: hash };
+    if (excess) body.excess = true;
+    return post(body);
+  }
+  function declined(e) {
+    fail(e && e.code === 4001 ? "The wallet declined to send the refund." : "The refund was not sent: " + ((e && e.message) || e));
+  }
+
+  // refund is "Refund with wallet": a refund of the order, of the amount field.
+  function refund() {
+    send(cents(amountEl.value), BigInt(d.maxCents || "0"), false, function (sent, e) {
+      if (!sent) { declined(e); return; }
+      // the money moved: keep its hash for the manual path
+      document.getElementById("refund-hash").value = sent;
+      fail("The wallet sent the refund (" + sent + ") but it was not recorded: " + ((e && e.message) || e) + ". Submit the form below to record it.");
+    });
+  }
+
+  // "Refund the excess" sends what the customer paid beyond the total (data-amount, the receipt's
+  // unrefunded excess) and records it as a refund of the excess, never of the order: posted as an
+  // order refund it counted against the order's refundable amount. The form below posts order
+  // refunds only, so an excess refund sent but not recorded is recorded by the same button again
+  // (nothing is sent twice).
+  var excess = document.getElementById("refund-excess"), unrecorded = "";
+  function refundExcess() {
+    var c = cents(excess.getAttribute("data-amount"));
+    if (unrecorded) {
+      err.hidden = true;
+      excess.disabled = true;
+      record(c, unrecorded, true).then(function () { location.reload(); }).catch(function (e) {
+        excess.disabled = false;
+        fail("The refund of the excess (" + unrecorded + ") was not recorded: " + ((e && e.message) || e) + ". Press \"Refund the excess\" again to record it.");
+      });
+      return;
+    }
+    send(c, c, true, function (sent, e) {
+      if (!sent) { declined(e); return; }
+      unrecorded = sent;
+      fail("The wallet sent the refund of the excess (" + sent + ") but it was not recorded: " + ((e && e.message) || e) +
+        ". Press \"Refund the excess\" again to record it (nothing is sent again).");
     });
   }
 
   amountEl.addEventListener("input", show);
   button.addEventListener("click", refund);
-  var excess = document.getElementById("refund-excess");
-  if (excess) excess.addEventListener("click", function () { amountEl.value = excess.getAttribute("data-amount"); show(); });
+  if (excess) excess.addEventListener("click", refundExcess);
   show();
 })();
