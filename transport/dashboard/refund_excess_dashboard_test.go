@@ -24,8 +24,8 @@ function el(attrs, value) {
     getAttribute(n) { return n in this.attrs ? this.attrs[n] : null; }, addEventListener(t, f) { this.listeners[t] = f; } };
 }
 const box = el({}); box.dataset = page.box;
-const ids = { "wallet-refund": box, "refund-amount": el({}, page.amount), "refund-reason": el({}, "Customer request"),
-  "wallet-refund-amount": el({}), "wallet-refund-error": el({}), "refund-wallet": el({}), "refund-hash": el({}),
+const ids = { "wallet-refund": box, "refund-amount": page.amount ? el({}, page.amount) : null, "refund-reason": el({}, "Customer request"),
+  "wallet-refund-amount": el({}), "wallet-refund-error": el({}), "refund-wallet": page.amount ? el({}) : null, "refund-hash": el({}),
   "refund-excess": page.excess ? el({ "data-amount": page.excess }) : null };
 const idEl = el({}, page.receiptId);
 ids.refund = { querySelector: (s) => s === '[name="receiptId"]' ? idEl : null };
@@ -69,7 +69,10 @@ func clickRefund(t *testing.T, e *transporttest.Env, m transporttest.Merchant, i
 		key := regexp.MustCompile(`-(\w)`).ReplaceAllStringFunc(a, func(s string) string { return strings.ToUpper(s[1:]) })
 		box[key] = pageAttr(t, page, `id="wallet-refund"`, "data-"+a)
 	}
-	in := map[string]any{"box": box, "receiptId": id, "amount": pageAttr(t, page, `id="refund-amount"`, "value")}
+	in := map[string]any{"box": box, "receiptId": id}
+	if strings.Contains(page, `id="refund-amount"`) { // the order's refund (absent where only the excess is offered)
+		in["amount"] = pageAttr(t, page, `id="refund-amount"`, "value")
+	}
 	if strings.Contains(page, `id="refund-excess"`) {
 		in["excess"] = pageAttr(t, page, `id="refund-excess"`, "data-amount")
 	}
@@ -130,5 +133,35 @@ func TestDashboardRefundsTheExcessApart(t *testing.T) {
 	body, b = clickRefund(t, e, m, over, "refund-wallet")
 	if strings.Contains(body, `"excess"`) || !strings.Contains(body, `"amountUsd":10`) || b["unrefundedUsd"] != 0.0 {
 		t.Fatalf("Refund with wallet posted %s, want the order's 10.00 without excess; the receipt: %v", body, b)
+	}
+}
+
+// TestDashboardRefundsTheExcessOfARefundedOrder: the excess was offered as min(excess, the
+// order's unrefunded amount), and the form only while the order took a refund, so once the order
+// was refunded in whole (or its refund claimed) the page offered nothing of the 2.50 the receipt
+// still owed. It now offers "Refund the excess" alone (no order amount, no order refund button),
+// and the refund it posts is of the excess.
+func TestDashboardRefundsTheExcessOfARefundedOrder(t *testing.T) {
+	e := transporttest.New(t, transporttest.Portal())
+	m := e.Merchant(true)
+	over := e.ReceiptFor(m, "10")
+	e.DepositCredit(over, "0x"+strings.Repeat("1", 64), "USDC", "12500000", true)
+
+	body, b := clickRefund(t, e, m, over, "refund-wallet")
+	if strings.Contains(body, `"excess"`) || !strings.Contains(body, `"amountUsd":10`) || b["unrefundedUsd"] != 0.0 || b["unrefundedExcessUsd"] != 2.5 {
+		t.Fatalf("the order's refund posted %s; the receipt: %v", body, b)
+	}
+	_, page, _ := e.Get("/dashboard/receipts/"+over, m.Cookies)
+	if !strings.Contains(page, `id="refund-excess" data-amount="2.50"`) || !strings.Contains(page, `id="refund-excess-only"`) ||
+		strings.Contains(page, `id="refund-wallet"`) || strings.Contains(page, `id="refund-amount"`) || strings.Contains(page, `id="refund-submit"`) {
+		t.Fatalf("the order's refund claimed: the page should offer the 2.50 of excess alone\n%s", page)
+	}
+	body, b = clickRefund(t, e, m, over, "refund-excess")
+	if !strings.Contains(body, `"excess":true`) || !strings.Contains(body, `"amountUsd":2.5`) || b["unrefundedExcessUsd"] != 0.0 {
+		t.Fatalf("Refund the excess posted %s; the receipt: %v", body, b)
+	}
+	_, page, _ = e.Get("/dashboard/receipts/"+over, m.Cookies)
+	if strings.Contains(page, `id="refund-excess"`) || strings.Contains(page, `id="wallet-refund"`) {
+		t.Fatalf("nothing is left to refund, yet the page offers a refund\n%s", page)
 	}
 }

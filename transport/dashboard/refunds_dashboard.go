@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"errors"
 	"net/url"
 	"strings"
 
@@ -21,6 +22,9 @@ type dashWalletRefund struct {
 	// Excess is what "Refund the excess" sends and records as a refund of the excess (excess:
 	// true): the receipt's unrefunded excess, apart from the order's refundable amount.
 	Excess string
+	// ExcessOnly: the order can take no refund (refunded in whole) but its excess can: the form
+	// offers "Refund the excess" alone.
+	ExcessOnly bool
 	// MaxCents is the most a refund with a hash may be for now (receipt.ClaimableCents):
 	// refund.js refuses a larger amount before the wallet sends anything, since the API's refusal
 	// would come only after the money left the merchant's wallet.
@@ -61,6 +65,11 @@ func (s *dash) dashRefundsOf(v *dashReceiptView, st receipt.State) {
 	// required: the domain would refuse a request without one (receipt.CanClaimRefund).
 	claimOnly := !v.CanRefund && receipt.CanClaimRefund(st)
 	if !v.CanRefund && !claimOnly {
+		// An order refunded in whole may still owe its excess (stop 70): offered alone, with a hash.
+		if w := s.walletRefundOf(st); w != nil && w.Excess != "" {
+			w.ExcessOnly = true
+			v.CanRefund, v.RefundHashRequired, v.WalletRefund = true, true, w
+		}
 		return
 	}
 	if v.WalletRefund = s.walletRefund(st); v.WalletRefund != nil && claimOnly {
@@ -74,8 +83,17 @@ func (s *dash) dashRefundsOf(v *dashReceiptView, st receipt.State) {
 // claims, those of unconfigured tokens' refunds included, at receipt.MaxOpenRefundClaims): the
 // wallet would send the money first and the claim of its hash be refused after.
 func (s *dash) walletRefund(st receipt.State) *dashWalletRefund {
+	if !receipt.CanClaimRefund(st) {
+		return nil
+	}
+	return s.walletRefundOf(st)
+}
+
+// walletRefundOf is walletRefund whether or not the order takes a refund with a hash now; its
+// Excess is set only while a refund of the excess with a hash would be taken (canClaimExcess).
+func (s *dash) walletRefundOf(st receipt.State) *dashWalletRefund {
 	to, tokens := st.RefundRecipients(), st.PaidTokens()
-	if !(st.PaidOnChain() || st.Status == receipt.StatusFailed) || len(to) == 0 || len(tokens) == 0 || !receipt.CanClaimRefund(st) {
+	if !(st.PaidOnChain() || st.Status == receipt.StatusFailed) || len(to) == 0 || len(tokens) == 0 {
 		return nil
 	}
 	tok, ok := s.cfg.PaymentChain.Token(tokens[0])
@@ -90,10 +108,21 @@ func (s *dash) walletRefund(st receipt.State) *dashWalletRefund {
 		TotalUnits: units.String(), ChainID: s.cfg.PaymentChain.ChainID, MaxCents: st.ClaimableCents()}
 	// Not min(ExcessCents, Unrefunded): the excess is refunded apart from the order (stop 70),
 	// so the order's refunds neither cap it nor are consumed by it.
-	if ex := st.ExcessUnrefundedCents(); ex > 0 {
+	if ex := st.ExcessUnrefundedCents(); ex > 0 && canClaimExcess(st) {
 		w.Excess = money.Cents(ex).String()
 	}
 	return w
+}
+
+// excessEligibilityHash stands for the hash of a refund of the excess when asking whether one
+// would be taken (as receipt.CanClaimRefund asks for the order's).
+const excessEligibilityHash = "0x0000000000000000000000000000000000000000000000000000000000000000"
+
+// canClaimExcess reports whether a refund of the excess with its hash would be taken now: the
+// wallet sends the money before the claim is posted, so it is offered only then.
+func canClaimExcess(st receipt.State) bool {
+	_, err := receipt.RequestRefund(st, receipt.RefundOrder{Reason: "eligibility", TransactionHash: excessEligibilityHash, Excess: true})
+	return err == nil || errors.Is(err, receipt.ErrRefundHashUsed)
 }
 
 // publicExplorers are the public block explorers of the chains that have a well-known one, used

@@ -84,6 +84,7 @@
   function centsText(c) { var s = c.toString().padStart(3, "0"); return s.slice(0, -2) + "." + s.slice(-2); }
   function fail(msg) { err.textContent = msg; err.hidden = false; }
   function show() {
+    if (!amountEl) return; // a receipt that owes only its excess: no amount to edit
     var c = cents(amountEl.value);
     out.textContent = c && c > 0n ? tokenText(units(c)) : "…";
   }
@@ -155,7 +156,7 @@
   // excess marks a refund of what the customer sent beyond the total (the API's "excess": true),
   // which leaves the order's refundable amount as it was. After is called with the hash sent when
   // the post failed (the money moved), else with "".
-  function send(c, maxCents, excess, after) {
+  function send(c, maxCents, excess, b, after) {
     err.hidden = true;
     var eth = window.ethereum;
     if (!c || c <= 0n) { fail("Enter an amount such as 12.50"); return; }
@@ -163,7 +164,7 @@
     if (c > maxCents) { fail("At most " + centsText(maxCents) + " can be refunded."); return; }
     if (!eth || typeof eth.request !== "function") { fail("No browser wallet found: send the refund from your wallet and paste its hash below."); return; }
     var sent = "", u = units(c), to = d.to.toLowerCase();
-    button.disabled = true;
+    b.disabled = true;
     accountOn(eth, d.chainId).then(function (from) {
       var tx = d.tokenAddress
         ? { from: from, to: d.tokenAddress, value: "0x0", data: transferData(to, u) }
@@ -175,7 +176,7 @@
     }).then(function () {
       location.reload();
     }).catch(function (e) {
-      button.disabled = false;
+      b.disabled = false;
       after(sent, e);
     });
   }
@@ -192,7 +193,7 @@
 
   // refund is "Refund with wallet": a refund of the order, of the amount field.
   function refund() {
-    send(cents(amountEl.value), BigInt(d.maxCents || "0"), false, function (sent, e) {
+    send(cents(amountEl.value), BigInt(d.maxCents || "0"), false, button, function (sent, e) {
       if (!sent) { declined(e); return; }
       // the money moved: keep its hash for the manual path
       document.getElementById("refund-hash").value = sent;
@@ -217,7 +218,7 @@
       });
       return;
     }
-    send(c, c, true, function (sent, e) {
+    send(c, c, true, excess, function (sent, e) {
       if (!sent) { declined(e); return; }
       unrecorded = sent;
       fail("The wallet sent the refund of the excess (" + sent + ") but it was not recorded: " + ((e && e.message) || e) +
@@ -225,8 +226,9 @@
     });
   }
 
-  amountEl.addEventListener("input", show);
-  button.addEventListener("click", refund);
+  // A receipt whose order is refunded but that still owes its excess shows "Refund the excess" alone.
+  if (amountEl) amountEl.addEventListener("input", show);
+  if (button) button.addEventListener("click", refund);
   if (excess) excess.addEventListener("click", refundExcess);
   show();
 })();
