@@ -45,6 +45,7 @@ type dashReceiptView struct {
 	RefundTxs                                                       []string
 	Failure                                                         string
 	Refunded, Requested, Unrefunded                                 string
+	RefundedExcess                                                  string // refundedExcessUsd, "" when 0 (the excess refunded apart from the order)
 	CanRefund                                                       bool
 	Events                                                          []dashEvent
 	ChainValid                                                      bool
@@ -147,6 +148,9 @@ func dashReceiptOf(st receipt.State) dashReceiptView {
 		Status: string(st.Status), Currency: cur, Subtotal: dashMoney(g.Subtotal, cur), Tax: dashMoney(g.Tax, cur), Fee: dashMoney(g.Fee, cur),
 		Total: dashMoney(g.Total, cur), SplitTx: st.SplitTxHash, RefundTxs: st.RefundTxHashes, Refunded: dashMoney(st.OrderRefundedCents(), cur),
 		WebhookURL: g.WebhookURL != ""}
+	if x := st.RefundedExcessCents(); x > 0 {
+		v.RefundedExcess = dashMoney(x, cur)
+	}
 	if r := st.OrderRequestedCents(); r > 0 {
 		v.Requested = dashMoney(r, cur)
 	}
