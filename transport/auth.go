@@ -129,12 +129,13 @@ func (s *Server) authenticate(c echo.Context) (Principal, error) {
 		}
 		return Principal{}, errNoKey
 	}
-	if err := s.keyLookupsBlocked(c, secret); err != nil {
+	_, known := s.known.key(secret) // a key confirmed within KEY_CACHE_TTL: read once per request
+	if err := s.keyLookupsBlocked(c, known); err != nil {
 		return Principal{}, err
 	}
 	gen := s.known.generation()
 	lookup := ctx
-	if _, ok := s.known.key(secret); ok {
+	if known {
 		var cancel context.CancelFunc
 		lookup, cancel = context.WithTimeout(ctx, keyLookupWait)
 		defer cancel()
@@ -172,8 +173,8 @@ const keyLookupWait = time.Second
 // client inventing keys was limited by nothing. Past the limit, the address's keys that this
 // instance has not confirmed within KEY_CACHE_TTL are refused (429) without a lookup until the
 // minute is over; keys that authenticate never count, and one in use is never held up.
-func (s *Server) keyLookupsBlocked(c echo.Context, secret string) error {
-	if _, ok := s.known.key(secret); ok {
+func (s *Server) keyLookupsBlocked(c echo.Context, known bool) error {
+	if known {
 		return nil
 	}
 	if until, ok := s.gate.blocked(keyGate+ClientKey(c), s.now()); ok {
