@@ -28,7 +28,11 @@ import (
 //     rebuild does not empty: a rebuild gives the same XP;
 //   - totalUsd is the total in dollars; an EUR receipt uses its latest quoted EUR/USD rate
 //     (1 when it was never quoted);
-//   - a full refund (refunded cents reach the total) takes the credit back, once;
+//   - a full refund of the order (the receipt's OrderRefundedCents reach the total) takes the
+//     credit back, once: refunds of the excess (stop 70) and of funds returned before a late
+//     payment (stop 69) are not the order's, and a chain-proven refund the receipt never
+//     claimed counts nowhere (summing every RefundProcessed took the XP of a buyer whose
+//     overpayment alone was given back);
 //   - wallets are lower-case.
 //
 // Profiles, presence and follows are CRUD (readmodels.Users); Reset only zeroes XP.
@@ -133,10 +137,14 @@ func (u Users) Prepare(ctx context.Context, events []eventstore.RecordedEvent) (
 // receiptFacts is what XP needs of a receipt, as of one of its events.
 type receiptFacts struct {
 	merchant, currency string
-	total, refunded    int64
-	buyer              string // the confirmation's wallet (verified by the chain or the processor)
-	eurUSD             string // the latest quoted EUR/USD rate
+	total              int64
+	buyer              string        // the confirmation's wallet (verified by the chain or the processor)
+	eurUSD             string        // the latest quoted EUR/USD rate
+	state              receipt.State // the receipt folded as its commands fold it: which refunds are the order's
 }
+
+// orderRefunded is what the order's processed refunds brought back, as refundedUsd shows it.
+func (f receiptFacts) orderRefunded() int64 { return int64(f.state.OrderRefundedCents()) }
 
 // foldPage is how many of a receipt's events foldUpTo reads at a time.
 const foldPage = 1000
@@ -180,6 +188,7 @@ func foldEvent(f *receiptFacts, re eventstore.RecordedEvent) error {
 	if err != nil {
 		return undecodable(re, err)
 	}
+	f.state = receipt.Evolve(f.state, ev)
 	switch e := ev.(type) {
 	case receipt.Generated:
 		f.merchant, f.currency, f.total = strings.ToLower(e.Merchant), e.Currency, int64(e.Total)
@@ -189,11 +198,9 @@ func foldEvent(f *receiptFacts, re eventstore.RecordedEvent) error {
 		}
 	case receipt.PaymentConfirmed:
 		f.buyer = strings.ToLower(e.BuyerWallet)
-	case receipt.RefundProcessed:
-		f.refunded += e.AmountCents
-	case receipt.RefundReverted: // a reorg took it back (its XP debit, if any, stays: rare, and told in the logs)
-		f.refunded -= e.AmountCents
 	}
+	// A RefundReverted (a reorg took a refund back) lowers the order's refunds in the state; an
+	// XP debit already made stays: rare, and told in the logs.
 	return nil
 }
 
@@ -215,16 +222,17 @@ func credit(ctx context.Context, tx pgx.Tx, id string, f receiptFacts) error {
 	return addXP(ctx, tx, f.buyer, xp)
 }
 
-// refund takes the credit back, once, when the refunds reach the total.
+// refund takes the credit back, once, when the order's refunds reach the total.
 func refund(ctx context.Context, tx pgx.Tx, id string, f receiptFacts) error {
-	if f.refunded < f.total {
+	refunded := f.orderRefunded()
+	if refunded < f.total {
 		return nil
 	}
 	var wallet string
 	var xp int64
 	err := tx.QueryRow(ctx, `UPDATE user_xp u SET refunded_cents = $2, debited = true, xp = 0
 		FROM (SELECT xp FROM user_xp WHERE receipt_id = $1 FOR UPDATE) old
-		WHERE u.receipt_id = $1 AND u.credited AND NOT u.debited RETURNING u.wallet, old.xp`, id, f.refunded).Scan(&wallet, &xp)
+		WHERE u.receipt_id = $1 AND u.credited AND NOT u.debited RETURNING u.wallet, old.xp`, id, refunded).Scan(&wallet, &xp)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil
 	}
