@@ -44,7 +44,10 @@ import (
 // the receipts in their window. A receipt without a window (expires_at NULL: no deposits
 // configured) never expires, so it is listed while its failed session started less than 24 hours
 // ago (a bank payment's acceptance comes within that); without that bound it would be asked about
-// on every pass for good. That half reads the failed receipts (no partial index holds them).
+// on every pass for good. The two halves are two parts of the union, each limited on its own:
+// together, under one OR, the plan read every failed receipt's entry of receipts_status (an empty
+// table with sequential scans off showed it). The half without a window reads
+// receipts_failed_onramp_unwindowed (migration 052), the last 24 hours of it.
 func (s *Receipts) OpenOnrampAttemptsPage(ctx context.Context, before, afterStarted time.Time, afterReceipt string, limit int) ([]string, time.Time, error) {
 	rows, err := s.pool.Query(ctx, openOnrampAttemptsPage, before, afterStarted, afterReceipt, limit)
 	if err != nil {
@@ -91,15 +94,26 @@ const openOnrampAttemptsPage = `SELECT receipt_id, attempt_started_at FROM (
 	  UNION ALL
 	  (SELECT receipt_id, attempt_started_at FROM receipts
 	  WHERE status = 'failed' AND NOT state ? 'windowExpiredAt' AND attempt_kind = 'onramp' AND attempt_started_at < $1
-	    AND (expires_at > $1 OR expires_at IS NULL AND attempt_started_at > $1 - interval '24 hours')
-	    AND (state->'failure'->>'attemptId') = (state->>'currentAttempt')
-	    AND EXISTS (SELECT 1 FROM jsonb_each(state->'attempts') a
-	      WHERE a.key <> (state->>'currentAttempt') AND (a.value->>'kind') = 'onramp' AND a.value ? 'sessionId'
-	        AND NOT coalesce(state->'endedAttempts' ? a.key, false) AND NOT coalesce(state->'failedAttempts' ? a.key, false))
+	    AND expires_at > $1
+	    AND (state->'failure'->>'attemptId') = (state->>'currentAttempt') AND ` + earlierSessionUndecided + `
+	    AND (attempt_started_at, receipt_id) > ($2, $3)
+	  ORDER BY attempt_started_at, receipt_id LIMIT $4)
+	  UNION ALL
+	  (SELECT receipt_id, attempt_started_at FROM receipts
+	  WHERE status = 'failed' AND attempt_kind = 'onramp' AND expires_at IS NULL
+	    AND attempt_started_at < $1 AND attempt_started_at > $1 - interval '24 hours'
+	    AND (state->'failure'->>'attemptId') = (state->>'currentAttempt') AND ` + earlierSessionUndecided + `
 	    AND (attempt_started_at, receipt_id) > ($2, $3)
 	  ORDER BY attempt_started_at, receipt_id LIMIT $4)
 	) open
 	ORDER BY attempt_started_at, receipt_id LIMIT $4`
+
+// earlierSessionUndecided is the fourth part's test that the receipt has an onramp session other
+// than its current one, with a session id, neither ended (a success recorded as paying nothing)
+// nor failed (a payment failure reported).
+const earlierSessionUndecided = `EXISTS (SELECT 1 FROM jsonb_each(state->'attempts') a
+	      WHERE a.key <> (state->>'currentAttempt') AND (a.value->>'kind') = 'onramp' AND a.value ? 'sessionId'
+	        AND NOT coalesce(state->'endedAttempts' ? a.key, false) AND NOT coalesce(state->'failedAttempts' ? a.key, false))`
 
 // StuckACHReceipts lists, at most limit, the ach_pending receipts whose current onramp attempt
 // is ended (receipt.State.ACHStuck: its short completion, recorded before stop 69 without
