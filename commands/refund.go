@@ -64,6 +64,7 @@ type RefundHandler struct {
 	store  Store
 	claims RefundClaims
 	now    func() time.Time
+	turns  *refundTurns // one refund of a receipt at a time in this process (refund_turns.go)
 }
 
 // NewRefundHandler returns the handler. It panics on a nil dependency.
@@ -71,19 +72,24 @@ func NewRefundHandler(store Store, claims RefundClaims, now func() time.Time) *R
 	if store == nil || claims == nil || now == nil {
 		panic("commands.NewRefundHandler: nil dependency")
 	}
-	return &RefundHandler{store: store, claims: claims, now: now}
+	return &RefundHandler{store: store, claims: claims, now: now, turns: &refundTurns{}}
 }
 
-// Handle checks the refund's shape, reserves its transaction hash, then applies
-// receipt.RequestRefund. Another merchant's receipt is not there for the caller
-// (receipt.ErrNotFound) unless the caller is a platform admin. Errors: Invalid,
+// Handle checks the refund's shape, waits for the receipt's turn (refundTurns), reserves its
+// transaction hash, then applies receipt.RequestRefund. Another merchant's receipt is not there
+// for the caller (receipt.ErrNotFound) unless the caller is a platform admin. Errors: Invalid,
 // ErrRefundHashTaken, ErrRefundClaimsOpen, ErrRefundRecordsExhausted, receipt.ErrNotFound, receipt.ErrState, receipt.ErrAmount, ErrContended,
-// wrapped store errors.
+// ctx's, wrapped store errors.
 func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error) {
 	order, err := refundOrder(cmd)
 	if err != nil {
 		return Refunded{}, err
 	}
+	release, err := h.turns.take(ctx, cmd.ReceiptID)
+	if err != nil {
+		return Refunded{}, err
+	}
+	defer release()
 	var key string // the refund's hold on its hash (holdKey)
 	if order.TransactionHash != "" {
 		// The receipt's owner first: another merchant's refund must neither learn that a hash is
