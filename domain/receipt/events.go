@@ -193,7 +193,11 @@ type RefundProcessed struct {
 	// Parts: a refund sent in several stable tokens (Token "USDC+USDT", AmountUnits their net sum
 	// at Decimals, the largest of theirs): what each brought; absent for one token (stop 67).
 	Parts []RefundPart `json:"parts,omitempty"`
-	At    int64        `json:"at"`
+	// OfProcessor: the merchant returned a card or bank payment the processor collected and the
+	// receipt does not count (processorPaymentsToRefund), on its word, apart from the order's
+	// refunds (refund_processor.go, stop 71); absent for every other refund.
+	OfProcessor bool  `json:"ofProcessor,omitempty"`
+	At          int64 `json:"at"`
 }
 
 // RefundPart is what one token of a refund sent in several stable tokens brought back, net.
