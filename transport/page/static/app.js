@@ -299,7 +299,12 @@
     if ($("pay-card")) $("pay-card").textContent = under ? cfg.cardRestLabel : cfg.cardLabel;
     $("in-progress").hidden = !busy || under || ended;
     // No second payment while one is being confirmed, except the rest of an underpayment.
-    if ($("pay")) $("pay").hidden = busy && !under;
+    var pay = $("pay"), was = pay && pay.hidden;
+    if (pay) pay.hidden = busy && !under;
+    // Shown again (a bank payment that ended short reopened the receipt): the request read while
+    // they were hidden was refused (no payment starts while one is confirmed), so the page showed
+    // no amount, address or QR and its wallet button did nothing. What is due is read again.
+    if (was && !pay.hidden && !current && $("token") && settled.indexOf(s.status) < 0) requote($("token").value);
     if (settled.indexOf(s.status) >= 0) {
       $("in-progress").hidden = true;
       $("window-ended").hidden = true; // paid late: the receipt view says the rest
