@@ -124,6 +124,16 @@ const firstCredit = `SELECT c->>'transactionHash' AS hash, c->>'sender' AS sende
 		THEN r.state->'credits' END) WITH ORDINALITY AS x(c, n)
 	WHERE NOT coalesce((c->>'dropped')::boolean, false) ORDER BY n LIMIT 1`
 
+// orderRefunded is a receipts row's refunded column: what the status read shows as refundedUsd
+// (receipt.State.OrderRefundedCents), the order's processed refunds. A paid receipt's refunds of
+// its excess (stop 70) and of funds returned before its payment (stop 69) are not the order's, as
+// billing does not count them; a receipt without a payment shows its funds' refunds up to the
+// total. The export summed every refund, so a paid receipt whose overpayment alone was given back
+// read as refunded in whole.
+const orderRefunded = `CASE WHEN r.state->'payment' IS NULL THEN least((r.state->>'refundedCents')::bigint, r.total_cents)
+		ELSE greatest(0, (r.state->>'refundedCents')::bigint - coalesce((r.state->>'fundsRefundedCents')::bigint, 0)
+			- coalesce((r.state->>'excessRefundedCents')::bigint, 0)) END`
+
 // exportPage is how many rows an export reads in one query. An export reads page by page, each
 // page a short query of its own from where the last one ended, and hands the page's rows to its
 // client while holding no connection, snapshot or lock: a query that streamed every row would
@@ -154,7 +164,7 @@ const receiptsExport = `SELECT r.receipt_id, (extract(epoch FROM r.created_at) *
 		CASE WHEN r.status = 'failed' THEN '' ELSE coalesce(r.state->'payment'->>'transactionHash', fc.hash, '') END,
 		CASE WHEN r.status = 'failed' THEN '' ELSE coalesce(r.state->'payment'->>'buyerWallet', fc.sender,
 			nullif(r.state->'attempts'->(r.state->>'currentAttempt')->>'buyerWallet', ''), '') END,
-		coalesce(r.state->'receipt'->>'transactionId', ''), (r.state->'payment'->>'at')::bigint, (r.state->>'refundedCents')::bigint,
+		coalesce(r.state->'receipt'->>'transactionId', ''), (r.state->'payment'->>'at')::bigint, ` + orderRefunded + `,
 		` + amountTokenParts + `,
 		r.pos_commit, r.pos_prepare
 	FROM %s r LEFT JOIN LATERAL (` + firstCredit + `) fc ON true
