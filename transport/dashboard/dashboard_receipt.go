@@ -63,6 +63,11 @@ type dashReceiptView struct {
 	RefundHashRequired bool
 	WalletRefund       *dashWalletRefund
 	RefundJS           string
+	// ExcessClaim is the unrefunded excess while a refund of it with a hash would be taken
+	// (canClaimExcess), "" otherwise: the form "Sent the excess already?" records one (excess:
+	// true). ExcessOnly: the order takes no refund, only its excess (no order form).
+	ExcessClaim string
+	ExcessOnly  bool
 }
 
 // dashReceipt is one receipt of the merchant: lines and totals, payment, its audited history

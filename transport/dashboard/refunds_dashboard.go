@@ -22,9 +22,6 @@ type dashWalletRefund struct {
 	// Excess is what "Refund the excess" sends and records as a refund of the excess (excess:
 	// true): the receipt's unrefunded excess, apart from the order's refundable amount.
 	Excess string
-	// ExcessOnly: the order can take no refund (refunded in whole) but its excess can: the form
-	// offers "Refund the excess" alone.
-	ExcessOnly bool
 	// MaxCents is the most a refund with a hash may be for now (receipt.ClaimableCents):
 	// refund.js refuses a larger amount before the wallet sends anything, since the API's refusal
 	// would come only after the money left the merchant's wallet.
@@ -63,12 +60,20 @@ func (s *dash) dashRefundsOf(v *dashReceiptView, st receipt.State) {
 	// Where only a refund with a hash is taken (a refund already requested, a failed receipt's
 	// funds that paid nothing), the form stays for the wallet refund alone, with the hash
 	// required: the domain would refuse a request without one (receipt.CanClaimRefund).
+	// A refund of the excess already sent is recorded by its hash in a form of its own (excess:
+	// true), whatever the order takes and whether or not the wallet refund is offered: the order's
+	// form posts order refunds, and the wallet's button keeps an unrecorded hash only until the
+	// page is left.
+	if ex := st.ExcessUnrefundedCents(); ex > 0 && canClaimExcess(st) {
+		v.ExcessClaim = money.Cents(ex).String()
+	}
 	claimOnly := !v.CanRefund && receipt.CanClaimRefund(st)
 	if !v.CanRefund && !claimOnly {
 		// An order refunded in whole may still owe its excess (stop 70): offered alone, with a hash.
-		if w := s.walletRefundOf(st); w != nil && w.Excess != "" {
-			w.ExcessOnly = true
-			v.CanRefund, v.RefundHashRequired, v.WalletRefund = true, true, w
+		if v.ExcessOnly = v.ExcessClaim != ""; v.ExcessOnly {
+			if w := s.walletRefundOf(st); w != nil && w.Excess != "" {
+				v.WalletRefund = w
+			}
 		}
 		return
 	}

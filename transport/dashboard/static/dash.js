@@ -62,15 +62,20 @@
   }
 
   // formBody is a form's fields as the API's JSON: dotted names nest, data-type="list" checkboxes
-  // collect into an array, data-type="number" is a number, data-type="recipients" is one
-  // "address shareBps" per line; empty fields are left out (the API's defaults apply), but for
-  // those marked data-clear, whose "" clears the value (a shop's name or logo: left out, the
-  // logo a merchant emptied stayed, with no word).
+  // collect into an array, data-type="number" is a number, data-type="boolean" is true or false
+  // (a checkbox's checked, another field's value "true"; the API refuses the string "true"),
+  // data-type="recipients" is one "address shareBps" per line; empty fields are left out (the
+  // API's defaults apply), but for those marked data-clear, whose "" clears the value (a shop's
+  // name or logo: left out, the logo a merchant emptied stayed, with no word).
   function formBody(form) {
     var out = {};
     Array.prototype.forEach.call(form.elements, function (el) {
       if (!el.name || el.disabled) return;
       var type = el.getAttribute("data-type"), v = el.value;
+      if (type === "boolean") {
+        put(out, el.name, el.type === "checkbox" ? el.checked : v === "true");
+        return;
+      }
       if (el.type === "checkbox") {
         if (!out[el.name]) out[el.name] = [];
         if (el.checked) out[el.name].push(v);

@@ -203,9 +203,9 @@
 
   // "Refund the excess" sends what the customer paid beyond the total (data-amount, the receipt's
   // unrefunded excess) and records it as a refund of the excess, never of the order: posted as an
-  // order refund it counted against the order's refundable amount. The form below posts order
-  // refunds only, so an excess refund sent but not recorded is recorded by the same button again
-  // (nothing is sent twice).
+  // order refund it counted against the order's refundable amount. An excess refund sent but not
+  // recorded is recorded by the same button again (nothing is sent twice), or, after the page is
+  // left, by its hash in the form "Sent the excess already?" (excess: true), which gets the hash.
   var excess = document.getElementById("refund-excess"), unrecorded = "";
   function refundExcess() {
     var c = cents(excess.getAttribute("data-amount"));
@@ -221,8 +221,10 @@
     send(c, c, true, excess, function (sent, e) {
       if (!sent) { declined(e); return; }
       unrecorded = sent;
+      var kept = document.getElementById("refund-excess-hash");
+      if (kept) kept.value = sent;
       fail("The wallet sent the refund of the excess (" + sent + ") but it was not recorded: " + ((e && e.message) || e) +
-        ". Press \"Refund the excess\" again to record it (nothing is sent again).");
+        ". Press \"Refund the excess\" again to record it (nothing is sent again), or keep this hash for \"Sent the excess already?\".");
     });
   }
 
