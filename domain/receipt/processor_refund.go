@@ -12,7 +12,8 @@ import (
 // A processor's success that pays nothing is money the processor collected for the merchant and
 // the receipt does not count: the merchant owes it back (processorPaymentsToRefund counts them).
 // Stop 70 keeps, per such payment (one per attempt, as EndedAttempts), its amount in USD cents and
-// why it paid nothing, so the reads can show the sum (ProcessorToRefundCents), not only a count.
+// why it paid nothing, so the reads can show the sum (ProcessorToRefundCents), not only a count;
+// stop 71 takes off what the merchant refunded of them (refund_processor.go).
 
 // Kinds of a processor success that paid nothing (PaymentIgnored.Kind).
 const (
@@ -35,24 +36,32 @@ type ProcessorIgnoredPayment struct {
 // ProcessorToRefundCents is the sum, in USD cents, of the processor successes the receipt does
 // not count and the merchant owes back: the same payments processorPaymentsToRefund counts (its
 // own onramp sessions' successes recorded as paying nothing, EndedAttempts, never the attempt
-// that paid it), those whose amount is known. unknown is how many of them have no amount: the
-// processor reported none, or the state was folded before stop 70 kept amounts (a read model row
-// not projected again since), so a reader can tell a sum that leaves some out. Like the count, it
-// never decreases: no event records that the merchant refunded one.
+// that paid it), those whose amount is known, less what the merchant refunded of them
+// (refund_processor.go, stop 71: before, it never decreased). unknown is how many of them have
+// no amount: the processor reported none, or the state was folded before stop 70 kept amounts
+// (a read model row not projected again since), so a reader can tell a sum that leaves some out.
 func (s State) ProcessorToRefundCents() (cents money.Cents, unknown int) {
+	cents, _, unknown = s.processorPaymentsOwed()
+	return cents, unknown
+}
+
+// processorIgnoredOwed are the processor successes the receipt does not count and owes back, in
+// the order their attempts ended, with their kind and amount (AmountKnown false without one).
+func (s State) processorIgnoredOwed() []ProcessorIgnoredPayment {
+	var out []ProcessorIgnoredPayment
 	for _, id := range s.EndedAttempts {
 		a, ok := s.Attempts[id]
 		if !ok || a.Kind != "onramp" || s.Payment != nil && s.Payment.AttemptID == id {
 			continue
 		}
 		i := slices.IndexFunc(s.ProcessorIgnored, func(p ProcessorIgnoredPayment) bool { return p.AttemptID == id })
-		if i < 0 || !s.ProcessorIgnored[i].AmountKnown {
-			unknown++
+		if i < 0 {
+			out = append(out, ProcessorIgnoredPayment{AttemptID: id})
 			continue
 		}
-		cents += s.ProcessorIgnored[i].Cents
+		out = append(out, s.ProcessorIgnored[i])
 	}
-	return cents, unknown
+	return out
 }
 
 // processorIgnored keeps the processor success e paid nothing with its kind and amount

@@ -99,8 +99,11 @@ type RefundRecord struct {
 	OfFunds bool `json:"ofFunds,omitempty"`
 	// OfExcess: a claim returning what the customer sent beyond the total (refund_excess.go, stop
 	// 70): not the order's refund, bounded by the excess.
-	OfExcess bool  `json:"ofExcess,omitempty"`
-	At       int64 `json:"at"`
+	OfExcess bool `json:"ofExcess,omitempty"`
+	// OfProcessor: the merchant returned processor payments the receipt does not count
+	// (refund_processor.go, stop 71): processed on its word, not the order's refund.
+	OfProcessor bool  `json:"ofProcessor,omitempty"`
+	At          int64 `json:"at"`
 }
 
 // Counted says whether the refund holds its hash: claimed or processed.
@@ -114,9 +117,10 @@ type refundState struct {
 	// FundsRefundedCents and FundsRequestedCents are the parts of RefundedCents and RequestedCents
 	// that refunds of funds (OfFunds) hold: once a late payment pays the receipt they are not the
 	// order's refunds (refund_funds.go, stop 69).
-	FundsRefundedCents  money.Cents `json:"fundsRefundedCents,omitempty"`
-	FundsRequestedCents money.Cents `json:"fundsRequestedCents,omitempty"`
-	excessState                     // the excess's part (refund_excess.go, stop 70)
+	FundsRefundedCents   money.Cents `json:"fundsRefundedCents,omitempty"`
+	FundsRequestedCents  money.Cents `json:"fundsRequestedCents,omitempty"`
+	excessState                      // the excess's part (refund_excess.go, stop 70)
+	processorRefundState             // refunds of processor payments, outside the sums above (refund_processor.go, stop 71)
 }
 
 // RefundOrder is a merchant's refund.
@@ -127,6 +131,7 @@ type RefundOrder struct {
 	RefundTo        string              // lower case; "": a sender of the receipt's payment
 	Unknown         *UnknownTransferRef // a refund of this unconfigured token's transfer (refund_unknown.go)
 	Excess          bool                // a refund of what the customer sent beyond the total (refund_excess.go)
+	Processor       bool                // a refund of processor payments the receipt does not count (refund_processor.go)
 	By              string
 	At              int64
 }
@@ -142,13 +147,18 @@ func (s State) PaidOnChain() bool { return s.Payment != nil && s.Payment.Verifie
 
 // RequestRefund decides a merchant's refund: a request without a hash, a claim with one on a
 // receipt paid on chain, a refund processed on the merchant's word otherwise. A zero amount means
-// the whole unrefunded total. Errors: ErrNotFound, ErrState, ErrAmount, ErrRefundHashUsed.
+// the whole unrefunded total (of the excess, of the processor payments, when the order says so).
+// Errors: ErrNotFound, ErrState, ErrAmount, ErrRefundHashUsed, ErrExcessNeedsHash,
+// ErrProcessorRefundNeedsHash.
 func RequestRefund(s State, o RefundOrder) ([]Event, error) {
 	if err := must(s); err != nil {
 		return nil, err
 	}
 	if o.Unknown != nil {
 		return requestUnknownRefund(s, o)
+	}
+	if o.Processor {
+		return requestProcessorRefund(s, o)
 	}
 	if o.Excess && s.Payment != nil {
 		return requestExcessRefund(s, o)
@@ -367,6 +377,10 @@ func (s *State) refundStatus(st Status, at int64) {
 // refundProcessed applies a processed refund: a claim's on chain proof, or one on the merchant's
 // word (which covers open hashless requests); refunded once the whole total is back.
 func (s *State) refundProcessed(e RefundProcessed) {
+	if e.OfProcessor { // not the order's, the funds' or the excess's (stop 71)
+		s.processorRefunded(e)
+		return
+	}
 	i := s.refundIndex(e.TransactionHash)
 	claimed := e.Proof == ProofChain && i >= 0 && s.Refunds[i].State == RefundStateClaimed
 	if e.Proof == ProofChain && !claimed {
