@@ -28,9 +28,26 @@ type dashWalletRefund struct {
 	MaxCents int64
 }
 
-// dashRefund is one refund as the receipt's page lists it.
+// dashRefund is one refund as the receipt's page lists it. Of names what a refund returns when
+// it is not the order's (the excess, funds received before the payment, a processor payment the
+// receipt does not count): those are not in "Refunded", which is the order's alone.
 type dashRefund struct {
-	Amount, Token, TokenAmount, To, From, Hash, State, Reason, Proof, TxURL string
+	Amount, Token, TokenAmount, To, From, Hash, State, Reason, Proof, TxURL, Of string
+}
+
+// refundOf is what refund r of st returns when it is not the order's, "" when it is.
+func refundOf(st receipt.State, r receipt.RefundRecord) string {
+	switch {
+	case r.Unknown != nil:
+		return ""
+	case r.OfExcess:
+		return "of the excess"
+	case r.OfFunds && st.Payment != nil:
+		return "of funds received before the payment"
+	case r.OfProcessor:
+		return "of a processor payment the receipt does not count"
+	}
+	return ""
 }
 
 // dashRefundsOf fills the page's refund list and, for a refundable receipt paid on chain (or a
@@ -40,7 +57,7 @@ func (s *dash) dashRefundsOf(v *dashReceiptView, st receipt.State) {
 	cur := st.Receipt.Currency
 	for _, r := range st.Refunds {
 		d := dashRefund{Amount: dashMoney(money.Cents(r.AmountCents), cur), Token: r.Token, TokenAmount: r.TokenAmount(),
-			To: first(r.Recipient, r.RefundTo), From: r.Sender, Hash: r.TransactionHash, State: r.State, Reason: r.Reason, Proof: r.Proof}
+			To: first(r.Recipient, r.RefundTo), From: r.Sender, Hash: r.TransactionHash, State: r.State, Reason: r.Reason, Proof: r.Proof, Of: refundOf(st, r)}
 		if r.State == receipt.RefundStateRefused {
 			d.Reason = r.RefusedReason
 		}
