@@ -10,7 +10,9 @@ import (
 //     transfer is credited once however often it is reported. A transfer of nothing (0 base
 //     units: anyone can log one, naming any sender) is no transfer: it is not recorded. Once the
 //     receipt holds DustFreeCredits credits, a new transfer worth under 1/DustShare of the
-//     requirement and under what is still due is dust, not recorded (dust_transfers.go).
+//     requirement and under what is still due is dust, not recorded (dust_transfers.go). ETH found
+//     by the deposit's balance is one credit of its block; an ETH transfer mined at or before it
+//     and not credited then is held by it, not recorded again (deposit_balance.go).
 //   - Seen in a block (DepositTransferSeen): a generated receipt becomes pending; any other status
 //     stays. Seen again in another block (a reorg moved it) replaces the block it counts in.
 //   - A log index is the log's position in its block: a transaction mined again in another block

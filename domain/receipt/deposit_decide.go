@@ -25,8 +25,9 @@ type DepositObservation struct {
 // values it when the receipt has none in its token (ValueTransfer, at o.Prices), the transfer
 // seen (new, or seen again in another block), confirmed, or dropped; and the payment when the
 // confirmed transfers now cover the required amount. Reporting the same observation again adds
-// nothing, and a new transfer that is dust (dust_transfers.go) adds nothing either. Errors:
-// ErrNotFound, ErrState (the receipt has no deposit address).
+// nothing, and a new transfer that is dust (dust_transfers.go), or ETH a balance credit holds
+// already (deposit_balance.go), adds nothing either. Errors: ErrNotFound, ErrState (the receipt
+// has no deposit address).
 func ObserveDeposit(s State, o DepositObservation) ([]Event, error) {
 	if err := must(s); err != nil {
 		return nil, err
@@ -50,6 +51,9 @@ func ObserveDeposit(s State, o DepositObservation) ([]Event, error) {
 	evs := ValueTransfer(s, t.Token, o.Prices, o.At)
 	if !known && dustAfter(s, evs, t) {
 		return nil, nil // dust (dust_transfers.go): stays at the deposit, swept with the rest
+	}
+	if !known && s.heldByBalance(t) {
+		return nil, nil // counted already by a balance credit (deposit_balance.go)
 	}
 	if known && c.Confirmed {
 		// Past the depth the transfer stands as confirmed; a deep reorg is the audit's (DESIGN 8),

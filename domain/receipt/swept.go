@@ -76,10 +76,13 @@ func (s *State) evolveSwept(e DepositSwept) {
 // "After" is by block, and inside the latest sweep's own block by log index (stop 69): a token
 // transfer whose Transfer log comes after the sweep's Swept event was mined after the flush. An
 // ETH credit (no log: ETHLogIndex) in that block is placed by its transaction's index against the
-// sweep's (stop 70). A sweep recorded without its log index (before stop 69) or, for ETH, without
-// its transaction index (before stop 70), an ETH credit recorded without one, and a balance
-// credit in that block count by the difference only: taken as after it, a transfer the sweep
-// moved would keep the receipt unswept for good.
+// sweep's (stop 70). A balance credit (deposit_balance.go) is ETH the deposit held at the end of
+// its block, beyond what the credits still held there: after every sweep of that block (stop 71;
+// before, it counted by the difference, and ETH a contract sent after a sweep that had moved dust
+// looked swept). A sweep recorded without its log index (before stop 69) or, for ETH, without
+// its transaction index (before stop 70), and an ETH credit recorded without one, count by the
+// difference only: taken as after it, a transfer the sweep moved would keep the receipt unswept
+// for good.
 func (s State) Unswept() map[string]*big.Int {
 	credited, swept, after := map[string]*big.Int{}, map[string]*big.Int{}, map[string]*big.Int{}
 	latest := map[string]sweepPlace{}
@@ -146,6 +149,8 @@ func (p sweepPlace) before(c Credit) bool {
 		return false
 	case c.BlockNumber > p.block:
 		return true
+	case c.isBalance():
+		return true // the deposit's balance at the end of its block: after every sweep in it
 	case p.log >= 0 && c.LogIndex >= 0:
 		return c.LogIndex > p.log
 	case c.LogIndex == ETHLogIndex && p.tx >= 0 && c.TxIndex != nil:
