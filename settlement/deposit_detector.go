@@ -222,6 +222,13 @@ func (d *DepositDetector) open(ctx context.Context, now time.Time) ([]OpenDeposi
 			if !FillFromState(&o, k.st) {
 				continue
 			}
+		} else if k, ok := d.known.get(o.ReceiptID); ok && k.version < o.Version {
+			// Changed since by another writer (a sweep recorded, the window, a refund, another
+			// detector): decided on its stream, not on what this detector last appended. An
+			// append decided on the old state fails its expected version and is reloaded, but a
+			// decision of nothing is never checked: a balance read judged against credits the
+			// sweeper had since recorded swept credited nothing (stop 71).
+			d.known.forget(o.ReceiptID)
 		}
 		kept = append(kept, o)
 	}

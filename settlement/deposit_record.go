@@ -324,20 +324,40 @@ func decideFold(st receipt.State, obs []observation, prices map[string]string, a
 	return out, st, nil
 }
 
-// balanceTransfer is the ETH a deposit's balance shows beyond what its transfers already credit
-// (not dropped): ETH that a contract sent, found by no transaction. ok is false for none.
+// balanceTransfer is the ETH a deposit's balance at the end of block b shows beyond what its
+// credits still hold there: ETH that a contract sent, found by no transaction, and ETH dust. ok
+// is false for none. What the credits hold is the ETH they brought (not dropped) less the ETH
+// recorded swept from the deposit in blocks up to b's, never below zero: a sweep moves the whole
+// balance to the split, so the ETH of a swept credit is no longer in the balance. Compared with
+// the credits alone, a deposit swept and then sent ETH by a contract (a failed receipt's late
+// payment from a smart wallet) showed no more than it had been credited, and the payment was
+// never credited (stop 71). A sweep recorded later than b is not counted: the balance read before
+// it still holds what it moved. A sweep mined by b and not recorded yet makes the figure smaller
+// (credited later, once recorded); never larger than the balance itself.
 func balanceTransfer(st receipt.State, b DepositTransfer) (DepositTransfer, bool) {
 	balance, ok := new(big.Int).SetString(b.AmountUnits, 10)
 	if !ok {
 		return b, false
 	}
+	held := new(big.Int)
 	for _, c := range st.Credits {
 		if c.Dropped || !strings.EqualFold(c.Token, "ETH") {
 			continue
 		}
 		if units, ok := new(big.Int).SetString(c.AmountUnits, 10); ok {
-			balance.Sub(balance, units)
+			held.Add(held, units)
 		}
+	}
+	for _, w := range st.Sweeps {
+		if !strings.EqualFold(w.Token, "ETH") || w.BlockNumber > b.BlockNumber {
+			continue
+		}
+		if units, ok := new(big.Int).SetString(w.AmountUnits, 10); ok {
+			held.Sub(held, units)
+		}
+	}
+	if held.Sign() > 0 {
+		balance.Sub(balance, held)
 	}
 	if balance.Sign() <= 0 {
 		return b, false
