@@ -274,6 +274,12 @@ var earlierAsked = []receipt.Status{receipt.StatusGenerated, receipt.StatusPendi
 
 // apply decides the processor's view sess of the receipt's attempt a through the guards.
 func (h *ReconcileOnrampHandler) apply(ctx context.Context, loaded Loaded[receipt.State], a receipt.Attempt, sess OnrampSession) (bool, eventstore.AppendResult, error) {
+	return h.applyAt(ctx, loaded, a, sess, h.now().UnixMilli(), eventstore.Metadata{Actor: "verifier", Source: "verifier"})
+}
+
+// applyAt is apply at `at` (Unix ms), recorded with meta.
+func (h *ReconcileOnrampHandler) applyAt(ctx context.Context, loaded Loaded[receipt.State], a receipt.Attempt, sess OnrampSession,
+	at int64, meta eventstore.Metadata) (bool, eventstore.AppendResult, error) {
 	exact := numberText(sess.SourceAmountUSD)
 	amount, err := dollarsToCents(exact)
 	if err != nil {
@@ -281,11 +287,11 @@ func (h *ReconcileOnrampHandler) apply(ctx context.Context, loaded Loaded[receip
 	}
 	u := receipt.ProcessorUpdate{SessionID: sess.ID, AttemptID: a.ID, Status: sess.Status, ErrorCode: sess.ErrorCode, RequestID: sess.RequestID,
 		TransactionHash: sess.TransactionHash, Wallet: sess.WalletAddress, SourceAmountCents: amount, SourceAmountUSD: exact, SessionUnique: a.SessionUnique,
-		At: h.now().UnixMilli()}
+		At: at}
 	receiptID := loaded.State.Receipt.ReceiptID
 	if a.OpenedBy != "processor" {
 		u.SessionOwner = receiptID // the service started this session for this receipt, asking for the amount due
 	}
-	res, err := changeByProcessor(ctx, h.store, receiptID, eventstore.Metadata{Actor: "verifier", Source: "verifier"}, u)
+	res, err := changeByProcessor(ctx, h.store, receiptID, meta, u)
 	return err == nil && res.Version > loaded.Version, res, err
 }

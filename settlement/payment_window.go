@@ -1,6 +1,7 @@
 package settlement
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -77,6 +78,15 @@ type PaymentWindowHandler struct {
 	cursor WindowCursor
 	// nextReopen is when the next pass reopens the stuck ACH receipts (reopenStuck).
 	nextReopen time.Time
+	// clock and wall make the database's clock judge the passes (JudgedBy; nil: h.now).
+	clock DatabaseClock
+	wall  func() time.Time
+	// ask asks the processor at a window's end (AskingAtEnd; nil: nothing is asked); askAfter is
+	// when it is asked again after it did not answer, and down what it said then.
+	ask      WindowEndAsk
+	log      zerolog.Logger
+	askAfter time.Time
+	down     error
 }
 
 // NewPaymentWindowHandler returns the handler with cfg's zero fields at their defaults. It panics
@@ -118,15 +128,21 @@ func (h *PaymentWindowHandler) Run(ctx context.Context, log zerolog.Logger) erro
 }
 
 // Handle runs one pass: it records the expiry of every receipt whose window has ended (at most
-// Batch, the page after the last pass's when that one was full) and returns those it expired. A receipt that cannot be decided (a store error) does not
-// hold up the others; the first such error is returned after the pass. With a due list that has
-// the stuck ACH receipts (WithStuckACH) it also reopens those, at most Batch every minute
-// (stuckDue), and expires them when their window has ended. Errors: the due list's, the first
-// receipt's error, the stuck list's.
+// Batch, the page after the last pass's when that one was full) and returns those it changed. A
+// receipt that cannot be decided (a store error) does not hold up the others; the first such
+// error is returned after the pass. The pass's time is the database's clock with JudgedBy. With a
+// due list that has the stuck ACH receipts (WithStuckACH) it also reopens those, at most Batch
+// every minute (stuckDue), and expires them when their window has ended. With AskingAtEnd, a
+// receipt with an earlier onramp session is expired only once the processor has said nothing
+// holds its window (askAtEnd), after the others. Errors: the database clock's, the due list's,
+// the first receipt's, the held or unanswered receipts' (askAtEnd), the stuck list's.
 func (h *PaymentWindowHandler) Handle(ctx context.Context) ([]commands.ReceiptChange, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	now := h.now()
+	now, err := h.passTime(ctx)
+	if err != nil {
+		return nil, err
+	}
 	page, err := h.due.DueWindows(ctx, now, h.cursor, h.cfg.Batch)
 	if err != nil {
 		return nil, err
@@ -142,36 +158,60 @@ func (h *PaymentWindowHandler) Handle(ctx context.Context) ([]commands.ReceiptCh
 		ids[i] = d.ReceiptID
 	}
 	stuck, listErr := h.stuckDue(ctx, now)
-	out, err := h.decide(ctx, append(ids, stuck...), now)
-	if err == nil {
-		err = listErr
-	}
-	return out, err
+	out, asks, err := h.decide(ctx, append(ids, stuck...), now)
+	asked, askErr := h.askAtEnd(ctx, asks, now)
+	return append(out, asked...), cmp.Or(err, askErr, listErr)
 }
 
 // decide records the expiry of each receipt of ids whose window has ended (receipt.Expire),
 // after reopening one left ach_pending by a short ACH completion (receipt.ReopenStuckACH), and
-// returns the receipts it changed. Errors: ctx's, else the first receipt's.
-func (h *PaymentWindowHandler) decide(ctx context.Context, ids []string, now time.Time) ([]commands.ReceiptChange, error) {
+// returns the receipts it changed, and those whose expiry waits for the processor's answer about
+// their earlier onramp sessions (AskingAtEnd). Errors: ctx's, else the first receipt's.
+func (h *PaymentWindowHandler) decide(ctx context.Context, ids []string, now time.Time) ([]commands.ReceiptChange, []windowAsk, error) {
 	var out []commands.ReceiptChange
+	var asks []windowAsk
 	var first error
 	for _, id := range ids {
-		changed := false
-		_, res, err := commands.ChangeReceipt(ctx, h.store, id, windowMeta, func(st receipt.State) ([]receipt.Event, error) {
-			evs, err := receipt.Then(st, receipt.ReopenStuckACH(st, now.UnixMilli()), nil, func(st receipt.State) ([]receipt.Event, error) {
-				return receipt.Expire(st, now.UnixMilli(), h.cfg.Monitor)
-			})
-			changed = len(evs) > 0
-			return evs, err
-		})
+		change, ask, err := h.expire(ctx, id, now, false)
 		switch {
 		case err != nil && ctx.Err() != nil:
-			return out, ctx.Err()
+			return out, asks, ctx.Err()
 		case err != nil && !errors.Is(err, receipt.ErrNotFound) && first == nil:
 			first = fmt.Errorf("expire receipt %s: %w", id, err)
-		case err == nil && changed:
-			out = append(out, commands.ReceiptChange{ReceiptID: id, Result: res})
+		case err != nil:
+		case change != nil:
+			out = append(out, *change)
+		}
+		if ask != nil {
+			asks = append(asks, *ask)
 		}
 	}
-	return out, first
+	return out, asks, first
+}
+
+// expire records the expiry of receipt id at now when its window has ended (after reopening it
+// when stuck), and returns the append (nil when nothing changed). Unless asked, the expiry of a
+// receipt with an earlier onramp session the processor may still be completing
+// (commands.AsksAtWindowEnd) waits for the processor's answer (AskingAtEnd): it is returned to
+// ask about, and only the reopening, if any, is recorded.
+func (h *PaymentWindowHandler) expire(ctx context.Context, id string, now time.Time, asked bool) (*commands.ReceiptChange, *windowAsk, error) {
+	changed := false
+	var ask *windowAsk
+	_, res, err := commands.ChangeReceipt(ctx, h.store, id, windowMeta, func(st receipt.State) ([]receipt.Event, error) {
+		ask = nil
+		evs, err := receipt.Then(st, receipt.ReopenStuckACH(st, now.UnixMilli()), nil, func(st receipt.State) ([]receipt.Event, error) {
+			evs, err := receipt.Expire(st, now.UnixMilli(), h.cfg.Monitor)
+			if len(evs) > 0 && !asked && h.ask != nil && commands.AsksAtWindowEnd(st) {
+				ask = &windowAsk{id: id, end: time.UnixMilli(st.Receipt.ExpiresAt)}
+				return nil, nil
+			}
+			return evs, err
+		})
+		changed = len(evs) > 0
+		return evs, err
+	})
+	if err != nil || !changed {
+		return nil, ask, err
+	}
+	return &commands.ReceiptChange{ReceiptID: id, Result: res}, ask, nil
 }

@@ -46,3 +46,14 @@ func (s *Receipts) DueWindows(ctx context.Context, now time.Time, after settleme
 		return d, err
 	})
 }
+
+// DatabaseNow is the database's clock (clock_timestamp(): the time of the call, not of the
+// transaction's start): the payment window process judges every instance's passes by it
+// (settlement.PaymentWindowHandler.JudgedBy), so that one clock says when a window has ended.
+func (s *Receipts) DatabaseNow(ctx context.Context) (time.Time, error) {
+	var now time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT clock_timestamp()`).Scan(&now); err != nil {
+		return time.Time{}, fmt.Errorf("read the database's clock: %w", err)
+	}
+	return now, nil
+}
