@@ -87,7 +87,7 @@ func (a *Application) buildProcesses(d Config, in infra, reconcile *commands.Rec
 		OnrampReconciler:     settlement.NewOnrampReconciler(logOutcomes(reconcile, noteReconcile), in.dispatcher, reconcileInterval, reconcileMinAge, d.Log),
 		SplitDistributor:     splitDistributor(d, health),
 		SubscriptionCharging: subscriptionCharging(d, in, a.Projections.Subscriptions),
-		PaymentWindow:        paymentWindow(d, health),
+		PaymentWindow:        paymentWindow(d, health, reconcile),
 		DepositSweeper:       depositSweeper(d, health),
 		DepositDetector:      depositDetector(d, health),
 		PaymentHints:         paymentHints(d, health),
@@ -114,10 +114,14 @@ func paymentHints(d Config, health *Health) Worker {
 }
 
 // paymentWindow records the expiry of receipts whose payment window ended unpaid; every instance
-// may run it: the stream's expected version records each expiry once.
-func paymentWindow(d Config, health *Health) Worker {
-	h := settlement.NewPaymentWindowHandler(d.Store, settlement.WithStuckACH(pgstore.NewReceipts(d.Pool), readmodels.NewReceipts(d.Pool)),
-		settlement.PaymentWindowConfig{Window: d.PaymentWindow, Monitor: d.PaymentMonitorWindow}, d.Now)
+// may run it: the stream's expected version records each expiry once. The database's clock says
+// when a window has ended (JudgedBy), and the onramp processor is asked about a receipt's earlier
+// sessions before its expiry (AskingAtEnd, the reconciliation's handler).
+func paymentWindow(d Config, health *Health, reconcile *commands.ReconcileOnrampHandler) Worker {
+	receipts := pgstore.NewReceipts(d.Pool)
+	h := settlement.NewPaymentWindowHandler(d.Store, settlement.WithStuckACH(receipts, readmodels.NewReceipts(d.Pool)),
+		settlement.PaymentWindowConfig{Window: d.PaymentWindow, Monitor: d.PaymentMonitorWindow}, d.Now).
+		JudgedBy(receipts, nil).AskingAtEnd(reconcile, d.Log)
 	return health.Every("payment window", h.Config().Poll, func(ctx context.Context) (bool, error) {
 		_, err := h.Handle(ctx)
 		return true, err
