@@ -211,7 +211,7 @@ func (h *SweepDepositsHandler) due(ctx context.Context, out *Swept) ([]SweepCand
 		}
 		if l.State.SweepHeld(h.failedMin) {
 			// Checked at this version: a later credit changes the receipt and it is judged again.
-			h.underFloor(ctx, c, l.State)
+			c.Held = h.underFloor(ctx, c, l.State)
 			out.Held = append(out.Held, c.ReceiptID)
 			checked = append(checked, c)
 			continue
@@ -312,13 +312,16 @@ func (h *SweepDepositsHandler) holdBack(ctx context.Context, c SweepCandidate, e
 
 // underFloor lists failed receipt st's unswept funds, left at deposit c under the sweep floor, for
 // the operator: once per change of the receipt (it is checked at its version, so claimed again only
-// when a new event, such as a credited transfer, may lift them over the floor).
-func (h *SweepDepositsHandler) underFloor(ctx context.Context, c SweepCandidate, st receipt.State) {
-	units := zerolog.Dict()
+// when a new event, such as a credited transfer, may lift them over the floor). It returns them,
+// base units by token, for the ledger's row (SweepCandidate.Held).
+func (h *SweepDepositsHandler) underFloor(ctx context.Context, c SweepCandidate, st receipt.State) map[string]string {
+	units, held := zerolog.Dict(), map[string]string{}
 	for token, n := range st.Unswept() {
 		units.Str(token, n.String())
+		held[token] = n.String()
 	}
 	zerolog.Ctx(ctx).Warn().Str("receipt", c.ReceiptID).Str("deposit", c.Deposit).Str("split", c.Split).
 		Dict("unswept_units", units).Strs("unvalued_tokens", st.UnsweptUnvalued()).Int64("min_usd_cents", int64(h.failedMin)).
 		Msg("deposit sweep: a failed receipt's funds are worth less than a sweep (under 1% of its price or the configured minimum); left at its deposit until a later transfer lifts them")
+	return held
 }

@@ -62,6 +62,10 @@ type SweepCandidate struct {
 	Deposit   string // the deposit address
 	Split     string
 	Version   uint64 // the receipt's version the claim saw
+	// Held, when Checked, is what a failed receipt's check left at its deposit under the sweep
+	// floor (receipt.SweepHeld), base units by token; nil for nothing held. The ledger keeps it
+	// on the receipt's row for the operator (migration 054), not only in the pass's log.
+	Held map[string]string
 }
 
 // OpenSweep is a sweep transaction signed and recorded, not settled yet, with its deposits.
@@ -80,7 +84,8 @@ type SweepLedger interface {
 	// since they were last checked, are in no open sweep, and are not claimed by another live
 	// claim (one older than lease is taken over: nothing was sent for it).
 	Claim(ctx context.Context, token uuid.UUID, lease time.Duration, limit int) ([]SweepCandidate, error)
-	// Checked releases claims: the receipts were checked at the versions given and need nothing.
+	// Checked releases claims: the receipts were checked at the versions given and need nothing
+	// now; each one's Held (funds left under the sweep floor) is kept for the operator, or cleared.
 	Checked(ctx context.Context, token uuid.UUID, checked []SweepCandidate) error
 	// RecordSweep stores tx (status signed) and ties the claimed receipts to it, atomically.
 	// Errors: ErrNonceTaken, ErrClaimLost (another process took one of them over), database errors.

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -92,19 +93,32 @@ func locked(where string) string {
 	return `WITH l AS (SELECT receipt_id FROM deposit_sweeps WHERE ` + where + ` ORDER BY receipt_id COLLATE "C" FOR UPDATE) `
 }
 
-// Checked releases token's claims of checked, each checked at its version.
+// Checked releases token's claims of checked, each checked at its version, and keeps on each row
+// what its check left held at the deposit under the sweep floor (held_units, since held_at;
+// migration 054), or clears it: an operator lists the failed receipts' funds the service leaves
+// at their deposits with one query (docs/runbook.md "Funds left at a deposit"), where they were in
+// a log line only. A sweep recorded for the receipt (RecordSweep) clears it too.
 func (d *DepositSweeps) Checked(ctx context.Context, token uuid.UUID, checked []settlement.SweepCandidate) error {
 	if len(checked) == 0 {
 		return nil
 	}
-	ids, versions := make([]string, len(checked)), make([]int64, len(checked))
+	ids, versions, held := make([]string, len(checked)), make([]int64, len(checked)), make([]string, len(checked))
 	for i, c := range checked {
 		ids[i], versions[i] = c.ReceiptID, int64(c.Version)
+		if len(c.Held) > 0 {
+			b, err := json.Marshal(c.Held)
+			if err != nil {
+				return fmt.Errorf("release deposit sweep claims: %w", err)
+			}
+			held[i] = string(b)
+		}
 	}
 	_, err := d.pool.Exec(ctx, locked(`receipt_id = ANY($2) AND claim_token = $1`)+`UPDATE deposit_sweeps s
-		SET checked_version = greatest(s.checked_version, c.version), claim_token = NULL, claimed_at = NULL
-		FROM l, unnest($2::text[], $3::bigint[]) AS c (receipt_id, version)
-		WHERE s.receipt_id = l.receipt_id AND s.receipt_id = c.receipt_id AND s.claim_token = $1`, token, ids, versions)
+		SET checked_version = greatest(s.checked_version, c.version), claim_token = NULL, claimed_at = NULL,
+			held_units = nullif(c.held, '')::jsonb,
+			held_at = CASE WHEN c.held = '' THEN NULL ELSE coalesce(s.held_at, now()) END
+		FROM l, unnest($2::text[], $3::bigint[], $4::text[]) AS c (receipt_id, version, held)
+		WHERE s.receipt_id = l.receipt_id AND s.receipt_id = c.receipt_id AND s.claim_token = $1`, token, ids, versions, held)
 	if err != nil {
 		return fmt.Errorf("release deposit sweep claims: %w", err)
 	}
@@ -122,7 +136,7 @@ func (d *DepositSweeps) RecordSweep(ctx context.Context, token uuid.UUID, tx set
 			return err
 		}
 		tag, err := t.Exec(ctx, locked(`receipt_id = ANY($2) AND claim_token = $3 AND tx_id IS NULL`)+`UPDATE deposit_sweeps s
-			SET tx_id = $1, claim_token = NULL, claimed_at = NULL FROM l
+			SET tx_id = $1, claim_token = NULL, claimed_at = NULL, held_units = NULL, held_at = NULL FROM l
 			WHERE s.receipt_id = l.receipt_id AND s.claim_token = $3 AND s.tx_id IS NULL`, id, receipts, token)
 		if err != nil {
 			return err

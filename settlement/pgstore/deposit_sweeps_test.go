@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/payledger/payledger/migrations/pgtest"
+	"github.com/payledger/payledger/settlement"
 )
 
 // seedDepositReceipts stores n receipts paid at deposit addresses, ids dep-1 … dep-n, at version 3.
@@ -212,4 +213,80 @@ func claimOf(t *testing.T, d *DepositSweeps, token uuid.UUID, limit int) []strin
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// TestDepositSweepsCheckedKeepsHeldFunds (stop 71): a check that leaves a failed receipt's funds
+// under the sweep floor keeps them on the row (held_units, and held_at, which a later check
+// holding other units keeps); a check holding nothing clears them, and so does a sweep recorded
+// for the receipt.
+func TestDepositSweepsCheckedKeepsHeldFunds(t *testing.T) {
+	pool := pgtest.Pool(t)
+	ctx := context.Background()
+	d := NewDepositSweeps(pool)
+	seedDepositReceipts(t, pool, 2)
+	row := func(id string) (string, *time.Time) {
+		t.Helper()
+		var held *string
+		var at *time.Time
+		if err := pool.QueryRow(ctx, `SELECT held_units::text, held_at FROM deposit_sweeps WHERE receipt_id = $1`, id).Scan(&held, &at); err != nil {
+			t.Fatal(err)
+		}
+		if held == nil {
+			return "", at
+		}
+		return *held, at
+	}
+	// check claims the receipts at version, each checked with the held units given (by id).
+	check := func(version int, held map[string]map[string]string) (uuid.UUID, []settlement.SweepCandidate) {
+		t.Helper()
+		exec(t, pool, `UPDATE receipts SET version = $1`, version)
+		token := uuid.New()
+		cands, err := d.Claim(ctx, token, time.Minute, 10)
+		if err != nil || len(cands) != 2 {
+			t.Fatalf("claim at version %d: %d, %v", version, len(cands), err)
+		}
+		for i := range cands {
+			cands[i].Held = held[cands[i].ReceiptID]
+		}
+		return token, cands
+	}
+	token, cands := check(4, map[string]map[string]string{"dep-1": {"USDC": "1", "ETH": "1"}, "dep-2": {"USDC": "3"}})
+	if err := d.Checked(ctx, token, cands); err != nil {
+		t.Fatal(err)
+	}
+	held, at := row("dep-1")
+	if held != `{"ETH": "1", "USDC": "1"}` || at == nil {
+		t.Fatalf("dep-1 held %q at %v", held, at)
+	}
+	if held, at := row("dep-2"); held != `{"USDC": "3"}` || at == nil {
+		t.Fatalf("dep-2 held %q at %v", held, at)
+	}
+
+	token, cands = check(5, map[string]map[string]string{"dep-1": {"USDC": "2", "ETH": "1"}})
+	if err := d.Checked(ctx, token, cands[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.RecordSweep(ctx, token, settlement.OperatorTx{Sender: "0xop", Nonce: 1, Kind: settlement.TxSweep, Hash: "0xsweep", Raw: []byte{1}},
+		[]string{cands[1].ReceiptID}); err != nil {
+		t.Fatal(err)
+	}
+	if held2, at2 := row(cands[0].ReceiptID); held2 != `{"ETH": "1", "USDC": "2"}` || at2 == nil || !at2.Equal(*at) {
+		t.Fatalf("held again: %q at %v, want the new units since %v", held2, at2, at)
+	}
+	if held, at := row(cands[1].ReceiptID); held != "" || at != nil {
+		t.Fatalf("in a sweep: held %q at %v, want nothing", held, at)
+	}
+
+	exec(t, pool, `UPDATE receipts SET version = 6`)
+	token = uuid.New()
+	again, err := d.Claim(ctx, token, time.Minute, 10)
+	if err != nil || len(again) != 1 {
+		t.Fatalf("claim a third time: %+v, %v", again, err)
+	}
+	if err := d.Checked(ctx, token, again); err != nil {
+		t.Fatal(err)
+	}
+	if held, at := row(again[0].ReceiptID); held != "" || at != nil {
+		t.Fatalf("checked with nothing held: %q at %v", held, at)
+	}
 }
