@@ -186,12 +186,12 @@ func (s *Server) keyLookupsBlocked(c echo.Context, known bool) error {
 // keyRefused counts a refused key of the client address: 401, or 429 once the address is over
 // the limit, which also blocks its lookups (keyLookupsBlocked).
 func (s *Server) keyRefused(c echo.Context) error {
-	addr := ClientKey(c) // an IPv6 client by its /64, as every per-address limit
-	res := s.failureAllowed(c.Request().Context(), "keyauth:"+addr, s.cfg.PublicLimitPerMinute)
+	addr := ClientAddress(c) // an IPv6 client by its /64, /56 and /48, as every per-address limit
+	res := s.failureAllowed(c.Request().Context(), "keyauth", addr, s.cfg.PublicLimitPerMinute)
 	if res.Allowed {
 		return errNoKey
 	}
-	s.gate.block(keyGate+addr, res.RetryAt, s.now())
+	s.gate.block(keyGate+addr.Key, res.RetryAt, s.now())
 	return s.rateLimited(c, "keyauth", res.RetryAt)
 }
 

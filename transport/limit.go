@@ -16,16 +16,54 @@ import (
 	"github.com/payledger/payledger/transport/ratelimit"
 )
 
-// Limiter counts requests against a per-minute limit.
+// Limiter counts requests against a per-minute limit. The service's limiters
+// (ratelimit.Memory, ratelimit.Redis) are also bucketLimiters.
 type Limiter interface {
 	Allow(ctx context.Context, key string, perMinute int) (ratelimit.Result, error)
 }
 
-// limit counts the request against key; over the limit it answers 429 with resetAt. Every
-// limited response carries the X-RateLimit-* headers. A limiter that fails (Redis down) lets the
-// request through: an outage of the limiter must not take the API down with it.
+// bucketLimiter counts a request in several buckets at once (a client address's /64, /56 and
+// /48), in all or in none, over any period (an hour): the service's limiters do.
+type bucketLimiter interface {
+	AllowAll(ctx context.Context, period time.Duration, buckets ...ratelimit.Bucket) (ratelimit.Result, error)
+}
+
+var (
+	_ bucketLimiter = (*ratelimit.Memory)(nil)
+	_ bucketLimiter = (*ratelimit.Redis)(nil)
+)
+
+// allowAll counts the request in every bucket over period by the service's limiter. A limiter
+// that counts one key a minute only (a test's) counts the first bucket, over a minute; over
+// another period it answers errNoHourLimiter (the callers count in this instance instead).
+func (s *Server) allowAll(ctx context.Context, period time.Duration, buckets ...ratelimit.Bucket) (ratelimit.Result, error) {
+	if l, ok := s.limiter.(bucketLimiter); ok {
+		return l.AllowAll(ctx, period, buckets...)
+	}
+	if period != time.Minute {
+		return ratelimit.Result{}, errNoHourLimiter
+	}
+	return s.limiter.Allow(ctx, buckets[0].Key, buckets[0].Limit)
+}
+
+// spare is the in-process limiter that counts what must stay bounded while the configured
+// limiter fails (Redis down), made at its first use.
+func (s *Server) spare() *ratelimit.Memory {
+	s.gate.spareOnce.Do(func() { s.gate.spare = ratelimit.NewMemory(s.now) })
+	return s.gate.spare
+}
+
+// limit counts the request against key (limitAll).
 func (s *Server) limit(c echo.Context, key string, perMinute int) error {
-	res, err := s.limiter.Allow(c.Request().Context(), key, perMinute)
+	kind, _, _ := strings.Cut(key, ":")
+	return s.limitAll(c, kind, ratelimit.Bucket{Key: key, Limit: perMinute})
+}
+
+// limitAll counts the request in every bucket (a minute each); over a limit it answers 429 with
+// resetAt. Every limited response carries the X-RateLimit-* headers. A limiter that fails (Redis
+// down) lets the request through: an outage of the limiter must not take the API down with it.
+func (s *Server) limitAll(c echo.Context, kind string, buckets ...ratelimit.Bucket) error {
+	res, err := s.allowAll(c.Request().Context(), time.Minute, buckets...)
 	if err != nil {
 		zerolog.Ctx(c.Request().Context()).Warn().Err(err).Msg("rate limiter unavailable; request let through")
 		return nil
@@ -34,11 +72,38 @@ func (s *Server) limit(c echo.Context, key string, perMinute int) error {
 	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
 	if !res.Allowed {
-		kind, _, _ := strings.Cut(key, ":")
 		return s.rateLimited(c, kind, res.RetryAt)
 	}
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(res.ResetAt.UnixMilli(), 10))
 	return nil
+}
+
+// limitEveryAll counts the request in every bucket over period (the kind names the limit in the
+// metrics): past one, 429 rate_limited with resetAt, Retry-After and the X-RateLimit-* headers.
+// A limiter that fails (Redis down), or cannot count over period, does not let the requests
+// through unlimited, as limitAll does for the per-minute limits: they are counted in this
+// instance, as failures are (failureAllowed). Per instance: n instances allow n times the bound
+// until Redis is back. It answers the count too, for the callers that tell which bucket refused.
+func (s *Server) limitEveryAll(c echo.Context, kind string, period time.Duration, buckets ...ratelimit.Bucket) (ratelimit.Result, error) {
+	ctx := c.Request().Context()
+	res, err := s.allowAll(ctx, period, buckets...)
+	if err != nil {
+		res, _ = s.spare().AllowAll(ctx, period, buckets...) // in-process: never fails
+	}
+	h := c.Response().Header()
+	// A per-minute limit set its headers already: these replace them when this limit is the one
+	// that leaves fewer requests.
+	if left, err := strconv.Atoi(h.Get("X-RateLimit-Remaining")); err != nil || res.Remaining <= left || !res.Allowed {
+		h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+		if res.Allowed {
+			h.Set("X-RateLimit-Reset", strconv.FormatInt(res.ResetAt.UnixMilli(), 10))
+		}
+	}
+	if !res.Allowed {
+		return res, s.rateLimited(c, kind, res.RetryAt)
+	}
+	return res, nil
 }
 
 // rateLimited is the 429 answer, with the moment the client may try again.
@@ -97,18 +162,19 @@ func (g *failGate) block(addr string, until, now time.Time) {
 	g.until[addr] = until
 }
 
-// failureAllowed counts a failure of the client (a refused key, a wrong secret or signature)
-// against key and reports whether it is within perMinute. The limiter failing (Redis down) does
-// not let failures through unlimited, as it lets requests with valid credentials through (limit):
-// they are counted in this instance instead, so a key or secret cannot be guessed at request speed
-// while Redis is down. Per instance: n instances allow n times the limit, until Redis is back.
-func (s *Server) failureAllowed(ctx context.Context, key string, perMinute int) ratelimit.Result {
-	res, err := s.limiter.Allow(ctx, key, perMinute)
+// failureAllowed counts a failure of the client at addr (a refused key, a wrong secret or
+// signature) against perMinute of kind (its /64, /56 and /48: ratelimit.Address.Buckets) and
+// answers the count. The limiter failing (Redis down) does not let failures through unlimited, as
+// it lets requests with valid credentials through (limitAll): they are counted in this instance
+// instead, so a key or secret cannot be guessed at request speed while Redis is down. Per
+// instance: n instances allow n times the limit, until Redis is back.
+func (s *Server) failureAllowed(ctx context.Context, kind string, addr ratelimit.Address, perMinute int) ratelimit.Result {
+	buckets := addr.Buckets(kind, perMinute)
+	res, err := s.allowAll(ctx, time.Minute, buckets...)
 	if err == nil {
 		return res
 	}
-	s.gate.spareOnce.Do(func() { s.gate.spare = ratelimit.NewMemory(s.now) })
-	res, _ = s.gate.spare.Allow(ctx, key, perMinute) // in-process: never fails
+	res, _ = s.spare().AllowAll(ctx, time.Minute, buckets...) // in-process: never fails
 	return res
 }
 
@@ -123,19 +189,19 @@ func (s *Server) authGate(c echo.Context) error {
 // authFailed counts a wrong secret or signature of the client address: refused (failure), or
 // 429 once the address is over authFailuresPerMinute, which also blocks it (authGate).
 func (s *Server) authFailed(c echo.Context, failure error) error {
-	addr := ClientKey(c)
-	res := s.failureAllowed(c.Request().Context(), "authfail:"+addr, authFailuresPerMinute)
+	addr := ClientAddress(c)
+	res := s.failureAllowed(c.Request().Context(), "authfail", addr, authFailuresPerMinute)
 	if res.Allowed {
 		return failure
 	}
-	s.gate.block(addr, res.RetryAt, s.now())
+	s.gate.block(addr.Key, res.RetryAt, s.now())
 	return s.rateLimited(c, "authfail", res.RetryAt)
 }
 
 // limitByIP limits public routes per client address.
 func (s *Server) limitByIP(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if err := s.limit(c, "ip:"+ClientKey(c), s.cfg.PublicLimitPerMinute); err != nil {
+		if err := s.limitAll(c, "ip", ClientAddress(c).Buckets("ip", s.cfg.PublicLimitPerMinute)...); err != nil {
 			return err
 		}
 		return next(c)
@@ -147,20 +213,18 @@ func (s *Server) limitByIP(next echo.HandlerFunc) echo.HandlerFunc {
 // connection if it likes), so a limit per IPv6 address limited nothing: every request from a new
 // address of the same network was a new client. A /64 is one subscriber's (one household, one
 // phone), the unit providers assign.
-func ClientKey(c echo.Context) string {
+func ClientKey(c echo.Context) string { return ClientAddress(c).Key }
+
+// ClientAddress is the client as the per-address limits and slots count it: ClientKey, and for an
+// IPv6 client the /56 and /48 around its /64 (ratelimit.NewAddress), built here from the address
+// itself. A per-address limit counts ClientAddress(c).Buckets(kind, n).
+func ClientAddress(c echo.Context) ratelimit.Address {
 	ip := c.RealIP()
 	a, err := netip.ParseAddr(ip)
 	if err != nil {
-		return ip
+		return ratelimit.UnparsedAddress(ip)
 	}
-	if a = a.Unmap(); a.Is4() {
-		return a.String()
-	}
-	p, err := a.WithZone("").Prefix(64)
-	if err != nil {
-		return ip
-	}
-	return p.String()
+	return ratelimit.NewAddress(a)
 }
 
 // clientAddress is how the client's address is found: the connection's, or, with trusted

@@ -81,6 +81,10 @@ type Config struct {
 	// POST /api/subscriptions/create one client address sends an hour (subscriptions.go; zero:
 	// DefaultSubscriptionCreatesPerHour).
 	SubscriptionCreatesPerHour int
+	// SplitDeploysPerHour (RATE_LIMIT_SPLIT_DEPLOY_PER_HOUR) and SplitDeployBudgetPerHour
+	// (RATE_LIMIT_SPLIT_DEPLOY_BUDGET_PER_HOUR) bound the split deployments the operator pays for,
+	// per client address and for the service (split_deploy_limit.go; zero: the defaults).
+	SplitDeploysPerHour, SplitDeployBudgetPerHour int
 }
 
 // Deps are what the HTTP layer needs: the use cases it calls (built by the composition root,
@@ -229,7 +233,8 @@ type Server struct {
 	openapi      []byte
 	receiptWatch *receiptWatch // wakes the event streams of the payment page and the dashboard
 	known        *lastKnown
-	gate         *failGate // client addresses blocked for wrong cron secrets or signatures
+	gate         *failGate   // client addresses blocked for wrong cron secrets or signatures
+	splitBudget  spentBudget // until when the operator's split deployments are spent (split_deploy_limit.go)
 	stalls       *stallWatch
 
 	endpoints      EndpointStore
@@ -439,11 +444,13 @@ func (s *Server) health(db Pinger, workers WorkerHealth, off []string) echo.Hand
 		// Leading: where several instances share a database, the one that answers this runs
 		// these jobs (the others stand by for them).
 		Leading []string `json:"leading,omitempty"`
+		// Exhausted names the budgets spent now (split_deploy_limit.go): a bound, not a fault.
+		Exhausted []string `json:"exhausted,omitempty"`
 	}
 	return func(c echo.Context) error {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
 		defer cancel()
-		out := answer{Status: "ok", Stuck: workers.Check(), Off: off, Leading: workers.Leading()}
+		out := answer{Status: "ok", Stuck: workers.Check(), Off: off, Leading: workers.Leading(), Exhausted: s.exhausted()}
 		err := db.Ping(ctx)
 		if err != nil {
 			zerolog.Ctx(c.Request().Context()).Warn().Err(err).Msg("datastore does not answer")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -61,45 +60,42 @@ type Slots struct {
 	open       map[string]int
 }
 
-// slotKey is a key Slots counts and how many slots it holds.
-type slotKey struct {
-	key   string
-	limit int
-}
-
 // Take takes one of key's slots; false when none is left (for key or on the instance).
 func (s *Slots) Take(key string) bool { return s.takeWithin(key, s.Total) }
 
 // takeWithin is Take with total the instance bound (0: none).
-func (s *Slots) takeWithin(key string, total int) bool { return s.take(total, s.keysOf(key, false)...) }
+func (s *Slots) takeWithin(key string, total int) bool { return s.take(total, s.keyOf(key)) }
 
-// TakeAddress is Take for a client address (ClientKey). An IPv6 client, counted by its /64, also
-// takes one of the slots of the /56 around it, which holds ratelimit.WiderMultiple times Max, all
-// its /64s together, as the rate limits count it: a /56 holder (a common residential allocation)
-// opening streams from each of its 256 /64s in turn held 256 times the per-address bound. A slot
-// it takes is given back with GiveAddress.
-func (s *Slots) TakeAddress(addr string) bool { return s.take(s.Total, s.keysOf(addr, true)...) }
+// TakeAddress is Take for a client address (ClientAddress). An IPv6 client, counted by its /64,
+// also takes one of the slots of the /56 around it, which holds ratelimit.WiderMultiple times Max,
+// all its /64s together, and of the /48, WiderMultiple times the /56's, as the rate limits count
+// it (ratelimit.Address.Buckets): a /56 holder (a common residential allocation) opening streams
+// from each of its 256 /64s in turn held 256 times the per-address bound. A slot it takes is
+// given back with GiveAddress.
+func (s *Slots) TakeAddress(addr ratelimit.Address) bool {
+	return s.take(s.Total, s.addressKeys(addr)...)
+}
 
 // GiveAddress gives back a slot TakeAddress took for addr (once per TakeAddress).
-func (s *Slots) GiveAddress(addr string) { s.give(s.keysOf(addr, true)...) }
+func (s *Slots) GiveAddress(addr ratelimit.Address) { s.give(s.addressKeys(addr)...) }
 
 // Give gives back a slot Take took for key (once per Take).
-func (s *Slots) Give(key string) { s.give(s.keysOf(key, false)...) }
+func (s *Slots) Give(key string) { s.give(s.keyOf(key)) }
 
-// keysOf are the keys a slot of key counts against: key, and with network the /56 of an IPv6
-// /64 key (slotNetwork).
-func (s *Slots) keysOf(key string, network bool) []slotKey {
-	limit := cmp.Or(s.Max, streamsPerUser)
-	keys := []slotKey{{key, limit}}
-	if wide, ok := slotNetwork(key); network && ok {
-		keys = append(keys, slotKey{wide, ratelimit.WiderMultiple * limit})
-	}
-	return keys
+// keyOf is the one key a slot of a merchant (or any key but an address) counts against.
+func (s *Slots) keyOf(key string) ratelimit.Bucket {
+	return ratelimit.Bucket{Key: key, Limit: cmp.Or(s.Max, streamsPerUser)}
+}
+
+// addressKeys are the keys a slot of addr counts against: its own, and the networks around an
+// IPv6 /64 (named "addr:" and the prefix, so no merchant's key is the same).
+func (s *Slots) addressKeys(addr ratelimit.Address) []ratelimit.Bucket {
+	return addr.Buckets("addr", cmp.Or(s.Max, streamsPerUser))
 }
 
 // take takes a slot of every key, or none when one of them has none left or the instance holds
 // total (0: no instance bound).
-func (s *Slots) take(total int, keys ...slotKey) bool {
+func (s *Slots) take(total int, keys ...ratelimit.Bucket) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.open == nil {
@@ -109,42 +105,27 @@ func (s *Slots) take(total int, keys ...slotKey) bool {
 		return false
 	}
 	for _, k := range keys {
-		if s.open[k.key] >= k.limit {
+		if s.open[k.Key] >= k.Limit {
 			return false
 		}
 	}
 	for _, k := range keys {
-		s.open[k.key]++
+		s.open[k.Key]++
 	}
 	s.all++
 	return true
 }
 
 // give gives back the slot take took of every key.
-func (s *Slots) give(keys ...slotKey) {
+func (s *Slots) give(keys ...ratelimit.Bucket) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.all--
 	for _, k := range keys {
-		if s.open[k.key]--; s.open[k.key] <= 0 {
-			delete(s.open, k.key)
+		if s.open[k.Key]--; s.open[k.Key] <= 0 {
+			delete(s.open, k.Key)
 		}
 	}
-}
-
-// slotNetwork is the key of the /56 around the IPv6 /64 that addr names (ClientKey's key of an
-// IPv6 client), and whether it names one: an IPv4 address or anything else is counted alone. The
-// key names the network ("net:" and the prefix), so no address's key is the same.
-func slotNetwork(addr string) (string, bool) {
-	p, err := netip.ParsePrefix(addr)
-	if err != nil || p.Bits() != 64 || !p.Addr().Is6() || p.Addr().Is4In6() || p.Masked() != p {
-		return "", false
-	}
-	wide, err := p.Addr().Prefix(56)
-	if err != nil {
-		return "", false
-	}
-	return "net:" + wide.String(), true
 }
 
 // TakeStreamSlot takes one of merchant's stream slots for a stream (/api/webhooks/stream, the
@@ -154,9 +135,9 @@ func slotNetwork(addr string) (string, bool) {
 // give-back, which the handler calls (once) when the stream ends, or, when none is left, the 429
 // /api/webhooks/stream answers (the envelope with resetAt). A client address holds at most
 // streamsPerAddress of them, whichever merchants it opened them as, and an IPv6 client's /56 at
-// most ratelimit.WiderMultiple times that (Slots.TakeAddress).
+// most ratelimit.WiderMultiple times that, its /48 WiderMultiple times the /56's (Slots.TakeAddress).
 func (s *Server) TakeStreamSlot(c echo.Context, merchant string) (func(), error) {
-	addr := ClientKey(c)
+	addr := ClientAddress(c)
 	if !s.streamAddrs.TakeAddress(addr) {
 		return nil, s.noSlot("Too many open event streams from this client address or its network")
 	}

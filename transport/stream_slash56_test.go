@@ -2,6 +2,8 @@ package transport
 
 import (
 	"fmt"
+	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/payledger/payledger/transport/ratelimit"
@@ -53,20 +55,23 @@ func TestMerchantStreamsCountAnIPv6Slash56AtFourTimesTheBound(t *testing.T) {
 	give()
 }
 
-// TestSlotNetwork: the /56 of an IPv6 /64 key; anything else is counted alone.
-func TestSlotNetwork(t *testing.T) {
+// TestSlotsCountAnAddressByItsNetworks: the slots of an IPv6 client are its /64's, its /56's and
+// its /48's, built from its address (ratelimit.NewAddress; the slots used to parse the /64 key back
+// to find the /56); anything else is counted alone.
+func TestSlotsCountAnAddressByItsNetworks(t *testing.T) {
 	t.Parallel()
-	for key, want := range map[string]string{
-		"2001:db8:1:2::/64":  "net:2001:db8:1::/56",
-		"2001:db8:1:ff::/64": "net:2001:db8:1::/56",
-		"2001:db8:1:2::1/64": "",
-		"2001:db8:1::/56":    "",
-		"::ffff:0:0/64":      "",
-		"192.0.2.1":          "",
-		"not an address":     "",
+	s := &Slots{Max: 2}
+	for addr, want := range map[string][]ratelimit.Bucket{
+		"2001:db8:1:2::1":  {{Key: "addr:2001:db8:1:2::/64", Limit: 2}, {Key: "addr:2001:db8:1::/56", Limit: 8}, {Key: "addr:2001:db8:1::/48", Limit: 32}},
+		"2001:db8:1:ff::9": {{Key: "addr:2001:db8:1:ff::/64", Limit: 2}, {Key: "addr:2001:db8:1::/56", Limit: 8}, {Key: "addr:2001:db8:1::/48", Limit: 32}},
+		"::ffff:192.0.2.1": {{Key: "addr:192.0.2.1", Limit: 2}},
+		"192.0.2.1":        {{Key: "addr:192.0.2.1", Limit: 2}},
 	} {
-		if got, ok := slotNetwork(key); got != want || ok != (want != "") {
-			t.Errorf("slotNetwork(%q) = %q, %v; want %q", key, got, ok, want)
+		if got := s.addressKeys(ratelimit.NewAddress(netip.MustParseAddr(addr))); !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", addr, got, want)
 		}
+	}
+	if got := s.addressKeys(ratelimit.UnparsedAddress("not an address")); len(got) != 1 {
+		t.Errorf("an unparsed address: %v, want counted alone", got)
 	}
 }

@@ -79,6 +79,10 @@ type config struct {
 	// RateLimitSubscriptionCreatePerHour (RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR): creations of
 	// subscriptions per client address an hour.
 	RateLimitSubscriptionCreatePerHour int
+	// RateLimitSplitDeployPerHour (RATE_LIMIT_SPLIT_DEPLOY_PER_HOUR) and
+	// RateLimitSplitDeployBudgetPerHour (RATE_LIMIT_SPLIT_DEPLOY_BUDGET_PER_HOUR): split
+	// deployments the operator pays for, per client address and for the service, an hour.
+	RateLimitSplitDeployPerHour, RateLimitSplitDeployBudgetPerHour int
 	// IdempotencyMaxKept (IDEMPOTENCY_MAX_KEPT): Idempotency-Key answers a merchant may keep in
 	// 24 h (readmodels.MaxKeptAnswers by default); the 128 MiB of them stays a constant.
 	IdempotencyMaxKept int

@@ -16,12 +16,16 @@ const maxIdempotencyKept = 1_000_000
 const maxLimit = 1_000_000_000
 
 // readLimits reads the rate limits: per key and per wallet (RATE_LIMIT_PER_MINUTE), per client
-// address on public routes (RATE_LIMIT_PUBLIC_PER_MINUTE) and of subscription creations per
-// client address (RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR).
+// address on public routes (RATE_LIMIT_PUBLIC_PER_MINUTE), of subscription creations per
+// client address (RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR), and of the split deployments the
+// operator pays for, per client address (RATE_LIMIT_SPLIT_DEPLOY_PER_HOUR) and for the service
+// (RATE_LIMIT_SPLIT_DEPLOY_BUDGET_PER_HOUR).
 func (c *config) readLimits(r *envReader) {
 	c.RateLimitPerMinute = r.limit("RATE_LIMIT_PER_MINUTE", 600)
 	c.RateLimitPublicPerMinute = r.limit("RATE_LIMIT_PUBLIC_PER_MINUTE", 60)
 	c.RateLimitSubscriptionCreatePerHour = r.limit("RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR", transport.DefaultSubscriptionCreatesPerHour)
+	c.RateLimitSplitDeployPerHour = r.limit("RATE_LIMIT_SPLIT_DEPLOY_PER_HOUR", transport.SplitDeploysPerHour)
+	c.RateLimitSplitDeployBudgetPerHour = r.limit("RATE_LIMIT_SPLIT_DEPLOY_BUDGET_PER_HOUR", transport.DefaultSplitDeployBudgetPerHour)
 	c.IdempotencyMaxKept = int(r.integer("IDEMPOTENCY_MAX_KEPT", readmodels.MaxKeptAnswers, 1))
 	if c.IdempotencyMaxKept > maxIdempotencyKept {
 		r.bad("IDEMPOTENCY_MAX_KEPT must be at most %d, got %d", maxIdempotencyKept, c.IdempotencyMaxKept)

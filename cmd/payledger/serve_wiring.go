@@ -69,6 +69,8 @@ func serviceConfig(ctx context.Context, cfg config, o opened, base, log zerolog.
 		MetricsSeparate: cfg.MetricsAddr != "", TrustedProxies: cfg.TrustedProxies, KeyCacheTTL: cfg.KeyCacheTTL,
 		PaymentChain: paymentChain(cfg), ExportTimeout: cfg.ExportTimeout,
 		SubscriptionCreatesPerHour: cfg.RateLimitSubscriptionCreatePerHour, // subscriptions_limit.go
+		SplitDeploysPerHour:        cfg.RateLimitSplitDeployPerHour,        // split_deploy_limit.go
+		SplitDeployBudgetPerHour:   cfg.RateLimitSplitDeployBudgetPerHour,
 	}}, nil
 }
 

@@ -88,9 +88,9 @@ func paymentView(st receipt.State) *page.Payment {
 // is a plain 404 before any stream.
 func (s *handlers) portalEvents(c echo.Context) error {
 	id := c.Param("id")
-	// An IPv6 client's /64 (it has every address in it), and its /56 at ratelimit.WiderMultiple
-	// times the bound.
-	addr := transport.ClientKey(c)
+	// An IPv6 client's /64 (it has every address in it), its /56 at ratelimit.WiderMultiple
+	// times the bound and its /48 at WiderMultiple times the /56's.
+	addr := transport.ClientAddress(c)
 	if !s.streams.TakeAddress(addr) {
 		return transport.NoSlot("Too many open event streams from this address or its network, or on this instance", time.Now())
 	}

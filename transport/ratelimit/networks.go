@@ -2,11 +2,11 @@ package ratelimit
 
 import (
 	"net/netip"
-	"strings"
 )
 
-// WiderMultiple is how many times a /64's limit the /56 around it is allowed, all its /64s
-// together.
+// WiderMultiple is how many times a network's limit the network around it is allowed, all its
+// narrower networks together: an IPv6 /56 holds WiderMultiple times a /64's limit, and a /48
+// WiderMultiple times the /56's.
 //
 // The per-address limits count an IPv6 client by its /64 (transport.ClientKey): one subscriber's
 // network. A subscriber given a /56 (a common residential allocation) has 256 of them, and had
@@ -15,26 +15,67 @@ import (
 // client's size. So both are counted: each /64 at the limit, and the /56 at 4 times it. A /56
 // holder gets 4 times one client's share, not 256; four /64s of one /56 at full rate, or many
 // neighbours at a quarter of it or less each, still pass.
+//
+// A /48 (a tunnel broker gives one for the asking, so do many hosting providers) has 256 /56s:
+// counted per /56 only it had 1,024 times one client's share. Its /48 holds WiderMultiple times a
+// /56's (16 times one client's), still 16 times what one IPv4 address behind a carrier's NAT
+// shares among all its users.
 const WiderMultiple = 4
 
-// widerKey is the key of the /56 around the IPv6 /64 that key names ("<kind>:<prefix>/64", as the
-// per-address limits build it from transport.ClientKey), and whether key names one: IPv4
-// addresses, keys, wallets and anything else are counted alone. The /56's key keeps the kind, so
-// each limit has its own /56 bucket.
-func widerKey(key string) (string, bool) {
-	kind, rest, ok := strings.Cut(key, ":")
-	if !ok || kind == "" || strings.Trim(kind, "abcdefghijklmnopqrstuvwxyz") != "" {
-		return "", false
+// networkBits are the IPv6 networks counted around a client's /64, narrowest first.
+var networkBits = [...]int{56, 48}
+
+// Bucket is one count a request takes: its key and how many requests the key allows per period.
+type Bucket struct {
+	Key   string
+	Limit int
+}
+
+// Address is a client as the per-address limits count it, built once from its address
+// (NewAddress): Key is its IPv4 address or the IPv6 /64 its address is in, and an IPv6 client has
+// the networks around that /64 (its /56 and its /48), each counted at WiderMultiple times the one
+// before. The limiters and the stream slots take the buckets from it (Buckets); nothing parses a
+// key back into an address.
+type Address struct {
+	// Key names the client: "192.0.2.1", "2001:db8:1:2::/64", or the text of an address that
+	// does not parse.
+	Key string
+	// networks are the IPv6 networks around Key, narrowest first (none for IPv4).
+	networks []string
+}
+
+// NewAddress is the client at address a: an IPv4 address (an IPv4-mapped IPv6 one too) alone, an
+// IPv6 address by its /64 with its /56 and /48.
+func NewAddress(a netip.Addr) Address {
+	if a = a.Unmap(); a.Is4() {
+		return Address{Key: a.String()}
 	}
-	p, err := netip.ParsePrefix(rest)
-	if err != nil || p.Bits() != 64 || !p.Addr().Is6() || p.Addr().Is4In6() || p.Masked() != p {
-		return "", false
+	if !a.IsValid() {
+		return Address{Key: a.String()}
 	}
-	wide, err := p.Addr().Prefix(56)
-	if err != nil {
-		return "", false
+	a = a.WithZone("")
+	p, _ := a.Prefix(64) // a valid IPv6 address has every prefix up to 128
+	out := Address{Key: p.String()}
+	for _, bits := range networkBits {
+		wide, _ := a.Prefix(bits)
+		out.networks = append(out.networks, wide.String())
 	}
-	return kind + ":" + wide.String(), true
+	return out
+}
+
+// UnparsedAddress is a client whose address does not parse, counted alone by its text.
+func UnparsedAddress(text string) Address { return Address{Key: text} }
+
+// Buckets are the counts a request of the client takes against a limit of n: kind + ":" + Key at
+// n, and each network around it at WiderMultiple times the one before. The kind names the limit,
+// so each limit has its own buckets.
+func (a Address) Buckets(kind string, n int) []Bucket {
+	out := []Bucket{{Key: kind + ":" + a.Key, Limit: n}}
+	for _, w := range a.networks {
+		n *= WiderMultiple
+		out = append(out, Bucket{Key: kind + ":" + w, Limit: n})
+	}
+	return out
 }
 
 // tighter is the result of two allowed counts that leaves the fewer requests: what the client

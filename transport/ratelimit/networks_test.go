@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"net/netip"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,42 +14,63 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-func TestWiderKey(t *testing.T) {
+// TestNewAddressBuildsItsNetworks: the client's key and the networks counted around it are built
+// from its address at once; nothing parses a key back (the limiters parsed "<kind>:<prefix>/64"
+// to find its /56, and the stream slots did the same).
+func TestNewAddressBuildsItsNetworks(t *testing.T) {
 	for _, tc := range []struct {
-		name, key, want string
+		name, addr string
+		want       []Bucket
 	}{
-		{"a /64 of the public limit", "ip:2001:db8:1:2::/64", "ip:2001:db8:1::/56"},
-		{"the last /64 of its /56", "ip:2001:db8:1:ff::/64", "ip:2001:db8:1::/56"},
-		{"the next /56", "ip:2001:db8:1:100::/64", "ip:2001:db8:1:100::/56"},
-		{"another limit keeps its kind", "subcreate:2001:db8:1:2::/64", "subcreate:2001:db8:1::/56"},
-		{"wrong secrets", "authfail:2001:db8:9:9::/64", "authfail:2001:db8:9::/56"},
-		{"an IPv4 address", "ip:192.0.2.1", ""},
-		{"an IPv4 prefix", "ip:192.0.2.0/24", ""},
-		{"an IPv4-mapped /64", "ip:::ffff:0:0/64", ""},
-		{"a /48", "ip:2001:db8::/48", ""},
-		{"a /56 itself", "ip:2001:db8:1::/56", ""},
-		{"an unmasked /64", "ip:2001:db8:1:2::1/64", ""},
-		{"one IPv6 address", "ip:2001:db8::1", ""},
-		{"an API key", "key:0b9f5e3c-8f53-4a53-9a4b-3ef2c1f0a111", ""},
-		{"a wallet", "wallet:0x9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a", ""},
-		{"no kind", "2001:db8:1:2::/64", ""},
-		{"an empty kind", ":2001:db8:1:2::/64", ""},
-		{"garbage", "ip:not an address", ""},
-		{"empty", "", ""},
+		{"an IPv6 address", "2001:db8:1:2::1", []Bucket{{"ip:2001:db8:1:2::/64", 3}, {"ip:2001:db8:1::/56", 12}, {"ip:2001:db8:1::/48", 48}}},
+		{"the last /64 of its /56", "2001:db8:1:ff:aa::9", []Bucket{{"ip:2001:db8:1:ff::/64", 3}, {"ip:2001:db8:1::/56", 12}, {"ip:2001:db8:1::/48", 48}}},
+		{"the next /56", "2001:db8:1:100::1", []Bucket{{"ip:2001:db8:1:100::/64", 3}, {"ip:2001:db8:1:100::/56", 12}, {"ip:2001:db8:1::/48", 48}}},
+		{"the next /48", "2001:db8:2::1", []Bucket{{"ip:2001:db8:2::/64", 3}, {"ip:2001:db8:2::/56", 12}, {"ip:2001:db8:2::/48", 48}}},
+		{"a zone is dropped", "fe80::1%eth0", []Bucket{{"ip:fe80::/64", 3}, {"ip:fe80::/56", 12}, {"ip:fe80::/48", 48}}},
+		{"an IPv4 address", "192.0.2.1", []Bucket{{"ip:192.0.2.1", 3}}},
+		{"an IPv4-mapped address", "::ffff:192.0.2.1", []Bucket{{"ip:192.0.2.1", 3}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := widerKey(tc.key)
-			if got != tc.want || ok != (tc.want != "") {
-				t.Fatalf("widerKey(%q) = %q, %v; want %q", tc.key, got, ok, tc.want)
+			got := NewAddress(netip.MustParseAddr(tc.addr)).Buckets("ip", 3)
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("NewAddress(%s).Buckets = %v, want %v", tc.addr, got, tc.want)
 			}
 		})
+	}
+	if got := UnparsedAddress("not an address").Buckets("ip", 3); !slices.Equal(got, []Bucket{{"ip:not an address", 3}}) {
+		t.Fatalf("an unparsed address: %v, want counted alone", got)
+	}
+	if got := NewAddress(netip.Addr{}).Buckets("ip", 3); len(got) != 1 {
+		t.Fatalf("the zero address: %v, want counted alone", got)
+	}
+}
+
+// TestAKeyIsCountedAsItIsNamed: a key given to AllowEvery is counted alone, whatever it looks
+// like; only an Address's buckets count the networks around it (the limiters used to read a /56
+// into any key that looked like "<kind>:<IPv6 /64>").
+func TestAKeyIsCountedAsItIsNamed(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	m := NewMemory(func() time.Time { return now })
+	ctx := context.Background()
+	for sub := range WiderMultiple + 1 {
+		key := fmt.Sprintf("ip:2001:db8:1:%x::/64", sub)
+		if r, err := m.AllowEvery(ctx, key, 1, time.Minute); err != nil || !r.Allowed || r.Key != key {
+			t.Fatalf("key %s: %+v %v, want allowed alone", key, r, err)
+		}
+	}
+	if _, ok := m.tat["ip:2001:db8:1::/56"]; ok {
+		t.Fatal("a /56 bucket was read into a key")
 	}
 }
 
 // allower is what both limiters are to these tests.
 type allower interface {
 	AllowEvery(ctx context.Context, key string, n int, period time.Duration) (Result, error)
+	AllowAll(ctx context.Context, period time.Duration, buckets ...Bucket) (Result, error)
 }
+
+// at is the client at the IPv6 address text.
+func at(text string) Address { return NewAddress(netip.MustParseAddr(text)) }
 
 // slash56Steps are the requests of TestASlash56SharesWiderMultipleTimesTheLimit, in order: the
 // remote's /64 (an index in its /56 2001:db8:<net>::/56) and whether it is allowed, with a limit of
@@ -79,8 +102,8 @@ func TestASlash56SharesWiderMultipleTimesTheLimit(t *testing.T) {
 	run := func(t *testing.T, l allower, prefix string) {
 		ctx := context.Background()
 		for _, st := range slash56Steps {
-			key := fmt.Sprintf("%s:2001:db8:%x:%x::/64", prefix, st.net, st.sub)
-			r, err := l.AllowEvery(ctx, key, 2, time.Minute)
+			key := fmt.Sprintf("2001:db8:%x:%x::1", st.net, st.sub)
+			r, err := l.AllowAll(ctx, time.Minute, at(key).Buckets(prefix, 2)...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +116,7 @@ func TestASlash56SharesWiderMultipleTimesTheLimit(t *testing.T) {
 		}
 		// IPv4 addresses are counted alone.
 		for i := range 3 {
-			r, _ := l.AllowEvery(ctx, fmt.Sprintf("%s:192.0.2.%d", prefix, i), 1, time.Minute)
+			r, _ := l.AllowAll(ctx, time.Minute, at(fmt.Sprintf("192.0.2.%d", i)).Buckets(prefix, 1)...)
 			if !r.Allowed {
 				t.Fatalf("IPv4 address %d: %+v", i, r)
 			}
@@ -102,14 +125,14 @@ func TestASlash56SharesWiderMultipleTimesTheLimit(t *testing.T) {
 	t.Run("memory", func(t *testing.T) {
 		m := NewMemory(func() time.Time { return now })
 		run(t, m, "ip")
-		if r, _ := m.AllowEvery(context.Background(), "ip:2001:db8:1:0::/64", 2, time.Minute); r.Allowed || r.Limit != 2 {
+		if r, _ := m.AllowAll(context.Background(), time.Minute, at("2001:db8:1:0::1").Buckets("ip", 2)...); r.Allowed || r.Limit != 2 {
 			t.Fatalf("the first /64 again: %+v, want refused by its own limit", r)
 		}
-		if r, _ := m.AllowEvery(context.Background(), "ip:2001:db8:1:4::/64", 2, time.Minute); r.Allowed || r.Limit != 8 {
+		if r, _ := m.AllowAll(context.Background(), time.Minute, at("2001:db8:1:4::1").Buckets("ip", 2)...); r.Allowed || r.Limit != 8 {
 			t.Fatalf("a new /64: %+v, want refused by the /56's limit of 8", r)
 		}
 		now = now.Add(time.Minute)
-		if r, _ := m.AllowEvery(context.Background(), "ip:2001:db8:1:3::/64", 2, time.Minute); !r.Allowed {
+		if r, _ := m.AllowAll(context.Background(), time.Minute, at("2001:db8:1:3::1").Buckets("ip", 2)...); !r.Allowed {
 			t.Fatalf("a minute later: %+v, want the /56 whole again", r)
 		}
 	})

@@ -1,11 +1,12 @@
 // Package ratelimit holds the request limiters: an in-process GCRA (the default) and a Redis
 // GCRA (redis_rate) that shares limits across instances. Both allow `n` requests per period
-// (a minute for Allow) per key, with a burst of the same size, and count an IPv6 client's /56
-// besides its /64 (networks.go).
+// (a minute for Allow) per key, with a burst of the same size; AllowAll counts a request in
+// several buckets at once (a client address's /64, /56 and /48: networks.go), in all or in none.
 package ratelimit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -23,7 +24,13 @@ type Result struct {
 	RetryAt time.Time
 	// ResetAt is when the limit is whole again.
 	ResetAt time.Time
+	// Key is the bucket that decided (AllowAll): the one that refused, else the one with the
+	// fewest requests left.
+	Key string
 }
+
+// errNoBuckets: AllowAll was given nothing to count.
+var errNoBuckets = errors.New("rate limit: no bucket to count")
 
 // Memory is an in-process GCRA limiter.
 type Memory struct {
@@ -50,30 +57,42 @@ func (m *Memory) Allow(ctx context.Context, key string, perMinute int) (Result, 
 	return m.AllowEvery(ctx, key, perMinute, time.Minute)
 }
 
-// AllowEvery counts one request for key against n requests per period, with a burst of n. The
-// key of an IPv6 /64 is counted against its /56 too, at WiderMultiple times n (widerKey): the
-// request is allowed only when both have room, and counted in both or in neither.
-func (m *Memory) AllowEvery(_ context.Context, key string, n int, period time.Duration) (Result, error) {
+// AllowEvery counts one request for key against n requests per period, with a burst of n: the
+// key alone (a client address's networks are counted by AllowAll with its Buckets).
+func (m *Memory) AllowEvery(ctx context.Context, key string, n int, period time.Duration) (Result, error) {
+	return m.AllowAll(ctx, period, Bucket{Key: key, Limit: n})
+}
+
+// AllowAll counts one request in every bucket, each allowing its Limit per period with a burst
+// of as many: the request is allowed only when every bucket has room, and counted in all or in
+// none. The result is the bucket that refused, else the one with the fewest requests left.
+func (m *Memory) AllowAll(_ context.Context, period time.Duration, buckets ...Bucket) (Result, error) {
+	if len(buckets) == 0 {
+		return Result{}, errNoBuckets
+	}
 	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.tat) >= m.sweepAt {
 		m.sweep(now)
 	}
-	res, next := m.gcra(key, n, period, now)
-	if !res.Allowed {
-		return res, nil
-	}
-	if wide, ok := widerKey(key); ok {
-		wideRes, wideNext := m.gcra(wide, WiderMultiple*n, period, now)
-		if !wideRes.Allowed {
-			return wideRes, nil
+	next := make([]time.Time, len(buckets))
+	var out Result
+	for i, b := range buckets {
+		res, t := m.gcra(b.Key, b.Limit, period, now)
+		res.Key = b.Key
+		if !res.Allowed {
+			return res, nil
 		}
-		m.tat[wide] = wideNext
-		res = tighter(res, wideRes)
+		if next[i] = t; i == 0 {
+			out = res
+		}
+		out = tighter(out, res)
 	}
-	m.tat[key] = next
-	return res, nil
+	for i, b := range buckets {
+		m.tat[b.Key] = next[i]
+	}
+	return out, nil
 }
 
 // gcra is the outcome of one request for key at now against n per period, and the key's
@@ -112,7 +131,7 @@ func (m *Memory) sweep(now time.Time) {
 // Redis is a GCRA limiter in Redis, shared by every instance that uses the same server.
 type Redis struct {
 	limiter *redis_rate.Limiter
-	client  *redis.Client // for the /64 and /56 pair's script (allowPair)
+	client  *redis.Client // for the buckets counted together (allowBuckets)
 	now     func() time.Time
 }
 
@@ -131,14 +150,21 @@ func (r *Redis) Allow(ctx context.Context, key string, perMinute int) (Result, e
 	return r.AllowEvery(ctx, key, perMinute, time.Minute)
 }
 
-// AllowEvery counts one request for key against n requests per period, with a burst of n; the
-// key of an IPv6 /64 against its /56 too, at WiderMultiple times n (widerKey), in one atomic step
-// (allowPair): counted in both or in neither, as Memory does.
+// AllowEvery counts one request for key alone against n requests per period, with a burst of n.
 func (r *Redis) AllowEvery(ctx context.Context, key string, n int, period time.Duration) (Result, error) {
-	if wide, ok := widerKey(key); ok {
-		return r.allowPair(ctx, key, wide, n, period)
+	return r.AllowAll(ctx, period, Bucket{Key: key, Limit: n})
+}
+
+// AllowAll counts one request in every bucket in one atomic step (allowBuckets: counted in all
+// or in none), as Memory does; one bucket alone goes through redis_rate.
+func (r *Redis) AllowAll(ctx context.Context, period time.Duration, buckets ...Bucket) (Result, error) {
+	switch len(buckets) {
+	case 0:
+		return Result{}, errNoBuckets
+	case 1:
+		return r.allow(ctx, buckets[0].Key, buckets[0].Limit, period)
 	}
-	return r.allow(ctx, key, n, period)
+	return r.allowBuckets(ctx, period, buckets)
 }
 
 func (r *Redis) allow(ctx context.Context, key string, n int, period time.Duration) (Result, error) {
@@ -147,7 +173,7 @@ func (r *Redis) allow(ctx context.Context, key string, n int, period time.Durati
 		return Result{}, fmt.Errorf("redis rate limit: %w", err)
 	}
 	now := r.now()
-	out := Result{Allowed: res.Allowed > 0, Limit: n, Remaining: res.Remaining, ResetAt: now.Add(res.ResetAfter)}
+	out := Result{Allowed: res.Allowed > 0, Limit: n, Remaining: res.Remaining, ResetAt: now.Add(res.ResetAfter), Key: key}
 	if !out.Allowed {
 		out.RetryAt = now.Add(res.RetryAfter)
 	}

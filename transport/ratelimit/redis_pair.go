@@ -14,7 +14,8 @@ import (
 // 2017-01-01, as redis_rate's GCRA), so a key counted by either is the same bucket.
 const redisPrefix = "rate:payledger:rl:"
 
-// pairScript counts one request against every key of KEYS (a /64 and its /56), KEYS[i] allowed
+// pairScript counts one request against every key of KEYS (a /64, its /56 and its /48, and any
+// bucket counted with them), KEYS[i] allowed
 // ARGV[i+1] requests per ARGV[1] seconds with a burst of as many, in one step: the request is
 // counted in every key or, when one has no room, in none. Two redis_rate calls, the /64's first,
 // counted a request the /56 refused against its /64 (and a second instance could slip between
@@ -51,12 +52,16 @@ end
 return {decides, 1, left[decides], "-1", tostring(next_tat[decides] - now)}
 `)
 
-// allowPair counts one request against key (n per period) and wide (WiderMultiple times n) in
-// one atomic step (pairScript).
-func (r *Redis) allowPair(ctx context.Context, key, wide string, n int, period time.Duration) (Result, error) {
-	limits := []int{n, WiderMultiple * n}
-	v, err := pairScript.Run(ctx, r.client, []string{redisPrefix + key, redisPrefix + wide},
-		period.Seconds(), limits[0], limits[1]).Slice()
+// allowBuckets counts one request in every bucket (at least two) in one atomic step
+// (pairScript).
+func (r *Redis) allowBuckets(ctx context.Context, period time.Duration, buckets []Bucket) (Result, error) {
+	keys, args := make([]string, len(buckets)), make([]any, 1, len(buckets)+1)
+	args[0] = period.Seconds()
+	for i, b := range buckets {
+		keys[i] = redisPrefix + b.Key
+		args = append(args, b.Limit)
+	}
+	v, err := pairScript.Run(ctx, r.client, keys, args...).Slice()
 	if err != nil {
 		return Result{}, fmt.Errorf("redis rate limit: %w", err)
 	}
@@ -68,11 +73,11 @@ func (r *Redis) allowPair(ctx context.Context, key, wide string, n int, period t
 	remaining, _ := v[2].(int64)
 	retryAfter, err1 := seconds(v[3])
 	resetAfter, err2 := seconds(v[4])
-	if decides < 1 || decides > 2 || err1 != nil || err2 != nil {
+	if decides < 1 || int(decides) > len(buckets) || err1 != nil || err2 != nil {
 		return Result{}, fmt.Errorf("redis rate limit: unexpected answer %v", v)
 	}
-	now := r.now()
-	out := Result{Allowed: allowed > 0, Limit: limits[decides-1], Remaining: int(remaining), ResetAt: now.Add(resetAfter)}
+	b, now := buckets[decides-1], r.now()
+	out := Result{Allowed: allowed > 0, Limit: b.Limit, Remaining: int(remaining), ResetAt: now.Add(resetAfter), Key: b.Key}
 	if !out.Allowed {
 		out.RetryAt = now.Add(retryAfter)
 	}

@@ -23,16 +23,17 @@ func TestRedisCountsARequestTheSlash56RefusesInNeitherBucket(t *testing.T) {
 	r := testRedis(t)
 	ctx, kind := context.Background(), randomKind()
 	key := func(sub int) string { return fmt.Sprintf("%s:2001:db8:7:%x::/64", kind, sub) }
+	client := func(sub int) []Bucket { return at(fmt.Sprintf("2001:db8:7:%x::1", sub)).Buckets(kind, 2) }
 	for sub := range WiderMultiple { // spend the /56: WiderMultiple /64s at their limit of 2
 		for i := range 2 {
-			res, err := r.AllowEvery(ctx, key(sub), 2, time.Minute)
+			res, err := r.AllowAll(ctx, time.Minute, client(sub)...)
 			if err != nil || !res.Allowed {
 				t.Fatalf("/64 %d, request %d: %+v %v", sub, i, res, err)
 			}
 		}
 	}
 	for i := range 3 {
-		res, err := r.AllowEvery(ctx, key(0x42), 2, time.Minute)
+		res, err := r.AllowAll(ctx, time.Minute, client(0x42)...)
 		if err != nil || res.Allowed || res.Limit != 2*WiderMultiple || res.RetryAt.IsZero() {
 			t.Fatalf("a fifth /64, request %d: %+v %v; want refused by the /56's limit", i, res, err)
 		}
@@ -41,9 +42,9 @@ func TestRedisCountsARequestTheSlash56RefusesInNeitherBucket(t *testing.T) {
 	if err != nil || n != 0 {
 		t.Fatalf("the refused /64's bucket is stored (%d, %v): the /56's refusal used its requests", n, err)
 	}
-	stored, err := r.client.Exists(ctx, redisPrefix+key(0), redisPrefix+kind+":2001:db8:7::/56").Result()
-	if err != nil || stored != 2 {
-		t.Fatalf("%d of the allowed /64's and the /56's buckets stored (%v), want both", stored, err)
+	stored, err := r.client.Exists(ctx, redisPrefix+kind+":2001:db8:7::/64", redisPrefix+kind+":2001:db8:7::/56", redisPrefix+kind+":2001:db8:7::/48").Result()
+	if err != nil || stored != 3 {
+		t.Fatalf("%d of the allowed /64's, the /56's and the /48's buckets stored (%v), want all three", stored, err)
 	}
 }
 
@@ -52,11 +53,11 @@ func TestRedisCountsARequestTheSlash56RefusesInNeitherBucket(t *testing.T) {
 func TestRedisPairReportsTheTighterLimit(t *testing.T) {
 	r := testRedis(t)
 	ctx, kind := context.Background(), randomKind()
-	k := kind + ":2001:db8:8:1::/64"
+	k := at("2001:db8:8:1::1").Buckets(kind, 3)
 	want := []Result{{Allowed: true, Limit: 3, Remaining: 2}, {Allowed: true, Limit: 3, Remaining: 1},
 		{Allowed: true, Limit: 3, Remaining: 0}, {Allowed: false, Limit: 3}}
 	for i, w := range want {
-		res, err := r.AllowEvery(ctx, k, 3, time.Minute)
+		res, err := r.AllowAll(ctx, time.Minute, k...)
 		if err != nil || res.Allowed != w.Allowed || res.Limit != w.Limit || res.Remaining != w.Remaining {
 			t.Fatalf("request %d: %+v %v, want %+v", i, res, err, w)
 		}
@@ -65,7 +66,7 @@ func TestRedisPairReportsTheTighterLimit(t *testing.T) {
 		}
 	}
 	// Another /64 of the /56 has its own 3; the /56 has 12-3 left, so the /64's are fewer.
-	if res, err := r.AllowEvery(ctx, kind+":2001:db8:8:2::/64", 3, time.Minute); err != nil || !res.Allowed || res.Remaining != 2 || res.Limit != 3 {
+	if res, err := r.AllowAll(ctx, time.Minute, at("2001:db8:8:2::1").Buckets(kind, 3)...); err != nil || !res.Allowed || res.Remaining != 2 || res.Limit != 3 {
 		t.Fatalf("another /64: %+v %v", res, err)
 	}
 }
@@ -78,7 +79,7 @@ func TestRedisPairScriptIsSentAgainWhenTheServerForgotIt(t *testing.T) {
 	if err := r.client.ScriptFlush(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := r.AllowEvery(ctx, kind+":2001:db8:9:1::/64", 2, time.Minute); err != nil || !res.Allowed {
+	if res, err := r.AllowAll(ctx, time.Minute, at("2001:db8:9:1::1").Buckets(kind, 2)...); err != nil || !res.Allowed {
 		t.Fatalf("after SCRIPT FLUSH: %+v %v", res, err)
 	}
 }
