@@ -62,6 +62,52 @@ const MaxPlans = 1000
 // ErrTooManyPlans: the wallet has MaxPlans active plans already.
 var ErrTooManyPlans = errors.New("too many active subscription plans")
 
+// MaxKeptPlans is how many plans one merchant wallet keeps, active and inactive together.
+// MaxPlans bounds the active ones only: create, deactivate, create again added a row each time
+// (at transport.PlanCreatesPerHour, 2,400 a day per wallet, without end). Inactive plans are
+// kept, since subscriptions made from them are charged at their price and a plan id names the
+// merchant a permission pays, and no route deletes one: a merchant at the bound changes an
+// existing plan (PUT; an inactive one is reactivated with active: true) instead of creating one.
+const MaxKeptPlans = 5000
+
+// ErrTooManyKeptPlans: the wallet keeps MaxKeptPlans plans, active and inactive, already
+// (KeptPlansError says which plan it may change instead).
+var ErrTooManyKeptPlans = errors.New("too many subscription plans kept, active and inactive")
+
+// KeptPlansError is ErrTooManyKeptPlans with Reusable, the wallet's oldest inactive plan that no
+// subscription was made from ("" when it has none): the plan it may change and reactivate rather
+// than create another.
+type KeptPlansError struct{ Reusable string }
+
+func (e *KeptPlansError) Error() string        { return ErrTooManyKeptPlans.Error() }
+func (e *KeptPlansError) Is(target error) bool { return target == ErrTooManyKeptPlans }
+
+// underKeptBound is the condition (SQL) that wallet $2 keeps fewer than $bound plans (the index
+// subscription_plans_wallet_all, migration 053).
+func underKeptBound(bound string) string {
+	return `(SELECT count(*) FROM subscription_plans WHERE wallet = $2) < ` + bound
+}
+
+// keptPlansError is the bound that refused a creation for wallet (tx holds its plan lock): the
+// kept plans' (with the plan the wallet may reuse) or else the active plans'.
+func keptPlansError(ctx context.Context, tx pgx.Tx, wallet string) error {
+	var kept int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM subscription_plans WHERE wallet = $1`, wallet).Scan(&kept); err != nil {
+		return err
+	}
+	if kept < MaxKeptPlans {
+		return ErrTooManyPlans
+	}
+	var reusable string
+	err := tx.QueryRow(ctx, `SELECT plan_id FROM subscription_plans WHERE wallet = $1 AND NOT active
+		AND plan_id NOT IN (SELECT plan_id FROM subscriptions WHERE merchant = $1)
+		ORDER BY updated_at, plan_id LIMIT 1`, wallet).Scan(&reusable)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+	return &KeptPlansError{Reusable: reusable}
+}
+
 // underPlanBound is the condition (SQL) that wallet $2 has fewer than $bound active plans.
 func underPlanBound(bound string) string {
 	return `(SELECT count(*) FROM subscription_plans WHERE wallet = $2 AND active) < ` + bound
@@ -79,7 +125,7 @@ func (s *Plans) lockedForWallet(ctx context.Context, wallet string, f func(tx pg
 }
 
 // Create stores a new plan (ID, Wallet, Name, Description, Price, Period; active). Errors:
-// ErrTooManyPlans.
+// ErrTooManyPlans, ErrTooManyKeptPlans (a *KeptPlansError).
 func (s *Plans) Create(ctx context.Context, p Plan, now time.Time) (Plan, error) {
 	wallet := strings.ToLower(p.Wallet)
 	var out Plan
@@ -87,10 +133,10 @@ func (s *Plans) Create(ctx context.Context, p Plan, now time.Time) (Plan, error)
 		var err error
 		out, err = scanPlan(tx.QueryRow(ctx, `INSERT INTO subscription_plans
 			(plan_id, wallet, name, description, price_cents, period, active, created_at, updated_at)
-			SELECT $1, $2, $3, $4, $5, $6, true, $7, $7 WHERE `+underPlanBound("$8")+` RETURNING `+planColumns,
-			p.ID, wallet, p.Name, p.Description, int64(p.Price), p.Period, now, MaxPlans))
+			SELECT $1, $2, $3, $4, $5, $6, true, $7, $7 WHERE `+underPlanBound("$8")+` AND `+underKeptBound("$9")+` RETURNING `+planColumns,
+			p.ID, wallet, p.Name, p.Description, int64(p.Price), p.Period, now, MaxPlans, MaxKeptPlans))
 		if errors.Is(err, ErrNotFound) {
-			return ErrTooManyPlans
+			return keptPlansError(ctx, tx, wallet)
 		}
 		return err
 	})

@@ -139,6 +139,9 @@ func ownWallet(c echo.Context, wallet *string, required bool) (string, error) {
 // planError answers a plan write's error: the bound on a merchant's active plans is the
 // caller's (400 naming it), an unknown plan is named; every other error is errors.go's.
 func planError(err error) error {
+	if kept := (*readmodels.KeptPlansError)(nil); errors.As(err, &kept) {
+		return InvalidInput(keptPlansMessage(kept.Reusable))
+	}
 	if errors.Is(err, readmodels.ErrTooManyPlans) {
 		return InvalidInput(fmt.Sprintf("a merchant has at most %d active plans; deactivate or change one (PUT)", readmodels.MaxPlans))
 	}
@@ -146,6 +149,20 @@ func planError(err error) error {
 		return errPlanNotFound
 	}
 	return err
+}
+
+// keptPlansMessage tells a merchant at readmodels.MaxKeptPlans what to do: no route deletes a
+// plan (subscriptions made from it are charged at its price), so it changes one it has, naming
+// the inactive plan no subscription was made from that it may reuse (the plan list shows active
+// plans only, so the merchant may not know its inactive ones' ids).
+func keptPlansMessage(reusable string) string {
+	msg := fmt.Sprintf("a merchant keeps at most %d plans, active and inactive, and plans are never deleted: "+
+		"instead of creating one, change a plan you have (PUT /api/subscriptions/plans with its planId and the new "+
+		"name, priceUsd and period; an inactive one is reactivated with active: true)", readmodels.MaxKeptPlans)
+	if reusable != "" {
+		msg += fmt.Sprintf(", for example the inactive plan %s, which no subscription was made from", reusable)
+	}
+	return msg
 }
 
 func (s *Server) createPlan(c echo.Context) error {
