@@ -161,8 +161,10 @@ func (p *pausedHashes) Reserve(ctx context.Context, hash, receiptID string, at t
 }
 
 // doubleSubmit runs cmd (on receipt a of a payEnv with two paid receipts a and b) twice: the
-// first request reserves the hash and waits while the second runs to its end. It returns both
-// requests' errors, the hash store, the handler and b.
+// first request reserves the hash and waits while the second runs to its end. The second is
+// another process's (a handler of its own on the same store and hashes): within a process the
+// refunds of a receipt take turns (stop 71), so only two processes interleave so. It returns both
+// requests' errors, the hash store, the first handler and b.
 func doubleSubmit(t *testing.T, amountUSD, hash string) (first, second error, held *pausedHashes, h *commands.RefundHandler, b string, e *payEnv) {
 	t.Helper()
 	e = newPayEnv(t)
@@ -176,7 +178,7 @@ func doubleSubmit(t *testing.T, amountUSD, hash string) (first, second error, he
 	done := make(chan error, 1)
 	go func() { _, err := h.Handle(e.ctx, cmd); done <- err }()
 	<-held.reserved
-	_, second = h.Handle(e.ctx, cmd)
+	_, second = commands.NewRefundHandler(e.store, held, e.now).Handle(e.ctx, cmd)
 	close(held.proceed)
 	return <-done, second, held, h, b, e
 }
