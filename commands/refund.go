@@ -29,9 +29,13 @@ type Refund struct {
 	// Excess: the refund returns what the customer sent beyond the order's total, apart from the
 	// order's refunds (receipt.ExcessUnrefundedCents; a transaction hash required; stop 70).
 	Excess bool
-	By     string // the merchant's (or admin's) wallet
-	Admin  bool   // a platform admin may refund any merchant's receipt
-	Meta   eventstore.Metadata
+	// ProcessorPayment: the refund returns card or bank payments the processor collected and the
+	// receipt does not count (processorPaymentsToRefund), apart from the order, on the merchant's
+	// word (receipt.ProcessorUnrefundedCents; a transaction hash required; stop 71).
+	ProcessorPayment bool
+	By               string // the merchant's (or admin's) wallet
+	Admin            bool   // a platform admin may refund any merchant's receipt
+	Meta             eventstore.Metadata
 }
 
 // Refunded is a receipt after a refund.
@@ -195,9 +199,10 @@ var errRefundKindChanged = &Refusal{Kind: KindConflict, Code: "conflict", Messag
 // with the hash of another merchant's refund transaction, seen on chain or in the mempool, and
 // that merchant's claim of its own refund was 409 conflict for good. A refund of the excess is a
 // claim whatever paid the receipt (the chain proves it) and holds the hash itself. A claim naming
-// a refundTo that is none of the receipt's payers is held the same way (namedElsewhere).
+// a refundTo that is none of the receipt's payers is held the same way (namedElsewhere). A refund
+// of processor payments is on the merchant's word whatever paid the receipt (stop 71).
 func holdKey(st receipt.State, o receipt.RefundOrder) string {
-	if (o.Unknown != nil || o.Excess || st.PaidOnChain() || st.Status == receipt.StatusFailed) && !namedElsewhere(st, o) {
+	if !o.Processor && (o.Unknown != nil || o.Excess || st.PaidOnChain() || st.Status == receipt.StatusFailed) && !namedElsewhere(st, o) {
 		return o.TransactionHash
 	}
 	return o.TransactionHash + "/" + strings.ToLower(st.Receipt.Merchant)
@@ -244,9 +249,12 @@ func refundOrder(cmd Refund) (receipt.RefundOrder, error) {
 		return receipt.RefundOrder{}, Invalid("refundTo must be 0x followed by 40 hex characters")
 	}
 	o := receipt.RefundOrder{Reason: cmd.Reason, TransactionHash: strings.ToLower(cmd.TransactionHash), RefundTo: strings.ToLower(cmd.RefundTo),
-		Excess: cmd.Excess, By: cmd.By}
+		Excess: cmd.Excess, Processor: cmd.ProcessorPayment, By: cmd.By}
 	if cmd.Excess && (cmd.TransactionHash == "" || cmd.Unknown != nil) {
 		return receipt.RefundOrder{}, Invalid("a refund of the excess needs the refund's transactionHash (the chain proves it) and no unknownTransfer")
+	}
+	if cmd.ProcessorPayment && (cmd.TransactionHash == "" || cmd.Unknown != nil || cmd.Excess) {
+		return receipt.RefundOrder{}, Invalid("a refund of processor payments needs the refund's transactionHash, and neither excess nor unknownTransfer")
 	}
 	if u := cmd.Unknown; u != nil {
 		if !txHashRE.MatchString(u.TransactionHash) || u.LogIndex < 0 || cmd.TransactionHash == "" || cmd.AmountUSD != "" {

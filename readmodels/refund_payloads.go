@@ -24,6 +24,14 @@ type RefundsPayload struct {
 	// ProcessorToRefundUSD is the sum of those payments' amounts (receipt.State.ProcessorToRefundCents,
 	// stop 70), omitted when 0; a payment whose amount the processor did not report is left out.
 	ProcessorToRefundUSD float64 `json:"processorToRefundUsd,omitempty"`
+	// ProcessorRefundedUSD is what the merchant refunded of those payments, apart from the order
+	// (receipt.State.ProcessorRefundedCents, stop 71), omitted when 0: with refundedUsd,
+	// refundedBeforePaymentUsd and refundedExcessUsd it makes every processed refund.
+	ProcessorRefundedUSD float64 `json:"processorRefundedUsd,omitempty"`
+	// UnvaluedExcess is what the receipt's transfers brought in tokens it has no price for, per
+	// token in its own units (receipt.State.UnvaluedExcess, stop 71), omitted when none: not in
+	// amountReceived nor in the excess, owed back all the same.
+	UnvaluedExcess []receipt.TokenAmount `json:"unvaluedExcess,omitempty"`
 }
 
 // RefundPayload is one refund. token, amount and to are what the chain showed once processed on
@@ -46,19 +54,23 @@ type RefundPayload struct {
 	UnknownTransfer *receipt.UnknownTransferRef `json:"unknownTransfer"`
 	// Excess: the refund returns what the customer sent beyond the total, not the order (stop 70).
 	Excess bool `json:"excess,omitempty"`
+	// ProcessorPayment: the refund returns processor payments the receipt does not count, not the
+	// order (stop 71).
+	ProcessorPayment bool `json:"processorPayment,omitempty"`
 }
 
 // RefundsPayloadOf renders st's refunds.
 func RefundsPayloadOf(st receipt.State) RefundsPayload {
 	out := RefundsPayload{RefundedUSD: st.OrderRefundedCents().Float(), RefundedBeforePaymentUSD: st.RefundedBeforePaymentCents().Float(),
 		RefundedExcessUSD: st.RefundedExcessCents().Float(), Refunds: make([]RefundPayload, 0, len(st.Refunds)),
-		ProcessorPaymentsToRefund: ProcessorPaymentsToRefundOf(st)}
+		ProcessorPaymentsToRefund: ProcessorPaymentsToRefundOf(st), ProcessorRefundedUSD: st.ProcessorRefundedCents.Float(),
+		UnvaluedExcess: st.UnvaluedExcess()}
 	toRefund, _ := st.ProcessorToRefundCents()
 	out.ProcessorToRefundUSD = toRefund.Float()
 	for _, r := range st.Refunds {
 		v := RefundPayload{AmountUSD: money.Cents(r.AmountCents).Float(), Token: nullString(r.Token), Amount: nullString(r.TokenAmount()),
 			To: nullString(firstOf(r.Recipient, r.RefundTo)), From: nullString(r.Sender), TransactionHash: nullString(r.TransactionHash), State: r.State,
-			Reason: r.Reason, Proof: nullString(r.Proof), Excess: r.OfExcess}
+			Reason: r.Reason, Proof: nullString(r.Proof), Excess: r.OfExcess, ProcessorPayment: r.OfProcessor}
 		if r.State == receipt.RefundStateRefused {
 			v.Reason = r.RefusedReason
 		}
@@ -85,6 +97,8 @@ type ReceiptRefunded struct {
 	RefundedUSD     float64 `json:"refundedUsd"`
 	ProcessedAt     int64   `json:"processedAt"`
 	Excess          bool    `json:"excess,omitempty"` // a refund of what the customer sent beyond the total (stop 70)
+	// ProcessorPayment: a refund of processor payments the receipt does not count (stop 71).
+	ProcessorPayment bool `json:"processorPayment,omitempty"`
 }
 
 // ReceiptRefundedOf renders st's processed refund p.
@@ -93,7 +107,7 @@ func ReceiptRefundedOf(st receipt.State, p receipt.RefundProcessed) ReceiptRefun
 	return ReceiptRefunded{ReceiptID: st.Receipt.ReceiptID, Status: string(st.Status), AmountUSD: money.Cents(p.AmountCents).Float(),
 		TransactionHash: nullString(p.TransactionHash), Proof: firstOf(p.Proof, receipt.ProofMerchant), Token: nullString(p.Token),
 		Amount: nullString(rec.TokenAmount()), To: nullString(p.Recipient), From: nullString(p.Sender), RefundedUSD: st.OrderRefundedCents().Float(), ProcessedAt: p.At,
-		Excess: rec.OfExcess}
+		Excess: rec.OfExcess, ProcessorPayment: p.OfProcessor}
 }
 
 // ReceiptRefundFailed is receipt.refund_failed: a claimed refund the chain does not support.

@@ -16,14 +16,8 @@ import "github.com/payledger/payledger/domain/receipt"
 // never opened (a session it first heard of after it was paid) cannot be told from it in the
 // state, which keeps the ignored payment's key and attempt but not whose session it was or its
 // amount. The attempt that paid the receipt never counts.
-func ProcessorPaymentsToRefundOf(st receipt.State) int {
-	n := 0
-	for _, id := range st.EndedAttempts {
-		a, ok := st.Attempts[id]
-		if !ok || a.Kind != "onramp" || st.Payment != nil && st.Payment.AttemptID == id {
-			continue
-		}
-		n++
-	}
-	return n
-}
+//
+// Stop 71: a payment the merchant refunded whole (a refund with processorPayment: true, of its
+// amount, or the oldest first: receipt.State.ProcessorPaymentsToRefund) no longer counts; before,
+// the count never went down.
+func ProcessorPaymentsToRefundOf(st receipt.State) int { return st.ProcessorPaymentsToRefund() }

@@ -80,6 +80,16 @@ func appendReceipt(b []byte, v *receiptView) ([]byte, bool) {
 	if v.ProcessorToRefundUSD != 0 { // omitempty (stop 70)
 		b = appendFloat(append(b, `,"processorToRefundUsd":`...), v.ProcessorToRefundUSD)
 	}
+	if v.ProcessorRefundedUSD != 0 { // omitempty (stop 71)
+		b = appendFloat(append(b, `,"processorRefundedUsd":`...), v.ProcessorRefundedUSD)
+	}
+	if len(v.UnvaluedExcess) > 0 { // omitempty (stop 71)
+		out, err := json.Marshal(v.UnvaluedExcess)
+		if err != nil {
+			return b, false
+		}
+		b = append(append(b, `,"unvaluedExcess":`...), out...)
+	}
 	return append(b, '}'), ok
 }
 

@@ -24,6 +24,10 @@ type refundRequest struct {
 	// Excess: the refund returns what the customer sent beyond the total, apart from the order's
 	// refunds (stop 70; a transactionHash required).
 	Excess bool `json:"excess"`
+	// ProcessorPayment: the refund returns card or bank payments the processor collected and the
+	// receipt does not count (processorPaymentsToRefund), apart from the order (stop 71; a
+	// transactionHash required).
+	ProcessorPayment bool `json:"processorPayment"`
 }
 
 type unknownTransferRef struct {
@@ -54,7 +58,7 @@ func (s *Server) refund(c echo.Context) error {
 	sess, _ := SessionFrom(c)
 	ctx := c.Request().Context()
 	out, err := s.cmd.Refund.Handle(ctx, commands.Refund{ReceiptID: req.ReceiptID, AmountUSD: req.AmountUSD.String(), Reason: req.Reason,
-		TransactionHash: req.TransactionHash, RefundTo: req.RefundTo, Unknown: unknown, Excess: req.Excess, By: sess.Wallet, Admin: slices.Contains(sess.Roles, RoleAdmin), Meta: s.metadata(c, sess.Wallet)})
+		TransactionHash: req.TransactionHash, RefundTo: req.RefundTo, Unknown: unknown, Excess: req.Excess, ProcessorPayment: req.ProcessorPayment, By: sess.Wallet, Admin: slices.Contains(sess.Roles, RoleAdmin), Meta: s.metadata(c, sess.Wallet)})
 	if err != nil {
 		return err
 	}
@@ -63,11 +67,14 @@ func (s *Server) refund(c echo.Context) error {
 	// unrefundedUsd is what may still be refunded: a failed receipt's funds less what is refunded
 	// or claimed of them, not its total less refunds (RefundableCents; the same as Unrefunded for
 	// a settled receipt). unrefundedExcessUsd is what of the excess may still be refunded apart
-	// (stop 70).
+	// (stop 70). processorRefundedUsd is what was refunded of the processor payments the receipt
+	// does not count, processorToRefundUsd what of them (of known amount) is still owed (stop 71).
+	p := readmodels.RefundsPayloadOf(st)
 	return c.JSON(http.StatusOK, map[string]any{"ok": true, "receiptId": req.ReceiptID, "status": string(st.Status),
 		"refundedUsd": st.OrderRefundedCents().Float(), "requestedRefundUsd": st.OrderRequestedCents().Float(), "unrefundedUsd": money.Cents(st.RefundableCents()).Float(),
 		"refundedExcessUsd": st.RefundedExcessCents().Float(), "unrefundedExcessUsd": money.Cents(st.ExcessUnrefundedCents()).Float(),
-		"refunds": readmodels.RefundsPayloadOf(st).Refunds})
+		"processorPaymentsToRefund": p.ProcessorPaymentsToRefund, "processorToRefundUsd": p.ProcessorToRefundUSD, "processorRefundedUsd": p.ProcessorRefundedUSD,
+		"refunds": p.Refunds})
 }
 
 type terminalRequest struct {
