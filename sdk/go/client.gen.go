@@ -812,17 +812,20 @@ type Receipt struct {
 	PaidLate         bool        `json:"paidLate,omitempty"`
 	ProcessingFeeUsd json.Number `json:"processingFeeUsd,omitempty"`
 
-	// ProcessorPaymentsToRefund the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts. A count of what happened, not of what is still owed: it never decreases (no event records the merchant's refund of such a payment)
+	// ProcessorPaymentsToRefund the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts. Since stop 71 it counts what is still owed: a refund with processorPayment: true that returns such a payment takes it off (a payment of unknown amount stays counted)
 	ProcessorPaymentsToRefund int `json:"processorPaymentsToRefund,omitempty"`
 
-	// ProcessorToRefundUsd USD sum of the payments processorPaymentsToRefund counts whose amount the processor reported (stop 70); omitted when 0. Like the count, it never decreases
+	// ProcessorRefundedUsd since stop 71, omitted when 0: refunds of card or bank payments the receipt does not count (processorPayment: true). refundedUsd + refundedBeforePaymentUsd + refundedExcessUsd + processorRefundedUsd is every processed refund
+	ProcessorRefundedUsd json.Number `json:"processorRefundedUsd,omitempty"`
+
+	// ProcessorToRefundUsd USD sum of the payments processorPaymentsToRefund counts whose amount the processor reported (stop 70); omitted when 0. Since stop 71 it goes down, with the count, as those payments are refunded (refunds with processorPayment: true)
 	ProcessorToRefundUsd json.Number `json:"processorToRefundUsd,omitempty"`
 	ReceiptId            string      `json:"receiptId,omitempty"`
 
 	// RefundedBeforePaymentUsd since stop 69, omitted when 0: funds returned while the receipt was failed, before a late payment paid it; counted apart from refundedUsd
 	RefundedBeforePaymentUsd json.Number `json:"refundedBeforePaymentUsd,omitempty"`
 
-	// RefundedExcessUsd since stop 70, omitted when 0: refunds of what the customer sent beyond the total (a paid receipt's refunds with excess: true; a receipt without a payment, its refunds beyond the total, which refundedUsd shows up to it); counted apart from refundedUsd. refundedUsd + refundedBeforePaymentUsd + refundedExcessUsd is every processed refund
+	// RefundedExcessUsd since stop 70, omitted when 0: refunds of what the customer sent beyond the total (a paid receipt's refunds with excess: true; a receipt without a payment, its refunds beyond the total, which refundedUsd shows up to it); counted apart from refundedUsd. refundedUsd + refundedBeforePaymentUsd + refundedExcessUsd + processorRefundedUsd is every processed refund (stop 71)
 	RefundedExcessUsd json.Number `json:"refundedExcessUsd,omitempty"`
 
 	// RefundedUsd processed refunds of the order only (a claim counts once the chain shows it); never above totalUsd once paid
@@ -837,6 +840,13 @@ type Receipt struct {
 	// TotalUsd sum of all line items, in the receipt's currency
 	TotalUsd      json.Number `json:"totalUsd,omitempty"`
 	TransactionId string      `json:"transactionId,omitempty"`
+
+	// UnvaluedExcess since stop 71, omitted when empty: what the deposit received beyond the requirement in tokens the receipt cannot value (no price); not in refundedExcessUsd or unrefundedExcessUsd, not refundable through the ledger
+	UnvaluedExcess []struct {
+		// Amount a decimal string in the token's units
+		Amount string `json:"amount"`
+		Token  string `json:"token"`
+	} `json:"unvaluedExcess,omitempty"`
 }
 
 // ReceiptCurrency defines model for Receipt.Currency.
@@ -858,6 +868,9 @@ type Refund struct {
 
 	// From processed on chain proof only (absent otherwise): the sender of the refund's first transfer back. The chain proves the money reached the customer, not whose it was; senders are not checked beyond the customer's own addresses, the deposit and the split
 	From string `json:"from,omitempty"`
+
+	// ProcessorPayment since stop 71, absent unless true: the refund returns a card or bank payment the processor collected and the receipt does not count (processorPaymentsToRefund), not the order; processorRefundedUsd counts it
+	ProcessorPayment bool `json:"processorPayment,omitempty"`
 
 	// Proof what a processed refund rests on
 	Proof RefundProof `json:"proof"`
@@ -997,12 +1010,15 @@ type StatusRead struct {
 	// PreviousStatus the status before; for a first status, that status itself
 	PreviousStatus string `json:"previousStatus"`
 
-	// ProcessorPaymentsToRefund the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts. A count of what happened, not of what is still owed: it never decreases (no event records the merchant's refund of such a payment)
-	ProcessorPaymentsToRefund int         `json:"processorPaymentsToRefund"`
-	ProcessorSessionId        string      `json:"processorSessionId"`
-	ProcessorSourceAmountUsd  json.Number `json:"processorSourceAmountUsd"`
+	// ProcessorPaymentsToRefund the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts. Since stop 71 it counts what is still owed: a refund with processorPayment: true that returns such a payment takes it off (a payment of unknown amount stays counted)
+	ProcessorPaymentsToRefund int `json:"processorPaymentsToRefund"`
 
-	// ProcessorToRefundUsd USD sum of the payments processorPaymentsToRefund counts whose amount the processor reported (stop 70); omitted when 0. Like the count, it never decreases
+	// ProcessorRefundedUsd since stop 71, omitted when 0: refunds of card or bank payments the receipt does not count (processorPayment: true). refundedUsd + refundedBeforePaymentUsd + refundedExcessUsd + processorRefundedUsd is every processed refund
+	ProcessorRefundedUsd     json.Number `json:"processorRefundedUsd,omitempty"`
+	ProcessorSessionId       string      `json:"processorSessionId"`
+	ProcessorSourceAmountUsd json.Number `json:"processorSourceAmountUsd"`
+
+	// ProcessorToRefundUsd USD sum of the payments processorPaymentsToRefund counts whose amount the processor reported (stop 70); omitted when 0. Since stop 71 it goes down, with the count, as those payments are refunded (refunds with processorPayment: true)
 	ProcessorToRefundUsd json.Number `json:"processorToRefundUsd,omitempty"`
 	ProviderErrorCode    string      `json:"providerErrorCode"`
 	ProviderRequestId    string      `json:"providerRequestId"`
@@ -1011,7 +1027,7 @@ type StatusRead struct {
 	// RefundedBeforePaymentUsd since stop 69, omitted when 0: funds returned while the receipt was failed, before a late payment paid it; counted apart from refundedUsd
 	RefundedBeforePaymentUsd json.Number `json:"refundedBeforePaymentUsd,omitempty"`
 
-	// RefundedExcessUsd since stop 70, omitted when 0: refunds of what the customer sent beyond the total (a paid receipt's refunds with excess: true; a receipt without a payment, its refunds beyond the total, which refundedUsd shows up to it); counted apart from refundedUsd. refundedUsd + refundedBeforePaymentUsd + refundedExcessUsd is every processed refund
+	// RefundedExcessUsd since stop 70, omitted when 0: refunds of what the customer sent beyond the total (a paid receipt's refunds with excess: true; a receipt without a payment, its refunds beyond the total, which refundedUsd shows up to it); counted apart from refundedUsd. refundedUsd + refundedBeforePaymentUsd + refundedExcessUsd + processorRefundedUsd is every processed refund (stop 71)
 	RefundedExcessUsd json.Number `json:"refundedExcessUsd,omitempty"`
 
 	// RefundedUsd processed refunds of the order only (a claim counts once the chain shows it); never above totalUsd once paid
@@ -1021,10 +1037,17 @@ type StatusRead struct {
 	Timestamp   int              `json:"timestamp"`
 
 	// Token the paid or attempted token, else the latest quoted one, else USDC
-	Token           string                    `json:"token"`
-	TotalUsd        json.Number               `json:"totalUsd"`
-	TransactionHash string                    `json:"transactionHash"`
-	TransactionId   string                    `json:"transactionId"`
+	Token           string      `json:"token"`
+	TotalUsd        json.Number `json:"totalUsd"`
+	TransactionHash string      `json:"transactionHash"`
+	TransactionId   string      `json:"transactionId"`
+
+	// UnvaluedExcess since stop 71, omitted when empty: what the deposit received beyond the requirement in tokens the receipt cannot value (no price); not in refundedExcessUsd or unrefundedExcessUsd, not refundable through the ledger
+	UnvaluedExcess []struct {
+		// Amount a decimal string in the token's units
+		Amount string `json:"amount"`
+		Token  string `json:"token"`
+	} `json:"unvaluedExcess,omitempty"`
 	WebhookDelivery StatusReadWebhookDelivery `json:"webhookDelivery"`
 }
 
@@ -1557,7 +1580,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/billing/balance (the `GetBillingBalance` operationId).
 	GetBillingBalance(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ExportReceiptsCsv The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file)
+	// ExportReceiptsCsv The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded (the order's refunds, as refundedUsd). A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file)
 	//
 	// Corresponds with GET /api/exports/receipts.csv (the `ExportReceiptsCsv` operationId).
 	ExportReceiptsCsv(ctx context.Context, params *ExportReceiptsCsvParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1770,7 +1793,7 @@ func (c *Client) GetBillingBalance(ctx context.Context, reqEditors ...RequestEdi
 	return c.Client.Do(req)
 }
 
-// ExportReceiptsCsv The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file)
+// ExportReceiptsCsv The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded (the order's refunds, as refundedUsd). A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file)
 //
 // Corresponds with GET /api/exports/receipts.csv (the `ExportReceiptsCsv` operationId).
 func (c *Client) ExportReceiptsCsv(ctx context.Context, params *ExportReceiptsCsvParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3996,7 +4019,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/billing/balance (the `GetBillingBalance` operationId).
 	GetBillingBalanceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetBillingBalanceResponse, error)
 
-	// ExportReceiptsCsvWithResponse The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file)
+	// ExportReceiptsCsvWithResponse The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded (the order's refunds, as refundedUsd). A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file)
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6272,7 +6295,7 @@ func (c *ClientWithResponses) GetBillingBalanceWithResponse(ctx context.Context,
 	return ParseGetBillingBalanceResponse(rsp)
 }
 
-// ExportReceiptsCsvWithResponse The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file)
+// ExportReceiptsCsvWithResponse The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded (the order's refunds, as refundedUsd). A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file)
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -27,7 +27,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded. A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file) */
+        /** The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded (the order's refunds, as refundedUsd). A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file) */
         get: operations["exportReceiptsCsv"];
         put?: never;
         post?: never;
@@ -673,11 +673,16 @@ export interface components {
             paidLate?: boolean;
             /** Format: double */
             processingFeeUsd?: number;
-            /** @description the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts. A count of what happened, not of what is still owed: it never decreases (no event records the merchant's refund of such a payment) */
+            /** @description the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts. Since stop 71 it counts what is still owed: a refund with processorPayment: true that returns such a payment takes it off (a payment of unknown amount stays counted) */
             processorPaymentsToRefund?: number;
             /**
              * Format: double
-             * @description USD sum of the payments processorPaymentsToRefund counts whose amount the processor reported (stop 70); omitted when 0. Like the count, it never decreases
+             * @description since stop 71, omitted when 0: refunds of card or bank payments the receipt does not count (processorPayment: true). refundedUsd + refundedBeforePaymentUsd + refundedExcessUsd + processorRefundedUsd is every processed refund
+             */
+            processorRefundedUsd?: number;
+            /**
+             * Format: double
+             * @description USD sum of the payments processorPaymentsToRefund counts whose amount the processor reported (stop 70); omitted when 0. Since stop 71 it goes down, with the count, as those payments are refunded (refunds with processorPayment: true)
              */
             processorToRefundUsd?: number;
             receiptId?: string;
@@ -688,7 +693,7 @@ export interface components {
             refundedBeforePaymentUsd?: number;
             /**
              * Format: double
-             * @description since stop 70, omitted when 0: refunds of what the customer sent beyond the total (a paid receipt's refunds with excess: true; a receipt without a payment, its refunds beyond the total, which refundedUsd shows up to it); counted apart from refundedUsd. refundedUsd + refundedBeforePaymentUsd + refundedExcessUsd is every processed refund
+             * @description since stop 70, omitted when 0: refunds of what the customer sent beyond the total (a paid receipt's refunds with excess: true; a receipt without a payment, its refunds beyond the total, which refundedUsd shows up to it); counted apart from refundedUsd. refundedUsd + refundedBeforePaymentUsd + refundedExcessUsd + processorRefundedUsd is every processed refund (stop 71)
              */
             refundedExcessUsd?: number;
             /**
@@ -712,6 +717,12 @@ export interface components {
              */
             totalUsd?: number;
             transactionId?: string | null;
+            /** @description since stop 71, omitted when empty: what the deposit received beyond the requirement in tokens the receipt cannot value (no price); not in refundedExcessUsd or unrefundedExcessUsd, not refundable through the ledger */
+            unvaluedExcess?: {
+                /** @description a decimal string in the token's units */
+                amount: string;
+                token: string;
+            }[];
         };
         /** @description One refund with a transaction hash (DESIGN 10): a claim until the chain shows it at CHAIN_CONFIRMATIONS depth (receipts paid on chain), processed on the merchant's word for receipts paid otherwise */
         Refund: {
@@ -726,6 +737,8 @@ export interface components {
             excess?: boolean;
             /** @description processed on chain proof only (absent otherwise): the sender of the refund's first transfer back. The chain proves the money reached the customer, not whose it was; senders are not checked beyond the customer's own addresses, the deposit and the split */
             from?: string;
+            /** @description since stop 71, absent unless true: the refund returns a card or bank payment the processor collected and the receipt does not count (processorPaymentsToRefund), not the order; processorRefundedUsd counts it */
+            processorPayment?: boolean;
             /**
              * @description what a processed refund rests on
              * @enum {string|null}
@@ -916,14 +929,19 @@ export interface components {
             paidLate: boolean;
             /** @description the status before; for a first status, that status itself */
             previousStatus: string;
-            /** @description the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts. A count of what happened, not of what is still owed: it never decreases (no event records the merchant's refund of such a payment) */
+            /** @description the receipt's card or bank sessions whose completed payment it does not count (a second payment of a paid receipt, a success below what was due, one after the window): money the processor collected for the merchant, to be refunded; amounts and reasons in the receipt's history. The paying session never counts. Since stop 71 it counts what is still owed: a refund with processorPayment: true that returns such a payment takes it off (a payment of unknown amount stays counted) */
             processorPaymentsToRefund: number;
+            /**
+             * Format: double
+             * @description since stop 71, omitted when 0: refunds of card or bank payments the receipt does not count (processorPayment: true). refundedUsd + refundedBeforePaymentUsd + refundedExcessUsd + processorRefundedUsd is every processed refund
+             */
+            processorRefundedUsd?: number;
             processorSessionId: string | null;
             /** Format: double */
             processorSourceAmountUsd: number | null;
             /**
              * Format: double
-             * @description USD sum of the payments processorPaymentsToRefund counts whose amount the processor reported (stop 70); omitted when 0. Like the count, it never decreases
+             * @description USD sum of the payments processorPaymentsToRefund counts whose amount the processor reported (stop 70); omitted when 0. Since stop 71 it goes down, with the count, as those payments are refunded (refunds with processorPayment: true)
              */
             processorToRefundUsd?: number;
             providerErrorCode: string | null;
@@ -936,7 +954,7 @@ export interface components {
             refundedBeforePaymentUsd?: number;
             /**
              * Format: double
-             * @description since stop 70, omitted when 0: refunds of what the customer sent beyond the total (a paid receipt's refunds with excess: true; a receipt without a payment, its refunds beyond the total, which refundedUsd shows up to it); counted apart from refundedUsd. refundedUsd + refundedBeforePaymentUsd + refundedExcessUsd is every processed refund
+             * @description since stop 70, omitted when 0: refunds of what the customer sent beyond the total (a paid receipt's refunds with excess: true; a receipt without a payment, its refunds beyond the total, which refundedUsd shows up to it); counted apart from refundedUsd. refundedUsd + refundedBeforePaymentUsd + refundedExcessUsd + processorRefundedUsd is every processed refund (stop 71)
              */
             refundedExcessUsd?: number;
             /**
@@ -954,6 +972,12 @@ export interface components {
             totalUsd: number;
             transactionHash: string | null;
             transactionId: string | null;
+            /** @description since stop 71, omitted when empty: what the deposit received beyond the requirement in tokens the receipt cannot value (no price); not in refundedExcessUsd or unrefundedExcessUsd, not refundable through the ledger */
+            unvaluedExcess?: {
+                /** @description a decimal string in the token's units */
+                amount: string;
+                token: string;
+            }[];
             /** @enum {string} */
             webhookDelivery: "none" | "pending" | "delivered" | "failed";
         };
