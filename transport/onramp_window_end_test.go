@@ -107,7 +107,10 @@ func TestTheWindowAsksTheProcessorAboutAnEarlierSessionAtItsEnd(t *testing.T) {
 	down.down[sh] = true
 	down.mu.Unlock()
 	e.clk.Advance(10 * time.Minute) // the held receipt's window has ended
-	for asked := down.read(sh); down.read(sh) < asked+2; {
+	for asked, deadline := down.read(sh), time.Now().Add(30*time.Second); down.read(sh) < asked+2; {
+		if time.Now().After(deadline) || countOf(e.history(m, held), "PaymentWindowExpired") != 0 {
+			t.Fatalf("not held while the processor does not answer: %d asks, %v", down.read(sh)-asked, e.history(m, held))
+		}
 		time.Sleep(10 * time.Millisecond) // two asks, the second after the backoff: a pass has held it
 		e.clk.Advance(100 * time.Millisecond)
 	}
