@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"github.com/payledger/payledger/internal/wait"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -107,12 +108,17 @@ func TestTheWindowAsksTheProcessorAboutAnEarlierSessionAtItsEnd(t *testing.T) {
 	down.down[sh] = true
 	down.mu.Unlock()
 	e.clk.Advance(10 * time.Minute) // the held receipt's window has ended
-	for asked, deadline := down.read(sh), time.Now().Add(30*time.Second); down.read(sh) < asked+2; {
-		if time.Now().After(deadline) || countOf(e.history(m, held), "PaymentWindowExpired") != 0 {
-			t.Fatalf("not held while the processor does not answer: %d asks, %v", down.read(sh)-asked, e.history(m, held))
+	// Two asks, the second after the backoff: a pass has held it. The clock moves on each check.
+	asked, expired := down.read(sh), false
+	wait.Until(t, "two asks of the held receipt's processor", 30*time.Second, func() bool {
+		if expired = countOf(e.history(m, held), "PaymentWindowExpired") != 0; expired {
+			return true
 		}
-		time.Sleep(10 * time.Millisecond) // two asks, the second after the backoff: a pass has held it
 		e.clk.Advance(100 * time.Millisecond)
+		return down.read(sh) >= asked+2
+	})
+	if expired {
+		t.Fatalf("not held while the processor does not answer: %d asks, %v", down.read(sh)-asked, e.history(m, held))
 	}
 	if h := e.history(m, held); countOf(h, "PaymentWindowExpired") != 0 {
 		t.Fatalf("expired while the processor does not answer: %v", h)
@@ -135,15 +141,7 @@ func (e *env) startOnramp(id string) (session, attempt string) {
 // waitStatus waits until ok holds of receipt id's status read.
 func (e *env) waitStatus(m merchant, id string, ok func(map[string]any) bool) {
 	e.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st := e.status(m, id)
-		if ok(st) {
-			return
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("timed out waiting on receipt %s: %v %v", id, st, e.history(m, id))
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !wait.Poll(30*time.Second, func() bool { return ok(e.status(m, id)) }) {
+		e.t.Fatalf("timed out waiting on receipt %s: %v %v", id, e.status(m, id), e.history(m, id))
 	}
 }
