@@ -3,7 +3,6 @@ package transport
 import (
 	"context"
 	"encoding/json"
-	"github.com/payledger/payledger/internal/wait"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/payledger/payledger/cmd/payledger/app"
+	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/transport/onramp"
 )
