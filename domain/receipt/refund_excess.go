@@ -57,10 +57,7 @@ func requestExcessRefund(s State, o RefundOrder) ([]Event, error) {
 	if remaining == 0 {
 		return nil, fmt.Errorf("%w: nothing the receipt received beyond its total is left to refund", ErrAmount)
 	}
-	if o.AmountCents == 0 {
-		o.AmountCents = remaining
-	}
-	if o.AmountCents <= 0 || o.AmountCents > remaining {
+	if o.AmountCents = amountWithin(o.AmountCents, int64(remaining)); o.AmountCents == 0 {
 		return nil, fmt.Errorf("%w: the refund of the excess must be between 0.01 and the unrefunded excess %d cents", ErrAmount, remaining)
 	}
 	return []Event{RefundRequested{AmountCents: o.AmountCents, Reason: o.Reason, RequestedBy: o.By, TransactionHash: o.TransactionHash,
@@ -110,4 +107,16 @@ func (s State) defaultFundsAmount(o RefundOrder, remaining int64) int64 {
 		return min(s.ExcessCents(), remaining)
 	}
 	return remaining
+}
+
+// amountWithin is a refund's amount against what is left to refund: all of it when none was asked,
+// the asked amount when it is 1 to remaining cents, else 0 (refused).
+func amountWithin(asked, remaining int64) int64 {
+	if asked == 0 {
+		return remaining
+	}
+	if asked < 0 || asked > remaining {
+		return 0
+	}
+	return asked
 }

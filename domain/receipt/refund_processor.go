@@ -51,10 +51,7 @@ func requestProcessorRefund(s State, o RefundOrder) ([]Event, error) {
 	if remaining == 0 {
 		return nil, fmt.Errorf("%w: no processor payment of a known amount is left to refund", ErrAmount)
 	}
-	if o.AmountCents == 0 {
-		o.AmountCents = remaining
-	}
-	if o.AmountCents <= 0 || o.AmountCents > remaining {
+	if o.AmountCents = amountWithin(o.AmountCents, remaining); o.AmountCents == 0 {
 		return nil, fmt.Errorf("%w: the refund of processor payments must be between 0.01 and their unrefunded %d cents", ErrAmount, remaining)
 	}
 	return []Event{RefundProcessed{AmountCents: o.AmountCents, Reason: o.Reason, TransactionHash: o.TransactionHash, ProcessedBy: o.By,
