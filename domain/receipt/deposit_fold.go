@@ -1,0 +1,130 @@
+package receipt
+
+import "strings"
+
+// Folding a long stream (stop 72): Evolve takes a State by value and the caller may keep the
+// state it passed, so a change to the credits is made to a copy (putCredit) and a credit is found
+// by a scan: a stream of n credits folds in time n². A Folder folds a stream in time linear in its
+// events: it keeps its state's credits as its own copy, changed in place, beside an index of them
+// by (transaction, log index), and hands out a state only by State, after which its next change
+// to the credits copies them first (copy-on-write only when the state is shared). Its state is
+// Evolve's, event for event (TestFolderFoldsAsEvolve).
+
+// creditKey is a credit's key: its transaction hash in lower case and its log index.
+type creditKey struct {
+	tx  string
+	log int
+}
+
+func keyOf(tx string, logIndex int) creditKey { return creditKey{strings.ToLower(tx), logIndex} }
+
+// Folder folds a receipt's events into its state in time linear in the events.
+type Folder struct {
+	s     State
+	owned bool              // s.Credits is the folder's own: changed in place, indexed below
+	keys  map[creditKey]int // position in s.Credits of each credit, by key (while owned)
+	txs   map[string][]int  // positions of each transaction's token credits (log index >= 0), in order
+}
+
+// NewFolder is a Folder starting at s (s is never changed).
+func NewFolder(s State) *Folder { return &Folder{s: s} }
+
+// Fold is s with evs applied in order, as Evolve applies them one by one.
+func Fold(s State, evs ...Event) State {
+	f := NewFolder(s)
+	for _, e := range evs {
+		f.Apply(e)
+	}
+	return f.State()
+}
+
+// State is the state folded so far. It is the caller's: the folder's next change copies first.
+func (f *Folder) State() State {
+	f.owned = false
+	return f.s
+}
+
+// Apply applies one event, as Evolve does.
+func (f *Folder) Apply(e Event) {
+	switch e := e.(type) {
+	case DepositTransferSeen:
+		f.own()
+		i := f.indexOf(e.TransactionHash, e.LogIndex, e.BlockHash)
+		f.put(i, Credit{TransactionHash: e.TransactionHash, LogIndex: e.LogIndex, BlockNumber: e.BlockNumber, BlockHash: e.BlockHash,
+			Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals, BlockTime: e.BlockTime, TxIndex: e.TxIndex})
+		if f.s.Status == StatusGenerated {
+			f.s.setStatus(StatusPending, e.At)
+		}
+	case DepositTransferConfirmed:
+		f.own()
+		if i, ok := f.keys[keyOf(e.TransactionHash, e.LogIndex)]; ok {
+			c := &f.s.Credits[i]
+			c.Confirmed, c.Dropped, c.BlockNumber, c.BlockHash = true, false, e.BlockNumber, e.BlockHash
+		}
+	case DepositTransferDropped:
+		f.own()
+		if i, ok := f.keys[keyOf(e.TransactionHash, e.LogIndex)]; ok && strings.EqualFold(f.s.Credits[i].BlockHash, e.BlockHash) {
+			f.s.Credits[i].Dropped, f.s.Credits[i].Confirmed = true, false
+		}
+	default:
+		f.s = Evolve(f.s, e) // no other event changes the credits (TestFolderFoldsAsEvolve)
+	}
+}
+
+// own makes the folder's credits its own (a copy of the state's) and indexes them, unless they are.
+func (f *Folder) own() {
+	if f.owned {
+		return
+	}
+	cs := make([]Credit, len(f.s.Credits), max(len(f.s.Credits)*5/4, 16))
+	copy(cs, f.s.Credits)
+	f.s.Credits, f.owned = cs, true
+	f.keys, f.txs = make(map[creditKey]int, cap(cs)), map[string][]int{}
+	for i, c := range cs {
+		f.index(i, c)
+	}
+}
+
+// index records credit c at position i.
+func (f *Folder) index(i int, c Credit) {
+	k := keyOf(c.TransactionHash, c.LogIndex)
+	if _, dup := f.keys[k]; !dup { // the first in order, as Credit finds it
+		f.keys[k] = i
+	}
+	if c.LogIndex >= 0 {
+		f.txs[k.tx] = append(f.txs[k.tx], i)
+	}
+}
+
+// indexOf is creditIndex on the index: the credit of the key, else for a token transfer the
+// first token credit of tx in another block, else -1.
+func (f *Folder) indexOf(tx string, logIndex int, block string) int {
+	k := keyOf(tx, logIndex)
+	if i, ok := f.keys[k]; ok {
+		return i
+	}
+	if logIndex < 0 {
+		return -1
+	}
+	for _, i := range f.txs[k.tx] {
+		if !strings.EqualFold(f.s.Credits[i].BlockHash, block) {
+			return i
+		}
+	}
+	return -1
+}
+
+// put sets credit i to c (i < 0: appends it), keeping the index.
+func (f *Folder) put(i int, c Credit) {
+	if i < 0 {
+		f.s.Credits = append(f.s.Credits, c)
+		f.index(len(f.s.Credits)-1, c)
+		return
+	}
+	old := keyOf(f.s.Credits[i].TransactionHash, f.s.Credits[i].LogIndex)
+	if k := keyOf(c.TransactionHash, c.LogIndex); k != old { // a transfer moved to another log index
+		delete(f.keys, old)
+		f.keys[k] = i
+	}
+	f.s.Credits[i] = c
+}
