@@ -166,10 +166,11 @@ func (r *recording) chunk(ctx context.Context, multi streamsAppender, c readChun
 	r.each(ctx, again, nil)
 }
 
-// foldRead is a receipt's state and version from its events as read. Errors: the fold's,
-// receipt.ErrNotFound (no events).
+// foldRead is a receipt's state and version from its events as read, folded in time linear in
+// its credits (receipt.Folder). Errors: the fold's, receipt.ErrNotFound (no events).
 func foldRead(evs []eventstore.RecordedEvent) (knownReceipt, error) {
 	var k knownReceipt
+	f := receipt.NewFolder(receipt.State{})
 	for _, e := range evs {
 		ev, err := receipt.Decode(e.Type, e.Data)
 		if err != nil {
@@ -178,8 +179,10 @@ func foldRead(evs []eventstore.RecordedEvent) (knownReceipt, error) {
 		if e.Version != k.version+1 {
 			return k, fmt.Errorf("receipt stream read with a gap at version %d", e.Version)
 		}
-		k.st, k.version = receipt.Evolve(k.st, ev), e.Version
+		f.Apply(ev)
+		k.version = e.Version
 	}
+	k.st = f.State()
 	if !k.st.Exists {
 		return k, receipt.ErrNotFound
 	}
