@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ import (
 //     payment (stop 69) are not the order's, and a chain-proven refund the receipt never
 //     claimed counts nowhere (summing every RefundProcessed took the XP of a buyer whose
 //     overpayment alone was given back);
+//   - a reorg that takes back a refund (RefundReverted) so that the order's refunds fall below
+//     the total again gives the debited credit back, once (users_reverted.go, stop 72): the log
+//     no longer supports the refund that took it;
 //   - wallets are lower-case.
 //
 // Profiles, presence and follows are CRUD (readmodels.Users); Reset only zeroes XP.
@@ -65,17 +69,21 @@ func (Users) Reset(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
-// Relevant implements Selective: only a payment's confirmation and a processed refund change XP.
-// Everything else the projector needs is read from the receipt's own events when one of those
-// comes, so the order path (a generation per order) costs this projector nothing.
+// xpEvents are the receipt events that change XP: a payment's confirmation, a processed refund
+// and a reverted one.
+var xpEvents = []string{receipt.EventConfirmed, receipt.EventRefundProcessed, receipt.EventRefundReverted}
+
+// Relevant implements Selective: only xpEvents change XP. Everything else the projector needs is
+// read from the receipt's own events when one of those comes, so the order path (a generation
+// per order) costs this projector nothing.
 func (Users) Relevant(e eventstore.RecordedEvent) bool {
-	return strings.HasPrefix(e.StreamID, ReceiptStreamPrefix) && (e.Type == receipt.EventConfirmed || e.Type == receipt.EventRefundProcessed)
+	return strings.HasPrefix(e.StreamID, ReceiptStreamPrefix) && slices.Contains(xpEvents, e.Type)
 }
 
-// Filter implements Filtered: the event store reads only those two types of receipt events for
-// this projector (the order path's events never leave PostgreSQL for it).
+// Filter implements Filtered: the event store reads only xpEvents of receipts for this projector
+// (the order path's events never leave PostgreSQL for it).
 func (Users) Filter() (streamPrefixes, types []string) {
-	return []string{ReceiptStreamPrefix}, []string{receipt.EventConfirmed, receipt.EventRefundProcessed}
+	return []string{ReceiptStreamPrefix}, slices.Clone(xpEvents)
 }
 
 var _ Paced = Users{}
@@ -121,9 +129,12 @@ func (u Users) Prepare(ctx context.Context, events []eventstore.RecordedEvent) (
 		for _, st := range steps {
 			id := strings.TrimPrefix(st.e.StreamID, ReceiptStreamPrefix)
 			var err error
-			if st.e.Type == receipt.EventConfirmed {
+			switch st.e.Type {
+			case receipt.EventConfirmed:
 				err = credit(ctx, tx, id, st.f)
-			} else {
+			case receipt.EventRefundReverted:
+				err = giveBack(ctx, tx, id, st.f)
+			default:
 				err = refund(ctx, tx, id, st.f)
 			}
 			if err != nil {
@@ -199,8 +210,6 @@ func foldEvent(f *receiptFacts, re eventstore.RecordedEvent) error {
 	case receipt.PaymentConfirmed:
 		f.buyer = strings.ToLower(e.BuyerWallet)
 	}
-	// A RefundReverted (a reorg took a refund back) lowers the order's refunds in the state; an
-	// XP debit already made stays: rare, and told in the logs.
 	return nil
 }
 
