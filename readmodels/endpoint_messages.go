@@ -2,6 +2,7 @@ package readmodels
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,11 +25,30 @@ type EndpointMessage struct {
 	Attempts   int
 	Created    time.Time
 	Deleted    bool // the endpoint was deleted since (manual redelivery refuses it)
+}
 
+// sealedSecrets is an endpoint row's sealed signing secrets. A message does not carry them: the
+// send reads them just before it signs (SecretsNow).
+type sealedSecrets struct {
 	nonce, sealed []byte
 	// the secret a rotation replaced and when it stops signing (nil: none, or never rotated)
 	prevNonce, prevSealed []byte
 	prevUntil             *time.Time
+}
+
+// sealedSecretsColumns are sealedSecrets' columns of webhook_endpoints, in scan order.
+const sealedSecretsColumns = `secret_nonce, secret_ciphertext, previous_secret_nonce, previous_secret_ciphertext, previous_secret_expires_at`
+
+func (k *sealedSecrets) dest() []any {
+	return []any{&k.nonce, &k.sealed, &k.prevNonce, &k.prevSealed, &k.prevUntil}
+}
+
+// Signing is what signs an endpoint's deliveries at a time: its secrets, the current one first,
+// and Version, which names the current one (its seal's nonce: Create and every RotateSecret seal
+// anew with a random nonce), so a caller can tell whether a rotation committed since it read.
+type Signing struct {
+	Secrets []string
+	Version string
 }
 
 // EndpointAttempt is one recorded attempt to an endpoint.
@@ -45,12 +65,12 @@ type EndpointAttempt struct {
 }
 
 const messageColumns = `m.endpoint_id, e.merchant_wallet, e.url, m.event_id, v.type, v.data, v.occurred_at, m.state, m.attempts, m.created_at,
-	e.deleted_at IS NOT NULL, e.secret_nonce, e.secret_ciphertext, e.previous_secret_nonce, e.previous_secret_ciphertext, e.previous_secret_expires_at`
+	e.deleted_at IS NOT NULL`
 
 func scanMessage(r pgx.CollectableRow) (EndpointMessage, error) {
 	var m EndpointMessage
 	err := r.Scan(&m.EndpointID, &m.Merchant, &m.URL, &m.EventID, &m.Type, &m.Data, &m.OccurredAt, &m.State, &m.Attempts, &m.Created,
-		&m.Deleted, &m.nonce, &m.sealed, &m.prevNonce, &m.prevSealed, &m.prevUntil)
+		&m.Deleted)
 	return m, err
 }
 
@@ -126,41 +146,49 @@ func (s *Endpoints) Message(ctx context.Context, merchant string, endpointID, ev
 	return m, err
 }
 
-// Secrets opens the secrets that sign m at now: the endpoint's current secret, then, until its
+// open opens the secrets k signs with at now: the endpoint's current secret, then, until its
 // expiry, the one its latest rotation replaced (RotateSecret).
-func (s *Endpoints) Secrets(m EndpointMessage, now time.Time) ([]string, error) {
-	secret, err := s.keys.Open(endpointAAD(m.EndpointID), m.nonce, m.sealed)
+func (s *Endpoints) open(id uuid.UUID, k sealedSecrets, now time.Time) (Signing, error) {
+	secret, err := s.keys.Open(endpointAAD(id), k.nonce, k.sealed)
 	if err != nil {
-		return nil, fmt.Errorf("open endpoint secret: %w", err)
+		return Signing{}, fmt.Errorf("open endpoint secret: %w", err)
 	}
-	out := []string{secret}
-	if m.prevUntil == nil || !now.Before(*m.prevUntil) || m.prevSealed == nil {
+	out := Signing{Secrets: []string{secret}, Version: hex.EncodeToString(k.nonce)}
+	if k.prevUntil == nil || !now.Before(*k.prevUntil) || k.prevSealed == nil {
 		return out, nil
 	}
-	prev, err := s.keys.Open(endpointAAD(m.EndpointID), m.prevNonce, m.prevSealed)
+	prev, err := s.keys.Open(endpointAAD(id), k.prevNonce, k.prevSealed)
 	if err != nil {
-		return nil, fmt.Errorf("open endpoint previous secret: %w", err)
+		return Signing{}, fmt.Errorf("open endpoint previous secret: %w", err)
 	}
-	return append(out, prev), nil
+	out.Secrets = append(out.Secrets, prev)
+	return out, nil
 }
 
-// SecretsNow opens the secrets that sign m at now as the endpoint's row holds them now, not as
-// m's claim read them: a rotation committed between the claim and the send (the claim's batch
-// waits for its places) signed that attempt with the replaced secret only, which a receiver
-// switched to the new one at once refused. The send reads them again just before it signs.
-// Errors: ErrNotFound when the endpoint row is gone.
-func (s *Endpoints) SecretsNow(ctx context.Context, m EndpointMessage, now time.Time) ([]string, error) {
-	live := EndpointMessage{EndpointID: m.EndpointID}
-	err := s.pool.QueryRow(ctx, `SELECT secret_nonce, secret_ciphertext, previous_secret_nonce, previous_secret_ciphertext,
-			previous_secret_expires_at FROM webhook_endpoints WHERE id = $1`, m.EndpointID).
-		Scan(&live.nonce, &live.sealed, &live.prevNonce, &live.prevSealed, &live.prevUntil)
+// SecretsNow opens the secrets that sign m at now as the endpoint's row holds them now: the send
+// reads them just before it signs (a rotation committed between a claim and its send signs that
+// attempt), and again after a refused attempt to see whether a rotation committed meanwhile
+// (Signing.Version). Errors: ErrNotFound when the endpoint row is gone.
+func (s *Endpoints) SecretsNow(ctx context.Context, m EndpointMessage, now time.Time) (Signing, error) {
+	var k sealedSecrets
+	err := s.pool.QueryRow(ctx, `SELECT `+sealedSecretsColumns+` FROM webhook_endpoints WHERE id = $1`, m.EndpointID).Scan(k.dest()...)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, ErrNotFound
+		return Signing{}, ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read webhook endpoint secrets: %w", err)
+		return Signing{}, fmt.Errorf("read webhook endpoint secrets: %w", err)
 	}
-	return s.Secrets(live, now)
+	return s.open(m.EndpointID, k, now)
+}
+
+// RecordAttempt records an attempt without changing its message: a request the receiver refused
+// before the same attempt was sent again at once (SendEndpoint, after a rotation).
+func (s *Endpoints) RecordAttempt(ctx context.Context, a EndpointAttempt) error {
+	if _, err := s.pool.Exec(ctx, `INSERT INTO webhook_endpoint_attempts (id, endpoint_id, event_id, attempted_at, http_status, latency_ms, error, kind)
+		VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, ''), $8)`, a.ID, a.EndpointID, a.EventID, a.AttemptedAt, a.HTTPStatus, a.LatencyMS, a.Error, a.Kind); err != nil {
+		return fmt.Errorf("record endpoint attempt: %w", err)
+	}
+	return nil
 }
 
 // CompleteMessage records an attempt and moves its message to state (pending again at next,

@@ -144,21 +144,20 @@ func (s *Endpoints) Get(ctx context.Context, merchant string, id uuid.UUID) (End
 // replayed only while its secret does (transport's keptCreationGone). Errors: ErrNotFound for a
 // deleted endpoint or another merchant's.
 func (s *Endpoints) Signs(ctx context.Context, merchant string, id uuid.UUID, secret string, now time.Time) (bool, error) {
-	m := EndpointMessage{EndpointID: id}
-	err := s.pool.QueryRow(ctx, `SELECT secret_nonce, secret_ciphertext, previous_secret_nonce, previous_secret_ciphertext,
-			previous_secret_expires_at FROM webhook_endpoints WHERE id = $1 AND merchant_wallet = $2 AND deleted_at IS NULL`,
-		id, merchant).Scan(&m.nonce, &m.sealed, &m.prevNonce, &m.prevSealed, &m.prevUntil)
+	var k sealedSecrets
+	err := s.pool.QueryRow(ctx, `SELECT `+sealedSecretsColumns+` FROM webhook_endpoints WHERE id = $1 AND merchant_wallet = $2 AND deleted_at IS NULL`,
+		id, merchant).Scan(k.dest()...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, ErrNotFound
 	}
 	if err != nil {
 		return false, fmt.Errorf("read webhook endpoint secrets: %w", err)
 	}
-	live, err := s.Secrets(m, now)
+	live, err := s.open(id, k, now)
 	if err != nil {
 		return false, err
 	}
-	for _, l := range live {
+	for _, l := range live.Secrets {
 		if subtle.ConstantTimeCompare([]byte(l), []byte(secret)) == 1 {
 			return true, nil
 		}

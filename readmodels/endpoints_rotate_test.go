@@ -16,7 +16,8 @@ import (
 )
 
 // TestRotateSecretKeepsOnePreviousUntilItExpires: after a rotation a message opens the new
-// secret then the old one until PreviousSecretLife has passed, then the new one only; rotations
+// secret then the old one until PreviousSecretLife has passed, then the new one only, and the
+// version of the current secret changes; rotations
 // racing each other end with a (current, previous) pair of two of their secrets, the previous
 // being the one the current replaced; another merchant's or a deleted endpoint is ErrNotFound.
 func TestRotateSecretKeepsOnePreviousUntilItExpires(t *testing.T) {
@@ -44,18 +45,33 @@ func TestRotateSecretKeepsOnePreviousUntilItExpires(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		list, err := store.Secrets(m, at)
+		list, err := store.SecretsNow(ctx, m, at)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return list
+		return list.Secrets
 	}
 	if got := signers(now); !slices.Equal(got, []string{"whsec_first"}) {
 		t.Fatalf("before a rotation: %v", got)
 	}
+	version := func() string {
+		t.Helper()
+		s, err := store.SecretsNow(ctx, EndpointMessage{EndpointID: ep.ID}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Version
+	}
+	before := version()
+	if again := version(); before == "" || again != before {
+		t.Fatalf("the current secret's version read twice: %q, %q", before, again)
+	}
 	_, expires, err := store.RotateSecret(ctx, "0xm", ep.ID, "whsec_second", now)
 	if err != nil || !expires.Equal(now.Add(PreviousSecretLife).UTC().Truncate(time.Microsecond)) {
 		t.Fatalf("rotate: %v %v", expires, err)
+	}
+	if after := version(); after == before {
+		t.Fatalf("a rotation left the version %q (the send could not tell it signed with the replaced secret)", after)
 	}
 	if got := signers(now.Add(PreviousSecretLife - time.Second)); !slices.Equal(got, []string{"whsec_second", "whsec_first"}) {
 		t.Fatalf("during the overlap: %v", got)

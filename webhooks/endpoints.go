@@ -16,7 +16,8 @@ import (
 // EndpointOutbox is the dispatcher's view of the endpoint messages (readmodels.Endpoints).
 type EndpointOutbox interface {
 	ClaimMessages(ctx context.Context, limit, perEndpoint int, busy map[uuid.UUID]int, lease time.Duration) ([]readmodels.EndpointMessage, error)
-	SecretsNow(ctx context.Context, m readmodels.EndpointMessage, now time.Time) ([]string, error)
+	SecretsNow(ctx context.Context, m readmodels.EndpointMessage, now time.Time) (readmodels.Signing, error)
+	RecordAttempt(ctx context.Context, a readmodels.EndpointAttempt) error
 	CompleteMessage(ctx context.Context, a readmodels.EndpointAttempt, state string, next time.Time) error
 	ReleaseMessage(ctx context.Context, m readmodels.EndpointMessage) error
 }
@@ -120,6 +121,15 @@ func (d *Dispatcher) attemptEndpoint(ctx context.Context, m readmodels.EndpointM
 // PreviousSecretLife after a rotation, with the old one too),
 // through the dispatcher's client (its timeout; in production https and public addresses only),
 // and returns the attempt as it went. Kind is first, retry or redeliver.
+//
+// The secrets are read just before the request is signed. A rotation committed after that read,
+// while the request was on its way, gave the attempt the replaced secret's signature only, which a
+// receiver switched to the new secret at once refuses; the message then waited for its retry (5 s,
+// then 1 min doubling). So when the receiver answers outside 2xx, the secrets are read again and,
+// if the current one is no longer the one signed with, the attempt is sent again at once, signed
+// with the new secret (and the replaced one): the refused request is recorded as an attempt of its
+// own and the attempt returned is the second. The endpoint row is not locked across the request,
+// which would hold a rotation for up to the timeout.
 func (d *Dispatcher) SendEndpoint(ctx context.Context, m readmodels.EndpointMessage, kind string) readmodels.EndpointAttempt {
 	// The merchant is told first on every path, the manual redelivery's route included (see Telling).
 	if d.Telling != nil {
@@ -127,34 +137,59 @@ func (d *Dispatcher) SendEndpoint(ctx context.Context, m readmodels.EndpointMess
 	}
 	start := d.Now()
 	a := readmodels.EndpointAttempt{ID: uuid.New(), EndpointID: m.EndpointID, EventID: m.EventID, Type: m.Type, AttemptedAt: start, Kind: kind}
-	fail := func(err error) readmodels.EndpointAttempt {
-		d.Log.Debug().Err(err).Str("endpoint_id", m.EndpointID.String()).Msg("endpoint delivery failed") // the detail stays with the operator
-		a.Error, a.LatencyMS = deliveryError(err), int(d.Now().Sub(start).Milliseconds())
-		return a
-	}
 	if err := d.checkURL(m.URL); err != nil {
-		return fail(err)
+		return d.failedAttempt(a, start, err)
 	}
 	body, err := StandardBody(m.Type, m.OccurredAt, m.Data)
 	if err != nil {
-		return fail(err)
+		return d.failedAttempt(a, start, err)
 	}
-	id, sentAt := "msg_"+m.EventID.String(), d.Now()
 	// Read at send time, not from the claim: a rotation committed since the claim signs this
 	// attempt too. After a rotation, the old secret's signature goes too (24 h).
-	secrets, err := d.Endpoints.SecretsNow(ctx, m, sentAt)
+	signing, err := d.Endpoints.SecretsNow(ctx, m, d.Now())
 	if err != nil {
-		return fail(err)
+		return d.failedAttempt(a, start, err)
 	}
-	sig, err := StandardSignatures(secrets, id, sentAt.Unix(), body)
-	if err != nil { // a bad secret sends nothing unsigned
-		return fail(err)
+	a.HTTPStatus, err = d.postSigned(ctx, m, body, signing)
+	if err != nil && a.HTTPStatus != nil && ctx.Err() == nil {
+		if again, rerr := d.Endpoints.SecretsNow(ctx, m, d.Now()); rerr == nil && again.Version != signing.Version {
+			d.recordRefused(ctx, d.failedAttempt(a, start, err))
+			start = d.Now()
+			a = readmodels.EndpointAttempt{ID: uuid.New(), EndpointID: m.EndpointID, EventID: m.EventID, Type: m.Type, AttemptedAt: start, Kind: kind}
+			a.HTTPStatus, err = d.postSigned(ctx, m, body, again)
+		}
 	}
-	status, err := d.post(ctx, m.URL, body, []attribute.KeyValue{eventAttr.String(m.Type), attribute.String("payledger.event_id", m.EventID.String())}, func(h http.Header) { setSignedHeaders(h, id, sentAt, sig) })
-	a.HTTPStatus = status
 	if err != nil {
-		return fail(err)
+		return d.failedAttempt(a, start, err)
 	}
 	a.LatencyMS = int(d.Now().Sub(start).Milliseconds())
 	return a
+}
+
+// failedAttempt is a with err's merchant-facing category and its latency since start; the
+// detail stays with the operator (debug log).
+func (d *Dispatcher) failedAttempt(a readmodels.EndpointAttempt, start time.Time, err error) readmodels.EndpointAttempt {
+	d.Log.Debug().Err(err).Str("endpoint_id", a.EndpointID.String()).Msg("endpoint delivery failed")
+	a.Error, a.LatencyMS = deliveryError(err), int(d.Now().Sub(start).Milliseconds())
+	return a
+}
+
+// postSigned posts body to m's endpoint signed with signing's secrets, timestamped now, and
+// returns the receiver's status (nil when none came).
+func (d *Dispatcher) postSigned(ctx context.Context, m readmodels.EndpointMessage, body []byte, signing readmodels.Signing) (*int, error) {
+	id, sentAt := "msg_"+m.EventID.String(), d.Now()
+	sig, err := StandardSignatures(signing.Secrets, id, sentAt.Unix(), body)
+	if err != nil { // a bad secret sends nothing unsigned
+		return nil, err
+	}
+	return d.post(ctx, m.URL, body, []attribute.KeyValue{eventAttr.String(m.Type), attribute.String("payledger.event_id", m.EventID.String())},
+		func(h http.Header) { setSignedHeaders(h, id, sentAt, sig) })
+}
+
+// recordRefused records a refused request that is sent again at once (SendEndpoint); a failure
+// is logged (the log then misses that request, the message's outcome is the second's).
+func (d *Dispatcher) recordRefused(ctx context.Context, a readmodels.EndpointAttempt) {
+	if err := d.record(func() error { return d.Endpoints.RecordAttempt(context.WithoutCancel(ctx), a) }); err != nil {
+		d.Log.Warn().Err(err).Msg("record endpoint attempt")
+	}
 }
