@@ -4,6 +4,7 @@ package settlement_test
 
 import (
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/core/types"
@@ -20,7 +21,8 @@ import (
 // 0.00002 transfer is no dust any more. It was recorded next to the balance credit that already
 // holds it, and the receipt was paid by 0.00298 ETH it never received (0.00296 at the deposit).
 // Now a transfer mined at or before a balance credit's block is held by it: nothing is added, the
-// receipt stays pending until the rest comes, and the rest pays it.
+// receipt stays pending until the rest comes, and the rest pays it. The balance credit names the
+// dust's sender (stop 72: DepositTransferSeen.Senders).
 func TestETHDustHeldByABalanceCreditIsNotCountedAgainAfterAReorg(t *testing.T) {
 	t.Parallel()
 	e := newDepositEnv(t)
@@ -50,6 +52,10 @@ func TestETHDustHeldByABalanceCreditIsNotCountedAgainAfterAReorg(t *testing.T) {
 	last := st.Credits[len(st.Credits)-1]
 	if len(st.Credits) != receipt.DustFreeCredits+1 || last.LogIndex != settlement.BalanceLogIndex || last.AmountUnits != "40000000000000" || !last.Counts() {
 		t.Fatalf("after the dust: %d credits, the last %+v", len(st.Credits), last)
+	}
+	// Its senders are the dust's (stop 72): a refund of it has a recipient to name.
+	if len(last.Senders) != 1 || !strings.EqualFold(last.Senders[0], e.buyerAddr().Hex()) {
+		t.Fatalf("the balance credit's senders %v, want the dust's sender %s", last.Senders, e.buyerAddr().Hex())
 	}
 	parent, err := e.sim.HeaderByNumber(e.ctx, new(big.Int).SetUint64(e.headNumber()-1))
 	e.ok(err)

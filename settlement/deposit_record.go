@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -295,29 +296,20 @@ func decideDeposit(st receipt.State, obs []observation, prices map[string]string
 // decideFold is decideDeposit with the state the events leave the receipt in (folded once).
 func decideFold(st receipt.State, obs []observation, prices map[string]string, at int64) ([]receipt.Event, receipt.State, error) {
 	var out []receipt.Event
+	var uncredited []DepositTransfer // this step's ETH transfers by transaction not credited (dust)
 	for _, o := range obs {
-		t := o.t
-		if t.Contract != "" { // a token not configured: recorded, never credited
-			evs, err := receipt.ObserveUnknownToken(st, unknownOf(t, at))
-			if err != nil {
-				return nil, st, err
-			}
-			for _, e := range evs {
-				st = receipt.Evolve(st, e)
-			}
-			out = append(out, evs...)
-			continue
+		var evs []receipt.Event
+		var err error
+		if o.t.Contract != "" { // a token not configured: recorded, never credited
+			evs, err = receipt.ObserveUnknownToken(st, unknownOf(o.t, at))
+		} else {
+			evs, err = observeDeposit(st, o, uncredited, prices, at)
 		}
-		if o.balance {
-			var ok bool
-			if t, ok = balanceTransfer(st, t); !ok {
-				continue
-			}
-		}
-		evs, err := receipt.ObserveDeposit(st, receipt.DepositObservation{Transfer: seenOf(t, at), Confirmed: o.confirmed, Dropped: o.dropped,
-			At: at, Prices: prices})
 		if err != nil {
 			return nil, st, err
+		}
+		if len(evs) == 0 && uncreditedETH(st, o) {
+			uncredited = append(uncredited, o.t)
 		}
 		for _, e := range evs {
 			st = receipt.Evolve(st, e)
@@ -325,6 +317,49 @@ func decideFold(st receipt.State, obs []observation, prices map[string]string, a
 		out = append(out, evs...)
 	}
 	return out, st, nil
+}
+
+// observeDeposit decides one observation of a transfer or a balance: a balance is what it holds
+// beyond the credits (balanceTransfer), named with the senders of the step's uncredited ETH
+// transfers it holds (DepositTransferSeen.Senders).
+func observeDeposit(st receipt.State, o observation, uncredited []DepositTransfer, prices map[string]string, at int64) ([]receipt.Event, error) {
+	t := o.t
+	var senders []string
+	if o.balance {
+		var ok bool
+		if t, ok = balanceTransfer(st, t); !ok {
+			return nil, nil
+		}
+		senders = sendersBy(uncredited, t.BlockNumber)
+	}
+	seen := seenOf(t, at)
+	seen.Senders = senders
+	return receipt.ObserveDeposit(st, receipt.DepositObservation{Transfer: seen, Confirmed: o.confirmed, Dropped: o.dropped, At: at, Prices: prices})
+}
+
+// uncreditedETH says whether o, which added nothing, is an ETH transfer by transaction the
+// receipt has no credit of and no balance credit holds: dust (receipt's dust_transfers.go), whose
+// ETH the next balance read of this step credits. The block's transactions were read for it, so
+// its sender is known (stop 72).
+func uncreditedETH(st receipt.State, o observation) bool {
+	if o.balance || o.dropped || o.t.LogIndex != receipt.ETHLogIndex || o.t.Sender == "" {
+		return false
+	}
+	if _, known := st.Credit(o.t.TransactionHash, o.t.LogIndex); known {
+		return false
+	}
+	return !st.HeldByBalance(seenOf(o.t, 0))
+}
+
+// sendersBy are the distinct senders of ts mined at or before block n, in order.
+func sendersBy(ts []DepositTransfer, n uint64) []string {
+	var out []string
+	for _, t := range ts {
+		if t.BlockNumber <= n && !slices.ContainsFunc(out, func(s string) bool { return strings.EqualFold(s, t.Sender) }) {
+			out = append(out, t.Sender)
+		}
+	}
+	return out
 }
 
 // balanceTransfer is the ETH a deposit's balance at the end of block b shows beyond what its

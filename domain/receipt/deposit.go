@@ -62,8 +62,14 @@ type DepositTransferSeen struct {
 	// TxIndex is the transaction's index in its block (stop 70), absent in events written before
 	// and for ETH found by a balance: an ETH transfer has no log, so its place in the block of a
 	// sweep is known only by it (swept.go's Unswept).
-	TxIndex *int  `json:"txIndex,omitempty"`
-	At      int64 `json:"at"`
+	TxIndex *int `json:"txIndex,omitempty"`
+	// Senders (stop 72), on a balance credit only (log index below ETHLogIndex), are the senders
+	// of the ETH transfers by transaction the detector read in the step that read the balance and
+	// did not credit (dust), mined at or before its block: the balance holds their ETH, and a
+	// balance credit has no sender of its own. Candidates for a refund's recipient, not who sent
+	// what: the balance may hold ETH a contract sent too. Absent before stop 72 and when none.
+	Senders []string `json:"senders,omitempty"`
+	At      int64    `json:"at"`
 }
 
 // DepositTransferConfirmed records that a seen transfer is CHAIN_CONFIRMATIONS deep in the block
@@ -103,6 +109,13 @@ type Credit struct {
 	TxIndex         *int   `json:"txIndex,omitempty"`   // DepositTransferSeen's; nil: not known
 	Confirmed       bool   `json:"confirmed,omitempty"`
 	Dropped         bool   `json:"dropped,omitempty"`
+	// Senders are a balance credit's DepositTransferSeen.Senders.
+	Senders []string `json:"senders,omitempty"`
+	// HeldBy is, for an ETH transfer by transaction while it is dropped, the block hash of the
+	// latest balance credit seen since it was dropped: that balance read did not count it among
+	// the credits, so it holds the transfer if it was mined again at or before its block
+	// (deposit_balance.go). Set by the fold, never by an event's field.
+	HeldBy string `json:"heldBy,omitempty"`
 }
 
 // of says whether c is the credit of the transfer at logIndex of transaction tx: a transfer is
@@ -199,13 +212,20 @@ func (s *State) evolveDeposit(e Event) {
 	switch e := e.(type) {
 	case DepositTransferSeen:
 		s.putCredit(s.creditIndex(e.TransactionHash, e.LogIndex, e.BlockHash), Credit{TransactionHash: e.TransactionHash, LogIndex: e.LogIndex,
-			BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals, BlockTime: e.BlockTime, TxIndex: e.TxIndex})
+			BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals, BlockTime: e.BlockTime, TxIndex: e.TxIndex, Senders: e.Senders})
+		if e.LogIndex < ETHLogIndex { // a balance credit: it holds the dropped ETH transfers mined again by its block
+			for i, c := range s.Credits {
+				if c.droppedETH() {
+					s.Credits[i].HeldBy = e.BlockHash // s.Credits is putCredit's copy
+				}
+			}
+		}
 		if s.Status == StatusGenerated {
 			s.setStatus(StatusPending, e.At)
 		}
 	case DepositTransferConfirmed:
 		if c, ok := s.Credit(e.TransactionHash, e.LogIndex); ok {
-			c.Confirmed, c.Dropped, c.BlockNumber, c.BlockHash = true, false, e.BlockNumber, e.BlockHash
+			c.Confirmed, c.Dropped, c.BlockNumber, c.BlockHash, c.HeldBy = true, false, e.BlockNumber, e.BlockHash, ""
 			s.withCredit(c)
 		}
 	case DepositTransferDropped:

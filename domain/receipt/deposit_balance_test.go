@@ -89,3 +89,53 @@ func TestUnsweptBalanceCreditInTheSweepsOwnBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestDroppedETHMinedAgainByABalanceReadIsNotCreditedAgain (stop 72): an ETH transfer credited,
+// then dropped (its block left the chain), is not among the credits a balance read subtracts, so a
+// balance credit read while it is dropped holds it when its transaction was mined again at or
+// before the balance's block: seen again there it adds nothing. Dropped only after the read, mined
+// again after the balance's block, with the balance credit dropped, or a token transfer: recorded
+// as before.
+func TestDroppedETHMinedAgainByABalanceReadIsNotCreditedAgain(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct {
+		token       string
+		dropAfter   bool   // dropped after the balance read, not before
+		again       uint64 // the block it is mined again in
+		dropBalance bool
+		want        int // events of the transfer seen again, confirmed
+	}{
+		"dropped, balance read, mined again before its block": {"ETH", false, 7, false, 0},
+		"mined again in the balance's block":                  {"ETH", false, 9, false, 0},
+		"mined again after the balance's block":               {"ETH", false, 10, false, 2},
+		"dropped after the balance read":                      {"ETH", true, 7, false, 2},
+		"the balance credit dropped":                          {"ETH", false, 7, true, 2},
+		"a token transfer":                                    {"USDC", false, 7, false, 2},
+	} {
+		s := depositReceipt()
+		s = Evolve(s, TokenQuoted{Token: "ETH", Amount: "0.005", At: 2})
+		dec := uint8(18)
+		if c.token != "ETH" {
+			dec = 6
+		}
+		seen := transfer("0xA", c.token, "2000", dec, "0xb5")
+		s, _ = observe(t, s, DepositObservation{Transfer: seen})
+		drop := DepositObservation{Transfer: seen, Dropped: true}
+		if !c.dropAfter {
+			s, _ = observe(t, s, drop)
+		}
+		b := balanceSeen(9, "3000") // 2000 of the transfer mined again, 1000 a contract sent
+		s, _ = observe(t, s, DepositObservation{Transfer: b})
+		if c.dropAfter {
+			s, _ = observe(t, s, drop)
+		}
+		if c.dropBalance {
+			s, _ = observe(t, s, DepositObservation{Transfer: b, Dropped: true})
+		}
+		again := seen
+		again.BlockNumber, again.BlockHash = c.again, "0xagain"
+		if _, evs := observe(t, s, DepositObservation{Transfer: again, Confirmed: true}); len(evs) != c.want {
+			t.Errorf("%s: %d events %+v, want %d", name, len(evs), evs, c.want)
+		}
+	}
+}

@@ -52,7 +52,7 @@ func ObserveDeposit(s State, o DepositObservation) ([]Event, error) {
 	if !known && dustAfter(s, evs, t) {
 		return nil, nil // dust (dust_transfers.go): stays at the deposit, swept with the rest
 	}
-	if !known && s.heldByBalance(t) {
+	if !known && s.HeldByBalance(t) || known && s.heldAgain(c, t) {
 		return nil, nil // counted already by a balance credit (deposit_balance.go)
 	}
 	if known && c.Confirmed {

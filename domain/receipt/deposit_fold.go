@@ -24,6 +24,7 @@ type Folder struct {
 	owned bool              // s.Credits is the folder's own: changed in place, indexed below
 	keys  map[creditKey]int // position in s.Credits of each credit, by key (while owned)
 	txs   map[string][]int  // positions of each transaction's token credits (log index >= 0), in order
+	drops map[int]bool      // positions of the dropped ETH transfers by transaction (Credit.HeldBy)
 }
 
 // NewFolder is a Folder starting at s (s is never changed).
@@ -51,7 +52,12 @@ func (f *Folder) Apply(e Event) {
 		f.own()
 		i := f.indexOf(e.TransactionHash, e.LogIndex, e.BlockHash)
 		f.put(i, Credit{TransactionHash: e.TransactionHash, LogIndex: e.LogIndex, BlockNumber: e.BlockNumber, BlockHash: e.BlockHash,
-			Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals, BlockTime: e.BlockTime, TxIndex: e.TxIndex})
+			Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals, BlockTime: e.BlockTime, TxIndex: e.TxIndex, Senders: e.Senders})
+		if e.LogIndex < ETHLogIndex {
+			for j := range f.drops {
+				f.s.Credits[j].HeldBy = e.BlockHash
+			}
+		}
 		if f.s.Status == StatusGenerated {
 			f.s.setStatus(StatusPending, e.At)
 		}
@@ -59,12 +65,16 @@ func (f *Folder) Apply(e Event) {
 		f.own()
 		if i, ok := f.keys[keyOf(e.TransactionHash, e.LogIndex)]; ok {
 			c := &f.s.Credits[i]
-			c.Confirmed, c.Dropped, c.BlockNumber, c.BlockHash = true, false, e.BlockNumber, e.BlockHash
+			c.Confirmed, c.Dropped, c.BlockNumber, c.BlockHash, c.HeldBy = true, false, e.BlockNumber, e.BlockHash, ""
+			delete(f.drops, i)
 		}
 	case DepositTransferDropped:
 		f.own()
 		if i, ok := f.keys[keyOf(e.TransactionHash, e.LogIndex)]; ok && strings.EqualFold(f.s.Credits[i].BlockHash, e.BlockHash) {
 			f.s.Credits[i].Dropped, f.s.Credits[i].Confirmed = true, false
+			if f.s.Credits[i].droppedETH() {
+				f.drops[i] = true
+			}
 		}
 	default:
 		f.s = Evolve(f.s, e) // no other event changes the credits (TestFolderFoldsAsEvolve)
@@ -79,7 +89,7 @@ func (f *Folder) own() {
 	cs := make([]Credit, len(f.s.Credits), max(len(f.s.Credits)*5/4, 16))
 	copy(cs, f.s.Credits)
 	f.s.Credits, f.owned = cs, true
-	f.keys, f.txs = make(map[creditKey]int, cap(cs)), map[string][]int{}
+	f.keys, f.txs, f.drops = make(map[creditKey]int, cap(cs)), map[string][]int{}, map[int]bool{}
 	for i, c := range cs {
 		f.index(i, c)
 	}
@@ -93,6 +103,9 @@ func (f *Folder) index(i int, c Credit) {
 	}
 	if c.LogIndex >= 0 {
 		f.txs[k.tx] = append(f.txs[k.tx], i)
+	}
+	if c.droppedETH() {
+		f.drops[i] = true
 	}
 }
 
@@ -127,4 +140,5 @@ func (f *Folder) put(i int, c Credit) {
 		f.keys[k] = i
 	}
 	f.s.Credits[i] = c
+	delete(f.drops, i) // c is seen, not dropped
 }

@@ -9,8 +9,8 @@ import (
 
 // foldStream is a receipt's stream with n credits of every kind the fold tells apart: token
 // transfers confirmed, dropped and seen again in another block, moved by a reorg to another log
-// index (upper-case hashes among them), ETH by transaction, balance credits, a quote, a sweep and
-// a payment between them.
+// index (upper-case hashes among them), ETH by transaction (some dropped for good, held by a later
+// balance credit), balance credits, a quote, a sweep and a payment between them.
 func foldStream(n int) []Event {
 	evs := []Event{depositReceipt().Receipt, TokenQuoted{Token: "ETH", Amount: "0.005", At: 2}}
 	for i := range n {
@@ -25,7 +25,7 @@ func foldStream(n int) []Event {
 		case 1: // ETH by transaction
 			s.LogIndex, s.Token, s.Decimals = ETHLogIndex, "ETH", 18
 		case 2: // a balance credit
-			s.LogIndex, s.TransactionHash, s.Token, s.Decimals = -2, b, "ETH", 18
+			s.LogIndex, s.TransactionHash, s.Token, s.Decimals, s.Senders = -2, b, "ETH", 18, []string{"0xD"}
 		}
 		evs = append(evs, s)
 		switch i % 4 {
@@ -40,6 +40,8 @@ func foldStream(n int) []Event {
 			evs = append(evs, s, confirmedOf(s))
 		case 2: // dropped under another block's hash: nothing
 			evs = append(evs, DepositTransferDropped{TransactionHash: s.TransactionHash, LogIndex: s.LogIndex, BlockHash: "0xother"})
+		case 3: // dropped for good: a later balance credit holds it (HeldBy)
+			evs = append(evs, DepositTransferDropped{TransactionHash: s.TransactionHash, LogIndex: s.LogIndex, BlockHash: b})
 		}
 		if i == n/2 {
 			evs = append(evs, DepositSwept{TransactionHash: "0xs", Token: "USDC", AmountUnits: "1000", BlockNumber: uint64(10 + i)})
@@ -89,14 +91,17 @@ func TestFolderFoldsAsEvolve(t *testing.T) {
 	if got := Fold(depositReceipt(), evs[1:]...); !reflect.DeepEqual(got, want) {
 		t.Fatal("Fold from a state differs from Evolve's")
 	}
-	moved := 0
+	moved, held := 0, 0
 	for _, c := range want.Credits {
 		if c.LogIndex >= 3 {
 			moved++
 		}
+		if c.HeldBy != "" {
+			held++
+		}
 	}
-	if moved == 0 || len(want.Credits) < 150 || want.Status != StatusPaid {
-		t.Fatalf("the stream tells nothing apart: %d credits, %d moved, %s", len(want.Credits), moved, want.Status)
+	if moved == 0 || held == 0 || len(want.Credits) < 150 || want.Status != StatusPaid {
+		t.Fatalf("the stream tells nothing apart: %d credits, %d moved, %d held, %s", len(want.Credits), moved, held, want.Status)
 	}
 }
 
