@@ -50,7 +50,14 @@ const readPage = 1000
 
 // Load folds stream into state, starting from initial.
 func Load[S any](ctx context.Context, store Store, stream string, agg Aggregate[S], initial S) (Loaded[S], error) {
-	out := Loaded[S]{State: initial}
+	return loadOn(ctx, store, stream, agg, Loaded[S]{State: initial})
+}
+
+// loadOn folds the events of stream after out.Version into out.State: a stream is only ever
+// appended to, so a state loaded earlier is brought up to date by what came after it. The
+// aggregates' states are values whose maps and slices are copied on change (receipt.withEntry),
+// so a decision made on out meanwhile changed nothing in it.
+func loadOn[S any](ctx context.Context, store Store, stream string, agg Aggregate[S], out Loaded[S]) (Loaded[S], error) {
 	for {
 		evs, err := store.ReadStream(ctx, stream, out.Version+1, readPage)
 		if err != nil {
@@ -71,10 +78,13 @@ func Load[S any](ctx context.Context, store Store, stream string, agg Aggregate[
 // Decision is what a decide step returns: the events to append (none is fine).
 type Decision = []eventstore.EventData
 
-// A version conflict is retried from a fresh load until it goes through: under contention (20
-// refunds of one receipt at once) every writer gets its turn. The pause between tries grows
-// with jitter so the writers spread out; only a stream that stays contended for conflictBudget
-// gives up, with ErrContended.
+// A version conflict is retried on the stream as it is now until it goes through: under
+// contention (20 refunds of one receipt at once, two processes) every writer gets its turn. A
+// retry reads only the events appended since the version it decided on (loadOn), not the whole
+// stream again: a receipt with many refunds costs its conflicting writers what the winner
+// appended, not its history once per try. The pause between tries grows with jitter so the
+// writers spread out; only a stream that stays contended for conflictBudget gives up, with
+// ErrContended.
 const (
 	conflictBudget = 10 * time.Second
 	firstPause     = time.Millisecond
@@ -86,12 +96,21 @@ const (
 var ErrContended = errors.New("the aggregate is being changed by other requests; retry")
 
 // Execute loads stream, calls decide with the state and appends its events with the loaded
-// version as expectation, retrying from a fresh load and a fresh decision on a version conflict.
+// version as expectation, retrying on the events appended since (loadOn) with a fresh decision
+// on a version conflict.
 // It returns the state decide saw last, and the append result (zero when decide returned no
 // events). Errors: decide's, ErrContended, wrapped store errors.
 func Execute[S any](ctx context.Context, store Store, stream string, agg Aggregate[S], initial S,
 	decide func(Loaded[S]) (Decision, error)) (Loaded[S], eventstore.AppendResult, error) {
 	return execute(ctx, store, stream, agg, initial, decide, route{})
+}
+
+// executeOn is Execute on a stream the caller loaded already (loaded, by Load): the first try
+// reads only what was appended since, so a command that loaded the stream for a check before
+// deciding (a refund's owner and claim checks) does not read it whole twice. Errors: Execute's.
+func executeOn[S any](ctx context.Context, store Store, stream string, agg Aggregate[S], loaded Loaded[S],
+	decide func(Loaded[S]) (Decision, error)) (Loaded[S], eventstore.AppendResult, error) {
+	return executeFrom(ctx, store, stream, agg, loaded, decide, route{})
 }
 
 // route is how a command's decided events go through the pipeline where Execute's defaults do not
@@ -109,14 +128,22 @@ type route struct {
 // execute is Execute along r.
 func execute[S any](ctx context.Context, store Store, stream string, agg Aggregate[S], initial S,
 	decide func(Loaded[S]) (Decision, error), r route) (Loaded[S], eventstore.AppendResult, error) {
+	return executeFrom(ctx, store, stream, agg, Loaded[S]{State: initial}, decide, r)
+}
+
+// executeFrom is Execute along r from start: each try folds what was appended after the state
+// it has (loadOn) and decides on it; a conflict means another writer appended, and the next try
+// reads just that.
+func executeFrom[S any](ctx context.Context, store Store, stream string, agg Aggregate[S], start Loaded[S],
+	decide func(Loaded[S]) (Decision, error), r route) (Loaded[S], eventstore.AppendResult, error) {
 	deadline := time.Now().Add(conflictBudget)
 	pause := firstPause
+	loaded := start
 	for try := 0; ; try++ {
 		blind := r.fresh && try == 0
-		loaded := Loaded[S]{State: initial}
 		if !blind {
 			var err error
-			if loaded, err = Load(ctx, store, stream, agg, initial); err != nil {
+			if loaded, err = loadOn(ctx, store, stream, agg, loaded); err != nil {
 				return loaded, eventstore.AppendResult{}, err
 			}
 		}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
@@ -114,5 +117,61 @@ func TestGenerationHandedOverDecided(t *testing.T) {
 	}
 	if evs, _ := plain.ReadStream(ctx, commands.ReceiptStream("rcpt_d1"), 1, 10); len(evs) != 0 {
 		t.Fatalf("%d events appended without their key", len(evs))
+	}
+}
+
+// fromsStore records where each stream read of the store it wraps starts.
+type fromsStore struct {
+	commands.Store
+	froms []uint64
+}
+
+func (s *fromsStore) ReadStream(ctx context.Context, stream string, from uint64, limit int) ([]eventstore.RecordedEvent, error) {
+	s.froms = append(s.froms, from)
+	return s.Store.ReadStream(ctx, stream, from, limit)
+}
+
+// TestConflictRetryReadsOnlyWhatCameAfter (stop 72): a try that loses its append to another
+// writer (another process) decides again on the stream as it is now, reading only the events
+// appended after the version it decided on, not the stream from its start; the state it then
+// decides on is the whole stream's, as a fresh load folds it. It read the stream from version 1
+// on every try: two processes refunding one receipt with many refunds paid its history per try.
+func TestConflictRetryReadsOnlyWhatCameAfter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	now := time.Unix(1_800_000_000, 0)
+	store := &fromsStore{Store: memory.New(func() time.Time { return now })}
+	event := func(typ string) eventstore.EventData {
+		return eventstore.EventData{ID: uuid.New(), Type: typ, Data: []byte(`{}`)}
+	}
+	const stream = "pipeline-p1"
+	if _, err := store.Append(ctx, stream, eventstore.NoStream(), event("a"), event("b")); err != nil {
+		t.Fatal(err)
+	}
+	types := commands.Aggregate[[]string]{Apply: func(s []string, e eventstore.RecordedEvent) ([]string, error) {
+		return append(slices.Clip(s), e.Type), nil
+	}}
+	var seen [][]string
+	loaded, res, err := commands.Execute(ctx, store, stream, types, nil, func(l commands.Loaded[[]string]) (commands.Decision, error) {
+		seen = append(seen, l.State)
+		if len(seen) == 1 { // another writer appends first
+			if _, err := store.Append(ctx, stream, eventstore.Any(), event("other")); err != nil {
+				return nil, err
+			}
+		}
+		return commands.Decision{event("mine")}, nil
+	})
+	if err != nil || res.Version != 4 {
+		t.Fatalf("append: %+v, %v; want version 4", res, err)
+	}
+	if want := [][]string{{"a", "b"}, {"a", "b", "other"}}; !reflect.DeepEqual(seen, want) || loaded.Version != 3 {
+		t.Fatalf("decided on %v (version %d), want %v (version 3)", seen, loaded.Version, want)
+	}
+	if want := []uint64{1, 3}; !reflect.DeepEqual(store.froms, want) {
+		t.Fatalf("the tries read from versions %v, want %v (the retry reads what came after version 2)", store.froms, want)
+	}
+	fresh, err := commands.Load(ctx, store, stream, types, nil)
+	if err != nil || !reflect.DeepEqual(fresh.State, []string{"a", "b", "other", "mine"}) {
+		t.Fatalf("the stream: %v, %v", fresh.State, err)
 	}
 }

@@ -94,12 +94,12 @@ func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error
 		return Refunded{}, err
 	}
 	defer release()
-	var key string // the refund's hold on its hash (holdKey)
+	var key string              // the refund's hold on its hash (holdKey)
+	var l Loaded[receipt.State] // what the hash's checks read; the decision reads only what came after
 	if order.TransactionHash != "" {
 		// The receipt's owner first: another merchant's refund must neither learn that a hash is
 		// counted (409) nor hold it. A receipt's merchant never changes, so the check holds below.
-		l, err := LoadReceipt(ctx, h.store, cmd.ReceiptID)
-		if err != nil {
+		if l, err = LoadReceipt(ctx, h.store, cmd.ReceiptID); err != nil {
 			return Refunded{}, err
 		}
 		if err := refunder(l.State, cmd); err != nil {
@@ -113,7 +113,8 @@ func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error
 			return Refunded{}, err
 		}
 	}
-	st, res, err := ChangeReceipt(ctx, h.store, cmd.ReceiptID, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {
+	var after receipt.State
+	l, res, err := executeOn(ctx, h.store, ReceiptStream(cmd.ReceiptID), receiptAggregate, l, receiptDecision(&after, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {
 		if err := refunder(st, cmd); err != nil {
 			return nil, err
 		}
@@ -123,10 +124,10 @@ func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error
 		o := order
 		o.At = h.now().UnixMilli()
 		return receipt.RequestRefund(st, o)
-	})
+	}))
 	if err != nil {
 		if order.TransactionHash != "" {
-			if rerr := h.release(ctx, key, cmd.ReceiptID); rerr != nil {
+			if rerr := h.release(ctx, key, cmd.ReceiptID, l); rerr != nil {
 				err = errors.Join(err, fmt.Errorf("releasing the refund hash: %w", rerr))
 			}
 		}
@@ -135,7 +136,7 @@ func (h *RefundHandler) Handle(ctx context.Context, cmd Refund) (Refunded, error
 		}
 		return Refunded{}, claimRefusal(err)
 	}
-	return Refunded{State: st, Result: res}, nil
+	return Refunded{State: after, Result: res}, nil
 }
 
 // ErrRefundClaimsOpen: the receipt's open claims are at receipt.MaxOpenRefundClaims (409: a
@@ -174,9 +175,10 @@ func refunder(st receipt.State, cmd Refund) error {
 // release gives back this request's hold (key, holdKey) on its hash after its refund failed,
 // unless the receipt's history counts a refund with the hash: an append whose commit answered
 // with an error may have been recorded, and its claim is the verifier's to judge. (A crash
-// before this leaves the hold to the verifier, which deletes a claim never recorded.)
-func (h *RefundHandler) release(ctx context.Context, key, receiptID string) error {
-	l, err := LoadReceipt(ctx, h.store, receiptID)
+// before this leaves the hold to the verifier, which deletes a claim never recorded.) seen is the
+// receipt as the refund's decision last read it: only what was appended since is read.
+func (h *RefundHandler) release(ctx context.Context, key, receiptID string, seen Loaded[receipt.State]) error {
+	l, err := loadOn(ctx, h.store, ReceiptStream(receiptID), receiptAggregate, seen)
 	if err != nil { // the hold stays; the verifier deletes it in a minute if nothing was recorded
 		return err
 	}
