@@ -46,6 +46,7 @@ type dashReceiptView struct {
 	Failure                                                         string
 	Refunded, Requested, Unrefunded                                 string
 	RefundedExcess                                                  string // refundedExcessUsd, "" when 0 (the excess refunded apart from the order)
+	RefundedEarly, RefundedProcessor                                string // refundedBeforePaymentUsd, processorRefundedUsd; "" when 0 (apart from the order)
 	CanRefund                                                       bool
 	Events                                                          []dashEvent
 	ChainValid                                                      bool
@@ -155,6 +156,12 @@ func dashReceiptOf(st receipt.State) dashReceiptView {
 		WebhookURL: g.WebhookURL != ""}
 	if x := st.RefundedExcessCents(); x > 0 {
 		v.RefundedExcess = dashMoney(x, cur)
+	}
+	if x := st.RefundedBeforePaymentCents(); x > 0 {
+		v.RefundedEarly = dashMoney(x, cur)
+	}
+	if x := st.ProcessorRefundedCents; x > 0 {
+		v.RefundedProcessor = dashMoney(x, cur)
 	}
 	if r := st.OrderRequestedCents(); r > 0 {
 		v.Requested = dashMoney(r, cur)
