@@ -93,7 +93,8 @@ func (e *Exports) poolOf(ctx context.Context) (*pgxpool.Pool, error) {
 
 // ReceiptColumns is the header row of the receipts export (DESIGN 9).
 var ReceiptColumns = []string{"receiptId", "createdAt", "status", "currency", "subtotal", "tax", "fee", "total", "token",
-	"amountReceived", "transactionHash", "buyerWallet", "transactionId", "paidAt", "refunded"}
+	"amountReceived", "transactionHash", "buyerWallet", "transactionId", "paidAt", "refunded",
+	"refundedExcess"}
 
 // SplitColumns is the header row of the split transactions export.
 var SplitColumns = []string{"receiptId", "distributedAt", "currency", "total", "fee", "token", "transactionHash"}
@@ -134,6 +135,16 @@ const orderRefunded = `CASE WHEN r.state->'payment' IS NULL THEN least((r.state-
 		ELSE greatest(0, (r.state->>'refundedCents')::bigint - coalesce((r.state->>'fundsRefundedCents')::bigint, 0)
 			- coalesce((r.state->>'excessRefundedCents')::bigint, 0)) END`
 
+// excessRefunded is a receipts row's refundedExcess column (stop 72, the last, so that readers
+// by position keep working): what the status read shows as refundedExcessUsd
+// (receipt.State.RefundedExcessCents). A paid receipt's processed refunds of its excess, at most
+// its refunds less those of funds returned before its payment; a receipt without a payment, its
+// funds' refunds beyond the total (refunded shows them up to it). With refunded and the refunds
+// of early funds it makes every processed refund (the processor's are apart, as in the reads).
+const excessRefunded = `CASE WHEN r.state->'payment' IS NULL THEN greatest(0, (r.state->>'refundedCents')::bigint - r.total_cents)
+		ELSE least(coalesce((r.state->>'excessRefundedCents')::bigint, 0), (r.state->>'refundedCents')::bigint
+			- least(coalesce((r.state->>'fundsRefundedCents')::bigint, 0), (r.state->>'refundedCents')::bigint)) END`
+
 // exportPage is how many rows an export reads in one query. An export reads page by page, each
 // page a short query of its own from where the last one ended, and hands the page's rows to its
 // client while holding no connection, snapshot or lock: a query that streamed every row would
@@ -165,7 +176,7 @@ const receiptsExport = `SELECT r.receipt_id, (extract(epoch FROM r.created_at) *
 		CASE WHEN r.status = 'failed' THEN '' ELSE coalesce(r.state->'payment'->>'buyerWallet', fc.sender,
 			nullif(r.state->'attempts'->(r.state->>'currentAttempt')->>'buyerWallet', ''), '') END,
 		coalesce(r.state->'receipt'->>'transactionId', ''), (r.state->'payment'->>'at')::bigint, ` + orderRefunded + `,
-		` + amountTokenParts + `,
+		` + excessRefunded + `, ` + amountTokenParts + `,
 		r.pos_commit, r.pos_prepare
 	FROM %s r LEFT JOIN LATERAL (` + firstCredit + `) fc ON true
 	WHERE r.merchant_wallet = $1 AND r.created_at >= $2 AND r.created_at < $3 AND ($4 = '' OR r.status = $4)
@@ -237,11 +248,11 @@ func readPage(ctx context.Context, pool *pgxpool.Pool, query string, args []any,
 func scanExportReceipt(rows pgx.Rows, c *exportCursor) ([]string, error) {
 	rec := make([]string, len(ReceiptColumns))
 	var created, total int64
-	var subtotal, tax, fee, source, paidAt, refunded *int64
+	var subtotal, tax, fee, source, paidAt, refunded, excess *int64
 	var received *string
 	var amounts amountTokenRow
 	if err := rows.Scan(&rec[0], &created, &rec[2], &rec[3], &subtotal, &tax, &fee, &total, &rec[8], &received, &source,
-		&rec[10], &rec[11], &rec[12], &paidAt, &refunded, &amounts.firstToken, &amounts.quotedToken, &amounts.quotes, &amounts.eurUSDRate,
+		&rec[10], &rec[11], &rec[12], &paidAt, &refunded, &excess, &amounts.firstToken, &amounts.quotedToken, &amounts.quotes, &amounts.eurUSDRate,
 		&c.commit, &c.prepare); err != nil {
 		return nil, err
 	}
@@ -254,7 +265,7 @@ func scanExportReceipt(rows pgx.Rows, c *exportCursor) ([]string, error) {
 		rec[9] = *received
 		rec[8] = amounts.token(rec[3], total) // the token the amount is in (stop 69)
 	}
-	rec[13], rec[14] = isoMillis(paidAt), decimal(refunded)
+	rec[13], rec[14], rec[15] = isoMillis(paidAt), decimal(refunded), decimal(excess)
 	return rec, nil
 }
 

@@ -56,7 +56,7 @@ func TestReceiptsExportRoundTrip(t *testing.T) {
 		t.Fatalf("export: %d %v %q", out.Code, out.Header(), out.Body)
 	}
 	recs := readCSV(t, out.Body.String())
-	if strings.Join(recs[0], ",") != "receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded" {
+	if strings.Join(recs[0], ",") != "receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded,refundedExcess" {
 		t.Fatalf("header %v", recs[0])
 	}
 	if len(recs) != 3 {
