@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded (the order's refunds, as refundedUsd). A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file) */
+        /** The merchant's receipts as RFC 4180 CSV, streamed (session, or key with receipts:read). Header: receiptId,createdAt,status,currency,subtotal,tax,fee,total,token,amountReceived,transactionHash,buyerWallet,transactionId,paidAt,refunded,refundedExcess (refunded: the order's refunds, as refundedUsd; refundedExcess, last since stop 72: the excess refunded, as refundedExcessUsd). A cell that begins with =, +, -, @, tab or CR is written with a leading apostrophe, as is a formula character after a semicolon, tab or line feed inside a cell (CSV injection). At most EXPORT_MAX_CONCURRENT exports per instance and 2 per merchant (else 429); an export ends after EXPORT_TIMEOUT. The answer begins with the first row: a database unreachable before it is 503, a failure after it aborts the connection (never a clean partial file) */
         get: operations["exportReceiptsCsv"];
         put?: never;
         post?: never;
