@@ -90,24 +90,30 @@ func (s *Server) limitEveryAll(c echo.Context, kind string, period time.Duration
 	if err != nil {
 		res, _ = s.spare().AllowAll(ctx, period, buckets...) // in-process: never fails
 	}
-	h := c.Response().Header()
-	// A per-minute limit set its headers already: these replace them when this limit is the one
-	// that leaves fewer requests.
-	if left, err := strconv.Atoi(h.Get("X-RateLimit-Remaining")); err != nil || res.Remaining <= left || !res.Allowed {
-		h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-		h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-		if res.Allowed {
-			h.Set("X-RateLimit-Reset", strconv.FormatInt(res.ResetAt.UnixMilli(), 10))
-		}
-	}
+	s.limitHeaders(c, res)
 	if !res.Allowed {
 		return res, s.rateLimited(c, kind, res.RetryAt)
 	}
 	return res, nil
 }
 
+// limitHeaders sets the X-RateLimit-* headers of a count that is not the request's first: a limit
+// counted before set its headers already, and these replace them when this count is the one that
+// leaves fewer requests, or refused.
+func (s *Server) limitHeaders(c echo.Context, res ratelimit.Result) {
+	h := c.Response().Header()
+	if left, err := strconv.Atoi(h.Get("X-RateLimit-Remaining")); err == nil && res.Remaining > left && res.Allowed {
+		return
+	}
+	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+	if res.Allowed {
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(res.ResetAt.UnixMilli(), 10))
+	}
+}
+
 // rateLimited is the 429 answer, with the moment the client may try again.
-func (s *Server) rateLimited(c echo.Context, kind string, retryAt time.Time) error {
+func (s *Server) rateLimited(c echo.Context, kind string, retryAt time.Time) *Error {
 	s.metrics.limited.WithLabelValues(kind).Inc()
 	reset := retryAt.UnixMilli()
 	h := c.Response().Header()

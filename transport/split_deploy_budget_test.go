@@ -21,7 +21,7 @@ import (
 // service on the development chain, with a budget of 2, two fresh wallets from two addresses get
 // their split; a third from a third address is 429 rate_limited with resetAt, Retry-After and a
 // message saying what to do, nothing is deployed, the spent budget is logged once, and /healthz
-// names it while it lasts.
+// names it while it lasts (from the second deployment on: the count left none).
 func TestSplitDeploymentsTheOperatorPaysForHaveAnHourlyBudget(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -53,9 +53,9 @@ func TestSplitDeploymentsTheOperatorPaysForHaveAnHourlyBudget(t *testing.T) {
 		if r := deploy(i + 1); r.code != http.StatusOK {
 			t.Fatalf("deployment %d of the hour: %d %v", i+1, r.code, r.body)
 		}
-	}
-	if exhausted := e.healthz()["exhausted"]; exhausted != nil {
-		t.Fatalf("/healthz names %v before the budget refused anything", exhausted)
+		if exhausted := e.healthz()["exhausted"]; i == 0 && exhausted != nil {
+			t.Fatalf("/healthz names %v with a deployment of the budget left", exhausted)
+		}
 	}
 	for i := range 2 {
 		r := deploy(budget + 1 + i)
