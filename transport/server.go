@@ -151,6 +151,9 @@ type Deps struct {
 	Idempotent IdempotentStore
 	// Exports streams the CSV exports.
 	Exports ExportSource
+	// SplitBudget counts the split deployments the operator pays for an hour, for every instance
+	// (split_deploy_limit.go).
+	SplitBudget SplitBudgetStore
 
 	// Invalidations, when set, keeps the server's status cache; it must run (Run) after New.
 	// Without it every status read goes to the database. PricingCache and InventoryCache are the
@@ -234,7 +237,7 @@ type Server struct {
 	receiptWatch *receiptWatch // wakes the event streams of the payment page and the dashboard
 	known        *lastKnown
 	gate         *failGate   // client addresses blocked for wrong cron secrets or signatures
-	splitBudget  spentBudget // until when the operator's split deployments are spent (split_deploy_limit.go)
+	splitBudget  spentBudget // the operator's split deployments of the hour (split_deploy_limit.go)
 	stalls       *stallWatch
 
 	endpoints      EndpointStore
@@ -300,6 +303,7 @@ func New(d Deps) (*Server, error) {
 	s.users = d.Users
 	s.plans = d.Plans
 	s.known = newLastKnown(d.Config.KeyCacheTTL, d.Now)
+	s.splitBudget.store = d.SplitBudget
 	s.gate = newFailGate()
 	s.stalls = &stallWatch{now: d.Now}
 	s.subscriptionRoutes(d.Charger)
@@ -329,7 +333,7 @@ func checkDeps(d Deps) error {
 		{"Figures", d.Figures == nil}, {"Users", d.Users == nil}, {"Plans", d.Plans == nil},
 		{"SubscriptionLists", d.SubscriptionLists == nil}, {"SubscriptionsView", d.SubscriptionsView == nil},
 		{"WebhookEndpoints", d.WebhookEndpoints == nil}, {"EndpointSender", d.EndpointSender == nil},
-		{"Idempotent (Idempotency-Key)", d.Idempotent == nil}, {"Exports", d.Exports == nil},
+		{"Idempotent (Idempotency-Key)", d.Idempotent == nil}, {"Exports", d.Exports == nil}, {"SplitBudget", d.SplitBudget == nil},
 		{"OpenAPIJSON", len(d.OpenAPIJSON) == 0},
 	}
 	for _, r := range required {
@@ -450,7 +454,7 @@ func (s *Server) health(db Pinger, workers WorkerHealth, off []string) echo.Hand
 	return func(c echo.Context) error {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
 		defer cancel()
-		out := answer{Status: "ok", Stuck: workers.Check(), Off: off, Leading: workers.Leading(), Exhausted: s.exhausted()}
+		out := answer{Status: "ok", Stuck: workers.Check(), Off: off, Leading: workers.Leading(), Exhausted: s.exhausted(ctx)}
 		err := db.Ping(ctx)
 		if err != nil {
 			zerolog.Ctx(c.Request().Context()).Warn().Err(err).Msg("datastore does not answer")

@@ -91,6 +91,7 @@ func deps(cfg Config, s *app.Service, metrics *transport.Metrics, openapi []byte
 		Idempotent: readmodels.NewIdempotentResponses(pool, s.WebhookKeys).
 			WithBound(cmp.Or(cfg.IdempotencyMaxKept, readmodels.MaxKeptAnswers), readmodels.MaxKeptBytes),
 		Exports: s.Exports, Tracer: cfg.App.Tracer, Off: s.Config.CapabilitiesOff(),
+		SplitBudget: readmodels.NewSplitBudget(pool),
 	}
 	dash := dashboard.Deps{Receipts: receipts, Search: receipts, Histories: hist, Deliveries: s.Outbox,
 		Splits: aggregates, Keys: s.Keys, Endpoints: s.Endpoints, Figures: receipts, Shops: shops, Plans: plans, Subscriptions: subs}
