@@ -56,7 +56,7 @@ type ProcessorEventApplied struct {
 type ApplyProcessorEventHandler struct {
 	store  Store
 	events ProcessorEvents
-	now    func() time.Time
+	clock  judgeClock // the database's with JudgedBy (reconcile_onramp_clock.go)
 }
 
 // NewApplyProcessorEventHandler returns the handler. It panics on a nil dependency.
@@ -64,7 +64,7 @@ func NewApplyProcessorEventHandler(store Store, events ProcessorEvents, now func
 	if store == nil || events == nil || now == nil {
 		panic("commands.NewApplyProcessorEventHandler: nil dependency")
 	}
-	return &ApplyProcessorEventHandler{store: store, events: events, now: now}
+	return &ApplyProcessorEventHandler{store: store, events: events, clock: judgeClock{now: now}}
 }
 
 // Handle keeps the event (deduplicated by id: a replay of an applied event is a no-op), then
@@ -73,9 +73,10 @@ func NewApplyProcessorEventHandler(store Store, events ProcessorEvents, now func
 // session for (a session of another receipt pays nothing here). An event for an unknown receipt is kept and
 // answered as stored, so the processor does not retry it forever; so is a signed event whose
 // status this version does not act on (Unhandled: a refund, a dispute, a status the processor
-// added), which was refused and lost while the processor retried it for days. Errors: Invalid
-// (no id, no status or one over 64 characters, an unreadable amount), ErrContended, wrapped
-// store errors.
+// added), which was refused and lost while the processor retried it for days. The event is
+// dated by its `created`, never after its arrival by the database's clock (dated, JudgedBy).
+// Errors: Invalid (no id, no status or one over 64 characters, an unreadable amount), the
+// database clock's, ErrContended, wrapped store errors.
 func (h *ApplyProcessorEventHandler) Handle(ctx context.Context, cmd ApplyProcessorEvent) (ProcessorEventApplied, error) {
 	if cmd.EventID == "" || cmd.Status == "" || len(cmd.Status) > 64 {
 		return ProcessorEventApplied{}, Invalid("processor event needs an id and a data.status of " + strings.Join(receipt.ProcessorStatuses, ", "))
@@ -91,9 +92,9 @@ func (h *ApplyProcessorEventHandler) Handle(ctx context.Context, cmd ApplyProces
 	if err != nil {
 		return ProcessorEventApplied{}, Invalid("data.sourceAmountUsd " + err.Error())
 	}
-	at := h.now().UnixMilli()
-	if cmd.Created > 0 {
-		at = cmd.Created * 1000
+	at, err := h.dated(ctx, cmd.Created)
+	if err != nil {
+		return ProcessorEventApplied{}, err
 	}
 	u := receipt.ProcessorUpdate{SessionID: cmd.SessionID, AttemptID: cmd.AttemptID, Status: cmd.Status, ErrorCode: cmd.ErrorCode, RequestID: cmd.RequestID,
 		TransactionHash: cmd.TransactionHash, Wallet: cmd.WalletAddress, SourceAmountCents: amount, SourceAmountUSD: cmd.SourceAmountUSD, At: at, SessionUnique: true}
@@ -136,4 +137,21 @@ func (h *ApplyProcessorEventHandler) keepUnhandled(ctx context.Context, cmd Appl
 		return ProcessorEventApplied{}, err
 	}
 	return ProcessorEventApplied{Stored: true, Unhandled: cmd.Status}, nil
+}
+
+// dated is when a processor event created at `created` (Unix seconds; 0: not given) is dated,
+// Unix ms: its `created`, but never after its arrival, now by the handler's clock (the
+// database's with JudgedBy); its arrival when it has no `created`. The report exists when it
+// arrives, so what it reports was so by then, whatever the processor's clock says. Errors: the
+// database clock's.
+func (h *ApplyProcessorEventHandler) dated(ctx context.Context, created int64) (int64, error) {
+	now, err := h.clock.read(ctx)
+	if err != nil {
+		return 0, err
+	}
+	at := now().UnixMilli()
+	if created > 0 {
+		at = min(at, created*1000)
+	}
+	return at, nil
 }

@@ -3,6 +3,7 @@ package commands_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
@@ -21,6 +22,7 @@ func TestApplyProcessorEvent(t *testing.T) {
 	kept := readmodels.NewProcessorEvents(pool)
 	h := commands.NewApplyProcessorEventHandler(e.store, kept, e.now)
 	id := e.receipt(payMerchant, "USD", 2500)
+	e.at = e.at.Add(5 * time.Minute) // the events arrive after their creation (an event is never dated after its arrival)
 	processed := func(eventID string) bool {
 		t.Helper()
 		var done bool

@@ -83,7 +83,7 @@ type ReconcileOnrampHandler struct {
 	store     Store
 	processor Processor // nil: the onramp is not configured, nothing to verify
 	open      OpenAttempts
-	now       func() time.Time
+	clock     judgeClock // the database's with JudgedBy (reconcile_onramp_clock.go)
 	mu        sync.Mutex // the cursor: the background reconciler and POST /api/cron/reconcile
 	cursor    attemptCursor
 }
@@ -94,19 +94,24 @@ func NewReconcileOnrampHandler(store Store, processor Processor, open OpenAttemp
 	if store == nil || open == nil || now == nil {
 		panic("commands.NewReconcileOnrampHandler: nil dependency")
 	}
-	return &ReconcileOnrampHandler{store: store, processor: processor, open: open, now: now}
+	return &ReconcileOnrampHandler{store: store, processor: processor, open: open, clock: judgeClock{now: now}}
 }
 
 // Handle verifies up to 500 open attempts, the page after the last pass's (from the oldest again
 // after the last page). A receipt whose verification fails is listed in Failed and skipped (a
 // later pass tries again); after maxUnanswered calls in a row that the processor left unanswered
-// the pass stops, saying so in ProcessorDown. Errors: the listing's.
+// the pass stops, saying so in ProcessorDown. The pass judges by the database's clock with
+// JudgedBy, read once. Errors: the database clock's, the listing's.
 func (h *ReconcileOnrampHandler) Handle(ctx context.Context, cmd ReconcileOnramp) (Reconciled, error) {
 	var out Reconciled
 	if h.processor == nil {
 		return out, nil
 	}
-	ids, err := h.nextPage(ctx, h.now().Add(-cmd.MinAge))
+	now, err := h.clock.read(ctx)
+	if err != nil {
+		return out, err
+	}
+	ids, err := h.nextPage(ctx, now().Add(-cmd.MinAge))
 	if err != nil {
 		return out, err
 	}
@@ -117,7 +122,7 @@ func (h *ReconcileOnrampHandler) Handle(ctx context.Context, cmd ReconcileOnramp
 			break
 		}
 		out.Checked++
-		changed, res, err := h.Verify(ctx, id)
+		changed, res, err := h.verify(ctx, id, now)
 		if unanswered++; !processorDown(err) {
 			unanswered = 0 // an answer (or a failure of ours) ends the run
 		}
@@ -185,11 +190,21 @@ func decidable(st receipt.State, session string) bool {
 // only to a generated or pending receipt (decidable). When the current session brings nothing,
 // the receipt's earlier sessions are asked about their completion (verifyEarlier), and so they
 // are before the current session's failure is applied. Errors: the
-// processor's (of the current session), receipt.ErrNotFound, ErrContended, wrapped store errors.
+// processor's (of the current session), the database clock's (JudgedBy), receipt.ErrNotFound,
+// ErrContended, wrapped store errors.
 func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (bool, eventstore.AppendResult, error) {
 	if h.processor == nil {
 		return false, eventstore.AppendResult{}, nil
 	}
+	now, err := h.clock.read(ctx)
+	if err != nil {
+		return false, eventstore.AppendResult{}, err
+	}
+	return h.verify(ctx, receiptID, now)
+}
+
+// verify is Verify judged by now.
+func (h *ReconcileOnrampHandler) verify(ctx context.Context, receiptID string, now func() time.Time) (bool, eventstore.AppendResult, error) {
 	loaded, err := LoadReceipt(ctx, h.store, receiptID)
 	if err != nil {
 		return false, eventstore.AppendResult{}, err
@@ -207,15 +222,15 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 			// An earlier session's payment under way, or done, comes first: the current one's
 			// failure would fail the receipt, and a failed receipt is not asked about again. So
 			// the failure waits for a pass in which the processor answered about every one.
-			if changed, res, err := h.verifyEarlier(ctx, loaded, true); err != nil || changed {
+			if changed, res, err := h.verifyEarlier(ctx, loaded, true, now); err != nil || changed {
 				return changed, res, err
 			}
 		}
-		if changed, res, err := h.apply(ctx, loaded, a, sess); err != nil || changed {
+		if changed, res, err := h.apply(ctx, loaded, a, sess, now); err != nil || changed {
 			return changed, res, err
 		}
 	}
-	return h.verifyEarlier(ctx, loaded, false)
+	return h.verifyEarlier(ctx, loaded, false, now)
 }
 
 // verifyEarlier asks about the receipt's earlier onramp sessions (sessionsToAsk, the newest few
@@ -233,7 +248,7 @@ func (h *ReconcileOnrampHandler) Verify(ctx context.Context, receiptID string) (
 // the earlier payment unasked). After the window's end no payment under way resumes the receipt
 // (Resumable), so the failure is applied: a session the processor never answers about does not
 // keep the current one open, and the receipt pending, for good.
-func (h *ReconcileOnrampHandler) verifyEarlier(ctx context.Context, loaded Loaded[receipt.State], beforeFailure bool) (bool, eventstore.AppendResult, error) {
+func (h *ReconcileOnrampHandler) verifyEarlier(ctx context.Context, loaded Loaded[receipt.State], beforeFailure bool, now func() time.Time) (bool, eventstore.AppendResult, error) {
 	st := loaded.State
 	if st.Expired() || !slices.Contains(earlierAsked, st.Status) {
 		return false, eventstore.AppendResult{}, nil
@@ -243,16 +258,16 @@ func (h *ReconcileOnrampHandler) verifyEarlier(ctx context.Context, loaded Loade
 			continue
 		}
 		sess, err := h.processor.Get(ctx, a.SessionID)
-		if processorDown(err) && beforeFailure && h.now().UnixMilli() < st.Receipt.ExpiresAt {
+		if processorDown(err) && beforeFailure && now().UnixMilli() < st.Receipt.ExpiresAt {
 			return false, eventstore.AppendResult{}, fmt.Errorf("ask earlier onramp session %s before the current one's failure: %w", a.SessionID, err)
 		}
 		if processorDown(err) {
 			break // the next would wait as long: a later pass asks again
 		}
-		if err != nil || !earlierNews(st, a, sess.Status, h.now().UnixMilli()) {
+		if err != nil || !earlierNews(st, a, sess.Status, now().UnixMilli()) {
 			continue
 		}
-		if changed, res, err := h.apply(ctx, loaded, a, sess); err != nil || changed {
+		if changed, res, err := h.apply(ctx, loaded, a, sess, now); err != nil || changed {
 			return changed, res, err
 		}
 	}
@@ -272,9 +287,10 @@ func earlierNews(st receipt.State, a receipt.Attempt, status string, now int64) 
 // completion of one would pay it.
 var earlierAsked = []receipt.Status{receipt.StatusGenerated, receipt.StatusPending, receipt.StatusFailed, receipt.StatusACHPending}
 
-// apply decides the processor's view sess of the receipt's attempt a through the guards.
-func (h *ReconcileOnrampHandler) apply(ctx context.Context, loaded Loaded[receipt.State], a receipt.Attempt, sess OnrampSession) (bool, eventstore.AppendResult, error) {
-	return h.applyAt(ctx, loaded, a, sess, h.now().UnixMilli(), eventstore.Metadata{Actor: "verifier", Source: "verifier"})
+// apply decides the processor's view sess of the receipt's attempt a through the guards, at now.
+func (h *ReconcileOnrampHandler) apply(ctx context.Context, loaded Loaded[receipt.State], a receipt.Attempt, sess OnrampSession,
+	now func() time.Time) (bool, eventstore.AppendResult, error) {
+	return h.applyAt(ctx, loaded, a, sess, now().UnixMilli(), eventstore.Metadata{Actor: "verifier", Source: "verifier"})
 }
 
 // applyAt is apply at `at` (Unix ms), recorded with meta.

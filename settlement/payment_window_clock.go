@@ -2,8 +2,9 @@ package settlement
 
 import (
 	"context"
-	"fmt"
 	"time"
+
+	"github.com/payledger/payledger/commands"
 )
 
 // DatabaseClock reads the database's clock (pgstore.Receipts.DatabaseNow).
@@ -35,12 +36,9 @@ func (h *PaymentWindowHandler) passTime(ctx context.Context) (time.Time, error) 
 	if h.clock == nil {
 		return h.now(), nil
 	}
-	before := h.wall()
-	db, err := h.clock.DatabaseNow(ctx)
+	offset, err := commands.DatabaseOffset(ctx, h.clock, h.wall) // the reconciliation's rule too
 	if err != nil {
-		return time.Time{}, fmt.Errorf("read the database's clock: %w", err)
+		return time.Time{}, err
 	}
-	after := h.wall()
-	offset := db.Sub(before.Add(after.Sub(before) / 2))
 	return h.now().Add(offset), nil
 }
