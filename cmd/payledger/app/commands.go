@@ -29,7 +29,8 @@ func (a *Application) buildCommands(d Config, in infra) *commands.ReconcileOnram
 	if d.Processor != nil {
 		processor = onrampProcessor{d.Processor}
 	}
-	reconcile := commands.NewReconcileOnrampHandler(events, processor, receipts, now)
+	dbClock := pgstore.NewReceipts(d.Pool) // "before the window's end" is the database's clock's word, as the window's (stop 72)
+	reconcile := commands.NewReconcileOnrampHandler(events, processor, receipts, now).JudgedBy(dbClock, nil)
 	terminal := commands.NewTerminalHandler(events, pricing, now)
 	a.Commands = commands.Handlers{
 		CreateOrder:         commands.NewCreateOrderHandler(splits, catalog, pricing, issuer, d.PlatformRecipient, now),
@@ -37,7 +38,7 @@ func (a *Application) buildCommands(d Config, in infra) *commands.ReconcileOnram
 		StartOnramp:         logOutcomes(commands.NewStartOnrampHandler(events, splits, processor, prices, now), noteStartOnramp),
 		SubmitWalletPayment: commands.NewSubmitWalletPaymentHandler(events, pgstore.NewPaymentHints(d.Pool), receipts, d.Chain.Transactions, now),
 		RecordTelemetry:     logOutcomes(commands.NewRecordTelemetryHandler(events, reconcile, now), noteTelemetry),
-		ApplyProcessorEvent: logOutcomes(commands.NewApplyProcessorEventHandler(events, readmodels.NewProcessorEvents(d.Pool), now), noteProcessorEvent),
+		ApplyProcessorEvent: logOutcomes(commands.NewApplyProcessorEventHandler(events, readmodels.NewProcessorEvents(d.Pool), now).JudgedBy(dbClock, nil), noteProcessorEvent),
 		ReconcileOnramp:     logOutcomes(reconcile, noteReconcile),
 		Refund:              commands.NewRefundHandler(events, pgstore.NewRefundClaims(d.Pool), now),
 		DisplayTerminal:     commands.HandlerFunc[commands.TerminalDisplay, commands.TerminalReceipt](terminal.Display),
