@@ -169,13 +169,13 @@ func (g *failGate) block(addr string, until, now time.Time) {
 }
 
 // failureAllowed counts a failure of the client at addr (a refused key, a wrong secret or
-// signature) against perMinute of kind (its /64, /56 and /48: ratelimit.Address.Buckets) and
-// answers the count. The limiter failing (Redis down) does not let failures through unlimited, as
+// signature) against perMinute of kind (its /64, /56 and /48, or its IPv4 address and its /24 at
+// 16 times: ratelimit.Address.WideBuckets) and answers the count. The limiter failing (Redis down) does not let failures through unlimited, as
 // it lets requests with valid credentials through (limitAll): they are counted in this instance
 // instead, so a key or secret cannot be guessed at request speed while Redis is down. Per
 // instance: n instances allow n times the limit, until Redis is back.
 func (s *Server) failureAllowed(ctx context.Context, kind string, addr ratelimit.Address, perMinute int) ratelimit.Result {
-	buckets := addr.Buckets(kind, perMinute)
+	buckets := addr.WideBuckets(kind, perMinute)
 	res, err := s.allowAll(ctx, time.Minute, buckets...)
 	if err == nil {
 		return res

@@ -16,8 +16,8 @@ import (
 
 // SplitDeploysPerHour is how many split deployments the operator pays for on behalf of one
 // client address an hour when Config.SplitDeploysPerHour (RATE_LIMIT_SPLIT_DEPLOY_PER_HOUR) is
-// zero (its IPv6 /64, and its /56 and /48 at ratelimit.WiderMultiple times each, as ClientAddress
-// counts every limit). POST /api/split/deploy without splitAddress makes the operator deploy a
+// zero (its IPv6 /64, and its /56 and /48 at ratelimit.WiderMultiple times each, or its IPv4
+// address and its /24 at ratelimit.IPv4NetworkMultiple times: ClientAddress(c).WideBuckets). POST /api/split/deploy without splitAddress makes the operator deploy a
 // PaymentSplit (about 1.4 M gas, docs/payments.md) for a merchant that has none, and any wallet
 // signs in as a merchant for the price of a signature: bounded only by the public limit and the
 // one-at-a-time deployment, one client drained the operator's ETH with fresh wallets, a contract
@@ -74,7 +74,7 @@ func (s *Server) limitSplitDeploy(c echo.Context, wallet string, req splitReques
 	if known := s.splitBudget.count(ctx, s.now()); s.splitBudget.spent(known, budget, s.now()) {
 		return s.splitBudgetRefused(c, budget, known.End())
 	}
-	if _, err := s.limitEveryAll(c, "splitdeploy", time.Hour, ClientAddress(c).Buckets("splitdeploy", perAddress)...); err != nil {
+	if _, err := s.limitEveryAll(c, "splitdeploy", time.Hour, ClientAddress(c).WideBuckets("splitdeploy", perAddress)...); err != nil {
 		return err
 	}
 	got, ok, err := s.splitBudget.spend(ctx, budget, s.now())

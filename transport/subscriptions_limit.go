@@ -14,7 +14,7 @@ import (
 const DefaultSubscriptionCreatesPerHour = 20
 
 // limitCreations counts a POST /api/subscriptions/create of the client address (ClientAddress:
-// an IPv6 /64, its /56 and its /48) against SubscriptionCreatesPerHour, before the request is
+// an IPv6 /64, its /56 and its /48, or an IPv4 address and its /24 at 16 times: WideBuckets) against SubscriptionCreatesPerHour, before the request is
 // read: refused creations count too. The route is public and each subscription it creates is
 // charged, and fails, every period with a webhook to the plan's merchant: bounded only by the
 // public limit, one address created 3,600 an hour to any merchant's plans.
@@ -28,7 +28,7 @@ func (s *Server) limitCreations(c echo.Context) error {
 	if n <= 0 {
 		n = DefaultSubscriptionCreatesPerHour
 	}
-	_, err := s.limitEveryAll(c, "subcreate", time.Hour, ClientAddress(c).Buckets("subcreate", n)...)
+	_, err := s.limitEveryAll(c, "subcreate", time.Hour, ClientAddress(c).WideBuckets("subcreate", n)...)
 	return err
 }
 

@@ -25,6 +25,23 @@ const WiderMultiple = 4
 // networkBits are the IPv6 networks counted around a client's /64, narrowest first.
 var networkBits = [...]int{56, 48}
 
+// IPv4NetworkMultiple is how many times one IPv4 address's limit its /24 is allowed, all its
+// addresses together, in the bounds that count it (WideBuckets): 16, as an IPv6 /48 holds 16
+// times one /64's.
+//
+// An IPv4 client was counted by its address alone, so a holder of a /24 (256 addresses, rented
+// from hosting providers by the month) had 256 times every per-address bound. A carrier's NAT
+// pool is a /24 too, every address of it shared by many subscribers already: counting the /24 in
+// every limit would put them all into 16 addresses' worth of the public limit and of the stream
+// slots, which real buyers use (the payment page's reads and streams). So the /24 is counted only
+// where a real network sends little and the abuse costs the operator money or is a guess at a
+// secret: the hourly bounds (split deployments the operator pays for, subscription creations)
+// and the failures (wrong secrets, refused keys); not the public per-minute limit nor the slots.
+const IPv4NetworkMultiple = WiderMultiple * WiderMultiple
+
+// ipv4NetworkBits is the IPv4 network counted around a client's address (WideBuckets).
+const ipv4NetworkBits = 24
+
 // Bucket is one count a request takes: its key and how many requests the key allows per period.
 type Bucket struct {
 	Key   string
@@ -42,13 +59,16 @@ type Address struct {
 	Key string
 	// networks are the IPv6 networks around Key, narrowest first (none for IPv4).
 	networks []string
+	// v4Network is the /24 around an IPv4 client's address (WideBuckets); empty for IPv6.
+	v4Network string
 }
 
 // NewAddress is the client at address a: an IPv4 address (an IPv4-mapped IPv6 one too) alone, an
 // IPv6 address by its /64 with its /56 and /48.
 func NewAddress(a netip.Addr) Address {
 	if a = a.Unmap(); a.Is4() {
-		return Address{Key: a.String()}
+		wide, _ := a.Prefix(ipv4NetworkBits) // an IPv4 address has every prefix up to 32
+		return Address{Key: a.String(), v4Network: wide.String()}
 	}
 	if !a.IsValid() {
 		return Address{Key: a.String()}
@@ -74,6 +94,17 @@ func (a Address) Buckets(kind string, n int) []Bucket {
 	for _, w := range a.networks {
 		n *= WiderMultiple
 		out = append(out, Bucket{Key: kind + ":" + w, Limit: n})
+	}
+	return out
+}
+
+// WideBuckets are Buckets, and for an IPv4 client its /24 at IPv4NetworkMultiple times n: for the
+// bounds a real client's network sends little under (IPv4NetworkMultiple says which). An IPv6
+// client's are its Buckets.
+func (a Address) WideBuckets(kind string, n int) []Bucket {
+	out := a.Buckets(kind, n)
+	if a.v4Network != "" {
+		out = append(out, Bucket{Key: kind + ":" + a.v4Network, Limit: n * IPv4NetworkMultiple})
 	}
 	return out
 }
