@@ -69,6 +69,11 @@ type dashReceiptView struct {
 	// true). ExcessOnly: the order takes no refund, only its excess (no order form).
 	ExcessClaim string
 	ExcessOnly  bool
+
+	// ProcessorClaim is what the merchant owes back of processor payments the receipt does not
+	// count (processorToRefundUsd) while a refund of them would be taken (canClaimProcessor), ""
+	// otherwise: the form "Refunded a processor payment?" records one (processorPayment: true).
+	ProcessorClaim string
 }
 
 // dashReceipt is one receipt of the merchant: lines and totals, payment, its audited history

@@ -84,6 +84,9 @@ func (s *dash) dashRefundsOf(v *dashReceiptView, st receipt.State) {
 	if ex := st.ExcessUnrefundedCents(); ex > 0 && canClaimExcess(st) {
 		v.ExcessClaim = money.Cents(ex).String()
 	}
+	if c, _ := st.ProcessorToRefundCents(); c > 0 && canClaimProcessor(st) {
+		v.ProcessorClaim = money.Cents(c).String()
+	}
 	claimOnly := !v.CanRefund && receipt.CanClaimRefund(st)
 	if !v.CanRefund && !claimOnly {
 		// An order refunded in whole may still owe its excess (stop 70): offered alone, with a hash.
@@ -144,6 +147,14 @@ const excessEligibilityHash = "0x00000000000000000000000000000000000000000000000
 // wallet sends the money before the claim is posted, so it is offered only then.
 func canClaimExcess(st receipt.State) bool {
 	_, err := receipt.RequestRefund(st, receipt.RefundOrder{Reason: "eligibility", TransactionHash: excessEligibilityHash, Excess: true})
+	return err == nil || errors.Is(err, receipt.ErrRefundHashUsed)
+}
+
+// canClaimProcessor reports whether a refund of the processor payments the receipt does not
+// count, with a hash, would be taken now (receipt.RequestRefund with Processor: the amounts owed
+// are known, the receipt's refund records have room).
+func canClaimProcessor(st receipt.State) bool {
+	_, err := receipt.RequestRefund(st, receipt.RefundOrder{Reason: "eligibility", TransactionHash: excessEligibilityHash, Processor: true})
 	return err == nil || errors.Is(err, receipt.ErrRefundHashUsed)
 }
 
