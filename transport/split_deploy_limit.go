@@ -38,7 +38,8 @@ const budgetReadEvery = 5 * time.Second
 // SplitBudgetStore counts the split deployments the operator pays for an hour, one count for
 // every instance (readmodels.SplitBudget, in the database: migration 055).
 type SplitBudgetStore interface {
-	// Spend counts one deployment in the hour unless limit were: true when counted.
+	// Spend counts one deployment in the hour while it let fewer than limit through: true when
+	// counted.
 	Spend(ctx context.Context, limit int) (readmodels.BudgetCount, bool, error)
 	// Count is the hour's count.
 	Count(ctx context.Context) (readmodels.BudgetCount, error)
