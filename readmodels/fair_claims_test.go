@@ -28,7 +28,7 @@ type fairOutbox struct {
 var fairOutboxes = []fairOutbox{
 	{name: "receipt notifications", limit: 16, share: 32, seed: seedNotifications,
 		claim: func(ctx context.Context, pool *pgxpool.Pool, limit, share int, busy map[string]int) ([]string, []string, error) {
-			got, err := NewOutbox(pool).ClaimShared(ctx, limit, share, busy, time.Minute)
+			got, err := NewOutbox(pool).ClaimShared(ctx, limit, share, share, busy, time.Minute)
 			return idsOf(got, func(c Claimed) string { return c.ID.String() }), idsOf(got, func(c Claimed) string { return c.Merchant }), err
 		},
 		reset: `UPDATE webhook_notifications SET lease_until = NULL, lease_token = NULL`},

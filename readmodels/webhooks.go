@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -136,90 +135,33 @@ func (o *Outbox) ClaimMarked(ctx context.Context, all bool, run time.Time, limit
 
 // ClaimShared is Claim of the workers (pending, retrying and marked notifications when due), oldest
 // due first but at most perMerchant of one merchant less what the caller already has in flight for
-// it (busy, by merchant wallet): taken oldest first whoever they were for, one merchant's backlog to
-// a hanging receiver filled every attempt in flight and held every other merchant's webhooks for
-// a timeout per claim. See claimFair for how the candidates are found.
+// it (busy): taken oldest first whoever they were for, one merchant's backlog to a hanging receiver
+// filled every attempt in flight and held every other merchant's webhooks for a timeout per claim.
+// See claimFair for how the candidates are found.
 //
 // Marked notifications (both first attempts failed) are claimed here once their backoff is due,
 // under a share of the same size (below): claimed only by the scheduled reconciliation
 // (ClaimMarked, oldest due first, no share), one merchant's backlog to a hanging receiver (10,000
 // due) held every other merchant's marked retries for about 25 minutes.
 //
-// The share is per merchant and class (ShareKey): busy is keyed by ShareKey, and a merchant's
-// marked notifications and its others each have perMerchant places. One share for both let a
-// merchant's backlog of marked retries to a hanging receiver hold its other receiver's first
-// attempts for a timeout each time the backlog's backoff came due.
-func (o *Outbox) ClaimShared(ctx context.Context, limit, perMerchant int, busy map[string]int, lease time.Duration) ([]Claimed, error) {
-	return claimFair(limit, perMerchant, busy, func(c Claimed) string { return ShareKey(c.Merchant, c.State) },
-		func(limit int, merchants []string, counts []int32, capped []string) ([]Claimed, error) {
+// The share is per merchant and class (ShareKey): a merchant's marked notifications and its others
+// each have perMerchant places. Within it, one receiver of the merchant (ReceiverKey: the class
+// and the webhook URL's origin) has at most perReceiver (less than perMerchant): a merchant's
+// backlog to a hanging receiver leaves places to its other receivers. With one share per merchant
+// and class, a backlog of first attempts to a hanging receiver held the merchant's first attempts
+// to its other receiver for a timeout each. busy counts both keys, as ShareKeys names them.
+func (o *Outbox) ClaimShared(ctx context.Context, limit, perMerchant, perReceiver int, busy map[string]int, lease time.Duration) ([]Claimed, error) {
+	shareOf := func(k string) int {
+		if strings.Contains(k, receiverShare) {
+			return perReceiver
+		}
+		return perMerchant
+	}
+	return claimFairKeys(limit, shareOf, busy, func(c Claimed) []string { return ShareKeys(c.Merchant, c.State, c.URL) },
+		func(limit int, keys []string, counts []int32, capped []string) ([]Claimed, error) {
 			return o.claim(ctx, []string{NotePending, NoteRetrying, NoteMarked}, false, time.Time{}, limit, lease, pickShared,
-				merchants, counts, perMerchant, capped, limit*fairWindow)
+				keys, counts, perMerchant, capped, limit*fairWindow, perReceiver)
 		})
-}
-
-// ShareKey is the key of the workers' share (ClaimShared) of a notification of merchant in
-// state: the merchant for pending and retrying ones, the merchant and " marked" for marked ones
-// (a wallet has no space). pickShared computes the same key (shareKeySQL).
-func ShareKey(merchant, state string) string {
-	if state == NoteMarked {
-		return merchant + markedShare
-	}
-	return merchant
-}
-
-const markedShare = " marked"
-
-// shareKeySQL is ShareKey in SQL, over webhook_notifications' columns.
-const shareKeySQL = `(merchant_wallet || CASE WHEN state = 'marked' THEN '` + markedShare + `' ELSE '' END)`
-
-// fairWindow is how many candidates a fair claim locks, times its limit.
-const fairWindow = 4
-
-// fairRounds bounds the statements of one fair claim.
-const fairRounds = 4
-
-// claimFair is a fair claim of up to limit rows, at most share of one key (merchant, endpoint)
-// less busy, its rows in flight. Each round is one statement (claim): it locks (FOR UPDATE SKIP
-// LOCKED) the oldest due rows of keys not already at their share, a window of fairWindow times
-// its limit read from the due index, and takes each key's oldest within the window up to its
-// room. Walking every key with due rows and picking without locks cost the whole backlog per
-// claim (a third of a second with 20,000 merchants) and let concurrent claims pick the same rows,
-// all but one then left with none. When a round comes up short because a key reached its share,
-// the window may have held only that key's rows (one merchant's backlog, older than every other
-// merchant's): the next round, without that key, reaches the others.
-func claimFair[K comparable, T any](limit, share int, busy map[K]int, keyOf func(T) K,
-	claim func(limit int, keys []K, counts []int32, capped []K) ([]T, error)) ([]T, error) {
-	inFlight := maps.Clone(busy)
-	if inFlight == nil {
-		inFlight = map[K]int{}
-	}
-	var out []T
-	for range fairRounds {
-		keys, counts := make([]K, 0, len(inFlight)), make([]int32, 0, len(inFlight))
-		capped := make([]K, 0) // not nil: NOT (x = ANY(NULL)) is never true
-		for k, n := range inFlight {
-			keys, counts = append(keys, k), append(counts, int32(n))
-			if n >= share {
-				capped = append(capped, k)
-			}
-		}
-		got, err := claim(limit-len(out), keys, counts, capped)
-		out = append(out, got...)
-		if err != nil {
-			return out, err // what was claimed is leased: the caller sends it
-		}
-		reached := false
-		for _, g := range got {
-			k := keyOf(g)
-			if inFlight[k]++; inFlight[k] == share {
-				reached = true
-			}
-		}
-		if len(out) >= limit || !reached {
-			break
-		}
-	}
-	return out, nil
 }
 
 // pickDue picks the claim's notifications oldest due first ($1 states, $2 ignore the schedule,
@@ -232,19 +174,26 @@ const pickDue = `WITH claimed AS (
 				ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)`
 
 // pickShared is pickDue's claim (claimFair's round) over a window of $11 candidates, none of a
-// share key (ShareKey: merchant, marked or not) in $10, at most $9 less what $7/$8 say is in
-// flight of one key. The states are also literal so the due index's predicate
-// (webhook_notifications_due: the three open states) is implied.
+// share key (ShareKey: merchant, marked or not) or receiver key (ReceiverKey) in $10: at most $12
+// of one receiver less what $7/$8 say is in flight of its key, then at most $9 of one share key
+// less what is in flight of it. The states are also literal so the due index's predicate
+// (webhook_notifications_due: the three open states) is implied; both keys are computed from the
+// row the index scan fetches (the merchant and the URL), as the merchant alone was.
 const pickShared = `WITH candidates AS MATERIALIZED (
-			SELECT id, ` + shareKeySQL + ` AS share_key, next_attempt_at FROM webhook_notifications
+			SELECT id, ` + shareKeySQL + ` AS share_key, ` + receiverKeySQL + ` AS receiver_key, next_attempt_at FROM webhook_notifications
 			WHERE state IN ('pending', 'retrying', 'marked') AND state = ANY($1) AND ($2 OR next_attempt_at <= now())
 			  AND (lease_until IS NULL OR lease_until < now()) AND ($6::timestamptz IS NULL OR updated_at < $6)
-			  AND NOT (` + shareKeySQL + ` = ANY($10::text[]))
+			  AND NOT (` + shareKeySQL + ` = ANY($10::text[])) AND NOT (` + receiverKeySQL + ` = ANY($10::text[]))
 			ORDER BY next_attempt_at LIMIT $11 FOR UPDATE SKIP LOCKED),
+		per_receiver AS (
+			SELECT id, share_key, next_attempt_at FROM (SELECT c.id, c.share_key, c.next_attempt_at, coalesce(b.n, 0) AS busy,
+					row_number() OVER (PARTITION BY c.receiver_key ORDER BY c.next_attempt_at) AS r
+				FROM candidates c LEFT JOIN unnest($7::text[], $8::int[]) AS b(k, n) ON b.k = c.receiver_key) ranked
+			WHERE r <= $12 - busy),
 		picked AS (
 			SELECT id FROM (SELECT c.id, c.next_attempt_at, coalesce(b.n, 0) AS busy,
 					row_number() OVER (PARTITION BY c.share_key ORDER BY c.next_attempt_at) AS r
-				FROM candidates c LEFT JOIN unnest($7::text[], $8::int[]) AS b(m, n) ON b.m = c.share_key) ranked
+				FROM per_receiver c LEFT JOIN unnest($7::text[], $8::int[]) AS b(k, n) ON b.k = c.share_key) ranked
 			WHERE r <= $9 - busy ORDER BY next_attempt_at LIMIT $3),
 		claimed AS (
 			UPDATE webhook_notifications n SET lease_until = now() + make_interval(secs => $4), lease_token = $5

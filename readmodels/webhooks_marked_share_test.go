@@ -31,7 +31,7 @@ func TestClaimSharedTakesDueMarkedNotificationsUnderTheShare(t *testing.T) {
 		t.Fatal(err)
 	}
 	const limit, share = 16, 8
-	got, err := NewOutbox(pool).ClaimShared(ctx, limit, share, nil, time.Minute)
+	got, err := NewOutbox(pool).ClaimShared(ctx, limit, share, share, nil, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestClaimSharedSharesPerMerchantAndClass(t *testing.T) {
 	const share = 4
 	out := NewOutbox(pool)
 	for _, c := range []struct{ full, want string }{{"marked", NotePending}, {"pending", NoteMarked}} {
-		got, err := out.ClaimShared(ctx, 16, share, map[string]int{ShareKey("m-x", c.full): share}, time.Minute)
+		got, err := out.ClaimShared(ctx, 16, share, share, map[string]int{ShareKey("m-x", c.full): share}, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,7 +29,7 @@ import (
 // Outbox is the dispatcher's view of the webhook outbox.
 type Outbox interface {
 	Claim(ctx context.Context, states []string, ignoreSchedule bool, limit int, lease time.Duration) ([]readmodels.Claimed, error)
-	ClaimShared(ctx context.Context, limit, perMerchant int, busy map[string]int, lease time.Duration) ([]readmodels.Claimed, error)
+	ClaimShared(ctx context.Context, limit, perMerchant, perReceiver int, busy map[string]int, lease time.Duration) ([]readmodels.Claimed, error)
 	ClaimMarked(ctx context.Context, all bool, run time.Time, limit int, lease time.Duration) ([]readmodels.Claimed, error)
 	Complete(ctx context.Context, c readmodels.Claimed, a readmodels.Attempt, out readmodels.Outcome) error
 	Release(ctx context.Context, c readmodels.Claimed) error
@@ -62,9 +62,12 @@ const (
 	claimBatch        = 16
 	workerInFlight    = 64 // one worker's attempts on the wire at once
 	// merchantShare bounds one merchant's attempts on the wire at once, all workers together, of
-	// its marked notifications and of its others each (readmodels.ShareKey): a merchant whose
-	// receiver hangs, with a backlog, holds at most this many places of a class.
-	merchantShare  = 32
+	// its marked notifications and of its others each (readmodels.ShareKey); receiverShare bounds
+	// those of one of its receivers (readmodels.ReceiverKey: the webhook URL's origin) within it.
+	// A merchant whose receiver hangs, with a backlog, holds at most receiverShare places of a
+	// class, and its other receivers keep merchantShare - receiverShare.
+	merchantShare  = 48
+	receiverShare  = 32
 	reconcileBatch = 50
 	// reconcilePass is how long a scheduled reconciliation pass (ReconcileMarked without all) keeps
 	// claiming: less than the ticker's 30 s, so a backlog of hanging receivers (a batch takes the
@@ -221,14 +224,15 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 
 func (d *Dispatcher) work(ctx context.Context, poll time.Duration) {
 	// A merchant has at most merchantShare attempts in flight, all workers together (d.merchants),
-	// of its marked notifications and as many of its others (readmodels.ShareKey): a backlog of
-	// marked retries to a hanging receiver does not hold its other receiver's first attempts.
-	// The attempts are recorded in shared commits (Outbox.Complete).
+	// of its marked notifications and as many of its others (readmodels.ShareKey), and one of its
+	// receivers at most receiverShare of them (readmodels.ReceiverKey): a backlog of marked
+	// retries to a hanging receiver does not hold its other receiver's first attempts, nor does a
+	// backlog of first attempts. The attempts are recorded in shared commits (Outbox.Complete).
 	sendLoop[readmodels.Claimed, string]{
 		batch: claimBatch, inFlight: workerInFlight, share: merchantShare, keys: d.merchants,
-		key: func(c readmodels.Claimed) string { return readmodels.ShareKey(c.Merchant, c.State) },
+		keysOf: func(c readmodels.Claimed) []string { return readmodels.ShareKeys(c.Merchant, c.State, c.URL) },
 		claim: func(ctx context.Context, limit, share int, busy map[string]int) ([]readmodels.Claimed, error) {
-			return d.Outbox.ClaimShared(ctx, limit, share, busy, d.lease)
+			return d.Outbox.ClaimShared(ctx, limit, share, receiverShare, busy, d.lease)
 		},
 		attempt: func(ctx context.Context, c readmodels.Claimed) { d.Deliver(ctx, c) },
 		wake:    d.wake, poll: poll,

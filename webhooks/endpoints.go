@@ -46,7 +46,7 @@ const endpointShare = 8
 func (d *Dispatcher) workEndpoints(ctx context.Context) {
 	sendLoop[readmodels.EndpointMessage, uuid.UUID]{
 		batch: endpointBatch, inFlight: endpointInFlight, share: endpointShare, keys: newFlying[uuid.UUID](),
-		key: func(m readmodels.EndpointMessage) uuid.UUID { return m.EndpointID },
+		keysOf: func(m readmodels.EndpointMessage) []uuid.UUID { return []uuid.UUID{m.EndpointID} },
 		claim: func(ctx context.Context, limit, share int, busy map[uuid.UUID]int) ([]readmodels.EndpointMessage, error) {
 			return d.Endpoints.ClaimMessages(ctx, limit, share, busy, d.lease)
 		},

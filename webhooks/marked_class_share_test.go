@@ -16,14 +16,14 @@ import (
 // its new notification to another receiver sent at once: the workers' share is per merchant and
 // class (marked or not, readmodels.ShareKey). With one share per merchant the first attempt
 // waited behind the backlog's attempts for the timeout (20 s here); the backlog still has at most
-// merchantShare attempts on the wire.
+// receiverShare attempts on the wire.
 func TestAMerchantsMarkedBacklogDoesNotHoldItsOtherReceiversFirstAttempt(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, func(d *Dispatcher) { d.Workers = 1; d.Timeout = 20 * time.Second })
 	slow, slowHits := hangingReceiver(t)
 	fast := newScript(t)
 	merchant := "0x" + strings.Repeat("d", 40)
-	for i := range merchantShare + 8 {
+	for i := range receiverShare + 8 {
 		w.paidReceiptOf(t, merchant, fmt.Sprintf("cslow-%d", i), slow.URL)
 	}
 	w.paidReceiptOf(t, merchant, "cfast", fast.srv.URL)
@@ -36,11 +36,11 @@ func TestAMerchantsMarkedBacklogDoesNotHoldItsOtherReceiversFirstAttempt(t *test
 		t.Fatal(err)
 	}
 	w.run(t)
-	wait.Until(t, "the backlog's share on the wire", 10*time.Second, func() bool { return slowHits.Load() >= merchantShare })
+	wait.Until(t, "the backlog's share on the wire", 10*time.Second, func() bool { return slowHits.Load() >= receiverShare })
 	wait.Until(t, "the merchant's first attempt to its other receiver while the backlog hangs", 10*time.Second, func() bool {
 		return len(fast.got()) == 1 && w.state(t, "cfast") == readmodels.NoteDelivered
 	})
-	if n := slowHits.Load(); n > merchantShare {
-		t.Fatalf("the marked backlog has %d attempts on the wire, share %d", n, merchantShare)
+	if n := slowHits.Load(); n > receiverShare {
+		t.Fatalf("the marked backlog has %d attempts on the wire, share %d", n, receiverShare)
 	}
 }

@@ -26,7 +26,7 @@ func TestHangingMerchantsMarkedBacklogDoesNotHoldUpOthersMarked(t *testing.T) {
 	fast := newScript(t)
 	busyMerchant, other := "0x"+strings.Repeat("b", 40), "0x"+strings.Repeat("c", 40)
 	var ids []string
-	for i := range merchantShare + 40 {
+	for i := range receiverShare + 40 {
 		ids = append(ids, fmt.Sprintf("mslow-%d", i))
 		w.paidReceiptOf(t, busyMerchant, ids[i], slow.URL)
 	}
@@ -41,7 +41,7 @@ func TestHangingMerchantsMarkedBacklogDoesNotHoldUpOthersMarked(t *testing.T) {
 	wait.Until(t, "the other merchant's marked webhook while the backlog hangs", 10*time.Second, func() bool {
 		return len(fast.got()) == 1 && w.state(t, "mfast") == readmodels.NoteDelivered
 	})
-	wait.Until(t, "the backlog's share on the wire", 10*time.Second, func() bool { return slowHits.Load() >= merchantShare })
+	wait.Until(t, "the backlog's share on the wire", 10*time.Second, func() bool { return slowHits.Load() >= receiverShare })
 	// A scheduled pass while the workers run takes none: the backlog's share stays its share.
 	ctx, cancel := context.WithCancel(bg)
 	passed := make(chan int, 1)
@@ -56,10 +56,10 @@ func TestHangingMerchantsMarkedBacklogDoesNotHoldUpOthersMarked(t *testing.T) {
 		case tried = <-passed:
 			return true
 		default:
-			return slowHits.Load() > merchantShare
+			return slowHits.Load() > receiverShare
 		}
 	})
-	if n := slowHits.Load(); n > merchantShare || tried != 0 {
-		t.Fatalf("the hanging merchant has %d attempts on the wire (share %d); the scheduled pass tried %d", n, merchantShare, tried)
+	if n := slowHits.Load(); n > receiverShare || tried != 0 {
+		t.Fatalf("the hanging merchant has %d attempts on the wire (share %d); the scheduled pass tried %d", n, receiverShare, tried)
 	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // TestWorkersTogetherKeepAMerchantToItsShare: eight workers claiming at once leave a merchant
-// whose receiver hangs, with a backlog, at most merchantShare notifications claimed, all workers
+// whose receiver hangs, with a backlog, at most receiverShare notifications claimed, all workers
 // together. Each worker read the merchant's count in flight before claiming and counted its items
 // only when its claim came back, so workers claiming together each saw the share free and each
 // took it: the merchant had several times its share on the wire.
@@ -20,11 +20,11 @@ func TestWorkersTogetherKeepAMerchantToItsShare(t *testing.T) {
 	w := newWorld(t, func(d *Dispatcher) { d.Workers = 8; d.Timeout = 20 * time.Second })
 	slow, slowHits := hangingReceiver(t)
 	busyMerchant := "0x" + strings.Repeat("d", 40)
-	for i := range merchantShare + 8*claimBatch {
+	for i := range receiverShare + 8*claimBatch {
 		w.paidReceiptOf(t, busyMerchant, fmt.Sprintf("share-%d", i), slow.URL)
 	}
 	w.run(t)
-	wait.Until(t, "the backlog's share on the wire", 10*time.Second, func() bool { return slowHits.Load() >= merchantShare })
+	wait.Until(t, "the backlog's share on the wire", 10*time.Second, func() bool { return slowHits.Load() >= receiverShare })
 	// A later claim: what the workers claimed at once is claimed by then.
 	fast := newScript(t)
 	w.paidReceiptOf(t, "0x"+strings.Repeat("e", 40), "share-fast", fast.srv.URL)
@@ -34,7 +34,7 @@ func TestWorkersTogetherKeepAMerchantToItsShare(t *testing.T) {
 		WHERE merchant_wallet = $1 AND lease_token IS NOT NULL`, busyMerchant).Scan(&leased); err != nil {
 		t.Fatal(err)
 	}
-	if leased > merchantShare {
-		t.Fatalf("the hanging merchant has %d notifications claimed, more than its share %d", leased, merchantShare)
+	if leased > receiverShare {
+		t.Fatalf("the hanging merchant has %d notifications claimed, more than its share %d", leased, receiverShare)
 	}
 }

@@ -16,11 +16,12 @@ import (
 // concurrently, and claim again while earlier attempts still wait for their receivers (waiting for
 // a whole claim let hanging receivers hold everyone's webhooks for the timeout). One key (merchant
 // or endpoint) has at most share attempts in flight, so one with a backlog does not take every
-// place. run returns once ctx has ended and no attempt is left running.
+// place; an item may count against several keys (the receipt workers: its merchant's and its
+// receiver's). run returns once ctx has ended and no attempt is left running.
 type sendLoop[T any, K comparable] struct {
 	batch, inFlight, share int
-	keys                   *flying[K] // attempts in flight by key (the receipt workers share one)
-	key                    func(T) K
+	keys                   *flying[K]  // attempts in flight by key (the receipt workers share one)
+	keysOf                 func(T) []K // the keys an item counts against in flight
 	claim                  func(ctx context.Context, limit, share int, busy map[K]int) ([]T, error)
 	attempt                func(ctx context.Context, item T)
 	wake                   chan struct{} // an ended attempt signals it; the loop waits on it
@@ -41,16 +42,18 @@ func (l sendLoop[T, K]) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		room := min(l.batch, l.inFlight-len(busy))
 		if room > 0 {
-			items, err := claimCounted(l.keys, l.key, func(busy map[K]int) ([]T, error) { return l.claim(ctx, room, l.share, busy) })
+			items, err := claimCounted(l.keys, l.keysOf, func(busy map[K]int) ([]T, error) { return l.claim(ctx, room, l.share, busy) })
 			if (err == nil || ctx.Err() == nil) && l.fails.claimed(err, time.Now()) {
 				l.log.Warn().Err(err).Msg(l.what)
 			}
 			for _, it := range items {
-				k := l.key(it) // counted in flight by claimCounted
+				ks := l.keysOf(it) // counted in flight by claimCounted
 				busy <- struct{}{}
 				sending.Go(func() {
 					defer func() {
-						l.keys.add(k, -1) // before the wake-up: a claim sees the place free
+						for _, k := range ks {
+							l.keys.add(k, -1) // before the wake-up: a claim sees the place free
+						}
 						<-busy
 						signal(l.wake)
 					}()
@@ -97,12 +100,14 @@ type flying[K comparable] struct {
 // claiming together each saw a merchant's share free and each took it: a merchant whose receiver
 // hangs had several times merchantShare attempts on the wire (48 of 32 with two workers), and up
 // to every place of eight workers, its backlog holding up everyone's webhooks again.
-func claimCounted[T any, K comparable](f *flying[K], key func(T) K, claim func(busy map[K]int) ([]T, error)) ([]T, error) {
+func claimCounted[T any, K comparable](f *flying[K], keysOf func(T) []K, claim func(busy map[K]int) ([]T, error)) ([]T, error) {
 	f.claiming.Lock()
 	defer f.claiming.Unlock()
 	items, err := claim(f.snapshot())
 	for _, it := range items {
-		f.add(key(it), 1)
+		for _, k := range keysOf(it) {
+			f.add(k, 1)
+		}
 	}
 	return items, err
 }

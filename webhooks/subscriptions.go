@@ -65,7 +65,7 @@ func (s *SubscriptionSender) Run(ctx context.Context, interval time.Duration) er
 	}
 	sendLoop[claimedCharge, string]{
 		batch: subscriptionBatch, inFlight: subscriptionInFlight, share: subscriptionShare, keys: newFlying[string](),
-		key: func(c claimedCharge) string { return c.n.Merchant },
+		keysOf: func(c claimedCharge) []string { return []string{c.n.Merchant} },
 		claim: func(ctx context.Context, limit, share int, busy map[string]int) ([]claimedCharge, error) {
 			list, err := s.Outbox.ClaimShared(ctx, limit, share, busy, leaseFor)
 			keys := &signingKeys{m: map[string]string{}} // a claim's notifications are mostly one merchant's
