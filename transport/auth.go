@@ -186,7 +186,7 @@ func (s *Server) keyLookupsBlocked(c echo.Context, known bool) error {
 // keyRefused counts a refused key of the client address: 401, or 429 once the address is over
 // the limit, which also blocks its lookups (keyLookupsBlocked).
 func (s *Server) keyRefused(c echo.Context) error {
-	addr := ClientAddress(c) // an IPv6 client by its /64, /56 and /48, as every per-address limit
+	addr := ClientAddress(c) // an IPv6 client by its /64, /56 and /48, an IPv4 one also by its /24 (WideBuckets)
 	res := s.failureAllowed(c.Request().Context(), "keyauth", addr, s.cfg.PublicLimitPerMinute)
 	if res.Allowed {
 		return errNoKey
