@@ -87,6 +87,8 @@ type PaymentWindowHandler struct {
 	log      zerolog.Logger
 	askAfter time.Time
 	down     error
+	// turn makes one instance at a time ask (AskingInTurn; nil: every instance asks).
+	turn AskTurn
 }
 
 // NewPaymentWindowHandler returns the handler with cfg's zero fields at their defaults. It panics

@@ -31,9 +31,9 @@ const (
 	// windowAskWithin bounds one receipt's asks, so that a processor that never answers holds a
 	// pass for seconds, not for the client's timeout per session.
 	windowAskWithin = 3 * time.Second
-	// windowAskBackoff is how long the asks pause after the processor did not answer: the held
+	// WindowAskBackoff is how long the asks pause after the processor did not answer: the held
 	// receipts wait without asking, and the passes (every second) stay short.
-	windowAskBackoff = 10 * time.Second
+	WindowAskBackoff = 10 * time.Second
 )
 
 // windowAsk is a receipt whose expiry waits for the processor's answer, and its window's end.
@@ -60,9 +60,14 @@ func (h *PaymentWindowHandler) AskingAtEnd(ask WindowEndAsk, log zerolog.Logger)
 
 // askAtEnd asks the processor about each receipt of asks (h.mu held) and expires those it says
 // nothing holds; it returns the receipts changed. After the processor did not answer, no receipt
-// is asked for windowAskBackoff: each is held until WindowEndHold after its end, then expired
-// unanswered. Errors: ctx's, else the held receipts', the unanswered ones', the first receipt's.
+// is asked for WindowAskBackoff: each is held until WindowEndHold after its end, then expired
+// unanswered. With AskingInTurn only the instance whose turn it is asks (inTurn). Errors: the
+// turn's, ctx's, else the held receipts', the unanswered ones', the first receipt's.
 func (h *PaymentWindowHandler) askAtEnd(ctx context.Context, asks []windowAsk, now time.Time) ([]commands.ReceiptChange, error) {
+	if ours, err := h.inTurn(ctx, asks, now); !ours {
+		return nil, err
+	}
+	defer func() { h.giveTurn(now) }()
 	var out []commands.ReceiptChange
 	var held, unanswered []string
 	var first error
@@ -119,7 +124,7 @@ func (h *PaymentWindowHandler) askOne(ctx context.Context, a windowAsk, now time
 	cancel()
 	switch {
 	case commands.ProcessorUnavailable(err):
-		h.askAfter, h.down = now.Add(windowAskBackoff), err
+		h.askAfter, h.down = now.Add(WindowAskBackoff), err
 		return nil, err
 	case err != nil:
 		return nil, err
