@@ -116,12 +116,13 @@ func paymentHints(d Config, health *Health) Worker {
 // paymentWindow records the expiry of receipts whose payment window ended unpaid; every instance
 // may run it: the stream's expected version records each expiry once. The database's clock says
 // when a window has ended (JudgedBy), and the onramp processor is asked about a receipt's earlier
-// sessions before its expiry (AskingAtEnd, the reconciliation's handler).
+// sessions before its expiry (AskingAtEnd, the reconciliation's handler), by one instance at a
+// time (AskingInTurn).
 func paymentWindow(d Config, health *Health, reconcile *commands.ReconcileOnrampHandler) Worker {
 	receipts := pgstore.NewReceipts(d.Pool)
 	h := settlement.NewPaymentWindowHandler(d.Store, settlement.WithStuckACH(receipts, readmodels.NewReceipts(d.Pool)),
 		settlement.PaymentWindowConfig{Window: d.PaymentWindow, Monitor: d.PaymentMonitorWindow}, d.Now).
-		JudgedBy(receipts, nil).AskingAtEnd(reconcile, d.Log)
+		JudgedBy(receipts, nil).AskingAtEnd(reconcile, d.Log).AskingInTurn(pgstore.NewWindowAskTurn(d.Pool))
 	return health.Every("payment window", h.Config().Poll, func(ctx context.Context) (bool, error) {
 		_, err := h.Handle(ctx)
 		return true, err
