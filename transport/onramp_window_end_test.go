@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/settlement"
@@ -63,12 +65,19 @@ func (p *downProcessor) read(id string) int {
 // end (A's success was then recorded as ignored: the customer charged, the receipt failed). Now
 // the window process asks at the end: the receipt is pending on A, and A's completion pays it. A
 // receipt whose earlier session is idle is expired as before. While the processor does not
-// answer, the expiry is held, at most settlement.WindowEndHold after the end, and then made.
+// answer, the expiry is held, at most settlement.WindowEndHold after the end, and then made; it
+// is asked again after the backoff, and once the hold has lasted a minute /healthz names the
+// payment window (its log the held receipt) until the expiry is made. The test clock moves in
+// single steps, each followed by a wait on a condition (stop 72: it moved in a loop).
 func TestTheWindowAsksTheProcessorAboutAnEarlierSessionAtItsEnd(t *testing.T) {
 	t.Parallel()
 	fake, upstream := newFakeProcessor(t)
 	down, srv := newDownProcessor(t, upstream.URL)
-	e := newAppEnv(t, func(c *app.Config) { withDeposits(c); c.Processor = onramp.New(srv.URL, "sk_test_1") }, nil, nil)
+	logs := &syncBuffer{} // the app's log: the health reports stuck workers there
+	e := newAppEnv(t, func(c *app.Config) {
+		withDeposits(c)
+		c.Processor, c.Log = onramp.New(srv.URL, "sk_test_1"), zerolog.New(logs)
+	}, nil, nil)
 	m := e.merchant(true)
 	twoSessions := func(id string) (sa string) {
 		sa, _ = e.startOnramp(id)
@@ -104,27 +113,65 @@ func TestTheWindowAsksTheProcessorAboutAnEarlierSessionAtItsEnd(t *testing.T) {
 		t.Fatalf("A's completion: %v %v", st, e.history(m, paying))
 	}
 
-	down.mu.Lock()
-	down.down[sh] = true
-	down.mu.Unlock()
-	e.clk.Advance(10 * time.Minute) // the held receipt's window has ended
-	// Two asks, the second after the backoff: a pass has held it. The clock moves on each check.
-	asked, expired := down.read(sh), false
-	wait.Until(t, "two asks of the held receipt's processor", 30*time.Second, func() bool {
-		if expired = countOf(e.history(m, held), "PaymentWindowExpired") != 0; expired {
-			return true
-		}
-		e.clk.Advance(100 * time.Millisecond)
-		return down.read(sh) >= asked+2
-	})
-	if expired {
-		t.Fatalf("not held while the processor does not answer: %d asks, %v", down.read(sh)-asked, e.history(m, held))
+	asked := down.read(sh)
+	down.setDown(sh)
+	e.clk.Advance(10 * time.Minute) // the held receipt's window has ended 1 s ago
+	wait.Until(t, "the held receipt's first ask", 30*time.Second, func() bool { return down.read(sh) == asked+1 })
+	// A minute and more of the test clock later, past the backoff: one more ask, the expiry still
+	// held, and /healthz names the payment window, its log the held receipt. The clock moves once
+	// per step: each wait is on a condition, not on the passes' pace.
+	e.clk.Advance(time.Minute + settlement.WindowAskBackoff)
+	e.passed("payment window")
+	if n := down.read(sh) - asked; n != 2 || countOf(e.history(m, held), "PaymentWindowExpired") != 0 {
+		t.Fatalf("held while the processor does not answer: %d asks (want 2), %v", n, e.history(m, held))
 	}
-	if h := e.history(m, held); countOf(h, "PaymentWindowExpired") != 0 {
-		t.Fatalf("expired while the processor does not answer: %v", h)
+	wait.Until(t, "/healthz names the payment window", 30*time.Second, func() bool { return slices.Contains(e.stuck(), "payment window") })
+	if l := logs.String(); !strings.Contains(l, "background worker stuck") || !strings.Contains(l, held) {
+		t.Fatalf("the stuck worker's log does not name the held receipt %s: %s", held, l)
 	}
 	e.clk.Advance(settlement.WindowEndHold)
 	e.waitStatus(m, held, func(map[string]any) bool { return slices.Contains(e.history(m, held), "PaymentWindowExpired") })
+	wait.Until(t, "/healthz no longer names the payment window", 30*time.Second, func() bool { return !slices.Contains(e.stuck(), "payment window") })
+}
+
+// setDown makes the processor answer 503 about session id.
+func (p *downProcessor) setDown(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down[id] = true
+}
+
+// stuck is what GET /healthz names stuck.
+func (e *env) stuck() []string {
+	e.t.Helper()
+	rec := e.do(req{method: http.MethodGet, path: "/healthz"})
+	var out struct {
+		Stuck []string `json:"stuck"`
+	}
+	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &out) != nil {
+		e.t.Fatalf("/healthz: %d %s", rec.Code, rec.Body)
+	}
+	return out.Stuck
+}
+
+// passed waits until worker has made a whole pass at the test clock's time: a step recorded now
+// or later, then, after the clock moves a millisecond, another (the first may have begun before
+// the clock last moved; the second began after the first was recorded).
+func (e *env) passed(worker string) {
+	e.t.Helper()
+	steppedSince := func(at time.Time) bool {
+		for _, w := range e.svc.Health.Workers() {
+			if w.Name == worker && (!w.LastStep.Before(at) || !w.LastErrorAt.Before(at)) {
+				return true
+			}
+		}
+		return false
+	}
+	for range 2 {
+		at := e.clk.Now()
+		wait.Until(e.t, worker+" steps at the test clock's time", 30*time.Second, func() bool { return steppedSince(at) })
+		e.clk.Advance(time.Millisecond)
+	}
 }
 
 // startOnramp starts an onramp session for receipt id through the payment page.
