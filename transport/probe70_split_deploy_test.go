@@ -4,12 +4,6 @@ import (
 	"context"
 	"net/http"
 	"testing"
-	"time"
-
-	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/cmd/payledger/app"
-	"github.com/payledger/payledger/settlement"
-	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // TestSplitDeploymentsThePlatformPaysForAreBoundedPerAddress: with a chain operator, POST
@@ -22,22 +16,7 @@ import (
 func TestSplitDeploymentsThePlatformPaysForAreBoundedPerAddress(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{BlockInterval: 200 * time.Millisecond, Accounts: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rpc, err := chain.Dial(ctx, dev.URL, chain.DevChainID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rpc.Close(); _ = dev.Close() })
-	e := newAppEnv(t, func(c *app.Config) {
-		op, err := chain.NewOperator(dev.Operator.KeyHex(), chain.DevChainID, rpc.Backend(), dev.Tokens)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Chain.Operator, c.Chain.SplitOperator = op, settlement.NewOperatorSender(op, pgstore.NewOperatorTransactions(c.Pool))
-	}, nil, nil)
+	e, dev := newOperatorEnv(t, nil)
 
 	deploy := func() (int, map[string]any) {
 		m := e.merchant(false) // a fresh wallet, signed in from the same address as the others

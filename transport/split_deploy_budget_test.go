@@ -6,12 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/cmd/payledger/app"
-	"github.com/payledger/payledger/settlement"
-	"github.com/payledger/payledger/settlement/pgstore"
 )
 
 // TestSplitDeploymentsTheOperatorPaysForHaveAnHourlyBudget: the per-address bound left a client
@@ -25,23 +19,8 @@ import (
 func TestSplitDeploymentsTheOperatorPaysForHaveAnHourlyBudget(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{BlockInterval: 200 * time.Millisecond, Accounts: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rpc, err := chain.Dial(ctx, dev.URL, chain.DevChainID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rpc.Close(); _ = dev.Close() })
 	const budget = 2
-	e := newAppEnv(t, func(c *app.Config) {
-		op, err := chain.NewOperator(dev.Operator.KeyHex(), chain.DevChainID, rpc.Backend(), dev.Tokens)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Chain.Operator, c.Chain.SplitOperator = op, settlement.NewOperatorSender(op, pgstore.NewOperatorTransactions(c.Pool))
-	}, func(d *testDeps) { d.Config.SplitDeployBudgetPerHour = budget }, nil)
+	e, _ := newOperatorEnv(t, func(d *testDeps) { d.Config.SplitDeployBudgetPerHour = budget })
 
 	deploy := func(i int) *httpResult {
 		m := e.merchant(false)

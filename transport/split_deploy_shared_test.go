@@ -8,15 +8,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
 
-	"github.com/payledger/payledger/chain"
-	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/readmodels"
-	"github.com/payledger/payledger/settlement"
-	"github.com/payledger/payledger/settlement/pgstore"
 	"github.com/payledger/payledger/transport/ratelimit"
 )
 
@@ -31,23 +26,8 @@ import (
 func TestTwoInstancesWithoutRedisShareTheSplitDeployBudget(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{BlockInterval: 200 * time.Millisecond, Accounts: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rpc, err := chain.Dial(ctx, dev.URL, chain.DevChainID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rpc.Close(); _ = dev.Close() })
 	const budget = 2
-	a := newAppEnv(t, func(c *app.Config) {
-		op, err := chain.NewOperator(dev.Operator.KeyHex(), chain.DevChainID, rpc.Backend(), dev.Tokens)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Chain.Operator, c.Chain.SplitOperator = op, settlement.NewOperatorSender(op, pgstore.NewOperatorTransactions(c.Pool))
-	}, func(d *testDeps) { d.Config.SplitDeployBudgetPerHour = budget }, nil)
+	a, _ := newOperatorEnv(t, func(d *testDeps) { d.Config.SplitDeployBudgetPerHour = budget })
 	reads := &countedBudget{SplitBudgetStore: readmodels.NewSplitBudget(a.pool)}
 	b := a.secondInstance(func(d *testDeps) { d.SplitBudget = reads })
 

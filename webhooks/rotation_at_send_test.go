@@ -22,14 +22,8 @@ func TestARotationBetweenClaimAndSendSignsWithTheNewSecret(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	merchant := "0x" + strings.Repeat("5", 40)
-	oldSecret, err := NewSecret()
-	if err != nil {
-		t.Fatal(err)
-	}
-	newSecret, err := NewSecret()
-	if err != nil {
-		t.Fatal(err)
-	}
+	oldSecret, newSecret := twoSecrets(t)
+	var err error
 	var eps *readmodels.Endpoints
 	var ep readmodels.Endpoint
 	var rotateOnce sync.Once

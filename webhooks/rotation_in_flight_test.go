@@ -23,14 +23,8 @@ func TestARotationWhileTheRequestIsOnItsWayIsSentAgainAtOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	merchant := "0x" + strings.Repeat("6", 40)
-	oldSecret, err := NewSecret()
-	if err != nil {
-		t.Fatal(err)
-	}
-	newSecret, err := NewSecret()
-	if err != nil {
-		t.Fatal(err)
-	}
+	oldSecret, newSecret := twoSecrets(t)
+	var err error
 	w := newWorld(t, nil)
 	eps := readmodels.NewEndpoints(w.pool, w.keys)
 	w.disp.Endpoints = eps
