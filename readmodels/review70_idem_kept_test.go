@@ -124,8 +124,12 @@ func TestReview70IdempotencyTakeoverCountsTheKeyOnce(t *testing.T) {
 	if k, err := mw.Claim(ctx, p, "k", "h", time.Minute); err != nil || !k.Run {
 		t.Fatalf("claim: %+v %v", k, err)
 	}
-	if _, err := pool.Exec(ctx, `UPDATE idempotent_responses SET locked_until = now() - interval '1 second', created_at = now() - interval '2 minutes'
-		WHERE principal = $1`, p); err != nil {
+	// The claim is moved 2 minutes back, and its count with it: within an hour's first 2 minutes
+	// its count stayed in this hour while the moved claim (and its Finish) belonged to the last.
+	if _, err := pool.Exec(ctx, `WITH moved AS (
+			UPDATE idempotent_responses SET locked_until = now() - interval '1 second', created_at = now() - interval '2 minutes'
+			WHERE principal = $1 RETURNING principal)
+		UPDATE idempotent_kept SET hour = date_trunc('hour', now() - interval '2 minutes', 'UTC') WHERE principal IN (SELECT principal FROM moved)`, p); err != nil {
 		t.Fatal(err)
 	}
 	if k, err := mw.Claim(ctx, p, "k", "h", time.Minute); err != nil || !k.Run {
