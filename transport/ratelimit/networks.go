@@ -59,16 +59,16 @@ type Address struct {
 	Key string
 	// networks are the IPv6 networks around Key, narrowest first (none for IPv4).
 	networks []string
-	// v4Network is the /24 around an IPv4 client's address (WideBuckets); empty for IPv6.
-	v4Network string
+	// v4 is an IPv4 client's address, its /24 built only by WideBuckets (off the common path
+	// of every request); invalid for IPv6.
+	v4 netip.Addr
 }
 
 // NewAddress is the client at address a: an IPv4 address (an IPv4-mapped IPv6 one too) alone, an
 // IPv6 address by its /64 with its /56 and /48.
 func NewAddress(a netip.Addr) Address {
 	if a = a.Unmap(); a.Is4() {
-		wide, _ := a.Prefix(ipv4NetworkBits) // an IPv4 address has every prefix up to 32
-		return Address{Key: a.String(), v4Network: wide.String()}
+		return Address{Key: a.String(), v4: a}
 	}
 	if !a.IsValid() {
 		return Address{Key: a.String()}
@@ -103,8 +103,9 @@ func (a Address) Buckets(kind string, n int) []Bucket {
 // client's are its Buckets.
 func (a Address) WideBuckets(kind string, n int) []Bucket {
 	out := a.Buckets(kind, n)
-	if a.v4Network != "" {
-		out = append(out, Bucket{Key: kind + ":" + a.v4Network, Limit: n * IPv4NetworkMultiple})
+	if a.v4.IsValid() {
+		wide, _ := a.v4.Prefix(ipv4NetworkBits) // an IPv4 address has every prefix up to 32
+		out = append(out, Bucket{Key: kind + ":" + wide.String(), Limit: n * IPv4NetworkMultiple})
 	}
 	return out
 }
