@@ -45,6 +45,12 @@ func (f *Folder) State() State {
 	return f.s
 }
 
+// Peek is the state folded so far, to be read at once: unlike State it shares the folder's
+// credits, which its next Apply may change in place, so it must not be kept past that (a
+// projector renders a payload from the state after each event; State there would make each
+// next credit copy them all).
+func (f *Folder) Peek() State { return f.s }
+
 // Apply applies one event, as Evolve does.
 func (f *Folder) Apply(e Event) {
 	switch e := e.(type) {
@@ -86,8 +92,11 @@ func (f *Folder) own() {
 	if f.owned {
 		return
 	}
-	cs := make([]Credit, len(f.s.Credits), max(len(f.s.Credits)*5/4, 16))
-	copy(cs, f.s.Credits)
+	cs := f.s.Credits
+	if cs != nil { // none stay nil, as Evolve leaves them when a confirmation finds no credit
+		cs = make([]Credit, len(f.s.Credits), max(len(f.s.Credits)*5/4, 16))
+		copy(cs, f.s.Credits)
+	}
 	f.s.Credits, f.owned = cs, true
 	f.keys, f.txs, f.drops = make(map[creditKey]int, cap(cs)), map[string][]int{}, map[int]bool{}
 	for i, c := range cs {
