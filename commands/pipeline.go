@@ -38,7 +38,41 @@ type Store interface {
 type Aggregate[S any] struct {
 	// Apply folds one stored event into the state.
 	Apply func(S, eventstore.RecordedEvent) (S, error)
+	// Fold, when set, starts a fold of many events from a state, for an aggregate whose states
+	// Apply must copy on each change (a receipt's credits: Apply, event by event, folds n credits
+	// in time n², receipt.Folder in time n). Its state must be Apply's, event for event; the state
+	// it starts from is never changed. Unset: Apply event by event.
+	Fold func(S) Folding[S]
 }
+
+// Folding is a fold in progress (Aggregate.Fold).
+type Folding[S any] interface {
+	// Apply folds one stored event into the state.
+	Apply(eventstore.RecordedEvent) error
+	// State is the state folded so far; it is the caller's (later events do not change it).
+	State() S
+}
+
+// folding starts agg's fold at s: its own Fold, else Apply event by event.
+func (agg Aggregate[S]) folding(s S) Folding[S] {
+	if agg.Fold != nil {
+		return agg.Fold(s)
+	}
+	return &applying[S]{apply: agg.Apply, s: s}
+}
+
+// applying is the fold of an aggregate without Fold: Apply event by event.
+type applying[S any] struct {
+	apply func(S, eventstore.RecordedEvent) (S, error)
+	s     S
+}
+
+func (a *applying[S]) Apply(e eventstore.RecordedEvent) (err error) {
+	a.s, err = a.apply(a.s, e)
+	return err
+}
+
+func (a *applying[S]) State() S { return a.s }
 
 // Loaded is an aggregate's state and the stream version it reflects.
 type Loaded[S any] struct {
@@ -55,24 +89,39 @@ func Load[S any](ctx context.Context, store Store, stream string, agg Aggregate[
 
 // loadOn folds the events of stream after out.Version into out.State: a stream is only ever
 // appended to, so a state loaded earlier is brought up to date by what came after it. The
-// aggregates' states are values whose maps and slices are copied on change (receipt.withEntry),
-// so a decision made on out meanwhile changed nothing in it.
+// aggregates' states are values whose maps and slices are copied on change (receipt.withEntry,
+// and receipt.Folder copies the credits of the state it starts from before its first change to
+// them), so a decision made on out meanwhile changed nothing in it, and the fold changes nothing
+// in the state that decision saw. On an error, out is the state at the last event folded.
 func loadOn[S any](ctx context.Context, store Store, stream string, agg Aggregate[S], out Loaded[S]) (Loaded[S], error) {
+	f := agg.folding(out.State)
 	for {
 		evs, err := store.ReadStream(ctx, stream, out.Version+1, readPage)
 		if err != nil {
+			out.State = f.State()
 			return out, fmt.Errorf("load %s: %w", stream, err)
 		}
-		for _, e := range evs {
-			if out.State, err = agg.Apply(out.State, e); err != nil {
-				return out, fmt.Errorf("load %s at version %d: %w", stream, e.Version, err)
-			}
-			out.Version = e.Version
+		if err := foldInto(f, &out.Version, evs); err != nil {
+			out.State = f.State()
+			return out, fmt.Errorf("load %s %w", stream, err)
 		}
 		if len(evs) < readPage {
+			out.State = f.State()
 			return out, nil
 		}
 	}
+}
+
+// foldInto folds evs into f, setting version to each event's as it goes. Errors: the fold's,
+// with the version it failed at.
+func foldInto[S any](f Folding[S], version *uint64, evs []eventstore.RecordedEvent) error {
+	for _, e := range evs {
+		if err := f.Apply(e); err != nil {
+			return fmt.Errorf("at version %d: %w", e.Version, err)
+		}
+		*version = e.Version
+	}
+	return nil
 }
 
 // Decision is what a decide step returns: the events to append (none is fine).
@@ -171,13 +220,11 @@ func executeFrom[S any](ctx context.Context, store Store, stream string, agg Agg
 // errors.
 func ExecuteRead[S any](ctx context.Context, store Store, stream string, agg Aggregate[S], initial S,
 	evs []eventstore.RecordedEvent, decide func(Loaded[S]) (Decision, error)) (Loaded[S], eventstore.AppendResult, error) {
-	loaded := Loaded[S]{State: initial}
-	for _, e := range evs {
-		var err error
-		if loaded.State, err = agg.Apply(loaded.State, e); err != nil {
-			return loaded, eventstore.AppendResult{}, fmt.Errorf("fold %s at version %d: %w", stream, e.Version, err)
-		}
-		loaded.Version = e.Version
+	loaded := Loaded[S]{}
+	f := agg.folding(initial)
+	err := foldInto(f, &loaded.Version, evs)
+	if loaded.State = f.State(); err != nil {
+		return loaded, eventstore.AppendResult{}, fmt.Errorf("fold %s %w", stream, err)
 	}
 	res, err := decideAppend(ctx, store, stream, loaded, decide, nil)
 	return loaded, res, err

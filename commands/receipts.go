@@ -13,13 +13,33 @@ import (
 // ReceiptStream is the stream of a receipt.
 func ReceiptStream(id string) string { return receipt.Stream(id) }
 
-var receiptAggregate = Aggregate[receipt.State]{Apply: func(s receipt.State, e eventstore.RecordedEvent) (receipt.State, error) {
+// receiptAggregate folds a receipt's stream through receipt.Folder (stop 73): in time linear in
+// its credits, where Evolve event by event takes time n² (a receipt may hold thousands of dust
+// credits). Its state is Evolve's, event for event (TestReceiptRetryFoldsAsEvolve).
+var receiptAggregate = Aggregate[receipt.State]{
+	Apply: func(s receipt.State, e eventstore.RecordedEvent) (receipt.State, error) {
+		ev, err := receipt.Decode(e.Type, e.Data)
+		if err != nil {
+			return s, err
+		}
+		return receipt.Evolve(s, ev), nil
+	},
+	Fold: func(s receipt.State) Folding[receipt.State] { return receiptFolding{receipt.NewFolder(s)} },
+}
+
+// receiptFolding is a receipt.Folder over stored events.
+type receiptFolding struct{ f *receipt.Folder }
+
+func (r receiptFolding) Apply(e eventstore.RecordedEvent) error {
 	ev, err := receipt.Decode(e.Type, e.Data)
 	if err != nil {
-		return s, err
+		return err
 	}
-	return receipt.Evolve(s, ev), nil
-}}
+	r.f.Apply(ev)
+	return nil
+}
+
+func (r receiptFolding) State() receipt.State { return r.f.State() }
 
 // LoadReceipt returns a receipt's state and version from its events.
 func LoadReceipt(ctx context.Context, store Store, id string) (Loaded[receipt.State], error) {
