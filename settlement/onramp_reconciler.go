@@ -27,6 +27,8 @@ type OnrampReconciler struct {
 	minAge   time.Duration
 	log      zerolog.Logger
 	fails    passFailures
+	// turn makes one instance at a time verify the attempts (InTurn; nil: every instance does).
+	turn AskTurn
 }
 
 // NewOnrampReconciler returns the worker. It panics on a nil dependency or a non-positive
@@ -39,10 +41,26 @@ func NewOnrampReconciler(onramp commands.Handler[commands.ReconcileOnramp, comma
 	return &OnrampReconciler{onramp: onramp, webhooks: webhooks, interval: interval, minAge: minAge, log: log}
 }
 
-// Run reconciles at every tick until ctx ends, and returns ctx.Err().
+// InTurn makes one instance at a time verify the open onramp attempts: every instance runs the
+// reconciler, and each asked the processor about every open attempt once per interval (n
+// instances, n asks). The instance whose turn it is keeps it from pass to pass, until its Run
+// ends or its session is lost; the others skip the attempts (logged at debug; not a failure) and
+// still retry the marked webhooks, which are claimed with a lease and so tried once. It returns
+// r; call it before Run.
+func (r *OnrampReconciler) InTurn(turn AskTurn) *OnrampReconciler {
+	if turn == nil {
+		panic("settlement.OnrampReconciler.InTurn: nil turn")
+	}
+	r.turn = turn
+	return r
+}
+
+// Run reconciles at every tick until ctx ends, and returns ctx.Err(). The turn, if held, is given
+// back as it returns, so that another instance takes it at its next pass.
 func (r *OnrampReconciler) Run(ctx context.Context) error {
 	t := time.NewTicker(r.interval)
 	defer t.Stop()
+	defer r.giveTurn()
 	for {
 		select {
 		case <-ctx.Done():
@@ -54,6 +72,32 @@ func (r *OnrampReconciler) Run(ctx context.Context) error {
 }
 
 func (r *OnrampReconciler) pass(ctx context.Context) {
+	failed := r.reconcileOnramp(ctx)
+	if tried, delivered, err := r.webhooks.ReconcileMarked(ctx, false); err != nil {
+		failed = err
+		r.log.Warn().Err(err).Msg("webhook reconciliation")
+	} else if tried > 0 {
+		r.log.Info().Int("retried", tried).Int("delivered", delivered).Msg("retried marked webhook notifications")
+	}
+	if ctx.Err() == nil {
+		r.fails.record(failed, time.Now())
+	}
+}
+
+// reconcileOnramp verifies the open onramp attempts, when the turn is this instance's (InTurn),
+// and returns the pass's failure: the turn's, the reconciliation's, or the processor's silence.
+func (r *OnrampReconciler) reconcileOnramp(ctx context.Context) error {
+	if r.turn != nil {
+		ours, err := r.turn.Take(ctx)
+		if err != nil {
+			r.log.Warn().Err(err).Msg("reconcile: the turn to verify open onramp attempts")
+			return err
+		}
+		if !ours {
+			r.log.Debug().Msg("reconcile: another instance verifies the open onramp attempts in its turn")
+			return nil
+		}
+	}
 	var failed error
 	done, err := r.onramp.Handle(r.log.WithContext(ctx), commands.ReconcileOnramp{MinAge: r.minAge})
 	switch {
@@ -66,14 +110,13 @@ func (r *OnrampReconciler) pass(ctx context.Context) {
 	case done.Checked > 0:
 		r.log.Info().Int("checked", done.Checked).Int("updated", done.Updated).Msg("reconciled open onramp attempts")
 	}
-	if tried, delivered, err := r.webhooks.ReconcileMarked(ctx, false); err != nil {
-		failed = err
-		r.log.Warn().Err(err).Msg("webhook reconciliation")
-	} else if tried > 0 {
-		r.log.Info().Int("retried", tried).Int("delivered", delivered).Msg("retried marked webhook notifications")
-	}
-	if ctx.Err() == nil {
-		r.fails.record(failed, time.Now())
+	return failed
+}
+
+// giveTurn gives the turn back, if any.
+func (r *OnrampReconciler) giveTurn() {
+	if r.turn != nil {
+		r.turn.Give()
 	}
 }
 

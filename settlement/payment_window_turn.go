@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// AskTurn is the turn, one instance's at a time, to ask the onramp processor at windows' ends
-// (pgstore.WindowAskTurn: an advisory lock).
+// AskTurn is the turn, one instance's at a time, to ask the onramp processor: at windows' ends
+// (pgstore.NewWindowAskTurn) or in the background reconciliation (pgstore.NewReconcileTurn), each
+// an advisory lock of its own.
 type AskTurn interface {
 	// Take reports whether the turn is this instance's, taking it when it is free.
 	Take(ctx context.Context) (bool, error)
