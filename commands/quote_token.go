@@ -35,7 +35,7 @@ type TokenQuoted struct {
 type QuoteTokenHandler struct {
 	store  Store
 	prices Prices
-	now    func() time.Time
+	clock  judgeClock // the database's with JudgedBy (reconcile_onramp_clock.go)
 }
 
 // NewQuoteTokenHandler returns the handler. It panics on a nil dependency.
@@ -43,7 +43,7 @@ func NewQuoteTokenHandler(store Store, prices Prices, now func() time.Time) *Quo
 	if store == nil || prices == nil || now == nil {
 		panic("commands.NewQuoteTokenHandler: nil dependency")
 	}
-	return &QuoteTokenHandler{store: store, prices: prices, now: now}
+	return &QuoteTokenHandler{store: store, prices: prices, clock: judgeClock{now: now}}
 }
 
 // Handle prices the receipt (through EUR/USD for EUR receipts, at the rate of its first quote)
@@ -52,10 +52,16 @@ func NewQuoteTokenHandler(store Store, prices Prices, now func() time.Time) *Quo
 // (receipt.QuoteInWindow); a quote that values confirmed deposits covering the receipt pays it. Errors: Invalid (unknown token), ErrPriceUnavailable (no
 // price for the token, no EUR/USD rate for an EUR receipt), receipt.ErrNotFound,
 // receipt.ErrState, receipt.ErrQuotesLimited and receipt.ErrQuotesExhausted (a new quote past
-// the receipt's bounds; a held one is always returned), ErrContended, wrapped store errors.
+// the receipt's bounds; a held one is always returned), ErrContended, the database clock's
+// (JudgedBy), wrapped store errors. The window's end is judged by the database's clock with
+// JudgedBy, read once.
 func (h *QuoteTokenHandler) Handle(ctx context.Context, cmd QuoteToken) (TokenQuoted, error) {
 	if !slices.Contains(receipt.PaymentTokens(), cmd.Token) {
 		return TokenQuoted{}, Invalid("token must be one of " + strings.Join(receipt.PaymentTokens(), ", "))
+	}
+	now, err := h.clock.read(ctx)
+	if err != nil {
+		return TokenQuoted{}, err
 	}
 	// The prices are read only once the receipt is known to exist: an unknown receipt is
 	// receipt.ErrNotFound whatever the price source's state (it was price_unavailable, 503, when a
@@ -66,7 +72,7 @@ func (h *QuoteTokenHandler) Handle(ctx context.Context, cmd QuoteToken) (TokenQu
 	st, res, err := ChangeReceipt(ctx, h.store, cmd.ReceiptID, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {
 		// The receipt's own answer comes before any price: a paid receipt is ErrState and a held
 		// quote is returned even while the token has no price (a price outage answered 503).
-		if held, done, err := quoteWithoutPrice(st, cmd.Token, h.now().UnixMilli()); done {
+		if held, done, err := quoteWithoutPrice(st, cmd.Token, now().UnixMilli()); done {
 			q = held
 			return nil, err
 		}
@@ -89,7 +95,7 @@ func (h *QuoteTokenHandler) Handle(ctx context.Context, cmd QuoteToken) (TokenQu
 		}
 		// A receipt with a payment window keeps the quote it was given until the window ends; a
 		// quote that prices confirmed deposits covering the receipt records its payment too.
-		evs, held, err := receipt.QuoteInWindow(st, cmd.Token, tokenUSD, eurUSD, h.now().UnixMilli())
+		evs, held, err := receipt.QuoteInWindow(st, cmd.Token, tokenUSD, eurUSD, now().UnixMilli())
 		q = held
 		return evs, err
 	})

@@ -92,3 +92,23 @@ func (h *ApplyProcessorEventHandler) JudgedBy(clock DatabaseClock, wall func() t
 	h.clock = h.clock.judgedBy(clock, wall)
 	return h
 }
+
+// JudgedBy makes the database's clock judge a start's "before the window's end" and date the
+// attempt (and an EUR receipt's first rate) it records: each start reads the database's clock
+// once and moves h's clock by its offset from wall (time.Now when nil). An instance whose clock
+// ran behind the database's started a session after the database's end, which the window's pass
+// (judged by the database's clock) had already expired or was about to. It returns h; call it
+// before the handler is used.
+func (h *StartOnrampHandler) JudgedBy(clock DatabaseClock, wall func() time.Time) *StartOnrampHandler {
+	h.clock = h.clock.judgedBy(clock, wall)
+	return h
+}
+
+// JudgedBy makes the database's clock judge a quote's "before the window's end" (a held quote
+// returned, a new one refused after it) and date the quote it records: each quote reads the
+// database's clock once and moves h's clock by its offset from wall (time.Now when nil). It
+// returns h; call it before the handler is used.
+func (h *QuoteTokenHandler) JudgedBy(clock DatabaseClock, wall func() time.Time) *QuoteTokenHandler {
+	h.clock = h.clock.judgedBy(clock, wall)
+	return h
+}

@@ -62,9 +62,9 @@ type OnrampStarted struct {
 type StartOnrampHandler struct {
 	store     Store
 	splits    *Splits
-	processor Processor // nil: the onramp is not configured
-	prices    Prices    // the EUR/USD rate of an EUR receipt that has none recorded
-	now       func() time.Time
+	processor Processor  // nil: the onramp is not configured
+	prices    Prices     // the EUR/USD rate of an EUR receipt that has none recorded
+	clock     judgeClock // the database's with JudgedBy (reconcile_onramp_clock.go)
 }
 
 // NewStartOnrampHandler returns the handler. processor may be nil (PROCESSOR_API_URL unset: every
@@ -73,7 +73,7 @@ func NewStartOnrampHandler(store Store, splits *Splits, processor Processor, pri
 	if store == nil || splits == nil || prices == nil || now == nil {
 		panic("commands.NewStartOnrampHandler: nil dependency")
 	}
-	return &StartOnrampHandler{store: store, splits: splits, processor: processor, prices: prices, now: now}
+	return &StartOnrampHandler{store: store, splits: splits, processor: processor, prices: prices, clock: judgeClock{now: now}}
 }
 
 // Handle checks that a payment may start, within the receipt's bounds on onramp starts
@@ -83,10 +83,15 @@ func NewStartOnrampHandler(store Store, splits *Splits, processor Processor, pri
 // the receipt's payment window, and while the processor completes the payment of the current
 // session: paymentUnderWay), receipt.ErrOnrampLimited
 // and receipt.ErrOnrampExhausted, ErrSplitRequired, ErrProcessorUnavailable (wrapping the
-// processor's error), ErrContended, wrapped store errors.
+// processor's error), ErrContended, the database clock's (JudgedBy), wrapped store errors. The
+// window's end is judged by the database's clock with JudgedBy, read once.
 func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (OnrampStarted, error) {
 	if h.processor == nil {
 		return OnrampStarted{}, ErrProcessorNotSetUp
+	}
+	now, err := h.clock.read(ctx)
+	if err != nil {
+		return OnrampStarted{}, err
 	}
 	loaded, err := LoadReceipt(ctx, h.store, cmd.ReceiptID)
 	if err != nil {
@@ -94,7 +99,7 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 	}
 	st := loaded.State
 	// Before any external call: a refused start creates no session at the processor.
-	if err := canStartOnramp(st, h.now().UnixMilli()); err != nil {
+	if err := canStartOnramp(st, now().UnixMilli()); err != nil {
 		return OnrampStarted{}, err
 	}
 	if err := h.paymentUnderWay(ctx, st); err != nil {
@@ -104,7 +109,7 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 	if err != nil {
 		return OnrampStarted{}, err
 	}
-	amountUSD, err := h.amountUSD(ctx, st, cmd.Meta)
+	amountUSD, err := h.amountUSD(ctx, st, cmd.Meta, now)
 	if err != nil {
 		return OnrampStarted{}, err
 	}
@@ -115,11 +120,12 @@ func (h *StartOnrampHandler) Handle(ctx context.Context, cmd StartOnramp) (Onram
 		return OnrampStarted{}, fmt.Errorf("%w: %w", ErrProcessorUnavailable, err)
 	}
 	_, res, err := ChangeReceipt(ctx, h.store, cmd.ReceiptID, cmd.Meta, func(st receipt.State) ([]receipt.Event, error) {
-		if err := windowOpen(st, h.now().UnixMilli()); err != nil {
+		at := now().UnixMilli()
+		if err := windowOpen(st, at); err != nil {
 			return nil, err
 		}
 		return receipt.StartOnramp(st, receipt.AttemptStarted{AttemptID: attemptID, Kind: "onramp", SessionID: sess.ID, SessionUnique: true,
-			OpenedBy: "service", AskedUSDCents: int64(amountUSD), At: h.now().UnixMilli()})
+			OpenedBy: "service", AskedUSDCents: int64(amountUSD), At: at})
 	})
 	if err != nil {
 		return OnrampStarted{}, err
@@ -213,10 +219,10 @@ func windowOpen(st receipt.State, at int64) error {
 // the append (receipt.QuoteRate), so of concurrent first starts only the first records a quote
 // and all use its rate. Errors: ErrPriceUnavailable, the quote's, receipt.ErrState (the confirmed
 // transfers cover the receipt: nothing is left to pay).
-func (h *StartOnrampHandler) amountUSD(ctx context.Context, st receipt.State, meta eventstore.Metadata) (money.Cents, error) {
+func (h *StartOnrampHandler) amountUSD(ctx context.Context, st receipt.State, meta eventstore.Metadata, now func() time.Time) (money.Cents, error) {
 	if st.Receipt.Currency == "EUR" && st.EURUSDRate == "" {
 		var err error
-		if st, err = h.recordRate(ctx, st.Receipt.ReceiptID, meta); err != nil {
+		if st, err = h.recordRate(ctx, st.Receipt.ReceiptID, meta, now); err != nil {
 			return 0, err
 		}
 	}
@@ -230,10 +236,10 @@ func (h *StartOnrampHandler) amountUSD(ctx context.Context, st receipt.State, me
 	return due, nil
 }
 
-// recordRate records the current EUR/USD rate as receipt id's first quote, unless one is
+// recordRate records the current EUR/USD rate as receipt id's first quote at now, unless one is
 // recorded meanwhile, and returns the receipt's state after it. Errors: ErrPriceUnavailable, the
 // quote's, the store's.
-func (h *StartOnrampHandler) recordRate(ctx context.Context, id string, meta eventstore.Metadata) (receipt.State, error) {
+func (h *StartOnrampHandler) recordRate(ctx context.Context, id string, meta eventstore.Metadata, now func() time.Time) (receipt.State, error) {
 	prices, err := h.prices.USDPrices(ctx)
 	if err != nil {
 		return receipt.State{}, err
@@ -247,7 +253,7 @@ func (h *StartOnrampHandler) recordRate(ctx context.Context, id string, meta eve
 		if rate == "" {
 			return nil, priceUnavailable("No EUR/USD rate is set")
 		}
-		q, err := receipt.Quote(st, "USDC", "1", rate, h.now().UnixMilli())
+		q, err := receipt.Quote(st, "USDC", "1", rate, now().UnixMilli())
 		return []receipt.Event{q}, err
 	})
 	return st, err
