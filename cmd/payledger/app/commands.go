@@ -29,13 +29,13 @@ func (a *Application) buildCommands(d Config, in infra) *commands.ReconcileOnram
 	if d.Processor != nil {
 		processor = onrampProcessor{d.Processor}
 	}
-	dbClock := pgstore.NewReceipts(d.Pool) // "before the window's end" is the database's clock's word, as the window's (stop 72)
+	dbClock := pgstore.NewReceipts(d.Pool) // "before the window's end" is the database's clock's word, as the window's (stops 72, 73: starts and quotes)
 	reconcile := commands.NewReconcileOnrampHandler(events, processor, receipts, now).JudgedBy(dbClock, nil)
 	terminal := commands.NewTerminalHandler(events, pricing, now)
 	a.Commands = commands.Handlers{
 		CreateOrder:         commands.NewCreateOrderHandler(splits, catalog, pricing, issuer, d.PlatformRecipient, now),
 		CreateReceipt:       commands.NewCreateReceiptHandler(pricing, issuer),
-		StartOnramp:         logOutcomes(commands.NewStartOnrampHandler(events, splits, processor, prices, now), noteStartOnramp),
+		StartOnramp:         logOutcomes(commands.NewStartOnrampHandler(events, splits, processor, prices, now).JudgedBy(dbClock, nil), noteStartOnramp),
 		SubmitWalletPayment: commands.NewSubmitWalletPaymentHandler(events, pgstore.NewPaymentHints(d.Pool), receipts, d.Chain.Transactions, now),
 		RecordTelemetry:     logOutcomes(commands.NewRecordTelemetryHandler(events, reconcile, now), noteTelemetry),
 		ApplyProcessorEvent: logOutcomes(commands.NewApplyProcessorEventHandler(events, readmodels.NewProcessorEvents(d.Pool), now).JudgedBy(dbClock, nil), noteProcessorEvent),
@@ -43,7 +43,7 @@ func (a *Application) buildCommands(d Config, in infra) *commands.ReconcileOnram
 		Refund:              commands.NewRefundHandler(events, pgstore.NewRefundClaims(d.Pool), now),
 		DisplayTerminal:     commands.HandlerFunc[commands.TerminalDisplay, commands.TerminalReceipt](terminal.Display),
 		CompleteTerminal:    commands.HandlerFunc[commands.TerminalComplete, commands.TerminalReceipt](terminal.Complete),
-		QuoteToken:          commands.NewQuoteTokenHandler(events, prices, now),
+		QuoteToken:          commands.NewQuoteTokenHandler(events, prices, now).JudgedBy(dbClock, nil),
 		ConfigureSplit: settlement.NewDeploySplitHandler(commands.NewConfigureSplitHandler(events, d.PlatformRecipient, now),
 			d.Chain.SplitChain(), d.Chain.SplitOperator),
 		CreateSubscription: createSubscription(d, planLookup{readmodels.NewPlans(d.Pool)}), // bounded: subscriptions_create.go

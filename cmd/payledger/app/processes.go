@@ -84,7 +84,8 @@ func (a *Application) buildProcesses(d Config, in infra, reconcile *commands.Rec
 		charger.Ran = func(err error) { health.Ran(chargingWorker, err) }
 	}
 	a.Processes = Processes{
-		OnrampReconciler:     settlement.NewOnrampReconciler(logOutcomes(reconcile, noteReconcile), in.dispatcher, reconcileInterval, reconcileMinAge, d.Log),
+		OnrampReconciler: settlement.NewOnrampReconciler(logOutcomes(reconcile, noteReconcile), in.dispatcher, reconcileInterval, reconcileMinAge, d.Log).
+			InTurn(pgstore.NewReconcileTurn(d.Pool, reconcileInterval)), // one instance at a time asks the processor (stop 73)
 		SplitDistributor:     splitDistributor(d, health),
 		SubscriptionCharging: subscriptionCharging(d, in, a.Projections.Subscriptions),
 		PaymentWindow:        paymentWindow(d, health, reconcile),
