@@ -109,7 +109,8 @@ type Credit struct {
 	TxIndex         *int   `json:"txIndex,omitempty"`   // DepositTransferSeen's; nil: not known
 	Confirmed       bool   `json:"confirmed,omitempty"`
 	Dropped         bool   `json:"dropped,omitempty"`
-	// Senders are a balance credit's DepositTransferSeen.Senders.
+	// Senders are a balance credit's DepositTransferSeen.Senders and those of the credits it took
+	// over when it was seen (deposit_balance.go).
 	Senders []string `json:"senders,omitempty"`
 	// HeldBy is, for an ETH transfer by transaction while it is dropped, the block hash of the
 	// latest balance credit seen since it was dropped: that balance read did not count it among
@@ -211,8 +212,12 @@ func (s *State) putCredit(i int, c Credit) {
 func (s *State) evolveDeposit(e Event) {
 	switch e := e.(type) {
 	case DepositTransferSeen:
-		s.putCredit(s.creditIndex(e.TransactionHash, e.LogIndex, e.BlockHash), Credit{TransactionHash: e.TransactionHash, LogIndex: e.LogIndex,
-			BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals, BlockTime: e.BlockTime, TxIndex: e.TxIndex, Senders: e.Senders})
+		i, senders := s.creditIndex(e.TransactionHash, e.LogIndex, e.BlockHash), e.Senders
+		if e.LogIndex < ETHLogIndex {
+			senders = s.balanceSenders(e, i) // with those of the credits it takes over (deposit_balance.go)
+		}
+		s.putCredit(i, Credit{TransactionHash: e.TransactionHash, LogIndex: e.LogIndex,
+			BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals, BlockTime: e.BlockTime, TxIndex: e.TxIndex, Senders: senders})
 		if e.LogIndex < ETHLogIndex { // a balance credit: it holds the dropped ETH transfers mined again by its block
 			for i, c := range s.Credits {
 				if c.droppedETH() {

@@ -1,6 +1,9 @@
 package receipt
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Balance credits (DESIGN 9, settlement's deposit detector): ETH that a contract sends a deposit
 // (an internal call) shows in no transaction's fields, so the detector reads the deposit's ETH
@@ -21,6 +24,13 @@ import "strings"
 //     credit keeps which balance credit was read last while it was dropped (Credit.HeldBy).
 //   - Its ETH was at the deposit at the end of its block: it is after every sweep of that block
 //     (swept.go's Unswept).
+//   - Its senders (Credit.Senders, candidates for a refund's recipient) are its step's dust
+//     senders (DepositTransferSeen.Senders) and those of the credits it takes over: the balance
+//     credit of its key it replaces, every balance credit dropped when it is read (a dropped one
+//     counts nothing, so the ETH it held, still at the deposit, is in this balance) and the
+//     dropped ETH transfers it holds (HeldBy). A later balance credit that superseded a dropped
+//     one kept only its own step's senders, and the dust senders read in earlier steps were lost
+//     from every credit that counts (stop 73); they are set by the fold, never by an event.
 
 // isBalance says whether c is a credit of the deposit's balance, not of one transfer.
 func (c Credit) isBalance() bool { return c.LogIndex < ETHLogIndex }
@@ -56,4 +66,35 @@ func (s State) heldAgain(c Credit, t DepositTransferSeen) bool {
 		}
 	}
 	return false
+}
+
+// takenOver says whether a balance credit seen now takes over c's senders (the rules above): c
+// is a dropped balance credit or a dropped ETH transfer by transaction.
+func (c Credit) takenOver() bool { return c.Dropped && (c.isBalance() || c.LogIndex == ETHLogIndex) }
+
+// withSendersOf is senders with those of c it lacks (without case): a balance credit's Senders,
+// a transfer's Sender. It appends to senders, which must be the fold's own copy.
+func withSendersOf(senders []string, c Credit) []string {
+	add := []string{c.Sender}
+	if c.isBalance() {
+		add = c.Senders
+	}
+	for _, a := range add {
+		if a != "" && !slices.ContainsFunc(senders, func(o string) bool { return strings.EqualFold(o, a) }) {
+			senders = append(senders, a)
+		}
+	}
+	return senders
+}
+
+// balanceSenders are the senders of balance credit e, seen in place of credit replaced (-1:
+// none): its own, then those of the credits it takes over, in their order (the rules above).
+func (s State) balanceSenders(e DepositTransferSeen, replaced int) []string {
+	out := slices.Clone(e.Senders)
+	for i, c := range s.Credits {
+		if i == replaced || c.takenOver() {
+			out = withSendersOf(out, c)
+		}
+	}
+	return out
 }

@@ -1,6 +1,9 @@
 package receipt
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Folding a long stream (stop 72): Evolve takes a State by value and the caller may keep the
 // state it passed, so a change to the credits is made to a copy (putCredit) and a credit is found
@@ -25,6 +28,7 @@ type Folder struct {
 	keys  map[creditKey]int // position in s.Credits of each credit, by key (while owned)
 	txs   map[string][]int  // positions of each transaction's token credits (log index >= 0), in order
 	drops map[int]bool      // positions of the dropped ETH transfers by transaction (Credit.HeldBy)
+	gone  map[int]bool      // positions of the dropped balance credits (Credit.Senders)
 }
 
 // NewFolder is a Folder starting at s (s is never changed).
@@ -56,9 +60,12 @@ func (f *Folder) Apply(e Event) {
 	switch e := e.(type) {
 	case DepositTransferSeen:
 		f.own()
-		i := f.indexOf(e.TransactionHash, e.LogIndex, e.BlockHash)
+		i, senders := f.indexOf(e.TransactionHash, e.LogIndex, e.BlockHash), e.Senders
+		if e.LogIndex < ETHLogIndex {
+			senders = f.balanceSenders(e, i)
+		}
 		f.put(i, Credit{TransactionHash: e.TransactionHash, LogIndex: e.LogIndex, BlockNumber: e.BlockNumber, BlockHash: e.BlockHash,
-			Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals, BlockTime: e.BlockTime, TxIndex: e.TxIndex, Senders: e.Senders})
+			Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals, BlockTime: e.BlockTime, TxIndex: e.TxIndex, Senders: senders})
 		if e.LogIndex < ETHLogIndex {
 			for j := range f.drops {
 				f.s.Credits[j].HeldBy = e.BlockHash
@@ -73,6 +80,7 @@ func (f *Folder) Apply(e Event) {
 			c := &f.s.Credits[i]
 			c.Confirmed, c.Dropped, c.BlockNumber, c.BlockHash, c.HeldBy = true, false, e.BlockNumber, e.BlockHash, ""
 			delete(f.drops, i)
+			delete(f.gone, i)
 		}
 	case DepositTransferDropped:
 		f.own()
@@ -80,6 +88,9 @@ func (f *Folder) Apply(e Event) {
 			f.s.Credits[i].Dropped, f.s.Credits[i].Confirmed = true, false
 			if f.s.Credits[i].droppedETH() {
 				f.drops[i] = true
+			}
+			if f.s.Credits[i].isBalance() {
+				f.gone[i] = true
 			}
 		}
 	default:
@@ -98,7 +109,7 @@ func (f *Folder) own() {
 		copy(cs, f.s.Credits)
 	}
 	f.s.Credits, f.owned = cs, true
-	f.keys, f.txs, f.drops = make(map[creditKey]int, cap(cs)), map[string][]int{}, map[int]bool{}
+	f.keys, f.txs, f.drops, f.gone = make(map[creditKey]int, cap(cs)), map[string][]int{}, map[int]bool{}, map[int]bool{}
 	for i, c := range cs {
 		f.index(i, c)
 	}
@@ -115,6 +126,9 @@ func (f *Folder) index(i int, c Credit) {
 	}
 	if c.droppedETH() {
 		f.drops[i] = true
+	}
+	if c.isBalance() && c.Dropped {
+		f.gone[i] = true
 	}
 }
 
@@ -150,4 +164,26 @@ func (f *Folder) put(i int, c Credit) {
 	}
 	f.s.Credits[i] = c
 	delete(f.drops, i) // c is seen, not dropped
+	delete(f.gone, i)
+}
+
+// balanceSenders is State.balanceSenders on the index: the credits taken over are the dropped
+// ones (drops, gone) and the one replaced, in the credits' order.
+func (f *Folder) balanceSenders(e DepositTransferSeen, replaced int) []string {
+	at := make([]int, 0, len(f.drops)+len(f.gone)+1)
+	for i := range f.drops {
+		at = append(at, i)
+	}
+	for i := range f.gone {
+		at = append(at, i)
+	}
+	if replaced >= 0 && !f.gone[replaced] {
+		at = append(at, replaced)
+	}
+	slices.Sort(at)
+	out := slices.Clone(e.Senders)
+	for _, i := range at {
+		out = withSendersOf(out, f.s.Credits[i])
+	}
+	return out
 }
