@@ -43,14 +43,10 @@ type streamsReader interface {
 	ReadStreams(ctx context.Context, streams []string) (map[string][]eventstore.RecordedEvent, error)
 }
 
-// telemetryHours is how many clock hours after its creation a receipt's telemetry is shown in
-// its history: the payment page reports while the receipt is open, within its payment window.
-const telemetryHours = 48
-
 // receiptTelemetry is the payment page's reports of receipt id (its telemetry streams of the
-// first telemetryHours hours from created), oldest first.
+// first TelemetryHours hours from created), oldest first.
 func receiptTelemetry(ctx context.Context, store Store, id string, created time.Time) ([]HistoryEvent, error) {
-	streams := make([]string, telemetryHours)
+	streams := make([]string, TelemetryHours)
 	for i := range streams {
 		streams[i] = TelemetryStream(id, created.Add(time.Duration(i)*time.Hour))
 	}

@@ -45,6 +45,17 @@ const MaxTelemetryAttemptID = 128
 // ErrTelemetryLimited refuses a report past MaxTelemetryPerHour.
 var ErrTelemetryLimited = errors.New("this receipt has taken its telemetry reports for this hour")
 
+// TelemetryHours is how many clock hours after its creation a receipt takes telemetry, and a
+// history shows it: the payment page reports while the receipt is open, within its payment
+// window (default 1 h + 24 h monitoring). Later reports were stored for ever and never read: the
+// route is public, so 20 an hour per known receipt id grew the event store without end.
+const TelemetryHours = 48
+
+// ErrTelemetryClosed refuses a report past TelemetryHours: a lifetime bound, which never lifts
+// (403, as the quotes' and onramp starts' lifetime bounds).
+var ErrTelemetryClosed = &Refusal{Kind: KindForbidden, Code: "forbidden",
+	Message: "A receipt takes telemetry reports only in the " + strconv.Itoa(TelemetryHours) + " hours after its creation"}
+
 // TelemetryStream is the stream of receipt id's reports of the clock hour of at. Telemetry is
 // kept apart from the receipt's stream, so that no command replays it and nobody can make a
 // receipt's history arbitrarily long; one stream per hour, so that the limit is counted by
@@ -70,7 +81,8 @@ func NewRecordTelemetryHandler(store Store, verify *ReconcileOnrampHandler, now 
 }
 
 // record appends the report to the receipt's telemetry stream of this hour, within the limit.
-// Errors: receipt.ErrNotFound, ErrTelemetryLimited, ErrContended, wrapped store errors.
+// Errors: receipt.ErrNotFound, ErrTelemetryClosed (past TelemetryHours), ErrTelemetryLimited,
+// ErrContended, wrapped store errors.
 func (h *RecordTelemetryHandler) record(ctx context.Context, cmd RecordTelemetry) error {
 	loaded, err := LoadReceipt(ctx, h.store, cmd.ReceiptID)
 	if err != nil {
@@ -81,6 +93,10 @@ func (h *RecordTelemetryHandler) record(ctx context.Context, cmd RecordTelemetry
 		receipt.TelemetryRecorded{Event: cmd.Event, AttemptID: cmd.AttemptID, Code: cmd.Code, At: now.UnixMilli()})
 	if err != nil {
 		return err
+	}
+	// The hours are counted as the history lists them: the creation's clock hour is the first.
+	if now.Unix()/3600 >= loaded.State.Receipt.CreatedAt/1000/3600+TelemetryHours {
+		return ErrTelemetryClosed
 	}
 	return AppendTelemetry(ctx, h.store, cmd.ReceiptID, now, evs, cmd.Meta)
 }
@@ -109,7 +125,7 @@ var telemetryCount = Aggregate[int]{Apply: func(n int, _ eventstore.RecordedEven
 
 // Handle records the report. The browser's checkout_success is not proof of payment: it makes
 // the service ask the processor (bounded; a failed verification is logged, the report stays
-// recorded). Errors: Invalid (unknown event, an attemptId over MaxTelemetryAttemptID), receipt.ErrNotFound, ErrTelemetryLimited,
+// recorded). Errors: Invalid (unknown event, an attemptId over MaxTelemetryAttemptID), receipt.ErrNotFound, ErrTelemetryClosed, ErrTelemetryLimited,
 // ErrContended, wrapped store errors.
 func (h *RecordTelemetryHandler) Handle(ctx context.Context, cmd RecordTelemetry) (TelemetryRecorded, error) {
 	if !receipt.ValidTelemetry(cmd.Event) {
