@@ -66,12 +66,14 @@ func (r *OnrampReconciler) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
-			r.pass(ctx)
+			r.Pass(ctx)
 		}
 	}
 }
 
-func (r *OnrampReconciler) pass(ctx context.Context) {
+// Pass runs one pass, as Run does at every tick: the open onramp attempts (in this instance's turn
+// with InTurn), then the marked webhooks whose backoff is due; its outcome is what Failing reads.
+func (r *OnrampReconciler) Pass(ctx context.Context) {
 	failed := r.reconcileOnramp(ctx)
 	if tried, delivered, err := r.webhooks.ReconcileMarked(ctx, false); err != nil {
 		failed = err
