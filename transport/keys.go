@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -67,6 +68,13 @@ type createKeyRequest struct {
 	Scopes []string `json:"scopes"`
 }
 
+// KeyCreatesPerHour is how many API keys a wallet may create an hour. MaxLiveKeys bounds the live
+// keys only, and revoked keys stay (for the audit): a create/revoke loop at the per-wallet rate
+// added a row each time without end, and each revocation of a live key empties every instance's
+// key cache and wakes every open stream and export. A merchant keeps a key per integration and
+// replaces one now and then, far below this.
+const KeyCreatesPerHour = 100
+
 func (s *Server) createKey(c echo.Context) error {
 	var req createKeyRequest
 	if err := DecodeJSON(c, &req); err != nil {
@@ -79,6 +87,10 @@ func (s *Server) createKey(c echo.Context) error {
 		return err
 	}
 	sess, _ := SessionFrom(c)
+	// Counted once the body is valid: bad input costs nothing.
+	if err := s.limitEvery(c, "keycreate", "keycreate:"+sess.Wallet, KeyCreatesPerHour, time.Hour); err != nil {
+		return err
+	}
 	secret, key, err := s.keys.Create(c.Request().Context(), sess.Wallet, req.Name, req.Scopes)
 	if errors.Is(err, readmodels.ErrTooManyKeys) {
 		return InvalidInput(fmt.Sprintf("a merchant has at most %d live API keys; revoke one first", readmodels.MaxLiveKeys))
