@@ -279,6 +279,10 @@ func (s *Server) redeliverEndpoint(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// Counted once the message is known to be the merchant's: unknown ids cost nothing.
+	if err := s.limitEvery(c, "redeliver", "redeliver:"+merchantOf(c), RedeliveriesPerHour, time.Hour); err != nil {
+		return err
+	}
 	// The attempt does not end with the request: a caller who leaves (or a proxy that gives up)
 	// cut it, and the log said connection_error for a receiver that may have been fine. The
 	// dispatcher's client bounds it with its own timeout.

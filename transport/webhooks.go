@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -53,6 +54,14 @@ func (s *Server) listDeliveries(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"deliveries": out, "next": nullable(next)})
 }
 
+// RedeliveriesPerHour is how many manual redeliveries a wallet may ask for an hour, of receipt
+// webhooks and endpoint messages together. Each is an outbound POST and an attempt row kept 30
+// days after its notification closes; bounded only by the per-wallet admin rate (600 a minute),
+// a wallet (any wallet signs in) could record about 26 million a month, as webhook.test events
+// could before TestEventsPerHour. The automatic retries and the reconciliation redeliver the
+// rest; a merchant checking a fixed receiver needs a few.
+const RedeliveriesPerHour = 100
+
 func (s *Server) redeliver(c echo.Context) error {
 	sess, _ := SessionFrom(c)
 	notFound := NewError(http.StatusNotFound, "not_found", "Delivery not found")
@@ -68,6 +77,10 @@ func (s *Server) redeliver(c echo.Context) error {
 		return notFound
 	}
 	if err != nil {
+		return err
+	}
+	// Counted once the delivery is known to be the caller's: unknown ids cost nothing.
+	if err := s.limitEvery(c, "redeliver", "redeliver:"+sess.Wallet, RedeliveriesPerHour, time.Hour); err != nil {
 		return err
 	}
 	// As an endpoint's redelivery: the attempt and its recording do not end with the request. A
