@@ -9,7 +9,9 @@ import (
 // step's dust senders and those of the credits it takes over (deposit_balance.go): a dropped
 // balance credit (a later read holds its ETH), the balance credit of its key seen again, a
 // dropped ETH transfer it holds; never those of a balance credit that still counts. Evolve and a
-// Folder agree, and the event's senders are not changed.
+// Folder agree, and the event's senders are not changed. Each dropped credit's senders go to one
+// balance credit (which passes them on if it drops), not to every later one: the state stays
+// linear in the credits.
 func TestBalanceCreditKeepsTheSendersItTakesOver(t *testing.T) {
 	t.Parallel()
 	balance := func(block string, number uint64, senders ...string) DepositTransferSeen {
@@ -21,7 +23,7 @@ func TestBalanceCreditKeepsTheSendersItTakesOver(t *testing.T) {
 	drop := func(s DepositTransferSeen) DepositTransferDropped {
 		return DepositTransferDropped{TransactionHash: s.TransactionHash, LogIndex: s.LogIndex, BlockHash: s.BlockHash}
 	}
-	b1 := balance("0xx", 5, "0xd1")
+	b1, b2 := balance("0xx", 5, "0xd1"), balance("0xy", 6, "0xd2")
 	for _, tc := range []struct {
 		name string
 		evs  []Event
@@ -36,6 +38,8 @@ func TestBalanceCreditKeepsTheSendersItTakesOver(t *testing.T) {
 		{"an ETH transfer that counts is no dust it holds", []Event{eth, confirmedOf(eth)}, balance("0xy", 6, "0xd2"), []string{"0xd2"}},
 		{"a sender once, in any case", []Event{balance("0xx", 5, "0xD1"), drop(balance("0xx", 5))}, balance("0xy", 6, "0xd1", "0xd2"), []string{"0xd1", "0xd2"}},
 		{"none stay none", []Event{eth}, balance("0xy", 6), nil},
+		{"a dropped credit is taken over once", []Event{b1, drop(b1), b2, eth, drop(eth), balance("0xz", 7)}, balance("0xv", 8, "0xd3"), []string{"0xd3"}},
+		{"the credit that took them over passes them on when it drops", []Event{b1, drop(b1), b2, drop(b2)}, balance("0xz", 7, "0xd3"), []string{"0xd3", "0xd2", "0xd1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			own := append([]string(nil), tc.last.Senders...)

@@ -115,7 +115,8 @@ type Credit struct {
 	// HeldBy is, for an ETH transfer by transaction while it is dropped, the block hash of the
 	// latest balance credit seen since it was dropped: that balance read did not count it among
 	// the credits, so it holds the transfer if it was mined again at or before its block
-	// (deposit_balance.go). Set by the fold, never by an event's field.
+	// (deposit_balance.go). For a dropped balance credit, the first balance credit seen since,
+	// which took over its senders (stop 73). Set by the fold, never by an event's field.
 	HeldBy string `json:"heldBy,omitempty"`
 }
 
@@ -220,7 +221,7 @@ func (s *State) evolveDeposit(e Event) {
 			BlockNumber: e.BlockNumber, BlockHash: e.BlockHash, Sender: e.Sender, Token: e.Token, AmountUnits: e.AmountUnits, Decimals: e.Decimals, BlockTime: e.BlockTime, TxIndex: e.TxIndex, Senders: senders})
 		if e.LogIndex < ETHLogIndex { // a balance credit: it holds the dropped ETH transfers mined again by its block
 			for i, c := range s.Credits {
-				if c.droppedETH() {
+				if c.droppedETH() || c.isBalance() && c.Dropped && c.HeldBy == "" { // and took over a dropped balance credit's senders
 					s.Credits[i].HeldBy = e.BlockHash // s.Credits is putCredit's copy
 				}
 			}

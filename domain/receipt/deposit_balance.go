@@ -28,7 +28,8 @@ import (
 //     senders (DepositTransferSeen.Senders) and those of the credits it takes over: the balance
 //     credit of its key it replaces, every balance credit dropped when it is read (a dropped one
 //     counts nothing, so the ETH it held, still at the deposit, is in this balance) and the
-//     dropped ETH transfers it holds (HeldBy). A later balance credit that superseded a dropped
+//     dropped ETH transfers it holds (HeldBy), each dropped credit by the first balance credit seen
+//     after it dropped (which marks it: HeldBy). A later balance credit that superseded a dropped
 //     one kept only its own step's senders, and the dust senders read in earlier steps were lost
 //     from every credit that counts (stop 73); they are set by the fold, never by an event.
 
@@ -69,31 +70,47 @@ func (s State) heldAgain(c Credit, t DepositTransferSeen) bool {
 }
 
 // takenOver says whether a balance credit seen now takes over c's senders (the rules above): c
-// is a dropped balance credit or a dropped ETH transfer by transaction.
-func (c Credit) takenOver() bool { return c.Dropped && (c.isBalance() || c.LogIndex == ETHLogIndex) }
-
-// withSendersOf is senders with those of c it lacks (without case): a balance credit's Senders,
-// a transfer's Sender. It appends to senders, which must be the fold's own copy.
-func withSendersOf(senders []string, c Credit) []string {
-	add := []string{c.Sender}
-	if c.isBalance() {
-		add = c.Senders
-	}
-	for _, a := range add {
-		if a != "" && !slices.ContainsFunc(senders, func(o string) bool { return strings.EqualFold(o, a) }) {
-			senders = append(senders, a)
-		}
-	}
-	return senders
+// is a dropped balance credit or ETH transfer by transaction that no balance credit seen since it
+// was dropped took over (HeldBy): each dropped credit's senders go to one balance credit, which
+// passes them on if it is dropped in turn, so they are kept once, not by every later read.
+func (c Credit) takenOver() bool {
+	return c.Dropped && c.HeldBy == "" && (c.isBalance() || c.LogIndex == ETHLogIndex)
 }
 
 // balanceSenders are the senders of balance credit e, seen in place of credit replaced (-1:
 // none): its own, then those of the credits it takes over, in their order (the rules above).
 func (s State) balanceSenders(e DepositTransferSeen, replaced int) []string {
-	out := slices.Clone(e.Senders)
+	var taken []Credit
 	for i, c := range s.Credits {
 		if i == replaced || c.takenOver() {
-			out = withSendersOf(out, c)
+			taken = append(taken, c)
+		}
+	}
+	return mergeSenders(e.Senders, taken)
+}
+
+// mergeSenders is own (a copy) then the senders of taken (a balance credit's Senders, a transfer's
+// Sender) that it lacks, without case, once each.
+func mergeSenders(own []string, taken []Credit) []string {
+	out := slices.Clone(own)
+	if len(taken) == 0 {
+		return out
+	}
+	seen := make(map[string]bool, len(own))
+	for _, a := range own {
+		seen[strings.ToLower(a)] = true
+	}
+	add := func(a string) {
+		if k := strings.ToLower(a); a != "" && !seen[k] {
+			seen[k], out = true, append(out, a)
+		}
+	}
+	for _, c := range taken {
+		if !c.isBalance() {
+			add(c.Sender)
+		}
+		for _, a := range c.Senders {
+			add(a)
 		}
 	}
 	return out

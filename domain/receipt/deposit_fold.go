@@ -28,7 +28,8 @@ type Folder struct {
 	keys  map[creditKey]int // position in s.Credits of each credit, by key (while owned)
 	txs   map[string][]int  // positions of each transaction's token credits (log index >= 0), in order
 	drops map[int]bool      // positions of the dropped ETH transfers by transaction (Credit.HeldBy)
-	gone  map[int]bool      // positions of the dropped balance credits (Credit.Senders)
+	gone  map[int]bool      // positions of the dropped balance credits no balance credit took over yet (HeldBy "")
+	open  map[int]bool      // positions of the credits a balance credit seen now takes over (Credit.takenOver)
 }
 
 // NewFolder is a Folder starting at s (s is never changed).
@@ -70,6 +71,11 @@ func (f *Folder) Apply(e Event) {
 			for j := range f.drops {
 				f.s.Credits[j].HeldBy = e.BlockHash
 			}
+			for j := range f.gone {
+				f.s.Credits[j].HeldBy = e.BlockHash
+			}
+			clear(f.gone)
+			clear(f.open)
 		}
 		if f.s.Status == StatusGenerated {
 			f.s.setStatus(StatusPending, e.At)
@@ -81,6 +87,7 @@ func (f *Folder) Apply(e Event) {
 			c.Confirmed, c.Dropped, c.BlockNumber, c.BlockHash, c.HeldBy = true, false, e.BlockNumber, e.BlockHash, ""
 			delete(f.drops, i)
 			delete(f.gone, i)
+			delete(f.open, i)
 		}
 	case DepositTransferDropped:
 		f.own()
@@ -89,9 +96,7 @@ func (f *Folder) Apply(e Event) {
 			if f.s.Credits[i].droppedETH() {
 				f.drops[i] = true
 			}
-			if f.s.Credits[i].isBalance() {
-				f.gone[i] = true
-			}
+			f.mark(i)
 		}
 	default:
 		f.s = Evolve(f.s, e) // no other event changes the credits (TestFolderFoldsAsEvolve)
@@ -109,7 +114,8 @@ func (f *Folder) own() {
 		copy(cs, f.s.Credits)
 	}
 	f.s.Credits, f.owned = cs, true
-	f.keys, f.txs, f.drops, f.gone = make(map[creditKey]int, cap(cs)), map[string][]int{}, map[int]bool{}, map[int]bool{}
+	f.keys, f.txs, f.drops = make(map[creditKey]int, cap(cs)), map[string][]int{}, map[int]bool{}
+	f.gone, f.open = map[int]bool{}, map[int]bool{}
 	for i, c := range cs {
 		f.index(i, c)
 	}
@@ -127,8 +133,18 @@ func (f *Folder) index(i int, c Credit) {
 	if c.droppedETH() {
 		f.drops[i] = true
 	}
-	if c.isBalance() && c.Dropped {
+	f.mark(i)
+}
+
+// mark records whether credit i is a dropped balance credit not taken over (gone) and whether a
+// balance credit seen now takes it over (open).
+func (f *Folder) mark(i int) {
+	c := f.s.Credits[i]
+	if c.isBalance() && c.Dropped && c.HeldBy == "" {
 		f.gone[i] = true
+	}
+	if c.takenOver() {
+		f.open[i] = true
 	}
 }
 
@@ -165,25 +181,23 @@ func (f *Folder) put(i int, c Credit) {
 	f.s.Credits[i] = c
 	delete(f.drops, i) // c is seen, not dropped
 	delete(f.gone, i)
+	delete(f.open, i)
 }
 
-// balanceSenders is State.balanceSenders on the index: the credits taken over are the dropped
-// ones (drops, gone) and the one replaced, in the credits' order.
+// balanceSenders is State.balanceSenders on the index: the credits taken over are the open ones
+// and the one replaced, in the credits' order.
 func (f *Folder) balanceSenders(e DepositTransferSeen, replaced int) []string {
-	at := make([]int, 0, len(f.drops)+len(f.gone)+1)
-	for i := range f.drops {
+	at := make([]int, 0, len(f.open)+1)
+	for i := range f.open {
 		at = append(at, i)
 	}
-	for i := range f.gone {
-		at = append(at, i)
-	}
-	if replaced >= 0 && !f.gone[replaced] {
+	if replaced >= 0 && !f.open[replaced] {
 		at = append(at, replaced)
 	}
 	slices.Sort(at)
-	out := slices.Clone(e.Senders)
-	for _, i := range at {
-		out = withSendersOf(out, f.s.Credits[i])
+	taken := make([]Credit, len(at))
+	for j, i := range at {
+		taken[j] = f.s.Credits[i]
 	}
-	return out
+	return mergeSenders(e.Senders, taken)
 }
