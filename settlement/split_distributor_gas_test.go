@@ -111,12 +111,14 @@ func TestDistributeSplitRefusesAGasBurningRelease(t *testing.T) {
 	}
 	e.pay(hostile, 10_000)
 	usdc, _ := e.dev.Token("USDC")
+	// Asked within the ceiling, as the operator asks (chain.Operator's releaseGas): the node runs the
+	// release once at the ceiling and says it needs more. Unbounded, the estimate ran the 4.4
+	// million gas release several times and timed out (30 s) under CI's load with -race.
 	gas, err := e.rpc.Backend().EstimateGas(e.ctx, ethereum.CallMsg{From: common.HexToAddress(e.op.Sender()), To: ptr(common.HexToAddress(hostile)),
-		Data: releaseCall(t, usdc.Address, common.HexToAddress(burner))})
-	if err != nil || gas <= chain.ReleaseGasCeiling {
-		t.Fatalf("the burning release estimates %d gas (%v), want more than the ceiling %d", gas, err, chain.ReleaseGasCeiling)
+		Data: releaseCall(t, usdc.Address, common.HexToAddress(burner)), Gas: chain.ReleaseGasCeiling})
+	if err == nil || !strings.Contains(err.Error(), "gas required exceeds allowance") {
+		t.Fatalf("the burning release estimates %d gas (%v) within the ceiling %d, want more than it", gas, err, chain.ReleaseGasCeiling)
 	}
-	t.Logf("a burning release: %d gas", gas)
 	burnt := e.paidReceipt(burner, 1)
 
 	merchant, _, st, _ := e.merchantWithSplit()
