@@ -46,6 +46,13 @@ var (
 	errEndpointMissing = NewError(http.StatusNotFound, "not_found", "Webhook endpoint not found")
 )
 
+// EndpointCreatesPerHour is how many webhook endpoints a wallet may create an hour. MaxEndpoints
+// bounds the live endpoints only, and a deleted endpoint's row stays 30 days (its log stays), so a
+// create/delete loop at the per-wallet admin rate kept up to about 26 million rows at once per
+// wallet (wallets are free), each creation also resolving the URL's name. A merchant registers
+// an endpoint per receiver and replaces one now and then, far below this.
+const EndpointCreatesPerHour = 100
+
 // maxEndpointURL bounds an endpoint's URL.
 const maxEndpointURL = 2048
 
@@ -104,6 +111,10 @@ func (s *Server) createEndpoint(c echo.Context) error {
 	}
 	events, err := endpointEvents(b.Events)
 	if err != nil {
+		return err
+	}
+	// Counted once the body is valid: bad input costs nothing.
+	if err := s.limitEvery(c, "endpointcreate", "endpointcreate:"+merchantOf(c), EndpointCreatesPerHour, time.Hour); err != nil {
 		return err
 	}
 	secret, err := webhooks.NewSecret()
