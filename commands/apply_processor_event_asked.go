@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"maps"
 
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
@@ -15,22 +16,47 @@ type askedState struct {
 	asked map[string]int64
 }
 
-// askedAggregate folds a receipt's events as receiptAggregate does, and the asked amounts. Each
-// load starts from an empty askedState, so the map is the load's own.
-var askedAggregate = Aggregate[askedState]{Apply: func(s askedState, e eventstore.RecordedEvent) (askedState, error) {
+// askedAggregate folds a receipt's events as receiptAggregate does (through receipt.Folder, in
+// time linear in its credits), and the asked amounts. Each load starts from an empty askedState,
+// so the map is the load's own.
+var askedAggregate = Aggregate[askedState]{
+	Apply: func(s askedState, e eventstore.RecordedEvent) (askedState, error) {
+		f := newAskedFolding(s)
+		err := f.Apply(e)
+		return f.State(), err
+	},
+	Fold: func(s askedState) Folding[askedState] { return newAskedFolding(s) },
+}
+
+// askedFolding is askedAggregate's fold in progress; it never changes the state it starts from.
+type askedFolding struct {
+	f     *receipt.Folder
+	asked map[string]int64
+}
+
+func newAskedFolding(s askedState) *askedFolding {
+	return &askedFolding{f: receipt.NewFolder(s.State), asked: maps.Clone(s.asked)}
+}
+
+func (a *askedFolding) Apply(e eventstore.RecordedEvent) error {
 	ev, err := receipt.Decode(e.Type, e.Data)
 	if err != nil {
-		return s, err
+		return err
 	}
-	if a, ok := ev.(receipt.AttemptStarted); ok && a.AskedUSDCents > 0 {
-		if s.asked == nil {
-			s.asked = map[string]int64{}
+	if at, ok := ev.(receipt.AttemptStarted); ok && at.AskedUSDCents > 0 {
+		if a.asked == nil {
+			a.asked = map[string]int64{}
 		}
-		s.asked[a.AttemptID] = a.AskedUSDCents
+		a.asked[at.AttemptID] = at.AskedUSDCents
 	}
-	s.State = receipt.Evolve(s.State, ev)
-	return s, nil
-}}
+	a.f.Apply(ev)
+	return nil
+}
+
+// State is the state so far; its map is a copy, so later events leave it as it is.
+func (a *askedFolding) State() askedState {
+	return askedState{State: a.f.State(), asked: maps.Clone(a.asked)}
+}
 
 // changeByProcessor decides the processor's report u on receipt id (receipt.DecideProcessorUpdate)
 // with the amounts its sessions were asked for, and appends the events, as ChangeReceipt does.

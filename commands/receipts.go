@@ -16,24 +16,37 @@ func ReceiptStream(id string) string { return receipt.Stream(id) }
 // receiptAggregate folds a receipt's stream through receipt.Folder (stop 73): in time linear in
 // its credits, where Evolve event by event takes time n² (a receipt may hold thousands of dust
 // credits). Its state is Evolve's, event for event (TestReceiptRetryFoldsAsEvolve).
-var receiptAggregate = Aggregate[receipt.State]{
-	Apply: func(s receipt.State, e eventstore.RecordedEvent) (receipt.State, error) {
-		ev, err := receipt.Decode(e.Type, e.Data)
-		if err != nil {
-			return s, err
-		}
-		return receipt.Evolve(s, ev), nil
-	},
-	Fold: func(s receipt.State) Folding[receipt.State] { return receiptFolding{receipt.NewFolder(s)} },
+var receiptAggregate = ReceiptAggregate(nil)
+
+// ReceiptAggregate is the receipt's aggregate (receiptAggregate) with each event that does not
+// decode reported as mark(err) (nil: err), for a reader that tells those apart from the store's
+// failures (the split distributor passes over such a receipt).
+func ReceiptAggregate(mark func(error) error) Aggregate[receipt.State] {
+	if mark == nil {
+		mark = func(err error) error { return err }
+	}
+	return Aggregate[receipt.State]{
+		Apply: func(s receipt.State, e eventstore.RecordedEvent) (receipt.State, error) {
+			ev, err := receipt.Decode(e.Type, e.Data)
+			if err != nil {
+				return s, mark(err)
+			}
+			return receipt.Evolve(s, ev), nil
+		},
+		Fold: func(s receipt.State) Folding[receipt.State] { return receiptFolding{receipt.NewFolder(s), mark} },
+	}
 }
 
 // receiptFolding is a receipt.Folder over stored events.
-type receiptFolding struct{ f *receipt.Folder }
+type receiptFolding struct {
+	f    *receipt.Folder
+	mark func(error) error
+}
 
 func (r receiptFolding) Apply(e eventstore.RecordedEvent) error {
 	ev, err := receipt.Decode(e.Type, e.Data)
 	if err != nil {
-		return err
+		return r.mark(err)
 	}
 	r.f.Apply(ev)
 	return nil

@@ -12,7 +12,6 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/domain/split"
-	"github.com/payledger/payledger/eventstore"
 )
 
 // distPart is one token a receipt's payees are paid in from its split: the group it is released
@@ -94,14 +93,11 @@ func released(g *distGroup, covers map[string]Cover) bool {
 // store failure by type.
 var errReceiptUndecodable = errors.New("receipt event does not decode")
 
-// readableReceipt is the receipt aggregate with its decoding failures marked errReceiptUndecodable.
-var readableReceipt = commands.Aggregate[receipt.State]{Apply: func(s receipt.State, e eventstore.RecordedEvent) (receipt.State, error) {
-	ev, err := receipt.Decode(e.Type, e.Data)
-	if err != nil {
-		return s, fmt.Errorf("%w: %w", errReceiptUndecodable, err)
-	}
-	return receipt.Evolve(s, ev), nil
-}}
+// readableReceipt is the receipt aggregate with its decoding failures marked errReceiptUndecodable
+// (it folds through receipt.Folder, in time linear in the receipt's credits).
+var readableReceipt = commands.ReceiptAggregate(func(err error) error {
+	return fmt.Errorf("%w: %w", errReceiptUndecodable, err)
+})
 
 // loadReceipt is commands.LoadReceipt with decoding failures marked. Errors:
 // errReceiptUndecodable, wrapped store errors.
