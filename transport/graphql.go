@@ -88,11 +88,22 @@ func checkGraphQLRequest(r *http.Request, body []byte) error {
 	if err := dec.Decode(&p); err != nil {
 		return InvalidInput("Invalid request parameters: the body must be a JSON object {query, operationName?, variables?, extensions?} (query and operationName strings, variables and extensions objects)")
 	}
+	if p.Query == "" {
+		return errNoGraphQLQuery
+	}
 	return nil
 }
 
+// errNoGraphQLQuery: a request without its operation (no query, or null or "") is not a GraphQL
+// request (docs/graphql.md: "a JSON object with a string query"); gqlgen answered it 422 with its
+// own errors list ("no operation provided"), not the envelope.
+var errNoGraphQLQuery = InvalidInput("Invalid request parameters: query is required: the GraphQL document to run")
+
 func checkGraphQLQuery(r *http.Request) error {
 	q := r.URL.Query()
+	if q.Get("query") == "" {
+		return errNoGraphQLQuery
+	}
 	for _, name := range []string{"variables", "extensions"} {
 		if v := q.Get(name); v != "" {
 			var m map[string]any
