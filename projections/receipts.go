@@ -140,10 +140,12 @@ func statuses(states map[string]receipt.State) map[string]receipt.Status {
 	return before
 }
 
-// eventFacts adds what one event records besides its receipt's state (st, after the event): the
+// eventFacts adds what one event records besides its receipt's state (fo's, after the event): the
 // merchants' event-log entries (not for history being replayed) and the deposit credit it makes.
-func (r Receipts) eventFacts(st receipt.State, ev receipt.Event, e eventstore.RecordedEvent, replayed bool,
+// The state is read at once (Folder.Peek), not kept.
+func (r Receipts) eventFacts(fo *receipt.Folder, ev receipt.Event, e eventstore.RecordedEvent, replayed bool,
 	endpointEvents *[]readmodels.NewEvent, credits *[]readmodels.DepositCredit) {
+	st := fo.Peek()
 	switch d := ev.(type) {
 	case receipt.SplitDistributed:
 		if !replayed {
@@ -152,7 +154,7 @@ func (r Receipts) eventFacts(st receipt.State, ev receipt.Event, e eventstore.Re
 	case receipt.DepositTransferSeen:
 		*credits = append(*credits, readmodels.DepositCredit{TransactionHash: d.TransactionHash, LogIndex: d.LogIndex, ReceiptID: st.Receipt.ReceiptID})
 		if !replayed {
-			*endpointEvents = append(*endpointEvents, detectedEvent(st, d, e))
+			*endpointEvents = append(*endpointEvents, detectedEvent(fo, d, e))
 		}
 	case receipt.RefundProcessed:
 		if !replayed {
@@ -232,7 +234,7 @@ func (r Receipts) evolveAll(events []eventstore.RecordedEvent, states map[string
 		fo.Apply(ev)
 		versions[id], f.dirty[id] = e.Version, true
 		f.replayed[id] = !mark.Less(e.Position)
-		r.eventFacts(fo.Peek(), ev, e, f.replayed[id], &f.endpointEvents, &f.credits) // read at once, not kept
+		r.eventFacts(fo, ev, e, f.replayed[id], &f.endpointEvents, &f.credits)
 	}
 	return f, nil
 }

@@ -11,11 +11,33 @@ import (
 // The merchants' event-log entries the receipts projector records (webhook endpoints, the event
 // stream); their data are readmodels' typed payloads, the same the deliveries send.
 
-// detectedEvent is the event-log entry of a transfer seen at the receipt's deposit address, keyed
-// by the transfer so a transfer seen again (in another block after a reorg) is recorded once.
-func detectedEvent(st receipt.State, d receipt.DepositTransferSeen, e eventstore.RecordedEvent) readmodels.NewEvent {
-	return readmodels.NewEvent{Key: readmodels.PaymentDetectedKey(d), Merchant: st.Receipt.Merchant, Type: readmodels.EventReceiptPaymentDetected,
-		At: e.RecordedAt, Data: readmodels.PaymentDetectedOf(st, d)}
+// detectedEvent is the event-log entry of a transfer seen at the receipt's deposit address (fo's
+// state after it), keyed by the transfer so a transfer seen again (in another block after a
+// reorg) is recorded once.
+func detectedEvent(fo *receipt.Folder, d receipt.DepositTransferSeen, e eventstore.RecordedEvent) readmodels.NewEvent {
+	return readmodels.NewEvent{Key: readmodels.PaymentDetectedKey(d), Merchant: fo.Peek().Receipt.Merchant, Type: readmodels.EventReceiptPaymentDetected,
+		At: e.RecordedAt, Data: paymentDetectedOf(fo, d)}
+}
+
+// paymentDetectedOf is readmodels.PaymentDetectedOf of fo's state, with its two amounts read
+// from fo's running sums (stop 73): the state's own sum all the receipt's credits, so each
+// sighting of a batch cost the receipt's credits and a catch-up of k sightings of a receipt of n
+// credits k×n. The payload is rendered of the state without its credits, which only those two
+// amounts read (TestPaymentDetectedIsTheStates compares it with PaymentDetectedOf's whole).
+func paymentDetectedOf(fo *receipt.Folder, d receipt.DepositTransferSeen) readmodels.PaymentDetected {
+	st := fo.Peek()
+	st.Credits = nil
+	p := readmodels.PaymentDetectedOf(st, d)
+	p.AmountRequired, p.AmountReceived = nullable(fo.AmountRequired()), nullable(fo.AmountReceived())
+	return p
+}
+
+// nullable is s, nil when blank (as the payloads render a missing amount).
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // statusEvent is the event-log entry of a receipt's status change at version: the receipt

@@ -16,9 +16,15 @@ import (
 
 // RequestedToken is the token the receipt's amounts are expressed in.
 func (s State) RequestedToken() string {
-	if c, ok := s.FirstCredit(); ok {
-		if _, err := s.requiredIn(c.Token); err == nil {
-			return strings.ToUpper(c.Token)
+	c, ok := s.FirstCredit()
+	return s.requestedToken(c, ok)
+}
+
+// requestedToken is RequestedToken, given the first credit (FirstCredit).
+func (s State) requestedToken(first Credit, ok bool) string {
+	if ok {
+		if _, err := s.requiredIn(first.Token); err == nil {
+			return strings.ToUpper(first.Token)
 		}
 	}
 	if q := strings.ToUpper(s.QuotedToken); q != "" && !IsStable(q) {
@@ -37,8 +43,10 @@ func (s State) requiredIn(token string) (Required, error) {
 
 // AmountRequired is what the receipt asks for in the requested token, a decimal string ("" when
 // it cannot be priced yet: an EUR receipt without a rate, a token without a quote).
-func (s State) AmountRequired() string {
-	token := s.RequestedToken()
+func (s State) AmountRequired() string { return s.amountRequired(s.RequestedToken()) }
+
+// amountRequired is AmountRequired, given the requested token.
+func (s State) amountRequired(token string) string {
 	r, err := s.requiredIn(token)
 	if err != nil {
 		return ""
@@ -52,24 +60,65 @@ func (s State) AmountReceived() string {
 	if len(s.Credits) == 0 {
 		return ""
 	}
-	token := s.RequestedToken()
+	t := receivedUnits{}
+	for _, c := range s.Credits {
+		t.add(c, 1)
+	}
+	return s.amountReceived(s.RequestedToken(), t)
+}
+
+// receivedUnits are the base units the counted credits brought, by token (upper case) and
+// decimals: what AmountReceived sums, with one conversion per token rather than per credit. It
+// is exact (big integers, then rationals), so the amount is the one a sum credit by credit gives,
+// and a receipt.Folder keeps it as its credits change (deposit_fold_amounts.go). A credit whose
+// units are no integer adds nothing.
+type receivedUnits map[unitsKey]*big.Int
+
+// unitsKey is a token in upper case, as requiredIn prices it, and its decimals.
+type unitsKey struct {
+	token    string
+	decimals uint8
+}
+
+// add adds credit c's units (sign -1: takes them away) if it counts.
+func (t receivedUnits) add(c Credit, sign int) {
+	if !c.Counts() {
+		return
+	}
+	units, ok := new(big.Int).SetString(c.AmountUnits, 10)
+	if !ok {
+		return
+	}
+	k := unitsKey{strings.ToUpper(c.Token), c.Decimals}
+	sum := t[k]
+	if sum == nil {
+		sum = new(big.Int)
+		t[k] = sum
+	}
+	if sign < 0 {
+		sum.Sub(sum, units)
+	} else {
+		sum.Add(sum, units)
+	}
+}
+
+// amountReceived is AmountReceived of a state with credits, given the requested token and the
+// counted units: each token's units count one to one among stable tokens, else by the share of
+// their own token's requirement they bring; a token that cannot be priced adds nothing.
+func (s State) amountReceived(token string, t receivedUnits) string {
 	want, err := s.requiredIn(token)
 	if err != nil {
 		return ""
 	}
 	sum := new(big.Rat)
-	for _, c := range s.Credits {
-		if !c.Counts() {
+	for k, units := range t { // any order: the sum is exact
+		r, err := s.requiredIn(k.token)
+		if err != nil {
 			continue
 		}
-		r, err := s.requiredIn(c.Token)
-		units, ok := new(big.Int).SetString(c.AmountUnits, 10)
-		if err != nil || !ok {
-			continue // a transfer in a token that cannot be priced adds nothing
-		}
-		amount := new(big.Rat).SetFrac(units, money.Pow10(c.Decimals))
+		amount := new(big.Rat).SetFrac(units, money.Pow10(k.decimals))
 		switch {
-		case IsStable(token) && IsStable(strings.ToUpper(c.Token)):
+		case IsStable(token) && IsStable(k.token):
 			// one to one, also when the requirement is 0 (a receipt generated with a zero total
 			// before Generate refused it), where the ratio below would divide by it
 		case r.Amount.Sign() <= 0:

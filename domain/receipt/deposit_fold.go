@@ -1,6 +1,7 @@
 package receipt
 
 import (
+	"container/heap"
 	"slices"
 	"strings"
 )
@@ -30,6 +31,8 @@ type Folder struct {
 	drops map[int]bool      // positions of the dropped ETH transfers by transaction (Credit.HeldBy)
 	gone  map[int]bool      // positions of the dropped balance credits no balance credit took over yet (HeldBy "")
 	open  map[int]bool      // positions of the credits a balance credit seen now takes over (Credit.takenOver)
+	units receivedUnits     // the counted credits' units (deposit_fold_amounts.go)
+	live  positions         // a heap of the positions of the credits not dropped, with stale ones
 }
 
 // NewFolder is a Folder starting at s (s is never changed).
@@ -83,8 +86,9 @@ func (f *Folder) Apply(e Event) {
 	case DepositTransferConfirmed:
 		f.own()
 		if i, ok := f.keys[keyOf(e.TransactionHash, e.LogIndex)]; ok {
-			c := &f.s.Credits[i]
-			c.Confirmed, c.Dropped, c.BlockNumber, c.BlockHash, c.HeldBy = true, false, e.BlockNumber, e.BlockHash, ""
+			f.change(i, func(c *Credit) {
+				c.Confirmed, c.Dropped, c.BlockNumber, c.BlockHash, c.HeldBy = true, false, e.BlockNumber, e.BlockHash, ""
+			})
 			delete(f.drops, i)
 			delete(f.gone, i)
 			delete(f.open, i)
@@ -92,7 +96,7 @@ func (f *Folder) Apply(e Event) {
 	case DepositTransferDropped:
 		f.own()
 		if i, ok := f.keys[keyOf(e.TransactionHash, e.LogIndex)]; ok && strings.EqualFold(f.s.Credits[i].BlockHash, e.BlockHash) {
-			f.s.Credits[i].Dropped, f.s.Credits[i].Confirmed = true, false
+			f.change(i, func(c *Credit) { c.Dropped, c.Confirmed = true, false })
 			if f.s.Credits[i].droppedETH() {
 				f.drops[i] = true
 			}
@@ -116,6 +120,7 @@ func (f *Folder) own() {
 	f.s.Credits, f.owned = cs, true
 	f.keys, f.txs, f.drops = make(map[creditKey]int, cap(cs)), map[string][]int{}, map[int]bool{}
 	f.gone, f.open = map[int]bool{}, map[int]bool{}
+	f.units, f.live = receivedUnits{}, make(positions, 0, cap(cs))
 	for i, c := range cs {
 		f.index(i, c)
 	}
@@ -134,6 +139,10 @@ func (f *Folder) index(i int, c Credit) {
 		f.drops[i] = true
 	}
 	f.mark(i)
+	f.units.add(c, 1)
+	if !c.Dropped {
+		heap.Push(&f.live, i)
+	}
 }
 
 // mark records whether credit i is a dropped balance credit not taken over (gone) and whether a
@@ -178,7 +187,7 @@ func (f *Folder) put(i int, c Credit) {
 		delete(f.keys, old)
 		f.keys[k] = i
 	}
-	f.s.Credits[i] = c
+	f.change(i, func(old *Credit) { *old = c })
 	delete(f.drops, i) // c is seen, not dropped
 	delete(f.gone, i)
 	delete(f.open, i)
