@@ -1,6 +1,7 @@
 package receipt
 
 import (
+	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"strings"
@@ -165,4 +166,23 @@ func TestFolderAmountsOfAReceiptThatDropsItsFirstCredits(t *testing.T) {
 
 func confirmed(s DepositTransferSeen) DepositTransferConfirmed {
 	return DepositTransferConfirmed{TransactionHash: s.TransactionHash, LogIndex: s.LogIndex, BlockNumber: s.BlockNumber, BlockHash: s.BlockHash}
+}
+
+// TestFolderAmountsCostNoCredits (stop 73): reading a folder's amounts allocates the same for a
+// receipt of 4,000 counted credits as for one of 40 (State's sum allocated per credit).
+func TestFolderAmountsCostNoCredits(t *testing.T) {
+	allocs := func(n int) float64 {
+		f := NewFolder(State{})
+		f.Apply(depositReceipt().Receipt)
+		f.Apply(TokenQuoted{Token: "ETH", Amount: "0.005", At: 2})
+		for i := range n {
+			s := transfer(fmt.Sprintf("0x%x", i), []string{"USDC", "ETH"}[i%2], "1000", []uint8{6, 18}[i%2], "0xb")
+			f.Apply(s)
+			f.Apply(confirmed(s))
+		}
+		return testing.AllocsPerRun(20, func() { _, _ = f.AmountRequired(), f.AmountReceived() })
+	}
+	if few, many := allocs(40), allocs(4000); many > few {
+		t.Fatalf("reading the amounts allocates %v times for 4,000 credits, %v for 40", many, few)
+	}
 }
