@@ -40,6 +40,19 @@ func clockedReceipt(t *testing.T, rc reconcileEnv) (id string, a, b commands.Onr
 	return g.ReceiptID, a, b, end
 }
 
+// skewedInstances are the instances the clock tests judge by: one whose clock is 2 s behind the
+// database's, 1 s after the database's end by its own clock (the window ended for the database);
+// one 2 s ahead, 1 s before it (the window still open for the database).
+var skewedInstances = []struct {
+	name string
+	skew time.Duration // the instance's clock against the database's
+	at   time.Duration // the test clock against the end: the instance's reading
+	open bool          // the window is open by the database's clock
+}{
+	{"an instance 2 s behind, 1 s after the database's end", -2 * time.Second, -time.Second, false},
+	{"an instance 2 s ahead, 1 s before the database's end", 2 * time.Second, time.Second, true},
+}
+
 // offBy is an instance's own clock, off the database's by d (ahead when positive).
 func offBy(d time.Duration) func() time.Time { return func() time.Time { return time.Now().Add(d) } }
 
@@ -52,15 +65,7 @@ func TestReconciliationIsJudgedByTheDatabasesClock(t *testing.T) {
 	t.Parallel()
 	rc := newReconcileEnv(t)
 	db := pgstore.NewReceipts(rc.pool)
-	for _, c := range []struct {
-		name    string
-		skew    time.Duration // the instance's clock against the database's
-		at      time.Duration // the test clock against the end: the instance's reading
-		resumes bool
-	}{
-		{"an instance 2 s behind, 1 s after the database's end", -2 * time.Second, -time.Second, false},
-		{"an instance 2 s ahead, 1 s before the database's end", 2 * time.Second, time.Second, true},
-	} {
+	for _, c := range skewedInstances {
 		t.Run(c.name, func(t *testing.T) {
 			id, a, b, end := clockedReceipt(t, rc)
 			rc.proc.set(a.SessionID, func(s *commands.OnrampSession) { s.Status = "fulfillment_processing" })
@@ -71,10 +76,10 @@ func TestReconciliationIsJudgedByTheDatabasesClock(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := rc.pay.state(id)
-			if resumed := st.CurrentAttempt == a.AttemptID && st.Status == receipt.StatusPending; resumed != c.resumes {
-				t.Fatalf("A resumed %v, want %v: %s on %s, %s", resumed, c.resumes, st.Status, st.CurrentAttempt, rc.pay.history(id))
+			if resumed := st.CurrentAttempt == a.AttemptID && st.Status == receipt.StatusPending; resumed != c.open {
+				t.Fatalf("A resumed %v, want %v: %s on %s, %s", resumed, c.open, st.Status, st.CurrentAttempt, rc.pay.history(id))
 			}
-			if !c.resumes && (st.Status != receipt.StatusFailed || st.CurrentAttempt != b.AttemptID) {
+			if !c.open && (st.Status != receipt.StatusFailed || st.CurrentAttempt != b.AttemptID) {
 				t.Fatalf("after the end B's expiry is applied: %s on %s, %s", st.Status, st.CurrentAttempt, rc.pay.history(id))
 			}
 		})

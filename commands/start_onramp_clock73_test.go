@@ -36,15 +36,7 @@ func TestStartsAndQuotesAreJudgedByTheDatabasesClock(t *testing.T) {
 	t.Parallel()
 	rc := newReconcileEnv(t)
 	db := pgstore.NewReceipts(rc.pool)
-	for _, c := range []struct {
-		name string
-		skew time.Duration // the instance's clock against the database's
-		at   time.Duration // the test clock against the end: the instance's reading
-		open bool
-	}{
-		{"an instance 2 s behind, 1 s after the database's end", -2 * time.Second, -time.Second, false},
-		{"an instance 2 s ahead, 1 s before the database's end", 2 * time.Second, time.Second, true},
-	} {
+	for _, c := range skewedInstances {
 		t.Run(c.name, func(t *testing.T) {
 			started, endA := windowedReceipt(t, rc)
 			quoted, _ := windowedReceipt(t, rc)
