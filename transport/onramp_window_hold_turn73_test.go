@@ -1,16 +1,12 @@
 package transport
 
 import (
-	"context"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/settlement"
-	"github.com/payledger/payledger/transport/onramp"
 )
 
 // TestEveryInstancesHealthzNamesTheWindowsHold (stop 73): with one instance at a time asking the
@@ -20,31 +16,8 @@ import (
 // both name it, whichever of them asks.
 func TestEveryInstancesHealthzNamesTheWindowsHold(t *testing.T) {
 	t.Parallel()
-	fake, upstream := newFakeProcessor(t)
-	down, srv := newDownProcessor(t, upstream.URL)
-	e := newAppEnv(t, func(c *app.Config) { withDeposits(c); c.Processor = onramp.New(srv.URL, "sk_test_1") }, nil, nil)
-	other := e.secondInstance(nil)
-	m := e.merchant(true)
-	held := e.receiptFor(m, "10")
-	sa, _ := e.startOnramp(held)
-	sb, ab := e.startOnramp(held)
-	if rec := e.processorEvent("evt_"+sb, held, ab, sb, "expired", ""); rec.Code != 200 {
-		t.Fatalf("B expired: %d %s", rec.Code, rec.Body)
-	}
-	fake.set(sb, func(s *onramp.Session) { s.Status = "expired" })
-	down.setDown(sa)
-
-	ctx, stop := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for _, in := range []*env{e, other} {
-		wg.Go(func() { _ = in.svc.Processes.PaymentWindow.Run(ctx) })
-	}
-	t.Cleanup(func() { stop(); wg.Wait() })
-	both := func() {
-		t.Helper()
-		e.passed("payment window")
-		other.passed("payment window")
-	}
+	w := holdOnTwoInstances(t)
+	e, other, both := w.e, w.other, w.both
 	e.clk.Advance(time.Hour + time.Second) // the window has ended 1 s ago
 	both()
 	e.clk.Advance(time.Minute + settlement.WindowAskBackoff)

@@ -20,6 +20,45 @@ import (
 // after the hold.
 func TestOneInstanceAsksTheProcessorAboutAHeldReceipt(t *testing.T) {
 	t.Parallel()
+	w := holdOnTwoInstances(t)
+	e, m, held, sa, down, asked, both := w.e, w.m, w.held, w.sa, w.down, w.asked, w.both
+
+	e.clk.Advance(time.Hour + time.Second) // the window has ended 1 s ago
+	both()
+	if n := down.read(sa) - asked; n != 1 {
+		t.Fatalf("two instances asked %d times at the window's end, want 1", n)
+	}
+	e.clk.Advance(settlement.WindowAskBackoff + time.Second)
+	both()
+	if n := down.read(sa) - asked; n != 2 {
+		t.Fatalf("two instances asked %d times by the end of the backoff, want 2", n)
+	}
+	if h := e.history(m, held); countOf(h, "PaymentWindowExpired") != 0 {
+		t.Fatalf("expired while held: %v", h)
+	}
+	e.clk.Advance(settlement.WindowEndHold)
+	e.waitStatus(m, held, func(map[string]any) bool { return slices.Contains(e.history(m, held), "PaymentWindowExpired") })
+	both()
+	if h := e.history(m, held); countOf(h, "PaymentWindowExpired") != 1 {
+		t.Fatalf("after the hold: %v", h)
+	}
+}
+
+// heldOnTwo is a receipt whose payment window's end waits for the processor's answer about its
+// earlier session (sa, down for good at down), on two instances (e, other) of one database whose
+// window workers run; both waits for a pass of each.
+type heldOnTwo struct {
+	e, other *env
+	m        merchant
+	held, sa string
+	down     *downProcessor
+	asked    int // the processor's asks about sa before the window's end (the later start's)
+	both     func()
+}
+
+// holdOnTwoInstances sets up heldOnTwo, the clock still before the window's end.
+func holdOnTwoInstances(t *testing.T) heldOnTwo {
+	t.Helper()
 	fake, upstream := newFakeProcessor(t)
 	down, srv := newDownProcessor(t, upstream.URL)
 	e := newAppEnv(t, func(c *app.Config) { withDeposits(c); c.Processor = onramp.New(srv.URL, "sk_test_1") }, nil, nil)
@@ -46,24 +85,5 @@ func TestOneInstanceAsksTheProcessorAboutAHeldReceipt(t *testing.T) {
 		e.passed("payment window")
 		other.passed("payment window")
 	}
-
-	e.clk.Advance(time.Hour + time.Second) // the window has ended 1 s ago
-	both()
-	if n := down.read(sa) - asked; n != 1 {
-		t.Fatalf("two instances asked %d times at the window's end, want 1", n)
-	}
-	e.clk.Advance(settlement.WindowAskBackoff + time.Second)
-	both()
-	if n := down.read(sa) - asked; n != 2 {
-		t.Fatalf("two instances asked %d times by the end of the backoff, want 2", n)
-	}
-	if h := e.history(m, held); countOf(h, "PaymentWindowExpired") != 0 {
-		t.Fatalf("expired while held: %v", h)
-	}
-	e.clk.Advance(settlement.WindowEndHold)
-	e.waitStatus(m, held, func(map[string]any) bool { return slices.Contains(e.history(m, held), "PaymentWindowExpired") })
-	both()
-	if h := e.history(m, held); countOf(h, "PaymentWindowExpired") != 1 {
-		t.Fatalf("after the hold: %v", h)
-	}
+	return heldOnTwo{e: e, other: other, m: m, held: held, sa: sa, down: down, asked: asked, both: both}
 }
