@@ -7,14 +7,12 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/domain/receipt/receipttest"
 	"github.com/payledger/payledger/eventstore"
 	"github.com/payledger/payledger/eventstore/postgres"
-	"github.com/payledger/payledger/migrations/pgtest"
 	"github.com/payledger/payledger/projections"
 )
 
@@ -22,23 +20,7 @@ import (
 // (receipttest.CreditStream), and the state Evolve folds from its events as stored.
 func creditLedger(tb testing.TB, id string, n int) (*pgxpool.Pool, *postgres.Store, receipt.State) {
 	tb.Helper()
-	pool := pgtest.Pool(tb)
-	s := postgres.New(pool)
-	evs := receipttest.CreditStream(id, n)
-	for from := 0; from < len(evs); from += 500 {
-		page := evs[from:min(len(evs), from+500)]
-		data := make([]eventstore.EventData, len(page))
-		for i, e := range page {
-			b, err := json.Marshal(e)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			data[i] = eventstore.EventData{ID: uuid.New(), Type: receipt.TypeOf(e), Data: b}
-		}
-		if _, err := s.Append(context.Background(), projections.ReceiptStreamPrefix+id, eventstore.Exact(uint64(from)), data...); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	pool, s := streamLedger(tb, id, receipttest.CreditStream(id, n))
 	want := receipt.State{}
 	for _, batch := range readLog(tb, s) {
 		for _, e := range batch {
