@@ -22,22 +22,9 @@ func detectedEvent(fo *receipt.Folder, d receipt.DepositTransferSeen, e eventsto
 // paymentDetectedOf is readmodels.PaymentDetectedOf of fo's state, with its two amounts read
 // from fo's running sums (stop 73): the state's own sum all the receipt's credits, so each
 // sighting of a batch cost the receipt's credits and a catch-up of k sightings of a receipt of n
-// credits k×n. The payload is rendered of the state without its credits, which only those two
-// amounts read (TestPaymentDetectedIsTheStates compares it with PaymentDetectedOf's whole).
+// credits k×n (TestPaymentDetectedIsTheStates compares it with PaymentDetectedOf's).
 func paymentDetectedOf(fo *receipt.Folder, d receipt.DepositTransferSeen) readmodels.PaymentDetected {
-	st := fo.Peek()
-	st.Credits = nil
-	p := readmodels.PaymentDetectedOf(st, d)
-	p.AmountRequired, p.AmountReceived = nullable(fo.AmountRequired()), nullable(fo.AmountReceived())
-	return p
-}
-
-// nullable is s, nil when blank (as the payloads render a missing amount).
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
+	return readmodels.PaymentDetectedWith(fo.Peek(), fo, d)
 }
 
 // statusEvent is the event-log entry of a receipt's status change at version: the receipt

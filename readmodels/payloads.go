@@ -155,9 +155,23 @@ type PaymentDetected struct {
 
 // PaymentDetectedOf renders transfer d seen at st's deposit address.
 func PaymentDetectedOf(st receipt.State, d receipt.DepositTransferSeen) PaymentDetected {
+	return PaymentDetectedWith(st, st, d)
+}
+
+// Amounts are a receipt's amounts in its requested token: its receipt.State's, which sum all its
+// credits, or a receipt.Folder's, which keeps them as its credits change.
+type Amounts interface {
+	AmountRequired() string
+	AmountReceived() string
+}
+
+// PaymentDetectedWith is PaymentDetectedOf with the amounts read from am: the receipts projector
+// renders each sighting of a batch from its Folder's running sums, where the state's would sum
+// every credit for each one (a catch-up of k sightings of n credits: k×n, stop 73).
+func PaymentDetectedWith(st receipt.State, am Amounts, d receipt.DepositTransferSeen) PaymentDetected {
 	return PaymentDetected{ReceiptID: st.Receipt.ReceiptID, Status: string(st.Status), DepositAddress: nullString(st.DepositAddress()),
 		TransactionHash: d.TransactionHash, LogIndex: d.LogIndex, BlockNumber: d.BlockNumber, Sender: d.Sender, Token: d.Token,
-		AmountUnits: d.AmountUnits, AmountRequired: nullString(st.AmountRequired()), AmountReceived: nullString(st.AmountReceived()), DetectedAt: d.At}
+		AmountUnits: d.AmountUnits, AmountRequired: nullString(am.AmountRequired()), AmountReceived: nullString(am.AmountReceived()), DetectedAt: d.At}
 }
 
 // PaymentDetectedKey records a transfer once (seen again in another block after a reorg too).
