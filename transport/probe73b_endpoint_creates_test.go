@@ -8,7 +8,7 @@ import (
 // TestEndpointCreationsAreBoundedPerWalletAnHour (stop 73, second probe): MaxEndpoints bounds the
 // live endpoints only, and a deleted endpoint's row stays 30 days (its log stays). Any wallet can
 // sign in, so a create/delete loop at the per-wallet admin rate (600 a minute) kept up to about
-// 26 million rows at once per wallet, each creation also resolving the URL's name. Past
+// 13 million rows at once per wallet, each creation also resolving the URL's name. Past
 // EndpointCreatesPerHour in an hour a creation is 429 rate_limited, and stores nothing; the next
 // hour creates.
 func TestEndpointCreationsAreBoundedPerWalletAnHour(t *testing.T) {
