@@ -79,15 +79,7 @@ func (l *late) DueSubscriptions(ctx context.Context, at time.Time, after string,
 func TestCronChargeSubscriptions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dev, err := chain.StartDevChain(ctx, chain.DevChainOptions{BlockInterval: 300 * time.Millisecond, Accounts: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rpc, err := chain.Dial(ctx, dev.URL, chain.DevChainID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rpc.Close(); _ = dev.Close() })
+	dev, rpc := dialDevChain(t, 300*time.Millisecond)
 	op, err := dev.ChargeOperator(rpc)
 	if err != nil {
 		t.Fatal(err)
