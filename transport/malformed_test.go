@@ -98,9 +98,12 @@ func TestMalformedBodies(t *testing.T) {
 	}
 }
 
-func (e *env) tableCounts() string {
+func (e *env) tableCounts() string { return e.countsOf(writtenTables) }
+
+// countsOf is the row count of each of tables, to compare before and after a refused request.
+func (e *env) countsOf(tables []string) string {
 	var b strings.Builder
-	for _, t := range writtenTables {
+	for _, t := range tables {
 		fmt.Fprintf(&b, "%s=%d ", t, e.count(t))
 	}
 	return b.String()

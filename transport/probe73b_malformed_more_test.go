@@ -85,13 +85,7 @@ func TestMalformedBodiesOnTheOtherRoutes(t *testing.T) {
 	}
 }
 
-func (e *env) probeCounts() string {
-	var b strings.Builder
-	for _, t := range probeTables {
-		fmt.Fprintf(&b, "%s=%d ", t, e.count(t))
-	}
-	return b.String()
-}
+func (e *env) probeCounts() string { return e.countsOf(probeTables) }
 
 // sendProbe sends body to r as its caller would, outside the recorded exchanges (as send).
 func (e *env) sendProbe(r probeRoute, m merchant, body string) *httptest.ResponseRecorder {
