@@ -80,18 +80,7 @@ func (o openCharges) recover(ctx context.Context, id string, meta eventstore.Met
 		items = append(items, &chargeItem{row: r, st: st, amount: amount})
 	}
 	o.log.Info().Int("charges", len(items)).Msg("subscription charging: recovering open charges")
-	var raws [][]byte
-	for _, it := range items {
-		for _, raw := range it.row.Raws {
-			raws = append(raws, raw)
-		}
-	}
-	// The same signed bytes again: mined ones are "already known" or "nonce too low", no error.
-	if len(raws) > 0 {
-		if err := o.chain.BroadcastAll(ctx, raws); err != nil {
-			o.log.Warn().Err(err).Msg("subscription charging: rebroadcast of open charges")
-		}
-	}
+	o.rebroadcast(ctx, items)
 	all := items
 	if items, err = o.dropped.settle(ctx, items); err != nil {
 		return nil, err
@@ -103,4 +92,22 @@ func (o openCharges) recover(ctx context.Context, id string, meta eventstore.Met
 		}
 	}
 	return out, err
+}
+
+// rebroadcast sends the open charges' signed bytes again: mined ones are "already known" or
+// "nonce too low", no error; a failure is only logged, as the wave that follows finds out what
+// was mined.
+func (o openCharges) rebroadcast(ctx context.Context, items []*chargeItem) {
+	var raws [][]byte
+	for _, it := range items {
+		for _, raw := range it.row.Raws {
+			raws = append(raws, raw)
+		}
+	}
+	if len(raws) == 0 {
+		return
+	}
+	if err := o.chain.BroadcastAll(ctx, raws); err != nil {
+		o.log.Warn().Err(err).Msg("subscription charging: rebroadcast of open charges")
+	}
 }

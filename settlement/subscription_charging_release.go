@@ -54,11 +54,32 @@ func (r splitReleases) release(ctx context.Context) error {
 		bySplit[r.Split] = append(bySplit[r.Split], r)
 		merchantOf[r.Split] = r.Merchant
 	}
+	raws, hashesOf, failed := r.signAll(ctx, bySplit, merchantOf)
+	if len(raws) > 0 {
+		unmined, err := r.sendAndAwait(ctx, raws, hashesOf)
+		if err != nil {
+			return err
+		}
+		for split, err := range unmined {
+			// Not marked: the next run looks again.
+			failed = append(failed, err)
+			delete(bySplit, split)
+		}
+	}
+	var settle []ChargeRow
+	for _, list := range bySplit {
+		settle = append(settle, list...)
+	}
+	return errors.Join(append(failed, r.ledger.MarkDistributed(ctx, settle))...)
+}
+
+// signAll signs the releases of every split that received charges, one split's failure its own:
+// a split whose stream cannot be read, whose payee has a release pending elsewhere, or whose
+// release the node refuses is taken out of bySplit (its rows wait) and the others go on.
+func (r splitReleases) signAll(ctx context.Context, bySplit map[string][]ChargeRow, merchantOf map[string]string) (raws [][]byte, hashesOf map[string][]string, failed []error) {
 	usdc := r.chain.USDC()
 	nonces := chargeNonces(r.chain, r.ledger)
-	var raws [][]byte
-	hashesOf := map[string][]string{} // per split, its releases signed in this pass
-	var failed []error                // one split's failure is its own: the others are released
+	hashesOf = map[string][]string{} // per split, its releases signed in this pass
 	for split := range bySplit {
 		signed, err := r.signReleases(ctx, &nonces, split, merchantOf[split], usdc)
 		for _, tx := range signed {
@@ -90,34 +111,34 @@ func (r splitReleases) release(ctx context.Context) error {
 			delete(bySplit, split)
 		}
 	}
-	var settle []ChargeRow
-	if len(raws) > 0 {
-		if err := r.chain.BroadcastAll(ctx, raws); err != nil {
-			return err
-		}
-		var hashes []string
-		for _, hs := range hashesOf {
-			hashes = append(hashes, hs...)
-		}
-		outcomes, err := r.receipts.await(ctx, hashes)
-		if err != nil {
-			return err
-		}
-		for split, hs := range hashesOf {
-			for _, x := range hs {
-				if o := outcomes[x]; o == nil || !o.Success {
-					// Not marked: the next run looks again.
-					failed = append(failed, fmt.Errorf("release %s of split %s not mined or reverted", x, split))
-					delete(bySplit, split)
-					break
-				}
+	return raws, hashesOf, failed
+}
+
+// sendAndAwait broadcasts the signed releases and waits for their receipts: it answers, per
+// split, why one of its releases was not mined or reverted (those splits' rows stay
+// undistributed).
+func (r splitReleases) sendAndAwait(ctx context.Context, raws [][]byte, hashesOf map[string][]string) (map[string]error, error) {
+	if err := r.chain.BroadcastAll(ctx, raws); err != nil {
+		return nil, err
+	}
+	var hashes []string
+	for _, hs := range hashesOf {
+		hashes = append(hashes, hs...)
+	}
+	outcomes, err := r.receipts.await(ctx, hashes)
+	if err != nil {
+		return nil, err
+	}
+	unmined := map[string]error{}
+	for split, hs := range hashesOf {
+		for _, x := range hs {
+			if o := outcomes[x]; o == nil || !o.Success {
+				unmined[split] = fmt.Errorf("release %s of split %s not mined or reverted", x, split)
+				break
 			}
 		}
 	}
-	for _, list := range bySplit {
-		settle = append(settle, list...)
-	}
-	return errors.Join(append(failed, r.ledger.MarkDistributed(ctx, settle))...)
+	return unmined, nil
 }
 
 // signReleases signs and records a release of token at split to each of the merchant's payees
