@@ -70,28 +70,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		startLog = toolLog
 	}
 	sayAtStart(startLog, unknown, kept)
-	switch args[0] {
-	case "serve":
-		tuneGC()
-		err = serve(ctx, cfg, base, log)
-	case "migrate":
-		err = migrate(ctx, cfg, log)
-	case "projections":
-		err = projectionsCommand(ctx, cfg, toolLog, args[1:], stdout)
-	case "verify":
-		err = verifyCommand(ctx, cfg, toolLog, args[1:], stdout)
-	case "receipts":
-		err = receiptsCommand(ctx, cfg, toolLog, args[1:], stdout)
-	case "keys":
-		// Logs go to stderr so that the key is alone on stdout's last line.
-		err = keysCommand(ctx, cfg, toolLog, args[1:], stdout)
-	case "dev":
-		err = devCommand(ctx, cfg, getenv, toolLog, args[1:], stdout)
-	case "devchain":
-		err = devchainCommand(ctx, cfg, toolLog, args[1:], stdout)
-	case "listen":
-		err = listenCommand(ctx, cfg, getenv, args[1:], stdout)
-	}
+	err = dispatch(ctx, args, cfg, getenv, base, log, toolLog, stdout)
 	if code, ok := reportUsage(err, stderr); ok {
 		return code
 	}
@@ -102,6 +81,34 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 1
 	}
 	return 0
+}
+
+// dispatch runs the command args[0] names (commandLine has checked it is one): serve and
+// migrate log to stdout, the operator tools to stderr (toolLog), keeping stdout for their answer.
+func dispatch(ctx context.Context, args []string, cfg config, getenv func(string) string, base, log, toolLog zerolog.Logger, stdout io.Writer) error {
+	switch args[0] {
+	case "serve":
+		tuneGC()
+		return serve(ctx, cfg, base, log)
+	case "migrate":
+		return migrate(ctx, cfg, log)
+	case "projections":
+		return projectionsCommand(ctx, cfg, toolLog, args[1:], stdout)
+	case "verify":
+		return verifyCommand(ctx, cfg, toolLog, args[1:], stdout)
+	case "receipts":
+		return receiptsCommand(ctx, cfg, toolLog, args[1:], stdout)
+	case "keys":
+		// Logs go to stderr so that the key is alone on stdout's last line.
+		return keysCommand(ctx, cfg, toolLog, args[1:], stdout)
+	case "dev":
+		return devCommand(ctx, cfg, getenv, toolLog, args[1:], stdout)
+	case "devchain":
+		return devchainCommand(ctx, cfg, toolLog, args[1:], stdout)
+	case "listen":
+		return listenCommand(ctx, cfg, getenv, args[1:], stdout)
+	}
+	return nil
 }
 
 // sayAtStart logs what the start found around the configuration: variables set that payledger

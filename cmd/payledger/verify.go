@@ -95,31 +95,15 @@ func verifyLedger(ctx context.Context, store eventstore.Store, stream string, lo
 // verifyWith is verifyLedger with verify's options.
 func verifyWith(ctx context.Context, store eventstore.Store, o verifyOptions, log zerolog.Logger, stdout io.Writer) error {
 	if o.stream != "" {
-		events, err := store.ReadStream(ctx, o.stream, 1, 1<<30)
-		if err != nil {
-			return err
-		}
-		if len(events) == 0 {
-			return fmt.Errorf("stream %q has no events", o.stream)
-		}
-		return verdict(stdout, eventstore.VerifyChain(events), uint64(len(events)))
+		return verifyStream(ctx, store, o.stream, stdout)
 	}
-	var cp *eventstore.Checkpoint
-	if o.checkpoint != "" {
-		c, err := readCheckpointFile(o.checkpoint, o.key)
-		if errors.Is(err, eventstore.ErrCheckpointSignature) || errors.Is(err, eventstore.ErrCheckpointFormat) {
-			fmt.Fprintf(stdout, "REFUSED: checkpoint %s: %v\n", o.checkpoint, err)
-			return errCheckpointRefused
-		}
-		if err != nil {
-			return err
-		}
-		cp = &c
+	cp, err := checkpointIn(o, stdout)
+	if err != nil {
+		return err
 	}
 	var out *checkpointOut
 	if o.checkpointOut != "" {
 		// Before the walk, which may take hours: a path that cannot be written fails now.
-		var err error
 		if out, err = createCheckpointFile(o.checkpointOut); err != nil {
 			return err
 		}
@@ -155,6 +139,35 @@ func verifyWith(ctx context.Context, store eventstore.Store, o verifyOptions, lo
 	}
 	fmt.Fprintf(stdout, "checkpoint written to %s: %d streams, %d events, head %s\n", o.checkpointOut, len(c.Streams), c.Events, head)
 	return nil
+}
+
+// verifyStream checks the hash chain of one stream's events.
+func verifyStream(ctx context.Context, store eventstore.Store, stream string, stdout io.Writer) error {
+	events, err := store.ReadStream(ctx, stream, 1, 1<<30)
+	if err != nil {
+		return err
+	}
+	if len(events) == 0 {
+		return fmt.Errorf("stream %q has no events", stream)
+	}
+	return verdict(stdout, eventstore.VerifyChain(events), uint64(len(events)))
+}
+
+// checkpointIn reads the signed checkpoint the walk starts from (-checkpoint), if one is named: a
+// bad signature or format is REFUSED on stdout (errCheckpointRefused), not a plain failure.
+func checkpointIn(o verifyOptions, stdout io.Writer) (*eventstore.Checkpoint, error) {
+	if o.checkpoint == "" {
+		return nil, nil
+	}
+	c, err := readCheckpointFile(o.checkpoint, o.key)
+	if errors.Is(err, eventstore.ErrCheckpointSignature) || errors.Is(err, eventstore.ErrCheckpointFormat) {
+		fmt.Fprintf(stdout, "REFUSED: checkpoint %s: %v\n", o.checkpoint, err)
+		return nil, errCheckpointRefused
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
 }
 
 // nextTxOf reads, when the event store is PostgreSQL (positions are transaction ids), the next
