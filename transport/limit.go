@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/netip"
@@ -13,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 
+	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport/ratelimit"
 )
 
@@ -31,7 +33,81 @@ type bucketLimiter interface {
 var (
 	_ bucketLimiter = (*ratelimit.Memory)(nil)
 	_ bucketLimiter = (*ratelimit.Redis)(nil)
+	_ bucketLimiter = (*sharedHours)(nil)
+	_ HourlyStore   = (*readmodels.HourlyBounds)(nil)
 )
+
+// HourlyStore counts requests over periods longer than a minute (the hourly bounds) for every
+// instance on the database (readmodels.HourlyBounds, migration 056).
+type HourlyStore interface {
+	// Take counts one request in every bound over period, in all or in none: each bound's count
+	// in order, and whether the request was counted.
+	Take(ctx context.Context, period time.Duration, bounds []readmodels.Bound) ([]readmodels.BoundCount, bool, error)
+}
+
+// SharedHours is limiter l with the bounds over more than a minute (limitEveryAll: key, endpoint
+// and plan creations, test events, redeliveries, subscription creations and split deployments per
+// address) counted for every instance: by Redis while it answers (l a ratelimit.Redis), else in
+// the database (store). Without Redis, or while it failed, each instance counted them on its own
+// (ratelimit.Memory, the spare), and n instances allowed n times each bound. The per-minute limits
+// stay l's: the orders' hot path pays no database round trip for a limiter. A store that fails
+// answers its error, and limitEveryAll counts in this instance (the spare) until it is back.
+func SharedHours(l Limiter, store HourlyStore) Limiter { return &sharedHours{Limiter: l, store: store} }
+
+type sharedHours struct {
+	Limiter
+	store HourlyStore
+}
+
+func (h *sharedHours) AllowAll(ctx context.Context, period time.Duration, buckets ...ratelimit.Bucket) (ratelimit.Result, error) {
+	if len(buckets) == 0 {
+		return ratelimit.Result{}, errNoBuckets
+	}
+	if period <= time.Minute {
+		if l, ok := h.Limiter.(bucketLimiter); ok {
+			return l.AllowAll(ctx, period, buckets...)
+		}
+		if period != time.Minute {
+			return ratelimit.Result{}, errNoHourLimiter
+		}
+		return h.Limiter.Allow(ctx, buckets[0].Key, buckets[0].Limit)
+	}
+	if r, ok := h.Limiter.(*ratelimit.Redis); ok {
+		if res, err := r.AllowAll(ctx, period, buckets...); err == nil {
+			return res, nil
+		}
+	}
+	bounds := make([]readmodels.Bound, len(buckets))
+	for i, b := range buckets {
+		bounds[i] = readmodels.Bound{Key: b.Key, Limit: b.Limit}
+	}
+	counts, counted, err := h.store.Take(ctx, period, bounds)
+	if err != nil {
+		return ratelimit.Result{}, err
+	}
+	return boundsResult(counts, counted), nil
+}
+
+// boundsResult is the store's answer as the limiters give theirs (ratelimit.Memory.AllowAll): the
+// first bucket that refused, else the one with the fewest places left (the first of equals).
+func boundsResult(counts []readmodels.BoundCount, counted bool) ratelimit.Result {
+	var out ratelimit.Result
+	for i, c := range counts {
+		res := ratelimit.Result{Allowed: c.Allowed, Limit: c.Limit, Remaining: c.Remaining, ResetAt: c.ResetAt, Key: c.Key}
+		if !c.Allowed {
+			res.RetryAt = c.RetryAt
+			return res
+		}
+		if i == 0 || res.Remaining < out.Remaining {
+			out = res
+		}
+	}
+	out.Allowed = counted // every bucket had room
+	return out
+}
+
+// errNoBuckets: a limiter was given nothing to count.
+var errNoBuckets = errors.New("rate limit: no bucket to count")
 
 // allowAll counts the request in every bucket over period by the service's limiter. A limiter
 // that counts one key a minute only (a test's) counts the first bucket, over a minute; over
@@ -80,10 +156,12 @@ func (s *Server) limitAll(c echo.Context, kind string, buckets ...ratelimit.Buck
 
 // limitEveryAll counts the request in every bucket over period (the kind names the limit in the
 // metrics): past one, 429 rate_limited with resetAt, Retry-After and the X-RateLimit-* headers.
-// A limiter that fails (Redis down), or cannot count over period, does not let the requests
-// through unlimited, as limitAll does for the per-minute limits: they are counted in this
-// instance, as failures are (failureAllowed). Per instance: n instances allow n times the bound
-// until Redis is back. It answers the count too, for the callers that tell which bucket refused.
+// The service's limiter (SharedHours, as serve builds it) counts them for every instance: in Redis
+// while it answers, else in the database. A limiter that fails (the database too), or cannot
+// count over period (a test's), does not let the requests through unlimited, as limitAll does for
+// the per-minute limits: they are counted in this instance, as failures are (failureAllowed), n
+// instances allowing n times the bound until it is back. It answers the count too, for the
+// callers that tell which bucket refused.
 func (s *Server) limitEveryAll(c echo.Context, kind string, period time.Duration, buckets ...ratelimit.Bucket) (ratelimit.Result, error) {
 	ctx := c.Request().Context()
 	res, err := s.allowAll(ctx, period, buckets...)

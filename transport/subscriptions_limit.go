@@ -20,9 +20,9 @@ const DefaultSubscriptionCreatesPerHour = 20
 // public limit, one address created 3,600 an hour to any merchant's plans.
 //
 // Past the limit: 429 rate_limited with resetAt, Retry-After and the X-RateLimit-* headers, as
-// every limit. A limiter that fails (Redis down) does not let creations through unlimited, as it
-// lets requests through (limit): they are counted in this instance, as failures are
-// (failureAllowed).
+// every limit, counted for every instance (limitEveryAll: Redis, else the database). A limiter
+// that fails does not let creations through unlimited, as it lets requests through (limit): they
+// are counted in this instance, as failures are (failureAllowed).
 func (s *Server) limitCreations(c echo.Context) error {
 	n := s.cfg.SubscriptionCreatesPerHour
 	if n <= 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/cmd/payledger/app/web"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport"
 	"github.com/payledger/payledger/transport/onramp"
 )
@@ -60,7 +61,10 @@ func serviceConfig(ctx context.Context, cfg config, o opened, base, log zerolog.
 	if cfg.ProcessorAPIURL != "" {
 		a.Processor = onramp.New(cfg.ProcessorAPIURL, cfg.ProcessorAPIKey)
 	}
-	return web.Config{App: a, Limiter: o.limiter, LoginChainID: cfg.ChainID, Log: base, IdempotencyMaxKept: cfg.IdempotencyMaxKept, HTTP: transport.Config{
+	// The hourly bounds hold for every instance: in Redis while it answers, else in the database
+	// on its clock (transport.SharedHours); the per-minute limits stay o.limiter's.
+	limiter := transport.SharedHours(o.limiter, readmodels.NewHourlyBounds(o.pool, nil))
+	return web.Config{App: a, Limiter: limiter, LoginChainID: cfg.ChainID, Log: base, IdempotencyMaxKept: cfg.IdempotencyMaxKept, HTTP: transport.Config{
 		GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 		CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),
 		KeyLimitPerMinute: cfg.RateLimitPerMinute, PublicLimitPerMinute: cfg.RateLimitPublicPerMinute,
@@ -91,7 +95,7 @@ func logCapabilities(cfg config, c app.Config, log zerolog.Logger) {
 	if cfg.RedisURL != "" {
 		say("redis_limits", true, "REDIS_URL is set: rate limits are shared by every instance")
 	} else {
-		say("redis_limits", false, "REDIS_URL is unset: rate limits are counted per instance")
+		say("redis_limits", false, "REDIS_URL is unset: per-minute rate limits are counted per instance, the hourly bounds in the database for every instance")
 	}
 	if cfg.MetricsAddr != "" {
 		say("metrics_addr", true, "/metrics is served on METRICS_ADDR "+cfg.MetricsAddr)
