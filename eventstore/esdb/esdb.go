@@ -89,13 +89,9 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 		if err != nil {
 			return eventstore.AppendResult{}, err
 		}
-		data := make([]kdb.EventData, len(recs))
-		for i, r := range recs {
-			env, err := json.Marshal(envelope{Metadata: r.Metadata, RecordedAt: r.RecordedAt.UnixMicro(), Hash: hex.EncodeToString(r.Hash), PrevHash: hex.EncodeToString(r.PrevHash)})
-			if err != nil {
-				return eventstore.AppendResult{}, fmt.Errorf("esdb: encode metadata: %w", err)
-			}
-			data[i] = kdb.EventData{EventID: r.ID, EventType: r.Type, ContentType: kdb.ContentTypeJson, Data: r.Data, Metadata: env}
+		data, err := kurrentEvents(recs)
+		if err != nil {
+			return eventstore.AppendResult{}, err
 		}
 		var rev kdb.ExpectedRevision = kdb.NoStream{}
 		if version > 0 {
@@ -106,15 +102,7 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 			if expected.IsAny() && attempt < 50 {
 				continue
 			}
-			actual, rerr := s.readTail(ctx, stream)
-			if rerr != nil {
-				return eventstore.AppendResult{}, rerr
-			}
-			v := uint64(0)
-			if len(actual) > 0 {
-				v = actual[len(actual)-1].Version
-			}
-			return eventstore.AppendResult{}, &eventstore.WrongExpectedVersionError{Stream: stream, Expected: expected, Actual: v}
+			return eventstore.AppendResult{}, s.wrongVersion(ctx, stream, expected)
 		}
 		if err != nil {
 			return eventstore.AppendResult{}, fmt.Errorf("esdb: append to %q: %w", stream, err)
@@ -124,6 +112,34 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 			Position: eventstore.Position{Commit: res.CommitPosition, Prepare: res.PreparePosition},
 		}, nil
 	}
+}
+
+// kurrentEvents are the prepared records as KurrentDB events: the data as is, the metadata with
+// the record's time and hash chain in an envelope.
+func kurrentEvents(recs []eventstore.RecordedEvent) ([]kdb.EventData, error) {
+	data := make([]kdb.EventData, len(recs))
+	for i, r := range recs {
+		env, err := json.Marshal(envelope{Metadata: r.Metadata, RecordedAt: r.RecordedAt.UnixMicro(), Hash: hex.EncodeToString(r.Hash), PrevHash: hex.EncodeToString(r.PrevHash)})
+		if err != nil {
+			return nil, fmt.Errorf("esdb: encode metadata: %w", err)
+		}
+		data[i] = kdb.EventData{EventID: r.ID, EventType: r.Type, ContentType: kdb.ContentTypeJson, Data: r.Data, Metadata: env}
+	}
+	return data, nil
+}
+
+// wrongVersion is the conflict error of an append KurrentDB refused, with the stream's version
+// read again (the refusal does not carry it).
+func (s *Store) wrongVersion(ctx context.Context, stream string, expected eventstore.ExpectedVersion) error {
+	actual, err := s.readTail(ctx, stream)
+	if err != nil {
+		return err
+	}
+	v := uint64(0)
+	if len(actual) > 0 {
+		v = actual[len(actual)-1].Version
+	}
+	return &eventstore.WrongExpectedVersionError{Stream: stream, Expected: expected, Actual: v}
 }
 
 // readTail returns up to tailWindow of the stream's last events, oldest first.
