@@ -441,21 +441,7 @@ func testGap(t *testing.T, h Harness) {
 		})
 		done <- got
 	}()
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < total; i += writers {
-				stream := fmt.Sprintf("%s%d", p, rand.IntN(64))
-				if _, err := s.Append(context.Background(), stream, eventstore.Any(), ev("Gap", i)); err != nil {
-					t.Errorf("writer %d: %v", w, err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	appendConcurrently(t, s, p, total, writers)
 	// Once every writer has committed, the subscriber has 30 s to catch up.
 	var got []eventstore.RecordedEvent
 	select {
@@ -471,7 +457,32 @@ func testGap(t *testing.T, h Harness) {
 	if len(got) != total {
 		t.Fatalf("subscriber received %d events, want %d (an event committed late was skipped)", len(got), total)
 	}
-	seen := make(map[uuid.UUID]bool, total)
+	deliveredAsLogged(t, got, final)
+}
+
+// appendConcurrently appends total events from writers goroutines, each to one of 64 streams of
+// prefix p, and returns once all are committed.
+func appendConcurrently(t *testing.T, s eventstore.Store, p string, total, writers int) {
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < total; i += writers {
+				stream := fmt.Sprintf("%s%d", p, rand.IntN(64))
+				if _, err := s.Append(context.Background(), stream, eventstore.Any(), ev("Gap", i)); err != nil {
+					t.Errorf("writer %d: %v", w, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// deliveredAsLogged fails unless the subscriber got each event once, in the log's order.
+func deliveredAsLogged(t *testing.T, got, final []eventstore.RecordedEvent) {
+	seen := make(map[uuid.UUID]bool, len(got))
 	for i, e := range got {
 		if seen[e.ID] {
 			t.Fatalf("event %s delivered twice", e.ID)
