@@ -292,36 +292,7 @@ func (s *Users) Search(ctx context.Context, q UserQuery) ([]User, int, error) {
 // the table in the index order, and without any filter that needs the row the page is the first
 // Limit rows of the index scan and total an index-only count.
 func searchSQL(q UserQuery) (string, []any) {
-	var cheap, arrays []string
-	var args []any
-	arg := func(v any) string { args = append(args, v); return "$" + strconv.Itoa(len(args)) }
-	pattern := ""
-	if q.Q != "" {
-		// Wallets are stored lower-case (CHECK); display_name_lower is lower(display_name), and q
-		// is lowered by the same lower() (not Go's: they differ past ASCII under a C or ICU
-		// locale), as the window's search does (lowerQuery).
-		pattern = "lower(" + arg("%"+escapeLike(q.Q)+"%") + "::text)"
-		cheap = append(cheap, "(wallet LIKE "+pattern+" OR display_name_lower LIKE "+pattern+")")
-	}
-	for _, f := range []struct {
-		col  string
-		vals []string
-	}{{"domains", q.Domains}, {"platforms", q.Platforms}, {"languages", q.Languages}} {
-		if len(f.vals) > 0 {
-			// Case-insensitive, as q is: both sides lowered by lower(), as the window's are.
-			arrays = append(arrays, "ARRAY(SELECT lower(t) FROM unnest("+f.col+") t) @> ARRAY(SELECT lower(t) FROM unnest("+
-				arg(f.vals)+"::text[]) t)")
-		}
-	}
-	if q.MinXP != nil {
-		cheap = append(cheap, "xp >= "+arg(*q.MinXP))
-	}
-	if q.MaxXP != nil {
-		cheap = append(cheap, "xp <= "+arg(*q.MaxXP))
-	}
-	if q.Live {
-		cheap = append(cheap, "live AND space_public AND last_heartbeat >= "+arg(q.Now.Add(-LiveWindow)))
-	}
+	cheap, arrays, args := searchConds(q)
 	where := func(conds []string) string {
 		if len(conds) == 0 {
 			return ""
@@ -353,6 +324,40 @@ func searchSQL(q UserQuery) (string, []any) {
 	return `WITH scanned AS (SELECT * FROM users ORDER BY xp DESC, wallet LIMIT ` + scan + `),
 		passed AS (SELECT * FROM scanned` + filter + `)
 		SELECT ` + userColumns + `, count(*) OVER () FROM passed ORDER BY xp DESC, wallet LIMIT ` + limit, args
+}
+
+// searchConds are the search's conditions with their arguments ($1...): cheap ones read the
+// users row's plain columns (the pattern, XP bounds, live), arrays compare its tag arrays.
+func searchConds(q UserQuery) (cheap, arrays []string, args []any) {
+	arg := func(v any) string { args = append(args, v); return "$" + strconv.Itoa(len(args)) }
+	pattern := ""
+	if q.Q != "" {
+		// Wallets are stored lower-case (CHECK); display_name_lower is lower(display_name), and q
+		// is lowered by the same lower() (not Go's: they differ past ASCII under a C or ICU
+		// locale), as the window's search does (lowerQuery).
+		pattern = "lower(" + arg("%"+escapeLike(q.Q)+"%") + "::text)"
+		cheap = append(cheap, "(wallet LIKE "+pattern+" OR display_name_lower LIKE "+pattern+")")
+	}
+	for _, f := range []struct {
+		col  string
+		vals []string
+	}{{"domains", q.Domains}, {"platforms", q.Platforms}, {"languages", q.Languages}} {
+		if len(f.vals) > 0 {
+			// Case-insensitive, as q is: both sides lowered by lower(), as the window's are.
+			arrays = append(arrays, "ARRAY(SELECT lower(t) FROM unnest("+f.col+") t) @> ARRAY(SELECT lower(t) FROM unnest("+
+				arg(f.vals)+"::text[]) t)")
+		}
+	}
+	if q.MinXP != nil {
+		cheap = append(cheap, "xp >= "+arg(*q.MinXP))
+	}
+	if q.MaxXP != nil {
+		cheap = append(cheap, "xp <= "+arg(*q.MaxXP))
+	}
+	if q.Live {
+		cheap = append(cheap, "live AND space_public AND last_heartbeat >= "+arg(q.Now.Add(-LiveWindow)))
+	}
+	return cheap, arrays, args
 }
 
 // Live returns the users live at now with spacePublic: live flag set and a heartbeat within
