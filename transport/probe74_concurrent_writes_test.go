@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -38,7 +39,8 @@ func TestProbe74ConcurrentFirstWritesAreNever500(t *testing.T) {
 			}
 			wg.Go(func() {
 				rec := e.concurrentSend(m, w.method, w.path, w.body, w.auth)
-				if rec.Code >= 500 {
+				var env map[string]any
+				if rec.Code >= 500 || (rec.Code >= 400 && (json.Unmarshal(rec.Body.Bytes(), &env) != nil || env["error"] == nil)) {
 					t.Errorf("%s %s: %d %s", w.method, w.path, rec.Code, clip(rec.Body.String()))
 				}
 			})
