@@ -182,6 +182,23 @@ func (l *rsLoad) aim(kind string) <-chan struct{} {
 	return ch
 }
 
+// unfinished are the kinds of creations whose worker has more to send (of those in kinds).
+func (l *rsLoad) unfinished(kinds ...string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	sent := map[string]int{}
+	for _, r := range l.requests {
+		sent[r.kind]++
+	}
+	var out []string
+	for _, k := range kinds {
+		if sent[k] < l.sends[k]-1 { // the last one may be on its way
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // sending closes the channel aimed at kind, if any.
 func (l *rsLoad) sending(kind string) {
 	l.mu.Lock()

@@ -98,12 +98,14 @@ func TestAcceptedRequestsSurviveServeKillAndStop(t *testing.T) {
 // lands before its claim, in its handler, or between its commit and the keeping of its answer).
 func aimKill(t *testing.T, l *rsLoad, stop func()) {
 	t.Helper()
-	kinds := []string{"endpoint", "key", "plan"}
-	kind := kinds[rand.IntN(len(kinds))]
+	kind := "order"
+	if kinds := l.unfinished("endpoint", "key", "plan"); len(kinds) > 0 {
+		kind = kinds[rand.IntN(len(kinds))]
+	}
 	select {
 	case <-l.aim(kind):
 		time.Sleep(time.Duration(rand.IntN(15_000)) * time.Microsecond) // where the kill lands: chance, not a wait
-	case <-time.After(10 * time.Second): // that worker made all its creations: kill under the orders alone
+	case <-time.After(3 * time.Second): // that worker has just made its last creation: kill under the orders alone
 		kind = "order"
 	}
 	stop()
