@@ -84,8 +84,9 @@ func (a *Application) buildProcesses(d Config, in infra, reconcile *commands.Rec
 		charger.Ran = func(err error) { health.Ran(chargingWorker, err) }
 	}
 	a.Processes = Processes{
+		// One instance at a time asks the processor (stop 73); every instance reports what it found (stop 74).
 		OnrampReconciler: settlement.NewOnrampReconciler(logOutcomes(reconcile, noteReconcile), in.dispatcher, reconcileInterval, reconcileMinAge, d.Log).
-			InTurn(pgstore.NewReconcileTurn(d.Pool, reconcileInterval)), // one instance at a time asks the processor (stop 73)
+			InTurn(pgstore.NewReconcileTurn(d.Pool, reconcileInterval)).SharingState(pgstore.NewProcessorState(d.Pool)),
 		SplitDistributor:     splitDistributor(d, health),
 		SubscriptionCharging: subscriptionCharging(d, in, a.Projections.Subscriptions),
 		PaymentWindow:        paymentWindow(d, health, reconcile),

@@ -1,8 +1,9 @@
--- The hourly bounds (stop 74): the per-wallet, per-merchant and per-address bounds an hour (key,
--- endpoint and plan creations, test events, redeliveries, subscription creations, split
--- deployments per address: transport's limitEveryAll) were counted by each instance on its own
--- without REDIS_URL (or while Redis failed), so n instances allowed n times each bound. They are
--- counted here for every instance on the database (readmodels.HourlyBounds) unless Redis answers.
+-- Two states shared by every instance (stop 74). The hourly bounds: the per-wallet, per-merchant
+-- and per-address bounds an hour (key, endpoint and plan creations, test events, redeliveries,
+-- subscription creations, split deployments per address: transport's limitEveryAll) were counted
+-- by each instance on its own without REDIS_URL (or while Redis failed), so n instances allowed n
+-- times each bound. They are counted here for every instance on the database
+-- (readmodels.HourlyBounds) unless Redis answers.
 --   key     the bucket ("keycreate:<wallet>", "subcreate:<network>", ...)
 --   tat_us  its theoretical arrival time (GCRA, as ratelimit.Memory and the Redis script count),
 --           microseconds since the Unix epoch: integers, so the function's arithmetic is exact
@@ -50,3 +51,18 @@ BEGIN
     FROM d, ok ORDER BY d.pos;
 END
 $$;
+
+-- The onramp processor's state as the instance verifying the open attempts found it (stop 74):
+-- only the instance holding the reconciliation's turn (pgstore.NewReconcileTurn) asks the
+-- processor, so only its /healthz said it was down. The holder records each pass's finding here
+-- (pgstore.ProcessorState); the other instances read it at their passes and report it too.
+--   checked_at  when the holder last asked (a report older than a few passes is not trusted)
+--   down_since  since when the processor has not answered (NULL: it answered the last pass)
+--   error       why, as the holder's pass said it (NULL with down_since)
+-- One row (id is always true).
+CREATE TABLE onramp_processor_state (
+    id         boolean PRIMARY KEY DEFAULT true CHECK (id),
+    checked_at timestamptz NOT NULL,
+    down_since timestamptz,
+    error      text
+);
