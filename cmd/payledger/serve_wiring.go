@@ -14,7 +14,6 @@ import (
 	"github.com/payledger/payledger/cmd/payledger/app"
 	"github.com/payledger/payledger/cmd/payledger/app/web"
 	"github.com/payledger/payledger/eventstore"
-	"github.com/payledger/payledger/readmodels"
 	"github.com/payledger/payledger/transport"
 	"github.com/payledger/payledger/transport/onramp"
 )
@@ -61,10 +60,7 @@ func serviceConfig(ctx context.Context, cfg config, o opened, base, log zerolog.
 	if cfg.ProcessorAPIURL != "" {
 		a.Processor = onramp.New(cfg.ProcessorAPIURL, cfg.ProcessorAPIKey)
 	}
-	// The hourly bounds hold for every instance: in Redis while it answers, else in the database
-	// on its clock (transport.SharedHours); the per-minute limits stay o.limiter's.
-	limiter := transport.SharedHours(o.limiter, readmodels.NewHourlyBounds(o.pool, nil))
-	return web.Config{App: a, Limiter: limiter, LoginChainID: cfg.ChainID, Log: base, IdempotencyMaxKept: cfg.IdempotencyMaxKept, HTTP: transport.Config{
+	return web.Config{App: a, Limiter: o.limiter, LoginChainID: cfg.ChainID, Log: base, IdempotencyMaxKept: cfg.IdempotencyMaxKept, HTTP: transport.Config{
 		GatewayMode: cfg.AuthMode == "gateway", EdgeSecret: cfg.EdgeSecret, JWTSecret: cfg.JWTSecret,
 		CronSecret: cfg.CronSecret, AdminWallets: cfg.AdminWallets, Production: cfg.production(),
 		KeyLimitPerMinute: cfg.RateLimitPerMinute, PublicLimitPerMinute: cfg.RateLimitPublicPerMinute,
