@@ -55,10 +55,13 @@ func reservation(maxBytes int64) int64 {
 // ResetAt, when the oldest of them leave the count).
 type Kept struct {
 	Run, Done, Running, Conflict, Full bool
-	Status                             int
-	ContentType                        string
-	Body                               []byte
-	ResetAt                            time.Time
+	// TakenOver (with Run): the key was held by a request whose instance stopped answering before
+	// it kept or released an answer (its lock ran out), so that request may have done its work.
+	TakenOver   bool
+	Status      int
+	ContentType string
+	Body        []byte
+	ResetAt     time.Time
 }
 
 // The bound on a principal's kept answers within IdempotencyTTL (migration 049): a claim of a new
@@ -93,7 +96,8 @@ const lockSQL = `SELECT pg_advisory_xact_lock(hashtextextended('payledger idempo
 // deleted. A takeover of a dead instance's claim keeps the claim's creation time and counts
 // nothing: the key and its reservation were counted, in that hour, by the claim it takes over
 // (before, the takeover counted the key a second time). It returns whether the key was taken,
-// whether there was room, and when the oldest counted hour leaves the window.
+// whether it was a takeover, whether there was room, and when the oldest counted hour leaves the
+// window.
 const claimSQL = `WITH used AS (
 		SELECT coalesce(sum(answers), 0) < $6 AND coalesce(sum(bytes), 0) < $7 AS room,
 			min(hour) FILTER (WHERE answers > 0 OR bytes > 0) + interval '25 hours' AS reset
@@ -115,20 +119,20 @@ const claimSQL = `WITH used AS (
 		ON CONFLICT (principal, hour) DO UPDATE SET answers = idempotent_kept.answers + 1, bytes = idempotent_kept.bytes + EXCLUDED.bytes),
 	aged AS (
 		DELETE FROM idempotent_kept WHERE principal = $1 AND NOT (` + keptWindow + `))
-	SELECT (SELECT count(*) FROM claimed) = 1, room, reset FROM used`
+	SELECT (SELECT count(*) FROM claimed) = 1, coalesce((SELECT NOT fresh FROM claimed), false), room, reset FROM used`
 
 // Claim takes (principal, key) for a request with hash, for lock: a new key, one older than the
 // TTL, or one whose holder with the same hash stopped answering before lock ran out. A new or
 // expired key is refused (Full) while the principal is at the bound (MaxKeptAnswers).
 func (s *IdempotentResponses) Claim(ctx context.Context, principal, key, hash string, lock time.Duration) (Kept, error) {
-	taken, room, reset, err := s.claim(ctx, principal, key, hash, lock)
+	taken, takenOver, room, reset, err := s.claim(ctx, principal, key, hash, lock)
 	if err != nil {
 		return Kept{}, fmt.Errorf("claim idempotency key: %w", err)
 	}
 	if taken {
 		// Best effort: a purge that fails leaves expired keys for the next claim's.
 		_ = PurgeExpiredKeys(ctx, s.pool)
-		return Kept{Run: true}, nil
+		return Kept{Run: true, TakenOver: takenOver}, nil
 	}
 	k, found, err := s.held(ctx, principal, key, hash)
 	switch {
@@ -172,13 +176,13 @@ func (s *IdempotentResponses) fullOfRunning(ctx context.Context, principal strin
 // pipelined batch (one round trip, one implicit transaction ended by the batch's one Sync), so
 // the claim statement begins after the lock is granted and sees every earlier claim committed;
 // as BEGIN, lock, claim, COMMIT each waited for its answer, the lock cost three round trips.
-func (s *IdempotentResponses) claim(ctx context.Context, principal, key, hash string, lock time.Duration) (taken, room bool, reset *time.Time, err error) {
+func (s *IdempotentResponses) claim(ctx context.Context, principal, key, hash string, lock time.Duration) (taken, takenOver, room bool, reset *time.Time, err error) {
 	b := &pgx.Batch{}
 	b.Queue(lockSQL, principal)
 	b.Queue(claimSQL, principal, key, hash, lock.Seconds(), IdempotencyTTL, s.maxAnswers, s.maxBytes, s.reserve).
-		QueryRow(func(row pgx.Row) error { return row.Scan(&taken, &room, &reset) })
+		QueryRow(func(row pgx.Row) error { return row.Scan(&taken, &takenOver, &room, &reset) })
 	err = s.pool.SendBatch(ctx, b).Close()
-	return taken, room, reset, err
+	return taken, takenOver, room, reset, err
 }
 
 // held reads the live claim of (principal, key) that Claim did not take: its kept answer, or

@@ -18,15 +18,15 @@ import (
 
 // claimInTx is the claim as stop 69 ran it, kept here to be measured beside claim: BEGIN, the
 // lock, the claim statement and COMMIT, each waiting for its answer (four round trips).
-func (s *IdempotentResponses) claimInTx(ctx context.Context, principal, key, hash string, lock time.Duration) (taken, room bool, reset *time.Time, err error) {
+func (s *IdempotentResponses) claimInTx(ctx context.Context, principal, key, hash string, lock time.Duration) (taken, takenOver, room bool, reset *time.Time, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, lockSQL, principal); err != nil {
 			return err
 		}
 		return tx.QueryRow(ctx, claimSQL, principal, key, hash, lock.Seconds(), IdempotencyTTL, s.maxAnswers, s.maxBytes, s.reserve).
-			Scan(&taken, &room, &reset)
+			Scan(&taken, &takenOver, &room, &reset)
 	})
-	return taken, room, reset, err
+	return taken, takenOver, room, reset, err
 }
 
 // BenchmarkIdempotencyClaim measures a keyed non-order POST's claim and finish of a new key, one
@@ -46,7 +46,7 @@ func BenchmarkIdempotencyClaim(b *testing.B) {
 		b.Fatal(err)
 	}
 	s := NewIdempotentResponses(pool, keys).WithBound(1<<30, 1<<60)
-	type claimFunc func(context.Context, string, string, string, time.Duration) (bool, bool, *time.Time, error)
+	type claimFunc func(context.Context, string, string, string, time.Duration) (bool, bool, bool, *time.Time, error)
 	var seq atomic.Int64
 	for round, clients := range []int{1, 4, 1, 4, 1, 4} {
 		for _, c := range []struct {
@@ -57,7 +57,7 @@ func BenchmarkIdempotencyClaim(b *testing.B) {
 				b.SetParallelism(max(1, clients/runtime.GOMAXPROCS(0)))
 				op := func() {
 					ctx, key := context.Background(), fmt.Sprintf("bench-%d", seq.Add(1))
-					taken, _, _, err := c.claim(ctx, "wallet:0xbench", key, "h", time.Minute)
+					taken, _, _, _, err := c.claim(ctx, "wallet:0xbench", key, "h", time.Minute)
 					if err == nil && !taken {
 						err = fmt.Errorf("key %s not taken", key)
 					}

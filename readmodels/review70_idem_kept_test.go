@@ -121,8 +121,8 @@ func TestReview70IdempotencyTakeoverCountsTheKeyOnce(t *testing.T) {
 	t.Parallel()
 	mw, pool := keptStore(t, 1, MaxKeptBytes)
 	ctx, p := context.Background(), "wallet:0xtakeover"
-	if k, err := mw.Claim(ctx, p, "k", "h", time.Minute); err != nil || !k.Run {
-		t.Fatalf("claim: %+v %v", k, err)
+	if k, err := mw.Claim(ctx, p, "k", "h", time.Minute); err != nil || !k.Run || k.TakenOver {
+		t.Fatalf("claim: %+v %v (want Run, not TakenOver)", k, err)
 	}
 	// The claim is moved 2 minutes back, and its count with it: within an hour's first 2 minutes
 	// its count stayed in this hour while the moved claim (and its Finish) belonged to the last.
@@ -132,8 +132,8 @@ func TestReview70IdempotencyTakeoverCountsTheKeyOnce(t *testing.T) {
 		UPDATE idempotent_kept SET hour = date_trunc('hour', now() - interval '2 minutes', 'UTC') WHERE principal IN (SELECT principal FROM moved)`, p); err != nil {
 		t.Fatal(err)
 	}
-	if k, err := mw.Claim(ctx, p, "k", "h", time.Minute); err != nil || !k.Run {
-		t.Fatalf("takeover of a dead claim at the bound: %+v %v (want Run)", k, err)
+	if k, err := mw.Claim(ctx, p, "k", "h", time.Minute); err != nil || !k.Run || !k.TakenOver {
+		t.Fatalf("takeover of a dead claim at the bound: %+v %v (want Run and TakenOver)", k, err)
 	}
 	if n, b := keptCounted(t, pool, p); n != 1 || b != MaxKeptAnswerBytes+sealOverhead {
 		t.Fatalf("a key taken over: %d keys, %d bytes counted (want 1, %d)", n, b, MaxKeptAnswerBytes+sealOverhead)

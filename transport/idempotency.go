@@ -46,6 +46,13 @@ const (
 
 var errIdemConflict = NewError(http.StatusConflict, "conflict", "This Idempotency-Key was used with a different request")
 
+// errIdemUnknown answers a retry under a key whose first request stopped before its answer was
+// kept: it is not run again, since the first may have done its work (see idempotent).
+var errIdemUnknown = NewError(http.StatusConflict, "conflict",
+	"The first request under this Idempotency-Key stopped before its answer was kept (its server stopped), so it may have been done: look for its result (list what it creates) before sending it again under a new Idempotency-Key")
+
+func unknownOutcome(echo.Context) error { return errIdemUnknown }
+
 // ownIdempotency are the POSTs whose command binds the key itself (the receipt issuer: the key
 // names the receipt it created); the middleware leaves them alone. The issuer's binding holds
 // the key in this middleware's store too (readmodels.Idempotency), with the same requestHash, so
@@ -96,6 +103,12 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 				}
 				c.Response().Header().Set(idemReplayed, "true")
 				return c.Blob(kept.Status, kept.ContentType, kept.Body)
+			case kept.Run && kept.TakenOver:
+				// The key's first request stopped without keeping or releasing an answer (its
+				// instance died, or keeping the answer failed after it was sent): it may have
+				// created what it asked for. Running it again could create it twice; the key
+				// answers, and keeps, that the outcome is unknown (runKept keeps the 409).
+				return s.runKept(c, unknownOutcome, principal, key)
 			case kept.Run:
 				return s.runKept(c, next, principal, key)
 			}
