@@ -1226,7 +1226,7 @@ type GraphqlPostJSONBody struct {
 
 // GraphqlPostParams defines parameters for GraphqlPost.
 type GraphqlPostParams struct {
-	// IdempotencyKey Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters. At most 10,000 keys (or 128 MiB of kept answers) per merchant in 24 h: a new key past that is 429 rate_limited with resetAt, and nothing runs; replays and conflicts are still answered. POST /api/graphql (a read) checks the key but neither keeps nor replays it.
+	// IdempotencyKey Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict; if the first request's server stopped before its answer was kept, a retry is 409 conflict and nothing runs again (look for the result, then use a new key). 1 to 255 printable ASCII characters. At most 10,000 keys (or 128 MiB of kept answers) per merchant in 24 h: a new key past that is 429 rate_limited with resetAt, and nothing runs; replays and conflicts are still answered. POST /api/graphql (a read) checks the key but neither keeps nor replays it.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -1263,7 +1263,7 @@ type UpsertInventoryItemJSONBody struct {
 
 // UpsertInventoryItemParams defines parameters for UpsertInventoryItem.
 type UpsertInventoryItemParams struct {
-	// IdempotencyKey Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict. 1 to 255 printable ASCII characters. At most 10,000 keys (or 128 MiB of kept answers) per merchant in 24 h: a new key past that is 429 rate_limited with resetAt, and nothing runs; replays and conflicts are still answered. POST /api/graphql (a read) checks the key but neither keeps nor replays it.
+	// IdempotencyKey Every POST of the developer (key) and admin (session) APIs: the same key with the same request answers the first answer again for 24 h (header Idempotent-Replayed: true); with another request, 409 conflict; if the first request's server stopped before its answer was kept, a retry is 409 conflict and nothing runs again (look for the result, then use a new key). 1 to 255 printable ASCII characters. At most 10,000 keys (or 128 MiB of kept answers) per merchant in 24 h: a new key past that is 429 rate_limited with resetAt, and nothing runs; replays and conflicts are still answered. POST /api/graphql (a read) checks the key but neither keeps nor replays it.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
