@@ -2,7 +2,6 @@ package transport
 
 import (
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -51,24 +50,5 @@ func TestProbe74ConcurrentFirstWritesAreNever500(t *testing.T) {
 
 // concurrentSend is crossSend with a body of any method and the merchant's credentials.
 func (e *env) concurrentSend(m merchant, method, path, body, auth string) *httptest.ResponseRecorder {
-	var hr *http.Request
-	if body != "" {
-		hr = httptest.NewRequest(method, path, strings.NewReader(body))
-		hr.Header.Set("Content-Type", "application/json")
-	} else {
-		hr = httptest.NewRequest(method, path, nil)
-	}
-	hr.RemoteAddr = "10.7.4.2:1000"
-	hr.Header.Set("Origin", "https://pay.example")
-	if auth == "key" {
-		hr.Header.Set("Ocp-Apim-Subscription-Key", m.key)
-	} else {
-		hr.Header.Set(CSRFHeader, m.csrf)
-		for _, ck := range m.cookies {
-			hr.AddCookie(ck)
-		}
-	}
-	rec := httptest.NewRecorder()
-	e.srv.ServeHTTP(rec, hr)
-	return rec
+	return e.sendAs(m, method, path, body, auth, "10.7.4.2:1000", "Origin", "https://pay.example")
 }

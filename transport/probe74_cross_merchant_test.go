@@ -131,15 +131,24 @@ func (e *env) wantAUnchanged(a, b merchant, rid, epID, secret, keyA2, planID, it
 // crossSend sends c as merchant m, outside the recorded exchanges (their 4xx answers are not all
 // documented per route).
 func (e *env) crossSend(m merchant, c crossCall) *httptest.ResponseRecorder {
+	return e.sendAs(m, c.method, c.path, c.body, c.auth, "10.7.4.1:1000")
+}
+
+// sendAs sends a request of any method as merchant m from addr: its API key (auth "key") or its
+// session (cookies and CSRF token), a JSON body if any, and the extra headers (name, value, ...).
+func (e *env) sendAs(m merchant, method, path, body, auth, addr string, extra ...string) *httptest.ResponseRecorder {
 	var hr *http.Request
-	if c.body != "" {
-		hr = httptest.NewRequest(c.method, c.path, strings.NewReader(c.body))
+	if body != "" {
+		hr = httptest.NewRequest(method, path, strings.NewReader(body))
 		hr.Header.Set("Content-Type", "application/json")
 	} else {
-		hr = httptest.NewRequest(c.method, c.path, nil)
+		hr = httptest.NewRequest(method, path, nil)
 	}
-	hr.RemoteAddr = "10.7.4.1:1000"
-	if c.auth == "key" {
+	hr.RemoteAddr = addr
+	for i := 0; i+1 < len(extra); i += 2 {
+		hr.Header.Set(extra[i], extra[i+1])
+	}
+	if auth == "key" {
 		hr.Header.Set("Ocp-Apim-Subscription-Key", m.key)
 	} else {
 		hr.Header.Set(CSRFHeader, m.csrf)
