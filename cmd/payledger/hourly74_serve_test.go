@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/payledger/payledger/migrations/pgtest"
@@ -19,16 +17,7 @@ func TestServeHourlyBoundsHoldAcrossInstances(t *testing.T) {
 	vars := map[string]string{"DEVCHAIN": "off", "RATE_LIMIT_SUBSCRIPTION_CREATE_PER_HOUR": "3", "DATABASE_URL": pgtest.URL(t)}
 	a, _ := startServe(t, vars)
 	b, _ := startServe(t, vars)
-	create := func(base string) (int, http.Header, map[string]any) {
-		resp, err := http.Post(base+"/api/subscriptions/create", "application/json", strings.NewReader(`{}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var body map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&body)
-		return resp.StatusCode, resp.Header, body
-	}
+	create := func(base string) (int, http.Header, map[string]any) { return postEmptySubscription(t, base) }
 	for i, base := range []string{a, b, a} {
 		if code, _, body := create(base); code != http.StatusBadRequest {
 			t.Fatalf("creation %d: %d %v, want 400 (an empty body, counted)", i+1, code, body)
