@@ -79,8 +79,9 @@ func deps(cfg Config, s *app.Service, metrics *transport.Metrics, openapi []byte
 		Keys: s.Keys, Nonces: readmodels.NewNonces(pool), Sessions: readmodels.NewSessions(pool),
 		Signer: chain.Login{ChainID: cfg.LoginChainID, URI: chain.LoginURI(cfg.HTTP.PublicBaseURL)},
 		// The hourly bounds hold for every instance: in Redis while it answers, else in the
-		// database on its clock (transport.SharedHours); the per-minute limits stay cfg.Limiter's.
-		Limiter:  transport.SharedHours(cfg.Limiter, readmodels.NewHourlyBounds(pool, nil)),
+		// database (transport.SharedHours), on the service's clock as every other limit (serve's
+		// time.Now; a test's fake clock moves them too); the per-minute limits stay cfg.Limiter's.
+		Limiter:  transport.SharedHours(cfg.Limiter, readmodels.NewHourlyBounds(pool, now)),
 		Commands: s.Commands, Splits: s.Queries.Splits, Journaled: s.Queries.Journaled, Charger: s.Processes.Charger,
 		Aggregates: aggregates, Histories: hist, Shops: shops, Sites: readmodels.NewSites(pool),
 		Inventory: readmodels.NewInventory(pool), Receipts: receipts, ReceiptsView: s.Projections.Receipts,
