@@ -17,7 +17,8 @@ ha:
 SLOW_TESTS := TestReceiptsExportStreams100k \
 	TestDeposit10000OpenAddresses TestDepositContractETHAmong10000OpenInFiveRequests \
 	TestAcknowledgedOrdersSurvivePostgresRestarts TestAcknowledgedOrdersSurviveAPostgresStop \
-	TestAcknowledgedOrdersSurviveAHungPostgres TestHAClusterSurvivesFaults
+	TestAcknowledgedOrdersSurviveAHungPostgres TestHAClusterSurvivesFaults \
+	TestAcceptedRequestsSurviveServeKillAndStop
 empty :=
 space := $(empty) $(empty)
 SLOW_RE := ^($(subst $(space),|,$(strip $(SLOW_TESTS))))$$
