@@ -230,6 +230,12 @@ func (l *rsLoad) stopped() bool {
 // that request recorded unanswered).
 func (l *rsLoad) worker(c *rsClient, pace time.Duration, next func(n int) *rsRequest) {
 	l.wg.Go(func() {
+		var tick <-chan time.Time // the load's pace: one request per tick at most
+		if pace > 0 {
+			t := time.NewTicker(pace)
+			defer t.Stop()
+			tick = t.C
+		}
 		for n := 0; !l.stopped(); n++ {
 			r := next(n)
 			if r == nil {
@@ -241,8 +247,8 @@ func (l *rsLoad) worker(c *rsClient, pace time.Duration, next func(n int) *rsReq
 			if !r.answered {
 				return
 			}
-			if pace > 0 {
-				time.Sleep(pace) // pacing of the load (not a wait for a condition)
+			if tick != nil {
+				<-tick
 			}
 		}
 	})

@@ -103,8 +103,7 @@ func aimKill(t *testing.T, l *rsLoad, stop func()) {
 		kind = kinds[rand.IntN(len(kinds))]
 	}
 	select {
-	case <-l.aim(kind):
-		time.Sleep(time.Duration(rand.IntN(15_000)) * time.Microsecond) // where the kill lands: chance, not a wait
+	case <-l.aim(kind): // the kill lands as that request leaves: before its claim, in its handler or after
 	case <-time.After(3 * time.Second): // that worker has just made its last creation: kill under the orders alone
 		kind = "order"
 	}
