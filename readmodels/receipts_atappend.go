@@ -26,8 +26,8 @@ caught_up AS (
 		updated_at = now()
 	FROM mine m, free f
 	WHERE c.name = f.name
-	  AND NOT EXISTS (SELECT 1 FROM older o WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a
-	       WHERE a.backend_xid = xid(o.id) AND a.datname IS DISTINCT FROM current_database()))
+	  AND NOT EXISTS (SELECT 1 FROM older o WHERE NOT EXISTS (SELECT 1 FROM pg_stat_get_activity(NULL) a
+	       WHERE a.backend_xid = xid(o.id) AND a.datid IS DISTINCT FROM (SELECT oid FROM pg_database WHERE datname = current_database())))
 	  AND NOT EXISTS (SELECT 1 FROM events e WHERE (e.tx_id, e.seq) > (c.commit_pos, c.prepare_pos) AND e.tx_id <> m.tx)
 	  AND (SELECT count(*) FROM events e WHERE e.tx_id = m.tx) = cardinality($1::text[])
 	  AND (SELECT count(*) FROM unnest($1::text[]) AS g(id)
