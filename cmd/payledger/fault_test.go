@@ -268,7 +268,7 @@ func faultTest(t *testing.T, clients, minDegraded int, faults func(ctx context.C
 	status := func(id string) (int, map[string]any, error) {
 		return call(http.MethodGet, "/api/receipts/status?receiptId="+url.QueryEscape(id), "")
 	}
-	if err := awaitHealthz(client, "http://"+addr, 30*time.Second); err != nil {
+	if err := awaitHealthz(client, "http://"+addr, time.Minute); err != nil {
 		t.Fatalf("the service did not start: %v", err)
 	}
 	const order = `{"items":[{"sku":"latte","qty":2}]}`
