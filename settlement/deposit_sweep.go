@@ -45,10 +45,18 @@ import (
 
 // Defaults of the sweeper.
 const (
-	DefaultSweepBatch = 200             // deposits per sweep transaction (252 fit under 2^24 gas)
-	sweepClaim        = 1000            // receipts claimed a pass
-	sweepLease        = 2 * time.Minute // a claim older than this is taken over
+	DefaultSweepBatch = 200  // deposits per sweep transaction (252 fit under 2^24 gas)
+	sweepClaim        = 1000 // receipts claimed a pass
 )
+
+// sweepLease is how old a claim is taken over. It is short because a claim is held only within
+// one pass (claim, read, sign, record), and a process killed within it leaves its claims to
+// lapse: after a SIGKILL or a crash, the restarted process sweeps none of them until then (with
+// two minutes, a receipt paid across a kill stayed paid past its test's two-minute wait, stop 76).
+// Two instances never sweep one deposit twice, whatever the lease: RecordSweep ties a deposit to a
+// sweep only under the claim of the process that signed it (ErrClaimLost otherwise, nothing is
+// sent); a pass slower than the lease only does work another instance takes over.
+const sweepLease = 30 * time.Second
 
 // Swept is what one sweep pass did.
 type Swept struct {

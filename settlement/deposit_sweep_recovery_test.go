@@ -12,10 +12,12 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/google/uuid"
 
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/chain/contracts"
 	"github.com/payledger/payledger/domain/money"
+	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/settlement"
 )
 
@@ -252,4 +254,42 @@ func TestSweepDepositsSweptBySomeoneElse(t *testing.T) {
 	if out, err := h.Handle(e.ctx); err != nil || out.Sent != 0 {
 		t.Fatalf("a pass after: %+v %v", out, err)
 	}
+}
+
+// A process killed between claiming receipts and recording their sweep leaves its claims: the
+// next process leaves them while they are live, and sweeps them once they are older than the
+// lease, 30 s (with two minutes, a receipt paid across a kill of serve stayed paid past the kill
+// test's two-minute wait, stop 76).
+func TestSweepDepositsTakesOverAKilledProcessClaims(t *testing.T) {
+	t.Parallel()
+	e := newSweepEnv(t)
+	merchant, _, st, _ := e.merchantWithSplit()
+	ids := e.paidDeposits(merchant, st.Address, 2)
+	killed, claimed := uuid.New(), map[string]bool{}
+	wait.Until(t, "the killed process's claims", 30*time.Second, func() bool {
+		cands, err := e.sweeps.Claim(e.ctx, killed, time.Minute, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cands {
+			claimed[c.ReceiptID] = true
+		}
+		return claimed[ids[0]] && claimed[ids[1]]
+	})
+	claimedAgo := func(d time.Duration) {
+		t.Helper()
+		if _, err := e.pool.Exec(e.ctx, `UPDATE deposit_sweeps SET claimed_at = now() - make_interval(secs => $1) WHERE claim_token = $2`,
+			d.Seconds(), killed); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	next := e.sweeperOf(e.sweeper)
+	claimedAgo(20 * time.Second)
+	if out, err := next.Handle(e.ctx); err != nil || out.Sent != 0 {
+		t.Fatalf("a pass under claims 20 s old: %+v %v, want nothing sent", out, err)
+	}
+	claimedAgo(31 * time.Second)
+	e.sweepAll(next, ids...)
+	e.sweptOnce(ids)
 }
