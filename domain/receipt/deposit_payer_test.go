@@ -54,3 +54,42 @@ func TestTheBuyerIsWhoPaidMost(t *testing.T) {
 		})
 	}
 }
+
+// payer's short cut for one sender names the wallet weighing the shares would name: the
+// completing transfer's sender, as it wrote it, whatever the case of the others and whatever
+// transfers that do not count (unconfirmed, dropped) others sent.
+func TestPayerOfOneSenderIsWhomTheSharesName(t *testing.T) {
+	credit := func(sender, units string, confirmed, dropped bool) Credit {
+		return Credit{TransactionHash: "0x" + sender + units, Sender: sender, Token: "USDC", AmountUnits: units, Decimals: 6,
+			Confirmed: confirmed, Dropped: dropped}
+	}
+	cases := []struct {
+		name       string
+		credits    []Credit
+		completing string
+		sole       bool
+		want       string
+	}{
+		{"one transfer", []Credit{credit("0xAb", "12310000", true, false)}, "0xAb", true, "0xAb"},
+		{"two of one wallet in two cases", []Credit{credit("0xab", "10000000", true, false), credit("0xAB", "2310000", true, false)}, "0xAB", true, "0xAB"},
+		{"another's unconfirmed", []Credit{credit("0xab", "12310000", true, false), credit("0xcd", "99000000", false, false)}, "0xab", true, "0xab"},
+		{"another's dropped", []Credit{credit("0xab", "12310000", true, false), credit("0xcd", "99000000", true, true)}, "0xab", true, "0xab"},
+		{"another's unpriced token", []Credit{credit("0xab", "12310000", true, false), {TransactionHash: "0x1", Sender: "0xcd", Token: "NOPE",
+			AmountUnits: "5", Decimals: 6, Confirmed: true}}, "0xab", false, "0xab"},
+		{"a stranger completes", []Credit{credit("0xab", "12000000", true, false), credit("0xcd", "310000", true, false)}, "0xcd", false, "0xab"},
+		{"the larger share completes", []Credit{credit("0xab", "310000", true, false), credit("0xcd", "12000000", true, false)}, "0xcd", false, "0xcd"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := depositReceipt()
+			s.Credits = c.credits
+			completing := Credit{Sender: c.completing}
+			if got := s.soleSender(c.completing); got != c.sole {
+				t.Errorf("soleSender = %v, want %v", got, c.sole)
+			}
+			if got, shares := s.payer(completing), s.payerByShares(completing); got != c.want || shares != c.want {
+				t.Errorf("payer = %q, by shares %q, want %q", got, shares, c.want)
+			}
+		})
+	}
+}
