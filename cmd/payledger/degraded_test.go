@@ -144,8 +144,7 @@ func TestDegradedOrdersSurviveSIGKILL(t *testing.T) {
 		if err := awaitHealthz(http.DefaultClient, "http://"+addr, time.Minute); err != nil {
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
-			out := logs.String()
-			t.Fatalf("service did not start: %v; its log's end:\n%s", err, out[max(0, len(out)-4000):])
+			t.Fatalf("service did not start: %v; its log's end:\n%s", err, tail(logs.String(), 4000))
 		}
 		return cmd
 	}

@@ -23,8 +23,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/migrations/pgtest"
 )
@@ -269,7 +267,7 @@ func (e *rsEnv) awaitReconciled(id string) {
 	// the sweep is CHAIN_CONFIRMATIONS deep and the releases are mined; three minutes leave room
 	// for full CI's load.
 	if !wait.Poll(3*time.Minute, func() bool { return e.status(id) == "reconciled" }) {
-		e.t.Fatalf("receipt %s is %q, not reconciled after 3m; its sweep and the operator's transactions:\n%s", id, e.status(id), e.settlementRows(id))
+		e.t.Fatalf("receipt %s is %q, not reconciled after 3m; its events, sweep and the operator's transactions:\n%s", id, e.status(id), multiState(e.t, e.db, id))
 	}
 	wait.Until(e.t, "the reconciled webhook of "+id, time.Minute, func() bool { return len(e.hooks.of(id, "reconciled")) > 0 })
 	for _, s := range []string{"paid", "reconciled"} {
@@ -284,35 +282,6 @@ func (e *rsEnv) awaitReconciled(id string) {
 			e.t.Errorf("event %q delivered under %d webhook-ids %v, want 1", event, len(d), d)
 		}
 	}
-}
-
-// settlementRows is what the database holds of receipt id's way to reconciled: its deposit's
-// sweep row and the operator's transactions, for a failure's message.
-func (e *rsEnv) settlementRows(id string) string {
-	conn, err := pgx.Connect(e.ctx, e.db)
-	if err != nil {
-		return err.Error()
-	}
-	defer conn.Close(e.ctx)
-	var b strings.Builder
-	for _, q := range []string{
-		`SELECT row_to_json(s)::text FROM deposit_sweeps s WHERE receipt_id = $1`,
-		`SELECT row_to_json(t)::text FROM (SELECT id, nonce, kind, tx_hash, status, split_address, token, payee, created_at, settled_at
-			FROM operator_transactions WHERE $1 <> '' ORDER BY id) t`,
-	} {
-		rows, err := conn.Query(e.ctx, q, id)
-		if err != nil {
-			fmt.Fprintf(&b, "%v\n", err)
-			continue
-		}
-		for rows.Next() {
-			var line string
-			_ = rows.Scan(&line)
-			b.WriteString(line + "\n")
-		}
-		rows.Close()
-	}
-	return b.String()
 }
 
 // verify runs `payledger verify` on the database: exit 0.
