@@ -11,7 +11,7 @@ import (
 func TestPrintABJudgesEachRoundAgainstItsOwnReference(t *testing.T) {
 	orders := func(n int64, serve time.Duration) orderFigures {
 		return orderFigures{
-			orders: result{requests: n, perSecond: float64(n) / 15, cpu: cpuTotals{serve: serve}},
+			orders: result{requests: n, perSecond: float64(n) / 15, cpu: cpuTotals{serve: serve, steal: 1500 * time.Millisecond}},
 			floor:  result{perSecond: float64(n) / 15},
 			rss:    100 << 10,
 		}
@@ -23,12 +23,25 @@ func TestPrintABJudgesEachRoundAgainstItsOwnReference(t *testing.T) {
 	var out strings.Builder
 	printAB(&out, rounds, "1b1329e")
 	for _, want := range []string{
-		"| 1 | this checkout | 133 | 0, **120**, 0, 0 | 100% | 100.0 MiB |",
+		"| 1 | this checkout | 133 | 0, **120**, 0, 0 | 100% | 100.0 MiB | 1.5s |",
 		"round 1: serve CPU per order 120 µs = 60% of 1b1329e's 200 µs in the same round (target <= 50%: not met)",
 		"round 2: serve CPU per order 45 µs = 45% of 1b1329e's 100 µs in the same round (target <= 50%: met)",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("missing %q in:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestCPULineCountsStealApart checks that the machine's busy time leaves out idle, iowait, the
+// time stolen by the hypervisor (reported apart) and guest time (already in user and nice).
+func TestCPULineCountsStealApart(t *testing.T) {
+	//                       user nice system idle iowait irq softirq steal guest guest_nice
+	busy, steal := cpuLine("cpu  100 2 30 5000 40 0 5 70 9 1")
+	if busy != 137*tick || steal != 70*tick {
+		t.Errorf("busy %s, steal %s; want %s, %s", busy, steal, 137*tick, 70*tick)
+	}
+	if busy, steal := cpuLine("intr 1 2 3"); busy != 0 || steal != 0 {
+		t.Errorf("a line that is not cpu's: busy %s, steal %s; want 0, 0", busy, steal)
 	}
 }

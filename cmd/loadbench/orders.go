@@ -109,9 +109,9 @@ func printOrders(orders, status, ceiling, floor result, rss int64) {
 	}
 	fmt.Printf("\norder creation = %.0f%% of the raw-SQL ceiling (the order's rows alone, written as plain SQL: %.0f%%); serve peak resident memory (VmHWM) = %.1f MiB\n",
 		100*orders.perSecond/ceiling.perSecond, 100*floor.perSecond/ceiling.perSecond, float64(rss)/1024)
-	fmt.Printf("\nCPU per request (µs; PostgreSQL for the benchmark database (its backends and their server's background processes), the service, this load generator, whole machine):\n| phase | PostgreSQL | serve | client | machine busy |\n|---|---|---|---|---|\n")
+	fmt.Printf("\nCPU per request (µs; PostgreSQL for the benchmark database (its backends and their server's background processes), the service, this load generator, whole machine), and the phase's CPU time the hypervisor gave to other machines (a virtual machine's noise, not a cost of this one):\n| phase | PostgreSQL | serve | client | machine busy | stolen in the phase |\n|---|---|---|---|---|---|\n")
 	for _, r := range []result{orders, status, ceiling, floor} {
-		fmt.Printf("| %s | %.0f | %.0f | %.0f | %.0f |\n", r.name, r.perRequest(r.cpu.postgres), r.perRequest(r.cpu.serve), r.perRequest(r.cpu.client), r.perRequest(r.cpu.busy))
+		fmt.Printf("| %s | %.0f | %.0f | %.0f | %.0f | %s |\n", r.name, r.perRequest(r.cpu.postgres), r.perRequest(r.cpu.serve), r.perRequest(r.cpu.client), r.perRequest(r.cpu.busy), r.cpu.steal)
 	}
 	printIssue38(orders, floor.perSecond)
 }

@@ -40,10 +40,12 @@ func profile(name string, phase time.Duration) <-chan struct{} {
 }
 
 // cpuUse is CPU time consumed, split by who consumed it. postgres holds each PostgreSQL
-// process's time separately, because backends come and go between two readings.
+// process's time separately, because backends come and go between two readings. steal is the
+// time the hypervisor ran something else while this machine had work (/proc/stat's steal): a
+// virtual machine's neighbours, which move every figure of a phase and are no one's cost here.
 type cpuUse struct {
-	postgres            map[string]time.Duration
-	serve, client, busy time.Duration
+	postgres                   map[string]time.Duration
+	serve, client, busy, steal time.Duration
 }
 
 // since is the CPU used between b and c. A PostgreSQL process that exited in between (a closed
@@ -53,10 +55,10 @@ func (c cpuUse) since(b cpuUse) cpuTotals {
 	for pid, t := range c.postgres {
 		pg += t - b.postgres[pid]
 	}
-	return cpuTotals{postgres: pg, serve: c.serve - b.serve, client: c.client - b.client, busy: c.busy - b.busy}
+	return cpuTotals{postgres: pg, serve: c.serve - b.serve, client: c.client - b.client, busy: c.busy - b.busy, steal: c.steal - b.steal}
 }
 
-type cpuTotals struct{ postgres, serve, client, busy time.Duration }
+type cpuTotals struct{ postgres, serve, client, busy, steal time.Duration }
 
 // cpuNow reads user+system CPU time from /proc: PostgreSQL's processes that work for the
 // service (its database's backends and their server's background processes, not other
@@ -86,17 +88,39 @@ func cpuNow(servePid int) cpuUse {
 			c.postgres[p.path] = p.cpu
 		}
 	}
-	if b, err := os.ReadFile("/proc/stat"); err == nil {
-		f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
-		for i, v := range f[1:] {
-			var n int64
-			fmt.Sscan(v, &n)
-			if i != 3 && i != 4 { // idle, iowait
-				c.busy += time.Duration(n) * tick
-			}
+	c.busy, c.steal = machineBusy()
+	return c
+}
+
+// machineBusy is the machine's non-idle CPU time and the time stolen from it, from /proc/stat.
+func machineBusy() (busy, steal time.Duration) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	return cpuLine(strings.SplitN(string(b), "\n", 2)[0])
+}
+
+// cpuLine reads /proc/stat's first line: "cpu" user nice system idle iowait irq softirq steal
+// guest guest_nice, in ticks. Busy leaves out idle and iowait, steal (no work of this machine's),
+// and guest and guest_nice (already counted in user and nice).
+func cpuLine(line string) (busy, steal time.Duration) {
+	f := strings.Fields(line)
+	if len(f) < 2 || f[0] != "cpu" {
+		return 0, 0
+	}
+	for i, v := range f[1:] {
+		var n int64
+		fmt.Sscan(v, &n)
+		switch i {
+		case 3, 4, 8, 9:
+		case 7:
+			steal = time.Duration(n) * tick
+		default:
+			busy += time.Duration(n) * tick
 		}
 	}
-	return c
+	return busy, steal
 }
 
 const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
