@@ -30,6 +30,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/receipt"
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/internal/procstat"
 	"github.com/payledger/payledger/settlement"
 	"github.com/payledger/payledger/settlement/pgstore"
 )
@@ -314,7 +315,7 @@ func (c cpuTimes) since(before cpuTimes) cpuTimes {
 func (e *depositEnv) cpu() cpuTimes {
 	var ru syscall.Rusage
 	e.ok(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	out := cpuTimes{goCPU: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), steal: stolen()}
+	out := cpuTimes{goCPU: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), steal: steal()}
 	rows, err := e.pool.Query(e.ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)
 	e.ok(err)
 	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
@@ -336,17 +337,8 @@ func (e *depositEnv) cpu() cpuTimes {
 	return out
 }
 
-// stolen is the machine's CPU time stolen by the hypervisor (/proc/stat's first line, the eighth
-// figure after "cpu", in ticks of 10 ms); 0 where it cannot be read.
-func stolen() time.Duration {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
-	if len(f) < 9 || f[0] != "cpu" {
-		return 0
-	}
-	n, _ := strconv.ParseInt(f[8], 10, 64)
-	return time.Duration(n) * 10 * time.Millisecond
+// steal is the machine's CPU time stolen by the hypervisor since boot.
+func steal() time.Duration {
+	_, s := procstat.Machine()
+	return s
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/payledger/payledger/internal/procstat"
 )
 
 // What the measured phases cost besides time: CPU from /proc (PostgreSQL, the service, this load
@@ -88,39 +90,8 @@ func cpuNow(servePid int) cpuUse {
 			c.postgres[p.path] = p.cpu
 		}
 	}
-	c.busy, c.steal = machineBusy()
+	c.busy, c.steal = procstat.Machine()
 	return c
-}
-
-// machineBusy is the machine's non-idle CPU time and the time stolen from it, from /proc/stat.
-func machineBusy() (busy, steal time.Duration) {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0, 0
-	}
-	return cpuLine(strings.SplitN(string(b), "\n", 2)[0])
-}
-
-// cpuLine reads /proc/stat's first line: "cpu" user nice system idle iowait irq softirq steal
-// guest guest_nice, in ticks. Busy leaves out idle and iowait, steal (no work of this machine's),
-// and guest and guest_nice (already counted in user and nice).
-func cpuLine(line string) (busy, steal time.Duration) {
-	f := strings.Fields(line)
-	if len(f) < 2 || f[0] != "cpu" {
-		return 0, 0
-	}
-	for i, v := range f[1:] {
-		var n int64
-		fmt.Sscan(v, &n)
-		switch i {
-		case 3, 4, 8, 9:
-		case 7:
-			steal = time.Duration(n) * tick
-		default:
-			busy += time.Duration(n) * tick
-		}
-	}
-	return busy, steal
 }
 
 const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
