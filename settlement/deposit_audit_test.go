@@ -5,6 +5,7 @@ package settlement_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"strings"
@@ -174,15 +175,35 @@ func (e *depositEnv) paidThenReorgedAway(d *settlement.DepositDetector) (string,
 	tx := e.payToken(e.usdc, st.Receipt.DepositAddress, 7_000_000)
 	paying := e.commit()
 	e.commit()
-	e.step(d)
+	res := e.step(d)
 	if st := e.state(id); st.Status != receipt.StatusPaid || st.Payment.BlockHash != strings.ToLower(paying.Hex()) {
-		e.t.Fatalf("depth 2: %s %+v", st.Status, st.Payment)
+		e.t.Fatalf("depth 2: %s %+v\n%s", st.Status, st.Payment, e.paymentTrace(id, tx, paying, res))
 	}
 	e.ok(e.b.Fork(parent.Hash()))
 	e.b.Rollback()
 	e.poolEmpty() // the pool drops the forked-away transactions on its own goroutine
 	e.b.Rollback()
 	return id, tx, paying
+}
+
+// paymentTrace says where a payment the detector did not confirm went: the step's result, the
+// transaction's block against the paying block and the head, and the receipt's events (a CI run
+// once found a receipt still generated here, and the bare status told nothing more).
+func (e *depositEnv) paymentTrace(id string, tx *types.Transaction, paying common.Hash, res settlement.StepResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "step: %+v\n", res)
+	if r, err := e.sim.TransactionReceipt(e.ctx, tx.Hash()); err != nil {
+		fmt.Fprintf(&b, "tx %s: no receipt: %v\n", tx.Hash(), err)
+	} else {
+		fmt.Fprintf(&b, "tx %s: block %d %s (status %d); the paying block %s\n", tx.Hash(), r.BlockNumber, r.BlockHash, r.Status, paying)
+	}
+	if h, err := e.sim.HeaderByNumber(e.ctx, nil); err == nil {
+		fmt.Fprintf(&b, "head: %d %s\n", h.Number, h.Hash())
+	}
+	for _, re := range e.history(id) {
+		fmt.Fprintf(&b, "event %d %s %s\n", re.Version, re.Type, re.Data)
+	}
+	return b.String()
 }
 
 // history is receipt id's events.
