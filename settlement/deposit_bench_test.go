@@ -300,10 +300,9 @@ func (e *depositEnv) bareCeilings(b *testing.B, paying common.Hash, n int) (time
 
 // cpuTimes is the CPU this test process (the detector, the projector, the simulated chain) and
 // the PostgreSQL backends of its database have used: on a shared machine, a figure that the
-// other processes' load does not stretch as it stretches latencies.
-// cpuTimes are CPU times: this process's, its database's backends', and the machine's stolen by
-// the hypervisor (the time it ran other machines while this one had work: a virtual machine's
-// noise, which moves the step's wall time and is no one's cost here).
+// other processes' load does not stretch as it stretches latencies. steal is the machine's time
+// the hypervisor gave to other machines meanwhile: their noise, which stretches the step's wall
+// time and is no one's cost here.
 type cpuTimes struct{ goCPU, pgCPU, steal time.Duration }
 
 func (c cpuTimes) since(before cpuTimes) cpuTimes {
