@@ -87,6 +87,9 @@ type SweepLedger interface {
 	// Checked releases claims: the receipts were checked at the versions given and need nothing
 	// now; each one's Held (funds left under the sweep floor) is kept for the operator, or cleared.
 	Checked(ctx context.Context, token uuid.UUID, checked []SweepCandidate) error
+	// Release gives up every claim of token not tied to a sweep, unchecked: a process stopping
+	// lets another instance (or the restarted one) sweep them at once, not after the lease.
+	Release(ctx context.Context, token uuid.UUID) error
 	// RecordSweep stores tx (status signed) and ties the claimed receipts to it, atomically.
 	// Errors: ErrNonceTaken, ErrClaimLost (another process took one of them over), database errors.
 	RecordSweep(ctx context.Context, token uuid.UUID, tx OperatorTx, receipts []string) (int64, error)

@@ -293,3 +293,51 @@ func TestSweepDepositsTakesOverAKilledProcessClaims(t *testing.T) {
 	e.sweepAll(next, ids...)
 	e.sweptOnce(ids)
 }
+
+// signFails is the sweeper's chain with a node that refuses every signature's gas estimate: a
+// pass claims its deposits and stops before recording a sweep, as one cut short by a stop.
+type signFails struct{ *chain.Sweeper }
+
+func (signFails) SignSweep(context.Context, uint64, []settlement.SweepDeposit) (settlement.SignedTx, error) {
+	return settlement.SignedTx{}, errors.New("the node went away")
+}
+
+// A stopping serve gives its sweep claims up (Release), so the next instance sweeps those deposits
+// in its first pass, not once the lease has lapsed as after a kill.
+func TestSweepDepositsReleasedAtStopAreSweptAtOnce(t *testing.T) {
+	t.Parallel()
+	e := newSweepEnv(t)
+	merchant, _, st, _ := e.merchantWithSplit()
+	ids := e.paidDeposits(merchant, st.Address, 2)
+	stopping := e.sweeperOf(signFails{e.sweeper})
+	claims := func() int {
+		t.Helper()
+		var n int
+		if err := e.pool.QueryRow(e.ctx, `SELECT count(*) FROM deposit_sweeps WHERE receipt_id = ANY($1) AND claim_token IS NOT NULL`, ids).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	wait.Until(t, "the stopping process's claims", 30*time.Second, func() bool {
+		if _, err := stopping.Handle(e.ctx); err == nil {
+			t.Fatal("a pass whose signature fails succeeded")
+		}
+		return claims() == len(ids)
+	})
+	next := e.sweeperOf(e.sweeper)
+	if out, err := next.Handle(e.ctx); err != nil || out.Sent != 0 {
+		t.Fatalf("a pass under the stopping process's claims: %+v %v, want nothing sent", out, err)
+	}
+	if err := stopping.Release(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := claims(); n != 0 {
+		t.Fatalf("%d claims left after the release", n)
+	}
+	out, err := next.Handle(e.ctx)
+	if err != nil || out.Sent != 1 || out.Deposits != len(ids) {
+		t.Fatalf("the first pass after the release: %+v %v, want both deposits in one sweep", out, err)
+	}
+	e.sweepAll(next, ids...)
+	e.sweptOnce(ids)
+}

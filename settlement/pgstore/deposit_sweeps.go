@@ -125,6 +125,17 @@ func (d *DepositSweeps) Checked(ctx context.Context, token uuid.UUID, checked []
 	return nil
 }
 
+// Release implements settlement.SweepLedger: token's claims not in a sweep are freed as they
+// were, their versions still due. A row tied to a sweep has no claim left (RecordSweep clears it).
+func (d *DepositSweeps) Release(ctx context.Context, token uuid.UUID) error {
+	_, err := d.pool.Exec(ctx, locked(`claim_token = $1 AND tx_id IS NULL`)+`UPDATE deposit_sweeps s
+		SET claim_token = NULL, claimed_at = NULL FROM l WHERE s.receipt_id = l.receipt_id AND s.claim_token = $1`, token)
+	if err != nil {
+		return fmt.Errorf("release deposit sweep claims: %w", err)
+	}
+	return nil
+}
+
 // RecordSweep stores tx and ties token's claimed receipts to it in one transaction. Errors:
 // settlement.ErrNonceTaken, settlement.ErrClaimLost, wrapped database errors.
 func (d *DepositSweeps) RecordSweep(ctx context.Context, token uuid.UUID, tx settlement.OperatorTx, receipts []string) (int64, error) {

@@ -33,9 +33,25 @@ func depositSweeper(d Config, health *Health) Worker {
 		d.Log.Info().Str("factory", factory.Factory.Hex()).Msg("deposit sweeps ready")
 		h := settlement.NewSweepDepositsHandler(d.Store, sweeper, pgstore.NewDepositSweeps(d.Pool), time.Now).
 			WithFailedMinCents(money.Cents(d.SweepFailedMinCents))
-		return loop(ctx, func(ctx context.Context) (bool, error) {
+		err = loop(ctx, func(ctx context.Context) (bool, error) {
 			_, err := h.Handle(ctx)
 			return true, err
 		})
+		releaseSweepClaims(ctx, h, d)
+		return err
 	})
+}
+
+// releaseStop bounds how long a stopping serve spends giving up its sweep claims.
+const releaseStop = 5 * time.Second
+
+// releaseSweepClaims gives up h's claims when the worker stops (a graceful stop, or the loop
+// ending on an error before a restart by the supervisor): the next instance sweeps those deposits
+// at once. One that fails is logged; its claims lapse after the lease, as a killed process's do.
+func releaseSweepClaims(ctx context.Context, h *settlement.SweepDepositsHandler, d Config) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseStop)
+	defer cancel()
+	if err := h.Release(ctx); err != nil {
+		d.Log.Error().Err(err).Msg("deposit sweeps: giving up this instance's claims at stop failed; they lapse after the lease")
+	}
 }
