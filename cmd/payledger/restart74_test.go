@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/payledger/payledger/internal/wait"
 	"github.com/payledger/payledger/migrations/pgtest"
 )
@@ -214,6 +216,29 @@ func (e *rsEnv) interrupt() {
 	}
 	e.t.Logf("serve exited %v after SIGINT", took.Round(time.Millisecond))
 	e.cmd = nil
+	e.noSweepClaims()
+}
+
+// noSweepClaims fails when a deposit sweep claim outlived serve's graceful stop: the sweeper gives
+// its claims up as it stops, so the next instance sweeps those deposits at once (stop 78).
+func (e *rsEnv) noSweepClaims() {
+	e.t.Helper()
+	db, err := pgx.Connect(e.ctx, e.db)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer db.Close(context.Background())
+	var left []string
+	rows, err := db.Query(e.ctx, `SELECT receipt_id FROM deposit_sweeps WHERE claim_token IS NOT NULL`)
+	if err == nil {
+		left, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if len(left) > 0 {
+		e.t.Errorf("deposit sweep claims left after a graceful stop: %v", left)
+	}
 }
 
 // order creates one order (a 9.00 USD receipt) and returns its receipt id.
