@@ -223,13 +223,8 @@ func (e *rsEnv) interrupt() {
 // its claims up as it stops, so the next instance sweeps those deposits at once (stop 78).
 func (e *rsEnv) noSweepClaims() {
 	e.t.Helper()
-	db, err := pgx.Connect(e.ctx, e.db)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer db.Close(context.Background())
 	var left []string
-	rows, err := db.Query(e.ctx, `SELECT receipt_id FROM deposit_sweeps WHERE claim_token IS NOT NULL`)
+	rows, err := connectTo(e.t, e.db).Query(e.ctx, `SELECT receipt_id FROM deposit_sweeps WHERE claim_token IS NOT NULL`)
 	if err == nil {
 		left, err = pgx.CollectRows(rows, pgx.RowTo[string])
 	}
