@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/settlement"
@@ -37,7 +39,7 @@ func depositSweeper(d Config, health *Health) Worker {
 			_, err := h.Handle(ctx)
 			return true, err
 		})
-		releaseSweepClaims(ctx, h, d)
+		releaseSweepClaims(ctx, h, d.Log)
 		return err
 	})
 }
@@ -48,10 +50,10 @@ const releaseStop = 5 * time.Second
 // releaseSweepClaims gives up h's claims when the worker stops (a graceful stop, or the loop
 // ending on an error before a restart by the supervisor): the next instance sweeps those deposits
 // at once. One that fails is logged; its claims lapse after the lease, as a killed process's do.
-func releaseSweepClaims(ctx context.Context, h *settlement.SweepDepositsHandler, d Config) {
+func releaseSweepClaims(ctx context.Context, h *settlement.SweepDepositsHandler, log zerolog.Logger) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseStop)
 	defer cancel()
 	if err := h.Release(ctx); err != nil {
-		d.Log.Error().Err(err).Msg("deposit sweeps: giving up this instance's claims at stop failed; they lapse after the lease")
+		log.Error().Err(err).Msg("deposit sweeps: giving up this instance's claims at stop failed; they lapse after the lease")
 	}
 }
