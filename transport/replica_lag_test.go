@@ -17,36 +17,42 @@ import (
 // laggingReplica is a replica simulated on a database of its own (migrated, so every read finds
 // its tables, but none of the primary's rows: what a replica has not replayed yet), whose
 // search_path puts schema standby before pg_catalog: it says it is in recovery, and that it has
-// replayed what the server had written 300 ms earlier, so the probe finds it healthy (less than
-// a probe period behind), as a real replica applying WAL a moment late.
+// replayed everything the server has written until the test freezes it (runReplica), and from
+// then on only what the server had written at the freeze.
 func laggingReplica(t *testing.T) *pgxpool.Pool {
 	t.Helper()
 	url := pgtest.URL(t)
 	setup := pgtest.PoolFor(t, url)
 	_, err := setup.Exec(context.Background(), `
 		CREATE SCHEMA standby;
-		CREATE TABLE standby.samples (at timestamptz NOT NULL, lsn pg_lsn NOT NULL);
+		CREATE TABLE standby.frozen (lsn pg_lsn);
+		INSERT INTO standby.frozen VALUES (NULL);
 		CREATE FUNCTION standby.pg_is_in_recovery() RETURNS boolean LANGUAGE sql AS 'SELECT true';
-		CREATE FUNCTION standby.pg_last_wal_replay_lsn() RETURNS pg_lsn LANGUAGE plpgsql VOLATILE AS $$
-		BEGIN
-			INSERT INTO standby.samples VALUES (clock_timestamp(), pg_catalog.pg_current_wal_insert_lsn());
-			RETURN (SELECT coalesce(max(lsn), '0/0') FROM standby.samples WHERE at <= clock_timestamp() - interval '300 ms');
-		END $$;`)
+		CREATE FUNCTION standby.pg_last_wal_replay_lsn() RETURNS pg_lsn LANGUAGE sql VOLATILE AS
+			'SELECT coalesce((SELECT lsn FROM standby.frozen), pg_catalog.pg_current_wal_insert_lsn())';`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return pgtest.PoolFor(t, url+"&search_path=standby,pg_catalog,public")
 }
 
-// runReplica starts the service's replica probe and waits until it sends reads to the replica.
-func (e *env) runReplica() {
+// runReplica probes the service's replica until it is found healthy (it sends reads to it), then
+// freezes the replica's replay where the server is now: a replica a moment behind that the last
+// probe found current. No probe runs after that, so the replica stays healthy for the test, and
+// whatever is written from then on is on the primary only. (A replica simulated with a lag of
+// 300 ms against the router's 200 ms wait made the test a race with time: on a loaded machine
+// the wait saw the replica "catch up" and a read went to the empty database.)
+func (e *env) runReplica(replica *pgxpool.Pool) {
 	e.t.Helper()
 	r := e.svc.Replica
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = r.Run(ctx) }()
-	e.t.Cleanup(func() { cancel(); <-done })
-	wait.Until(e.t, "the replica probed healthy", 10*time.Second, r.Healthy)
+	ctx := context.Background()
+	wait.Until(e.t, "the replica probed healthy", 10*time.Second, func() bool {
+		healthy, err := r.Probe(ctx) // the first probe only measures where the primary is
+		return err == nil && healthy
+	})
+	if _, err := replica.Exec(ctx, `UPDATE standby.frozen SET lsn = pg_catalog.pg_current_wal_insert_lsn()`); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 // The order flow: the merchant's server creates an order and sends its customer to the payment
@@ -56,8 +62,9 @@ func (e *env) runReplica() {
 // /portal/{id}, /pay/{id} and /api/portal/{id} answered 404 until the replica replayed it).
 func TestAFreshReceiptIsFoundByItsCustomerWhileTheReplicaLags(t *testing.T) {
 	t.Parallel()
-	e := newAppEnv(t, func(c *app.Config) { c.ReplicaPool = laggingReplica(t) }, nil, nil)
-	e.runReplica()
+	replica := laggingReplica(t)
+	e := newAppEnv(t, func(c *app.Config) { c.ReplicaPool = replica }, nil, nil)
+	e.runReplica(replica)
 	m := e.merchant(true)
 	e.item(m, `{"sku":"tea","name":"Tea","priceUsd":4}`)
 	rec := e.dev(m, http.MethodPost, "/api/orders", `{"items":[{"sku":"tea","qty":1}]}`)
@@ -80,8 +87,9 @@ func TestAFreshReceiptIsFoundByItsCustomerWhileTheReplicaLags(t *testing.T) {
 // have the receipt yet).
 func TestASessionWriteIsReadByTheSameMerchantsKey(t *testing.T) {
 	t.Parallel()
-	e := newAppEnv(t, func(c *app.Config) { c.ReplicaPool = laggingReplica(t) }, nil, nil)
-	e.runReplica()
+	replica := laggingReplica(t)
+	e := newAppEnv(t, func(c *app.Config) { c.ReplicaPool = replica }, nil, nil)
+	e.runReplica(replica)
 	m := e.merchant(true)
 	e.clk.Advance(11 * time.Second) // the merchant's set-up is no longer a recent write
 	rec := e.do(req{method: http.MethodPost, path: "/api/receipts/terminal", body: `{"action":"display","amountUsd":7.25,"label":"Coffee"}`,
@@ -101,8 +109,9 @@ func TestASessionWriteIsReadByTheSameMerchantsKey(t *testing.T) {
 // which checks its session itself, was routed by the client's address only).
 func TestAKeyWriteIsOnTheSameMerchantsDashboard(t *testing.T) {
 	t.Parallel()
-	e := newAppEnv(t, func(c *app.Config) { c.ReplicaPool = laggingReplica(t) }, nil, nil)
-	e.runReplica()
+	replica := laggingReplica(t)
+	e := newAppEnv(t, func(c *app.Config) { c.ReplicaPool = replica }, nil, nil)
+	e.runReplica(replica)
 	m := e.merchant(true)
 	e.clk.Advance(11 * time.Second) // the merchant's set-up is no longer a recent write
 	rec := e.do(req{method: http.MethodPost, path: "/api/receipts", body: `{"lineItems":[{"label":"R","priceUsd":3}],"totalUsd":3}`,
