@@ -118,18 +118,6 @@ func (h *SweepDepositsHandler) WithFailedMinCents(c money.Cents) *SweepDepositsH
 	return h
 }
 
-// Run runs a pass every interval until ctx ends; a failed pass is logged and retried.
-func (h *SweepDepositsHandler) Run(ctx context.Context, interval time.Duration, log zerolog.Logger) error {
-	for {
-		if _, err := h.Handle(ctx); err != nil && ctx.Err() == nil {
-			log.Error().Err(err).Msg("deposit sweep pass failed; retrying")
-		}
-		if err := sleep(ctx, interval); err != nil {
-			return err
-		}
-	}
-}
-
 // Release gives up this sweeper's claims once its pass in flight, if any, has ended: called when
 // the process stops, so that the deposits it had claimed and not swept are swept by the next
 // instance at once instead of after the lease (sweepLease). A pass after it claims anew.
