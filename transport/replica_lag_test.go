@@ -17,8 +17,8 @@ import (
 // laggingReplica is a replica simulated on a database of its own (migrated, so every read finds
 // its tables, but none of the primary's rows: what a replica has not replayed yet), whose
 // search_path puts schema standby before pg_catalog: it says it is in recovery, and that it has
-// replayed everything the server has written until the test freezes it (runReplica), and from
-// then on only what the server had written at the freeze.
+// replayed everything the server has written until the test freezes it (healthyThenFrozen), and
+// from then on only what the server had written at the freeze.
 func laggingReplica(t *testing.T) *pgxpool.Pool {
 	t.Helper()
 	url := pgtest.URL(t)
@@ -36,19 +36,19 @@ func laggingReplica(t *testing.T) *pgxpool.Pool {
 	return pgtest.PoolFor(t, url+"&search_path=standby,pg_catalog,public")
 }
 
-// runReplica probes the service's replica until it is found healthy (it sends reads to it), then
-// freezes the replica's replay where the server is now: a replica a moment behind that the last
-// probe found current. No probe runs after that, so the replica stays healthy for the test, and
+// healthyThenFrozen probes the service's replica until it is found healthy (it sends reads to
+// it), then freezes the replica's replay where the server is now: a replica a moment behind that
+// the last probe found current. No probe runs after that, so the replica stays healthy for the test, and
 // whatever is written from then on is on the primary only. (A replica simulated with a lag of
 // 300 ms against the router's 200 ms wait made the test a race with time: on a loaded machine
 // the wait saw the replica "catch up" and a read went to the empty database.)
-func (e *env) runReplica(replica *pgxpool.Pool) {
+func (e *env) healthyThenFrozen(replica *pgxpool.Pool) {
 	e.t.Helper()
 	r := e.svc.Replica
 	ctx := context.Background()
 	wait.Until(e.t, "the replica probed healthy", 10*time.Second, func() bool {
-		healthy, err := r.Probe(ctx) // the first probe only measures where the primary is
-		return err == nil && healthy
+		healthy, _ := r.Probe(ctx) // the first probe only measures where the primary is
+		return healthy
 	})
 	if _, err := replica.Exec(ctx, `UPDATE standby.frozen SET lsn = pg_catalog.pg_current_wal_insert_lsn()`); err != nil {
 		e.t.Fatal(err)
@@ -64,7 +64,7 @@ func TestAFreshReceiptIsFoundByItsCustomerWhileTheReplicaLags(t *testing.T) {
 	t.Parallel()
 	replica := laggingReplica(t)
 	e := newAppEnv(t, func(c *app.Config) { c.ReplicaPool = replica }, nil, nil)
-	e.runReplica(replica)
+	e.healthyThenFrozen(replica)
 	m := e.merchant(true)
 	e.item(m, `{"sku":"tea","name":"Tea","priceUsd":4}`)
 	rec := e.dev(m, http.MethodPost, "/api/orders", `{"items":[{"sku":"tea","qty":1}]}`)
@@ -89,7 +89,7 @@ func TestASessionWriteIsReadByTheSameMerchantsKey(t *testing.T) {
 	t.Parallel()
 	replica := laggingReplica(t)
 	e := newAppEnv(t, func(c *app.Config) { c.ReplicaPool = replica }, nil, nil)
-	e.runReplica(replica)
+	e.healthyThenFrozen(replica)
 	m := e.merchant(true)
 	e.clk.Advance(11 * time.Second) // the merchant's set-up is no longer a recent write
 	rec := e.do(req{method: http.MethodPost, path: "/api/receipts/terminal", body: `{"action":"display","amountUsd":7.25,"label":"Coffee"}`,
@@ -111,7 +111,7 @@ func TestAKeyWriteIsOnTheSameMerchantsDashboard(t *testing.T) {
 	t.Parallel()
 	replica := laggingReplica(t)
 	e := newAppEnv(t, func(c *app.Config) { c.ReplicaPool = replica }, nil, nil)
-	e.runReplica(replica)
+	e.healthyThenFrozen(replica)
 	m := e.merchant(true)
 	e.clk.Advance(11 * time.Second) // the merchant's set-up is no longer a recent write
 	rec := e.do(req{method: http.MethodPost, path: "/api/receipts", body: `{"lineItems":[{"label":"R","priceUsd":3}],"totalUsd":3}`,
