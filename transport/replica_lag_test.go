@@ -55,6 +55,16 @@ func (e *env) healthyThenFrozen(replica *pgxpool.Pool) {
 	}
 }
 
+// newLaggingReplicaEnv is the service with a laggingReplica, found healthy and then frozen
+// (healthyThenFrozen): what each test here starts from.
+func newLaggingReplicaEnv(t *testing.T) *env {
+	t.Helper()
+	replica := laggingReplica(t)
+	e := newAppEnv(t, func(c *app.Config) { c.ReplicaPool = replica }, nil, nil)
+	e.healthyThenFrozen(replica)
+	return e
+}
+
 // The order flow: the merchant's server creates an order and sends its customer to the payment
 // page at once. The customer's browser is another client, which never wrote, so its reads of the
 // receipt may go to a replica that is a moment behind; there the receipt does not exist yet, and
@@ -62,9 +72,7 @@ func (e *env) healthyThenFrozen(replica *pgxpool.Pool) {
 // /portal/{id}, /pay/{id} and /api/portal/{id} answered 404 until the replica replayed it).
 func TestAFreshReceiptIsFoundByItsCustomerWhileTheReplicaLags(t *testing.T) {
 	t.Parallel()
-	replica := laggingReplica(t)
-	e := newAppEnv(t, func(c *app.Config) { c.ReplicaPool = replica }, nil, nil)
-	e.healthyThenFrozen(replica)
+	e := newLaggingReplicaEnv(t)
 	m := e.merchant(true)
 	e.item(m, `{"sku":"tea","name":"Tea","priceUsd":4}`)
 	rec := e.dev(m, http.MethodPost, "/api/orders", `{"items":[{"sku":"tea","qty":1}]}`)
@@ -87,9 +95,7 @@ func TestAFreshReceiptIsFoundByItsCustomerWhileTheReplicaLags(t *testing.T) {
 // have the receipt yet).
 func TestASessionWriteIsReadByTheSameMerchantsKey(t *testing.T) {
 	t.Parallel()
-	replica := laggingReplica(t)
-	e := newAppEnv(t, func(c *app.Config) { c.ReplicaPool = replica }, nil, nil)
-	e.healthyThenFrozen(replica)
+	e := newLaggingReplicaEnv(t)
 	m := e.merchant(true)
 	e.clk.Advance(11 * time.Second) // the merchant's set-up is no longer a recent write
 	rec := e.do(req{method: http.MethodPost, path: "/api/receipts/terminal", body: `{"action":"display","amountUsd":7.25,"label":"Coffee"}`,
@@ -109,9 +115,7 @@ func TestASessionWriteIsReadByTheSameMerchantsKey(t *testing.T) {
 // which checks its session itself, was routed by the client's address only).
 func TestAKeyWriteIsOnTheSameMerchantsDashboard(t *testing.T) {
 	t.Parallel()
-	replica := laggingReplica(t)
-	e := newAppEnv(t, func(c *app.Config) { c.ReplicaPool = replica }, nil, nil)
-	e.healthyThenFrozen(replica)
+	e := newLaggingReplicaEnv(t)
 	m := e.merchant(true)
 	e.clk.Advance(11 * time.Second) // the merchant's set-up is no longer a recent write
 	rec := e.do(req{method: http.MethodPost, path: "/api/receipts", body: `{"lineItems":[{"label":"R","priceUsd":3}],"totalUsd":3}`,
