@@ -20,13 +20,23 @@ import (
 
 // orderReceiver is an endpoint's receiver that refuses (500) the first attempt of each delivery
 // named in refuseOnce and accepts the rest, keeping what it was sent (named by key: by default
-// "receiptId/status") in the order it came, and what it accepted.
+// "receiptId/status") in the order it came, and what it accepted. A delivery named in acceptAfter
+// is not answered before the delivery it names has been accepted (or holdFor has passed), so a
+// test that wants another message delivered while a retry is due states that as a condition
+// instead of counting on the retry's delay.
 type orderReceiver struct {
 	mu                 sync.Mutex
 	refuseOnce         map[string]bool
+	acceptAfter        map[string]string
 	key                func(data map[string]any) string // nil: receiptOrderKey
 	requests, accepted []string
+	acceptedOne        chan struct{} // nil until first needed; closed and replaced on each acceptance
 }
+
+// holdFor bounds how long a delivery named in acceptAfter is held: a dispatcher that wrongly
+// holds the other delivery behind it is then seen as the wrong order, not as a hung test. It is
+// well under the dispatcher's per-attempt timeout (DefaultTimeout), which would fail the attempt.
+const holdFor = 2 * time.Second
 
 // receiptOrderKey names a receipt webhook "receiptId/status".
 func receiptOrderKey(data map[string]any) string {
@@ -52,7 +62,35 @@ func (o *orderReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 		return
 	}
+	o.holdUntilAccepted(o.acceptAfter[got])
 	o.accepted = append(o.accepted, got)
+	if o.acceptedOne != nil {
+		close(o.acceptedOne)
+		o.acceptedOne = nil
+	}
+}
+
+// holdUntilAccepted waits, with o.mu held on entry and exit, until other has been accepted or
+// holdFor has passed; "" does not wait.
+func (o *orderReceiver) holdUntilAccepted(other string) {
+	if other == "" {
+		return
+	}
+	deadline := time.After(holdFor)
+	for !slices.Contains(o.accepted, other) {
+		if o.acceptedOne == nil {
+			o.acceptedOne = make(chan struct{})
+		}
+		next := o.acceptedOne
+		o.mu.Unlock()
+		select {
+		case <-next:
+			o.mu.Lock()
+		case <-deadline:
+			o.mu.Lock()
+			return
+		}
+	}
 }
 
 func (o *orderReceiver) seen() (requests, accepted []string) {
@@ -70,7 +108,7 @@ func (o *orderReceiver) seen() (requests, accepted []string) {
 func TestAReceiptsEndpointMessagesArriveInOrder(t *testing.T) {
 	t.Parallel()
 	pool, keys, store, _, _ := endpointFixture(t)
-	recv := &orderReceiver{refuseOnce: map[string]bool{"r1/pending": true}}
+	recv := &orderReceiver{refuseOnce: map[string]bool{"r1/pending": true}, acceptAfter: map[string]string{"r1/pending": "r2/paid"}}
 	srv := httptest.NewServer(recv)
 	t.Cleanup(srv.Close)
 	bg := context.Background()
@@ -86,7 +124,7 @@ func TestAReceiptsEndpointMessagesArriveInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := (&Dispatcher{Outbox: readmodels.NewOutbox(pool), Keys: keys, Events: postgres.New(pool), Log: zerolog.Nop(),
-		Endpoints: store, Workers: -1, RetryDelay: 500 * time.Millisecond}).Init()
+		Endpoints: store, Workers: -1, RetryDelay: 20 * time.Millisecond}).Init()
 	ctx, cancel := context.WithCancel(bg)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = d.Run(ctx) }()

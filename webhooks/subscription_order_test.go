@@ -31,7 +31,8 @@ func subscriptionOrderKey(data map[string]any) string {
 func TestASubscriptionsEndpointMessagesArriveInOrder(t *testing.T) {
 	t.Parallel()
 	pool, keys, store, _, _ := endpointFixture(t)
-	recv := &orderReceiver{refuseOnce: map[string]bool{"sub_1/subscription.charge_failed/0": true}, key: subscriptionOrderKey}
+	recv := &orderReceiver{refuseOnce: map[string]bool{"sub_1/subscription.charge_failed/0": true}, key: subscriptionOrderKey,
+		acceptAfter: map[string]string{"sub_1/subscription.charge_failed/0": "sub_2/subscription.charged/0"}}
 	srv := httptest.NewServer(recv)
 	t.Cleanup(srv.Close)
 	bg := context.Background()
@@ -48,7 +49,7 @@ func TestASubscriptionsEndpointMessagesArriveInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := (&Dispatcher{Outbox: readmodels.NewOutbox(pool), Keys: keys, Events: postgres.New(pool), Log: zerolog.Nop(),
-		Endpoints: store, Workers: -1, RetryDelay: 500 * time.Millisecond}).Init()
+		Endpoints: store, Workers: -1, RetryDelay: 20 * time.Millisecond}).Init()
 	ctx, cancel := context.WithCancel(bg)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = d.Run(ctx) }()
