@@ -68,6 +68,14 @@ func (p *tcpProxy) serve(ln net.Listener) {
 				continue
 			}
 			p.mu.Lock()
+			if p.ln != ln {
+				// cut ran while this connection was being dialled: it must not outlive the cut
+				// (it did, and carried an order to PostgreSQL "while cut").
+				p.mu.Unlock()
+				c.Close()
+				up.Close()
+				return
+			}
 			p.conns = append(p.conns, c, up)
 			p.mu.Unlock()
 			go func() { _, _ = io.Copy(up, c); up.Close() }()
