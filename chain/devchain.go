@@ -281,6 +281,38 @@ func WaitPoolSettled(ctx context.Context, c *rpc.Client) error {
 	}
 }
 
+// AdjustTime seals an empty block d later, once the pool behind c lists no transaction: the
+// simulated backend refuses to move time while one is pending, and the pool drops a mined
+// transaction from its pending list on its own goroutine, after the new head reaches it (under
+// load, some time after the block that mined it was sealed).
+func AdjustTime(ctx context.Context, c *rpc.Client, b *simulated.Backend, d time.Duration) error {
+	if err := WaitPoolEmpty(ctx, c); err != nil {
+		return err
+	}
+	return b.AdjustTime(d)
+}
+
+// WaitPoolEmpty waits until the pool behind c holds no pending and no queued transaction; it
+// gives up after 10 s.
+func WaitPoolEmpty(ctx context.Context, c *rpc.Client) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for {
+		var st struct{ Pending, Queued hexutil.Uint }
+		if err := c.CallContext(ctx, &st, "txpool_status"); err != nil {
+			return fmt.Errorf("txpool_status: %w", err)
+		}
+		if st.Pending == 0 && st.Queued == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the pool still holds %d pending and %d queued transactions: %w", st.Pending, st.Queued, ctx.Err())
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
 // pollInterval is how often the sealing loop looks for waiting transactions: it bounds the delay
 // between sending a transaction and seeing it mined.
 const pollInterval = 100 * time.Millisecond

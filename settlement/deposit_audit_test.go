@@ -6,15 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/payledger/payledger/chain"
@@ -271,15 +268,5 @@ func (e *depositEnv) distributable(id string) bool {
 // poolEmpty waits until the simulated chain's pool holds no transaction, pending or queued.
 func (e *depositEnv) poolEmpty() {
 	e.t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		var st struct{ Pending, Queued hexutil.Uint }
-		e.ok(e.rpc.Backend().Client().CallContext(e.ctx, &st, "txpool_status"))
-		if st.Pending == 0 && st.Queued == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("the pool still holds %d pending and %d queued transactions", st.Pending, st.Queued)
-		}
-		runtime.Gosched()
-	}
+	e.ok(chain.WaitPoolEmpty(e.ctx, e.rpc.Backend().Client()))
 }
