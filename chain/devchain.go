@@ -263,22 +263,7 @@ func (d *DevChain) commitChecked(ctx context.Context, txs []*types.Transaction) 
 // pool's own goroutine, and a block sealed in between would leave it out. A transaction with a
 // nonce gap stays queued, so this gives up after 5 s.
 func WaitPoolSettled(ctx context.Context, c *rpc.Client) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	for {
-		var st struct{ Pending, Queued hexutil.Uint }
-		if err := c.CallContext(ctx, &st, "txpool_status"); err != nil {
-			return fmt.Errorf("txpool_status: %w", err)
-		}
-		if st.Queued == 0 {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%d transactions still queued: %w", st.Queued, ctx.Err())
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+	return waitPool(ctx, c, 5*time.Second, func(st poolStatus) bool { return st.Queued == 0 })
 }
 
 // AdjustTime seals an empty block d later, once the pool behind c lists no transaction: the
@@ -295,20 +280,27 @@ func AdjustTime(ctx context.Context, c *rpc.Client, b *simulated.Backend, d time
 // WaitPoolEmpty waits until the pool behind c holds no pending and no queued transaction; it
 // gives up after 10 s.
 func WaitPoolEmpty(ctx context.Context, c *rpc.Client) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	return waitPool(ctx, c, 10*time.Second, func(st poolStatus) bool { return st.Pending == 0 && st.Queued == 0 })
+}
+
+type poolStatus struct{ Pending, Queued hexutil.Uint }
+
+// waitPool polls txpool_status until done holds, for at most limit.
+func waitPool(ctx context.Context, c *rpc.Client, limit time.Duration, done func(poolStatus) bool) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	for {
-		var st struct{ Pending, Queued hexutil.Uint }
+		var st poolStatus
 		if err := c.CallContext(ctx, &st, "txpool_status"); err != nil {
 			return fmt.Errorf("txpool_status: %w", err)
 		}
-		if st.Pending == 0 && st.Queued == 0 {
+		if done(st) {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("the pool still holds %d pending and %d queued transactions: %w", st.Pending, st.Queued, ctx.Err())
-		case <-time.After(time.Millisecond):
+		case <-time.After(2 * time.Millisecond):
 		}
 	}
 }
