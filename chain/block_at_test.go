@@ -17,7 +17,7 @@ func TestFirstBlockAtIsTheFirstBlockAtOrAfterATime(t *testing.T) {
 	ctx := context.Background()
 	for i := range 60 {
 		if i%7 == 0 {
-			e.ok(chain.AdjustTime(ctx, e.rpc.Backend().Client(), e.b, time.Duration(i%5+2)*time.Second))
+			e.ok(chain.AdjustTime(ctx, e.b, time.Duration(i%5+2)*time.Second))
 		}
 		e.commit()
 	}

@@ -266,15 +266,25 @@ func WaitPoolSettled(ctx context.Context, c *rpc.Client) error {
 	return waitPool(ctx, c, 5*time.Second, func(st poolStatus) bool { return st.Queued == 0 })
 }
 
-// AdjustTime seals an empty block d later, once the pool behind c lists no transaction: the
-// simulated backend refuses to move time while one is pending, and the pool drops a mined
-// transaction from its pending list on its own goroutine, after the new head reaches it (under
-// load, some time after the block that mined it was sealed).
-func AdjustTime(ctx context.Context, c *rpc.Client, b *simulated.Backend, d time.Duration) error {
-	if err := WaitPoolEmpty(ctx, c); err != nil {
-		return err
+// AdjustTime seals an empty block d later on b. The simulated backend refuses while its pool
+// lists a transaction as pending, and the pool drops a mined one from that list on its own
+// goroutine, after the new head reaches it (under load, some time after the block that mined it
+// was sealed), so that refusal is retried until the pool has caught up, for at most 30 s. The
+// backend's client exposes no RPC client to ask the pool, and its refusal is no exported error.
+func AdjustTime(ctx context.Context, b *simulated.Backend, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		err := b.AdjustTime(d)
+		if err == nil || !strings.Contains(err.Error(), "non-empty block") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("adjust time: %w (%w)", err, ctx.Err())
+		case <-time.After(2 * time.Millisecond):
+		}
 	}
-	return b.AdjustTime(d)
 }
 
 // WaitPoolEmpty waits until the pool behind c holds no pending and no queued transaction; it

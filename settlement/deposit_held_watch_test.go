@@ -137,7 +137,7 @@ func TestAHeldTransferMovedByAReorgIsKeptWhereItIsNow(t *testing.T) {
 	e.b.Rollback()
 	e.poolEmpty() // the pool drops the forked-away transactions on its own goroutine
 	e.b.Rollback()
-	e.ok(chain.AdjustTime(e.ctx, e.rpc.Backend().Client(), e.b, time.Second))
+	e.ok(chain.AdjustTime(e.ctx, e.b, time.Second))
 	e.ok(e.sim.SendTransaction(e.ctx, tx))
 	e.mined(tx)
 	if res := e.step(d); res.Unreadable == nil {

@@ -301,7 +301,7 @@ func (e *depositEnv) chainAt(t time.Time) {
 	head, err := e.sim.HeaderByNumber(e.ctx, nil)
 	e.ok(err)
 	if ahead := t.Unix() - int64(head.Time); ahead > 0 {
-		e.ok(chain.AdjustTime(e.ctx, e.rpc.Backend().Client(), e.b, time.Duration(ahead)*time.Second))
+		e.ok(chain.AdjustTime(e.ctx, e.b, time.Duration(ahead)*time.Second))
 	}
 }
 

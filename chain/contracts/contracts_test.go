@@ -5,7 +5,6 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"math/big"
-	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
+	paychain "github.com/payledger/payledger/chain"
 	"github.com/payledger/payledger/chain/contracts"
 )
 
@@ -88,22 +88,11 @@ func (c *chain) mined(tx *types.Transaction, err error) *types.Receipt {
 	return r
 }
 
-// adjustTime seals an empty block d later. The simulated backend refuses while its pool lists a
-// transaction as pending, and the pool drops a mined one from that list asynchronously, after the
-// new head reaches it (under load, some time after WaitMined returned), so the refusal is retried
-// until the pool has caught up.
+// adjustTime seals an empty block d later, once the pool has dropped what was mined.
 func (c *chain) adjustTime(d time.Duration) {
 	c.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := c.backend.AdjustTime(d)
-		if err == nil {
-			return
-		}
-		if !strings.Contains(err.Error(), "non-empty block") || time.Now().After(deadline) {
-			c.t.Fatalf("adjust time: %v", err)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if err := paychain.AdjustTime(context.Background(), c.backend, d); err != nil {
+		c.t.Fatalf("adjust time: %v", err)
 	}
 }
 
