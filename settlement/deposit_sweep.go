@@ -49,14 +49,15 @@ const (
 	sweepClaim        = 1000 // receipts claimed a pass
 )
 
-// sweepLease is how old a claim is taken over. It is short because a claim is held only within
-// one pass (claim, read, sign, record), and a process killed within it leaves its claims to
-// lapse: after a SIGKILL or a crash, the restarted process sweeps none of them until then (with
-// two minutes, a receipt paid across a kill stayed paid past its test's two-minute wait, stop 76).
-// Two instances never sweep one deposit twice, whatever the lease: RecordSweep ties a deposit to a
-// sweep only under the claim of the process that signed it (ErrClaimLost otherwise, nothing is
-// sent); a pass slower than the lease only does work another instance takes over.
-const sweepLease = 30 * time.Second
+// sweepLease is how old a claim is taken over. A pass restamps its claims every quarter of it
+// (renewClaims), so a claim older than the lease is one whose process stopped renewing it: killed
+// or crashed within a pass (a graceful stop gives its claims up, Release). After a SIGKILL the
+// restarted process sweeps none of them until then: 30 s before stop 83, which left a receipt paid
+// across a kill unswept for that long, and two minutes before stop 76. Two instances never sweep
+// one deposit twice, whatever the lease: RecordSweep ties a deposit to a sweep only under the claim
+// of the process that signed it (ErrClaimLost otherwise, nothing is sent); a pass whose renewals
+// fail for a lease only does work another instance takes over.
+const sweepLease = 10 * time.Second
 
 // Swept is what one sweep pass did.
 type Swept struct {
@@ -105,6 +106,13 @@ func NewSweepDepositsHandler(store commands.Store, chain SweepChain, ledger Swee
 		held: holds[string]{}, unreadableLogged: holds[string]{}}
 }
 
+// WithLease sets how old a claim is taken over (default sweepLease); a pass restamps its own every
+// quarter of it.
+func (h *SweepDepositsHandler) WithLease(d time.Duration) *SweepDepositsHandler {
+	h.lease = max(d, 4*time.Millisecond)
+	return h
+}
+
 // WithBatch sets the most deposits one sweep transaction names (default 200).
 func (h *SweepDepositsHandler) WithBatch(n int) *SweepDepositsHandler {
 	h.batch = max(n, 1)
@@ -132,6 +140,7 @@ func (h *SweepDepositsHandler) Release(ctx context.Context) error {
 func (h *SweepDepositsHandler) Handle(ctx context.Context) (Swept, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	defer h.renewClaims(ctx)()
 	h.unreadable = nil
 	var out Swept
 	if err := h.settle(ctx, &out); err != nil {
@@ -152,6 +161,33 @@ func (h *SweepDepositsHandler) Handle(ctx context.Context) (Swept, error) {
 		}
 	}
 	return out, cmp.Or(h.unreadable, h.held.first(h.now()))
+}
+
+// renewClaims restamps this process's claims every quarter of the lease until the returned stop
+// is called (at the pass's end), so that a pass slower than the lease (many deposits, a slow node)
+// keeps them: without it, another instance took them over and this one's sweeps were refused
+// (ErrClaimLost), and two instances whose passes outlasted the lease could take the same claims
+// from each other forever. A failed renewal is not the pass's error: the claims then lapse, which
+// costs only work (see sweepLease), and the pass's own statements report a database that fails.
+func (h *SweepDepositsHandler) renewClaims(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(h.lease / 4)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := h.ledger.Renew(ctx, h.token); err != nil && ctx.Err() == nil {
+					zerolog.Ctx(ctx).Warn().Err(err).Msg("deposit sweep: renewing this pass's claims failed; they lapse after the lease if it goes on")
+				}
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // batches groups due deposits into sweeps of at most h.batch: those of splits holding the

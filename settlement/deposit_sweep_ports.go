@@ -87,6 +87,9 @@ type SweepLedger interface {
 	// Checked releases claims: the receipts were checked at the versions given and need nothing
 	// now; each one's Held (funds left under the sweep floor) is kept for the operator, or cleared.
 	Checked(ctx context.Context, token uuid.UUID, checked []SweepCandidate) error
+	// Renew restamps token's claims not tied to a sweep as made now, so that they stay token's for
+	// another lease; rows another statement holds are passed over, not waited for.
+	Renew(ctx context.Context, token uuid.UUID) error
 	// Release gives up every claim of token not tied to a sweep, unchecked: a process stopping
 	// lets another instance (or the restarted one) sweep them at once, not after the lease.
 	Release(ctx context.Context, token uuid.UUID) error

@@ -258,8 +258,8 @@ func TestSweepDepositsSweptBySomeoneElse(t *testing.T) {
 
 // A process killed between claiming receipts and recording their sweep leaves its claims: the
 // next process leaves them while they are live, and sweeps them once they are older than the
-// lease, 30 s (with two minutes, a receipt paid across a kill of serve stayed paid past the kill
-// test's two-minute wait, stop 76).
+// lease, 10 s (30 s before stop 83; with two minutes, a receipt paid across a kill of serve stayed
+// paid past the kill test's two-minute wait, stop 76).
 func TestSweepDepositsTakesOverAKilledProcessClaims(t *testing.T) {
 	t.Parallel()
 	e := newSweepEnv(t)
@@ -285,12 +285,76 @@ func TestSweepDepositsTakesOverAKilledProcessClaims(t *testing.T) {
 	}
 
 	next := e.sweeperOf(e.sweeper)
-	claimedAgo(20 * time.Second)
+	claimedAgo(7 * time.Second)
 	if out, err := next.Handle(e.ctx); err != nil || out.Sent != 0 {
-		t.Fatalf("a pass under claims 20 s old: %+v %v, want nothing sent", out, err)
+		t.Fatalf("a pass under claims 7 s old: %+v %v, want nothing sent", out, err)
 	}
-	claimedAgo(31 * time.Second)
+	claimedAgo(11 * time.Second)
 	e.sweepAll(next, ids...)
+	e.sweptOnce(ids)
+}
+
+// signHeld is the sweeper's chain with a signer that waits for release before it signs: a pass
+// held between its claims and the record of its sweep, as one with many deposits or a slow node.
+type signHeld struct {
+	*chain.Sweeper
+	signing chan struct{} // closed as the first signature begins
+	release chan struct{}
+	once    sync.Once
+}
+
+func (s *signHeld) SignSweep(ctx context.Context, nonce uint64, deps []settlement.SweepDeposit) (settlement.SignedTx, error) {
+	s.once.Do(func() { close(s.signing) })
+	select {
+	case <-s.release:
+	case <-ctx.Done():
+		return settlement.SignedTx{}, ctx.Err()
+	}
+	return s.Sweeper.SignSweep(ctx, nonce, deps)
+}
+
+// A pass slower than the lease keeps its claims: it restamps them while it runs, so another
+// instance does not take them over, and its sweep is recorded and sent when it signs (before stop
+// 83 the claims kept their first stamp: the other instance took them over after the lease, and the
+// slow pass's sweep was refused as a lost claim).
+func TestSweepDepositsASlowPassKeepsItsClaims(t *testing.T) {
+	t.Parallel()
+	e := newSweepEnv(t)
+	merchant, _, st, _ := e.merchantWithSplit()
+	ids := e.paidDeposits(merchant, st.Address, 2)
+	const lease = 2 * time.Second
+	held := &signHeld{Sweeper: e.sweeper, signing: make(chan struct{}), release: make(chan struct{})}
+	slow, other := e.sweeperOf(held).WithLease(lease), e.sweeperOf(e.sweeper).WithLease(lease)
+	type result struct {
+		out settlement.Swept
+		err error
+	}
+	passed := make(chan result, 1)
+	go func() {
+		out, err := slow.Handle(e.ctx)
+		passed <- result{out, err}
+	}()
+	<-held.signing
+	var first time.Time
+	if err := e.pool.QueryRow(e.ctx, `SELECT max(claimed_at) FROM deposit_sweeps WHERE receipt_id = ANY($1)`, ids).Scan(&first); err != nil {
+		t.Fatal(err)
+	}
+	wait.Until(t, "the slow pass's claims restamped past their first stamp's lease", 30*time.Second, func() bool {
+		var n int
+		if err := e.pool.QueryRow(e.ctx, `SELECT count(*) FROM deposit_sweeps WHERE receipt_id = ANY($1) AND claim_token IS NOT NULL
+			AND claimed_at > $2::timestamptz + make_interval(secs => $3)`, ids, first, lease.Seconds()).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == len(ids)
+	})
+	if out, err := other.Handle(e.ctx); err != nil || out.Sent != 0 {
+		t.Fatalf("another instance's pass under the slow pass's claims: %+v %v, want nothing sent", out, err)
+	}
+	close(held.release)
+	if r := <-passed; r.err != nil || r.out.Sent != 1 || r.out.Deposits != len(ids) {
+		t.Fatalf("the slow pass: %+v %v, want both deposits in its sweep", r.out, r.err)
+	}
+	e.sweepAll(slow, ids...)
 	e.sweptOnce(ids)
 }
 

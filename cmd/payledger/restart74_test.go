@@ -226,7 +226,7 @@ func (e *rsEnv) interrupt() {
 // noSweepClaims fails when a deposit sweep claim of the instance just stopped outlived its
 // graceful stop: the sweeper gives its claims up as it stops, so the next instance sweeps those
 // deposits at once (stop 78). A claim stamped before that instance started is the SIGKILLed one's,
-// left until its lease ends (sweepLease, 30 s; the kill came a few seconds before): it is logged,
+// left until its lease ends (sweepLease, 10 s; the kill came a few seconds before): it is logged,
 // not failed (a CI run failed on three such claims, left by a kill that landed
 // within a sweep pass).
 func (e *rsEnv) noSweepClaims() {

@@ -136,6 +136,21 @@ func (d *DepositSweeps) Release(ctx context.Context, token uuid.UUID) error {
 	return nil
 }
 
+// Renew implements settlement.SweepLedger. A claimed row not tied to a sweep is due (Claim takes
+// only due rows, Checked and Release clear the claim), so the index deposit_sweeps_due finds
+// token's claims without reading every deposit's row. Rows are locked in receipt order, as
+// locked() does, skipping those held: a renewal never waits for, nor deadlocks with, a pass's
+// statements or the projector's trigger.
+func (d *DepositSweeps) Renew(ctx context.Context, token uuid.UUID) error {
+	_, err := d.pool.Exec(ctx, `WITH l AS (SELECT receipt_id FROM deposit_sweeps WHERE due AND claim_token = $1
+			ORDER BY receipt_id COLLATE "C" FOR UPDATE SKIP LOCKED)
+		UPDATE deposit_sweeps s SET claimed_at = now() FROM l WHERE s.receipt_id = l.receipt_id AND s.claim_token = $1`, token)
+	if err != nil {
+		return fmt.Errorf("renew deposit sweep claims: %w", err)
+	}
+	return nil
+}
+
 // RecordSweep stores tx and ties token's claimed receipts to it in one transaction. Errors:
 // settlement.ErrNonceTaken, settlement.ErrClaimLost, wrapped database errors.
 func (d *DepositSweeps) RecordSweep(ctx context.Context, token uuid.UUID, tx settlement.OperatorTx, receipts []string) (int64, error) {

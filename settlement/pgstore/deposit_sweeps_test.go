@@ -290,3 +290,26 @@ func TestDepositSweepsCheckedKeepsHeldFunds(t *testing.T) {
 		t.Fatalf("checked with nothing held: %q at %v", held, at)
 	}
 }
+
+// Renew restamps the token's own claims, and only those: a claim renewed within the lease is not
+// taken over, one of another token left unrenewed is (stop 83).
+func TestDepositSweepsRenewKeepsOnlyItsOwnClaims(t *testing.T) {
+	pool := pgtest.Pool(t)
+	ctx := context.Background()
+	d := NewDepositSweeps(pool)
+	seedDepositReceipts(t, pool, 4)
+	live, dead, next := uuid.New(), uuid.New(), uuid.New()
+	exec(t, pool, `UPDATE deposit_sweeps SET claim_token = $1, claimed_at = now() - interval '1 hour' WHERE receipt_id IN ('dep-1', 'dep-2')`, live)
+	exec(t, pool, `UPDATE deposit_sweeps SET claim_token = $1, claimed_at = now() - interval '1 hour' WHERE receipt_id IN ('dep-3', 'dep-4')`, dead)
+	if err := d.Renew(ctx, live); err != nil {
+		t.Fatal(err)
+	}
+	if got := claimIDs(t, d, next, time.Minute); !slices.Equal(got, []string{"dep-3", "dep-4"}) {
+		t.Fatalf("taken over: %v, want only the unrenewed claims", got)
+	}
+	var renewed int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM deposit_sweeps WHERE claim_token = $1 AND claimed_at > now() - interval '1 minute'`,
+		live).Scan(&renewed); err != nil || renewed != 2 {
+		t.Fatalf("%d of the live token's claims renewed (%v), want 2", renewed, err)
+	}
+}
