@@ -237,6 +237,18 @@ func (s *IdempotentResponses) Finish(ctx context.Context, principal, key string,
 	return nil
 }
 
+// Renew holds (principal, key) for lock from now while its request still runs (not done), so a
+// request that outlasts the lock is not taken over by a retry; a lock never shrinks (the receipt
+// issuer's mirror rows hold theirs for the key's life). A row done or gone is left alone.
+func (s *IdempotentResponses) Renew(ctx context.Context, principal, key string, lock time.Duration) error {
+	_, err := s.pool.Exec(ctx, `UPDATE idempotent_responses SET locked_until = greatest(locked_until, now() + make_interval(secs => $3))
+		WHERE principal = $1 AND key = $2 AND NOT done`, principal, key, lock.Seconds())
+	if err != nil {
+		return fmt.Errorf("renew idempotency key: %w", err)
+	}
+	return nil
+}
+
 // Supersede replaces the kept answer of (principal, key) with another: one that must no longer
 // be given (the API key it created was revoked since), so that the store does not keep it either.
 // The count of bytes follows: the replaced answer's bytes are given back and the new one's

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -25,17 +26,21 @@ type IdempotentStore interface {
 	Claim(ctx context.Context, principal, key, hash string, lock time.Duration) (readmodels.Kept, error)
 	Finish(ctx context.Context, principal, key string, status int, contentType string, body []byte) error
 	Release(ctx context.Context, principal, key string) error
+	Renew(ctx context.Context, principal, key string, lock time.Duration) error
 	Supersede(ctx context.Context, principal, key string, status int, contentType string, body []byte) error
 	Bound() (answers int, bytes int64) // each principal's kept answers and their bytes in 24 h
 }
 
 var _ IdempotentStore = (*readmodels.IdempotentResponses)(nil)
 
-// Idempotency-Key pacing: a running request holds its key for idemLock (after that a duplicate
-// takes over: its instance died); a duplicate checks whether the answer is kept after idemPoll,
-// then at twice the last wait, up to idemPollMax (idemPollAfter).
+// Idempotency-Key pacing: a running request holds its key for idemLock, renewed every third of
+// it while it runs (holdKey), so a lock that runs out is a stopped request's: a duplicate then
+// takes over (its instance died) and answers that the outcome is unknown. Before stop 83 the lock
+// was 60 s and never renewed, so a retry after a crash waited that long for its 409. A duplicate
+// checks whether the answer is kept after idemPoll, then at twice the last wait, up to
+// idemPollMax (idemPollAfter).
 const (
-	idemLock     = 60 * time.Second
+	idemLock     = 15 * time.Second
 	idemPoll     = 25 * time.Millisecond
 	idemPollMax  = 500 * time.Millisecond
 	idemMaxKey   = 255
@@ -89,7 +94,7 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Request().Body = io.NopCloser(bytes.NewReader(body))
 		principal, hash, ctx := "wallet:"+merchantOf(c), requestHash(c.Request(), body), c.Request().Context()
 		for polls := 0; ; polls++ {
-			kept, err := s.idem.Claim(ctx, principal, key, hash, idemLock)
+			kept, err := s.idem.Claim(ctx, principal, key, hash, s.idemLock)
 			switch {
 			case err != nil:
 				return err
@@ -161,10 +166,13 @@ func (s *Server) runKept(c echo.Context, next echo.HandlerFunc, principal, key s
 			panic(r)
 		}
 	}()
+	held := s.holdKey(c.Request().Context(), principal, key)
+	defer held() // a panic's too
 	handlerErr := next(c)
 	if handlerErr != nil {
 		c.Error(handlerErr) // rendered here, so that the envelope is what is kept
 	}
+	held()
 	ctx := context.WithoutCancel(c.Request().Context())
 	status := c.Response().Status
 	retry := status >= 500 || status == http.StatusTooManyRequests || errors.Is(handlerErr, commands.ErrContended) || s.boundRefused(c, status)
@@ -178,6 +186,31 @@ func (s *Server) runKept(c echo.Context, next echo.HandlerFunc, principal, key s
 		zerolog.Ctx(c.Request().Context()).Error().Err(err).Msg("keep idempotent answer")
 	}
 	return nil
+}
+
+// holdKey renews the claim of (principal, key) every third of the lock until the returned stop is
+// called, as the request's answer is rendered. A short request never renews (a timer per keyed
+// request, no query); a failed renewal is logged and the request goes on: if renewals keep
+// failing, a duplicate may take the key over, as after a crash, and is told the outcome is unknown.
+func (s *Server) holdKey(ctx context.Context, principal, key string) (stop func()) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(s.idemLock / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := s.idem.Renew(ctx, principal, key, s.idemLock); err != nil && ctx.Err() == nil {
+					zerolog.Ctx(ctx).Warn().Err(err).Msg("renew Idempotency-Key claim")
+				}
+			}
+		}
+	}()
+	return sync.OnceFunc(func() { cancel(); <-done })
 }
 
 // keptWriter copies what a handler writes, up to idemMaxKeep.

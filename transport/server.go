@@ -245,6 +245,7 @@ type Server struct {
 	streams        Slots
 	streamAddrs    Slots // the merchant streams of each client address (streamsPerAddress)
 	idem           IdempotentStore
+	idemLock       time.Duration // how long a running request's key is held unrenewed (idemLock)
 	exports        ExportSource
 	exportSlots    Slots
 	exportTimeout  time.Duration
@@ -279,7 +280,7 @@ func New(d Deps) (*Server, error) {
 		cmd: d.Commands, splits: d.Splits, journaled: d.Journaled, subscriptionLists: d.SubscriptionLists, subscriptionsView: d.SubscriptionsView,
 		outbox: d.Outbox, webhooks: d.Webhooks,
 		prices: d.Prices, usage: d.Usage, figures: d.Figures, metrics: d.Metrics,
-		endpoints: d.WebhookEndpoints, endpointSender: d.EndpointSender, idem: d.Idempotent,
+		endpoints: d.WebhookEndpoints, endpointSender: d.EndpointSender, idem: d.Idempotent, idemLock: idemLock,
 		exports: d.Exports, replica: d.Replica, audience: sessionAudience(d.Config.PublicBaseURL), off: d.Off,
 		streamAddrs: Slots{Max: streamsPerAddress}}
 	if s.metrics == nil {

@@ -229,7 +229,7 @@ func (e *rsEnv) checkRefunds(phase string, reqs []*rsRequest) {
 
 // checkOrphanClaims retries the unanswered keyed requests (other than orders) whose key the killed
 // instance left claimed and unfinished, once their claim's lock has run out (moved back here, not
-// waited for: transport.idemLock is 60 s): such a retry took the claim over and ran the request
+// waited for: transport.idemLock is 15 s, renewed while the request runs): such a retry took the claim over and ran the request
 // again, so one whose effect was stored was created twice (the finding "Keys left claimed by a
 // killed instance" of stop 74). Now it is answered 409 conflict (the outcome is unknown) and
 // creates nothing: checkCreations, run again, finds no effect twice.
