@@ -15,6 +15,7 @@ import (
 	"github.com/payledger/payledger/commands"
 	"github.com/payledger/payledger/domain/money"
 	"github.com/payledger/payledger/domain/receipt"
+	"github.com/payledger/payledger/internal/lease"
 )
 
 // Sweeping (DESIGN 9): once a receipt with a deposit address is paid, its deposit's funds move
@@ -170,24 +171,9 @@ func (h *SweepDepositsHandler) Handle(ctx context.Context) (Swept, error) {
 // from each other forever. A failed renewal is not the pass's error: the claims then lapse, which
 // costs only work (see sweepLease), and the pass's own statements report a database that fails.
 func (h *SweepDepositsHandler) renewClaims(ctx context.Context) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(h.lease / 4)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := h.ledger.Renew(ctx, h.token); err != nil && ctx.Err() == nil {
-					zerolog.Ctx(ctx).Warn().Err(err).Msg("deposit sweep: renewing this pass's claims failed; they lapse after the lease if it goes on")
-				}
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
+	return lease.Hold(ctx, h.lease/4, func(ctx context.Context) error { return h.ledger.Renew(ctx, h.token) }, func(err error) {
+		zerolog.Ctx(ctx).Warn().Err(err).Msg("deposit sweep: renewing this pass's claims failed; they lapse after the lease if it goes on")
+	})
 }
 
 // batches groups due deposits into sweeps of at most h.batch: those of splits holding the

@@ -11,13 +11,13 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 
 	"github.com/payledger/payledger/commands"
+	"github.com/payledger/payledger/internal/lease"
 	"github.com/payledger/payledger/readmodels"
 )
 
@@ -193,24 +193,10 @@ func (s *Server) runKept(c echo.Context, next echo.HandlerFunc, principal, key s
 // request, no query); a failed renewal is logged and the request goes on: if renewals keep
 // failing, a duplicate may take the key over, as after a crash, and is told the outcome is unknown.
 func (s *Server) holdKey(ctx context.Context, principal, key string) (stop func()) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(s.idemLock / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := s.idem.Renew(ctx, principal, key, s.idemLock); err != nil && ctx.Err() == nil {
-					zerolog.Ctx(ctx).Warn().Err(err).Msg("renew Idempotency-Key claim")
-				}
-			}
-		}
-	}()
-	return sync.OnceFunc(func() { cancel(); <-done })
+	ctx = context.WithoutCancel(ctx) // a client gone does not stop the handler, so not its hold either
+	return lease.Hold(ctx, s.idemLock/3, func(ctx context.Context) error { return s.idem.Renew(ctx, principal, key, s.idemLock) }, func(err error) {
+		zerolog.Ctx(ctx).Warn().Err(err).Msg("renew Idempotency-Key claim")
+	})
 }
 
 // keptWriter copies what a handler writes, up to idemMaxKeep.
