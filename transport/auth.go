@@ -25,6 +25,8 @@ var Scopes = []string{
 // KeyStore is what authentication needs of the subscription keys.
 type KeyStore interface {
 	Authenticate(ctx context.Context, secret string) (readmodels.APIKey, error)
+	// AuthenticateWithin is Authenticate with a lookup in the datastore bounded by wait (0: none).
+	AuthenticateWithin(ctx context.Context, secret string, wait time.Duration) (readmodels.APIKey, error)
 	ByID(ctx context.Context, id uuid.UUID) (readmodels.APIKey, error)
 	Create(ctx context.Context, wallet, name string, scopes []string) (string, readmodels.APIKey, error)
 	List(ctx context.Context, wallet string) ([]readmodels.APIKey, error)
@@ -134,13 +136,11 @@ func (s *Server) authenticate(c echo.Context) (Principal, error) {
 		return Principal{}, err
 	}
 	gen := s.known.generation()
-	lookup := ctx
+	var wait time.Duration // unbounded: no earlier answer to fall back on
 	if known {
-		var cancel context.CancelFunc
-		lookup, cancel = context.WithTimeout(ctx, keyLookupWait)
-		defer cancel()
+		wait = keyLookupWait
 	}
-	key, err := s.keys.Authenticate(lookup, secret)
+	key, err := s.keys.AuthenticateWithin(ctx, secret, wait)
 	if unavailable(err) {
 		// Only while the datastore is down: a key that worked before still identifies its merchant.
 		// Never one it saw refused or revoked, nor one not confirmed within KEY_CACHE_TTL.

@@ -161,6 +161,13 @@ func (k *cutKeys) Authenticate(ctx context.Context, secret string) (readmodels.A
 	return k.KeyStore.Authenticate(ctx, secret)
 }
 
+func (k *cutKeys) AuthenticateWithin(ctx context.Context, secret string, wait time.Duration) (readmodels.APIKey, error) {
+	if k.cut.Load() {
+		return readmodels.APIKey{}, syscall.ECONNREFUSED
+	}
+	return k.KeyStore.AuthenticateWithin(ctx, secret, wait)
+}
+
 // Finding 1 (in-process): degraded mode forgets a key revoked through this instance, a key the
 // datastore refused, and every key after KEY_CACHE_TTL. (The same with a real cut link:
 // cmd/payledger TestRevokedKeyStaysRevokedWhileTheDatastoreIsDown.)

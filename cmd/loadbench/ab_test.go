@@ -11,9 +11,10 @@ import (
 func TestPrintABJudgesEachRoundAgainstItsOwnReference(t *testing.T) {
 	orders := func(n int64, serve time.Duration) orderFigures {
 		return orderFigures{
-			orders: result{requests: n, perSecond: float64(n) / 15, cpu: cpuTotals{serve: serve, steal: 1500 * time.Millisecond}},
-			floor:  result{perSecond: float64(n) / 15},
-			rss:    100 << 10,
+			orders:  result{requests: n, perSecond: float64(n) / 15, cpu: cpuTotals{serve: serve, steal: 1500 * time.Millisecond}},
+			floor:   result{perSecond: float64(n) / 15},
+			ceiling: result{perSecond: 9000},
+			rss:     100 << 10,
 		}
 	}
 	rounds := []abRound{
@@ -23,7 +24,7 @@ func TestPrintABJudgesEachRoundAgainstItsOwnReference(t *testing.T) {
 	var out strings.Builder
 	printAB(&out, rounds, "1b1329e")
 	for _, want := range []string{
-		"| 1 | this checkout | 133 | 0, **120**, 0, 0 | 100% | 100.0 MiB | 1.5s |",
+		"| 1 | this checkout | 133 | 0, **120**, 0, 0 | 100% | 9000 | 100.0 MiB | 1.5s |",
 		"round 1: serve CPU per order 120 µs = 60% of 1b1329e's 200 µs in the same round (target <= 50%: not met)",
 		"round 2: serve CPU per order 45 µs = 45% of 1b1329e's 100 µs in the same round (target <= 50%: met)",
 	} {

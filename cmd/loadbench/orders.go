@@ -15,10 +15,10 @@ import (
 // the raw-SQL ceiling and before the order's rows written as plain SQL (plainsql.go).
 
 // orderFigures are what the A/B rounds compare (ab.go): the order phase, the order's rows as
-// plain SQL in the same run, and the service's peak resident memory (KiB).
+// plain SQL and the raw-SQL ceiling in the same run, and the service's peak resident memory (KiB).
 type orderFigures struct {
-	orders, floor result
-	rss           int64
+	orders, floor, ceiling result
+	rss                    int64
 }
 
 // orderPhases measures the order phases and their references, prints them, and returns the
@@ -41,7 +41,7 @@ func orderPhases(ctx context.Context, dbURL, addr, key string, servePid, clients
 	if err != nil {
 		return orderFigures{}, err
 	}
-	figures := orderFigures{orders: orders, floor: floor, rss: peakRSS(servePid)}
+	figures := orderFigures{orders: orders, floor: floor, ceiling: ceiling, rss: peakRSS(servePid)}
 	printOrders(orders, status, ceiling, floor, figures.rss)
 	return figures, nil
 }
