@@ -39,8 +39,8 @@ FUZZ_TARGETS := FuzzDecodeRequest FuzzJSONRoutes
 fuzz:
 	@for t in $(FUZZ_TARGETS); do echo "fuzz: $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime=$(FUZZTIME) ./transport/ || exit 1; done
 
-# AB_REF is the revision `make bench` measures the order path against in alternating rounds
-# (issue 38's same-run reference); it must be in this clone's history.
+# AB_REF is the revision `make bench` measures the order path against, in alternating rounds and
+# in interleaved bursts (issue 38's same-run reference); it must be in this clone's history.
 AB_REF ?= 1b1329e
 
 ## bench: Go benchmarks of the event store, then the HTTP load run and its A/B against AB_REF (figures: docs/benchmarks.md), then test-slow
@@ -53,6 +53,7 @@ bench:
 	$(GO) test -run "^$$" -bench DepositSweep -benchtime=1x -timeout 20m ./chain/contracts/ | tee -a bench.out
 	$(GO) run ./cmd/loadbench -duration 30s | tee -a bench.out
 	$(GO) run ./cmd/loadbench -against $(AB_REF) -rounds 2 -duration 15s | tee -a bench.out
+	$(GO) run ./cmd/loadbench -against $(AB_REF) -pairs 20 -duration 5s | tee -a bench.out
 	$(MAKE) --no-print-directory test-slow | tee -a bench.out
 
 ## lint: gofmt and go vet

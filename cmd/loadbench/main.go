@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"flag"
 	"fmt"
 	"net/http"
@@ -33,9 +34,12 @@ func main() {
 	onlyUsers := flag.Bool("only-users", false, "run only the users phases")
 	against := flag.String("against", "", "a git revision whose service is measured in alternating rounds with this one's, order phases only (ab.go)")
 	rounds := flag.Int("rounds", 2, "rounds of each binary with -against")
+	pairs := flag.Int("pairs", 0, "with -against: instead of whole rounds, run both services side by side and alternate this many pairs of order bursts of -duration each (interleave.go)")
 	flag.Parse()
 	var err error
-	if *against != "" {
+	if *against != "" && *pairs > 0 {
+		err = interleave(*base, *duration, *clients, *prebuilt, *against, *pairs)
+	} else if *against != "" {
 		err = alternate(*base, *duration, *clients, *prebuilt, *against, *rounds)
 	} else {
 		_, err = run(*base, *duration, *clients, *prebuilt, *usersDuration, *onlyUsers)
@@ -77,15 +81,6 @@ func measured(servePid int, profileName, name string, clients int, d time.Durati
 // run measures one service binary (prebuilt, or this checkout's) and returns its order figures.
 func run(base string, duration time.Duration, clients int, prebuilt string, usersDuration time.Duration, onlyUsers bool) (orderFigures, error) {
 	ctx := context.Background()
-	dbURL, drop, err := freshDatabase(ctx, base)
-	if err != nil {
-		return orderFigures{}, err
-	}
-	if os.Getenv("LOADBENCH_KEEP_DB") == "" {
-		defer drop()
-	} else {
-		fmt.Fprintln(os.Stderr, "loadbench: keeping", dbURL)
-	}
 	dir, err := os.MkdirTemp("", "loadbench")
 	if err != nil {
 		return orderFigures{}, err
@@ -95,21 +90,12 @@ func run(base string, duration time.Duration, clients int, prebuilt string, user
 	if err != nil {
 		return orderFigures{}, err
 	}
-	admin, _ := crypto.GenerateKey()
-	svc, err := startService(bin, dbURL, admin)
+	l, err := launch(ctx, base, bin, clients)
 	if err != nil {
 		return orderFigures{}, err
 	}
-	defer svc.stop()
-	baseURL := "http://" + svc.addr
-	if err := waitUp(baseURL); err != nil {
-		return orderFigures{}, err
-	}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients * 2}, Timeout: 10 * time.Second}
-	key, err := signUp(client, baseURL, bin, dbURL, admin)
-	if err != nil {
-		return orderFigures{}, err
-	}
+	defer l.stop()
+	svc, dbURL, key, admin := l.svc, l.dbURL, l.key, l.admin
 	var users []result
 	if usersDuration > 0 {
 		wallet := strings.ToLower(crypto.PubkeyToAddress(admin.PublicKey).Hex())
@@ -128,6 +114,52 @@ func run(base string, duration time.Duration, clients int, prebuilt string, user
 	}
 	printUsers(users)
 	return figures, nil
+}
+
+// launched is a service started on a fresh database with its merchant signed up.
+type launched struct {
+	svc          *service
+	dbURL, key   string
+	admin        *ecdsa.PrivateKey
+	stopService  func()
+	dropDatabase func()
+}
+
+// stop stops the service, then drops its database (unless LOADBENCH_KEEP_DB is set).
+func (l *launched) stop() {
+	l.stopService()
+	l.dropDatabase()
+}
+
+// launch creates a fresh database on base, starts bin's service on it and signs up a merchant
+// (service.go); stop undoes it.
+func launch(ctx context.Context, base, bin string, clients int) (*launched, error) {
+	dbURL, drop, err := freshDatabase(ctx, base)
+	if err != nil {
+		return nil, err
+	}
+	if os.Getenv("LOADBENCH_KEEP_DB") != "" {
+		fmt.Fprintln(os.Stderr, "loadbench: keeping", dbURL)
+		drop = func() {}
+	}
+	admin, _ := crypto.GenerateKey()
+	svc, err := startService(bin, dbURL, admin)
+	if err != nil {
+		drop()
+		return nil, err
+	}
+	l := &launched{svc: svc, dbURL: dbURL, admin: admin, stopService: svc.stop, dropDatabase: drop}
+	baseURL := "http://" + svc.addr
+	if err := waitUp(baseURL); err != nil {
+		l.stop()
+		return nil, err
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients * 2}, Timeout: 10 * time.Second}
+	if l.key, err = signUp(client, baseURL, bin, dbURL, admin); err != nil {
+		l.stop()
+		return nil, err
+	}
+	return l, nil
 }
 
 // load runs fn from clients goroutines (each passing its index) for d and reports throughput and
