@@ -18,11 +18,17 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	signalled, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	// The first signal starts the orderly stop (serve drains its requests for up to 20 s); from
 	// then on a signal has its default effect, so a second Ctrl-C ends the process at once
 	// (NotifyContext kept catching them, and a slow client held the operator for the drain).
-	context.AfterFunc(ctx, stop)
+	// The signals are given back before the commands' context ends: whatever the stop does
+	// (serve's "draining" line) comes after a second signal would end the process, never before.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	context.AfterFunc(signalled, func() {
+		stop()
+		cancel(context.Cause(signalled))
+	})
 	environ = os.Environ
 	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
