@@ -24,8 +24,8 @@ var Scopes = []string{
 
 // KeyStore is what authentication needs of the subscription keys.
 type KeyStore interface {
-	Authenticate(ctx context.Context, secret string) (readmodels.APIKey, error)
-	// AuthenticateWithin is Authenticate with a lookup in the datastore bounded by wait (0: none).
+	// AuthenticateWithin returns the live key whose secret is given, or readmodels.ErrNotFound; a
+	// lookup in the datastore is bounded by wait (0: none), a key its cache answers costs none.
 	AuthenticateWithin(ctx context.Context, secret string, wait time.Duration) (readmodels.APIKey, error)
 	ByID(ctx context.Context, id uuid.UUID) (readmodels.APIKey, error)
 	Create(ctx context.Context, wallet, name string, scopes []string) (string, readmodels.APIKey, error)

@@ -154,13 +154,6 @@ type cutKeys struct {
 	cut atomic.Bool
 }
 
-func (k *cutKeys) Authenticate(ctx context.Context, secret string) (readmodels.APIKey, error) {
-	if k.cut.Load() {
-		return readmodels.APIKey{}, syscall.ECONNREFUSED
-	}
-	return k.KeyStore.Authenticate(ctx, secret)
-}
-
 func (k *cutKeys) AuthenticateWithin(ctx context.Context, secret string, wait time.Duration) (readmodels.APIKey, error) {
 	if k.cut.Load() {
 		return readmodels.APIKey{}, syscall.ECONNREFUSED

@@ -145,7 +145,7 @@ func (s *Server) credentialRefused(ctx context.Context, c echo.Context) bool {
 		if s.cfg.GatewayMode {
 			_, err = s.keys.ByID(ctx, p.KeyID)
 		} else {
-			_, err = s.keys.Authenticate(ctx, p.Secret)
+			_, err = s.keys.AuthenticateWithin(ctx, p.Secret, 0)
 		}
 		return errors.Is(err, readmodels.ErrNotFound)
 	}

@@ -30,19 +30,11 @@ func alternate(base string, duration time.Duration, clients int, prebuilt, revis
 	if rounds < 1 {
 		return fmt.Errorf("-rounds %d: at least one", rounds)
 	}
-	dir, err := os.MkdirTemp("", "loadbench-ab")
+	ref, cur, cleanup, err := abBinaries(revision, prebuilt)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	ref, err := revisionBinary(revision, dir)
-	if err != nil {
-		return err
-	}
-	cur, err := payledgerBinary(prebuilt, dir)
-	if err != nil {
-		return err
-	}
+	defer cleanup()
 	measure := func(round int, name, bin string) (orderFigures, error) {
 		fmt.Printf("\n## round %d: %s\n", round, name)
 		figures, err := run(base, duration, clients, bin, 0, false)
@@ -62,6 +54,24 @@ func alternate(base string, duration time.Duration, clients int, prebuilt, revis
 	}
 	printAB(os.Stdout, all, revision)
 	return nil
+}
+
+// abBinaries builds revision's service and this checkout's (or takes prebuilt) into a temporary
+// directory that cleanup removes.
+func abBinaries(revision, prebuilt string) (ref, cur string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "loadbench-ab")
+	if err != nil {
+		return "", "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	if ref, err = revisionBinary(revision, dir); err == nil {
+		cur, err = payledgerBinary(prebuilt, dir)
+	}
+	if err != nil {
+		cleanup()
+		return "", "", nil, err
+	}
+	return ref, cur, cleanup, nil
 }
 
 // revisionBinary builds revision's ./cmd/payledger from its files (git archive) into dir.

@@ -31,19 +31,11 @@ func interleave(base string, d time.Duration, clients int, prebuilt, revision st
 	if pairs < 1 {
 		return fmt.Errorf("-pairs %d: at least one", pairs)
 	}
-	dir, err := os.MkdirTemp("", "loadbench-burst")
+	refBin, curBin, cleanup, err := abBinaries(revision, prebuilt)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	refBin, err := revisionBinary(revision, dir)
-	if err != nil {
-		return err
-	}
-	curBin, err := payledgerBinary(prebuilt, dir)
-	if err != nil {
-		return err
-	}
+	defer cleanup()
 	ctx := context.Background()
 	ref, err := launch(ctx, base, refBin, clients)
 	if err != nil {
