@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/payledger/payledger/eventstore"
+	"github.com/payledger/payledger/internal/wait"
 )
 
 // Harness tells the suite how to make stores of one adapter.
@@ -308,12 +309,10 @@ func testGlobalOrder(t *testing.T, s eventstore.Store) {
 	// readOwn does.
 	var after []eventstore.RecordedEvent
 	var err error
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	wait.Poll(10*time.Second, func() bool {
 		after, err = s.ReadAll(context.Background(), got[9].Position, 1)
-		if err != nil || len(after) > 0 || time.Now().After(deadline) {
-			break
-		}
-	}
+		return err != nil || len(after) > 0
+	})
 	if err != nil || len(after) != 1 || after[0].ID != got[10].ID {
 		t.Fatalf("read after position 9: %v %v", after, err)
 	}
