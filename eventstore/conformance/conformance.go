@@ -260,27 +260,29 @@ func testInvalid(t *testing.T, s eventstore.Store) {
 func readOwn(t *testing.T, s eventstore.Store, p string, want int) []eventstore.RecordedEvent {
 	t.Helper()
 	var out []eventstore.RecordedEvent
+	var err error
 	from := eventstore.Start
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		batch, err := s.ReadAll(context.Background(), from, 1000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(batch) == 0 {
-			if len(out) >= want || time.Now().After(deadline) {
-				return out
+	wait.Poll(30*time.Second, func() bool {
+		for {
+			var batch []eventstore.RecordedEvent
+			if batch, err = s.ReadAll(context.Background(), from, 1000); err != nil {
+				return true
 			}
-			time.Sleep(10 * time.Millisecond)
-			continue
-		}
-		for _, e := range batch {
-			if strings.HasPrefix(e.StreamID, p) {
-				out = append(out, e)
+			if len(batch) == 0 {
+				return len(out) >= want
 			}
+			for _, e := range batch {
+				if strings.HasPrefix(e.StreamID, p) {
+					out = append(out, e)
+				}
+			}
+			from = batch[len(batch)-1].Position
 		}
-		from = batch[len(batch)-1].Position
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	return out
 }
 
 func testGlobalOrder(t *testing.T, s eventstore.Store) {
