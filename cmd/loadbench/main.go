@@ -25,8 +25,11 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 )
 
+// defaultServer is the PostgreSQL server loadbench creates its databases on unless -db names one.
+const defaultServer = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
 func main() {
-	base := flag.String("db", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "PostgreSQL server (a fresh database is created on it)")
+	base := flag.String("db", defaultServer, "PostgreSQL server (a fresh database is created on it)")
 	duration := flag.Duration("duration", 30*time.Second, "length of each load phase")
 	clients := flag.Int("clients", 16, "concurrent clients")
 	prebuilt := flag.String("bin", "", "a payledger binary to measure instead of building ./cmd/payledger (A/B comparisons)")
@@ -99,7 +102,7 @@ func run(base string, duration time.Duration, clients int, prebuilt string, user
 	var users []result
 	if usersDuration > 0 {
 		wallet := strings.ToLower(crypto.PubkeyToAddress(admin.PublicKey).Hex())
-		if users, err = usersPhases(ctx, dbURL, svc.addr, bin, wallet, clients, usersDuration, svc.pid()); err != nil {
+		if users, err = usersPhases(ctx, dbURL, svc, wallet, clients, usersDuration); err != nil {
 			return orderFigures{}, err
 		}
 	}
@@ -150,12 +153,12 @@ func launch(ctx context.Context, base, bin string, clients int) (*launched, erro
 	}
 	l := &launched{svc: svc, dbURL: dbURL, admin: admin, stopService: svc.stop, dropDatabase: drop}
 	baseURL := "http://" + svc.addr
-	if err := waitUp(baseURL); err != nil {
+	if err := svc.waitUp(); err != nil {
 		l.stop()
 		return nil, err
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients * 2}, Timeout: 10 * time.Second}
-	if l.key, err = signUp(client, baseURL, bin, dbURL, admin); err != nil {
+	if l.key, err = signUp(client, baseURL, svc, admin); err != nil {
 		l.stop()
 		return nil, err
 	}

@@ -77,39 +77,89 @@ func buildPayledger(src, bin string) error {
 // service is a running `payledger serve`.
 type service struct {
 	addr    string
+	bin     string
+	env     []string // the database and the data folder, shared with `keys create`
+	dir     string   // the service's own data folder (DEV_DATA_DIR, JOURNAL_PATH), removed by stop
 	cmd     *exec.Cmd
 	devNull *os.File
+	exited  chan struct{} // closed when the process has ended; then waitErr is its end
+	waitErr error
 }
 
 // startService starts `bin serve` on dbURL at a free address: no chain, rate limits out of reach,
 // admin's wallet an administrator. It does not wait for the service to answer (waitUp).
+//
+// Each service has a data folder of its own: the default (.data in the working directory) is the
+// checkout's, which `make run` uses too. There a second serve cannot take the journal's lock (the
+// A/B's two services side by side, or loadbench beside `make run`), and the journal loadbench's
+// service left would be replayed by the developer's next `make run` into its own database.
 func startService(bin, dbURL string, admin *ecdsa.PrivateKey) (*service, error) {
-	addr := freeAddr()
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "HTTP_ADDR="+addr, "EMBEDDED_POSTGRES=off", "DEVCHAIN=off", // the order path, no chain
-		"PLATFORM_RECIPIENT=0x"+strings.Repeat("b", 40), "RATE_LIMIT_PER_MINUTE=100000000", "RATE_LIMIT_PUBLIC_PER_MINUTE=100000000",
-		"ADMIN_WALLETS="+crypto.PubkeyToAddress(admin.PublicKey).Hex(), "PPROF_ADDR="+os.Getenv("LOADBENCH_PPROF_ADDR"))
-	// The service's logs go to /dev/null itself: io.Discard would put a pipe and a copying
-	// goroutine in this process, on the cores the service is being measured on.
-	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	dir, err := os.MkdirTemp("", "loadbench-serve-")
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stdout, cmd.Stderr = devNull, devNull
-	if err := cmd.Start(); err != nil {
-		devNull.Close()
+	s := &service{addr: freeAddr(), bin: bin, dir: dir, exited: make(chan struct{})}
+	s.env = append(os.Environ(), "DATABASE_URL="+dbURL, "EMBEDDED_POSTGRES=off",
+		"DEV_DATA_DIR="+dir, "JOURNAL_PATH="+filepath.Join(dir, "journal.jsonl"))
+	s.cmd = exec.Command(bin, "serve")
+	s.cmd.Env = append(s.env, "HTTP_ADDR="+s.addr, "DEVCHAIN=off", // the order path, no chain
+		"PLATFORM_RECIPIENT=0x"+strings.Repeat("b", 40), "RATE_LIMIT_PER_MINUTE=100000000", "RATE_LIMIT_PUBLIC_PER_MINUTE=100000000",
+		"ADMIN_WALLETS="+crypto.PubkeyToAddress(admin.PublicKey).Hex(), "PPROF_ADDR="+os.Getenv("LOADBENCH_PPROF_ADDR"))
+	// The service's logs go to /dev/null itself: io.Discard would put a pipe and a copying
+	// goroutine in this process, on the cores the service is being measured on. A service that
+	// ends before it answers is started again to say why (whyEnded).
+	if s.devNull, err = os.OpenFile(os.DevNull, os.O_WRONLY, 0); err != nil {
+		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	return &service{addr: addr, cmd: cmd, devNull: devNull}, nil
+	s.cmd.Stdout, s.cmd.Stderr = s.devNull, s.devNull
+	if err := s.cmd.Start(); err != nil {
+		s.devNull.Close()
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	go func() { s.waitErr = s.cmd.Wait(); close(s.exited) }()
+	return s, nil
 }
 
 func (s *service) pid() int { return s.cmd.Process.Pid }
 
-// stop interrupts the service and waits for it to exit.
+// stop interrupts the service, waits for it to exit and removes its data folder.
 func (s *service) stop() {
 	_ = s.cmd.Process.Signal(os.Interrupt)
-	_ = s.cmd.Wait()
+	<-s.exited
 	s.devNull.Close()
+	_ = os.RemoveAll(s.dir)
+}
+
+// waitUp waits until the service answers /healthz, for up to 30 s; a service that ends before
+// that is reported with its own last words (whyEnded).
+func (s *service) waitUp() error {
+	for range 300 {
+		select {
+		case <-s.exited:
+			return fmt.Errorf("service ended before it answered (%v): %s", s.waitErr, s.whyEnded())
+		default:
+		}
+		if resp, err := http.Get("http://" + s.addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("service did not answer /healthz at %s within 30 s", s.addr)
+}
+
+// whyEnded starts the service again, this time keeping what it prints, and returns its last line
+// (serve logs its failure last); one that starts this time is stopped after 20 s.
+func (s *service) whyEnded() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	again := exec.CommandContext(ctx, s.bin, "serve")
+	again.Env = s.cmd.Env
+	out, _ := again.CombinedOutput()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
 }
 
 func freeAddr() string {
@@ -119,17 +169,6 @@ func freeAddr() string {
 	}
 	defer l.Close()
 	return l.Addr().String()
-}
-
-func waitUp(base string) error {
-	for i := 0; i < 300; i++ {
-		if resp, err := http.Get(base + "/healthz"); err == nil {
-			resp.Body.Close()
-			return nil
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return fmt.Errorf("service did not start")
 }
 
 func call(c *http.Client, method, url, key, body string) ([]byte, error) {
@@ -155,7 +194,7 @@ func call(c *http.Client, method, url, key, body string) ([]byte, error) {
 }
 
 // signUp logs in as a merchant, configures its split, adds three items and returns a key.
-func signUp(c *http.Client, base, bin, dbURL string, key *ecdsa.PrivateKey) (string, error) {
+func signUp(c *http.Client, base string, svc *service, key *ecdsa.PrivateKey) (string, error) {
 	wallet := strings.ToLower(crypto.PubkeyToAddress(key.PublicKey).Hex())
 	cookies, err := login(c, base, wallet, key)
 	if err != nil {
@@ -164,7 +203,7 @@ func signUp(c *http.Client, base, bin, dbURL string, key *ecdsa.PrivateKey) (str
 	if err := deploySplit(c, base, cookies, wallet); err != nil {
 		return "", err
 	}
-	apiKey, err := createKey(bin, dbURL, wallet, "orders:create,receipts:read,inventory:write")
+	apiKey, err := svc.createKey(wallet, "orders:create,receipts:read,inventory:write")
 	if err != nil {
 		return "", err
 	}
@@ -227,10 +266,11 @@ func deploySplit(c *http.Client, base string, cookies []*http.Cookie, wallet str
 	return nil
 }
 
-// createKey creates an API key for wallet with scopes through `bin keys create`, and returns it.
-func createKey(bin, dbURL, wallet, scopes string) (string, error) {
-	keys := exec.Command(bin, "keys", "create", "--wallet", wallet, "--scopes", scopes)
-	keys.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "EMBEDDED_POSTGRES=off")
+// createKey creates an API key for wallet with scopes through the service binary's `keys
+// create`, with the service's database and data folder (its development secrets), and returns it.
+func (s *service) createKey(wallet, scopes string) (string, error) {
+	keys := exec.Command(s.bin, "keys", "create", "--wallet", wallet, "--scopes", scopes)
+	keys.Env = s.env
 	out, err := keys.Output()
 	if err != nil {
 		return "", fmt.Errorf("keys create: %w", err)

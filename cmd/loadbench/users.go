@@ -58,13 +58,14 @@ func seedUsers(ctx context.Context, dbURL string) error {
 
 // usersPhases seeds the users, makes a key with users:read and graphql:read for wallet, and
 // measures the three routes and their ceilings.
-func usersPhases(ctx context.Context, dbURL, addr, bin, wallet string, clients int, d time.Duration, servePid int) ([]result, error) {
+func usersPhases(ctx context.Context, dbURL string, svc *service, wallet string, clients int, d time.Duration) ([]result, error) {
+	addr, servePid := svc.addr, svc.pid()
 	start := time.Now()
 	if err := seedUsers(ctx, dbURL); err != nil {
 		return nil, fmt.Errorf("seed users: %w", err)
 	}
 	fmt.Fprintf(os.Stderr, "loadbench: seeded %d users in %s\n", seededUsers, time.Since(start).Round(time.Millisecond))
-	key, err := createKey(bin, dbURL, wallet, "users:read,graphql:read")
+	key, err := svc.createKey(wallet, "users:read,graphql:read")
 	if err != nil {
 		return nil, err
 	}

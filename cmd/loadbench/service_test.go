@@ -1,0 +1,87 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+// builtService builds this checkout's payledger into a test folder.
+func builtService(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "payledger")
+	if err := buildPayledger("../..", bin); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// Two services of one binary run side by side (the A/B's pairs), each signed up with a key made
+// by `keys create` beside it, and neither writes into the working directory's .data, which is
+// the developer's `make run`'s. Before each had a folder of its own, the second could not take
+// the journal's lock and loadbench said only "service did not start".
+func TestServicesRunSideBySideWithDataFoldersOfTheirOwn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the service")
+	}
+	if _, err := os.Stat(".data"); err == nil {
+		t.Skip("this directory already has a .data folder")
+	}
+	bin := builtService(t)
+	ctx := context.Background()
+	base := cmp.Or(os.Getenv("PAYLEDGER_TEST_DATABASE_URL"), defaultServer)
+	var dirs []string
+	for range 2 {
+		l, err := launch(ctx, base, bin, 1)
+		if err != nil {
+			t.Fatalf("service %d of 2: %v", len(dirs)+1, err)
+		}
+		defer l.stop()
+		if _, err := os.Stat(filepath.Join(l.svc.dir, "journal.jsonl.lock")); err != nil {
+			t.Errorf("the service's journal is not in its own folder: %v", err)
+		}
+		dirs = append(dirs, l.svc.dir)
+	}
+	if dirs[0] == dirs[1] {
+		t.Fatalf("both services use %s", dirs[0])
+	}
+	if _, err := os.Stat(".data"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a service wrote into the working directory's .data (%v)", err)
+	}
+}
+
+// A service that ends at its start is reported with what it said, not after 30 s of waiting.
+func TestAServiceThatEndsAtStartSaysWhy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the service")
+	}
+	bin := builtService(t)
+	t.Setenv("LOG_LEVEL", "loud")
+	admin, _ := crypto.GenerateKey()
+	svc, err := startService(bin, cmp.Or(os.Getenv("PAYLEDGER_TEST_DATABASE_URL"), defaultServer), admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			svc.stop()
+		}
+	}()
+	err = svc.waitUp()
+	if err == nil || !strings.Contains(err.Error(), `LOG_LEVEL must be debug, info, warn or error, not "loud"`) {
+		t.Fatalf("waitUp: %v, want the service's own reason", err)
+	}
+	dir := svc.dir
+	svc.stop()
+	stopped = true
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the service's folder %s outlived its stop (%v)", dir, err)
+	}
+}
