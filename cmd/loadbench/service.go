@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,7 +103,7 @@ func startService(bin, dbURL string, admin *ecdsa.PrivateKey) (*service, error) 
 	s.env = append(os.Environ(), "DATABASE_URL="+dbURL, "EMBEDDED_POSTGRES=off",
 		"DEV_DATA_DIR="+dir, "JOURNAL_PATH="+filepath.Join(dir, "journal.jsonl"))
 	s.cmd = exec.Command(bin, "serve")
-	s.cmd.Env = append(s.env, "HTTP_ADDR="+s.addr, "DEVCHAIN=off", // the order path, no chain
+	s.cmd.Env = append(slices.Clip(s.env), "HTTP_ADDR="+s.addr, "DEVCHAIN=off", // the order path, no chain
 		"PLATFORM_RECIPIENT=0x"+strings.Repeat("b", 40), "RATE_LIMIT_PER_MINUTE=100000000", "RATE_LIMIT_PUBLIC_PER_MINUTE=100000000",
 		"ADMIN_WALLETS="+crypto.PubkeyToAddress(admin.PublicKey).Hex(), "PPROF_ADDR="+os.Getenv("LOADBENCH_PPROF_ADDR"))
 	// The service's logs go to /dev/null itself: io.Discard would put a pipe and a copying
