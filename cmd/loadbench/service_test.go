@@ -12,28 +12,27 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 )
 
-// builtService builds this checkout's payledger into a test folder.
-func builtService(t *testing.T) string {
-	t.Helper()
+// TestServices starts this checkout's payledger, built once for its subtests, as loadbench does.
+func TestServices(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the service")
+	}
 	bin := filepath.Join(t.TempDir(), "payledger")
 	if err := buildPayledger("../..", bin); err != nil {
 		t.Fatal(err)
 	}
-	return bin
+	t.Run("SideBySideWithDataFoldersOfTheirOwn", func(t *testing.T) { servicesSideBySide(t, bin) })
+	t.Run("ThatEndsAtStartSaysWhy", func(t *testing.T) { serviceEndedAtStart(t, bin) })
 }
 
 // Two services of one binary run side by side (the A/B's pairs), each signed up with a key made
 // by `keys create` beside it, and neither writes into the working directory's .data, which is
 // the developer's `make run`'s. Before each had a folder of its own, the second could not take
 // the journal's lock and loadbench said only "service did not start".
-func TestServicesRunSideBySideWithDataFoldersOfTheirOwn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the service")
-	}
+func servicesSideBySide(t *testing.T, bin string) {
 	if _, err := os.Stat(".data"); err == nil {
 		t.Skip("this directory already has a .data folder")
 	}
-	bin := builtService(t)
 	ctx := context.Background()
 	base := cmp.Or(os.Getenv("PAYLEDGER_TEST_DATABASE_URL"), defaultServer)
 	var dirs []string
@@ -57,31 +56,19 @@ func TestServicesRunSideBySideWithDataFoldersOfTheirOwn(t *testing.T) {
 }
 
 // A service that ends at its start is reported with what it said, not after 30 s of waiting.
-func TestAServiceThatEndsAtStartSaysWhy(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the service")
-	}
-	bin := builtService(t)
+func serviceEndedAtStart(t *testing.T, bin string) {
 	t.Setenv("LOG_LEVEL", "loud")
 	admin, _ := crypto.GenerateKey()
 	svc, err := startService(bin, cmp.Or(os.Getenv("PAYLEDGER_TEST_DATABASE_URL"), defaultServer), admin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			svc.stop()
-		}
-	}()
 	err = svc.waitUp()
+	svc.stop()
 	if err == nil || !strings.Contains(err.Error(), `LOG_LEVEL must be debug, info, warn or error, not "loud"`) {
 		t.Fatalf("waitUp: %v, want the service's own reason", err)
 	}
-	dir := svc.dir
-	svc.stop()
-	stopped = true
-	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the service's folder %s outlived its stop (%v)", dir, err)
+	if _, err := os.Stat(svc.dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the service's folder %s outlived its stop (%v)", svc.dir, err)
 	}
 }
