@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -24,10 +23,7 @@ import (
 // every migration is applied once.
 func TestConcurrentStartsPrepareTheDatabaseOnce(t *testing.T) {
 	t.Parallel()
-	base := os.Getenv("PAYLEDGER_TEST_DATABASE_URL")
-	if base == "" {
-		base = pgtest.DefaultURL
-	}
+	base := pgtest.Server()
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)

@@ -22,10 +22,7 @@ import (
 // emptyDatabase creates a database with no migration applied, dropped when t ends.
 func emptyDatabase(t *testing.T) string {
 	t.Helper()
-	base := os.Getenv("PAYLEDGER_TEST_DATABASE_URL")
-	if base == "" {
-		base = pgtest.DefaultURL
-	}
+	base := pgtest.Server()
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	name := "payledger_test_" + hex.EncodeToString(b[:])

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/url"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -22,10 +21,7 @@ import (
 // (CREATE DATABASE ... TEMPLATE template0 <clause>), dropped when t ends.
 func localePool(t *testing.T, clause string) *pgxpool.Pool {
 	t.Helper()
-	base := os.Getenv("PAYLEDGER_TEST_DATABASE_URL")
-	if base == "" {
-		base = pgtest.DefaultURL
-	}
+	base := pgtest.Server()
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, base)
 	if err != nil {

@@ -3,7 +3,6 @@ package transport
 import (
 	"context"
 	"net/http"
-	"os"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -22,10 +21,7 @@ func TestAServerRefusingConnectionsIsTheDegradedPath(t *testing.T) {
 	t.Parallel()
 	e, m, order := orderingMerchant(t, "the server accepts connections")
 	ctx := context.Background()
-	base := os.Getenv("PAYLEDGER_TEST_DATABASE_URL")
-	if base == "" {
-		base = pgtest.DefaultURL
-	}
+	base := pgtest.Server()
 	admin, err := pgx.Connect(ctx, base) // the server's own database: a database cannot refuse its own session
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"go/ast"
@@ -10,7 +9,6 @@ import (
 	"io/fs"
 	"maps"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -279,7 +277,7 @@ func TestDegradedOrderIsDocumented(t *testing.T) {
 	t.Parallel()
 	e, m, order := orderingMerchant(t, "the datastore answers")
 	ctx := context.Background()
-	base := cmp.Or(os.Getenv("PAYLEDGER_TEST_DATABASE_URL"), pgtest.DefaultURL)
+	base := pgtest.Server()
 	admin, err := pgx.Connect(ctx, base)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/payledger/payledger/migrations/pgtest"
 )
 
 // TestServices starts this checkout's payledger, built once for its subtests, as loadbench does.
@@ -21,23 +22,23 @@ func TestServices(t *testing.T) {
 	if err := buildPayledger("../..", bin); err != nil {
 		t.Fatal(err)
 	}
-	t.Run("SideBySideWithDataFoldersOfTheirOwn", func(t *testing.T) { servicesSideBySide(t, bin) })
-	t.Run("ThatEndsAtStartSaysWhy", func(t *testing.T) { serviceEndedAtStart(t, bin) })
+	server := pgtest.Server()
+	t.Run("SideBySideWithDataFoldersOfTheirOwn", func(t *testing.T) { servicesSideBySide(t, bin, server) })
+	t.Run("ThatEndsAtStartSaysWhy", func(t *testing.T) { serviceEndedAtStart(t, bin, server) })
 }
 
 // Two services of one binary run side by side (the A/B's pairs), each signed up with a key made
 // by `keys create` beside it, and neither writes into the working directory's .data, which is
 // the developer's `make run`'s. Before each had a folder of its own, the second could not take
 // the journal's lock and loadbench said only "service did not start".
-func servicesSideBySide(t *testing.T, bin string) {
+func servicesSideBySide(t *testing.T, bin, server string) {
 	if _, err := os.Stat(".data"); err == nil {
 		t.Skip("this directory already has a .data folder")
 	}
 	ctx := context.Background()
-	base := cmp.Or(os.Getenv("PAYLEDGER_TEST_DATABASE_URL"), defaultServer)
 	var dirs []string
 	for range 2 {
-		l, err := launch(ctx, base, bin, 1)
+		l, err := launch(ctx, server, bin, 1)
 		if err != nil {
 			t.Fatalf("service %d of 2: %v", len(dirs)+1, err)
 		}
@@ -56,10 +57,10 @@ func servicesSideBySide(t *testing.T, bin string) {
 }
 
 // A service that ends at its start is reported with what it said, not after 30 s of waiting.
-func serviceEndedAtStart(t *testing.T, bin string) {
+func serviceEndedAtStart(t *testing.T, bin, server string) {
 	t.Setenv("LOG_LEVEL", "loud")
 	admin, _ := crypto.GenerateKey()
-	svc, err := startService(bin, cmp.Or(os.Getenv("PAYLEDGER_TEST_DATABASE_URL"), defaultServer), admin)
+	svc, err := startService(bin, server, admin)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,13 +23,19 @@ import (
 // DefaultURL is the server tests use when PAYLEDGER_TEST_DATABASE_URL is unset.
 const DefaultURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 
+// Server is the PostgreSQL server tests create their databases on: PAYLEDGER_TEST_DATABASE_URL,
+// or DefaultURL when it is unset.
+func Server() string {
+	if base := os.Getenv("PAYLEDGER_TEST_DATABASE_URL"); base != "" {
+		return base
+	}
+	return DefaultURL
+}
+
 // URL creates a fresh migrated database, registers its removal with tb.Cleanup and returns its URL.
 func URL(tb testing.TB) string {
 	tb.Helper()
-	base := os.Getenv("PAYLEDGER_TEST_DATABASE_URL")
-	if base == "" {
-		base = DefaultURL
-	}
+	base := Server()
 	u, err := url.Parse(base)
 	if err != nil {
 		tb.Fatalf("pgtest: parse %q: %v", base, err)
