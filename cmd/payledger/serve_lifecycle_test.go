@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ import (
 func databaseExists(t *testing.T, name string) bool {
 	t.Helper()
 	ctx := context.Background()
-	c, err := pgx.Connect(ctx, pgtest.DefaultURL)
+	c, err := pgx.Connect(ctx, pgtest.Server())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,13 +43,18 @@ func unstartedServe(t *testing.T) (vars map[string]string, database string) {
 	dir := t.TempDir()
 	database = fmt.Sprintf("payledger_test_unstarted_%x", rand.Uint64())
 	t.Cleanup(func() { // only a failing run creates it
-		if c, err := pgx.Connect(context.Background(), pgtest.DefaultURL); err == nil {
+		if c, err := pgx.Connect(context.Background(), pgtest.Server()); err == nil {
 			_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+database+" WITH (FORCE)")
 			_ = c.Close(context.Background())
 		}
 	})
+	u, err := url.Parse(pgtest.Server())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + database
 	return map[string]string{
-		"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/" + database + "?sslmode=disable", "EMBEDDED_POSTGRES": "off",
+		"DATABASE_URL": u.String(), "EMBEDDED_POSTGRES": "off",
 		"DEV_DATA_DIR": dir, "JOURNAL_PATH": filepath.Join(dir, "journal.jsonl"),
 		"HTTP_ADDR": fmt.Sprintf("127.0.0.1:%d", freePort(t)), "SECRETS_KEY": hex.EncodeToString(make([]byte, 32)),
 	}, database
